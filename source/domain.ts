@@ -1,0 +1,142 @@
+/**
+ * The domain model of DESIGN.md. Plain data only: everything here is stored in session.json, so it
+ * holds no functions, no class instances and never an API key.
+ */
+
+export type Method = 'hier' | 'inc';
+export type ProviderName = 'openai' | 'anthropic' | 'extractive';
+export type NodeKind = 'summarize' | 'merge' | 'update' | 'compress' | 'clean' | 'annotate';
+export type NodeStatus = 'pending' | 'running' | 'done' | 'failed' | 'stale';
+
+export interface Book {
+	title: string;
+	/** Hex sha256 of the normalized text. */
+	sha256: string;
+	/** Where it was read from (informational; the session keeps its own copy in book.txt). */
+	source: string;
+	chars: number;
+	tokens: number;
+}
+
+/** A chunk is a character range of the book; `text.slice(start, end)` is its text. */
+export interface Chunk {
+	index: number;
+	start: number;
+	end: number;
+	tokens: number;
+}
+
+export interface Budget {
+	/** Most tokens the filled prompt may have. */
+	promptTokens: number;
+	/** Output token limit (max_tokens) and the validity limit. */
+	summaryTokens: number;
+	/** The word limit written into the prompt. */
+	words: number;
+}
+
+export interface Usage {
+	input: number;
+	output: number;
+	/** Input tokens served from the provider's prompt cache, where it reports them. */
+	cached: number;
+}
+
+export interface Timings {
+	/** ISO times. */
+	start: string;
+	end: string;
+	ms: number;
+}
+
+/** One provider call made for a node. A version keeps all of its attempts. */
+export interface Attempt {
+	text: string;
+	finishReason: string;
+	params: CallParams;
+	usage: Usage;
+	cost: number;
+	timings: Timings;
+	/** Why the output was not accepted, when it was not. */
+	rejected?: string;
+}
+
+export interface CallParams {
+	temperature: number;
+	maxTokens: number;
+	words: number;
+	template: string;
+}
+
+export interface Version {
+	text: string;
+	origin: 'model' | 'edit';
+	template: string;
+	params: CallParams | null;
+	usage: Usage;
+	cost: number;
+	attempts: Attempt[];
+	timings: Timings | null;
+	/** True when no attempt met the budget and the best one was kept. */
+	overBudget: boolean;
+	/** Provider and model that wrote it (null for edits). */
+	model: string | null;
+	createdAt: string;
+}
+
+/**
+ * An input of a node: a chunk of the book or another node. `tokens`, when set, truncates the
+ * input's text to that many tokens at a sentence end (used for merge context and oversized inputs).
+ */
+export type NodeRef = `c${number}` | `n${number}`;
+
+export interface Node {
+	id: NodeRef;
+	kind: NodeKind;
+	level: number;
+	/** Position within its level (hierarchical) or step number (incremental). */
+	index: number;
+	inputs: NodeRef[];
+	/** The previous merge of the same level (hierarchical merges only). */
+	context: NodeRef | null;
+	budget: Budget;
+	status: NodeStatus;
+	versions: Version[];
+	/** Index into `versions` of the text that later nodes read; null before the first version. */
+	active: number | null;
+	/** Attempts of the call in progress, kept so a resumed run does not repeat finished calls. */
+	pending: Attempt[];
+	/** Free-form facts the planner needs (for example the expected words of a compression). */
+	meta: Record<string, number | string | boolean>;
+	error?: string;
+}
+
+export interface RunConfig {
+	method: Method;
+	provider: ProviderName;
+	model: string;
+	baseUrl: string | null;
+	encoding: 'cl100k_base' | 'o200k_base';
+	chunkSize: number;
+	contextWindow: number;
+	maxSummary: number;
+	temperature: number;
+	concurrency: number;
+	seed: number;
+	clean: boolean;
+	streamTimeout: number;
+	/** Directory of prompt templates, or null for the shipped ones. */
+	prompts: string | null;
+}
+
+export type RunStatus = 'planned' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+
+export interface Run {
+	config: RunConfig;
+	status: RunStatus;
+	chunks: Chunk[];
+	nodes: Node[];
+	/** The node whose active version is the final summary, once the run is done. */
+	root: NodeRef | null;
+	error: string | null;
+}

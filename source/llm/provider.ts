@@ -1,0 +1,64 @@
+import type { NodeKind, Usage } from '../domain.ts';
+
+/**
+ * What an operation asks of a model, in two forms: `prompt` for language models, and `task` (the
+ * same operation as data) for the extractive baseline, which cannot read instructions.
+ */
+export interface CallRequest {
+	prompt: string;
+	/**
+	 * A leading part of `prompt` that is identical across many calls (BooookScore's instructions and
+	 * summary). Providers that support prompt caching mark it; others ignore it.
+	 */
+	cacheablePrefix?: string;
+	maxTokens: number;
+	temperature: number;
+	task: Task;
+	signal?: AbortSignal;
+	/** Called with each piece of text as it streams in. */
+	onDelta?: (text: string) => void;
+}
+
+export interface Task {
+	kind: NodeKind;
+	/** The texts the operation reads, in narrative order (chunk, running summary, summaries...). */
+	texts: string[];
+	/** The word budget of the output. */
+	words: number;
+}
+
+export interface CallResult {
+	text: string;
+	/** The provider's stop/finish reason; a stream that ended without one is an error, not a result. */
+	finishReason: string;
+	usage: Usage;
+}
+
+export interface Provider {
+	readonly name: 'openai' | 'anthropic' | 'extractive';
+	readonly model: string;
+	/** False for the extractive baseline: screens and outputs say so. */
+	readonly isLLM: boolean;
+	complete(request: CallRequest): Promise<CallResult>;
+}
+
+/**
+ * A call that failed. `retryable` is false for errors a retry cannot fix (400, 401, 403, 404,
+ * bad configuration); the SDKs have already retried 429/5xx/connection errors when this is thrown.
+ */
+export class ProviderError extends Error {
+	constructor(
+		message: string,
+		readonly retryable: boolean,
+		readonly status?: number,
+	) {
+		super(message);
+		this.name = 'ProviderError';
+	}
+}
+
+export const EXTRACTIVE_LABEL = 'extractive baseline (not an LLM)';
+
+export function describeProvider(p: Pick<Provider, 'name' | 'model' | 'isLLM'>): string {
+	return p.isLLM ? `${p.name} ${p.model}` : EXTRACTIVE_LABEL;
+}
