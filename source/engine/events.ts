@@ -1,0 +1,23 @@
+import type { NodeKind, NodeRef, RunStatus, Usage } from '../domain.ts';
+
+export interface Totals extends Usage {
+	cost: number;
+	calls: number;
+}
+
+/** Everything the engine reports, in the order it happens. Headless `--json` prints these as lines. */
+export type EngineEvent =
+	| { type: 'run-started'; session: string; method: string; provider: string; model: string; isLLM: boolean; planned: number; done: number }
+	| { type: 'node-planned'; nodes: { id: NodeRef; kind: NodeKind; level: number; index: number; inputs: NodeRef[] }[]; planned: number }
+	| { type: 'node-started'; node: NodeRef; kind: NodeKind; level: number; index: number; attempt: number }
+	| { type: 'delta'; node: NodeRef; attempt: number; text: string }
+	| { type: 'retry'; node: NodeRef; attempt: number; reason: string }
+	| { type: 'usage'; node: NodeRef; usage: Usage; cost: number; totals: Totals }
+	| { type: 'node-finished'; node: NodeRef; kind: NodeKind; level: number; index: number; words: number; tokens: number; attempts: number; overBudget: boolean }
+	| { type: 'node-failed'; node: NodeRef; error: string }
+	| { type: 'node-stale'; nodes: NodeRef[] }
+	| { type: 'run-paused' }
+	| { type: 'run-resumed'; stepping: boolean }
+	| { type: 'run-finished'; status: RunStatus; root: NodeRef | null; error: string | null; totals: Totals };
+
+export type EngineListener = (event: EngineEvent) => void;

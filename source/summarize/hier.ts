@@ -1,0 +1,225 @@
+import type { Node, Run } from '../domain.ts';
+import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
+import { activeVersion, isDone, newNode, nextNodeId, refText } from './graph.ts';
+import type { CallSpec, PlanContext, Planner } from './planner.ts';
+import { assertFits, cleanCall, cleanNode, cleanRoot, fitPrompt, lastSentenceEndWithin } from './shared.ts';
+import { fill } from './templates.ts';
+import { summaryProblem } from './validity.ts';
+
+/**
+ * Hierarchical merging (paper Appendix A.1, authors' `summ.py`): one summary per chunk, then
+ * levels of merges, each taking as many consecutive summaries of the level below as fit with the
+ * previous merge of its own level as context, until one summary is left.
+ *
+ * A level is planned one merge at a time, when the merge before it is done, because how many
+ * summaries fit depends on the length of that merge's text, which is the next one's context.
+ */
+export const hierarchical: Planner = {
+	expand(run, ctx) {
+		const level0 = levelNodes(run, 0);
+		if (level0.length === 0) return planLevelZero(run, ctx);
+		const top = topLevel(run);
+		const nodes = levelNodes(run, top);
+		if (!nodes.every(isDone)) return [];
+		const below = top === 0 ? [] : levelNodes(run, top - 1);
+		const complete = top === 0 || nodes[nodes.length - 1]!.inputs.at(-1) === below[below.length - 1]!.id;
+		if (complete) {
+			if (nodes.length === 1) return run.config.clean && !cleanNodeOf(run) ? [cleanNode(run, nodes[0]!, ctx)] : [];
+			return [planMerge(run, ctx, top + 1, nodes, 0, null)];
+		}
+		const last = nodes[nodes.length - 1]!;
+		const from = below.findIndex((n) => n.id === last.inputs.at(-1)) + 1;
+		return [planMerge(run, ctx, top, below, from, last)];
+	},
+
+	call(run, node, ctx, attempt) {
+		if (node.kind === 'clean') return cleanCall(run, node, ctx, attempt);
+		const { config, templates } = ctx;
+		const words = regenerationWords(node.budget.words, attempt);
+		const temperature = attempt === 0 ? config.temperature : 1;
+		const texts = node.inputs.map((ref) => refText(run, ref, ctx.book));
+		let spec: CallSpec;
+		if (node.kind === 'summarize') {
+			spec = {
+				prompt: fill(templates['hier-init'], [texts[0]!, words]),
+				task: { kind: 'summarize', texts, words },
+				params: { temperature, maxTokens: node.budget.summaryTokens, words, template: 'hier-init' },
+			};
+		} else {
+			const context = node.context ? contextText(refText(run, node.context, ctx.book), node.budget.promptTokens, ctx) : '';
+			const template = node.context ? 'hier-merge-context' : 'hier-merge';
+			const prompt = fitPrompt(ctx, node.budget.summaryTokens, mergeBody(texts), (body) =>
+				node.context ? fill(templates['hier-merge-context'], [context, body, words]) : fill(templates['hier-merge'], [body, words]),
+			);
+			spec = {
+				prompt,
+				task: { kind: 'merge', texts, words },
+				params: { temperature, maxTokens: node.budget.summaryTokens, words, template },
+			};
+		}
+		assertFits(spec, ctx);
+		return spec;
+	},
+
+	judge(_run, node, text, ctx) {
+		return summaryProblem(text, ctx.tokens(text), node.budget.summaryTokens);
+	},
+
+	maxAttempts() {
+		return 1 + MAX_REGENERATIONS;
+	},
+
+	root(run) {
+		const top = topLevel(run);
+		const nodes = levelNodes(run, top);
+		if (nodes.length !== 1 || !isDone(nodes[0]!)) return null;
+		if (top > 0) {
+			const below = levelNodes(run, top - 1);
+			if (nodes[0]!.inputs.at(-1) !== below[below.length - 1]!.id) return null;
+		}
+		return cleanRoot(run, nodes[0]!, cleanNodeOf(run));
+	},
+
+	estimateCalls(run, ctx) {
+		const chunks = run.chunks.length;
+		let planned = run.nodes.length;
+		// Summaries still to come per level, by the authors' fit estimate for the levels not planned yet.
+		const limits = limitsFor(run, ctx);
+		let count = chunks;
+		for (let level = 1; count > 1; level++) {
+			const below = limits[level - 1] ?? ctx.config.maxSummary;
+			const budget = mergeInputBudget(ctx, level, limits);
+			const fit = Math.max(2, Math.floor(budget / (below + 8)));
+			const next = Math.ceil(count / fit);
+			const have = levelNodes(run, level).length;
+			planned += Math.max(0, next - have);
+			count = next;
+		}
+		if (run.config.clean && !cleanNodeOf(run)) planned += 1;
+		return planned;
+	},
+};
+
+function levelNodes(run: Run, level: number): Node[] {
+	return run.nodes.filter((n) => n.level === level && n.kind !== 'clean').sort((a, b) => a.index - b.index);
+}
+
+function topLevel(run: Run): number {
+	let top = 0;
+	for (const n of run.nodes) if (n.kind !== 'clean') top = Math.max(top, n.level);
+	return top;
+}
+
+function cleanNodeOf(run: Run): Node | undefined {
+	return run.nodes.find((n) => n.kind === 'clean');
+}
+
+function mergeTemplateTokens(ctx: PlanContext, withContext: boolean): number {
+	const t = ctx.templates;
+	return ctx.tokens(withContext ? fill(t['hier-merge-context'], ['', '', 0]) : fill(t['hier-merge'], ['', 0]));
+}
+
+function limitsFor(run: Run, ctx: PlanContext): number[] {
+	const { config } = ctx;
+	return levelLimits({
+		chunks: run.chunks.length,
+		contextWindow: config.contextWindow,
+		chunkSize: config.chunkSize,
+		maxSummary: config.maxSummary,
+		mergeTemplateTokens: mergeTemplateTokens(ctx, false),
+	});
+}
+
+/**
+ * G_l: the estimated limit of the level, or G_n when the level is the last one (a single chunk, or
+ * everything below fits one merge), as the authors decide it.
+ */
+function levelLimit(run: Run, ctx: PlanContext, level: number, belowTexts: string[]): number {
+	const { config } = ctx;
+	if (level === 0 && run.chunks.length === 1) return config.maxSummary;
+	if (level > 0) {
+		const all = ctx.tokens(belowTexts.join('\n\n'));
+		if (all + config.maxSummary + mergeTemplateTokens(ctx, true) + PROMPT_MARGIN <= config.contextWindow) return config.maxSummary;
+	}
+	return limitsFor(run, ctx)[level] ?? config.maxSummary;
+}
+
+/** Tokens a merge of `level` may spend on context plus summaries. */
+function mergeInputBudget(ctx: PlanContext, level: number, limits: number[], limit = limits[level] ?? ctx.config.maxSummary): number {
+	return ctx.config.contextWindow - limit - mergeTemplateTokens(ctx, true) - PROMPT_MARGIN;
+}
+
+function planLevelZero(run: Run, ctx: PlanContext): Node[] {
+	const limit = levelLimit(run, ctx, 0, []);
+	const promptTokens = ctx.config.contextWindow - limit;
+	const initTokens = ctx.tokens(fill(ctx.templates['hier-init'], ['', wordLimit(limit)]));
+	const largest = Math.max(...run.chunks.map((c) => c.tokens));
+	if (initTokens + largest + limit + PROMPT_MARGIN > ctx.config.contextWindow) {
+		throw new PlanError(`a chunk of ${largest} tokens and a ${limit}-token summary do not fit a ${ctx.config.contextWindow}-token context window; lower --chunk-size or raise --context-window`);
+	}
+	return run.chunks.map((chunk, i) =>
+		newNode(nextNodeId(run, i), {
+			kind: 'summarize',
+			level: 0,
+			index: i,
+			inputs: [`c${chunk.index}`],
+			budget: { promptTokens, summaryTokens: limit, words: wordLimit(limit) },
+		}),
+	);
+}
+
+export function mergeBody(texts: readonly string[]): string {
+	return texts.map((t, j) => `Summary ${j + 1}:\n\n${t}`).join('\n\n');
+}
+
+/** The previous merge cut to at most 20% of the merge's input budget, at a sentence end. */
+function contextText(text: string, inputBudget: number, ctx: PlanContext): string {
+	const limit = Math.floor(CONTEXT_SHARE * inputBudget);
+	return ctx.tokens(text) <= limit ? text : lastSentenceEndWithin(text, limit, ctx);
+}
+
+/**
+ * The merge `index` of `level` (`level` ≥ 1), over summaries of the level below starting at `from`:
+ * as many consecutive ones as fit next to the context, at least one.
+ */
+function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], from: number, previous: Node | null): Node {
+	const texts = below.map((n) => activeVersion(n)!.text);
+	const limit = levelLimit(run, ctx, level, texts);
+	const withContext = previous !== null;
+	const inputBudget = ctx.config.contextWindow - limit - mergeTemplateTokens(ctx, withContext) - PROMPT_MARGIN;
+	if (previous === null) assertShrinks(ctx, level, texts, inputBudget);
+	const budget = { promptTokens: inputBudget, summaryTokens: limit, words: wordLimit(limit) };
+	const context = previous ? contextText(activeVersion(previous)!.text, inputBudget, ctx) : '';
+	const take = pack(ctx, texts, from, context, inputBudget);
+	return newNode(nextNodeId(run), {
+		kind: 'merge',
+		level,
+		index: previous ? previous.index + 1 : 0,
+		inputs: below.slice(from, from + take).map((n) => n.id),
+		context: previous?.id ?? null,
+		budget,
+	});
+}
+
+/** How many summaries from `from` fit with `context` in `budget` tokens (the authors' greedy rule). */
+function pack(ctx: PlanContext, texts: string[], from: number, context: string, budget: number): number {
+	let take = 1;
+	while (from + take < texts.length && ctx.tokens(context + mergeBody(texts.slice(from, from + take + 1))) + PROMPT_MARGIN <= budget) take++;
+	return take;
+}
+
+/**
+ * Refuses a level that would not have fewer summaries than the one below (the recursion would not
+ * end). Packed with the largest context a merge may carry, so the real plan can only shrink more.
+ */
+function assertShrinks(ctx: PlanContext, level: number, texts: string[], inputBudget: number): void {
+	const reserve = ' x'.repeat(Math.floor(CONTEXT_SHARE * inputBudget));
+	let merges = 0;
+	for (let i = 0; i < texts.length; merges++) i += pack(ctx, texts, i, i === 0 ? '' : reserve, inputBudget);
+	if (merges >= texts.length) {
+		throw new PlanError(
+			`level ${level} cannot merge the ${texts.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
+		);
+	}
+}
+

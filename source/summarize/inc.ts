@@ -1,0 +1,167 @@
+import type { Node, NodeRef, Run } from '../domain.ts';
+import { countWords } from '../text/tokens.ts';
+import { MAX_COMPRESSIONS, MAX_REGENERATIONS, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from './budget.ts';
+import { activeVersion, getNode, isDone, newNode, nextNodeId, refText } from './graph.ts';
+import type { CallSpec, PlanContext, Planner } from './planner.ts';
+import { assertFits, cleanCall, cleanNode, cleanRoot, fitPrompt } from './shared.ts';
+import { fill } from './templates.ts';
+import { summaryProblem } from './validity.ts';
+
+/**
+ * Incremental updating (paper Appendix A.2, authors' `summ.py`): a running summary started from
+ * chunk 1 and updated with each later chunk. An update that comes out too long (or cut off) makes
+ * the previous running summary be compressed and the update be made again from the compressed one,
+ * up to six times (Appendix A.2.1). Every call is its own node, so compressions show as steps.
+ *
+ * Nodes carry `meta.step` (the chunk index) and, for compressions, `meta.trim` and `meta.target`.
+ */
+export const incremental: Planner = {
+	expand(run, ctx) {
+		const steps = run.chunks.length;
+		if (run.nodes.length === 0) return [stepNode(run, ctx, 0, null)];
+		const last = run.nodes[run.nodes.length - 1]!;
+		if (!isDone(last) || last.kind === 'clean') return [];
+		const step = Number(last.meta.step);
+		const outcome = stepOutcome(run, step);
+		if (outcome.kind === 'compress') return [compressNode(run, ctx, step, outcome.trim)];
+		if (outcome.kind === 'update') return [stepNode(run, ctx, step, outcome.from)];
+		if (step + 1 < steps) return [stepNode(run, ctx, step + 1, outcome.result)];
+		return run.config.clean ? [cleanNode(run, getNode(run, outcome.result), ctx)] : [];
+	},
+
+	call(run, node, ctx, attempt) {
+		if (node.kind === 'clean') return cleanCall(run, node, ctx, attempt);
+		const { config, templates } = ctx;
+		const maxTokens = node.budget.summaryTokens;
+		let spec: CallSpec;
+		if (node.kind === 'compress') {
+			const summary = refText(run, node.inputs[0]!, ctx.book);
+			const target = node.budget.words;
+			spec = {
+				prompt: fill(templates['inc-compress'], [summary, countWords(summary), target, target]),
+				task: { kind: 'compress', texts: [summary], words: target },
+				// The authors compress at temperature 1: a compression that missed is tried again differently.
+				params: { temperature: 1, maxTokens, words: target, template: 'inc-compress' },
+			};
+		} else {
+			const words = regenerationWords(node.budget.words, attempt);
+			const temperature = attempt === 0 ? config.temperature : 1;
+			const chunk = refText(run, node.inputs[0]!, ctx.book);
+			if (node.kind === 'summarize') {
+				spec = {
+					prompt: fill(templates['inc-init'], [chunk, words, words]),
+					task: { kind: 'summarize', texts: [chunk], words },
+					params: { temperature, maxTokens, words, template: 'inc-init' },
+				};
+			} else {
+				const previous = refText(run, node.inputs[1]!, ctx.book);
+				spec = {
+					prompt: fitPrompt(ctx, maxTokens, previous, (summary) => fill(templates['inc-update'], [chunk, summary, words, words])),
+					task: { kind: 'update', texts: [previous, chunk], words },
+					params: { temperature, maxTokens, words, template: 'inc-update' },
+				};
+			}
+		}
+		assertFits(spec, ctx);
+		return spec;
+	},
+
+	judge(_run, node, text, ctx) {
+		const tokens = ctx.tokens(text);
+		if (node.kind === 'clean') return summaryProblem(text, tokens, node.budget.summaryTokens);
+		// The authors accept incremental summaries strictly below G_n.
+		const problem = summaryProblem(text, tokens, node.budget.summaryTokens, true);
+		if (problem || node.kind !== 'compress') return problem;
+		const words = countWords(text);
+		const target = node.budget.words;
+		return withinCompressionTolerance(words, target) ? null : `${words} words, not within 20% of the ${target} asked for`;
+	},
+
+	maxAttempts(node) {
+		// An update or compression that misses is answered by the next compression, not a regeneration.
+		return node.kind === 'update' || node.kind === 'compress' ? 1 : 1 + MAX_REGENERATIONS;
+	},
+
+	root(run) {
+		const last = run.nodes[run.nodes.length - 1];
+		if (!last || !isDone(last)) return null;
+		if (last.kind === 'clean') return last.id;
+		const step = Number(last.meta.step);
+		if (step !== run.chunks.length - 1) return null;
+		const outcome = stepOutcome(run, step);
+		if (outcome.kind !== 'done') return null;
+		return cleanRoot(run, getNode(run, outcome.result), undefined);
+	},
+
+	estimateCalls(run) {
+		const steps = run.chunks.length;
+		const last = run.nodes[run.nodes.length - 1];
+		const doneSteps = last ? Number(last.meta.step ?? steps - 1) + 1 : 0;
+		const cleaning = run.config.clean && !run.nodes.some((n) => n.kind === 'clean') ? 1 : 0;
+		return run.nodes.length + Math.max(0, steps - doneSteps) + cleaning;
+	},
+};
+
+type Outcome = { kind: 'done'; result: NodeRef } | { kind: 'compress'; trim: number } | { kind: 'update'; from: NodeRef };
+
+/**
+ * Where step `step` stands, from its nodes alone: done (and which node holds its running summary),
+ * or waiting for the next compression or the update made from the last compression.
+ */
+function stepOutcome(run: Run, step: number): Outcome {
+	const nodes = run.nodes.filter((n) => n.kind !== 'clean' && Number(n.meta.step) === step);
+	const last = nodes[nodes.length - 1]!;
+	const accepted = (n: Node) => isDone(n) && !activeVersion(n)!.overBudget;
+	if (last.kind !== 'compress' && (accepted(last) || step === 0)) return { kind: 'done', result: last.id };
+	const trims = nodes.filter((n) => n.kind === 'compress').length;
+	if (last.kind === 'compress' && accepted(last)) return { kind: 'update', from: last.id };
+	if (trims < MAX_COMPRESSIONS) return { kind: 'compress', trim: trims };
+	return { kind: 'done', result: closestUpdate(nodes) };
+}
+
+/**
+ * After six compressions without a valid update: the update made from the compression whose length
+ * came closest to its target, preferring updates that were valid (the authors' rule); without any
+ * accepted compression, the first update.
+ */
+function closestUpdate(nodes: Node[]): NodeRef {
+	let best: { id: NodeRef; valid: boolean; distance: number } | null = null;
+	for (let i = 0; i < nodes.length; i++) {
+		const k = nodes[i]!;
+		const u = nodes[i + 1];
+		if (k.kind !== 'compress' || !u || u.kind !== 'update' || activeVersion(k)!.overBudget) continue;
+		const distance = Math.abs(countWords(activeVersion(k)!.text) - Number(k.meta.original));
+		const valid = !activeVersion(u)!.overBudget;
+		if (!best || (valid && !best.valid) || (valid === best.valid && distance < best.distance)) best = { id: u.id, valid, distance };
+	}
+	return best?.id ?? nodes[0]!.id;
+}
+
+/** The summarize (step 0) or update node of `step`, reading the running summary `previous`. */
+function stepNode(run: Run, ctx: PlanContext, step: number, previous: NodeRef | null): Node {
+	const { config } = ctx;
+	const words = expectedWords(config.maxSummary, step, run.chunks.length);
+	return newNode(nextNodeId(run), {
+		kind: step === 0 ? 'summarize' : 'update',
+		level: 0,
+		index: step,
+		inputs: previous ? [`c${step}`, previous] : [`c${step}`],
+		budget: { promptTokens: config.contextWindow - config.maxSummary, summaryTokens: config.maxSummary, words },
+		meta: { step },
+	});
+}
+
+/** Compression `trim` of the running summary that step `step` updates. */
+function compressNode(run: Run, ctx: PlanContext, step: number, trim: number): Node {
+	const { config } = ctx;
+	const first = run.nodes.find((n) => n.kind === 'update' && Number(n.meta.step) === step)!;
+	const target = compressionTarget(config.maxSummary, step, run.chunks.length, trim);
+	return newNode(nextNodeId(run), {
+		kind: 'compress',
+		level: 0,
+		index: step,
+		inputs: [first.inputs[1]!],
+		budget: { promptTokens: config.contextWindow - config.maxSummary, summaryTokens: config.maxSummary, words: target },
+		meta: { step, trim, original: compressionTarget(config.maxSummary, step, run.chunks.length, 0) },
+	});
+}

@@ -1,0 +1,73 @@
+import type { Node, NodeRef, Run } from '../domain.ts';
+import { countWords, truncateToTokens } from '../text/tokens.ts';
+import { sentenceSpans } from '../text/sentences.ts';
+import { activeVersion, isDone, newNode, nextNodeId, refText } from './graph.ts';
+import type { CallSpec, PlanContext } from './planner.ts';
+import { fill } from './templates.ts';
+import { endsWithTerminal } from './validity.ts';
+
+/** Pieces both methods use: the artifact-removal step, fitting prompts, cutting at sentence ends. */
+
+/** The longest prefix of `text` within `limit` tokens that ends a sentence (or the raw cut if none does). */
+export function lastSentenceEndWithin(text: string, limit: number, ctx: PlanContext): string {
+	const cut = truncateToTokens(text, Math.max(0, limit), ctx.config.encoding);
+	const spans = sentenceSpans(cut);
+	for (let i = spans.length - 1; i >= 0; i--) {
+		const prefix = cut.slice(0, spans[i]!.end);
+		if (endsWithTerminal(prefix)) return prefix;
+	}
+	return cut;
+}
+
+/**
+ * Builds a prompt around `body` and, if prompt plus output would not fit the window (only an
+ * edited text far over its budget can cause that), cuts the body at a sentence end until it does.
+ */
+export function fitPrompt(ctx: PlanContext, maxTokens: number, body: string, build: (body: string) => string): string {
+	let prompt = build(body);
+	for (let round = 0; round < 4; round++) {
+		const excess = ctx.tokens(prompt) + maxTokens - ctx.config.contextWindow;
+		if (excess <= 0) return prompt;
+		body = lastSentenceEndWithin(body, ctx.tokens(body) - excess - 8 * (round + 1), ctx);
+		prompt = build(body);
+	}
+	return prompt;
+}
+
+export function assertFits(spec: CallSpec, ctx: PlanContext): void {
+	const total = ctx.tokens(spec.prompt) + spec.params.maxTokens;
+	if (total > ctx.config.contextWindow) {
+		throw new Error(`internal: a ${spec.params.template} prompt with its output needs ${total} tokens, over the ${ctx.config.contextWindow}-token window`);
+	}
+}
+
+/** The artifact-removal node (paper J.3) over the final summary. */
+export function cleanNode(run: Run, final: Node, ctx: PlanContext): Node {
+	const text = activeVersion(final)!.text;
+	const summaryTokens = Math.max(ctx.config.maxSummary, ctx.tokens(text) + 16);
+	return newNode(nextNodeId(run), {
+		kind: 'clean',
+		level: final.level + 1,
+		index: 0,
+		inputs: [final.id],
+		budget: { promptTokens: ctx.config.contextWindow - summaryTokens, summaryTokens, words: countWords(text) },
+	});
+}
+
+export function cleanCall(run: Run, node: Node, ctx: PlanContext, attempt: number): CallSpec {
+	const text = refText(run, node.inputs[0]!, ctx.book);
+	const words = countWords(text);
+	const spec: CallSpec = {
+		prompt: fitPrompt(ctx, node.budget.summaryTokens, text, (body) => fill(ctx.templates.clean, [body])),
+		task: { kind: 'clean', texts: [text], words },
+		params: { temperature: attempt === 0 ? ctx.config.temperature : 1, maxTokens: node.budget.summaryTokens, words, template: 'clean' },
+	};
+	assertFits(spec, ctx);
+	return spec;
+}
+
+/** The root once the final summary exists: the cleaned one when cleaning is on. */
+export function cleanRoot(run: Run, final: Node, clean: Node | undefined): NodeRef | null {
+	if (!run.config.clean) return final.id;
+	return clean && isDone(clean) ? clean.id : null;
+}
