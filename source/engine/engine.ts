@@ -50,6 +50,7 @@ export class Engine {
 	private readonly listeners = new Set<EngineListener>();
 	private readonly abort = new AbortController();
 	private readonly inFlight = new Map<NodeRef, Promise<void>>();
+	private readonly requests = new WeakMap<object, { node: NodeRef; attempt: number }>();
 	private failure: string | null = null;
 	private readonly now: () => Date;
 	readonly totals: Totals;
@@ -87,6 +88,12 @@ export class Engine {
 	/** Cancels calls in flight; `start()` then saves and returns 'cancelled'. */
 	cancel(): void {
 		this.abort.abort();
+	}
+
+	/** The provider is retrying a broken stream of `request`: what streamed of it so far is void. */
+	streamRetried(reason: string, request: object): void {
+		const call = this.requests.get(request);
+		if (call) this.emit({ type: 'retry', node: call.node, attempt: call.attempt, reason: `stream ${reason}` });
 	}
 
 	/** Calls the run is expected to make in all, for progress and ETA. */
@@ -173,20 +180,23 @@ export class Engine {
 		delete node.error;
 		const max = planner.maxAttempts(node);
 		let accepted: Attempt | null = null;
+		let settled = node.pending.some((a) => a.rejected && !planner.regenerates(node, a.rejected));
 		try {
-			for (let attempt = node.pending.length; attempt < max && !accepted; attempt++) {
+			for (let attempt = node.pending.length; attempt < max && !accepted && !settled; attempt++) {
 				const spec = planner.call(run, node, ctx, attempt);
 				await this.gate.pass(this.abort.signal);
 				this.emit({ type: 'node-started', node: node.id, kind: node.kind, level: node.level, index: node.index, attempt });
 				const start = this.now();
-				const result = await provider.complete({
+				const request = {
 					prompt: spec.prompt,
 					task: spec.task,
 					maxTokens: spec.params.maxTokens,
 					temperature: spec.params.temperature,
 					signal: this.abort.signal,
-					onDelta: (text) => this.emit({ type: 'delta', node: node.id, attempt, text }),
-				});
+					onDelta: (text: string) => this.emit({ type: 'delta', node: node.id, attempt, text }),
+				};
+				this.requests.set(request, { node: node.id, attempt });
+				const result = await provider.complete(request);
 				const end = this.now();
 				const rejected = planner.judge(run, node, result.text, ctx);
 				const cost = costOf(result.usage);
@@ -199,6 +209,7 @@ export class Engine {
 				await store.save();
 				this.emit({ type: 'usage', node: node.id, usage: result.usage, cost, totals: { ...this.totals } });
 				if (!rejected) accepted = record;
+				else if (!planner.regenerates(node, rejected)) settled = true;
 				else if (attempt + 1 < max) this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: rejected });
 			}
 			const keep = accepted ?? bestAttempt(node.pending, ctx.tokens, node.budget.summaryTokens);

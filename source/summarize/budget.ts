@@ -38,8 +38,9 @@ export function levelLimits(opts: { chunks: number; contextWindow: number; chunk
 	let itemTokens = opts.chunkSize;
 	let levels = 0;
 	while (remaining > 1) {
-		const fit = Math.floor((opts.contextWindow - opts.mergeTemplateTokens - PROMPT_MARGIN) / itemTokens);
-		if (fit < 2) throw new PlanError(`a context window of ${opts.contextWindow} tokens cannot hold two summaries; raise --context-window or lower --chunk-size/--max-summary`);
+		// Only an estimate (the authors divide by the chunk size first): whether a level really
+		// shrinks is checked when it is planned, so a poor fit here must not stop anything.
+		const fit = Math.max(2, Math.floor((opts.contextWindow - opts.mergeTemplateTokens - PROMPT_MARGIN) / itemTokens));
 		remaining = Math.ceil(remaining / fit);
 		itemTokens = ESTIMATED_SUMMARY_TOKENS;
 		levels++;

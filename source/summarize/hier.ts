@@ -69,6 +69,10 @@ export const hierarchical: Planner = {
 		return 1 + MAX_REGENERATIONS;
 	},
 
+	regenerates() {
+		return true;
+	},
+
 	root(run) {
 		const top = topLevel(run);
 		const nodes = levelNodes(run, top);

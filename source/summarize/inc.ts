@@ -77,9 +77,14 @@ export const incremental: Planner = {
 		return withinCompressionTolerance(words, target) ? null : `${words} words, not within 20% of the ${target} asked for`;
 	},
 
-	maxAttempts(node) {
-		// An update or compression that misses is answered by the next compression, not a regeneration.
-		return node.kind === 'update' || node.kind === 'compress' ? 1 : 1 + MAX_REGENERATIONS;
+	maxAttempts() {
+		return 1 + MAX_REGENERATIONS;
+	},
+
+	regenerates(node, problem) {
+		// An update or compression that misses its budget is answered by the next compression, not a
+		// regeneration; only an empty answer is asked for again.
+		return (node.kind !== 'update' && node.kind !== 'compress') || problem === 'empty';
 	},
 
 	root(run) {

@@ -31,6 +31,8 @@ export interface Planner {
 	judge(run: Run, node: Node, text: string, ctx: PlanContext): string | null;
 	/** Most calls one node may make (first call plus regenerations). */
 	maxAttempts(node: Node): number;
+	/** Whether an output rejected for `problem` is answered by calling again (else the best attempt is kept). */
+	regenerates(node: Node, problem: string): boolean;
 	/** The node holding the final summary, once the run is complete. */
 	root(run: Run, ctx: PlanContext): NodeRef | null;
 	/** Calls the whole run is expected to make (planned ones plus an estimate of the rest). */

@@ -1,0 +1,73 @@
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Run } from '../domain.ts';
+import { badInput } from '../errors.ts';
+import { activeVersion, getNode } from '../summarize/graph.ts';
+import { Session, type SessionData } from '../store/session.ts';
+import { finalSummary } from './show.ts';
+
+/**
+ * The authors' formats (shared/data/booookscore/README.md), keyed by the book's file name:
+ * summaries `{ book: final summary }`; with `intermediate`, hierarchical
+ * `{ book: { summaries_dict: { "0": [...], ... }, final_summary } }` and incremental
+ * `{ book: [running summary after each chunk] }`.
+ */
+export function booookscoreExport(data: SessionData, intermediate: boolean): Record<string, unknown> {
+	const run = data.run;
+	const key = basename(data.book.source);
+	const final = finalSummary(run);
+	if (!intermediate) {
+		if (final === null) throw badInput(`session ${data.id} has no final summary yet; finish it with: booook resume ${data.id}`);
+		return { [key]: final };
+	}
+	if (run.config.method === 'hier') {
+		const levels: Record<string, string[]> = {};
+		for (const n of [...run.nodes].sort((a, b) => a.level - b.level || a.index - b.index)) {
+			const v = activeVersion(n);
+			if (n.kind === 'clean' || !v) continue;
+			(levels[String(n.level)] ??= []).push(v.text);
+		}
+		return { [key]: { summaries_dict: levels, final_summary: final } };
+	}
+	return { [key]: runningSummaries(run) };
+}
+
+/** The running summary after each chunk: the node each step settled on (compressions replaced). */
+function runningSummaries(run: Run): string[] {
+	const byStep = new Map<number, string>();
+	for (const n of run.nodes) {
+		const v = activeVersion(n);
+		if (!v || n.kind === 'clean' || n.kind === 'compress') continue;
+		const step = Number(n.meta.step);
+		const next = run.nodes.find((m) => m.kind !== 'compress' && Number(m.meta.step) === step + 1 && m.inputs[1]);
+		// The step's settled node is the one the next step reads; the last step keeps its last update.
+		if (!next || next.inputs[1] === n.id) byStep.set(step, v.text);
+	}
+	const out = [...byStep.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t);
+	const root = run.root ? getNode(run, run.root) : null;
+	if (root?.kind === 'clean') out[out.length - 1] = activeVersion(root)!.text;
+	return out;
+}
+
+export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean }): Promise<number> {
+	if (opts.format !== 'booookscore') throw badInput(`--format ${opts.format}: unknown format; use booookscore`);
+	const session = await Session.open(dir, id);
+	let text: string;
+	try {
+		text = `${JSON.stringify(booookscoreExport(session.data, opts.intermediate), null, 2)}\n`;
+	} finally {
+		await session.close();
+	}
+	if (!opts.out) {
+		process.stdout.write(text);
+		return 0;
+	}
+	try {
+		await writeFile(opts.out, text, { flag: opts.force ? 'w' : 'wx' });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw badInput(`${opts.out} already exists; choose another --out or add --force to replace it`);
+		throw badInput(`${opts.out}: cannot write (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+	}
+	process.stderr.write(`wrote ${opts.out}\n`);
+	return 0;
+}

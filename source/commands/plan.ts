@@ -1,0 +1,105 @@
+import type { Run, Usage } from '../domain.ts';
+import type { ConfigInput } from '../config.ts';
+import { callCost, findPrice, loadPrices } from '../llm/prices.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import { levelLimits, expectedWords } from '../summarize/budget.ts';
+import type { PlanContext } from '../summarize/planner.ts';
+import { newRun, plannerFor } from '../summarize/run.ts';
+import { fill } from '../summarize/templates.ts';
+import { countTokens } from '../text/tokens.ts';
+import { loadBook } from './run.ts';
+
+interface PlanRow {
+	name: string;
+	calls: number;
+	/** True when the count is known now (level 0, incremental steps); false for estimates. */
+	exact: boolean;
+	inputTokens: number;
+	outputTokens: number;
+}
+
+/**
+ * `booook plan BOOK`: what a run would do, without a model call — the book's tokens, the chunks, the
+ * calls per level or step (estimates where summary lengths are not known yet) and their cost.
+ */
+export async function planCommand(path: string, opts: { config: ConfigInput; json: boolean; prices?: string }): Promise<number> {
+	const started = performance.now();
+	const { config, chunks, book, loaded } = await loadBook(path, opts.config);
+	const chunkMs = performance.now() - started;
+	const templates = await loadTemplates(config.prompts);
+	const ctx: PlanContext = { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) };
+	const run = newRun(config, chunks);
+	run.nodes.push(...plannerFor(config.method).expand(run, ctx));
+	const rows = config.method === 'hier' ? hierRows(run, ctx) : incRows(run, ctx);
+	if (config.clean) rows.push({ name: 'clean', calls: 1, exact: true, inputTokens: config.maxSummary + ctx.tokens(fill(templates.clean, [''])), outputTokens: config.maxSummary });
+	const usage: Usage = { input: sum(rows, 'inputTokens'), output: sum(rows, 'outputTokens'), cached: 0 };
+	const prices = loadPrices(opts.prices);
+	const cost = callCost(prices, config.model, usage, config.provider);
+	const sizes = chunks.map((c) => c.tokens);
+	const result = {
+		book: { title: book.title, source: book.source, chars: book.chars, tokens: book.tokens },
+		config,
+		chunks: { count: chunks.length, min: Math.min(...sizes), mean: Math.round(book.tokens / chunks.length), max: Math.max(...sizes), ms: Math.round(chunkMs) },
+		calls: { total: sum(rows, 'calls'), rows },
+		estimate: { inputTokens: usage.input, outputTokens: usage.output, cost: cost.cost, priced: cost.known || config.provider === 'extractive', price: findPrice(prices, config.model)?.key ?? null },
+	};
+	if (opts.json) {
+		process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+		return 0;
+	}
+	const out = [
+		`${result.book.title}: ${book.tokens.toLocaleString('en-US')} tokens (${config.encoding}), ${chunks.length} chunks of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
+		`${config.method === 'hier' ? 'hierarchical merging' : 'incremental updating'} with ${config.provider === 'extractive' ? 'the extractive baseline (not an LLM)' : `${config.provider} ${config.model}`}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
+		...rows.map((r) => `  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${r.calls} calls, ~${r.inputTokens.toLocaleString('en-US')} tokens in, ~${r.outputTokens.toLocaleString('en-US')} out`),
+		`  total ${result.calls.total} calls (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
+		result.estimate.priced
+			? `estimated cost: $${cost.cost.toFixed(4)}`
+			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see README)`,
+	];
+	process.stdout.write(`${out.join('\n')}\n`);
+	return 0;
+}
+
+function sum<K extends 'calls' | 'inputTokens' | 'outputTokens'>(rows: PlanRow[], key: K): number {
+	return rows.reduce((s, r) => s + r[key], 0);
+}
+
+function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
+	const { config, templates } = ctx;
+	const init = ctx.tokens(fill(templates['hier-init'], ['', 0]));
+	const merge = ctx.tokens(fill(templates['hier-merge-context'], ['', '', 0]));
+	const limits = levelLimits({ chunks: run.chunks.length, contextWindow: config.contextWindow, chunkSize: config.chunkSize, maxSummary: config.maxSummary, mergeTemplateTokens: ctx.tokens(fill(templates['hier-merge'], ['', 0])) });
+	const g0 = run.nodes[0]!.budget.summaryTokens;
+	const rows: PlanRow[] = [{ name: 'level 0 (summarize)', calls: run.chunks.length, exact: true, inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0), outputTokens: run.chunks.length * g0 }];
+	// Later levels: summaries are assumed to come out at their limit, which over-estimates a little.
+	let count = run.chunks.length;
+	let below = g0;
+	for (let level = 1; count > 1 && level < 50; level++) {
+		const limit = count * below + config.maxSummary + merge <= config.contextWindow ? config.maxSummary : (limits[level] ?? config.maxSummary);
+		const budget = config.contextWindow - limit - merge - 20;
+		const perMerge = Math.max(2, Math.floor((budget * 0.8) / (below + 6)));
+		const next = Math.ceil(count / perMerge);
+		rows.push({ name: `level ${level} (merge)`, calls: next, exact: false, inputTokens: count * (below + 6) + next * merge + (next - 1) * Math.floor(budget * 0.2), outputTokens: next * limit });
+		count = next;
+		below = limit;
+	}
+	return rows;
+}
+
+function incRows(run: Run, ctx: PlanContext): PlanRow[] {
+	const { config, templates } = ctx;
+	const steps = run.chunks.length;
+	const init = ctx.tokens(fill(templates['inc-init'], ['', 0, 0]));
+	const update = ctx.tokens(fill(templates['inc-update'], ['', '', 0, 0]));
+	const tokensOf = (words: number) => Math.round(words / 0.65);
+	let input = run.chunks[0]!.tokens + init;
+	let output = tokensOf(expectedWords(config.maxSummary, 0, steps));
+	for (let j = 1; j < steps; j++) {
+		input += run.chunks[j]!.tokens + update + tokensOf(expectedWords(config.maxSummary, j - 1, steps));
+		output += tokensOf(expectedWords(config.maxSummary, j, steps));
+	}
+	return [
+		{ name: 'step 1 (summarize)', calls: 1, exact: true, inputTokens: run.chunks[0]!.tokens + init, outputTokens: tokensOf(expectedWords(config.maxSummary, 0, steps)) },
+		{ name: `steps 2-${steps} (update)`, calls: steps - 1, exact: true, inputTokens: input - run.chunks[0]!.tokens - init, outputTokens: output - tokensOf(expectedWords(config.maxSummary, 0, steps)) },
+	].filter((r) => r.calls > 0);
+}

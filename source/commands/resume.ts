@@ -1,0 +1,22 @@
+import { Session } from '../store/session.ts';
+import { execute, prepare, type ExecuteOptions } from './execute.ts';
+import { printFinal } from './show.ts';
+
+/** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
+export async function resumeCommand(dir: string, id: string, opts: ExecuteOptions): Promise<number> {
+	const session = await Session.open(dir, id);
+	try {
+		const book = await session.bookText();
+		if (session.data.run.status === 'done' && session.data.run.root) {
+			if (!opts.json) {
+				(opts.stderr ?? process.stderr).write(`session ${id} is already done; its final summary:\n`);
+				printFinal(session.data, book, opts.stdout ?? process.stdout, opts.stderr ?? process.stderr);
+			}
+			return 0;
+		}
+		const prepared = await prepare(session.data.run.config, book, opts);
+		return await execute(session, prepared, opts);
+	} finally {
+		await session.close();
+	}
+}

@@ -1,0 +1,37 @@
+import { readBook } from '../book/read.ts';
+import { makeConfig, type ConfigInput } from '../config.ts';
+import type { Book } from '../domain.ts';
+import { newRun } from '../summarize/run.ts';
+import { Session } from '../store/session.ts';
+import { chunkText } from '../text/chunk.ts';
+import { execute, prepare, type ExecuteOptions } from './execute.ts';
+
+export interface RunOptions extends ExecuteOptions {
+	config: ConfigInput;
+	session?: string;
+	sessionsDir: string;
+}
+
+/** Reads and chunks a book and checks the configuration: everything `run` and `plan` share. */
+export async function loadBook(path: string, input: ConfigInput) {
+	const loaded = await readBook(path);
+	const config = makeConfig(input);
+	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
+	const book: Book = { title: loaded.title, sha256: loaded.sha256, source: loaded.source, chars: loaded.text.length, tokens: chunks.reduce((s, c) => s + c.tokens, 0) };
+	return { loaded, config, chunks, book };
+}
+
+/**
+ * `booook run BOOK`: a new session, then the run. Every check that can fail on bad input (book,
+ * options, prompts, API key) happens before the session directory is created.
+ */
+export async function runCommand(path: string, opts: RunOptions): Promise<number> {
+	const { loaded, config, chunks, book } = await loadBook(path, opts.config);
+	const prepared = await prepare(config, loaded.text, opts);
+	const session = await Session.create(opts.sessionsDir, { id: opts.session, book, text: loaded.text, run: newRun(config, chunks) });
+	try {
+		return await execute(session, prepared, opts);
+	} finally {
+		await session.close();
+	}
+}

@@ -1,0 +1,96 @@
+import type { Node, Run } from '../domain.ts';
+import { describeProvider } from '../llm/provider.ts';
+import { activeVersion, findNode } from '../summarize/graph.ts';
+import { Session, type SessionData } from '../store/session.ts';
+import { totalsOf } from '../engine/engine.ts';
+import { summaryStats } from '../text/stats.ts';
+import { countWords } from '../text/tokens.ts';
+import { sanitize } from '../text/sanitize.ts';
+
+/** The final summary's text, or null before the run has one. */
+export function finalSummary(run: Run): string | null {
+	const root = run.root ? findNode(run, run.root) : undefined;
+	return root ? (activeVersion(root)?.text ?? null) : null;
+}
+
+/** One row per level (hierarchical) or per kind of step (incremental). */
+export function structure(run: Run) {
+	const groups = new Map<string, Node[]>();
+	for (const n of run.nodes) {
+		const key = run.config.method === 'hier' && n.kind !== 'clean' ? `level ${n.level}` : n.kind;
+		groups.set(key, [...(groups.get(key) ?? []), n]);
+	}
+	return [...groups].map(([name, nodes]) => {
+		const texts = nodes.map(activeVersion).filter((v) => v !== null).map((v) => v.text);
+		return {
+			name,
+			nodes: nodes.length,
+			done: nodes.filter((n) => n.status === 'done').length,
+			overBudget: nodes.filter((n) => activeVersion(n)?.overBudget).length,
+			meanWords: texts.length ? Math.round(texts.reduce((s, t) => s + countWords(t), 0) / texts.length) : 0,
+		};
+	});
+}
+
+export function showData(data: SessionData, book: string) {
+	const run = data.run;
+	const final = finalSummary(run);
+	const totals = totalsOf(run);
+	return {
+		id: data.id,
+		book: data.book,
+		status: run.status,
+		error: run.error,
+		config: run.config,
+		provider: describeProvider({ name: run.config.provider, model: run.config.model, isLLM: run.config.provider !== 'extractive' }),
+		chunks: run.chunks.length,
+		structure: structure(run),
+		usage: { input: totals.input, output: totals.output, cached: totals.cached, calls: totals.calls },
+		cost: totals.cost,
+		stats: final ? summaryStats(final, book, run.config.encoding) : null,
+		summary: final,
+	};
+}
+
+/** The final summary on stdout (so it can be piped), its stats on stderr. */
+export function printFinal(data: SessionData, book: string, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void {
+	const shown = showData(data, book);
+	if (shown.summary === null) return;
+	stdout.write(`${sanitize(shown.summary)}\n`);
+	const s = shown.stats!;
+	stderr.write(
+		`${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
+			`${shown.usage.calls} calls, ${shown.usage.input + shown.usage.output} tokens, $${shown.cost.toFixed(4)} (${shown.provider}). ` +
+			`Session ${data.id}\n`,
+	);
+}
+
+export async function showCommand(dir: string, id: string, opts: { json: boolean }): Promise<number> {
+	const session = await Session.open(dir, id);
+	try {
+		const shown = showData(session.data, await session.bookText());
+		if (opts.json) {
+			process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+			return 0;
+		}
+		const c = shown.config;
+		const out: string[] = [];
+		out.push(`${sanitize(shown.book.title)} — session ${shown.id}`);
+		out.push(`status: ${shown.status}${shown.error ? ` (${sanitize(shown.error)})` : ''}`);
+		out.push(`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`);
+		out.push(`book: ${shown.book.tokens.toLocaleString('en-US')} tokens in ${shown.chunks} chunks`);
+		for (const row of shown.structure) {
+			out.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
+		}
+		out.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, $${shown.cost.toFixed(4)}`);
+		if (shown.stats) {
+			const s = shown.stats;
+			out.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
+			out.push('', sanitize(shown.summary!));
+		}
+		process.stdout.write(`${out.join('\n')}\n`);
+		return 0;
+	} finally {
+		await session.close();
+	}
+}

@@ -1,0 +1,81 @@
+import type { Method, ProviderName, RunConfig } from './domain.ts';
+import { badInput } from './errors.ts';
+import { ENCODINGS, type EncodingName } from './text/tokens.ts';
+
+/** The paper's settings (§5: chunk 2048, G_n 900, temperature 0.5) and a GPT-4-sized window. */
+export const DEFAULTS = {
+	method: 'hier' as Method,
+	chunkSize: 2048,
+	contextWindow: 8192,
+	maxSummary: 900,
+	temperature: 0.5,
+	concurrency: 4,
+	seed: 1,
+	streamTimeout: 60,
+	encoding: 'cl100k_base' as EncodingName,
+};
+
+export interface ConfigInput {
+	method?: string;
+	provider: ProviderName;
+	model: string;
+	baseUrl?: string | null;
+	encoding?: string;
+	chunkSize?: number;
+	contextWindow?: number;
+	maxSummary?: number;
+	temperature?: number;
+	concurrency?: number;
+	seed?: number;
+	clean?: boolean;
+	streamTimeout?: number;
+	prompts?: string | null;
+}
+
+/**
+ * A complete, checked run configuration. Each bad value is a one-line error naming the option and
+ * a value that works; the sizes are also checked against each other so a run cannot start with a
+ * prompt that could never fit the window.
+ */
+export function makeConfig(input: ConfigInput): RunConfig {
+	const method = input.method ?? DEFAULTS.method;
+	if (method !== 'hier' && method !== 'inc') throw badInput(`--method ${method}: unknown method; use hier (hierarchical merging) or inc (incremental updating)`);
+	const encoding = input.encoding ?? DEFAULTS.encoding;
+	if (!(ENCODINGS as readonly string[]).includes(encoding)) throw badInput(`--encoding ${encoding}: unknown encoding; use ${ENCODINGS.join(' or ')}`);
+	const config: RunConfig = {
+		method,
+		provider: input.provider,
+		model: input.model,
+		baseUrl: input.baseUrl ?? null,
+		encoding: encoding as EncodingName,
+		chunkSize: integer('--chunk-size', input.chunkSize ?? DEFAULTS.chunkSize, 64),
+		contextWindow: integer('--context-window', input.contextWindow ?? DEFAULTS.contextWindow, 512),
+		maxSummary: integer('--max-summary', input.maxSummary ?? DEFAULTS.maxSummary, 32),
+		temperature: number('--temperature', input.temperature ?? DEFAULTS.temperature, 0, 2),
+		concurrency: integer('--concurrency', input.concurrency ?? DEFAULTS.concurrency, 1, 64),
+		seed: integer('--seed', input.seed ?? DEFAULTS.seed, 0),
+		clean: input.clean ?? input.provider !== 'extractive',
+		streamTimeout: number('--stream-timeout', input.streamTimeout ?? DEFAULTS.streamTimeout, 1, 3600),
+		prompts: input.prompts ?? null,
+	};
+	// Templates take about 300 tokens; the incremental update holds a chunk, the running summary and
+	// the new summary at once.
+	const need = method === 'inc' ? config.chunkSize + 2 * config.maxSummary + 400 : config.chunkSize + config.maxSummary + 300;
+	if (need > config.contextWindow) {
+		const what = method === 'inc' ? 'a chunk, the running summary and its update' : 'a chunk and its summary';
+		throw badInput(`--context-window ${config.contextWindow} is too small for ${what} (about ${need} tokens with --chunk-size ${config.chunkSize} and --max-summary ${config.maxSummary}); raise it or lower those`);
+	}
+	return config;
+}
+
+function number(flag: string, value: number, min: number, max = Number.POSITIVE_INFINITY): number {
+	if (!Number.isFinite(value) || value < min || value > max) {
+		throw badInput(`${flag} ${value}: must be a number from ${min}${Number.isFinite(max) ? ` to ${max}` : ' up'}`);
+	}
+	return value;
+}
+
+function integer(flag: string, value: number, min: number, max = Number.POSITIVE_INFINITY): number {
+	if (!Number.isInteger(value)) throw badInput(`${flag} ${value}: must be a whole number`);
+	return number(flag, value, min, max);
+}

@@ -1,0 +1,171 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { CallRequest, CallResult, Provider } from './provider.ts';
+import {
+	BrokenStream,
+	DEFAULT_STREAM_RETRIES,
+	DEFAULT_STREAM_RETRY_DELAY_MS,
+	DEFAULT_STREAM_TIMEOUT_MS,
+	guardStream,
+	toProviderError,
+	watchedFetch,
+	type FailureContext,
+} from './stream-guard.ts';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_SDK_RETRIES = 4;
+
+export interface AnthropicProviderOptions {
+	apiKey: string;
+	model: string;
+	/** Without /v1; null for Anthropic's own API. */
+	baseURL?: string | null;
+	/** SDK retries of 429/5xx/529/connection errors before a stream starts. */
+	maxRetries?: number;
+	/** Idle time that counts as a stalled stream; also the SDK's wait for response headers. */
+	streamTimeoutMs?: number;
+	streamRetries?: number;
+	streamRetryDelayMs?: number;
+	/** A broken stream is being retried: text already sent through `onDelta` for `request` is void. */
+	onRetry?: (reason: string, request: CallRequest) => void;
+	/** For tests and proxies; defaults to the global fetch. */
+	fetch?: typeof fetch;
+}
+
+/** Token counts as they stand after the latest event (message_delta repeats and updates them). */
+interface WireUsage {
+	input_tokens?: number | null;
+	output_tokens?: number | null;
+	cache_read_input_tokens?: number | null;
+	cache_creation_input_tokens?: number | null;
+}
+
+export class AnthropicProvider implements Provider {
+	readonly name = 'anthropic' as const;
+	readonly isLLM = true;
+	readonly model: string;
+	private readonly client: Anthropic;
+	private readonly options: AnthropicProviderOptions;
+	private readonly failure: FailureContext;
+
+	constructor(options: AnthropicProviderOptions) {
+		this.options = options;
+		this.model = options.model;
+		// Always explicit: a missing base URL would let the SDK fall back to its own environment
+		// and profile lookup, bypassing the environment the caller handed to createProvider.
+		const baseURL = options.baseURL || ANTHROPIC_DEFAULT_BASE_URL;
+		const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
+		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+		this.client = new Anthropic({
+			apiKey: options.apiKey,
+			baseURL,
+			maxRetries,
+			timeout: timeoutMs,
+			fetch: watchedFetch(options.fetch),
+		});
+		this.failure = {
+			label: 'anthropic',
+			keyVar: 'ANTHROPIC_API_KEY',
+			model: options.model,
+			baseURL,
+			apiKey: options.apiKey,
+			maxRetries,
+			timeoutMs,
+		};
+	}
+
+	complete(request: CallRequest): Promise<CallResult> {
+		const { options } = this;
+		return guardStream(
+			{
+				label: 'anthropic',
+				streamTimeoutMs: options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
+				streamRetries: options.streamRetries ?? DEFAULT_STREAM_RETRIES,
+				retryDelayMs: options.streamRetryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS,
+				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
+			},
+			request.signal,
+			(signal) => this.attempt(request, signal),
+		);
+	}
+
+	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {
+		let stream;
+		try {
+			stream = await this.client.messages.create(
+				{
+					model: this.model,
+					max_tokens: request.maxTokens,
+					// No temperature: the API version this SDK speaks (2026-10-21) rejects every sampling
+					// parameter with a 400, and the SDK no longer has the field. `request.temperature`
+					// is recorded by the caller but cannot be applied here.
+					stream: true,
+					messages: [{ role: 'user', content: contentBlocks(request.prompt, request.cacheablePrefix) }],
+				},
+				{ signal },
+			);
+		} catch (error) {
+			throw toProviderError(error, this.failure);
+		}
+
+		let text = '';
+		let stopReason: string | null = null;
+		const usage: WireUsage = {};
+		try {
+			for await (const event of stream) {
+				switch (event.type) {
+					case 'message_start':
+						mergeUsage(usage, event.message.usage);
+						break;
+					case 'content_block_delta':
+						if (event.delta.type === 'text_delta' && !signal.aborted) {
+							text += event.delta.text;
+							request.onDelta?.(event.delta.text);
+						}
+						break;
+					case 'message_delta':
+						if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
+						mergeUsage(usage, event.usage);
+						break;
+				}
+			}
+		} catch (error) {
+			// Includes `event: error` mid-stream (overloaded_error): the SDK does not retry those.
+			throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`);
+		}
+		// The SDK ends iteration quietly when its signal aborts; a cut connection can end it quietly too.
+		if (signal.aborted) throw new BrokenStream('stream aborted');
+		if (stopReason === null) throw new BrokenStream('stream ended without a stop reason');
+		const cached = usage.cache_read_input_tokens ?? 0;
+		return {
+			text,
+			finishReason: stopReason,
+			usage: {
+				// Anthropic's input_tokens excludes cache reads and writes; ours counts the whole prompt.
+				input: (usage.input_tokens ?? 0) + cached + (usage.cache_creation_input_tokens ?? 0),
+				output: usage.output_tokens ?? 0,
+				cached,
+			},
+		};
+	}
+}
+
+/**
+ * The prompt as text blocks: the shared prefix alone in a block marked for caching, then the rest.
+ * A prefix that is not really a prefix is ignored rather than trusted.
+ */
+export function contentBlocks(prompt: string, prefix?: string): TextBlockParam[] {
+	if (!prefix || !prompt.startsWith(prefix)) return [{ type: 'text', text: prompt }];
+	const blocks: TextBlockParam[] = [{ type: 'text', text: prefix, cache_control: { type: 'ephemeral' } }];
+	const rest = prompt.slice(prefix.length);
+	// The API rejects empty text blocks.
+	if (rest.length > 0) blocks.push({ type: 'text', text: rest });
+	return blocks;
+}
+
+function mergeUsage(into: WireUsage, from: WireUsage): void {
+	for (const key of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const) {
+		const value = from[key];
+		if (typeof value === 'number') into[key] = value;
+	}
+}

@@ -1,0 +1,143 @@
+import OpenAI from 'openai';
+import type { Usage } from '../domain.ts';
+import { countTokens } from '../text/tokens.ts';
+import type { CallRequest, CallResult, Provider } from './provider.ts';
+import {
+	BrokenStream,
+	DEFAULT_STREAM_RETRIES,
+	DEFAULT_STREAM_RETRY_DELAY_MS,
+	DEFAULT_STREAM_TIMEOUT_MS,
+	guardStream,
+	toProviderError,
+	watchedFetch,
+	type FailureContext,
+} from './stream-guard.ts';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_SDK_RETRIES = 4;
+
+export interface OpenAIProviderOptions {
+	apiKey: string;
+	model: string;
+	/** Any OpenAI-compatible server (vLLM, llama.cpp, Ollama, Together, OpenRouter); null for OpenAI. */
+	baseURL?: string | null;
+	/** SDK retries of 429/5xx/connection errors before a stream starts. */
+	maxRetries?: number;
+	/** Idle time that counts as a stalled stream; also the SDK's wait for response headers. */
+	streamTimeoutMs?: number;
+	streamRetries?: number;
+	streamRetryDelayMs?: number;
+	/** A broken stream is being retried: text already sent through `onDelta` for `request` is void. */
+	onRetry?: (reason: string, request: CallRequest) => void;
+	/** For tests and proxies; defaults to the global fetch. */
+	fetch?: typeof fetch;
+}
+
+export class OpenAIProvider implements Provider {
+	readonly name = 'openai' as const;
+	readonly isLLM = true;
+	readonly model: string;
+	private readonly client: OpenAI;
+	private readonly options: OpenAIProviderOptions;
+	private readonly failure: FailureContext;
+	/** api.openai.com renamed the limit; compatible servers still expect the old name. */
+	private readonly limitParam: 'max_completion_tokens' | 'max_tokens';
+
+	constructor(options: OpenAIProviderOptions) {
+		this.options = options;
+		this.model = options.model;
+		const baseURL = options.baseURL || OPENAI_DEFAULT_BASE_URL;
+		const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
+		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+		this.limitParam = isOpenAIHost(baseURL) ? 'max_completion_tokens' : 'max_tokens';
+		this.client = new OpenAI({
+			apiKey: options.apiKey,
+			baseURL,
+			maxRetries,
+			timeout: timeoutMs,
+			fetch: watchedFetch(options.fetch),
+		});
+		this.failure = {
+			label: 'openai',
+			keyVar: 'OPENAI_API_KEY',
+			model: options.model,
+			baseURL,
+			apiKey: options.apiKey,
+			maxRetries,
+			timeoutMs,
+		};
+	}
+
+	complete(request: CallRequest): Promise<CallResult> {
+		const { options } = this;
+		return guardStream(
+			{
+				label: 'openai',
+				streamTimeoutMs: options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
+				streamRetries: options.streamRetries ?? DEFAULT_STREAM_RETRIES,
+				retryDelayMs: options.streamRetryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS,
+				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
+			},
+			request.signal,
+			(signal) => this.attempt(request, signal),
+		);
+	}
+
+	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {
+		let stream;
+		try {
+			stream = await this.client.chat.completions.create(
+				{
+					model: this.model,
+					messages: [{ role: 'user', content: request.prompt }],
+					temperature: request.temperature,
+					stream: true,
+					stream_options: { include_usage: true },
+					[this.limitParam]: request.maxTokens,
+				},
+				{ signal },
+			);
+		} catch (error) {
+			throw toProviderError(error, this.failure);
+		}
+
+		let text = '';
+		let finishReason: string | null = null;
+		let usage: Usage | null = null;
+		try {
+			for await (const chunk of stream) {
+				const choice = chunk.choices[0];
+				const delta = choice?.delta?.content;
+				if (delta && !signal.aborted) {
+					text += delta;
+					request.onDelta?.(delta);
+				}
+				if (choice?.finish_reason) finishReason = choice.finish_reason;
+				if (chunk.usage) {
+					usage = {
+						input: chunk.usage.prompt_tokens,
+						output: chunk.usage.completion_tokens,
+						cached: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+					};
+				}
+			}
+		} catch (error) {
+			throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`);
+		}
+		// The SDK ends iteration quietly when its signal aborts; a cut connection can end it quietly too.
+		if (signal.aborted) throw new BrokenStream('stream aborted');
+		if (finishReason === null) throw new BrokenStream('stream ended without a finish reason');
+		// Some compatible servers ignore include_usage; an estimate with the shared counter keeps
+		// costs and budgets roughly right instead of zero.
+		usage ??= { input: countTokens(request.prompt), output: countTokens(text), cached: 0 };
+		return { text, finishReason, usage };
+	}
+}
+
+function isOpenAIHost(baseURL: string): boolean {
+	try {
+		return new URL(baseURL).hostname === 'api.openai.com';
+	} catch {
+		return false;
+	}
+}

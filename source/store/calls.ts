@@ -1,0 +1,89 @@
+import { open, readFile } from 'node:fs/promises';
+import { callRecordSchema, firstIssue, type CallRecord } from './schema.ts';
+
+/**
+ * calls.jsonl: one JSON line per provider call, only ever appended to. A killed process can leave
+ * its last line cut short; readers skip such a line, and the next writer starts on a fresh line so
+ * the fragment never swallows a good record.
+ */
+export class CallLog {
+	#queue: Promise<void> = Promise.resolve();
+	#checkedTail = false;
+
+	constructor(readonly file: string) {}
+
+	/** Appends one record. Appends are queued, so concurrent calls never interleave their bytes. */
+	append(record: CallRecord): Promise<void> {
+		const checked = callRecordSchema.safeParse(record);
+		if (!checked.success) {
+			return Promise.reject(new Error(`refusing to log an invalid call record (${firstIssue(checked.error)})`));
+		}
+		const line = `${JSON.stringify(record)}\n`;
+		const write = this.#queue.then(() => this.#write(line));
+		// A failed append is reported to its caller and must not block the ones after it.
+		this.#queue = write.catch(() => {});
+		return write;
+	}
+
+	/** Waits for queued appends; never rejects (their callers got the errors). */
+	flush(): Promise<void> {
+		return this.#queue;
+	}
+
+	async #write(line: string): Promise<void> {
+		// 'a' is O_APPEND: every write lands at the current end of the file, whatever else happened.
+		const handle = await open(this.file, 'a+');
+		try {
+			if (!this.#checkedTail) {
+				const { size } = await handle.stat();
+				if (size > 0) {
+					const last = Buffer.alloc(1);
+					await handle.read(last, 0, 1, size - 1);
+					if (last[0] !== 0x0a) line = `\n${line}`;
+				}
+			}
+			await handle.writeFile(line, 'utf8');
+			this.#checkedTail = true;
+		} finally {
+			await handle.close();
+		}
+	}
+
+	read(): Promise<CallLogContents> {
+		return readCallLog(this.file);
+	}
+}
+
+export interface CallLogContents {
+	calls: CallRecord[];
+	/** Lines that were not a whole record (cut short by a kill): 1-based line numbers. */
+	skipped: number[];
+}
+
+export async function readCallLog(file: string): Promise<CallLogContents> {
+	let text: string;
+	try {
+		text = await readFile(file, 'utf8');
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { calls: [], skipped: [] };
+		throw error;
+	}
+	const calls: CallRecord[] = [];
+	const skipped: number[] = [];
+	const lines = text.split('\n');
+	lines.forEach((line, i) => {
+		if (line.trim() === '') return;
+		const parsed = callRecordSchema.safeParse(parseJson(line));
+		if (parsed.success) calls.push(parsed.data);
+		else skipped.push(i + 1);
+	});
+	return { calls, skipped };
+}
+
+function parseJson(line: string): unknown {
+	try {
+		return JSON.parse(line);
+	} catch {
+		return undefined;
+	}
+}

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { badInput } from '../errors.ts';
+
+/** Where sessions live: `--sessions-dir`, then `BOOOOK_SESSIONS`, then `./sessions`; always absolute. */
+export function resolveSessionsDir(flag?: string | null, env: NodeJS.ProcessEnv = process.env): string {
+	const chosen = nonEmpty(flag) ?? nonEmpty(env.BOOOOK_SESSIONS) ?? 'sessions';
+	return path.resolve(chosen);
+}
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+	return value && value.trim() !== '' ? value : undefined;
+}
+
+/** The files of one session directory (see DESIGN.md, Persistence). */
+export const FILES = { book: 'book.txt', state: 'session.json', calls: 'calls.jsonl', lock: 'lock' } as const;
+
+const SLUG_MAX = 24;
+
+/**
+ * A session id a person can read and type: `<title slug>-<yyyymmdd>-<hhmmss>-<4 hex>`, in local
+ * time because people read it. The random suffix keeps two runs of one book started in the same
+ * second apart; `random` is injected so tests are deterministic.
+ */
+export function newSessionId(title: string, now: Date, random: () => number): string {
+	const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+	const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`;
+	const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
+	const hex = Math.floor(random() * 0x10000)
+		.toString(16)
+		.padStart(4, '0')
+		.slice(-4);
+	return `${slug(title)}-${date}-${time}-${hex}`;
+}
+
+export function slug(title: string): string {
+	const s = title
+		.normalize('NFKD')
+		.replace(/\p{M}+/gu, '')
+		.toLowerCase()
+		.replace(/[^a-z0-9]+/gu, '-')
+		.replace(/^-+/u, '')
+		.slice(0, SLUG_MAX)
+		.replace(/-+$/u, '');
+	return s || 'book';
+}
+
+// An id names a directory, so it must not be able to climb out of the sessions dir or hide itself.
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/u;
+
+export function checkSessionId(id: string): string {
+	if (!ID_RE.test(id) || id.includes('..')) {
+		throw badInput(
+			`"${id}" is not a valid session id; use letters, digits, ".", "_" and "-" (starting with a letter or digit)`,
+		);
+	}
+	return id;
+}
+
+export function sessionPath(dir: string, id: string): string {
+	return path.join(dir, checkSessionId(id));
+}

@@ -1,0 +1,104 @@
+import type { Dirent } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Method, ProviderName, RunStatus } from '../domain.ts';
+import { countWords } from '../text/tokens.ts';
+import { FILES } from './dirs.ts';
+import { firstIssue, SCHEMA_VERSION, sessionSchema, type SessionData } from './schema.ts';
+
+export interface SessionSummary {
+	id: string;
+	title: string;
+	method: Method;
+	provider: ProviderName;
+	model: string;
+	status: RunStatus;
+	/** Nodes done out of the nodes planned so far (hierarchical plans grow level by level). */
+	progress: { done: number; total: number };
+	createdAt: string;
+	updatedAt: string;
+	openedAt: string;
+	/** Words of the final summary, once there is one. */
+	finalWords?: number;
+}
+
+export interface SessionProblem {
+	id: string;
+	file: string;
+	reason: string;
+}
+
+/** The summaries, most recently updated first, plus the sessions that could not be read. */
+export type SessionListing = SessionSummary[] & { problems: SessionProblem[] };
+
+/**
+ * Reads every `<dir>/<id>/session.json` without taking locks: listing must work while a run is
+ * going, and the atomic rename of each save means a reader sees the old or the new file, whole.
+ * A missing sessions directory is an empty list.
+ */
+export async function listSessions(dir: string): Promise<SessionListing> {
+	const sessions: SessionSummary[] = [];
+	const problems: SessionProblem[] = [];
+	let entries: Dirent[];
+	try {
+		entries = await readdir(dir, { withFileTypes: true });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+		entries = [];
+	}
+	const ids = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+	await Promise.all(
+		ids.map(async (id) => {
+			const file = join(dir, id, FILES.state);
+			const result = await readSummary(id, file);
+			if ('reason' in result) problems.push(result);
+			else sessions.push(result);
+		}),
+	);
+	sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
+	problems.sort((a, b) => a.id.localeCompare(b.id));
+	return Object.assign(sessions, { problems });
+}
+
+async function readSummary(id: string, file: string): Promise<SessionSummary | SessionProblem> {
+	let text: string;
+	try {
+		text = await readFile(file, 'utf8');
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		return { id, file, reason: code === 'ENOENT' ? 'no session.json' : `unreadable (${code ?? 'error'})` };
+	}
+	let raw: unknown;
+	try {
+		raw = JSON.parse(text);
+	} catch {
+		return { id, file, reason: 'not valid JSON' };
+	}
+	const version = (raw as { schema?: unknown } | null)?.schema;
+	if (typeof version !== 'number') return { id, file, reason: 'no schema version' };
+	if (version !== SCHEMA_VERSION) return { id, file, reason: `unsupported schema version ${version}` };
+	const parsed = sessionSchema.safeParse(raw);
+	if (!parsed.success) return { id, file, reason: `does not match the session schema (${firstIssue(parsed.error)})` };
+	if (parsed.data.id !== id) return { id, file, reason: `it says it is session "${parsed.data.id}"` };
+	return summarize(parsed.data);
+}
+
+export function summarize(data: SessionData): SessionSummary {
+	const { run } = data;
+	const summary: SessionSummary = {
+		id: data.id,
+		title: data.book.title,
+		method: run.config.method,
+		provider: run.config.provider,
+		model: run.config.model,
+		status: run.status,
+		progress: { done: run.nodes.filter((n) => n.status === 'done').length, total: run.nodes.length },
+		createdAt: data.createdAt,
+		updatedAt: data.updatedAt,
+		openedAt: data.openedAt,
+	};
+	const root = run.root === null ? undefined : run.nodes.find((n) => n.id === run.root);
+	const final = root && root.active !== null ? root.versions[root.active] : undefined;
+	if (final) summary.finalWords = countWords(final.text);
+	return summary;
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import type { Book, CallParams, Run, Timings, Usage } from '../domain.ts';
+
+/**
+ * The shape of session.json and of one calls.jsonl line.
+ *
+ * Objects are strict (an unknown key is an error) for two reasons: a file edited by hand or cut
+ * short should be refused rather than silently trimmed on the next save, and nothing outside the
+ * domain model (an API key in particular) can ride along into a file we write. The type-level
+ * checks at the bottom make `tsc` fail when this schema and `source/domain.ts` drift apart.
+ */
+
+export const SCHEMA_VERSION = 1 as const;
+
+const count = z.int().nonnegative();
+const iso = z.iso.datetime({ offset: true });
+
+// The template literal gives the `c${number}` | `n${number}` type; its pattern also accepts a
+// sign or a fraction, which the refinement rules out.
+const nodeRef = z
+	.templateLiteral([z.enum(['c', 'n']), z.int()])
+	.refine((ref) => /^[cn]\d+$/u.test(ref), { message: 'expected a chunk (c<n>) or node (n<n>) id' });
+
+const usage = z.strictObject({ input: count, output: count, cached: count });
+const timings = z.strictObject({ start: iso, end: iso, ms: z.number().nonnegative() });
+const callParams = z.strictObject({
+	temperature: z.number(),
+	maxTokens: count,
+	words: count,
+	template: z.string(),
+});
+
+const attempt = z.strictObject({
+	text: z.string(),
+	finishReason: z.string(),
+	params: callParams,
+	usage,
+	cost: z.number().nonnegative(),
+	timings,
+	rejected: z.string().optional(),
+});
+
+const version = z.strictObject({
+	text: z.string(),
+	origin: z.enum(['model', 'edit']),
+	template: z.string(),
+	params: callParams.nullable(),
+	usage,
+	cost: z.number().nonnegative(),
+	attempts: z.array(attempt),
+	timings: timings.nullable(),
+	overBudget: z.boolean(),
+	model: z.string().nullable(),
+	createdAt: iso,
+});
+
+const node = z
+	.strictObject({
+		id: nodeRef,
+		kind: z.enum(['summarize', 'merge', 'update', 'compress', 'clean', 'annotate']),
+		level: count,
+		index: count,
+		inputs: z.array(nodeRef),
+		context: nodeRef.nullable(),
+		budget: z.strictObject({ promptTokens: count, summaryTokens: count, words: count }),
+		status: z.enum(['pending', 'running', 'done', 'failed', 'stale']),
+		versions: z.array(version),
+		active: count.nullable(),
+		pending: z.array(attempt),
+		meta: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
+		error: z.string().optional(),
+	})
+	.refine((n) => n.active === null || n.active < n.versions.length, {
+		message: 'active points past the last version',
+		path: ['active'],
+	});
+
+const runConfig = z.strictObject({
+	method: z.enum(['hier', 'inc']),
+	provider: z.enum(['openai', 'anthropic', 'extractive']),
+	model: z.string(),
+	baseUrl: z.string().nullable(),
+	encoding: z.enum(['cl100k_base', 'o200k_base']),
+	chunkSize: count,
+	contextWindow: count,
+	maxSummary: count,
+	temperature: z.number(),
+	concurrency: z.int().positive(),
+	seed: z.int(),
+	clean: z.boolean(),
+	streamTimeout: z.number().nonnegative(),
+	prompts: z.string().nullable(),
+});
+
+export const runSchema = z.strictObject({
+	config: runConfig,
+	status: z.enum(['planned', 'running', 'paused', 'done', 'failed', 'cancelled']),
+	chunks: z.array(z.strictObject({ index: count, start: count, end: count, tokens: count })),
+	nodes: z.array(node),
+	root: nodeRef.nullable(),
+	error: z.string().nullable(),
+});
+
+export const bookSchema = z.strictObject({
+	title: z.string(),
+	sha256: z.string().regex(/^[0-9a-f]{64}$/u, 'expected a lowercase hex sha256'),
+	source: z.string(),
+	chars: count,
+	tokens: count,
+});
+
+export const sessionSchema = z.strictObject({
+	schema: z.literal(SCHEMA_VERSION),
+	id: z.string().min(1),
+	createdAt: iso,
+	updatedAt: iso,
+	openedAt: iso,
+	book: bookSchema,
+	run: runSchema,
+	// Defined by the scoring and validation work; kept opaque here until then.
+	annotations: z.array(z.unknown()),
+	judgments: z.array(z.unknown()),
+});
+
+/** Everything session.json holds. The engine mutates it in memory and the store saves it. */
+export interface SessionData {
+	schema: typeof SCHEMA_VERSION;
+	id: string;
+	createdAt: string;
+	updatedAt: string;
+	openedAt: string;
+	book: Book;
+	run: Run;
+	annotations: unknown[];
+	judgments: unknown[];
+}
+
+/** One provider call, as logged in calls.jsonl. */
+export const callRecordSchema = z.strictObject({
+	node: z.string(),
+	attempt: count,
+	provider: z.string(),
+	model: z.string(),
+	prompt: z.string(),
+	response: z.string(),
+	finishReason: z.string(),
+	params: callParams,
+	usage,
+	cost: z.number().nonnegative(),
+	timings,
+	error: z.string().optional(),
+});
+
+export interface CallRecord {
+	/** The node id the call was made for. */
+	node: string;
+	/** 0-based attempt number within the node's version. */
+	attempt: number;
+	provider: string;
+	model: string;
+	prompt: string;
+	response: string;
+	finishReason: string;
+	params: CallParams;
+	usage: Usage;
+	cost: number;
+	timings: Timings;
+	/** Why the call failed, when it did. */
+	error?: string;
+}
+
+/** The first problem zod found, as `path: message`, for one-line error messages. */
+export function firstIssue(error: z.ZodError): string {
+	const issue = error.issues[0];
+	if (!issue) return 'invalid';
+	const path = issue.path.map(String).join('.');
+	return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+// Type-level agreement with the domain model: `tsc` fails when the schema's type and the
+// hand-written type differ. Exact equality, not mutual assignability, which would let an optional
+// field be added to one side only.
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Assert<T extends true> = T;
+export type SchemaAgreesWithTypes = [
+	Assert<Same<z.infer<typeof sessionSchema>, SessionData>>,
+	Assert<Same<z.infer<typeof callRecordSchema>, CallRecord>>,
+];

@@ -1,0 +1,254 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Book, Run } from '../source/domain.ts';
+import { UserError } from '../source/errors.ts';
+import { SessionLock, type LockOwner } from '../source/store/lock.ts';
+import { Session } from '../source/store/session.ts';
+
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const SESSION_MODULE = path.join(ROOT, 'source', 'store', 'session.ts');
+const TEXT = 'Call me Ishmael. Some years ago, never mind how long precisely.\n';
+
+function init(id: string) {
+	const book: Book = {
+		title: 'Whale',
+		sha256: createHash('sha256').update(TEXT, 'utf8').digest('hex'),
+		source: 'whale.txt',
+		chars: TEXT.length,
+		tokens: 15,
+	};
+	const run: Run = {
+		config: {
+			method: 'inc',
+			provider: 'extractive',
+			model: 'textrank',
+			baseUrl: null,
+			encoding: 'cl100k_base',
+			chunkSize: 2048,
+			contextWindow: 8192,
+			maxSummary: 900,
+			temperature: 0,
+			concurrency: 1,
+			seed: 7,
+			clean: false,
+			streamTimeout: 60,
+			prompts: null,
+		},
+		status: 'planned',
+		chunks: [{ index: 0, start: 0, end: TEXT.length, tokens: 15 }],
+		nodes: [],
+		root: null,
+		error: null,
+	};
+	return { id, book, text: TEXT, run };
+}
+
+async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+	const dir = await mkdtemp(path.join(os.tmpdir(), 'booook-lock-'));
+	t.after(() => rm(dir, { recursive: true, force: true }));
+	return dir;
+}
+
+async function closedSession(dir: string, id: string): Promise<string> {
+	const s = await Session.create(dir, init(id));
+	await s.close();
+	return path.join(dir, id, 'lock');
+}
+
+async function readOwner(file: string): Promise<LockOwner> {
+	return JSON.parse(await readFile(file, 'utf8')) as LockOwner;
+}
+
+/**
+ * A second node process that opens the session. `mode`: 'try' reports the outcome and exits;
+ * 'hold' prints "ready" and keeps the session open until stdin ends; 'exit' calls process.exit
+ * without closing.
+ */
+function child(dir: string, id: string, mode: 'try' | 'hold' | 'exit'): ChildProcessWithoutNullStreams {
+	const code = `
+		const { Session } = await import(${JSON.stringify(SESSION_MODULE)});
+		try {
+			const s = await Session.open(process.env.DIR, process.env.ID);
+			if (process.env.MODE === 'exit') { console.log('ready'); process.exit(0); }
+			if (process.env.MODE === 'try') { console.log(JSON.stringify({ ok: true })); await s.close(); }
+			else {
+				console.log('ready');
+				process.stdin.resume();
+				process.stdin.on('end', async () => { await s.close(); console.log('closed'); });
+			}
+		} catch (e) {
+			console.log(JSON.stringify({ ok: false, message: e.message, exitCode: e.exitCode }));
+		}`;
+	return spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+		cwd: ROOT,
+		env: { ...process.env, DIR: dir, ID: id, MODE: mode },
+	});
+}
+
+/** Resolves with the first stdout line of `proc` (rejects if it exits first). */
+function firstLine(proc: ChildProcessWithoutNullStreams): Promise<string> {
+	return new Promise((resolve, reject) => {
+		let out = '';
+		let err = '';
+		proc.stderr.on('data', (d) => (err += d));
+		proc.stdout.on('data', (d) => {
+			out += d;
+			const nl = out.indexOf('\n');
+			if (nl >= 0) resolve(out.slice(0, nl));
+		});
+		proc.on('exit', (code) => reject(new Error(`child exited (${code}) before a line: ${err}`)));
+	});
+}
+
+function exited(proc: ChildProcessWithoutNullStreams): Promise<void> {
+	if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+	return new Promise((resolve) => proc.once('exit', () => resolve()));
+}
+
+async function refusal(promise: Promise<unknown>): Promise<UserError> {
+	const error = await promise.then(
+		() => assert.fail('expected the open to be refused'),
+		(e: unknown) => e,
+	);
+	assert.ok(error instanceof UserError, String(error));
+	assert.equal(error.exitCode, 2);
+	return error;
+}
+
+test('a second open in the same process is refused with the pid message', async (t) => {
+	const dir = await tempDir(t);
+	const first = await Session.create(dir, init('same'));
+	t.after(() => first.close());
+	const error = await refusal(Session.open(dir, 'same'));
+	assert.equal(error.message, `session "same" is open in another booook process (pid ${process.pid}); close it first`);
+	// The refused open did not disturb the holder's lock.
+	assert.equal((await readOwner(path.join(dir, 'same', 'lock'))).pid, process.pid);
+	await first.save();
+});
+
+test('an open from another process is refused while this one holds the session', async (t) => {
+	const dir = await tempDir(t);
+	const held = await Session.create(dir, init('shared'));
+	t.after(() => held.close());
+	const proc = child(dir, 'shared', 'try');
+	const result = JSON.parse(await firstLine(proc));
+	await exited(proc);
+	assert.equal(result.ok, false);
+	assert.equal(result.exitCode, 2);
+	assert.equal(result.message, `session "shared" is open in another booook process (pid ${process.pid}); close it first`);
+});
+
+test('this process is refused while another process holds the session, and admitted after it closes', async (t) => {
+	const dir = await tempDir(t);
+	await closedSession(dir, 'theirs');
+	const proc = child(dir, 'theirs', 'hold');
+	t.after(() => {
+		proc.kill('SIGKILL');
+		return exited(proc);
+	});
+	assert.equal(await firstLine(proc), 'ready');
+	const error = await refusal(Session.open(dir, 'theirs'));
+	assert.ok(error.message.includes(`(pid ${proc.pid})`), error.message);
+
+	proc.stdin.end();
+	await exited(proc);
+	const mine = await Session.open(dir, 'theirs');
+	await mine.close();
+});
+
+test('a lock left by a SIGKILLed process is taken over at once', async (t) => {
+	const dir = await tempDir(t);
+	const lockFile = await closedSession(dir, 'killed');
+	const proc = child(dir, 'killed', 'hold');
+	assert.equal(await firstLine(proc), 'ready');
+	proc.kill('SIGKILL');
+	await exited(proc);
+	// The killed process could not clean up: its lock is still there.
+	assert.equal((await readOwner(lockFile)).pid, proc.pid);
+
+	const resumed = await Session.open(dir, 'killed');
+	assert.equal((await readOwner(lockFile)).pid, process.pid);
+	await resumed.close();
+	assert.ok(!existsSync(lockFile));
+});
+
+test('a process that exits without closing releases its lock', async (t) => {
+	const dir = await tempDir(t);
+	const lockFile = await closedSession(dir, 'exiting');
+	const proc = child(dir, 'exiting', 'exit');
+	assert.equal(await firstLine(proc), 'ready');
+	await exited(proc);
+	assert.ok(!existsSync(lockFile));
+});
+
+test('close releases the lock so the session can be opened again', async (t) => {
+	const dir = await tempDir(t);
+	const lockFile = await closedSession(dir, 'again');
+	assert.ok(!existsSync(lockFile));
+	const s = await Session.open(dir, 'again');
+	assert.ok(existsSync(lockFile));
+	await s.close();
+	await s.close();
+	assert.ok(!existsSync(lockFile));
+	await (await Session.open(dir, 'again')).close();
+});
+
+test('SessionLock: live owners refuse, dead and debris locks are taken over', async (t) => {
+	const dir = await tempDir(t);
+	const file = path.join(dir, 'lock');
+	const write = (owner: Partial<LockOwner> | string) =>
+		writeFile(file, typeof owner === 'string' ? owner : JSON.stringify(owner));
+	const host = os.hostname();
+	const startedAt = new Date().toISOString();
+
+	// A live process of this host (a sleeping child).
+	const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+	t.after(() => {
+		sleeper.kill('SIGKILL');
+	});
+	await write({ pid: sleeper.pid!, host, startedAt });
+	const live = await refusal(SessionLock.acquire(file, 'x'));
+	assert.ok(live.message.includes(`(pid ${sleeper.pid})`));
+
+	// The same pid on another host cannot be checked, so it is respected and named.
+	await write({ pid: sleeper.pid!, host: 'elsewhere.example', startedAt });
+	const remote = await refusal(SessionLock.acquire(file, 'x'));
+	assert.ok(remote.message.includes('elsewhere.example') && remote.message.includes(file), remote.message);
+
+	// The same process once it is dead.
+	sleeper.kill('SIGKILL');
+	await new Promise((resolve) => sleeper.once('exit', resolve));
+	await write({ pid: sleeper.pid!, host, startedAt });
+	const taken = await SessionLock.acquire(file, 'x');
+	assert.equal((await readOwner(file)).pid, process.pid);
+	await taken.release();
+	assert.ok(!existsSync(file));
+
+	// An empty lock is a create whose write has not happened yet: refused while fresh...
+	await write('');
+	const young = await refusal(SessionLock.acquire(file, 'x'));
+	assert.ok(young.message.includes('being opened'));
+	// ...and debris of a process killed in between once it is old.
+	const old = new Date(Date.now() - 60_000);
+	await utimes(file, old, old);
+	const fromDebris = await SessionLock.acquire(file, 'x');
+	assert.equal((await readOwner(file)).pid, process.pid);
+	await fromDebris.release();
+});
+
+test('SessionLock.release leaves a lock that is no longer its own', async (t) => {
+	const dir = await tempDir(t);
+	const file = path.join(dir, 'lock');
+	const lock = await SessionLock.acquire(file, 'x');
+	const other = JSON.stringify({ pid: 1, host: os.hostname(), startedAt: new Date().toISOString() });
+	await writeFile(file, other);
+	await lock.release();
+	assert.equal(await readFile(file, 'utf8'), other);
+});

@@ -1,0 +1,427 @@
+// lowdb's JSONFilePreset swaps in a memory adapter under NODE_ENV=test; setting it here proves the
+// store writes real files regardless.
+process.env.NODE_ENV = 'test';
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Book, Node, Run, Version } from '../source/domain.ts';
+import { UserError } from '../source/errors.ts';
+import { readCallLog } from '../source/store/calls.ts';
+import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts';
+import { listSessions } from '../source/store/list.ts';
+import { Session, type CallRecord } from '../source/store/session.ts';
+
+const TEXT = 'It was a dark and stormy night. The rain fell in torrents.\n\nExcept at occasional intervals.\n';
+
+function sha256(text: string): string {
+	return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function version(text: string): Version {
+	const at = '2024-05-01T10:00:00.000Z';
+	const params = { temperature: 0.5, maxTokens: 100, words: 50, template: 'hier-init' };
+	const usage = { input: 40, output: 12, cached: 0 };
+	const timings = { start: at, end: at, ms: 0 };
+	return {
+		text,
+		origin: 'model',
+		template: 'hier-init',
+		params,
+		usage,
+		cost: 0.001,
+		attempts: [{ text, finishReason: 'stop', params, usage, cost: 0.001, timings }],
+		timings,
+		overBudget: false,
+		model: 'openai gpt-4o-mini',
+		createdAt: at,
+	};
+}
+
+function node(id: `n${number}`, summary: string | null): Node {
+	return {
+		id,
+		kind: 'summarize',
+		level: 0,
+		index: 0,
+		inputs: ['c0'],
+		context: null,
+		budget: { promptTokens: 1000, summaryTokens: 200, words: 100 },
+		status: summary === null ? 'pending' : 'done',
+		versions: summary === null ? [] : [version(summary)],
+		active: summary === null ? null : 0,
+		pending: [],
+		meta: { expectedWords: 10, note: 'x', flag: true },
+	};
+}
+
+function init(opts: { id?: string; title?: string; text?: string; summary?: string | null } = {}) {
+	const text = opts.text ?? TEXT;
+	const book: Book = { title: opts.title ?? 'A Stormy Night', sha256: sha256(text), source: 'night.txt', chars: text.length, tokens: 20 };
+	const summary = opts.summary === undefined ? 'A storm. Rain.' : opts.summary;
+	const run: Run = {
+		config: {
+			method: 'hier',
+			provider: 'extractive',
+			model: 'textrank',
+			baseUrl: null,
+			encoding: 'cl100k_base',
+			chunkSize: 2048,
+			contextWindow: 8192,
+			maxSummary: 900,
+			temperature: 0.5,
+			concurrency: 2,
+			seed: 1,
+			clean: false,
+			streamTimeout: 60,
+			prompts: null,
+		},
+		status: summary === null ? 'planned' : 'done',
+		chunks: [{ index: 0, start: 0, end: text.length, tokens: 20 }],
+		nodes: [node('n0', summary)],
+		root: summary === null ? null : 'n0',
+		error: null,
+	};
+	return { id: opts.id, book, text, run };
+}
+
+function call(i: number, prompt = `prompt ${i}`): CallRecord {
+	const at = '2024-05-01T10:00:00.000Z';
+	return {
+		node: `n${i}`,
+		attempt: 0,
+		provider: 'openai',
+		model: 'gpt-4o-mini',
+		prompt,
+		response: `response ${i}`,
+		finishReason: 'stop',
+		params: { temperature: 0, maxTokens: 10, words: 5, template: 't' },
+		usage: { input: 1, output: 2, cached: 0 },
+		cost: 0,
+		timings: { start: at, end: at, ms: 3 },
+	};
+}
+
+async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+	const dir = await mkdtemp(path.join(os.tmpdir(), 'booook-store-'));
+	t.after(() => rm(dir, { recursive: true, force: true }));
+	return dir;
+}
+
+/** Every file of a directory tree with its bytes, to prove nothing changed. */
+async function snapshot(dir: string): Promise<Map<string, Buffer>> {
+	const files = new Map<string, Buffer>();
+	for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+		if (entry.isFile()) {
+			const file = path.join(entry.parentPath, entry.name);
+			files.set(path.relative(dir, file), await readFile(file));
+		}
+	}
+	return files;
+}
+
+async function rejectsUserError(promise: Promise<unknown>, ...fragments: string[]): Promise<UserError> {
+	const error = await promise.then(
+		() => assert.fail('expected a UserError'),
+		(e: unknown) => e,
+	);
+	assert.ok(error instanceof UserError, `expected a UserError, got ${String(error)}`);
+	assert.equal(error.exitCode, 2);
+	for (const fragment of fragments) assert.ok(error.message.includes(fragment), `"${error.message}" lacks "${fragment}"`);
+	return error;
+}
+
+test('create then open round-trips through real files, even with NODE_ENV=test', async (t) => {
+	const dir = await tempDir(t);
+	const created = await Session.create(dir, init({ id: 'night-1' }));
+	assert.equal(created.id, 'night-1');
+	assert.equal(created.path, path.join(dir, 'night-1'));
+	assert.equal(await readFile(path.join(dir, 'night-1', 'book.txt'), 'utf8'), TEXT);
+	const onDisk = JSON.parse(await readFile(path.join(dir, 'night-1', 'session.json'), 'utf8'));
+	assert.deepEqual(onDisk, created.data);
+	assert.equal(onDisk.schema, 1);
+
+	created.data.run.nodes[0]!.versions.push({ ...version('An edited storm.'), origin: 'edit', model: null });
+	created.data.run.nodes[0]!.active = 1;
+	await created.save();
+	const before = structuredClone(created.data);
+	await created.close();
+
+	const opened = await Session.open(dir, 'night-1');
+	t.after(() => opened.close());
+	assert.equal(opened.data.run.nodes[0]!.versions[1]!.text, 'An edited storm.');
+	assert.deepEqual(opened.data.book, before.book);
+	assert.deepEqual(opened.data.run, before.run);
+	assert.equal(opened.data.createdAt, before.createdAt);
+	assert.ok(opened.data.openedAt >= before.openedAt);
+	assert.equal(await opened.bookText(), TEXT);
+	// open() saves the new openedAt.
+	const reread = JSON.parse(await readFile(path.join(dir, 'night-1', 'session.json'), 'utf8'));
+	assert.equal(reread.openedAt, opened.data.openedAt);
+});
+
+test('create without an id makes a readable one from the title', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ title: 'The Stormy Night' }));
+	t.after(() => session.close());
+	assert.match(session.id, /^the-stormy-night-\d{8}-\d{6}-[0-9a-f]{4}$/);
+	assert.ok(existsSync(path.join(dir, session.id, 'session.json')));
+});
+
+test('create refuses an existing id and leaves its files byte-identical', async (t) => {
+	const dir = await tempDir(t);
+	const first = await Session.create(dir, init({ id: 'taken' }));
+	await first.appendCall(call(1));
+	const before = await snapshot(dir);
+
+	await rejectsUserError(
+		Session.create(dir, init({ id: 'taken', text: 'Another book entirely.' })),
+		'session "taken" already exists in',
+		dir,
+		'booook resume taken',
+	);
+	assert.deepEqual(await snapshot(dir), before);
+	// The first session is still usable and still holds its lock.
+	await first.save();
+	await first.close();
+	await rejectsUserError(Session.create(dir, init({ id: 'taken' })), 'already exists');
+});
+
+test('a failure during create leaves nothing behind', async (t) => {
+	const dir = await tempDir(t);
+	const bad = init({ id: 'broken' });
+	// Fails the schema when session.json is written, after the directory, lock and book.txt exist.
+	(bad.run as { status: string }).status = 'exploded';
+	await assert.rejects(Session.create(dir, bad), /status/);
+	assert.deepEqual(await readdir(dir), []);
+
+	const mismatched = init({ id: 'mismatch' });
+	mismatched.book.sha256 = sha256('something else');
+	await assert.rejects(Session.create(dir, mismatched));
+	assert.deepEqual(await readdir(dir), []);
+
+	// The id is free again: a good create succeeds.
+	const ok = await Session.create(dir, init({ id: 'broken' }));
+	await ok.close();
+});
+
+test('create and open refuse ids that would leave the sessions directory', async (t) => {
+	const dir = await tempDir(t);
+	const inner = path.join(dir, 'inner');
+	await rejectsUserError(Session.create(inner, init({ id: '../escaped' })), 'not a valid session id');
+	await rejectsUserError(Session.open(inner, '../escaped'), 'not a valid session id');
+	assert.deepEqual(await readdir(dir), []);
+});
+
+test('open of a missing session names the id and dir and suggests booook sessions', async (t) => {
+	const dir = await tempDir(t);
+	await rejectsUserError(Session.open(dir, 'nope'), '"nope"', dir, 'booook sessions');
+});
+
+async function closedSession(dir: string, id: string): Promise<string> {
+	const s = await Session.create(dir, init({ id }));
+	await s.close();
+	return path.join(dir, id);
+}
+
+test('open refuses a session.json that is not JSON, and leaves it unchanged', async (t) => {
+	const dir = await tempDir(t);
+	const sessionDir = await closedSession(dir, 'torn');
+	const file = path.join(sessionDir, 'session.json');
+	const full = await readFile(file, 'utf8');
+	await writeFile(file, full.slice(0, Math.floor(full.length / 2)));
+	const before = await snapshot(sessionDir);
+
+	await rejectsUserError(Session.open(dir, 'torn'), file, 'corrupt', 'left unchanged');
+	assert.deepEqual(await snapshot(sessionDir), before);
+	assert.ok(!existsSync(path.join(sessionDir, 'lock')), 'a refused open releases its lock');
+});
+
+test('open refuses another schema version, a schema violation or an unknown field, leaving the file unchanged', async (t) => {
+	const dir = await tempDir(t);
+	const sessionDir = await closedSession(dir, 'bent');
+	const file = path.join(sessionDir, 'session.json');
+	const good = JSON.parse(await readFile(file, 'utf8'));
+
+	const cases: [string, (d: any) => void, string][] = [
+		['version', (d) => (d.schema = 2), 'schema version 2'],
+		['no version', (d) => delete d.schema, 'corrupt'],
+		['bad status', (d) => (d.run.nodes[0].status = 'exploded'), 'run.nodes.0.status'],
+		['missing field', (d) => delete d.run.config.model, 'run.config.model'],
+		['active past the end', (d) => (d.run.nodes[0].active = 5), 'active'],
+		['unknown field', (d) => (d.run.config.apiKey = 'sk-not-a-real-key-000000000000'), 'apiKey'],
+		['other id', (d) => (d.id = 'someone-else'), 'someone-else'],
+	];
+	for (const [name, mutate, fragment] of cases) {
+		const bad = structuredClone(good);
+		mutate(bad);
+		await writeFile(file, JSON.stringify(bad));
+		const before = await snapshot(sessionDir);
+		await rejectsUserError(Session.open(dir, 'bent'), file, 'left unchanged', fragment).catch((e) => {
+			throw new Error(`${name}: ${e.message}`);
+		});
+		assert.deepEqual(await snapshot(sessionDir), before, name);
+	}
+});
+
+test('open refuses a book.txt whose sha256 does not match', async (t) => {
+	const dir = await tempDir(t);
+	const sessionDir = await closedSession(dir, 'tampered');
+	const bookFile = path.join(sessionDir, 'book.txt');
+	await writeFile(bookFile, TEXT.replace('dark', 'bright'));
+	const before = await snapshot(sessionDir);
+	await rejectsUserError(Session.open(dir, 'tampered'), bookFile, 'sha256', 'left unchanged');
+	assert.deepEqual(await snapshot(sessionDir), before);
+
+	await rm(bookFile);
+	await rejectsUserError(Session.open(dir, 'tampered'), bookFile);
+});
+
+test('overlapping saves never interleave and the file ends at the last state', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ id: 'busy' }));
+	t.after(() => session.close());
+	const file = path.join(session.path, 'session.json');
+	// Large enough that one write is not a single small syscall.
+	const filler = 'word '.repeat(20_000);
+	const saves: Promise<void>[] = [];
+	for (let i = 0; i < 40; i++) {
+		session.data.run.error = `state ${i}`;
+		session.data.run.nodes[0]!.versions[0]!.text = `${i} ${filler}`;
+		saves.push(session.save());
+	}
+	await Promise.all(saves);
+	const onDisk = JSON.parse(await readFile(file, 'utf8'));
+	assert.equal(onDisk.run.error, 'state 39');
+	assert.equal(onDisk.run.nodes[0].versions[0].text, `39 ${filler}`);
+
+	// The state is taken when save() is called: a later unsaved change is not on disk.
+	session.data.run.error = 'not saved';
+	assert.equal(JSON.parse(await readFile(file, 'utf8')).run.error, 'state 39');
+	// No temp file is left next to it.
+	assert.deepEqual((await readdir(session.path)).sort(), ['book.txt', 'lock', 'session.json']);
+});
+
+test('save refuses state that open() would refuse, keeping the last good file', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ id: 'guarded' }));
+	t.after(() => session.close());
+	const file = path.join(session.path, 'session.json');
+	const before = await readFile(file);
+	(session.data.run.config as unknown as Record<string, unknown>).apiKey = 'sk-not-a-real-key-000000000000';
+	await assert.rejects(session.save(), /apiKey/);
+	session.data.run.nodes[0]!.versions[0]!.cost = Number.NaN;
+	delete (session.data.run.config as unknown as Record<string, unknown>).apiKey;
+	await assert.rejects(session.save(), /cost/);
+	assert.deepEqual(await readFile(file), before);
+});
+
+test('appendCall writes one line per call, in order, even when calls overlap', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ id: 'calls' }));
+	t.after(() => session.close());
+	const big = 'x'.repeat(300_000);
+	await Promise.all(Array.from({ length: 12 }, (_, i) => session.appendCall(call(i, `${i}${big}`))));
+	const lines = (await readFile(path.join(session.path, 'calls.jsonl'), 'utf8')).split('\n');
+	assert.equal(lines.pop(), '');
+	assert.equal(lines.length, 12);
+	lines.forEach((line, i) => assert.equal(JSON.parse(line).prompt, `${i}${big}`));
+	const read = await session.calls();
+	assert.deepEqual(
+		read.map((c) => c.node),
+		Array.from({ length: 12 }, (_, i) => `n${i}`),
+	);
+	await assert.rejects(session.appendCall({ ...call(99), cost: Number.NaN }));
+});
+
+test('a torn last line of calls.jsonl is skipped, and later appends start on a fresh line', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ id: 'killed' }));
+	for (let i = 0; i < 3; i++) await session.appendCall(call(i));
+	await session.close();
+	const log = path.join(session.path, 'calls.jsonl');
+	const whole = JSON.stringify(call(3));
+	await appendFile(log, whole.slice(0, whole.length - 10)); // a kill in the middle of a write
+
+	const resumed = await Session.open(dir, 'killed');
+	t.after(() => resumed.close());
+	assert.deepEqual(
+		(await resumed.calls()).map((c) => c.node),
+		['n0', 'n1', 'n2'],
+	);
+	await resumed.appendCall(call(4));
+	assert.deepEqual(
+		(await resumed.calls()).map((c) => c.node),
+		['n0', 'n1', 'n2', 'n4'],
+	);
+	assert.deepEqual((await readCallLog(log)).skipped, [4]);
+});
+
+test('listSessions lists readable sessions and reports broken ones without locking', async (t) => {
+	const dir = await tempDir(t);
+	const done = await Session.create(dir, init({ id: 'done', summary: 'One two three four five.' }));
+	await done.close();
+	const pending = await Session.create(dir, init({ id: 'pending', summary: null, title: 'Pending Book' }));
+	// Still open in this process: listing must not need its lock.
+	t.after(() => pending.close());
+	const broken = await closedSession(dir, 'broken');
+	await writeFile(path.join(broken, 'session.json'), '{"schema": 1, "id": "bro');
+	await mkdir(path.join(dir, 'stray'));
+	await writeFile(path.join(dir, 'notes.txt'), 'not a session');
+
+	const listing = await listSessions(dir);
+	const byId = new Map(listing.map((s) => [s.id, s]));
+	assert.deepEqual([...byId.keys()].sort(), ['done', 'pending']);
+	assert.equal(byId.get('done')!.finalWords, 5);
+	assert.deepEqual(byId.get('done')!.progress, { done: 1, total: 1 });
+	assert.equal(byId.get('done')!.status, 'done');
+	assert.equal(byId.get('pending')!.title, 'Pending Book');
+	assert.equal(byId.get('pending')!.finalWords, undefined);
+	assert.deepEqual(byId.get('pending')!.progress, { done: 0, total: 1 });
+	assert.equal(byId.get('pending')!.method, 'hier');
+	assert.equal(byId.get('pending')!.provider, 'extractive');
+	assert.deepEqual(
+		listing.problems.map((p) => p.id),
+		['broken', 'stray'],
+	);
+	assert.ok(listing.problems[0]!.file.endsWith(path.join('broken', 'session.json')));
+	assert.ok(existsSync(path.join(dir, 'pending', 'lock')), 'the open session keeps its lock');
+
+	assert.deepEqual([...(await listSessions(path.join(dir, 'missing')))], []);
+});
+
+test('resolveSessionsDir: flag, then BOOOOK_SESSIONS, then ./sessions, always absolute', () => {
+	const env = { BOOOOK_SESSIONS: '/from/env' };
+	assert.equal(resolveSessionsDir('/from/flag', env), '/from/flag');
+	assert.equal(resolveSessionsDir(null, env), '/from/env');
+	assert.equal(resolveSessionsDir(undefined, env), '/from/env');
+	assert.equal(resolveSessionsDir(undefined, {}), path.join(process.cwd(), 'sessions'));
+	assert.equal(resolveSessionsDir('', { BOOOOK_SESSIONS: '' }), path.join(process.cwd(), 'sessions'));
+	assert.equal(resolveSessionsDir('rel/dir', env), path.join(process.cwd(), 'rel', 'dir'));
+	assert.equal(resolveSessionsDir(null, { BOOOOK_SESSIONS: 'rel' }), path.join(process.cwd(), 'rel'));
+});
+
+test('newSessionId is slug-date-time-hex, in local time', () => {
+	const now = new Date(2024, 0, 2, 3, 4, 5);
+	const id = newSessionId('Pride & Préjudice: A Novel in Three Volumes', now, () => 0);
+	assert.match(id, /^[a-z0-9-]{1,24}-20240102-030405-0000$/);
+	assert.ok(id.startsWith('pride-prejudice-a-novel'));
+	assert.ok(newSessionId('x', now, () => 0.99999).endsWith('-ffff'));
+	assert.notEqual(newSessionId('x', now, () => 0.1), newSessionId('x', now, () => 0.2));
+	assert.ok(newSessionId('???', now, () => 0).startsWith('book-'));
+	assert.ok(slug('a'.repeat(23) + ' bcd').length <= 24);
+	assert.ok(!slug('a'.repeat(23) + ' bcd').endsWith('-'));
+});
+
+test('after close, writes are refused; close is idempotent', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ id: 'closing' }));
+	await session.close();
+	await session.close();
+	await assert.rejects(session.save(), /closed/);
+	await assert.rejects(session.appendCall(call(0)), /closed/);
+});
