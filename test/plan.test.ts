@@ -57,7 +57,7 @@ for (const method of ['hier', 'inc'] as const) {
 				assert.ok(countTokens(request.prompt) + request.maxTokens <= config.contextWindow, `${label}: a prompt overflows the window`);
 			}
 			// Bounded: at most 7 calls per node, and every call was logged once.
-			assert.equal(store.calls.length, model.requests.length);
+			assert.equal(store.log.length, model.requests.length);
 			for (const node of run.nodes) {
 				const v = activeVersion(node)!;
 				assert.ok(v.attempts.length <= 7, `${label}: ${node.id} made ${v.attempts.length} calls`);

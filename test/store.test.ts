@@ -93,6 +93,7 @@ function call(i: number, prompt = `prompt ${i}`): CallRecord {
 	const at = '2024-05-01T10:00:00.000Z';
 	return {
 		node: `n${i}`,
+		version: 0,
 		attempt: 0,
 		provider: 'openai',
 		model: 'gpt-4o-mini',

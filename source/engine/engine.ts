@@ -13,9 +13,15 @@ export interface RunStore {
 	readonly id: string;
 	readonly data: { run: Run };
 	save(): Promise<void>;
-	appendCall(record: {
-		node: string;
-		attempt: number;
+	appendCall(record: CallLogRecord): Promise<void>;
+	/** The call log as written so far. */
+	calls(): Promise<CallLogRecord[]>;
+}
+
+export interface CallLogRecord {
+	node: string;
+	version: number;
+	attempt: number;
 		provider: string;
 		model: string;
 		prompt: string;
@@ -24,9 +30,8 @@ export interface RunStore {
 		params: CallParams;
 		usage: Usage;
 		cost: number;
-		timings: Timings;
-		error?: string;
-	}): Promise<void>;
+	timings: Timings;
+	error?: string;
 }
 
 export interface EngineOptions {
@@ -122,6 +127,7 @@ export class Engine {
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
 		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') n.status = 'pending';
+		this.recoverLoggedCalls(await store.calls());
 		run.status = 'running';
 		run.error = null;
 		await store.save();
@@ -161,6 +167,23 @@ export class Engine {
 		return run.status;
 	}
 
+	/**
+	 * The call log is written before the session, so a process killed between the two leaves calls
+	 * the session does not know of. They are taken back from the log rather than made again.
+	 */
+	private recoverLoggedCalls(calls: CallLogRecord[]): void {
+		const { planner, ctx } = this.opts;
+		for (const call of calls) {
+			const node = this.run.nodes.find((n) => n.id === call.node);
+			if (!node || node.status === 'done' || call.version !== node.versions.length || call.attempt !== node.pending.length) continue;
+			const attempt: Attempt = { text: call.response, finishReason: call.finishReason, params: call.params, usage: call.usage, cost: call.cost, timings: call.timings };
+			const rejected = planner.judge(this.run, node, call.response, ctx);
+			if (rejected) attempt.rejected = rejected;
+			node.pending.push(attempt);
+			this.count(call.usage, call.cost);
+		}
+	}
+
 	private launchReady(): void {
 		const limit = Math.max(1, this.run.config.concurrency);
 		for (const node of this.run.nodes) {
@@ -179,7 +202,7 @@ export class Engine {
 		node.status = 'running';
 		delete node.error;
 		const max = planner.maxAttempts(node);
-		let accepted: Attempt | null = null;
+		let accepted: Attempt | null = node.pending.find((a) => !a.rejected) ?? null;
 		let settled = node.pending.some((a) => a.rejected && !planner.regenerates(node, a.rejected));
 		try {
 			for (let attempt = node.pending.length; attempt < max && !accepted && !settled; attempt++) {
@@ -205,7 +228,7 @@ export class Engine {
 				if (rejected) record.rejected = rejected;
 				node.pending.push(record);
 				this.count(result.usage, cost);
-				await store.appendCall({ node: node.id, attempt, provider: provider.name, model: provider.model, prompt: spec.prompt, response: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings });
+				await store.appendCall({ node: node.id, version: node.versions.length, attempt, provider: provider.name, model: provider.model, prompt: spec.prompt, response: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings });
 				await store.save();
 				this.emit({ type: 'usage', node: node.id, usage: result.usage, cost, totals: { ...this.totals } });
 				if (!rejected) accepted = record;

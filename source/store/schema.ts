@@ -138,6 +138,7 @@ export interface SessionData {
 /** One provider call, as logged in calls.jsonl. */
 export const callRecordSchema = z.strictObject({
 	node: z.string(),
+	version: count,
 	attempt: count,
 	provider: z.string(),
 	model: z.string(),
@@ -154,6 +155,8 @@ export const callRecordSchema = z.strictObject({
 export interface CallRecord {
 	/** The node id the call was made for. */
 	node: string;
+	/** Index of the version the call was made for (the node's versions before it). */
+	version: number;
 	/** 0-based attempt number within the node's version. */
 	attempt: number;
 	provider: string;

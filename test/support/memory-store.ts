@@ -5,7 +5,7 @@ type CallRecord = Parameters<RunStore['appendCall']>[0];
 
 /** A RunStore kept in memory, with the snapshots a crash would leave (one per save). */
 export class MemoryStore implements RunStore {
-	readonly calls: CallRecord[] = [];
+	readonly log: CallRecord[] = [];
 	saves = 0;
 	constructor(
 		readonly data: { run: Run },
@@ -16,6 +16,9 @@ export class MemoryStore implements RunStore {
 		structuredClone(this.data);
 	}
 	async appendCall(record: CallRecord): Promise<void> {
-		this.calls.push(record);
+		this.log.push(record);
+	}
+	async calls(): Promise<CallRecord[]> {
+		return [...this.log];
 	}
 }
