@@ -192,7 +192,7 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 	const name = error instanceof Error ? error.constructor.name : '';
 	if (status === undefined) {
 		if (/Timeout/u.test(name)) {
-			return new ProviderError(`${label}: no response from ${ctx.baseURL} within ${ctx.timeoutMs} ms (after ${ctx.maxRetries} retries)`, true);
+			return new ProviderError(`${label}: no response from ${ctx.baseURL} within ${ctx.timeoutMs} ms (after ${retries(ctx.maxRetries)})`, true);
 		}
 		if (/Connection/u.test(name)) {
 			const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
@@ -222,9 +222,13 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 			break;
 		default:
 			retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-			message = retryable ? `${head} — still failing after ${ctx.maxRetries} retries${tail}` : `${head}${detail ? ` — ${detail}` : ''}`;
+			message = retryable ? `${head} — still failing after ${retries(ctx.maxRetries)}${tail}` : `${head}${detail ? ` — ${detail}` : ''}`;
 	}
 	return new ProviderError(redact(message, ctx.apiKey), retryable, status);
+}
+
+function retries(n: number): string {
+	return n === 1 ? '1 retry' : `${n} retries`;
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -1,0 +1,278 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { UserError } from '../source/errors.ts';
+import { AnthropicProvider, contentBlocks, type AnthropicProviderOptions } from '../source/llm/anthropic.ts';
+import { createProvider, defaultModel } from '../source/llm/create.ts';
+import { ProviderError, type CallRequest } from '../source/llm/provider.ts';
+import { countTokens, truncateToTokens } from '../source/text/tokens.ts';
+import { startFakeApi, type FakeApi, type FakeApiOptions } from './support/fake-api.ts';
+
+const KEY = 'sk-ant-test-0123456789SECRET';
+const REPLY = 'The orchard was sold in spring. The new owners kept the old trees. Their letters explain why.';
+
+async function withFake(opts: FakeApiOptions, body: (fake: FakeApi) => Promise<void>): Promise<void> {
+	const fake = await startFakeApi({ respond: () => REPLY, ...opts });
+	try {
+		await body(fake);
+	} finally {
+		await fake.close();
+	}
+}
+
+function provider(fake: FakeApi, opts: Partial<AnthropicProviderOptions> = {}): AnthropicProvider {
+	return new AnthropicProvider({
+		apiKey: KEY,
+		model: 'claude-sonnet-4-6',
+		baseURL: fake.anthropicBaseUrl,
+		maxRetries: 2,
+		streamRetryDelayMs: 0,
+		...opts,
+	});
+}
+
+function request(prompt: string, extra: Partial<CallRequest> = {}): CallRequest {
+	return {
+		prompt,
+		maxTokens: 200,
+		temperature: 0.5,
+		task: { kind: 'annotate', texts: [prompt], words: 50 },
+		...extra,
+	};
+}
+
+function recorder() {
+	const events: Array<{ delta: string } | { retry: string }> = [];
+	return {
+		events,
+		onDelta: (text: string) => events.push({ delta: text }),
+		onRetry: (reason: string) => events.push({ retry: reason }),
+		shown(): string {
+			const last = events.map((e) => 'retry' in e).lastIndexOf(true);
+			return events
+				.slice(last + 1)
+				.map((e) => ('delta' in e ? e.delta : ''))
+				.join('');
+		},
+		retries: () => events.filter((e) => 'retry' in e).length,
+	};
+}
+
+test('a streamed message delivers text, ordered deltas, usage and the stop reason', async () => {
+	await withFake({}, async (fake) => {
+		const rec = recorder();
+		const prompt = 'Summarize the orchard letters.';
+		const result = await provider(fake).complete(request(prompt, { onDelta: rec.onDelta }));
+		assert.equal(result.text, REPLY);
+		assert.equal(result.finishReason, 'end_turn');
+		assert.ok(rec.events.length > 3, 'the reply arrives in several deltas');
+		assert.equal(rec.shown(), REPLY);
+		assert.deepEqual(result.usage, { input: countTokens(prompt), output: countTokens(REPLY), cached: 0 });
+
+		assert.equal(fake.requests.length, 1);
+		const recorded = fake.requests[0];
+		assert.equal(recorded?.path, '/v1/messages');
+		assert.equal(recorded?.prompt, prompt);
+		assert.equal(recorded?.body.stream, true);
+		assert.equal(recorded?.body.max_tokens, 200);
+		assert.equal(recorded?.body.model, 'claude-sonnet-4-6');
+		// The API version this SDK speaks rejects sampling parameters outright.
+		assert.equal('temperature' in recorded?.body, false);
+		const auth = `${recorded?.headers.authorization ?? ''} ${recorded?.headers['x-api-key'] ?? ''}`;
+		assert.ok(auth.includes(KEY), 'the key is sent to the API');
+	});
+});
+
+test('the cacheable prefix is its own block with cache_control, and cache reads count as input', async () => {
+	await withFake({}, async (fake) => {
+		const prefix = 'Instructions and the summary under review, shared by every sentence call. '.repeat(20);
+		const p = provider(fake);
+		const first = await p.complete(request(`${prefix}Sentence 1?`, { cacheablePrefix: prefix }));
+		const second = await p.complete(request(`${prefix}Sentence 2?`, { cacheablePrefix: prefix }));
+
+		const content = fake.requests[0]?.body.messages[0].content;
+		assert.deepEqual(content, [
+			{ type: 'text', text: prefix, cache_control: { type: 'ephemeral' } },
+			{ type: 'text', text: 'Sentence 1?' },
+		]);
+		assert.equal(fake.requests[0]?.prompt, `${prefix}Sentence 1?`);
+
+		// First call writes the cache, the second reads it; either way input is the whole prompt.
+		assert.equal(first.usage.cached, 0);
+		assert.equal(first.usage.input, countTokens(`${prefix}Sentence 1?`));
+		assert.equal(second.usage.cached, countTokens(prefix));
+		assert.equal(second.usage.input, countTokens(`${prefix}Sentence 2?`));
+	});
+});
+
+test('contentBlocks ignores a prefix that is not one and never sends an empty block', () => {
+	assert.deepEqual(contentBlocks('Hello world', 'Goodbye'), [{ type: 'text', text: 'Hello world' }]);
+	assert.deepEqual(contentBlocks('Hello world', ''), [{ type: 'text', text: 'Hello world' }]);
+	assert.deepEqual(contentBlocks('Hello world', 'Hello world'), [
+		{ type: 'text', text: 'Hello world', cache_control: { type: 'ephemeral' } },
+	]);
+});
+
+test('a 429 with retry-after is retried by the SDK and then succeeds', async () => {
+	await withFake({}, async (fake) => {
+		fake.fail({ kind: 'status', status: 429, retryAfter: 0.05 });
+		const result = await provider(fake).complete(request('Rate limited prompt.'));
+		assert.equal(result.text, REPLY);
+		assert.equal(fake.requests.length, 2);
+	});
+});
+
+test('a 500 is retried by the SDK and then succeeds', async () => {
+	await withFake({}, async (fake) => {
+		fake.fail({ kind: 'status', status: 500, retryAfter: 0.05 });
+		const result = await provider(fake).complete(request('Server error prompt.'));
+		assert.equal(result.text, REPLY);
+		assert.equal(fake.requests.length, 2);
+	});
+});
+
+test('a 400 is not retried', async () => {
+	await withFake({}, async (fake) => {
+		fake.fail({ kind: 'status', status: 400 });
+		await assert.rejects(provider(fake).complete(request('Bad request.')), (error: unknown) => {
+			assert.ok(error instanceof ProviderError);
+			assert.equal(error.retryable, false);
+			assert.equal(error.status, 400);
+			assert.match(error.message, /^anthropic: 400 /u);
+			return true;
+		});
+		assert.equal(fake.requests.length, 1);
+	});
+});
+
+test('a 401 is not retried, names ANTHROPIC_API_KEY and never shows the key', async () => {
+	await withFake({}, async (fake) => {
+		fake.fail({ kind: 'status', status: 401 });
+		await assert.rejects(provider(fake).complete(request('Who am I?')), (error: unknown) => {
+			assert.ok(error instanceof ProviderError);
+			assert.equal(error.retryable, false);
+			assert.match(error.message, /ANTHROPIC_API_KEY/u);
+			assert.equal(error.message.includes(KEY), false);
+			assert.equal(error.message.includes('SECRET'), false);
+			return true;
+		});
+		assert.equal(fake.requests.length, 1);
+	});
+});
+
+for (const clean of [false, true]) {
+	test(`a stream cut halfway (${clean ? 'response ended' : 'connection closed'}) is retried and the complete text returned`, async () => {
+		await withFake({}, async (fake) => {
+			fake.fail({ kind: 'cut', clean });
+			const rec = recorder();
+			const result = await provider(fake, { onRetry: rec.onRetry }).complete(
+				request('Cut me off.', { onDelta: rec.onDelta }),
+			);
+			assert.equal(result.text, REPLY);
+			assert.equal(result.finishReason, 'end_turn');
+			assert.equal(fake.requests.length, 2);
+			assert.equal(rec.retries(), 1);
+			assert.ok(rec.events.findIndex((e) => 'retry' in e) > 0, 'the broken attempt streamed something first');
+			assert.equal(rec.shown(), REPLY);
+		});
+	});
+}
+
+test('a stalled stream is aborted by the watchdog and retried', async () => {
+	await withFake({}, async (fake) => {
+		fake.fail({ kind: 'stall', ms: 5_000 });
+		const rec = recorder();
+		const result = await provider(fake, { streamTimeoutMs: 200, onRetry: rec.onRetry }).complete(
+			request('Stall please.', { onDelta: rec.onDelta }),
+		);
+		assert.equal(result.text, REPLY);
+		assert.equal(fake.requests.length, 2);
+		assert.equal(rec.retries(), 1);
+		assert.equal(rec.shown(), REPLY);
+	});
+});
+
+test('a slow but steady stream is not mistaken for a stall', async () => {
+	await withFake({ chunkDelayMs: 60 }, async (fake) => {
+		const rec = recorder();
+		const result = await provider(fake, { streamTimeoutMs: 200, onRetry: rec.onRetry }).complete(
+			request('Take your time.', { onDelta: rec.onDelta }),
+		);
+		assert.equal(result.text, REPLY);
+		assert.equal(rec.retries(), 0);
+		assert.equal(fake.requests.length, 1);
+	});
+});
+
+test('repeated stalls end in a retryable ProviderError after streamRetries', async () => {
+	await withFake({}, async (fake) => {
+		for (let i = 0; i < 2; i++) fake.fail({ kind: 'stall', ms: 5_000 });
+		await assert.rejects(
+			provider(fake, { streamTimeoutMs: 150, streamRetries: 1 }).complete(request('Stall twice.')),
+			(error: unknown) => {
+				assert.ok(error instanceof ProviderError);
+				assert.equal(error.retryable, true);
+				assert.match(error.message, /stalled/u);
+				return true;
+			},
+		);
+		assert.equal(fake.requests.length, 2);
+	});
+});
+
+test('aborting mid-stream rejects with an AbortError and is not retried', async () => {
+	await withFake({ chunkDelayMs: 100 }, async (fake) => {
+		const controller = new AbortController();
+		let deltas = 0;
+		const retries: string[] = [];
+		const call = provider(fake, { onRetry: (r) => retries.push(r) }).complete(
+			request('Slow stream.', {
+				signal: controller.signal,
+				onDelta: () => {
+					deltas++;
+					if (deltas === 2) controller.abort();
+				},
+			}),
+		);
+		await assert.rejects(call, (error: unknown) => error instanceof Error && error.name === 'AbortError');
+		assert.deepEqual(retries, []);
+		assert.equal(fake.requests.length, 1);
+	});
+});
+
+test('aborting during a long retry-after rejects at once', async () => {
+	await withFake({}, async (fake) => {
+		// A 60 s wait would outlast the test runner; only an immediate rejection passes.
+		fake.fail({ kind: 'status', status: 429, retryAfter: 60 });
+		const controller = new AbortController();
+		const call = provider(fake).complete(request('Patience.', { signal: controller.signal }));
+		setTimeout(() => controller.abort(), 50);
+		await assert.rejects(call, (error: unknown) => error instanceof Error && error.name === 'AbortError');
+		assert.equal(fake.requests.length, 1);
+	});
+});
+
+test('max_tokens truncation gives stop reason max_tokens', async () => {
+	await withFake({}, async (fake) => {
+		const result = await provider(fake).complete(request('Long answer please.', { maxTokens: 6 }));
+		assert.equal(result.finishReason, 'max_tokens');
+		assert.equal(result.text, truncateToTokens(REPLY, 6));
+		assert.equal(result.usage.output, countTokens(result.text));
+	});
+});
+
+test('createProvider reads ANTHROPIC_BASE_URL and refuses a missing ANTHROPIC_API_KEY', async () => {
+	await withFake({}, async (fake) => {
+		const p = createProvider({
+			provider: 'anthropic',
+			model: defaultModel('anthropic'),
+			env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.anthropicBaseUrl },
+		});
+		assert.equal(p.name, 'anthropic');
+		assert.equal((await p.complete(request('Via the factory.'))).text, REPLY);
+		assert.equal(fake.requests[0]?.body.model, defaultModel('anthropic'));
+	});
+	assert.throws(
+		() => createProvider({ provider: 'anthropic', model: 'claude-sonnet-4-6', env: { ANTHROPIC_API_KEY: ' ' } }),
+		(error: unknown) => error instanceof UserError && error.exitCode === 2 && /ANTHROPIC_API_KEY/u.test(error.message),
+	);
+});

@@ -1,0 +1,397 @@
+/**
+ * A local stand-in for the OpenAI and Anthropic streaming APIs, close enough to the wire formats
+ * that the real SDKs talk to it unchanged. Tests (and benchmarks, as a separate process) use it to
+ * exercise streaming, retries, truncation and broken connections without a network or a key.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { countTokens, encode, truncateToTokens } from '../../source/text/tokens.ts';
+
+export type Api = 'openai' | 'anthropic';
+
+/** One injected failure, consumed by the next request (of either API). */
+export type Fault =
+	/** An error response; `retryAfter` (seconds) is sent as retry-after-ms and retry-after. */
+	| { kind: 'status'; status: number; retryAfter?: number }
+	/** Half the deltas, then no finish/stop reason: the connection is closed mid-body, or with `clean` the response just ends. */
+	| { kind: 'cut'; clean?: boolean }
+	/** Half the deltas, then silence for `ms`, then the rest. */
+	| { kind: 'stall'; ms: number };
+
+export interface RecordedRequest {
+	api: Api;
+	method: string;
+	path: string;
+	headers: IncomingHttpHeaders;
+	/** Parsed JSON body (null when it did not parse). */
+	body: any;
+	/** The request's text as the model would read it: message contents (and system) joined. */
+	prompt: string;
+	/** The fault this request consumed, if any. */
+	fault: Fault | null;
+}
+
+export interface RespondInput {
+	prompt: string;
+	body: any;
+	api: Api;
+}
+
+export interface FakeApiOptions {
+	respond?: (req: RespondInput) => string | Promise<string>;
+	/** Before the first byte of every response. */
+	latencyMs?: number;
+	/** Between deltas. */
+	chunkDelayMs?: number;
+	/** 0 (the default) picks a free port. */
+	port?: number;
+}
+
+export interface FakeApi {
+	/** http://127.0.0.1:port */
+	url: string;
+	/** What the OpenAI SDK wants as baseURL (`${url}/v1`). */
+	openaiBaseUrl: string;
+	/** What the Anthropic SDK wants as baseURL (`${url}`). */
+	anthropicBaseUrl: string;
+	requests: RecordedRequest[];
+	/** Settable while running. */
+	respond: (req: RespondInput) => string | Promise<string>;
+	latencyMs: number;
+	chunkDelayMs: number;
+	fail(fault: Fault): void;
+	close(): Promise<void>;
+}
+
+/** A reply derived from the prompt alone: same prompt, same text; two sentences ending in a period. */
+export function defaultReply(prompt: string): string {
+	const hash = createHash('sha256').update(prompt).digest('hex').slice(0, 8);
+	const words = prompt.match(/[\p{L}\p{N}]+/gu) ?? [];
+	const picked = [...new Set(words.filter((w) => w.length > 3).map((w) => w.toLowerCase()))].slice(-3);
+	const about = picked.length > 0 ? picked.join(', ') : 'nothing in particular';
+	return `This is reply ${hash} to a prompt of ${words.length} words. It mentions ${about}.`;
+}
+
+export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> {
+	const faults: Fault[] = [];
+	const requests: RecordedRequest[] = [];
+	// Prompt-cache simulation: Anthropic caches marked blocks by content, OpenAI caches prefixes.
+	const anthropicCache = new Set<string>();
+	const recentPrompts: Uint32Array[] = [];
+	const closing = new AbortController();
+
+	const api: FakeApi = {
+		url: '',
+		openaiBaseUrl: '',
+		anthropicBaseUrl: '',
+		requests,
+		respond: opts.respond ?? (({ prompt }) => defaultReply(prompt)),
+		latencyMs: opts.latencyMs ?? 0,
+		chunkDelayMs: opts.chunkDelayMs ?? 0,
+		fail(fault) {
+			faults.push(fault);
+		},
+		async close() {
+			closing.abort();
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+
+	const sleep = async (ms: number) => {
+		if (ms > 0) await delay(ms, undefined, { signal: closing.signal }).catch(() => {});
+	};
+
+	const server = createServer((req, res) => {
+		handle(req, res).catch((error) => {
+			if (!res.headersSent) json(res, 500, { error: { message: String(error) } });
+			else res.destroy();
+		});
+	});
+
+	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		res.on('error', () => {});
+		const path = (req.url ?? '/').split('?')[0] ?? '/';
+		const which: Api | null =
+			path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : null;
+		const raw = await readBody(req);
+		if (!which || req.method !== 'POST') {
+			json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+			return;
+		}
+		let body: any = null;
+		try {
+			body = JSON.parse(raw);
+		} catch {
+			// recorded as null, answered below
+		}
+		const prompt = body ? promptOf(which, body) : '';
+		const fault = faults.shift() ?? null;
+		requests.push({ api: which, method: req.method, path, headers: req.headers, body, prompt, fault });
+
+		await sleep(api.latencyMs);
+		if (fault?.kind === 'status') {
+			sendStatus(res, which, fault, bearer(req.headers));
+			return;
+		}
+		if (!body || body.stream !== true) {
+			sendError(res, which, 400, 'invalid_request_error', 'this fake API only streams: set stream to true');
+			return;
+		}
+		const maxTokens: unknown = which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+		let text = await api.respond({ prompt, body, api: which });
+		let truncated = false;
+		if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
+			text = truncateToTokens(text, maxTokens);
+			truncated = true;
+		}
+		const usage = {
+			input: countTokens(prompt),
+			output: countTokens(text),
+			...(which === 'anthropic' ? anthropicCacheUsage(body) : { cached: openaiCachedTokens(prompt), written: 0 }),
+		};
+		const pieces = text.match(/\S+\s*|\s+/gu) ?? [];
+		const wire = which === 'openai' ? openaiWire(body, usage, truncated) : anthropicWire(body, usage, truncated);
+
+		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+		let flushed: Promise<unknown> = Promise.resolve();
+		const write = (chunk: string) => {
+			if (!res.destroyed && !res.writableEnded) flushed = new Promise((resolve) => res.write(chunk, resolve));
+		};
+		// A cut must happen after the client has the first half, not race it: flush, then close the
+		// connection without the final chunk (abrupt) or end the response early (clean).
+		const cut = async (clean: boolean | undefined) => {
+			await flushed;
+			if (clean) res.end();
+			else res.socket?.end();
+		};
+		write(wire.start());
+		const breakAt = fault ? Math.max(1, Math.floor(pieces.length / 2)) : -1;
+		for (let i = 0; i < pieces.length; i++) {
+			if (res.destroyed || closing.signal.aborted) return;
+			if (i === breakAt && fault?.kind === 'cut') {
+				await cut(fault.clean);
+				return;
+			}
+			if (i === breakAt && fault?.kind === 'stall') await sleep(fault.ms);
+			else if (i > 0) await sleep(api.chunkDelayMs);
+			write(wire.delta(pieces[i] ?? ''));
+		}
+		if (fault?.kind === 'cut') {
+			// Fewer than two pieces: there was no middle to cut at, so cut before the end.
+			await cut(fault.clean);
+			return;
+		}
+		write(wire.end());
+		res.end();
+	}
+
+	function anthropicCacheUsage(body: any): { cached: number; written: number } {
+		// Everything up to and including the last marked block is the cached prefix, as in the real API.
+		const blocks: any[] = Array.isArray(body.messages?.[0]?.content) ? body.messages[0].content : [];
+		const last = blocks.map((b) => Boolean(b?.cache_control)).lastIndexOf(true);
+		if (last < 0) return { cached: 0, written: 0 };
+		const prefix = blocks
+			.slice(0, last + 1)
+			.map((b) => String(b?.text ?? ''))
+			.join('');
+		const tokens = countTokens(prefix);
+		if (anthropicCache.has(prefix)) return { cached: tokens, written: 0 };
+		anthropicCache.add(prefix);
+		return { cached: 0, written: tokens };
+	}
+
+	function openaiCachedTokens(prompt: string): number {
+		// OpenAI caches shared prompt prefixes of at least 1024 tokens, in steps of 128.
+		const tokens = encode(prompt);
+		let best = 0;
+		for (const earlier of recentPrompts) {
+			let n = 0;
+			const limit = Math.min(earlier.length, tokens.length);
+			while (n < limit && earlier[n] === tokens[n]) n++;
+			best = Math.max(best, n);
+		}
+		recentPrompts.push(tokens);
+		if (recentPrompts.length > 16) recentPrompts.shift();
+		return best >= 1024 ? best - (best % 128) : 0;
+	}
+
+	await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	api.url = `http://127.0.0.1:${port}`;
+	api.openaiBaseUrl = `${api.url}/v1`;
+	api.anthropicBaseUrl = api.url;
+	return api;
+}
+
+interface WireUsage {
+	input: number;
+	output: number;
+	cached: number;
+	written: number;
+}
+
+interface Wire {
+	start(): string;
+	delta(text: string): string;
+	end(): string;
+}
+
+function openaiWire(body: any, usage: WireUsage, truncated: boolean): Wire {
+	const id = `chatcmpl-fake${Date.now().toString(36)}`;
+	const created = Math.floor(Date.now() / 1000);
+	const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+		`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;
+	return {
+		start: () => chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+		delta: (text) => chunk([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
+		end: () => {
+			let out = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }]);
+			if (body.stream_options?.include_usage) {
+				out += chunk([], {
+					usage: {
+						prompt_tokens: usage.input,
+						completion_tokens: usage.output,
+						total_tokens: usage.input + usage.output,
+						prompt_tokens_details: { cached_tokens: usage.cached },
+					},
+				});
+			}
+			return `${out}data: [DONE]\n\n`;
+		},
+	};
+}
+
+function anthropicWire(body: any, usage: WireUsage, truncated: boolean): Wire {
+	const event = (type: string, data: Record<string, unknown>) =>
+		`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+	// Anthropic's input_tokens excludes cache reads and writes.
+	const input = usage.input - usage.cached - usage.written;
+	return {
+		start: () =>
+			event('message_start', {
+				message: {
+					id: `msg_fake${Date.now().toString(36)}`,
+					type: 'message',
+					role: 'assistant',
+					content: [],
+					model: body.model,
+					stop_reason: null,
+					stop_sequence: null,
+					usage: {
+						input_tokens: input,
+						output_tokens: 1,
+						cache_creation_input_tokens: usage.written,
+						cache_read_input_tokens: usage.cached,
+					},
+				},
+			}) +
+			event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+			event('ping', {}),
+		delta: (text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
+		end: () =>
+			event('content_block_stop', { index: 0 }) +
+			event('message_delta', {
+				delta: { stop_reason: truncated ? 'max_tokens' : 'end_turn', stop_sequence: null },
+				usage: { output_tokens: usage.output },
+			}) +
+			event('message_stop', {}),
+	};
+}
+
+function promptOf(api: Api, body: any): string {
+	const text = (content: unknown): string => {
+		if (typeof content === 'string') return content;
+		if (Array.isArray(content)) return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
+		return '';
+	};
+	const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
+	const parts = messages.map((m) => text(m?.content));
+	if (api === 'anthropic' && body.system) parts.unshift(text(body.system));
+	return parts.join('\n');
+}
+
+function bearer(headers: IncomingHttpHeaders): string {
+	const auth = headers.authorization ?? '';
+	return auth.startsWith('Bearer ') ? auth.slice(7) : String(headers['x-api-key'] ?? '');
+}
+
+const ERROR_TYPES: Record<number, string> = {
+	400: 'invalid_request_error',
+	401: 'authentication_error',
+	403: 'permission_error',
+	404: 'not_found_error',
+	429: 'rate_limit_error',
+	529: 'overloaded_error',
+};
+
+function sendStatus(res: ServerResponse, api: Api, fault: Extract<Fault, { kind: 'status' }>, key: string): void {
+	const headers: Record<string, string> = {};
+	if (fault.retryAfter !== undefined) {
+		headers['retry-after-ms'] = String(Math.round(fault.retryAfter * 1000));
+		headers['retry-after'] = String(fault.retryAfter);
+	}
+	// Real servers quote (part of) a rejected key; this one quotes all of it, so a test can prove
+	// the provider keeps it out of its messages.
+	const message =
+		fault.status === 401 ? `Incorrect API key provided: ${key}.` : `fake ${fault.status} from the test server`;
+	sendError(res, api, fault.status, ERROR_TYPES[fault.status] ?? (fault.status >= 500 ? 'api_error' : 'invalid_request_error'), message, headers);
+}
+
+function sendError(
+	res: ServerResponse,
+	api: Api,
+	status: number,
+	type: string,
+	message: string,
+	headers: Record<string, string> = {},
+): void {
+	const body =
+		api === 'openai'
+			? { error: { message, type, param: null, code: null } }
+			: { type: 'error', error: { type, message } };
+	json(res, status, body, headers);
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+	const text = JSON.stringify(body);
+	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+	res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+		req.on('error', reject);
+	});
+}
+
+// As a separate process (benchmarks): prints {"url": ...} on one line, serves until killed.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+	const { values } = parseArgs({
+		options: {
+			port: { type: 'string', default: '0' },
+			latency: { type: 'string', default: '0' },
+			'chunk-delay': { type: 'string', default: '0' },
+		},
+	});
+	const fake = await startFakeApi({
+		port: Number(values.port),
+		latencyMs: Number(values.latency),
+		chunkDelayMs: Number(values['chunk-delay']),
+	});
+	process.stdout.write(
+		`${JSON.stringify({ url: fake.url, openaiBaseUrl: fake.openaiBaseUrl, anthropicBaseUrl: fake.anthropicBaseUrl })}\n`,
+	);
+	const stop = () => {
+		void fake.close().then(() => process.exit(0));
+	};
+	process.once('SIGTERM', stop);
+	process.once('SIGINT', stop);
+}
