@@ -178,7 +178,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				return;
 			}
 			if (i === breakAt && fault?.kind === 'stall') await sleep(fault.ms);
-			else if (i > 0) await sleep(api.chunkDelayMs);
+			else if (i > 0 && api.chunkDelayMs > 0) await sleep(api.chunkDelayMs);
 			write(wire.delta(pieces[i] ?? ''));
 		}
 		if (fault?.kind === 'cut') {
