@@ -1,0 +1,123 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EngineEvent } from '../source/engine/events.ts';
+import { activeVersion } from '../source/summarize/graph.ts';
+import { FakeModel } from './support/fake-model.ts';
+import { randomBook, setUp } from './support/run-harness.ts';
+
+const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+test('level 0 runs up to --concurrency calls at once, and results land in book order whatever finishes first', async () => {
+	const book = randomBook(21, 120);
+	const model = new FakeModel({ seed: 21 });
+	let inFlight = 0;
+	let most = 0;
+	const finishOrder: number[] = [];
+	const complete = model.complete.bind(model);
+	model.complete = async (request) => {
+		inFlight++;
+		most = Math.max(most, inFlight);
+		// Each call answers faster than the one before, so calls finish out of book order.
+		const order = model.requests.length;
+		await settle(Math.max(1, 40 - 4 * (order % 10)));
+		try {
+			return await complete(request);
+		} finally {
+			inFlight--;
+		}
+	};
+	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 3, clean: false }, model);
+	engine.on((e) => {
+		if (e.type === 'node-finished' && e.level === 0) finishOrder.push(e.index);
+	});
+	assert.equal(await engine.start(), 'done');
+	assert.equal(most, 3);
+	assert.notDeepEqual(finishOrder, [...finishOrder].sort((a, b) => a - b), 'calls finished out of order');
+	const level0 = run.nodes.filter((n) => n.level === 0);
+	assert.deepEqual(level0.map((n) => n.index), level0.map((_, i) => i));
+	assert.deepEqual(level0.map((n) => n.inputs[0]), run.chunks.map((c) => `c${c.index}`));
+});
+
+test('pause lets calls in flight finish and starts none; step admits exactly one; resume runs to the end', async () => {
+	const book = randomBook(22, 60);
+	const model = new FakeModel({ seed: 22, latencyMs: 20 });
+	let inFlight = 0;
+	const complete = model.complete.bind(model);
+	model.complete = async (request) => {
+		inFlight++;
+		try {
+			return await complete(request);
+		} finally {
+			inFlight--;
+		}
+	};
+	const idle = async () => {
+		while (inFlight > 0) await settle(5);
+	};
+	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const events: EngineEvent[] = [];
+	engine.on((e) => events.push(e));
+	const done = engine.start();
+	await settle(50);
+	engine.pause();
+	await idle(); // the call in flight finishes
+	const paused = model.requests.length;
+	await settle(100);
+	assert.equal(model.requests.length, paused, 'no call starts while paused');
+	engine.step();
+	while (model.requests.length === paused) await settle(5);
+	await idle();
+	assert.equal(model.requests.length, paused + 1, 'a step makes exactly one call');
+	await settle(80);
+	assert.equal(model.requests.length, paused + 1, 'and then holds again');
+	engine.resume();
+	assert.equal(await done, 'done');
+	assert.ok(events.some((e) => e.type === 'run-paused'));
+	assert.equal(run.nodes.length, run.chunks.length + run.nodes.filter((n) => n.kind === 'compress').length * 2);
+});
+
+test('cancel aborts calls in flight, keeps finished work, and a new start continues without repeating it', async () => {
+	const book = randomBook(23, 80);
+	const model = new FakeModel({ seed: 23, latencyMs: 15 });
+	const { run, engine, store, ctx } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 2, clean: false }, model);
+	const done = engine.start();
+	await settle(60);
+	engine.cancel();
+	assert.equal(await done, 'cancelled');
+	assert.equal(run.status, 'cancelled');
+	const finished = run.nodes.filter((n) => n.status === 'done').map((n) => n.id);
+	assert.ok(finished.length > 0 && finished.length < run.chunks.length);
+	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'pending'), 'nothing is left running');
+	const logged = store.log.length;
+
+	const { Engine } = await import('../source/engine/engine.ts');
+	const { plannerFor } = await import('../source/summarize/run.ts');
+	const again = new Engine({ store, provider: model, planner: plannerFor('hier'), ctx, costOf: () => 0 });
+	assert.equal(await again.start(), 'done');
+	const calledFor = store.log.slice(logged).map((c) => c.node);
+	for (const id of finished) assert.ok(!calledFor.includes(id), `${id} was not called again`);
+	assert.equal(again.totals.calls, store.log.length, 'usage totals continue from the saved run');
+});
+
+test('markStale marks everything that reads a node, and the next start makes new versions of exactly those', async () => {
+	const book = randomBook(24, 100);
+	const model = new FakeModel({ seed: 24 });
+	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	assert.equal(await engine.start(), 'done');
+	const target = run.nodes.find((n) => n.level === 0 && n.index === 2)!;
+	target.versions.push({ ...activeVersion(target)!, text: 'An edited summary of the third chunk.', origin: 'edit', attempts: [] });
+	target.active = target.versions.length - 1;
+	const stale = await engine.markStale(target.id);
+	const parent = run.nodes.find((n) => n.inputs.includes(target.id))!;
+	assert.ok(stale.includes(parent.id));
+	assert.ok(!stale.includes(target.id));
+	assert.ok(run.nodes.filter((n) => n.level === 0 && n.id !== target.id).every((n) => !stale.includes(n.id)), 'siblings are untouched');
+	assert.equal(run.root, null);
+	const versionsBefore = new Map(run.nodes.map((n) => [n.id, n.versions.length]));
+	assert.equal(await engine.start(), 'done');
+	for (const n of run.nodes) {
+		const added = n.versions.length - versionsBefore.get(n.id)!;
+		assert.equal(added, stale.includes(n.id) ? 1 : 0, `${n.id}`);
+	}
+	assert.ok(model.requests.some((r) => r.prompt.includes('An edited summary of the third chunk.')));
+});
