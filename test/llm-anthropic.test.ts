@@ -192,9 +192,11 @@ test('a stalled stream is aborted by the watchdog and retried', async () => {
 });
 
 test('a slow but steady stream is not mistaken for a stall', async () => {
-	await withFake({ chunkDelayMs: 60 }, async (fake) => {
+	// 17 pieces 100 ms apart outlast the 700 ms watchdog several times over, but no gap comes near it
+	// (the margin keeps a loaded machine from turning this into a stall).
+	await withFake({ chunkDelayMs: 100 }, async (fake) => {
 		const rec = recorder();
-		const result = await provider(fake, { streamTimeoutMs: 200, onRetry: rec.onRetry }).complete(
+		const result = await provider(fake, { streamTimeoutMs: 700, onRetry: rec.onRetry }).complete(
 			request('Take your time.', { onDelta: rec.onDelta }),
 		);
 		assert.equal(result.text, REPLY);
