@@ -102,9 +102,8 @@ withRunOptions(
 		.option('--session <id>', 'name the new session (default: title-date-time-random)')
 		.addOption(sessionsDirOption())
 		.option('--headless', 'no interactive screen: progress on stderr, final summary on stdout')
-		.option('--json', 'print engine events as JSON lines on stdout')
-		.option('--step', 'start paused: one call per step'),
-).action(async (book: string, flags: RunFlags & { session?: string; sessionsDir?: string; json?: boolean; step?: boolean }) => {
+		.option('--json', 'print engine events as JSON lines on stdout'),
+).action(async (book: string, flags: RunFlags & { session?: string; sessionsDir?: string; json?: boolean }) => {
 	const { runCommand } = await import('./commands/run.ts');
 	set(await runCommand(book, { config: configInput(flags), session: flags.session, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json, prices: flags.prices }));
 });

@@ -51,13 +51,8 @@ function runningSummaries(run: Run): string[] {
 
 export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean }): Promise<number> {
 	if (opts.format !== 'booookscore') throw badInput(`--format ${opts.format}: unknown format; use booookscore`);
-	const session = await Session.open(dir, id);
-	let text: string;
-	try {
-		text = `${JSON.stringify(booookscoreExport(session.data, opts.intermediate), null, 2)}\n`;
-	} finally {
-		await session.close();
-	}
+	const { data } = await Session.snapshot(dir, id);
+	const text = `${JSON.stringify(booookscoreExport(data, opts.intermediate), null, 2)}\n`;
 	if (!opts.out) {
 		process.stdout.write(text);
 		return 0;

@@ -66,31 +66,27 @@ export function printFinal(data: SessionData, book: string, stdout: NodeJS.Writa
 }
 
 export async function showCommand(dir: string, id: string, opts: { json: boolean }): Promise<number> {
-	const session = await Session.open(dir, id);
-	try {
-		const shown = showData(session.data, await session.bookText());
-		if (opts.json) {
-			process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-			return 0;
-		}
-		const c = shown.config;
-		const out: string[] = [];
-		out.push(`${sanitize(shown.book.title)} — session ${shown.id}`);
-		out.push(`status: ${shown.status}${shown.error ? ` (${sanitize(shown.error)})` : ''}`);
-		out.push(`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`);
-		out.push(`book: ${shown.book.tokens.toLocaleString('en-US')} tokens in ${shown.chunks} chunks`);
-		for (const row of shown.structure) {
-			out.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
-		}
-		out.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, $${shown.cost.toFixed(4)}`);
-		if (shown.stats) {
-			const s = shown.stats;
-			out.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
-			out.push('', sanitize(shown.summary!));
-		}
-		process.stdout.write(`${out.join('\n')}\n`);
+	const { data, text } = await Session.snapshot(dir, id);
+	const shown = showData(data, text);
+	if (opts.json) {
+		process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
 		return 0;
-	} finally {
-		await session.close();
 	}
+	const c = shown.config;
+	const out: string[] = [];
+	out.push(`${sanitize(shown.book.title)} — session ${shown.id}`);
+	out.push(`status: ${shown.status}${shown.error ? ` (${sanitize(shown.error)})` : ''}`);
+	out.push(`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`);
+	out.push(`book: ${shown.book.tokens.toLocaleString('en-US')} tokens in ${shown.chunks} chunks`);
+	for (const row of shown.structure) {
+		out.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
+	}
+	out.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, $${shown.cost.toFixed(4)}`);
+	if (shown.stats) {
+		const s = shown.stats;
+		out.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
+		out.push('', sanitize(shown.summary!));
+	}
+	process.stdout.write(`${out.join('\n')}\n`);
+	return 0;
 }

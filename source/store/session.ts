@@ -93,41 +93,22 @@ export class Session {
 		}
 	}
 
+	/**
+	 * The session as it is on disk, read without taking the lock: for commands that only look
+	 * (show, export) while a run may be writing it. Each save is an atomic rename, so the read is
+	 * one whole state.
+	 */
+	static async snapshot(dir: string, id: string): Promise<{ data: SessionData; text: string }> {
+		return readState(dir, id);
+	}
+
 	static async open(dir: string, id: string): Promise<Session> {
-		checkSessionId(id);
 		const sessionDir = join(dir, id);
-		const stateFile = join(sessionDir, FILES.state);
-		if (!(await exists(stateFile))) {
-			throw badInput(`no session "${id}" in ${dir}; list the sessions there with: booook sessions`);
-		}
+		await stateFileOf(dir, id);
 		// Lock before reading, so the state read is not one another process is about to replace.
 		const lock = await SessionLock.acquire(join(sessionDir, FILES.lock), id);
 		try {
-			const adapter = new JSONFile<unknown>(stateFile);
-			let raw: unknown;
-			try {
-				raw = await adapter.read();
-			} catch (error) {
-				if (!(error instanceof SyntaxError)) throw error;
-				throw corrupt(id, stateFile, `not valid JSON: ${error.message}`);
-			}
-			const version = typeof raw === 'object' && raw !== null ? (raw as { schema?: unknown }).schema : undefined;
-			if (typeof version !== 'number') throw corrupt(id, stateFile, 'it has no schema version');
-			if (version !== SCHEMA_VERSION) {
-				throw new UserError(
-					`session "${id}" cannot be opened: ${stateFile} has schema version ${version}, which this booook does not support (it reads version ${SCHEMA_VERSION}); the file was left unchanged`,
-				);
-			}
-			const parsed = sessionSchema.safeParse(raw);
-			if (!parsed.success) throw corrupt(id, stateFile, firstIssue(parsed.error));
-			const data = raw as SessionData;
-			if (data.id !== id) throw corrupt(id, stateFile, `it belongs to session "${data.id}"`);
-			const bookFile = join(sessionDir, FILES.book);
-			const text = await readFile(bookFile, 'utf8').catch(() => null);
-			if (text === null) throw corrupt(id, bookFile, 'book.txt is missing or unreadable');
-			if (sha256(text) !== data.book.sha256) {
-				throw corrupt(id, bookFile, `its sha256 does not match the one in ${FILES.state}`);
-			}
+			const { data, text } = await readState(dir, id);
 			data.openedAt = new Date().toISOString();
 			const session = new Session(id, sessionDir, data, lock, text);
 			await session.save();
@@ -186,6 +167,48 @@ export class Session {
 			await this.#lock.release();
 		}
 	}
+}
+
+/** The session's state file, or a one-line error when there is no such session. */
+async function stateFileOf(dir: string, id: string): Promise<string> {
+	checkSessionId(id);
+	const stateFile = join(dir, id, FILES.state);
+	if (!(await exists(stateFile))) {
+		throw badInput(`no session "${id}" in ${dir}; list the sessions there with: booook sessions`);
+	}
+	return stateFile;
+}
+
+/** Reads and checks session.json and book.txt; whatever is wrong is reported, never repaired. */
+async function readState(dir: string, id: string): Promise<{ data: SessionData; text: string }> {
+	const stateFile = await stateFileOf(dir, id);
+	const sessionDir = join(dir, id);
+	const adapter = new JSONFile<unknown>(stateFile);
+	let raw: unknown;
+	try {
+		raw = await adapter.read();
+	} catch (error) {
+		if (!(error instanceof SyntaxError)) throw error;
+		throw corrupt(id, stateFile, `not valid JSON: ${error.message}`);
+	}
+	const version = typeof raw === 'object' && raw !== null ? (raw as { schema?: unknown }).schema : undefined;
+	if (typeof version !== 'number') throw corrupt(id, stateFile, 'it has no schema version');
+	if (version !== SCHEMA_VERSION) {
+		throw new UserError(
+			`session "${id}" cannot be opened: ${stateFile} has schema version ${version}, which this booook does not support (it reads version ${SCHEMA_VERSION}); the file was left unchanged`,
+		);
+	}
+	const parsed = sessionSchema.safeParse(raw);
+	if (!parsed.success) throw corrupt(id, stateFile, firstIssue(parsed.error));
+	const data = raw as SessionData;
+	if (data.id !== id) throw corrupt(id, stateFile, `it belongs to session "${data.id}"`);
+	const bookFile = join(sessionDir, FILES.book);
+	const text = await readFile(bookFile, 'utf8').catch(() => null);
+	if (text === null) throw corrupt(id, bookFile, 'book.txt is missing or unreadable');
+	if (sha256(text) !== data.book.sha256) {
+		throw corrupt(id, bookFile, `its sha256 does not match the one in ${FILES.state}`);
+	}
+	return { data, text };
 }
 
 function corrupt(id: string, file: string, reason: string): UserError {

@@ -113,8 +113,14 @@ class Chunker {
 		const atoms: Atom[] = [];
 		if (this.approx(start, end) <= this.limit) atoms.push({ start, end, level: PARAGRAPH, breakBefore: false });
 		else this.split(start, end, SENTENCE, false, atoms);
-		this.pending.push(...atoms.reverse());
+		this.giveBack(atoms);
 		return this.pending.pop();
+	}
+
+	/** Puts atoms, in text order, in front of the pending ones. */
+	private giveBack(atoms: Atom[]): void {
+		// A loop, not push(...atoms): a long sentence can be hundreds of thousands of word atoms.
+		for (let i = atoms.length - 1; i >= 0; i--) this.pending.push(atoms[i]!);
 	}
 
 	/**
@@ -199,7 +205,7 @@ class Chunker {
 					const finer: Atom[] = [];
 					this.split(atom.start, atom.end, Math.min(atom.level + 1, CODE_POINT), true, finer);
 					if (finer[0]) finer[0].breakBefore = atom.breakBefore;
-					this.pending.push(...finer.reverse());
+					this.giveBack(finer);
 					return;
 				}
 				// Give back at least as many estimated tokens as the chunk is over.
