@@ -1,0 +1,44 @@
+/**
+ * Chunking War and Peace against one plain encoding of it: chunkText encodes the text once and
+ * re-encodes only chunks near the limit, so the ratio should stay well under 2.
+ * Run: node --import tsx bench/chunk.ts [book.txt]
+ */
+import { readFileSync } from 'node:fs';
+import { chunkText } from '../source/text/chunk.ts';
+import { encode } from '../source/text/tokens.ts';
+
+const BOOK = process.argv[2] ?? new URL('../../shared/books/war-and-peace.txt', import.meta.url);
+const CHUNK_SIZE = 2048;
+const REPETITIONS = 5;
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = sorted.length >> 1;
+	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function time(run: () => void): number {
+	const start = performance.now();
+	run();
+	return performance.now() - start;
+}
+
+const text = readFileSync(BOOK, 'utf8');
+
+// Warm up: WASM compilation, the JIT and the token byte-length table.
+let chunks = chunkText(text, CHUNK_SIZE).length;
+encode(text);
+
+const chunkTimes: number[] = [];
+const encodeTimes: number[] = [];
+// Interleaved so that drift in machine load hits both measurements alike.
+for (let i = 0; i < REPETITIONS; i++) {
+	chunkTimes.push(time(() => (chunks = chunkText(text, CHUNK_SIZE).length)));
+	encodeTimes.push(time(() => encode(text)));
+}
+
+const chunkMs = median(chunkTimes);
+const encodeMs = median(encodeTimes);
+console.log(
+	`chunk/encode ratio: ${(chunkMs / encodeMs).toFixed(2)} (chunk ${chunkMs.toFixed(0)} ms, encode ${encodeMs.toFixed(0)} ms, ${chunks} chunks)`,
+);
