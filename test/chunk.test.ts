@@ -5,20 +5,10 @@ import type { Chunk } from '../source/domain.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { sentenceSpans, type Span } from '../source/text/sentences.ts';
 import { countTokens, type EncodingName } from '../source/text/tokens.ts';
+import { prng } from './support/prng.ts';
 
 const BOOKS = new URL('../../shared/books/', import.meta.url);
 
-/** mulberry32: small, seeded, good enough to vary test texts reproducibly. */
-function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 const texts = (chunks: Chunk[], text: string): string[] => chunks.map((c) => text.slice(c.start, c.end));
 

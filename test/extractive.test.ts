@@ -4,6 +4,7 @@ import { ExtractiveProvider, extractSummary } from '../source/llm/extractive.ts'
 import { ProviderError, type CallRequest, type Task } from '../source/llm/provider.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { countTokens, countWords } from '../source/text/tokens.ts';
+import { prng } from './support/prng.ts';
 
 const TERMINAL = /[.?!…"”’»]$/u;
 
@@ -11,17 +12,6 @@ function request(texts: string[], words: number, maxTokens: number, extra: Parti
 	return { prompt: 'ignored by the extractive provider', maxTokens, temperature: 0, task: { kind, texts, words }, ...extra };
 }
 
-// Seeded PRNG (mulberry32): random inputs that are the same on every run.
-function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 const VOCAB = (
 	'the a of and to in was his her it keeper harbor storm lighthouse ship sailor night lamp sea village ' +

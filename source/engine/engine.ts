@@ -1,10 +1,12 @@
-import type { Attempt, CallParams, Node, NodeRef, Run, RunStatus, Timings, Usage, Version } from '../domain.ts';
+import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
-import { callsMade, dependents, getNode, isReady } from '../summarize/graph.ts';
+import { callsMade, dependents, isReady } from '../summarize/graph.ts';
 import type { PlanContext, Planner } from '../summarize/planner.ts';
 import { bestAttempt } from '../summarize/validity.ts';
+import { countWords } from '../text/tokens.ts';
+import type { CallRecord } from '../store/schema.ts';
 import type { EngineEvent, EngineListener, Totals } from './events.ts';
 import { Gate, isAbortError } from './gate.ts';
 
@@ -13,26 +15,11 @@ export interface RunStore {
 	readonly id: string;
 	readonly data: { run: Run };
 	save(): Promise<void>;
-	appendCall(record: CallLogRecord): Promise<void>;
+	appendCall(record: CallRecord): Promise<void>;
 	/** The call log as written so far. */
-	calls(): Promise<CallLogRecord[]>;
+	calls(): Promise<CallRecord[]>;
 }
 
-export interface CallLogRecord {
-	node: string;
-	version: number;
-	attempt: number;
-		provider: string;
-		model: string;
-		prompt: string;
-		response: string;
-		finishReason: string;
-		params: CallParams;
-		usage: Usage;
-		cost: number;
-	timings: Timings;
-	error?: string;
-}
 
 export interface EngineOptions {
 	store: RunStore;
@@ -171,7 +158,7 @@ export class Engine {
 	 * The call log is written before the session, so a process killed between the two leaves calls
 	 * the session does not know of. They are taken back from the log rather than made again.
 	 */
-	private recoverLoggedCalls(calls: CallLogRecord[]): void {
+	private recoverLoggedCalls(calls: CallRecord[]): void {
 		const { planner, ctx } = this.opts;
 		for (const call of calls) {
 			const node = this.run.nodes.find((n) => n.id === call.node);
@@ -244,7 +231,7 @@ export class Engine {
 			node.status = 'done';
 			await store.save();
 			const tokens = ctx.tokens(version.text);
-			this.emit({ type: 'node-finished', node: node.id, kind: node.kind, level: node.level, index: node.index, words: countWordsOf(version.text), tokens, attempts: version.attempts.length, overBudget: version.overBudget });
+			this.emit({ type: 'node-finished', node: node.id, kind: node.kind, level: node.level, index: node.index, words: countWords(version.text), tokens, attempts: version.attempts.length, overBudget: version.overBudget });
 		} catch (error) {
 			if (isAbortError(error) || this.abort.signal.aborted) {
 				node.status = 'pending';
@@ -271,11 +258,6 @@ export class Engine {
 	private emit(event: EngineEvent): void {
 		for (const listener of this.listeners) listener(event);
 	}
-}
-
-function countWordsOf(text: string): number {
-	const t = text.trim();
-	return t ? t.split(/\s+/u).length : 0;
 }
 
 function versionOf(keep: Attempt, attempts: Attempt[], overBudget: boolean, model: string, now: Date): Version {
@@ -320,4 +302,3 @@ export function totalsOf(run: Run): Totals {
 	return totals;
 }
 
-export { getNode };

@@ -1,17 +1,9 @@
 import type { CallRequest, CallResult, Provider } from '../../source/llm/provider.ts';
 import { countTokens, truncateToTokens } from '../../source/text/tokens.ts';
+import { prng } from './prng.ts';
 
-/** A seeded PRNG (mulberry32) so random tests replay exactly. */
-export function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+export { prng };
+
 
 const WORDS = ['the', 'count', 'walked', 'into', 'garden', 'where', 'Elizabeth', 'waited', 'for', 'news', 'of', 'war', 'and', 'a', 'letter', 'arrived', 'from', 'Moscow', 'while', 'snow', 'fell'];
 
