@@ -101,7 +101,7 @@ withRunOptions(
 		.argument('<book>', 'a .txt (UTF-8) or .epub file')
 		.option('--session <id>', 'name the new session (default: title-date-time-random)')
 		.addOption(sessionsDirOption())
-		.option('--headless', 'no interactive screen: progress on stderr, final summary on stdout')
+		.option('--headless', 'progress on stderr, final summary on stdout (currently how every run works)')
 		.option('--json', 'print engine events as JSON lines on stdout'),
 ).action(async (book: string, flags: RunFlags & { session?: string; sessionsDir?: string; json?: boolean }) => {
 	const { runCommand } = await import('./commands/run.ts');
@@ -113,12 +113,13 @@ program
 	.description('continue a session that was stopped, killed or failed; finished calls are not made again')
 	.argument('<id>', 'session id (see: booook sessions)')
 	.addOption(sessionsDirOption())
-	.option('--headless', 'no interactive screen: progress on stderr, final summary on stdout')
+	.option('--headless', 'progress on stderr, final summary on stdout (currently how every run works)')
 	.option('--json', 'print engine events as JSON lines on stdout')
-	.option('--prices <file>', 'price table JSON')
-	.action(async (id: string, flags: { sessionsDir?: string; json?: boolean; prices?: string }) => {
+	.option('--base-url <url>', "replace the session's server address (for example after it moved); saved with the session")
+	.option('--prices <file>', 'price table JSON (default: $BOOOOK_PRICES, else ~/.config/booook/prices.json)')
+	.action(async (id: string, flags: { sessionsDir?: string; json?: boolean; prices?: string; baseUrl?: string }) => {
 		const { resumeCommand } = await import('./commands/resume.ts');
-		set(await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, prices: flags.prices }));
+		set(await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, prices: flags.prices, baseUrl: flags.baseUrl }));
 	});
 
 withRunOptions(
@@ -166,6 +167,12 @@ program
 		const { exportCommand } = await import('./commands/export.ts');
 		set(await exportCommand(resolveSessionsDir(flags.sessionsDir), id, { format: flags.format, intermediate: !!flags.intermediate, out: flags.out, force: flags.force }));
 	});
+
+// A reader that stops early (`booook show ID | head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+	if (error.code === 'EPIPE') process.exit(exitCode);
+	throw error;
+});
 
 try {
 	if (process.argv.length <= 2) {

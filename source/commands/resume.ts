@@ -3,7 +3,7 @@ import { execute, prepare, type ExecuteOptions } from './execute.ts';
 import { printFinal } from './show.ts';
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
-export async function resumeCommand(dir: string, id: string, opts: ExecuteOptions): Promise<number> {
+export async function resumeCommand(dir: string, id: string, opts: ExecuteOptions & { baseUrl?: string }): Promise<number> {
 	const session = await Session.open(dir, id);
 	try {
 		const book = await session.bookText();
@@ -14,6 +14,7 @@ export async function resumeCommand(dir: string, id: string, opts: ExecuteOption
 			}
 			return 0;
 		}
+		if (opts.baseUrl) session.data.run.config.baseUrl = opts.baseUrl;
 		const prepared = await prepare(session.data.run.config, book, opts);
 		return await execute(session, prepared, opts);
 	} finally {

@@ -215,9 +215,10 @@ export class Engine {
 				if (rejected) record.rejected = rejected;
 				node.pending.push(record);
 				this.count(result.usage, cost);
+				const totals = { ...this.totals };
 				await store.appendCall({ node: node.id, version: node.versions.length, attempt, provider: provider.name, model: provider.model, prompt: spec.prompt, response: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings });
 				await store.save();
-				this.emit({ type: 'usage', node: node.id, usage: result.usage, cost, totals: { ...this.totals } });
+				this.emit({ type: 'usage', node: node.id, usage: result.usage, cost, totals });
 				if (!rejected) accepted = record;
 				else if (!planner.regenerates(node, rejected)) settled = true;
 				else if (attempt + 1 < max) this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: rejected });
