@@ -2,7 +2,8 @@ import type { Run, Usage } from '../domain.ts';
 import type { ConfigInput } from '../config.ts';
 import { callCost, findPrice, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
-import { levelLimits, expectedWords } from '../summarize/budget.ts';
+import { CONTEXT_SHARE, expectedWords } from '../summarize/budget.ts';
+import { expectedMerges } from '../summarize/hier.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import { newRun, plannerFor } from '../summarize/run.ts';
 import { fill } from '../summarize/templates.ts';
@@ -65,23 +66,16 @@ function sum<K extends 'calls' | 'inputTokens' | 'outputTokens'>(rows: PlanRow[]
 }
 
 function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
-	const { config, templates } = ctx;
+	const { templates } = ctx;
 	const init = ctx.tokens(fill(templates['hier-init'], ['', 0]));
 	const merge = ctx.tokens(fill(templates['hier-merge-context'], ['', '', 0]));
-	const limits = levelLimits({ chunks: run.chunks.length, contextWindow: config.contextWindow, chunkSize: config.chunkSize, maxSummary: config.maxSummary, mergeTemplateTokens: ctx.tokens(fill(templates['hier-merge'], ['', 0])) });
 	const g0 = run.nodes[0]!.budget.summaryTokens;
 	const rows: PlanRow[] = [{ name: 'level 0 (summarize)', calls: run.chunks.length, exact: true, inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0), outputTokens: run.chunks.length * g0 }];
-	// Later levels: summaries are assumed to come out at their limit, which over-estimates a little.
 	let count = run.chunks.length;
-	let below = g0;
-	for (let level = 1; count > 1 && level < 50; level++) {
-		const limit = count * below + config.maxSummary + merge <= config.contextWindow ? config.maxSummary : (limits[level] ?? config.maxSummary);
-		const budget = config.contextWindow - limit - merge - 20;
-		const perMerge = Math.max(2, Math.floor((budget * 0.8) / (below + 6)));
-		const next = Math.ceil(count / perMerge);
-		rows.push({ name: `level ${level} (merge)`, calls: next, exact: false, inputTokens: count * (below + 6) + next * merge + (next - 1) * Math.floor(budget * 0.2), outputTokens: next * limit });
-		count = next;
-		below = limit;
+	for (const { level, merges, limit, below, inputBudget } of expectedMerges(run.chunks.length, ctx)) {
+		const context = (merges - 1) * Math.floor(inputBudget * CONTEXT_SHARE);
+		rows.push({ name: `level ${level} (merge)`, calls: merges, exact: false, inputTokens: count * (below + 6) + merges * merge + context, outputTokens: merges * limit });
+		count = merges;
 	}
 	return rows;
 }

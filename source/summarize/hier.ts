@@ -85,24 +85,36 @@ export const hierarchical: Planner = {
 	},
 
 	estimateCalls(run, ctx) {
-		const chunks = run.chunks.length;
 		let planned = run.nodes.length;
-		// Summaries still to come per level, by the authors' fit estimate for the levels not planned yet.
-		const limits = limitsFor(run, ctx);
-		let count = chunks;
-		for (let level = 1; count > 1; level++) {
-			const below = limits[level - 1] ?? ctx.config.maxSummary;
-			const budget = mergeInputBudget(ctx, level, limits);
-			const fit = Math.max(2, Math.floor(budget / (below + 8)));
-			const next = Math.ceil(count / fit);
-			const have = levelNodes(run, level).length;
-			planned += Math.max(0, next - have);
-			count = next;
-		}
+		for (const { level, merges } of expectedMerges(run.chunks.length, ctx)) planned += Math.max(0, merges - levelNodes(run, level).length);
 		if (run.config.clean && !cleanNodeOf(run)) planned += 1;
 		return planned;
 	},
 };
+
+/**
+ * The merges each level above 0 is expected to need, before summary lengths are known: summaries
+ * are assumed to come out at their limits and merges to carry the largest context, so this
+ * over-estimates a little. `plan` and progress both use it.
+ */
+export function expectedMerges(chunks: number, ctx: PlanContext): { level: number; merges: number; limit: number; below: number; inputBudget: number }[] {
+	const { config } = ctx;
+	const limits = limitsFor(chunks, ctx);
+	const template = mergeTemplateTokens(ctx, true);
+	const out = [];
+	let count = chunks;
+	let below = chunks === 1 ? config.maxSummary : (limits[0] ?? config.maxSummary);
+	for (let level = 1; count > 1; level++) {
+		const limit = count * below + config.maxSummary + template + PROMPT_MARGIN <= config.contextWindow ? config.maxSummary : (limits[level] ?? config.maxSummary);
+		const inputBudget = config.contextWindow - limit - template - PROMPT_MARGIN;
+		const fit = Math.max(2, Math.floor((inputBudget * (1 - CONTEXT_SHARE)) / (below + 8)));
+		const merges = Math.ceil(count / fit);
+		out.push({ level, merges, limit, below, inputBudget });
+		count = merges;
+		below = limit;
+	}
+	return out;
+}
 
 function levelNodes(run: Run, level: number): Node[] {
 	return run.nodes.filter((n) => n.level === level && n.kind !== 'clean').sort((a, b) => a.index - b.index);
@@ -123,10 +135,10 @@ function mergeTemplateTokens(ctx: PlanContext, withContext: boolean): number {
 	return ctx.tokens(withContext ? fill(t['hier-merge-context'], ['', '', 0]) : fill(t['hier-merge'], ['', 0]));
 }
 
-function limitsFor(run: Run, ctx: PlanContext): number[] {
+function limitsFor(chunks: number, ctx: PlanContext): number[] {
 	const { config } = ctx;
 	return levelLimits({
-		chunks: run.chunks.length,
+		chunks,
 		contextWindow: config.contextWindow,
 		chunkSize: config.chunkSize,
 		maxSummary: config.maxSummary,
@@ -145,14 +157,10 @@ function levelLimit(run: Run, ctx: PlanContext, level: number, belowTexts: strin
 		const all = ctx.tokens(belowTexts.join('\n\n'));
 		if (all + config.maxSummary + mergeTemplateTokens(ctx, true) + PROMPT_MARGIN <= config.contextWindow) return config.maxSummary;
 	}
-	return limitsFor(run, ctx)[level] ?? config.maxSummary;
+	return limitsFor(run.chunks.length, ctx)[level] ?? config.maxSummary;
 }
 
 /** Tokens a merge of `level` may spend on context plus summaries. */
-function mergeInputBudget(ctx: PlanContext, level: number, limits: number[], limit = limits[level] ?? ctx.config.maxSummary): number {
-	return ctx.config.contextWindow - limit - mergeTemplateTokens(ctx, true) - PROMPT_MARGIN;
-}
-
 function planLevelZero(run: Run, ctx: PlanContext): Node[] {
 	const limit = levelLimit(run, ctx, 0, []);
 	const promptTokens = ctx.config.contextWindow - limit;
