@@ -3,6 +3,7 @@ import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import {
 	BrokenStream,
+	DEFAULT_SDK_RETRIES,
 	DEFAULT_STREAM_RETRIES,
 	DEFAULT_STREAM_RETRY_DELAY_MS,
 	DEFAULT_STREAM_TIMEOUT_MS,
@@ -10,27 +11,12 @@ import {
 	toProviderError,
 	watchedFetch,
 	type FailureContext,
+	type SdkProviderOptions,
 } from './stream-guard.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
-export const DEFAULT_SDK_RETRIES = 4;
-
-export interface AnthropicProviderOptions {
-	apiKey: string;
-	model: string;
-	/** Without /v1; null for Anthropic's own API. */
-	baseURL?: string | null;
-	/** SDK retries of 429/5xx/529/connection errors before a stream starts. */
-	maxRetries?: number;
-	/** Idle time that counts as a stalled stream; also the SDK's wait for response headers. */
-	streamTimeoutMs?: number;
-	streamRetries?: number;
-	streamRetryDelayMs?: number;
-	/** A broken stream is being retried: text already sent through `onDelta` for `request` is void. */
-	onRetry?: (reason: string, request: CallRequest) => void;
-	/** For tests and proxies; defaults to the global fetch. */
-	fetch?: typeof fetch;
-}
+/** Options of the Anthropic provider; `baseURL` null means the vendor's own API. */
+export type AnthropicProviderOptions = SdkProviderOptions;
 
 /** Token counts as they stand after the latest event (message_delta repeats and updates them). */
 interface WireUsage {

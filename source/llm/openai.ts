@@ -4,6 +4,7 @@ import { countTokens } from '../text/tokens.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import {
 	BrokenStream,
+	DEFAULT_SDK_RETRIES,
 	DEFAULT_STREAM_RETRIES,
 	DEFAULT_STREAM_RETRY_DELAY_MS,
 	DEFAULT_STREAM_TIMEOUT_MS,
@@ -11,27 +12,12 @@ import {
 	toProviderError,
 	watchedFetch,
 	type FailureContext,
+	type SdkProviderOptions,
 } from './stream-guard.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const DEFAULT_SDK_RETRIES = 4;
-
-export interface OpenAIProviderOptions {
-	apiKey: string;
-	model: string;
-	/** Any OpenAI-compatible server (vLLM, llama.cpp, Ollama, Together, OpenRouter); null for OpenAI. */
-	baseURL?: string | null;
-	/** SDK retries of 429/5xx/connection errors before a stream starts. */
-	maxRetries?: number;
-	/** Idle time that counts as a stalled stream; also the SDK's wait for response headers. */
-	streamTimeoutMs?: number;
-	streamRetries?: number;
-	streamRetryDelayMs?: number;
-	/** A broken stream is being retried: text already sent through `onDelta` for `request` is void. */
-	onRetry?: (reason: string, request: CallRequest) => void;
-	/** For tests and proxies; defaults to the global fetch. */
-	fetch?: typeof fetch;
-}
+/** Options of the OpenAI provider; `baseURL` null means the vendor's own API. */
+export type OpenAIProviderOptions = SdkProviderOptions;
 
 export class OpenAIProvider implements Provider {
 	readonly name = 'openai' as const;

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { STATUS_CODES } from 'node:http';
-import { ProviderError } from './provider.ts';
+import { ProviderError, type CallRequest } from './provider.ts';
 
 /**
  * What the SDKs do not do for a streamed call: notice a stream that went quiet, notice a stream
@@ -256,4 +256,24 @@ export function redact(text: string, apiKey: string): string {
 	let out = apiKey.length >= 4 ? text.split(apiKey).join('[key]') : text;
 	out = out.replace(/\bsk-[\w*.-]{6,}/gu, '[key]');
 	return out;
+}
+
+/** SDK retries of 429/5xx/connection errors before a stream starts (the SDKs honour retry-after). */
+export const DEFAULT_SDK_RETRIES = 4;
+
+/** What both SDK-backed providers are configured with. */
+export interface SdkProviderOptions {
+	apiKey: string;
+	model: string;
+	/** An OpenAI-compatible or Anthropic-compatible server; null for the vendor's own API. */
+	baseURL?: string | null;
+	maxRetries?: number;
+	/** Idle time that counts as a stalled stream; also the SDK's wait for response headers. */
+	streamTimeoutMs?: number;
+	streamRetries?: number;
+	streamRetryDelayMs?: number;
+	/** A broken stream is being retried: text already sent through `onDelta` for `request` is void. */
+	onRetry?: (reason: string, request: CallRequest) => void;
+	/** For tests and proxies; defaults to the global fetch. */
+	fetch?: typeof fetch;
 }
