@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { headlessReporter } from '../source/commands/progress.ts';
+import { sanitize } from '../source/text/sanitize.ts';
+
+const ESC = '\x1b';
+const BEL = '\x07';
+
+test('terminal control sequences from books and models are removed, text and newlines kept', () => {
+	const cases: [string, string][] = [
+		[`copy ${ESC}]52;c;ZXZpbCBjb21tYW5k${BEL}this`, 'copy this'], // OSC 52 clipboard write
+		[`a${ESC}]0;pwned${ESC}\\b`, 'ab'], // window title, ST-terminated
+		[`x${ESC}[2J${ESC}[H${ESC}[31my`, 'xy'], // clear screen, cursor home, colour
+		[`over\rwrite`, 'overwrite'], // carriage return
+		[`left \u202Etxt.exe\u202C right`, 'left txt.exe right'], // bidi override
+		[`c1 \x9b31mred`, 'c1 red'], // 8-bit CSI
+		[`bell${BEL} nul\x00 del\x7f`, 'bell nul del'],
+		['line one\n\tline two', 'line one\n\tline two'],
+		['Élise — “quoted” 日本語', 'Élise — “quoted” 日本語'],
+	];
+	for (const [input, expected] of cases) assert.equal(sanitize(input), expected, JSON.stringify(input));
+});
+
+test('the headless progress line and messages never carry control sequences from a model', () => {
+	const out = new PassThrough();
+	const err = new PassThrough();
+	let written = '';
+	err.on('data', (d) => (written += d));
+	const report = headlessReporter({ json: false, stdout: out, stderr: err, planned: () => 10 });
+	report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 0 });
+	report({ type: 'retry', node: 'n1', attempt: 1, reason: `bad ${ESC}]52;c;aGk=${BEL}answer` });
+	report({ type: 'node-failed', node: 'n2', error: `boom${ESC}[2J` });
+	report({ type: 'usage', node: 'n1', usage: { input: 1000, output: 50, cached: 0 }, cost: 0.01, totals: { input: 1000, output: 50, cached: 0, cost: 0.01, calls: 1 } });
+	assert.ok(!written.includes(ESC), JSON.stringify(written));
+	assert.match(written, /\[1\/10 calls\] 1,000 tokens in, 50 out, \$0\.0100/u);
+	assert.match(written, /n1: retrying \(bad answer\)/u);
+});
