@@ -1,0 +1,38 @@
+/**
+ * Agreement between two raters who labelled the same items (for example a person and the model
+ * on each sentence: confusing or not). Item i of `a` and of `b` are the same item.
+ */
+
+function paired<T>(a: readonly T[], b: readonly T[]): void {
+	if (a.length !== b.length) throw new RangeError(`raters labelled ${a.length} and ${b.length} items; they must label the same items`);
+}
+
+/** Share of items on which the raters agree, in [0, 1]; NaN when there are no items. */
+export function percentAgreement<T>(a: readonly T[], b: readonly T[]): number {
+	paired(a, b);
+	if (a.length === 0) return Number.NaN;
+	let same = 0;
+	for (let i = 0; i < a.length; i++) if (Object.is(a[i], b[i])) same += 1;
+	return same / a.length;
+}
+
+/**
+ * Cohen's κ: agreement corrected for what the raters' own label frequencies would give by chance,
+ * (p_o − p_e) ÷ (1 − p_e). It is 1 for perfect agreement and NaN when chance agreement is already
+ * perfect (both raters always gave the same single label), where κ is undefined.
+ */
+export function cohenKappa<T>(a: readonly T[], b: readonly T[]): number {
+	paired(a, b);
+	const n = a.length;
+	if (n === 0) return Number.NaN;
+	const countA = new Map<T, number>();
+	const countB = new Map<T, number>();
+	for (let i = 0; i < n; i++) {
+		countA.set(a[i]!, (countA.get(a[i]!) ?? 0) + 1);
+		countB.set(b[i]!, (countB.get(b[i]!) ?? 0) + 1);
+	}
+	let expected = 0;
+	for (const [label, ca] of countA) expected += (ca / n) * ((countB.get(label) ?? 0) / n);
+	const observed = percentAgreement(a, b);
+	return expected === 1 ? Number.NaN : (observed - expected) / (1 - expected);
+}

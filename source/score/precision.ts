@@ -1,0 +1,86 @@
+import { bootstrap, type BootstrapOptions, type Interval } from './bootstrap.ts';
+import type { JudgedSummary, Verdict } from './formats.ts';
+
+/**
+ * Annotation precision (paper §3 and Appendix G): of the annotations a validator judged, the share
+ * that holds up. The paper counts agreement and partial agreement ("the span is confusing, but the
+ * questions fail a standard"); `strict` counts agreement only.
+ */
+
+export interface JudgedItem {
+	book: string;
+	/** Who wrote the annotation: "human", "model", or any other name a caller uses. */
+	source: string;
+	verdict: Verdict;
+}
+
+export interface Precision {
+	judged: number;
+	agree: number;
+	partial: number;
+	disagree: number;
+	/** (agree + partial) ÷ judged, in [0, 1]. */
+	precision: number;
+	/** agree ÷ judged. */
+	strict: number;
+	/** Books with at least one judged annotation of this source. */
+	books: number;
+	/** Percentile bootstrap intervals over books. */
+	precisionInterval: Interval;
+	strictInterval: Interval;
+}
+
+interface Tally {
+	agree: number;
+	partial: number;
+	disagree: number;
+}
+
+const total = (t: readonly Tally[], pick: (x: Tally) => number): number => t.reduce((s, x) => s + pick(x), 0);
+const judgedOf = (x: Tally): number => x.agree + x.partial + x.disagree;
+
+/** The judgments of a precision study, one item per judged annotation. */
+export function judgedItems(study: ReadonlyMap<string, JudgedSummary>): JudgedItem[] {
+	return [...study].flatMap(([book, s]) => s.judged.map((j) => ({ book, source: j.source, verdict: j.verdict })));
+}
+
+/**
+ * Precision per source, with intervals that resample whole books (annotations of a book share its
+ * summary and its validator). Sources appear in the order they first occur.
+ */
+export function precisionBySource(items: readonly JudgedItem[], options: BootstrapOptions): Map<string, Precision> {
+	const bySource = new Map<string, Map<string, Tally>>();
+	for (const { book, source, verdict } of items) {
+		let books = bySource.get(source);
+		if (!books) bySource.set(source, (books = new Map()));
+		let tally = books.get(book);
+		if (!tally) books.set(book, (tally = { agree: 0, partial: 0, disagree: 0 }));
+		tally[verdict] += 1;
+	}
+	const out = new Map<string, Precision>();
+	for (const [source, books] of bySource) {
+		const tallies = [...books.values()];
+		const ratio = (num: (x: Tally) => number) => (sample: readonly Tally[]) => total(sample, num) / total(sample, judgedOf);
+		const intervals = bootstrap(
+			tallies,
+			{ precision: ratio((x) => x.agree + x.partial), strict: ratio((x) => x.agree) },
+			options,
+		);
+		const agree = total(tallies, (x) => x.agree);
+		const partial = total(tallies, (x) => x.partial);
+		const disagree = total(tallies, (x) => x.disagree);
+		const judged = agree + partial + disagree;
+		out.set(source, {
+			judged,
+			agree,
+			partial,
+			disagree,
+			precision: (agree + partial) / judged,
+			strict: agree / judged,
+			books: tallies.length,
+			precisionInterval: intervals.precision,
+			strictInterval: intervals.strict,
+		});
+	}
+	return out;
+}
