@@ -7,7 +7,7 @@ import { ProviderError, type CallRequest } from '../source/llm/provider.ts';
 import { countTokens, truncateToTokens } from '../source/text/tokens.ts';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from './support/fake-api.ts';
 
-const KEY = 'sk-ant-test-0123456789SECRET';
+const KEY = 'fake-anthropic-key-0123456789SECRET';
 const REPLY = 'The orchard was sold in spring. The new owners kept the old trees. Their letters explain why.';
 
 async function withFake(opts: FakeApiOptions, body: (fake: FakeApi) => Promise<void>): Promise<void> {
