@@ -174,6 +174,30 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 	throw error;
 });
 
+program
+	.command('score')
+	.description('BooookScore of summaries from annotation files, without any model call (annotating with a model is not built yet)')
+	.option('--summaries <file>', "the authors' summaries JSON ({ book: summary })")
+	.option('--annotations <file>', "the authors' model annotations JSON for those summaries")
+	.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
+	.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books }')
+	.action(async (flags: { summaries?: string; annotations?: string; human?: string; json?: boolean }) => {
+		const { scoreCommand } = await import('./commands/score.ts');
+		set(await scoreCommand({ ...flags, json: !!flags.json }));
+	});
+
+program
+	.command('precision')
+	.description('precision of human and model annotations from a validation file (paper Appendix G), with bootstrap intervals over books')
+	.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
+	.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024)
+	.option('--resamples <n>', 'bootstrap resamples', integer('--resamples'), 2000)
+	.option('--json', 'print { human: { precision, strict, n, ci }, model: { ... } }')
+	.action(async (flags: { validation?: string; json?: boolean; seed: number; resamples: number }) => {
+		const { precisionCommand } = await import('./commands/precision.ts');
+		set(await precisionCommand({ ...flags, json: !!flags.json }));
+	});
+
 try {
 	if (process.argv.length <= 2) {
 		program.outputHelp();
