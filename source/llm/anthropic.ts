@@ -3,13 +3,9 @@ import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import {
 	BrokenStream,
-	DEFAULT_SDK_RETRIES,
-	DEFAULT_STREAM_RETRIES,
-	DEFAULT_STREAM_RETRY_DELAY_MS,
-	DEFAULT_STREAM_TIMEOUT_MS,
-	guardStream,
+	guardCall,
+	sdkSetup,
 	toProviderError,
-	watchedFetch,
 	type FailureContext,
 	type SdkProviderOptions,
 } from './stream-guard.ts';
@@ -37,42 +33,13 @@ export class AnthropicProvider implements Provider {
 	constructor(options: AnthropicProviderOptions) {
 		this.options = options;
 		this.model = options.model;
-		// Always explicit: a missing base URL would let the SDK fall back to its own environment
-		// and profile lookup, bypassing the environment the caller handed to createProvider.
-		const baseURL = options.baseURL || ANTHROPIC_DEFAULT_BASE_URL;
-		const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
-		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
-		this.client = new Anthropic({
-			apiKey: options.apiKey,
-			baseURL,
-			maxRetries,
-			timeout: timeoutMs,
-			fetch: watchedFetch(options.fetch),
-		});
-		this.failure = {
-			label: 'anthropic',
-			keyVar: 'ANTHROPIC_API_KEY',
-			model: options.model,
-			baseURL,
-			apiKey: options.apiKey,
-			maxRetries,
-			timeoutMs,
-		};
+		const { client, failure } = sdkSetup(options, { label: 'anthropic', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL });
+		this.client = new Anthropic(client);
+		this.failure = failure;
 	}
 
 	complete(request: CallRequest): Promise<CallResult> {
-		const { options } = this;
-		return guardStream(
-			{
-				label: 'anthropic',
-				streamTimeoutMs: options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
-				streamRetries: options.streamRetries ?? DEFAULT_STREAM_RETRIES,
-				retryDelayMs: options.streamRetryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS,
-				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
-			},
-			request.signal,
-			(signal) => this.attempt(request, signal),
-		);
+		return guardCall(this.options, 'anthropic', request, (signal) => this.attempt(request, signal));
 	}
 
 	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {

@@ -4,13 +4,9 @@ import { countTokens } from '../text/tokens.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import {
 	BrokenStream,
-	DEFAULT_SDK_RETRIES,
-	DEFAULT_STREAM_RETRIES,
-	DEFAULT_STREAM_RETRY_DELAY_MS,
-	DEFAULT_STREAM_TIMEOUT_MS,
-	guardStream,
+	guardCall,
+	sdkSetup,
 	toProviderError,
-	watchedFetch,
 	type FailureContext,
 	type SdkProviderOptions,
 } from './stream-guard.ts';
@@ -32,41 +28,14 @@ export class OpenAIProvider implements Provider {
 	constructor(options: OpenAIProviderOptions) {
 		this.options = options;
 		this.model = options.model;
-		const baseURL = options.baseURL || OPENAI_DEFAULT_BASE_URL;
-		const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
-		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
-		this.limitParam = isOpenAIHost(baseURL) ? 'max_completion_tokens' : 'max_tokens';
-		this.client = new OpenAI({
-			apiKey: options.apiKey,
-			baseURL,
-			maxRetries,
-			timeout: timeoutMs,
-			fetch: watchedFetch(options.fetch),
-		});
-		this.failure = {
-			label: 'openai',
-			keyVar: 'OPENAI_API_KEY',
-			model: options.model,
-			baseURL,
-			apiKey: options.apiKey,
-			maxRetries,
-			timeoutMs,
-		};
+		const { client, failure } = sdkSetup(options, { label: 'openai', keyVar: 'OPENAI_API_KEY', defaultBaseURL: OPENAI_DEFAULT_BASE_URL });
+		this.limitParam = isOpenAIHost(client.baseURL) ? 'max_completion_tokens' : 'max_tokens';
+		this.client = new OpenAI(client);
+		this.failure = failure;
 	}
 
 	complete(request: CallRequest): Promise<CallResult> {
-		const { options } = this;
-		return guardStream(
-			{
-				label: 'openai',
-				streamTimeoutMs: options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
-				streamRetries: options.streamRetries ?? DEFAULT_STREAM_RETRIES,
-				retryDelayMs: options.streamRetryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS,
-				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
-			},
-			request.signal,
-			(signal) => this.attempt(request, signal),
-		);
+		return guardCall(this.options, 'openai', request, (signal) => this.attempt(request, signal));
 	}
 
 	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {

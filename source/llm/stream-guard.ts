@@ -277,3 +277,29 @@ export interface SdkProviderOptions {
 	/** For tests and proxies; defaults to the global fetch. */
 	fetch?: typeof fetch;
 }
+
+/** The SDK client's settings and the context of its error messages, from the provider options. */
+export function sdkSetup(options: SdkProviderOptions, vendor: { label: string; keyVar: string; defaultBaseURL: string }) {
+	// Always explicit: without a base URL the SDKs fall back to their own environment lookup,
+	// bypassing the environment the caller handed to createProvider.
+	const baseURL = options.baseURL || vendor.defaultBaseURL;
+	const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
+	const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+	const failure: FailureContext = { label: vendor.label, keyVar: vendor.keyVar, model: options.model, baseURL, apiKey: options.apiKey, maxRetries, timeoutMs };
+	return { client: { apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.fetch) }, failure };
+}
+
+/** One provider call under the watchdog, with the options' stream settings. */
+export function guardCall<T>(options: SdkProviderOptions, label: string, request: CallRequest, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+	return guardStream(
+		{
+			label,
+			streamTimeoutMs: options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
+			streamRetries: options.streamRetries ?? DEFAULT_STREAM_RETRIES,
+			retryDelayMs: options.streamRetryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS,
+			onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
+		},
+		request.signal,
+		attempt,
+	);
+}
