@@ -3,21 +3,13 @@ import assert from 'node:assert/strict';
 import { UserError } from '../source/errors.ts';
 import { AnthropicProvider, contentBlocks, type AnthropicProviderOptions } from '../source/llm/anthropic.ts';
 import { createProvider, defaultModel } from '../source/llm/create.ts';
-import { ProviderError, type CallRequest } from '../source/llm/provider.ts';
+import { ProviderError } from '../source/llm/provider.ts';
 import { countTokens, truncateToTokens } from '../source/text/tokens.ts';
-import { startFakeApi, type FakeApi, type FakeApiOptions } from './support/fake-api.ts';
+import type { FakeApi } from './support/fake-api.ts';
+import { recorder, request, withFake } from './support/provider-kit.ts';
 
 const KEY = 'fake-anthropic-key-0123456789SECRET';
 const REPLY = 'The orchard was sold in spring. The new owners kept the old trees. Their letters explain why.';
-
-async function withFake(opts: FakeApiOptions, body: (fake: FakeApi) => Promise<void>): Promise<void> {
-	const fake = await startFakeApi({ respond: () => REPLY, ...opts });
-	try {
-		await body(fake);
-	} finally {
-		await fake.close();
-	}
-}
 
 function provider(fake: FakeApi, opts: Partial<AnthropicProviderOptions> = {}): AnthropicProvider {
 	return new AnthropicProvider({
@@ -30,35 +22,8 @@ function provider(fake: FakeApi, opts: Partial<AnthropicProviderOptions> = {}): 
 	});
 }
 
-function request(prompt: string, extra: Partial<CallRequest> = {}): CallRequest {
-	return {
-		prompt,
-		maxTokens: 200,
-		temperature: 0.5,
-		task: { kind: 'annotate', texts: [prompt], words: 50 },
-		...extra,
-	};
-}
-
-function recorder() {
-	const events: Array<{ delta: string } | { retry: string }> = [];
-	return {
-		events,
-		onDelta: (text: string) => events.push({ delta: text }),
-		onRetry: (reason: string) => events.push({ retry: reason }),
-		shown(): string {
-			const last = events.map((e) => 'retry' in e).lastIndexOf(true);
-			return events
-				.slice(last + 1)
-				.map((e) => ('delta' in e ? e.delta : ''))
-				.join('');
-		},
-		retries: () => events.filter((e) => 'retry' in e).length,
-	};
-}
-
 test('a streamed message delivers text, ordered deltas, usage and the stop reason', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const rec = recorder();
 		const prompt = 'Summarize the orchard letters.';
 		const result = await provider(fake).complete(request(prompt, { onDelta: rec.onDelta }));
@@ -83,7 +48,7 @@ test('a streamed message delivers text, ordered deltas, usage and the stop reaso
 });
 
 test('the cacheable prefix is its own block with cache_control, and cache reads count as input', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const prefix = 'Instructions and the summary under review, shared by every sentence call. '.repeat(20);
 		const p = provider(fake);
 		const first = await p.complete(request(`${prefix}Sentence 1?`, { cacheablePrefix: prefix }));
@@ -113,7 +78,7 @@ test('contentBlocks ignores a prefix that is not one and never sends an empty bl
 });
 
 test('a 429 with retry-after is retried by the SDK and then succeeds', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 429, retryAfter: 0.05 });
 		const result = await provider(fake).complete(request('Rate limited prompt.'));
 		assert.equal(result.text, REPLY);
@@ -122,7 +87,7 @@ test('a 429 with retry-after is retried by the SDK and then succeeds', async () 
 });
 
 test('a 500 is retried by the SDK and then succeeds', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 500, retryAfter: 0.05 });
 		const result = await provider(fake).complete(request('Server error prompt.'));
 		assert.equal(result.text, REPLY);
@@ -131,7 +96,7 @@ test('a 500 is retried by the SDK and then succeeds', async () => {
 });
 
 test('a 400 is not retried', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 400 });
 		await assert.rejects(provider(fake).complete(request('Bad request.')), (error: unknown) => {
 			assert.ok(error instanceof ProviderError);
@@ -145,7 +110,7 @@ test('a 400 is not retried', async () => {
 });
 
 test('a 401 is not retried, names ANTHROPIC_API_KEY and never shows the key', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 401 });
 		await assert.rejects(provider(fake).complete(request('Who am I?')), (error: unknown) => {
 			assert.ok(error instanceof ProviderError);
@@ -161,7 +126,7 @@ test('a 401 is not retried, names ANTHROPIC_API_KEY and never shows the key', as
 
 for (const clean of [false, true]) {
 	test(`a stream cut halfway (${clean ? 'response ended' : 'connection closed'}) is retried and the complete text returned`, async () => {
-		await withFake({}, async (fake) => {
+		await withFake(REPLY, {}, async (fake) => {
 			fake.fail({ kind: 'cut', clean });
 			const rec = recorder();
 			const result = await provider(fake, { onRetry: rec.onRetry }).complete(
@@ -178,7 +143,7 @@ for (const clean of [false, true]) {
 }
 
 test('a stalled stream is aborted by the watchdog and retried', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'stall', ms: 5_000 });
 		const rec = recorder();
 		const result = await provider(fake, { streamTimeoutMs: 200, onRetry: rec.onRetry }).complete(
@@ -194,7 +159,7 @@ test('a stalled stream is aborted by the watchdog and retried', async () => {
 test('a slow but steady stream is not mistaken for a stall', async () => {
 	// 17 pieces 100 ms apart outlast the 700 ms watchdog several times over, but no gap comes near it
 	// (the margin keeps a loaded machine from turning this into a stall).
-	await withFake({ chunkDelayMs: 100 }, async (fake) => {
+	await withFake(REPLY, { chunkDelayMs: 100 }, async (fake) => {
 		const rec = recorder();
 		const result = await provider(fake, { streamTimeoutMs: 700, onRetry: rec.onRetry }).complete(
 			request('Take your time.', { onDelta: rec.onDelta }),
@@ -206,7 +171,7 @@ test('a slow but steady stream is not mistaken for a stall', async () => {
 });
 
 test('repeated stalls end in a retryable ProviderError after streamRetries', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		for (let i = 0; i < 2; i++) fake.fail({ kind: 'stall', ms: 5_000 });
 		await assert.rejects(
 			provider(fake, { streamTimeoutMs: 150, streamRetries: 1 }).complete(request('Stall twice.')),
@@ -222,7 +187,7 @@ test('repeated stalls end in a retryable ProviderError after streamRetries', asy
 });
 
 test('aborting mid-stream rejects with an AbortError and is not retried', async () => {
-	await withFake({ chunkDelayMs: 100 }, async (fake) => {
+	await withFake(REPLY, { chunkDelayMs: 100 }, async (fake) => {
 		const controller = new AbortController();
 		let deltas = 0;
 		const retries: string[] = [];
@@ -242,7 +207,7 @@ test('aborting mid-stream rejects with an AbortError and is not retried', async 
 });
 
 test('aborting during a long retry-after rejects at once', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		// A 60 s wait would outlast the test runner; only an immediate rejection passes.
 		fake.fail({ kind: 'status', status: 429, retryAfter: 60 });
 		const controller = new AbortController();
@@ -254,7 +219,7 @@ test('aborting during a long retry-after rejects at once', async () => {
 });
 
 test('max_tokens truncation gives stop reason max_tokens', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const result = await provider(fake).complete(request('Long answer please.', { maxTokens: 6 }));
 		assert.equal(result.finishReason, 'max_tokens');
 		assert.equal(result.text, truncateToTokens(REPLY, 6));
@@ -263,7 +228,7 @@ test('max_tokens truncation gives stop reason max_tokens', async () => {
 });
 
 test('createProvider reads ANTHROPIC_BASE_URL and refuses a missing ANTHROPIC_API_KEY', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const p = createProvider({
 			provider: 'anthropic',
 			model: defaultModel('anthropic'),

@@ -5,19 +5,11 @@ import { createProvider, defaultModel, defaultProvider } from '../source/llm/cre
 import { OpenAIProvider, type OpenAIProviderOptions } from '../source/llm/openai.ts';
 import { ProviderError, type CallRequest } from '../source/llm/provider.ts';
 import { countTokens, truncateToTokens } from '../source/text/tokens.ts';
-import { startFakeApi, type FakeApi, type FakeApiOptions } from './support/fake-api.ts';
+import { startFakeApi, type FakeApi } from './support/fake-api.ts';
+import { recorder, request, withFake } from './support/provider-kit.ts';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
 const REPLY = 'The lighthouse keeper kept a log. Every storm got its own page. Nobody read it until the end.';
-
-async function withFake(opts: FakeApiOptions, body: (fake: FakeApi) => Promise<void>): Promise<void> {
-	const fake = await startFakeApi({ respond: () => REPLY, ...opts });
-	try {
-		await body(fake);
-	} finally {
-		await fake.close();
-	}
-}
 
 function provider(fake: FakeApi, opts: Partial<OpenAIProviderOptions> = {}): OpenAIProvider {
 	return new OpenAIProvider({
@@ -30,37 +22,8 @@ function provider(fake: FakeApi, opts: Partial<OpenAIProviderOptions> = {}): Ope
 	});
 }
 
-function request(prompt: string, extra: Partial<CallRequest> = {}): CallRequest {
-	return {
-		prompt,
-		maxTokens: 200,
-		temperature: 0.5,
-		task: { kind: 'summarize', texts: [prompt], words: 50 },
-		...extra,
-	};
-}
-
-/** Deltas and retries in arrival order, to check what a live view would have shown. */
-function recorder() {
-	const events: Array<{ delta: string } | { retry: string }> = [];
-	return {
-		events,
-		onDelta: (text: string) => events.push({ delta: text }),
-		onRetry: (reason: string) => events.push({ retry: reason }),
-		/** The text shown after the last reset. */
-		shown(): string {
-			const last = events.map((e) => 'retry' in e).lastIndexOf(true);
-			return events
-				.slice(last + 1)
-				.map((e) => ('delta' in e ? e.delta : ''))
-				.join('');
-		},
-		retries: () => events.filter((e) => 'retry' in e).length,
-	};
-}
-
 test('a streamed completion delivers text, ordered deltas, usage and the finish reason', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const rec = recorder();
 		const prompt = 'Summarize the keeper log.';
 		const result = await provider(fake).complete(request(prompt, { onDelta: rec.onDelta }));
@@ -82,7 +45,7 @@ test('a streamed completion delivers text, ordered deltas, usage and the finish 
 });
 
 test('a custom base URL gets max_tokens; api.openai.com gets max_completion_tokens', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		await provider(fake).complete(request('Hello there.', { maxTokens: 77 }));
 		assert.equal(fake.requests[0]?.body.max_tokens, 77);
 		assert.equal('max_completion_tokens' in fake.requests[0]?.body, false);
@@ -98,7 +61,7 @@ test('a custom base URL gets max_tokens; api.openai.com gets max_completion_toke
 });
 
 test('a 429 with retry-after is retried by the SDK and then succeeds', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 429, retryAfter: 0.05 });
 		const result = await provider(fake).complete(request('Rate limited prompt.'));
 		assert.equal(result.text, REPLY);
@@ -108,7 +71,7 @@ test('a 429 with retry-after is retried by the SDK and then succeeds', async () 
 });
 
 test('a 500 is retried by the SDK and then succeeds', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 500, retryAfter: 0.05 });
 		const result = await provider(fake).complete(request('Server error prompt.'));
 		assert.equal(result.text, REPLY);
@@ -117,7 +80,7 @@ test('a 500 is retried by the SDK and then succeeds', async () => {
 });
 
 test('rate limiting that outlasts the SDK retries is a retryable ProviderError', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		for (let i = 0; i < 3; i++) fake.fail({ kind: 'status', status: 429, retryAfter: 0.02 });
 		await assert.rejects(provider(fake, { maxRetries: 1 }).complete(request('Still limited.')), (error: unknown) => {
 			assert.ok(error instanceof ProviderError);
@@ -142,7 +105,7 @@ test('an unreachable server is a retryable ProviderError that names the URL', as
 });
 
 test('a 400 is not retried and says what the server said', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 400 });
 		await assert.rejects(provider(fake).complete(request('Bad request.')), (error: unknown) => {
 			assert.ok(error instanceof ProviderError);
@@ -158,7 +121,7 @@ test('a 400 is not retried and says what the server said', async () => {
 });
 
 test('a 401 is not retried, names OPENAI_API_KEY and never shows the key', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'status', status: 401 });
 		await assert.rejects(provider(fake).complete(request('Who am I?')), (error: unknown) => {
 			assert.ok(error instanceof ProviderError);
@@ -175,7 +138,7 @@ test('a 401 is not retried, names OPENAI_API_KEY and never shows the key', async
 
 for (const clean of [false, true]) {
 	test(`a stream cut halfway (${clean ? 'response ended' : 'connection closed'}) is retried and the complete text returned`, async () => {
-		await withFake({}, async (fake) => {
+		await withFake(REPLY, {}, async (fake) => {
 			fake.fail({ kind: 'cut', clean });
 			const rec = recorder();
 			const result = await provider(fake, { onRetry: rec.onRetry }).complete(
@@ -193,7 +156,7 @@ for (const clean of [false, true]) {
 }
 
 test('a stalled stream is aborted by the watchdog and retried', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'stall', ms: 5_000 });
 		const rec = recorder();
 		const result = await provider(fake, { streamTimeoutMs: 200, onRetry: rec.onRetry }).complete(
@@ -209,7 +172,7 @@ test('a stalled stream is aborted by the watchdog and retried', async () => {
 });
 
 test('a stream that keeps breaking ends in a retryable ProviderError after streamRetries', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		for (let i = 0; i < 3; i++) fake.fail({ kind: 'cut' });
 		await assert.rejects(provider(fake, { streamRetries: 2 }).complete(request('Always cut.')), (error: unknown) => {
 			assert.ok(error instanceof ProviderError);
@@ -221,7 +184,7 @@ test('a stream that keeps breaking ends in a retryable ProviderError after strea
 });
 
 test('the onRetry callback is told which request is being retried', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		fake.fail({ kind: 'cut' });
 		const seen: CallRequest[] = [];
 		const req = request('Which one?');
@@ -232,7 +195,7 @@ test('the onRetry callback is told which request is being retried', async () => 
 });
 
 test('aborting mid-stream rejects with an AbortError and sends no more deltas', async () => {
-	await withFake({ chunkDelayMs: 100 }, async (fake) => {
+	await withFake(REPLY, { chunkDelayMs: 100 }, async (fake) => {
 		const controller = new AbortController();
 		const deltas: string[] = [];
 		let afterAbort = 0;
@@ -254,7 +217,7 @@ test('aborting mid-stream rejects with an AbortError and sends no more deltas', 
 });
 
 test('aborting while the SDK waits out a retry-after rejects without waiting for it', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		// The OpenAI SDK's backoff sleep ignores the signal; the provider must not wait it out.
 		// (The SDK's timer still runs out in the background, so the wait is kept short.)
 		fake.fail({ kind: 'status', status: 429, retryAfter: 1.5 });
@@ -274,7 +237,7 @@ test('aborting while the SDK waits out a retry-after rejects without waiting for
 });
 
 test('an already aborted signal sends nothing', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const controller = new AbortController();
 		controller.abort();
 		await assert.rejects(
@@ -286,7 +249,7 @@ test('an already aborted signal sends nothing', async () => {
 });
 
 test('max_tokens truncation gives finish reason length', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const result = await provider(fake).complete(request('Long answer please.', { maxTokens: 6 }));
 		assert.equal(result.finishReason, 'length');
 		assert.equal(result.text, truncateToTokens(REPLY, 6));
@@ -296,7 +259,7 @@ test('max_tokens truncation gives finish reason length', async () => {
 });
 
 test('cached prompt tokens are reported as cached', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const shared = 'The same long instructions, repeated for every sentence. '.repeat(150);
 		const p = provider(fake);
 		const first = await p.complete(request(`${shared}First question?`));
@@ -308,7 +271,7 @@ test('cached prompt tokens are reported as cached', async () => {
 });
 
 test('createProvider reads the key and base URL from env and refuses a missing key', async () => {
-	await withFake({}, async (fake) => {
+	await withFake(REPLY, {}, async (fake) => {
 		const p = createProvider({
 			provider: 'openai',
 			model: 'gpt-4o-mini',

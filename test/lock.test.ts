@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Book, Run } from '../source/domain.ts';
+import { makeConfig } from '../source/config.ts';
 import { UserError } from '../source/errors.ts';
+import { newRun } from '../source/summarize/run.ts';
 import { SessionLock, type LockOwner } from '../source/store/lock.ts';
 import { Session } from '../source/store/session.ts';
 
@@ -24,29 +26,7 @@ function init(id: string) {
 		chars: TEXT.length,
 		tokens: 15,
 	};
-	const run: Run = {
-		config: {
-			method: 'inc',
-			provider: 'extractive',
-			model: 'textrank',
-			baseUrl: null,
-			encoding: 'cl100k_base',
-			chunkSize: 2048,
-			contextWindow: 8192,
-			maxSummary: 900,
-			temperature: 0,
-			concurrency: 1,
-			seed: 7,
-			clean: false,
-			streamTimeout: 60,
-			prompts: null,
-		},
-		status: 'planned',
-		chunks: [{ index: 0, start: 0, end: TEXT.length, tokens: 15 }],
-		nodes: [],
-		root: null,
-		error: null,
-	};
+	const run: Run = newRun(makeConfig({ provider: 'extractive', model: 'textrank', method: 'inc', temperature: 0, concurrency: 1, seed: 7 }), [{ index: 0, start: 0, end: TEXT.length, tokens: 15 }]);
 	return { id, book, text: TEXT, run };
 }
 

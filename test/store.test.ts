@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Book, Node, Run, Version } from '../source/domain.ts';
+import { makeConfig } from '../source/config.ts';
 import { UserError } from '../source/errors.ts';
 import { readCallLog } from '../source/store/calls.ts';
 import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts';
@@ -64,22 +65,7 @@ function init(opts: { id?: string; title?: string; text?: string; summary?: stri
 	const book: Book = { title: opts.title ?? 'A Stormy Night', sha256: sha256(text), source: 'night.txt', chars: text.length, tokens: 20 };
 	const summary = opts.summary === undefined ? 'A storm. Rain.' : opts.summary;
 	const run: Run = {
-		config: {
-			method: 'hier',
-			provider: 'extractive',
-			model: 'textrank',
-			baseUrl: null,
-			encoding: 'cl100k_base',
-			chunkSize: 2048,
-			contextWindow: 8192,
-			maxSummary: 900,
-			temperature: 0.5,
-			concurrency: 2,
-			seed: 1,
-			clean: false,
-			streamTimeout: 60,
-			prompts: null,
-		},
+		config: makeConfig({ provider: 'extractive', model: 'textrank', method: 'hier', concurrency: 2, seed: 1 }),
 		status: summary === null ? 'planned' : 'done',
 		chunks: [{ index: 0, start: 0, end: text.length, tokens: 20 }],
 		nodes: [node('n0', summary)],
