@@ -118,5 +118,7 @@ test('plan makes no calls and reports chunks and calls per level', async () => {
 	assert.ok(plan.chunks.max <= 1024);
 	assert.equal(plan.calls.rows[0].calls, plan.chunks.count);
 	assert.ok(plan.estimate.cost > 0);
+	const inc = JSON.parse((await booook(['plan', smallBook(dir), '--json', '--method', 'inc', '--chunk-size', '1024', '--no-clean'])).stdout);
+	assert.equal(inc.calls.total, inc.chunks.count, 'one call per chunk before compressions');
 	assert.deepEqual(readdirSync(sessions), []);
 });

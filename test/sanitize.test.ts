@@ -27,7 +27,7 @@ test('the headless progress line and messages never carry control sequences from
 	const err = new PassThrough();
 	let written = '';
 	err.on('data', (d) => (written += d));
-	const report = headlessReporter({ json: false, stdout: out, stderr: err, planned: () => 10 });
+	const report = headlessReporter({ json: false, stdout: out, stderr: err });
 	report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 0 });
 	report({ type: 'retry', node: 'n1', attempt: 1, reason: `bad ${ESC}]52;c;aGk=${BEL}answer` });
 	report({ type: 'node-failed', node: 'n2', error: `boom${ESC}[2J` });

@@ -62,7 +62,7 @@ export async function execute(session: Session, prepared: Prepared, opts: Execut
 	const stderr = opts.stderr ?? process.stderr;
 	const engine = makeEngine(session, prepared, opts);
 	const { ctx } = prepared;
-	engine.on(headlessReporter({ json: opts.json, stdout, stderr, planned: () => engine.plannedCalls() }));
+	engine.on(headlessReporter({ json: opts.json, stdout, stderr }));
 	const interrupt = () => engine.cancel();
 	process.once('SIGINT', interrupt);
 	process.once('SIGTERM', interrupt);

@@ -2,7 +2,7 @@ import type { Run, Usage } from '../domain.ts';
 import type { ConfigInput } from '../config.ts';
 import { callCost, findPrice, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
-import { CONTEXT_SHARE, expectedWords } from '../summarize/budget.ts';
+import { CONTEXT_SHARE, WORD_RATIO, expectedWords } from '../summarize/budget.ts';
 import { expectedMerges } from '../summarize/hier.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import { newRun, plannerFor } from '../summarize/run.ts';
@@ -85,15 +85,16 @@ function incRows(run: Run, ctx: PlanContext): PlanRow[] {
 	const steps = run.chunks.length;
 	const init = ctx.tokens(fill(templates['inc-init'], ['', 0, 0]));
 	const update = ctx.tokens(fill(templates['inc-update'], ['', '', 0, 0]));
-	const tokensOf = (words: number) => Math.round(words / 0.65);
-	let input = run.chunks[0]!.tokens + init;
-	let output = tokensOf(expectedWords(config.maxSummary, 0, steps));
-	for (let j = 1; j < steps; j++) {
-		input += run.chunks[j]!.tokens + update + tokensOf(expectedWords(config.maxSummary, j - 1, steps));
-		output += tokensOf(expectedWords(config.maxSummary, j, steps));
+	// The running summary is assumed to follow the expected-words schedule.
+	const tokensAfter = (step: number) => Math.round(expectedWords(config.maxSummary, step, steps) / WORD_RATIO);
+	const rows: PlanRow[] = [{ name: 'step 1 (summarize)', calls: 1, exact: true, inputTokens: run.chunks[0]!.tokens + init, outputTokens: tokensAfter(0) }];
+	if (steps > 1) {
+		const updates = { name: `steps 2-${steps} (update)`, calls: steps - 1, exact: true, inputTokens: 0, outputTokens: 0 };
+		for (let j = 1; j < steps; j++) {
+			updates.inputTokens += run.chunks[j]!.tokens + update + tokensAfter(j - 1);
+			updates.outputTokens += tokensAfter(j);
+		}
+		rows.push(updates);
 	}
-	return [
-		{ name: 'step 1 (summarize)', calls: 1, exact: true, inputTokens: run.chunks[0]!.tokens + init, outputTokens: tokensOf(expectedWords(config.maxSummary, 0, steps)) },
-		{ name: `steps 2-${steps} (update)`, calls: steps - 1, exact: true, inputTokens: input - run.chunks[0]!.tokens - init, outputTokens: output - tokensOf(expectedWords(config.maxSummary, 0, steps)) },
-	].filter((r) => r.calls > 0);
+	return rows;
 }

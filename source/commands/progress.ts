@@ -6,11 +6,13 @@ import { sanitize } from '../text/sanitize.ts';
  * line (calls done/planned, tokens, cost, ETA) goes to stderr, redrawn in place on a terminal and one
  * line per finished call elsewhere.
  */
-export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableStream; stderr: NodeJS.WriteStream | NodeJS.WritableStream; planned: () => number; now?: () => number }) {
+export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableStream; stderr: NodeJS.WriteStream | NodeJS.WritableStream; now?: () => number }) {
 	const now = opts.now ?? Date.now;
 	const started = now();
 	const tty = 'isTTY' in opts.stderr && opts.stderr.isTTY === true;
 	let doneAtStart: number | null = null;
+	// The engine's estimate, as the run-started and node-planned events last reported it.
+	let plannedCalls = 0;
 	let done = 0;
 	let tokensIn = 0;
 	let tokensOut = 0;
@@ -18,7 +20,7 @@ export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableS
 	let drawn = false;
 
 	const line = () => {
-		const planned = Math.max(opts.planned(), done);
+		const planned = Math.max(plannedCalls, done);
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
 		const eta = madeHere > 0 && planned > done ? formatSeconds(((planned - done) * elapsed) / madeHere) : '?';
@@ -38,7 +40,11 @@ export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableS
 	return (event: EngineEvent) => {
 		if (opts.json) opts.stdout.write(`${JSON.stringify(event)}\n`);
 		switch (event.type) {
+			case 'node-planned':
+				plannedCalls = event.planned;
+				break;
 			case 'run-started':
+				plannedCalls = event.planned;
 				doneAtStart = event.done;
 				done = event.done;
 				if (!opts.json) say(`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`);

@@ -1,19 +1,19 @@
+import assert from 'node:assert/strict';
 import type { Run } from '../../source/domain.ts';
 import type { RunStore } from '../../source/engine/engine.ts';
 
 type CallRecord = Parameters<RunStore['appendCall']>[0];
 
-/** A RunStore kept in memory, with the snapshots a crash would leave (one per save). */
+/** A RunStore kept in memory that checks, at every save, that the state is plain JSON. */
 export class MemoryStore implements RunStore {
 	readonly log: CallRecord[] = [];
-	saves = 0;
 	constructor(
 		readonly data: { run: Run },
 		readonly id = 'memory',
 	) {}
 	async save(): Promise<void> {
-		this.saves++;
-		structuredClone(this.data);
+		// What a real store writes must survive JSON; a Map or undefined-in-array would not.
+		assert.deepEqual(JSON.parse(JSON.stringify(this.data)), this.data);
 	}
 	async appendCall(record: CallRecord): Promise<void> {
 		this.log.push(record);
