@@ -6,7 +6,8 @@
 export type Method = 'hier' | 'inc';
 export type ProviderName = 'openai' | 'anthropic' | 'extractive';
 export type NodeKind = 'summarize' | 'merge' | 'update' | 'compress' | 'clean' | 'annotate';
-export type NodeStatus = 'pending' | 'running' | 'done' | 'failed' | 'stale';
+/** `superseded`: replaced by a re-plan after an edit; kept, with its versions, for the record. */
+export type NodeStatus = 'pending' | 'running' | 'done' | 'failed' | 'stale' | 'superseded';
 
 export interface Book {
 	title: string;
@@ -139,4 +140,77 @@ export interface Run {
 	/** The node whose active version is the final summary, once the run is done. */
 	root: NodeRef | null;
 	error: string | null;
+}
+
+/** Character range `[start, end)` of a summary's text. */
+export interface Span {
+	start: number;
+	end: number;
+}
+
+/**
+ * A text BooookScore annotates: a version of a run's node (the final summary, pinned so later edits
+ * do not change what was scored) or a summary imported from the authors' files.
+ */
+export interface ScoredSummary {
+	id: `s${number}`;
+	/** The book it summarizes: the session's title, or the book's name in an imported file. */
+	book: string;
+	text: string;
+	/** The run's node and version it is, or null for an imported summary. */
+	node: NodeRef | null;
+	version: number | null;
+	/** Where it came from: "run", or the imported file's name. */
+	source: string;
+}
+
+/** The eight error types of the paper's Table 1, as the authors spell them. */
+export type ErrorType =
+	| 'entity omission'
+	| 'event omission'
+	| 'causal omission'
+	| 'salience'
+	| 'discontinuity'
+	| 'duplication'
+	| 'inconsistency'
+	| 'language';
+
+/**
+ * A verdict on part of a summary. Model annotations cover every sentence (confusing or not, or a
+ * parse failure), so what was annotated is known; human ones mark only what confused a person, as
+ * spans (two spans for a relation: one confusion shared by two places).
+ */
+export interface Annotation {
+	id: `a${number}`;
+	summary: ScoredSummary['id'];
+	/** Index of the sentence in the summary's split (model annotations), or null for free spans. */
+	sentence: number | null;
+	spans: Span[];
+	confusing: boolean;
+	questions: string;
+	types: ErrorType[];
+	/** Who made it: for precision, human and model annotations are judged apart. */
+	source: 'model' | 'human';
+	/** The model ("openai/gpt-4o") or person that wrote it. */
+	annotator: string;
+	/** The file it was imported from, or null when it was made in this session. */
+	imported: string | null;
+	/** The model's raw answer (model annotations made here), kept whatever it said. */
+	raw: string | null;
+	/** Why the answer could not be read after every retry: left out of the score and counted. */
+	failure: string | null;
+	createdAt: string;
+}
+
+export type Verdict = 'agree' | 'partial' | 'disagree';
+
+/** One validator's verdict on one annotation (paper Appendix G). */
+export interface Judgment {
+	annotation: Annotation['id'];
+	validator: string;
+	verdict: Verdict;
+	/** For a partial agreement: which standards the questions fail. */
+	reasons: string[];
+	note: string | null;
+	at: string;
 }

@@ -12,7 +12,8 @@ import { LABELS, type Label } from './labels.ts';
 export type Converted<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** The authors' three verdicts in the precision study (Appendix G), in our words. */
-export type Verdict = 'agree' | 'partial' | 'disagree';
+export type { Verdict } from '../domain.ts';
+import type { Verdict } from '../domain.ts';
 
 export const labelSchema = z.enum(LABELS, { error: (issue) => `unknown type ${JSON.stringify(issue.input)}` });
 

@@ -63,7 +63,7 @@ const node = z
 		inputs: z.array(nodeRef),
 		context: nodeRef.nullable(),
 		budget: z.strictObject({ promptTokens: count, summaryTokens: count, words: count }),
-		status: z.enum(['pending', 'running', 'done', 'failed', 'stale']),
+		status: z.enum(['pending', 'running', 'done', 'failed', 'stale', 'superseded']),
 		versions: z.array(version),
 		active: count.nullable(),
 		pending: z.array(attempt),
