@@ -15,7 +15,7 @@ import { UserError } from '../source/errors.ts';
 import { readCallLog } from '../source/store/calls.ts';
 import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts';
 import { listSessions } from '../source/store/list.ts';
-import { Session, type CallRecord } from '../source/store/session.ts';
+import { bookSession, Session, type CallRecord } from '../source/store/session.ts';
 
 const TEXT = 'It was a dark and stormy night. The rain fell in torrents.\n\nExcept at occasional intervals.\n';
 
@@ -130,7 +130,7 @@ test('create then open round-trips through real files, even with NODE_ENV=test',
 	assert.equal(await readFile(path.join(dir, 'night-1', 'book.txt'), 'utf8'), TEXT);
 	const onDisk = JSON.parse(await readFile(path.join(dir, 'night-1', 'session.json'), 'utf8'));
 	assert.deepEqual(onDisk, created.data);
-	assert.equal(onDisk.schema, 1);
+	assert.equal(onDisk.schema, 2);
 
 	created.data.run.nodes[0]!.versions.push({ ...version('An edited storm.'), origin: 'edit', model: null });
 	created.data.run.nodes[0]!.active = 1;
@@ -138,7 +138,7 @@ test('create then open round-trips through real files, even with NODE_ENV=test',
 	const before = structuredClone(created.data);
 	await created.close();
 
-	const opened = await Session.open(dir, 'night-1');
+	const opened = bookSession(await Session.open(dir, 'night-1'));
 	t.after(() => opened.close());
 	assert.equal(opened.data.run.nodes[0]!.versions[1]!.text, 'An edited storm.');
 	assert.deepEqual(opened.data.book, before.book);
@@ -235,7 +235,12 @@ test('open refuses another schema version, a schema violation or an unknown fiel
 	const good = JSON.parse(await readFile(file, 'utf8'));
 
 	const cases: [string, (d: any) => void, string][] = [
-		['version', (d) => (d.schema = 2), 'schema version 2'],
+		['version', (d) => (d.schema = 3), 'schema version 3'],
+		['dangling annotation', (d) => d.annotations.push({ id: 'a0', summary: 's9', sentence: 0, spans: [], confusing: false, questions: '', types: [], source: 'model', annotator: 'm', imported: null, raw: null, failure: null, createdAt: d.createdAt }), 'no summary s9'],
+		['unknown error type', (d) => {
+			d.summaries.push({ id: 's0', book: 'b', text: 'A.', node: null, version: null, source: 'run' });
+			d.annotations.push({ id: 'a0', summary: 's0', sentence: 0, spans: [], confusing: true, questions: 'Who?', types: ['plot hole'], source: 'model', annotator: 'm', imported: null, raw: null, failure: null, createdAt: d.createdAt });
+		}, 'annotations.0.types.0'],
 		['no version', (d) => delete d.schema, 'corrupt'],
 		['bad status', (d) => (d.run.nodes[0].status = 'exploded'), 'run.nodes.0.status'],
 		['missing field', (d) => delete d.run.config.model, 'run.config.model'],
@@ -253,6 +258,22 @@ test('open refuses another schema version, a schema violation or an unknown fiel
 		});
 		assert.deepEqual(await snapshot(sessionDir), before, name);
 	}
+});
+
+test('a version 1 session opens as a book run with no scored summaries, and is saved as version 2', async (t) => {
+	const dir = await tempDir(t);
+	const sessionDir = await closedSession(dir, 'old');
+	const file = path.join(sessionDir, 'session.json');
+	const current = JSON.parse(await readFile(file, 'utf8'));
+	const { kind: _kind, summaries: _summaries, ...v1 } = { ...current, schema: 1 };
+	await writeFile(file, JSON.stringify(v1));
+	const opened = bookSession(await Session.open(dir, 'old'));
+	t.after(() => opened.close());
+	assert.deepEqual(opened.data.run, current.run);
+	assert.deepEqual(opened.data.summaries, []);
+	const saved = JSON.parse(await readFile(file, 'utf8'));
+	assert.equal(saved.schema, 2);
+	assert.equal(saved.kind, 'book');
 });
 
 test('open refuses a book.txt whose sha256 does not match', async (t) => {

@@ -6,7 +6,7 @@ import type { Provider } from '../llm/provider.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import { plannerFor } from '../summarize/run.ts';
-import type { Session } from '../store/session.ts';
+import type { BookSessionData, Session } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { headlessReporter } from './progress.ts';
 import { printFinal } from './show.ts';
@@ -46,7 +46,7 @@ export interface Prepared {
 	relay: { engine: Engine | null };
 }
 
-export function makeEngine(session: Session, prepared: Prepared, opts: { step?: boolean }): Engine {
+export function makeEngine(session: Session<BookSessionData>, prepared: Prepared, opts: { step?: boolean }): Engine {
 	const engine = new Engine({ store: session, provider: prepared.provider, planner: plannerFor(session.data.run.config.method), ctx: prepared.ctx, costOf: prepared.costOf, stepping: opts.step });
 	prepared.relay.engine = engine;
 	return engine;
@@ -57,7 +57,7 @@ export function makeEngine(session: Session, prepared: Prepared, opts: { step?: 
  * Ctrl-C / SIGTERM cancel the calls in flight; the session is saved and can be resumed.
  * Returns the exit code: 0 done, 1 failed, 130 interrupted.
  */
-export async function execute(session: Session, prepared: Prepared, opts: ExecuteOptions): Promise<number> {
+export async function execute(session: Session<BookSessionData>, prepared: Prepared, opts: ExecuteOptions): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	const stderr = opts.stderr ?? process.stderr;
 	const engine = makeEngine(session, prepared, opts);

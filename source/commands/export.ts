@@ -13,6 +13,10 @@ import { finalSummary } from './show.ts';
  * `{ book: [running summary after each chunk] }`.
  */
 export function booookscoreExport(data: SessionData, intermediate: boolean): Record<string, unknown> {
+	if (data.kind === 'collection') {
+		if (intermediate) throw badInput(`session ${data.id} is an imported collection; it has final summaries only, so leave out --intermediate`);
+		return Object.fromEntries(data.summaries.map((s) => [s.book, s.text]));
+	}
 	const run = data.run;
 	const key = basename(data.book.source);
 	const final = finalSummary(run);

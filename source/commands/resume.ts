@@ -1,11 +1,12 @@
-import { Session } from '../store/session.ts';
+import { bookSession, Session } from '../store/session.ts';
 import { execute, prepare, type ExecuteOptions } from './execute.ts';
 import { printFinal } from './show.ts';
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
 export async function resumeCommand(dir: string, id: string, opts: ExecuteOptions & { baseUrl?: string }): Promise<number> {
-	const session = await Session.open(dir, id);
+	const opened = await Session.open(dir, id);
 	try {
+		const session = bookSession(opened);
 		const book = await session.bookText();
 		if (session.data.run.status === 'done' && session.data.run.root) {
 			if (!opts.json) {
@@ -18,6 +19,6 @@ export async function resumeCommand(dir: string, id: string, opts: ExecuteOption
 		const prepared = await prepare(session.data.run.config, book, opts);
 		return await execute(session, prepared, opts);
 	} finally {
-		await session.close();
+		await opened.close();
 	}
 }

@@ -1,7 +1,7 @@
 import type { Node, Run } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
-import { Session, type SessionData } from '../store/session.ts';
+import { Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
 import { totalsOf } from '../engine/engine.ts';
 import { summaryStats } from '../text/stats.ts';
 import { countWords } from '../text/tokens.ts';
@@ -32,7 +32,7 @@ export function structure(run: Run) {
 	});
 }
 
-export function showData(data: SessionData, book: string) {
+export function showData(data: BookSessionData, book: string) {
 	const run = data.run;
 	const final = finalSummary(run);
 	const totals = totalsOf(run);
@@ -53,7 +53,7 @@ export function showData(data: SessionData, book: string) {
 }
 
 /** The final summary on stdout (so it can be piped), its stats on stderr. */
-export function printFinal(data: SessionData, book: string, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void {
+export function printFinal(data: BookSessionData, book: string, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void {
 	const shown = showData(data, book);
 	if (shown.summary === null) return;
 	stdout.write(`${sanitize(shown.summary)}\n`);
@@ -67,6 +67,7 @@ export function printFinal(data: SessionData, book: string, stdout: NodeJS.Writa
 
 export async function showCommand(dir: string, id: string, opts: { json: boolean }): Promise<number> {
 	const { data, text } = await Session.snapshot(dir, id);
+	if (data.kind === 'collection') return showCollection(data, opts.json);
 	const shown = showData(data, text);
 	if (opts.json) {
 		process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
@@ -87,6 +88,39 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 		out.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
 		out.push('', sanitize(shown.summary!));
 	}
+	process.stdout.write(`${out.join('\n')}\n`);
+	return 0;
+}
+
+/** An imported collection: where it came from and what it holds, per book. */
+function showCollection(data: CollectionSessionData, json: boolean): number {
+	const count = (pred: (a: CollectionSessionData['annotations'][number]) => boolean) => data.annotations.filter(pred).length;
+	const books = data.summaries.map((s) => ({
+		summary: s.id,
+		book: s.book,
+		words: countWords(s.text),
+		model: count((a) => a.summary === s.id && a.source === 'model'),
+		human: count((a) => a.summary === s.id && a.source === 'human'),
+	}));
+	const shown = {
+		id: data.id,
+		kind: data.kind,
+		title: data.title,
+		sources: data.sources,
+		summaries: data.summaries.length,
+		annotations: { model: count((a) => a.source === 'model'), human: count((a) => a.source === 'human') },
+		judgments: data.judgments.length,
+		books,
+	};
+	if (json) {
+		process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+		return 0;
+	}
+	const out = [
+		`${sanitize(data.title)} — collection session ${data.id}, imported from ${data.sources.map(sanitize).join(', ')}`,
+		`${shown.summaries} summaries; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${shown.judgments} verdicts`,
+		...books.map((b) => `  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`),
+	];
 	process.stdout.write(`${out.join('\n')}\n`);
 	return 0;
 }

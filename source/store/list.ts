@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import type { Method, ProviderName, RunStatus } from '../domain.ts';
 import { countWords } from '../text/tokens.ts';
 import { FILES } from './dirs.ts';
-import { firstIssue, SCHEMA_VERSION, sessionSchema, type SessionData } from './schema.ts';
+import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type SessionData } from './schema.ts';
 
 export interface SessionSummary {
 	id: string;
+	/** A run over a book, or summaries imported from files (no method, provider or run). */
+	kind: 'book' | 'collection';
 	title: string;
-	method: Method;
-	provider: ProviderName;
-	model: string;
-	status: RunStatus;
+	method: Method | null;
+	provider: ProviderName | null;
+	model: string | null;
+	status: RunStatus | 'imported';
 	/** Nodes done out of the nodes planned so far (hierarchical plans grow level by level). */
 	progress: { done: number; total: number };
 	createdAt: string;
@@ -71,6 +73,7 @@ async function readSummary(id: string, file: string): Promise<SessionSummary | S
 	let raw: unknown;
 	try {
 		raw = JSON.parse(text);
+		if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);
 	} catch {
 		return { id, file, reason: 'not valid JSON' };
 	}
@@ -84,9 +87,25 @@ async function readSummary(id: string, file: string): Promise<SessionSummary | S
 }
 
 export function summarize(data: SessionData): SessionSummary {
+	if (data.kind === 'collection') {
+		return {
+			id: data.id,
+			kind: 'collection',
+			title: data.title,
+			method: null,
+			provider: null,
+			model: null,
+			status: 'imported',
+			progress: { done: data.summaries.length, total: data.summaries.length },
+			createdAt: data.createdAt,
+			updatedAt: data.updatedAt,
+			openedAt: data.openedAt,
+		};
+	}
 	const { run } = data;
 	const summary: SessionSummary = {
 		id: data.id,
+		kind: 'book',
 		title: data.book.title,
 		method: run.config.method,
 		provider: run.config.provider,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Book, CallParams, Run, Timings, Usage } from '../domain.ts';
+import type { Annotation, Book, CallParams, Judgment, Run, ScoredSummary, Timings, Usage } from '../domain.ts';
+import { LABELS } from '../score/labels.ts';
 
 /**
  * The shape of session.json and of one calls.jsonl line.
@@ -10,7 +11,8 @@ import type { Book, CallParams, Run, Timings, Usage } from '../domain.ts';
  * checks at the bottom make `tsc` fail when this schema and `source/domain.ts` drift apart.
  */
 
-export const SCHEMA_VERSION = 1 as const;
+/** 2 added collections, scored summaries, annotations and judgments (see `migrate`). */
+export const SCHEMA_VERSION = 2 as const;
 
 const count = z.int().nonnegative();
 const iso = z.iso.datetime({ offset: true });
@@ -109,30 +111,112 @@ export const bookSchema = z.strictObject({
 	tokens: count,
 });
 
-export const sessionSchema = z.strictObject({
+const span = z
+	.strictObject({ start: count, end: count })
+	.refine((s) => s.start <= s.end, { message: 'a span ends before it starts' });
+
+const scoredSummary = z.strictObject({
+	id: z.templateLiteral(['s', z.int().nonnegative()]),
+	book: z.string(),
+	text: z.string(),
+	node: nodeRef.nullable(),
+	version: count.nullable(),
+	source: z.string(),
+});
+
+const annotation = z.strictObject({
+	id: z.templateLiteral(['a', z.int().nonnegative()]),
+	summary: z.templateLiteral(['s', z.int().nonnegative()]),
+	sentence: count.nullable(),
+	spans: z.array(span),
+	confusing: z.boolean(),
+	questions: z.string(),
+	types: z.array(z.enum(LABELS)),
+	source: z.enum(['model', 'human']),
+	annotator: z.string(),
+	imported: z.string().nullable(),
+	raw: z.string().nullable(),
+	failure: z.string().nullable(),
+	createdAt: iso,
+});
+
+const judgment = z.strictObject({
+	annotation: z.templateLiteral(['a', z.int().nonnegative()]),
+	validator: z.string().min(1),
+	verdict: z.enum(['agree', 'partial', 'disagree']),
+	reasons: z.array(z.string()),
+	note: z.string().nullable(),
+	at: iso,
+});
+
+const common = {
 	schema: z.literal(SCHEMA_VERSION),
 	id: z.string().min(1),
 	createdAt: iso,
 	updatedAt: iso,
 	openedAt: iso,
-	book: bookSchema,
-	run: runSchema,
-	// Defined by the scoring and validation work; kept opaque here until then.
-	annotations: z.array(z.unknown()),
-	judgments: z.array(z.unknown()),
-});
+	summaries: z.array(scoredSummary),
+	annotations: z.array(annotation),
+	judgments: z.array(judgment),
+};
 
-/** Everything session.json holds. The engine mutates it in memory and the store saves it. */
-export interface SessionData {
+/** A run over one book (book.txt beside it), or a collection of summaries imported from files. */
+export const sessionSchema = z
+	.discriminatedUnion('kind', [
+		z.strictObject({ kind: z.literal('book'), ...common, book: bookSchema, run: runSchema }),
+		z.strictObject({ kind: z.literal('collection'), ...common, title: z.string(), sources: z.array(z.string()) }),
+	])
+	.superRefine((data, ctx) => {
+		// Every reference must resolve, or scoring and validation would silently drop items.
+		const summaries = new Set(data.summaries.map((s) => s.id));
+		const annotations = new Set(data.annotations.map((a) => a.id));
+		data.annotations.forEach((a, i) => {
+			if (!summaries.has(a.summary)) ctx.addIssue({ code: 'custom', path: ['annotations', i, 'summary'], message: `no summary ${a.summary}` });
+		});
+		data.judgments.forEach((j, i) => {
+			if (!annotations.has(j.annotation)) ctx.addIssue({ code: 'custom', path: ['judgments', i, 'annotation'], message: `no annotation ${j.annotation}` });
+		});
+	});
+
+interface SessionCommon {
 	schema: typeof SCHEMA_VERSION;
 	id: string;
 	createdAt: string;
 	updatedAt: string;
 	openedAt: string;
+	/** The texts BooookScore has annotated or will: pinned copies, so later edits change nothing here. */
+	summaries: ScoredSummary[];
+	annotations: Annotation[];
+	judgments: Judgment[];
+}
+
+/** A run over one book. The engine mutates `run` in memory and the store saves it. */
+export interface BookSessionData extends SessionCommon {
+	kind: 'book';
 	book: Book;
 	run: Run;
-	annotations: unknown[];
-	judgments: unknown[];
+}
+
+/** Summaries imported from files (the authors' released data): scored and validated, never run. */
+export interface CollectionSessionData extends SessionCommon {
+	kind: 'collection';
+	title: string;
+	/** The files it was imported from. */
+	sources: string[];
+}
+
+/** Everything session.json holds. */
+export type SessionData = BookSessionData | CollectionSessionData;
+
+/**
+ * Brings an older session.json up to this version in memory (the file changes only on the next
+ * save). Version 1 had one book run and empty, untyped annotation lists.
+ */
+export function migrate(raw: Record<string, unknown>): Record<string, unknown> {
+	if (raw.schema !== 1) return raw;
+	const empty = (v: unknown) => Array.isArray(v) && v.length === 0;
+	if (!empty(raw.annotations) || !empty(raw.judgments)) return raw;
+	return { ...raw, schema: 2, kind: 'book', summaries: [] };
 }
 
 /** One provider call, as logged in calls.jsonl. */

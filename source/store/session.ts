@@ -8,9 +8,9 @@ import { badInput, UserError } from '../errors.ts';
 import { CallLog } from './calls.ts';
 import { checkSessionId, FILES, newSessionId } from './dirs.ts';
 import { SessionLock } from './lock.ts';
-import { firstIssue, SCHEMA_VERSION, sessionSchema, type CallRecord, type SessionData } from './schema.ts';
+import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
-export { SCHEMA_VERSION, type CallRecord, type SessionData } from './schema.ts';
+export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
 /**
  * One session on disk, open for writing by this process only:
@@ -23,8 +23,8 @@ export { SCHEMA_VERSION, type CallRecord, type SessionData } from './schema.ts';
  * refuses unknown fields on every save.
  */
 
-export class Session {
-	#db: Low<SessionData>;
+export class Session<D extends SessionData = SessionData> {
+	#db: Low<D>;
 	#lock: SessionLock;
 	#calls: CallLog;
 	#text: string | null;
@@ -34,25 +34,59 @@ export class Session {
 	private constructor(
 		readonly id: string,
 		readonly path: string,
-		data: SessionData,
+		data: D,
 		lock: SessionLock,
 		text: string | null,
 	) {
 		// JSONFile, not JSONFilePreset: the preset swaps in a memory adapter when NODE_ENV=test.
-		this.#db = new Low(new JSONFile<SessionData>(join(path, FILES.state)), data);
+		this.#db = new Low(new JSONFile<D>(join(path, FILES.state)), data);
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
 	}
 
 	/** The session's state; the engine mutates it in place and calls save(). */
-	get data(): SessionData {
+	get data(): D {
 		return this.#db.data;
 	}
 
-	static async create(dir: string, init: { id?: string; book: Book; text: string; run: Run }): Promise<Session> {
-		const id = checkSessionId(init.id ?? newSessionId(init.book.title, new Date(), Math.random));
+	/** A new session for a run over one book; book.txt is written once, here. */
+	static async create(dir: string, init: { id?: string; book: Book; text: string; run: Run }): Promise<Session<BookSessionData>> {
 		if (sha256(init.text) !== init.book.sha256) throw new Error('create: book.sha256 is not the sha256 of the text');
+		return Session.#make(dir, init.id ?? newSessionId(init.book.title, new Date(), Math.random), init.text, (common) => ({
+			...common,
+			kind: 'book',
+			book: init.book,
+			run: init.run,
+		}));
+	}
+
+	/**
+	 * A new collection session holding imported summaries with their annotations and judgments,
+	 * all given at once: the session exists whole or not at all.
+	 */
+	static async createCollection(
+		dir: string,
+		init: Pick<CollectionSessionData, 'title' | 'sources' | 'summaries' | 'annotations' | 'judgments'> & { id?: string },
+	): Promise<Session<CollectionSessionData>> {
+		return Session.#make(dir, init.id ?? newSessionId(init.title, new Date(), Math.random), null, (common) => ({
+			...common,
+			kind: 'collection',
+			title: init.title,
+			sources: init.sources,
+			summaries: init.summaries,
+			annotations: init.annotations,
+			judgments: init.judgments,
+		}));
+	}
+
+	static async #make<T extends SessionData>(
+		dir: string,
+		requestedId: string,
+		text: string | null,
+		build: (common: Omit<BookSessionData, 'kind' | 'book' | 'run'>) => T,
+	): Promise<Session<T>> {
+		const id = checkSessionId(requestedId);
 		const sessionDir = join(dir, id);
 		await mkdir(dir, { recursive: true });
 		try {
@@ -69,20 +103,10 @@ export class Session {
 		let lock: SessionLock | null = null;
 		try {
 			lock = await SessionLock.acquire(join(sessionDir, FILES.lock), id);
-			await writeFile(join(sessionDir, FILES.book), init.text, { encoding: 'utf8', flag: 'wx' });
+			if (text !== null) await writeFile(join(sessionDir, FILES.book), text, { encoding: 'utf8', flag: 'wx' });
 			const now = new Date().toISOString();
-			const data: SessionData = {
-				schema: SCHEMA_VERSION,
-				id,
-				createdAt: now,
-				updatedAt: now,
-				openedAt: now,
-				book: init.book,
-				run: init.run,
-				annotations: [],
-				judgments: [],
-			};
-			const session = new Session(id, sessionDir, data, lock, init.text);
+			const data = build({ schema: SCHEMA_VERSION, id, createdAt: now, updatedAt: now, openedAt: now, summaries: [], annotations: [], judgments: [] });
+			const session = new Session<T>(id, sessionDir, data, lock, text ?? '');
 			await session.save();
 			return session;
 		} catch (error) {
@@ -110,7 +134,7 @@ export class Session {
 		try {
 			const { data, text } = await readState(dir, id);
 			data.openedAt = new Date().toISOString();
-			const session = new Session(id, sessionDir, data, lock, text);
+			const session = new Session<SessionData>(id, sessionDir, data, lock, text);
 			await session.save();
 			return session;
 		} catch (error) {
@@ -187,6 +211,7 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	let raw: unknown;
 	try {
 		raw = await adapter.read();
+		if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);
 	} catch (error) {
 		if (!(error instanceof SyntaxError)) throw error;
 		throw corrupt(id, stateFile, `not valid JSON: ${error.message}`);
@@ -195,13 +220,14 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	if (typeof version !== 'number') throw corrupt(id, stateFile, 'it has no schema version');
 	if (version !== SCHEMA_VERSION) {
 		throw new UserError(
-			`session "${id}" cannot be opened: ${stateFile} has schema version ${version}, which this booook does not support (it reads version ${SCHEMA_VERSION}); the file was left unchanged`,
+			`session "${id}" cannot be opened: ${stateFile} has schema version ${version}, which this booook does not support (it reads versions 1 to ${SCHEMA_VERSION}); the file was left unchanged`,
 		);
 	}
 	const parsed = sessionSchema.safeParse(raw);
 	if (!parsed.success) throw corrupt(id, stateFile, firstIssue(parsed.error));
 	const data = raw as SessionData;
 	if (data.id !== id) throw corrupt(id, stateFile, `it belongs to session "${data.id}"`);
+	if (data.kind === 'collection') return { data, text: '' };
 	const bookFile = join(sessionDir, FILES.book);
 	const text = await readFile(bookFile, 'utf8').catch(() => null);
 	if (text === null) throw corrupt(id, bookFile, 'book.txt is missing or unreadable');
@@ -234,3 +260,11 @@ async function exists(file: string): Promise<boolean> {
 // The store's whole public surface from one module.
 export { resolveSessionsDir, newSessionId } from './dirs.ts';
 export { listSessions, type SessionSummary, type SessionProblem, type SessionListing } from './list.ts';
+
+/** The session as a run over a book, or a one-line error for a collection (which has nothing to run). */
+export function bookSession(session: Session): Session<BookSessionData> {
+	if (session.data.kind !== 'book') {
+		throw badInput(`session "${session.id}" is an imported collection of summaries, not a run; score it with: booook score ${session.id}`);
+	}
+	return session as Session<BookSessionData>;
+}

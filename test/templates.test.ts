@@ -1,0 +1,255 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../source/errors.ts';
+import { loadTemplates, SHIPPED_PROMPTS } from '../source/prompts/load.ts';
+import {
+	fill,
+	fillWithOffsets,
+	parseTemplate,
+	prefixBefore,
+	slotMismatch,
+	TEMPLATE_SLOTS,
+	TemplateError,
+	templateSlots,
+	type TemplateId,
+} from '../source/summarize/templates.ts';
+import { prng } from './support/prng.ts';
+
+const AUTHORS = fileURLToPath(new URL('../../shared/data/booookscore/prompts/', import.meta.url));
+const SUMMARIZING: TemplateId[] = ['hier-init', 'hier-merge', 'hier-merge-context', 'inc-init', 'inc-update', 'inc-compress', 'clean'];
+const shipped = (id: TemplateId): string => readFileSync(join(SHIPPED_PROMPTS, `${id}.txt`), 'utf8');
+
+test('positional {} slots are filled in order, named {name} slots by name (a name may repeat)', () => {
+	assert.equal(fill('a {} b {} c', ['X', 2]), 'a X b 2 c');
+	assert.equal(fill('{}{}', ['', 'y']), 'y');
+	assert.equal(fill('[{summary}] ({n}) [{summary}]', { summary: 'S', n: 7 }), '[S] (7) [S]');
+	assert.equal(fill('no slots', []), 'no slots');
+	assert.equal(fill('no slots', {}), 'no slots');
+});
+
+test('{{ and }} are literal braces, outside and next to slots', () => {
+	assert.equal(fill('{{}} {} {{{}}}', ['v', 'w']), '{} v {w}');
+	assert.equal(fill('}}{{', []), '}{');
+	assert.equal(fill('{{"k": "{x}"}}', { x: 'V' }), '{"k": "V"}');
+});
+
+test('values are inserted verbatim: braces, {} and {name} inside them are never read as slots', () => {
+	const tricky = ['{}', '{summary}', '{{x}}', '}', '{', '{sentences}{}', '$& $1 $$'];
+	for (const value of tricky) {
+		assert.equal(fill('<{}>', [value]), `<${value}>`);
+		assert.equal(fill('<{summary}|{sentences}>', { summary: value, sentences: '1. s' }), `<${value}|1. s>`);
+		assert.equal(fill('<{summary}|{sentences}>', { summary: 'S', sentences: value }), `<S|${value}>`);
+	}
+	// A value that looks like a later slot does not shift the slots after it.
+	assert.equal(fill('{} and {}', ['{}', 'second']), '{} and second');
+});
+
+test('the wrong values are refused: count, missing or unknown names, or the wrong form', () => {
+	assert.throws(() => fill('{} {}', ['one']), /2 \{\} slots but 1 values/);
+	assert.throws(() => fill('{}', ['one', 'two']), /1 \{\} slots but 2 values/);
+	assert.throws(() => fill('{a} {b}', { a: 1 }), /no value for template field \{b\}/);
+	assert.throws(() => fill('{a}', { a: 1, c: 2 }), /no field \{c\}/);
+	assert.throws(() => fill('{a}', ['x']), /named fields but positional values/);
+	assert.throws(() => fill('{}', { a: 'x' }), /\{\} slots but named values/);
+	assert.throws(() => fill('text', ['x']), /0 \{\} slots but 1 values/);
+});
+
+/** Malformed templates and what the error must say. */
+const MALFORMED: [template: string, problem: RegExp][] = [
+	['a { b', /unclosed field at line 1, column 3/],
+	['ends with {', /unclosed field/],
+	['{abc', /unclosed field/],
+	['{a{b}}', /unclosed field/],
+	['a } b', /single '}' at line 1, column 3/],
+	['line one\n  {}}', /single '}' at line 2, column 5/],
+	['{{}', /single '}'/],
+	['{} and {name}', /mixes \{\} and named fields/],
+	['{name} and {}', /mixes \{\} and named fields/],
+	['{0:>3}', /numbered field \{0\}.*not supported/],
+	['{x:>3}', /format spec.*not supported/],
+	['{:>3}', /format spec.*not supported/],
+	['{x!r}', /conversion.*not supported/],
+	['{0}', /numbered field/],
+	['{a.b}', /invalid field "\{a\.b\}"/],
+	['{a[0]}', /invalid field/],
+	['{"key": 1}', /invalid field.*\{\{ or \}\} for a literal brace/],
+	['{\n  "key": 1\n}', /invalid field/],
+];
+
+test('each malformed form is refused with a one-line error naming the problem', () => {
+	for (const [template, problem] of MALFORMED) {
+		assert.throws(
+			() => parseTemplate(template),
+			(error: unknown) => {
+				assert.ok(error instanceof TemplateError, `${JSON.stringify(template)} throws a TemplateError`);
+				assert.match(error.message, problem, JSON.stringify(template));
+				assert.ok(!error.message.includes('\n'), `one line for ${JSON.stringify(template)}`);
+				return true;
+			},
+		);
+		assert.throws(() => fill(template, []), TemplateError);
+	}
+});
+
+/** A random template of literal text, escaped braces and slots, with the text it should fill to. */
+function randomCase(random: () => number, named: boolean) {
+	const names = ['summary', 'sentences', 'x'];
+	const chunks: string[] = [];
+	const expected: (string | { slot: number | string })[] = [];
+	let positional = 0;
+	for (let k = 0; k < 12; k++) {
+		const r = random();
+		if (r < 0.3) {
+			chunks.push(r < 0.15 ? '{{' : '}}');
+			expected.push(r < 0.15 ? '{' : '}');
+		} else if (r < 0.6) {
+			const slot = named ? names[Math.floor(random() * names.length)]! : positional++;
+			chunks.push(named ? `{${slot}}` : '{}');
+			expected.push({ slot });
+		} else {
+			const word = ['a', ' ', '\n', 'word', '"q"', ':', '$1'][Math.floor(random() * 7)]!;
+			chunks.push(word);
+			expected.push(word);
+		}
+	}
+	const value = (slot: number | string): string => `<${slot}:{}{summary}{{${'}'.repeat(1 + Math.floor(random() * 2))}>`;
+	const used = [...new Set(expected.flatMap((e) => (typeof e === 'string' ? [] : [e.slot])))];
+	const values = named ? Object.fromEntries(used.map((s) => [s, value(s)])) : used.map(value);
+	const lookup = values as Record<string | number, string>;
+	return { template: chunks.join(''), values, expected, lookup };
+}
+
+test('offsets point at each value, and the prefix before a slot is exactly the text before it', () => {
+	const random = prng(42);
+	for (let trial = 0; trial < 300; trial++) {
+		const named = trial % 2 === 1;
+		const { template, values, expected, lookup } = randomCase(random, named);
+		const { text, offsets } = fillWithOffsets(template, values);
+		const reference = expected.map((e) => (typeof e === 'string' ? e : lookup[e.slot])).join('');
+		assert.equal(text, reference, JSON.stringify(template));
+		const firstAt = new Map<number | string, number>();
+		let at = 0;
+		for (const e of expected) {
+			if (typeof e !== 'string' && !firstAt.has(e.slot)) firstAt.set(e.slot, at);
+			at += (typeof e === 'string' ? e : lookup[e.slot]!).length;
+		}
+		for (const [slot, where] of firstAt) {
+			const offset = (offsets as Record<string | number, number>)[slot]!;
+			assert.equal(offset, where, `${JSON.stringify(template)} slot ${slot}`);
+			assert.ok(text.slice(offset).startsWith(lookup[slot]!));
+			assert.equal(prefixBefore(template, values, slot), text.slice(0, offset));
+		}
+	}
+	assert.throws(() => prefixBefore('{a}', { a: 'x' }, 'b'), /no slot \{b\}/);
+	assert.throws(() => prefixBefore('{}', ['x'], 1), /no slot #1/);
+	assert.throws(() => prefixBefore('{a}', { a: 'x' }, 'constructor'), /no slot/);
+});
+
+test('the prefix before the sentence slot is the same for every sentence of a summary (cacheable)', () => {
+	const summary = 'Ann sails. She {} returns.';
+	const v1 = shipped('get_annotations');
+	const p1 = prefixBefore(v1, [summary, 'Ann sails.'], 1);
+	assert.equal(prefixBefore(v1, [summary, 'She {} returns.'], 1), p1);
+	assert.ok(p1.includes(`\n${summary}\n`));
+	assert.ok(fill(v1, [summary, 'She {} returns.']).startsWith(p1));
+	assert.ok(p1.endsWith('[Your sentence]\n\n'), 'the prefix stops where the sentence goes');
+	const v2 = shipped('get_annotations_v2');
+	const p2 = prefixBefore(v2, { summary, sentences: '1. Ann sails.' }, 'sentences');
+	assert.equal(prefixBefore(v2, { summary, sentences: '1. Other.\n2. More.' }, 'sentences'), p2);
+	assert.ok(p2.endsWith('[Your sentences]\n'));
+});
+
+test('the seven summarizing templates fill exactly as the plain split on {} did before', () => {
+	const random = prng(7);
+	const legacy = (template: string, values: (string | number)[]): string => {
+		const parts = template.split('{}');
+		return parts.slice(1).reduce((out, part, i) => out + String(values[i]) + part, parts[0]!);
+	};
+	for (const id of SUMMARIZING) {
+		const template = shipped(id);
+		assert.equal(templateSlots(template), TEMPLATE_SLOTS[id], id);
+		for (let trial = 0; trial < 5; trial++) {
+			const values = Array.from({ length: TEMPLATE_SLOTS[id] as number }, (_, i) => (random() < 0.5 ? Math.floor(random() * 900) : `v${i} {} {{x}} {summary} }`));
+			assert.equal(fill(template, values), legacy(template, values), id);
+		}
+	}
+});
+
+test('the authors\' annotation prompts ship byte-for-byte and have the expected slots', async () => {
+	for (const id of ['get_annotations', 'get_annotations_v2'] as const) {
+		assert.equal(await readFile(join(SHIPPED_PROMPTS, `${id}.txt`), 'utf8'), await readFile(join(AUTHORS, `${id}.txt`), 'utf8'), id);
+	}
+	const templates = await loadTemplates();
+	assert.deepEqual(Object.keys(templates).sort(), Object.keys(TEMPLATE_SLOTS).sort());
+	assert.equal(Object.keys(templates).length, 9);
+	assert.equal(templateSlots(templates.get_annotations), 2);
+	assert.deepEqual(templateSlots(templates.get_annotations_v2), ['summary', 'sentences']);
+	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[]) assert.equal(slotMismatch(templates[id], TEMPLATE_SLOTS[id]), null, id);
+	assert.match(slotMismatch('{a}', ['a', 'b'])!, /has named fields \{a\} but needs named fields \{a\}, \{b\}/);
+	assert.match(slotMismatch('{}', 2)!, /has 1 \{\} slot but needs 2/);
+});
+
+test('filling v2 yields its JSON examples with single braces, plus our summary and numbered sentences', async () => {
+	const { get_annotations_v2: v2 } = await loadTemplates();
+	const summary = 'Mara leaves {home}. Then {} she returns.';
+	const sentences = ['Mara leaves {home}.', 'Then {} she returns.'].map((s, i) => `${i + 1}. ${s}`).join('\n');
+	const { text, offsets } = fillWithOffsets(v2, { summary, sentences });
+	assert.ok(!text.includes('{{') && !text.includes('}}'), 'every doubled brace of the template became one');
+	assert.ok(text.slice(offsets.summary!).startsWith(`${summary}\n`));
+	assert.ok(text.slice(offsets.sentences!).startsWith(`${sentences}\n`));
+	assert.ok(offsets.summary! < offsets.sentences!);
+	const examples = [...text.matchAll(/\[Example sentences(?: \d+)?\]\n([\s\S]*?)\n\n\[Example responses \d+\]\n(\[[\s\S]*?\n\])/gu)];
+	assert.equal(examples.length, 2);
+	for (const [, listed, json] of examples) {
+		const items = JSON.parse(json!) as { sentence_num: number; sentence: string; questions: string | null; types: string | null }[];
+		const numbered = listed!.split('\n').map((line) => /^(\d+)\. (.*)$/u.exec(line)!);
+		assert.equal(items.length, numbered.length);
+		items.forEach((item, i) => {
+			assert.equal(item.sentence_num, i + 1);
+			// One of the authors' examples quotes a title with "..." in the list and '...' in the JSON.
+			assert.equal(item.sentence.replaceAll("'", '"'), numbered[i]![2]!.replaceAll("'", '"'));
+			assert.equal(item.questions === null, item.types === null);
+		});
+	}
+});
+
+test('--prompts DIR overrides by file name, falls back to the shipped ones, and refuses bad templates before any call', async () => {
+	const dir = await mkdtemp(join(tmpdir(), 'booook-prompts-'));
+	try {
+		await writeFile(join(dir, 'clean.txt'), 'Tidy this {{please}}:\n{}\n');
+		await writeFile(join(dir, 'get_annotations_v2.txt'), '{summary}\n---\n{sentences}\n{{"ok": true}}');
+		const templates = await loadTemplates(dir);
+		assert.equal(fill(templates.clean, ['S']), 'Tidy this {please}:\nS\n');
+		assert.equal(fill(templates.get_annotations_v2, { summary: 'A', sentences: '1. B' }), 'A\n---\n1. B\n{"ok": true}');
+		assert.equal(templates['hier-init'], shipped('hier-init'));
+		assert.equal(templates.get_annotations, shipped('get_annotations'));
+
+		const refuses = async (file: string, body: string, problem: RegExp): Promise<void> => {
+			await writeFile(join(dir, file), body);
+			await assert.rejects(loadTemplates(dir), (error: unknown) => {
+				assert.ok(error instanceof UserError);
+				assert.equal(error.exitCode, 2);
+				assert.ok(error.message.startsWith(join(dir, file)), error.message);
+				assert.match(error.message, problem);
+				assert.match(error.message, /delete it to use the shipped one/);
+				assert.ok(!error.message.includes('\n'), error.message);
+				return true;
+			});
+			await rm(join(dir, file));
+		};
+		await refuses('get_annotations_v2.txt', '{summary}\n{sentences}\n[{"a": 1}]', /"get_annotations_v2" is malformed: invalid field "\{\\"a\\": 1\}" at line 3, column 2/);
+		await refuses('get_annotations_v2.txt', 'only {summary}', /has named fields \{summary\} but needs named fields \{summary\}, \{sentences\}/);
+		await refuses('get_annotations.txt', '{summary} {sentence}', /"get_annotations" has named fields .* but needs 2 \{\} slots/);
+		await refuses('get_annotations.txt', 'just {} one', /has 1 \{\} slot but needs 2/);
+		await refuses('inc-update.txt', '{} {} {} {:d}', /malformed: format spec/);
+		await refuses('hier-init.txt', '{} words {}}', /malformed: single '\}'/);
+		await assert.rejects(loadTemplates(join(dir, 'nope')), /no such directory/);
+	} finally {
+		await rm(dir, { recursive: true, force: true });
+	}
+});
