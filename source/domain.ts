@@ -214,3 +214,11 @@ export interface Judgment {
 	note: string | null;
 	at: string;
 }
+
+/**
+ * The intermediate summaries of a run made elsewhere (the authors' released runs): browsable, not
+ * re-runnable, since which children went into which merge is not recorded.
+ */
+export type ImportedRun =
+	| { book: string; source: string; method: 'hier'; /** Level -> its summaries in order. */ levels: string[][] }
+	| { book: string; source: string; method: 'inc'; /** The running summary after each chunk. */ steps: string[] };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Annotation, Book, CallParams, Judgment, Run, ScoredSummary, Timings, Usage } from '../domain.ts';
+import type { Annotation, Book, CallParams, ImportedRun, Judgment, Run, ScoredSummary, Timings, Usage } from '../domain.ts';
 import { LABELS } from '../score/labels.ts';
 
 /**
@@ -149,6 +149,11 @@ const judgment = z.strictObject({
 	at: iso,
 });
 
+const importedRun = z.discriminatedUnion('method', [
+	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('hier'), levels: z.array(z.array(z.string())) }),
+	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('inc'), steps: z.array(z.string()) }),
+]);
+
 const common = {
 	schema: z.literal(SCHEMA_VERSION),
 	id: z.string().min(1),
@@ -164,7 +169,7 @@ const common = {
 export const sessionSchema = z
 	.discriminatedUnion('kind', [
 		z.strictObject({ kind: z.literal('book'), ...common, book: bookSchema, run: runSchema }),
-		z.strictObject({ kind: z.literal('collection'), ...common, title: z.string(), sources: z.array(z.string()) }),
+		z.strictObject({ kind: z.literal('collection'), ...common, title: z.string(), sources: z.array(z.string()), runs: z.array(importedRun) }),
 	])
 	.superRefine((data, ctx) => {
 		// Every reference must resolve, or scoring and validation would silently drop items.
@@ -203,6 +208,8 @@ export interface CollectionSessionData extends SessionCommon {
 	title: string;
 	/** The files it was imported from. */
 	sources: string[];
+	/** Intermediate summaries of imported runs, per book. */
+	runs: ImportedRun[];
 }
 
 /** Everything session.json holds. */

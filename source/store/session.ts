@@ -67,13 +67,14 @@ export class Session<D extends SessionData = SessionData> {
 	 */
 	static async createCollection(
 		dir: string,
-		init: Pick<CollectionSessionData, 'title' | 'sources' | 'summaries' | 'annotations' | 'judgments'> & { id?: string },
+		init: Pick<CollectionSessionData, 'title' | 'sources' | 'summaries' | 'annotations' | 'judgments' | 'runs'> & { id?: string },
 	): Promise<Session<CollectionSessionData>> {
 		return Session.#make(dir, init.id ?? newSessionId(init.title, new Date(), Math.random), null, (common) => ({
 			...common,
 			kind: 'collection',
 			title: init.title,
 			sources: init.sources,
+			runs: init.runs,
 			summaries: init.summaries,
 			annotations: init.annotations,
 			judgments: init.judgments,
