@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { cohenKappa, percentAgreement } from '../source/score/agreement.ts';
+import { cohenKappa, krippendorffAlpha, percentAgreement } from '../source/score/agreement.ts';
 import { bootstrap, quantile, seededRandom } from '../source/score/bootstrap.ts';
 import { convertPrecisionStudy } from '../source/score/formats.ts';
 import { judgedItems, precisionBySource, type JudgedItem } from '../source/score/precision.ts';
@@ -120,4 +120,24 @@ test('percent agreement and Cohen\'s kappa', () => {
 	assert.ok(Number.isNaN(cohenKappa(['n', 'n'], ['n', 'n'])));
 	assert.ok(Number.isNaN(percentAgreement([], [])));
 	assert.throws(() => percentAgreement(['a'], ['a', 'b']), RangeError);
+});
+
+test("Krippendorff's alpha: the published nominal example, perfect agreement, and missing ratings", () => {
+	// Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the 4 observers x 12 units
+	// example with missing values; the paper gives nominal alpha = 0.743.
+	const _ = null;
+	const observers = [
+		[1, 2, 3, 3, 2, 1, 4, 1, 2, _, _, _],
+		[1, 2, 3, 3, 2, 2, 4, 1, 2, 5, _, 3],
+		[_, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, _],
+		[1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, _],
+	];
+	const units = observers[0]!.map((_v, u) => observers.map((o) => o[u]!));
+	assert.ok(Math.abs(krippendorffAlpha(units) - 0.743) < 0.0005, String(krippendorffAlpha(units)));
+	assert.equal(krippendorffAlpha([['a', 'a', null], ['b', 'b', 'b'], ['a', null, 'a']]), 1);
+	// A unit judged once carries no information: adding one changes nothing.
+	const base = [['a', 'b'], ['b', 'b'], ['a', 'a']];
+	assert.equal(krippendorffAlpha([...base, ['b', null]]), krippendorffAlpha(base));
+	// Labels that never vary: chance disagreement is zero and alpha is undefined.
+	assert.ok(Number.isNaN(krippendorffAlpha([['a', 'a'], ['a', 'a']])));
 });

@@ -1,0 +1,119 @@
+import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
+import { seededRandom } from './bootstrap.ts';
+
+/**
+ * What a validator walks through (paper §3 "Validating the annotations", Appendix G; LongEval
+ * §3.2 for partial annotation): the annotations that claim a confusion, in one of four orders.
+ * Clear sentences and parse failures claim nothing, so there is nothing to agree with.
+ */
+export type WalkMode = 'model' | 'human' | 'blind' | 'sample';
+
+export const WALK_MODES: readonly WalkMode[] = ['model', 'human', 'blind', 'sample'];
+
+export interface WalkOptions {
+	mode: WalkMode;
+	/** Seeds the blind order and the sample, so a walk can be resumed in the same order. */
+	seed: number;
+	/** Share of the annotations to judge in `sample` mode, in (0, 1]. */
+	fraction?: number;
+}
+
+/** Whether a walk hides each annotation's source until the end (the paper's concealed origin). */
+export const isBlind = (mode: WalkMode): boolean => mode === 'blind';
+
+const judgeable = (a: Annotation): boolean => a.confusing && a.failure === null;
+
+/** The annotations to judge, in walk order. */
+export function walkItems(data: { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[] }, opts: WalkOptions): Annotation[] {
+	const position = new Map(data.summaries.map((s, i) => [s.id, i]));
+	const inText = (a: Annotation, b: Annotation) =>
+		(position.get(a.summary) ?? 0) - (position.get(b.summary) ?? 0) ||
+		(a.spans[0]?.start ?? Number.MAX_SAFE_INTEGER) - (b.spans[0]?.start ?? Number.MAX_SAFE_INTEGER) ||
+		Number(a.id.slice(1)) - Number(b.id.slice(1));
+	const pool = data.annotations.filter(judgeable).sort(inText);
+	const random = seededRandom(opts.seed);
+	switch (opts.mode) {
+		case 'model':
+		case 'human':
+			return pool.filter((a) => a.source === opts.mode);
+		case 'blind':
+			return shuffle(pool, random);
+		case 'sample': {
+			const fraction = opts.fraction ?? 0.2;
+			if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`a sample fraction must be in (0, 1], not ${fraction}`);
+			const size = Math.max(1, Math.round(pool.length * fraction));
+			const chosen = new Set(shuffle(pool, random).slice(0, size));
+			return pool.filter((a) => chosen.has(a));
+		}
+	}
+}
+
+/** Fisher–Yates with the given random numbers: every order equally likely, reproducible by seed. */
+function shuffle<T>(items: readonly T[], random: () => number): T[] {
+	const out = [...items];
+	for (let i = out.length - 1; i > 0; i--) {
+		const j = Math.min(i, Math.floor(random() * (i + 1)));
+		[out[i], out[j]] = [out[j]!, out[i]!];
+	}
+	return out;
+}
+
+/** Each annotation's current verdict by `validator`: the latest one given, undone ones gone. */
+export function verdictsOf(judgments: readonly Judgment[], validator: string): Map<Annotation['id'], Judgment> {
+	const out = new Map<Annotation['id'], Judgment>();
+	for (const j of judgments) if (j.validator === validator) out.set(j.annotation, j);
+	return out;
+}
+
+export interface SourceProgress {
+	total: number;
+	judged: number;
+	agree: number;
+	partial: number;
+	disagree: number;
+	/** (agree + partial) ÷ judged and agree ÷ judged so far; null before the first verdict. */
+	precision: number | null;
+	strict: number | null;
+}
+
+/** Judged out of total and the running precision, per source, over the walk's items. */
+export function walkProgress(items: readonly Annotation[], judgments: readonly Judgment[], validator: string): Record<Annotation['source'], SourceProgress> {
+	const verdicts = verdictsOf(judgments, validator);
+	const empty = (): SourceProgress => ({ total: 0, judged: 0, agree: 0, partial: 0, disagree: 0, precision: null, strict: null });
+	const out = { model: empty(), human: empty() };
+	for (const a of items) {
+		const p = out[a.source];
+		p.total += 1;
+		const j = verdicts.get(a.id);
+		if (!j) continue;
+		p.judged += 1;
+		p[j.verdict] += 1;
+	}
+	for (const p of Object.values(out)) {
+		if (p.judged === 0) continue;
+		p.precision = (p.agree + p.partial) / p.judged;
+		p.strict = p.agree / p.judged;
+	}
+	return out;
+}
+
+/** The index in `items` of the first item after `from` (wrapping) with no verdict, or null. */
+export function nextUnjudged(items: readonly Annotation[], judgments: readonly Judgment[], validator: string, from: number): number | null {
+	const verdicts = verdictsOf(judgments, validator);
+	for (let k = 1; k <= items.length; k++) {
+		const i = (from + k) % items.length;
+		if (!verdicts.has(items[i]!.id)) return i;
+	}
+	return null;
+}
+
+/**
+ * Why a partially agreed annotation's questions fall short (paper Appendix G), spelled as the
+ * authors' released study records them, so exported verdicts read back into their analysis.
+ */
+export const PARTIAL_REASONS = [
+	'A. Not relevant to span',
+	'B. Answered in the summary',
+	'C. Not addressing issues that matter (refer to standards)',
+	'D. Other',
+] as const;
