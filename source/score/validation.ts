@@ -117,3 +117,11 @@ export const PARTIAL_REASONS = [
 	'C. Not addressing issues that matter (refer to standards)',
 	'D. Other',
 ] as const;
+
+/** Removes `validator`'s latest verdict from `judgments` (in place) and returns it; null when none. */
+export function undoLast(judgments: Judgment[], validator: string): Judgment | null {
+	for (let i = judgments.length - 1; i >= 0; i--) {
+		if (judgments[i]!.validator === validator) return judgments.splice(i, 1)[0]!;
+	}
+	return null;
+}

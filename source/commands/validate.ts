@@ -1,0 +1,60 @@
+import { userInfo } from 'node:os';
+import { render } from 'ink';
+import { createElement } from 'react';
+import { badInput } from '../errors.ts';
+import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
+import { Session } from '../store/session.ts';
+import { ValidationStore } from '../store/validation-store.ts';
+import { themeFor, ThemeContext } from '../ui/theme.ts';
+import { ValidateScreen } from '../ui/validate/ValidateScreen.tsx';
+
+export interface ValidateOptions {
+	validator?: string;
+	mode: string;
+	seed: number;
+	fraction?: number;
+	stdin?: NodeJS.ReadStream;
+	stdout?: NodeJS.WriteStream;
+}
+
+/** Who is judging: `--validator`, else the OS user; verdicts are stored under this name. */
+export function validatorName(flag: string | undefined): string {
+	const name = (flag ?? safeUser()).trim();
+	if (name === '') throw badInput('no validator name; give one with --validator NAME');
+	return name;
+}
+
+function safeUser(): string {
+	try {
+		return userInfo().username;
+	} catch {
+		return '';
+	}
+}
+
+/**
+ * `booook validate ID`: walk a session's annotations and judge them (paper Appendix G). Every
+ * verdict is saved as it is given; quitting and running the command again continues the walk.
+ */
+export async function validateCommand(dir: string, id: string, opts: ValidateOptions): Promise<number> {
+	const stdin = opts.stdin ?? process.stdin;
+	const stdout = opts.stdout ?? process.stdout;
+	if (!WALK_MODES.includes(opts.mode as WalkMode)) throw badInput(`--mode ${opts.mode}: unknown mode; use ${WALK_MODES.join(', ')}`);
+	if (opts.fraction !== undefined && !(opts.fraction > 0 && opts.fraction <= 1)) throw badInput(`--fraction ${opts.fraction}: give a share in (0, 1], e.g. 0.2`);
+	if (!stdin.isTTY || !stdout.isTTY) throw badInput('validate is interactive and needs a terminal; for numbers from recorded verdicts use: booook precision ID or booook report ID');
+	const validator = validatorName(opts.validator);
+	const session = await Session.open(dir, id);
+	try {
+		const store = new ValidationStore(session, validator, { mode: opts.mode as WalkMode, seed: opts.seed, fraction: opts.fraction });
+		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
+		const app = render(createElement(ThemeContext.Provider, { value: themeFor() }, createElement(ValidateScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		await app.waitUntilExit();
+		const p = walkProgress(store.items, store.judgments, validator);
+		const judged = p.model.judged + p.human.judged;
+		const total = p.model.total + p.human.total;
+		process.stderr.write(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode ${opts.mode}${opts.validator ? ` --validator ${validator}` : ''}` : `See the results with: booook report ${id}`}\n`);
+		return 0;
+	} finally {
+		await session.close();
+	}
+}

@@ -1,0 +1,95 @@
+import type { Annotation, ErrorType, Judgment, ScoredSummary, Span, Verdict } from '../domain.ts';
+import { nextAnnotationId } from '../score/annotate.ts';
+import { undoLast, walkItems, type WalkOptions } from '../score/validation.ts';
+import { sentenceSpans } from '../text/sentences.ts';
+import type { Session } from './session.ts';
+
+/**
+ * A validator's walk over one session's annotations, saved as it goes: every verdict, undo and
+ * added annotation is written to session.json before the promise resolves, so quitting (or a
+ * crash) between two key presses loses nothing. Screens subscribe and re-render on change.
+ */
+export class ValidationStore {
+	readonly items: Annotation[];
+	readonly summaries: Map<ScoredSummary['id'], ScoredSummary>;
+	#version = 0;
+	readonly #listeners = new Set<() => void>();
+
+	constructor(
+		private readonly session: Session,
+		readonly validator: string,
+		readonly walk: WalkOptions,
+		private readonly now: () => Date = () => new Date(),
+	) {
+		this.items = walkItems(session.data, walk);
+		this.summaries = new Map(session.data.summaries.map((s) => [s.id, s]));
+	}
+
+	get judgments(): readonly Judgment[] {
+		return this.session.data.judgments;
+	}
+
+	get annotations(): readonly Annotation[] {
+		return this.session.data.annotations;
+	}
+
+	/** Changes on every write; screens use it as their snapshot. */
+	readonly getVersion = (): number => this.#version;
+
+	readonly subscribe = (listener: () => void): (() => void) => {
+		this.#listeners.add(listener);
+		return () => this.#listeners.delete(listener);
+	};
+
+	async judge(annotation: Annotation['id'], verdict: Verdict, reasons: readonly string[] = [], note: string | null = null): Promise<void> {
+		if (!this.annotations.some((a) => a.id === annotation)) throw new Error(`no annotation ${annotation}`);
+		this.session.data.judgments.push({ annotation, validator: this.validator, verdict, reasons: verdict === 'partial' ? [...reasons] : [], note, at: this.now().toISOString() });
+		await this.#saved();
+	}
+
+	/** Takes back this validator's latest verdict; resolves it, or null when there was none. */
+	async undo(): Promise<Judgment | null> {
+		const undone = undoLast(this.session.data.judgments, this.validator);
+		if (undone) await this.#saved();
+		return undone;
+	}
+
+	/**
+	 * A person's own annotation: one span (a single) or two (a relation: one confusion in two
+	 * places), with questions and error types. It is stored with source human and the validator's
+	 * name, so someone else can later judge it blind.
+	 */
+	async annotate(summary: ScoredSummary['id'], spans: readonly Span[], questions: string, types: readonly ErrorType[]): Promise<Annotation> {
+		const target = this.summaries.get(summary);
+		if (!target) throw new Error(`no summary ${summary}`);
+		if (spans.length < 1 || spans.length > 2) throw new Error('an annotation has one span, or two for a relation');
+		if (types.length === 0) throw new Error('pick at least one error type');
+		if (questions.trim() === '') throw new Error('write the clarifying questions');
+		const first = [...spans].sort((a, b) => a.start - b.start)[0]!;
+		const sentence = sentenceSpans(target.text).findIndex((s) => s.end > first.start);
+		const annotation: Annotation = {
+			id: nextAnnotationId(this.session.data.annotations),
+			summary,
+			sentence: sentence === -1 ? null : sentence,
+			spans: spans.map((s) => ({ start: s.start, end: s.end })),
+			confusing: true,
+			questions: questions.trim(),
+			types: [...new Set(types)],
+			source: 'human',
+			annotator: this.validator,
+			imported: null,
+			raw: null,
+			failure: null,
+			createdAt: this.now().toISOString(),
+		};
+		this.session.data.annotations.push(annotation);
+		await this.#saved();
+		return annotation;
+	}
+
+	async #saved(): Promise<void> {
+		await this.session.save();
+		this.#version += 1;
+		for (const listener of this.#listeners) listener();
+	}
+}

@@ -1,0 +1,144 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { render } from 'ink-testing-library';
+import type { Annotation, ScoredSummary } from '../source/domain.ts';
+import { walkProgress } from '../source/score/validation.ts';
+import { Session } from '../source/store/session.ts';
+import { ValidationStore } from '../source/store/validation-store.ts';
+import { sentenceSpans } from '../source/text/sentences.ts';
+import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
+
+const at = '2026-01-01T00:00:00.000Z';
+const TEXT = 'Ann sails to Dover. Then the war ends suddenly. Bob, who is never introduced, sells the boat. Ann returns home.';
+const summaries: ScoredSummary[] = [{ id: 's0', book: 'voyage.epub', text: TEXT, node: null, version: null, source: 'test' }];
+const spans = sentenceSpans(TEXT);
+const ann = (id: number, sentence: number, source: 'model' | 'human', questions: string): Annotation => ({
+	id: `a${id}`, summary: 's0', sentence, spans: [spans[sentence]!], confusing: true, questions, types: ['entity omission'], source,
+	annotator: source === 'model' ? 'openai/gpt-4' : 'pat', imported: null, raw: null, failure: null, createdAt: at,
+});
+const annotations = [ann(0, 1, 'model', 'Which war?'), ann(1, 2, 'model', 'Who is Bob?'), ann(2, 2, 'human', 'Where did Bob come from?')];
+
+const ESC = '\u001B';
+const RIGHT = '\u001B[C';
+const tick = () => new Promise((r) => setTimeout(r, 30));
+/** Waits for a write that a key press started (the screen moves on before the file lands). */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+	let value = await read();
+	for (let i = 0; i < 100 && !ok(value); i++) {
+		await tick();
+		value = await read();
+	}
+	return value;
+}
+/** The lines of the frame marked as highlighted (the gutter mark), joined. */
+const marked = (frame: string) => frame.split('\n').filter((l) => l.includes('▌')).join(' ');
+
+async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind') {
+	const dir = await mkdtemp(path.join(tmpdir(), 'booook-validate-'));
+	t.after(() => rm(dir, { recursive: true, force: true }));
+	const created = await Session.createCollection(dir, { id: 'walk', title: 'voyage', sources: ['test'], summaries, annotations, judgments: [], runs: [] });
+	await created.close();
+	const session = await Session.open(dir, 'walk');
+	t.after(() => session.close());
+	const store = new ValidationStore(session, 'val', { mode, seed: 5 }, () => new Date(at));
+	const app = render(<ValidateScreen store={store} title="voyage" />);
+	t.after(() => app.unmount());
+	await tick();
+	const read = async () => JSON.parse(await readFile(path.join(dir, 'walk', 'session.json'), 'utf8'));
+	const onDisk = () => eventually(read, (d) => d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length);
+	const press = async (...keys: string[]) => {
+		for (const k of keys) {
+			app.stdin.write(k);
+			await tick();
+		}
+	};
+	/** Types into a text field one key at a time, each after the last one shows (as a person would). */
+	const type = async (text: string) => {
+		for (let i = 1; i <= text.length; i++) {
+			await press(text[i - 1]!);
+			await eventually(async () => app.lastFrame()!, (f) => f.includes(text.slice(0, i)));
+		}
+	};
+	return { store, app, press, type, onDisk };
+}
+
+test('verdicts are saved as they are given, move the walk on, and undo restores the previous state', async (t) => {
+	const { store, app, press, onDisk } = await setUp(t, 'model');
+	assert.match(app.lastFrame()!, /Which war\?/);
+	assert.match(app.lastFrame()!, /model 0\/2/);
+	await press('a');
+	assert.match(app.lastFrame()!, /Who is Bob\?/, 'agree moves to the next annotation');
+	assert.deepEqual((await onDisk()).judgments.map((j: { annotation: string; verdict: string; validator: string }) => [j.annotation, j.verdict, j.validator]), [['a0', 'agree', 'val']]);
+	await press('p', '2', '3', '\r');
+	const partial = (await onDisk()).judgments[1];
+	assert.deepEqual([partial.annotation, partial.verdict, partial.reasons], ['a1', 'partial', ['B. Answered in the summary', 'C. Not addressing issues that matter (refer to standards)']]);
+	assert.match(app.lastFrame()!, /model 2\/2 · precision 100\.0% · strict 50\.0%/);
+	await press('u');
+	assert.deepEqual((await onDisk()).judgments.map((j: { annotation: string }) => j.annotation), ['a0']);
+	assert.match(app.lastFrame()!, /Who is Bob\?/);
+	assert.match(app.lastFrame()!, /not judged yet/);
+	await press('d');
+	const p = walkProgress(store.items, store.judgments, 'val');
+	assert.deepEqual([p.model.agree, p.model.partial, p.model.disagree], [1, 0, 1]);
+	assert.match(app.lastFrame()!, /precision 50\.0%/);
+});
+
+test('the current annotation is highlighted in the summary, and a note is kept with the verdict', async (t) => {
+	const { app, press, type, onDisk } = await setUp(t, 'model');
+	assert.match(marked(app.lastFrame()!), /Then the war ends suddenly\./);
+	await press(RIGHT);
+	assert.match(marked(app.lastFrame()!), /Bob, who is never introduced/, 'moving on moves the highlight');
+	await press('m');
+	assert.match(app.lastFrame()!, /give a verdict first/);
+	await press('a', 'm');
+	await type('odd');
+	await press('\r');
+	const saved = (await onDisk()).judgments;
+	assert.equal(saved.at(-1).note, 'odd');
+	assert.equal(saved.at(-1).annotation, 'a1');
+});
+
+test('a blind walk hides who wrote each annotation until every one is judged', async (t) => {
+	const { app, press } = await setUp(t, 'blind');
+	const frame = app.lastFrame()!;
+	assert.doesNotMatch(frame, /openai\/gpt-4|pat\)|· model|· human/);
+	assert.match(frame, /judged 0\/3/);
+	await press('a', 'a');
+	assert.doesNotMatch(app.lastFrame()!, /openai\/gpt-4|pat\)/);
+	await press('d');
+	assert.match(app.lastFrame()!, /model \d\/2/, 'sources appear once all are judged');
+	assert.match(app.lastFrame()!, /human \d\/1/);
+});
+
+test('h adds a human annotation over chosen sentences; hostile text never reaches the frame', async (t) => {
+	const { press, type, onDisk, app } = await setUp(t, 'model');
+	await press('h', ']', '\r');
+	await type('Why?');
+	await press('\r', '3', '\r');
+	const added = (await onDisk()).annotations.at(-1);
+	assert.equal(added.source, 'human');
+	assert.equal(added.annotator, 'val');
+	assert.deepEqual(added.types, ['causal omission']);
+	assert.equal(added.questions, 'Why?');
+	assert.deepEqual(added.spans, [{ start: spans[1]!.start, end: spans[2]!.end }]);
+	await press(ESC);
+	assert.ok(!/\u001B\]/.test(app.lastFrame()!));
+});
+
+test('highlighting marks exactly the span, keeps words whole across lines, and cleans hostile text', async () => {
+	const { highlightLines } = await import('../source/ui/validate/highlight.ts');
+	const text = 'Mr. Smith went home. He was \u001B]52;c;aGk=\u0007tired\u001B[2J. The end came quickly for everyone.';
+	const start = text.indexOf('He was');
+	const end = text.indexOf('. The end') + 1;
+	const { lines, firstMarked } = highlightLines(text, [{ start, end }], 16);
+	const flat = lines.map((l) => l.map((p) => p.text).join(''));
+	assert.ok(flat.every((l) => l.length <= 16), flat.join('|'));
+	assert.equal(flat.join(' ').replace(/\s+/g, ' '), 'Mr. Smith went home. He was tired. The end came quickly for everyone.');
+	const markedText = lines.flatMap((l) => l.filter((p) => p.marked).map((p) => p.text)).join(' ').replace(/\s+/g, ' ').trim();
+	assert.equal(markedText, 'He was tired.');
+	assert.equal(firstMarked, flat.findIndex((l) => l.includes('He was')));
+	assert.ok(!flat.join('').includes('\u001B') && !flat.join('').includes('\u0007'));
+});
