@@ -1,0 +1,149 @@
+import type { Annotation, Judgment, ScoredSummary, Verdict } from '../domain.ts';
+import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
+import { seededRandom } from './bootstrap.ts';
+import { LABELS, type Label } from './labels.ts';
+import { precisionBySource, type Precision } from './precision.ts';
+import { planSummary, scoreSession, sessionAnnotator } from './session-score.ts';
+import { sessionJudgedItems, validatorsOf } from './session-precision.ts';
+
+/**
+ * Everything the results screen and `booook report` show for one session (issue: validation
+ * results): BooookScore from model and from human annotations side by side, their error-type
+ * distributions, precision per validator and source with intervals over books, agreement between
+ * validators, and a per-book table. Pure: the session's parts in, numbers out.
+ */
+
+export interface ReportInput {
+	summaries: readonly ScoredSummary[];
+	annotations: readonly Annotation[];
+	judgments: readonly Judgment[];
+}
+
+export interface ReportOptions {
+	seed: number;
+	resamples: number;
+}
+
+export interface SourceScore {
+	/** Mean over summaries, percent; null when nothing could be scored. */
+	booookscore: number | null;
+	summaries: number;
+	sentences: number;
+	confusing: number;
+	/** Units per 100 sentences, per error type (the paper's Figure 3). */
+	types: Record<Label, number>;
+}
+
+export interface PairAgreement {
+	validators: [string, string];
+	/** Annotations both judged. */
+	n: number;
+	percent: number;
+	kappa: number;
+}
+
+export interface BookRow {
+	book: string;
+	summary: ScoredSummary['id'];
+	sentences: number;
+	model: { confusing: number; score: number | null } | null;
+	human: { confusing: number; score: number | null } | null;
+	/** Verdicts given on this summary's annotations, all validators. */
+	judged: number;
+}
+
+export interface Report {
+	model: SourceScore | null;
+	human: SourceScore | null;
+	/** Per validator, per annotation source. */
+	precision: Map<string, Map<string, Precision>>;
+	agreement: { pairs: PairAgreement[]; alpha: number | null; units: number };
+	books: BookRow[];
+}
+
+export function buildReport(input: ReportInput, opts: ReportOptions): Report {
+	const { summaries, annotations, judgments } = input;
+	const fallback = sessionAnnotator(annotations, '');
+	const plans = summaries.map((s) => planSummary(s, annotations, { requested: null, fallback }));
+	const scored = scoreSession(summaries, annotations, plans);
+	const hasModel = annotations.some((a) => a.source === 'model');
+	const source = (system: typeof scored.system): SourceScore => ({
+		booookscore: system.score,
+		summaries: system.scored,
+		sentences: system.sentences,
+		confusing: system.confusing,
+		types: system.distribution,
+	});
+	const precision = new Map<string, Map<string, Precision>>();
+	for (const validator of validatorsOf(input)) {
+		precision.set(validator, precisionBySource(sessionJudgedItems(input, validator), { random: seededRandom(opts.seed), resamples: opts.resamples }));
+	}
+	const judgedBy = new Map<ScoredSummary['id'], number>();
+	const summaryOf = new Map(annotations.map((a) => [a.id, a.summary]));
+	for (const j of judgments) {
+		const s = summaryOf.get(j.annotation);
+		if (s) judgedBy.set(s, (judgedBy.get(s) ?? 0) + 1);
+	}
+	const books: BookRow[] = scored.entries.map((e) => {
+		const human = scored.human?.perBook.get(e.book);
+		return {
+			book: e.book,
+			summary: e.summary.id,
+			sentences: e.score.sentences + e.score.failures + e.missing,
+			model: hasModel ? { confusing: e.score.confusing, score: e.score.score === null ? null : 100 * e.score.score } : null,
+			human: human ? { confusing: human.confusing, score: human.score === null ? null : 100 * human.score } : null,
+			judged: judgedBy.get(e.summary.id) ?? 0,
+		};
+	});
+	return {
+		model: hasModel ? source(scored.system) : null,
+		human: scored.human ? source(scored.human) : null,
+		precision,
+		agreement: agreementOf(judgments),
+		books,
+	};
+}
+
+/** Agreement on the annotations several validators judged: pairwise %, κ, and α over all. */
+export function agreementOf(judgments: readonly Judgment[]): Report['agreement'] {
+	const latest = new Map<string, Map<Annotation['id'], Verdict>>();
+	for (const j of judgments) {
+		let mine = latest.get(j.validator);
+		if (!mine) latest.set(j.validator, (mine = new Map()));
+		mine.set(j.annotation, j.verdict);
+	}
+	const validators = [...latest.keys()];
+	const pairs: PairAgreement[] = [];
+	for (let i = 0; i < validators.length; i++) {
+		for (let k = i + 1; k < validators.length; k++) {
+			const a = latest.get(validators[i]!)!;
+			const b = latest.get(validators[k]!)!;
+			const shared = [...a.keys()].filter((id) => b.has(id));
+			if (shared.length === 0) continue;
+			const va = shared.map((id) => a.get(id)!);
+			const vb = shared.map((id) => b.get(id)!);
+			pairs.push({ validators: [validators[i]!, validators[k]!], n: shared.length, percent: percentAgreement(va, vb), kappa: cohenKappa(va, vb) });
+		}
+	}
+	const ids = [...new Set(judgments.map((j) => j.annotation))];
+	const units = ids.map((id) => validators.map((v) => latest.get(v)!.get(id) ?? null));
+	const pairable = units.filter((u) => u.filter((v) => v !== null).length >= 2).length;
+	const alpha = validators.length >= 2 && pairable > 0 ? krippendorffAlpha(units) : null;
+	return { pairs, alpha: alpha === null || Number.isNaN(alpha) ? null : alpha, units: pairable };
+}
+
+/** Horizontal bars, one per error type, scaled to the largest value across both sources. */
+export function typeBars(sources: Record<string, Record<Label, number> | null>, width: number): string[] {
+	const values = Object.values(sources).flatMap((t) => (t ? LABELS.map((l) => t[l]) : []));
+	const max = Math.max(1e-9, ...values);
+	const lines: string[] = [];
+	for (const label of LABELS) {
+		for (const [name, types] of Object.entries(sources)) {
+			if (!types) continue;
+			const v = types[label];
+			const bar = '█'.repeat(Math.round((v / max) * width));
+			lines.push(`${label.padEnd(16)} ${name.padEnd(5)} ${bar}${bar ? ' ' : ''}${v.toFixed(2)}`);
+		}
+	}
+	return lines;
+}

@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { booook } from './support/cli.ts';
+
+const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
+const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
+
+test('report --json on the imported validation study: the released verdicts are one validator with 79.7% / 78.2%', async () => {
+	const dir = mkdtempSync(join(tmpdir(), 'booook-report-'));
+	const imported = await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir]);
+	assert.equal(imported.code, 0, imported.stderr);
+	const r = await booook(['report', 'study', '--sessions-dir', dir, '--json']);
+	assert.equal(r.code, 0, r.stderr);
+	const report = JSON.parse(r.stdout);
+	const validators = Object.keys(report.precision);
+	assert.equal(validators.length, 1);
+	const p = report.precision[validators[0]!];
+	assert.ok(Math.abs(p.human.precision - 79.7) <= 0.1, String(p.human.precision));
+	assert.ok(Math.abs(p.model.precision - 78.2) <= 0.1, String(p.model.precision));
+	// Counted from the raw file, independently of the importer.
+	const raw = JSON.parse(readFileSync(STUDY, 'utf8')) as Record<string, { annotations: { source: string }[] }>;
+	const count = (source: string) => Object.values(raw).reduce((s, b) => s + b.annotations.filter((a) => a.source === source).length, 0);
+	assert.equal(p.human.n, count('human'));
+	assert.equal(p.model.n, count('model'));
+	assert.equal(Object.keys(report.books).length, Object.keys(raw).length);
+	const text = await booook(['report', 'study', '--sessions-dir', dir]);
+	assert.match(text.stdout, /precision, judged by/);
+	assert.match(text.stdout, /entity omission +model +█/);
+});
+
+test('report of a session that does not exist is a one-line error', async () => {
+	const r = await booook(['report', 'nope', '--sessions-dir', mkdtempSync(join(tmpdir(), 'booook-report-'))]);
+	assert.equal(r.code, 2);
+	assert.match(r.stderr, /no session "nope"/);
+});
