@@ -156,16 +156,17 @@ program
 
 program
 	.command('export')
-	.description("write a session's summaries in the BooookScore authors' JSON formats")
+	.description("write a session's summaries in the BooookScore authors' JSON formats, or its verdicts (validation JSON or CSV)")
 	.argument('<id>', 'session id')
-	.addOption(new Option('--format <format>', 'output format').choices(['booookscore']).default('booookscore'))
-	.option('--intermediate', 'every level (hierarchical) or running summary (incremental), not just the final summary')
+	.addOption(new Option('--format <format>', "booookscore: summaries in the authors' format; validation: verdicts in the released precision study's shape; csv: one row per verdict").choices(['booookscore', 'validation', 'csv']).default('booookscore'))
+	.option('--intermediate', 'with booookscore: every level (hierarchical) or running summary (incremental), not just the final summary')
+	.option('--validator <name>', "with validation or csv: whose verdicts (validation needs one when several people judged)")
 	.option('--out <file>', 'write to a file instead of stdout (refuses to replace one)')
 	.option('--force', 'with --out: replace an existing file')
 	.addOption(sessionsDirOption())
-	.action(async (id: string, flags: { format: string; intermediate?: boolean; out?: string; force?: boolean; sessionsDir?: string }) => {
+	.action(async (id: string, flags: { format: string; intermediate?: boolean; out?: string; force?: boolean; validator?: string; sessionsDir?: string }) => {
 		const { exportCommand } = await import('./commands/export.ts');
-		set(await exportCommand(resolveSessionsDir(flags.sessionsDir), id, { format: flags.format, intermediate: !!flags.intermediate, out: flags.out, force: flags.force }));
+		set(await exportCommand(resolveSessionsDir(flags.sessionsDir), id, { format: flags.format, intermediate: !!flags.intermediate, out: flags.out, force: flags.force, validator: flags.validator }));
 	});
 
 // A reader that stops early (`booook show ID | head`) is not an error.
@@ -176,26 +177,82 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 program
 	.command('score')
-	.description('BooookScore of summaries from annotation files, without any model call (annotating with a model is not built yet)')
-	.option('--summaries <file>', "the authors' summaries JSON ({ book: summary })")
-	.option('--annotations <file>', "the authors' model annotations JSON for those summaries")
+	.description('BooookScore: of a session (a run\'s final summary, or a collection), annotating sentences a model has not yet; or of the authors\' files')
+	.argument('[id]', 'session id (see: booook sessions)')
+	.option('--summaries <file>', "the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session")
+	.option('--annotations <file>', "the authors' model annotations JSON for those summaries (no model call)")
 	.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
-	.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books }')
-	.action(async (flags: { summaries?: string; annotations?: string; human?: string; json?: boolean }) => {
+	.addOption(new Option('--provider <name>', 'annotate with openai or anthropic (default: the model the session used, else whichever API key is set)').choices(['openai', 'anthropic', 'extractive']))
+	.option('--model <name>', 'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); with --provider, only its annotations score')
+	.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
+	.option('--concurrency <n>', 'most annotation calls at once', integer('--concurrency'), DEFAULTS.concurrency)
+	.option('--batch-size <n>', "N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)", integer('--batch-size'))
+	.option('--prompts <dir>', 'read get_annotations(.txt|_v2.txt) from this folder (missing ones come from prompts/)')
+	.option('--prices <file>', 'price table JSON (default: $BOOOOK_PRICES, else ~/.config/booook/prices.json)')
+	.addOption(sessionsDirOption())
+	.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books, ... }')
+	.action(async (id: string | undefined, flags: { summaries?: string; annotations?: string; human?: string; provider?: ProviderName; model?: string; baseUrl?: string; concurrency: number; batchSize?: number; prompts?: string; prices?: string; sessionsDir?: string; json?: boolean }) => {
 		const { scoreCommand } = await import('./commands/score.ts');
-		set(await scoreCommand({ ...flags, json: !!flags.json }));
+		set(await scoreCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
 	});
 
 program
 	.command('precision')
-	.description('precision of human and model annotations from a validation file (paper Appendix G), with bootstrap intervals over books')
+	.description("precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with bootstrap intervals over books")
+	.argument('[id]', 'session id (see: booook sessions)')
 	.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
+	.option('--validator <name>', "whose verdicts count in the session (needed when more than one person or study judged)")
+	.addOption(sessionsDirOption())
 	.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024)
 	.option('--resamples <n>', 'bootstrap resamples', integer('--resamples'), 2000)
 	.option('--json', 'print { human: { precision, strict, n, ci }, model: { ... } }')
-	.action(async (flags: { validation?: string; json?: boolean; seed: number; resamples: number }) => {
+	.action(async (id: string | undefined, flags: { validation?: string; validator?: string; sessionsDir?: string; json?: boolean; seed: number; resamples: number }) => {
 		const { precisionCommand } = await import('./commands/precision.ts');
-		set(await precisionCommand({ ...flags, json: !!flags.json }));
+		set(await precisionCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+	});
+
+program
+	.command('import')
+	.description("import the BooookScore authors' released files into one collection session, to score, browse and validate")
+	.argument('<format>', 'the files\' format: booookscore')
+	.option('--summaries <file>', "the authors' summaries JSON ({ book: summary })")
+	.option('--annotations <file>', "the authors' model annotations of those summaries (needs --summaries)")
+	.option('--intermediate <file>', "an intermediate run (hierarchical summaries_dict or incremental list); its final summaries are imported")
+	.option('--human <file>', "the authors' human annotations JSON (summary-*.json)")
+	.option('--validation <file>', "the authors' precision study JSON (annotations-gpt4-4096-inc.json format)")
+	.option('--session <id>', 'name the new session (default: title-date-time-random)')
+	.addOption(sessionsDirOption())
+	.option('--json', 'print what was imported as one JSON object')
+	.action(async (format: string, flags: { summaries?: string; annotations?: string; intermediate?: string; human?: string; validation?: string; session?: string; sessionsDir?: string; json?: boolean }) => {
+		const { importCommand } = await import('./commands/import.ts');
+		set(await importCommand(format, { ...flags, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+	});
+
+program
+	.command('validate')
+	.description("judge a session's annotations by hand, sentence by sentence (agree, partially, disagree), and add your own (paper Appendix G)")
+	.argument('<id>', 'session id (see: booook sessions)')
+	.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
+	.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both').choices(['model', 'human', 'blind', 'sample']).default('blind'))
+	.option('--fraction <share>', 'with --mode sample: the share of annotations to judge', decimal('--fraction'), 0.2)
+	.option('--seed <n>', 'seed of the blind order and of the sample (the same seed continues the same walk)', integer('--seed'), 2024)
+	.addOption(sessionsDirOption())
+	.action(async (id: string, flags: { validator?: string; mode: string; fraction: number; seed: number; sessionsDir?: string }) => {
+		const { validateCommand } = await import('./commands/validate.ts');
+		set(await validateCommand(resolveSessionsDir(flags.sessionsDir), id, flags));
+	});
+
+program
+	.command('report')
+	.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, per book')
+	.argument('<id>', 'session id (see: booook sessions)')
+	.addOption(sessionsDirOption())
+	.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024)
+	.option('--resamples <n>', 'bootstrap resamples', integer('--resamples'), 2000)
+	.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, ... }')
+	.action(async (id: string, flags: { sessionsDir?: string; seed: number; resamples: number; json?: boolean }) => {
+		const { reportCommand } = await import('./commands/report.ts');
+		set(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
 	});
 
 try {

@@ -37,3 +37,29 @@ test('report of a session that does not exist is a one-line error', async () => 
 	assert.equal(r.code, 2);
 	assert.match(r.stderr, /no session "nope"/);
 });
+
+test('export writes the verdicts in the released shape (which precision reads back identically) and as CSV', async () => {
+	const dir = mkdtempSync(join(tmpdir(), 'booook-export-'));
+	assert.equal((await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir])).code, 0);
+	const out = join(dir, 'verdicts.json');
+	const exported = await booook(['export', 'study', '--format', 'validation', '--out', out, '--sessions-dir', dir]);
+	assert.equal(exported.code, 0, exported.stderr);
+	const again = await booook(['precision', '--validation', out, '--json']);
+	const original = await booook(['precision', '--validation', STUDY, '--json']);
+	assert.equal(again.code, 0, again.stderr);
+	const strip = (s: string) => JSON.parse(s) as Record<string, { precision: number; strict: number; n: number }>;
+	for (const source of ['human', 'model']) {
+		const [a, b] = [strip(again.stdout)[source]!, strip(original.stdout)[source]!];
+		assert.deepEqual([a.precision, a.strict, a.n], [b.precision, b.strict, b.n], source);
+	}
+	const csv = await booook(['export', 'study', '--format', 'csv', '--sessions-dir', dir]);
+	assert.equal(csv.code, 0, csv.stderr);
+	const lines = csv.stdout.trimEnd().split('\r\n');
+	assert.equal(lines[0], 'book,annotation,source,annotator,span,span_b,questions,types,validator,verdict,reasons,note,at');
+	const raw = JSON.parse(readFileSync(STUDY, 'utf8')) as Record<string, { annotations: unknown[] }>;
+	const rows = csv.stdout.match(/,(agree|partial|disagree),/g)!.length;
+	assert.equal(rows, Object.values(raw).reduce((s, b) => s + b.annotations.length, 0));
+	const none = await booook(['export', 'study', '--format', 'csv', '--validator', 'nobody', '--sessions-dir', dir]);
+	assert.equal(none.code, 2);
+	assert.match(none.stderr, /no verdicts by that name/);
+});

@@ -5,6 +5,9 @@ import { badInput } from '../errors.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { Session, type SessionData } from '../store/session.ts';
 import { finalSummary } from './show.ts';
+import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
+
+export const EXPORT_FORMATS = ['booookscore', 'validation', 'csv'] as const;
 
 /**
  * The authors' formats (shared/data/booookscore/README.md), keyed by the book's file name:
@@ -53,10 +56,24 @@ function runningSummaries(run: Run): string[] {
 	return out;
 }
 
-export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean }): Promise<number> {
-	if (opts.format !== 'booookscore') throw badInput(`--format ${opts.format}: unknown format; use booookscore`);
+export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean; validator?: string }): Promise<number> {
+	if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw badInput(`--format ${opts.format}: unknown format; use ${EXPORT_FORMATS.join(', ')}`);
 	const { data } = await Session.snapshot(dir, id);
-	const text = `${JSON.stringify(booookscoreExport(data, opts.intermediate), null, 2)}\n`;
+	let text: string;
+	if (opts.format === 'booookscore') {
+		text = `${JSON.stringify(booookscoreExport(data, opts.intermediate), null, 2)}\n`;
+	} else {
+		const validators = [...new Set(data.judgments.map((j) => j.validator))];
+		if (validators.length === 0) throw badInput(`session ${id} has no verdicts yet; judge its annotations with: booook validate ${id}`);
+		if (opts.validator && !validators.includes(opts.validator)) throw badInput(`--validator ${opts.validator}: no verdicts by that name; the validators are: ${validators.join(', ')}`);
+		if (opts.format === 'csv') text = verdictsAsCsv(data, opts.validator ?? null);
+		else {
+			// The released file holds one validator's verdicts.
+			const validator = opts.validator ?? (validators.length === 1 ? validators[0]! : null);
+			if (validator === null) throw badInput(`session ${id} has verdicts by ${validators.length} validators (${validators.join(', ')}); choose one with --validator NAME`);
+			text = `${JSON.stringify(verdictsAsRelease(data, validator), null, 2)}\n`;
+		}
+	}
 	if (!opts.out) {
 		process.stdout.write(text);
 		return 0;

@@ -1,19 +1,51 @@
 import { badInput } from '../errors.ts';
 import { seededRandom } from '../score/bootstrap.ts';
 import { convertPrecisionStudy } from '../score/formats.ts';
-import { judgedItems, precisionBySource } from '../score/precision.ts';
+import { judgedItems, precisionBySource, type JudgedItem } from '../score/precision.ts';
+import { sessionJudgedItems, validatorsOf } from '../score/session-precision.ts';
+import { Session } from '../store/session.ts';
+import { sanitize } from '../text/sanitize.ts';
 import { readDataFile } from './data-files.ts';
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
 
+export interface PrecisionOptions {
+	/** A session whose judgments are counted. */
+	id?: string;
+	/** Or the authors' validation file, read directly. */
+	validation?: string;
+	/** Whose verdicts count (sessions only); needed when more than one validator judged. */
+	validator?: string;
+	sessionsDir?: string;
+	json: boolean;
+	seed: number;
+	resamples: number;
+}
+
 /**
- * `booook precision --validation F`: per annotation source, precision (Agree + Partially agree over
- * judged), strict precision (Agree only), counts, and 95% bootstrap intervals over books.
+ * `booook precision (ID | --validation F)`: per annotation source, precision (Agree + Partially
+ * agree over judged), strict precision (Agree only), counts, and 95% bootstrap intervals over books
+ * (a session's summaries). Both inputs go through the same computation and printing, so a session
+ * imported from a validation file gives exactly the file's numbers.
  */
-export async function precisionCommand(opts: { validation?: string; json: boolean; seed: number; resamples: number }): Promise<number> {
-	if (!opts.validation) throw badInput('nothing to judge; give the validation file with --validation FILE (the authors\' annotations-gpt4-4096-inc.json format)');
-	const study = await readDataFile(opts.validation, convertPrecisionStudy, '--validation');
-	const bySource = precisionBySource(judgedItems(study), { random: seededRandom(opts.seed), resamples: opts.resamples });
+export async function precisionCommand(opts: PrecisionOptions): Promise<number> {
+	if (opts.id !== undefined && opts.validation) throw badInput('give a session ID or --validation FILE, not both');
+	let items: JudgedItem[];
+	let heading: string | null = null;
+	if (opts.id !== undefined) {
+		if (!opts.sessionsDir) throw new Error('precisionCommand: a session needs sessionsDir');
+		const { data } = await Session.snapshot(opts.sessionsDir, opts.id);
+		const validator = chooseValidator(opts.id, validatorsOf(data), opts.validator);
+		items = sessionJudgedItems(data, validator);
+		if (items.length === 0) throw badInput(`session "${opts.id}": ${validator} judged no confusing annotation, so there is no precision to compute`);
+		heading = `verdicts of ${validator} in session ${opts.id}`;
+	} else if (opts.validation) {
+		if (opts.validator) throw badInput('--validator picks verdicts in a session; a validation file has one set of verdicts');
+		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, '--validation'));
+	} else {
+		throw badInput("nothing to judge; give a session ID (see: booook sessions) or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)");
+	}
+	const bySource = precisionBySource(items, { random: seededRandom(opts.seed), resamples: opts.resamples });
 	const result = Object.fromEntries(
 		[...bySource].map(([source, p]) => [
 			source,
@@ -34,8 +66,23 @@ export async function precisionCommand(opts: { validation?: string; json: boolea
 		process.stdout.write(`${JSON.stringify(result)}\n`);
 		return 0;
 	}
+	if (heading) process.stdout.write(`${sanitize(heading)}\n`);
 	for (const [source, r] of Object.entries(result)) {
 		process.stdout.write(`${source.padEnd(6)} precision ${r.precision.toFixed(1)}% [${r.ci[0]!.toFixed(1)}, ${r.ci[1]!.toFixed(1)}], strict ${r.strict.toFixed(1)}% [${r.strict_ci[0]!.toFixed(1)}, ${r.strict_ci[1]!.toFixed(1)}]; ${r.n} judged in ${r.books} books (${r.agree} agree, ${r.partial} partially, ${r.disagree} disagree)\n`);
 	}
 	return 0;
+}
+
+/** The validator whose verdicts count: the one asked for, or the only one there is. */
+function chooseValidator(id: string, validators: readonly string[], wanted: string | undefined): string {
+	const list = validators.map((v) => JSON.stringify(v)).join(', ');
+	if (validators.length === 0) {
+		throw badInput(`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' study with: booook import booookscore --validation FILE`);
+	}
+	if (wanted !== undefined) {
+		if (validators.includes(wanted)) return wanted;
+		throw badInput(`session "${id}" has no verdicts from ${JSON.stringify(wanted)}; its validators are ${list}`);
+	}
+	if (validators.length === 1) return validators[0]!;
+	throw badInput(`session "${id}" has verdicts from ${validators.length} validators (${list}); choose one with --validator NAME`);
 }

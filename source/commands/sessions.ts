@@ -13,9 +13,9 @@ export async function sessionsCommand(dir: string, opts: { json: boolean }): Pro
 		return 0;
 	}
 	for (const s of sessions) {
-		const method = s.method === 'hier' ? 'hier' : 'inc ';
-		const model = s.provider === 'extractive' ? 'extractive baseline' : `${s.provider} ${s.model}`;
-		process.stdout.write(`${s.id}  ${sanitize(s.title).slice(0, 40).padEnd(40)}  ${method}  ${model.padEnd(28)}  ${s.status.padEnd(9)}  ${s.progress.done}/${s.progress.total}  ${s.updatedAt.slice(0, 16).replace('T', ' ')}\n`);
+		const method = s.method ?? 'coll';
+		const model = s.kind === 'collection' ? `imported, ${s.progress.total} summaries` : s.provider === 'extractive' ? 'extractive baseline' : `${s.provider} ${s.model}`;
+		process.stdout.write(`${s.id}  ${sanitize(s.title).slice(0, 40).padEnd(40)}  ${method.padEnd(4)}  ${model.padEnd(28)}  ${s.status.padEnd(9)}  ${s.progress.done}/${s.progress.total}  ${s.updatedAt.slice(0, 16).replace('T', ' ')}\n`);
 	}
 	for (const p of sessions.problems) process.stderr.write(`cannot read session ${p.id}: ${p.reason} (${p.file})\n`);
 	return 0;

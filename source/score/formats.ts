@@ -249,6 +249,9 @@ export interface JudgedSummary {
 
 const VERDICTS = { Agree: 'agree', 'Partially agree': 'partial', "Don't agree": 'disagree' } as const satisfies Record<string, Verdict>;
 
+/** A verdict as the released study spells it, for exports the authors' analysis reads. */
+export const RELEASED_VERDICT = Object.fromEntries(Object.entries(VERDICTS).map(([k, v]) => [v, k])) as Record<Verdict, keyof typeof VERDICTS>;
+
 const singleAnno = z.object({ span: z.string(), questions: z.string(), labels: z.array(labelSchema).optional() });
 const relationAnno = z.object({
 	span_a: z.string(),

@@ -1,4 +1,4 @@
-import type { Annotation, ErrorType, Judgment, Method, ScoredSummary, Span } from '../domain.ts';
+import type { Annotation, ErrorType, ImportedRun, Judgment, Method, ScoredSummary, Span } from '../domain.ts';
 import { releasedVerdicts } from '../score/booookscore.ts';
 import type { HierarchicalRun, HumanAnnotatedSummary, JudgedSummary, ReleasedAnnotation } from '../score/formats.ts';
 import { sentenceSpans } from '../text/sentences.ts';
@@ -59,21 +59,13 @@ export interface FileReport {
 	method?: Method;
 }
 
-/**
- * An intermediate run of a collection: what the session needs to browse the levels (hierarchical)
- * or steps (incremental) behind one of its summaries. Not stored until the collection schema has a
- * field for it.
- */
-export type ImportedRun =
-	| { summary: ScoredSummary['id']; method: 'hier'; levels: string[][] }
-	| { summary: ScoredSummary['id']; method: 'inc'; steps: string[] };
-
 export interface ImportResult {
 	title: string;
 	sources: string[];
 	summaries: ScoredSummary[];
 	annotations: Annotation[];
 	judgments: Judgment[];
+	/** The levels or steps behind each `--intermediate` summary (same book and source). */
 	runs: ImportedRun[];
 	reports: FileReport[];
 }
@@ -110,7 +102,7 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 		summaries.push(s);
 		return s;
 	};
-	const addAnnotation = (a: Omit<Annotation, 'id' | 'createdAt' | 'failure'>): Annotation => {
+	const addAnnotation = (a: NewAnnotation): Annotation => {
 		const full: Annotation = { id: `a${annotations.length}`, ...a, failure: null, createdAt: now };
 		annotations.push(full);
 		return full;
@@ -145,14 +137,14 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 		if (input.intermediate.method === 'hier') {
 			for (const [book, run] of input.intermediate.runs) {
 				const summary = addSummary(book, run.final, input.intermediate.file);
-				runs.push({ summary: summary.id, method: 'hier', levels: run.levels.map((l) => [...l]) });
+				runs.push({ book, source: summary.source, method: 'hier', levels: run.levels.map((l) => [...l]) });
 				r.summaries += 1;
 			}
 		} else {
 			for (const [book, steps] of input.intermediate.runs) {
 				// The converter guarantees at least one step; the last running summary is the final one.
 				const summary = addSummary(book, steps[steps.length - 1] ?? '', input.intermediate.file);
-				runs.push({ summary: summary.id, method: 'inc', steps: [...steps] });
+				runs.push({ book, source: summary.source, method: 'inc', steps: [...steps] });
 				r.summaries += 1;
 			}
 		}
@@ -163,13 +155,14 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 		const r = report('--human', file);
 		for (const [book, h] of input.human.books) {
 			const summary = addSummary(book, h.summary, file);
+			const sentences = sentenceSpans(h.summary);
 			r.summaries += 1;
 			const units = [
 				...h.singles.map((s) => ({ texts: [s.span], questions: s.questions, types: s.labels, raw: s })),
 				...h.relations.map((rel) => ({ texts: rel.spans, questions: rel.questions, types: rel.labels, raw: rel })),
 			];
 			for (const unit of units) {
-				addAnnotation(humanAnnotation(summary, unit.texts, unit, 'human', RELEASED.human, baseName(file), r));
+				addAnnotation(humanAnnotation(summary, sentences, unit.texts, unit, 'human', RELEASED.human, baseName(file), r));
 				r.annotations += 1;
 				r.confusing += 1;
 			}
@@ -181,12 +174,13 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 		const r = report('--validation', file);
 		for (const [book, study] of input.validation.books) {
 			const summary = addSummary(book, study.summary, file);
+			const sentences = sentenceSpans(study.summary);
 			r.summaries += 1;
 			for (const j of study.judged) {
 				const texts = j.annotation.kind === 'single' ? [j.annotation.span] : j.annotation.spans;
 				const annotator = j.source === 'model' ? RELEASED.model : RELEASED.human;
 				const unit = { questions: j.annotation.questions, types: j.annotation.labels ?? [], raw: j.annotation };
-				const a = addAnnotation(humanAnnotation(summary, texts, unit, j.source, annotator, baseName(file), r));
+				const a = addAnnotation(humanAnnotation(summary, sentences, texts, unit, j.source, annotator, baseName(file), r));
 				r.annotations += 1;
 				r.confusing += 1;
 				judgments.push({ annotation: a.id, validator: RELEASED.validator, verdict: j.verdict, reasons: [...j.reasons], note: j.explanation, at: now });
@@ -238,6 +232,7 @@ function modelAnnotations(summary: ScoredSummary, released: readonly ReleasedAnn
  */
 function humanAnnotation(
 	summary: ScoredSummary,
+	sentences: readonly Span[],
 	texts: readonly string[],
 	unit: { questions: string; types: readonly ErrorType[]; raw: unknown },
 	source: Annotation['source'],
@@ -255,7 +250,7 @@ function humanAnnotation(
 	const located = spans.length === texts.length ? spans : [];
 	return {
 		summary: summary.id,
-		sentence: located[0] ? sentenceAt(summary.text, located[0].start) : null,
+		sentence: located[0] ? sentenceAt(sentences, firstWord(summary.text, located[0])) : null,
 		spans: located,
 		confusing: true,
 		questions: unit.questions.trim(),
@@ -283,9 +278,17 @@ export function locate(summary: string, text: string): Span | null {
 	return match ? { start: match.index, end: match.index + match[0].length } : null;
 }
 
+/**
+ * Where the span's first word starts: a span copied with the previous sentence's full stop
+ * (". She realizes ...") belongs to the sentence it goes on to, not the one that stop ends.
+ */
+function firstWord(summary: string, span: Span): number {
+	const at = summary.slice(span.start, span.end).search(/[\p{L}\p{N}]/u);
+	return at === -1 ? span.start : span.start + at;
+}
+
 /** The sentence holding character `at`, or the next one when `at` is between sentences. */
-function sentenceAt(summary: string, at: number): number | null {
-	const spans = sentenceSpans(summary);
-	const i = spans.findIndex((s) => at < s.end);
+function sentenceAt(sentences: readonly Span[], at: number): number | null {
+	const i = sentences.findIndex((s) => at < s.end);
 	return i === -1 ? null : i;
 }

@@ -1,0 +1,137 @@
+import { badInput } from '../errors.ts';
+import {
+	convertHierarchicalRuns,
+	convertHumanAnnotations,
+	convertIncrementalRuns,
+	convertModelAnnotations,
+	convertPrecisionStudy,
+	convertSummaries,
+	type Converted,
+} from '../score/formats.ts';
+import { checkSessionId } from '../store/dirs.ts';
+import { importBooookScore, type FileReport, type ImportInput, type IntermediateRuns } from '../store/import-booookscore.ts';
+import { Session } from '../store/session.ts';
+import { sanitize } from '../text/sanitize.ts';
+import { readDataFile } from './data-files.ts';
+
+export interface ImportOptions {
+	summaries?: string;
+	annotations?: string;
+	intermediate?: string;
+	human?: string;
+	validation?: string;
+	session?: string;
+	sessionsDir: string;
+	json: boolean;
+}
+
+/** How many unmatched sentences, orphan books or unlocated spans are shown by name. */
+const FIRST = 3;
+
+/**
+ * `booook import booookscore ...`: the authors' released files into one collection session. Every
+ * file is read and converted before the session is created, and the session is created whole
+ * (`Session.createCollection`), so a bad file or a taken id leaves nothing behind.
+ */
+export async function importCommand(format: string, opts: ImportOptions): Promise<number> {
+	if (format !== 'booookscore') throw badInput(`cannot import format "${format}"; the one format is: booookscore`);
+	if (opts.annotations && !opts.summaries) throw badInput('--annotations attach to the summaries they annotate; give those with --summaries FILE');
+	if (!opts.summaries && !opts.intermediate && !opts.human && !opts.validation) {
+		throw badInput('nothing to import; give --summaries FILE [--annotations FILE], --intermediate FILE, --human FILE or --validation FILE');
+	}
+	if (opts.session !== undefined) checkSessionId(opts.session);
+
+	const input: ImportInput = {};
+	if (opts.summaries) {
+		input.summaries = { file: opts.summaries, books: await readDataFile(opts.summaries, convertSummaries, '--summaries') };
+		if (opts.annotations) {
+			input.summaries.annotations = { file: opts.annotations, books: await readDataFile(opts.annotations, convertModelAnnotations, '--annotations') };
+		}
+	}
+	if (opts.intermediate) {
+		input.intermediate = { file: opts.intermediate, ...(await readDataFile(opts.intermediate, convertIntermediate, '--intermediate')) };
+	}
+	if (opts.human) input.human = { file: opts.human, books: await readDataFile(opts.human, convertHumanAnnotations, '--human') };
+	if (opts.validation) input.validation = { file: opts.validation, books: await readDataFile(opts.validation, convertPrecisionStudy, '--validation') };
+
+	const imported = importBooookScore(input, new Date().toISOString());
+	const session = await Session.createCollection(opts.sessionsDir, {
+		id: opts.session,
+		title: imported.title,
+		sources: imported.sources,
+		summaries: imported.summaries,
+		annotations: imported.annotations,
+		judgments: imported.judgments,
+		runs: imported.runs,
+	});
+	await session.close();
+
+	const next = [`booook score ${session.id}`, ...(imported.judgments.length > 0 ? [`booook precision ${session.id}`] : [])];
+	if (opts.json) {
+		const summary = {
+			session: session.id,
+			dir: session.path,
+			title: imported.title,
+			sources: imported.sources,
+			summaries: imported.summaries.length,
+			annotations: {
+				model: imported.annotations.filter((a) => a.source === 'model').length,
+				human: imported.annotations.filter((a) => a.source === 'human').length,
+			},
+			judgments: imported.judgments.length,
+			files: imported.reports,
+			next,
+		};
+		process.stdout.write(`${JSON.stringify(summary)}\n`);
+		return 0;
+	}
+	const lines = imported.reports.map(describe);
+	lines.push(`imported into session ${session.id}; score it with: ${next.join(', and its precision with: ')}`);
+	process.stdout.write(`${lines.map(sanitize).join('\n')}\n`);
+	return 0;
+}
+
+/** A hierarchical run file maps books to objects, an incremental one to lists: the first book decides. */
+function convertIntermediate(value: unknown): Converted<IntermediateRuns> {
+	const first = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.values(value)[0] : undefined;
+	if (Array.isArray(first)) {
+		const runs = convertIncrementalRuns(value);
+		return runs.ok ? { ok: true, value: { method: 'inc', runs: runs.value } } : runs;
+	}
+	const runs = convertHierarchicalRuns(value);
+	return runs.ok ? { ok: true, value: { method: 'hier', runs: runs.value } } : runs;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const quote = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+
+/** One line per file: what it gave, and what could not be placed (counted, and the first few named). */
+function describe(r: FileReport): string {
+	const parts: string[] = [];
+	switch (r.flag) {
+		case '--summaries':
+			parts.push(plural(r.summaries, 'summary', 'summaries'));
+			break;
+		case '--annotations':
+			parts.push(`${plural(r.annotations, 'sentence')} annotated, ${r.confusing} confusing`);
+			break;
+		case '--intermediate':
+			parts.push(`${plural(r.summaries, 'final summary', 'final summaries')} with their ${r.method === 'hier' ? 'hierarchical levels' : 'incremental steps'}`);
+			break;
+		case '--human':
+			parts.push(`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'human annotation')} (singles and relations)`);
+			break;
+		case '--validation':
+			parts.push(`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'annotation')}, ${plural(r.judgments, 'verdict')}`);
+			break;
+	}
+	const named = (items: readonly string[]) => `${items.slice(0, FIRST).join(', ')}${items.length > FIRST ? ', ...' : ''}`;
+	if (r.unmatched.length > 0) {
+		parts.push(`${plural(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`);
+	}
+	if (r.orphans.length > 0) parts.push(`${plural(r.orphans.length, 'annotated book')} with no summary, left out (${named(r.orphans)})`);
+	if (r.unlocated.length > 0) {
+		parts.push(`${plural(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`);
+	}
+	return `${r.flag} ${r.file}: ${parts.join('; ')}`;
+}

@@ -1,0 +1,64 @@
+import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
+import { RELEASED_VERDICT } from '../score/formats.ts';
+import type { SessionData } from './schema.ts';
+
+/**
+ * Verdicts out of a session: in the released precision study's shape (so the authors' analysis
+ * reads them) and as CSV (one row per verdict, for spreadsheets and R). Pure.
+ */
+
+interface Joined {
+	judgment: Judgment;
+	annotation: Annotation;
+	summary: ScoredSummary;
+}
+
+/** Each validator's latest verdict per annotation (undone ones are gone), in the order given. */
+function joined(data: SessionData, validator: string | null): Joined[] {
+	const annotations = new Map(data.annotations.map((a) => [a.id, a]));
+	const summaries = new Map(data.summaries.map((s) => [s.id, s]));
+	const latest = new Map<string, Judgment>();
+	for (const j of data.judgments) if (validator === null || j.validator === validator) latest.set(`${j.validator}\u0000${j.annotation}`, j);
+	return [...latest.values()].flatMap((judgment) => {
+		const annotation = annotations.get(judgment.annotation)!;
+		return [{ judgment, annotation, summary: summaries.get(annotation.summary)! }];
+	});
+}
+
+const spanTexts = (a: Annotation, s: ScoredSummary) => a.spans.map((span) => s.text.slice(span.start, span.end));
+
+/** `{ book: { summary, annotations: [{ source, anno, agreement, reasons, explanation }] } }`, one validator. */
+export function verdictsAsRelease(data: SessionData, validator: string): Record<string, { summary: string; annotations: unknown[] }> {
+	const out: Record<string, { summary: string; annotations: unknown[] }> = {};
+	for (const { judgment, annotation, summary } of joined(data, validator)) {
+		const [a, b] = spanTexts(annotation, summary);
+		const anno =
+			b === undefined
+				? { span: a ?? '', questions: annotation.questions, labels: annotation.types }
+				: { span_a: a!, span_b: b, shared_questions: annotation.questions, shared_labels: annotation.types };
+		(out[summary.book] ??= { summary: summary.text, annotations: [] }).annotations.push({
+			source: annotation.source,
+			anno,
+			agreement: RELEASED_VERDICT[judgment.verdict],
+			reasons: judgment.reasons.length > 0 ? judgment.reasons : null,
+			explanation: judgment.note,
+		});
+	}
+	return out;
+}
+
+const CSV_COLUMNS = ['book', 'annotation', 'source', 'annotator', 'span', 'span_b', 'questions', 'types', 'validator', 'verdict', 'reasons', 'note', 'at'] as const;
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+function field(value: string): string {
+	return /[",\r\n]/u.test(value) ? `"${value.replace(/"/gu, '""')}"` : value;
+}
+
+/** Every verdict (all validators unless one is named), one CSV row each, with a header. */
+export function verdictsAsCsv(data: SessionData, validator: string | null): string {
+	const rows = joined(data, validator).map(({ judgment, annotation, summary }) => {
+		const [a, b] = spanTexts(annotation, summary);
+		return [summary.book, annotation.id, annotation.source, annotation.annotator, a ?? '', b ?? '', annotation.questions, annotation.types.join('; '), judgment.validator, judgment.verdict, judgment.reasons.join('; '), judgment.note ?? '', judgment.at];
+	});
+	return [CSV_COLUMNS.join(','), ...rows.map((r) => r.map(field).join(','))].join('\r\n') + '\r\n';
+}
