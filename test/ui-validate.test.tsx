@@ -142,3 +142,14 @@ test('highlighting marks exactly the span, keeps words whole across lines, and c
 	assert.equal(firstMarked, flat.findIndex((l) => l.includes('He was')));
 	assert.ok(!flat.join('').includes('\u001B') && !flat.join('').includes('\u0007'));
 });
+
+test('tab shows the results; a blind walk holds them back until every item is judged', async (t) => {
+	const { app, press } = await setUp(t, 'blind');
+	await press('\t');
+	assert.match(app.lastFrame()!, /Results are shown when every item of the blind walk is judged/);
+	await press('x', 'a', 'a', 'd', '\t');
+	const frame = app.lastFrame()!;
+	assert.match(frame, /precision, judged by val/);
+	assert.match(frame, /model +\d+\.\d% \[/);
+	assert.match(frame, /human +\d+\.\d% \[/);
+});

@@ -12,25 +12,32 @@ import type { Session } from './session.ts';
 export class ValidationStore {
 	readonly items: Annotation[];
 	readonly summaries: Map<ScoredSummary['id'], ScoredSummary>;
+	readonly #session: Session;
 	#version = 0;
 	readonly #listeners = new Set<() => void>();
 
 	constructor(
-		private readonly session: Session,
+		session: Session,
 		readonly validator: string,
 		readonly walk: WalkOptions,
 		private readonly now: () => Date = () => new Date(),
 	) {
+		this.#session = session;
 		this.items = walkItems(session.data, walk);
 		this.summaries = new Map(session.data.summaries.map((s) => [s.id, s]));
 	}
 
+	/** The parts of the session a report reads. */
+	get session(): { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[]; judgments: readonly Judgment[] } {
+		return this.#session.data;
+	}
+
 	get judgments(): readonly Judgment[] {
-		return this.session.data.judgments;
+		return this.#session.data.judgments;
 	}
 
 	get annotations(): readonly Annotation[] {
-		return this.session.data.annotations;
+		return this.#session.data.annotations;
 	}
 
 	/** Changes on every write; screens use it as their snapshot. */
@@ -43,13 +50,13 @@ export class ValidationStore {
 
 	async judge(annotation: Annotation['id'], verdict: Verdict, reasons: readonly string[] = [], note: string | null = null): Promise<void> {
 		if (!this.annotations.some((a) => a.id === annotation)) throw new Error(`no annotation ${annotation}`);
-		this.session.data.judgments.push({ annotation, validator: this.validator, verdict, reasons: verdict === 'partial' ? [...reasons] : [], note, at: this.now().toISOString() });
+		this.#session.data.judgments.push({ annotation, validator: this.validator, verdict, reasons: verdict === 'partial' ? [...reasons] : [], note, at: this.now().toISOString() });
 		await this.#saved();
 	}
 
 	/** Takes back this validator's latest verdict; resolves it, or null when there was none. */
 	async undo(): Promise<Judgment | null> {
-		const undone = undoLast(this.session.data.judgments, this.validator);
+		const undone = undoLast(this.#session.data.judgments, this.validator);
 		if (undone) await this.#saved();
 		return undone;
 	}
@@ -68,7 +75,7 @@ export class ValidationStore {
 		const first = [...spans].sort((a, b) => a.start - b.start)[0]!;
 		const sentence = sentenceSpans(target.text).findIndex((s) => s.end > first.start);
 		const annotation: Annotation = {
-			id: nextAnnotationId(this.session.data.annotations),
+			id: nextAnnotationId(this.#session.data.annotations),
 			summary,
 			sentence: sentence === -1 ? null : sentence,
 			spans: spans.map((s) => ({ start: s.start, end: s.end })),
@@ -82,13 +89,13 @@ export class ValidationStore {
 			failure: null,
 			createdAt: this.now().toISOString(),
 		};
-		this.session.data.annotations.push(annotation);
+		this.#session.data.annotations.push(annotation);
 		await this.#saved();
 		return annotation;
 	}
 
 	async #saved(): Promise<void> {
-		await this.session.save();
+		await this.#session.save();
 		this.#version += 1;
 		for (const listener of this.#listeners) listener();
 	}

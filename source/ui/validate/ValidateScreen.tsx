@@ -12,10 +12,11 @@ import { useTerminalSize } from '../hooks.ts';
 import { actionFor, bindingsFor } from '../keymap.ts';
 import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
+import { buildReport, reportLines } from '../../score/report.ts';
 import { highlightLines } from './highlight.ts';
 import { addingReducer, type Adding } from './adding.ts';
 
-type Overlay = { kind: 'none' } | { kind: 'reasons'; chosen: string[] } | { kind: 'note'; draft: string } | { kind: 'help' } | Adding;
+type Overlay = { kind: 'none' } | { kind: 'reasons'; chosen: string[] } | { kind: 'note'; draft: string } | { kind: 'help' } | { kind: 'results'; offset: number } | Adding;
 
 const VERDICT_WORD: Record<Verdict, string> = { agree: 'agree', partial: 'partially agree', disagree: 'disagree' };
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
@@ -74,6 +75,12 @@ export function ValidateScreen({ store, title, onExit }: { store: ValidationStor
 			return; // the text input has the keys
 		}
 		if (overlay.kind === 'help') return setOverlay({ kind: 'none' });
+		if (overlay.kind === 'results') {
+			if (key.upArrow) return setOverlay({ kind: 'results', offset: Math.max(0, overlay.offset - 1) });
+			if (key.downArrow) return setOverlay({ kind: 'results', offset: overlay.offset + 1 });
+			if (input === 'q') return quit();
+			return setOverlay({ kind: 'none' });
+		}
 		if (overlay.kind === 'reasons') {
 			const n = Number(input);
 			if (n >= 1 && n <= PARTIAL_REASONS.length) {
@@ -105,6 +112,8 @@ export function ValidateScreen({ store, title, onExit }: { store: ValidationStor
 				return quit();
 			case 'help':
 				return setOverlay({ kind: 'help' });
+			case 'nextPane':
+				return setOverlay({ kind: 'results', offset: 0 });
 			case 'left':
 				return setIndex(Math.max(0, index - 1));
 			case 'right':
@@ -144,6 +153,10 @@ export function ValidateScreen({ store, title, onExit }: { store: ValidationStor
 				return;
 		}
 	});
+
+	if (overlay.kind === 'results') {
+		return <ResultsView store={store} title={title} offset={overlay.offset} rows={rows} columns={columns} hideSources={hideSource} />;
+	}
 
 	if (items.length === 0) {
 		return (
@@ -197,7 +210,6 @@ export function ValidateScreen({ store, title, onExit }: { store: ValidationStor
 			{message ? <Text color={theme.color('accent')}>{clean(message)}</Text> : null}
 			<Text color={theme.color('muted')} wrap="truncate">
 				{bindingsFor('validate')
-					.filter((b) => b.action !== 'nextPane')
 					.map((b) => `${b.label} ${b.description.split(' (')[0]}`)
 					.join(' · ')}
 			</Text>
@@ -214,6 +226,31 @@ function useLatest<T>(initial: T): [T, (value: T) => void, { readonly current: T
 		setValue(next);
 	}, []);
 	return [value, set, ref];
+}
+
+/**
+ * The results of `booook report` inside the walk (tab). In a blind walk they wait until every item
+ * is judged: precision by source would reveal which annotations are whose.
+ */
+function ResultsView({ store, title, offset, rows, columns, hideSources }: { store: ValidationStore; title: string; offset: number; rows: number; columns: number; hideSources: boolean }) {
+	const theme = useTheme();
+	const version = store.getVersion();
+	const lines = useMemo(
+		() => (hideSources ? ['Results are shown when every item of the blind walk is judged (they would reveal the sources).'] : reportLines(title, buildReport(store.session, { seed: store.walk.seed, resamples: 500 }), columns - 2)),
+		// eslint-disable-next-line react-hooks/exhaustive-deps
+		[version, hideSources, columns],
+	);
+	const shown = windowOf(lines, Math.max(3, rows - 2), offset);
+	return (
+		<Box flexDirection="column" width={columns}>
+			{shown.lines.map((line, i) => (
+				<Text key={i} wrap="truncate">
+					{line}
+				</Text>
+			))}
+			<Text color={theme.color('muted')}>↑/↓ scroll · any other key: back to the walk · q quit</Text>
+		</Box>
+	);
 }
 
 function ProgressLine({ progress, hide }: { progress: Record<'model' | 'human', SourceProgress>; hide: boolean }) {
