@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BIN, booook } from './support/cli.ts';
+
+const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
+const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+const capture = (name: string) => tmux('capture-pane', '-p', '-t', name);
+
+async function waitFor(name: string, pattern: RegExp, what: string): Promise<string> {
+	let screen = '';
+	for (let i = 0; i < 300; i++) {
+		try {
+			screen = capture(name);
+		} catch {
+			screen = '';
+		}
+		if (pattern.test(screen)) return screen;
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	throw new Error(`waiting for ${what}: ${pattern} never appeared; the screen was:\n${screen}`);
+}
+
+/** Presses a key and waits until the screen has changed (each verdict is saved before the next key). */
+async function press(name: string, key: string): Promise<void> {
+	const before = capture(name);
+	tmux('send-keys', '-t', name, key);
+	for (let i = 0; i < 100 && capture(name) === before; i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+function start(name: string, dir: string): void {
+	const command = [process.execPath, BIN, 'validate', 'study', '--sessions-dir', dir, '--validator', 'e2e', '--mode', 'sample', '--fraction', '0.005', '--seed', '7'].map((a) => `'${a}'`).join(' ');
+	// The shell stays after the app exits, so the exit line can be read from the pane.
+	tmux('new-session', '-d', '-s', name, '-x', '110', '-y', '32', `${command}; echo "EXITED $?"; sleep 60`);
+}
+
+test('validate in a real terminal: judge some, quit, come back, finish, and report', { skip: hasTmux ? false : 'tmux is not installed (CI installs it)' }, async (t) => {
+	const dir = mkdtempSync(join(tmpdir(), 'booook-validate-e2e-'));
+	assert.equal((await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir])).code, 0);
+	const name = `booook-validate-${process.pid}`;
+	t.after(() => spawnSync('tmux', ['kill-session', '-t', name]));
+
+	start(name, dir);
+	const first = await waitFor(name, /annotation 1\/(\d+)/, 'the first annotation');
+	const total = Number(/annotation 1\/(\d+)/.exec(first)![1]);
+	assert.equal(total, Math.round(1437 * 0.005));
+	await press(name, 'a');
+	await press(name, 'd');
+	await waitFor(name, /annotation 3\//, 'the walk to move on');
+	tmux('send-keys', '-t', name, 'q');
+	await waitFor(name, /EXITED 0/, 'the app to quit');
+	assert.match(capture(name), new RegExp(`e2e: 2/${total} judged, all saved`));
+	spawnSync('tmux', ['kill-session', '-t', name]);
+
+	start(name, dir);
+	await waitFor(name, /annotation 1\//, 'the walk to open again');
+	// n jumps to the first unjudged: the two verdicts from before are still there.
+	await press(name, 'n');
+	assert.match(capture(name), /annotation 3\//);
+	for (let i = 2; i < total; i++) await press(name, 'a');
+	await waitFor(name, /model \d+\/\d+ .*human \d+\/\d+|human \d+\/\d+|model \d+\/\d+/, 'progress');
+	tmux('send-keys', '-t', name, 'q');
+	await waitFor(name, /EXITED 0/, 'the app to quit');
+	assert.match(capture(name), new RegExp(`e2e: ${total}/${total} judged`));
+
+	const report = JSON.parse((await booook(['report', 'study', '--sessions-dir', dir, '--json'])).stdout);
+	const mine = report.precision.e2e;
+	const judged = (mine.human?.n ?? 0) + (mine.model?.n ?? 0);
+	assert.equal(judged, total);
+	const disagreed = (mine.human?.disagree ?? 0) + (mine.model?.disagree ?? 0);
+	assert.equal(disagreed, 1);
+	const pair = report.agreement.pairs.find((p: { validators: string[] }) => p.validators.includes('e2e'));
+	assert.equal(pair.n, total, 'agreement with the released verdicts over the items both judged');
+});
