@@ -24,7 +24,8 @@ export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionS
  */
 
 export class Session<D extends SessionData = SessionData> {
-	#db: Low<D>;
+	// Typed as any session so a Session<BookSessionData> can be passed where a Session is wanted.
+	#db: Low<SessionData>;
 	#lock: SessionLock;
 	#calls: CallLog;
 	#text: string | null;
@@ -39,7 +40,7 @@ export class Session<D extends SessionData = SessionData> {
 		text: string | null,
 	) {
 		// JSONFile, not JSONFilePreset: the preset swaps in a memory adapter when NODE_ENV=test.
-		this.#db = new Low(new JSONFile<D>(join(path, FILES.state)), data);
+		this.#db = new Low<SessionData>(new JSONFile<SessionData>(join(path, FILES.state)), data);
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
@@ -47,7 +48,7 @@ export class Session<D extends SessionData = SessionData> {
 
 	/** The session's state; the engine mutates it in place and calls save(). */
 	get data(): D {
-		return this.#db.data;
+		return this.#db.data as D;
 	}
 
 	/** A new session for a run over one book; book.txt is written once, here. */
