@@ -1,24 +1,341 @@
+import { basename, extname, resolve } from 'node:path';
+import { DEFAULTS } from '../config.ts';
+import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
+import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
+import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
+import { callCost, loadPrices } from '../llm/prices.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import { nextSummaryId } from '../score/annotate.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
 import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
 import { scoreHumanSummary } from '../score/human.ts';
 import { LABELS } from '../score/labels.ts';
+import { planSummary, scoreSession, sessionAnnotator, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
+import { activeVersion, findNode } from '../summarize/graph.ts';
+import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { readDataFile } from './data-files.ts';
+import { formatSeconds } from './progress.ts';
 
 export interface ScoreOptions {
+	/** A session to score (annotating its missing sentences first). */
+	id?: string;
 	summaries?: string;
 	annotations?: string;
 	human?: string;
 	json: boolean;
+	provider?: ProviderName;
+	model?: string;
+	baseUrl?: string;
+	concurrency?: number;
+	batchSize?: number;
+	prices?: string;
+	prompts?: string;
+	sessionsDir?: string;
+	env?: NodeJS.ProcessEnv;
+	stdout?: NodeJS.WritableStream;
+	stderr?: NodeJS.WriteStream | NodeJS.WritableStream;
 }
 
 /**
- * `booook score` over the authors' files: model annotations (`--summaries` with `--annotations`)
- * or human annotations (`--human`), scored without any model call.
+ * `booook score`: a session (`ID`; a book run's final summary, or every summary of a collection),
+ * summaries from a file (`--summaries F`, annotated by a model in a new collection session), or the
+ * authors' files (`--summaries F --annotations F`, `--human F`) scored without any model call.
  */
 export async function scoreCommand(opts: ScoreOptions): Promise<number> {
+	if (opts.id !== undefined && (opts.summaries || opts.annotations || opts.human)) {
+		throw badInput('score either a session (ID) or files (--summaries, --annotations, --human), not both');
+	}
+	if (opts.human || opts.annotations) return scoreFiles(opts);
+	if (opts.id === undefined && !opts.summaries) {
+		throw badInput('nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE');
+	}
+	checkNumbers(opts);
+	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
+	if (opts.id !== undefined) {
+		const session = await Session.open(sessionsDir, opts.id);
+		try {
+			return await scoreStored(session, opts);
+		} finally {
+			await session.close();
+		}
+	}
+	// A new collection: everything that can fail on bad input or a missing key fails before it exists.
+	const texts = await readDataFile(opts.summaries!, convertSummaries, '--summaries');
+	const file = basename(opts.summaries!);
+	if (texts.size === 0) throw badInput(`--summaries ${opts.summaries}: the file holds no summaries`);
+	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({ id: `s${i}`, book, text, node: null, version: null, source: file }));
+	await annotatorFor({ summaries, annotations: [] }, summaries.map((s) => s.id), opts, '; or score annotations you have with --annotations FILE');
+	const session = await Session.createCollection(sessionsDir, { title: basename(file, extname(file)), sources: [resolve(opts.summaries!)], summaries, annotations: [], judgments: [], runs: [] });
+	(opts.stderr ?? process.stderr).write(`new collection session ${session.id} (${summaries.length} summaries from ${sanitize(file)}); continue an interrupted scoring with: booook score ${session.id}\n`);
+	try {
+		return await scoreStored(session, opts);
+	} finally {
+		await session.close();
+	}
+}
+
+function checkNumbers(opts: ScoreOptions): void {
+	if (opts.concurrency !== undefined && !(Number.isInteger(opts.concurrency) && opts.concurrency >= 1 && opts.concurrency <= 64)) {
+		throw badInput(`--concurrency ${opts.concurrency}: use a whole number from 1 to 64`);
+	}
+	if (opts.batchSize !== undefined && !(Number.isInteger(opts.batchSize) && opts.batchSize >= 1 && opts.batchSize <= 100)) {
+		throw badInput(`--batch-size ${opts.batchSize}: use a whole number from 1 to 100 (sentences per call)`);
+	}
+}
+
+/**
+ * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
+ * (the same node and version reuse theirs, so later edits never change what was scored), or all
+ * of a collection's.
+ */
+export function scoredSummaries(data: SessionData): ScoredSummary['id'][] {
+	if (data.kind === 'collection') {
+		if (data.summaries.length === 0) throw badInput(`session "${data.id}" holds no summaries to score`);
+		return data.summaries.map((s) => s.id);
+	}
+	return [pinFinalSummary(data)];
+}
+
+function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
+	const { run } = data;
+	const root = run.root ? findNode(run, run.root) : undefined;
+	const version = root && root.active !== null ? activeVersion(root) : null;
+	if (!root || root.active === null || !version) {
+		throw badInput(`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: booook resume ${data.id}`);
+	}
+	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
+	if (pinned) return pinned.id;
+	const id = nextSummaryId(data.summaries);
+	data.summaries.push({ id, book: data.book.title, text: version.text, node: root.id, version: root.active, source: 'run' });
+	return id;
+}
+
+interface Chosen {
+	plans: SummaryPlan[];
+	/** The model that annotates what is missing, or null when nothing is. */
+	annotator: { provider: ProviderName; model: string } | null;
+}
+
+/** Which verdicts score each summary and which model (if any) must annotate first. */
+function choose(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: readonly ScoredSummary['id'][], opts: ScoreOptions): Chosen {
+	const env = opts.env ?? process.env;
+	const explicit = opts.provider !== undefined || opts.model !== undefined;
+	const provider = opts.provider ?? defaultProvider(env);
+	const named = `${provider}/${opts.model ?? defaultModel(provider)}`;
+	const requested = explicit ? named : null;
+	const fallback = requested ?? sessionAnnotator(data.annotations, named);
+	const plans = ids.map((id) => planSummary(data.summaries.find((s) => s.id === id)!, data.annotations, { requested, fallback }));
+	if (plans.every((p) => p.missing.length === 0)) return { plans, annotator: null };
+	const slash = fallback.indexOf('/');
+	const name = fallback.slice(0, slash);
+	if (name !== 'openai' && name !== 'anthropic' && name !== 'extractive') {
+		throw badInput(`this session's annotations were made by ${fallback}, which booook cannot call; name a model with --provider and --model`);
+	}
+	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) } };
+}
+
+const KEY_VARS = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
+
+/**
+ * The annotator for what is missing, or null when nothing is. A missing key or the extractive
+ * baseline (which cannot read a prompt) is a one-line error saying what to set, raised before any
+ * session is created or changed.
+ */
+async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: readonly ScoredSummary['id'][], opts: ScoreOptions, hint = '') {
+	const chosen = choose(data, ids, opts);
+	if (chosen.annotator === null) return { chosen, setup: null };
+	const { provider, model } = chosen.annotator;
+	const sentences = chosen.plans.reduce((n, p) => n + p.missing.length, 0);
+	const env = opts.env ?? process.env;
+	if (provider === 'extractive') {
+		throw badInput(`annotating ${sentences} sentences needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)${hint}`);
+	}
+	if (!env[KEY_VARS[provider]]?.trim()) {
+		throw badInput(`annotating ${sentences} sentences with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`);
+	}
+	const templates = await loadTemplates(opts.prompts ?? null);
+	const prices = loadPrices(opts.prices, env);
+	const relay: { annotator: Annotator | null } = { annotator: null };
+	const llm = createProvider({
+		provider,
+		model,
+		baseUrl: opts.baseUrl ?? null,
+		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
+		env,
+		onRetry: (reason, request) => relay.annotator?.streamRetried(reason, request),
+	});
+	const costOf = (usage: Usage) => callCost(prices, model, usage, provider).cost;
+	return { chosen, setup: { llm, templates, costOf, relay } };
+}
+
+async function scoreStored<D extends SessionData>(session: Session<D>, opts: ScoreOptions): Promise<number> {
+	const stderr = opts.stderr ?? process.stderr;
+	const { data } = session;
+	const ids = scoredSummaries(data);
+	const { chosen, setup } = await annotatorFor(data, ids, opts);
+	let totals: AnnotateTotals | null = null;
+	if (setup) {
+		const annotator = new Annotator({
+			store: session,
+			provider: setup.llm,
+			templates: setup.templates,
+			work: chosen.plans.filter((p) => p.missing.length > 0).map((p) => ({ summary: p.summary, sentences: p.missing })),
+			batchSize: opts.batchSize ?? null,
+			concurrency: opts.concurrency ?? DEFAULTS.concurrency,
+			costOf: setup.costOf,
+		});
+		setup.relay.annotator = annotator;
+		annotator.on(progressReporter(stderr));
+		const interrupt = () => annotator.cancel();
+		process.once('SIGINT', interrupt);
+		process.once('SIGTERM', interrupt);
+		let status;
+		try {
+			status = await annotator.start();
+		} finally {
+			process.off('SIGINT', interrupt);
+			process.off('SIGTERM', interrupt);
+		}
+		if (status === 'cancelled') {
+			stderr.write(`interrupted; the annotations so far are saved. Continue with: booook score ${session.id}\n`);
+			return 130;
+		}
+		if (status === 'failed') {
+			stderr.write(`annotating failed: ${sanitize(annotator.error ?? 'unknown error')}\nFix the cause, then continue with: booook score ${session.id}\n`);
+			return 1;
+		}
+		totals = annotator.totals;
+	} else {
+		// Pinning the final summary is the only change; it is kept so annotations can refer to it.
+		await session.save();
+	}
+	const replanned = ids.map((id) => {
+		const before = chosen.plans.find((p) => p.summary === id)!;
+		const summary = data.summaries.find((s) => s.id === id)!;
+		return before.source.kind === 'imported' ? before : planSummary(summary, data.annotations, { requested: before.source.annotator, fallback: before.source.annotator });
+	});
+	const score = scoreSession(data.summaries, data.annotations, replanned);
+	report(score, { session: session.id, totals }, opts);
+	return 0;
+}
+
+const sourceName = (s: VerdictSource): string => (s.kind === 'model' ? s.annotator : `imported from ${s.file}`);
+
+function systemJson(system: SystemScore, texts: readonly string[]) {
+	return {
+		booookscore: system.score,
+		summaries: system.scored,
+		sentences: system.sentences,
+		confusing: system.confusing,
+		parse_failures: system.failures,
+		avg_tokens: texts.length ? texts.reduce((s, t) => s + countTokens(t), 0) / texts.length : 0,
+		types: system.types,
+		books: Object.fromEntries([...system.perBook].map(([book, s]) => [book, s.score === null ? null : 100 * s.score])),
+	};
+}
+
+function distributionLines(system: SystemScore): string[] {
+	return ['error types per 100 sentences:', ...LABELS.map((l) => `  ${l.padEnd(18)} ${system.distribution[l].toFixed(2)}  (${system.types[l]})`)];
+}
+
+function headline(label: string, r: ReturnType<typeof systemJson>): string {
+	return `${label} ${r.booookscore === null ? 'n/a' : r.booookscore.toFixed(1)} over ${r.summaries} summaries (${r.sentences} sentences, ${r.confusing} confusing, ${r.parse_failures} unparsed); average ${r.avg_tokens.toFixed(1)} tokens per summary`;
+}
+
+function report(score: SessionScore, extra: { session: string; totals: AnnotateTotals | null }, opts: ScoreOptions): void {
+	const stdout = opts.stdout ?? process.stdout;
+	const stderr = opts.stderr ?? process.stderr;
+	const texts = score.entries.map((e) => e.summary.text);
+	const main = systemJson(score.system, texts);
+	const human = score.human ? systemJson(score.human, texts) : null;
+	const t = extra.totals;
+	const annotators = [...new Set(score.entries.map((e) => sourceName(e.source)))];
+	if (opts.json) {
+		const out = {
+			...main,
+			session: extra.session,
+			annotators,
+			missing: score.missing,
+			calls: t?.calls ?? 0,
+			cached_tokens: t?.cached ?? 0,
+			cost: t?.cost ?? 0,
+			saved: t?.saved ?? 0,
+			...(human ? { human } : {}),
+		};
+		stdout.write(`${JSON.stringify(out)}\n`);
+	} else {
+		const lines = [headline('BooookScore', main), `annotations: ${annotators.join(', ')}`];
+		if (human) lines.push(headline('from human annotations:', human));
+		if (score.entries.length > 1) lines.push('per book:', ...score.entries.map((e) => `  ${e.score.score === null ? '  n/a' : (100 * e.score.score).toFixed(1).padStart(5)}  ${e.book}`));
+		lines.push(...distributionLines(score.system));
+		if (t && t.calls > 0) {
+			lines.push(`${t.calls} calls: ${t.input.toLocaleString('en-US')} input tokens (${t.cached.toLocaleString('en-US')} from the prompt cache), ${t.output.toLocaleString('en-US')} output, $${t.cost.toFixed(4)} (the cache saved $${t.saved.toFixed(4)})`);
+		}
+		stdout.write(`${lines.map(sanitize).join('\n')}\n`);
+	}
+	const failures = score.entries.flatMap((e) => e.failures.map((f) => ({ book: e.book, ...f })));
+	if (failures.length > 0) {
+		stderr.write(`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score:\n`);
+		for (const f of failures) stderr.write(`  ${sanitize(f.book)}, sentence ${f.sentence + 1}: ${sanitize(f.reason)}\n`);
+	}
+	if (score.missing > 0) stderr.write(`warning: ${score.missing} sentences have no annotation and are left out of the score\n`);
+}
+
+/** Progress on stderr while annotating: calls done/planned, sentences, tokens, cost, ETA. */
+function progressReporter(stderr: NodeJS.WriteStream | NodeJS.WritableStream, now: () => number = Date.now) {
+	const started = now();
+	const tty = 'isTTY' in stderr && stderr.isTTY === true;
+	let drawn = false;
+	let atStart = 0;
+	let annotated = 0;
+	let sentences = 0;
+	const say = (text: string) => {
+		if (drawn) stderr.write('\r\x1b[2K');
+		stderr.write(`${text}\n`);
+		drawn = false;
+	};
+	return (event: AnnotatorEvent) => {
+		switch (event.type) {
+			case 'annotate-started':
+				atStart = event.recovered;
+				sentences = event.sentences;
+				say(`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`);
+				break;
+			case 'annotation':
+				annotated += 1;
+				break;
+			case 'usage': {
+				const t = event.totals;
+				const elapsed = (now() - started) / 1000;
+				const madeHere = t.calls - atStart;
+				const eta = madeHere > 0 && event.planned > t.calls ? formatSeconds(((event.planned - t.calls) * elapsed) / madeHere) : event.planned > t.calls ? '?' : '0s';
+				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
+				if (tty) stderr.write(`\r\x1b[2K${text}`);
+				else stderr.write(`${text}\n`);
+				drawn = tty;
+				break;
+			}
+			case 'annotate-retry':
+				say(`${event.unit}: asking again (${sanitize(event.reason)})`);
+				break;
+			case 'annotate-failed':
+				say(`${event.unit} failed: ${sanitize(event.error)}`);
+				break;
+			case 'annotate-finished':
+				if (drawn) stderr.write('\n');
+				drawn = false;
+				break;
+		}
+	};
+}
+
+/** The authors' files, scored without any model call (the paper's released annotations). */
+async function scoreFiles(opts: ScoreOptions): Promise<number> {
+	const stdout = opts.stdout ?? process.stdout;
+	const stderr = opts.stderr ?? process.stderr;
 	let system: SystemScore;
 	let texts: string[];
 	const notes: string[] = [];
@@ -36,31 +353,12 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		const unmatched = [...released.unmatched.values()].reduce((s, u) => s + u.length, 0);
 		if (unmatched > 0) notes.push(`${unmatched} annotated sentences were not found in their summaries and were left out`);
 		if (released.orphans.length > 0) notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
-	} else if (opts.summaries) {
-		throw badInput('annotating summaries with a model is not built yet; give the annotations with --annotations FILE, or score human annotations with --human FILE');
 	} else {
-		throw badInput('nothing to score; give --summaries FILE --annotations FILE, or --human FILE');
+		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
 	}
-	const result = {
-		booookscore: system.score,
-		summaries: system.scored,
-		sentences: system.sentences,
-		confusing: system.confusing,
-		parse_failures: system.failures,
-		avg_tokens: texts.length ? texts.reduce((s, t) => s + countTokens(t), 0) / texts.length : 0,
-		types: system.types,
-		books: Object.fromEntries([...system.perBook].map(([book, s]) => [book, s.score === null ? null : 100 * s.score])),
-	};
-	if (opts.json) {
-		process.stdout.write(`${JSON.stringify(result)}\n`);
-	} else {
-		const lines = [
-			`BooookScore ${result.booookscore === null ? 'n/a' : result.booookscore.toFixed(1)} over ${result.summaries} summaries (${result.sentences} sentences, ${result.confusing} confusing, ${result.parse_failures} unparsed); average ${result.avg_tokens.toFixed(1)} tokens per summary`,
-			'error types per 100 sentences:',
-			...LABELS.map((l) => `  ${l.padEnd(18)} ${system.distribution[l].toFixed(2)}  (${system.types[l]})`),
-		];
-		process.stdout.write(`${lines.map(sanitize).join('\n')}\n`);
-	}
-	for (const note of notes) process.stderr.write(`note: ${note}\n`);
+	const result = systemJson(system, texts);
+	if (opts.json) stdout.write(`${JSON.stringify(result)}\n`);
+	else stdout.write(`${[headline('BooookScore', result), ...distributionLines(system)].map(sanitize).join('\n')}\n`);
+	for (const note of notes) stderr.write(`note: ${note}\n`);
 	return 0;
 }

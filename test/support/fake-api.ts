@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { LABELS } from '../../source/score/labels.ts';
 import { countTokens, encode, truncateToTokens } from '../../source/text/tokens.ts';
 
 export type Api = 'openai' | 'anthropic';
@@ -74,6 +75,58 @@ export function defaultReply(prompt: string): string {
 	const picked = [...new Set(words.filter((w) => w.length > 3).map((w) => w.toLowerCase()))].slice(-3);
 	const about = picked.length > 0 ? picked.join(', ') : 'nothing in particular';
 	return `This is reply ${hash} to a prompt of ${words.length} words. It mentions ${about}.`;
+}
+
+/** What the fake annotator says of a sentence: null for clear, else its questions and types. */
+export type FakeVerdict = { questions: string; types: string[] } | null;
+
+/**
+ * A fixed verdict per sentence text, so a test can compute the score it expects from the same
+ * sentences: about one sentence in three is confusing, with one or two types.
+ */
+export function hashVerdict(sentence: string): FakeVerdict {
+	const digest = createHash('sha256').update(sentence).digest();
+	if (digest[0]! % 3 !== 0) return null;
+	const types = [LABELS[digest[1]! % LABELS.length]!];
+	if (digest[2]! % 2 === 0) types.push(LABELS[(digest[1]! + 3) % LABELS.length]!);
+	return { questions: `What does "${sentence.slice(0, 20)}" refer to?`, types };
+}
+
+/**
+ * The sentences a BooookScore prompt asks about (the shipped templates' layout): one for
+ * get_annotations, the numbered list for get_annotations_v2; null for any other prompt.
+ */
+export function annotationQuestion(prompt: string): { batch: boolean; sentences: string[] } | null {
+	const between = (open: string, close: string): string | null => {
+		const at = prompt.lastIndexOf(open);
+		if (at < 0) return null;
+		const end = prompt.indexOf(close, at + open.length);
+		return end < 0 ? null : prompt.slice(at + open.length, end);
+	};
+	const batch = between('[Your sentences]\n', '\n\n\n[Your responses]');
+	if (batch !== null) return { batch: true, sentences: batch.split('\n').map((line) => line.replace(/^\d+\. /u, '')) };
+	const one = between('[Your sentence]\n\n', '\n\n\n[Your response]');
+	return one === null ? null : { batch: false, sentences: [one] };
+}
+
+/** A well-formed answer to an annotation prompt (v1 text or v2 JSON list), or null for other prompts. */
+export function annotationReply(prompt: string, verdict: (sentence: string) => FakeVerdict = hashVerdict): string | null {
+	const asked = annotationQuestion(prompt);
+	if (!asked) return null;
+	if (!asked.batch) {
+		const v = verdict(asked.sentences[0]!);
+		return v ? `Questions: ${v.questions}\nTypes: ${v.types.join(', ')}` : 'Questions: no confusion\nTypes: no confusion';
+	}
+	const items = asked.sentences.map((sentence, i) => {
+		const v = verdict(sentence);
+		return { sentence_num: i + 1, sentence, questions: v ? v.questions : null, types: v ? v.types.join(', ') : null };
+	});
+	return JSON.stringify(items, null, 4);
+}
+
+/** Annotation prompts get annotation answers (`hashVerdict`); anything else the default reply. */
+export function annotatingReply(input: RespondInput): string {
+	return annotationReply(input.prompt) ?? defaultReply(input.prompt);
 }
 
 export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> {
@@ -149,10 +202,12 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			text = truncateToTokens(text, maxTokens);
 			truncated = true;
 		}
+		// Encoded once: a BooookScore prompt is thousands of tokens, and encoding is most of this server's own time.
+		const promptTokens = encode(prompt);
 		const usage = {
-			input: countTokens(prompt),
+			input: promptTokens.length,
 			output: countTokens(text),
-			...(which === 'anthropic' ? anthropicCacheUsage(body) : { cached: openaiCachedTokens(prompt), written: 0 }),
+			...(which === 'anthropic' ? anthropicCacheUsage(body) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
 		};
 		const pieces = text.match(/\S+\s*|\s+/gu) ?? [];
 		const wire = which === 'openai' ? openaiWire(body, usage, truncated) : anthropicWire(body, usage, truncated);
@@ -205,9 +260,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		return { cached: 0, written: tokens };
 	}
 
-	function openaiCachedTokens(prompt: string): number {
+	function openaiCachedTokens(tokens: Uint32Array): number {
 		// OpenAI caches shared prompt prefixes of at least 1024 tokens, in steps of 128.
-		const tokens = encode(prompt);
 		let best = 0;
 		for (const earlier of recentPrompts) {
 			let n = 0;
@@ -379,12 +433,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			port: { type: 'string', default: '0' },
 			latency: { type: 'string', default: '0' },
 			'chunk-delay': { type: 'string', default: '0' },
+			// Answer BooookScore prompts with annotations (bench/score).
+			annotate: { type: 'boolean', default: false },
 		},
 	});
 	const fake = await startFakeApi({
 		port: Number(values.port),
 		latencyMs: Number(values.latency),
 		chunkDelayMs: Number(values['chunk-delay']),
+		...(values.annotate ? { respond: annotatingReply } : {}),
 	});
 	process.stdout.write(
 		`${JSON.stringify({ url: fake.url, openaiBaseUrl: fake.openaiBaseUrl, anthropicBaseUrl: fake.anthropicBaseUrl })}\n`,

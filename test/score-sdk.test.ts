@@ -1,0 +1,251 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeConfig } from '../source/config.ts';
+import type { Book, Run } from '../source/domain.ts';
+import { Annotator, type AnnotatorEvent } from '../source/engine/annotator.ts';
+import { createProvider } from '../source/llm/create.ts';
+import { BUILTIN_PRICES, callCost } from '../source/llm/prices.ts';
+import { loadTemplates } from '../source/prompts/load.ts';
+import { LABELS } from '../source/score/labels.ts';
+import { planSummary, scoreSession } from '../source/score/session-score.ts';
+import { Session } from '../source/store/session.ts';
+import { splitSentences } from '../source/text/sentences.ts';
+import { countTokens } from '../source/text/tokens.ts';
+import { booook } from './support/cli.ts';
+import { annotatingReply, annotationQuestion, hashVerdict, startFakeApi } from './support/fake-api.ts';
+
+const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
+const RELEASED: Record<string, string> = JSON.parse(readFileSync(join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), 'utf8'));
+// Real summaries from the authors' data: the longest few, so a run has a few dozen sentences.
+const [BOOK, SUMMARY] = Object.entries(RELEASED).sort((a, b) => splitSentences(b[1]).length - splitSentences(a[1]).length)[0]!;
+
+/** What the fake's answers make of a text: confusing sentences and type counts, from its own rule. */
+function expected(texts: readonly string[]) {
+	const types = Object.fromEntries(LABELS.map((l) => [l, 0])) as Record<string, number>;
+	const perSummary = texts.map((text) => {
+		const verdicts = splitSentences(text).map(hashVerdict);
+		for (const v of verdicts) for (const t of new Set(v?.types ?? [])) types[t]! += 1;
+		const confusing = verdicts.filter((v) => v !== null).length;
+		return { sentences: verdicts.length, confusing, score: 1 - confusing / verdicts.length };
+	});
+	return {
+		sentences: perSummary.reduce((s, p) => s + p.sentences, 0),
+		confusing: perSummary.reduce((s, p) => s + p.confusing, 0),
+		score: (100 * perSummary.reduce((s, p) => s + p.score, 0)) / perSummary.length,
+		types,
+	};
+}
+
+for (const api of ['openai', 'anthropic'] as const) {
+	test(`${api} SDK: a whole summary annotated concurrently through 429s, a 500 and a stalled stream, scored as the answers say, with the prompt cache used`, async () => {
+		countTokens('warm up the encoder the fake server counts with');
+		const server = await startFakeApi({ respond: annotatingReply });
+		const dir = mkdtempSync(join(tmpdir(), 'booook-score-sdk-'));
+		const session = await Session.createCollection(dir, { title: 'sdk', sources: [], runs: [], summaries: [{ id: 's0', book: BOOK, text: SUMMARY, node: null, version: null, source: 'test' }], annotations: [], judgments: [] });
+		try {
+			const model = api === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-6';
+			let annotator: Annotator | null = null;
+			const provider = createProvider({
+				provider: api,
+				model,
+				baseUrl: api === 'openai' ? server.openaiBaseUrl : server.anthropicBaseUrl,
+				env: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: 'test-key' },
+				// Long enough for the fake server to answer a 5,000-token prompt on a busy machine (the SDK
+				// also waits this long for response headers), short enough that the stall below is one.
+				streamTimeoutMs: 1000,
+				streamRetryDelayMs: 10,
+				onRetry: (reason, request) => annotator?.streamRetried(reason, request),
+			});
+			server.fail({ kind: 'status', status: 429, retryAfter: 0.01 });
+			server.fail({ kind: 'status', status: 429, retryAfter: 0.01 });
+			server.fail({ kind: 'status', status: 500, retryAfter: 0.01 });
+			server.fail({ kind: 'stall', ms: 4000 });
+			const sentences = splitSentences(SUMMARY);
+			annotator = new Annotator({
+				store: session,
+				provider,
+				templates: await loadTemplates(),
+				work: [{ summary: 's0', sentences: sentences.map((_, i) => i) }],
+				concurrency: 4,
+				costOf: (usage) => callCost(BUILTIN_PRICES, model, usage, api).cost,
+			});
+			const events: AnnotatorEvent[] = [];
+			annotator.on((e) => events.push(e));
+			assert.equal(await annotator.start(), 'done', annotator.error ?? '');
+
+			assert.ok(server.requests.some((r) => r.fault?.kind === 'stall'), 'the stall was served');
+			assert.ok(server.requests.filter((r) => r.fault?.kind === 'status').length === 3, 'the error statuses were served');
+			assert.ok(events.some((e) => e.type === 'annotate-retry' && /stream/.test(e.reason)), 'the stalled stream was retried');
+			const { annotations } = session.data;
+			assert.equal(annotations.length, sentences.length);
+			assert.ok(annotations.every((a) => a.failure === null && a.annotator === `${api}/${model}`));
+			const score = scoreSession(session.data.summaries, annotations, [planSummary(session.data.summaries[0]!, annotations, { requested: `${api}/${model}`, fallback: '' })]);
+			const want = expected([SUMMARY]);
+			assert.ok(want.confusing > 0 && want.confusing < want.sentences, 'the fixture has both kinds of sentence');
+			assert.equal(score.system.sentences, want.sentences);
+			assert.equal(score.system.confusing, want.confusing);
+			assert.ok(Math.abs(score.system.score! - want.score) < 1e-9);
+			assert.deepEqual(score.system.types, want.types);
+
+			const finished = events.at(-1)!;
+			assert.ok(finished.type === 'annotate-finished');
+			assert.ok(finished.totals.cached > 0, 'cached input tokens are reported');
+			assert.ok(finished.totals.saved > 0, 'and what the cache saved');
+			const usages = events.filter((e) => e.type === 'usage');
+			assert.ok(usages.filter((e) => e.usage.cached === 0).length <= 1, 'only the first call served writes the cache');
+			// Saved on disk: the log has every call, the session every annotation.
+			const reopened = await Session.snapshot(dir, session.id);
+			assert.equal(reopened.data.annotations.length, sentences.length);
+			if (api === 'anthropic') {
+				const bodies = server.requests.filter((r) => r.body?.messages).map((r) => r.body);
+				const prefixes = new Set<string>();
+				for (const body of bodies) {
+					const [first, second] = body.messages[0].content;
+					assert.deepEqual(first.cache_control, { type: 'ephemeral' }, 'the prefix block carries the cache breakpoint');
+					assert.ok(first.text.includes(SUMMARY), 'the prefix holds the summary');
+					assert.ok(!second.cache_control && !second.text.includes(SUMMARY), 'the sentence block is not cached');
+					assert.ok(sentences.includes(annotationQuestion(first.text + second.text)!.sentences[0]!));
+					prefixes.add(first.text);
+				}
+				assert.equal(prefixes.size, 1, 'one prefix for every sentence of the summary');
+			}
+		} finally {
+			await session.close();
+			await server.close();
+		}
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command, as a user runs it.
+
+function sha256(text: string): string {
+	return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** A book session whose run is done, with `summary` as its final summary (or none). */
+async function bookSession(dir: string, id: string, summary: string | null): Promise<void> {
+	const text = `${SUMMARY}\n\nThe end.\n`;
+	const book: Book = { title: BOOK, sha256: sha256(text), source: 'book.txt', chars: text.length, tokens: 900 };
+	const at = '2024-05-01T10:00:00.000Z';
+	const params = { temperature: 0.5, maxTokens: 1200, words: 600, template: 'hier-init' };
+	const usage = { input: 900, output: 700, cached: 0 };
+	const timings = { start: at, end: at, ms: 0 };
+	const run: Run = {
+		config: makeConfig({ provider: 'openai', model: 'gpt-4o-mini', method: 'hier', concurrency: 2 }),
+		status: summary === null ? 'running' : 'done',
+		chunks: [{ index: 0, start: 0, end: text.length, tokens: 900 }],
+		nodes: [
+			{
+				id: 'n0', kind: 'summarize', level: 0, index: 0, inputs: ['c0'], context: null,
+				budget: { promptTokens: 4000, summaryTokens: 1200, words: 600 },
+				status: summary === null ? 'pending' : 'done',
+				versions: summary === null ? [] : [{ text: summary, origin: 'model', template: 'hier-init', params, usage, cost: 0, attempts: [{ text: summary, finishReason: 'stop', params, usage, cost: 0, timings }], timings, overBudget: false, model: 'openai/gpt-4o-mini', createdAt: at }],
+				active: summary === null ? null : 0,
+				pending: [],
+				meta: {},
+			},
+		],
+		root: summary === null ? null : 'n0',
+		error: null,
+	};
+	const session = await Session.create(dir, { id, book, text, run });
+	await session.close();
+}
+
+test('score ID annotates the final summary through the fake API, pins it, and scores again with no call', async () => {
+	const server = await startFakeApi({ respond: annotatingReply });
+	try {
+		const sessions = join(mkdtempSync(join(tmpdir(), 'booook-score-cli-')), 'sessions');
+		await bookSession(sessions, 'b1', SUMMARY);
+		const args = ['score', 'b1', '--json', '--sessions-dir', sessions];
+		const llm = ['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', server.openaiBaseUrl, '--concurrency', '4'];
+		const r = await booook([...args, ...llm], { env: { OPENAI_API_KEY: 'test-key' } });
+		assert.equal(r.code, 0, r.stderr);
+		const out = JSON.parse(r.stdout);
+		const want = expected([SUMMARY]);
+		assert.deepEqual(Object.keys(out).slice(0, 8), ['booookscore', 'summaries', 'sentences', 'confusing', 'parse_failures', 'avg_tokens', 'types', 'books']);
+		assert.ok(Math.abs(out.booookscore - want.score) < 1e-9, `${out.booookscore} vs ${want.score}`);
+		assert.equal(out.sentences, want.sentences);
+		assert.equal(out.confusing, want.confusing);
+		assert.equal(out.parse_failures, 0);
+		assert.deepEqual(out.types, want.types);
+		assert.deepEqual(Object.keys(out.books), [BOOK]);
+		assert.equal(out.calls, want.sentences);
+		assert.ok(out.cached_tokens > 0 && out.saved > 0);
+		assert.match(r.stderr, /\[\d+\/\d+ calls\]/, 'progress on stderr');
+		assert.equal(server.requests.length, want.sentences);
+
+		const state = JSON.parse(readFileSync(join(sessions, 'b1', 'session.json'), 'utf8'));
+		assert.deepEqual(state.summaries.map((s: any) => [s.id, s.node, s.version, s.source]), [['s0', 'n0', 0, 'run']]);
+		assert.equal(state.annotations.length, want.sentences);
+		const log = readFileSync(join(sessions, 'b1', 'calls.jsonl'), 'utf8').trim().split('\n');
+		assert.equal(log.length, want.sentences);
+
+		// Again, with no key at all: every sentence is annotated, so no call and the same score.
+		const again = await booook(args);
+		assert.equal(again.code, 0, again.stderr);
+		const second = JSON.parse(again.stdout);
+		assert.equal(second.booookscore, out.booookscore);
+		assert.equal(second.calls, 0);
+		assert.equal(server.requests.length, want.sentences, 'no request reached the server');
+		const after = JSON.parse(readFileSync(join(sessions, 'b1', 'session.json'), 'utf8'));
+		assert.equal(after.summaries.length, 1, 'the same node and version reuse their pinned summary');
+	} finally {
+		await server.close();
+	}
+});
+
+test('score without an LLM is a one-line error naming what to set; nothing is written', async () => {
+	const sessions = join(mkdtempSync(join(tmpdir(), 'booook-score-cli-')), 'sessions');
+	await bookSession(sessions, 'b2', SUMMARY);
+	const before = readFileSync(join(sessions, 'b2', 'session.json'), 'utf8');
+	const none = await booook(['score', 'b2', '--sessions-dir', sessions]);
+	assert.equal(none.code, 2);
+	assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
+	assert.match(none.stderr, /needs an LLM.*OPENAI_API_KEY/);
+	const anthropic = await booook(['score', 'b2', '--provider', 'anthropic', '--sessions-dir', sessions]);
+	assert.equal(anthropic.code, 2);
+	assert.match(anthropic.stderr, /ANTHROPIC_API_KEY/);
+	const extractive = await booook(['score', 'b2', '--provider', 'extractive', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'k' } });
+	assert.equal(extractive.code, 2);
+	assert.match(extractive.stderr, /needs an LLM/);
+	const after = JSON.parse(readFileSync(join(sessions, 'b2', 'session.json'), 'utf8'));
+	const { updatedAt: _a, openedAt: _b, ...was } = JSON.parse(before);
+	const { updatedAt: _c, openedAt: _d, ...now } = after;
+	assert.deepEqual(now, was, 'no summary was pinned, no annotation added');
+	// A run without a final summary cannot be scored.
+	await bookSession(sessions, 'b3', null);
+	const unfinished = await booook(['score', 'b3', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'k' } });
+	assert.equal(unfinished.code, 2);
+	assert.match(unfinished.stderr, /no final summary.*booook resume b3/);
+});
+
+test('score --summaries F alone annotates them in a new collection session and scores them', async () => {
+	const server = await startFakeApi({ respond: annotatingReply });
+	try {
+		const dir = mkdtempSync(join(tmpdir(), 'booook-score-cli-'));
+		const sessions = join(dir, 'sessions');
+		const picked = Object.fromEntries(Object.entries(RELEASED).slice(0, 2).map(([book, text]) => [book, splitSentences(text).slice(0, 6).join(' ')]));
+		const file = join(dir, 'two.json');
+		writeFileSync(file, JSON.stringify(picked));
+		const r = await booook(['score', '--summaries', file, '--json', '--batch-size', '4', '--base-url', server.openaiBaseUrl, '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'test-key' } });
+		assert.equal(r.code, 0, r.stderr);
+		const out = JSON.parse(r.stdout);
+		const want = expected(Object.values(picked));
+		assert.ok(Math.abs(out.booookscore - want.score) < 1e-9);
+		assert.equal(out.summaries, 2);
+		assert.equal(out.calls, 2 * Math.ceil(6 / 4), 'batched: four sentences a call');
+		assert.match(r.stderr, new RegExp(`new collection session ${out.session}`));
+		const state = JSON.parse(readFileSync(join(sessions, out.session, 'session.json'), 'utf8'));
+		assert.equal(state.kind, 'collection');
+		assert.equal(state.annotations.length, want.sentences);
+	} finally {
+		await server.close();
+	}
+});
