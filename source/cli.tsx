@@ -89,6 +89,15 @@ function configInput(flags: RunFlags): ConfigInput {
 	};
 }
 
+/** The terminal app needs a terminal on both ends; without one, runs are headless and say so. */
+function interactive(flags: { headless?: boolean; json?: boolean }): boolean {
+	return !flags.headless && !flags.json && Boolean(process.stdin.isTTY && process.stdout.isTTY);
+}
+
+/** Said once the run starts (after every input check), so a bad-input error stays one line. */
+const headlessNote = (flags: { headless?: boolean; json?: boolean }) =>
+	flags.headless || flags.json || interactive(flags) ? undefined : 'not a terminal, so running headless (progress on stderr, final summary on stdout)';
+
 let exitCode = 0;
 const set = (code: number) => {
 	exitCode = code;
@@ -101,11 +110,12 @@ withRunOptions(
 		.argument('<book>', 'a .txt (UTF-8) or .epub file')
 		.option('--session <id>', 'name the new session (default: title-date-time-random)')
 		.addOption(sessionsDirOption())
-		.option('--headless', 'progress on stderr, final summary on stdout (currently how every run works)')
-		.option('--json', 'print engine events as JSON lines on stdout'),
-).action(async (book: string, flags: RunFlags & { session?: string; sessionsDir?: string; json?: boolean }) => {
+		.option('--headless', 'no terminal app: progress on stderr, final summary on stdout (the default without a terminal)')
+		.option('--step', 'in the terminal app, start stepping: one call per s key (space runs on)')
+		.option('--json', 'print engine events as JSON lines on stdout (headless)'),
+).action(async (book: string, flags: RunFlags & { session?: string; sessionsDir?: string; json?: boolean; headless?: boolean; step?: boolean }) => {
 	const { runCommand } = await import('./commands/run.ts');
-	set(await runCommand(book, { config: configInput(flags), session: flags.session, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json, prices: flags.prices }));
+	set(await runCommand(book, { config: configInput(flags), session: flags.session, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json, prices: flags.prices, interactive: interactive(flags), note: headlessNote(flags), step: flags.step }));
 });
 
 program
@@ -113,13 +123,14 @@ program
 	.description('continue a session that was stopped, killed or failed; finished calls are not made again')
 	.argument('<id>', 'session id (see: booook sessions)')
 	.addOption(sessionsDirOption())
-	.option('--headless', 'progress on stderr, final summary on stdout (currently how every run works)')
-	.option('--json', 'print engine events as JSON lines on stdout')
+	.option('--headless', 'no terminal app: progress on stderr, final summary on stdout (the default without a terminal)')
+	.option('--step', 'in the terminal app, start stepping: one call per s key (space runs on)')
+	.option('--json', 'print engine events as JSON lines on stdout (headless)')
 	.option('--base-url <url>', "replace the session's server address (for example after it moved); saved with the session")
 	.option('--prices <file>', 'price table JSON (default: $BOOOOK_PRICES, else ~/.config/booook/prices.json)')
-	.action(async (id: string, flags: { sessionsDir?: string; json?: boolean; prices?: string; baseUrl?: string }) => {
+	.action(async (id: string, flags: { sessionsDir?: string; json?: boolean; prices?: string; baseUrl?: string; headless?: boolean; step?: boolean }) => {
 		const { resumeCommand } = await import('./commands/resume.ts');
-		set(await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, prices: flags.prices, baseUrl: flags.baseUrl }));
+		set(await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, prices: flags.prices, baseUrl: flags.baseUrl, interactive: interactive(flags), note: headlessNote(flags), step: flags.step }));
 	});
 
 withRunOptions(
@@ -183,7 +194,7 @@ program
 	.option('--annotations <file>', "the authors' model annotations JSON for those summaries (no model call)")
 	.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
 	.addOption(new Option('--provider <name>', 'annotate with openai or anthropic (default: the model the session used, else whichever API key is set)').choices(['openai', 'anthropic', 'extractive']))
-	.option('--model <name>', 'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); with --provider, only its annotations score')
+	.option('--model <name>', 'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); naming a provider or model scores only its annotations')
 	.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
 	.option('--concurrency <n>', 'most annotation calls at once', integer('--concurrency'), DEFAULTS.concurrency)
 	.option('--batch-size <n>', "N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)", integer('--batch-size'))
@@ -257,7 +268,10 @@ program
 
 try {
 	if (process.argv.length <= 2) {
-		program.outputHelp();
+		if (process.stdin.isTTY && process.stdout.isTTY) {
+			const { homeInteractive } = await import('./commands/execute.ts');
+			exitCode = await homeInteractive({ sessionsDir: resolveSessionsDir() });
+		} else program.outputHelp();
 	} else {
 		await program.parseAsync(process.argv);
 	}

@@ -1,18 +1,27 @@
-import type { RunConfig, Usage } from '../domain.ts';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULTS } from '../config.ts';
+import type { NodeRef, RunConfig, Usage } from '../domain.ts';
+import { UserError } from '../errors.ts';
 import { Engine } from '../engine/engine.ts';
 import { createProvider } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { PlanContext } from '../summarize/planner.ts';
-import { plannerFor } from '../summarize/run.ts';
-import type { BookSessionData, Session } from '../store/session.ts';
+import { newRun, plannerFor } from '../summarize/run.ts';
+import { FILES, sessionPath } from '../store/dirs.ts';
+import { SessionLock } from '../store/lock.ts';
+import { bookSession, listSessions, Session, type BookSessionData } from '../store/session.ts';
+import { sanitize } from '../text/sanitize.ts';
 import { countTokens } from '../text/tokens.ts';
 import { headlessReporter } from './progress.ts';
 import { printFinal } from './show.ts';
 
 export interface ExecuteOptions {
 	json: boolean;
+	/** A line for stderr when the run starts (why it is headless). */
+	note?: string;
 	step?: boolean;
 	prices?: string;
 	env?: NodeJS.ProcessEnv;
@@ -62,6 +71,7 @@ export async function execute(session: Session<BookSessionData>, prepared: Prepa
 	const stderr = opts.stderr ?? process.stderr;
 	const engine = makeEngine(session, prepared, opts);
 	const { ctx } = prepared;
+	if (opts.note) stderr.write(`${opts.note}\n`);
 	engine.on(headlessReporter({ json: opts.json, stdout, stderr }));
 	const interrupt = () => engine.cancel();
 	process.once('SIGINT', interrupt);
@@ -83,4 +93,128 @@ export async function execute(session: Session<BookSessionData>, prepared: Prepa
 	}
 	if (!opts.json) stderr.write(`run failed: ${session.data.run.error}\nFix the cause, then continue with: booook resume ${session.id}\n`);
 	return 1;
+}
+
+export interface InteractiveOptions extends ExecuteOptions {
+	/** Start the run at once (the default), or show it and wait for space or s. */
+	autoStart?: boolean;
+	/** Called with the final summary's node when `b` is pressed on a finished run. */
+	onScore?: (root: NodeRef) => void;
+	stdin?: NodeJS.ReadStream;
+}
+
+/**
+ * Runs (or continues, or just shows) the session's plan in the live terminal app until the user
+ * quits. Same exit codes as `execute`: 0 done, 1 failed, 130 interrupted (the session is saved and
+ * `booook resume ID` continues it).
+ */
+export async function runInteractive(session: Session<BookSessionData>, prepared: Prepared, opts: InteractiveOptions): Promise<number> {
+	const env = opts.env ?? process.env;
+	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
+	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
+	const engine = makeEngine(session, prepared, opts);
+	preferReactProduction();
+	const [{ renderRunApp }, { externalEditorFrom }] = await Promise.all([import('../ui/app.tsx'), import('../ui/external-editor.ts')]);
+	const { provider } = prepared;
+	await renderRunApp({
+		controls: engine,
+		info: { session: session.id, title: session.data.book.title, book: prepared.ctx.book, provider: provider.name, model: provider.model, isLLM: provider.isLLM },
+		stepping: opts.step,
+		autoStart: opts.autoStart,
+		externalEditor: externalEditorFrom(env, stdout),
+		onScore: opts.onScore,
+		env,
+		stdout,
+		stdin: opts.stdin,
+		stderr,
+	});
+	const run = session.data.run;
+	if (run.status === 'done' && run.root) return 0;
+	if (run.status === 'failed') {
+		stderr.write(`run failed: ${sanitize(run.error ?? 'unknown error')}\nFix the cause, then continue with: booook resume ${session.id}\n`);
+		return 1;
+	}
+	stderr.write(`interrupted; session saved. Continue with: booook resume ${session.id}\n`);
+	return 130;
+}
+
+/**
+ * `booook` with no arguments in a terminal: the saved sessions, then the run screen of the one
+ * opened, resumed or started. Returns the run's exit code, or 0 when the user quits the list.
+ */
+export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & { sessionsDir: string }): Promise<number> {
+	const env = opts.env ?? process.env;
+	const dir = opts.sessionsDir;
+	const interactive: InteractiveOptions = { ...opts, json: false };
+	preferReactProduction();
+	const [{ renderHomeApp }, { loadBook }, { defaultModel, defaultProvider }] = await Promise.all([import('../ui/app.tsx'), import('./run.ts'), import('../llm/create.ts')]);
+	// The form's book is read and checked once; the run then starts from what the check prepared.
+	const checked: { input: unknown; loaded: Awaited<ReturnType<typeof loadBook>>; prepared: Prepared }[] = [];
+	const choice = await renderHomeApp({
+		sessionsDir: dir,
+		load: () => listSessions(dir),
+		remove: (id) => deleteSession(dir, id),
+		defaults: {
+			method: DEFAULTS.method,
+			provider: defaultProvider(env),
+			models: { openai: defaultModel('openai'), anthropic: defaultModel('anthropic'), extractive: defaultModel('extractive') },
+			chunkSize: DEFAULTS.chunkSize,
+		},
+		check: async (input) => {
+			try {
+				const loaded = await loadBook(input.book, { method: input.method, provider: input.provider, model: input.model, chunkSize: input.chunkSize });
+				const prepared = await prepare(loaded.config, loaded.loaded.text, interactive);
+				checked.splice(0, checked.length, { input, loaded, prepared });
+				return null;
+			} catch (error) {
+				if (error instanceof UserError) return error.message;
+				throw error;
+			}
+		},
+		env,
+		stdout: opts.stdout as NodeJS.WriteStream | undefined,
+		stdin: opts.stdin,
+		stderr: opts.stderr as NodeJS.WriteStream | undefined,
+	});
+	if (choice.kind === 'quit') return 0;
+	if (choice.kind === 'new') {
+		const made = checked.find((c) => c.input === choice.input);
+		if (!made) throw new Error('internal: the new run was not checked');
+		const { loaded, config, chunks, book } = made.loaded;
+		const session = await Session.create(dir, { book, text: loaded.text, run: newRun(config, chunks) });
+		try {
+			return await runInteractive(session, made.prepared, interactive);
+		} finally {
+			await session.close();
+		}
+	}
+	const opened = await Session.open(dir, choice.id);
+	try {
+		const session = bookSession(opened);
+		const book = await session.bookText();
+		const prepared = await prepare(session.data.run.config, book, interactive);
+		return await runInteractive(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
+	} finally {
+		await opened.close();
+	}
+}
+
+/**
+ * React picks its build when it is first loaded: the development build checks and warns on every
+ * render and costs about a third more CPU while text streams (bench/render). The app uses the
+ * production build unless NODE_ENV says otherwise; this must run before the UI is imported.
+ */
+function preferReactProduction(): void {
+	process.env.NODE_ENV ??= 'production';
+}
+
+/** Removes a session's directory, once no other process has it open (its lock is taken first). */
+async function deleteSession(dir: string, id: string): Promise<void> {
+	const path = sessionPath(dir, id);
+	const lock = await SessionLock.acquire(join(path, FILES.lock), id);
+	try {
+		await rm(path, { recursive: true, force: true });
+	} finally {
+		await lock.release();
+	}
 }

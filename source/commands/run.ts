@@ -4,9 +4,11 @@ import type { Book } from '../domain.ts';
 import { newRun } from '../summarize/run.ts';
 import { Session } from '../store/session.ts';
 import { chunkText } from '../text/chunk.ts';
-import { execute, prepare, type ExecuteOptions } from './execute.ts';
+import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
 
-export interface RunOptions extends ExecuteOptions {
+export interface RunOptions extends InteractiveOptions {
+	/** Open the live terminal app (a TTY and no --headless/--json); else progress on stderr. */
+	interactive?: boolean;
 	config: ConfigInput;
 	session?: string;
 	sessionsDir: string;
@@ -30,7 +32,7 @@ export async function runCommand(path: string, opts: RunOptions): Promise<number
 	const prepared = await prepare(config, loaded.text, opts);
 	const session = await Session.create(opts.sessionsDir, { id: opts.session, book, text: loaded.text, run: newRun(config, chunks) });
 	try {
-		return await execute(session, prepared, opts);
+		return await (opts.interactive ? runInteractive(session, prepared, opts) : execute(session, prepared, opts));
 	} finally {
 		await session.close();
 	}

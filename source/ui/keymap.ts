@@ -3,7 +3,7 @@
  * ones of the current screen, and `?` lists them all. A key means one thing on a screen.
  */
 
-export type Screen = 'home' | 'run' | 'score' | 'validate' | 'results' | 'editor' | 'versions' | 'confirm' | 'form';
+export type Screen = 'home' | 'run' | 'score' | 'validate' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help';
 
 export type Action =
 	| 'quit'
@@ -36,7 +36,10 @@ export type Action =
 	| 'note'
 	| 'confirm'
 	| 'cancel'
-	| 'save';
+	| 'save'
+	| 'scrollUp'
+	| 'scrollDown'
+	| 'follow';
 
 /** A key as Ink's useInput reports it: the input string plus the named-key flags we use. */
 export interface KeyPress {
@@ -49,6 +52,8 @@ export interface KeyPress {
 	escape?: boolean;
 	tab?: boolean;
 	ctrl?: boolean;
+	pageUp?: boolean;
+	pageDown?: boolean;
 }
 
 export interface Binding {
@@ -56,6 +61,8 @@ export interface Binding {
 	/** What the footer and the help show. */
 	label: string;
 	description: string;
+	/** What the footer shows next to the label, when the description is too long for it. */
+	short?: string;
 	screens: readonly Screen[];
 	matches: (key: KeyPress) => boolean;
 }
@@ -63,39 +70,45 @@ export interface Binding {
 const char = (c: string) => (key: KeyPress) => key.input === c && !key.ctrl;
 
 const ALL: readonly Screen[] = ['home', 'run', 'score', 'validate', 'results', 'versions'];
+// Ctrl-C must work even where letters are typed (editor, form), so it is bound on every screen.
+const EVERY: readonly Screen[] = ['home', 'run', 'score', 'validate', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
 
 export const BINDINGS: readonly Binding[] = [
-	{ action: 'quit', label: 'q', description: 'quit (saves; calls in flight are cancelled)', screens: ALL, matches: char('q') },
-	{ action: 'help', label: '?', description: 'show every key', screens: ALL, matches: char('?') },
-	{ action: 'pause', label: 'space', description: 'pause / resume (calls in flight finish, no new ones start)', screens: ['run'], matches: char(' ') },
-	{ action: 'step', label: 's', description: 'step: make one call, then hold', screens: ['run'], matches: char('s') },
-	{ action: 'nextPane', label: 'tab', description: 'next pane', screens: ['run', 'score', 'validate'], matches: (k) => Boolean(k.tab) },
-	{ action: 'up', label: '↑', description: 'select previous', screens: ['home', 'run', 'score', 'versions', 'results'], matches: (k) => Boolean(k.upArrow) },
-	{ action: 'down', label: '↓', description: 'select next', screens: ['home', 'run', 'score', 'versions', 'results'], matches: (k) => Boolean(k.downArrow) },
-	{ action: 'left', label: '←', description: 'previous (node, step or sentence)', screens: ['run', 'validate'], matches: (k) => Boolean(k.leftArrow) },
-	{ action: 'right', label: '→', description: 'next (node, step or sentence)', screens: ['run', 'validate'], matches: (k) => Boolean(k.rightArrow) },
-	{ action: 'open', label: 'enter', description: 'open the selection (in versions: make it active)', screens: ['home', 'run', 'versions'], matches: (k) => Boolean(k.return) },
-	{ action: 'back', label: 'esc', description: 'back / close', screens: ['run', 'score', 'validate', 'results', 'versions'], matches: (k) => Boolean(k.escape) },
-	{ action: 'edit', label: 'e', description: "edit the selected node's text (a new version; dependents go stale)", screens: ['run'], matches: char('e') },
-	{ action: 'rerun', label: 'r', description: 're-run stale nodes, or the selected node from the same inputs', screens: ['run'], matches: char('r') },
-	{ action: 'resume', label: 'r', description: 'resume the selected session', screens: ['home'], matches: char('r') },
-	{ action: 'versions', label: 'v', description: "browse the selected node's versions", screens: ['run'], matches: char('v') },
-	{ action: 'score', label: 'b', description: 'BooookScore the final summary', screens: ['run', 'home'], matches: char('b') },
-	{ action: 'chunk', label: 'c', description: "show the current chunk's text", screens: ['run'], matches: char('c') },
-	{ action: 'newRun', label: 'n', description: 'start a new run', screens: ['home'], matches: char('n') },
-	{ action: 'delete', label: 'd', description: 'delete the session (asks first)', screens: ['home'], matches: char('d') },
-	{ action: 'validate', label: 'V', description: 'validate the annotations by hand', screens: ['home', 'run', 'score'], matches: char('V') },
+	{ action: 'quit', label: 'q', description: 'quit (saves; calls in flight are cancelled)', short: 'quit', screens: ALL, matches: char('q') },
+	{ action: 'quit', label: 'ctrl-c', description: 'quit from anywhere, as q does', short: 'quit', screens: EVERY, matches: (k) => Boolean(k.ctrl) && k.input === 'c' },
+	{ action: 'help', label: '?', description: 'show every key (again to close)', short: 'help', screens: [...ALL, 'help'], matches: char('?') },
+	{ action: 'pause', label: 'space', description: 'pause / resume (calls in flight finish, no new ones start)', short: 'pause', screens: ['run'], matches: char(' ') },
+	{ action: 'step', label: 's', description: 'step: make one call, then hold', short: 'step', screens: ['run'], matches: char('s') },
+	{ action: 'edit', label: 'e', description: "edit the selected node's text (a new version; dependents go stale)", short: 'edit', screens: ['run'], matches: char('e') },
+	{ action: 'rerun', label: 'r', description: 're-run stale nodes, or (when none is stale) the selected node from the same inputs', short: 're-run', screens: ['run'], matches: char('r') },
+	{ action: 'resume', label: 'r', description: 'resume the selected session', short: 'resume', screens: ['home'], matches: char('r') },
+	{ action: 'versions', label: 'v', description: "browse the selected node's versions", short: 'versions', screens: ['run'], matches: char('v') },
+	{ action: 'score', label: 'b', description: 'BooookScore the final summary', short: 'score', screens: ['run', 'home'], matches: char('b') },
+	{ action: 'chunk', label: 'c', description: "show the current chunk's text (again to hide)", short: 'chunk', screens: ['run'], matches: char('c') },
+	{ action: 'newRun', label: 'n', description: 'start a new run', short: 'new', screens: ['home'], matches: char('n') },
+	{ action: 'delete', label: 'd', description: 'delete the session (asks first)', short: 'delete', screens: ['home'], matches: char('d') },
+	{ action: 'validate', label: 'V', description: 'validate the annotations by hand', short: 'validate', screens: ['home', 'run', 'score'], matches: char('V') },
+	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts)', short: 'pane', screens: ['run', 'score', 'validate', 'form'], matches: (k) => Boolean(k.tab) },
+	{ action: 'up', label: '↑', description: 'select previous (level, session, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'run', 'score', 'versions', 'results', 'help', 'form'], matches: (k) => Boolean(k.upArrow) },
+	{ action: 'down', label: '↓', description: 'select next (level, session, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'run', 'score', 'versions', 'results', 'help', 'form'], matches: (k) => Boolean(k.downArrow) },
+	{ action: 'left', label: '←', description: 'previous (node, step of the timeline, sentence, choice)', short: 'prev', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.leftArrow) },
+	{ action: 'right', label: '→', description: 'next (node, step of the timeline, sentence, choice)', short: 'next', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.rightArrow) },
+	{ action: 'scrollUp', label: 'pgup', description: 'scroll the text up', short: 'scroll', screens: ['run', 'help'], matches: (k) => Boolean(k.pageUp) },
+	{ action: 'scrollDown', label: 'pgdn', description: 'scroll the text down', short: 'scroll', screens: ['run', 'help'], matches: (k) => Boolean(k.pageDown) },
+	{ action: 'open', label: 'enter', description: 'open the selection (in versions: make it active; in the form: start the run)', short: 'open', screens: ['home', 'versions', 'form'], matches: (k) => Boolean(k.return) },
+	{ action: 'follow', label: 'f', description: 'follow the run again (select what is running, show the latest step)', short: 'follow', screens: ['run'], matches: char('f') },
+	{ action: 'back', label: 'esc', description: 'back / close', short: 'back', screens: ['run', 'score', 'validate', 'results', 'versions', 'help'], matches: (k) => Boolean(k.escape) },
 	{ action: 'agree', label: 'a', description: 'agree', screens: ['validate'], matches: char('a') },
-	{ action: 'partial', label: 'p', description: 'partially agree (then pick the failed standards)', screens: ['validate'], matches: char('p') },
+	{ action: 'partial', label: 'p', description: 'partially agree (then pick the failed standards)', short: 'partial', screens: ['validate'], matches: char('p') },
 	{ action: 'disagree', label: 'd', description: 'disagree', screens: ['validate'], matches: char('d') },
-	{ action: 'undo', label: 'u', description: 'undo the last verdict', screens: ['validate'], matches: char('u') },
+	{ action: 'undo', label: 'u', description: 'undo the last verdict', short: 'undo', screens: ['validate'], matches: char('u') },
 	{ action: 'nextUnjudged', label: 'n', description: 'next unjudged', screens: ['validate'], matches: char('n') },
-	{ action: 'addAnnotation', label: 'h', description: 'add your own annotation', screens: ['validate'], matches: char('h') },
-	{ action: 'link', label: 'l', description: 'link two spans as one confusion', screens: ['validate'], matches: char('l') },
-	{ action: 'note', label: 'm', description: 'add a note to the verdict', screens: ['validate'], matches: char('m') },
+	{ action: 'addAnnotation', label: 'h', description: 'add your own annotation', short: 'add', screens: ['validate'], matches: char('h') },
+	{ action: 'link', label: 'l', description: 'link two spans as one confusion', short: 'link', screens: ['validate'], matches: char('l') },
+	{ action: 'note', label: 'm', description: 'add a note to the verdict', short: 'note', screens: ['validate'], matches: char('m') },
 	{ action: 'confirm', label: 'y', description: 'yes', screens: ['confirm'], matches: char('y') },
 	{ action: 'cancel', label: 'n / esc', description: 'no', screens: ['confirm'], matches: (k) => char('n')(k) || Boolean(k.escape) },
-	{ action: 'save', label: 'ctrl-s', description: 'save the edit as a new version', screens: ['editor', 'form'], matches: (k) => Boolean(k.ctrl) && k.input === 's' },
+	{ action: 'save', label: 'ctrl-s', description: 'save (the edit as a new version; the form: start the run)', short: 'save', screens: ['editor', 'form'], matches: (k) => Boolean(k.ctrl) && k.input === 's' },
 	{ action: 'cancel', label: 'esc', description: 'cancel', screens: ['editor', 'form'], matches: (k) => Boolean(k.escape) },
 ];
 
@@ -103,6 +116,11 @@ export const BINDINGS: readonly Binding[] = [
 export function actionFor(screen: Screen, key: KeyPress): Action | null {
 	for (const b of BINDINGS) if (b.screens.includes(screen) && b.matches(key)) return b.action;
 	return null;
+}
+
+/** What the footer shows for a binding: its short name, else its description. */
+export function shortName(b: Binding): string {
+	return b.short ?? b.description;
 }
 
 /** The bindings of one screen, in the order the footer shows them. */

@@ -237,7 +237,6 @@ function ResultsView({ store, title, offset, rows, columns, hideSources }: { sto
 	const version = store.getVersion();
 	const lines = useMemo(
 		() => (hideSources ? ['Results are shown when every item of the blind walk is judged (they would reveal the sources).'] : reportLines(title, buildReport(store.session, { seed: store.walk.seed, resamples: 500 }), columns - 2)),
-		// eslint-disable-next-line react-hooks/exhaustive-deps
 		[version, hideSources, columns],
 	);
 	const shown = windowOf(lines, Math.max(3, rows - 2), offset);
@@ -278,7 +277,6 @@ function SampleEstimate({ store }: { store: ValidationStore }) {
 		return [...by]
 			.map(([source, p]) => `${source} ${(100 * p.precision).toFixed(1)}% [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged}`)
 			.join('   ');
-		// eslint-disable-next-line react-hooks/exhaustive-deps
 	}, [version, store]);
 	return <Text>{`estimate from the sample (95% interval over books): ${text}`}</Text>;
 }

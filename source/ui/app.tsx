@@ -1,0 +1,180 @@
+import { render, useApp, type RenderOptions } from 'ink';
+import type { NodeRef, RunStatus } from '../domain.ts';
+import { errorMessage } from '../errors.ts';
+import type { RunControls, RunInfo } from './controls.ts';
+import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/HomeScreen.tsx';
+import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
+import { ViewStore } from './state/store.ts';
+import { initialView } from './state/view.ts';
+import { ThemeContext, themeFor } from './theme.ts';
+
+/** Redraws per second: enough to read text as it streams, cheap for the CPU (bench/render checks it). */
+export const MAX_FPS = 10;
+
+export interface RunAppOptions {
+	controls: RunControls;
+	info: RunInfo;
+	/** Start by holding calls until `s` (`--step`). */
+	stepping?: boolean;
+	/** Start the run at once (default); otherwise wait for space or s. */
+	autoStart?: boolean;
+	externalEditor?: ExternalEditor | null;
+	onScore?: (root: NodeRef) => void;
+	env?: NodeJS.ProcessEnv;
+	stdout?: NodeJS.WriteStream;
+	stdin?: NodeJS.ReadStream;
+	stderr?: NodeJS.WriteStream;
+	fps?: number;
+}
+
+export interface RunAppResult {
+	/** How the last start of the run ended, or null if it never started. */
+	status: RunStatus | null;
+	/** The user quit (q, Ctrl-C or a signal) rather than the app ending otherwise. */
+	quit: boolean;
+	error: string | null;
+}
+
+/** The streams that were given: Ink's defaults (the process's) stand for the others. */
+function streams(o: { stdout?: NodeJS.WriteStream; stdin?: NodeJS.ReadStream; stderr?: NodeJS.WriteStream }): RenderOptions {
+	const out: RenderOptions = {};
+	if (o.stdout) out.stdout = o.stdout;
+	if (o.stdin) out.stdin = o.stdin;
+	if (o.stderr) out.stderr = o.stderr;
+	return out;
+}
+
+/**
+ * Keeps the one `start()` in progress and ends the app on quit once the engine has cancelled its
+ * calls and saved: the screens ask it to start or quit, never the engine directly.
+ */
+export class RunDriver {
+	#running: Promise<RunStatus> | null = null;
+	status: RunStatus | null = null;
+	error: string | null = null;
+	quitting = false;
+
+	constructor(private readonly controls: RunControls) {}
+
+	start(): void {
+		if (this.#running || this.quitting) return;
+		this.#running = this.controls
+			.start()
+			.then((status) => (this.status = status))
+			.catch((error: unknown) => {
+				this.error = errorMessage(error);
+				this.status = 'failed';
+				return 'failed' as const;
+			})
+			.finally(() => {
+				this.#running = null;
+			});
+	}
+
+	/** Cancels what is in flight and resolves once the run has stopped and saved. */
+	async quit(): Promise<void> {
+		this.quitting = true;
+		const running = this.#running;
+		if (!running) return;
+		this.controls.cancel();
+		await running;
+	}
+}
+
+function RunApp({ options, store, driver }: { options: RunAppOptions; store: ViewStore; driver: RunDriver }) {
+	const { exit } = useApp();
+	return (
+		<RunScreen
+			controls={options.controls}
+			store={store}
+			info={options.info}
+			start={() => driver.start()}
+			quit={() => {
+				void driver.quit().then(() => exit());
+			}}
+			externalEditor={options.externalEditor}
+			onScore={options.onScore}
+		/>
+	);
+}
+
+/**
+ * The run screen in the terminal until the user quits. SIGINT and SIGTERM quit as `q` does (the
+ * session is saved either way). Resolves how the run stood when the app ended.
+ */
+export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult> {
+	const { controls } = options;
+	const store = new ViewStore(initialView(controls.run, { stepping: options.stepping }), { fps: options.fps ?? MAX_FPS, run: () => controls.run });
+	const unsubscribe = controls.on(store.dispatch);
+	const driver = new RunDriver(controls);
+	const theme = themeFor(options.env);
+	const instance = render(
+		<ThemeContext.Provider value={theme}>
+			<RunApp options={options} store={store} driver={driver} />
+		</ThemeContext.Provider>,
+		{ ...streams(options), exitOnCtrlC: false, patchConsole: false, maxFps: options.fps ?? MAX_FPS },
+	);
+	let signalled = false;
+	const onSignal = () => {
+		signalled = true;
+		void driver.quit().then(() => instance.unmount());
+	};
+	process.on('SIGINT', onSignal);
+	process.on('SIGTERM', onSignal);
+	try {
+		if (options.autoStart !== false) driver.start();
+		await instance.waitUntilExit();
+	} finally {
+		process.off('SIGINT', onSignal);
+		process.off('SIGTERM', onSignal);
+		unsubscribe();
+		store.dispose();
+	}
+	return { status: driver.status ?? controls.run.status, quit: driver.quitting || signalled, error: driver.error };
+}
+
+export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {
+	env?: NodeJS.ProcessEnv;
+	stdout?: NodeJS.WriteStream;
+	stdin?: NodeJS.ReadStream;
+	stderr?: NodeJS.WriteStream;
+}
+
+/** The home screen until the user picks a session, fills the new-run form or quits. */
+export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice> {
+	let choice: HomeChoice = { kind: 'quit' };
+	const { env, stdout, stdin, stderr, ...props } = options;
+	function HomeApp() {
+		const { exit } = useApp();
+		return (
+			<HomeScreen
+				{...props}
+				onChoose={(c) => {
+					choice = c;
+					exit();
+				}}
+			/>
+		);
+	}
+	const instance = render(
+		<ThemeContext.Provider value={themeFor(env)}>
+			<HomeApp />
+		</ThemeContext.Provider>,
+		{ ...streams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },
+	);
+	const onSignal = () => instance.unmount();
+	process.on('SIGINT', onSignal);
+	process.on('SIGTERM', onSignal);
+	try {
+		await instance.waitUntilExit();
+	} finally {
+		process.off('SIGINT', onSignal);
+		process.off('SIGTERM', onSignal);
+	}
+	// The screen is left as it was; what comes next starts on a clean line.
+	instance.clear();
+	return choice;
+}
+
+export type { HomeChoice } from './screens/HomeScreen.tsx';
+export type { NewRunInput, FormDefaults } from './state/form.ts';

@@ -1,0 +1,29 @@
+import { Box, Text } from 'ink';
+import { useMemo } from 'react';
+import type { NodeRef, Run } from '../../domain.ts';
+import { totalsOf } from '../../engine/engine.ts';
+import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
+import { activeVersion, findNode } from '../../summarize/graph.ts';
+import { summaryStats } from '../../text/stats.ts';
+import type { RunInfo } from '../controls.ts';
+import { clean, formatInt } from '../text.ts';
+import { useTheme } from '../theme.ts';
+
+/** The final summary with its statistics: printed once, above the live area, when a run ends. */
+export function Final({ run, info, root }: { run: Run; info: RunInfo; root: NodeRef }) {
+	const theme = useTheme();
+	const node = findNode(run, root);
+	const version = node ? activeVersion(node) : null;
+	const text = version?.text ?? '';
+	const stats = useMemo(() => summaryStats(text, info.book, run.config.encoding), [text, info.book, run.config.encoding]);
+	const totals = totalsOf(run);
+	return (
+		<Box flexDirection="column" marginBottom={1}>
+			<Text bold color={theme.color('accent')}>{clean(`━━ Final summary · ${info.title} (${root}, version ${(node?.active ?? 0) + 1})`)}</Text>
+			<Text>{clean(text)}</Text>
+			<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
+				{clean(`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, $${totals.cost.toFixed(4)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`)}
+			</Text>
+		</Box>
+	);
+}

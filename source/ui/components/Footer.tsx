@@ -1,0 +1,41 @@
+import { Text } from 'ink';
+import { bindingsFor, shortName, type Action, type Screen } from '../keymap.ts';
+import { useTheme } from '../theme.ts';
+
+// Keys shown as one item: the pair's labels joined, and one name for both.
+const PAIRS: Partial<Record<Action, { partner: Action; name: string }>> = {
+	up: { partner: 'down', name: 'select' },
+	left: { partner: 'right', name: 'prev/next' },
+	scrollUp: { partner: 'scrollDown', name: 'scroll' },
+};
+// Help and quit come first: a narrow terminal cuts the line's end, and `?` lists everything else.
+const FIRST: readonly Action[] = ['help', 'quit'];
+
+/** The footer's items for `screen`: one per action, pairs joined, help and quit first. */
+export function footerItems(screen: Screen, hide: readonly Action[] = []): string[] {
+	const bindings = bindingsFor(screen).filter((b) => !hide.includes(b.action));
+	const seen = new Set<Action>();
+	const items: { text: string; first: boolean }[] = [];
+	for (const b of bindings) {
+		if (seen.has(b.action)) continue;
+		seen.add(b.action);
+		const pair = PAIRS[b.action];
+		const partner = pair ? bindings.find((p) => p.action === pair.partner) : undefined;
+		if (pair && partner) {
+			seen.add(partner.action);
+			const labels = b.label.length === 1 && partner.label.length === 1 ? `${b.label}${partner.label}` : `${b.label}/${partner.label}`;
+			items.push({ text: `${labels} ${pair.name}`, first: false });
+		} else items.push({ text: `${b.label} ${shortName(b)}`, first: FIRST.includes(b.action) });
+	}
+	return [...items.filter((i) => i.first), ...items.filter((i) => !i.first)].map((i) => i.text);
+}
+
+/** The keys that work on `screen` (as the keymap has them), on one line, cut to the width. */
+export function Footer({ screen, hide = [] }: { screen: Screen; hide?: readonly Action[] }) {
+	const theme = useTheme();
+	return (
+		<Text wrap="truncate-end" color={theme.color('muted')} dimColor={!theme.color('muted')}>
+			{footerItems(screen, hide).join(' · ')}
+		</Text>
+	);
+}

@@ -1,0 +1,55 @@
+import { Box, Text } from 'ink';
+import { formatSeconds } from '../../commands/progress.ts';
+import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
+import type { RunInfo } from '../controls.ts';
+import { useNow } from '../hooks.ts';
+import { chunksRead, elapsedMs, etaSeconds, phaseOf, progressOf, type Phase, type ViewState } from '../state/view.ts';
+import { clean, textWidth, truncate } from '../text.ts';
+import { useTheme, type Tone } from '../theme.ts';
+
+const PHASES: Record<Phase, { mark: string; tone: Tone | undefined }> = {
+	idle: { mark: '○ idle', tone: 'muted' },
+	running: { mark: '▶ running', tone: 'accent' },
+	paused: { mark: '❚❚ paused', tone: 'warn' },
+	stepping: { mark: '⏵ stepping', tone: 'warn' },
+	done: { mark: '✓ done', tone: 'ok' },
+	failed: { mark: '✗ failed', tone: 'error' },
+	cancelled: { mark: '■ stopped', tone: 'warn' },
+};
+
+export function compact(n: number): string {
+	if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+	if (n >= 1e4) return `${Math.round(n / 1e3)}k`;
+	return String(n);
+}
+
+/** Book, method and model; progress bar, chunks, tokens, cost, elapsed, ETA and state. */
+export function Header({ info, view, width }: { info: RunInfo; view: ViewState; width: number }) {
+	const theme = useTheme();
+	const now = useNow(view.active);
+	const phase = phaseOf(view);
+	const inFlight = Object.keys(view.live).length;
+	const state = `${PHASES[phase].mark}${phase === 'paused' && inFlight > 0 ? ` (${inFlight} finishing)` : ''}`;
+	const method = view.method === 'hier' ? 'hierarchical merging' : 'incremental updating';
+	const model = info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL;
+	const title = truncate(clean(`booook · ${info.title} · ${method} · ${model}`), Math.max(10, width - textWidth(state) - 2));
+	const { calls, planned, ratio } = progressOf(view);
+	const eta = etaSeconds(view, now);
+	const tokens = view.totals.input + view.totals.output;
+	const facts = ` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} tok · $${view.totals.cost.toFixed(4)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
+	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
+	const filled = Math.round(Math.min(1, ratio) * barWidth);
+	return (
+		<Box flexDirection="column">
+			<Box justifyContent="space-between">
+				<Text bold wrap="truncate-end">{title}</Text>
+				<Text color={theme.color(PHASES[phase].tone)} bold>{state}</Text>
+			</Box>
+			<Text wrap="truncate-end">
+				<Text color={theme.color('accent')}>{'█'.repeat(filled)}</Text>
+				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>{'░'.repeat(barWidth - filled)}</Text>
+				{facts}
+			</Text>
+		</Box>
+	);
+}

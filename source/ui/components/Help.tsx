@@ -1,0 +1,50 @@
+import { Box, Text } from 'ink';
+import { BINDINGS, type Screen } from '../keymap.ts';
+import type { Line } from '../panes.ts';
+import { textWidth, truncate, windowOf } from '../text.ts';
+import { MARKS, OVER_BUDGET_MARK } from '../theme.ts';
+import { Lines } from './Lines.tsx';
+
+const SCREEN_NAMES: Record<Screen, string> = {
+	run: 'Run screen',
+	home: 'Home (saved sessions)',
+	versions: 'Versions of a node',
+	editor: 'Editor',
+	form: 'New run form',
+	confirm: 'Confirmation',
+	help: 'This help',
+	score: 'BooookScore',
+	validate: 'Validation',
+	results: 'Results',
+};
+
+/** Every key of the keymap, the current screen's first, then the marks of the tree. */
+export function helpLines(current: Screen, width: number): Line[] {
+	const order: Screen[] = [current, ...(Object.keys(SCREEN_NAMES) as Screen[]).filter((s) => s !== current)];
+	const lines: Line[] = [];
+	const labelWidth = Math.max(...BINDINGS.map((b) => textWidth(b.label))) + 2;
+	for (const screen of order) {
+		const bindings = BINDINGS.filter((b) => b.screens.includes(screen));
+		if (bindings.length === 0) continue;
+		lines.push({ text: SCREEN_NAMES[screen], tone: 'accent', bold: true });
+		for (const b of bindings) lines.push({ text: truncate(`  ${b.label.padEnd(labelWidth)}${b.description}`, width) });
+		if (screen === 'editor') lines.push({ text: truncate(`  ${'arrows'.padEnd(labelWidth)}move the cursor; typing, enter, backspace and delete edit`, width) });
+		lines.push({ text: '' });
+	}
+	lines.push({ text: 'Marks', tone: 'accent', bold: true });
+	lines.push({ text: `  ${MARKS.pending} pending  ${MARKS.running} running  ${MARKS.done} done  ${OVER_BUDGET_MARK} done, over budget  ${MARKS.stale} stale  ${MARKS.failed} failed` });
+	lines.push({ text: '  + sentence added by a step   − sentence dropped by a step' });
+	return lines;
+}
+
+export function Help({ screen, width, height, scroll }: { screen: Screen; width: number; height: number; scroll: number }) {
+	const shown = windowOf(helpLines(screen, width), height - 1, scroll);
+	return (
+		<Box flexDirection="column">
+			<Text bold wrap="truncate-end">
+				Keys{shown.total > height - 1 ? ` (${shown.offset + 1}–${shown.offset + shown.lines.length} of ${shown.total}; ↑↓ pgup pgdn scroll)` : ''} · esc or ? closes
+			</Text>
+			<Lines lines={shown.lines} />
+		</Box>
+	);
+}

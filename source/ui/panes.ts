@@ -1,0 +1,156 @@
+import type { Node, NodeRef, Run, Version } from '../domain.ts';
+import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
+import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
+import type { NodeView, ViewState } from './state/view.ts';
+import { clean, formatInt, wrap } from './text.ts';
+import type { Tone } from './theme.ts';
+
+/**
+ * The panes' contents as styled lines, built from the run and the view model. Pure: the screens
+ * window these lines to the rows they have and render them; nothing here knows about Ink.
+ */
+
+export interface Line {
+	text: string;
+	tone?: Tone;
+	bold?: boolean;
+}
+
+const KIND_NAMES: Record<string, string> = { summarize: 'summary', merge: 'merge', update: 'update', compress: 'compression', clean: 'clean-up', annotate: 'annotation' };
+
+export function kindName(kind: string): string {
+	return KIND_NAMES[kind] ?? kind;
+}
+
+/** Text of an input reference, or null when it has none yet. */
+function refTextOf(run: Run, ref: NodeRef, book: string): string | null {
+	if (isChunkRef(ref)) {
+		const chunk = run.chunks[Number(ref.slice(1))];
+		return chunk ? book.slice(chunk.start, chunk.end) : null;
+	}
+	const node = findNode(run, ref);
+	return node ? (activeVersion(node)?.text ?? null) : null;
+}
+
+/** The summary an incremental step rewrote: the running summary an update or clean-up read. */
+export function previousSummaryRef(node: Pick<NodeView, 'kind' | 'inputs'>): NodeRef | null {
+	if (node.kind === 'update') return node.inputs[1] ?? null;
+	if (node.kind === 'compress' || node.kind === 'clean') return node.inputs[0] ?? null;
+	return null;
+}
+
+function wrapped(text: string, width: number, tone?: Tone, gutter = ''): Line[] {
+	const pad = ' '.repeat(gutter.length);
+	return wrap(clean(text), Math.max(1, width - gutter.length)).map((t, i) => ({ text: `${i === 0 ? gutter : pad}${t}`, tone }));
+}
+
+/**
+ * The selected node's text: what is streaming while it runs, else its active version. With `diff`,
+ * an incremental step's sentences are marked against the summary it rewrote (+ added, − dropped).
+ */
+export function textLines(run: Run, view: ViewState, node: NodeView, width: number, opts: { diff: boolean }): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null } {
+	const live = view.live[node.id];
+	if (node.status === 'running') {
+		const text = live?.text ?? '';
+		if (text === '') return { lines: [{ text: `waiting for the model (attempt ${node.attempt + 1})…`, tone: 'muted' }], live: true, counts: null };
+		const lines = wrapped(text, width);
+		// A cut front is marked, so a tail is not read as the whole text.
+		if (live && live.chars > live.text.length) lines.unshift({ text: '…', tone: 'muted' });
+		return { lines, live: true, counts: null };
+	}
+	const full = findNode(run, node.id);
+	const version = full ? activeVersion(full) : null;
+	if (!version) {
+		const why = node.status === 'failed' ? `failed: ${node.error ?? 'unknown error'}` : node.status === 'stale' ? 'stale: waiting to be re-run' : 'not run yet';
+		return { lines: [{ text: clean(why), tone: node.status === 'failed' ? 'error' : 'muted' }], live: false, counts: null };
+	}
+	const prevRef = opts.diff ? previousSummaryRef(node) : null;
+	const previous = prevRef ? refTextOf(run, prevRef, '') : null;
+	if (prevRef === null || previous === null) return { lines: wrapped(version.text, width), live: false, counts: null };
+	const parts = cachedDiff(clean(previous), clean(version.text));
+	return { lines: diffLines(parts, width), live: false, counts: diffCounts(parts) };
+}
+
+export function diffLines(parts: readonly DiffPart[], width: number): Line[] {
+	const lines: Line[] = [];
+	for (const p of parts) {
+		if (p.kind === 'kept') lines.push(...wrapped(p.text, width, undefined, '  '));
+		else if (p.kind === 'added') lines.push(...wrapped(p.text, width, 'added', '+ '));
+		else lines.push(...wrapped(p.text, width, 'dropped', '− '));
+	}
+	return lines;
+}
+
+/** What the node reads: its chunk or child summaries, and the context summary of a merge. */
+export function inputLines(run: Run, node: NodeView, book: string, width: number): Line[] {
+	const lines: Line[] = [];
+	const section = (title: string, text: string | null) => {
+		lines.push({ text: clean(title), tone: 'accent', bold: true });
+		if (text === null) lines.push({ text: 'no text yet', tone: 'muted' });
+		else lines.push(...wrapped(text, width));
+		lines.push({ text: '' });
+	};
+	for (const ref of node.inputs) {
+		const text = refTextOf(run, ref, book);
+		if (isChunkRef(ref)) {
+			const chunk = run.chunks[Number(ref.slice(1))];
+			section(`── chunk ${Number(ref.slice(1)) + 1} of ${run.chunks.length} (${ref}, ${formatInt(chunk?.tokens ?? 0)} tokens)`, text);
+		} else {
+			const input = findNode(run, ref);
+			const what = input ? `${kindName(input.kind)}${run.config.method === 'hier' ? ` L${input.level} #${input.index + 1}` : ` of step ${input.index + 1}`}` : 'node';
+			section(`── ${ref}: ${what}${node.kind === 'update' && ref === node.inputs[1] ? ' (the running summary)' : ''}`, text);
+		}
+	}
+	if (node.context) section(`── context ${node.context}: the previous merge of this level (cut to its last sentences that fit)`, refTextOf(run, node.context, book));
+	if (lines.length === 0) lines.push({ text: 'no inputs', tone: 'muted' });
+	return lines;
+}
+
+/** The text of the chunk the node reads, or a line saying it reads none. */
+export function chunkLines(run: Run, node: NodeView, book: string, width: number): Line[] {
+	const ref = node.inputs.find(isChunkRef);
+	if (!ref) return [{ text: `${node.id} reads no chunk: its inputs are summaries (tab shows them).`, tone: 'muted' }];
+	const chunk = run.chunks[Number(ref.slice(1))];
+	return [{ text: `── chunk ${Number(ref.slice(1)) + 1} of ${run.chunks.length} (${formatInt(chunk?.tokens ?? 0)} tokens)`, tone: 'accent', bold: true }, ...wrapped(refTextOf(run, ref, book) ?? '', width)];
+}
+
+/** Every call of the version in progress and of the active version: outcome, usage, time. */
+export function attemptLines(run: Run, node: NodeView, width: number): Line[] {
+	const full = findNode(run, node.id);
+	if (!full) return [];
+	const lines: Line[] = [];
+	const version = activeVersion(full);
+	const list = (title: string, attempts: Node['pending']) => {
+		lines.push({ text: title, tone: 'accent', bold: true });
+		attempts.forEach((a, i) => {
+			const words = a.text.trim() === '' ? 0 : a.text.trim().split(/\s+/u).length;
+			const outcome = a.rejected ? `rejected: ${a.rejected}` : 'accepted';
+			lines.push(...wrapped(`#${i + 1} ${a.finishReason} · ${words} words (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${formatInt(a.usage.input)} / out ${formatInt(a.usage.output)} tokens · $${a.cost.toFixed(4)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`, width, a.rejected ? 'warn' : undefined));
+		});
+	};
+	if (full.pending.length > 0 || node.status === 'running') list(`calls of the version in progress${node.status === 'running' ? ` (attempt ${node.attempt + 1} streaming)` : ''}`, full.pending);
+	if (version) {
+		if (version.origin === 'edit') lines.push({ text: `active version ${full.active! + 1}: edited by hand, no calls`, tone: 'accent', bold: true });
+		else list(`calls of the active version ${full.active! + 1}${version.overBudget ? ' (no call met the budget: the best was kept)' : ''}`, version.attempts);
+	}
+	if (lines.length === 0) lines.push({ text: 'no calls yet', tone: 'muted' });
+	return lines;
+}
+
+/** Two lines about the node: what it is and its state; its budget against what it wrote. */
+export function nodeSummary(run: Run, view: ViewState, node: NodeView): [Line, Line] {
+	const full = findNode(run, node.id);
+	const version: Version | null = full ? activeVersion(full) : null;
+	const where = view.method === 'hier' ? (node.kind === 'clean' ? 'final clean-up' : `level ${node.level} #${node.index + 1}`) : node.kind === 'clean' ? 'final clean-up' : `step ${node.index + 1} of ${view.chunks}${node.kind === 'compress' && full ? ` (trim ${Number(full.meta.trim ?? 0) + 1})` : ''}`;
+	const state = node.status === 'running' ? `running, attempt ${node.attempt + 1}` : node.status;
+	const versions = node.versions > 0 ? ` · version ${(node.active ?? 0) + 1} of ${node.versions}${version?.origin === 'edit' ? ' (edited)' : ''}` : '';
+	const first: Line = { text: clean(`${node.id} ${kindName(node.kind)} · ${where} · ${state}${versions}${node.overBudget ? ' · over budget' : ''}`), bold: true, tone: node.status === 'failed' ? 'error' : node.status === 'stale' ? 'warn' : undefined };
+	const budget = full?.budget;
+	const usage = version?.usage;
+	const actual = node.words !== null ? `${formatInt(node.words)} words / ${formatInt(node.tokens ?? 0)} tokens` : node.status === 'running' ? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far` : '—';
+	const second: Line = {
+		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${version?.origin === 'edit' ? ' · edited by hand' : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · $${(version?.cost ?? 0).toFixed(4)}` : ''}`,
+		tone: 'muted',
+	};
+	return [first, second];
+}

@@ -1,0 +1,268 @@
+import { Box, Static, Text, useInput } from 'ink';
+import { useEffect, useRef, useState } from 'react';
+import type { NodeRef } from '../../domain.ts';
+import { errorMessage } from '../../errors.ts';
+import { activeVersion, findNode } from '../../summarize/graph.ts';
+import { Editor } from '../components/Editor.tsx';
+import { Final } from '../components/Final.tsx';
+import { Footer } from '../components/Footer.tsx';
+import { Header } from '../components/Header.tsx';
+import { Help } from '../components/Help.tsx';
+import { Lines } from '../components/Lines.tsx';
+import { Timeline } from '../components/Timeline.tsx';
+import { Tree, treeRows } from '../components/Tree.tsx';
+import { Versions } from '../components/Versions.tsx';
+import type { RunControls, RunInfo } from '../controls.ts';
+import { useTerminalSize, useView } from '../hooks.ts';
+import { actionFor, type Action, type Screen } from '../keymap.ts';
+import { attemptLines, chunkLines, inputLines, nodeSummary, textLines, type Line } from '../panes.ts';
+import { initialUi, PANES, runKey, selectedNode, type Effect, type RunUi } from '../state/run-ui.ts';
+import type { ViewStore } from '../state/store.ts';
+import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view.ts';
+import { clean, windowOf } from '../text.ts';
+import { MARKS, useTheme } from '../theme.ts';
+
+/** Edits a text outside the app (in $EDITOR): the new text, or null when it was left unchanged. */
+export type ExternalEditor = (text: string) => string | null;
+
+export interface RunScreenProps {
+	controls: RunControls;
+	store: ViewStore;
+	info: RunInfo;
+	/** Starts (or continues) the run; the caller keeps the promise, to wait for it on quit. */
+	start: () => void;
+	/** Cancels calls in flight and ends the app once the session is saved. */
+	quit: () => void;
+	externalEditor?: ExternalEditor | null;
+	/** Called with the final summary's node when `b` is pressed on a finished run. */
+	onScore?: (root: NodeRef) => void;
+}
+
+const HEADER_ROWS = 2;
+// A message line and the keys; one row is left free so the frame never fills the terminal (Ink
+// would then clear the whole screen on every frame).
+const FOOTER_ROWS = 3;
+
+export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore }: RunScreenProps) {
+	const view = useView(store);
+	const { columns: width, rows } = useTerminalSize();
+	const [ui, setUi] = useState<RunUi>(initialUi);
+	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
+	const uiRef = useRef(ui);
+	uiRef.current = ui;
+	const node = selectedNode(ui, view);
+	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS);
+	const layout = bodyLayout(view, ui, node, width, bodyRows);
+	const pane = paneLines(controls, view, ui, node, info.book, width);
+	const shown = windowOf(pane.lines, layout.text, ui.scroll ?? (pane.live ? null : 0));
+
+	const say = (message: string) => setUi((u) => ({ ...u, message }));
+
+	const perform = async (effects: Effect[]) => {
+		for (const effect of effects) {
+			switch (effect.kind) {
+				case 'pause':
+					controls.pause();
+					break;
+				case 'resume':
+					controls.resume();
+					break;
+				case 'step':
+					controls.step();
+					break;
+				case 'start':
+					start();
+					break;
+				case 'quit':
+					quit();
+					break;
+				case 'score':
+					if (onScore && view.root) onScore(view.root);
+					else say('BooookScore is not available here yet.');
+					break;
+				case 'edit': {
+					const full = findNode(controls.run, effect.node);
+					const text = full ? activeVersion(full)?.text : undefined;
+					if (text === undefined) break;
+					if (externalEditor) setExternal({ node: effect.node, text });
+					else setUi((u) => ({ ...u, overlay: 'editor', follow: false, selected: effect.node }));
+					break;
+				}
+				case 'rerun': {
+					const stale = await controls.rerun(effect.node);
+					say(`${effect.node} will be made again from the same inputs${stale.length ? `; ${stale.length} node${stale.length === 1 ? '' : 's'} after it went stale` : ''}.`);
+					break;
+				}
+				case 'setActive': {
+					const stale = await controls.setActive(effect.node, effect.version);
+					say(`Version ${effect.version + 1} of ${effect.node} is active${stale.length ? `; ${stale.length} node${stale.length === 1 ? '' : 's'} went stale: r re-runs them` : ''}.`);
+					break;
+				}
+			}
+		}
+	};
+
+	const run = (effects: Effect[]) => {
+		perform(effects).catch((error: unknown) => say(clean(errorMessage(error))));
+	};
+
+	const saveEdit = (id: NodeRef, text: string) => {
+		setUi((u) => ({ ...u, overlay: 'none' }));
+		controls
+			.edit(id, text)
+			.then((stale) => say(`Saved as a new version of ${id}${stale.length ? `; ${stale.length} node${stale.length === 1 ? '' : 's'} went stale: r re-runs them` : ''}.`))
+			.catch((error: unknown) => say(clean(errorMessage(error))));
+	};
+
+	useInput(
+		(input, key) => {
+			// Read through the ref: a key can arrive before the handler of the newest render is attached.
+			const overlay = uiRef.current.overlay;
+			const screen: Screen = overlay === 'help' ? 'help' : overlay === 'versions' ? 'versions' : 'run';
+			const action: Action | null = actionFor(screen, { ...key, input });
+			if (!action) return;
+			const result = runKey(uiRef.current, action, store.current, { page: layout.text, offset: shown.offset });
+			uiRef.current = result.ui;
+			setUi(result.ui);
+			if (result.effects.length > 0) run(result.effects);
+		},
+		{ isActive: ui.overlay !== 'editor' && external === null && !ui.quitting },
+	);
+
+	// $EDITOR owns the terminal until it exits: Ink's input is released (the hook above is
+	// inactive), nothing is drawn (the store is frozen), and the editor runs synchronously so this
+	// process reads nothing from the terminal meanwhile.
+	useEffect(() => {
+		if (!external || !externalEditor) return;
+		const timer = setTimeout(() => {
+			store.freeze(true);
+			let edited: string | null = null;
+			let failure: string | null = null;
+			try {
+				edited = externalEditor(external.text);
+			} catch (error) {
+				failure = errorMessage(error);
+			} finally {
+				store.freeze(false);
+			}
+			setExternal(null);
+			if (failure) say(clean(`The editor failed: ${failure}`));
+			else if (edited === null || edited === external.text) say('No change: nothing saved.');
+			else saveEdit(external.node, edited);
+		}, 0);
+		return () => clearTimeout(timer);
+	}, [external]);
+
+	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving the session…</Text>;
+	if (external) return <Text>{clean(`Editing ${external.node} in ${process.env.EDITOR ?? 'the editor'}; save and close it to come back.`)}</Text>;
+
+	const screen: Screen = ui.overlay === 'none' ? 'run' : ui.overlay;
+	return (
+		<>
+			<Static items={[...view.finals]}>{(f) => <Final key={f.seq} run={controls.run} info={info} root={f.root} />}</Static>
+			<Box flexDirection="column" width={width}>
+				<Header info={info} view={view} width={width} />
+				{ui.overlay === 'help' ? (
+					<Help screen="run" width={width} height={bodyRows} scroll={ui.helpScroll} />
+				) : ui.overlay === 'versions' && node ? (
+					<Versions run={controls.run} node={node} cursor={ui.versionCursor} width={width} height={bodyRows} />
+				) : ui.overlay === 'editor' && node ? (
+					<Editor
+						title={`Editing ${node.id}`}
+						text={activeVersion(findNode(controls.run, node.id)!)?.text ?? ''}
+						width={width}
+						height={bodyRows}
+						onSave={(text) => saveEdit(node.id, text)}
+						onCancel={() => setUi((u) => ({ ...u, overlay: 'none', message: 'Edit cancelled: nothing saved.' }))}
+						onQuit={() => run(runKey(uiRef.current, 'quit', store.current, { page: layout.text, offset: 0 }).effects)}
+					/>
+				) : (
+					<Body view={view} ui={ui} node={node} layout={layout} lines={shown.lines} controls={controls} width={width} scroll={{ offset: shown.offset, total: shown.total }} counts={pane.counts} />
+				)}
+				<StatusLine view={view} ui={ui} />
+				<Footer screen={screen} hide={footerHidden(view, onScore !== undefined)} />
+			</Box>
+		</>
+	);
+}
+
+interface Layout {
+	tree: number;
+	/** One line per node streaming (hierarchical runs make several calls at once). */
+	streams: number;
+	text: number;
+}
+
+/** Rows of each part of the body: the tree (or timeline), two lines about the node, tabs, text. */
+function bodyLayout(view: ViewState, ui: RunUi, node: NodeView | null, width: number, rows: number): Layout {
+	const fixed = 3; // node summary (2) + tabs line
+	if (view.method === 'inc') return { tree: 1, streams: 0, text: Math.max(1, rows - 1 - fixed) };
+	const wanted = treeRows(view, ui.follow ? (node?.id ?? null) : ui.selected, width, Math.max(1, Math.floor(rows / 3))).length;
+	const tree = Math.max(1, wanted);
+	const streams = Math.min(runningOf(view).length, Math.max(0, Math.floor(rows / 6)));
+	return { tree, streams, text: Math.max(1, rows - tree - streams - fixed) };
+}
+
+function paneLines(controls: RunControls, view: ViewState, ui: RunUi, node: NodeView | null, book: string, width: number): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null } {
+	if (!node) return { lines: [{ text: view.active ? 'planning…' : 'Nothing has run yet: space starts the run.', tone: 'muted' }], live: false, counts: null };
+	const run = controls.run;
+	if (ui.chunk) return { lines: chunkLines(run, node, book, width), live: false, counts: null };
+	if (ui.pane === 'inputs') return { lines: inputLines(run, node, book, width), live: false, counts: null };
+	if (ui.pane === 'attempts') return { lines: attemptLines(run, node, width), live: false, counts: null };
+	return textLines(run, view, node, width, { diff: view.method === 'inc' });
+}
+
+function Body({ view, ui, node, layout, lines, controls, width, scroll, counts }: { view: ViewState; ui: RunUi; node: NodeView | null; layout: Layout; lines: Line[]; controls: RunControls; width: number; scroll: { offset: number; total: number }; counts: { added: number; dropped: number } | null }) {
+	const theme = useTheme();
+	const [first, second] = node ? nodeSummary(controls.run, view, node) : [{ text: '' }, { text: '' }];
+	const extra = counts ? ` · +${counts.added} −${counts.dropped} sentences` : '';
+	const more = scroll.total > layout.text ? ` · lines ${scroll.offset + 1}–${Math.min(scroll.total, scroll.offset + layout.text)} of ${scroll.total}` : '';
+	return (
+		<Box flexDirection="column">
+			{view.method === 'inc' ? <Timeline view={view} current={node?.id ?? null} width={width} /> : <Tree view={view} selected={node?.id ?? null} width={width} height={layout.tree} />}
+			{layout.streams > 0 ? <Lines lines={streamLines(view, layout.streams, width)} /> : null}
+			<Lines lines={[{ ...first, text: first.text + extra }, second]} />
+			<Text wrap="truncate-end">
+				{ui.chunk ? (
+					<Text bold color={theme.color('accent')}>chunk text (c hides it)</Text>
+				) : (
+					PANES.map((p) => (
+						<Text key={p} bold={p === ui.pane} inverse={p === ui.pane}>{` ${p} `}</Text>
+					))
+				)}
+				<Text dimColor>{`${ui.follow ? ' · following the run' : ' · f follows the run'}${more}`}</Text>
+			</Text>
+			<Box height={layout.text} flexDirection="column" overflow="hidden">
+				<Lines lines={lines} />
+			</Box>
+		</Box>
+	);
+}
+
+/** The end of what each running node has written so far, one line each. */
+function streamLines(view: ViewState, count: number, width: number): Line[] {
+	return runningOf(view)
+		.slice(0, count)
+		.map((n) => {
+			const room = Math.max(8, width - n.id.length - 4);
+			// Only the end is shown, so only the end is cleaned.
+			const text = clean((view.live[n.id]?.text ?? '').slice(-2 * room)).replace(/\s+/gu, ' ').trim();
+			return { text: `${MARKS.running} ${n.id} ${text.length > room ? `…${text.slice(text.length - room + 1)}` : text || 'waiting for the model…'}`, tone: 'muted' as const };
+		});
+}
+
+function StatusLine({ view, ui }: { view: ViewState; ui: RunUi }) {
+	const theme = useTheme();
+	const last = view.log.at(-1);
+	if (ui.message) return <Text wrap="truncate-end" color={theme.color('accent')}>{clean(ui.message)}</Text>;
+	if (phaseOf(view) === 'idle') return <Text wrap="truncate-end" color={theme.color('accent')}>Not running: space runs what is left, s makes one call at a time.</Text>;
+	if (phaseOf(view) === 'done') return <Text wrap="truncate-end" color={theme.color('ok')}>The run is done: the final summary is printed above. e edits a node, r re-runs it, q quits.</Text>;
+	if (last) return <Text wrap="truncate-end" color={theme.color(last.level === 'error' ? 'error' : 'warn')}>{clean(last.text)}</Text>;
+	return <Text> </Text>;
+}
+
+function footerHidden(view: ViewState, scoring: boolean): Action[] {
+	const hidden: Action[] = ['validate'];
+	if (!scoring || phaseOf(view) !== 'done') hidden.push('score');
+	return hidden;
+}

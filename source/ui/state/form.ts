@@ -1,0 +1,101 @@
+import type { Method, ProviderName } from '../../domain.ts';
+import type { Action } from '../keymap.ts';
+
+/** The new-run form: a book path, method, provider, model and chunk size, with defaults shown. */
+
+export const FIELDS = ['book', 'method', 'provider', 'model', 'chunkSize'] as const;
+export type Field = (typeof FIELDS)[number];
+
+export const FIELD_LABELS: Record<Field, string> = {
+	book: 'book file (.txt or .epub)',
+	method: 'method',
+	provider: 'provider',
+	model: 'model',
+	chunkSize: 'chunk size (tokens)',
+};
+
+const METHODS: readonly Method[] = ['hier', 'inc'];
+const PROVIDERS: readonly ProviderName[] = ['openai', 'anthropic', 'extractive'];
+
+export interface FormDefaults {
+	method: Method;
+	provider: ProviderName;
+	/** The default model of each provider. */
+	models: Record<ProviderName, string>;
+	chunkSize: number;
+}
+
+export interface FormState {
+	focus: Field;
+	book: string;
+	method: Method;
+	provider: ProviderName;
+	model: string;
+	/** Once the model is typed, changing the provider no longer replaces it. */
+	modelTyped: boolean;
+	chunkSize: string;
+}
+
+export interface NewRunInput {
+	book: string;
+	method: Method;
+	provider: ProviderName;
+	model: string;
+	chunkSize: number;
+}
+
+export function formOf(defaults: FormDefaults): FormState {
+	return { focus: 'book', book: '', method: defaults.method, provider: defaults.provider, model: defaults.models[defaults.provider], modelTyped: false, chunkSize: String(defaults.chunkSize) };
+}
+
+export function isChoice(field: Field): boolean {
+	return field === 'method' || field === 'provider';
+}
+
+export type FormKey = { action: Action } | { type: string } | { backspace: true };
+
+/** The form after a key: fields move with ↑↓/tab, choices cycle with ←→, text fields take typing. */
+export function formKey(state: FormState, key: FormKey, defaults: FormDefaults): FormState {
+	const at = FIELDS.indexOf(state.focus);
+	if ('action' in key) {
+		switch (key.action) {
+			case 'up':
+				return { ...state, focus: FIELDS[(at + FIELDS.length - 1) % FIELDS.length]! };
+			case 'down':
+			case 'nextPane':
+				return { ...state, focus: FIELDS[(at + 1) % FIELDS.length]! };
+			case 'left':
+			case 'right': {
+				const delta = key.action === 'left' ? -1 : 1;
+				if (state.focus === 'method') return { ...state, method: cycle(METHODS, state.method, delta) };
+				if (state.focus === 'provider') {
+					const provider = cycle(PROVIDERS, state.provider, delta);
+					return { ...state, provider, model: state.modelTyped ? state.model : defaults.models[provider] };
+				}
+				return state;
+			}
+			default:
+				return state;
+		}
+	}
+	if (isChoice(state.focus)) return state;
+	const field = state.focus as 'book' | 'model' | 'chunkSize';
+	const current = state[field];
+	const value = 'backspace' in key ? [...current].slice(0, -1).join('') : current + (field === 'chunkSize' ? key.type.replace(/\D/gu, '') : key.type.replace(/[\r\n]/gu, ''));
+	return { ...state, [field]: value, modelTyped: state.modelTyped || field === 'model' };
+}
+
+/** The form's values, or why they cannot start a run. */
+export function formInput(state: FormState): NewRunInput | { error: string } {
+	const book = state.book.trim();
+	if (!book) return { error: 'Type the path of a .txt or .epub file.' };
+	if (!state.model.trim()) return { error: 'Type a model name.' };
+	const chunkSize = Number(state.chunkSize);
+	if (!Number.isInteger(chunkSize) || chunkSize <= 0) return { error: 'The chunk size is a whole number of tokens.' };
+	return { book, method: state.method, provider: state.provider, model: state.model.trim(), chunkSize };
+}
+
+function cycle<T>(values: readonly T[], value: T, delta: number): T {
+	const at = values.indexOf(value);
+	return values[(at + delta + values.length) % values.length]!;
+}

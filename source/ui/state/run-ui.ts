@@ -1,0 +1,210 @@
+import type { NodeRef } from '../../domain.ts';
+import type { Action } from '../keymap.ts';
+import { levelsOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
+
+/**
+ * What the run screen shows besides the run itself (selection, pane, overlays), and what its keys
+ * do: a pure function from (state, action) to the next state plus the effects to carry out on the
+ * run. The component only executes effects.
+ */
+
+export type Pane = 'text' | 'inputs' | 'attempts';
+export const PANES: readonly Pane[] = ['text', 'inputs', 'attempts'];
+export type Overlay = 'none' | 'help' | 'versions' | 'editor';
+
+export interface RunUi {
+	overlay: Overlay;
+	/** Follow the run: select what is running (hierarchical) or the newest step (incremental). */
+	follow: boolean;
+	selected: NodeRef | null;
+	pane: Pane;
+	/** Show the chunk the selected node reads instead of its text. */
+	chunk: boolean;
+	/** First line shown of the main pane, or null for automatic (the end while streaming). */
+	scroll: number | null;
+	versionCursor: number;
+	helpScroll: number;
+	/** One line of feedback after an action, until the next key. */
+	message: string | null;
+	quitting: boolean;
+}
+
+export type Effect =
+	| { kind: 'pause' }
+	| { kind: 'resume' }
+	| { kind: 'step' }
+	| { kind: 'start' }
+	| { kind: 'quit' }
+	| { kind: 'edit'; node: NodeRef }
+	| { kind: 'rerun'; node: NodeRef }
+	| { kind: 'setActive'; node: NodeRef; version: number }
+	| { kind: 'score' };
+
+export interface KeyContext {
+	/** Rows of the main pane (a page). */
+	page: number;
+	/** The first line the main pane shows now (what `scroll: null` resolved to). */
+	offset: number;
+}
+
+export function initialUi(): RunUi {
+	return { overlay: 'none', follow: true, selected: null, pane: 'text', chunk: false, scroll: null, versionCursor: 0, helpScroll: 0, message: null, quitting: false };
+}
+
+/** The node the screen is about: the user's choice, or what the run is doing when following. */
+export function selectedNode(ui: RunUi, view: ViewState): NodeView | null {
+	if (!ui.follow && ui.selected) {
+		const node = view.nodes[ui.selected];
+		if (node && node.status !== 'superseded') return node;
+	}
+	return followTarget(view);
+}
+
+function followTarget(view: ViewState): NodeView | null {
+	const steps = stepsOf(view);
+	if (steps.length === 0) return null;
+	if (view.root && view.nodes[view.root] && !view.active) return view.nodes[view.root]!;
+	const running = runningOf(view);
+	if (view.method === 'inc') return running.at(-1) ?? steps.at(-1)!;
+	if (running.length > 0) return running[0]!;
+	const done = steps.filter((n) => n.status === 'done');
+	return done.at(-1) ?? steps[0]!;
+}
+
+export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyContext): { ui: RunUi; effects: Effect[] } {
+	const next: RunUi = { ...ui, message: null };
+	const none = (u: RunUi = next) => ({ ui: u, effects: [] as Effect[] });
+	if (action === 'quit') return { ui: { ...next, quitting: true }, effects: [{ kind: 'quit' }] };
+	if (ui.overlay === 'help') return none(helpKey(next, action, ctx));
+	if (ui.overlay === 'versions') return versionsKey(next, action, view);
+	if (ui.overlay === 'editor') return none();
+	const node = selectedNode(ui, view);
+	const select = (target: NodeView | null | undefined): RunUi => (target ? { ...next, follow: false, selected: target.id, scroll: null } : next);
+	switch (action) {
+		case 'help':
+			return none({ ...next, overlay: 'help', helpScroll: 0 });
+		case 'pause':
+			if (view.active) return { ui: next, effects: [{ kind: view.gate === 'paused' ? 'resume' : 'pause' }] };
+			if (view.outcome === 'done') return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
+			return { ui: next, effects: [{ kind: 'start' }] };
+		case 'step':
+			if (view.active) return { ui: next, effects: [{ kind: 'step' }] };
+			if (view.outcome === 'done') return none({ ...next, message: 'The run is done: nothing to step.' });
+			return { ui: next, effects: [{ kind: 'step' }, { kind: 'start' }] };
+		case 'nextPane':
+			return none({ ...next, pane: PANES[(PANES.indexOf(ui.pane) + 1) % PANES.length]!, scroll: 0, chunk: false });
+		case 'chunk':
+			return none({ ...next, chunk: !ui.chunk, scroll: ui.chunk ? null : 0 });
+		case 'follow':
+			return none({ ...next, follow: true, selected: null, scroll: null });
+		case 'back':
+			if (ui.chunk) return none({ ...next, chunk: false, scroll: null });
+			if (ui.pane !== 'text') return none({ ...next, pane: 'text', scroll: null });
+			return none({ ...next, follow: true, selected: null, scroll: null });
+		case 'scrollUp':
+			return none({ ...next, scroll: Math.max(0, ctx.offset - Math.max(1, ctx.page - 1)) });
+		case 'scrollDown':
+			return none({ ...next, scroll: ctx.offset + Math.max(1, ctx.page - 1) });
+		case 'left':
+		case 'right': {
+			const delta = action === 'left' ? -1 : 1;
+			if (view.method !== 'inc') return none(select(nodeBeside(view, node, delta)));
+			const target = stepBeside(view, node, delta);
+			// Stepping onto the newest step is following the run again.
+			if (target && target.id === stepsOf(view).at(-1)?.id) return none({ ...next, follow: true, selected: null, scroll: null });
+			return none(select(target));
+		}
+		case 'up':
+		case 'down':
+			if (view.method === 'inc') return none({ ...next, scroll: Math.max(0, ctx.offset + (action === 'up' ? -1 : 1)) });
+			return none(select(levelBeside(view, node, action === 'up' ? -1 : 1)));
+		case 'versions':
+			if (!node || node.versions === 0) return none({ ...next, message: 'This node has no versions yet.' });
+			return none({ ...next, overlay: 'versions', versionCursor: node.active ?? node.versions - 1, follow: false, selected: node.id });
+		case 'edit':
+			if (!node || node.active === null) return none({ ...next, message: 'Nothing to edit yet: the node has no text.' });
+			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'edit', node: node.id }] };
+		case 'rerun': {
+			const stale = stepsOf(view).some((n) => n.status === 'stale' || n.status === 'pending');
+			if (stale) {
+				if (view.active) return none({ ...next, message: 'Stale nodes are re-run as the run reaches them.' });
+				return { ui: next, effects: [{ kind: 'start' }] };
+			}
+			if (!node || node.active === null) return none({ ...next, message: 'Select a finished node to re-run.' });
+			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : [{ kind: 'start' } as const])] };
+		}
+		case 'score':
+			if (view.active || view.outcome !== 'done') return none({ ...next, message: 'BooookScore needs a finished run.' });
+			return { ui: next, effects: [{ kind: 'score' }] };
+		default:
+			return none();
+	}
+}
+
+function helpKey(ui: RunUi, action: Action, ctx: KeyContext): RunUi {
+	switch (action) {
+		case 'help':
+		case 'back':
+			return { ...ui, overlay: 'none' };
+		case 'up':
+			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - 1) };
+		case 'down':
+			return { ...ui, helpScroll: ui.helpScroll + 1 };
+		case 'scrollUp':
+			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - ctx.page) };
+		case 'scrollDown':
+			return { ...ui, helpScroll: ui.helpScroll + ctx.page };
+		default:
+			return ui;
+	}
+}
+
+function versionsKey(ui: RunUi, action: Action, view: ViewState): { ui: RunUi; effects: Effect[] } {
+	const node = ui.selected ? view.nodes[ui.selected] : undefined;
+	const count = node?.versions ?? 0;
+	switch (action) {
+		case 'up':
+			return { ui: { ...ui, versionCursor: Math.max(0, ui.versionCursor - 1) }, effects: [] };
+		case 'down':
+			return { ui: { ...ui, versionCursor: Math.min(Math.max(0, count - 1), ui.versionCursor + 1) }, effects: [] };
+		case 'open':
+			if (!node || ui.versionCursor >= count) return { ui: { ...ui, overlay: 'none' }, effects: [] };
+			if (node.active === ui.versionCursor) return { ui: { ...ui, overlay: 'none', message: `Version ${ui.versionCursor + 1} is already active.` }, effects: [] };
+			return { ui: { ...ui, overlay: 'none' }, effects: [{ kind: 'setActive', node: node.id, version: ui.versionCursor }] };
+		case 'back':
+			return { ui: { ...ui, overlay: 'none' }, effects: [] };
+		case 'help':
+			return { ui: { ...ui, overlay: 'help', helpScroll: 0 }, effects: [] };
+		default:
+			return { ui, effects: [] };
+	}
+}
+
+function nodeBeside(view: ViewState, node: NodeView | null, delta: number): NodeView | null {
+	if (!node) return stepsOf(view)[0] ?? null;
+	const row = levelsOf(view).find((r) => r.nodes.some((n) => n.id === node.id));
+	if (!row) return node;
+	const at = row.nodes.findIndex((n) => n.id === node.id);
+	return row.nodes[Math.min(row.nodes.length - 1, Math.max(0, at + delta))]!;
+}
+
+/** The next level's node that reads this one (down), or the first node this one reads (up). */
+function levelBeside(view: ViewState, node: NodeView | null, delta: number): NodeView | null {
+	const rows = levelsOf(view);
+	if (!node) return rows[0]?.nodes[0] ?? null;
+	const r = rows.findIndex((row) => row.nodes.some((n) => n.id === node.id));
+	const target = rows[r + delta];
+	if (r < 0 || !target) return node;
+	const linked = delta > 0 ? target.nodes.find((n) => n.inputs.includes(node.id)) : target.nodes.find((n) => node.inputs.includes(n.id));
+	if (linked) return linked;
+	const at = rows[r]!.nodes.findIndex((n) => n.id === node.id);
+	const share = rows[r]!.nodes.length > 1 ? at / (rows[r]!.nodes.length - 1) : 0;
+	return target.nodes[Math.round(share * (target.nodes.length - 1))]!;
+}
+
+function stepBeside(view: ViewState, node: NodeView | null, delta: number): NodeView | null {
+	const steps = stepsOf(view);
+	if (steps.length === 0) return null;
+	const at = node ? steps.findIndex((n) => n.id === node.id) : steps.length - 1;
+	return steps[Math.min(steps.length - 1, Math.max(0, at + delta))] ?? null;
+}

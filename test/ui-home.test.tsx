@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { render } from 'ink-testing-library';
+import type { SessionListing, SessionSummary } from '../source/store/list.ts';
+import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
+import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
+
+const settle = (ms = 25) => new Promise((r) => setTimeout(r, ms));
+async function until(frame: () => string | undefined, check: (f: string) => boolean, what: string): Promise<string> {
+	for (let i = 0; i < 300; i++) {
+		const f = frame() ?? '';
+		if (check(f)) return f;
+		await settle(10);
+	}
+	throw new Error(`timed out waiting for ${what}; last frame:\n${frame()}`);
+}
+
+const defaults: FormDefaults = { method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 };
+
+function summary(id: string, title: string, fields: Partial<SessionSummary> = {}): SessionSummary {
+	const at = '2026-01-02T03:04:05.000Z';
+	return { id, kind: 'book', title, method: 'hier', provider: 'openai', model: 'gpt-4o-mini', status: 'done', progress: { done: 7, total: 7 }, createdAt: at, updatedAt: at, openedAt: at, ...fields } as SessionSummary;
+}
+
+async function mount(initial: SessionSummary[], check: (input: NewRunInput) => Promise<string | null> = async () => null) {
+	let sessions = [...initial];
+	const removed: string[] = [];
+	const choices: HomeChoice[] = [];
+	const checked: NewRunInput[] = [];
+	const r = render(
+		<HomeScreen
+			sessionsDir="/tmp/sessions"
+			load={async () => Object.assign([...sessions], { problems: [] }) as SessionListing}
+			remove={async (id) => {
+				removed.push(id);
+				sessions = sessions.filter((s) => s.id !== id);
+			}}
+			check={async (input) => {
+				checked.push(input);
+				return check(input);
+			}}
+			defaults={defaults}
+			onChoose={(c) => choices.push(c)}
+		/>,
+	);
+	const press = async (key: string) => {
+		r.stdin.write(key);
+		await settle();
+	};
+	const frame = () => r.lastFrame() ?? '';
+	// Ink listens for keys from an effect after the first frame: a key written before is lost.
+	await until(frame, (f) => f.includes('booook'), 'the first frame');
+	await settle(100);
+	return { r, press, removed, choices, checked, frame };
+}
+
+test('an empty list says how to start', async () => {
+	const { frame, r } = await mount([]);
+	await until(frame, (f) => f.includes('No saved sessions') && f.includes('booook run'), 'the empty list');
+	r.unmount();
+});
+
+test('sessions are listed with book, method, model and progress; enter opens, r resumes', async () => {
+	const { frame, press, choices, r } = await mount([summary('pride-1', 'Pride and Prejudice'), summary('war-2', 'War and Peace', { method: 'inc', model: 'claude-x', status: 'cancelled', progress: { done: 3, total: 40 } })]);
+	const f = await until(frame, (x) => x.includes('War and Peace'), 'the list');
+	assert.match(f, /Pride and Prejudice\s+hier\s+gpt-4o-mini\s+done 7\/7\s+—/u);
+	assert.match(f, /War and Peace\s+inc\s+claude-x\s+stopped 3\/40/u);
+	await press('\r');
+	await press('\x1b[B');
+	await press('r');
+	assert.deepEqual(choices, [{ kind: 'open', id: 'pride-1' }, { kind: 'resume', id: 'war-2' }]);
+	r.unmount();
+});
+
+test('delete asks first: n keeps the session, y removes it and the list is read again', async () => {
+	const { frame, press, removed, r } = await mount([summary('a-1', 'Alpha'), summary('b-2', 'Beta')]);
+	await until(frame, (f) => f.includes('Beta'), 'the list');
+	await press('d');
+	await until(frame, (f) => f.includes('Delete session a-1'), 'the question');
+	await press('n');
+	assert.deepEqual(removed, []);
+	await press('d');
+	await press('y');
+	await until(frame, (f) => f.includes('Deleted session a-1') && !f.includes('Alpha'), 'the list without it');
+	assert.deepEqual(removed, ['a-1']);
+	r.unmount();
+});
+
+test('the new-run form shows its defaults, reports a bad book, and starts with what was typed', async () => {
+	let problem: string | null = 'cannot read /nope.txt: no such file';
+	const { frame, press, choices, checked, r } = await mount([], async () => problem);
+	await press('n');
+	let f = await until(frame, (x) => x.includes('New run'), 'the form');
+	assert.match(f, /method\s+‹ hier ›/u);
+	assert.match(f, /provider\s+‹ extractive ›/u);
+	assert.match(f, /model\s+textrank/u);
+	assert.match(f, /chunk size \(tokens\)\s+2048/u);
+	await press('/nope.txt');
+	await press('\r');
+	await until(frame, (x) => x.includes('cannot read /nope.txt'), 'the problem');
+	assert.equal(choices.length, 0);
+	problem = null;
+	await press('\x1b[B'); // method
+	await press('\x1b[C'); // inc
+	await press('\x1b[B'); // provider
+	await press('\x1b[D'); // anthropic
+	f = await until(frame, (x) => x.includes('claude-sonnet-4-6'), 'the provider default model');
+	await press('\x13'); // ctrl-s
+	await until(() => String(choices.length), (x) => x === '1', 'the choice');
+	assert.deepEqual(checked.at(-1), { book: '/nope.txt', method: 'inc', provider: 'anthropic', model: 'claude-sonnet-4-6', chunkSize: 2048 });
+	assert.deepEqual(choices, [{ kind: 'new', input: checked.at(-1) }]);
+	r.unmount();
+});

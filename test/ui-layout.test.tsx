@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+// Colours are only written when the output looks like a colour terminal; force it before Ink (and
+// its chalk) load, so that NO_COLOR is what removes them.
+process.env.FORCE_COLOR = '1';
+const { render } = await import('ink-testing-library');
+const { RunScreen } = await import('../source/ui/screens/RunScreen.tsx');
+const { ViewStore } = await import('../source/ui/state/store.ts');
+const { initialView } = await import('../source/ui/state/view.ts');
+const { ThemeContext, themeFor } = await import('../source/ui/theme.ts');
+const { textWidth } = await import('../source/ui/text.ts');
+const { FakeModel } = await import('./support/fake-model.ts');
+const { randomBook, setUp } = await import('./support/run-harness.ts');
+
+const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+// eslint-disable-next-line no-control-regex
+const SGR = /\x1b\[[0-9;]*m/gu;
+// eslint-disable-next-line no-control-regex
+const COLOR = /\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m/u;
+
+async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
+	const book = randomBook(11, 80);
+	const { engine, run } = await setUp(book, { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 11 }));
+	assert.equal(await engine.start(), 'done');
+	const store = new ViewStore(initialView(run), { fps: 1000 });
+	const r = render(
+		<ThemeContext.Provider value={themeFor(env)}>
+			<RunScreen controls={engine} store={store} info={{ session: 's', title: 'Layout', book, provider: 'openai', model: 'fake', isLLM: true }} start={() => {}} quit={() => {}} />
+		</ThemeContext.Provider>,
+	);
+	const resize = async (columns: number, rows: number) => {
+		Object.defineProperty(r.stdout, 'columns', { value: columns, configurable: true });
+		Object.defineProperty(r.stdout, 'rows', { value: rows, configurable: true });
+		r.stdout.emit('resize');
+		await settle();
+	};
+	return { r, resize };
+}
+
+test('colours mark states unless NO_COLOR is set; bold and inverse stay', async () => {
+	const colored = await screen('hier', {});
+	await settle();
+	assert.match(colored.r.lastFrame()!, COLOR);
+	colored.r.unmount();
+	const plain = await screen('hier', { NO_COLOR: '1' });
+	await settle();
+	const frame = plain.r.lastFrame()!;
+	assert.doesNotMatch(frame, COLOR);
+	assert.match(frame, SGR, 'styles other than colour are still drawn');
+	plain.r.unmount();
+});
+
+for (const method of ['hier', 'inc'] as const) {
+	test(`${method}: the frame fits 80×24 and re-lays out on resize, help included`, async () => {
+		const { r, resize } = await screen(method, { NO_COLOR: '1' });
+		for (const [columns, rows] of [[80, 24], [120, 40], [60, 20], [80, 24]] as const) {
+			await resize(columns, rows);
+			for (const key of ['', '?', '?']) {
+				if (key) {
+					r.stdin.write(key);
+					await settle();
+				}
+				const lines = r.lastFrame()!.replace(SGR, '').split('\n');
+				assert.ok(lines.length < rows, `${lines.length} lines at ${columns}×${rows}${key ? ' with help' : ''}`);
+				for (const line of lines) assert.ok(textWidth(line) <= columns, `a line of ${textWidth(line)} columns at ${columns}: ${line}`);
+			}
+		}
+		r.unmount();
+	});
+}

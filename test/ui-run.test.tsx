@@ -1,0 +1,266 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { render } from 'ink-testing-library';
+import type { NodeRef, Run, RunStatus } from '../source/domain.ts';
+import type { EngineEvent } from '../source/engine/events.ts';
+import { activeVersion, findNode } from '../source/summarize/graph.ts';
+import type { RunControls, RunInfo } from '../source/ui/controls.ts';
+import { externalEditorFrom } from '../source/ui/external-editor.ts';
+import { BINDINGS } from '../source/ui/keymap.ts';
+import { RunScreen, type ExternalEditor } from '../source/ui/screens/RunScreen.tsx';
+import { ViewStore } from '../source/ui/state/store.ts';
+import { initialView } from '../source/ui/state/view.ts';
+import { FakeModel } from './support/fake-model.ts';
+import { randomBook, setUp } from './support/run-harness.ts';
+
+const KEYS = { left: '\x1b[D', right: '\x1b[C', up: '\x1b[A', down: '\x1b[B', enter: '\r', tab: '\t', ctrlS: '\x13', ctrlC: '\x03' };
+const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until the frame passes `check` (no timing is asserted: a slow machine only waits longer). */
+async function until(frame: () => string | undefined, check: (f: string) => boolean, what: string): Promise<string> {
+	for (let i = 0; i < 500; i++) {
+		const f = frame() ?? '';
+		if (check(f)) return f;
+		await settle(10);
+	}
+	throw new Error(`timed out waiting for ${what}; last frame:\n${frame()}`);
+}
+
+/** Controls that record what the screen asked for and report events as the test tells them. */
+class FakeControls implements RunControls {
+	readonly asked: string[] = [];
+	readonly #listeners = new Set<(e: EngineEvent) => void>();
+	constructor(readonly run: Run) {}
+	emit(event: EngineEvent) {
+		for (const l of this.#listeners) l(event);
+	}
+	pause() {
+		this.asked.push('pause');
+		this.emit({ type: 'run-paused' });
+	}
+	resume() {
+		this.asked.push('resume');
+		this.emit({ type: 'run-resumed', stepping: false });
+	}
+	step() {
+		this.asked.push('step');
+		this.emit({ type: 'run-resumed', stepping: true });
+	}
+	cancel() {
+		this.asked.push('cancel');
+	}
+	start(): Promise<RunStatus> {
+		this.asked.push('start');
+		return new Promise(() => {});
+	}
+	async edit(id: NodeRef, text: string) {
+		this.asked.push(`edit ${id} ${text}`);
+		return [];
+	}
+	async rerun(id: NodeRef) {
+		this.asked.push(`rerun ${id}`);
+		return [];
+	}
+	async setActive(id: NodeRef, version: number) {
+		this.asked.push(`setActive ${id} ${version}`);
+		return [];
+	}
+	on(listener: (e: EngineEvent) => void) {
+		this.#listeners.add(listener);
+		return () => this.#listeners.delete(listener);
+	}
+}
+
+async function mount(controls: RunControls, opts: { info?: Partial<RunInfo>; book?: string; externalEditor?: ExternalEditor; stepping?: boolean } = {}) {
+	const store = new ViewStore(initialView(controls.run, { stepping: opts.stepping }), { fps: 1000, run: () => controls.run });
+	controls.on(store.dispatch);
+	const info: RunInfo = { session: 'sess', title: 'A Test Book', book: opts.book ?? '', provider: 'openai', model: 'fake', isLLM: true, ...opts.info };
+	const quit: string[] = [];
+	const r = render(<RunScreen controls={controls} store={store} info={info} start={() => void controls.start()} quit={() => quit.push('quit')} externalEditor={opts.externalEditor ?? null} />);
+	const press = async (key: string) => {
+		r.stdin.write(key);
+		await settle();
+	};
+	const frame = () => r.lastFrame() ?? '';
+	// Ink listens for keys from an effect after the first frame: a key written before is lost.
+	await until(frame, (f) => f.includes('booook'), 'the first frame');
+	await settle(100);
+	return { r, store, press, quit, frame };
+}
+
+async function finished(method: 'hier' | 'inc', seed = 5) {
+	const book = randomBook(seed, 50);
+	const h = await setUp(book, { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed }));
+	assert.equal(await h.engine.start(), 'done');
+	return { ...h, book };
+}
+
+const textOf = (run: Run, id: NodeRef) => activeVersion(findNode(run, id)!)!.text;
+const head = (text: string) => text.slice(0, 30);
+
+test('space pauses and resumes: the header shows the state the run is in', async () => {
+	const { run } = await finished('hier');
+	const controls = new FakeControls(run);
+	const { press, frame, r } = await mount(controls);
+	controls.emit({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'fake', isLLM: true, planned: 30, done: 0 });
+	await until(frame, (f) => f.includes('running'), 'running');
+	await press(' ');
+	assert.deepEqual(controls.asked, ['pause']);
+	await until(frame, (f) => f.includes('paused') && !f.includes('running'), 'paused');
+	await press(' ');
+	assert.deepEqual(controls.asked, ['pause', 'resume']);
+	await until(frame, (f) => f.includes('running'), 'running again');
+	await press('s');
+	await until(frame, (f) => f.includes('stepping'), 'stepping');
+	r.unmount();
+});
+
+test('selecting nodes in the tree changes the detail pane; tab shows inputs and attempts', async () => {
+	const { run, book } = await finished('hier');
+	const { press, frame, r } = await mount(new FakeControls(run), { book });
+	const root = run.root!;
+	await until(frame, (f) => f.includes(`${root} merge`) && f.includes(head(textOf(run, root))), 'the final summary selected');
+	await press(KEYS.up); // down the tree to the first node the root reads
+	const child = findNode(run, root)!.inputs[0]!;
+	let f = await until(frame, (x) => x.includes(`${child} merge`) || x.includes(`${child} summary`), `${child} selected`);
+	assert.ok(f.includes(head(textOf(run, child))), 'its text is shown');
+	await press(KEYS.right);
+	const row = run.nodes.filter((n) => n.level === findNode(run, child)!.level).sort((a, b) => a.index - b.index);
+	const next = row[row.findIndex((n) => n.id === child) + 1]!;
+	f = await until(frame, (x) => x.includes(`${next.id} `), `${next.id} selected`);
+	assert.ok(f.includes(head(textOf(run, next.id))));
+	await press(KEYS.tab);
+	f = await until(frame, (x) => x.includes(`(${next.inputs[0]}, `) || x.includes(`── ${next.inputs[0]}:`), 'the inputs pane');
+	await press(KEYS.tab);
+	await until(frame, (x) => x.includes('calls of the active version'), 'the attempts pane');
+	r.unmount();
+});
+
+test('? shows every key of the keymap, and closes again', async () => {
+	const { run } = await finished('hier');
+	const { press, frame, r } = await mount(new FakeControls(run));
+	await press('?');
+	let seen = await until(frame, (f) => f.includes('Run screen'), 'the help');
+	const runBindings = BINDINGS.filter((b) => b.screens.includes('run'));
+	// The list is longer than 24 rows: page through it, collecting what is shown.
+	for (let i = 0; i < 12; i++) {
+		await press('\x1b[6~'); // page down
+		seen += frame();
+	}
+	for (const b of runBindings) assert.ok(seen.includes(b.description.slice(0, 40)), `help lists "${b.description}"`);
+	await press('?');
+	await until(frame, (f) => !f.includes('Run screen') && f.includes('text'), 'the run screen again');
+	r.unmount();
+});
+
+test('the in-app editor saves a new version; the versions browser switches the active one back', async () => {
+	const { run, engine } = await finished('hier');
+	const { press, frame, r } = await mount(engine);
+	await press(KEYS.up);
+	const shown = await until(frame, (f) => /^n\d+ (summary|merge) /mu.test(f) && !f.includes(`${run.root} merge`), 'a node below the root selected');
+	const target = findNode(run, /^(n\d+) (?:summary|merge) /mu.exec(shown)![1] as NodeRef)!;
+	const before = textOf(run, target.id);
+	await press('e');
+	await until(frame, (f) => f.includes(`Editing ${target.id}`), 'the editor');
+	await press(' Added by a person.');
+	await press(KEYS.ctrlS);
+	await until(frame, (f) => f.includes('Saved as a new version'), 'saved');
+	assert.equal(target.versions.length, 2);
+	assert.equal(target.versions[1]!.origin, 'edit');
+	assert.equal(target.versions[1]!.text, `${before} Added by a person.`);
+	await until(frame, (f) => f.includes('version 2 of 2 (edited)'), 'the edited version shown');
+	await press('v');
+	await until(frame, (f) => f.includes(`Versions of ${target.id} (2)`) && f.includes('edited by hand'), 'the versions browser');
+	await press(KEYS.up);
+	await press(KEYS.enter);
+	await until(frame, (f) => f.includes('Version 1 of') && f.includes('version 1 of 2'), 'version 1 active');
+	assert.equal(target.active, 0);
+	r.unmount();
+});
+
+test('$EDITOR edits go through the external editor and are saved as an edit', async () => {
+	const { run } = await finished('hier');
+	const controls = new FakeControls(run);
+	const seen: string[] = [];
+	const { press, frame, r } = await mount(controls, {
+		externalEditor: (text) => {
+			seen.push(text);
+			return `${text} (revised)`;
+		},
+	});
+	await press('e');
+	await until(frame, (f) => f.includes('Saved as a new version'), 'saved');
+	assert.deepEqual(seen, [textOf(run, run.root!)]);
+	assert.deepEqual(controls.asked, [`edit ${run.root} ${textOf(run, run.root!)} (revised)`]);
+	r.unmount();
+});
+
+test('externalEditorFrom runs $EDITOR on a temporary file and reads it back', () => {
+	assert.equal(externalEditorFrom({}), null);
+	const editor = externalEditorFrom({ ...process.env, EDITOR: "sed -i 's/cat/dog/'" })!;
+	assert.equal(editor('a cat sat'), 'a dog sat');
+	assert.equal(editor('no change here'), null);
+});
+
+test('the incremental timeline moves back through the steps, showing each summary as it was', async () => {
+	const { run, book } = await finished('inc');
+	const { press, frame, r } = await mount(new FakeControls(run), { book });
+	const steps = run.nodes;
+	const last = steps.at(-1)!;
+	await until(frame, (f) => f.includes(`${last.id} update`), 'the newest step');
+	await press(KEYS.left);
+	const previous = steps.at(-2)!;
+	let f = await until(frame, (x) => x.includes(`${previous.id} `), 'the step before');
+	assert.ok(f.includes(head(textOf(run, previous.id))) || f.includes(head(textOf(run, previous.id)).split(' ').slice(0, 3).join(' ')), 'its text is shown');
+	assert.match(f, /\+\d+ −\d+ sentences/u, 'sentences added and dropped are counted');
+	await press('c');
+	f = await until(frame, (x) => x.includes('chunk text'), 'the chunk pane');
+	const chunk = run.chunks[Number(previous.inputs[0]!.slice(1))]!;
+	assert.ok(f.includes(book.slice(chunk.start, chunk.start + 20)), 'the chunk read at that step');
+	r.unmount();
+});
+
+test('hostile text from a book or a model never reaches the frame', async () => {
+	const { run, book } = await finished('hier');
+	const controls = new FakeControls(run);
+	const ESC = '\x1b';
+	const hostile = [`${ESC}]52;c;ZXZpbA==\x07`, `${ESC}]0;pwned${ESC}\\`, `${ESC}[2J${ESC}[H`, `${ESC}[10A`, '\rover', '\u202Egnp.exe', '\x9b31m', '\x07'];
+	const root = findNode(run, run.root!)!;
+	root.versions[root.active!]!.text = `Summary ${hostile.join(' and ')} ends.`;
+	const { frame, r, press } = await mount(controls, { book, info: { title: `Evil ${hostile[1]}Title`, model: `m${hostile[0]}` } });
+	const leaf = run.nodes[0]!;
+	controls.emit({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'fake', isLLM: true, planned: 30, done: 0 });
+	controls.emit({ type: 'node-started', node: leaf.id, kind: 'summarize', level: 0, index: 0, attempt: 0 });
+	leaf.status = 'running';
+	for (const piece of hostile) controls.emit({ type: 'delta', node: leaf.id, attempt: 0, text: `stream ${piece} text ` });
+	await until(frame, (f) => f.includes('stream'), 'the streaming text');
+	const frames = [frame()];
+	controls.emit({ type: 'run-finished', status: 'done', root: root.id, error: null, totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1 } });
+	frames.push(await until(frame, (f) => f.includes('Final summary'), 'the final summary'));
+	await press(KEYS.tab);
+	frames.push(frame());
+	for (const f of frames) {
+		assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u.test(f.replace(/\n/gu, '')), `no control character in:\n${JSON.stringify(f)}`);
+		assert.ok(!f.includes('pwned') || !f.includes(`${ESC}]`), 'no OSC');
+	}
+	r.unmount();
+});
+
+test('the real engine pauses from the keyboard: calls in flight finish, no new one starts', async () => {
+	const book = randomBook(9, 60);
+	const model = new FakeModel({ seed: 9, latencyMs: 15 });
+	const { engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { press, frame, r } = await mount(engine);
+	const done = engine.start();
+	await until(frame, (f) => f.includes('running') && /\b[1-9]\d*\/\d+ calls/u.test(f), 'some calls made');
+	await press(' ');
+	await until(frame, (f) => f.includes('paused'), 'paused');
+	await settle(60);
+	const held = model.requests.length;
+	await settle(100);
+	assert.equal(model.requests.length, held, 'no call starts while paused');
+	await press(' ');
+	assert.equal(await done, 'done');
+	await until(frame, (f) => f.includes('done') && f.includes('Final summary'), 'done');
+	r.unmount();
+});

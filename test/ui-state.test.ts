@@ -1,0 +1,199 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeConfig } from '../source/config.ts';
+import type { EngineEvent } from '../source/engine/events.ts';
+import { newRun } from '../source/summarize/run.ts';
+import { splitSentences } from '../source/text/sentences.ts';
+import { editKey, editorOf, rowsOf, textOf } from '../source/ui/state/editor.ts';
+import { sentenceDiff } from '../source/ui/state/diff.ts';
+import { formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
+import { initialUi, runKey, selectedNode } from '../source/ui/state/run-ui.ts';
+import { ViewStore } from '../source/ui/state/store.ts';
+import { chunksRead, etaSeconds, initialView, LIVE_LIMIT, phaseOf, reduce, type ViewState } from '../source/ui/state/view.ts';
+import { textWidth, windowOf, wrap } from '../source/ui/text.ts';
+import { prng } from './support/prng.ts';
+
+const chunks = Array.from({ length: 4 }, (_, i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 5 }));
+const emptyView = (method: 'hier' | 'inc' = 'hier', stepping = false) => initialView(newRun(makeConfig({ provider: 'openai', model: 'm', method, chunkSize: 256, maxSummary: 200, contextWindow: 2048 }), chunks), { stepping });
+const totals = (calls: number) => ({ input: 100 * calls, output: 10 * calls, cached: 0, cost: 0.01 * calls, calls });
+const fold = (state: ViewState, events: EngineEvent[], now = 0) => events.reduce((s, e, i) => reduce(s, e, { now: now + i }), state);
+
+const planned: EngineEvent = { type: 'node-planned', planned: 5, nodes: [0, 1, 2, 3].map((i) => ({ id: `n${i}` as const, kind: 'summarize' as const, level: 0, index: i, inputs: [`c${i}` as const] })) };
+
+test('events fold into statuses, streaming text, totals and the run state', () => {
+	let s = fold(emptyView(), [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 5, done: 0 }, planned]);
+	assert.equal(phaseOf(s), 'running');
+	assert.deepEqual(s.order, ['n0', 'n1', 'n2', 'n3']);
+	assert.ok(s.order.every((id) => s.nodes[id]!.status === 'pending'));
+	s = fold(s, [
+		{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 },
+		{ type: 'delta', node: 'n0', attempt: 0, text: 'Anna walked. ' },
+		{ type: 'delta', node: 'n0', attempt: 0, text: 'She saw a ship.' },
+	]);
+	assert.equal(s.nodes.n0!.status, 'running');
+	assert.equal(s.live.n0!.text, 'Anna walked. She saw a ship.');
+	s = fold(s, [{ type: 'retry', node: 'n0', attempt: 1, reason: 'too long' }]);
+	assert.equal(s.live.n0, undefined, 'what streamed for a retried attempt is void');
+	assert.match(s.log.at(-1)!.text, /retrying/u);
+	s = fold(s, [
+		{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 1 },
+		{ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.01, totals: totals(2) },
+		{ type: 'node-finished', node: 'n0', kind: 'summarize', level: 0, index: 0, words: 7, tokens: 9, attempts: 2, overBudget: false },
+	]);
+	assert.equal(s.nodes.n0!.status, 'done');
+	assert.equal(s.nodes.n0!.words, 7);
+	assert.equal(s.live.n0, undefined);
+	assert.equal(s.totals.calls, 2);
+	assert.equal(chunksRead(s), 1);
+	s = fold(s, [{ type: 'run-paused' }]);
+	assert.equal(phaseOf(s), 'paused');
+	s = fold(s, [{ type: 'run-resumed', stepping: true }]);
+	assert.equal(phaseOf(s), 'stepping');
+	s = fold(s, [{ type: 'node-failed', node: 'n1', error: 'boom' }, { type: 'run-finished', status: 'failed', root: null, error: 'n1: boom', totals: totals(2) }]);
+	assert.equal(phaseOf(s), 'failed');
+	assert.equal(s.nodes.n1!.status, 'failed');
+	assert.equal(s.finals.length, 0);
+	s = fold(s, [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 5, done: 2 }, { type: 'run-finished', status: 'done', root: 'n3', error: null, totals: totals(5) }]);
+	assert.equal(phaseOf(s), 'done');
+	assert.deepEqual(s.finals.map((f) => f.root), ['n3']);
+});
+
+test('streaming text per node stays bounded however long the stream, and counts every character', () => {
+	let s = fold(emptyView(), [planned, { type: 'node-started', node: 'n2', kind: 'summarize', level: 0, index: 2, attempt: 0 }]);
+	const piece = 'word '.repeat(20);
+	for (let i = 0; i < 2000; i++) s = reduce(s, { type: 'delta', node: 'n2', attempt: 0, text: piece }, { now: i });
+	assert.ok(s.live.n2!.text.length <= LIVE_LIMIT);
+	assert.equal(s.live.n2!.chars, 2000 * piece.length);
+	assert.ok(s.live.n2!.text.endsWith(piece), 'the tail is kept');
+});
+
+test('stepping from the start shows as stepping; ETA comes from the pace of calls made in this start', () => {
+	let s = fold(emptyView('hier', true), [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 4 }], 1000);
+	assert.equal(phaseOf(s), 'stepping');
+	assert.equal(etaSeconds(s, 5000), null, 'no pace yet');
+	s = reduce(s, { type: 'usage', node: 'n0', usage: { input: 1, output: 1, cached: 0 }, cost: 0, totals: totals(6) }, { now: 3000 });
+	// 2 calls in 4 s since the start: 4 calls left take 8 s.
+	assert.equal(etaSeconds(s, 5000), 8);
+});
+
+test('the store publishes at most its frame rate, folds every event, and holds still while frozen', async () => {
+	let clock = 0;
+	const store = new ViewStore(fold(emptyView(), [planned, { type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 }]), { fps: 10, now: () => clock });
+	let renders = 0;
+	store.subscribe(() => renders++);
+	for (let i = 0; i < 1000; i++) {
+		clock = i; // 1000 deltas in one second of fake time
+		store.dispatch({ type: 'delta', node: 'n0', attempt: 0, text: 'x' });
+	}
+	store.flush();
+	assert.ok(renders <= 12, `${renders} publishes for 1000 deltas at 10 fps`);
+	assert.equal(store.getSnapshot().live.n0!.chars, 1000, 'no delta lost');
+	store.freeze(true);
+	const before = renders;
+	store.dispatch({ type: 'delta', node: 'n0', attempt: 0, text: 'y' });
+	store.flush();
+	assert.equal(renders, before);
+	store.freeze(false);
+	assert.equal(store.getSnapshot().live.n0!.chars, 1001);
+	store.dispose();
+});
+
+test('the sentence diff marks what a step added and dropped, and keeps both texts whole', () => {
+	const random = prng(7);
+	const pool = ['Anna left Paris.', 'The ship sank.', 'He wrote a letter.', 'Snow fell on the mill.', 'Her brother came home.', 'They spoke of war.', 'The old man died.', 'A storm broke.'];
+	const pick = () => pool.filter(() => random() < 0.5);
+	for (let round = 0; round < 50; round++) {
+		const a = pick();
+		const b = pick();
+		const parts = sentenceDiff(a.join(' '), b.join(' '));
+		assert.deepEqual(parts.filter((p) => p.kind !== 'dropped').map((p) => p.text), splitSentences(b.join(' ')));
+		assert.deepEqual(parts.filter((p) => p.kind !== 'added').map((p) => p.text), splitSentences(a.join(' ')));
+		// Both are in the pool's order, so every common sentence can be kept.
+		assert.equal(parts.filter((p) => p.kind === 'kept').length, a.filter((s) => b.includes(s)).length, 'no common sentence is marked as changed');
+	}
+	const parts = sentenceDiff('Anna left Paris. The ship sank.', 'Anna left Paris. A storm broke.');
+	assert.deepEqual(parts.map((p) => [p.kind, p.text]), [['kept', 'Anna left Paris.'], ['dropped', 'The ship sank.'], ['added', 'A storm broke.']]);
+});
+
+test('keys: space pauses or resumes by the run state, versions make an effect, the incremental timeline moves back and follows again', () => {
+	let view = fold(emptyView('inc'), [
+		{ type: 'run-started', session: 's', method: 'inc', provider: 'openai', model: 'm', isLLM: true, planned: 5, done: 0 },
+		{ type: 'node-planned', planned: 4, nodes: [0, 1, 2].map((i) => ({ id: `n${i}` as const, kind: (i === 0 ? 'summarize' : 'update') as 'summarize' | 'update', level: 0, index: i, inputs: [`c${i}` as const] })) },
+		...[0, 1, 2].map((i): EngineEvent => ({ type: 'node-finished', node: `n${i}`, kind: 'update', level: 0, index: i, words: 5, tokens: 6, attempts: 1, overBudget: false })),
+	]);
+	const ctx = { page: 10, offset: 0 };
+	let ui = initialUi();
+	assert.deepEqual(runKey(ui, 'pause', view, ctx).effects, [{ kind: 'pause' }]);
+	view = reduce(view, { type: 'run-paused' }, { now: 0 });
+	assert.deepEqual(runKey(ui, 'pause', view, ctx).effects, [{ kind: 'resume' }]);
+	assert.equal(selectedNode(ui, view)!.id, 'n2', 'following shows the newest step');
+	ui = runKey(ui, 'left', view, ctx).ui;
+	assert.equal(selectedNode(ui, view)!.id, 'n1');
+	assert.equal(ui.follow, false);
+	ui = runKey(ui, 'left', view, ctx).ui;
+	ui = runKey(ui, 'left', view, ctx).ui;
+	assert.equal(selectedNode(ui, view)!.id, 'n0', 'the timeline stops at the first step');
+	ui = runKey(ui, 'right', view, ctx).ui;
+	ui = runKey(ui, 'right', view, ctx).ui;
+	assert.equal(ui.follow, true, 'reaching the newest step follows the run again');
+	ui = runKey(ui, 'versions', view, ctx).ui;
+	assert.equal(ui.overlay, 'versions');
+	const open = runKey(ui, 'open', view, ctx);
+	assert.deepEqual(open.effects, [], 'the active version is already active');
+	assert.equal(runKey(initialUi(), 'help', view, ctx).ui.overlay, 'help');
+	assert.deepEqual(runKey(initialUi(), 'quit', view, ctx).effects, [{ kind: 'quit' }]);
+	assert.deepEqual(runKey(initialUi(), 'edit', view, ctx).effects, [{ kind: 'edit', node: 'n2' }]);
+	const notRun = runKey(initialUi(), 'edit', fold(emptyView(), [planned]), ctx);
+	assert.deepEqual(notRun.effects, [], 'a node without a version cannot be edited');
+	assert.match(notRun.ui.message ?? '', /nothing to edit/iu);
+});
+
+test('the editor inserts, joins and splits lines, and moves by the rows a reader sees', () => {
+	let e = editorOf('abcdefghij');
+	assert.deepEqual([e.line, e.col], [0, 10]);
+	e = editKey(e, { kind: 'up' }, 5); // rows of 4: abcd efgh ij
+	assert.equal(e.col, 6);
+	e = editKey(e, { kind: 'insert', text: 'X' }, 5);
+	assert.equal(textOf(e), 'abcdefXghij');
+	e = editKey(e, { kind: 'newline' }, 5);
+	assert.deepEqual(textOf(e).split('\n'), ['abcdefX', 'ghij']);
+	e = editKey(e, { kind: 'backspace' }, 5);
+	assert.equal(textOf(e), 'abcdefXghij');
+	e = editKey(e, { kind: 'insert', text: 'one\r\ntwo' }, 5);
+	assert.equal(textOf(e), 'abcdefXone\ntwoghij');
+	assert.ok(rowsOf(e, 5).every((r) => r.text.length <= 4));
+	assert.ok(e.dirty);
+});
+
+test('wrapping keeps every word, never passes the width, and windows clamp', () => {
+	const random = prng(3);
+	for (let round = 0; round < 100; round++) {
+		const words = Array.from({ length: 1 + Math.floor(random() * 40) }, () => 'x'.repeat(1 + Math.floor(random() * 15)) + (random() < 0.1 ? '日本' : ''));
+		const width = 5 + Math.floor(random() * 30);
+		const lines = wrap(words.join(' '), width);
+		assert.ok(lines.every((l) => textWidth(l) <= width), `width ${width}`);
+		assert.equal(lines.join('').replace(/\s/gu, ''), words.join(''));
+	}
+	assert.deepEqual(windowOf([1, 2, 3, 4, 5], 2, null).lines, [4, 5]);
+	assert.deepEqual(windowOf([1, 2, 3, 4, 5], 2, 99).lines, [4, 5]);
+	assert.deepEqual(windowOf([1, 2, 3, 4, 5], 2, 1).lines, [2, 3]);
+});
+
+test('the new-run form: choices cycle, the model follows the provider until it is typed', () => {
+	const defaults: FormDefaults = { method: 'hier', provider: 'openai', models: { openai: 'gpt', anthropic: 'claude', extractive: 'textrank' }, chunkSize: 2048 };
+	let f = formOf(defaults);
+	f = formKey(f, { type: 'book.txt' }, defaults);
+	f = formKey(f, { action: 'down' }, defaults);
+	f = formKey(f, { action: 'right' }, defaults);
+	assert.equal(f.method, 'inc');
+	f = formKey(f, { action: 'down' }, defaults);
+	f = formKey(f, { action: 'right' }, defaults);
+	assert.deepEqual([f.provider, f.model], ['anthropic', 'claude']);
+	f = formKey(f, { action: 'down' }, defaults);
+	f = formKey(f, { backspace: true }, defaults);
+	f = formKey(f, { action: 'up' }, defaults);
+	f = formKey(f, { action: 'right' }, defaults);
+	assert.deepEqual([f.provider, f.model], ['extractive', 'claud'], 'a typed model stays');
+	f = formKey(formKey(formKey(f, { action: 'down' }, defaults), { action: 'down' }, defaults), { type: '1a2' }, defaults);
+	assert.equal(f.chunkSize, '204812');
+});
