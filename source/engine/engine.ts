@@ -2,11 +2,12 @@ import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../
 import { errorMessage } from '../errors.ts';
 import { ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
-import { callsMade, dependents, isReady } from '../summarize/graph.ts';
-import type { PlanContext, Planner } from '../summarize/planner.ts';
+import { activeVersion, callsMade, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
+import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
+import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener, Totals } from './events.ts';
 import { Gate, isAbortError } from './gate.ts';
 
@@ -36,14 +37,23 @@ export interface EngineOptions {
  * Runs a plan: asks the planner for nodes as their inputs finish, runs ready nodes concurrently up
  * to the run's concurrency, makes each node's calls (regenerating while the planner rejects the
  * output), writes the session after every finished call, and reports everything as events.
+ *
+ * A person may edit a node's text, re-run a node or switch its active version at any time the node
+ * itself is not being made (`edit`, `rerun`, `setActive`): what reads it goes stale, the plan after
+ * it is checked again (`Planner.reconcile`), and the next `start()` makes what is missing.
  */
 export class Engine {
 	readonly gate: Gate;
 	private readonly listeners = new Set<EngineListener>();
-	private readonly abort = new AbortController();
+	private abort = new AbortController();
 	private readonly inFlight = new Map<NodeRef, Promise<void>>();
+	/** Per node in flight: aborted when the node goes stale or is superseded under it. */
+	private readonly nodeAborts = new Map<NodeRef, AbortController>();
 	private readonly requests = new WeakMap<object, { node: NodeRef; attempt: number }>();
 	private failure: string | null = null;
+	private running: Promise<RunStatus> | null = null;
+	/** Wakes the run loop when a change made from outside gives it something new to plan or run. */
+	private wake: () => void = () => {};
 	private readonly now: () => Date;
 	readonly totals: Totals;
 
@@ -80,6 +90,7 @@ export class Engine {
 	/** Cancels calls in flight; `start()` then saves and returns 'cancelled'. */
 	cancel(): void {
 		this.abort.abort();
+		this.wake();
 	}
 
 	/** The provider is retrying a broken stream of `request`: what streamed of it so far is void. */
@@ -88,29 +99,143 @@ export class Engine {
 		if (call) this.emit({ type: 'retry', node: call.node, attempt: call.attempt, reason: `stream ${reason}` });
 	}
 
-	/** Calls the run is expected to make in all, for progress and ETA. */
+	/**
+	 * Calls the run is expected to make in all, for progress and ETA: the planner's estimate for the
+	 * live plan plus the calls already spent outside it (superseded nodes, dropped attempts).
+	 */
 	plannedCalls(): number {
-		return Math.max(this.opts.planner.estimateCalls(this.run, this.opts.ctx), callsMade(this.run));
+		const outside = Math.max(0, this.totals.calls - callsMade(this.run));
+		return Math.max(this.opts.planner.estimateCalls(this.run, this.opts.ctx) + outside, this.totals.calls);
+	}
+
+	/**
+	 * Saves `text` as a new version of `id` (origin 'edit') and makes it the active one. Everything
+	 * that reads it goes stale and the plan after it is checked again. Resolves the nodes now stale.
+	 */
+	async edit(id: NodeRef, text: string): Promise<NodeRef[]> {
+		const node = changeable(this.run, id, 'edit', this.inFlight.has(id));
+		if (text.trim() === '') throw new Error(`the text of ${id} cannot be empty; to make it again from its inputs, re-run it`);
+		const current = activeVersion(node);
+		if (node.status === 'done' && current?.text === text) return [];
+		node.versions.push(editVersion(text, this.now()));
+		node.active = node.versions.length - 1;
+		// Attempts of an unfinished call are void: the person's text replaces what they would make.
+		node.pending = [];
+		node.status = 'done';
+		delete node.error;
+		return this.changed(id, false, { type: 'node-edited', node: id, version: node.active });
+	}
+
+	/**
+	 * Marks `id` to be made again from the same inputs on the next `start()` (a new version; the old
+	 * ones are kept); what reads it goes stale too. Resolves the nodes now stale, `id` first.
+	 */
+	async rerun(id: NodeRef): Promise<NodeRef[]> {
+		const node = changeable(this.run, id, 'rerun', this.inFlight.has(id));
+		// A node that never ran is made anyway.
+		if (node.status === 'pending') return [];
+		return this.changed(id, true, null);
+	}
+
+	/**
+	 * Makes version `version` of `id` the active one (a person's choice, so the node counts as done);
+	 * what reads it goes stale. A no-op when that version is already active.
+	 */
+	async setActive(id: NodeRef, version: number): Promise<NodeRef[]> {
+		const node = changeable(this.run, id, 'setActive', this.inFlight.has(id));
+		if (!Number.isInteger(version) || version < 0 || version >= node.versions.length) {
+			throw new Error(`${id} has no version ${version}; it has ${node.versions.length === 0 ? 'none yet' : `versions 0 to ${node.versions.length - 1}`}`);
+		}
+		if (node.active === version) return [];
+		node.active = version;
+		node.pending = [];
+		node.status = 'done';
+		delete node.error;
+		return this.changed(id, false, { type: 'node-active', node: id, version });
 	}
 
 	/**
 	 * Marks every node that reads `id` (directly or not) stale, so the next `start()` makes new
-	 * versions of them from the changed text.
+	 * versions of them from the changed text, keeping the plan as it is: for a caller that changed
+	 * the text itself and wants exactly its readers made again. `edit`, `rerun` and `setActive`
+	 * also re-plan what follows (a changed length can change how later merges are grouped).
 	 */
 	async markStale(id: NodeRef): Promise<NodeRef[]> {
-		const stale = dependents(this.run, id).filter((n) => n.status !== 'pending');
-		for (const n of stale) n.status = 'stale';
-		if (stale.length > 0) {
-			this.run.root = null;
-			await this.opts.store.save();
-			this.emit({ type: 'node-stale', nodes: stale.map((n) => n.id) });
-		}
-		return stale.map((n) => n.id);
+		return this.changed(id, false, null, false);
 	}
 
-	async start(): Promise<RunStatus> {
-		const { store, planner, ctx, provider } = this.opts;
+	/**
+	 * The text of `id` changed (or will, with `self`): stales its readers, re-plans what can be
+	 * re-planned now (the rest is checked as the run gets there), saves, and reports.
+	 */
+	private async changed(id: NodeRef, self: boolean, event: EngineEvent | null, replan = true): Promise<NodeRef[]> {
+		const stale = invalidate(this.run, this.opts.planner, id, self, replan).map((n) => n.id);
+		let applied: Applied = { added: [], superseded: [], stale: [] };
+		try {
+			applied = this.replan();
+		} catch (error) {
+			// A plan that cannot be made (a level that does not shrink) is reported by the next start().
+			if (!(error instanceof PlanError)) throw error;
+		}
+		const now = [...new Set([...stale, ...applied.stale])].filter((ref) => getNode(this.run, ref).status === 'stale');
+		this.stopInvalidated(now);
+		await this.opts.store.save();
+		if (event) this.emit(event);
+		this.report({ ...applied, stale: now });
+		this.wake();
+		return now;
+	}
+
+	/** Asks the planner for changes until the plan holds, applying each. Throws PlanError. */
+	private replan(): Applied {
+		const { planner, ctx } = this.opts;
+		const total: Applied = { added: [], superseded: [], stale: [] };
+		for (let round = 0; ; round++) {
+			const update = planner.reconcile(this.run, ctx);
+			if (isEmptyUpdate(update)) break;
+			if (round > 4 * this.run.nodes.length + 100) throw new Error('internal: the re-plan does not settle');
+			const applied = applyPlan(this.run, planner, update);
+			total.added.push(...applied.added);
+			total.superseded.push(...applied.superseded);
+			total.stale.push(...applied.stale);
+		}
+		total.stale = total.stale.filter((ref) => getNode(this.run, ref).status === 'stale');
+		this.stopInvalidated([...total.stale, ...total.superseded]);
+		return total;
+	}
+
+	/**
+	 * Nodes in flight that went stale or were superseded are stopped: a held call never starts and
+	 * a call in progress is aborted, so nothing is made from the old input (see `runNode`).
+	 */
+	private stopInvalidated(ids: NodeRef[]): void {
+		for (const id of ids) this.nodeAborts.get(id)?.abort();
+	}
+
+	private report(applied: Applied): void {
+		if (applied.superseded.length > 0) this.emit({ type: 'node-superseded', nodes: applied.superseded });
+		if (applied.added.length > 0) {
+			this.emit({ type: 'node-planned', nodes: applied.added.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })), planned: this.plannedCalls() });
+		}
+		if (applied.stale.length > 0) this.emit({ type: 'node-stale', nodes: applied.stale });
+	}
+
+	/**
+	 * Runs what is left of the plan: after a crash, a cancel or a failure, and after `done` too (the
+	 * stale nodes an edit left). A second call while running returns the same promise.
+	 */
+	start(): Promise<RunStatus> {
+		this.running ??= this.runPlan().finally(() => {
+			this.running = null;
+		});
+		return this.running;
+	}
+
+	private async runPlan(): Promise<RunStatus> {
+		const { store, provider } = this.opts;
 		const run = this.run;
+		if (this.abort.signal.aborted) this.abort = new AbortController();
+		this.failure = null;
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
 		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') n.status = 'pending';
@@ -118,18 +243,18 @@ export class Engine {
 		run.status = 'running';
 		run.error = null;
 		await store.save();
-		this.emit({ type: 'run-started', session: store.id, method: run.config.method, provider: provider.name, model: provider.model, isLLM: provider.isLLM, planned: this.plannedCalls(), done: callsMade(run) });
+		this.emit({ type: 'run-started', session: store.id, method: run.config.method, provider: provider.name, model: provider.model, isLLM: provider.isLLM, planned: this.plannedCalls(), done: this.totals.calls });
 		try {
 			for (;;) {
 				if (this.abort.signal.aborted) break;
 				if (this.failure === null) {
-					const added = planner.expand(run, ctx);
-					if (added.length > 0) {
-						run.nodes.push(...added);
+					const applied = this.replan();
+					if (applied.added.length > 0 || applied.superseded.length > 0 || applied.stale.length > 0) {
 						await store.save();
-						this.emit({ type: 'node-planned', nodes: added.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })), planned: this.plannedCalls() });
+						this.report(applied);
+						continue;
 					}
-					const root = this.inFlight.size === 0 ? planner.root(run, ctx) : null;
+					const root = this.inFlight.size === 0 ? this.opts.planner.root(run, this.opts.ctx) : null;
 					if (root) {
 						run.root = root;
 						break;
@@ -140,7 +265,10 @@ export class Engine {
 					this.failure ??= 'internal: the plan has nothing left to run but no final summary';
 					break;
 				}
-				await Promise.race(this.inFlight.values());
+				const woken = new Promise<void>((resolve) => {
+					this.wake = resolve;
+				});
+				await Promise.race([...this.inFlight.values(), woken]);
 			}
 		} catch (error) {
 			if (!(error instanceof PlanError)) throw error;
@@ -162,7 +290,8 @@ export class Engine {
 		const { planner, ctx } = this.opts;
 		for (const call of calls) {
 			const node = this.run.nodes.find((n) => n.id === call.node);
-			if (!node || node.status === 'done' || call.version !== node.versions.length || call.attempt !== node.pending.length) continue;
+			if (!node || node.status === 'done' || node.status === 'superseded' || call.version !== node.versions.length || call.attempt !== node.pending.length) continue;
+			if (!this.isCurrentCall(node, call)) continue;
 			const attempt: Attempt = { text: call.response, finishReason: call.finishReason, params: call.params, usage: call.usage, cost: call.cost, timings: call.timings };
 			const rejected = planner.judge(this.run, node, call.response, ctx);
 			if (rejected) attempt.rejected = rejected;
@@ -171,21 +300,45 @@ export class Engine {
 		}
 	}
 
+	/**
+	 * Whether a logged call is the one `node` would make now. Attempts dropped because the node's
+	 * inputs changed under it stay in the log with the same version and attempt numbers as the calls
+	 * made again after the change, so the numbers alone could take back a call made from old text.
+	 */
+	private isCurrentCall(node: Node, call: CallRecord): boolean {
+		if (!dependencies(node).every((ref) => isDone(getNode(this.run, ref)))) return false;
+		try {
+			return this.opts.planner.call(this.run, node, this.opts.ctx, call.attempt).prompt === call.prompt;
+		} catch {
+			return false;
+		}
+	}
+
 	private launchReady(): void {
 		const limit = Math.max(1, this.run.config.concurrency);
 		for (const node of this.run.nodes) {
 			if (this.inFlight.size >= limit) return;
 			if (this.inFlight.has(node.id)) continue;
-			if (node.status === 'stale') node.status = 'pending';
 			if (!isReady(this.run, node)) continue;
 			const job = this.runNode(node).finally(() => this.inFlight.delete(node.id));
 			this.inFlight.set(node.id, job);
 		}
 	}
 
+	/**
+	 * Makes one version of `node`. If the node goes stale or is superseded while it is in flight (a
+	 * person changed an input, possibly while the run is paused), it is cancelled and requeued rather
+	 * than left to finish: a call held at the gate never starts, a call in progress is aborted, and
+	 * attempts already made from the old input are dropped (they stay in the call log). Each await is
+	 * followed by a check, so no version is made from an input that changed during it; a change
+	 * during the final save finds the version made and the node stale, to be made again.
+	 */
 	private async runNode(node: Node): Promise<void> {
 		const { store, planner, ctx, provider, costOf } = this.opts;
 		const run = this.run;
+		const stop = new AbortController();
+		this.nodeAborts.set(node.id, stop);
+		const signal = AbortSignal.any([this.abort.signal, stop.signal]);
 		node.status = 'running';
 		delete node.error;
 		const max = planner.maxAttempts(node);
@@ -193,8 +346,10 @@ export class Engine {
 		let settled = node.pending.some((a) => a.rejected && !planner.regenerates(node, a.rejected));
 		try {
 			for (let attempt = node.pending.length; attempt < max && !accepted && !settled; attempt++) {
+				await this.gate.pass(signal);
+				signal.throwIfAborted();
+				// Built once the call is let through, from the inputs as they are then.
 				const spec = planner.call(run, node, ctx, attempt);
-				await this.gate.pass(this.abort.signal);
 				this.emit({ type: 'node-started', node: node.id, kind: node.kind, level: node.level, index: node.index, attempt });
 				const start = this.now();
 				const request = {
@@ -202,7 +357,7 @@ export class Engine {
 					task: spec.task,
 					maxTokens: spec.params.maxTokens,
 					temperature: spec.params.temperature,
-					signal: this.abort.signal,
+					signal,
 					onDelta: (text: string) => this.emit({ type: 'delta', node: node.id, attempt, text }),
 				};
 				this.requests.set(request, { node: node.id, attempt });
@@ -219,6 +374,7 @@ export class Engine {
 				await store.appendCall({ node: node.id, version: node.versions.length, attempt, provider: provider.name, model: provider.model, prompt: spec.prompt, response: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings });
 				await store.save();
 				this.emit({ type: 'usage', node: node.id, usage: result.usage, cost, totals });
+				signal.throwIfAborted();
 				if (!rejected) accepted = record;
 				else if (!planner.regenerates(node, rejected)) settled = true;
 				else if (attempt + 1 < max) this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: rejected });
@@ -231,9 +387,16 @@ export class Engine {
 			node.pending = [];
 			node.status = 'done';
 			await store.save();
+			if (node.status !== 'done') return;
 			const tokens = ctx.tokens(version.text);
 			this.emit({ type: 'node-finished', node: node.id, kind: node.kind, level: node.level, index: node.index, words: countWords(version.text), tokens, attempts: version.attempts.length, overBudget: version.overBudget });
 		} catch (error) {
+			if (stop.signal.aborted) {
+				// Stale or superseded under it: the status says which; what it made is void.
+				node.pending = [];
+				await store.save();
+				return;
+			}
 			if (isAbortError(error) || this.abort.signal.aborted) {
 				node.status = 'pending';
 				await store.save();
@@ -245,6 +408,8 @@ export class Engine {
 			this.failure ??= `${node.id} (${node.kind}, level ${node.level}, #${node.index}): ${message}`;
 			await store.save();
 			this.emit({ type: 'node-failed', node: node.id, error: message });
+		} finally {
+			this.nodeAborts.delete(node.id);
 		}
 	}
 

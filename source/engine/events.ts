@@ -15,7 +15,14 @@ export type EngineEvent =
 	| { type: 'usage'; node: NodeRef; usage: Usage; cost: number; totals: Totals }
 	| { type: 'node-finished'; node: NodeRef; kind: NodeKind; level: number; index: number; words: number; tokens: number; attempts: number; overBudget: boolean }
 	| { type: 'node-failed'; node: NodeRef; error: string }
+	/** Nodes that will be made again on the next `start()` (their versions are kept). */
 	| { type: 'node-stale'; nodes: NodeRef[] }
+	/** A person's text was saved as version `version` of `node`, now its active one. */
+	| { type: 'node-edited'; node: NodeRef; version: number }
+	/** Version `version` of `node` is the one later nodes read now. */
+	| { type: 'node-active'; node: NodeRef; version: number }
+	/** Nodes a re-plan replaced: kept with their versions for the record, no longer part of the run. */
+	| { type: 'node-superseded'; nodes: NodeRef[] }
 	| { type: 'run-paused' }
 	| { type: 'run-resumed'; stepping: boolean }
 	| { type: 'run-finished'; status: RunStatus; root: NodeRef | null; error: string | null; totals: Totals };

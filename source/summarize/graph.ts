@@ -1,6 +1,35 @@
 import type { Node, NodeKind, NodeRef, Run, Version } from '../domain.ts';
 
-/** Read-only questions about a run's node graph. */
+/**
+ * Read-only questions about a run's node graph.
+ *
+ * A `superseded` node (replaced by a re-plan after an edit) is kept with its versions for the
+ * record but is no longer part of the run: nothing here counts it, waits for it or runs it.
+ */
+
+/**
+ * `meta` key set on a node whose plan may have changed with an earlier node's text (after an edit,
+ * a re-run or a switch of versions). It runs only after the planner has checked its inputs against
+ * a fresh plan (`Planner.reconcile` confirms or supersedes it), since it may be replaced.
+ */
+export const PLAN_CHECK = 'replan';
+
+export function isLive(node: Node): boolean {
+	return node.status !== 'superseded';
+}
+
+export function liveNodes(run: Run): Node[] {
+	return run.nodes.filter(isLive);
+}
+
+export function awaitsCheck(node: Node): boolean {
+	return node.meta[PLAN_CHECK] === true;
+}
+
+/** Every live node is done and none waits for a plan check: the plan, as it stands, is complete. */
+export function settled(run: Run): boolean {
+	return run.nodes.every((n) => !isLive(n) || (isDone(n) && !awaitsCheck(n)));
+}
 
 export function findNode(run: Run, id: NodeRef): Node | undefined {
 	return run.nodes.find((n) => n.id === id);
@@ -43,17 +72,20 @@ export function dependencies(node: Node): NodeRef[] {
 	return deps;
 }
 
-/** A node can start when everything it reads is done. */
+/**
+ * A node can start when it waits to be made (pending, or stale: a new version from the same
+ * inputs), its plan needs no check, and everything it reads is done.
+ */
 export function isReady(run: Run, node: Node): boolean {
-	return node.status === 'pending' && dependencies(node).every((ref) => isDone(getNode(run, ref)));
+	return (node.status === 'pending' || node.status === 'stale') && !awaitsCheck(node) && dependencies(node).every((ref) => isDone(getNode(run, ref)));
 }
 
-/** Nodes that read `id`, directly or through other nodes, in graph order. */
+/** Live nodes that read `id`, directly or through other nodes, in graph order. */
 export function dependents(run: Run, id: NodeRef): Node[] {
 	const hit = new Set<NodeRef>([id]);
 	const out: Node[] = [];
 	for (const node of run.nodes) {
-		if (dependencies(node).some((d) => hit.has(d))) {
+		if (isLive(node) && dependencies(node).some((d) => hit.has(d))) {
 			hit.add(node.id);
 			out.push(node);
 		}
@@ -84,10 +116,14 @@ export function newNode(id: NodeRef, fields: { kind: NodeKind; level: number; in
 	};
 }
 
-/** Calls made so far (every attempt of every version, and attempts of calls in progress). */
+/**
+ * Calls made so far for the live plan (every attempt of every version, and attempts of calls in
+ * progress); calls of superseded nodes are history and not counted.
+ */
 export function callsMade(run: Run): number {
 	let n = 0;
 	for (const node of run.nodes) {
+		if (!isLive(node)) continue;
 		n += node.pending.length;
 		for (const v of node.versions) n += v.attempts.length;
 	}

@@ -1,8 +1,8 @@
 import type { Node, Run } from '../domain.ts';
 import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
-import { activeVersion, isDone, newNode, nextNodeId, refText } from './graph.ts';
-import type { CallSpec, PlanContext, Planner } from './planner.ts';
-import { assertFits, cleanCall, cleanNode, cleanRoot, fitPrompt, lastSentenceEndWithin } from './shared.ts';
+import { activeVersion, awaitsCheck, callsMade, getNode, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
+import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
+import { assertFits, cleanCall, cleanRoot, fitPrompt, lastSentenceEndWithin } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
 
@@ -15,21 +15,74 @@ import { summaryProblem } from './validity.ts';
  * summaries fit depends on the length of that merge's text, which is the next one's context.
  */
 export const hierarchical: Planner = {
-	expand(run, ctx) {
+	/**
+	 * Walks the plan level by level, as it would be made afresh from the texts that are done: each
+	 * merge that waits for a plan check is compared with the merge that would be planned in its
+	 * place (same inputs and context: it stays; otherwise it and everything after it goes), and the
+	 * first missing merge is planned. The walk stops where a text it needs is not done yet.
+	 */
+	reconcile(run, ctx) {
+		const update = emptyUpdate();
 		const level0 = levelNodes(run, 0);
-		if (level0.length === 0) return planLevelZero(run, ctx);
-		const top = topLevel(run);
-		const nodes = levelNodes(run, top);
-		if (!nodes.every(isDone)) return [];
-		const below = top === 0 ? [] : levelNodes(run, top - 1);
-		const complete = top === 0 || nodes[nodes.length - 1]!.inputs.at(-1) === below[below.length - 1]!.id;
-		if (complete) {
-			if (nodes.length === 1) return run.config.clean && !cleanNodeOf(run) ? [cleanNode(run, nodes[0]!, ctx)] : [];
-			return [planMerge(run, ctx, top + 1, nodes, 0, null)];
+		if (level0.length === 0) {
+			update.add = planLevelZero(run, ctx);
+			return update;
 		}
-		const last = nodes[nodes.length - 1]!;
-		const from = below.findIndex((n) => n.id === last.inputs.at(-1)) + 1;
-		return [planMerge(run, ctx, top, below, from, last)];
+		if (!level0.every(isDone)) return update;
+		for (let level = 1; ; level++) {
+			const below = levelNodes(run, level - 1);
+			const nodes = levelNodes(run, level);
+			if (below.length === 1) {
+				// The level below is the top: nothing belongs above it but the clean step.
+				const above = liveNodes(run).filter((n) => n.kind !== 'clean' && n.level >= level);
+				if (above.length > 0) update.supersede.push(...above.map((n) => n.id));
+				else planClean(run, ctx, below[0]!, update);
+				return update;
+			}
+			const position = new Map(below.map((n, i) => [n.id, i]));
+			let facts: LevelFacts | null = null;
+			let from = 0;
+			let previous: Node | null = null;
+			let k = 0;
+			for (; from < below.length; k++) {
+				const existing = nodes[k];
+				const contiguous = existing !== undefined && existing.context === (previous?.id ?? null) && existing.inputs.every((ref, j) => position.get(ref) === from + j);
+				if (!existing || !contiguous || awaitsCheck(existing)) {
+					facts ??= levelFacts(run, ctx, level, below);
+					const expected = planMerge(run, ctx, level, below, facts, from, previous);
+					if (!existing) return withoutClean(run, { ...update, add: [expected] });
+					if (!samePlan(existing, expected)) {
+						update.supersede.push(...nodes.slice(k).map((n) => n.id));
+						return withoutClean(run, { ...update, add: [expected] });
+					}
+					const budget = sameBudget(existing.budget, expected.budget) ? null : expected.budget;
+					update.confirm.push({ id: existing.id, budget });
+					if (budget) return update;
+				}
+				if (!isDone(existing)) return update;
+				from += existing.inputs.length;
+				previous = existing;
+			}
+			if (k < nodes.length) {
+				// The level ends sooner than it did: what was planned after its end goes.
+				update.supersede.push(...nodes.slice(k).map((n) => n.id));
+				return update;
+			}
+		}
+	},
+
+	expand(run, ctx) {
+		return this.reconcile(run, ctx).add;
+	},
+
+	replans(run, id) {
+		const node = getNode(run, id);
+		if (node.kind === 'clean') return [];
+		// Higher levels are packed by the lengths of the level below; later merges of the node's own
+		// level read it as context, which decides how many summaries they take.
+		return liveNodes(run)
+			.filter((n) => n.level > node.level || (n.level === node.level && node.level > 0 && n.kind !== 'clean' && n.index > node.index))
+			.map((n) => n.id);
 	},
 
 	call(run, node, ctx, attempt) {
@@ -74,9 +127,10 @@ export const hierarchical: Planner = {
 	},
 
 	root(run) {
+		if (!settled(run)) return null;
 		const top = topLevel(run);
 		const nodes = levelNodes(run, top);
-		if (nodes.length !== 1 || !isDone(nodes[0]!)) return null;
+		if (nodes.length !== 1) return null;
 		if (top > 0) {
 			const below = levelNodes(run, top - 1);
 			if (nodes[0]!.inputs.at(-1) !== below[below.length - 1]!.id) return null;
@@ -85,7 +139,8 @@ export const hierarchical: Planner = {
 	},
 
 	estimateCalls(run, ctx) {
-		let planned = run.nodes.length;
+		const live = liveNodes(run);
+		let planned = callsMade(run) + live.filter((n) => !isDone(n)).length;
 		for (const { level, merges } of expectedMerges(run.chunks.length, ctx)) planned += Math.max(0, merges - levelNodes(run, level).length);
 		if (run.config.clean && !cleanNodeOf(run)) planned += 1;
 		return planned;
@@ -116,18 +171,26 @@ export function expectedMerges(chunks: number, ctx: PlanContext): { level: numbe
 	return out;
 }
 
+/** The live nodes of `level`, in order. */
 function levelNodes(run: Run, level: number): Node[] {
-	return run.nodes.filter((n) => n.level === level && n.kind !== 'clean').sort((a, b) => a.index - b.index);
+	return run.nodes.filter((n) => n.level === level && n.kind !== 'clean' && isLive(n)).sort((a, b) => a.index - b.index);
 }
 
 function topLevel(run: Run): number {
 	let top = 0;
-	for (const n of run.nodes) if (n.kind !== 'clean') top = Math.max(top, n.level);
+	for (const n of run.nodes) if (n.kind !== 'clean' && isLive(n)) top = Math.max(top, n.level);
 	return top;
 }
 
 function cleanNodeOf(run: Run): Node | undefined {
-	return run.nodes.find((n) => n.kind === 'clean');
+	return run.nodes.find((n) => n.kind === 'clean' && isLive(n));
+}
+
+/** A clean step over a final summary that is no longer final goes when the plan grows again. */
+function withoutClean(run: Run, update: PlanUpdate): PlanUpdate {
+	const clean = cleanNodeOf(run);
+	if (clean && !update.supersede.includes(clean.id)) update.supersede.push(clean.id);
+	return update;
 }
 
 function mergeTemplateTokens(ctx: PlanContext, withContext: boolean): number {
@@ -190,13 +253,23 @@ function contextText(text: string, inputBudget: number, ctx: PlanContext): strin
 	return ctx.tokens(text) <= limit ? text : lastSentenceEndWithin(text, limit, ctx);
 }
 
+/** What every merge of a level is planned from: the texts of the level below and the level's limit. */
+interface LevelFacts {
+	texts: string[];
+	limit: number;
+}
+
+function levelFacts(run: Run, ctx: PlanContext, level: number, below: Node[]): LevelFacts {
+	const texts = below.map((n) => activeVersion(n)!.text);
+	return { texts, limit: levelLimit(run, ctx, level, texts) };
+}
+
 /**
  * The merge `index` of `level` (`level` ≥ 1), over summaries of the level below starting at `from`:
  * as many consecutive ones as fit next to the context, at least one.
  */
-function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], from: number, previous: Node | null): Node {
-	const texts = below.map((n) => activeVersion(n)!.text);
-	const limit = levelLimit(run, ctx, level, texts);
+function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], facts: LevelFacts, from: number, previous: Node | null): Node {
+	const { texts, limit } = facts;
 	const withContext = previous !== null;
 	const inputBudget = ctx.config.contextWindow - limit - mergeTemplateTokens(ctx, withContext) - PROMPT_MARGIN;
 	if (previous === null) assertShrinks(ctx, level, texts, inputBudget);

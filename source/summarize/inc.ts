@@ -1,9 +1,9 @@
 import type { Node, NodeRef, Run } from '../domain.ts';
 import { countWords } from '../text/tokens.ts';
 import { MAX_COMPRESSIONS, MAX_REGENERATIONS, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from './budget.ts';
-import { activeVersion, getNode, isDone, newNode, nextNodeId, refText } from './graph.ts';
-import type { CallSpec, PlanContext, Planner } from './planner.ts';
-import { assertFits, cleanCall, cleanNode, cleanRoot, fitPrompt } from './shared.ts';
+import { activeVersion, awaitsCheck, callsMade, getNode, isDone, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
+import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type Planner } from './planner.ts';
+import { assertFits, cleanCall, cleanRoot, fitPrompt } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
 
@@ -16,17 +16,49 @@ import { summaryProblem } from './validity.ts';
  * Nodes carry `meta.step` (the chunk index) and, for compressions, `meta.trim` and `meta.target`.
  */
 export const incremental: Planner = {
+	/**
+	 * Walks the chain from its start, as it would be planned afresh from the outcomes of the nodes
+	 * that are done: each node is compared with the one that would be planned in its place (same
+	 * kind, step, trim and inputs: it stays; otherwise it and everything after it goes), and the
+	 * first missing node is planned. The walk stops at the first node that is not done yet.
+	 */
+	reconcile(run, ctx) {
+		const update = emptyUpdate();
+		const live = liveNodes(run);
+		const chain = live.filter((n) => n.kind !== 'clean');
+		const clean = live.find((n) => n.kind === 'clean');
+		const rest = (i: number) => [...chain.slice(i), ...(clean ? [clean] : [])].map((n) => n.id);
+		let step: Node[] = [];
+		for (let i = 0; ; i++) {
+			const next = i === 0 ? { node: stepNode(run, ctx, 0, null) } : following(run, ctx, step);
+			const existing = chain[i];
+			if ('final' in next) {
+				if (existing) update.supersede.push(...rest(i));
+				else planClean(run, ctx, getNode(run, next.final), update);
+				return update;
+			}
+			if (!existing || !samePlan(existing, next.node)) {
+				update.supersede.push(...rest(i));
+				update.add.push({ ...next.node, id: nextNodeId(run) });
+				return update;
+			}
+			const budget = sameBudget(existing.budget, next.node.budget) ? null : next.node.budget;
+			if (budget || awaitsCheck(existing)) update.confirm.push({ id: existing.id, budget });
+			if (budget || !isDone(existing)) return update;
+			if (step.length > 0 && step[0]!.meta.step !== existing.meta.step) step = [];
+			step.push(existing);
+		}
+	},
+
 	expand(run, ctx) {
-		const steps = run.chunks.length;
-		if (run.nodes.length === 0) return [stepNode(run, ctx, 0, null)];
-		const last = run.nodes[run.nodes.length - 1]!;
-		if (!isDone(last) || last.kind === 'clean') return [];
-		const step = Number(last.meta.step);
-		const outcome = stepOutcome(run, step);
-		if (outcome.kind === 'compress') return [compressNode(run, ctx, step, outcome.trim)];
-		if (outcome.kind === 'update') return [stepNode(run, ctx, step, outcome.from)];
-		if (step + 1 < steps) return [stepNode(run, ctx, step + 1, outcome.result)];
-		return run.config.clean ? [cleanNode(run, getNode(run, outcome.result), ctx)] : [];
+		return this.reconcile(run, ctx).add;
+	},
+
+	replans(run, id) {
+		// Every later node follows from the outcome of the ones before it (the running summary it
+		// reads, and whether compressions are needed).
+		const live = liveNodes(run);
+		return live.slice(live.findIndex((n) => n.id === id) + 1).map((n) => n.id);
 	},
 
 	call(run, node, ctx, attempt) {
@@ -88,33 +120,53 @@ export const incremental: Planner = {
 	},
 
 	root(run) {
-		const last = run.nodes[run.nodes.length - 1];
-		if (!last || !isDone(last)) return null;
+		if (!settled(run)) return null;
+		const live = liveNodes(run);
+		const last = live[live.length - 1];
+		if (!last) return null;
 		if (last.kind === 'clean') return last.id;
-		const step = Number(last.meta.step);
-		if (step !== run.chunks.length - 1) return null;
-		const outcome = stepOutcome(run, step);
+		const step = live.filter((n) => n.meta.step === last.meta.step);
+		if (Number(last.meta.step) !== run.chunks.length - 1) return null;
+		const outcome = stepOutcome(step);
 		if (outcome.kind !== 'done') return null;
 		return cleanRoot(run, getNode(run, outcome.result), undefined);
 	},
 
 	estimateCalls(run) {
 		const steps = run.chunks.length;
-		const last = run.nodes[run.nodes.length - 1];
-		const doneSteps = last ? Number(last.meta.step ?? steps - 1) + 1 : 0;
-		const cleaning = run.config.clean && !run.nodes.some((n) => n.kind === 'clean') ? 1 : 0;
-		return run.nodes.length + Math.max(0, steps - doneSteps) + cleaning;
+		const live = liveNodes(run);
+		const last = live.filter((n) => n.kind !== 'clean').at(-1);
+		const doneSteps = last ? Number(last.meta.step) + 1 : 0;
+		const cleaning = run.config.clean && !live.some((n) => n.kind === 'clean') ? 1 : 0;
+		return callsMade(run) + live.filter((n) => !isDone(n)).length + Math.max(0, steps - doneSteps) + cleaning;
 	},
 };
+
+/** Stands for the id of a node planned only to be compared (`reconcile` gives added nodes fresh ids). */
+const PROBE: NodeRef = 'n-1';
+
+/**
+ * What the planner makes after `step`, the nodes of the current step so far (all done): the step's
+ * next compression or redo, the next step, or nothing but the final summary `final`.
+ */
+function following(run: Run, ctx: PlanContext, step: Node[]): { node: Node } | { final: NodeRef } {
+	const index = Number(step[0]!.meta.step);
+	const outcome = stepOutcome(step);
+	if (outcome.kind === 'compress') return { node: compressNode(run, ctx, step, outcome.trim) };
+	if (outcome.kind === 'update') return { node: stepNode(run, ctx, index, outcome.from) };
+	if (index + 1 < run.chunks.length) return { node: stepNode(run, ctx, index + 1, outcome.result) };
+	return { final: outcome.result };
+}
 
 type Outcome = { kind: 'done'; result: NodeRef } | { kind: 'compress'; trim: number } | { kind: 'update'; from: NodeRef };
 
 /**
- * Where step `step` stands, from its nodes alone: done (and which node holds its running summary),
- * or waiting for the next compression or the update made from the last compression.
+ * Where a step stands, from its nodes alone (`nodes`: the step's live nodes so far, all done): done
+ * (and which node holds its running summary), or waiting for the next compression or the update
+ * made from the last compression.
  */
-function stepOutcome(run: Run, step: number): Outcome {
-	const nodes = run.nodes.filter((n) => n.kind !== 'clean' && Number(n.meta.step) === step);
+function stepOutcome(nodes: Node[]): Outcome {
+	const step = Number(nodes[0]!.meta.step);
 	const last = nodes[nodes.length - 1]!;
 	const accepted = (n: Node) => isDone(n) && !activeVersion(n)!.overBudget;
 	if (last.kind !== 'compress' && (accepted(last) || step === 0)) return { kind: 'done', result: last.id };
@@ -146,7 +198,7 @@ function closestUpdate(nodes: Node[]): NodeRef {
 function stepNode(run: Run, ctx: PlanContext, step: number, previous: NodeRef | null): Node {
 	const { config } = ctx;
 	const words = expectedWords(config.maxSummary, step, run.chunks.length);
-	return newNode(nextNodeId(run), {
+	return newNode(PROBE, {
 		kind: step === 0 ? 'summarize' : 'update',
 		level: 0,
 		index: step,
@@ -156,12 +208,13 @@ function stepNode(run: Run, ctx: PlanContext, step: number, previous: NodeRef | 
 	});
 }
 
-/** Compression `trim` of the running summary that step `step` updates. */
-function compressNode(run: Run, ctx: PlanContext, step: number, trim: number): Node {
+/** Compression `trim` of the running summary that the step of `nodes` (its nodes so far) updates. */
+function compressNode(run: Run, ctx: PlanContext, nodes: Node[], trim: number): Node {
 	const { config } = ctx;
-	const first = run.nodes.find((n) => n.kind === 'update' && Number(n.meta.step) === step)!;
+	const step = Number(nodes[0]!.meta.step);
+	const first = nodes.find((n) => n.kind === 'update')!;
 	const target = compressionTarget(config.maxSummary, step, run.chunks.length, trim);
-	return newNode(nextNodeId(run), {
+	return newNode(PROBE, {
 		kind: 'compress',
 		level: 0,
 		index: step,

@@ -1,5 +1,7 @@
-import type { CallParams, Node, NodeRef, Run, RunConfig } from '../domain.ts';
+import type { Budget, CallParams, Node, NodeRef, Run, RunConfig } from '../domain.ts';
 import type { Task } from '../llm/provider.ts';
+import { awaitsCheck, isLive } from './graph.ts';
+import { cleanNode } from './shared.ts';
 import type { Templates } from './templates.ts';
 
 /** What a planner reads besides the run: everything fixed for the run's lifetime. */
@@ -18,13 +20,49 @@ export interface CallSpec {
 }
 
 /**
+ * What `reconcile` found: the plan's next nodes, and its verdict on nodes that wait for a plan check
+ * (`PLAN_CHECK` in graph.ts). The engine applies it (see engine/edits.ts) and asks again until
+ * nothing changes.
+ */
+export interface PlanUpdate {
+	/** New nodes; ids continue from the run's (superseded nodes included, so ids are never reused). */
+	add: Node[];
+	/** Nodes whose planned inputs changed: they, and every node reading them, become `superseded`. */
+	supersede: NodeRef[];
+	/**
+	 * Nodes whose planned inputs still hold. `budget` is set when only the budget changed (the node
+	 * keeps its place but must be made again).
+	 */
+	confirm: { id: NodeRef; budget: Budget | null }[];
+}
+
+export function emptyUpdate(): PlanUpdate {
+	return { add: [], supersede: [], confirm: [] };
+}
+
+export function isEmptyUpdate(update: PlanUpdate): boolean {
+	return update.add.length === 0 && update.supersede.length === 0 && update.confirm.length === 0;
+}
+
+/**
  * A summarization method as a plan: pure functions of the run's state. The engine asks for new
  * nodes whenever something finishes, builds each call through `call`, and keeps an attempt only
  * when `judge` finds nothing wrong with it.
+ *
+ * After a node's text changes (edit, re-run, another active version), the nodes that read it go
+ * stale, and the nodes `replans` names wait for `reconcile` to check them against a fresh plan: the
+ * plan of what comes after depends on the lengths and outcomes of what came before.
  */
 export interface Planner {
-	/** Nodes that can be planned now, given what is done (ids continue from the run's). */
+	/**
+	 * New nodes that can be planned now, given what is done, and the verdict on nodes waiting for a
+	 * plan check whose inputs are now known. Superseded nodes count as absent.
+	 */
+	reconcile(run: Run, ctx: PlanContext): PlanUpdate;
+	/** The new nodes of `reconcile` alone: what a run without edits plans next (used by `plan`). */
 	expand(run: Run, ctx: PlanContext): Node[];
+	/** Live nodes whose plan may depend on the text of `id` (not `id` itself). */
+	replans(run: Run, id: NodeRef): NodeRef[];
 	/** The call for `attempt` (0 = first) of `node`. */
 	call(run: Run, node: Node, ctx: PlanContext, attempt: number): CallSpec;
 	/** Why `text` is not acceptable for `node`, or null. */
@@ -37,4 +75,37 @@ export interface Planner {
 	root(run: Run, ctx: PlanContext): NodeRef | null;
 	/** Calls the whole run is expected to make (planned ones plus an estimate of the rest). */
 	estimateCalls(run: Run, ctx: PlanContext): number;
+}
+
+/**
+ * The clean step over the final summary, for both methods: planned once the final summary is done,
+ * checked against a fresh plan when it waits for one (its budget follows the final summary's
+ * length), and replaced when the final summary is another node now.
+ */
+export function planClean(run: Run, ctx: PlanContext, final: Node, update: PlanUpdate): void {
+	const clean = run.nodes.find((n) => n.kind === 'clean' && isLive(n));
+	if (!run.config.clean) return;
+	const expected = cleanNode(run, final, ctx);
+	if (!clean) update.add.push(expected);
+	else if (clean.inputs[0] !== final.id) {
+		update.supersede.push(clean.id);
+		update.add.push(expected);
+	} else if (awaitsCheck(clean)) {
+		update.confirm.push({ id: clean.id, budget: sameBudget(clean.budget, expected.budget) ? null : expected.budget });
+	}
+}
+
+export function sameBudget(a: Budget, b: Budget): boolean {
+	return a.promptTokens === b.promptTokens && a.summaryTokens === b.summaryTokens && a.words === b.words;
+}
+
+/** Whether `node` is what the planner would plan in its place now (ids and budgets aside). */
+export function samePlan(node: Node, expected: Node): boolean {
+	return (
+		node.kind === expected.kind &&
+		node.context === expected.context &&
+		node.inputs.length === expected.inputs.length &&
+		node.inputs.every((ref, i) => ref === expected.inputs[i]) &&
+		Object.keys(expected.meta).every((key) => node.meta[key] === expected.meta[key])
+	);
 }

@@ -1,0 +1,99 @@
+import type { Node, NodeRef, Run, Version } from '../domain.ts';
+import { PLAN_CHECK, awaitsCheck, dependents, findNode, getNode, isLive } from '../summarize/graph.ts';
+import type { PlanUpdate, Planner } from '../summarize/planner.ts';
+
+/**
+ * The pure half of a person's control over a run: checking a request, the version an edit adds,
+ * which nodes go stale, and applying a planner's re-plan. The engine adds the I/O and events.
+ */
+
+export type Change = 'edit' | 'rerun' | 'setActive';
+
+/** The node `id` if `change` may be made to it now; otherwise an Error saying why not. */
+export function changeable(run: Run, id: NodeRef, change: Change, running: boolean): Node {
+	const node = findNode(run, id);
+	if (!node) throw new Error(`no node ${id} in this run`);
+	const what = change === 'edit' ? 'edited' : change === 'rerun' ? 're-run' : 'switched to another version';
+	if (running || node.status === 'running') throw new Error(`${id} is being made right now and cannot be ${what}; wait for it to finish, or cancel the run`);
+	if (node.status === 'superseded') throw new Error(`${id} was replaced by a re-plan and is kept only for the record; it cannot be ${what}`);
+	// Re-running is fine: the node is checked first and either runs or is replaced. An edit or a
+	// chosen version would be lost if the node were replaced, so they wait for the check.
+	if (change !== 'rerun' && awaitsCheck(node)) {
+		throw new Error(`${id} may be re-planned after an earlier change; run the plan (it is checked before it runs) and then ${change === 'edit' ? 'edit it' : 'choose its version'}`);
+	}
+	return node;
+}
+
+/** The version an edit adds: the person's text, made by no model and no call. */
+export function editVersion(text: string, now: Date): Version {
+	return {
+		text,
+		origin: 'edit',
+		template: 'edit',
+		params: null,
+		usage: { input: 0, output: 0, cached: 0 },
+		cost: 0,
+		attempts: [],
+		timings: null,
+		// A person's text is taken as it is: the planner does not second-guess it (an incremental
+		// update edited to fit needs no compression).
+		overBudget: false,
+		model: null,
+		createdAt: now.toISOString(),
+	};
+}
+
+/**
+ * The text of `id` changed (or, with `self`, will change: a re-run): every live node that reads it
+ * goes stale, and (with `replan`) the nodes whose plan may depend on it wait for a plan check.
+ * Nodes that never ran stay pending. Returns the nodes that are stale now (`id` first, with `self`).
+ */
+export function invalidate(run: Run, planner: Planner, id: NodeRef, self: boolean, replan = true): Node[] {
+	const node = getNode(run, id);
+	const affected = [...(self ? [node] : []), ...dependents(run, id)];
+	const stale = affected.filter((n) => n.status !== 'pending' && n.status !== 'superseded');
+	for (const n of stale) n.status = 'stale';
+	for (const ref of replan ? planner.replans(run, id) : []) {
+		const n = getNode(run, ref);
+		if (isLive(n)) n.meta[PLAN_CHECK] = true;
+	}
+	run.root = null;
+	return stale;
+}
+
+export interface Applied {
+	added: Node[];
+	superseded: NodeRef[];
+	stale: NodeRef[];
+}
+
+/**
+ * Applies what `reconcile` found: confirmed nodes lose their check mark (a changed budget makes the
+ * node stale, since its text was made for another one), superseded nodes and everything that reads
+ * them leave the plan (kept, with their versions), and new nodes join it.
+ */
+export function applyPlan(run: Run, planner: Planner, update: PlanUpdate): Applied {
+	const stale: NodeRef[] = [];
+	for (const { id, budget } of update.confirm) {
+		const node = getNode(run, id);
+		delete node.meta[PLAN_CHECK];
+		if (!budget) continue;
+		node.budget = budget;
+		// Attempts of a call in progress were made for the old budget.
+		node.pending = [];
+		for (const n of invalidate(run, planner, id, true)) stale.push(n.id);
+	}
+	const superseded: NodeRef[] = [];
+	for (const id of update.supersede) {
+		const node = getNode(run, id);
+		if (!isLive(node)) continue;
+		for (const n of [node, ...dependents(run, id)]) {
+			n.status = 'superseded';
+			delete n.meta[PLAN_CHECK];
+			superseded.push(n.id);
+		}
+	}
+	run.nodes.push(...update.add);
+	if (superseded.length > 0) run.root = null;
+	return { added: update.add, superseded, stale: stale.filter((id) => !superseded.includes(id)) };
+}
