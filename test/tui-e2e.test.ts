@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startFakeApi } from './support/fake-api.ts';
+import { startFakeApi, annotatingReply } from './support/fake-api.ts';
 
 /**
  * The app in a real terminal: tmux runs `booook run` against the local fake API, and the test
@@ -22,7 +22,7 @@ const skip = !hasTmux ? 'tmux is not installed (CI installs it: apt-get install 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes, re-runs a node', { skip, timeout: 240_000 }, async () => {
-	const api = await startFakeApi({ latencyMs: 150, chunkDelayMs: 15 });
+	const api = await startFakeApi({ latencyMs: 150, chunkDelayMs: 15, respond: annotatingReply });
 	const sessions = mkdtempSync(join(tmpdir(), 'booook-e2e-'));
 	const socket = `booook-e2e-${process.pid}`;
 	const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
@@ -72,11 +72,22 @@ test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes
 		s = await waitFor('done again', (x) => x.includes('✓ done') && x.includes('version 2 of 2'), 60_000);
 		// The final summary is printed above the live area, in the terminal's scrollback.
 		assert.match(history(), /Final summary/u);
+		// b: BooookScore of the final summary, sentence by sentence, against the same fake API.
+		keys('b');
+		s = await waitFor('every sentence annotated', (x) => {
+			const m = /BooookScore · .* · (\d+)\/(\d+) sentences · (\d+\.\d)/u.exec(x);
+			return m !== null && m[1] === m[2];
+		});
+		assert.match(s, /✓ clear {2}✗ confusing/u);
+		keys('Escape');
+		await waitFor('back on the run screen', (x) => x.includes('✓ done'));
 		keys('q');
 		s = await waitFor('the app to end', (x) => /EXIT2=\d+/u.test(x));
 		assert.match(s, /EXIT2=0/u);
 		const saved = JSON.parse(readFileSync(join(sessions, 'e2e', 'session.json'), 'utf8'));
 		assert.equal(saved.run.status, 'done');
+		assert.equal(saved.summaries.length, 1, 'the scored summary is pinned');
+		assert.equal(saved.annotations.filter((a: { source: string }) => a.source === 'model').length > 0, true);
 		assert.ok(saved.run.nodes.some((n: { versions: { origin: string; text: string }[] }) => n.versions.some((v) => v.origin === 'edit' && v.text.startsWith('EDITED_'))), 'the edit is in the session');
 	} finally {
 		spawnSync('tmux', ['-L', socket, 'kill-server']);

@@ -129,7 +129,7 @@ test('h adds a human annotation over chosen sentences; hostile text never reache
 });
 
 test('highlighting marks exactly the span, keeps words whole across lines, and cleans hostile text', async () => {
-	const { highlightLines } = await import('../source/ui/validate/highlight.ts');
+	const { highlightLines } = await import('../source/ui/styled-lines.ts');
 	const text = 'Mr. Smith went home. He was \u001B]52;c;aGk=\u0007tired\u001B[2J. The end came quickly for everyone.';
 	const start = text.indexOf('He was');
 	const end = text.indexOf('. The end') + 1;
@@ -137,7 +137,7 @@ test('highlighting marks exactly the span, keeps words whole across lines, and c
 	const flat = lines.map((l) => l.map((p) => p.text).join(''));
 	assert.ok(flat.every((l) => l.length <= 16), flat.join('|'));
 	assert.equal(flat.join(' ').replace(/\s+/g, ' '), 'Mr. Smith went home. He was tired. The end came quickly for everyone.');
-	const markedText = lines.flatMap((l) => l.filter((p) => p.marked).map((p) => p.text)).join(' ').replace(/\s+/g, ' ').trim();
+	const markedText = lines.flatMap((l) => l.filter((p) => p.style !== null).map((p) => p.text)).join(' ').replace(/\s+/g, ' ').trim();
 	assert.equal(markedText, 'He was tired.');
 	assert.equal(firstMarked, flat.findIndex((l) => l.includes('He was')));
 	assert.ok(!flat.join('').includes('\u001B') && !flat.join('').includes('\u0007'));

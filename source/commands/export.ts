@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Run } from '../domain.ts';
 import { badInput } from '../errors.ts';
-import { activeVersion, getNode } from '../summarize/graph.ts';
+import { activeVersion, getNode, liveNodes } from '../summarize/graph.ts';
 import { Session, type SessionData } from '../store/session.ts';
 import { finalSummary } from './show.ts';
 import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
@@ -29,7 +29,7 @@ export function booookscoreExport(data: SessionData, intermediate: boolean): Rec
 	}
 	if (run.config.method === 'hier') {
 		const levels: Record<string, string[]> = {};
-		for (const n of [...run.nodes].sort((a, b) => a.level - b.level || a.index - b.index)) {
+		for (const n of liveNodes(run).sort((a, b) => a.level - b.level || a.index - b.index)) {
 			const v = activeVersion(n);
 			if (n.kind === 'clean' || !v) continue;
 			(levels[String(n.level)] ??= []).push(v.text);
@@ -42,11 +42,12 @@ export function booookscoreExport(data: SessionData, intermediate: boolean): Rec
 /** The running summary after each chunk: the node each step settled on (compressions replaced). */
 function runningSummaries(run: Run): string[] {
 	const byStep = new Map<number, string>();
-	for (const n of run.nodes) {
+	const live = liveNodes(run);
+	for (const n of live) {
 		const v = activeVersion(n);
 		if (!v || n.kind === 'clean' || n.kind === 'compress') continue;
 		const step = Number(n.meta.step);
-		const next = run.nodes.find((m) => m.kind !== 'compress' && Number(m.meta.step) === step + 1 && m.inputs[1]);
+		const next = live.find((m) => m.kind !== 'compress' && Number(m.meta.step) === step + 1 && m.inputs[1]);
 		// The step's settled node is the one the next step reads; the last step keeps its last update.
 		if (!next || next.inputs[1] === n.id) byStep.set(step, v.text);
 	}

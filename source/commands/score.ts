@@ -1,6 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import { DEFAULTS } from '../config.ts';
-import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
+import type { Annotation, ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
@@ -361,4 +361,51 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	else stdout.write(`${[headline('BooookScore', result), ...distributionLines(system)].map(sanitize).join('\n')}\n`);
 	for (const note of notes) stderr.write(`note: ${note}\n`);
 	return 0;
+}
+
+/** What the terminal app needs to score a run's final summary live. */
+export interface LiveScoring {
+	summary: ScoredSummary;
+	/** Null when every sentence already has this model's verdict. */
+	annotator: Annotator | null;
+	annotatorName: string;
+	/** The summary's score from what is stored now. */
+	score(): SessionScore;
+	/** The summary's model annotations as stored now. */
+	annotations(): readonly Annotation[];
+}
+
+/**
+ * Pins the run's final summary and sets up its annotator (the run's own model when it is an LLM,
+ * else whichever API key is set); throws the same one-line errors as `booook score ID`.
+ */
+export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize'>): Promise<LiveScoring> {
+	const { data } = session;
+	const config = data.run.config;
+	const own = config.provider !== 'extractive' ? { provider: config.provider, model: config.model, baseUrl: config.baseUrl ?? undefined } : {};
+	const options: ScoreOptions = { ...opts, ...own, json: false };
+	const id = pinFinalSummary(data);
+	const { chosen, setup } = await annotatorFor(data, [id], options);
+	await session.save();
+	const plan = chosen.plans[0]!;
+	const summary = data.summaries.find((s) => s.id === id)!;
+	const annotatorName = plan.source.kind === 'model' ? plan.source.annotator : `imported from ${plan.source.file}`;
+	let annotator: Annotator | null = null;
+	if (setup) {
+		annotator = new Annotator({
+			store: session,
+			provider: setup.llm,
+			templates: setup.templates,
+			work: [{ summary: id, sentences: plan.missing }],
+			batchSize: opts.batchSize ?? null,
+			concurrency: opts.concurrency ?? config.concurrency,
+			costOf: setup.costOf,
+		});
+		setup.relay.annotator = annotator;
+	}
+	const score = () => {
+		const replanned = plan.source.kind === 'imported' ? plan : planSummary(summary, data.annotations, { requested: plan.source.annotator, fallback: plan.source.annotator });
+		return scoreSession(data.summaries, data.annotations, [replanned]);
+	};
+	return { summary, annotator, annotatorName, score, annotations: () => data.annotations.filter((a) => a.summary === id && a.source === 'model') };
 }

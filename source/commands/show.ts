@@ -1,6 +1,6 @@
 import type { Node, Run } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
-import { activeVersion, findNode } from '../summarize/graph.ts';
+import { activeVersion, findNode, liveNodes } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
 import { totalsOf } from '../engine/engine.ts';
 import { summaryStats } from '../text/stats.ts';
@@ -16,7 +16,7 @@ export function finalSummary(run: Run): string | null {
 /** One row per level (hierarchical) or per kind of step (incremental). */
 export function structure(run: Run) {
 	const groups = new Map<string, Node[]>();
-	for (const n of run.nodes) {
+	for (const n of liveNodes(run)) {
 		const key = run.config.method === 'hier' && n.kind !== 'clean' ? `level ${n.level}` : n.kind;
 		groups.set(key, [...(groups.get(key) ?? []), n]);
 	}

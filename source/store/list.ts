@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Method, ProviderName, RunStatus } from '../domain.ts';
+import { liveNodes } from '../summarize/graph.ts';
 import { countWords } from '../text/tokens.ts';
 import { FILES } from './dirs.ts';
 import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type SessionData } from './schema.ts';
@@ -111,7 +112,7 @@ export function summarize(data: SessionData): SessionSummary {
 		provider: run.config.provider,
 		model: run.config.model,
 		status: run.status,
-		progress: { done: run.nodes.filter((n) => n.status === 'done').length, total: run.nodes.length },
+		progress: { done: liveNodes(run).filter((n) => n.status === 'done').length, total: liveNodes(run).length },
 		createdAt: data.createdAt,
 		updatedAt: data.updatedAt,
 		openedAt: data.openedAt,

@@ -13,7 +13,8 @@ import { summaryProblem } from './validity.ts';
  * the previous running summary be compressed and the update be made again from the compressed one,
  * up to six times (Appendix A.2.1). Every call is its own node, so compressions show as steps.
  *
- * Nodes carry `meta.step` (the chunk index) and, for compressions, `meta.trim` and `meta.target`.
+ * Nodes carry `meta.step` (the chunk index) and, for compressions, `meta.trim` and `meta.original`
+ * (the words of the first target, which `closestUpdate` measures against).
  */
 export const incremental: Planner = {
 	/**
@@ -58,7 +59,8 @@ export const incremental: Planner = {
 		// Every later node follows from the outcome of the ones before it (the running summary it
 		// reads, and whether compressions are needed).
 		const live = liveNodes(run);
-		return live.slice(live.findIndex((n) => n.id === id) + 1).map((n) => n.id);
+		const at = live.findIndex((n) => n.id === id);
+		return at < 0 ? [] : live.slice(at + 1).map((n) => n.id);
 	},
 
 	call(run, node, ctx, attempt) {

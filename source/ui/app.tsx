@@ -1,12 +1,15 @@
-import { render, useApp, type RenderOptions } from 'ink';
+import { Box, render, Text, useApp, useInput, type RenderOptions } from 'ink';
+import { useState } from 'react';
 import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import type { RunControls, RunInfo } from './controls.ts';
+import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
+import { ScoreScreen } from './screens/ScoreScreen.tsx';
 import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/HomeScreen.tsx';
 import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
 import { ViewStore } from './state/store.ts';
 import { initialView } from './state/view.ts';
 import { ThemeContext, themeFor } from './theme.ts';
+import { clean } from './text.ts';
 
 /** Redraws per second: enough to read text as it streams, cheap for the CPU (bench/render checks it). */
 export const MAX_FPS = 10;
@@ -19,7 +22,8 @@ export interface RunAppOptions {
 	/** Start the run at once (default); otherwise wait for space or s. */
 	autoStart?: boolean;
 	externalEditor?: ExternalEditor | null;
-	onScore?: (root: NodeRef) => void;
+	/** Sets up BooookScore of the final summary (`b` on a finished run); rejects with a message to show. */
+	score?: (root: NodeRef) => Promise<ScoreControls>;
 	env?: NodeJS.ProcessEnv;
 	stdout?: NodeJS.WriteStream;
 	stdin?: NodeJS.ReadStream;
@@ -83,18 +87,46 @@ export class RunDriver {
 
 function RunApp({ options, store, driver }: { options: RunAppOptions; store: ViewStore; driver: RunDriver }) {
 	const { exit } = useApp();
+	const [scoring, setScoring] = useState<ScoreControls | { error: string } | null>(null);
+	const quit = () => {
+		if (scoring && 'cancel' in scoring) scoring.cancel();
+		void driver.quit().then(() => exit());
+	};
+	const score = options.score;
+	const onScore = score
+		? (root: NodeRef) => {
+				score(root).then(
+					(controls) => {
+						setScoring(controls);
+						void controls.start();
+					},
+					(error: unknown) => setScoring({ error: errorMessage(error) }),
+				);
+			}
+		: undefined;
+	if (scoring && 'error' in scoring) return <Notice text={scoring.error} onDone={() => setScoring(null)} />;
+	if (scoring) return <ScoreScreen controls={scoring} onBack={() => setScoring(null)} onQuit={quit} />;
 	return (
 		<RunScreen
 			controls={options.controls}
 			store={store}
 			info={options.info}
 			start={() => driver.start()}
-			quit={() => {
-				void driver.quit().then(() => exit());
-			}}
+			quit={quit}
 			externalEditor={options.externalEditor}
-			onScore={options.onScore}
+			onScore={onScore}
 		/>
+	);
+}
+
+/** A message (such as why BooookScore cannot start) until any key. */
+function Notice({ text, onDone }: { text: string; onDone: () => void }) {
+	useInput(() => onDone());
+	return (
+		<Box flexDirection="column" borderStyle="round" paddingX={1}>
+			<Text wrap="wrap">{clean(text)}</Text>
+			<Text dimColor>any key: back to the run</Text>
+		</Box>
 	);
 }
 

@@ -34,3 +34,25 @@ export interface RunInfo {
 	model: string;
 	isLLM: boolean;
 }
+
+/** A sentence's state while BooookScore runs: not yet answered, clear, confusing, or unreadable. */
+export type SentenceVerdict = 'pending' | 'clear' | 'confusing' | 'failed';
+
+/** What the BooookScore screen may ask of a scoring in progress (the annotator satisfies it through an adapter). */
+export interface ScoreControls {
+	readonly book: string;
+	readonly text: string;
+	/** Who annotates ("openai/gpt-4o-mini") or where the verdicts came from. */
+	readonly annotator: string;
+	/** One entry per sentence of the summary, in order. */
+	sentences(): { start: number; end: number; verdict: SentenceVerdict; questions: string; types: readonly string[] }[];
+	/** The score from what is answered so far (percent), null before any answer. */
+	score(): number | null;
+	/** Progress and cost so far, one line. */
+	status(): string;
+	/** Annotates what is missing; resolves when done, cancelled or failed. */
+	start(): Promise<void>;
+	cancel(): void;
+	/** Called whenever something changed. */
+	onChange(listener: () => void): () => void;
+}

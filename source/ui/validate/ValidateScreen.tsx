@@ -13,7 +13,7 @@ import { actionFor, bindingsFor } from '../keymap.ts';
 import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
 import { buildReport, reportLines } from '../../score/report.ts';
-import { highlightLines } from './highlight.ts';
+import { highlightLines } from '../styled-lines.ts';
 import { addingReducer, type Adding } from './adding.ts';
 
 type Overlay = { kind: 'none' } | { kind: 'reasons'; chosen: string[] } | { kind: 'note'; draft: string } | { kind: 'help' } | { kind: 'results'; offset: number } | Adding;
@@ -187,8 +187,8 @@ export function ValidateScreen({ store, title, onExit }: { store: ValidationStor
 				{shown.lines.map((line, i) => (
 					// The gutter mark carries the highlight where styles are off (NO_COLOR, dumb terminals).
 					<Text key={i} wrap="truncate">
-						{line.some((p) => p.marked) ? '▌' : ' '}
-						{line.map((p, k) => (p.marked ? <Text key={k} inverse>{p.text}</Text> : <Text key={k}>{p.text}</Text>))}
+						{line.some((p) => p.style !== null) ? '▌' : ' '}
+						{line.map((p, k) => (p.style !== null ? <Text key={k} inverse>{p.text}</Text> : <Text key={k}>{p.text}</Text>))}
 					</Text>
 				))}
 			</Box>

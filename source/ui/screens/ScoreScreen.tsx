@@ -1,0 +1,84 @@
+import { Box, Text, useInput } from 'ink';
+import { useEffect, useState } from 'react';
+import type { ScoreControls, SentenceVerdict } from '../controls.ts';
+import { useTerminalSize } from '../hooks.ts';
+import { actionFor } from '../keymap.ts';
+import { styledLines } from '../styled-lines.ts';
+import { clean, truncate, windowOf } from '../text.ts';
+import { useTheme, type Tone } from '../theme.ts';
+
+const TONE: Record<SentenceVerdict, Tone> = { pending: 'muted', clear: 'ok', confusing: 'error', failed: 'warn' };
+/** Every verdict is also a mark before its sentence, so it reads without colour. */
+const MARK: Record<SentenceVerdict, string> = { pending: '·', clear: '✓', confusing: '✗', failed: '?' };
+
+/**
+ * BooookScore of the final summary, live: each sentence takes its colour and mark as its
+ * annotation arrives; ↑/↓ pick a confusing sentence to read its questions and types.
+ */
+export function ScoreScreen({ controls, onBack, onQuit }: { controls: ScoreControls; onBack: () => void; onQuit: () => void }) {
+	const theme = useTheme();
+	const { columns, rows } = useTerminalSize();
+	const [, setTick] = useState(0);
+	const [pick, setPick] = useState(0);
+	const [offset, setOffset] = useState<number | null>(0);
+	useEffect(() => controls.onChange(() => setTick((t) => t + 1)), [controls]);
+	const sentences = controls.sentences();
+	const confusing = sentences.filter((s) => s.verdict === 'confusing');
+	const chosen = confusing[Math.min(pick, confusing.length - 1)];
+
+	useInput((input, key) => {
+		const action = actionFor('score', { input, upArrow: key.upArrow, downArrow: key.downArrow, return: key.return, escape: key.escape, tab: key.tab, ctrl: key.ctrl });
+		if (action === 'quit') return onQuit();
+		if (action === 'back') return onBack();
+		if (action === 'up') setPick((p) => Math.max(0, p - 1));
+		if (action === 'down') setPick((p) => Math.min(Math.max(0, confusing.length - 1), p + 1));
+		if (key.pageDown) setOffset((o) => (o ?? 0) + 5);
+		if (key.pageUp) setOffset((o) => Math.max(0, (o ?? 0) - 5));
+	});
+
+	const width = Math.max(20, columns - 4);
+	type Style = { verdict: SentenceVerdict; picked: boolean };
+	const ranges = sentences.flatMap((s) => [
+		{ start: s.start, end: s.end, style: { verdict: s.verdict, picked: s === chosen } as Style },
+	]);
+	const lines = styledLines<Style>(controls.text, ranges, width);
+	const pane = Math.max(3, rows - 10);
+	const pickedLine = lines.findIndex((l) => l.some((p) => p.style?.picked));
+	const shown = windowOf(lines, pane, offset ?? Math.max(0, pickedLine - Math.floor(pane / 3)));
+	const score = controls.score();
+	const done = sentences.filter((s) => s.verdict !== 'pending').length;
+	return (
+		<Box flexDirection="column" width={columns}>
+			<Text bold>{truncate(`BooookScore · ${clean(controls.book)} · ${clean(controls.annotator)} · ${done}/${sentences.length} sentences · ${score === null ? '—' : score.toFixed(1)}`, columns)}</Text>
+			<Text color={theme.color('muted')}>{truncate(clean(controls.status()), columns)}</Text>
+			<Box flexDirection="column" borderStyle="single" paddingX={1} height={pane + 2}>
+				{shown.lines.map((line, i) => (
+					<Text key={i} wrap="truncate">
+						{line.map((p, k) => (
+							<Text key={k} color={p.style ? theme.color(TONE[p.style.verdict]) : undefined} inverse={p.style?.picked ?? false}>
+								{p.text}
+							</Text>
+						))}
+					</Text>
+				))}
+			</Box>
+			<Text>
+				{sentences.map((s, i) => (
+					<Text key={i} color={theme.color(TONE[s.verdict])}>
+						{MARK[s.verdict]}
+					</Text>
+				))}
+				{`  ✓ clear  ✗ confusing  ? unreadable  · waiting`}
+			</Text>
+			{chosen ? (
+				<Box flexDirection="column">
+					<Text wrap="wrap">{`Questions: ${clean(chosen.questions)}`}</Text>
+					<Text>{`Types: ${chosen.types.join(', ')}`}</Text>
+				</Box>
+			) : (
+				<Text color={theme.color('muted')}>{done === sentences.length ? 'No sentence confuses the annotator.' : 'Confusing sentences appear here as their answers arrive.'}</Text>
+			)}
+			<Text color={theme.color('muted')}>↑/↓ pick a confusing sentence · pgup/pgdn scroll · esc back · q quit · then: booook validate ID</Text>
+		</Box>
+	);
+}
