@@ -115,7 +115,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
 	const engine = makeEngine(session, prepared, opts);
 	preferReactProduction();
-	const [{ renderRunApp }, { externalEditorFrom }] = await Promise.all([import('../ui/app.tsx'), import('../ui/external-editor.ts')]);
+	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('../ui/external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
 	const { provider } = prepared;
 	await renderRunApp({
 		controls: engine,
@@ -123,6 +123,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 		stepping: opts.step,
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
+		validate: () => ({ store: new ValidationStore(session, validatorName(undefined), { mode: 'model', seed: 2024 }), title: session.data.book.title }),
 		score: async () => scoreControls(await liveScoring(session, { env, prices: opts.prices, prompts: session.data.run.config.prompts ?? undefined })),
 		env,
 		stdout,
@@ -178,6 +179,7 @@ export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & {
 		stderr: opts.stderr as NodeJS.WriteStream | undefined,
 	});
 	if (choice.kind === 'quit') return 0;
+	if (choice.kind === 'validate') return (await import('./validate.ts')).validateCommand(dir, choice.id, { mode: 'blind', seed: 2024 });
 	if (choice.kind === 'new') {
 		const made = checked.find((c) => c.input === choice.input);
 		if (!made) throw new Error('internal: the new run was not checked');

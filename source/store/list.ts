@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Method, ProviderName, RunStatus } from '../domain.ts';
+import { planSummary, scoreSession, sessionAnnotator } from '../score/session-score.ts';
 import { liveNodes } from '../summarize/graph.ts';
 import { countWords } from '../text/tokens.ts';
 import { FILES } from './dirs.ts';
@@ -23,6 +24,8 @@ export interface SessionSummary {
 	openedAt: string;
 	/** Words of the final summary, once there is one. */
 	finalWords?: number;
+	/** BooookScore from the session's model annotations, once every sentence has one. */
+	booookscore?: number;
 }
 
 export interface SessionProblem {
@@ -101,6 +104,7 @@ export function summarize(data: SessionData): SessionSummary {
 			createdAt: data.createdAt,
 			updatedAt: data.updatedAt,
 			openedAt: data.openedAt,
+			...scoreOf(data),
 		};
 	}
 	const { run } = data;
@@ -120,5 +124,15 @@ export function summarize(data: SessionData): SessionSummary {
 	const root = run.root === null ? undefined : run.nodes.find((n) => n.id === run.root);
 	const final = root && root.active !== null ? root.versions[root.active] : undefined;
 	if (final) summary.finalWords = countWords(final.text);
-	return summary;
+	return { ...summary, ...scoreOf(data) };
+}
+
+/** The score `booook score ID` would print without a call, when every sentence is annotated. */
+function scoreOf(data: SessionData): { booookscore?: number } {
+	if (!data.annotations.some((a) => a.source === 'model')) return {};
+	const fallback = sessionAnnotator(data.annotations, '');
+	const plans = data.summaries.map((s) => planSummary(s, data.annotations, { requested: null, fallback }));
+	if (plans.length === 0 || plans.some((p) => p.missing.length > 0)) return {};
+	const score = scoreSession(data.summaries, data.annotations, plans).system.score;
+	return score === null ? {} : { booookscore: score };
 }

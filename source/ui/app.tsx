@@ -4,6 +4,8 @@ import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
 import { ScoreScreen } from './screens/ScoreScreen.tsx';
+import { ValidateScreen } from './validate/ValidateScreen.tsx';
+import type { ValidationStore } from '../store/validation-store.ts';
 import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/HomeScreen.tsx';
 import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
 import { ViewStore } from './state/store.ts';
@@ -24,6 +26,8 @@ export interface RunAppOptions {
 	externalEditor?: ExternalEditor | null;
 	/** Sets up BooookScore of the final summary (`b` on a finished run); rejects with a message to show. */
 	score?: (root: NodeRef) => Promise<ScoreControls>;
+	/** The validation walk over the session's annotations (V). */
+	validate?: () => { store: ValidationStore; title: string };
 	env?: NodeJS.ProcessEnv;
 	stdout?: NodeJS.WriteStream;
 	stdin?: NodeJS.ReadStream;
@@ -88,6 +92,8 @@ export class RunDriver {
 function RunApp({ options, store, driver }: { options: RunAppOptions; store: ViewStore; driver: RunDriver }) {
 	const { exit } = useApp();
 	const [scoring, setScoring] = useState<ScoreControls | { error: string } | null>(null);
+	const [walk, setWalk] = useState<{ store: ValidationStore; title: string } | null>(null);
+	const onValidate = options.validate ? () => setWalk(options.validate!()) : undefined;
 	const quit = () => {
 		if (scoring && 'cancel' in scoring) scoring.cancel();
 		void driver.quit().then(() => exit());
@@ -104,8 +110,9 @@ function RunApp({ options, store, driver }: { options: RunAppOptions; store: Vie
 				);
 			}
 		: undefined;
+	if (walk) return <ValidateScreen store={walk.store} title={walk.title} onBack={() => setWalk(null)} onQuit={quit} />;
 	if (scoring && 'error' in scoring) return <Notice text={scoring.error} onDone={() => setScoring(null)} />;
-	if (scoring) return <ScoreScreen controls={scoring} onBack={() => setScoring(null)} onQuit={quit} />;
+	if (scoring) return <ScoreScreen controls={scoring} onBack={() => setScoring(null)} onQuit={quit} onValidate={onValidate} />;
 	return (
 		<RunScreen
 			controls={options.controls}
@@ -115,6 +122,7 @@ function RunApp({ options, store, driver }: { options: RunAppOptions; store: Vie
 			quit={quit}
 			externalEditor={options.externalEditor}
 			onScore={onScore}
+			onValidate={onValidate}
 		/>
 	);
 }

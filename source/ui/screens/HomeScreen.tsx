@@ -10,7 +10,7 @@ import { FIELD_LABELS, FIELDS, formInput, formKey, formOf, isChoice, type FormDe
 import { clean, textWidth, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
-export type HomeChoice = { kind: 'open' | 'resume'; id: string } | { kind: 'new'; input: NewRunInput } | { kind: 'quit' };
+export type HomeChoice = { kind: 'open' | 'resume' | 'validate'; id: string } | { kind: 'new'; input: NewRunInput } | { kind: 'quit' };
 
 export interface HomeScreenProps {
 	sessionsDir: string;
@@ -113,9 +113,13 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 				return setCursor((c) => Math.max(0, c - 1));
 			case 'down':
 				return setCursor((c) => Math.min(Math.max(0, sessions.length - 1), c + 1));
+			case 'validate':
+				if (selected) onChoose({ kind: 'validate', id: selected.id });
+				return;
 			case 'open':
 			case 'resume':
-				if (selected?.kind === 'collection') return setMessage(clean(`${selected.id} holds imported summaries, not a run: score it with booook score ${selected.id}`));
+				// A collection has nothing to run: opening it walks its annotations.
+				if (selected?.kind === 'collection') return onChoose({ kind: 'validate', id: selected.id });
 				if (selected) onChoose({ kind: action, id: selected.id });
 				return;
 			case 'delete':
@@ -178,7 +182,7 @@ function SessionTable({ sessions, cursor, width, height }: { sessions: readonly 
 	};
 	const line = (s: SessionSummary) => {
 		const progress = `${STATUS_WORDS[s.status] ?? s.status} ${s.progress.done}/${s.progress.total}`;
-		return [pad(clean(s.title), titleWidth), pad(s.method ?? '—', 5), pad(clean(s.model ?? '—'), 15), pad(progress, 13), pad('—', 6), s.openedAt.replace('T', ' ').slice(0, 16)].join(' ');
+		return [pad(clean(s.title), titleWidth), pad(s.method ?? '—', 5), pad(clean(s.model ?? '—'), 15), pad(progress, 13), pad(s.booookscore === undefined ? '—' : s.booookscore.toFixed(1), 6), s.openedAt.replace('T', ' ').slice(0, 16)].join(' ');
 	};
 	const shown = windowOf(sessions.map((s, i) => ({ s, i })), height - 1, Math.max(0, cursor - Math.floor((height - 1) / 2)));
 	return (

@@ -36,6 +36,8 @@ export interface RunScreenProps {
 	externalEditor?: ExternalEditor | null;
 	/** Called with the final summary's node when `b` is pressed on a finished run. */
 	onScore?: (root: NodeRef) => void;
+	/** Opens the validation walk over this session's annotations (V). */
+	onValidate?: () => void;
 }
 
 const HEADER_ROWS = 2;
@@ -43,7 +45,7 @@ const HEADER_ROWS = 2;
 // would then clear the whole screen on every frame).
 const FOOTER_ROWS = 3;
 
-export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore }: RunScreenProps) {
+export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore, onValidate }: RunScreenProps) {
 	const view = useView(store);
 	const { columns: width, rows } = useTerminalSize();
 	const [ui, setUi] = useState<RunUi>(initialUi);
@@ -79,6 +81,10 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 				case 'score':
 					if (onScore && view.root) onScore(view.root);
 					else say('BooookScore is not available here yet.');
+					break;
+				case 'validate':
+					if (onValidate) onValidate();
+					else say('Validation is not available here.');
 					break;
 				case 'edit': {
 					const full = findNode(controls.run, effect.node);
@@ -262,7 +268,7 @@ function StatusLine({ view, ui }: { view: ViewState; ui: RunUi }) {
 }
 
 function footerHidden(view: ViewState, scoring: boolean): Action[] {
-	const hidden: Action[] = ['validate'];
+	const hidden: Action[] = [];
 	if (!scoring || phaseOf(view) !== 'done') hidden.push('score');
 	return hidden;
 }

@@ -15,7 +15,7 @@ const MARK: Record<SentenceVerdict, string> = { pending: '·', clear: '✓', con
  * BooookScore of the final summary, live: each sentence takes its colour and mark as its
  * annotation arrives; ↑/↓ pick a confusing sentence to read its questions and types.
  */
-export function ScoreScreen({ controls, onBack, onQuit }: { controls: ScoreControls; onBack: () => void; onQuit: () => void }) {
+export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls: ScoreControls; onBack: () => void; onQuit: () => void; onValidate?: () => void }) {
 	const theme = useTheme();
 	const { columns, rows } = useTerminalSize();
 	const [, setTick] = useState(0);
@@ -30,6 +30,7 @@ export function ScoreScreen({ controls, onBack, onQuit }: { controls: ScoreContr
 		const action = actionFor('score', { input, upArrow: key.upArrow, downArrow: key.downArrow, return: key.return, escape: key.escape, tab: key.tab, ctrl: key.ctrl });
 		if (action === 'quit') return onQuit();
 		if (action === 'back') return onBack();
+		if (action === 'validate' && onValidate) return onValidate();
 		if (action === 'up') setPick((p) => Math.max(0, p - 1));
 		if (action === 'down') setPick((p) => Math.min(Math.max(0, confusing.length - 1), p + 1));
 		if (key.pageDown) setOffset((o) => (o ?? 0) + 5);
@@ -78,7 +79,7 @@ export function ScoreScreen({ controls, onBack, onQuit }: { controls: ScoreContr
 			) : (
 				<Text color={theme.color('muted')}>{done === sentences.length ? 'No sentence confuses the annotator.' : 'Confusing sentences appear here as their answers arrive.'}</Text>
 			)}
-			<Text color={theme.color('muted')}>↑/↓ pick a confusing sentence · pgup/pgdn scroll · esc back · q quit · then: booook validate ID</Text>
+			<Text color={theme.color('muted')}>↑/↓ pick a confusing sentence · pgup/pgdn scroll · V validate · esc back · q quit</Text>
 		</Box>
 	);
 }

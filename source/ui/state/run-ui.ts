@@ -38,7 +38,8 @@ export type Effect =
 	| { kind: 'edit'; node: NodeRef }
 	| { kind: 'rerun'; node: NodeRef }
 	| { kind: 'setActive'; node: NodeRef; version: number }
-	| { kind: 'score' };
+	| { kind: 'score' }
+	| { kind: 'validate' };
 
 export interface KeyContext {
 	/** Rows of the main pane (a page). */
@@ -136,6 +137,9 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 		case 'score':
 			if (view.active || view.outcome !== 'done') return none({ ...next, message: 'BooookScore needs a finished run.' });
 			return { ui: next, effects: [{ kind: 'score' }] };
+		case 'validate':
+			if (view.active) return none({ ...next, message: 'Pause or let the run finish before validating.' });
+			return { ui: next, effects: [{ kind: 'validate' }] };
 		default:
 			return none();
 	}

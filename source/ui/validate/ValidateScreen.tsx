@@ -27,7 +27,7 @@ const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}
  * the annotation below it, and the verdict keys of Appendix G. Every verdict is saved by the
  * store the moment it is given; this screen only reads the store and sends it intents.
  */
-export function ValidateScreen({ store, title, onExit }: { store: ValidationStore; title: string; onExit?: () => void }) {
+export function ValidateScreen({ store, title, onBack, onQuit }: { store: ValidationStore; title: string; onBack?: () => void; onQuit?: () => void }) {
 	useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
@@ -47,10 +47,9 @@ export function ValidateScreen({ store, title, onExit }: { store: ValidationStor
 	const hideSource = blind && !judgedAll;
 	const sentences = useMemo(() => (summary ? sentenceSpans(summary.text) : []), [summary]);
 
-	const quit = () => {
-		onExit?.();
-		exit();
-	};
+	// Inside the run app, q quits the app and esc goes back to the run; on its own, both end it.
+	const quit = () => (onQuit ? onQuit() : exit());
+	const back = () => (onBack ? onBack() : quit());
 	const run = (work: Promise<unknown>, done?: string) => {
 		work.then(
 			() => setMessage(done ?? null),
@@ -108,8 +107,9 @@ export function ValidateScreen({ store, title, onExit }: { store: ValidationStor
 		setMessage(null);
 		switch (action) {
 			case 'quit':
-			case 'back':
 				return quit();
+			case 'back':
+				return back();
 			case 'help':
 				return setOverlay({ kind: 'help' });
 			case 'nextPane':
