@@ -16,6 +16,7 @@ import { bookSession, listSessions, Session, type BookSessionData } from '../sto
 import { sanitize } from '../text/sanitize.ts';
 import { countTokens } from '../text/tokens.ts';
 import { headlessReporter, formatSeconds } from './progress.ts';
+import { cancelOnSignal } from './interrupt.ts';
 import { liveScoring, type LiveScoring } from './score.ts';
 import type { ScoreControls, SentenceVerdict } from '../ui/controls.ts';
 import { sentencesOf } from '../score/annotate.ts';
@@ -76,16 +77,7 @@ export async function execute(session: Session<BookSessionData>, prepared: Prepa
 	const { ctx } = prepared;
 	if (opts.note) stderr.write(`${opts.note}\n`);
 	engine.on(headlessReporter({ json: opts.json, stdout, stderr }));
-	const interrupt = () => engine.cancel();
-	process.once('SIGINT', interrupt);
-	process.once('SIGTERM', interrupt);
-	let status;
-	try {
-		status = await engine.start();
-	} finally {
-		process.off('SIGINT', interrupt);
-		process.off('SIGTERM', interrupt);
-	}
+	const status = await cancelOnSignal(() => engine.cancel(), () => engine.start());
 	if (status === 'done') {
 		if (!opts.json) printFinal(session.data, ctx.book, stdout, stderr);
 		return 0;

@@ -17,6 +17,7 @@ import { resolveSessionsDir, Session, type BookSessionData, type SessionData } f
 import { countTokens } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { readDataFile } from './data-files.ts';
+import { cancelOnSignal } from './interrupt.ts';
 import { formatSeconds } from './progress.ts';
 
 export interface ScoreOptions {
@@ -189,16 +190,7 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 		});
 		setup.relay.annotator = annotator;
 		annotator.on(progressReporter(stderr));
-		const interrupt = () => annotator.cancel();
-		process.once('SIGINT', interrupt);
-		process.once('SIGTERM', interrupt);
-		let status;
-		try {
-			status = await annotator.start();
-		} finally {
-			process.off('SIGINT', interrupt);
-			process.off('SIGTERM', interrupt);
-		}
+		const status = await cancelOnSignal(() => annotator.cancel(), () => annotator.start());
 		if (status === 'cancelled') {
 			stderr.write(`interrupted; the annotations so far are saved. Continue with: booook score ${session.id}\n`);
 			return 130;
