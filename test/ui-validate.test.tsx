@@ -115,7 +115,8 @@ test('a blind walk hides who wrote each annotation until every one is judged', a
 
 test('h adds a human annotation over chosen sentences; hostile text never reaches the frame', async (t) => {
 	const { press, type, onDisk, app } = await setUp(t, 'model');
-	await press('h', ']', '\r');
+	// Sentences 2-3, less the first word: a span may be part of a sentence.
+	await press('h', ']', '>', '\r');
 	await type('Why?');
 	await press('\r', '3', '\r');
 	const added = (await onDisk()).annotations.at(-1);
@@ -123,7 +124,8 @@ test('h adds a human annotation over chosen sentences; hostile text never reache
 	assert.equal(added.annotator, 'val');
 	assert.deepEqual(added.types, ['causal omission']);
 	assert.equal(added.questions, 'Why?');
-	assert.deepEqual(added.spans, [{ start: spans[1]!.start, end: spans[2]!.end }]);
+	assert.deepEqual(added.spans, [{ start: TEXT.indexOf('the war'), end: spans[2]!.end }]);
+	assert.equal(TEXT.slice(added.spans[0].start, added.spans[0].end), 'the war ends suddenly. Bob, who is never introduced, sells the boat.');
 	await press(ESC);
 	assert.ok(!/\u001B\]/.test(app.lastFrame()!));
 });
@@ -152,4 +154,11 @@ test('tab shows the results; a blind walk holds them back until every item is ju
 	assert.match(frame, /precision, judged by val/);
 	assert.match(frame, /model +\d+\.\d% \[/);
 	assert.match(frame, /human +\d+\.\d% \[/);
+});
+
+test('keys that arrive together ("ad" in one read) are each a verdict', async (t) => {
+	const { store, press, onDisk } = await setUp(t, 'model');
+	await press('ad');
+	assert.deepEqual((await onDisk()).judgments.map((j: { verdict: string }) => j.verdict), ['agree', 'disagree']);
+	assert.equal(store.judgments.length, 2);
 });

@@ -1,4 +1,4 @@
-import { Box, Text, useApp, useInput } from 'ink';
+import { Box, Text, useApp, useInput, type Key } from 'ink';
 import TextInput from 'ink-text-input';
 import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { Annotation, ErrorType, Span, Verdict } from '../../domain.ts';
@@ -14,7 +14,7 @@ import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
 import { buildReport, reportLines } from '../../score/report.ts';
 import { highlightLines } from '../styled-lines.ts';
-import { addingReducer, type Adding } from './adding.ts';
+import { addingReducer, spanOf, type Adding } from './adding.ts';
 
 type Overlay = { kind: 'none' } | { kind: 'reasons'; chosen: string[] } | { kind: 'note'; draft: string } | { kind: 'help' } | { kind: 'results'; offset: number } | Adding;
 
@@ -64,7 +64,16 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 		if (at + 1 < items.length) setIndex(at + 1);
 	};
 
+	// Keys typed faster than the terminal is read arrive as one string ("aa"): each is its own press,
+	// except inside a text field, which takes the string whole.
 	useInput((input, key) => {
+		const typing = overlayRef.current.kind === 'note' || (overlayRef.current.kind === 'adding' && overlayRef.current.step === 'questions');
+		if (!typing && input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/u.test(input)) {
+			for (const ch of input) handle(ch, { ...key, return: false, escape: false, tab: false });
+		} else handle(input, key);
+	});
+
+	function handle(input: string, key: Key): void {
 		const overlay = overlayRef.current;
 		const index = indexRef.current;
 		const current = items[index];
@@ -98,7 +107,7 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 			if (next === null) return setOverlay({ kind: 'none' });
 			if (next.step === 'save') {
 				setOverlay({ kind: 'none' });
-				const spans: Span[] = next.ranges.map(([a, b]) => ({ start: sentences[a]!.start, end: sentences[b]!.end }));
+				const spans: Span[] = next.ranges.map((r, i) => spanOf(summary!.text, sentences, r, next.trims[i]!));
 				return run(store.annotate(summary!.id, spans, next.questions, next.types), `added your annotation (${next.ranges.length === 2 ? 'relation' : 'single span'})`);
 			}
 			return setOverlay(next);
@@ -147,12 +156,12 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 			case 'link': {
 				if (!current || !summary) return;
 				const start = Math.max(0, current.sentence ?? 0);
-				return setOverlay({ kind: 'adding', step: 'span', ranges: [[start, start]], linking: action === 'link', questions: '', types: [] });
+				return setOverlay({ kind: 'adding', step: 'span', ranges: [[start, start]], trims: [[0, 0]], linking: action === 'link', questions: '', types: [] });
 			}
 			default:
 				return;
 		}
-	});
+	}
 
 	if (overlay.kind === 'results') {
 		return <ResultsView store={store} title={title} offset={overlay.offset} rows={rows} columns={columns} hideSources={hideSource} />;
@@ -170,7 +179,7 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 	const width = Math.max(20, columns - 2);
 	const textWidth = width - 3;
 	const addingSpans: Span[] | null =
-		overlay.kind === 'adding' ? overlay.ranges.map(([a, b]) => ({ start: sentences[a]?.start ?? 0, end: sentences[b]?.end ?? 0 })) : null;
+		overlay.kind === 'adding' && summary ? overlay.ranges.map((r, i) => spanOf(summary.text, sentences, r, overlay.trims[i]!)) : null;
 	const { lines, firstMarked } = highlightLines(summary?.text ?? '', addingSpans ?? current?.spans ?? [], textWidth);
 	const paneHeight = Math.max(3, rows - 14);
 	const shown = windowOf(lines, paneHeight, Math.max(0, (firstMarked ?? 0) - Math.floor(paneHeight / 3)));
@@ -313,7 +322,7 @@ function OverlayView({ overlay, setOverlay, onNote }: { overlay: Overlay; setOve
 					{bindingsFor('validate').map((b) => (
 						<Text key={b.action}>{`${b.label.padEnd(6)} ${b.description}`}</Text>
 					))}
-					<Text color={theme.color('muted')}>adding: ←/→ move the span · [ ] shrink/grow it · l link a second span · enter next · esc cancel</Text>
+					<Text color={theme.color('muted')}>adding: ←/→ move the span · [ ] fewer/more sentences · &gt; &lt; drop a word at the start/end · l link a second span · enter next · esc cancel</Text>
 				</Box>
 			);
 		case 'adding':
@@ -328,7 +337,7 @@ function AddingView({ adding, setOverlay }: { adding: Adding; setOverlay: (o: Ov
 	return (
 		<Box flexDirection="column" borderStyle="round" paddingX={1}>
 			<Text bold>{`your annotation: ${describe}${adding.ranges.length === 2 ? ' (relation)' : ''}`}</Text>
-			{adding.step === 'span' ? <Text>←/→ move · [ ] shrink/grow · {adding.linking && adding.ranges.length === 1 ? 'l fix this span and pick the second · ' : ''}enter: write the questions · esc cancel</Text> : null}
+			{adding.step === 'span' ? <Text wrap="wrap">←/→ move · [ ] fewer/more sentences · &gt; &lt; drop a word at the start/end · = whole sentences · {adding.ranges.length === 1 ? 'l link a second span · ' : ''}enter: write the questions · esc cancel</Text> : null}
 			{adding.step === 'questions' ? (
 				<Box>
 					<Text>questions: </Text>
