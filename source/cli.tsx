@@ -90,8 +90,11 @@ function configInput(flags: RunFlags): ConfigInput {
 }
 
 /** The terminal app needs a terminal on both ends; without one, runs are headless and say so. */
-function interactive(flags: { headless?: boolean; json?: boolean }): boolean {
-	return !flags.headless && !flags.json && Boolean(process.stdin.isTTY && process.stdout.isTTY);
+function interactive(flags: { headless?: boolean; json?: boolean; step?: boolean }): boolean {
+	const app = !flags.headless && !flags.json && Boolean(process.stdin.isTTY && process.stdout.isTTY);
+	// Headless, nothing could ever release a held call.
+	if (flags.step && !app) throw new UserError('--step needs the terminal app (a terminal, without --headless or --json); leave out --step to run headless', 2);
+	return app;
 }
 
 /** Said once the run starts (after every input check), so a bad-input error stays one line. */
@@ -250,7 +253,7 @@ program
 	.addOption(sessionsDirOption())
 	.action(async (id: string, flags: { validator?: string; mode: string; fraction: number; seed: number; sessionsDir?: string }) => {
 		const { validateCommand } = await import('./commands/validate.ts');
-		set(await validateCommand(resolveSessionsDir(flags.sessionsDir), id, flags));
+		set(await validateCommand(resolveSessionsDir(flags.sessionsDir), id, { ...flags, sessionsDir: flags.sessionsDir }));
 	});
 
 program

@@ -11,7 +11,10 @@ const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta
 const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+// Its own tmux server: a running server's environment would leak in, and CI=true makes Ink print
+// only the last frame.
+const SOCKET = `booook-validate-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 const capture = (name: string) => tmux('capture-pane', '-p', '-t', name);
 
 async function waitFor(name: string, pattern: RegExp, what: string): Promise<string> {
@@ -38,14 +41,14 @@ async function press(name: string, key: string): Promise<void> {
 function start(name: string, dir: string): void {
 	const command = [process.execPath, BIN, 'validate', 'study', '--sessions-dir', dir, '--validator', 'e2e', '--mode', 'sample', '--fraction', '0.005', '--seed', '7'].map((a) => `'${a}'`).join(' ');
 	// The shell stays after the app exits, so the exit line can be read from the pane.
-	tmux('new-session', '-d', '-s', name, '-x', '110', '-y', '32', `${command}; echo "EXITED $?"; sleep 60`);
+	tmux('new-session', '-d', '-s', name, '-x', '110', '-y', '32', `env -u CI -u CONTINUOUS_INTEGRATION ${command}; echo "EXITED $?"; sleep 60`);
 }
 
 test('validate in a real terminal: judge some, quit, come back, finish, and report', { skip: hasTmux ? false : 'tmux is not installed (CI installs it)' }, async (t) => {
 	const dir = mkdtempSync(join(tmpdir(), 'booook-validate-e2e-'));
 	assert.equal((await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir])).code, 0);
 	const name = `booook-validate-${process.pid}`;
-	t.after(() => spawnSync('tmux', ['kill-session', '-t', name]));
+	t.after(() => spawnSync('tmux', ['-L', SOCKET, 'kill-server']));
 
 	start(name, dir);
 	const first = await waitFor(name, /annotation 1\/(\d+)/, 'the first annotation');
@@ -57,7 +60,7 @@ test('validate in a real terminal: judge some, quit, come back, finish, and repo
 	tmux('send-keys', '-t', name, 'q');
 	await waitFor(name, /EXITED 0/, 'the app to quit');
 	assert.match(capture(name), new RegExp(`e2e: 2/${total} judged, all saved`));
-	spawnSync('tmux', ['kill-session', '-t', name]);
+	spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', name]);
 
 	start(name, dir);
 	await waitFor(name, /annotation 1\//, 'the walk to open again');

@@ -9,6 +9,8 @@ import { themeFor, ThemeContext } from '../ui/theme.ts';
 import { ValidateScreen } from '../ui/validate/ValidateScreen.tsx';
 
 export interface ValidateOptions {
+	/** Passed on to the "continue with" hint, so it names the same walk. */
+	sessionsDir?: string;
 	validator?: string;
 	mode: string;
 	seed: number;
@@ -52,7 +54,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 		const p = walkProgress(store.items, store.judgments, validator);
 		const judged = p.model.judged + p.human.judged;
 		const total = p.model.total + p.human.total;
-		process.stderr.write(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode ${opts.mode}${opts.validator ? ` --validator ${validator}` : ''}` : `See the results with: booook report ${id}`}\n`);
+		process.stderr.write(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}\n`);
 		return 0;
 	} finally {
 		await session.close();

@@ -88,7 +88,7 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'newRun', label: 'n', description: 'start a new run', short: 'new', screens: ['home'], matches: char('n') },
 	{ action: 'delete', label: 'd', description: 'delete the session (asks first)', short: 'delete', screens: ['home'], matches: char('d') },
 	{ action: 'validate', label: 'V', description: 'validate the annotations by hand', short: 'validate', screens: ['home', 'run', 'score'], matches: char('V') },
-	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts)', short: 'pane', screens: ['run', 'score', 'validate', 'form'], matches: (k) => Boolean(k.tab) },
+	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts)', short: 'pane', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.tab) },
 	{ action: 'up', label: '↑', description: 'select previous (level, session, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'run', 'score', 'versions', 'results', 'help', 'form'], matches: (k) => Boolean(k.upArrow) },
 	{ action: 'down', label: '↓', description: 'select next (level, session, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'run', 'score', 'versions', 'results', 'help', 'form'], matches: (k) => Boolean(k.downArrow) },
 	{ action: 'left', label: '←', description: 'previous (node, step of the timeline, sentence, choice)', short: 'prev', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.leftArrow) },

@@ -122,15 +122,20 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 
 	useInput(
 		(input, key) => {
-			// Read through the ref: a key can arrive before the handler of the newest render is attached.
-			const overlay = uiRef.current.overlay;
-			const screen: Screen = overlay === 'help' ? 'help' : overlay === 'versions' ? 'versions' : 'run';
-			const action: Action | null = actionFor(screen, { ...key, input });
-			if (!action) return;
-			const result = runKey(uiRef.current, action, store.current, { page: layout.text, offset: shown.offset });
-			uiRef.current = result.ui;
-			setUi(result.ui);
-			if (result.effects.length > 0) run(result.effects);
+			// Keys typed faster than the terminal is read arrive as one string ("fr"): each is its own press.
+			const presses = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/u.test(input) ? [...input] : [input];
+			for (const one of presses) {
+				// Read through the ref: a key can arrive before the handler of the newest render is attached.
+				const overlay = uiRef.current.overlay;
+				if (overlay === 'editor') return;
+				const screen: Screen = overlay === 'help' ? 'help' : overlay === 'versions' ? 'versions' : 'run';
+				const action: Action | null = actionFor(screen, { ...key, input: one });
+				if (!action) continue;
+				const result = runKey(uiRef.current, action, store.current, { page: layout.text, offset: shown.offset });
+				uiRef.current = result.ui;
+				setUi(result.ui);
+				if (result.effects.length > 0) run(result.effects);
+			}
 		},
 		{ isActive: ui.overlay !== 'editor' && external === null && !ui.quitting },
 	);

@@ -2,7 +2,7 @@ import { Box, Text, useInput } from 'ink';
 import { useEffect, useState } from 'react';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
 import { useTerminalSize } from '../hooks.ts';
-import { actionFor } from '../keymap.ts';
+import { actionFor, bindingsFor } from '../keymap.ts';
 import { styledLines } from '../styled-lines.ts';
 import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
@@ -21,6 +21,7 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	const [, setTick] = useState(0);
 	const [pick, setPick] = useState(0);
 	const [offset, setOffset] = useState<number | null>(0);
+	const [help, setHelp] = useState(false);
 	useEffect(() => controls.onChange(() => setTick((t) => t + 1)), [controls]);
 	const sentences = controls.sentences();
 	const confusing = sentences.filter((s) => s.verdict === 'confusing');
@@ -29,6 +30,7 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	useInput((input, key) => {
 		const action = actionFor('score', { input, upArrow: key.upArrow, downArrow: key.downArrow, return: key.return, escape: key.escape, tab: key.tab, ctrl: key.ctrl });
 		if (action === 'quit') return onQuit();
+		if (action === 'help' || (help && action === 'back')) return setHelp((h) => !h);
 		if (action === 'back') return onBack();
 		if (action === 'validate' && onValidate) return onValidate();
 		if (action === 'up') setPick((p) => Math.max(0, p - 1));
@@ -71,6 +73,14 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 				))}
 				{`  ✓ clear  ✗ confusing  ? unreadable  · waiting`}
 			</Text>
+			{help ? (
+				<Box flexDirection="column" borderStyle="round" paddingX={1}>
+					{bindingsFor('score').map((b) => (
+						<Text key={b.action}>{`${b.label.padEnd(6)} ${b.description}`}</Text>
+					))}
+					<Text>{'pgup/pgdn scroll the summary'}</Text>
+				</Box>
+			) : null}
 			{chosen ? (
 				<Box flexDirection="column">
 					<Text wrap="wrap">{`Questions: ${clean(chosen.questions)}`}</Text>
@@ -79,7 +89,7 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 			) : (
 				<Text color={theme.color('muted')}>{done === sentences.length ? 'No sentence confuses the annotator.' : 'Confusing sentences appear here as their answers arrive.'}</Text>
 			)}
-			<Text color={theme.color('muted')}>↑/↓ pick a confusing sentence · pgup/pgdn scroll · V validate · esc back · q quit</Text>
+			<Text color={theme.color('muted')}>↑/↓ pick a confusing sentence · pgup/pgdn scroll · V validate · ? keys · esc back · q quit</Text>
 		</Box>
 	);
 }

@@ -138,7 +138,7 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			if (view.active || view.outcome !== 'done') return none({ ...next, message: 'BooookScore needs a finished run.' });
 			return { ui: next, effects: [{ kind: 'score' }] };
 		case 'validate':
-			if (view.active) return none({ ...next, message: 'Pause or let the run finish before validating.' });
+			if (view.active) return none({ ...next, message: 'Validation opens once the run has stopped: let it finish, or quit and run booook validate ID.' });
 			return { ui: next, effects: [{ kind: 'validate' }] };
 		default:
 			return none();
