@@ -129,8 +129,7 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 				setForm(formOf(defaults));
 				return setMode('form');
 			case 'score':
-			case 'validate':
-				return setMessage('Open a finished session first (enter), then press the key on its run screen.');
+				return setMessage('Open a finished session first (enter), then press b on its run screen.');
 		}
 	});
 
@@ -168,7 +167,7 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 					{message ?? ' '}
 				</Text>
 			)}
-			<Footer screen={screen} hide={['score', 'validate']} />
+			<Footer screen={screen} hide={['score']} />
 		</Box>
 	);
 }
