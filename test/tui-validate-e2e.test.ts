@@ -66,7 +66,7 @@ test('validate in a real terminal: judge some, quit, come back, finish, and repo
 	await waitFor(name, /annotation 1\//, 'the walk to open again');
 	// n jumps to the first unjudged: the two verdicts from before are still there.
 	await press(name, 'n');
-	assert.match(capture(name), /annotation 3\//);
+	await waitFor(name, /annotation 3\//, 'n to reach the first unjudged item');
 	for (let i = 2; i < total; i++) await press(name, 'a');
 	await waitFor(name, /model \d+\/\d+ .*human \d+\/\d+|human \d+\/\d+|model \d+\/\d+/, 'progress');
 	tmux('send-keys', '-t', name, 'q');
