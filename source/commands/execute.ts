@@ -15,11 +15,9 @@ import { SessionLock } from '../store/lock.ts';
 import { bookSession, listSessions, Session, type BookSessionData } from '../store/session.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { countTokens } from '../text/tokens.ts';
-import { headlessReporter, formatSeconds } from './progress.ts';
+import { headlessReporter } from './progress.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { liveScoring, type LiveScoring } from './score.ts';
-import type { ScoreControls, SentenceVerdict } from '../ui/controls.ts';
-import { sentencesOf } from '../score/annotate.ts';
+import { liveScoring } from './score.ts';
 import { printFinal } from './show.ts';
 
 export interface ExecuteOptions {
@@ -116,7 +114,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
 		validate: () => ({ store: new ValidationStore(session, validatorName(undefined), { mode: 'model', seed: 2024 }), title: session.data.book.title }),
-		score: async () => scoreControls(await liveScoring(session, { env, prices: opts.prices, prompts: session.data.run.config.prompts ?? undefined })),
+		score: async () => await liveScoring(session, { env, prices: opts.prices, prompts: session.data.run.config.prompts ?? undefined }),
 		env,
 		stdout,
 		stdin: opts.stdin,
@@ -212,61 +210,4 @@ async function deleteSession(dir: string, id: string): Promise<void> {
 	} finally {
 		await lock.release();
 	}
-}
-
-/** The annotator of a live scoring, as the BooookScore screen reads it. */
-function scoreControls(live: LiveScoring): ScoreControls {
-	const { summary, annotator, annotatorName } = live;
-	const sentences = sentencesOf(summary.text);
-	const listeners = new Set<() => void>();
-	const started = Date.now();
-	let line = annotator ? 'starting…' : 'every sentence was already annotated; nothing to call';
-	annotator?.on((event) => {
-		if (event.type === 'usage') {
-			const t = event.totals;
-			line = `${t.calls}/${event.planned} calls · ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached) · ${t.output.toLocaleString('en-US')} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds((Date.now() - started) / 1000)}`;
-		} else if (event.type === 'annotate-finished') {
-			line = event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; booook score ID continues` : `failed: ${event.error ?? 'unknown error'}`;
-		} else if (event.type === 'annotate-retry') line = `${line} · asking again: ${event.reason}`;
-		for (const l of listeners) l();
-	});
-	return {
-		book: summary.book,
-		text: summary.text,
-		annotator: annotatorName,
-		sentences: () => {
-			const entry = live.score().entries[0];
-			const failed = new Map(entry?.failures.map((f) => [f.sentence, f.reason]));
-			const found = verdictsBySentence(live);
-			return sentences.map((s) => {
-				const a = found.get(s.index);
-				const verdict: SentenceVerdict = failed.has(s.index) ? 'failed' : !a ? 'pending' : a.confusing ? 'confusing' : 'clear';
-				return { start: s.span.start, end: s.span.end, verdict, questions: a?.questions ?? '', types: a?.types ?? [] };
-			});
-		},
-		score: () => live.score().system.score,
-		status: () => line,
-		start: async () => {
-			await annotator?.start();
-		},
-		cancel: () => annotator?.cancel(),
-		onChange: (listener) => {
-			listeners.add(listener);
-			return () => listeners.delete(listener);
-		},
-	};
-}
-
-/** The model verdict on each sentence, from the scored entry's own source. */
-function verdictsBySentence(live: LiveScoring): Map<number, { confusing: boolean; questions: string; types: readonly string[] }> {
-	const out = new Map<number, { confusing: boolean; questions: string; types: readonly string[] }>();
-	const entry = live.score().entries[0];
-	if (!entry) return out;
-	const name = entry.source.kind === 'model' ? entry.source.annotator : null;
-	for (const a of live.annotations()) {
-		if (a.sentence === null || a.failure !== null) continue;
-		if (name !== null ? a.annotator !== name || a.imported !== null : a.imported === null) continue;
-		out.set(a.sentence, { confusing: a.confusing, questions: a.questions, types: a.types });
-	}
-	return out;
 }

@@ -1,23 +1,24 @@
 import { basename, extname, resolve } from 'node:path';
 import { DEFAULTS } from '../config.ts';
-import type { Annotation, ProviderName, ScoredSummary, Usage } from '../domain.ts';
+import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
-import { nextSummaryId } from '../score/annotate.ts';
+import { nextSummaryId, sentencesOf } from '../score/annotate.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
 import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
 import { scoreHumanSummary } from '../score/human.ts';
 import { LABELS } from '../score/labels.ts';
-import { planSummary, scoreSession, sessionAnnotator, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
+import { planSummary, scoreSession, sessionAnnotator, verdictsFor, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { readDataFile } from './data-files.ts';
 import { cancelOnSignal } from './interrupt.ts';
+import type { ScoreControls, SentenceVerdict } from '../ui/controls.ts';
 import { formatSeconds } from './progress.ts';
 
 export interface ScoreOptions {
@@ -204,12 +205,8 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 		// Pinning the final summary is the only change; it is kept so annotations can refer to it.
 		await session.save();
 	}
-	const replanned = ids.map((id) => {
-		const before = chosen.plans.find((p) => p.summary === id)!;
-		const summary = data.summaries.find((s) => s.id === id)!;
-		return before.source.kind === 'imported' ? before : planSummary(summary, data.annotations, { requested: before.source.annotator, fallback: before.source.annotator });
-	});
-	const score = scoreSession(data.summaries, data.annotations, replanned);
+	// The plans name each summary's verdict source; the verdicts are read afresh from what is stored now.
+	const score = scoreSession(data.summaries, data.annotations, chosen.plans);
 	report(score, { session: session.id, totals }, opts);
 	return 0;
 }
@@ -355,33 +352,20 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	return 0;
 }
 
-/** What the terminal app needs to score a run's final summary live. */
-export interface LiveScoring {
-	summary: ScoredSummary;
-	/** Null when every sentence already has this model's verdict. */
-	annotator: Annotator | null;
-	annotatorName: string;
-	/** The summary's score from what is stored now. */
-	score(): SessionScore;
-	/** The summary's model annotations as stored now. */
-	annotations(): readonly Annotation[];
-}
-
 /**
- * Pins the run's final summary and sets up its annotator (the run's own model when it is an LLM,
- * else whichever API key is set); throws the same one-line errors as `booook score ID`.
+ * BooookScore of a run's final summary for the terminal app: pins the summary, sets up the
+ * annotator (the run's own model when it is an LLM, else whichever API key is set) and presents
+ * both as the score screen reads them. Throws the same one-line errors as `booook score ID`.
  */
-export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize'>): Promise<LiveScoring> {
+export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize'>): Promise<ScoreControls> {
 	const { data } = session;
 	const config = data.run.config;
 	const own = config.provider !== 'extractive' ? { provider: config.provider, model: config.model, baseUrl: config.baseUrl ?? undefined } : {};
-	const options: ScoreOptions = { ...opts, ...own, json: false };
 	const id = pinFinalSummary(data);
-	const { chosen, setup } = await annotatorFor(data, [id], options);
+	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ...own, json: false });
 	await session.save();
 	const plan = chosen.plans[0]!;
 	const summary = data.summaries.find((s) => s.id === id)!;
-	const annotatorName = plan.source.kind === 'model' ? plan.source.annotator : `imported from ${plan.source.file}`;
 	let annotator: Annotator | null = null;
 	if (setup) {
 		annotator = new Annotator({
@@ -395,9 +379,38 @@ export async function liveScoring(session: Session<BookSessionData>, opts: Pick<
 		});
 		setup.relay.annotator = annotator;
 	}
-	const score = () => {
-		const replanned = plan.source.kind === 'imported' ? plan : planSummary(summary, data.annotations, { requested: plan.source.annotator, fallback: plan.source.annotator });
-		return scoreSession(data.summaries, data.annotations, [replanned]);
+	const spans = sentencesOf(summary.text);
+	const listeners = new Set<() => void>();
+	const started = Date.now();
+	let line = annotator ? 'starting…' : 'every sentence was already annotated; nothing to call';
+	annotator?.on((event) => {
+		if (event.type === 'usage') {
+			const t = event.totals;
+			line = `${t.calls}/${event.planned} calls · ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached) · ${t.output.toLocaleString('en-US')} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds((Date.now() - started) / 1000)}`;
+		} else if (event.type === 'annotate-finished') {
+			line = event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; booook score ${session.id} continues` : `failed: ${event.error ?? 'unknown error'}`;
+		} else if (event.type === 'annotate-retry') line = `${line} · asking again: ${event.reason}`;
+		for (const l of listeners) l();
+	});
+	return {
+		book: summary.book,
+		text: summary.text,
+		annotator: sourceName(plan.source),
+		sentences: () =>
+			verdictsFor(summary, data.annotations, plan.source).map((v, i) => {
+				const verdict: SentenceVerdict = v === null ? 'pending' : !v.ok ? 'failed' : v.confusing ? 'confusing' : 'clear';
+				const answer = v?.ok && v.confusing ? v : null;
+				return { start: spans[i]!.span.start, end: spans[i]!.span.end, verdict, questions: answer?.questions ?? '', types: answer?.types ?? [] };
+			}),
+		score: () => scoreSession(data.summaries, data.annotations, [plan]).system.score,
+		status: () => line,
+		start: async () => {
+			await annotator?.start();
+		},
+		cancel: () => annotator?.cancel(),
+		onChange: (listener) => {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
 	};
-	return { summary, annotator, annotatorName, score, annotations: () => data.annotations.filter((a) => a.summary === id && a.source === 'model') };
 }

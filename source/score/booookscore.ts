@@ -81,6 +81,8 @@ export function scoreSystem(perBook: ReadonlyMap<string, SummaryScore>): SystemS
 export interface ReleasedVerdicts {
 	/** One verdict per sentence of our split of the summary. */
 	answers: Answer[];
+	/** Per sentence, the indices of the released entries that marked it confusing. */
+	entries: number[][];
 	/** Annotated sentences that were not found in the summary text. */
 	unmatched: string[];
 }
@@ -96,10 +98,10 @@ export interface ReleasedVerdicts {
  */
 export function releasedVerdicts(summary: string, annotations: readonly ReleasedAnnotation[]): ReleasedVerdicts {
 	const spans = sentenceSpans(summary);
-	const marks = spans.map(() => ({ questions: [] as string[], types: [] as Label[], confusing: false }));
+	const marks = spans.map(() => ({ questions: [] as string[], types: [] as Label[], confusing: false, entries: [] as number[] }));
 	const unmatched: string[] = [];
 	let cursor = 0;
-	for (const a of annotations) {
+	for (const [index, a] of annotations.entries()) {
 		const text = a.sentence.trim();
 		if (text === '') continue;
 		let at = summary.indexOf(text, cursor);
@@ -119,11 +121,12 @@ export function releasedVerdicts(summary: string, annotations: readonly Released
 		const mark = marks[best];
 		if (!mark) continue;
 		mark.confusing = true;
+		mark.entries.push(index);
 		if (!mark.questions.includes(a.questions)) mark.questions.push(a.questions);
 		for (const t of a.types) if (!mark.types.includes(t)) mark.types.push(t);
 	}
 	const answers = marks.map((m): Answer => ({ ok: true, confusing: m.confusing, questions: m.questions.join('\n'), types: m.types }));
-	return { answers, unmatched };
+	return { answers, unmatched, entries: marks.map((m) => m.entries) };
 }
 
 export interface ReleasedScore {

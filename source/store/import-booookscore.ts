@@ -201,16 +201,11 @@ type NewAnnotation = Omit<Annotation, 'id' | 'createdAt' | 'failure'>;
 function modelAnnotations(summary: ScoredSummary, released: readonly ReleasedAnnotation[], imported: string, report: FileReport): NewAnnotation[] {
 	const spans = sentenceSpans(summary.text);
 	const verdicts = releasedVerdicts(summary.text, released);
-	// Which released entries marked each sentence: releasedVerdicts collects the distinct questions
-	// of the entries that mark a sentence, so running it again with each entry's questions replaced
-	// by its own index gives the mapping from the very same matching code.
-	const tagged = releasedVerdicts(summary.text, released.map((a, i) => ({ ...a, questions: String(i) })));
 	for (const text of verdicts.unmatched) report.unmatched.push({ book: summary.book, text });
 	return spans.map((span, i): NewAnnotation => {
 		const answer = verdicts.answers[i];
-		const tag = tagged.answers[i];
 		const confusing = answer?.ok === true && answer.confusing;
-		const entries = confusing && tag?.ok ? tag.questions.split('\n').map((k) => released[Number(k)]!) : [];
+		const entries = confusing ? verdicts.entries[i]!.map((k) => released[k]!) : [];
 		return {
 			summary: summary.id,
 			sentence: i,
