@@ -1,4 +1,5 @@
-import type { Annotation, Judgment, ScoredSummary, Verdict } from '../domain.ts';
+import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
+import { verdictsOf } from './validation.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { seededRandom } from './bootstrap.ts';
 import { LABELS, type Label } from './labels.ts';
@@ -107,13 +108,8 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 
 /** Agreement on the annotations several validators judged: pairwise %, κ, and α over all. */
 export function agreementOf(judgments: readonly Judgment[]): Report['agreement'] {
-	const latest = new Map<string, Map<Annotation['id'], Verdict>>();
-	for (const j of judgments) {
-		let mine = latest.get(j.validator);
-		if (!mine) latest.set(j.validator, (mine = new Map()));
-		mine.set(j.annotation, j.verdict);
-	}
-	const validators = [...latest.keys()];
+	const validators = [...new Set(judgments.map((j) => j.validator))];
+	const latest = new Map(validators.map((v) => [v, new Map([...verdictsOf(judgments, v)].map(([id, j]) => [id, j.verdict] as const))]));
 	const pairs: PairAgreement[] = [];
 	for (let i = 0; i < validators.length; i++) {
 		for (let k = i + 1; k < validators.length; k++) {

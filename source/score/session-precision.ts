@@ -1,5 +1,6 @@
 import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
 import type { JudgedItem } from './precision.ts';
+import { verdictsOf } from './validation.ts';
 
 /**
  * The judged items of a session for `precisionBySource`: what one validator said of the session's
@@ -31,10 +32,8 @@ export function validatorsOf(session: JudgedSession): string[] {
  */
 export function sessionJudgedItems(session: JudgedSession, validator: string): JudgedItem[] {
 	const annotations = new Map(session.annotations.map((a) => [a.id, a]));
-	const latest = new Map<Annotation['id'], Judgment>();
-	for (const j of session.judgments) if (j.validator === validator) latest.set(j.annotation, j);
 	const items: JudgedItem[] = [];
-	for (const [id, j] of latest) {
+	for (const [id, j] of verdictsOf(session.judgments, validator)) {
 		const a = annotations.get(id);
 		if (!a || !a.confusing || a.failure !== null) continue;
 		items.push({ book: a.summary, source: a.source, verdict: j.verdict });

@@ -1,5 +1,6 @@
 import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
 import { RELEASED_VERDICT } from '../score/formats.ts';
+import { verdictsOf } from '../score/validation.ts';
 import type { SessionData } from './schema.ts';
 
 /**
@@ -13,15 +14,14 @@ interface Joined {
 	summary: ScoredSummary;
 }
 
-/** Each validator's latest verdict per annotation (undone ones are gone), in the order given. */
+/** Each validator's latest verdict per annotation (undone ones are gone), validator by validator. */
 function joined(data: SessionData, validator: string | null): Joined[] {
 	const annotations = new Map(data.annotations.map((a) => [a.id, a]));
 	const summaries = new Map(data.summaries.map((s) => [s.id, s]));
-	const latest = new Map<string, Judgment>();
-	for (const j of data.judgments) if (validator === null || j.validator === validator) latest.set(`${j.validator}\u0000${j.annotation}`, j);
-	return [...latest.values()].flatMap((judgment) => {
+	const validators = validator === null ? [...new Set(data.judgments.map((j) => j.validator))] : [validator];
+	return validators.flatMap((v) => [...verdictsOf(data.judgments, v).values()]).map((judgment) => {
 		const annotation = annotations.get(judgment.annotation)!;
-		return [{ judgment, annotation, summary: summaries.get(annotation.summary)! }];
+		return { judgment, annotation, summary: summaries.get(annotation.summary)! };
 	});
 }
 
