@@ -88,6 +88,23 @@ test('verdicts from a released file: listed sentences are confusing, the rest cl
 	assert.equal(scoreSummary(answers).score, 1 - 2 / 5);
 });
 
+test('the authors\' formula: every annotated sentence counts, also one the cleaned summary lost', () => {
+	const summaries = new Map([['a.epub', 'Ann meets Bo. They talk. Bo leaves. Ann sleeps.'], ['b.epub', 'Cy waits. Cy waits.']]);
+	const annotations = new Map([
+		['a.epub', [
+			{ sentence: 'They talk.', confusing: true, questions: 'About what?', types: ['event omission' as const] },
+			{ sentence: 'A sentence the cleaning removed.', confusing: true, questions: 'Why?', types: ['causal omission' as const] },
+		]],
+		['b.epub', [{ sentence: 'Cy waits.', confusing: true, questions: 'Who is Cy?', types: ['entity omission' as const] }]],
+	]);
+	const { system, unmatched } = scoreReleased(summaries, annotations);
+	assert.deepEqual([...unmatched], [['a.epub', ['A sentence the cleaning removed.']]]);
+	assert.equal(system.perBook.get('a.epub')!.score, 1 - 2 / 4);
+	// One key for two identical sentences: the authors' dictionary holds it once.
+	assert.equal(system.perBook.get('b.epub')!.score, 1 - 1 / 2);
+	assert.equal(system.types['causal omission'], 1);
+});
+
 /** The paper's Table 2 rows the released files cover: BooookScore and average length in tokens. */
 const TABLE_2 = { hier: { score: 89.1, length: 778.6 }, inc: { score: 82.5, length: 805.4 } } as const;
 
@@ -105,8 +122,8 @@ for (const config of ['hier', 'inc'] as const) {
 		t.diagnostic(`average length ${length.toFixed(2)} tokens (paper ${TABLE_2[config].length})`);
 		assert.equal(unmatched.size, 0, 'every annotated sentence is found in its summary');
 		assert.equal(system.scored, summaries.size);
-		assert.ok(Math.abs(system.score! - TABLE_2[config].score) <= 1.0, `${system.score} vs ${TABLE_2[config].score}`);
-		assert.ok(Math.abs(length - TABLE_2[config].length) <= 0.02 * TABLE_2[config].length, `${length} vs ${TABLE_2[config].length}`);
+		assert.ok(Math.abs(system.score! - TABLE_2[config].score) <= 0.5, `${system.score} vs ${TABLE_2[config].score}`);
+		assert.equal(length.toFixed(1), TABLE_2[config].length.toFixed(1));
 	});
 }
 
@@ -128,7 +145,7 @@ test('human annotations of GPT-4 4096 hierarchical: BooookScore 89.4 (§4.1) and
 	const system = scoreSystem(perBook);
 	t.diagnostic(`human BooookScore ${system.score!.toFixed(2)} (paper 89.4); ${system.confusing} units over ${system.sentences} sentences`);
 	t.diagnostic(`per 100 sentences: ${LABELS.map((l) => `${l} ${system.distribution[l].toFixed(2)} (paper ${TABLE_1_HIER[l]})`).join(', ')}`);
-	assert.ok(Math.abs(system.score! - 89.4) <= 1.0, `${system.score}`);
+	assert.ok(Math.abs(system.score! - 89.4) <= 0.3, `${system.score}`);
 	for (const l of LABELS) assert.ok(Math.abs(system.distribution[l] - TABLE_1_HIER[l]) <= 0.05, `${l}: ${system.distribution[l]} vs ${TABLE_1_HIER[l]}`);
 });
 

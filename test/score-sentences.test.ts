@@ -72,7 +72,25 @@ test('line breaks are boundaries, and spans index the original text exactly', ()
 		['Heading without a stop', 'First one.', 'Second "quoted."', 'Third\tone!', 'Ph.D. students use Node.js daily.'],
 	);
 	for (const s of spans) assert.equal(text.slice(s.start, s.end), text.slice(s.start, s.end).trim());
-	assert.deepEqual(splitSentences('The story ends.Then it begins.'), ['The story ends.', 'Then it begins.']);
+	// As in NLTK, a mark with no space after it is no boundary.
+	assert.deepEqual(splitSentences('The story ends.Then it begins.'), ['The story ends.Then it begins.']);
+});
+
+test('Punkt\'s decisions: an ordinary word before a full stop ends the sentence whatever follows', () => {
+	assert.deepEqual(splitSentences('She says yes. he leaves. Then, etc. and so on.'), ['She says yes.', 'he leaves.', 'Then, etc. and so on.']);
+});
+
+test('after an abbreviation, a capitalised common word starts a sentence and a name does not', () => {
+	assert.deepEqual(splitSentences('He works for Acme Inc. The firm grows. She marries Dr. Edna Daedalus in a town.'), [
+		'He works for Acme Inc.',
+		'The firm grows.',
+		'She marries Dr. Edna Daedalus in a town.',
+	]);
+	assert.deepEqual(splitSentences('They sell pens, ink, etc. Later they close.'), ['They sell pens, ink, etc.', 'Later they close.']);
+});
+
+test('after a number, a lower-case word goes on and a sentence opener starts anew', () => {
+	assert.deepEqual(splitSentences('It costs 5. and more. He reads 1984. Then he sleeps.'), ['It costs 5. and more.', 'He reads 1984.', 'Then he sleeps.']);
 });
 
 /**
@@ -97,11 +115,11 @@ function matchRate(config: string): { rate: number; keys: number } {
 	return { rate: found / keys, keys };
 }
 
-test('our sentences contain the authors\' annotated sentences (hierarchical: at least 98%)', (t) => {
+test('our sentences contain the authors\' annotated sentences (hierarchical: at least 99%)', (t) => {
 	const { rate, keys } = matchRate('hier');
 	t.diagnostic(`gpt4-2048-hier: ${(100 * rate).toFixed(2)}% of ${keys} sentence keys found`);
 	assert.ok(keys > 0);
-	assert.ok(rate >= 0.98, `${(100 * rate).toFixed(2)}%`);
+	assert.ok(rate >= 0.99, `${(100 * rate).toFixed(2)}%`);
 });
 
 test('our sentences contain the authors\' annotated sentences (incremental: at least 95%)', (t) => {

@@ -328,6 +328,7 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	let system: SystemScore;
 	let texts: string[];
 	const notes: string[] = [];
+	let extra = {};
 	if (opts.human) {
 		if (opts.summaries || opts.annotations) throw badInput('--human scores the summaries inside that file; leave out --summaries and --annotations');
 		const human = await readDataFile(opts.human, convertHumanAnnotations, '--human');
@@ -340,12 +341,13 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 		system = released.system;
 		texts = [...summaries.values()];
 		const unmatched = [...released.unmatched.values()].reduce((s, u) => s + u.length, 0);
-		if (unmatched > 0) notes.push(`${unmatched} annotated sentences were not found in their summaries and were left out`);
+		extra = { not_in_summary: unmatched };
+		if (unmatched > 0) notes.push(`${unmatched} annotated sentences are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`);
 		if (released.orphans.length > 0) notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
 	} else {
 		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
 	}
-	const result = systemJson(system, texts);
+	const result = { ...systemJson(system, texts), ...extra };
 	if (opts.json) stdout.write(`${JSON.stringify(result)}\n`);
 	else stdout.write(`${[headline('BooookScore', result), ...distributionLines(system)].map(sanitize).join('\n')}\n`);
 	for (const note of notes) stderr.write(`note: ${note}\n`);

@@ -131,16 +131,19 @@ export function releasedVerdicts(summary: string, annotations: readonly Released
 
 export interface ReleasedScore {
 	system: SystemScore;
-	/** Per book, annotated sentences not found in its summary. */
+	/** Per book, annotated sentences not found in its summary: counted as confusing, as the authors do. */
 	unmatched: Map<string, string[]>;
 	/** Annotated books with no summary: they cannot be scored and are left out. */
 	orphans: string[];
 }
 
 /**
- * A system's score from the authors' released files. Every summary is scored; one the annotation
- * file does not mention (or maps to null) had no confusing sentence and scores 1, as in the
- * authors' script.
+ * A system's score from the authors' released files, by the authors' formula (their
+ * `get_booookscore.py`): a summary's confusing count is the number of its annotated sentences, all
+ * of them, and its sentence count is that of the summary's split. An annotated sentence that is
+ * not in the summary (annotated before the summary was cleaned) still counts, and is reported. A
+ * summary the annotation file does not mention (or maps to null) had no confusing sentence and
+ * scores 1.
  */
 export function scoreReleased(
 	summaries: ReadonlyMap<string, string>,
@@ -149,8 +152,17 @@ export function scoreReleased(
 	const perBook = new Map<string, SummaryScore>();
 	const unmatched = new Map<string, string[]>();
 	for (const [book, summary] of summaries) {
-		const verdicts = releasedVerdicts(summary, annotations.get(book) ?? []);
-		perBook.set(book, scoreSummary(verdicts.answers));
+		const released = annotations.get(book) ?? [];
+		const verdicts = releasedVerdicts(summary, released);
+		const types = emptyCounts();
+		let confusing = 0;
+		for (const a of released) {
+			if (!a.confusing) continue;
+			confusing += 1;
+			for (const t of a.types) types[t] += 1;
+		}
+		const sentences = verdicts.answers.length;
+		perBook.set(book, { sentences, confusing, failures: 0, score: sentences === 0 ? null : 1 - confusing / sentences, types });
 		if (verdicts.unmatched.length > 0) unmatched.set(book, verdicts.unmatched);
 	}
 	const orphans = [...annotations.keys()].filter((book) => !summaries.has(book));

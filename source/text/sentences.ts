@@ -1,4 +1,4 @@
-import sbd from 'sbd';
+import { lexicon } from './lexicon.ts';
 
 /** A sentence as a character range of the text it came from. */
 export interface Span {
@@ -6,94 +6,98 @@ export interface Span {
 	end: number;
 }
 
-// sbd's English abbreviations (sbd 1.0.19, lib/Match.js; it matches them case-sensitively and
-// never ends a sentence after one), without "no" ("She says no. He leaves." is two sentences; "No. 5"
-// is kept whole by sbd's number rule anyway), plus titles sbd lacks ("Mt. Fuji", "Fr. Brown").
-const ABBREVIATIONS = [
-	'al', 'adj', 'assn', 'Ave', 'BSc', 'MSc', 'Cell', 'Ch', 'Co', 'cc', 'Corp', 'Dem', 'Dept', 'ed', 'eg', 'Eq',
-	'Eqs', 'est', 'etc', 'Ex', 'ext', 'Fig', 'fig', 'Figs', 'figs', 'i.e', 'ie', 'Inc', 'inc', 'Jan', 'Feb', 'Mar',
-	'Apr', 'Jun', 'Jul', 'Aug', 'Sep', 'Sept', 'Oct', 'Nov', 'Dec', 'jr', 'mi', 'Miss', 'Mrs', 'Mr', 'Ms', 'Mol',
-	'mt', 'mts', 'Nos', 'PhD', 'MD', 'BA', 'MA', 'MM', 'pl', 'pop', 'pp', 'Prof', 'Dr', 'pt', 'Ref', 'Refs', 'Rep',
-	'repr', 'rev', 'Sec', 'Secs', 'Sgt', 'Col', 'Gen', 'Sen', 'Gov', 'Lt', 'Maj', 'Capt', 'St', 'Sr', 'sr', 'Jr',
-	'Rev', 'Sun', 'Mon', 'Tu', 'Tue', 'Tues', 'Wed', 'Th', 'Thu', 'Thur', 'Thurs', 'Fri', 'Sat', 'trans', 'Univ',
-	'Viz', 'Vol', 'vs', 'v',
-	'Mt', 'Mts', 'Ft', 'Mme', 'Mmes', 'Mlle', 'Messrs', 'Mx', 'Fr', 'Hon', 'Pres', 'Supt', 'Insp', 'Det', 'Cpl',
-	'Pvt', 'Adm', 'Cmdr', 'Cdr', 'Brig', 'Lieut', 'Sra', 'Srta', 'Sens', 'Reps', 'Amb',
-];
-const KNOWN = new Set(ABBREVIATIONS);
-// Line breaks are handled here, so sbd's newline option (which also rewrites rules such as "----")
-// stays off.
-const SBD = { newline_boundaries: false, preserve_whitespace: false, sanitize: false, abbreviations: ABBREVIATIONS };
-// Abbreviations that close a phrase rather than open a name ("King Jr.", "Acme Inc.", "etc."), and
-// ones that are also names or words in stories ("the Sun.", "betraying Mar."): before a capital
-// they end the sentence; before a lower-case word they still do not.
-const ENDERS = new Set([
-	'Jr', 'jr', 'Sr', 'sr', 'PhD', 'MD', 'BA', 'MA', 'MM', 'BSc', 'MSc', 'Inc', 'inc', 'Corp', 'Co', 'etc',
-	'Jan', 'Mar', 'Sun', 'Mon', 'Wed', 'Sat',
-]);
-
-const OPENERS = `"'“‘«([`;
-// Closing quotes and brackets that may follow a sentence's final mark ("Stop!" / 'Closed.' / (sic.)).
-const CLOSERS = `"'”’»)\\]`;
-const ENDS_INSIDE_CLOSER = new RegExp(`^(.*?)([.?!…]+)([${CLOSERS}]+)$`, 'u');
-// What a new sentence starts with: a capital or a digit, possibly after opening quotes or brackets.
-const STARTER = new RegExp(`^[${OPENERS}]*[\\p{Lu}\\d]`, 'u');
-const CAPITAL = new RegExp(`^[${OPENERS}]*\\p{Lu}`, 'u');
-// A final mark glued to the next sentence ("end.The"): split there so sbd sees two words.
-const GLUED = new RegExp(`(?<=\\p{Ll}[.?!]+[${CLOSERS}]*)(?=\\p{Lu}\\p{Ll})`, 'gu');
-
-// Capitalised words that begin sentences far more often than they follow an initial inside a name:
-// after "J.B." or "D.C." they mean a new sentence ("... feelings for J.B. She speaks"), while any
-// other capital is read as the rest of a name ("D.C. Stephenson", "U.S. Army").
-const STARTS = new Set([
-	'After', 'Afterward', 'All', 'Also', 'Although', 'An', 'And', 'Another', 'As', 'At', 'Back', 'Because',
-	'Before', 'Both', 'But', 'By', 'Despite', 'During', 'Each', 'Even', 'Eventually', 'Every', 'Finally', 'For',
-	'From', 'He', 'Her', 'Here', 'His', 'How', 'However', 'If', 'In', 'It', 'Its', 'Later', 'Meanwhile', 'Many',
-	'Most', 'My', 'No', 'Not', 'Now', 'On', 'Once', 'Or', 'Our', 'Over', 'She', 'Since', 'So', 'Some', 'Soon',
-	'Still', 'That', 'The', 'Their', 'Then', 'There', 'These', 'They', 'This', 'Those', 'Though', 'Through',
-	'Throughout', 'To', 'Together', 'Ultimately', 'Upon', 'We', 'What', 'When', 'Where', 'While', 'Who', 'Why',
-	'With', 'Without', 'Yet', 'You',
-]);
-
-const LEADING_OPENERS = new RegExp(`^[${OPENERS}]+`, 'u');
-const BARE = new RegExp(`^[${OPENERS}]+|[${CLOSERS}.,;:!?]+$`, 'gu');
-
-/**
- * How sbd should see a word, so that its decision matches a reader's: `word` is what sbd gets (one
- * word for each of ours; a sentence's text is always taken from the original) and `ends` says the
- * sentence ends after it whatever sbd thinks. Replacing a dot by "_" removes a boundary.
- * - sbd only looks at a word's last character for "?" and "!" and strips only a double quote before
- *   looking for ".", so a sentence ending inside quotes or brackets ran on. It ends there when the
- *   next word starts a sentence; otherwise the mark is hidden from sbd (`"Stop." she said`).
- * - Before a capital, sbd guesses from the next few words whether a short capitalised word
- *   ("Vera.") is an abbreviation, and it splits after initials ("J.R.R. Tolkien"). Here a word or a
- *   number ends the sentence unless it is a known abbreviation, and initials end it only before a
- *   common sentence opener.
- * - A mark inside a word cannot split it (sbd would cut "Ph.D" and drop the dot, breaking the
- *   one-word-in, one-word-out alignment).
+/*
+ * Sentence boundaries the way NLTK's `sent_tokenize` finds them, because BooookScore is defined on
+ * NLTK sentences: the authors annotate one call per NLTK sentence and divide by their count. NLTK
+ * runs Punkt (Kiss & Strunk 2006) with a model trained on news text; that model is not shipped
+ * here, so its three learned tables are replaced by general knowledge:
+ * - abbreviations: the common English ones below (titles, months, Latin and business forms);
+ * - orthographic evidence (is a capitalised word normally lower case, and not a name?): the en_US
+ *   Hunspell dictionary (`lexicon.ts`);
+ * - frequent sentence starters: any common word, by the same evidence.
+ * Punkt's decision, per word ending in a full stop, question or exclamation mark:
+ * - "?" and "!" always end the sentence; so does a full stop after an ordinary word, whatever
+ *   follows ("Vera. Julia", "said no. he");
+ * - after an abbreviation or an ellipsis, only a capitalised common word starts a new sentence
+ *   ("etc. The" splits, "Dr. Edna" and "etc. and" do not);
+ * - after an initial or a number, a lower-case word continues the sentence, and so does a
+ *   capitalised word that is not a common word ("J. Tolkien", but "J. Craft" splits as in NLTK).
+ * Closing quotes and brackets after the mark belong to the sentence that ends. Two deliberate
+ * differences from NLTK: every line break is a boundary (a heading or list item is a unit of its
+ * own), and typographic quotes count as quotes.
  */
-function forSbd(word: string, next: string | undefined): { word: string; ends: boolean } {
-	let ends = false;
-	const quoted = ENDS_INSIDE_CLOSER.exec(word);
-	if (quoted && next !== undefined) {
-		const [, body, , closer] = quoted as unknown as [string, string, string, string];
-		if (STARTER.test(next)) ends = true;
-		else word = `${body}${closer}`;
-	} else if (word.endsWith('.') && !word.endsWith('..') && next !== undefined && CAPITAL.test(next)) {
-		const stem = word.slice(0, -1).replace(LEADING_OPENERS, '');
-		if (/^(\p{Lu}\.)*\p{Lu}$/u.test(stem)) {
-			if (STARTS.has(next.replace(BARE, ''))) ends = true;
-			else word = `${word.slice(0, -1)}_`;
-		} else if (ENDERS.has(stem) || (/^(\p{L}{2,}|\p{N}+)$/u.test(stem) && !KNOWN.has(stem))) ends = true;
+
+const ABBREVIATIONS = new Set([
+	'no', 'nos', 'mr', 'mrs', 'ms', 'mx', 'messrs', 'mme', 'mlle', 'dr', 'drs', 'prof', 'rev', 'fr', 'sr', 'jr', 'st', 'mt', 'mts', 'ft',
+	'hon', 'pres', 'gov', 'sen', 'rep', 'reps', 'gen', 'col', 'lt', 'maj', 'capt', 'sgt', 'cpl', 'pvt', 'adm', 'cmdr', 'cdr',
+	'brig', 'lieut', 'supt', 'insp', 'det', 'amb', 'sra', 'srta',
+	'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+	'mon', 'tue', 'tues', 'wed', 'thu', 'thur', 'thurs', 'fri', 'sat', 'sun',
+	'etc', 'e.g', 'i.e', 'eg', 'ie', 'viz', 'cf', 'al', 'vs', 'approx', 'ca',
+	'inc', 'co', 'corp', 'ltd', 'llc', 'dept', 'univ', 'assn', 'bros', 'ave', 'blvd', 'rd',
+	'u.s', 'u.k', 'u.n', 'e.u', 'a.m', 'p.m', 'ph.d', 'm.d', 'b.a', 'm.a', 'd.c', 'vol', 'vols', 'fig', 'figs', 'pp', 'ch',
+]);
+
+// Punkt's "non-word" characters: after a mark they still leave a candidate boundary.
+const CLOSERS = `"'”’»)\\]}`;
+// Characters a word cannot start with: Punkt reads them as a token of their own.
+const OPENERS = `"'“‘«(\\[{\`:;&#*@)}\\]\\-,`;
+const TRAILING_CLOSERS = new RegExp(`[${CLOSERS}]+$`, 'u');
+const LEADING_OPENERS = new RegExp(`^[${OPENERS}]+`, 'u');
+const MARKS = /[.?!]$/u;
+// "J." and "J.R.R.": Punkt knows single initials; runs of them behave the same way.
+const INITIAL = /^(\p{L}\.)+$/u;
+const NUMBER = /^-?[.,]?\d[\d,.-]*\.?$/u;
+const ELLIPSIS = /\.\.$/u;
+
+type Evidence = true | false | 'unknown';
+
+/** The word itself: "Snow's," -> "Snow". */
+function bareWord(word: string): string {
+	return word.replace(/[^\p{L}\p{N}'’.-].*$/u, '').replace(/['’].*$/u, '').replace(/\.+$/u, '');
+}
+
+/** Does `next` (the word after a possible boundary) start a sentence, by its spelling alone? */
+function startsSentence(next: string): Evidence {
+	if (LEADING_OPENERS.test(next)) return /^[;:,]/u.test(next) ? false : 'unknown';
+	const word = bareWord(next);
+	const first = word.charAt(0);
+	if (first === '' || first.toLowerCase() === first.toUpperCase()) return 'unknown';
+	if (first === first.toLowerCase()) return false;
+	// One letter ("R." in "J. R. R. Tolkien") says nothing about sentences.
+	if (word.length < 2) return 'unknown';
+	const words = lexicon();
+	return words.common(word) && !words.name(word) ? true : 'unknown';
+}
+
+/** Whether the sentence ends after `word` (which ends in a mark, possibly before closing quotes). */
+function endsAfter(word: string, next: string): boolean {
+	const token = word.replace(TRAILING_CLOSERS, '').replace(LEADING_OPENERS, '');
+	// A quotation or bracket that ends in a mark goes on when a lower-case word follows ("Stop!" she said).
+	if (token.length < word.replace(LEADING_OPENERS, '').length && /^\p{Ll}/u.test(next)) return false;
+	if (!token.endsWith('.')) return true;
+	if (token === '.' || token === '') return true;
+	const evidence = (): Evidence => startsSentence(next);
+	if (ELLIPSIS.test(token)) return evidence() === true;
+	const stem = token.slice(0, -1).toLowerCase();
+	if (ABBREVIATIONS.has(stem) || ABBREVIATIONS.has(stem.split('-').pop()!)) return evidence() === true;
+	const initial = INITIAL.test(token);
+	if (initial || NUMBER.test(token)) {
+		const e = evidence();
+		if (e === false) return false;
+		// Punkt's rule for initials: a capitalised word that is not a common word is a name ("J. Bach");
+		// so is another initial ("J. R. R.") or a word listed as a name ("J. A. Smith").
+		if (initial && e === 'unknown' && /^\p{Lu}/u.test(next)) {
+			const word = bareWord(next);
+			if (word.length < 2 || !lexicon().common(word) || lexicon().name(word)) return false;
+		}
 	}
-	if (!/[.?!]$/u.test(word)) word = word.replace(/[.?!](?=\p{L})/gu, '_');
-	return { word, ends };
+	return true;
 }
 
 /**
- * Sentence ranges of `text`, in order. Every line break is a boundary; within a line, sbd decides
- * (as adjusted by `forSbd`). Whitespace between sentences belongs to no span. Ranges are found by
- * aligning sbd's words with the text's own words, so what sbd normalises never shifts an offset.
+ * Sentence ranges of `text`, in order. Whitespace between sentences belongs to no span, and every
+ * line break is a boundary.
  */
 export function sentenceSpans(text: string): Span[] {
 	const spans: Span[] = [];
@@ -101,32 +105,14 @@ export function sentenceSpans(text: string): Span[] {
 	for (let line = lineRe.exec(text); line; line = lineRe.exec(text)) {
 		const words: Span[] = [];
 		const wordRe = /\S+/gu;
-		for (let w = wordRe.exec(line[0]); w; w = wordRe.exec(line[0])) {
-			const at = line.index + w.index;
-			let from = 0;
-			for (const cut of w[0].matchAll(GLUED)) {
-				words.push({ start: at + from, end: at + cut.index });
-				from = cut.index;
-			}
-			words.push({ start: at + from, end: at + w[0].length });
-		}
-		if (words.length === 0) continue;
-		const raw = words.map((w) => text.slice(w.start, w.end));
-		const seen = raw.map((w, i) => forSbd(w, raw[i + 1]));
-		// Sentence ends as word indices (exclusive): sbd's, then the forced ones.
-		const ends = new Set<number>();
-		let at = 0;
-		for (const sentence of sbd.sentences(seen.map((s) => s.word).join(' '), SBD)) {
-			at += sentence.split(/\s+/u).filter(Boolean).length;
-			ends.add(Math.min(at, words.length));
-		}
-		seen.forEach((s, i) => s.ends && ends.add(i + 1));
-		ends.add(words.length);
+		for (let w = wordRe.exec(line[0]); w; w = wordRe.exec(line[0])) words.push({ start: line.index + w.index, end: line.index + w.index + w[0].length });
 		let first = 0;
-		for (const end of [...ends].sort((x, y) => x - y)) {
-			if (end <= first) continue;
-			spans.push({ start: words[first]!.start, end: words[end - 1]!.end });
-			first = end;
+		for (let i = 0; i < words.length; i++) {
+			const last = i === words.length - 1;
+			const word = text.slice(words[i]!.start, words[i]!.end);
+			if (!last && !(MARKS.test(word.replace(TRAILING_CLOSERS, '')) && endsAfter(word, text.slice(words[i + 1]!.start, words[i + 1]!.end)))) continue;
+			spans.push({ start: words[first]!.start, end: words[i]!.end });
+			first = i + 1;
 		}
 	}
 	return spans;
