@@ -1,5 +1,6 @@
 import { bookSession, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
+import { output } from './output.ts';
 import { printFinal } from './show.ts';
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
@@ -11,7 +12,7 @@ export async function resumeCommand(dir: string, id: string, opts: InteractiveOp
 		// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
 		if (!opts.interactive && session.data.run.status === 'done' && session.data.run.root) {
 			if (!opts.json) {
-				(opts.stderr ?? process.stderr).write(`session ${id} is already done; its final summary:\n`);
+				output(opts.stderr ?? process.stderr).line(`session ${id} is already done; its final summary:`);
 				printFinal(session.data, book, opts.stdout ?? process.stdout, opts.stderr ?? process.stderr);
 			}
 			return 0;

@@ -16,8 +16,8 @@ export type Api = 'openai' | 'anthropic';
 
 /** One injected failure, consumed by the next request (of either API). */
 export type Fault =
-	/** An error response; `retryAfter` (seconds) is sent as retry-after-ms and retry-after. */
-	| { kind: 'status'; status: number; retryAfter?: number }
+	/** An error response; `retryAfter` (seconds) is sent as retry-after-ms and retry-after; `message` replaces the server's text. */
+	| { kind: 'status'; status: number; retryAfter?: number; message?: string }
 	/** Half the deltas, then no finish/stop reason: the connection is closed mid-body, or with `clean` the response just ends. */
 	| { kind: 'cut'; clean?: boolean }
 	/** Half the deltas, then silence for `ms`, then the rest. */
@@ -392,7 +392,7 @@ function sendStatus(res: ServerResponse, api: Api, fault: Extract<Fault, { kind:
 	// Real servers quote (part of) a rejected key; this one quotes all of it, so a test can prove
 	// the provider keeps it out of its messages.
 	const message =
-		fault.status === 401 ? `Incorrect API key provided: ${key}.` : `fake ${fault.status} from the test server`;
+		fault.message ?? (fault.status === 401 ? `Incorrect API key provided: ${key}.` : `fake ${fault.status} from the test server`);
 	sendError(res, api, fault.status, ERROR_TYPES[fault.status] ?? (fault.status >= 500 ? 'api_error' : 'invalid_request_error'), message, headers);
 }
 
