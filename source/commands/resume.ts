@@ -1,3 +1,4 @@
+import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { bookSession, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
 import { output } from './output.ts';
@@ -5,6 +6,8 @@ import { printFinal } from './show.ts';
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
 export async function resumeCommand(dir: string, id: string, opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean }): Promise<number> {
+	// Before the session is opened (which saves it): a bad address changes nothing.
+	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable('extractive'));
 	const opened = await Session.open(dir, id);
 	try {
 		const session = bookSession(opened);

@@ -3,6 +3,7 @@ import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
+import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
@@ -55,6 +56,8 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		throw badInput('nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE');
 	}
 	checkNumbers(opts);
+	// Checked even when nothing needs annotating, so a bad address is never accepted silently.
+	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env)));
 	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
 	if (opts.id !== undefined) {
 		const session = await Session.open(sessionsDir, opts.id);

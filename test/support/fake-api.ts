@@ -18,6 +18,8 @@ export type Api = 'openai' | 'anthropic';
 export type Fault =
 	/** An error response; `retryAfter` (seconds) is sent as retry-after-ms and retry-after; `message` replaces the server's text. */
 	| { kind: 'status'; status: number; retryAfter?: number; message?: string }
+	/** A web page with status 200, as a website answers when the base URL points at it. */
+	| { kind: 'page' }
 	/** Half the deltas, then no finish/stop reason: the connection is closed mid-body, or with `clean` the response just ends. */
 	| { kind: 'cut'; clean?: boolean }
 	/** Half the deltas, then silence for `ms`, then the rest. */
@@ -189,6 +191,12 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		await sleep(api.latencyMs);
 		if (fault?.kind === 'status') {
 			sendStatus(res, which, fault, bearer(req.headers));
+			return;
+		}
+		if (fault?.kind === 'page') {
+			const page = '<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><h1>Welcome to our website</h1></body></html>\n';
+			res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
+			res.end(page);
 			return;
 		}
 		if (!body || body.stream !== true) {
