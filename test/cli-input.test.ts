@@ -5,11 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { exportCommand } from '../source/commands/export.ts';
 import { planCommand } from '../source/commands/plan.ts';
 import { resumeCommand } from '../source/commands/resume.ts';
 import { loadBook, runCommand } from '../source/commands/run.ts';
 import { scoreCommand } from '../source/commands/score.ts';
 import type { ConfigInput } from '../source/config.ts';
+import type { EngineEvent } from '../source/engine/events.ts';
 import { UserError } from '../source/errors.ts';
 import { createProvider } from '../source/llm/create.ts';
 import { ProviderError } from '../source/llm/provider.ts';
@@ -17,6 +19,7 @@ import { newRun } from '../source/summarize/run.ts';
 import { Session } from '../source/store/session.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { request } from './support/provider-kit.ts';
+import { randomBook, setUp } from './support/run-harness.ts';
 
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
@@ -102,3 +105,42 @@ for (const api of ['openai', 'anthropic'] as const) {
 		assert.deepEqual(retries, []);
 	});
 }
+
+test('a retried stream is reported once as a stream, not "stream stream"', async (t) => {
+	const fake = await startFakeApi();
+	t.after(() => fake.close());
+	let engine: { streamRetried(reason: string, request: object): void } | null = null;
+	const provider = createProvider({ provider: 'openai', model: 'gpt-4o-mini', baseUrl: fake.openaiBaseUrl, env: KEY_ENV, streamRetryDelayMs: 0, onRetry: (reason, req) => engine?.streamRetried(reason, req) });
+	fake.fail({ kind: 'cut' });
+	const harness = await setUp(randomBook(3, 6), { method: 'inc', chunkSize: 2048, maxSummary: 100, contextWindow: 4096, concurrency: 1, clean: false }, provider);
+	engine = harness.engine;
+	const retries: string[] = [];
+	harness.engine.on((e: EngineEvent) => {
+		if (e.type === 'retry') retries.push(e.reason);
+	});
+	assert.equal(await harness.engine.start(), 'done', harness.run.error ?? '');
+	assert.ok(retries.length >= 1, 'the cut stream was retried');
+	for (const reason of retries) {
+		assert.match(reason, /^stream /u);
+		assert.doesNotMatch(reason, /stream stream/u);
+	}
+});
+
+test('--prompts naming a file, not a folder, is refused before anything is created', async (t) => {
+	const { book, sessions } = scratch(t);
+	const extractive: ConfigInput = { provider: 'extractive', model: 'textrank', chunkSize: 1024, prompts: book };
+	const pattern = /^--prompts .*small\.txt: is a file, not a folder; give the folder/;
+	await assert.rejects(planCommand(book, { config: extractive, json: true, ...quiet() }), usageError(pattern));
+	await assert.rejects(runCommand(book, { config: extractive, sessionsDir: sessions, json: true, ...quiet() }), usageError(pattern));
+	assert.equal(existsSync(sessions), false);
+});
+
+test('export --force without --out is refused', async (t) => {
+	const { book, sessions } = scratch(t);
+	assert.equal(await runCommand(book, { config: { provider: 'extractive', model: 'textrank', chunkSize: 1024 }, session: 's1', sessionsDir: sessions, json: true, ...quiet() }), 0);
+	const out = quiet();
+	let printed = '';
+	out.stdout.on('data', (d) => (printed += d));
+	await assert.rejects(exportCommand(sessions, 's1', { format: 'booookscore', intermediate: false, force: true, ...out }), usageError(/^--force only replaces the file named by --out; give --out FILE/));
+	assert.equal(printed, '');
+});
