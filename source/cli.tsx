@@ -6,7 +6,7 @@ import { UserError, errorMessage } from './errors.ts';
 import { defaultModel, defaultProvider } from './llm/create.ts';
 import { resolveSessionsDir } from './store/session.ts';
 import { ENCODINGS } from './text/tokens.ts';
-import { sanitize } from './text/sanitize.ts';
+import { output } from './commands/output.ts';
 
 /** argv -> one command. Each command returns its exit code: 0 done, 1 run failed, 2 bad input or usage. */
 
@@ -15,8 +15,18 @@ const program = new Command('booook')
 		'Summarize books longer than a model\'s context (BooookScore, ICLR 2024): hierarchical merging or incremental updating.\n' +
 			'Without an API key the offline extractive baseline (TextRank, not an LLM) is used.',
 	)
-	.showHelpAfterError('(run with --help for usage)')
+	// Every message goes through the one output module; a usage error is one line, like every other error.
+	.configureOutput({
+		writeOut: (text) => output(process.stdout).text(text),
+		writeErr: (text) => output(process.stderr).text(text),
+		outputError: (text) => output(process.stderr).line(`booook: ${usageError(text)} (run with --help for usage)`),
+	})
 	.exitOverride();
+
+/** Commander's message ("error: ...", sometimes with a "(Did you mean ...?)" line) on one line. */
+function usageError(text: string): string {
+	return text.replace(/^error: /u, '').replace(/\s*\n\s*/gu, ' ').trim();
+}
 
 const integer = (flag: string) => (value: string) => {
 	if (!/^-?\d+$/u.test(value.trim())) throw new InvalidArgumentError(`${flag} takes a whole number`);
@@ -283,11 +293,11 @@ try {
 		// Help and version are not errors; everything else commander rejects is a usage error.
 		exitCode = error.exitCode === 0 ? 0 : 2;
 	} else if (error instanceof UserError) {
-		process.stderr.write(`booook: ${sanitize(error.message)}\n`);
+		output(process.stderr).line(`booook: ${error.message}`);
 		exitCode = error.exitCode;
 	} else {
-		process.stderr.write(`booook: unexpected error: ${sanitize(errorMessage(error))}\n`);
-		if (process.env.BOOOOK_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+		output(process.stderr).line(`booook: unexpected error: ${errorMessage(error)}`);
+		if (process.env.BOOOOK_DEBUG) output(process.stderr).line(String((error as Error).stack));
 		exitCode = 1;
 	}
 }

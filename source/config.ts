@@ -1,5 +1,6 @@
 import type { Method, ProviderName, RunConfig } from './domain.ts';
 import { badInput } from './errors.ts';
+import { checkBaseUrl, keyVariable } from './llm/base-url.ts';
 import { ENCODINGS, type EncodingName } from './text/tokens.ts';
 
 /** The paper's settings (§5: chunk 2048, G_n 900, temperature 0.5) and a GPT-4-sized window. */
@@ -46,7 +47,7 @@ export function makeConfig(input: ConfigInput): RunConfig {
 		method,
 		provider: input.provider,
 		model: input.model,
-		baseUrl: input.baseUrl ?? null,
+		baseUrl: input.baseUrl ? checkBaseUrl(input.baseUrl, '--base-url', keyVariable(input.provider)) : null,
 		encoding: encoding as EncodingName,
 		chunkSize: integer('--chunk-size', input.chunkSize ?? DEFAULTS.chunkSize, 64),
 		contextWindow: integer('--context-window', input.contextWindow ?? DEFAULTS.contextWindow, 512),

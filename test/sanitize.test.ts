@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { headlessReporter } from '../source/commands/progress.ts';
-import { sanitize } from '../source/text/sanitize.ts';
+import { progressReporter } from '../source/commands/score.ts';
+import { safeJson, sanitize } from '../source/text/sanitize.ts';
 
 const ESC = '\x1b';
 const BEL = '\x07';
@@ -35,4 +36,43 @@ test('the headless progress line and messages never carry control sequences from
 	assert.ok(!written.includes(ESC), JSON.stringify(written));
 	assert.match(written, /\[1\/10 calls\] 1,000 tokens in, 50 out, \$0\.0100/u);
 	assert.match(written, /n1: retrying \(bad answer\)/u);
+});
+
+test('JSON output escapes control characters and bidi overrides inside strings; the values parse back unchanged', () => {
+	const value = { title: `a${ESC}]0;x${BEL}b \u202Etxt\u202C c\x7f\x9b d`, nested: [`e\u2066f`, 'plain — “quoted” 日本語'], n: 1 };
+	for (const indent of [undefined, 2]) {
+		const text = safeJson(value, indent);
+		assert.doesNotMatch(text, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u, text);
+		assert.deepEqual(JSON.parse(text), value);
+	}
+	assert.match(safeJson('\u202E'), /^"\\u202e"$/u);
+});
+
+test('the progress line only moves forward when concurrent calls report their totals out of order', () => {
+	const err = new PassThrough();
+	let written = '';
+	err.on('data', (d) => (written += d));
+	const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, now: () => 0 });
+	const usage = (calls: number) => ({ type: 'usage' as const, node: `n${calls}` as const, usage: { input: 100, output: 10, cached: 0 }, cost: 0, totals: { input: 100 * calls, output: 10 * calls, cached: 0, cost: 0, calls } });
+	report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 4, done: 0 });
+	// The second call saved first; the first call's totals (1 call) arrive after them.
+	report(usage(2));
+	report(usage(1));
+	report(usage(3));
+	const lines = written.split('\n').filter((l) => l.startsWith('['));
+	assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf(']') + 1)), ['[2/4 calls]', '[3/4 calls]']);
+});
+
+test("score's progress line only moves forward too", () => {
+	const err = new PassThrough();
+	let written = '';
+	err.on('data', (d) => (written += d));
+	const report = progressReporter(err, () => 0);
+	const totals = (calls: number) => ({ input: 10 * calls, output: calls, cached: 0, cost: 0, saved: 0, calls });
+	const usage = (calls: number) => ({ type: 'usage' as const, unit: `u${calls}`, usage: { input: 10, output: 1, cached: 0 }, cost: 0, saved: 0, totals: totals(calls), planned: 4 });
+	report(usage(2));
+	report(usage(1));
+	report(usage(3));
+	const lines = written.split('\n').filter((l) => l.startsWith('['));
+	assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf(']') + 1)), ['[2/4 calls]', '[3/4 calls]']);
 });

@@ -13,8 +13,8 @@ import { newRun, plannerFor } from '../summarize/run.ts';
 import { FILES, sessionPath } from '../store/dirs.ts';
 import { SessionLock } from '../store/lock.ts';
 import { bookSession, listSessions, Session, type BookSessionData } from '../store/session.ts';
-import { sanitize } from '../text/sanitize.ts';
 import { countTokens } from '../text/tokens.ts';
+import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { liveScoring } from './score.ts';
@@ -27,8 +27,8 @@ export interface ExecuteOptions {
 	step?: boolean;
 	prices?: string;
 	env?: NodeJS.ProcessEnv;
-	stdout?: NodeJS.WritableStream;
-	stderr?: NodeJS.WriteStream | NodeJS.WritableStream;
+	stdout?: Stream;
+	stderr?: Stream;
 }
 
 /** Everything a run needs besides the session, checked before a session is created or any call made. */
@@ -71,9 +71,10 @@ export function makeEngine(session: Session<BookSessionData>, prepared: Prepared
 export async function execute(session: Session<BookSessionData>, prepared: Prepared, opts: ExecuteOptions): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	const stderr = opts.stderr ?? process.stderr;
+	const err = output(stderr);
 	const engine = makeEngine(session, prepared, opts);
 	const { ctx } = prepared;
-	if (opts.note) stderr.write(`${opts.note}\n`);
+	if (opts.note) err.line(opts.note);
 	engine.on(headlessReporter({ json: opts.json, stdout, stderr }));
 	const status = await cancelOnSignal(() => engine.cancel(), () => engine.start());
 	if (status === 'done') {
@@ -81,10 +82,10 @@ export async function execute(session: Session<BookSessionData>, prepared: Prepa
 		return 0;
 	}
 	if (status === 'cancelled') {
-		if (!opts.json) stderr.write(`interrupted; session saved. Continue with: booook resume ${session.id}\n`);
+		if (!opts.json) err.line(`interrupted; session saved. Continue with: booook resume ${session.id}`);
 		return 130;
 	}
-	if (!opts.json) stderr.write(`run failed: ${session.data.run.error}\nFix the cause, then continue with: booook resume ${session.id}\n`);
+	if (!opts.json) err.text(failedLines(session));
 	return 1;
 }
 
@@ -123,11 +124,16 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	const run = session.data.run;
 	if (run.status === 'done' && run.root) return 0;
 	if (run.status === 'failed') {
-		stderr.write(`run failed: ${sanitize(run.error ?? 'unknown error')}\nFix the cause, then continue with: booook resume ${session.id}\n`);
+		output(stderr).text(failedLines(session));
 		return 1;
 	}
-	stderr.write(`interrupted; session saved. Continue with: booook resume ${session.id}\n`);
+	output(stderr).line(`interrupted; session saved. Continue with: booook resume ${session.id}`);
 	return 130;
+}
+
+/** Why a run failed (the provider's or planner's message, which may quote a server) and how to go on. */
+function failedLines(session: Session<BookSessionData>): string {
+	return `run failed: ${session.data.run.error ?? 'unknown error'}\nFix the cause, then continue with: booook resume ${session.id}\n`;
 }
 
 /**

@@ -6,6 +6,8 @@ import { activeVersion, getNode, liveNodes } from '../summarize/graph.ts';
 import { Session, type SessionData } from '../store/session.ts';
 import { finalSummary } from './show.ts';
 import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
+import { safeJson } from '../text/sanitize.ts';
+import { output, safeText, type Stream } from './output.ts';
 
 export const EXPORT_FORMATS = ['booookscore', 'validation', 'csv'] as const;
 
@@ -57,26 +59,32 @@ function runningSummaries(run: Run): string[] {
 	return out;
 }
 
-export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean; validator?: string }): Promise<number> {
+/**
+ * `booook export ID`: to stdout, or to a new file with `--out`. Either way the text is the same and
+ * safe to print: JSON with control characters and bidirectional overrides escaped (the values are
+ * unchanged), CSV with them removed (CSV has no escapes).
+ */
+export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean; validator?: string; stdout?: Stream; stderr?: Stream }): Promise<number> {
 	if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw badInput(`--format ${opts.format}: unknown format; use ${EXPORT_FORMATS.join(', ')}`);
+	if (opts.force && !opts.out) throw badInput('--force only replaces the file named by --out; give --out FILE, or leave out --force to print to stdout');
 	const { data } = await Session.snapshot(dir, id);
 	let text: string;
 	if (opts.format === 'booookscore') {
-		text = `${JSON.stringify(booookscoreExport(data, opts.intermediate), null, 2)}\n`;
+		text = `${safeJson(booookscoreExport(data, opts.intermediate), 2)}\n`;
 	} else {
 		const validators = [...new Set(data.judgments.map((j) => j.validator))];
 		if (validators.length === 0) throw badInput(`session ${id} has no verdicts yet; judge its annotations with: booook validate ${id}`);
 		if (opts.validator && !validators.includes(opts.validator)) throw badInput(`--validator ${opts.validator}: no verdicts by that name; the validators are: ${validators.join(', ')}`);
-		if (opts.format === 'csv') text = verdictsAsCsv(data, opts.validator ?? null);
+		if (opts.format === 'csv') text = safeText(verdictsAsCsv(data, opts.validator ?? null), '\r\n');
 		else {
 			// The released file holds one validator's verdicts.
 			const validator = opts.validator ?? (validators.length === 1 ? validators[0]! : null);
 			if (validator === null) throw badInput(`session ${id} has verdicts by ${validators.length} validators (${validators.join(', ')}); choose one with --validator NAME`);
-			text = `${JSON.stringify(verdictsAsRelease(data, validator), null, 2)}\n`;
+			text = `${safeJson(verdictsAsRelease(data, validator), 2)}\n`;
 		}
 	}
 	if (!opts.out) {
-		process.stdout.write(text);
+		output(opts.stdout ?? process.stdout).text(text, opts.format === 'csv' ? '\r\n' : '\n');
 		return 0;
 	}
 	try {
@@ -85,6 +93,6 @@ export async function exportCommand(dir: string, id: string, opts: { format: str
 		if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw badInput(`${opts.out} already exists; choose another --out or add --force to replace it`);
 		throw badInput(`${opts.out}: cannot write (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
 	}
-	process.stderr.write(`wrote ${opts.out}\n`);
+	output(opts.stderr ?? process.stderr).line(`wrote ${opts.out}`);
 	return 0;
 }

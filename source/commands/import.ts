@@ -11,8 +11,8 @@ import {
 import { checkSessionId } from '../store/dirs.ts';
 import { importBooookScore, type FileReport, type ImportInput, type IntermediateRuns } from '../store/import-booookscore.ts';
 import { Session } from '../store/session.ts';
-import { sanitize } from '../text/sanitize.ts';
 import { readDataFile } from './data-files.ts';
+import { output, type Stream } from './output.ts';
 
 export interface ImportOptions {
 	summaries?: string;
@@ -23,6 +23,7 @@ export interface ImportOptions {
 	session?: string;
 	sessionsDir: string;
 	json: boolean;
+	stdout?: Stream;
 }
 
 /** How many unmatched sentences, orphan books or unlocated spans are shown by name. */
@@ -66,6 +67,7 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 	});
 	await session.close();
 
+	const out = output(opts.stdout ?? process.stdout);
 	const next = [`booook score ${session.id}`, ...(imported.judgments.length > 0 ? [`booook precision ${session.id}`] : [])];
 	if (opts.json) {
 		const summary = {
@@ -82,12 +84,12 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 			files: imported.reports,
 			next,
 		};
-		process.stdout.write(`${JSON.stringify(summary)}\n`);
+		out.json(summary);
 		return 0;
 	}
 	const lines = imported.reports.map(describe);
 	lines.push(`imported into session ${session.id}; score it with: ${next.join(', and its precision with: ')}`);
-	process.stdout.write(`${lines.map(sanitize).join('\n')}\n`);
+	out.line(lines.join('\n'));
 	return 0;
 }
 

@@ -8,6 +8,7 @@ import type { PlanContext } from '../summarize/planner.ts';
 import { newRun, plannerFor } from '../summarize/run.ts';
 import { fill } from '../summarize/templates.ts';
 import { countTokens } from '../text/tokens.ts';
+import { output, type Stream } from './output.ts';
 import { loadBook } from './run.ts';
 
 interface PlanRow {
@@ -23,7 +24,8 @@ interface PlanRow {
  * `booook plan BOOK`: what a run would do, without a model call — the book's tokens, the chunks, the
  * calls per level or step (estimates where summary lengths are not known yet) and their cost.
  */
-export async function planCommand(path: string, opts: { config: ConfigInput; json: boolean; prices?: string }): Promise<number> {
+export async function planCommand(path: string, opts: { config: ConfigInput; json: boolean; prices?: string; stdout?: Stream }): Promise<number> {
+	const out = output(opts.stdout ?? process.stdout);
 	const started = performance.now();
 	const { config, chunks, book, loaded } = await loadBook(path, opts.config);
 	const chunkMs = performance.now() - started;
@@ -45,10 +47,10 @@ export async function planCommand(path: string, opts: { config: ConfigInput; jso
 		estimate: { inputTokens: usage.input, outputTokens: usage.output, cost: cost.cost, priced: cost.known || config.provider === 'extractive', price: findPrice(prices, config.model)?.key ?? null },
 	};
 	if (opts.json) {
-		process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+		out.json(result, 2);
 		return 0;
 	}
-	const out = [
+	const lines = [
 		`${result.book.title}: ${book.tokens.toLocaleString('en-US')} tokens (${config.encoding}), ${chunks.length} chunks of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
 		`${config.method === 'hier' ? 'hierarchical merging' : 'incremental updating'} with ${config.provider === 'extractive' ? 'the extractive baseline (not an LLM)' : `${config.provider} ${config.model}`}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
 		...rows.map((r) => `  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${r.calls} calls, ~${r.inputTokens.toLocaleString('en-US')} tokens in, ~${r.outputTokens.toLocaleString('en-US')} out`),
@@ -57,7 +59,7 @@ export async function planCommand(path: string, opts: { config: ConfigInput; jso
 			? `estimated cost: $${cost.cost.toFixed(4)}`
 			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see README)`,
 	];
-	process.stdout.write(`${out.join('\n')}\n`);
+	out.line(lines.join('\n'));
 	return 0;
 }
 

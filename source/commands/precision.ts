@@ -4,8 +4,8 @@ import { convertPrecisionStudy } from '../score/formats.ts';
 import { judgedItems, precisionBySource, type JudgedItem } from '../score/precision.ts';
 import { sessionJudgedItems, validatorsOf } from '../score/session-precision.ts';
 import { Session } from '../store/session.ts';
-import { sanitize } from '../text/sanitize.ts';
 import { readDataFile } from './data-files.ts';
+import { output, type Stream } from './output.ts';
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
 
@@ -20,6 +20,7 @@ export interface PrecisionOptions {
 	json: boolean;
 	seed: number;
 	resamples: number;
+	stdout?: Stream;
 }
 
 /**
@@ -62,13 +63,14 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 			},
 		]),
 	);
+	const out = output(opts.stdout ?? process.stdout);
 	if (opts.json) {
-		process.stdout.write(`${JSON.stringify(result)}\n`);
+		out.json(result);
 		return 0;
 	}
-	if (heading) process.stdout.write(`${sanitize(heading)}\n`);
+	if (heading) out.line(heading);
 	for (const [source, r] of Object.entries(result)) {
-		process.stdout.write(`${source.padEnd(6)} precision ${r.precision.toFixed(1)}% [${r.ci[0]!.toFixed(1)}, ${r.ci[1]!.toFixed(1)}], strict ${r.strict.toFixed(1)}% [${r.strict_ci[0]!.toFixed(1)}, ${r.strict_ci[1]!.toFixed(1)}]; ${r.n} judged in ${r.books} books (${r.agree} agree, ${r.partial} partially, ${r.disagree} disagree)\n`);
+		out.line(`${source.padEnd(6)} precision ${r.precision.toFixed(1)}% [${r.ci[0]!.toFixed(1)}, ${r.ci[1]!.toFixed(1)}], strict ${r.strict.toFixed(1)}% [${r.strict_ci[0]!.toFixed(1)}, ${r.strict_ci[1]!.toFixed(1)}]; ${r.n} judged in ${r.books} books (${r.agree} agree, ${r.partial} partially, ${r.disagree} disagree)`);
 	}
 	return 0;
 }

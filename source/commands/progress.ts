@@ -1,15 +1,16 @@
 import type { EngineEvent } from '../engine/events.ts';
-import { sanitize } from '../text/sanitize.ts';
+import { output, statusLine, type Stream } from './output.ts';
 
 /**
  * Headless reporting: `--json` writes every engine event as one line to stdout; otherwise a progress
  * line (calls done/planned, tokens, cost, ETA) goes to stderr, redrawn in place on a terminal and one
  * line per finished call elsewhere.
  */
-export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableStream; stderr: NodeJS.WriteStream | NodeJS.WritableStream; now?: () => number }) {
+export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: Stream; now?: () => number }) {
 	const now = opts.now ?? Date.now;
 	const started = now();
-	const tty = 'isTTY' in opts.stderr && opts.stderr.isTTY === true;
+	const stdout = output(opts.stdout);
+	const status = statusLine(opts.stderr);
 	let doneAtStart: number | null = null;
 	// The engine's estimate, as the run-started and node-planned events last reported it.
 	let plannedCalls = 0;
@@ -17,7 +18,6 @@ export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableS
 	let tokensIn = 0;
 	let tokensOut = 0;
 	let cost = 0;
-	let drawn = false;
 
 	const line = () => {
 		const planned = Math.max(plannedCalls, done);
@@ -26,19 +26,9 @@ export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableS
 		const eta = madeHere > 0 && planned > done ? formatSeconds(((planned - done) * elapsed) / madeHere) : '?';
 		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, $${cost.toFixed(4)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
 	};
-	const draw = (text: string) => {
-		if (tty) opts.stderr.write(`\r\x1b[2K${text}`);
-		else opts.stderr.write(`${text}\n`);
-		drawn = tty;
-	};
-	const say = (text: string) => {
-		if (drawn) opts.stderr.write('\r\x1b[2K');
-		opts.stderr.write(`${text}\n`);
-		drawn = false;
-	};
 
 	return (event: EngineEvent) => {
-		if (opts.json) opts.stdout.write(`${JSON.stringify(event)}\n`);
+		if (opts.json) stdout.json(event);
 		switch (event.type) {
 			case 'node-planned':
 				plannedCalls = event.planned;
@@ -47,24 +37,26 @@ export function headlessReporter(opts: { json: boolean; stdout: NodeJS.WritableS
 				plannedCalls = event.planned;
 				doneAtStart = event.done;
 				done = event.done;
-				if (!opts.json) say(`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`);
+				if (!opts.json) status.say(`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`);
 				break;
 			case 'usage':
+				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
+				// totals can arrive after a later call's; the line only moves forward.
+				if (event.totals.calls < done) break;
 				done = event.totals.calls;
 				tokensIn = event.totals.input;
 				tokensOut = event.totals.output;
 				cost = event.totals.cost;
-				if (!opts.json) draw(line());
+				if (!opts.json) status.draw(line());
 				break;
 			case 'retry':
-				if (!opts.json) say(`${event.node}: retrying (${sanitize(event.reason)})`);
+				if (!opts.json) status.say(`${event.node}: retrying (${event.reason})`);
 				break;
 			case 'node-failed':
-				if (!opts.json) say(`${event.node} failed: ${sanitize(event.error)}`);
+				if (!opts.json) status.say(`${event.node} failed: ${event.error}`);
 				break;
 			case 'run-finished':
-				if (!opts.json && drawn) opts.stderr.write('\n');
-				drawn = false;
+				if (!opts.json) status.end();
 				break;
 		}
 	};

@@ -1,5 +1,6 @@
 import { buildReport, reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { Session } from '../store/session.ts';
+import { output, type Stream } from './output.ts';
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
 
@@ -31,14 +32,17 @@ export function reportJson(report: Report) {
 }
 
 /** `booook report ID`: BooookScore by source, precision per validator, agreement, types, per book. */
-export async function reportCommand(dir: string, id: string, opts: { json: boolean; seed: number; resamples: number }): Promise<number> {
+export async function reportCommand(dir: string, id: string, opts: { json: boolean; seed: number; resamples: number; stdout?: Stream }): Promise<number> {
+	const stdout = opts.stdout ?? process.stdout;
+	const out = output(stdout);
 	const { data } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });
 	if (opts.json) {
-		process.stdout.write(`${JSON.stringify(reportJson(report))}\n`);
+		out.json(reportJson(report));
 		return 0;
 	}
 	const title = data.kind === 'book' ? data.book.title : data.title;
-	process.stdout.write(`${reportLines(`${title} — session ${id}`, report, process.stdout.columns || 80).join('\n')}\n`);
+	const columns = 'columns' in stdout && stdout.columns ? stdout.columns : 80;
+	out.line(reportLines(`${title} — session ${id}`, report, columns).join('\n'));
 	return 0;
 }

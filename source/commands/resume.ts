@@ -1,9 +1,13 @@
+import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { bookSession, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
+import { output } from './output.ts';
 import { printFinal } from './show.ts';
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
 export async function resumeCommand(dir: string, id: string, opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean }): Promise<number> {
+	// Before the session is opened (which saves it): a bad address changes nothing.
+	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable('extractive'));
 	const opened = await Session.open(dir, id);
 	try {
 		const session = bookSession(opened);
@@ -11,7 +15,7 @@ export async function resumeCommand(dir: string, id: string, opts: InteractiveOp
 		// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
 		if (!opts.interactive && session.data.run.status === 'done' && session.data.run.root) {
 			if (!opts.json) {
-				(opts.stderr ?? process.stderr).write(`session ${id} is already done; its final summary:\n`);
+				output(opts.stderr ?? process.stderr).line(`session ${id} is already done; its final summary:`);
 				printFinal(session.data, book, opts.stdout ?? process.stdout, opts.stderr ?? process.stderr);
 			}
 			return 0;

@@ -3,6 +3,7 @@ import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
+import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
@@ -15,10 +16,10 @@ import { planSummary, scoreSession, sessionAnnotator, verdictsFor, type SessionS
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
-import { sanitize } from '../text/sanitize.ts';
 import { readDataFile } from './data-files.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import type { ScoreControls, SentenceVerdict } from '../ui/controls.ts';
+import { output, statusLine, type Stream } from './output.ts';
 import { formatSeconds } from './progress.ts';
 
 export interface ScoreOptions {
@@ -37,8 +38,8 @@ export interface ScoreOptions {
 	prompts?: string;
 	sessionsDir?: string;
 	env?: NodeJS.ProcessEnv;
-	stdout?: NodeJS.WritableStream;
-	stderr?: NodeJS.WriteStream | NodeJS.WritableStream;
+	stdout?: Stream;
+	stderr?: Stream;
 }
 
 /**
@@ -55,6 +56,8 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		throw badInput('nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE');
 	}
 	checkNumbers(opts);
+	// Checked even when nothing needs annotating, so a bad address is never accepted silently.
+	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env)));
 	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
 	if (opts.id !== undefined) {
 		const session = await Session.open(sessionsDir, opts.id);
@@ -71,7 +74,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({ id: `s${i}`, book, text, node: null, version: null, source: file }));
 	await annotatorFor({ summaries, annotations: [] }, summaries.map((s) => s.id), opts, '; or score annotations you have with --annotations FILE');
 	const session = await Session.createCollection(sessionsDir, { title: basename(file, extname(file)), sources: [resolve(opts.summaries!)], summaries, annotations: [], judgments: [], runs: [] });
-	(opts.stderr ?? process.stderr).write(`new collection session ${session.id} (${summaries.length} summaries from ${sanitize(file)}); continue an interrupted scoring with: booook score ${session.id}\n`);
+	output(opts.stderr ?? process.stderr).line(`new collection session ${session.id} (${summaries.length} summaries from ${file}); continue an interrupted scoring with: booook score ${session.id}`);
 	try {
 		return await scoreStored(session, opts);
 	} finally {
@@ -193,11 +196,11 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 		annotator.on(progressReporter(stderr));
 		const status = await cancelOnSignal(() => annotator.cancel(), () => annotator.start());
 		if (status === 'cancelled') {
-			stderr.write(`interrupted; the annotations so far are saved. Continue with: booook score ${session.id}\n`);
+			output(stderr).line(`interrupted; the annotations so far are saved. Continue with: booook score ${session.id}`);
 			return 130;
 		}
 		if (status === 'failed') {
-			stderr.write(`annotating failed: ${sanitize(annotator.error ?? 'unknown error')}\nFix the cause, then continue with: booook score ${session.id}\n`);
+			output(stderr).text(`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: booook score ${session.id}\n`);
 			return 1;
 		}
 		totals = annotator.totals;
@@ -235,8 +238,8 @@ function headline(label: string, r: ReturnType<typeof systemJson>): string {
 }
 
 function report(score: SessionScore, extra: { session: string; totals: AnnotateTotals | null }, opts: ScoreOptions): void {
-	const stdout = opts.stdout ?? process.stdout;
-	const stderr = opts.stderr ?? process.stderr;
+	const stdout = output(opts.stdout ?? process.stdout);
+	const stderr = output(opts.stderr ?? process.stderr);
 	const texts = score.entries.map((e) => e.summary.text);
 	const main = systemJson(score.system, texts);
 	const human = score.human ? systemJson(score.human, texts) : null;
@@ -254,7 +257,7 @@ function report(score: SessionScore, extra: { session: string; totals: AnnotateT
 			saved: t?.saved ?? 0,
 			...(human ? { human } : {}),
 		};
-		stdout.write(`${JSON.stringify(out)}\n`);
+		stdout.json(out);
 	} else {
 		const lines = [headline('BooookScore', main), `annotations: ${annotators.join(', ')}`];
 		if (human) lines.push(headline('from human annotations:', human));
@@ -263,59 +266,55 @@ function report(score: SessionScore, extra: { session: string; totals: AnnotateT
 		if (t && t.calls > 0) {
 			lines.push(`${t.calls} calls: ${t.input.toLocaleString('en-US')} input tokens (${t.cached.toLocaleString('en-US')} from the prompt cache), ${t.output.toLocaleString('en-US')} output, $${t.cost.toFixed(4)} (the cache saved $${t.saved.toFixed(4)})`);
 		}
-		stdout.write(`${lines.map(sanitize).join('\n')}\n`);
+		stdout.line(lines.join('\n'));
 	}
 	const failures = score.entries.flatMap((e) => e.failures.map((f) => ({ book: e.book, ...f })));
 	if (failures.length > 0) {
-		stderr.write(`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score:\n`);
-		for (const f of failures) stderr.write(`  ${sanitize(f.book)}, sentence ${f.sentence + 1}: ${sanitize(f.reason)}\n`);
+		stderr.line(`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score:`);
+		for (const f of failures) stderr.line(`  ${f.book}, sentence ${f.sentence + 1}: ${f.reason}`);
 	}
-	if (score.missing > 0) stderr.write(`warning: ${score.missing} sentences have no annotation and are left out of the score\n`);
+	if (score.missing > 0) stderr.line(`warning: ${score.missing} sentences have no annotation and are left out of the score`);
 }
 
 /** Progress on stderr while annotating: calls done/planned, sentences, tokens, cost, ETA. */
-function progressReporter(stderr: NodeJS.WriteStream | NodeJS.WritableStream, now: () => number = Date.now) {
+export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 	const started = now();
-	const tty = 'isTTY' in stderr && stderr.isTTY === true;
-	let drawn = false;
+	const status = statusLine(stderr);
 	let atStart = 0;
 	let annotated = 0;
 	let sentences = 0;
-	const say = (text: string) => {
-		if (drawn) stderr.write('\r\x1b[2K');
-		stderr.write(`${text}\n`);
-		drawn = false;
-	};
+	let calls = 0;
 	return (event: AnnotatorEvent) => {
 		switch (event.type) {
 			case 'annotate-started':
 				atStart = event.recovered;
 				sentences = event.sentences;
-				say(`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`);
+				status.say(`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`);
 				break;
 			case 'annotation':
 				annotated += 1;
 				break;
 			case 'usage': {
 				const t = event.totals;
+				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
+				// totals can arrive after a later call's; the line only moves forward.
+				if (t.calls < calls) break;
+				calls = t.calls;
 				const elapsed = (now() - started) / 1000;
 				const madeHere = t.calls - atStart;
 				const eta = madeHere > 0 && event.planned > t.calls ? formatSeconds(((event.planned - t.calls) * elapsed) / madeHere) : event.planned > t.calls ? '?' : '0s';
 				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
-				if (tty) stderr.write(`\r\x1b[2K${text}`);
-				else stderr.write(`${text}\n`);
-				drawn = tty;
+				status.draw(text);
 				break;
 			}
 			case 'annotate-retry':
-				say(`${event.unit}: asking again (${sanitize(event.reason)})`);
+				status.say(`${event.unit}: asking again (${event.reason})`);
 				break;
 			case 'annotate-failed':
-				say(`${event.unit} failed: ${sanitize(event.error)}`);
+				status.say(`${event.unit} failed: ${event.error}`);
 				break;
 			case 'annotate-finished':
-				if (drawn) stderr.write('\n');
-				drawn = false;
+				status.end();
 				break;
 		}
 	};
@@ -323,8 +322,8 @@ function progressReporter(stderr: NodeJS.WriteStream | NodeJS.WritableStream, no
 
 /** The authors' files, scored without any model call (the paper's released annotations). */
 async function scoreFiles(opts: ScoreOptions): Promise<number> {
-	const stdout = opts.stdout ?? process.stdout;
-	const stderr = opts.stderr ?? process.stderr;
+	const stdout = output(opts.stdout ?? process.stdout);
+	const stderr = output(opts.stderr ?? process.stderr);
 	let system: SystemScore;
 	let texts: string[];
 	const notes: string[] = [];
@@ -348,9 +347,9 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
 	}
 	const result = { ...systemJson(system, texts), ...extra };
-	if (opts.json) stdout.write(`${JSON.stringify(result)}\n`);
-	else stdout.write(`${[headline('BooookScore', result), ...distributionLines(system)].map(sanitize).join('\n')}\n`);
-	for (const note of notes) stderr.write(`note: ${note}\n`);
+	if (opts.json) stdout.json(result);
+	else stdout.line([headline('BooookScore', result), ...distributionLines(system)].join('\n'));
+	for (const note of notes) stderr.line(`note: ${note}`);
 	return 0;
 }
 

@@ -6,6 +6,7 @@ import { totalsOf } from '../engine/engine.ts';
 import { summaryStats } from '../text/stats.ts';
 import { countWords } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
+import { output, type Output, type Stream } from './output.ts';
 
 /** The final summary's text, or null before the run has one. */
 export function finalSummary(run: Run): string | null {
@@ -53,47 +54,48 @@ export function showData(data: BookSessionData, book: string) {
 }
 
 /** The final summary on stdout (so it can be piped), its stats on stderr. */
-export function printFinal(data: BookSessionData, book: string, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void {
+export function printFinal(data: BookSessionData, book: string, stdout: Stream, stderr: Stream): void {
 	const shown = showData(data, book);
 	if (shown.summary === null) return;
-	stdout.write(`${sanitize(shown.summary)}\n`);
+	output(stdout).line(shown.summary);
 	const s = shown.stats!;
-	stderr.write(
+	output(stderr).line(
 		`${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
 			`${shown.usage.calls} calls, ${shown.usage.input + shown.usage.output} tokens, $${shown.cost.toFixed(4)} (${shown.provider}). ` +
-			`Session ${data.id}\n`,
+			`Session ${data.id}`,
 	);
 }
 
-export async function showCommand(dir: string, id: string, opts: { json: boolean }): Promise<number> {
+export async function showCommand(dir: string, id: string, opts: { json: boolean; stdout?: Stream }): Promise<number> {
+	const out = output(opts.stdout ?? process.stdout);
 	const { data, text } = await Session.snapshot(dir, id);
-	if (data.kind === 'collection') return showCollection(data, opts.json);
+	if (data.kind === 'collection') return showCollection(data, opts.json, out);
 	const shown = showData(data, text);
 	if (opts.json) {
-		process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+		out.json(shown, 2);
 		return 0;
 	}
 	const c = shown.config;
-	const out: string[] = [];
-	out.push(`${sanitize(shown.book.title)} — session ${shown.id}`);
-	out.push(`status: ${shown.status}${shown.error ? ` (${sanitize(shown.error)})` : ''}`);
-	out.push(`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`);
-	out.push(`book: ${shown.book.tokens.toLocaleString('en-US')} tokens in ${shown.chunks} chunks`);
+	const lines: string[] = [];
+	lines.push(`${shown.book.title} — session ${shown.id}`);
+	lines.push(`status: ${shown.status}${shown.error ? ` (${shown.error})` : ''}`);
+	lines.push(`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`);
+	lines.push(`book: ${shown.book.tokens.toLocaleString('en-US')} tokens in ${shown.chunks} chunks`);
 	for (const row of shown.structure) {
-		out.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
+		lines.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
 	}
-	out.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, $${shown.cost.toFixed(4)}`);
+	lines.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, $${shown.cost.toFixed(4)}`);
 	if (shown.stats) {
 		const s = shown.stats;
-		out.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
-		out.push('', sanitize(shown.summary!));
+		lines.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
+		lines.push('', shown.summary!);
 	}
-	process.stdout.write(`${out.join('\n')}\n`);
+	out.line(lines.join('\n'));
 	return 0;
 }
 
 /** An imported collection: where it came from and what it holds, per book. */
-function showCollection(data: CollectionSessionData, json: boolean): number {
+function showCollection(data: CollectionSessionData, json: boolean, out: Output): number {
 	const count = (pred: (a: CollectionSessionData['annotations'][number]) => boolean) => data.annotations.filter(pred).length;
 	const books = data.summaries.map((s) => ({
 		summary: s.id,
@@ -113,14 +115,14 @@ function showCollection(data: CollectionSessionData, json: boolean): number {
 		books,
 	};
 	if (json) {
-		process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+		out.json(shown, 2);
 		return 0;
 	}
-	const out = [
-		`${sanitize(data.title)} — collection session ${data.id}, imported from ${data.sources.map(sanitize).join(', ')}`,
+	const lines = [
+		`${data.title} — collection session ${data.id}, imported from ${data.sources.join(', ')}`,
 		`${shown.summaries} summaries; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${shown.judgments} verdicts`,
 		...books.map((b) => `  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`),
 	];
-	process.stdout.write(`${out.join('\n')}\n`);
+	out.line(lines.join('\n'));
 	return 0;
 }

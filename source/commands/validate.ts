@@ -7,6 +7,7 @@ import { Session } from '../store/session.ts';
 import { ValidationStore } from '../store/validation-store.ts';
 import { themeFor, ThemeContext } from '../ui/theme.ts';
 import { ValidateScreen } from '../ui/validate/ValidateScreen.tsx';
+import { output } from './output.ts';
 
 export interface ValidateOptions {
 	/** Passed on to the "continue with" hint, so it names the same walk. */
@@ -54,7 +55,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 		const p = walkProgress(store.items, store.judgments, validator);
 		const judged = p.model.judged + p.human.judged;
 		const total = p.model.total + p.human.total;
-		process.stderr.write(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}\n`);
+		output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}`);
 		return 0;
 	} finally {
 		await session.close();

@@ -124,7 +124,7 @@ export class Annotator {
 	/** The provider is retrying a broken stream of `request` (wire this to createProvider's onRetry). */
 	streamRetried(reason: string, request: object): void {
 		const call = this.requests.get(request);
-		if (call) this.emit({ type: 'annotate-retry', unit: call.unit.id, summary: call.unit.summary, sentences: call.unit.sentences.map((s) => s.index), attempt: call.attempt, reason: `stream ${reason}` });
+		if (call) this.emit({ type: 'annotate-retry', unit: call.unit.id, summary: call.unit.summary, sentences: call.unit.sentences.map((s) => s.index), attempt: call.attempt, reason });
 	}
 
 	async start(): Promise<AnnotateStatus> {

@@ -96,7 +96,8 @@ export class Engine {
 	/** The provider is retrying a broken stream of `request`: what streamed of it so far is void. */
 	streamRetried(reason: string, request: object): void {
 		const call = this.requests.get(request);
-		if (call) this.emit({ type: 'retry', node: call.node, attempt: call.attempt, reason: `stream ${reason}` });
+		// The provider's reason already says what broke ("stream stalled ...", "stream broke ...").
+		if (call) this.emit({ type: 'retry', node: call.node, attempt: call.attempt, reason });
 	}
 
 	/**

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { webPageAnswer } from './base-url.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import {
 	BrokenStream,
@@ -44,8 +45,9 @@ export class AnthropicProvider implements Provider {
 
 	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {
 		let stream;
+		let response: Response;
 		try {
-			stream = await this.client.messages.create(
+			({ data: stream, response } = await this.client.messages.create(
 				{
 					model: this.model,
 					max_tokens: request.maxTokens,
@@ -56,9 +58,14 @@ export class AnthropicProvider implements Provider {
 					messages: [{ role: 'user', content: contentBlocks(request.prompt, request.cacheablePrefix) }],
 				},
 				{ signal },
-			);
+			).withResponse());
 		} catch (error) {
 			throw toProviderError(error, this.failure);
+		}
+		const page = webPageAnswer(this.failure.label, this.failure.baseURL, this.failure.keyVar, response);
+		if (page) {
+			stream.controller.abort();
+			throw page;
 		}
 
 		let text = '';

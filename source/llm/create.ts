@@ -2,6 +2,7 @@ import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import type { EncodingName } from '../text/tokens.ts';
 import { AnthropicProvider } from './anthropic.ts';
+import { checkBaseUrl } from './base-url.ts';
 import { ExtractiveProvider } from './extractive.ts';
 import { OpenAIProvider } from './openai.ts';
 import type { CallRequest, Provider } from './provider.ts';
@@ -39,19 +40,26 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 			return new OpenAIProvider({
 				...common,
 				apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai'),
-				baseURL: opts.baseUrl || env.OPENAI_BASE_URL || null,
+				baseURL: baseUrl(opts.baseUrl, env, 'OPENAI'),
 			});
 		case 'anthropic':
 			return new AnthropicProvider({
 				...common,
 				apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic'),
-				baseURL: opts.baseUrl || env.ANTHROPIC_BASE_URL || null,
+				baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC'),
 			});
 		case 'extractive':
 			return new ExtractiveProvider({ encoding: opts.encoding });
 		default:
 			throw badInput(`unknown provider "${String(opts.provider)}" (use openai, anthropic or extractive)`);
 	}
+}
+
+/** `--base-url`, else the vendor's *_BASE_URL variable, checked; null for the vendor's own API. */
+function baseUrl(flag: string | null | undefined, env: NodeJS.ProcessEnv, vendor: 'OPENAI' | 'ANTHROPIC'): string | null {
+	const variable = `${vendor}_BASE_URL`;
+	const url = flag || env[variable] || null;
+	return url === null ? null : checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
 }
 
 function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string): string {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
+import { webPageAnswer } from './base-url.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import {
 	BrokenStream,
@@ -40,8 +41,9 @@ export class OpenAIProvider implements Provider {
 
 	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {
 		let stream;
+		let response: Response;
 		try {
-			stream = await this.client.chat.completions.create(
+			({ data: stream, response } = await this.client.chat.completions.create(
 				{
 					model: this.model,
 					messages: [{ role: 'user', content: request.prompt }],
@@ -51,9 +53,14 @@ export class OpenAIProvider implements Provider {
 					[this.limitParam]: request.maxTokens,
 				},
 				{ signal },
-			);
+			).withResponse());
 		} catch (error) {
 			throw toProviderError(error, this.failure);
+		}
+		const page = webPageAnswer(this.failure.label, this.failure.baseURL, this.failure.keyVar, response);
+		if (page) {
+			stream.controller.abort();
+			throw page;
 		}
 
 		let text = '';

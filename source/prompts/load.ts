@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput } from '../errors.ts';
@@ -14,6 +14,8 @@ export const SHIPPED_PROMPTS = resolve(dirname(fileURLToPath(import.meta.url)), 
  */
 export async function loadTemplates(dir?: string | null): Promise<Templates> {
 	if (dir && !existsSync(dir)) throw badInput(`--prompts ${dir}: no such directory; give a folder of prompt templates (see prompts/README.md)`);
+	// A file would be read as a folder holding no templates, and every shipped one used in silence.
+	if (dir && !statSync(dir).isDirectory()) throw badInput(`--prompts ${dir}: is a file, not a folder; give the folder that holds your <id>.txt templates (see prompts/README.md)`);
 	const out = {} as Templates;
 	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[]) {
 		const own = dir ? join(dir, `${id}.txt`) : null;

@@ -12,3 +12,13 @@ const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u
 export function sanitize(text: string): string {
 	return text.replace(ESCAPES, '').replace(CONTROLS, '');
 }
+
+/**
+ * `value` as JSON in which nothing a terminal would act on is raw, while every value parses back
+ * unchanged: JSON.stringify escapes C0 controls itself (ESC becomes \u001b); DEL, C1 controls and
+ * bidirectional overrides, which it leaves raw, are escaped here the same way. Outside strings JSON
+ * holds only newlines and spaces, so every character replaced is inside a string.
+ */
+export function safeJson(value: unknown, indent?: number): string {
+	return JSON.stringify(value, null, indent).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

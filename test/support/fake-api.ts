@@ -16,8 +16,10 @@ export type Api = 'openai' | 'anthropic';
 
 /** One injected failure, consumed by the next request (of either API). */
 export type Fault =
-	/** An error response; `retryAfter` (seconds) is sent as retry-after-ms and retry-after. */
-	| { kind: 'status'; status: number; retryAfter?: number }
+	/** An error response; `retryAfter` (seconds) is sent as retry-after-ms and retry-after; `message` replaces the server's text. */
+	| { kind: 'status'; status: number; retryAfter?: number; message?: string }
+	/** A web page with status 200, as a website answers when the base URL points at it. */
+	| { kind: 'page' }
 	/** Half the deltas, then no finish/stop reason: the connection is closed mid-body, or with `clean` the response just ends. */
 	| { kind: 'cut'; clean?: boolean }
 	/** Half the deltas, then silence for `ms`, then the rest. */
@@ -189,6 +191,12 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		await sleep(api.latencyMs);
 		if (fault?.kind === 'status') {
 			sendStatus(res, which, fault, bearer(req.headers));
+			return;
+		}
+		if (fault?.kind === 'page') {
+			const page = '<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><h1>Welcome to our website</h1></body></html>\n';
+			res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
+			res.end(page);
 			return;
 		}
 		if (!body || body.stream !== true) {
@@ -392,7 +400,7 @@ function sendStatus(res: ServerResponse, api: Api, fault: Extract<Fault, { kind:
 	// Real servers quote (part of) a rejected key; this one quotes all of it, so a test can prove
 	// the provider keeps it out of its messages.
 	const message =
-		fault.status === 401 ? `Incorrect API key provided: ${key}.` : `fake ${fault.status} from the test server`;
+		fault.message ?? (fault.status === 401 ? `Incorrect API key provided: ${key}.` : `fake ${fault.status} from the test server`);
 	sendError(res, api, fault.status, ERROR_TYPES[fault.status] ?? (fault.status >= 500 ? 'api_error' : 'invalid_request_error'), message, headers);
 }
 

@@ -1,0 +1,68 @@
+import { safeJson, sanitize } from '../text/sanitize.ts';
+
+export type Stream = NodeJS.WritableStream | NodeJS.WriteStream;
+
+/**
+ * The one place the commands write to stdout and stderr. Book titles, summaries, model answers and
+ * server errors are untrusted and reach the output along many paths; making each write safe here
+ * means no path can forget it. Text loses escape sequences, control characters and bidirectional
+ * overrides (newlines and tabs are kept); JSON keeps every value but has those characters escaped.
+ */
+export interface Output {
+	/** Text, made safe; the caller supplies the newlines. `eol` is a line end to keep (`\r\n` for CSV). */
+	text(text: string, eol?: string): void;
+	/** One line: `text` made safe, then a newline. */
+	line(text: string): void;
+	/** A JSON value on one line, or indented by `indent`, then a newline. */
+	json(value: unknown, indent?: number): void;
+}
+
+export function output(stream: Stream): Output {
+	return {
+		text: (text, eol) => void stream.write(safeText(text, eol)),
+		line: (text) => void stream.write(`${sanitize(text)}\n`),
+		json: (value, indent) => void stream.write(`${safeJson(value, indent)}\n`),
+	};
+}
+
+/** `text` made safe for a terminal, keeping the line end `eol` (which sanitize would cut apart when it is `\r\n`). */
+export function safeText(text: string, eol = '\n'): string {
+	return eol === '\n' ? sanitize(text) : text.split(eol).map(sanitize).join(eol);
+}
+
+export interface StatusLine {
+	/** The progress line: redrawn in place on a terminal, one line per update elsewhere. */
+	draw(text: string): void;
+	/** A message on its own line, above the progress line. */
+	say(text: string): void;
+	/** The progress line is final: a terminal moves past it. */
+	end(): void;
+}
+
+/**
+ * A progress line on `stream` (stderr). Its own cursor controls are the only control characters
+ * booook writes outside the terminal app; the text itself is made safe like all other output.
+ */
+export function statusLine(stream: Stream): StatusLine {
+	const tty = 'isTTY' in stream && stream.isTTY === true;
+	let drawn = false;
+	const clear = () => {
+		if (drawn) stream.write('\r\x1b[2K');
+		drawn = false;
+	};
+	return {
+		draw(text) {
+			if (tty) stream.write(`\r\x1b[2K${sanitize(text)}`);
+			else stream.write(`${sanitize(text)}\n`);
+			drawn = tty;
+		},
+		say(text) {
+			clear();
+			stream.write(`${sanitize(text)}\n`);
+		},
+		end() {
+			if (drawn) stream.write('\n');
+			drawn = false;
+		},
+	};
+}

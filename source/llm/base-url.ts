@@ -1,0 +1,50 @@
+import type { ProviderName } from '../domain.ts';
+import { badInput } from '../errors.ts';
+import { ProviderError } from './provider.ts';
+
+/**
+ * A server address from `--base-url` or a *_BASE_URL variable, checked before a session is created
+ * or a call is made: an http:// or https:// URL. A user name or password in it is refused rather
+ * than stripped, because the server would then refuse the calls without saying why; and it must not
+ * be kept, since the address is saved with the session and shown in error messages. `source` names
+ * where the address came from, `keyVar` where a key belongs instead.
+ */
+export function checkBaseUrl(url: string, source: string, keyVar: string): string {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		throw badInput(`${source} ${JSON.stringify(withoutCredentials(url))} is not a URL; give the server's address, e.g. http://localhost:8000/v1`);
+	}
+	if (parsed.username !== '' || parsed.password !== '') {
+		parsed.username = '';
+		parsed.password = '';
+		throw badInput(`${source} ${parsed.href}: leave the user name and password out of the URL (it is saved with the session and shown in messages); give the key in ${keyVar}`);
+	}
+	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+		throw badInput(`${source} ${withoutCredentials(parsed.href)}: booook talks to a server over HTTP; give an http:// or https:// address, e.g. http://localhost:8000/v1`);
+	}
+	return url;
+}
+
+/** Where the key of `provider` is read from, named where a key belongs. */
+export function keyVariable(provider: ProviderName): string {
+	return provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : provider === 'openai' ? 'OPENAI_API_KEY' : 'OPENAI_API_KEY or ANTHROPIC_API_KEY';
+}
+
+/** What an address that is not an http(s) URL may show: anything before an @ could be a password. */
+function withoutCredentials(text: string): string {
+	return text.replace(/^([^/]*\/\/)?[^/@]*@/u, '$1…@');
+}
+
+/**
+ * A server that answers a call with a web page is not an API: a base URL that points at a
+ * website, a login page or a proxy's error page. The SDKs would read it as an empty stream and
+ * retry; this says what happened instead, once.
+ */
+export function webPageAnswer(label: string, baseURL: string, keyVar: string, response: Response): ProviderError | null {
+	const type = response.headers.get('content-type') ?? '';
+	if (!/^\s*text\/html\b/iu.test(type)) return null;
+	const setting = keyVar.replace(/_API_KEY$/u, '_BASE_URL');
+	return new ProviderError(`${label}: ${baseURL} answered with a web page (HTML), not an API; check --base-url (or ${setting})`, false);
+}
