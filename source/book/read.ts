@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { badInput } from '../errors.ts';
 import { readEpub } from './epub.ts';
+import { unwrapParagraphs } from './paragraphs.ts';
 import { decodeTxt, txtTitle } from './txt.ts';
 
 /**
@@ -11,7 +12,10 @@ import { decodeTxt, txtTitle } from './txt.ts';
  */
 
 export interface LoadedBook {
-	/** Normalized text: LF line ends, no BOM, no trailing whitespace. Later offsets index into it. */
+	/**
+	 * Normalized text: LF line ends, no BOM, no trailing whitespace, one line per paragraph (see
+	 * `paragraphs.ts`). Later offsets index into it.
+	 */
 	text: string;
 	title: string;
 	/** Hex sha256 of `text` (UTF-8). */
@@ -31,8 +35,10 @@ export async function readBook(path: string): Promise<LoadedBook> {
 	let text: string;
 	let title: string | null;
 	if (extension === '.txt') {
-		text = decodeTxt(bytes, label);
-		title = txtTitle(text);
+		const decoded = decodeTxt(bytes, label);
+		// The title is read from the lines as they stand: unwrapped, a "Title:" line would run on.
+		title = txtTitle(decoded);
+		text = unwrapParagraphs(decoded);
 	} else {
 		({ text, title } = await readEpub(bytes, label));
 	}

@@ -12,8 +12,8 @@ import { ProviderError, type CallRequest, type CallResult, type Provider } from 
  * - Chosen sentences keep their narrative order and are joined by single spaces into one paragraph,
  *   also across input texts: chunk ends are not paragraph ends, and a one-paragraph summary is what
  *   the model providers write too.
- * - A chosen sentence without terminal punctuation (a heading, a line cut short) gets a '.', so the
- *   output reads as sentences and ends with one.
+ * - Sentences that end with a mark are chosen first; a line without one (a heading, a salutation)
+ *   only when the inputs have nothing else, and then it gets a '.' so the output ends with one.
  * - Exact repeats of a chosen sentence are skipped (merge inputs can overlap).
  * - When no sentence fits the budget, the best one is cut at a word boundary and ends with '.'.
  * - Budgets below one word or two tokens cannot hold any sentence: that is a configuration error.
@@ -57,7 +57,8 @@ function cutSentence(sentence: string, words: number): string {
 /** Picks sentences of `texts` by TextRank within the budget (pure apart from the shared encoder). */
 export function extractSummary(texts: readonly string[], budget: ExtractBudget): Extract {
 	const encoding = budget.encoding ?? DEFAULT_ENCODING;
-	const sentences = texts.flatMap((t) => splitSentences(t)).map((s) => withTerminal(s.replace(/\s+/gu, ' ')));
+	const raw = texts.flatMap((t) => splitSentences(t)).map((s) => s.replace(/\s+/gu, ' '));
+	const sentences = raw.map(withTerminal);
 	if (sentences.length === 0) return { pieces: [], text: '', picked: [], cut: false };
 
 	const maxWords = Math.floor(budget.words);
@@ -69,33 +70,46 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 		);
 	}
 
-	// Sentences without a letter or digit ("* * *") are never worth a place when anything else is.
+	// Whole sentences of the text come first: a line without a final mark (a heading, a letter's
+	// "My dear Victor,") or without a letter or digit ("* * *") is taken only when no whole sentence
+	// fits, and a sentence is cut short only when nothing fits at all.
+	const whole = raw.map((s, i) => TERMINAL.test(s) && wordTokens(sentences[i]!).length > 0);
 	const worded = sentences.map((s) => wordTokens(s).length > 0);
-	const scores = textRank(sentences);
-	const order = rankOrder(scores).filter((i) => worded[i] || !worded.some(Boolean));
+	const ranked = rankOrder(textRank(sentences));
+	const tiers = [ranked.filter((i) => whole[i]), ranked.filter((i) => !whole[i] && worded[i]), ranked.filter((i) => !worded[i])];
+	let chosen: number[] = [];
+	for (const tier of tiers) {
+		chosen = pick(tier);
+		if (chosen.length > 0) break;
+	}
+	const order = tiers.flat();
 
 	// Greedy by rank; a sentence that would overflow is skipped and shorter ones are still tried.
 	// Sentence token counts add up to about the joined text's (the check below is exact), and a
 	// sentence that fits alone is always taken, so the cut below happens only when none does.
-	const chosen: number[] = [];
-	const seen = new Set<string>();
-	let words = 0;
-	let tokens = 0;
-	for (const i of order) {
-		const s = sentences[i]!;
-		if (seen.has(s)) continue;
-		const w = countWords(s);
-		const t = countTokens(s, encoding);
-		if (words + w > maxWords || tokens + t > maxTokens) continue;
-		chosen.push(i);
-		seen.add(s);
-		words += w;
-		tokens += t;
+	function pick(tier: readonly number[]): number[] {
+		const taken: number[] = [];
+		const seen = new Set<string>();
+		let words = 0;
+		let tokens = 0;
+		for (const i of tier) {
+			const s = sentences[i]!;
+			if (seen.has(s)) continue;
+			const w = countWords(s);
+			const t = countTokens(s, encoding);
+			if (words + w > maxWords || tokens + t > maxTokens) continue;
+			taken.push(i);
+			seen.add(s);
+			words += w;
+			tokens += t;
+		}
+		// Token counts are not exactly additive across joins: drop the lowest-ranked until it fits.
+		while (taken.length > 0 && countTokens(join(taken).join(' '), encoding) > maxTokens) taken.pop();
+		return taken;
 	}
-
-	// Token counts are not exactly additive across joins: drop the lowest-ranked until it fits.
-	const join = (ids: number[]) => [...ids].sort((a, b) => a - b).map((i) => sentences[i]!);
-	while (chosen.length > 0 && countTokens(join(chosen).join(' '), encoding) > maxTokens) chosen.pop();
+	function join(ids: number[]): string[] {
+		return [...ids].sort((a, b) => a - b).map((i) => sentences[i]!);
+	}
 
 	if (chosen.length === 0) {
 		const best = order[0]!;

@@ -1,0 +1,51 @@
+/**
+ * Hard-wrapped text (Gutenberg books are wrapped at about 72 columns) to one line per paragraph,
+ * so that a line break means the same thing in every book: the end of a paragraph. Done once, when
+ * a book is read, so chunking, the extractive baseline and every sentence count see the same text.
+ * Pure.
+ *
+ * A line break inside a paragraph becomes a space. A paragraph ends at a blank line, before a line
+ * indented deeper than the one before it (a first-line indent, a letter's address, verse), and
+ * around a line that is clearly a heading ("Chapter 1", "BOOK ONE: 1805", "CHAPTER IV."). Blank
+ * lines are kept as they are, so a book that already has one line per paragraph does not change.
+ */
+
+const HEADING =
+	/^(?:chapter|letter|book|part|volume|vol\.|section|canto|act|scene|stave|prologue|preface|foreword|introduction|contents|epilogue|appendix)\b.{0,60}$|^(?:[ivxlcdm]+|\d+)\.?$/iu;
+// An all-capitals line with a letter in it ("THE END", "PART TWO").
+const CAPITALS = /^(?=.*\p{Lu})[^\p{Ll}]{1,60}$/u;
+
+function isHeading(line: string): boolean {
+	return HEADING.test(line) || CAPITALS.test(line);
+}
+
+function indentOf(line: string): number {
+	return /^[ \t]*/u.exec(line)![0].length;
+}
+
+export function unwrapParagraphs(text: string): string {
+	const lines = text.split('\n');
+	const out: string[] = [];
+	let previous: string | null = null;
+	for (const raw of lines) {
+		// Only spaces and tabs: a stray control character at a line's end is text.
+		const line = raw.replace(/[ \t]+$/u, '');
+		const bare = line.replace(/^[ \t]+/u, '');
+		const joins =
+			previous !== null &&
+			previous.trim() !== '' &&
+			bare !== '' &&
+			indentOf(line) <= indentOf(previous) &&
+			!isHeading(bare) &&
+			!isHeading(previous.trim());
+		if (joins) {
+			const last = out.length - 1;
+			// A dash at the end of a line joins the next word without a space ("so--\nthen").
+			out[last] = /(?:--|—)$/u.test(out[last]!) ? `${out[last]}${bare}` : `${out[last]} ${bare}`;
+		} else {
+			out.push(line);
+		}
+		previous = line;
+	}
+	return out.join('\n');
+}
