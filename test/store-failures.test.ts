@@ -318,3 +318,24 @@ test('an immutable session.json (chattr +i, where the system allows it) is refus
 		execFileSync('chattr', ['-i', file]);
 	}
 });
+
+// Item 9: chunk offsets outside the book.
+
+test('a hand-edited chunk past the end of the book is reported as corrupt when the session is opened', async (t) => {
+	const dir = await tempDir(t);
+	const s = await Session.create(dir, init('edited'));
+	await s.close();
+	const file = path.join(dir, 'edited', 'session.json');
+	const data = JSON.parse(await readFile(file, 'utf8'));
+	data.run.chunks[0].end = TEXT.length + 500;
+	const text = JSON.stringify(data, null, 2);
+	await writeFile(file, text);
+	const expected = `session "edited" cannot be opened: ${file} is corrupt (chunk 0 spans characters 0 to ${TEXT.length + 500}, outside the book's ${TEXT.length}); the file was left unchanged`;
+	assert.equal(await refusal(Session.open(dir, 'edited'), 2), expected);
+	assert.equal(await refusal(Session.snapshot(dir, 'edited'), 2), expected);
+	const r = await booook(['show', 'edited', '--sessions-dir', dir]);
+	assert.equal(r.code, 2);
+	assert.equal(r.stderr, `booook: ${expected}\n`);
+	assert.equal(await readFile(file, 'utf8'), text);
+	assert.ok(!existsSync(path.join(dir, 'edited', 'lock')));
+});

@@ -288,6 +288,11 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	if (sha256(text) !== data.book.sha256) {
 		throw corrupt(id, bookFile, `its sha256 does not match the one in ${FILES.state}`);
 	}
+	// Chunks are character ranges of book.txt; one outside it would be read as empty or cut text.
+	const outside = data.run.chunks.find((c) => c.start > c.end || c.end > text.length);
+	if (outside) {
+		throw corrupt(id, stateFile, `chunk ${outside.index} spans characters ${outside.start} to ${outside.end}, outside the book's ${text.length}`);
+	}
 	return { data, text };
 }
 
