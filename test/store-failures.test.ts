@@ -271,6 +271,16 @@ test('a full disk while a session is created: nothing is left, exit 1, and the m
 	assert.deepEqual(await readdir(dir), []);
 });
 
+test('a full disk while a collection is being scored names booook score as the way to continue', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.createCollection(dir, { id: 'coll', title: 'Released', sources: ['summaries.json'], runs: [], summaries: [{ id: 's0', book: 'whale', text: 'A whale. A ship.', node: null, version: null, source: 'summaries.json' }], annotations: [], judgments: [] });
+	t.after(() => session.close());
+	diskFullFrom(t, 1);
+	const message = await refusal(session.save(), 1);
+	assert.ok(message.endsWith('free some space, then continue with: booook score coll (what was saved before is intact)'), message);
+	assert.deepEqual((await readdir(path.join(dir, 'coll'))).sort(), ['lock', 'session.json']);
+});
+
 test('session.json that cannot be replaced (read-only folder, immutable file): named with the fix, old file intact, no temp file', async (t) => {
 	const dir = await tempDir(t);
 	const first = await Session.create(dir, init('ro'));
@@ -288,7 +298,8 @@ test('session.json that cannot be replaced (read-only folder, immutable file): n
 	});
 	const message = await refusal(Session.open(dir, 'ro'), 1);
 	assert.ok(message.startsWith('cannot save session "ro": permission denied (EACCES at '), message);
-	assert.ok(message.includes('make the folder and its files writable, then continue with: booook resume ro'), message);
+	// Opening writes at once, before any work: the fix is followed by the same command.
+	assert.ok(message.endsWith('make the folder and its files writable, then run the same command again (what was saved before is intact)'), message);
 	assert.equal(await readFile(file, 'utf8'), before);
 	assert.deepEqual((await readdir(path.join(dir, 'ro'))).sort(), ['book.txt', 'session.json'], 'no temp file, and the lock released');
 	stateFs.rename = real;
@@ -310,7 +321,7 @@ test('an immutable session.json (chattr +i, where the system allows it) is refus
 		const r = await booook(['resume', 'frozen', '--headless', '--sessions-dir', dir]);
 		assert.equal(r.code, 1, r.stderr);
 		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-		assert.match(r.stderr, /^booook: cannot save session "frozen": the operation is not permitted \(a read-only or immutable file or folder\) \(EPERM at .*\); make it writable \(chmod, and chattr -i for an immutable file\), then continue with: booook resume frozen/u);
+		assert.match(r.stderr, /^booook: cannot save session "frozen": the operation is not permitted \(a read-only or immutable file or folder\) \(EPERM at .*\); make it writable \(chmod, and chattr -i for an immutable file\), then run the same command again \(what was saved before is intact\)\n$/u);
 		assert.equal(await readFile(file, 'utf8'), before);
 		assert.deepEqual((await readdir(path.join(dir, 'frozen'))).sort(), ['book.txt', 'session.json']);
 	} finally {

@@ -33,6 +33,11 @@ export class Session<D extends SessionData = SessionData> {
 	#text: string | null;
 	#saving: Promise<void> = Promise.resolve();
 	#closed = false;
+	/**
+	 * The command that continues this session's work, named when a write fails: `resume` for a run,
+	 * `score` for a collection; a command doing other work there (validate, score of a run) says so.
+	 */
+	continueWith: string;
 
 	private constructor(
 		readonly id: string,
@@ -46,6 +51,7 @@ export class Session<D extends SessionData = SessionData> {
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
+		this.continueWith = data.kind === 'book' ? `booook resume ${id}` : `booook score ${id}`;
 	}
 
 	/** The session's state; the engine mutates it in place and calls save(). */
@@ -153,7 +159,8 @@ export class Session<D extends SessionData = SessionData> {
 			const { data, text } = await readState(dir, id);
 			data.openedAt = new Date().toISOString();
 			const session = new Session<SessionData>(id, sessionDir, data, lock, text);
-			await session.save();
+			// Nothing has been done yet: what to do after fixing the disk is this same command.
+			await session.#write('run the same command again');
 			return session;
 		} catch (error) {
 			await lock.release();
@@ -172,6 +179,10 @@ export class Session<D extends SessionData = SessionData> {
 	 * pending state after the current write, so the file always ends at the last saved state.
 	 */
 	save(): Promise<void> {
+		return this.#write(`continue with: ${this.continueWith}`);
+	}
+
+	#write(then: string): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
 		const data = this.#db.data;
 		data.updatedAt = new Date().toISOString();
@@ -181,7 +192,7 @@ export class Session<D extends SessionData = SessionData> {
 			return Promise.reject(error);
 		}
 		const write = this.#db.write().catch((error: unknown) => {
-			throw isDiskError(error) ? diskError(error, `cannot save session "${this.id}"`, error.path ?? this.path, `continue with: ${this.#continueCommand()} (what was saved before is intact)`) : error;
+			throw isDiskError(error) ? diskError(error, `cannot save session "${this.id}"`, error.path ?? this.path, `${then} (what was saved before is intact)`) : error;
 		});
 		this.#saving = this.#saving.then(
 			() => write.catch(() => {}),
@@ -193,13 +204,8 @@ export class Session<D extends SessionData = SessionData> {
 	appendCall(record: CallRecord): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
 		return this.#calls.append(record).catch((error: unknown) => {
-			throw isDiskError(error) ? diskError(error, `cannot log a call of session "${this.id}"`, error.path ?? this.#calls.file, `continue with: ${this.#continueCommand()} (what was saved before is intact)`) : error;
+			throw isDiskError(error) ? diskError(error, `cannot log a call of session "${this.id}"`, error.path ?? this.#calls.file, `continue with: ${this.continueWith} (what was saved before is intact)`) : error;
 		});
-	}
-
-	/** The command that continues whatever wrote this session last. */
-	#continueCommand(): string {
-		return this.data.kind === 'book' ? `booook resume ${this.id}` : `booook score ${this.id}`;
 	}
 
 	/** The call log; a line cut short by a killed process is skipped, not an error. */
