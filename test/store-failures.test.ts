@@ -184,14 +184,17 @@ test('a leftover whose creator is alive, or a folder with other files, is refuse
 	const odd = path.join(dir, 'odd');
 	await mkdir(odd);
 	await writeFile(path.join(odd, 'calls.jsonl'), '{"a call": 1}\n');
+	await writeFile(path.join(dir, 'notes.txt'), 'a file named like a session');
 	const before = await tree(dir);
 
 	assert.match(await refusal(Session.open(dir, 'busy'), 2), new RegExp(`still being created by another booook process \\(pid ${process.pid}\\)`, 'u'));
 	assert.match(await refusal(Session.create(dir, init('busy')), 2), new RegExp(`is being created by another booook process \\(pid ${process.pid}\\); choose another --session`, 'u'));
 	assert.match(await refusal(Session.open(dir, 'odd'), 2), /session\.json is missing .*left unchanged/u);
 	assert.match(await refusal(Session.create(dir, init('odd')), 2), /odd already exists and is not a session/u);
+	assert.match(await refusal(Session.open(dir, 'notes.txt'), 2), /notes\.txt is a file, not a session folder; it was left unchanged/u);
+	assert.match(await refusal(Session.create(dir, init('notes.txt')), 2), /notes\.txt already exists and is not a session/u);
 	assert.deepEqual(await tree(dir), before);
-	assert.deepEqual((await readdir(dir)).sort(), ['busy', 'odd']);
+	assert.deepEqual((await readdir(dir)).sort(), ['busy', 'notes.txt', 'odd']);
 });
 
 // Item 8: environment failures.

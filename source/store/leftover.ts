@@ -27,8 +27,8 @@ export type FolderState =
 	| { kind: 'session' }
 	/** Only what a creation writes before session.json: a lock, book.txt, a temp file, or nothing. */
 	| { kind: 'leftover'; owner: LockOwner | null; alive: boolean }
-	/** No session.json but other files (or not a folder): not ours to judge or remove. */
-	| { kind: 'other' };
+	/** No session.json but other files, or a file: not ours to judge or remove. */
+	| { kind: 'other'; file: boolean };
 
 /** What `<sessionDir>` is: a session, the leftover of an interrupted creation, or something else. */
 export async function folderState(sessionDir: string): Promise<FolderState> {
@@ -38,12 +38,12 @@ export async function folderState(sessionDir: string): Promise<FolderState> {
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === 'ENOENT') return { kind: 'missing' };
-		if (code === 'ENOTDIR') return { kind: 'other' };
+		if (code === 'ENOTDIR') return { kind: 'other', file: true };
 		throw error;
 	}
 	if (names.includes(FILES.state)) return { kind: 'session' };
 	const creationFiles = new Set<string>([FILES.lock, FILES.book, basename(tempFileOf(FILES.state))]);
-	if (!names.every((n) => creationFiles.has(n) || isTakeoverGuard(n, FILES.lock))) return { kind: 'other' };
+	if (!names.every((n) => creationFiles.has(n) || isTakeoverGuard(n, FILES.lock))) return { kind: 'other', file: false };
 	const owner = parseOwner(await readFile(join(sessionDir, FILES.lock), 'utf8').catch(() => ''));
 	return { kind: 'leftover', owner, alive: owner !== null && isLive(owner) };
 }
@@ -133,9 +133,8 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 		);
 	}
 	if (state.kind === 'other') {
-		return new UserError(
-			`session "${id}" cannot be opened: ${join(sessionDir, FILES.state)} is missing (${sessionDir} holds other files, left unchanged); restore ${FILES.state}, or move ${sessionDir} away`,
-		);
+		const what = state.file ? `${sessionDir} is a file, not a session folder` : `${join(sessionDir, FILES.state)} is missing (${sessionDir} holds other files)`;
+		return new UserError(`session "${id}" cannot be opened: ${what}; it was left unchanged: restore ${FILES.state}, or move ${sessionDir} away`);
 	}
 	const creating = (await creations(dir)).find((c) => c.id === id && c.alive);
 	if (creating) {

@@ -317,7 +317,9 @@ async function exists(file: string): Promise<boolean> {
 		await stat(file);
 		return true;
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+		// ENOTDIR: a file named like the session stands where its folder would be.
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'ENOENT' || code === 'ENOTDIR') return false;
 		throw error;
 	}
 }
