@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,11 +12,12 @@ import type { Book, Run } from '../source/domain.ts';
 import { makeConfig } from '../source/config.ts';
 import { UserError } from '../source/errors.ts';
 import { newRun } from '../source/summarize/run.ts';
-import { SessionLock, type LockOwner } from '../source/store/lock.ts';
+import { SessionLock, takeoverGuard, type LockOwner } from '../source/store/lock.ts';
 import { Session } from '../source/store/session.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SESSION_MODULE = path.join(ROOT, 'source', 'store', 'session.ts');
+const LOCK_MODULE = path.join(ROOT, 'source', 'store', 'lock.ts');
 const TEXT = 'Call me Ishmael. Some years ago, never mind how long precisely.\n';
 
 function init(id: string) {
@@ -107,7 +109,8 @@ test('a second open in the same process is refused with the pid message', async 
 	const first = await Session.create(dir, init('same'));
 	t.after(() => first.close());
 	const error = await refusal(Session.open(dir, 'same'));
-	assert.equal(error.message, `session "same" is open in another booook process (pid ${process.pid}); close it first`);
+	const lockFile = path.join(dir, 'same', 'lock');
+	assert.equal(error.message, `session "same" is open in another booook process (pid ${process.pid}); close it first, or if no booook is running, delete ${lockFile}`);
 	// The refused open did not disturb the holder's lock.
 	assert.equal((await readOwner(path.join(dir, 'same', 'lock'))).pid, process.pid);
 	await first.save();
@@ -122,7 +125,7 @@ test('an open from another process is refused while this one holds the session',
 	await exited(proc);
 	assert.equal(result.ok, false);
 	assert.equal(result.exitCode, 2);
-	assert.equal(result.message, `session "shared" is open in another booook process (pid ${process.pid}); close it first`);
+	assert.equal(result.message, `session "shared" is open in another booook process (pid ${process.pid}); close it first, or if no booook is running, delete ${path.join(dir, 'shared', 'lock')}`);
 });
 
 test('this process is refused while another process holds the session, and admitted after it closes', async (t) => {
@@ -211,7 +214,8 @@ test('SessionLock: live owners refuse, dead and debris locks are taken over', as
 	await taken.release();
 	assert.ok(!existsSync(file));
 
-	// An empty lock is a create whose write has not happened yet: refused while fresh...
+	// An empty lock is a create whose write has not happened yet: waited for a moment, then refused
+	// while fresh...
 	await write('');
 	const young = await refusal(SessionLock.acquire(file, 'x'));
 	assert.ok(young.message.includes('being opened'));
@@ -231,4 +235,110 @@ test('SessionLock.release leaves a lock that is no longer its own', async (t) =>
 	await writeFile(file, other);
 	await lock.release();
 	assert.equal(await readFile(file, 'utf8'), other);
+});
+
+/** The pid of a process that has exited: a lock naming it is stale. */
+async function deadPid(): Promise<number> {
+	const proc = spawn(process.execPath, ['-e', '']);
+	await new Promise((resolve) => proc.once('exit', resolve));
+	return proc.pid!;
+}
+
+/**
+ * A process that takes the lock `file` when it gets SIGUSR1, so that several can be released at one
+ * instant. Lines in: "arm FILE", "release". Lines out: "armed", the outcome as JSON, "released".
+ */
+function contender() {
+	const code = `
+		const { SessionLock } = await import(${JSON.stringify(LOCK_MODULE)});
+		const { createInterface } = await import('node:readline');
+		let file = null;
+		let lock = null;
+		process.on('SIGUSR1', async () => {
+			try {
+				lock = await SessionLock.acquire(file, 'raced');
+				console.log(JSON.stringify({ won: true }));
+			} catch (e) {
+				console.log(JSON.stringify({ won: false, message: e.message }));
+			}
+		});
+		for await (const line of createInterface({ input: process.stdin })) {
+			if (line.startsWith('arm ')) { file = line.slice(4); console.log('armed'); }
+			if (line === 'release') { await lock.release(); lock = null; console.log('released'); }
+		}`;
+	const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT });
+	const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+	let err = '';
+	proc.stderr.on('data', (d) => (err += d));
+	const next = async (): Promise<string> => {
+		const line = await lines.next();
+		if (line.done) throw new Error(`contender ${proc.pid} ended: ${err}`);
+		return line.value;
+	};
+	return { proc, next, send: (line: string) => proc.stdin.write(`${line}\n`) };
+}
+
+test('four processes released at one instant on a stale lock: exactly one wins, every round', async (t) => {
+	const dir = await tempDir(t);
+	const file = path.join(dir, 'lock');
+	const host = os.hostname();
+	const dead = await deadPid();
+	const contenders = Array.from({ length: 4 }, contender);
+	t.after(async () => {
+		for (const c of contenders) c.proc.kill('SIGKILL');
+		await Promise.all(contenders.map((c) => exited(c.proc)));
+	});
+	const ROUNDS = 24;
+	for (let round = 0; round < ROUNDS; round++) {
+		// Even rounds: a lock whose owner died. Odd rounds: an empty lock left long ago by a process
+		// killed between creating and filling it.
+		if (round % 2 === 0) {
+			await writeFile(file, `${JSON.stringify({ pid: dead, host, startedAt: new Date(Date.UTC(2024, 0, 1, 0, 0, round)).toISOString() })}\n`);
+		} else {
+			await writeFile(file, '');
+			const old = new Date(Date.now() - 60_000);
+			await utimes(file, old, old);
+		}
+		for (const c of contenders) c.send(`arm ${file}`);
+		for (const c of contenders) assert.equal(await c.next(), 'armed');
+		for (const c of contenders) c.proc.kill('SIGUSR1');
+		const outcomes = await Promise.all(contenders.map(async (c) => ({ c, ...(JSON.parse(await c.next()) as { won: boolean; message?: string }) })));
+		const winners = outcomes.filter((o) => o.won);
+		assert.equal(winners.length, 1, `round ${round}: ${winners.length} winners`);
+		const winner = winners[0]!.c;
+		assert.equal((await readOwner(file)).pid, winner.proc.pid, `round ${round}: the lock names its winner`);
+		// A loser names the winner; only if the winner stalled for a second between creating its
+		// lock and writing its name (a very loaded machine) does it say the session is being opened.
+		for (const o of outcomes.filter((x) => !x.won)) {
+			assert.ok(o.message!.includes(`(pid ${winner.proc.pid})`) || o.message!.includes('is being opened'), `round ${round}: ${o.message}`);
+		}
+		winner.send('release');
+		assert.equal(await winner.next(), 'released');
+		assert.deepEqual(await readdir(dir), [], `round ${round}: no lock or guard left`);
+	}
+});
+
+test('a takeover guard left by a killed taker does not keep the stale lock forever', async (t) => {
+	const dir = await tempDir(t);
+	const file = path.join(dir, 'lock');
+	const host = os.hostname();
+	const dead = await deadPid();
+	const stale = `${JSON.stringify({ pid: dead, host, startedAt: '2024-01-01T00:00:00.000Z' })}\n`;
+	await writeFile(file, stale);
+	// The taker died holding the guard, before it removed the lock.
+	await writeFile(takeoverGuard(file, stale), `${JSON.stringify({ pid: dead, host, startedAt: '2024-01-01T00:00:01.000Z' })}\n`);
+	const lock = await SessionLock.acquire(file, 'x');
+	assert.equal((await readOwner(file)).pid, process.pid);
+	assert.deepEqual(await readdir(dir), ['lock']);
+	await lock.release();
+});
+
+test('a lock held by a live (or reused) pid is refused with the lock file and how to clear it', async (t) => {
+	const dir = await tempDir(t);
+	const file = path.join(dir, 'lock');
+	// This test process stands for a pid the system gave to another program: alive, not booook.
+	await writeFile(file, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: '2024-01-01T00:00:00.000Z' }));
+	const error = await refusal(SessionLock.acquire(file, 'reused'));
+	assert.ok(error.message.includes(`delete ${file}`), error.message);
+	assert.ok(error.message.includes('if no booook is running'), error.message);
 });

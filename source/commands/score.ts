@@ -61,6 +61,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
 	if (opts.id !== undefined) {
 		const session = await Session.open(sessionsDir, opts.id);
+		session.continueWith = `booook score ${opts.id}`;
 		try {
 			return await scoreStored(session, opts);
 		} finally {

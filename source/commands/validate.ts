@@ -47,6 +47,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 	if (!stdin.isTTY || !stdout.isTTY) throw badInput('validate is interactive and needs a terminal; for numbers from recorded verdicts use: booook precision ID or booook report ID');
 	const validator = validatorName(opts.validator);
 	const session = await Session.open(dir, id);
+	session.continueWith = `booook validate ${id}`;
 	try {
 		const store = new ValidationStore(session, validator, { mode: opts.mode as WalkMode, seed: opts.seed, fraction: opts.fraction });
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;

@@ -1,11 +1,13 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Method, ProviderName, RunStatus } from '../domain.ts';
 import { planSummary, scoreSession, sessionAnnotator } from '../score/session-score.ts';
 import { liveNodes } from '../summarize/graph.ts';
 import { countWords } from '../text/tokens.ts';
 import { FILES } from './dirs.ts';
+import { checkSessionsDir } from './disk.ts';
+import { creations, folderState } from './leftover.ts';
 import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type SessionData } from './schema.ts';
 
 export interface SessionSummary {
@@ -40,11 +42,13 @@ export type SessionListing = SessionSummary[] & { problems: SessionProblem[] };
 /**
  * Reads every `<dir>/<id>/session.json` without taking locks: listing must work while a run is
  * going, and the atomic rename of each save means a reader sees the old or the new file, whole.
- * A missing sessions directory is an empty list.
+ * A missing sessions directory is an empty list. Creations cut short by a kill are reported among
+ * the problems; ones under way are not listed.
  */
 export async function listSessions(dir: string): Promise<SessionListing> {
 	const sessions: SessionSummary[] = [];
 	const problems: SessionProblem[] = [];
+	await checkSessionsDir(dir);
 	let entries: Dirent[];
 	try {
 		entries = await readdir(dir, { withFileTypes: true });
@@ -61,6 +65,10 @@ export async function listSessions(dir: string): Promise<SessionListing> {
 			else sessions.push(result);
 		}),
 	);
+	for (const c of await creations(dir)) {
+		if (c.alive) continue;
+		problems.push({ id: c.id, file: c.path, reason: `a creation of this session that was interrupted${c.owner ? ` (pid ${c.owner.pid} is gone)` : ''}; it holds no work, and the next run, import or scoring here removes it` });
+	}
 	sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
 	problems.sort((a, b) => a.id.localeCompare(b.id));
 	return Object.assign(sessions, { problems });
@@ -72,7 +80,12 @@ async function readSummary(id: string, file: string): Promise<SessionSummary | S
 		text = await readFile(file, 'utf8');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		return { id, file, reason: code === 'ENOENT' ? 'no session.json' : `unreadable (${code ?? 'error'})` };
+		if (code !== 'ENOENT') return { id, file, reason: `unreadable (${code ?? 'error'})` };
+		const state = await folderState(dirname(file));
+		if (state.kind !== 'leftover') return { id, file, reason: 'no session.json' };
+		if (state.alive) return { id, file, reason: `no session.json yet: a booook process (pid ${state.owner!.pid}) is creating it` };
+		const gone = state.owner ? ` (pid ${state.owner.pid} is gone)` : '';
+		return { id, file, reason: `no session.json: its creation was interrupted${gone} and it holds no work; --session ${id} on a new run or import replaces it, or delete ${dirname(file)}` };
 	}
 	let raw: unknown;
 	try {

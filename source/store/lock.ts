@@ -1,12 +1,23 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { badInput } from '../errors.ts';
 
 /**
  * One booook process per session: lowdb keeps the state in memory and rewrites the whole file, so
  * two writers would silently undo each other's work. The lock is a file created with O_EXCL; it
  * names its owner so a lock left by a killed process can be recognised and taken over at once.
+ *
+ * Taking over is the delicate part: "it is stale, so remove it" is two steps, and between them
+ * another process may have taken the stale lock over and created a fresh one, which a plain unlink
+ * would delete. So a takeover first creates, exclusively, a guard named after the stale lock's
+ * content (`lock.takeover-<hash>`): of all the processes that saw the same stale lock, one gets the
+ * guard, checks that the lock still holds that stale content, and only then removes it. Whoever
+ * then creates the lock with O_EXCL holds it; the others see a live owner. A guard left by a taker
+ * that was killed is itself a stale lock and is taken over the same way.
  */
 
 export interface LockOwner {
@@ -19,6 +30,13 @@ export interface LockOwner {
 // exclusive create and the write; only an unreadable lock older than this is taken for debris.
 const HALF_WRITTEN_GRACE_MS = 5_000;
 const ATTEMPTS = 5;
+// A lock is empty for the instant between its exclusive create and its write; a process that
+// finds it so waits up to this long for the owner's name before it gives up.
+const YOUNG_PATIENCE_MS = 1_000;
+// How long to wait in all for another process that is taking a stale lock over (it needs a few
+// milliseconds; the margin is for a loaded machine).
+const TAKEOVER_PATIENCE_MS = 10_000;
+const GUARD_PREFIX = '.takeover-';
 
 const held = new Set<SessionLock>();
 let exitHooked = false;
@@ -32,16 +50,24 @@ function releaseAllSync(): void {
 
 export class SessionLock {
 	#released = false;
+	#file: string;
 
 	private constructor(
-		readonly file: string,
+		file: string,
 		readonly owner: LockOwner,
 		private readonly content: string,
-	) {}
+	) {
+		this.#file = file;
+	}
+
+	get file(): string {
+		return this.#file;
+	}
 
 	/** Takes the lock at `file` for session `id`, or throws a UserError naming who holds it. */
 	static async acquire(file: string, id: string): Promise<SessionLock> {
-		for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+		const start = Date.now();
+		for (let attempt = 0, wait = 2; attempt < ATTEMPTS; ) {
 			const owner: LockOwner = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() };
 			const content = `${JSON.stringify(owner)}\n`;
 			const created = await createExclusive(file, content);
@@ -52,19 +78,37 @@ export class SessionLock {
 					exitHooked = true;
 					process.on('exit', releaseAllSync);
 				}
+				await removeGuards(file);
 				return lock;
 			}
 			const existing = await inspect(file);
-			if (existing.kind === 'gone') continue;
+			if (existing.kind === 'gone') {
+				attempt++;
+				continue;
+			}
 			if (existing.kind === 'held') throw heldError(id, file, existing.owner);
 			if (existing.kind === 'young') {
-				throw badInput(`session "${id}" is being opened by another booook process; try again in a moment`);
+				if (Date.now() - start > YOUNG_PATIENCE_MS) {
+					throw badInput(`session "${id}" is being opened by another booook process; try again in a moment`);
+				}
+			} else if ((await takeOver(file, file, existing.text)) === 'removed') {
+				attempt++;
+				continue;
 			}
-			// Stale: its owner is dead. Another process may be taking it over at the same moment;
-			// whoever creates the new file first wins and the other sees a live owner next round.
-			await unlink(file).catch(ignoreMissing);
+			// Another process is creating the lock or taking the same stale lock over: it will hold
+			// the lock in a moment, or have failed and left it free.
+			if (Date.now() - start > TAKEOVER_PATIENCE_MS) break;
+			await delay(wait);
+			wait = Math.min(wait * 2, 100);
 		}
-		throw badInput(`could not take the lock of session "${id}" (${file}); another booook process keeps taking it`);
+		throw badInput(
+			`could not take the lock of session "${id}" (${file}); another booook process keeps taking it. If no booook is running, delete ${file} and the ${basename(file)}${GUARD_PREFIX}* files beside it`,
+		);
+	}
+
+	/** The lock's folder was renamed (a new session moved into place); the lock moved with it. */
+	movedTo(file: string): void {
+		this.#file = file;
 	}
 
 	get released(): boolean {
@@ -116,7 +160,57 @@ type Inspection =
 	| { kind: 'gone' }
 	| { kind: 'held'; owner: LockOwner }
 	| { kind: 'young' }
-	| { kind: 'stale' };
+	| { kind: 'stale'; text: string };
+
+/** The guard a takeover of the stale lock content `stale` creates beside the lock `lockFile`. */
+export function takeoverGuard(lockFile: string, stale: string): string {
+	const hash = createHash('sha256').update(stale, 'utf8').digest('hex').slice(0, 16);
+	return `${lockFile}${GUARD_PREFIX}${hash}`;
+}
+
+/**
+ * Removes `target` (the lock, or a guard left by a killed taker) if it still holds the stale
+ * content `stale`, holding the guard named after that content while it checks and removes.
+ * 'busy': another process holds that guard (it is doing the same); try again shortly.
+ */
+async function takeOver(lockFile: string, target: string, stale: string, depth = 0): Promise<'removed' | 'busy'> {
+	const guard = takeoverGuard(lockFile, stale);
+	const content = `${JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() })}\n`;
+	if (!(await createExclusive(guard, content))) {
+		const other = await inspect(guard);
+		// A guard is never left by a live process for long; one whose taker died is taken over in
+		// turn (bounded: each level needs another process killed inside a few milliseconds).
+		if (other.kind === 'stale' && depth < 3) await takeOver(lockFile, guard, other.text, depth + 1);
+		return other.kind === 'gone' ? 'removed' : 'busy';
+	}
+	try {
+		// Only the holder of this guard may remove a lock with this content, and the content is
+		// unique to one owner, so what is checked here is what is removed.
+		const now = await inspect(target);
+		if (now.kind === 'stale' && now.text === stale) await unlink(target).catch(ignoreMissing);
+		return 'removed';
+	} finally {
+		const mine = await readFile(guard, 'utf8').catch(() => null);
+		if (mine === content) await unlink(guard).catch(ignoreMissing);
+	}
+}
+
+/**
+ * Guards left beside a lock by takers that were killed. Once this process holds the lock, every
+ * guard there is about a lock content that is gone for good, so all of them are debris.
+ */
+async function removeGuards(lockFile: string): Promise<void> {
+	const prefix = `${basename(lockFile)}${GUARD_PREFIX}`;
+	const names = await readdir(dirname(lockFile)).catch(() => [] as string[]);
+	await Promise.all(
+		names.filter((n) => n.startsWith(prefix)).map((n) => unlink(join(dirname(lockFile), n)).catch(() => {})),
+	);
+}
+
+/** Whether `name` is a takeover guard of the lock file named `lockName`. */
+export function isTakeoverGuard(name: string, lockName: string): boolean {
+	return name.startsWith(`${lockName}${GUARD_PREFIX}`);
+}
 
 async function inspect(file: string): Promise<Inspection> {
 	let text: string;
@@ -128,10 +222,10 @@ async function inspect(file: string): Promise<Inspection> {
 		throw error;
 	}
 	const owner = parseOwner(text);
-	if (!owner) return Date.now() - mtimeMs < HALF_WRITTEN_GRACE_MS ? { kind: 'young' } : { kind: 'stale' };
+	if (!owner) return Date.now() - mtimeMs < HALF_WRITTEN_GRACE_MS ? { kind: 'young' } : { kind: 'stale', text };
 	// A pid on another machine (a shared sessions dir) cannot be checked, so it counts as alive.
 	if (owner.host !== os.hostname() || isAlive(owner.pid)) return { kind: 'held', owner };
-	return { kind: 'stale' };
+	return { kind: 'stale', text };
 }
 
 export function parseOwner(text: string): LockOwner | null {
@@ -168,7 +262,11 @@ function heldError(id: string, file: string, owner: LockOwner) {
 			`session "${id}" is open in a booook process on ${owner.host} (pid ${owner.pid}); close it first, or delete ${file} if that process is gone`,
 		);
 	}
-	return badInput(`session "${id}" is open in another booook process (pid ${owner.pid}); close it first`);
+	// The pid may also be one the system gave to another program after the owner died, which no
+	// check here can tell apart: the way out is named.
+	return badInput(
+		`session "${id}" is open in another booook process (pid ${owner.pid}); close it first, or if no booook is running, delete ${file}`,
+	);
 }
 
 function ignoreMissing(error: unknown): void {

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
 import type { Book, Run } from '../domain.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog } from './calls.ts';
 import { checkSessionId, FILES, newSessionId } from './dirs.ts';
+import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
+import { CREATING_PREFIX, folderState, missingSessionError, removeLeftover, sweepCreations } from './leftover.ts';
 import { SessionLock } from './lock.ts';
+import { StateFile } from './state-file.ts';
 import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
 export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
@@ -15,7 +17,7 @@ export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionS
 /**
  * One session on disk, open for writing by this process only:
  *   <dir>/<id>/book.txt      the normalized book text, written once
- *   <dir>/<id>/session.json  SessionData (lowdb's JSONFile: temp file + rename, so never torn)
+ *   <dir>/<id>/session.json  SessionData (StateFile: temp file + rename, so never torn)
  *   <dir>/<id>/calls.jsonl   every provider call, append-only
  *   <dir>/<id>/lock          who has it open
  *
@@ -31,6 +33,11 @@ export class Session<D extends SessionData = SessionData> {
 	#text: string | null;
 	#saving: Promise<void> = Promise.resolve();
 	#closed = false;
+	/**
+	 * The command that continues this session's work, named when a write fails: `resume` for a run,
+	 * `score` for a collection; a command doing other work there (validate, score of a run) says so.
+	 */
+	continueWith: string;
 
 	private constructor(
 		readonly id: string,
@@ -39,11 +46,12 @@ export class Session<D extends SessionData = SessionData> {
 		lock: SessionLock,
 		text: string | null,
 	) {
-		// JSONFile, not JSONFilePreset: the preset swaps in a memory adapter when NODE_ENV=test.
-		this.#db = new Low<SessionData>(new JSONFile<SessionData>(join(path, FILES.state)), data);
+		// Our own adapter, not JSONFilePreset: the preset swaps in a memory adapter when NODE_ENV=test.
+		this.#db = new Low<SessionData>(new StateFile<SessionData>(join(path, FILES.state)), data);
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
+		this.continueWith = data.kind === 'book' ? `booook resume ${id}` : `booook score ${id}`;
 	}
 
 	/** The session's state; the engine mutates it in place and calls save(). */
@@ -82,6 +90,10 @@ export class Session<D extends SessionData = SessionData> {
 		}));
 	}
 
+	/**
+	 * Builds the session in a hidden folder and renames it to `<dir>/<id>` once it is whole, so a
+	 * process killed while creating leaves no folder that looks like a session (see leftover.ts).
+	 */
 	static async #make<T extends SessionData>(
 		dir: string,
 		requestedId: string,
@@ -90,32 +102,40 @@ export class Session<D extends SessionData = SessionData> {
 	): Promise<Session<T>> {
 		const id = checkSessionId(requestedId);
 		const sessionDir = join(dir, id);
-		await mkdir(dir, { recursive: true });
-		try {
-			// Without `recursive`, mkdir is the atomic "does it exist" check: two creators cannot both win.
-			await mkdir(sessionDir);
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-				throw badInput(
-					`session "${id}" already exists in ${dir}; choose another --session or resume it with: booook resume ${id}`,
-				);
-			}
-			throw error;
-		}
+		const failed = (error: unknown) =>
+			isDiskError(error)
+				? diskError(error, `cannot create session "${id}"`, error.path ?? dir, 'run the same command again (nothing was created)')
+				: error;
+		await checkSessionsDir(dir);
+		await makeRoomFor(dir, id);
+		let temp: string | null = null;
 		let lock: SessionLock | null = null;
 		try {
-			lock = await SessionLock.acquire(join(sessionDir, FILES.lock), id);
-			if (text !== null) await writeFile(join(sessionDir, FILES.book), text, { encoding: 'utf8', flag: 'wx' });
+			await mkdir(dir, { recursive: true });
+			await sweepCreations(dir);
+			temp = await mkdtemp(join(dir, `${CREATING_PREFIX}${id}-`));
+			lock = await SessionLock.acquire(join(temp, FILES.lock), id);
+			if (text !== null) await writeFile(join(temp, FILES.book), text, { encoding: 'utf8', flag: 'wx' });
 			const now = new Date().toISOString();
 			const data = build({ schema: SCHEMA_VERSION, id, createdAt: now, updatedAt: now, openedAt: now, summaries: [], annotations: [], judgments: [] });
-			const session = new Session<T>(id, sessionDir, data, lock, text ?? '');
-			await session.save();
-			return session;
+			checkState(id, data);
+			await new StateFile<SessionData>(join(temp, FILES.state)).write(data);
+			try {
+				// Renaming a folder onto a folder that is not empty fails: two creators cannot both win.
+				await rename(temp, sessionDir);
+			} catch (error) {
+				const code = (error as NodeJS.ErrnoException).code;
+				if (code === 'ENOTEMPTY' || code === 'EEXIST') throw alreadyExists(id, dir);
+				throw error;
+			}
+			temp = null;
+			lock.movedTo(join(sessionDir, FILES.lock));
+			return new Session<T>(id, sessionDir, data, lock, text ?? '');
 		} catch (error) {
-			// Nothing partial is left behind: the directory was ours alone, so all of it goes.
+			// Nothing partial is left behind: the hidden folder was ours alone, so all of it goes.
 			lock?.releaseSync();
-			await rm(sessionDir, { recursive: true, force: true });
-			throw error;
+			if (temp !== null) await rm(temp, { recursive: true, force: true }).catch(() => {});
+			throw failed(error);
 		}
 	}
 
@@ -132,12 +152,15 @@ export class Session<D extends SessionData = SessionData> {
 		const sessionDir = join(dir, id);
 		await stateFileOf(dir, id);
 		// Lock before reading, so the state read is not one another process is about to replace.
-		const lock = await SessionLock.acquire(join(sessionDir, FILES.lock), id);
+		const lock = await SessionLock.acquire(join(sessionDir, FILES.lock), id).catch((error: unknown) => {
+			throw isDiskError(error) ? diskError(error, `cannot open session "${id}"`, error.path ?? sessionDir, 'run the same command again') : error;
+		});
 		try {
 			const { data, text } = await readState(dir, id);
 			data.openedAt = new Date().toISOString();
 			const session = new Session<SessionData>(id, sessionDir, data, lock, text);
-			await session.save();
+			// Nothing has been done yet: what to do after fixing the disk is this same command.
+			await session.#write('run the same command again');
 			return session;
 		} catch (error) {
 			await lock.release();
@@ -156,15 +179,21 @@ export class Session<D extends SessionData = SessionData> {
 	 * pending state after the current write, so the file always ends at the last saved state.
 	 */
 	save(): Promise<void> {
+		return this.#write(`continue with: ${this.continueWith}`);
+	}
+
+	#write(then: string): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
 		const data = this.#db.data;
 		data.updatedAt = new Date().toISOString();
-		// Never write what open() would refuse: a bad save would make the whole session unreadable.
-		const checked = sessionSchema.safeParse(data);
-		if (!checked.success) {
-			return Promise.reject(new Error(`refusing to save session "${this.id}": ${firstIssue(checked.error)}`));
+		try {
+			checkState(this.id, data);
+		} catch (error) {
+			return Promise.reject(error);
 		}
-		const write = this.#db.write();
+		const write = this.#db.write().catch((error: unknown) => {
+			throw isDiskError(error) ? diskError(error, `cannot save session "${this.id}"`, error.path ?? this.path, `${then} (what was saved before is intact)`) : error;
+		});
 		this.#saving = this.#saving.then(
 			() => write.catch(() => {}),
 			() => write.catch(() => {}),
@@ -174,7 +203,9 @@ export class Session<D extends SessionData = SessionData> {
 
 	appendCall(record: CallRecord): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
-		return this.#calls.append(record);
+		return this.#calls.append(record).catch((error: unknown) => {
+			throw isDiskError(error) ? diskError(error, `cannot log a call of session "${this.id}"`, error.path ?? this.#calls.file, `continue with: ${this.continueWith} (what was saved before is intact)`) : error;
+		});
 	}
 
 	/** The call log; a line cut short by a killed process is skipped, not an error. */
@@ -195,13 +226,40 @@ export class Session<D extends SessionData = SessionData> {
 	}
 }
 
+/** Never write what open() would refuse: a bad save would make the whole session unreadable. */
+function checkState(id: string, data: SessionData): void {
+	const checked = sessionSchema.safeParse(data);
+	if (!checked.success) throw new Error(`refusing to save session "${id}": ${firstIssue(checked.error)}`);
+}
+
+function alreadyExists(id: string, dir: string): UserError {
+	return badInput(`session "${id}" already exists in ${dir}; choose another --session or resume it with: booook resume ${id}`);
+}
+
+/**
+ * Refuses an id that is taken; removes the leftover of an interrupted creation of that id (when no
+ * live process has it), which holds no work.
+ */
+async function makeRoomFor(dir: string, id: string): Promise<void> {
+	const sessionDir = join(dir, id);
+	const state = await folderState(sessionDir);
+	if (state.kind === 'missing') return;
+	if (state.kind === 'session') throw alreadyExists(id, dir);
+	if (state.kind === 'other') {
+		throw badInput(`${sessionDir} already exists and is not a session (it has no ${FILES.state}); choose another --session, or move it away`);
+	}
+	if (state.alive) {
+		throw badInput(`session "${id}" is being created by another booook process${state.owner ? ` (pid ${state.owner.pid})` : ''}; choose another --session`);
+	}
+	await removeLeftover(dir, id);
+}
+
 /** The session's state file, or a one-line error when there is no such session. */
 async function stateFileOf(dir: string, id: string): Promise<string> {
 	checkSessionId(id);
+	await checkSessionsDir(dir);
 	const stateFile = join(dir, id, FILES.state);
-	if (!(await exists(stateFile))) {
-		throw badInput(`no session "${id}" in ${dir}; list the sessions there with: booook sessions`);
-	}
+	if (!(await exists(stateFile))) throw await missingSessionError(dir, id);
 	return stateFile;
 }
 
@@ -209,7 +267,7 @@ async function stateFileOf(dir: string, id: string): Promise<string> {
 async function readState(dir: string, id: string): Promise<{ data: SessionData; text: string }> {
 	const stateFile = await stateFileOf(dir, id);
 	const sessionDir = join(dir, id);
-	const adapter = new JSONFile<unknown>(stateFile);
+	const adapter = new StateFile<unknown>(stateFile);
 	let raw: unknown;
 	try {
 		raw = await adapter.read();
@@ -236,6 +294,11 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	if (sha256(text) !== data.book.sha256) {
 		throw corrupt(id, bookFile, `its sha256 does not match the one in ${FILES.state}`);
 	}
+	// Chunks are character ranges of book.txt; one outside it would be read as empty or cut text.
+	const outside = data.run.chunks.find((c) => c.start > c.end || c.end > text.length);
+	if (outside) {
+		throw corrupt(id, stateFile, `chunk ${outside.index} spans characters ${outside.start} to ${outside.end}, outside the book's ${text.length}`);
+	}
 	return { data, text };
 }
 
@@ -254,7 +317,9 @@ async function exists(file: string): Promise<boolean> {
 		await stat(file);
 		return true;
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+		// ENOTDIR: a file named like the session stands where its folder would be.
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'ENOENT' || code === 'ENOTDIR') return false;
 		throw error;
 	}
 }
