@@ -59,13 +59,8 @@ export function makeConfig(input: ConfigInput): RunConfig {
 		streamTimeout: number('--stream-timeout', input.streamTimeout ?? DEFAULTS.streamTimeout, 1, 3600),
 		prompts: input.prompts ?? null,
 	};
-	// Templates take about 300 tokens; the incremental update holds a chunk, the running summary and
-	// the new summary at once.
-	const need = method === 'inc' ? config.chunkSize + 2 * config.maxSummary + 400 : config.chunkSize + config.maxSummary + 300;
-	if (need > config.contextWindow) {
-		const what = method === 'inc' ? 'a chunk, the running summary and its update' : 'a chunk and its summary';
-		throw badInput(`--context-window ${config.contextWindow} is too small for ${what} (about ${need} tokens with --chunk-size ${config.chunkSize} and --max-summary ${config.maxSummary}); raise it or lower those`);
-	}
+	// Whether a chunk, its prompt and its summary fit the window depends on the templates and the
+	// chunks: `windowProblem` (summarize/) checks it once both are known.
 	return config;
 }
 

@@ -4,6 +4,7 @@ import { countTokens, countWords } from '../source/text/tokens.ts';
 import { levelLimits, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from '../source/summarize/budget.ts';
 import { activeVersion, getNode } from '../source/summarize/graph.ts';
 import { endsWithTerminal, summaryProblem } from '../source/summarize/validity.ts';
+import { windowProblem } from '../source/summarize/window.ts';
 import { FakeModel, prng } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 
@@ -16,10 +17,39 @@ test('level limits shrink by 0.65 per level below the top, which gets G_n', () =
 	assert.deepEqual(levelLimits({ chunks: 5, contextWindow: 3000, chunkSize: 2048, maxSummary: 900, mergeTemplateTokens: 200 }), [585, 900]);
 });
 
-test('word budgets follow the authors: 0.65 words per token, 10% less per regeneration', () => {
-	assert.equal(regenerationWords(585, 0), 585);
-	assert.equal(regenerationWords(585, 1), Math.round(585 * 0.9));
-	assert.equal(regenerationWords(585, 6), Math.round(585 * 0.4));
+/** The authors' `estimate_levels` (summ.py), transcribed line by line; it needs fit >= 1 to end. */
+function authorsLimits(numChunks: number, chunkSize: number, maxContext: number, templateTokens: number, maxSummary: number): number[] {
+	let chunkLimit = chunkSize;
+	let levels = 0;
+	while (numChunks > 1) {
+		const chunksThatFit = Math.floor((maxContext - templateTokens - 20) / chunkLimit);
+		numChunks = Math.ceil(numChunks / chunksThatFit);
+		chunkLimit = 450;
+		levels += 1;
+	}
+	const limits = [maxSummary];
+	for (let i = 0; i < levels - 1; i++) limits.push(Math.trunc(limits[limits.length - 1]! * 0.65));
+	return limits.reverse();
+}
+
+test('level limits match the authors\' estimate for every chunk count, chunk size, window and G_n', () => {
+	let cases = 0;
+	for (const [chunkSize, contextWindow] of [[2048, 4096], [2048, 8192], [4096, 8192], [1024, 4096], [3000, 4096], [88000, 100000], [2048, 2600]]) {
+		for (const maxSummary of [300, 900, 1200]) {
+			for (let chunks = 1; chunks <= 400; chunks++) {
+				const expected = authorsLimits(chunks, chunkSize!, contextWindow!, 31, maxSummary);
+				assert.deepEqual(levelLimits({ chunks, contextWindow: contextWindow!, chunkSize: chunkSize!, maxSummary, mergeTemplateTokens: 31 }), expected, `${chunks} chunks, C ${chunkSize}, W ${contextWindow}, G ${maxSummary}`);
+				cases++;
+			}
+		}
+	}
+	assert.equal(cases, 7 * 3 * 400);
+	// The issue's case: Pride and Prejudice at C 2048, W 4096, G_n 900 has level 0 at 247 tokens.
+	assert.deepEqual(levelLimits({ chunks: 80, contextWindow: 4096, chunkSize: 2048, maxSummary: 900, mergeTemplateTokens: 31 }), [247, 380, 585, 900]);
+});
+
+test('word budgets follow the authors: 0.65 words per token, a cumulative 10% more off per regeneration', () => {
+	assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map((a) => regenerationWords(1000, a)), [1000, 1000, 900, 720, 504, 302, 151]);
 	// Incremental: after chunk j of n the summary should have floor(585 * (j+1) / n) words.
 	assert.equal(expectedWords(900, 0, 10), 58);
 	assert.equal(expectedWords(900, 9, 10), 585);
@@ -91,9 +121,10 @@ test('hier: level 0 summarizes each chunk, merges take consecutive summaries in 
 });
 
 test('hier: a level that cannot shrink is refused instead of recursing', async () => {
-	const book = randomBook(5, 200);
-	// 600-token summaries, and merges cannot hold two of them next to the template.
-	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 900, maxSummary: 600, contextWindow: 1850, clean: false }, new FakeModel({ seed: 5, verbosity: 1.6 }));
+	const book = randomBook(5, 20);
+	// A few chunks, so one level is estimated and level 0 gets G_n = 600 tokens; merges cannot hold
+	// two such summaries next to the template and a 600-token output.
+	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 600, maxSummary: 600, contextWindow: 1400, clean: false }, new FakeModel({ seed: 5, verbosity: 1.6 }));
 	const status = await engine.start();
 	assert.equal(status, 'failed');
 	assert.match(run.error!, /level (\d+) cannot merge the (\d+) summaries/);
@@ -102,7 +133,7 @@ test('hier: a level that cannot shrink is refused instead of recursing', async (
 	assert.ok(run.nodes.every((n) => n.status === 'done'));
 });
 
-test('hier: invalid summaries are regenerated with 10% fewer words at temperature 1, then the best is kept', async () => {
+test('hier: invalid summaries are regenerated with cumulatively fewer words at temperature 1, then the best is kept', async () => {
 	const book = randomBook(9, 30);
 	// A model that never stops in time: every answer is cut at max tokens mid-sentence.
 	const model = new FakeModel({ seed: 9 });
@@ -118,7 +149,8 @@ test('hier: invalid summaries are regenerated with 10% fewer words at temperatur
 	const v = activeVersion(node)!;
 	assert.equal(v.attempts.length, 7);
 	assert.ok(v.overBudget);
-	assert.deepEqual(v.attempts.map((a) => a.params.words), [0, 1, 2, 3, 4, 5, 6].map((k) => Math.round(130 * (1 - 0.1 * k))));
+	// The authors' cumulative schedule: x1, x1, x.9, x.72, x.504, x.3024, x.1512 of 130 words.
+	assert.deepEqual(v.attempts.map((a) => a.params.words), [130, 130, 117, 94, 66, 39, 20]);
 	assert.deepEqual(v.attempts.map((a) => a.params.temperature), [0.5, 1, 1, 1, 1, 1, 1]);
 	assert.ok(v.attempts.every((a) => a.rejected));
 });
@@ -151,4 +183,16 @@ test('inc: the running summary grows with the expected-words schedule; an overlo
 	const step4 = run.nodes.find((n) => n.meta.step === 4)!;
 	assert.equal(step4.inputs[1], redo.id);
 	assert.ok(countWords(activeVersion(getNode(run, run.root!))!.text) <= 300);
+});
+
+test('the window check takes the real worst case: the paper\'s ChatGPT setting is accepted for both methods', async () => {
+	const book = randomBook(11, 400);
+	for (const method of ['inc', 'hier'] as const) {
+		const { run, ctx } = await setUp(book, { method, chunkSize: 2048, contextWindow: 4096, maxSummary: 900 }, new FakeModel({ seed: 1 }));
+		assert.ok(run.chunks.length > 3);
+		assert.equal(windowProblem(run, ctx), null, method);
+	}
+	// A chunk, the update prompt, a running summary and its output that cannot fit are refused, naming the sizes.
+	const { run, ctx } = await setUp(book, { method: 'inc', chunkSize: 2048, contextWindow: 3600, maxSummary: 900 }, new FakeModel({ seed: 1 }));
+	assert.match(windowProblem(run, ctx) ?? '', /--context-window 3600 is too small for an incremental update: a 20\d\d-token chunk/);
 });

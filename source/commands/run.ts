@@ -4,6 +4,10 @@ import type { Book } from '../domain.ts';
 import { newRun } from '../summarize/run.ts';
 import { Session } from '../store/session.ts';
 import { chunkText } from '../text/chunk.ts';
+import { countTokens } from '../text/tokens.ts';
+import { badInput } from '../errors.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import { windowProblem } from '../summarize/window.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
 
 export interface RunOptions extends InteractiveOptions {
@@ -19,6 +23,9 @@ export async function loadBook(path: string, input: ConfigInput) {
 	const loaded = await readBook(path);
 	const config = makeConfig(input);
 	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
+	const templates = await loadTemplates(config.prompts);
+	const problem = windowProblem(newRun(config, chunks), { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) });
+	if (problem) throw badInput(problem);
 	const book: Book = { title: loaded.title, sha256: loaded.sha256, source: loaded.source, chars: loaded.text.length, tokens: chunks.reduce((s, c) => s + c.tokens, 0) };
 	return { loaded, config, chunks, book };
 }

@@ -19,9 +19,14 @@ export function wordLimit(tokens: number): number {
 	return Math.round(tokens * WORD_RATIO);
 }
 
-/** The word limit of regeneration `attempt` (0 = the first call): 10% lower per attempt. */
+/**
+ * The word limit of regeneration `attempt` (0 = the first call). The authors shrink it cumulatively,
+ * by 10% more each time: x1, x1, x.9, x.72, x.504, x.3024, x.1512 for attempts 0 to 6.
+ */
 export function regenerationWords(words: number, attempt: number): number {
-	return Math.max(1, Math.round(words * (1 - 0.1 * attempt)));
+	let factor = 1;
+	for (let i = 1; i < attempt; i++) factor *= 1 - 0.1 * i;
+	return Math.max(1, Math.round(words * factor));
 }
 
 export class PlanError extends Error {
@@ -30,17 +35,22 @@ export class PlanError extends Error {
 
 /**
  * Per-level summary token limits G_l, lowest level first: the top level gets G_n and each level
- * below it 0.65 times the one above. The number of levels is the authors' estimate: how many times
- * the number of summaries must be divided by what fits in one prompt until one is left.
+ * below it 0.65 times the one above. The number of levels is the authors' estimate
+ * (`estimate_levels`): how many times the number of summaries must be divided by what fits in one
+ * prompt until one is left, counting chunks of C tokens at the first level and summaries of 450
+ * tokens above it. When only one chunk fits (C close to W) the first level does not shrink the
+ * count, and it still counts as a level, so level 0 gets a smaller budget, as in the authors' runs.
+ * The only guards: at least one item fits (the authors would divide by zero), and a level of
+ * summaries that cannot shrink ends the estimate (theirs would loop for ever); whether a level
+ * really shrinks is checked when it is planned.
  */
 export function levelLimits(opts: { chunks: number; contextWindow: number; chunkSize: number; maxSummary: number; mergeTemplateTokens: number }): number[] {
 	let remaining = opts.chunks;
 	let itemTokens = opts.chunkSize;
 	let levels = 0;
 	while (remaining > 1) {
-		// Only an estimate (the authors divide by the chunk size first): whether a level really
-		// shrinks is checked when it is planned, so a poor fit here must not stop anything.
-		const fit = Math.max(2, Math.floor((opts.contextWindow - opts.mergeTemplateTokens - PROMPT_MARGIN) / itemTokens));
+		const fit = Math.max(1, Math.floor((opts.contextWindow - opts.mergeTemplateTokens - PROMPT_MARGIN) / itemTokens));
+		if (fit === 1 && levels > 0) break;
 		remaining = Math.ceil(remaining / fit);
 		itemTokens = ESTIMATED_SUMMARY_TOKENS;
 		levels++;

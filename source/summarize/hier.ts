@@ -223,7 +223,17 @@ function levelLimit(run: Run, ctx: PlanContext, level: number, belowTexts: strin
 	return limitsFor(run.chunks.length, ctx)[level] ?? config.maxSummary;
 }
 
-/** Tokens a merge of `level` may spend on context plus summaries. */
+/** Why the first level cannot be planned in the context window (a chunk, its prompt and summary), or null. */
+export function hierWindowProblem(run: Run, ctx: PlanContext): string | null {
+	try {
+		planLevelZero(run, ctx);
+		return null;
+	} catch (error) {
+		if (error instanceof PlanError) return error.message;
+		throw error;
+	}
+}
+
 function planLevelZero(run: Run, ctx: PlanContext): Node[] {
 	const limit = levelLimit(run, ctx, 0, []);
 	const promptTokens = ctx.config.contextWindow - limit;
