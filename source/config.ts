@@ -29,6 +29,8 @@ export interface ConfigInput {
 	seed?: number;
 	clean?: boolean;
 	streamTimeout?: number;
+	/** Absent: derived per call from its output limit (see `callDeadlineMs`). */
+	callTimeout?: number;
 	prompts?: string | null;
 }
 
@@ -58,6 +60,7 @@ export function makeConfig(input: ConfigInput): RunConfig {
 		streamTimeout: number('--stream-timeout', input.streamTimeout ?? DEFAULTS.streamTimeout, 1, 3600),
 		prompts: input.prompts ?? null,
 	};
+	if (input.callTimeout !== undefined) config.callTimeout = number('--call-timeout', input.callTimeout, 1, 86_400);
 	// Templates take about 300 tokens; the incremental update holds a chunk, the running summary and
 	// the new summary at once.
 	const need = method === 'inc' ? config.chunkSize + 2 * config.maxSummary + 400 : config.chunkSize + config.maxSummary + 300;

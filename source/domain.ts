@@ -126,6 +126,11 @@ export interface RunConfig {
 	seed: number;
 	clean: boolean;
 	streamTimeout: number;
+	/**
+	 * Seconds a stream may run from its first byte before it is cut off and retried; absent: the
+	 * stream timeout plus 0.25 s per token of the call's output limit.
+	 */
+	callTimeout?: number;
 	/** Directory of prompt templates, or null for the shipped ones. */
 	prompts: string | null;
 }

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { prepare } from '../source/commands/execute.ts';
+import { makeConfig } from '../source/config.ts';
 import { AnthropicProvider } from '../source/llm/anthropic.ts';
 import { OpenAIProvider } from '../source/llm/openai.ts';
 import { ProviderError, type FailedAttempt, type Provider } from '../source/llm/provider.ts';
@@ -155,3 +157,17 @@ for (const api of ['openai', 'anthropic'] as const) {
 		});
 	});
 }
+
+test('--call-timeout reaches the provider of a run, and is kept in its configuration', HANG, async () => {
+	await withFake(REPLY, {}, async (fake) => {
+		const config = makeConfig({ provider: 'openai', model: 'gpt-4o-mini', baseUrl: fake.openaiBaseUrl, callTimeout: 1 });
+		assert.equal(config.callTimeout, 1);
+		assert.equal('callTimeout' in makeConfig({ provider: 'openai', model: 'gpt-4o-mini' }), false, 'unset: derived per call');
+		const { provider } = await prepare(config, 'A book.', { json: true, env: { OPENAI_API_KEY: 'sk-test-bounds-0123456789', BOOOOK_PRICES: '' } });
+		fake.fail({ kind: 'forever', send: 'keepalive' });
+		const failed: FailedAttempt[] = [];
+		const result = await provider.complete(request('Go.', { maxTokens: 4000, onAttemptFailed: (f) => failed.push(f) }));
+		assert.ok(result.text.length > 0);
+		assert.deepEqual(failed.map((f) => f.reason), ['stream not finished 1 s after it started (the call deadline)']);
+	});
+});

@@ -91,6 +91,8 @@ const runConfig = z.strictObject({
 	seed: z.int(),
 	clean: z.boolean(),
 	streamTimeout: z.number().nonnegative(),
+	// Optional: sessions from before the option have none, and get the derived deadline.
+	callTimeout: z.number().positive().optional(),
 	prompts: z.string().nullable(),
 });
 
