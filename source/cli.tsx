@@ -56,6 +56,7 @@ function withRunOptions(cmd: Command): Command {
 		.option('--clean', 'remove progressive-writing artifacts from the final summary (paper J.3; default on for LLM providers)')
 		.option('--no-clean', 'keep the final summary as written')
 		.option('--stream-timeout <seconds>', 'abort and retry a stream that sends nothing for this long', decimal('--stream-timeout'), DEFAULTS.streamTimeout)
+		.option('--call-timeout <seconds>', 'abort and retry a stream still going this long after it started (default: the stream timeout plus 0.25 s per token of the output limit)', decimal('--call-timeout'))
 		.option('--seed <n>', 'seed recorded with the run', integer('--seed'), DEFAULTS.seed)
 		.option('--prompts <dir>', 'read prompt templates from this folder (missing ones come from prompts/)')
 		.option('--prices <file>', 'price table JSON (default: $BOOOOK_PRICES, else ~/.config/booook/prices.json)');
@@ -74,6 +75,7 @@ interface RunFlags {
 	encoding: string;
 	clean?: boolean;
 	streamTimeout: number;
+	callTimeout?: number;
 	seed: number;
 	prompts?: string;
 	prices?: string;
@@ -95,6 +97,7 @@ function configInput(flags: RunFlags): ConfigInput {
 		seed: flags.seed,
 		clean: flags.clean,
 		streamTimeout: flags.streamTimeout,
+		callTimeout: flags.callTimeout,
 		prompts: flags.prompts ?? null,
 	};
 }

@@ -30,6 +30,8 @@ export interface ConfigInput {
 	seed?: number;
 	clean?: boolean;
 	streamTimeout?: number;
+	/** Absent: derived per call from its output limit (see `callDeadlineMs`). */
+	callTimeout?: number;
 	prompts?: string | null;
 }
 
@@ -59,6 +61,7 @@ export function makeConfig(input: ConfigInput): RunConfig {
 		streamTimeout: number('--stream-timeout', input.streamTimeout ?? DEFAULTS.streamTimeout, 1, 3600),
 		prompts: input.prompts ?? null,
 	};
+	if (input.callTimeout !== undefined) config.callTimeout = number('--call-timeout', input.callTimeout, 1, 86_400);
 	// Whether a chunk, its prompt and its summary fit the window depends on the templates and the
 	// chunks: `windowProblem` (summarize/) checks it once both are known.
 	return config;

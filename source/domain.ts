@@ -62,6 +62,18 @@ export interface Attempt {
 	rejected?: string;
 }
 
+/**
+ * A provider attempt that gave no result: an error response, a failed connection, or a stream
+ * that broke, stalled, passed its deadline or sent too much. Billed and counted, never used; its
+ * text, if any, is in calls.jsonl.
+ */
+export interface FailedCall {
+	reason: string;
+	usage: Usage;
+	cost: number;
+	timings: Timings;
+}
+
 export interface CallParams {
 	temperature: number;
 	maxTokens: number;
@@ -107,6 +119,8 @@ export interface Node {
 	active: number | null;
 	/** Attempts of the call in progress, kept so a resumed run does not repeat finished calls. */
 	pending: Attempt[];
+	/** Every attempt made for this node that gave no result (absent: none, or a session from before they were kept). */
+	failed?: FailedCall[];
 	/** Free-form facts the planner needs (for example the expected words of a compression). */
 	meta: Record<string, number | string | boolean>;
 	error?: string;
@@ -126,6 +140,11 @@ export interface RunConfig {
 	seed: number;
 	clean: boolean;
 	streamTimeout: number;
+	/**
+	 * Seconds a stream may run from its first byte before it is cut off and retried; absent: the
+	 * stream timeout plus 0.25 s per token of the call's output limit.
+	 */
+	callTimeout?: number;
 	/** Directory of prompt templates, or null for the shipped ones. */
 	prompts: string | null;
 }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { constants, crc32, deflateRawSync } from 'node:zlib';
 import JSZip from 'jszip';
 import { readBook } from '../source/book/read.ts';
 import { UserError } from '../source/errors.ts';
@@ -288,4 +289,97 @@ test('bad input: broken EPUBs', async () => {
 	const badBytes = goodEpubFiles() as Record<string, string | Uint8Array>;
 	badBytes['OEBPS/two.xhtml'] = new Uint8Array([0x3c, 0x70, 0x3e, 0xc3, 0x28, 0x3c, 0x2f, 0x70, 0x3e]);
 	await assertBadInput(await epub(badBytes, 'bad-bytes.epub'), /two\.xhtml.*not valid utf-8/);
+});
+
+// ---- zip bombs ----------------------------------------------------------------------------------
+
+interface ZipEntry {
+	name: string;
+	/** Raw DEFLATE data, or the stored bytes when `size` is left out. */
+	data: Uint8Array;
+	/** Unpacked size and CRC-32, for deflated entries. */
+	size?: number;
+	crc?: number;
+}
+
+/** A zip archive written byte by byte, so an entry can hold deflate data made without its content in memory. */
+function zipOf(entries: ZipEntry[]): Uint8Array {
+	const parts: Buffer[] = [];
+	const central: Buffer[] = [];
+	let offset = 0;
+	for (const entry of entries) {
+		const name = Buffer.from(entry.name, 'utf8');
+		const deflated = entry.size !== undefined;
+		const size = entry.size ?? entry.data.length;
+		const crc = entry.crc ?? crc32(entry.data);
+		const local = Buffer.alloc(30);
+		local.writeUInt32LE(0x04034b50, 0);
+		local.writeUInt16LE(20, 4);
+		local.writeUInt16LE(deflated ? 8 : 0, 8);
+		local.writeUInt16LE(0x21, 12); // 1980-01-01
+		local.writeUInt32LE(crc, 14);
+		local.writeUInt32LE(entry.data.length, 18);
+		local.writeUInt32LE(size, 22);
+		local.writeUInt16LE(name.length, 26);
+		const header = Buffer.alloc(46);
+		header.writeUInt32LE(0x02014b50, 0);
+		header.writeUInt16LE(20, 4);
+		header.writeUInt16LE(20, 6);
+		header.writeUInt16LE(deflated ? 8 : 0, 10);
+		header.writeUInt16LE(0x21, 14);
+		header.writeUInt32LE(crc, 16);
+		header.writeUInt32LE(entry.data.length, 20);
+		header.writeUInt32LE(size, 24);
+		header.writeUInt16LE(name.length, 28);
+		header.writeUInt32LE(offset, 42);
+		parts.push(local, name, Buffer.from(entry.data));
+		central.push(header, name);
+		offset += local.length + name.length + entry.data.length;
+	}
+	const directory = Buffer.concat(central);
+	const end = Buffer.alloc(22);
+	end.writeUInt32LE(0x06054b50, 0);
+	end.writeUInt16LE(entries.length, 8);
+	end.writeUInt16LE(entries.length, 10);
+	end.writeUInt32LE(directory.length, 12);
+	end.writeUInt32LE(offset, 16);
+	return Buffer.concat([...parts, directory, end]);
+}
+
+/**
+ * An XHTML file of `megabytes` MB of spaces inside a paragraph, as raw DEFLATE data of about 1 KB
+ * per MB: one fully flushed block of a megabyte of spaces, repeated (a full flush leaves nothing
+ * for later blocks to refer back to, so copies can be joined).
+ */
+function bombXhtml(megabytes: number): ZipEntry {
+	const head = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Bomb');
+	const tail = Buffer.from('</p></body></html>');
+	const spaces = Buffer.alloc(1024 * 1024, 0x20);
+	const flushed = { finishFlush: constants.Z_FULL_FLUSH };
+	const block = deflateRawSync(spaces, flushed);
+	const data = Buffer.concat([deflateRawSync(head, flushed), ...Array.from({ length: megabytes }, () => block), deflateRawSync(tail)]);
+	let crc = crc32(head);
+	for (let i = 0; i < megabytes; i++) crc = crc32(spaces, crc);
+	return { name: 'OEBPS/bomb.xhtml', data, size: head.length + megabytes * spaces.length + tail.length, crc: crc32(tail, crc) };
+}
+
+function bombEpub(bomb: ZipEntry, reads: number): Uint8Array {
+	const manifest = Array.from({ length: reads }, (_, i) => `<item id="b${i}" href="bomb.xhtml" media-type="application/xhtml+xml"/>`).join('');
+	const spine = Array.from({ length: reads }, (_, i) => `<itemref idref="b${i}"/>`).join('');
+	const stored = (name: string, text: string): ZipEntry => ({ name, data: Buffer.from(text) });
+	return zipOf([stored('mimetype', 'application/epub+zip'), stored('META-INF/container.xml', CONTAINER), stored('OEBPS/content.opf', opf({ manifest, spine })), bomb]);
+}
+
+test('bad input: a zip bomb is stopped while it unpacks, with a one-line error', async () => {
+	// 1 GB of text in a 1 MB file: before, reading it took gigabytes and then failed as an internal error.
+	const one = bombEpub(bombXhtml(1024), 1);
+	assert.ok(one.length < 1.5 * 1024 * 1024, `${one.length} bytes on disk`);
+	await assertBadInput(await fixture('bomb.epub', one), /"OEBPS\/bomb\.xhtml" unpacks to more than 32 MB.*zip bomb/);
+
+	// A file under the limit that the spine lists over and over adds up.
+	await assertBadInput(await fixture('bomb-repeated.epub', bombEpub(bombXhtml(30), 6)), /text files unpack to more than 128 MB in all/);
+
+	// The same archive with the file listed once is a book (of one word).
+	const book = await readBook(await fixture('bomb-once.epub', bombEpub(bombXhtml(30), 1)));
+	assert.equal(book.text, 'Bomb');
 });

@@ -32,6 +32,7 @@ const badInputs: [string, (dir: string) => string[], RegExp][] = [
 	['a window too small for the chunks', (d) => ['run', smallBook(d), '--context-window', '2000'], /context-window/],
 	['openai without a key', (d) => ['run', smallBook(d), '--provider', 'openai'], /OPENAI_API_KEY/],
 	['an unknown method', (d) => ['run', smallBook(d), '--method', 'tree'], /method/],
+	['a call timeout of 0', (d) => ['run', smallBook(d), '--call-timeout', '0'], /--call-timeout 0: must be a number from 1 to 86400/],
 	['an unknown option', (d) => ['run', smallBook(d), '--frobnicate'], /^booook: unknown option '--frobnicate' \(run with --help for usage\)$/m],
 	['a misspelt option', (d) => ['run', smallBook(d), '--jsn'], /^booook: unknown option '--jsn' \(Did you mean --json\?\) \(run with --help for usage\)$/m],
 	['a missing session', () => ['resume', 'no-such-session'], /no-such-session/],

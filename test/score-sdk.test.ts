@@ -96,7 +96,8 @@ for (const api of ['openai', 'anthropic'] as const) {
 			assert.ok(finished.type === 'annotate-finished');
 			assert.ok(finished.totals.cached > 0, 'cached input tokens are reported');
 			assert.ok(finished.totals.saved > 0, 'and what the cache saved');
-			const usages = events.filter((e) => e.type === 'usage');
+			// Attempts that failed (the 429s, the 500, the stall) have usage events of their own.
+			const usages = events.filter((e) => e.type === 'usage').filter((e) => e.failed === undefined);
 			assert.ok(usages.filter((e) => e.usage.cached === 0).length <= 1, 'only the first call served writes the cache');
 			// Saved on disk: the log has every call, the session every annotation.
 			const reopened = await Session.snapshot(dir, session.id);

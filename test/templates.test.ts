@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../source/errors.ts';
-import { loadTemplates, SHIPPED_PROMPTS } from '../source/prompts/load.ts';
+import { loadTemplates, MAX_TEMPLATE_BYTES, SHIPPED_PROMPTS } from '../source/prompts/load.ts';
 import {
 	fill,
 	fillWithOffsets,
@@ -249,6 +249,29 @@ test('--prompts DIR overrides by file name, falls back to the shipped ones, and 
 		await refuses('inc-update.txt', '{} {} {} {:d}', /malformed: format spec/);
 		await refuses('hier-init.txt', '{} words {}}', /malformed: single '\}'/);
 		await assert.rejects(loadTemplates(join(dir, 'nope')), /no such directory/);
+	} finally {
+		await rm(dir, { recursive: true, force: true });
+	}
+});
+
+test('a template too large to be a prompt is refused before it is read, with a one-line error', async () => {
+	const dir = await mkdtemp(join(tmpdir(), 'booook-prompts-'));
+	try {
+		// Well formed, so only its size can be the problem: the shipped one with 1 MB more instructions.
+		const huge = `${shipped('hier-init')}\n${'Be brief. '.repeat(100_000)}`;
+		await writeFile(join(dir, 'hier-init.txt'), huge);
+		await assert.rejects(loadTemplates(dir), (error: unknown) => {
+			assert.ok(error instanceof UserError);
+			assert.equal(error.exitCode, 2);
+			assert.ok(error.message.startsWith(join(dir, 'hier-init.txt')), error.message);
+			assert.match(error.message, /template "hier-init" is larger than 256 KB/);
+			assert.match(error.message, /delete it to use the shipped one/);
+			assert.ok(!error.message.includes('\n'), error.message);
+			return true;
+		});
+		// Just under the limit is still a template.
+		await writeFile(join(dir, 'hier-init.txt'), huge.slice(0, MAX_TEMPLATE_BYTES));
+		assert.equal((await loadTemplates(dir))['hier-init'], huge.slice(0, MAX_TEMPLATE_BYTES));
 	} finally {
 		await rm(dir, { recursive: true, force: true });
 	}

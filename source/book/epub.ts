@@ -19,6 +19,13 @@ export interface EpubContent {
 }
 
 const PARAGRAPH_BREAK = '\n\n';
+/**
+ * Most bytes one file of the archive may unpack to, and all the files read from it together (a
+ * spine may list one file many times). The longest novels are a few MB of XHTML; a zip bomb is
+ * gigabytes, so it is stopped while it unpacks rather than after it has filled the memory.
+ */
+export const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
+export const MAX_UNPACKED_BYTES = 128 * 1024 * 1024;
 // Font obfuscation is not DRM: the text of such books is readable.
 const FONT_OBFUSCATION = new Set(['http://www.idpf.org/2008/embedding', 'http://ns.adobe.com/pdf/enc#RC']);
 
@@ -33,7 +40,23 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 		throw broken('not a valid EPUB (not a zip archive)');
 	}
 	const entry = (path: string) => findEntry(zip, path);
-	const readXml = async (file: JSZip.JSZipObject) => parseXml(decodeMarkup(await file.async('uint8array'), file.name, broken));
+	let left = MAX_UNPACKED_BYTES;
+	const read = async (file: JSZip.JSZipObject): Promise<Uint8Array> => {
+		const limit = Math.min(MAX_ENTRY_BYTES, left);
+		let bytes: Uint8Array | null;
+		try {
+			bytes = await unpack(file, limit);
+		} catch (error) {
+			throw broken(`"${file.name}" cannot be unpacked (${error instanceof Error ? error.message : String(error)})`);
+		}
+		if (bytes === null) {
+			const why = limit === MAX_ENTRY_BYTES ? `"${file.name}" unpacks to more than ${mb(MAX_ENTRY_BYTES)}` : `its text files unpack to more than ${mb(MAX_UNPACKED_BYTES)} in all`;
+			throw badInput(`${label}: ${why}, more than any book needs (a zip bomb?); convert the book to a UTF-8 .txt file`);
+		}
+		left -= bytes.length;
+		return bytes;
+	};
+	const readXml = async (file: JSZip.JSZipObject) => parseXml(decodeMarkup(await read(file), file.name, broken));
 
 	const container = entry('META-INF/container.xml');
 	if (!container) throw broken('no META-INF/container.xml in the archive');
@@ -69,7 +92,7 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 		if (encrypted.has(file.name)) {
 			throw badInput(`${label}: the book is DRM-protected (its text is encrypted); remove the protection or give a .txt file`);
 		}
-		paragraphs.push(...htmlToParagraphs(decodeMarkup(await file.async('uint8array'), file.name, broken)));
+		paragraphs.push(...htmlToParagraphs(decodeMarkup(await read(file), file.name, broken)));
 	}
 	if (paragraphs.length === 0) throw badInput(`${label}: the EPUB has no text (only images or empty pages?); give a book with text in it`);
 
@@ -77,6 +100,36 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 		.map((el) => DomUtils.textContent(el).replace(/\s+/g, ' ').trim())
 		.find((text) => text !== '');
 	return { text: paragraphs.join(PARAGRAPH_BREAK), title: title ?? null };
+}
+
+/**
+ * The unpacked bytes of `file`, or null once they pass `limit` bytes: it is unpacked as a stream
+ * and stopped there, whatever sizes the archive declares.
+ */
+function unpack(file: JSZip.JSZipObject, limit: number): Promise<Uint8Array | null> {
+	return new Promise((resolve, reject) => {
+		const stream = file.nodeStream('nodebuffer');
+		const chunks: Buffer[] = [];
+		let size = 0;
+		stream.on('data', (chunk: Buffer) => {
+			size += chunk.length;
+			if (size > limit) {
+				// Paused, the stream stops the unpacking once its small buffer is full.
+				stream.pause();
+				stream.removeAllListeners('data');
+				chunks.length = 0;
+				resolve(null);
+				return;
+			}
+			chunks.push(chunk);
+		});
+		stream.on('error', reject);
+		stream.on('end', () => resolve(Buffer.concat(chunks, size)));
+	});
+}
+
+function mb(bytes: number): string {
+	return `${bytes / (1024 * 1024)} MB`;
 }
 
 /** Zip paths are case-sensitive, but books made on case-insensitive file systems are not always. */

@@ -41,6 +41,7 @@ export async function prepare(config: RunConfig, book: string, opts: ExecuteOpti
 		model: config.model,
 		baseUrl: config.baseUrl,
 		streamTimeoutMs: config.streamTimeout * 1000,
+		callTimeoutMs: config.callTimeout === undefined ? null : config.callTimeout * 1000,
 		env: opts.env,
 		encoding: config.encoding,
 		onRetry: (reason, request) => relay.engine?.streamRetried(reason, request),

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Annotation, ScoredSummary, Usage } from '../domain.ts';
+import type { Annotation, CallParams, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import type { CallRequest, Provider } from '../llm/provider.ts';
+import type { CallRequest, FailedAttempt, Provider } from '../llm/provider.ts';
 import { isAbortError } from '../llm/stream-guard.ts';
 import {
 	MAX_RETRIES,
@@ -50,7 +50,8 @@ export type AnnotatorEvent =
 	| { type: 'annotate-call'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number }
 	| { type: 'annotation'; annotation: Annotation }
 	| { type: 'annotate-retry'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number; reason: string }
-	| { type: 'usage'; unit: string; usage: Usage; cost: number; saved: number; totals: AnnotateTotals; planned: number }
+	/** A call finished, or (with `failed`, the reason) one of its attempts gave no answer but was billed. */
+	| { type: 'usage'; unit: string; usage: Usage; cost: number; saved: number; totals: AnnotateTotals; planned: number; failed?: string }
 	| { type: 'annotate-failed'; unit: string; error: string }
 	| { type: 'annotate-finished'; status: AnnotateStatus; error: string | null; totals: AnnotateTotals; annotations: number; failures: number };
 
@@ -121,7 +122,7 @@ export class Annotator {
 		this.abort.abort();
 	}
 
-	/** The provider is retrying a broken stream of `request` (wire this to createProvider's onRetry). */
+	/** The provider is retrying `request`, a broken stream or an error response (wire this to createProvider's onRetry). */
 	streamRetried(reason: string, request: object): void {
 		const call = this.requests.get(request);
 		if (call) this.emit({ type: 'annotate-retry', unit: call.unit.id, summary: call.unit.summary, sentences: call.unit.sentences.map((s) => s.index), attempt: call.attempt, reason });
@@ -172,6 +173,7 @@ export class Annotator {
 		const { provider } = this.opts;
 		const byUnit = new Map<string, CallRecord[]>();
 		for (const call of calls) {
+			// A failed attempt has no answer; it was billed by the run that made it.
 			if (call.error !== undefined || call.provider !== provider.name || call.model !== provider.model) continue;
 			const list = byUnit.get(call.node) ?? [];
 			list.push(call);
@@ -200,6 +202,7 @@ export class Annotator {
 				const attempt = state.attempts;
 				const temperature = attempt === 0 ? 0 : RETRY_TEMPERATURE;
 				const params = { temperature, maxTokens: unit.maxTokens, words: 0, template: unit.template };
+				const logged: Promise<void>[] = [];
 				const request: CallRequest = {
 					prompt: unit.prompt,
 					cacheablePrefix: unit.prefix,
@@ -207,6 +210,7 @@ export class Annotator {
 					temperature,
 					task: { kind: 'annotate', texts: [store.data.summaries.find((s) => s.id === unit.summary)?.text ?? '', ...unit.sentences.map((s) => s.text)], words: 0 },
 					signal: this.abort.signal,
+					onAttemptFailed: (failed) => logged.push(this.logFailed(unit, attempt, params, failed)),
 				};
 				this.requests.set(request, { unit, attempt });
 				let start = this.now();
@@ -216,10 +220,14 @@ export class Annotator {
 					this.emit({ type: 'annotate-call', unit: unit.id, summary: unit.summary, sentences: indices, attempt });
 					start = this.now();
 					// The failure is known before this place is given to the next waiting call.
-					return provider.complete(request).catch((error: unknown) => {
-						if (!isAbortError(error) && !this.abort.signal.aborted) this.failure ??= `${unit.id}: ${errorMessage(error)}`;
-						throw error;
-					});
+					// Failed attempts are logged before the call's own record (or its failure).
+					return provider
+						.complete(request)
+						.finally(() => Promise.all(logged))
+						.catch((error: unknown) => {
+							if (!isAbortError(error) && !this.abort.signal.aborted) this.failure ??= `${unit.id}: ${errorMessage(error)}`;
+							throw error;
+						});
 				});
 				if (result === null) return;
 				const end = this.now();
@@ -271,6 +279,17 @@ export class Annotator {
 		this.made += added.length;
 		this.opts.store.data.annotations.push(...added);
 		return { added, retry: reason };
+	}
+
+	/** Logs and bills an attempt that gave no answer. */
+	private async logFailed(unit: Unit, attempt: number, params: CallParams, failed: FailedAttempt): Promise<void> {
+		const { store, provider, costOf } = this.opts;
+		const cost = costOf(failed.usage);
+		const timings = { start: failed.start.toISOString(), end: failed.end.toISOString(), ms: failed.end.getTime() - failed.start.getTime() };
+		this.count(failed.usage, cost);
+		this.planned += 1;
+		this.emit({ type: 'usage', unit: unit.id, usage: failed.usage, cost, saved: Math.max(0, costOf({ ...failed.usage, cached: 0 }) - cost), totals: { ...this.totals }, planned: this.planned, failed: failed.reason });
+		await store.appendCall({ node: unit.id, version: 0, attempt, provider: provider.name, model: provider.model, prompt: unit.prompt, response: failed.text, finishReason: '', params, usage: failed.usage, cost, timings, error: failed.reason });
 	}
 
 	private count(usage: Usage, cost: number): void {

@@ -1,6 +1,6 @@
-import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
+import type { Attempt, CallParams, FailedCall, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import { ProviderError, type Provider } from '../llm/provider.ts';
+import { ProviderError, type FailedAttempt, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
 import { activeVersion, callsMade, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
 import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
@@ -93,10 +93,9 @@ export class Engine {
 		this.wake();
 	}
 
-	/** The provider is retrying a broken stream of `request`: what streamed of it so far is void. */
+	/** The provider is retrying `request` (a broken stream, an error response): what streamed of it so far is void. */
 	streamRetried(reason: string, request: object): void {
 		const call = this.requests.get(request);
-		// The provider's reason already says what broke ("stream stalled ...", "stream broke ...").
 		if (call) this.emit({ type: 'retry', node: call.node, attempt: call.attempt, reason });
 	}
 
@@ -291,7 +290,15 @@ export class Engine {
 		const { planner, ctx } = this.opts;
 		for (const call of calls) {
 			const node = this.run.nodes.find((n) => n.id === call.node);
-			if (!node || node.status === 'done' || node.status === 'superseded' || call.version !== node.versions.length || call.attempt !== node.pending.length) continue;
+			if (node && call.error !== undefined) {
+				// A failed attempt logged but not saved: it was billed all the same.
+				const failed = (node.failed ??= []);
+				if (failed.some((f) => f.timings.start === call.timings.start && f.reason === call.error)) continue;
+				failed.push({ reason: call.error, usage: call.usage, cost: call.cost, timings: call.timings });
+				this.count(call.usage, call.cost);
+				continue;
+			}
+			if (!node || call.error !== undefined || node.status === 'done' || node.status === 'superseded' || call.version !== node.versions.length || call.attempt !== node.pending.length) continue;
 			if (!this.isCurrentCall(node, call)) continue;
 			const attempt: Attempt = { text: call.response, finishReason: call.finishReason, params: call.params, usage: call.usage, cost: call.cost, timings: call.timings };
 			const rejected = planner.judge(this.run, node, call.response, ctx);
@@ -353,6 +360,7 @@ export class Engine {
 				const spec = planner.call(run, node, ctx, attempt);
 				this.emit({ type: 'node-started', node: node.id, kind: node.kind, level: node.level, index: node.index, attempt });
 				const start = this.now();
+				const logged: Promise<void>[] = [];
 				const request = {
 					prompt: spec.prompt,
 					task: spec.task,
@@ -360,9 +368,11 @@ export class Engine {
 					temperature: spec.params.temperature,
 					signal,
 					onDelta: (text: string) => this.emit({ type: 'delta', node: node.id, attempt, text }),
+					onAttemptFailed: (failed: FailedAttempt) => logged.push(this.logFailed(node, attempt, spec.prompt, spec.params, failed)),
 				};
 				this.requests.set(request, { node: node.id, attempt });
-				const result = await provider.complete(request);
+				// Failed attempts are logged before the call's own record (or its failure).
+				const result = await provider.complete(request).finally(() => Promise.all(logged));
 				const end = this.now();
 				const rejected = planner.judge(run, node, result.text, ctx);
 				const cost = costOf(result.usage);
@@ -414,6 +424,21 @@ export class Engine {
 		}
 	}
 
+	/**
+	 * Logs an attempt that gave no result, bills it and keeps it with the node (saved with the next
+	 * save). Its text, if any, goes to the log only.
+	 */
+	private async logFailed(node: Node, attempt: number, prompt: string, params: CallParams, failed: FailedAttempt): Promise<void> {
+		const { store, provider, costOf } = this.opts;
+		const cost = costOf(failed.usage);
+		const timings = { start: failed.start.toISOString(), end: failed.end.toISOString(), ms: failed.end.getTime() - failed.start.getTime() };
+		const record: FailedCall = { reason: failed.reason, usage: failed.usage, cost, timings };
+		(node.failed ??= []).push(record);
+		this.count(failed.usage, cost);
+		this.emit({ type: 'usage', node: node.id, usage: failed.usage, cost, totals: { ...this.totals }, failed: failed.reason });
+		await store.appendCall({ node: node.id, version: node.versions.length, attempt, provider: provider.name, model: provider.model, prompt, response: failed.text, finishReason: '', params, usage: failed.usage, cost, timings, error: failed.reason });
+	}
+
 	private count(usage: Usage, cost: number): void {
 		this.totals.input += usage.input;
 		this.totals.output += usage.output;
@@ -457,7 +482,7 @@ function versionOf(keep: Attempt, attempts: Attempt[], overBudget: boolean, mode
 export function totalsOf(run: Run): Totals {
 	const totals: Totals = { input: 0, output: 0, cached: 0, cost: 0, calls: 0 };
 	for (const node of run.nodes) {
-		const attempts = [...node.pending, ...node.versions.flatMap((v) => v.attempts)];
+		const attempts = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
 		for (const a of attempts) {
 			totals.input += a.usage.input;
 			totals.output += a.usage.output;

@@ -12,7 +12,8 @@ export type EngineEvent =
 	| { type: 'node-started'; node: NodeRef; kind: NodeKind; level: number; index: number; attempt: number }
 	| { type: 'delta'; node: NodeRef; attempt: number; text: string }
 	| { type: 'retry'; node: NodeRef; attempt: number; reason: string }
-	| { type: 'usage'; node: NodeRef; usage: Usage; cost: number; totals: Totals }
+	/** A call finished, or (with `failed`, the reason) one of its attempts gave no result but was billed. */
+	| { type: 'usage'; node: NodeRef; usage: Usage; cost: number; totals: Totals; failed?: string }
 	| { type: 'node-finished'; node: NodeRef; kind: NodeKind; level: number; index: number; words: number; tokens: number; attempts: number; overBudget: boolean }
 	| { type: 'node-failed'; node: NodeRef; error: string }
 	/** Nodes that will be made again on the next `start()` (their versions are kept). */

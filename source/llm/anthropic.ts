@@ -1,6 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { webPageAnswer } from './base-url.ts';
+import type { Usage } from '../domain.ts';
+import { countTokens } from '../text/tokens.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import {
 	BrokenStream,
@@ -40,10 +42,10 @@ export class AnthropicProvider implements Provider {
 	}
 
 	complete(request: CallRequest): Promise<CallResult> {
-		return guardCall(this.options, 'anthropic', request, (signal) => this.attempt(request, signal));
+		return guardCall(this.options, 'anthropic', request, (signal, received) => this.attempt(request, signal, received));
 	}
 
-	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {
+	private async attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult> {
 		let stream;
 		let response: Response;
 		try {
@@ -71,6 +73,12 @@ export class AnthropicProvider implements Provider {
 		let text = '';
 		let stopReason: string | null = null;
 		const usage: WireUsage = {};
+		// message_start counts the prompt; the output count comes at the end, so a stream that broke
+		// before is estimated from its text.
+		const soFar = () => {
+			const counted = totalUsage(usage);
+			return { text, usage: { ...counted, output: Math.max(counted.output, countTokens(text)) } };
+		};
 		try {
 			for await (const event of stream) {
 				switch (event.type) {
@@ -81,6 +89,7 @@ export class AnthropicProvider implements Provider {
 						if (event.delta.type === 'text_delta' && !signal.aborted) {
 							text += event.delta.text;
 							request.onDelta?.(event.delta.text);
+							received(event.delta.text);
 						}
 						break;
 					case 'message_delta':
@@ -91,23 +100,23 @@ export class AnthropicProvider implements Provider {
 			}
 		} catch (error) {
 			// Includes `event: error` mid-stream (overloaded_error): the SDK does not retry those.
-			throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`);
+			throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`, soFar());
 		}
 		// The SDK ends iteration quietly when its signal aborts; a cut connection can end it quietly too.
-		if (signal.aborted) throw new BrokenStream('stream aborted');
-		if (stopReason === null) throw new BrokenStream('stream ended without a stop reason');
-		const cached = usage.cache_read_input_tokens ?? 0;
-		return {
-			text,
-			finishReason: stopReason,
-			usage: {
-				// Anthropic's input_tokens excludes cache reads and writes; ours counts the whole prompt.
-				input: (usage.input_tokens ?? 0) + cached + (usage.cache_creation_input_tokens ?? 0),
-				output: usage.output_tokens ?? 0,
-				cached,
-			},
-		};
+		if (signal.aborted) throw new BrokenStream('stream aborted', soFar());
+		if (stopReason === null) throw new BrokenStream('stream ended without a stop reason', soFar());
+		return { text, finishReason: stopReason, usage: totalUsage(usage) };
 	}
+}
+
+function totalUsage(usage: WireUsage): Usage {
+	const cached = usage.cache_read_input_tokens ?? 0;
+	return {
+		// Anthropic's input_tokens excludes cache reads and writes; ours counts the whole prompt.
+		input: (usage.input_tokens ?? 0) + cached + (usage.cache_creation_input_tokens ?? 0),
+		output: usage.output_tokens ?? 0,
+		cached,
+	};
 }
 
 /**

@@ -13,6 +13,8 @@ export interface CreateProviderOptions {
 	/** `--base-url`; else OPENAI_BASE_URL / ANTHROPIC_BASE_URL from `env`. */
 	baseUrl?: string | null;
 	streamTimeoutMs?: number;
+	/** Most time from a stream's first byte to its end; null or unset: derived from each call's output limit. */
+	callTimeoutMs?: number | null;
 	streamRetries?: number;
 	streamRetryDelayMs?: number;
 	/** SDK retries of 429/5xx/connection errors. */
@@ -30,6 +32,7 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 	const common = {
 		model: opts.model,
 		streamTimeoutMs: opts.streamTimeoutMs,
+		callTimeoutMs: opts.callTimeoutMs,
 		streamRetries: opts.streamRetries,
 		streamRetryDelayMs: opts.streamRetryDelayMs,
 		maxRetries: opts.maxRetries,

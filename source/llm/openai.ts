@@ -36,10 +36,10 @@ export class OpenAIProvider implements Provider {
 	}
 
 	complete(request: CallRequest): Promise<CallResult> {
-		return guardCall(this.options, 'openai', request, (signal) => this.attempt(request, signal));
+		return guardCall(this.options, 'openai', request, (signal, received) => this.attempt(request, signal, received));
 	}
 
-	private async attempt(request: CallRequest, signal: AbortSignal): Promise<CallResult> {
+	private async attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult> {
 		let stream;
 		let response: Response;
 		try {
@@ -66,6 +66,9 @@ export class OpenAIProvider implements Provider {
 		let text = '';
 		let finishReason: string | null = null;
 		let usage: Usage | null = null;
+		// The server counts only at the end: a stream that broke before is estimated, as OpenAI
+		// bills the prompt and the tokens it sent.
+		const soFar = () => ({ text, usage: usage ?? estimate(request.prompt, text) });
 		try {
 			for await (const chunk of stream) {
 				const choice = chunk.choices[0];
@@ -73,6 +76,7 @@ export class OpenAIProvider implements Provider {
 				if (delta && !signal.aborted) {
 					text += delta;
 					request.onDelta?.(delta);
+					received(delta);
 				}
 				if (choice?.finish_reason) finishReason = choice.finish_reason;
 				if (chunk.usage) {
@@ -84,16 +88,19 @@ export class OpenAIProvider implements Provider {
 				}
 			}
 		} catch (error) {
-			throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`);
+			throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`, soFar());
 		}
 		// The SDK ends iteration quietly when its signal aborts; a cut connection can end it quietly too.
-		if (signal.aborted) throw new BrokenStream('stream aborted');
-		if (finishReason === null) throw new BrokenStream('stream ended without a finish reason');
+		if (signal.aborted) throw new BrokenStream('stream aborted', soFar());
+		if (finishReason === null) throw new BrokenStream('stream ended without a finish reason', soFar());
 		// Some compatible servers ignore include_usage; an estimate with the shared counter keeps
 		// costs and budgets roughly right instead of zero.
-		usage ??= { input: countTokens(request.prompt), output: countTokens(text), cached: 0 };
-		return { text, finishReason, usage };
+		return { text, finishReason, usage: usage ?? estimate(request.prompt, text) };
 	}
+}
+
+function estimate(prompt: string, text: string): Usage {
+	return { input: countTokens(prompt), output: countTokens(text), cached: 0 };
 }
 
 function isOpenAIHost(baseURL: string): boolean {

@@ -17,6 +17,27 @@ export interface CallRequest {
 	signal?: AbortSignal;
 	/** Called with each piece of text as it streams in. */
 	onDelta?: (text: string) => void;
+	/**
+	 * Called for each attempt of this call that gave no result, as it ends: an error response (the
+	 * SDK may retry it), a connection that failed, a stream that broke, stalled, passed its deadline
+	 * or sent too much. The call goes on (or fails) after it; the caller logs and bills it.
+	 */
+	onAttemptFailed?: (attempt: FailedAttempt) => void;
+}
+
+/** An attempt of a call that gave no result, with what it cost as far as it is known. */
+export interface FailedAttempt {
+	/** Why it failed, one line ("HTTP 429 Too Many Requests", "stream stalled (…)"). */
+	reason: string;
+	/** The text it streamed before it failed (void: the caller shows and keeps none of it). */
+	text: string;
+	/**
+	 * The server's counts where it sent them; else the prompt and the text counted with the shared
+	 * counter once a stream started; zero for an attempt that never got a stream.
+	 */
+	usage: Usage;
+	start: Date;
+	end: Date;
 }
 
 export interface Task {

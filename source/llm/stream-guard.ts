@@ -1,58 +1,123 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { STATUS_CODES } from 'node:http';
-import { ProviderError, type CallRequest } from './provider.ts';
+import type { Usage } from '../domain.ts';
+import { countTokens } from '../text/tokens.ts';
+import { ProviderError, type CallRequest, type FailedAttempt } from './provider.ts';
 
 /**
- * What the SDKs do not do for a streamed call: notice a stream that went quiet, notice a stream
- * that ended without saying it was finished, and start the whole call again (bounded). The SDKs
- * already retry 429/5xx/connection errors *before* a stream starts; once it has started they
- * only pass errors on.
+ * What the SDKs do not do for a streamed call: notice a stream that went quiet, one that goes on
+ * too long or sends far more than it was asked for, and one that ended without saying it was
+ * finished, and start the whole call again (bounded). The SDKs already retry 429/5xx/connection
+ * errors *before* a stream starts; once it has started they only pass errors on. Every attempt
+ * that gives no result, the SDKs' included, is reported (retry reason, failed-attempt record).
  */
 
 export const DEFAULT_STREAM_TIMEOUT_MS = 60_000;
 export const DEFAULT_STREAM_RETRIES = 3;
 export const DEFAULT_STREAM_RETRY_DELAY_MS = 500;
+/**
+ * Without a set call timeout, a stream must finish within the stream timeout plus this much per
+ * token of its output limit (a floor of 4 tokens a second): keep-alive pings, empty deltas and
+ * chatter keep the watchdog fed but cannot keep a call open forever.
+ */
+export const DEADLINE_MS_PER_TOKEN = 250;
+/** A stream that sends more than this many times its output limit (plus a little) is cut off. */
+export const OUTPUT_CAP_FACTOR = 2;
+const OUTPUT_CAP_SLACK = 64;
+
+/** Most time from the first byte of a stream to its end, in ms. */
+export function callDeadlineMs(maxTokens: number, streamTimeoutMs: number, callTimeoutMs?: number | null): number {
+	return callTimeoutMs ?? streamTimeoutMs + maxTokens * DEADLINE_MS_PER_TOKEN;
+}
+
+/**
+ * Most output tokens taken from one stream. Counted with the shared counter, which may count a
+ * provider's text a little differently than its own tokenizer: hence a multiple, not max_tokens.
+ */
+export function outputCap(maxTokens: number): number {
+	return OUTPUT_CAP_FACTOR * maxTokens + OUTPUT_CAP_SLACK;
+}
 
 export interface GuardOptions {
 	/** Provider name, the first word of every message. */
 	label: string;
 	streamTimeoutMs: number;
+	/** Most time from a stream's first byte to its end; null: `callDeadlineMs` of the output limit. */
+	callTimeoutMs: number | null;
 	/** Extra attempts after a broken stream; then a retryable ProviderError. */
 	streamRetries: number;
 	/** Pause before the n-th retry is n times this. */
 	retryDelayMs: number;
+	/** The SDK's own retries of error responses and failed connections (to say whether it retries). */
+	sdkRetries: number;
 	/** Told before each retry, so a caller showing deltas can drop what the broken attempt sent. */
 	onRetry?: (reason: string) => void;
 }
 
+/** What a stream had delivered when it broke. */
+export interface StreamSoFar {
+	text: string;
+	usage: Usage;
+}
+
 /** A stream that broke after it started: the guard starts the call again. */
 export class BrokenStream extends Error {
-	constructor(message: string) {
+	constructor(
+		message: string,
+		readonly soFar?: StreamSoFar,
+	) {
 		super(message);
 		this.name = 'BrokenStream';
 	}
 }
 
 interface Watch {
+	/** A response with a body arrived: its stream starts. */
 	arm(): void;
+	/** Bytes arrived. */
 	touch(): void;
+	/** An HTTP exchange failed (an error response, a connection that failed); `retried` if the SDK tries again. */
+	failed(reason: string, start: Date, retried: boolean): void;
+	/** The guard or the caller ended the attempt: what fails now fails because of that. */
+	ended(): boolean;
+	/** HTTP exchanges started in this attempt. */
+	exchanges: number;
 }
 
 // The SDK calls `fetch` deep inside its own promise chain; async context is how a fetch knows
 // which attempt's watchdog its bytes belong to without one SDK client per call.
 const currentWatch = new AsyncLocalStorage<Watch>();
 
+const NO_USAGE: Usage = { input: 0, output: 0, cached: 0 };
+
 /**
  * A `fetch` for the SDKs that feeds the watchdog with every chunk of a successful response body.
  * Raw bytes rather than parsed events, so keep-alive pings and SSE comments (which the SDKs drop)
- * count as a live connection. Error responses are left alone: the SDK may be about to sleep for
- * a retry-after, which is not an idle stream.
+ * count as a live connection. Error responses are reported and left alone: the SDK may be about to
+ * sleep for a retry-after, which is not an idle stream.
  */
-export function watchedFetch(base: typeof fetch = globalThis.fetch): typeof fetch {
+export function watchedFetch(base: typeof fetch = globalThis.fetch, sdk: { maxRetries: number; timeoutMs: number } = { maxRetries: 0, timeoutMs: DEFAULT_STREAM_TIMEOUT_MS }): typeof fetch {
 	return async (input, init) => {
 		const watch = currentWatch.getStore();
-		const response = await base(input, init);
-		if (!watch || !response.ok || !response.body) return response;
+		if (!watch) return base(input, init);
+		const exchange = watch.exchanges++;
+		const start = new Date();
+		let response: Response;
+		try {
+			response = await base(input, init);
+		} catch (error) {
+			if (!watch.ended()) {
+				const timedOut = error instanceof Error && error.name === 'AbortError';
+				const reason = timedOut ? `no response within ${sdk.timeoutMs} ms` : `connection failed (${connectionDetail(error)})`;
+				watch.failed(reason, start, exchange < sdk.maxRetries);
+			}
+			throw error;
+		}
+		if (!response.ok) {
+			watch.failed(`HTTP ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}`, start, exchange < sdk.maxRetries && sdkRetries(response));
+			return response;
+		}
+		if (!response.body) return response;
 		watch.arm();
 		const body = response.body.pipeThrough(
 			new TransformStream<Uint8Array, Uint8Array>({
@@ -64,6 +129,19 @@ export function watchedFetch(base: typeof fetch = globalThis.fetch): typeof fetc
 		);
 		return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 	};
+}
+
+/** Whether both SDKs retry this error response (when they have retries left): their rule. */
+function sdkRetries(response: Response): boolean {
+	const told = response.headers.get('x-should-retry');
+	if (told === 'true') return true;
+	if (told === 'false') return false;
+	return response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500;
+}
+
+function connectionDetail(error: unknown): string {
+	const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+	return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** What a cancelled call rejects with (`error.name === 'AbortError'`). */
@@ -78,17 +156,24 @@ export function isAbortError(error: unknown): boolean {
 }
 
 /**
- * Runs `attempt` until it returns, starting it again when its stream stalls for `streamTimeoutMs`
- * or breaks (it throws BrokenStream). Each attempt gets its own signal, aborted by the watchdog or
- * by the caller's signal; a caller abort rejects at once with an AbortError and is never retried.
- * Any other error from `attempt` is final and passed on unchanged.
+ * Runs `attempt` until it returns, starting it again when its stream stalls for `streamTimeoutMs`,
+ * is still going at its deadline, sends more than `outputCap` tokens (the attempt passes each text
+ * delta to `received`), or breaks (it throws BrokenStream). Each attempt gets its own signal,
+ * aborted by the guard or by the caller's signal; a caller abort rejects at once with an
+ * AbortError and is never retried. Any other error from `attempt` is final and passed on
+ * unchanged. Every failed attempt, and every error response the SDK met inside one, is reported to
+ * `request.onAttemptFailed`.
  */
 export async function guardStream<T>(
 	options: GuardOptions,
-	callerSignal: AbortSignal | undefined,
-	attempt: (signal: AbortSignal) => Promise<T>,
+	request: Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'>,
+	attempt: (signal: AbortSignal, received: (text: string) => void) => Promise<T>,
 ): Promise<T> {
 	const { label, streamTimeoutMs, streamRetries } = options;
+	const callerSignal = request.signal;
+	const deadlineMs = callDeadlineMs(request.maxTokens, streamTimeoutMs, options.callTimeoutMs);
+	const cap = outputCap(request.maxTokens);
+	const report = (failed: FailedAttempt) => request.onAttemptFailed?.(failed);
 	let lastReason = '';
 	for (let n = 0; n <= streamRetries; n++) {
 		if (n > 0) {
@@ -99,44 +184,67 @@ export async function guardStream<T>(
 		if (callerSignal?.aborted) throw abortError(label, callerSignal);
 
 		const controller = new AbortController();
-		let stalled = false;
-		let timer: NodeJS.Timeout | undefined;
-		let armed = false;
+		// Why the guard ended this attempt, once it has.
+		let cut: string | null = null;
+		const end = (reason: string) => {
+			if (cut !== null || controller.signal.aborted) return;
+			cut = reason;
+			controller.abort(new BrokenStream(reason));
+		};
+		let idle: NodeJS.Timeout | undefined;
+		let deadline: NodeJS.Timeout | undefined;
+		let streamStart: Date | null = null;
+		let tokens = 0;
 		const restart = () => {
-			clearTimeout(timer);
-			timer = setTimeout(() => {
-				stalled = true;
-				controller.abort(new BrokenStream(`no data for ${streamTimeoutMs} ms`));
-			}, streamTimeoutMs);
+			clearTimeout(idle);
+			idle = setTimeout(() => end(`stream stalled (no data for ${streamTimeoutMs} ms)`), streamTimeoutMs);
 		};
 		const watch: Watch = {
+			exchanges: 0,
 			arm() {
-				armed = true;
+				streamStart ??= new Date();
 				restart();
+				deadline ??= setTimeout(() => end(`stream not finished ${seconds(deadlineMs)} after it started (the call deadline)`), deadlineMs);
 			},
 			touch() {
-				if (armed && !controller.signal.aborted) restart();
+				if (streamStart && !controller.signal.aborted) restart();
 			},
+			failed(reason, start, retried) {
+				report({ reason, text: '', usage: { ...NO_USAGE }, start, end: new Date() });
+				if (retried) options.onRetry?.(`${reason}; the SDK retries (${watch.exchanges} of ${options.sdkRetries})`);
+			},
+			ended: () => controller.signal.aborted,
+		};
+		const received = (text: string) => {
+			if (text === '' || cut !== null) return;
+			tokens += countTokens(text);
+			if (tokens > cap) end(`stream sent more than ${cap} tokens for an output limit of ${request.maxTokens}`);
 		};
 		const onCallerAbort = () => controller.abort(callerSignal?.reason);
 		callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+		const started = new Date();
 		try {
-			const run = currentWatch.run(watch, () => attempt(controller.signal));
+			const run = currentWatch.run(watch, () => attempt(controller.signal, received));
 			return await raceAbort(run, callerSignal, label);
 		} catch (error) {
 			if (callerSignal?.aborted) throw abortError(label, callerSignal);
-			if (stalled) lastReason = `stream stalled (no data for ${streamTimeoutMs} ms)`;
+			// The guard's own reason first: whatever the SDK made of the abort, the attempt was cut.
+			if (cut !== null) lastReason = cut;
 			else if (error instanceof BrokenStream) lastReason = error.message;
 			else throw error;
+			const soFar = error instanceof BrokenStream ? error.soFar : undefined;
+			report({ reason: lastReason, text: soFar?.text ?? '', usage: soFar?.usage ?? { ...NO_USAGE }, start: streamStart ?? started, end: new Date() });
 		} finally {
-			clearTimeout(timer);
+			clearTimeout(idle);
+			clearTimeout(deadline);
 			callerSignal?.removeEventListener('abort', onCallerAbort);
 		}
 	}
-	throw new ProviderError(
-		`${label}: stream broke ${streamRetries + 1} times, last: ${lastReason}`,
-		true,
-	);
+	throw new ProviderError(`${label}: no complete stream in ${streamRetries + 1} attempts, last: ${lastReason}`, true);
+}
+
+function seconds(ms: number): string {
+	return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /**
@@ -270,6 +378,8 @@ export interface SdkProviderOptions {
 	maxRetries?: number;
 	/** Idle time that counts as a stalled stream; also the SDK's wait for response headers. */
 	streamTimeoutMs?: number;
+	/** Most time from a stream's first byte to its end; unset: derived from the output limit (`callDeadlineMs`). */
+	callTimeoutMs?: number | null;
 	streamRetries?: number;
 	streamRetryDelayMs?: number;
 	/** A broken stream is being retried: text already sent through `onDelta` for `request` is void. */
@@ -286,20 +396,27 @@ export function sdkSetup(options: SdkProviderOptions, vendor: { label: string; k
 	const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
 	const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
 	const failure: FailureContext = { label: vendor.label, keyVar: vendor.keyVar, model: options.model, baseURL, apiKey: options.apiKey, maxRetries, timeoutMs };
-	return { client: { apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.fetch) }, failure };
+	return { client: { apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.fetch, { maxRetries, timeoutMs }) }, failure };
 }
 
 /** One provider call under the watchdog, with the options' stream settings. */
-export function guardCall<T>(options: SdkProviderOptions, label: string, request: CallRequest, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export function guardCall<T>(
+	options: SdkProviderOptions,
+	label: string,
+	request: CallRequest,
+	attempt: (signal: AbortSignal, received: (text: string) => void) => Promise<T>,
+): Promise<T> {
 	return guardStream(
 		{
 			label,
 			streamTimeoutMs: options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
+			callTimeoutMs: options.callTimeoutMs ?? null,
 			streamRetries: options.streamRetries ?? DEFAULT_STREAM_RETRIES,
 			retryDelayMs: options.streamRetryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS,
+			sdkRetries: options.maxRetries ?? DEFAULT_SDK_RETRIES,
 			onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
 		},
-		request.signal,
+		request,
 		attempt,
 	);
 }

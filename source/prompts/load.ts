@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,12 @@ import { badInput } from '../errors.ts';
 import { TEMPLATE_SLOTS, TemplateError, slotMismatch, type TemplateId, type Templates } from '../summarize/templates.ts';
 
 export const SHIPPED_PROMPTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../prompts');
+
+/**
+ * The largest template read: ten times the largest shipped one (the annotation prompt, 27 KB). A
+ * bigger one is a mistake (a book given as a template), and would only fill the context window.
+ */
+export const MAX_TEMPLATE_BYTES = 256 * 1024;
 
 /**
  * Reads every template (summarizing and annotating alike), from `dir` where it has `<id>.txt` and
@@ -22,12 +28,13 @@ export async function loadTemplates(dir?: string | null): Promise<Templates> {
 		const overridden = own !== null && existsSync(own);
 		const path = overridden ? own : join(SHIPPED_PROMPTS, `${id}.txt`);
 		const fix = overridden ? 'fix it, or delete it to use the shipped one (see prompts/README.md)' : 'restore the shipped file (see prompts/README.md)';
-		let text: string;
+		let text: string | null;
 		try {
-			text = await readFile(path, 'utf8');
+			text = await readCapped(path, MAX_TEMPLATE_BYTES);
 		} catch (error) {
 			throw badInput(`${path}: cannot read prompt template "${id}" (${(error as NodeJS.ErrnoException).code ?? 'error'}); ${overridden ? fix : 'restore it or point --prompts elsewhere'}`);
 		}
+		if (text === null) throw badInput(`${path}: template "${id}" is larger than ${MAX_TEMPLATE_BYTES / 1024} KB, too large for a prompt template; ${fix}`);
 		let problem: string | null;
 		try {
 			problem = slotMismatch(text, TEMPLATE_SLOTS[id]);
@@ -41,3 +48,24 @@ export async function loadTemplates(dir?: string | null): Promise<Templates> {
 	return out;
 }
 
+
+/** The file's UTF-8 text, or null when it is larger than `limit` bytes (then it is not read). */
+async function readCapped(path: string, limit: number): Promise<string | null> {
+	const handle = await open(path, 'r');
+	try {
+		const { size } = await handle.stat();
+		if (size > limit) return null;
+		// The size is checked again on what was read: the file may have grown in between.
+		const buffer = Buffer.alloc(limit + 1);
+		let length = 0;
+		for (;;) {
+			const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+			if (bytesRead === 0) break;
+			length += bytesRead;
+			if (length > limit) return null;
+		}
+		return buffer.toString('utf8', 0, length);
+	} finally {
+		await handle.close();
+	}
+}

@@ -69,6 +69,7 @@ const node = z
 		versions: z.array(version),
 		active: count.nullable(),
 		pending: z.array(attempt),
+		failed: z.array(z.strictObject({ reason: z.string(), usage, cost: z.number().nonnegative(), timings })).optional(),
 		meta: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
 		error: z.string().optional(),
 	})
@@ -91,6 +92,8 @@ const runConfig = z.strictObject({
 	seed: z.int(),
 	clean: z.boolean(),
 	streamTimeout: z.number().nonnegative(),
+	// Optional: sessions from before the option have none, and get the derived deadline.
+	callTimeout: z.number().positive().optional(),
 	prompts: z.string().nullable(),
 });
 

@@ -23,7 +23,12 @@ export type Fault =
 	/** Half the deltas, then no finish/stop reason: the connection is closed mid-body, or with `clean` the response just ends. */
 	| { kind: 'cut'; clean?: boolean }
 	/** Half the deltas, then silence for `ms`, then the rest. */
-	| { kind: 'stall'; ms: number };
+	| { kind: 'stall'; ms: number }
+	/**
+	 * After the start, until the client goes, every `everyMs` (default 10): a keep-alive (an SSE
+	 * comment for OpenAI, a ping event for Anthropic), an empty delta, or text that ignores max_tokens.
+	 */
+	| { kind: 'forever'; send: 'keepalive' | 'empty' | 'text'; everyMs?: number };
 
 export interface RecordedRequest {
 	api: Api;
@@ -220,6 +225,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		const pieces = text.match(/\S+\s*|\s+/gu) ?? [];
 		const wire = which === 'openai' ? openaiWire(body, usage, truncated) : anthropicWire(body, usage, truncated);
 
+		let gone = false;
+		res.on('close', () => {
+			gone = true;
+		});
 		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 		let flushed: Promise<unknown> = Promise.resolve();
 		const write = (chunk: string) => {
@@ -233,6 +242,14 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			else res.socket?.end();
 		};
 		write(wire.start());
+		if (fault?.kind === 'forever') {
+			const piece = fault.send === 'keepalive' ? wire.keepalive() : wire.delta(fault.send === 'empty' ? '' : 'and the story went on and on, ');
+			while (!gone && !closing.signal.aborted) {
+				write(piece);
+				await sleep(fault.everyMs ?? 10);
+			}
+			return;
+		}
 		const breakAt = fault ? Math.max(1, Math.floor(pieces.length / 2)) : -1;
 		for (let i = 0; i < pieces.length; i++) {
 			if (res.destroyed || closing.signal.aborted) return;
@@ -299,6 +316,7 @@ interface WireUsage {
 
 interface Wire {
 	start(): string;
+	keepalive(): string;
 	delta(text: string): string;
 	end(): string;
 }
@@ -310,6 +328,7 @@ function openaiWire(body: any, usage: WireUsage, truncated: boolean): Wire {
 		`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;
 	return {
 		start: () => chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+		keepalive: () => ': keep-alive\n\n',
 		delta: (text) => chunk([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
 		end: () => {
 			let out = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }]);
@@ -354,6 +373,7 @@ function anthropicWire(body: any, usage: WireUsage, truncated: boolean): Wire {
 			}) +
 			event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
 			event('ping', {}),
+		keepalive: () => event('ping', {}),
 		delta: (text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
 		end: () =>
 			event('content_block_stop', { index: 0 }) +

@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { chunkText } from '../source/text/chunk.ts';
+import { countTokens, decode, encode, encoder, ENCODINGS, MAX_RUN } from '../source/text/tokens.ts';
+
+const BOOKS = new URL('../../shared/books/', import.meta.url);
+
+test('a megabyte of one character is tokenized and chunked, covering the text exactly', () => {
+	// Before, each of these was one pre-tokenizer piece: quadratic to merge, and at 1 MB the
+	// tokenizer's WASM crashed ("unreachable").
+	for (const ch of ['a', '.', ' ', '中', '😀']) {
+		const text = ch.repeat(1_000_000 / ch.length);
+		const ids = encode(text);
+		assert.equal(decode(ids), text, `${JSON.stringify(ch)}: the ids decode to the text`);
+		// One token per character at most (a pair for an emoji's four bytes at worst), and merges happen.
+		assert.ok(ids.length > 0 && ids.length <= text.length, `${JSON.stringify(ch)}: ${ids.length} tokens`);
+	}
+	const text = 'a'.repeat(1_000_000);
+	const chunks = chunkText(text, 2048);
+	assert.equal(chunks.map((c) => text.slice(c.start, c.end)).join(''), text);
+	let total = 0;
+	for (const chunk of chunks) {
+		assert.ok(chunk.tokens <= 2048, `chunk ${chunk.index}: ${chunk.tokens} tokens`);
+		assert.equal(chunk.tokens, countTokens(text.slice(chunk.start, chunk.end)));
+		total += chunk.tokens;
+	}
+	// The chunks' counts add up to about the whole text's count (a cut can move a merge or two).
+	assert.ok(Math.abs(total - countTokens(text)) <= chunks.length, `${total} vs ${countTokens(text)}`);
+});
+
+test('normal text is encoded exactly as the tokenizer encodes it whole', () => {
+	const book = readFileSync(new URL('frankenstein.txt', BOOKS), 'utf8');
+	// Long words, a long URL, unspaced script up to its punctuation, and runs just at the limit.
+	const samples = [
+		book,
+		`See https://example.org/${'path/'.repeat(20)}index.html?q=${'x'.repeat(40)} for more.`,
+		'吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。'.repeat(50),
+		`${'b'.repeat(MAX_RUN)} ${'-'.repeat(MAX_RUN)}\n${' '.repeat(MAX_RUN)}x`,
+	];
+	for (const name of ENCODINGS) {
+		for (const text of samples) assert.deepEqual(encode(text, name), encoder(name).encode_ordinary(text), `${name}: ${text.slice(0, 40)}`);
+	}
+});
+
+test('a long run is never cut inside a surrogate pair', () => {
+	// Odd offsets put a would-be cut between the halves of every pair.
+	for (const lead of ['', 'x']) {
+		const text = `${lead}${'𝔞'.repeat(3 * MAX_RUN)}`;
+		assert.equal(decode(encode(text)), text);
+	}
+});
