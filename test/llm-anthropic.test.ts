@@ -40,8 +40,9 @@ test('a streamed message delivers text, ordered deltas, usage and the stop reaso
 		assert.equal(recorded?.body.stream, true);
 		assert.equal(recorded?.body.max_tokens, 200);
 		assert.equal(recorded?.body.model, 'claude-sonnet-4-6');
-		// The API version this SDK speaks rejects sampling parameters outright.
-		assert.equal('temperature' in recorded?.body, false);
+		// Claude 4.6 takes a temperature on the API version that still has it.
+		assert.equal(recorded?.body.temperature, 0.5);
+		assert.equal(recorded?.headers['anthropic-version'], '2023-06-01');
 		const auth = `${recorded?.headers.authorization ?? ''} ${recorded?.headers['x-api-key'] ?? ''}`;
 		assert.ok(auth.includes(KEY), 'the key is sent to the API');
 	});
@@ -242,4 +243,20 @@ test('createProvider reads ANTHROPIC_BASE_URL and refuses a missing ANTHROPIC_AP
 		() => createProvider({ provider: 'anthropic', model: 'claude-sonnet-4-6', env: { ANTHROPIC_API_KEY: ' ' } }),
 		(error: unknown) => error instanceof UserError && error.exitCode === 2 && /ANTHROPIC_API_KEY/u.test(error.message),
 	);
+});
+
+test('temperature is sent where the model takes it (0 for BooookScore) and left out where the API rejects it', async () => {
+	await withFake(REPLY, {}, async (fake) => {
+		await provider(fake, { model: 'claude-sonnet-4-6' }).complete(request('Annotate.', { temperature: 0 }));
+		await provider(fake, { model: 'claude-3-5-sonnet-20241022' }).complete(request('Annotate.', { temperature: 0 }));
+		await provider(fake, { model: 'claude-opus-4-7' }).complete(request('Annotate.', { temperature: 0 }));
+		await provider(fake, { model: 'claude-sonnet-5-5' }).complete(request('Annotate.', { temperature: 0 }));
+		const sent = fake.requests.map((r) => [r.body.model, r.body.temperature ?? null, r.headers['anthropic-version']]);
+		assert.deepEqual(sent, [
+			['claude-sonnet-4-6', 0, '2023-06-01'],
+			['claude-3-5-sonnet-20241022', 0, '2023-06-01'],
+			['claude-opus-4-7', null, '2026-10-21'],
+			['claude-sonnet-5-5', null, '2026-10-21'],
+		]);
+	});
 });

@@ -196,3 +196,13 @@ test('the window check takes the real worst case: the paper\'s ChatGPT setting i
 	const { run, ctx } = await setUp(book, { method: 'inc', chunkSize: 2048, contextWindow: 3600, maxSummary: 900 }, new FakeModel({ seed: 1 }));
 	assert.match(windowProblem(run, ctx) ?? '', /--context-window 3600 is too small for an incremental update: a 20\d\d-token chunk/);
 });
+
+test('the clean step is the authors\' J.3 call: temperature 0, output limit the summary\'s own token count', async () => {
+	const { run, engine } = await setUp(randomBook(3, 60), { method: 'hier', chunkSize: 600, contextWindow: 4096, maxSummary: 300, temperature: 0.5, clean: true }, new FakeModel({ seed: 3 }));
+	assert.equal(await engine.start(), 'done');
+	const clean = run.nodes.find((n) => n.kind === 'clean')!;
+	const final = getNode(run, clean.inputs[0]!);
+	const first = activeVersion(clean)!.attempts[0]!;
+	assert.equal(first.params.temperature, 0);
+	assert.equal(first.params.maxTokens, countTokens(activeVersion(final)!.text));
+});

@@ -14,6 +14,22 @@ import {
 } from './stream-guard.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+/**
+ * The API version that still takes `temperature`. The SDK speaks 2026-10-21, which rejects every
+ * sampling parameter with a 400; on 2023-06-01 the models before Claude 4.7 accept it, and the
+ * later ones reject it on any version.
+ */
+export const SAMPLING_API_VERSION = '2023-06-01';
+
+/**
+ * Whether `model` takes a temperature (on `SAMPLING_API_VERSION`): Claude 2 and 3, and Claude 4 up to
+ * 4.6. BooookScore annotates at temperature 0 and the paper's runs sample at 0.5, so where a model
+ * takes it, it is sent; for the others (and unknown names) it is left out and runs at the default.
+ */
+export function acceptsTemperature(model: string): boolean {
+	return /^claude-(instant|2|3)\b/u.test(model) || /^claude-(opus|sonnet|haiku)-4(-[0-6])?(-\d{8})?$/u.test(model) || /^claude-(opus|sonnet|haiku)-4(-[0-6])?-(latest|v\d)/u.test(model);
+}
 /** Options of the Anthropic provider; `baseURL` null means the vendor's own API. */
 export type AnthropicProviderOptions = SdkProviderOptions;
 
@@ -49,18 +65,16 @@ export class AnthropicProvider implements Provider {
 		let stream;
 		let response: Response;
 		try {
-			({ data: stream, response } = await this.client.messages.create(
-				{
-					model: this.model,
-					max_tokens: request.maxTokens,
-					// No temperature: the API version this SDK speaks (2026-10-21) rejects every sampling
-					// parameter with a 400, and the SDK no longer has the field. `request.temperature`
-					// is recorded by the caller but cannot be applied here.
-					stream: true,
-					messages: [{ role: 'user', content: contentBlocks(request.prompt, request.cacheablePrefix) }],
-				},
-				{ signal },
-			).withResponse());
+			const sampling = acceptsTemperature(this.model);
+			const body = {
+				model: this.model,
+				max_tokens: request.maxTokens,
+				stream: true as const,
+				messages: [{ role: 'user' as const, content: contentBlocks(request.prompt, request.cacheablePrefix) }],
+				// The field is gone from this SDK (its API version rejects it), so it goes in as a plain body field.
+				...(sampling ? { temperature: request.temperature } : {}),
+			};
+			({ data: stream, response } = await this.client.messages.create(body, { signal, headers: sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} }).withResponse());
 		} catch (error) {
 			throw toProviderError(error, this.failure);
 		}

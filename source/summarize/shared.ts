@@ -44,7 +44,8 @@ export function assertFits(spec: CallSpec, ctx: PlanContext): void {
 /** The artifact-removal node (paper J.3) over the final summary. */
 export function cleanNode(run: Run, final: Node, ctx: PlanContext): Node {
 	const text = activeVersion(final)!.text;
-	const summaryTokens = Math.max(ctx.config.maxSummary, ctx.tokens(text) + 16);
+	// The authors' J.3 call: the output limit is the summary's own length (cleaning only removes).
+	const summaryTokens = Math.max(1, ctx.tokens(text));
 	return newNode(nextNodeId(run), {
 		kind: 'clean',
 		level: final.level + 1,
@@ -60,7 +61,8 @@ export function cleanCall(run: Run, node: Node, ctx: PlanContext, attempt: numbe
 	const spec: CallSpec = {
 		prompt: fitPrompt(ctx, node.budget.summaryTokens, text, (body) => fill(ctx.templates.clean, [body])),
 		task: { kind: 'clean', texts: [text], words },
-		params: { temperature: attempt === 0 ? ctx.config.temperature : 1, maxTokens: node.budget.summaryTokens, words, template: 'clean' },
+		// Temperature 0 as the authors; a regeneration (an answer cut short) is tried at 1, as elsewhere.
+		params: { temperature: attempt === 0 ? 0 : 1, maxTokens: node.budget.summaryTokens, words, template: 'clean' },
 	};
 	assertFits(spec, ctx);
 	return spec;
