@@ -61,3 +61,18 @@ test("agreement: Cohen's kappa for each pair and Krippendorff's alpha over every
 	// Someone re-judging keeps only the latest verdict.
 	assert.equal(agreementOf([...three, j(items[1]!, 'z', 'agree'), j(items[2]!, 'z', 'disagree')]).pairs.find((p) => p.validators.join() === 'x,z')!.percent, 1);
 });
+
+test('a run has one BooookScore: that of its final summary as it stands; earlier versions are history', () => {
+	// The run's final node n9 had version 0 (scored: 1 of 3 confusing), then an edit made version 1.
+	const pinned: ScoredSummary[] = [
+		{ id: 's0', book: 'b.epub', text: texts[0]!, node: 'n9', version: 0, source: 'run' },
+		{ id: 's1', book: 'b.epub', text: texts[1]!, node: 'n9', version: 1, source: 'run' },
+	];
+	const run = { root: 'n9', nodes: [{ id: 'n9', active: 1 }] } as unknown as Parameters<typeof buildReport>[0]['run'];
+	const report = buildReport({ summaries: pinned, annotations: annotations.filter((a) => a.source === 'model'), judgments: [], run }, { seed: 1, resamples: 10 });
+	// Only s1 (2 of 4 confusing) counts: 50, not the mean of the two versions.
+	assert.equal(report.model!.booookscore, 50);
+	assert.equal(report.model!.summaries, 1);
+	assert.equal(report.history, 1);
+	assert.deepEqual(report.books.map((b) => b.summary), ['s1']);
+});

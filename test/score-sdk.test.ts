@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeConfig } from '../source/config.ts';
 import type { Book, Run } from '../source/domain.ts';
@@ -130,7 +130,7 @@ function sha256(text: string): string {
 }
 
 /** A book session whose run is done, with `summary` as its final summary (or none). */
-async function bookSession(dir: string, id: string, summary: string | null): Promise<void> {
+async function bookSession(dir: string, id: string, summary: string | null, config: Partial<Parameters<typeof makeConfig>[0]> = {}): Promise<void> {
 	const text = `${SUMMARY}\n\nThe end.\n`;
 	const book: Book = { title: BOOK, sha256: sha256(text), source: 'book.txt', chars: text.length, tokens: 900 };
 	const at = '2024-05-01T10:00:00.000Z';
@@ -138,7 +138,7 @@ async function bookSession(dir: string, id: string, summary: string | null): Pro
 	const usage = { input: 900, output: 700, cached: 0 };
 	const timings = { start: at, end: at, ms: 0 };
 	const run: Run = {
-		config: makeConfig({ provider: 'openai', model: 'gpt-4o-mini', method: 'hier', concurrency: 2 }),
+		config: makeConfig({ provider: 'openai', model: 'gpt-4o-mini', method: 'hier', concurrency: 2, ...config }),
 		status: summary === null ? 'running' : 'done',
 		chunks: [{ index: 0, start: 0, end: text.length, tokens: 900 }],
 		nodes: [
@@ -202,6 +202,24 @@ test('score ID annotates the final summary through the fake API, pins it, and sc
 	}
 });
 
+test('score ID annotates with the run\'s own model on the run\'s own server unless told otherwise', async () => {
+	const server = await startFakeApi({ respond: annotatingReply });
+	try {
+		const sessions = join(mkdtempSync(join(tmpdir(), 'booook-score-own-')), 'sessions');
+		await bookSession(sessions, 'b2', SUMMARY, { model: 'local-llama', baseUrl: server.openaiBaseUrl });
+		const r = await booook(['score', 'b2', '--json', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'test-key' } });
+		assert.equal(r.code, 0, r.stderr);
+		const want = expected([SUMMARY]);
+		assert.equal(server.requests.length, want.sentences);
+		assert.deepEqual([...new Set(server.requests.map((q) => q.body.model))], ['local-llama']);
+		const state = JSON.parse(readFileSync(join(sessions, 'b2', 'session.json'), 'utf8'));
+		assert.deepEqual([...new Set(state.annotations.map((a: any) => a.annotator))], ['openai/local-llama']);
+		rmSync(dirname(sessions), { recursive: true, force: true });
+	} finally {
+		await server.close();
+	}
+});
+
 test('score without an LLM is a one-line error naming what to set; nothing is written', async () => {
 	const sessions = join(mkdtempSync(join(tmpdir(), 'booook-score-cli-')), 'sessions');
 	await bookSession(sessions, 'b2', SUMMARY);
@@ -209,7 +227,8 @@ test('score without an LLM is a one-line error naming what to set; nothing is wr
 	const none = await booook(['score', 'b2', '--sessions-dir', sessions]);
 	assert.equal(none.code, 2);
 	assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
-	assert.match(none.stderr, /needs an LLM.*OPENAI_API_KEY/);
+	// The run's own model is the default annotator, so its key is what is missing.
+	assert.match(none.stderr, /with openai\/gpt-4o-mini needs OPENAI_API_KEY/);
 	const anthropic = await booook(['score', 'b2', '--provider', 'anthropic', '--sessions-dir', sessions]);
 	assert.equal(anthropic.code, 2);
 	assert.match(anthropic.stderr, /ANTHROPIC_API_KEY/);

@@ -28,6 +28,7 @@ export function reportJson(report: Report) {
 			units: report.agreement.units,
 		},
 		books: Object.fromEntries(report.books.map((b) => [b.book, { sentences: b.sentences, model: b.model, human: b.human, judged: b.judged }])),
+		history: report.history,
 	};
 }
 

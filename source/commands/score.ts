@@ -40,6 +40,8 @@ export interface ScoreOptions {
 	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
+	/** The model used when none is named: a run's own (with its server), else the key's default. */
+	ownModel?: { provider: ProviderName; model: string; baseUrl: string | null };
 }
 
 /**
@@ -129,8 +131,9 @@ interface Chosen {
 function choose(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: readonly ScoredSummary['id'][], opts: ScoreOptions): Chosen {
 	const env = opts.env ?? process.env;
 	const explicit = opts.provider !== undefined || opts.model !== undefined;
-	const provider = opts.provider ?? defaultProvider(env);
-	const named = `${provider}/${opts.model ?? defaultModel(provider)}`;
+	const own = opts.ownModel && (opts.provider === undefined || opts.provider === opts.ownModel.provider) ? opts.ownModel : null;
+	const provider = opts.provider ?? own?.provider ?? defaultProvider(env);
+	const named = `${provider}/${opts.model ?? own?.model ?? defaultModel(provider)}`;
 	const requested = explicit ? named : null;
 	const fallback = requested ?? sessionAnnotator(data.annotations, named);
 	const plans = ids.map((id) => planSummary(data.summaries.find((s) => s.id === id)!, data.annotations, { requested, fallback }));
@@ -168,7 +171,8 @@ async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>
 	const llm = createProvider({
 		provider,
 		model,
-		baseUrl: opts.baseUrl ?? null,
+		// The run's server goes with the run's model, unless another address is given.
+		baseUrl: opts.baseUrl ?? (opts.ownModel && opts.ownModel.provider === provider && opts.ownModel.model === model ? opts.ownModel.baseUrl : null),
 		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
 		env,
 		onRetry: (reason, request) => relay.annotator?.streamRetried(reason, request),
@@ -181,7 +185,9 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 	const stderr = opts.stderr ?? process.stderr;
 	const { data } = session;
 	const ids = scoredSummaries(data);
-	const { chosen, setup } = await annotatorFor(data, ids, opts);
+	const config = data.kind === 'book' ? (data as BookSessionData).run.config : null;
+	const ownModel = config && config.provider !== 'extractive' ? { provider: config.provider, model: config.model, baseUrl: config.baseUrl } : undefined;
+	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
 	let totals: AnnotateTotals | null = null;
 	if (setup) {
 		const annotator = new Annotator({

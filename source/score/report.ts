@@ -1,10 +1,10 @@
-import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
+import type { Annotation, Judgment, Run, ScoredSummary } from '../domain.ts';
 import { verdictsOf } from './validation.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { seededRandom } from './bootstrap.ts';
 import { LABELS, type Label } from './labels.ts';
 import { precisionBySource, type Precision } from './precision.ts';
-import { planSummary, scoreSession, sessionAnnotator } from './session-score.ts';
+import { currentSummaries, historySummaries, planSummary, scoreSession, sessionAnnotator } from './session-score.ts';
 import { sessionJudgedItems, validatorsOf } from './session-precision.ts';
 import { sanitize } from '../text/sanitize.ts';
 
@@ -17,6 +17,8 @@ import { sanitize } from '../text/sanitize.ts';
 
 export interface ReportInput {
 	summaries: readonly ScoredSummary[];
+	/** A run's graph: only the summary of its final summary as it stands is scored. */
+	run?: Pick<Run, 'root' | 'nodes'>;
 	annotations: readonly Annotation[];
 	judgments: readonly Judgment[];
 }
@@ -61,10 +63,13 @@ export interface Report {
 	precision: Map<string, Map<string, Precision>>;
 	agreement: { pairs: PairAgreement[]; alpha: number | null; units: number };
 	books: BookRow[];
+	/** Summaries pinned for earlier final summaries of a run (before an edit or re-run): not scored. */
+	history: number;
 }
 
 export function buildReport(input: ReportInput, opts: ReportOptions): Report {
-	const { summaries, annotations, judgments } = input;
+	const { annotations, judgments } = input;
+	const summaries = currentSummaries(input.summaries, input.run);
 	const fallback = sessionAnnotator(annotations, '');
 	const plans = summaries.map((s) => planSummary(s, annotations, { requested: null, fallback }));
 	const scored = scoreSession(summaries, annotations, plans);
@@ -103,6 +108,7 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		precision,
 		agreement: agreementOf(judgments),
 		books,
+		history: historySummaries(input.summaries, input.run).length,
 	};
 }
 
@@ -152,6 +158,7 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 	const out: string[] = [`${sanitize(title)}`];
 	const score = (name: string, s: SourceScore | null) => s && `  ${name.padEnd(6)} ${fixed(s.booookscore)}  (${s.summaries} summaries, ${s.sentences} sentences, ${s.confusing} confusing)`;
 	out.push('BooookScore', ...[score('model', report.model), score('human', report.human)].filter((l): l is string => l !== null));
+	if (report.history > 0) out.push(`  (${report.history} earlier final summar${report.history === 1 ? 'y' : 'ies'}, from before an edit or re-run, kept as history and not scored)`);
 	if (!report.model && !report.human) out.push('  no annotations yet: booook score ID annotates with a model; booook validate ID lets you add your own');
 	if (report.precision.size === 0) out.push('precision: no verdicts yet (booook validate ID)');
 	for (const [validator, bySource] of report.precision) {

@@ -1,4 +1,4 @@
-import type { Annotation, ScoredSummary } from '../domain.ts';
+import type { Annotation, Run, ScoredSummary } from '../domain.ts';
 import { sentencesOf, type Sentence } from './annotate.ts';
 import { scoreSummary, scoreSystem, type SummaryScore, type SystemScore } from './booookscore.ts';
 import type { HumanAnnotatedSummary } from './formats.ts';
@@ -17,6 +17,24 @@ import type { Answer } from './parse.ts';
  * a sentence it does not mention is clear, as in the authors' script).
  */
 export type VerdictSource = { kind: 'model'; annotator: string } | { kind: 'imported'; file: string };
+
+/**
+ * The summaries a session's BooookScore is made of. A collection: all of them. A run: the one pinned
+ * for its final summary as it stands (root node, active version); summaries pinned for earlier
+ * versions, before an edit or a re-run, are history and do not count.
+ */
+export function currentSummaries<S extends Pick<ScoredSummary, 'node' | 'version'>>(summaries: readonly S[], run?: Pick<Run, 'root' | 'nodes'>): S[] {
+	if (!run) return [...summaries];
+	const root = run.root === null ? undefined : run.nodes.find((n) => n.id === run.root);
+	if (!root || root.active === null) return [];
+	return summaries.filter((s) => s.node === root.id && s.version === root.active);
+}
+
+/** Summaries pinned for earlier final summaries of a run: kept, shown as history, never scored. */
+export function historySummaries<S extends Pick<ScoredSummary, 'node' | 'version'>>(summaries: readonly S[], run?: Pick<Run, 'root' | 'nodes'>): S[] {
+	const current = new Set(currentSummaries(summaries, run));
+	return summaries.filter((s) => !current.has(s));
+}
 
 export interface SummaryPlan {
 	summary: ScoredSummary['id'];
