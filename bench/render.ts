@@ -75,7 +75,7 @@ const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode() {}, r
 const store = new ViewStore(initialView(run), { fps: MAX_FPS, run: () => run });
 controls.on(store.dispatch);
 let frames = 0;
-const instance = render(createElement(RunScreen, { controls, store, info: { session: 'bench', title: 'Pride and Prejudice', book, provider: 'openai', model: 'fake', isLLM: true }, start() {}, quit() {} }), {
+const instance = render(createElement(RunScreen, { controls, store, info: { session: 'bench', title: 'Pride and Prejudice', book, provider: 'openai', model: 'fake', isLLM: true, priced: true }, start() {}, quit() {} }), {
 	stdout,
 	stdin,
 	stderr: stdout,

@@ -76,3 +76,16 @@ test("score's progress line only moves forward too", () => {
 	const lines = written.split('\n').filter((l) => l.startsWith('['));
 	assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf(']') + 1)), ['[2/4 calls]', '[3/4 calls]']);
 });
+
+test('an unknown price reads "cost unknown" in the progress line, never $0.0000; a known one in dollars', () => {
+	for (const [priced, want, not] of [[false, 'cost unknown', '$0.0000'], [true, '$0.0120', 'cost unknown']] as const) {
+		const err = new PassThrough();
+		let written = '';
+		err.on('data', (d) => (written += d));
+		const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, priced, now: () => 0 });
+		report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'local-llama', isLLM: true, planned: 2, done: 0 });
+		report({ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.012, totals: { input: 100, output: 10, cached: 0, cost: 0.012, calls: 1 } });
+		assert.ok(written.includes(want), written);
+		assert.ok(!written.includes(not), written);
+	}
+});

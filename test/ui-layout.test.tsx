@@ -26,7 +26,7 @@ async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 	const store = new ViewStore(initialView(run), { fps: 1000 });
 	const r = render(
 		<ThemeContext.Provider value={themeFor(env)}>
-			<RunScreen controls={engine} store={store} info={{ session: 's', title: 'Layout', book, provider: 'openai', model: 'fake', isLLM: true }} start={() => {}} quit={() => {}} />
+			<RunScreen controls={engine} store={store} info={{ session: 's', title: 'Layout', book, provider: 'openai', model: 'fake', isLLM: true, priced: true }} start={() => {}} quit={() => {}} />
 		</ThemeContext.Provider>,
 	);
 	const resize = async (columns: number, rows: number) => {

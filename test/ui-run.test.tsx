@@ -74,7 +74,7 @@ class FakeControls implements RunControls {
 async function mount(controls: RunControls, opts: { info?: Partial<RunInfo>; book?: string; externalEditor?: ExternalEditor; stepping?: boolean } = {}) {
 	const store = new ViewStore(initialView(controls.run, { stepping: opts.stepping }), { fps: 1000, run: () => controls.run });
 	controls.on(store.dispatch);
-	const info: RunInfo = { session: 'sess', title: 'A Test Book', book: opts.book ?? '', provider: 'openai', model: 'fake', isLLM: true, ...opts.info };
+	const info: RunInfo = { session: 'sess', title: 'A Test Book', book: opts.book ?? '', provider: 'openai', model: 'fake', isLLM: true, priced: true, ...opts.info };
 	const quit: string[] = [];
 	const r = render(<RunScreen controls={controls} store={store} info={info} start={() => void controls.start()} quit={() => quit.push('quit')} externalEditor={opts.externalEditor ?? null} />);
 	const press = async (key: string) => {
@@ -112,6 +112,15 @@ test('space pauses and resumes: the header shows the state the run is in', async
 	await until(frame, (f) => f.includes('running'), 'running again');
 	await press('s');
 	await until(frame, (f) => f.includes('stepping'), 'stepping');
+	r.unmount();
+});
+
+test('a model without a known price shows "cost unknown" in the header, not $0.0000', async () => {
+	const { run } = await finished('hier');
+	const controls = new FakeControls(run);
+	const { frame, r } = await mount(controls, { info: { priced: false } });
+	await until(frame, (f) => f.includes('cost unknown'), 'cost unknown');
+	assert.ok(!frame().includes('$0.0000'));
 	r.unmount();
 });
 

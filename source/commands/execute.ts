@@ -5,7 +5,7 @@ import type { RunConfig, Usage } from '../domain.ts';
 import { UserError } from '../errors.ts';
 import { Engine } from '../engine/engine.ts';
 import { createProvider } from '../llm/create.ts';
-import { callCost, loadPrices } from '../llm/prices.ts';
+import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { PlanContext } from '../summarize/planner.ts';
@@ -48,7 +48,7 @@ export async function prepare(config: RunConfig, book: string, opts: ExecuteOpti
 	});
 	const ctx: PlanContext = { config, templates, book, tokens: (t) => countTokens(t, config.encoding) };
 	const costOf = (usage: Usage) => callCost(prices, config.model, usage, config.provider).cost;
-	return { provider, ctx, costOf, relay };
+	return { provider, ctx, costOf, relay, priced: isPriced(prices, config.model, config.provider) };
 }
 
 export interface Prepared {
@@ -56,6 +56,7 @@ export interface Prepared {
 	ctx: PlanContext;
 	costOf: (usage: Usage) => number;
 	relay: { engine: Engine | null };
+	priced: boolean;
 }
 
 export function makeEngine(session: Session<BookSessionData>, prepared: Prepared, opts: { step?: boolean }): Engine {
@@ -76,7 +77,7 @@ export async function execute(session: Session<BookSessionData>, prepared: Prepa
 	const engine = makeEngine(session, prepared, opts);
 	const { ctx } = prepared;
 	if (opts.note) err.line(opts.note);
-	engine.on(headlessReporter({ json: opts.json, stdout, stderr }));
+	engine.on(headlessReporter({ json: opts.json, stdout, stderr, priced: prepared.priced }));
 	const status = await cancelOnSignal(() => engine.cancel(), () => engine.start());
 	if (status === 'done') {
 		if (!opts.json) printFinal(session.data, ctx.book, stdout, stderr);
@@ -111,7 +112,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	const { provider } = prepared;
 	await renderRunApp({
 		controls: engine,
-		info: { session: session.id, title: session.data.book.title, book: prepared.ctx.book, provider: provider.name, model: provider.model, isLLM: provider.isLLM },
+		info: { session: session.id, title: session.data.book.title, book: prepared.ctx.book, provider: provider.name, model: provider.model, isLLM: provider.isLLM, priced: prepared.priced },
 		stepping: opts.step,
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),

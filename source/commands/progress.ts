@@ -1,3 +1,4 @@
+import { costText } from '../llm/prices.ts';
 import type { EngineEvent } from '../engine/events.ts';
 import { output, statusLine, type Stream } from './output.ts';
 
@@ -6,7 +7,7 @@ import { output, statusLine, type Stream } from './output.ts';
  * line (calls done/planned, tokens, cost, ETA) goes to stderr, redrawn in place on a terminal and one
  * line per finished call elsewhere.
  */
-export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: Stream; now?: () => number }) {
+export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: Stream; priced?: boolean; now?: () => number }) {
 	const now = opts.now ?? Date.now;
 	const started = now();
 	const stdout = output(opts.stdout);
@@ -24,7 +25,7 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
 		const eta = madeHere > 0 && planned > done ? formatSeconds(((planned - done) * elapsed) / madeHere) : '?';
-		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, $${cost.toFixed(4)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
+		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
 	};
 
 	return (event: EngineEvent) => {

@@ -1,4 +1,5 @@
-import type { Node, Run } from '../domain.ts';
+import { costText, isPriced, loadPrices } from '../llm/prices.ts';
+import type { Node, Run, RunConfig } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { activeVersion, findNode, liveNodes } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
@@ -33,6 +34,15 @@ export function structure(run: Run) {
 	});
 }
 
+/** Whether the run's model has a price in the price table (a broken prices file: unknown). */
+function pricedModel(model: string, provider: RunConfig['provider']): boolean {
+	try {
+		return isPriced(loadPrices(), model, provider);
+	} catch {
+		return false;
+	}
+}
+
 export function showData(data: BookSessionData, book: string) {
 	const run = data.run;
 	const final = finalSummary(run);
@@ -48,6 +58,7 @@ export function showData(data: BookSessionData, book: string) {
 		structure: structure(run),
 		usage: { input: totals.input, output: totals.output, cached: totals.cached, calls: totals.calls },
 		cost: totals.cost,
+		priced: pricedModel(run.config.model, run.config.provider),
 		stats: final ? summaryStats(final, book, run.config.encoding) : null,
 		summary: final,
 	};
@@ -61,7 +72,7 @@ export function printFinal(data: BookSessionData, book: string, stdout: Stream, 
 	const s = shown.stats!;
 	output(stderr).line(
 		`${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
-			`${shown.usage.calls} calls, ${shown.usage.input + shown.usage.output} tokens, $${shown.cost.toFixed(4)} (${shown.provider}). ` +
+			`${shown.usage.calls} calls, ${shown.usage.input + shown.usage.output} tokens, ${costText(shown.cost, shown.priced)} (${shown.provider}). ` +
 			`Session ${data.id}`,
 	);
 }
@@ -84,7 +95,7 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 	for (const row of shown.structure) {
 		lines.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
 	}
-	lines.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, $${shown.cost.toFixed(4)}`);
+	lines.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, ${costText(shown.cost, shown.priced)}`);
 	if (shown.stats) {
 		const s = shown.stats;
 		lines.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);

@@ -146,6 +146,16 @@ export interface CallCost {
  * What a call cost. `usage.input` includes the cached tokens; those are billed at the cached rate.
  * The extractive baseline makes no paid call.
  */
+/** Whether calls to `model` have a known price (the extractive baseline costs nothing). */
+export function isPriced(prices: PriceTable, model: string, provider?: ProviderName): boolean {
+	return provider === 'extractive' || findPrice(prices, model) !== null;
+}
+
+/** A cost as shown: dollars when the model's price is known, else "cost unknown", never a false $0. */
+export function costText(cost: number, priced: boolean): string {
+	return priced ? `$${cost.toFixed(4)}` : 'cost unknown';
+}
+
 export function callCost(prices: PriceTable, model: string, usage: Usage, provider?: ProviderName): CallCost {
 	if (provider === 'extractive') return { cost: 0, known: true };
 	const found = findPrice(prices, model);

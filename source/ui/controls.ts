@@ -33,6 +33,8 @@ export interface RunInfo {
 	provider: string;
 	model: string;
 	isLLM: boolean;
+	/** Whether the model's price is known; if not, costs read "cost unknown", not $0. */
+	priced: boolean;
 }
 
 /** A sentence's state while BooookScore runs: not yet answered, clear, confusing, or unreadable. */

@@ -1,3 +1,4 @@
+import { costText } from '../llm/prices.ts';
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
 import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
@@ -115,7 +116,7 @@ export function chunkLines(run: Run, node: NodeView, book: string, width: number
 }
 
 /** Every call of the version in progress and of the active version: outcome, usage, time. */
-export function attemptLines(run: Run, node: NodeView, width: number): Line[] {
+export function attemptLines(run: Run, node: NodeView, width: number, priced = true): Line[] {
 	const full = findNode(run, node.id);
 	if (!full) return [];
 	const lines: Line[] = [];
@@ -125,7 +126,7 @@ export function attemptLines(run: Run, node: NodeView, width: number): Line[] {
 		attempts.forEach((a, i) => {
 			const words = a.text.trim() === '' ? 0 : a.text.trim().split(/\s+/u).length;
 			const outcome = a.rejected ? `rejected: ${a.rejected}` : 'accepted';
-			lines.push(...wrapped(`#${i + 1} ${a.finishReason} · ${words} words (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${formatInt(a.usage.input)} / out ${formatInt(a.usage.output)} tokens · $${a.cost.toFixed(4)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`, width, a.rejected ? 'warn' : undefined));
+			lines.push(...wrapped(`#${i + 1} ${a.finishReason} · ${words} words (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${formatInt(a.usage.input)} / out ${formatInt(a.usage.output)} tokens · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`, width, a.rejected ? 'warn' : undefined));
 		});
 	};
 	if (full.pending.length > 0 || node.status === 'running') list(`calls of the version in progress${node.status === 'running' ? ` (attempt ${node.attempt + 1} streaming)` : ''}`, full.pending);
@@ -138,7 +139,7 @@ export function attemptLines(run: Run, node: NodeView, width: number): Line[] {
 }
 
 /** Two lines about the node: what it is and its state; its budget against what it wrote. */
-export function nodeSummary(run: Run, view: ViewState, node: NodeView): [Line, Line] {
+export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = true): [Line, Line] {
 	const full = findNode(run, node.id);
 	const version: Version | null = full ? activeVersion(full) : null;
 	const where = view.method === 'hier' ? (node.kind === 'clean' ? 'final clean-up' : `level ${node.level} #${node.index + 1}`) : node.kind === 'clean' ? 'final clean-up' : `step ${node.index + 1} of ${view.chunks}${node.kind === 'compress' && full ? ` (trim ${Number(full.meta.trim ?? 0) + 1})` : ''}`;
@@ -149,7 +150,7 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView): [Line, L
 	const usage = version?.usage;
 	const actual = node.words !== null ? `${formatInt(node.words)} words / ${formatInt(node.tokens ?? 0)} tokens` : node.status === 'running' ? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far` : '—';
 	const second: Line = {
-		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${version?.origin === 'edit' ? ' · edited by hand' : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · $${(version?.cost ?? 0).toFixed(4)}` : ''}`,
+		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${version?.origin === 'edit' ? ' · edited by hand' : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · ${costText(version?.cost ?? 0, priced)}` : ''}`,
 		tone: 'muted',
 	};
 	return [first, second];

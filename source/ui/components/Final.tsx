@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import type { NodeRef, Run } from '../../domain.ts';
 import { totalsOf } from '../../engine/engine.ts';
+import { costText } from '../../llm/prices.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
 import { summaryStats } from '../../text/stats.ts';
@@ -22,7 +23,7 @@ export function Final({ run, info, root }: { run: Run; info: RunInfo; root: Node
 			<Text bold color={theme.color('accent')}>{clean(`━━ Final summary · ${info.title} (${root}, version ${(node?.active ?? 0) + 1})`)}</Text>
 			<Text>{clean(text)}</Text>
 			<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
-				{clean(`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, $${totals.cost.toFixed(4)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`)}
+				{clean(`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`)}
 			</Text>
 		</Box>
 	);

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { formatSeconds } from '../../commands/progress.ts';
+import { costText } from '../../llm/prices.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
 import { useNow } from '../hooks.ts';
@@ -36,7 +37,7 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const { calls, planned, ratio } = progressOf(view);
 	const eta = etaSeconds(view, now);
 	const tokens = view.totals.input + view.totals.output;
-	const facts = ` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} tok · $${view.totals.cost.toFixed(4)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
+	const facts = ` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} tok · ${costText(view.totals.cost, info.priced)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
 	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
 	const filled = Math.round(Math.min(1, ratio) * barWidth);
 	return (

@@ -55,7 +55,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	const node = selectedNode(ui, view);
 	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS);
 	const layout = bodyLayout(view, ui, node, width, bodyRows);
-	const pane = paneLines(controls, view, ui, node, info.book, width);
+	const pane = paneLines(controls, view, ui, node, info, width);
 	const shown = windowOf(pane.lines, layout.text, ui.scroll ?? (pane.live ? null : 0));
 
 	const say = (message: string) => setUi((u) => ({ ...u, message }));
@@ -188,7 +188,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 						onQuit={() => run(runKey(uiRef.current, 'quit', store.current, { page: layout.text, offset: 0 }).effects)}
 					/>
 				) : (
-					<Body view={view} ui={ui} node={node} layout={layout} lines={shown.lines} controls={controls} width={width} scroll={{ offset: shown.offset, total: shown.total }} counts={pane.counts} />
+					<Body view={view} ui={ui} node={node} layout={layout} lines={shown.lines} controls={controls} width={width} scroll={{ offset: shown.offset, total: shown.total }} counts={pane.counts} priced={info.priced} />
 				)}
 				<StatusLine view={view} ui={ui} />
 				<Footer screen={screen} hide={footerHidden(view, onScore !== undefined)} />
@@ -214,18 +214,18 @@ function bodyLayout(view: ViewState, ui: RunUi, node: NodeView | null, width: nu
 	return { tree, streams, text: Math.max(1, rows - tree - streams - fixed) };
 }
 
-function paneLines(controls: RunControls, view: ViewState, ui: RunUi, node: NodeView | null, book: string, width: number): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null } {
+function paneLines(controls: RunControls, view: ViewState, ui: RunUi, node: NodeView | null, { book, priced }: RunInfo, width: number): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null } {
 	if (!node) return { lines: [{ text: view.active ? 'planning…' : 'Nothing has run yet: space starts the run.', tone: 'muted' }], live: false, counts: null };
 	const run = controls.run;
 	if (ui.chunk) return { lines: chunkLines(run, node, book, width), live: false, counts: null };
 	if (ui.pane === 'inputs') return { lines: inputLines(run, node, book, width), live: false, counts: null };
-	if (ui.pane === 'attempts') return { lines: attemptLines(run, node, width), live: false, counts: null };
+	if (ui.pane === 'attempts') return { lines: attemptLines(run, node, width, priced), live: false, counts: null };
 	return textLines(run, view, node, width, { diff: view.method === 'inc' });
 }
 
-function Body({ view, ui, node, layout, lines, controls, width, scroll, counts }: { view: ViewState; ui: RunUi; node: NodeView | null; layout: Layout; lines: Line[]; controls: RunControls; width: number; scroll: { offset: number; total: number }; counts: { added: number; dropped: number } | null }) {
+function Body({ view, ui, node, layout, lines, controls, width, scroll, counts, priced }: { priced: boolean; view: ViewState; ui: RunUi; node: NodeView | null; layout: Layout; lines: Line[]; controls: RunControls; width: number; scroll: { offset: number; total: number }; counts: { added: number; dropped: number } | null }) {
 	const theme = useTheme();
-	const [first, second] = node ? nodeSummary(controls.run, view, node) : [{ text: '' }, { text: '' }];
+	const [first, second] = node ? nodeSummary(controls.run, view, node, priced) : [{ text: '' }, { text: '' }];
 	const extra = counts ? ` · +${counts.added} −${counts.dropped} sentences` : '';
 	const more = scroll.total > layout.text ? ` · lines ${scroll.offset + 1}–${Math.min(scroll.total, scroll.offset + layout.text)} of ${scroll.total}` : '';
 	return (
