@@ -32,3 +32,7 @@ test('text with one line per paragraph is left as it is', () => {
 	assert.equal(unwrapParagraphs(text), text);
 	assert.equal(unwrapParagraphs(unwrapParagraphs('a\nb\n\nc')), unwrapParagraphs('a\nb\n\nc'));
 });
+
+test('a wrapped line that starts with a section word is prose, not a heading', () => {
+	assert.equal(unwrapParagraphs('he wrote the following\nletter to Murat:\n\nLetter 2\nDear sir,'), 'he wrote the following letter to Murat:\n\nLetter 2\nDear sir,');
+});

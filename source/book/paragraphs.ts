@@ -10,8 +10,10 @@
  * lines are kept as they are, so a book that already has one line per paragraph does not change.
  */
 
+// A section word with its number ("Chapter 1", "CHAPTER IV.", "Letter 3"), a lone section word
+// ("PREFACE", "Epilogue"), or a lone number: never a wrapped line of prose ("letter to Murat:").
 const HEADING =
-	/^(?:chapter|letter|book|part|volume|vol\.|section|canto|act|scene|stave|prologue|preface|foreword|introduction|contents|epilogue|appendix)\b.{0,60}$|^(?:[ivxlcdm]+|\d+)\.?$/iu;
+	/^(?:chapter|letter|book|part|volume|vol\.|section|canto|act|scene|stave)\s+(?:\d+|[ivxlcdm]+|one|two|three|four|five|six|seven|eight|nine|ten|first|second|third|fourth|fifth|last)\b[.:]?.{0,60}$|^(?:prologue|preface|foreword|introduction|contents|epilogue|appendix)[.:]?$|^(?:[ivxlcdm]+|\d+)\.?$/iu;
 // An all-capitals line with a letter in it ("THE END", "PART TWO").
 const CAPITALS = /^(?=.*\p{Lu})[^\p{Ll}]{1,60}$/u;
 
