@@ -14,6 +14,7 @@ import { UserError } from '../source/errors.ts';
 import { newRun } from '../source/summarize/run.ts';
 import { SessionLock, takeoverGuard, type LockOwner } from '../source/store/lock.ts';
 import { Session } from '../source/store/session.ts';
+import { firstLine } from './support/children.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SESSION_MODULE = path.join(ROOT, 'source', 'store', 'session.ts');
@@ -71,21 +72,6 @@ function child(dir: string, id: string, mode: 'try' | 'hold' | 'exit'): ChildPro
 	return spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
 		cwd: ROOT,
 		env: { ...process.env, DIR: dir, ID: id, MODE: mode },
-	});
-}
-
-/** Resolves with the first stdout line of `proc` (rejects if it exits first). */
-function firstLine(proc: ChildProcessWithoutNullStreams): Promise<string> {
-	return new Promise((resolve, reject) => {
-		let out = '';
-		let err = '';
-		proc.stderr.on('data', (d) => (err += d));
-		proc.stdout.on('data', (d) => {
-			out += d;
-			const nl = out.indexOf('\n');
-			if (nl >= 0) resolve(out.slice(0, nl));
-		});
-		proc.on('exit', (code) => reject(new Error(`child exited (${code}) before a line: ${err}`)));
 	});
 }
 

@@ -17,6 +17,7 @@ import { listSessions } from '../source/store/list.ts';
 import { Session } from '../source/store/session.ts';
 import { stateFs } from '../source/store/state-file.ts';
 import { booook } from './support/cli.ts';
+import { firstLine } from './support/children.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SESSION_MODULE = path.join(ROOT, 'source', 'store', 'session.ts');
@@ -86,20 +87,6 @@ function stalledCreator(dir: string, id: string): ChildProcessWithoutNullStreams
 	return spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
 		cwd: ROOT,
 		env: { ...process.env, DIR: dir, INIT: JSON.stringify(init(id)) },
-	});
-}
-
-function firstLine(proc: ChildProcessWithoutNullStreams): Promise<string> {
-	return new Promise((resolve, reject) => {
-		let out = '';
-		let err = '';
-		proc.stderr.on('data', (d) => (err += d));
-		proc.stdout.on('data', (d) => {
-			out += d;
-			const nl = out.indexOf('\n');
-			if (nl >= 0) resolve(out.slice(0, nl));
-		});
-		proc.on('exit', (code) => reject(new Error(`child exited (${code}) before a line: ${err}`)));
 	});
 }
 

@@ -187,6 +187,27 @@ test('the in-app editor saves a new version; the versions browser switches the a
 	r.unmount();
 });
 
+test('keys typed with the e that opens the editor land in it; saving an unchanged text says so and saves nothing', async () => {
+	const { run, engine } = await finished('hier');
+	const { press, frame, r } = await mount(engine);
+	await press(KEYS.up);
+	const shown = await until(frame, (f) => /^n\d+ (summary|merge) /mu.test(f) && !f.includes(`${run.root} merge`), 'a node below the root selected');
+	const target = findNode(run, /^(n\d+) (?:summary|merge) /mu.exec(shown)![1] as NodeRef)!;
+	const before = textOf(run, target.id);
+	// One burst: the editor opens on "e" and the rest is typed into it, none of it read as run keys.
+	await press('e typed fast');
+	await press(KEYS.ctrlS);
+	await until(frame, (f) => f.includes('Saved as a new version'), 'saved');
+	assert.equal(activeVersion(target)!.text, `${before} typed fast`);
+	assert.ok(!frame().includes('paused'), 'the space typed into the editor did not pause the run');
+	await press('e');
+	await until(frame, (f) => f.includes(`Editing ${target.id}`), 'the editor again');
+	await press(KEYS.ctrlS);
+	await until(frame, (f) => f.includes('No change: nothing saved.'), 'no change');
+	assert.equal(target.versions.length, 2);
+	r.unmount();
+});
+
 test('$EDITOR edits go through the external editor and are saved as an edit', async () => {
 	const { run } = await finished('hier');
 	const controls = new FakeControls(run);

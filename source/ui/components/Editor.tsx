@@ -1,48 +1,41 @@
-import { Box, Text, useInput } from 'ink';
-import { useRef, useState } from 'react';
+import { Box, Text, type Key } from 'ink';
 import { actionFor } from '../keymap.ts';
-import { cursorRow, editKey, editorOf, rowsOf, textOf, type EditorKey } from '../state/editor.ts';
+import { cursorRow, editKey, rowsOf, type EditorKey, type EditorState } from '../state/editor.ts';
 import { clean, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
 export interface EditorProps {
 	title: string;
-	text: string;
+	state: EditorState;
 	width: number;
 	height: number;
-	onSave: (text: string) => void;
-	onCancel: () => void;
-	onQuit: () => void;
 }
 
-/** A multi-line editor for when $EDITOR is not set: ctrl-s saves, esc cancels. */
-export function Editor({ title, text, width, height, onSave, onCancel, onQuit }: EditorProps) {
+/**
+ * What a key does in the in-app editor: an edit of the buffer, or save, cancel or quit. The screen
+ * that owns the editor reads keys itself and calls this, so a key typed the moment the editor opens
+ * reaches the buffer (an editor with its own input handler would miss keys until it is mounted).
+ */
+export function editorInput(state: EditorState, input: string, key: Key, width: number): { state: EditorState; action: 'save' | 'cancel' | 'quit' | null } {
+	const action = actionFor('editor', { ...key, input });
+	if (action === 'save' || action === 'cancel' || action === 'quit') return { state, action };
+	let edit: EditorKey | null = null;
+	if (key.leftArrow) edit = { kind: 'left' };
+	else if (key.rightArrow) edit = { kind: 'right' };
+	else if (key.upArrow) edit = { kind: 'up' };
+	else if (key.downArrow) edit = { kind: 'down' };
+	else if (key.home) edit = { kind: 'home' };
+	else if (key.end) edit = { kind: 'end' };
+	else if (key.return) edit = { kind: 'newline' };
+	else if (key.backspace) edit = { kind: 'backspace' };
+	else if (key.delete) edit = { kind: 'delete' };
+	else if (input && !key.ctrl && !key.meta) edit = { kind: 'insert', text: clean(input) };
+	return { state: edit ? editKey(state, edit, width) : state, action: null };
+}
+
+/** A multi-line editor for when $EDITOR is not set (ctrl-s saves, esc cancels): the view of a buffer. */
+export function Editor({ title, state, width, height }: EditorProps) {
 	const theme = useTheme();
-	// What is edited is the text as shown: control sequences a model wrote do not survive an edit.
-	const [state, setState] = useState(() => editorOf(clean(text)));
-	// Keys can arrive faster than renders: edits apply to the newest buffer, not the rendered one.
-	const latest = useRef(state);
-	useInput((input, key) => {
-		const action = actionFor('editor', { ...key, input });
-		if (action === 'save') return onSave(textOf(latest.current));
-		if (action === 'cancel') return onCancel();
-		if (action === 'quit') return onQuit();
-		let edit: EditorKey | null = null;
-		if (key.leftArrow) edit = { kind: 'left' };
-		else if (key.rightArrow) edit = { kind: 'right' };
-		else if (key.upArrow) edit = { kind: 'up' };
-		else if (key.downArrow) edit = { kind: 'down' };
-		else if (key.home) edit = { kind: 'home' };
-		else if (key.end) edit = { kind: 'end' };
-		else if (key.return) edit = { kind: 'newline' };
-		else if (key.backspace) edit = { kind: 'backspace' };
-		else if (key.delete) edit = { kind: 'delete' };
-		else if (input && !key.ctrl && !key.meta) edit = { kind: 'insert', text: clean(input) };
-		if (edit) {
-			latest.current = editKey(latest.current, edit, width);
-			setState(latest.current);
-		}
-	});
 	const rows = rowsOf(state, width);
 	const cursor = cursorRow(state, width);
 	const bodyHeight = Math.max(1, height - 1);

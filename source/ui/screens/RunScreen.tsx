@@ -1,9 +1,10 @@
-import { Box, Static, Text, useInput } from 'ink';
+import { Box, Static, Text, useInput, type Key } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { NodeRef } from '../../domain.ts';
 import { errorMessage } from '../../errors.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
-import { Editor } from '../components/Editor.tsx';
+import { Editor, editorInput } from '../components/Editor.tsx';
+import { editorOf, textOf, type EditorState } from '../state/editor.ts';
 import { Final } from '../components/Final.tsx';
 import { Footer } from '../components/Footer.tsx';
 import { Header } from '../components/Header.tsx';
@@ -52,6 +53,10 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
 	const uiRef = useRef(ui);
 	uiRef.current = ui;
+	// The in-app editor's buffer lives here, made when the editor opens, so every key typed from
+	// then on lands in it (see editorInput). `original` tells an unchanged save from a real edit.
+	const editorRef = useRef<{ node: NodeRef; state: EditorState; original: string } | null>(null);
+	const [, setEditorState] = useState<EditorState | null>(null);
 	const node = selectedNode(ui, view);
 	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS);
 	const layout = bodyLayout(view, ui, node, width, bodyRows);
@@ -91,7 +96,12 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 					const text = full ? activeVersion(full)?.text : undefined;
 					if (text === undefined) break;
 					if (externalEditor) setExternal({ node: effect.node, text });
-					else setUi((u) => ({ ...u, overlay: 'editor', follow: false, selected: effect.node }));
+					else {
+						const shownText = clean(text);
+						editorRef.current = { node: effect.node, state: editorOf(shownText), original: shownText };
+						uiRef.current = { ...uiRef.current, overlay: 'editor', follow: false, selected: effect.node };
+						setUi(uiRef.current);
+					}
 					break;
 				}
 				case 'rerun': {
@@ -112,6 +122,30 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 		perform(effects).catch((error: unknown) => say(clean(errorMessage(error))));
 	};
 
+	const closeEditor = (message: string) => {
+		editorRef.current = null;
+		uiRef.current = { ...uiRef.current, overlay: 'none', message };
+		setUi(uiRef.current);
+	};
+
+	const editorKey = (input: string, key: Key) => {
+		const open = editorRef.current;
+		if (!open) return;
+		const { state, action } = editorInput(open.state, input, key, width);
+		open.state = state;
+		setEditorState(state);
+		if (action === 'cancel') closeEditor('Edit cancelled: nothing saved.');
+		else if (action === 'quit') run(runKey(uiRef.current, 'quit', store.current, { page: layout.text, offset: 0 }).effects);
+		else if (action === 'save') {
+			const text = textOf(state);
+			if (text === open.original) closeEditor('No change: nothing saved.');
+			else {
+				closeEditor('');
+				saveEdit(open.node, text);
+			}
+		}
+	};
+
 	const saveEdit = (id: NodeRef, text: string) => {
 		setUi((u) => ({ ...u, overlay: 'none' }));
 		controls
@@ -124,10 +158,11 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 		(input, key) => {
 			// Keys typed faster than the terminal is read arrive as one string ("fr"): each is its own press.
 			const presses = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/u.test(input) ? [...input] : [input];
-			for (const one of presses) {
+			for (const [i, one] of presses.entries()) {
 				// Read through the ref: a key can arrive before the handler of the newest render is attached.
 				const overlay = uiRef.current.overlay;
-				if (overlay === 'editor') return;
+				// What follows the key that opened the editor, in the same burst, is typed into it.
+				if (overlay === 'editor') return editorKey(presses.length > 1 ? presses.slice(i).join('') : input, key);
 				const screen: Screen = overlay === 'help' ? 'help' : overlay === 'versions' ? 'versions' : 'run';
 				const action: Action | null = actionFor(screen, { ...key, input: one });
 				if (!action) continue;
@@ -137,7 +172,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 				if (result.effects.length > 0) run(result.effects);
 			}
 		},
-		{ isActive: ui.overlay !== 'editor' && external === null && !ui.quitting },
+		{ isActive: external === null && !ui.quitting },
 	);
 
 	// $EDITOR owns the terminal until it exits: Ink's input is released (the hook above is
@@ -177,16 +212,8 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 					<Help screen="run" width={width} height={bodyRows} scroll={ui.helpScroll} />
 				) : ui.overlay === 'versions' && node ? (
 					<Versions run={controls.run} node={node} cursor={ui.versionCursor} width={width} height={bodyRows} />
-				) : ui.overlay === 'editor' && node ? (
-					<Editor
-						title={`Editing ${node.id}`}
-						text={activeVersion(findNode(controls.run, node.id)!)?.text ?? ''}
-						width={width}
-						height={bodyRows}
-						onSave={(text) => saveEdit(node.id, text)}
-						onCancel={() => setUi((u) => ({ ...u, overlay: 'none', message: 'Edit cancelled: nothing saved.' }))}
-						onQuit={() => run(runKey(uiRef.current, 'quit', store.current, { page: layout.text, offset: 0 }).effects)}
-					/>
+				) : ui.overlay === 'editor' && editorRef.current ? (
+					<Editor title={`Editing ${editorRef.current.node}`} state={editorRef.current.state} width={width} height={bodyRows} />
 				) : (
 					<Body view={view} ui={ui} node={node} layout={layout} lines={shown.lines} controls={controls} width={width} scroll={{ offset: shown.offset, total: shown.total }} counts={pane.counts} priced={info.priced} />
 				)}
