@@ -44,8 +44,8 @@ export function assertFits(spec: CallSpec, ctx: PlanContext): void {
 /** The artifact-removal node (paper J.3) over the final summary. */
 export function cleanNode(run: Run, final: Node, ctx: PlanContext): Node {
 	const text = activeVersion(final)!.text;
-	// The authors' J.3 call: the output limit is the summary's own length (cleaning only removes).
-	const summaryTokens = Math.max(1, ctx.tokens(text));
+	// What a regeneration may write; the first call gets the authors' limit (see cleanCall).
+	const summaryTokens = Math.max(ctx.config.maxSummary, ctx.tokens(text) + 16);
 	return newNode(nextNodeId(run), {
 		kind: 'clean',
 		level: final.level + 1,
@@ -58,11 +58,14 @@ export function cleanNode(run: Run, final: Node, ctx: PlanContext): Node {
 export function cleanCall(run: Run, node: Node, ctx: PlanContext, attempt: number): CallSpec {
 	const text = refText(run, node.inputs[0]!, ctx.book);
 	const words = countWords(text);
+	// The authors' J.3 call: temperature 0 and an output limit of the summary's own length
+	// (cleaning only removes). An answer cut short at that limit is made again at temperature 1
+	// with room to finish, as other regenerations are.
+	const maxTokens = attempt === 0 ? Math.max(1, ctx.tokens(text)) : node.budget.summaryTokens;
 	const spec: CallSpec = {
-		prompt: fitPrompt(ctx, node.budget.summaryTokens, text, (body) => fill(ctx.templates.clean, [body])),
+		prompt: fitPrompt(ctx, maxTokens, text, (body) => fill(ctx.templates.clean, [body])),
 		task: { kind: 'clean', texts: [text], words },
-		// Temperature 0 as the authors; a regeneration (an answer cut short) is tried at 1, as elsewhere.
-		params: { temperature: attempt === 0 ? 0 : 1, maxTokens: node.budget.summaryTokens, words, template: 'clean' },
+		params: { temperature: attempt === 0 ? 0 : 1, maxTokens, words, template: 'clean' },
 	};
 	assertFits(spec, ctx);
 	return spec;
