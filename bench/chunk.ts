@@ -3,11 +3,12 @@
  * re-encodes only chunks near the limit, so the ratio should stay well under 2.
  * Run: node --import tsx bench/chunk.ts [book.txt]
  */
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readBook } from '../source/book/read.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { encode } from '../source/text/tokens.ts';
 
-const BOOK = process.argv[2] ?? new URL('../../shared/books/war-and-peace.txt', import.meta.url);
+const BOOK = process.argv[2] ?? fileURLToPath(new URL('../../shared/books/war-and-peace.txt', import.meta.url));
 const CHUNK_SIZE = 2048;
 const REPETITIONS = 5;
 
@@ -23,7 +24,8 @@ function time(run: () => void): number {
 	return performance.now() - start;
 }
 
-const text = readFileSync(BOOK, 'utf8');
+// The text as `run` chunks it: read as a book, one line per paragraph.
+const { text } = await readBook(BOOK);
 
 // Warm up: WASM compilation, the JIT and the token byte-length table.
 let chunks = chunkText(text, CHUNK_SIZE).length;
