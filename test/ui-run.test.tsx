@@ -96,6 +96,15 @@ async function finished(method: 'hier' | 'inc', seed = 5) {
 }
 
 const textOf = (run: Run, id: NodeRef) => activeVersion(findNode(run, id)!)!.text;
+
+/** A finished hierarchical run on the run screen, with a node below the root selected. */
+async function belowRoot() {
+	const { run, engine } = await finished('hier');
+	const mounted = await mount(engine);
+	await mounted.press(KEYS.up);
+	const shown = await until(mounted.frame, (f) => /^n\d+ (summary|merge) /mu.test(f) && !f.includes(`${run.root} merge`), 'a node below the root selected');
+	return { ...mounted, run, target: findNode(run, /^(n\d+) (?:summary|merge) /mu.exec(shown)![1] as NodeRef)! };
+}
 const head = (text: string) => text.slice(0, 30);
 
 test('space pauses and resumes: the header shows the state the run is in', async () => {
@@ -163,11 +172,7 @@ test('? shows every key of the keymap, and closes again', async () => {
 });
 
 test('the in-app editor saves a new version; the versions browser switches the active one back', async () => {
-	const { run, engine } = await finished('hier');
-	const { press, frame, r } = await mount(engine);
-	await press(KEYS.up);
-	const shown = await until(frame, (f) => /^n\d+ (summary|merge) /mu.test(f) && !f.includes(`${run.root} merge`), 'a node below the root selected');
-	const target = findNode(run, /^(n\d+) (?:summary|merge) /mu.exec(shown)![1] as NodeRef)!;
+	const { run, press, frame, r, target } = await belowRoot();
 	const before = textOf(run, target.id);
 	await press('e');
 	await until(frame, (f) => f.includes(`Editing ${target.id}`), 'the editor');
@@ -188,11 +193,7 @@ test('the in-app editor saves a new version; the versions browser switches the a
 });
 
 test('keys typed with the e that opens the editor land in it; saving an unchanged text says so and saves nothing', async () => {
-	const { run, engine } = await finished('hier');
-	const { press, frame, r } = await mount(engine);
-	await press(KEYS.up);
-	const shown = await until(frame, (f) => /^n\d+ (summary|merge) /mu.test(f) && !f.includes(`${run.root} merge`), 'a node below the root selected');
-	const target = findNode(run, /^(n\d+) (?:summary|merge) /mu.exec(shown)![1] as NodeRef)!;
+	const { run, press, frame, r, target } = await belowRoot();
 	const before = textOf(run, target.id);
 	// One burst: the editor opens on "e" and the rest is typed into it, none of it read as run keys.
 	await press('e typed fast');
