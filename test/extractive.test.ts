@@ -279,3 +279,12 @@ test('provider identity says it is not an LLM', () => {
 	assert.equal(p.model, 'textrank');
 	assert.equal(p.isLLM, false);
 });
+
+test('lines without a final mark (a salutation, a heading) are not picked while whole sentences fit', () => {
+	const text = 'Letter 4\n\nMy dear Victor,\n\nI have received your letter with great joy. The ship sails at dawn tomorrow. We shall write again soon.';
+	const result = extractSummary([text], { words: 30, maxTokens: 60 });
+	assert.ok(!/Victor,\./u.test(result.text) && !result.text.includes('Letter 4'), result.text);
+	assert.match(result.text, /received your letter/u);
+	// With nothing else, such a line is still better than nothing: it gets a full stop for its comma.
+	assert.equal(extractSummary(['My dear Victor,'], { words: 10, maxTokens: 20 }).text, 'My dear Victor.');
+});

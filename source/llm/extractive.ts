@@ -44,7 +44,8 @@ export interface Extract {
 const TERMINAL = /[.?!…"”’»]$/u;
 
 function withTerminal(sentence: string): string {
-	return TERMINAL.test(sentence) ? sentence : `${sentence}.`;
+	// A trailing comma or colon gives way to the full stop ("My dear Victor," -> "My dear Victor.").
+	return TERMINAL.test(sentence) ? sentence : `${sentence.replace(/[,;:\s]+$/u, '')}.`;
 }
 
 /** The first `words` words of `sentence`, closed with '.' instead of whatever punctuation was cut. */
