@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { ConfigInput } from './config.ts';
 import { DEFAULTS } from './config.ts';
@@ -8,9 +9,15 @@ import { resolveSessionsDir } from './store/session.ts';
 import { ENCODINGS } from './text/tokens.ts';
 import { output } from './commands/output.ts';
 
+/** booook's own version, from its package.json. */
+function packageVersion(): string {
+	return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 /** argv -> one command. Each command returns its exit code: 0 done, 1 run failed, 2 bad input or usage. */
 
 const program = new Command('booook')
+	.version(packageVersion(), '-V, --version', 'print the version and exit')
 	.description(
 		'Summarize books longer than a model\'s context (BooookScore, ICLR 2024): hierarchical merging or incremental updating.\n' +
 			'Without an API key the offline extractive baseline (TextRank, not an LLM) is used.',

@@ -124,3 +124,10 @@ test('plan makes no calls and reports chunks and calls per level', async () => {
 	assert.equal(inc.calls.total, inc.chunks.count, 'one call per chunk before compressions');
 	assert.deepEqual(readdirSync(sessions), []);
 });
+
+test('--version prints the package version and exits 0', async () => {
+	const r = await booook(['--version']);
+	assert.equal(r.code, 0);
+	const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+	assert.equal(r.stdout.trim(), version);
+});

@@ -50,7 +50,8 @@ test('importing every released file at once: one collection, counts as in the fi
 	assert.equal(r.code, 0, r.stderr);
 	const lines = r.stdout.trim().split('\n');
 	assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['--summaries', '--annotations', '--intermediate', '--human', '--validation', 'imported']);
-	assert.match(lines.at(-1)!, /^imported into session all; score it with: booook score all, and its precision with: booook precision all$/u);
+	// The hint names commands that make no model call (score would annotate every sentence lacking a model verdict).
+	assert.match(lines.at(-1)!, /^imported into session all; its results \(no model call\): booook report all; judge its annotations: booook validate all; precision: booook precision all$/u);
 
 	// Counted from the raw files, not by the importer.
 	const summaries = raw(FILES.summaries);
@@ -106,7 +107,7 @@ test('precision ID after importing the study equals precision --validation F, an
 	assert.equal(imported.code, 0, imported.stderr);
 	const summary = JSON.parse(imported.stdout);
 	assert.equal(summary.title, 'gpt4-4096-inc (BooookScore release)');
-	assert.deepEqual(summary.next, [`booook score ${summary.session}`, `booook precision ${summary.session}`]);
+	assert.deepEqual(summary.next, [`booook report ${summary.session}`, `booook validate ${summary.session}`, `booook precision ${summary.session}`]);
 	assert.deepEqual(readdirSync(dir), [summary.session]);
 
 	const fromSession = await booook(['precision', summary.session, '--sessions-dir', dir, '--json', '--resamples', '500']);

@@ -68,7 +68,8 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 	await session.close();
 
 	const out = output(opts.stdout ?? process.stdout);
-	const next = [`booook score ${session.id}`, ...(imported.judgments.length > 0 ? [`booook precision ${session.id}`] : [])];
+	// report needs no model; `score` would annotate with one every sentence that lacks a model verdict.
+	const next = [`booook report ${session.id}`, `booook validate ${session.id}`, ...(imported.judgments.length > 0 ? [`booook precision ${session.id}`] : [])];
 	if (opts.json) {
 		const summary = {
 			session: session.id,
@@ -88,7 +89,7 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 		return 0;
 	}
 	const lines = imported.reports.map(describe);
-	lines.push(`imported into session ${session.id}; score it with: ${next.join(', and its precision with: ')}`);
+	lines.push(`imported into session ${session.id}; its results (no model call): booook report ${session.id}; judge its annotations: booook validate ${session.id}${imported.judgments.length > 0 ? `; precision: booook precision ${session.id}` : ''}`);
 	out.line(lines.join('\n'));
 	return 0;
 }
