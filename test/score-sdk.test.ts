@@ -197,6 +197,9 @@ test('score ID annotates the final summary through the fake API, pins it, and sc
 		assert.equal(server.requests.length, want.sentences, 'no request reached the server');
 		const after = JSON.parse(readFileSync(join(sessions, 'b1', 'session.json'), 'utf8'));
 		assert.equal(after.summaries.length, 1, 'the same node and version reuse their pinned summary');
+		// show names the session's score.
+		const shown = await booook(['show', 'b1', '--sessions-dir', sessions]);
+		assert.ok(shown.stdout.includes(`BooookScore: ${out.booookscore.toFixed(1)} `), shown.stdout);
 	} finally {
 		await server.close();
 	}

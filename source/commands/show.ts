@@ -1,4 +1,5 @@
 import { costText, isPriced, loadPrices } from '../llm/prices.ts';
+import { storedScore } from '../score/session-score.ts';
 import type { Node, Run, RunConfig } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { activeVersion, findNode, liveNodes } from '../summarize/graph.ts';
@@ -59,6 +60,7 @@ export function showData(data: BookSessionData, book: string) {
 		usage: { input: totals.input, output: totals.output, cached: totals.cached, calls: totals.calls },
 		cost: totals.cost,
 		priced: pricedModel(run.config.model, run.config.provider),
+		booookscore: storedScore(data.summaries, data.annotations, run),
 		stats: final ? summaryStats(final, book, run.config.encoding) : null,
 		summary: final,
 	};
@@ -99,6 +101,7 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 	if (shown.stats) {
 		const s = shown.stats;
 		lines.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
+		lines.push(shown.booookscore === null ? `BooookScore: not scored yet (booook score ${shown.id})` : `BooookScore: ${shown.booookscore.toFixed(1)} (booook report ${shown.id} for the details)`);
 		lines.push('', shown.summary!);
 	}
 	out.line(lines.join('\n'));
@@ -123,6 +126,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 		summaries: data.summaries.length,
 		annotations: { model: count((a) => a.source === 'model'), human: count((a) => a.source === 'human') },
 		judgments: data.judgments.length,
+		booookscore: storedScore(data.summaries, data.annotations),
 		books,
 	};
 	if (json) {
@@ -132,6 +136,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 	const lines = [
 		`${data.title} — collection session ${data.id}, imported from ${data.sources.join(', ')}`,
 		`${shown.summaries} summaries; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${shown.judgments} verdicts`,
+		shown.booookscore === null ? `BooookScore: not every sentence has a model verdict (booook report ${shown.id} shows what there is)` : `BooookScore: ${shown.booookscore.toFixed(1)}`,
 		...books.map((b) => `  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`),
 	];
 	out.line(lines.join('\n'));

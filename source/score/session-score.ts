@@ -221,3 +221,16 @@ function humanScore(entries: readonly ScoredEntry[], annotations: readonly Annot
 	if (read.length === 0) return null;
 	return scoreSystem(new Map(read.map((e) => [e.book, scoreHumanSummary(humanSummary(e.summary, annotations))])));
 }
+
+/**
+ * The BooookScore a session shows in lists and `show`: its current summaries scored from the model
+ * verdicts it holds, or null while a sentence still lacks one (then `booook score ID` is needed).
+ */
+export function storedScore(summaries: readonly ScoredSummary[], annotations: readonly Annotation[], run?: Pick<Run, 'root' | 'nodes'>): number | null {
+	if (!annotations.some((a) => a.source === 'model')) return null;
+	const current = currentSummaries(summaries, run);
+	const fallback = sessionAnnotator(annotations, '');
+	const plans = current.map((s) => planSummary(s, annotations, { requested: null, fallback }));
+	if (plans.length === 0 || plans.some((p) => p.missing.length > 0)) return null;
+	return scoreSession(current, annotations, plans).system.score;
+}

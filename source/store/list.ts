@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Method, ProviderName, RunStatus } from '../domain.ts';
-import { currentSummaries, planSummary, scoreSession, sessionAnnotator } from '../score/session-score.ts';
+import { storedScore } from '../score/session-score.ts';
 import { liveNodes } from '../summarize/graph.ts';
 import { countWords } from '../text/tokens.ts';
 import { FILES } from './dirs.ts';
@@ -142,11 +142,6 @@ export function summarize(data: SessionData): SessionSummary {
 
 /** The score `booook score ID` would print without a call, when every sentence is annotated. */
 function scoreOf(data: SessionData): { booookscore?: number } {
-	if (!data.annotations.some((a) => a.source === 'model')) return {};
-	const fallback = sessionAnnotator(data.annotations, '');
-	const summaries = currentSummaries(data.summaries, data.kind === 'book' ? data.run : undefined);
-	const plans = summaries.map((s) => planSummary(s, data.annotations, { requested: null, fallback }));
-	if (plans.length === 0 || plans.some((p) => p.missing.length > 0)) return {};
-	const score = scoreSession(summaries, data.annotations, plans).system.score;
+	const score = storedScore(data.summaries, data.annotations, data.kind === 'book' ? data.run : undefined);
 	return score === null ? {} : { booookscore: score };
 }
