@@ -126,6 +126,9 @@ test('keys: space pauses or resumes by the run state, versions make an effect, t
 	assert.deepEqual(runKey(ui, 'pause', view, ctx).effects, [{ kind: 'pause' }]);
 	view = reduce(view, { type: 'run-paused' }, { now: 0 });
 	assert.deepEqual(runKey(ui, 'pause', view, ctx).effects, [{ kind: 'resume' }]);
+	// Stepping (--step, or s): space runs on instead of pausing.
+	const stepping = reduce(view, { type: 'run-resumed', stepping: true }, { now: 0 });
+	assert.deepEqual(runKey(ui, 'pause', stepping, ctx).effects, [{ kind: 'resume' }]);
 	assert.equal(selectedNode(ui, view)!.id, 'n2', 'following shows the newest step');
 	ui = runKey(ui, 'left', view, ctx).ui;
 	assert.equal(selectedNode(ui, view)!.id, 'n1');

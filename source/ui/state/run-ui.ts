@@ -85,7 +85,8 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 		case 'help':
 			return none({ ...next, overlay: 'help', helpScroll: 0 });
 		case 'pause':
-			if (view.active) return { ui: next, effects: [{ kind: view.gate === 'paused' ? 'resume' : 'pause' }] };
+			// Space runs on from a pause and from stepping (as the help says), and pauses a running run.
+			if (view.active) return { ui: next, effects: [{ kind: view.gate === 'running' ? 'pause' : 'resume' }] };
 			if (view.outcome === 'done') return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
 			return { ui: next, effects: [{ kind: 'start' }] };
 		case 'step':
