@@ -77,7 +77,7 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'quit', label: 'q', description: 'quit (saves; calls in flight are cancelled)', short: 'quit', screens: ALL, matches: char('q') },
 	{ action: 'quit', label: 'ctrl-c', description: 'quit from anywhere, as q does', short: 'quit', screens: EVERY, matches: (k) => Boolean(k.ctrl) && k.input === 'c' },
 	{ action: 'help', label: '?', description: 'show every key (again to close)', short: 'help', screens: [...ALL, 'help'], matches: char('?') },
-	{ action: 'pause', label: 'space', description: 'pause / resume (calls in flight finish, no new ones start)', short: 'pause', screens: ['run'], matches: char(' ') },
+	{ action: 'pause', label: 'space', description: 'pause / resume (calls in flight finish, no new ones start); while stepping, run on', short: 'pause', screens: ['run'], matches: char(' ') },
 	{ action: 'step', label: 's', description: 'step: make one call, then hold', short: 'step', screens: ['run'], matches: char('s') },
 	{ action: 'edit', label: 'e', description: "edit the selected node's text (a new version; dependents go stale)", short: 'edit', screens: ['run'], matches: char('e') },
 	{ action: 'rerun', label: 'r', description: 're-run stale nodes, or (when none is stale) the selected node from the same inputs', short: 're-run', screens: ['run'], matches: char('r') },
