@@ -4,16 +4,8 @@ import { render } from 'ink-testing-library';
 import type { SessionListing, SessionSummary } from '../source/store/list.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
+import { settle, until } from './support/screen.ts';
 
-const settle = (ms = 25) => new Promise((r) => setTimeout(r, ms));
-async function until(frame: () => string | undefined, check: (f: string) => boolean, what: string): Promise<string> {
-	for (let i = 0; i < 300; i++) {
-		const f = frame() ?? '';
-		if (check(f)) return f;
-		await settle(10);
-	}
-	throw new Error(`timed out waiting for ${what}; last frame:\n${frame()}`);
-}
 
 const defaults: FormDefaults = { method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 };
 

@@ -13,7 +13,7 @@ const { textWidth } = await import('../source/ui/text.ts');
 const { FakeModel } = await import('./support/fake-model.ts');
 const { randomBook, setUp } = await import('./support/run-harness.ts');
 
-const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+const { until } = await import('./support/screen.ts');
 // eslint-disable-next-line no-control-regex
 const SGR = /\x1b\[[0-9;]*m/gu;
 // eslint-disable-next-line no-control-regex
@@ -33,19 +33,16 @@ async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 		Object.defineProperty(r.stdout, 'columns', { value: columns, configurable: true });
 		Object.defineProperty(r.stdout, 'rows', { value: rows, configurable: true });
 		r.stdout.emit('resize');
-		await settle();
 	};
 	return { r, resize };
 }
 
 test('colours mark states unless NO_COLOR is set; bold and inverse stay', async () => {
 	const colored = await screen('hier', {});
-	await settle();
-	assert.match(colored.r.lastFrame()!, COLOR);
+	await until(() => colored.r.lastFrame(), (f) => COLOR.test(f), 'a coloured frame');
 	colored.r.unmount();
 	const plain = await screen('hier', { NO_COLOR: '1' });
-	await settle();
-	const frame = plain.r.lastFrame()!;
+	const frame = await until(() => plain.r.lastFrame(), (f) => f.includes('Layout'), 'the first frame');
 	assert.doesNotMatch(frame, COLOR);
 	assert.match(frame, SGR, 'styles other than colour are still drawn');
 	plain.r.unmount();
@@ -54,16 +51,20 @@ test('colours mark states unless NO_COLOR is set; bold and inverse stay', async 
 for (const method of ['hier', 'inc'] as const) {
 	test(`${method}: the frame fits 80×24 and re-lays out on resize, help included`, async () => {
 		const { r, resize } = await screen(method, { NO_COLOR: '1' });
+		const frame = () => r.lastFrame()?.replace(SGR, '') ?? '';
+		const fits = (f: string, columns: number, rows: number) => {
+			const lines = f.split('\n');
+			return lines.length < rows && lines.every((line) => textWidth(line) <= columns);
+		};
+		// The help screen's own heading tells it from the run screen.
+		const help = (f: string) => f.includes('esc or ? closes');
 		for (const [columns, rows] of [[80, 24], [120, 40], [60, 20], [80, 24]] as const) {
 			await resize(columns, rows);
-			for (const key of ['', '?', '?']) {
-				if (key) {
-					r.stdin.write(key);
-					await settle();
-				}
-				const lines = r.lastFrame()!.replace(SGR, '').split('\n');
-				assert.ok(lines.length < rows, `${lines.length} lines at ${columns}×${rows}${key ? ' with help' : ''}`);
-				for (const line of lines) assert.ok(textWidth(line) <= columns, `a line of ${textWidth(line)} columns at ${columns}: ${line}`);
+			// A resize is drawn on the next frame: wait for one that fits, or fail with the last one.
+			await until(frame, (f) => fits(f, columns, rows), `a frame that fits ${columns}×${rows}`);
+			for (const open of [true, false]) {
+				r.stdin.write('?');
+				await until(frame, (f) => help(f) === open && fits(f, columns, rows), `${open ? 'the help' : 'the run screen again'} within ${columns}×${rows}`);
 			}
 		}
 		r.unmount();

@@ -12,19 +12,9 @@ import { ViewStore } from '../source/ui/state/store.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
+import { settle, until } from './support/screen.ts';
 
 const KEYS = { left: '\x1b[D', right: '\x1b[C', up: '\x1b[A', down: '\x1b[B', enter: '\r', tab: '\t', ctrlS: '\x13', ctrlC: '\x03' };
-const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until the frame passes `check` (no timing is asserted: a slow machine only waits longer). */
-async function until(frame: () => string | undefined, check: (f: string) => boolean, what: string): Promise<string> {
-	for (let i = 0; i < 500; i++) {
-		const f = frame() ?? '';
-		if (check(f)) return f;
-		await settle(10);
-	}
-	throw new Error(`timed out waiting for ${what}; last frame:\n${frame()}`);
-}
 
 /** Controls that record what the screen asked for and report events as the test tells them. */
 class FakeControls implements RunControls {

@@ -10,6 +10,7 @@ import { Session } from '../source/store/session.ts';
 import { ValidationStore } from '../source/store/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
+import { settle, until } from './support/screen.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const TEXT = 'Ann sails to Dover. Then the war ends suddenly. Bob, who is never introduced, sells the boat. Ann returns home.';
@@ -23,11 +24,12 @@ const annotations = [ann(0, 1, 'model', 'Which war?'), ann(1, 2, 'model', 'Who i
 
 const ESC = '\u001B';
 const RIGHT = '\u001B[C';
-const tick = () => new Promise((r) => setTimeout(r, 30));
+const tick = () => settle(30);
 /** Waits for a write that a key press started (the screen moves on before the file lands). */
 async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+	const end = Date.now() + 30_000;
 	let value = await read();
-	for (let i = 0; i < 100 && !ok(value); i++) {
+	while (!ok(value) && Date.now() < end) {
 		await tick();
 		value = await read();
 	}
@@ -46,7 +48,11 @@ async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind'
 	const store = new ValidationStore(session, 'val', { mode, seed: 5 }, () => new Date(at));
 	const app = render(<ValidateScreen store={store} title="voyage" />);
 	t.after(() => app.unmount());
-	await tick();
+	const frame = () => app.lastFrame() ?? '';
+	/** Waits until the frame shows `pattern` (in its highlighted lines when `where` is 'marked'). */
+	const see = (pattern: RegExp, what = String(pattern), where: 'frame' | 'marked' = 'frame') =>
+		until(frame, (f) => pattern.test(where === 'marked' ? marked(f) : f), what);
+	await see(/voyage/u, 'the first frame');
 	const read = async () => JSON.parse(await readFile(path.join(dir, 'walk', 'session.json'), 'utf8'));
 	const onDisk = () => eventually(read, (d) => d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length);
 	const press = async (...keys: string[]) => {
@@ -59,41 +65,44 @@ async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind'
 	const type = async (text: string) => {
 		for (let i = 1; i <= text.length; i++) {
 			await press(text[i - 1]!);
-			await eventually(async () => app.lastFrame()!, (f) => f.includes(text.slice(0, i)));
+			await until(frame, (f) => f.includes(text.slice(0, i)), `"${text.slice(0, i)}" typed`);
 		}
 	};
-	return { store, app, press, type, onDisk };
+	return { store, app, press, type, onDisk, see };
 }
 
 test('verdicts are saved as they are given, move the walk on, and undo restores the previous state', async (t) => {
-	const { store, app, press, onDisk } = await setUp(t, 'model');
-	assert.match(app.lastFrame()!, /Which war\?/);
-	assert.match(app.lastFrame()!, /model 0\/2/);
+	const { store, press, onDisk, see } = await setUp(t, 'model');
+	await see(/Which war\?[^]*model 0\/2|model 0\/2[^]*Which war\?/u, 'the first annotation and the progress');
 	await press('a');
-	assert.match(app.lastFrame()!, /Who is Bob\?/, 'agree moves to the next annotation');
+	await see(/Who is Bob\?/u, 'agree moves to the next annotation');
 	assert.deepEqual((await onDisk()).judgments.map((j: { annotation: string; verdict: string; validator: string }) => [j.annotation, j.verdict, j.validator]), [['a0', 'agree', 'val']]);
-	await press('p', '2', '3', '\r');
+	await press('p');
+	await see(/which standards/u, 'the reasons');
+	await press('2', '3', '\r');
 	const partial = (await onDisk()).judgments[1];
 	assert.deepEqual([partial.annotation, partial.verdict, partial.reasons], ['a1', 'partial', ['B. Answered in the summary', 'C. Not addressing issues that matter (refer to standards)']]);
-	assert.match(app.lastFrame()!, /model 2\/2 · precision 100\.0% · strict 50\.0%/);
+	await see(/model 2\/2 · precision 100\.0% · strict 50\.0%/u);
 	await press('u');
 	assert.deepEqual((await onDisk()).judgments.map((j: { annotation: string }) => j.annotation), ['a0']);
-	assert.match(app.lastFrame()!, /Who is Bob\?/);
-	assert.match(app.lastFrame()!, /not judged yet/);
+	await see(/Who is Bob\?[^]*not judged yet/u, 'the undone annotation, unjudged');
 	await press('d');
+	await see(/precision 50\.0%/u);
 	const p = walkProgress(store.items, store.judgments, 'val');
 	assert.deepEqual([p.model.agree, p.model.partial, p.model.disagree], [1, 0, 1]);
-	assert.match(app.lastFrame()!, /precision 50\.0%/);
 });
 
 test('the current annotation is highlighted in the summary, and a note is kept with the verdict', async (t) => {
-	const { app, press, type, onDisk } = await setUp(t, 'model');
-	assert.match(marked(app.lastFrame()!), /Then the war ends suddenly\./);
+	const { press, type, onDisk, see } = await setUp(t, 'model');
+	await see(/Then the war ends suddenly\./u, 'the first highlight', 'marked');
 	await press(RIGHT);
-	assert.match(marked(app.lastFrame()!), /Bob, who is never introduced/, 'moving on moves the highlight');
+	await see(/Bob, who is never introduced/u, 'moving on moves the highlight', 'marked');
 	await press('m');
-	assert.match(app.lastFrame()!, /give a verdict first/);
-	await press('a', 'm');
+	await see(/give a verdict first/u);
+	await press('a');
+	await see(/your verdict: agree/u, 'the verdict');
+	await press('m');
+	await see(/note \(enter saves/u, 'the note field');
 	await type('odd');
 	await press('\r');
 	const saved = (await onDisk()).judgments;
@@ -102,23 +111,27 @@ test('the current annotation is highlighted in the summary, and a note is kept w
 });
 
 test('a blind walk hides who wrote each annotation until every one is judged', async (t) => {
-	const { app, press } = await setUp(t, 'blind');
-	const frame = app.lastFrame()!;
-	assert.doesNotMatch(frame, /openai\/gpt-4|pat\)|· model|· human/);
-	assert.match(frame, /judged 0\/3/);
-	await press('a', 'a');
-	assert.doesNotMatch(app.lastFrame()!, /openai\/gpt-4|pat\)/);
+	const { press, see } = await setUp(t, 'blind');
+	assert.doesNotMatch(await see(/judged 0\/3/u), /openai\/gpt-4|pat\)|· model|· human/);
+	await press('a');
+	await see(/judged 1\/3/u);
+	await press('a');
+	assert.doesNotMatch(await see(/judged 2\/3/u), /openai\/gpt-4|pat\)/);
 	await press('d');
-	assert.match(app.lastFrame()!, /model \d\/2/, 'sources appear once all are judged');
-	assert.match(app.lastFrame()!, /human \d\/1/);
+	await see(/model \d\/2[^]*human \d\/1|human \d\/1[^]*model \d\/2/u, 'sources appear once all are judged');
 });
 
 test('h adds a human annotation over chosen sentences; hostile text never reaches the frame', async (t) => {
-	const { press, type, onDisk, app } = await setUp(t, 'model');
+	const { press, type, onDisk, app, see } = await setUp(t, 'model');
 	// Sentences 2-3, less the first word: a span may be part of a sentence.
-	await press('h', ']', '>', '\r');
+	await press('h');
+	await see(/your annotation: sentence/u, 'the span picker');
+	await press(']', '>', '\r');
+	await see(/questions: /u, 'the questions field');
 	await type('Why?');
-	await press('\r', '3', '\r');
+	await press('\r');
+	await see(/error types \(number toggles/u, 'the types');
+	await press('3', '\r');
 	const added = (await onDisk()).annotations.at(-1);
 	assert.equal(added.source, 'human');
 	assert.equal(added.annotator, 'val');
@@ -146,12 +159,17 @@ test('highlighting marks exactly the span, keeps words whole across lines, and c
 });
 
 test('tab shows the results; a blind walk holds them back until every item is judged', async (t) => {
-	const { app, press } = await setUp(t, 'blind');
+	const { press, see } = await setUp(t, 'blind');
 	await press('\t');
-	assert.match(app.lastFrame()!, /Results are shown when every item of the blind walk is judged/);
-	await press('x', 'a', 'a', 'd', '\t');
-	const frame = app.lastFrame()!;
-	assert.match(frame, /precision, judged by val/);
+	await see(/Results are shown when every item of the blind walk is judged/u);
+	await press('x');
+	await see(/judged 0\/3/u, 'the walk again');
+	for (const [key, n] of [['a', 1], ['a', 2], ['d', 3]] as const) {
+		await press(key);
+		await see(new RegExp(`judged ${n}/3|model \\d/2`, 'u'), `${n} judged`);
+	}
+	await press('\t');
+	const frame = await see(/precision, judged by val/u);
 	assert.match(frame, /model +\d+\.\d% \[/);
 	assert.match(frame, /human +\d+\.\d% \[/);
 });
