@@ -181,12 +181,17 @@ async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>
 	return { chosen, setup: { llm, templates, costOf, relay } };
 }
 
+/** The model a run was made with, and its server: the default annotator of its summary (none for the baseline). */
+function runModel(data: BookSessionData): ScoreOptions['ownModel'] {
+	const { provider, model, baseUrl } = data.run.config;
+	return provider === 'extractive' ? undefined : { provider, model, baseUrl };
+}
+
 async function scoreStored<D extends SessionData>(session: Session<D>, opts: ScoreOptions): Promise<number> {
 	const stderr = opts.stderr ?? process.stderr;
 	const { data } = session;
 	const ids = scoredSummaries(data);
-	const config = data.kind === 'book' ? (data as BookSessionData).run.config : null;
-	const ownModel = config && config.provider !== 'extractive' ? { provider: config.provider, model: config.model, baseUrl: config.baseUrl } : undefined;
+	const ownModel = data.kind === 'book' ? runModel(data as BookSessionData) : undefined;
 	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
 	let totals: AnnotateTotals | null = null;
 	if (setup) {
@@ -367,10 +372,9 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
  */
 export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize'>): Promise<ScoreControls> {
 	const { data } = session;
-	const config = data.run.config;
-	const own = config.provider !== 'extractive' ? { provider: config.provider, model: config.model, baseUrl: config.baseUrl ?? undefined } : {};
 	const id = pinFinalSummary(data);
-	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ...own, json: false });
+	// The same choice of annotator as `booook score ID`: the run's own model unless the session says otherwise.
+	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ownModel: runModel(data), json: false });
 	await session.save();
 	const plan = chosen.plans[0]!;
 	const summary = data.summaries.find((s) => s.id === id)!;
@@ -382,7 +386,7 @@ export async function liveScoring(session: Session<BookSessionData>, opts: Pick<
 			templates: setup.templates,
 			work: [{ summary: id, sentences: plan.missing }],
 			batchSize: opts.batchSize ?? null,
-			concurrency: opts.concurrency ?? config.concurrency,
+			concurrency: opts.concurrency ?? data.run.config.concurrency,
 			costOf: setup.costOf,
 		});
 		setup.relay.annotator = annotator;

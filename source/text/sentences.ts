@@ -75,22 +75,17 @@ function endsAfter(word: string, next: string): boolean {
 	const token = word.replace(TRAILING_CLOSERS, '').replace(LEADING_OPENERS, '');
 	// A quotation or bracket that ends in a mark goes on when a lower-case word follows ("Stop!" she said).
 	if (token.length < word.replace(LEADING_OPENERS, '').length && /^\p{Ll}/u.test(next)) return false;
-	if (!token.endsWith('.')) return true;
-	if (token === '.' || token === '') return true;
-	const evidence = (): Evidence => startsSentence(next);
-	if (ELLIPSIS.test(token)) return evidence() === true;
+	if (!token.endsWith('.') || token === '.') return true;
+	if (ELLIPSIS.test(token)) return startsSentence(next) === true;
 	const stem = token.slice(0, -1).toLowerCase();
-	if (ABBREVIATIONS.has(stem) || ABBREVIATIONS.has(stem.split('-').pop()!)) return evidence() === true;
+	if (ABBREVIATIONS.has(stem) || ABBREVIATIONS.has(stem.split('-').pop()!)) return startsSentence(next) === true;
 	const initial = INITIAL.test(token);
 	if (initial || NUMBER.test(token)) {
-		const e = evidence();
-		if (e === false) return false;
-		// Punkt's rule for initials: a capitalised word that is not a common word is a name ("J. Bach");
-		// so is another initial ("J. R. R.") or a word listed as a name ("J. A. Smith").
-		if (initial && e === 'unknown' && /^\p{Lu}/u.test(next)) {
-			const word = bareWord(next);
-			if (word.length < 2 || !lexicon().common(word) || lexicon().name(word)) return false;
-		}
+		const evidence = startsSentence(next);
+		if (evidence === false) return false;
+		// Punkt's rule for initials: a capitalised word that gives no evidence of a sentence start is
+		// the rest of a name ("J. Bach", "J. R. R.", "J. A. Smith").
+		if (initial && evidence === 'unknown' && /^\p{Lu}/u.test(next)) return false;
 	}
 	return true;
 }
