@@ -63,7 +63,7 @@ export function makeConfig(input: ConfigInput): RunConfig {
 	};
 	if (input.callTimeout !== undefined) config.callTimeout = number('--call-timeout', input.callTimeout, 1, 86_400);
 	// Whether a chunk, its prompt and its summary fit the window depends on the templates and the
-	// chunks: `windowProblem` (summarize/) checks it once both are known.
+	// chunks: each planner's `windowProblem` checks it once both are known.
 	return config;
 }
 

@@ -4,7 +4,7 @@ import { countTokens, countWords } from '../source/text/tokens.ts';
 import { levelLimits, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from '../source/summarize/budget.ts';
 import { activeVersion, getNode } from '../source/summarize/graph.ts';
 import { endsWithTerminal, summaryProblem } from '../source/summarize/validity.ts';
-import { windowProblem } from '../source/summarize/window.ts';
+import { plannerFor } from '../source/summarize/run.ts';
 import { FakeModel, prng } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 
@@ -190,11 +190,11 @@ test('the window check takes the real worst case: the paper\'s ChatGPT setting i
 	for (const method of ['inc', 'hier'] as const) {
 		const { run, ctx } = await setUp(book, { method, chunkSize: 2048, contextWindow: 4096, maxSummary: 900 }, new FakeModel({ seed: 1 }));
 		assert.ok(run.chunks.length > 3);
-		assert.equal(windowProblem(run, ctx), null, method);
+		assert.equal(plannerFor(run.config.method).windowProblem(run, ctx), null, method);
 	}
 	// A chunk, the update prompt, a running summary and its output that cannot fit are refused, naming the sizes.
 	const { run, ctx } = await setUp(book, { method: 'inc', chunkSize: 2048, contextWindow: 3600, maxSummary: 900 }, new FakeModel({ seed: 1 }));
-	assert.match(windowProblem(run, ctx) ?? '', /--context-window 3600 is too small for an incremental update: a 20\d\d-token chunk/);
+	assert.match(plannerFor(run.config.method).windowProblem(run, ctx) ?? '', /--context-window 3600 is too small for an incremental update: a 20\d\d-token chunk/);
 });
 
 test('the clean step is the authors\' J.3 call: temperature 0, output limit the summary\'s own token count', async () => {

@@ -21,33 +21,24 @@ function isHeading(line: string): boolean {
 	return HEADING.test(line) || CAPITALS.test(line);
 }
 
-function indentOf(line: string): number {
-	return /^[ \t]*/u.exec(line)![0].length;
-}
-
 export function unwrapParagraphs(text: string): string {
-	const lines = text.split('\n');
 	const out: string[] = [];
-	let previous: string | null = null;
-	for (const raw of lines) {
+	// The line before, as the join rule needs it: its indent, and whether it can be continued.
+	let previous: { indent: number; open: boolean } | null = null;
+	for (const raw of text.split('\n')) {
 		// Only spaces and tabs: a stray control character at a line's end is text.
 		const line = raw.replace(/[ \t]+$/u, '');
 		const bare = line.replace(/^[ \t]+/u, '');
-		const joins =
-			previous !== null &&
-			previous.trim() !== '' &&
-			bare !== '' &&
-			indentOf(line) <= indentOf(previous) &&
-			!isHeading(bare) &&
-			!isHeading(previous.trim());
-		if (joins) {
+		const indent = line.length - bare.length;
+		const heading = isHeading(bare);
+		if (previous?.open && bare !== '' && indent <= previous.indent && !heading) {
 			const last = out.length - 1;
 			// A dash at the end of a line joins the next word without a space ("so--\nthen").
 			out[last] = /(?:--|—)$/u.test(out[last]!) ? `${out[last]}${bare}` : `${out[last]} ${bare}`;
 		} else {
 			out.push(line);
 		}
-		previous = line;
+		previous = { indent, open: bare !== '' && !heading };
 	}
 	return out.join('\n');
 }

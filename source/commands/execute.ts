@@ -9,6 +9,7 @@ import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { PlanContext } from '../summarize/planner.ts';
+import type { Templates } from '../summarize/templates.ts';
 import { newRun, plannerFor } from '../summarize/run.ts';
 import { FILES, sessionPath } from '../store/dirs.ts';
 import { SessionLock } from '../store/lock.ts';
@@ -32,8 +33,8 @@ export interface ExecuteOptions {
 }
 
 /** Everything a run needs besides the session, checked before a session is created or any call made. */
-export async function prepare(config: RunConfig, book: string, opts: ExecuteOptions): Promise<Prepared> {
-	const templates = await loadTemplates(config.prompts);
+export async function prepare(config: RunConfig, book: string, opts: ExecuteOptions, loaded?: Templates): Promise<Prepared> {
+	const templates = loaded ?? (await loadTemplates(config.prompts));
 	const prices = loadPrices(opts.prices, opts.env);
 	const relay: { engine: Engine | null } = { engine: null };
 	const provider: Provider = createProvider({

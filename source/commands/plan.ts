@@ -1,7 +1,6 @@
 import type { Run, Usage } from '../domain.ts';
 import type { ConfigInput } from '../config.ts';
 import { callCost, findPrice, loadPrices } from '../llm/prices.ts';
-import { loadTemplates } from '../prompts/load.ts';
 import { CONTEXT_SHARE, WORD_RATIO, expectedWords } from '../summarize/budget.ts';
 import { expectedMerges } from '../summarize/hier.ts';
 import type { PlanContext } from '../summarize/planner.ts';
@@ -27,9 +26,8 @@ interface PlanRow {
 export async function planCommand(path: string, opts: { config: ConfigInput; json: boolean; prices?: string; stdout?: Stream }): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
 	const started = performance.now();
-	const { config, chunks, book, loaded } = await loadBook(path, opts.config);
+	const { config, chunks, book, loaded, templates } = await loadBook(path, opts.config);
 	const chunkMs = performance.now() - started;
-	const templates = await loadTemplates(config.prompts);
 	const ctx: PlanContext = { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) };
 	const run = newRun(config, chunks);
 	run.nodes.push(...plannerFor(config.method).expand(run, ctx));

@@ -7,7 +7,7 @@ import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
 import { badInput } from '../errors.ts';
 import { loadTemplates } from '../prompts/load.ts';
-import { windowProblem } from '../summarize/window.ts';
+import { plannerFor } from '../summarize/run.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
 
 export interface RunOptions extends InteractiveOptions {
@@ -24,10 +24,10 @@ export async function loadBook(path: string, input: ConfigInput) {
 	const config = makeConfig(input);
 	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
 	const templates = await loadTemplates(config.prompts);
-	const problem = windowProblem(newRun(config, chunks), { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) });
+	const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) });
 	if (problem) throw badInput(problem);
 	const book: Book = { title: loaded.title, sha256: loaded.sha256, source: loaded.source, chars: loaded.text.length, tokens: chunks.reduce((s, c) => s + c.tokens, 0) };
-	return { loaded, config, chunks, book };
+	return { loaded, config, chunks, book, templates };
 }
 
 /**
@@ -35,8 +35,8 @@ export async function loadBook(path: string, input: ConfigInput) {
  * options, prompts, API key) happens before the session directory is created.
  */
 export async function runCommand(path: string, opts: RunOptions): Promise<number> {
-	const { loaded, config, chunks, book } = await loadBook(path, opts.config);
-	const prepared = await prepare(config, loaded.text, opts);
+	const { loaded, config, chunks, book, templates } = await loadBook(path, opts.config);
+	const prepared = await prepare(config, loaded.text, opts, templates);
 	const session = await Session.create(opts.sessionsDir, { id: opts.session, book, text: loaded.text, run: newRun(config, chunks) });
 	try {
 		return await (opts.interactive ? runInteractive(session, prepared, opts) : execute(session, prepared, opts));

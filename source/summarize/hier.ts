@@ -122,6 +122,17 @@ export const hierarchical: Planner = {
 		return 1 + MAX_REGENERATIONS;
 	},
 
+	windowProblem(run, ctx) {
+		// Level 0 is where a chunk meets the window; merges are checked as they are planned.
+		try {
+			planLevelZero(run, ctx);
+			return null;
+		} catch (error) {
+			if (error instanceof PlanError) return error.message;
+			throw error;
+		}
+	},
+
 	regenerates() {
 		return true;
 	},
@@ -221,17 +232,6 @@ function levelLimit(run: Run, ctx: PlanContext, level: number, belowTexts: strin
 		if (all + config.maxSummary + mergeTemplateTokens(ctx, true) + PROMPT_MARGIN <= config.contextWindow) return config.maxSummary;
 	}
 	return limitsFor(run.chunks.length, ctx)[level] ?? config.maxSummary;
-}
-
-/** Why the first level cannot be planned in the context window (a chunk, its prompt and summary), or null. */
-export function hierWindowProblem(run: Run, ctx: PlanContext): string | null {
-	try {
-		planLevelZero(run, ctx);
-		return null;
-	} catch (error) {
-		if (error instanceof PlanError) return error.message;
-		throw error;
-	}
 }
 
 function planLevelZero(run: Run, ctx: PlanContext): Node[] {

@@ -115,6 +115,18 @@ export const incremental: Planner = {
 		return 1 + MAX_REGENERATIONS;
 	},
 
+	// The worst update holds the largest chunk, the update prompt, a running summary just under G_n
+	// (a longer one is compressed first) and room for G_n output tokens.
+	windowProblem(run, ctx) {
+		const { config, templates } = ctx;
+		const words = expectedWords(config.maxSummary, run.chunks.length - 1, run.chunks.length);
+		const largest = Math.max(...run.chunks.map((c) => c.tokens));
+		const template = ctx.tokens(fill(templates['inc-update'], ['', '', words, words]));
+		const need = largest + template + (config.maxSummary - 1) + config.maxSummary;
+		if (need <= config.contextWindow) return null;
+		return `--context-window ${config.contextWindow} is too small for an incremental update: a ${largest}-token chunk, the ${template}-token prompt, a running summary of up to ${config.maxSummary - 1} tokens and ${config.maxSummary} output tokens need ${need}; raise --context-window or lower --chunk-size or --max-summary`;
+	},
+
 	regenerates(node, problem) {
 		// An update or compression that misses its budget is answered by the next compression, not a
 		// regeneration; only an empty answer is asked for again.
@@ -226,17 +238,3 @@ function compressNode(run: Run, ctx: PlanContext, nodes: Node[], trim: number): 
 	});
 }
 
-/**
- * Why an incremental run cannot fit its context window, or null: the worst update holds the largest
- * chunk, the update prompt, a running summary just under G_n (a longer one is compressed first) and
- * room for G_n output tokens.
- */
-export function incWindowProblem(run: Run, ctx: PlanContext): string | null {
-	const { config, templates } = ctx;
-	const words = expectedWords(config.maxSummary, run.chunks.length - 1, run.chunks.length);
-	const largest = Math.max(...run.chunks.map((c) => c.tokens));
-	const template = ctx.tokens(fill(templates['inc-update'], ['', '', words, words]));
-	const need = largest + template + (config.maxSummary - 1) + config.maxSummary;
-	if (need <= config.contextWindow) return null;
-	return `--context-window ${config.contextWindow} is too small for an incremental update: a ${largest}-token chunk, the ${template}-token prompt, a running summary of up to ${config.maxSummary - 1} tokens and ${config.maxSummary} output tokens need ${need}; raise --context-window or lower --chunk-size or --max-summary`;
-}

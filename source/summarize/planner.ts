@@ -75,6 +75,11 @@ export interface Planner {
 	root(run: Run, ctx: PlanContext): NodeRef | null;
 	/** Calls the whole run is expected to make (planned ones plus an estimate of the rest). */
 	estimateCalls(run: Run, ctx: PlanContext): number;
+	/**
+	 * Why the run's calls cannot fit its context window, or null: checked on the real worst case
+	 * (the largest chunk, the prompt as filled, what it reads and the output limit) before a run starts.
+	 */
+	windowProblem(run: Run, ctx: PlanContext): string | null;
 }
 
 /**
