@@ -14,7 +14,7 @@ import { runCommand } from '../source/commands/run.ts';
 import { resumeCommand } from '../source/commands/resume.ts';
 import { newRun } from '../source/summarize/run.ts';
 import { listSessions } from '../source/store/list.ts';
-import { Session } from '../source/store/session.ts';
+import { Session, type BookSessionData } from '../source/store/session.ts';
 import { stateFs } from '../source/store/state-file.ts';
 import { booook } from './support/cli.ts';
 import { firstLine } from './support/children.ts';
@@ -208,18 +208,21 @@ function errno(code: string, file: string): NodeJS.ErrnoException {
 	return Object.assign(new Error(`${code}: simulated, write '${file}'`), { code, syscall: 'write', path: file });
 }
 
-/** From the `from`-th write of session.json on, the disk fills up after a few bytes. */
+/** From the `from`-th write of session.json or its journal on, the disk fills up after a few bytes. */
 function diskFullFrom(t: { after: (fn: () => void) => void }, from: number, code = 'ENOSPC'): { writes: () => number; restore: () => void } {
-	const real = stateFs.writeFile;
+	const real = { writeFile: stateFs.writeFile, appendFile: stateFs.appendFile };
 	let n = 0;
-	stateFs.writeFile = (async (file: string, data: string, encoding: BufferEncoding) => {
-		n++;
-		if (n < from) return real(file, data, encoding);
-		await real(file, data.slice(0, 10), encoding);
-		throw errno(code, file);
-	}) as typeof stateFs.writeFile;
+	const filling = (write: (file: string, data: string, encoding: BufferEncoding) => Promise<void>) =>
+		(async (file: string, data: string, encoding: BufferEncoding) => {
+			n++;
+			if (n < from) return write(file, data, encoding);
+			await write(file, data.slice(0, 10), encoding);
+			throw errno(code, file);
+		}) as never;
+	stateFs.writeFile = filling(real.writeFile as never);
+	stateFs.appendFile = filling(real.appendFile as never);
 	const restore = () => {
-		stateFs.writeFile = real;
+		Object.assign(stateFs, real);
 	};
 	t.after(restore);
 	return { writes: () => n, restore };
@@ -235,9 +238,12 @@ test('a full disk during a run: one line naming it and how to resume, exit 1, no
 	const disk = diskFullFrom(t, 4);
 	const message = await refusal(runCommand(bookFile, opts), 1);
 	assert.ok(disk.writes() >= 4);
-	assert.ok(message.startsWith(`cannot save session "full": the disk is full (ENOSPC at ${path.join(dir, 'full', '.session.json.tmp')}); free some space, then continue with: booook resume full`), message);
-	assert.deepEqual((await readdir(path.join(dir, 'full'))).sort(), ['book.txt', 'calls.jsonl', 'session.json'], 'no temp file and no lock left');
-	const saved = JSON.parse(await readFile(path.join(dir, 'full', 'session.json'), 'utf8'));
+	const at = [path.join(dir, 'full', '.session.json.tmp'), path.join(dir, 'full', '.changes.jsonl.tmp'), path.join(dir, 'full', 'changes.jsonl')];
+	assert.ok(at.some((file) => message.startsWith(`cannot save session "full": the disk is full (ENOSPC at ${file}); free some space, then continue with: booook resume full`)), message);
+	const left = (await readdir(path.join(dir, 'full'))).sort();
+	assert.deepEqual(left.filter((f) => f !== 'changes.jsonl'), ['book.txt', 'calls.jsonl', 'session.json'], 'no temp file and no lock left');
+	// What the journal holds up to the failed write is part of the saved state.
+	const saved = (await Session.snapshot(dir, 'full')).data as BookSessionData;
 	const calls = (await readFile(path.join(dir, 'full', 'calls.jsonl'), 'utf8')).trim().split('\n');
 	assert.ok(calls.length >= saved.run.nodes.filter((n: { status: string }) => n.status === 'done').length);
 
@@ -246,6 +252,7 @@ test('a full disk during a run: one line naming it and how to resume, exit 1, no
 	assert.equal(await resumeCommand(dir, 'full', { json: true, stdout: sink, stderr: sink }), 0);
 	const done = JSON.parse(await readFile(path.join(dir, 'full', 'session.json'), 'utf8'));
 	assert.equal(done.run.status, 'done');
+	assert.ok(!existsSync(path.join(dir, 'full', 'changes.jsonl')), 'closing folds the journal into session.json');
 	const after = (await readFile(path.join(dir, 'full', 'calls.jsonl'), 'utf8')).trim().split('\n');
 	assert.deepEqual(after.slice(0, calls.length), calls);
 	const prompts = after.map((l) => JSON.parse(l).prompt as string);
@@ -266,6 +273,7 @@ test('a full disk while a collection is being scored names booook score as the w
 	const session = await Session.createCollection(dir, { id: 'coll', title: 'Released', sources: ['summaries.json'], runs: [], summaries: [{ id: 's0', book: 'whale', text: 'A whale. A ship.', node: null, version: null, source: 'summaries.json' }], annotations: [], judgments: [] });
 	t.after(() => session.close());
 	diskFullFrom(t, 1);
+	session.data.annotations.push({ id: 'a0', summary: 's0', sentence: 0, spans: [], confusing: false, questions: '', types: [], source: 'human', annotator: 'me', imported: null, raw: null, failure: null, createdAt: new Date().toISOString() });
 	const message = await refusal(session.save(), 1);
 	assert.ok(message.endsWith('free some space, then continue with: booook score coll (what was saved before is intact)'), message);
 	assert.deepEqual((await readdir(path.join(dir, 'coll'))).sort(), ['lock', 'session.json']);

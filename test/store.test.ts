@@ -289,29 +289,95 @@ test('open refuses a book.txt whose sha256 does not match', async (t) => {
 	await rejectsUserError(Session.open(dir, 'tampered'), bookFile);
 });
 
-test('overlapping saves never interleave and the file ends at the last state', async (t) => {
+test('overlapping saves never interleave and the session reads back at the last state', async (t) => {
 	const dir = await tempDir(t);
 	const session = await Session.create(dir, init({ id: 'busy' }));
 	t.after(() => session.close());
-	const file = path.join(session.path, 'session.json');
 	// Large enough that one write is not a single small syscall.
 	const filler = 'word '.repeat(20_000);
 	const saves: Promise<void>[] = [];
+	const n0 = session.data.run.nodes[0]!;
 	for (let i = 0; i < 40; i++) {
 		session.data.run.error = `state ${i}`;
-		session.data.run.nodes[0]!.versions[0]!.text = `${i} ${filler}`;
+		n0.versions.push(version(`${i} ${filler}`));
+		n0.active = n0.versions.length - 1;
 		saves.push(session.save());
 	}
 	await Promise.all(saves);
-	const onDisk = JSON.parse(await readFile(file, 'utf8'));
-	assert.equal(onDisk.run.error, 'state 39');
-	assert.equal(onDisk.run.nodes[0].versions[0].text, `39 ${filler}`);
+	const { data } = await Session.snapshot(dir, 'busy');
+	assert.ok(data.kind === 'book');
+	assert.equal(data.run.error, 'state 39');
+	assert.equal(data.run.nodes[0]!.versions.at(-1)!.text, `39 ${filler}`);
+	assert.equal(data.run.nodes[0]!.versions.length, 41);
 
 	// The state is taken when save() is called: a later unsaved change is not on disk.
 	session.data.run.error = 'not saved';
-	assert.equal(JSON.parse(await readFile(file, 'utf8')).run.error, 'state 39');
+	assert.equal(((await Session.snapshot(dir, 'busy')).data as typeof data).run.error, 'state 39');
 	// No temp file is left next to it.
-	assert.deepEqual((await readdir(session.path)).sort(), ['book.txt', 'lock', 'session.json']);
+	assert.deepEqual((await readdir(session.path)).sort(), ['book.txt', 'changes.jsonl', 'lock', 'session.json']);
+});
+
+test('a save writes what changed, not the session: the bytes a save adds do not grow with the session', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ id: 'growing', summary: null }));
+	const journal = path.join(session.path, 'changes.jsonl');
+	const size = async () => (existsSync(journal) ? (await readFile(journal)).length : 0);
+	const added: number[] = [];
+	const text = 'A summary sentence of some length. '.repeat(40);
+	for (let i = 1; i <= 60; i++) {
+		session.data.run.nodes.push(node(`n${i}`, null));
+		await session.save();
+		const n = session.data.run.nodes[i]!;
+		n.versions.push(version(`${i} ${text}`));
+		n.active = 0;
+		n.status = 'done';
+		const before = await size();
+		await session.save();
+		added.push((await size()) - before);
+	}
+	// Each finished node costs the same few kilobytes, the 60th as the first.
+	assert.ok(Math.max(...added) - Math.min(...added) < 16, `bytes per save: ${Math.min(...added)} to ${Math.max(...added)}`);
+	assert.ok(Math.max(...added) < 3 * text.length + 2000, `bytes per save: ${Math.max(...added)}`);
+	const stateBefore = await readFile(path.join(session.path, 'session.json'), 'utf8');
+	assert.equal(JSON.parse(stateBefore).run.nodes.length, 1, 'session.json is not rewritten by each save');
+	const live = JSON.parse(JSON.stringify(session.data));
+	await session.close();
+	// Closing folds the journal into session.json, and the journal goes.
+	assert.ok(!existsSync(journal));
+	const closed = JSON.parse(await readFile(path.join(session.path, 'session.json'), 'utf8'));
+	assert.deepEqual({ ...closed, updatedAt: null }, { ...live, updatedAt: null });
+});
+
+test('the journal: a line cut short by a kill is skipped; a journal left by an earlier snapshot is ignored; a removal writes the whole state', async (t) => {
+	const dir = await tempDir(t);
+	const session = await Session.create(dir, init({ id: 'cut', summary: null }));
+	const journal = path.join(session.path, 'changes.jsonl');
+	session.data.run.nodes.push(node('n1', 'Saved.'));
+	await session.save();
+	// A kill in the middle of the next line's write.
+	await appendFile(journal, '{"at":"2024-05-01T10:00:00.000Z","nodes":[{"id":"n2","ki');
+	const read = async () => (await Session.snapshot(dir, "cut")).data as unknown as { run: Run };
+	assert.deepEqual(
+		(await read()).run.nodes.map((n) => n.id),
+		['n0', 'n1'],
+	);
+
+	// A journal naming an older snapshot (killed between the snapshot and removing the journal).
+	const stale = await readFile(journal, 'utf8');
+	session.data.run.nodes.pop();
+	await session.save();
+	assert.ok(!existsSync(journal), 'a change that is not a growth writes session.json whole');
+	await writeFile(journal, stale);
+	assert.deepEqual(
+		(await read()).run.nodes.map((n) => n.id),
+		['n0'],
+	);
+	await session.close();
+	// Opening reads it the same way, and writes the state whole.
+	const reopened = await Session.open(dir, 'cut');
+	t.after(() => reopened.close());
+	assert.equal(bookSession(reopened).data.run.nodes.length, 1);
+	assert.ok(!existsSync(journal));
 });
 
 test('save refuses state that open() would refuse, keeping the last good file', async (t) => {

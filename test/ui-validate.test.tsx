@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { render } from 'ink-testing-library';
@@ -53,7 +53,7 @@ async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind'
 	const see = (pattern: RegExp, what = String(pattern), where: 'frame' | 'marked' = 'frame') =>
 		until(frame, (f) => pattern.test(where === 'marked' ? marked(f) : f), what);
 	await see(/voyage/u, 'the first frame');
-	const read = async () => JSON.parse(await readFile(path.join(dir, 'walk', 'session.json'), 'utf8'));
+	const read = async (): Promise<any> => (await Session.snapshot(dir, 'walk')).data;
 	const onDisk = () => eventually(read, (d) => d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length);
 	const press = async (...keys: string[]) => {
 		for (const k of keys) {

@@ -1,10 +1,11 @@
 import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Method, ProviderName, RunStatus } from '../domain.ts';
 import { storedScore } from '../score/session-score.ts';
 import { liveNodes } from '../summarize/graph.ts';
 import { countWords } from '../text/tokens.ts';
+import { readSessionState } from './journal.ts';
 import { FILES } from './dirs.ts';
 import { checkSessionsDir } from './disk.ts';
 import { creations, folderState } from './leftover.ts';
@@ -75,25 +76,21 @@ export async function listSessions(dir: string): Promise<SessionListing> {
 }
 
 async function readSummary(id: string, file: string): Promise<SessionSummary | SessionProblem> {
-	let text: string;
+	let raw: unknown;
 	try {
-		text = await readFile(file, 'utf8');
+		raw = await readSessionState(dirname(file));
 	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		if (code !== 'ENOENT') return { id, file, reason: `unreadable (${code ?? 'error'})` };
+		if (error instanceof SyntaxError) return { id, file, reason: 'not valid JSON' };
+		return { id, file, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+	}
+	if (raw === null) {
 		const state = await folderState(dirname(file));
 		if (state.kind !== 'leftover') return { id, file, reason: 'no session.json' };
 		if (state.alive) return { id, file, reason: `no session.json yet: a booook process (pid ${state.owner!.pid}) is creating it` };
 		const gone = state.owner ? ` (pid ${state.owner.pid} is gone)` : '';
 		return { id, file, reason: `no session.json: its creation was interrupted${gone} and it holds no work; --session ${id} on a new run or import replaces it, or delete ${dirname(file)}` };
 	}
-	let raw: unknown;
-	try {
-		raw = JSON.parse(text);
-		if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);
-	} catch {
-		return { id, file, reason: 'not valid JSON' };
-	}
+	if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);
 	const version = (raw as { schema?: unknown } | null)?.schema;
 	if (typeof version !== 'number') return { id, file, reason: 'no schema version' };
 	if (version !== SCHEMA_VERSION) return { id, file, reason: `unsupported schema version ${version}` };

@@ -1,23 +1,25 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Low } from 'lowdb';
 import type { Book, Run } from '../domain.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog } from './calls.ts';
+import { ChangeTracker } from './changes.ts';
 import { checkSessionId, FILES, newSessionId } from './dirs.ts';
 import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
 import { CREATING_PREFIX, folderState, missingSessionError, removeLeftover, sweepCreations } from './leftover.ts';
 import { SessionLock } from './lock.ts';
-import { StateFile } from './state-file.ts';
-import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
+import { journalOf, readSessionState, type Journal } from './journal.ts';
+import { replaceFile } from './state-file.ts';
+import { changeProblem, firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
 export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
 /**
  * One session on disk, open for writing by this process only:
  *   <dir>/<id>/book.txt      the normalized book text, written once
- *   <dir>/<id>/session.json  SessionData (StateFile: temp file + rename, so never torn)
+ *   <dir>/<id>/session.json  SessionData, whole (temp file + rename, so never torn)
+ *   <dir>/<id>/changes.jsonl what changed since session.json was written (journal.ts)
  *   <dir>/<id>/calls.jsonl   every provider call, append-only
  *   <dir>/<id>/lock          who has it open
  *
@@ -27,10 +29,13 @@ export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionS
 
 export class Session<D extends SessionData = SessionData> {
 	// Typed as any session so a Session<BookSessionData> can be passed where a Session is wanted.
-	#db: Low<SessionData>;
+	#data: SessionData;
 	#lock: SessionLock;
 	#calls: CallLog;
+	#journal: Journal;
+	#changes = new ChangeTracker();
 	#text: string | null;
+	/** Writes in the order their saves were asked for; never rejects (each caller gets its own error). */
 	#saving: Promise<void> = Promise.resolve();
 	#closed = false;
 	/**
@@ -46,8 +51,9 @@ export class Session<D extends SessionData = SessionData> {
 		lock: SessionLock,
 		text: string | null,
 	) {
-		// Our own adapter, not JSONFilePreset: the preset swaps in a memory adapter when NODE_ENV=test.
-		this.#db = new Low<SessionData>(new StateFile<SessionData>(join(path, FILES.state)), data);
+		this.#data = data;
+		this.#journal = journalOf(path, data.updatedAt);
+		this.#changes.baseline(data);
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
@@ -56,7 +62,7 @@ export class Session<D extends SessionData = SessionData> {
 
 	/** The session's state; the engine mutates it in place and calls save(). */
 	get data(): D {
-		return this.#db.data as D;
+		return this.#data as D;
 	}
 
 	/** A new session for a run over one book; book.txt is written once, here. */
@@ -119,7 +125,7 @@ export class Session<D extends SessionData = SessionData> {
 			const now = new Date().toISOString();
 			const data = build({ schema: SCHEMA_VERSION, id, createdAt: now, updatedAt: now, openedAt: now, summaries: [], annotations: [], judgments: [] });
 			checkState(id, data);
-			await new StateFile<SessionData>(join(temp, FILES.state)).write(data);
+			await replaceFile(join(temp, FILES.state), stateText(data));
 			try {
 				// Renaming a folder onto a folder that is not empty fails: two creators cannot both win.
 				await rename(temp, sessionDir);
@@ -159,8 +165,9 @@ export class Session<D extends SessionData = SessionData> {
 			const { data, text } = await readState(dir, id);
 			data.openedAt = new Date().toISOString();
 			const session = new Session<SessionData>(id, sessionDir, data, lock, text);
-			// Nothing has been done yet: what to do after fixing the disk is this same command.
-			await session.#write('run the same command again');
+			// Nothing has been done yet: what to do after fixing the disk is this same command. Written
+			// whole, so the journal of the last process is folded in.
+			await session.#write('run the same command again', true);
 			return session;
 		} catch (error) {
 			await lock.release();
@@ -174,31 +181,56 @@ export class Session<D extends SessionData = SessionData> {
 	}
 
 	/**
-	 * Writes the current state. The JSON is taken when save() is called; lowdb's writer (steno)
-	 * renames a complete temp file into place and, when saves overlap, writes only the newest
-	 * pending state after the current write, so the file always ends at the last saved state.
+	 * Writes what changed since the last save: the changed nodes and new items go to the journal
+	 * (a line whose size does not grow with the session), anything else writes the state whole.
+	 * What is written is taken when save() is called; writes land in the order saves were asked for.
 	 */
 	save(): Promise<void> {
 		return this.#write(`continue with: ${this.continueWith}`);
 	}
 
-	#write(then: string): Promise<void> {
+	#write(then: string, whole = false): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
-		const data = this.#db.data;
-		data.updatedAt = new Date().toISOString();
+		const data = this.#data;
+		const change = whole ? 'snapshot' : this.#changes.take(data);
+		if (change === null) return this.#saving;
+		let write: () => Promise<void>;
 		try {
-			checkState(this.id, data);
+			if (change === 'snapshot') {
+				data.updatedAt = this.#nextSnapshotTime();
+				checkState(this.id, data);
+				const text = stateText(data);
+				const base = data.updatedAt;
+				this.#changes.baseline(data);
+				write = async () => {
+					await replaceFile(join(this.path, FILES.state), text);
+					await this.#journal.restart(base);
+				};
+			} else {
+				data.updatedAt = new Date().toISOString();
+				const problem = changeProblem(data, change);
+				if (problem) throw new Error(`refusing to save session "${this.id}": ${problem}`);
+				const at = data.updatedAt;
+				write = () => this.#journal.append(at, change);
+			}
 		} catch (error) {
+			// What was taken was not written: the next save writes the state whole.
+			this.#changes.invalidate();
 			return Promise.reject(error);
 		}
-		const write = this.#db.write().catch((error: unknown) => {
+		const written = this.#saving.then(write).catch((error: unknown) => {
+			this.#changes.invalidate();
 			throw isDiskError(error) ? diskError(error, `cannot save session "${this.id}"`, error.path ?? this.path, `${then} (what was saved before is intact)`) : error;
 		});
-		this.#saving = this.#saving.then(
-			() => write.catch(() => {}),
-			() => write.catch(() => {}),
-		);
-		return write;
+		this.#saving = written.catch(() => {});
+		return written;
+	}
+
+	/** A snapshot's time names it in the journal that follows it, so no two may share one. */
+	#lastSnapshot = 0;
+	#nextSnapshotTime(): string {
+		this.#lastSnapshot = Math.max(Date.now(), Date.parse(this.#data.updatedAt) + 1, this.#lastSnapshot + 1);
+		return new Date(this.#lastSnapshot).toISOString();
 	}
 
 	appendCall(record: CallRecord): Promise<void> {
@@ -214,13 +246,19 @@ export class Session<D extends SessionData = SessionData> {
 		return (await this.#calls.read()).calls;
 	}
 
-	/** Waits for pending writes, then releases the lock. Idempotent. */
+	/**
+	 * Waits for pending writes, folds the journal into session.json, then releases the lock.
+	 * Idempotent. A fold that fails loses nothing: the journal still holds what it would have written.
+	 */
 	async close(): Promise<void> {
 		if (this.#closed) return;
-		this.#closed = true;
 		try {
+			await this.#saving;
+			if (this.#journal.started) await this.#write('', true).catch(() => {});
+			this.#closed = true;
 			await Promise.all([this.#saving, this.#calls.flush()]);
 		} finally {
+			this.#closed = true;
 			await this.#lock.release();
 		}
 	}
@@ -267,10 +305,9 @@ async function stateFileOf(dir: string, id: string): Promise<string> {
 async function readState(dir: string, id: string): Promise<{ data: SessionData; text: string }> {
 	const stateFile = await stateFileOf(dir, id);
 	const sessionDir = join(dir, id);
-	const adapter = new StateFile<unknown>(stateFile);
 	let raw: unknown;
 	try {
-		raw = await adapter.read();
+		raw = await readSessionState(sessionDir);
 		if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);
 	} catch (error) {
 		if (!(error instanceof SyntaxError)) throw error;
@@ -306,6 +343,11 @@ function corrupt(id: string, file: string, reason: string): UserError {
 	return new UserError(
 		`session "${id}" cannot be opened: ${file} is corrupt (${reason}); the file was left unchanged`,
 	);
+}
+
+/** session.json is written whole only at opening, closing and the rare change that is not a growth: kept readable. */
+function stateText(data: SessionData): string {
+	return JSON.stringify(data, null, 2);
 }
 
 function sha256(text: string): string {
