@@ -322,12 +322,17 @@ export class Engine {
 		}
 	}
 
+	/**
+	 * Starts ready nodes up to the concurrency, higher levels first: a hierarchical run's merges form
+	 * chains (each reads the one before it), so they set the pace while the summaries below them,
+	 * all independent, fill the remaining places. Which node starts first changes no prompt.
+	 */
 	private launchReady(): void {
 		const limit = Math.max(1, this.run.config.concurrency);
-		for (const node of this.run.nodes) {
-			if (this.inFlight.size >= limit) return;
-			if (this.inFlight.has(node.id)) continue;
-			if (!isReady(this.run, node)) continue;
+		if (this.inFlight.size >= limit) return;
+		const ready = this.run.nodes.filter((node) => !this.inFlight.has(node.id) && isReady(this.run, node));
+		ready.sort((a, b) => b.level - a.level);
+		for (const node of ready.slice(0, limit - this.inFlight.size)) {
 			const job = this.runNode(node).finally(() => this.inFlight.delete(node.id));
 			this.inFlight.set(node.id, job);
 		}

@@ -19,7 +19,12 @@ export const hierarchical: Planner = {
 	 * Walks the plan level by level, as it would be made afresh from the texts that are done: each
 	 * merge that waits for a plan check is compared with the merge that would be planned in its
 	 * place (same inputs and context: it stays; otherwise it and everything after it goes), and the
-	 * first missing merge is planned. The walk stops where a text it needs is not done yet.
+	 * next missing merge of each level is planned as soon as what decides it is done.
+	 *
+	 * Levels do not wait for the level below to finish. A merge is decided by the previous merge of
+	 * its level (its context, and where its inputs start), the summaries below that it takes, and
+	 * the first one it does not take (the authors' greedy packing stops there). So a merge starts as
+	 * soon as those are done, with exactly the inputs, context and budget a level-by-level run gives.
 	 */
 	reconcile(run, ctx) {
 		const update = emptyUpdate();
@@ -28,19 +33,20 @@ export const hierarchical: Planner = {
 			update.add = planLevelZero(run, ctx);
 			return update;
 		}
-		if (!level0.every(isDone)) return update;
-		for (let level = 1; ; level++) {
-			const below = levelNodes(run, level - 1);
+		// The level below as far as it is known, and whether all of it is.
+		let below = level0;
+		let complete = true;
+		for (let level = 1; below.length > 0; level++) {
 			const nodes = levelNodes(run, level);
-			if (below.length === 1) {
+			if (complete && below.length === 1) {
 				// The level below is the top: nothing belongs above it but the clean step.
 				const above = liveNodes(run).filter((n) => n.kind !== 'clean' && n.level >= level);
 				if (above.length > 0) update.supersede.push(...above.map((n) => n.id));
-				else planClean(run, ctx, below[0]!, update);
+				else if (isDone(below[0]!)) planClean(run, ctx, below[0]!, update);
 				return update;
 			}
 			const position = new Map(below.map((n, i) => [n.id, i]));
-			let facts: LevelFacts | null = null;
+			const known: Node[] = [];
 			let from = 0;
 			let previous: Node | null = null;
 			let k = 0;
@@ -48,8 +54,9 @@ export const hierarchical: Planner = {
 				const existing = nodes[k];
 				const contiguous = existing !== undefined && existing.context === (previous?.id ?? null) && existing.inputs.every((ref, j) => position.get(ref) === from + j);
 				if (!existing || !contiguous || awaitsCheck(existing)) {
-					facts ??= levelFacts(run, ctx, level, below);
-					const expected = planMerge(run, ctx, level, below, facts, from, previous);
+					const expected = previous === null || isDone(previous) ? planMerge(run, ctx, level, below, complete, from, previous) : null;
+					// Not decided yet: the level is known this far.
+					if (!expected) break;
 					if (!existing) return withoutClean(run, { ...update, add: [expected] });
 					if (!samePlan(existing, expected)) {
 						update.supersede.push(...nodes.slice(k).map((n) => n.id));
@@ -59,16 +66,20 @@ export const hierarchical: Planner = {
 					update.confirm.push({ id: existing.id, budget });
 					if (budget) return update;
 				}
-				if (!isDone(existing)) return update;
+				known.push(existing);
 				from += existing.inputs.length;
 				previous = existing;
 			}
-			if (k < nodes.length) {
+			const levelComplete: boolean = complete && from === below.length;
+			if (levelComplete && k < nodes.length) {
 				// The level ends sooner than it did: what was planned after its end goes.
 				update.supersede.push(...nodes.slice(k).map((n) => n.id));
 				return update;
 			}
+			below = known;
+			complete = levelComplete;
 		}
+		return update;
 	},
 
 	expand(run, ctx) {
@@ -220,22 +231,13 @@ function limitsFor(chunks: number, ctx: PlanContext): number[] {
 	});
 }
 
-/**
- * G_l: the estimated limit of the level, or G_n when the level is the last one (a single chunk, or
- * everything below fits one merge), as the authors decide it.
- */
-function levelLimit(run: Run, ctx: PlanContext, level: number, belowTexts: string[]): number {
-	const { config } = ctx;
-	if (level === 0 && run.chunks.length === 1) return config.maxSummary;
-	if (level > 0) {
-		const all = ctx.tokens(belowTexts.join('\n\n'));
-		if (all + config.maxSummary + mergeTemplateTokens(ctx, true) + PROMPT_MARGIN <= config.contextWindow) return config.maxSummary;
-	}
-	return limitsFor(run.chunks.length, ctx)[level] ?? config.maxSummary;
+/** G_0: the estimated limit of level 0, or G_n when the book is a single chunk. */
+function levelZeroLimit(run: Run, ctx: PlanContext): number {
+	return run.chunks.length === 1 ? ctx.config.maxSummary : (limitsFor(run.chunks.length, ctx)[0] ?? ctx.config.maxSummary);
 }
 
 function planLevelZero(run: Run, ctx: PlanContext): Node[] {
-	const limit = levelLimit(run, ctx, 0, []);
+	const limit = levelZeroLimit(run, ctx);
 	const promptTokens = ctx.config.contextWindow - limit;
 	const initTokens = ctx.tokens(fill(ctx.templates['hier-init'], ['', wordLimit(limit)]));
 	const largest = Math.max(...run.chunks.map((c) => c.tokens));
@@ -263,29 +265,48 @@ function contextText(text: string, inputBudget: number, ctx: PlanContext): strin
 	return ctx.tokens(text) <= limit ? text : lastSentenceEndWithin(text, limit, ctx);
 }
 
-/** What every merge of a level is planned from: the texts of the level below and the level's limit. */
-interface LevelFacts {
-	texts: string[];
-	limit: number;
-}
-
-function levelFacts(run: Run, ctx: PlanContext, level: number, below: Node[]): LevelFacts {
-	const texts = below.map((n) => activeVersion(n)!.text);
-	return { texts, limit: levelLimit(run, ctx, level, texts) };
+/**
+ * G_l for a merge of `level` (≥ 1), as the authors decide it: G_n when everything below fits one
+ * merge (this is the last level), else the level's estimated limit. Null while that cannot be told
+ * yet: the summaries below that are done so far fit, and more are to come.
+ */
+function mergeLimit(run: Run, ctx: PlanContext, level: number, below: Node[], complete: boolean): number | null {
+	const { config } = ctx;
+	const room = config.contextWindow - config.maxSummary - mergeTemplateTokens(ctx, true) - PROMPT_MARGIN;
+	const estimated = limitsFor(run.chunks.length, ctx)[level] ?? config.maxSummary;
+	const done = doneRun(below, 0);
+	const texts = below.slice(0, done).map(textOf);
+	// Joining texts costs at most a token or two at each seam (a full stop and the blank line after
+	// it can become one token), so this bound settles a long level without tokenizing it whole.
+	const atLeast = texts.reduce((sum, t) => sum + tokensOf(ctx, t) - 2, 0);
+	if (atLeast > room) return estimated;
+	if (!complete || done < below.length) return null;
+	return ctx.tokens(texts.join('\n\n')) <= room ? config.maxSummary : estimated;
 }
 
 /**
  * The merge `index` of `level` (`level` ≥ 1), over summaries of the level below starting at `from`:
- * as many consecutive ones as fit next to the context, at least one.
+ * as many consecutive ones as fit next to the context, at least one. Null while that is not decided:
+ * the summaries it would read are not done, or all of them fit and the level below has more to come.
  */
-function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], facts: LevelFacts, from: number, previous: Node | null): Node {
-	const { texts, limit } = facts;
+function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], complete: boolean, from: number, previous: Node | null): Node | null {
+	const limit = mergeLimit(run, ctx, level, below, complete);
+	if (limit === null) return null;
 	const withContext = previous !== null;
 	const inputBudget = ctx.config.contextWindow - limit - mergeTemplateTokens(ctx, withContext) - PROMPT_MARGIN;
-	if (previous === null) assertShrinks(ctx, level, texts, inputBudget);
 	const budget = { promptTokens: inputBudget, summaryTokens: limit, words: wordLimit(limit) };
 	const context = previous ? contextText(activeVersion(previous)!.text, inputBudget, ctx) : '';
-	const take = pack(ctx, texts, from, context, inputBudget);
+	const done = doneRun(below, from);
+	if (done === 0) return null;
+	const texts = below.slice(from, from + done).map(textOf);
+	const take = pack(ctx, texts, context, inputBudget);
+	// All that is done fits: the next summary decides, unless there is none.
+	if (take === done && !(complete && from + done === below.length)) return null;
+	if (previous === null && take === 1) {
+		// Merging one summary at a time never ends; that is only known with the whole level below.
+		if (!complete || doneRun(below, 0) < below.length) return null;
+		assertShrinks(ctx, level, below.map(textOf), inputBudget);
+	}
 	return newNode(nextNodeId(run), {
 		kind: 'merge',
 		level,
@@ -296,10 +317,45 @@ function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], fac
 	});
 }
 
-/** How many summaries from `from` fit with `context` in `budget` tokens (the authors' greedy rule). */
-function pack(ctx: PlanContext, texts: string[], from: number, context: string, budget: number): number {
+/** How many summaries from `from` in a row are done. */
+function doneRun(nodes: Node[], from: number): number {
+	let i = from;
+	while (i < nodes.length && isDone(nodes[i]!)) i++;
+	return i - from;
+}
+
+function textOf(node: Node): string {
+	return activeVersion(node)!.text;
+}
+
+/** Token counts of texts already counted, per run context: planning reads the same summaries again and again. */
+const counted = new WeakMap<PlanContext, Map<string, number>>();
+
+function tokensOf(ctx: PlanContext, text: string): number {
+	let memo = counted.get(ctx);
+	if (!memo) counted.set(ctx, (memo = new Map()));
+	let n = memo.get(text);
+	if (n === undefined) memo.set(text, (n = ctx.tokens(text)));
+	return n;
+}
+
+/**
+ * How many of `texts` fit with `context` in `budget` tokens: the authors' greedy rule (take the next
+ * summary while the prompt still fits, at least one), counted on the prompt as it would be filled.
+ * The texts' own counts say about where the end is; the prompt is then counted whole only there,
+ * since counting it for every candidate made planning quadratic in the level's length.
+ */
+function pack(ctx: PlanContext, texts: string[], context: string, budget: number): number {
+	const fits = (take: number) => ctx.tokens(context + mergeBody(texts.slice(0, take))) + PROMPT_MARGIN <= budget;
+	let estimate = tokensOf(ctx, context) + PROMPT_MARGIN;
 	let take = 1;
-	while (from + take < texts.length && ctx.tokens(context + mergeBody(texts.slice(from, from + take + 1))) + PROMPT_MARGIN <= budget) take++;
+	for (; take < texts.length; take++) {
+		estimate += tokensOf(ctx, texts[take - 1]!) + 6;
+		if (estimate + tokensOf(ctx, texts[take]!) + 6 > budget) break;
+	}
+	// The filled prompt grows with each summary it takes, so the first one that does not fit ends it.
+	while (take > 1 && !fits(take)) take--;
+	while (take < texts.length && fits(take + 1)) take++;
 	return take;
 }
 
@@ -309,12 +365,12 @@ function pack(ctx: PlanContext, texts: string[], from: number, context: string, 
  */
 function assertShrinks(ctx: PlanContext, level: number, texts: string[], inputBudget: number): void {
 	const reserve = ' x'.repeat(Math.floor(CONTEXT_SHARE * inputBudget));
-	let merges = 0;
-	for (let i = 0; i < texts.length; merges++) i += pack(ctx, texts, i, i === 0 ? '' : reserve, inputBudget);
-	if (merges >= texts.length) {
-		throw new PlanError(
-			`level ${level} cannot merge the ${texts.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
-		);
+	for (let i = 0; i < texts.length; ) {
+		const take = pack(ctx, texts.slice(i), i === 0 ? '' : reserve, inputBudget);
+		if (take > 1) return;
+		i += take;
 	}
+	throw new PlanError(
+		`level ${level} cannot merge the ${texts.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
+	);
 }
-
