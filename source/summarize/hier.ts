@@ -1,4 +1,4 @@
-import type { Node, Run } from '../domain.ts';
+import type { Node, Run, Version } from '../domain.ts';
 import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
 import { activeVersion, awaitsCheck, callsMade, getNode, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
@@ -103,12 +103,17 @@ export const hierarchical: Planner = {
 		const temperature = attempt === 0 ? config.temperature : 1;
 		const texts = node.inputs.map((ref) => refText(run, ref, ctx.book));
 		let spec: CallSpec;
+		// A bound on the prompt without counting it: a chunk's prompt is its template plus its text,
+		// and joining them costs at most a token at each of the two seams.
+		let atMost = Infinity;
 		if (node.kind === 'summarize') {
 			spec = {
 				prompt: fill(templates['hier-init'], [texts[0]!, words]),
 				task: { kind: 'summarize', texts, words },
 				params: { temperature, maxTokens: node.budget.summaryTokens, words, template: 'hier-init' },
 			};
+			const chunk = run.chunks[Number(node.inputs[0]!.slice(1))];
+			if (chunk) atMost = tokensOf(ctx, fill(templates['hier-init'], ['', words])) + chunk.tokens + 2;
 		} else {
 			const context = node.context ? contextText(refText(run, node.context, ctx.book), node.budget.promptTokens, ctx) : '';
 			const template = node.context ? 'hier-merge-context' : 'hier-merge';
@@ -121,7 +126,7 @@ export const hierarchical: Planner = {
 				params: { temperature, maxTokens: node.budget.summaryTokens, words, template },
 			};
 		}
-		assertFits(spec, ctx);
+		assertFits(spec, ctx, atMost);
 		return spec;
 	},
 
@@ -217,7 +222,7 @@ function withoutClean(run: Run, update: PlanUpdate): PlanUpdate {
 
 function mergeTemplateTokens(ctx: PlanContext, withContext: boolean): number {
 	const t = ctx.templates;
-	return ctx.tokens(withContext ? fill(t['hier-merge-context'], ['', '', 0]) : fill(t['hier-merge'], ['', 0]));
+	return tokensOf(ctx, withContext ? fill(t['hier-merge-context'], ['', '', 0]) : fill(t['hier-merge'], ['', 0]));
 }
 
 function limitsFor(chunks: number, ctx: PlanContext): number[] {
@@ -274,14 +279,16 @@ function mergeLimit(run: Run, ctx: PlanContext, level: number, below: Node[], co
 	const { config } = ctx;
 	const room = config.contextWindow - config.maxSummary - mergeTemplateTokens(ctx, true) - PROMPT_MARGIN;
 	const estimated = limitsFor(run.chunks.length, ctx)[level] ?? config.maxSummary;
-	const done = doneRun(below, 0);
-	const texts = below.slice(0, done).map(textOf);
 	// Joining texts costs at most a token or two at each seam (a full stop and the blank line after
 	// it can become one token), so this bound settles a long level without tokenizing it whole.
-	const atLeast = texts.reduce((sum, t) => sum + tokensOf(ctx, t) - 2, 0);
-	if (atLeast > room) return estimated;
+	let atLeast = 0;
+	let done = 0;
+	for (; done < below.length && isDone(below[done]!); done++) {
+		atLeast += nodeTokens(ctx, below[done]!) - 2;
+		if (atLeast > room) return estimated;
+	}
 	if (!complete || done < below.length) return null;
-	return ctx.tokens(texts.join('\n\n')) <= room ? config.maxSummary : estimated;
+	return ctx.tokens(below.map(textOf).join('\n\n')) <= room ? config.maxSummary : estimated;
 }
 
 /**
@@ -298,14 +305,16 @@ function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], com
 	const context = previous ? contextText(activeVersion(previous)!.text, inputBudget, ctx) : '';
 	const done = doneRun(below, from);
 	if (done === 0) return null;
-	const texts = below.slice(from, from + done).map(textOf);
-	const take = pack(ctx, texts, context, inputBudget);
-	// All that is done fits: the next summary decides, unless there is none.
-	if (take === done && !(complete && from + done === below.length)) return null;
+	const nodes = below.slice(from, from + done);
+	const last = complete && from + done === below.length;
+	// All that is done fits, by far: the next summary decides, unless there is none.
+	if (!last && estimatedPrompt(ctx, context, nodes) + PACK_SLACK <= inputBudget) return null;
+	const take = pack(ctx, nodes, context, inputBudget);
+	if (take === done && !last) return null;
 	if (previous === null && take === 1) {
 		// Merging one summary at a time never ends; that is only known with the whole level below.
 		if (!complete || doneRun(below, 0) < below.length) return null;
-		assertShrinks(ctx, level, below.map(textOf), inputBudget);
+		assertShrinks(ctx, level, below, inputBudget);
 	}
 	return newNode(nextNodeId(run), {
 		kind: 'merge',
@@ -328,14 +337,31 @@ function textOf(node: Node): string {
 	return activeVersion(node)!.text;
 }
 
-/** Token counts of texts already counted, per run context: planning reads the same summaries again and again. */
-const counted = new WeakMap<PlanContext, Map<string, number>>();
+/**
+ * Token counts already made, per run context: planning reads the same summaries (and templates)
+ * again each time a merge is decided. Summaries are keyed by their version, which never changes,
+ * so a lookup does not hash the text.
+ */
+const counted = new WeakMap<PlanContext, { texts: Map<string, number>; versions: WeakMap<Version, number> }>();
+
+function memoOf(ctx: PlanContext) {
+	let memo = counted.get(ctx);
+	if (!memo) counted.set(ctx, (memo = { texts: new Map(), versions: new WeakMap() }));
+	return memo;
+}
 
 function tokensOf(ctx: PlanContext, text: string): number {
-	let memo = counted.get(ctx);
-	if (!memo) counted.set(ctx, (memo = new Map()));
-	let n = memo.get(text);
-	if (n === undefined) memo.set(text, (n = ctx.tokens(text)));
+	const { texts } = memoOf(ctx);
+	let n = texts.get(text);
+	if (n === undefined) texts.set(text, (n = ctx.tokens(text)));
+	return n;
+}
+
+function nodeTokens(ctx: PlanContext, node: Node): number {
+	const version = activeVersion(node)!;
+	const { versions } = memoOf(ctx);
+	let n = versions.get(version);
+	if (n === undefined) versions.set(version, (n = ctx.tokens(version.text)));
 	return n;
 }
 
@@ -345,13 +371,14 @@ function tokensOf(ctx: PlanContext, text: string): number {
  * The texts' own counts say about where the end is; the prompt is then counted whole only there,
  * since counting it for every candidate made planning quadratic in the level's length.
  */
-function pack(ctx: PlanContext, texts: string[], context: string, budget: number): number {
+function pack(ctx: PlanContext, nodes: Node[], context: string, budget: number): number {
+	const texts = nodes.map(textOf);
 	const fits = (take: number) => ctx.tokens(context + mergeBody(texts.slice(0, take))) + PROMPT_MARGIN <= budget;
 	let estimate = tokensOf(ctx, context) + PROMPT_MARGIN;
 	let take = 1;
 	for (; take < texts.length; take++) {
-		estimate += tokensOf(ctx, texts[take - 1]!) + 6;
-		if (estimate + tokensOf(ctx, texts[take]!) + 6 > budget) break;
+		estimate += nodeTokens(ctx, nodes[take - 1]!) + SUMMARY_HEADER;
+		if (estimate + nodeTokens(ctx, nodes[take]!) + SUMMARY_HEADER > budget) break;
 	}
 	// The filled prompt grows with each summary it takes, so the first one that does not fit ends it.
 	while (take > 1 && !fits(take)) take--;
@@ -359,18 +386,28 @@ function pack(ctx: PlanContext, texts: string[], context: string, budget: number
 	return take;
 }
 
+/** About the tokens `Summary N:` and the blank lines around it add to each summary in a merge. */
+const SUMMARY_HEADER = 6;
+/** Far more than the estimate below can be off by, for the few summaries a merge takes. */
+const PACK_SLACK = 64;
+
+/** About the tokens of the merge prompt's body over `nodes` with `context`, from counts already made. */
+function estimatedPrompt(ctx: PlanContext, context: string, nodes: Node[]): number {
+	return nodes.reduce((sum, n) => sum + nodeTokens(ctx, n) + SUMMARY_HEADER, tokensOf(ctx, context) + PROMPT_MARGIN);
+}
+
 /**
  * Refuses a level that would not have fewer summaries than the one below (the recursion would not
  * end). Packed with the largest context a merge may carry, so the real plan can only shrink more.
  */
-function assertShrinks(ctx: PlanContext, level: number, texts: string[], inputBudget: number): void {
+function assertShrinks(ctx: PlanContext, level: number, below: Node[], inputBudget: number): void {
 	const reserve = ' x'.repeat(Math.floor(CONTEXT_SHARE * inputBudget));
-	for (let i = 0; i < texts.length; ) {
-		const take = pack(ctx, texts.slice(i), i === 0 ? '' : reserve, inputBudget);
+	for (let i = 0; i < below.length; ) {
+		const take = pack(ctx, below.slice(i), i === 0 ? '' : reserve, inputBudget);
 		if (take > 1) return;
 		i += take;
 	}
 	throw new PlanError(
-		`level ${level} cannot merge the ${texts.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
+		`level ${level} cannot merge the ${below.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
 	);
 }

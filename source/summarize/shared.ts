@@ -26,7 +26,7 @@ export function lastSentenceEndWithin(text: string, limit: number, ctx: PlanCont
 export function fitPrompt(ctx: PlanContext, maxTokens: number, body: string, build: (body: string) => string): string {
 	let prompt = build(body);
 	for (let round = 0; round < 4; round++) {
-		const excess = ctx.tokens(prompt) + maxTokens - ctx.config.contextWindow;
+		const excess = promptTokens(ctx, prompt) + maxTokens - ctx.config.contextWindow;
 		if (excess <= 0) return prompt;
 		body = lastSentenceEndWithin(body, ctx.tokens(body) - excess - 8 * (round + 1), ctx);
 		prompt = build(body);
@@ -34,11 +34,27 @@ export function fitPrompt(ctx: PlanContext, maxTokens: number, body: string, bui
 	return prompt;
 }
 
-export function assertFits(spec: CallSpec, ctx: PlanContext): void {
-	const total = ctx.tokens(spec.prompt) + spec.params.maxTokens;
+/**
+ * Refuses a call whose prompt and output would not fit the window. `atMost`, a bound on the
+ * prompt's tokens known without counting it, spares counting a prompt that fits by far.
+ */
+export function assertFits(spec: CallSpec, ctx: PlanContext, atMost = Infinity): void {
+	if (atMost + spec.params.maxTokens <= ctx.config.contextWindow) return;
+	const total = promptTokens(ctx, spec.prompt) + spec.params.maxTokens;
 	if (total > ctx.config.contextWindow) {
 		throw new Error(`internal: a ${spec.params.template} prompt with its output needs ${total} tokens, over the ${ctx.config.contextWindow}-token window`);
 	}
+}
+
+/** The last prompt counted, per run context: a prompt is fitted, then checked, and counting it twice cost a run a second. */
+const lastPrompt = new WeakMap<PlanContext, { text: string; tokens: number }>();
+
+function promptTokens(ctx: PlanContext, prompt: string): number {
+	const last = lastPrompt.get(ctx);
+	if (last?.text === prompt) return last.tokens;
+	const tokens = ctx.tokens(prompt);
+	lastPrompt.set(ctx, { text: prompt, tokens });
+	return tokens;
 }
 
 /** The artifact-removal node (paper J.3) over the final summary. */
