@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Usage } from '../source/domain.ts';
 import { CallRunner, type CallJob, type Recoverable } from '../source/engine/call-runner.ts';
 import { Gate, isAbortError } from '../source/engine/gate.ts';
-import { type CallRequest, type CallResult, type Provider } from '../source/llm/provider.ts';
+import { ProviderError, type CallRequest, type CallResult, type Provider } from '../source/llm/provider.ts';
 import type { CallRecord } from '../source/store/schema.ts';
 
 /** A provider whose calls the test answers by hand: each call waits until told to stream, finish or fail. */
@@ -82,6 +82,57 @@ function job(name: string, extra: Partial<CallJob<string>> = {}): CallJob<string
 		...extra,
 	};
 }
+
+const prefixOf = (r: CallRequest) => r.cacheablePrefix ?? '';
+
+test('the first call of a cacheable prefix goes alone; the rest go together once its response has begun; other prefixes are not held', async () => {
+	const fake = scripted();
+	const runner = new CallRunner({ provider: fake.provider, log: memoryLog(), costOf, concurrency: 4 });
+	const made = [0, 1, 2, 3, 4, 5].map((i) => runner.call(job(`p${i}`, { cacheablePrefix: 'SUMMARY P\n' })));
+	await until(() => fake.calls.length === 1, 'the first call');
+	await drained();
+	assert.equal(fake.calls.length, 1, 'no second call of a summary starts before the first answers');
+	assert.equal(runner.idlePlaces, 3, 'the calls waiting for the cache hold no place');
+	// Another summary's first call is not held by this one.
+	const other = runner.call(job('q0', { cacheablePrefix: 'SUMMARY Q\n' }));
+	await until(() => fake.calls.length === 2, "the other summary's first call");
+	assert.equal(prefixOf(fake.calls[1]!.request), 'SUMMARY Q\n');
+
+	fake.calls[0]!.delta('Questions: ');
+	await until(() => fake.calls.length === 4, 'the rest of the summary, as places allow');
+	assert.deepEqual(fake.calls.map((c) => prefixOf(c.request)), ['SUMMARY P\n', 'SUMMARY Q\n', 'SUMMARY P\n', 'SUMMARY P\n']);
+	assert.equal(fake.inFlight(), 4, 'they run concurrently, up to the limit');
+	// Answered in the order they started, each answer lets the next waiting call in.
+	for (let i = 0; i < 7; i++) {
+		await until(() => fake.calls.length > i, `call ${i + 1}`);
+		fake.calls[i]!.finish();
+	}
+	assert.deepEqual(await Promise.all([...made, other]), Array(7).fill('Questions: ').map((t, i) => (i === 0 ? t : 'done')));
+	assert.equal(fake.most(), 4);
+});
+
+test('a first call that ends without a response hands the warm-up to the next call of its prefix', async () => {
+	const fake = scripted();
+	const runner = new CallRunner({ provider: fake.provider, log: memoryLog(), costOf, concurrency: 4 });
+	const made = [0, 1, 2].map((i) => runner.call(job(`p${i}`, { cacheablePrefix: 'P' })));
+	await until(() => fake.calls.length === 1, 'the first call');
+	fake.calls[0]!.fail(new ProviderError('anthropic: 529 overloaded', true, 529));
+	await assert.rejects(made[0]!, /overloaded/);
+	await until(() => fake.calls.length === 2, 'the next call');
+	await drained();
+	assert.equal(fake.calls.length, 2, 'which goes alone too');
+	fake.calls[1]!.finish();
+	await until(() => fake.calls.length === 3, 'the last call, once the cache is written');
+	fake.calls[2]!.finish();
+	assert.deepEqual(await Promise.all(made.slice(1)), ['done', 'done']);
+	// A provider without a prompt cache holds nothing.
+	const offline = scripted({ isLLM: false });
+	const plain = new CallRunner({ provider: offline.provider, log: memoryLog(), costOf, concurrency: 4 });
+	const all = [0, 1, 2].map((i) => plain.call(job(`x${i}`, { cacheablePrefix: 'P' })));
+	await until(() => offline.calls.length === 3, 'every call at once');
+	for (const c of offline.calls) c.finish();
+	await Promise.all(all);
+});
 
 test('a place is held by the call, not by the writes after it; a call waiting for a place can be cancelled; behind a gate a call holds its place until let through', async () => {
 	const fake = scripted();

@@ -2,6 +2,7 @@ import type { Timings, Usage } from '../domain.ts';
 import type { CallRequest, CallResult, FailedAttempt, Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
+import { CacheWarmup } from './cache-warmup.ts';
 import type { Totals, UsageReport } from './events.ts';
 import { abortError, type Gate } from './gate.ts';
 import { Places } from './places.ts';
@@ -49,7 +50,7 @@ export interface CallJob<T> {
 	version: number;
 	attempt: number;
 	signal: AbortSignal;
-	/** The leading part of the prompt shared with other calls, which providers may cache. */
+	/** The leading part of the prompt shared with other calls (see CacheWarmup). */
 	cacheablePrefix?: string;
 	/** Builds the call once it is let through, from the inputs as they are then; null: it is not made. */
 	build(): CallSpec | null;
@@ -83,13 +84,14 @@ export interface Recoverable {
 /**
  * Everything a model call needs around it, for runs and for scoring alike: a place among
  * `concurrency` (held while the call is in progress, not while its owner writes the result), the
- * pause/step gate, the request with its signal and callbacks, timing,
+ * pause/step gate, the prompt-cache warm-up, the request with its signal and callbacks, timing,
  * billing and totals, the call log (written before the owner saves the session, failed attempts
  * too), the provider's stream retries, and taking back calls logged but never saved.
  */
 export class CallRunner {
 	readonly totals: Totals;
 	private readonly places: Places;
+	private readonly warmup = new CacheWarmup();
 	private readonly jobs = new WeakMap<object, CallJob<unknown>>();
 	private readonly now: () => Date;
 
@@ -110,13 +112,14 @@ export class CallRunner {
 	}
 
 	/**
-	 * Makes one call: waits for a place and the gate,
+	 * Makes one call: waits for a warm cache (calls with a cacheable prefix), a place and the gate,
 	 * builds it, calls the provider, logs and bills it, lets the owner commit it, then reports its
 	 * usage. Resolves what `commit` did, or null when `build` declined; rejects with the provider's
 	 * error or an AbortError.
 	 */
 	async call<T>(job: CallJob<T>): Promise<T | null> {
 		const { provider } = this.opts;
+		const warming = job.cacheablePrefix && provider.isLLM ? await this.warmup.enter(job.cacheablePrefix, job.signal) : null;
 		let held = false;
 		const release = () => {
 			if (!held) return;
@@ -140,7 +143,11 @@ export class CallRunner {
 				maxTokens: spec.params.maxTokens,
 				temperature: spec.params.temperature,
 				signal: job.signal,
-				onDelta: (text) => job.onDelta?.(text),
+				onDelta: (text) => {
+					// A response has begun, so the cache holds its prefix (a failed attempt's too).
+					warming?.warmed();
+					job.onDelta?.(text);
+				},
 				onAttemptFailed: (failed) => logged.push(this.logFailed(job, spec, failed)),
 			};
 			this.jobs.set(request, job);
@@ -148,11 +155,13 @@ export class CallRunner {
 			let result: CallResult;
 			try {
 				result = await provider.complete(request);
+				warming?.warmed();
 			} catch (error) {
 				job.onError?.(error);
 				throw error;
 			} finally {
 				release();
+				warming?.cold();
 				// Failed attempts are logged before the call's own record (or its failure).
 				await Promise.all(logged);
 			}
@@ -166,6 +175,7 @@ export class CallRunner {
 			return committed;
 		} finally {
 			release();
+			warming?.cold();
 		}
 	}
 
