@@ -70,6 +70,31 @@ test('the cacheable prefix is its own block with cache_control, and cache reads 
 	});
 });
 
+test('with the cache as the API documents it, requests sent together all write the prefix; one sent after a response began reads it', async () => {
+	// Nothing is answered until all three have arrived: sent together, as a client's first calls are.
+	let arrived: (() => void)[] | null = [];
+	const respond = async () => {
+		if (arrived) {
+			await new Promise<void>((resolve) => {
+				arrived!.push(resolve);
+				if (arrived!.length < 3) return;
+				for (const answer of arrived!) answer();
+				arrived = null;
+			});
+		}
+		return REPLY;
+	};
+	await withFake(REPLY, { cacheOnResponse: true, respond }, async (fake) => {
+		const prefix = 'Instructions and the summary under review, shared by every sentence call. '.repeat(20);
+		const p = provider(fake);
+		const together = await Promise.all([1, 2, 3].map((i) => p.complete(request(`${prefix}Sentence ${i}?`, { cacheablePrefix: prefix }))));
+		assert.deepEqual(together.map((r) => r.usage.cached), [0, 0, 0]);
+		assert.ok(fake.requests.every((r) => r.started !== null && r.arrived < r.started));
+		const after = await p.complete(request(`${prefix}Sentence 4?`, { cacheablePrefix: prefix }));
+		assert.equal(after.usage.cached, countTokens(prefix));
+	});
+});
+
 test('contentBlocks ignores a prefix that is not one and never sends an empty block', () => {
 	assert.deepEqual(contentBlocks('Hello world', 'Goodbye'), [{ type: 'text', text: 'Hello world' }]);
 	assert.deepEqual(contentBlocks('Hello world', ''), [{ type: 'text', text: 'Hello world' }]);

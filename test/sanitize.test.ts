@@ -32,7 +32,7 @@ test('the headless progress line and messages never carry control sequences from
 	report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 0 });
 	report({ type: 'retry', node: 'n1', attempt: 1, reason: `bad ${ESC}]52;c;aGk=${BEL}answer` });
 	report({ type: 'node-failed', node: 'n2', error: `boom${ESC}[2J` });
-	report({ type: 'usage', node: 'n1', usage: { input: 1000, output: 50, cached: 0 }, cost: 0.01, totals: { input: 1000, output: 50, cached: 0, cost: 0.01, calls: 1 } });
+	report({ type: 'usage', node: 'n1', usage: { input: 1000, output: 50, cached: 0 }, cost: 0.01, saved: 0, totals: { input: 1000, output: 50, cached: 0, cost: 0.01, calls: 1, saved: 0 } });
 	assert.ok(!written.includes(ESC), JSON.stringify(written));
 	assert.match(written, /\[1\/10 calls\] 1,000 tokens in, 50 out, \$0\.0100/u);
 	assert.match(written, /n1: retrying \(bad answer\)/u);
@@ -53,7 +53,7 @@ test('the progress line only moves forward when concurrent calls report their to
 	let written = '';
 	err.on('data', (d) => (written += d));
 	const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, now: () => 0 });
-	const usage = (calls: number) => ({ type: 'usage' as const, node: `n${calls}` as const, usage: { input: 100, output: 10, cached: 0 }, cost: 0, totals: { input: 100 * calls, output: 10 * calls, cached: 0, cost: 0, calls } });
+	const usage = (calls: number) => ({ type: 'usage' as const, node: `n${calls}` as const, usage: { input: 100, output: 10, cached: 0 }, cost: 0, saved: 0, totals: { input: 100 * calls, output: 10 * calls, cached: 0, cost: 0, calls, saved: 0 } });
 	report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 4, done: 0 });
 	// The second call saved first; the first call's totals (1 call) arrive after them.
 	report(usage(2));
@@ -84,7 +84,7 @@ test('an unknown price reads "cost unknown" in the progress line, never $0.0000;
 		err.on('data', (d) => (written += d));
 		const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, priced, now: () => 0 });
 		report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'local-llama', isLLM: true, planned: 2, done: 0 });
-		report({ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.012, totals: { input: 100, output: 10, cached: 0, cost: 0.012, calls: 1 } });
+		report({ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.012, saved: 0, totals: { input: 100, output: 10, cached: 0, cost: 0.012, calls: 1, saved: 0 } });
 		assert.ok(written.includes(want), written);
 		assert.ok(!written.includes(not), written);
 	}

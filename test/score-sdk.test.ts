@@ -122,6 +122,74 @@ for (const api of ['openai', 'anthropic'] as const) {
 	});
 }
 
+test('anthropic SDK: the first call of each summary writes the prompt cache alone, then the rest read it, four at a time', async () => {
+	countTokens('warm up the encoder the fake server counts with');
+	// Two summaries of ten sentences each; the fake's cache works as the real API documents it.
+	const texts = Object.values(RELEASED).sort((a, b) => splitSentences(b).length - splitSentences(a).length).slice(0, 2).map((t) => splitSentences(t).slice(0, 10).join(' '));
+	// Answers are held until four requests wait at once (never, if calls did not run concurrently);
+	// the first request of each summary is answered at once, or nothing would start the rest.
+	const seen = new Set<string>();
+	let held: (() => void)[] | null = [];
+	const server = await startFakeApi({
+		cacheOnResponse: true,
+		// Every response begins a while after its request arrives, as a real model's does: calls sent
+		// together would all arrive before the first one's cache entry exists.
+		latencyMs: 50,
+		respond: async (input) => {
+			const prefix: string = input.body.messages[0].content[0].text;
+			const first = !seen.has(prefix);
+			seen.add(prefix);
+			if (!first && held) {
+				await new Promise<void>((resolve) => {
+					held!.push(resolve);
+					if (held!.length < 4) return;
+					for (const answer of held!) answer();
+					held = null;
+				});
+			}
+			return annotatingReply(input);
+		},
+	});
+	const dir = mkdtempSync(join(tmpdir(), 'booook-score-cache-'));
+	const summaries = texts.map((text, i) => ({ id: `s${i}` as const, book: `B${i}`, text, node: null, version: null, source: 'test' }));
+	const session = await Session.createCollection(dir, { title: 'cache', sources: [], runs: [], summaries, annotations: [], judgments: [] });
+	try {
+		const model = 'claude-sonnet-4-6';
+		let annotator: Annotator | null = null;
+		const provider = createProvider({ provider: 'anthropic', model, baseUrl: server.anthropicBaseUrl, env: { ANTHROPIC_API_KEY: 'test-key' }, streamTimeoutMs: 10_000, onRetry: (reason, request) => annotator?.streamRetried(reason, request) });
+		annotator = new Annotator({
+			store: session,
+			provider,
+			templates: await loadTemplates(),
+			work: summaries.map((s) => ({ summary: s.id, sentences: splitSentences(s.text).map((_, i) => i) })),
+			concurrency: 4,
+			costOf: (usage) => callCost(BUILTIN_PRICES, model, usage, 'anthropic').cost,
+		});
+		const events: AnnotatorEvent[] = [];
+		annotator.on((e) => events.push(e));
+		assert.equal(await annotator.start(), 'done', annotator.error ?? '');
+		assert.equal(held, null, 'four calls were in flight at once');
+		assert.equal(session.data.annotations.length, 20);
+
+		for (const s of summaries) {
+			const mine = server.requests.filter((r) => r.prompt.includes(s.text)).sort((a, b) => a.arrived - b.arrived);
+			assert.equal(mine.length, 10);
+			const first = mine[0]!;
+			assert.ok(mine.slice(1).every((r) => first.started !== null && r.arrived > first.started), `no second call of ${s.id} before its first had begun answering`);
+			const usages = events.filter((e) => e.type === 'usage' && e.failed === undefined && e.unit.startsWith(`${s.id}:`)).map((e) => (e.type === 'usage' ? e.usage.cached : -1));
+			assert.equal(usages.length, 10);
+			assert.equal(usages.filter((cached) => cached === 0).length, 1, `${s.id}: one call writes the cache`);
+			assert.equal(usages.filter((cached) => cached > 0).length / (usages.length - 1), 1, `${s.id}: every later call reads it`);
+		}
+		const finished = events.at(-1)!;
+		assert.ok(finished.type === 'annotate-finished' && finished.totals.saved > 0);
+	} finally {
+		await session.close();
+		await server.close();
+		rmSync(dir, { recursive: true, force: true });
+	}
+});
+
 // ---------------------------------------------------------------------------------------------
 // The command, as a user runs it.
 

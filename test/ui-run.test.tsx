@@ -256,7 +256,7 @@ test('hostile text from a book or a model never reaches the frame', async () => 
 	for (const piece of hostile) controls.emit({ type: 'delta', node: leaf.id, attempt: 0, text: `stream ${piece} text ` });
 	await until(frame, (f) => f.includes('stream'), 'the streaming text');
 	const frames = [frame()];
-	controls.emit({ type: 'run-finished', status: 'done', root: root.id, error: null, totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1 } });
+	controls.emit({ type: 'run-finished', status: 'done', root: root.id, error: null, totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1, saved: 0 } });
 	frames.push(await until(frame, (f) => f.includes('Final summary'), 'the final summary'));
 	await press(KEYS.tab);
 	frames.push(frame());

@@ -15,7 +15,7 @@ import { prng } from './support/prng.ts';
 
 const chunks = Array.from({ length: 4 }, (_, i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 5 }));
 const emptyView = (method: 'hier' | 'inc' = 'hier', stepping = false) => initialView(newRun(makeConfig({ provider: 'openai', model: 'm', method, chunkSize: 256, maxSummary: 200, contextWindow: 2048 }), chunks), { stepping });
-const totals = (calls: number) => ({ input: 100 * calls, output: 10 * calls, cached: 0, cost: 0.01 * calls, calls });
+const totals = (calls: number) => ({ input: 100 * calls, output: 10 * calls, cached: 0, cost: 0.01 * calls, calls, saved: 0 });
 const fold = (state: ViewState, events: EngineEvent[], now = 0) => events.reduce((s, e, i) => reduce(s, e, { now: now + i }), state);
 
 const planned: EngineEvent = { type: 'node-planned', planned: 5, nodes: [0, 1, 2, 3].map((i) => ({ id: `n${i}` as const, kind: 'summarize' as const, level: 0, index: i, inputs: [`c${i}` as const] })) };
@@ -37,7 +37,7 @@ test('events fold into statuses, streaming text, totals and the run state', () =
 	assert.match(s.log.at(-1)!.text, /retrying/u);
 	s = fold(s, [
 		{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 1 },
-		{ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.01, totals: totals(2) },
+		{ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.01, saved: 0, totals: totals(2) },
 		{ type: 'node-finished', node: 'n0', kind: 'summarize', level: 0, index: 0, words: 7, tokens: 9, attempts: 2, overBudget: false },
 	]);
 	assert.equal(s.nodes.n0!.status, 'done');
@@ -71,7 +71,7 @@ test('stepping from the start shows as stepping; ETA comes from the pace of call
 	let s = fold(emptyView('hier', true), [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 4 }], 1000);
 	assert.equal(phaseOf(s), 'stepping');
 	assert.equal(etaSeconds(s, 5000), null, 'no pace yet');
-	s = reduce(s, { type: 'usage', node: 'n0', usage: { input: 1, output: 1, cached: 0 }, cost: 0, totals: totals(6) }, { now: 3000 });
+	s = reduce(s, { type: 'usage', node: 'n0', usage: { input: 1, output: 1, cached: 0 }, cost: 0, saved: 0, totals: totals(6) }, { now: 3000 });
 	// 2 calls in 4 s since the start: 4 calls left take 8 s.
 	assert.equal(etaSeconds(s, 5000), 8);
 });

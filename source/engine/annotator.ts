@@ -1,8 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import pLimit, { type LimitFunction } from 'p-limit';
-import type { Annotation, CallParams, ScoredSummary, Usage } from '../domain.ts';
+import type { Annotation, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import type { CallRequest, FailedAttempt, Provider } from '../llm/provider.ts';
+import type { Provider } from '../llm/provider.ts';
 import { isAbortError } from '../llm/stream-guard.ts';
 import {
 	MAX_RETRIES,
@@ -15,22 +14,18 @@ import {
 	type Sentence,
 	type Unit,
 } from '../score/annotate.ts';
-import type { CallRecord } from '../store/schema.ts';
-import type { Totals } from './events.ts';
+import { CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
+import type { Totals, UsageReport } from './events.ts';
 
-/** What the annotator needs of a session: its summaries and annotations, and durable writes. */
-export interface AnnotationStore {
+/** What the annotator needs of a session: its summaries and annotations, and durable writes (the call log among them). */
+export interface AnnotationStore extends CallLogStore {
 	readonly id: string;
 	readonly data: { summaries: ScoredSummary[]; annotations: Annotation[] };
 	save(): Promise<void>;
-	appendCall(record: CallRecord): Promise<void>;
-	calls(): Promise<CallRecord[]>;
 }
 
-export interface AnnotateTotals extends Totals {
-	/** USD the prompt cache saved: the calls' cost at the full input price minus what they cost. */
-	saved: number;
-}
+/** The annotator's totals are the runner's: this scoring's calls, and what the cache saved. */
+export type AnnotateTotals = Totals;
 
 export type AnnotateStatus = 'done' | 'cancelled' | 'failed';
 
@@ -50,8 +45,7 @@ export type AnnotatorEvent =
 	| { type: 'annotate-call'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number }
 	| { type: 'annotation'; annotation: Annotation }
 	| { type: 'annotate-retry'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number; reason: string }
-	/** A call finished, or (with `failed`, the reason) one of its attempts gave no answer but was billed. */
-	| { type: 'usage'; unit: string; usage: Usage; cost: number; saved: number; totals: AnnotateTotals; planned: number; failed?: string }
+	| ({ type: 'usage'; unit: string; planned: number } & UsageReport)
 	| { type: 'annotate-failed'; unit: string; error: string }
 	| { type: 'annotate-finished'; status: AnnotateStatus; error: string | null; totals: AnnotateTotals; annotations: number; failures: number };
 
@@ -82,16 +76,16 @@ interface UnitState {
 
 /**
  * Annotates summaries sentence by sentence with a model: units run concurrently up to
- * `concurrency`; every answer is logged in calls.jsonl, then its annotations saved with the
- * session; an unreadable answer is asked again at most `maxRetries` times, then recorded as a
+ * `concurrency` through the shared CallRunner, the first call of each summary alone until its
+ * response has begun (so the others read the summary from the prompt cache instead of each writing
+ * it); every answer is logged in calls.jsonl, then its annotations saved with the session; an unreadable answer is asked again at most `maxRetries` times, then recorded as a
  * parse failure. Calls logged but not saved (a killed process) are taken back from the log, and
  * sentences already annotated are never asked about again.
  */
 export class Annotator {
 	private readonly listeners = new Set<AnnotatorListener>();
 	private readonly abort = new AbortController();
-	private readonly requests = new WeakMap<object, { unit: Unit; attempt: number }>();
-	private readonly now: () => Date;
+	private readonly calls: CallRunner;
 	private readonly maxRetries: number;
 	private readonly annotator: string;
 	private nextId = 0;
@@ -99,10 +93,9 @@ export class Annotator {
 	private planned = 0;
 	private made = 0;
 	private failures = 0;
-	readonly totals: AnnotateTotals = { input: 0, output: 0, cached: 0, cost: 0, calls: 0, saved: 0 };
 
 	constructor(private readonly opts: AnnotatorOptions) {
-		this.now = opts.now ?? (() => new Date());
+		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, now: opts.now });
 		this.maxRetries = opts.maxRetries ?? MAX_RETRIES;
 		this.annotator = `${opts.provider.name}/${opts.provider.model}`;
 		// Every call in flight listens on this one signal (twice, in the stream guard): more than
@@ -110,6 +103,11 @@ export class Annotator {
 		setMaxListeners(Math.max(10, 4 * opts.concurrency + 4), this.abort.signal);
 		if (opts.signal?.aborted) this.abort.abort();
 		opts.signal?.addEventListener('abort', () => this.abort.abort(), { once: true });
+	}
+
+	/** This scoring's calls so far (those taken back from the call log included). */
+	get totals(): AnnotateTotals {
+		return this.calls.totals;
 	}
 
 	on(listener: AnnotatorListener): () => void {
@@ -124,8 +122,7 @@ export class Annotator {
 
 	/** The provider is retrying `request`, a broken stream or an error response (wire this to createProvider's onRetry). */
 	streamRetried(reason: string, request: object): void {
-		const call = this.requests.get(request);
-		if (call) this.emit({ type: 'annotate-retry', unit: call.unit.id, summary: call.unit.summary, sentences: call.unit.sentences.map((s) => s.index), attempt: call.attempt, reason });
+		this.calls.streamRetried(reason, request);
 	}
 
 	async start(): Promise<AnnotateStatus> {
@@ -143,16 +140,13 @@ export class Annotator {
 			for (const unit of units) states.push({ unit, attempts: 0, open: [...unit.sentences] });
 			listed.push({ summary: summary.id, book: summary.book, sentences: units.reduce((n, u) => n + u.sentences.length, 0), units: units.length });
 		}
-		const recovered = this.recover(states, await store.calls());
+		const recovered = await this.calls.recover(states.map((state) => this.recoverable(state)));
 		if (recovered > 0) await store.save();
 		const todo = states.filter((s) => s.open.length > 0);
 		this.planned = this.totals.calls + todo.length;
 		this.emit({ type: 'annotate-started', session: store.id, annotator: this.annotator, summaries: listed, units: todo.length, sentences: todo.reduce((n, s) => n + s.open.length, 0), recovered });
 
-		// The limit holds calls, not units: a unit writing its answer has given up its place, so
-		// the disk writes of one call overlap the next calls instead of delaying them.
-		const limit = pLimit(Math.max(1, this.opts.concurrency));
-		await Promise.all(todo.map((state) => this.runUnit(state, limit)));
+		await Promise.all(todo.map((state) => this.runUnit(state)));
 		const status: AnnotateStatus = this.abort.signal.aborted ? 'cancelled' : this.failure !== null ? 'failed' : 'done';
 		await store.save();
 		this.emit({ type: 'annotate-finished', status, error: status === 'failed' ? this.failure : null, totals: { ...this.totals }, annotations: this.made, failures: this.failures });
@@ -165,84 +159,66 @@ export class Annotator {
 	}
 
 	/**
-	 * calls.jsonl is written before session.json, so a process killed between the two leaves
-	 * answers the session does not hold. They are read back (same unit, model and prompt, attempts
-	 * in order) instead of being asked for again.
+	 * What a unit takes back of the answers logged but not saved (a process killed between the two):
+	 * the same unit, model and prompt, attempts in order. A failed attempt has no answer; it was
+	 * billed by the run that made it.
 	 */
-	private recover(states: UnitState[], calls: CallRecord[]): number {
-		const { provider } = this.opts;
-		const byUnit = new Map<string, CallRecord[]>();
-		for (const call of calls) {
-			// A failed attempt has no answer; it was billed by the run that made it.
-			if (call.error !== undefined || call.provider !== provider.name || call.model !== provider.model) continue;
-			const list = byUnit.get(call.node) ?? [];
-			list.push(call);
-			byUnit.set(call.node, list);
-		}
-		let recovered = 0;
-		for (const state of states) {
-			const logged = (byUnit.get(state.unit.id) ?? []).filter((c) => c.prompt === state.unit.prompt).sort((a, b) => a.attempt - b.attempt);
-			for (const call of logged) {
-				if (state.open.length === 0 || call.attempt !== state.attempts) continue;
-				this.count(call.usage, call.cost);
+	private recoverable(state: UnitState): Recoverable {
+		return {
+			id: state.unit.id,
+			next: () => (state.open.length === 0 ? null : { version: 0, attempt: state.attempts }),
+			matches: (call) => this.calls.sameModel(call) && call.prompt === state.unit.prompt,
+			take: (call) => {
 				this.apply(state, call.response, call.timings.end);
-				recovered += 1;
-			}
-		}
-		return recovered;
+			},
+		};
 	}
 
-	private async runUnit(state: UnitState, limit: LimitFunction): Promise<void> {
-		const { store, provider, costOf } = this.opts;
+	/**
+	 * Asks the model about a unit's open sentences until each has a verdict (or the retries run
+	 * out). Every call is logged, then its annotations saved; a unit writing its answer has given
+	 * up its place, so the disk writes of one call overlap the next calls instead of delaying them.
+	 */
+	private async runUnit(state: UnitState): Promise<void> {
+		const { store } = this.opts;
 		const { unit } = state;
 		const indices = unit.sentences.map((s) => s.index);
+		const stopped = () => this.abort.signal.aborted || this.failure !== null;
 		try {
 			while (state.open.length > 0) {
-				if (this.abort.signal.aborted || this.failure !== null) return;
+				if (stopped()) return;
 				const attempt = state.attempts;
 				const temperature = attempt === 0 ? 0 : RETRY_TEMPERATURE;
 				const params = { temperature, maxTokens: unit.maxTokens, words: 0, template: unit.template };
-				const logged: Promise<void>[] = [];
-				const request: CallRequest = {
-					prompt: unit.prompt,
-					cacheablePrefix: unit.prefix,
-					maxTokens: unit.maxTokens,
-					temperature,
-					task: { kind: 'annotate', texts: [store.data.summaries.find((s) => s.id === unit.summary)?.text ?? '', ...unit.sentences.map((s) => s.text)], words: 0 },
+				const task = { kind: 'annotate' as const, texts: [store.data.summaries.find((s) => s.id === unit.summary)?.text ?? '', ...unit.sentences.map((s) => s.text)], words: 0 };
+				const taken = await this.calls.call({
+					owner: unit.id,
+					version: 0,
+					attempt,
 					signal: this.abort.signal,
-					onAttemptFailed: (failed) => logged.push(this.logFailed(unit, attempt, params, failed)),
-				};
-				this.requests.set(request, { unit, attempt });
-				let start = this.now();
-				const result = await limit(() => {
+					cacheablePrefix: unit.prefix,
 					// Waiting for a place may outlast a cancel or another unit's failure.
-					if (this.abort.signal.aborted || this.failure !== null) return null;
-					this.emit({ type: 'annotate-call', unit: unit.id, summary: unit.summary, sentences: indices, attempt });
-					start = this.now();
+					build: () => (stopped() ? null : { prompt: unit.prompt, task, params }),
+					onStart: () => this.emit({ type: 'annotate-call', unit: unit.id, summary: unit.summary, sentences: indices, attempt }),
+					onStreamRetry: (reason) => this.emit({ type: 'annotate-retry', unit: unit.id, summary: unit.summary, sentences: indices, attempt, reason }),
 					// The failure is known before this place is given to the next waiting call.
-					// Failed attempts are logged before the call's own record (or its failure).
-					return provider
-						.complete(request)
-						.finally(() => Promise.all(logged))
-						.catch((error: unknown) => {
-							if (!isAbortError(error) && !this.abort.signal.aborted) this.failure ??= `${unit.id}: ${errorMessage(error)}`;
-							throw error;
-						});
+					onError: (error) => {
+						if (!isAbortError(error) && !this.abort.signal.aborted) this.failure ??= `${unit.id}: ${errorMessage(error)}`;
+					},
+					onUsage: (billed) => {
+						if (billed.failed !== undefined) this.planned += 1;
+						this.emit({ type: 'usage', unit: unit.id, ...usageReport(billed), planned: this.planned });
+					},
+					commit: async ({ result, timings }) => {
+						const applied = this.apply(state, result.text, timings.end);
+						await store.save();
+						if (applied.retry !== null) this.planned += 1;
+						for (const annotation of applied.added) this.emit({ type: 'annotation', annotation });
+						return applied;
+					},
 				});
-				if (result === null) return;
-				const end = this.now();
-				const cost = costOf(result.usage);
-				const saved = Math.max(0, costOf({ ...result.usage, cached: 0 }) - cost);
-				const timings = { start: start.toISOString(), end: end.toISOString(), ms: end.getTime() - start.getTime() };
-				// The log first: a crash after this line loses nothing (recover() reads it back).
-				await store.appendCall({ node: unit.id, version: 0, attempt, provider: provider.name, model: provider.model, prompt: unit.prompt, response: result.text, finishReason: result.finishReason, params, usage: result.usage, cost, timings });
-				this.count(result.usage, cost);
-				const { added, retry } = this.apply(state, result.text, timings.end);
-				await store.save();
-				if (retry !== null) this.planned += 1;
-				for (const annotation of added) this.emit({ type: 'annotation', annotation });
-				this.emit({ type: 'usage', unit: unit.id, usage: result.usage, cost, saved, totals: { ...this.totals }, planned: this.planned });
-				if (retry !== null) this.emit({ type: 'annotate-retry', unit: unit.id, summary: unit.summary, sentences: state.open.map((s) => s.index), attempt: state.attempts, reason: retry });
+				if (taken === null) return;
+				if (taken.retry !== null) this.emit({ type: 'annotate-retry', unit: unit.id, summary: unit.summary, sentences: state.open.map((s) => s.index), attempt: state.attempts, reason: taken.retry });
 			}
 		} catch (error) {
 			if (isAbortError(error) || this.abort.signal.aborted) return;
@@ -279,26 +255,6 @@ export class Annotator {
 		this.made += added.length;
 		this.opts.store.data.annotations.push(...added);
 		return { added, retry: reason };
-	}
-
-	/** Logs and bills an attempt that gave no answer. */
-	private async logFailed(unit: Unit, attempt: number, params: CallParams, failed: FailedAttempt): Promise<void> {
-		const { store, provider, costOf } = this.opts;
-		const cost = costOf(failed.usage);
-		const timings = { start: failed.start.toISOString(), end: failed.end.toISOString(), ms: failed.end.getTime() - failed.start.getTime() };
-		this.count(failed.usage, cost);
-		this.planned += 1;
-		this.emit({ type: 'usage', unit: unit.id, usage: failed.usage, cost, saved: Math.max(0, costOf({ ...failed.usage, cached: 0 }) - cost), totals: { ...this.totals }, planned: this.planned, failed: failed.reason });
-		await store.appendCall({ node: unit.id, version: 0, attempt, provider: provider.name, model: provider.model, prompt: unit.prompt, response: failed.text, finishReason: '', params, usage: failed.usage, cost, timings, error: failed.reason });
-	}
-
-	private count(usage: Usage, cost: number): void {
-		this.totals.input += usage.input;
-		this.totals.output += usage.output;
-		this.totals.cached += usage.cached;
-		this.totals.cost += cost;
-		this.totals.saved += Math.max(0, this.opts.costOf({ ...usage, cached: 0 }) - cost);
-		this.totals.calls += 1;
 	}
 
 	private emit(event: AnnotatorEvent): void {

@@ -1,24 +1,22 @@
-import type { Attempt, CallParams, FailedCall, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
+import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import { ProviderError, type FailedAttempt, type Provider } from '../llm/provider.ts';
+import { ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
 import { activeVersion, callsMade, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
 import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
+import { addToTotals, cacheSaving, CallRunner, emptyTotals, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener, Totals } from './events.ts';
 import { Gate, isAbortError } from './gate.ts';
 
-/** What the engine needs of a session: its run, and durable writes. */
-export interface RunStore {
+/** What the engine needs of a session: its run, and durable writes (the call log among them). */
+export interface RunStore extends CallLogStore {
 	readonly id: string;
 	readonly data: { run: Run };
 	save(): Promise<void>;
-	appendCall(record: CallRecord): Promise<void>;
-	/** The call log as written so far. */
-	calls(): Promise<CallRecord[]>;
 }
 
 
@@ -49,18 +47,33 @@ export class Engine {
 	private readonly inFlight = new Map<NodeRef, Promise<void>>();
 	/** Per node in flight: aborted when the node goes stale or is superseded under it. */
 	private readonly nodeAborts = new Map<NodeRef, AbortController>();
-	private readonly requests = new WeakMap<object, { node: NodeRef; attempt: number }>();
+	private readonly calls: CallRunner;
 	private failure: string | null = null;
 	private running: Promise<RunStatus> | null = null;
 	/** Wakes the run loop when a change made from outside gives it something new to plan or run. */
 	private wake: () => void = () => {};
 	private readonly now: () => Date;
-	readonly totals: Totals;
 
 	constructor(private readonly opts: EngineOptions) {
 		this.gate = new Gate(opts.stepping ? 'stepping' : 'running');
 		this.now = opts.now ?? (() => new Date());
-		this.totals = totalsOf(opts.store.data.run);
+		const run = opts.store.data.run;
+		this.calls = new CallRunner({
+			provider: opts.provider,
+			log: opts.store,
+			costOf: opts.costOf,
+			concurrency: run.config.concurrency,
+			gate: this.gate,
+			totals: totalsOf(run, opts.costOf),
+			// A call that ends gives its place to the next ready node while it writes its result.
+			onPlaceFree: () => this.wake(),
+			now: this.now,
+		});
+	}
+
+	/** Usage and calls of the run so far, this process's and the saved run's. */
+	get totals(): Totals {
+		return this.calls.totals;
 	}
 
 	get run(): Run {
@@ -95,8 +108,7 @@ export class Engine {
 
 	/** The provider is retrying `request` (a broken stream, an error response): what streamed of it so far is void. */
 	streamRetried(reason: string, request: object): void {
-		const call = this.requests.get(request);
-		if (call) this.emit({ type: 'retry', node: call.node, attempt: call.attempt, reason });
+		this.calls.streamRetried(reason, request);
 	}
 
 	/**
@@ -239,7 +251,7 @@ export class Engine {
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
 		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') n.status = 'pending';
-		this.recoverLoggedCalls(await store.calls());
+		await this.calls.recover(run.nodes.map((node) => this.recoverable(node)));
 		run.status = 'running';
 		run.error = null;
 		await store.save();
@@ -283,29 +295,29 @@ export class Engine {
 	}
 
 	/**
-	 * The call log is written before the session, so a process killed between the two leaves calls
-	 * the session does not know of. They are taken back from the log rather than made again.
+	 * What `node` takes back of the calls logged but not saved (a process killed between the two):
+	 * answers for its current version that are exactly the calls it would make now, and failed
+	 * attempts it has not kept (they were billed all the same).
 	 */
-	private recoverLoggedCalls(calls: CallRecord[]): void {
+	private recoverable(node: Node): Recoverable {
 		const { planner, ctx } = this.opts;
-		for (const call of calls) {
-			const node = this.run.nodes.find((n) => n.id === call.node);
-			if (node && call.error !== undefined) {
-				// A failed attempt logged but not saved: it was billed all the same.
+		return {
+			id: node.id,
+			next: () => (node.status === 'done' || node.status === 'superseded' ? null : { version: node.versions.length, attempt: node.pending.length }),
+			matches: (call) => this.isCurrentCall(node, call),
+			take: (call) => {
+				const attempt: Attempt = { text: call.response, finishReason: call.finishReason, params: call.params, usage: call.usage, cost: call.cost, timings: call.timings };
+				const rejected = planner.judge(this.run, node, call.response, ctx);
+				if (rejected) attempt.rejected = rejected;
+				node.pending.push(attempt);
+			},
+			takeFailed: (call) => {
 				const failed = (node.failed ??= []);
-				if (failed.some((f) => f.timings.start === call.timings.start && f.reason === call.error)) continue;
-				failed.push({ reason: call.error, usage: call.usage, cost: call.cost, timings: call.timings });
-				this.count(call.usage, call.cost);
-				continue;
-			}
-			if (!node || call.error !== undefined || node.status === 'done' || node.status === 'superseded' || call.version !== node.versions.length || call.attempt !== node.pending.length) continue;
-			if (!this.isCurrentCall(node, call)) continue;
-			const attempt: Attempt = { text: call.response, finishReason: call.finishReason, params: call.params, usage: call.usage, cost: call.cost, timings: call.timings };
-			const rejected = planner.judge(this.run, node, call.response, ctx);
-			if (rejected) attempt.rejected = rejected;
-			node.pending.push(attempt);
-			this.count(call.usage, call.cost);
-		}
+				if (failed.some((f) => f.timings.start === call.timings.start && f.reason === call.error)) return false;
+				failed.push({ reason: call.error ?? '', usage: call.usage, cost: call.cost, timings: call.timings });
+				return true;
+			},
+		};
 	}
 
 	/**
@@ -323,16 +335,18 @@ export class Engine {
 	}
 
 	/**
-	 * Starts ready nodes up to the concurrency, higher levels first: a hierarchical run's merges form
-	 * chains (each reads the one before it), so they set the pace while the summaries below them,
-	 * all independent, fill the remaining places. Which node starts first changes no prompt.
+	 * Starts ready nodes into the call places left free, higher levels first: a hierarchical run's
+	 * merges form chains (each reads the one before it), so they set the pace while the summaries
+	 * below them, all independent, fill the remaining places. Which node starts first changes no
+	 * prompt. A node writing its result holds no place, so the next call starts meanwhile.
 	 */
 	private launchReady(): void {
-		const limit = Math.max(1, this.run.config.concurrency);
-		if (this.inFlight.size >= limit) return;
+		const free = this.calls.idlePlaces;
+		if (free === 0) return;
 		const ready = this.run.nodes.filter((node) => !this.inFlight.has(node.id) && isReady(this.run, node));
 		ready.sort((a, b) => b.level - a.level);
-		for (const node of ready.slice(0, limit - this.inFlight.size)) {
+		// Each node takes its place as it starts (before runNode first awaits), so `free` holds.
+		for (const node of ready.slice(0, free)) {
 			const job = this.runNode(node).finally(() => this.inFlight.delete(node.id));
 			this.inFlight.set(node.id, job);
 		}
@@ -347,7 +361,7 @@ export class Engine {
 	 * during the final save finds the version made and the node stale, to be made again.
 	 */
 	private async runNode(node: Node): Promise<void> {
-		const { store, planner, ctx, provider, costOf } = this.opts;
+		const { store, planner, ctx, provider } = this.opts;
 		const run = this.run;
 		const stop = new AbortController();
 		this.nodeAborts.set(node.id, stop);
@@ -359,41 +373,35 @@ export class Engine {
 		let settled = node.pending.some((a) => a.rejected && !planner.regenerates(node, a.rejected));
 		try {
 			for (let attempt = node.pending.length; attempt < max && !accepted && !settled; attempt++) {
-				await this.gate.pass(signal);
-				signal.throwIfAborted();
-				// Built once the call is let through, from the inputs as they are then.
-				const spec = planner.call(run, node, ctx, attempt);
-				this.emit({ type: 'node-started', node: node.id, kind: node.kind, level: node.level, index: node.index, attempt });
-				const start = this.now();
-				const logged: Promise<void>[] = [];
-				const request = {
-					prompt: spec.prompt,
-					task: spec.task,
-					maxTokens: spec.params.maxTokens,
-					temperature: spec.params.temperature,
+				const made = await this.calls.call({
+					owner: node.id,
+					version: node.versions.length,
+					attempt,
 					signal,
-					onDelta: (text: string) => this.emit({ type: 'delta', node: node.id, attempt, text }),
-					onAttemptFailed: (failed: FailedAttempt) => logged.push(this.logFailed(node, attempt, spec.prompt, spec.params, failed)),
-				};
-				this.requests.set(request, { node: node.id, attempt });
-				// Failed attempts are logged before the call's own record (or its failure).
-				const result = await provider.complete(request).finally(() => Promise.all(logged));
-				const end = this.now();
-				const rejected = planner.judge(run, node, result.text, ctx);
-				const cost = costOf(result.usage);
-				const timings = { start: start.toISOString(), end: end.toISOString(), ms: end.getTime() - start.getTime() };
-				const record: Attempt = { text: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings };
-				if (rejected) record.rejected = rejected;
-				node.pending.push(record);
-				this.count(result.usage, cost);
-				const totals = { ...this.totals };
-				await store.appendCall({ node: node.id, version: node.versions.length, attempt, provider: provider.name, model: provider.model, prompt: spec.prompt, response: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings });
-				await store.save();
-				this.emit({ type: 'usage', node: node.id, usage: result.usage, cost, totals });
+					// Built once the call is let through, from the inputs as they are then.
+					build: () => planner.call(run, node, ctx, attempt),
+					onStart: () => this.emit({ type: 'node-started', node: node.id, kind: node.kind, level: node.level, index: node.index, attempt }),
+					onDelta: (text) => this.emit({ type: 'delta', node: node.id, attempt, text }),
+					onStreamRetry: (reason) => this.emit({ type: 'retry', node: node.id, attempt, reason }),
+					onUsage: (billed) => {
+						// A failed attempt is kept with the node (saved with the next save); its text is in the log only.
+						if (billed.failed !== undefined) (node.failed ??= []).push({ reason: billed.failed, usage: billed.usage, cost: billed.cost, timings: billed.timings });
+						this.emit({ type: 'usage', node: node.id, ...usageReport(billed) });
+					},
+					commit: async ({ spec, result, cost, timings }) => {
+						const record: Attempt = { text: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings };
+						const rejected = planner.judge(run, node, result.text, ctx);
+						if (rejected) record.rejected = rejected;
+						node.pending.push(record);
+						await store.save();
+						return record;
+					},
+				});
 				signal.throwIfAborted();
-				if (!rejected) accepted = record;
-				else if (!planner.regenerates(node, rejected)) settled = true;
-				else if (attempt + 1 < max) this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: rejected });
+				if (!made) throw new Error('internal: a node call was not made');
+				if (!made.rejected) accepted = made;
+				else if (!planner.regenerates(node, made.rejected)) settled = true;
+				else if (attempt + 1 < max) this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: made.rejected });
 			}
 			const keep = accepted ?? bestAttempt(node.pending, ctx.tokens, node.budget.summaryTokens);
 			if (!keep) throw new Error(`no usable text after ${node.pending.length} calls (${node.pending.at(-1)?.rejected ?? 'no output'})`);
@@ -429,29 +437,6 @@ export class Engine {
 		}
 	}
 
-	/**
-	 * Logs an attempt that gave no result, bills it and keeps it with the node (saved with the next
-	 * save). Its text, if any, goes to the log only.
-	 */
-	private async logFailed(node: Node, attempt: number, prompt: string, params: CallParams, failed: FailedAttempt): Promise<void> {
-		const { store, provider, costOf } = this.opts;
-		const cost = costOf(failed.usage);
-		const timings = { start: failed.start.toISOString(), end: failed.end.toISOString(), ms: failed.end.getTime() - failed.start.getTime() };
-		const record: FailedCall = { reason: failed.reason, usage: failed.usage, cost, timings };
-		(node.failed ??= []).push(record);
-		this.count(failed.usage, cost);
-		this.emit({ type: 'usage', node: node.id, usage: failed.usage, cost, totals: { ...this.totals }, failed: failed.reason });
-		await store.appendCall({ node: node.id, version: node.versions.length, attempt, provider: provider.name, model: provider.model, prompt, response: failed.text, finishReason: '', params, usage: failed.usage, cost, timings, error: failed.reason });
-	}
-
-	private count(usage: Usage, cost: number): void {
-		this.totals.input += usage.input;
-		this.totals.output += usage.output;
-		this.totals.cached += usage.cached;
-		this.totals.cost += cost;
-		this.totals.calls += 1;
-	}
-
 	private emit(event: EngineEvent): void {
 		for (const listener of this.listeners) listener(event);
 	}
@@ -483,18 +468,15 @@ function versionOf(keep: Attempt, attempts: Attempt[], overBudget: boolean, mode
 	};
 }
 
-/** Usage and calls recorded in a run so far (a resumed run continues counting from here). */
-export function totalsOf(run: Run): Totals {
-	const totals: Totals = { input: 0, output: 0, cached: 0, cost: 0, calls: 0 };
+/**
+ * Usage and calls recorded in a run so far (a resumed run continues counting from here). What the
+ * cache saved needs the prices: without `costOf` it counts as nothing.
+ */
+export function totalsOf(run: Run, costOf?: (usage: Usage) => number): Totals {
+	const totals = emptyTotals();
 	for (const node of run.nodes) {
 		const attempts = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
-		for (const a of attempts) {
-			totals.input += a.usage.input;
-			totals.output += a.usage.output;
-			totals.cached += a.usage.cached;
-			totals.cost += a.cost;
-			totals.calls += 1;
-		}
+		for (const a of attempts) addToTotals(totals, a.usage, a.cost, costOf ? cacheSaving(costOf, a.usage, a.cost) : 0);
 	}
 	return totals;
 }

@@ -1,8 +1,23 @@
 import type { NodeKind, NodeRef, RunStatus, Usage } from '../domain.ts';
 
+/** What the calls of a run or a scoring cost so far (billed attempts that failed included). */
 export interface Totals extends Usage {
 	cost: number;
 	calls: number;
+	/** USD the prompt cache saved: the calls' cost at the full input price minus what they cost. */
+	saved: number;
+}
+
+/**
+ * What a `usage` event says of one billed attempt, whoever made it: a call that finished, or (with
+ * `failed`, the reason) an attempt that gave no result but was billed.
+ */
+export interface UsageReport {
+	usage: Usage;
+	cost: number;
+	saved: number;
+	totals: Totals;
+	failed?: string;
 }
 
 /** Everything the engine reports, in the order it happens. Headless `--json` prints these as lines. */
@@ -12,8 +27,7 @@ export type EngineEvent =
 	| { type: 'node-started'; node: NodeRef; kind: NodeKind; level: number; index: number; attempt: number }
 	| { type: 'delta'; node: NodeRef; attempt: number; text: string }
 	| { type: 'retry'; node: NodeRef; attempt: number; reason: string }
-	/** A call finished, or (with `failed`, the reason) one of its attempts gave no result but was billed. */
-	| { type: 'usage'; node: NodeRef; usage: Usage; cost: number; totals: Totals; failed?: string }
+	| ({ type: 'usage'; node: NodeRef } & UsageReport)
 	| { type: 'node-finished'; node: NodeRef; kind: NodeKind; level: number; index: number; words: number; tokens: number; attempts: number; overBudget: boolean }
 	| { type: 'node-failed'; node: NodeRef; error: string }
 	/** Nodes that will be made again on the next `start()` (their versions are kept). */

@@ -41,6 +41,12 @@ export interface RecordedRequest {
 	prompt: string;
 	/** The fault this request consumed, if any. */
 	fault: Fault | null;
+	/**
+	 * When it arrived and when its response began (null: it has not, or it was an error), as places in
+	 * one sequence of the server's arrivals and response starts: comparable, not times.
+	 */
+	arrived: number;
+	started: number | null;
 }
 
 export interface RespondInput {
@@ -57,6 +63,13 @@ export interface FakeApiOptions {
 	chunkDelayMs?: number;
 	/** 0 (the default) picks a free port. */
 	port?: number;
+	/**
+	 * Anthropic's prompt cache as the real API documents it: a request looks its prefix up as it
+	 * arrives, and the entry it writes becomes readable only once its response begins, so requests
+	 * sent together all write it. Off (the default): an entry is readable from the moment the first
+	 * request for it has its answer ready, so requests sent together mostly read it.
+	 */
+	cacheOnResponse?: boolean;
 }
 
 export interface FakeApi {
@@ -143,6 +156,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	const anthropicCache = new Set<string>();
 	const recentPrompts: Uint32Array[] = [];
 	const closing = new AbortController();
+	let clock = 0;
 
 	const api: FakeApi = {
 		url: '',
@@ -191,7 +205,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		const prompt = body ? promptOf(which, body) : '';
 		const fault = faults.shift() ?? null;
-		requests.push({ api: which, method: req.method, path, headers: req.headers, body, prompt, fault });
+		const recorded: RecordedRequest = { api: which, method: req.method, path, headers: req.headers, body, prompt, fault, arrived: ++clock, started: null };
+		requests.push(recorded);
+		const cacheable = which === 'anthropic' && body ? cachedPrefix(body) : null;
+		const hitOnArrival = cacheable !== null && anthropicCache.has(cacheable.prefix);
 
 		await sleep(api.latencyMs);
 		if (fault?.kind === 'status') {
@@ -220,7 +237,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		const usage = {
 			input: promptTokens.length,
 			output: countTokens(text),
-			...(which === 'anthropic' ? anthropicCacheUsage(body) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
+			...(which === 'anthropic' ? anthropicCacheUsage(cacheable, hitOnArrival) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
 		};
 		const pieces = text.match(/\S+\s*|\s+/gu) ?? [];
 		const wire = which === 'openai' ? openaiWire(body, usage, truncated) : anthropicWire(body, usage, truncated);
@@ -242,6 +259,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			else res.socket?.end();
 		};
 		write(wire.start());
+		recorded.started = ++clock;
+		if (opts.cacheOnResponse && cacheable) anthropicCache.add(cacheable.prefix);
 		if (fault?.kind === 'forever') {
 			const piece = fault.send === 'keepalive' ? wire.keepalive() : wire.delta(fault.send === 'empty' ? '' : 'and the story went on and on, ');
 			while (!gone && !closing.signal.aborted) {
@@ -270,19 +289,12 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		res.end();
 	}
 
-	function anthropicCacheUsage(body: any): { cached: number; written: number } {
-		// Everything up to and including the last marked block is the cached prefix, as in the real API.
-		const blocks: any[] = Array.isArray(body.messages?.[0]?.content) ? body.messages[0].content : [];
-		const last = blocks.map((b) => Boolean(b?.cache_control)).lastIndexOf(true);
-		if (last < 0) return { cached: 0, written: 0 };
-		const prefix = blocks
-			.slice(0, last + 1)
-			.map((b) => String(b?.text ?? ''))
-			.join('');
-		const tokens = countTokens(prefix);
-		if (anthropicCache.has(prefix)) return { cached: tokens, written: 0 };
-		anthropicCache.add(prefix);
-		return { cached: 0, written: tokens };
+	function anthropicCacheUsage(cacheable: { prefix: string; tokens: number } | null, hitOnArrival: boolean): { cached: number; written: number } {
+		if (cacheable === null) return { cached: 0, written: 0 };
+		if (opts.cacheOnResponse) return hitOnArrival ? { cached: cacheable.tokens, written: 0 } : { cached: 0, written: cacheable.tokens };
+		if (anthropicCache.has(cacheable.prefix)) return { cached: cacheable.tokens, written: 0 };
+		anthropicCache.add(cacheable.prefix);
+		return { cached: 0, written: cacheable.tokens };
 	}
 
 	function openaiCachedTokens(tokens: Uint32Array): number {
@@ -383,6 +395,18 @@ function anthropicWire(body: any, usage: WireUsage, truncated: boolean): Wire {
 			}) +
 			event('message_stop', {}),
 	};
+}
+
+/** An Anthropic request's cached prefix: everything up to and including the last block marked for caching, as in the real API. */
+function cachedPrefix(body: any): { prefix: string; tokens: number } | null {
+	const blocks: any[] = Array.isArray(body.messages?.[0]?.content) ? body.messages[0].content : [];
+	const last = blocks.map((b) => Boolean(b?.cache_control)).lastIndexOf(true);
+	if (last < 0) return null;
+	const prefix = blocks
+		.slice(0, last + 1)
+		.map((b) => String(b?.text ?? ''))
+		.join('');
+	return { prefix, tokens: countTokens(prefix) };
 }
 
 function promptOf(api: Api, body: any): string {

@@ -1,0 +1,273 @@
+import type { Timings, Usage } from '../domain.ts';
+import type { CallRequest, CallResult, FailedAttempt, Provider } from '../llm/provider.ts';
+import type { CallRecord } from '../store/schema.ts';
+import type { CallSpec } from '../summarize/planner.ts';
+import { CacheWarmup } from './cache-warmup.ts';
+import type { Totals, UsageReport } from './events.ts';
+import { abortError, type Gate } from './gate.ts';
+import { Places } from './places.ts';
+
+/** The call log: written before the session, read back after a kill. */
+export interface CallLogStore {
+	appendCall(record: CallRecord): Promise<void>;
+	/** The call log as written so far. */
+	calls(): Promise<CallRecord[]>;
+}
+
+export interface CallRunnerOptions {
+	provider: Provider;
+	log: CallLogStore;
+	costOf: (usage: Usage) => number;
+	/** Most calls in progress at once. */
+	concurrency: number;
+	/** Holds calls while paused or stepping (the engine's); none: calls start when they have a place. */
+	gate?: Gate;
+	/** What earlier sessions of this work already cost (a resumed run); default nothing. */
+	totals?: Totals;
+	/** A place was given back: a caller that launches work as places free up may launch more. */
+	onPlaceFree?: () => void;
+	now?: () => Date;
+}
+
+/** A call once made, billed and logged: what its owner takes into the session. */
+export interface Made {
+	spec: CallSpec;
+	result: CallResult;
+	cost: number;
+	timings: Timings;
+}
+
+/** A billed attempt, as the owner's `usage` event reports it, with its timings. */
+export interface Billed extends UsageReport {
+	timings: Timings;
+}
+
+/** One model call, as its owner (an engine node, an annotation unit) describes it; `commit` resolves T. */
+export interface CallJob<T> {
+	/** The owner's id, written to the log as the record's `node`. */
+	owner: string;
+	/** The owner's version and attempt numbers this call is for. */
+	version: number;
+	attempt: number;
+	signal: AbortSignal;
+	/** The leading part of the prompt shared with other calls (see CacheWarmup). */
+	cacheablePrefix?: string;
+	/** Builds the call once it is let through, from the inputs as they are then; null: it is not made. */
+	build(): CallSpec | null;
+	/** The call is going to the provider. */
+	onStart?(spec: CallSpec): void;
+	onDelta?(text: string): void;
+	/** The provider is retrying the call (a broken stream, an error response): what streamed of it so far is void. */
+	onStreamRetry?(reason: string): void;
+	/** The call failed; called before its place goes to the next waiting call. */
+	onError?(error: unknown): void;
+	/** Each billed attempt: failed ones as they end, the call's own once `commit` has saved it. */
+	onUsage(billed: Billed): void;
+	/** Takes the call's answer into the session and saves it; runs after the call is logged. */
+	commit(made: Made): Promise<T>;
+}
+
+/** Something that makes calls and may take back calls a killed process logged but never saved. */
+export interface Recoverable {
+	/** Its id in the log (the records' `node`). */
+	readonly id: string;
+	/** The version and attempt numbers of the call it would make next; null when it makes none. */
+	next(): { version: number; attempt: number } | null;
+	/** Whether a logged answer with the right numbers is the call it would make now. */
+	matches(call: CallRecord): boolean;
+	/** Takes a logged answer back, as if the call had just been made. */
+	take(call: CallRecord): void;
+	/** Takes back a logged attempt that failed; false when it already has it (it is then not billed again). */
+	takeFailed?(call: CallRecord): boolean;
+}
+
+/**
+ * Everything a model call needs around it, for runs and for scoring alike: a place among
+ * `concurrency` (held while the call is in progress, not while its owner writes the result), the
+ * pause/step gate, the prompt-cache warm-up, the request with its signal and callbacks, timing,
+ * billing and totals, the call log (written before the owner saves the session, failed attempts
+ * too), the provider's stream retries, and taking back calls logged but never saved.
+ */
+export class CallRunner {
+	readonly totals: Totals;
+	private readonly places: Places;
+	private readonly warmup = new CacheWarmup();
+	private readonly jobs = new WeakMap<object, CallJob<unknown>>();
+	private readonly now: () => Date;
+
+	constructor(private readonly opts: CallRunnerOptions) {
+		this.places = new Places(Math.max(1, opts.concurrency));
+		this.totals = opts.totals ? { ...opts.totals } : emptyTotals();
+		this.now = opts.now ?? (() => new Date());
+	}
+
+	/** Places free for a call launched now without waiting. */
+	get idlePlaces(): number {
+		return this.places.idle;
+	}
+
+	/** The provider is retrying `request` (wire createProvider's onRetry to this, through the owner). */
+	streamRetried(reason: string, request: object): void {
+		this.jobs.get(request)?.onStreamRetry?.(reason);
+	}
+
+	/**
+	 * Makes one call: waits for a warm cache (calls with a cacheable prefix), a place and the gate,
+	 * builds it, calls the provider, logs and bills it, lets the owner commit it, then reports its
+	 * usage. Resolves what `commit` did, or null when `build` declined; rejects with the provider's
+	 * error or an AbortError.
+	 */
+	async call<T>(job: CallJob<T>): Promise<T | null> {
+		const { provider } = this.opts;
+		const warming = job.cacheablePrefix && provider.isLLM ? await this.warmup.enter(job.cacheablePrefix, job.signal) : null;
+		let held = false;
+		const release = () => {
+			if (!held) return;
+			held = false;
+			this.places.release();
+			this.opts.onPlaceFree?.();
+		};
+		try {
+			await this.places.take(job.signal);
+			held = true;
+			await this.opts.gate?.pass(job.signal);
+			if (job.signal.aborted) throw abortError();
+			const spec = job.build();
+			if (spec === null) return null;
+			job.onStart?.(spec);
+			const logged: Promise<void>[] = [];
+			const request: CallRequest = {
+				prompt: spec.prompt,
+				...(job.cacheablePrefix === undefined ? {} : { cacheablePrefix: job.cacheablePrefix }),
+				task: spec.task,
+				maxTokens: spec.params.maxTokens,
+				temperature: spec.params.temperature,
+				signal: job.signal,
+				onDelta: (text) => {
+					// A response has begun, so the cache holds its prefix (a failed attempt's too).
+					warming?.warmed();
+					job.onDelta?.(text);
+				},
+				onAttemptFailed: (failed) => logged.push(this.logFailed(job, spec, failed)),
+			};
+			this.jobs.set(request, job);
+			const start = this.now();
+			let result: CallResult;
+			try {
+				result = await provider.complete(request);
+				warming?.warmed();
+			} catch (error) {
+				job.onError?.(error);
+				throw error;
+			} finally {
+				release();
+				warming?.cold();
+				// Failed attempts are logged before the call's own record (or its failure).
+				await Promise.all(logged);
+			}
+			const timings = timingsOf(start, this.now());
+			const cost = this.opts.costOf(result.usage);
+			// The log first: a process killed after this line loses nothing (see `recover`).
+			await this.opts.log.appendCall(this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }));
+			const totals = this.count(result.usage, cost);
+			const committed = await job.commit({ spec, result, cost, timings });
+			job.onUsage({ usage: result.usage, cost, saved: this.saving(result.usage, cost), totals, timings });
+			return committed;
+		} finally {
+			release();
+			warming?.cold();
+		}
+	}
+
+	/**
+	 * The call log is written before the session, so a process killed between the two leaves calls
+	 * the session does not know of. Each owner takes back, in order, the logged answers numbered as
+	 * its next call and matching it (its own rule), and the failed attempts it does not have; what
+	 * it takes is billed again here. Resolves the number of answers taken back.
+	 */
+	async recover(owners: Iterable<Recoverable>): Promise<number> {
+		const byOwner = new Map<string, CallRecord[]>();
+		for (const call of await this.opts.log.calls()) {
+			const list = byOwner.get(call.node) ?? [];
+			list.push(call);
+			byOwner.set(call.node, list);
+		}
+		let recovered = 0;
+		for (const owner of owners) {
+			const logged = byOwner.get(owner.id) ?? [];
+			for (const call of logged) {
+				if (call.error !== undefined && owner.takeFailed?.(call)) this.count(call.usage, call.cost);
+			}
+			const answered = logged.filter((c) => c.error === undefined).sort((a, b) => a.version - b.version || a.attempt - b.attempt);
+			for (const call of answered) {
+				const next = owner.next();
+				if (next === null) break;
+				if (call.version !== next.version || call.attempt !== next.attempt || !owner.matches(call)) continue;
+				owner.take(call);
+				this.count(call.usage, call.cost);
+				recovered += 1;
+			}
+		}
+		return recovered;
+	}
+
+	/** Whether a logged call was made by this runner's provider and model. */
+	sameModel(call: CallRecord): boolean {
+		return call.provider === this.opts.provider.name && call.model === this.opts.provider.model;
+	}
+
+	/** Logs and bills an attempt that gave no result; its owner hears of it at once. */
+	private async logFailed<T>(job: CallJob<T>, spec: CallSpec, failed: FailedAttempt): Promise<void> {
+		const cost = this.opts.costOf(failed.usage);
+		const timings = timingsOf(failed.start, failed.end);
+		const totals = this.count(failed.usage, cost);
+		job.onUsage({ usage: failed.usage, cost, saved: this.saving(failed.usage, cost), totals, timings, failed: failed.reason });
+		await this.opts.log.appendCall(this.record(job, spec, { response: failed.text, finishReason: '', usage: failed.usage, cost, timings, error: failed.reason }));
+	}
+
+	/** The one shape of a call.jsonl record, for answers and failed attempts alike. */
+	private record<T>(job: CallJob<T>, spec: CallSpec, what: Pick<CallRecord, 'response' | 'finishReason' | 'usage' | 'cost' | 'timings' | 'error'>): CallRecord {
+		const { provider } = this.opts;
+		const { response, finishReason, usage, cost, timings, error } = what;
+		const record: CallRecord = { node: job.owner, version: job.version, attempt: job.attempt, provider: provider.name, model: provider.model, prompt: spec.prompt, response, finishReason, params: spec.params, usage, cost, timings };
+		if (error !== undefined) record.error = error;
+		return record;
+	}
+
+	/** Adds a billed attempt to the totals; returns a copy of them as they now stand. */
+	private count(usage: Usage, cost: number): Totals {
+		addToTotals(this.totals, usage, cost, this.saving(usage, cost));
+		return { ...this.totals };
+	}
+
+	private saving(usage: Usage, cost: number): number {
+		return cacheSaving(this.opts.costOf, usage, cost);
+	}
+}
+
+export function emptyTotals(): Totals {
+	return { input: 0, output: 0, cached: 0, cost: 0, calls: 0, saved: 0 };
+}
+
+export function addToTotals(totals: Totals, usage: Usage, cost: number, saved: number): void {
+	totals.input += usage.input;
+	totals.output += usage.output;
+	totals.cached += usage.cached;
+	totals.cost += cost;
+	totals.saved += saved;
+	totals.calls += 1;
+}
+
+/** What the prompt cache saved on a call that cost `cost`: its cost at the full input price, less that. */
+export function cacheSaving(costOf: (usage: Usage) => number, usage: Usage, cost: number): number {
+	return usage.cached > 0 ? Math.max(0, costOf({ ...usage, cached: 0 }) - cost) : 0;
+}
+
+/** The fields a `usage` event reports of a billed attempt (its timings are the owner's to keep). */
+export function usageReport({ usage, cost, saved, totals, failed }: Billed): UsageReport {
+	return failed === undefined ? { usage, cost, saved, totals } : { usage, cost, saved, totals, failed };
+}
+
+function timingsOf(start: Date, end: Date): Timings {
+	return { start: start.toISOString(), end: end.toISOString(), ms: end.getTime() - start.getTime() };
+}
