@@ -5,7 +5,7 @@ import { DEFAULTS } from './config.ts';
 import type { ProviderName } from './domain.ts';
 import { UserError, errorMessage } from './errors.ts';
 import { defaultModel, defaultProvider } from './llm/create.ts';
-import { resolveSessionsDir } from './store/session.ts';
+import { resolveSessionsDir } from './store/dirs.ts';
 import { ENCODINGS } from './text/tokens.ts';
 import { output } from './commands/output.ts';
 

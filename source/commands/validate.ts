@@ -1,12 +1,8 @@
 import { userInfo } from 'node:os';
-import { render } from 'ink';
-import { createElement } from 'react';
 import { badInput } from '../errors.ts';
 import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
 import { ValidationStore } from '../store/validation-store.ts';
-import { themeFor, ThemeContext } from '../ui/theme.ts';
-import { ValidateScreen } from '../ui/validate/ValidateScreen.tsx';
 import { output } from './output.ts';
 
 export interface ValidateOptions {
@@ -49,6 +45,14 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 	const session = await Session.open(dir, id);
 	session.continueWith = `booook validate ${id}`;
 	try {
+		// The terminal app (Ink, React) loads only now, once the session is known to open: execute.ts
+		// imports this module for validatorName alone.
+		const [{ render }, { createElement }, { themeFor, ThemeContext }, { ValidateScreen }] = await Promise.all([
+			import('ink'),
+			import('react'),
+			import('../ui/theme.ts'),
+			import('../ui/validate/ValidateScreen.tsx'),
+		]);
 		const store = new ValidationStore(session, validator, { mode: opts.mode as WalkMode, seed: opts.seed, fraction: opts.fraction });
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
 		const app = render(createElement(ThemeContext.Provider, { value: themeFor() }, createElement(ValidateScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });

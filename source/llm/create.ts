@@ -1,11 +1,10 @@
 import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import type { EncodingName } from '../text/tokens.ts';
-import { AnthropicProvider } from './anthropic.ts';
 import { checkBaseUrl } from './base-url.ts';
 import { ExtractiveProvider } from './extractive.ts';
-import { OpenAIProvider } from './openai.ts';
-import type { CallRequest, Provider } from './provider.ts';
+import type { CallRequest, CallResult, Provider } from './provider.ts';
+import type { SdkProviderOptions } from './stream-guard.ts';
 
 export interface CreateProviderOptions {
 	provider: ProviderName;
@@ -39,23 +38,37 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 		onRetry: opts.onRetry,
 	};
 	switch (opts.provider) {
-		case 'openai':
-			return new OpenAIProvider({
-				...common,
-				apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai'),
-				baseURL: baseUrl(opts.baseUrl, env, 'OPENAI'),
-			});
-		case 'anthropic':
-			return new AnthropicProvider({
-				...common,
-				apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic'),
-				baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC'),
-			});
+		case 'openai': {
+			const options = { ...common, apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai'), baseURL: baseUrl(opts.baseUrl, env, 'OPENAI') };
+			return sdkProvider('openai', options, async () => new (await import('./openai.ts')).OpenAIProvider(options));
+		}
+		case 'anthropic': {
+			const options = { ...common, apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic'), baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC') };
+			return sdkProvider('anthropic', options, async () => new (await import('./anthropic.ts')).AnthropicProvider(options));
+		}
 		case 'extractive':
 			return new ExtractiveProvider({ encoding: opts.encoding });
 		default:
 			throw badInput(`unknown provider "${String(opts.provider)}" (use openai, anthropic or extractive)`);
 	}
+}
+
+/**
+ * A model provider whose module, and so its vendor's SDK, is imported once it is created rather than
+ * when booook starts: the two SDKs take about a fifth of a second to load, which every command paid,
+ * and a run needs at most one of them. The checks that can fail (key, base URL) were made by then, so
+ * creating one still fails at once; loading starts at creation and the first call waits for it.
+ */
+function sdkProvider(name: 'openai' | 'anthropic', options: SdkProviderOptions, load: () => Promise<Provider>): Provider {
+	const loaded = load();
+	// A failed load is reported by the calls that wait for it, not as an unhandled rejection.
+	loaded.catch(() => {});
+	return {
+		name,
+		model: options.model,
+		isLLM: true,
+		complete: async (request: CallRequest): Promise<CallResult> => (await loaded).complete(request),
+	};
 }
 
 /** `--base-url`, else the vendor's *_BASE_URL variable, checked; null for the vendor's own API. */

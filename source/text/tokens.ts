@@ -1,4 +1,5 @@
-import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 
 /** The encodings a user may pick with `--encoding`. */
 export const ENCODINGS = ['cl100k_base', 'o200k_base'] as const;
@@ -10,10 +11,16 @@ export const DEFAULT_ENCODING: EncodingName = 'cl100k_base';
 const encoders = new Map<EncodingName, Tiktoken>();
 let freeHooked = false;
 
+// tiktoken compiles its WASM when it is loaded, so it is loaded on the first count, not with this
+// module: commands that never count (`--help`, `sessions`) start without it. Its Node entry is
+// CommonJS, so a synchronous require gives the same module an import would.
+let tiktoken: typeof import('tiktoken') | null = null;
+
 export function encoder(name: EncodingName = DEFAULT_ENCODING): Tiktoken {
 	let enc = encoders.get(name);
 	if (!enc) {
-		enc = get_encoding(name as TiktokenEncoding);
+		tiktoken ??= createRequire(import.meta.url)('tiktoken') as typeof import('tiktoken');
+		enc = tiktoken.get_encoding(name as TiktokenEncoding);
 		encoders.set(name, enc);
 		if (!freeHooked) {
 			freeHooked = true;
