@@ -4,6 +4,7 @@
  * exercise streaming, retries, truncation and broken connections without a network or a key.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -151,6 +152,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	const anthropicCache = new Set<string>();
 	const recentPrompts: Uint32Array[] = [];
 	const closing = new AbortController();
+	// Every response waiting out its latency listens here: a benchmark has more than ten at once.
+	setMaxListeners(0, closing.signal);
 
 	const api: FakeApi = {
 		url: '',
