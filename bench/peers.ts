@@ -136,7 +136,7 @@ interface PairResult {
 	title: string;
 	latency: number;
 	concurrency: number;
-	booook: (Measured & { sessionBytes: number; floorS: number | null })[];
+	booook: (Measured & { sessionBytes: number; floorS: number })[];
 	peer: (Measured & { chunks: number; floorS: number })[];
 	ratios: number[];
 }
@@ -164,7 +164,7 @@ try {
 }
 
 async function pair(name: string, row: PairRow): Promise<PairResult> {
-	const latency = values.latency === undefined ? row.latency : Number(values.latency);
+	const latency = values.latency === undefined ? row.latency : positive('latency', values.latency);
 	const concurrency = values.concurrency === undefined ? row.concurrency : positive('concurrency', values.concurrency);
 	const api = await startFake(latency);
 	const result: PairResult = { row: name, title: row.title, latency, concurrency, booook: [], peer: [], ratios: [] };
@@ -305,7 +305,7 @@ function report(): string {
 				const c = p.peer[i]!;
 				const written = b.writtenBytes / b.sessionBytes;
 				lines.push(
-					`  booook ${row.method}: ${b.wallS.toFixed(2)} s, ${b.calls} calls (floor ${b.floorS?.toFixed(2)} s, wall ${(b.wallS / b.floorS!).toFixed(2)}× it), peak ${b.peakMiB.toFixed(0)} MiB, ` +
+					`  booook ${row.method}: ${b.wallS.toFixed(2)} s, ${b.calls} calls (floor ${b.floorS.toFixed(2)} s, wall ${(b.wallS / b.floorS).toFixed(2)}× it), peak ${b.peakMiB.toFixed(0)} MiB, ` +
 						`wrote ${(b.writtenBytes / MiB).toFixed(1)} MiB for a ${(b.sessionBytes / MiB).toFixed(1)} MiB session (${written.toFixed(1)}×)`,
 				);
 				lines.push(`  LangChain.js ${row.peer}: ${c.wallS.toFixed(2)} s, ${c.calls} calls over ${c.chunks} chunks (floor ${c.floorS.toFixed(2)} s, wall ${(c.wallS / c.floorS).toFixed(2)}× it), peak ${c.peakMiB.toFixed(0)} MiB`);
