@@ -4,6 +4,7 @@
  * exercise streaming, retries, truncation and broken connections without a network or a key.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -11,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LABELS } from '../../source/score/labels.ts';
 import { countTokens, encode, truncateToTokens } from '../../source/text/tokens.ts';
+import { bookishReply } from './summary-reply.ts';
 
 export type Api = 'openai' | 'anthropic';
 
@@ -70,6 +72,11 @@ export interface FakeApiOptions {
 	 * request for it has its answer ready, so requests sent together mostly read it.
 	 */
 	cacheOnResponse?: boolean;
+	/**
+	 * Also answer requests without `stream: true`, with one JSON body as the real APIs do (LangChain's
+	 * ChatOpenAI does not stream by default). Off by default: booook must always stream.
+	 */
+	plain?: boolean;
 }
 
 export interface FakeApi {
@@ -84,6 +91,8 @@ export interface FakeApi {
 	respond: (req: RespondInput) => string | Promise<string>;
 	latencyMs: number;
 	chunkDelayMs: number;
+	/** Tokens of the prompts answered and of the answers sent (before any fault cut them), also served as GET /stats. */
+	totals: { input: number; output: number };
 	fail(fault: Fault): void;
 	close(): Promise<void>;
 }
@@ -157,6 +166,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	const recentPrompts: Uint32Array[] = [];
 	const closing = new AbortController();
 	let clock = 0;
+	// Every response waiting out its latency listens here: a benchmark has more than ten at once.
+	setMaxListeners(0, closing.signal);
 
 	const api: FakeApi = {
 		url: '',
@@ -166,6 +177,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		respond: opts.respond ?? (({ prompt }) => defaultReply(prompt)),
 		latencyMs: opts.latencyMs ?? 0,
 		chunkDelayMs: opts.chunkDelayMs ?? 0,
+		totals: { input: 0, output: 0 },
 		fail(fault) {
 			faults.push(fault);
 		},
@@ -193,6 +205,11 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		const which: Api | null =
 			path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : null;
 		const raw = await readBody(req);
+		if (req.method === 'GET' && path === '/stats') {
+			// A benchmark's count of the calls each side made, read before and after it runs.
+			json(res, 200, { requests: requests.length, ...api.totals });
+			return;
+		}
 		if (!which || req.method !== 'POST') {
 			json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
 			return;
@@ -221,7 +238,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			res.end(page);
 			return;
 		}
-		if (!body || body.stream !== true) {
+		const streamed = body?.stream === true;
+		if (!body || (!streamed && !opts.plain)) {
 			sendError(res, which, 400, 'invalid_request_error', 'this fake API only streams: set stream to true');
 			return;
 		}
@@ -239,6 +257,12 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			output: countTokens(text),
 			...(which === 'anthropic' ? anthropicCacheUsage(cacheable, hitOnArrival) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
 		};
+		api.totals.input += usage.input;
+		api.totals.output += usage.output;
+		if (!streamed) {
+			await sendPlain(res, which === 'openai' ? openaiMessage(body, text, usage, truncated) : anthropicMessage(body, text, usage, truncated), fault);
+			return;
+		}
 		const pieces = text.match(/\S+\s*|\s+/gu) ?? [];
 		const wire = which === 'openai' ? openaiWire(body, usage, truncated) : anthropicWire(body, usage, truncated);
 
@@ -287,6 +311,25 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		write(wire.end());
 		res.end();
+	}
+
+	async function sendPlain(res: ServerResponse, message: unknown, fault: Fault | null): Promise<void> {
+		const payload = JSON.stringify(message);
+		if (fault?.kind === 'forever') {
+			// Headers, then nothing until the client gives up.
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.flushHeaders();
+			while (!res.destroyed && !closing.signal.aborted) await sleep(fault.everyMs ?? 10);
+			return;
+		}
+		if (fault?.kind === 'stall') await sleep(fault.ms);
+		res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+		if (fault?.kind === 'cut') {
+			// Half the body, then the connection closes: the client sees a body shorter than announced.
+			res.write(payload.slice(0, Math.floor(payload.length / 2)), () => res.socket?.end());
+			return;
+		}
+		res.end(payload);
 	}
 
 	function anthropicCacheUsage(cacheable: { prefix: string; tokens: number } | null, hitOnArrival: boolean): { cached: number; written: number } {
@@ -355,6 +398,41 @@ function openaiWire(body: any, usage: WireUsage, truncated: boolean): Wire {
 				});
 			}
 			return `${out}data: [DONE]\n\n`;
+		},
+	};
+}
+
+function openaiMessage(body: any, text: string, usage: WireUsage, truncated: boolean) {
+	return {
+		id: `chatcmpl-fake${Date.now().toString(36)}`,
+		object: 'chat.completion',
+		created: Math.floor(Date.now() / 1000),
+		model: body.model,
+		system_fingerprint: 'fp_fake',
+		choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }],
+		usage: {
+			prompt_tokens: usage.input,
+			completion_tokens: usage.output,
+			total_tokens: usage.input + usage.output,
+			prompt_tokens_details: { cached_tokens: usage.cached },
+		},
+	};
+}
+
+function anthropicMessage(body: any, text: string, usage: WireUsage, truncated: boolean) {
+	return {
+		id: `msg_fake${Date.now().toString(36)}`,
+		type: 'message',
+		role: 'assistant',
+		content: [{ type: 'text', text }],
+		model: body.model,
+		stop_reason: truncated ? 'max_tokens' : 'end_turn',
+		stop_sequence: null,
+		usage: {
+			input_tokens: usage.input - usage.cached - usage.written,
+			output_tokens: usage.output,
+			cache_creation_input_tokens: usage.written,
+			cache_read_input_tokens: usage.cached,
 		},
 	};
 }
@@ -487,13 +565,20 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			'chunk-delay': { type: 'string', default: '0' },
 			// Answer BooookScore prompts with annotations (bench/score).
 			annotate: { type: 'boolean', default: false },
+			// Answer summarization prompts as long as a model would (bookishReply): 80% of the words a
+			// prompt asks for, or this many when it names no length. Without it: two short sentences.
+			words: { type: 'string' },
+			// Also answer requests that do not stream (LangChain's default).
+			plain: { type: 'boolean', default: false },
 		},
 	});
+	const summarize = values.words === undefined ? (input: RespondInput) => defaultReply(input.prompt) : bookishReply(Number(values.words));
 	const fake = await startFakeApi({
 		port: Number(values.port),
 		latencyMs: Number(values.latency),
 		chunkDelayMs: Number(values['chunk-delay']),
-		...(values.annotate ? { respond: annotatingReply } : {}),
+		plain: values.plain,
+		respond: values.annotate ? (input) => annotationReply(input.prompt) ?? summarize(input) : summarize,
 	});
 	process.stdout.write(
 		`${JSON.stringify({ url: fake.url, openaiBaseUrl: fake.openaiBaseUrl, anthropicBaseUrl: fake.anthropicBaseUrl })}\n`,
