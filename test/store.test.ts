@@ -1,7 +1,3 @@
-// lowdb's JSONFilePreset swaps in a memory adapter under NODE_ENV=test; setting it here proves the
-// store writes real files regardless.
-process.env.NODE_ENV = 'test';
-
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -122,7 +118,7 @@ async function rejectsUserError(promise: Promise<unknown>, ...fragments: string[
 	return error;
 }
 
-test('create then open round-trips through real files, even with NODE_ENV=test', async (t) => {
+test('create then open round-trips through real files', async (t) => {
 	const dir = await tempDir(t);
 	const created = await Session.create(dir, init({ id: 'night-1' }));
 	assert.equal(created.id, 'night-1');

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { Annotation, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { Provider } from '../llm/provider.ts';
@@ -14,7 +13,7 @@ import {
 	type Sentence,
 	type Unit,
 } from '../score/annotate.ts';
-import { CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
+import { cancelAllFor, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import type { Totals, UsageReport } from './events.ts';
 
 /** What the annotator needs of a session: its summaries and annotations, and durable writes (the call log among them). */
@@ -84,7 +83,7 @@ interface UnitState {
  */
 export class Annotator {
 	private readonly listeners = new Set<AnnotatorListener>();
-	private readonly abort = new AbortController();
+	private readonly abort: AbortController;
 	private readonly calls: CallRunner;
 	private readonly maxRetries: number;
 	private readonly annotator: string;
@@ -98,9 +97,7 @@ export class Annotator {
 		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, now: opts.now });
 		this.maxRetries = opts.maxRetries ?? MAX_RETRIES;
 		this.annotator = `${opts.provider.name}/${opts.provider.model}`;
-		// Every call in flight listens on this one signal (twice, in the stream guard): more than
-		// Node's default of 10 is expected, not a leak.
-		setMaxListeners(Math.max(10, 4 * opts.concurrency + 4), this.abort.signal);
+		this.abort = cancelAllFor(opts.concurrency);
 		if (opts.signal?.aborted) this.abort.abort();
 		opts.signal?.addEventListener('abort', () => this.abort.abort(), { once: true });
 	}

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Timings, Usage } from '../domain.ts';
 import type { CallRequest, CallResult, FailedAttempt, Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
@@ -243,6 +244,16 @@ export class CallRunner {
 	private saving(usage: Usage, cost: number): number {
 		return cacheSaving(this.opts.costOf, usage, cost);
 	}
+}
+
+/**
+ * The controller that cancels a whole run or scoring. Every call in flight listens on its signal
+ * (twice, in the stream guard), so more than Node's default of 10 listeners is expected, not a leak.
+ */
+export function cancelAllFor(concurrency: number): AbortController {
+	const controller = new AbortController();
+	setMaxListeners(Math.max(10, 4 * concurrency + 4), controller.signal);
+	return controller;
 }
 
 export function emptyTotals(): Totals {

@@ -7,7 +7,7 @@ import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/plan
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
-import { addToTotals, cacheSaving, CallRunner, emptyTotals, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
+import { addToTotals, cacheSaving, cancelAllFor, CallRunner, emptyTotals, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener, Totals } from './events.ts';
 import { Gate, isAbortError } from './gate.ts';
@@ -43,7 +43,7 @@ export interface EngineOptions {
 export class Engine {
 	readonly gate: Gate;
 	private readonly listeners = new Set<EngineListener>();
-	private abort = new AbortController();
+	private abort: AbortController;
 	private readonly inFlight = new Map<NodeRef, Promise<void>>();
 	/** Per node in flight: aborted when the node goes stale or is superseded under it. */
 	private readonly nodeAborts = new Map<NodeRef, AbortController>();
@@ -58,6 +58,7 @@ export class Engine {
 		this.gate = new Gate(opts.stepping ? 'stepping' : 'running');
 		this.now = opts.now ?? (() => new Date());
 		const run = opts.store.data.run;
+		this.abort = cancelAllFor(run.config.concurrency);
 		this.calls = new CallRunner({
 			provider: opts.provider,
 			log: opts.store,
@@ -246,7 +247,7 @@ export class Engine {
 	private async runPlan(): Promise<RunStatus> {
 		const { store, provider } = this.opts;
 		const run = this.run;
-		if (this.abort.signal.aborted) this.abort = new AbortController();
+		if (this.abort.signal.aborted) this.abort = cancelAllFor(run.config.concurrency);
 		this.failure = null;
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.

@@ -7,8 +7,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { badInput } from '../errors.ts';
 
 /**
- * One booook process per session: lowdb keeps the state in memory and rewrites the whole file, so
- * two writers would silently undo each other's work. The lock is a file created with O_EXCL; it
+ * One booook process per session: the state is kept in memory and saved as changes to it, so two
+ * writers would silently undo each other's work. The lock is a file created with O_EXCL; it
  * names its owner so a lock left by a killed process can be recognised and taken over at once.
  *
  * Taking over is the delicate part: "it is stale, so remove it" is two steps, and between them

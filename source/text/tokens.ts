@@ -53,7 +53,7 @@ const LONG_RUN = new RegExp(`[\\p{L}\\p{M}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},
  */
 export function encode(text: string, name: EncodingName = DEFAULT_ENCODING): Uint32Array {
 	const enc = encoder(name);
-	if (text.length <= MAX_RUN) return enc.encode_ordinary(text);
+	if (text.length <= MAX_RUN || !mayHaveLongRun(text)) return enc.encode_ordinary(text);
 	const cuts: number[] = [];
 	for (const run of text.matchAll(LONG_RUN)) {
 		const end = run.index + run[0].length;
@@ -81,6 +81,25 @@ export function encode(text: string, name: EncodingName = DEFAULT_ENCODING): Uin
 		at += ids.length;
 	}
 	return out;
+}
+
+/**
+ * False when `text` surely has no run LONG_RUN would find, told by one pass over its char codes:
+ * the regex's Unicode classes cost a run of War and Peace half a second. A run of letters, marks or
+ * punctuation has no ASCII whitespace in it; a run of whitespace has nothing but ASCII whitespace
+ * and characters beyond ASCII. Text with neither kind of stretch longer than MAX_RUN has no run.
+ */
+export function mayHaveLongRun(text: string): boolean {
+	let unspaced = 0;
+	let spaceOrWide = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		const asciiSpace = c === 32 || (c >= 9 && c <= 13);
+		unspaced = asciiSpace ? 0 : unspaced + 1;
+		spaceOrWide = asciiSpace || c > 126 ? spaceOrWide + 1 : 0;
+		if (unspaced > MAX_RUN || spaceOrWide > MAX_RUN) return true;
+	}
+	return false;
 }
 
 function isHighSurrogate(c: number): boolean {
