@@ -114,8 +114,8 @@ export class CallRunner {
 
 	/**
 	 * Makes one call: waits for a warm cache (calls with a cacheable prefix), a place and the gate,
-	 * builds it, calls the provider, logs and bills it, lets the owner commit it, then reports its
-	 * usage. Resolves what `commit` did, or null when `build` declined; rejects with the provider's
+	 * builds it, calls the provider, logs and bills it, gives its place up, lets the owner commit it
+	 * (the next call starts meanwhile), then reports its usage. Resolves what `commit` did, or null when `build` declined; rejects with the provider's
 	 * error or an AbortError.
 	 */
 	async call<T>(job: CallJob<T>): Promise<T | null> {
@@ -158,18 +158,20 @@ export class CallRunner {
 				result = await provider.complete(request);
 				warming?.warmed();
 			} catch (error) {
+				release();
 				job.onError?.(error);
 				throw error;
 			} finally {
-				release();
 				warming?.cold();
 				// Failed attempts are logged before the call's own record (or its failure).
 				await Promise.all(logged);
 			}
 			const timings = timingsOf(start, this.now());
 			const cost = this.opts.costOf(result.usage);
-			// The log first: a process killed after this line loses nothing (see `recover`).
+			// The log first: a process killed after this line loses nothing (see `recover`). The
+			// place is held until then, so a kill loses at most the calls that hold places.
 			await this.opts.log.appendCall(this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }));
+			release();
 			const totals = this.count(result.usage, cost);
 			const committed = await job.commit({ spec, result, cost, timings });
 			job.onUsage({ usage: result.usage, cost, saved: this.saving(result.usage, cost), totals, timings });

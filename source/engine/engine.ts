@@ -53,6 +53,9 @@ export class Engine {
 	/** Wakes the run loop when a change made from outside gives it something new to plan or run. */
 	private wake: () => void = () => {};
 	private readonly now: () => Date;
+	/** Session writes under way that nothing waits for, and the first of them that failed. */
+	private readonly writes = new Set<Promise<void>>();
+	private writeError: unknown = null;
 
 	constructor(private readonly opts: EngineOptions) {
 		this.gate = new Gate(opts.stepping ? 'stepping' : 'running');
@@ -61,7 +64,9 @@ export class Engine {
 		this.abort = cancelAllFor(run.config.concurrency);
 		this.calls = new CallRunner({
 			provider: opts.provider,
-			log: opts.store,
+			// A call is logged only once the plan it was made for is saved, so a kill between the two
+			// never leaves a logged call whose node the session does not hold.
+			log: { appendCall: (record) => this.written().then(() => opts.store.appendCall(record)), calls: () => opts.store.calls() },
 			costOf: opts.costOf,
 			concurrency: run.config.concurrency,
 			gate: this.gate,
@@ -259,11 +264,11 @@ export class Engine {
 		this.emit({ type: 'run-started', session: store.id, method: run.config.method, provider: provider.name, model: provider.model, isLLM: provider.isLLM, planned: this.plannedCalls(), done: this.totals.calls });
 		try {
 			for (;;) {
-				if (this.abort.signal.aborted) break;
+				if (this.abort.signal.aborted || this.writeError !== null) break;
 				if (this.failure === null) {
 					const applied = this.replan();
 					if (applied.added.length > 0 || applied.superseded.length > 0 || applied.stale.length > 0) {
-						await store.save();
+						this.saveInBackground();
 						this.report(applied);
 						continue;
 					}
@@ -288,6 +293,9 @@ export class Engine {
 			this.failure = error.message;
 		}
 		await Promise.allSettled(this.inFlight.values());
+		await this.written();
+		// The disk refused a write: the run stops there, and the caller says how to continue.
+		if (this.writeError !== null) throw this.writeError;
 		run.status = this.abort.signal.aborted ? 'cancelled' : this.failure !== null ? 'failed' : 'done';
 		run.error = run.status === 'failed' ? this.failure : null;
 		await store.save();
@@ -358,8 +366,8 @@ export class Engine {
 	 * person changed an input, possibly while the run is paused), it is cancelled and requeued rather
 	 * than left to finish: a call held at the gate never starts, a call in progress is aborted, and
 	 * attempts already made from the old input are dropped (they stay in the call log). Each await is
-	 * followed by a check, so no version is made from an input that changed during it; a change
-	 * during the final save finds the version made and the node stale, to be made again.
+	 * followed by a check, so no version is made from an input that changed during it. The version
+	 * is saved in the background: what reads it may start at once.
 	 */
 	private async runNode(node: Node): Promise<void> {
 		const { store, planner, ctx, provider } = this.opts;
@@ -394,7 +402,9 @@ export class Engine {
 						const rejected = planner.judge(run, node, result.text, ctx);
 						if (rejected) record.rejected = rejected;
 						node.pending.push(record);
-						await store.save();
+						// An accepted answer is saved with its version just below; one to be made
+						// again is saved now. Either way the call log already holds it.
+						if (rejected) this.saveInBackground();
 						return record;
 					},
 				});
@@ -411,8 +421,7 @@ export class Engine {
 			node.active = node.versions.length - 1;
 			node.pending = [];
 			node.status = 'done';
-			await store.save();
-			if (node.status !== 'done') return;
+			this.saveInBackground();
 			const tokens = ctx.tokens(version.text);
 			this.emit({ type: 'node-finished', node: node.id, kind: node.kind, level: node.level, index: node.index, words: countWords(version.text), tokens, attempts: version.attempts.length, overBudget: version.overBudget });
 		} catch (error) {
@@ -436,6 +445,24 @@ export class Engine {
 		} finally {
 			this.nodeAborts.delete(node.id);
 		}
+	}
+
+	/**
+	 * Saves without holding up the run: the next call starts while this one writes. The session
+	 * writes in the order saves are asked for; a write that fails stops the run (see runPlan).
+	 */
+	private saveInBackground(): void {
+		const write = this.opts.store.save().catch((error: unknown) => {
+			this.writeError ??= error;
+			this.wake();
+		});
+		this.writes.add(write);
+		void write.finally(() => this.writes.delete(write));
+	}
+
+	/** Resolves once every background save asked for so far is written (or failed). */
+	private async written(): Promise<void> {
+		await Promise.all(this.writes);
 	}
 
 	private emit(event: EngineEvent): void {
