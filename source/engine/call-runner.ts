@@ -84,7 +84,7 @@ export interface Recoverable {
 
 /**
  * Everything a model call needs around it, for runs and for scoring alike: a place among
- * `concurrency` (held while the call is in progress, not while its owner writes the result), the
+ * `concurrency` (held until the call is answered and logged, not while its owner saves it), the
  * pause/step gate, the prompt-cache warm-up, the request with its signal and callbacks, timing,
  * billing and totals, the call log (written before the owner saves the session, failed attempts
  * too), the provider's stream retries, and taking back calls logged but never saved.
