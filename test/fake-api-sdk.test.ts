@@ -73,6 +73,8 @@ test('bookishReply: 80% of the last length a prompt asks for, else the given wor
 	assert.equal(words(reply({ prompt: asked, body: {}, api: 'openai' })).length, 240);
 	const plain = reply({ prompt: `Write a concise summary of the following:\n\n${book}`, body: {}, api: 'openai' });
 	assert.equal(words(plain).length, 250);
+	// An edit limited to 100 tokens (booook's clean step): what fits, not 250 words cut short.
+	assert.equal(words(reply({ prompt: `Remove the artifacts:\n\n${book}`, body: { max_tokens: 100 }, api: 'openai' })).length, 67);
 	assert.equal(plain, reply({ prompt: `Write a concise summary of the following:\n\n${book}`, body: {}, api: 'openai' }), 'same prompt, same text');
 	assert.match(plain, /^[A-Z][^.]*\./u);
 	assert.ok(plain.endsWith('.'));

@@ -31,12 +31,17 @@ const ASKED = /(?:within|contain|less than) (\d+) words/gu;
  * A reply as long as a real model's, for benchmarks: 80% of the words a summarization prompt asks
  * for (as `summaryReply`), or `unasked` words when the prompt names no length (LangChain's "Write a
  * concise summary"). Its words are drawn from the prompt itself, so tokens per word are a book's
- * rather than a short vocabulary's, in sentences of 12 to 20 words; same prompt, same text.
+ * rather than a short vocabulary's, in sentences of 12 to 20 words; same prompt, same text. A
+ * request that names no length but limits the output (booook's clean step, whose limit is the
+ * length of the summary it edits) gets what fits that limit, as an edit of that text would.
  */
 export function bookishReply(unasked: number): (input: RespondInput) => string {
-	return ({ prompt }) => {
+	return ({ prompt, body }) => {
 		const asked = [...prompt.matchAll(ASKED)].at(-1);
-		const words = Math.max(5, asked ? Math.round(Number(asked[1]) * 0.8) : unasked);
+		const limit: unknown = body?.max_completion_tokens ?? body?.max_tokens;
+		// About 0.75 words a token, and an edit a little shorter than its text.
+		const room = typeof limit === 'number' ? Math.floor(limit * 0.75 * 0.9) : Infinity;
+		const words = Math.max(5, asked ? Math.round(Number(asked[1]) * 0.8) : Math.min(unasked, room));
 		const pool = prompt.match(/\p{L}+/gu) ?? ['story'];
 		let seed = createHash('sha256').update(prompt).digest().readUInt32BE(0);
 		const next = (n: number) => {
