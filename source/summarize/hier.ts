@@ -1,7 +1,8 @@
-import type { Node, Run, Version } from '../domain.ts';
+import type { Node, Run } from '../domain.ts';
 import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
 import { activeVersion, awaitsCheck, callsMade, getNode, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
+import { tokensOf, versionTokens } from './counts.ts';
 import { assertFits, cleanCall, cleanRoot, fitPrompt, lastSentenceEndWithin } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
@@ -337,32 +338,8 @@ function textOf(node: Node): string {
 	return activeVersion(node)!.text;
 }
 
-/**
- * Token counts already made, per run context: planning reads the same summaries (and templates)
- * again each time a merge is decided. Summaries are keyed by their version, which never changes,
- * so a lookup does not hash the text.
- */
-const counted = new WeakMap<PlanContext, { texts: Map<string, number>; versions: WeakMap<Version, number> }>();
-
-function memoOf(ctx: PlanContext) {
-	let memo = counted.get(ctx);
-	if (!memo) counted.set(ctx, (memo = { texts: new Map(), versions: new WeakMap() }));
-	return memo;
-}
-
-function tokensOf(ctx: PlanContext, text: string): number {
-	const { texts } = memoOf(ctx);
-	let n = texts.get(text);
-	if (n === undefined) texts.set(text, (n = ctx.tokens(text)));
-	return n;
-}
-
 function nodeTokens(ctx: PlanContext, node: Node): number {
-	const version = activeVersion(node)!;
-	const { versions } = memoOf(ctx);
-	let n = versions.get(version);
-	if (n === undefined) versions.set(version, (n = ctx.tokens(version.text)));
-	return n;
+	return versionTokens(ctx, activeVersion(node)!);
 }
 
 /**

@@ -3,6 +3,7 @@ import { countWords } from '../text/tokens.ts';
 import { MAX_COMPRESSIONS, MAX_REGENERATIONS, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from './budget.ts';
 import { activeVersion, awaitsCheck, callsMade, getNode, isDone, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type Planner } from './planner.ts';
+import { tokensOf } from './counts.ts';
 import { assertFits, cleanCall, cleanRoot, fitPrompt } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
@@ -68,6 +69,7 @@ export const incremental: Planner = {
 		const { config, templates } = ctx;
 		const maxTokens = node.budget.summaryTokens;
 		let spec: CallSpec;
+		let atMost = Infinity;
 		if (node.kind === 'compress') {
 			const summary = refText(run, node.inputs[0]!, ctx.book);
 			const target = node.budget.words;
@@ -89,19 +91,22 @@ export const incremental: Planner = {
 				};
 			} else {
 				const previous = refText(run, node.inputs[1]!, ctx.book);
+				// Template, chunk and summary, each counted once, and a token at each of the seams.
+				atMost = tokensOf(ctx, fill(templates['inc-update'], ['', '', words, words])) + chunkTokens(run, node.inputs[0]!, chunk, ctx) + tokensOf(ctx, previous) + 4;
 				spec = {
-					prompt: fitPrompt(ctx, maxTokens, previous, (summary) => fill(templates['inc-update'], [chunk, summary, words, words])),
+					prompt: fitPrompt(ctx, maxTokens, previous, (summary) => fill(templates['inc-update'], [chunk, summary, words, words]), atMost),
 					task: { kind: 'update', texts: [previous, chunk], words },
 					params: { temperature, maxTokens, words, template: 'inc-update' },
 				};
 			}
 		}
-		assertFits(spec, ctx);
+		assertFits(spec, ctx, atMost);
 		return spec;
 	},
 
 	judge(_run, node, text, ctx) {
-		const tokens = ctx.tokens(text);
+		// Kept: the next update's prompt reads this text, and its bound counts it.
+		const tokens = tokensOf(ctx, text);
 		if (node.kind === 'clean') return summaryProblem(text, tokens, node.budget.summaryTokens);
 		// The authors accept incremental summaries strictly below G_n.
 		const problem = summaryProblem(text, tokens, node.budget.summaryTokens, true);
@@ -238,3 +243,8 @@ function compressNode(run: Run, ctx: PlanContext, nodes: Node[], trim: number): 
 	});
 }
 
+/** A chunk's tokens, as counted when the book was chunked. */
+function chunkTokens(run: Run, ref: NodeRef, text: string, ctx: PlanContext): number {
+	const chunk = ref.startsWith('c') ? run.chunks[Number(ref.slice(1))] : undefined;
+	return chunk?.tokens ?? tokensOf(ctx, text);
+}

@@ -22,9 +22,11 @@ export function lastSentenceEndWithin(text: string, limit: number, ctx: PlanCont
 /**
  * Builds a prompt around `body` and, if prompt plus output would not fit the window (only an
  * edited text far over its budget can cause that), cuts the body at a sentence end until it does.
+ * `atMost`, a bound on the prompt's tokens known without counting it, spares counting one that fits.
  */
-export function fitPrompt(ctx: PlanContext, maxTokens: number, body: string, build: (body: string) => string): string {
+export function fitPrompt(ctx: PlanContext, maxTokens: number, body: string, build: (body: string) => string, atMost = Infinity): string {
 	let prompt = build(body);
+	if (atMost + maxTokens <= ctx.config.contextWindow) return prompt;
 	for (let round = 0; round < 4; round++) {
 		const excess = promptTokens(ctx, prompt) + maxTokens - ctx.config.contextWindow;
 		if (excess <= 0) return prompt;
