@@ -13,7 +13,7 @@ import {
 	type Sentence,
 	type Unit,
 } from '../score/annotate.ts';
-import { cancelAllFor, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
+import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import type { Totals, UsageReport } from './events.ts';
 
 /** What the annotator needs of a session: its summaries and annotations, and durable writes (the call log among them). */
@@ -97,7 +97,7 @@ export class Annotator {
 		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, now: opts.now });
 		this.maxRetries = opts.maxRetries ?? MAX_RETRIES;
 		this.annotator = `${opts.provider.name}/${opts.provider.model}`;
-		this.abort = cancelAllFor(opts.concurrency);
+		this.abort = cancelAll();
 		if (opts.signal?.aborted) this.abort.abort();
 		opts.signal?.addEventListener('abort', () => this.abort.abort(), { once: true });
 	}

@@ -7,7 +7,7 @@ import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/plan
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
-import { addToTotals, cacheSaving, cancelAllFor, CallRunner, emptyTotals, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
+import { addToTotals, cacheSaving, cancelAll, CallRunner, emptyTotals, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener, Totals } from './events.ts';
 import { Gate, isAbortError } from './gate.ts';
@@ -61,7 +61,7 @@ export class Engine {
 		this.gate = new Gate(opts.stepping ? 'stepping' : 'running');
 		this.now = opts.now ?? (() => new Date());
 		const run = opts.store.data.run;
-		this.abort = cancelAllFor(run.config.concurrency);
+		this.abort = cancelAll();
 		this.calls = new CallRunner({
 			provider: opts.provider,
 			// A call is logged only once the plan it was made for is saved, so a kill between the two
@@ -252,7 +252,7 @@ export class Engine {
 	private async runPlan(): Promise<RunStatus> {
 		const { store, provider } = this.opts;
 		const run = this.run;
-		if (this.abort.signal.aborted) this.abort = cancelAllFor(run.config.concurrency);
+		if (this.abort.signal.aborted) this.abort = cancelAll();
 		this.failure = null;
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
