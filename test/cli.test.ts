@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { booook } from './support/cli.ts';
 
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './support/temp.ts';
 
 // CI clones the repository with shared/ beside it.
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
 function scratch() {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-cli-'));
+	const dir = tempDir('cli');
 	const sessions = join(dir, 'sessions');
 	return { dir, sessions };
 }

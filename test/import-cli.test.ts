@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { importCommand, type ImportOptions } from '../source/commands/import.ts';
 import { precisionCommand } from '../source/commands/precision.ts';
 import { UserError } from '../source/errors.ts';
 import { booook } from './support/cli.ts';
+import { tempDir as newTempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const FILES = {
@@ -19,7 +19,7 @@ const FILES = {
 	validation: join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json'),
 };
 const raw = (file: string): any => JSON.parse(readFileSync(file, 'utf8'));
-const tempDir = () => mkdtempSync(join(tmpdir(), 'booook-import-'));
+const tempDir = () => newTempDir('import');
 const stateOf = (dir: string, id: string): any => raw(join(dir, id, 'session.json'));
 
 // Errors are raised before anything is printed, so they are checked in-process (a spawn costs a

@@ -1,16 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
+import { tempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
 
 test('report --json on the imported validation study: the released verdicts are one validator with 79.7% / 78.2%', async () => {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-report-'));
+	const dir = tempDir('report');
 	const imported = await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir]);
 	assert.equal(imported.code, 0, imported.stderr);
 	const r = await booook(['report', 'study', '--sessions-dir', dir, '--json']);
@@ -33,13 +33,13 @@ test('report --json on the imported validation study: the released verdicts are 
 });
 
 test('report of a session that does not exist is a one-line error', async () => {
-	const r = await booook(['report', 'nope', '--sessions-dir', mkdtempSync(join(tmpdir(), 'booook-report-'))]);
+	const r = await booook(['report', 'nope', '--sessions-dir', tempDir('report')]);
 	assert.equal(r.code, 2);
 	assert.match(r.stderr, /no session "nope"/);
 });
 
 test('export writes the verdicts in the released shape (which precision reads back identically) and as CSV', async () => {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-export-'));
+	const dir = tempDir('export');
 	assert.equal((await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir])).code, 0);
 	const out = join(dir, 'verdicts.json');
 	const exported = await booook(['export', 'study', '--format', 'validation', '--out', out, '--sessions-dir', dir]);

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { summaryReply } from './support/summary-reply.ts';
+import { tempDir } from './support/temp.ts';
 
 const PRIDE = fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url));
 
@@ -27,7 +27,7 @@ for (const method of ['hier', 'inc'] as const) {
 	test(`${method}: a run killed with SIGKILL mid-way resumes to the same result without repeating finished calls`, async () => {
 		const api = await startFakeApi({ respond: summaryReply, latencyMs: 15, chunkDelayMs: 1 });
 		try {
-			const dir = mkdtempSync(join(tmpdir(), 'booook-resume-'));
+			const dir = tempDir('resume');
 			const sessions = join(dir, 'sessions');
 			const book = join(dir, 'pride.txt');
 			writeFileSync(book, readFileSync(PRIDE, 'utf8').slice(0, 120_000));

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
+import { tempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 
@@ -39,7 +39,7 @@ test('score --human and precision --json reproduce the human-annotation score an
 });
 
 test('a malformed data file is a one-line error naming the file and the first bad entry', async () => {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-score-'));
+	const dir = tempDir('score');
 	const annotations = JSON.parse(readFileSync(join(DATA, 'annotations/gpt4-2048-hier.json'), 'utf8'));
 	const book = Object.keys(annotations).find((b) => annotations[b] && Object.keys(annotations[b]).length > 0)!;
 	const sentence = Object.keys(annotations[book])[0]!;

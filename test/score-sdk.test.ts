@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeConfig } from '../source/config.ts';
@@ -18,6 +17,7 @@ import { splitSentences } from '../source/text/sentences.ts';
 import { countTokens } from '../source/text/tokens.ts';
 import { booook } from './support/cli.ts';
 import { annotatingReply, annotationQuestion, hashVerdict, startFakeApi } from './support/fake-api.ts';
+import { tempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const RELEASED: Record<string, string> = JSON.parse(readFileSync(join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), 'utf8'));
@@ -45,7 +45,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 	test(`${api} SDK: a whole summary annotated concurrently through 429s, a 500 and a stalled stream, scored as the answers say, with the prompt cache used`, async () => {
 		countTokens('warm up the encoder the fake server counts with');
 		const server = await startFakeApi({ respond: annotatingReply });
-		const dir = mkdtempSync(join(tmpdir(), 'booook-score-sdk-'));
+		const dir = tempDir('score-sdk');
 		const session = await Session.createCollection(dir, { title: 'sdk', sources: [], runs: [], summaries: [{ id: 's0', book: BOOK, text: SUMMARY, node: null, version: null, source: 'test' }], annotations: [], judgments: [] });
 		try {
 			const model = api === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-6';
@@ -150,7 +150,7 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 			return annotatingReply(input);
 		},
 	});
-	const dir = mkdtempSync(join(tmpdir(), 'booook-score-cache-'));
+	const dir = tempDir('score-cache');
 	const summaries = texts.map((text, i) => ({ id: `s${i}` as const, book: `B${i}`, text, node: null, version: null, source: 'test' }));
 	const session = await Session.createCollection(dir, { title: 'cache', sources: [], runs: [], summaries, annotations: [], judgments: [] });
 	try {
@@ -230,7 +230,7 @@ async function bookSession(dir: string, id: string, summary: string | null, conf
 test('score ID annotates the final summary through the fake API, pins it, and scores again with no call', async () => {
 	const server = await startFakeApi({ respond: annotatingReply });
 	try {
-		const sessions = join(mkdtempSync(join(tmpdir(), 'booook-score-cli-')), 'sessions');
+		const sessions = join(tempDir('score-cli'), 'sessions');
 		await bookSession(sessions, 'b1', SUMMARY);
 		const args = ['score', 'b1', '--json', '--sessions-dir', sessions];
 		const llm = ['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', server.openaiBaseUrl, '--concurrency', '4'];
@@ -276,7 +276,7 @@ test('score ID annotates the final summary through the fake API, pins it, and sc
 test('score ID annotates with the run\'s own model on the run\'s own server unless told otherwise', async () => {
 	const server = await startFakeApi({ respond: annotatingReply });
 	try {
-		const sessions = join(mkdtempSync(join(tmpdir(), 'booook-score-own-')), 'sessions');
+		const sessions = join(tempDir('score-own'), 'sessions');
 		await bookSession(sessions, 'b2', SUMMARY, { model: 'local-llama', baseUrl: server.openaiBaseUrl });
 		const r = await booook(['score', 'b2', '--json', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'test-key' } });
 		assert.equal(r.code, 0, r.stderr);
@@ -292,7 +292,7 @@ test('score ID annotates with the run\'s own model on the run\'s own server unle
 });
 
 test('score without an LLM is a one-line error naming what to set; nothing is written', async () => {
-	const sessions = join(mkdtempSync(join(tmpdir(), 'booook-score-cli-')), 'sessions');
+	const sessions = join(tempDir('score-cli'), 'sessions');
 	await bookSession(sessions, 'b2', SUMMARY);
 	const before = readFileSync(join(sessions, 'b2', 'session.json'), 'utf8');
 	const none = await booook(['score', 'b2', '--sessions-dir', sessions]);
@@ -320,7 +320,7 @@ test('score without an LLM is a one-line error naming what to set; nothing is wr
 test('score --summaries F alone annotates them in a new collection session and scores them', async () => {
 	const server = await startFakeApi({ respond: annotatingReply });
 	try {
-		const dir = mkdtempSync(join(tmpdir(), 'booook-score-cli-'));
+		const dir = tempDir('score-cli');
 		const sessions = join(dir, 'sessions');
 		const picked = Object.fromEntries(Object.entries(RELEASED).slice(0, 2).map(([book, text]) => [book, splitSentences(text).slice(0, 6).join(' ')]));
 		const file = join(dir, 'two.json');

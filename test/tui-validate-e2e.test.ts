@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, booook } from './support/cli.ts';
+import { tempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
@@ -45,7 +44,7 @@ function start(name: string, dir: string): void {
 }
 
 test('validate in a real terminal: judge some, quit, come back, finish, and report', { skip: hasTmux ? false : 'tmux is not installed (CI installs it)' }, async (t) => {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-validate-e2e-'));
+	const dir = tempDir('validate-e2e');
 	assert.equal((await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir])).code, 0);
 	const name = `booook-validate-${process.pid}`;
 	t.after(() => spawnSync('tmux', ['-L', SOCKET, 'kill-server']));
