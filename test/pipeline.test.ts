@@ -99,3 +99,22 @@ test('hierarchical merges start as soon as their inputs are done, with exactly t
 	}
 	assert.ok(overlapped > 0, 'some merges ran while the level below was still being made');
 });
+
+test('the calls a run expects are the same whether counted before anything is planned or once level 0 is', async () => {
+	const model = new ShuffledModel(prng(5));
+	const { run, engine } = await setUp(randomBook(7, 700), { method: 'hier', chunkSize: 300, contextWindow: 1500, maxSummary: 200, concurrency: 6, clean: true }, model);
+	const planned: number[] = [];
+	engine.on((event) => {
+		if (event.type === 'run-started' || event.type === 'node-planned') planned.push(event.planned);
+	});
+	const finished = engine.start();
+	// Both come before any call can answer: no call is let finish until then.
+	while (planned.length < 2) await new Promise((resolve) => setImmediate(resolve));
+	engine.cancel();
+	while (model.finishOne());
+	await finished;
+	// run-started comes before level 0 exists; node-planned right after it is planned.
+	assert.ok(run.chunks.length > 20);
+	assert.equal(planned[0], planned[1], `planned ${planned.join(', ')}`);
+	assert.ok(planned[0]! > run.chunks.length, 'level 0 and the merges above it');
+});

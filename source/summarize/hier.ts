@@ -169,6 +169,8 @@ export const hierarchical: Planner = {
 	estimateCalls(run, ctx) {
 		const live = liveNodes(run);
 		let planned = callsMade(run) + live.filter((n) => !isDone(n)).length;
+		// Before the first plan there are no level-0 nodes yet, but one call per chunk is certain.
+		planned += Math.max(0, run.chunks.length - levelNodes(run, 0).length);
 		for (const { level, merges } of expectedMerges(run.chunks.length, ctx)) planned += Math.max(0, merges - levelNodes(run, level).length);
 		if (run.config.clean && !cleanNodeOf(run)) planned += 1;
 		return planned;
