@@ -3,10 +3,10 @@ import type { Timings, Usage } from '../domain.ts';
 import type { CallRequest, CallResult, FailedAttempt, Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
-import { CacheWarmup } from './cache-warmup.ts';
+import PQueue from 'p-queue';
+import { CacheWarmup, type Warming } from './cache-warmup.ts';
 import type { Totals, UsageReport } from './events.ts';
 import { abortError, type Gate } from './gate.ts';
-import { Places } from './places.ts';
 
 /** The call log: written before the session, read back after a kill. */
 export interface CallLogStore {
@@ -91,20 +91,21 @@ export interface Recoverable {
  */
 export class CallRunner {
 	readonly totals: Totals;
-	private readonly places: Places;
+	private readonly queue: PQueue;
 	private readonly warmup = new CacheWarmup();
 	private readonly jobs = new WeakMap<object, CallJob<unknown>>();
 	private readonly now: () => Date;
 
 	constructor(private readonly opts: CallRunnerOptions) {
-		this.places = new Places(Math.max(1, opts.concurrency));
+		this.queue = new PQueue({ concurrency: Math.max(1, opts.concurrency) });
+		if (opts.onPlaceFree) this.queue.on('next', opts.onPlaceFree);
 		this.totals = opts.totals ? { ...opts.totals } : emptyTotals();
 		this.now = opts.now ?? (() => new Date());
 	}
 
 	/** Places free for a call launched now without waiting. */
 	get idlePlaces(): number {
-		return this.places.idle;
+		return Math.max(0, this.queue.concurrency - this.queue.pending - this.queue.size);
 	}
 
 	/** The provider is retrying `request` (wire createProvider's onRetry to this, through the owner). */
@@ -115,71 +116,82 @@ export class CallRunner {
 	/**
 	 * Makes one call: waits for a warm cache (calls with a cacheable prefix), a place and the gate,
 	 * builds it, calls the provider, logs and bills it, gives its place up, lets the owner commit it
-	 * (the next call starts meanwhile), then reports its usage. Resolves what `commit` did, or null when `build` declined; rejects with the provider's
-	 * error or an AbortError.
+	 * (the next call starts meanwhile), then reports its usage. Resolves what `commit` did, or null
+	 * when `build` declined; rejects with the provider's error or an AbortError.
 	 */
 	async call<T>(job: CallJob<T>): Promise<T | null> {
-		const { provider } = this.opts;
-		const warming = job.cacheablePrefix && provider.isLLM ? await this.warmup.enter(job.cacheablePrefix, job.signal) : null;
-		let held = false;
-		const release = () => {
-			if (!held) return;
-			held = false;
-			this.places.release();
-			this.opts.onPlaceFree?.();
-		};
+		const warming = job.cacheablePrefix && this.opts.provider.isLLM ? await this.warmup.enter(job.cacheablePrefix, job.signal) : null;
 		try {
-			await this.places.take(job.signal);
-			held = true;
-			await this.opts.gate?.pass(job.signal);
-			if (job.signal.aborted) throw abortError();
-			const spec = job.build();
-			if (spec === null) return null;
-			job.onStart?.(spec);
-			const logged: Promise<void>[] = [];
-			const request: CallRequest = {
-				prompt: spec.prompt,
-				...(job.cacheablePrefix === undefined ? {} : { cacheablePrefix: job.cacheablePrefix }),
-				task: spec.task,
-				maxTokens: spec.params.maxTokens,
-				temperature: spec.params.temperature,
-				signal: job.signal,
-				onDelta: (text) => {
-					// A response has begun, so the cache holds its prefix (a failed attempt's too).
-					warming?.warmed();
-					job.onDelta?.(text);
-				},
-				onAttemptFailed: (failed) => logged.push(this.logFailed(job, spec, failed)),
-			};
-			this.jobs.set(request, job);
-			const start = this.now();
-			let result: CallResult;
-			try {
-				result = await provider.complete(request);
-				warming?.warmed();
-			} catch (error) {
-				release();
-				job.onError?.(error);
-				throw error;
-			} finally {
-				warming?.cold();
-				// Failed attempts are logged before the call's own record (or its failure).
-				await Promise.all(logged);
-			}
-			const timings = timingsOf(start, this.now());
-			const cost = this.opts.costOf(result.usage);
-			// The log first: a process killed after this line loses nothing (see `recover`). The
-			// place is held until then, so a kill loses at most the calls that hold places.
-			await this.opts.log.appendCall(this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }));
-			release();
-			const totals = this.count(result.usage, cost);
-			const committed = await job.commit({ spec, result, cost, timings });
-			job.onUsage({ usage: result.usage, cost, saved: this.saving(result.usage, cost), totals, timings });
+			const answered = await this.inPlace(job.signal, () => this.answer(job, warming));
+			if (answered === null) return null;
+			const { made, totals } = answered;
+			const committed = await job.commit(made);
+			const { usage } = made.result;
+			job.onUsage({ usage, cost: made.cost, saved: this.saving(usage, made.cost), totals, timings: made.timings });
 			return committed;
 		} finally {
-			release();
 			warming?.cold();
 		}
+	}
+
+	/**
+	 * Runs `work` in a place. p-queue drops a call still waiting once its signal aborts, but lets go
+	 * of a running one's place at once too; that call still ends its own way (it may have been
+	 * answered and logged), so its own outcome is the one that counts.
+	 */
+	private async inPlace<R>(signal: AbortSignal, work: () => Promise<R>): Promise<R> {
+		let running: Promise<R> | undefined;
+		try {
+			return await this.queue.add(() => (running = work()), { signal });
+		} catch (error) {
+			if (running) return await running;
+			throw error;
+		}
+	}
+
+	/** The part of a call that holds a place: gate, build, the provider's answer, the log line. */
+	private async answer<T>(job: CallJob<T>, warming: Warming | null): Promise<{ made: Made; totals: Totals } | null> {
+		await this.opts.gate?.pass(job.signal);
+		if (job.signal.aborted) throw abortError();
+		const spec = job.build();
+		if (spec === null) return null;
+		job.onStart?.(spec);
+		const logged: Promise<void>[] = [];
+		const request: CallRequest = {
+			prompt: spec.prompt,
+			...(job.cacheablePrefix === undefined ? {} : { cacheablePrefix: job.cacheablePrefix }),
+			task: spec.task,
+			maxTokens: spec.params.maxTokens,
+			temperature: spec.params.temperature,
+			signal: job.signal,
+			onDelta: (text) => {
+				// A response has begun, so the cache holds its prefix (a failed attempt's too).
+				warming?.warmed();
+				job.onDelta?.(text);
+			},
+			onAttemptFailed: (failed) => logged.push(this.logFailed(job, spec, failed)),
+		};
+		this.jobs.set(request, job);
+		const start = this.now();
+		let result: CallResult;
+		try {
+			result = await this.opts.provider.complete(request);
+			warming?.warmed();
+		} catch (error) {
+			// Before the place is given up: an owner that stops on a failure stops the next call.
+			job.onError?.(error);
+			throw error;
+		} finally {
+			warming?.cold();
+			// Failed attempts are logged before the call's own record (or its failure).
+			await Promise.all(logged);
+		}
+		const timings = timingsOf(start, this.now());
+		const cost = this.opts.costOf(result.usage);
+		// The log first: a process killed after this line loses nothing (see `recover`). The
+		// place is held until then, so a kill loses at most the calls that hold places.
+		await this.opts.log.appendCall(this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }));
+		return { made: { spec, result, cost, timings }, totals: this.count(result.usage, cost) };
 	}
 
 	/**
