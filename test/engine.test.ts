@@ -121,3 +121,31 @@ test('markStale marks everything that reads a node, and the next start makes new
 	}
 	assert.ok(model.requests.some((r) => r.prompt.includes('An edited summary of the third chunk.')));
 });
+
+test('a save the disk refuses stops the run at once: calls in flight are cancelled, not waited for', async () => {
+	const book = randomBook(25, 60);
+	const model = new FakeModel({ seed: 25 });
+	const complete = model.complete.bind(model);
+	let calls = 0;
+	let answered = false;
+	// The first call answers; every other call would run until cancelled.
+	model.complete = async (request) => {
+		if (calls++ === 0) {
+			const result = await complete(request);
+			answered = true;
+			return result;
+		}
+		await new Promise((_, reject) => request.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), { once: true }));
+		throw new Error('unreachable');
+	};
+	const { store, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 4, clean: false }, model);
+	const save = store.save.bind(store);
+	const full = Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+	// The saves of the plan go through; the first save after an answer fails.
+	store.save = async () => {
+		if (!answered) return save();
+		throw full;
+	};
+	await assert.rejects(engine.start(), (error) => error === full);
+	assert.ok(calls > 1, 'other calls were in flight when the save failed');
+});

@@ -449,11 +449,13 @@ export class Engine {
 
 	/**
 	 * Saves without holding up the run: the next call starts while this one writes. The session
-	 * writes in the order saves are asked for; a write that fails stops the run (see runPlan).
+	 * writes in the order saves are asked for; a write that fails stops the run (see runPlan) and
+	 * cancels the calls in flight, whose answers could not be kept, so the user hears of it at once.
 	 */
 	private saveInBackground(): void {
 		const write = this.opts.store.save().catch((error: unknown) => {
 			this.writeError ??= error;
+			this.abort.abort();
 			this.wake();
 		});
 		this.writes.add(write);
