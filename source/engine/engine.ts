@@ -2,6 +2,7 @@ import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../
 import { errorMessage } from '../errors.ts';
 import { ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
+import { tokensOf, versionTokens } from '../summarize/counts.ts';
 import { activeVersion, callsMade, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
 import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
 import { bestAttempt } from '../summarize/validity.ts';
@@ -414,7 +415,7 @@ export class Engine {
 				else if (!planner.regenerates(node, made.rejected)) settled = true;
 				else if (attempt + 1 < max) this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: made.rejected });
 			}
-			const keep = accepted ?? bestAttempt(node.pending, ctx.tokens, node.budget.summaryTokens);
+			const keep = accepted ?? bestAttempt(node.pending, (text) => tokensOf(ctx, text), node.budget.summaryTokens);
 			if (!keep) throw new Error(`no usable text after ${node.pending.length} calls (${node.pending.at(-1)?.rejected ?? 'no output'})`);
 			const version = versionOf(keep, node.pending, keep !== accepted, `${provider.name}/${provider.model}`, this.now());
 			node.versions.push(version);
@@ -422,7 +423,7 @@ export class Engine {
 			node.pending = [];
 			node.status = 'done';
 			this.saveInBackground();
-			const tokens = ctx.tokens(version.text);
+			const tokens = versionTokens(ctx, version);
 			this.emit({ type: 'node-finished', node: node.id, kind: node.kind, level: node.level, index: node.index, words: countWords(version.text), tokens, attempts: version.attempts.length, overBudget: version.overBudget });
 		} catch (error) {
 			if (stop.signal.aborted) {

@@ -1,4 +1,5 @@
-import type { Version } from '../domain.ts';
+import type { NodeRef, Run, Version } from '../domain.ts';
+import { activeVersion, getNode, isChunkRef } from './graph.ts';
 import type { PlanContext } from './planner.ts';
 
 /**
@@ -24,6 +25,19 @@ export function tokensOf(ctx: PlanContext, text: string): number {
 export function versionTokens(ctx: PlanContext, version: Version): number {
 	const { versions } = memoOf(ctx);
 	let n = versions.get(version);
-	if (n === undefined) versions.set(version, (n = ctx.tokens(version.text)));
+	// A version's text was usually counted as an answer, before the version was made.
+	if (n === undefined) versions.set(version, (n = tokensOf(ctx, version.text)));
 	return n;
+}
+
+/** The tokens of what an input reference stands for: a chunk (counted when the book was cut) or a node's active version. */
+export function refTokens(run: Run, ref: NodeRef, ctx: PlanContext): number {
+	if (isChunkRef(ref)) {
+		const chunk = run.chunks[Number(ref.slice(1))];
+		if (!chunk) throw new Error(`no chunk ${ref}`);
+		return chunk.tokens;
+	}
+	const version = activeVersion(getNode(run, ref));
+	if (!version) throw new Error(`node ${ref} has no text yet`);
+	return versionTokens(ctx, version);
 }

@@ -2,7 +2,7 @@ import type { Node, Run } from '../domain.ts';
 import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
 import { activeVersion, awaitsCheck, callsMade, getNode, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
-import { tokensOf, versionTokens } from './counts.ts';
+import { refTokens, tokensOf, versionTokens } from './counts.ts';
 import { assertFits, cleanCall, cleanRoot, fitPrompt, lastSentenceEndWithin } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
@@ -113,8 +113,7 @@ export const hierarchical: Planner = {
 				task: { kind: 'summarize', texts, words },
 				params: { temperature, maxTokens: node.budget.summaryTokens, words, template: 'hier-init' },
 			};
-			const chunk = run.chunks[Number(node.inputs[0]!.slice(1))];
-			if (chunk) atMost = tokensOf(ctx, fill(templates['hier-init'], ['', words])) + chunk.tokens + 2;
+			atMost = tokensOf(ctx, fill(templates['hier-init'], ['', words])) + refTokens(run, node.inputs[0]!, ctx) + 2;
 		} else {
 			const context = node.context ? contextText(refText(run, node.context, ctx.book), node.budget.promptTokens, ctx) : '';
 			const template = node.context ? 'hier-merge-context' : 'hier-merge';
@@ -132,7 +131,7 @@ export const hierarchical: Planner = {
 	},
 
 	judge(_run, node, text, ctx) {
-		return summaryProblem(text, ctx.tokens(text), node.budget.summaryTokens);
+		return summaryProblem(text, tokensOf(ctx, text), node.budget.summaryTokens);
 	},
 
 	maxAttempts() {

@@ -3,7 +3,7 @@ import { countWords } from '../text/tokens.ts';
 import { MAX_COMPRESSIONS, MAX_REGENERATIONS, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from './budget.ts';
 import { activeVersion, awaitsCheck, callsMade, getNode, isDone, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type Planner } from './planner.ts';
-import { tokensOf } from './counts.ts';
+import { refTokens, tokensOf } from './counts.ts';
 import { assertFits, cleanCall, cleanRoot, fitPrompt } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
@@ -92,7 +92,7 @@ export const incremental: Planner = {
 			} else {
 				const previous = refText(run, node.inputs[1]!, ctx.book);
 				// Template, chunk and summary, each counted once, and a token at each of the seams.
-				atMost = tokensOf(ctx, fill(templates['inc-update'], ['', '', words, words])) + chunkTokens(run, node.inputs[0]!, chunk, ctx) + tokensOf(ctx, previous) + 4;
+				atMost = tokensOf(ctx, fill(templates['inc-update'], ['', '', words, words])) + refTokens(run, node.inputs[0]!, ctx) + refTokens(run, node.inputs[1]!, ctx) + 4;
 				spec = {
 					prompt: fitPrompt(ctx, maxTokens, previous, (summary) => fill(templates['inc-update'], [chunk, summary, words, words]), atMost),
 					task: { kind: 'update', texts: [previous, chunk], words },
@@ -243,8 +243,3 @@ function compressNode(run: Run, ctx: PlanContext, nodes: Node[], trim: number): 
 	});
 }
 
-/** A chunk's tokens, as counted when the book was chunked. */
-function chunkTokens(run: Run, ref: NodeRef, text: string, ctx: PlanContext): number {
-	const chunk = ref.startsWith('c') ? run.chunks[Number(ref.slice(1))] : undefined;
-	return chunk?.tokens ?? tokensOf(ctx, text);
-}
