@@ -4,7 +4,7 @@ import type { Annotation, ScoredSummary } from '../source/domain.ts';
 import { Annotator, type AnnotationStore, type AnnotatorEvent } from '../source/engine/annotator.ts';
 import type { CallRequest, CallResult, Provider } from '../source/llm/provider.ts';
 import { ProviderError } from '../source/llm/provider.ts';
-import { abortError } from '../source/llm/stream-guard.ts';
+import { abortError } from '../source/llm/provider.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
 import { MAX_RETRIES, RETRY_TEMPERATURE } from '../source/score/annotate.ts';
 import { planSummary, scoreSession } from '../source/score/session-score.ts';
@@ -84,10 +84,10 @@ function fakeProvider(opts: { delayMs?: number; override?: (prompt: string, nth:
 			maxInFlight = Math.max(maxInFlight, inFlight);
 			try {
 				await new Promise<void>((resolve, reject) => {
-					if (request.signal?.aborted) return reject(abortError('fake', request.signal));
+					if (request.signal?.aborted) return reject(abortError('fake: call cancelled', request.signal));
 					const onAbort = () => {
 						clearTimeout(timer);
-						reject(abortError('fake', request.signal));
+						reject(abortError('fake: call cancelled', request.signal));
 					};
 					const timer = setTimeout(() => {
 						request.signal?.removeEventListener('abort', onAbort);

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Usage } from '../source/domain.ts';
 import { CallRunner, type CallJob, type Recoverable } from '../source/engine/call-runner.ts';
-import { Gate, isAbortError } from '../source/engine/gate.ts';
+import { Gate } from '../source/engine/gate.ts';
+import { isAbortError } from '../source/llm/provider.ts';
 import { ProviderError, type CallRequest, type CallResult, type Provider } from '../source/llm/provider.ts';
 import type { CallRecord } from '../source/store/schema.ts';
 

@@ -1,7 +1,7 @@
 import type { Annotation, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { Provider } from '../llm/provider.ts';
-import { isAbortError } from '../llm/stream-guard.ts';
+import { isAbortError } from '../llm/provider.ts';
 import {
 	MAX_RETRIES,
 	modelAnnotation,

@@ -1,4 +1,4 @@
-import { abortError } from './gate.ts';
+import { abortError } from '../llm/provider.ts';
 
 /** The call that is writing a prefix into the provider's cache says how it went, once. */
 export interface Warming {

@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import type { Timings, Usage } from '../domain.ts';
-import type { CallRequest, CallResult, FailedAttempt, Provider } from '../llm/provider.ts';
+import { abortError, type CallRequest, type CallResult, type FailedAttempt, type Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
 import PQueue from 'p-queue';
 import { CacheWarmup, type Warming } from './cache-warmup.ts';
 import type { Totals, UsageReport } from './events.ts';
-import { abortError, type Gate } from './gate.ts';
+import type { Gate } from './gate.ts';
 
 /** The call log: written before the session, read back after a kill. */
 export interface CallLogStore {

@@ -1,6 +1,6 @@
 import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import { ProviderError, type Provider } from '../llm/provider.ts';
+import { isAbortError, ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
 import { tokensOf, versionTokens } from '../summarize/counts.ts';
 import { activeVersion, callsMade, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
@@ -11,7 +11,7 @@ import type { CallRecord } from '../store/schema.ts';
 import { addToTotals, cacheSaving, cancelAll, CallRunner, emptyTotals, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener, Totals } from './events.ts';
-import { Gate, isAbortError } from './gate.ts';
+import { Gate } from './gate.ts';
 
 /** What the engine needs of a session: its run, and durable writes (the call log among them). */
 export interface RunStore extends CallLogStore {

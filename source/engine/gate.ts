@@ -1,3 +1,5 @@
+import { abortError } from '../llm/provider.ts';
+
 /**
  * Admits model calls: all of them while running, none while paused, one per `step()` while
  * stepping. Calls already admitted are not affected, so pausing lets calls in flight finish.
@@ -63,12 +65,3 @@ export class Gate {
 	}
 }
 
-export function abortError(): Error {
-	const error = new Error('cancelled');
-	error.name = 'AbortError';
-	return error;
-}
-
-export function isAbortError(error: unknown): boolean {
-	return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
-}

@@ -1,7 +1,7 @@
 import { splitSentences } from '../text/sentences.ts';
 import { rankOrder, textRank, wordTokens } from '../text/textrank.ts';
 import { countTokens, countWords, DEFAULT_ENCODING, truncateToTokens, type EncodingName } from '../text/tokens.ts';
-import { ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
+import { abortError, ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
 
 /**
  * The offline baseline: every summarizing operation (summarize, merge, update, compress) becomes
@@ -127,11 +127,6 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 	return { pieces, text: pieces.join(''), picked, cut: false };
 }
 
-function abortError(): Error {
-	const error = new Error('the extractive call was aborted');
-	error.name = 'AbortError';
-	return error;
-}
 
 /** Waits a macrotask (or `ms`), rejecting early when `signal` aborts meanwhile. */
 function pause(ms: number | undefined, signal: AbortSignal | undefined): Promise<void> {
@@ -139,7 +134,7 @@ function pause(ms: number | undefined, signal: AbortSignal | undefined): Promise
 		const onAbort = () => {
 			clearTimeout(timer);
 			clearImmediate(immediate);
-			reject(abortError());
+			reject(cancelled());
 		};
 		const done = () => {
 			signal?.removeEventListener('abort', onAbort);
@@ -165,7 +160,7 @@ export class ExtractiveProvider implements Provider {
 
 	async complete(request: CallRequest): Promise<CallResult> {
 		const { signal, onDelta, task } = request;
-		if (signal?.aborted) throw abortError();
+		if (signal?.aborted) throw cancelled();
 		const input = task.texts.reduce((sum, t) => sum + countTokens(t, this.encoding), 0);
 
 		let pieces: string[];
@@ -182,13 +177,17 @@ export class ExtractiveProvider implements Provider {
 
 		// Stream piece by piece, yielding between pieces so a watching UI gets to render each one.
 		for (const piece of pieces) {
-			if (signal?.aborted) throw abortError();
+			if (signal?.aborted) throw cancelled();
 			onDelta?.(piece);
 			if (onDelta) await pause(this.deltaDelayMs, signal);
 		}
-		if (signal?.aborted) throw abortError();
+		if (signal?.aborted) throw cancelled();
 
 		const text = pieces.join('');
 		return { text, finishReason: 'stop', usage: { input, output: countTokens(text, this.encoding), cached: 0 } };
 	}
+}
+
+function cancelled(): Error {
+	return abortError('the extractive call was cancelled');
 }

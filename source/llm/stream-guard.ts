@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { STATUS_CODES } from 'node:http';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
-import { ProviderError, type CallRequest, type FailedAttempt } from './provider.ts';
+import { abortError, isAbortError, ProviderError, type CallRequest, type FailedAttempt } from './provider.ts';
 
 /**
  * What the SDKs do not do for a streamed call: notice a stream that went quiet, one that goes on
@@ -144,16 +144,6 @@ function connectionDetail(error: unknown): string {
 	return cause instanceof Error ? cause.message : String(cause);
 }
 
-/** What a cancelled call rejects with (`error.name === 'AbortError'`). */
-export function abortError(label: string, signal?: AbortSignal): Error {
-	const error = new DOMException(`${label}: call cancelled`, 'AbortError');
-	if (signal?.reason !== undefined) Object.defineProperty(error, 'cause', { value: signal.reason });
-	return error;
-}
-
-export function isAbortError(error: unknown): boolean {
-	return error instanceof Error && error.name === 'AbortError';
-}
 
 /**
  * Runs `attempt` until it returns, starting it again when its stream stalls for `streamTimeoutMs`,
@@ -181,7 +171,7 @@ export async function guardStream<T>(
 			options.onRetry?.(reason);
 			await abortableSleep(options.retryDelayMs * n, callerSignal, label);
 		}
-		if (callerSignal?.aborted) throw abortError(label, callerSignal);
+		if (callerSignal?.aborted) throw cancelled(label, callerSignal);
 
 		const controller = new AbortController();
 		// Why the guard ended this attempt, once it has.
@@ -227,7 +217,7 @@ export async function guardStream<T>(
 			const run = currentWatch.run(watch, () => attempt(controller.signal, received));
 			return await raceAbort(run, callerSignal, label);
 		} catch (error) {
-			if (callerSignal?.aborted) throw abortError(label, callerSignal);
+			if (callerSignal?.aborted) throw cancelled(label, callerSignal);
 			// The guard's own reason first: whatever the SDK made of the abort, the attempt was cut.
 			if (cut !== null) lastReason = cut;
 			else if (error instanceof BrokenStream) lastReason = error.message;
@@ -255,7 +245,7 @@ function seconds(ms: number): string {
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, label: string): Promise<T> {
 	if (!signal) return work;
 	return new Promise<T>((resolve, reject) => {
-		const onAbort = () => reject(abortError(label, signal));
+		const onAbort = () => reject(cancelled(label, signal));
 		if (signal.aborted) return onAbort();
 		signal.addEventListener('abort', onAbort, { once: true });
 		work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
@@ -264,10 +254,10 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, label: 
 
 function abortableSleep(ms: number, signal: AbortSignal | undefined, label: string): Promise<void> {
 	return new Promise((resolve, reject) => {
-		if (signal?.aborted) return reject(abortError(label, signal));
+		if (signal?.aborted) return reject(cancelled(label, signal));
 		const onAbort = () => {
 			clearTimeout(timer);
-			reject(abortError(label, signal));
+			reject(cancelled(label, signal));
 		};
 		const timer = setTimeout(() => {
 			signal?.removeEventListener('abort', onAbort);
@@ -419,4 +409,8 @@ export function guardCall<T>(
 		request,
 		attempt,
 	);
+}
+
+function cancelled(label: string, signal?: AbortSignal): Error {
+	return abortError(`${label}: call cancelled`, signal);
 }
