@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { render } from 'ink-testing-library';
 import type { SessionListing, SessionSummary } from '../source/store/list.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
-import { settle, until } from './support/screen.ts';
+import { renderScreen, settle, until } from './support/screen.tsx';
 
 
 const defaults: FormDefaults = { method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 };
@@ -19,7 +18,7 @@ async function mount(initial: SessionSummary[], check: (input: NewRunInput) => P
 	const removed: string[] = [];
 	const choices: HomeChoice[] = [];
 	const checked: NewRunInput[] = [];
-	const r = render(
+	const r = renderScreen(
 		<HomeScreen
 			sessionsDir="/tmp/sessions"
 			load={async () => Object.assign([...sessions], { problems: [] }) as SessionListing}

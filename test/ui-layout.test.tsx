@@ -4,16 +4,14 @@ import assert from 'node:assert/strict';
 // Colours are only written when the output looks like a colour terminal; force it before Ink (and
 // its chalk) load, so that NO_COLOR is what removes them.
 process.env.FORCE_COLOR = '1';
-const { render } = await import('ink-testing-library');
 const { RunScreen } = await import('../source/ui/screens/RunScreen.tsx');
 const { ViewStore } = await import('../source/ui/state/store.ts');
 const { initialView } = await import('../source/ui/state/view.ts');
-const { ThemeContext, themeFor } = await import('../source/ui/theme.ts');
 const { textWidth } = await import('../source/ui/text.ts');
 const { FakeModel } = await import('./support/fake-model.ts');
 const { randomBook, setUp } = await import('./support/run-harness.ts');
 
-const { until } = await import('./support/screen.ts');
+const { renderScreen, until } = await import('./support/screen.tsx');
 // eslint-disable-next-line no-control-regex
 const SGR = /\x1b\[[0-9;]*m/gu;
 // eslint-disable-next-line no-control-regex
@@ -24,11 +22,7 @@ async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 	const { engine, run } = await setUp(book, { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 11 }));
 	assert.equal(await engine.start(), 'done');
 	const store = new ViewStore(initialView(run), { fps: 1000 });
-	const r = render(
-		<ThemeContext.Provider value={themeFor(env)}>
-			<RunScreen controls={engine} store={store} info={{ session: 's', title: 'Layout', book, provider: 'openai', model: 'fake', isLLM: true, priced: true }} start={() => {}} quit={() => {}} />
-		</ThemeContext.Provider>,
-	);
+	const r = renderScreen(<RunScreen controls={engine} store={store} info={{ session: 's', title: 'Layout', book, provider: 'openai', model: 'fake', isLLM: true, priced: true }} start={() => {}} quit={() => {}} />, env);
 	const resize = async (columns: number, rows: number) => {
 		Object.defineProperty(r.stdout, 'columns', { value: columns, configurable: true });
 		Object.defineProperty(r.stdout, 'rows', { value: rows, configurable: true });

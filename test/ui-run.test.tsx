@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { render } from 'ink-testing-library';
 import type { NodeRef, Run, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { activeVersion, findNode } from '../source/summarize/graph.ts';
@@ -12,7 +11,7 @@ import { ViewStore } from '../source/ui/state/store.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { settle, until } from './support/screen.ts';
+import { renderScreen, settle, until } from './support/screen.tsx';
 
 const KEYS = { left: '\x1b[D', right: '\x1b[C', up: '\x1b[A', down: '\x1b[B', enter: '\r', tab: '\t', ctrlS: '\x13', ctrlC: '\x03' };
 
@@ -66,7 +65,7 @@ async function mount(controls: RunControls, opts: { info?: Partial<RunInfo>; boo
 	controls.on(store.dispatch);
 	const info: RunInfo = { session: 'sess', title: 'A Test Book', book: opts.book ?? '', provider: 'openai', model: 'fake', isLLM: true, priced: true, ...opts.info };
 	const quit: string[] = [];
-	const r = render(<RunScreen controls={controls} store={store} info={info} start={() => void controls.start()} quit={() => quit.push('quit')} externalEditor={opts.externalEditor ?? null} />);
+	const r = renderScreen(<RunScreen controls={controls} store={store} info={info} start={() => void controls.start()} quit={() => quit.push('quit')} externalEditor={opts.externalEditor ?? null} />);
 	const press = async (key: string) => {
 		r.stdin.write(key);
 		await settle();

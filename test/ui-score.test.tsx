@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { render } from 'ink-testing-library';
 import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
 import { ScoreScreen } from '../source/ui/screens/ScoreScreen.tsx';
 import { sentenceSpans } from '../source/text/sentences.ts';
+import { renderScreen } from './support/screen.tsx';
 
 const TEXT = 'Ann sails to Dover. A stranger \u001B]0;owned\u0007appears. The war ends.';
 const tick = () => new Promise((r) => setTimeout(r, 40));
@@ -40,7 +40,7 @@ function fakeScoring() {
 test('the score screen marks each sentence as its answer arrives and shows the questions of confusing ones', async () => {
 	const { controls, answer } = fakeScoring();
 	let back = 0;
-	const app = render(<ScoreScreen controls={controls} onBack={() => back++} onQuit={() => {}} />);
+	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => back++} onQuit={() => {}} />);
 	await tick();
 	assert.match(app.lastFrame()!, /0\/3 sentences · —/);
 	assert.match(app.lastFrame()!, /···  ✓ clear/);

@@ -3,14 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { render } from 'ink-testing-library';
 import type { Annotation, ScoredSummary } from '../source/domain.ts';
 import { walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
 import { ValidationStore } from '../source/store/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
-import { settle, until } from './support/screen.ts';
+import { renderScreen, settle, until } from './support/screen.tsx';
 
 const at = '2026-01-01T00:00:00.000Z';
 const TEXT = 'Ann sails to Dover. Then the war ends suddenly. Bob, who is never introduced, sells the boat. Ann returns home.';
@@ -46,7 +45,7 @@ async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind'
 	const session = await Session.open(dir, 'walk');
 	t.after(() => session.close());
 	const store = new ValidationStore(session, 'val', { mode, seed: 5 }, () => new Date(at));
-	const app = render(<ValidateScreen store={store} title="voyage" />);
+	const app = renderScreen(<ValidateScreen store={store} title="voyage" />);
 	t.after(() => app.unmount());
 	const frame = () => app.lastFrame() ?? '';
 	/** Waits until the frame shows `pattern` (in its highlighted lines when `where` is 'marked'). */

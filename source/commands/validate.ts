@@ -47,15 +47,15 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 	try {
 		// The terminal app (Ink, React) loads only now, once the session is known to open: execute.ts
 		// imports this module for validatorName alone.
-		const [{ render }, { createElement }, { themeFor, ThemeContext }, { ValidateScreen }] = await Promise.all([
+		const [{ render }, { createElement }, { Root }, { ValidateScreen }] = await Promise.all([
 			import('ink'),
 			import('react'),
-			import('../ui/theme.ts'),
+			import('../ui/root.tsx'),
 			import('../ui/validate/ValidateScreen.tsx'),
 		]);
 		const store = new ValidationStore(session, validator, { mode: opts.mode as WalkMode, seed: opts.seed, fraction: opts.fraction });
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
-		const app = render(createElement(ThemeContext.Provider, { value: themeFor() }, createElement(ValidateScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		const app = render(createElement(Root, null, createElement(ValidateScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
 		await app.waitUntilExit();
 		const p = walkProgress(store.items, store.judgments, validator);
 		const judged = p.model.judged + p.human.judged;

@@ -10,7 +10,8 @@ import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/Hom
 import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
 import { ViewStore } from './state/store.ts';
 import { initialView } from './state/view.ts';
-import { ThemeContext, themeFor } from './theme.ts';
+import { Root } from './root.tsx';
+import { themeFor } from './theme.ts';
 import { clean } from './text.ts';
 
 /** Redraws per second: enough to read text as it streams, cheap for the CPU (bench/render checks it). */
@@ -149,9 +150,9 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 	const driver = new RunDriver(controls);
 	const theme = themeFor(options.env);
 	const instance = render(
-		<ThemeContext.Provider value={theme}>
+		<Root theme={theme}>
 			<RunApp options={options} store={store} driver={driver} />
-		</ThemeContext.Provider>,
+		</Root>,
 		{ ...streams(options), exitOnCtrlC: false, patchConsole: false, maxFps: options.fps ?? MAX_FPS },
 	);
 	let signalled = false;
@@ -197,9 +198,9 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 		);
 	}
 	const instance = render(
-		<ThemeContext.Provider value={themeFor(env)}>
+		<Root theme={themeFor(env)}>
 			<HomeApp />
-		</ThemeContext.Provider>,
+		</Root>,
 		{ ...streams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },
 	);
 	const onSignal = () => instance.unmount();

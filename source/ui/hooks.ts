@@ -1,5 +1,5 @@
 import { useStdout } from 'ink';
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { ViewStore } from './state/store.ts';
 import type { ViewState } from './state/view.ts';
 
@@ -37,4 +37,33 @@ export function useNow(running: boolean, ms = 1000): number {
 		return () => clearInterval(timer);
 	}, [running, ms]);
 	return running ? now : Date.now();
+}
+
+/** What a screen's reducer returns: its next state and what to carry out (save, start, quit). */
+export interface Step<S, E> {
+	state: S;
+	effects: E[];
+}
+
+/**
+ * A screen's state kept by a pure reducer `(state, action) → {state, effects}`. Each dispatch is
+ * applied at once to the newest state (several presses in one event each see the one before),
+ * and its effects are carried out right after, in order. Returns the state of this render, the
+ * dispatch, and a reader of the newest state for callbacks that outlive a render.
+ */
+export function useReducerWithEffects<S, A, E>(reduce: (state: S, action: A) => Step<S, E>, initial: () => S, perform: (effect: E) => void): [S, (action: A) => void, () => S] {
+	const [state, setState] = useState(initial);
+	const latest = useRef(state);
+	const performRef = useRef(perform);
+	performRef.current = perform;
+	const reduceRef = useRef(reduce);
+	reduceRef.current = reduce;
+	const dispatch = useCallback((action: A) => {
+		const step = reduceRef.current(latest.current, action);
+		latest.current = step.state;
+		setState(step.state);
+		for (const effect of step.effects) performRef.current(effect);
+	}, []);
+	const read = useCallback(() => latest.current, []);
+	return [state, dispatch, read];
 }

@@ -41,19 +41,25 @@ export type Action =
 	| 'scrollDown'
 	| 'follow';
 
-/** A key as Ink's useInput reports it: the input string plus the named-key flags we use. */
+/** One key press (see keys/presses.ts): the character typed, or the named key, plus modifiers. */
 export interface KeyPress {
 	input: string;
 	upArrow?: boolean;
 	downArrow?: boolean;
 	leftArrow?: boolean;
 	rightArrow?: boolean;
+	pageUp?: boolean;
+	pageDown?: boolean;
+	home?: boolean;
+	end?: boolean;
 	return?: boolean;
 	escape?: boolean;
 	tab?: boolean;
+	backspace?: boolean;
+	delete?: boolean;
 	ctrl?: boolean;
-	pageUp?: boolean;
-	pageDown?: boolean;
+	meta?: boolean;
+	shift?: boolean;
 }
 
 export interface Binding {

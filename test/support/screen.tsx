@@ -3,6 +3,16 @@
  * check instead of sleeping a fixed time, so a loaded machine only makes them wait longer.
  */
 
+import { render } from 'ink-testing-library';
+import type { ReactElement } from 'react';
+import { Root } from '../../source/ui/root.tsx';
+import { themeFor } from '../../source/ui/theme.ts';
+
+/** Renders a screen as the app does: inside the theme and the one keyboard reader. */
+export function renderScreen(screen: ReactElement, env: NodeJS.ProcessEnv = {}) {
+	return render(<Root theme={themeFor(env)}>{screen}</Root>);
+}
+
 export const settle = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `frame` until it passes `check`; fails after `ms` of wall time with the last frame. */

@@ -1,0 +1,96 @@
+import { useInput, type Key } from 'ink';
+import { createContext, useContext, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { KeyPress } from '../keymap.ts';
+import { pressesOf } from './presses.ts';
+
+/**
+ * The one reader of the keyboard. Ink's input is read here only, each event is cut into single
+ * presses (see presses.ts), and each press goes to the handlers in order of priority, highest
+ * first, until one takes it. A handler is registered once, when its component mounts, and reads
+ * its newest closure through a ref: no key can fall between an old handler going off and a new
+ * one coming on, which is how keys were lost when each overlay attached its own `useInput`.
+ */
+
+/** Returns false to pass the press on to the next handler; anything else takes it. */
+export type KeyHandler = (press: KeyPress) => boolean | void;
+
+/** Who hears a key first: a dialog over its screen, and the app over both. */
+export const PRIORITY = { screen: 0, dialog: 10, app: 100 } as const;
+
+interface Registered {
+	priority: number;
+	active: boolean;
+	handler: { current: KeyHandler };
+	order: number;
+}
+
+interface Registry {
+	add(entry: Registered): () => void;
+	/** An entry's `active` changed: the keyboard is read while any entry is active. */
+	changed(): void;
+}
+
+const KeysContext = createContext<Registry | null>(null);
+
+export function KeysProvider({ children }: { children: ReactNode }) {
+	const entries = useRef<Registered[]>([]);
+	const [reading, setReading] = useState(false);
+	const registry = useMemo<Registry>(() => {
+		const update = () => setReading(entries.current.some((e) => e.active));
+		return {
+			add(entry) {
+				entries.current = [...entries.current, entry].sort((a, b) => b.priority - a.priority || b.order - a.order);
+				update();
+				return () => {
+					entries.current = entries.current.filter((e) => e !== entry);
+					update();
+				};
+			},
+			changed: update,
+		};
+	}, []);
+
+	useInput(
+		(input: string, key: Key) => {
+			for (const press of pressesOf(input, key)) {
+				// The list is read per press: a press may mount or unmount a handler for the next.
+				for (const entry of entries.current) {
+					if (!entry.active) continue;
+					if (entry.handler.current(press) !== false) break;
+				}
+			}
+		},
+		{ isActive: reading },
+	);
+
+	return <KeysContext.Provider value={registry}>{children}</KeysContext.Provider>;
+}
+
+let registrations = 0;
+
+/**
+ * Hears key presses while `active` (default true). Among handlers of equal priority the one
+ * mounted last hears first, so an overlay mounted over its screen needs no priority of its own.
+ */
+export function useKeys(handler: KeyHandler, { priority = PRIORITY.screen, active = true }: { priority?: number; active?: boolean } = {}): void {
+	const registry = useContext(KeysContext);
+	if (!registry) throw new Error('useKeys needs a KeysProvider above it');
+	const ref = useRef(handler);
+	ref.current = handler;
+	const entry = useRef<Registered | null>(null);
+	// Layout effects run as the component commits, before Ink hands over the next input event.
+	useLayoutEffect(() => {
+		const mine: Registered = { priority, active, handler: ref, order: registrations++ };
+		entry.current = mine;
+		const remove = registry.add(mine);
+		return () => {
+			entry.current = null;
+			remove();
+		};
+	}, [registry, priority]);
+	useLayoutEffect(() => {
+		if (!entry.current || entry.current.active === active) return;
+		entry.current.active = active;
+		registry.changed();
+	}, [registry, active]);
+}

@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Key } from 'ink';
+import { pressesOf } from '../source/ui/keys/presses.ts';
+
+const none = {} as Key;
+
+test('a burst of typed keys is one press per character, control characters included', () => {
+	assert.deepEqual(
+		pressesOf('modd', none).map((p) => p.input),
+		['m', 'o', 'd', 'd'],
+	);
+	// A text typed and saved faster than the terminal is read: the ctrl-s is its own press.
+	const saved = pressesOf('fix\x13', none);
+	assert.deepEqual(saved.slice(0, 3), [{ input: 'f' }, { input: 'i' }, { input: 'x' }]);
+	assert.deepEqual(saved[3], { input: 's', ctrl: true });
+	assert.deepEqual(pressesOf('a\rb\tc\x7f', none), [{ input: 'a' }, { input: '', return: true }, { input: 'b' }, { input: '', tab: true }, { input: 'c' }, { input: '', backspace: true }]);
+	assert.deepEqual(pressesOf('Vé', none), [{ input: 'V', shift: true }, { input: 'é' }]);
+	// Characters beyond the basic plane stay whole.
+	assert.deepEqual(pressesOf('a😀', none).map((p) => p.input), ['a', '😀']);
+});
+
+test('a named key Ink recognized is passed on as it is, with its modifiers', () => {
+	assert.deepEqual(pressesOf('', { ...none, upArrow: true }), [{ input: '', upArrow: true }]);
+	assert.deepEqual(pressesOf('s', { ...none, ctrl: true }), [{ input: 's', ctrl: true }]);
+	assert.deepEqual(pressesOf('', { ...none, escape: true, meta: true }), [{ input: '', escape: true, meta: true }]);
+	assert.deepEqual(pressesOf('q', none), [{ input: 'q' }]);
+});
