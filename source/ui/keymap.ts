@@ -95,8 +95,11 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'delete', label: 'd', description: 'delete the session (asks first)', short: 'delete', screens: ['home'], matches: char('d') },
 	{ action: 'validate', label: 'V', description: 'validate the annotations by hand', short: 'validate', screens: ['home', 'run', 'score'], matches: char('V') },
 	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts)', short: 'pane', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.tab) },
-	{ action: 'up', label: '↑', description: 'select previous (level, session, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'run', 'score', 'versions', 'results', 'help', 'form'], matches: (k) => Boolean(k.upArrow) },
-	{ action: 'down', label: '↓', description: 'select next (level, session, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'run', 'score', 'versions', 'results', 'help', 'form'], matches: (k) => Boolean(k.downArrow) },
+	{ action: 'up', label: '↑ k', description: 'select previous (level, session, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.upArrow) || char('k')(k) },
+	{ action: 'down', label: '↓ j', description: 'select next (level, session, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.downArrow) || char('j')(k) },
+	// Letters are typed into the form's fields, so there only the arrows move.
+	{ action: 'up', label: '↑', description: 'previous field', short: 'up', screens: ['form'], matches: (k) => Boolean(k.upArrow) },
+	{ action: 'down', label: '↓', description: 'next field', short: 'down', screens: ['form'], matches: (k) => Boolean(k.downArrow) },
 	{ action: 'left', label: '←', description: 'previous (node, step of the timeline, sentence, choice)', short: 'prev', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.leftArrow) },
 	{ action: 'right', label: '→', description: 'next (node, step of the timeline, sentence, choice)', short: 'next', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.rightArrow) },
 	{ action: 'scrollUp', label: 'pgup', description: 'scroll the text up', short: 'scroll', screens: ['run', 'help'], matches: (k) => Boolean(k.pageUp) },
