@@ -1,10 +1,9 @@
-import { Box, Static, Text, useInput, type Key } from 'ink';
+import { Box, Static, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { NodeRef } from '../../domain.ts';
 import { errorMessage } from '../../errors.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
-import { Editor, editorInput } from '../components/Editor.tsx';
-import { editorOf, textOf, type EditorState } from '../state/editor.ts';
+import { Editor } from '../components/Editor.tsx';
 import { Final } from '../components/Final.tsx';
 import { Footer } from '../components/Footer.tsx';
 import { Header } from '../components/Header.tsx';
@@ -14,10 +13,11 @@ import { Timeline } from '../components/Timeline.tsx';
 import { Tree, treeRows } from '../components/Tree.tsx';
 import { Versions } from '../components/Versions.tsx';
 import type { RunControls, RunInfo } from '../controls.ts';
-import { useTerminalSize, useView } from '../hooks.ts';
-import { actionFor, type Action, type Screen } from '../keymap.ts';
+import { useReducerWithEffects, useTerminalSize, useView, type Step } from '../hooks.ts';
+import { useKeys } from '../keys/KeysProvider.tsx';
+import type { Action, KeyPress } from '../keymap.ts';
 import { attemptLines, chunkLines, inputLines, nodeSummary, textLines, type Line } from '../panes.ts';
-import { initialUi, PANES, runKey, selectedNode, type Effect, type RunUi } from '../state/run-ui.ts';
+import { initialUi, openEditor, PANES, runPress, screenOf, selectedNode, type Effect, type KeyContext, type RunUi } from '../state/run-ui.ts';
 import type { ViewStore } from '../state/store.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view.ts';
 import { clean, windowOf } from '../text.ts';
@@ -41,6 +41,9 @@ export interface RunScreenProps {
 	onValidate?: () => void;
 }
 
+/** What changes the run screen's state: a key, a message, the editor opening on a node's text. */
+type Msg = { kind: 'press'; press: KeyPress } | { kind: 'say'; message: string } | { kind: 'editor'; node: NodeRef; text: string };
+
 const HEADER_ROWS = 2;
 // A message line and the keys; one row is left free so the frame never fills the terminal (Ink
 // would then clear the whole screen on every frame).
@@ -49,131 +52,83 @@ const FOOTER_ROWS = 3;
 export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore, onValidate }: RunScreenProps) {
 	const view = useView(store);
 	const { columns: width, rows } = useTerminalSize();
-	const [ui, setUi] = useState<RunUi>(initialUi);
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
-	const uiRef = useRef(ui);
-	uiRef.current = ui;
-	// The in-app editor's buffer lives here, made when the editor opens, so every key typed from
-	// then on lands in it (see editorInput). `original` tells an unchanged save from a real edit.
-	const editorRef = useRef<{ node: NodeRef; state: EditorState; original: string } | null>(null);
-	const [, setEditorState] = useState<EditorState | null>(null);
+	const ctx = useRef<KeyContext>({ page: 1, offset: 0, width });
+
+	const reduce = (u: RunUi, msg: Msg): Step<RunUi, Effect> => {
+		switch (msg.kind) {
+			case 'press': {
+				const { ui: state, effects } = runPress(u, msg.press, store.current, ctx.current);
+				return { state, effects };
+			}
+			case 'say':
+				return { state: { ...u, message: msg.message }, effects: [] };
+			case 'editor':
+				return { state: openEditor(u, msg.node, msg.text), effects: [] };
+		}
+	};
+	const [ui, dispatch] = useReducerWithEffects(reduce, initialUi, (effect: Effect) => {
+		perform(effect).catch((error: unknown) => say(clean(errorMessage(error))));
+	});
+	const say = (message: string) => dispatch({ kind: 'say', message });
+
 	const node = selectedNode(ui, view);
 	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS);
 	const layout = bodyLayout(view, ui, node, width, bodyRows);
 	const pane = paneLines(controls, view, ui, node, info, width);
 	const shown = windowOf(pane.lines, layout.text, ui.scroll ?? (pane.live ? null : 0));
+	ctx.current = { page: layout.text, offset: shown.offset, width };
 
-	const say = (message: string) => setUi((u) => ({ ...u, message }));
-
-	const perform = async (effects: Effect[]) => {
-		for (const effect of effects) {
-			switch (effect.kind) {
-				case 'pause':
-					controls.pause();
-					break;
-				case 'resume':
-					controls.resume();
-					break;
-				case 'step':
-					controls.step();
-					break;
-				case 'start':
-					start();
-					break;
-				case 'quit':
-					quit();
-					break;
-				case 'score':
-					if (onScore && view.root) onScore(view.root);
-					else say('BooookScore is not available here yet.');
-					break;
-				case 'validate':
-					if (onValidate) onValidate();
-					else say('Validation is not available here.');
-					break;
-				case 'edit': {
-					const full = findNode(controls.run, effect.node);
-					const text = full ? activeVersion(full)?.text : undefined;
-					if (text === undefined) break;
-					if (externalEditor) setExternal({ node: effect.node, text });
-					else {
-						const shownText = clean(text);
-						editorRef.current = { node: effect.node, state: editorOf(shownText), original: shownText };
-						uiRef.current = { ...uiRef.current, overlay: 'editor', follow: false, selected: effect.node };
-						setUi(uiRef.current);
-					}
-					break;
-				}
-				case 'rerun': {
-					const stale = await controls.rerun(effect.node);
-					say(`${effect.node} will be made again from the same inputs${stale.length ? `; ${stale.length} node${stale.length === 1 ? '' : 's'} after it went stale` : ''}.`);
-					break;
-				}
-				case 'setActive': {
-					const stale = await controls.setActive(effect.node, effect.version);
-					say(`Version ${effect.version + 1} of ${effect.node} is active${stale.length ? `; ${stale.length} node${stale.length === 1 ? '' : 's'} went stale: r re-runs them` : ''}.`);
-					break;
-				}
+	const stale = (n: number, then = '') => (n ? `; ${n} node${n === 1 ? '' : 's'} went stale${then}` : '');
+	const perform = async (effect: Effect) => {
+		switch (effect.kind) {
+			case 'pause':
+				return controls.pause();
+			case 'resume':
+				return controls.resume();
+			case 'step':
+				return controls.step();
+			case 'start':
+				return start();
+			case 'quit':
+				return quit();
+			case 'score':
+				if (onScore && store.current.root) onScore(store.current.root);
+				else say('BooookScore is not available here yet.');
+				return;
+			case 'validate':
+				if (onValidate) onValidate();
+				else say('Validation is not available here.');
+				return;
+			case 'edit': {
+				const full = findNode(controls.run, effect.node);
+				const text = full ? activeVersion(full)?.text : undefined;
+				if (text === undefined) return;
+				if (externalEditor) setExternal({ node: effect.node, text });
+				else dispatch({ kind: 'editor', node: effect.node, text: clean(text) });
+				return;
 			}
-		}
-	};
-
-	const run = (effects: Effect[]) => {
-		perform(effects).catch((error: unknown) => say(clean(errorMessage(error))));
-	};
-
-	const closeEditor = (message: string) => {
-		editorRef.current = null;
-		uiRef.current = { ...uiRef.current, overlay: 'none', message };
-		setUi(uiRef.current);
-	};
-
-	const editorKey = (input: string, key: Key) => {
-		const open = editorRef.current;
-		if (!open) return;
-		const { state, action } = editorInput(open.state, input, key, width);
-		open.state = state;
-		setEditorState(state);
-		if (action === 'cancel') closeEditor('Edit cancelled: nothing saved.');
-		else if (action === 'quit') run(runKey(uiRef.current, 'quit', store.current, { page: layout.text, offset: 0 }).effects);
-		else if (action === 'save') {
-			const text = textOf(state);
-			if (text === open.original) closeEditor('No change: nothing saved.');
-			else {
-				closeEditor('');
-				saveEdit(open.node, text);
+			case 'saveEdit':
+				return saveEdit(effect.node, effect.text);
+			case 'rerun': {
+				const went = await controls.rerun(effect.node);
+				return say(`${effect.node} will be made again from the same inputs${went.length ? `; ${went.length} node${went.length === 1 ? '' : 's'} after it went stale` : ''}.`);
+			}
+			case 'setActive': {
+				const went = await controls.setActive(effect.node, effect.version);
+				return say(`Version ${effect.version + 1} of ${effect.node} is active${stale(went.length, ': r re-runs them')}.`);
 			}
 		}
 	};
 
 	const saveEdit = (id: NodeRef, text: string) => {
-		setUi((u) => ({ ...u, overlay: 'none' }));
 		controls
 			.edit(id, text)
-			.then((stale) => say(`Saved as a new version of ${id}${stale.length ? `; ${stale.length} node${stale.length === 1 ? '' : 's'} went stale: r re-runs them` : ''}.`))
+			.then((went) => say(`Saved as a new version of ${id}${stale(went.length, ': r re-runs them')}.`))
 			.catch((error: unknown) => say(clean(errorMessage(error))));
 	};
 
-	useInput(
-		(input, key) => {
-			// Keys typed faster than the terminal is read arrive as one string ("fr"): each is its own press.
-			const presses = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/u.test(input) ? [...input] : [input];
-			for (const [i, one] of presses.entries()) {
-				// Read through the ref: a key can arrive before the handler of the newest render is attached.
-				const overlay = uiRef.current.overlay;
-				// What follows the key that opened the editor, in the same burst, is typed into it.
-				if (overlay === 'editor') return editorKey(presses.length > 1 ? presses.slice(i).join('') : input, key);
-				const screen: Screen = overlay === 'help' ? 'help' : overlay === 'versions' ? 'versions' : 'run';
-				const action: Action | null = actionFor(screen, { ...key, input: one });
-				if (!action) continue;
-				const result = runKey(uiRef.current, action, store.current, { page: layout.text, offset: shown.offset });
-				uiRef.current = result.ui;
-				setUi(result.ui);
-				if (result.effects.length > 0) run(result.effects);
-			}
-		},
-		{ isActive: external === null && !ui.quitting },
-	);
+	useKeys((press) => dispatch({ kind: 'press', press }), { active: external === null && !ui.quitting });
 
 	// $EDITOR owns the terminal until it exits: Ink's input is released (the hook above is
 	// inactive), nothing is drawn (the store is frozen), and the editor runs synchronously so this
@@ -202,7 +157,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving the session…</Text>;
 	if (external) return <Text>{clean(`Editing ${external.node} in ${process.env.EDITOR ?? 'the editor'}; save and close it to come back.`)}</Text>;
 
-	const screen: Screen = ui.overlay === 'none' ? 'run' : ui.overlay;
+	const screen = screenOf(ui);
 	return (
 		<>
 			<Static items={[...view.finals]}>{(f) => <Final key={f.seq} run={controls.run} info={info} root={f.root} />}</Static>
@@ -212,8 +167,8 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 					<Help screen="run" width={width} height={bodyRows} scroll={ui.helpScroll} />
 				) : ui.overlay === 'versions' && node ? (
 					<Versions run={controls.run} node={node} cursor={ui.versionCursor} width={width} height={bodyRows} />
-				) : ui.overlay === 'editor' && editorRef.current ? (
-					<Editor title={`Editing ${editorRef.current.node}`} state={editorRef.current.state} width={width} height={bodyRows} />
+				) : ui.overlay === 'editor' && ui.editor ? (
+					<Editor title={`Editing ${ui.editor.node}`} state={ui.editor.buffer} width={width} height={bodyRows} />
 				) : (
 					<Body view={view} ui={ui} node={node} layout={layout} lines={shown.lines} controls={controls} width={width} scroll={{ offset: shown.offset, total: shown.total }} counts={pane.counts} priced={info.priced} />
 				)}

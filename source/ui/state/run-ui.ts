@@ -1,5 +1,7 @@
 import type { NodeRef } from '../../domain.ts';
-import type { Action } from '../keymap.ts';
+import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
+import { editorPress } from './editor-keys.ts';
+import { editorOf, textOf, type EditorState } from './editor.ts';
 import { levelsOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
 
 /**
@@ -27,6 +29,8 @@ export interface RunUi {
 	/** One line of feedback after an action, until the next key. */
 	message: string | null;
 	quitting: boolean;
+	/** The in-app editor's buffer while it is open; `original` tells an unchanged save from an edit. */
+	editor: { node: NodeRef; buffer: EditorState; original: string } | null;
 }
 
 export type Effect =
@@ -36,6 +40,7 @@ export type Effect =
 	| { kind: 'start' }
 	| { kind: 'quit' }
 	| { kind: 'edit'; node: NodeRef }
+	| { kind: 'saveEdit'; node: NodeRef; text: string }
 	| { kind: 'rerun'; node: NodeRef }
 	| { kind: 'setActive'; node: NodeRef; version: number }
 	| { kind: 'score' }
@@ -46,10 +51,12 @@ export interface KeyContext {
 	page: number;
 	/** The first line the main pane shows now (what `scroll: null` resolved to). */
 	offset: number;
+	/** Columns of the editor's rows (its cursor moves up and down by them). */
+	width: number;
 }
 
 export function initialUi(): RunUi {
-	return { overlay: 'none', follow: true, selected: null, pane: 'text', chunk: false, scroll: null, versionCursor: 0, helpScroll: 0, message: null, quitting: false };
+	return { overlay: 'none', follow: true, selected: null, pane: 'text', chunk: false, scroll: null, versionCursor: 0, helpScroll: 0, message: null, quitting: false, editor: null };
 }
 
 /** The node the screen is about: the user's choice, or what the run is doing when following. */
@@ -70,6 +77,35 @@ function followTarget(view: ViewState): NodeView | null {
 	if (running.length > 0) return running[0]!;
 	const done = steps.filter((n) => n.status === 'done');
 	return done.at(-1) ?? steps[0]!;
+}
+
+/** The screen whose keys apply now. */
+export function screenOf(ui: RunUi): Screen {
+	return ui.overlay === 'none' ? 'run' : ui.overlay;
+}
+
+/** One key press: typed into the editor while it is open, else the action it is bound to. */
+export function runPress(ui: RunUi, press: KeyPress, view: ViewState, ctx: KeyContext): { ui: RunUi; effects: Effect[] } {
+	if (ui.overlay === 'editor' && ui.editor) {
+		const { buffer, action } = editorPress(ui.editor.buffer, press, ctx.width);
+		if (action === 'quit') return runKey(ui, 'quit', view, ctx);
+		const editor = { ...ui.editor, buffer };
+		if (action === 'cancel') return { ui: { ...ui, overlay: 'none', editor: null, message: 'Edit cancelled: nothing saved.' }, effects: [] };
+		if (action === 'save') {
+			const text = textOf(buffer);
+			const closed: RunUi = { ...ui, overlay: 'none', editor: null };
+			if (text === editor.original) return { ui: { ...closed, message: 'No change: nothing saved.' }, effects: [] };
+			return { ui: { ...closed, message: `Saving a new version of ${editor.node}…` }, effects: [{ kind: 'saveEdit', node: editor.node, text }] };
+		}
+		return { ui: { ...ui, editor }, effects: [] };
+	}
+	const action = actionFor(screenOf(ui), press);
+	return action ? runKey(ui, action, view, ctx) : { ui, effects: [] };
+}
+
+/** Opens the in-app editor on a node's text (the text is read from the run by the screen). */
+export function openEditor(ui: RunUi, node: NodeRef, text: string): RunUi {
+	return { ...ui, overlay: 'editor', follow: false, selected: node, editor: { node, buffer: editorOf(text), original: text } };
 }
 
 export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyContext): { ui: RunUi; effects: Effect[] } {
