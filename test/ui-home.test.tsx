@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { SessionListing, SessionSummary } from '../source/store/list.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
-import { renderScreen, settle, until } from './support/screen.tsx';
+import { renderScreen, until } from './support/screen.tsx';
 
 
 const defaults: FormDefaults = { method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 };
@@ -34,14 +34,13 @@ async function mount(initial: SessionSummary[], check: (input: NewRunInput) => P
 			onChoose={(c) => choices.push(c)}
 		/>,
 	);
+	// A key is handled as it is written (the screen's state changes at once; the frame follows).
 	const press = async (key: string) => {
 		r.stdin.write(key);
-		await settle();
 	};
 	const frame = () => r.lastFrame() ?? '';
-	// Ink listens for keys from an effect after the first frame: a key written before is lost.
+	// Ink listens for keys from an effect after the first frame: `until` waits for it.
 	await until(frame, (f) => f.includes('booook'), 'the first frame');
-	await settle(100);
 	return { r, press, removed, choices, checked, frame };
 }
 
@@ -100,5 +99,28 @@ test('the new-run form shows its defaults, reports a bad book, and starts with w
 	await until(() => String(choices.length), (x) => x === '1', 'the choice');
 	assert.deepEqual(checked.at(-1), { book: '/nope.txt', method: 'inc', provider: 'anthropic', model: 'claude-sonnet-4-6', chunkSize: 2048 });
 	assert.deepEqual(choices, [{ kind: 'new', input: checked.at(-1) }]);
+	r.unmount();
+});
+
+test('j and k move like the arrows; / filters the list by what is typed, enter keeps the filter, esc clears it', async () => {
+	const { frame, press, choices, r } = await mount([summary('pride-1', 'Pride and Prejudice'), summary('war-2', 'War and Peace', { method: 'inc' }), summary('emma-3', 'Emma', { model: 'claude-x' })]);
+	await until(frame, (f) => f.includes('Emma'), 'the list');
+	await press('jjk');
+	await press('\r');
+	assert.deepEqual(choices.at(-1), { kind: 'open', id: 'war-2' }, 'down, down, up: the second session');
+	// Typed in one burst: the / opens the filter and the rest is its text.
+	await press('/claude');
+	let f = await until(frame, (x) => x.includes('/claude') && !x.includes('War and Peace'), 'the filtered list');
+	assert.match(f, /Emma/u);
+	assert.match(f, /1 of 3/u);
+	await press('\r');
+	await press('\r');
+	assert.deepEqual(choices.at(-1), { kind: 'open', id: 'emma-3' }, 'enter opens the one session the filter lets through');
+	await press('/');
+	await press('\x7f'.repeat(6) + 'inc');
+	f = await until(frame, (x) => x.includes('/inc') && x.includes('War and Peace'), 'a new filter');
+	assert.ok(!f.includes('Emma'));
+	await press('\x1b');
+	await until(frame, (x) => x.includes('Emma') && x.includes('Pride') && !x.includes('/inc'), 'esc clears the filter');
 	r.unmount();
 });

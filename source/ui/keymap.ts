@@ -3,7 +3,7 @@
  * ones of the current screen, and `?` lists them all. A key means one thing on a screen.
  */
 
-export type Screen = 'home' | 'run' | 'score' | 'validate' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help';
+export type Screen = 'home' | 'filter' | 'run' | 'score' | 'validate' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help';
 
 export type Action =
 	| 'quit'
@@ -39,7 +39,8 @@ export type Action =
 	| 'save'
 	| 'scrollUp'
 	| 'scrollDown'
-	| 'follow';
+	| 'follow'
+	| 'filter';
 
 /** One key press (see keys/presses.ts): the character typed, or the named key, plus modifiers. */
 export interface KeyPress {
@@ -77,7 +78,7 @@ const char = (c: string) => (key: KeyPress) => key.input === c && !key.ctrl;
 
 const ALL: readonly Screen[] = ['home', 'run', 'score', 'validate', 'results', 'versions'];
 // Ctrl-C must work even where letters are typed (editor, form), so it is bound on every screen.
-const EVERY: readonly Screen[] = ['home', 'run', 'score', 'validate', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
+const EVERY: readonly Screen[] = ['home', 'filter', 'run', 'score', 'validate', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
 
 export const BINDINGS: readonly Binding[] = [
 	{ action: 'quit', label: 'q', description: 'quit (saves; calls in flight are cancelled)', short: 'quit', screens: ALL, matches: char('q') },
@@ -106,7 +107,7 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'scrollDown', label: 'pgdn', description: 'scroll the text down', short: 'scroll', screens: ['run', 'help'], matches: (k) => Boolean(k.pageDown) },
 	{ action: 'open', label: 'enter', description: 'open the selection (in versions: make it active; in the form: start the run)', short: 'open', screens: ['home', 'versions', 'form'], matches: (k) => Boolean(k.return) },
 	{ action: 'follow', label: 'f', description: 'follow the run again (select what is running, show the latest step)', short: 'follow', screens: ['run'], matches: char('f') },
-	{ action: 'back', label: 'esc', description: 'back / close', short: 'back', screens: ['run', 'score', 'validate', 'results', 'versions', 'help'], matches: (k) => Boolean(k.escape) },
+	{ action: 'back', label: 'esc', description: 'back / close (on the session list: clear the filter)', short: 'back', screens: ['home', 'run', 'score', 'validate', 'results', 'versions', 'help'], matches: (k) => Boolean(k.escape) },
 	{ action: 'agree', label: 'a', description: 'agree', screens: ['validate'], matches: char('a') },
 	{ action: 'partial', label: 'p', description: 'partially agree (then pick the failed standards)', short: 'partial', screens: ['validate'], matches: char('p') },
 	{ action: 'disagree', label: 'd', description: 'disagree', screens: ['validate'], matches: char('d') },
@@ -117,6 +118,11 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'note', label: 'm', description: 'add a note to the verdict', short: 'note', screens: ['validate'], matches: char('m') },
 	{ action: 'confirm', label: 'y', description: 'yes', screens: ['confirm'], matches: char('y') },
 	{ action: 'cancel', label: 'n / esc', description: 'no', screens: ['confirm'], matches: (k) => char('n')(k) || Boolean(k.escape) },
+	{ action: 'filter', label: '/', description: 'filter the list (type to narrow it: id, book, method, model, status)', short: 'filter', screens: ['home'], matches: char('/') },
+	{ action: 'open', label: 'enter', description: 'keep the filter and go back to the list', short: 'keep', screens: ['filter'], matches: (k) => Boolean(k.return) },
+	{ action: 'cancel', label: 'esc', description: 'clear the filter', short: 'clear', screens: ['filter'], matches: (k) => Boolean(k.escape) },
+	{ action: 'up', label: '↑', description: 'select previous', short: 'up', screens: ['filter'], matches: (k) => Boolean(k.upArrow) },
+	{ action: 'down', label: '↓', description: 'select next', short: 'down', screens: ['filter'], matches: (k) => Boolean(k.downArrow) },
 	{ action: 'save', label: 'ctrl-s', description: 'save (the edit as a new version; the form: start the run)', short: 'save', screens: ['editor', 'form'], matches: (k) => Boolean(k.ctrl) && k.input === 's' },
 	{ action: 'cancel', label: 'esc', description: 'cancel', screens: ['editor', 'form'], matches: (k) => Boolean(k.escape) },
 ];

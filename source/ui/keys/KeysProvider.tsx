@@ -34,7 +34,9 @@ const KeysContext = createContext<Registry | null>(null);
 
 export function KeysProvider({ children }: { children: ReactNode }) {
 	const entries = useRef<Registered[]>([]);
-	const [reading, setReading] = useState(false);
+	// Read from the first frame on: a handler registers as its screen commits, and Ink starts
+	// listening in an effect after that first frame; a screen with no handler yet drops nothing it needed.
+	const [reading, setReading] = useState(true);
 	const registry = useMemo<Registry>(() => {
 		const update = () => setReading(entries.current.some((e) => e.active));
 		return {

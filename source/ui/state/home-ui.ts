@@ -1,0 +1,178 @@
+import type { SessionSummary } from '../../store/list.ts';
+import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
+import { clean } from '../text.ts';
+import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
+
+/**
+ * The home screen's state and what its keys do: a pure function from (state, message) to the next
+ * state and the effects to carry out (choose a session, delete one, check the form's values).
+ */
+
+export type HomeMode = 'list' | 'filter' | 'confirm' | 'form' | 'help';
+
+export interface HomeUi {
+	mode: HomeMode;
+	/** Index into the sessions the filter lets through. */
+	cursor: number;
+	/** Text a session must contain to be listed (its id, book, method, model or status). */
+	filter: string;
+	form: FormState;
+	message: string | null;
+	helpScroll: number;
+	/** The form's values are being checked: enter again does nothing until that is done. */
+	checking: boolean;
+}
+
+export type HomeChoice = { kind: 'open' | 'resume' | 'validate'; id: string } | { kind: 'new'; input: NewRunInput } | { kind: 'quit' };
+
+export type HomeEffect = { kind: 'choose'; choice: HomeChoice } | { kind: 'delete'; id: string } | { kind: 'check'; input: NewRunInput };
+
+export type HomeMsg = { kind: 'press'; press: KeyPress } | { kind: 'say'; message: string } | { kind: 'checked' };
+
+export interface HomeContext {
+	/** Every saved session, in the list's order (null while they are read). */
+	sessions: readonly SessionSummary[] | null;
+	defaults: FormDefaults;
+	/** Rows of a page of help. */
+	page: number;
+}
+
+const STATUS_WORDS: Record<string, string> = { planned: 'not started', running: 'interrupted', paused: 'paused', done: 'done', failed: 'failed', cancelled: 'stopped', imported: 'imported' };
+
+/** How a session's status reads in the list (and what the filter matches). */
+export function statusWord(status: string): string {
+	return STATUS_WORDS[status] ?? status;
+}
+
+export function initialHome(defaults: FormDefaults): HomeUi {
+	return { mode: 'list', cursor: 0, filter: '', form: formOf(defaults), message: null, helpScroll: 0, checking: false };
+}
+
+/** The sessions the filter lets through (all of them without one). */
+export function visible(sessions: readonly SessionSummary[], filter: string): SessionSummary[] {
+	const needle = filter.trim().toLowerCase();
+	if (!needle) return [...sessions];
+	return sessions.filter((s) => [s.id, s.title, s.method ?? '', s.model ?? '', statusWord(s.status)].some((field) => field.toLowerCase().includes(needle)));
+}
+
+export function homeScreen(ui: HomeUi): Screen {
+	return ui.mode === 'list' ? 'home' : ui.mode;
+}
+
+type Result = { state: HomeUi; effects: HomeEffect[] };
+
+export function homeReduce(ui: HomeUi, msg: HomeMsg, ctx: HomeContext): Result {
+	const none = (state: HomeUi): Result => ({ state, effects: [] });
+	if (msg.kind === 'say') return none({ ...ui, message: msg.message });
+	if (msg.kind === 'checked') return none({ ...ui, checking: false });
+	const { press } = msg;
+	const action = actionFor(homeScreen(ui), press);
+	if (action === 'quit') return { state: ui, effects: [{ kind: 'choose', choice: { kind: 'quit' } }] };
+	// The list may have shrunk since the last key (a delete, a reload).
+	const last = Math.max(0, visible(ctx.sessions ?? [], ui.filter).length - 1);
+	const next: HomeUi = { ...ui, message: null, cursor: Math.min(ui.cursor, last) };
+	switch (ui.mode) {
+		case 'help':
+			return none(helpKey(next, action, ctx.page));
+		case 'confirm': {
+			const selected = selectedSession(next, ctx);
+			if (action === 'confirm' && selected) return { state: { ...next, mode: 'list' }, effects: [{ kind: 'delete', id: selected.id }] };
+			return none(action === 'cancel' ? { ...next, mode: 'list' } : ui);
+		}
+		case 'form':
+			return formPress(next, press, action, ctx);
+		case 'filter':
+			return none(filterPress(next, press, action, ctx));
+		case 'list':
+			return listKey(next, action, ctx);
+	}
+}
+
+/** The session under the cursor, among those the filter lets through. */
+export function selectedSession(ui: HomeUi, ctx: Pick<HomeContext, 'sessions'>): SessionSummary | undefined {
+	return visible(ctx.sessions ?? [], ui.filter)[ui.cursor];
+}
+
+function listKey(ui: HomeUi, action: Action | null, ctx: HomeContext): Result {
+	const none = (state: HomeUi): Result => ({ state, effects: [] });
+	const shown = visible(ctx.sessions ?? [], ui.filter);
+	const selected = shown[ui.cursor];
+	const choose = (choice: HomeChoice): Result => ({ state: ui, effects: [{ kind: 'choose', choice }] });
+	switch (action) {
+		case 'help':
+			return none({ ...ui, mode: 'help', helpScroll: 0 });
+		case 'up':
+			return none({ ...ui, cursor: Math.max(0, ui.cursor - 1) });
+		case 'down':
+			return none({ ...ui, cursor: Math.min(Math.max(0, shown.length - 1), ui.cursor + 1) });
+		case 'filter':
+			return none({ ...ui, mode: 'filter' });
+		case 'back':
+			return none(ui.filter ? { ...ui, filter: '', cursor: 0 } : ui);
+		case 'validate':
+			return selected ? choose({ kind: 'validate', id: selected.id }) : none(ui);
+		case 'open':
+		case 'resume':
+			if (!selected) return none(ui);
+			// A collection has nothing to run: opening it walks its annotations.
+			return choose(selected.kind === 'collection' ? { kind: 'validate', id: selected.id } : { kind: action, id: selected.id });
+		case 'delete':
+			return none(selected ? { ...ui, mode: 'confirm' } : ui);
+		case 'newRun':
+			return none({ ...ui, mode: 'form', form: formOf(ctx.defaults) });
+		case 'score':
+			return none({ ...ui, message: 'Open a finished session first (enter), then press b on its run screen.' });
+		default:
+			return none(ui);
+	}
+}
+
+function filterPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: HomeContext): HomeUi {
+	const count = visible(ctx.sessions ?? [], ui.filter).length;
+	switch (action) {
+		case 'open':
+			return { ...ui, mode: 'list' };
+		case 'cancel':
+			return { ...ui, mode: 'list', filter: '', cursor: 0 };
+		case 'up':
+			return { ...ui, cursor: Math.max(0, ui.cursor - 1) };
+		case 'down':
+			return { ...ui, cursor: Math.min(Math.max(0, count - 1), ui.cursor + 1) };
+	}
+	if (press.backspace || press.delete) return { ...ui, filter: [...ui.filter].slice(0, -1).join(''), cursor: 0 };
+	if (press.input && !press.ctrl && !press.meta) return { ...ui, filter: ui.filter + clean(press.input), cursor: 0 };
+	return ui;
+}
+
+function formPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: HomeContext): Result {
+	const none = (state: HomeUi): Result => ({ state, effects: [] });
+	if (action === 'cancel') return none({ ...ui, mode: 'list' });
+	if (action === 'save' || action === 'open') {
+		const input = formInput(ui.form);
+		if ('error' in input) return none({ ...ui, message: input.error });
+		if (ui.checking) return none(ui);
+		return { state: { ...ui, checking: true }, effects: [{ kind: 'check', input }] };
+	}
+	if (action) return none({ ...ui, form: formKey(ui.form, { action }, ctx.defaults) });
+	if (press.backspace || press.delete) return none({ ...ui, form: formKey(ui.form, { backspace: true }, ctx.defaults) });
+	if (press.input && !press.ctrl && !press.meta) return none({ ...ui, form: formKey(ui.form, { type: clean(press.input) }, ctx.defaults) });
+	return none(ui);
+}
+
+function helpKey(ui: HomeUi, action: Action | null, page: number): HomeUi {
+	switch (action) {
+		case 'back':
+		case 'help':
+			return { ...ui, mode: 'list' };
+		case 'up':
+			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - 1) };
+		case 'down':
+			return { ...ui, helpScroll: ui.helpScroll + 1 };
+		case 'scrollUp':
+			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - page) };
+		case 'scrollDown':
+			return { ...ui, helpScroll: ui.helpScroll + page };
+		default:
+			return ui;
+	}
+}
