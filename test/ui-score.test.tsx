@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
 import { ScoreScreen } from '../source/ui/screens/ScoreScreen.tsx';
 import { sentenceSpans } from '../source/text/sentences.ts';
-import { renderScreen } from './support/screen.tsx';
+import { renderScreen, until } from './support/screen.tsx';
 
 const TEXT = 'Ann sails to Dover. A stranger \u001B]0;owned\u0007appears. The war ends.';
-const tick = () => new Promise((r) => setTimeout(r, 40));
 
 /** A scoring whose answers the test hands out one at a time. */
 function fakeScoring() {
@@ -41,22 +40,24 @@ test('the score screen marks each sentence as its answer arrives and shows the q
 	const { controls, answer } = fakeScoring();
 	let back = 0;
 	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => back++} onQuit={() => {}} />);
-	await tick();
-	assert.match(app.lastFrame()!, /0\/3 sentences · —/);
-	assert.match(app.lastFrame()!, /···  ✓ clear/);
+	const frame = () => app.lastFrame() ?? '';
+	await until(frame, (f) => /0\/3 sentences · —/u.test(f) && /···  ✓ clear/u.test(f), 'nothing answered yet');
 	answer(0, 'clear');
-	await tick();
-	assert.match(app.lastFrame()!, /1\/3 sentences · 100\.0/);
+	await until(frame, (f) => /1\/3 sentences · 100\.0/u.test(f), 'the first answer');
 	answer(1, 'confusing');
 	answer(2, 'failed');
-	await tick();
-	const frame = app.lastFrame()!;
-	assert.match(frame, /✓✗\?  ✓ clear/);
-	assert.match(frame, /3\/3 sentences · 50\.0/);
-	assert.match(frame, /Questions: Who is the stranger\?/);
-	assert.ok(!frame.includes('\u001B]0;'), 'a title-change sequence from the summary never reaches the frame');
+	const f = await until(frame, (x) => /3\/3 sentences · 50\.0/u.test(x), 'every answer');
+	assert.match(f, /✓✗\?  ✓ clear/u);
+	assert.match(f, /Questions: Who is the stranger\?/u);
+	assert.ok(!f.includes('\u001B]0;'), 'a title-change sequence from the summary never reaches the frame');
+	// The footer lists the screen's keys from the one binding table, page keys included.
+	assert.match(f, /pgup/u);
+	app.stdin.write('?');
+	await until(frame, (x) => /pgdn\s+scroll the text down/u.test(x), 'the help');
 	app.stdin.write('\u001B');
-	await tick();
-	assert.equal(back, 1);
+	await until(frame, (x) => !/scroll the text down/u.test(x), 'esc closes the help first');
+	assert.equal(back, 0);
+	app.stdin.write('\u001B');
+	await until(() => String(back), (x) => x === '1', 'esc again goes back');
 	app.unmount();
 });

@@ -1,4 +1,4 @@
-import { Box, render, Text, useApp, useInput, type RenderOptions } from 'ink';
+import { Box, render, Text, useApp, type RenderOptions } from 'ink';
 import { useState } from 'react';
 import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
@@ -10,6 +10,7 @@ import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/Hom
 import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
 import { ViewStore } from './state/store.ts';
 import { initialView } from './state/view.ts';
+import { useKeys } from './keys/KeysProvider.tsx';
 import { Root } from './root.tsx';
 import { themeFor } from './theme.ts';
 import { clean } from './text.ts';
@@ -130,7 +131,7 @@ function RunApp({ options, store, driver }: { options: RunAppOptions; store: Vie
 
 /** A message (such as why BooookScore cannot start) until any key. */
 function Notice({ text, onDone }: { text: string; onDone: () => void }) {
-	useInput(() => onDone());
+	useKeys(() => onDone());
 	return (
 		<Box flexDirection="column" borderStyle="round" paddingX={1}>
 			<Text wrap="wrap">{clean(text)}</Text>

@@ -1,8 +1,11 @@
-import { Box, Text, useInput } from 'ink';
-import { useEffect, useState } from 'react';
+import { Box, Text } from 'ink';
+import { useEffect, useRef, useState } from 'react';
+import { Footer } from '../components/Footer.tsx';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
-import { useTerminalSize } from '../hooks.ts';
-import { actionFor, bindingsFor } from '../keymap.ts';
+import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
+import { useKeys } from '../keys/KeysProvider.tsx';
+import { bindingsFor, type KeyPress } from '../keymap.ts';
+import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from '../state/score-ui.ts';
 import { styledLines } from '../styled-lines.ts';
 import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
@@ -19,25 +22,17 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	const theme = useTheme();
 	const { columns, rows } = useTerminalSize();
 	const [, setTick] = useState(0);
-	const [pick, setPick] = useState(0);
-	const [offset, setOffset] = useState<number | null>(0);
-	const [help, setHelp] = useState(false);
 	useEffect(() => controls.onChange(() => setTick((t) => t + 1)), [controls]);
 	const sentences = controls.sentences();
 	const confusing = sentences.filter((s) => s.verdict === 'confusing');
-	const chosen = confusing[Math.min(pick, confusing.length - 1)];
-
-	useInput((input, key) => {
-		const action = actionFor('score', { input, upArrow: key.upArrow, downArrow: key.downArrow, return: key.return, escape: key.escape, tab: key.tab, ctrl: key.ctrl });
-		if (action === 'quit') return onQuit();
-		if (action === 'help' || (help && action === 'back')) return setHelp((h) => !h);
-		if (action === 'back') return onBack();
-		if (action === 'validate' && onValidate) return onValidate();
-		if (action === 'up') setPick((p) => Math.max(0, p - 1));
-		if (action === 'down') setPick((p) => Math.min(Math.max(0, confusing.length - 1), p + 1));
-		if (key.pageDown) setOffset((o) => (o ?? 0) + 5);
-		if (key.pageUp) setOffset((o) => Math.max(0, (o ?? 0) - 5));
-	});
+	const ctx = useRef({ confusing: 0, page: 1, shownFrom: 0 });
+	const [ui, dispatch] = useReducerWithEffects(
+		(state: ScoreUi, press: KeyPress) => scorePress(state, press, ctx.current),
+		initialScoreUi,
+		(effect: ScoreEffect) => (effect === 'quit' ? onQuit() : effect === 'back' ? onBack() : onValidate?.()),
+	);
+	useKeys(dispatch);
+	const chosen = confusing[Math.min(ui.pick, confusing.length - 1)];
 
 	const width = Math.max(20, columns - 4);
 	type Style = { verdict: SentenceVerdict; picked: boolean };
@@ -47,7 +42,8 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	const lines = styledLines<Style>(controls.text, ranges, width);
 	const pane = Math.max(3, rows - 10);
 	const pickedLine = lines.findIndex((l) => l.some((p) => p.style?.picked));
-	const shown = windowOf(lines, pane, offset ?? Math.max(0, pickedLine - Math.floor(pane / 3)));
+	const shown = windowOf(lines, pane, ui.offset ?? Math.max(0, pickedLine - Math.floor(pane / 3)));
+	ctx.current = { confusing: confusing.length, page: pane, shownFrom: shown.offset };
 	const score = controls.score();
 	const done = sentences.filter((s) => s.verdict !== 'pending').length;
 	return (
@@ -73,12 +69,11 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 				))}
 				{`  ✓ clear  ✗ confusing  ? unreadable  · waiting`}
 			</Text>
-			{help ? (
+			{ui.help ? (
 				<Box flexDirection="column" borderStyle="round" paddingX={1}>
 					{bindingsFor('score').map((b) => (
-						<Text key={b.action}>{`${b.label.padEnd(6)} ${b.description}`}</Text>
+						<Text key={`${b.action} ${b.label}`}>{`${b.label.padEnd(7)} ${b.description}`}</Text>
 					))}
-					<Text>{'pgup/pgdn scroll the summary'}</Text>
 				</Box>
 			) : null}
 			{chosen ? (
@@ -89,7 +84,7 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 			) : (
 				<Text color={theme.color('muted')}>{done === sentences.length ? 'No sentence confuses the annotator.' : 'Confusing sentences appear here as their answers arrive.'}</Text>
 			)}
-			<Text color={theme.color('muted')}>↑/↓ pick a confusing sentence · pgup/pgdn scroll · V validate · ? keys · esc back · q quit</Text>
+			<Footer screen="score" hide={onValidate ? [] : ['validate']} />
 		</Box>
 	);
 }
