@@ -11,7 +11,7 @@ import { ViewStore } from '../source/ui/state/store.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { renderScreen, settle, until } from './support/screen.tsx';
+import { renderScreen, until } from './support/screen.tsx';
 
 const KEYS = { left: '\x1b[D', right: '\x1b[C', up: '\x1b[A', down: '\x1b[B', enter: '\r', tab: '\t', ctrlS: '\x13', ctrlC: '\x03' };
 
@@ -66,14 +66,13 @@ async function mount(controls: RunControls, opts: { info?: Partial<RunInfo>; boo
 	const info: RunInfo = { session: 'sess', title: 'A Test Book', book: opts.book ?? '', provider: 'openai', model: 'fake', isLLM: true, priced: true, ...opts.info };
 	const quit: string[] = [];
 	const r = renderScreen(<RunScreen controls={controls} store={store} info={info} start={() => void controls.start()} quit={() => quit.push('quit')} externalEditor={opts.externalEditor ?? null} />);
+	// A key is handled as it is written (the screen's state changes at once; the frame follows).
 	const press = async (key: string) => {
 		r.stdin.write(key);
-		await settle();
 	};
 	const frame = () => r.lastFrame() ?? '';
-	// Ink listens for keys from an effect after the first frame: a key written before is lost.
+	// Ink listens for keys from an effect after the first frame: `until` waits for it.
 	await until(frame, (f) => f.includes('booook'), 'the first frame');
-	await settle(100);
 	return { r, store, press, quit, frame };
 }
 
@@ -149,12 +148,14 @@ test('? shows every key of the keymap, and closes again', async () => {
 	await press('?');
 	let seen = await until(frame, (f) => f.includes('Run screen'), 'the help');
 	const runBindings = BINDINGS.filter((b) => b.screens.includes('run'));
-	// The list is longer than 24 rows: page through it, collecting what is shown.
-	for (let i = 0; i < 12; i++) {
+	const missing = () => runBindings.filter((b) => !seen.includes(b.description.slice(0, 40)));
+	// The list is longer than 24 rows: page through it, collecting what is shown (a key the help
+	// leaves out makes this wait for a page that never comes, and the test fails).
+	while (missing().length > 0) {
+		const before = frame();
 		await press('\x1b[6~'); // page down
-		seen += frame();
+		seen += await until(frame, (f) => f !== before, `the next page of help (missing: ${missing().map((b) => b.description).join('; ')})`, 5_000);
 	}
-	for (const b of runBindings) assert.ok(seen.includes(b.description.slice(0, 40)), `help lists "${b.description}"`);
 	await press('?');
 	await until(frame, (f) => !f.includes('Run screen') && f.includes('text'), 'the run screen again');
 	r.unmount();
@@ -275,10 +276,11 @@ test('the real engine pauses from the keyboard: calls in flight finish, no new o
 	await until(frame, (f) => f.includes('running') && /\b[1-9]\d*\/\d+ calls/u.test(f), 'some calls made');
 	await press(' ');
 	await until(frame, (f) => f.includes('paused'), 'paused');
-	await settle(60);
-	const held = model.requests.length;
-	await settle(100);
-	assert.equal(model.requests.length, held, 'no call starts while paused');
+	// The calls in flight finish; the next node then waits at the gate without calling the model
+	// (let through, it would call at once, as the run does between calls).
+	await until(() => `${model.requests.length === engine.totals.calls} ${engine.run.nodes.some((n) => n.status === 'running')}`, (x) => x === 'true true', 'the calls in flight to finish and the next node to wait');
+	assert.equal(engine.run.status, 'running');
+	assert.ok(model.requests.length < engine.run.chunks.length, 'work is left (an incremental run calls once per chunk at least): the run is held, not done');
 	await press(' ');
 	assert.equal(await done, 'done');
 	await until(frame, (f) => f.includes('done') && f.includes('Final summary'), 'done');
