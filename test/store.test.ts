@@ -496,25 +496,37 @@ test('after close, writes are refused; close is idempotent', async (t) => {
 	await assert.rejects(session.appendCall(call(0)), /closed/);
 });
 
-test('booook sessions prints a header row and columns as wide as their widest cell', async (t) => {
+test('booook sessions prints a header row and columns as wide as their widest cell, in terminal columns (wide characters do not shift them)', async (t) => {
 	const dir = await tempDir(t);
-	for (const [id, title] of [['a', 'Short'], ['a-much-longer-session-id-20261123', 'A Rather Longer Book Title']] as const) {
+	for (const [id, title] of [['a', 'Short'], ['a-much-longer-session-id-20261123', 'A Rather Longer Book Title'], ['hlm', '紅樓夢 Dream of the Red Chamber']] as const) {
 		const s = await Session.create(dir, init({ id, title, summary: 'One two three four five.' }));
 		await s.close();
 	}
 	const { sessionsCommand } = await import('../source/commands/sessions.ts');
+	const { textWidth } = await import('../source/ui/text.ts');
 	const { PassThrough } = await import('node:stream');
 	const stdout = new PassThrough();
 	let text = '';
 	stdout.on('data', (d) => (text += d));
 	assert.equal(await sessionsCommand(dir, { json: false, stdout }), 0);
 	const lines = text.trimEnd().split('\n');
-	assert.match(lines[0]!, /^id\s+title\s+method\s+model\s+status\s+nodes\s+score\s+updated$/u);
-	assert.equal(lines.length, 3);
-	// Every column starts at the same place on every line.
-	for (const column of ['title', 'method', 'status', 'updated']) {
-		const at = lines[0]!.indexOf(column);
-		const cells = lines.slice(1).map((l) => l.slice(at).split(/\s{2,}/u)[0]);
-		assert.ok(cells.every((c) => c !== undefined && c.length > 0 && !c.startsWith(' ')), `${column}: ${cells.join(' | ')}`);
+	assert.match(lines[0]!, /^id\s+book\s+method\s+model\s+progress\s+score\s+updated$/u);
+	assert.equal(lines.length, 4);
+	assert.ok(text.includes('A Rather Longer Book Title') && text.includes('a-much-longer-session-id-20261123'), 'nothing is cut when not on a terminal');
+	// Every column starts at the same terminal column on every line.
+	const columnAt = (line: string, at: number) => {
+		let w = 0;
+		let i = 0;
+		for (const ch of line) {
+			if (w >= at) break;
+			w += textWidth(ch);
+			i += ch.length;
+		}
+		return w === at ? line.slice(i) : undefined;
+	};
+	for (const column of ['book', 'method', 'model', 'progress', 'updated']) {
+		const at = textWidth(lines[0]!.slice(0, lines[0]!.indexOf(column)));
+		const cells = lines.slice(1).map((l) => columnAt(l, at)?.split(/\s{2,}/u)[0]);
+		assert.ok(cells.every((c) => c !== undefined && c.length > 0 && !c.startsWith(' ')), `${column}: ${cells.join(' | ')}\n${text}`);
 	}
 });

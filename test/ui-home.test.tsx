@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { SessionListing, SessionSummary } from '../source/store/list.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
+import { textWidth } from '../source/ui/text.ts';
 import { renderScreen, until } from './support/screen.tsx';
 
 
@@ -122,5 +123,44 @@ test('j and k move like the arrows; / filters the list by what is typed, enter k
 	assert.ok(!f.includes('Emma'));
 	await press('\x1b');
 	await until(frame, (x) => x.includes('Emma') && x.includes('Pride') && !x.includes('/inc'), 'esc clears the filter');
+	r.unmount();
+});
+
+const SGR = /\x1b\[[0-9;]*m/gu;
+
+/** Where `text` starts on a frame line, in terminal columns. */
+const columnOf = (line: string, text: string) => textWidth(line.slice(0, line.indexOf(text)));
+
+test('sessions of one book and method are told apart by an id column; the method is never cut, at 80 columns or 250', async () => {
+	const title = 'Moby-Dick; or, The Whale — with the Etymology and Extracts';
+	const twins = [
+		summary('moby-dick-or-the-whale-20260102-030405-a1b2', title, { method: 'inc' }),
+		summary('moby-dick-or-the-whale-20260102-030407-9f3c', title, { method: 'inc', status: 'running', progress: { done: 53, total: 56 } }),
+		summary('moby-dick-or-the-whale-20260101-111111-07e0', title, { method: 'hier', model: 'claude-sonnet-4-6-20260101', booookscore: 81.25 }),
+	];
+	const { r } = await mount(twins);
+	const frame = () => (r.lastFrame() ?? '').replace(SGR, '');
+	for (const width of [80, 250, 80]) {
+		Object.defineProperty(r.stdout, 'columns', { value: width, configurable: true });
+		r.stdout.emit('resize');
+		const f = await until(frame, (x) => x.includes('method') && x.split('\n').every((l) => textWidth(l) <= width) && (width < 100 || x.includes(title)), `the list at ${width} columns`);
+		const lines = f.split('\n');
+		const header = lines.find((l) => /\bid\b.*\bbook\b.*\bmethod\b/u.test(l))!;
+		assert.ok(header, f);
+		const rows = twins.map((s) => lines.find((l) => l.includes(s.id.slice(-11)))!);
+		assert.ok(rows.every(Boolean), `each id shows at least its time and random part:\n${f}`);
+		// Every row has its method whole, where the header says, and the title where "book" is.
+		const at = columnOf(header, 'method');
+		rows.forEach((row, i) => {
+			assert.equal(columnOf(row, twins[i]!.method!), at, `method of row ${i} at ${width} columns:\n${f}`);
+			assert.equal(columnOf(row, 'Moby-Dick'), columnOf(header, 'book'), `title of row ${i}:\n${f}`);
+		});
+		assert.match(rows[1]!, /interrupted 53\/56/u);
+		assert.match(rows[2]!, /81\.3/u);
+		if (width === 250) {
+			for (const s of twins) assert.ok(f.includes(s.id), `the whole id ${s.id} at 250 columns`);
+			assert.match(header, /\bupdated\b/u);
+		}
+	}
 	r.unmount();
 });

@@ -24,7 +24,7 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 		const planned = Math.max(plannedCalls, done);
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
-		const eta = madeHere > 0 && planned > done ? formatSeconds(((planned - done) * elapsed) / madeHere) : '?';
+		const eta = planned <= done ? '0s' : madeHere > 0 ? formatSeconds(((planned - done) * elapsed) / madeHere) : '?';
 		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
 	};
 
@@ -57,6 +57,12 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 				if (!opts.json) status.say(`${event.node} failed: ${event.error}`);
 				break;
 			case 'run-finished':
+				// A finished run made every call it needed: the last line says so, whatever was estimated.
+				done = Math.max(done, event.totals.calls);
+				if (event.status === 'done' && plannedCalls > done) {
+					plannedCalls = done;
+					if (!opts.json) status.draw(line());
+				}
 				if (!opts.json) status.end();
 				break;
 		}

@@ -129,3 +129,12 @@ export function callsMade(run: Run): number {
 	}
 	return n;
 }
+
+/**
+ * Live nodes that still need a call of their own: not done, and without an answer already kept
+ * for them (a resumed run takes back answers a cancel or a kill left pending, and makes their
+ * versions without calling again).
+ */
+export function nodesAwaitingCalls(run: Run): number {
+	return run.nodes.filter((n) => isLive(n) && !isDone(n) && !n.pending.some((a) => !a.rejected)).length;
+}

@@ -1,6 +1,6 @@
 import type { Node, Run } from '../domain.ts';
 import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
-import { activeVersion, awaitsCheck, callsMade, getNode, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
+import { activeVersion, awaitsCheck, callsMade, getNode, nodesAwaitingCalls, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
 import { refTokens, tokensOf, versionTokens } from './counts.ts';
 import { assertFits, cleanCall, cleanRoot, fitPrompt, lastSentenceEndWithin } from './shared.ts';
@@ -166,11 +166,30 @@ export const hierarchical: Planner = {
 	},
 
 	estimateCalls(run, ctx) {
-		const live = liveNodes(run);
-		let planned = callsMade(run) + live.filter((n) => !isDone(n)).length;
+		let planned = callsMade(run) + nodesAwaitingCalls(run);
 		// Before the first plan there are no level-0 nodes yet, but one call per chunk is certain.
 		planned += Math.max(0, run.chunks.length - levelNodes(run, 0).length);
-		for (const { level, merges } of expectedMerges(run.chunks.length, ctx)) planned += Math.max(0, merges - levelNodes(run, level).length);
+		const expected = expectedMerges(run.chunks.length, ctx);
+		// Levels are walked upwards with their real sizes as far as they are planned to the end, and
+		// with the expected packing above that: a level planned to one merge is the top, so the
+		// levels the first guess foresaw above it are not counted (a finished run expects no more).
+		let below = levelNodes(run, 0);
+		let count = run.chunks.length;
+		let known = below.length === count;
+		for (let level = 1; count > 1; level++) {
+			const nodes = levelNodes(run, level);
+			const last = nodes.at(-1);
+			if (known && last !== undefined && last.inputs.at(-1) === below.at(-1)!.id) {
+				below = nodes;
+				count = nodes.length;
+				continue;
+			}
+			const fit = expected[level - 1]?.fit ?? expected.at(-1)?.fit ?? 2;
+			const merges = Math.max(nodes.length, Math.ceil(count / fit));
+			planned += merges - nodes.length;
+			count = merges;
+			known = false;
+		}
 		if (run.config.clean && !cleanNodeOf(run)) planned += 1;
 		return planned;
 	},
@@ -181,7 +200,7 @@ export const hierarchical: Planner = {
  * are assumed to come out at their limits and merges to carry the largest context, so this
  * over-estimates a little. `plan` and progress both use it.
  */
-export function expectedMerges(chunks: number, ctx: PlanContext): { level: number; merges: number; limit: number; below: number; inputBudget: number }[] {
+export function expectedMerges(chunks: number, ctx: PlanContext): { level: number; merges: number; fit: number; limit: number; below: number; inputBudget: number }[] {
 	const { config } = ctx;
 	const limits = limitsFor(chunks, ctx);
 	const template = mergeTemplateTokens(ctx, true);
@@ -193,7 +212,7 @@ export function expectedMerges(chunks: number, ctx: PlanContext): { level: numbe
 		const inputBudget = config.contextWindow - limit - template - PROMPT_MARGIN;
 		const fit = Math.max(2, Math.floor((inputBudget * (1 - CONTEXT_SHARE)) / (below + 8)));
 		const merges = Math.ceil(count / fit);
-		out.push({ level, merges, limit, below, inputBudget });
+		out.push({ level, merges, fit, limit, below, inputBudget });
 		count = merges;
 		below = limit;
 	}

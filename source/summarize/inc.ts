@@ -1,7 +1,7 @@
 import type { Node, NodeRef, Run } from '../domain.ts';
 import { countWords } from '../text/tokens.ts';
 import { MAX_COMPRESSIONS, MAX_REGENERATIONS, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from './budget.ts';
-import { activeVersion, awaitsCheck, callsMade, getNode, isDone, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
+import { activeVersion, awaitsCheck, callsMade, getNode, nodesAwaitingCalls, isDone, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type Planner } from './planner.ts';
 import { refTokens, tokensOf } from './counts.ts';
 import { assertFits, cleanCall, cleanRoot, fitPrompt } from './shared.ts';
@@ -157,7 +157,7 @@ export const incremental: Planner = {
 		const last = live.filter((n) => n.kind !== 'clean').at(-1);
 		const doneSteps = last ? Number(last.meta.step) + 1 : 0;
 		const cleaning = run.config.clean && !live.some((n) => n.kind === 'clean') ? 1 : 0;
-		return callsMade(run) + live.filter((n) => !isDone(n)).length + Math.max(0, steps - doneSteps) + cleaning;
+		return callsMade(run) + nodesAwaitingCalls(run) + Math.max(0, steps - doneSteps) + cleaning;
 	},
 };
 

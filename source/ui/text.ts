@@ -88,6 +88,21 @@ export function truncate(text: string, width: number): string {
 	return `${out}…`;
 }
 
+/** Cuts `text` to `width` columns from its start, keeping its end (where ids differ). */
+export function truncateStart(text: string, width: number): string {
+	if (textWidth(text) <= width) return text;
+	const chars = [...text];
+	let out = '';
+	let w = 0;
+	for (let i = chars.length - 1; i >= 0; i--) {
+		const cw = charWidth(chars[i]!);
+		if (w + cw > width - 1) break;
+		out = chars[i]! + out;
+		w += cw;
+	}
+	return `…${out}`;
+}
+
 /**
  * The lines to show in a pane of `height` rows: from `offset` (clamped so the pane stays full), or
  * the last ones when `offset` is null (text that is still streaming is read at its end).

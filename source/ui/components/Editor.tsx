@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { cursorRow, rowsOf, type EditorState } from '../state/editor.ts';
+import { screenRows, type EditorState } from '../state/editor.ts';
 import { windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
@@ -13,8 +13,7 @@ export interface EditorProps {
 /** A multi-line editor for when $EDITOR is not set (ctrl-s saves, esc cancels): the view of a buffer. */
 export function Editor({ title, state, width, height }: EditorProps) {
 	const theme = useTheme();
-	const rows = rowsOf(state, width);
-	const cursor = cursorRow(state, width);
+	const { rows, cursor } = screenRows(state, width);
 	const bodyHeight = Math.max(1, height - 1);
 	const shown = windowOf(rows, bodyHeight, Math.max(0, cursor.row - Math.floor(bodyHeight / 2)));
 	return (
@@ -24,8 +23,8 @@ export function Editor({ title, state, width, height }: EditorProps) {
 			</Text>
 			{shown.lines.map((row, i) => {
 				const r = shown.offset + i;
-				if (r !== cursor.row) return <Text key={r} wrap="truncate-end">{row.text === '' ? ' ' : row.text}</Text>;
-				const cs = [...row.text];
+				if (r !== cursor.row) return <Text key={r} wrap="truncate-end">{row === '' ? ' ' : row}</Text>;
+				const cs = [...row];
 				return (
 					<Text key={r} wrap="truncate-end">
 						{cs.slice(0, cursor.col).join('')}

@@ -6,9 +6,10 @@ import { Footer } from '../components/Footer.tsx';
 import { Help } from '../components/Help.tsx';
 import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
-import { homeReduce, homeScreen, initialHome, statusWord, visible, type HomeChoice, type HomeContext, type HomeEffect, type HomeMsg, type HomeUi } from '../state/home-ui.ts';
+import { homeReduce, homeScreen, initialHome, visible, type HomeChoice, type HomeContext, type HomeEffect, type HomeMsg, type HomeUi } from '../state/home-ui.ts';
 import { FIELD_LABELS, FIELDS, isChoice, type FormDefaults, type FormState, type NewRunInput } from '../state/form.ts';
-import { clean, textWidth, truncate, windowOf } from '../text.ts';
+import { layoutTable, sessionColumns } from '../session-table.ts';
+import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
 export type { HomeChoice } from '../state/home-ui.ts';
@@ -114,25 +115,17 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 }
 
 function SessionTable({ sessions, cursor, width, height }: { sessions: readonly SessionSummary[]; cursor: number; width: number; height: number }) {
-	const fixed = 6 + 16 + 14 + 7 + 16 + 5;
-	const titleWidth = Math.max(10, width - fixed);
-	const pad = (text: string, w: number) => {
-		const t = truncate(text, w);
-		return t + ' '.repeat(Math.max(0, w - textWidth(t)));
-	};
-	const line = (s: SessionSummary) => {
-		const progress = `${statusWord(s.status)} ${s.progress.done}/${s.progress.total}`;
-		return [pad(clean(s.title), titleWidth), pad(s.method ?? '—', 5), pad(clean(s.model ?? '—'), 15), pad(progress, 13), pad(s.booookscore === undefined ? '—' : s.booookscore.toFixed(1), 6), s.openedAt.replace('T', ' ').slice(0, 16)].join(' ');
-	};
+	// Two columns go to the cursor mark; the rest is laid out from the cells (see session-table).
+	const table = layoutTable(sessionColumns(sessions), width - 2, 1);
 	const shown = windowOf(sessions.map((s, i) => ({ s, i })), height - 1, Math.max(0, cursor - Math.floor((height - 1) / 2)));
 	return (
 		<Box flexDirection="column">
 			<Text bold wrap="truncate-end">
-				{`  ${[pad('book', titleWidth), pad('method', 5), pad('model', 15), pad('progress', 13), pad('score', 6), 'last opened'].join(' ')}`}
+				{`  ${table.header}`}
 			</Text>
 			{shown.lines.map(({ s, i }) => (
 				<Text key={s.id} inverse={i === cursor} wrap="truncate-end">
-					{`${i === cursor ? '›' : ' '} ${line(s)}`}
+					{`${i === cursor ? '›' : ' '} ${table.rows[i]}`}
 				</Text>
 			))}
 		</Box>

@@ -1,6 +1,7 @@
 import type { Method, Node, NodeKind, NodeRef, NodeStatus, Run, RunStatus } from '../../domain.ts';
 import { totalsOf } from '../../engine/engine.ts';
 import type { EngineEvent, Totals } from '../../engine/events.ts';
+import { nodesAwaitingCalls } from '../../summarize/graph.ts';
 import { countTokens, countWords } from '../../text/tokens.ts';
 
 /**
@@ -72,6 +73,9 @@ export interface ViewState {
 	chunks: number;
 	startedAt: number | null;
 	endedAt: number | null;
+	/** When the current pause began (null while not paused), and the time spent paused before it, since the start. */
+	pausedAt: number | null;
+	pausedMs: number;
 	root: NodeRef | null;
 	error: string | null;
 	log: readonly LogLine[];
@@ -102,12 +106,16 @@ export function initialView(run: Run, opts: { stepping?: boolean } = {}): ViewSt
 		nodes,
 		order,
 		live: {},
-		planned: Math.max(order.length, totals.calls),
+		// What the session holds: the calls made, and one more for each node still to be made (the
+		// engine's estimate replaces it when the run starts). A finished run expects nothing more.
+		planned: totals.calls + nodesAwaitingCalls(run),
 		totals,
 		callsAtStart: totals.calls,
 		chunks: run.chunks.length,
 		startedAt: null,
 		endedAt: null,
+		pausedAt: null,
+		pausedMs: 0,
 		root: run.root,
 		error: run.error,
 		log: [],
@@ -121,7 +129,7 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 	switch (event.type) {
 		case 'run-started': {
 			const synced = ctx.run ? nodesOf(ctx.run, state.nodes) : { nodes: state.nodes, order: state.order };
-			return { ...s, ...synced, active: true, outcome: 'running', planned: event.planned, callsAtStart: event.done, startedAt: ctx.now, endedAt: null, error: null, live: {} };
+			return { ...s, ...synced, active: true, outcome: 'running', planned: event.planned, callsAtStart: event.done, startedAt: ctx.now, endedAt: null, pausedAt: state.gate === 'paused' ? ctx.now : null, pausedMs: 0, error: null, live: {} };
 		}
 		case 'node-planned': {
 			const nodes = { ...state.nodes };
@@ -196,14 +204,16 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 			return { ...s, ...synced, root: ctx.run ? ctx.run.root : null };
 		}
 		case 'run-paused':
-			return { ...s, gate: 'paused' };
+			return { ...s, gate: 'paused', pausedAt: state.pausedAt ?? ctx.now };
 		case 'run-resumed':
-			return { ...s, gate: event.stepping ? 'stepping' : 'running' };
+			return { ...s, gate: event.stepping ? 'stepping' : 'running', ...resumedClock(state, ctx.now) };
 		case 'run-finished': {
 			const finals = event.status === 'done' && event.root ? [...state.finals, { seq: s.seq, root: event.root }] : state.finals;
 			const synced = ctx.run ? nodesOf(ctx.run, state.nodes) : { nodes: state.nodes, order: state.order };
 			const log = event.status === 'failed' && event.error ? addLog(state, 'error', `run failed: ${event.error}`) : state.log;
-			return { ...s, ...synced, active: false, outcome: event.status, root: event.root, error: event.error, totals: event.totals, endedAt: ctx.now, live: {}, finals, log };
+			// A finished run made every call it needed: what was an estimate is now the count.
+			const planned = event.status === 'done' ? event.totals.calls : state.planned;
+			return { ...s, ...synced, active: false, outcome: event.status, root: event.root, error: event.error, totals: event.totals, planned, endedAt: ctx.now, ...resumedClock(state, ctx.now), live: {}, finals, log };
 		}
 		default:
 			// Edits, new active versions and re-plans (node-edited, node-active, node-superseded and
@@ -245,12 +255,26 @@ export function elapsedMs(state: ViewState, now: number): number {
 	return (state.endedAt ?? now) - state.startedAt;
 }
 
-/** Seconds left at the pace of the calls made since this start, or null before there is a pace. */
+/** Time since this start that the run was not paused: the pace of its calls is measured over it. */
+export function workingMs(state: ViewState, now: number): number {
+	const end = state.pausedAt ?? state.endedAt ?? now;
+	return Math.max(0, elapsedMs(state, end) - state.pausedMs);
+}
+
+/**
+ * Seconds left at the pace of the calls made since this start, or null before there is a pace.
+ * Time paused is not part of the pace, so the estimate holds still while the run is paused.
+ */
 export function etaSeconds(state: ViewState, now: number): number | null {
 	const { calls, planned } = progressOf(state);
 	const made = calls - state.callsAtStart;
 	if (!state.active || made <= 0 || planned <= calls) return null;
-	return ((planned - calls) * elapsedMs(state, now)) / 1000 / made;
+	return ((planned - calls) * workingMs(state, now)) / 1000 / made;
+}
+
+/** The pause clock once the run goes on (or ends): the pause just over joins the time paused. */
+function resumedClock(state: ViewState, now: number): { pausedAt: null; pausedMs: number } {
+	return { pausedAt: null, pausedMs: state.pausedMs + (state.pausedAt === null ? 0 : now - state.pausedAt) };
 }
 
 /** Nodes shown in views: a node superseded by a re-plan is history, not part of the run. */
