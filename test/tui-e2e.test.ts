@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeApi, annotatingReply } from './support/fake-api.ts';
+import { tempDir } from './support/temp.ts';
+import { noTmux, shellLine, terminal } from './support/tmux.ts';
 
 /**
  * The app in a real terminal: tmux runs `booook run` against the local fake API, and the test
@@ -15,41 +15,21 @@ import { startFakeApi, annotatingReply } from './support/fake-api.ts';
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-// The run screen opens only once the CLI sends terminal runs to it.
-const skip = !hasTmux ? 'tmux is not installed (CI installs it: apt-get install -y tmux)' : false;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes, re-runs a node', { skip, timeout: 240_000 }, async () => {
+test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes, re-runs a node', { skip: noTmux, timeout: 240_000 }, async () => {
 	const api = await startFakeApi({ latencyMs: 150, chunkDelayMs: 15, respond: annotatingReply });
-	const sessions = mkdtempSync(join(tmpdir(), 'booook-e2e-'));
-	const socket = `booook-e2e-${process.pid}`;
-	const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-	const screen = () => tmux('capture-pane', '-p', '-t', 'app');
-	const history = () => tmux('capture-pane', '-p', '-S', '-', '-t', 'app');
-	const keys = (...k: string[]) => tmux('send-keys', '-t', 'app', ...k);
-	const waitFor = async (what: string, check: (s: string) => boolean, ms = 60_000) => {
-		const end = Date.now() + ms;
-		for (;;) {
-			const s = screen();
-			if (check(s)) return s;
-			if (Date.now() > end) throw new Error(`timed out waiting for ${what}; the screen:\n${s}`);
-			await sleep(100);
-		}
-	};
-	// A fresh tmux server on its own socket takes this environment, not a running server's. CI
-	// (set by CI systems) would make Ink print only the last frame.
-	const env = [
-		'env', '-u', 'CI', '-u', 'CONTINUOUS_INTEGRATION',
-		`OPENAI_API_KEY=e2e`, `BOOOOK_SESSIONS=${sessions}`, `EDITOR=sed -i s/^/EDITED_/`, 'TERM=xterm-256color',
-	];
-	const booook = (...args: string[]) => [...env, process.execPath, join(root, 'bin/booook.js'), ...args].map((a) => `'${a.replace(/'/gu, `'\\''`)}'`).join(' ');
+	const sessions = tempDir('e2e');
+	// $EDITOR prefixes the text it is given, so an edit made through it can be recognized.
+	// CI (set by CI systems) would make Ink print only the last frame.
+	const env = ['env', '-u', 'CI', '-u', 'CONTINUOUS_INTEGRATION', `OPENAI_API_KEY=e2e`, `BOOOOK_SESSIONS=${sessions}`, `EDITOR=sed -i s/^/EDITED_/`, 'TERM=xterm-256color'];
+	const booook = (...args: string[]) => shellLine([...env, process.execPath, join(root, 'bin/booook.js'), ...args]);
 	const book = join(root, '../shared/books/frankenstein.txt');
 	const run = booook('run', book, '--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', api.openaiBaseUrl, '--method', 'hier', '--chunk-size', '1024', '--max-summary', '300', '--context-window', '2048', '--session', 'e2e');
 	const resume = booook('resume', 'e2e', '--base-url', api.openaiBaseUrl);
+	const term = terminal('e2e', `${run}; echo "EXIT=$?"; ${resume}; echo "EXIT2=$?"`);
+	const { keys, history } = term;
+	const waitFor = term.waitFor;
 	try {
-		tmux('new-session', '-d', '-s', 'app', '-x', '100', '-y', '30', `${run}; echo "EXIT=$?"; ${resume}; echo "EXIT2=$?"; sleep 60`);
 		await waitFor('text streaming', (s) => s.includes('▶ running') && /This is reply/u.test(s));
 		keys('Space');
 		await waitFor('paused', (s) => s.includes('paused'));
@@ -90,8 +70,7 @@ test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes
 		assert.equal(saved.annotations.filter((a: { source: string }) => a.source === 'model').length > 0, true);
 		assert.ok(saved.run.nodes.some((n: { versions: { origin: string; text: string }[] }) => n.versions.some((v) => v.origin === 'edit' && v.text.startsWith('EDITED_'))), 'the edit is in the session');
 	} finally {
-		spawnSync('tmux', ['-L', socket, 'kill-server']);
+		term.close();
 		await api.close();
-		rmSync(sessions, { recursive: true, force: true });
 	}
 });
