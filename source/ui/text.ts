@@ -1,3 +1,6 @@
+import cliTruncate from 'cli-truncate';
+import stringWidth from 'string-width';
+import wrapAnsi from 'wrap-ansi';
 import { sanitize } from '../text/sanitize.ts';
 
 /**
@@ -9,98 +12,27 @@ export function clean(text: string): string {
 	return sanitize(text).replace(/\t/gu, '  ');
 }
 
-// East Asian wide and fullwidth characters and most emoji take two columns; combining marks none.
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-const ZERO = /[\p{M}\u200b-\u200d\ufe0f]/u;
-
-export function charWidth(ch: string): number {
-	if (ZERO.test(ch)) return 0;
-	return WIDE.test(ch) ? 2 : 1;
-}
-
+/** Columns `text` takes in a terminal (wide characters two, combining marks none), as Ink counts them. */
 export function textWidth(text: string): number {
-	let w = 0;
-	for (const ch of text) w += charWidth(ch);
-	return w;
+	return stringWidth(text);
 }
 
 /**
  * `text` (already clean) as lines of at most `width` columns: words wrap, a word longer than a
- * line is cut, and every newline starts a new line.
+ * line is cut, every newline starts a new line, and spaces at a break go.
  */
 export function wrap(text: string, width: number): string[] {
-	const max = Math.max(1, width);
-	const out: string[] = [];
-	for (const paragraph of text.split('\n')) {
-		let line = '';
-		let lineWidth = 0;
-		for (const word of paragraph.split(/(\s+)/u)) {
-			if (word === '') continue;
-			const w = textWidth(word);
-			if (/^\s+$/u.test(word)) {
-				if (lineWidth > 0 && lineWidth + w <= max) {
-					line += word;
-					lineWidth += w;
-				} else if (lineWidth > 0) {
-					out.push(line.trimEnd());
-					line = '';
-					lineWidth = 0;
-				}
-				continue;
-			}
-			if (lineWidth + w > max && lineWidth > 0) {
-				out.push(line.trimEnd());
-				line = '';
-				lineWidth = 0;
-			}
-			if (w <= max) {
-				line += word;
-				lineWidth += w;
-				continue;
-			}
-			for (const ch of word) {
-				const cw = charWidth(ch);
-				if (lineWidth + cw > max) {
-					out.push(line);
-					line = '';
-					lineWidth = 0;
-				}
-				line += ch;
-				lineWidth += cw;
-			}
-		}
-		out.push(line.trimEnd());
-	}
-	return out;
+	return wrapAnsi(text, Math.max(1, width), { hard: true, trim: true }).split('\n');
 }
 
 /** Cuts `text` to `width` columns, marking the cut with an ellipsis. */
 export function truncate(text: string, width: number): string {
-	if (textWidth(text) <= width) return text;
-	let out = '';
-	let w = 0;
-	for (const ch of text) {
-		const cw = charWidth(ch);
-		if (w + cw > width - 1) break;
-		out += ch;
-		w += cw;
-	}
-	return `${out}…`;
+	return cliTruncate(text, Math.max(1, width));
 }
 
 /** Cuts `text` to `width` columns from its start, keeping its end (where ids differ). */
 export function truncateStart(text: string, width: number): string {
-	if (textWidth(text) <= width) return text;
-	const chars = [...text];
-	let out = '';
-	let w = 0;
-	for (let i = chars.length - 1; i >= 0; i--) {
-		const cw = charWidth(chars[i]!);
-		if (w + cw > width - 1) break;
-		out = chars[i]! + out;
-		w += cw;
-	}
-	return `…${out}`;
+	return cliTruncate(text, Math.max(1, width), { position: 'start' });
 }
 
 /**
