@@ -1,3 +1,4 @@
+import { diffArrays } from 'diff';
 import { splitSentences } from '../../text/sentences.ts';
 
 export interface DiffPart {
@@ -13,34 +14,8 @@ const key = (sentence: string) => sentence.replace(/\s+/gu, ' ').trim();
  * placed where it stood in `previous`, before what was added in its place.
  */
 export function sentenceDiff(previous: string, next: string): DiffPart[] {
-	const a = splitSentences(previous);
-	const b = splitSentences(next);
-	const ka = a.map(key);
-	const kb = b.map(key);
-	// lcs[i][j]: length of the longest common subsequence of a[i..] and b[j..].
-	const lcs = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));
-	for (let i = a.length - 1; i >= 0; i--) {
-		for (let j = b.length - 1; j >= 0; j--) {
-			lcs[i]![j] = ka[i] === kb[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-		}
-	}
-	const parts: DiffPart[] = [];
-	let i = 0;
-	let j = 0;
-	while (i < a.length || j < b.length) {
-		if (i < a.length && j < b.length && ka[i] === kb[j]) {
-			parts.push({ kind: 'kept', text: b[j]! });
-			i++;
-			j++;
-		} else if (i < a.length && (j >= b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
-			parts.push({ kind: 'dropped', text: a[i]! });
-			i++;
-		} else {
-			parts.push({ kind: 'added', text: b[j]! });
-			j++;
-		}
-	}
-	return parts;
+	const changes = diffArrays(splitSentences(previous), splitSentences(next), { comparator: (a, b) => key(a) === key(b) });
+	return changes.flatMap((change) => change.value.map((text): DiffPart => ({ kind: change.added ? 'added' : change.removed ? 'dropped' : 'kept', text })));
 }
 
 /** Counts of a diff, for the step's title line. */
