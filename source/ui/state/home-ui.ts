@@ -1,6 +1,7 @@
 import type { SessionSummary } from '../../store/list.ts';
 import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
 import { clean } from '../text.ts';
+import { helpScroll } from './help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
 
 /**
@@ -72,8 +73,10 @@ export function homeReduce(ui: HomeUi, msg: HomeMsg, ctx: HomeContext): Result {
 	const last = Math.max(0, visible(ctx.sessions ?? [], ui.filter).length - 1);
 	const next: HomeUi = { ...ui, message: null, cursor: Math.min(ui.cursor, last) };
 	switch (ui.mode) {
-		case 'help':
-			return none(helpKey(next, action, ctx.page));
+		case 'help': {
+			const scroll = helpScroll(ui.helpScroll, action, ctx.page);
+			return none(scroll === null ? { ...next, mode: 'list' } : { ...next, helpScroll: scroll });
+		}
 		case 'confirm': {
 			const selected = selectedSession(next, ctx);
 			if (action === 'confirm' && selected) return { state: { ...next, mode: 'list' }, effects: [{ kind: 'delete', id: selected.id }] };
@@ -159,20 +162,3 @@ function formPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: Home
 	return none(ui);
 }
 
-function helpKey(ui: HomeUi, action: Action | null, page: number): HomeUi {
-	switch (action) {
-		case 'back':
-		case 'help':
-			return { ...ui, mode: 'list' };
-		case 'up':
-			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - 1) };
-		case 'down':
-			return { ...ui, helpScroll: ui.helpScroll + 1 };
-		case 'scrollUp':
-			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - page) };
-		case 'scrollDown':
-			return { ...ui, helpScroll: ui.helpScroll + page };
-		default:
-			return ui;
-	}
-}

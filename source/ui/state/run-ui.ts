@@ -1,6 +1,7 @@
 import type { NodeRef } from '../../domain.ts';
 import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
 import { editorPress } from './editor-keys.ts';
+import { helpScroll } from './help-keys.ts';
 import { editorOf, textOf, type EditorState } from './editor.ts';
 import { levelsOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
 
@@ -112,7 +113,10 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 	const next: RunUi = { ...ui, message: null };
 	const none = (u: RunUi = next) => ({ ui: u, effects: [] as Effect[] });
 	if (action === 'quit') return { ui: { ...next, quitting: true }, effects: [{ kind: 'quit' }] };
-	if (ui.overlay === 'help') return none(helpKey(next, action, ctx));
+	if (ui.overlay === 'help') {
+		const scroll = helpScroll(ui.helpScroll, action, ctx.page);
+		return none(scroll === null ? { ...next, overlay: 'none' } : { ...next, helpScroll: scroll });
+	}
 	if (ui.overlay === 'versions') return versionsKey(next, action, view);
 	if (ui.overlay === 'editor') return none();
 	const node = selectedNode(ui, view);
@@ -182,23 +186,6 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 	}
 }
 
-function helpKey(ui: RunUi, action: Action, ctx: KeyContext): RunUi {
-	switch (action) {
-		case 'help':
-		case 'back':
-			return { ...ui, overlay: 'none' };
-		case 'up':
-			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - 1) };
-		case 'down':
-			return { ...ui, helpScroll: ui.helpScroll + 1 };
-		case 'scrollUp':
-			return { ...ui, helpScroll: Math.max(0, ui.helpScroll - ctx.page) };
-		case 'scrollDown':
-			return { ...ui, helpScroll: ui.helpScroll + ctx.page };
-		default:
-			return ui;
-	}
-}
 
 function versionsKey(ui: RunUi, action: Action, view: ViewState): { ui: RunUi; effects: Effect[] } {
 	const node = ui.selected ? view.nodes[ui.selected] : undefined;
