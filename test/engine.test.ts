@@ -54,21 +54,25 @@ test('pause lets calls in flight finish and starts none; step admits exactly one
 	const idle = async () => {
 		while (inFlight > 0) await settle(5);
 	};
+	// Held: no call in flight, and the next node taken up and waiting at the gate. A call let
+	// through would be in flight at once (the engine starts the next as soon as a place frees).
+	const held = async () => {
+		while (inFlight > 0 || !run.nodes.some((n) => n.status === 'running')) await settle(5);
+	};
 	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
 	const events: EngineEvent[] = [];
 	engine.on((e) => events.push(e));
 	const done = engine.start();
-	await settle(50);
+	while (model.requests.length < 2) await settle(5);
 	engine.pause();
-	await idle(); // the call in flight finishes
+	await held(); // the call in flight finishes, the next waits
 	const paused = model.requests.length;
-	await settle(100);
-	assert.equal(model.requests.length, paused, 'no call starts while paused');
+	assert.ok(paused < run.chunks.length, 'the run is held, not done');
 	engine.step();
 	while (model.requests.length === paused) await settle(5);
 	await idle();
 	assert.equal(model.requests.length, paused + 1, 'a step makes exactly one call');
-	await settle(80);
+	await held();
 	assert.equal(model.requests.length, paused + 1, 'and then holds again');
 	engine.resume();
 	assert.equal(await done, 'done');
@@ -81,7 +85,7 @@ test('cancel aborts calls in flight, keeps finished work, and a new start contin
 	const model = new FakeModel({ seed: 23, latencyMs: 15 });
 	const { run, engine, store, ctx } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 2, clean: false }, model);
 	const done = engine.start();
-	await settle(60);
+	while (!run.nodes.some((n) => n.status === 'done')) await settle(5);
 	engine.cancel();
 	assert.equal(await done, 'cancelled');
 	assert.equal(run.status, 'cancelled');
