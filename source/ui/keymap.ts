@@ -158,8 +158,8 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'erase', label: 'backspace', description: 'erase the character before the cursor', short: 'erase', screens: ['field'], matches: (k) => Boolean(k.backspace || k.delete) },
 	{ action: 'left', label: '←', description: 'cursor left', short: 'cursor', screens: ['field'], matches: (k) => Boolean(k.leftArrow) },
 	{ action: 'right', label: '→', description: 'cursor right', short: 'cursor', screens: ['field'], matches: (k) => Boolean(k.rightArrow) },
-	{ action: 'lineStart', label: 'home', description: 'cursor to the start', short: 'start', screens: ['field'], matches: (k) => Boolean(k.home) || ctrl('a')(k) },
-	{ action: 'lineEnd', label: 'end', description: 'cursor to the end', short: 'end', screens: ['field'], matches: (k) => Boolean(k.end) || ctrl('e')(k) },
+	{ action: 'lineStart', label: 'home', description: 'cursor to the start', short: 'to start', screens: ['field'], matches: (k) => Boolean(k.home) || ctrl('a')(k) },
+	{ action: 'lineEnd', label: 'end', description: 'cursor to the end', short: 'to end', screens: ['field'], matches: (k) => Boolean(k.end) || ctrl('e')(k) },
 	{ action: 'insert', label: 'keys', description: 'type: letters, digits, spaces and punctuation go into the field', short: 'type', screens: ['field'], matches: printable },
 	{ action: 'cancel', label: 'esc', description: 'cancel', screens: WALK_DIALOGS, matches: (k) => Boolean(k.escape) },
 	{ action: 'quit', label: 'ctrl-c', description: 'quit from anywhere, as q does', short: 'quit', screens: WALK_DIALOGS, matches: ctrl('c') },
@@ -187,7 +187,7 @@ export function actionFor(screen: Screen, key: KeyPress): Action | null {
 export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
 	validate: ['agree', 'partial', 'disagree', 'undo', 'nextUnjudged', 'addAnnotation', 'note', 'link'],
 	reasons: ['toggle', 'save', 'cancel'],
-	span: ['left', 'shrink', 'grow', 'trimStart', 'trimEnd', 'link', 'confirm', 'cancel'],
+	span: ['left', 'shrink', 'grow', 'trimStart', 'trimEnd', 'whole', 'link', 'confirm', 'cancel'],
 	types: ['toggle', 'save', 'cancel'],
 	field: ['save', 'cancel'],
 };

@@ -27,7 +27,8 @@ export function footerItems(screen: Screen, hide: readonly Action[] = []): strin
 		if (pair && partner) {
 			seen.add(partner.action);
 			const labels = b.label.length === 1 && partner.label.length === 1 ? `${b.label}${partner.label}` : `${b.label}/${partner.label}`;
-			items.push({ text: `${labels} ${pair.name}`, rank: rankOf(b.action) });
+			// A pair that shares a name on this screen (the span picker's ←→ "move") says it.
+			items.push({ text: `${labels} ${b.short !== undefined && b.short === partner.short ? b.short : pair.name}`, rank: rankOf(b.action) });
 		} else items.push({ text: `${b.label} ${shortName(b)}`, rank: rankOf(b.action) });
 	}
 	// A stable sort: within a rank, the keymap's order.
