@@ -235,6 +235,20 @@ export interface Judgment {
 }
 
 /**
+ * A validation walk a validator began: its order is fixed by mode and seed, so the items it covers
+ * can be listed again. Recorded so that commands run during a blind walk (report, precision) keep
+ * the sources hidden until the validator has judged every item of it.
+ */
+export interface Walk {
+	validator: string;
+	mode: 'model' | 'human' | 'blind' | 'sample';
+	seed: number;
+	/** The share of a sample walk; null for the others. */
+	fraction: number | null;
+	startedAt: string;
+}
+
+/**
  * The intermediate summaries of a run made elsewhere (the authors' released runs): browsable, not
  * re-runnable, since which children went into which merge is not recorded.
  */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Session } from '../source/store/session.ts';
 import { BIN, booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -62,8 +63,16 @@ test('validate in a real terminal: judge some, quit, come back, finish, and repo
 	spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', name]);
 
 	start(name, dir);
-	await waitFor(name, /annotation 1\//, 'the walk to open again');
-	// n jumps to the first unjudged: the two verdicts from before are still there.
+	// The walk reopens where it was left: at its first unjudged item, the two verdicts from before kept.
+	await waitFor(name, /annotation 3\//, 'the walk to reopen at its first unjudged item');
+	// Back to the first item, and a note typed as fast as tmux sends it, keys of the walk's own among its letters.
+	await press(name, 'Left');
+	await press(name, 'Left');
+	await waitFor(name, /annotation 1\/.*\n(?:.*\n)*.*your verdict: agree/, 'the first item again');
+	const note = 'quit? no: a partial undo, a handy note!!';
+	assert.equal(note.length, 40);
+	tmux('send-keys', '-t', name, 'm', note, 'Enter');
+	await waitFor(name, /note saved/, 'the note to be saved');
 	await press(name, 'n');
 	await waitFor(name, /annotation 3\//, 'n to reach the first unjudged item');
 	for (let i = 2; i < total; i++) await press(name, 'a');
@@ -71,6 +80,9 @@ test('validate in a real terminal: judge some, quit, come back, finish, and repo
 	tmux('send-keys', '-t', name, 'q');
 	await waitFor(name, /EXITED 0/, 'the app to quit');
 	assert.match(capture(name), new RegExp(`e2e: ${total}/${total} judged`));
+
+	const { data } = await Session.snapshot(dir, 'study');
+	assert.deepEqual(data.judgments.filter((j) => j.validator === 'e2e' && j.note !== null).map((j) => [j.verdict, j.note]), [['agree', note]]);
 
 	const report = JSON.parse((await booook(['report', 'study', '--sessions-dir', dir, '--json'])).stdout);
 	const mine = report.precision.e2e;

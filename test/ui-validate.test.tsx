@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Annotation, ScoredSummary } from '../source/domain.ts';
+import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
 import { walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
 import { ValidationStore } from '../source/store/validation-store.ts';
@@ -37,16 +37,22 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
 /** The lines of the frame marked as highlighted (the gutter mark), joined. */
 const marked = (frame: string) => frame.split('\n').filter((l) => l.includes('▌')).join(' ');
 
-async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind') {
+async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind', opts: { annotations?: Annotation[]; judgments?: Judgment[]; size?: [number, number] } = {}) {
 	const dir = await mkdtemp(path.join(tmpdir(), 'booook-validate-'));
 	t.after(() => rm(dir, { recursive: true, force: true }));
-	const created = await Session.createCollection(dir, { id: 'walk', title: 'voyage', sources: ['test'], summaries, annotations, judgments: [], runs: [] });
+	const created = await Session.createCollection(dir, { id: 'walk', title: 'voyage', sources: ['test'], summaries, annotations: opts.annotations ?? annotations, judgments: opts.judgments ?? [], runs: [] });
 	await created.close();
 	const session = await Session.open(dir, 'walk');
 	t.after(() => session.close());
 	const store = new ValidationStore(session, 'val', { mode, seed: 5 }, () => new Date(at));
+	await store.begin();
 	const app = renderScreen(<ValidateScreen store={store} title="voyage" />);
 	t.after(() => app.unmount());
+	if (opts.size) {
+		Object.defineProperty(app.stdout, 'columns', { value: opts.size[0], configurable: true });
+		Object.defineProperty(app.stdout, 'rows', { value: opts.size[1], configurable: true });
+		app.stdout.emit('resize');
+	}
 	const frame = () => app.lastFrame() ?? '';
 	/** Waits until the frame shows `pattern` (in its highlighted lines when `where` is 'marked'). */
 	const see = (pattern: RegExp, what = String(pattern), where: 'frame' | 'marked' = 'frame') =>
@@ -67,7 +73,7 @@ async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind'
 			await until(frame, (f) => f.includes(text.slice(0, i)), `"${text.slice(0, i)}" typed`);
 		}
 	};
-	return { store, app, press, type, onDisk, see };
+	return { store, app, press, type, onDisk, see, frame };
 }
 
 test('verdicts are saved as they are given, move the walk on, and undo restores the previous state', async (t) => {
@@ -101,7 +107,7 @@ test('the current annotation is highlighted in the summary, and a note is kept w
 	await press('a');
 	await see(/your verdict: agree/u, 'the verdict');
 	await press('m');
-	await see(/note \(enter saves/u, 'the note field');
+	await see(/note: /u, 'the note field');
 	await type('odd');
 	await press('\r');
 	const saved = (await onDisk()).judgments;
@@ -129,7 +135,7 @@ test('h adds a human annotation over chosen sentences; hostile text never reache
 	await see(/questions: /u, 'the questions field');
 	await type('Why?');
 	await press('\r');
-	await see(/error types \(number toggles/u, 'the types');
+	await see(/error types:/u, 'the types');
 	await press('3', '\r');
 	const added = (await onDisk()).annotations.at(-1);
 	assert.equal(added.source, 'human');
@@ -160,7 +166,7 @@ test('highlighting marks exactly the span, keeps words whole across lines, and c
 test('tab shows the results; a blind walk holds them back until every item is judged', async (t) => {
 	const { press, see } = await setUp(t, 'blind');
 	await press('\t');
-	await see(/Results are shown when every item of the blind walk is judged/u);
+	await see(/Results by source are shown when every item of the blind walk is judged/u);
 	await press('x');
 	await see(/judged 0\/3/u, 'the walk again');
 	for (const [key, n] of [['a', 1], ['a', 2], ['d', 3]] as const) {
@@ -178,4 +184,96 @@ test('keys that arrive together ("ad" in one read) are each a verdict', async (t
 	await press('ad');
 	assert.deepEqual((await onDisk()).judgments.map((j: { verdict: string }) => j.verdict), ['agree', 'disagree']);
 	assert.equal(store.judgments.length, 2);
+});
+
+test('a note typed as one burst ("modd" in one read) opens the field and is saved whole', async (t) => {
+	const { press, onDisk, see, app } = await setUp(t, 'model');
+	await press('a');
+	await see(/Who is Bob\?/u, 'the next annotation');
+	await press('\u001B[D');
+	await see(/your verdict: agree/u, 'back on the judged one');
+	app.stdin.write('modd');
+	app.stdin.write('\r');
+	const saved = await eventually(async (): Promise<Judgment[]> => (await onDisk()).judgments, (js) => js.length === 2);
+	assert.equal(saved.at(-1)!.note, 'odd');
+	assert.equal(saved.at(-1)!.annotation, 'a0');
+	await see(/note: odd/u, 'the note under the verdict');
+});
+
+// As in the released study: the people's single spans have no error types, the model's have some.
+const mixed = [ann(0, 1, 'model', 'Which war?'), { ...ann(1, 2, 'human', 'Who is Bob?'), types: [] }, ann(2, 3, 'model', 'Home where?')];
+
+test('a blind walk shows nothing that tells the sources apart until the walk is done, then shows them', async (t) => {
+	const { press, see, frame } = await setUp(t, 'blind', { annotations: mixed });
+	// Every item as first shown, less what is its own (its questions, its place in the text and the
+	// walk) and what the last key left (the progress, the message, and the pane's blank lines, which
+	// the message's line takes its room from).
+	const seen: string[] = [];
+	const own = /Which war\?|Who is Bob\?|Home where\?|annotation \d\/3/gu;
+	const neutral = (f: string) =>
+		f
+			.split('\n')
+			.filter((l) => !/^judged \d\/3|^saved: agree$|^│\s*│$/u.test(l))
+			.map((l) => l.replace(own, '').replace(/▌/gu, ' '))
+			.join('\n');
+	for (let n = 0; n < 3; n++) {
+		const f = await see(new RegExp(`annotation ${n + 1}/3`, 'u'), `item ${n + 1}`);
+		assert.doesNotMatch(f, /Types:|entity omission|openai\/gpt-4|\bpat\b|· model|· human/u);
+		seen.push(neutral(f));
+		if (n < 2) await press('a');
+	}
+	assert.equal(new Set(seen).size, 1, `the items differ beyond their own text:\n${seen.join('\n----\n')}`);
+	await press('d');
+	const done = await see(/model \d\/2[^]*human \d\/1|human \d\/1[^]*model \d\/2/u, 'the sources once all are judged');
+	assert.match(done, /Types: /u);
+	assert.ok(frame().includes('(pat)') || frame().includes('(openai/gpt-4)'));
+});
+
+test('a blind walk shows a running estimate with both sources pooled, never split by source', async (t) => {
+	const { press, see } = await setUp(t, 'blind');
+	await see(/judged 0\/3 · no verdicts yet/u);
+	await press('a');
+	const one = await see(/judged 1\/3 · so far 100\.0% \[100\.0, 100\.0\] of 1 hold up \(both sources pooled\)/u);
+	await press('d');
+	const two = await see(/judged 2\/3 · so far 50\.0% \[\d+\.\d, \d+\.\d\] of 2 hold up/u);
+	for (const f of [one, two]) assert.doesNotMatch(f, /model|human/u);
+	await press('\t');
+	const results = await see(/so far, both sources pooled: 50\.0%/u, 'the pooled results');
+	assert.doesNotMatch(results, /model|human/u);
+});
+
+test('reopening a walk starts at its first unjudged item', async (t) => {
+	const judged = (a: Annotation): Judgment => ({ annotation: a.id, validator: 'val', verdict: 'agree', reasons: [], note: null, at });
+	const { see } = await setUp(t, 'model', { judgments: [judged(annotations[0]!)] });
+	await see(/annotation 2\/2[^]*Who is Bob\?/u, 'the second (first unjudged) annotation');
+});
+
+for (const [columns, rows] of [[120, 40], [80, 24]] as const) {
+	test(`the partial-agree dialog keeps the header on screen at ${columns}×${rows}`, async (t) => {
+		// Long questions and a long summary: the dialog must take its room from the summary pane.
+		const long = [ann(0, 1, 'model', 'Which war is meant here, and who fought it, and why does it end so suddenly? '.repeat(6)), ann(1, 2, 'model', 'Who is Bob?')];
+		const { press, see } = await setUp(t, 'model', { annotations: long, size: [columns, rows] });
+		await see(new RegExp(`^.{${columns - 2},${columns}}$`, 'mu'), `a frame ${columns} wide`);
+		await press('p');
+		const f = await see(/Partially agree[^]*4\. D\. Other/u, 'the dialog');
+		const lines = f.split('\n');
+		// A frame as tall as the terminal scrolls its first line away.
+		assert.ok(lines.length < rows, `${lines.length} lines in a ${rows}-row terminal:\n${f}`);
+		assert.match(lines[0]!, /^Validate · voyage/u);
+		assert.ok(lines.every((l) => l.length <= columns), 'no line wider than the terminal');
+		assert.match(lines.at(-1)!, /^1-4 tick · enter save · esc cancel/u, "the footer shows the dialog's keys");
+	});
+}
+
+test("the footer shows the walk's main keys first, and ? lists the walk's keys, not the run screen's", async (t) => {
+	const { press, see } = await setUp(t, 'model');
+	const f = await see(/a agree/u, 'the footer');
+	assert.match(f.split('\n').at(-1)!, /^a agree · p partial · d disagree · u undo · n next unjudged/u);
+	await press('?');
+	const help = await see(/esc or \? closes/u, 'the help');
+	assert.match(help, /Validation\n/u);
+	assert.match(help, /a +agree[^]*p +partially agree[^]*tab +results so far/u);
+	assert.doesNotMatch(help, /pane|Run screen/u);
+	await press('?');
+	await see(/a agree · p partial/u, 'the walk again');
 });

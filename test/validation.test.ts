@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
-import { nextUnjudged, verdictsOf, walkItems, walkProgress } from '../source/score/validation.ts';
+import type { Annotation, Judgment, ScoredSummary, Walk } from '../source/domain.ts';
+import { blindWalksUnderWay, firstUnjudged, nextUnjudged, pooledPrecision, verdictsOf, walkItems, walkOptions, walkProgress } from '../source/score/validation.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const summaries: ScoredSummary[] = [
@@ -58,4 +58,57 @@ test('progress counts the latest verdict per annotation and validator, per sourc
 	const unjudged = nextUnjudged(items, judgments, 'ann', 0);
 	assert.ok(unjudged !== null && !verdictsOf(judgments, 'ann').has(items[unjudged]!.id));
 	assert.equal(nextUnjudged(items, [...judgments, ...items.map((a) => j(a, 'ann', 'agree'))], 'ann', 0), null);
+});
+
+test('a blind walk reads one summary at a time: summaries in a seeded order, each one shuffled within', () => {
+	// Six summaries of five annotations each, both sources in every one.
+	const many: ScoredSummary[] = Array.from({ length: 6 }, (_, i) => ({ id: `s${i}` as const, book: `b${i}`, text: 'A. B. C. D. E.', node: null, version: null, source: 'f' }));
+	const pool = many.flatMap((s) => Array.from({ length: 5 }, (_, k) => annotation(s.id as 's0', 2 * k, k % 2 ? 'human' : 'model')));
+	const walk = (seed: number) => walkItems({ summaries: many, annotations: pool }, { mode: 'blind', seed });
+	const orders = Array.from({ length: 20 }, (_, seed) => walk(seed));
+	for (const order of orders) {
+		assert.equal(order.length, pool.length);
+		// Grouped: once the walk leaves a summary, it never comes back to it.
+		const runs = order.map((a) => a.summary).filter((s, i, all) => i === 0 || all[i - 1] !== s);
+		assert.equal(runs.length, new Set(runs).size, `a summary is visited twice: ${runs.join(' ')}`);
+	}
+	assert.deepEqual(walk(3), walk(3));
+	const summaryOrders = new Set(orders.map((o) => [...new Set(o.map((a) => a.summary))].join()));
+	assert.ok(summaryOrders.size > 10, `only ${summaryOrders.size} orders of summaries over 20 seeds`);
+	const withinS0 = new Set(orders.map((o) => o.filter((a) => a.summary === 's0').map((a) => a.id).join()));
+	assert.ok(withinS0.size > 10, `only ${withinS0.size} orders within a summary over 20 seeds`);
+});
+
+test('a walk reopens at its first unjudged item', () => {
+	const items = walkItems(data, { mode: 'blind', seed: 2 });
+	const j = (a: Annotation): Judgment => ({ annotation: a.id, validator: 'ann', verdict: 'agree', reasons: [], note: null, at });
+	assert.equal(firstUnjudged(items, [], 'ann'), 0);
+	assert.equal(firstUnjudged(items, [j(items[0]!), j(items[1]!)], 'ann'), 2);
+	assert.equal(firstUnjudged(items, [j(items[0]!), j(items[2]!)], 'ann'), 1);
+	assert.equal(firstUnjudged(items, [j(items[0]!), j(items[1]!)], 'bob'), 0, "another validator's verdicts are not this one's");
+	assert.equal(firstUnjudged(items, items.map(j), 'ann'), 0, 'all judged: from the start');
+});
+
+test('a blind walk is under way until its validator has judged every item of it', () => {
+	const walk: Walk = { validator: 'ann', mode: 'blind', seed: 4, fraction: null, startedAt: at };
+	const items = walkItems(data, walkOptions(walk));
+	const j = (a: Annotation, validator = 'ann'): Judgment => ({ annotation: a.id, validator, verdict: 'agree', reasons: [], note: null, at });
+	const state = (judgments: Judgment[], walks: Walk[] = [walk]) => blindWalksUnderWay({ ...data, judgments, walks });
+	assert.deepEqual([...state([])], [['ann', { judged: 0, total: 4 }]]);
+	assert.deepEqual([...state(items.slice(1).map((a) => j(a)))], [['ann', { judged: 3, total: 4 }]]);
+	assert.deepEqual([...state(items.map((a) => j(a, 'bob')))], [['ann', { judged: 0, total: 4 }]], "another validator's verdicts do not finish it");
+	assert.equal(state(items.map((a) => j(a))).size, 0);
+	assert.equal(state([], [{ ...walk, mode: 'model' }]).size, 0, 'a walk by source hides nothing');
+	assert.equal(state([], []).size, 0);
+});
+
+test('the pooled estimate counts both sources together, with an interval over summaries', () => {
+	const items = walkItems(data, { mode: 'blind', seed: 1 });
+	const verdicts: Judgment['verdict'][] = ['agree', 'disagree', 'partial'];
+	const judgments = items.slice(0, 3).map((a, i): Judgment => ({ annotation: a.id, validator: 'ann', verdict: verdicts[i]!, reasons: [], note: null, at }));
+	assert.equal(pooledPrecision(items, [], 'ann', { seed: 1, resamples: 50 }), null);
+	const p = pooledPrecision(items, judgments, 'ann', { seed: 1, resamples: 50 })!;
+	assert.deepEqual([p.judged, p.agree, p.partial, p.disagree], [3, 1, 1, 1]);
+	assert.ok(Math.abs(p.precision - 2 / 3) < 1e-9);
+	assert.ok(p.precisionInterval.low <= p.precision && p.precision <= p.precisionInterval.high);
 });

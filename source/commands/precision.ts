@@ -3,6 +3,7 @@ import { seededRandom } from '../score/bootstrap.ts';
 import { convertPrecisionStudy } from '../score/formats.ts';
 import { judgedItems, precisionBySource, type JudgedItem } from '../score/precision.ts';
 import { sessionJudgedItems, validatorsOf } from '../score/session-precision.ts';
+import { blindWalksUnderWay } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
 import { readDataFile } from './data-files.ts';
 import { output, type Stream } from './output.ts';
@@ -40,6 +41,12 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 		items = sessionJudgedItems(data, validator);
 		if (items.length === 0) throw badInput(`session "${opts.id}": ${validator} judged no confusing annotation, so there is no precision to compute`);
 		heading = `verdicts of ${validator} in session ${opts.id}`;
+		// Precision by source would tell a validator on a blind walk which annotations were whose.
+		const walk = blindWalksUnderWay(data).get(validator);
+		if (walk) {
+			items = items.map((i) => ({ ...i, source: 'pooled' }));
+			heading += ` (blind walk, ${walk.judged}/${walk.total} judged: both sources pooled until it is done)`;
+		}
 	} else if (opts.validation) {
 		if (opts.validator) throw badInput('--validator picks verdicts in a session; a validation file has one set of verdicts');
 		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, '--validation'));

@@ -22,6 +22,8 @@ export function reportJson(report: Report) {
 				),
 			]),
 		),
+		// Validators on an unfinished blind walk: their precision above is `pooled`, not by source.
+		blind: Object.fromEntries(report.blind),
 		agreement: {
 			pairs: report.agreement.pairs.map((p) => ({ validators: p.validators, n: p.n, percent: pct(p.percent), kappa: Number.isNaN(p.kappa) ? null : p.kappa })),
 			alpha: report.agreement.alpha,

@@ -54,6 +54,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 			import('../ui/validate/ValidateScreen.tsx'),
 		]);
 		const store = new ValidationStore(session, validator, { mode: opts.mode as WalkMode, seed: opts.seed, fraction: opts.fraction });
+		await store.begin();
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
 		const app = render(createElement(Root, null, createElement(ValidateScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
 		await app.waitUntilExit();

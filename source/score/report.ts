@@ -1,5 +1,5 @@
-import type { Annotation, Judgment, Run, ScoredSummary } from '../domain.ts';
-import { verdictsOf } from './validation.ts';
+import type { Annotation, Judgment, Run, ScoredSummary, Walk } from '../domain.ts';
+import { blindWalksUnderWay, verdictsOf } from './validation.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { seededRandom } from './bootstrap.ts';
 import { LABELS, type Label } from './labels.ts';
@@ -21,6 +21,8 @@ export interface ReportInput {
 	run?: Pick<Run, 'root' | 'nodes'>;
 	annotations: readonly Annotation[];
 	judgments: readonly Judgment[];
+	/** The validation walks begun: a validator's unfinished blind walk keeps their precision pooled. */
+	walks?: readonly Walk[];
 }
 
 export interface ReportOptions {
@@ -59,8 +61,13 @@ export interface BookRow {
 export interface Report {
 	model: SourceScore | null;
 	human: SourceScore | null;
-	/** Per validator, per annotation source. */
+	/**
+	 * Per validator, per annotation source; for a validator on an unfinished blind walk, one entry
+	 * `pooled` over both sources instead (see `blind`).
+	 */
 	precision: Map<string, Map<string, Precision>>;
+	/** The validators whose blind walk is under way, with how much of it they have judged. */
+	blind: Map<string, { judged: number; total: number }>;
 	agreement: { pairs: PairAgreement[]; alpha: number | null; units: number };
 	books: BookRow[];
 	/** Summaries pinned for earlier final summaries of a run (before an edit or re-run): not scored. */
@@ -82,8 +89,12 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		types: system.distribution,
 	});
 	const precision = new Map<string, Map<string, Precision>>();
+	const blind = blindWalksUnderWay(input);
 	for (const validator of validatorsOf(input)) {
-		precision.set(validator, precisionBySource(sessionJudgedItems(input, validator), { random: seededRandom(opts.seed), resamples: opts.resamples }));
+		const items = sessionJudgedItems(input, validator);
+		// Precision by source would tell a blind validator which of their verdicts were on whose annotations.
+		const shown = blind.has(validator) ? items.map((i) => ({ ...i, source: 'pooled' })) : items;
+		precision.set(validator, precisionBySource(shown, { random: seededRandom(opts.seed), resamples: opts.resamples }));
 	}
 	const judgedBy = new Map<ScoredSummary['id'], number>();
 	const summaryOf = new Map(annotations.map((a) => [a.id, a.summary]));
@@ -106,6 +117,7 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		model: hasModel ? source(scored.system) : null,
 		human: scored.human ? source(scored.human) : null,
 		precision,
+		blind,
 		agreement: agreementOf(judgments),
 		books,
 		history: historySummaries(input.summaries, input.run).length,
@@ -162,7 +174,8 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 	if (!report.model && !report.human) out.push('  no annotations yet: booook score ID annotates with a model; booook validate ID lets you add your own');
 	if (report.precision.size === 0) out.push('precision: no verdicts yet (booook validate ID)');
 	for (const [validator, bySource] of report.precision) {
-		out.push(`precision, judged by ${sanitize(validator)}`);
+		const walk = report.blind.get(validator);
+		out.push(`precision, judged by ${sanitize(validator)}${walk ? ` (blind walk, ${walk.judged}/${walk.total} judged: both sources pooled until it is done)` : ''}`);
 		for (const [src, p] of bySource) {
 			out.push(`  ${src.padEnd(6)} ${fixed(100 * p.precision)}% [${fixed(100 * p.precisionInterval.low)}, ${fixed(100 * p.precisionInterval.high)}]  strict ${fixed(100 * p.strict)}% [${fixed(100 * p.strictInterval.low)}, ${fixed(100 * p.strictInterval.high)}]  n=${p.judged} in ${p.books} books (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree)`);
 		}

@@ -1,12 +1,13 @@
-import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
+import type { Annotation, Judgment, ScoredSummary, Walk } from '../domain.ts';
 import { seededRandom } from './bootstrap.ts';
+import { precisionBySource, type Precision } from './precision.ts';
 
 /**
  * What a validator walks through (paper §3 "Validating the annotations", Appendix G; LongEval
  * §3.2 for partial annotation): the annotations that claim a confusion, in one of four orders.
  * Clear sentences and parse failures claim nothing, so there is nothing to agree with.
  */
-export type WalkMode = 'model' | 'human' | 'blind' | 'sample';
+export type WalkMode = Walk['mode'];
 
 export const WALK_MODES: readonly WalkMode[] = ['model', 'human', 'blind', 'sample'];
 
@@ -37,7 +38,7 @@ export function walkItems(data: { summaries: readonly ScoredSummary[]; annotatio
 		case 'human':
 			return pool.filter((a) => a.source === opts.mode);
 		case 'blind':
-			return shuffle(pool, random);
+			return blindOrder(pool, random);
 		case 'sample': {
 			const fraction = opts.fraction ?? 0.2;
 			if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`a sample fraction must be in (0, 1], not ${fraction}`);
@@ -46,6 +47,20 @@ export function walkItems(data: { summaries: readonly ScoredSummary[]; annotatio
 			return pool.filter((a) => chosen.has(a));
 		}
 	}
+}
+
+/**
+ * A blind walk reads one summary at a time, as a reader would: the summaries in a random order,
+ * and within each its annotations in a random order (so the order tells nothing of their source).
+ */
+function blindOrder(pool: readonly Annotation[], random: () => number): Annotation[] {
+	const bySummary = new Map<Annotation['summary'], Annotation[]>();
+	for (const a of pool) {
+		const group = bySummary.get(a.summary);
+		if (group) group.push(a);
+		else bySummary.set(a.summary, [a]);
+	}
+	return shuffle([...bySummary.values()], random).flatMap((group) => shuffle(group, random));
 }
 
 /** Fisher–Yates with the given random numbers: every order equally likely, reproducible by seed. */
@@ -97,6 +112,12 @@ export function walkProgress(items: readonly Annotation[], judgments: readonly J
 	return out;
 }
 
+/** Where a walk opens: its first item without a verdict (the first item when all have one). */
+export function firstUnjudged(items: readonly Annotation[], judgments: readonly Judgment[], validator: string): number {
+	const verdicts = verdictsOf(judgments, validator);
+	return Math.max(0, items.findIndex((a) => !verdicts.has(a.id)));
+}
+
 /** The index in `items` of the first item after `from` (wrapping) with no verdict, or null. */
 export function nextUnjudged(items: readonly Annotation[], judgments: readonly Judgment[], validator: string, from: number): number | null {
 	const verdicts = verdictsOf(judgments, validator);
@@ -124,4 +145,48 @@ export function undoLast(judgments: Judgment[], validator: string): Judgment | n
 		if (judgments[i]!.validator === validator) return judgments.splice(i, 1)[0]!;
 	}
 	return null;
+}
+
+/** The walk a record describes. */
+export function walkOptions(walk: Walk): WalkOptions {
+	return walk.fraction === null ? { mode: walk.mode, seed: walk.seed } : { mode: walk.mode, seed: walk.seed, fraction: walk.fraction };
+}
+
+export interface WalkData {
+	summaries: readonly ScoredSummary[];
+	annotations: readonly Annotation[];
+	judgments: readonly Judgment[];
+	walks?: readonly Walk[];
+}
+
+/**
+ * The validators on a blind walk they have not finished, with how far each is. Until a validator
+ * has judged every item of their blind walk, nothing may tell them which annotations are whose:
+ * their precision is shown pooled over both sources. A blind walk's items can grow (a person adds
+ * an annotation), and then it is unfinished again.
+ */
+export function blindWalksUnderWay(data: WalkData): Map<string, { judged: number; total: number }> {
+	const out = new Map<string, { judged: number; total: number }>();
+	for (const walk of data.walks ?? []) {
+		if (!isBlind(walk.mode)) continue;
+		const items = walkItems(data, walkOptions(walk));
+		const verdicts = verdictsOf(data.judgments, walk.validator);
+		const judged = items.filter((a) => verdicts.has(a.id)).length;
+		if (judged < items.length && !out.has(walk.validator)) out.set(walk.validator, { judged, total: items.length });
+	}
+	return out;
+}
+
+/**
+ * A validator's precision so far over the items given, both sources pooled, with its interval over
+ * summaries: an estimate that tells nothing of any one item's source. Null before the first verdict.
+ */
+export function pooledPrecision(items: readonly Annotation[], judgments: readonly Judgment[], validator: string, opts: { seed: number; resamples: number }): Precision | null {
+	const verdicts = verdictsOf(judgments, validator);
+	const judged = items.flatMap((a) => {
+		const j = verdicts.get(a.id);
+		return j ? [{ book: a.summary, source: 'pooled', verdict: j.verdict }] : [];
+	});
+	if (judged.length === 0) return null;
+	return precisionBySource(judged, { random: seededRandom(opts.seed), resamples: opts.resamples }).get('pooled') ?? null;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Annotation, Book, CallParams, ImportedRun, Judgment, Run, ScoredSummary, Timings, Usage } from '../domain.ts';
+import type { Annotation, Book, CallParams, ImportedRun, Judgment, Run, ScoredSummary, Timings, Usage, Walk } from '../domain.ts';
 import { LABELS } from '../score/labels.ts';
 import type { Change } from './changes.ts';
 
@@ -153,6 +153,14 @@ const judgment = z.strictObject({
 	at: iso,
 });
 
+const walk = z.strictObject({
+	validator: z.string().min(1),
+	mode: z.enum(['model', 'human', 'blind', 'sample']),
+	seed: z.int(),
+	fraction: z.number().gt(0).lte(1).nullable(),
+	startedAt: iso,
+});
+
 const importedRun = z.discriminatedUnion('method', [
 	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('hier'), levels: z.array(z.array(z.string())) }),
 	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('inc'), steps: z.array(z.string()) }),
@@ -167,6 +175,8 @@ const common = {
 	summaries: z.array(scoredSummary),
 	annotations: z.array(annotation),
 	judgments: z.array(judgment),
+	// Optional: sessions from before walks were recorded have none.
+	walks: z.array(walk).optional(),
 };
 
 /** A run over one book (book.txt beside it), or a collection of summaries imported from files. */
@@ -197,6 +207,8 @@ interface SessionCommon {
 	summaries: ScoredSummary[];
 	annotations: Annotation[];
 	judgments: Judgment[];
+	/** The validation walks begun, one per validator, mode, seed and fraction. */
+	walks?: Walk[];
 }
 
 /** A run over one book. The engine mutates `run` in memory and the store saves it. */

@@ -1,4 +1,4 @@
-import type { Annotation, ErrorType, Judgment, ScoredSummary, Span, Verdict } from '../domain.ts';
+import type { Annotation, ErrorType, Judgment, ScoredSummary, Span, Verdict, Walk } from '../domain.ts';
 import { nextAnnotationId } from '../score/annotate.ts';
 import { undoLast, walkItems, type WalkOptions } from '../score/validation.ts';
 import { sentenceSpans } from '../text/sentences.ts';
@@ -28,8 +28,21 @@ export class ValidationStore {
 	}
 
 	/** The parts of the session a report reads. */
-	get session(): { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[]; judgments: readonly Judgment[] } {
+	get session(): { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[]; judgments: readonly Judgment[]; walks?: readonly Walk[] } {
 		return this.#session.data;
+	}
+
+	/**
+	 * Records that this validator began this walk (once; walking it again adds nothing), so that a
+	 * report run before a blind walk is done keeps their precision pooled over both sources.
+	 */
+	async begin(): Promise<void> {
+		const data = this.#session.data;
+		const fraction = this.walk.mode === 'sample' ? (this.walk.fraction ?? 0.2) : null;
+		const same = (w: Walk) => w.validator === this.validator && w.mode === this.walk.mode && w.seed === this.walk.seed && w.fraction === fraction;
+		if (data.walks?.some(same)) return;
+		data.walks = [...(data.walks ?? []), { validator: this.validator, mode: this.walk.mode, seed: this.walk.seed, fraction, startedAt: this.now().toISOString() }];
+		await this.#saved();
 	}
 
 	get judgments(): readonly Judgment[] {

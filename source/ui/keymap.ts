@@ -3,7 +3,9 @@
  * ones of the current screen, and `?` lists them all. A key means one thing on a screen.
  */
 
-export type Screen = 'home' | 'filter' | 'run' | 'score' | 'validate' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help';
+export type Screen = 'home' | 'filter' | 'run' | 'score' | 'validate' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help'
+	// The validation walk's dialogs: partial-agree reasons, the span of your own annotation, its error types, a text field.
+	| 'reasons' | 'span' | 'types' | 'field';
 
 export type Action =
 	| 'quit'
@@ -40,7 +42,19 @@ export type Action =
 	| 'scrollUp'
 	| 'scrollDown'
 	| 'follow'
-	| 'filter';
+	| 'filter'
+	// The validation walk's.
+	| 'results'
+	| 'toggle'
+	| 'shrink'
+	| 'grow'
+	| 'trimStart'
+	| 'trimEnd'
+	| 'whole'
+	| 'erase'
+	| 'insert'
+	| 'lineStart'
+	| 'lineEnd';
 
 /** One key press (see keys/presses.ts): the character typed, or the named key, plus modifiers. */
 export interface KeyPress {
@@ -76,6 +90,14 @@ export interface Binding {
 
 const char = (c: string) => (key: KeyPress) => key.input === c && !key.ctrl;
 
+const ctrl = (c: string) => (key: KeyPress) => Boolean(key.ctrl) && key.input === c;
+/** A digit from 1 to `max` (the number of a choice in a list). */
+const digit = (max: number) => (key: KeyPress) => !key.ctrl && !key.meta && /^[1-9]$/u.test(key.input) && Number(key.input) <= max;
+/** A character typed into a text field: one press, printable, no ctrl or alt. */
+const printable = (key: KeyPress) => !key.ctrl && !key.meta && [...key.input].length === 1 && !/[\p{Cc}]/u.test(key.input);
+/** The validation walk's dialogs, where ctrl-c still quits and esc cancels. */
+const WALK_DIALOGS: readonly Screen[] = ['reasons', 'span', 'types', 'field'];
+
 const ALL: readonly Screen[] = ['home', 'run', 'score', 'validate', 'results', 'versions'];
 // Ctrl-C must work even where letters are typed (editor, form), so it is bound on every screen.
 const EVERY: readonly Screen[] = ['home', 'filter', 'run', 'score', 'validate', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
@@ -95,7 +117,7 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'newRun', label: 'n', description: 'start a new run', short: 'new', screens: ['home'], matches: char('n') },
 	{ action: 'delete', label: 'd', description: 'delete the session (asks first)', short: 'delete', screens: ['home'], matches: char('d') },
 	{ action: 'validate', label: 'V', description: 'validate the annotations by hand', short: 'validate', screens: ['home', 'run', 'score'], matches: char('V') },
-	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts)', short: 'pane', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.tab) },
+	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts)', short: 'pane', screens: ['run', 'form'], matches: (k) => Boolean(k.tab) },
 	{ action: 'up', label: '↑ k', description: 'select previous (level, session, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.upArrow) || char('k')(k) },
 	{ action: 'down', label: '↓ j', description: 'select next (level, session, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.downArrow) || char('j')(k) },
 	// Letters are typed into the form's fields, so there only the arrows move.
@@ -116,6 +138,31 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'addAnnotation', label: 'h', description: 'add your own annotation', short: 'add', screens: ['validate'], matches: char('h') },
 	{ action: 'link', label: 'l', description: 'link two spans as one confusion', short: 'link', screens: ['validate'], matches: char('l') },
 	{ action: 'note', label: 'm', description: 'add a note to the verdict', short: 'note', screens: ['validate'], matches: char('m') },
+	// The validation walk's results, and its dialogs (see WALK_DIALOGS).
+	{ action: 'results', label: 'tab', description: 'results so far (both sources pooled while a blind walk is unfinished)', short: 'results', screens: ['validate'], matches: (k) => Boolean(k.tab) },
+	{ action: 'toggle', label: '1-4', description: 'tick or untick a standard the questions fail', short: 'tick', screens: ['reasons'], matches: digit(4) },
+	{ action: 'save', label: 'enter', description: 'save the verdict with the ticked standards', short: 'save', screens: ['reasons'], matches: (k) => Boolean(k.return) },
+	{ action: 'left', label: '←', description: 'move the span a sentence back', short: 'move', screens: ['span'], matches: (k) => Boolean(k.leftArrow) },
+	{ action: 'right', label: '→', description: 'move the span a sentence on', short: 'move', screens: ['span'], matches: (k) => Boolean(k.rightArrow) },
+	{ action: 'shrink', label: '[', description: 'one sentence fewer', short: 'fewer', screens: ['span'], matches: char('[') },
+	{ action: 'grow', label: ']', description: 'one sentence more', short: 'more', screens: ['span'], matches: char(']') },
+	{ action: 'trimStart', label: '>', description: 'drop a word at the start', short: 'drop first word', screens: ['span'], matches: char('>') },
+	{ action: 'trimEnd', label: '<', description: 'drop a word at the end', short: 'drop last word', screens: ['span'], matches: char('<') },
+	{ action: 'whole', label: '=', description: 'whole sentences again', short: 'whole', screens: ['span'], matches: char('=') },
+	{ action: 'link', label: 'l', description: 'link a second span (one confusion in two places)', short: 'link', screens: ['span'], matches: char('l') },
+	{ action: 'confirm', label: 'enter', description: 'done: write the questions', short: 'questions', screens: ['span'], matches: (k) => Boolean(k.return) },
+	{ action: 'toggle', label: '1-8', description: 'tick or untick an error type', short: 'tick', screens: ['types'], matches: digit(8) },
+	{ action: 'save', label: 'enter', description: 'save your annotation', short: 'save', screens: ['types'], matches: (k) => Boolean(k.return) },
+	{ action: 'save', label: 'enter', description: 'done (a note is saved; questions go on to the error types)', short: 'done', screens: ['field'], matches: (k) => Boolean(k.return) },
+	// Ink names the key most terminals send for backspace (DEL) "delete": both erase backwards.
+	{ action: 'erase', label: 'backspace', description: 'erase the character before the cursor', short: 'erase', screens: ['field'], matches: (k) => Boolean(k.backspace || k.delete) },
+	{ action: 'left', label: '←', description: 'cursor left', short: 'cursor', screens: ['field'], matches: (k) => Boolean(k.leftArrow) },
+	{ action: 'right', label: '→', description: 'cursor right', short: 'cursor', screens: ['field'], matches: (k) => Boolean(k.rightArrow) },
+	{ action: 'lineStart', label: 'home', description: 'cursor to the start', short: 'to start', screens: ['field'], matches: (k) => Boolean(k.home) || ctrl('a')(k) },
+	{ action: 'lineEnd', label: 'end', description: 'cursor to the end', short: 'to end', screens: ['field'], matches: (k) => Boolean(k.end) || ctrl('e')(k) },
+	{ action: 'insert', label: 'keys', description: 'type: letters, digits, spaces and punctuation go into the field', short: 'type', screens: ['field'], matches: printable },
+	{ action: 'cancel', label: 'esc', description: 'cancel', screens: WALK_DIALOGS, matches: (k) => Boolean(k.escape) },
+	{ action: 'quit', label: 'ctrl-c', description: 'quit from anywhere, as q does', short: 'quit', screens: WALK_DIALOGS, matches: ctrl('c') },
 	{ action: 'confirm', label: 'y', description: 'yes', screens: ['confirm'], matches: char('y') },
 	{ action: 'cancel', label: 'n / esc', description: 'no', screens: ['confirm'], matches: (k) => char('n')(k) || Boolean(k.escape) },
 	{ action: 'filter', label: '/', description: 'filter the list (type to narrow it: id, book, method, model, status)', short: 'filter', screens: ['home'], matches: char('/') },
@@ -132,6 +179,18 @@ export function actionFor(screen: Screen, key: KeyPress): Action | null {
 	for (const b of BINDINGS) if (b.screens.includes(screen) && b.matches(key)) return b.action;
 	return null;
 }
+
+/**
+ * The keys a screen is for, which its footer shows first (before help and quit): a narrow terminal
+ * cuts the footer's end, and these are the ones a person reaches for on every item.
+ */
+export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
+	validate: ['agree', 'partial', 'disagree', 'undo', 'nextUnjudged', 'addAnnotation', 'note', 'link'],
+	reasons: ['toggle', 'save', 'cancel'],
+	span: ['left', 'shrink', 'grow', 'trimStart', 'trimEnd', 'whole', 'link', 'confirm', 'cancel'],
+	types: ['toggle', 'save', 'cancel'],
+	field: ['save', 'cancel'],
+};
 
 /** What the footer shows for a binding: its short name, else its description. */
 export function shortName(b: Binding): string {

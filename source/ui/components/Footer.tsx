@@ -1,5 +1,5 @@
 import { Text } from 'ink';
-import { bindingsFor, shortName, type Action, type Screen } from '../keymap.ts';
+import { bindingsFor, MAIN_KEYS, shortName, type Action, type Screen } from '../keymap.ts';
 import { useTheme } from '../theme.ts';
 
 // Keys shown as one item: the pair's labels joined, and one name for both.
@@ -8,14 +8,17 @@ const PAIRS: Partial<Record<Action, { partner: Action; name: string }>> = {
 	left: { partner: 'right', name: 'prev/next' },
 	scrollUp: { partner: 'scrollDown', name: 'scroll' },
 };
-// Help and quit come first: a narrow terminal cuts the line's end, and `?` lists everything else.
+// Help and quit come first, after the screen's main keys (MAIN_KEYS): a narrow terminal cuts the
+// line's end, and `?` lists everything else.
 const FIRST: readonly Action[] = ['help', 'quit'];
 
-/** The footer's items for `screen`: one per action, pairs joined, help and quit first. */
+/** The footer's items for `screen`: one per action, pairs joined; its main keys, then help and quit, first. */
 export function footerItems(screen: Screen, hide: readonly Action[] = []): string[] {
+	const main = MAIN_KEYS[screen] ?? [];
 	const bindings = bindingsFor(screen).filter((b) => !hide.includes(b.action));
 	const seen = new Set<Action>();
-	const items: { text: string; first: boolean }[] = [];
+	const items: { text: string; rank: number }[] = [];
+	const rankOf = (action: Action) => (main.includes(action) ? main.indexOf(action) : FIRST.includes(action) ? main.length : main.length + 1);
 	for (const b of bindings) {
 		if (seen.has(b.action)) continue;
 		seen.add(b.action);
@@ -24,10 +27,12 @@ export function footerItems(screen: Screen, hide: readonly Action[] = []): strin
 		if (pair && partner) {
 			seen.add(partner.action);
 			const labels = b.label.length === 1 && partner.label.length === 1 ? `${b.label}${partner.label}` : `${b.label}/${partner.label}`;
-			items.push({ text: `${labels} ${pair.name}`, first: false });
-		} else items.push({ text: `${b.label} ${shortName(b)}`, first: FIRST.includes(b.action) });
+			// A pair that shares a name on this screen (the span picker's ←→ "move") says it.
+			items.push({ text: `${labels} ${b.short !== undefined && b.short === partner.short ? b.short : pair.name}`, rank: rankOf(b.action) });
+		} else items.push({ text: `${b.label} ${shortName(b)}`, rank: rankOf(b.action) });
 	}
-	return [...items.filter((i) => i.first), ...items.filter((i) => !i.first)].map((i) => i.text);
+	// A stable sort: within a rank, the keymap's order.
+	return items.sort((a, b) => a.rank - b.rank).map((i) => i.text);
 }
 
 /** The keys that work on `screen` (as the keymap has them), on one line, cut to the width. */

@@ -17,11 +17,21 @@ const SCREEN_NAMES: Record<Screen, string> = {
 	score: 'BooookScore',
 	validate: 'Validation',
 	results: 'Results',
+	reasons: 'Validation: partially agree',
+	span: 'Validation: the span of your annotation',
+	types: 'Validation: the error types of your annotation',
+	field: 'Validation: a note or questions being typed',
 };
 
-/** Every key of the keymap, the current screen's first, then the marks of the tree. */
+// Screens reached from a screen, listed right after it: the validation walk's dialogs after the walk.
+const RELATED: Partial<Record<Screen, readonly Screen[]>> = {
+	validate: ['reasons', 'span', 'types', 'field', 'results'],
+};
+
+/** Every key of the keymap, the current screen's first (and those of its dialogs), then the marks of the tree. */
 export function helpLines(current: Screen, width: number): Line[] {
-	const order: Screen[] = [current, ...(Object.keys(SCREEN_NAMES) as Screen[]).filter((s) => s !== current)];
+	const first: Screen[] = [current, ...(RELATED[current] ?? [])];
+	const order: Screen[] = [...first, ...(Object.keys(SCREEN_NAMES) as Screen[]).filter((s) => !first.includes(s))];
 	const lines: Line[] = [];
 	const labelWidth = Math.max(...BINDINGS.map((b) => textWidth(b.label))) + 2;
 	for (const screen of order) {

@@ -1,171 +1,110 @@
-import { Box, Text, useApp, useInput, type Key } from 'ink';
-import TextInput from 'ink-text-input';
-import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import type { Annotation, ErrorType, Span, Verdict } from '../../domain.ts';
+import { Box, Text, useApp } from 'ink';
+import { useMemo, useRef, useSyncExternalStore } from 'react';
+import type { Annotation, ErrorType, ScoredSummary, Span } from '../../domain.ts';
 import { seededRandom } from '../../score/bootstrap.ts';
 import { LABELS } from '../../score/labels.ts';
 import { precisionBySource } from '../../score/precision.ts';
-import { isBlind, PARTIAL_REASONS, verdictsOf, walkProgress, type SourceProgress } from '../../score/validation.ts';
+import { firstUnjudged, isBlind, PARTIAL_REASONS, pooledPrecision, verdictsOf, walkProgress, type SourceProgress } from '../../score/validation.ts';
 import type { ValidationStore } from '../../store/validation-store.ts';
 import { sentenceSpans } from '../../text/sentences.ts';
-import { useTerminalSize } from '../hooks.ts';
-import { actionFor, bindingsFor } from '../keymap.ts';
-import { clean, truncate, windowOf } from '../text.ts';
-import { useTheme } from '../theme.ts';
-import { buildReport, reportLines } from '../../score/report.ts';
+import { Footer } from '../components/Footer.tsx';
+import { Help } from '../components/Help.tsx';
+import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
+import { actionFor } from '../keymap.ts';
+import { useKeys } from '../keys/KeysProvider.tsx';
 import { highlightLines } from '../styled-lines.ts';
-import { addingReducer, spanOf, type Adding } from './adding.ts';
+import { clean, truncate, windowOf, wrap } from '../text.ts';
+import { useTheme } from '../theme.ts';
+import { spanOf, type Adding } from './adding.ts';
+import { fieldWindow, type Field } from './field.ts';
+import { pooledText, RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
+import { initialWalk, screenOf, VERDICT_WORD, walkReducer, type Overlay, type WalkContext, type WalkEffect } from './walk-ui.ts';
 
-type Overlay = { kind: 'none' } | { kind: 'reasons'; chosen: string[] } | { kind: 'note'; draft: string } | { kind: 'help' } | { kind: 'results'; offset: number } | Adding;
-
-const VERDICT_WORD: Record<Verdict, string> = { agree: 'agree', partial: 'partially agree', disagree: 'disagree' };
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
 
 /**
  * The validation walk: the summary with the current annotation's span(s) highlighted in place,
- * the annotation below it, and the verdict keys of Appendix G. Every verdict is saved by the
- * store the moment it is given; this screen only reads the store and sends it intents.
+ * the annotation below it, and the verdict keys of Appendix G. Every key goes through the keymap
+ * into one reducer (walk-ui.ts); its effects are verdicts and annotations the store saves the
+ * moment they are given. This screen reads the store and lays the walk out to fit the terminal.
  */
 export function ValidateScreen({ store, title, onBack, onQuit }: { store: ValidationStore; title: string; onBack?: () => void; onQuit?: () => void }) {
-	useSyncExternalStore(store.subscribe, store.getVersion);
+	const version = useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
-	// Keys can arrive faster than renders (typing, pasting): handlers read the latest value, not the rendered one.
-	const [index, setIndex, indexRef] = useLatest(0);
-	const [overlay, setOverlay, overlayRef] = useLatest<Overlay>({ kind: 'none' });
-	const [message, setMessage] = useState<string | null>(null);
 	const items = store.items;
-	const current: Annotation | undefined = items[index];
-	const summary = current ? store.summaries.get(current.summary) : undefined;
-	const judgments = store.judgments;
-	const verdicts = verdictsOf(judgments, store.validator);
-	const progress = walkProgress(items, judgments, store.validator);
 	const blind = isBlind(store.walk.mode);
-	const judgedAll = items.length > 0 && items.every((a) => verdicts.has(a.id));
-	const hideSource = blind && !judgedAll;
-	const sentences = useMemo(() => (summary ? sentenceSpans(summary.text) : []), [summary]);
 
-	// Inside the run app, q quits the app and esc goes back to the run; on its own, both end it.
+	// Sentences per summary, split once: a summary's text never changes during a walk.
+	const split = useRef(new Map<ScoredSummary['id'], readonly Span[]>());
+	const sentencesOf = (id: ScoredSummary['id']): readonly Span[] => {
+		let spans = split.current.get(id);
+		if (!spans) split.current.set(id, (spans = sentenceSpans(store.summaries.get(id)?.text ?? '')));
+		return spans;
+	};
+
+	/** The walk as it is now, for the reducer: read per key, so each press sees the one before saved. */
+	const context = (): WalkContext => {
+		const judgments = store.judgments;
+		let latest: Annotation['id'] | null = null;
+		for (let i = judgments.length - 1; i >= 0 && latest === null; i--) if (judgments[i]!.validator === store.validator) latest = judgments[i]!.annotation;
+		return { items, verdicts: verdictsOf(judgments, store.validator), latest, sentences: (id) => sentencesOf(id).length, page: Math.max(1, rows - 3) };
+	};
+	const hidden = () => blind && items.some((a) => !verdictsOf(store.judgments, store.validator).has(a.id));
+
 	const quit = () => (onQuit ? onQuit() : exit());
-	const back = () => (onBack ? onBack() : quit());
-	const run = (work: Promise<unknown>, done?: string) => {
+	const [ui, dispatch, read] = useReducerWithEffects(walkReducer, () => initialWalk(firstUnjudged(items, store.judgments, store.validator)), (effect: WalkEffect) => perform(effect));
+	const report = (work: Promise<unknown>, done: (value: unknown) => string) =>
 		work.then(
-			() => setMessage(done ?? null),
-			(error: unknown) => setMessage(error instanceof Error ? error.message : String(error)),
+			(value) => dispatch({ type: 'done', message: done(value) }),
+			(error: unknown) => dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
 		);
-	};
-	const give = (verdict: Verdict, reasons: string[] = [], note: string | null = null) => {
-		const at = indexRef.current;
-		const target = items[at];
-		if (!target) return;
-		run(store.judge(target.id, verdict, reasons, note), `saved: ${VERDICT_WORD[verdict]}`);
-		if (at + 1 < items.length) setIndex(at + 1);
-	};
 
-	// Keys typed faster than the terminal is read arrive as one string ("aa"): each is its own press,
-	// except inside a text field, which takes the string whole.
-	useInput((input, key) => {
-		const typing = overlayRef.current.kind === 'note' || (overlayRef.current.kind === 'adding' && overlayRef.current.step === 'questions');
-		if (!typing && input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/u.test(input)) {
-			for (const ch of input) handle(ch, { ...key, return: false, escape: false, tab: false });
-		} else handle(input, key);
-	});
-
-	function handle(input: string, key: Key): void {
-		const overlay = overlayRef.current;
-		const index = indexRef.current;
-		const current = items[index];
-		if (key.ctrl && input === 'c') return quit();
-		if (overlay.kind === 'note' || (overlay.kind === 'adding' && overlay.step === 'questions')) {
-			if (key.escape) setOverlay({ kind: 'none' });
-			return; // the text input has the keys
-		}
-		if (overlay.kind === 'help') return setOverlay({ kind: 'none' });
-		if (overlay.kind === 'results') {
-			if (key.upArrow) return setOverlay({ kind: 'results', offset: Math.max(0, overlay.offset - 1) });
-			if (key.downArrow) return setOverlay({ kind: 'results', offset: overlay.offset + 1 });
-			if (input === 'q') return quit();
-			return setOverlay({ kind: 'none' });
-		}
-		if (overlay.kind === 'reasons') {
-			const n = Number(input);
-			if (n >= 1 && n <= PARTIAL_REASONS.length) {
-				const reason = PARTIAL_REASONS[n - 1]!;
-				const chosen = overlay.chosen.includes(reason) ? overlay.chosen.filter((r) => r !== reason) : [...overlay.chosen, reason];
-				setOverlay({ kind: 'reasons', chosen });
-			} else if (key.return) {
-				if (overlay.chosen.length === 0) return setMessage('pick at least one reason (1–4), or esc');
-				setOverlay({ kind: 'none' });
-				give('partial', PARTIAL_REASONS.filter((r) => overlay.chosen.includes(r)));
-			} else if (key.escape) setOverlay({ kind: 'none' });
-			return;
-		}
-		if (overlay.kind === 'adding') {
-			const next = addingReducer(overlay, { input, key }, sentences.length);
-			if (next === null) return setOverlay({ kind: 'none' });
-			if (next.step === 'save') {
-				setOverlay({ kind: 'none' });
-				const spans: Span[] = next.ranges.map((r, i) => spanOf(summary!.text, sentences, r, next.trims[i]!));
-				return run(store.annotate(summary!.id, spans, next.questions, next.types), `added your annotation (${next.ranges.length === 2 ? 'relation' : 'single span'})`);
+	function perform(effect: WalkEffect): void {
+		switch (effect.kind) {
+			case 'judge':
+				return void report(store.judge(effect.annotation, effect.verdict, effect.reasons, effect.note), () => effect.done);
+			case 'undo':
+				return void report(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'));
+			case 'annotate': {
+				const text = store.summaries.get(effect.summary)?.text ?? '';
+				const spans = effect.ranges.map((r, i) => spanOf(text, sentencesOf(effect.summary), r, effect.trims[i]!));
+				return void report(store.annotate(effect.summary, spans, effect.questions, effect.types), () => `added your annotation (${spans.length === 2 ? 'relation' : 'single span'})`);
 			}
-			return setOverlay(next);
-		}
-		const action = actionFor('validate', { input, upArrow: key.upArrow, downArrow: key.downArrow, leftArrow: key.leftArrow, rightArrow: key.rightArrow, return: key.return, escape: key.escape, tab: key.tab, ctrl: key.ctrl });
-		setMessage(null);
-		switch (action) {
+			case 'results': {
+				const input = { session: store.session, items, validator: store.validator, seed: store.walk.seed, sealed: hidden() };
+				// After this frame ("computing…") is drawn: the bootstrap takes a moment on a large session.
+				setImmediate(() => dispatch({ type: 'results', results: walkResults(input) }));
+				return;
+			}
 			case 'quit':
 				return quit();
 			case 'back':
-				return back();
-			case 'help':
-				return setOverlay({ kind: 'help' });
-			case 'nextPane':
-				return setOverlay({ kind: 'results', offset: 0 });
-			case 'left':
-				return setIndex(Math.max(0, index - 1));
-			case 'right':
-				return setIndex(Math.min(items.length - 1, index + 1));
-			case 'nextUnjudged': {
-				const at = items.findIndex((a, i) => i > index && !verdicts.has(a.id));
-				const wrap = at === -1 ? items.findIndex((a) => !verdicts.has(a.id)) : at;
-				return wrap === -1 ? setMessage('every annotation is judged') : setIndex(wrap);
-			}
-			case 'agree':
-				return give('agree');
-			case 'disagree':
-				return give('disagree');
-			case 'partial':
-				return current && setOverlay({ kind: 'reasons', chosen: [] });
-			case 'note': {
-				const given = current && verdictsOf(store.judgments, store.validator).get(current.id);
-				if (!given) return setMessage('give a verdict first (a, p or d), then add a note to it');
-				return setOverlay({ kind: 'note', draft: given.note ?? '' });
-			}
-			case 'undo':
-				return run(
-					store.undo().then((undone) => {
-						if (!undone) throw new Error('nothing to undo');
-						const at = items.findIndex((a) => a.id === undone.annotation);
-						if (at !== -1) setIndex(at);
-					}),
-					'undone',
-				);
-			case 'addAnnotation':
-			case 'link': {
-				if (!current || !summary) return;
-				const start = Math.max(0, current.sentence ?? 0);
-				return setOverlay({ kind: 'adding', step: 'span', ranges: [[start, start]], trims: [[0, 0]], linking: action === 'link', questions: '', types: [] });
-			}
-			default:
-				return;
+				return onBack ? onBack() : quit();
 		}
 	}
 
-	if (overlay.kind === 'results') {
-		return <ResultsView store={store} title={title} offset={overlay.offset} rows={rows} columns={columns} hideSources={hideSource} />;
-	}
+	// The one key handler: each press is looked up in the keymap of what is open now (the newest
+	// state: several presses of one read are reduced before the next render), then reduced.
+	useKeys((press) => {
+		dispatch({ type: 'key', action: actionFor(screenOf(read().overlay), press), press, ctx: context() });
+	});
+
+	const judgments = store.judgments;
+	const verdicts = verdictsOf(judgments, store.validator);
+	const judgedAll = items.length > 0 && items.every((a) => verdicts.has(a.id));
+	const hideSource = blind && !judgedAll;
+	const progress = walkProgress(items, judgments, store.validator);
+	// The running estimate: once per saved verdict, not per frame.
+	const estimate = useMemo(
+		() => (store.walk.mode === 'sample' || hideSource ? runningEstimate(store, hideSource) : null),
+		[version, hideSource, store],
+	);
+
+	if (ui.overlay.kind === 'help') return <Help screen="validate" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
+	if (ui.overlay.kind === 'results') return <ResultsView title={title} results={ui.overlay.results} scroll={ui.overlay.scroll} rows={rows} columns={columns} />;
 
 	if (items.length === 0) {
 		return (
@@ -176,22 +115,33 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 		);
 	}
 
+	const index = Math.min(ui.index, items.length - 1);
+	const current = items[index]!;
+	const summary = store.summaries.get(current.summary);
+	const sentences = sentencesOf(current.summary);
+	const judgment = verdicts.get(current.id);
 	const width = Math.max(20, columns - 2);
-	const textWidth = width - 3;
+
+	// The layout is counted line by line so the whole frame stays below the terminal's height:
+	// a frame as tall as the terminal scrolls its first lines (the header) away.
+	const questionRows = rows >= 30 ? 4 : 2;
+	const questions = cut(wrap(`Questions: ${clean(current.questions)}`, width), questionRows, width);
+	const overlayRows = overlayHeight(ui.overlay, width);
+	const fixed = 1 + 1 + (estimate && !hideSource ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + (ui.message ? 1 : 0) + 1;
+	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
+
 	const addingSpans: Span[] | null =
-		overlay.kind === 'adding' && summary ? overlay.ranges.map((r, i) => spanOf(summary.text, sentences, r, overlay.trims[i]!)) : null;
-	const { lines, firstMarked } = highlightLines(summary?.text ?? '', addingSpans ?? current?.spans ?? [], textWidth);
-	const paneHeight = Math.max(3, rows - 14);
+		ui.overlay.kind === 'adding' && summary ? ui.overlay.ranges.map((r, i) => spanOf(summary.text, sentences, r, (ui.overlay as Adding).trims[i]!)) : null;
+	const { lines, firstMarked } = highlightLines(summary?.text ?? '', addingSpans ?? current.spans, width - 3);
 	const shown = windowOf(lines, paneHeight, Math.max(0, (firstMarked ?? 0) - Math.floor(paneHeight / 3)));
-	const judgment = current ? verdicts.get(current.id) : undefined;
 
 	return (
 		<Box flexDirection="column" width={columns}>
-			<Text bold>
+			<Text bold wrap="truncate">
 				{truncate(`Validate · ${clean(title)} · ${store.walk.mode}${blind ? ' (sources hidden until the end)' : ''} · validator ${clean(store.validator)}`, width)}
 			</Text>
-			<ProgressLine progress={progress} hide={hideSource} />
-			{store.walk.mode === 'sample' ? <SampleEstimate store={store} /> : null}
+			<ProgressLine progress={progress} hide={hideSource} pooled={hideSource ? estimate : null} width={width} />
+			{estimate && !hideSource ? <Text wrap="truncate">{truncate(`estimate from the sample (95% interval over books): ${estimate}`, width)}</Text> : null}
 			<Box flexDirection="column" borderStyle="single" paddingX={1} height={paneHeight + 2}>
 				{shown.lines.map((line, i) => (
 					// The gutter mark carries the highlight where styles are off (NO_COLOR, dumb terminals).
@@ -201,54 +151,105 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 					</Text>
 				))}
 			</Box>
-			{current ? (
-				<Box flexDirection="column">
-					<Text>
-						{`annotation ${index + 1}/${items.length} · ${clean(summary?.book ?? '')}`}
-						{hideSource ? '' : ` · ${current.source} (${clean(current.annotator)})`}
-						{current.spans.length === 2 ? ' · relation: two places' : ''}
-					</Text>
-					<Text wrap="wrap">Questions: {clean(current.questions)}</Text>
-					<Text>Types: {current.types.join(', ')}</Text>
-					<Text color={judgment ? theme.color(VERDICT_TONE[judgment.verdict]) : theme.color('muted')}>
-						{judgment ? `your verdict: ${VERDICT_WORD[judgment.verdict]}${judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : ''}${judgment.note ? ` · note: ${clean(judgment.note)}` : ''}` : 'not judged yet'}
-					</Text>
-				</Box>
-			) : null}
-			<OverlayView overlay={overlay} setOverlay={setOverlay} onNote={(note) => judgment && run(store.judge(current!.id, judgment.verdict, judgment.reasons, note || null), 'note saved')} />
-			{message ? <Text color={theme.color('accent')}>{clean(message)}</Text> : null}
-			<Text color={theme.color('muted')} wrap="truncate">
-				{bindingsFor('validate')
-					.map((b) => `${b.label} ${b.description.split(' (')[0]}`)
-					.join(' · ')}
+			<Text wrap="truncate">
+				{truncate(
+					`annotation ${index + 1}/${items.length} · ${clean(summary?.book ?? '')}${hideSource ? '' : ` · ${current.source} (${clean(current.annotator)})`}${current.spans.length === 2 ? ' · relation: two places' : ''}`,
+					width,
+				)}
 			</Text>
+			{questions.map((line, i) => (
+				<Text key={i} wrap="truncate">
+					{line}
+				</Text>
+			))}
+			{/* Hidden in a blind walk: the released human annotations have no types, the model's do. */}
+			{hideSource ? null : <Text wrap="truncate">{truncate(`Types: ${current.types.length ? current.types.join(', ') : '—'}`, width)}</Text>}
+			<Text wrap="truncate" color={judgment ? theme.color(VERDICT_TONE[judgment.verdict]) : theme.color('muted')}>
+				{truncate(
+					judgment ? `your verdict: ${VERDICT_WORD[judgment.verdict]}${judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : ''}${judgment.note ? ` · note: ${clean(judgment.note)}` : ''}` : 'not judged yet',
+					width,
+				)}
+			</Text>
+			<OverlayView overlay={ui.overlay} width={width} />
+			{ui.message ? (
+				<Text wrap="truncate" color={theme.color('accent')}>
+					{truncate(clean(ui.message), width)}
+				</Text>
+			) : null}
+			<Footer screen={screenOf(ui.overlay)} />
 		</Box>
 	);
 }
 
-/** State whose latest value is readable at once through the ref, before React re-renders. */
-function useLatest<T>(initial: T): [T, (value: T) => void, { readonly current: T }] {
-	const [value, setValue] = useState(initial);
-	const ref = useRef(initial);
-	const set = useCallback((next: T) => {
-		ref.current = next;
-		setValue(next);
-	}, []);
-	return [value, set, ref];
+/** Cuts wrapped lines to `max`, marking the cut on the last one kept. */
+function cut(lines: string[], max: number, width: number): string[] {
+	if (lines.length <= max) return lines;
+	const kept = lines.slice(0, max);
+	kept[max - 1] = truncate(`${kept[max - 1]!} …`, width);
+	return kept;
 }
 
+/** Rows an overlay takes below the annotation (each of its lines is cut to one row). */
+function overlayHeight(overlay: Overlay, width: number): number {
+	switch (overlay.kind) {
+		case 'reasons':
+			return 2 + 1 + PARTIAL_REASONS.length;
+		case 'note':
+			return 3;
+		case 'adding':
+			return overlay.step === 'types' ? 2 + 1 + Math.ceil(LABELS.length / typeColumns(width)) : overlay.step === 'questions' ? 4 : 3;
+		default:
+			return 0;
+	}
+}
+
+const typeColumns = (width: number) => (width >= 60 ? 2 : 1);
+
 /**
- * The results of `booook report` inside the walk (tab). In a blind walk they wait until every item
- * is judged: precision by source would reveal which annotations are whose.
+ * The walk's running estimate, in one line: in a blind walk not yet done, the precision so far
+ * with both sources pooled (it tells nothing of any one item's source); in a sample walk, the
+ * precision per source with its interval over books.
  */
-function ResultsView({ store, title, offset, rows, columns, hideSources }: { store: ValidationStore; title: string; offset: number; rows: number; columns: number; hideSources: boolean }) {
+function runningEstimate(store: ValidationStore, pooled: boolean): string {
+	if (pooled) {
+		const p = pooledPrecision(store.items, store.judgments, store.validator, { seed: store.walk.seed, resamples: RESAMPLES });
+		return p ? `so far ${pooledText(p)} (both sources pooled)` : 'no verdicts yet';
+	}
+	const verdicts = verdictsOf(store.judgments, store.validator);
+	const judged = store.items.flatMap((a) => {
+		const j = verdicts.get(a.id);
+		return j ? [{ book: a.summary, source: a.source, verdict: j.verdict }] : [];
+	});
+	if (judged.length === 0) return 'sample: no verdicts yet';
+	const by = precisionBySource(judged, { random: seededRandom(store.walk.seed), resamples: RESAMPLES });
+	return [...by]
+		.map(([source, p]) => `${source} ${(100 * p.precision).toFixed(1)}% [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged}`)
+		.join('   ');
+}
+
+function ProgressLine({ progress, hide, pooled, width }: { progress: Record<'model' | 'human', SourceProgress>; hide: boolean; pooled: string | null; width: number }) {
 	const theme = useTheme();
-	const version = store.getVersion();
-	const lines = useMemo(
-		() => (hideSources ? ['Results are shown when every item of the blind walk is judged (they would reveal the sources).'] : reportLines(title, buildReport(store.session, { seed: store.walk.seed, resamples: 500 }), columns - 2)),
-		[version, hideSources, columns],
+	let text: string;
+	if (hide) {
+		const judged = progress.model.judged + progress.human.judged;
+		const total = progress.model.total + progress.human.total;
+		text = `judged ${judged}/${total} · ${pooled ?? ''}`;
+	} else {
+		const part = (name: string, p: SourceProgress) => (p.total === 0 ? null : `${name} ${p.judged}/${p.total} · precision ${pct(p.precision)} · strict ${pct(p.strict)}`);
+		text = [part('model', progress.model), part('human', progress.human)].filter(Boolean).join('   ');
+	}
+	return (
+		<Text wrap="truncate" color={theme.color('accent')}>
+			{truncate(text, width)}
+		</Text>
 	);
-	const shown = windowOf(lines, Math.max(3, rows - 2), offset);
+}
+
+/** The results (tab): computed once when opened; until then, a line saying so. */
+function ResultsView({ title, results, scroll, rows, columns }: { title: string; results: WalkResults | null; scroll: number; rows: number; columns: number }) {
+	const theme = useTheme();
+	const lines = results ? resultsLines(clean(title), results, columns - 2) : ['computing the results…'];
+	const shown = windowOf(lines, Math.max(3, rows - 2), scroll);
 	return (
 		<Box flexDirection="column" width={columns}>
 			{shown.lines.map((line, i) => (
@@ -261,97 +262,71 @@ function ResultsView({ store, title, offset, rows, columns, hideSources }: { sto
 	);
 }
 
-function ProgressLine({ progress, hide }: { progress: Record<'model' | 'human', SourceProgress>; hide: boolean }) {
-	const theme = useTheme();
-	if (hide) {
-		const judged = progress.model.judged + progress.human.judged;
-		const total = progress.model.total + progress.human.total;
-		return <Text color={theme.color('accent')}>{`judged ${judged}/${total} · precision by source shown when every item is judged`}</Text>;
-	}
-	const part = (name: string, p: SourceProgress) => (p.total === 0 ? null : `${name} ${p.judged}/${p.total} · precision ${pct(p.precision)} · strict ${pct(p.strict)}`);
-	return <Text color={theme.color('accent')}>{[part('model', progress.model), part('human', progress.human)].filter(Boolean).join('   ')}</Text>;
-}
-
-/** Partial annotation (LongEval): the precision of what was judged, with its bootstrap interval over books. */
-function SampleEstimate({ store }: { store: ValidationStore }) {
-	const version = store.getVersion();
-	const text = useMemo(() => {
-		const verdicts = verdictsOf(store.judgments, store.validator);
-		const judged = store.items.flatMap((a) => {
-			const j = verdicts.get(a.id);
-			return j ? [{ book: a.summary, source: a.source, verdict: j.verdict }] : [];
-		});
-		if (judged.length === 0) return 'sample: no verdicts yet';
-		const by = precisionBySource(judged, { random: seededRandom(store.walk.seed), resamples: 500 });
-		return [...by]
-			.map(([source, p]) => `${source} ${(100 * p.precision).toFixed(1)}% [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged}`)
-			.join('   ');
-	}, [version, store]);
-	return <Text>{`estimate from the sample (95% interval over books): ${text}`}</Text>;
-}
-
-function OverlayView({ overlay, setOverlay, onNote }: { overlay: Overlay; setOverlay: (o: Overlay) => void; onNote: (note: string) => void }) {
-	const theme = useTheme();
+function OverlayView({ overlay, width }: { overlay: Overlay; width: number }) {
+	const inner = Math.max(10, width - 4);
 	switch (overlay.kind) {
 		case 'reasons':
 			return (
 				<Box flexDirection="column" borderStyle="round" paddingX={1}>
-					<Text bold>Partially agree: which standards do the questions fail? (number toggles, enter saves, esc cancels)</Text>
+					<Text bold wrap="truncate">
+						Partially agree: which standards do the questions fail?
+					</Text>
 					{PARTIAL_REASONS.map((r, i) => (
-						<Text key={r}>{`${overlay.chosen.includes(r) ? '[x]' : '[ ]'} ${i + 1}. ${r}`}</Text>
+						<Text key={r} wrap="truncate">{`${overlay.chosen.includes(r) ? '[x]' : '[ ]'} ${i + 1}. ${r}`}</Text>
 					))}
 				</Box>
 			);
 		case 'note':
 			return (
 				<Box borderStyle="round" paddingX={1}>
-					<Text>note (enter saves, esc cancels): </Text>
-					<TextInput
-						value={overlay.draft}
-						onChange={(draft) => setOverlay({ kind: 'note', draft })}
-						onSubmit={(note) => {
-							setOverlay({ kind: 'none' });
-							onNote(note);
-						}}
-					/>
-				</Box>
-			);
-		case 'help':
-			return (
-				<Box flexDirection="column" borderStyle="round" paddingX={1}>
-					{bindingsFor('validate').map((b) => (
-						<Text key={b.action}>{`${b.label.padEnd(6)} ${b.description}`}</Text>
-					))}
-					<Text color={theme.color('muted')}>adding: ←/→ move the span · [ ] fewer/more sentences · &gt; &lt; drop a word at the start/end · l link a second span · enter next · esc cancel</Text>
+					<FieldLine label="note: " field={overlay.field} width={inner} />
 				</Box>
 			);
 		case 'adding':
-			return <AddingView adding={overlay} setOverlay={setOverlay} />;
+			return <AddingView adding={overlay} width={inner} />;
 		default:
 			return null;
 	}
 }
 
-function AddingView({ adding, setOverlay }: { adding: Adding; setOverlay: (o: Overlay) => void }) {
+/** A text field on one line, the cursor drawn as an inverse cell. */
+function FieldLine({ label, field, width }: { label: string; field: Field; width: number }) {
+	const shown = fieldWindow(field, width - label.length);
+	return (
+		<Text wrap="truncate">
+			{label}
+			{clean(shown.before)}
+			<Text inverse>{clean(shown.at)}</Text>
+			{clean(shown.after)}
+		</Text>
+	);
+}
+
+function AddingView({ adding, width }: { adding: Adding; width: number }) {
 	const describe = adding.ranges.map(([a, b]) => (a === b ? `sentence ${a + 1}` : `sentences ${a + 1}–${b + 1}`)).join(' + ');
+	const title = `your annotation: ${describe}${adding.ranges.length === 2 ? ' (relation)' : ''}`;
+	const columns = typeColumns(width);
+	const cell = Math.floor(width / columns);
+	const typeRows = Array.from({ length: Math.ceil(LABELS.length / columns) }, (_, row) =>
+		Array.from({ length: columns }, (_, c) => row + c * Math.ceil(LABELS.length / columns))
+			.filter((i) => i < LABELS.length)
+			.map((i) => `${adding.types.includes(LABELS[i] as ErrorType) ? '[x]' : '[ ]'} ${i + 1}. ${LABELS[i]}`.padEnd(cell))
+			.join('')
+			.trimEnd(),
+	);
 	return (
 		<Box flexDirection="column" borderStyle="round" paddingX={1}>
-			<Text bold>{`your annotation: ${describe}${adding.ranges.length === 2 ? ' (relation)' : ''}`}</Text>
-			{adding.step === 'span' ? <Text wrap="wrap">←/→ move · [ ] fewer/more sentences · &gt; &lt; drop a word at the start/end · = whole sentences · {adding.ranges.length === 1 ? 'l link a second span · ' : ''}enter: write the questions · esc cancel</Text> : null}
-			{adding.step === 'questions' ? (
-				<Box>
-					<Text>questions: </Text>
-					<TextInput value={adding.questions} onChange={(questions) => setOverlay({ ...adding, questions })} onSubmit={(questions) => setOverlay({ ...adding, questions, step: 'types' })} />
-				</Box>
-			) : null}
-			{adding.step === 'types' ? (
-				<Box flexDirection="column">
-					<Text>error types (number toggles, enter saves, esc cancels):</Text>
-					{LABELS.map((l, i) => (
-						<Text key={l}>{`${adding.types.includes(l as ErrorType) ? '[x]' : '[ ]'} ${i + 1}. ${l}`}</Text>
-					))}
-				</Box>
-			) : null}
+			<Text bold wrap="truncate">
+				{adding.step === 'types' ? `${title} · error types:` : title}
+			</Text>
+			{adding.step === 'questions' ? <FieldLine label="questions: " field={adding.questions} width={width} /> : null}
+			{adding.step === 'types'
+				? typeRows.map((line, i) => (
+						<Text key={i} wrap="truncate">
+							{line}
+						</Text>
+					))
+				: null}
 		</Box>
 	);
 }

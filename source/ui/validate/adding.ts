@@ -1,76 +1,101 @@
 import type { ErrorType } from '../../domain.ts';
 import { LABELS } from '../../score/labels.ts';
+import type { Action, KeyPress } from '../keymap.ts';
+import { fieldOf, type Field } from './field.ts';
 
 /**
  * Adding one's own annotation: pick whole sentences as the span (a range; two ranges for a
- * relation), write the questions, tick the error types. Pure: the screen keeps the state.
+ * relation), write the questions, tick the error types. Pure: the walk's reducer keeps the state
+ * and hands it the actions the keymap found ('span' and 'types' screens); the questions are a text
+ * field the reducer edits itself.
  */
 export interface Adding {
 	kind: 'adding';
-	step: 'span' | 'questions' | 'types' | 'save';
+	step: 'span' | 'questions' | 'types';
 	/** Inclusive sentence ranges; the last one is the one being moved. */
 	ranges: [number, number][];
 	/** Per range, words left out at its start and at its end (a span may be part of a sentence). */
 	trims: [number, number][];
 	/** Started with `l`: a second span is picked after the first. */
 	linking: boolean;
-	questions: string;
+	questions: Field;
 	types: ErrorType[];
 }
 
-interface Key {
-	input: string;
-	key: { leftArrow?: boolean; rightArrow?: boolean; return?: boolean; escape?: boolean };
+/** Picking starts on the sentence of the annotation being looked at. */
+export function startAdding(sentence: number, linking: boolean): Adding {
+	return { kind: 'adding', step: 'span', ranges: [[sentence, sentence]], trims: [[0, 0]], linking, questions: fieldOf(''), types: [] };
 }
 
-/** The next state after a key, or null when the user cancelled. */
-export function addingReducer(state: Adding, { input, key }: Key, sentences: number): Adding | null {
-	if (key.escape) return null;
+/** What an action does: the next state, null when cancelled, 'save' when it is complete. */
+export type AddingResult = { adding: Adding | null; save?: true; message?: string };
+
+/** The span step: move, resize and trim the last range, link a second, go on to the questions. */
+export function spanAction(state: Adding, action: Action | null, sentences: number): AddingResult {
+	if (action === 'cancel') return { adding: null };
 	const last = sentences - 1;
-	if (state.step === 'span') {
-		const ranges = state.ranges.map((r) => [...r] as [number, number]);
-		const trims = state.trims.map((t) => [...t] as [number, number]);
-		const current = ranges[ranges.length - 1]!;
-		const trim = trims[trims.length - 1]!;
-		if (input === '>' || input === '<') {
-			if (input === '>') trim[0] += 1;
-			else trim[1] += 1;
-			return { ...state, trims };
-		}
-		if (input === '=') {
-			trim[0] = 0;
-			trim[1] = 0;
-			return { ...state, trims };
-		}
-		// Moving or resizing the range starts again from whole sentences.
-		const whole = (next: Adding): Adding => ({ ...next, trims: next.trims.map((t, i) => (i === next.trims.length - 1 ? [0, 0] : t)) });
-		if (key.leftArrow && current[0] > 0) {
+	const ranges = state.ranges.map((r) => [...r] as [number, number]);
+	const trims = state.trims.map((t) => [...t] as [number, number]);
+	const current = ranges[ranges.length - 1]!;
+	const trim = trims[trims.length - 1]!;
+	// Moving or resizing the range starts again from whole sentences.
+	const whole = (): AddingResult => ({ adding: { ...state, ranges, trims: trims.map((t, i) => (i === trims.length - 1 ? [0, 0] : t)) } });
+	switch (action) {
+		case 'trimStart':
+			trim[0] += 1;
+			return { adding: { ...state, trims } };
+		case 'trimEnd':
+			trim[1] += 1;
+			return { adding: { ...state, trims } };
+		case 'whole':
+			return whole();
+		case 'left':
+			if (current[0] === 0) return { adding: state };
 			current[0] -= 1;
 			current[1] -= 1;
-		} else if (key.rightArrow && current[1] < last) {
+			return whole();
+		case 'right':
+			if (current[1] >= last) return { adding: state };
 			current[0] += 1;
 			current[1] += 1;
-		} else if (input === ']' && current[1] < last) current[1] += 1;
-		else if (input === '[' && current[1] > current[0]) current[1] -= 1;
-		else if (input === 'l' && ranges.length === 1) {
+			return whole();
+		case 'grow':
+			if (current[1] >= last) return { adding: state };
+			current[1] += 1;
+			return whole();
+		case 'shrink':
+			if (current[1] <= current[0]) return { adding: state };
+			current[1] -= 1;
+			return whole();
+		case 'link': {
+			if (ranges.length > 1) return { adding: state, message: 'a relation links two spans, not more' };
 			const next = Math.min(last, current[1] + 1);
-			ranges.push([next, next]);
-			return { ...state, ranges, trims: [...trims, [0, 0]], linking: true };
-		} else if (key.return) return { ...state, ranges, trims, step: 'questions' };
-		else return state;
-		return whole({ ...state, ranges, trims });
-	}
-	if (state.step === 'types') {
-		const n = Number(input);
-		if (n >= 1 && n <= LABELS.length) {
-			const label = LABELS[n - 1]!;
-			const types = state.types.includes(label) ? state.types.filter((t) => t !== label) : [...state.types, label];
-			return { ...state, types };
+			return { adding: { ...state, ranges: [...ranges, [next, next]], trims: [...trims, [0, 0]], linking: true } };
 		}
-		if (key.return && state.types.length > 0 && state.questions.trim() !== '') return { ...state, step: 'save' };
-		return state;
+		case 'confirm':
+			return { adding: { ...state, step: 'questions' } };
+		default:
+			return { adding: state };
 	}
-	return state;
+}
+
+/** The types step: tick and untick by number, save once there are questions and a type. */
+export function typesAction(state: Adding, action: Action | null, press: KeyPress): AddingResult {
+	switch (action) {
+		case 'cancel':
+			return { adding: null };
+		case 'toggle': {
+			const label = LABELS[Number(press.input) - 1];
+			if (!label) return { adding: state };
+			const types = state.types.includes(label) ? state.types.filter((t) => t !== label) : [...state.types, label];
+			return { adding: { ...state, types } };
+		}
+		case 'save':
+			if (state.types.length === 0) return { adding: state, message: 'tick at least one error type (1–8), or esc' };
+			return { adding: state, save: true };
+		default:
+			return { adding: state };
+	}
 }
 
 /**

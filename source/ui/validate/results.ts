@@ -1,0 +1,52 @@
+import type { Annotation, Judgment, ScoredSummary, Walk } from '../../domain.ts';
+import type { Precision } from '../../score/precision.ts';
+import { buildReport, reportLines, type Report } from '../../score/report.ts';
+import { pooledPrecision } from '../../score/validation.ts';
+
+/**
+ * What the walk's results view shows, computed once when it opens (the bootstrap is hundreds of
+ * resamples): the session's report, or, while a blind walk is unfinished, only the validator's
+ * precision so far with both sources pooled, which tells nothing of any one item's source.
+ */
+export type WalkResults = { kind: 'report'; report: Report } | { kind: 'sealed'; judged: number; total: number; pooled: Precision | null };
+
+export interface ResultsInput {
+	session: { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[]; judgments: readonly Judgment[]; walks?: readonly Walk[] };
+	items: readonly Annotation[];
+	validator: string;
+	seed: number;
+	/** The walk is blind and not every item has a verdict yet. */
+	sealed: boolean;
+}
+
+export const RESAMPLES = 500;
+
+export function walkResults({ session, items, validator, seed, sealed }: ResultsInput): WalkResults {
+	if (!sealed) return { kind: 'report', report: buildReport(session, { seed, resamples: RESAMPLES }) };
+	const pooled = pooledPrecision(items, session.judgments, validator, { seed, resamples: RESAMPLES });
+	return { kind: 'sealed', judged: pooled?.judged ?? 0, total: items.length, pooled };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** The pooled estimate in a few words: "83.3% [70.1, 92.0] of 12 hold up". */
+export function pooledText(p: Precision): string {
+	return `${pct(p.precision)} [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged} hold up`;
+}
+
+export function resultsLines(title: string, results: WalkResults, width: number): string[] {
+	if (results.kind === 'report') return reportLines(title, results.report, width);
+	const lines = [
+		title,
+		'Results by source are shown when every item of the blind walk is judged (before that they would reveal the sources).',
+		`judged ${results.judged} of ${results.total}`,
+	];
+	if (results.pooled) {
+		const p = results.pooled;
+		lines.push(
+			`so far, both sources pooled: ${pooledText(p)} (agree or partially)`,
+			`  strict (agree only) ${pct(p.strict)} [${(100 * p.strictInterval.low).toFixed(1)}, ${(100 * p.strictInterval.high).toFixed(1)}]; ${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree, over ${p.books} summar${p.books === 1 ? 'y' : 'ies'} (95% interval over summaries)`,
+		);
+	}
+	return lines;
+}

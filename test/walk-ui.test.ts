@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Judgment } from '../source/domain.ts';
+import { actionFor, type KeyPress } from '../source/ui/keymap.ts';
+import { initialWalk, screenOf, walkReducer, type WalkContext, type WalkEffect, type WalkUi } from '../source/ui/validate/walk-ui.ts';
+
+const items = [
+	{ id: 'a0', summary: 's0', sentence: 1 },
+	{ id: 'a1', summary: 's0', sentence: 2 },
+	{ id: 'a2', summary: 's1', sentence: null },
+] as const;
+
+/** A walk with verdicts kept as the store keeps them: each judge effect lands before the next key. */
+function walk(verdicts: Record<string, Pick<Judgment, 'verdict' | 'reasons' | 'note'>> = {}) {
+	let state: WalkUi = initialWalk(0);
+	const saved: WalkEffect[] = [];
+	const given = new Map(Object.entries(verdicts));
+	let latest: string | null = null;
+	const ctx = (): WalkContext => ({ items: [...items], verdicts: given as WalkContext['verdicts'], latest: latest as WalkContext['latest'], sentences: () => 4, page: 10 });
+	const press = (...keys: KeyPress[]) => {
+		for (const key of keys) {
+			const step = walkReducer(state, { type: 'key', action: actionFor(screenOf(state.overlay), key), press: key, ctx: ctx() });
+			state = step.state;
+			for (const e of step.effects) {
+				saved.push(e);
+				if (e.kind === 'judge') {
+					given.set(e.annotation, { verdict: e.verdict, reasons: e.reasons, note: e.note });
+					latest = e.annotation;
+				}
+			}
+		}
+	};
+	const type = (text: string) => press(...[...text].map((c) => ({ input: c })));
+	return { press, type, saved, get state() { return state; } };
+}
+const key = (input: string): KeyPress => ({ input });
+const ENTER: KeyPress = { input: '', return: true };
+const ESC: KeyPress = { input: '', escape: true };
+const BACKSPACE: KeyPress = { input: '', delete: true };
+const LEFT: KeyPress = { input: '', leftArrow: true };
+
+test('verdicts move the walk on; partial takes the ticked standards, in their order', () => {
+	const w = walk();
+	w.press(key('a'), key('p'), key('3'), key('2'), key('3'), key('2'), key('2'), ENTER);
+	assert.deepEqual(w.saved.map((e) => e.kind === 'judge' && [e.annotation, e.verdict, e.reasons]), [
+		['a0', 'agree', []],
+		['a1', 'partial', ['B. Answered in the summary']],
+	]);
+	assert.equal(w.state.index, 2);
+	w.press(key('p'), ENTER);
+	assert.match(w.state.message!, /pick at least one reason/);
+	w.press(ESC);
+	assert.equal(w.state.overlay.kind, 'none');
+});
+
+test('giving the verdict an item already has, or saving a note unchanged, saves nothing and says so', () => {
+	const w = walk({ a0: { verdict: 'agree', reasons: [], note: 'odd' } });
+	w.press(key('a'));
+	assert.equal(w.saved.length, 0);
+	assert.equal(w.state.message, 'unchanged: already agree; nothing saved');
+	assert.equal(w.state.index, 1, 'the walk still moves on');
+	w.press(LEFT, key('m'), ENTER);
+	assert.equal(w.saved.length, 0);
+	assert.equal(w.state.message, 'note unchanged; nothing saved');
+	// A changed verdict keeps the note written on the item.
+	w.press(key('d'));
+	assert.deepEqual(w.saved, [{ kind: 'judge', annotation: 'a0', verdict: 'disagree', reasons: [], note: 'odd', done: 'saved: disagree' }]);
+});
+
+test('a note is typed letter by letter (letters that are keys elsewhere included) and edited', () => {
+	const w = walk({ a0: { verdict: 'agree', reasons: [], note: null } });
+	w.press(key('m'));
+	assert.equal(screenOf(w.state.overlay), 'field');
+	w.type('apdu?qhx');
+	w.press(BACKSPACE, LEFT, LEFT, key('!'));
+	assert.equal(w.state.overlay.kind === 'note' && w.state.overlay.field.text, 'apdu?!qh');
+	w.press(ENTER);
+	assert.deepEqual(w.saved, [{ kind: 'judge', annotation: 'a0', verdict: 'agree', reasons: [], note: 'apdu?!qh', done: 'note saved' }]);
+});
+
+test('adding an annotation goes through the keymap: span, questions, types, save', () => {
+	const w = walk();
+	w.press(key('h'), key(']'), key('>'), key('l'), key('l'), ENTER);
+	assert.equal(w.state.overlay.kind === 'adding' && w.state.overlay.step, 'questions');
+	w.press(ENTER);
+	assert.match(w.state.message!, /write the questions/);
+	w.type('Why [here]?');
+	w.press(ENTER, key('3'), key('9'), key('1'), key('1'), ENTER);
+	assert.deepEqual(w.saved, [{ kind: 'annotate', summary: 's0', ranges: [[1, 2], [3, 3]], trims: [[1, 0], [0, 0]], questions: 'Why [here]?', types: ['causal omission'] }]);
+	assert.equal(w.state.overlay.kind, 'none');
+	w.press(key('h'), ESC);
+	assert.equal(w.state.overlay.kind, 'none');
+	assert.equal(w.saved.length, 1);
+});
+
+test('the results are asked for once, when the view opens, and kept', () => {
+	const w = walk();
+	w.press({ input: '', tab: true });
+	assert.deepEqual(w.saved, [{ kind: 'results' }]);
+	assert.deepEqual(w.state.overlay, { kind: 'results', scroll: 0, results: null });
+	const results = { kind: 'sealed', judged: 0, total: 3, pooled: null } as const;
+	const ready = walkReducer(w.state, { type: 'results', results });
+	assert.deepEqual(ready.state.overlay, { kind: 'results', scroll: 0, results });
+	const scrolled = walkReducer(ready.state, { type: 'key', action: 'down', press: { input: '', downArrow: true }, ctx: { items: [...items], verdicts: new Map(), latest: null, sentences: () => 4, page: 10 } as WalkContext });
+	assert.deepEqual(scrolled.effects, []);
+	assert.equal(scrolled.state.overlay.kind === 'results' && scrolled.state.overlay.results, results);
+	// Results that arrive after the view closed are dropped.
+	assert.equal(walkReducer(initialWalk(0), { type: 'results', results }).state.overlay.kind, 'none');
+});
+
+test('undo takes back the latest verdict and goes to its item; quit stops the keys', () => {
+	const w = walk();
+	w.press(key('u'));
+	assert.equal(w.state.message, 'nothing to undo');
+	w.press(key('a'), key('a'), key('u'));
+	assert.equal(w.state.index, 1);
+	assert.equal(w.saved.at(-1)!.kind, 'undo');
+	w.press({ input: 'c', ctrl: true }, key('a'));
+	assert.deepEqual(w.saved.slice(-1), [{ kind: 'quit' }]);
+});
