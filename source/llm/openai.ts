@@ -3,14 +3,9 @@ import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
 import { webPageAnswer } from './base-url.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
-import {
-	BrokenStream,
-	guardCall,
-	sdkSetup,
-	toProviderError,
-	type FailureContext,
-	type SdkProviderOptions,
-} from './stream-guard.ts';
+import { guardCall, sdkSetup, type SdkProviderOptions } from './sdk-client.ts';
+import { toProviderError, type FailureContext } from './sdk-errors.ts';
+import { BrokenStream } from './stream-watchdog.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Options of the OpenAI provider; `baseURL` null means the vendor's own API. */
