@@ -175,7 +175,13 @@ export const runConfigSchema = z.strictObject({
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
-export const runStatusSchema = z.enum(['planned', 'running', 'paused', 'done', 'failed', 'cancelled']);
+/**
+ * Where a run stands, as saved. There is no 'paused': a pause holds calls in one live process (the
+ * engine's gate) and ends with it. A run quit while paused is 'cancelled', one whose process was
+ * killed stays 'running' (listed as interrupted), and `resume` runs either; a saved 'paused' would
+ * say a run is held when nothing holds it.
+ */
+export const runStatusSchema = z.enum(['planned', 'running', 'done', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 export const runSchema = z.strictObject({
