@@ -1,7 +1,7 @@
 import pRetry from 'p-retry';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ProviderError, type CallRequest } from './provider.ts';
-import { BrokenStream, callCancelled, watchAttempt, type WatchOptions } from './stream-watchdog.ts';
+import { ProviderError } from './provider.ts';
+import { BrokenStream, callCancelled, watchAttempt, type StreamAttempt, type WatchedRequest, type WatchOptions } from './stream-watchdog.ts';
 
 /**
  * Starting a streamed call again when its stream broke. The SDKs already retry 429/5xx/connection
@@ -26,11 +26,7 @@ export interface GuardOptions extends WatchOptions {
  * abort rejects at once with an AbortError and is never retried; any other error is final and
  * passed on unchanged.
  */
-export async function guardStream<T>(
-	options: GuardOptions,
-	request: Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'>,
-	attempt: (signal: AbortSignal, received: (text: string) => void) => Promise<T>,
-): Promise<T> {
+export async function guardStream<T>(options: GuardOptions, request: WatchedRequest, attempt: StreamAttempt<T>): Promise<T> {
 	const { label, streamRetries } = options;
 	const signal = request.signal;
 	let lastReason = '';

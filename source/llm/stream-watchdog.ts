@@ -48,6 +48,12 @@ export interface WatchOptions {
 	onRetry?: (reason: string) => void;
 }
 
+/** One attempt of a call: its own signal, and `received` told each piece of text it streams. */
+export type StreamAttempt<T> = (signal: AbortSignal, received: (text: string) => void) => Promise<T>;
+
+/** What the watchdog and the retries need of a call's request. */
+export type WatchedRequest = Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'>;
+
 /** What a stream had delivered when it broke. */
 export interface StreamSoFar {
 	text: string;
@@ -151,11 +157,7 @@ function connectionDetail(error: unknown): string {
  * with a BrokenStream that gives the reason. A caller abort rejects at once with an AbortError. Any
  * other error from `attempt` is passed on unchanged.
  */
-export async function watchAttempt<T>(
-	options: WatchOptions,
-	request: Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'>,
-	attempt: (signal: AbortSignal, received: (text: string) => void) => Promise<T>,
-): Promise<T> {
+export async function watchAttempt<T>(options: WatchOptions, request: WatchedRequest, attempt: StreamAttempt<T>): Promise<T> {
 	const { label, streamTimeoutMs } = options;
 	const callerSignal = request.signal;
 	if (callerSignal?.aborted) throw callCancelled(label, callerSignal);
