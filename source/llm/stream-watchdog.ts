@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { STATUS_CODES } from 'node:http';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
-import { abortError, type CallRequest, type FailedAttempt } from './provider.ts';
+import { abortError, unlessAborted, type CallRequest, type FailedAttempt } from './provider.ts';
 
 /**
  * One attempt of a streamed call under watch, for what the SDKs do not notice: a stream that went
@@ -73,7 +73,11 @@ export class BrokenStream extends Error {
 
 /** What a call cancelled by its caller rejects with. */
 export function callCancelled(label: string, signal?: AbortSignal): Error {
-	return abortError(`${label}: call cancelled`, signal);
+	return abortError(cancelMessage(label), signal);
+}
+
+function cancelMessage(label: string): string {
+	return `${label}: call cancelled`;
 }
 
 interface Watch {
@@ -207,7 +211,10 @@ export async function watchAttempt<T>(options: WatchOptions, request: WatchedReq
 	const started = new Date();
 	try {
 		const run = currentWatch.run(watch, () => attempt(controller.signal, received));
-		return await raceAbort(run, callerSignal, label);
+		// Rejects the moment the caller aborts. The SDKs notice an abort quickly while reading, but
+		// not always while sleeping before a retry (the OpenAI SDK's backoff sleep ignores the
+		// signal), and a cancelled call must not wait for that.
+		return await unlessAborted(run, callerSignal, cancelMessage(label));
 	} catch (error) {
 		if (callerSignal?.aborted) throw callCancelled(label, callerSignal);
 		// The watchdog's own reason first: whatever the SDK made of the abort, the attempt was cut.
@@ -227,19 +234,4 @@ export async function watchAttempt<T>(options: WatchOptions, request: WatchedReq
 
 function seconds(ms: number): string {
 	return `${Number((ms / 1000).toFixed(1))} s`;
-}
-
-/**
- * Settles with `work`, or rejects the moment the caller aborts. The SDKs notice an abort
- * quickly while reading, but not always while sleeping before a retry (the OpenAI SDK's backoff
- * sleep ignores the signal), and a cancelled call must not wait for that.
- */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, label: string): Promise<T> {
-	if (!signal) return work;
-	return new Promise<T>((resolve, reject) => {
-		const onAbort = () => reject(callCancelled(label, signal));
-		if (signal.aborted) return onAbort();
-		signal.addEventListener('abort', onAbort, { once: true });
-		work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-	});
 }
