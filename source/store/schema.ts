@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { annotationSchema, bookSchema, callParamsSchema, importedRunSchema, judgmentSchema, nodeSchema, runSchema, scoredSummarySchema, timingsSchema, usageSchema } from '../domain.ts';
-import type { Change } from './changes.ts';
+import { annotationSchema, bookSchema, callParamsSchema, importedRunSchema, judgmentSchema, runSchema, scoredSummarySchema, timingsSchema, usageSchema } from '../domain.ts';
 
 /**
  * The shape of session.json and of one calls.jsonl line, built from the domain model's schemas
@@ -93,38 +92,6 @@ export const callRecordSchema = z.strictObject({
 	error: z.string().optional(),
 });
 export type CallRecord = z.infer<typeof callRecordSchema>;
-
-/**
- * Why a journal record must not be written, or null: the same checks a whole save makes, on what
- * the record holds (the small fields, the changed nodes, the appended items and what they refer to).
- */
-export function changeProblem(data: SessionData, change: Change): string | null {
-	if (change.head) {
-		const light = { ...data, summaries: [], annotations: [], judgments: [], ...(data.kind === 'book' ? { run: { ...data.run, nodes: [], chunks: [] } } : { runs: [] }) };
-		const checked = sessionSchema.safeParse(light);
-		if (!checked.success) return firstIssue(checked.error);
-	}
-	const each = (name: string, schema: z.ZodType, items: readonly object[] | undefined): string | null => {
-		for (const [i, item] of (items ?? []).entries()) {
-			const checked = schema.safeParse(item);
-			if (!checked.success) return `${name}.${(item as { id?: string }).id ?? i}: ${firstIssue(checked.error)}`;
-		}
-		return null;
-	};
-	const problem = each('run.nodes', nodeSchema, change.nodes) ?? each('summaries', scoredSummarySchema, change.summaries) ?? each('annotations', annotationSchema, change.annotations) ?? each('judgments', judgmentSchema, change.judgments);
-	if (problem) return problem;
-	if (change.annotations) {
-		const summaries = new Set(data.summaries.map((s) => s.id));
-		const orphan = change.annotations.find((a) => !summaries.has(a.summary));
-		if (orphan) return `annotations.${orphan.id}.summary: no summary ${orphan.summary}`;
-	}
-	if (change.judgments) {
-		const annotations = new Set(data.annotations.map((a) => a.id));
-		const orphan = change.judgments.find((j) => !annotations.has(j.annotation));
-		if (orphan) return `judgments: no annotation ${orphan.annotation}`;
-	}
-	return null;
-}
 
 /** The first problem zod found, as `path: message`, for one-line error messages. */
 export function firstIssue(error: z.ZodError): string {
