@@ -1,257 +1,297 @@
+import { z } from 'zod';
+
 /**
- * The domain model of DESIGN.md. Plain data only: everything here is stored in session.json, so it
- * holds no functions, no class instances and never an API key.
+ * The domain model of DESIGN.md, each record declared once: as a zod schema, with its type inferred
+ * from it. `store/schema.ts` builds the shape of session.json from these schemas, so what the code
+ * handles and what a session file may hold cannot drift apart. Plain data only: everything here is
+ * stored in session.json, so it holds no functions, no class instances and never an API key.
+ *
+ * Objects are strict (an unknown key is an error) for two reasons: a file edited by hand or cut
+ * short should be refused rather than silently trimmed on the next save, and nothing outside the
+ * domain model (an API key in particular) can ride along into a file we write.
  */
 
-export type Method = 'hier' | 'inc';
-export type ProviderName = 'openai' | 'anthropic' | 'extractive';
-export type NodeKind = 'summarize' | 'merge' | 'update' | 'compress' | 'clean' | 'annotate';
-/** `superseded`: replaced by a re-plan after an edit; kept, with its versions, for the record. */
-export type NodeStatus = 'pending' | 'running' | 'done' | 'failed' | 'stale' | 'superseded';
+const count = z.int().nonnegative();
+/** An ISO time with its offset. */
+const iso = z.iso.datetime({ offset: true });
+const cost = z.number().nonnegative();
 
-export interface Book {
-	title: string;
+export const methodSchema = z.enum(['hier', 'inc']);
+export type Method = z.infer<typeof methodSchema>;
+
+export const providerNameSchema = z.enum(['openai', 'anthropic', 'extractive']);
+export type ProviderName = z.infer<typeof providerNameSchema>;
+
+export const nodeKindSchema = z.enum(['summarize', 'merge', 'update', 'compress', 'clean', 'annotate']);
+export type NodeKind = z.infer<typeof nodeKindSchema>;
+
+/** `superseded`: replaced by a re-plan after an edit; kept, with its versions, for the record. */
+export const nodeStatusSchema = z.enum(['pending', 'running', 'done', 'failed', 'stale', 'superseded']);
+export type NodeStatus = z.infer<typeof nodeStatusSchema>;
+
+export const bookSchema = z.strictObject({
+	title: z.string(),
 	/** Hex sha256 of the normalized text. */
-	sha256: string;
+	sha256: z.string().regex(/^[0-9a-f]{64}$/u, 'expected a lowercase hex sha256'),
 	/** Where it was read from (informational; the session keeps its own copy in book.txt). */
-	source: string;
-	chars: number;
-	tokens: number;
-}
+	source: z.string(),
+	chars: count,
+	tokens: count,
+});
+export type Book = z.infer<typeof bookSchema>;
 
 /** A chunk is a character range of the book; `text.slice(start, end)` is its text. */
-export interface Chunk {
-	index: number;
-	start: number;
-	end: number;
-	tokens: number;
-}
+export const chunkSchema = z.strictObject({ index: count, start: count, end: count, tokens: count });
+export type Chunk = z.infer<typeof chunkSchema>;
 
-export interface Budget {
+export const budgetSchema = z.strictObject({
 	/** Most tokens the filled prompt may have. */
-	promptTokens: number;
+	promptTokens: count,
 	/** Output token limit (max_tokens) and the validity limit. */
-	summaryTokens: number;
+	summaryTokens: count,
 	/** The word limit written into the prompt. */
-	words: number;
-}
+	words: count,
+});
+export type Budget = z.infer<typeof budgetSchema>;
 
-export interface Usage {
-	input: number;
-	output: number;
+export const usageSchema = z.strictObject({
+	input: count,
+	output: count,
 	/** Input tokens served from the provider's prompt cache, where it reports them. */
-	cached: number;
-}
+	cached: count,
+});
+export type Usage = z.infer<typeof usageSchema>;
 
-export interface Timings {
-	/** ISO times. */
-	start: string;
-	end: string;
-	ms: number;
-}
+export const timingsSchema = z.strictObject({ start: iso, end: iso, ms: z.number().nonnegative() });
+/** ISO times of a call's start and end, and the time between. */
+export type Timings = z.infer<typeof timingsSchema>;
+
+export const callParamsSchema = z.strictObject({
+	temperature: z.number(),
+	maxTokens: count,
+	words: count,
+	template: z.string(),
+});
+export type CallParams = z.infer<typeof callParamsSchema>;
 
 /** One provider call made for a node. A version keeps all of its attempts. */
-export interface Attempt {
-	text: string;
-	finishReason: string;
-	params: CallParams;
-	usage: Usage;
-	cost: number;
-	timings: Timings;
+export const attemptSchema = z.strictObject({
+	text: z.string(),
+	finishReason: z.string(),
+	params: callParamsSchema,
+	usage: usageSchema,
+	cost,
+	timings: timingsSchema,
 	/** Why the output was not accepted, when it was not. */
-	rejected?: string;
-}
+	rejected: z.string().optional(),
+});
+export type Attempt = z.infer<typeof attemptSchema>;
 
 /**
  * A provider attempt that gave no result: an error response, a failed connection, or a stream
  * that broke, stalled, passed its deadline or sent too much. Billed and counted, never used; its
  * text, if any, is in calls.jsonl.
  */
-export interface FailedCall {
-	reason: string;
-	usage: Usage;
-	cost: number;
-	timings: Timings;
-}
+export const failedCallSchema = z.strictObject({ reason: z.string(), usage: usageSchema, cost, timings: timingsSchema });
+export type FailedCall = z.infer<typeof failedCallSchema>;
 
-export interface CallParams {
-	temperature: number;
-	maxTokens: number;
-	words: number;
-	template: string;
-}
-
-export interface Version {
-	text: string;
-	origin: 'model' | 'edit';
-	template: string;
-	params: CallParams | null;
-	usage: Usage;
-	cost: number;
-	attempts: Attempt[];
-	timings: Timings | null;
+export const versionSchema = z.strictObject({
+	text: z.string(),
+	origin: z.enum(['model', 'edit']),
+	template: z.string(),
+	params: callParamsSchema.nullable(),
+	usage: usageSchema,
+	cost,
+	attempts: z.array(attemptSchema),
+	timings: timingsSchema.nullable(),
 	/** True when no attempt met the budget and the best one was kept. */
-	overBudget: boolean;
+	overBudget: z.boolean(),
 	/** Provider and model that wrote it (null for edits). */
-	model: string | null;
-	createdAt: string;
-}
+	model: z.string().nullable(),
+	createdAt: iso,
+});
+export type Version = z.infer<typeof versionSchema>;
 
 /**
- * An input of a node: a chunk of the book or another node. `tokens`, when set, truncates the
- * input's text to that many tokens at a sentence end (used for merge context and oversized inputs).
+ * An input of a node: a chunk of the book or another node. The template literal gives the type
+ * `c${number}` | `n${number}`; its pattern also accepts a sign or a fraction, which the refinement
+ * rules out.
  */
-export type NodeRef = `c${number}` | `n${number}`;
+export const nodeRefSchema = z
+	.templateLiteral([z.enum(['c', 'n']), z.int()])
+	.refine((ref) => /^[cn]\d+$/u.test(ref), { message: 'expected a chunk (c<n>) or node (n<n>) id' });
+export type NodeRef = z.infer<typeof nodeRefSchema>;
 
-export interface Node {
-	id: NodeRef;
-	kind: NodeKind;
-	level: number;
-	/** Position within its level (hierarchical) or step number (incremental). */
-	index: number;
-	inputs: NodeRef[];
-	/** The previous merge of the same level (hierarchical merges only). */
-	context: NodeRef | null;
-	budget: Budget;
-	status: NodeStatus;
-	versions: Version[];
-	/** Index into `versions` of the text that later nodes read; null before the first version. */
-	active: number | null;
-	/** Attempts of the call in progress, kept so a resumed run does not repeat finished calls. */
-	pending: Attempt[];
-	/** Every attempt made for this node that gave no result (absent: none, or a session from before they were kept). */
-	failed?: FailedCall[];
-	/** Free-form facts the planner needs (for example the expected words of a compression). */
-	meta: Record<string, number | string | boolean>;
-	error?: string;
-}
+export const nodeSchema = z
+	.strictObject({
+		id: nodeRefSchema,
+		kind: nodeKindSchema,
+		level: count,
+		/** Position within its level (hierarchical) or step number (incremental). */
+		index: count,
+		inputs: z.array(nodeRefSchema),
+		/** The previous merge of the same level (hierarchical merges only). */
+		context: nodeRefSchema.nullable(),
+		budget: budgetSchema,
+		status: nodeStatusSchema,
+		versions: z.array(versionSchema),
+		/** Index into `versions` of the text that later nodes read; null before the first version. */
+		active: count.nullable(),
+		/** Attempts of the call in progress, kept so a resumed run does not repeat finished calls. */
+		pending: z.array(attemptSchema),
+		/** Every attempt made for this node that gave no result (absent: none, or a session from before they were kept). */
+		failed: z.array(failedCallSchema).optional(),
+		/** Free-form facts the planner needs (for example the expected words of a compression). */
+		meta: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
+		error: z.string().optional(),
+	})
+	.refine((n) => n.active === null || n.active < n.versions.length, {
+		message: 'active points past the last version',
+		path: ['active'],
+	});
+export type Node = z.infer<typeof nodeSchema>;
 
-export interface RunConfig {
-	method: Method;
-	provider: ProviderName;
-	model: string;
-	baseUrl: string | null;
-	encoding: 'cl100k_base' | 'o200k_base';
-	chunkSize: number;
-	contextWindow: number;
-	maxSummary: number;
-	temperature: number;
-	concurrency: number;
-	seed: number;
-	clean: boolean;
-	streamTimeout: number;
+export const runConfigSchema = z.strictObject({
+	method: methodSchema,
+	provider: providerNameSchema,
+	model: z.string(),
+	baseUrl: z.string().nullable(),
+	encoding: z.enum(['cl100k_base', 'o200k_base']),
+	chunkSize: count,
+	contextWindow: count,
+	maxSummary: count,
+	temperature: z.number(),
+	concurrency: z.int().positive(),
+	seed: z.int(),
+	clean: z.boolean(),
+	streamTimeout: z.number().nonnegative(),
 	/**
-	 * Seconds a stream may run from its first byte before it is cut off and retried; absent: the
-	 * stream timeout plus 0.25 s per token of the call's output limit.
+	 * Seconds a stream may run from its first byte before it is cut off and retried; absent (as in
+	 * sessions from before the option): the stream timeout plus 0.25 s per token of the call's output limit.
 	 */
-	callTimeout?: number;
+	callTimeout: z.number().positive().optional(),
 	/** Directory of prompt templates, or null for the shipped ones. */
-	prompts: string | null;
-}
+	prompts: z.string().nullable(),
+});
+export type RunConfig = z.infer<typeof runConfigSchema>;
 
-export type RunStatus = 'planned' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+/**
+ * Where a run stands, as saved. There is no 'paused': a pause holds calls in one live process (the
+ * engine's gate) and ends with it. A run quit while paused is 'cancelled', one whose process was
+ * killed stays 'running' (listed as interrupted), and `resume` runs either; a saved 'paused' would
+ * say a run is held when nothing holds it.
+ */
+export const runStatusSchema = z.enum(['planned', 'running', 'done', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
 
-export interface Run {
-	config: RunConfig;
-	status: RunStatus;
-	chunks: Chunk[];
-	nodes: Node[];
+export const runSchema = z.strictObject({
+	config: runConfigSchema,
+	status: runStatusSchema,
+	chunks: z.array(chunkSchema),
+	nodes: z.array(nodeSchema),
 	/** The node whose active version is the final summary, once the run is done. */
-	root: NodeRef | null;
-	error: string | null;
-}
+	root: nodeRefSchema.nullable(),
+	error: z.string().nullable(),
+});
+export type Run = z.infer<typeof runSchema>;
 
 /** Character range `[start, end)` of a summary's text. */
-export interface Span {
-	start: number;
-	end: number;
-}
+export const spanSchema = z
+	.strictObject({ start: count, end: count })
+	.refine((s) => s.start <= s.end, { message: 'a span ends before it starts' });
+export type Span = z.infer<typeof spanSchema>;
 
 /**
  * A text BooookScore annotates: a version of a run's node (the final summary, pinned so later edits
  * do not change what was scored) or a summary imported from the authors' files.
  */
-export interface ScoredSummary {
-	id: `s${number}`;
+export const scoredSummarySchema = z.strictObject({
+	id: z.templateLiteral(['s', z.int().nonnegative()]),
 	/** The book it summarizes: the session's title, or the book's name in an imported file. */
-	book: string;
-	text: string;
+	book: z.string(),
+	text: z.string(),
 	/** The run's node and version it is, or null for an imported summary. */
-	node: NodeRef | null;
-	version: number | null;
+	node: nodeRefSchema.nullable(),
+	version: count.nullable(),
 	/** Where it came from: "run", or the imported file's name. */
-	source: string;
-}
+	source: z.string(),
+});
+export type ScoredSummary = z.infer<typeof scoredSummarySchema>;
 
-/** The eight error types of the paper's Table 1, as the authors spell them. */
-export type ErrorType =
-	| 'entity omission'
-	| 'event omission'
-	| 'causal omission'
-	| 'salience'
-	| 'discontinuity'
-	| 'duplication'
-	| 'inconsistency'
-	| 'language';
+/**
+ * The eight error types of the paper's Table 1, as the authors spell them (their prompt asks the
+ * model to write them so, and their released files store them so): lower case, one space.
+ */
+export const ERROR_TYPES = ['entity omission', 'event omission', 'causal omission', 'salience', 'discontinuity', 'duplication', 'inconsistency', 'language'] as const;
+export const errorTypeSchema = z.enum(ERROR_TYPES);
+export type ErrorType = z.infer<typeof errorTypeSchema>;
 
 /**
  * A verdict on part of a summary. Model annotations cover every sentence (confusing or not, or a
  * parse failure), so what was annotated is known; human ones mark only what confused a person, as
  * spans (two spans for a relation: one confusion shared by two places).
  */
-export interface Annotation {
-	id: `a${number}`;
-	summary: ScoredSummary['id'];
+export const annotationSchema = z.strictObject({
+	id: z.templateLiteral(['a', z.int().nonnegative()]),
+	summary: scoredSummarySchema.shape.id,
 	/** Index of the sentence in the summary's split (model annotations), or null for free spans. */
-	sentence: number | null;
-	spans: Span[];
-	confusing: boolean;
-	questions: string;
-	types: ErrorType[];
+	sentence: count.nullable(),
+	spans: z.array(spanSchema),
+	confusing: z.boolean(),
+	questions: z.string(),
+	types: z.array(errorTypeSchema),
 	/** Who made it: for precision, human and model annotations are judged apart. */
-	source: 'model' | 'human';
+	source: z.enum(['model', 'human']),
 	/** The model ("openai/gpt-4o") or person that wrote it. */
-	annotator: string;
+	annotator: z.string(),
 	/** The file it was imported from, or null when it was made in this session. */
-	imported: string | null;
+	imported: z.string().nullable(),
 	/** The model's raw answer (model annotations made here), kept whatever it said. */
-	raw: string | null;
+	raw: z.string().nullable(),
 	/** Why the answer could not be read after every retry: left out of the score and counted. */
-	failure: string | null;
-	createdAt: string;
-}
+	failure: z.string().nullable(),
+	createdAt: iso,
+});
+export type Annotation = z.infer<typeof annotationSchema>;
 
-export type Verdict = 'agree' | 'partial' | 'disagree';
+export const verdictSchema = z.enum(['agree', 'partial', 'disagree']);
+export type Verdict = z.infer<typeof verdictSchema>;
 
 /** One validator's verdict on one annotation (paper Appendix G). */
-export interface Judgment {
-	annotation: Annotation['id'];
-	validator: string;
-	verdict: Verdict;
+export const judgmentSchema = z.strictObject({
+	annotation: annotationSchema.shape.id,
+	validator: z.string().min(1),
+	verdict: verdictSchema,
 	/** For a partial agreement: which standards the questions fail. */
-	reasons: string[];
-	note: string | null;
-	at: string;
-}
+	reasons: z.array(z.string()),
+	note: z.string().nullable(),
+	at: iso,
+});
+export type Judgment = z.infer<typeof judgmentSchema>;
 
 /**
  * A validation walk a validator began: its order is fixed by mode and seed, so the items it covers
  * can be listed again. Recorded so that commands run during a blind walk (report, precision) keep
  * the sources hidden until the validator has judged every item of it.
  */
-export interface Walk {
-	validator: string;
-	mode: 'model' | 'human' | 'blind' | 'sample';
-	seed: number;
+export const walkSchema = z.strictObject({
+	validator: z.string().min(1),
+	mode: z.enum(['model', 'human', 'blind', 'sample']),
+	seed: z.int(),
 	/** The share of a sample walk; null for the others. */
-	fraction: number | null;
-	startedAt: string;
-}
+	fraction: z.number().gt(0).lte(1).nullable(),
+	startedAt: iso,
+});
+export type Walk = z.infer<typeof walkSchema>;
 
 /**
  * The intermediate summaries of a run made elsewhere (the authors' released runs): browsable, not
  * re-runnable, since which children went into which merge is not recorded.
  */
-export type ImportedRun =
-	| { book: string; source: string; method: 'hier'; /** Level -> its summaries in order. */ levels: string[][] }
-	| { book: string; source: string; method: 'inc'; /** The running summary after each chunk. */ steps: string[] };
+export const importedRunSchema = z.discriminatedUnion('method', [
+	/** `levels`: level -> its summaries in order. */
+	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('hier'), levels: z.array(z.array(z.string())) }),
+	/** `steps`: the running summary after each chunk. */
+	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('inc'), steps: z.array(z.string()) }),
+]);
+export type ImportedRun = z.infer<typeof importedRunSchema>;

@@ -1,4 +1,4 @@
-import { abortError } from '../llm/provider.ts';
+import { abortError, unlessAborted } from '../llm/provider.ts';
 
 /** The call that is writing a prefix into the provider's cache says how it went, once. */
 export interface Warming {
@@ -32,7 +32,7 @@ export class CacheWarmup {
 			const state = this.#prefixes.get(prefix);
 			if (state === 'warm') return null;
 			if (state === undefined) return this.#warmer(prefix);
-			await abortable(state, signal);
+			await unlessAborted(state, signal);
 		}
 	}
 
@@ -49,15 +49,4 @@ export class CacheWarmup {
 		};
 		return { warmed: () => end(true), cold: () => end(false) };
 	}
-}
-
-function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-	return new Promise<void>((resolve, reject) => {
-		const onAbort = () => reject(abortError());
-		signal.addEventListener('abort', onAbort, { once: true });
-		void promise.then(() => {
-			signal.removeEventListener('abort', onAbort);
-			resolve();
-		});
-	});
 }

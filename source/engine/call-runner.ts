@@ -262,7 +262,7 @@ export class CallRunner {
 
 /**
  * The controller that cancels a whole run or scoring. Every call in flight listens on its signal
- * (twice, in the stream guard), and so does every call waiting for a place or a warm cache (one a
+ * (twice, in the stream watchdog), and so does every call waiting for a place or a warm cache (one a
  * sentence of a summary being scored): their number is the work's, so Node's warning about more
  * than 10 listeners would only ever be a false alarm here.
  */

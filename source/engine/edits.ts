@@ -1,6 +1,7 @@
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { PLAN_CHECK, awaitsCheck, dependents, findNode, getNode, isLive } from '../summarize/graph.ts';
 import type { PlanUpdate, Planner } from '../summarize/planner.ts';
+import { moveNode } from './node-status.ts';
 
 /**
  * The pure half of a person's control over a run: checking a request, the version an edit adds,
@@ -52,7 +53,7 @@ export function invalidate(run: Run, planner: Planner, id: NodeRef, self: boolea
 	const node = getNode(run, id);
 	const affected = [...(self ? [node] : []), ...dependents(run, id)];
 	const stale = affected.filter((n) => n.status !== 'pending' && n.status !== 'superseded');
-	for (const n of stale) n.status = 'stale';
+	for (const n of stale) moveNode(n, 'stale');
 	for (const ref of replan ? planner.replans(run, id) : []) {
 		const n = getNode(run, ref);
 		if (isLive(n)) n.meta[PLAN_CHECK] = true;
@@ -88,7 +89,7 @@ export function applyPlan(run: Run, planner: Planner, update: PlanUpdate): Appli
 		const node = getNode(run, id);
 		if (!isLive(node)) continue;
 		for (const n of [node, ...dependents(run, id)]) {
-			n.status = 'superseded';
+			moveNode(n, 'superseded');
 			delete n.meta[PLAN_CHECK];
 			superseded.push(n.id);
 		}

@@ -12,6 +12,7 @@ import { addToTotals, cacheSaving, cancelAll, CallRunner, emptyTotals, usageRepo
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener, Totals } from './events.ts';
 import { Gate } from './gate.ts';
+import { moveNode } from './node-status.ts';
 
 /** What the engine needs of a session: its run, and durable writes (the call log among them). */
 export interface RunStore extends CallLogStore {
@@ -136,11 +137,11 @@ export class Engine {
 		if (text.trim() === '') throw new Error(`the text of ${id} cannot be empty; to make it again from its inputs, re-run it`);
 		const current = activeVersion(node);
 		if (node.status === 'done' && current?.text === text) return [];
+		moveNode(node, 'done');
 		node.versions.push(editVersion(text, this.now()));
 		node.active = node.versions.length - 1;
 		// Attempts of an unfinished call are void: the person's text replaces what they would make.
 		node.pending = [];
-		node.status = 'done';
 		delete node.error;
 		return this.changed(id, false, { type: 'node-edited', node: id, version: node.active });
 	}
@@ -166,9 +167,9 @@ export class Engine {
 			throw new Error(`${id} has no version ${version}; it has ${node.versions.length === 0 ? 'none yet' : `versions 0 to ${node.versions.length - 1}`}`);
 		}
 		if (node.active === version) return [];
+		moveNode(node, 'done');
 		node.active = version;
 		node.pending = [];
-		node.status = 'done';
 		delete node.error;
 		return this.changed(id, false, { type: 'node-active', node: id, version });
 	}
@@ -257,7 +258,7 @@ export class Engine {
 		this.failure = null;
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
-		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') n.status = 'pending';
+		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') moveNode(n, 'pending');
 		await this.calls.recover(run.nodes.map((node) => this.recoverable(node)));
 		run.status = 'running';
 		run.error = null;
@@ -376,7 +377,7 @@ export class Engine {
 		const stop = new AbortController();
 		this.nodeAborts.set(node.id, stop);
 		const signal = AbortSignal.any([this.abort.signal, stop.signal]);
-		node.status = 'running';
+		moveNode(node, 'running');
 		delete node.error;
 		const max = planner.maxAttempts(node);
 		let accepted: Attempt | null = node.pending.find((a) => !a.rejected) ?? null;
@@ -421,7 +422,7 @@ export class Engine {
 			node.versions.push(version);
 			node.active = node.versions.length - 1;
 			node.pending = [];
-			node.status = 'done';
+			moveNode(node, 'done');
 			this.saveInBackground();
 			const tokens = versionTokens(ctx, version);
 			this.emit({ type: 'node-finished', node: node.id, kind: node.kind, level: node.level, index: node.index, words: countWords(version.text), tokens, attempts: version.attempts.length, overBudget: version.overBudget });
@@ -433,12 +434,12 @@ export class Engine {
 				return;
 			}
 			if (isAbortError(error) || this.abort.signal.aborted) {
-				node.status = 'pending';
+				moveNode(node, 'pending');
 				await store.save();
 				return;
 			}
 			const message = error instanceof ProviderError || error instanceof PlanError ? error.message : errorMessage(error);
-			node.status = 'failed';
+			moveNode(node, 'failed');
 			node.error = message;
 			this.failure ??= `${node.id} (${node.kind}, level ${node.level}, #${node.index}): ${message}`;
 			await store.save();

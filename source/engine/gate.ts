@@ -1,4 +1,4 @@
-import { abortError } from '../llm/provider.ts';
+import { abortError, unlessAborted } from '../llm/provider.ts';
 
 /**
  * Admits model calls: all of them while running, none while paused, one per `step()` while
@@ -38,14 +38,7 @@ export class Gate {
 	async pass(signal: AbortSignal): Promise<void> {
 		while (!this.admit()) {
 			if (signal.aborted) throw abortError();
-			await new Promise<void>((resolve, reject) => {
-				const onAbort = () => reject(abortError());
-				signal.addEventListener('abort', onAbort, { once: true });
-				this.waiters.push(() => {
-					signal.removeEventListener('abort', onAbort);
-					resolve();
-				});
-			});
+			await unlessAborted(new Promise<void>((resolve) => this.waiters.push(resolve)), signal);
 		}
 	}
 

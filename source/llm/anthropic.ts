@@ -1,17 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { webPageAnswer } from './base-url.ts';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
-import type { CallRequest, CallResult, Provider } from './provider.ts';
-import {
-	BrokenStream,
-	guardCall,
-	sdkSetup,
-	toProviderError,
-	type FailureContext,
-	type SdkProviderOptions,
-} from './stream-guard.ts';
+import type { CallRequest, CallResult } from './provider.ts';
+import { openStream, readStream, SdkProvider, type SdkProviderOptions } from './sdk-client.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -41,85 +33,59 @@ interface WireUsage {
 	cache_creation_input_tokens?: number | null;
 }
 
-export class AnthropicProvider implements Provider {
+export class AnthropicProvider extends SdkProvider<Anthropic> {
 	readonly name = 'anthropic' as const;
-	readonly isLLM = true;
-	readonly model: string;
-	private readonly client: Anthropic;
-	private readonly options: AnthropicProviderOptions;
-	private readonly failure: FailureContext;
 
 	constructor(options: AnthropicProviderOptions) {
-		this.options = options;
-		this.model = options.model;
-		const { client, failure } = sdkSetup(options, { label: 'anthropic', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL });
-		this.client = new Anthropic(client);
-		this.failure = failure;
+		super(options, { label: 'anthropic', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL }, (settings) => new Anthropic(settings));
 	}
 
-	complete(request: CallRequest): Promise<CallResult> {
-		return guardCall(this.options, 'anthropic', request, (signal, received) => this.attempt(request, signal, received));
-	}
-
-	private async attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult> {
-		let stream;
-		let response: Response;
-		try {
-			const sampling = acceptsTemperature(this.model);
-			const body = {
-				model: this.model,
-				max_tokens: request.maxTokens,
-				stream: true as const,
-				messages: [{ role: 'user' as const, content: contentBlocks(request.prompt, request.cacheablePrefix) }],
-				// The field is gone from this SDK (its API version rejects it), so it goes in as a plain body field.
-				...(sampling ? { temperature: request.temperature } : {}),
-			};
-			({ data: stream, response } = await this.client.messages.create(body, { signal, headers: sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} }).withResponse());
-		} catch (error) {
-			throw toProviderError(error, this.failure);
-		}
-		const page = webPageAnswer(this.failure.label, this.failure.baseURL, this.failure.keyVar, response);
-		if (page) {
-			stream.controller.abort();
-			throw page;
-		}
-
-		let text = '';
+	protected async attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult> {
+		const sampling = acceptsTemperature(this.model);
+		const body = {
+			model: this.model,
+			max_tokens: request.maxTokens,
+			stream: true as const,
+			messages: [{ role: 'user' as const, content: contentBlocks(request.prompt, request.cacheablePrefix) }],
+			// The field is gone from this SDK (its API version rejects it), so it goes in as a plain body field.
+			...(sampling ? { temperature: request.temperature } : {}),
+		};
+		const stream = await openStream(this.failure, () => this.client.messages.create(body, { signal, headers: sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} }).withResponse());
 		let stopReason: string | null = null;
 		const usage: WireUsage = {};
-		// message_start counts the prompt; the output count comes at the end, so a stream that broke
-		// before is estimated from its text.
-		const soFar = () => {
-			const counted = totalUsage(usage);
-			return { text, usage: { ...counted, output: Math.max(counted.output, countTokens(text)) } };
-		};
-		try {
-			for await (const event of stream) {
-				switch (event.type) {
-					case 'message_start':
-						mergeUsage(usage, event.message.usage);
-						break;
-					case 'content_block_delta':
-						if (event.delta.type === 'text_delta' && !signal.aborted) {
-							text += event.delta.text;
-							request.onDelta?.(event.delta.text);
-							received(event.delta.text);
-						}
-						break;
-					case 'message_delta':
-						if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
-						mergeUsage(usage, event.usage);
-						break;
-				}
-			}
-		} catch (error) {
-			// Includes `event: error` mid-stream (overloaded_error): the SDK does not retry those.
-			throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`, soFar());
-		}
-		// The SDK ends iteration quietly when its signal aborts; a cut connection can end it quietly too.
-		if (signal.aborted) throw new BrokenStream('stream aborted', soFar());
-		if (stopReason === null) throw new BrokenStream('stream ended without a stop reason', soFar());
-		return { text, finishReason: stopReason, usage: totalUsage(usage) };
+		// `event: error` mid-stream (overloaded_error) breaks the stream: the SDK does not retry those.
+		const text = await readStream(
+			stream,
+			{
+				take(event) {
+					switch (event.type) {
+						case 'message_start':
+							mergeUsage(usage, event.message.usage);
+							return undefined;
+						case 'content_block_delta':
+							return event.delta.type === 'text_delta' ? event.delta.text : undefined;
+						case 'message_delta':
+							if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
+							mergeUsage(usage, event.usage);
+							return undefined;
+						default:
+							return undefined;
+					}
+				},
+				finished: () => stopReason !== null,
+				missing: 'a stop reason',
+				// message_start counts the prompt; the output count comes at the end, so a stream that broke
+				// before is estimated from its text.
+				soFar: (text) => {
+					const counted = totalUsage(usage);
+					return { text, usage: { ...counted, output: Math.max(counted.output, countTokens(text)) } };
+				},
+			},
+			request,
+			signal,
+			received,
+		);
+		return { text, finishReason: stopReason!, usage: totalUsage(usage) };
 	}
 }
 

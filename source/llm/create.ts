@@ -4,7 +4,7 @@ import type { EncodingName } from '../text/tokens.ts';
 import { checkBaseUrl } from './base-url.ts';
 import { ExtractiveProvider } from './extractive.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
-import type { SdkProviderOptions } from './stream-guard.ts';
+import type { SdkProviderOptions } from './sdk-client.ts';
 
 export interface CreateProviderOptions {
 	provider: ProviderName;

@@ -88,6 +88,20 @@ export function abortError(message = 'cancelled', signal?: AbortSignal): Error {
 	return error;
 }
 
+/**
+ * Settles as `work` does, or rejects with `abortError(message, signal)` the moment `signal` aborts
+ * (at once if it has): for waits that must not outlast a cancel, whatever `work` does meanwhile.
+ */
+export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, message?: string): Promise<T> {
+	if (!signal) return work;
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = () => reject(abortError(message, signal));
+		if (signal.aborted) return onAbort();
+		signal.addEventListener('abort', onAbort, { once: true });
+		work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+	});
+}
+
 /** Whether an error means a call was cancelled: ours, fetch's, or an SDK's own. */
 export function isAbortError(error: unknown): boolean {
 	return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');

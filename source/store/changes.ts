@@ -1,5 +1,6 @@
-import type { Node } from '../domain.ts';
-import type { SessionData } from './schema.ts';
+import type { z } from 'zod';
+import { annotationSchema, judgmentSchema, nodeSchema, scoredSummarySchema, type Node } from '../domain.ts';
+import { firstIssue, sessionSchema, type SessionData } from './schema.ts';
 
 /**
  * What changed in a session's state since the last save, found without serializing what did not:
@@ -172,4 +173,36 @@ function printOf(n: Node): unknown[] {
 		n.failed,
 		n.failed?.length,
 	];
+}
+
+/**
+ * Why a journal record must not be written, or null: the same checks a whole save makes, on what
+ * the record holds (the small fields, the changed nodes, the appended items and what they refer to).
+ */
+export function changeProblem(data: SessionData, change: Change): string | null {
+	if (change.head) {
+		const light = { ...data, summaries: [], annotations: [], judgments: [], ...(data.kind === 'book' ? { run: { ...data.run, nodes: [], chunks: [] } } : { runs: [] }) };
+		const checked = sessionSchema.safeParse(light);
+		if (!checked.success) return firstIssue(checked.error);
+	}
+	const each = (name: string, schema: z.ZodType, items: readonly object[] | undefined): string | null => {
+		for (const [i, item] of (items ?? []).entries()) {
+			const checked = schema.safeParse(item);
+			if (!checked.success) return `${name}.${(item as { id?: string }).id ?? i}: ${firstIssue(checked.error)}`;
+		}
+		return null;
+	};
+	const problem = each('run.nodes', nodeSchema, change.nodes) ?? each('summaries', scoredSummarySchema, change.summaries) ?? each('annotations', annotationSchema, change.annotations) ?? each('judgments', judgmentSchema, change.judgments);
+	if (problem) return problem;
+	if (change.annotations) {
+		const summaries = new Set(data.summaries.map((s) => s.id));
+		const orphan = change.annotations.find((a) => !summaries.has(a.summary));
+		if (orphan) return `annotations.${orphan.id}.summary: no summary ${orphan.summary}`;
+	}
+	if (change.judgments) {
+		const annotations = new Set(data.annotations.map((a) => a.id));
+		const orphan = change.judgments.find((j) => !annotations.has(j.annotation));
+		if (orphan) return `judgments: no annotation ${orphan.annotation}`;
+	}
+	return null;
 }

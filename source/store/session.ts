@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import type { Book, Run } from '../domain.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog } from './calls.ts';
-import { ChangeTracker } from './changes.ts';
+import { changeProblem, ChangeTracker } from './changes.ts';
 import { checkSessionId, FILES, newSessionId } from './dirs.ts';
 import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
 import { CREATING_PREFIX, folderState, missingSessionError, removeLeftover, sweepCreations } from './leftover.ts';
 import { SessionLock } from './lock.ts';
 import { journalOf, readSessionState, type Journal } from './journal.ts';
 import { replaceFile } from './state-file.ts';
-import { changeProblem, firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
+import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
 export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 

@@ -49,6 +49,8 @@ export interface RecordedRequest {
 	 */
 	arrived: number;
 	started: number | null;
+	/** Settles when the exchange is over: the response sent in full or cut, or the client gone. */
+	ended: Promise<void>;
 }
 
 export interface RespondInput {
@@ -201,6 +203,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		res.on('error', () => {});
+		const ended = new Promise<void>((resolve) => res.once('close', () => resolve()));
 		const path = (req.url ?? '/').split('?')[0] ?? '/';
 		const which: Api | null =
 			path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : null;
@@ -222,7 +225,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		const prompt = body ? promptOf(which, body) : '';
 		const fault = faults.shift() ?? null;
-		const recorded: RecordedRequest = { api: which, method: req.method, path, headers: req.headers, body, prompt, fault, arrived: ++clock, started: null };
+		const recorded: RecordedRequest = { api: which, method: req.method, path, headers: req.headers, body, prompt, fault, arrived: ++clock, started: null, ended };
 		requests.push(recorded);
 		const cacheable = which === 'anthropic' && body ? cachedPrefix(body) : null;
 		const hitOnArrival = cacheable !== null && anthropicCache.has(cacheable.prefix);

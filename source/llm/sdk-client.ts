@@ -1,0 +1,145 @@
+import { webPageAnswer } from './base-url.ts';
+import type { CallRequest, CallResult, Provider } from './provider.ts';
+import { toProviderError, type FailureContext } from './sdk-errors.ts';
+import { DEFAULT_STREAM_RETRIES, DEFAULT_STREAM_RETRY_DELAY_MS, guardStream } from './stream-retry.ts';
+import { BrokenStream, DEFAULT_STREAM_TIMEOUT_MS, watchedFetch, type StreamSoFar } from './stream-watchdog.ts';
+
+/**
+ * What the two SDK-backed providers (OpenAI, Anthropic) share: their options, the settings of
+ * their SDK client, how one call goes through the watchdog and the stream retries, and how an
+ * attempt opens its stream and reads it to the end.
+ */
+
+/** SDK retries of 429/5xx/connection errors before a stream starts (the SDKs honour retry-after). */
+export const DEFAULT_SDK_RETRIES = 4;
+
+/** What both SDK-backed providers are configured with. */
+export interface SdkProviderOptions {
+	apiKey: string;
+	model: string;
+	/** An OpenAI-compatible or Anthropic-compatible server; null for the vendor's own API. */
+	baseURL?: string | null;
+	maxRetries?: number;
+	/** Idle time that counts as a stalled stream; also the SDK's wait for response headers. */
+	streamTimeoutMs?: number;
+	/** Most time from a stream's first byte to its end; unset: derived from the output limit (`callDeadlineMs`). */
+	callTimeoutMs?: number | null;
+	streamRetries?: number;
+	streamRetryDelayMs?: number;
+	/** A broken stream is being retried: text already sent through `onDelta` for `request` is void. */
+	onRetry?: (reason: string, request: CallRequest) => void;
+	/** For tests and proxies; defaults to the global fetch. */
+	fetch?: typeof fetch;
+}
+
+/** Settings of an SDK client, as both SDKs take them. */
+export interface ClientSettings {
+	apiKey: string;
+	baseURL: string;
+	maxRetries: number;
+	timeout: number;
+	fetch: typeof fetch;
+}
+
+/**
+ * A provider backed by a vendor's SDK: the client is made from the options, every call goes
+ * through the watchdog and the stream retries, and a subclass says how one attempt talks to its API.
+ */
+export abstract class SdkProvider<Client> implements Provider {
+	abstract readonly name: 'openai' | 'anthropic';
+	readonly isLLM = true;
+	readonly model: string;
+	protected readonly client: Client;
+	protected readonly failure: FailureContext;
+
+	constructor(
+		private readonly options: SdkProviderOptions,
+		vendor: { label: string; keyVar: string; defaultBaseURL: string },
+		makeClient: (settings: ClientSettings) => Client,
+	) {
+		this.model = options.model;
+		// Always explicit: without a base URL the SDKs fall back to their own environment lookup,
+		// bypassing the environment the caller handed to createProvider.
+		const baseURL = options.baseURL || vendor.defaultBaseURL;
+		const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
+		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+		this.failure = { label: vendor.label, keyVar: vendor.keyVar, model: options.model, baseURL, apiKey: options.apiKey, maxRetries, timeoutMs };
+		this.client = makeClient({ apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.fetch, { maxRetries, timeoutMs }) });
+	}
+
+	complete(request: CallRequest): Promise<CallResult> {
+		const { options } = this;
+		return guardStream(
+			{
+				label: this.failure.label,
+				streamTimeoutMs: options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
+				callTimeoutMs: options.callTimeoutMs ?? null,
+				streamRetries: options.streamRetries ?? DEFAULT_STREAM_RETRIES,
+				retryDelayMs: options.streamRetryDelayMs ?? DEFAULT_STREAM_RETRY_DELAY_MS,
+				sdkRetries: options.maxRetries ?? DEFAULT_SDK_RETRIES,
+				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
+			},
+			request,
+			(signal, received) => this.attempt(request, signal, received),
+		);
+	}
+
+	/** One attempt of `request`: open the stream with `signal`, pass each piece of text to `received`. */
+	protected abstract attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult>;
+}
+
+/**
+ * Opens the stream of one attempt: the SDK's request (`open`), its errors as one line a user can
+ * act on, and a web page where an API should answer refused (the SDKs would read it as an empty stream).
+ */
+export async function openStream<S extends { controller: AbortController }>(failure: FailureContext, open: () => Promise<{ data: S; response: Response }>): Promise<S> {
+	let opened: { data: S; response: Response };
+	try {
+		opened = await open();
+	} catch (error) {
+		throw toProviderError(error, failure);
+	}
+	const page = webPageAnswer(failure.label, failure.baseURL, failure.keyVar, opened.response);
+	if (page) {
+		opened.data.controller.abort();
+		throw page;
+	}
+	return opened.data;
+}
+
+/** How a provider reads its SDK's stream events. */
+export interface EventReader<E> {
+	/** Notes what `event` says (a finish reason, token counts) and returns the text it carries. */
+	take(event: E): string | undefined;
+	/** Whether the stream said it was finished. */
+	finished(): boolean;
+	/** What a stream that ends without saying so lacks, for the message ("a finish reason"). */
+	missing: string;
+	/** What a broken stream had delivered, given its text so far. */
+	soFar(text: string): StreamSoFar;
+}
+
+/**
+ * Reads `stream` to its end and returns its text; each piece of text is passed on as a delta, none
+ * once the attempt is aborted. A stream that breaks (an error event mid-stream included, which the
+ * SDKs do not retry), ends because the attempt was aborted, or ends without saying it was finished
+ * is a BrokenStream, with what it had delivered.
+ */
+export async function readStream<E>(stream: AsyncIterable<E>, reader: EventReader<E>, request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<string> {
+	let text = '';
+	try {
+		for await (const event of stream) {
+			const piece = reader.take(event);
+			if (piece === undefined || signal.aborted) continue;
+			text += piece;
+			request.onDelta?.(piece);
+			received(piece);
+		}
+	} catch (error) {
+		throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`, reader.soFar(text));
+	}
+	// The SDK ends iteration quietly when its signal aborts; a cut connection can end it quietly too.
+	if (signal.aborted) throw new BrokenStream('stream aborted', reader.soFar(text));
+	if (!reader.finished()) throw new BrokenStream(`stream ended without ${reader.missing}`, reader.soFar(text));
+	return text;
+}

@@ -1,0 +1,237 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { STATUS_CODES } from 'node:http';
+import type { Usage } from '../domain.ts';
+import { countTokens } from '../text/tokens.ts';
+import { abortError, unlessAborted, type CallRequest, type FailedAttempt } from './provider.ts';
+
+/**
+ * One attempt of a streamed call under watch, for what the SDKs do not notice: a stream that went
+ * quiet, one that goes on too long or sends far more than it was asked for. Such an attempt is cut
+ * and ends in a BrokenStream, as does one the provider found broken; every attempt that gives no
+ * result, the SDKs' own retries of error responses included, is reported as a failed attempt.
+ * Starting the call again is `stream-retry.ts`'s job.
+ */
+
+export const DEFAULT_STREAM_TIMEOUT_MS = 60_000;
+/**
+ * Without a set call timeout, a stream must finish within the stream timeout plus this much per
+ * token of its output limit (a floor of 4 tokens a second): keep-alive pings, empty deltas and
+ * chatter keep the watchdog fed but cannot keep a call open forever.
+ */
+export const DEADLINE_MS_PER_TOKEN = 250;
+/** A stream that sends more than this many times its output limit (plus a little) is cut off. */
+export const OUTPUT_CAP_FACTOR = 2;
+const OUTPUT_CAP_SLACK = 64;
+
+/** Most time from the first byte of a stream to its end, in ms. */
+export function callDeadlineMs(maxTokens: number, streamTimeoutMs: number, callTimeoutMs?: number | null): number {
+	return callTimeoutMs ?? streamTimeoutMs + maxTokens * DEADLINE_MS_PER_TOKEN;
+}
+
+/**
+ * Most output tokens taken from one stream. Counted with the shared counter, which may count a
+ * provider's text a little differently than its own tokenizer: hence a multiple, not max_tokens.
+ */
+export function outputCap(maxTokens: number): number {
+	return OUTPUT_CAP_FACTOR * maxTokens + OUTPUT_CAP_SLACK;
+}
+
+export interface WatchOptions {
+	/** Provider name, the first word of every message. */
+	label: string;
+	streamTimeoutMs: number;
+	/** Most time from a stream's first byte to its end; null: `callDeadlineMs` of the output limit. */
+	callTimeoutMs: number | null;
+	/** The SDK's own retries of error responses and failed connections (to say whether it retries). */
+	sdkRetries: number;
+	/** Told before each retry, so a caller showing deltas can drop what the broken attempt sent. */
+	onRetry?: (reason: string) => void;
+}
+
+/** One attempt of a call: its own signal, and `received` told each piece of text it streams. */
+export type StreamAttempt<T> = (signal: AbortSignal, received: (text: string) => void) => Promise<T>;
+
+/** What the watchdog and the retries need of a call's request. */
+export type WatchedRequest = Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'>;
+
+/** What a stream had delivered when it broke. */
+export interface StreamSoFar {
+	text: string;
+	usage: Usage;
+}
+
+/** A stream that broke after it started: the call may be started again. */
+export class BrokenStream extends Error {
+	constructor(
+		message: string,
+		readonly soFar?: StreamSoFar,
+	) {
+		super(message);
+		this.name = 'BrokenStream';
+	}
+}
+
+/** What a call cancelled by its caller rejects with. */
+export function callCancelled(label: string, signal?: AbortSignal): Error {
+	return abortError(cancelMessage(label), signal);
+}
+
+function cancelMessage(label: string): string {
+	return `${label}: call cancelled`;
+}
+
+interface Watch {
+	/** A response with a body arrived: its stream starts. */
+	arm(): void;
+	/** Bytes arrived. */
+	touch(): void;
+	/** An HTTP exchange failed (an error response, a connection that failed); `retried` if the SDK tries again. */
+	failed(reason: string, start: Date, retried: boolean): void;
+	/** The watchdog or the caller ended the attempt: what fails now fails because of that. */
+	ended(): boolean;
+	/** HTTP exchanges started in this attempt. */
+	exchanges: number;
+}
+
+// The SDK calls `fetch` deep inside its own promise chain; async context is how a fetch knows
+// which attempt's watchdog its bytes belong to without one SDK client per call.
+const currentWatch = new AsyncLocalStorage<Watch>();
+
+const NO_USAGE: Usage = { input: 0, output: 0, cached: 0 };
+
+/**
+ * A `fetch` for the SDKs that feeds the watchdog with every chunk of a successful response body.
+ * Raw bytes rather than parsed events, so keep-alive pings and SSE comments (which the SDKs drop)
+ * count as a live connection. Error responses are reported and left alone: the SDK may be about to
+ * sleep for a retry-after, which is not an idle stream.
+ */
+export function watchedFetch(base: typeof fetch = globalThis.fetch, sdk: { maxRetries: number; timeoutMs: number } = { maxRetries: 0, timeoutMs: DEFAULT_STREAM_TIMEOUT_MS }): typeof fetch {
+	return async (input, init) => {
+		const watch = currentWatch.getStore();
+		if (!watch) return base(input, init);
+		const exchange = watch.exchanges++;
+		const start = new Date();
+		let response: Response;
+		try {
+			response = await base(input, init);
+		} catch (error) {
+			if (!watch.ended()) {
+				const timedOut = error instanceof Error && error.name === 'AbortError';
+				const reason = timedOut ? `no response within ${sdk.timeoutMs} ms` : `connection failed (${connectionDetail(error)})`;
+				watch.failed(reason, start, exchange < sdk.maxRetries);
+			}
+			throw error;
+		}
+		if (!response.ok) {
+			watch.failed(`HTTP ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}`, start, exchange < sdk.maxRetries && sdkRetries(response));
+			return response;
+		}
+		if (!response.body) return response;
+		watch.arm();
+		const body = response.body.pipeThrough(
+			new TransformStream<Uint8Array, Uint8Array>({
+				transform(chunk, controller) {
+					watch.touch();
+					controller.enqueue(chunk);
+				},
+			}),
+		);
+		return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+	};
+}
+
+/** Whether both SDKs retry this error response (when they have retries left): their rule. */
+function sdkRetries(response: Response): boolean {
+	const told = response.headers.get('x-should-retry');
+	if (told === 'true') return true;
+	if (told === 'false') return false;
+	return response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500;
+}
+
+function connectionDetail(error: unknown): string {
+	const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+	return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * Runs one attempt with its own signal, aborted by the watchdog or by the caller's signal. The
+ * watchdog cuts it when its stream stalls for `streamTimeoutMs`, is still going at its deadline, or
+ * sends more than `outputCap` tokens (the attempt passes each text delta to `received`); a cut
+ * attempt, and one that throws BrokenStream, is reported to `request.onAttemptFailed` and rejects
+ * with a BrokenStream that gives the reason. A caller abort rejects at once with an AbortError. Any
+ * other error from `attempt` is passed on unchanged.
+ */
+export async function watchAttempt<T>(options: WatchOptions, request: WatchedRequest, attempt: StreamAttempt<T>): Promise<T> {
+	const { label, streamTimeoutMs } = options;
+	const callerSignal = request.signal;
+	if (callerSignal?.aborted) throw callCancelled(label, callerSignal);
+	const deadlineMs = callDeadlineMs(request.maxTokens, streamTimeoutMs, options.callTimeoutMs);
+	const cap = outputCap(request.maxTokens);
+	const report = (failed: FailedAttempt) => request.onAttemptFailed?.(failed);
+
+	const controller = new AbortController();
+	// Why the watchdog ended this attempt, once it has.
+	let cut: string | null = null;
+	const end = (reason: string) => {
+		if (cut !== null || controller.signal.aborted) return;
+		cut = reason;
+		controller.abort(new BrokenStream(reason));
+	};
+	let idle: NodeJS.Timeout | undefined;
+	let deadline: NodeJS.Timeout | undefined;
+	let streamStart: Date | null = null;
+	let tokens = 0;
+	const restart = () => {
+		clearTimeout(idle);
+		idle = setTimeout(() => end(`stream stalled (no data for ${streamTimeoutMs} ms)`), streamTimeoutMs);
+	};
+	const watch: Watch = {
+		exchanges: 0,
+		arm() {
+			streamStart ??= new Date();
+			restart();
+			deadline ??= setTimeout(() => end(`stream not finished ${seconds(deadlineMs)} after it started (the call deadline)`), deadlineMs);
+		},
+		touch() {
+			if (streamStart && !controller.signal.aborted) restart();
+		},
+		failed(reason, start, retried) {
+			report({ reason, text: '', usage: { ...NO_USAGE }, start, end: new Date() });
+			if (retried) options.onRetry?.(`${reason}; the SDK retries (${watch.exchanges} of ${options.sdkRetries})`);
+		},
+		ended: () => controller.signal.aborted,
+	};
+	const received = (text: string) => {
+		if (text === '' || cut !== null) return;
+		tokens += countTokens(text);
+		if (tokens > cap) end(`stream sent more than ${cap} tokens for an output limit of ${request.maxTokens}`);
+	};
+	const onCallerAbort = () => controller.abort(callerSignal?.reason);
+	callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+	const started = new Date();
+	try {
+		const run = currentWatch.run(watch, () => attempt(controller.signal, received));
+		// Rejects the moment the caller aborts. The SDKs notice an abort quickly while reading, but
+		// not always while sleeping before a retry (the OpenAI SDK's backoff sleep ignores the
+		// signal), and a cancelled call must not wait for that.
+		return await unlessAborted(run, callerSignal, cancelMessage(label));
+	} catch (error) {
+		if (callerSignal?.aborted) throw callCancelled(label, callerSignal);
+		// The watchdog's own reason first: whatever the SDK made of the abort, the attempt was cut.
+		let reason: string;
+		if (cut !== null) reason = cut;
+		else if (error instanceof BrokenStream) reason = error.message;
+		else throw error;
+		const soFar = error instanceof BrokenStream ? error.soFar : undefined;
+		report({ reason, text: soFar?.text ?? '', usage: soFar?.usage ?? { ...NO_USAGE }, start: streamStart ?? started, end: new Date() });
+		throw new BrokenStream(reason, soFar);
+	} finally {
+		clearTimeout(idle);
+		clearTimeout(deadline);
+		callerSignal?.removeEventListener('abort', onCallerAbort);
+	}
+}
+
+function seconds(ms: number): string {
+	return `${Number((ms / 1000).toFixed(1))} s`;
+}
