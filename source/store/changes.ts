@@ -1,5 +1,4 @@
-import type { Node } from '../domain.ts';
-import type { SessionData } from './schema.ts';
+import type { Annotation, ImportedRun, Judgment, Node, Run, ScoredSummary } from '../domain.ts';
 
 /**
  * What changed in a session's state since the last save, found without serializing what did not:
@@ -15,6 +14,16 @@ import type { SessionData } from './schema.ts';
  * whole snapshot instead.
  */
 
+/**
+ * What the tracker reads of a session's state: the lists that grow and what holds the nodes. The
+ * schema's SessionData has this shape; naming only these fields keeps this module below the schema,
+ * which checks change records (`changeProblem`).
+ */
+export type Tracked = { updatedAt: string; summaries: ScoredSummary[]; annotations: Annotation[]; judgments: Judgment[] } & (
+	| { kind: 'book'; run: Run }
+	| { kind: 'collection'; runs: ImportedRun[] }
+);
+
 /** The lists a change record can append to. */
 const LISTS = ['summaries', 'annotations', 'judgments'] as const;
 type ListName = (typeof LISTS)[number];
@@ -25,9 +34,9 @@ export interface Change {
 	head?: Record<string, unknown>;
 	/** Nodes added or changed, whole. */
 	nodes?: Node[];
-	summaries?: SessionData['summaries'];
-	annotations?: SessionData['annotations'];
-	judgments?: SessionData['judgments'];
+	summaries?: Tracked['summaries'];
+	annotations?: Tracked['annotations'];
+	judgments?: Tracked['judgments'];
 }
 
 export class ChangeTracker {
@@ -40,7 +49,7 @@ export class ChangeTracker {
 	#stale = true;
 
 	/** Takes `data` as saved whole: later changes are measured from it. */
-	baseline(data: SessionData): void {
+	baseline(data: Tracked): void {
 		this.#head = JSON.stringify(headOf(data));
 		this.#nodeList = data.kind === 'book' ? [...data.run.nodes] : [];
 		this.#nodes = new Map(this.#nodeList.map((n) => [n.id, printOf(n)]));
@@ -58,7 +67,7 @@ export class ChangeTracker {
 	 * What changed since the last call (or baseline), taken as the new baseline; null when nothing
 	 * did, 'snapshot' when the change is not a growth the journal can record.
 	 */
-	take(data: SessionData): Change | 'snapshot' | null {
+	take(data: Tracked): Change | 'snapshot' | null {
 		if (this.#stale) return 'snapshot';
 		const fixed = fixedOf(data);
 		if (fixed.length !== this.#fixed.length || fixed.some((list, i) => list !== this.#fixed[i])) return 'snapshot';
@@ -125,7 +134,7 @@ export function replay(raw: Record<string, unknown>, changes: readonly (Change &
 }
 
 /** The state without what grows with the session: small, so it is compared as text. */
-function headOf(data: SessionData): Record<string, unknown> {
+function headOf(data: Tracked): Record<string, unknown> {
 	const { summaries: _s, annotations: _a, judgments: _j, updatedAt: _u, ...rest } = data;
 	if (rest.kind === 'book') {
 		const { nodes: _n, chunks: _c, ...run } = rest.run;
@@ -135,7 +144,7 @@ function headOf(data: SessionData): Record<string, unknown> {
 	return collection;
 }
 
-function fixedOf(data: SessionData): readonly unknown[] {
+function fixedOf(data: Tracked): readonly unknown[] {
 	return data.kind === 'book' ? [data.run.chunks, data.run.chunks.length] : [data.runs, data.runs.length];
 }
 
