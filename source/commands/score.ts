@@ -1,4 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
+import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
@@ -21,6 +22,27 @@ import { cancelOnSignal } from './interrupt.ts';
 import type { ScoreControls, SentenceVerdict } from '../ui/controls.ts';
 import { output, statusLine, type Stream } from './output.ts';
 import { formatSeconds } from './progress.ts';
+import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	new Command('score')
+		.description("BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet; or of the authors' files")
+		.argument('[id]', 'session id (see: booook sessions)')
+		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session")
+		.option('--annotations <file>', "the authors' model annotations JSON for those summaries (no model call)")
+		.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
+		.addOption(new Option('--provider <name>', 'annotate with openai or anthropic (default: the model the session used, else whichever API key is set)').choices(['openai', 'anthropic', 'extractive']))
+		.option('--model <name>', 'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); naming a provider or model scores only its annotations')
+		.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
+		.option('--concurrency <n>', 'most annotation calls at once', integer('--concurrency'), DEFAULTS.concurrency)
+		.option('--batch-size <n>', "N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)", integer('--batch-size'))
+		.option('--prompts <dir>', 'read get_annotations(.txt|_v2.txt) from this folder (missing ones come from prompts/)')
+		.option('--prices <file>', PRICES_HELP)
+		.addOption(sessionsDirOption())
+		.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books, ... }')
+		.action(async (id, flags) => {
+			exit(await scoreCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+		});
 
 export interface ScoreOptions {
 	/** A session to score (annotating its missing sentences first). */
