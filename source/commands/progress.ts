@@ -1,5 +1,6 @@
 import { costText } from '../llm/prices.ts';
 import type { EngineEvent } from '../engine/events.ts';
+import { etaText, formatSeconds } from '../ui/state/progress.ts';
 import { output, statusLine, type Stream } from './output.ts';
 
 /**
@@ -24,8 +25,7 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 		const planned = Math.max(plannedCalls, done);
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
-		const eta = planned <= done ? '0s' : madeHere > 0 ? formatSeconds(((planned - done) * elapsed) / madeHere) : '?';
-		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
+		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${etaText(planned, done, madeHere, elapsed)}`;
 	};
 
 	return (event: EngineEvent) => {
@@ -67,12 +67,4 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 				break;
 		}
 	};
-}
-
-export function formatSeconds(seconds: number): string {
-	if (!Number.isFinite(seconds)) return '?';
-	const s = Math.round(seconds);
-	if (s < 60) return `${s}s`;
-	if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-	return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }

@@ -8,20 +8,20 @@ import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
-import { nextSummaryId, sentencesOf } from '../score/annotate.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
 import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
 import { scoreHumanSummary } from '../score/human.ts';
 import { LABELS } from '../score/labels.ts';
-import { planSummary, scoreSession, sessionAnnotator, verdictsFor, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
-import { activeVersion, findNode } from '../summarize/graph.ts';
+import { planSummary, scoreSession, sessionAnnotator, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
+import { pinFinalSummary, scoredSummaries } from '../store/scored-summaries.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { readDataFile } from './data-files.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import type { ScoreControls, SentenceVerdict } from '../ui/controls.ts';
+import type { ScoreControls } from '../ui/controls.ts';
 import { output, statusLine, type Stream } from './output.ts';
-import { formatSeconds } from './progress.ts';
+import { etaText, formatSeconds } from '../ui/state/progress.ts';
+import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
 import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 
 export const spec = (exit: Exit) =>
@@ -114,33 +114,6 @@ function checkNumbers(opts: ScoreOptions): void {
 	if (opts.batchSize !== undefined && !(Number.isInteger(opts.batchSize) && opts.batchSize >= 1 && opts.batchSize <= 100)) {
 		throw badInput(`--batch-size ${opts.batchSize}: use a whole number from 1 to 100 (sentences per call)`);
 	}
-}
-
-/**
- * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
- * (the same node and version reuse theirs, so later edits never change what was scored), or all
- * of a collection's.
- */
-export function scoredSummaries(data: SessionData): ScoredSummary['id'][] {
-	if (data.kind === 'collection') {
-		if (data.summaries.length === 0) throw badInput(`session "${data.id}" holds no summaries to score`);
-		return data.summaries.map((s) => s.id);
-	}
-	return [pinFinalSummary(data)];
-}
-
-function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
-	const { run } = data;
-	const root = run.root ? findNode(run, run.root) : undefined;
-	const version = root && root.active !== null ? activeVersion(root) : null;
-	if (!root || root.active === null || !version) {
-		throw badInput(`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: booook resume ${data.id}`);
-	}
-	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
-	if (pinned) return pinned.id;
-	const id = nextSummaryId(data.summaries);
-	data.summaries.push({ id, book: data.book.title, text: version.text, node: root.id, version: root.active, source: 'run' });
-	return id;
 }
 
 interface Chosen {
@@ -336,8 +309,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				calls = t.calls;
 				const elapsed = (now() - started) / 1000;
 				const madeHere = t.calls - atStart;
-				const eta = madeHere > 0 && event.planned > t.calls ? formatSeconds(((event.planned - t.calls) * elapsed) / madeHere) : event.planned > t.calls ? '?' : '0s';
-				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
+				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
 				status.draw(text);
 				break;
 			}
@@ -413,29 +385,19 @@ export async function liveScoring(session: Session<BookSessionData>, opts: Pick<
 		});
 		setup.relay.annotator = annotator;
 	}
-	const spans = sentencesOf(summary.text);
+	const rows = sentenceRows(summary, plan.source);
 	const listeners = new Set<() => void>();
 	const started = Date.now();
-	let line = annotator ? 'starting…' : 'every sentence was already annotated; nothing to call';
+	let line = initialScoreStatus(annotator !== null);
 	annotator?.on((event) => {
-		if (event.type === 'usage') {
-			const t = event.totals;
-			line = `${t.calls}/${event.planned} calls · ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached) · ${t.output.toLocaleString('en-US')} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds((Date.now() - started) / 1000)}`;
-		} else if (event.type === 'annotate-finished') {
-			line = event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; booook score ${session.id} continues` : `failed: ${event.error ?? 'unknown error'}`;
-		} else if (event.type === 'annotate-retry') line = `${line} · asking again: ${event.reason}`;
+		line = scoreStatus(line, event, { seconds: (Date.now() - started) / 1000, session: session.id });
 		for (const l of listeners) l();
 	});
 	return {
 		book: summary.book,
 		text: summary.text,
 		annotator: sourceName(plan.source),
-		sentences: () =>
-			verdictsFor(summary, data.annotations, plan.source).map((v, i) => {
-				const verdict: SentenceVerdict = v === null ? 'pending' : !v.ok ? 'failed' : v.confusing ? 'confusing' : 'clear';
-				const answer = v?.ok && v.confusing ? v : null;
-				return { start: spans[i]!.span.start, end: spans[i]!.span.end, verdict, questions: answer?.questions ?? '', types: answer?.types ?? [] };
-			}),
+		sentences: () => rows(data.annotations),
 		score: () => scoreSession(data.summaries, data.annotations, [plan]).system.score,
 		status: () => line,
 		start: async () => {
