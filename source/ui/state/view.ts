@@ -1,7 +1,7 @@
 import type { Method, Node, NodeKind, NodeRef, NodeStatus, Run, RunStatus } from '../../domain.ts';
-import { totalsOf } from '../../engine/engine.ts';
-import type { EngineEvent, Totals } from '../../engine/events.ts';
+import type { EngineEvent } from '../../engine/events.ts';
 import { nodesAwaitingCalls } from '../../summarize/graph.ts';
+import { totalsOf, type Totals } from '../../summarize/totals.ts';
 import { countTokens, countWords } from '../../text/tokens.ts';
 import { remainingSeconds } from './progress.ts';
 
