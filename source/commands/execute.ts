@@ -103,7 +103,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
 	const engine = makeEngine(session, prepared, opts);
 	preferReactProduction();
-	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('../ui/external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
+	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('./external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
 	const { provider } = prepared;
 	await renderRunApp({
 		controls: engine,
