@@ -2,7 +2,7 @@ import { basename, extname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
-import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
+import { Annotator, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
@@ -19,8 +19,8 @@ import { countTokens } from '../text/tokens.ts';
 import { readDataFile } from './data-files.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import type { ScoreControls } from '../ui/controls.ts';
-import { output, statusLine, type Stream } from './output.ts';
-import { etaText, formatSeconds } from '../ui/state/progress.ts';
+import { output, type Stream } from './output.ts';
+import { progressReporter } from './progress.ts';
 import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
 import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 
@@ -281,49 +281,6 @@ function report(score: SessionScore, extra: { session: string; totals: AnnotateT
 		for (const f of failures) stderr.line(`  ${f.book}, sentence ${f.sentence + 1}: ${f.reason}`);
 	}
 	if (score.missing > 0) stderr.line(`warning: ${score.missing} sentences have no annotation and are left out of the score`);
-}
-
-/** Progress on stderr while annotating: calls done/planned, sentences, tokens, cost, ETA. */
-export function progressReporter(stderr: Stream, now: () => number = Date.now) {
-	const started = now();
-	const status = statusLine(stderr);
-	let atStart = 0;
-	let annotated = 0;
-	let sentences = 0;
-	let calls = 0;
-	return (event: AnnotatorEvent) => {
-		switch (event.type) {
-			case 'annotate-started':
-				atStart = event.recovered;
-				sentences = event.sentences;
-				status.say(`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`);
-				break;
-			case 'annotation':
-				annotated += 1;
-				break;
-			case 'usage': {
-				const t = event.totals;
-				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
-				// totals can arrive after a later call's; the line only moves forward.
-				if (t.calls < calls) break;
-				calls = t.calls;
-				const elapsed = (now() - started) / 1000;
-				const madeHere = t.calls - atStart;
-				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
-				status.draw(text);
-				break;
-			}
-			case 'annotate-retry':
-				status.say(`${event.unit}: asking again (${event.reason})`);
-				break;
-			case 'annotate-failed':
-				status.say(`${event.unit} failed: ${event.error}`);
-				break;
-			case 'annotate-finished':
-				status.end();
-				break;
-		}
-	};
 }
 
 /** The authors' files, scored without any model call (the paper's released annotations). */
