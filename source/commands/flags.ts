@@ -40,3 +40,8 @@ export function withDisplayOptions<Args extends unknown[], Opts extends OptionVa
 		.option('--step', 'in the terminal app, start stepping: one call per s key (space runs on)')
 		.option('--json', 'print engine events as JSON lines on stdout (headless)');
 }
+
+/** The bootstrap behind `precision`'s and `report`'s intervals. */
+export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+	return cmd.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024).option('--resamples <n>', 'bootstrap resamples', integer('--resamples'), 2000);
+}

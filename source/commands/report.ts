@@ -3,15 +3,15 @@ import { buildReport, reportLines, type Report, type SourceScore } from '../scor
 import { Session } from '../store/session.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
-import { integer, sessionsDirOption, type Exit } from './flags.ts';
+import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 
 export const spec = (exit: Exit) =>
-	new Command('report')
-		.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, per book')
-		.argument('<id>', 'session id (see: booook sessions)')
-		.addOption(sessionsDirOption())
-		.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024)
-		.option('--resamples <n>', 'bootstrap resamples', integer('--resamples'), 2000)
+	withBootstrapOptions(
+		new Command('report')
+			.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, per book')
+			.argument('<id>', 'session id (see: booook sessions)')
+			.addOption(sessionsDirOption()),
+	)
 		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, ... }')
 		.action(async (id, flags) => {
 			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
