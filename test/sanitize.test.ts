@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { headlessReporter } from '../source/commands/progress.ts';
-import { progressReporter } from '../source/commands/score.ts';
+import { headlessReporter, progressReporter } from '../source/commands/progress.ts';
 import { safeJson, sanitize } from '../source/text/sanitize.ts';
 
 const ESC = '\x1b';

@@ -4,7 +4,7 @@ import type { NodeRef, Run, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { activeVersion, findNode } from '../source/summarize/graph.ts';
 import type { RunControls, RunInfo } from '../source/ui/controls.ts';
-import { externalEditorFrom } from '../source/ui/external-editor.ts';
+import { externalEditorFrom } from '../source/commands/external-editor.ts';
 import { BINDINGS } from '../source/ui/keymap.ts';
 import { RunScreen, type ExternalEditor } from '../source/ui/screens/RunScreen.tsx';
 import { ViewStore } from '../source/ui/state/store.ts';

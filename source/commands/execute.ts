@@ -1,8 +1,4 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { DEFAULTS } from '../config.ts';
 import type { RunConfig, Usage } from '../domain.ts';
-import { UserError } from '../errors.ts';
 import { Engine } from '../engine/engine.ts';
 import { createProvider } from '../llm/create.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
@@ -10,10 +6,8 @@ import type { Provider } from '../llm/provider.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import type { Templates } from '../summarize/templates.ts';
-import { newRun, plannerFor } from '../summarize/run.ts';
-import { FILES, sessionPath } from '../store/dirs.ts';
-import { SessionLock } from '../store/lock.ts';
-import { bookSession, listSessions, Session, type BookSessionData } from '../store/session.ts';
+import { plannerFor } from '../summarize/run.ts';
+import type { BookSessionData, Session } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
@@ -109,7 +103,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
 	const engine = makeEngine(session, prepared, opts);
 	preferReactProduction();
-	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('../ui/external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
+	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('./external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
 	const { provider } = prepared;
 	await renderRunApp({
 		controls: engine,
@@ -140,83 +134,10 @@ function failedLines(session: Session<BookSessionData>): string {
 }
 
 /**
- * `booook` with no arguments in a terminal: the saved sessions, then the run screen of the one
- * opened, resumed or started. Returns the run's exit code, or 0 when the user quits the list.
- */
-export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & { sessionsDir: string }): Promise<number> {
-	const env = opts.env ?? process.env;
-	const dir = opts.sessionsDir;
-	const interactive: InteractiveOptions = { ...opts, json: false };
-	preferReactProduction();
-	const [{ renderHomeApp }, { loadBook }, { defaultModel, defaultProvider }] = await Promise.all([import('../ui/app.tsx'), import('./run.ts'), import('../llm/create.ts')]);
-	// The form's book is read and checked once; the run then starts from what the check prepared.
-	const checked: { input: unknown; loaded: Awaited<ReturnType<typeof loadBook>>; prepared: Prepared }[] = [];
-	const choice = await renderHomeApp({
-		sessionsDir: dir,
-		load: () => listSessions(dir),
-		remove: (id) => deleteSession(dir, id),
-		defaults: {
-			method: DEFAULTS.method,
-			provider: defaultProvider(env),
-			models: { openai: defaultModel('openai'), anthropic: defaultModel('anthropic'), extractive: defaultModel('extractive') },
-			chunkSize: DEFAULTS.chunkSize,
-		},
-		check: async (input) => {
-			try {
-				const loaded = await loadBook(input.book, { method: input.method, provider: input.provider, model: input.model, chunkSize: input.chunkSize });
-				const prepared = await prepare(loaded.config, loaded.loaded.text, interactive);
-				checked.splice(0, checked.length, { input, loaded, prepared });
-				return null;
-			} catch (error) {
-				if (error instanceof UserError) return error.message;
-				throw error;
-			}
-		},
-		env,
-		stdout: opts.stdout as NodeJS.WriteStream | undefined,
-		stdin: opts.stdin,
-		stderr: opts.stderr as NodeJS.WriteStream | undefined,
-	});
-	if (choice.kind === 'quit') return 0;
-	if (choice.kind === 'validate') return (await import('./validate.ts')).validateCommand(dir, choice.id, { mode: 'blind', seed: 2024 });
-	if (choice.kind === 'new') {
-		const made = checked.find((c) => c.input === choice.input);
-		if (!made) throw new Error('internal: the new run was not checked');
-		const { loaded, config, chunks, book } = made.loaded;
-		const session = await Session.create(dir, { book, text: loaded.text, run: newRun(config, chunks) });
-		try {
-			return await runInteractive(session, made.prepared, interactive);
-		} finally {
-			await session.close();
-		}
-	}
-	const opened = await Session.open(dir, choice.id);
-	try {
-		const session = bookSession(opened);
-		const book = await session.bookText();
-		const prepared = await prepare(session.data.run.config, book, interactive);
-		return await runInteractive(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
-	} finally {
-		await opened.close();
-	}
-}
-
-/**
  * React picks its build when it is first loaded: the development build checks and warns on every
  * render and costs about a third more CPU while text streams (bench/render). The app uses the
  * production build unless NODE_ENV says otherwise; this must run before the UI is imported.
  */
-function preferReactProduction(): void {
+export function preferReactProduction(): void {
 	process.env.NODE_ENV ??= 'production';
-}
-
-/** Removes a session's directory, once no other process has it open (its lock is taken first). */
-async function deleteSession(dir: string, id: string): Promise<void> {
-	const path = sessionPath(dir, id);
-	const lock = await SessionLock.acquire(join(path, FILES.lock), id);
-	try {
-		await rm(path, { recursive: true, force: true });
-	} finally {
-		await lock.release();
-	}
 }

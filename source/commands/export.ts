@@ -1,15 +1,31 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { Command, Option } from '@commander-js/extra-typings';
 import type { Run } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { activeVersion, getNode, liveNodes } from '../summarize/graph.ts';
-import { Session, type SessionData } from '../store/session.ts';
+import { resolveSessionsDir, Session, type SessionData } from '../store/session.ts';
 import { finalSummary } from './show.ts';
 import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
 import { safeJson } from '../text/sanitize.ts';
 import { output, safeText, type Stream } from './output.ts';
+import { sessionsDirOption, type Exit } from './flags.ts';
 
 export const EXPORT_FORMATS = ['booookscore', 'validation', 'csv'] as const;
+
+export const spec = (exit: Exit) =>
+	new Command('export')
+		.description("write a session's summaries in the BooookScore authors' JSON formats, or its verdicts (validation JSON or CSV)")
+		.argument('<id>', 'session id')
+		.addOption(new Option('--format <format>', "booookscore: summaries in the authors' format; validation: verdicts in the released precision study's shape; csv: one row per verdict").choices(EXPORT_FORMATS).default('booookscore'))
+		.option('--intermediate', 'with booookscore: every level (hierarchical) or running summary (incremental), not just the final summary')
+		.option('--validator <name>', 'with validation or csv: whose verdicts (validation needs one when several people judged)')
+		.option('--out <file>', 'write to a file instead of stdout (refuses to replace one)')
+		.option('--force', 'with --out: replace an existing file')
+		.addOption(sessionsDirOption())
+		.action(async (id, flags) => {
+			exit(await exportCommand(resolveSessionsDir(flags.sessionsDir), id, { format: flags.format, intermediate: !!flags.intermediate, out: flags.out, force: flags.force, validator: flags.validator }));
+		});
 
 /**
  * The authors' formats (shared/data/booookscore/README.md), keyed by the book's file name:

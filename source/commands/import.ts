@@ -1,3 +1,4 @@
+import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import {
 	convertHierarchicalRuns,
@@ -13,6 +14,24 @@ import { importBooookScore, type FileReport, type ImportInput, type Intermediate
 import { Session } from '../store/session.ts';
 import { readDataFile } from './data-files.ts';
 import { output, type Stream } from './output.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { sessionsDirOption, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	new Command('import')
+		.description("import the BooookScore authors' released files into one collection session, to score, browse and validate")
+		.argument('<format>', "the files' format: booookscore")
+		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary })")
+		.option('--annotations <file>', "the authors' model annotations of those summaries (needs --summaries)")
+		.option('--intermediate <file>', 'an intermediate run (hierarchical summaries_dict or incremental list); its final summaries are imported')
+		.option('--human <file>', "the authors' human annotations JSON (summary-*.json)")
+		.option('--validation <file>', "the authors' precision study JSON (annotations-gpt4-4096-inc.json format)")
+		.option('--session <id>', 'name the new session (default: title-date-time-random)')
+		.addOption(sessionsDirOption())
+		.option('--json', 'print what was imported as one JSON object')
+		.action(async (format, flags) => {
+			exit(await importCommand(format, { ...flags, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+		});
 
 export interface ImportOptions {
 	summaries?: string;

@@ -1,3 +1,4 @@
+import { Command } from '@commander-js/extra-typings';
 import type { Run, Usage } from '../domain.ts';
 import type { ConfigInput } from '../config.ts';
 import { callCost, findPrice, loadPrices } from '../llm/prices.ts';
@@ -7,8 +8,19 @@ import type { PlanContext } from '../summarize/planner.ts';
 import { newRun, plannerFor } from '../summarize/run.ts';
 import { fill } from '../summarize/templates.ts';
 import { countTokens } from '../text/tokens.ts';
+import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
-import { loadBook } from './run.ts';
+import { configInput, loadBook, withRunOptions } from './run-config.ts';
+
+export const spec = (exit: Exit) =>
+	withRunOptions(
+		new Command('plan')
+			.description('show what a run would do, without any model call: tokens, chunks, calls per level or step, estimated cost')
+			.argument('<book>', 'a .txt (UTF-8) or .epub file')
+			.option('--json', 'print the plan as JSON'),
+	).action(async (book, flags) => {
+		exit(await planCommand(book, { config: configInput(flags), json: !!flags.json, prices: flags.prices }));
+	});
 
 interface PlanRow {
 	name: string;

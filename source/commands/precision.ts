@@ -1,3 +1,4 @@
+import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { seededRandom } from '../score/bootstrap.ts';
 import { convertPrecisionStudy } from '../score/formats.ts';
@@ -7,6 +8,22 @@ import { blindWalksUnderWay } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
 import { readDataFile } from './data-files.ts';
 import { output, type Stream } from './output.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	withBootstrapOptions(
+		new Command('precision')
+			.description("precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with bootstrap intervals over books")
+			.argument('[id]', 'session id (see: booook sessions)')
+			.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
+			.option('--validator <name>', 'whose verdicts count in the session (needed when more than one person or study judged)')
+			.addOption(sessionsDirOption()),
+	)
+		.option('--json', 'print { human: { precision, strict, n, ci }, model: { ... } }')
+		.action(async (id, flags) => {
+			exit(await precisionCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+		});
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
 

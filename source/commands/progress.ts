@@ -1,5 +1,7 @@
 import { costText } from '../llm/prices.ts';
+import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
+import { etaText, formatSeconds } from '../ui/state/progress.ts';
 import { output, statusLine, type Stream } from './output.ts';
 
 /**
@@ -24,8 +26,7 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 		const planned = Math.max(plannedCalls, done);
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
-		const eta = planned <= done ? '0s' : madeHere > 0 ? formatSeconds(((planned - done) * elapsed) / madeHere) : '?';
-		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
+		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${etaText(planned, done, madeHere, elapsed)}`;
 	};
 
 	return (event: EngineEvent) => {
@@ -69,10 +70,45 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 	};
 }
 
-export function formatSeconds(seconds: number): string {
-	if (!Number.isFinite(seconds)) return '?';
-	const s = Math.round(seconds);
-	if (s < 60) return `${s}s`;
-	if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-	return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+/** Progress on stderr while annotating: calls done/planned, sentences, tokens, cost, ETA. */
+export function progressReporter(stderr: Stream, now: () => number = Date.now) {
+	const started = now();
+	const status = statusLine(stderr);
+	let atStart = 0;
+	let annotated = 0;
+	let sentences = 0;
+	let calls = 0;
+	return (event: AnnotatorEvent) => {
+		switch (event.type) {
+			case 'annotate-started':
+				atStart = event.recovered;
+				sentences = event.sentences;
+				status.say(`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`);
+				break;
+			case 'annotation':
+				annotated += 1;
+				break;
+			case 'usage': {
+				const t = event.totals;
+				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
+				// totals can arrive after a later call's; the line only moves forward.
+				if (t.calls < calls) break;
+				calls = t.calls;
+				const elapsed = (now() - started) / 1000;
+				const madeHere = t.calls - atStart;
+				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
+				status.draw(text);
+				break;
+			}
+			case 'annotate-retry':
+				status.say(`${event.unit}: asking again (${event.reason})`);
+				break;
+			case 'annotate-failed':
+				status.say(`${event.unit} failed: ${event.error}`);
+				break;
+			case 'annotate-finished':
+				status.end();
+				break;
+		}
+	};
 }

@@ -1,6 +1,21 @@
+import { Command } from '@commander-js/extra-typings';
 import { buildReport, reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { Session } from '../store/session.ts';
 import { output, type Stream } from './output.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	withBootstrapOptions(
+		new Command('report')
+			.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, per book')
+			.argument('<id>', 'session id (see: booook sessions)')
+			.addOption(sessionsDirOption()),
+	)
+		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, ... }')
+		.action(async (id, flags) => {
+			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
+		});
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
 

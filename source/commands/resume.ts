@@ -1,8 +1,23 @@
+import { Command } from '@commander-js/extra-typings';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
-import { bookSession, Session } from '../store/session.ts';
+import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
+import { headlessNote, interactive, PRICES_HELP, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
 import { output } from './output.ts';
 import { printFinal } from './show.ts';
+
+export const spec = (exit: Exit) =>
+	withDisplayOptions(
+		new Command('resume')
+			.description('continue a session that was stopped, killed or failed; finished calls are not made again')
+			.argument('<id>', 'session id (see: booook sessions)')
+			.addOption(sessionsDirOption()),
+	)
+		.option('--base-url <url>', "replace the session's server address (for example after it moved); saved with the session")
+		.option('--prices <file>', PRICES_HELP)
+		.action(async (id, flags) => {
+			exit(await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, prices: flags.prices, baseUrl: flags.baseUrl, interactive: interactive(flags), note: headlessNote(flags), step: flags.step }));
+		});
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
 export async function resumeCommand(dir: string, id: string, opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean }): Promise<number> {

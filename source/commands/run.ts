@@ -1,14 +1,34 @@
-import { readBook } from '../book/read.ts';
-import { makeConfig, type ConfigInput } from '../config.ts';
-import type { Book } from '../domain.ts';
+import { Command } from '@commander-js/extra-typings';
+import type { ConfigInput } from '../config.ts';
 import { newRun } from '../summarize/run.ts';
-import { Session } from '../store/session.ts';
-import { chunkText } from '../text/chunk.ts';
-import { countTokens } from '../text/tokens.ts';
-import { badInput } from '../errors.ts';
-import { loadTemplates } from '../prompts/load.ts';
-import { plannerFor } from '../summarize/run.ts';
+import { resolveSessionsDir, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
+import { headlessNote, interactive, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
+import { configInput, loadBook, withRunOptions } from './run-config.ts';
+
+export const spec = (exit: Exit) =>
+	withRunOptions(
+		withDisplayOptions(
+			new Command('run')
+				.description('summarize BOOK (.txt or .epub) in a new session')
+				.argument('<book>', 'a .txt (UTF-8) or .epub file')
+				.option('--session <id>', 'name the new session (default: title-date-time-random)')
+				.addOption(sessionsDirOption()),
+		),
+	).action(async (book, flags) => {
+		exit(
+			await runCommand(book, {
+				config: configInput(flags),
+				session: flags.session,
+				sessionsDir: resolveSessionsDir(flags.sessionsDir),
+				json: !!flags.json,
+				prices: flags.prices,
+				interactive: interactive(flags),
+				note: headlessNote(flags),
+				step: flags.step,
+			}),
+		);
+	});
 
 export interface RunOptions extends InteractiveOptions {
 	/** Open the live terminal app (a TTY and no --headless/--json); else progress on stderr. */
@@ -16,18 +36,6 @@ export interface RunOptions extends InteractiveOptions {
 	config: ConfigInput;
 	session?: string;
 	sessionsDir: string;
-}
-
-/** Reads and chunks a book and checks the configuration: everything `run` and `plan` share. */
-export async function loadBook(path: string, input: ConfigInput) {
-	const loaded = await readBook(path);
-	const config = makeConfig(input);
-	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
-	const templates = await loadTemplates(config.prompts);
-	const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) });
-	if (problem) throw badInput(problem);
-	const book: Book = { title: loaded.title, sha256: loaded.sha256, source: loaded.source, chars: loaded.text.length, tokens: chunks.reduce((s, c) => s + c.tokens, 0) };
-	return { loaded, config, chunks, book, templates };
 }
 
 /**

@@ -1,26 +1,48 @@
 import { basename, extname, resolve } from 'node:path';
+import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
-import { Annotator, type AnnotatorEvent, type AnnotateTotals } from '../engine/annotator.ts';
+import { Annotator, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
-import { nextSummaryId, sentencesOf } from '../score/annotate.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
 import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
 import { scoreHumanSummary } from '../score/human.ts';
 import { LABELS } from '../score/labels.ts';
-import { planSummary, scoreSession, sessionAnnotator, verdictsFor, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
-import { activeVersion, findNode } from '../summarize/graph.ts';
+import { planSummary, scoreSession, sessionAnnotator, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
+import { pinFinalSummary, scoredSummaries } from '../store/scored-summaries.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { readDataFile } from './data-files.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import type { ScoreControls, SentenceVerdict } from '../ui/controls.ts';
-import { output, statusLine, type Stream } from './output.ts';
-import { formatSeconds } from './progress.ts';
+import type { ScoreControls } from '../ui/controls.ts';
+import { output, type Stream } from './output.ts';
+import { progressReporter } from './progress.ts';
+import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
+import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	new Command('score')
+		.description("BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet; or of the authors' files")
+		.argument('[id]', 'session id (see: booook sessions)')
+		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session")
+		.option('--annotations <file>', "the authors' model annotations JSON for those summaries (no model call)")
+		.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
+		.addOption(new Option('--provider <name>', 'annotate with openai or anthropic (default: the model the session used, else whichever API key is set)').choices(['openai', 'anthropic', 'extractive']))
+		.option('--model <name>', 'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); naming a provider or model scores only its annotations')
+		.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
+		.option('--concurrency <n>', 'most annotation calls at once', integer('--concurrency'), DEFAULTS.concurrency)
+		.option('--batch-size <n>', "N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)", integer('--batch-size'))
+		.option('--prompts <dir>', 'read get_annotations(.txt|_v2.txt) from this folder (missing ones come from prompts/)')
+		.option('--prices <file>', PRICES_HELP)
+		.addOption(sessionsDirOption())
+		.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books, ... }')
+		.action(async (id, flags) => {
+			exit(await scoreCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+		});
 
 export interface ScoreOptions {
 	/** A session to score (annotating its missing sentences first). */
@@ -92,33 +114,6 @@ function checkNumbers(opts: ScoreOptions): void {
 	if (opts.batchSize !== undefined && !(Number.isInteger(opts.batchSize) && opts.batchSize >= 1 && opts.batchSize <= 100)) {
 		throw badInput(`--batch-size ${opts.batchSize}: use a whole number from 1 to 100 (sentences per call)`);
 	}
-}
-
-/**
- * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
- * (the same node and version reuse theirs, so later edits never change what was scored), or all
- * of a collection's.
- */
-export function scoredSummaries(data: SessionData): ScoredSummary['id'][] {
-	if (data.kind === 'collection') {
-		if (data.summaries.length === 0) throw badInput(`session "${data.id}" holds no summaries to score`);
-		return data.summaries.map((s) => s.id);
-	}
-	return [pinFinalSummary(data)];
-}
-
-function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
-	const { run } = data;
-	const root = run.root ? findNode(run, run.root) : undefined;
-	const version = root && root.active !== null ? activeVersion(root) : null;
-	if (!root || root.active === null || !version) {
-		throw badInput(`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: booook resume ${data.id}`);
-	}
-	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
-	if (pinned) return pinned.id;
-	const id = nextSummaryId(data.summaries);
-	data.summaries.push({ id, book: data.book.title, text: version.text, node: root.id, version: root.active, source: 'run' });
-	return id;
 }
 
 interface Chosen {
@@ -288,50 +283,6 @@ function report(score: SessionScore, extra: { session: string; totals: AnnotateT
 	if (score.missing > 0) stderr.line(`warning: ${score.missing} sentences have no annotation and are left out of the score`);
 }
 
-/** Progress on stderr while annotating: calls done/planned, sentences, tokens, cost, ETA. */
-export function progressReporter(stderr: Stream, now: () => number = Date.now) {
-	const started = now();
-	const status = statusLine(stderr);
-	let atStart = 0;
-	let annotated = 0;
-	let sentences = 0;
-	let calls = 0;
-	return (event: AnnotatorEvent) => {
-		switch (event.type) {
-			case 'annotate-started':
-				atStart = event.recovered;
-				sentences = event.sentences;
-				status.say(`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`);
-				break;
-			case 'annotation':
-				annotated += 1;
-				break;
-			case 'usage': {
-				const t = event.totals;
-				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
-				// totals can arrive after a later call's; the line only moves forward.
-				if (t.calls < calls) break;
-				calls = t.calls;
-				const elapsed = (now() - started) / 1000;
-				const madeHere = t.calls - atStart;
-				const eta = madeHere > 0 && event.planned > t.calls ? formatSeconds(((event.planned - t.calls) * elapsed) / madeHere) : event.planned > t.calls ? '?' : '0s';
-				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${eta}`;
-				status.draw(text);
-				break;
-			}
-			case 'annotate-retry':
-				status.say(`${event.unit}: asking again (${event.reason})`);
-				break;
-			case 'annotate-failed':
-				status.say(`${event.unit} failed: ${event.error}`);
-				break;
-			case 'annotate-finished':
-				status.end();
-				break;
-		}
-	};
-}
-
 /** The authors' files, scored without any model call (the paper's released annotations). */
 async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	const stdout = output(opts.stdout ?? process.stdout);
@@ -391,29 +342,19 @@ export async function liveScoring(session: Session<BookSessionData>, opts: Pick<
 		});
 		setup.relay.annotator = annotator;
 	}
-	const spans = sentencesOf(summary.text);
+	const rows = sentenceRows(summary, plan.source);
 	const listeners = new Set<() => void>();
 	const started = Date.now();
-	let line = annotator ? 'starting…' : 'every sentence was already annotated; nothing to call';
+	let line = initialScoreStatus(annotator !== null);
 	annotator?.on((event) => {
-		if (event.type === 'usage') {
-			const t = event.totals;
-			line = `${t.calls}/${event.planned} calls · ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached) · ${t.output.toLocaleString('en-US')} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds((Date.now() - started) / 1000)}`;
-		} else if (event.type === 'annotate-finished') {
-			line = event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; booook score ${session.id} continues` : `failed: ${event.error ?? 'unknown error'}`;
-		} else if (event.type === 'annotate-retry') line = `${line} · asking again: ${event.reason}`;
+		line = scoreStatus(line, event, { seconds: (Date.now() - started) / 1000, session: session.id });
 		for (const l of listeners) l();
 	});
 	return {
 		book: summary.book,
 		text: summary.text,
 		annotator: sourceName(plan.source),
-		sentences: () =>
-			verdictsFor(summary, data.annotations, plan.source).map((v, i) => {
-				const verdict: SentenceVerdict = v === null ? 'pending' : !v.ok ? 'failed' : v.confusing ? 'confusing' : 'clear';
-				const answer = v?.ok && v.confusing ? v : null;
-				return { start: spans[i]!.span.start, end: spans[i]!.span.end, verdict, questions: answer?.questions ?? '', types: answer?.types ?? [] };
-			}),
+		sentences: () => rows(data.annotations),
 		score: () => scoreSession(data.summaries, data.annotations, [plan]).system.score,
 		status: () => line,
 		start: async () => {

@@ -1,6 +1,18 @@
+import { Command } from '@commander-js/extra-typings';
 import { listSessions } from '../store/session.ts';
 import { layoutTable, sessionColumns } from '../ui/session-table.ts';
 import { output, type Stream } from './output.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { sessionsDirOption, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	new Command('sessions')
+		.description('list saved sessions, most recent first')
+		.addOption(sessionsDirOption())
+		.option('--json', 'print as JSON')
+		.action(async (flags) => {
+			exit(await sessionsCommand(resolveSessionsDir(flags.sessionsDir), { json: !!flags.json }));
+		});
 
 /** `booook sessions`: every saved session, most recent first, and any that could not be read. */
 export async function sessionsCommand(dir: string, opts: { json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {

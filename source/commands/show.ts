@@ -1,14 +1,26 @@
+import { Command } from '@commander-js/extra-typings';
 import { costText, isPriced, loadPrices } from '../llm/prices.ts';
 import { storedScore } from '../score/session-score.ts';
 import type { Node, Run, RunConfig } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { activeVersion, findNode, liveNodes } from '../summarize/graph.ts';
-import { Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
-import { totalsOf } from '../engine/engine.ts';
+import { totalsOf } from '../summarize/totals.ts';
+import { resolveSessionsDir, Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
 import { summaryStats } from '../text/stats.ts';
 import { countWords } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { output, type Output, type Stream } from './output.ts';
+import { sessionsDirOption, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	new Command('show')
+		.description('a session: configuration, levels or steps, usage and cost, final summary and its statistics')
+		.argument('<id>', 'session id')
+		.addOption(sessionsDirOption())
+		.option('--json', 'print as JSON')
+		.action(async (id, flags) => {
+			exit(await showCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json }));
+		});
 
 /** The final summary's text, or null before the run has one. */
 export function finalSummary(run: Run): string | null {

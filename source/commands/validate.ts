@@ -1,9 +1,25 @@
 import { userInfo } from 'node:os';
+import { Command, Option } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
 import { ValidationStore } from '../store/validation-store.ts';
 import { output } from './output.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { decimal, integer, sessionsDirOption, type Exit } from './flags.ts';
+
+export const spec = (exit: Exit) =>
+	new Command('validate')
+		.description("judge a session's annotations by hand, sentence by sentence (agree, partially, disagree), and add your own (paper Appendix G)")
+		.argument('<id>', 'session id (see: booook sessions)')
+		.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
+		.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both').choices(WALK_MODES).default('blind'))
+		.option('--fraction <share>', 'with --mode sample: the share of annotations to judge', decimal('--fraction'), 0.2)
+		.option('--seed <n>', 'seed of the blind order and of the sample (the same seed continues the same walk)', integer('--seed'), 2024)
+		.addOption(sessionsDirOption())
+		.action(async (id, flags) => {
+			exit(await validateCommand(resolveSessionsDir(flags.sessionsDir), id, { ...flags, sessionsDir: flags.sessionsDir }));
+		});
 
 export interface ValidateOptions {
 	/** Passed on to the "continue with" hint, so it names the same walk. */

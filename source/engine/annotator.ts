@@ -14,7 +14,8 @@ import {
 	type Unit,
 } from '../score/annotate.ts';
 import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
-import type { Totals, UsageReport } from './events.ts';
+import type { Totals } from '../summarize/totals.ts';
+import type { UsageReport } from './events.ts';
 
 /** What the annotator needs of a session: its summaries and annotations, and durable writes (the call log among them). */
 export interface AnnotationStore extends CallLogStore {

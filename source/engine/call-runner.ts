@@ -5,7 +5,8 @@ import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
 import PQueue from 'p-queue';
 import { CacheWarmup, type Warming } from './cache-warmup.ts';
-import type { Totals, UsageReport } from './events.ts';
+import { addToTotals, cacheSaving, emptyTotals, type Totals } from '../summarize/totals.ts';
+import type { UsageReport } from './events.ts';
 import type { Gate } from './gate.ts';
 
 /** The call log: written before the session, read back after a kill. */
@@ -270,24 +271,6 @@ export function cancelAll(): AbortController {
 	const controller = new AbortController();
 	setMaxListeners(0, controller.signal);
 	return controller;
-}
-
-export function emptyTotals(): Totals {
-	return { input: 0, output: 0, cached: 0, cost: 0, calls: 0, saved: 0 };
-}
-
-export function addToTotals(totals: Totals, usage: Usage, cost: number, saved: number): void {
-	totals.input += usage.input;
-	totals.output += usage.output;
-	totals.cached += usage.cached;
-	totals.cost += cost;
-	totals.saved += saved;
-	totals.calls += 1;
-}
-
-/** What the prompt cache saved on a call that cost `cost`: its cost at the full input price, less that. */
-export function cacheSaving(costOf: (usage: Usage) => number, usage: Usage, cost: number): number {
-	return usage.cached > 0 ? Math.max(0, costOf({ ...usage, cached: 0 }) - cost) : 0;
 }
 
 /** The fields a `usage` event reports of a billed attempt (its timings are the owner's to keep). */

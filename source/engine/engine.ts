@@ -5,12 +5,13 @@ import { PlanError } from '../summarize/budget.ts';
 import { tokensOf, versionTokens } from '../summarize/counts.ts';
 import { activeVersion, callsMade, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
 import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
+import { totalsOf, type Totals } from '../summarize/totals.ts';
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
-import { addToTotals, cacheSaving, cancelAll, CallRunner, emptyTotals, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
+import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
-import type { EngineEvent, EngineListener, Totals } from './events.ts';
+import type { EngineEvent, EngineListener } from './events.ts';
 import { Gate } from './gate.ts';
 import { moveNode } from './node-status.ts';
 
@@ -499,17 +500,3 @@ function versionOf(keep: Attempt, attempts: Attempt[], overBudget: boolean, mode
 		createdAt: now.toISOString(),
 	};
 }
-
-/**
- * Usage and calls recorded in a run so far (a resumed run continues counting from here). What the
- * cache saved needs the prices: without `costOf` it counts as nothing.
- */
-export function totalsOf(run: Run, costOf?: (usage: Usage) => number): Totals {
-	const totals = emptyTotals();
-	for (const node of run.nodes) {
-		const attempts = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
-		for (const a of attempts) addToTotals(totals, a.usage, a.cost, costOf ? cacheSaving(costOf, a.usage, a.cost) : 0);
-	}
-	return totals;
-}
-

@@ -1,12 +1,5 @@
 import type { NodeKind, NodeRef, RunStatus, Usage } from '../domain.ts';
-
-/** What the calls of a run or a scoring cost so far (billed attempts that failed included). */
-export interface Totals extends Usage {
-	cost: number;
-	calls: number;
-	/** USD the prompt cache saved: the calls' cost at the full input price minus what they cost. */
-	saved: number;
-}
+import type { Totals } from '../summarize/totals.ts';
 
 /**
  * What a `usage` event says of one billed attempt, whoever made it: a call that finished, or (with

@@ -1,9 +1,10 @@
 import type { Node, Run } from '../domain.ts';
 import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
 import { activeVersion, awaitsCheck, callsMade, getNode, nodesAwaitingCalls, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
-import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
+import { emptyUpdate, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
+import { cleanCall, cleanRoot, planClean } from './clean.ts';
 import { refTokens, tokensOf, versionTokens } from './counts.ts';
-import { assertFits, cleanCall, cleanRoot, fitPrompt, lastSentenceEndWithin } from './shared.ts';
+import { assertFits, fitPrompt, lastSentenceEndWithin } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
 

@@ -2,9 +2,10 @@ import type { Node, NodeRef, Run } from '../domain.ts';
 import { countWords } from '../text/tokens.ts';
 import { MAX_COMPRESSIONS, MAX_REGENERATIONS, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from './budget.ts';
 import { activeVersion, awaitsCheck, callsMade, getNode, nodesAwaitingCalls, isDone, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
-import { emptyUpdate, planClean, sameBudget, samePlan, type CallSpec, type PlanContext, type Planner } from './planner.ts';
+import { emptyUpdate, sameBudget, samePlan, type CallSpec, type PlanContext, type Planner } from './planner.ts';
+import { cleanCall, cleanRoot, planClean } from './clean.ts';
 import { refTokens, tokensOf } from './counts.ts';
-import { assertFits, cleanCall, cleanRoot, fitPrompt } from './shared.ts';
+import { assertFits, fitPrompt } from './shared.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
 

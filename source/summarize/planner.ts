@@ -1,7 +1,4 @@
-import type { Budget, CallParams, Node, NodeRef, Run, RunConfig } from '../domain.ts';
-import type { Task } from '../llm/provider.ts';
-import { awaitsCheck, isLive } from './graph.ts';
-import { cleanNode } from './shared.ts';
+import type { Budget, CallParams, Node, NodeKind, NodeRef, Run, RunConfig } from '../domain.ts';
 import type { Templates } from './templates.ts';
 
 /** What a planner reads besides the run: everything fixed for the run's lifetime. */
@@ -10,6 +7,18 @@ export interface PlanContext {
 	templates: Templates;
 	book: string;
 	tokens: (text: string) => number;
+}
+
+/**
+ * What a call asks, as data: the form the extractive baseline reads, since it cannot read a prompt.
+ * (Providers take it as `CallRequest.task`.)
+ */
+export interface Task {
+	kind: NodeKind;
+	/** The texts the operation reads, in narrative order (chunk, running summary, summaries...). */
+	texts: string[];
+	/** The word budget of the output. */
+	words: number;
 }
 
 /** One model call of a node: the prompt, the same operation as data, and its parameters. */
@@ -80,24 +89,6 @@ export interface Planner {
 	 * (the largest chunk, the prompt as filled, what it reads and the output limit) before a run starts.
 	 */
 	windowProblem(run: Run, ctx: PlanContext): string | null;
-}
-
-/**
- * The clean step over the final summary, for both methods: planned once the final summary is done,
- * checked against a fresh plan when it waits for one (its budget follows the final summary's
- * length), and replaced when the final summary is another node now.
- */
-export function planClean(run: Run, ctx: PlanContext, final: Node, update: PlanUpdate): void {
-	const clean = run.nodes.find((n) => n.kind === 'clean' && isLive(n));
-	if (!run.config.clean) return;
-	const expected = cleanNode(run, final, ctx);
-	if (!clean) update.add.push(expected);
-	else if (clean.inputs[0] !== final.id) {
-		update.supersede.push(clean.id);
-		update.add.push(expected);
-	} else if (awaitsCheck(clean)) {
-		update.confirm.push({ id: clean.id, budget: sameBudget(clean.budget, expected.budget) ? null : expected.budget });
-	}
 }
 
 export function sameBudget(a: Budget, b: Budget): boolean {

@@ -1,10 +1,10 @@
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import type { NodeRef, Run } from '../../domain.ts';
-import { totalsOf } from '../../engine/engine.ts';
 import { costText } from '../../llm/prices.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
+import { totalsOf } from '../../summarize/totals.ts';
 import { summaryStats } from '../../text/stats.ts';
 import type { RunInfo } from '../controls.ts';
 import { clean, formatInt } from '../text.ts';

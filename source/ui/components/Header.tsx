@@ -1,9 +1,9 @@
 import { Box, Text } from 'ink';
-import { formatSeconds } from '../../commands/progress.ts';
 import { costText } from '../../llm/prices.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
 import { useNow } from '../hooks.ts';
+import { formatSeconds } from '../state/progress.ts';
 import { chunksRead, elapsedMs, etaSeconds, phaseOf, progressOf, type Phase, type ViewState } from '../state/view.ts';
 import { clean, textWidth, truncate } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';

@@ -1,8 +1,9 @@
 import type { Method, Node, NodeKind, NodeRef, NodeStatus, Run, RunStatus } from '../../domain.ts';
-import { totalsOf } from '../../engine/engine.ts';
-import type { EngineEvent, Totals } from '../../engine/events.ts';
+import type { EngineEvent } from '../../engine/events.ts';
 import { nodesAwaitingCalls } from '../../summarize/graph.ts';
+import { totalsOf, type Totals } from '../../summarize/totals.ts';
 import { countTokens, countWords } from '../../text/tokens.ts';
+import { remainingSeconds } from './progress.ts';
 
 /**
  * The run screen's view model: engine events folded into plain immutable data. Pure: the clock
@@ -267,9 +268,8 @@ export function workingMs(state: ViewState, now: number): number {
  */
 export function etaSeconds(state: ViewState, now: number): number | null {
 	const { calls, planned } = progressOf(state);
-	const made = calls - state.callsAtStart;
-	if (!state.active || made <= 0 || planned <= calls) return null;
-	return ((planned - calls) * workingMs(state, now)) / 1000 / made;
+	if (!state.active || planned <= calls) return null;
+	return remainingSeconds(planned, calls, calls - state.callsAtStart, workingMs(state, now) / 1000);
 }
 
 /** The pause clock once the run goes on (or ends): the pause just over joins the time paused. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExternalEditor } from './screens/RunScreen.tsx';
+import type { ExternalEditor } from '../ui/screens/RunScreen.tsx';
 
 const HIDE_CURSOR = '\x1b[?25l';
 
@@ -14,7 +14,8 @@ const HIDE_CURSOR = '\x1b[?25l';
  *
  * The editor runs synchronously: while it has the terminal, this process's event loop reads
  * nothing from it (an asynchronous child would race Ink for the keys). Ink has already released
- * stdin (raw mode off) when this is called; the run screen has stopped drawing.
+ * stdin (raw mode off) when this is called; the run screen has stopped drawing. The screen is
+ * handed this function and never touches the file or the process itself.
  */
 export function externalEditorFrom(env: NodeJS.ProcessEnv, stdout: NodeJS.WriteStream = process.stdout): ExternalEditor | null {
 	const command = env.EDITOR?.trim();

@@ -1,0 +1,47 @@
+import { InvalidArgumentError, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import { UserError } from '../errors.ts';
+
+/** What several sub-commands' specs share. Each command's own spec sits beside its handler. */
+
+/** How an action reports its exit code to cli.tsx: 0 done, 1 run failed, 2 bad input or usage, 130 interrupted. */
+export type Exit = (code: number) => void;
+
+export const integer = (flag: string) => (value: string) => {
+	if (!/^-?\d+$/u.test(value.trim())) throw new InvalidArgumentError(`${flag} takes a whole number`);
+	return Number(value);
+};
+
+export const decimal = (flag: string) => (value: string) => {
+	const n = Number(value);
+	if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`${flag} takes a number`);
+	return n;
+};
+
+export const sessionsDirOption = () => new Option('--sessions-dir <dir>', 'where sessions are kept (default: $BOOOOK_SESSIONS, else ./sessions)');
+
+export const PRICES_HELP = 'price table JSON (default: $BOOOOK_PRICES, else ~/.config/booook/prices.json)';
+
+/** The terminal app needs a terminal on both ends; without one, runs are headless and say so. */
+export function interactive(flags: { headless?: boolean; json?: boolean; step?: boolean }): boolean {
+	const app = !flags.headless && !flags.json && Boolean(process.stdin.isTTY && process.stdout.isTTY);
+	// Headless, nothing could ever release a held call.
+	if (flags.step && !app) throw new UserError('--step needs the terminal app (a terminal, without --headless or --json); leave out --step to run headless', 2);
+	return app;
+}
+
+/** Said once the run starts (after every input check), so a bad-input error stays one line. */
+export const headlessNote = (flags: { headless?: boolean; json?: boolean }) =>
+	flags.headless || flags.json || interactive(flags) ? undefined : 'not a terminal, so running headless (progress on stderr, final summary on stdout)';
+
+/** How a run is shown: `run` and `resume` take the same three flags. */
+export function withDisplayOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+	return cmd
+		.option('--headless', 'no terminal app: progress on stderr, final summary on stdout (the default without a terminal)')
+		.option('--step', 'in the terminal app, start stepping: one call per s key (space runs on)')
+		.option('--json', 'print engine events as JSON lines on stdout (headless)');
+}
+
+/** The bootstrap behind `precision`'s and `report`'s intervals. */
+export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+	return cmd.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024).option('--resamples <n>', 'bootstrap resamples', integer('--resamples'), 2000);
+}

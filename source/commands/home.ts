@@ -1,0 +1,71 @@
+import { DEFAULTS } from '../config.ts';
+import { UserError } from '../errors.ts';
+import { defaultModel, defaultProvider } from '../llm/create.ts';
+import { newRun } from '../summarize/run.ts';
+import { deleteSession } from '../store/remove.ts';
+import { bookSession, listSessions, Session } from '../store/session.ts';
+import { prepare, preferReactProduction, runInteractive, type InteractiveOptions, type Prepared } from './execute.ts';
+import { loadBook } from './run-config.ts';
+import { validateCommand } from './validate.ts';
+
+/**
+ * `booook` with no arguments in a terminal: the saved sessions, then the run screen of the one
+ * opened, resumed or started. Returns the run's exit code, or 0 when the user quits the list.
+ */
+export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & { sessionsDir: string }): Promise<number> {
+	const env = opts.env ?? process.env;
+	const dir = opts.sessionsDir;
+	const interactive: InteractiveOptions = { ...opts, json: false };
+	preferReactProduction();
+	const { renderHomeApp } = await import('../ui/app.tsx');
+	// The form's book is read and checked once; the run then starts from what the check prepared.
+	const checked: { input: unknown; loaded: Awaited<ReturnType<typeof loadBook>>; prepared: Prepared }[] = [];
+	const choice = await renderHomeApp({
+		sessionsDir: dir,
+		load: () => listSessions(dir),
+		remove: (id) => deleteSession(dir, id),
+		defaults: {
+			method: DEFAULTS.method,
+			provider: defaultProvider(env),
+			models: { openai: defaultModel('openai'), anthropic: defaultModel('anthropic'), extractive: defaultModel('extractive') },
+			chunkSize: DEFAULTS.chunkSize,
+		},
+		check: async (input) => {
+			try {
+				const loaded = await loadBook(input.book, { method: input.method, provider: input.provider, model: input.model, chunkSize: input.chunkSize });
+				const prepared = await prepare(loaded.config, loaded.loaded.text, interactive);
+				checked.splice(0, checked.length, { input, loaded, prepared });
+				return null;
+			} catch (error) {
+				if (error instanceof UserError) return error.message;
+				throw error;
+			}
+		},
+		env,
+		stdout: opts.stdout as NodeJS.WriteStream | undefined,
+		stdin: opts.stdin,
+		stderr: opts.stderr as NodeJS.WriteStream | undefined,
+	});
+	if (choice.kind === 'quit') return 0;
+	if (choice.kind === 'validate') return validateCommand(dir, choice.id, { mode: 'blind', seed: 2024 });
+	if (choice.kind === 'new') {
+		const made = checked.find((c) => c.input === choice.input);
+		if (!made) throw new Error('internal: the new run was not checked');
+		const { loaded, config, chunks, book } = made.loaded;
+		const session = await Session.create(dir, { book, text: loaded.text, run: newRun(config, chunks) });
+		try {
+			return await runInteractive(session, made.prepared, interactive);
+		} finally {
+			await session.close();
+		}
+	}
+	const opened = await Session.open(dir, choice.id);
+	try {
+		const session = bookSession(opened);
+		const book = await session.bookText();
+		const prepared = await prepare(session.data.run.config, book, interactive);
+		return await runInteractive(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
+	} finally {
+		await opened.close();
+	}
+}

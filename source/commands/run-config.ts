@@ -1,0 +1,72 @@
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import { readBook } from '../book/read.ts';
+import { DEFAULTS, makeConfig, type ConfigInput } from '../config.ts';
+import type { Book } from '../domain.ts';
+import { badInput } from '../errors.ts';
+import { defaultModel, defaultProvider } from '../llm/create.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import { newRun, plannerFor } from '../summarize/run.ts';
+import { chunkText } from '../text/chunk.ts';
+import { countTokens, ENCODINGS } from '../text/tokens.ts';
+import { decimal, integer, PRICES_HELP } from './flags.ts';
+
+/** A run's book and configuration, from flags to a checked config: what `run`, `plan` and the home screen share. */
+
+/** The options of `run` and `plan`: the run's configuration. */
+export function withRunOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+	return cmd
+		.addOption(new Option('--method <method>', 'hier (hierarchical merging) or inc (incremental updating)').choices(['hier', 'inc']).default(DEFAULTS.method))
+		.addOption(new Option('--provider <name>', 'openai, anthropic or extractive (default: openai if OPENAI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is set, else extractive)').choices(['openai', 'anthropic', 'extractive']))
+		.option('--model <name>', 'model name (default: gpt-4o-mini, claude-sonnet-4-6, or textrank for extractive)')
+		.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
+		.option('--chunk-size <n>', 'C: most tokens per chunk', integer('--chunk-size'), DEFAULTS.chunkSize)
+		.option('--context-window <n>', 'W: the model\'s context window in tokens', integer('--context-window'), DEFAULTS.contextWindow)
+		.option('--max-summary <n>', 'G_n: most tokens of the final summary', integer('--max-summary'), DEFAULTS.maxSummary)
+		.option('--temperature <t>', 'sampling temperature of first attempts (regenerations use 1)', decimal('--temperature'), DEFAULTS.temperature)
+		.option('--concurrency <n>', 'most calls at once', integer('--concurrency'), DEFAULTS.concurrency)
+		.addOption(new Option('--encoding <name>', 'tiktoken encoding for counting tokens').choices(ENCODINGS).default(DEFAULTS.encoding))
+		.option('--clean', 'remove progressive-writing artifacts from the final summary (paper J.3; default on for LLM providers)')
+		.option('--no-clean', 'keep the final summary as written')
+		.option('--stream-timeout <seconds>', 'abort and retry a stream that sends nothing for this long', decimal('--stream-timeout'), DEFAULTS.streamTimeout)
+		.option('--call-timeout <seconds>', 'abort and retry a stream still going this long after it started (default: the stream timeout plus 0.25 s per token of the output limit)', decimal('--call-timeout'))
+		.option('--seed <n>', 'seed recorded with the run', integer('--seed'), DEFAULTS.seed)
+		.option('--prompts <dir>', 'read prompt templates from this folder (missing ones come from prompts/)')
+		.option('--prices <file>', PRICES_HELP);
+}
+
+/** The flags `withRunOptions` adds, as commander parses them. */
+export type RunFlags = ReturnType<ReturnType<typeof withRunOptions<[], {}>>['opts']>;
+
+/** The run's configuration as the flags give it, defaults filled in (checked by `loadBook`). */
+export function configInput(flags: RunFlags): ConfigInput {
+	const provider = flags.provider ?? defaultProvider();
+	return {
+		method: flags.method,
+		provider,
+		model: flags.model ?? defaultModel(provider),
+		baseUrl: flags.baseUrl ?? null,
+		encoding: flags.encoding,
+		chunkSize: flags.chunkSize,
+		contextWindow: flags.contextWindow,
+		maxSummary: flags.maxSummary,
+		temperature: flags.temperature,
+		concurrency: flags.concurrency,
+		seed: flags.seed,
+		clean: flags.clean,
+		streamTimeout: flags.streamTimeout,
+		callTimeout: flags.callTimeout,
+		prompts: flags.prompts ?? null,
+	};
+}
+
+/** Reads and chunks a book and checks the configuration: everything a new run needs before its session exists. */
+export async function loadBook(path: string, input: ConfigInput) {
+	const loaded = await readBook(path);
+	const config = makeConfig(input);
+	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
+	const templates = await loadTemplates(config.prompts);
+	const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) });
+	if (problem) throw badInput(problem);
+	const book: Book = { title: loaded.title, sha256: loaded.sha256, source: loaded.source, chars: loaded.text.length, tokens: chunks.reduce((s, c) => s + c.tokens, 0) };
+	return { loaded, config, chunks, book, templates };
+}

@@ -1,0 +1,36 @@
+import type { ScoredSummary } from '../domain.ts';
+import { badInput } from '../errors.ts';
+import { nextSummaryId } from '../score/annotate.ts';
+import { activeVersion, findNode } from '../summarize/graph.ts';
+import type { BookSessionData, SessionData } from './schema.ts';
+
+/**
+ * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
+ * (the same node and version reuse theirs, so later edits never change what was scored), or all
+ * of a collection's.
+ */
+export function scoredSummaries(data: SessionData): ScoredSummary['id'][] {
+	if (data.kind === 'collection') {
+		if (data.summaries.length === 0) throw badInput(`session "${data.id}" holds no summaries to score`);
+		return data.summaries.map((s) => s.id);
+	}
+	return [pinFinalSummary(data)];
+}
+
+/**
+ * A book run's final summary as a ScoredSummary: the one pinned for its root node and active version
+ * already, else a new one added to `data` (kept by the session's next save).
+ */
+export function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
+	const { run } = data;
+	const root = run.root ? findNode(run, run.root) : undefined;
+	const version = root && root.active !== null ? activeVersion(root) : null;
+	if (!root || root.active === null || !version) {
+		throw badInput(`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: booook resume ${data.id}`);
+	}
+	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
+	if (pinned) return pinned.id;
+	const id = nextSummaryId(data.summaries);
+	data.summaries.push({ id, book: data.book.title, text: version.text, node: root.id, version: root.active, source: 'run' });
+	return id;
+}

@@ -1,0 +1,43 @@
+import type { Run, Usage } from '../domain.ts';
+
+/** What calls cost: counted as they are made (the engine, the annotator) or read back from a run. */
+
+/** What the calls of a run or a scoring cost so far (billed attempts that failed included). */
+export interface Totals extends Usage {
+	cost: number;
+	calls: number;
+	/** USD the prompt cache saved: the calls' cost at the full input price minus what they cost. */
+	saved: number;
+}
+
+export function emptyTotals(): Totals {
+	return { input: 0, output: 0, cached: 0, cost: 0, calls: 0, saved: 0 };
+}
+
+export function addToTotals(totals: Totals, usage: Usage, cost: number, saved: number): void {
+	totals.input += usage.input;
+	totals.output += usage.output;
+	totals.cached += usage.cached;
+	totals.cost += cost;
+	totals.saved += saved;
+	totals.calls += 1;
+}
+
+/** What the prompt cache saved on a call that cost `cost`: its cost at the full input price, less that. */
+export function cacheSaving(costOf: (usage: Usage) => number, usage: Usage, cost: number): number {
+	return usage.cached > 0 ? Math.max(0, costOf({ ...usage, cached: 0 }) - cost) : 0;
+}
+
+/**
+ * Usage and calls recorded in a run so far (a resumed run continues counting from here). What the
+ * cache saved needs the prices: without `costOf` it counts as nothing.
+ */
+export function totalsOf(run: Run, costOf?: (usage: Usage) => number): Totals {
+	const totals = emptyTotals();
+	for (const node of run.nodes) {
+		const attempts = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
+		for (const a of attempts) addToTotals(totals, a.usage, a.cost, costOf ? cacheSaving(costOf, a.usage, a.cost) : 0);
+	}
+	return totals;
+}
+

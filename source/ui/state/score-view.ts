@@ -1,0 +1,40 @@
+import type { Annotation, ScoredSummary } from '../../domain.ts';
+import type { AnnotatorEvent } from '../../engine/annotator.ts';
+import { sentencesOf } from '../../score/annotate.ts';
+import { verdictsFor, type VerdictSource } from '../../score/session-score.ts';
+import type { ScoreControls, SentenceVerdict } from '../controls.ts';
+import { formatSeconds } from './progress.ts';
+
+/** What the BooookScore screen shows of a scoring: a row per sentence and a status line. Pure. */
+
+export type SentenceRow = ReturnType<ScoreControls['sentences']>[number];
+
+/** The rows of `summary`, one per sentence, with the verdict `source` gives each in `annotations` so far. */
+export function sentenceRows(summary: ScoredSummary, source: VerdictSource): (annotations: readonly Annotation[]) => SentenceRow[] {
+	const spans = sentencesOf(summary.text);
+	return (annotations) =>
+		verdictsFor(summary, annotations, source).map((v, i) => {
+			const verdict: SentenceVerdict = v === null ? 'pending' : !v.ok ? 'failed' : v.confusing ? 'confusing' : 'clear';
+			const answer = v?.ok && v.confusing ? v : null;
+			return { start: spans[i]!.span.start, end: spans[i]!.span.end, verdict, questions: answer?.questions ?? '', types: answer?.types ?? [] };
+		});
+}
+
+/** The status line before the first event: whether there is anything to annotate. */
+export const initialScoreStatus = (annotating: boolean) => (annotating ? 'starting…' : 'every sentence was already annotated; nothing to call');
+
+/**
+ * The status line after `event`: calls, tokens and cost so far, then how the scoring ended.
+ * `seconds` is the time since it started; `session` is named in the hint to continue.
+ */
+export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds: number; session: string }): string {
+	if (event.type === 'usage') {
+		const t = event.totals;
+		return `${t.calls}/${event.planned} calls · ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached) · ${t.output.toLocaleString('en-US')} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds(ctx.seconds)}`;
+	}
+	if (event.type === 'annotate-finished') {
+		return event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; booook score ${ctx.session} continues` : `failed: ${event.error ?? 'unknown error'}`;
+	}
+	if (event.type === 'annotate-retry') return `${line} · asking again: ${event.reason}`;
+	return line;
+}

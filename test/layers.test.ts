@@ -1,0 +1,160 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/**
+ * The shape of source/ (DESIGN.md, "Layers"): data flows down. A file may import from its own layer
+ * and from the layers below it, never from one above; and no chain of imports comes back to where
+ * it started. Type-only imports count too: a layer that names a higher layer's types knows of it.
+ */
+const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
+	// The domain model's names and the error types every layer throws.
+	{ layer: 'base', holds: ['domain.ts', 'errors.ts'] },
+	// Tokens, sentences, chunks, n-grams.
+	{ layer: 'text', holds: ['text/'] },
+	// The paper's two methods as plans, and BooookScore: pure functions of their inputs.
+	{ layer: 'core', holds: ['summarize/', 'score/'] },
+	// What comes from outside: model APIs, book files, prompt files, the run's settings as given.
+	{ layer: 'inputs', holds: ['llm/', 'book/', 'prompts/', 'config.ts'] },
+	// Sessions on disk.
+	{ layer: 'store', holds: ['store/'] },
+	// Runs a plan (or an annotation) with a provider, writing to a store; reports events.
+	{ layer: 'engine', holds: ['engine/'] },
+	// Screens: read engine and store state, send intents.
+	{ layer: 'ui', holds: ['ui/'] },
+	// One file per sub-command: each wires the layers below and does the I/O at the edge.
+	{ layer: 'commands', holds: ['commands/'] },
+	// argv -> one command.
+	{ layer: 'cli', holds: ['cli.tsx'] },
+];
+
+/** Node modules that read or write files, start processes or talk to the network. */
+const IO_MODULES = ['node:fs', 'node:fs/promises', 'node:child_process', 'node:net', 'node:http', 'node:https', 'node:dgram', 'node:worker_threads'];
+/**
+ * Layers that never do I/O: the pure core, and the screens, which draw through Ink and leave files
+ * and processes to the commands. (text/ reads its tokenizer's and word list's data from their
+ * packages as it loads, so it is not listed.)
+ */
+const NO_IO = ['base', 'core', 'ui'];
+
+const SOURCE = fileURLToPath(new URL('../source/', import.meta.url));
+
+interface Import {
+	/** The imported file, relative to source/ (with `/`), or the package or node: module named. */
+	target: string;
+	relative: boolean;
+	/** `import x from`, `export ... from`; `import(...)` called; `import('...')` in a type. */
+	how: 'static' | 'dynamic' | 'type';
+	line: number;
+}
+
+function sourceFiles(dir = SOURCE): string[] {
+	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+		const path = join(dir, entry.name);
+		if (entry.isDirectory()) return sourceFiles(path);
+		return /\.tsx?$/u.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+	});
+}
+
+const id = (path: string) => relative(SOURCE, path).split(sep).join('/');
+
+/** Every module a file names: static imports and re-exports, `import(...)` calls and `import('...')` types. */
+function importsOf(path: string): Import[] {
+	const text = readFileSync(path, 'utf8');
+	const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+	const found: Import[] = [];
+	const add = (specifier: ts.Node, how: Import['how']) => {
+		const line = file.getLineAndCharacterOfPosition(specifier.getStart()).line + 1;
+		if (!ts.isStringLiteralLike(specifier)) assert.fail(`${id(path)}:${line}: an import whose module is computed cannot be checked; name it literally`);
+		const name = specifier.text;
+		const rel = name.startsWith('.');
+		found.push({ target: rel ? id(resolve(dirname(path), name)) : name, relative: rel, how, line });
+	};
+	const visit = (node: ts.Node) => {
+		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier, 'static');
+		else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]!, 'dynamic');
+		else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, 'type');
+		ts.forEachChild(node, visit);
+	};
+	visit(file);
+	return found;
+}
+
+function layerOf(file: string): number {
+	// The longest matching entry decides, so a file can be named apart from its folder.
+	let best = -1;
+	let length = -1;
+	LAYERS.forEach(({ holds }, i) => {
+		for (const prefix of holds) {
+			if ((file === prefix || (prefix.endsWith('/') && file.startsWith(prefix))) && prefix.length > length) {
+				best = i;
+				length = prefix.length;
+			}
+		}
+	});
+	return best;
+}
+
+const files = sourceFiles().map(id).sort();
+const graph = new Map(files.map((f) => [f, importsOf(join(SOURCE, f))]));
+
+test('every file of source/ is in a layer, and every relative import names a file', () => {
+	assert.ok(files.length > 50, `found ${files.length} files under source/`);
+	// The commands load their screens with import(): if those went unseen, so would a cycle through them.
+	assert.ok([...graph.values()].some((imports) => imports.some((i) => i.how === 'dynamic' && i.relative)), 'no import() call found');
+	assert.deepEqual(files.filter((f) => layerOf(f) < 0), [], 'files in no layer: add them to LAYERS');
+	const missing = [...graph].flatMap(([from, imports]) => imports.filter((i) => i.relative && !existsSync(join(SOURCE, i.target))).map((i) => `${from}:${i.line} -> ${i.target}`));
+	assert.deepEqual(missing, []);
+});
+
+test('no file imports from a higher layer', () => {
+	const upward = [...graph].flatMap(([from, imports]) =>
+		imports
+			.filter((i) => i.relative && layerOf(i.target) > layerOf(from))
+			.map((i) => `${from}:${i.line} (${LAYERS[layerOf(from)]!.layer}) imports ${i.target} (${LAYERS[layerOf(i.target)]!.layer})`),
+	);
+	assert.deepEqual(upward, []);
+});
+
+test('the pure core and the screens do no I/O of their own', () => {
+	const io = [...graph].flatMap(([from, imports]) =>
+		NO_IO.includes(LAYERS[layerOf(from)]!.layer) ? imports.filter((i) => IO_MODULES.includes(i.target.replace(/^(?!node:)/u, 'node:'))).map((i) => `${from}:${i.line} imports ${i.target}`) : [],
+	);
+	assert.deepEqual(io, []);
+});
+
+test('no import cycle', () => {
+	// Tarjan's strongly connected components: any component of more than one file (or a file that
+	// imports itself) is a cycle.
+	const index = new Map<string, number>();
+	const low = new Map<string, number>();
+	const stack: string[] = [];
+	const onStack = new Set<string>();
+	const cycles: string[][] = [];
+	const connect = (file: string) => {
+		index.set(file, index.size);
+		low.set(file, index.get(file)!);
+		stack.push(file);
+		onStack.add(file);
+		for (const { target } of (graph.get(file) ?? []).filter((i) => i.relative && graph.has(i.target))) {
+			if (!index.has(target)) {
+				connect(target);
+				low.set(file, Math.min(low.get(file)!, low.get(target)!));
+			} else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+		}
+		if (low.get(file) !== index.get(file)) return;
+		const component: string[] = [];
+		let top: string;
+		do {
+			top = stack.pop()!;
+			onStack.delete(top);
+			component.push(top);
+		} while (top !== file);
+		if (component.length > 1 || graph.get(file)!.some((i) => i.target === file)) cycles.push(component.sort());
+	};
+	for (const file of files) if (!index.has(file)) connect(file);
+	assert.deepEqual(cycles, []);
+});
