@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExtractiveProvider, extractSummary } from '../source/llm/extractive.ts';
-import { ProviderError, type CallRequest, type Task } from '../source/llm/provider.ts';
+import { ProviderError, type CallRequest } from '../source/llm/provider.ts';
+import type { Task } from '../source/summarize/planner.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { countTokens, countWords } from '../source/text/tokens.ts';
 import { prng } from './support/prng.ts';

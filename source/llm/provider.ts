@@ -1,4 +1,5 @@
-import type { NodeKind, Usage } from '../domain.ts';
+import type { Usage } from '../domain.ts';
+import type { Task } from '../summarize/planner.ts';
 
 /**
  * What an operation asks of a model, in two forms: `prompt` for language models, and `task` (the
@@ -40,13 +41,6 @@ export interface FailedAttempt {
 	end: Date;
 }
 
-export interface Task {
-	kind: NodeKind;
-	/** The texts the operation reads, in narrative order (chunk, running summary, summaries...). */
-	texts: string[];
-	/** The word budget of the output. */
-	words: number;
-}
 
 export interface CallResult {
 	text: string;

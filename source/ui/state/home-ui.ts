@@ -38,7 +38,7 @@ export interface HomeContext {
 	page: number;
 }
 
-const STATUS_WORDS: Record<string, string> = { planned: 'not started', running: 'interrupted', paused: 'paused', done: 'done', failed: 'failed', cancelled: 'stopped', imported: 'imported' };
+const STATUS_WORDS: Record<string, string> = { planned: 'not started', running: 'interrupted', done: 'done', failed: 'failed', cancelled: 'stopped', imported: 'imported' };
 
 /** How a session's status reads in the list (and what the filter matches). */
 export function statusWord(status: string): string {
