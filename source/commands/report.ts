@@ -8,11 +8,11 @@ import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('report')
-			.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, per book')
+			.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book')
 			.argument('<id>', 'session id (see: booook sessions)')
 			.addOption(sessionsDirOption()),
 	)
-		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, ... }')
+		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ... }')
 		.action(async (id, flags) => {
 			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
 		});
@@ -46,6 +46,22 @@ export function reportJson(report: Report) {
 		},
 		books: Object.fromEntries(report.books.map((b) => [b.book, { sentences: b.sentences, model: b.model, human: b.human, judged: b.judged }])),
 		history: report.history,
+		faithfulness: {
+			validators: Object.fromEntries(
+				report.faithfulness.validators.map((v) => [
+					v.validator,
+					{ origin: v.origin, faithful_share: v.share === null ? null : pct(v.share), ci: v.interval ? [pct(v.interval.low), pct(v.interval.high)] : null, interval_over: v.over, n: v.judged, faithful: v.faithful, unfaithful: v.unfaithful, cant_tell: v.unsure },
+				]),
+			),
+			agreement: {
+				pairs: report.faithfulness.agreement.pairs.map((p) => ({ validators: p.validators, n: p.n, percent: pct(p.percent), kappa: Number.isNaN(p.kappa) ? null : p.kappa })),
+				alpha: report.faithfulness.agreement.alpha,
+				units: report.faithfulness.agreement.units,
+			},
+			human_vs_model: report.faithfulness.humanVsModel.map((r) => ({ model: r.model, n: r.n, percent: pct(r.percent), kappa: Number.isNaN(r.kappa) ? null : r.kappa, model_share: r.modelShare === null ? null : pct(r.modelShare), human_share: r.humanShare === null ? null : pct(r.humanShare), model_missed: r.modelMissed, model_flagged: r.modelFlagged })),
+			sentences: report.faithfulness.units,
+			judged: report.faithfulness.judgedUnits,
+		},
 	};
 }
 

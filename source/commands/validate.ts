@@ -4,6 +4,8 @@ import { badInput } from '../errors.ts';
 import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
 import { ValidationStore } from '../store/validation-store.ts';
+import { FaithfulnessStore } from '../store/faithfulness-store.ts';
+import { faithVerdictOn, faithVerdictsOf } from '../score/faithfulness.ts';
 import { output } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { decimal, integer, sessionsDirOption, type Exit } from './flags.ts';
@@ -13,13 +15,16 @@ export const spec = (exit: Exit) =>
 		.description("judge a session's annotations by hand, sentence by sentence (agree, partially, disagree), and add your own (paper Appendix G)")
 		.argument('<id>', 'session id (see: booook sessions)')
 		.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
-		.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both').choices(WALK_MODES).default('blind'))
+		.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary faithful, unfaithful or can\'t tell (LongEval)').choices(VALIDATE_MODES).default('blind'))
 		.option('--fraction <share>', 'with --mode sample: the share of annotations to judge', decimal('--fraction'), 0.2)
 		.option('--seed <n>', 'seed of the blind order and of the sample (the same seed continues the same walk)', integer('--seed'), 2024)
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
 			exit(await validateCommand(resolveSessionsDir(flags.sessionsDir), id, { ...flags, sessionsDir: flags.sessionsDir }));
 		});
+
+/** The annotation walks, and the faithfulness walk over the summary's sentences. */
+export const VALIDATE_MODES = [...WALK_MODES, 'faithfulness'] as const;
 
 export interface ValidateOptions {
 	/** Passed on to the "continue with" hint, so it names the same walk. */
@@ -54,12 +59,13 @@ function safeUser(): string {
 export async function validateCommand(dir: string, id: string, opts: ValidateOptions): Promise<number> {
 	const stdin = opts.stdin ?? process.stdin;
 	const stdout = opts.stdout ?? process.stdout;
-	if (!WALK_MODES.includes(opts.mode as WalkMode)) throw badInput(`--mode ${opts.mode}: unknown mode; use ${WALK_MODES.join(', ')}`);
+	if (!(VALIDATE_MODES as readonly string[]).includes(opts.mode)) throw badInput(`--mode ${opts.mode}: unknown mode; use ${VALIDATE_MODES.join(', ')}`);
 	if (opts.fraction !== undefined && !(opts.fraction > 0 && opts.fraction <= 1)) throw badInput(`--fraction ${opts.fraction}: give a share in (0, 1], e.g. 0.2`);
 	if (!stdin.isTTY || !stdout.isTTY) throw badInput('validate is interactive and needs a terminal; for numbers from recorded verdicts use: booook precision ID or booook report ID');
 	const validator = validatorName(opts.validator);
 	const session = await Session.open(dir, id);
 	session.continueWith = `booook validate ${id}`;
+	if (opts.mode === 'faithfulness') return faithfulnessWalk(session, id, validator, opts, stdin, stdout);
 	try {
 		// The terminal app (Ink, React) loads only now, once the session is known to open: execute.ts
 		// imports this module for validatorName alone.
@@ -78,6 +84,30 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 		const judged = p.model.judged + p.human.judged;
 		const total = p.model.total + p.human.total;
 		output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}`);
+		return 0;
+	} finally {
+		await session.close();
+	}
+}
+
+/** `booook validate ID --mode faithfulness`: the summary's sentences, each marked faithful, unfaithful or can't tell. */
+async function faithfulnessWalk(session: Session, id: string, validator: string, opts: ValidateOptions, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Promise<number> {
+	try {
+		const [{ render }, { createElement }, { Root }, { FaithfulnessScreen }] = await Promise.all([
+			import('ink'),
+			import('react'),
+			import('../ui/root.tsx'),
+			import('../ui/validate/FaithfulnessScreen.tsx'),
+		]);
+		const store = new FaithfulnessStore(session, validator);
+		await store.begin();
+		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
+		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		await app.waitUntilExit();
+		const mine = faithVerdictsOf(store.verdicts, validator);
+		const judged = store.units.filter((u) => faithVerdictOn(mine, u)).length;
+		const total = store.units.length;
+		output(process.stderr).line(`${validator}: ${judged}/${total} sentences judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode faithfulness${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}`);
 		return 0;
 	} finally {
 		await session.close();

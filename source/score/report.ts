@@ -1,4 +1,5 @@
-import type { Annotation, Judgment, Run, ScoredSummary, Walk } from '../domain.ts';
+import type { Annotation, FaithVerdict, Judgment, Run, ScoredSummary, Walk } from '../domain.ts';
+import { faithLines, faithReport, type FaithReport } from './faithfulness.ts';
 import { blindWalksUnderWay, verdictsOf } from './validation.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { seededRandom } from './bootstrap.ts';
@@ -23,6 +24,8 @@ export interface ReportInput {
 	judgments: readonly Judgment[];
 	/** The validation walks begun: a validator's unfinished blind walk keeps their precision pooled. */
 	walks?: readonly Walk[];
+	/** Faithfulness verdicts on summary sentences (absent in sessions from before them). */
+	faithfulness?: readonly FaithVerdict[];
 }
 
 export interface ReportOptions {
@@ -72,6 +75,8 @@ export interface Report {
 	books: BookRow[];
 	/** Summaries pinned for earlier final summaries of a run (before an edit or re-run): not scored. */
 	history: number;
+	/** Faithfulness per sentence (LongEval) on the summaries reported, by validator, with agreement. */
+	faithfulness: FaithReport;
 }
 
 export function buildReport(input: ReportInput, opts: ReportOptions): Report {
@@ -121,6 +126,7 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		agreement: agreementOf(judgments),
 		books,
 		history: historySummaries(input.summaries, input.run).length,
+		faithfulness: faithReport(summaries, input.faithfulness ?? [], opts),
 	};
 }
 
@@ -191,6 +197,7 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 		out.push('error types per 100 sentences');
 		out.push(...typeBars({ model: report.model?.types ?? null, human: report.human?.types ?? null }, Math.max(10, width - 36)).map((l) => `  ${l}`));
 	}
+	out.push(...faithLines(report.faithfulness, sanitize));
 	out.push('per book', `  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}`);
 	for (const b of report.books) {
 		out.push(`  ${sanitize(b.book).slice(0, 40).padEnd(40)} ${String(b.sentences).padStart(5)} ${fixed(b.model?.score ?? null).padStart(6)} ${fixed(b.human?.score ?? null).padStart(6)} ${String(b.judged).padStart(6)}`);

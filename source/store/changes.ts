@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { annotationSchema, judgmentSchema, nodeSchema, scoredSummarySchema, type Node } from '../domain.ts';
+import { annotationSchema, faithVerdictSchema, judgmentSchema, nodeSchema, scoredSummarySchema, type Node } from '../domain.ts';
 import { firstIssue, sessionSchema, type SessionData } from './schema.ts';
 
 /**
@@ -17,8 +17,11 @@ import { firstIssue, sessionSchema, type SessionData } from './schema.ts';
  */
 
 /** The lists a change record can append to. */
-const LISTS = ['summaries', 'annotations', 'judgments'] as const;
+const LISTS = ['summaries', 'annotations', 'judgments', 'faithfulness'] as const;
 type ListName = (typeof LISTS)[number];
+
+/** A list as it stands; `faithfulness` is absent from sessions made before it. */
+const listOf = (data: SessionData, name: ListName): readonly unknown[] => data[name] ?? [];
 
 /** One save's worth of change: the small fields (when they changed), changed nodes, appended items. */
 export interface Change {
@@ -29,6 +32,7 @@ export interface Change {
 	summaries?: SessionData['summaries'];
 	annotations?: SessionData['annotations'];
 	judgments?: SessionData['judgments'];
+	faithfulness?: NonNullable<SessionData['faithfulness']>;
 }
 
 export class ChangeTracker {
@@ -45,7 +49,7 @@ export class ChangeTracker {
 		this.#head = JSON.stringify(headOf(data));
 		this.#nodeList = data.kind === 'book' ? [...data.run.nodes] : [];
 		this.#nodes = new Map(this.#nodeList.map((n) => [n.id, printOf(n)]));
-		for (const name of LISTS) this.#lists.set(name, [...data[name]]);
+		for (const name of LISTS) this.#lists.set(name, [...listOf(data, name)]);
 		this.#fixed = fixedOf(data);
 		this.#stale = false;
 	}
@@ -66,7 +70,7 @@ export class ChangeTracker {
 		const change: Change = {};
 		const lists: [ListName, unknown[]][] = [];
 		for (const name of LISTS) {
-			const added = appended(this.#lists.get(name)!, data[name]);
+			const added = appended(this.#lists.get(name)!, listOf(data, name));
 			if (added === null) return 'snapshot';
 			if (added.length > 0) lists.push([name, added]);
 		}
@@ -91,7 +95,7 @@ export class ChangeTracker {
 		this.#head = head;
 		for (const [id, print] of prints) this.#nodes.set(id, print);
 		if (nodes.length !== this.#nodeList.length) this.#nodeList = [...nodes];
-		for (const [name] of lists) this.#lists.set(name, [...data[name]]);
+		for (const [name] of lists) this.#lists.set(name, [...listOf(data, name)]);
 		return change;
 	}
 }
@@ -106,7 +110,9 @@ export function replay(raw: Record<string, unknown>, changes: readonly (Change &
 	const run = state.run as { nodes?: Node[]; chunks?: unknown } | undefined;
 	const nodes = Array.isArray(run?.nodes) ? run.nodes : [];
 	const index = new Map(nodes.map((n, i) => [n.id, i]));
-	const lists = Object.fromEntries(LISTS.map((name) => [name, Array.isArray(state[name]) ? (state[name] as unknown[]) : []]));
+	// A list the state lacks (faithfulness, in an older session) is added only when a record appends to it.
+	const present = LISTS.filter((name) => Array.isArray(state[name]) || changes.some((c) => c[name] !== undefined));
+	const lists = Object.fromEntries(present.map((name) => [name, Array.isArray(state[name]) ? (state[name] as unknown[]) : []]));
 	for (const change of changes) {
 		if (change.at !== undefined) state = { ...state, updatedAt: change.at };
 		if (change.head) {
@@ -120,14 +126,14 @@ export function replay(raw: Record<string, unknown>, changes: readonly (Change &
 				nodes.push(node);
 			} else nodes[at] = node;
 		}
-		for (const name of LISTS) lists[name]!.push(...(change[name] ?? []));
+		for (const name of present) lists[name]!.push(...(change[name] ?? []));
 	}
 	return { ...state, ...lists };
 }
 
 /** The state without what grows with the session: small, so it is compared as text. */
 function headOf(data: SessionData): Record<string, unknown> {
-	const { summaries: _s, annotations: _a, judgments: _j, updatedAt: _u, ...rest } = data;
+	const { summaries: _s, annotations: _a, judgments: _j, faithfulness: _f, updatedAt: _u, ...rest } = data;
 	if (rest.kind === 'book') {
 		const { nodes: _n, chunks: _c, ...run } = rest.run;
 		return { ...rest, run };
@@ -181,7 +187,7 @@ function printOf(n: Node): unknown[] {
  */
 export function changeProblem(data: SessionData, change: Change): string | null {
 	if (change.head) {
-		const light = { ...data, summaries: [], annotations: [], judgments: [], ...(data.kind === 'book' ? { run: { ...data.run, nodes: [], chunks: [] } } : { runs: [] }) };
+		const light = { ...data, summaries: [], annotations: [], judgments: [], faithfulness: [], ...(data.kind === 'book' ? { run: { ...data.run, nodes: [], chunks: [] } } : { runs: [] }) };
 		const checked = sessionSchema.safeParse(light);
 		if (!checked.success) return firstIssue(checked.error);
 	}
@@ -192,7 +198,7 @@ export function changeProblem(data: SessionData, change: Change): string | null 
 		}
 		return null;
 	};
-	const problem = each('run.nodes', nodeSchema, change.nodes) ?? each('summaries', scoredSummarySchema, change.summaries) ?? each('annotations', annotationSchema, change.annotations) ?? each('judgments', judgmentSchema, change.judgments);
+	const problem = each('run.nodes', nodeSchema, change.nodes) ?? each('summaries', scoredSummarySchema, change.summaries) ?? each('annotations', annotationSchema, change.annotations) ?? each('judgments', judgmentSchema, change.judgments) ?? each('faithfulness', faithVerdictSchema, change.faithfulness);
 	if (problem) return problem;
 	if (change.annotations) {
 		const summaries = new Set(data.summaries.map((s) => s.id));
@@ -203,6 +209,11 @@ export function changeProblem(data: SessionData, change: Change): string | null 
 		const annotations = new Set(data.annotations.map((a) => a.id));
 		const orphan = change.judgments.find((j) => !annotations.has(j.annotation));
 		if (orphan) return `judgments: no annotation ${orphan.annotation}`;
+	}
+	if (change.faithfulness) {
+		const summaries = new Set(data.summaries.map((s) => s.id));
+		const orphan = change.faithfulness.find((f) => !summaries.has(f.summary));
+		if (orphan) return `faithfulness: no summary ${orphan.summary}`;
 	}
 	return null;
 }

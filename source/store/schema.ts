@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { annotationSchema, bookSchema, callParamsSchema, importedRunSchema, judgmentSchema, runSchema, scoredSummarySchema, timingsSchema, usageSchema, walkSchema } from '../domain.ts';
+import { annotationSchema, bookSchema, callParamsSchema, faithVerdictSchema, importedRunSchema, judgmentSchema, runSchema, scoredSummarySchema, timingsSchema, usageSchema, walkSchema } from '../domain.ts';
 
 /**
  * The shape of session.json and of one calls.jsonl line, built from the domain model's schemas
@@ -24,6 +24,8 @@ const common = {
 	summaries: z.array(scoredSummarySchema),
 	annotations: z.array(annotationSchema),
 	judgments: z.array(judgmentSchema),
+	/** Faithfulness verdicts on summary sentences (LongEval). Optional: sessions from before them have none. */
+	faithfulness: z.array(faithVerdictSchema).optional(),
 	/** The validation walks begun, one per validator, mode, seed and fraction. Optional: sessions from before walks were recorded have none. */
 	walks: z.array(walkSchema).optional(),
 };
@@ -56,6 +58,9 @@ export const sessionSchema = z
 		});
 		data.judgments.forEach((j, i) => {
 			if (!annotations.has(j.annotation)) ctx.addIssue({ code: 'custom', path: ['judgments', i, 'annotation'], message: `no annotation ${j.annotation}` });
+		});
+		(data.faithfulness ?? []).forEach((f, i) => {
+			if (!summaries.has(f.summary)) ctx.addIssue({ code: 'custom', path: ['faithfulness', i, 'summary'], message: `no summary ${f.summary}` });
 		});
 	});
 

@@ -3,7 +3,7 @@
  * ones of the current screen, and `?` lists them all. A key means one thing on a screen.
  */
 
-export type Screen = 'home' | 'filter' | 'run' | 'score' | 'validate' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help'
+export type Screen = 'home' | 'filter' | 'run' | 'score' | 'validate' | 'faith' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help'
 	// The validation walk's dialogs: partial-agree reasons, the span of your own annotation, its error types, a text field.
 	| 'reasons' | 'span' | 'types' | 'field';
 
@@ -31,6 +31,10 @@ export type Action =
 	| 'agree'
 	| 'partial'
 	| 'disagree'
+	// The faithfulness walk's verdicts (LongEval).
+	| 'faithful'
+	| 'unfaithful'
+	| 'cantTell'
 	| 'undo'
 	| 'nextUnjudged'
 	| 'addAnnotation'
@@ -98,9 +102,9 @@ const printable = (key: KeyPress) => !key.ctrl && !key.meta && [...key.input].le
 /** The validation walk's dialogs, where ctrl-c still quits and esc cancels. */
 const WALK_DIALOGS: readonly Screen[] = ['reasons', 'span', 'types', 'field'];
 
-const ALL: readonly Screen[] = ['home', 'run', 'score', 'validate', 'results', 'versions'];
+const ALL: readonly Screen[] = ['home', 'run', 'score', 'validate', 'faith', 'results', 'versions'];
 // Ctrl-C must work even where letters are typed (editor, form), so it is bound on every screen.
-const EVERY: readonly Screen[] = ['home', 'filter', 'run', 'score', 'validate', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
+const EVERY: readonly Screen[] = ['home', 'filter', 'run', 'score', 'validate', 'faith', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
 
 export const BINDINGS: readonly Binding[] = [
 	{ action: 'quit', label: 'q', description: 'quit (saves; calls in flight are cancelled)', short: 'quit', screens: ALL, matches: char('q') },
@@ -123,21 +127,25 @@ export const BINDINGS: readonly Binding[] = [
 	// Letters are typed into the form's fields, so there only the arrows move.
 	{ action: 'up', label: '↑', description: 'previous field', short: 'up', screens: ['form'], matches: (k) => Boolean(k.upArrow) },
 	{ action: 'down', label: '↓', description: 'next field', short: 'down', screens: ['form'], matches: (k) => Boolean(k.downArrow) },
-	{ action: 'left', label: '←', description: 'previous (node, step of the timeline, sentence, choice)', short: 'prev', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.leftArrow) },
-	{ action: 'right', label: '→', description: 'next (node, step of the timeline, sentence, choice)', short: 'next', screens: ['run', 'validate', 'form'], matches: (k) => Boolean(k.rightArrow) },
+	{ action: 'left', label: '←', description: 'previous (node, step of the timeline, sentence, choice)', short: 'prev', screens: ['run', 'validate', 'faith', 'form'], matches: (k) => Boolean(k.leftArrow) },
+	{ action: 'right', label: '→', description: 'next (node, step of the timeline, sentence, choice)', short: 'next', screens: ['run', 'validate', 'faith', 'form'], matches: (k) => Boolean(k.rightArrow) },
 	{ action: 'scrollUp', label: 'pgup', description: 'scroll the text up', short: 'scroll', screens: ['run', 'score', 'help'], matches: (k) => Boolean(k.pageUp) },
 	{ action: 'scrollDown', label: 'pgdn', description: 'scroll the text down', short: 'scroll', screens: ['run', 'score', 'help'], matches: (k) => Boolean(k.pageDown) },
 	{ action: 'open', label: 'enter', description: 'open the selection (in versions: make it active; in the form: start the run)', short: 'open', screens: ['home', 'versions', 'form'], matches: (k) => Boolean(k.return) },
 	{ action: 'follow', label: 'f', description: 'follow the run again (select what is running, show the latest step)', short: 'follow', screens: ['run'], matches: char('f') },
-	{ action: 'back', label: 'esc', description: 'back / close (on the session list: clear the filter)', short: 'back', screens: ['home', 'run', 'score', 'validate', 'results', 'versions', 'help'], matches: (k) => Boolean(k.escape) },
+	{ action: 'back', label: 'esc', description: 'back / close (on the session list: clear the filter)', short: 'back', screens: ['home', 'run', 'score', 'validate', 'faith', 'results', 'versions', 'help'], matches: (k) => Boolean(k.escape) },
 	{ action: 'agree', label: 'a', description: 'agree', screens: ['validate'], matches: char('a') },
 	{ action: 'partial', label: 'p', description: 'partially agree (then pick the failed standards)', short: 'partial', screens: ['validate'], matches: char('p') },
 	{ action: 'disagree', label: 'd', description: 'disagree', screens: ['validate'], matches: char('d') },
-	{ action: 'undo', label: 'u', description: 'undo the last verdict', short: 'undo', screens: ['validate'], matches: char('u') },
-	{ action: 'nextUnjudged', label: 'n', description: 'next unjudged', screens: ['validate'], matches: char('n') },
+	{ action: 'undo', label: 'u', description: 'undo the last verdict', short: 'undo', screens: ['validate', 'faith'], matches: char('u') },
+	{ action: 'nextUnjudged', label: 'n', description: 'next unjudged', screens: ['validate', 'faith'], matches: char('n') },
 	{ action: 'addAnnotation', label: 'h', description: 'add your own annotation', short: 'add', screens: ['validate'], matches: char('h') },
 	{ action: 'link', label: 'l', description: 'link two spans as one confusion', short: 'link', screens: ['validate'], matches: char('l') },
-	{ action: 'note', label: 'm', description: 'add a note to the verdict', short: 'note', screens: ['validate'], matches: char('m') },
+	{ action: 'note', label: 'm', description: 'add a note to the verdict', short: 'note', screens: ['validate', 'faith'], matches: char('m') },
+	// The faithfulness walk: f / x / c (not ?, which is help everywhere).
+	{ action: 'faithful', label: 'f', description: 'faithful: everything the sentence says is supported by the book', short: 'faithful', screens: ['faith'], matches: char('f') },
+	{ action: 'unfaithful', label: 'x', description: 'unfaithful: it contradicts the book or says what the book does not', short: 'unfaithful', screens: ['faith'], matches: char('x') },
+	{ action: 'cantTell', label: 'c', description: "can't tell from what you have read and the evidence shown", short: "can't tell", screens: ['faith'], matches: char('c') },
 	// The validation walk's results, and its dialogs (see WALK_DIALOGS).
 	{ action: 'results', label: 'tab', description: 'results so far (both sources pooled while a blind walk is unfinished)', short: 'results', screens: ['validate'], matches: (k) => Boolean(k.tab) },
 	{ action: 'toggle', label: '1-4', description: 'tick or untick a standard the questions fail', short: 'tick', screens: ['reasons'], matches: digit(4) },
@@ -186,6 +194,7 @@ export function actionFor(screen: Screen, key: KeyPress): Action | null {
  */
 export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
 	validate: ['agree', 'partial', 'disagree', 'undo', 'nextUnjudged', 'addAnnotation', 'note', 'link'],
+	faith: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
 	reasons: ['toggle', 'save', 'cancel'],
 	span: ['left', 'shrink', 'grow', 'trimStart', 'trimEnd', 'whole', 'link', 'confirm', 'cancel'],
 	types: ['toggle', 'save', 'cancel'],

@@ -290,7 +290,7 @@ function OverlayView({ overlay, width }: { overlay: Overlay; width: number }) {
 }
 
 /** A text field on one line, the cursor drawn as an inverse cell. */
-function FieldLine({ label, field, width }: { label: string; field: Field; width: number }) {
+export function FieldLine({ label, field, width }: { label: string; field: Field; width: number }) {
 	const shown = fieldWindow(field, width - label.length);
 	return (
 		<Text wrap="truncate">

@@ -1,3 +1,5 @@
+import type { Action, KeyPress } from '../keymap.ts';
+
 /**
  * A one-line text field (a note, the questions of an annotation) as plain state: the text and a
  * cursor counted in code points, changed by pure functions, one key press at a time.
@@ -49,4 +51,28 @@ export function fieldWindow(field: Field, width: number): { before: string; at: 
 	const shown = chars.slice(from, from + room);
 	const cursor = field.cursor - from;
 	return { before: shown.slice(0, cursor).join(''), at: shown[cursor] ?? ' ', after: shown.slice(cursor + 1).join('') };
+}
+
+/** A key in a text field: the field edited, or done (enter) or cancel (esc). */
+export function fieldAction(field: Field, action: Action | null, press: KeyPress): Field | 'done' | 'cancel' {
+	switch (action) {
+		case 'save':
+			return 'done';
+		case 'cancel':
+			return 'cancel';
+		case 'insert':
+			return editField(field, { kind: 'insert', text: press.input });
+		case 'erase':
+			return editField(field, { kind: 'erase' });
+		case 'left':
+			return editField(field, { kind: 'left' });
+		case 'right':
+			return editField(field, { kind: 'right' });
+		case 'lineStart':
+			return editField(field, { kind: 'start' });
+		case 'lineEnd':
+			return editField(field, { kind: 'end' });
+		default:
+			return field;
+	}
 }

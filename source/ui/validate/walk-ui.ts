@@ -3,7 +3,7 @@ import { PARTIAL_REASONS } from '../../score/validation.ts';
 import type { Action, KeyPress, Screen } from '../keymap.ts';
 import type { Step } from '../hooks.ts';
 import { spanAction, startAdding, typesAction, type Adding, type AddingResult } from './adding.ts';
-import { editField, fieldOf, type Field } from './field.ts';
+import { fieldAction, fieldOf, type Field } from './field.ts';
 import type { WalkResults } from './results.ts';
 
 /**
@@ -224,28 +224,4 @@ function addingKey(state: WalkUi, adding: Adding, action: Action | null, press: 
 	if (!result.save) return stay({ ...state, overlay: result.adding, message });
 	const { ranges, trims, questions, types } = result.adding;
 	return stay({ ...state, overlay: { kind: 'none' } }, [{ kind: 'annotate', summary: current.summary, ranges, trims, questions: questions.text.trim(), types }]);
-}
-
-/** A key in a text field: the field edited, or done (enter) or cancel (esc). */
-function fieldAction(field: Field, action: Action | null, press: KeyPress): Field | 'done' | 'cancel' {
-	switch (action) {
-		case 'save':
-			return 'done';
-		case 'cancel':
-			return 'cancel';
-		case 'insert':
-			return editField(field, { kind: 'insert', text: press.input });
-		case 'erase':
-			return editField(field, { kind: 'erase' });
-		case 'left':
-			return editField(field, { kind: 'left' });
-		case 'right':
-			return editField(field, { kind: 'right' });
-		case 'lineStart':
-			return editField(field, { kind: 'start' });
-		case 'lineEnd':
-			return editField(field, { kind: 'end' });
-		default:
-			return field;
-	}
 }

@@ -1,0 +1,220 @@
+import type { FaithLabel, FaithVerdict, ScoredSummary } from '../domain.ts';
+import { FAITH_LABELS } from '../domain.ts';
+import { sentenceSpans } from '../text/sentences.ts';
+import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
+import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
+
+/**
+ * Faithfulness validation done LongEval's fine-grained way (its §3.1, Appendix B.1): each sentence
+ * of a summary is a unit judged faithful, unfaithful or "can't tell", and a summary's score is the
+ * share of its units judged faithful. Pure: verdicts in, walk positions and numbers out.
+ */
+
+/** One unit of a faithfulness walk: a sentence of a summary. */
+export interface FaithUnit {
+	summary: ScoredSummary['id'];
+	sentence: number;
+	text: string;
+}
+
+const keyOf = (u: Pick<FaithVerdict, 'summary' | 'sentence'>): string => `${u.summary}:${u.sentence}`;
+
+/** The units of the given summaries, in reading order (summaries as given, sentences in order). */
+export function faithUnits(summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[]): FaithUnit[] {
+	return summaries.flatMap((s) => sentenceSpans(s.text).map((span, sentence) => ({ summary: s.id, sentence, text: s.text.slice(span.start, span.end) })));
+}
+
+/** Each unit's current verdict by `validator` (the latest given; undone ones are gone from the list). */
+export function faithVerdictsOf(verdicts: readonly FaithVerdict[], validator: string): Map<string, FaithVerdict> {
+	const out = new Map<string, FaithVerdict>();
+	for (const v of verdicts) if (v.validator === validator) out.set(keyOf(v), v);
+	return out;
+}
+
+/** The verdict `validator` has on `unit`, if any. */
+export function faithVerdictOn(verdicts: ReadonlyMap<string, FaithVerdict>, unit: Pick<FaithUnit, 'summary' | 'sentence'>): FaithVerdict | undefined {
+	return verdicts.get(keyOf(unit));
+}
+
+/** Where a walk opens: its first unit without a verdict (the first unit when all have one). */
+export function firstUnjudgedUnit(units: readonly FaithUnit[], verdicts: readonly FaithVerdict[], validator: string): number {
+	const mine = faithVerdictsOf(verdicts, validator);
+	return Math.max(0, units.findIndex((u) => !mine.has(keyOf(u))));
+}
+
+/** Removes `validator`'s latest verdict from `verdicts` (in place) and returns it; null when none. */
+export function undoLastFaith(verdicts: FaithVerdict[], validator: string): FaithVerdict | null {
+	for (let i = verdicts.length - 1; i >= 0; i--) if (verdicts[i]!.validator === validator) return verdicts.splice(i, 1)[0]!;
+	return null;
+}
+
+export interface FaithTally {
+	faithful: number;
+	unfaithful: number;
+	unsure: number;
+}
+
+export interface ValidatorFaithfulness extends FaithTally {
+	validator: string;
+	origin: FaithVerdict['origin'];
+	judged: number;
+	/** faithful ÷ (faithful + unfaithful): "can't tell" is left out of the share and counted. Null when none decided. */
+	share: number | null;
+	/** Percentile bootstrap interval of the share, null when it has no share. */
+	interval: Interval | null;
+	/** What the bootstrap resamples: whole summaries when there are several, else sentences. */
+	over: 'summaries' | 'sentences';
+	summaries: number;
+}
+
+export interface FaithPair {
+	validators: [string, string];
+	n: number;
+	percent: number;
+	/** NaN when undefined (both gave one label throughout). */
+	kappa: number;
+}
+
+/** A model judge against the people: on the units both it and at least one person judged. */
+export interface HumanModelRow {
+	model: string;
+	/** Units with a model verdict and a human one (the humans' majority; ties count as "unsure"). */
+	n: number;
+	percent: number;
+	kappa: number;
+	/** Faithful share on those units, the model's and the humans'. */
+	modelShare: number | null;
+	humanShare: number | null;
+	/** Units the model called faithful that the humans called unfaithful, and the reverse. */
+	modelMissed: number;
+	modelFlagged: number;
+}
+
+export interface FaithReport {
+	validators: ValidatorFaithfulness[];
+	agreement: { pairs: FaithPair[]; alpha: number | null; units: number };
+	humanVsModel: HumanModelRow[];
+	/** Units of the reported summaries, and how many have at least one verdict. */
+	units: number;
+	judgedUnits: number;
+}
+
+const emptyTally = (): FaithTally => ({ faithful: 0, unfaithful: 0, unsure: 0 });
+const shareOf = (t: readonly FaithTally[]): number => {
+	let yes = 0;
+	let decided = 0;
+	for (const x of t) {
+		yes += x.faithful;
+		decided += x.faithful + x.unfaithful;
+	}
+	return decided === 0 ? Number.NaN : yes / decided;
+};
+const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
+
+/**
+ * The faithfulness results over `summaries` (the ones being reported: verdicts on others are left
+ * out): per validator the faithful share with a bootstrap interval, agreement between validators
+ * (pairwise Cohen's κ, Krippendorff's α over all), and each model judge against the people.
+ */
+export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[], verdicts: readonly FaithVerdict[], opts: { seed: number; resamples: number }): FaithReport {
+	const units = faithUnits(summaries);
+	const known = new Set(units.map(keyOf));
+	const kept = verdicts.filter((v) => known.has(keyOf(v)));
+	const validators = [...new Set(kept.map((v) => v.validator))];
+	const latest = new Map(validators.map((name) => [name, faithVerdictsOf(kept, name)]));
+	const originOf = new Map(kept.map((v) => [v.validator, v.origin]));
+
+	const rows: ValidatorFaithfulness[] = validators.map((validator) => {
+		const mine = latest.get(validator)!;
+		const bySummary = new Map<string, FaithTally>();
+		const bySentence: FaithTally[] = [];
+		for (const v of mine.values()) {
+			let t = bySummary.get(v.summary);
+			if (!t) bySummary.set(v.summary, (t = emptyTally()));
+			t[v.label] += 1;
+			const one = emptyTally();
+			one[v.label] = 1;
+			bySentence.push(one);
+		}
+		const perSummary = [...bySummary.values()];
+		const over = perSummary.length >= 2 ? 'summaries' : 'sentences';
+		const clusters = over === 'summaries' ? perSummary : bySentence;
+		const total = perSummary.reduce((t, x) => ({ faithful: t.faithful + x.faithful, unfaithful: t.unfaithful + x.unfaithful, unsure: t.unsure + x.unsure }), emptyTally());
+		const share = orNull(shareOf(perSummary));
+		const interval = share === null ? null : bootstrap(clusters, { share: shareOf }, { random: seededRandom(opts.seed), resamples: opts.resamples }).share;
+		return { validator, origin: originOf.get(validator)!, ...total, judged: mine.size, share, interval, over, summaries: perSummary.length };
+	});
+
+	const pairs: FaithPair[] = [];
+	for (let i = 0; i < validators.length; i++) {
+		for (let k = i + 1; k < validators.length; k++) {
+			const a = latest.get(validators[i]!)!;
+			const b = latest.get(validators[k]!)!;
+			const shared = [...a.keys()].filter((key) => b.has(key));
+			if (shared.length === 0) continue;
+			const la = shared.map((key) => a.get(key)!.label);
+			const lb = shared.map((key) => b.get(key)!.label);
+			pairs.push({ validators: [validators[i]!, validators[k]!], n: shared.length, percent: percentAgreement(la, lb), kappa: cohenKappa(la, lb) });
+		}
+	}
+	const judgedKeys = [...new Set(kept.map(keyOf))];
+	const matrix = judgedKeys.map((key) => validators.map((name) => latest.get(name)!.get(key)?.label ?? null));
+	const pairable = matrix.filter((u) => u.filter((x) => x !== null).length >= 2).length;
+	const alpha = validators.length >= 2 && pairable > 0 ? orNull(krippendorffAlpha(matrix)) : null;
+
+	const humans = validators.filter((v) => originOf.get(v) === 'human');
+	const humanVsModel: HumanModelRow[] = validators
+		.filter((v) => originOf.get(v) === 'model' && humans.length > 0)
+		.flatMap((model) => {
+			const mine = latest.get(model)!;
+			const paired: [FaithLabel, FaithLabel][] = [];
+			for (const [key, v] of mine) {
+				const people = humans.flatMap((h) => latest.get(h)!.get(key)?.label ?? []);
+				if (people.length > 0) paired.push([v.label, majority(people)]);
+			}
+			if (paired.length === 0) return [];
+			const m = paired.map((p) => p[0]);
+			const h = paired.map((p) => p[1]);
+			const tally = (labels: FaithLabel[]) => [Object.fromEntries(FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length])) as unknown as FaithTally];
+			return [{
+				model,
+				n: paired.length,
+				percent: percentAgreement(m, h),
+				kappa: cohenKappa(m, h),
+				modelShare: orNull(shareOf(tally(m))),
+				humanShare: orNull(shareOf(tally(h))),
+				modelMissed: paired.filter(([a, b]) => a === 'faithful' && b === 'unfaithful').length,
+				modelFlagged: paired.filter(([a, b]) => a === 'unfaithful' && b === 'faithful').length,
+			}];
+		});
+
+	return { validators: rows, agreement: { pairs, alpha, units: pairable }, humanVsModel, units: units.length, judgedUnits: judgedKeys.length };
+}
+
+/** The most given label; a tie is no decision ("unsure"). */
+function majority(labels: readonly FaithLabel[]): FaithLabel {
+	const counts = FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length] as const).sort((a, b) => b[1] - a[1]);
+	return counts[0]![1] > counts[1]![1] ? counts[0]![0] : 'unsure';
+}
+
+export const FAITH_WORD: Record<FaithLabel, string> = { faithful: 'faithful', unfaithful: 'unfaithful', unsure: "can't tell" };
+
+const pct = (x: number | null): string => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
+
+/** The faithfulness section of the text report (names from the data are cleaned by the caller's `clean`). */
+export function faithLines(report: FaithReport, clean: (s: string) => string): string[] {
+	if (report.validators.length === 0) return [];
+	const out = [`faithfulness (LongEval, per sentence): ${report.judgedUnits}/${report.units} sentences judged`];
+	for (const v of report.validators) {
+		const ci = v.interval ? ` [${pct(v.interval.low)}, ${pct(v.interval.high)}]` : '';
+		out.push(`  ${clean(v.validator)} (${v.origin}): ${pct(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`);
+	}
+	for (const p of report.agreement.pairs) {
+		out.push(`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${pct(p.percent)} on ${p.n} sentences, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`);
+	}
+	if (report.agreement.alpha !== null) out.push(`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} sentences`);
+	for (const r of report.humanVsModel) {
+		out.push(`  human vs ${clean(r.model)}: ${pct(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${pct(r.modelShare)} (model) vs ${pct(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`);
+	}
+	return out;
+}

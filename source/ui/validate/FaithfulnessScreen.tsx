@@ -1,0 +1,177 @@
+import { Box, Text, useApp } from 'ink';
+import { useRef, useSyncExternalStore } from 'react';
+import type { ScoredSummary } from '../../domain.ts';
+import { FAITH_WORD, faithVerdictOn, faithVerdictsOf, firstUnjudgedUnit, type FaithUnit } from '../../score/faithfulness.ts';
+import type { FaithfulnessStore } from '../../store/faithfulness-store.ts';
+import { sentenceSpans, type Span } from '../../text/sentences.ts';
+import { Footer } from '../components/Footer.tsx';
+import { Help } from '../components/Help.tsx';
+import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
+import { actionFor } from '../keymap.ts';
+import { useKeys } from '../keys/KeysProvider.tsx';
+import { highlightLines } from '../styled-lines.ts';
+import { clean, truncate, windowOf, wrap } from '../text.ts';
+import { useTheme } from '../theme.ts';
+import { faithReducer, faithScreenOf, initialFaith, type FaithContext, type FaithEffect } from './faith-ui.ts';
+import { FieldLine } from './ValidateScreen.tsx';
+
+/** A passage of the book offered as evidence for a sentence, and where in the book it is. */
+export interface Evidence {
+	text: string;
+	where: string;
+}
+
+const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
+
+/**
+ * The faithfulness walk (LongEval's fine-grained protocol): the summary with the current sentence
+ * highlighted, the verdict keys f / x / c, and below the sentence the slot where evidence passages
+ * from the book are shown. `evidenceFor` is how the provenance module plugs in; without it the slot
+ * draws nothing. Every key goes through the keymap into one reducer (faith-ui.ts).
+ */
+export function FaithfulnessScreen({ store, title, evidenceFor, onBack, onQuit }: { store: FaithfulnessStore; title: string; evidenceFor?: (unit: FaithUnit) => readonly Evidence[]; onBack?: () => void; onQuit?: () => void }) {
+	useSyncExternalStore(store.subscribe, store.getVersion);
+	const theme = useTheme();
+	const { exit } = useApp();
+	const { columns, rows } = useTerminalSize();
+	const units = store.units;
+
+	const split = useRef(new Map<ScoredSummary['id'], readonly Span[]>());
+	const sentencesOf = (id: ScoredSummary['id']): readonly Span[] => {
+		let spans = split.current.get(id);
+		if (!spans) split.current.set(id, (spans = sentenceSpans(store.summary(id)?.text ?? '')));
+		return spans;
+	};
+
+	const context = (): FaithContext => {
+		const mine = faithVerdictsOf(store.verdicts, store.validator);
+		const verdicts = new Map(units.flatMap((u, i) => {
+			const v = faithVerdictOn(mine, u);
+			return v ? [[i, v] as const] : [];
+		}));
+		let latest: number | null = null;
+		const all = store.verdicts;
+		for (let i = all.length - 1; i >= 0 && latest === null; i--) {
+			const v = all[i]!;
+			if (v.validator !== store.validator) continue;
+			const at = units.findIndex((u) => u.summary === v.summary && u.sentence === v.sentence);
+			latest = at === -1 ? null : at;
+		}
+		return { units, verdicts, latest, page: Math.max(1, rows - 3) };
+	};
+
+	const [ui, dispatch, read] = useReducerWithEffects(faithReducer, () => initialFaith(firstUnjudgedUnit(units, store.verdicts, store.validator)), (effect: FaithEffect) => perform(effect));
+	const report = (work: Promise<unknown>, done: (value: unknown) => string) =>
+		work.then(
+			(value) => dispatch({ type: 'done', message: done(value) }),
+			(error: unknown) => dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
+		);
+	const quit = () => (onQuit ? onQuit() : exit());
+	function perform(effect: FaithEffect): void {
+		switch (effect.kind) {
+			case 'mark':
+				return void report(store.mark(units[effect.unit]!, effect.label, effect.note), () => effect.done);
+			case 'undo':
+				return void report(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'));
+			case 'quit':
+				return quit();
+			case 'back':
+				return onBack ? onBack() : quit();
+		}
+	}
+
+	useKeys((press) => {
+		dispatch({ type: 'key', action: actionFor(faithScreenOf(read().overlay), press), press, ctx: context() });
+	});
+
+	if (ui.overlay.kind === 'help') return <Help screen="faith" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
+	const width = Math.max(20, columns - 2);
+	if (units.length === 0) {
+		return (
+			<Box flexDirection="column">
+				<Text>{clean(title)}: no summary sentences to judge.</Text>
+				<Text color={theme.color('muted')}>q quit</Text>
+			</Box>
+		);
+	}
+
+	const index = Math.min(ui.index, units.length - 1);
+	const unit = units[index]!;
+	const summary = store.summary(unit.summary);
+	const mine = faithVerdictsOf(store.verdicts, store.validator);
+	const verdict = faithVerdictOn(mine, unit);
+	const judged = units.filter((u) => faithVerdictOn(mine, u)).length;
+	const tally = { faithful: 0, unfaithful: 0, unsure: 0 };
+	for (const u of units) {
+		const v = faithVerdictOn(mine, u);
+		if (v) tally[v.label] += 1;
+	}
+	const decided = tally.faithful + tally.unfaithful;
+	const evidence = evidenceFor?.(unit);
+	// Evidence gets up to a third of the terminal; the summary pane takes what is left.
+	const evidenceRows = evidence && evidence.length > 0 ? Math.max(3, Math.floor(rows / 3)) : 0;
+	const fixed = 1 + 1 + 1 + 1 + (ui.overlay.kind === 'note' ? 3 : 0) + (ui.message ? 1 : 0) + 1 + evidenceRows;
+	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
+	const span = sentencesOf(unit.summary)[unit.sentence];
+	const { lines, firstMarked } = highlightLines(summary?.text ?? '', span ? [span] : [], width - 3);
+	const shown = windowOf(lines, paneHeight, Math.max(0, (firstMarked ?? 0) - Math.floor(paneHeight / 3)));
+
+	return (
+		<Box flexDirection="column" width={columns}>
+			<Text bold wrap="truncate">
+				{truncate(`Faithfulness · ${clean(title)} · validator ${clean(store.validator)}`, width)}
+			</Text>
+			<Text wrap="truncate" color={theme.color('accent')}>
+				{truncate(`judged ${judged}/${units.length} · faithful ${decided === 0 ? '—' : `${((100 * tally.faithful) / decided).toFixed(1)}%`} (${tally.faithful} faithful, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`, width)}
+			</Text>
+			<Box flexDirection="column" borderStyle="single" paddingX={1} height={paneHeight + 2}>
+				{shown.lines.map((line, i) => (
+					<Text key={i} wrap="truncate">
+						{line.some((p) => p.style !== null) ? '▌' : ' '}
+						{line.map((p, k) => (p.style !== null ? <Text key={k} inverse>{p.text}</Text> : <Text key={k}>{p.text}</Text>))}
+					</Text>
+				))}
+			</Box>
+			<Text wrap="truncate">{truncate(`sentence ${index + 1}/${units.length} · ${clean(summary?.book ?? '')}`, width)}</Text>
+			<Text wrap="truncate" color={verdict ? theme.color(LABEL_TONE[verdict.label]) : theme.color('muted')}>
+				{truncate(verdict ? `your verdict: ${FAITH_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}` : 'not judged yet', width)}
+			</Text>
+			<EvidencePane evidence={evidence ? [...evidence] : undefined} rows={evidenceRows} width={width} />
+			{ui.overlay.kind === 'note' ? (
+				<Box borderStyle="round" paddingX={1}>
+					<FieldLine label="note: " field={ui.overlay.field} width={Math.max(10, width - 4)} />
+				</Box>
+			) : null}
+			{ui.message ? (
+				<Text wrap="truncate" color={theme.color('accent')}>
+					{truncate(clean(ui.message), width)}
+				</Text>
+			) : null}
+			<Footer screen={faithScreenOf(ui.overlay)} />
+		</Box>
+	);
+}
+
+/**
+ * The evidence slot: passages of the book for the sentence being judged, each with where it is,
+ * cut to `rows` lines. Draws nothing when there is no evidence (none retrieved, or no retriever).
+ */
+export function EvidencePane({ evidence, rows, width }: { evidence?: { text: string; where: string }[]; rows: number; width: number }) {
+	const theme = useTheme();
+	if (!evidence || evidence.length === 0 || rows <= 0) return null;
+	const lines: { text: string; muted: boolean }[] = [{ text: 'evidence from the book:', muted: true }];
+	for (const e of evidence) {
+		lines.push({ text: clean(e.where), muted: true });
+		for (const l of wrap(clean(e.text), Math.max(10, width - 2))) lines.push({ text: `  ${l}`, muted: false });
+	}
+	const kept = lines.slice(0, rows);
+	return (
+		<Box flexDirection="column">
+			{kept.map((l, i) => (
+				<Text key={i} wrap="truncate" color={l.muted ? theme.color('muted') : undefined}>
+					{truncate(l.text, width)}
+				</Text>
+			))}
+		</Box>
+	);
+}

@@ -1,0 +1,109 @@
+import type { FaithLabel, FaithVerdict } from '../../domain.ts';
+import { FAITH_WORD, type FaithUnit } from '../../score/faithfulness.ts';
+import type { Step } from '../hooks.ts';
+import type { Action, KeyPress, Screen } from '../keymap.ts';
+import { fieldAction, fieldOf, type Field } from './field.ts';
+
+/**
+ * The faithfulness walk's screen state and what its keys do, as one pure reducer (as walk-ui.ts is
+ * for the annotation walk): which sentence is shown, whether the note field or the help is open,
+ * and one line of feedback. Verdicts to save come out as effects, which the screen hands to the store.
+ */
+
+export type FaithOverlay = { kind: 'none' } | { kind: 'note'; unit: number; field: Field; before: string } | { kind: 'help'; scroll: number };
+
+export interface FaithUi {
+	index: number;
+	overlay: FaithOverlay;
+	message: string | null;
+	quitting: boolean;
+}
+
+export interface FaithContext {
+	units: readonly Pick<FaithUnit, 'summary' | 'sentence'>[];
+	/** This validator's current verdict on each unit, by its index in `units`. */
+	verdicts: ReadonlyMap<number, Pick<FaithVerdict, 'label' | 'note'>>;
+	/** The unit of this validator's latest verdict (what undo takes back), or null. */
+	latest: number | null;
+	page: number;
+}
+
+export type FaithAction = { type: 'key'; action: Action | null; press: KeyPress; ctx: FaithContext } | { type: 'done'; message: string };
+
+export type FaithEffect = { kind: 'mark'; unit: number; label: FaithLabel; note: string | null; done: string } | { kind: 'undo' } | { kind: 'quit' } | { kind: 'back' };
+
+const LABEL_OF: Partial<Record<Action, FaithLabel>> = { faithful: 'faithful', unfaithful: 'unfaithful', cantTell: 'unsure' };
+
+export function initialFaith(index: number): FaithUi {
+	return { index, overlay: { kind: 'none' }, message: null, quitting: false };
+}
+
+/** Whose keys a press is looked up in. */
+export function faithScreenOf(overlay: FaithOverlay): Screen {
+	return overlay.kind === 'none' ? 'faith' : overlay.kind === 'note' ? 'field' : 'help';
+}
+
+type Result = Step<FaithUi, FaithEffect>;
+const stay = (state: FaithUi, effects: FaithEffect[] = []): Result => ({ state, effects });
+
+export function faithReducer(state: FaithUi, action: FaithAction): Result {
+	if (action.type === 'done') return stay({ ...state, message: action.message });
+	if (state.quitting) return stay(state);
+	if (action.action === 'quit') return stay({ ...state, quitting: true }, [{ kind: 'quit' }]);
+	const now = { ...state, message: null };
+	const { ctx, press } = action;
+	const overlay = now.overlay;
+	const close = (message: string | null = null): FaithUi => ({ ...now, overlay: { kind: 'none' }, message });
+	if (overlay.kind === 'help') {
+		if (action.action === 'help' || action.action === 'back') return stay(close());
+		if (action.action === 'up' || action.action === 'down') return stay({ ...now, overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action.action === 'up' ? -1 : 1)) } });
+		if (action.action === 'scrollUp' || action.action === 'scrollDown') return stay({ ...now, overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action.action === 'scrollUp' ? -ctx.page : ctx.page)) } });
+		return stay(now);
+	}
+	if (overlay.kind === 'note') {
+		const edited = fieldAction(overlay.field, action.action, press);
+		if (edited === 'cancel') return stay(close());
+		if (edited !== 'done') return stay({ ...now, overlay: { ...overlay, field: edited } });
+		const note = overlay.field.text.trim();
+		if (note === overlay.before) return stay(close(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
+		const given = ctx.verdicts.get(overlay.unit);
+		if (!given) return stay(close('give a verdict first (f, x or c), then add a note to it'));
+		return stay(close(), [{ kind: 'mark', unit: overlay.unit, label: given.label, note: note === '' ? null : note, done: note === '' ? 'note removed' : 'note saved' }]);
+	}
+	const count = ctx.units.length;
+	const label = action.action ? LABEL_OF[action.action] : undefined;
+	if (label) {
+		if (count === 0) return stay(now);
+		const before = ctx.verdicts.get(now.index);
+		const next = { ...now, index: Math.min(count - 1, now.index + 1) };
+		if (before?.label === label) return stay({ ...next, message: `unchanged: already ${FAITH_WORD[label]}; nothing saved` });
+		return stay(next, [{ kind: 'mark', unit: now.index, label, note: before?.note ?? null, done: `saved: ${FAITH_WORD[label]}` }]);
+	}
+	switch (action.action) {
+		case 'back':
+			return stay(now, [{ kind: 'back' }]);
+		case 'help':
+			return stay({ ...now, overlay: { kind: 'help', scroll: 0 } });
+		case 'left':
+			return stay({ ...now, index: Math.max(0, now.index - 1) });
+		case 'right':
+			return stay({ ...now, index: Math.max(0, Math.min(count - 1, now.index + 1)) });
+		case 'nextUnjudged': {
+			for (let k = 1; k <= count; k++) {
+				const i = (now.index + k) % count;
+				if (!ctx.verdicts.has(i)) return stay({ ...now, index: i });
+			}
+			return stay({ ...now, message: 'every sentence is judged' });
+		}
+		case 'undo':
+			if (ctx.latest === null) return stay({ ...now, message: 'nothing to undo' });
+			return stay({ ...now, index: ctx.latest }, [{ kind: 'undo' }]);
+		case 'note': {
+			const given = ctx.verdicts.get(now.index);
+			if (!given) return stay({ ...now, message: 'give a verdict first (f, x or c), then add a note to it' });
+			return stay({ ...now, overlay: { kind: 'note', unit: now.index, field: fieldOf(given.note ?? ''), before: given.note ?? '' } });
+		}
+		default:
+			return stay(now);
+	}
+}
