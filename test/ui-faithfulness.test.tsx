@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ScoredSummary } from '../source/domain.ts';
+import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
+import { Session } from '../source/store/session.ts';
+import { actionFor } from '../source/ui/keymap.ts';
+import { FaithfulnessScreen, type Evidence } from '../source/ui/validate/FaithfulnessScreen.tsx';
+import { renderScreen, until } from './support/screen.tsx';
+
+const at = '2026-01-01T00:00:00.000Z';
+const summaries: ScoredSummary[] = [{ id: 's0', book: 'voyage', text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home.', node: null, version: null, source: 'test' }];
+/** The lines of the frame marked as highlighted (the gutter mark), joined. */
+const marked = (frame: string) => frame.split('\n').filter((l) => l.includes('▌')).join(' ');
+
+async function open(t: import('node:test').TestContext, dir: string, evidenceFor?: (u: { sentence: number }) => Evidence[]) {
+	const session = await Session.open(dir, 'walk');
+	const store = new FaithfulnessStore(session, 'val', () => new Date(at));
+	await store.begin();
+	const app = renderScreen(<FaithfulnessScreen store={store} title="voyage" evidenceFor={evidenceFor} />);
+	const close = async () => {
+		app.unmount();
+		await session.close();
+	};
+	t.after(close);
+	const frame = () => app.lastFrame() ?? '';
+	const see = (check: (f: string) => boolean, what: string) => until(frame, check, what);
+	const press = async (...keys: string[]) => {
+		for (const k of keys) {
+			app.stdin.write(k);
+			if (k === '\u001B') await new Promise((r) => setImmediate(r));
+		}
+	};
+	const saved = (n: number) => until(() => String((store.verdicts ?? []).length), (f) => f === String(n), `${n} verdicts saved`);
+	return { store, frame, see, press, saved, close };
+}
+
+test('the faithfulness keys are on their own screen and clash with nothing there (? stays help)', () => {
+	assert.equal(actionFor('faith', { input: 'f' }), 'faithful');
+	assert.equal(actionFor('faith', { input: 'x' }), 'unfaithful');
+	assert.equal(actionFor('faith', { input: 'c' }), 'cantTell');
+	assert.equal(actionFor('faith', { input: '?' }), 'help');
+	assert.equal(actionFor('validate', { input: 'f' }), null, 'the annotation walk does not take f');
+});
+
+test('a faithfulness walk: mark, undo, note, and reopening starts at the first unjudged sentence', async (t) => {
+	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
+	t.after(() => rm(dir, { recursive: true, force: true }));
+	await (await Session.createCollection(dir, { id: 'walk', title: 'voyage', sources: ['test'], summaries, annotations: [], judgments: [], runs: [] })).close();
+
+	const first = await open(t, dir);
+	await first.see((f) => /sentence 1\/4/u.test(f) && marked(f).includes('Ann sails to Dover.'), 'the first sentence highlighted');
+	assert.doesNotMatch(first.frame(), /evidence from the book/u, 'no evidence slot drawn without evidence');
+	await first.press('f');
+	await first.see((f) => /sentence 2\/4/u.test(f) && /saved: faithful/u.test(f), 'moved on after faithful');
+	await first.press('x');
+	await first.see((f) => /sentence 3\/4/u.test(f) && /saved: unfaithful/u.test(f), 'moved on after unfaithful');
+	await first.saved(2);
+	// Undo takes back the latest verdict and goes back to its sentence.
+	await first.press('u');
+	await first.see((f) => /sentence 2\/4/u.test(f) && /undone/u.test(f) && /not judged yet/u.test(f), 'undone, back on sentence 2');
+	await first.saved(1);
+	await first.press('c');
+	await first.see((f) => /sentence 3\/4/u.test(f) && /saved: can't tell/u.test(f), "can't tell saved");
+	// A note on sentence 2's verdict.
+	await first.press('\u001B[D');
+	await first.see((f) => /sentence 2\/4/u.test(f) && /your verdict: can't tell/u.test(f), 'back on sentence 2');
+	await first.press('m');
+	await first.see((f) => /note: /u.test(f), 'the note field');
+	// One key at a time, each after the last one shows, as a person types.
+	for (let i = 1; i <= 'no war'.length; i++) {
+		await first.press('no war'[i - 1]!);
+		await first.see((f) => f.includes(`note: ${'no war'.slice(0, i)}`), `"${'no war'.slice(0, i)}" typed`);
+	}
+	await first.press('\r');
+	await first.see((f) => /note saved/u.test(f) && /your verdict: can't tell · note: no war/u.test(f), 'the note saved');
+	await first.see((f) => /judged 2\/4 · faithful 100\.0% \(1 faithful, 0 unfaithful, 1 can't tell\)/u.test(f), 'the running tally');
+	await first.close();
+
+	const { data } = await Session.snapshot(dir, 'walk');
+	assert.deepEqual((data.faithfulness ?? []).map((f) => [f.sentence, f.label, f.note]), [[0, 'faithful', null], [1, 'unsure', null], [1, 'unsure', 'no war']]);
+
+	const second = await open(t, dir, (u) => [{ text: `passage for sentence ${u.sentence + 1}`, where: `chunk ${u.sentence}` }]);
+	await second.see((f) => /sentence 3\/4/u.test(f) && marked(f).includes('Bob sells the boat.'), 'reopened at the first unjudged sentence');
+	await second.see((f) => /evidence from the book/u.test(f) && /chunk 2/u.test(f) && /passage for sentence 3/u.test(f), 'the evidence slot shows the passages for this sentence');
+});
