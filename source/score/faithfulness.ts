@@ -218,3 +218,36 @@ export function faithLines(report: FaithReport, clean: (s: string) => string): s
 	}
 	return out;
 }
+
+/** Evidence as the judge is given it: a passage of the book and where it is. */
+export interface JudgeEvidence {
+	text: string;
+	where: string;
+}
+
+/** The judge's prompt for one sentence (prompts/faithfulness.txt, ours), its evidence numbered. */
+export function faithPromptValues(summary: string, sentence: string, evidence: readonly JudgeEvidence[]): { summary: string; sentence: string; evidence: string } {
+	const listed = evidence.length === 0 ? '(none found)' : evidence.map((e, i) => `[${i + 1}] (${e.where}) ${e.text}`).join('\n\n');
+	return { summary, sentence, evidence: listed };
+}
+
+export type FaithAnswer = { ok: true; label: FaithLabel; reason: string } | { ok: false; reason: string };
+
+const ANSWER_LABELS: Record<string, FaithLabel> = { faithful: 'faithful', unfaithful: 'unfaithful', "can't tell": 'unsure', 'can’t tell': 'unsure' };
+
+/**
+ * Reads the judge's answer strictly: exactly a `Label:` line with one of the three labels and a
+ * non-empty one-line `Reason:`, nothing else. Anything looser is refused (and asked again), so a
+ * verdict is never guessed from prose.
+ */
+export function readFaithAnswer(text: string): FaithAnswer {
+	const lines = text.trim().split(/\r?\n/u).map((l) => l.trim()).filter((l) => l !== '');
+	if (lines.length !== 2) return { ok: false, reason: `expected two lines (Label, Reason), got ${lines.length}` };
+	const label = /^label:\s*(.+)$/iu.exec(lines[0]!);
+	const reason = /^reason:\s*(.+)$/iu.exec(lines[1]!);
+	if (!label) return { ok: false, reason: 'the first line is not "Label: ..."' };
+	if (!reason) return { ok: false, reason: 'the second line is not "Reason: ..."' };
+	const value = ANSWER_LABELS[label[1]!.trim().toLowerCase().replace(/[.\s]+$/u, '')];
+	if (!value) return { ok: false, reason: `unknown label "${label[1]!.trim()}"; expected faithful, unfaithful or can't tell` };
+	return { ok: true, label: value, reason: reason[1]!.trim() };
+}

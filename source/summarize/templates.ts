@@ -21,6 +21,8 @@ export const TEMPLATE_SLOTS = {
 	get_annotations: 2,
 	// BooookScore batched (`--batch-size`): the summary and a numbered list of its sentences.
 	get_annotations_v2: ['summary', 'sentences'],
+	// Ours: a faithfulness verdict on one summary sentence, given passages of the book (LongEval's protocol).
+	faithfulness: ['summary', 'sentence', 'evidence'],
 } as const satisfies Record<string, SlotSpec>;
 
 export type TemplateId = keyof typeof TEMPLATE_SLOTS;
