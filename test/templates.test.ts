@@ -186,7 +186,9 @@ test('the authors\' annotation prompts ship byte-for-byte and have the expected 
 	}
 	const templates = await loadTemplates();
 	assert.deepEqual(Object.keys(templates).sort(), Object.keys(TEMPLATE_SLOTS).sort());
-	assert.equal(Object.keys(templates).length, 9);
+	// The nine of the authors' method, and faithfulness.txt (ours, issue 14).
+	assert.equal(Object.keys(templates).length, 10);
+	assert.deepEqual(templateSlots(templates.faithfulness), ['summary', 'sentence', 'evidence']);
 	assert.equal(templateSlots(templates.get_annotations), 2);
 	assert.deepEqual(templateSlots(templates.get_annotations_v2), ['summary', 'sentences']);
 	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[]) assert.equal(slotMismatch(templates[id], TEMPLATE_SLOTS[id]), null, id);
