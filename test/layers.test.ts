@@ -15,8 +15,9 @@ const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 	{ layer: 'base', holds: ['domain.ts', 'errors.ts'] },
 	// Tokens, sentences, chunks, n-grams.
 	{ layer: 'text', holds: ['text/'] },
-	// The paper's two methods as plans, and BooookScore: pure functions of their inputs.
-	{ layer: 'core', holds: ['summarize/', 'score/'] },
+	// The paper's two methods as plans, BooookScore, and a summary's evidence in its book: pure
+	// functions of their inputs.
+	{ layer: 'core', holds: ['summarize/', 'score/', 'evidence/'] },
 	// What comes from outside: model APIs, book files, prompt files, the run's settings as given.
 	{ layer: 'inputs', holds: ['llm/', 'book/', 'prompts/', 'config.ts'] },
 	// Sessions on disk.

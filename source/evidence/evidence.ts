@@ -1,0 +1,42 @@
+import type { NodeRef, Run } from '../domain.ts';
+import { Tracer, type SentenceSource } from './provenance.ts';
+import type { Hit, PassageIndex } from './rank.ts';
+
+/** Passages shown per sentence unless told. */
+export const TOP_PASSAGES = 3;
+
+/** A sentence of a summary, where it can come from (chunks), and the passages of those chunks most like it. */
+export interface SentenceEvidence extends SentenceSource {
+	/** Best first; empty when no passage of its chunks shares a word with it. */
+	passages: Hit[];
+}
+
+export interface EvidenceOptions {
+	/** Passages per sentence (default 3). */
+	top?: number;
+	/** The text to trace, when not the node's active version (a pinned scored version). */
+	text?: string;
+	/** Only these sentence indices (default: every sentence). */
+	sentences?: readonly number[];
+	/** A tracer already made for this run, to share its memory across calls. */
+	tracer?: Tracer;
+}
+
+/**
+ * The evidence for each sentence of `node`'s summary: its candidate chunks by the tree, and the
+ * best passages of those chunks by BM25. Pure and offline; `index` is built once per book.
+ */
+export function nodeEvidence(run: Run, index: PassageIndex, node: NodeRef, opts: EvidenceOptions = {}): SentenceEvidence[] {
+	const top = opts.top ?? TOP_PASSAGES;
+	const tracer = opts.tracer ?? new Tracer(run);
+	const wanted = opts.sentences ? new Set(opts.sentences) : null;
+	return tracer
+		.sources(node, opts.text)
+		.filter((s) => !wanted || wanted.has(s.index))
+		.map((s) => ({ ...s, passages: index.rank(s.text, top, { chunks: s.chunks, direct: s.direct }) }));
+}
+
+/** The evidence of the run's final summary (its root), or null before the run has one. */
+export function finalEvidence(run: Run, index: PassageIndex, opts: EvidenceOptions = {}): SentenceEvidence[] | null {
+	return run.root ? nodeEvidence(run, index, run.root, opts) : null;
+}

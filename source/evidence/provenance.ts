@@ -1,0 +1,114 @@
+import type { NodeRef, Run } from '../domain.ts';
+import { activeVersion, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
+import type { Span } from '../text/sentences.ts';
+import { sentenceSpans } from '../text/sentences.ts';
+
+/**
+ * Where a sentence of a node's summary can come from, by following the run's tree; no model call.
+ *
+ * A sentence is traced down through the nodes it was copied from: while a node that the current
+ * node read (an input or, for a hierarchical merge, its context) holds the sentence word for word
+ * (whitespace collapsed), the sentence was carried over from there. Where no such node holds it,
+ * the node it was written in is its origin, and the chunks it can come from are the chunks under
+ * that origin's inputs:
+ * - hierarchical: a level-0 summary gives its one chunk; a merge the chunks under its inputs (not
+ *   under its context: that is earlier text the merge was shown only to keep the story going);
+ * - incremental: the running summary after step k has read chunks 0..k, so a sentence that first
+ *   appeared at step k (present in every step since) gives those chunks, and one written at a
+ *   compression the chunks of the summary it compressed.
+ * A sentence the model rewrote at every level thus falls back to every chunk its node read.
+ */
+
+export interface SentenceSource {
+	/** Index in the project's sentence split of the text (the index BooookScore annotations use). */
+	index: number;
+	/** Range of the sentence in the node's text. */
+	span: Span;
+	text: string;
+	/** The nodes the sentence was written in (more than one when it was carried from several). */
+	origins: NodeRef[];
+	/** Indices of the chunks it can come from, ascending. */
+	chunks: number[];
+	/**
+	 * The chunks among those that an origin read itself rather than through a summary (a level-0
+	 * summary's chunk, the chunk an incremental step added): where a sentence new at that node most
+	 * likely comes from. Empty for a sentence written at a merge or a compression.
+	 */
+	direct: number[];
+}
+
+/** How sentences are matched across nodes: whitespace collapsed, nothing else. */
+export function sentenceKey(text: string): string {
+	return text.replace(/\s+/gu, ' ').trim();
+}
+
+/** Walks one run's tree; remembers what it has worked out, so tracing every sentence of a node stays cheap. */
+export class Tracer {
+	readonly #run: Run;
+	readonly #texts = new Map<NodeRef, string | null>();
+	readonly #under = new Map<NodeRef, ReadonlySet<number>>();
+
+	constructor(run: Run) {
+		this.#run = run;
+	}
+
+	/** Every sentence of `text` (default: the node's active version) with its origins and chunks. */
+	sources(node: NodeRef, text?: string): SentenceSource[] {
+		const n = findNode(this.#run, node);
+		const own = text ?? (n ? (activeVersion(n)?.text ?? null) : null);
+		if (own === null) throw new Error(n ? `node ${node} has no text yet` : `no node ${node} in this run`);
+		return sentenceSpans(own).map((span, index) => {
+			const sentence = own.slice(span.start, span.end);
+			const origins = this.origins(node, sentence);
+			const chunks = new Set<number>();
+			const direct = new Set<number>();
+			for (const origin of origins) {
+				for (const c of this.chunksUnder(origin)) chunks.add(c);
+				for (const ref of findNode(this.#run, origin)?.inputs ?? []) if (isChunkRef(ref)) direct.add(Number(ref.slice(1)));
+			}
+			const ascending = (set: Set<number>) => [...set].sort((a, b) => a - b);
+			return { index, span, text: sentence, origins, chunks: ascending(chunks), direct: ascending(direct) };
+		});
+	}
+
+	/** The nodes under `node` where `sentence` was written: `node` itself unless it read the sentence. */
+	origins(node: NodeRef, sentence: string): NodeRef[] {
+		const key = sentenceKey(sentence);
+		const found = new Set<NodeRef>();
+		const seen = new Set<NodeRef>();
+		const walk = (id: NodeRef) => {
+			if (seen.has(id)) return;
+			seen.add(id);
+			const n = findNode(this.#run, id);
+			const holders = key === '' || !n ? [] : dependencies(n).filter((ref) => this.#text(ref)?.includes(key));
+			if (holders.length === 0) found.add(id);
+			else holders.forEach(walk);
+		};
+		walk(node);
+		return [...found];
+	}
+
+	/** The chunks a node read, through its inputs, at any depth (a chunk ref: itself). */
+	chunksUnder(ref: NodeRef): ReadonlySet<number> {
+		if (isChunkRef(ref)) return new Set([Number(ref.slice(1))]);
+		let under = this.#under.get(ref);
+		if (!under) {
+			const set = new Set<number>();
+			// Marked first: a malformed run that loops back ends here instead of recursing forever.
+			this.#under.set(ref, set);
+			for (const input of findNode(this.#run, ref)?.inputs ?? []) for (const c of this.chunksUnder(input)) set.add(c);
+			under = set;
+		}
+		return under;
+	}
+
+	/** A node's active text with whitespace collapsed (how containment is checked), or null. */
+	#text(ref: NodeRef): string | null {
+		if (!this.#texts.has(ref)) {
+			const n = findNode(this.#run, ref);
+			const version = n ? activeVersion(n) : null;
+			this.#texts.set(ref, version ? sentenceKey(version.text) : null);
+		}
+		return this.#texts.get(ref)!;
+	}
+}
