@@ -1,0 +1,159 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Chunk, Node, NodeKind, NodeRef, Run, Version } from '../source/domain.ts';
+import { makeConfig } from '../source/config.ts';
+import { coverageOf } from '../source/evidence/coverage.ts';
+import { nodeEvidence } from '../source/evidence/evidence.ts';
+import { splitPassages } from '../source/evidence/passages.ts';
+import { Tracer } from '../source/evidence/provenance.ts';
+import { PassageIndex } from '../source/evidence/rank.ts';
+import { stripChart } from '../source/evidence/strip.ts';
+import { newNode } from '../source/summarize/graph.ts';
+
+/** Three chunks: two paragraphs of two sentences, one paragraph of two, one of three. */
+const PARTS = [
+	'Victor studied chemistry at Ingolstadt. He built a creature from dead parts.\nThe creature opened its yellow eye. Victor fled in horror.\n',
+	'Elizabeth wrote letters from Geneva. Justine was accused of murder.\n',
+	'The creature asked for a companion. Victor destroyed the female creature on the island. Henry was found dead on the shore.\n',
+];
+const BOOK = PARTS.join('');
+const CHUNKS: Chunk[] = PARTS.map((p, index) => {
+	const start = PARTS.slice(0, index).join('').length;
+	return { index, start, end: start + p.length, tokens: 20 };
+});
+
+function version(text: string): Version {
+	const at = '2024-05-01T10:00:00.000Z';
+	return { text, origin: 'edit', template: 'x', params: null, usage: { input: 0, output: 0, cached: 0 }, cost: 0, attempts: [], timings: null, overBudget: false, model: null, createdAt: at };
+}
+
+function done(id: NodeRef, kind: NodeKind, inputs: NodeRef[], text: string, context: NodeRef | null = null): Node {
+	const budget = { promptTokens: 100, summaryTokens: 100, words: 50 };
+	return { ...newNode(id, { kind, level: 0, index: 0, inputs, context, budget }), status: 'done', versions: [version(text)], active: 0 };
+}
+
+function run(method: 'hier' | 'inc', nodes: Node[]): Run {
+	return { config: makeConfig({ provider: 'extractive', model: 'textrank', method }), status: 'done', chunks: CHUNKS, nodes, root: nodes.at(-1)!.id, error: null };
+}
+
+// A tree whose sentences are copied, carried through a context, and newly written at the top.
+const HIER = run('hier', [
+	done('n0', 'summarize', ['c0'], 'He built a creature from dead parts. Victor fled in horror.'),
+	done('n1', 'summarize', ['c1'], 'Justine was accused of murder.'),
+	done('n2', 'summarize', ['c2'], 'Victor destroyed the female creature on the island.'),
+	done('n3', 'merge', ['n0', 'n1'], 'He built a creature from dead parts. Justine was accused of murder.'),
+	done('n4', 'merge', ['n2'], 'Justine was accused of murder. Victor destroyed the female creature on the island.', 'n3'),
+	done('n5', 'merge', ['n3', 'n4'], 'He built a creature from dead parts.  The monster killed many people. Victor destroyed the female creature on the island.'),
+]);
+
+// A running summary: a sentence kept since step 1, one made at a compression, one added last.
+const INC = run('inc', [
+	done('n0', 'summarize', ['c0'], 'Victor studied chemistry at Ingolstadt. He built a creature from dead parts.'),
+	done('n1', 'update', ['c1', 'n0'], 'He built a creature from dead parts. Justine was accused of murder.'),
+	done('n2', 'compress', ['n1'], 'He built a creature. Justine was accused\nof murder.'),
+	done('n3', 'update', ['c2', 'n2'], 'He built a creature. Justine was accused of murder. The creature asked for a companion.'),
+]);
+
+const text = (p: { start: number; end: number }) => BOOK.slice(p.start, p.end);
+
+test('passages are a few sentences of one paragraph inside one chunk, and cover every sentence once', () => {
+	const passages = splitPassages(BOOK, CHUNKS, 3);
+	assert.deepEqual(passages.map((p) => [p.chunk, text(p)]), [
+		[0, 'Victor studied chemistry at Ingolstadt. He built a creature from dead parts.'],
+		[0, 'The creature opened its yellow eye. Victor fled in horror.'],
+		[1, 'Elizabeth wrote letters from Geneva. Justine was accused of murder.'],
+		[2, 'The creature asked for a companion. Victor destroyed the female creature on the island. Henry was found dead on the shore.'],
+	]);
+	assert.deepEqual(splitPassages(BOOK, CHUNKS, 2).filter((p) => p.chunk === 2).map(text), ['The creature asked for a companion. Victor destroyed the female creature on the island.', 'Henry was found dead on the shore.']);
+	assert.equal(splitPassages(BOOK, CHUNKS, 1).length, 9);
+	assert.deepEqual(splitPassages(BOOK, CHUNKS, 1).map((p) => p.index), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+});
+
+test('hierarchical: a sentence is traced through the merges that carried it (inputs and context) to the chunk of its level-0 summary', () => {
+	const sources = new Tracer(HIER).sources('n5');
+	assert.deepEqual(sources.map((s) => [s.text, s.origins, s.chunks, s.direct]), [
+		['He built a creature from dead parts.', ['n0'], [0], [0]],
+		// Written at the top merge: it can come from anything under that merge.
+		['The monster killed many people.', ['n5'], [0, 1, 2], []],
+		['Victor destroyed the female creature on the island.', ['n2'], [2], [2]],
+	]);
+	// n4 took "Justine..." from its context, the previous merge: traced on through n3 to chunk 1.
+	assert.deepEqual(new Tracer(HIER).sources('n4')[0]!.chunks, [1]);
+	// The sentence's range is in the node's own text.
+	const [, second] = sources;
+	assert.equal(HIER.nodes[5]!.versions[0]!.text.slice(second!.span.start, second!.span.end), 'The monster killed many people.');
+});
+
+test('incremental: a sentence can come from the chunks read by the step it first appeared at', () => {
+	const sources = new Tracer(INC).sources('n3');
+	assert.deepEqual(sources.map((s) => [s.text, s.origins, s.chunks, s.direct]), [
+		// Reworded at the compression after step 1: chunks 0 and 1.
+		['He built a creature.', ['n2'], [0, 1], []],
+		// Present since step 1 (whitespace aside): chunks 0..1, chunk 1 read directly.
+		['Justine was accused of murder.', ['n1'], [0, 1], [1]],
+		['The creature asked for a companion.', ['n3'], [0, 1, 2], [2]],
+	]);
+});
+
+test('evidence: passages of the candidate chunks by BM25, a copied sentence\'s own passage first, with offsets into the book', () => {
+	const index = new PassageIndex(BOOK, CHUNKS);
+	const evidence = nodeEvidence(HIER, index, 'n5', { top: 2 });
+	assert.equal(evidence.length, 3);
+	for (const s of evidence) {
+		assert.ok(s.passages.length > 0 && s.passages.length <= 2);
+		for (const p of s.passages) assert.ok(s.chunks.includes(p.chunk), `${p.chunk} not in ${s.chunks}`);
+	}
+	assert.ok(text(evidence[0]!.passages[0]!).includes('He built a creature from dead parts.'));
+	assert.equal(evidence[0]!.passages[0]!.verbatim, true);
+	assert.ok(text(evidence[2]!.passages[0]!).includes('Victor destroyed the female creature on the island.'));
+	// A sentence written by the model: no passage holds it, the best lexical match leads.
+	assert.equal(evidence[1]!.passages.every((p) => !p.verbatim), true);
+	// Only the sentences asked for; the same answer every time.
+	assert.deepEqual(nodeEvidence(HIER, index, 'n5', { sentences: [2] }).map((s) => s.index), [2]);
+	assert.deepEqual(nodeEvidence(HIER, index, 'n5'), nodeEvidence(HIER, new PassageIndex(BOOK, CHUNKS), 'n5'));
+	// Limited to chunks, and nothing for a query that shares no word with the book.
+	// Both passages of chunk 0 name the creature; chunk 1 shares no word.
+	assert.deepEqual(index.rank('female creature island', 5, { chunks: [0, 1] }).map((h) => h.chunk), [0, 0]);
+	assert.equal(index.rank('female creature island', 1)[0]!.chunk, 2);
+	assert.deepEqual(index.rank('zebra quantum', 3), []);
+	const inc = nodeEvidence(INC, index, 'n3', { top: 1 });
+	assert.deepEqual(inc.map((s) => s.passages[0]!.chunk), [0, 1, 2]);
+});
+
+test('coverage: share cited, mean position, halves and slope on a small hand-checked case', () => {
+	// Four chunks of ten characters: positions 0.125, 0.375, 0.625, 0.875.
+	const chunks: Chunk[] = [0, 1, 2, 3].map((i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 3 }));
+	const c = coverageOf(chunks, 40, [0, 0, 1, null], 4);
+	assert.deepEqual(c.citations, [2, 1, 0, 0]);
+	assert.equal(c.sentences, 4);
+	assert.equal(c.citing, 3);
+	assert.equal(c.share, 0.5);
+	assert.ok(Math.abs(c.meanPosition! - (0.125 * 2 + 0.375) / 3) < 1e-12);
+	assert.deepEqual(c.parts.map((p) => p.share), [1, 1, 0, 0]);
+	assert.deepEqual(c.halves, { first: 1, second: 0, ratio: 0 });
+	// y = [1, 1, 0, 0] on x = [.125, .375, .625, .875]: covariance -0.5 over variance 0.3125.
+	assert.ok(Math.abs(c.slope! + 1.6) < 1e-12);
+	for (const x of [c.share, c.meanPosition!, c.halves.first!, c.halves.second!]) assert.ok(x >= 0 && x <= 1);
+	// Even coverage: no lean.
+	const even = coverageOf(chunks, 40, [0, 1, 2, 3], 10);
+	assert.equal(even.share, 1);
+	assert.equal(even.meanPosition, 0.5);
+	assert.equal(even.slope, 0);
+	assert.equal(even.halves.ratio, 1);
+	assert.equal(even.parts.filter((p) => p.share === null).length, 6);
+	// Nothing cited.
+	const none = coverageOf(chunks, 40, [null], 10);
+	assert.deepEqual([none.share, none.meanPosition, none.halves.ratio], [0, null, null]);
+});
+
+test('strip chart: one cell per bucket of chunks, exactly the width asked for', () => {
+	assert.equal(stripChart([1, 1, 0, 0], 8), '████····');
+	assert.equal(stripChart([1, 1, 0, 0], 2), '█·');
+	assert.equal(stripChart([1, 0, 0, 1, 1, 1], 2), '░█');
+	assert.equal(stripChart([2, 1, 0], 1), '▒');
+	assert.equal(stripChart([1, 1, 1, 0], 1), '▓');
+	const many = Array.from({ length: 97 }, (_, i) => i % 3);
+	for (const width of [1, 7, 40, 80, 200]) assert.equal([...stripChart(many, width)].length, width);
+	assert.equal(stripChart([], 10), '');
+	assert.throws(() => stripChart([1], 0), /width/);
+});
