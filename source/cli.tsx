@@ -24,6 +24,8 @@ const COMMANDS = {
 	import: () => import('./commands/import.ts'),
 	validate: () => import('./commands/validate.ts'),
 	report: () => import('./commands/report.ts'),
+	evidence: () => import('./commands/evidence.ts'),
+	coverage: () => import('./commands/coverage.ts'),
 } satisfies Record<string, () => Promise<{ spec: (exit: Exit) => CommandUnknownOpts }>>;
 type Name = keyof typeof COMMANDS;
 const NAMES = Object.keys(COMMANDS) as Name[];

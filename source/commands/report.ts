@@ -4,6 +4,8 @@ import { Session } from '../store/session.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
+import { runCoverageJson } from './coverage.ts';
+import { PassageIndex } from '../evidence/rank.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -12,7 +14,7 @@ export const spec = (exit: Exit) =>
 			.argument('<id>', 'session id (see: booook sessions)')
 			.addOption(sessionsDirOption()),
 	)
-		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ... }')
+		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }')
 		.action(async (id, flags) => {
 			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
 		});
@@ -69,10 +71,12 @@ export function reportJson(report: Report) {
 export async function reportCommand(dir: string, id: string, opts: { json: boolean; seed: number; resamples: number; stdout?: Stream }): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	const out = output(stdout);
-	const { data } = await Session.snapshot(dir, id);
+	const { data, text } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });
 	if (opts.json) {
-		out.json(reportJson(report));
+		// A run's session: which parts of the book its final summary draws on (null before it has one).
+		const coverage = data.kind === 'book' ? { coverage: data.run.root ? runCoverageJson(data.run, text, new PassageIndex(text, data.run.chunks)) : null } : {};
+		out.json({ ...reportJson(report), ...coverage });
 		return 0;
 	}
 	const title = data.kind === 'book' ? data.book.title : data.title;

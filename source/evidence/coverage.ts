@@ -19,7 +19,8 @@ export interface Coverage {
 	citing: number;
 	/** Sentences citing each chunk, by chunk index. */
 	citations: number[];
-	/** Share of chunks cited by at least one sentence, in [0, 1]. */
+	/** Chunks cited by at least one sentence, and their share of all chunks, in [0, 1]. */
+	cited: number;
 	share: number;
 	/** Mean position of the cited chunk over citing sentences, in [0, 1] (0.5: no lean); null when none cite. */
 	meanPosition: number | null;
@@ -67,6 +68,7 @@ export function coverageOf(chunks: readonly Chunk[], length: number, cited: read
 		sentences: cited.length,
 		citing,
 		citations,
+		cited: isCited.reduce<number>((a, b) => a + b, 0),
 		share: chunks.length ? isCited.reduce<number>((a, b) => a + b, 0) / chunks.length : 0,
 		meanPosition: citing ? sum / citing : null,
 		parts: Array.from({ length: parts }, (_, k) => {

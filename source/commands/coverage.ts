@@ -1,0 +1,79 @@
+import { Command } from '@commander-js/extra-typings';
+import { badInput } from '../errors.ts';
+import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
+import { stripChart } from '../evidence/strip.ts';
+import type { Run } from '../domain.ts';
+import type { PassageIndex } from '../evidence/rank.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { integer, sessionsDirOption, type Exit } from './flags.ts';
+import { evidenceSession } from './evidence-session.ts';
+import { output, type Stream } from './output.ts';
+
+export const spec = (exit: Exit) =>
+	new Command('coverage')
+		.description("which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited and the position bias (each sentence cites the chunk of its best evidence passage)")
+		.argument('<id>', 'session id (see: booook sessions)')
+		.addOption(sessionsDirOption())
+		.option('--width <n>', 'columns of the strip chart line (default: the terminal\'s, else 80)', integer('--width'))
+		.option('--json', 'print { chunks, sentences, citing, cited, share, mean_position, halves, slope, parts, citations, strip }')
+		.action(async (id, flags) => {
+			exit(await coverageCommand(resolveSessionsDir(flags.sessionsDir), id, { width: flags.width, json: !!flags.json }));
+		});
+
+/** Room the strip chart's labels take on its line: "start " and " end". */
+const LABELS = 'start  end'.length;
+
+const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
+
+/** Coverage as JSON (shared with `report --json`): shares and positions in [0, 1], rounded to 4 places. */
+export function coverageJson(c: Coverage, strip: string) {
+	return {
+		chunks: c.chunks,
+		sentences: c.sentences,
+		citing: c.citing,
+		cited: c.cited,
+		share: round(c.share),
+		mean_position: round(c.meanPosition),
+		halves: { first: round(c.halves.first), second: round(c.halves.second), ratio: round(c.halves.ratio) },
+		slope: round(c.slope),
+		parts: c.parts.map((p) => ({ from: p.from, to: p.to, chunks: p.chunks, cited: p.cited, share: round(p.share) })),
+		citations: c.citations,
+		strip,
+	};
+}
+
+/** The coverage of a run's final summary as `report --json` shows it, or null before there is one. */
+export function runCoverageJson(run: Run, book: string, index: PassageIndex, width = 80) {
+	const c = finalCoverage(run, book, index);
+	return c && coverageJson(c, stripChart(c.citations, Math.min(width, Math.max(1, c.chunks))));
+}
+
+const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`);
+
+export function coverageLines(c: Coverage, width: number): string[] {
+	const chart = stripChart(c.citations, Math.max(1, width - LABELS));
+	const { first, second, ratio } = c.halves;
+	const lean = c.slope === null ? '' : c.slope < -0.05 ? ' (later parts cited less)' : c.slope > 0.05 ? ' (later parts cited more)' : ' (no clear lean)';
+	return [
+		`start ${chart} end`,
+		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${c.sentences} sentences`,
+		`position: mean ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} (0 start, 1 end); first half ${pct(first)} of chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)})`}; slope ${c.slope === null ? 'n/a' : c.slope.toFixed(2)}${lean}`,
+		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
+		`chart: ${chart.length} cells over ${c.chunks} chunks; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
+	];
+}
+
+export async function coverageCommand(dir: string, id: string, opts: { width?: number; json: boolean; stdout?: Stream }): Promise<number> {
+	if (opts.width !== undefined && (opts.width < LABELS + 1 || opts.width > 1000)) throw badInput(`--width ${opts.width}: use a whole number from ${LABELS + 1} to 1000 (columns)`);
+	const stdout = opts.stdout ?? process.stdout;
+	const out = output(stdout);
+	const s = await evidenceSession(dir, id, undefined, 'coverage');
+	const c = finalCoverage(s.data.run, s.book, s.index)!;
+	const width = opts.width ?? ('isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 80);
+	if (opts.json) {
+		out.json(coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS))), 2);
+		return 0;
+	}
+	out.line([`${s.data.book.title} — session ${id}: coverage of the final summary (${s.node})`, ...coverageLines(c, width)].join('\n'));
+	return 0;
+}

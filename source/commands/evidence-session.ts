@@ -1,0 +1,50 @@
+import type { NodeRef } from '../domain.ts';
+import { badInput } from '../errors.ts';
+import { PassageIndex } from '../evidence/rank.ts';
+import { activeVersion, findNode } from '../summarize/graph.ts';
+import { Session, type BookSessionData } from '../store/session.ts';
+
+/** What `evidence` and `coverage` read: a run's session, its book, the node asked for, and the book's passage index. */
+export interface EvidenceSession {
+	data: BookSessionData;
+	book: string;
+	node: NodeRef;
+	/** The node is the run's final summary (its root). */
+	final: boolean;
+	index: PassageIndex;
+}
+
+/** `--node` as given: `n12` or `12`. */
+export function nodeArg(value: string): `n${number}` {
+	const m = /^n?(\d+)$/u.exec(value.trim());
+	if (!m) throw badInput(`--node ${value}: name a node of the run as n<number> (for example n0)`);
+	return `n${Number(m[1])}`;
+}
+
+/** Reads session `id` and checks that it has a run with text at `node` (default: the final summary). */
+export async function evidenceSession(dir: string, id: string, node: NodeRef | undefined, command: string): Promise<EvidenceSession> {
+	const { data, text } = await Session.snapshot(dir, id);
+	if (data.kind !== 'book') throw badInput(`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (booook run BOOK)`);
+	const run = data.run;
+	const target = node ?? run.root;
+	if (!target) throw badInput(`session "${id}" has no final summary yet: finish it with booook resume ${id}${command === 'evidence' ? ', or name a node with --node' : ''}`);
+	const found = findNode(run, target);
+	if (!found) {
+		const last = run.nodes.at(-1)?.id;
+		throw badInput(`no node ${target} in session "${id}": ${last ? `its nodes are n0 to ${last}` : 'its run has no nodes yet'}`);
+	}
+	if (!activeVersion(found)) throw badInput(`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with booook resume ${id}`);
+	return { data, book: text, node: target, final: target === run.root, index: new PassageIndex(text, run.chunks) };
+}
+
+/** Chunk indices as short ranges: [0, 1, 2, 5] -> "0-2, 5". */
+export function chunkRanges(chunks: readonly number[]): string {
+	const parts: string[] = [];
+	for (let i = 0; i < chunks.length; ) {
+		let j = i;
+		while (j + 1 < chunks.length && chunks[j + 1] === chunks[j]! + 1) j++;
+		parts.push(j === i ? `${chunks[i]}` : `${chunks[i]}-${chunks[j]}`);
+		i = j + 1;
+	}
+	return parts.join(', ');
+}

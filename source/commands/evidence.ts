@@ -1,0 +1,72 @@
+import { Command } from '@commander-js/extra-typings';
+import { badInput } from '../errors.ts';
+import { nodeEvidence, TOP_PASSAGES, type SentenceEvidence } from '../evidence/evidence.ts';
+import { sentenceKey } from '../evidence/provenance.ts';
+import { sentenceSpans } from '../text/sentences.ts';
+import { activeVersion, getNode } from '../summarize/graph.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { clean, wrap } from '../ui/text.ts';
+import { integer, sessionsDirOption, type Exit } from './flags.ts';
+import { chunkRanges, evidenceSession, nodeArg } from './evidence-session.ts';
+import { output, type Stream } from './output.ts';
+
+export const MAX_TOP = 50;
+
+export const spec = (exit: Exit) =>
+	new Command('evidence')
+		.description("where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25; offline, no model call)")
+		.argument('<id>', 'session id (see: booook sessions)')
+		.addOption(sessionsDirOption())
+		.option('--node <n>', 'a node of the run (n12), instead of the final summary', nodeArg)
+		.option('--sentence <k>', 'only sentence K (1 is the first)', integer('--sentence'))
+		.option('--top <n>', `passages per sentence (1 to ${MAX_TOP})`, integer('--top'), TOP_PASSAGES)
+		.option('--json', 'print { session, node, final, sentences, top, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, score, verbatim, text }] }] }')
+		.action(async (id, flags) => {
+			exit(await evidenceCommand(resolveSessionsDir(flags.sessionsDir), id, { node: flags.node, sentence: flags.sentence, top: flags.top, json: !!flags.json }));
+		});
+
+export async function evidenceCommand(dir: string, id: string, opts: { node?: `n${number}`; sentence?: number; top: number; json: boolean; stdout?: Stream }): Promise<number> {
+	if (opts.top < 1 || opts.top > MAX_TOP) throw badInput(`--top ${opts.top}: use a whole number from 1 to ${MAX_TOP} (passages per sentence)`);
+	const stdout = opts.stdout ?? process.stdout;
+	const out = output(stdout);
+	const s = await evidenceSession(dir, id, opts.node, 'evidence');
+	const run = s.data.run;
+	const count = sentenceSpans(activeVersion(getNode(run, s.node))!.text).length;
+	if (opts.sentence !== undefined && (opts.sentence < 1 || opts.sentence > count)) {
+		throw badInput(`--sentence ${opts.sentence}: node ${s.node} has ${count} sentence${count === 1 ? '' : 's'}; use 1 to ${count}`);
+	}
+	const evidence = nodeEvidence(run, s.index, s.node, { top: opts.top, sentences: opts.sentence === undefined ? undefined : [opts.sentence - 1] });
+	const passageText = (p: { start: number; end: number }) => sentenceKey(s.book.slice(p.start, p.end));
+	if (opts.json) {
+		out.json(
+			{
+				session: id,
+				node: s.node,
+				final: s.final,
+				sentences: count,
+				top: opts.top,
+				evidence: evidence.map((e) => ({ ...e, passages: e.passages.map((p) => ({ chunk: p.chunk, start: p.start, end: p.end, score: p.score, verbatim: p.verbatim, text: passageText(p) })) })),
+			},
+			2,
+		);
+		return 0;
+	}
+	const columns = 'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
+	const lines = [`${s.data.book.title} — session ${id}, ${s.final ? `final summary (${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`];
+	for (const e of evidence) lines.push('', ...sentenceLines(e, passageText, columns));
+	out.line(clean(lines.join('\n')));
+	return 0;
+}
+
+/** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
+function sentenceLines(e: SentenceEvidence, passageText: (p: { start: number; end: number }) => string, columns: number): string[] {
+	const lines = wrap(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns);
+	const from = e.origins.length === 1 ? `written at ${e.origins[0]}` : `written at ${e.origins.join(', ')}`;
+	lines.push(`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`);
+	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
+	e.passages.forEach((p, k) => {
+		lines.push(`   [${k + 1}] chunk ${p.chunk}, characters ${p.start}-${p.end}, score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`);
+		lines.push(...wrap(clean(passageText(p)), columns - 7).map((l) => `       ${l}`));
+	});
+	return lines;
+}
