@@ -1,6 +1,5 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BookSessionData } from '../source/store/session.ts';
 import { Session } from '../source/store/session.ts';
