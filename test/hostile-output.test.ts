@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { coverageCommand } from '../source/commands/coverage.ts';
+import { evidenceCommand } from '../source/commands/evidence.ts';
 import { exportCommand } from '../source/commands/export.ts';
 import { importCommand } from '../source/commands/import.ts';
 import { planCommand } from '../source/commands/plan.ts';
@@ -125,6 +127,12 @@ test('every command prints a hostile book and a hostile server safely, and its J
 	await safely('precision --json', (io) => precisionCommand({ id: 'evil', sessionsDir, json: true, seed: 1, resamples: 50, ...io }));
 	await safely('report', (io) => reportCommand(sessionsDir, 'evil', { json: false, seed: 1, resamples: 50, ...io }));
 	parsedHolds((await safely('report --json', (io) => reportCommand(sessionsDir, 'evil', { json: true, seed: 1, resamples: 50, ...io }))).out, VALIDATOR, 'report --json');
+
+	// Evidence shows the book's own passages, the hostile one among them.
+	const evidence = await safely('evidence', (io) => evidenceCommand(sessionsDir, 'evil', { top: 50, json: false, ...io }));
+	assert.match(evidence.out, /^1\. The keeper wrote a log exe\.txt in red ink\./mu);
+	parsedHolds((await safely('evidence --json', (io) => evidenceCommand(sessionsDir, 'evil', { top: 50, json: true, ...io }))).out, SUMMARY.split('. He')[0]!, 'evidence --json');
+	await safely('coverage', (io) => coverageCommand(sessionsDir, 'evil', { json: false, ...io }));
 
 	parsedHolds((await safely('export', (io) => exportCommand(sessionsDir, 'evil', { format: 'booookscore', intermediate: true, ...io }))).out, SUMMARY, 'export');
 	parsedHolds((await safely('export validation', (io) => exportCommand(sessionsDir, 'evil', { format: 'validation', intermediate: false, ...io }))).out, QUESTION, 'export validation');
