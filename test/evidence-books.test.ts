@@ -128,6 +128,8 @@ test('booook coverage draws the strip chart at the width asked for, and report -
 		const report = JSON.parse((await booook(['report', method, '--json', '--sessions-dir', dir])).stdout);
 		assert.equal(report.coverage.share, json.share);
 		assert.equal(report.coverage.mean_position, json.mean_position);
+		const piped = JSON.parse((await booook(['coverage', method, '--json', '--sessions-dir', dir])).stdout);
+		assert.deepEqual(report.coverage, piped, 'report --json holds what coverage --json prints');
 		const { data, book, evidence } = runs.get(method)!;
 		const c = coverageOf(data.run.chunks, book.length, citedChunks(evidence));
 		assert.equal(json.cited, c.cited);

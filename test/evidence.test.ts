@@ -43,7 +43,7 @@ const HIER = run('hier', [
 	done('n2', 'summarize', ['c2'], 'Victor destroyed the female creature on the island.'),
 	done('n3', 'merge', ['n0', 'n1'], 'He built a creature from dead parts. Justine was accused of murder.'),
 	done('n4', 'merge', ['n2'], 'Justine was accused of murder. Victor destroyed the female creature on the island.', 'n3'),
-	done('n5', 'merge', ['n3', 'n4'], 'He built a creature from dead parts.  The monster killed many people. Victor destroyed the female creature on the island.'),
+	done('n5', 'merge', ['n3', 'n4'], 'He built a creature from dead parts.  The monster killed many people on the shore. Victor destroyed the female creature on the island.'),
 ]);
 
 // A running summary: a sentence kept since step 1, one made at a compression, one added last.
@@ -74,14 +74,14 @@ test('hierarchical: a sentence is traced through the merges that carried it (inp
 	assert.deepEqual(sources.map((s) => [s.text, s.origins, s.chunks, s.direct]), [
 		['He built a creature from dead parts.', ['n0'], [0], [0]],
 		// Written at the top merge: it can come from anything under that merge.
-		['The monster killed many people.', ['n5'], [0, 1, 2], []],
+		['The monster killed many people on the shore.', ['n5'], [0, 1, 2], []],
 		['Victor destroyed the female creature on the island.', ['n2'], [2], [2]],
 	]);
 	// n4 took "Justine..." from its context, the previous merge: traced on through n3 to chunk 1.
 	assert.deepEqual(new Tracer(HIER).sources('n4')[0]!.chunks, [1]);
 	// The sentence's range is in the node's own text.
 	const [, second] = sources;
-	assert.equal(HIER.nodes[5]!.versions[0]!.text.slice(second!.span.start, second!.span.end), 'The monster killed many people.');
+	assert.equal(HIER.nodes[5]!.versions[0]!.text.slice(second!.span.start, second!.span.end), 'The monster killed many people on the shore.');
 });
 
 test('incremental: a sentence can come from the chunks read by the step it first appeared at', () => {
@@ -108,6 +108,9 @@ test('evidence: passages of the candidate chunks by BM25, a copied sentence\'s o
 	assert.ok(text(evidence[2]!.passages[0]!).includes('Victor destroyed the female creature on the island.'));
 	// A sentence written by the model: no passage holds it, the best lexical match leads.
 	assert.equal(evidence[1]!.passages.every((p) => !p.verbatim), true);
+	assert.equal(text(evidence[1]!.passages[0]!), text(splitPassages(BOOK, CHUNKS)[3]!));
+	// Sharing function words only is no evidence.
+	assert.deepEqual(index.rank('The monster killed many people.', 3), []);
 	// Only the sentences asked for; the same answer every time.
 	assert.deepEqual(nodeEvidence(HIER, index, 'n5', { sentences: [2] }).map((s) => s.index), [2]);
 	assert.deepEqual(nodeEvidence(HIER, index, 'n5'), nodeEvidence(HIER, new PassageIndex(BOOK, CHUNKS), 'n5'));
@@ -116,6 +119,10 @@ test('evidence: passages of the candidate chunks by BM25, a copied sentence\'s o
 	assert.deepEqual(index.rank('female creature island', 5, { chunks: [0, 1] }).map((h) => h.chunk), [0, 0]);
 	assert.equal(index.rank('female creature island', 1)[0]!.chunk, 2);
 	assert.deepEqual(index.rank('zebra quantum', 3), []);
+	// Function words only: found word for word, or not at all.
+	assert.deepEqual(index.rank('Victor fled', 3).map((h) => [h.chunk, h.verbatim]), [[0, true], [0, false], [2, false]]);
+	assert.deepEqual(index.rank('on the', 3).map((h) => [text(h), h.score, h.verbatim]), [[text(splitPassages(BOOK, CHUNKS)[3]!), 0, true]]);
+	assert.deepEqual(index.rank('on the', 3, { chunks: [0] }), []);
 	const inc = nodeEvidence(INC, index, 'n3', { top: 1 });
 	assert.deepEqual(inc.map((s) => s.passages[0]!.chunk), [0, 1, 2]);
 });

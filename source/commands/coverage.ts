@@ -42,10 +42,10 @@ export function coverageJson(c: Coverage, strip: string) {
 	};
 }
 
-/** The coverage of a run's final summary as `report --json` shows it, or null before there is one. */
+/** The coverage of a run's final summary as `report --json` shows it (as `coverage --json` piped), or null before there is one. */
 export function runCoverageJson(run: Run, book: string, index: PassageIndex, width = 80) {
 	const c = finalCoverage(run, book, index);
-	return c && coverageJson(c, stripChart(c.citations, Math.min(width, Math.max(1, c.chunks))));
+	return c && coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS)));
 }
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`);

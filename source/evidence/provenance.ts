@@ -42,7 +42,11 @@ export function sentenceKey(text: string): string {
 	return text.replace(/\s+/gu, ' ').trim();
 }
 
-/** Walks one run's tree; remembers what it has worked out, so tracing every sentence of a node stays cheap. */
+/**
+ * Walks one run's tree; remembers what it has worked out (node texts, chunks under a node), so
+ * tracing every sentence of a node stays cheap. Make a new one after the run changes (an edit, a
+ * new version, a re-plan): what it remembers would be stale.
+ */
 export class Tracer {
 	readonly #run: Run;
 	readonly #texts = new Map<NodeRef, string | null>();

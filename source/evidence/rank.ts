@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import type { Chunk } from '../domain.ts';
+import { contentTokens } from '../text/textrank.ts';
 import { PASSAGE_SENTENCES, splitPassages, type Passage } from './passages.ts';
 import { sentenceKey } from './provenance.ts';
 
@@ -37,13 +38,14 @@ export class PassageIndex {
 	constructor(book: string, chunks: readonly Chunk[], sentences = PASSAGE_SENTENCES) {
 		this.#book = book;
 		this.passages = splitPassages(book, chunks, sentences);
-		this.#search = new MiniSearch({ fields: ['text'], storeFields: [] });
+		this.#search = new MiniSearch({ fields: ['text'], storeFields: [], tokenize: contentTokens, processTerm: (term) => term });
 		this.#search.addAll(this.passages.map((p) => ({ id: p.index, text: book.slice(p.start, p.end) })));
 	}
 
 	/**
-	 * The best `top` passages for `query`, limited to passages of `opts.chunks`; passages that share
-	 * no word with it are never returned.
+	 * The best `top` passages for `query`, limited to passages of `opts.chunks`. A passage that shares
+	 * no content word with it is returned only when it holds the query word for word (a sentence of
+	 * function words alone, "It was."), with score 0.
 	 */
 	rank(query: string, top: number, opts: RankOptions = {}): Hit[] {
 		if (top <= 0) return [];
@@ -61,6 +63,11 @@ export class PassageIndex {
 			const verbatim = key !== '' && this.#key(passage).includes(key);
 			return { ...passage, score: r.score, verbatim, tier: verbatim ? (direct.has(passage.chunk) ? 0 : 1) : 2 };
 		});
+		if (hits.length === 0 && key !== '') {
+			for (const passage of this.passages) {
+				if ((!allowed || allowed.has(passage.chunk)) && this.#key(passage).includes(key)) hits.push({ ...passage, score: 0, verbatim: true, tier: direct.has(passage.chunk) ? 0 : 1 });
+			}
+		}
 		hits.sort((a, b) => a.tier - b.tier || b.score - a.score || a.index - b.index);
 		return hits.slice(0, top).map(({ tier: _, ...hit }) => hit);
 	}
