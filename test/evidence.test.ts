@@ -8,6 +8,7 @@ import { splitPassages } from '../source/evidence/passages.ts';
 import { Tracer } from '../source/evidence/provenance.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { stripChart } from '../source/evidence/strip.ts';
+import { evidenceLookup } from '../source/evidence/units.ts';
 import { newNode } from '../source/summarize/graph.ts';
 
 /** Three chunks: two paragraphs of two sentences, one paragraph of two, one of three. */
@@ -163,4 +164,18 @@ test('strip chart: one cell per bucket of chunks, exactly the width asked for', 
 	for (const width of [1, 7, 40, 80, 200]) assert.equal([...stripChart(many, width)].length, width);
 	assert.equal(stripChart([], 10), '');
 	assert.throws(() => stripChart([1], 0), /width/);
+});
+
+test('evidence lookup for walks: a scored summary\'s sentence gives its passages with where they are; an imported one none', () => {
+	const index = new PassageIndex(BOOK, CHUNKS);
+	const scored = { id: 's0' as const, text: HIER.nodes[5]!.versions[0]!.text, node: 'n5' as const };
+	const lookup = evidenceLookup(HIER, BOOK, index, [scored, { id: 's1', text: 'Anything at all.', node: null }], 2);
+	const first = lookup({ summary: 's0', sentence: 0 });
+	assert.equal(first[0]!.text, 'Victor studied chemistry at Ingolstadt. He built a creature from dead parts.');
+	assert.equal(first[0]!.where, 'chunk 0, 0% into the book, word for word');
+	assert.equal(BOOK.slice(first[0]!.start, first[0]!.end), first[0]!.text);
+	assert.match(lookup({ summary: 's0', sentence: 2 })[0]!.where, /^chunk 2, \d+% into the book, word for word$/u);
+	assert.deepEqual(lookup({ summary: 's0', sentence: 9 }), []);
+	assert.deepEqual(lookup({ summary: 's1', sentence: 0 }), []);
+	assert.deepEqual(lookup({ summary: 's9', sentence: 0 }), []);
 });

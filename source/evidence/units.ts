@@ -1,0 +1,50 @@
+import type { Run, ScoredSummary } from '../domain.ts';
+import { nodeEvidence, TOP_PASSAGES } from './evidence.ts';
+import { sentenceKey, Tracer } from './provenance.ts';
+import type { PassageIndex } from './rank.ts';
+
+/**
+ * Evidence as a walk or a judge shows it, per sentence of a scored summary: the passage's text
+ * (whitespace collapsed), a line saying where it is, and its range in the book for highlighting.
+ * Its `text` and `where` are what the faithfulness screen's evidence slot and the model judge's
+ * prompt read.
+ */
+export interface ShownEvidence {
+	text: string;
+	where: string;
+	chunk: number;
+	start: number;
+	end: number;
+	verbatim: boolean;
+}
+
+/**
+ * A lookup from (summary, sentence index) to its evidence, for the summaries of one run: each
+ * summary is traced once, on first use (a pinned version is traced as scored, not as the node's
+ * active text now). An imported summary (no node) has none. Make a new lookup after the run changes.
+ */
+export function evidenceLookup(run: Run, book: string, index: PassageIndex, summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node'>[], top = TOP_PASSAGES) {
+	const tracer = new Tracer(run);
+	const done = new Map<string, ShownEvidence[][]>();
+	return (unit: { summary: string; sentence: number }): ShownEvidence[] => {
+		let all = done.get(unit.summary);
+		if (!all) {
+			const summary = summaries.find((s) => s.id === unit.summary);
+			all =
+				summary?.node && run.nodes.some((n) => n.id === summary.node)
+					? nodeEvidence(run, index, summary.node, { text: summary.text, top, tracer }).map((s) =>
+							s.passages.map((p) => ({
+								text: sentenceKey(book.slice(p.start, p.end)),
+								where: `chunk ${p.chunk}, ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ', word for word' : ''}`,
+								chunk: p.chunk,
+								start: p.start,
+								end: p.end,
+								verbatim: p.verbatim,
+							})),
+						)
+					: [];
+			done.set(unit.summary, all);
+		}
+		return all[unit.sentence] ?? [];
+	};
+}
