@@ -26,6 +26,7 @@ const COMMANDS = {
 	report: () => import('./commands/report.ts'),
 	evidence: () => import('./commands/evidence.ts'),
 	coverage: () => import('./commands/coverage.ts'),
+	faithfulness: () => import('./commands/faithfulness.ts'),
 } satisfies Record<string, () => Promise<{ spec: (exit: Exit) => CommandUnknownOpts }>>;
 type Name = keyof typeof COMMANDS;
 const NAMES = Object.keys(COMMANDS) as Name[];

@@ -1,8 +1,9 @@
 import type { NodeRef } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { PassageIndex } from '../evidence/rank.ts';
+import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
-import { Session, type BookSessionData } from '../store/session.ts';
+import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
 
 /** What `evidence` and `coverage` read: a run's session, its book, the node asked for, and the book's passage index. */
 export interface EvidenceSession {
@@ -47,4 +48,15 @@ export function chunkRanges(chunks: readonly number[]): string {
 		i = j + 1;
 	}
 	return parts.join(', ');
+}
+
+/**
+ * The evidence passages of a summary sentence of an open session, for the faithfulness walk and
+ * judge: a run's summaries are traced through its tree; imported summaries have no book, so none.
+ */
+export async function sessionEvidence(session: Session<SessionData>): Promise<(unit: { summary: string; sentence: number }) => ShownEvidence[]> {
+	const { data } = session;
+	if (data.kind !== 'book') return () => [];
+	const book = await session.bookText();
+	return evidenceLookup(data.run, book, new PassageIndex(book, data.run.chunks), data.summaries);
 }

@@ -5,6 +5,7 @@ import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts'
 import { Session } from '../store/session.ts';
 import { ValidationStore } from '../store/validation-store.ts';
 import { FaithfulnessStore } from '../store/faithfulness-store.ts';
+import { sessionEvidence } from './evidence-session.ts';
 import { faithVerdictOn, faithVerdictsOf } from '../score/faithfulness.ts';
 import { output } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
@@ -102,7 +103,8 @@ async function faithfulnessWalk(session: Session, id: string, validator: string,
 		const store = new FaithfulnessStore(session, validator);
 		await store.begin();
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
-		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		const evidenceFor = await sessionEvidence(session);
+		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title, evidenceFor })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
 		await app.waitUntilExit();
 		const mine = faithVerdictsOf(store.verdicts, validator);
 		const judged = store.units.filter((u) => faithVerdictOn(mine, u)).length;
