@@ -37,7 +37,7 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
 /** The lines of the frame marked as highlighted (the gutter mark), joined. */
 const marked = (frame: string) => frame.split('\n').filter((l) => l.includes('▌')).join(' ');
 
-async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind', opts: { annotations?: Annotation[]; judgments?: Judgment[]; size?: [number, number] } = {}) {
+async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind', opts: { annotations?: Annotation[]; judgments?: Judgment[]; size?: [number, number]; evidenceFor?: (unit: { summary: string; sentence: number }) => { text: string; where: string }[] } = {}) {
 	const dir = await mkdtemp(path.join(tmpdir(), 'booook-validate-'));
 	t.after(() => rm(dir, { recursive: true, force: true }));
 	const created = await Session.createCollection(dir, { id: 'walk', title: 'voyage', sources: ['test'], summaries, annotations: opts.annotations ?? annotations, judgments: opts.judgments ?? [], runs: [] });
@@ -46,7 +46,7 @@ async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind'
 	t.after(() => session.close());
 	const store = new ValidationStore(session, 'val', { mode, seed: 5 }, () => new Date(at));
 	await store.begin();
-	const app = renderScreen(<ValidateScreen store={store} title="voyage" />);
+	const app = renderScreen(<ValidateScreen store={store} title="voyage" evidenceFor={opts.evidenceFor} />);
 	t.after(() => app.unmount());
 	if (opts.size) {
 		Object.defineProperty(app.stdout, 'columns', { value: opts.size[0], configurable: true });
@@ -279,4 +279,20 @@ test("the footer shows the walk's main keys first, and ? lists the walk's keys, 
 	assert.doesNotMatch(help, /pane|Run screen/u);
 	await press('?');
 	await see(/a agree · p partial/u, 'the walk again');
+});
+
+test('the passages of the book for the sentence being judged sit below it, and give way to a dialog', async (t) => {
+	const asked: string[] = [];
+	const evidenceFor = (unit: { summary: string; sentence: number }) => {
+		asked.push(`${unit.summary}:${unit.sentence}`);
+		return [{ text: `The book's passage for sentence ${unit.sentence + 1}.`, where: `chunk ${unit.sentence}, 10% into the book` }];
+	};
+	const { see, press, frame } = await setUp(t, 'model', { size: [100, 30], evidenceFor });
+	const first = await see(/evidence from the book:/u, 'the evidence');
+	assert.match(first, /chunk \d+, 10% into the book/u);
+	const which = /passage for sentence (\d+)/u.exec(first)![1];
+	assert.ok(asked.includes(`s0:${Number(which) - 1}`), 'asked for the sentence the annotation is about');
+	await press('p');
+	await until(frame, (f) => !f.includes('evidence from the book:'), 'the dialog takes the room');
+	assert.ok(frame().split('\n').length < 30, 'the frame stays below the terminal height');
 });

@@ -79,7 +79,8 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 		const store = new ValidationStore(session, validator, { mode: opts.mode as WalkMode, seed: opts.seed, fraction: opts.fraction });
 		await store.begin();
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
-		const app = render(createElement(Root, null, createElement(ValidateScreen, { store, title })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		const evidenceFor = await sessionEvidence(session);
+		const app = render(createElement(Root, null, createElement(ValidateScreen, { store, title, evidenceFor })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
 		await app.waitUntilExit();
 		const p = walkProgress(store.items, store.judgments, validator);
 		const judged = p.model.judged + p.human.judged;

@@ -16,6 +16,7 @@ import { highlightLines } from '../styled-lines.ts';
 import { clean, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme } from '../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
+import { EvidencePane, type Evidence } from './EvidencePane.tsx';
 import { fieldWindow, type Field } from './field.ts';
 import { pooledText, RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
 import { initialWalk, screenOf, VERDICT_WORD, walkReducer, type Overlay, type WalkContext, type WalkEffect } from './walk-ui.ts';
@@ -29,7 +30,7 @@ const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}
  * into one reducer (walk-ui.ts); its effects are verdicts and annotations the store saves the
  * moment they are given. This screen reads the store and lays the walk out to fit the terminal.
  */
-export function ValidateScreen({ store, title, onBack, onQuit }: { store: ValidationStore; title: string; onBack?: () => void; onQuit?: () => void }) {
+export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { store: ValidationStore; title: string; evidenceFor?: (unit: { summary: ScoredSummary['id']; sentence: number }) => readonly Evidence[]; onBack?: () => void; onQuit?: () => void }) {
 	const version = useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
@@ -127,7 +128,11 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 	const questionRows = rows >= 30 ? 4 : 2;
 	const questions = cut(wrap(`Questions: ${clean(current.questions)}`, width), questionRows, width);
 	const overlayRows = overlayHeight(ui.overlay, width);
-	const fixed = 1 + 1 + (estimate && !hideSource ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + (ui.message ? 1 : 0) + 1;
+	// The book's passages for the (first) sentence the annotation is about, while no dialog is open.
+	const sentence = current.sentence ?? Math.max(0, sentences.findIndex((s) => s.end > (current.spans[0]?.start ?? 0)));
+	const evidence = evidenceFor && ui.overlay.kind === 'none' ? evidenceFor({ summary: current.summary, sentence }) : [];
+	const evidenceRows = evidence.length === 0 ? 0 : rows >= 30 ? 8 : rows >= 24 ? 4 : 0;
+	const fixed = 1 + 1 + (estimate && !hideSource ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + evidenceRows + (ui.message ? 1 : 0) + 1;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 
 	const addingSpans: Span[] | null =
@@ -170,6 +175,7 @@ export function ValidateScreen({ store, title, onBack, onQuit }: { store: Valida
 					width,
 				)}
 			</Text>
+			<EvidencePane evidence={[...evidence]} rows={evidenceRows} width={width} />
 			<OverlayView overlay={ui.overlay} width={width} />
 			{ui.message ? (
 				<Text wrap="truncate" color={theme.color('accent')}>
