@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { NodeRef, Run, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { activeVersion, findNode } from '../source/summarize/graph.ts';
+import { splitSentences } from '../source/text/sentences.ts';
 import type { RunControls, RunInfo } from '../source/ui/controls.ts';
 import { externalEditorFrom } from '../source/commands/external-editor.ts';
 import { BINDINGS } from '../source/ui/keymap.ts';
@@ -284,5 +285,29 @@ test('the real engine pauses from the keyboard: calls in flight finish, no new o
 	await press(' ');
 	assert.equal(await done, 'done');
 	await until(frame, (f) => f.includes('done') && f.includes('Final summary'), 'done');
+	r.unmount();
+});
+
+test('the evidence pane shows a sentence of the selected node and the passages of the book it can come from; [ and ] choose the sentence', async () => {
+	const { run, book } = await finished('hier');
+	const { press, frame, r } = await mount(new FakeControls(run), { book });
+	await until(frame, (f) => f.includes('Final summary') || f.includes('done'), 'the finished run');
+	// The first chunk's summary: its sentences can only come from that chunk.
+	await press('\x1b[A'); // the row above: level 0, the first node the top merge reads
+	const level0 = run.nodes.find((n) => n.level === 0 && n.index === 0)!;
+	await until(frame, (f) => f.includes(`${level0.id} summary · level 0`), 'a level-0 node selected');
+	await press('\t\t\t');
+	let f = await until(frame, (x) => /sentence 1 of \d+ \(\[ and \] choose\) · from chunk 0\b/u.test(x), 'the evidence pane: a chunk summary comes from its chunk');
+	// The fake model shares one content word with the book ("walked"): a sentence with it has passages.
+	const sentences = splitSentences(textOf(run, level0.id));
+	const k = sentences.findIndex((s) => /\bwalked\b/iu.test(s));
+	assert.ok(k >= 0);
+	await press(']'.repeat(k));
+	f = await until(frame, (x) => x.includes(`sentence ${k + 1} of ${sentences.length}`), 'the sentence with a shared word');
+	assert.match(f, /chunk 0 · \d+% into the book/u, 'a passage of its chunk, with where it is');
+	const passage = f.split('\n').findIndex((l) => /chunk 0 · \d+% into the book/u.test(l));
+	assert.match(f.split('\n')[passage + 1]!, /walked/iu, 'the passage shares the word');
+	await press('[');
+	await until(frame, (x) => x.includes(`sentence ${Math.max(1, k)} of`), 'back one sentence');
 	r.unmount();
 });

@@ -121,7 +121,7 @@ test('keys: space pauses or resumes by the run state, versions make an effect, t
 		{ type: 'node-planned', planned: 4, nodes: [0, 1, 2].map((i) => ({ id: `n${i}` as const, kind: (i === 0 ? 'summarize' : 'update') as 'summarize' | 'update', level: 0, index: i, inputs: [`c${i}` as const] })) },
 		...[0, 1, 2].map((i): EngineEvent => ({ type: 'node-finished', node: `n${i}`, kind: 'update', level: 0, index: i, words: 5, tokens: 6, attempts: 1, overBudget: false })),
 	]);
-	const ctx = { page: 10, offset: 0, width: 80 };
+	const ctx = { page: 10, offset: 0, width: 80, sentences: 0 };
 	let ui = initialUi();
 	assert.deepEqual(runKey(ui, 'pause', view, ctx).effects, [{ kind: 'pause' }]);
 	view = reduce(view, { type: 'run-paused' }, { now: 0 });

@@ -38,17 +38,6 @@ export async function evidenceSession(dir: string, id: string, node: NodeRef | u
 	return { data, book: text, node: target, final: target === run.root, index: new PassageIndex(text, run.chunks) };
 }
 
-/** Chunk indices as short ranges: [0, 1, 2, 5] -> "0-2, 5". */
-export function chunkRanges(chunks: readonly number[]): string {
-	const parts: string[] = [];
-	for (let i = 0; i < chunks.length; ) {
-		let j = i;
-		while (j + 1 < chunks.length && chunks[j + 1] === chunks[j]! + 1) j++;
-		parts.push(j === i ? `${chunks[i]}` : `${chunks[i]}-${chunks[j]}`);
-		i = j + 1;
-	}
-	return parts.join(', ');
-}
 
 /**
  * The evidence passages of a summary sentence of an open session, for the faithfulness walk and

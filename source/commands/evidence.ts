@@ -7,7 +7,8 @@ import { activeVersion, getNode } from '../summarize/graph.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { clean, wrap } from '../ui/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
-import { chunkRanges, evidenceSession, nodeArg } from './evidence-session.ts';
+import { chunkRanges } from '../evidence/evidence.ts';
+import { evidenceSession, nodeArg } from './evidence-session.ts';
 import { output, type Stream } from './output.ts';
 
 export const MAX_TOP = 50;

@@ -40,3 +40,15 @@ export function nodeEvidence(run: Run, index: PassageIndex, node: NodeRef, opts:
 export function finalEvidence(run: Run, index: PassageIndex, opts: EvidenceOptions = {}): SentenceEvidence[] | null {
 	return run.root ? nodeEvidence(run, index, run.root, opts) : null;
 }
+
+/** Chunk indices as short ranges: [0, 1, 2, 5] -> "0-2, 5". */
+export function chunkRanges(chunks: readonly number[]): string {
+	const parts: string[] = [];
+	for (let i = 0; i < chunks.length; ) {
+		let j = i;
+		while (j + 1 < chunks.length && chunks[j + 1] === chunks[j]! + 1) j++;
+		parts.push(j === i ? `${chunks[i]}` : `${chunks[i]}-${chunks[j]}`);
+		i = j + 1;
+	}
+	return parts.join(', ');
+}

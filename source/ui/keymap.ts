@@ -47,6 +47,8 @@ export type Action =
 	| 'scrollDown'
 	| 'follow'
 	| 'filter'
+	| 'prevSentence'
+	| 'nextSentence'
 	// The validation walk's.
 	| 'results'
 	| 'toggle'
@@ -121,7 +123,7 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'newRun', label: 'n', description: 'start a new run', short: 'new', screens: ['home'], matches: char('n') },
 	{ action: 'delete', label: 'd', description: 'delete the session (asks first)', short: 'delete', screens: ['home'], matches: char('d') },
 	{ action: 'validate', label: 'V', description: 'validate the annotations by hand', short: 'validate', screens: ['home', 'run', 'score'], matches: char('V') },
-	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts)', short: 'pane', screens: ['run', 'form'], matches: (k) => Boolean(k.tab) },
+	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts, evidence)', short: 'pane', screens: ['run', 'form'], matches: (k) => Boolean(k.tab) },
 	{ action: 'up', label: '↑ k', description: 'select previous (level, session, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.upArrow) || char('k')(k) },
 	{ action: 'down', label: '↓ j', description: 'select next (level, session, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.downArrow) || char('j')(k) },
 	// Letters are typed into the form's fields, so there only the arrows move.
@@ -132,6 +134,8 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'scrollUp', label: 'pgup', description: 'scroll the text up', short: 'scroll', screens: ['run', 'score', 'help'], matches: (k) => Boolean(k.pageUp) },
 	{ action: 'scrollDown', label: 'pgdn', description: 'scroll the text down', short: 'scroll', screens: ['run', 'score', 'help'], matches: (k) => Boolean(k.pageDown) },
 	{ action: 'open', label: 'enter', description: 'open the selection (in versions: make it active; in the form: start the run)', short: 'open', screens: ['home', 'versions', 'form'], matches: (k) => Boolean(k.return) },
+	{ action: 'prevSentence', label: '[', description: 'in the evidence pane: the previous sentence', short: 'sentence', screens: ['run'], matches: char('[') },
+	{ action: 'nextSentence', label: ']', description: 'in the evidence pane: the next sentence', short: 'sentence', screens: ['run'], matches: char(']') },
 	{ action: 'follow', label: 'f', description: 'follow the run again (select what is running, show the latest step)', short: 'follow', screens: ['run'], matches: char('f') },
 	{ action: 'back', label: 'esc', description: 'back / close (on the session list: clear the filter)', short: 'back', screens: ['home', 'run', 'score', 'validate', 'faith', 'results', 'versions', 'help'], matches: (k) => Boolean(k.escape) },
 	{ action: 'agree', label: 'a', description: 'agree', screens: ['validate'], matches: char('a') },

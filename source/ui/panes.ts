@@ -1,6 +1,7 @@
 import { costText } from '../llm/prices.ts';
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
+import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
 import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
 import type { NodeView, ViewState } from './state/view.ts';
 import { clean, formatInt, wrap } from './text.ts';
@@ -155,3 +156,23 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
 	};
 	return [first, second];
 }
+
+/**
+ * The evidence pane: the node's sentences, the chosen one marked, and below it the passages of the
+ * book it can come from (best first, with where they are). `sentence` is clamped to the text.
+ */
+export function evidenceLines(evidence: readonly SentenceEvidence[] | null, sentence: number, book: string, width: number): { lines: Line[]; chosen: number } {
+	if (evidence === null) return { lines: [{ text: 'No text yet: evidence is shown for a node that has one.', tone: 'muted' }], chosen: 0 };
+	if (evidence.length === 0) return { lines: [{ text: 'The text has no sentences.', tone: 'muted' }], chosen: 0 };
+	const chosen = Math.min(Math.max(0, sentence), evidence.length - 1);
+	const picked = evidence[chosen]!;
+	const lines: Line[] = [{ text: `sentence ${chosen + 1} of ${evidence.length} ([ and ] choose) · from chunk${picked.chunks.length === 1 ? '' : 's'} ${chunkRanges(picked.chunks) || 'none'}`, tone: 'muted' }];
+	lines.push(...wrapped(picked.text, width, 'accent', '› '));
+	if (picked.passages.length === 0) lines.push({ text: 'No passage of those chunks shares a word with it.', tone: 'muted' });
+	for (const p of picked.passages) {
+		lines.push({ text: `chunk ${p.chunk} · ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ' · word for word' : ''}`, tone: 'muted', bold: true });
+		lines.push(...wrapped(book.slice(p.start, p.end).replace(/\s+/gu, ' '), width, undefined, '  '));
+	}
+	return { lines, chosen };
+}
+

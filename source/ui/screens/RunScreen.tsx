@@ -16,7 +16,8 @@ import type { RunControls, RunInfo } from '../controls.ts';
 import { useReducerWithEffects, useTerminalSize, useView, type Step } from '../hooks.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
 import type { Action, KeyPress } from '../keymap.ts';
-import { attemptLines, chunkLines, inputLines, nodeSummary, textLines, type Line } from '../panes.ts';
+import { attemptLines, chunkLines, evidenceLines, inputLines, nodeSummary, textLines, type Line } from '../panes.ts';
+import { evidenceOfNode } from '../state/evidence-view.ts';
 import { initialUi, openEditor, PANES, runPress, screenOf, selectedNode, type Effect, type KeyContext, type RunUi } from '../state/run-ui.ts';
 import type { ViewStore } from '../state/store.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view.ts';
@@ -53,7 +54,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	const view = useView(store);
 	const { columns: width, rows } = useTerminalSize();
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
-	const ctx = useRef<KeyContext>({ page: 1, offset: 0, width });
+	const ctx = useRef<KeyContext>({ page: 1, offset: 0, width, sentences: 0 });
 
 	const reduce = (u: RunUi, msg: Msg): Step<RunUi, Effect> => {
 		switch (msg.kind) {
@@ -77,7 +78,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	const layout = bodyLayout(view, ui, node, width, bodyRows);
 	const pane = paneLines(controls, view, ui, node, info, width);
 	const shown = windowOf(pane.lines, layout.text, ui.scroll ?? (pane.live ? null : 0));
-	ctx.current = { page: layout.text, offset: shown.offset, width };
+	ctx.current = { page: layout.text, offset: shown.offset, width, sentences: pane.sentences };
 
 	const stale = (n: number, then = '') => (n ? `; ${n} node${n === 1 ? '' : 's'} went stale${then}` : '');
 	const perform = async (effect: Effect) => {
@@ -196,13 +197,19 @@ function bodyLayout(view: ViewState, ui: RunUi, node: NodeView | null, width: nu
 	return { tree, streams, text: Math.max(1, rows - tree - streams - fixed) };
 }
 
-function paneLines(controls: RunControls, view: ViewState, ui: RunUi, node: NodeView | null, { book, priced }: RunInfo, width: number): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null } {
-	if (!node) return { lines: [{ text: view.active ? 'planning…' : 'Nothing has run yet: space starts the run.', tone: 'muted' }], live: false, counts: null };
+function paneLines(controls: RunControls, view: ViewState, ui: RunUi, node: NodeView | null, { book, priced }: RunInfo, width: number): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null; sentences: number } {
+	const none = { live: false, counts: null, sentences: 0 };
+	if (!node) return { ...none, lines: [{ text: view.active ? 'planning…' : 'Nothing has run yet: space starts the run.', tone: 'muted' }] };
 	const run = controls.run;
-	if (ui.chunk) return { lines: chunkLines(run, node, book, width), live: false, counts: null };
-	if (ui.pane === 'inputs') return { lines: inputLines(run, node, book, width), live: false, counts: null };
-	if (ui.pane === 'attempts') return { lines: attemptLines(run, node, width, priced), live: false, counts: null };
-	return textLines(run, view, node, width, { diff: view.method === 'inc' });
+	if (ui.chunk) return { ...none, lines: chunkLines(run, node, book, width) };
+	if (ui.pane === 'evidence') {
+		// Traced and ranked offline, kept until the node's text changes (state/evidence-view.ts).
+		const evidence = node.status === 'running' ? null : evidenceOfNode(run, book, node.id);
+		return { ...none, lines: evidenceLines(evidence, ui.sentence, book, width).lines, sentences: evidence?.length ?? 0 };
+	}
+	if (ui.pane === 'inputs') return { ...none, lines: inputLines(run, node, book, width) };
+	if (ui.pane === 'attempts') return { ...none, lines: attemptLines(run, node, width, priced) };
+	return { ...textLines(run, view, node, width, { diff: view.method === 'inc' }), sentences: 0 };
 }
 
 function Body({ view, ui, node, layout, lines, controls, width, scroll, counts, priced }: { priced: boolean; view: ViewState; ui: RunUi; node: NodeView | null; layout: Layout; lines: Line[]; controls: RunControls; width: number; scroll: { offset: number; total: number }; counts: { added: number; dropped: number } | null }) {

@@ -11,8 +11,8 @@ import { levelsOf, runningOf, stepsOf, type NodeView, type ViewState } from './v
  * run. The component only executes effects.
  */
 
-export type Pane = 'text' | 'inputs' | 'attempts';
-export const PANES: readonly Pane[] = ['text', 'inputs', 'attempts'];
+export type Pane = 'text' | 'inputs' | 'attempts' | 'evidence';
+export const PANES: readonly Pane[] = ['text', 'inputs', 'attempts', 'evidence'];
 export type Overlay = 'none' | 'help' | 'versions' | 'editor';
 
 export interface RunUi {
@@ -30,6 +30,8 @@ export interface RunUi {
 	/** One line of feedback after an action, until the next key. */
 	message: string | null;
 	quitting: boolean;
+	/** The sentence of the selected node whose evidence the evidence pane shows (clamped to its text). */
+	sentence: number;
 	/** The in-app editor's buffer while it is open; `original` tells an unchanged save from an edit. */
 	editor: { node: NodeRef; buffer: EditorState; original: string } | null;
 }
@@ -54,10 +56,12 @@ export interface KeyContext {
 	offset: number;
 	/** Columns of the editor's rows (its cursor moves up and down by them). */
 	width: number;
+	/** Sentences of the selected node's text (the evidence pane's choice stays among them). */
+	sentences: number;
 }
 
 export function initialUi(): RunUi {
-	return { overlay: 'none', follow: true, selected: null, pane: 'text', chunk: false, scroll: null, versionCursor: 0, helpScroll: 0, message: null, quitting: false, editor: null };
+	return { overlay: 'none', follow: true, selected: null, pane: 'text', chunk: false, scroll: null, versionCursor: 0, helpScroll: 0, message: null, quitting: false, editor: null, sentence: 0 };
 }
 
 /** The node the screen is about: the user's choice, or what the run is doing when following. */
@@ -120,7 +124,7 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 	if (ui.overlay === 'versions') return versionsKey(next, action, view);
 	if (ui.overlay === 'editor') return none();
 	const node = selectedNode(ui, view);
-	const select = (target: NodeView | null | undefined): RunUi => (target ? { ...next, follow: false, selected: target.id, scroll: null } : next);
+	const select = (target: NodeView | null | undefined): RunUi => (target ? { ...next, follow: false, selected: target.id, scroll: null, sentence: 0 } : next);
 	switch (action) {
 		case 'help':
 			return none({ ...next, overlay: 'help', helpScroll: 0 });
@@ -135,6 +139,10 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			return { ui: next, effects: [{ kind: 'step' }, { kind: 'start' }] };
 		case 'nextPane':
 			return none({ ...next, pane: PANES[(PANES.indexOf(ui.pane) + 1) % PANES.length]!, scroll: 0, chunk: false });
+		case 'prevSentence':
+		case 'nextSentence':
+			if (ui.pane !== 'evidence') return none({ ...next, message: 'tab to the evidence pane first: [ and ] choose its sentence.' });
+			return none({ ...next, sentence: Math.max(0, Math.min(ctx.sentences - 1, ui.sentence) + (action === 'prevSentence' ? -1 : 1)), scroll: 0 });
 		case 'chunk':
 			return none({ ...next, chunk: !ui.chunk, scroll: ui.chunk ? null : 0 });
 		case 'follow':
