@@ -301,9 +301,10 @@ export type FaithVerdict = z.infer<typeof faithVerdictSchema>;
  */
 export const walkSchema = z.strictObject({
 	validator: z.string().min(1),
-	mode: z.enum(['model', 'human', 'blind', 'sample']),
+	/** The annotation walks, and `faithfulness`: LongEval's walk over summary sentences. */
+	mode: z.enum(['model', 'human', 'blind', 'sample', 'faithfulness']),
 	seed: z.int(),
-	/** The share of a sample walk; null for the others. */
+	/** The share of a sample walk, or of each summary's sentences in a partial faithfulness walk; null for the others. */
 	fraction: z.number().gt(0).lte(1).nullable(),
 	startedAt: iso,
 });

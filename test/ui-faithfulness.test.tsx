@@ -87,3 +87,32 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 	await second.see((f) => /sentence 3\/4/u.test(f) && marked(f).includes('Bob sells the boat.'), 'reopened at the first unjudged sentence');
 	await second.see((f) => /evidence from the book/u.test(f) && /chunk 2/u.test(f) && /passage for sentence 3/u.test(f), 'the evidence slot shows the passages for this sentence');
 });
+
+test('a partial faithfulness walk shows only its sample, counted as such, and stops at its end', async (t) => {
+	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
+	t.after(() => rm(dir, { recursive: true, force: true }));
+	const five: ScoredSummary[] = [{ id: 's0', book: 'voyage', text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home. The sea is calm.', node: null, version: null, source: 'test' }];
+	await (await Session.createCollection(dir, { id: 'part', title: 'voyage', sources: ['test'], summaries: five, annotations: [], judgments: [], runs: [] })).close();
+	const session = await Session.open(dir, 'part');
+	const store = new FaithfulnessStore(session, 'val', () => new Date(at), { seed: 3, fraction: 0.5 });
+	await store.begin();
+	const app = renderScreen(<FaithfulnessScreen store={store} title="voyage" reportHint="booook report part" />);
+	t.after(async () => {
+		app.unmount();
+		await session.close();
+	});
+	const frame = () => app.lastFrame() ?? '';
+	// ⌈0.5 · 5⌉ = 3 sentences of the five.
+	const sample = store.units;
+	assert.equal(sample.length, 3);
+	const placeOf = (i: number) => `sentence ${sample[i]!.sentence + 1}/5 of the summary`;
+	for (let i = 0; i < 3; i++) {
+		await until(frame, (f) => f.includes(`sentence ${i + 1} of 3 in your sample`) && f.includes(placeOf(i)) && marked(f).includes(sample[i]!.text), `sample sentence ${i + 1} highlighted`);
+		app.stdin.write('f');
+	}
+	await until(frame, (f) => /judged 3\/3/u.test(f) && /every sentence of your sample is judged; see the results with booook report part/u.test(f), 'the end of the sample');
+	// It stops there: moving on stays on the last sentence of the sample.
+	app.stdin.write('\u001B[C');
+	await until(frame, (f) => f.includes('sentence 3 of 3 in your sample') && marked(f).includes(sample[2]!.text), 'still on the last sentence');
+	assert.deepEqual((store.verdicts ?? []).map((v) => v.sentence), sample.map((u) => u.sentence), 'verdicts only on the sampled sentences');
+});

@@ -61,6 +61,16 @@ export function reportJson(report: Report) {
 				units: report.faithfulness.agreement.units,
 			},
 			human_vs_model: report.faithfulness.humanVsModel.map((r) => ({ model: r.model, n: r.n, percent: pct(r.percent), kappa: Number.isNaN(r.kappa) ? null : r.kappa, model_share: r.modelShare === null ? null : pct(r.modelShare), human_share: r.humanShare === null ? null : pct(r.humanShare), model_missed: r.modelMissed, model_flagged: r.modelFlagged })),
+			partial: {
+				estimator: report.faithfulness.partial.estimator,
+				validators: Object.fromEntries(
+					report.faithfulness.partial.validators.map((p) => [
+						p.validator,
+						{ fraction: p.fraction, estimated_share: p.estimate === null ? null : pct(p.estimate), ci: p.interval ? [pct(p.interval.low), pct(p.interval.high)] : null, interval_over: p.over, summaries: p.summaries, judged: p.judged, units: p.units },
+					]),
+				),
+				vs_full: report.faithfulness.partial.vsFull.map((c) => ({ partial: c.partial, full: c.full, full_origin: c.fullOrigin, summaries: c.summaries, kendall_tau_b: c.tau, partial_share: pct(c.partialShare), full_share: pct(c.fullShare), difference: pct(c.difference) })),
+			},
 			sentences: report.faithfulness.units,
 			judged: report.faithfulness.judgedUnits,
 		},

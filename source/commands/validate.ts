@@ -17,7 +17,7 @@ export const spec = (exit: Exit) =>
 		.argument('<id>', 'session id (see: booook sessions)')
 		.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
 		.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary faithful, unfaithful or can\'t tell (LongEval)').choices(VALIDATE_MODES).default('blind'))
-		.option('--fraction <share>', 'with --mode sample: the share of annotations to judge', decimal('--fraction'), 0.2)
+		.option('--fraction <share>', 'with --mode sample: the share of annotations to judge (default 0.2); with --mode faithfulness: judge only this share of each summary\'s sentences, a random sample of your own (LongEval partial annotation; default: all)', decimal('--fraction'))
 		.option('--seed <n>', 'seed of the blind order and of the sample (the same seed continues the same walk)', integer('--seed'), 2024)
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
@@ -101,16 +101,18 @@ async function faithfulnessWalk(session: Session, id: string, validator: string,
 			import('../ui/root.tsx'),
 			import('../ui/validate/FaithfulnessScreen.tsx'),
 		]);
-		const store = new FaithfulnessStore(session, validator);
+		const store = new FaithfulnessStore(session, validator, undefined, { seed: opts.seed, fraction: opts.fraction ?? null });
 		await store.begin();
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
 		const evidenceFor = await sessionEvidence(session);
-		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title, evidenceFor })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title, evidenceFor, reportHint: `booook report ${id}` })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
 		await app.waitUntilExit();
 		const mine = faithVerdictsOf(store.verdicts, validator);
 		const judged = store.units.filter((u) => faithVerdictOn(mine, u)).length;
 		const total = store.units.length;
-		output(process.stderr).line(`${validator}: ${judged}/${total} sentences judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode faithfulness${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}`);
+		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
+		const sample = store.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
+		output(process.stderr).line(`${validator}: ${judged}/${total} sentences${store.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}`);
 		return 0;
 	} finally {
 		await session.close();

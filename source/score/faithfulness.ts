@@ -1,8 +1,9 @@
-import type { FaithLabel, FaithVerdict, ScoredSummary } from '../domain.ts';
+import type { FaithLabel, FaithVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { FAITH_LABELS } from '../domain.ts';
 import { sentenceSpans } from '../text/sentences.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
+import { partialReport, partialValidators, type PartialReport } from './partial-faith.ts';
 
 /**
  * Faithfulness validation done LongEval's fine-grained way (its §3.1, Appendix B.1): each sentence
@@ -94,6 +95,8 @@ export interface FaithReport {
 	validators: ValidatorFaithfulness[];
 	agreement: { pairs: FaithPair[]; alpha: number | null; units: number };
 	humanVsModel: HumanModelRow[];
+	/** Validators who judged a random share of each summary's sentences: the full score estimated, and τ against full annotations. */
+	partial: PartialReport;
 	/** Units of the reported summaries, and how many have at least one verdict. */
 	units: number;
 	judgedUnits: number;
@@ -114,9 +117,10 @@ const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
 /**
  * The faithfulness results over `summaries` (the ones being reported: verdicts on others are left
  * out): per validator the faithful share with a bootstrap interval, agreement between validators
- * (pairwise Cohen's κ, Krippendorff's α over all), and each model judge against the people.
+ * (pairwise Cohen's κ, Krippendorff's α over all), each model judge against the people, and for
+ * the validators whose recorded walk was partial (`walks`), the full-annotation estimate.
  */
-export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[], verdicts: readonly FaithVerdict[], opts: { seed: number; resamples: number }): FaithReport {
+export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[], verdicts: readonly FaithVerdict[], opts: { seed: number; resamples: number }, walks: readonly Walk[] = []): FaithReport {
 	const units = faithUnits(summaries);
 	const known = new Set(units.map(keyOf));
 	const kept = verdicts.filter((v) => known.has(keyOf(v)));
@@ -188,7 +192,8 @@ export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text
 			}];
 		});
 
-	return { validators: rows, agreement: { pairs, alpha, units: pairable }, humanVsModel, units: units.length, judgedUnits: judgedKeys.length };
+	const partial = partialReport(units, latest, partialValidators(walks), opts);
+	return { validators: rows, agreement: { pairs, alpha, units: pairable }, humanVsModel, partial, units: units.length, judgedUnits: judgedKeys.length };
 }
 
 /** The most given label; a tie is no decision ("unsure"). */
@@ -215,6 +220,15 @@ export function faithLines(report: FaithReport, clean: (s: string) => string): s
 	if (report.agreement.alpha !== null) out.push(`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} sentences`);
 	for (const r of report.humanVsModel) {
 		out.push(`  human vs ${clean(r.model)}: ${pct(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${pct(r.modelShare)} (model) vs ${pct(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`);
+	}
+	if (report.partial.validators.length > 0) out.push(`  partial annotation (LongEval §3.2), full score estimated as the ${report.partial.estimator}:`);
+	for (const p of report.partial.validators) {
+		const ci = p.interval ? ` [${pct(p.interval.low)}, ${pct(p.interval.high)}]` : '';
+		out.push(`    ${clean(p.validator)} judged ${pct(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${pct(p.estimate)} faithful${ci} (interval over ${p.over})`);
+	}
+	for (const c of report.partial.vsFull) {
+		const points = (100 * c.difference).toFixed(1);
+		out.push(`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${c.summaries} summar${c.summaries === 1 ? 'y' : 'ies'}; faithful ${pct(c.partialShare)} (partial) vs ${pct(c.fullShare)} (full), ${c.difference >= 0 ? '+' : ''}${points} points`);
 	}
 	return out;
 }

@@ -126,7 +126,7 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		agreement: agreementOf(judgments),
 		books,
 		history: historySummaries(input.summaries, input.run).length,
-		faithfulness: faithReport(summaries, input.faithfulness ?? [], opts),
+		faithfulness: faithReport(summaries, input.faithfulness ?? [], opts, input.walks ?? []),
 	};
 }
 

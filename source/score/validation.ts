@@ -7,7 +7,8 @@ import { precisionBySource, type Precision } from './precision.ts';
  * §3.2 for partial annotation): the annotations that claim a confusion, in one of four orders.
  * Clear sentences and parse failures claim nothing, so there is nothing to agree with.
  */
-export type WalkMode = Walk['mode'];
+/** The walks over annotations (a faithfulness walk goes over summary sentences: faithfulness.ts). */
+export type WalkMode = Exclude<Walk['mode'], 'faithfulness'>;
 
 export const WALK_MODES: readonly WalkMode[] = ['model', 'human', 'blind', 'sample'];
 
@@ -20,7 +21,7 @@ export interface WalkOptions {
 }
 
 /** Whether a walk hides each annotation's source until the end (the paper's concealed origin). */
-export const isBlind = (mode: WalkMode): boolean => mode === 'blind';
+export const isBlind = (mode: Walk['mode']): boolean => mode === 'blind';
 
 const judgeable = (a: Annotation): boolean => a.confusing && a.failure === null;
 
@@ -149,7 +150,9 @@ export function undoLast(judgments: Judgment[], validator: string): Judgment | n
 
 /** The walk a record describes. */
 export function walkOptions(walk: Walk): WalkOptions {
-	return walk.fraction === null ? { mode: walk.mode, seed: walk.seed } : { mode: walk.mode, seed: walk.seed, fraction: walk.fraction };
+	const mode = walk.mode;
+	if (mode === 'faithfulness') throw new RangeError('a faithfulness walk goes over summary sentences, not annotations');
+	return walk.fraction === null ? { mode, seed: walk.seed } : { mode, seed: walk.seed, fraction: walk.fraction };
 }
 
 export interface WalkData {
@@ -168,7 +171,7 @@ export interface WalkData {
 export function blindWalksUnderWay(data: WalkData): Map<string, { judged: number; total: number }> {
 	const out = new Map<string, { judged: number; total: number }>();
 	for (const walk of data.walks ?? []) {
-		if (!isBlind(walk.mode)) continue;
+		if (walk.mode !== 'blind') continue;
 		const items = walkItems(data, walkOptions(walk));
 		const verdicts = verdictsOf(data.judgments, walk.validator);
 		const judged = items.filter((a) => verdicts.has(a.id)).length;

@@ -1,5 +1,6 @@
-import type { FaithLabel, FaithVerdict, ScoredSummary } from '../domain.ts';
+import type { FaithLabel, FaithVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { faithUnits, undoLastFaith, type FaithUnit } from '../score/faithfulness.ts';
+import { partialUnits } from '../score/partial-faith.ts';
 import { currentSummaries } from '../score/session-score.ts';
 import { scoredSummaries } from './scored-summaries.ts';
 import type { Session } from './session.ts';
@@ -8,8 +9,15 @@ import type { Session } from './session.ts';
  * A faithfulness walk over one session's summaries (LongEval's fine-grained units: one sentence
  * each), saved as it goes like the annotation walk: every verdict and undo is written before the
  * promise resolves. A book session's walk covers its final summary (pinned, as scoring pins it);
- * a collection's, all of its summaries.
+ * a collection's, all of its summaries. A partial walk (`fraction` below 1, LongEval §3.2) covers
+ * a random share of each summary's sentences, drawn from the seed and the validator's name.
  */
+
+/** Which walk: `fraction` null (or 1) is every sentence; otherwise that share of each summary's, drawn with `seed`. */
+export interface FaithWalk {
+	seed: number;
+	fraction: number | null;
+}
 export class FaithfulnessStore {
 	readonly #session: Session;
 	#units: FaithUnit[] = [];
@@ -20,18 +28,36 @@ export class FaithfulnessStore {
 		session: Session,
 		readonly validator: string,
 		private readonly now: () => Date = () => new Date(),
+		readonly walk: FaithWalk = { seed: 2024, fraction: null },
 	) {
 		this.#session = session;
 	}
 
-	/** Pins the final summary (a book run's, if not pinned yet) and lists the walk's sentences. */
+	/**
+	 * Pins the final summary (a book run's, if not pinned yet), lists the walk's sentences, and
+	 * records the walk once per validator, seed and fraction, so the report knows who annotated
+	 * partially and with what share.
+	 */
 	async begin(): Promise<void> {
 		const data = this.#session.data;
 		const before = data.summaries.length;
 		const ids = new Set(scoredSummaries(data));
-		if (data.summaries.length !== before) await this.#session.save();
+		let changed = data.summaries.length !== before;
 		const shown = currentSummaries(data.summaries, data.kind === 'book' ? data.run : undefined).filter((s) => ids.has(s.id));
-		this.#units = faithUnits(shown);
+		const all = faithUnits(shown);
+		const { seed, fraction } = this.walk;
+		this.#units = this.partial ? partialUnits(all, { seed, validator: this.validator, fraction: fraction! }) : all;
+		const same = (w: Walk) => w.validator === this.validator && w.mode === 'faithfulness' && w.seed === seed && w.fraction === fraction;
+		if (!data.walks?.some(same)) {
+			data.walks = [...(data.walks ?? []), { validator: this.validator, mode: 'faithfulness', seed, fraction, startedAt: this.now().toISOString() }];
+			changed = true;
+		}
+		if (changed) await this.#session.save();
+	}
+
+	/** Whether this walk covers only a share of each summary's sentences. */
+	get partial(): boolean {
+		return this.walk.fraction !== null && this.walk.fraction < 1;
 	}
 
 	get units(): readonly FaithUnit[] {

@@ -25,7 +25,7 @@ const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as co
  * from the book are shown. `evidenceFor` is how the provenance module plugs in; without it the slot
  * draws nothing. Every key goes through the keymap into one reducer (faith-ui.ts).
  */
-export function FaithfulnessScreen({ store, title, evidenceFor, onBack, onQuit }: { store: FaithfulnessStore; title: string; evidenceFor?: (unit: FaithUnit) => readonly Evidence[]; onBack?: () => void; onQuit?: () => void }) {
+export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBack, onQuit }: { store: FaithfulnessStore; title: string; evidenceFor?: (unit: FaithUnit) => readonly Evidence[]; reportHint?: string; onBack?: () => void; onQuit?: () => void }) {
 	useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
@@ -63,10 +63,16 @@ export function FaithfulnessScreen({ store, title, evidenceFor, onBack, onQuit }
 			(error: unknown) => dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
 		);
 	const quit = () => (onQuit ? onQuit() : exit());
+	const finished = `every sentence${store.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
+	const allJudged = () => {
+		const mine = faithVerdictsOf(store.verdicts, store.validator);
+		return units.every((u) => faithVerdictOn(mine, u));
+	};
 	function perform(effect: FaithEffect): void {
 		switch (effect.kind) {
 			case 'mark':
-				return void report(store.mark(units[effect.unit]!, effect.label, effect.note), () => effect.done);
+				// Checked once the verdict is saved, so quick presses still end on the walk's last word.
+				return void report(store.mark(units[effect.unit]!, effect.label, effect.note), () => (allJudged() ? `${effect.done} · ${finished}` : effect.done));
 			case 'undo':
 				return void report(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'));
 			case 'quit':
@@ -128,7 +134,7 @@ export function FaithfulnessScreen({ store, title, evidenceFor, onBack, onQuit }
 					</Text>
 				))}
 			</Box>
-			<Text wrap="truncate">{truncate(`sentence ${index + 1}/${units.length} · ${clean(summary?.book ?? '')}`, width)}</Text>
+			<Text wrap="truncate">{truncate(store.partial ? `sentence ${index + 1} of ${units.length} in your sample · sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary · ${clean(summary?.book ?? '')}` : `sentence ${index + 1}/${units.length} · ${clean(summary?.book ?? '')}`, width)}</Text>
 			<Text wrap="truncate" color={verdict ? theme.color(LABEL_TONE[verdict.label]) : theme.color('muted')}>
 				{truncate(verdict ? `your verdict: ${FAITH_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}` : 'not judged yet', width)}
 			</Text>
