@@ -1,3 +1,4 @@
+import type PQueue from 'p-queue';
 import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { isAbortError, ProviderError, type Provider } from '../llm/provider.ts';
@@ -31,6 +32,8 @@ export interface EngineOptions {
 	costOf: (usage: Usage) => number;
 	/** Start holding calls until `step()` or `resume()`. */
 	stepping?: boolean;
+	/** Call places shared with other engines (a study): their limit replaces the run's concurrency. */
+	queue?: PQueue;
 	now?: () => Date;
 }
 
@@ -72,12 +75,18 @@ export class Engine {
 			log: { appendCall: (record) => this.written().then(() => opts.store.appendCall(record)), calls: () => opts.store.calls() },
 			costOf: opts.costOf,
 			concurrency: run.config.concurrency,
+			...(opts.queue ? { queue: opts.queue } : {}),
 			gate: this.gate,
 			totals: totalsOf(run, opts.costOf),
 			// A call that ends gives its place to the next ready node while it writes its result.
 			onPlaceFree: () => this.wake(),
 			now: this.now,
 		});
+	}
+
+	/** Lets go of a shared call queue (see `EngineOptions.queue`) once the engine is done with. */
+	dispose(): void {
+		this.calls.detach();
 	}
 
 	/** Usage and calls of the run so far, this process's and the saved run's. */
