@@ -277,6 +277,9 @@ export class Engine {
 		try {
 			for (;;) {
 				if (this.abort.signal.aborted || this.writeError !== null) break;
+				// Nodes ready but no call place free: with a queue shared with other engines, theirs
+				// may hold every place while this run has nothing in flight; a freed place wakes it.
+				let starved = false;
 				if (this.failure === null) {
 					const applied = this.replan();
 					if (applied.added.length > 0 || applied.superseded.length > 0 || applied.stale.length > 0) {
@@ -289,9 +292,9 @@ export class Engine {
 						run.root = root;
 						break;
 					}
-					this.launchReady();
+					starved = this.launchReady();
 				}
-				if (this.inFlight.size === 0) {
+				if (this.inFlight.size === 0 && !starved) {
 					this.failure ??= 'internal: the plan has nothing left to run but no final summary';
 					break;
 				}
@@ -359,18 +362,22 @@ export class Engine {
 	 * Starts ready nodes into the call places left free, higher levels first: a hierarchical run's
 	 * merges form chains (each reads the one before it), so they set the pace while the summaries
 	 * below them, all independent, fill the remaining places. Which node starts first changes no
-	 * prompt. A node writing its result holds no place, so the next call starts meanwhile.
+	 * prompt. A node writing its result holds no place, so the next call starts meanwhile. True when
+	 * nodes are ready but no place is free.
 	 */
-	private launchReady(): void {
+	private launchReady(): boolean {
 		const free = this.calls.idlePlaces;
-		if (free === 0) return;
-		const ready = this.run.nodes.filter((node) => !this.inFlight.has(node.id) && isReady(this.run, node));
+		const isLaunchable = (node: Node) => !this.inFlight.has(node.id) && isReady(this.run, node);
+		// With nothing of its own in flight, only a freed place would wake the run.
+		if (free === 0) return this.inFlight.size === 0 && this.run.nodes.some(isLaunchable);
+		const ready = this.run.nodes.filter(isLaunchable);
 		ready.sort((a, b) => b.level - a.level);
 		// Each node takes its place as it starts (before runNode first awaits), so `free` holds.
 		for (const node of ready.slice(0, free)) {
 			const job = this.runNode(node).finally(() => this.inFlight.delete(node.id));
 			this.inFlight.set(node.id, job);
 		}
+		return false;
 	}
 
 	/**
