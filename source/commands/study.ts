@@ -138,8 +138,8 @@ async function runStudy(plan: StudyPlan, opts: StudyOptions): Promise<'done' | '
 	try {
 		await cancelOnSignal(
 			() => {
+				// Cells not started yet return at once (a cleared p-queue task would never settle).
 				cancelled = true;
-				cells.clear();
 				for (const engine of engines) engine.cancel();
 			},
 			() => Promise.all(plan.cells.map((cell) => cells.add(() => runCell(cell)))),
