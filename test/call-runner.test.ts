@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import PQueue from 'p-queue';
 import type { Usage } from '../source/domain.ts';
 import { CallRunner, type CallJob, type Recoverable } from '../source/engine/call-runner.ts';
 import { Gate } from '../source/engine/gate.ts';
@@ -110,6 +111,28 @@ test('the first call of a cacheable prefix goes alone; the rest go together once
 	}
 	assert.deepEqual(await Promise.all([...made, other]), Array(7).fill('Questions: ').map((t, i) => (i === 0 ? t : 'done')));
 	assert.equal(fake.most(), 4);
+});
+
+test('runners given one shared queue keep to its limit together, each with its own larger concurrency; a detached runner hears of no freed place', async () => {
+	const fake = scripted({ isLLM: false });
+	const shared = new PQueue({ concurrency: 3 });
+	const freed = [0, 0];
+	const runners = [0, 1].map((r) => new CallRunner({ provider: fake.provider, log: memoryLog(), costOf, concurrency: 8, queue: shared, onPlaceFree: () => (freed[r]! += 1) }));
+	const made = runners.flatMap((runner, r) => [0, 1, 2, 3].map((i) => runner.call(job(`r${r}-${i}`))));
+	await until(() => fake.calls.length === 3, 'the first three calls');
+	await drained();
+	assert.equal(fake.calls.length, 3, 'eight calls of two runners, three places: three go');
+	assert.deepEqual(runners.map((r) => r.idlePlaces), [0, 0], 'both see the shared places taken');
+	runners[1]!.detach();
+	for (let i = 0; i < 8; i++) {
+		await until(() => fake.calls.length > i, `call ${i + 1}`);
+		assert.ok(fake.inFlight() <= 3);
+		fake.calls[i]!.finish();
+	}
+	assert.equal((await Promise.all(made)).length, 8);
+	assert.equal(fake.most(), 3, 'never more than the shared limit in flight');
+	assert.ok(freed[0]! >= 8, 'the attached runner hears of every freed place');
+	assert.equal(freed[1], 0, 'the detached one of none');
 });
 
 test('a first call that ends without a response hands the warm-up to the next call of its prefix', async () => {

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import PQueue from 'p-queue';
+import { Engine } from '../source/engine/engine.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
+import { plannerFor } from '../source/summarize/run.ts';
 import { activeVersion } from '../source/summarize/graph.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
@@ -152,4 +155,33 @@ test('a save the disk refuses stops the run at once: calls in flight are cancell
 	};
 	await assert.rejects(engine.start(), (error) => error === full);
 	assert.ok(calls > 1, 'other calls were in flight when the save failed');
+});
+
+test('engines given one shared call queue keep to its limit together, and a run that finds every place taken waits for one', async () => {
+	const shared = new PQueue({ concurrency: 2 });
+	let inFlight = 0;
+	let most = 0;
+	const runs = await Promise.all(
+		[31, 32, 33].map(async (seed, i) => {
+			const model = new FakeModel({ seed, latencyMs: 5 });
+			const complete = model.complete.bind(model);
+			model.complete = async (request) => {
+				most = Math.max(most, ++inFlight);
+				try {
+					return await complete(request);
+				} finally {
+					inFlight--;
+				}
+			};
+			// Each run would take 4 places of its own; the inc run has one call at a time.
+			const { store, ctx } = await setUp(randomBook(seed, 60), { method: i === 2 ? 'inc' : 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 4, clean: false }, model);
+			return { store, engine: new Engine({ store, provider: model, planner: plannerFor(ctx.config.method), ctx, costOf: () => 0, queue: shared }) };
+		}),
+	);
+	const statuses = await Promise.all(runs.map(({ engine }) => engine.start()));
+	for (const { engine } of runs) engine.dispose();
+	assert.deepEqual(statuses, ['done', 'done', 'done']);
+	assert.ok(runs.every(({ store }) => store.data.run.root !== null));
+	assert.equal(most, 2, 'never more than the shared limit in flight, across the three runs');
+	assert.equal(shared.listenerCount('next'), 0, 'disposed engines no longer listen to the shared queue');
 });

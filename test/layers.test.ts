@@ -15,9 +15,9 @@ const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 	{ layer: 'base', holds: ['domain.ts', 'errors.ts'] },
 	// Tokens, sentences, chunks, n-grams.
 	{ layer: 'text', holds: ['text/'] },
-	// The paper's two methods as plans, BooookScore, and a summary's evidence in its book: pure
-	// functions of their inputs.
-	{ layer: 'core', holds: ['summarize/', 'score/', 'evidence/'] },
+	// The paper's two methods as plans, BooookScore, a summary's evidence in its book, and a
+	// study's grid and results table: pure functions of their inputs.
+	{ layer: 'core', holds: ['summarize/', 'score/', 'evidence/', 'study/'] },
 	// What comes from outside: model APIs, book files, prompt files, the run's settings as given.
 	{ layer: 'inputs', holds: ['llm/', 'book/', 'prompts/', 'config.ts'] },
 	// Sessions on disk.

@@ -1,3 +1,4 @@
+import type PQueue from 'p-queue';
 import type { RunConfig, Usage } from '../domain.ts';
 import { Engine } from '../engine/engine.ts';
 import { createProvider } from '../llm/create.ts';
@@ -54,8 +55,9 @@ export interface Prepared {
 	priced: boolean;
 }
 
-export function makeEngine(session: Session<BookSessionData>, prepared: Prepared, opts: { step?: boolean }): Engine {
-	const engine = new Engine({ store: session, provider: prepared.provider, planner: plannerFor(session.data.run.config.method), ctx: prepared.ctx, costOf: prepared.costOf, stepping: opts.step });
+/** The engine of a session's run; `queue`: call places shared with other runs (a study's cells). */
+export function makeEngine(session: Session<BookSessionData>, prepared: Prepared, opts: { step?: boolean; queue?: PQueue }): Engine {
+	const engine = new Engine({ store: session, provider: prepared.provider, planner: plannerFor(session.data.run.config.method), ctx: prepared.ctx, costOf: prepared.costOf, stepping: opts.step, ...(opts.queue ? { queue: opts.queue } : {}) });
 	prepared.relay.engine = engine;
 	return engine;
 }

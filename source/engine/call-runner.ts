@@ -20,8 +20,13 @@ export interface CallRunnerOptions {
 	provider: Provider;
 	log: CallLogStore;
 	costOf: (usage: Usage) => number;
-	/** Most calls in progress at once. */
+	/** Most calls in progress at once (ignored with `queue`: the shared queue's limit holds). */
 	concurrency: number;
+	/**
+	 * A queue shared with other runners (a study's cells), so one limit holds for calls in flight
+	 * across all of them; none: the runner makes its own of `concurrency` places.
+	 */
+	queue?: PQueue;
 	/** Holds calls while paused or stepping (the engine's); none: calls start when they have a place. */
 	gate?: Gate;
 	/** What earlier sessions of this work already cost (a resumed run); default nothing. */
@@ -98,7 +103,7 @@ export class CallRunner {
 	private readonly now: () => Date;
 
 	constructor(private readonly opts: CallRunnerOptions) {
-		this.queue = new PQueue({ concurrency: Math.max(1, opts.concurrency) });
+		this.queue = opts.queue ?? new PQueue({ concurrency: Math.max(1, opts.concurrency) });
 		if (opts.onPlaceFree) this.queue.on('next', opts.onPlaceFree);
 		this.totals = opts.totals ? { ...opts.totals } : emptyTotals();
 		this.now = opts.now ?? (() => new Date());
@@ -107,6 +112,11 @@ export class CallRunner {
 	/** Places free for a call launched now without waiting. */
 	get idlePlaces(): number {
 		return Math.max(0, this.queue.concurrency - this.queue.pending - this.queue.size);
+	}
+
+	/** Stops hearing of freed places: a shared queue outlives the runner, and would keep calling it. */
+	detach(): void {
+		if (this.opts.onPlaceFree) this.queue.off('next', this.opts.onPlaceFree);
 	}
 
 	/** The provider is retrying `request` (wire createProvider's onRetry to this, through the owner). */

@@ -1,3 +1,4 @@
+import type PQueue from 'p-queue';
 import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { isAbortError, ProviderError, type Provider } from '../llm/provider.ts';
@@ -31,6 +32,8 @@ export interface EngineOptions {
 	costOf: (usage: Usage) => number;
 	/** Start holding calls until `step()` or `resume()`. */
 	stepping?: boolean;
+	/** Call places shared with other engines (a study): their limit replaces the run's concurrency. */
+	queue?: PQueue;
 	now?: () => Date;
 }
 
@@ -72,12 +75,18 @@ export class Engine {
 			log: { appendCall: (record) => this.written().then(() => opts.store.appendCall(record)), calls: () => opts.store.calls() },
 			costOf: opts.costOf,
 			concurrency: run.config.concurrency,
+			...(opts.queue ? { queue: opts.queue } : {}),
 			gate: this.gate,
 			totals: totalsOf(run, opts.costOf),
 			// A call that ends gives its place to the next ready node while it writes its result.
 			onPlaceFree: () => this.wake(),
 			now: this.now,
 		});
+	}
+
+	/** Lets go of a shared call queue (see `EngineOptions.queue`) once the engine is done with. */
+	dispose(): void {
+		this.calls.detach();
 	}
 
 	/** Usage and calls of the run so far, this process's and the saved run's. */
@@ -268,6 +277,9 @@ export class Engine {
 		try {
 			for (;;) {
 				if (this.abort.signal.aborted || this.writeError !== null) break;
+				// Nodes ready but no call place free: with a queue shared with other engines, theirs
+				// may hold every place while this run has nothing in flight; a freed place wakes it.
+				let starved = false;
 				if (this.failure === null) {
 					const applied = this.replan();
 					if (applied.added.length > 0 || applied.superseded.length > 0 || applied.stale.length > 0) {
@@ -280,9 +292,9 @@ export class Engine {
 						run.root = root;
 						break;
 					}
-					this.launchReady();
+					starved = this.launchReady();
 				}
-				if (this.inFlight.size === 0) {
+				if (this.inFlight.size === 0 && !starved) {
 					this.failure ??= 'internal: the plan has nothing left to run but no final summary';
 					break;
 				}
@@ -350,18 +362,22 @@ export class Engine {
 	 * Starts ready nodes into the call places left free, higher levels first: a hierarchical run's
 	 * merges form chains (each reads the one before it), so they set the pace while the summaries
 	 * below them, all independent, fill the remaining places. Which node starts first changes no
-	 * prompt. A node writing its result holds no place, so the next call starts meanwhile.
+	 * prompt. A node writing its result holds no place, so the next call starts meanwhile. True when
+	 * nodes are ready but no place is free.
 	 */
-	private launchReady(): void {
+	private launchReady(): boolean {
 		const free = this.calls.idlePlaces;
-		if (free === 0) return;
-		const ready = this.run.nodes.filter((node) => !this.inFlight.has(node.id) && isReady(this.run, node));
+		const isLaunchable = (node: Node) => !this.inFlight.has(node.id) && isReady(this.run, node);
+		// With nothing of its own in flight, only a freed place would wake the run.
+		if (free === 0) return this.inFlight.size === 0 && this.run.nodes.some(isLaunchable);
+		const ready = this.run.nodes.filter(isLaunchable);
 		ready.sort((a, b) => b.level - a.level);
 		// Each node takes its place as it starts (before runNode first awaits), so `free` holds.
 		for (const node of ready.slice(0, free)) {
 			const job = this.runNode(node).finally(() => this.inFlight.delete(node.id));
 			this.inFlight.set(node.id, job);
 		}
+		return false;
 	}
 
 	/**

@@ -1,0 +1,102 @@
+import type { RunStatus } from '../domain.ts';
+import { bootstrap, seededRandom, type Interval } from '../score/bootstrap.ts';
+import type { Cell, CellConfig } from './grid.ts';
+
+/**
+ * A study's results as the paper's Table 2 has them: one row per configuration, over the books it
+ * was run on — books done, mean summary length, calls, cost, and BooookScore with a percentile
+ * bootstrap interval over books (books are the unit the paper resamples).
+ */
+
+/** Where one cell stands, read from its session (or its absence). */
+export interface CellOutcome {
+	/** 'missing': no session yet; else its run's status ('running' too for a run a killed process left). */
+	status: 'missing' | RunStatus;
+	/** Words of the final summary, once there is one. */
+	words: number | null;
+	calls: number;
+	cost: number;
+	/** The session's stored BooookScore, once every sentence of its summary has a verdict. */
+	score: number | null;
+}
+
+export interface ResultRow extends CellConfig {
+	books: number;
+	done: number;
+	/** Mean words of the final summaries of the books done; null before any. */
+	meanWords: number | null;
+	calls: number;
+	cost: number;
+	/** Over the books done and scored; null when none is (or scoring is off). */
+	score: (Interval & { books: number }) | null;
+}
+
+export function resultRows(cells: readonly Cell[], outcomes: ReadonlyMap<string, CellOutcome>, opts: { score: boolean; seed?: number; resamples?: number }): ResultRow[] {
+	const groups = new Map<string, Cell[]>();
+	for (const cell of cells) groups.set(cell.configKey, [...(groups.get(cell.configKey) ?? []), cell]);
+	return [...groups.values()].map((group) => {
+		const first = group[0]!;
+		const outs = group.map((c) => outcomes.get(c.key) ?? { status: 'missing', words: null, calls: 0, cost: 0, score: null });
+		const done = outs.filter((o) => o.status === 'done');
+		const words = done.flatMap((o) => (o.words === null ? [] : [o.words]));
+		const scores = done.flatMap((o) => (o.score === null ? [] : [o.score]));
+		const score = opts.score && scores.length > 0
+			? { ...bootstrap(scores, { mean }, { random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 }).mean, books: scores.length }
+			: null;
+		return {
+			method: first.method,
+			provider: first.provider,
+			model: first.model,
+			baseUrl: first.baseUrl,
+			chunkSize: first.chunkSize,
+			contextWindow: first.contextWindow,
+			books: group.length,
+			done: done.length,
+			meanWords: words.length > 0 ? mean(words) : null,
+			calls: outs.reduce((s, o) => s + o.calls, 0),
+			cost: outs.reduce((s, o) => s + o.cost, 0),
+			score,
+		};
+	});
+}
+
+function mean(values: readonly number[]): number {
+	return values.reduce((s, v) => s + v, 0) / values.length;
+}
+
+const DASH = '—';
+
+/** The results as cells of text, header first: what the terminal table and the CSV both show. */
+export function resultTable(rows: readonly ResultRow[], opts: { priced: boolean }): string[][] {
+	return [
+		['method', 'model', 'chunk', 'window', 'books done', 'words (mean)', 'calls', 'cost', 'BooookScore (95% CI)'],
+		...rows.map((r) => [
+			r.method,
+			r.provider === 'extractive' ? `extractive ${r.model}` : `${r.provider} ${r.model}`,
+			String(r.chunkSize),
+			String(r.contextWindow),
+			`${r.done}/${r.books}`,
+			r.meanWords === null ? DASH : String(Math.round(r.meanWords)),
+			String(r.calls),
+			opts.priced || r.provider === 'extractive' ? `$${r.cost.toFixed(4)}` : DASH,
+			r.score === null ? DASH : `${pct(r.score.estimate)} [${pct(r.score.low)}, ${pct(r.score.high)}]`,
+		]),
+	];
+}
+
+const pct = (v: number) => (100 * v).toFixed(1);
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+export function alignTable(table: readonly string[][]): string {
+	const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => [...(row[i] ?? '')].length)));
+	const numeric = (text: string) => /^[$\d.\-/, []+$/u.test(text) && /\d/u.test(text);
+	return table
+		.map((row) => row.map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+		.join('\n');
+}
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+export function csv(table: readonly string[][]): string {
+	const field = (text: string) => (/[",\r\n]/u.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+	return table.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { methodSchema, providerNameSchema } from '../domain.ts';
+import { badInput, type UserError } from '../errors.ts';
+
+/**
+ * A study file (`booook study FILE`): the books and the grid of configurations to run over each.
+ * Strict, so a misspelt field is named rather than silently dropped.
+ */
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/u;
+
+const positiveInts = z.array(z.int().positive()).nonempty();
+
+export const studySchema = z
+	.strictObject({
+		name: z.string().regex(NAME),
+		books: z.array(z.string().min(1)).nonempty().optional(),
+		folder: z.string().min(1).optional(),
+		methods: z.array(methodSchema).nonempty(),
+		providers: z.array(z.strictObject({ provider: providerNameSchema, model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() })).nonempty(),
+		chunkSizes: positiveInts,
+		contextWindows: positiveInts.optional(),
+		maxSummary: z.int().positive().optional(),
+		score: z.boolean().optional(),
+		concurrency: z.int().min(1).max(64).optional(),
+	})
+	.refine((s) => (s.books === undefined) !== (s.folder === undefined), { path: ['books'], message: 'give exactly one of books and folder' });
+
+export type StudySpec = z.infer<typeof studySchema>;
+
+/** How to fix each field, said after what is wrong with it. */
+const FIXES: Record<string, string> = {
+	name: 'a name of letters, digits, ".", "_" and "-", e.g. "name": "table2"',
+	books: 'either "books": ["a.txt", "b.epub"] or "folder": "books/", not both',
+	folder: 'a folder of .txt or .epub files, e.g. "folder": "books/"',
+	methods: '"methods": ["hier", "inc"]',
+	providers: '"providers": [{ "provider": "openai", "model": "gpt-4o-mini" }] (provider: openai, anthropic or extractive)',
+	chunkSizes: 'whole numbers of tokens, e.g. "chunkSizes": [2048, 4096]',
+	contextWindows: 'whole numbers of tokens, e.g. "contextWindows": [8192]',
+	maxSummary: 'a whole number of tokens, e.g. "maxSummary": 900',
+	score: '"score": true or false',
+	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
+};
+
+/** Checks a parsed study file; the first problem is one line naming the field and the fix. */
+export function parseStudy(value: unknown, file: string): StudySpec {
+	const parsed = studySchema.safeParse(value);
+	if (parsed.success) return parsed.data;
+	const issue = parsed.error.issues[0]!;
+	if (issue.code === 'unrecognized_keys') {
+		return fail(file, `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}${issue.path.length ? ` in ${fieldPath(issue.path)}` : ''}; the fields are ${Object.keys(FIXES).join(', ')}`);
+	}
+	const field = String(issue.path[0] ?? 'name');
+	const where = issue.path.length > 0 ? fieldPath(issue.path) : field;
+	const fix = FIXES[field] ?? 'see the README, "Studies"';
+	throw studyError(file, `${where}: ${issue.message.replace(/^Invalid input: /u, '')}; use ${fix}`);
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+	return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}
+
+function fail(file: string, message: string): never {
+	throw studyError(file, message);
+}
+
+export function studyError(file: string, message: string): UserError {
+	return badInput(`study ${file}: ${message}`);
+}

@@ -1,0 +1,75 @@
+import type { Chunk, Run, RunConfig, Usage } from '../domain.ts';
+import { CONTEXT_SHARE, WORD_RATIO, expectedWords } from './budget.ts';
+import { expectedMerges } from './hier.ts';
+import type { PlanContext } from './planner.ts';
+import { newRun, plannerFor } from './run.ts';
+import { fill } from './templates.ts';
+
+/**
+ * What a run would do before any call: the calls per level or step and their tokens, exact where
+ * the count is known now (level 0, incremental steps) and estimated where it depends on summary
+ * lengths. `booook plan` prints it; `booook study` prices each cell of its grid with it.
+ */
+
+export interface PlanRow {
+	name: string;
+	calls: number;
+	/** True when the count is known now (level 0, incremental steps); false for estimates. */
+	exact: boolean;
+	inputTokens: number;
+	outputTokens: number;
+}
+
+export interface RunEstimate {
+	rows: PlanRow[];
+	calls: number;
+	/** Tokens in and out of every row (nothing cached: a cache only lowers the cost). */
+	usage: Usage;
+}
+
+/** The rows of a new run over `chunks` with `config`, and their totals. */
+export function estimateRun(config: RunConfig, chunks: Chunk[], ctx: PlanContext): RunEstimate {
+	const run = newRun(config, chunks);
+	run.nodes.push(...plannerFor(config.method).expand(run, ctx));
+	const rows = config.method === 'hier' ? hierRows(run, ctx) : incRows(run, ctx);
+	if (config.clean) rows.push({ name: 'clean', calls: 1, exact: true, inputTokens: config.maxSummary + ctx.tokens(fill(ctx.templates.clean, [''])), outputTokens: config.maxSummary });
+	return { rows, calls: sum(rows, 'calls'), usage: { input: sum(rows, 'inputTokens'), output: sum(rows, 'outputTokens'), cached: 0 } };
+}
+
+function sum<K extends 'calls' | 'inputTokens' | 'outputTokens'>(rows: PlanRow[], key: K): number {
+	return rows.reduce((s, r) => s + r[key], 0);
+}
+
+function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
+	const { templates } = ctx;
+	const init = ctx.tokens(fill(templates['hier-init'], ['', 0]));
+	const merge = ctx.tokens(fill(templates['hier-merge-context'], ['', '', 0]));
+	const g0 = run.nodes[0]!.budget.summaryTokens;
+	const rows: PlanRow[] = [{ name: 'level 0 (summarize)', calls: run.chunks.length, exact: true, inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0), outputTokens: run.chunks.length * g0 }];
+	let count = run.chunks.length;
+	for (const { level, merges, limit, below, inputBudget } of expectedMerges(run.chunks.length, ctx)) {
+		const context = (merges - 1) * Math.floor(inputBudget * CONTEXT_SHARE);
+		rows.push({ name: `level ${level} (merge)`, calls: merges, exact: false, inputTokens: count * (below + 6) + merges * merge + context, outputTokens: merges * limit });
+		count = merges;
+	}
+	return rows;
+}
+
+function incRows(run: Run, ctx: PlanContext): PlanRow[] {
+	const { config, templates } = ctx;
+	const steps = run.chunks.length;
+	const init = ctx.tokens(fill(templates['inc-init'], ['', 0, 0]));
+	const update = ctx.tokens(fill(templates['inc-update'], ['', '', 0, 0]));
+	// The running summary is assumed to follow the expected-words schedule.
+	const tokensAfter = (step: number) => Math.round(expectedWords(config.maxSummary, step, steps) / WORD_RATIO);
+	const rows: PlanRow[] = [{ name: 'step 1 (summarize)', calls: 1, exact: true, inputTokens: run.chunks[0]!.tokens + init, outputTokens: tokensAfter(0) }];
+	if (steps > 1) {
+		const updates = { name: `steps 2-${steps} (update)`, calls: steps - 1, exact: true, inputTokens: 0, outputTokens: 0 };
+		for (let j = 1; j < steps; j++) {
+			updates.inputTokens += run.chunks[j]!.tokens + update + tokensAfter(j - 1);
+			updates.outputTokens += tokensAfter(j);
+		}
+		rows.push(updates);
+	}
+	return rows;
+}

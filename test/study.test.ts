@@ -1,0 +1,188 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { clash, studyCells } from '../source/study/grid.ts';
+import { resultRows, type CellOutcome } from '../source/study/results.ts';
+import { parseStudy, type StudySpec } from '../source/study/spec.ts';
+import { UserError } from '../source/errors.ts';
+import { Session } from '../source/store/session.ts';
+import { booook } from './support/cli.ts';
+import { tempDir } from './support/temp.ts';
+
+const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
+const TITLES = ['frankenstein', 'pride-and-prejudice', 'war-and-peace'];
+
+const grid = {
+	name: 'table2',
+	books: TITLES.map((t) => join(BOOKS, `${t}.txt`)),
+	methods: ['hier', 'inc'],
+	providers: [{ provider: 'extractive' }],
+	chunkSizes: [4096, 8192],
+	contextWindows: [16384],
+	concurrency: 4,
+};
+
+function studyFile(value: unknown, name = 'study.json'): string {
+	const file = join(tempDir('study-file'), name);
+	writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+	return file;
+}
+
+/** Every call record of every session under `dir`, as `session node version attempt`. */
+function loggedCalls(dir: string): string[] {
+	return readdirSync(dir, { withFileTypes: true })
+		.filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+		.flatMap((e) => {
+			const log = join(dir, e.name, 'calls.jsonl');
+			if (!existsSync(log)) return [];
+			return readFileSync(log, 'utf8')
+				.split('\n')
+				.filter((line) => line.trim() !== '')
+				.map((line) => JSON.parse(line) as { node: string; version: number; attempt: number; error?: string })
+				.filter((c) => c.error === undefined)
+				.map((c) => `${e.name} ${c.node} ${c.version} ${c.attempt}`);
+		});
+}
+
+/** Sessions under `dir` whose run is done, read as booook reads them (session.json and its journal). */
+async function sessionsDone(dir: string): Promise<number> {
+	const ids = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
+	const done = await Promise.all(
+		ids.map(async (e) => {
+			const { data } = await Session.snapshot(dir, e.name);
+			return data.kind === 'book' && data.run.status === 'done' && data.run.root !== null;
+		}),
+	);
+	return done.filter(Boolean).length;
+}
+
+const cellLines = (text: string, what: string) => text.split('\n').filter((l) => l.includes(what)).length;
+
+test('a study file: each problem is one line naming the field and the fix', () => {
+	const message = (value: unknown) => {
+		try {
+			parseStudy(value, 's.json');
+		} catch (error) {
+			assert.ok(error instanceof UserError && error.exitCode === 2);
+			assert.ok(!error.message.includes('\n'), error.message);
+			return error.message;
+		}
+		assert.fail('accepted');
+	};
+	assert.match(message({ ...grid, methods: ['hier', 'tree'] }), /^study s\.json: methods\[1\]: .*use "methods": \["hier", "inc"\]$/u);
+	assert.match(message({ ...grid, chunkSizes: [2048.5] }), /chunkSizes\[0\]: .*whole numbers of tokens/u);
+	assert.match(message({ ...grid, folder: 'books/' }), /books: give exactly one of books and folder/u);
+	assert.match(message({ ...grid, chunksize: [1] }), /unknown field "chunksize"/u);
+	assert.match(message({ ...grid, providers: [{ provider: 'gemini' }] }), /providers\[0\]\.provider: .*openai, anthropic or extractive/u);
+	const { name, ...nameless } = grid;
+	assert.match(message(nameless), /name: .*"name": "table2"/u, name);
+});
+
+test('the grid: book × method × provider/model × chunk size × window, each cell its own session id', () => {
+	const spec = parseStudy({ ...grid, providers: [{ provider: 'extractive' }, { provider: 'openai', model: 'gpt-4o-mini' }], contextWindows: [8192, 16384] }, 's.json') as StudySpec;
+	const cells = studyCells(spec, TITLES.map((key) => ({ key, path: `${key}.txt` })), () => 'textrank', 8192);
+	assert.equal(cells.length, 3 * 2 * 2 * 2 * 2);
+	assert.equal(new Set(cells.map((c) => c.sessionId)).size, cells.length);
+	assert.equal(clash(cells), null);
+	assert.equal(cells[0]!.sessionId, 'table2-frankenstein-hier-extractive-textrank-c4096-w8192');
+	assert.ok(cells.every((c) => c.sessionId.length <= 128));
+	// The same book named twice would share sessions.
+	assert.ok(clash(studyCells(spec, [{ key: 'a', path: 'x/a.txt' }, { key: 'a', path: 'y/a.txt' }], () => 'm', 8192)));
+});
+
+test('results: one row per configuration over its books, BooookScore with a bootstrap interval over the books scored', () => {
+	const spec = parseStudy({ ...grid, chunkSizes: [4096], methods: ['hier'] }, 's.json');
+	const cells = studyCells(spec, TITLES.map((key) => ({ key, path: `${key}.txt` })), () => 'textrank', 8192);
+	const outcome = (words: number, score: number | null): CellOutcome => ({ status: 'done', words, calls: 10, cost: 0.5, score });
+	const outcomes = new Map([
+		[cells[0]!.key, outcome(500, 0.8)],
+		[cells[1]!.key, outcome(700, 0.9)],
+		[cells[2]!.key, { status: 'running', words: null, calls: 3, cost: 0.1, score: null } as CellOutcome],
+	]);
+	const [row] = resultRows(cells, outcomes, { score: true, resamples: 500 });
+	assert.equal(row!.books, 3);
+	assert.equal(row!.done, 2);
+	assert.equal(row!.meanWords, 600);
+	assert.equal(row!.calls, 23);
+	assert.ok(Math.abs(row!.cost - 1.1) < 1e-9);
+	assert.equal(row!.score!.books, 2);
+	assert.ok(Math.abs(row!.score!.estimate - 0.85) < 1e-9);
+	assert.ok(row!.score!.low >= 0.8 && row!.score!.high <= 0.9 && row!.score!.low < row!.score!.high);
+	assert.equal(resultRows(cells, outcomes, { score: false })[0]!.score, null);
+});
+
+test('booook study: a bad study file is one line and exit 2, with nothing written', async () => {
+	const sessions = join(tempDir('study-bad'), 'sessions');
+	for (const [file, pattern] of [
+		[studyFile({ ...grid, chunkSizes: [] }), /chunkSizes: .*whole numbers of tokens/u],
+		[studyFile('{ "name": '), /not valid JSON/u],
+		[studyFile({ ...grid, books: [join(BOOKS, 'missing.txt')] }), /missing\.txt/u],
+		[studyFile({ ...grid, chunkSizes: [16000] }), /cell frankenstein\/hier-extractive-textrank-c16000-w16384: /u],
+		[studyFile('name: x', 'study.yaml'), /YAML study files are not supported yet .*write the study as JSON/u],
+	] as const) {
+		const result = await booook(['study', file, '--sessions-dir', sessions]);
+		assert.equal(result.code, 2, result.stderr);
+		assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+		assert.match(result.stderr, pattern);
+		assert.equal(result.stdout, '');
+		assert.ok(!existsSync(sessions), 'nothing written');
+	}
+});
+
+test('booook study: --plan prints the 12 cells with their calls and cost and spends nothing; a run completes every cell; running again makes no call', async () => {
+	const file = studyFile(grid);
+	const sessions = join(tempDir('study-run'), 'sessions');
+	const planned = await booook(['study', file, '--plan', '--sessions-dir', sessions]);
+	assert.equal(planned.code, 0, planned.stderr);
+	assert.equal(cellLines(planned.stdout, 'extractive textrank'), 12, planned.stdout);
+	assert.match(planned.stdout, /^12 cells, ~\d+ calls, estimated \$0\.0000; at most 4 calls at once$/mu);
+	assert.ok(!existsSync(sessions), '--plan writes nothing');
+
+	const ran = await booook(['study', file, '--sessions-dir', sessions]);
+	assert.equal(ran.code, 0, ran.stderr);
+	assert.equal((await sessionsDone(sessions)), 12);
+	assert.equal(cellLines(ran.stderr, ': started (session table2-'), 12, ran.stderr);
+	assert.equal(cellLines(ran.stderr, ': done: '), 12, ran.stderr);
+	// The table: four configurations, each done on all three books.
+	assert.equal(cellLines(ran.stdout, '3/3'), 4, ran.stdout);
+	const record = JSON.parse(readFileSync(join(sessions, 'table2.study.json'), 'utf8')) as { cells: Record<string, { session: string; status: string }> };
+	assert.equal(Object.values(record.cells).filter((c) => c.status === 'done').length, 12);
+	const calls = loggedCalls(sessions);
+
+	const again = await booook(['study', file, '--sessions-dir', sessions, '--json']);
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(cellLines(again.stderr, 'done already, skipped'), 12, again.stderr);
+	assert.deepEqual(loggedCalls(sessions), calls, 'no new call');
+	const json = JSON.parse(again.stdout) as { rows: { done: number; books: number; calls: number; meanWords: number }[] };
+	assert.equal(json.rows.length, 4);
+	assert.ok(json.rows.every((r) => r.done === 3 && r.books === 3 && r.meanWords > 0));
+	assert.equal(json.rows.reduce((s, r) => s + r.calls, 0), calls.length);
+
+	const table = await booook(['study', file, '--sessions-dir', sessions, '--csv']);
+	assert.equal(table.code, 0, table.stderr);
+	const lines = table.stdout.split('\r\n').filter((l) => l !== '');
+	assert.equal(lines[0], 'method,model,chunk,window,books done,words (mean),calls,cost,BooookScore (95% CI)');
+	assert.equal(lines.length, 5);
+});
+
+test('booook study: killed (SIGKILL) once its first cell is done, it resumes the unfinished cells and makes no call twice', async () => {
+	const file = studyFile(grid);
+	const sessions = join(tempDir('study-kill'), 'sessions');
+	const killed = await booook(['study', file, '--sessions-dir', sessions], {
+		onStderr: (text, kill) => {
+			if (/: done: /u.test(text)) kill();
+		},
+	});
+	assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+	assert.ok((await sessionsDone(sessions)) < 12, 'killed before the study was over');
+	const resumed = await booook(['study', file, '--sessions-dir', sessions]);
+	assert.equal(resumed.code, 0, resumed.stderr);
+	assert.equal((await sessionsDone(sessions)), 12);
+	assert.ok(cellLines(resumed.stderr, 'done already, skipped') >= 1, resumed.stderr);
+	assert.ok(cellLines(resumed.stderr, ': resumed (session ') >= 1, resumed.stderr);
+	const calls = loggedCalls(sessions);
+	assert.equal(new Set(calls).size, calls.length, 'no call logged twice');
+	assert.equal(readdirSync(sessions).filter((n) => !n.startsWith('.') && !n.endsWith('.study.json')).length, 12, 'one session per cell');
+});
