@@ -120,7 +120,8 @@ test('booook study: a bad study file is one line and exit 2, with nothing writte
 		[studyFile('{ "name": '), /not valid JSON/u],
 		[studyFile({ ...grid, books: [join(BOOKS, 'missing.txt')] }), /missing\.txt/u],
 		[studyFile({ ...grid, chunkSizes: [16000] }), /cell frankenstein\/hier-extractive-textrank-c16000-w16384: /u],
-		[studyFile('name: x', 'study.yaml'), /YAML study files are not supported yet .*write the study as JSON/u],
+		[studyFile('name: x\nbooks: [one', 'study.yaml'), /not valid YAML/u],
+		[studyFile('name: x\nmethods: [hier]', 'study.yml'), /providers: expected array/u],
 	] as const) {
 		const result = await booook(['study', file, '--sessions-dir', sessions]);
 		assert.equal(result.code, 2, result.stderr);
@@ -185,4 +186,24 @@ test('booook study: killed (SIGKILL) once its first cell is done, it resumes the
 	const calls = loggedCalls(sessions);
 	assert.equal(new Set(calls).size, calls.length, 'no call logged twice');
 	assert.equal(readdirSync(sessions).filter((n) => !n.startsWith('.') && !n.endsWith('.study.json')).length, 12, 'one session per cell');
+});
+
+test('booook study reads the same grid from YAML: --plan prints the same cells as from JSON', async () => {
+	const lines = [
+		'name: table2',
+		'books:',
+		...grid.books.map((b) => `  - ${JSON.stringify(b)}`),
+		'methods: [hier, inc]',
+		'providers:',
+		'  - provider: extractive',
+		'chunkSizes: [4096, 8192]',
+		'contextWindows: [16384]',
+		'concurrency: 4',
+	];
+	const sessions = join(tempDir('study-yaml'), 'sessions');
+	const fromYaml = await booook(['study', studyFile(lines.join('\n'), 'study.yaml'), '--plan', '--sessions-dir', sessions]);
+	assert.equal(fromYaml.code, 0, fromYaml.stderr);
+	const fromJson = await booook(['study', studyFile(grid), '--plan', '--sessions-dir', sessions]);
+	assert.equal(fromYaml.stdout, fromJson.stdout);
+	assert.equal(cellLines(fromYaml.stdout, 'extractive textrank'), 12);
 });

@@ -1,3 +1,4 @@
+import { parse as parseYaml } from 'yaml';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { readBook, type LoadedBook } from '../book/read.ts';
@@ -41,19 +42,20 @@ export interface StudyPlan {
 const BOOK_EXTENSIONS = new Set(['.txt', '.epub']);
 
 export async function readStudy(file: string): Promise<StudySpec> {
-	if (/\.ya?ml$/iu.test(file)) throw studyError(file, 'YAML study files are not supported yet (the yaml package is not installed); write the study as JSON');
+	const yaml = /\.ya?ml$/iu.test(file);
 	let text: string;
 	try {
 		text = await readFile(file, 'utf8');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		throw studyError(file, code === 'ENOENT' ? 'no such file; give the path of a JSON study file' : `cannot be read (${code ?? 'error'})`);
+		throw studyError(file, code === 'ENOENT' ? 'no such file; give the path of a JSON or YAML study file' : `cannot be read (${code ?? 'error'})`);
 	}
 	let value: unknown;
 	try {
-		value = JSON.parse(text);
+		value = yaml ? parseYaml(text, { prettyErrors: false }) : JSON.parse(text);
 	} catch (error) {
-		throw studyError(file, `not valid JSON (${(error as Error).message}); fix the syntax`);
+		const first = (error as Error).message.split('\n')[0];
+		throw studyError(file, `not valid ${yaml ? 'YAML' : 'JSON'} (${first}); fix the syntax`);
 	}
 	return parseStudy(value, file);
 }
