@@ -16,6 +16,8 @@ test('a burst of typed keys is one press per character, control characters inclu
 	assert.deepEqual(saved[3], { input: 's', ctrl: true });
 	assert.deepEqual(pressesOf('a\rb\tc\x7f', none), [{ input: 'a' }, { input: '', return: true }, { input: 'b' }, { input: '', tab: true }, { input: 'c' }, { input: '', backspace: true }]);
 	assert.deepEqual(pressesOf('Vé', none), [{ input: 'V', shift: true }, { input: 'é' }]);
+	// Pasted lines from Windows: one enter per line end.
+	assert.deepEqual(pressesOf('a\r\nb', none), [{ input: 'a' }, { input: '', return: true }, { input: 'b' }]);
 	// Characters beyond the basic plane stay whole.
 	assert.deepEqual(pressesOf('a😀', none).map((p) => p.input), ['a', '😀']);
 });

@@ -10,7 +10,8 @@ import type { KeyPress } from '../keymap.ts';
 export function pressesOf(input: string, key: Key): KeyPress[] {
 	const named = key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.home || key.end || key.return || key.escape || key.tab || key.backspace || key.delete;
 	if (named || [...input].length <= 1) return [fromInk(input, key)];
-	return [...input].map(fromChar);
+	// A pasted Windows line end is one enter, not two.
+	return [...input.replace(/\r\n/gu, '\r')].map(fromChar);
 }
 
 function fromInk(input: string, key: Key): KeyPress {
