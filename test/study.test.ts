@@ -9,6 +9,7 @@ import { parseStudy, type StudySpec } from '../source/study/spec.ts';
 import { UserError } from '../source/errors.ts';
 import { Session } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
+import { annotatingReply, startFakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
 
 const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
@@ -206,4 +207,38 @@ test('booook study reads the same grid from YAML: --plan prints the same cells a
 	const fromJson = await booook(['study', studyFile(grid), '--plan', '--sessions-dir', sessions]);
 	assert.equal(fromYaml.stdout, fromJson.stdout);
 	assert.equal(cellLines(fromYaml.stdout, 'extractive textrank'), 12);
+});
+
+test('booook study with "score": true scores each cell done with the scorer, shows BooookScore per configuration, and scores nothing twice', async (t) => {
+	const api = await startFakeApi({ respond: annotatingReply });
+	t.after(() => api.close());
+	const scored = { ...grid, name: 'scored', books: grid.books.slice(0, 2), chunkSizes: [8192], score: true, scorer: { provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl } };
+	const file = studyFile(scored);
+	const sessions = join(tempDir('study-score'), 'sessions');
+
+	// No key: one line, exit 2, nothing created or called.
+	const keyless = await booook(['study', file, '--sessions-dir', sessions]);
+	assert.equal(keyless.code, 2, keyless.stderr);
+	assert.equal(keyless.stderr.trim().split('\n').length, 1, keyless.stderr);
+	assert.match(keyless.stderr, /needs OPENAI_API_KEY/u);
+	assert.ok(!existsSync(sessions), 'nothing written');
+	assert.equal(api.requests.length, 0);
+
+	const env = { OPENAI_API_KEY: 'sk-test' };
+	const ran = await booook(['study', file, '--sessions-dir', sessions], { env });
+	assert.equal(ran.code, 0, ran.stderr);
+	assert.equal(cellLines(ran.stderr, ': scored with openai/gpt-4o-mini: BooookScore '), 4, ran.stderr);
+	assert.ok(api.requests.length > 0, 'annotation calls were made');
+	// Two configurations (hier, inc), each with a score and an interval over its two books.
+	const rows = ran.stdout.split('\n').filter((l) => l.includes('extractive textrank'));
+	assert.equal(rows.length, 2, ran.stdout);
+	for (const row of rows) assert.match(row, /2\/2 .* \d+\.\d \[\d+\.\d, \d+\.\d\]$/u, ran.stdout);
+	const annotations = api.requests.length;
+
+	const again = await booook(['study', file, '--sessions-dir', sessions, '--json'], { env });
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(api.requests.length, annotations, 'no new annotation call');
+	assert.equal(cellLines(again.stderr, 'scored already'), 4, again.stderr);
+	const json = JSON.parse(again.stdout) as { rows: { score: { estimate: number; books: number } | null }[] };
+	assert.ok(json.rows.every((r) => r.score !== null && r.score.books === 2 && r.score.estimate >= 0 && r.score.estimate <= 1), again.stdout);
 });

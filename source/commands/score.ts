@@ -1,5 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
+import type PQueue from 'p-queue';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotateTotals } from '../engine/annotator.ts';
@@ -190,16 +191,7 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
 	let totals: AnnotateTotals | null = null;
 	if (setup) {
-		const annotator = new Annotator({
-			store: session,
-			provider: setup.llm,
-			templates: setup.templates,
-			work: chosen.plans.filter((p) => p.missing.length > 0).map((p) => ({ summary: p.summary, sentences: p.missing })),
-			batchSize: opts.batchSize ?? null,
-			concurrency: opts.concurrency ?? DEFAULTS.concurrency,
-			costOf: setup.costOf,
-		});
-		setup.relay.annotator = annotator;
+		const annotator = newAnnotator(session, chosen, setup, { ...opts, concurrency: opts.concurrency ?? DEFAULTS.concurrency });
 		annotator.on(progressReporter(stderr));
 		const status = await cancelOnSignal(() => annotator.cancel(), () => annotator.start());
 		if (status === 'cancelled') {
@@ -316,6 +308,50 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	return 0;
 }
 
+type Setup = NonNullable<Awaited<ReturnType<typeof annotatorFor>>['setup']>;
+
+/** The annotator of every verdict `chosen` misses, wired to its provider's retries. */
+function newAnnotator(session: Session<SessionData>, chosen: Chosen, setup: Setup, opts: Pick<ScoreOptions, 'batchSize'> & { concurrency: number; queue?: PQueue }): Annotator {
+	const annotator = new Annotator({
+		store: session,
+		provider: setup.llm,
+		templates: setup.templates,
+		work: chosen.plans.filter((p) => p.missing.length > 0).map((p) => ({ summary: p.summary, sentences: p.missing })),
+		batchSize: opts.batchSize ?? null,
+		concurrency: opts.concurrency,
+		queue: opts.queue,
+		costOf: setup.costOf,
+	});
+	setup.relay.annotator = annotator;
+	return annotator;
+}
+
+export interface BookScoring {
+	/** The run's final summary, pinned. */
+	summary: ScoredSummary['id'];
+	plan: SummaryPlan;
+	/** Annotates the sentences without a verdict; null when every one has one (nothing to spend). */
+	annotator: Annotator | null;
+}
+
+/**
+ * What `booook score ID` does to a book session before it annotates, for the terminal app and
+ * `booook study`: pins the final summary (saved at once) and sets up the annotator of its missing
+ * verdicts — the run's own model when it is an LLM, else whichever API key is set, unless
+ * `provider`/`model` name one. Throws the same one-line errors as `booook score ID`.
+ */
+export async function bookScoring(
+	session: Session<BookSessionData>,
+	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl'> & { queue?: PQueue },
+): Promise<BookScoring> {
+	const { data } = session;
+	const id = pinFinalSummary(data);
+	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ownModel: runModel(data), json: false });
+	await session.save();
+	const annotator = setup ? newAnnotator(session, chosen, setup, { ...opts, concurrency: opts.concurrency ?? data.run.config.concurrency }) : null;
+	return { summary: id, plan: chosen.plans[0]!, annotator };
+}
+
 /**
  * BooookScore of a run's final summary for the terminal app: pins the summary, sets up the
  * annotator (the run's own model when it is an LLM, else whichever API key is set) and presents
@@ -323,25 +359,8 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
  */
 export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize'>): Promise<ScoreControls> {
 	const { data } = session;
-	const id = pinFinalSummary(data);
-	// The same choice of annotator as `booook score ID`: the run's own model unless the session says otherwise.
-	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ownModel: runModel(data), json: false });
-	await session.save();
-	const plan = chosen.plans[0]!;
+	const { summary: id, plan, annotator } = await bookScoring(session, opts);
 	const summary = data.summaries.find((s) => s.id === id)!;
-	let annotator: Annotator | null = null;
-	if (setup) {
-		annotator = new Annotator({
-			store: session,
-			provider: setup.llm,
-			templates: setup.templates,
-			work: [{ summary: id, sentences: plan.missing }],
-			batchSize: opts.batchSize ?? null,
-			concurrency: opts.concurrency ?? data.run.config.concurrency,
-			costOf: setup.costOf,
-		});
-		setup.relay.annotator = annotator;
-	}
 	const rows = sentenceRows(summary, plan.source);
 	const listeners = new Set<() => void>();
 	const started = Date.now();

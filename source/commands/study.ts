@@ -11,7 +11,11 @@ import { alignTable, csv, resultRows, resultTable, type CellOutcome } from '../s
 import { newRun } from '../summarize/run.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { countWords } from '../text/tokens.ts';
-import type { Engine } from '../engine/engine.ts';
+import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
+import { defaultModel, defaultProvider } from '../llm/create.ts';
+import { scorerOf, type Scorer } from '../study/scorer.ts';
+import { studyError } from '../study/spec.ts';
+import { bookScoring } from './score.ts';
 import { makeEngine, prepare } from './execute.ts';
 import { PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
@@ -22,7 +26,7 @@ import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-
 export const spec = (exit: Exit) =>
 	new Command('study')
 		.description('run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper\'s Table 2')
-		.argument('<file>', 'a study file (JSON): name, books or folder, methods, providers, chunkSizes, contextWindows, score, concurrency')
+		.argument('<file>', 'a study file (JSON): name, books or folder, methods, providers, chunkSizes, contextWindows, score, scorer, concurrency')
 		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
 		.option('--json', 'print the plan or the results as JSON')
 		.option('--csv', 'print the results table as CSV')
@@ -54,6 +58,8 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const err = output(opts.stderr ?? process.stderr);
 	const prices = loadPrices(opts.prices, opts.env);
 	const plan = await planStudy(file, prices);
+	// Before anything is created or spent: every cell's scorer can be called.
+	const scorers = plan.spec.score && !opts.plan ? checkScorers(plan, opts.env ?? process.env) : null;
 	const before = await outcomes(plan, opts.sessionsDir);
 	const status = (c: PlannedCell) => before.get(c.key)?.status ?? 'new';
 	const calls = plan.cells.reduce((s, c) => s + c.calls, 0);
@@ -65,11 +71,11 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		return 0;
 	}
 	err.line(`study ${plan.spec.name}:\n${alignTable(planTable(plan, status))}\n${total}`);
-	const ran = await runStudy(plan, opts);
+	const ran = await runStudy(plan, scorers, opts);
 	const after = await outcomes(plan, opts.sessionsDir);
 	printResults(plan, after, opts, stdout);
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
-	err.line(`study ${plan.spec.name}: ${done}/${plan.cells.length} cells done${plan.spec.score ? '; BooookScore shows for sessions scored with `booook score ID` (a study does not score them itself yet)' : ''}`);
+	err.line(`study ${plan.spec.name}: ${done}/${plan.cells.length} cells done`);
 	if (ran === 'cancelled') {
 		err.line(`interrupted; every session is saved. Continue with: booook study ${file}`);
 		return 130;
@@ -78,12 +84,13 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 }
 
 /** Runs the cells not done, up to `concurrency` cells open and calls in flight at once. */
-async function runStudy(plan: StudyPlan, opts: StudyOptions): Promise<'done' | 'failed' | 'cancelled'> {
+async function runStudy(plan: StudyPlan, scorers: Map<string, Scorer> | null, opts: StudyOptions): Promise<'done' | 'failed' | 'cancelled'> {
 	const err = output(opts.stderr ?? process.stderr);
 	const record = await StudyRecord.open(opts.sessionsDir, plan.spec.name);
 	const calls = new PQueue({ concurrency: plan.concurrency });
 	const cells = new PQueue({ concurrency: plan.concurrency });
-	const engines = new Set<Engine>();
+	// What a cancel stops: the engines running and the annotators scoring.
+	const engines = new Set<{ cancel(): void }>();
 	let cancelled = false;
 	let failed = false;
 	const say = (cell: PlannedCell, text: string) => err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`);
@@ -99,6 +106,43 @@ async function runStudy(plan: StudyPlan, opts: StudyOptions): Promise<'done' | '
 		}
 	};
 	const runOne = async (cell: PlannedCell) => {
+		const status = await runCellRun(cell);
+		return status === 'done' && scorers && !cancelled ? scoreCell(cell, scorers.get(cell.key)!) : status;
+	};
+	/** BooookScore of a cell done, as `booook score ID` makes it; a cell scored already makes no call. */
+	const scoreCell = async (cell: PlannedCell, scorer: Scorer) => {
+		const { data } = await Session.snapshot(opts.sessionsDir, cell.sessionId);
+		if (data.kind === 'book' && storedScore(data.summaries, data.annotations, data.run) !== null) {
+			say(cell, 'scored already');
+			return 'done';
+		}
+		const session = bookSession(await Session.open(opts.sessionsDir, cell.sessionId));
+		try {
+			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue: calls });
+			if (annotator) {
+				engines.add(annotator);
+				if (cancelled) annotator.cancel();
+				let status;
+				try {
+					status = await annotator.start();
+				} finally {
+					engines.delete(annotator);
+				}
+				if (status === 'failed') {
+					say(cell, `scoring failed: ${annotator.error ?? 'unknown error'}`);
+					return 'failed';
+				}
+				if (status === 'cancelled') return 'cancelled';
+			}
+			const score = storedScore(session.data.summaries, session.data.annotations, session.data.run);
+			const t = annotator?.totals;
+			say(cell, `scored with ${scorer.provider}/${scorer.model}: BooookScore ${score === null ? 'n/a' : score.toFixed(1)}${t ? `, ${t.calls} calls, $${t.cost.toFixed(4)}` : ''}`);
+			return 'done';
+		} finally {
+			await session.close();
+		}
+	};
+	const runCellRun = async (cell: PlannedCell) => {
 		const exists = (await folderState(join(opts.sessionsDir, cell.sessionId))).kind === 'session';
 		if (exists) {
 			const { data } = await Session.snapshot(opts.sessionsDir, cell.sessionId);
@@ -150,6 +194,26 @@ async function runStudy(plan: StudyPlan, opts: StudyOptions): Promise<'done' | '
 	return cancelled ? 'cancelled' : failed ? 'failed' : 'done';
 }
 
+/**
+ * Each cell's scorer, checked: one that cannot be called (no API key, the extractive baseline, a
+ * bad address) is a one-line error (exit 2) raised before any session is created.
+ */
+function checkScorers(plan: StudyPlan, env: NodeJS.ProcessEnv): Map<string, Scorer> {
+	const where = (message: string) => studyError(plan.file, message);
+	const scorers = new Map<string, Scorer>();
+	for (const cell of plan.cells) {
+		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
+		if (scorer.provider === 'extractive') {
+			throw where('"score": true needs an LLM to annotate the summaries: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }');
+		}
+		const key = keyVariable(scorer.provider);
+		if (!env[key]?.trim()) throw where(`scoring cell ${cell.key} with ${scorer.provider}/${scorer.model} needs ${key}: export it, or name another model with "scorer"`);
+		if (plan.spec.scorer?.baseUrl) checkBaseUrl(plan.spec.scorer.baseUrl, `study ${plan.file}: scorer.baseUrl`, key);
+		scorers.set(cell.key, scorer);
+	}
+	return scorers;
+}
+
 function finalWords(data: BookSessionData): number | null {
 	const text = finalSummary(data.run);
 	return text === null ? null : countWords(text);
@@ -163,6 +227,7 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 		const { data } = await Session.snapshot(dir, cell.sessionId);
 		if (data.kind !== 'book') continue;
 		const totals = totalsOf(data.run);
+		const score = storedScore(data.summaries, data.annotations, data.run);
 		const done = data.run.status === 'done' && data.run.root !== null;
 		found.set(cell.key, {
 			// A run done but left with stale nodes (an edit) is not done.
@@ -170,7 +235,8 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 			words: finalWords(data),
 			calls: totals.calls,
 			cost: totals.cost,
-			score: storedScore(data.summaries, data.annotations, data.run),
+			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).
+			score: score === null ? null : score / 100,
 		});
 	}
 	return found;

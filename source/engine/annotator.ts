@@ -1,3 +1,4 @@
+import type PQueue from 'p-queue';
 import type { Annotation, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { Provider } from '../llm/provider.ts';
@@ -60,6 +61,8 @@ export interface AnnotatorOptions {
 	/** null: the v1 prompt, a sentence a call; N: the v2 prompt, N sentences a call. */
 	batchSize?: number | null;
 	concurrency: number;
+	/** A queue shared with other work (a study's cells): its limit holds instead of `concurrency`. */
+	queue?: PQueue;
 	costOf: (usage: Usage) => number;
 	/** Cancels like `cancel()`. */
 	signal?: AbortSignal;
@@ -95,7 +98,7 @@ export class Annotator {
 	private failures = 0;
 
 	constructor(private readonly opts: AnnotatorOptions) {
-		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, now: opts.now });
+		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, queue: opts.queue, now: opts.now });
 		this.maxRetries = opts.maxRetries ?? MAX_RETRIES;
 		this.annotator = `${opts.provider.name}/${opts.provider.model}`;
 		this.abort = cancelAll();

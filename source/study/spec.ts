@@ -22,6 +22,7 @@ export const studySchema = z
 		contextWindows: positiveInts.optional(),
 		maxSummary: z.int().positive().optional(),
 		score: z.boolean().optional(),
+		scorer: z.strictObject({ provider: z.enum(['openai', 'anthropic']), model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() }).optional(),
 		concurrency: z.int().min(1).max(64).optional(),
 	})
 	.refine((s) => (s.books === undefined) !== (s.folder === undefined), { path: ['books'], message: 'give exactly one of books and folder' });
@@ -39,6 +40,7 @@ const FIXES: Record<string, string> = {
 	contextWindows: 'whole numbers of tokens, e.g. "contextWindows": [8192]',
 	maxSummary: 'a whole number of tokens, e.g. "maxSummary": 900',
 	score: '"score": true or false',
+	scorer: 'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini" } (provider: openai or anthropic)',
 	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
 };
 
