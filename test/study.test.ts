@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clash, studyCells } from '../source/study/grid.ts';
-import { resultRows, type CellOutcome } from '../source/study/results.ts';
+import { pairedDifferences, pairedLines, resultRows, type CellOutcome } from '../source/study/results.ts';
 import { parseStudy, type StudySpec } from '../source/study/spec.ts';
 import { UserError } from '../source/errors.ts';
 import { Session } from '../source/store/session.ts';
@@ -79,6 +79,36 @@ test('a study file: each problem is one line naming the field and the fix', () =
 	assert.match(message({ ...grid, providers: [{ provider: 'gemini' }] }), /providers\[0\]\.provider: .*openai, anthropic or extractive/u);
 	const { name, ...nameless } = grid;
 	assert.match(message(nameless), /name: .*"name": "table2"/u, name);
+});
+
+test('paired differences: two configurations compared book by book over the books both have scores on', () => {
+	const spec = parseStudy({ ...grid, chunkSizes: [4096], methods: ['hier', 'inc'] }, 's.json');
+	const cells = studyCells(spec, TITLES.map((key) => ({ key, path: `${key}.txt` })), () => 'textrank', 8192);
+	const cell = (book: string, method: string) => cells.find((c) => c.book.key === book && c.method === method)!;
+	const done = (score: number | null): CellOutcome => ({ status: 'done', words: 100, calls: 1, cost: 0, score });
+	// hier beats inc by 0.10 on two books and 0.20 on the third; the third inc has no score.
+	const [b0, b1, b2] = TITLES;
+	const outcomes = new Map<string, CellOutcome>([
+		[cell(b0!, 'hier').key, done(0.9)],
+		[cell(b0!, 'inc').key, done(0.8)],
+		[cell(b1!, 'hier').key, done(0.7)],
+		[cell(b1!, 'inc').key, done(0.6)],
+		[cell(b2!, 'hier').key, done(0.95)],
+		[cell(b2!, 'inc').key, done(null)],
+	]);
+	const [pair, ...rest] = pairedDifferences(cells, outcomes, { resamples: 500 });
+	assert.equal(rest.length, 0);
+	assert.equal(pair!.books, 2, 'only books scored on both sides');
+	assert.match(pair!.a, /^hier /u);
+	assert.ok(Math.abs(pair!.difference.estimate - 0.1) < 1e-9);
+	// Every per-book difference is 0.10, so every resample's mean is too.
+	assert.ok(Math.abs(pair!.difference.low - 0.1) < 1e-9 && Math.abs(pair!.difference.high - 0.1) < 1e-9);
+	assert.match(pairedLines([pair!])[1]!, /hier extractive textrank c4096 w16384 − inc extractive textrank c4096 w16384: \+10\.0 \[\+10\.0, \+10\.0\] over 2 books/u);
+	outcomes.set(cell(b2!, 'inc').key, done(0.65));
+	const [three] = pairedDifferences(cells, outcomes, { resamples: 500 });
+	assert.equal(three!.books, 3);
+	assert.ok(Math.abs(three!.difference.estimate - 0.5 / 3) < 1e-9);
+	assert.ok(three!.difference.low < three!.difference.estimate && three!.difference.estimate < three!.difference.high);
 });
 
 test('the grid: book × method × provider/model × chunk size × window, each cell its own session id', () => {
@@ -230,7 +260,7 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	assert.equal(cellLines(ran.stderr, ': scored with openai/gpt-4o-mini: BooookScore '), 4, ran.stderr);
 	assert.ok(api.requests.length > 0, 'annotation calls were made');
 	// Two configurations (hier, inc), each with a score and an interval over its two books.
-	const rows = ran.stdout.split('\n').filter((l) => l.includes('extractive textrank'));
+	const rows = ran.stdout.split('\n').filter((l) => /^(hier|inc) .*extractive textrank/u.test(l));
 	assert.equal(rows.length, 2, ran.stdout);
 	for (const row of rows) assert.match(row, /2\/2 .* \d+\.\d \[\d+\.\d, \d+\.\d\]$/u, ran.stdout);
 	const annotations = api.requests.length;

@@ -7,7 +7,7 @@ import { storedScore } from '../score/session-score.ts';
 import { bookSession, resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
 import { folderState } from '../store/leftover.ts';
 import { StudyRecord } from '../store/study-record.ts';
-import { alignTable, csv, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
+import { alignTable, csv, pairedDifferences, pairedLines, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
 import { newRun } from '../summarize/run.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { countWords } from '../text/tokens.ts';
@@ -244,9 +244,10 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 
 function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: StudyOptions, stdout: ReturnType<typeof output>): void {
 	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score });
+	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found) : [];
 	const table = resultTable(rows, { priced: plan.cells.every((c) => c.priced) });
 	if (opts.json) {
-		stdout.json({ name: plan.spec.name, rows, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, ...(found.get(c.key) ?? { status: 'missing' }) })) }, 2);
+		stdout.json({ name: plan.spec.name, rows, pairs, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, ...(found.get(c.key) ?? { status: 'missing' }) })) }, 2);
 	} else if (opts.csv) stdout.text(safeText(csv(table.map((row) => row.map((cell) => (cell === '—' ? '' : cell)))), '\r\n'), '\r\n');
-	else stdout.line(alignTable(table));
+	else stdout.line([alignTable(table), ...pairedLines(pairs)].join('\n'));
 }

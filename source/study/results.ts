@@ -60,6 +60,55 @@ export function resultRows(cells: readonly Cell[], outcomes: ReadonlyMap<string,
 	});
 }
 
+/** Two configurations compared over the books both have a score on: the mean of the per-book differences. */
+export interface PairedDifference {
+	a: string;
+	b: string;
+	/** BooookScore of a minus b (fractions), with a percentile bootstrap interval over the shared books. */
+	difference: Interval;
+	books: number;
+}
+
+/** The configuration as a row of the table names it. */
+export function configLabel(c: CellConfig): string {
+	return `${c.method} ${c.provider === 'extractive' ? `extractive ${c.model}` : `${c.provider} ${c.model}`} c${c.chunkSize} w${c.contextWindow}`;
+}
+
+/**
+ * Every pair of configurations with scores on some of the same books: the paired difference in
+ * BooookScore, book by book, resampled over those books (a paired comparison is tighter than two
+ * separate intervals, since a hard book is hard for both).
+ */
+export function pairedDifferences(cells: readonly Cell[], outcomes: ReadonlyMap<string, CellOutcome>, opts: { seed?: number; resamples?: number } = {}): PairedDifference[] {
+	const scored = new Map<string, { config: Cell; byBook: Map<string, number> }>();
+	for (const cell of cells) {
+		const out = outcomes.get(cell.key);
+		if (!out || out.status !== 'done' || out.score === null) continue;
+		const entry = scored.get(cell.configKey) ?? { config: cell, byBook: new Map<string, number>() };
+		entry.byBook.set(cell.book.key, out.score);
+		scored.set(cell.configKey, entry);
+	}
+	const configs = [...scored.values()];
+	const pairs: PairedDifference[] = [];
+	for (let i = 0; i < configs.length; i++) {
+		for (let j = i + 1; j < configs.length; j++) {
+			const [a, b] = [configs[i]!, configs[j]!];
+			const differences = [...a.byBook].flatMap(([book, score]) => (b.byBook.has(book) ? [score - b.byBook.get(book)!] : []));
+			if (differences.length === 0) continue;
+			const { difference } = bootstrap(differences, { difference: mean }, { random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 });
+			pairs.push({ a: configLabel(a.config), b: configLabel(b.config), difference, books: differences.length });
+		}
+	}
+	return pairs;
+}
+
+/** One line per pair, for the text output under the table. */
+export function pairedLines(pairs: readonly PairedDifference[]): string[] {
+	if (pairs.length === 0) return [];
+	const signed = (v: number) => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(1)}`;
+	return ['paired differences in BooookScore (a − b, book by book; 95% bootstrap interval over the shared books):', ...pairs.map((p) => `  ${p.a} − ${p.b}: ${signed(p.difference.estimate)} [${signed(p.difference.low)}, ${signed(p.difference.high)}] over ${p.books} book${p.books === 1 ? '' : 's'}`)];
+}
+
 function mean(values: readonly number[]): number {
 	return values.reduce((s, v) => s + v, 0) / values.length;
 }
