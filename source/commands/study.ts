@@ -195,8 +195,7 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 		info: { name: plan.spec.name, file: plan.file, priced: plan.cells.every((c) => c.priced) },
 		start: () => runner.start(),
 		results: async () => {
-			const found = await outcomes(plan, opts.sessionsDir);
-			return resultLines(plan, found);
+			return results(plan, await outcomes(plan, opts.sessionsDir));
 		},
 		liveRun: (key) => {
 			const live = runner.liveCell(key);
@@ -214,10 +213,11 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 	return await runner.start();
 }
 
-function resultLines(plan: StudyPlan, found: Map<string, CellOutcome>): string[] {
+/** The results table as cells of text (header first), and the paired differences as lines. */
+function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: string[][]; notes: string[] } {
 	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score });
 	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found) : [];
-	return [alignTable(resultTable(rows, { priced: plan.cells.every((c) => c.priced) })), ...pairedLines(pairs)];
+	return { table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }), notes: pairedLines(pairs) };
 }
 
 function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: StudyOptions, stdout: ReturnType<typeof output>): void {
@@ -227,5 +227,8 @@ function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: St
 	if (opts.json) {
 		stdout.json({ name: plan.spec.name, rows, pairs, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, ...(found.get(c.key) ?? { status: 'missing' }) })) }, 2);
 	} else if (opts.csv) stdout.text(safeText(csv(table.map((row) => row.map((cell) => (cell === '—' ? '' : cell)))), '\r\n'), '\r\n');
-	else stdout.line(resultLines(plan, found).join('\n'));
+	else {
+		const { table: cells, notes } = results(plan, found);
+		stdout.line([alignTable(cells), ...notes].join('\n'));
+	}
 }

@@ -383,8 +383,10 @@ export function activityOf(run: Run): string | null {
 	if (nodes.length === 0) return null;
 	const finished = (n: (typeof nodes)[number]) => n.status === 'done';
 	if (run.config.method === 'inc') {
-		const done = nodes.filter(finished).length;
-		return done === nodes.length ? null : `step ${done + 1}/${nodes.length}`;
+		// A step reads one chunk (its compressions and redos are calls of the same step).
+		const read = new Set(nodes.filter((n) => finished(n) && (n.kind === 'summarize' || n.kind === 'update')).map((n) => n.meta.step));
+		const steps = run.chunks.length;
+		return nodes.every(finished) && read.size >= steps ? null : `step ${Math.min(read.size + 1, steps)}/${steps}`;
 	}
 	const levels = [...new Set(nodes.map((n) => n.level))].sort((a, b) => a - b);
 	const level = levels.find((l) => nodes.some((n) => n.level === l && !finished(n)));

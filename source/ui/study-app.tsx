@@ -8,7 +8,7 @@ import { useReducerWithEffects, useTerminalSize } from './hooks.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
 import { Root } from './root.tsx';
 import { RunScreen } from './screens/RunScreen.tsx';
-import { StudyScreen, type StudyInfo } from './screens/StudyScreen.tsx';
+import { StudyScreen, type StudyInfo, type StudyResults } from './screens/StudyScreen.tsx';
 import { ViewStore } from './state/store.ts';
 import { initialStudyUi, studyReduce, type StudyEffect, type StudyMsg, type StudyUi } from './state/study-ui.ts';
 import { initialView } from './state/view.ts';
@@ -22,8 +22,8 @@ export interface StudyAppOptions {
 	info: StudyInfo;
 	/** Starts the study, or returns the promise of the start in progress. */
 	start: () => Promise<StudyEnd>;
-	/** The results table and the paired differences, read once the study is over. */
-	results: () => Promise<string[]>;
+	/** The results table (cells of text, header first) and the lines under it, read once the study is over. */
+	results: () => Promise<StudyResults>;
 	/** A running cell's run, for the run screen; null once it is not running. */
 	liveRun: (key: string) => { controls: RunControls; info: RunInfo } | null;
 	fps?: number;
@@ -82,7 +82,7 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	const fps = options.fps ?? MAX_FPS;
 	const state = useStudyState(runner, fps);
 	const { columns, rows } = useTerminalSize();
-	const [results, setResults] = useState<string[] | null>(null);
+	const [results, setResults] = useState<StudyResults | null>(null);
 	const [watched, setWatched] = useState<Watched | null>(null);
 	const ctx = useRef({ cells: state.cells, page: 1 });
 	ctx.current = { cells: state.cells, page: Math.max(1, rows - 8) };
@@ -111,8 +111,8 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 		if (!over) return;
 		let gone = false;
 		options.results().then(
-			(lines) => !gone && setResults(lines),
-			(error: unknown) => !gone && setResults([`The results cannot be read: ${errorMessage(error)}`]),
+			(read) => !gone && setResults(read),
+			(error: unknown) => !gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
 		);
 		return () => {
 			gone = true;

@@ -1,5 +1,4 @@
 import type { CellState, CellStatus, StudyCell } from '../engine/study-runner.ts';
-import { configLabel } from '../study/results.ts';
 import { layoutTable, type Table } from './session-table.ts';
 import { clean } from './text.ts';
 import type { Tone } from './theme.ts';
@@ -42,7 +41,7 @@ export function cellTable(cells: readonly Pick<StudyCell, 'book' | 'method' | 'p
 		[
 			{ header: ' ', cells: states.map((s) => CELL_STATUS[s.status].mark) },
 			{ header: 'book', cells: cells.map((c) => clean(c.book.key)), cut: 'end', min: 8, rank: 0 },
-			{ header: 'configuration', cells: cells.map((c) => clean(configLabel(c))), flex: true, min: 12, want: 40 },
+			{ header: 'configuration', cells: configLabels(cells).map(clean), flex: true, min: 12, want: 40 },
 			{ header: 'status', cells: states.map((s) => CELL_STATUS[s.status].word) },
 			{ header: 'calls', cells: states.map((s) => `${bar(cellRatio(s), BAR)} ${s.calls}/${Math.max(s.calls, s.expected)}`) },
 			{ header: 'cost', cells: states.map((s, i) => money(s.cost + (s.scoring?.cost ?? 0), cells[i]!.priced)) },
@@ -52,6 +51,39 @@ export function cellTable(cells: readonly Pick<StudyCell, 'book' | 'method' | 'p
 		width,
 		1,
 	);
+}
+
+type Config = Pick<StudyCell, 'method' | 'provider' | 'model' | 'baseUrl' | 'chunkSize' | 'contextWindow'>;
+
+/**
+ * Each cell's configuration by what sets it apart in this study: the method, model, chunk size and
+ * window where they vary across the cells (the selected cell's line names it whole), the method alone when nothing does.
+ */
+export function configLabels(cells: readonly Config[]): string[] {
+	const parts: ((c: Config) => string)[] = [
+		(c) => c.method,
+		(c) => (c.provider === 'extractive' ? `extractive ${c.model}` : `${c.provider} ${c.model}`),
+		(c) => `c${c.chunkSize}`,
+		(c) => `w${c.contextWindow}`,
+	];
+	const varying = parts.filter((part) => new Set(cells.map(part)).size > 1);
+	const shown = varying.length > 0 ? varying : [parts[0]!];
+	return cells.map((c) => shown.map((part) => part(c)).join(' '));
+}
+
+/**
+ * A table (header first) with the columns every row shares taken out and said once, as "header:
+ * value" in a caption: what differs between the rows is what a narrow screen has room for.
+ */
+export function compactTable(table: readonly string[][]): { caption: string; table: string[][] } {
+	const [header, ...rows] = table;
+	if (!header || rows.length < 2) return { caption: '', table: table.map((r) => [...r]) };
+	const same = header.map((_, i) => rows.every((r) => r[i] === rows[0]![i]));
+	const keep = (row: readonly string[]) => row.filter((_, i) => !same[i]);
+	return {
+		caption: header.flatMap((h, i) => (same[i] ? [`${h}: ${rows[0]![i]}`] : [])).join(' · '),
+		table: [keep(header), ...rows.map(keep)],
+	};
 }
 
 /** What the selected cell is doing, or why it stopped, and the batch it waits on: one line. */

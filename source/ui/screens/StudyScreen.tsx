@@ -6,7 +6,8 @@ import { Help } from '../components/Help.tsx';
 import { useNow } from '../hooks.ts';
 import { formatSeconds } from '../state/progress.ts';
 import { studyScreen, type StudyUi } from '../state/study-ui.ts';
-import { bar, CELL_STATUS, cellDetail, cellTable } from '../study-table.ts';
+import { alignTable } from '../../study/results.ts';
+import { bar, CELL_STATUS, cellDetail, cellTable, compactTable } from '../study-table.ts';
 import { clean, textWidth, truncate, windowOf } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
 
@@ -17,6 +18,12 @@ export interface StudyInfo {
 	file: string;
 	/** Every cell's model has a price: costs are dollars, else "cost unknown". */
 	priced: boolean;
+}
+
+/** The study's results as the headless command prints them: the table's cells (header first) and the lines under it. */
+export interface StudyResults {
+	table: string[][];
+	notes: string[];
 }
 
 const PHASES: Record<StudyState['status'], { mark: string; tone: Tone | undefined }> = {
@@ -36,7 +43,7 @@ const FIXED_ROWS = 6;
  * words and score; the study's totals and elapsed time above; once the study is over, its results
  * table (as the headless command prints it) above the cells.
  */
-export function StudyScreen({ state, cells, info, ui, results, width, rows }: { state: StudyState; cells: readonly StudyCell[]; info: StudyInfo; ui: StudyUi; results: readonly string[] | null; width: number; rows: number }) {
+export function StudyScreen({ state, cells, info, ui, results, width, rows }: { state: StudyState; cells: readonly StudyCell[]; info: StudyInfo; ui: StudyUi; results: StudyResults | null; width: number; rows: number }) {
 	const theme = useTheme();
 	const now = useNow(state.status === 'running');
 	const body = Math.max(4, rows - FIXED_ROWS);
@@ -51,7 +58,7 @@ export function StudyScreen({ state, cells, info, ui, results, width, rows }: { 
 			</Box>
 		);
 	}
-	const resultRows = results === null ? [] : ['Results', ...results.flatMap((r) => r.split('\n'))];
+	const resultRows = results === null ? [] : resultLines(results);
 	// The cells keep three rows at least (header and two cells); the results take the rest they need.
 	const shownResults = resultRows.slice(0, Math.max(0, body - 3));
 	const cellRows = body - shownResults.length - 1;
@@ -83,6 +90,12 @@ export function StudyScreen({ state, cells, info, ui, results, width, rows }: { 
 			<Footer screen="study" />
 		</Box>
 	);
+}
+
+/** The results in as few columns as they take: what every row shares is said once above the table. */
+function resultLines(results: StudyResults): string[] {
+	const { caption, table } = compactTable(results.table);
+	return ['Results', ...(caption ? [caption] : []), ...(table.length > 0 ? alignTable(table).split('\n') : []), ...results.notes];
 }
 
 /** What the message line says when there is no message: how the study stands and how to go on. */
