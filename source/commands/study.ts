@@ -92,7 +92,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 }
 
 /** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */
-function cellWork(scorers: Map<string, Scorer> | null, opts: StudyOptions): CellWork<PlannedCell> {
+export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOptions, 'prices' | 'env'>): CellWork<PlannedCell> {
 	const work: CellWork<PlannedCell> = {
 		engine: async (cell, session, queue) => {
 			const prepared = await prepare(session.data.run.config, await session.bookText(), { json: false, prices: opts.prices, env: opts.env }, cell.ctx.templates);
@@ -195,7 +195,7 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 		info: { name: plan.spec.name, file: plan.file, priced: plan.cells.every((c) => c.priced) },
 		start: () => runner.start(),
 		results: async () => {
-			return results(plan, await outcomes(plan, opts.sessionsDir));
+			return readResults(plan, opts.sessionsDir);
 		},
 		liveRun: (key) => {
 			const live = runner.liveCell(key);
@@ -211,6 +211,11 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 	});
 	// The screen ends once the study has stopped and saved (or could not start: this says why).
 	return await runner.start();
+}
+
+/** The results as the sessions hold them now. */
+export async function readResults(plan: StudyPlan, dir: string): Promise<{ table: string[][]; notes: string[] }> {
+	return results(plan, await outcomes(plan, dir));
 }
 
 /** The results table as cells of text (header first), and the paired differences as lines. */
