@@ -202,7 +202,7 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 			const cell = plan.cells.find((c) => c.key === key);
 			if (!live || !cell) return null;
 			const { engine, session } = live;
-			return { controls: engine, info: { session: session.id, title: session.data.book.title, book: cell.book.loaded.text, provider: cell.provider, model: cell.model, isLLM: cell.provider !== 'extractive', priced: cell.priced } };
+			return { controls: engine, gate: engine.gate.state, info: { session: session.id, title: session.data.book.title, book: cell.book.loaded.text, provider: cell.provider, model: cell.model, isLLM: cell.provider !== 'extractive', priced: cell.priced } };
 		},
 		env,
 		stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,

@@ -24,9 +24,15 @@ export interface StudyAppOptions {
 	start: () => Promise<StudyEnd>;
 	/** The results table (cells of text, header first) and the lines under it, read once the study is over. */
 	results: () => Promise<StudyResults>;
-	/** A running cell's run, for the run screen; null once it is not running. */
-	liveRun: (key: string) => { controls: RunControls; info: RunInfo } | null;
+	/** A running cell's run, for the run screen, and whether its calls are held; null once it is not running. */
+	liveRun: (key: string) => LiveRun | null;
 	fps?: number;
+}
+
+export interface LiveRun {
+	controls: RunControls;
+	info: RunInfo;
+	gate: 'running' | 'paused' | 'stepping';
 }
 
 interface Watched {
@@ -67,11 +73,12 @@ function useStudyState(runner: StudyAppOptions['runner'], fps: number): StudySta
 }
 
 /** A run screen's view of a cell whose run started before the screen opened. */
-function watch(key: string, live: { controls: RunControls; info: RunInfo }, cell: StudyState['cells'][number], fps: number): Watched {
-	const { controls, info } = live;
-	const store = new ViewStore(initialView(controls.run), { fps, run: () => controls.run });
+function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fps: number): Watched {
+	const { controls, info, gate } = live;
+	const store = new ViewStore(initialView(controls.run, { stepping: gate === 'stepping' }), { fps, run: () => controls.run });
 	// The run started before this view: it joins it as if it had seen the start, with what the cell has made so far.
 	store.dispatch({ type: 'run-started', session: info.session, method: controls.run.config.method, provider: info.provider, model: info.model, isLLM: info.isLLM, planned: Math.max(cell.expected, cell.calls), done: cell.calls });
+	if (gate === 'paused') store.dispatch({ type: 'run-paused' });
 	const off = controls.on(store.dispatch);
 	return { key, controls, info, store, off };
 }
