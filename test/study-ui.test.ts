@@ -51,6 +51,8 @@ test('study screen keys: enter watches a running cell; on any other it says why 
 	assert.deepEqual(refused.effects, []);
 	assert.match(refused.ui.message!, /a\/hier is done: only a running cell's run can be watched \(its session: s-a\/hier\)/u);
 	assert.equal(keys([press('j')], refused.ui).ui.message, null, 'the next key clears the message');
+	const hostile = studyReduce(initialStudyUi(), press('', { return: true }), { cells: [cell('b\u001B]0;owned\u0007ob/hier', 'queued')], page: 3 });
+	assert.match(hostile.state.message!, /^bob\/hier is queued/u, 'a book name\'s control sequence never reaches the message');
 });
 
 test('study screen keys: ? opens the help, esc or ? closes it; q quits once, and keys after it do nothing', () => {

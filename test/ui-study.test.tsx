@@ -84,8 +84,13 @@ test('the study screen shows every cell live, watches a running cell\'s run, and
 		f = await until(frame, (x) => /configuration/u.test(x), 'back on the study screen');
 		assert.match(rowOf(f, 'bob', 'inc'), /running\s+█?░+ 1\/\d+/u, 'the call made there counts here');
 
+		// Watching the cell as its run ends: back to the study, which says so.
+		app.stdin.write('\r');
+		await until(frame, (x) => /stepping/u.test(x), 'the cell\'s run screen again');
 		held()!.resume();
 		assert.equal(await started, 'done');
+		await until(frame, (x) => /The run of bob\/inc-\S+ ended \(done\)/u.test(x) && /configuration/u.test(x), 'back on the study screen when the run ended');
+		app.stdin.write('k');
 		f = await until(frame, (x) => /✓ done/u.test(x) && /^Results$/mu.test(x) && /Every cell is done/u.test(x), 'the results');
 		// The configurations differ only by method: the rest is said once, above the table.
 		assert.match(f, /model: extractive textrank · chunk: 512 · window: 8192 · books done: 2\/2/u);

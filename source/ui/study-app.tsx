@@ -137,6 +137,13 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 		setWatched(null);
 		dispatch({ kind: 'back' });
 	};
+	// A cell's run that ends closes its session: its run screen goes with it, so nothing is asked of a closed session.
+	const watchedCell = watched ? state.cells.find((c) => c.key === watched.key) : undefined;
+	useEffect(() => {
+		if (!watched || !watchedCell || watchedCell.status === 'running') return;
+		back();
+		dispatch({ kind: 'say', message: `The run of ${watchedCell.key} ended (${watchedCell.status}); its session is ${watchedCell.session}.` });
+	}, [watched, watchedCell?.status]);
 	const quit = () => dispatch({ kind: 'press', press: { input: 'q' } });
 	if (watched && ui.watching === watched.key && !ui.quitting) {
 		return <RunScreen key={watched.key} controls={watched.controls} store={watched.store} info={watched.info} start={() => {}} quit={quit} onBack={back} />;

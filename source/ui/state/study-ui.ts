@@ -2,6 +2,7 @@ import type { CellState } from '../../engine/study-runner.ts';
 import { actionFor, type KeyPress, type Screen } from '../keymap.ts';
 import { helpScroll } from './help-keys.ts';
 import { CELL_STATUS } from '../study-table.ts';
+import { clean } from '../text.ts';
 
 /**
  * The study screen's state and what its keys do: which cell is selected, the help, the cell whose
@@ -39,7 +40,7 @@ type Result = { state: StudyUi; effects: StudyEffect[] };
 
 export function studyReduce(ui: StudyUi, msg: StudyMsg, ctx: StudyContext): Result {
 	const none = (state: StudyUi): Result => ({ state, effects: [] });
-	if (msg.kind === 'say') return none({ ...ui, message: msg.message });
+	if (msg.kind === 'say') return none({ ...ui, message: clean(msg.message) });
 	if (msg.kind === 'back') return none({ ...ui, watching: null });
 	if (ui.quitting) return none(ui);
 	const action = actionFor(studyScreen(ui), msg.press);
@@ -66,7 +67,7 @@ export function studyReduce(ui: StudyUi, msg: StudyMsg, ctx: StudyContext): Resu
 			const cell = ctx.cells[Math.min(ui.cursor, last)];
 			if (!cell) return none(next);
 			if (cell.status !== 'running') {
-				return none({ ...next, message: `${cell.key} is ${CELL_STATUS[cell.status].word}: only a running cell's run can be watched (its session: ${cell.session})` });
+				return none({ ...next, message: clean(`${cell.key} is ${CELL_STATUS[cell.status].word}: only a running cell's run can be watched (its session: ${cell.session})`) });
 			}
 			return { state: { ...next, watching: cell.key }, effects: [{ kind: 'watch', key: cell.key }] };
 		}
