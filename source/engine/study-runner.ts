@@ -237,20 +237,23 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		try {
 			await record.set(cell.key, cell.sessionId, 'running');
 			const engine = await this.opts.work.engine(cell, session, this.queue);
+			// The engine's estimate as its events last reported it (asking the planner on every call would cost more than the call).
+			let expected = engine.plannedCalls();
 			const progress = () => {
 				const totals = engine.totals;
-				this.update(index, { calls: totals.calls, cost: totals.cost, expected: engine.plannedCalls(), activity: activityOf(engine.run) });
+				this.update(index, { calls: totals.calls, cost: totals.cost, expected: Math.max(expected, totals.calls), activity: activityOf(engine.run) });
 				this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
 			};
 			const off = engine.on((event) => {
-				if (event.type === 'usage' || event.type === 'node-finished' || event.type === 'node-planned' || event.type === 'node-started') progress();
+				if (event.type === 'run-started' || event.type === 'node-planned') expected = event.planned;
+				if (event.type === 'usage' || event.type === 'node-finished' || event.type === 'node-planned' || event.type === 'node-started' || event.type === 'run-started') progress();
 				else if (event.type === 'node-failed') {
 					this.update(index, { error: event.error });
 					progress();
 				}
 			});
 			const totals = engine.totals;
-			this.update(index, { status: 'running', calls: totals.calls, cost: totals.cost, expected: engine.plannedCalls(), activity: activityOf(engine.run), error: null });
+			this.update(index, { status: 'running', calls: totals.calls, cost: totals.cost, expected, activity: activityOf(engine.run), error: null });
 			this.emit({ type: 'cell-started', index, cell: this.current.cells[index]!, resumed: exists });
 			this.stoppable.add(engine);
 			this.live.set(cell.key, { engine, session });
