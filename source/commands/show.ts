@@ -3,7 +3,7 @@ import { costText, isPriced, loadPrices } from '../llm/prices.ts';
 import { storedScore } from '../score/session-score.ts';
 import type { Node, Run, RunConfig } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
-import { activeVersion, findNode, liveNodes } from '../summarize/graph.ts';
+import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
 import { summaryStats } from '../text/stats.ts';
@@ -22,11 +22,7 @@ export const spec = (exit: Exit) =>
 			exit(await showCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json }));
 		});
 
-/** The final summary's text, or null before the run has one. */
-export function finalSummary(run: Run): string | null {
-	const root = run.root ? findNode(run, run.root) : undefined;
-	return root ? (activeVersion(root)?.text ?? null) : null;
-}
+export { finalSummary };
 
 /** One row per level (hierarchical) or per kind of step (incremental). */
 export function structure(run: Run) {

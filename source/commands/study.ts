@@ -1,14 +1,10 @@
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import PQueue from 'p-queue';
-import { errorMessage } from '../errors.ts';
 import { loadPrices } from '../llm/prices.ts';
 import { storedScore } from '../score/session-score.ts';
-import { bookSession, resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
+import { resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
 import { folderState } from '../store/leftover.ts';
-import { StudyRecord } from '../store/study-record.ts';
 import { alignTable, csv, pairedDifferences, pairedLines, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
-import { newRun } from '../summarize/run.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { countWords } from '../text/tokens.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
@@ -16,24 +12,27 @@ import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { scorerOf, type Scorer } from '../study/scorer.ts';
 import { studyError } from '../study/spec.ts';
 import { bookScoring } from './score.ts';
-import { makeEngine, prepare } from './execute.ts';
-import { PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
+import { makeEngine, preferReactProduction, prepare } from './execute.ts';
+import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, safeText, type Stream } from './output.ts';
+import { StudyRunner, type CellWork, type StudyEvent } from '../engine/study-runner.ts';
 import { finalSummary } from './show.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-plan.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
-		.description('run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper\'s Table 2')
-		.argument('<file>', 'a study file (JSON): name, books or folder, methods, providers, chunkSizes, contextWindows, score, scorer, concurrency')
+		.description('run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper\'s Table 2. In a terminal, a screen shows every cell\'s progress live (q quits; the same command continues)')
+		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, score, scorer, concurrency')
 		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
-		.option('--json', 'print the plan or the results as JSON')
-		.option('--csv', 'print the results table as CSV')
+		.option('--json', 'print the plan or the results as JSON (headless)')
+		.option('--csv', 'print the results table as CSV (headless)')
+		.option('--headless', 'no study screen: one line per cell on stderr, the results table on stdout (the default without a terminal)')
 		.addOption(sessionsDirOption())
 		.option('--prices <file>', PRICES_HELP)
 		.action(async (file, flags) => {
-			exit(await studyCommand(file, { sessionsDir: resolveSessionsDir(flags.sessionsDir), plan: !!flags.plan, json: !!flags.json, csv: !!flags.csv, prices: flags.prices }));
+			const screen = !flags.plan && interactive({ headless: flags.headless || flags.csv, json: flags.json });
+			exit(await studyCommand(file, { sessionsDir: resolveSessionsDir(flags.sessionsDir), plan: !!flags.plan, json: !!flags.json, csv: !!flags.csv, prices: flags.prices, interactive: screen }));
 		});
 
 export interface StudyOptions {
@@ -42,6 +41,9 @@ export interface StudyOptions {
 	json: boolean;
 	csv: boolean;
 	prices?: string;
+	/** Show the study screen (a terminal, and no --headless, --json or --csv); else one line per cell on stderr. */
+	interactive?: boolean;
+	stdin?: NodeJS.ReadStream;
 	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
@@ -70,8 +72,14 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		else stdout.line(`${alignTable(planTable(plan, status))}\n${total}`);
 		return 0;
 	}
-	err.line(`study ${plan.spec.name}:\n${alignTable(planTable(plan, status))}\n${total}`);
-	const ran = await runStudy(plan, scorers, opts);
+	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: opts.sessionsDir, work: cellWork(scorers, opts) });
+	let ran: Awaited<ReturnType<typeof runner.start>>;
+	if (opts.interactive) ran = await studyInteractive(plan, runner, opts);
+	else {
+		err.line(`study ${plan.spec.name}:\n${alignTable(planTable(plan, status))}\n${total}`);
+		runner.on(studyLines(opts.stderr ?? process.stderr, plan.cells.length));
+		ran = await cancelOnSignal(() => runner.cancel(), () => runner.start());
+	}
 	const after = await outcomes(plan, opts.sessionsDir);
 	printResults(plan, after, opts, stdout);
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
@@ -83,115 +91,47 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	return ran === 'failed' ? 1 : 0;
 }
 
-/** Runs the cells not done, up to `concurrency` cells open and calls in flight at once. */
-async function runStudy(plan: StudyPlan, scorers: Map<string, Scorer> | null, opts: StudyOptions): Promise<'done' | 'failed' | 'cancelled'> {
-	const err = output(opts.stderr ?? process.stderr);
-	const record = await StudyRecord.open(opts.sessionsDir, plan.spec.name);
-	const calls = new PQueue({ concurrency: plan.concurrency });
-	const cells = new PQueue({ concurrency: plan.concurrency });
-	// What a cancel stops: the engines running and the annotators scoring.
-	const engines = new Set<{ cancel(): void }>();
-	let cancelled = false;
-	let failed = false;
-	const say = (cell: PlannedCell, text: string) => err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`);
-	const runCell = async (cell: PlannedCell) => {
-		if (cancelled) return;
-		try {
-			const status = await runOne(cell);
-			if (status === 'failed') failed = true;
-		} catch (error) {
-			failed = true;
-			say(cell, `failed: ${errorMessage(error)}`);
-			await record.set(cell.key, cell.sessionId, 'failed').catch(() => {});
-		}
-	};
-	const runOne = async (cell: PlannedCell) => {
-		const status = await runCellRun(cell);
-		return status === 'done' && scorers && !cancelled ? scoreCell(cell, scorers.get(cell.key)!) : status;
-	};
-	/** BooookScore of a cell done, as `booook score ID` makes it; a cell scored already makes no call. */
-	const scoreCell = async (cell: PlannedCell, scorer: Scorer) => {
-		const { data } = await Session.snapshot(opts.sessionsDir, cell.sessionId);
-		if (data.kind === 'book' && storedScore(data.summaries, data.annotations, data.run) !== null) {
-			say(cell, 'scored already');
-			return 'done';
-		}
-		const session = bookSession(await Session.open(opts.sessionsDir, cell.sessionId));
-		try {
-			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue: calls });
-			if (annotator) {
-				engines.add(annotator);
-				if (cancelled) annotator.cancel();
-				let status;
-				try {
-					status = await annotator.start();
-				} finally {
-					engines.delete(annotator);
-				}
-				if (status === 'failed') {
-					say(cell, `scoring failed: ${annotator.error ?? 'unknown error'}`);
-					return 'failed';
-				}
-				if (status === 'cancelled') return 'cancelled';
-			}
-			const score = storedScore(session.data.summaries, session.data.annotations, session.data.run);
-			const t = annotator?.totals;
-			say(cell, `scored with ${scorer.provider}/${scorer.model}: BooookScore ${score === null ? 'n/a' : score.toFixed(1)}${t ? `, ${t.calls} calls, $${t.cost.toFixed(4)}` : ''}`);
-			return 'done';
-		} finally {
-			await session.close();
-		}
-	};
-	const runCellRun = async (cell: PlannedCell) => {
-		const exists = (await folderState(join(opts.sessionsDir, cell.sessionId))).kind === 'session';
-		if (exists) {
-			const { data } = await Session.snapshot(opts.sessionsDir, cell.sessionId);
-			if (data.kind === 'book' && data.run.status === 'done' && data.run.root) {
-				say(cell, 'done already, skipped');
-				await record.set(cell.key, cell.sessionId, 'done');
-				return 'done';
-			}
-		}
-		const session = exists
-			? bookSession(await Session.open(opts.sessionsDir, cell.sessionId))
-			: await Session.create(opts.sessionsDir, { id: cell.sessionId, book: cell.book.info, text: cell.book.loaded.text, run: newRun(cell.config, cell.chunks) });
-		try {
-			await record.set(cell.key, cell.sessionId, 'running');
-			say(cell, `${exists ? 'resumed' : 'started'} (session ${cell.sessionId})`);
+/** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */
+export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOptions, 'prices' | 'env'>): CellWork<PlannedCell> {
+	const work: CellWork<PlannedCell> = {
+		engine: async (cell, session, queue) => {
 			const prepared = await prepare(session.data.run.config, await session.bookText(), { json: false, prices: opts.prices, env: opts.env }, cell.ctx.templates);
-			const engine = makeEngine(session, prepared, { queue: calls });
-			engines.add(engine);
-			// A cell that starts after a cancel stops at once.
-			if (cancelled) engine.cancel();
-			let status;
-			try {
-				status = await engine.start();
-			} finally {
-				engines.delete(engine);
-				engine.dispose();
-			}
-			await record.set(cell.key, cell.sessionId, status);
-			const totals = engine.totals;
-			const words = finalWords(session.data);
-			say(cell, status === 'done' ? `done: ${totals.calls} calls, $${totals.cost.toFixed(4)}, ${words ?? 0} words` : status === 'failed' ? `failed: ${session.data.run.error ?? 'unknown error'}` : status);
-			return status;
-		} finally {
-			await session.close();
+			return makeEngine(session, prepared, { queue });
+		},
+	};
+	if (scorers) {
+		work.scoring = async (cell, session, queue) => {
+			const scorer = scorers.get(cell.key)!;
+			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue });
+			return { annotator, scorer: `${scorer.provider}/${scorer.model}` };
+		};
+	}
+	return work;
+}
+
+/** The study's progress as lines on stderr, one per change of a cell's state (headless). */
+export function studyLines(stderr: Stream, cells: number) {
+	const err = output(stderr);
+	return (event: StudyEvent) => {
+		if (!('cell' in event)) return;
+		const say = (text: string) => err.line(`[${event.index + 1}/${cells}] ${event.cell.key}: ${text}`);
+		const { cell } = event;
+		switch (event.type) {
+			case 'cell-skipped':
+				return say('done already, skipped');
+			case 'cell-started':
+				return say(`${event.resumed ? 'resumed' : 'started'} (session ${cell.session})`);
+			case 'cell-ran':
+				return say(event.status === 'done' ? `done: ${cell.calls} calls, $${cell.cost.toFixed(4)}, ${cell.words ?? 0} words` : event.status === 'failed' ? `failed: ${cell.error ?? 'unknown error'}` : event.status);
+			case 'cell-scored':
+				if (event.already) return say('scored already');
+				return say(`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, $${cell.scoring.cost.toFixed(4)}` : ''}`);
+			case 'cell-scoring-failed':
+				return say(`scoring failed: ${event.error}`);
+			case 'cell-error':
+				return say(`failed: ${event.error}`);
 		}
 	};
-	try {
-		await cancelOnSignal(
-			() => {
-				// Cells not started yet return at once (a cleared p-queue task would never settle).
-				cancelled = true;
-				for (const engine of engines) engine.cancel();
-			},
-			() => Promise.all(plan.cells.map((cell) => cells.add(() => runCell(cell)))),
-		);
-	} finally {
-		await record.close();
-	}
-	return cancelled ? 'cancelled' : failed ? 'failed' : 'done';
 }
 
 /**
@@ -242,6 +182,49 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 	return found;
 }
 
+/**
+ * The study screen until the user quits: the runner starts at once; quitting cancels what is in
+ * flight and waits for every session to be saved. Resolves how the study ended.
+ */
+async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell>, opts: StudyOptions): Promise<'done' | 'failed' | 'cancelled'> {
+	preferReactProduction();
+	const { renderStudyApp } = await import('../ui/study-app.tsx');
+	const env = opts.env ?? process.env;
+	await renderStudyApp({
+		runner,
+		info: { name: plan.spec.name, file: plan.file, priced: plan.cells.every((c) => c.priced) },
+		start: () => runner.start(),
+		results: async () => {
+			return readResults(plan, opts.sessionsDir);
+		},
+		liveRun: (key) => {
+			const live = runner.liveCell(key);
+			const cell = plan.cells.find((c) => c.key === key);
+			if (!live || !cell) return null;
+			const { engine, session } = live;
+			return { controls: engine, gate: engine.gate.state, info: { session: session.id, title: session.data.book.title, book: cell.book.loaded.text, provider: cell.provider, model: cell.model, isLLM: cell.provider !== 'extractive', priced: cell.priced } };
+		},
+		env,
+		stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
+		stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
+		stdin: opts.stdin,
+	});
+	// The screen ends once the study has stopped and saved (or could not start: this says why).
+	return await runner.start();
+}
+
+/** The results as the sessions hold them now. */
+export async function readResults(plan: StudyPlan, dir: string): Promise<{ table: string[][]; notes: string[] }> {
+	return results(plan, await outcomes(plan, dir));
+}
+
+/** The results table as cells of text (header first), and the paired differences as lines. */
+function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: string[][]; notes: string[] } {
+	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score });
+	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found) : [];
+	return { table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }), notes: pairedLines(pairs) };
+}
+
 function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: StudyOptions, stdout: ReturnType<typeof output>): void {
 	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score });
 	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found) : [];
@@ -249,5 +232,8 @@ function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: St
 	if (opts.json) {
 		stdout.json({ name: plan.spec.name, rows, pairs, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, ...(found.get(c.key) ?? { status: 'missing' }) })) }, 2);
 	} else if (opts.csv) stdout.text(safeText(csv(table.map((row) => row.map((cell) => (cell === '—' ? '' : cell)))), '\r\n'), '\r\n');
-	else stdout.line([alignTable(table), ...pairedLines(pairs)].join('\n'));
+	else {
+		const { table: cells, notes } = results(plan, found);
+		stdout.line([alignTable(cells), ...notes].join('\n'));
+	}
 }

@@ -45,6 +45,12 @@ export function activeVersion(node: Node): Version | null {
 	return node.active === null ? null : (node.versions[node.active] ?? null);
 }
 
+/** The final summary's text, or null before the run has one. */
+export function finalSummary(run: Run): string | null {
+	const root = run.root ? findNode(run, run.root) : undefined;
+	return root ? (activeVersion(root)?.text ?? null) : null;
+}
+
 export function isDone(node: Node): boolean {
 	return node.status === 'done' && activeVersion(node) !== null;
 }

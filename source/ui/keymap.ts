@@ -3,7 +3,7 @@
  * ones of the current screen, and `?` lists them all. A key means one thing on a screen.
  */
 
-export type Screen = 'home' | 'filter' | 'run' | 'score' | 'validate' | 'faith' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help'
+export type Screen = 'home' | 'filter' | 'run' | 'study' | 'score' | 'validate' | 'faith' | 'results' | 'editor' | 'versions' | 'confirm' | 'form' | 'help'
 	// The validation walk's dialogs: partial-agree reasons, the span of your own annotation, its error types, a text field.
 	| 'reasons' | 'span' | 'types' | 'field';
 
@@ -104,9 +104,9 @@ const printable = (key: KeyPress) => !key.ctrl && !key.meta && [...key.input].le
 /** The validation walk's dialogs, where ctrl-c still quits and esc cancels. */
 const WALK_DIALOGS: readonly Screen[] = ['reasons', 'span', 'types', 'field'];
 
-const ALL: readonly Screen[] = ['home', 'run', 'score', 'validate', 'faith', 'results', 'versions'];
+const ALL: readonly Screen[] = ['home', 'study', 'run', 'score', 'validate', 'faith', 'results', 'versions'];
 // Ctrl-C must work even where letters are typed (editor, form), so it is bound on every screen.
-const EVERY: readonly Screen[] = ['home', 'filter', 'run', 'score', 'validate', 'faith', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
+const EVERY: readonly Screen[] = ['home', 'filter', 'study', 'run', 'score', 'validate', 'faith', 'results', 'editor', 'versions', 'confirm', 'form', 'help'];
 
 export const BINDINGS: readonly Binding[] = [
 	{ action: 'quit', label: 'q', description: 'quit (saves; calls in flight are cancelled)', short: 'quit', screens: ALL, matches: char('q') },
@@ -124,8 +124,8 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'delete', label: 'd', description: 'delete the session (asks first)', short: 'delete', screens: ['home'], matches: char('d') },
 	{ action: 'validate', label: 'V', description: 'validate the annotations by hand', short: 'validate', screens: ['home', 'run', 'score'], matches: char('V') },
 	{ action: 'nextPane', label: 'tab', description: 'next pane (text, inputs, attempts, evidence)', short: 'pane', screens: ['run', 'form'], matches: (k) => Boolean(k.tab) },
-	{ action: 'up', label: '↑ k', description: 'select previous (level, session, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.upArrow) || char('k')(k) },
-	{ action: 'down', label: '↓ j', description: 'select next (level, session, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.downArrow) || char('j')(k) },
+	{ action: 'up', label: '↑ k', description: 'select previous (level, session, cell, version, field); scroll up in incremental runs', short: 'up', screens: ['home', 'study', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.upArrow) || char('k')(k) },
+	{ action: 'down', label: '↓ j', description: 'select next (level, session, cell, version, field); scroll down in incremental runs', short: 'down', screens: ['home', 'study', 'run', 'score', 'versions', 'results', 'help'], matches: (k) => Boolean(k.downArrow) || char('j')(k) },
 	// Letters are typed into the form's fields, so there only the arrows move.
 	{ action: 'up', label: '↑', description: 'previous field', short: 'up', screens: ['form'], matches: (k) => Boolean(k.upArrow) },
 	{ action: 'down', label: '↓', description: 'next field', short: 'down', screens: ['form'], matches: (k) => Boolean(k.downArrow) },
@@ -134,6 +134,9 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'scrollUp', label: 'pgup', description: 'scroll the text up', short: 'scroll', screens: ['run', 'score', 'help'], matches: (k) => Boolean(k.pageUp) },
 	{ action: 'scrollDown', label: 'pgdn', description: 'scroll the text down', short: 'scroll', screens: ['run', 'score', 'help'], matches: (k) => Boolean(k.pageDown) },
 	{ action: 'open', label: 'enter', description: 'open the selection (in versions: make it active; in the form: start the run)', short: 'open', screens: ['home', 'versions', 'form'], matches: (k) => Boolean(k.return) },
+	{ action: 'open', label: 'enter', description: "watch the selected cell's run live while it runs (esc comes back)", short: 'watch', screens: ['study'], matches: (k) => Boolean(k.return) },
+	{ action: 'scrollUp', label: 'pgup', description: 'a page of cells up', short: 'page', screens: ['study'], matches: (k) => Boolean(k.pageUp) },
+	{ action: 'scrollDown', label: 'pgdn', description: 'a page of cells down', short: 'page', screens: ['study'], matches: (k) => Boolean(k.pageDown) },
 	{ action: 'prevSentence', label: '[', description: 'in the evidence pane: the previous sentence', short: 'sentence', screens: ['run'], matches: char('[') },
 	{ action: 'nextSentence', label: ']', description: 'in the evidence pane: the next sentence', short: 'sentence', screens: ['run'], matches: char(']') },
 	{ action: 'follow', label: 'f', description: 'follow the run again (select what is running, show the latest step)', short: 'follow', screens: ['run'], matches: char('f') },
@@ -197,6 +200,7 @@ export function actionFor(screen: Screen, key: KeyPress): Action | null {
  * cuts the footer's end, and these are the ones a person reaches for on every item.
  */
 export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
+	study: ['up', 'open'],
 	validate: ['agree', 'partial', 'disagree', 'undo', 'nextUnjudged', 'addAnnotation', 'note', 'link'],
 	faith: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
 	reasons: ['toggle', 'save', 'cancel'],

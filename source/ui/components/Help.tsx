@@ -8,6 +8,7 @@ import { Lines } from './Lines.tsx';
 const SCREEN_NAMES: Record<Screen, string> = {
 	run: 'Run screen',
 	home: 'Home (saved sessions)',
+	study: 'Study (booook study FILE)',
 	filter: 'Filtering the sessions',
 	versions: 'Versions of a node',
 	editor: 'Editor',

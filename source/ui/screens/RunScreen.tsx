@@ -40,6 +40,8 @@ export interface RunScreenProps {
 	onScore?: (root: NodeRef) => void;
 	/** Opens the validation walk over this session's annotations (V). */
 	onValidate?: () => void;
+	/** Esc with nothing left to close: back to the screen this one was opened from. */
+	onBack?: () => void;
 }
 
 /** What changes the run screen's state: a key, a message, the editor opening on a node's text. */
@@ -50,7 +52,7 @@ const HEADER_ROWS = 2;
 // would then clear the whole screen on every frame).
 const FOOTER_ROWS = 3;
 
-export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore, onValidate }: RunScreenProps) {
+export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore, onValidate, onBack }: RunScreenProps) {
 	const view = useView(store);
 	const { columns: width, rows } = useTerminalSize();
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
@@ -93,6 +95,8 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 				return start();
 			case 'quit':
 				return quit();
+			case 'back':
+				return onBack?.();
 			case 'score':
 				if (onScore && store.current.root) onScore(store.current.root);
 				else say('BooookScore is not available here yet.');

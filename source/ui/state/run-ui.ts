@@ -47,7 +47,9 @@ export type Effect =
 	| { kind: 'rerun'; node: NodeRef }
 	| { kind: 'setActive'; node: NodeRef; version: number }
 	| { kind: 'score' }
-	| { kind: 'validate' };
+	| { kind: 'validate' }
+	/** Esc with nothing left to close: leave the run screen (where it was opened from another, as a study's cell). */
+	| { kind: 'back' };
 
 export interface KeyContext {
 	/** Rows of the main pane (a page). */
@@ -150,6 +152,7 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 		case 'back':
 			if (ui.chunk) return none({ ...next, chunk: false, scroll: null });
 			if (ui.pane !== 'text') return none({ ...next, pane: 'text', scroll: null });
+			if (ui.follow && ui.selected === null && ui.scroll === null) return { ui: next, effects: [{ kind: 'back' }] };
 			return none({ ...next, follow: true, selected: null, scroll: null });
 		case 'scrollUp':
 			return none({ ...next, scroll: Math.max(0, ctx.offset - Math.max(1, ctx.page - 1)) });

@@ -1,0 +1,140 @@
+import { Box, Text } from 'ink';
+import type { StudyCell, StudyState } from '../../engine/study-runner.ts';
+import { costText } from '../../llm/prices.ts';
+import { Footer } from '../components/Footer.tsx';
+import { Help } from '../components/Help.tsx';
+import { useNow } from '../hooks.ts';
+import { formatSeconds } from '../state/progress.ts';
+import { studyScreen, type StudyUi } from '../state/study-ui.ts';
+import { alignTable } from '../../study/results.ts';
+import { bar, CELL_STATUS, cellDetail, cellTable, compactTable } from '../study-table.ts';
+import { clean, textWidth, truncate, windowOf } from '../text.ts';
+import { useTheme, type Tone } from '../theme.ts';
+
+/** Facts about the study the runner's state does not carry. */
+export interface StudyInfo {
+	name: string;
+	/** The study file, as given (the command that continues it names it). */
+	file: string;
+	/** Every cell's model has a price: costs are dollars, else "cost unknown". */
+	priced: boolean;
+}
+
+/** The study's results as the headless command prints them: the table's cells (header first) and the lines under it. */
+export interface StudyResults {
+	table: string[][];
+	notes: string[];
+}
+
+const PHASES: Record<StudyState['status'], { mark: string; tone: Tone | undefined }> = {
+	idle: { mark: '○ starting', tone: 'muted' },
+	running: { mark: '▶ running', tone: 'accent' },
+	done: { mark: '✓ done', tone: 'ok' },
+	failed: { mark: '✗ failed', tone: 'error' },
+	cancelled: { mark: '■ stopped', tone: 'warn' },
+};
+
+// Title and totals above; the detail of the selected cell, a message and the keys below, and one
+// row left free so the frame never fills the terminal (Ink would then clear it on every frame).
+const FIXED_ROWS = 6;
+
+/**
+ * `booook study FILE` in the terminal: every cell with a live bar of its calls, its status, cost,
+ * words and score; the study's totals and elapsed time above; once the study is over, its results
+ * table (as the headless command prints it) above the cells.
+ */
+export function StudyScreen({ state, cells, info, ui, results, width, rows }: { state: StudyState; cells: readonly StudyCell[]; info: StudyInfo; ui: StudyUi; results: StudyResults | null; width: number; rows: number }) {
+	const theme = useTheme();
+	const now = useNow(state.status === 'running');
+	const body = Math.max(4, rows - FIXED_ROWS);
+	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving every session…</Text>;
+	const header = <StudyHeader state={state} info={info} width={width} now={now} />;
+	if (ui.mode === 'help') {
+		return (
+			<Box flexDirection="column" width={width}>
+				{header}
+				<Help screen="study" width={width} height={body + 2} scroll={ui.helpScroll} />
+				<Footer screen={studyScreen(ui)} />
+			</Box>
+		);
+	}
+	const resultRows = results === null ? [] : resultLines(results);
+	// The cells keep three rows at least (header and two cells); the results take the rest they need.
+	const shownResults = resultRows.slice(0, Math.max(0, body - 3));
+	const cellRows = body - shownResults.length - 1;
+	const table = cellTable(cells, state.cells, width - 2);
+	const cursor = Math.min(ui.cursor, Math.max(0, state.cells.length - 1));
+	const shown = windowOf(state.cells.map((c, i) => ({ c, i })), cellRows, Math.max(0, cursor - Math.floor(cellRows / 2)));
+	const selected = state.cells[cursor];
+	const more = shown.total > shown.lines.length ? ` (${shown.offset + 1}–${shown.offset + shown.lines.length} of ${shown.total})` : '';
+	return (
+		<Box flexDirection="column" width={width}>
+			{header}
+			{shownResults.map((line, i) => (
+				<Text key={`r${i}`} bold={i === 0} color={i === 0 ? theme.color('accent') : undefined} wrap="truncate-end">
+					{clean(line)}
+				</Text>
+			))}
+			<Text bold wrap="truncate-end">{`  ${table.header}`}</Text>
+			{shown.lines.map(({ c, i }) => (
+				<Text key={c.key} inverse={i === cursor} color={theme.color(CELL_STATUS[c.status].tone)} wrap="truncate-end">
+					{`${i === cursor ? '›' : ' '} ${table.rows[i]}`}
+				</Text>
+			))}
+			<Text wrap="truncate-end" color={theme.color('muted')}>
+				{selected ? truncate(`${clean(selected.key)}${more}: ${cellDetail(selected)}`, width) : ' '}
+			</Text>
+			<Text color={theme.color('accent')} wrap="truncate-end">
+				{ui.message ?? endNote(state, info)}
+			</Text>
+			<Footer screen="study" />
+		</Box>
+	);
+}
+
+/** The results in as few columns as they take: what every row shares is said once above the table. */
+function resultLines(results: StudyResults): string[] {
+	const { caption, table } = compactTable(results.table);
+	return ['Results', ...(caption ? [caption] : []), ...(table.length > 0 ? alignTable(table).split('\n') : []), ...results.notes];
+}
+
+/** What the message line says when there is no message: how the study stands and how to go on. */
+function endNote(state: StudyState, info: StudyInfo): string {
+	const again = clean(`booook study ${info.file}`);
+	switch (state.status) {
+		case 'done':
+			return 'Every cell is done. q quits (the table is printed again on the way out).';
+		case 'failed':
+			return `Some cells failed (see each cell's error). Fix the cause, then continue with: ${again}`;
+		case 'cancelled':
+			return `Stopped; every session is saved. Continue with: ${again}`;
+		default:
+			return ' ';
+	}
+}
+
+function StudyHeader({ state, info, width, now }: { state: StudyState; info: StudyInfo; width: number; now: number }) {
+	const theme = useTheme();
+	const t = state.totals;
+	const phase = PHASES[state.status];
+	const counts = [`${t.done}/${t.cells} done`, t.active > 0 ? `${t.active} running` : null, t.failed > 0 ? `${t.failed} failed` : null].filter(Boolean).join(', ');
+	const title = truncate(clean(`booook study ${info.name} · ${counts}`), Math.max(10, width - textWidth(phase.mark) - 2));
+	const elapsed = state.startedAt === null ? 0 : ((state.endedAt ?? now) - state.startedAt) / 1000;
+	const facts = ` ${t.calls}/${Math.max(t.calls, t.expected)} calls · ${costText(t.cost, info.priced)} · ${formatSeconds(elapsed)}`;
+	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
+	const done = state.status === 'done';
+	const filled = bar(done ? 1 : t.expected > 0 ? t.calls / t.expected : 0, barWidth);
+	return (
+		<Box flexDirection="column">
+			<Box justifyContent="space-between">
+				<Text bold wrap="truncate-end">{title}</Text>
+				<Text bold color={theme.color(phase.tone)}>{phase.mark}</Text>
+			</Box>
+			<Text wrap="truncate-end">
+				<Text color={theme.color('accent')}>{filled.replace(/░/gu, '')}</Text>
+				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>{filled.replace(/█/gu, '')}</Text>
+				{facts}
+			</Text>
+		</Box>
+	);
+}

@@ -1,0 +1,193 @@
+import { render, useApp } from 'ink';
+import { useEffect, useRef, useState } from 'react';
+import type { StudyCell, StudyListener, StudyState } from '../engine/study-runner.ts';
+import { errorMessage } from '../errors.ts';
+import { MAX_FPS } from './app.tsx';
+import type { RunControls, RunInfo } from './controls.ts';
+import { useReducerWithEffects, useTerminalSize } from './hooks.ts';
+import { useKeys } from './keys/KeysProvider.tsx';
+import { Root } from './root.tsx';
+import { RunScreen } from './screens/RunScreen.tsx';
+import { StudyScreen, type StudyInfo, type StudyResults } from './screens/StudyScreen.tsx';
+import { ViewStore } from './state/store.ts';
+import { initialStudyUi, studyReduce, type StudyEffect, type StudyMsg, type StudyUi } from './state/study-ui.ts';
+import { initialView } from './state/view.ts';
+import { themeFor } from './theme.ts';
+
+export type StudyEnd = 'done' | 'failed' | 'cancelled';
+
+/** What the study screen may ask of a study (the StudyRunner satisfies it; the command adds the rest). */
+export interface StudyAppOptions {
+	runner: { readonly state: StudyState; readonly cells: readonly StudyCell[]; on(listener: StudyListener): () => void; cancel(): void };
+	info: StudyInfo;
+	/** Starts the study, or returns the promise of the start in progress. */
+	start: () => Promise<StudyEnd>;
+	/** The results table (cells of text, header first) and the lines under it, read once the study is over. */
+	results: () => Promise<StudyResults>;
+	/** A running cell's run, for the run screen, and whether its calls are held; null once it is not running. */
+	liveRun: (key: string) => LiveRun | null;
+	fps?: number;
+}
+
+export interface LiveRun {
+	controls: RunControls;
+	info: RunInfo;
+	gate: 'running' | 'paused' | 'stepping';
+}
+
+interface Watched {
+	key: string;
+	controls: RunControls;
+	info: RunInfo;
+	store: ViewStore;
+	off: () => void;
+}
+
+/**
+ * The runner's state as last published: every event is seen at once, but the screen is drawn at
+ * most `fps` times a second (a study of fast cells changes far more often than a terminal redraws).
+ */
+function useStudyState(runner: StudyAppOptions['runner'], fps: number): StudyState {
+	const [state, setState] = useState(() => runner.state);
+	useEffect(() => {
+		let timer: ReturnType<typeof setTimeout> | null = null;
+		let last = Number.NEGATIVE_INFINITY;
+		const publish = () => {
+			timer = null;
+			last = Date.now();
+			setState(runner.state);
+		};
+		const off = runner.on(() => {
+			if (timer) return;
+			const wait = last + 1000 / fps - Date.now();
+			if (wait <= 0) publish();
+			else timer = setTimeout(publish, wait);
+		});
+		publish();
+		return () => {
+			off();
+			if (timer) clearTimeout(timer);
+		};
+	}, [runner, fps]);
+	return state;
+}
+
+/** A run screen's view of a cell whose run started before the screen opened. */
+function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fps: number): Watched {
+	const { controls, info, gate } = live;
+	const store = new ViewStore(initialView(controls.run, { stepping: gate === 'stepping' }), { fps, run: () => controls.run });
+	// The run started before this view: it joins it as if it had seen the start, with what the cell has made so far.
+	store.dispatch({ type: 'run-started', session: info.session, method: controls.run.config.method, provider: info.provider, model: info.model, isLLM: info.isLLM, planned: Math.max(cell.expected, cell.calls), done: cell.calls });
+	if (gate === 'paused') store.dispatch({ type: 'run-paused' });
+	const off = controls.on(store.dispatch);
+	return { key, controls, info, store, off };
+}
+
+/** The study screen, and a running cell's run screen over it (enter, esc back), until the user quits. */
+export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit: () => void }) {
+	const { runner } = options;
+	const fps = options.fps ?? MAX_FPS;
+	const state = useStudyState(runner, fps);
+	const { columns, rows } = useTerminalSize();
+	const [results, setResults] = useState<StudyResults | null>(null);
+	const [watched, setWatched] = useState<Watched | null>(null);
+	const ctx = useRef({ cells: state.cells, page: 1 });
+	ctx.current = { cells: state.cells, page: Math.max(1, rows - 8) };
+	const [ui, dispatch] = useReducerWithEffects(
+		(s: StudyUi, msg: StudyMsg) => studyReduce(s, msg, ctx.current),
+		initialStudyUi,
+		(effect: StudyEffect) => {
+			if (effect.kind === 'quit') {
+				runner.cancel();
+				void options.start().then(onExit, onExit);
+				return;
+			}
+			const index = runner.cells.findIndex((c) => c.key === effect.key);
+			const live = options.liveRun(effect.key);
+			if (!live || index < 0) {
+				dispatch({ kind: 'back' });
+				dispatch({ kind: 'say', message: `${effect.key} is not running any more.` });
+				return;
+			}
+			setWatched(watch(effect.key, live, runner.state.cells[index]!, fps));
+		},
+	);
+	useKeys((press) => dispatch({ kind: 'press', press }), { active: ui.watching === null });
+	const over = state.status === 'done' || state.status === 'failed' || state.status === 'cancelled';
+	useEffect(() => {
+		if (!over) return;
+		let gone = false;
+		options.results().then(
+			(read) => !gone && setResults(read),
+			(error: unknown) => !gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
+		);
+		return () => {
+			gone = true;
+		};
+	}, [over]);
+	// The watched view lets go of the engine when it closes.
+	useEffect(() => {
+		if (!watched) return;
+		return () => {
+			watched.off();
+			watched.store.dispose();
+		};
+	}, [watched]);
+	const back = () => {
+		setWatched(null);
+		dispatch({ kind: 'back' });
+	};
+	// A cell's run that ends closes its session: its run screen goes with it, so nothing is asked of a closed session.
+	const watchedCell = watched ? state.cells.find((c) => c.key === watched.key) : undefined;
+	useEffect(() => {
+		if (!watched || !watchedCell || watchedCell.status === 'running') return;
+		back();
+		dispatch({ kind: 'say', message: `The run of ${watchedCell.key} ended (${watchedCell.status}); its session is ${watchedCell.session}.` });
+	}, [watched, watchedCell?.status]);
+	const quit = () => dispatch({ kind: 'press', press: { input: 'q' } });
+	if (watched && ui.watching === watched.key && !ui.quitting) {
+		return <RunScreen key={watched.key} controls={watched.controls} store={watched.store} info={watched.info} start={() => {}} quit={quit} onBack={back} />;
+	}
+	return <StudyScreen state={state} cells={runner.cells} info={options.info} ui={ui} results={results} width={columns} rows={rows} />;
+}
+
+export interface RenderStudyOptions extends StudyAppOptions {
+	env?: NodeJS.ProcessEnv;
+	stdout?: NodeJS.WriteStream;
+	stdin?: NodeJS.ReadStream;
+	stderr?: NodeJS.WriteStream;
+}
+
+/**
+ * The study screen in the terminal until the user quits; the study starts at once. SIGINT and
+ * SIGTERM quit as `q` does (every session is saved either way).
+ */
+export async function renderStudyApp(options: RenderStudyOptions): Promise<void> {
+	const { env, stdout, stdin, stderr } = options;
+	function App() {
+		const { exit } = useApp();
+		return <StudyApp options={options} onExit={() => exit()} />;
+	}
+	const instance = render(
+		<Root theme={themeFor(env)}>
+			<App />
+		</Root>,
+		{ ...(stdout ? { stdout } : {}), ...(stdin ? { stdin } : {}), ...(stderr ? { stderr } : {}), exitOnCtrlC: false, patchConsole: false, maxFps: options.fps ?? MAX_FPS },
+	);
+	const started = options.start();
+	const end = () => instance.unmount();
+	// A study that cannot start (its record is held by another process) ends the screen; the caller hears why.
+	started.then(() => {}, end);
+	const onSignal = () => {
+		options.runner.cancel();
+		void started.then(end, end);
+	};
+	process.on('SIGINT', onSignal);
+	process.on('SIGTERM', onSignal);
+	try {
+		await instance.waitUntilExit();
+	} finally {
+		process.off('SIGINT', onSignal);
+		process.off('SIGTERM', onSignal);
+	}
+}

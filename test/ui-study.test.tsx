@@ -1,0 +1,123 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeEngine, prepare } from '../source/commands/execute.ts';
+import { cellWork, readResults } from '../source/commands/study.ts';
+import type { PlannedCell } from '../source/commands/study-plan.ts';
+import type { Engine } from '../source/engine/engine.ts';
+import { StudyRunner, type CellWork } from '../source/engine/study-runner.ts';
+import { Session } from '../source/store/session.ts';
+import { StudyApp, type StudyAppOptions } from '../source/ui/study-app.tsx';
+import { renderScreen, until } from './support/screen.tsx';
+import { tinyStudy } from './support/study-books.ts';
+
+// A book whose file name would set the terminal's title if it reached the screen raw.
+const HOSTILE = 'bob\u001B]0;owned\u0007';
+
+/**
+ * The study's real wiring, except that the engine of the last cell starts held (as `--step` does):
+ * the study cannot end until the test lets it go, so a frame mid-study is there to be waited on.
+ */
+function heldLast(plan: Awaited<ReturnType<typeof tinyStudy>>['plan']): { work: CellWork<PlannedCell>; held: () => Engine | null } {
+	const last = plan.cells.at(-1)!.key;
+	let engine: Engine | null = null;
+	const work = cellWork(null, { env: {} });
+	return {
+		work: {
+			engine: async (cell, session, queue) => {
+				if (cell.key !== last) return work.engine(cell, session, queue);
+				const prepared = await prepare(session.data.run.config, await session.bookText(), { json: false, env: {} }, cell.ctx.templates);
+				engine = makeEngine(session, prepared, { step: true, queue });
+				return engine;
+			},
+		},
+		held: () => engine,
+	};
+}
+
+async function studyScreen(name: string) {
+	const study = await tinyStudy(name, ['ann', HOSTILE], { methods: ['hier', 'inc'], chunkSizes: [512], concurrency: 1 });
+	const { plan, sessions } = study;
+	const { work, held } = heldLast(plan);
+	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: sessions, work });
+	let exited = 0;
+	const options: StudyAppOptions = {
+		runner,
+		info: { name: plan.spec.name, file: study.file, priced: true },
+		start: () => runner.start(),
+		results: () => readResults(plan, sessions),
+		liveRun: (key) => {
+			const live = runner.liveCell(key);
+			if (!live) return null;
+			return { controls: live.engine, gate: live.engine.gate.state, info: { session: live.session.id, title: live.session.data.book.title, book: '', provider: 'extractive', model: 'textrank', isLLM: false, priced: true } };
+		},
+	};
+	const app = renderScreen(<StudyApp options={options} onExit={() => exited++} />);
+	const frame = () => app.lastFrame() ?? '';
+	return { ...study, runner, app, frame, held, exited: () => exited };
+}
+
+const rowOf = (frame: string, book: string, config: string) => frame.split('\n').find((l) => l.includes(book) && new RegExp(`\\b${config}\\b`, 'u').test(l)) ?? '';
+
+test('the study screen shows every cell live, watches a running cell\'s run, and shows the results once the study ends, until q', async () => {
+	const { runner, app, frame, held, exited, plan } = await studyScreen('screen');
+	try {
+		let f = await until(frame, (x) => (x.match(/queued ░/gu) ?? []).length === 4, 'every cell queued before the start');
+		assert.match(f, /booook study screen · 0\/4 done/u);
+		const started = runner.start();
+		f = await until(frame, (x) => /3\/4 done, 1 running/u.test(x) && /running/u.test(rowOf(x, 'bob', 'inc')), 'three cells done and the held one running');
+		// Done cells: a full bar and their calls; the held one: an empty bar, nothing made yet.
+		const done = rowOf(f, 'ann', 'hier');
+		const cell = runner.state.cells[0]!;
+		assert.ok(done.includes(`██████████ ${cell.calls}/${cell.calls}`), done);
+		assert.match(done, /● .*done/u);
+		assert.match(rowOf(f, 'bob', 'inc'), /◐ .*running\s+░{10} 0\/\d+/u);
+		assert.ok(!f.includes('\u001B]0;'), 'the book\'s hostile name never reaches the frame raw');
+
+		// Enter on the running cell: its run screen, live; s makes one call; esc comes back.
+		app.stdin.write('jjj');
+		await until(frame, (x) => /› ◐/u.test(x), 'the running cell selected');
+		app.stdin.write('\r');
+		await until(frame, (x) => /booook · .* · incremental updating · extractive baseline/u.test(x) && /stepping/u.test(x), 'the cell\'s run screen');
+		app.stdin.write('s');
+		await until(frame, (x) => /1\/\d+ calls/u.test(x), 'one call made by s');
+		app.stdin.write('\u001B');
+		// The call made there counts here.
+		await until(frame, (x) => /configuration/u.test(x) && /running\s+█?░+ 1\/\d+/u.test(rowOf(x, 'bob', 'inc')), 'back on the study screen, the call counted');
+
+		// Watching the cell as its run ends: back to the study, which says so.
+		app.stdin.write('\r');
+		await until(frame, (x) => /stepping/u.test(x), 'the cell\'s run screen again');
+		held()!.resume();
+		assert.equal(await started, 'done');
+		await until(frame, (x) => /The run of bob\/inc-\S+ ended \(done\)/u.test(x) && /configuration/u.test(x), 'back on the study screen when the run ended');
+		app.stdin.write('k');
+		f = await until(frame, (x) => /✓ done/u.test(x) && /^Results$/mu.test(x) && /Every cell is done/u.test(x), 'the results');
+		// The configurations differ only by method: the rest is said once, above the table.
+		assert.match(f, /model: extractive textrank · chunk: 512 · window: 8192 · books done: 2\/2/u);
+		assert.match(f, /^hier\s+\d+\s+\d+/mu);
+		assert.match(f, /^inc\s+\d+\s+\d+/mu);
+		assert.match(f, new RegExp(`${runner.state.totals.calls}/${runner.state.totals.calls} calls`, 'u'));
+		assert.equal(exited(), 0, 'the screen stays once the study is over');
+		app.stdin.write('q');
+		await until(() => String(exited()), (x) => x === '1', 'q ends the screen');
+		assert.equal(plan.cells.length, 4);
+	} finally {
+		app.unmount();
+	}
+});
+
+test('the study screen: q mid-study cancels the calls in flight, saves every session, and ends once they are saved', async () => {
+	const { runner, app, frame, exited, plan, sessions } = await studyScreen('quit');
+	try {
+		const started = runner.start();
+		await until(frame, (x) => /3\/4 done, 1 running/u.test(x), 'the held cell running');
+		app.stdin.write('q');
+		await until(() => String(exited()), (x) => x === '1', 'the screen ends');
+		assert.equal(await started, 'cancelled');
+		const { data } = await Session.snapshot(sessions, plan.cells.at(-1)!.sessionId);
+		assert.equal(data.kind === 'book' && data.run.status, 'cancelled', 'the held cell is saved, to be resumed');
+		assert.deepEqual(runner.state.cells.map((c) => c.status), ['done', 'done', 'done', 'cancelled']);
+	} finally {
+		app.unmount();
+	}
+});
