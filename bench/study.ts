@@ -23,12 +23,17 @@
  * - wall time from spawn to exit, and the calls the fake API answered, as calls per second;
  * - peak RSS of the booook process from the kernel's accounting at its exit (/usr/bin/time %M), and
  *   its RSS (/proc/PID/status VmRSS, every 250 ms) when a quarter and three quarters of the cells
- *   were done: memory that grows with the cells done shows as a ratio above 1;
+ *   were done; and the heap still in use after a full collection at those two moments
+ *   (bench/heap-probe.mjs, preloaded with --expose-gc: a collection a second): memory kept per
+ *   cell done shows as a heap ratio above 1, where RSS also moves with garbage not yet collected;
  * - per book, from the study's stderr lines (`started`, `done: N calls`) time-stamped as they
  *   arrive: each cell's time from start to done, median over the first 20 books' cells and over the
  *   last 20 books'; from each session's call log, the median time of one call, the same two ways;
  *   and cells done per second in the second fifth of the run and in the fourth (both with every
- *   place busy, away from the start and the drain at the end).
+ *   place busy, away from the start and the drain at the end). The first cells all start at once
+ *   and wait on each other's calls, and the last ones have the calls to themselves, so the ends
+ *   favour the last books; the call time and the middle fifths do not.
+ * - the time from the last cell done to the exit: reading every cell's session for the results.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -135,13 +140,18 @@ interface Run {
 	cells: Map<string, { book: number; started: number; done: number | null; calls: number }>;
 	/** RSS samples: seconds since spawn, MiB, cells done by then. */
 	rss: { t: number; mib: number; done: number }[];
+	/** Heap in use after a full collection (bench/heap-probe.mjs): seconds since spawn, MiB. */
+	heap: { t: number; mib: number }[];
 }
 
 async function runStudy(file: string, sessionsDir: string): Promise<Run> {
 	const timeFile = join(work, 'time.txt');
+	const heapFile = join(work, 'heap.txt');
+	const epoch = Date.now();
 	const started = performance.now();
 	const since = () => (performance.now() - started) / 1000;
-	const child = spawn(TIME, ['-f', '%M', '-o', timeFile, process.execPath, 'bin/booook.js', 'study', file, '--sessions-dir', sessionsDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+	const node = [process.execPath, '--expose-gc', '--import', './bench/heap-probe.mjs', 'bin/booook.js', 'study', file, '--sessions-dir', sessionsDir];
+	const child = spawn(TIME, ['-f', '%M', '-o', timeFile, ...node], { cwd: ROOT, env: { ...env, BENCH_HEAP_FILE: heapFile }, stdio: ['ignore', 'pipe', 'pipe'] });
 	live.add(child);
 	const cells: Run['cells'] = new Map();
 	const rss: Run['rss'] = [];
@@ -175,7 +185,13 @@ async function runStudy(file: string, sessionsDir: string): Promise<Run> {
 	live.delete(child);
 	if (code !== 0) fail(`booook study exited ${code}:\n${stderr.slice(-2000)}`);
 	const kib = Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
-	return { wallS, planS, peakMiB: kib / 1024, cells, rss };
+	const heap = existsSync(heapFile)
+		? readFileSync(heapFile, 'utf8').trim().split('\n').map((l) => {
+				const [ms, bytes] = l.split(' ').map(Number);
+				return { t: (ms! - epoch) / 1000, mib: bytes! / MiB };
+			})
+		: [];
+	return { wallS, planS, peakMiB: kib / 1024, cells, rss, heap };
 }
 
 /** RSS of the node process GNU time runs (its only child), or null once it is gone. */
@@ -209,21 +225,24 @@ function summarize(run: Run, calls: number, sessionsDir: string) {
 		return (Math.floor(to * (ends.length - 1)) - Math.floor(from * (ends.length - 1))) / (b - a);
 	};
 	const rssAt = (share: number) => run.rss.find((s) => s.done >= share * cells.length)?.mib ?? null;
+	const heapAt = (share: number) => run.heap.find((s) => s.t >= ends[Math.ceil(share * cells.length) - 1]!)?.mib ?? null;
 	const row = (measure: string, a: number | null, b: number | null, unit: string, digits: number) => ({ measure, first: a, last: b, unit, digits, ratio: a && b ? b / a : null });
 	return {
 		environment: `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${load.toFixed(2)} at the start (other work on the machine slows the run)`,
 		setup: { books, words, latencyMs: latency, concurrency, chunkSize, cells: cells.length },
 		wallS: run.wallS,
 		planS: run.planS,
+		resultsS: run.wallS - ends.at(-1)!,
 		calls,
 		callsPerS: calls / (run.wallS - run.planS),
 		peakMiB: run.peakMiB,
 		sessionsMiB: folderBytes(sessionsDir) / MiB,
 		rows: [
-			row(`cell time, start to done (median over the ${END} books' cells)`, cellTime(first), cellTime(last), 's', 2),
-			row('one call, as logged (median)', callMs(first), callMs(last), 'ms', 0),
-			row('cells done per second (2nd fifth of the run vs 4th)', rate(0.2, 0.4), rate(0.6, 0.8), '/s', 2),
-			row('RSS with 25% vs 75% of cells done', rssAt(0.25), rssAt(0.75), 'MiB', 0),
+			row(`cell time, start to done, median: first ${END} books' cells vs last ${END}'s`, cellTime(first), cellTime(last), 's', 2),
+			row(`one call as logged, median: first ${END} books vs last ${END}`, callMs(first), callMs(last), 'ms', 0),
+			row('cells done per second: 2nd fifth of the cells vs 4th', rate(0.2, 0.4), rate(0.6, 0.8), '/s', 2),
+			row('RSS: 25% vs 75% of the cells done', rssAt(0.25), rssAt(0.75), 'MiB', 0),
+			row('heap kept after a full GC: 25% vs 75% of the cells done', heapAt(0.25), heapAt(0.75), 'MiB', 1),
 		],
 	};
 }
@@ -233,14 +252,14 @@ function report(r: ReturnType<typeof summarize>): string {
 	return [
 		`booook study: ${r.setup.books} books of ${r.setup.words} words × 2 methods (${r.setup.cells} cells), openai gpt-4o-mini on the fake API, ${r.setup.latencyMs} ms calls, concurrency ${r.setup.concurrency}, chunks of ${r.setup.chunkSize}`,
 		`- ${r.environment}`,
-		`- wall ${r.wallS.toFixed(1)} s (planning ${r.planS.toFixed(1)} s), ${r.calls} calls, ${r.callsPerS.toFixed(0)} calls/s after planning`,
+		`- wall ${r.wallS.toFixed(1)} s (planning ${r.planS.toFixed(1)} s before the first cell; results ${r.resultsS.toFixed(1)} s after the last), ${r.calls} calls, ${r.callsPerS.toFixed(0)} calls/s after planning`,
 		`- peak RSS ${r.peakMiB.toFixed(0)} MiB (goal < 1024), sessions on disk ${r.sessionsMiB.toFixed(0)} MiB`,
 		'',
-		`| measure | first ${END} books | last ${END} books | last ÷ first |`,
+		'| measure | early | late | late ÷ early |',
 		'|---|---|---|---|',
 		...r.rows.map((x) => `| ${x.measure} | ${n(x.first, x.digits)} ${x.unit} | ${n(x.last, x.digits)} ${x.unit} | ${n(x.ratio, 2)} |`),
 		'',
-		'A ratio near 1 is no slowdown (cell and call times) and no growth (RSS); for cells done per second, below 1 is a slowdown.',
+		'A ratio near 1 is no slowdown (times) and no growth (memory); for cells done per second, below 1 is a slowdown.',
 		'',
 	].join('\n');
 }
