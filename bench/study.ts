@@ -7,7 +7,7 @@
  * the first 20, measured in this one run.
  *
  *   node --import tsx bench/study.ts [--books 100] [--words 30000] [--latency 20]
- *       [--concurrency 16] [--chunk-size 2048] [--keep] [--json]
+ *       [--concurrency 16] [--chunk-size 2048] [--heap] [--keep] [--json]
  *
  *   --books N       how many distinct books: excerpts of --words words each, cut from the three
  *                   books in ../shared/books (Frankenstein, Pride and Prejudice, War and Peace, read
@@ -16,6 +16,7 @@
  *   --words N       words per book (default 30,000: about 40,000 tokens, 20 chunks of 2,048).
  *   --latency MS    the fake API's wait before each answer (default 20).
  *   --concurrency N the study's "concurrency": calls in flight and cells open at once (default 16).
+ *   --heap          also measure the heap kept (below); its collections lower the RSS measured.
  *   --keep          keep the temporary folder (books, study file, sessions); its path is printed.
  *   --json          print the results as JSON instead of tables.
  *
@@ -23,9 +24,11 @@
  * - wall time from spawn to exit, and the calls the fake API answered, as calls per second;
  * - peak RSS of the booook process from the kernel's accounting at its exit (/usr/bin/time %M), and
  *   its RSS (/proc/PID/status VmRSS, every 250 ms) when a quarter and three quarters of the cells
- *   were done; and the heap still in use after a full collection at those two moments
+ *   were done; with --heap, the heap still in use after a full collection at those two moments
  *   (bench/heap-probe.mjs, preloaded with --expose-gc: a collection a second): memory kept per
- *   cell done shows as a heap ratio above 1, where RSS also moves with garbage not yet collected;
+ *   cell done shows as a heap ratio above 1, where RSS also moves with garbage not yet collected.
+ *   The probe's collections keep RSS lower than a user's run has it, so peak RSS is a user's only
+ *   without --heap;
  * - per book, from the study's stderr lines (`started`, `done: N calls`) time-stamped as they
  *   arrive: each cell's time from start to done, median over the first 20 books' cells and over the
  *   last 20 books'; from each session's call log, the median time of one call, the same two ways;
@@ -60,6 +63,7 @@ const { values } = parseArgs({
 		latency: { type: 'string', default: '20' },
 		concurrency: { type: 'string', default: '16' },
 		'chunk-size': { type: 'string', default: '2048' },
+		heap: { type: 'boolean', default: false },
 		keep: { type: 'boolean', default: false },
 		json: { type: 'boolean', default: false },
 	},
@@ -150,7 +154,8 @@ async function runStudy(file: string, sessionsDir: string): Promise<Run> {
 	const epoch = Date.now();
 	const started = performance.now();
 	const since = () => (performance.now() - started) / 1000;
-	const node = [process.execPath, '--expose-gc', '--import', './bench/heap-probe.mjs', 'bin/booook.js', 'study', file, '--sessions-dir', sessionsDir];
+	const probe = values.heap ? ['--expose-gc', '--import', './bench/heap-probe.mjs'] : [];
+	const node = [process.execPath, ...probe, 'bin/booook.js', 'study', file, '--sessions-dir', sessionsDir];
 	const child = spawn(TIME, ['-f', '%M', '-o', timeFile, ...node], { cwd: ROOT, env: { ...env, BENCH_HEAP_FILE: heapFile }, stdio: ['ignore', 'pipe', 'pipe'] });
 	live.add(child);
 	const cells: Run['cells'] = new Map();
@@ -242,7 +247,7 @@ function summarize(run: Run, calls: number, sessionsDir: string) {
 			row(`one call as logged, median: first ${END} books vs last ${END}`, callMs(first), callMs(last), 'ms', 0),
 			row('cells done per second: 2nd fifth of the cells vs 4th', rate(0.2, 0.4), rate(0.6, 0.8), '/s', 2),
 			row('RSS: 25% vs 75% of the cells done', rssAt(0.25), rssAt(0.75), 'MiB', 0),
-			row('heap kept after a full GC: 25% vs 75% of the cells done', heapAt(0.25), heapAt(0.75), 'MiB', 1),
+			...(values.heap ? [row('heap kept after a full GC: 25% vs 75% of the cells done', heapAt(0.25), heapAt(0.75), 'MiB', 1)] : []),
 		],
 	};
 }
@@ -253,7 +258,7 @@ function report(r: ReturnType<typeof summarize>): string {
 		`booook study: ${r.setup.books} books of ${r.setup.words} words × 2 methods (${r.setup.cells} cells), openai gpt-4o-mini on the fake API, ${r.setup.latencyMs} ms calls, concurrency ${r.setup.concurrency}, chunks of ${r.setup.chunkSize}`,
 		`- ${r.environment}`,
 		`- wall ${r.wallS.toFixed(1)} s (planning ${r.planS.toFixed(1)} s before the first cell; results ${r.resultsS.toFixed(1)} s after the last), ${r.calls} calls, ${r.callsPerS.toFixed(0)} calls/s after planning`,
-		`- peak RSS ${r.peakMiB.toFixed(0)} MiB (goal < 1024), sessions on disk ${r.sessionsMiB.toFixed(0)} MiB`,
+		`- peak RSS ${r.peakMiB.toFixed(0)} MiB (goal < 1024${values.heap ? '; lowered by --heap\'s collections' : ''}), sessions on disk ${r.sessionsMiB.toFixed(0)} MiB`,
 		'',
 		'| measure | early | late | late ÷ early |',
 		'|---|---|---|---|',
