@@ -18,7 +18,7 @@ export const spec = (exit: Exit) =>
 			.argument('<id>', 'session id (see: booook sessions), or a study file: its results table as booook study prints it, without running anything')
 			.addOption(sessionsDirOption()),
 	)
-		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }')
+		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }; for a study file, what booook study --json prints')
 		.action(async (id, flags) => {
 			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
 		});

@@ -27,7 +27,7 @@ export const spec = (exit: Exit) =>
 		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, score, scorer, concurrency')
 		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
 		.option('--json', 'print the plan or the results as JSON (headless)')
-		.option('--csv', 'print the results table as CSV (headless)')
+		.option('--csv', 'print the results table as CSV (headless; with "score": true, each error type\'s count and percent as more columns)')
 		.option('--headless', 'no study screen: one line per cell on stderr, the results table on stdout (the default without a terminal)')
 		.addOption(sessionsDirOption())
 		.option('--prices <file>', PRICES_HELP)
