@@ -231,7 +231,7 @@ function summarize(run: Run, calls: number, sessionsDir: string) {
 	};
 	const rssAt = (share: number) => run.rss.find((s) => s.done >= share * cells.length)?.mib ?? null;
 	const heapAt = (share: number) => run.heap.find((s) => s.t >= ends[Math.ceil(share * cells.length) - 1]!)?.mib ?? null;
-	const row = (measure: string, a: number | null, b: number | null, unit: string, digits: number) => ({ measure, first: a, last: b, unit, digits, ratio: a && b ? b / a : null });
+	const row = (measure: string, early: number | null, late: number | null, unit: string, digits: number) => ({ measure, early, late, unit, digits, ratio: early && late ? late / early : null });
 	return {
 		environment: `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${load.toFixed(2)} at the start (other work on the machine slows the run)`,
 		setup: { books, words, latencyMs: latency, concurrency, chunkSize, cells: cells.length },
@@ -262,7 +262,7 @@ function report(r: ReturnType<typeof summarize>): string {
 		'',
 		'| measure | early | late | late ÷ early |',
 		'|---|---|---|---|',
-		...r.rows.map((x) => `| ${x.measure} | ${n(x.first, x.digits)} ${x.unit} | ${n(x.last, x.digits)} ${x.unit} | ${n(x.ratio, 2)} |`),
+		...r.rows.map((x) => `| ${x.measure} | ${n(x.early, x.digits)} ${x.unit} | ${n(x.late, x.digits)} ${x.unit} | ${n(x.ratio, 2)} |`),
 		'',
 		'A ratio near 1 is no slowdown (times) and no growth (memory); for cells done per second, below 1 is a slowdown.',
 		'',
