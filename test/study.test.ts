@@ -323,7 +323,21 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 
 /** One line of RFC 4180 CSV as its fields (a quoted field may hold commas). */
 function csvFields(line: string): string[] {
-	return [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/gu)].slice(0, -1).map((m) => m[1]!.replace(/^"(.*)"$/su, '$1').replaceAll('""', '"'));
+	const fields: string[] = [];
+	let field = '';
+	let quoted = false;
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i]!;
+		if (quoted && c === '"' && line[i + 1] === '"') {
+			field += '"';
+			i += 1;
+		} else if (c === '"') quoted = !quoted;
+		else if (c === ',' && !quoted) {
+			fields.push(field);
+			field = '';
+		} else field += c;
+	}
+	return [...fields, field];
 }
 
 /**
