@@ -8,6 +8,7 @@ import { pairedDifferences, pairedLines, resultRows, type CellOutcome } from '..
 import { parseStudy, type StudySpec } from '../source/study/spec.ts';
 import { UserError } from '../source/errors.ts';
 import { Session } from '../source/store/session.ts';
+import { emptyCounts, LABELS, type Label } from '../source/score/labels.ts';
 import { booook } from './support/cli.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
@@ -260,15 +261,105 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	assert.equal(cellLines(ran.stderr, ': scored with openai/gpt-4o-mini: BooookScore '), 4, ran.stderr);
 	assert.ok(api.requests.length > 0, 'annotation calls were made');
 	// Two configurations (hier, inc), each with a score and an interval over its two books.
-	const rows = ran.stdout.split('\n').filter((l) => /^(hier|inc) .*extractive textrank/u.test(l));
+	const [results, types] = ran.stdout.split('\n\n');
+	const rows = results!.split('\n').filter((l) => /^(hier|inc) .*extractive textrank/u.test(l));
 	assert.equal(rows.length, 2, ran.stdout);
 	for (const row of rows) assert.match(row, /2\/2 .* \d+\.\d \[\d+\.\d, \d+\.\d\]$/u, ran.stdout);
+	// Under it, the error types per configuration, as the sessions' annotations have them.
+	const expected = await annotatedTypes(sessions, scored.name);
+	const typeLines = types!.trimEnd().split('\n');
+	assert.match(typeLines[0]!, /^method +model +chunk +window +books +sentences +confusing +ent +evt +cause +sal +disc +dup +incon +lang$/u, ran.stdout);
+	assert.match(typeLines.at(-1)!, /^error types, % of annotated sentences \(count\): ent entity omission, .*lang language$/u);
+	for (const method of ['hier', 'inc']) {
+		const line = typeLines.find((l) => l.startsWith(`${method} `));
+		const e = expected.get(method)!;
+		assert.ok(e.sentences > 0 && e.confusing > 0, 'the fake annotator flags some sentences');
+		const cells = line!.split(/ {2,}/u);
+		assert.equal(cells[4], '2');
+		assert.equal(cells[5], String(e.sentences));
+		assert.equal(cells[6], `${((100 * e.confusing) / e.sentences).toFixed(1)} (${e.confusing})`);
+		assert.deepEqual(cells.slice(7), LABELS.map((l) => `${((100 * e.counts[l]) / e.sentences).toFixed(1)} (${e.counts[l]})`), line);
+	}
 	const annotations = api.requests.length;
 
 	const again = await booook(['study', file, '--sessions-dir', sessions, '--json'], { env });
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(api.requests.length, annotations, 'no new annotation call');
 	assert.equal(cellLines(again.stderr, 'scored already'), 4, again.stderr);
-	const json = JSON.parse(again.stdout) as { rows: { score: { estimate: number; books: number } | null }[] };
+	const json = JSON.parse(again.stdout) as {
+		rows: { method: string; score: { estimate: number; books: number } | null; errorTypes: { books: number; sentences: number; counts: Record<string, number>; shares: Record<string, number> } }[];
+		cells: { session: string; errorTypes: { sentences: number; counts: Record<string, number> } }[];
+	};
 	assert.ok(json.rows.every((r) => r.score !== null && r.score.books === 2 && r.score.estimate >= 0 && r.score.estimate <= 1), again.stdout);
+	for (const row of json.rows) {
+		const e = expected.get(row.method)!;
+		assert.equal(row.errorTypes.books, 2);
+		assert.equal(row.errorTypes.sentences, e.sentences);
+		assert.deepEqual(row.errorTypes.counts, e.counts);
+		for (const l of LABELS) assert.ok(Math.abs(row.errorTypes.shares[l]! - e.counts[l] / e.sentences) < 1e-12, l);
+	}
+	const perCell = await annotatedTypes(sessions, scored.name, 'session');
+	for (const cell of json.cells) assert.deepEqual(cell.errorTypes.counts, perCell.get(cell.session)!.counts);
+
+	// booook report FILE: the same results from the sessions, with no key and no call.
+	const report = await booook(['report', file, '--sessions-dir', sessions, '--json']);
+	assert.equal(report.code, 0, report.stderr);
+	assert.equal(report.stdout, again.stdout);
+	assert.equal(api.requests.length, annotations);
+
+	// The CSV: the results' columns, then sentences and each type's count and percent, one row per configuration.
+	const table = await booook(['study', file, '--sessions-dir', sessions, '--csv'], { env });
+	const [header, ...csvRows] = table.stdout.split('\r\n').filter((l) => l !== '');
+	const columns = csvFields(header!);
+	assert.deepEqual(columns.slice(9, 12), ['sentences annotated', 'sentences confusing', 'entity omission n']);
+	assert.equal(columns.length, 9 + 2 + 2 * LABELS.length);
+	for (const line of csvRows) {
+		const values = csvFields(line);
+		const e = expected.get(values[0]!)!;
+		assert.equal(values[columns.indexOf('sentences annotated')], String(e.sentences));
+		for (const l of LABELS) assert.equal(values[columns.indexOf(`${l} n`)], String(e.counts[l]));
+	}
 });
+
+/** One line of RFC 4180 CSV as its fields (a quoted field may hold commas). */
+function csvFields(line: string): string[] {
+	const fields: string[] = [];
+	let field = '';
+	let quoted = false;
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i]!;
+		if (quoted && c === '"' && line[i + 1] === '"') {
+			field += '"';
+			i += 1;
+		} else if (c === '"') quoted = !quoted;
+		else if (c === ',' && !quoted) {
+			fields.push(field);
+			field = '';
+		} else field += c;
+	}
+	return [...fields, field];
+}
+
+/**
+ * Error types counted straight from a scored study's sessions, by method (or by session): each
+ * session has one summary annotated by one model, so every model annotation without a failure is
+ * one annotated sentence.
+ */
+async function annotatedTypes(dir: string, study: string, by: 'method' | 'session' = 'method') {
+	const out = new Map<string, { sentences: number; confusing: number; counts: Record<Label, number> }>();
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		if (!entry.isDirectory() || !entry.name.startsWith(`${study}-`)) continue;
+		const { data } = await Session.snapshot(dir, entry.name);
+		assert.ok(data.kind === 'book');
+		const key = by === 'session' ? entry.name : data.run.config.method;
+		const e = out.get(key) ?? { sentences: 0, confusing: 0, counts: emptyCounts() };
+		for (const a of data.annotations) {
+			if (a.source !== 'model' || a.failure !== null) continue;
+			e.sentences += 1;
+			if (a.confusing) e.confusing += 1;
+			for (const t of a.types) e.counts[t] += 1;
+		}
+		out.set(key, e);
+	}
+	return out;
+}

@@ -1,4 +1,8 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
+import { folderState } from '../store/leftover.ts';
+import { studyReport } from './study.ts';
 import { buildReport, reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { Session } from '../store/session.ts';
 import { output, type Stream } from './output.ts';
@@ -11,10 +15,10 @@ export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('report')
 			.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book')
-			.argument('<id>', 'session id (see: booook sessions)')
+			.argument('<id>', 'session id (see: booook sessions), or a study file: its results table as booook study prints it, without running anything')
 			.addOption(sessionsDirOption()),
 	)
-		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }')
+		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }; for a study file, what booook study --json prints')
 		.action(async (id, flags) => {
 			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
 		});
@@ -77,9 +81,17 @@ export function reportJson(report: Report) {
 	};
 }
 
+/** A study file named where a session id goes: a file with a study's extension, and no session of that id. */
+async function isStudyFile(dir: string, id: string): Promise<boolean> {
+	if (!/\.(?:json|ya?ml)$/iu.test(id)) return false;
+	if ((await folderState(join(dir, id))).kind === 'session') return false;
+	return stat(id).then((s) => s.isFile(), () => false);
+}
+
 /** `booook report ID`: BooookScore by source, precision per validator, agreement, types, per book. */
 export async function reportCommand(dir: string, id: string, opts: { json: boolean; seed: number; resamples: number; stdout?: Stream }): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
+	if (await isStudyFile(dir, id)) return studyReport(id, { sessionsDir: dir, ...opts });
 	const out = output(stdout);
 	const { data, text } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });

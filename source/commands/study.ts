@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { loadPrices } from '../llm/prices.ts';
-import { storedScore } from '../score/session-score.ts';
+import { storedSessionScore } from '../score/session-score.ts';
 import { resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
 import { folderState } from '../store/leftover.ts';
-import { alignTable, csv, pairedDifferences, pairedLines, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
+import { cellErrorTypes, ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
+import { alignTable, CONFIG_HEADER, configCells, csv, pairedDifferences, pairedLines, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { countWords } from '../text/tokens.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
@@ -26,7 +27,7 @@ export const spec = (exit: Exit) =>
 		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, score, scorer, concurrency')
 		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
 		.option('--json', 'print the plan or the results as JSON (headless)')
-		.option('--csv', 'print the results table as CSV (headless)')
+		.option('--csv', 'print the results table as CSV (headless; with "score": true, each error type\'s count and percent as more columns)')
 		.option('--headless', 'no study screen: one line per cell on stderr, the results table on stdout (the default without a terminal)')
 		.addOption(sessionsDirOption())
 		.option('--prices <file>', PRICES_HELP)
@@ -167,7 +168,8 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 		const { data } = await Session.snapshot(dir, cell.sessionId);
 		if (data.kind !== 'book') continue;
 		const totals = totalsOf(data.run);
-		const score = storedScore(data.summaries, data.annotations, data.run);
+		const scored = storedSessionScore(data.summaries, data.annotations, data.run);
+		const score = scored?.system.score ?? null;
 		const done = data.run.status === 'done' && data.run.root !== null;
 		found.set(cell.key, {
 			// A run done but left with stale nodes (an edit) is not done.
@@ -177,6 +179,7 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 			cost: totals.cost,
 			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).
 			score: score === null ? null : score / 100,
+			errorTypes: scored && cellErrorTypes(scored.system),
 		});
 	}
 	return found;
@@ -225,15 +228,30 @@ function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: str
 	return { table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }), notes: pairedLines(pairs) };
 }
 
-function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: StudyOptions, stdout: ReturnType<typeof output>): void {
-	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score });
-	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found) : [];
+/**
+ * `booook report STUDY-FILE`: the results `booook study` prints at its end, from the sessions as
+ * they stand, without creating, resuming or scoring anything.
+ */
+export async function studyReport(file: string, opts: { sessionsDir: string; json: boolean; seed: number; resamples: number; env?: NodeJS.ProcessEnv; stdout?: Stream }): Promise<number> {
+	const plan = await planStudy(file, loadPrices(undefined, opts.env));
+	printResults(plan, await outcomes(plan, opts.sessionsDir), { json: opts.json, csv: false, seed: opts.seed, resamples: opts.resamples }, output(opts.stdout ?? process.stdout));
+	return 0;
+}
+
+function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: { json: boolean; csv: boolean; seed?: number; resamples?: number }, stdout: ReturnType<typeof output>): void {
+	const bootstrap = { seed: opts.seed, resamples: opts.resamples };
+	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, ...bootstrap });
+	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found, bootstrap) : [];
 	const table = resultTable(rows, { priced: plan.cells.every((c) => c.priced) });
+	// Scored studies: error types as columns beside the results (CSV) or a table under them (text).
+	const errors = plan.spec.score ? errorTypeColumns(rows.map((r) => r.errorTypes)) : null;
 	if (opts.json) {
 		stdout.json({ name: plan.spec.name, rows, pairs, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, ...(found.get(c.key) ?? { status: 'missing' }) })) }, 2);
-	} else if (opts.csv) stdout.text(safeText(csv(table.map((row) => row.map((cell) => (cell === '—' ? '' : cell)))), '\r\n'), '\r\n');
-	else {
-		const { table: cells, notes } = results(plan, found);
-		stdout.line([alignTable(cells), ...notes].join('\n'));
+	} else if (opts.csv) {
+		const wide = errors ? table.map((row, i) => [...row, ...errors[i]!]) : table;
+		stdout.text(safeText(csv(wide.map((row) => row.map((cell) => (cell === '—' ? '' : cell)))), '\r\n'), '\r\n');
+	} else {
+		const types = plan.spec.score ? ['', alignTable(errorTypeTable(rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })), CONFIG_HEADER)), ERROR_TYPE_KEY] : [];
+		stdout.line([alignTable(table), ...pairedLines(pairs), ...types].join('\n'));
 	}
 }

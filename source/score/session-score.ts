@@ -227,10 +227,15 @@ function humanScore(entries: readonly ScoredEntry[], annotations: readonly Annot
  * verdicts it holds, or null while a sentence still lacks one (then `booook score ID` is needed).
  */
 export function storedScore(summaries: readonly ScoredSummary[], annotations: readonly Annotation[], run?: Pick<Run, 'root' | 'nodes'>): number | null {
+	return storedSessionScore(summaries, annotations, run)?.system.score ?? null;
+}
+
+/** What `storedScore` is made of (its sentences and their error types too), or null when it is null. */
+export function storedSessionScore(summaries: readonly ScoredSummary[], annotations: readonly Annotation[], run?: Pick<Run, 'root' | 'nodes'>): SessionScore | null {
 	if (!annotations.some((a) => a.source === 'model')) return null;
 	const current = currentSummaries(summaries, run);
 	const fallback = sessionAnnotator(annotations, '');
 	const plans = current.map((s) => planSummary(s, annotations, { requested: null, fallback }));
 	if (plans.length === 0 || plans.some((p) => p.missing.length > 0)) return null;
-	return scoreSession(current, annotations, plans).system.score;
+	return scoreSession(current, annotations, plans);
 }

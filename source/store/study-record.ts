@@ -4,13 +4,20 @@ import { z } from 'zod';
 import { badInput } from '../errors.ts';
 import { checkSessionsDir } from './disk.ts';
 import { SessionLock } from './lock.ts';
-import { readIfThere, replaceFile } from './state-file.ts';
+import { readIfThere, replaceFile, stateFs } from './state-file.ts';
 
 /**
  * A study's record: `<sessions dir>/<name>.study.json`, which session holds each cell of its grid.
  * The sessions hold everything else (a cell's progress is its session's), so the record stays
  * small and a study is resumed by opening the sessions it names. One process at a time: the
- * record is locked like a session (`.<name>.study.lock`), and written whole with a rename.
+ * record is locked like a session (`.<name>.study.lock`).
+ *
+ * A cell's change of state is one line appended to `.<name>.study.jsonl`, not the record written
+ * whole: that would cost bytes in proportion to the cells at every change, quadratic over a study
+ * of many books. The record is written whole (with a rename) when it is opened and closed, and
+ * the journal then removed. A line repeats the cell's whole entry, so replaying a journal over a
+ * record that already has it (a process killed between the rename and the removal) changes
+ * nothing; a line cut short by a kill ends the journal.
  */
 
 const recordSchema = z.strictObject({
@@ -24,11 +31,11 @@ const recordSchema = z.strictObject({
 export type StudyRecordData = z.infer<typeof recordSchema>;
 
 export class StudyRecord {
-	/** Writes land in the order they were asked for; each caller gets its own error. */
 	#writing: Promise<void> = Promise.resolve();
 
 	private constructor(
 		readonly file: string,
+		readonly journal: string,
 		readonly data: StudyRecordData,
 		private readonly lock: SessionLock,
 	) {}
@@ -37,11 +44,19 @@ export class StudyRecord {
 		return join(dir, `${name}.study.json`);
 	}
 
+	static journalOf(dir: string, name: string): string {
+		return join(dir, `.${name}.study.jsonl`);
+	}
+
 	/** Reads the record without the lock (for a plan, or a look while the study runs); null when there is none. */
 	static async peek(dir: string, name: string): Promise<StudyRecordData | null> {
 		const file = StudyRecord.fileOf(dir, name);
+		// The journal first: a close between the two reads then leaves a record that holds it.
+		const journal = await readIfThere(StudyRecord.journalOf(dir, name));
 		const text = await readIfThere(file);
-		return text === null ? null : parse(file, text);
+		if (text === null && journal === null) return null;
+		const now = new Date().toISOString();
+		return replay(text === null ? { schema: 1, name, createdAt: now, updatedAt: now, cells: {} } : parse(file, text), journal);
 	}
 
 	/** Opens (or starts) the record of study `name` for this process alone. */
@@ -52,29 +67,71 @@ export class StudyRecord {
 		try {
 			const now = new Date().toISOString();
 			const data = (await StudyRecord.peek(dir, name)) ?? { schema: 1 as const, name, createdAt: now, updatedAt: now, cells: {} };
-			return new StudyRecord(StudyRecord.fileOf(dir, name), data, lock);
+			const record = new StudyRecord(StudyRecord.fileOf(dir, name), StudyRecord.journalOf(dir, name), data, lock);
+			// What a killed process left in the journal goes into the record, so the journal starts empty.
+			await record.compact();
+			return record;
 		} catch (error) {
 			await lock.release();
 			throw error;
 		}
 	}
 
-	/** Records where cell `key` stands, and writes the record whole. */
+	/** Records where cell `key` stands: one line appended to the journal. */
 	set(key: string, session: string, status: string): Promise<void> {
 		const current = this.data.cells[key];
 		if (current?.session === session && current.status === status) return this.#writing;
 		this.data.cells[key] = { session, status };
 		this.data.updatedAt = new Date().toISOString();
-		const text = `${JSON.stringify(this.data, null, 2)}\n`;
-		const write = this.#writing.then(() => replaceFile(this.file, text));
-		this.#writing = write.catch(() => {});
-		return write;
+		const line = `${JSON.stringify({ at: this.data.updatedAt, cell: key, session, status })}\n`;
+		return this.#queue(() => stateFs.appendFile(this.journal, line, 'utf8'));
+	}
+
+	/** Writes the record whole, then removes the journal it holds. */
+	compact(): Promise<void> {
+		return this.#queue(async () => {
+			await replaceFile(this.file, `${JSON.stringify(this.data, null, 2)}\n`);
+			await stateFs.unlink(this.journal).catch((error: NodeJS.ErrnoException) => {
+				if (error.code !== 'ENOENT') throw error;
+			});
+		});
 	}
 
 	async close(): Promise<void> {
-		await this.#writing;
-		await this.lock.release();
+		try {
+			await this.#writing;
+			await this.compact();
+		} finally {
+			await this.lock.release();
+		}
 	}
+
+	/** Writes land in the order they were asked for; each caller gets its own error. */
+	#queue(write: () => Promise<void>): Promise<void> {
+		const done = this.#writing.then(write);
+		this.#writing = done.catch(() => {});
+		return done;
+	}
+}
+
+const lineSchema = z.strictObject({ at: z.string(), cell: z.string(), session: z.string(), status: z.string() });
+
+/** The record with a journal's lines over it; the journal ends at its first line that does not read (cut by a kill). */
+function replay(data: StudyRecordData, journal: string | null): StudyRecordData {
+	if (journal === null) return data;
+	const out = { ...data, cells: { ...data.cells } };
+	for (const text of journal.split('\n')) {
+		if (text === '') continue;
+		let line;
+		try {
+			line = lineSchema.parse(JSON.parse(text));
+		} catch {
+			break;
+		}
+		out.cells[line.cell] = { session: line.session, status: line.status };
+		if (line.at > out.updatedAt) out.updatedAt = line.at;
+	}
+	return out;
 }
 
 function parse(file: string, text: string): StudyRecordData {

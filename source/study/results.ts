@@ -1,5 +1,6 @@
 import type { RunStatus } from '../domain.ts';
 import { bootstrap, seededRandom, type Interval } from '../score/bootstrap.ts';
+import { errorTypeRow, type CellErrorTypes, type ErrorTypeRow } from './error-types.ts';
 import type { Cell, CellConfig } from './grid.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface CellOutcome {
 	cost: number;
 	/** The session's stored BooookScore, once every sentence of its summary has a verdict. */
 	score: number | null;
+	/** The error types of the sentences that score reads; absent or null while there is no score. */
+	errorTypes?: CellErrorTypes | null;
 }
 
 export interface ResultRow extends CellConfig {
@@ -29,6 +32,8 @@ export interface ResultRow extends CellConfig {
 	cost: number;
 	/** Over the books done and scored; null when none is (or scoring is off). */
 	score: (Interval & { books: number }) | null;
+	/** Error types pooled over the books done and annotated; null when none is (or scoring is off). */
+	errorTypes: ErrorTypeRow | null;
 }
 
 export function resultRows(cells: readonly Cell[], outcomes: ReadonlyMap<string, CellOutcome>, opts: { score: boolean; seed?: number; resamples?: number }): ResultRow[] {
@@ -36,7 +41,7 @@ export function resultRows(cells: readonly Cell[], outcomes: ReadonlyMap<string,
 	for (const cell of cells) groups.set(cell.configKey, [...(groups.get(cell.configKey) ?? []), cell]);
 	return [...groups.values()].map((group) => {
 		const first = group[0]!;
-		const outs = group.map((c) => outcomes.get(c.key) ?? { status: 'missing', words: null, calls: 0, cost: 0, score: null });
+		const outs = group.map((c): CellOutcome => outcomes.get(c.key) ?? { status: 'missing', words: null, calls: 0, cost: 0, score: null });
 		const done = outs.filter((o) => o.status === 'done');
 		const words = done.flatMap((o) => (o.words === null ? [] : [o.words]));
 		const scores = done.flatMap((o) => (o.score === null ? [] : [o.score]));
@@ -56,6 +61,7 @@ export function resultRows(cells: readonly Cell[], outcomes: ReadonlyMap<string,
 			calls: outs.reduce((s, o) => s + o.calls, 0),
 			cost: outs.reduce((s, o) => s + o.cost, 0),
 			score,
+			errorTypes: opts.score ? errorTypeRow(done.flatMap((o) => (o.errorTypes ? [o.errorTypes] : []))) : null,
 		};
 	});
 }
@@ -115,15 +121,19 @@ function mean(values: readonly number[]): number {
 
 const DASH = '—';
 
+/** The first columns of every table of a study's results: which configuration a row is. */
+export const CONFIG_HEADER = ['method', 'model', 'chunk', 'window'];
+
+export function configCells(r: CellConfig): string[] {
+	return [r.method, r.provider === 'extractive' ? `extractive ${r.model}` : `${r.provider} ${r.model}`, String(r.chunkSize), String(r.contextWindow)];
+}
+
 /** The results as cells of text, header first: what the terminal table and the CSV both show. */
 export function resultTable(rows: readonly ResultRow[], opts: { priced: boolean }): string[][] {
 	return [
-		['method', 'model', 'chunk', 'window', 'books done', 'words (mean)', 'calls', 'cost', 'BooookScore (95% CI)'],
+		[...CONFIG_HEADER, 'books done', 'words (mean)', 'calls', 'cost', 'BooookScore (95% CI)'],
 		...rows.map((r) => [
-			r.method,
-			r.provider === 'extractive' ? `extractive ${r.model}` : `${r.provider} ${r.model}`,
-			String(r.chunkSize),
-			String(r.contextWindow),
+			...configCells(r),
 			`${r.done}/${r.books}`,
 			r.meanWords === null ? DASH : String(Math.round(r.meanWords)),
 			String(r.calls),
@@ -138,7 +148,7 @@ const pct = (v: number) => (100 * v).toFixed(1);
 /** Columns padded to their widest cell; numbers right-aligned. */
 export function alignTable(table: readonly string[][]): string {
 	const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => [...(row[i] ?? '')].length)));
-	const numeric = (text: string) => /^[$\d.\-/, []+$/u.test(text) && /\d/u.test(text);
+	const numeric = (text: string) => /^[$\d.\-/, [()]+$/u.test(text) && /\d/u.test(text);
 	return table
 		.map((row) => row.map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
 		.join('\n');
