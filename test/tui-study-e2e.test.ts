@@ -8,7 +8,7 @@ test('in an 80×24 terminal, booook study shows its 18 cells in a scrolling list
 	const { file, sessions } = await tinyStudy('e2e', ['ann', 'bob', 'cid'], { methods: ['hier', 'inc'], chunkSizes: [512, 768, 1024], concurrency: 2 });
 	const term = terminal('study', shellLine(['env', 'TERM=xterm-256color', process.execPath, BIN, 'study', file, '--sessions-dir', sessions]), { columns: 80, rows: 24 });
 	try {
-		const done = await term.waitFor('the study to end', (s) => s.includes('✓ done') && s.includes('Every cell is done'));
+		const done = await term.waitFor('the study to end', (s) => s.includes('✓ done') && s.includes('Every cell is done') && /^Results$/mu.test(s) && /^method\s+chunk\s+words/mu.test(s));
 		const lines = done.trimEnd().split('\n');
 		assert.ok(lines.length <= 24);
 		assert.match(lines[0]!, /^booook study e2e · 18\/18 done/u);
