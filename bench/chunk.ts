@@ -7,16 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { readBook } from '../source/book/read.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { encode } from '../source/text/tokens.ts';
+import { median } from './kit.ts';
 
 const BOOK = process.argv[2] ?? fileURLToPath(new URL('../../shared/books/war-and-peace.txt', import.meta.url));
 const CHUNK_SIZE = 2048;
 const REPETITIONS = 5;
 
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = sorted.length >> 1;
-	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function time(run: () => void): number {
 	const start = performance.now();

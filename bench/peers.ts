@@ -44,14 +44,13 @@
  * map-reduce spread over the workers; incremental and refine, every call in sequence.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchKit, folderBytes, median, ROOT, type Fake } from './kit.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BOOKS = {
 	pp: fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url)),
 	wap: fileURLToPath(new URL('../../shared/books/war-and-peace.txt', import.meta.url)),
@@ -61,8 +60,7 @@ const TIME = '/usr/bin/time';
 const MiB = 1024 * 1024;
 const CHUNK_SIZE = 2048;
 /** What to undo when the driver stops early: children to stop, the temporary folder. */
-const live = new Set<{ kill: (signal?: NodeJS.Signals) => boolean }>();
-const cleanups: (() => void)[] = [];
+const { live, cleanups, progress, fail, stop, positive, startFake } = benchKit('bench/peers', () => values.json);
 
 interface PairRow {
 	kind: 'pair';
@@ -170,7 +168,7 @@ try {
 async function pair(name: string, row: PairRow): Promise<PairResult> {
 	const latency = values.latency === undefined ? row.latency : positive('latency', values.latency);
 	const concurrency = values.concurrency === undefined ? row.concurrency : positive('concurrency', values.concurrency);
-	const api = await startFake(latency);
+	const api = await startFake(['--latency', String(latency), '--words', values.words, '--plain'], env);
 	const result: PairResult = { row: name, title: row.title, latency, concurrency, booook: [], peer: [], ratios: [] };
 	try {
 		for (let i = 0; i < repeat; i++) {
@@ -227,32 +225,6 @@ async function startup() {
 	return out;
 }
 
-interface Fake {
-	url: string;
-	stats(): Promise<{ requests: number }>;
-	stop(): Promise<void>;
-}
-
-async function startFake(latency: number): Promise<Fake> {
-	const server = spawn(process.execPath, ['--import', 'tsx', 'test/support/fake-api.ts', '--port', '0', '--latency', String(latency), '--words', values.words, '--plain'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-	live.add(server);
-	const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-	const line = await new Promise<string>((resolve, reject) => {
-		createInterface({ input: server.stdout }).once('line', resolve);
-		server.once('exit', (code) => reject(new Error(`the fake API exited (${code}) before it listened`)));
-	});
-	const { url } = JSON.parse(line) as { url: string };
-	return {
-		url,
-		stats: async () => (await (await fetch(`${url}/stats`)).json()) as { requests: number },
-		stop: async () => {
-			server.kill('SIGTERM');
-			await exited;
-			live.delete(server);
-		},
-	};
-}
-
 /** Runs `node ARGS` in the repository under GNU time; with `api`, counts the calls it made there. */
 async function measure(args: string[], api?: Fake): Promise<Measured & { stdout: string; stderr: string }> {
 	const before = api ? (await api.stats()).requests : 0;
@@ -282,14 +254,6 @@ function peerVersion(name: string): string {
 	}
 }
 
-function folderBytes(dir: string): number {
-	let total = 0;
-	for (const entry of readdirSync(dir, { withFileTypes: true })) {
-		const path = join(dir, entry.name);
-		total += entry.isDirectory() ? folderBytes(path) : statSync(path).size;
-	}
-	return total;
-}
 
 function report(): string {
 	const lines: string[] = ['booook vs LangChain.js, measured side by side in one run', ...results.environment.map((e) => `- ${e}`), ''];
@@ -338,29 +302,3 @@ function range(xs: number[], show: (x: number) => string): string {
 	return lo === hi ? lo : `${lo}–${hi}`;
 }
 
-function median(xs: number[]): number {
-	const sorted = [...xs].sort((a, b) => a - b);
-	const mid = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function positive(name: string, value: string): number {
-	const n = Number(value);
-	if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a whole number of at least 1`);
-	return n;
-}
-
-function progress(text: string): void {
-	if (!values.json || process.stderr.isTTY) process.stderr.write(`… ${text}\n`);
-}
-
-function fail(message: string): never {
-	process.stderr.write(`bench/peers: ${message}\n`);
-	return stop(1);
-}
-
-function stop(code: number): never {
-	for (const child of live) child.kill('SIGTERM');
-	for (const undo of cleanups.splice(0)) undo();
-	process.exit(code);
-}

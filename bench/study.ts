@@ -39,22 +39,21 @@
  * - the time from the last cell done to the exit: reading every cell's session for the results.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchKit, folderBytes, median, ROOT } from './kit.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED_BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
 const SOURCES = ['frankenstein.txt', 'pride-and-prejudice.txt', 'war-and-peace.txt'];
 const TIME = '/usr/bin/time';
 const MiB = 1024 * 1024;
 /** Books compared at each end of the study. */
 const END = 20;
-const live = new Set<{ kill: (signal?: NodeJS.Signals) => boolean }>();
-const cleanups: (() => void)[] = [];
+const { live, cleanups, progress, fail, stop, positive, startFake } = benchKit('bench/study', () => values.json);
 
 const { values } = parseArgs({
 	options: {
@@ -93,7 +92,7 @@ try {
 	progress(`writing ${books} books of ${words} words`);
 	const paths = writeBooks(join(work, 'books'));
 	const sessionsDir = join(work, 'sessions');
-	const api = await startFake();
+	const api = await startFake(['--latency', String(latency), '--words', '250'], env);
 	try {
 		const study = { name: 'bench', books: paths, methods: ['hier', 'inc'], providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: `${api.url}/v1` }], chunkSizes: [chunkSize], contextWindows: [8192], concurrency };
 		const file = join(work, 'study.json');
@@ -231,7 +230,11 @@ function summarize(run: Run, calls: number, sessionsDir: string) {
 	};
 	const rssAt = (share: number) => run.rss.find((s) => s.done >= share * cells.length)?.mib ?? null;
 	const heapAt = (share: number) => run.heap.find((s) => s.t >= ends[Math.ceil(share * cells.length) - 1]!)?.mib ?? null;
-	const row = (measure: string, early: number | null, late: number | null, unit: string, digits: number) => ({ measure, early, late, unit, digits, ratio: early && late ? late / early : null });
+	const row = (measure: string, earlyValue: number | null, lateValue: number | null, unit: string, digits: number) => {
+		// A median of nothing (NaN) is shown as missing.
+		const [early, late] = [earlyValue, lateValue].map((v) => (v === null || Number.isNaN(v) ? null : v)) as [number | null, number | null];
+		return { measure, early, late, unit, digits, ratio: early && late ? late / early : null };
+	};
 	return {
 		environment: `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${load.toFixed(2)} at the start (other work on the machine slows the run)`,
 		setup: { books, words, latencyMs: latency, concurrency, chunkSize, cells: cells.length },
@@ -269,65 +272,4 @@ function report(r: ReturnType<typeof summarize>): string {
 	].join('\n');
 }
 
-interface Fake {
-	url: string;
-	stats(): Promise<{ requests: number }>;
-	stop(): Promise<void>;
-}
 
-async function startFake(): Promise<Fake> {
-	const server = spawn(process.execPath, ['--import', 'tsx', 'test/support/fake-api.ts', '--port', '0', '--latency', String(latency), '--words', '250'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-	live.add(server);
-	const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-	const line = await new Promise<string>((resolve, reject) => {
-		createInterface({ input: server.stdout }).once('line', resolve);
-		server.once('exit', (code) => reject(new Error(`the fake API exited (${code}) before it listened`)));
-	});
-	const { url } = JSON.parse(line) as { url: string };
-	return {
-		url,
-		stats: async () => (await (await fetch(`${url}/stats`)).json()) as { requests: number },
-		stop: async () => {
-			server.kill('SIGTERM');
-			await exited;
-			live.delete(server);
-		},
-	};
-}
-
-function folderBytes(dir: string): number {
-	let total = 0;
-	for (const entry of readdirSync(dir, { withFileTypes: true })) {
-		const path = join(dir, entry.name);
-		total += entry.isDirectory() ? folderBytes(path) : statSync(path).size;
-	}
-	return total;
-}
-
-function median(xs: number[]): number | null {
-	if (xs.length === 0) return null;
-	const sorted = [...xs].sort((a, b) => a - b);
-	const mid = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function positive(name: string, value: string): number {
-	const n = Number(value);
-	if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a whole number of at least 1`);
-	return n;
-}
-
-function progress(text: string): void {
-	if (!values.json || process.stderr.isTTY) process.stderr.write(`… ${text}\n`);
-}
-
-function fail(message: string): never {
-	process.stderr.write(`bench/study: ${message}\n`);
-	return stop(1);
-}
-
-function stop(code: number): never {
-	for (const child of live) child.kill('SIGTERM');
-	for (const undo of cleanups.splice(0)) undo();
-	process.exit(code);
-}

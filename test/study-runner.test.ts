@@ -1,32 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cellWork, studyLines } from '../source/commands/study.ts';
 import type { PlannedCell } from '../source/commands/study-plan.ts';
 import { activityOf, StudyRunner, type CellStatus, type CellWork, type StudyEvent } from '../source/engine/study-runner.ts';
 import { Session } from '../source/store/session.ts';
+import { loggedCalls } from './support/logged-calls.ts';
 import { tinyStudy } from './support/study-books.ts';
 
 function runnerOf(plan: Awaited<ReturnType<typeof tinyStudy>>['plan'], sessions: string, work: CellWork<PlannedCell> = cellWork(null, { env: {} })) {
 	return new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: sessions, work });
 }
 
-/** Every call logged in the sessions under `dir` that gave a result, as `session node version attempt`. */
-function loggedCalls(dir: string): string[] {
-	return readdirSync(dir, { withFileTypes: true })
-		.filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-		.flatMap((e) => {
-			const log = join(dir, e.name, 'calls.jsonl');
-			if (!existsSync(log)) return [];
-			return readFileSync(log, 'utf8')
-				.split('\n')
-				.filter((l) => l.trim() !== '')
-				.map((l) => JSON.parse(l) as { node: string; version: number; attempt: number; error?: string })
-				.filter((c) => c.error === undefined)
-				.map((c) => `${e.name} ${c.node} ${c.version} ${c.attempt}`);
-		});
-}
 
 test('the study runner: each cell goes queued → running → done, its calls and activity moving with its engine; a second run skips every cell', async () => {
 	const { plan, sessions } = await tinyStudy('states', ['ann', 'bob'], { methods: ['hier', 'inc'], chunkSizes: [512], concurrency: 2 });

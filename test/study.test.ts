@@ -11,6 +11,7 @@ import { Session } from '../source/store/session.ts';
 import { emptyCounts, LABELS, type Label } from '../source/score/labels.ts';
 import { booook } from './support/cli.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
+import { loggedCalls } from './support/logged-calls.ts';
 import { tempDir } from './support/temp.ts';
 
 const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
@@ -32,21 +33,6 @@ function studyFile(value: unknown, name = 'study.json'): string {
 	return file;
 }
 
-/** Every call record of every session under `dir`, as `session node version attempt`. */
-function loggedCalls(dir: string): string[] {
-	return readdirSync(dir, { withFileTypes: true })
-		.filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-		.flatMap((e) => {
-			const log = join(dir, e.name, 'calls.jsonl');
-			if (!existsSync(log)) return [];
-			return readFileSync(log, 'utf8')
-				.split('\n')
-				.filter((line) => line.trim() !== '')
-				.map((line) => JSON.parse(line) as { node: string; version: number; attempt: number; error?: string })
-				.filter((c) => c.error === undefined)
-				.map((c) => `${e.name} ${c.node} ${c.version} ${c.attempt}`);
-		});
-}
 
 /** Sessions under `dir` whose run is done, read as booook reads them (session.json and its journal). */
 async function sessionsDone(dir: string): Promise<number> {

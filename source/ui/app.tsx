@@ -11,7 +11,7 @@ import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
 import { ViewStore } from './state/store.ts';
 import { initialView } from './state/view.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
-import { Root } from './root.tsx';
+import { Root, untilExit } from './root.tsx';
 import { themeFor } from './theme.ts';
 import { clean } from './text.ts';
 
@@ -161,14 +161,10 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 		signalled = true;
 		void driver.quit().then(() => instance.unmount());
 	};
-	process.on('SIGINT', onSignal);
-	process.on('SIGTERM', onSignal);
 	try {
 		if (options.autoStart !== false) driver.start();
-		await instance.waitUntilExit();
+		await untilExit(instance, onSignal);
 	} finally {
-		process.off('SIGINT', onSignal);
-		process.off('SIGTERM', onSignal);
 		unsubscribe();
 		store.dispose();
 	}
@@ -204,15 +200,7 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 		</Root>,
 		{ ...streams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },
 	);
-	const onSignal = () => instance.unmount();
-	process.on('SIGINT', onSignal);
-	process.on('SIGTERM', onSignal);
-	try {
-		await instance.waitUntilExit();
-	} finally {
-		process.off('SIGINT', onSignal);
-		process.off('SIGTERM', onSignal);
-	}
+	await untilExit(instance, () => instance.unmount());
 	// The screen is left as it was; what comes next starts on a clean line.
 	instance.clear();
 	return choice;

@@ -6,7 +6,7 @@ import { MAX_FPS } from './app.tsx';
 import type { RunControls, RunInfo } from './controls.ts';
 import { useReducerWithEffects, useTerminalSize } from './hooks.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
-import { Root } from './root.tsx';
+import { Root, untilExit } from './root.tsx';
 import { RunScreen } from './screens/RunScreen.tsx';
 import { StudyScreen, type StudyInfo, type StudyResults } from './screens/StudyScreen.tsx';
 import { ViewStore } from './state/store.ts';
@@ -182,12 +182,5 @@ export async function renderStudyApp(options: RenderStudyOptions): Promise<void>
 		options.runner.cancel();
 		void started.then(end, end);
 	};
-	process.on('SIGINT', onSignal);
-	process.on('SIGTERM', onSignal);
-	try {
-		await instance.waitUntilExit();
-	} finally {
-		process.off('SIGINT', onSignal);
-		process.off('SIGTERM', onSignal);
-	}
+	await untilExit(instance, onSignal);
 }
