@@ -75,6 +75,10 @@ test('a configuration\'s error types: counts summed over its books, shares of al
 	assert.equal(at('causal omission n', 1), '3');
 	assert.equal(at('causal omission %', 1), '30.00');
 	assert.equal(at('causal omission %', 2), '');
+	// Annotated books whose every verdict failed to parse: no sentence, so no share (not 0%).
+	const none = errorTypeRow([{ sentences: 0, confusing: 0, counts: emptyCounts() }]);
+	assert.deepEqual(errorTypeTable([{ config: ['inc'], errorTypes: none }], ['method'])[1], ['inc', '1', '0', ...Array(1 + LABELS.length).fill('—')]);
+	assert.equal(errorTypeColumns([none])[1]![2 + 2 * LABELS.indexOf('salience') + 1], '');
 });
 
 test('results rows carry the error types of their books done and annotated, only when the study scores', () => {

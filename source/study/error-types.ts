@@ -66,7 +66,8 @@ export const SHORT_LABELS: Record<Label, string> = {
 export const ERROR_TYPE_KEY = `error types, % of annotated sentences (count): ${LABELS.map((l) => `${SHORT_LABELS[l]} ${l}`).join(', ')}`;
 
 const DASH = '—';
-const pctCount = (n: number, of: number) => `${of === 0 ? '0.0' : ((100 * n) / of).toFixed(1)} (${n})`;
+// No sentence with a verdict (every annotation failed to parse): a share of nothing is no number.
+const pctCount = (n: number, of: number) => (of === 0 ? DASH : `${((100 * n) / of).toFixed(1)} (${n})`);
 
 /** The terminal's second table: one row per configuration (`config` names it, as the results table's first columns do). */
 export function errorTypeTable(rows: readonly { config: string[]; errorTypes: ErrorTypeRow | null }[], configHeader: readonly string[]): string[][] {
@@ -87,7 +88,7 @@ export function errorTypeTable(rows: readonly { config: string[]; errorTypes: Er
  * row was annotated.
  */
 export function errorTypeColumns(rows: readonly (ErrorTypeRow | null)[]): string[][] {
-	const percent = (n: number, of: number) => (of === 0 ? '0' : ((100 * n) / of).toFixed(2));
+	const percent = (n: number, of: number) => (of === 0 ? '' : ((100 * n) / of).toFixed(2));
 	return [
 		['sentences annotated', 'sentences confusing', ...LABELS.flatMap((l) => [`${l} n`, `${l} %`])],
 		...rows.map((e) =>
