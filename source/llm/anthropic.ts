@@ -3,7 +3,7 @@ import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
 import type { CallRequest, CallResult } from './provider.ts';
-import { openStream, readStream, SdkProvider, type SdkProviderOptions } from './sdk-client.ts';
+import { openStream, readStream, SdkProvider, type AttemptOptions, type SdkProviderOptions } from './sdk-client.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -40,7 +40,8 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
 		super(options, { label: 'anthropic', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL }, (settings) => new Anthropic(settings));
 	}
 
-	protected async attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult> {
+	protected async attempt(request: CallRequest, options: AttemptOptions, received: (text: string) => void): Promise<CallResult> {
+		const { signal } = options;
 		const sampling = acceptsTemperature(this.model);
 		const body = {
 			model: this.model,
@@ -50,7 +51,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
 			// The field is gone from this SDK (its API version rejects it), so it goes in as a plain body field.
 			...(sampling ? { temperature: request.temperature } : {}),
 		};
-		const stream = await openStream(this.failure, () => this.client.messages.create(body, { signal, headers: sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} }).withResponse());
+		const stream = await openStream(this.failure, () => this.client.messages.create(body, { ...options, headers: sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} }).withResponse());
 		let stopReason: string | null = null;
 		const usage: WireUsage = {};
 		// `event: error` mid-stream (overloaded_error) breaks the stream: the SDK does not retry those.

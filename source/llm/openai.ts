@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
 import type { CallRequest, CallResult } from './provider.ts';
-import { openStream, readStream, SdkProvider, type SdkProviderOptions } from './sdk-client.ts';
+import { openStream, readStream, SdkProvider, type AttemptOptions, type SdkProviderOptions } from './sdk-client.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Options of the OpenAI provider; `baseURL` null means the vendor's own API. */
@@ -18,7 +18,8 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
 		this.limitParam = isOpenAIHost(this.failure.baseURL) ? 'max_completion_tokens' : 'max_tokens';
 	}
 
-	protected async attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult> {
+	protected async attempt(request: CallRequest, options: AttemptOptions, received: (text: string) => void): Promise<CallResult> {
+		const { signal } = options;
 		const stream = await openStream(this.failure, () =>
 			this.client.chat.completions
 				.create(
@@ -30,7 +31,7 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
 						stream_options: { include_usage: true },
 						[this.limitParam]: request.maxTokens,
 					},
-					{ signal },
+					options,
 				)
 				.withResponse(),
 		);

@@ -2,7 +2,7 @@ import { webPageAnswer } from './base-url.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import { toProviderError, type FailureContext } from './sdk-errors.ts';
 import { DEFAULT_STREAM_RETRIES, DEFAULT_STREAM_RETRY_DELAY_MS, guardStream } from './stream-retry.ts';
-import { BrokenStream, DEFAULT_STREAM_TIMEOUT_MS, watchedFetch, type StreamSoFar } from './stream-watchdog.ts';
+import { BrokenStream, DEFAULT_STREAM_TIMEOUT_MS, watchedFetch, type StreamSoFar, type WatchedInit } from './stream-watchdog.ts';
 
 /**
  * What the two SDK-backed providers (OpenAI, Anthropic) share: their options, the settings of
@@ -30,6 +30,12 @@ export interface SdkProviderOptions {
 	onRetry?: (reason: string, request: CallRequest) => void;
 	/** For tests and proxies; defaults to the global fetch. */
 	fetch?: typeof fetch;
+}
+
+/** The request options every attempt passes to its SDK call (both SDKs take these two). */
+export interface AttemptOptions {
+	signal: AbortSignal;
+	fetchOptions: WatchedInit;
 }
 
 /** Settings of an SDK client, as both SDKs take them. */
@@ -80,12 +86,16 @@ export abstract class SdkProvider<Client> implements Provider {
 				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
 			},
 			request,
-			(signal, received) => this.attempt(request, signal, received),
+			(signal, received, watched) => this.attempt(request, { signal, fetchOptions: watched }, received),
 		);
 	}
 
-	/** One attempt of `request`: open the stream with `signal`, pass each piece of text to `received`. */
-	protected abstract attempt(request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<CallResult>;
+	/**
+	 * One attempt of `request`: open the stream with `options` (the SDK's request options: the
+	 * attempt's signal, and the fetch options that tie its bytes to its watchdog), pass each piece of
+	 * text to `received`.
+	 */
+	protected abstract attempt(request: CallRequest, options: AttemptOptions, received: (text: string) => void): Promise<CallResult>;
 }
 
 /**

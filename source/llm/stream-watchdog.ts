@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { STATUS_CODES } from 'node:http';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
@@ -48,8 +47,14 @@ export interface WatchOptions {
 	onRetry?: (reason: string) => void;
 }
 
-/** One attempt of a call: its own signal, and `received` told each piece of text it streams. */
-export type StreamAttempt<T> = (signal: AbortSignal, received: (text: string) => void) => Promise<T>;
+/**
+ * One attempt of a call: its own signal, `received` told each piece of text it streams, and
+ * `watched`, to be passed as the SDK request's `fetchOptions` so `watchedFetch` knows the attempt.
+ */
+export type StreamAttempt<T> = (signal: AbortSignal, received: (text: string) => void, watched: WatchedInit) => Promise<T>;
+
+/** Fetch options that carry nothing the SDKs set themselves (their type for per-request fetch options). */
+export type WatchedInit = Partial<Record<'body' | 'headers' | 'method' | 'signal', never>>;
 
 /** What the watchdog and the retries need of a call's request. */
 export type WatchedRequest = Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'>;
@@ -93,9 +98,15 @@ interface Watch {
 	exchanges: number;
 }
 
-// The SDK calls `fetch` deep inside its own promise chain; async context is how a fetch knows
-// which attempt's watchdog its bytes belong to without one SDK client per call.
-const currentWatch = new AsyncLocalStorage<Watch>();
+// The SDK calls `fetch` deep inside its own promise chain, with the request's `fetchOptions`
+// spread into its init: a symbol key there is how a fetch knows which attempt's watchdog its bytes
+// belong to, without one SDK client per call. (AsyncLocalStorage did this before; on Node 20 it
+// turns on promise hooks, which made every await of the process slower.)
+const WATCH = Symbol('booook watch');
+
+function watchOf(init: RequestInit | undefined): Watch | undefined {
+	return (init as { [WATCH]?: Watch } | undefined)?.[WATCH];
+}
 
 const NO_USAGE: Usage = { input: 0, output: 0, cached: 0 };
 
@@ -107,7 +118,7 @@ const NO_USAGE: Usage = { input: 0, output: 0, cached: 0 };
  */
 export function watchedFetch(base: typeof fetch = globalThis.fetch, sdk: { maxRetries: number; timeoutMs: number } = { maxRetries: 0, timeoutMs: DEFAULT_STREAM_TIMEOUT_MS }): typeof fetch {
 	return async (input, init) => {
-		const watch = currentWatch.getStore();
+		const watch = watchOf(init);
 		if (!watch) return base(input, init);
 		const exchange = watch.exchanges++;
 		const start = new Date();
@@ -210,7 +221,7 @@ export async function watchAttempt<T>(options: WatchOptions, request: WatchedReq
 	callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 	const started = new Date();
 	try {
-		const run = currentWatch.run(watch, () => attempt(controller.signal, received));
+		const run = attempt(controller.signal, received, { [WATCH]: watch } as WatchedInit);
 		// Rejects the moment the caller aborts. The SDKs notice an abort quickly while reading, but
 		// not always while sleeping before a retry (the OpenAI SDK's backoff sleep ignores the
 		// signal), and a cancelled call must not wait for that.
