@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import PQueue from 'p-queue';
 import { errorMessage } from '../errors.ts';
+import { BatchPool } from '../llm/batch-pool.ts';
+import { batchLine } from '../llm/batcher.ts';
 import { loadPrices } from '../llm/prices.ts';
 import { storedScore } from '../score/session-score.ts';
 import { bookSession, resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
@@ -88,7 +90,9 @@ async function runStudy(plan: StudyPlan, scorers: Map<string, Scorer> | null, op
 	const err = output(opts.stderr ?? process.stderr);
 	const record = await StudyRecord.open(opts.sessionsDir, plan.spec.name);
 	const calls = new PQueue({ concurrency: plan.concurrency });
-	const cells = new PQueue({ concurrency: plan.concurrency });
+	const batches = studyBatches(plan, opts, err);
+	// With batches every cell is open at once, so their batched calls go out together.
+	const cells = new PQueue({ concurrency: batches ? plan.cells.length : plan.concurrency });
 	// What a cancel stops: the engines running and the annotators scoring.
 	const engines = new Set<{ cancel(): void }>();
 	let cancelled = false;
@@ -118,7 +122,8 @@ async function runStudy(plan: StudyPlan, scorers: Map<string, Scorer> | null, op
 		}
 		const session = bookSession(await Session.open(opts.sessionsDir, cell.sessionId));
 		try {
-			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue: calls });
+			const batch = batches ? await batches.lane(scorer, session, cell.key) : undefined;
+			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue: calls, batch });
 			if (annotator) {
 				engines.add(annotator);
 				if (cancelled) annotator.cancel();
@@ -159,7 +164,8 @@ async function runStudy(plan: StudyPlan, scorers: Map<string, Scorer> | null, op
 			await record.set(cell.key, cell.sessionId, 'running');
 			say(cell, `${exists ? 'resumed' : 'started'} (session ${cell.sessionId})`);
 			const prepared = await prepare(session.data.run.config, await session.bookText(), { json: false, prices: opts.prices, env: opts.env }, cell.ctx.templates);
-			const engine = makeEngine(session, prepared, { queue: calls });
+			const batch = batches ? await batches.lane(cell, session, cell.key) : undefined;
+			const engine = makeEngine(session, prepared, { queue: calls, batch });
 			engines.add(engine);
 			// A cell that starts after a cancel stops at once.
 			if (cancelled) engine.cancel();
@@ -189,9 +195,19 @@ async function runStudy(plan: StudyPlan, scorers: Map<string, Scorer> | null, op
 			() => Promise.all(plan.cells.map((cell) => cells.add(() => runCell(cell)))),
 		);
 	} finally {
+		batches?.close();
 		await record.close();
 	}
 	return cancelled ? 'cancelled' : failed ? 'failed' : 'done';
+}
+
+/** The study's batchers when it asks for batches, each change of a batch one line on stderr. */
+function studyBatches(plan: StudyPlan, opts: StudyOptions, err: ReturnType<typeof output>): BatchPool | null {
+	const { batch } = plan.spec;
+	if (!batch) return null;
+	const pool = new BatchPool({ ...(batch === true ? {} : batch), env: opts.env });
+	pool.on((state, change, detail) => err.line(batchLine(state, change, detail)));
+	return pool;
 }
 
 /**
