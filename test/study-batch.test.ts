@@ -129,3 +129,19 @@ test('a batched study of the three shared books × hier and inc × two chunk siz
 	assert.equal(rows.length, 4, resumed.stdout);
 	for (const row of rows) assert.match(row, / 3\/3 .* \d+\.\d \[\d+\.\d, \d+\.\d\]$/u, resumed.stdout);
 });
+
+test('"batch" with the extractive baseline, or not true/false/{ poll, gather }, is one line and exit 2, nothing written', async () => {
+	const sessions = join(tempDir('study-batch-bad'), 'sessions');
+	const base = { name: 'b', books: [join(BOOKS, 'frankenstein.txt')], methods: ['hier'], chunkSizes: [65536], contextWindows: [131072] };
+	for (const [spec, pattern] of [
+		[{ ...base, providers: [{ provider: 'openai' }, { provider: 'extractive' }], batch: true }, /^booook: study .*: "batch" sends model calls through the openai or anthropic batch API, and the extractive baseline makes none: remove it from providers, or drop "batch"$/u],
+		[{ ...base, providers: [{ provider: 'openai' }], batch: 'yes' }, /batch: .*use "batch": true, or with the seconds/u],
+		[{ ...base, providers: [{ provider: 'openai' }], batch: { poll: 0 } }, /batch\.poll: .*use "batch": true/u],
+	] as const) {
+		const result = await booook(['study', studyFile(spec), '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'sk-test' } });
+		assert.equal(result.code, 2, result.stderr);
+		assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+		assert.match(result.stderr.trim(), pattern);
+		assert.ok(!existsSync(sessions), 'nothing written');
+	}
+});
