@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
-import { Batcher, batchLine, customIdOf, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { Batcher, batchLine, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
 import { BatchJournal } from '../source/store/batch-journal.ts';
@@ -120,3 +120,31 @@ test('a batch recorded by a killed process is waited for again, not submitted tw
 	assert.equal(fake.batches.length, 2);
 	assert.equal(changed.batch, fake.batches[1]!.id);
 });
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: requests of a batch cancelled at the provider go out again; a recorded batch the provider no longer has fails its calls once, and the next try goes out anew`, async (t) => {
+		const { fake, batcher, journal, lane } = await setup(which, t);
+		fake.holdBatches = true;
+		const submitted = new Promise<BatchState>((resolve) => batcher.on((state, change) => change === 'submitted' && resolve(state)));
+		const answer = lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('cancel me'));
+		// Cancelled as a person would in the vendor's console, once the batch is there.
+		const cancelled = await submitted;
+		const path = which === 'openai' ? `/v1/batches/${cancelled.id}/cancel` : `/v1/messages/batches/${cancelled.id}/cancel`;
+		assert.equal((await fetch(`${fake.url}${path}`, { method: 'POST' })).status, 200);
+		fake.holdBatches = false;
+		const result = await answer;
+		assert.equal(fake.batches.length, 2);
+		assert.equal(result.batch, fake.batches[1]!.id);
+		assert.equal(result.text, defaultReply('cancel me'));
+
+		// A batch id recorded in the session that the provider does not know (deleted, another account).
+		const key = { owner: 'n9', version: 0, attempt: 0 };
+		const gone = request('a prompt whose batch is gone');
+		await journal.append([{ customId: customIdOf('s1', key), batch: which === 'openai' ? 'batch_gone' : 'msgbatch_gone', hash: requestHash(apiOf(which, fake), gone), provider: which, model: 'm', at: new Date().toISOString() }]);
+		await assert.rejects(lane.complete(key, gone), (error) => error instanceof ProviderError && /404/u.test(error.message));
+		assert.equal(fake.batches.length, 2, 'nothing submitted for it');
+		const retried = await lane.complete(key, gone);
+		assert.equal(retried.batch, fake.batches[2]!.id);
+	});
+}
+

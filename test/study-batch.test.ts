@@ -145,3 +145,22 @@ test('"batch" with the extractive baseline, or not true/false/{ poll, gather }, 
 		assert.ok(!existsSync(sessions), 'nothing written');
 	}
 });
+
+test('--plan prices a batched study\'s batched calls at half: less than the same study streamed, more than half of it (hierarchical merges stream)', async () => {
+	const sessions = join(tempDir('study-batch-plan'), 'sessions');
+	const base = { name: 'p', books: [join(BOOKS, 'frankenstein.txt')], methods: ['hier', 'inc'], providers: [{ provider: 'openai', model: 'gpt-4o-mini' }], chunkSizes: [8192], contextWindows: [131072] };
+	const costs = async (spec: object) => {
+		const result = await booook(['study', studyFile(spec), '--plan', '--json', '--sessions-dir', sessions]);
+		assert.equal(result.code, 0, result.stderr);
+		return (JSON.parse(result.stdout) as { cells: { method: string; cost: number }[] }).cells.map((c) => [c.method, c.cost] as const);
+	};
+	const streamed = new Map(await costs(base));
+	const batched = new Map(await costs({ ...base, batch: true }));
+	for (const method of ['hier', 'inc']) {
+		const full = streamed.get(method)!;
+		const half = batched.get(method)!;
+		assert.ok(full > 0 && half < full && half > full / 2, `${method}: ${half} of ${full}`);
+	}
+	// An incremental run batches every step but the clean one; a hierarchical run its level 0 only.
+	assert.ok(batched.get('inc')! / streamed.get('inc')! < batched.get('hier')! / streamed.get('hier')!);
+});

@@ -331,9 +331,19 @@ export class Batcher {
 		}
 	}
 
+	/** The batch failed as a whole (or is gone): every call waiting for it fails, and is not waited for again. */
 	private failAll(track: Track, error: unknown): void {
-		for (const waiter of track.waiters.values()) waiter.reject(error);
+		for (const waiter of track.waiters.values()) this.giveUp(track, waiter, error);
 		track.waiters.clear();
+	}
+
+	/** Fails a call once its session records that its batch is not to be waited for again. */
+	private giveUp(track: Track, waiter: Waiter, error: unknown): void {
+		const entry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' as const };
+		waiter.lane.journal.append([entry]).then(
+			() => waiter.reject(error),
+			(written: unknown) => waiter.reject(new Error(`${errorMessage(error)}; and it could not be recorded: ${errorMessage(written)}`)),
+		);
 	}
 
 	/** A waiter's outcome from its ended batch: its result, another batch, or its error. */
@@ -348,13 +358,8 @@ export class Batcher {
 			this.enqueue(waiter);
 			return;
 		}
-		const entry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' as const };
-		const error = new ProviderError(`${this.api.provider} batch ${track.state.id}: ${result.reason}`, result.retry);
 		// Given up on: a later run asks again instead of waiting for this batch.
-		waiter.lane.journal.append([entry]).then(
-			() => waiter.reject(error),
-			(written: unknown) => waiter.reject(new Error(`${error.message}; and it could not be recorded: ${errorMessage(written)}`)),
-		);
+		this.giveUp(track, waiter, new ProviderError(`${this.api.provider} batch ${track.state.id}: ${result.reason}`, result.retry));
 	}
 
 	private update(track: Track, status: BatchStatus, change: BatchChange, detail?: string): void {

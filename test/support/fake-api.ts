@@ -53,8 +53,8 @@ export interface RecordedRequest {
 	ended: Promise<void>;
 }
 
-/** A request of a batch that is not answered: an error result, or left undone when the batch expires. */
-export type BatchFault = 'errored' | 'expired';
+/** A request of a batch that is not answered: an error result, or left undone when the batch expires (or is cancelled). */
+export type BatchFault = 'errored' | 'expired' | 'cancelled';
 
 export interface FakeBatch {
 	api: Api;
@@ -65,6 +65,8 @@ export interface FakeBatch {
 	polls: number;
 	/** Set once it ended: per custom id, the line of its result. */
 	results: Map<string, unknown> | null;
+	/** Cancelled by the client (POST …/cancel). */
+	cancelled?: boolean;
 }
 
 export interface RespondInput {
@@ -416,6 +418,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			const batch = api.batches.find((b) => b.api === 'openai' && b.id === parts[2]);
 			if (!batch) return sendError(res, 'openai', 404, 'invalid_request_error', `no batch ${parts[2]}`);
 			if (method === 'GET' && parts.length === 3) await poll(batch);
+			if (method === 'POST' && parts[3] === 'cancel') cancel(batch);
 			json(res, 200, openaiBatch(batch));
 			return;
 		}
@@ -435,6 +438,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			if (method === 'GET' && parts.length === 4) {
 				await poll(batch);
 				json(res, 200, anthropicBatch(batch));
+			} else if (method === 'POST' && parts[4] === 'cancel') {
+				cancel(batch);
+				json(res, 200, anthropicBatch(batch));
 			} else if (method === 'GET' && parts[4] === 'results' && batch.results) {
 				const text = [...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join('');
 				res.writeHead(200, { 'content-type': 'application/binary', 'content-length': Buffer.byteLength(text) });
@@ -449,6 +455,14 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		const batch: FakeBatch = { api: which, id, items, polls: 0, results: null };
 		api.batches.push(batch);
 		return batch;
+	}
+
+	/** Cancelling ends a batch at once: every request not answered is cancelled. */
+	function cancel(batch: FakeBatch): void {
+		if (batch.results) return;
+		batch.cancelled = true;
+		batch.results = new Map(batch.items.map(({ customId }) => [customId, faultLine(batch.api, customId, 'cancelled')]));
+		if (batch.api === 'openai') files.set(`file-err-${batch.id}`, [...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join(''));
 	}
 
 	/** A poll moves a batch on; after `batchPolls` of them (unless held) it ends, every request answered. */
@@ -503,7 +517,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			errors: null,
 			input_file_id: (batch as FakeBatch & { inputFile?: string }).inputFile ?? '',
 			completion_window: '24h',
-			status: ended ? 'completed' : batch.polls === 0 ? 'validating' : 'in_progress',
+			status: batch.cancelled ? 'cancelled' : ended ? 'completed' : batch.polls === 0 ? 'validating' : 'in_progress',
 			output_file_id: ended && files.has(`file-out-${batch.id}`) ? `file-out-${batch.id}` : null,
 			error_file_id: ended && files.has(`file-err-${batch.id}`) ? `file-err-${batch.id}` : null,
 			created_at: now(),
@@ -514,7 +528,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 
 	function anthropicBatch(batch: FakeBatch) {
 		const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
-		if (batch.results) for (const line of batch.results.values()) counts[(line as any).result.type as 'succeeded' | 'errored' | 'expired'] += 1;
+		if (batch.results) for (const line of batch.results.values()) counts[(line as any).result.type as keyof typeof counts] += 1;
 		else {
 			// Requests finish one a poll, as counted; their results come when the batch ends.
 			counts.succeeded = Math.min(batch.polls, batch.items.length - 1);
@@ -778,10 +792,11 @@ function now(): number {
 /** A request a batch did not answer, in each API's result shape. */
 function faultLine(which: Api, customId: string, fault: BatchFault): unknown {
 	if (which === 'anthropic') {
-		return { custom_id: customId, result: fault === 'expired' ? { type: 'expired' } : { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: `fake error for ${customId}` } } } };
+		return { custom_id: customId, result: fault === 'errored' ? { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: `fake error for ${customId}` } } } : { type: fault === 'cancelled' ? 'canceled' : 'expired' } };
 	}
-	if (fault === 'expired') {
-		return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } };
+	if (fault !== 'errored') {
+		const message = fault === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was not executed because the batch was cancelled.';
+		return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: `batch_${fault}`, message } };
 	}
 	return { id: `batch_req_${customId}`, custom_id: customId, response: { status_code: 400, request_id: `req_${customId}`, body: { error: { message: `fake error for ${customId}`, type: 'invalid_request_error', param: null, code: null } } }, error: null };
 }
