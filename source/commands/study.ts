@@ -28,7 +28,7 @@ import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-
 export const spec = (exit: Exit) =>
 	new Command('study')
 		.description('run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper\'s Table 2')
-		.argument('<file>', 'a study file (JSON): name, books or folder, methods, providers, chunkSizes, contextWindows, score, scorer, concurrency')
+		.argument('<file>', 'a study file (JSON or YAML): name, books or folder, methods, providers, chunkSizes, contextWindows, maxSummary, score, scorer, concurrency, batch')
 		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
 		.option('--json', 'print the plan or the results as JSON')
 		.option('--csv', 'print the results table as CSV')
