@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
 import { Batcher, batchLine, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
@@ -148,3 +148,18 @@ for (const which of ['openai', 'anthropic'] as const) {
 	});
 }
 
+
+test('batches.jsonl: a line cut short by a kill is skipped and the next entry starts on a line of its own', async () => {
+	const dir = tempDir('batch-journal');
+	const journal = await BatchJournal.open(dir);
+	const entry = (customId: string, batch: string) => ({ customId, batch, hash: 'h', provider: 'openai', model: 'm', at: new Date().toISOString() });
+	await journal.append([entry('a', 'b1')]);
+	appendFileSync(journal.file, '{"customId":"x","bat');
+	const reopened = await BatchJournal.open(dir);
+	assert.equal(reopened.find('a', 'h'), 'b1');
+	assert.equal(reopened.find('x', 'h'), null);
+	await reopened.append([entry('c', 'b2')]);
+	const again = await BatchJournal.open(dir);
+	assert.deepEqual([again.find('a', 'h'), again.find('c', 'h'), again.find('c', 'other')], ['b1', 'b2', null]);
+	assert.equal(readFileSync(journal.file, 'utf8').split('\n').filter((l) => l === '').length, 1, 'no blank line but the last');
+});

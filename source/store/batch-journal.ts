@@ -66,10 +66,13 @@ export class BatchJournal {
 		this.#entries.push(...entries);
 		const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
 		const write = this.#queue.then(async () => {
-			const handle = await open(this.file, 'a');
+			const handle = await open(this.file, 'a+');
 			try {
 				// A killed process may have cut the last line short: start on a fresh one.
-				await handle.writeFile(`\n${text}`, 'utf8');
+				const { size } = await handle.stat();
+				const last = Buffer.alloc(1);
+				if (size > 0) await handle.read(last, 0, 1, size - 1);
+				await handle.writeFile(size > 0 && last[0] !== 0x0a ? `\n${text}` : text, 'utf8');
 				await handle.sync();
 			} finally {
 				await handle.close();
