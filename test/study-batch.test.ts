@@ -164,3 +164,31 @@ test('--plan prices a batched study\'s batched calls at half: less than the same
 	// An incremental run batches every step but the clean one; a hierarchical run its level 0 only.
 	assert.ok(batched.get('inc')! / streamed.get('inc')! < batched.get('hier')! / streamed.get('hier')!);
 });
+
+test('a batched request the batch answers with an error fails its cell (exit 1, the batch and reason named); running the study again asks it anew and finishes', async (t) => {
+	const api = await startFakeApi();
+	t.after(() => api.close());
+	const spec = { name: 'errs', books: [join(BOOKS, 'frankenstein.txt')], methods: ['hier'], providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }], chunkSizes: [32768], contextWindows: [131072], batch: { poll: 0.02, gather: 0.1 } };
+	const file = studyFile(spec);
+	const sessions = join(tempDir('study-batch-errs'), 'sessions');
+	const env = { OPENAI_API_KEY: 'sk-test' };
+	let victim: string | null = null;
+	api.batchFault = (customId) => {
+		victim ??= customId;
+		return customId === victim ? 'errored' : null;
+	};
+	const failed = await booook(['study', file, '--sessions-dir', sessions], { env });
+	assert.equal(failed.code, 1, failed.stderr);
+	assert.match(failed.stderr, /: failed: n\d+ \(summarize, level 0, #\d+\): openai batch batch_1: HTTP 400: fake error for /u);
+	assert.match(failed.stderr, /^batch batch_1: ended: \d+ succeeded, 1 errored$/mu);
+	assert.equal(await sessionsDone(sessions), 0);
+
+	api.batchFault = null;
+	const again = await booook(['study', file, '--sessions-dir', sessions], { env });
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(await sessionsDone(sessions), 1);
+	const ids = api.batches.flatMap((b) => b.items.map((i) => i.customId));
+	assert.deepEqual(ids.filter((id) => id === victim).length, 2, 'the failed request asked again');
+	assert.equal(new Set(ids).size, ids.length - 1, 'every other request once');
+	assert.doesNotMatch(again.stderr, /waiting for it again/u, 'the errored request is not waited for');
+});
