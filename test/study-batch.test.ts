@@ -85,7 +85,7 @@ test('a batched study of the three shared books × hier and inc × two chunk siz
 	assert.equal(killed.signal, 'SIGKILL', killed.stderr);
 	assert.equal(await sessionsDone(sessions), 0);
 	assert.equal(loggedCalls(sessions).length, 0, 'no batch had ended');
-	assert.match(killed.stderr, /^batch batch_\d+: submitted, \d+ requests from \d+ cells? \(openai\/gpt-4o-mini\)$/mu);
+	assert.match(killed.stderr, /^batch batch_\d+: submitted, \d+ requests? from \d+ cells? \(openai\/gpt-4o-mini\)$/mu);
 	assert.match(killed.stderr, /^batch batch_\d+: in progress \d+\/\d+$/mu);
 	const before = api.batches.length;
 	// Each session recorded the batches its requests went out in.

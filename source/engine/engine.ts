@@ -367,8 +367,9 @@ export class Engine {
 	 * Starts ready nodes into the call places left free, higher levels first: a hierarchical run's
 	 * merges form chains (each reads the one before it), so they set the pace while the summaries
 	 * below them, all independent, fill the remaining places. Which node starts first changes no
-	 * prompt. A node writing its result holds no place, so the next call starts meanwhile. True when
-	 * nodes are ready but no place is free.
+	 * prompt. A node writing its result holds no place, so the next call starts meanwhile. Nodes whose
+	 * calls go in a provider batch need no place: all of them start at once. True when nodes are
+	 * ready but no place is free.
 	 */
 	private launchReady(): boolean {
 		const free = this.calls.idlePlaces;

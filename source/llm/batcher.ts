@@ -398,7 +398,7 @@ export function batchLine(state: BatchState, change: BatchChange, detail?: strin
 	const cells = `${state.cells.length} ${state.cells.length === 1 ? 'cell' : 'cells'}`;
 	switch (change) {
 		case 'submitted':
-			return `batch ${state.id}: submitted, ${state.total} requests from ${cells} (${state.provider}/${state.model})`;
+			return `batch ${state.id}: submitted, ${state.total} ${state.total === 1 ? 'request' : 'requests'} from ${cells} (${state.provider}/${state.model})`;
 		case 'attached':
 			return `batch ${state.id}: submitted by an earlier run, waiting for it again (${state.provider}/${state.model})`;
 		case 'progress':
