@@ -163,3 +163,17 @@ test('batches.jsonl: a line cut short by a kill is skipped and the next entry st
 	assert.deepEqual([again.find('a', 'h'), again.find('c', 'h'), again.find('c', 'other')], ['b1', 'b2', null]);
 	assert.equal(readFileSync(journal.file, 'utf8').split('\n').filter((l) => l === '').length, 1, 'no blank line but the last');
 });
+
+test('a batch holds at most `maxSize` requests: more gathered calls go out in as many batches as it takes, at once', async (t) => {
+	const fake = await startFakeApi();
+	const batcher = new Batcher({ api: apiOf('openai', fake), gatherMs: 20, pollMs: 5, maxSize: 2 });
+	t.after(async () => {
+		batcher.close();
+		await fake.close();
+	});
+	const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-size')) });
+	const prompts = ['one', 'two', 'three', 'four', 'five'].map((w) => `Summarize part ${w}.`);
+	const results = await Promise.all(prompts.map((p, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(p))));
+	assert.deepEqual(fake.batches.map((b) => b.items.length), [2, 2, 1]);
+	assert.deepEqual(results.map((r) => r.text), prompts.map(defaultReply));
+});

@@ -7,6 +7,8 @@ export interface BatchPoolOptions {
 	/** Seconds between polls of a batch in progress; seconds without a new call before gathered calls go out. */
 	poll?: number;
 	gather?: number;
+	/** Most requests in one batch. */
+	size?: number;
 	env?: NodeJS.ProcessEnv;
 }
 
@@ -30,7 +32,7 @@ export class BatchPool {
 		let batcher = this.batchers.get(key);
 		if (!batcher) {
 			const seconds = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
-			batcher = new Batcher({ api: createBatchApi({ ...model, env: this.opts.env }), pollMs: seconds(this.opts.poll), gatherMs: seconds(this.opts.gather) });
+			batcher = new Batcher({ api: createBatchApi({ ...model, env: this.opts.env }), pollMs: seconds(this.opts.poll), gatherMs: seconds(this.opts.gather), maxSize: this.opts.size });
 			batcher.on((state, change, detail) => {
 				for (const listener of this.listeners) listener(state, change, detail);
 			});

@@ -80,6 +80,8 @@ export interface BatcherOptions {
 	pollMs?: number;
 	/** Most requests in one batch. */
 	maxSize?: number;
+	/** Most bytes of prompts in one batch (the vendors refuse input files and batches beyond 200 or 256 MB). */
+	maxBytes?: number;
 	/** Times a request that came back expired, cancelled or with a transient error goes out again. */
 	resubmits?: number;
 	now?: () => Date;
@@ -89,6 +91,9 @@ export const DEFAULT_GATHER_MS = 2000;
 export const DEFAULT_POLL_MS = 30_000;
 /** Both vendors take more; a smaller batch ends sooner and loses less to one bad request. */
 export const DEFAULT_MAX_BATCH = 10_000;
+export const DEFAULT_MAX_BYTES = 100_000_000;
+/** Polls in a row that may fail (each after the SDK's own retries) before the calls waiting on a batch fail. */
+const POLL_FAILURES = 20;
 
 interface Waiter {
 	customId: string;
@@ -108,6 +113,8 @@ interface Track {
 	results: Map<string, ItemResult> | null;
 	timer: NodeJS.Timeout | null;
 	polling: boolean;
+	/** Polls in a row that failed. */
+	failures: number;
 }
 
 interface Lane {
@@ -131,6 +138,8 @@ export class Batcher {
 	private readonly gatherMs: number;
 	private readonly pollMs: number;
 	private readonly maxSize: number;
+	private readonly maxBytes: number;
+	private pendingBytes = 0;
 	private readonly resubmits: number;
 	private readonly now: () => Date;
 	private pending: Waiter[] = [];
@@ -144,6 +153,7 @@ export class Batcher {
 		this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
 		this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
 		this.maxSize = opts.maxSize ?? DEFAULT_MAX_BATCH;
+		this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
 		this.resubmits = opts.resubmits ?? 2;
 		this.now = opts.now ?? (() => new Date());
 	}
@@ -169,6 +179,7 @@ export class Batcher {
 		this.closed = true;
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		for (const waiter of this.pending.splice(0)) waiter.reject(abortError());
+		this.pendingBytes = 0;
 		for (const track of this.tracks.values()) {
 			if (track.timer) clearTimeout(track.timer);
 			for (const waiter of track.waiters.values()) waiter.reject(abortError());
@@ -211,7 +222,10 @@ export class Batcher {
 
 	/** A cancelled call leaves its batch (the batch goes on; a later run finds it in the session). */
 	private drop(waiter: Waiter): void {
-		this.pending = this.pending.filter((w) => w !== waiter);
+		if (this.pending.includes(waiter)) {
+			this.pending = this.pending.filter((w) => w !== waiter);
+			this.pendingBytes -= bytesOf(waiter);
+		}
 		for (const track of this.tracks.values()) {
 			if (track.waiters.get(waiter.customId) !== waiter) continue;
 			track.waiters.delete(waiter.customId);
@@ -224,17 +238,25 @@ export class Batcher {
 
 	private enqueue(waiter: Waiter): void {
 		this.pending.push(waiter);
+		this.pendingBytes += bytesOf(waiter);
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		this.gatherTimer = null;
-		if (this.pending.length >= this.maxSize) void this.flush();
+		if (this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes) void this.flush();
 		else this.gatherTimer = setTimeout(() => void this.flush(), this.gatherMs);
 	}
 
-	/** Sends what has gathered as one batch, records it in each session, then polls it. */
+	/** Sends what has gathered (up to a batch's size) as one batch, records it in each session, then polls it. */
 	private async flush(): Promise<void> {
 		this.gatherTimer = null;
-		const items = this.pending.splice(0, this.maxSize);
-		if (this.pending.length > 0) this.gatherTimer = setTimeout(() => void this.flush(), this.gatherMs);
+		let count = 0;
+		let bytes = 0;
+		while (count < this.pending.length && count < this.maxSize && (count === 0 || bytes + bytesOf(this.pending[count]!) <= this.maxBytes)) bytes += bytesOf(this.pending[count++]!);
+		const items = this.pending.splice(0, count);
+		this.pendingBytes -= bytes;
+		if (this.pending.length > 0) {
+			const full = this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes;
+			this.gatherTimer = setTimeout(() => void this.flush(), full ? 0 : this.gatherMs);
+		}
 		if (items.length === 0) return;
 		let status: BatchStatus;
 		try {
@@ -260,8 +282,10 @@ export class Batcher {
 		const track = this.track(status.id, 'submitted');
 		for (const waiter of items) {
 			waiter.tries += 1;
-			track.waiters.set(waiter.customId, waiter);
+			// A call cancelled while its batch was being created has gone (its batch is recorded).
+			if (!waiter.request.signal?.aborted) track.waiters.set(waiter.customId, waiter);
 		}
+		track.state.cells = [...new Set(items.map((w) => w.lane.cell))];
 		this.update(track, status, 'submitted');
 		this.schedule(track, this.pollMs);
 	}
@@ -287,6 +311,7 @@ export class Batcher {
 			results: null,
 			timer: null,
 			polling: false,
+			failures: 0,
 		};
 		this.tracks.set(id, track);
 		return track;
@@ -304,6 +329,7 @@ export class Batcher {
 		track.polling = true;
 		try {
 			const status = await this.api.status(track.state.id);
+			track.failures = 0;
 			if (status.failure !== undefined) {
 				this.update(track, status, 'failed', status.failure);
 				this.failAll(track, new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, false));
@@ -323,7 +349,8 @@ export class Batcher {
 			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter);
 			track.waiters.clear();
 		} catch (error) {
-			if (error instanceof ProviderError && !error.retryable) this.failAll(track, error);
+			track.failures += 1;
+			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error);
 			// A poll that failed after the SDK's retries is tried again at the next interval.
 			else this.schedule(track, this.pollMs);
 		} finally {
@@ -368,7 +395,6 @@ export class Batcher {
 		state.status = status.status;
 		state.done = status.done;
 		state.total = status.total;
-		if (change === 'submitted') state.cells = [...new Set([...track.waiters.values()].map((w) => w.lane.cell))];
 		if (change !== 'progress' || moved) this.emit(track, change, detail);
 	}
 
@@ -376,6 +402,11 @@ export class Batcher {
 		const state = { ...track.state, cells: [...track.state.cells] };
 		for (const listener of this.listeners) listener(state, change, detail);
 	}
+}
+
+/** What a request adds to a batch's input, near enough: its prompt's bytes. */
+function bytesOf(waiter: Waiter): number {
+	return Buffer.byteLength(waiter.request.prompt) + 200;
 }
 
 /**

@@ -26,9 +26,10 @@ export const studySchema = z
 		concurrency: z.int().min(1).max(64).optional(),
 		/**
 		 * Provider batch APIs for the calls that can wait (see `goesInBatch`, and every BooookScore
-		 * call): true, or the seconds between polls of a batch and of quiet before gathered calls go out.
+		 * call): true, or the seconds between polls of a batch and of quiet before gathered calls go
+		 * out, and the most requests in one batch.
 		 */
-		batch: z.union([z.boolean(), z.strictObject({ poll: z.number().positive().optional(), gather: z.number().positive().optional() })]).optional(),
+		batch: z.union([z.boolean(), z.strictObject({ poll: z.number().positive().optional(), gather: z.number().positive().optional(), size: z.int().positive().optional() })]).optional(),
 	})
 	.refine((s) => (s.books === undefined) !== (s.folder === undefined), { path: ['books'], message: 'give exactly one of books and folder' });
 
@@ -47,7 +48,7 @@ const FIXES: Record<string, string> = {
 	score: '"score": true or false',
 	scorer: 'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini" } (provider: openai or anthropic)',
 	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
-	batch: '"batch": true, or with the seconds between polls and of gathering, e.g. "batch": { "poll": 60, "gather": 5 }',
+	batch: '"batch": true, or with the seconds between polls and of gathering and the most requests in a batch, e.g. "batch": { "poll": 60, "gather": 5, "size": 1000 }',
 };
 
 /** Checks a parsed study file; the first problem is one line naming the field and the fix. */
