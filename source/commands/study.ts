@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import PQueue from 'p-queue';
 import { errorMessage } from '../errors.ts';
-import { BatchPool } from '../llm/batch-pool.ts';
+import { BatchPool } from '../engine/batch-pool.ts';
 import { batchLine } from '../llm/batcher.ts';
 import { loadPrices } from '../llm/prices.ts';
 import { storedScore } from '../score/session-score.ts';

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { BatchJournal } from '../store/batch-journal.ts';
 import { errorMessage } from '../errors.ts';
 import { abortError, ProviderError, type CallRequest, type CallResult } from './provider.ts';
 
@@ -117,10 +116,30 @@ interface Track {
 	failures: number;
 }
 
+/** One line of a session's record of its batched requests (batches.jsonl, `source/store/batch-journal.ts`). */
+export interface BatchEntry {
+	customId: string;
+	batch: string;
+	hash: string;
+	provider: string;
+	model: string;
+	at: string;
+	/** The batch answered it with an error, or failed: it is asked again rather than waited for. */
+	settled?: 'errored';
+}
+
+/** Where a session records which batch each of its requests went out in, written before it is relied on. */
+export interface BatchRecords {
+	/** The batch `customId` is waiting in, when it asked the same (`hash`) and was not given up on. */
+	find(customId: string, hash: string): string | null;
+	/** Appends durably (synced) before resolving. */
+	append(entries: BatchEntry[]): Promise<void>;
+}
+
 interface Lane {
 	session: string;
 	cell: string;
-	journal: BatchJournal;
+	journal: BatchRecords;
 }
 
 /** A batched call's result: as a call's, with the batch it came in. */
@@ -266,7 +285,7 @@ export class Batcher {
 			return;
 		}
 		const at = this.now().toISOString();
-		const byJournal = new Map<BatchJournal, Waiter[]>();
+		const byJournal = new Map<BatchRecords, Waiter[]>();
 		for (const waiter of items) byJournal.set(waiter.lane.journal, [...(byJournal.get(waiter.lane.journal) ?? []), waiter]);
 		try {
 			await Promise.all(

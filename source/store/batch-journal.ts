@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { BatchEntry, BatchRecords } from '../llm/batcher.ts';
 import { FILES } from './dirs.ts';
 import { readIfThere } from './state-file.ts';
 
@@ -11,7 +12,7 @@ import { readIfThere } from './state-file.ts';
  * A request given up on (its batch gave it an error) is marked `settled`, so it is not waited for again.
  */
 
-export const batchEntrySchema = z.strictObject({
+const batchEntrySchema = z.strictObject({
 	/** The request's id in the batch: session, owner, version and attempt (see `customIdOf`). */
 	customId: z.string().min(1),
 	/** The provider's batch id. */
@@ -24,9 +25,8 @@ export const batchEntrySchema = z.strictObject({
 	/** The batch answered it with an error that was given up on. */
 	settled: z.literal('errored').optional(),
 });
-export type BatchEntry = z.infer<typeof batchEntrySchema>;
 
-export class BatchJournal {
+export class BatchJournal implements BatchRecords {
 	#entries: BatchEntry[];
 	#queue: Promise<void> = Promise.resolve();
 

@@ -1,7 +1,7 @@
 import type { ProviderName } from '../domain.ts';
 import { BatchJournal } from '../store/batch-journal.ts';
-import { Batcher, type BatchChange, type BatchLane, type BatchListener, type BatchState } from './batcher.ts';
-import { createBatchApi } from './create.ts';
+import { Batcher, type BatchChange, type BatchLane, type BatchListener, type BatchState } from '../llm/batcher.ts';
+import { createBatchApi } from '../llm/create.ts';
 
 export interface BatchPoolOptions {
 	/** Seconds between polls of a batch in progress; seconds without a new call before gathered calls go out. */
