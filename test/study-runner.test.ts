@@ -6,13 +6,14 @@ import { cellWork, studyLines } from '../source/commands/study.ts';
 import type { PlannedCell } from '../source/commands/study-plan.ts';
 import { activityOf, StudyRunner, type CellStatus, type CellWork, type StudyEvent } from '../source/engine/study-runner.ts';
 import { Session } from '../source/store/session.ts';
+import { BatchPool } from '../source/engine/batch-pool.ts';
+import { startFakeApi } from './support/fake-api.ts';
 import { loggedCalls } from './support/logged-calls.ts';
 import { tinyStudy } from './support/study-books.ts';
 
 function runnerOf(plan: Awaited<ReturnType<typeof tinyStudy>>['plan'], sessions: string, work: CellWork<PlannedCell> = cellWork(null, { env: {} })) {
 	return new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: sessions, work });
 }
-
 
 test('the study runner: each cell goes queued → running → done, its calls and activity moving with its engine; a second run skips every cell', async () => {
 	const { plan, sessions } = await tinyStudy('states', ['ann', 'bob'], { methods: ['hier', 'inc'], chunkSizes: [512], concurrency: 2 });
@@ -126,4 +127,41 @@ test('a run\'s activity: the lowest hierarchical level not finished, or the step
 	assert.equal(activityOf(run), 'level 0, 2/3 chunks');
 	run.nodes = [node(0, 0, 'done'), node(0, 1, 'done'), node(1, 0, 'done'), node(1, 1, 'pending')];
 	assert.equal(activityOf(run), 'level 1, 1/2 merges');
+});
+
+test('the study runner with batches: every cell is open at once, each shows the batch it waits on while it runs, and none once its batches ended', { timeout: 120_000 }, async (t) => {
+	const api = await startFakeApi();
+	t.after(() => api.close());
+	const { plan, sessions } = await tinyStudy('batched', ['ann', 'bob', 'cid'], {
+		methods: ['hier'],
+		chunkSizes: [512],
+		concurrency: 1,
+		providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }],
+	});
+	const env = { OPENAI_API_KEY: 'sk-test' };
+	const batches = new BatchPool({ poll: 0.02, gather: 0.05, env });
+	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: sessions, work: cellWork(null, { env }, batches), batches });
+	// Held: the first batch stays in progress until every cell shows it.
+	api.holdBatches = true;
+	const shown = new Promise<string[]>((resolve) => {
+		const off = runner.on(() => {
+			const texts = runner.state.cells.map((c) => c.batch);
+			if (texts.every((b) => b !== null)) {
+				off();
+				resolve(texts as string[]);
+			}
+		});
+	});
+	const done = runner.start();
+	const texts = await shown;
+	// Concurrency 1, yet all three cells' chunk summaries went out together: one batch.
+	assert.equal(api.batches.length, 1);
+	const [batch] = api.batches;
+	assert.deepEqual({ ...runner.state.batches, answered: 0 }, { waiting: 1, answered: 0, requests: batch!.items.length });
+	for (const text of texts) assert.match(text, new RegExp(`^batch ${batch!.id} (validating|in progress) \\d+/${batch!.items.length}$`, 'u'));
+	assert.equal(batch!.items.length, plan.cells.reduce((n, c) => n + c.chunks.length, 0), 'every chunk of every cell');
+	api.holdBatches = false;
+	assert.equal(await done, 'done');
+	assert.deepEqual(runner.state.cells.map((c) => [c.status, c.batch]), plan.cells.map(() => ['done', null]));
+	assert.equal(runner.state.batches?.waiting, 0);
 });

@@ -1,6 +1,7 @@
 import type PQueue from 'p-queue';
 import type { RunConfig, Usage } from '../domain.ts';
 import { Engine } from '../engine/engine.ts';
+import type { BatchLane } from '../llm/batcher.ts';
 import { createProvider } from '../llm/create.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
@@ -55,9 +56,12 @@ export interface Prepared {
 	priced: boolean;
 }
 
-/** The engine of a session's run; `queue`: call places shared with other runs (a study's cells). */
-export function makeEngine(session: Session<BookSessionData>, prepared: Prepared, opts: { step?: boolean; queue?: PQueue }): Engine {
-	const engine = new Engine({ store: session, provider: prepared.provider, planner: plannerFor(session.data.run.config.method), ctx: prepared.ctx, costOf: prepared.costOf, stepping: opts.step, ...(opts.queue ? { queue: opts.queue } : {}) });
+/**
+ * The engine of a session's run; `queue`: call places shared with other runs (a study's cells);
+ * `batch`: the provider batch its batchable calls go in.
+ */
+export function makeEngine(session: Session<BookSessionData>, prepared: Prepared, opts: { step?: boolean; queue?: PQueue; batch?: BatchLane }): Engine {
+	const engine = new Engine({ store: session, provider: prepared.provider, planner: plannerFor(session.data.run.config.method), ctx: prepared.ctx, costOf: prepared.costOf, stepping: opts.step, ...(opts.queue ? { queue: opts.queue } : {}), ...(opts.batch ? { batch: opts.batch } : {}) });
 	prepared.relay.engine = engine;
 	return engine;
 }

@@ -1,6 +1,7 @@
 import { basename, extname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import type PQueue from 'p-queue';
+import type { BatchLane } from '../llm/batcher.ts';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotateTotals } from '../engine/annotator.ts';
@@ -311,7 +312,7 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 type Setup = NonNullable<Awaited<ReturnType<typeof annotatorFor>>['setup']>;
 
 /** The annotator of every verdict `chosen` misses, wired to its provider's retries. */
-function newAnnotator(session: Session<SessionData>, chosen: Chosen, setup: Setup, opts: Pick<ScoreOptions, 'batchSize'> & { concurrency: number; queue?: PQueue }): Annotator {
+function newAnnotator(session: Session<SessionData>, chosen: Chosen, setup: Setup, opts: Pick<ScoreOptions, 'batchSize'> & { concurrency: number; queue?: PQueue; batch?: BatchLane }): Annotator {
 	const annotator = new Annotator({
 		store: session,
 		provider: setup.llm,
@@ -320,6 +321,7 @@ function newAnnotator(session: Session<SessionData>, chosen: Chosen, setup: Setu
 		batchSize: opts.batchSize ?? null,
 		concurrency: opts.concurrency,
 		queue: opts.queue,
+		batch: opts.batch,
 		costOf: setup.costOf,
 	});
 	setup.relay.annotator = annotator;
@@ -342,7 +344,7 @@ export interface BookScoring {
  */
 export async function bookScoring(
 	session: Session<BookSessionData>,
-	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl'> & { queue?: PQueue },
+	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl'> & { queue?: PQueue; batch?: BatchLane },
 ): Promise<BookScoring> {
 	const { data } = session;
 	const id = pinFinalSummary(data);

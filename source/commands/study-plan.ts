@@ -6,7 +6,7 @@ import { DEFAULTS, makeConfig } from '../config.ts';
 import type { Book, Chunk, RunConfig } from '../domain.ts';
 import { UserError } from '../errors.ts';
 import { defaultModel } from '../llm/create.ts';
-import { callCost, isPriced, type PriceTable } from '../llm/prices.ts';
+import { BATCH_PRICE, callCost, isPriced, type PriceTable } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { estimateRun } from '../summarize/estimate.ts';
 import type { PlanContext } from '../summarize/planner.ts';
@@ -116,7 +116,8 @@ export async function planStudy(file: string, prices: PriceTable): Promise<Study
 			chunks,
 			ctx,
 			calls: estimate.calls,
-			cost: callCost(prices, config.model, estimate.usage, config.provider).cost,
+			// Batched calls at the batch price (prices are per token, so the parts add up).
+			cost: callCost(prices, config.model, estimate.usage, config.provider).cost - (spec.batch ? (1 - BATCH_PRICE) * callCost(prices, config.model, estimate.batchable, config.provider).cost : 0),
 			priced: isPriced(prices, config.model, config.provider),
 		});
 	}

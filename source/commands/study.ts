@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
+import { BatchPool } from '../engine/batch-pool.ts';
+import { batchLine } from '../llm/batcher.ts';
 import { loadPrices } from '../llm/prices.ts';
 import { storedSessionScore } from '../score/session-score.ts';
 import { resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
@@ -24,7 +26,7 @@ import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-
 export const spec = (exit: Exit) =>
 	new Command('study')
 		.description('run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper\'s Table 2. In a terminal, a screen shows every cell\'s progress live (q quits; the same command continues)')
-		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, score, scorer, concurrency')
+		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, maxSummary, score, scorer, concurrency, batch')
 		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
 		.option('--json', 'print the plan or the results as JSON (headless)')
 		.option('--csv', 'print the results table as CSV (headless; with "score": true, each error type\'s count and percent as more columns)')
@@ -73,12 +75,14 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		else stdout.line(`${alignTable(planTable(plan, status))}\n${total}`);
 		return 0;
 	}
-	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: opts.sessionsDir, work: cellWork(scorers, opts) });
+	const batches = studyBatches(plan, opts);
+	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: opts.sessionsDir, work: cellWork(scorers, opts, batches), batches });
 	let ran: Awaited<ReturnType<typeof runner.start>>;
 	if (opts.interactive) ran = await studyInteractive(plan, runner, opts);
 	else {
 		err.line(`study ${plan.spec.name}:\n${alignTable(planTable(plan, status))}\n${total}`);
 		runner.on(studyLines(opts.stderr ?? process.stderr, plan.cells.length));
+		batches?.on((state, change, detail) => err.line(batchLine(state, change, detail)));
 		ran = await cancelOnSignal(() => runner.cancel(), () => runner.start());
 	}
 	const after = await outcomes(plan, opts.sessionsDir);
@@ -93,17 +97,19 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 }
 
 /** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */
-export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOptions, 'prices' | 'env'>): CellWork<PlannedCell> {
+export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOptions, 'prices' | 'env'>, batches: BatchPool | null = null): CellWork<PlannedCell> {
 	const work: CellWork<PlannedCell> = {
 		engine: async (cell, session, queue) => {
 			const prepared = await prepare(session.data.run.config, await session.bookText(), { json: false, prices: opts.prices, env: opts.env }, cell.ctx.templates);
-			return makeEngine(session, prepared, { queue });
+			const batch = batches ? await batches.lane(cell, session, cell.key) : undefined;
+			return makeEngine(session, prepared, { queue, batch });
 		},
 	};
 	if (scorers) {
 		work.scoring = async (cell, session, queue) => {
 			const scorer = scorers.get(cell.key)!;
-			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue });
+			const batch = batches ? await batches.lane(scorer, session, cell.key) : undefined;
+			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue, batch });
 			return { annotator, scorer: `${scorer.provider}/${scorer.model}` };
 		};
 	}
@@ -133,6 +139,12 @@ export function studyLines(stderr: Stream, cells: number) {
 				return say(`failed: ${event.error}`);
 		}
 	};
+}
+
+/** The study's batchers when its file asks for batches (`"batch"`); null: every call streams. */
+function studyBatches(plan: StudyPlan, opts: StudyOptions): BatchPool | null {
+	const { batch } = plan.spec;
+	return batch ? new BatchPool({ ...(batch === true ? {} : batch), env: opts.env }) : null;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 	type Sentence,
 	type Unit,
 } from '../score/annotate.ts';
+import type { BatchLane } from '../llm/batcher.ts';
 import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import type { Totals } from '../summarize/totals.ts';
 import type { UsageReport } from './events.ts';
@@ -63,6 +64,8 @@ export interface AnnotatorOptions {
 	concurrency: number;
 	/** A queue shared with other work (a study's cells): its limit holds instead of `concurrency`. */
 	queue?: PQueue;
+	/** A provider batch: every annotation call goes in it (no call place held, no cache warmed first). */
+	batch?: BatchLane;
 	costOf: (usage: Usage) => number;
 	/** Cancels like `cancel()`. */
 	signal?: AbortSignal;
@@ -98,7 +101,7 @@ export class Annotator {
 	private failures = 0;
 
 	constructor(private readonly opts: AnnotatorOptions) {
-		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, queue: opts.queue, now: opts.now });
+		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, queue: opts.queue, batch: opts.batch, now: opts.now });
 		this.maxRetries = opts.maxRetries ?? MAX_RETRIES;
 		this.annotator = `${opts.provider.name}/${opts.provider.model}`;
 		this.abort = cancelAll();
@@ -198,6 +201,7 @@ export class Annotator {
 					attempt,
 					signal: this.abort.signal,
 					cacheablePrefix: unit.prefix,
+					batched: true,
 					// Waiting for a place may outlast a cancel or another unit's failure.
 					build: () => (stopped() ? null : { prompt: unit.prompt, task, params }),
 					onStart: () => this.emit({ type: 'annotate-call', unit: unit.id, summary: unit.summary, sentences: indices, attempt }),

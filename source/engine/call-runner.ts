@@ -1,5 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Timings, Usage } from '../domain.ts';
+import type { BatchLane } from '../llm/batcher.ts';
+import { BATCH_PRICE } from '../llm/prices.ts';
 import { abortError, type CallRequest, type CallResult, type FailedAttempt, type Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
@@ -33,6 +35,8 @@ export interface CallRunnerOptions {
 	totals?: Totals;
 	/** A place was given back: a caller that launches work as places free up may launch more. */
 	onPlaceFree?: () => void;
+	/** Where the calls marked `batched` go (a provider batch API); none: every call is streamed. */
+	batch?: BatchLane;
 	now?: () => Date;
 }
 
@@ -59,6 +63,8 @@ export interface CallJob<T> {
 	signal: AbortSignal;
 	/** The leading part of the prompt shared with other calls (see CacheWarmup). */
 	cacheablePrefix?: string;
+	/** Send it in a provider batch when the runner has one (see `callInBatch`). */
+	batched?: boolean;
 	/** Builds the call once it is let through, from the inputs as they are then; null: it is not made. */
 	build(): CallSpec | null;
 	/** The call is going to the provider. */
@@ -131,6 +137,7 @@ export class CallRunner {
 	 * when `build` declined; rejects with the provider's error or an AbortError.
 	 */
 	async call<T>(job: CallJob<T>): Promise<T | null> {
+		if (job.batched && this.opts.batch) return this.callInBatch(job, this.opts.batch);
 		const warming = job.cacheablePrefix && this.opts.provider.isLLM ? await this.warmup.enter(job.cacheablePrefix, job.signal) : null;
 		try {
 			const answered = await this.inPlace(job.signal, () => this.answer(job, warming));
@@ -206,6 +213,46 @@ export class CallRunner {
 	}
 
 	/**
+	 * Makes one call through a provider batch: no place is held (a batch of as many calls as places
+	 * would defeat it) and no cache is warmed first (a lone warming call costs a whole batch round);
+	 * the gate still holds it. Logged with its batch and billed at the batch price, then committed
+	 * as any call.
+	 */
+	private async callInBatch<T>(job: CallJob<T>, lane: BatchLane): Promise<T | null> {
+		await this.opts.gate?.pass(job.signal);
+		if (job.signal.aborted) throw abortError();
+		const spec = job.build();
+		if (spec === null) return null;
+		job.onStart?.(spec);
+		const request: CallRequest = {
+			prompt: spec.prompt,
+			...(job.cacheablePrefix === undefined ? {} : { cacheablePrefix: job.cacheablePrefix }),
+			task: spec.task,
+			maxTokens: spec.params.maxTokens,
+			temperature: spec.params.temperature,
+			signal: job.signal,
+		};
+		const start = this.now();
+		let answered;
+		try {
+			answered = await lane.complete({ owner: job.owner, version: job.version, attempt: job.attempt }, request);
+		} catch (error) {
+			job.onError?.(error);
+			throw error;
+		}
+		const { batch, ...result } = answered;
+		const timings = timingsOf(start, this.now());
+		const costOf = this.batchCostOf;
+		const cost = costOf(result.usage);
+		await this.opts.log.appendCall({ ...this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }), batch });
+		const totals = this.count(result.usage, cost, costOf);
+		const made = { spec, result, cost, timings };
+		const committed = await job.commit(made);
+		job.onUsage({ usage: result.usage, cost, saved: cacheSaving(costOf, result.usage, cost), totals, timings });
+		return committed;
+	}
+
+	/**
 	 * The call log is written before the session, so a process killed between the two leaves calls
 	 * the session does not know of. Each owner takes back, in order, the logged answers numbered as
 	 * its next call and matching it (its own rule), and the failed attempts it does not have; what
@@ -230,12 +277,15 @@ export class CallRunner {
 				if (next === null) break;
 				if (call.version !== next.version || call.attempt !== next.attempt || !owner.matches(call)) continue;
 				owner.take(call);
-				this.count(call.usage, call.cost);
+				this.count(call.usage, call.cost, call.batch === undefined ? undefined : this.batchCostOf);
 				recovered += 1;
 			}
 		}
 		return recovered;
 	}
+
+	/** What a call costs in a provider batch. */
+	private readonly batchCostOf = (usage: Usage) => this.opts.costOf(usage) * BATCH_PRICE;
 
 	/** Whether a logged call was made by this runner's provider and model. */
 	sameModel(call: CallRecord): boolean {
@@ -261,8 +311,8 @@ export class CallRunner {
 	}
 
 	/** Adds a billed attempt to the totals; returns a copy of them as they now stand. */
-	private count(usage: Usage, cost: number): Totals {
-		addToTotals(this.totals, usage, cost, this.saving(usage, cost));
+	private count(usage: Usage, cost: number, costOf = this.opts.costOf): Totals {
+		addToTotals(this.totals, usage, cost, cacheSaving(costOf, usage, cost));
 		return { ...this.totals };
 	}
 

@@ -10,6 +10,8 @@ import { totalsOf, type Totals } from '../summarize/totals.ts';
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
+import type { BatchLane } from '../llm/batcher.ts';
+import { goesInBatch } from '../summarize/run.ts';
 import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener } from './events.ts';
@@ -34,6 +36,8 @@ export interface EngineOptions {
 	stepping?: boolean;
 	/** Call places shared with other engines (a study): their limit replaces the run's concurrency. */
 	queue?: PQueue;
+	/** A provider batch for the calls `goesInBatch` picks; they hold no call place and all start at once. */
+	batch?: BatchLane;
 	now?: () => Date;
 }
 
@@ -76,6 +80,7 @@ export class Engine {
 			costOf: opts.costOf,
 			concurrency: run.config.concurrency,
 			...(opts.queue ? { queue: opts.queue } : {}),
+			...(opts.batch ? { batch: opts.batch } : {}),
 			gate: this.gate,
 			totals: totalsOf(run, opts.costOf),
 			// A call that ends gives its place to the next ready node while it writes its result.
@@ -362,22 +367,34 @@ export class Engine {
 	 * Starts ready nodes into the call places left free, higher levels first: a hierarchical run's
 	 * merges form chains (each reads the one before it), so they set the pace while the summaries
 	 * below them, all independent, fill the remaining places. Which node starts first changes no
-	 * prompt. A node writing its result holds no place, so the next call starts meanwhile. True when
-	 * nodes are ready but no place is free.
+	 * prompt. A node writing its result holds no place, so the next call starts meanwhile. Nodes whose
+	 * calls go in a provider batch need no place: all of them start at once. True when nodes are
+	 * ready but no place is free.
 	 */
 	private launchReady(): boolean {
 		const free = this.calls.idlePlaces;
 		const isLaunchable = (node: Node) => !this.inFlight.has(node.id) && isReady(this.run, node);
-		// With nothing of its own in flight, only a freed place would wake the run.
-		if (free === 0) return this.inFlight.size === 0 && this.run.nodes.some(isLaunchable);
 		const ready = this.run.nodes.filter(isLaunchable);
-		ready.sort((a, b) => b.level - a.level);
+		// Batched calls hold no place: every one ready starts now, to go out in one batch.
+		const batched = ready.filter((node) => this.batched(node));
+		const live = ready.filter((node) => !this.batched(node));
+		for (const node of batched) this.launch(node);
+		// With nothing of its own in flight, only a freed place would wake the run.
+		if (free === 0) return this.inFlight.size === 0 && live.length > 0;
+		live.sort((a, b) => b.level - a.level);
 		// Each node takes its place as it starts (before runNode first awaits), so `free` holds.
-		for (const node of ready.slice(0, free)) {
-			const job = this.runNode(node).finally(() => this.inFlight.delete(node.id));
-			this.inFlight.set(node.id, job);
-		}
+		for (const node of live.slice(0, free)) this.launch(node);
 		return false;
+	}
+
+	private launch(node: Node): void {
+		const job = this.runNode(node).finally(() => this.inFlight.delete(node.id));
+		this.inFlight.set(node.id, job);
+	}
+
+	/** Whether `node`'s calls go in the provider batch. */
+	private batched(node: Node): boolean {
+		return this.opts.batch !== undefined && goesInBatch(this.run.config.method, node);
 	}
 
 	/**
@@ -406,6 +423,7 @@ export class Engine {
 					version: node.versions.length,
 					attempt,
 					signal,
+					batched: this.batched(node),
 					// Built once the call is let through, from the inputs as they are then.
 					build: () => planner.call(run, node, ctx, attempt),
 					onStart: () => this.emit({ type: 'node-started', node: node.id, kind: node.kind, level: node.level, index: node.index, attempt }),

@@ -12,6 +12,8 @@ import { folderState } from '../store/leftover.ts';
 import { bookSession, Session, type BookSessionData } from '../store/session.ts';
 import { StudyRecord } from '../store/study-record.ts';
 import type { Annotator } from './annotator.ts';
+import type { BatchPool } from './batch-pool.ts';
+import type { BatchChange, BatchState } from '../llm/batcher.ts';
 import type { Engine } from './engine.ts';
 
 /**
@@ -88,6 +90,8 @@ export interface StudyState {
 	/** When start() was called, and when the study ended (ms since the epoch). */
 	startedAt: number | null;
 	endedAt: number | null;
+	/** With batches: those not ended yet, and their requests answered of all (null: the study streams every call). */
+	batches: { waiting: number; answered: number; requests: number } | null;
 }
 
 /** Everything the runner reports, in the order it happens; `cell` is the cell's state after the change. */
@@ -122,6 +126,12 @@ export interface StudyRunnerOptions<C extends StudyCell> {
 	concurrency: number;
 	sessionsDir: string;
 	work: CellWork<C>;
+	/**
+	 * The provider batches the cells' work sends calls through (`"batch"` in the study file): each
+	 * cell shows the batch it waits on, and every cell is open at once so that their calls meet in
+	 * the same batches (batched calls hold no place among `concurrency`).
+	 */
+	batches?: BatchPool | null;
 	now?: () => number;
 }
 
@@ -135,6 +145,11 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 	/** What a cancel stops: the engines running and the annotators scoring. */
 	private readonly stoppable = new Set<{ cancel(): void }>();
 	private readonly live = new Map<string, LiveCell>();
+	private readonly indexByKey: Map<string, number>;
+	/** The batches not ended, as they last stood. */
+	private readonly openBatches = new Map<string, BatchState>();
+	/** Per cell key, the batches it waits on (id → what to show), latest last. */
+	private readonly batchesOf = new Map<string, Map<string, string>>();
 	private current: StudyState;
 	private cancelled = false;
 	private failed = false;
@@ -142,11 +157,12 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 
 	constructor(private readonly opts: StudyRunnerOptions<C>) {
 		this.cells = opts.cells;
+		this.indexByKey = new Map(opts.cells.map((c, i) => [c.key, i]));
 		this.now = opts.now ?? Date.now;
 		this.queue = new PQueue({ concurrency: opts.concurrency });
-		this.cellQueue = new PQueue({ concurrency: opts.concurrency });
+		this.cellQueue = new PQueue({ concurrency: opts.batches ? Math.max(1, opts.cells.length) : opts.concurrency });
 		const cells = opts.cells.map((c): CellState => ({ key: c.key, session: c.sessionId, status: 'queued', calls: 0, expected: c.calls, cost: 0, words: null, score: null, activity: null, scoring: null, error: null, batch: null }));
-		this.current = { status: 'idle', cells, totals: studyTotals(cells), startedAt: null, endedAt: null };
+		this.current = { status: 'idle', cells, totals: studyTotals(cells), startedAt: null, endedAt: null, batches: opts.batches ? { waiting: 0, answered: 0, requests: 0 } : null };
 	}
 
 	/** Where the study stands: a new object after every change, so a screen can compare snapshots. */
@@ -164,11 +180,26 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		return this.live.get(key) ?? null;
 	}
 
-	/** Shows what a provider batch holding the cell's calls is doing (null: none). */
-	setBatch(key: string, batch: string | null): void {
-		const index = this.indexOf(key);
-		this.update(index, { batch });
-		this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
+	/**
+	 * A batch changed: each of its cells shows the latest batch it still waits on. A cell may wait
+	 * on two at once (a run's last chunks and a retry going out again), so each cell keeps its own.
+	 */
+	private batchChanged(state: BatchState, change: BatchChange): void {
+		const over = change === 'ended' || change === 'failed';
+		if (over) this.openBatches.delete(state.id);
+		else this.openBatches.set(state.id, state);
+		const open = [...this.openBatches.values()];
+		this.current = { ...this.current, batches: { waiting: open.length, answered: open.reduce((n, b) => n + b.done, 0), requests: open.reduce((n, b) => n + b.total, 0) } };
+		for (const key of state.cells) {
+			const index = this.indexByKey.get(key);
+			if (index === undefined) continue;
+			const waiting = this.batchesOf.get(key) ?? new Map<string, string>();
+			waiting.delete(state.id);
+			if (!over) waiting.set(state.id, `batch ${state.id} ${state.status.replace(/_/gu, ' ')} ${state.done}/${state.total}`);
+			this.batchesOf.set(key, waiting);
+			this.update(index, { batch: [...waiting.values()].at(-1) ?? null });
+			this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
+		}
 	}
 
 	/**
@@ -190,10 +221,15 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		const record = await StudyRecord.open(this.opts.sessionsDir, this.opts.name);
 		this.current = { ...this.current, status: 'running', startedAt: this.now() };
 		this.emit({ type: 'study-started' });
+		const { batches } = this.opts;
+		const unfollow = batches?.on((state, change) => this.batchChanged(state, change));
 		try {
 			// A cell queued when a cancel comes returns at once (a cleared p-queue task would never settle).
 			await Promise.all(this.cells.map((cell, index) => this.cellQueue.add(() => this.runCell(cell, index, record))));
 		} finally {
+			unfollow?.();
+			// Batches still running stay recorded in their sessions, for the next run to wait for.
+			batches?.close();
 			await record.close();
 		}
 		const status = this.cancelled ? 'cancelled' : this.failed ? 'failed' : 'done';
@@ -340,12 +376,6 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		} finally {
 			await session.close();
 		}
-	}
-
-	private indexOf(key: string): number {
-		const index = this.cells.findIndex((c) => c.key === key);
-		if (index < 0) throw new Error(`no cell ${key} in this study`);
-		return index;
 	}
 
 	private update(index: number, change: Partial<CellState>): void {

@@ -90,7 +90,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
 	}
 }
 
-function totalUsage(usage: WireUsage): Usage {
+export function totalUsage(usage: WireUsage): Usage {
 	const cached = usage.cache_read_input_tokens ?? 0;
 	return {
 		// Anthropic's input_tokens excludes cache reads and writes; ours counts the whole prompt.

@@ -3,6 +3,7 @@ import { badInput } from '../errors.ts';
 import type { EncodingName } from '../text/tokens.ts';
 import { checkBaseUrl } from './base-url.ts';
 import { ExtractiveProvider } from './extractive.ts';
+import type { BatchApi } from './batcher.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import type { SdkProviderOptions } from './sdk-client.ts';
 
@@ -68,6 +69,28 @@ function sdkProvider(name: 'openai' | 'anthropic', options: SdkProviderOptions, 
 		model: options.model,
 		isLLM: true,
 		complete: async (request: CallRequest): Promise<CallResult> => (await loaded).complete(request),
+	};
+}
+
+/**
+ * The batch API (OpenAI Batch, Anthropic Message Batches) of a provider and model, with the key and
+ * server a streamed call of theirs would use; checked (key, base URL) when made, its SDK loaded on
+ * first use. The extractive baseline makes no model calls, so it has none.
+ */
+export function createBatchApi(opts: { provider: ProviderName; model: string; baseUrl?: string | null; env?: NodeJS.ProcessEnv }): BatchApi {
+	const env = opts.env ?? process.env;
+	if (opts.provider === 'extractive') throw badInput('the extractive baseline makes no model calls, so it has no batch API; use "batch" with openai or anthropic');
+	const vendor = opts.provider === 'openai' ? 'OPENAI' : 'ANTHROPIC';
+	const options = { apiKey: requireKey(env, `${vendor}_API_KEY`, opts.provider), model: opts.model, baseURL: baseUrl(opts.baseUrl, env, vendor) };
+	const loaded: Promise<BatchApi> =
+		opts.provider === 'openai' ? import('./openai-batch.ts').then((m) => new m.OpenAIBatchApi(options)) : import('./anthropic-batch.ts').then((m) => new m.AnthropicBatchApi(options));
+	loaded.catch(() => {});
+	return {
+		provider: opts.provider,
+		model: opts.model,
+		submit: async (items) => (await loaded).submit(items),
+		status: async (id) => (await loaded).status(id),
+		results: async (id) => (await loaded).results(id),
 	};
 }
 

@@ -15,7 +15,7 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
 
 	constructor(options: OpenAIProviderOptions) {
 		super(options, { label: 'openai', keyVar: 'OPENAI_API_KEY', defaultBaseURL: OPENAI_DEFAULT_BASE_URL }, (settings) => new OpenAI(settings));
-		this.limitParam = isOpenAIHost(this.failure.baseURL) ? 'max_completion_tokens' : 'max_tokens';
+		this.limitParam = limitParamFor(this.failure.baseURL);
 	}
 
 	protected async attempt(request: CallRequest, options: AttemptOptions, received: (text: string) => void): Promise<CallResult> {
@@ -70,6 +70,11 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
 
 function estimate(prompt: string, text: string): Usage {
 	return { input: countTokens(prompt), output: countTokens(text), cached: 0 };
+}
+
+/** api.openai.com renamed the output limit; compatible servers still expect the old name. */
+export function limitParamFor(baseURL: string): 'max_completion_tokens' | 'max_tokens' {
+	return isOpenAIHost(baseURL) ? 'max_completion_tokens' : 'max_tokens';
 }
 
 function isOpenAIHost(baseURL: string): boolean {

@@ -97,6 +97,8 @@ export const callRecordSchema = z.strictObject({
 	timings: timingsSchema,
 	/** Why the call failed, when it did. */
 	error: z.string().optional(),
+	/** The provider batch it was answered in (billed at the batch price); absent: a streamed call. */
+	batch: z.string().optional(),
 });
 export type CallRecord = z.infer<typeof callRecordSchema>;
 

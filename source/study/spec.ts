@@ -24,6 +24,12 @@ export const studySchema = z
 		score: z.boolean().optional(),
 		scorer: z.strictObject({ provider: z.enum(['openai', 'anthropic']), model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() }).optional(),
 		concurrency: z.int().min(1).max(64).optional(),
+		/**
+		 * Provider batch APIs for the calls that can wait (see `goesInBatch`, and every BooookScore
+		 * call): true, or the seconds between polls of a batch and of quiet before gathered calls go
+		 * out, and the most requests in one batch.
+		 */
+		batch: z.union([z.boolean(), z.strictObject({ poll: z.number().positive().optional(), gather: z.number().positive().optional(), size: z.int().positive().optional() })]).optional(),
 	})
 	.refine((s) => (s.books === undefined) !== (s.folder === undefined), { path: ['books'], message: 'give exactly one of books and folder' });
 
@@ -42,12 +48,18 @@ const FIXES: Record<string, string> = {
 	score: '"score": true or false',
 	scorer: 'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini" } (provider: openai or anthropic)',
 	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
+	batch: '"batch": true, or with the seconds between polls and of gathering and the most requests in a batch, e.g. "batch": { "poll": 60, "gather": 5, "size": 1000 }',
 };
 
 /** Checks a parsed study file; the first problem is one line naming the field and the fix. */
 export function parseStudy(value: unknown, file: string): StudySpec {
 	const parsed = studySchema.safeParse(value);
-	if (parsed.success) return parsed.data;
+	if (parsed.success) {
+		if (parsed.data.batch && parsed.data.providers.some((p) => p.provider === 'extractive')) {
+			fail(file, '"batch" sends model calls through the openai or anthropic batch API, and the extractive baseline makes none: remove it from providers, or drop "batch"');
+		}
+		return parsed.data;
+	}
 	const issue = parsed.error.issues[0]!;
 	if (issue.code === 'unrecognized_keys') {
 		return fail(file, `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}${issue.path.length ? ` in ${fieldPath(issue.path)}` : ''}; the fields are ${Object.keys(FIXES).join(', ')}`);

@@ -25,6 +25,8 @@ export interface RunEstimate {
 	calls: number;
 	/** Tokens in and out of every row (nothing cached: a cache only lowers the cost). */
 	usage: Usage;
+	/** The part of `usage` that goes in a provider batch when the run has one (`goesInBatch`): level 0, or every incremental step. */
+	batchable: Usage;
 }
 
 /** The rows of a new run over `chunks` with `config`, and their totals. */
@@ -33,7 +35,13 @@ export function estimateRun(config: RunConfig, chunks: Chunk[], ctx: PlanContext
 	run.nodes.push(...plannerFor(config.method).expand(run, ctx));
 	const rows = config.method === 'hier' ? hierRows(run, ctx) : incRows(run, ctx);
 	if (config.clean) rows.push({ name: 'clean', calls: 1, exact: true, inputTokens: config.maxSummary + ctx.tokens(fill(ctx.templates.clean, [''])), outputTokens: config.maxSummary });
-	return { rows, calls: sum(rows, 'calls'), usage: { input: sum(rows, 'inputTokens'), output: sum(rows, 'outputTokens'), cached: 0 } };
+	// Rows before the clean step: a hierarchical run's first (level 0), or all of an incremental run's.
+	const batchable = config.method === 'hier' ? rows.slice(0, 1) : rows.filter((r) => r.name !== 'clean');
+	return { rows, calls: sum(rows, 'calls'), usage: usageOf(rows), batchable: usageOf(batchable) };
+}
+
+function usageOf(rows: PlanRow[]): Usage {
+	return { input: sum(rows, 'inputTokens'), output: sum(rows, 'outputTokens'), cached: 0 };
 }
 
 function sum<K extends 'calls' | 'inputTokens' | 'outputTokens'>(rows: PlanRow[], key: K): number {

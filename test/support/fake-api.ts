@@ -53,6 +53,22 @@ export interface RecordedRequest {
 	ended: Promise<void>;
 }
 
+/** A request of a batch that is not answered: an error result, or left undone when the batch expires (or is cancelled). */
+export type BatchFault = 'errored' | 'expired' | 'cancelled';
+
+export interface FakeBatch {
+	api: Api;
+	id: string;
+	/** The requests, as submitted: custom id and the body of the call. */
+	items: { customId: string; body: any }[];
+	/** Times it was polled. */
+	polls: number;
+	/** Set once it ended: per custom id, the line of its result. */
+	results: Map<string, unknown> | null;
+	/** Cancelled by the client (POST …/cancel). */
+	cancelled?: boolean;
+}
+
 export interface RespondInput {
 	prompt: string;
 	body: any;
@@ -95,6 +111,14 @@ export interface FakeApi {
 	chunkDelayMs: number;
 	/** Tokens of the prompts answered and of the answers sent (before any fault cut them), also served as GET /stats. */
 	totals: { input: number; output: number };
+	/** Every batch submitted (OpenAI Batch, Anthropic Message Batches), in order. */
+	batches: FakeBatch[];
+	/** Polls (GET of a batch) a batch answers with in progress before it ends; settable. */
+	batchPolls: number;
+	/** While true, no batch ends, however often it is polled (a test kills a client meanwhile). */
+	holdBatches: boolean;
+	/** What a batch does with one request instead of answering it; null (the default): answers it. */
+	batchFault: ((customId: string, input: RespondInput) => BatchFault | null) | null;
 	fail(fault: Fault): void;
 	close(): Promise<void>;
 }
@@ -168,6 +192,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	const recentPrompts: Uint32Array[] = [];
 	const closing = new AbortController();
 	let clock = 0;
+	const files = new Map<string, string>();
+	let fileCount = 0;
+	let batchCount = 0;
 	// Every response waiting out its latency listens here: a benchmark has more than ten at once.
 	setMaxListeners(0, closing.signal);
 
@@ -180,6 +207,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		latencyMs: opts.latencyMs ?? 0,
 		chunkDelayMs: opts.chunkDelayMs ?? 0,
 		totals: { input: 0, output: 0 },
+		batches: [],
+		batchPolls: 2,
+		holdBatches: false,
+		batchFault: null,
 		fail(fault) {
 			faults.push(fault);
 		},
@@ -208,6 +239,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		const which: Api | null =
 			path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : null;
 		const raw = await readBody(req);
+		if (isBatchRoute(path)) {
+			await batchRoute(req, res, path, raw);
+			return;
+		}
 		if (req.method === 'GET' && path === '/stats') {
 			// A benchmark's count of the calls each side made, read before and after it runs.
 			json(res, 200, { requests: requests.length, ...api.totals });
@@ -219,7 +254,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		let body: any = null;
 		try {
-			body = JSON.parse(raw);
+			body = JSON.parse(raw.toString('utf8'));
 		} catch {
 			// recorded as null, answered below
 		}
@@ -333,6 +368,185 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			return;
 		}
 		res.end(payload);
+	}
+
+
+	/**
+	 * The batch endpoints, as the SDKs call them: OpenAI's Files (multipart upload, JSONL content)
+	 * and Batches, Anthropic's Message Batches with their results as JSONL at `results_url`. A batch
+	 * is in progress for `batchPolls` polls, then ends with every request answered as a call would be.
+	 */
+	async function batchRoute(req: IncomingMessage, res: ServerResponse, path: string, raw: Buffer): Promise<void> {
+		const method = req.method ?? 'GET';
+		const parts = path.split('/').filter(Boolean);
+		if (method === 'POST' && path === '/v1/files') {
+			const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': String(req.headers['content-type'] ?? '') } }).formData();
+			const file = form.get('file');
+			if (form.get('purpose') !== 'batch' || !(file instanceof Blob)) {
+				sendError(res, 'openai', 400, 'invalid_request_error', 'expected a file with purpose "batch"');
+				return;
+			}
+			const id = `file-${++fileCount}`;
+			const text = await file.text();
+			files.set(id, text);
+			json(res, 200, { id, object: 'file', bytes: Buffer.byteLength(text), created_at: now(), filename: (file as File).name ?? 'batch.jsonl', purpose: 'batch', status: 'processed' });
+			return;
+		}
+		if (method === 'GET' && parts[1] === 'files' && parts[3] === 'content' && parts.length === 4) {
+			const text = files.get(parts[2]!);
+			if (text === undefined) sendError(res, 'openai', 404, 'invalid_request_error', `no file ${parts[2]}`);
+			else {
+				res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': Buffer.byteLength(text) });
+				res.end(text);
+			}
+			return;
+		}
+		if (method === 'POST' && path === '/v1/batches') {
+			const body = parseJson(raw);
+			const input = files.get(String(body?.input_file_id));
+			if (input === undefined || body?.endpoint !== '/v1/chat/completions' || body?.completion_window !== '24h') {
+				sendError(res, 'openai', 400, 'invalid_request_error', 'expected input_file_id of an uploaded file, endpoint /v1/chat/completions and completion_window 24h');
+				return;
+			}
+			const lines = input.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: any });
+			const batch = newBatch('openai', `batch_${++batchCount}`, lines.map((l) => ({ customId: l.custom_id, body: l.body })));
+			(batch as FakeBatch & { inputFile: string }).inputFile = String(body.input_file_id);
+			json(res, 200, openaiBatch(batch));
+			return;
+		}
+		if (parts[0] === 'v1' && parts[1] === 'batches' && parts.length >= 3) {
+			const batch = api.batches.find((b) => b.api === 'openai' && b.id === parts[2]);
+			if (!batch) return sendError(res, 'openai', 404, 'invalid_request_error', `no batch ${parts[2]}`);
+			if (method === 'GET' && parts.length === 3) await poll(batch);
+			if (method === 'POST' && parts[3] === 'cancel') cancel(batch);
+			json(res, 200, openaiBatch(batch));
+			return;
+		}
+		if (method === 'POST' && path === '/v1/messages/batches') {
+			const body = parseJson(raw);
+			if (!Array.isArray(body?.requests) || body.requests.length === 0) {
+				sendError(res, 'anthropic', 400, 'invalid_request_error', 'requests: expected a non-empty list');
+				return;
+			}
+			const batch = newBatch('anthropic', `msgbatch_${++batchCount}`, body.requests.map((r: any) => ({ customId: r.custom_id, body: r.params })));
+			json(res, 200, anthropicBatch(batch));
+			return;
+		}
+		if (parts[1] === 'messages' && parts[2] === 'batches' && parts.length >= 4) {
+			const batch = api.batches.find((b) => b.api === 'anthropic' && b.id === parts[3]);
+			if (!batch) return sendError(res, 'anthropic', 404, 'not_found_error', `no batch ${parts[3]}`);
+			if (method === 'GET' && parts.length === 4) {
+				await poll(batch);
+				json(res, 200, anthropicBatch(batch));
+			} else if (method === 'POST' && parts[4] === 'cancel') {
+				cancel(batch);
+				json(res, 200, anthropicBatch(batch));
+			} else if (method === 'GET' && parts[4] === 'results' && batch.results) {
+				const text = [...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join('');
+				res.writeHead(200, { 'content-type': 'application/binary', 'content-length': Buffer.byteLength(text) });
+				res.end(text);
+			} else sendError(res, 'anthropic', 404, 'not_found_error', `no route ${method} ${path}`);
+			return;
+		}
+		sendError(res, path.startsWith('/v1/messages') ? 'anthropic' : 'openai', 404, 'not_found_error', `no route ${method} ${path}`);
+	}
+
+	function newBatch(which: Api, id: string, items: FakeBatch['items']): FakeBatch {
+		const batch: FakeBatch = { api: which, id, items, polls: 0, results: null };
+		api.batches.push(batch);
+		return batch;
+	}
+
+	/** Cancelling ends a batch at once: every request not answered is cancelled. */
+	function cancel(batch: FakeBatch): void {
+		if (batch.results) return;
+		batch.cancelled = true;
+		batch.results = new Map(batch.items.map(({ customId }) => [customId, faultLine(batch.api, customId, 'cancelled')]));
+		if (batch.api === 'openai') files.set(`file-err-${batch.id}`, [...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join(''));
+	}
+
+	/** A poll moves a batch on; after `batchPolls` of them (unless held) it ends, every request answered. */
+	async function poll(batch: FakeBatch): Promise<void> {
+		batch.polls += 1;
+		if (batch.results || api.holdBatches || batch.polls <= api.batchPolls) return;
+		const results = new Map<string, unknown>();
+		for (const { customId, body } of batch.items) {
+			const input: RespondInput = { prompt: promptOf(batch.api, body), body, api: batch.api };
+			const fault = api.batchFault?.(customId, input) ?? null;
+			results.set(customId, fault ? faultLine(batch.api, customId, fault) : await answerLine(batch.api, customId, input));
+		}
+		batch.results = results;
+		if (batch.api === 'openai') {
+			const lines = (keep: (line: any) => boolean) => [...results.values()].filter(keep).map((line) => `${JSON.stringify(line)}\n`).join('');
+			const out = lines((l) => l.response?.status_code === 200);
+			const errors = lines((l) => l.response?.status_code !== 200);
+			if (out) files.set(`file-out-${batch.id}`, out);
+			if (errors) files.set(`file-err-${batch.id}`, errors);
+		}
+	}
+
+	async function answerLine(which: Api, customId: string, input: RespondInput): Promise<unknown> {
+		const { body } = input;
+		const maxTokens: unknown = which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+		let text = await api.respond(input);
+		let truncated = false;
+		if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
+			text = truncateToTokens(text, maxTokens);
+			truncated = true;
+		}
+		const promptTokens = encode(input.prompt);
+		const cacheable = which === 'anthropic' ? cachedPrefix(body) : null;
+		const usage = {
+			input: promptTokens.length,
+			output: countTokens(text),
+			...(which === 'anthropic' ? anthropicCacheUsage(cacheable, cacheable !== null && anthropicCache.has(cacheable.prefix)) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
+		};
+		api.totals.input += usage.input;
+		api.totals.output += usage.output;
+		if (which === 'anthropic') return { custom_id: customId, result: { type: 'succeeded', message: anthropicMessage(body, text, usage, truncated) } };
+		return { id: `batch_req_${customId}`, custom_id: customId, response: { status_code: 200, request_id: `req_${customId}`, body: openaiMessage(body, text, usage, truncated) }, error: null };
+	}
+
+	function openaiBatch(batch: FakeBatch) {
+		const ended = batch.results !== null;
+		const failed = ended ? [...batch.results!.values()].filter((l: any) => l.response?.status_code !== 200).length : 0;
+		return {
+			id: batch.id,
+			object: 'batch',
+			endpoint: '/v1/chat/completions',
+			errors: null,
+			input_file_id: (batch as FakeBatch & { inputFile?: string }).inputFile ?? '',
+			completion_window: '24h',
+			status: batch.cancelled ? 'cancelled' : ended ? 'completed' : batch.polls === 0 ? 'validating' : 'in_progress',
+			output_file_id: ended && files.has(`file-out-${batch.id}`) ? `file-out-${batch.id}` : null,
+			error_file_id: ended && files.has(`file-err-${batch.id}`) ? `file-err-${batch.id}` : null,
+			created_at: now(),
+			request_counts: { total: batch.items.length, completed: ended ? batch.items.length - failed : Math.min(batch.polls, batch.items.length - 1), failed },
+			metadata: null,
+		};
+	}
+
+	function anthropicBatch(batch: FakeBatch) {
+		const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+		if (batch.results) for (const line of batch.results.values()) counts[(line as any).result.type as keyof typeof counts] += 1;
+		else {
+			// Requests finish one a poll, as counted; their results come when the batch ends.
+			counts.succeeded = Math.min(batch.polls, batch.items.length - 1);
+			counts.processing = batch.items.length - counts.succeeded;
+		}
+		const at = new Date().toISOString();
+		return {
+			id: batch.id,
+			type: 'message_batch',
+			processing_status: batch.results ? 'ended' : 'in_progress',
+			request_counts: counts,
+			ended_at: batch.results ? at : null,
+			created_at: at,
+			expires_at: at,
+			archived_at: null,
+			cancel_initiated_at: null,
+			results_url: batch.results ? `${api.url}/v1/messages/batches/${batch.id}/results` : null,
+		};
 	}
 
 	function anthropicCacheUsage(cacheable: { prefix: string; tokens: number } | null, hitOnArrival: boolean): { cached: number; written: number } {
@@ -550,13 +764,41 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 	res.end(text);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+		req.on('end', () => resolve(Buffer.concat(chunks)));
 		req.on('error', reject);
 	});
+}
+
+function isBatchRoute(path: string): boolean {
+	return path.startsWith('/v1/files') || path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches');
+}
+
+function parseJson(raw: Buffer): any {
+	try {
+		return JSON.parse(raw.toString('utf8'));
+	} catch {
+		return null;
+	}
+}
+
+function now(): number {
+	return Math.floor(Date.now() / 1000);
+}
+
+/** A request a batch did not answer, in each API's result shape. */
+function faultLine(which: Api, customId: string, fault: BatchFault): unknown {
+	if (which === 'anthropic') {
+		return { custom_id: customId, result: fault === 'errored' ? { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: `fake error for ${customId}` } } } : { type: fault === 'cancelled' ? 'canceled' : 'expired' } };
+	}
+	if (fault !== 'errored') {
+		const message = fault === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was not executed because the batch was cancelled.';
+		return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: `batch_${fault}`, message } };
+	}
+	return { id: `batch_req_${customId}`, custom_id: customId, response: { status_code: 400, request_id: `req_${customId}`, body: { error: { message: `fake error for ${customId}`, type: 'invalid_request_error', param: null, code: null } } }, error: null };
 }
 
 // As a separate process (benchmarks): prints {"url": ...} on one line, serves until killed.

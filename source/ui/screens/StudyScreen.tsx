@@ -120,7 +120,8 @@ function StudyHeader({ state, info, width, now }: { state: StudyState; info: Stu
 	const counts = [`${t.done}/${t.cells} done`, t.active > 0 ? `${t.active} running` : null, t.failed > 0 ? `${t.failed} failed` : null].filter(Boolean).join(', ');
 	const title = truncate(clean(`booook study ${info.name} · ${counts}`), Math.max(10, width - textWidth(phase.mark) - 2));
 	const elapsed = state.startedAt === null ? 0 : ((state.endedAt ?? now) - state.startedAt) / 1000;
-	const facts = ` ${t.calls}/${Math.max(t.calls, t.expected)} calls · ${costText(t.cost, info.priced)} · ${formatSeconds(elapsed)}`;
+	const waiting = state.batches && state.batches.waiting > 0 ? ` · ${state.batches.waiting} ${state.batches.waiting === 1 ? 'batch' : 'batches'} ${state.batches.answered}/${state.batches.requests}` : '';
+	const facts = ` ${t.calls}/${Math.max(t.calls, t.expected)} calls · ${costText(t.cost, info.priced)}${waiting} · ${formatSeconds(elapsed)}`;
 	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
 	const done = state.status === 'done';
 	const filled = bar(done ? 1 : t.expected > 0 ? t.calls / t.expected : 0, barWidth);

@@ -1,0 +1,461 @@
+import { createHash } from 'node:crypto';
+import { errorMessage } from '../errors.ts';
+import { abortError, ProviderError, type CallRequest, type CallResult } from './provider.ts';
+
+/**
+ * Provider batch APIs (OpenAI Batch, Anthropic Message Batches): half the price, answered within
+ * hours instead of seconds. A Batcher is shared by every run and scoring of a study that uses one
+ * provider, model and server: calls gather until none has come for a short while (or there are
+ * `maxSize`), go out as one batch, and the batch is polled until it ends; each call then settles
+ * with its own result or error. Which batch each call went out in is written to its session first,
+ * so a process killed meanwhile waits for the same batch when it is run again.
+ */
+
+/** What a batched call is for: its session, its owner (node or unit) and the numbers of its try. */
+export interface BatchKey {
+	owner: string;
+	version: number;
+	attempt: number;
+}
+
+export interface BatchItem {
+	customId: string;
+	request: CallRequest;
+}
+
+/** A batch as the provider reports it. */
+export interface BatchStatus {
+	id: string;
+	/** The provider's own word: validating, in_progress, finalizing, completed, ended, expired, … */
+	status: string;
+	/** Whether its results can be fetched (or it failed as a whole: then `failure` says why). */
+	ended: boolean;
+	/** Requests finished (answered or failed) and in all. */
+	done: number;
+	total: number;
+	failure?: string;
+}
+
+/** One request's outcome in an ended batch; `retry`: worth sending again in another batch (expired, cancelled, overloaded). */
+export type ItemResult = { ok: true; result: CallResult } | { ok: false; reason: string; retry: boolean };
+
+/** A vendor's batch API, as the Batcher uses it (`openai-batch.ts`, `anthropic-batch.ts`). */
+export interface BatchApi {
+	readonly provider: 'openai' | 'anthropic';
+	readonly model: string;
+	/** Creates a batch of these requests; rejects with a ProviderError. */
+	submit(items: BatchItem[]): Promise<BatchStatus>;
+	status(id: string): Promise<BatchStatus>;
+	/** Every request's outcome in an ended batch, by custom id. */
+	results(id: string): Promise<Map<string, ItemResult>>;
+}
+
+/** One batch as a screen shows it. */
+export interface BatchState {
+	id: string;
+	provider: 'openai' | 'anthropic';
+	model: string;
+	/** The provider's word for where it stands (see BatchStatus). */
+	status: string;
+	done: number;
+	total: number;
+	/** The cells (or sessions) with requests in it. */
+	cells: string[];
+	/** Whether this process submitted it, or found it recorded by an earlier one (a restart). */
+	origin: 'submitted' | 'attached';
+	/** Once it ended: requests answered, and those that were not (they fail, or go out again). */
+	succeeded: number | null;
+	errored: number | null;
+}
+
+export type BatchChange = 'submitted' | 'attached' | 'progress' | 'ended' | 'failed';
+export type BatchListener = (state: BatchState, change: BatchChange, detail?: string) => void;
+
+export interface BatcherOptions {
+	api: BatchApi;
+	/** How long no new call must come before the gathered ones go out. */
+	gatherMs?: number;
+	/** How often a batch in progress is asked how it stands. */
+	pollMs?: number;
+	/** Most requests in one batch. */
+	maxSize?: number;
+	/** Most bytes of prompts in one batch (the vendors refuse input files and batches beyond 200 or 256 MB). */
+	maxBytes?: number;
+	/** Times a request that came back expired, cancelled or with a transient error goes out again. */
+	resubmits?: number;
+	now?: () => Date;
+}
+
+export const DEFAULT_GATHER_MS = 2000;
+export const DEFAULT_POLL_MS = 30_000;
+/** Both vendors take more; a smaller batch ends sooner and loses less to one bad request. */
+export const DEFAULT_MAX_BATCH = 10_000;
+export const DEFAULT_MAX_BYTES = 100_000_000;
+/** Polls in a row that may fail (each after the SDK's own retries) before the calls waiting on a batch fail. */
+const POLL_FAILURES = 20;
+
+interface Waiter {
+	customId: string;
+	hash: string;
+	request: CallRequest;
+	lane: Lane;
+	tries: number;
+	resolve(result: BatchedResult): void;
+	reject(error: unknown): void;
+	/** Stops listening to the caller's signal. */
+	release(): void;
+}
+
+interface Track {
+	state: BatchState;
+	waiters: Map<string, Waiter>;
+	results: Map<string, ItemResult> | null;
+	timer: NodeJS.Timeout | null;
+	polling: boolean;
+	/** Polls in a row that failed. */
+	failures: number;
+}
+
+/** One line of a session's record of its batched requests (batches.jsonl, `source/store/batch-journal.ts`). */
+export interface BatchEntry {
+	customId: string;
+	batch: string;
+	hash: string;
+	provider: string;
+	model: string;
+	at: string;
+	/** The batch answered it with an error, or failed: it is asked again rather than waited for. */
+	settled?: 'errored';
+}
+
+/** Where a session records which batch each of its requests went out in, written before it is relied on. */
+export interface BatchRecords {
+	/** The batch `customId` is waiting in, when it asked the same (`hash`) and was not given up on. */
+	find(customId: string, hash: string): string | null;
+	/** Appends durably (synced) before resolving. */
+	append(entries: BatchEntry[]): Promise<void>;
+}
+
+interface Lane {
+	session: string;
+	cell: string;
+	journal: BatchRecords;
+}
+
+/** A batched call's result: as a call's, with the batch it came in. */
+export interface BatchedResult extends CallResult {
+	batch: string;
+}
+
+/** What a run or a scoring of one session hands its calls to (see `Batcher.lane`). */
+export interface BatchLane {
+	complete(key: BatchKey, request: CallRequest): Promise<BatchedResult>;
+}
+
+export class Batcher {
+	readonly api: BatchApi;
+	private readonly gatherMs: number;
+	private readonly pollMs: number;
+	private readonly maxSize: number;
+	private readonly maxBytes: number;
+	private pendingBytes = 0;
+	private readonly resubmits: number;
+	private readonly now: () => Date;
+	private pending: Waiter[] = [];
+	private gatherTimer: NodeJS.Timeout | null = null;
+	private readonly tracks = new Map<string, Track>();
+	private readonly listeners = new Set<BatchListener>();
+	private closed = false;
+
+	constructor(opts: BatcherOptions) {
+		this.api = opts.api;
+		this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
+		this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
+		this.maxSize = opts.maxSize ?? DEFAULT_MAX_BATCH;
+		this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+		this.resubmits = opts.resubmits ?? 2;
+		this.now = opts.now ?? (() => new Date());
+	}
+
+	/** Hears of every batch's changes: submitted or re-attached, progress, ended. */
+	on(listener: BatchListener): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	/** Every batch this process has submitted or waited for, as it last stood. */
+	states(): BatchState[] {
+		return [...this.tracks.values()].map((t) => ({ ...t.state, cells: [...t.state.cells] }));
+	}
+
+	/** The lane of one session's calls: `cell` names it in the batch states; `journal` is its batches.jsonl. */
+	lane(lane: Lane): BatchLane {
+		return { complete: (key, request) => this.complete(lane, key, request) };
+	}
+
+	/** Stops polling and gathering; calls still waiting reject as cancelled (their batches are recorded). */
+	close(): void {
+		this.closed = true;
+		if (this.gatherTimer) clearTimeout(this.gatherTimer);
+		for (const waiter of this.pending.splice(0)) waiter.reject(abortError());
+		this.pendingBytes = 0;
+		for (const track of this.tracks.values()) {
+			if (track.timer) clearTimeout(track.timer);
+			for (const waiter of track.waiters.values()) waiter.reject(abortError());
+			track.waiters.clear();
+		}
+	}
+
+	private complete(lane: Lane, key: BatchKey, request: CallRequest): Promise<BatchedResult> {
+		const { signal } = request;
+		if (this.closed || signal?.aborted) return Promise.reject(abortError('cancelled', signal));
+		const customId = customIdOf(lane.session, key);
+		const hash = requestHash(this.api, request);
+		return new Promise<BatchedResult>((resolve, reject) => {
+			const onAbort = () => {
+				this.drop(waiter);
+				reject(abortError('cancelled', signal));
+			};
+			const waiter: Waiter = {
+				customId,
+				hash,
+				request,
+				lane,
+				tries: 0,
+				resolve: (r) => {
+					waiter.release();
+					resolve(r);
+				},
+				reject: (e) => {
+					waiter.release();
+					reject(e);
+				},
+				release: () => signal?.removeEventListener('abort', onAbort),
+			};
+			signal?.addEventListener('abort', onAbort, { once: true });
+			const recorded = lane.journal.find(customId, hash);
+			if (recorded) this.attach(recorded, waiter);
+			else this.enqueue(waiter);
+		});
+	}
+
+	/** A cancelled call leaves its batch (the batch goes on; a later run finds it in the session). */
+	private drop(waiter: Waiter): void {
+		if (this.pending.includes(waiter)) {
+			this.pending = this.pending.filter((w) => w !== waiter);
+			this.pendingBytes -= bytesOf(waiter);
+		}
+		for (const track of this.tracks.values()) {
+			if (track.waiters.get(waiter.customId) !== waiter) continue;
+			track.waiters.delete(waiter.customId);
+			if (track.waiters.size === 0 && track.timer) {
+				clearTimeout(track.timer);
+				track.timer = null;
+			}
+		}
+	}
+
+	private enqueue(waiter: Waiter): void {
+		this.pending.push(waiter);
+		this.pendingBytes += bytesOf(waiter);
+		if (this.gatherTimer) clearTimeout(this.gatherTimer);
+		this.gatherTimer = null;
+		if (this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes) void this.flush();
+		else this.gatherTimer = setTimeout(() => void this.flush(), this.gatherMs);
+	}
+
+	/** Sends what has gathered (up to a batch's size) as one batch, records it in each session, then polls it. */
+	private async flush(): Promise<void> {
+		this.gatherTimer = null;
+		let count = 0;
+		let bytes = 0;
+		while (count < this.pending.length && count < this.maxSize && (count === 0 || bytes + bytesOf(this.pending[count]!) <= this.maxBytes)) bytes += bytesOf(this.pending[count++]!);
+		const items = this.pending.splice(0, count);
+		this.pendingBytes -= bytes;
+		if (this.pending.length > 0) {
+			const full = this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes;
+			this.gatherTimer = setTimeout(() => void this.flush(), full ? 0 : this.gatherMs);
+		}
+		if (items.length === 0) return;
+		let status: BatchStatus;
+		try {
+			status = await this.api.submit(items.map((w) => ({ customId: w.customId, request: w.request })));
+		} catch (error) {
+			for (const waiter of items) waiter.reject(error);
+			return;
+		}
+		const at = this.now().toISOString();
+		const byJournal = new Map<BatchRecords, Waiter[]>();
+		for (const waiter of items) byJournal.set(waiter.lane.journal, [...(byJournal.get(waiter.lane.journal) ?? []), waiter]);
+		try {
+			await Promise.all(
+				[...byJournal].map(([journal, waiters]) =>
+					journal.append(waiters.map((w) => ({ customId: w.customId, batch: status.id, hash: w.hash, provider: this.api.provider, model: this.api.model, at }))),
+				),
+			);
+		} catch (error) {
+			// Not recorded: a kill would lose the batch, so nothing waits for it.
+			for (const waiter of items) waiter.reject(error);
+			return;
+		}
+		const track = this.track(status.id, 'submitted');
+		for (const waiter of items) {
+			waiter.tries += 1;
+			// A call cancelled while its batch was being created has gone (its batch is recorded).
+			if (!waiter.request.signal?.aborted) track.waiters.set(waiter.customId, waiter);
+		}
+		track.state.cells = [...new Set(items.map((w) => w.lane.cell))];
+		this.update(track, status, 'submitted');
+		this.schedule(track, this.pollMs);
+	}
+
+	/** Waits for a batch an earlier process submitted (found in the session's batches.jsonl). */
+	private attach(id: string, waiter: Waiter): void {
+		const existing = this.tracks.get(id);
+		const track = existing ?? this.track(id, 'attached');
+		if (track.results) {
+			this.settle(track, waiter);
+			return;
+		}
+		track.waiters.set(waiter.customId, waiter);
+		if (!track.state.cells.includes(waiter.lane.cell)) track.state.cells.push(waiter.lane.cell);
+		if (!existing) this.emit(track, 'attached');
+		if (!track.timer && !track.polling) this.schedule(track, 0);
+	}
+
+	private track(id: string, origin: BatchState['origin']): Track {
+		const track: Track = {
+			state: { id, provider: this.api.provider, model: this.api.model, status: origin === 'attached' ? 'unknown' : 'submitted', done: 0, total: 0, cells: [], origin, succeeded: null, errored: null },
+			waiters: new Map(),
+			results: null,
+			timer: null,
+			polling: false,
+			failures: 0,
+		};
+		this.tracks.set(id, track);
+		return track;
+	}
+
+	private schedule(track: Track, ms: number): void {
+		if (this.closed || track.waiters.size === 0) return;
+		track.timer = setTimeout(() => {
+			track.timer = null;
+			void this.poll(track);
+		}, ms);
+	}
+
+	private async poll(track: Track): Promise<void> {
+		track.polling = true;
+		try {
+			const status = await this.api.status(track.state.id);
+			track.failures = 0;
+			if (status.failure !== undefined) {
+				this.update(track, status, 'failed', status.failure);
+				this.failAll(track, new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, false));
+				return;
+			}
+			if (!status.ended) {
+				this.update(track, status, 'progress');
+				this.schedule(track, this.pollMs);
+				return;
+			}
+			const results = await this.api.results(track.state.id);
+			track.results = results;
+			const succeeded = [...results.values()].filter((r) => r.ok).length;
+			track.state.succeeded = succeeded;
+			track.state.errored = status.total - succeeded;
+			this.update(track, status, 'ended');
+			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter);
+			track.waiters.clear();
+		} catch (error) {
+			track.failures += 1;
+			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error);
+			// A poll that failed after the SDK's retries is tried again at the next interval.
+			else this.schedule(track, this.pollMs);
+		} finally {
+			track.polling = false;
+		}
+	}
+
+	/** The batch failed as a whole (or is gone): every call waiting for it fails, and is not waited for again. */
+	private failAll(track: Track, error: unknown): void {
+		for (const waiter of track.waiters.values()) this.giveUp(track, waiter, error);
+		track.waiters.clear();
+	}
+
+	/** Fails a call once its session records that its batch is not to be waited for again. */
+	private giveUp(track: Track, waiter: Waiter, error: unknown): void {
+		const entry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' as const };
+		waiter.lane.journal.append([entry]).then(
+			() => waiter.reject(error),
+			(written: unknown) => waiter.reject(new Error(`${errorMessage(error)}; and it could not be recorded: ${errorMessage(written)}`)),
+		);
+	}
+
+	/** A waiter's outcome from its ended batch: its result, another batch, or its error. */
+	private settle(track: Track, waiter: Waiter): void {
+		track.waiters.delete(waiter.customId);
+		const result = track.results!.get(waiter.customId) ?? { ok: false as const, reason: 'no result for this request in the batch', retry: true };
+		if (result.ok) {
+			waiter.resolve({ ...result.result, batch: track.state.id });
+			return;
+		}
+		if (result.retry && waiter.tries <= this.resubmits) {
+			this.enqueue(waiter);
+			return;
+		}
+		// Given up on: a later run asks again instead of waiting for this batch.
+		this.giveUp(track, waiter, new ProviderError(`${this.api.provider} batch ${track.state.id}: ${result.reason}`, result.retry));
+	}
+
+	private update(track: Track, status: BatchStatus, change: BatchChange, detail?: string): void {
+		const { state } = track;
+		const moved = state.status !== status.status || state.done !== status.done || state.total !== status.total;
+		state.status = status.status;
+		state.done = status.done;
+		state.total = status.total;
+		if (change !== 'progress' || moved) this.emit(track, change, detail);
+	}
+
+	private emit(track: Track, change: BatchChange, detail?: string): void {
+		const state = { ...track.state, cells: [...track.state.cells] };
+		for (const listener of this.listeners) listener(state, change, detail);
+	}
+}
+
+/** What a request adds to a batch's input, near enough: its prompt's bytes. */
+function bytesOf(waiter: Waiter): number {
+	return Buffer.byteLength(waiter.request.prompt) + 200;
+}
+
+/**
+ * A request's id in a batch: readable (owner, version, attempt) and unique per session (a hash of
+ * the session and owner), within the 64 letters, digits, '_' and '-' Anthropic allows.
+ */
+export function customIdOf(session: string, key: BatchKey): string {
+	const owner = key.owner.replace(/[^A-Za-z0-9_-]+/gu, '_').slice(0, 20);
+	const tag = createHash('sha256').update(`${session}\0${key.owner}`).digest('hex').slice(0, 16);
+	return `${owner}-v${key.version}-a${key.attempt}-${tag}`;
+}
+
+/** What identifies a request's question: the same hash means the same call. */
+export function requestHash(api: Pick<BatchApi, 'provider' | 'model'>, request: CallRequest): string {
+	return createHash('sha256').update(JSON.stringify([api.provider, api.model, request.maxTokens, request.temperature, request.prompt])).digest('hex');
+}
+
+/** One stderr line per batch change, for a headless study. */
+export function batchLine(state: BatchState, change: BatchChange, detail?: string): string {
+	const cells = `${state.cells.length} ${state.cells.length === 1 ? 'cell' : 'cells'}`;
+	switch (change) {
+		case 'submitted':
+			return `batch ${state.id}: submitted, ${state.total} ${state.total === 1 ? 'request' : 'requests'} from ${cells} (${state.provider}/${state.model})`;
+		case 'attached':
+			return `batch ${state.id}: submitted by an earlier run, waiting for it again (${state.provider}/${state.model})`;
+		case 'progress':
+			return `batch ${state.id}: ${state.status.replace(/_/gu, ' ')} ${state.done}/${state.total}`;
+		case 'ended':
+			return `batch ${state.id}: ended: ${state.succeeded ?? 0} succeeded, ${state.errored ?? 0} errored`;
+		case 'failed':
+			return `batch ${state.id}: failed: ${detail ?? state.status}`;
+	}
+}

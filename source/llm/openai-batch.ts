@@ -1,0 +1,121 @@
+import OpenAI, { toFile } from 'openai';
+import type { Usage } from '../domain.ts';
+import type { BatchApi, BatchItem, BatchStatus, ItemResult } from './batcher.ts';
+import { OPENAI_DEFAULT_BASE_URL, limitParamFor } from './openai.ts';
+import { DEFAULT_SDK_RETRIES } from './sdk-client.ts';
+import { toProviderError, type FailureContext } from './sdk-errors.ts';
+
+/** What an OpenAI batch is made with: the key, model and server a run's provider would use. */
+export interface BatchApiOptions {
+	apiKey: string;
+	model: string;
+	baseURL?: string | null;
+	maxRetries?: number;
+	fetch?: typeof fetch;
+}
+
+/** Statuses after which an OpenAI batch changes no more; `failed` and `expired` may still hold some results. */
+const FINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+/**
+ * OpenAI's Batch API: the requests as a JSONL file (purpose "batch") uploaded through Files, a batch
+ * over it for /v1/chat/completions, then the output and error files read back when it ends.
+ */
+export class OpenAIBatchApi implements BatchApi {
+	readonly provider = 'openai' as const;
+	readonly model: string;
+	private readonly client: OpenAI;
+	private readonly failure: FailureContext;
+	private readonly limitParam: 'max_completion_tokens' | 'max_tokens';
+
+	constructor(opts: BatchApiOptions) {
+		this.model = opts.model;
+		const baseURL = opts.baseURL || OPENAI_DEFAULT_BASE_URL;
+		const maxRetries = opts.maxRetries ?? DEFAULT_SDK_RETRIES;
+		this.client = new OpenAI({ apiKey: opts.apiKey, baseURL, maxRetries, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+		this.failure = { label: 'openai batch', keyVar: 'OPENAI_API_KEY', model: opts.model, baseURL, apiKey: opts.apiKey, maxRetries, timeoutMs: 600_000 };
+		this.limitParam = limitParamFor(baseURL);
+	}
+
+	async submit(items: BatchItem[]): Promise<BatchStatus> {
+		const lines = items.map(({ customId, request }) =>
+			JSON.stringify({
+				custom_id: customId,
+				method: 'POST',
+				url: '/v1/chat/completions',
+				body: { model: this.model, messages: [{ role: 'user', content: request.prompt }], temperature: request.temperature, [this.limitParam]: request.maxTokens },
+			}),
+		);
+		return this.sdk(async () => {
+			const file = await this.client.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), 'booook-batch.jsonl'), purpose: 'batch' });
+			return statusOf(await this.client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }));
+		});
+	}
+
+	status(id: string): Promise<BatchStatus> {
+		return this.sdk(async () => statusOf(await this.client.batches.retrieve(id)));
+	}
+
+	async results(id: string): Promise<Map<string, ItemResult>> {
+		return this.sdk(async () => {
+			const batch = await this.client.batches.retrieve(id);
+			const found = new Map<string, ItemResult>();
+			for (const fileId of [batch.output_file_id, batch.error_file_id]) {
+				if (!fileId) continue;
+				const text = await (await this.client.files.content(fileId)).text();
+				for (const line of text.split('\n')) {
+					if (line.trim() === '') continue;
+					const parsed = JSON.parse(line) as OutputLine;
+					found.set(parsed.custom_id, itemResult(parsed, batch.status));
+				}
+			}
+			return found;
+		});
+	}
+
+	private async sdk<T>(work: () => Promise<T>): Promise<T> {
+		try {
+			return await work();
+		} catch (error) {
+			throw toProviderError(error, this.failure);
+		}
+	}
+}
+
+/** A line of an output or error file. */
+interface OutputLine {
+	custom_id: string;
+	response: { status_code: number; body: any } | null;
+	error: { code?: string | null; message?: string | null } | null;
+}
+
+function statusOf(batch: OpenAI.Batches.Batch): BatchStatus {
+	const counts = batch.request_counts ?? { completed: 0, failed: 0, total: 0 };
+	const status: BatchStatus = { id: batch.id, status: batch.status, ended: FINAL.has(batch.status), done: counts.completed + counts.failed, total: counts.total };
+	// A batch that failed validation has no results at all.
+	if (batch.status === 'failed' && !batch.output_file_id && !batch.error_file_id) {
+		status.failure = `failed: ${batch.errors?.data?.map((e) => e.message).filter(Boolean).join('; ') || 'no reason given'}`;
+	}
+	return status;
+}
+
+function itemResult(line: OutputLine, batchStatus: string): ItemResult {
+	const response = line.response;
+	if (response && response.status_code === 200) {
+		const body = response.body;
+		const choice = body?.choices?.[0];
+		const usage: Usage = {
+			input: body?.usage?.prompt_tokens ?? 0,
+			output: body?.usage?.completion_tokens ?? 0,
+			cached: body?.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+		};
+		return { ok: true, result: { text: String(choice?.message?.content ?? ''), finishReason: String(choice?.finish_reason ?? 'stop'), usage } };
+	}
+	if (line.error) {
+		const code = line.error.code ?? '';
+		return { ok: false, reason: `${code ? `${code}: ` : ''}${line.error.message ?? 'no reason given'}`, retry: code === 'batch_expired' || code === 'batch_cancelled' || batchStatus !== 'completed' };
+	}
+	const status = response?.status_code ?? 0;
+	const message = response?.body?.error?.message ?? 'no reason given';
+	return { ok: false, reason: `HTTP ${status}: ${message}`, retry: status === 429 || status >= 500 };
+}

@@ -1,0 +1,179 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
+import { Batcher, batchLine, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
+import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
+import { BatchJournal } from '../source/store/batch-journal.ts';
+import { countTokens } from '../source/text/tokens.ts';
+import { defaultReply, startFakeApi, type FakeApi } from './support/fake-api.ts';
+import { tempDir } from './support/temp.ts';
+
+const request = (prompt: string, signal?: AbortSignal): CallRequest => ({ prompt, maxTokens: 200, temperature: 0.5, task: { kind: 'summarize', texts: [prompt], words: 50 }, ...(signal ? { signal } : {}) });
+
+function apiOf(which: 'openai' | 'anthropic', fake: FakeApi): BatchApi {
+	return which === 'openai'
+		? new OpenAIBatchApi({ apiKey: 'sk-test', model: 'gpt-4o-mini', baseURL: fake.openaiBaseUrl, maxRetries: 0 })
+		: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0 });
+}
+
+async function setup(which: 'openai' | 'anthropic', t: { after(fn: () => unknown): void }) {
+	const fake = await startFakeApi();
+	const batcher = new Batcher({ api: apiOf(which, fake), gatherMs: 20, pollMs: 5 });
+	const seen: { state: BatchState; change: BatchChange }[] = [];
+	batcher.on((state, change) => seen.push({ state, change }));
+	t.after(async () => {
+		batcher.close();
+		await fake.close();
+	});
+	const journal = await BatchJournal.open(tempDir('batcher'));
+	return { fake, batcher, seen, journal, lane: batcher.lane({ session: 's1', cell: 'book/cell', journal }) };
+}
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: calls made together go out as one batch, each gets its own answer and usage, and the batch is recorded before it is polled`, async (t) => {
+		const { fake, seen, journal, lane } = await setup(which, t);
+		const prompts = ['Summarize the first part of the story.', 'Summarize the second part of the story.', 'Summarize the third part.'];
+		const results = await Promise.all(prompts.map((p, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(p))));
+		assert.equal(fake.batches.length, 1);
+		const [batch] = fake.batches;
+		assert.deepEqual(batch!.items.map((i) => i.customId), prompts.map((_, i) => customIdOf('s1', { owner: `n${i}`, version: 0, attempt: 0 })));
+		results.forEach((r, i) => {
+			assert.equal(r.batch, batch!.id);
+			assert.equal(r.text, defaultReply(prompts[i]!));
+			assert.equal(r.finishReason, which === 'openai' ? 'stop' : 'end_turn');
+			assert.equal(r.usage.output, countTokens(r.text));
+			assert.ok(r.usage.input > 0);
+		});
+		const body = batch!.items[0]!.body;
+		if (which === 'openai') assert.equal(body.max_tokens, 200);
+		else assert.deepEqual([body.max_tokens, body.temperature, body.stream], [200, 0.5, undefined]);
+		// Recorded in the session's batches.jsonl, and the states went submitted → … → ended.
+		const lines = readFileSync(journal.file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+		assert.equal(lines.length, 3);
+		assert.ok(lines.every((l) => JSON.parse(l).batch === batch!.id));
+		assert.equal(seen[0]!.change, 'submitted');
+		assert.equal(seen[0]!.state.total, 3);
+		assert.deepEqual(seen[0]!.state.cells, ['book/cell']);
+		const ended = seen.at(-1)!;
+		assert.equal(ended.change, 'ended');
+		assert.deepEqual([ended.state.succeeded, ended.state.errored, ended.state.done, ended.state.total], [3, 0, 3, 3]);
+		assert.match(batchLine(ended.state, ended.change), new RegExp(`^batch ${batch!.id}: ended: 3 succeeded, 0 errored$`, 'u'));
+		assert.ok(seen.some((s) => s.change === 'progress' && s.state.done < 3), 'progress seen before the end');
+	});
+
+	test(`${which} batch: a request the batch answers with an error fails alone (and is not waited for again); an expired one goes out again in the next batch`, async (t) => {
+		const { fake, journal, lane } = await setup(which, t);
+		fake.batchFault = (customId, input) => (input.prompt.includes('bad') ? 'errored' : input.prompt.includes('late') && fake.batches.length === 1 ? 'expired' : null);
+		const [good, bad, late] = await Promise.allSettled([
+			lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('a good prompt')),
+			lane.complete({ owner: 'n1', version: 0, attempt: 0 }, request('a bad prompt')),
+			lane.complete({ owner: 'n2', version: 0, attempt: 0 }, request('a late prompt')),
+		]);
+		assert.equal(good.status, 'fulfilled');
+		assert.equal(bad.status, 'rejected');
+		const error = (bad as PromiseRejectedResult).reason;
+		assert.ok(error instanceof ProviderError, String(error));
+		assert.match(error.message, new RegExp(`^${which} batch ${fake.batches[0]!.id}: .*fake error for n1-v0-a0-`, 'u'));
+		assert.equal(late.status, 'fulfilled');
+		assert.equal((late as PromiseFulfilledResult<{ batch: string }>).value.batch, fake.batches[1]!.id);
+		assert.deepEqual(fake.batches[1]!.items.map((i) => i.customId.split('-')[0]), ['n2']);
+		// The error is settled in the journal: asking again goes out anew instead of waiting for the old batch.
+		const reread = await BatchJournal.open(journal.file.replace(/\/batches\.jsonl$/u, ''));
+		const badId = customIdOf('s1', { owner: 'n1', version: 0, attempt: 0 });
+		assert.equal(reread.find(badId, JSON.parse(readFileSync(journal.file, 'utf8').split('\n').find((l) => l.includes(badId))!).hash), null);
+	});
+}
+
+test('a batch recorded by a killed process is waited for again, not submitted twice; a cancelled call leaves its batch', async (t) => {
+	const fake = await startFakeApi();
+	t.after(() => fake.close());
+	const dir = tempDir('batcher-restart');
+	fake.holdBatches = true;
+	const first = new Batcher({ api: apiOf('anthropic', fake), gatherMs: 10, pollMs: 5 });
+	// Submitted means recorded: from then on a kill loses nothing.
+	const submitted = new Promise<void>((resolve) => first.on((_, change) => change === 'submitted' && resolve()));
+	const stop = new AbortController();
+	const lane = first.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(dir) });
+	const waiting = lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('a prompt to wait for', stop.signal));
+	await submitted;
+	stop.abort();
+	await assert.rejects(waiting, (error) => isAbortError(error));
+	first.close();
+	assert.equal(fake.batches.length, 1);
+
+	// As a new process: the same call finds its batch in the session and waits for it.
+	fake.holdBatches = false;
+	const second = new Batcher({ api: apiOf('anthropic', fake), gatherMs: 10, pollMs: 5 });
+	t.after(() => second.close());
+	const changes: BatchChange[] = [];
+	second.on((_, change) => changes.push(change));
+	const again = second.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(dir) });
+	const result = await again.complete({ owner: 'n0', version: 0, attempt: 0 }, request('a prompt to wait for'));
+	assert.equal(result.batch, fake.batches[0]!.id);
+	assert.equal(result.text, defaultReply('a prompt to wait for'));
+	assert.equal(fake.batches.length, 1, 'not submitted again');
+	assert.equal(changes[0], 'attached');
+	// A changed prompt under the same numbers is another call: it goes out anew.
+	const changed = await again.complete({ owner: 'n0', version: 0, attempt: 0 }, request('another prompt'));
+	assert.equal(fake.batches.length, 2);
+	assert.equal(changed.batch, fake.batches[1]!.id);
+});
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: requests of a batch cancelled at the provider go out again; a recorded batch the provider no longer has fails its calls once, and the next try goes out anew`, async (t) => {
+		const { fake, batcher, journal, lane } = await setup(which, t);
+		fake.holdBatches = true;
+		const submitted = new Promise<BatchState>((resolve) => batcher.on((state, change) => change === 'submitted' && resolve(state)));
+		const answer = lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('cancel me'));
+		// Cancelled as a person would in the vendor's console, once the batch is there.
+		const cancelled = await submitted;
+		const path = which === 'openai' ? `/v1/batches/${cancelled.id}/cancel` : `/v1/messages/batches/${cancelled.id}/cancel`;
+		assert.equal((await fetch(`${fake.url}${path}`, { method: 'POST' })).status, 200);
+		fake.holdBatches = false;
+		const result = await answer;
+		assert.equal(fake.batches.length, 2);
+		assert.equal(result.batch, fake.batches[1]!.id);
+		assert.equal(result.text, defaultReply('cancel me'));
+
+		// A batch id recorded in the session that the provider does not know (deleted, another account).
+		const key = { owner: 'n9', version: 0, attempt: 0 };
+		const gone = request('a prompt whose batch is gone');
+		await journal.append([{ customId: customIdOf('s1', key), batch: which === 'openai' ? 'batch_gone' : 'msgbatch_gone', hash: requestHash(apiOf(which, fake), gone), provider: which, model: 'm', at: new Date().toISOString() }]);
+		await assert.rejects(lane.complete(key, gone), (error) => error instanceof ProviderError && /404/u.test(error.message));
+		assert.equal(fake.batches.length, 2, 'nothing submitted for it');
+		const retried = await lane.complete(key, gone);
+		assert.equal(retried.batch, fake.batches[2]!.id);
+	});
+}
+
+
+test('batches.jsonl: a line cut short by a kill is skipped and the next entry starts on a line of its own', async () => {
+	const dir = tempDir('batch-journal');
+	const journal = await BatchJournal.open(dir);
+	const entry = (customId: string, batch: string) => ({ customId, batch, hash: 'h', provider: 'openai', model: 'm', at: new Date().toISOString() });
+	await journal.append([entry('a', 'b1')]);
+	appendFileSync(journal.file, '{"customId":"x","bat');
+	const reopened = await BatchJournal.open(dir);
+	assert.equal(reopened.find('a', 'h'), 'b1');
+	assert.equal(reopened.find('x', 'h'), null);
+	await reopened.append([entry('c', 'b2')]);
+	const again = await BatchJournal.open(dir);
+	assert.deepEqual([again.find('a', 'h'), again.find('c', 'h'), again.find('c', 'other')], ['b1', 'b2', null]);
+	assert.equal(readFileSync(journal.file, 'utf8').split('\n').filter((l) => l === '').length, 1, 'no blank line but the last');
+});
+
+test('a batch holds at most `maxSize` requests: more gathered calls go out in as many batches as it takes, at once', async (t) => {
+	const fake = await startFakeApi();
+	const batcher = new Batcher({ api: apiOf('openai', fake), gatherMs: 20, pollMs: 5, maxSize: 2 });
+	t.after(async () => {
+		batcher.close();
+		await fake.close();
+	});
+	const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-size')) });
+	const prompts = ['one', 'two', 'three', 'four', 'five'].map((w) => `Summarize part ${w}.`);
+	const results = await Promise.all(prompts.map((p, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(p))));
+	assert.deepEqual(fake.batches.map((b) => b.items.length), [2, 2, 1]);
+	assert.deepEqual(results.map((r) => r.text), prompts.map(defaultReply));
+});
