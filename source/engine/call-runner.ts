@@ -169,19 +169,12 @@ export class CallRunner {
 
 	/** The part of a call that holds a place: gate, build, the provider's answer, the log line. */
 	private async answer<T>(job: CallJob<T>, warming: Warming | null): Promise<{ made: Made; totals: Totals } | null> {
-		await this.opts.gate?.pass(job.signal);
-		if (job.signal.aborted) throw abortError();
-		const spec = job.build();
-		if (spec === null) return null;
-		job.onStart?.(spec);
+		const begun = await this.begin(job);
+		if (begun === null) return null;
+		const { spec } = begun;
 		const logged: Promise<void>[] = [];
 		const request: CallRequest = {
-			prompt: spec.prompt,
-			...(job.cacheablePrefix === undefined ? {} : { cacheablePrefix: job.cacheablePrefix }),
-			task: spec.task,
-			maxTokens: spec.params.maxTokens,
-			temperature: spec.params.temperature,
-			signal: job.signal,
+			...begun.request,
 			onDelta: (text) => {
 				// A response has begun, so the cache holds its prefix (a failed attempt's too).
 				warming?.warmed();
@@ -212,13 +205,8 @@ export class CallRunner {
 		return { made: { spec, result, cost, timings }, totals: this.count(result.usage, cost) };
 	}
 
-	/**
-	 * Makes one call through a provider batch: no place is held (a batch of as many calls as places
-	 * would defeat it) and no cache is warmed first (a lone warming call costs a whole batch round);
-	 * the gate still holds it. Logged with its batch and billed at the batch price, then committed
-	 * as any call.
-	 */
-	private async callInBatch<T>(job: CallJob<T>, lane: BatchLane): Promise<T | null> {
+	/** A call let through the gate and built (null: `build` declined), with its request as the provider takes it. */
+	private async begin<T>(job: CallJob<T>): Promise<{ spec: CallSpec; request: CallRequest } | null> {
 		await this.opts.gate?.pass(job.signal);
 		if (job.signal.aborted) throw abortError();
 		const spec = job.build();
@@ -232,6 +220,19 @@ export class CallRunner {
 			temperature: spec.params.temperature,
 			signal: job.signal,
 		};
+		return { spec, request };
+	}
+
+	/**
+	 * Makes one call through a provider batch: no place is held (a batch of as many calls as places
+	 * would defeat it) and no cache is warmed first (a lone warming call costs a whole batch round);
+	 * the gate still holds it. Logged with its batch and billed at the batch price, then committed
+	 * as any call.
+	 */
+	private async callInBatch<T>(job: CallJob<T>, lane: BatchLane): Promise<T | null> {
+		const begun = await this.begin(job);
+		if (begun === null) return null;
+		const { spec, request } = begun;
 		const start = this.now();
 		let answered;
 		try {

@@ -2,9 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageBatch, MessageBatchIndividualResponse } from '@anthropic-ai/sdk/resources/messages/batches';
 import { acceptsTemperature, ANTHROPIC_DEFAULT_BASE_URL, contentBlocks, SAMPLING_API_VERSION, totalUsage } from './anthropic.ts';
 import type { BatchApi, BatchItem, BatchStatus, ItemResult } from './batcher.ts';
-import type { BatchApiOptions } from './openai-batch.ts';
-import { DEFAULT_SDK_RETRIES } from './sdk-client.ts';
-import { toProviderError, type FailureContext } from './sdk-errors.ts';
+import { SdkBatchApi, type BatchApiOptions } from './sdk-batch.ts';
 
 /** Error types a later batch may not meet again. */
 const TRANSIENT = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
@@ -13,19 +11,12 @@ const TRANSIENT = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 
  * Anthropic's Message Batches: every request with its custom id in one create call, the batch
  * polled until its processing ends, then its results read as JSONL from `results_url`.
  */
-export class AnthropicBatchApi implements BatchApi {
+export class AnthropicBatchApi extends SdkBatchApi<Anthropic> implements BatchApi {
 	readonly provider = 'anthropic' as const;
-	readonly model: string;
-	private readonly client: Anthropic;
-	private readonly failure: FailureContext;
 	private readonly sampling: boolean;
 
 	constructor(opts: BatchApiOptions) {
-		this.model = opts.model;
-		const baseURL = opts.baseURL || ANTHROPIC_DEFAULT_BASE_URL;
-		const maxRetries = opts.maxRetries ?? DEFAULT_SDK_RETRIES;
-		this.client = new Anthropic({ apiKey: opts.apiKey, baseURL, maxRetries, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-		this.failure = { label: 'anthropic batch', keyVar: 'ANTHROPIC_API_KEY', model: opts.model, baseURL, apiKey: opts.apiKey, maxRetries, timeoutMs: 600_000 };
+		super(opts, { label: 'anthropic batch', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL }, (settings) => new Anthropic(settings));
 		this.sampling = acceptsTemperature(opts.model);
 	}
 
@@ -55,13 +46,6 @@ export class AnthropicBatchApi implements BatchApi {
 		});
 	}
 
-	private async sdk<T>(work: () => Promise<T>): Promise<T> {
-		try {
-			return await work();
-		} catch (error) {
-			throw toProviderError(error, this.failure);
-		}
-	}
 }
 
 function statusOf(batch: MessageBatch): BatchStatus {

@@ -2,17 +2,7 @@ import OpenAI, { toFile } from 'openai';
 import type { Usage } from '../domain.ts';
 import type { BatchApi, BatchItem, BatchStatus, ItemResult } from './batcher.ts';
 import { OPENAI_DEFAULT_BASE_URL, limitParamFor } from './openai.ts';
-import { DEFAULT_SDK_RETRIES } from './sdk-client.ts';
-import { toProviderError, type FailureContext } from './sdk-errors.ts';
-
-/** What an OpenAI batch is made with: the key, model and server a run's provider would use. */
-export interface BatchApiOptions {
-	apiKey: string;
-	model: string;
-	baseURL?: string | null;
-	maxRetries?: number;
-	fetch?: typeof fetch;
-}
+import { SdkBatchApi, type BatchApiOptions } from './sdk-batch.ts';
 
 /** Statuses after which an OpenAI batch changes no more; `failed` and `expired` may still hold some results. */
 const FINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
@@ -21,20 +11,13 @@ const FINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
  * OpenAI's Batch API: the requests as a JSONL file (purpose "batch") uploaded through Files, a batch
  * over it for /v1/chat/completions, then the output and error files read back when it ends.
  */
-export class OpenAIBatchApi implements BatchApi {
+export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 	readonly provider = 'openai' as const;
-	readonly model: string;
-	private readonly client: OpenAI;
-	private readonly failure: FailureContext;
 	private readonly limitParam: 'max_completion_tokens' | 'max_tokens';
 
 	constructor(opts: BatchApiOptions) {
-		this.model = opts.model;
-		const baseURL = opts.baseURL || OPENAI_DEFAULT_BASE_URL;
-		const maxRetries = opts.maxRetries ?? DEFAULT_SDK_RETRIES;
-		this.client = new OpenAI({ apiKey: opts.apiKey, baseURL, maxRetries, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-		this.failure = { label: 'openai batch', keyVar: 'OPENAI_API_KEY', model: opts.model, baseURL, apiKey: opts.apiKey, maxRetries, timeoutMs: 600_000 };
-		this.limitParam = limitParamFor(baseURL);
+		super(opts, { label: 'openai batch', keyVar: 'OPENAI_API_KEY', defaultBaseURL: OPENAI_DEFAULT_BASE_URL }, (settings) => new OpenAI(settings));
+		this.limitParam = limitParamFor(this.failure.baseURL);
 	}
 
 	async submit(items: BatchItem[]): Promise<BatchStatus> {
@@ -73,13 +56,6 @@ export class OpenAIBatchApi implements BatchApi {
 		});
 	}
 
-	private async sdk<T>(work: () => Promise<T>): Promise<T> {
-		try {
-			return await work();
-		} catch (error) {
-			throw toProviderError(error, this.failure);
-		}
-	}
 }
 
 /** A line of an output or error file. */
