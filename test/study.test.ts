@@ -305,6 +305,14 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 		assert.equal(values[columns.indexOf('sentences annotated')], String(e.sentences));
 		for (const l of LABELS) assert.equal(values[columns.indexOf(`${l} n`)], String(e.counts[l]));
 	}
+	const reportCsv = await booook(['report', file, '--sessions-dir', sessions, '--csv']);
+	assert.equal(reportCsv.code, 0, reportCsv.stderr);
+	assert.equal(reportCsv.stdout, table.stdout, 'report FILE --csv is the study\'s CSV');
+	// A session's report has no CSV: one line that says what to use, exit 2.
+	const session = await booook(['report', json.cells[0]!.session, '--sessions-dir', sessions, '--csv']);
+	assert.equal(session.code, 2);
+	assert.match(session.stderr, /--csv .*study file.*--json/u);
+	assert.equal(session.stderr.trim().split('\n').length, 1);
 });
 
 /** One line of RFC 4180 CSV as its fields (a quoted field may hold commas). */

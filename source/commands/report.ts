@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
+import { badInput } from '../errors.ts';
 import { folderState } from '../store/leftover.ts';
 import { studyReport } from './study.ts';
 import { buildReport, reportLines, type Report, type SourceScore } from '../score/report.ts';
@@ -19,8 +20,9 @@ export const spec = (exit: Exit) =>
 			.addOption(sessionsDirOption()),
 	)
 		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }; for a study file, what booook study --json prints')
+		.option('--csv', 'for a study file: its results table as CSV, as booook study --csv prints it')
 		.action(async (id, flags) => {
-			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, seed: flags.seed, resamples: flags.resamples }));
+			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, csv: !!flags.csv, seed: flags.seed, resamples: flags.resamples }));
 		});
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
@@ -89,9 +91,10 @@ async function isStudyFile(dir: string, id: string): Promise<boolean> {
 }
 
 /** `booook report ID`: BooookScore by source, precision per validator, agreement, types, per book. */
-export async function reportCommand(dir: string, id: string, opts: { json: boolean; seed: number; resamples: number; stdout?: Stream }): Promise<number> {
+export async function reportCommand(dir: string, id: string, opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream }): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
-	if (await isStudyFile(dir, id)) return studyReport(id, { sessionsDir: dir, ...opts });
+	if (await isStudyFile(dir, id)) return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
+	if (opts.csv) throw badInput(`--csv is for a study file's results table (booook report STUDY.json --csv); for session ${id}, use --json`);
 	const out = output(stdout);
 	const { data, text } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });

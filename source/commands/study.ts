@@ -244,9 +244,9 @@ function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: str
  * `booook report STUDY-FILE`: the results `booook study` prints at its end, from the sessions as
  * they stand, without creating, resuming or scoring anything.
  */
-export async function studyReport(file: string, opts: { sessionsDir: string; json: boolean; seed: number; resamples: number; env?: NodeJS.ProcessEnv; stdout?: Stream }): Promise<number> {
+export async function studyReport(file: string, opts: { sessionsDir: string; json: boolean; csv: boolean; seed: number; resamples: number; env?: NodeJS.ProcessEnv; stdout?: Stream }): Promise<number> {
 	const plan = await planStudy(file, loadPrices(undefined, opts.env));
-	printResults(plan, await outcomes(plan, opts.sessionsDir), { json: opts.json, csv: false, seed: opts.seed, resamples: opts.resamples }, output(opts.stdout ?? process.stdout));
+	printResults(plan, await outcomes(plan, opts.sessionsDir), { json: opts.json, csv: opts.csv, seed: opts.seed, resamples: opts.resamples }, output(opts.stdout ?? process.stdout));
 	return 0;
 }
 
