@@ -26,7 +26,7 @@ import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-
 export const spec = (exit: Exit) =>
 	new Command('study')
 		.description('run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper\'s Table 2. In a terminal, a screen shows every cell\'s progress live (q quits; the same command continues)')
-		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, maxSummary, score, scorer, concurrency, batch')
+		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, maxSummary, score, scorer, concurrency, batch (the providers\' batch APIs, at half price)')
 		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
 		.option('--json', 'print the plan or the results as JSON (headless)')
 		.option('--csv', 'print the results table as CSV (headless; with "score": true, each error type\'s count and percent as more columns)')
