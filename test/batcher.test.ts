@@ -177,3 +177,35 @@ test('a batch holds at most `maxSize` requests: more gathered calls go out in as
 	assert.deepEqual(fake.batches.map((b) => b.items.length), [2, 2, 1]);
 	assert.deepEqual(results.map((r) => r.text), prompts.map(defaultReply));
 });
+
+for (const [why, status] of [['still failing after every poll (the network is down)', 503], ['refused (a key revoked while it runs)', 401]] as const) {
+	test(`polls of a batch ${why} fail its calls, but the batch stays theirs: the next run waits for it again instead of paying for the requests twice`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		const dir = tempDir('batcher-unreachable');
+		fake.holdBatches = true;
+		// The batch is created; every poll of it then fails, as the SDK sees it.
+		const down: typeof fetch = async (input, init) => {
+			const url = input instanceof Request ? input.url : String(input);
+			if (init?.method === 'GET' && url.includes('/v1/messages/batches/')) {
+				return new Response(JSON.stringify({ type: 'error', error: { type: status === 401 ? 'authentication_error' : 'api_error', message: 'no' } }), { status, headers: { 'content-type': 'application/json' } });
+			}
+			return fetch(input, init);
+		};
+		const first = new Batcher({ api: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: down }), gatherMs: 5, pollMs: 1 });
+		const key = { owner: 'n0', version: 0, attempt: 0 };
+		const lane = first.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(dir) });
+		await assert.rejects(lane.complete(key, request('a prompt whose batch cannot be polled')), (error) => error instanceof ProviderError && error.status === status);
+		first.close();
+		assert.equal(fake.batches.length, 1);
+
+		// As the next run, once the provider can be reached: the batch, still running there, is waited for.
+		fake.holdBatches = false;
+		const second = new Batcher({ api: apiOf('anthropic', fake), gatherMs: 5, pollMs: 1 });
+		t.after(() => second.close());
+		const again = second.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(dir) });
+		const result = await again.complete(key, request('a prompt whose batch cannot be polled'));
+		assert.equal(fake.batches.length, 1, 'not submitted twice');
+		assert.equal(result.batch, fake.batches[0]!.id);
+	});
+}
