@@ -369,7 +369,7 @@ export class Batcher {
 			track.waiters.clear();
 		} catch (error) {
 			track.failures += 1;
-			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error);
+			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error, !unreachable(error));
 			// A poll that failed after the SDK's retries is tried again at the next interval.
 			else this.schedule(track, this.pollMs);
 		} finally {
@@ -377,9 +377,16 @@ export class Batcher {
 		}
 	}
 
-	/** The batch failed as a whole (or is gone): every call waiting for it fails, and is not waited for again. */
-	private failAll(track: Track, error: unknown): void {
-		for (const waiter of track.waiters.values()) this.giveUp(track, waiter, error);
+	/**
+	 * The batch failed as a whole (or is gone): every call waiting for it fails, and is not waited
+	 * for again. With `settle` false (the provider could not be asked), the calls fail but their batch
+	 * stays recorded: it may still be running, and the next run waits for it instead of paying twice.
+	 */
+	private failAll(track: Track, error: unknown, settle = true): void {
+		for (const waiter of track.waiters.values()) {
+			if (settle) this.giveUp(track, waiter, error);
+			else waiter.reject(error);
+		}
 		track.waiters.clear();
 	}
 
@@ -421,6 +428,11 @@ export class Batcher {
 		const state = { ...track.state, cells: [...track.state.cells] };
 		for (const listener of this.listeners) listener(state, change, detail);
 	}
+}
+
+/** A poll that failed for want of reaching the provider (the network, the key), not because of the batch. */
+function unreachable(error: unknown): boolean {
+	return error instanceof ProviderError && (error.retryable || error.status === 401 || error.status === 403);
 }
 
 /** What a request adds to a batch's input, near enough: its prompt's bytes. */
