@@ -209,3 +209,42 @@ for (const [why, status] of [['still failing after every poll (the network is do
 		assert.equal(result.batch, fake.batches[0]!.id);
 	});
 }
+
+test('close() while a batch is being created: the calls in it reject as cancelled (none is left waiting), and the batch is recorded for the next run', async (t) => {
+	const fake = await startFakeApi();
+	t.after(() => fake.close());
+	const dir = tempDir('batcher-close');
+	fake.holdBatches = true;
+	let creating: () => void = () => {};
+	const created = new Promise<void>((resolve) => {
+		creating = resolve;
+	});
+	let release: () => void = () => {};
+	const released = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	const held: typeof fetch = async (input, init) => {
+		const url = input instanceof Request ? input.url : String(input);
+		if (init?.method === 'POST' && url.endsWith('/v1/messages/batches')) {
+			creating();
+			await released;
+		}
+		return fetch(input, init);
+	};
+	const batcher = new Batcher({ api: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: held }), gatherMs: 5, pollMs: 5 });
+	const submitted = new Promise<void>((resolve) => batcher.on((_, change) => change === 'submitted' && resolve()));
+	const journal = await BatchJournal.open(dir);
+	const waiting = batcher.lane({ session: 's1', cell: 'c', journal }).complete({ owner: 'n0', version: 0, attempt: 0 }, request('closed while its batch is created'));
+	const outcome = waiting.then(
+		() => 'answered',
+		(error: unknown) => (isAbortError(error) ? 'cancelled' : `failed: ${String(error)}`),
+	);
+	await created;
+	batcher.close();
+	release();
+	await submitted;
+	// Settled by the time its batch is known: nothing polls it any more.
+	const settled = await Promise.race([outcome, new Promise<string>((resolve) => setImmediate(() => resolve('still waiting')))]);
+	assert.equal(settled, 'cancelled');
+	assert.equal(journal.find(customIdOf('s1', { owner: 'n0', version: 0, attempt: 0 }), requestHash(batcher.api, request('closed while its batch is created'))), fake.batches[0]!.id);
+});
