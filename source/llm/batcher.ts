@@ -302,7 +302,10 @@ export class Batcher {
 		for (const waiter of items) {
 			waiter.tries += 1;
 			// A call cancelled while its batch was being created has gone (its batch is recorded).
-			if (!waiter.request.signal?.aborted) track.waiters.set(waiter.customId, waiter);
+			if (waiter.request.signal?.aborted) continue;
+			// Closed meanwhile: nothing will poll the batch, so its calls are cancelled as close() says.
+			if (this.closed) waiter.reject(abortError());
+			else track.waiters.set(waiter.customId, waiter);
 		}
 		track.state.cells = [...new Set(items.map((w) => w.lane.cell))];
 		this.update(track, status, 'submitted');
