@@ -248,3 +248,42 @@ test('close() while a batch is being created: the calls in it reject as cancelle
 	assert.equal(settled, 'cancelled');
 	assert.equal(journal.find(customIdOf('s1', { owner: 'n0', version: 0, attempt: 0 }), requestHash(batcher.api, request('closed while its batch is created'))), fake.batches[0]!.id);
 });
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: close() stops a poll in flight (a provider that hangs must not keep the process alive once the study ended)`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		fake.holdBatches = true;
+		const polls: AbortSignal[] = [];
+		let polling: () => void = () => {};
+		const polled = new Promise<void>((resolve) => {
+			polling = resolve;
+		});
+		// Every poll hangs until its request is aborted, as a provider that accepts and never answers.
+		const hung: typeof fetch = async (input, init) => {
+			const url = input instanceof Request ? input.url : String(input);
+			if (init?.method === 'GET' && /\/batches\/[^/]+$/u.test(url)) {
+				const signal = init.signal!;
+				polls.push(signal);
+				polling();
+				return await new Promise<Response>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+			}
+			return fetch(input, init);
+		};
+		const api =
+			which === 'openai'
+				? new OpenAIBatchApi({ apiKey: 'sk-test', model: 'gpt-4o-mini', baseURL: fake.openaiBaseUrl, maxRetries: 0, fetch: hung })
+				: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: hung });
+		const batcher = new Batcher({ api, gatherMs: 5, pollMs: 1 });
+		const stop = new AbortController();
+		const lane = batcher.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-hung')) });
+		const waiting = lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('a prompt whose batch hangs', stop.signal));
+		await polled;
+		// Ctrl-C: the call is cancelled, then the study closes its batchers.
+		stop.abort();
+		await assert.rejects(waiting, (error) => isAbortError(error));
+		batcher.close();
+		assert.equal(polls.length, 1);
+		assert.equal(polls[0]!.aborted, true, 'the poll in flight is aborted');
+	});
+}
