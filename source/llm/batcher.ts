@@ -45,9 +45,10 @@ export interface BatchApi {
 	readonly model: string;
 	/** Creates a batch of these requests; rejects with a ProviderError. */
 	submit(items: BatchItem[]): Promise<BatchStatus>;
-	status(id: string): Promise<BatchStatus>;
+	/** `signal` ends a poll when the batcher closes (a submit is never cut: its batch must be recorded). */
+	status(id: string, signal?: AbortSignal): Promise<BatchStatus>;
 	/** Every request's outcome in an ended batch, by custom id. */
-	results(id: string): Promise<Map<string, ItemResult>>;
+	results(id: string, signal?: AbortSignal): Promise<Map<string, ItemResult>>;
 }
 
 /** One batch as a screen shows it. */
@@ -166,6 +167,8 @@ export class Batcher {
 	private readonly tracks = new Map<string, Track>();
 	private readonly listeners = new Set<BatchListener>();
 	private closed = false;
+	/** Aborts the polls in flight on close: a provider that hangs would keep the process alive for the SDK's timeout. */
+	private readonly polls = new AbortController();
 
 	constructor(opts: BatcherOptions) {
 		this.api = opts.api;
@@ -196,6 +199,7 @@ export class Batcher {
 	/** Stops polling and gathering; calls still waiting reject as cancelled (their batches are recorded). */
 	close(): void {
 		this.closed = true;
+		this.polls.abort();
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		for (const waiter of this.pending.splice(0)) waiter.reject(abortError());
 		this.pendingBytes = 0;
@@ -350,7 +354,7 @@ export class Batcher {
 	private async poll(track: Track): Promise<void> {
 		track.polling = true;
 		try {
-			const status = await this.api.status(track.state.id);
+			const status = await this.api.status(track.state.id, this.polls.signal);
 			track.failures = 0;
 			if (status.failure !== undefined) {
 				this.update(track, status, 'failed', status.failure);
@@ -362,7 +366,7 @@ export class Batcher {
 				this.schedule(track, this.pollMs);
 				return;
 			}
-			const results = await this.api.results(track.state.id);
+			const results = await this.api.results(track.state.id, this.polls.signal);
 			track.results = results;
 			const succeeded = [...results.values()].filter((r) => r.ok).length;
 			track.state.succeeded = succeeded;
@@ -371,6 +375,7 @@ export class Batcher {
 			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter);
 			track.waiters.clear();
 		} catch (error) {
+			if (this.closed) return;
 			track.failures += 1;
 			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error, !unreachable(error));
 			// A poll that failed after the SDK's retries is tried again at the next interval.
