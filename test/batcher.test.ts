@@ -177,3 +177,113 @@ test('a batch holds at most `maxSize` requests: more gathered calls go out in as
 	assert.deepEqual(fake.batches.map((b) => b.items.length), [2, 2, 1]);
 	assert.deepEqual(results.map((r) => r.text), prompts.map(defaultReply));
 });
+
+for (const [why, status] of [['still failing after every poll (the network is down)', 503], ['refused (a key revoked while it runs)', 401]] as const) {
+	test(`polls of a batch ${why} fail its calls, but the batch stays theirs: the next run waits for it again instead of paying for the requests twice`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		const dir = tempDir('batcher-unreachable');
+		fake.holdBatches = true;
+		// The batch is created; every poll of it then fails, as the SDK sees it.
+		const down: typeof fetch = async (input, init) => {
+			const url = input instanceof Request ? input.url : String(input);
+			if (init?.method === 'GET' && url.includes('/v1/messages/batches/')) {
+				return new Response(JSON.stringify({ type: 'error', error: { type: status === 401 ? 'authentication_error' : 'api_error', message: 'no' } }), { status, headers: { 'content-type': 'application/json' } });
+			}
+			return fetch(input, init);
+		};
+		const first = new Batcher({ api: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: down }), gatherMs: 5, pollMs: 1 });
+		const key = { owner: 'n0', version: 0, attempt: 0 };
+		const lane = first.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(dir) });
+		await assert.rejects(lane.complete(key, request('a prompt whose batch cannot be polled')), (error) => error instanceof ProviderError && error.status === status);
+		first.close();
+		assert.equal(fake.batches.length, 1);
+
+		// As the next run, once the provider can be reached: the batch, still running there, is waited for.
+		fake.holdBatches = false;
+		const second = new Batcher({ api: apiOf('anthropic', fake), gatherMs: 5, pollMs: 1 });
+		t.after(() => second.close());
+		const again = second.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(dir) });
+		const result = await again.complete(key, request('a prompt whose batch cannot be polled'));
+		assert.equal(fake.batches.length, 1, 'not submitted twice');
+		assert.equal(result.batch, fake.batches[0]!.id);
+	});
+}
+
+test('close() while a batch is being created: the calls in it reject as cancelled (none is left waiting), and the batch is recorded for the next run', async (t) => {
+	const fake = await startFakeApi();
+	t.after(() => fake.close());
+	const dir = tempDir('batcher-close');
+	fake.holdBatches = true;
+	let creating: () => void = () => {};
+	const created = new Promise<void>((resolve) => {
+		creating = resolve;
+	});
+	let release: () => void = () => {};
+	const released = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	const held: typeof fetch = async (input, init) => {
+		const url = input instanceof Request ? input.url : String(input);
+		if (init?.method === 'POST' && url.endsWith('/v1/messages/batches')) {
+			creating();
+			await released;
+		}
+		return fetch(input, init);
+	};
+	const batcher = new Batcher({ api: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: held }), gatherMs: 5, pollMs: 5 });
+	const submitted = new Promise<void>((resolve) => batcher.on((_, change) => change === 'submitted' && resolve()));
+	const journal = await BatchJournal.open(dir);
+	const waiting = batcher.lane({ session: 's1', cell: 'c', journal }).complete({ owner: 'n0', version: 0, attempt: 0 }, request('closed while its batch is created'));
+	const outcome = waiting.then(
+		() => 'answered',
+		(error: unknown) => (isAbortError(error) ? 'cancelled' : `failed: ${String(error)}`),
+	);
+	await created;
+	batcher.close();
+	release();
+	await submitted;
+	// Settled by the time its batch is known: nothing polls it any more.
+	const settled = await Promise.race([outcome, new Promise<string>((resolve) => setImmediate(() => resolve('still waiting')))]);
+	assert.equal(settled, 'cancelled');
+	assert.equal(journal.find(customIdOf('s1', { owner: 'n0', version: 0, attempt: 0 }), requestHash(batcher.api, request('closed while its batch is created'))), fake.batches[0]!.id);
+});
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: close() stops a poll in flight (a provider that hangs must not keep the process alive once the study ended)`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		fake.holdBatches = true;
+		const polls: AbortSignal[] = [];
+		let polling: () => void = () => {};
+		const polled = new Promise<void>((resolve) => {
+			polling = resolve;
+		});
+		// Every poll hangs until its request is aborted, as a provider that accepts and never answers.
+		const hung: typeof fetch = async (input, init) => {
+			const url = input instanceof Request ? input.url : String(input);
+			if (init?.method === 'GET' && /\/batches\/[^/]+$/u.test(url)) {
+				const signal = init.signal!;
+				polls.push(signal);
+				polling();
+				return await new Promise<Response>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+			}
+			return fetch(input, init);
+		};
+		const api =
+			which === 'openai'
+				? new OpenAIBatchApi({ apiKey: 'sk-test', model: 'gpt-4o-mini', baseURL: fake.openaiBaseUrl, maxRetries: 0, fetch: hung })
+				: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: hung });
+		const batcher = new Batcher({ api, gatherMs: 5, pollMs: 1 });
+		const stop = new AbortController();
+		const lane = batcher.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-hung')) });
+		const waiting = lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('a prompt whose batch hangs', stop.signal));
+		await polled;
+		// Ctrl-C: the call is cancelled, then the study closes its batchers.
+		stop.abort();
+		await assert.rejects(waiting, (error) => isAbortError(error));
+		batcher.close();
+		assert.equal(polls.length, 1);
+		assert.equal(polls[0]!.aborted, true, 'the poll in flight is aborted');
+	});
+}

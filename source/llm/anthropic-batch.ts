@@ -34,14 +34,14 @@ export class AnthropicBatchApi extends SdkBatchApi<Anthropic> implements BatchAp
 		return this.sdk(async () => statusOf(await this.client.messages.batches.create({ requests }, { headers: this.sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} })));
 	}
 
-	status(id: string): Promise<BatchStatus> {
-		return this.sdk(async () => statusOf(await this.client.messages.batches.retrieve(id)));
+	status(id: string, signal?: AbortSignal): Promise<BatchStatus> {
+		return this.sdk(async () => statusOf(await this.client.messages.batches.retrieve(id, {}, { signal })));
 	}
 
-	results(id: string): Promise<Map<string, ItemResult>> {
+	results(id: string, signal?: AbortSignal): Promise<Map<string, ItemResult>> {
 		return this.sdk(async () => {
 			const found = new Map<string, ItemResult>();
-			for await (const line of await this.client.messages.batches.results(id)) found.set(line.custom_id, itemResult(line));
+			for await (const line of await this.client.messages.batches.results(id, {}, { signal })) found.set(line.custom_id, itemResult(line));
 			return found;
 		});
 	}

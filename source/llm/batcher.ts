@@ -45,9 +45,10 @@ export interface BatchApi {
 	readonly model: string;
 	/** Creates a batch of these requests; rejects with a ProviderError. */
 	submit(items: BatchItem[]): Promise<BatchStatus>;
-	status(id: string): Promise<BatchStatus>;
+	/** `signal` ends a poll when the batcher closes (a submit is never cut: its batch must be recorded). */
+	status(id: string, signal?: AbortSignal): Promise<BatchStatus>;
 	/** Every request's outcome in an ended batch, by custom id. */
-	results(id: string): Promise<Map<string, ItemResult>>;
+	results(id: string, signal?: AbortSignal): Promise<Map<string, ItemResult>>;
 }
 
 /** One batch as a screen shows it. */
@@ -166,6 +167,8 @@ export class Batcher {
 	private readonly tracks = new Map<string, Track>();
 	private readonly listeners = new Set<BatchListener>();
 	private closed = false;
+	/** Aborts the polls in flight on close: a provider that hangs would keep the process alive for the SDK's timeout. */
+	private readonly polls = new AbortController();
 
 	constructor(opts: BatcherOptions) {
 		this.api = opts.api;
@@ -196,6 +199,7 @@ export class Batcher {
 	/** Stops polling and gathering; calls still waiting reject as cancelled (their batches are recorded). */
 	close(): void {
 		this.closed = true;
+		this.polls.abort();
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		for (const waiter of this.pending.splice(0)) waiter.reject(abortError());
 		this.pendingBytes = 0;
@@ -302,7 +306,10 @@ export class Batcher {
 		for (const waiter of items) {
 			waiter.tries += 1;
 			// A call cancelled while its batch was being created has gone (its batch is recorded).
-			if (!waiter.request.signal?.aborted) track.waiters.set(waiter.customId, waiter);
+			if (waiter.request.signal?.aborted) continue;
+			// Closed meanwhile: nothing will poll the batch, so its calls are cancelled as close() says.
+			if (this.closed) waiter.reject(abortError());
+			else track.waiters.set(waiter.customId, waiter);
 		}
 		track.state.cells = [...new Set(items.map((w) => w.lane.cell))];
 		this.update(track, status, 'submitted');
@@ -347,7 +354,7 @@ export class Batcher {
 	private async poll(track: Track): Promise<void> {
 		track.polling = true;
 		try {
-			const status = await this.api.status(track.state.id);
+			const status = await this.api.status(track.state.id, this.polls.signal);
 			track.failures = 0;
 			if (status.failure !== undefined) {
 				this.update(track, status, 'failed', status.failure);
@@ -359,7 +366,7 @@ export class Batcher {
 				this.schedule(track, this.pollMs);
 				return;
 			}
-			const results = await this.api.results(track.state.id);
+			const results = await this.api.results(track.state.id, this.polls.signal);
 			track.results = results;
 			const succeeded = [...results.values()].filter((r) => r.ok).length;
 			track.state.succeeded = succeeded;
@@ -368,8 +375,9 @@ export class Batcher {
 			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter);
 			track.waiters.clear();
 		} catch (error) {
+			if (this.closed) return;
 			track.failures += 1;
-			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error);
+			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error, !unreachable(error));
 			// A poll that failed after the SDK's retries is tried again at the next interval.
 			else this.schedule(track, this.pollMs);
 		} finally {
@@ -377,9 +385,16 @@ export class Batcher {
 		}
 	}
 
-	/** The batch failed as a whole (or is gone): every call waiting for it fails, and is not waited for again. */
-	private failAll(track: Track, error: unknown): void {
-		for (const waiter of track.waiters.values()) this.giveUp(track, waiter, error);
+	/**
+	 * The batch failed as a whole (or is gone): every call waiting for it fails, and is not waited
+	 * for again. With `settle` false (the provider could not be asked), the calls fail but their batch
+	 * stays recorded: it may still be running, and the next run waits for it instead of paying twice.
+	 */
+	private failAll(track: Track, error: unknown, settle = true): void {
+		for (const waiter of track.waiters.values()) {
+			if (settle) this.giveUp(track, waiter, error);
+			else waiter.reject(error);
+		}
 		track.waiters.clear();
 	}
 
@@ -421,6 +436,11 @@ export class Batcher {
 		const state = { ...track.state, cells: [...track.state.cells] };
 		for (const listener of this.listeners) listener(state, change, detail);
 	}
+}
+
+/** A poll that failed for want of reaching the provider (the network, the key), not because of the batch. */
+function unreachable(error: unknown): boolean {
+	return error instanceof ProviderError && (error.retryable || error.status === 401 || error.status === 403);
 }
 
 /** What a request adds to a batch's input, near enough: its prompt's bytes. */

@@ -35,17 +35,17 @@ export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 		});
 	}
 
-	status(id: string): Promise<BatchStatus> {
-		return this.sdk(async () => statusOf(await this.client.batches.retrieve(id)));
+	status(id: string, signal?: AbortSignal): Promise<BatchStatus> {
+		return this.sdk(async () => statusOf(await this.client.batches.retrieve(id, { signal })));
 	}
 
-	async results(id: string): Promise<Map<string, ItemResult>> {
+	async results(id: string, signal?: AbortSignal): Promise<Map<string, ItemResult>> {
 		return this.sdk(async () => {
-			const batch = await this.client.batches.retrieve(id);
+			const batch = await this.client.batches.retrieve(id, { signal });
 			const found = new Map<string, ItemResult>();
 			for (const fileId of [batch.output_file_id, batch.error_file_id]) {
 				if (!fileId) continue;
-				const text = await (await this.client.files.content(fileId)).text();
+				const text = await (await this.client.files.content(fileId, { signal })).text();
 				for (const line of text.split('\n')) {
 					if (line.trim() === '') continue;
 					const parsed = JSON.parse(line) as OutputLine;
