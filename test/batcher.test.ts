@@ -193,11 +193,15 @@ for (const [why, status] of [['still failing after every poll (the network is do
 			return fetch(input, init);
 		};
 		const first = new Batcher({ api: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: down }), gatherMs: 5, pollMs: 1 });
+		const lines: string[] = [];
+		first.on((state, change, detail) => lines.push(batchLine(state, change, detail)));
 		const key = { owner: 'n0', version: 0, attempt: 0 };
 		const lane = first.lane({ session: 's1', cell: 'c', journal: await BatchJournal.open(dir) });
 		await assert.rejects(lane.complete(key, request('a prompt whose batch cannot be polled')), (error) => error instanceof ProviderError && error.status === status);
 		first.close();
 		assert.equal(fake.batches.length, 1);
+		// Said as over (a screen stops showing it as waited for), and that the next run waits for it.
+		assert.match(lines.at(-1)!, new RegExp(`^batch ${fake.batches[0]!.id}: failed: .*it stays recorded: running the study again waits for it\\)$`, 'u'));
 
 		// As the next run, once the provider can be reached: the batch, still running there, is waited for.
 		fake.holdBatches = false;
@@ -287,3 +291,13 @@ for (const which of ['openai', 'anthropic'] as const) {
 		assert.equal(polls[0]!.aborted, true, 'the poll in flight is aborted');
 	});
 }
+
+test('an ended batch keeps no answers once they are handed out: a call that attaches to it later reads its results anew', async (t) => {
+	const { fake, lane } = await setup('openai', t);
+	const key = { owner: 'n0', version: 0, attempt: 0 };
+	const first = await lane.complete(key, request('a prompt asked twice'));
+	// The same call again (as after a kill that lost its answer before it was saved): recorded, so it waits for that batch.
+	const again = await lane.complete(key, request('a prompt asked twice'));
+	assert.equal(fake.batches.length, 1, 'not submitted twice');
+	assert.deepEqual([again.batch, again.text], [first.batch, first.text]);
+});

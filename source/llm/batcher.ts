@@ -374,10 +374,18 @@ export class Batcher {
 			this.update(track, status, 'ended');
 			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter);
 			track.waiters.clear();
+			// Every answer is handed out: a long study would otherwise hold all its batches' texts. A
+			// call that attaches to this batch later polls it again and reads its results anew.
+			track.results = null;
 		} catch (error) {
 			if (this.closed) return;
 			track.failures += 1;
-			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) this.failAll(track, error, !unreachable(error));
+			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) {
+				const keep = unreachable(error);
+				// Screens stop showing it as waited for; the line says whether a later run will wait for it again.
+				this.emit(track, 'failed', `${errorMessage(error)}${keep ? '; stopped polling it (it stays recorded: running the study again waits for it)' : ''}`);
+				this.failAll(track, error, !keep);
+			}
 			// A poll that failed after the SDK's retries is tried again at the next interval.
 			else this.schedule(track, this.pollMs);
 		} finally {
