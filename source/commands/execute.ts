@@ -16,6 +16,7 @@ import { headlessReporter } from './progress.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { liveScoring } from './score.ts';
 import { printFinal } from './show.ts';
+import { runFinished } from '../summarize/graph.ts';
 
 export interface ExecuteOptions {
 	json: boolean;
@@ -125,7 +126,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 		stderr,
 	});
 	const run = session.data.run;
-	if (run.status === 'done' && run.root) return 0;
+	if (runFinished(run)) return 0;
 	if (run.status === 'failed') {
 		output(stderr).text(failedLines(session));
 		return 1;

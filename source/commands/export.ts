@@ -5,7 +5,7 @@ import type { Run } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { activeVersion, getNode, liveNodes } from '../summarize/graph.ts';
 import { resolveSessionsDir, Session, type SessionData } from '../store/session.ts';
-import { finalSummary } from './show.ts';
+import { finalSummary } from '../summarize/graph.ts';
 import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
 import { safeJson } from '../text/sanitize.ts';
 import { output, safeText, type Stream } from './output.ts';

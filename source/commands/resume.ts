@@ -5,6 +5,7 @@ import { execute, prepare, runInteractive, type InteractiveOptions } from './exe
 import { headlessNote, interactive, PRICES_HELP, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
 import { output } from './output.ts';
 import { printFinal } from './show.ts';
+import { runFinished } from '../summarize/graph.ts';
 
 export const spec = (exit: Exit) =>
 	withDisplayOptions(
@@ -28,7 +29,7 @@ export async function resumeCommand(dir: string, id: string, opts: InteractiveOp
 		const session = bookSession(opened);
 		const book = await session.bookText();
 		// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
-		if (!opts.interactive && session.data.run.status === 'done' && session.data.run.root) {
+		if (!opts.interactive && runFinished(session.data.run)) {
 			if (!opts.json) {
 				output(opts.stderr ?? process.stderr).line(`session ${id} is already done; its final summary:`);
 				printFinal(session.data, book, opts.stdout ?? process.stdout, opts.stderr ?? process.stderr);

@@ -22,8 +22,6 @@ export const spec = (exit: Exit) =>
 			exit(await showCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json }));
 		});
 
-export { finalSummary };
-
 /** One row per level (hierarchical) or per kind of step (incremental). */
 export function structure(run: Run) {
 	const groups = new Map<string, Node[]>();

@@ -4,12 +4,12 @@ import { BatchPool } from '../engine/batch-pool.ts';
 import { batchLine } from '../llm/batcher.ts';
 import { loadPrices } from '../llm/prices.ts';
 import { storedSessionScore } from '../score/session-score.ts';
-import { resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
+import { resolveSessionsDir, Session } from '../store/session.ts';
 import { folderState } from '../store/leftover.ts';
 import { cellErrorTypes, ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
 import { alignTable, CONFIG_HEADER, configCells, csv, pairedDifferences, pairedLines, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
 import { totalsOf } from '../summarize/totals.ts';
-import { countWords } from '../text/tokens.ts';
+import { finalWords, runFinished } from '../summarize/graph.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { scorerOf, type Scorer } from '../study/scorer.ts';
@@ -20,7 +20,6 @@ import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.
 import { cancelOnSignal } from './interrupt.ts';
 import { output, safeText, type Stream } from './output.ts';
 import { StudyRunner, type CellWork, type StudyEvent } from '../engine/study-runner.ts';
-import { finalSummary } from './show.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-plan.ts';
 
 export const spec = (exit: Exit) =>
@@ -167,10 +166,6 @@ function checkScorers(plan: StudyPlan, env: NodeJS.ProcessEnv): Map<string, Scor
 	return scorers;
 }
 
-function finalWords(data: BookSessionData): number | null {
-	const text = finalSummary(data.run);
-	return text === null ? null : countWords(text);
-}
 
 /** Where each cell stands, read from its session without taking its lock. */
 async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellOutcome>> {
@@ -182,11 +177,10 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 		const totals = totalsOf(data.run);
 		const scored = storedSessionScore(data.summaries, data.annotations, data.run);
 		const score = scored?.system.score ?? null;
-		const done = data.run.status === 'done' && data.run.root !== null;
 		found.set(cell.key, {
 			// A run done but left with stale nodes (an edit) is not done.
-			status: done ? 'done' : data.run.status === 'done' ? 'running' : data.run.status,
-			words: finalWords(data),
+			status: runFinished(data.run) ? 'done' : data.run.status === 'done' ? 'running' : data.run.status,
+			words: finalWords(data.run),
 			calls: totals.calls,
 			cost: totals.cost,
 			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).

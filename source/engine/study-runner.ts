@@ -4,10 +4,9 @@ import type { Book, Chunk, Run, RunConfig, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { storedScore } from '../score/session-score.ts';
 import type { Cell } from '../study/grid.ts';
-import { finalSummary, liveNodes } from '../summarize/graph.ts';
+import { finalWords, liveNodes, runFinished } from '../summarize/graph.ts';
 import { newRun } from '../summarize/run.ts';
 import { totalsOf as runTotalsOf } from '../summarize/totals.ts';
-import { countWords } from '../text/tokens.ts';
 import { folderState } from '../store/leftover.ts';
 import { bookSession, Session, type BookSessionData } from '../store/session.ts';
 import { StudyRecord } from '../store/study-record.ts';
@@ -259,7 +258,7 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		const exists = (await folderState(join(sessionsDir, cell.sessionId))).kind === 'session';
 		if (exists) {
 			const { data } = await Session.snapshot(sessionsDir, cell.sessionId);
-			if (data.kind === 'book' && data.run.status === 'done' && data.run.root) {
+			if (data.kind === 'book' && runFinished(data.run)) {
 				const totals = runTotalsOf(data.run);
 				this.update(index, { status: 'skipped', calls: totals.calls, expected: totals.calls, cost: totals.cost, words: finalWords(data.run) });
 				this.emit({ type: 'cell-skipped', index, cell: this.current.cells[index]! });
@@ -402,10 +401,6 @@ function studyTotals(cells: readonly CellState[]): StudyTotals {
 	return totals;
 }
 
-function finalWords(run: Run): number | null {
-	const text = finalSummary(run);
-	return text === null ? null : countWords(text);
-}
 
 /**
  * What a run is making, in its method's terms: the lowest level not finished of a hierarchical

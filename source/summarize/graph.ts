@@ -1,4 +1,5 @@
 import type { Node, NodeKind, NodeRef, Run, Version } from '../domain.ts';
+import { countWords } from '../text/tokens.ts';
 
 /**
  * Read-only questions about a run's node graph.
@@ -49,6 +50,17 @@ export function activeVersion(node: Node): Version | null {
 export function finalSummary(run: Run): string | null {
 	const root = run.root ? findNode(run, run.root) : undefined;
 	return root ? (activeVersion(root)?.text ?? null) : null;
+}
+
+/** Words of the final summary; null before there is one. */
+export function finalWords(run: Run): number | null {
+	const text = finalSummary(run);
+	return text === null ? null : countWords(text);
+}
+
+/** A run finished with a final summary (a run 'done' but left with stale nodes by an edit has none). */
+export function runFinished(run: Run): boolean {
+	return run.status === 'done' && run.root !== null;
 }
 
 export function isDone(node: Node): boolean {
