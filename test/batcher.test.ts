@@ -292,12 +292,14 @@ for (const which of ['openai', 'anthropic'] as const) {
 	});
 }
 
-test('an ended batch keeps no answers once they are handed out: a call that attaches to it later reads its results anew', async (t) => {
+test('an ended batch keeps no answers once they are handed out: a call that attaches to it later reads its results anew', { timeout: 60_000 }, async (t) => {
 	const { fake, lane } = await setup('openai', t);
 	const key = { owner: 'n0', version: 0, attempt: 0 };
 	const first = await lane.complete(key, request('a prompt asked twice'));
+	const reads = fake.batchResultReads;
 	// The same call again (as after a kill that lost its answer before it was saved): recorded, so it waits for that batch.
 	const again = await lane.complete(key, request('a prompt asked twice'));
 	assert.equal(fake.batches.length, 1, 'not submitted twice');
 	assert.deepEqual([again.batch, again.text], [first.batch, first.text]);
+	assert.ok(fake.batchResultReads > reads, 'the answers were read again: the batcher had not kept them');
 });

@@ -115,6 +115,8 @@ export interface FakeApi {
 	batches: FakeBatch[];
 	/** Polls (GET of a batch) a batch answers with in progress before it ends; settable. */
 	batchPolls: number;
+	/** Downloads of batch results so far (an OpenAI output or error file, an Anthropic results stream). */
+	batchResultReads: number;
 	/** While true, no batch ends, however often it is polled (a test kills a client meanwhile). */
 	holdBatches: boolean;
 	/** What a batch does with one request instead of answering it; null (the default): answers it. */
@@ -209,6 +211,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		totals: { input: 0, output: 0 },
 		batches: [],
 		batchPolls: 2,
+		batchResultReads: 0,
 		holdBatches: false,
 		batchFault: null,
 		fail(fault) {
@@ -396,6 +399,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			const text = files.get(parts[2]!);
 			if (text === undefined) sendError(res, 'openai', 404, 'invalid_request_error', `no file ${parts[2]}`);
 			else {
+				api.batchResultReads += 1;
 				res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': Buffer.byteLength(text) });
 				res.end(text);
 			}
@@ -442,6 +446,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				cancel(batch);
 				json(res, 200, anthropicBatch(batch));
 			} else if (method === 'GET' && parts[4] === 'results' && batch.results) {
+				api.batchResultReads += 1;
 				const text = [...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join('');
 				res.writeHead(200, { 'content-type': 'application/binary', 'content-length': Buffer.byteLength(text) });
 				res.end(text);
