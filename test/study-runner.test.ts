@@ -141,12 +141,14 @@ test('the study runner with batches: every cell is open at once, each shows the 
 	const env = { OPENAI_API_KEY: 'sk-test' };
 	const batches = new BatchPool({ poll: 0.02, gather: 0.05, env });
 	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: sessions, work: cellWork(null, { env }, batches), batches });
-	// Held: the first batch stays in progress until every cell shows it.
+	// Held: no batch ends. With concurrency 1 only one cell would ever be open, and the others never
+	// show a batch; so every cell showing one, with every chunk of every cell submitted, is the point.
 	api.holdBatches = true;
+	const chunks = plan.cells.reduce((n, c) => n + c.chunks.length, 0);
 	const shown = new Promise<string[]>((resolve) => {
 		const off = runner.on(() => {
 			const texts = runner.state.cells.map((c) => c.batch);
-			if (texts.every((b) => b !== null)) {
+			if (texts.every((b) => b !== null) && runner.state.batches?.requests === chunks) {
 				off();
 				resolve(texts as string[]);
 			}
@@ -154,12 +156,12 @@ test('the study runner with batches: every cell is open at once, each shows the 
 	});
 	const done = runner.start();
 	const texts = await shown;
-	// Concurrency 1, yet all three cells' chunk summaries went out together: one batch.
-	assert.equal(api.batches.length, 1);
-	const [batch] = api.batches;
-	assert.deepEqual({ ...runner.state.batches, answered: 0 }, { waiting: 1, answered: 0, requests: batch!.items.length });
-	for (const text of texts) assert.match(text, new RegExp(`^batch ${batch!.id} (validating|in progress) \\d+/${batch!.items.length}$`, 'u'));
-	assert.equal(batch!.items.length, plan.cells.reduce((n, c) => n + c.chunks.length, 0), 'every chunk of every cell');
+	// The cells' calls usually meet in one batch; on a slow machine a cell may start after the gather window closed.
+	const submitted = api.batches;
+	assert.equal(submitted.reduce((n, b) => n + b.items.length, 0), chunks, 'every chunk of every cell, each once');
+	assert.equal(runner.state.batches?.waiting, submitted.length);
+	const ids = submitted.map((b) => b.id).join('|');
+	for (const text of texts) assert.match(text, new RegExp(`^batch (${ids}) (validating|in progress) \\d+/\\d+$`, 'u'));
 	api.holdBatches = false;
 	assert.equal(await done, 'done');
 	assert.deepEqual(runner.state.cells.map((c) => [c.status, c.batch]), plan.cells.map(() => ['done', null]));
