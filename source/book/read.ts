@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { badInput } from '../errors.ts';
-import { readEpub } from './epub.ts';
 import { unwrapParagraphs } from './paragraphs.ts';
 import { decodeTxt, txtTitle } from './txt.ts';
 
@@ -40,6 +39,8 @@ export async function readBook(path: string): Promise<LoadedBook> {
 		title = txtTitle(decoded);
 		text = unwrapParagraphs(decoded);
 	} else {
+		// Loaded only for an EPUB: its zip and HTML parsers are a tenth of a .txt run's start-up.
+		const { readEpub } = await import('./epub.ts');
 		({ text, title } = await readEpub(bytes, label));
 	}
 	return { text, title: title ?? fileTitle(source), sha256: sha256(text), source };
