@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
-import { Batcher, batchLine, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { Batcher, batchLine, GATHER_LIMIT, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
 import { BatchJournal } from '../source/store/batch-journal.ts';
@@ -176,6 +176,35 @@ test('a batch holds at most `maxSize` requests: more gathered calls go out in as
 	const results = await Promise.all(prompts.map((p, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(p))));
 	assert.deepEqual(fake.batches.map((b) => b.items.length), [2, 2, 1]);
 	assert.deepEqual(results.map((r) => r.text), prompts.map(defaultReply));
+});
+
+test('calls that keep coming a little apart still go out: a gathering ends GATHER_LIMIT gather times after its first call', async (t) => {
+	const fake = await startFakeApi();
+	const gatherMs = 100;
+	const batcher = new Batcher({ api: apiOf('openai', fake), gatherMs, pollMs: 5 });
+	t.after(async () => {
+		batcher.close();
+		await fake.close();
+	});
+	let submitted = 0;
+	batcher.on((_state, change) => {
+		if (change === 'submitted') submitted++;
+	});
+	const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-limit')) });
+	// A call every few milliseconds, never a quiet `gatherMs`, until a batch has gone out. Without the
+	// limit none would go out while they come; the bound only keeps a broken limit from hanging.
+	const calls: Promise<unknown>[] = [];
+	const started = Date.now();
+	while (submitted === 0 && Date.now() - started < 20 * GATHER_LIMIT * gatherMs) {
+		calls.push(lane.complete({ owner: `n${calls.length}`, version: 0, attempt: 0 }, request(`Summarize part ${calls.length}.`)));
+		await new Promise((resolve) => setTimeout(resolve, 2));
+	}
+	assert.equal(submitted, 1, 'a batch went out while calls kept coming');
+	const sent = calls.length;
+	await Promise.all(calls);
+	const first = fake.batches[0]!.items.length;
+	assert.ok(first < sent, `the first batch (${first} calls) went out before the last of the ${sent} calls came`);
+	assert.equal(fake.batches.reduce((n, b) => n + b.items.length, 0), sent, 'the calls after it went out in a batch of their own');
 });
 
 for (const [why, status] of [['still failing after every poll (the network is down)', 503], ['refused (a key revoked while it runs)', 401]] as const) {

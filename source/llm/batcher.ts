@@ -74,7 +74,10 @@ export type BatchListener = (state: BatchState, change: BatchChange, detail?: st
 
 export interface BatcherOptions {
 	api: BatchApi;
-	/** How long no new call must come before the gathered ones go out. */
+	/**
+	 * How long no new call must come before the gathered ones go out. Gathering never lasts more
+	 * than GATHER_LIMIT times this from its first call, so calls that keep coming still go out.
+	 */
 	gatherMs?: number;
 	/** How often a batch in progress is asked how it stands. */
 	pollMs?: number;
@@ -88,6 +91,8 @@ export interface BatcherOptions {
 }
 
 export const DEFAULT_GATHER_MS = 2000;
+/** A study whose cells keep adding calls a little apart would otherwise gather for as long as it runs. */
+export const GATHER_LIMIT = 5;
 export const DEFAULT_POLL_MS = 30_000;
 /** Both vendors take more; a smaller batch ends sooner and loses less to one bad request. */
 export const DEFAULT_MAX_BATCH = 10_000;
@@ -164,6 +169,8 @@ export class Batcher {
 	private readonly now: () => Date;
 	private pending: Waiter[] = [];
 	private gatherTimer: NodeJS.Timeout | null = null;
+	/** When the oldest call now gathered came (ms since the epoch). */
+	private gatherStarted = 0;
 	private readonly tracks = new Map<string, Track>();
 	private readonly listeners = new Set<BatchListener>();
 	private closed = false;
@@ -260,12 +267,14 @@ export class Batcher {
 	}
 
 	private enqueue(waiter: Waiter): void {
+		const now = Date.now();
+		if (this.pending.length === 0) this.gatherStarted = now;
 		this.pending.push(waiter);
 		this.pendingBytes += bytesOf(waiter);
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		this.gatherTimer = null;
 		if (this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes) void this.flush();
-		else this.gatherTimer = setTimeout(() => void this.flush(), this.gatherMs);
+		else this.gatherTimer = setTimeout(() => void this.flush(), Math.min(this.gatherMs, this.gatherStarted + GATHER_LIMIT * this.gatherMs - now));
 	}
 
 	/** Sends what has gathered (up to a batch's size) as one batch, records it in each session, then polls it. */
@@ -277,6 +286,8 @@ export class Batcher {
 		const items = this.pending.splice(0, count);
 		this.pendingBytes -= bytes;
 		if (this.pending.length > 0) {
+			// What is left starts a gathering of its own.
+			this.gatherStarted = Date.now();
 			const full = this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes;
 			this.gatherTimer = setTimeout(() => void this.flush(), full ? 0 : this.gatherMs);
 		}
