@@ -86,6 +86,52 @@ for (const which of ['openai', 'anthropic'] as const) {
 	});
 }
 
+test('an OpenAI batch refused because the account\'s queue of batches is full goes out again later; one refused for another reason, or too often, fails its calls', async (t) => {
+	const fake = await startFakeApi();
+	t.after(() => fake.close());
+	const full = { code: 'token_limit_exceeded', message: 'Enqueued token limit reached for gpt-4o-mini. Please try again once some in_progress batches have been completed.' };
+	const run = async (refusals: { code: string; message: string }[], resubmits: number) => {
+		fake.refuseBatches = [...refusals];
+		const before = fake.batches.length;
+		const batcher = new Batcher({ api: apiOf('openai', fake), gatherMs: 5, pollMs: 5, resubmits });
+		const seen: { change: BatchChange; detail: string | undefined }[] = [];
+		batcher.on((_state, change, detail) => seen.push({ change, detail }));
+		const journal = await BatchJournal.open(tempDir('batcher-refused'));
+		const lane = batcher.lane({ session: 's', cell: 'c', journal });
+		const settled = await Promise.allSettled(['first', 'second'].map((w, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(`Summarize the ${w} part.`))));
+		batcher.close();
+		return { settled, batches: fake.batches.slice(before), seen, journal };
+	};
+
+	// Refused once for a full queue: the same calls go out in a second batch and are answered from it.
+	const again = await run([full], 2);
+	assert.deepEqual(again.batches.map((b) => b.items.length), [2, 2]);
+	assert.deepEqual(again.settled.map((r) => r.status), ['fulfilled', 'fulfilled']);
+	assert.deepEqual(again.settled.map((r) => (r as PromiseFulfilledResult<{ batch: string; text: string }>).value.batch), [again.batches[1]!.id, again.batches[1]!.id]);
+	assert.deepEqual(again.settled.map((r) => (r as PromiseFulfilledResult<{ text: string }>).value.text), ['Summarize the first part.', 'Summarize the second part.'].map(defaultReply));
+	assert.match(again.seen.find((s) => s.change === 'failed')!.detail ?? '', /Enqueued token limit reached.*; its calls go out again in a later batch$/u);
+	// The journal sends a restarted run to the batch that answered, not to the refused one.
+	const line = readFileSync(again.journal.file, 'utf8').split('\n').find((l) => l.includes('"n0-'))!;
+	const entry = JSON.parse(line) as { customId: string; hash: string };
+	assert.equal((await BatchJournal.open(again.journal.file.replace(/\/batches\.jsonl$/u, ''))).find(entry.customId, entry.hash), again.batches[1]!.id);
+
+	// Refused for a reason of the requests themselves: no second batch, the calls fail with it.
+	const bad = await run([{ code: 'invalid_json_line', message: 'This line is not parseable as valid JSON.' }], 2);
+	assert.equal(bad.batches.length, 1);
+	for (const r of bad.settled) {
+		assert.equal(r.status, 'rejected');
+		assert.match(String((r as PromiseRejectedResult).reason), /not parseable as valid JSON/u);
+	}
+
+	// A queue that stays full: one submission and `resubmits` more, then the calls fail, saying why.
+	const stays = await run([full, full, full, full], 1);
+	assert.equal(stays.batches.length, 2);
+	for (const r of stays.settled) {
+		assert.equal(r.status, 'rejected');
+		assert.match(String((r as PromiseRejectedResult).reason), /Enqueued token limit reached/u);
+	}
+});
+
 test('a batch recorded by a killed process is waited for again, not submitted twice; a cancelled call leaves its batch', async (t) => {
 	const fake = await startFakeApi();
 	t.after(() => fake.close());

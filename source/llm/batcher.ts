@@ -34,6 +34,8 @@ export interface BatchStatus {
 	done: number;
 	total: number;
 	failure?: string;
+	/** It failed as a whole for a reason that passes (the account's queue of batches was full): its requests may go out again later. */
+	retry?: boolean;
 }
 
 /** One request's outcome in an ended batch; `retry`: worth sending again in another batch (expired, cancelled, overloaded). */
@@ -171,6 +173,8 @@ export class Batcher {
 	private gatherTimer: NodeJS.Timeout | null = null;
 	/** When the oldest call now gathered came (ms since the epoch). */
 	private gatherStarted = 0;
+	/** Calls waiting to go out again (see `resubmitLater`). */
+	private readonly later = new Map<Waiter, NodeJS.Timeout>();
 	private readonly tracks = new Map<string, Track>();
 	private readonly listeners = new Set<BatchListener>();
 	private closed = false;
@@ -210,6 +214,11 @@ export class Batcher {
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		for (const waiter of this.pending.splice(0)) waiter.reject(abortError());
 		this.pendingBytes = 0;
+		for (const [waiter, timer] of this.later) {
+			clearTimeout(timer);
+			waiter.reject(abortError());
+		}
+		this.later.clear();
 		for (const track of this.tracks.values()) {
 			if (track.timer) clearTimeout(track.timer);
 			for (const waiter of track.waiters.values()) waiter.reject(abortError());
@@ -252,6 +261,11 @@ export class Batcher {
 
 	/** A cancelled call leaves its batch (the batch goes on; a later run finds it in the session). */
 	private drop(waiter: Waiter): void {
+		const timer = this.later.get(waiter);
+		if (timer) {
+			clearTimeout(timer);
+			this.later.delete(waiter);
+		}
 		if (this.pending.includes(waiter)) {
 			this.pending = this.pending.filter((w) => w !== waiter);
 			this.pendingBytes -= bytesOf(waiter);
@@ -368,8 +382,15 @@ export class Batcher {
 			const status = await this.api.status(track.state.id, this.polls.signal);
 			track.failures = 0;
 			if (status.failure !== undefined) {
-				this.update(track, status, 'failed', status.failure);
-				this.failAll(track, new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, false));
+				const error = new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, status.retry === true);
+				if (status.retry) {
+					this.update(track, status, 'failed', `${status.failure}; its calls go out again in a later batch`);
+					for (const waiter of [...track.waiters.values()]) this.resubmitLater(track, waiter, error);
+					track.waiters.clear();
+				} else {
+					this.update(track, status, 'failed', status.failure);
+					this.failAll(track, error);
+				}
 				return;
 			}
 			if (!status.ended) {
@@ -415,6 +436,23 @@ export class Batcher {
 			else waiter.reject(error);
 		}
 		track.waiters.clear();
+	}
+
+	/**
+	 * A call whose batch failed as a whole for a passing reason goes out again after a poll's
+	 * interval (the batches ahead of it in the account's queue end meanwhile), at most `resubmits`
+	 * times; then it fails like a request its batch answered with an error.
+	 */
+	private resubmitLater(track: Track, waiter: Waiter, error: ProviderError): void {
+		if (waiter.tries > this.resubmits) {
+			this.giveUp(track, waiter, error);
+			return;
+		}
+		const timer = setTimeout(() => {
+			this.later.delete(waiter);
+			this.enqueue(waiter);
+		}, this.pollMs);
+		this.later.set(waiter, timer);
 	}
 
 	/** Fails a call once its session records that its batch is not to be waited for again. */

@@ -68,9 +68,13 @@ interface OutputLine {
 function statusOf(batch: OpenAI.Batches.Batch): BatchStatus {
 	const counts = batch.request_counts ?? { completed: 0, failed: 0, total: 0 };
 	const status: BatchStatus = { id: batch.id, status: batch.status, ended: FINAL.has(batch.status), done: counts.completed + counts.failed, total: counts.total };
-	// A batch that failed validation has no results at all.
+	// A batch that failed validation has no results at all. One refused because the account's queue
+	// of batches was full ("Please try again once some in_progress batches have been completed") may
+	// go out again; any other reason is the requests' own.
 	if (batch.status === 'failed' && !batch.output_file_id && !batch.error_file_id) {
-		status.failure = `failed: ${batch.errors?.data?.map((e) => e.message).filter(Boolean).join('; ') || 'no reason given'}`;
+		const errors = batch.errors?.data ?? [];
+		status.failure = `failed: ${errors.map((e) => e.message).filter(Boolean).join('; ') || 'no reason given'}`;
+		status.retry = errors.length > 0 && errors.every((e) => e.code === 'token_limit_exceeded');
 	}
 	return status;
 }

@@ -67,6 +67,8 @@ export interface FakeBatch {
 	results: Map<string, unknown> | null;
 	/** Cancelled by the client (POST …/cancel). */
 	cancelled?: boolean;
+	/** Failed as a whole at validation (OpenAI), with this error: no request was run. */
+	refused?: { code: string; message: string };
 }
 
 export interface RespondInput {
@@ -121,6 +123,11 @@ export interface FakeApi {
 	holdBatches: boolean;
 	/** What a batch does with one request instead of answering it; null (the default): answers it. */
 	batchFault: ((customId: string, input: RespondInput) => BatchFault | null) | null;
+	/**
+	 * Errors the next OpenAI batches fail validation with, one each, as a full queue of an account
+	 * does (`token_limit_exceeded`): such a batch fails as a whole at its first poll, with no files.
+	 */
+	refuseBatches: { code: string; message: string }[];
 	fail(fault: Fault): void;
 	close(): Promise<void>;
 }
@@ -214,6 +221,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		batchResultReads: 0,
 		holdBatches: false,
 		batchFault: null,
+		refuseBatches: [],
 		fail(fault) {
 			faults.push(fault);
 		},
@@ -415,6 +423,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			const lines = input.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: any });
 			const batch = newBatch('openai', `batch_${++batchCount}`, lines.map((l) => ({ customId: l.custom_id, body: l.body })));
 			(batch as FakeBatch & { inputFile: string }).inputFile = String(body.input_file_id);
+			const refused = api.refuseBatches.shift();
+			if (refused) batch.refused = refused;
 			json(res, 200, openaiBatch(batch));
 			return;
 		}
@@ -473,7 +483,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	/** A poll moves a batch on; after `batchPolls` of them (unless held) it ends, every request answered. */
 	async function poll(batch: FakeBatch): Promise<void> {
 		batch.polls += 1;
-		if (batch.results || api.holdBatches || batch.polls <= api.batchPolls) return;
+		if (batch.results || batch.refused || api.holdBatches || batch.polls <= api.batchPolls) return;
 		const results = new Map<string, unknown>();
 		for (const { customId, body } of batch.items) {
 			const input: RespondInput = { prompt: promptOf(batch.api, body), body, api: batch.api };
@@ -514,19 +524,21 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 
 	function openaiBatch(batch: FakeBatch) {
 		const ended = batch.results !== null;
+		// Refused at validation: seen at the first poll, as a failed batch with its errors and no files.
+		const refused = batch.refused && batch.polls > 0 ? batch.refused : null;
 		const failed = ended ? [...batch.results!.values()].filter((l: any) => l.response?.status_code !== 200).length : 0;
 		return {
 			id: batch.id,
 			object: 'batch',
 			endpoint: '/v1/chat/completions',
-			errors: null,
+			errors: refused ? { object: 'list', data: [{ code: refused.code, message: refused.message, line: null, param: null }] } : null,
 			input_file_id: (batch as FakeBatch & { inputFile?: string }).inputFile ?? '',
 			completion_window: '24h',
-			status: batch.cancelled ? 'cancelled' : ended ? 'completed' : batch.polls === 0 ? 'validating' : 'in_progress',
+			status: refused ? 'failed' : batch.cancelled ? 'cancelled' : ended ? 'completed' : batch.polls === 0 ? 'validating' : 'in_progress',
 			output_file_id: ended && files.has(`file-out-${batch.id}`) ? `file-out-${batch.id}` : null,
 			error_file_id: ended && files.has(`file-err-${batch.id}`) ? `file-err-${batch.id}` : null,
 			created_at: now(),
-			request_counts: { total: batch.items.length, completed: ended ? batch.items.length - failed : Math.min(batch.polls, batch.items.length - 1), failed },
+			request_counts: { total: batch.items.length, completed: refused ? 0 : ended ? batch.items.length - failed : Math.min(batch.polls, batch.items.length - 1), failed },
 			metadata: null,
 		};
 	}
