@@ -62,6 +62,9 @@ export const usageSchema = z.strictObject({
 });
 export type Usage = z.infer<typeof usageSchema>;
 
+/** What a call answered through a provider's batch API costs, as a part of the listed price (both vendors: half). */
+export const BATCH_PRICE = 0.5;
+
 export const timingsSchema = z.strictObject({ start: iso, end: iso, ms: z.number().nonnegative() });
 /** ISO times of a call's start and end, and the time between. */
 export type Timings = z.infer<typeof timingsSchema>;
@@ -84,6 +87,8 @@ export const attemptSchema = z.strictObject({
 	timings: timingsSchema,
 	/** Why the output was not accepted, when it was not. */
 	rejected: z.string().optional(),
+	/** The provider batch that answered it: it was billed at BATCH_PRICE. */
+	batch: z.string().optional(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 

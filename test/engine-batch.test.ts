@@ -5,6 +5,7 @@ import { Engine } from '../source/engine/engine.ts';
 import type { BatchedResult, BatchKey, BatchLane } from '../source/llm/batcher.ts';
 import type { CallRequest } from '../source/llm/provider.ts';
 import { plannerFor } from '../source/summarize/run.ts';
+import { totalsOf } from '../source/summarize/totals.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 
@@ -74,4 +75,31 @@ test('with a batch lane every step of an incremental run goes in the batch', { t
 	const streamed = store.log.filter((c) => c.batch === undefined).map((c) => kinds.get(c.node as `n${number}`));
 	assert.deepEqual(streamed, ['clean'], 'only the clean step streams');
 	assert.ok(store.log.filter((c) => c.batch === 'b2').length >= run.chunks.length);
+});
+
+test('what the prompt cache saved on batched calls is counted the same live and read back from the session (the batch discount is not the cache\'s)', { timeout: 60_000 }, async () => {
+	const book = randomBook(9, 60);
+	const model = new FakeModel({ seed: 9 });
+	const { run, store, ctx, config } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 2, clean: true }, model);
+	const answers = new FakeModel({ seed: 9 });
+	// Half of every batched prompt read from the cache, at a tenth of the input price.
+	const lane: BatchLane = {
+		complete: async (_key, request) => {
+			const answer = await answers.complete(request);
+			return { ...answer, usage: { ...answer.usage, cached: Math.floor(answer.usage.input / 2) }, batch: 'b3' };
+		},
+	};
+	const cachedPrice = (usage: Usage) => (usage.input - usage.cached + usage.cached / 10 + usage.output) / 1e6;
+	const engine = new Engine({ store, provider: model, planner: plannerFor(config.method), ctx, costOf: cachedPrice, batch: lane });
+	assert.equal(await engine.start(), 'done');
+	const batched = store.log.filter((c) => c.batch === 'b3');
+	assert.ok(batched.length > 0 && batched.every((c) => c.usage.cached > 0));
+	// Live: full price without the cache, at the batch price, less what each call cost.
+	const expected = batched.reduce((s, c) => s + (cachedPrice({ ...c.usage, cached: 0 }) * 0.5 - c.cost), 0);
+	assert.ok(Math.abs(engine.totals.saved - expected) < 1e-12, `${engine.totals.saved} ≠ ${expected}`);
+	// A resumed run starts from the totals read back from the session: the same figure.
+	const reread = totalsOf(run, cachedPrice);
+	assert.ok(Math.abs(reread.saved - engine.totals.saved) < 1e-12, `read back ${reread.saved}, counted live ${engine.totals.saved}`);
+	assert.ok(Math.abs(reread.cost - engine.totals.cost) < 1e-12);
+	assert.ok(run.nodes.flatMap((n) => n.versions.flatMap((v) => v.attempts)).some((a) => a.batch === 'b3'), 'attempts keep their batch');
 });

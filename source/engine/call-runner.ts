@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import type { Timings, Usage } from '../domain.ts';
+import { BATCH_PRICE, type Timings, type Usage } from '../domain.ts';
 import type { BatchLane } from '../llm/batcher.ts';
-import { BATCH_PRICE } from '../llm/prices.ts';
 import { abortError, type CallRequest, type CallResult, type FailedAttempt, type Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
@@ -46,6 +45,8 @@ export interface Made {
 	result: CallResult;
 	cost: number;
 	timings: Timings;
+	/** The provider batch that answered it, when one did. */
+	batch?: string;
 }
 
 /** A billed attempt, as the owner's `usage` event reports it, with its timings. */
@@ -247,8 +248,7 @@ export class CallRunner {
 		const cost = costOf(result.usage);
 		await this.opts.log.appendCall({ ...this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }), batch });
 		const totals = this.count(result.usage, cost, costOf);
-		const made = { spec, result, cost, timings };
-		const committed = await job.commit(made);
+		const committed = await job.commit({ spec, result, cost, timings, batch });
 		job.onUsage({ usage: result.usage, cost, saved: cacheSaving(costOf, result.usage, cost), totals, timings });
 		return committed;
 	}

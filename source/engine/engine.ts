@@ -336,6 +336,7 @@ export class Engine {
 			matches: (call) => this.isCurrentCall(node, call),
 			take: (call) => {
 				const attempt: Attempt = { text: call.response, finishReason: call.finishReason, params: call.params, usage: call.usage, cost: call.cost, timings: call.timings };
+				if (call.batch !== undefined) attempt.batch = call.batch;
 				const rejected = planner.judge(this.run, node, call.response, ctx);
 				if (rejected) attempt.rejected = rejected;
 				node.pending.push(attempt);
@@ -434,8 +435,9 @@ export class Engine {
 						if (billed.failed !== undefined) (node.failed ??= []).push({ reason: billed.failed, usage: billed.usage, cost: billed.cost, timings: billed.timings });
 						this.emit({ type: 'usage', node: node.id, ...usageReport(billed) });
 					},
-					commit: async ({ spec, result, cost, timings }) => {
+					commit: async ({ spec, result, cost, timings, batch }) => {
 						const record: Attempt = { text: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings };
+						if (batch !== undefined) record.batch = batch;
 						const rejected = planner.judge(run, node, result.text, ctx);
 						if (rejected) record.rejected = rejected;
 						node.pending.push(record);

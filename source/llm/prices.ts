@@ -156,9 +156,6 @@ export function costText(cost: number, priced: boolean): string {
 	return priced ? `$${cost.toFixed(4)}` : 'cost unknown';
 }
 
-/** What a call sent through a provider's batch API costs, as a part of the listed price (both vendors: half). */
-export const BATCH_PRICE = 0.5;
-
 export function callCost(prices: PriceTable, model: string, usage: Usage, provider?: ProviderName): CallCost {
 	if (provider === 'extractive') return { cost: 0, known: true };
 	const found = findPrice(prices, model);

@@ -1,4 +1,4 @@
-import type { Run, Usage } from '../domain.ts';
+import { BATCH_PRICE, type Run, type Usage } from '../domain.ts';
 
 /** What calls cost: counted as they are made (the engine, the annotator) or read back from a run. */
 
@@ -23,7 +23,11 @@ export function addToTotals(totals: Totals, usage: Usage, cost: number, saved: n
 	totals.calls += 1;
 }
 
-/** What the prompt cache saved on a call that cost `cost`: its cost at the full input price, less that. */
+/**
+ * What the prompt cache saved on a call that cost `cost`: its cost at the full input price, less
+ * that. `costOf` prices the call as it was made (a batched call at the batch price), so the batch's
+ * discount is not counted as the cache's.
+ */
 export function cacheSaving(costOf: (usage: Usage) => number, usage: Usage, cost: number): number {
 	return usage.cached > 0 ? Math.max(0, costOf({ ...usage, cached: 0 }) - cost) : 0;
 }
@@ -34,9 +38,13 @@ export function cacheSaving(costOf: (usage: Usage) => number, usage: Usage, cost
  */
 export function totalsOf(run: Run, costOf?: (usage: Usage) => number): Totals {
 	const totals = emptyTotals();
+	const batchCostOf = costOf && ((usage: Usage) => costOf(usage) * BATCH_PRICE);
 	for (const node of run.nodes) {
 		const attempts = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
-		for (const a of attempts) addToTotals(totals, a.usage, a.cost, costOf ? cacheSaving(costOf, a.usage, a.cost) : 0);
+		for (const a of attempts) {
+			const pricedAs = 'batch' in a && a.batch !== undefined ? batchCostOf : costOf;
+			addToTotals(totals, a.usage, a.cost, pricedAs ? cacheSaving(pricedAs, a.usage, a.cost) : 0);
+		}
 	}
 	return totals;
 }
