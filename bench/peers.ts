@@ -7,12 +7,14 @@
  *
  * Install the peer once (it is not a dependency of booook): npm --prefix bench/peers ci
  *
- *   node --import tsx bench/peers.ts [--rows hier,inc,wap,wap-inc,startup] [--latency MS]
+ *   node --import tsx bench/peers.ts [--rows hier,hier-no-clean,inc,wap,wap-inc,startup] [--latency MS]
  *       [--concurrency N] [--repeat 1] [--words 250] [--token-max 7000] [--splitter token|recursive]
  *       [--startup-runs 5] [--keep] [--json]
  *
  *   --rows          which rows, comma-separated (default: all). hier: Pride and Prejudice,
- *                   hierarchical vs map-reduce with collapse, 300 ms calls, concurrency 4. inc: the
+ *                   hierarchical vs map-reduce with collapse, 300 ms calls, concurrency 4.
+ *                   hier-no-clean: the same with booook's clean step off, the peer's own job call
+ *                   for call (no goal: it shows what the paper's extra call costs). inc: the
  *                   same book, incremental vs refine. wap: War and Peace, hierarchical vs map-reduce
  *                   with collapse, 20 ms calls, concurrency 16. wap-inc: War and Peace, incremental
  *                   vs refine at 20 ms (the bytes-written goal). startup: `booook --help` and
@@ -39,8 +41,10 @@
  * /usr/bin/time reports it (%M, and %O: 512-byte blocks of page cache it dirtied, so a file rewritten
  * whole counts whole every time and an append counts about its own length). booook's bytes written
  * are set against the size of the session folder it leaves. Calls are counted by the fake API.
- * A "floor" is what the calls would take if only the latency cost anything: booook hierarchical,
- * level 0 spread over the workers and every later call in sequence; the peer, each round of its
+ * A "floor" is what the calls would take if only the latency cost anything, each side keeping its
+ * own order of work: booook hierarchical, its session's calls replayed on the workers, each starting
+ * as soon as what decides it is done (a merge: the summaries it takes, the next one below, and the
+ * previous merge of its level; merges first when calls wait); the peer, each round of its
  * map-reduce spread over the workers; incremental and refine, every call in sequence.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -75,10 +79,14 @@ interface PairRow {
 	peakGoalMiB?: number;
 	/** Most bytes booook writes, as a multiple of its final session folder. */
 	writtenGoal?: number;
+	/** More flags for `booook run`. */
+	flags?: string[];
 }
 
 const ROWS: Record<string, PairRow | { kind: 'startup' }> = {
 	hier: { kind: 'pair', title: 'Pride and Prejudice: hierarchical vs map-reduce-collapse', book: 'pp', method: 'hier', peer: 'map-reduce', latency: 300, concurrency: 4, ratioGoal: 0.9 },
+	// The peer's own job, call for call: LangChain's map-reduce has no clean step (paper J.3).
+	'hier-no-clean': { kind: 'pair', title: 'Pride and Prejudice: hierarchical without the clean step (--no-clean) vs map-reduce-collapse', book: 'pp', method: 'hier', peer: 'map-reduce', latency: 300, concurrency: 4, ratioGoal: null, flags: ['--no-clean'] },
 	inc: { kind: 'pair', title: 'Pride and Prejudice: incremental vs refine', book: 'pp', method: 'inc', peer: 'refine', latency: 300, concurrency: 4, ratioGoal: 1.02 },
 	wap: { kind: 'pair', title: 'War and Peace: hierarchical vs map-reduce-collapse', book: 'wap', method: 'hier', peer: 'map-reduce', latency: 20, concurrency: 16, ratioGoal: 1.0, peakGoalMiB: 300 },
 	'wap-inc': { kind: 'pair', title: 'War and Peace: incremental vs refine', book: 'wap', method: 'inc', peer: 'refine', latency: 20, concurrency: 16, ratioGoal: null, writtenGoal: 3 },
@@ -190,14 +198,60 @@ async function pair(name: string, row: PairRow): Promise<PairResult> {
 async function runBooook(name: string, i: number, row: PairRow, api: Fake, latency: number, concurrency: number) {
 	const id = `${name}-${i + 1}`;
 	const args = ['bin/booook.js', 'run', BOOKS[row.book], '--headless', '--method', row.method, '--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', `${api.url}/v1`];
-	args.push('--concurrency', String(concurrency), '--chunk-size', String(CHUNK_SIZE), '--sessions-dir', sessionsDir, '--session', id);
+	args.push('--concurrency', String(concurrency), '--chunk-size', String(CHUNK_SIZE), '--sessions-dir', sessionsDir, '--session', id, ...(row.flags ?? []));
 	const { stdout: _summary, stderr: _progress, ...measured } = await measure(args, api);
 	const sessionBytes = folderBytes(join(sessionsDir, id));
-	// The session's shape, read after the measured run: how many summaries level 0 had.
-	const shown = JSON.parse((await measure(['bin/booook.js', 'show', id, '--json', '--sessions-dir', sessionsDir])).stdout) as { chunks: number; structure: { name: string; nodes: number }[] };
-	const level0 = shown.structure.find((s) => s.name === 'level 0')?.nodes ?? shown.chunks;
-	const floorS = row.method === 'hier' ? ((Math.ceil(level0 / concurrency) + measured.calls - level0) * latency) / 1000 : (measured.calls * latency) / 1000;
+	const floorS = row.method === 'hier' ? (pipelinedRounds(sessionNodes(id), concurrency) * latency) / 1000 : (measured.calls * latency) / 1000;
 	return { ...measured, sessionBytes, floorS };
+}
+
+interface SessionNode {
+	id: string;
+	kind: string;
+	level: number;
+	index: number;
+	inputs: string[];
+	context: string | null;
+	status: string;
+}
+
+/** The nodes of a finished run, as its session (written whole when the run closed) holds them. */
+function sessionNodes(id: string): SessionNode[] {
+	const session = JSON.parse(readFileSync(join(sessionsDir, id, 'session.json'), 'utf8')) as { run: { status: string; nodes: SessionNode[] } };
+	if (session.run.status !== 'done') fail(`session ${id} ended ${session.run.status}, not done`);
+	return session.run.nodes.filter((n) => n.status === 'done');
+}
+
+/**
+ * Rounds of latency a hierarchical run's calls take on `workers`, each call one round, started as
+ * soon as what decides it is done: its inputs and context, and for a merge that does not end its
+ * level, the summary after its last input (the greedy packing stops there). Waiting merges go
+ * before waiting chunk summaries, higher levels first, as booook's scheduler orders them.
+ */
+function pipelinedRounds(nodes: SessionNode[], workers: number): number {
+	const byId = new Map(nodes.map((n) => [n.id, n]));
+	const levels = new Map<number, SessionNode[]>();
+	for (const n of nodes) if (n.kind !== 'clean') levels.set(n.level, [...(levels.get(n.level) ?? []), n]);
+	for (const list of levels.values()) list.sort((a, b) => a.index - b.index);
+	const deps = new Map<string, string[]>();
+	for (const n of nodes) {
+		const own = [...n.inputs, ...(n.context ? [n.context] : [])].filter((ref) => byId.has(ref));
+		const below = levels.get(n.level - 1) ?? [];
+		const last = below.findIndex((b) => b.id === n.inputs.at(-1));
+		const next = n.kind === 'merge' && last >= 0 ? below[last + 1] : undefined;
+		deps.set(n.id, next ? [...own, next.id] : own);
+	}
+	const done = new Map<string, number>();
+	let round = 0;
+	while (done.size < nodes.length) {
+		const ready = nodes
+			.filter((n) => !done.has(n.id) && deps.get(n.id)!.every((d) => (done.get(d) ?? Infinity) <= round))
+			.sort((a, b) => (b.kind === 'clean' ? 99 : b.level) - (a.kind === 'clean' ? 99 : a.level) || a.index - b.index);
+		if (ready.length === 0) fail('the session\'s nodes wait on each other');
+		for (const n of ready.slice(0, workers)) done.set(n.id, round + 1);
+		round += 1;
+	}
+	return round;
 }
 
 async function runPeer(row: PairRow, api: Fake, latency: number, concurrency: number) {
