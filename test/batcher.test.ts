@@ -86,6 +86,17 @@ for (const which of ['openai', 'anthropic'] as const) {
 	});
 }
 
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: a request the batch answers with an error that passes (OpenAI request_timeout, Anthropic overloaded_error) goes out again and is answered from the next batch`, async (t) => {
+		const { fake, lane } = await setup(which, t);
+		fake.batchFault = (_customId, input) => (input.prompt.includes('slow') && fake.batches.length === 1 ? 'transient' : null);
+		const [fine, slow] = await Promise.all([lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('a fine prompt')), lane.complete({ owner: 'n1', version: 0, attempt: 0 }, request('a slow prompt'))]);
+		assert.deepEqual(fake.batches.map((b) => b.items.map((i) => i.customId.split('-')[0])), [['n0', 'n1'], ['n1']]);
+		assert.equal(fine.batch, fake.batches[0]!.id);
+		assert.deepEqual([slow.batch, slow.text], [fake.batches[1]!.id, defaultReply('a slow prompt')]);
+	});
+}
+
 test('an OpenAI batch refused because the account\'s queue of batches is full goes out again later; one refused for another reason, or too often, fails its calls', async (t) => {
 	const fake = await startFakeApi();
 	t.after(() => fake.close());

@@ -53,8 +53,11 @@ export interface RecordedRequest {
 	ended: Promise<void>;
 }
 
-/** A request of a batch that is not answered: an error result, or left undone when the batch expires (or is cancelled). */
-export type BatchFault = 'errored' | 'expired' | 'cancelled';
+/**
+ * A request of a batch that is not answered: an error result, one that passes (the model timed out
+ * or was overloaded), or left undone when the batch expires (or is cancelled).
+ */
+export type BatchFault = 'errored' | 'transient' | 'expired' | 'cancelled';
 
 export interface FakeBatch {
 	api: Api;
@@ -809,8 +812,14 @@ function now(): number {
 /** A request a batch did not answer, in each API's result shape. */
 function faultLine(which: Api, customId: string, fault: BatchFault): unknown {
 	if (which === 'anthropic') {
-		return { custom_id: customId, result: fault === 'errored' ? { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: `fake error for ${customId}` } } } : { type: fault === 'cancelled' ? 'canceled' : 'expired' } };
+		if (fault === 'errored' || fault === 'transient') {
+			const [type, message] = fault === 'errored' ? ['invalid_request_error', `fake error for ${customId}`] : ['overloaded_error', 'Overloaded'];
+			return { custom_id: customId, result: { type: 'errored', error: { type: 'error', error: { type, message } } } };
+		}
+		return { custom_id: customId, result: { type: fault === 'cancelled' ? 'canceled' : 'expired' } };
 	}
+	// A request whose model call timed out has no response, as one the batch never ran.
+	if (fault === 'transient') return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: 'request_timeout', message: 'The underlying call to the model timed out.' } };
 	if (fault !== 'errored') {
 		const message = fault === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was not executed because the batch was cancelled.';
 		return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: `batch_${fault}`, message } };
