@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
 import { Batcher, batchLine, GATHER_LIMIT, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { createBatchApi } from '../source/llm/create.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
 import { BatchJournal } from '../source/store/batch-journal.ts';
@@ -375,6 +376,24 @@ for (const which of ['openai', 'anthropic'] as const) {
 		batcher.close();
 		assert.equal(polls.length, 1);
 		assert.equal(polls[0]!.aborted, true, 'the poll in flight is aborted');
+	});
+}
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch API as a study makes it (createBatchApi): its polls and reads of results take the batcher's signal, so close() ends one in flight`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		const api = createBatchApi({ provider: which, model: which === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-5', baseUrl: which === 'openai' ? fake.openaiBaseUrl : fake.anthropicBaseUrl, env: { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test' } });
+		const { id } = await api.submit([{ customId: 'n0', request: request('a prompt to poll') }]);
+		fake.batchPolls = 0;
+		const closed = AbortSignal.abort();
+		const [polls, reads] = [fake.batches[0]!.polls, fake.batchResultReads];
+		await assert.rejects(api.status(id, closed), /abort/iu);
+		await assert.rejects(api.results(id, closed), /abort/iu);
+		assert.deepEqual([fake.batches[0]!.polls, fake.batchResultReads], [polls, reads], 'nothing was asked of the provider');
+		// Not aborted, the same calls answer.
+		assert.equal((await api.status(id)).ended, true);
+		assert.equal((await api.results(id)).get('n0')?.ok, true);
 	});
 }
 
