@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
-import { Batcher, batchLine, GATHER_LIMIT, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { Batcher, batchLine, GATHER_LIMIT, VENDOR_MAX_BATCH, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
 import { createBatchApi } from '../source/llm/create.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
@@ -234,6 +234,29 @@ test('a batch holds at most `maxSize` requests: more gathered calls go out in as
 	const results = await Promise.all(prompts.map((p, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(p))));
 	assert.deepEqual(fake.batches.map((b) => b.items.length), [2, 2, 1]);
 	assert.deepEqual(results.map((r) => r.text), prompts.map(defaultReply));
+});
+
+// The timeout is part of the test: a batch of 50,000 once took 15 s of a blocked event loop to record (about 1 s now).
+test('a `size` beyond what the vendor takes in one batch (OpenAI 50,000 requests) is capped at it: the calls go out in batches the vendor accepts, without blocking the process', { timeout: 10_000 }, async (t) => {
+	const fake = await startFakeApi();
+	fake.holdBatches = true;
+	const batcher = new Batcher({ api: apiOf('openai', fake), gatherMs: 50, pollMs: 60_000, maxSize: 60_000 });
+	t.after(async () => {
+		batcher.close();
+		await fake.close();
+	});
+	// Every call has gone out, in however many batches.
+	const submitted = new Promise<void>((resolve) => {
+		let requests = 0;
+		batcher.on((state, change) => change === 'submitted' && (requests += state.total) === VENDOR_MAX_BATCH.openai + 1 && resolve());
+	});
+	const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-vendor-size')) });
+	const calls = Array.from({ length: VENDOR_MAX_BATCH.openai + 1 }, (_, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(`p${i}`)).catch(() => {}));
+	await submitted;
+	assert.equal(VENDOR_MAX_BATCH.openai, 50_000);
+	assert.deepEqual(fake.batches.map((b) => b.items.length).sort((a, b) => b - a), [50_000, 1]);
+	batcher.close();
+	await Promise.all(calls);
 });
 
 test('calls that keep coming a little apart still go out: a gathering ends GATHER_LIMIT gather times after its first call', async (t) => {

@@ -83,7 +83,7 @@ export interface BatcherOptions {
 	gatherMs?: number;
 	/** How often a batch in progress is asked how it stands. */
 	pollMs?: number;
-	/** Most requests in one batch. */
+	/** Most requests in one batch (at most the vendor's VENDOR_MAX_BATCH). */
 	maxSize?: number;
 	/** Most bytes of prompts in one batch (the vendors refuse input files and batches beyond 200 or 256 MB). */
 	maxBytes?: number;
@@ -98,6 +98,8 @@ export const GATHER_LIMIT = 5;
 export const DEFAULT_POLL_MS = 30_000;
 /** Both vendors take more; a smaller batch ends sooner and loses less to one bad request. */
 export const DEFAULT_MAX_BATCH = 10_000;
+/** The most requests a vendor takes in one batch: it refuses a larger one as a whole. */
+export const VENDOR_MAX_BATCH = { openai: 50_000, anthropic: 100_000 } as const;
 export const DEFAULT_MAX_BYTES = 100_000_000;
 /** Polls in a row that may fail (each after the SDK's own retries) before the calls waiting on a batch fail. */
 const POLL_FAILURES = 20;
@@ -185,7 +187,8 @@ export class Batcher {
 		this.api = opts.api;
 		this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
 		this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
-		this.maxSize = opts.maxSize ?? DEFAULT_MAX_BATCH;
+		// A study's `size` beyond the vendor's limit would have every batch refused.
+		this.maxSize = Math.min(opts.maxSize ?? DEFAULT_MAX_BATCH, VENDOR_MAX_BATCH[opts.api.provider]);
 		this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
 		this.resubmits = opts.resubmits ?? 2;
 		this.now = opts.now ?? (() => new Date());
@@ -315,7 +318,11 @@ export class Batcher {
 		}
 		const at = this.now().toISOString();
 		const byJournal = new Map<BatchRecords, Waiter[]>();
-		for (const waiter of items) byJournal.set(waiter.lane.journal, [...(byJournal.get(waiter.lane.journal) ?? []), waiter]);
+		for (const waiter of items) {
+			const waiters = byJournal.get(waiter.lane.journal);
+			if (waiters) waiters.push(waiter);
+			else byJournal.set(waiter.lane.journal, [waiter]);
+		}
 		try {
 			await Promise.all(
 				[...byJournal].map(([journal, waiters]) =>
