@@ -180,7 +180,7 @@ test('a batch recorded by a killed process is waited for again, not submitted tw
 });
 
 for (const which of ['openai', 'anthropic'] as const) {
-	test(`${which} batch: requests of a batch cancelled at the provider go out again; a recorded batch the provider no longer has fails its calls once, and the next try goes out anew`, async (t) => {
+	test(`${which} batch: requests of a batch cancelled at the provider go out again; a recorded batch the provider no longer has (404) sends its calls out again at once`, async (t) => {
 		const { fake, batcher, journal, lane } = await setup(which, t);
 		fake.holdBatches = true;
 		const submitted = new Promise<BatchState>((resolve) => batcher.on((state, change) => change === 'submitted' && resolve(state)));
@@ -195,14 +195,21 @@ for (const which of ['openai', 'anthropic'] as const) {
 		assert.equal(result.batch, fake.batches[1]!.id);
 		assert.equal(result.text, defaultReply('cancel me'));
 
-		// A batch id recorded in the session that the provider does not know (deleted, another account).
+		// A batch id recorded in the session that the provider does not know (deleted, another account):
+		// nothing will answer it, so the call goes out again at once rather than failing its cell.
 		const key = { owner: 'n9', version: 0, attempt: 0 };
 		const gone = request('a prompt whose batch is gone');
-		await journal.append([{ customId: customIdOf('s1', key), batch: which === 'openai' ? 'batch_gone' : 'msgbatch_gone', hash: requestHash(apiOf(which, fake), gone), provider: which, model: 'm', at: new Date().toISOString() }]);
-		await assert.rejects(lane.complete(key, gone), (error) => error instanceof ProviderError && /404/u.test(error.message));
-		assert.equal(fake.batches.length, 2, 'nothing submitted for it');
+		const goneId = which === 'openai' ? 'batch_gone' : 'msgbatch_gone';
+		const hash = requestHash(apiOf(which, fake), gone);
+		await journal.append([{ customId: customIdOf('s1', key), batch: goneId, hash, provider: which, model: 'm', at: new Date().toISOString() }]);
+		const failed: string[] = [];
+		batcher.on((state, change, detail) => change === 'failed' && failed.push(batchLine(state, change, detail)));
 		const retried = await lane.complete(key, gone);
-		assert.equal(retried.batch, fake.batches[2]!.id);
+		assert.equal(fake.batches.length, 3);
+		assert.deepEqual([retried.batch, retried.text], [fake.batches[2]!.id, defaultReply('a prompt whose batch is gone')]);
+		assert.match(failed.join('\n'), new RegExp(`^batch ${goneId}: failed: ${which} batch ${goneId} is not at the provider any more \\(404 Not Found\\); its calls go out again in a new batch$`, 'u'));
+		// A run after a kill waits for the new batch, not the one that is gone.
+		assert.equal((await BatchJournal.open(journal.file.replace(/\/batches\.jsonl$/u, ''))).find(customIdOf('s1', key), hash), fake.batches[2]!.id);
 	});
 }
 

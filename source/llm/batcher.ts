@@ -418,6 +418,13 @@ export class Batcher {
 			track.results = null;
 		} catch (error) {
 			if (this.closed) return;
+			if (gone(error)) {
+				// Deleted, archived, or made with another key: nothing will answer it, so its calls are asked anew.
+				this.emit(track, 'failed', `${this.api.provider} batch ${track.state.id} is not at the provider any more (404 Not Found); its calls go out again in a new batch`);
+				for (const waiter of [...track.waiters.values()]) this.resend(track, waiter, error as ProviderError);
+				track.waiters.clear();
+				return;
+			}
 			track.failures += 1;
 			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) {
 				const keep = unreachable(error);
@@ -462,6 +469,12 @@ export class Batcher {
 		this.later.set(waiter, timer);
 	}
 
+	/** A call whose batch will not answer it goes out again now, at most `resubmits` times; then it fails. */
+	private resend(track: Track, waiter: Waiter, error: ProviderError): void {
+		if (waiter.tries > this.resubmits) this.giveUp(track, waiter, error);
+		else this.enqueue(waiter);
+	}
+
 	/** Fails a call once its session records that its batch is not to be waited for again. */
 	private giveUp(track: Track, waiter: Waiter, error: unknown): void {
 		const entry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' as const };
@@ -500,6 +513,11 @@ export class Batcher {
 		const state = { ...track.state, cells: [...track.state.cells] };
 		for (const listener of this.listeners) listener(state, change, detail);
 	}
+}
+
+/** The provider does not know the batch, or no longer has its results (404). */
+function gone(error: unknown): boolean {
+	return error instanceof ProviderError && error.status === 404;
 }
 
 /** A poll that failed for want of reaching the provider (the network, the key), not because of the batch. */
