@@ -144,6 +144,47 @@ test('an OpenAI batch refused because the account\'s queue of batches is full go
 	}
 });
 
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: a batch that could not be created for a reason that passes (a 503 after the SDK's retries) sends its calls out again after a poll's interval; a refusal of the request (400), or one that lasts, fails them`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		const create = which === 'openai' ? /\/v1\/batches$/u : /\/v1\/messages\/batches$/u;
+		const run = async (answers: number[], resubmits: number) => {
+			const statuses = [...answers];
+			const failing: typeof fetch = async (input, init) => {
+				const url = input instanceof Request ? input.url : String(input);
+				const status = init?.method === 'POST' && create.test(url) ? statuses.shift() : undefined;
+				if (status === undefined) return fetch(input, init);
+				const error = which === 'openai' ? { error: { message: 'down for a moment', type: 'server_error', param: null, code: null } } : { type: 'error', error: { type: status === 400 ? 'invalid_request_error' : 'overloaded_error', message: 'down for a moment' } };
+				return new Response(JSON.stringify(error), { status, headers: { 'content-type': 'application/json' } });
+			};
+			const api =
+				which === 'openai'
+					? new OpenAIBatchApi({ apiKey: 'sk-test', model: 'gpt-4o-mini', baseURL: fake.openaiBaseUrl, maxRetries: 0, fetch: failing })
+					: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: failing });
+			const batcher = new Batcher({ api, gatherMs: 5, pollMs: 5, resubmits });
+			const before = fake.batches.length;
+			const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-create')) });
+			const settled = await Promise.allSettled(['first', 'second'].map((w, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(`Summarize the ${w} part.`))));
+			batcher.close();
+			return { settled, batches: fake.batches.slice(before), left: statuses.length };
+		};
+
+		const again = await run([503], 2);
+		assert.deepEqual(again.batches.map((b) => b.items.length), [2]);
+		assert.deepEqual(again.settled.map((r) => (r.status === 'fulfilled' ? r.value.batch : String(r.reason))), [again.batches[0]!.id, again.batches[0]!.id]);
+
+		const refused = await run([400], 2);
+		assert.equal(refused.batches.length, 0);
+		for (const r of refused.settled) assert.match(String((r as PromiseRejectedResult).reason), /400.*down for a moment/u);
+
+		// Down for longer than one submission and `resubmits` more: the calls fail, saying why.
+		const lasting = await run([503, 503, 503], 1);
+		assert.deepEqual([lasting.batches.length, lasting.left], [0, 1]);
+		for (const r of lasting.settled) assert.match(String((r as PromiseRejectedResult).reason), /503/u);
+	});
+}
+
 test('a batch recorded by a killed process is waited for again, not submitted twice; a cancelled call leaves its batch', async (t) => {
 	const fake = await startFakeApi();
 	t.after(() => fake.close());

@@ -313,7 +313,13 @@ export class Batcher {
 		try {
 			status = await this.api.submit(items.map((w) => ({ customId: w.customId, request: w.request })));
 		} catch (error) {
-			for (const waiter of items) waiter.reject(error);
+			// Not created, so nothing is recorded: a refusal that passes (the network, a 429 or 5xx after
+			// the SDK's retries) sends the calls out again later, as a failed poll is tried again.
+			for (const waiter of items) {
+				waiter.tries += 1;
+				if (error instanceof ProviderError && error.retryable && !this.closed && !waiter.request.signal?.aborted) this.resubmitLater(waiter, () => waiter.reject(error));
+				else waiter.reject(error);
+			}
 			return;
 		}
 		const at = this.now().toISOString();
@@ -392,7 +398,7 @@ export class Batcher {
 				const error = new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, status.retry === true);
 				if (status.retry) {
 					this.update(track, status, 'failed', `${status.failure}; its calls go out again in a later batch`);
-					for (const waiter of [...track.waiters.values()]) this.resubmitLater(track, waiter, error);
+					for (const waiter of [...track.waiters.values()]) this.resubmitLater(waiter, () => this.giveUp(track, waiter, error));
 					track.waiters.clear();
 				} else {
 					this.update(track, status, 'failed', status.failure);
@@ -453,13 +459,13 @@ export class Batcher {
 	}
 
 	/**
-	 * A call whose batch failed as a whole for a passing reason goes out again after a poll's
-	 * interval (the batches ahead of it in the account's queue end meanwhile), at most `resubmits`
-	 * times; then it fails like a request its batch answered with an error.
+	 * A call whose batch failed as a whole, or could not be created, for a passing reason goes out
+	 * again after a poll's interval (the batches ahead of it in the account's queue end meanwhile,
+	 * the network comes back), at most `resubmits` times; then `giveUp` fails it.
 	 */
-	private resubmitLater(track: Track, waiter: Waiter, error: ProviderError): void {
+	private resubmitLater(waiter: Waiter, giveUp: () => void): void {
 		if (waiter.tries > this.resubmits) {
-			this.giveUp(track, waiter, error);
+			giveUp();
 			return;
 		}
 		const timer = setTimeout(() => {
