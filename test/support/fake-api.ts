@@ -548,12 +548,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 
 	function anthropicBatch(batch: FakeBatch) {
 		const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+		// As the API counts them: every request is processing until the whole batch has ended.
 		if (batch.results) for (const line of batch.results.values()) counts[(line as any).result.type as keyof typeof counts] += 1;
-		else {
-			// Requests finish one a poll, as counted; their results come when the batch ends.
-			counts.succeeded = Math.min(batch.polls, batch.items.length - 1);
-			counts.processing = batch.items.length - counts.succeeded;
-		}
+		else counts.processing = batch.items.length;
 		const at = new Date().toISOString();
 		return {
 			id: batch.id,
