@@ -445,6 +445,13 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				sendError(res, 'anthropic', 400, 'invalid_request_error', 'requests: expected a non-empty list');
 				return;
 			}
+			// As the API checks them: each custom_id of 1 to 64 letters, digits, '_' and '-', unique in the batch.
+			const seen = new Set<unknown>();
+			const bad = body.requests.findIndex(({ custom_id: id }: { custom_id: unknown }) => typeof id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/u.test(id) || seen.size === seen.add(id).size);
+			if (bad >= 0) {
+				sendError(res, 'anthropic', 400, 'invalid_request_error', `requests.${bad}.custom_id: must match ^[a-zA-Z0-9_-]{1,64}$ and be unique in the batch`);
+				return;
+			}
 			const batch = newBatch('anthropic', `msgbatch_${++batchCount}`, body.requests.map((r: any) => ({ customId: r.custom_id, body: r.params })));
 			json(res, 200, anthropicBatch(batch));
 			return;
