@@ -250,7 +250,7 @@ for (const which of ['openai', 'anthropic'] as const) {
 		const retried = await lane.complete(key, gone);
 		assert.equal(fake.batches.length, 3);
 		assert.deepEqual([retried.batch, retried.text], [fake.batches[2]!.id, defaultReply('a prompt whose batch is gone')]);
-		assert.match(failed.join('\n'), new RegExp(`^batch ${goneId}: failed: ${which} batch ${goneId} is not at the provider any more \\(404 Not Found\\); its calls go out again in a new batch$`, 'u'));
+		assert.match(failed.join('\n'), new RegExp(`^batch ${goneId}: failed: not at the provider any more \\(404 Not Found\\); its calls go out again in a new batch$`, 'u'));
 		// A run after a kill waits for the new batch, not the one that is gone.
 		assert.equal((await BatchJournal.open(journal.file.replace(/\/batches\.jsonl$/u, ''))).find(customIdOf('s1', key), hash), fake.batches[2]!.id);
 	});

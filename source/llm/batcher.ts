@@ -426,7 +426,7 @@ export class Batcher {
 			if (this.closed) return;
 			if (gone(error)) {
 				// Deleted, archived, or made with another key: nothing will answer it, so its calls are asked anew.
-				this.emit(track, 'failed', `${this.api.provider} batch ${track.state.id} is not at the provider any more (404 Not Found); its calls go out again in a new batch`);
+				this.emit(track, 'failed', 'not at the provider any more (404 Not Found); its calls go out again in a new batch');
 				for (const waiter of [...track.waiters.values()]) this.resend(track, waiter, error as ProviderError);
 				track.waiters.clear();
 				return;
