@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
-import { Batcher, batchLine, GATHER_LIMIT, VENDOR_MAX_BATCH, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { Batcher, batchLine, GATHER_LIMIT, VENDOR_MAX_BATCH, customIdOf, requestHash, type BatchApi, type BatchRecords, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
 import { createBatchApi } from '../source/llm/create.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
@@ -99,6 +99,22 @@ for (const which of ['openai', 'anthropic'] as const) {
 		assert.deepEqual([slow.batch, slow.text], [fake.batches[1]!.id, defaultReply('a slow prompt')]);
 	});
 }
+
+test('the requests of a batch given up on together are recorded in one synced write per session, not one each (a batch of 10,000 bad requests would take 10,000 fsyncs)', async (t) => {
+	const { fake, batcher } = await setup('anthropic', t);
+	fake.batchFault = () => 'errored';
+	const dir = tempDir('batcher-give-up');
+	const journal = await BatchJournal.open(dir);
+	const writes: number[] = [];
+	const counted: BatchRecords = { find: (customId, hash) => journal.find(customId, hash), append: (entries) => (writes.push(entries.length), journal.append(entries)) };
+	const lane = batcher.lane({ session: 's1', cell: 'c', journal: counted });
+	const keys = [0, 1, 2].map((i) => ({ owner: `n${i}`, version: 0, attempt: 0 }));
+	const settled = await Promise.allSettled(keys.map((key, i) => lane.complete(key, request(`a bad prompt ${i}`))));
+	assert.deepEqual(settled.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+	assert.deepEqual(writes, [3, 3], 'one write when submitted, one for the three given up on');
+	const reread = await BatchJournal.open(dir);
+	assert.deepEqual(keys.map((key, i) => reread.find(customIdOf('s1', key), requestHash(batcher.api, request(`a bad prompt ${i}`)))), [null, null, null]);
+});
 
 test('an OpenAI batch refused because the account\'s queue of batches is full goes out again later; one refused for another reason, or too often, fails its calls', async (t) => {
 	const fake = await startFakeApi();

@@ -116,6 +116,12 @@ interface Waiter {
 	release(): void;
 }
 
+interface GivenUp {
+	entry: BatchEntry;
+	waiter: Waiter;
+	error: unknown;
+}
+
 interface Track {
 	state: BatchState;
 	waiters: Map<string, Waiter>;
@@ -175,6 +181,8 @@ export class Batcher {
 	private gatherTimer: NodeJS.Timeout | null = null;
 	/** When the oldest call now gathered came (ms since the epoch). */
 	private gatherStarted = 0;
+	/** Calls given up on in this tick, per session, to be recorded together (see `giveUp`). */
+	private readonly givingUp = new Map<BatchRecords, GivenUp[]>();
 	/** Calls waiting to go out again (see `resubmitLater`). */
 	private readonly later = new Map<Waiter, NodeJS.Timeout>();
 	private readonly tracks = new Map<string, Track>();
@@ -481,13 +489,28 @@ export class Batcher {
 		else this.enqueue(waiter);
 	}
 
-	/** Fails a call once its session records that its batch is not to be waited for again. */
+	/**
+	 * Fails a call once its session records that its batch is not to be waited for again. The calls
+	 * given up on together (a batch whose every request errored) are recorded in one synced write
+	 * per session, not one each.
+	 */
 	private giveUp(track: Track, waiter: Waiter, error: unknown): void {
-		const entry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' as const };
-		waiter.lane.journal.append([entry]).then(
-			() => waiter.reject(error),
-			(written: unknown) => waiter.reject(new Error(`${errorMessage(error)}; and it could not be recorded: ${errorMessage(written)}`)),
-		);
+		const entry: BatchEntry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' };
+		const { journal } = waiter.lane;
+		let group = this.givingUp.get(journal);
+		if (!group) {
+			const given: GivenUp[] = [];
+			group = given;
+			this.givingUp.set(journal, given);
+			queueMicrotask(() => {
+				this.givingUp.delete(journal);
+				journal.append(given.map((g) => g.entry)).then(
+					() => given.forEach((g) => g.waiter.reject(g.error)),
+					(written: unknown) => given.forEach((g) => g.waiter.reject(new Error(`${errorMessage(g.error)}; and it could not be recorded: ${errorMessage(written)}`))),
+				);
+			});
+		}
+		group.push({ entry, waiter, error });
 	}
 
 	/** A waiter's outcome from its ended batch: its result, another batch, or its error. */
