@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
-import { Batcher, batchLine, GATHER_LIMIT, customIdOf, requestHash, type BatchApi, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { Batcher, batchLine, GATHER_LIMIT, VENDOR_MAX_BATCH, customIdOf, requestHash, type BatchApi, type BatchRecords, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
+import { createBatchApi } from '../source/llm/create.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
 import { BatchJournal } from '../source/store/batch-journal.ts';
@@ -60,7 +61,9 @@ for (const which of ['openai', 'anthropic'] as const) {
 		assert.equal(ended.change, 'ended');
 		assert.deepEqual([ended.state.succeeded, ended.state.errored, ended.state.done, ended.state.total], [3, 0, 3, 3]);
 		assert.match(batchLine(ended.state, ended.change), new RegExp(`^batch ${batch!.id}: ended: 3 succeeded, 0 errored$`, 'u'));
-		assert.ok(seen.some((s) => s.change === 'progress' && s.state.done < 3), 'progress seen before the end');
+		// Anthropic counts every request as processing until the batch ends: nothing moves before.
+		if (which === 'openai') assert.ok(seen.some((s) => s.change === 'progress' && s.state.done < 3), 'progress seen before the end');
+		else assert.deepEqual(seen.map((s) => [s.change, s.state.status, s.state.done]), [['submitted', 'in_progress', 0], ['ended', 'ended', 3]]);
 	});
 
 	test(`${which} batch: a request the batch answers with an error fails alone (and is not waited for again); an expired one goes out again in the next batch`, async (t) => {
@@ -85,6 +88,33 @@ for (const which of ['openai', 'anthropic'] as const) {
 		assert.equal(reread.find(badId, JSON.parse(readFileSync(journal.file, 'utf8').split('\n').find((l) => l.includes(badId))!).hash), null);
 	});
 }
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: a request the batch answers with an error that passes (OpenAI request_timeout, Anthropic overloaded_error) goes out again and is answered from the next batch`, async (t) => {
+		const { fake, lane } = await setup(which, t);
+		fake.batchFault = (_customId, input) => (input.prompt.includes('slow') && fake.batches.length === 1 ? 'transient' : null);
+		const [fine, slow] = await Promise.all([lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('a fine prompt')), lane.complete({ owner: 'n1', version: 0, attempt: 0 }, request('a slow prompt'))]);
+		assert.deepEqual(fake.batches.map((b) => b.items.map((i) => i.customId.split('-')[0])), [['n0', 'n1'], ['n1']]);
+		assert.equal(fine.batch, fake.batches[0]!.id);
+		assert.deepEqual([slow.batch, slow.text], [fake.batches[1]!.id, defaultReply('a slow prompt')]);
+	});
+}
+
+test('the requests of a batch given up on together are recorded in one synced write per session, not one each (a batch of 10,000 bad requests would take 10,000 fsyncs)', async (t) => {
+	const { fake, batcher } = await setup('anthropic', t);
+	fake.batchFault = () => 'errored';
+	const dir = tempDir('batcher-give-up');
+	const journal = await BatchJournal.open(dir);
+	const writes: number[] = [];
+	const counted: BatchRecords = { find: (customId, hash) => journal.find(customId, hash), append: (entries) => (writes.push(entries.length), journal.append(entries)) };
+	const lane = batcher.lane({ session: 's1', cell: 'c', journal: counted });
+	const keys = [0, 1, 2].map((i) => ({ owner: `n${i}`, version: 0, attempt: 0 }));
+	const settled = await Promise.allSettled(keys.map((key, i) => lane.complete(key, request(`a bad prompt ${i}`))));
+	assert.deepEqual(settled.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+	assert.deepEqual(writes, [3, 3], 'one write when submitted, one for the three given up on');
+	const reread = await BatchJournal.open(dir);
+	assert.deepEqual(keys.map((key, i) => reread.find(customIdOf('s1', key), requestHash(batcher.api, request(`a bad prompt ${i}`)))), [null, null, null]);
+});
 
 test('an OpenAI batch refused because the account\'s queue of batches is full goes out again later; one refused for another reason, or too often, fails its calls', async (t) => {
 	const fake = await startFakeApi();
@@ -132,6 +162,47 @@ test('an OpenAI batch refused because the account\'s queue of batches is full go
 	}
 });
 
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch: a batch that could not be created for a reason that passes (a 503 after the SDK's retries) sends its calls out again after a poll's interval; a refusal of the request (400), or one that lasts, fails them`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		const create = which === 'openai' ? /\/v1\/batches$/u : /\/v1\/messages\/batches$/u;
+		const run = async (answers: number[], resubmits: number) => {
+			const statuses = [...answers];
+			const failing: typeof fetch = async (input, init) => {
+				const url = input instanceof Request ? input.url : String(input);
+				const status = init?.method === 'POST' && create.test(url) ? statuses.shift() : undefined;
+				if (status === undefined) return fetch(input, init);
+				const error = which === 'openai' ? { error: { message: 'down for a moment', type: 'server_error', param: null, code: null } } : { type: 'error', error: { type: status === 400 ? 'invalid_request_error' : 'overloaded_error', message: 'down for a moment' } };
+				return new Response(JSON.stringify(error), { status, headers: { 'content-type': 'application/json' } });
+			};
+			const api =
+				which === 'openai'
+					? new OpenAIBatchApi({ apiKey: 'sk-test', model: 'gpt-4o-mini', baseURL: fake.openaiBaseUrl, maxRetries: 0, fetch: failing })
+					: new AnthropicBatchApi({ apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', baseURL: fake.anthropicBaseUrl, maxRetries: 0, fetch: failing });
+			const batcher = new Batcher({ api, gatherMs: 5, pollMs: 5, resubmits });
+			const before = fake.batches.length;
+			const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-create')) });
+			const settled = await Promise.allSettled(['first', 'second'].map((w, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(`Summarize the ${w} part.`))));
+			batcher.close();
+			return { settled, batches: fake.batches.slice(before), left: statuses.length };
+		};
+
+		const again = await run([503], 2);
+		assert.deepEqual(again.batches.map((b) => b.items.length), [2]);
+		assert.deepEqual(again.settled.map((r) => (r.status === 'fulfilled' ? r.value.batch : String(r.reason))), [again.batches[0]!.id, again.batches[0]!.id]);
+
+		const refused = await run([400], 2);
+		assert.equal(refused.batches.length, 0);
+		for (const r of refused.settled) assert.match(String((r as PromiseRejectedResult).reason), /400.*down for a moment/u);
+
+		// Down for longer than one submission and `resubmits` more: the calls fail, saying why.
+		const lasting = await run([503, 503, 503], 1);
+		assert.deepEqual([lasting.batches.length, lasting.left], [0, 1]);
+		for (const r of lasting.settled) assert.match(String((r as PromiseRejectedResult).reason), /503/u);
+	});
+}
+
 test('a batch recorded by a killed process is waited for again, not submitted twice; a cancelled call leaves its batch', async (t) => {
 	const fake = await startFakeApi();
 	t.after(() => fake.close());
@@ -168,7 +239,7 @@ test('a batch recorded by a killed process is waited for again, not submitted tw
 });
 
 for (const which of ['openai', 'anthropic'] as const) {
-	test(`${which} batch: requests of a batch cancelled at the provider go out again; a recorded batch the provider no longer has fails its calls once, and the next try goes out anew`, async (t) => {
+	test(`${which} batch: requests of a batch cancelled at the provider go out again; a recorded batch the provider no longer has (404) sends its calls out again at once`, async (t) => {
 		const { fake, batcher, journal, lane } = await setup(which, t);
 		fake.holdBatches = true;
 		const submitted = new Promise<BatchState>((resolve) => batcher.on((state, change) => change === 'submitted' && resolve(state)));
@@ -183,14 +254,21 @@ for (const which of ['openai', 'anthropic'] as const) {
 		assert.equal(result.batch, fake.batches[1]!.id);
 		assert.equal(result.text, defaultReply('cancel me'));
 
-		// A batch id recorded in the session that the provider does not know (deleted, another account).
+		// A batch id recorded in the session that the provider does not know (deleted, another account):
+		// nothing will answer it, so the call goes out again at once rather than failing its cell.
 		const key = { owner: 'n9', version: 0, attempt: 0 };
 		const gone = request('a prompt whose batch is gone');
-		await journal.append([{ customId: customIdOf('s1', key), batch: which === 'openai' ? 'batch_gone' : 'msgbatch_gone', hash: requestHash(apiOf(which, fake), gone), provider: which, model: 'm', at: new Date().toISOString() }]);
-		await assert.rejects(lane.complete(key, gone), (error) => error instanceof ProviderError && /404/u.test(error.message));
-		assert.equal(fake.batches.length, 2, 'nothing submitted for it');
+		const goneId = which === 'openai' ? 'batch_gone' : 'msgbatch_gone';
+		const hash = requestHash(apiOf(which, fake), gone);
+		await journal.append([{ customId: customIdOf('s1', key), batch: goneId, hash, provider: which, model: 'm', at: new Date().toISOString() }]);
+		const failed: string[] = [];
+		batcher.on((state, change, detail) => change === 'failed' && failed.push(batchLine(state, change, detail)));
 		const retried = await lane.complete(key, gone);
-		assert.equal(retried.batch, fake.batches[2]!.id);
+		assert.equal(fake.batches.length, 3);
+		assert.deepEqual([retried.batch, retried.text], [fake.batches[2]!.id, defaultReply('a prompt whose batch is gone')]);
+		assert.match(failed.join('\n'), new RegExp(`^batch ${goneId}: failed: not at the provider any more \\(404 Not Found\\); its calls go out again in a new batch$`, 'u'));
+		// A run after a kill waits for the new batch, not the one that is gone.
+		assert.equal((await BatchJournal.open(journal.file.replace(/\/batches\.jsonl$/u, ''))).find(customIdOf('s1', key), hash), fake.batches[2]!.id);
 	});
 }
 
@@ -222,6 +300,29 @@ test('a batch holds at most `maxSize` requests: more gathered calls go out in as
 	const results = await Promise.all(prompts.map((p, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(p))));
 	assert.deepEqual(fake.batches.map((b) => b.items.length), [2, 2, 1]);
 	assert.deepEqual(results.map((r) => r.text), prompts.map(defaultReply));
+});
+
+// The timeout is part of the test: a batch of 50,000 once took 15 s of a blocked event loop to record (about 1 s now).
+test('a `size` beyond what the vendor takes in one batch (OpenAI 50,000 requests) is capped at it: the calls go out in batches the vendor accepts, without blocking the process', { timeout: 10_000 }, async (t) => {
+	const fake = await startFakeApi();
+	fake.holdBatches = true;
+	const batcher = new Batcher({ api: apiOf('openai', fake), gatherMs: 50, pollMs: 60_000, maxSize: 60_000 });
+	t.after(async () => {
+		batcher.close();
+		await fake.close();
+	});
+	// Every call has gone out, in however many batches.
+	const submitted = new Promise<void>((resolve) => {
+		let requests = 0;
+		batcher.on((state, change) => change === 'submitted' && (requests += state.total) === VENDOR_MAX_BATCH.openai + 1 && resolve());
+	});
+	const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-vendor-size')) });
+	const calls = Array.from({ length: VENDOR_MAX_BATCH.openai + 1 }, (_, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(`p${i}`)).catch(() => {}));
+	await submitted;
+	assert.equal(VENDOR_MAX_BATCH.openai, 50_000);
+	assert.deepEqual(fake.batches.map((b) => b.items.length).sort((a, b) => b - a), [50_000, 1]);
+	batcher.close();
+	await Promise.all(calls);
 });
 
 test('calls that keep coming a little apart still go out: a gathering ends GATHER_LIMIT gather times after its first call', async (t) => {
@@ -364,6 +465,24 @@ for (const which of ['openai', 'anthropic'] as const) {
 		batcher.close();
 		assert.equal(polls.length, 1);
 		assert.equal(polls[0]!.aborted, true, 'the poll in flight is aborted');
+	});
+}
+
+for (const which of ['openai', 'anthropic'] as const) {
+	test(`${which} batch API as a study makes it (createBatchApi): its polls and reads of results take the batcher's signal, so close() ends one in flight`, async (t) => {
+		const fake = await startFakeApi();
+		t.after(() => fake.close());
+		const api = createBatchApi({ provider: which, model: which === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-5', baseUrl: which === 'openai' ? fake.openaiBaseUrl : fake.anthropicBaseUrl, env: { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test' } });
+		const { id } = await api.submit([{ customId: 'n0', request: request('a prompt to poll') }]);
+		fake.batchPolls = 0;
+		const closed = AbortSignal.abort();
+		const [polls, reads] = [fake.batches[0]!.polls, fake.batchResultReads];
+		await assert.rejects(api.status(id, closed), /abort/iu);
+		await assert.rejects(api.results(id, closed), /abort/iu);
+		assert.deepEqual([fake.batches[0]!.polls, fake.batchResultReads], [polls, reads], 'nothing was asked of the provider');
+		// Not aborted, the same calls answer.
+		assert.equal((await api.status(id)).ended, true);
+		assert.equal((await api.results(id)).get('n0')?.ok, true);
 	});
 }
 

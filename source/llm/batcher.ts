@@ -83,7 +83,7 @@ export interface BatcherOptions {
 	gatherMs?: number;
 	/** How often a batch in progress is asked how it stands. */
 	pollMs?: number;
-	/** Most requests in one batch. */
+	/** Most requests in one batch (at most the vendor's VENDOR_MAX_BATCH). */
 	maxSize?: number;
 	/** Most bytes of prompts in one batch (the vendors refuse input files and batches beyond 200 or 256 MB). */
 	maxBytes?: number;
@@ -98,6 +98,8 @@ export const GATHER_LIMIT = 5;
 export const DEFAULT_POLL_MS = 30_000;
 /** Both vendors take more; a smaller batch ends sooner and loses less to one bad request. */
 export const DEFAULT_MAX_BATCH = 10_000;
+/** The most requests a vendor takes in one batch: it refuses a larger one as a whole. */
+export const VENDOR_MAX_BATCH = { openai: 50_000, anthropic: 100_000 } as const;
 export const DEFAULT_MAX_BYTES = 100_000_000;
 /** Polls in a row that may fail (each after the SDK's own retries) before the calls waiting on a batch fail. */
 const POLL_FAILURES = 20;
@@ -112,6 +114,12 @@ interface Waiter {
 	reject(error: unknown): void;
 	/** Stops listening to the caller's signal. */
 	release(): void;
+}
+
+interface GivenUp {
+	entry: BatchEntry;
+	waiter: Waiter;
+	error: unknown;
 }
 
 interface Track {
@@ -173,6 +181,8 @@ export class Batcher {
 	private gatherTimer: NodeJS.Timeout | null = null;
 	/** When the oldest call now gathered came (ms since the epoch). */
 	private gatherStarted = 0;
+	/** Calls given up on in this tick, per session, to be recorded together (see `giveUp`). */
+	private readonly givingUp = new Map<BatchRecords, GivenUp[]>();
 	/** Calls waiting to go out again (see `resubmitLater`). */
 	private readonly later = new Map<Waiter, NodeJS.Timeout>();
 	private readonly tracks = new Map<string, Track>();
@@ -185,7 +195,8 @@ export class Batcher {
 		this.api = opts.api;
 		this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
 		this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
-		this.maxSize = opts.maxSize ?? DEFAULT_MAX_BATCH;
+		// A study's `size` beyond the vendor's limit would have every batch refused.
+		this.maxSize = Math.min(opts.maxSize ?? DEFAULT_MAX_BATCH, VENDOR_MAX_BATCH[opts.api.provider]);
 		this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
 		this.resubmits = opts.resubmits ?? 2;
 		this.now = opts.now ?? (() => new Date());
@@ -310,12 +321,22 @@ export class Batcher {
 		try {
 			status = await this.api.submit(items.map((w) => ({ customId: w.customId, request: w.request })));
 		} catch (error) {
-			for (const waiter of items) waiter.reject(error);
+			// Not created, so nothing is recorded: a refusal that passes (the network, a 429 or 5xx after
+			// the SDK's retries) sends the calls out again later, as a failed poll is tried again.
+			for (const waiter of items) {
+				waiter.tries += 1;
+				if (error instanceof ProviderError && error.retryable && !this.closed && !waiter.request.signal?.aborted) this.resubmitLater(waiter, () => waiter.reject(error));
+				else waiter.reject(error);
+			}
 			return;
 		}
 		const at = this.now().toISOString();
 		const byJournal = new Map<BatchRecords, Waiter[]>();
-		for (const waiter of items) byJournal.set(waiter.lane.journal, [...(byJournal.get(waiter.lane.journal) ?? []), waiter]);
+		for (const waiter of items) {
+			const waiters = byJournal.get(waiter.lane.journal);
+			if (waiters) waiters.push(waiter);
+			else byJournal.set(waiter.lane.journal, [waiter]);
+		}
 		try {
 			await Promise.all(
 				[...byJournal].map(([journal, waiters]) =>
@@ -385,7 +406,7 @@ export class Batcher {
 				const error = new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, status.retry === true);
 				if (status.retry) {
 					this.update(track, status, 'failed', `${status.failure}; its calls go out again in a later batch`);
-					for (const waiter of [...track.waiters.values()]) this.resubmitLater(track, waiter, error);
+					for (const waiter of [...track.waiters.values()]) this.resubmitLater(waiter, () => this.giveUp(track, waiter, error));
 					track.waiters.clear();
 				} else {
 					this.update(track, status, 'failed', status.failure);
@@ -411,6 +432,13 @@ export class Batcher {
 			track.results = null;
 		} catch (error) {
 			if (this.closed) return;
+			if (gone(error)) {
+				// Deleted, archived, or made with another key: nothing will answer it, so its calls are asked anew.
+				this.emit(track, 'failed', 'not at the provider any more (404 Not Found); its calls go out again in a new batch');
+				for (const waiter of [...track.waiters.values()]) this.resend(track, waiter, error as ProviderError);
+				track.waiters.clear();
+				return;
+			}
 			track.failures += 1;
 			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) {
 				const keep = unreachable(error);
@@ -439,13 +467,13 @@ export class Batcher {
 	}
 
 	/**
-	 * A call whose batch failed as a whole for a passing reason goes out again after a poll's
-	 * interval (the batches ahead of it in the account's queue end meanwhile), at most `resubmits`
-	 * times; then it fails like a request its batch answered with an error.
+	 * A call whose batch failed as a whole, or could not be created, for a passing reason goes out
+	 * again after a poll's interval (the batches ahead of it in the account's queue end meanwhile,
+	 * the network comes back), at most `resubmits` times; then `giveUp` fails it.
 	 */
-	private resubmitLater(track: Track, waiter: Waiter, error: ProviderError): void {
+	private resubmitLater(waiter: Waiter, giveUp: () => void): void {
 		if (waiter.tries > this.resubmits) {
-			this.giveUp(track, waiter, error);
+			giveUp();
 			return;
 		}
 		const timer = setTimeout(() => {
@@ -455,13 +483,34 @@ export class Batcher {
 		this.later.set(waiter, timer);
 	}
 
-	/** Fails a call once its session records that its batch is not to be waited for again. */
+	/** A call whose batch will not answer it goes out again now, at most `resubmits` times; then it fails. */
+	private resend(track: Track, waiter: Waiter, error: ProviderError): void {
+		if (waiter.tries > this.resubmits) this.giveUp(track, waiter, error);
+		else this.enqueue(waiter);
+	}
+
+	/**
+	 * Fails a call once its session records that its batch is not to be waited for again. The calls
+	 * given up on together (a batch whose every request errored) are recorded in one synced write
+	 * per session, not one each.
+	 */
 	private giveUp(track: Track, waiter: Waiter, error: unknown): void {
-		const entry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' as const };
-		waiter.lane.journal.append([entry]).then(
-			() => waiter.reject(error),
-			(written: unknown) => waiter.reject(new Error(`${errorMessage(error)}; and it could not be recorded: ${errorMessage(written)}`)),
-		);
+		const entry: BatchEntry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' };
+		const { journal } = waiter.lane;
+		let group = this.givingUp.get(journal);
+		if (!group) {
+			const given: GivenUp[] = [];
+			group = given;
+			this.givingUp.set(journal, given);
+			queueMicrotask(() => {
+				this.givingUp.delete(journal);
+				journal.append(given.map((g) => g.entry)).then(
+					() => given.forEach((g) => g.waiter.reject(g.error)),
+					(written: unknown) => given.forEach((g) => g.waiter.reject(new Error(`${errorMessage(g.error)}; and it could not be recorded: ${errorMessage(written)}`))),
+				);
+			});
+		}
+		group.push({ entry, waiter, error });
 	}
 
 	/** A waiter's outcome from its ended batch: its result, another batch, or its error. */
@@ -493,6 +542,11 @@ export class Batcher {
 		const state = { ...track.state, cells: [...track.state.cells] };
 		for (const listener of this.listeners) listener(state, change, detail);
 	}
+}
+
+/** The provider does not know the batch, or no longer has its results (404). */
+function gone(error: unknown): boolean {
+	return error instanceof ProviderError && error.status === 404;
 }
 
 /** A poll that failed for want of reaching the provider (the network, the key), not because of the batch. */

@@ -89,8 +89,8 @@ export function createBatchApi(opts: { provider: ProviderName; model: string; ba
 		provider: opts.provider,
 		model: opts.model,
 		submit: async (items) => (await loaded).submit(items),
-		status: async (id) => (await loaded).status(id),
-		results: async (id) => (await loaded).results(id),
+		status: async (id, signal) => (await loaded).status(id, signal),
+		results: async (id, signal) => (await loaded).results(id, signal),
 	};
 }
 

@@ -6,6 +6,8 @@ import { SdkBatchApi, type BatchApiOptions } from './sdk-batch.ts';
 
 /** Statuses after which an OpenAI batch changes no more; `failed` and `expired` may still hold some results. */
 const FINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
+/** Error codes of a request the batch did not run to the end for a reason of its own (window over, cancelled, the model timed out): worth sending again. */
+const PASSING = new Set(['batch_expired', 'batch_cancelled', 'request_timeout']);
 
 /**
  * OpenAI's Batch API: the requests as a JSONL file (purpose "batch") uploaded through Files, a batch
@@ -93,7 +95,7 @@ function itemResult(line: OutputLine, batchStatus: string): ItemResult {
 	}
 	if (line.error) {
 		const code = line.error.code ?? '';
-		return { ok: false, reason: `${code ? `${code}: ` : ''}${line.error.message ?? 'no reason given'}`, retry: code === 'batch_expired' || code === 'batch_cancelled' || batchStatus !== 'completed' };
+		return { ok: false, reason: `${code ? `${code}: ` : ''}${line.error.message ?? 'no reason given'}`, retry: PASSING.has(code) || batchStatus !== 'completed' };
 	}
 	const status = response?.status_code ?? 0;
 	const message = response?.body?.error?.message ?? 'no reason given';

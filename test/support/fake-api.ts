@@ -53,8 +53,11 @@ export interface RecordedRequest {
 	ended: Promise<void>;
 }
 
-/** A request of a batch that is not answered: an error result, or left undone when the batch expires (or is cancelled). */
-export type BatchFault = 'errored' | 'expired' | 'cancelled';
+/**
+ * A request of a batch that is not answered: an error result, one that passes (the model timed out
+ * or was overloaded), or left undone when the batch expires (or is cancelled).
+ */
+export type BatchFault = 'errored' | 'transient' | 'expired' | 'cancelled';
 
 export interface FakeBatch {
 	api: Api;
@@ -442,6 +445,13 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				sendError(res, 'anthropic', 400, 'invalid_request_error', 'requests: expected a non-empty list');
 				return;
 			}
+			// As the API checks them: each custom_id of 1 to 64 letters, digits, '_' and '-', unique in the batch.
+			const seen = new Set<unknown>();
+			const bad = body.requests.findIndex(({ custom_id: id }: { custom_id: unknown }) => typeof id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/u.test(id) || seen.size === seen.add(id).size);
+			if (bad >= 0) {
+				sendError(res, 'anthropic', 400, 'invalid_request_error', `requests.${bad}.custom_id: must match ^[a-zA-Z0-9_-]{1,64}$ and be unique in the batch`);
+				return;
+			}
 			const batch = newBatch('anthropic', `msgbatch_${++batchCount}`, body.requests.map((r: any) => ({ customId: r.custom_id, body: r.params })));
 			json(res, 200, anthropicBatch(batch));
 			return;
@@ -545,12 +555,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 
 	function anthropicBatch(batch: FakeBatch) {
 		const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+		// As the API counts them: every request is processing until the whole batch has ended.
 		if (batch.results) for (const line of batch.results.values()) counts[(line as any).result.type as keyof typeof counts] += 1;
-		else {
-			// Requests finish one a poll, as counted; their results come when the batch ends.
-			counts.succeeded = Math.min(batch.polls, batch.items.length - 1);
-			counts.processing = batch.items.length - counts.succeeded;
-		}
+		else counts.processing = batch.items.length;
 		const at = new Date().toISOString();
 		return {
 			id: batch.id,
@@ -809,8 +816,14 @@ function now(): number {
 /** A request a batch did not answer, in each API's result shape. */
 function faultLine(which: Api, customId: string, fault: BatchFault): unknown {
 	if (which === 'anthropic') {
-		return { custom_id: customId, result: fault === 'errored' ? { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: `fake error for ${customId}` } } } : { type: fault === 'cancelled' ? 'canceled' : 'expired' } };
+		if (fault === 'errored' || fault === 'transient') {
+			const [type, message] = fault === 'errored' ? ['invalid_request_error', `fake error for ${customId}`] : ['overloaded_error', 'Overloaded'];
+			return { custom_id: customId, result: { type: 'errored', error: { type: 'error', error: { type, message } } } };
+		}
+		return { custom_id: customId, result: { type: fault === 'cancelled' ? 'canceled' : 'expired' } };
 	}
+	// A request whose model call timed out has no response, as one the batch never ran.
+	if (fault === 'transient') return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: 'request_timeout', message: 'The underlying call to the model timed out.' } };
 	if (fault !== 'errored') {
 		const message = fault === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was not executed because the batch was cancelled.';
 		return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: `batch_${fault}`, message } };
