@@ -497,3 +497,16 @@ test('an ended batch keeps no answers once they are handed out: a call that atta
 	assert.deepEqual([again.batch, again.text], [first.batch, first.text]);
 	assert.ok(fake.batchResultReads > reads, 'the answers were read again: the batcher had not kept them');
 });
+
+test('an OpenAI batch asks a reasoning model as a streamed call does: no temperature, its least reasoning effort', async (t) => {
+	const fake = await startFakeApi();
+	const batcher = new Batcher({ api: new OpenAIBatchApi({ apiKey: 'sk-test', model: 'gpt-5-mini', baseURL: fake.openaiBaseUrl, maxRetries: 0 }), gatherMs: 5, pollMs: 5 });
+	t.after(async () => {
+		batcher.close();
+		await fake.close();
+	});
+	const lane = batcher.lane({ session: 's', cell: 'c', journal: await BatchJournal.open(tempDir('batcher-reasoning')) });
+	await lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('Summarize the first part.'));
+	const body = fake.batches[0]!.items[0]!.body;
+	assert.deepEqual([body.model, 'temperature' in body, body.reasoning_effort], ['gpt-5-mini', false, 'minimal']);
+});

@@ -348,6 +348,41 @@ for (const subject of SUBJECTS) {
 
 const openai = SUBJECTS[0]!;
 
+test('openai: reasoning models get no temperature (the API refuses one) and their least reasoning effort where they take one; other models get the temperature', async () => {
+	await withFake(REPLY, {}, async (fake) => {
+		const models = ['gpt-4o-mini', 'gpt-4.1', 'gpt-5-mini', 'gpt-5-2025-08-07', 'gpt-5-chat-latest', 'gpt-5.1', 'gpt-5-pro', 'o3', 'o4-mini', 'o1-mini'];
+		for (const model of models) {
+			const result = await provider(openai, fake, { model }).complete(request('Summarize the orchard letters.', { temperature: 0.5 }));
+			assert.equal(result.text, REPLY, model);
+		}
+		const sent = fake.requests.map((r) => [r.body.model, r.body.temperature ?? null, r.body.reasoning_effort ?? null]);
+		assert.deepEqual(sent, [
+			['gpt-4o-mini', 0.5, null],
+			['gpt-4.1', 0.5, null],
+			['gpt-5-mini', null, 'minimal'],
+			['gpt-5-2025-08-07', null, 'minimal'],
+			['gpt-5-chat-latest', 0.5, null],
+			['gpt-5.1', 0.5, null],
+			['gpt-5-pro', null, null],
+			['o3', null, 'low'],
+			['o4-mini', null, 'low'],
+			['o1-mini', null, null],
+		]);
+	});
+});
+
+test('openai: the fake refuses a temperature for a reasoning model, as the API does, so the test above can fail', async () => {
+	await withFake(REPLY, {}, async (fake) => {
+		const res = await fetch(`${fake.openaiBaseUrl}/chat/completions`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+			body: JSON.stringify({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Hi.' }], temperature: 0.5, stream: true }),
+		});
+		assert.equal(res.status, 400);
+		assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'unsupported_value');
+	});
+});
+
 test('openai: a custom base URL gets max_tokens; api.openai.com gets max_completion_tokens', async () => {
 	await withFake(REPLY, {}, async (fake) => {
 		await provider(openai, fake).complete(request('Hello there.', { maxTokens: 77 }));

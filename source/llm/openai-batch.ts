@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import type { Usage } from '../domain.ts';
 import type { BatchApi, BatchItem, BatchStatus, ItemResult } from './batcher.ts';
-import { OPENAI_DEFAULT_BASE_URL, limitParamFor } from './openai.ts';
+import { OPENAI_DEFAULT_BASE_URL, limitParamFor, samplingFields } from './openai.ts';
 import { SdkBatchApi, type BatchApiOptions } from './sdk-batch.ts';
 
 /** Statuses after which an OpenAI batch changes no more; `failed` and `expired` may still hold some results. */
@@ -28,7 +28,7 @@ export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 				custom_id: customId,
 				method: 'POST',
 				url: '/v1/chat/completions',
-				body: { model: this.model, messages: [{ role: 'user', content: request.prompt }], temperature: request.temperature, [this.limitParam]: request.maxTokens },
+				body: { model: this.model, messages: [{ role: 'user', content: request.prompt }], ...samplingFields(this.model, request.temperature), [this.limitParam]: request.maxTokens },
 			}),
 		);
 		return this.sdk(async () => {

@@ -5,6 +5,35 @@ import type { CallRequest, CallResult } from './provider.ts';
 import { openStream, readStream, SdkProvider, type AttemptOptions, type SdkProviderOptions } from './sdk-client.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** What an OpenAI model takes besides the prompt and the output limit (see `samplingOf`). */
+export interface OpenAISampling {
+	temperature: boolean;
+	reasoningEffort: 'minimal' | 'low' | null;
+}
+
+/**
+ * How `model` is sampled. The reasoning models (the o-series, and GPT-5 before 5.1 but for its chat
+ * model) answer a temperature other than their default with a 400, so it is left out (it is still
+ * recorded with each call). They also spend reasoning tokens out of the output limit, at medium
+ * effort unless told otherwise, which can leave nothing of a summary's limit for the summary: the
+ * ones that take it are asked for their least effort, as the paper's prompts need no reasoning.
+ * GPT-5.1 on reasons only when asked and takes a temperature; its other variants (pro, codex) do not.
+ */
+export function samplingOf(model: string): OpenAISampling {
+	if (/^gpt-5(\.\d+)?-chat/u.test(model) || /^gpt-5\.\d+(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: true, reasoningEffort: null };
+	if (/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: false, reasoningEffort: 'minimal' };
+	if (/^(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: false, reasoningEffort: 'low' };
+	if (/^(gpt-5|o\d)/u.test(model)) return { temperature: false, reasoningEffort: null };
+	return { temperature: true, reasoningEffort: null };
+}
+
+/** The sampling fields of a chat completion's body for `model`. */
+export function samplingFields(model: string, temperature: number): { temperature?: number; reasoning_effort?: 'minimal' | 'low' } {
+	const sampling = samplingOf(model);
+	return { ...(sampling.temperature ? { temperature } : {}), ...(sampling.reasoningEffort ? { reasoning_effort: sampling.reasoningEffort } : {}) };
+}
+
 /** Options of the OpenAI provider; `baseURL` null means the vendor's own API. */
 export type OpenAIProviderOptions = SdkProviderOptions;
 
@@ -26,7 +55,7 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
 					{
 						model: this.model,
 						messages: [{ role: 'user', content: request.prompt }],
-						temperature: request.temperature,
+						...samplingFields(this.model, request.temperature),
 						stream: true,
 						stream_options: { include_usage: true },
 						[this.limitParam]: request.maxTokens,

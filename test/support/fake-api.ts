@@ -290,6 +290,12 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			res.end(page);
 			return;
 		}
+		// As OpenAI's reasoning models do: any temperature but their default is refused.
+		if (which === 'openai' && /^(o\d|gpt-5(-mini|-nano)?$)/u.test(String(body?.model)) && body.temperature !== undefined && body.temperature !== 1) {
+			const message = `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`;
+			json(res, 400, { error: { message, type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } });
+			return;
+		}
 		const streamed = body?.stream === true;
 		if (!body || (!streamed && !opts.plain)) {
 			sendError(res, which, 400, 'invalid_request_error', 'this fake API only streams: set stream to true');
