@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
 import { Batcher, batchLine, GATHER_LIMIT, VENDOR_MAX_BATCH, customIdOf, requestHash, type BatchApi, type BatchRecords, type BatchChange, type BatchState } from '../source/llm/batcher.ts';
 import { createBatchApi } from '../source/llm/create.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError, ProviderError, type CallRequest } from '../source/llm/provider.ts';
-import { BatchJournal } from '../source/store/batch-journal.ts';
+import { awaitedInBatches, BatchJournal } from '../source/store/batch-journal.ts';
 import { countTokens } from '../source/text/tokens.ts';
 import { defaultReply, startFakeApi, type FakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
@@ -509,4 +510,21 @@ test('an OpenAI batch asks a reasoning model as a streamed call does: no tempera
 	await lane.complete({ owner: 'n0', version: 0, attempt: 0 }, request('Summarize the first part.'));
 	const body = fake.batches[0]!.items[0]!.body;
 	assert.deepEqual([body.model, 'temperature' in body, body.reasoning_effort], ['gpt-5-mini', false, 'minimal']);
+});
+
+test('awaitedInBatches: a request is awaited while its latest entry is not given up on and no answer from its batch is in the call log', async () => {
+	const dir = tempDir('batcher-awaited');
+	const id = 'book-1';
+	const path = join(dir, id);
+	mkdirSync(path);
+	const journal = await BatchJournal.open(path);
+	const at = new Date(0).toISOString();
+	const entry = (owner: string, batch: string, settled?: 'errored') => ({ customId: customIdOf(id, { owner, version: 0, attempt: 0 }), batch, hash: 'h', provider: 'openai', model: 'm', at, ...(settled ? { settled } : {}) });
+	// n0 answered from b1; n1 given up on; n2 out in b1; n3 went out again in b2 after b1 expired it.
+	await journal.append([entry('n0', 'b1'), entry('n1', 'b1'), entry('n2', 'b1'), entry('n3', 'b1'), entry('n1', 'b1', 'errored'), entry('n3', 'b2')]);
+	const call = { node: 'n0', version: 0, attempt: 0, provider: 'openai', model: 'm', prompt: 'p', response: 'r', finishReason: 'stop', params: { temperature: 0.5, maxTokens: 10, words: 5, template: 'hier-init' }, usage: { input: 1, output: 1, cached: 0 }, cost: 0, timings: { start: at, end: at, ms: 0 }, batch: 'b1' };
+	writeFileSync(join(path, 'calls.jsonl'), `${JSON.stringify(call)}\n`);
+	const awaited = await awaitedInBatches(dir, id);
+	assert.deepEqual(awaited.map((e) => [e.customId.split('-')[0], e.batch]), [['n2', 'b1'], ['n3', 'b2']]);
+	assert.deepEqual(await awaitedInBatches(dir, 'no-such-session'), []);
 });

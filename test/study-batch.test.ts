@@ -193,3 +193,43 @@ test('a batched request the batch answers with an error fails its cell (exit 1, 
 	assert.equal(new Set(ids).size, ids.length - 1, 'every other request once');
 	assert.doesNotMatch(again.stderr, /waiting for it again/u, 'the errored request is not waited for');
 });
+
+test('resuming a cell whose requests a killed study left in provider batches is refused (they would be paid twice) unless --abandon-batches; nothing is changed by the refusal', async (t) => {
+	const api = await startFakeApi();
+	t.after(() => api.close());
+	const file = studyFile({
+		name: 'left',
+		books: [join(BOOKS, 'frankenstein.txt')],
+		methods: ['hier'],
+		providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }],
+		chunkSizes: [8192],
+		contextWindows: [32768],
+		batch: { poll: 0.02, gather: 0.05 },
+	});
+	const sessions = join(tempDir('study-batch-left'), 'sessions');
+	const env = { OPENAI_API_KEY: 'sk-test' };
+	api.holdBatches = true;
+	const killed = await booook(['study', file, '--sessions-dir', sessions], {
+		env,
+		onStderr: (text, kill) => {
+			if (api.batches.length > 0 && api.batches.every((b) => text.includes(`batch ${b.id}: submitted, `) && b.polls > 0)) kill();
+		},
+	});
+	assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+	const [id] = sessionIds(sessions);
+	const waiting = api.batches[0]!.items.length;
+	const files = () => readdirSync(join(sessions, id!)).map((f) => [f, readFileSync(join(sessions, id!, f), 'utf8')]);
+	const before = files();
+
+	const refused = await booook(['resume', id!, '--sessions-dir', sessions], { env });
+	assert.equal(refused.code, 2, refused.stderr);
+	assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+	assert.match(refused.stderr, new RegExp(`session ${id} has ${waiting} requests still out in provider batch ${api.batches[0]!.id}; run its study again to wait for them, or add --abandon-batches`, 'u'));
+	assert.deepEqual(files().filter(([f]) => f !== 'lock'), before.filter(([f]) => f !== 'lock'), 'the refusal changed nothing');
+	assert.equal(api.requests.filter((r) => r.path === '/v1/chat/completions').length, 0, 'no call was made');
+
+	const abandoned = await booook(['resume', id!, '--sessions-dir', sessions, '--abandon-batches'], { env });
+	assert.equal(abandoned.code, 0, abandoned.stderr);
+	assert.equal(await sessionsDone(sessions), 1);
+	assert.ok(api.requests.filter((r) => r.path === '/v1/chat/completions').length >= waiting, 'the batched requests were made again, streamed');
+});

@@ -4,6 +4,7 @@ import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
 import { headlessNote, interactive, PRICES_HELP, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
 import { output } from './output.ts';
+import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { printFinal } from './show.ts';
 import { runFinished } from '../summarize/graph.ts';
 
@@ -16,14 +17,26 @@ export const spec = (exit: Exit) =>
 	)
 		.option('--base-url <url>', "replace the session's server address (for example after it moved); saved with the session")
 		.option('--prices <file>', PRICES_HELP)
+		.option('--abandon-batches', ABANDON_BATCHES_HELP)
 		.action(async (id, flags) => {
-			exit(await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, prices: flags.prices, baseUrl: flags.baseUrl, interactive: interactive(flags), note: headlessNote(flags), step: flags.step }));
+			exit(
+				await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, {
+					json: !!flags.json,
+					prices: flags.prices,
+					baseUrl: flags.baseUrl,
+					interactive: interactive(flags),
+					note: headlessNote(flags),
+					step: flags.step,
+					abandonBatches: !!flags.abandonBatches,
+				}),
+			);
 		});
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
-export async function resumeCommand(dir: string, id: string, opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean }): Promise<number> {
+export async function resumeCommand(dir: string, id: string, opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean; abandonBatches?: boolean }): Promise<number> {
 	// Before the session is opened (which saves it): a bad address changes nothing.
 	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable('extractive'));
+	await refuseAwaitedBatches(dir, id, opts.abandonBatches === true);
 	const opened = await Session.open(dir, id);
 	try {
 		const session = bookSession(opened);

@@ -25,6 +25,7 @@ import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
 import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
 import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
+import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('score')
@@ -40,6 +41,7 @@ export const spec = (exit: Exit) =>
 		.option('--batch-size <n>', "N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)", integer('--batch-size'))
 		.option('--prompts <dir>', 'read get_annotations(.txt|_v2.txt) from this folder (missing ones come from prompts/)')
 		.option('--prices <file>', PRICES_HELP)
+		.option('--abandon-batches', ABANDON_BATCHES_HELP)
 		.addOption(sessionsDirOption())
 		.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books, ... }')
 		.action(async (id, flags) => {
@@ -61,6 +63,8 @@ export interface ScoreOptions {
 	prices?: string;
 	prompts?: string;
 	sessionsDir?: string;
+	/** Make again the calls a study left in provider batches (see `refuseAwaitedBatches`). */
+	abandonBatches?: boolean;
 	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
@@ -86,6 +90,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env)));
 	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
 	if (opts.id !== undefined) {
+		await refuseAwaitedBatches(sessionsDir, opts.id, opts.abandonBatches === true);
 		const session = await Session.open(sessionsDir, opts.id);
 		session.continueWith = `booook score ${opts.id}`;
 		try {

@@ -1,8 +1,9 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { BatchEntry, BatchRecords } from '../llm/batcher.ts';
-import { FILES } from './dirs.ts';
+import { customIdOf, type BatchEntry, type BatchRecords } from '../llm/batcher.ts';
+import { readCallLog } from './calls.ts';
+import { FILES, sessionPath } from './dirs.ts';
 import { readIfThere } from './state-file.ts';
 
 /**
@@ -50,6 +51,10 @@ export class BatchJournal implements BatchRecords {
 		return new BatchJournal(file, entries);
 	}
 
+	get entries(): readonly BatchEntry[] {
+		return this.#entries;
+	}
+
 	/** The batch to wait for `customId` in: its latest entry, when it asked the same (`hash`) and was not given up on. */
 	find(customId: string, hash: string): string | null {
 		for (let i = this.#entries.length - 1; i >= 0; i--) {
@@ -81,6 +86,21 @@ export class BatchJournal implements BatchRecords {
 		this.#queue = write.catch(() => {});
 		return write;
 	}
+}
+
+/**
+ * The requests of a session still out in provider batches: the latest entry of each, not given up
+ * on, whose answer is not in the call log. A command that makes the calls itself (resume, score)
+ * would pay for these twice; running the session's study again waits for them.
+ */
+export async function awaitedInBatches(dir: string, id: string): Promise<BatchEntry[]> {
+	const path = sessionPath(dir, id);
+	const journal = await BatchJournal.open(path);
+	if (journal.entries.length === 0) return [];
+	const { calls } = await readCallLog(join(path, FILES.calls));
+	const answered = new Set(calls.filter((c) => c.batch !== undefined).map((c) => customIdOf(id, { owner: c.node, version: c.version, attempt: c.attempt })));
+	const latest = new Map(journal.entries.map((e) => [e.customId, e]));
+	return [...latest.values()].filter((e) => e.settled === undefined && !answered.has(e.customId));
 }
 
 function parseJson(line: string): unknown {

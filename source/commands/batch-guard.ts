@@ -1,0 +1,22 @@
+import { badInput } from '../errors.ts';
+import { awaitedInBatches } from '../store/batch-journal.ts';
+
+/** `--abandon-batches`, for the commands that make a session's calls themselves (resume, score). */
+export const ABANDON_BATCHES_HELP = 'make again, streamed at the full price, the requests a study left in provider batches (running the study again waits for them instead)';
+
+/**
+ * Refuses (exit 2) to make calls that a study's provider batches are still answering: they would be
+ * paid for twice. `abandon` (the flag) makes them again all the same. Read before the session is
+ * opened (which saves it), so a refusal changes nothing.
+ */
+export async function refuseAwaitedBatches(dir: string, id: string, abandon: boolean): Promise<void> {
+	if (abandon) return;
+	const awaited = await awaitedInBatches(dir, id);
+	if (awaited.length === 0) return;
+	const batches = [...new Set(awaited.map((e) => e.batch))];
+	const named = `${batches.slice(0, 3).join(', ')}${batches.length > 3 ? ` and ${batches.length - 3} more` : ''}`;
+	throw badInput(
+		`session ${id} has ${awaited.length} request${awaited.length === 1 ? '' : 's'} still out in provider batch${batches.length === 1 ? '' : 'es'} ${named}; ` +
+			'run its study again to wait for them, or add --abandon-batches to make them again, streamed, at the full price',
+	);
+}
