@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { customIdOf, type BatchEntry, type BatchRecords } from '../llm/batcher.ts';
@@ -95,6 +95,8 @@ export class BatchJournal implements BatchRecords {
  */
 export async function awaitedInBatches(dir: string, id: string): Promise<BatchEntry[]> {
 	const path = sessionPath(dir, id);
+	// No such session (or no readable folder): opening it says what is wrong.
+	if (!(await stat(path).then((s) => s.isDirectory(), () => false))) return [];
 	const journal = await BatchJournal.open(path);
 	if (journal.entries.length === 0) return [];
 	const { calls } = await readCallLog(join(path, FILES.calls));
