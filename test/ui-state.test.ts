@@ -10,7 +10,7 @@ import { formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
 import { initialUi, runKey, selectedNode } from '../source/ui/state/run-ui.ts';
 import { ViewStore } from '../source/ui/state/store.ts';
 import { chunksRead, etaSeconds, initialView, LIVE_LIMIT, phaseOf, reduce, type ViewState } from '../source/ui/state/view.ts';
-import { textWidth, windowOf, wrap } from '../source/ui/text.ts';
+import { formatInt, textWidth, windowOf, wrap } from '../source/ui/text.ts';
 import { prng } from './support/prng.ts';
 
 const chunks = Array.from({ length: 4 }, (_, i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 5 }));
@@ -199,4 +199,8 @@ test('the new-run form: choices cycle, the model follows the provider until it i
 	assert.deepEqual([f.provider, f.model], ['extractive', 'claud'], 'a typed model stays');
 	f = formKey(formKey(formKey(f, { action: 'down' }, defaults), { action: 'down' }, defaults), { type: '1a2' }, defaults);
 	assert.equal(f.chunkSize, '204812');
+});
+
+test('formatInt groups thousands with commas, rounds, and keeps a sign', () => {
+	assert.deepEqual([0, 999, 1000, 12_345, 1_234_567, 1_000_000_000, -1234, 12.6].map(formatInt), ['0', '999', '1,000', '12,345', '1,234,567', '1,000,000,000', '-1,234', '13']);
 });

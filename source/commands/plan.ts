@@ -7,6 +7,7 @@ import { countTokens } from '../text/tokens.ts';
 import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
 import { configInput, loadBook, withRunOptions } from './run-config.ts';
+import { formatInt } from '../ui/text.ts';
 
 export const spec = (exit: Exit) =>
 	withRunOptions(
@@ -44,9 +45,9 @@ export async function planCommand(path: string, opts: { config: ConfigInput; jso
 		return 0;
 	}
 	const lines = [
-		`${result.book.title}: ${book.tokens.toLocaleString('en-US')} tokens (${config.encoding}), ${chunks.length} chunks of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
+		`${result.book.title}: ${formatInt(book.tokens)} tokens (${config.encoding}), ${chunks.length} chunks of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
 		`${config.method === 'hier' ? 'hierarchical merging' : 'incremental updating'} with ${config.provider === 'extractive' ? 'the extractive baseline (not an LLM)' : `${config.provider} ${config.model}`}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
-		...rows.map((r) => `  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${r.calls} calls, ~${r.inputTokens.toLocaleString('en-US')} tokens in, ~${r.outputTokens.toLocaleString('en-US')} out`),
+		...rows.map((r) => `  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${r.calls} calls, ~${formatInt(r.inputTokens)} tokens in, ~${formatInt(r.outputTokens)} out`),
 		`  total ${result.calls.total} calls (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
 		result.estimate.priced
 			? `estimated cost: $${cost.cost.toFixed(4)}`

@@ -3,6 +3,7 @@ import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
 import { etaText, formatSeconds } from '../ui/state/progress.ts';
 import { output, statusLine, type Stream } from './output.ts';
+import { formatInt } from '../ui/text.ts';
 
 /**
  * Headless reporting: `--json` writes every engine event as one line to stdout; otherwise a progress
@@ -26,7 +27,7 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 		const planned = Math.max(plannedCalls, done);
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
-		return `[${done}/${planned} calls] ${tokensIn.toLocaleString('en-US')} tokens in, ${tokensOut.toLocaleString('en-US')} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${etaText(planned, done, madeHere, elapsed)}`;
+		return `[${done}/${planned} calls] ${formatInt(tokensIn)} tokens in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${etaText(planned, done, madeHere, elapsed)}`;
 	};
 
 	return (event: EngineEvent) => {
@@ -96,7 +97,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				calls = t.calls;
 				const elapsed = (now() - started) / 1000;
 				const madeHere = t.calls - atStart;
-				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached), ${t.output.toLocaleString('en-US')} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
+				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
 				status.draw(text);
 				break;
 			}

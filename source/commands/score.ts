@@ -26,6 +26,7 @@ import { progressReporter } from './progress.ts';
 import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
 import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
+import { formatInt } from '../ui/text.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('score')
@@ -269,7 +270,7 @@ function report(score: SessionScore, extra: { session: string; totals: AnnotateT
 		if (score.entries.length > 1) lines.push('per book:', ...score.entries.map((e) => `  ${e.score.score === null ? '  n/a' : (100 * e.score.score).toFixed(1).padStart(5)}  ${e.book}`));
 		lines.push(...distributionLines(score.system));
 		if (t && t.calls > 0) {
-			lines.push(`${t.calls} calls: ${t.input.toLocaleString('en-US')} input tokens (${t.cached.toLocaleString('en-US')} from the prompt cache), ${t.output.toLocaleString('en-US')} output, $${t.cost.toFixed(4)} (the cache saved $${t.saved.toFixed(4)})`);
+			lines.push(`${t.calls} calls: ${formatInt(t.input)} input tokens (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, $${t.cost.toFixed(4)} (the cache saved $${t.saved.toFixed(4)})`);
 		}
 		stdout.line(lines.join('\n'));
 	}

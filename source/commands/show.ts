@@ -11,6 +11,7 @@ import { countWords } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
+import { formatInt } from '../ui/text.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('show')
@@ -99,11 +100,11 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 	lines.push(`${shown.book.title} — session ${shown.id}`);
 	lines.push(`status: ${shown.status}${shown.error ? ` (${shown.error})` : ''}`);
 	lines.push(`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`);
-	lines.push(`book: ${shown.book.tokens.toLocaleString('en-US')} tokens in ${shown.chunks} chunks`);
+	lines.push(`book: ${formatInt(shown.book.tokens)} tokens in ${shown.chunks} chunks`);
 	for (const row of shown.structure) {
 		lines.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
 	}
-	lines.push(`usage: ${shown.usage.calls} calls, ${shown.usage.input.toLocaleString('en-US')} tokens in (${shown.usage.cached.toLocaleString('en-US')} cached), ${shown.usage.output.toLocaleString('en-US')} out, ${costText(shown.cost, shown.priced)}`);
+	lines.push(`usage: ${shown.usage.calls} calls, ${formatInt(shown.usage.input)} tokens in (${formatInt(shown.usage.cached)} cached), ${formatInt(shown.usage.output)} out, ${costText(shown.cost, shown.priced)}`);
 	if (shown.stats) {
 		const s = shown.stats;
 		lines.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);

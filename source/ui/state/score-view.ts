@@ -4,6 +4,7 @@ import { sentencesOf } from '../../score/annotate.ts';
 import { verdictsFor, type VerdictSource } from '../../score/session-score.ts';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
 import { formatSeconds } from './progress.ts';
+import { formatInt } from '../text.ts';
 
 /** What the BooookScore screen shows of a scoring: a row per sentence and a status line. Pure. */
 
@@ -30,7 +31,7 @@ export const initialScoreStatus = (annotating: boolean) => (annotating ? 'starti
 export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds: number; session: string }): string {
 	if (event.type === 'usage') {
 		const t = event.totals;
-		return `${t.calls}/${event.planned} calls · ${t.input.toLocaleString('en-US')} tokens in (${t.cached.toLocaleString('en-US')} cached) · ${t.output.toLocaleString('en-US')} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds(ctx.seconds)}`;
+		return `${t.calls}/${event.planned} calls · ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds(ctx.seconds)}`;
 	}
 	if (event.type === 'annotate-finished') {
 		return event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; booook score ${ctx.session} continues` : `failed: ${event.error ?? 'unknown error'}`;
