@@ -55,6 +55,12 @@ test('a malformed data file is a one-line error naming the file and the first ba
 	const j = await booook(['precision', '--validation', bad]);
 	assert.equal(j.code, 2);
 	assert.match(j.stderr, /not valid JSON/);
+	// A book given where the JSON goes: the parser quotes the text near the fault, line breaks and all.
+	writeFileSync(bad, 'Letter 1\n\nTo Mrs. Saville, England\n\nSt. Petersburgh, Dec. 11th, 17--\n');
+	const text = await booook(['precision', '--validation', bad]);
+	assert.equal(text.code, 2);
+	assert.equal(text.stderr.trim().split('\n').length, 1, text.stderr);
+	assert.match(text.stderr, /bad\.json: not valid JSON/);
 	const none = await booook(['score', '--summaries', join(DATA, 'summaries/gpt4-2048-hier-cleaned.json')]);
 	assert.equal(none.code, 2);
 	assert.match(none.stderr, /--annotations/);
