@@ -38,6 +38,17 @@ test('score --human and precision --json reproduce the human-annotation score an
 	}
 });
 
+test('a bootstrap of no resamples is a usage error, not intervals of NaN', async () => {
+	const validation = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
+	for (const args of [['precision', '--validation', validation], ['report', 'any-session']]) {
+		const r = await booook([...args, '--resamples', '0']);
+		assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+		assert.equal(r.stdout, '');
+		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+		assert.match(r.stderr, /--resamples takes a whole number from 1 up/);
+	}
+});
+
 test('a malformed data file is a one-line error naming the file and the first bad entry', async () => {
 	const dir = tempDir('score');
 	const annotations = JSON.parse(readFileSync(join(DATA, 'annotations/gpt4-2048-hier.json'), 'utf8'));
