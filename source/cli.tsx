@@ -95,12 +95,17 @@ try {
 		// Help and version are not errors; everything else commander rejects is a usage error.
 		exitCode = error.exitCode === 0 ? 0 : 2;
 	} else if (error instanceof UserError) {
-		output(process.stderr).line(`booook: ${error.message}`);
+		output(process.stderr).line(`booook: ${oneLine(error.message)}`);
 		exitCode = error.exitCode;
 	} else {
-		output(process.stderr).line(`booook: unexpected error: ${errorMessage(error)}`);
+		output(process.stderr).line(`booook: unexpected error: ${oneLine(errorMessage(error))}`);
 		if (process.env.BOOOOK_DEBUG) output(process.stderr).line(String((error as Error).stack));
 		exitCode = 1;
 	}
 }
 process.exitCode = exitCode;
+
+/** An error is one line: a message that quotes a file (JSON.parse shows the text near the fault) keeps its words, not its line breaks. */
+function oneLine(message: string): string {
+	return message.replace(/\s*[\r\n]+\s*/gu, ' ');
+}

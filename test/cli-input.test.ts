@@ -145,3 +145,16 @@ test('export --force without --out is refused', async (t) => {
 	await assert.rejects(exportCommand(sessions, 's1', { format: 'booookscore', intermediate: false, force: true, ...out }), usageError(/^--force only replaces the file named by --out; give --out FILE/));
 	assert.equal(printed, '');
 });
+
+test('export refuses an option its format does not read instead of dropping it', async (t) => {
+	const { book, sessions } = scratch(t);
+	assert.equal(await runCommand(book, { config: { provider: 'extractive', model: 'textrank', chunkSize: 1024 }, session: 's1', sessionsDir: sessions, json: true, ...quiet() }), 0);
+	const out = quiet();
+	let printed = '';
+	out.stdout.on('data', (d) => (printed += d));
+	for (const format of ['validation', 'csv']) {
+		await assert.rejects(exportCommand(sessions, 's1', { format, intermediate: true, ...out }), usageError(new RegExp(`^--intermediate exports summaries, not verdicts; leave it out of --format ${format}`)));
+	}
+	await assert.rejects(exportCommand(sessions, 's1', { format: 'booookscore', intermediate: false, validator: 'alice', ...out }), usageError(/^--validator chooses whose verdicts/));
+	assert.equal(printed, '');
+});

@@ -30,6 +30,8 @@ const badInputs: [string, (dir: string) => string[], RegExp][] = [
 	['binary content', (d) => (writeFileSync(join(d, 'b.txt'), Buffer.from([0x41, 0, 0x42, 0])), ['run', join(d, 'b.txt')]), /binary/i],
 	['a non-numeric chunk size', (d) => ['run', smallBook(d), '--chunk-size', 'big'], /chunk-size/],
 	['a window too small for the chunks', (d) => ['run', smallBook(d), '--context-window', '2000'], /context-window/],
+	// Its last merge would have no room for two summaries: found before level 0 is paid for.
+	['a summary limit that leaves a merge no room', (d) => ['run', smallBook(d), '--max-summary', '8000'], /--max-summary 8000 leaves the last merge no room/],
 	['openai without a key', (d) => ['run', smallBook(d), '--provider', 'openai'], /OPENAI_API_KEY/],
 	['an unknown method', (d) => ['run', smallBook(d), '--method', 'tree'], /method/],
 	['a call timeout of 0', (d) => ['run', smallBook(d), '--call-timeout', '0'], /--call-timeout 0: must be a number from 1 to 86400/],

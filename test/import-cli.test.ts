@@ -237,7 +237,9 @@ test('--session with an id that exists is refused and the existing session is le
 	const first = await booook(['import', 'booookscore', '--summaries', FILES.summaries, '--annotations', FILES.annotations, '--session', 'taken', '--sessions-dir', dir]);
 	assert.equal(first.code, 0, first.stderr);
 	const before = readFileSync(join(dir, 'taken', 'session.json'));
-	assert.match(await badInput(importing({ human: FILES.human, session: 'taken', sessionsDir: dir })), /session "taken" already exists/u);
+	const taken = await badInput(importing({ human: FILES.human, session: 'taken', sessionsDir: dir }));
+	// A collection is never resumed: the way on is to score it.
+	assert.match(taken, /session "taken" already exists .*; choose another --session or score it with: booook score taken$/u);
 	assert.deepEqual(readFileSync(join(dir, 'taken', 'session.json')), before);
 	assert.deepEqual(readdirSync(dir), ['taken']);
 	assert.deepEqual(readdirSync(join(dir, 'taken')).sort(), ['session.json']);

@@ -38,6 +38,17 @@ test('score --human and precision --json reproduce the human-annotation score an
 	}
 });
 
+test('a bootstrap of no resamples is a usage error, not intervals of NaN', async () => {
+	const validation = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
+	for (const args of [['precision', '--validation', validation], ['report', 'any-session']]) {
+		const r = await booook([...args, '--resamples', '0']);
+		assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+		assert.equal(r.stdout, '');
+		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+		assert.match(r.stderr, /--resamples takes a whole number from 1 up/);
+	}
+});
+
 test('a malformed data file is a one-line error naming the file and the first bad entry', async () => {
 	const dir = tempDir('score');
 	const annotations = JSON.parse(readFileSync(join(DATA, 'annotations/gpt4-2048-hier.json'), 'utf8'));
@@ -55,6 +66,12 @@ test('a malformed data file is a one-line error naming the file and the first ba
 	const j = await booook(['precision', '--validation', bad]);
 	assert.equal(j.code, 2);
 	assert.match(j.stderr, /not valid JSON/);
+	// A book given where the JSON goes: the parser quotes the text near the fault, line breaks and all.
+	writeFileSync(bad, 'Letter 1\n\nTo Mrs. Saville, England\n\nSt. Petersburgh, Dec. 11th, 17--\n');
+	const text = await booook(['precision', '--validation', bad]);
+	assert.equal(text.code, 2);
+	assert.equal(text.stderr.trim().split('\n').length, 1, text.stderr);
+	assert.match(text.stderr, /bad\.json: not valid JSON/);
 	const none = await booook(['score', '--summaries', join(DATA, 'summaries/gpt4-2048-hier-cleaned.json')]);
 	assert.equal(none.code, 2);
 	assert.match(none.stderr, /--annotations/);

@@ -7,11 +7,13 @@ import type { EngineEvent } from '../source/engine/events.ts';
 import { makeConfig } from '../source/config.ts';
 import { newRun, plannerFor } from '../source/summarize/run.ts';
 import { Header } from '../source/ui/components/Header.tsx';
+import { Root } from '../source/ui/root.tsx';
+import { themeFor } from '../source/ui/theme.ts';
 import type { RunInfo } from '../source/ui/controls.ts';
 import { etaSeconds, initialView, progressOf, reduce, type ViewState } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { renderScreen, until } from './support/screen.tsx';
+import { renderScreen, settle, until } from './support/screen.tsx';
 
 const info: RunInfo = { session: 's', title: 'A Test Book', book: '', provider: 'openai', model: 'fake', isLLM: true, priced: true };
 // A book long enough for three levels of merges to be foreseen where two are made: the first
@@ -104,4 +106,31 @@ test('the ETA holds still while paused, whatever the time, and goes on from the 
 	at({ type: 'run-resumed', stepping: false }, 3_700_000);
 	at({ type: 'run-paused' }, 3_700_000);
 	assert.equal(etaSeconds(s, 9_000_000), 12, 'a second pause adds nothing either');
+});
+
+test('a run started again on a screen open for a while shows its elapsed time from 0, never negative', async (t) => {
+	// The header's clock ticks only while a run is active; what it held from before (the screen
+	// opened, or the last run ended) must not be read as the time of the new start.
+	t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+	const chunks = Array.from({ length: 4 }, (_, i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 5 }));
+	const idle = initialView(newRun(makeConfig({ provider: 'openai', model: 'm', method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048 }), chunks));
+	const r = headerOf(idle);
+	// With the clock held still, `until` (which times out by the clock) would wait for ever: a frame
+	// that does not come is a failure after this many turns of the event loop instead.
+	const frame = async (check: (f: string) => boolean) => {
+		for (let turn = 0; turn < 500; turn++, await settle()) if (check(r.lastFrame() ?? '')) return r.lastFrame()!;
+		assert.fail(`no such frame; last:\n${r.lastFrame()}`);
+	};
+	await frame((f) => f.includes('0/0 calls'));
+	t.mock.timers.tick(90_000);
+	const started = reduce(idle, { type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 5, done: 0 }, { now: Date.now() });
+	r.rerender(
+		<Root theme={themeFor({})}>
+			<Header info={info} view={started} width={120} />
+		</Root>,
+	);
+	const shown = await frame((f) => f.includes('0/5 calls'));
+	assert.doesNotMatch(shown, /· -\d/u, shown);
+	assert.match(shown, /· 0s/u, shown);
+	r.unmount();
 });

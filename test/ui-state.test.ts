@@ -182,6 +182,19 @@ test('wrapping keeps every word, never passes the width, and windows clamp', () 
 	assert.deepEqual(windowOf([1, 2, 3, 4, 5], 2, 1).lines, [2, 3]);
 });
 
+test('a text is wrapped once per width: frames drawn while a run streams reuse the lines of what did not change', () => {
+	// The inputs pane of a merge is a dozen summaries; wrapping them again at every frame took
+	// longer than a frame and starved the keyboard while a re-run streamed.
+	const text = Array.from({ length: 400 }, (_, i) => `word${i % 37}`).join(' ');
+	const first = wrap(text, 60);
+	assert.equal(wrap(`${text}`, 60), first, 'the same text and width give the lines already made');
+	assert.notEqual(wrap(text, 61), first, 'another width is wrapped anew');
+	assert.ok(wrap(text, 61).every((l) => textWidth(l) <= 61));
+	assert.ok(Object.isFrozen(first), 'the kept lines cannot be changed by a caller');
+	for (let i = 0; i < 1000; i++) wrap(`filler ${i}`, 60);
+	assert.deepEqual(wrap(text, 60), first, 'a cache bounded in size still wraps an evicted text the same');
+});
+
 test('the new-run form: choices cycle, the model follows the provider until it is typed', () => {
 	const defaults: FormDefaults = { method: 'hier', provider: 'openai', models: { openai: 'gpt', anthropic: 'claude', extractive: 'textrank' }, chunkSize: 2048 };
 	let f = formOf(defaults);

@@ -61,7 +61,7 @@ export async function evidenceCommand(dir: string, id: string, opts: { node?: `n
 
 /** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
 function sentenceLines(e: SentenceEvidence, passageText: (p: { start: number; end: number }) => string, columns: number): string[] {
-	const lines = wrap(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns);
+	const lines = [...wrap(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns)];
 	const from = e.origins.length === 1 ? `written at ${e.origins[0]}` : `written at ${e.origins.join(', ')}`;
 	lines.push(`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');

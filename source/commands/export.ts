@@ -83,6 +83,9 @@ function runningSummaries(run: Run): string[] {
 export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean; validator?: string; stdout?: Stream; stderr?: Stream }): Promise<number> {
 	if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw badInput(`--format ${opts.format}: unknown format; use ${EXPORT_FORMATS.join(', ')}`);
 	if (opts.force && !opts.out) throw badInput('--force only replaces the file named by --out; give --out FILE, or leave out --force to print to stdout');
+	// An option the chosen format does not read would otherwise be dropped without a word.
+	if (opts.intermediate && opts.format !== 'booookscore') throw badInput(`--intermediate exports summaries, not verdicts; leave it out of --format ${opts.format}, or use --format booookscore`);
+	if (opts.validator !== undefined && opts.format === 'booookscore') throw badInput('--validator chooses whose verdicts --format validation or csv writes; leave it out of --format booookscore');
 	const { data } = await Session.snapshot(dir, id);
 	let text: string;
 	if (opts.format === 'booookscore') {

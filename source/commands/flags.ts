@@ -11,6 +11,13 @@ export const integer = (flag: string) => (value: string) => {
 	return Number(value);
 };
 
+/** A whole number of at least `min`: a count that must not be zero, say. */
+export const integerFrom = (flag: string, min: number) => (value: string) => {
+	const n = integer(flag)(value);
+	if (n < min) throw new InvalidArgumentError(`${flag} takes a whole number from ${min} up`);
+	return n;
+};
+
 export const decimal = (flag: string) => (value: string) => {
 	const n = Number(value);
 	if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`${flag} takes a number`);
@@ -43,5 +50,5 @@ export function withDisplayOptions<Args extends unknown[], Opts extends OptionVa
 
 /** The bootstrap behind `precision`'s and `report`'s intervals. */
 export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
-	return cmd.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024).option('--resamples <n>', 'bootstrap resamples', integer('--resamples'), 2000);
+	return cmd.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024).option('--resamples <n>', 'bootstrap resamples (at least 1)', integerFrom('--resamples', 1), 2000);
 }

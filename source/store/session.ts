@@ -131,7 +131,7 @@ export class Session<D extends SessionData = SessionData> {
 				await rename(temp, sessionDir);
 			} catch (error) {
 				const code = (error as NodeJS.ErrnoException).code;
-				if (code === 'ENOTEMPTY' || code === 'EEXIST') throw alreadyExists(id, dir);
+				if (code === 'ENOTEMPTY' || code === 'EEXIST') throw await alreadyExists(id, dir);
 				throw error;
 			}
 			temp = null;
@@ -270,8 +270,16 @@ function checkState(id: string, data: SessionData): void {
 	if (!checked.success) throw new Error(`refusing to save session "${id}": ${firstIssue(checked.error)}`);
 }
 
-function alreadyExists(id: string, dir: string): UserError {
-	return badInput(`session "${id}" already exists in ${dir}; choose another --session or resume it with: booook resume ${id}`);
+/** The id is taken: the way on depends on what holds it (a run resumes; a collection is scored, never resumed). */
+async function alreadyExists(id: string, dir: string): Promise<UserError> {
+	let kind: unknown;
+	try {
+		kind = (JSON.parse(await readFile(join(dir, id, FILES.state), 'utf8')) as { kind?: unknown }).kind;
+	} catch {
+		// Unreadable or corrupt: the message still names the id that is taken.
+	}
+	const next = kind === 'collection' ? `score it with: booook score ${id}` : `resume it with: booook resume ${id}`;
+	return badInput(`session "${id}" already exists in ${dir}; choose another --session or ${next}`);
 }
 
 /**
@@ -282,7 +290,7 @@ async function makeRoomFor(dir: string, id: string): Promise<void> {
 	const sessionDir = join(dir, id);
 	const state = await folderState(sessionDir);
 	if (state.kind === 'missing') return;
-	if (state.kind === 'session') throw alreadyExists(id, dir);
+	if (state.kind === 'session') throw await alreadyExists(id, dir);
 	if (state.kind === 'other') {
 		throw badInput(`${sessionDir} already exists and is not a session (it has no ${FILES.state}); choose another --session, or move it away`);
 	}

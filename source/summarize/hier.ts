@@ -143,11 +143,11 @@ export const hierarchical: Planner = {
 		// Level 0 is where a chunk meets the window; merges are checked as they are planned.
 		try {
 			planLevelZero(run, ctx);
-			return null;
 		} catch (error) {
 			if (error instanceof PlanError) return error.message;
 			throw error;
 		}
+		return mergeRoomProblem(run.chunks.length, ctx);
 	},
 
 	regenerates() {
@@ -218,6 +218,21 @@ export function expectedMerges(chunks: number, ctx: PlanContext): { level: numbe
 		below = limit;
 	}
 	return out;
+}
+
+/**
+ * The last merge of a book of several chunks takes two summaries at least, with G_n output tokens.
+ * When the window leaves no room for two summaries of a token each, that merge can never be made,
+ * and the run would only find out once every summary below it was paid for. Windows that merely
+ * may be too small (it depends on how long the summaries come out) are found as levels are planned.
+ */
+function mergeRoomProblem(chunks: number, ctx: PlanContext): string | null {
+	if (chunks < 2) return null;
+	const { config } = ctx;
+	const template = mergeTemplateTokens(ctx, false);
+	const room = config.contextWindow - config.maxSummary - template - PROMPT_MARGIN;
+	if (room >= 2 * (SUMMARY_HEADER + 1)) return null;
+	return `--max-summary ${config.maxSummary} leaves the last merge no room for the two summaries it takes in a ${config.contextWindow}-token context window (its prompt takes ${template} tokens and ${PROMPT_MARGIN} are kept free); raise --context-window or lower --max-summary`;
 }
 
 /** The live nodes of `level`, in order. */

@@ -28,15 +28,19 @@ export function useTerminalSize(): Size {
 	return size;
 }
 
-/** The clock, ticking every `ms` while `running` (the elapsed time and ETA move without events). */
+/**
+ * The clock, read at every render and drawn again every `ms` while `running` (the elapsed time and
+ * ETA move without events). The tick only asks for a render: a time kept from the last tick (or
+ * from before a run started again) would be older than the start it is measured from.
+ */
 export function useNow(running: boolean, ms = 1000): number {
-	const [now, setNow] = useState(Date.now);
+	const [, setTick] = useState(0);
 	useEffect(() => {
 		if (!running) return;
-		const timer = setInterval(() => setNow(Date.now()), ms);
+		const timer = setInterval(() => setTick((n) => n + 1), ms);
 		return () => clearInterval(timer);
 	}, [running, ms]);
-	return running ? now : Date.now();
+	return Date.now();
 }
 
 /** What a screen's reducer returns: its next state and what to carry out (save, start, quit). */

@@ -20,10 +20,31 @@ export function textWidth(text: string): number {
 /**
  * `text` (already clean) as lines of at most `width` columns: words wrap, a word longer than a
  * line is cut, every newline starts a new line, and spaces at a break go.
+ *
+ * Wrapping costs several milliseconds per thousand characters, and a pane is drawn again at every
+ * frame while a run streams: the inputs pane of a merge (a dozen summaries) took longer than a
+ * frame, which starved the keyboard and the clock. So the texts last wrapped are kept; a text that
+ * does not change is wrapped once per width.
  */
-export function wrap(text: string, width: number): string[] {
-	return wrapAnsi(text, Math.max(1, width), { hard: true, trim: true }).split('\n');
+export function wrap(text: string, width: number): readonly string[] {
+	const w = Math.max(1, width);
+	const key = `${w}\u0000${text}`;
+	const cached = wrapped.get(key);
+	if (cached) {
+		// Most recently used last, so the oldest goes first when the cache is full.
+		wrapped.delete(key);
+		wrapped.set(key, cached);
+		return cached;
+	}
+	const lines = Object.freeze(wrapAnsi(text, w, { hard: true, trim: true }).split('\n'));
+	wrapped.set(key, lines);
+	if (wrapped.size > WRAP_CACHE) wrapped.delete(wrapped.keys().next().value!);
+	return lines;
 }
+
+/** Texts kept wrapped: more than every pane and dialog of a screen shows at once. */
+const WRAP_CACHE = 256;
+const wrapped = new Map<string, readonly string[]>();
 
 /** Cuts `text` to `width` columns, marking the cut with an ellipsis. */
 export function truncate(text: string, width: number): string {

@@ -188,7 +188,7 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 }
 
 /** Cuts wrapped lines to `max`, marking the cut on the last one kept. */
-function cut(lines: string[], max: number, width: number): string[] {
+function cut(lines: readonly string[], max: number, width: number): readonly string[] {
 	if (lines.length <= max) return lines;
 	const kept = lines.slice(0, max);
 	kept[max - 1] = truncate(`${kept[max - 1]!} …`, width);
