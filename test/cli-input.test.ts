@@ -146,6 +146,15 @@ test('export --force without --out is refused', async (t) => {
 	assert.equal(printed, '');
 });
 
+test('export --out into a folder that does not exist is refused, naming the folder', async (t) => {
+	const { book, sessions } = scratch(t);
+	assert.equal(await runCommand(book, { config: { provider: 'extractive', model: 'textrank', chunkSize: 1024 }, session: 's1', sessionsDir: sessions, json: true, ...quiet() }), 0);
+	const folder = join(sessions, 'no', 'such');
+	const out = join(folder, 'f.json');
+	await assert.rejects(exportCommand(sessions, 's1', { format: 'booookscore', intermediate: false, out, ...quiet() }), usageError(new RegExp(`^${out.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}: the folder ${folder.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')} does not exist; create it or choose another --out$`, 'u')));
+	assert.equal(existsSync(join(sessions, 'no')), false);
+});
+
 test('export refuses an option its format does not read instead of dropping it', async (t) => {
 	const { book, sessions } = scratch(t);
 	assert.equal(await runCommand(book, { config: { provider: 'extractive', model: 'textrank', chunkSize: 1024 }, session: 's1', sessionsDir: sessions, json: true, ...quiet() }), 0);

@@ -134,9 +134,12 @@ test('a malformed or missing named prices file is a bad-input error naming the f
 			);
 		}
 		const missing = join(dir, 'missing.json');
-		assert.throws(() => loadPrices(undefined, { BOOOOK_PRICES: missing }), (error: unknown) =>
-			error instanceof UserError && error.message.includes(missing),
-		);
+		for (const [path, env] of [[undefined, { BOOOOK_PRICES: missing }], [missing, {}]] as const) {
+			assert.throws(
+				() => loadPrices(path, env),
+				(error: unknown) => error instanceof UserError && error.message === `prices file ${missing} does not exist; check the path (--prices or $BOOOOK_PRICES)`,
+			);
+		}
 	});
 });
 

@@ -38,14 +38,16 @@ test('score --human and precision --json reproduce the human-annotation score an
 	}
 });
 
-test('a bootstrap of no resamples is a usage error, not intervals of NaN', async () => {
+test('a bootstrap of no resamples, or a negative seed (as run and validate refuse one), is a usage error, not intervals of NaN', async () => {
 	const validation = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
 	for (const args of [['precision', '--validation', validation], ['report', 'any-session']]) {
-		const r = await booook([...args, '--resamples', '0']);
-		assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
-		assert.equal(r.stdout, '');
-		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-		assert.match(r.stderr, /--resamples takes a whole number from 1 up/);
+		for (const [flag, value, message] of [['--resamples', '0', /--resamples takes a whole number from 1 up/], ['--seed', '-5', /--seed takes a whole number from 0 up/]] as const) {
+			const r = await booook([...args, flag, value]);
+			assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+			assert.equal(r.stdout, '');
+			assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+			assert.match(r.stderr, message);
+		}
 	}
 });
 
@@ -75,4 +77,11 @@ test('a malformed data file is a one-line error naming the file and the first ba
 	const none = await booook(['score', '--summaries', join(DATA, 'summaries/gpt4-2048-hier-cleaned.json')]);
 	assert.equal(none.code, 2);
 	assert.match(none.stderr, /--annotations/);
+});
+
+test('--batch-size is checked even when no model call is made (scoring the authors\' annotations)', async () => {
+	const r = await booook(['score', '--summaries', join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), '--annotations', join(DATA, 'annotations/gpt4-2048-hier.json'), '--batch-size', '0']);
+	assert.equal(r.code, 2, r.stderr);
+	assert.equal(r.stdout, '');
+	assert.match(r.stderr, /--batch-size 0: use a whole number from 1 to 100/u);
 });

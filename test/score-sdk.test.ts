@@ -305,7 +305,8 @@ test('score without an LLM is a one-line error naming what to set; nothing is wr
 	assert.match(anthropic.stderr, /ANTHROPIC_API_KEY/);
 	const extractive = await booook(['score', 'b2', '--provider', 'extractive', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'k' } });
 	assert.equal(extractive.code, 2);
-	assert.match(extractive.stderr, /needs an LLM/);
+	assert.match(extractive.stderr, /needs an LLM, and the extractive baseline cannot read a prompt: pass --provider openai or anthropic/);
+	assert.doesNotMatch(extractive.stderr, /set OPENAI_API_KEY/, 'the key is set: it is not what is missing');
 	const after = JSON.parse(readFileSync(join(sessions, 'b2', 'session.json'), 'utf8'));
 	const { updatedAt: _a, openedAt: _b, ...was } = JSON.parse(before);
 	const { updatedAt: _c, openedAt: _d, ...now } = after;

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Run } from '../domain.ts';
 import { badInput } from '../errors.ts';
@@ -10,6 +10,7 @@ import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
 import { safeJson } from '../text/sanitize.ts';
 import { output, safeText, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
+import { diskError, isDiskError } from '../store/disk.ts';
 
 export const EXPORT_FORMATS = ['booookscore', 'validation', 'csv'] as const;
 
@@ -109,8 +110,11 @@ export async function exportCommand(dir: string, id: string, opts: { format: str
 	try {
 		await writeFile(opts.out, text, { flag: opts.force ? 'w' : 'wx' });
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw badInput(`${opts.out} already exists; choose another --out or add --force to replace it`);
-		throw badInput(`${opts.out}: cannot write (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'EEXIST') throw badInput(`${opts.out} already exists; choose another --out or add --force to replace it`);
+		if (code === 'ENOENT') throw badInput(`${opts.out}: the folder ${dirname(resolve(opts.out))} does not exist; create it or choose another --out`);
+		if (isDiskError(error)) throw diskError(error, `cannot write ${opts.out}`, opts.out, 'run the same command again');
+		throw badInput(`${opts.out}: cannot write (${code ?? 'error'}); choose another --out`);
 	}
 	output(opts.stderr ?? process.stderr).line(`wrote ${opts.out}`);
 	return 0;

@@ -50,5 +50,5 @@ export function withDisplayOptions<Args extends unknown[], Opts extends OptionVa
 
 /** The bootstrap behind `precision`'s and `report`'s intervals. */
 export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
-	return cmd.option('--seed <n>', 'seed of the bootstrap', integer('--seed'), 2024).option('--resamples <n>', 'bootstrap resamples (at least 1)', integerFrom('--resamples', 1), 2000);
+	return cmd.option('--seed <n>', 'seed of the bootstrap (0 or more)', integerFrom('--seed', 0), 2024).option('--resamples <n>', 'bootstrap resamples (at least 1)', integerFrom('--resamples', 1), 2000);
 }

@@ -37,7 +37,7 @@ export const spec = (exit: Exit) =>
 		.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
 		.addOption(new Option('--provider <name>', 'annotate with openai or anthropic (default: the model the session used, else whichever API key is set)').choices(['openai', 'anthropic', 'extractive']))
 		.option('--model <name>', 'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); naming a provider or model scores only its annotations')
-		.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
+		.option('--base-url <url>', "an OpenAI-compatible (or Anthropic) server (default: a run's own server when it is scored with the run's model, else $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)")
 		.option('--concurrency <n>', 'most annotation calls at once', integer('--concurrency'), DEFAULTS.concurrency)
 		.option('--batch-size <n>', "N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)", integer('--batch-size'))
 		.option('--prompts <dir>', 'read get_annotations(.txt|_v2.txt) from this folder (missing ones come from prompts/)')
@@ -82,11 +82,12 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	if (opts.id !== undefined && (opts.summaries || opts.annotations || opts.human)) {
 		throw badInput('score either a session (ID) or files (--summaries, --annotations, --human), not both');
 	}
+	// Checked even when no call is made: a bad number is never accepted silently.
+	checkNumbers(opts);
 	if (opts.human || opts.annotations) return scoreFiles(opts);
 	if (opts.id === undefined && !opts.summaries) {
 		throw badInput('nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE');
 	}
-	checkNumbers(opts);
 	// Checked even when nothing needs annotating, so a bad address is never accepted silently.
 	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env)));
 	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
@@ -163,7 +164,9 @@ async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>
 	const sentences = chosen.plans.reduce((n, p) => n + p.missing.length, 0);
 	const env = opts.env ?? process.env;
 	if (provider === 'extractive') {
-		throw badInput(`annotating ${sentences} sentences needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)${hint}`);
+		// Named (--provider extractive), the key is not what is missing; chosen for want of a key, it is.
+		const fix = opts.provider === 'extractive' ? 'pass --provider openai or anthropic' : 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
+		throw badInput(`annotating ${sentences} sentences needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`);
 	}
 	if (!env[KEY_VARS[provider]]?.trim()) {
 		throw badInput(`annotating ${sentences} sentences with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`);

@@ -9,7 +9,7 @@ import { sessionEvidence } from './evidence-session.ts';
 import { faithVerdictOn, faithVerdictsOf } from '../score/faithfulness.ts';
 import { output } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
-import { decimal, integer, sessionsDirOption, type Exit } from './flags.ts';
+import { decimal, integerFrom, sessionsDirOption, type Exit } from './flags.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('validate')
@@ -18,7 +18,7 @@ export const spec = (exit: Exit) =>
 		.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
 		.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary faithful, unfaithful or can\'t tell (LongEval)').choices(VALIDATE_MODES).default('blind'))
 		.option('--fraction <share>', 'with --mode sample: the share of annotations to judge (default 0.2); with --mode faithfulness: judge only this share of each summary\'s sentences, a random sample of your own (LongEval partial annotation; default: all)', decimal('--fraction'))
-		.option('--seed <n>', 'seed of the blind order and of the sample (the same seed continues the same walk)', integer('--seed'), 2024)
+		.option('--seed <n>', 'seed of the blind order and of the sample, 0 or more (the same seed continues the same walk)', integerFrom('--seed', 0), 2024)
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
 			exit(await validateCommand(resolveSessionsDir(flags.sessionsDir), id, { ...flags, sessionsDir: flags.sessionsDir }));

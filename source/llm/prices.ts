@@ -81,6 +81,7 @@ export function loadPrices(path?: string, env: NodeJS.ProcessEnv = process.env):
 	try {
 		raw = readFileSync(file, 'utf8');
 	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw badInput(`prices file ${file} does not exist; check the path (--prices or $BOOOOK_PRICES)`);
 		throw badInput(`cannot read prices file ${file}: ${errorMessage(error)}`);
 	}
 	let json: unknown;
