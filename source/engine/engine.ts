@@ -248,7 +248,7 @@ export class Engine {
 		if (applied.added.length > 0) {
 			this.emit({ type: 'node-planned', nodes: applied.added.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })), planned: this.plannedCalls() });
 		}
-		if (applied.stale.length > 0) this.emit({ type: 'node-stale', nodes: applied.stale });
+		if (applied.stale.length > 0) this.emit({ type: 'node-stale', nodes: applied.stale, planned: this.plannedCalls() });
 	}
 
 	/**
