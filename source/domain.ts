@@ -233,7 +233,8 @@ export type ErrorType = z.infer<typeof errorTypeSchema>;
 
 /**
  * A verdict on part of a summary. Model annotations cover every sentence (confusing or not, or a
- * parse failure), so what was annotated is known; human ones mark only what confused a person, as
+ * parse failure; a sentence asked again after one has its newer record later in the list, and that
+ * one counts), so what was annotated is known; human ones mark only what confused a person, as
  * spans (two spans for a relation: one confusion shared by two places).
  */
 export const annotationSchema = z.strictObject({

@@ -134,7 +134,7 @@ test('which annotations score a summary: the named model alone; else imported on
 	// Another model answered everything: no call needed, whatever the fallback.
 	const claude = all('anthropic/claude-sonnet-4-6');
 	const plan = planSummary(SUMMARY, [...partial, ...claude], { requested: null, fallback: 'openai/gpt-4o' });
-	assert.deepEqual(plan, { summary: 's3', source: { kind: 'model', annotator: 'anthropic/claude-sonnet-4-6' }, sentences: count, missing: [] });
+	assert.deepEqual(plan, { summary: 's3', source: { kind: 'model', annotator: 'anthropic/claude-sonnet-4-6' }, sentences: count, missing: [], unreadable: [] });
 	// ...but a named model must answer for itself.
 	assert.equal(planSummary(SUMMARY, claude, { requested: 'openai/gpt-4o', fallback: 'openai/gpt-4o' }).missing.length, count);
 	// Imported model annotations score as they are.

@@ -195,6 +195,36 @@ test('an unreadable answer is asked again at most 3 times at a non-zero temperat
 	assert.equal(score.system.sentences, split.length - 1);
 });
 
+test('a parse failure is asked again when listed, as a new round: its saved calls are not taken back, a killed round\'s are', async () => {
+	const split = splitSentences(TEXT);
+	const store = new MemoryAnnotations({ summaries: summaries().slice(0, 1), annotations: [] });
+	let readable = false;
+	const fake = fakeProvider({ override: (prompt) => (!readable && annotationQuestion(prompt)!.sentences[0] === split[3] ? 'I am not sure.' : null) });
+	assert.equal(await annotator(store, fake.provider).a.start(), 'done');
+	assert.ok(store.data.annotations.find((x) => x.sentence === 3)!.failure);
+	const plan = () => planSummary(store.data.summaries[0]!, store.data.annotations, { requested: 'openai/fake-model', fallback: 'openai/fake-model' });
+	assert.deepEqual(plan().unreadable, [3]);
+	assert.deepEqual(plan().missing, []);
+
+	// Everything listed again: only the unreadable sentence is asked, in round 1.
+	readable = true;
+	const before = fake.completed.length;
+	const saved = structuredClone(store.data.annotations);
+	assert.equal(await annotator(store, fake.provider).a.start(), 'done');
+	assert.equal(fake.completed.length, before + 1);
+	assert.deepEqual(store.log.slice(-1).map((c) => [c.node, c.version, c.attempt]), [['s0:3', 1, 0]]);
+	assert.deepEqual(plan().unreadable, []);
+	const score = scoreSession(store.data.summaries, store.data.annotations, [plan()]);
+	assert.equal(score.system.failures, 0);
+	assert.equal(score.system.sentences, split.length);
+
+	// A process killed after logging that answer but before saving it: the next start takes it back, no call.
+	store.data.annotations.splice(0, Infinity, ...saved);
+	assert.equal(await annotator(store, fake.provider).a.start(), 'done');
+	assert.equal(fake.completed.length, before + 1, 'the logged answer of round 1 is taken back');
+	assert.deepEqual(plan().unreadable, []);
+});
+
 test('batches: answers matched by position; a wrong count asks the batch again, a bad item only its sentence', async () => {
 	const split = splitSentences(TEXT);
 	const store = new MemoryAnnotations({ summaries: summaries().slice(0, 1), annotations: [] });

@@ -273,6 +273,52 @@ test('score ID annotates the final summary through the fake API, pins it, and sc
 	}
 });
 
+test('score ID asks again the sentences whose answers were unreadable, and says so; without a key it scores what it has and says how', async () => {
+	const sentences = splitSentences(SUMMARY);
+	const garbled = sentences[2]!;
+	let readable = false;
+	const server = await startFakeApi({ respond: (input) => (!readable && annotationQuestion(input.prompt)?.sentences[0] === garbled ? 'I would rather not say.' : annotatingReply(input)) });
+	try {
+		const sessions = join(tempDir('score-again'), 'sessions');
+		await bookSession(sessions, 'b3', SUMMARY);
+		const args = ['score', 'b3', '--json', '--sessions-dir', sessions];
+		const llm = ['--base-url', server.openaiBaseUrl, '--concurrency', '4'];
+		const env = { OPENAI_API_KEY: 'test-key' };
+		const first = await booook([...args, ...llm], { env });
+		assert.equal(first.code, 0, first.stderr);
+		assert.equal(JSON.parse(first.stdout).parse_failures, 1);
+		assert.equal(server.requests.length, sentences.length + 3, 'the unreadable sentence was asked 4 times');
+		assert.match(first.stderr, /1 sentence had no readable answer after every retry/u);
+		assert.match(first.stderr, /run booook score b3 again to ask again/u);
+
+		// Without a key nothing can be asked: the score is what the session holds, and the warning says what to set.
+		const keyless = await booook(args);
+		assert.equal(keyless.code, 0, keyless.stderr);
+		assert.equal(JSON.parse(keyless.stdout).booookscore, JSON.parse(first.stdout).booookscore);
+		assert.equal(server.requests.length, sentences.length + 3);
+		assert.match(keyless.stderr, /set OPENAI_API_KEY and run booook score b3 again to ask again/u);
+
+		readable = true;
+		const again = await booook([...args, ...llm], { env });
+		assert.equal(again.code, 0, again.stderr);
+		const out = JSON.parse(again.stdout);
+		assert.equal(server.requests.length, sentences.length + 4, 'only the unreadable sentence was asked again');
+		assert.equal(out.calls, 1);
+		assert.equal(out.parse_failures, 0);
+		const want = expected([SUMMARY]);
+		assert.ok(Math.abs(out.booookscore - want.score) < 1e-9, `${out.booookscore} vs ${want.score}`);
+		assert.equal(out.sentences, want.sentences);
+		assert.doesNotMatch(again.stderr, /no readable answer/u);
+
+		const settled = await booook(args);
+		assert.equal(settled.code, 0, settled.stderr);
+		assert.equal(JSON.parse(settled.stdout).calls, 0);
+		assert.equal(server.requests.length, sentences.length + 4, 'a sentence with a readable answer is never asked again');
+	} finally {
+		await server.close();
+	}
+});
+
 test('score ID annotates with the run\'s own model on the run\'s own server unless told otherwise', async () => {
 	const server = await startFakeApi({ respond: annotatingReply });
 	try {

@@ -9,7 +9,10 @@ import { sentenceDiff } from '../source/ui/state/diff.ts';
 import { formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
 import { initialUi, runKey, selectedNode } from '../source/ui/state/run-ui.ts';
 import { ViewStore } from '../source/ui/state/store.ts';
-import { chunksRead, etaSeconds, initialView, LIVE_LIMIT, phaseOf, reduce, type ViewState } from '../source/ui/state/view.ts';
+import { chunksRead, etaSeconds, initialView, LIVE_LIMIT, phaseOf, progressOf, reduce, type ViewState } from '../source/ui/state/view.ts';
+import { activeVersion, liveNodes } from '../source/summarize/graph.ts';
+import { FakeModel } from './support/fake-model.ts';
+import { randomBook, setUp } from './support/run-harness.ts';
 import { formatInt, textWidth, windowOf, wrap } from '../source/ui/text.ts';
 import { prng } from './support/prng.ts';
 
@@ -216,4 +219,22 @@ test('the new-run form: choices cycle, the model follows the provider until it i
 
 test('formatInt groups thousands with commas, rounds, and keeps a sign', () => {
 	assert.deepEqual([0, 999, 1000, 12_345, 1_234_567, 1_000_000_000, -1234, 12.6].map(formatInt), ['0', '999', '1,000', '12,345', '1,234,567', '1,000,000,000', '-1,234', '13']);
+});
+
+test('after an edit of a finished run, the header counts the stale nodes as calls planned but not made', async () => {
+	const { run, engine } = await setUp(randomBook(5, 40), { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true }, new FakeModel({ seed: 5 }));
+	let view = initialView(run);
+	engine.on((event) => (view = reduce(view, event, { now: 0, run })));
+	assert.equal(await engine.start(), 'done');
+	const made = view.totals.calls;
+	assert.deepEqual(progressOf(view), { calls: made, planned: made, ratio: 1 }, 'a finished run reads N/N');
+	const first = liveNodes(run)[0]!;
+	const stale = await engine.edit(first.id, `${activeVersion(first)!.text} Edited.`);
+	assert.ok(stale.length > 1, 'the edit leaves nodes to make again');
+	const { calls, planned, ratio } = progressOf(view);
+	assert.equal(calls, made, 'an edit makes no call');
+	assert.equal(planned, made + stale.length, 'each stale node is a call still to make');
+	assert.equal(planned, engine.plannedCalls(), 'the header counts as the engine plans');
+	assert.ok(ratio < 1);
+	assert.equal(phaseOf(view), 'idle');
 });

@@ -30,7 +30,7 @@ import { formatInt } from '../ui/text.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('score')
-		.description("BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet; or of the authors' files")
+		.description("BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet and asking again those it answered unreadably; or of the authors' files")
 		.argument('[id]', 'session id (see: booook sessions)')
 		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session")
 		.option('--annotations <file>', "the authors' model annotations JSON for those summaries (no model call)")
@@ -127,9 +127,13 @@ function checkNumbers(opts: ScoreOptions): void {
 
 interface Chosen {
 	plans: SummaryPlan[];
-	/** The model that annotates what is missing, or null when nothing is. */
+	/** The model that annotates what is missing and asks again what was unreadable, or null when nothing is. */
 	annotator: { provider: ProviderName; model: string } | null;
+	/** Why sentences with unreadable answers are not asked again now, or null. */
+	unasked: string | null;
 }
+
+const toAsk = (p: SummaryPlan): number[] => [...p.missing, ...p.unreadable];
 
 /** Which verdicts score each summary and which model (if any) must annotate first. */
 function choose(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: readonly ScoredSummary['id'][], opts: ScoreOptions): Chosen {
@@ -141,13 +145,15 @@ function choose(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: reado
 	const requested = explicit ? named : null;
 	const fallback = requested ?? sessionAnnotator(data.annotations, named);
 	const plans = ids.map((id) => planSummary(data.summaries.find((s) => s.id === id)!, data.annotations, { requested, fallback }));
-	if (plans.every((p) => p.missing.length === 0)) return { plans, annotator: null };
+	if (plans.every((p) => toAsk(p).length === 0)) return { plans, annotator: null, unasked: null };
 	const slash = fallback.indexOf('/');
 	const name = fallback.slice(0, slash);
 	if (name !== 'openai' && name !== 'anthropic' && name !== 'extractive') {
-		throw badInput(`this session's annotations were made by ${fallback}, which booook cannot call; name a model with --provider and --model`);
+		const fix = 'name a model with --provider and --model';
+		if (plans.every((p) => p.missing.length === 0)) return { plans, annotator: null, unasked: `${fallback} cannot be called by booook: ${fix} and run` };
+		throw badInput(`this session's annotations were made by ${fallback}, which booook cannot call; ${fix}`);
 	}
-	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) } };
+	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) }, unasked: null };
 }
 
 const KEY_VARS = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
@@ -161,8 +167,13 @@ async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>
 	const chosen = choose(data, ids, opts);
 	if (chosen.annotator === null) return { chosen, setup: null };
 	const { provider, model } = chosen.annotator;
-	const sentences = chosen.plans.reduce((n, p) => n + p.missing.length, 0);
+	const sentences = chosen.plans.reduce((n, p) => n + toAsk(p).length, 0);
 	const env = opts.env ?? process.env;
+	// Unreadable answers alone do not stop a scoring that cannot call a model: it scores the verdicts
+	// it has, as before they were asked again, and says what would ask them again.
+	const unreadableOnly = chosen.plans.every((p) => p.missing.length === 0);
+	if (unreadableOnly && provider === 'extractive') return { chosen: { ...chosen, annotator: null, unasked: 'pass --provider openai|anthropic with its key set and run' }, setup: null };
+	if (unreadableOnly && provider !== 'extractive' && !env[KEY_VARS[provider]]?.trim()) return { chosen: { ...chosen, annotator: null, unasked: `set ${KEY_VARS[provider]} and run` }, setup: null };
 	if (provider === 'extractive') {
 		// Named (--provider extractive), the key is not what is missing; chosen for want of a key, it is.
 		const fix = opts.provider === 'extractive' ? 'pass --provider openai or anthropic' : 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
@@ -219,7 +230,7 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 	}
 	// The plans name each summary's verdict source; the verdicts are read afresh from what is stored now.
 	const score = scoreSession(data.summaries, data.annotations, chosen.plans);
-	report(score, { session: session.id, totals }, opts);
+	report(score, { session: session.id, totals, again: `${chosen.unasked ?? 'run'} booook score ${session.id} again to ask again` }, opts);
 	return 0;
 }
 
@@ -246,7 +257,8 @@ function headline(label: string, r: ReturnType<typeof systemJson>): string {
 	return `${label} ${r.booookscore === null ? 'n/a' : r.booookscore.toFixed(1)} over ${r.summaries} summaries (${r.sentences} sentences, ${r.confusing} confusing, ${r.parse_failures} unparsed); average ${r.avg_tokens.toFixed(1)} tokens per summary`;
 }
 
-function report(score: SessionScore, extra: { session: string; totals: AnnotateTotals | null }, opts: ScoreOptions): void {
+/** `again`: how to ask the model again about sentences whose answers could not be read. */
+function report(score: SessionScore, extra: { session: string; totals: AnnotateTotals | null; again: string }, opts: ScoreOptions): void {
 	const stdout = output(opts.stdout ?? process.stdout);
 	const stderr = output(opts.stderr ?? process.stderr);
 	const texts = score.entries.map((e) => e.summary.text);
@@ -279,7 +291,7 @@ function report(score: SessionScore, extra: { session: string; totals: AnnotateT
 	}
 	const failures = score.entries.flatMap((e) => e.failures.map((f) => ({ book: e.book, ...f })));
 	if (failures.length > 0) {
-		stderr.line(`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score:`);
+		stderr.line(`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`);
 		for (const f of failures) stderr.line(`  ${f.book}, sentence ${f.sentence + 1}: ${f.reason}`);
 	}
 	if (score.missing > 0) stderr.line(`warning: ${score.missing} sentences have no annotation and are left out of the score`);
@@ -326,7 +338,7 @@ function newAnnotator(session: Session<SessionData>, chosen: Chosen, setup: Setu
 		store: session,
 		provider: setup.llm,
 		templates: setup.templates,
-		work: chosen.plans.filter((p) => p.missing.length > 0).map((p) => ({ summary: p.summary, sentences: p.missing })),
+		work: chosen.plans.filter((p) => toAsk(p).length > 0).map((p) => ({ summary: p.summary, sentences: toAsk(p) })),
 		batchSize: opts.batchSize ?? null,
 		concurrency: opts.concurrency,
 		queue: opts.queue,

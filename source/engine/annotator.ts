@@ -14,6 +14,7 @@ import {
 	type Sentence,
 	type Unit,
 } from '../score/annotate.ts';
+import { readablyAnnotatedBy, unreadableRounds } from '../score/session-score.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import type { Totals } from '../summarize/totals.ts';
@@ -76,6 +77,8 @@ export interface AnnotatorOptions {
 /** A unit's progress: calls made for it and the sentences still without a verdict. */
 interface UnitState {
 	unit: Unit;
+	/** The round of asking (`unreadableRounds`): logged as the calls' version. */
+	round: number;
 	attempts: number;
 	open: Sentence[];
 }
@@ -85,8 +88,8 @@ interface UnitState {
  * `concurrency` through the shared CallRunner, the first call of each summary alone until its
  * response has begun (so the others read the summary from the prompt cache instead of each writing
  * it); every answer is logged in calls.jsonl, then its annotations saved with the session; an unreadable answer is asked again at most `maxRetries` times, then recorded as a
- * parse failure. Calls logged but not saved (a killed process) are taken back from the log, and
- * sentences already annotated are never asked about again.
+ * parse failure (which a later scoring may list to ask again). Calls logged but not saved (a killed
+ * process) are taken back from the log, and sentences with a readable answer are never asked about again.
  */
 export class Annotator {
 	private readonly listeners = new Set<AnnotatorListener>();
@@ -138,10 +141,12 @@ export class Annotator {
 		for (const w of this.opts.work) {
 			const summary = summaries.get(w.summary);
 			if (!summary) throw new Error(`annotate: no summary ${w.summary} in session ${store.id}`);
-			// What this model has answered already is never asked again, whatever the caller listed.
-			const done = new Set(store.data.annotations.filter((a) => a.summary === w.summary && a.source === 'model' && a.imported === null && a.annotator === this.annotator).map((a) => a.sentence));
+			// What this model has answered readably is never asked again, whatever the caller listed; a
+			// parse failure is asked again when listed.
+			const done = readablyAnnotatedBy(w.summary, store.data.annotations, this.annotator);
 			const units = unitsFor(summary, w.sentences.filter((i) => !done.has(i)), templates, this.opts.batchSize ?? null);
-			for (const unit of units) states.push({ unit, attempts: 0, open: [...unit.sentences] });
+			const rounds = unreadableRounds(w.summary, store.data.annotations, this.annotator);
+			for (const unit of units) states.push({ unit, round: Math.max(0, ...unit.sentences.map((s) => rounds.get(s.index) ?? 0)), attempts: 0, open: [...unit.sentences] });
 			listed.push({ summary: summary.id, book: summary.book, sentences: units.reduce((n, u) => n + u.sentences.length, 0), units: units.length });
 		}
 		const recovered = await this.calls.recover(states.map((state) => this.recoverable(state)));
@@ -170,7 +175,7 @@ export class Annotator {
 	private recoverable(state: UnitState): Recoverable {
 		return {
 			id: state.unit.id,
-			next: () => (state.open.length === 0 ? null : { version: 0, attempt: state.attempts }),
+			next: () => (state.open.length === 0 ? null : { version: state.round, attempt: state.attempts }),
 			matches: (call) => this.calls.sameModel(call) && call.prompt === state.unit.prompt,
 			take: (call) => {
 				this.apply(state, call.response, call.timings.end);
@@ -197,7 +202,7 @@ export class Annotator {
 				const task = { kind: 'annotate' as const, texts: [store.data.summaries.find((s) => s.id === unit.summary)?.text ?? '', ...unit.sentences.map((s) => s.text)], words: 0 };
 				const taken = await this.calls.call({
 					owner: unit.id,
-					version: 0,
+					version: state.round,
 					attempt,
 					signal: this.abort.signal,
 					cacheablePrefix: unit.prefix,

@@ -4,8 +4,8 @@ import { errorMessage } from '../errors.ts';
 import { isAbortError, ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
 import { tokensOf, versionTokens } from '../summarize/counts.ts';
-import { activeVersion, callsMade, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
-import { isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
+import { activeVersion, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
+import { expectedCalls, isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
 import { totalsOf, type Totals } from '../summarize/totals.ts';
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
@@ -134,13 +134,9 @@ export class Engine {
 		this.calls.streamRetried(reason, request);
 	}
 
-	/**
-	 * Calls the run is expected to make in all, for progress and ETA: the planner's estimate for the
-	 * live plan plus the calls already spent outside it (superseded nodes, dropped attempts).
-	 */
+	/** Calls the run is expected to make in all, for progress and ETA (see `expectedCalls`). */
 	plannedCalls(): number {
-		const outside = Math.max(0, this.totals.calls - callsMade(this.run));
-		return Math.max(this.opts.planner.estimateCalls(this.run, this.opts.ctx) + outside, this.totals.calls);
+		return expectedCalls(this.opts.planner, this.run, this.opts.ctx, this.totals.calls);
 	}
 
 	/**
@@ -252,7 +248,7 @@ export class Engine {
 		if (applied.added.length > 0) {
 			this.emit({ type: 'node-planned', nodes: applied.added.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })), planned: this.plannedCalls() });
 		}
-		if (applied.stale.length > 0) this.emit({ type: 'node-stale', nodes: applied.stale });
+		if (applied.stale.length > 0) this.emit({ type: 'node-stale', nodes: applied.stale, planned: this.plannedCalls() });
 	}
 
 	/**

@@ -23,8 +23,8 @@ export type EngineEvent =
 	| ({ type: 'usage'; node: NodeRef } & UsageReport)
 	| { type: 'node-finished'; node: NodeRef; kind: NodeKind; level: number; index: number; words: number; tokens: number; attempts: number; overBudget: boolean }
 	| { type: 'node-failed'; node: NodeRef; error: string }
-	/** Nodes that will be made again on the next `start()` (their versions are kept). */
-	| { type: 'node-stale'; nodes: NodeRef[] }
+	/** Nodes that will be made again on the next `start()` (their versions are kept); `planned` counts their calls in. */
+	| { type: 'node-stale'; nodes: NodeRef[]; planned: number }
 	/** A person's text was saved as version `version` of `node`, now its active one. */
 	| { type: 'node-edited'; node: NodeRef; version: number }
 	/** Version `version` of `node` is the one later nodes read now. */

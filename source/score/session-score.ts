@@ -43,15 +43,46 @@ export interface SummaryPlan {
 	sentences: number;
 	/** Sentence indices `source` has no verdict for yet: what a model must annotate first. */
 	missing: number[];
+	/**
+	 * Sentence indices whose latest answer from `source` could not be read (parse failures): left out
+	 * of the score, and asked again by the next scoring that can call the model.
+	 */
+	unreadable: number[];
 }
 
 const madeHere = (a: Annotation): boolean => a.source === 'model' && a.imported === null && a.sentence !== null;
 
-/** Sentence indices `annotator` has answered for (a recorded parse failure counts: it is not asked again). */
+/**
+ * Per sentence `annotator` has answered, whether its latest answer could be read. In session order:
+ * a sentence asked again after a parse failure has its new answer after the failure.
+ */
+function latestAnswers(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Map<number, boolean> {
+	const latest = new Map<number, boolean>();
+	for (const a of annotations) if (a.summary === summary && madeHere(a) && a.annotator === annotator) latest.set(a.sentence!, a.failure === null);
+	return latest;
+}
+
+/** Sentence indices `annotator` has answered for, a recorded parse failure included. */
 export function annotatedBy(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Set<number> {
-	const done = new Set<number>();
-	for (const a of annotations) if (a.summary === summary && madeHere(a) && a.annotator === annotator) done.add(a.sentence!);
-	return done;
+	return new Set(latestAnswers(summary, annotations, annotator).keys());
+}
+
+/**
+ * Per sentence, how many of `annotator`'s answers to it were recorded as unreadable: asking it
+ * again is round that many (0: the first ask), so the calls of rounds already saved are never taken
+ * back from the call log as answers of a new one.
+ */
+export function unreadableRounds(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Map<number, number> {
+	const rounds = new Map<number, number>();
+	for (const a of annotations) {
+		if (a.summary === summary && madeHere(a) && a.annotator === annotator && a.failure !== null) rounds.set(a.sentence!, (rounds.get(a.sentence!) ?? 0) + 1);
+	}
+	return rounds;
+}
+
+/** Sentence indices with a readable answer from `annotator`: these are never asked again. */
+export function readablyAnnotatedBy(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Set<number> {
+	return new Set([...latestAnswers(summary, annotations, annotator)].flatMap(([sentence, read]) => (read ? [sentence] : [])));
 }
 
 /**
@@ -81,14 +112,18 @@ export function planSummary(summary: ScoredSummary, annotations: readonly Annota
 		const done = annotatedBy(summary.id, annotations, annotator);
 		return Array.from({ length: n }, (_, i) => i).filter((i) => !done.has(i));
 	};
-	const model = (annotator: string): SummaryPlan => ({ summary: summary.id, source: { kind: 'model', annotator }, sentences: n, missing: missingFor(annotator) });
+	const model = (annotator: string): SummaryPlan => {
+		const read = readablyAnnotatedBy(summary.id, annotations, annotator);
+		const answered = annotatedBy(summary.id, annotations, annotator);
+		return { summary: summary.id, source: { kind: 'model', annotator }, sentences: n, missing: missingFor(annotator), unreadable: [...answered].filter((i) => i < n && !read.has(i)).sort((a, b) => a - b) };
+	};
 	if (opts.requested !== null) return model(opts.requested);
 	const own = annotations.filter((a) => a.summary === summary.id && a.source === 'model');
 	const files = new Map<string, number>();
 	for (const a of own) if (a.imported !== null) files.set(a.imported, (files.get(a.imported) ?? 0) + 1);
 	if (files.size > 0) {
 		const file = [...files].sort((x, y) => y[1] - x[1])[0]![0];
-		return { summary: summary.id, source: { kind: 'imported', file }, sentences: n, missing: [] };
+		return { summary: summary.id, source: { kind: 'imported', file }, sentences: n, missing: [], unreadable: [] };
 	}
 	const preferred = model(opts.fallback);
 	if (preferred.missing.length === 0) return preferred;

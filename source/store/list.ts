@@ -1,10 +1,14 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Method, ProviderName, RunStatus } from '../domain.ts';
+import type { Method, ProviderName, Run, RunStatus } from '../domain.ts';
+import { loadTemplates } from '../prompts/load.ts';
 import { storedScore } from '../score/session-score.ts';
-import { liveNodes } from '../summarize/graph.ts';
-import { countWords } from '../text/tokens.ts';
+import { expectedCalls } from '../summarize/planner.ts';
+import { plannerFor } from '../summarize/run.ts';
+import type { Templates } from '../summarize/templates.ts';
+import { totalsOf } from '../summarize/totals.ts';
+import { countTokens, countWords } from '../text/tokens.ts';
 import { readSessionState } from './journal.ts';
 import { FILES } from './dirs.ts';
 import { checkSessionsDir } from './disk.ts';
@@ -20,7 +24,10 @@ export interface SessionSummary {
 	provider: ProviderName | null;
 	model: string | null;
 	status: RunStatus | 'imported';
-	/** Nodes done out of the nodes planned so far (hierarchical plans grow level by level). */
+	/**
+	 * A run's calls made out of the calls it is expected to make in all, the count its progress line
+	 * and run screen show (a collection: its summaries, all there).
+	 */
 	progress: { done: number; total: number };
 	createdAt: string;
 	updatedAt: string;
@@ -58,10 +65,11 @@ export async function listSessions(dir: string): Promise<SessionListing> {
 		entries = [];
 	}
 	const ids = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+	const templates = templatesOnce();
 	await Promise.all(
 		ids.map(async (id) => {
 			const file = join(dir, id, FILES.state);
-			const result = await readSummary(id, file);
+			const result = await readSummary(id, file, templates);
 			if ('reason' in result) problems.push(result);
 			else sessions.push(result);
 		}),
@@ -75,7 +83,7 @@ export async function listSessions(dir: string): Promise<SessionListing> {
 	return Object.assign(sessions, { problems });
 }
 
-async function readSummary(id: string, file: string): Promise<SessionSummary | SessionProblem> {
+async function readSummary(id: string, file: string, templates: (dir: string | null) => Promise<Templates>): Promise<SessionSummary | SessionProblem> {
 	let raw: unknown;
 	try {
 		raw = await readSessionState(dirname(file));
@@ -97,10 +105,36 @@ async function readSummary(id: string, file: string): Promise<SessionSummary | S
 	const parsed = sessionSchema.safeParse(raw);
 	if (!parsed.success) return { id, file, reason: `does not match the session schema (${firstIssue(parsed.error)})` };
 	if (parsed.data.id !== id) return { id, file, reason: `it says it is session "${parsed.data.id}"` };
-	return summarize(parsed.data);
+	return summarize(parsed.data, templates);
 }
 
-export function summarize(data: SessionData): SessionSummary {
+/**
+ * The templates of each prompts folder, read once per listing. A folder gone or broken since the
+ * run falls back to the shipped templates: the list still shows every session, and the estimate
+ * (which reads only the templates' lengths) is at most slightly off until the run is resumed.
+ */
+function templatesOnce(): (dir: string | null) => Promise<Templates> {
+	const read = new Map<string | null, Promise<Templates>>();
+	return (dir) => {
+		let templates = read.get(dir);
+		if (!templates) {
+			templates = loadTemplates(dir).catch(() => loadTemplates());
+			read.set(dir, templates);
+		}
+		return templates;
+	};
+}
+
+/** Calls made and calls expected in all, by the engine's own estimate (`expectedCalls`). */
+function callProgress(run: Run, templates: Templates): { done: number; total: number } {
+	const { config } = run;
+	// The estimate reads the chunks' token counts and the templates, never the book's text.
+	const ctx = { config, templates, book: '', tokens: (text: string) => countTokens(text, config.encoding) };
+	const done = totalsOf(run).calls;
+	return { done, total: expectedCalls(plannerFor(config.method), run, ctx, done) };
+}
+
+async function summarize(data: SessionData, templates: (dir: string | null) => Promise<Templates>): Promise<SessionSummary> {
 	if (data.kind === 'collection') {
 		return {
 			id: data.id,
@@ -126,7 +160,7 @@ export function summarize(data: SessionData): SessionSummary {
 		provider: run.config.provider,
 		model: run.config.model,
 		status: run.status,
-		progress: { done: liveNodes(run).filter((n) => n.status === 'done').length, total: liveNodes(run).length },
+		progress: callProgress(run, await templates(run.config.prompts)),
 		createdAt: data.createdAt,
 		updatedAt: data.updatedAt,
 		openedAt: data.openedAt,

@@ -1,4 +1,5 @@
 import type { Budget, CallParams, Node, NodeKind, NodeRef, Run, RunConfig } from '../domain.ts';
+import { callsMade } from './graph.ts';
 import type { Templates } from './templates.ts';
 
 /** What a planner reads besides the run: everything fixed for the run's lifetime. */
@@ -104,4 +105,15 @@ export function samePlan(node: Node, expected: Node): boolean {
 		node.inputs.every((ref, i) => ref === expected.inputs[i]) &&
 		Object.keys(expected.meta).every((key) => node.meta[key] === expected.meta[key])
 	);
+}
+
+/**
+ * Calls a run is expected to make in all, for progress and ETA wherever they are shown (the engine's
+ * events, `booook sessions`, the home screen): the planner's estimate for the live plan plus the
+ * calls already spent outside it (superseded nodes, dropped attempts), never fewer than `calls`, the
+ * calls made so far.
+ */
+export function expectedCalls(planner: Planner, run: Run, ctx: PlanContext, calls: number): number {
+	const outside = Math.max(0, calls - callsMade(run));
+	return Math.max(planner.estimateCalls(run, ctx) + outside, calls);
 }

@@ -202,7 +202,8 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 			let nodes = state.nodes;
 			for (const id of event.nodes) nodes = patch(nodes, id, { status: 'stale' });
 			const synced = ctx.run ? nodesOf(ctx.run, nodes) : { nodes, order: state.order };
-			return { ...s, ...synced, root: ctx.run ? ctx.run.root : null };
+			// Stale nodes are calls still to make: a finished run's full bar is full no more.
+			return { ...s, ...synced, root: ctx.run ? ctx.run.root : null, planned: event.planned };
 		}
 		case 'run-paused':
 			return { ...s, gate: 'paused', pausedAt: state.pausedAt ?? ctx.now };

@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { Book, Method } from '../source/domain.ts';
+import { listSessions } from '../source/store/list.ts';
+import { Session } from '../source/store/session.ts';
+import { liveNodes } from '../source/summarize/graph.ts';
+import { FakeModel } from './support/fake-model.ts';
+import { randomBook, setUp } from './support/run-harness.ts';
+import { tempDir } from './support/temp.ts';
+
+/**
+ * A run interrupted after `finished` nodes, saved as a session; with the calls planned the engine
+ * reports (the count the headless progress line and the run screen show).
+ */
+async function interrupted(dir: string, method: Method, finished: number) {
+	const text = randomBook(7, 80);
+	const { run, engine } = await setUp(text, { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true }, new FakeModel({ seed: 7 }));
+	let seen = 0;
+	let planned = 0;
+	engine.on((e) => {
+		if (e.type === 'run-started' || e.type === 'node-planned') planned = e.planned;
+		if (e.type === 'node-finished' && ++seen === finished) engine.cancel();
+	});
+	assert.equal(await engine.start(), 'cancelled');
+	const book: Book = { title: `${method} book`, sha256: createHash('sha256').update(text, 'utf8').digest('hex'), source: 'book.txt', chars: text.length, tokens: 1 };
+	const session = await Session.create(dir, { id: method, book, text, run });
+	await session.close();
+	return { run, calls: engine.totals.calls, planned, resumePlans: engine.plannedCalls() };
+}
+
+for (const method of ['inc', 'hier'] as const) {
+	test(`an interrupted ${method} run lists its calls done against the calls the engine plans, as its progress line does`, async () => {
+		const dir = tempDir('sessions-progress');
+		const { run, calls, planned, resumePlans } = await interrupted(dir, method, 3);
+		// The nodes planned so far fall short of the calls still to come: the count must not be theirs.
+		assert.ok(liveNodes(run).length < resumePlans, `${liveNodes(run).length} nodes, ${resumePlans} calls planned`);
+		assert.equal(resumePlans, planned, 'the progress line and a resumed run plan the same calls');
+		const [listed] = await listSessions(dir);
+		assert.deepEqual(listed!.progress, { done: calls, total: resumePlans });
+		assert.equal(listed!.status, 'cancelled');
+	});
+}
