@@ -5,6 +5,7 @@ import type { Book, Method } from '../source/domain.ts';
 import { listSessions } from '../source/store/list.ts';
 import { Session } from '../source/store/session.ts';
 import { liveNodes } from '../source/summarize/graph.ts';
+import { hierarchical } from '../source/summarize/hier.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { tempDir } from './support/temp.ts';
@@ -41,3 +42,16 @@ for (const method of ['inc', 'hier'] as const) {
 		assert.equal(listed!.status, 'cancelled');
 	});
 }
+
+test('a finished hierarchical run is counted without the tokenizer (listing finished sessions loads none)', async () => {
+	const text = randomBook(8, 80);
+	const { run, engine, ctx } = await setUp(text, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true }, new FakeModel({ seed: 8 }));
+	assert.equal(await engine.start(), 'done');
+	const counted = hierarchical.estimateCalls(run, {
+		...ctx,
+		tokens: () => {
+			throw new Error('the tokenizer was asked');
+		},
+	});
+	assert.equal(counted, engine.totals.calls);
+});

@@ -170,7 +170,9 @@ export const hierarchical: Planner = {
 		let planned = callsMade(run) + nodesAwaitingCalls(run);
 		// Before the first plan there are no level-0 nodes yet, but one call per chunk is certain.
 		planned += Math.max(0, run.chunks.length - levelNodes(run, 0).length);
-		const expected = expectedMerges(run.chunks.length, ctx);
+		// Counted only for levels not planned to the end: the guess counts the templates' tokens, and
+		// a finished run (all `booook sessions` lists, mostly) needs no tokenizer to be counted.
+		let guess: ReturnType<typeof expectedMerges> | null = null;
 		// Levels are walked upwards with their real sizes as far as they are planned to the end, and
 		// with the expected packing above that: a level planned to one merge is the top, so the
 		// levels the first guess foresaw above it are not counted (a finished run expects no more).
@@ -185,6 +187,7 @@ export const hierarchical: Planner = {
 				count = nodes.length;
 				continue;
 			}
+			const expected = (guess ??= expectedMerges(run.chunks.length, ctx));
 			const fit = expected[level - 1]?.fit ?? expected.at(-1)?.fit ?? 2;
 			const merges = Math.max(nodes.length, Math.ceil(count / fit));
 			planned += merges - nodes.length;
