@@ -99,7 +99,7 @@ test('every command prints a hostile book and a hostile server safely, and its J
 	// A server whose error body writes the terminal's title and reverses text.
 	fake.fail({ kind: 'status', status: 400, message: `bad ${TITLE_ATTACK}request ${RLO}here` });
 	const failed = await safely('a failed run', (io) => runCommand(book, { config: { ...config, concurrency: 1 }, session: 'evil-fail', sessionsDir, json: false, env, ...io }), 1);
-	assert.match(failed.err, /run failed: .*openai: 400 Bad Request — bad request here\nFix the cause, then continue with: booook resume evil-fail\n/u);
+	assert.match(failed.err, /run failed: .*openai: 400 Bad Request — bad request here\nFix the cause, then continue with: booook resume evil-fail --sessions-dir \S+\n/u);
 	const shownFailure = await safely('show of a failed run', (io) => showCommand(sessionsDir, 'evil-fail', { json: false, ...io }));
 	assert.match(shownFailure.out, /status: failed \(.*bad request here\)/u);
 	await safely('resume', (io) => resumeCommand(sessionsDir, 'evil-fail', { json: false, env, ...io }));

@@ -13,6 +13,7 @@ import { UserError } from '../source/errors.ts';
 import { runCommand } from '../source/commands/run.ts';
 import { resumeCommand } from '../source/commands/resume.ts';
 import { newRun } from '../source/summarize/run.ts';
+import { sessionsDirArg } from '../source/store/dirs.ts';
 import { listSessions } from '../source/store/list.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
 import { stateFs } from '../source/store/state-file.ts';
@@ -275,7 +276,8 @@ test('a full disk while a collection is being scored names booook score as the w
 	diskFullFrom(t, 1);
 	session.data.annotations.push({ id: 'a0', summary: 's0', sentence: 0, spans: [], confusing: false, questions: '', types: [], source: 'human', annotator: 'me', imported: null, raw: null, failure: null, createdAt: new Date().toISOString() });
 	const message = await refusal(session.save(), 1);
-	assert.ok(message.endsWith('free some space, then continue with: booook score coll (what was saved before is intact)'), message);
+	assert.ok(message.endsWith(`free some space, then continue with: booook score coll${sessionsDirArg(dir)} (what was saved before is intact)`), message);
+	assert.match(message, / --sessions-dir /u, 'the sessions folder is not the default one: the command names it');
 	assert.deepEqual((await readdir(path.join(dir, 'coll'))).sort(), ['lock', 'session.json']);
 });
 

@@ -311,3 +311,19 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	await until(frame, (x) => x.includes(`sentence ${Math.max(1, k)} of`), 'back one sentence');
 	r.unmount();
 });
+
+test('a finished run opened on the run screen does not claim its final summary is printed above; one that finishes here does', async () => {
+	const { run, engine } = await finished('hier');
+	const opened = await mount(engine);
+	const f = await until(opened.frame, (x) => x.includes('The run is done'), 'the done line');
+	assert.doesNotMatch(f, /printed above/u, 'nothing was printed above a session opened finished');
+	assert.match(f, new RegExp(`final summary is the text of ${run.root}`, 'u'));
+	opened.r.unmount();
+
+	const fresh = await setUp(randomBook(6, 50), { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 6 }));
+	const live = await mount(fresh.engine);
+	await live.press(' ');
+	const g = await until(live.frame, (x) => x.includes('The run is done'), 'the run finishing on the screen');
+	assert.match(g, /printed above/u);
+	live.r.unmount();
+});

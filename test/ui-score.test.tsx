@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
 import { ScoreScreen } from '../source/ui/screens/ScoreScreen.tsx';
 import { sentenceSpans } from '../source/text/sentences.ts';
+import { textWidth } from '../source/ui/text.ts';
 import { renderScreen, until } from './support/screen.tsx';
 
 const TEXT = 'Ann sails to Dover. A stranger \u001B]0;owned\u0007appears. The war ends.';
@@ -59,5 +60,40 @@ test('the score screen marks each sentence as its answer arrives and shows the q
 	assert.equal(back, 0);
 	app.stdin.write('\u001B');
 	await until(() => String(back), (x) => x === '1', 'esc again goes back');
+	app.unmount();
+});
+
+test('the score screen fits the terminal with its help open, many sentences and long questions, and re-lays out on resize', async () => {
+	const text = Array.from({ length: 60 }, (_, i) => `Sentence ${i + 1} tells of the voyage to Dover.`).join(' ');
+	const spans = sentenceSpans(text);
+	const questions = Array.from({ length: 12 }, (_, i) => `Who is the stranger of chapter ${i + 1}, and why does he sail?`).join(' ');
+	const controls: ScoreControls = {
+		book: 'voyage',
+		text,
+		annotator: 'openai/test',
+		sentences: () => spans.map((s, i) => ({ start: s.start, end: s.end, verdict: i % 3 === 0 ? 'confusing' : 'clear', questions: i % 3 === 0 ? questions : '', types: i % 3 === 0 ? ['entity omission'] : [] })),
+		score: () => 66.7,
+		status: () => 'done',
+		start: async () => {},
+		cancel: () => {},
+		onChange: () => () => {},
+	};
+	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => {}} onQuit={() => {}} />);
+	const resize = (columns: number, rows: number) => {
+		Object.defineProperty(app.stdout, 'columns', { value: columns, configurable: true });
+		Object.defineProperty(app.stdout, 'rows', { value: rows, configurable: true });
+		app.stdout.emit('resize');
+	};
+	const frame = () => app.lastFrame() ?? '';
+	// A frame as tall as the terminal scrolls its first line (the header) away.
+	const fits = (f: string, columns: number, rows: number) => f.split('\n').length < rows && f.split('\n').every((l) => textWidth(l) <= columns) && f.startsWith('BooookScore');
+	for (const [columns, rows] of [[80, 24], [60, 20], [120, 40]] as const) {
+		resize(columns, rows);
+		await until(frame, (f) => fits(f, columns, rows) && f.includes('Questions: Who is the stranger'), `the screen fitting ${columns}×${rows}`);
+		app.stdin.write('?');
+		await until(frame, (f) => fits(f, columns, rows) && /pgdn\s+scroll the text down/u.test(f), `the help fitting ${columns}×${rows}`);
+		app.stdin.write('?');
+		await until(frame, (f) => !f.includes('scroll the text down'), 'the help closed');
+	}
 	app.unmount();
 });

@@ -42,7 +42,7 @@ async function studyScreen(name: string) {
 	let exited = 0;
 	const options: StudyAppOptions = {
 		runner,
-		info: { name: plan.spec.name, file: study.file, priced: true },
+		info: { name: plan.spec.name, again: `booook study ${study.file}`, priced: true },
 		start: () => runner.start(),
 		results: () => readResults(plan, sessions),
 		liveRun: (key) => {

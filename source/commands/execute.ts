@@ -86,7 +86,7 @@ export async function execute(session: Session<BookSessionData>, prepared: Prepa
 		return 0;
 	}
 	if (status === 'cancelled') {
-		if (!opts.json) err.line(`interrupted; session saved. Continue with: booook resume ${session.id}`);
+		if (!opts.json) err.line(`interrupted; session saved. Continue with: ${session.continueWith}`);
 		return 130;
 	}
 	if (!opts.json) err.text(failedLines(session));
@@ -131,13 +131,13 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 		output(stderr).text(failedLines(session));
 		return 1;
 	}
-	output(stderr).line(`interrupted; session saved. Continue with: booook resume ${session.id}`);
+	output(stderr).line(`interrupted; session saved. Continue with: ${session.continueWith}`);
 	return 130;
 }
 
 /** Why a run failed (the provider's or planner's message, which may quote a server) and how to go on. */
 function failedLines(session: Session<BookSessionData>): string {
-	return `run failed: ${session.data.run.error ?? 'unknown error'}\nFix the cause, then continue with: booook resume ${session.id}\n`;
+	return `run failed: ${session.data.run.error ?? 'unknown error'}\nFix the cause, then continue with: ${session.continueWith}\n`;
 }
 
 /**

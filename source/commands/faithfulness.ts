@@ -7,6 +7,7 @@ import { keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
 import { sessionEvidence } from './evidence-session.ts';
@@ -89,7 +90,7 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions): Promise<nu
 		);
 		const cost = `${result.totals.calls} calls, $${result.totals.cost.toFixed(4)}`;
 		if (result.status === 'cancelled') {
-			out.line(`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: booook faithfulness ${opts.id}`);
+			out.line(`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: booook faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
 			return 130;
 		}
 		if (result.status === 'failed') {

@@ -4,6 +4,7 @@ import { BatchPool } from '../engine/batch-pool.ts';
 import { batchLine } from '../llm/batcher.ts';
 import { loadPrices } from '../llm/prices.ts';
 import { storedSessionScore } from '../score/session-score.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir, Session } from '../store/session.ts';
 import { folderState } from '../store/leftover.ts';
 import { cellErrorTypes, ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
@@ -89,10 +90,15 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
 	err.line(`study ${plan.spec.name}: ${done}/${plan.cells.length} cells done`);
 	if (ran === 'cancelled') {
-		err.line(`interrupted; every session is saved. Continue with: booook study ${file}`);
+		err.line(`interrupted; every session is saved. Continue with: ${continueStudy(file, opts.sessionsDir)}`);
 		return 130;
 	}
 	return ran === 'failed' ? 1 : 0;
+}
+
+/** The command that continues the study where it stopped, as the user can paste it. */
+function continueStudy(file: string, sessionsDir: string): string {
+	return `booook study ${file}${sessionsDirArg(sessionsDir)}`;
 }
 
 /** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */
@@ -201,7 +207,7 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 	const env = opts.env ?? process.env;
 	await renderStudyApp({
 		runner,
-		info: { name: plan.spec.name, file: plan.file, priced: plan.cells.every((c) => c.priced) },
+		info: { name: plan.spec.name, again: continueStudy(plan.file, opts.sessionsDir), priced: plan.cells.every((c) => c.priced) },
 		start: () => runner.start(),
 		results: async () => {
 			return readResults(plan, opts.sessionsDir);

@@ -8,6 +8,7 @@ import { FaithfulnessStore } from '../store/faithfulness-store.ts';
 import { sessionEvidence } from './evidence-session.ts';
 import { faithVerdictOn, faithVerdictsOf } from '../score/faithfulness.ts';
 import { output } from './output.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { decimal, integerFrom, sessionsDirOption, type Exit } from './flags.ts';
 
@@ -65,7 +66,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 	if (!stdin.isTTY || !stdout.isTTY) throw badInput('validate is interactive and needs a terminal; for numbers from recorded verdicts use: booook precision ID or booook report ID');
 	const validator = validatorName(opts.validator);
 	const session = await Session.open(dir, id);
-	session.continueWith = `booook validate ${id}`;
+	session.continueWith = `booook validate ${id}${sessionsDirArg(dir)}`;
 	if (opts.mode === 'faithfulness') return faithfulnessWalk(session, id, validator, opts, stdin, stdout);
 	try {
 		// The terminal app (Ink, React) loads only now, once the session is known to open: execute.ts

@@ -7,6 +7,16 @@ export function resolveSessionsDir(flag?: string | null, env: NodeJS.ProcessEnv 
 	return path.resolve(chosen);
 }
 
+/**
+ * What a printed command needs to reach `dir`: nothing when it is where sessions go by default,
+ * else ` --sessions-dir DIR` (absolute, quoted for the shell), so the command can be pasted as is.
+ */
+export function sessionsDirArg(dir: string, env: NodeJS.ProcessEnv = process.env): string {
+	const absolute = path.resolve(dir);
+	if (absolute === resolveSessionsDir(null, env)) return '';
+	return ` --sessions-dir ${/^[\w@%+=:,./-]+$/u.test(absolute) ? absolute : `'${absolute.replaceAll("'", "'\\''")}'`}`;
+}
+
 function nonEmpty(value: string | null | undefined): string | undefined {
 	return value && value.trim() !== '' ? value : undefined;
 }

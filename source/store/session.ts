@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Book, Run } from '../domain.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog } from './calls.ts';
 import { changeProblem, ChangeTracker } from './changes.ts';
-import { checkSessionId, FILES, newSessionId } from './dirs.ts';
+import { checkSessionId, FILES, newSessionId, sessionsDirArg } from './dirs.ts';
 import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
 import { CREATING_PREFIX, folderState, missingSessionError, removeLeftover, sweepCreations } from './leftover.ts';
 import { SessionLock } from './lock.ts';
@@ -57,7 +57,7 @@ export class Session<D extends SessionData = SessionData> {
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
-		this.continueWith = data.kind === 'book' ? `booook resume ${id}` : `booook score ${id}`;
+		this.continueWith = `${data.kind === 'book' ? 'booook resume' : 'booook score'} ${id}${sessionsDirArg(dirname(path))}`;
 	}
 
 	/** The session's state; the engine mutates it in place and calls save(). */

@@ -51,6 +51,14 @@ export function truncate(text: string, width: number): string {
 	return cliTruncate(text, Math.max(1, width));
 }
 
+/** Keeps the first `max` of wrapped `lines`, marking a cut on the last one kept. */
+export function cutLines(lines: readonly string[], max: number, width: number): readonly string[] {
+	if (lines.length <= max) return lines;
+	const kept = lines.slice(0, max);
+	kept[max - 1] = truncate(`${kept[max - 1]!} …`, width);
+	return kept;
+}
+
 /** Cuts `text` to `width` columns from its start, keeping its end (where ids differ). */
 export function truncateStart(text: string, width: number): string {
 	return cliTruncate(text, Math.max(1, width), { position: 'start' });

@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 /** Runs the real binary with a clean environment (no API keys unless given). */
-export function booook(args: string[], opts: { env?: Record<string, string>; cwd?: string; onStdout?: (text: string, kill: () => void) => void; onStderr?: (text: string, kill: () => void) => void } = {}): Promise<CliResult> {
+export function booook(args: string[], opts: { env?: Record<string, string>; cwd?: string; onStdout?: (text: string, kill: (signal?: NodeJS.Signals) => void) => void; onStderr?: (text: string, kill: (signal?: NodeJS.Signals) => void) => void } = {}): Promise<CliResult> {
 	const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env };
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -19,11 +19,11 @@ export function booook(args: string[], opts: { env?: Record<string, string>; cwd
 		let stderr = '';
 		child.stdout.setEncoding('utf8').on('data', (d: string) => {
 			stdout += d;
-			opts.onStdout?.(stdout, () => child.kill('SIGKILL'));
+			opts.onStdout?.(stdout, (signal = 'SIGKILL') => child.kill(signal));
 		});
 		child.stderr.setEncoding('utf8').on('data', (d: string) => {
 			stderr += d;
-			opts.onStderr?.(stderr, () => child.kill('SIGKILL'));
+			opts.onStderr?.(stderr, (signal = 'SIGKILL') => child.kill(signal));
 		});
 		child.on('error', reject);
 		child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));

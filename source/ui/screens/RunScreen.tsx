@@ -260,7 +260,9 @@ function StatusLine({ view, ui }: { view: ViewState; ui: RunUi }) {
 	const last = view.log.at(-1);
 	if (ui.message) return <Text wrap="truncate-end" color={theme.color('accent')}>{clean(ui.message)}</Text>;
 	if (phaseOf(view) === 'idle') return <Text wrap="truncate-end" color={theme.color('accent')}>Not running: space runs what is left, s makes one call at a time.</Text>;
-	if (phaseOf(view) === 'done') return <Text wrap="truncate-end" color={theme.color('ok')}>The run is done: the final summary is printed above. e edits a node, r re-runs it, q quits.</Text>;
+	// A session opened finished printed nothing: its final summary is only the root's text.
+	const where = view.finals.length > 0 ? 'printed above' : `the text of ${view.root}`;
+	if (phaseOf(view) === 'done') return <Text wrap="truncate-end" color={theme.color('ok')}>{`The run is done: the final summary is ${where}. e edits a node, r re-runs it, q quits.`}</Text>;
 	if (last) return <Text wrap="truncate-end" color={theme.color(last.level === 'error' ? 'error' : 'warn')}>{clean(last.text)}</Text>;
 	return <Text> </Text>;
 }

@@ -7,12 +7,13 @@ import { useKeys } from '../keys/KeysProvider.tsx';
 import { bindingsFor, type KeyPress } from '../keymap.ts';
 import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from '../state/score-ui.ts';
 import { styledLines } from '../styled-lines.ts';
-import { clean, truncate, windowOf } from '../text.ts';
+import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
 
 const TONE: Record<SentenceVerdict, Tone> = { pending: 'muted', clear: 'ok', confusing: 'error', failed: 'warn' };
 /** Every verdict is also a mark before its sentence, so it reads without colour. */
 const MARK: Record<SentenceVerdict, string> = { pending: '·', clear: '✓', confusing: '✗', failed: '?' };
+const LEGEND = '  ✓ clear  ✗ confusing  ? unreadable  · waiting';
 
 /**
  * BooookScore of the final summary, live: each sentence takes its colour and mark as its
@@ -40,50 +41,58 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 		{ start: s.start, end: s.end, style: { verdict: s.verdict, picked: s === chosen } as Style },
 	]);
 	const lines = styledLines<Style>(controls.text, ranges, width);
-	const pane = Math.max(3, rows - 10);
+	const done = sentences.filter((s) => s.verdict !== 'pending').length;
+	// The frame is counted row by row so it stays below the terminal's height (a frame as tall as
+	// the terminal scrolls its header away): the marks wrap, the questions are cut to a few rows.
+	const marksRows = wrap(sentences.map((s) => MARK[s.verdict]).join('') + LEGEND, columns).length;
+	const detail = chosen
+		? [...cutLines(wrap(`Questions: ${clean(chosen.questions)}`, columns), rows >= 30 ? 4 : 2, columns), truncate(`Types: ${chosen.types.join(', ')}`, columns)]
+		: [done === sentences.length ? 'No sentence confuses the annotator.' : 'Confusing sentences appear here as their answers arrive.'];
+	// Header and status, the box's borders, the marks, the sentence picked, the footer, one row free.
+	const pane = Math.max(1, rows - (2 + 2 + marksRows + detail.length + 1 + 1));
 	const pickedLine = lines.findIndex((l) => l.some((p) => p.style?.picked));
 	const shown = windowOf(lines, pane, ui.offset ?? Math.max(0, pickedLine - Math.floor(pane / 3)));
 	ctx.current = { confusing: confusing.length, page: pane, shownFrom: shown.offset };
 	const score = controls.score();
-	const done = sentences.filter((s) => s.verdict !== 'pending').length;
 	return (
 		<Box flexDirection="column" width={columns}>
 			<Text bold>{truncate(`BooookScore · ${clean(controls.book)} · ${clean(controls.annotator)} · ${done}/${sentences.length} sentences · ${score === null ? '—' : score.toFixed(1)}`, columns)}</Text>
 			<Text color={theme.color('muted')}>{truncate(clean(controls.status()), columns)}</Text>
-			<Box flexDirection="column" borderStyle="single" paddingX={1} height={pane + 2}>
-				{shown.lines.map((line, i) => (
-					<Text key={i} wrap="truncate">
-						{line.map((p, k) => (
-							<Text key={k} color={p.style ? theme.color(TONE[p.style.verdict]) : undefined} inverse={p.style?.picked ?? false}>
-								{p.text}
-							</Text>
+			{ui.help ? (
+				// In the summary's place, so the frame keeps its height.
+				<Box flexDirection="column" borderStyle="round" paddingX={1} height={pane + 2}>
+					{bindingsFor('score')
+						.slice(0, pane)
+						.map((b) => (
+							<Text key={`${b.action} ${b.label}`} wrap="truncate">{`${b.label.padEnd(7)} ${b.description}`}</Text>
 						))}
-					</Text>
-				))}
-			</Box>
+				</Box>
+			) : (
+				<Box flexDirection="column" borderStyle="single" paddingX={1} height={pane + 2}>
+					{shown.lines.map((line, i) => (
+						<Text key={i} wrap="truncate">
+							{line.map((p, k) => (
+								<Text key={k} color={p.style ? theme.color(TONE[p.style.verdict]) : undefined} inverse={p.style?.picked ?? false}>
+									{p.text}
+								</Text>
+							))}
+						</Text>
+					))}
+				</Box>
+			)}
 			<Text>
 				{sentences.map((s, i) => (
 					<Text key={i} color={theme.color(TONE[s.verdict])}>
 						{MARK[s.verdict]}
 					</Text>
 				))}
-				{`  ✓ clear  ✗ confusing  ? unreadable  · waiting`}
+				{LEGEND}
 			</Text>
-			{ui.help ? (
-				<Box flexDirection="column" borderStyle="round" paddingX={1}>
-					{bindingsFor('score').map((b) => (
-						<Text key={`${b.action} ${b.label}`}>{`${b.label.padEnd(7)} ${b.description}`}</Text>
-					))}
-				</Box>
-			) : null}
-			{chosen ? (
-				<Box flexDirection="column">
-					<Text wrap="wrap">{`Questions: ${clean(chosen.questions)}`}</Text>
-					<Text>{`Types: ${chosen.types.join(', ')}`}</Text>
-				</Box>
-			) : (
-				<Text color={theme.color('muted')}>{done === sentences.length ? 'No sentence confuses the annotator.' : 'Confusing sentences appear here as their answers arrive.'}</Text>
-			)}
+			{detail.map((line, i) => (
+				<Text key={i} wrap="truncate" color={chosen ? undefined : theme.color('muted')}>
+					{line}
+				</Text>
+			))}
 			<Footer screen="score" hide={onValidate ? [] : ['validate']} />
 		</Box>
 	);

@@ -14,8 +14,8 @@ import { useTheme, type Tone } from '../theme.ts';
 /** Facts about the study the runner's state does not carry. */
 export interface StudyInfo {
 	name: string;
-	/** The study file, as given (the command that continues it names it). */
-	file: string;
+	/** The command that continues the study (its file as given, and the sessions folder when not the default). */
+	again: string;
 	/** Every cell's model has a price: costs are dollars, else "cost unknown". */
 	priced: boolean;
 }
@@ -100,7 +100,7 @@ function resultLines(results: StudyResults): string[] {
 
 /** What the message line says when there is no message: how the study stands and how to go on. */
 function endNote(state: StudyState, info: StudyInfo): string {
-	const again = clean(`booook study ${info.file}`);
+	const again = clean(info.again);
 	switch (state.status) {
 		case 'done':
 			return 'Every cell is done. q quits (the table is printed again on the way out).';

@@ -13,7 +13,7 @@ import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { actionFor } from '../keymap.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
 import { highlightLines } from '../styled-lines.ts';
-import { clean, truncate, windowOf, wrap } from '../text.ts';
+import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme } from '../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
 import { EvidencePane, type Evidence } from './EvidencePane.tsx';
@@ -126,7 +126,7 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	// The layout is counted line by line so the whole frame stays below the terminal's height:
 	// a frame as tall as the terminal scrolls its first lines (the header) away.
 	const questionRows = rows >= 30 ? 4 : 2;
-	const questions = cut(wrap(`Questions: ${clean(current.questions)}`, width), questionRows, width);
+	const questions = cutLines(wrap(`Questions: ${clean(current.questions)}`, width), questionRows, width);
 	const overlayRows = overlayHeight(ui.overlay, width);
 	// The book's passages for the (first) sentence the annotation is about, while no dialog is open.
 	const sentence = current.sentence ?? Math.max(0, sentences.findIndex((s) => s.end > (current.spans[0]?.start ?? 0)));
@@ -185,14 +185,6 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 			<Footer screen={screenOf(ui.overlay)} />
 		</Box>
 	);
-}
-
-/** Cuts wrapped lines to `max`, marking the cut on the last one kept. */
-function cut(lines: readonly string[], max: number, width: number): readonly string[] {
-	if (lines.length <= max) return lines;
-	const kept = lines.slice(0, max);
-	kept[max - 1] = truncate(`${kept[max - 1]!} …`, width);
-	return kept;
 }
 
 /** Rows an overlay takes below the annotation (each of its lines is cut to one row). */
