@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { noConfusingText } from '../source/ui/state/score-view.ts';
 import { makeConfig } from '../source/config.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { newRun } from '../source/summarize/run.ts';
@@ -237,4 +238,11 @@ test('after an edit of a finished run, the header counts the stale nodes as call
 	assert.equal(planned, engine.plannedCalls(), 'the header counts as the engine plans');
 	assert.ok(ratio < 1);
 	assert.equal(phaseOf(view), 'idle');
+});
+
+test('the score screen says no sentence confuses only when every sentence has a readable answer', () => {
+	assert.equal(noConfusingText(['clear', 'pending']), 'Confusing sentences appear here as their answers arrive.');
+	assert.equal(noConfusingText(['clear', 'clear']), 'No sentence confuses the annotator.');
+	assert.equal(noConfusingText(['clear', 'failed', 'failed']), 'No sentence confuses the annotator, but 2 had no readable answer: scoring again asks again.');
+	assert.equal(noConfusingText(['failed', 'failed']), 'No sentence has a readable answer, so there is no score: scoring again asks again.');
 });

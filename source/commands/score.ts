@@ -1,4 +1,4 @@
-import { basename, extname, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import type PQueue from 'p-queue';
 import type { BatchLane } from '../llm/batcher.ts';
@@ -17,6 +17,7 @@ import { LABELS } from '../score/labels.ts';
 import { planSummary, scoreSession, sessionAnnotator, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
 import { pinFinalSummary, scoredSummaries } from '../store/scored-summaries.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 import { countTokens } from '../text/tokens.ts';
 import { readDataFile } from './data-files.ts';
 import { cancelOnSignal } from './interrupt.ts';
@@ -94,7 +95,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	if (opts.id !== undefined) {
 		await refuseAwaitedBatches(sessionsDir, opts.id, opts.abandonBatches === true);
 		const session = await Session.open(sessionsDir, opts.id);
-		session.continueWith = `booook score ${opts.id}`;
+		session.continueWith = scoreAgain(session);
 		try {
 			return await scoreStored(session, opts);
 		} finally {
@@ -108,7 +109,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({ id: `s${i}`, book, text, node: null, version: null, source: file }));
 	await annotatorFor({ summaries, annotations: [] }, summaries.map((s) => s.id), opts, '; or score annotations you have with --annotations FILE');
 	const session = await Session.createCollection(sessionsDir, { title: basename(file, extname(file)), sources: [resolve(opts.summaries!)], summaries, annotations: [], judgments: [], runs: [] });
-	output(opts.stderr ?? process.stderr).line(`new collection session ${session.id} (${summaries.length} summaries from ${file}); continue an interrupted scoring with: booook score ${session.id}`);
+	output(opts.stderr ?? process.stderr).line(`new collection session ${session.id} (${summaries.length} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`);
 	try {
 		return await scoreStored(session, opts);
 	} finally {
@@ -216,11 +217,11 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 		annotator.on(progressReporter(stderr));
 		const status = await cancelOnSignal(() => annotator.cancel(), () => annotator.start());
 		if (status === 'cancelled') {
-			output(stderr).line(`interrupted; the annotations so far are saved. Continue with: booook score ${session.id}`);
+			output(stderr).line(`interrupted; the annotations so far are saved. Continue with: ${scoreAgain(session)}`);
 			return 130;
 		}
 		if (status === 'failed') {
-			output(stderr).text(`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: booook score ${session.id}\n`);
+			output(stderr).text(`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${scoreAgain(session)}\n`);
 			return 1;
 		}
 		totals = annotator.totals;
@@ -230,8 +231,13 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 	}
 	// The plans name each summary's verdict source; the verdicts are read afresh from what is stored now.
 	const score = scoreSession(data.summaries, data.annotations, chosen.plans);
-	report(score, { session: session.id, totals, again: `${chosen.unasked ?? 'run'} booook score ${session.id} again to ask again` }, opts);
+	report(score, { session: session.id, totals, again: `${chosen.unasked ?? 'run'} ${scoreAgain(session)} again to ask again` }, opts);
 	return 0;
+}
+
+/** The command that continues scoring `session`, naming its sessions folder when it is not the default. */
+function scoreAgain(session: { id: string; path: string }): string {
+	return `booook score ${session.id}${sessionsDirArg(dirname(session.path))}`;
 }
 
 const sourceName = (s: VerdictSource): string => (s.kind === 'model' ? s.annotator : `imported from ${s.file}`);
@@ -389,7 +395,7 @@ export async function liveScoring(session: Session<BookSessionData>, opts: Pick<
 	const started = Date.now();
 	let line = initialScoreStatus(annotator !== null);
 	annotator?.on((event) => {
-		line = scoreStatus(line, event, { seconds: (Date.now() - started) / 1000, session: session.id });
+		line = scoreStatus(line, event, { seconds: (Date.now() - started) / 1000, continueWith: scoreAgain(session) });
 		for (const l of listeners) l();
 	});
 	return {

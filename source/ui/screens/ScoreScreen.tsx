@@ -6,6 +6,7 @@ import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
 import { bindingsFor, type KeyPress } from '../keymap.ts';
 import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from '../state/score-ui.ts';
+import { noConfusingText } from '../state/score-view.ts';
 import { styledLines } from '../styled-lines.ts';
 import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
@@ -47,7 +48,7 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	const marksRows = wrap(sentences.map((s) => MARK[s.verdict]).join('') + LEGEND, columns).length;
 	const detail = chosen
 		? [...cutLines(wrap(`Questions: ${clean(chosen.questions)}`, columns), rows >= 30 ? 4 : 2, columns), truncate(`Types: ${chosen.types.join(', ')}`, columns)]
-		: [done === sentences.length ? 'No sentence confuses the annotator.' : 'Confusing sentences appear here as their answers arrive.'];
+		: [noConfusingText(sentences.map((s) => s.verdict))];
 	// Header and status, the box's borders, the marks, the sentence picked, the footer, one row free.
 	const pane = Math.max(1, rows - (2 + 2 + marksRows + detail.length + 1 + 1));
 	const pickedLine = lines.findIndex((l) => l.some((p) => p.style?.picked));

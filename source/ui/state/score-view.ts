@@ -21,20 +21,32 @@ export function sentenceRows(summary: ScoredSummary, source: VerdictSource): (an
 		});
 }
 
+/**
+ * What the score screen says where the questions of a confusing sentence go, when none is picked:
+ * that none confuses only when every sentence has a readable answer.
+ */
+export function noConfusingText(verdicts: readonly SentenceVerdict[]): string {
+	const unreadable = verdicts.filter((v) => v === 'failed').length;
+	if (verdicts.some((v) => v === 'pending')) return 'Confusing sentences appear here as their answers arrive.';
+	if (unreadable === 0) return 'No sentence confuses the annotator.';
+	if (unreadable === verdicts.length) return 'No sentence has a readable answer, so there is no score: scoring again asks again.';
+	return `No sentence confuses the annotator, but ${unreadable} had no readable answer: scoring again asks again.`;
+}
+
 /** The status line before the first event: whether there is anything to annotate. */
 export const initialScoreStatus = (annotating: boolean) => (annotating ? 'starting…' : 'every sentence was already annotated; nothing to call');
 
 /**
  * The status line after `event`: calls, tokens and cost so far, then how the scoring ended.
- * `seconds` is the time since it started; `session` is named in the hint to continue.
+ * `seconds` is the time since it started; `continueWith` is the command that continues it.
  */
-export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds: number; session: string }): string {
+export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds: number; continueWith: string }): string {
 	if (event.type === 'usage') {
 		const t = event.totals;
 		return `${t.calls}/${event.planned} calls · ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds(ctx.seconds)}`;
 	}
 	if (event.type === 'annotate-finished') {
-		return event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; booook score ${ctx.session} continues` : `failed: ${event.error ?? 'unknown error'}`;
+		return event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; ${ctx.continueWith} continues` : `failed: ${event.error ?? 'unknown error'}`;
 	}
 	if (event.type === 'annotate-retry') return `${line} · asking again: ${event.reason}`;
 	return line;
