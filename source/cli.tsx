@@ -38,8 +38,20 @@ const NAMES = Object.keys(COMMANDS) as Name[];
  */
 function reachable(argv: readonly string[]): Name[] {
 	const first = argv[2];
-	if (first === undefined || first === 'help' || first === '-h' || first === '--help') return NAMES;
+	if (first === undefined || first === 'help' || first === '-h' || first === '--help' || homeFolder(argv) !== undefined) return NAMES;
 	return Object.hasOwn(COMMANDS, first) ? [first as Name] : ['run'];
+}
+
+/**
+ * The home screen's sessions folder when argv asks for the home screen: nothing (null: the default
+ * folder) or only `--sessions-dir DIR`. Undefined for anything else.
+ */
+function homeFolder(argv: readonly string[]): string | null | undefined {
+	const rest = argv.slice(2);
+	if (rest.length === 0) return null;
+	if (rest.length === 2 && rest[0] === '--sessions-dir') return rest[1];
+	if (rest.length === 1 && rest[0]!.startsWith('--sessions-dir=')) return rest[0]!.slice('--sessions-dir='.length);
+	return undefined;
 }
 
 /** booook's own version, from its package.json. */
@@ -82,10 +94,11 @@ try {
 	const modules = await Promise.all(names.map((name) => COMMANDS[name]()));
 	// A command made on its own takes the program's output and exit settings only when told to.
 	modules.forEach(({ spec }, i) => program.addCommand(spec(exit).copyInheritedSettings(program), { isDefault: names[i] === 'run' }));
-	if (process.argv.length <= 2) {
+	const home = homeFolder(process.argv);
+	if (home !== undefined) {
 		if (process.stdin.isTTY && process.stdout.isTTY) {
 			const { homeInteractive } = await import('./commands/home.ts');
-			exitCode = await homeInteractive({ sessionsDir: resolveSessionsDir() });
+			exitCode = await homeInteractive({ sessionsDir: resolveSessionsDir(home) });
 		} else program.outputHelp();
 	} else {
 		await program.parseAsync(process.argv);

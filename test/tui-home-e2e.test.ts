@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { booook } from './support/cli.ts';
+import { tempDir } from './support/temp.ts';
+import { noTmux, shellLine, terminal } from './support/tmux.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const book = join(root, '../shared/books/frankenstein.txt');
+
+test('booook --sessions-dir DIR alone opens the home screen on that folder in a terminal, and prints the help elsewhere', { skip: noTmux, timeout: 120_000 }, async () => {
+	const sessions = join(tempDir('home-dir'), 'my sessions');
+	const made = await booook(['run', book, '--headless', '--provider', 'extractive', '--chunk-size', '4096', '--session', 'listed-here', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
+	assert.equal(made.code, 0, made.stderr);
+
+	const piped = await booook(['--sessions-dir', sessions]);
+	assert.equal(piped.code, 0, piped.stderr);
+	assert.match(piped.stdout, /^Usage: booook/mu);
+
+	// No $BOOOOK_SESSIONS: the folder can only come from the flag.
+	const line = shellLine(['env', '-u', 'BOOOOK_SESSIONS', 'TERM=xterm-256color', process.execPath, join(root, 'bin/booook.js'), `--sessions-dir=${sessions}`]);
+	const term = terminal('home-dir', line);
+	try {
+		await term.waitFor('the home screen listing the session', (s) => s.includes('listed-here'));
+		term.keys('q');
+		const s = await term.waitFor('the app to end', (x) => /EXIT=\d+/u.test(x));
+		assert.match(s, /EXIT=0/u);
+	} finally {
+		term.close();
+	}
+});
