@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { noConfusingText } from '../source/ui/state/score-view.ts';
+import { layoutTable, sessionColumns } from '../source/ui/session-table.ts';
+import type { SessionSummary } from '../source/store/list.ts';
 import { makeConfig } from '../source/config.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { newRun } from '../source/summarize/run.ts';
@@ -245,4 +247,28 @@ test('the score screen says no sentence confuses only when every sentence has a 
 	assert.equal(noConfusingText(['clear', 'clear']), 'No sentence confuses the annotator.');
 	assert.equal(noConfusingText(['clear', 'failed', 'failed']), 'No sentence confuses the annotator, but 2 had no readable answer: scoring again asks again.');
 	assert.equal(noConfusingText(['failed', 'failed']), 'No sentence has a readable answer, so there is no score: scoring again asks again.');
+});
+
+test('the sessions table leaves the model column out before a narrow terminal would cut the score at the row\'s end', () => {
+	const session: SessionSummary = {
+		id: 'pride-and-prejudice-20261123-2207-k3x9',
+		kind: 'book',
+		title: 'Pride and Prejudice',
+		method: 'inc',
+		provider: 'openai',
+		model: 'gpt-4o-mini-2024-07-18',
+		status: 'done',
+		progress: { done: 48, total: 48 },
+		createdAt: '2026-11-23T22:07:00.000Z',
+		updatedAt: '2026-11-23T22:30:00.000Z',
+		openedAt: '2026-11-23T22:07:00.000Z',
+		booookscore: 67.5,
+	};
+	for (const width of [60, 67, 80, 120]) {
+		const table = layoutTable(sessionColumns([session]), width);
+		for (const line of [table.header, ...table.rows]) assert.ok(textWidth(line) <= width, `${width}: ${line}`);
+		assert.match(table.rows[0]!, /67\.5/u, `${width}: ${table.rows[0]}`);
+	}
+	// Wide enough, the model is shown.
+	assert.match(layoutTable(sessionColumns([session]), 120).rows[0]!, /gpt-4o-mini/u);
 });

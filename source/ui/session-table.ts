@@ -22,6 +22,8 @@ export interface Column {
 	rank?: number;
 	/** Left out rather than squeeze the flexible column below `want`. */
 	optional?: boolean;
+	/** Left out, lowest first, when even the narrowest layout is too wide: the row's end would be cut off. */
+	shed?: number;
 }
 
 export interface Table {
@@ -44,6 +46,12 @@ export function layoutTable(columns: readonly Column[], width: number, gap = 2):
 	const widths = columns.map((_, i) => floor(i));
 	const shown = new Set(columns.map((c, i) => (c.optional ? -1 : i)).filter((i) => i >= 0));
 	const used = () => [...shown].reduce((sum, i) => sum + widths[i]!, 0) + gap * (shown.size - 1);
+	// A terminal cuts a row that is too wide at its end, which would make a number read wrong ("6…"
+	// for 67.5): columns that may go, go first.
+	for (const i of [...shown].filter((i) => columns[i]!.shed !== undefined).sort((a, b) => columns[a]!.shed! - columns[b]!.shed!)) {
+		if (used() <= width) break;
+		shown.delete(i);
+	}
 	const grow = (i: number, to: number) => {
 		widths[i] = Math.max(widths[i]!, Math.min(to, widths[i]! + Math.max(0, width - used())));
 	};
@@ -87,7 +95,7 @@ export function sessionColumns(sessions: readonly SessionSummary[]): Column[] {
 		{ header: 'id', cells: sessions.map((s) => clean(s.id)), cut: 'start', min: 13, rank: 0 },
 		{ header: 'book', cells: sessions.map((s) => clean(s.title)), flex: true, min: 12, want: 32 },
 		{ header: 'method', cells: sessions.map((s) => s.method ?? '—') },
-		{ header: 'model', cells: sessions.map((s) => (s.kind === 'collection' ? '—' : s.provider === 'extractive' ? 'extractive' : clean(s.model ?? '—'))), cut: 'end', min: 8, rank: 1 },
+		{ header: 'model', cells: sessions.map((s) => (s.kind === 'collection' ? '—' : s.provider === 'extractive' ? 'extractive' : clean(s.model ?? '—'))), cut: 'end', min: 8, rank: 1, shed: 0 },
 		{ header: 'progress', cells: sessions.map((s) => `${statusWord(s.status)} ${s.progress.done}/${s.progress.total}`) },
 		{ header: 'score', cells: sessions.map((s) => (s.booookscore === undefined ? '—' : s.booookscore.toFixed(1))) },
 		{ header: 'updated', cells: sessions.map((s) => s.updatedAt.slice(0, 16).replace('T', ' ')), optional: true },
