@@ -9,7 +9,7 @@ import { newRun } from '../source/summarize/run.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { editKey, editorOf, rowsOf, textOf } from '../source/ui/state/editor.ts';
 import { sentenceDiff } from '../source/ui/state/diff.ts';
-import { formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
+import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
 import { initialUi, runKey, selectedNode } from '../source/ui/state/run-ui.ts';
 import { ViewStore } from '../source/ui/state/store.ts';
 import { chunksRead, etaSeconds, initialView, LIVE_LIMIT, phaseOf, progressOf, reduce, type ViewState } from '../source/ui/state/view.ts';
@@ -271,4 +271,10 @@ test('the sessions table leaves the model column out before a narrow terminal wo
 	}
 	// Wide enough, the model is shown.
 	assert.match(layoutTable(sessionColumns([session]), 120).rows[0]!, /gpt-4o-mini/u);
+});
+
+test('the new-run form refuses a chunk size below the smallest in its own words, not a flag\'s', () => {
+	const form = { ...formOf({ method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 }), book: 'book.txt' };
+	for (const chunkSize of ['10', '0', '2048.5', 'many']) assert.deepEqual(formInput({ ...form, chunkSize }), { error: 'The chunk size is a whole number of tokens, at least 64.' }, chunkSize);
+	assert.deepEqual(formInput({ ...form, chunkSize: '64' }), { book: 'book.txt', method: 'hier', provider: 'extractive', model: 'textrank', chunkSize: 64 });
 });

@@ -1,5 +1,6 @@
 import type { Method, ProviderName } from '../../domain.ts';
 import type { Action } from '../keymap.ts';
+import { MIN_CHUNK_SIZE } from '../../text/chunk.ts';
 
 /** The new-run form: a book path, method, provider, model and chunk size, with defaults shown. */
 
@@ -91,7 +92,8 @@ export function formInput(state: FormState): NewRunInput | { error: string } {
 	if (!book) return { error: 'Type the path of a .txt or .epub file.' };
 	if (!state.model.trim()) return { error: 'Type a model name.' };
 	const chunkSize = Number(state.chunkSize);
-	if (!Number.isInteger(chunkSize) || chunkSize <= 0) return { error: 'The chunk size is a whole number of tokens.' };
+	// Checked here, in the form's words: the run's own check names the --chunk-size flag, which the form has not.
+	if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE) return { error: `The chunk size is a whole number of tokens, at least ${MIN_CHUNK_SIZE}.` };
 	return { book, method: state.method, provider: state.provider, model: state.model.trim(), chunkSize };
 }
 
