@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { BATCH_PRICE, type Timings, type Usage } from '../domain.ts';
+import type { Timings, Usage } from '../domain.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { abortError, type CallRequest, type CallResult, type FailedAttempt, type Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
 import PQueue from 'p-queue';
 import { CacheWarmup, type Warming } from './cache-warmup.ts';
-import { addToTotals, cacheSaving, emptyTotals, type Totals } from '../summarize/totals.ts';
+import { addToTotals, atBatchPrice, cacheSaving, emptyTotals, type Totals } from '../summarize/totals.ts';
 import type { UsageReport } from './events.ts';
 import type { Gate } from './gate.ts';
 
@@ -286,7 +286,9 @@ export class CallRunner {
 	}
 
 	/** What a call costs in a provider batch. */
-	private readonly batchCostOf = (usage: Usage) => this.opts.costOf(usage) * BATCH_PRICE;
+	private get batchCostOf(): (usage: Usage) => number {
+		return atBatchPrice(this.opts.costOf);
+	}
 
 	/** Whether a logged call was made by this runner's provider and model. */
 	sameModel(call: CallRecord): boolean {

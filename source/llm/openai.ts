@@ -6,12 +6,6 @@ import { openStream, readStream, SdkProvider, type AttemptOptions, type SdkProvi
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-/** What an OpenAI model takes besides the prompt and the output limit (see `samplingOf`). */
-export interface OpenAISampling {
-	temperature: boolean;
-	reasoningEffort: 'minimal' | 'low' | null;
-}
-
 /**
  * How `model` is sampled. The reasoning models (the o-series, and GPT-5 before 5.1 but for its chat
  * model) answer a temperature other than their default with a 400, so it is left out (it is still
@@ -20,7 +14,7 @@ export interface OpenAISampling {
  * ones that take it are asked for their least effort, as the paper's prompts need no reasoning.
  * GPT-5.1 on reasons only when asked and takes a temperature; its other variants (pro, codex) do not.
  */
-export function samplingOf(model: string): OpenAISampling {
+function samplingOf(model: string): { temperature: boolean; reasoningEffort: 'minimal' | 'low' | null } {
 	if (/^gpt-5(\.\d+)?-chat/u.test(model) || /^gpt-5\.\d+(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: true, reasoningEffort: null };
 	if (/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: false, reasoningEffort: 'minimal' };
 	if (/^(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: false, reasoningEffort: 'low' };

@@ -38,14 +38,19 @@ export function cacheSaving(costOf: (usage: Usage) => number, usage: Usage, cost
  */
 export function totalsOf(run: Run, costOf?: (usage: Usage) => number): Totals {
 	const totals = emptyTotals();
-	const batchCostOf = costOf && ((usage: Usage) => costOf(usage) * BATCH_PRICE);
+	const batchCostOf = costOf && atBatchPrice(costOf);
 	for (const node of run.nodes) {
-		const attempts = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
+		const attempts: { usage: Usage; cost: number; batch?: string }[] = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
 		for (const a of attempts) {
-			const pricedAs = 'batch' in a && a.batch !== undefined ? batchCostOf : costOf;
+			const pricedAs = a.batch === undefined ? costOf : batchCostOf;
 			addToTotals(totals, a.usage, a.cost, pricedAs ? cacheSaving(pricedAs, a.usage, a.cost) : 0);
 		}
 	}
 	return totals;
+}
+
+/** What `costOf` charges for a call answered in a provider batch. */
+export function atBatchPrice(costOf: (usage: Usage) => number): (usage: Usage) => number {
+	return (usage) => costOf(usage) * BATCH_PRICE;
 }
 
