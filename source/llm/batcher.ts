@@ -183,7 +183,7 @@ export class Batcher {
 	private gatherStarted = 0;
 	/** Calls given up on in this tick, per session, to be recorded together (see `giveUp`). */
 	private readonly givingUp = new Map<BatchRecords, GivenUp[]>();
-	/** Calls waiting to go out again (see `resubmitLater`). */
+	/** Calls waiting to go out again (see `sendAgain`). */
 	private readonly later = new Map<Waiter, NodeJS.Timeout>();
 	private readonly tracks = new Map<string, Track>();
 	private readonly listeners = new Set<BatchListener>();
@@ -325,7 +325,7 @@ export class Batcher {
 			// the SDK's retries) sends the calls out again later, as a failed poll is tried again.
 			for (const waiter of items) {
 				waiter.tries += 1;
-				if (error instanceof ProviderError && error.retryable && !this.closed && !waiter.request.signal?.aborted) this.resubmitLater(waiter, () => waiter.reject(error));
+				if (error instanceof ProviderError && error.retryable && !this.closed && !waiter.request.signal?.aborted) this.sendAgain(waiter, () => waiter.reject(error), true);
 				else waiter.reject(error);
 			}
 			return;
@@ -406,7 +406,7 @@ export class Batcher {
 				const error = new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, status.retry === true);
 				if (status.retry) {
 					this.update(track, status, 'failed', `${status.failure}; its calls go out again in a later batch`);
-					for (const waiter of [...track.waiters.values()]) this.resubmitLater(waiter, () => this.giveUp(track, waiter, error));
+					for (const waiter of [...track.waiters.values()]) this.sendAgain(waiter, () => this.giveUp(track, waiter, error), true);
 					track.waiters.clear();
 				} else {
 					this.update(track, status, 'failed', status.failure);
@@ -435,7 +435,7 @@ export class Batcher {
 			if (gone(error)) {
 				// Deleted, archived, or made with another key: nothing will answer it, so its calls are asked anew.
 				this.emit(track, 'failed', 'not at the provider any more (404 Not Found); its calls go out again in a new batch');
-				for (const waiter of [...track.waiters.values()]) this.resend(track, waiter, error as ProviderError);
+				for (const waiter of [...track.waiters.values()]) this.sendAgain(waiter, () => this.giveUp(track, waiter, error));
 				track.waiters.clear();
 				return;
 			}
@@ -467,26 +467,21 @@ export class Batcher {
 	}
 
 	/**
-	 * A call whose batch failed as a whole, or could not be created, for a passing reason goes out
-	 * again after a poll's interval (the batches ahead of it in the account's queue end meanwhile,
-	 * the network comes back), at most `resubmits` times; then `giveUp` fails it.
+	 * The one rule for a call its batch did not answer for a passing reason: it goes out again, at
+	 * most `resubmits` times, then `giveUp` fails it. `later`: after a poll's interval, for a batch
+	 * refused or not created (the batches ahead of it in the account's queue end meanwhile, the
+	 * network comes back); otherwise at once.
 	 */
-	private resubmitLater(waiter: Waiter, giveUp: () => void): void {
-		if (waiter.tries > this.resubmits) {
-			giveUp();
-			return;
+	private sendAgain(waiter: Waiter, giveUp: () => void, later = false): void {
+		if (waiter.tries > this.resubmits) giveUp();
+		else if (!later) this.enqueue(waiter);
+		else {
+			const timer = setTimeout(() => {
+				this.later.delete(waiter);
+				this.enqueue(waiter);
+			}, this.pollMs);
+			this.later.set(waiter, timer);
 		}
-		const timer = setTimeout(() => {
-			this.later.delete(waiter);
-			this.enqueue(waiter);
-		}, this.pollMs);
-		this.later.set(waiter, timer);
-	}
-
-	/** A call whose batch will not answer it goes out again now, at most `resubmits` times; then it fails. */
-	private resend(track: Track, waiter: Waiter, error: ProviderError): void {
-		if (waiter.tries > this.resubmits) this.giveUp(track, waiter, error);
-		else this.enqueue(waiter);
 	}
 
 	/**
@@ -521,12 +516,10 @@ export class Batcher {
 			waiter.resolve({ ...result.result, batch: track.state.id });
 			return;
 		}
-		if (result.retry && waiter.tries <= this.resubmits) {
-			this.enqueue(waiter);
-			return;
-		}
 		// Given up on: a later run asks again instead of waiting for this batch.
-		this.giveUp(track, waiter, new ProviderError(`${this.api.provider} batch ${track.state.id}: ${result.reason}`, result.retry));
+		const giveUp = () => this.giveUp(track, waiter, new ProviderError(`${this.api.provider} batch ${track.state.id}: ${result.reason}`, result.retry));
+		if (result.retry) this.sendAgain(waiter, giveUp);
+		else giveUp();
 	}
 
 	private update(track: Track, status: BatchStatus, change: BatchChange, detail?: string): void {
