@@ -16,7 +16,8 @@ import { chunksRead, etaSeconds, initialView, LIVE_LIMIT, phaseOf, progressOf, r
 import { activeVersion, liveNodes } from '../source/summarize/graph.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { formatInt, textWidth, windowOf, wrap } from '../source/ui/text.ts';
+import { textWidth, windowOf, wrap } from '../source/ui/text.ts';
+import { formatInt } from '../source/ui/state/progress.ts';
 import { prng } from './support/prng.ts';
 
 const chunks = Array.from({ length: 4 }, (_, i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 5 }));

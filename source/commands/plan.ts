@@ -7,7 +7,7 @@ import { countTokens } from '../text/tokens.ts';
 import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
 import { configInput, loadBook, withRunOptions } from './run-config.ts';
-import { formatInt } from '../ui/text.ts';
+import { formatInt } from '../ui/state/progress.ts';
 
 export const spec = (exit: Exit) =>
 	withRunOptions(

@@ -1,9 +1,8 @@
 import { costText } from '../llm/prices.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
-import { etaText, formatSeconds } from '../ui/state/progress.ts';
+import { etaText, formatInt, formatSeconds } from '../ui/state/progress.ts';
 import { output, statusLine, type Stream } from './output.ts';
-import { formatInt } from '../ui/text.ts';
 
 /**
  * Headless reporting: `--json` writes every engine event as one line to stdout; otherwise a progress

@@ -27,7 +27,7 @@ import { progressReporter } from './progress.ts';
 import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
 import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
-import { formatInt } from '../ui/text.ts';
+import { formatInt } from '../ui/state/progress.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('score')

@@ -11,7 +11,7 @@ import { countWords } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
-import { formatInt } from '../ui/text.ts';
+import { formatInt } from '../ui/state/progress.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('show')

@@ -4,7 +4,8 @@ import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
 import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
 import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
 import type { NodeView, ViewState } from './state/view.ts';
-import { clean, formatInt, wrap } from './text.ts';
+import { formatInt } from './state/progress.ts';
+import { clean, wrap } from './text.ts';
 import type { Tone } from './theme.ts';
 
 /**

@@ -75,7 +75,3 @@ export function windowOf<T>(lines: readonly T[], height: number, offset: number 
 	return { lines: lines.slice(at, at + h), offset: at, total: lines.length };
 }
 
-/** A whole number with thousands separators ("1,234,567"). Not toLocaleString: its first call loads ICU data, 10 ms of a run's first round. */
-export function formatInt(n: number): string {
-	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
-}

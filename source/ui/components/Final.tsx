@@ -7,7 +7,8 @@ import { activeVersion, findNode } from '../../summarize/graph.ts';
 import { totalsOf } from '../../summarize/totals.ts';
 import { summaryStats } from '../../text/stats.ts';
 import type { RunInfo } from '../controls.ts';
-import { clean, formatInt } from '../text.ts';
+import { formatInt } from '../state/progress.ts';
+import { clean } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
 /** The final summary with its statistics: printed once, above the live area, when a run ends. */

@@ -3,8 +3,7 @@ import type { AnnotatorEvent } from '../../engine/annotator.ts';
 import { sentencesOf } from '../../score/annotate.ts';
 import { verdictsFor, type VerdictSource } from '../../score/session-score.ts';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
-import { formatSeconds } from './progress.ts';
-import { formatInt } from '../text.ts';
+import { formatInt, formatSeconds } from './progress.ts';
 
 /** What the BooookScore screen shows of a scoring: a row per sentence and a status line. Pure. */
 
