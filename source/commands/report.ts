@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { folderState } from '../store/leftover.ts';
-import { studyReport } from './study.ts';
 import { buildReport, reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { Session } from '../store/session.ts';
 import { output, type Stream } from './output.ts';
@@ -93,7 +92,11 @@ async function isStudyFile(dir: string, id: string): Promise<boolean> {
 /** `booook report ID`: BooookScore by source, precision per validator, agreement, types, per book. */
 export async function reportCommand(dir: string, id: string, opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream }): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
-	if (await isStudyFile(dir, id)) return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
+	if (await isStudyFile(dir, id)) {
+		// Loaded only for a study file: it brings the study runner, the batcher and their packages.
+		const { studyReport } = await import('./study.ts');
+		return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
+	}
 	if (opts.csv) throw badInput(`--csv is for a study file's results table (booook report STUDY.json --csv); for session ${id}, use --json`);
 	const out = output(stdout);
 	const { data, text } = await Session.snapshot(dir, id);

@@ -233,11 +233,17 @@ export async function readResults(plan: StudyPlan, dir: string): Promise<{ table
 	return results(plan, await outcomes(plan, dir));
 }
 
-/** The results table as cells of text (header first), and the paired differences as lines. */
+/** The results table as cells of text (header first), and the paired differences as lines: what the study screen shows. */
 function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: string[][]; notes: string[] } {
-	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score });
-	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found) : [];
-	return { table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }), notes: pairedLines(pairs) };
+	const { table, pairs } = studyResults(plan, found);
+	return { table, notes: pairedLines(pairs) };
+}
+
+/** The one build of a study's results, for the screen and for what is printed: rows, paired differences, the table's cells. */
+function studyResults(plan: StudyPlan, found: Map<string, CellOutcome>, bootstrap: { seed?: number; resamples?: number } = {}) {
+	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, ...bootstrap });
+	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found, bootstrap) : [];
+	return { rows, pairs, table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }) };
 }
 
 /**
@@ -251,10 +257,7 @@ export async function studyReport(file: string, opts: { sessionsDir: string; jso
 }
 
 function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: { json: boolean; csv: boolean; seed?: number; resamples?: number }, stdout: ReturnType<typeof output>): void {
-	const bootstrap = { seed: opts.seed, resamples: opts.resamples };
-	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, ...bootstrap });
-	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found, bootstrap) : [];
-	const table = resultTable(rows, { priced: plan.cells.every((c) => c.priced) });
+	const { rows, pairs, table } = studyResults(plan, found, { seed: opts.seed, resamples: opts.resamples });
 	// Scored studies: error types as columns beside the results (CSV) or a table under them (text).
 	const errors = plan.spec.score ? errorTypeColumns(rows.map((r) => r.errorTypes)) : null;
 	if (opts.json) {
