@@ -62,11 +62,6 @@ function latestAnswers(summary: ScoredSummary['id'], annotations: readonly Annot
 	return latest;
 }
 
-/** Sentence indices `annotator` has answered for, a recorded parse failure included. */
-export function annotatedBy(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Set<number> {
-	return new Set(latestAnswers(summary, annotations, annotator).keys());
-}
-
 /**
  * Per sentence, how many of `annotator`'s answers to it were recorded as unreadable: asking it
  * again is round that many (0: the first ask), so the calls of rounds already saved are never taken
@@ -108,14 +103,11 @@ export function sessionAnnotator(annotations: readonly Annotation[], fallback: s
  */
 export function planSummary(summary: ScoredSummary, annotations: readonly Annotation[], opts: { requested: string | null; fallback: string }): SummaryPlan {
 	const n = sentencesOf(summary.text).length;
-	const missingFor = (annotator: string) => {
-		const done = annotatedBy(summary.id, annotations, annotator);
-		return Array.from({ length: n }, (_, i) => i).filter((i) => !done.has(i));
-	};
+	// One pass over the annotations per annotator: a sentence never answered is missing, one whose latest answer could not be read is unreadable.
 	const model = (annotator: string): SummaryPlan => {
-		const read = readablyAnnotatedBy(summary.id, annotations, annotator);
-		const answered = annotatedBy(summary.id, annotations, annotator);
-		return { summary: summary.id, source: { kind: 'model', annotator }, sentences: n, missing: missingFor(annotator), unreadable: [...answered].filter((i) => i < n && !read.has(i)).sort((a, b) => a - b) };
+		const latest = latestAnswers(summary.id, annotations, annotator);
+		const indices = Array.from({ length: n }, (_, i) => i);
+		return { summary: summary.id, source: { kind: 'model', annotator }, sentences: n, missing: indices.filter((i) => !latest.has(i)), unreadable: indices.filter((i) => latest.get(i) === false) };
 	};
 	if (opts.requested !== null) return model(opts.requested);
 	const own = annotations.filter((a) => a.summary === summary.id && a.source === 'model');
