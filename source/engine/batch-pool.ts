@@ -19,6 +19,8 @@ export interface BatchPoolOptions {
  */
 export class BatchPool {
 	private readonly batchers = new Map<string, Batcher>();
+	/** One journal per session, whichever lanes (its run's, its scoring's) write to it: one queue, so its lines never interleave. */
+	private readonly journals = new Map<string, Promise<BatchJournal>>();
 	private readonly listeners = new Set<BatchListener>();
 
 	constructor(private readonly opts: BatchPoolOptions = {}) {}
@@ -38,7 +40,12 @@ export class BatchPool {
 			});
 			this.batchers.set(key, batcher);
 		}
-		return batcher.lane({ session: session.id, cell, journal: await BatchJournal.open(session.path) });
+		let journal = this.journals.get(session.path);
+		if (!journal) {
+			journal = BatchJournal.open(session.path);
+			this.journals.set(session.path, journal);
+		}
+		return batcher.lane({ session: session.id, cell, journal: await journal });
 	}
 
 	/** Every batch of the study this process submitted or waits for, as it last stood. */

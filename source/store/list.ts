@@ -5,6 +5,7 @@ import type { Method, ProviderName, Run, RunStatus } from '../domain.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { storedScore } from '../score/session-score.ts';
 import { expectedCalls } from '../summarize/planner.ts';
+import { runFinished } from '../summarize/graph.ts';
 import { plannerFor } from '../summarize/run.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { totalsOf } from '../summarize/totals.ts';
@@ -126,11 +127,13 @@ function templatesOnce(): (dir: string | null) => Promise<Templates> {
 }
 
 /** Calls made and calls expected in all, by the engine's own estimate (`expectedCalls`). */
-function callProgress(run: Run, templates: Templates): { done: number; total: number } {
+async function callProgress(run: Run, templates: (dir: string | null) => Promise<Templates>): Promise<{ done: number; total: number }> {
 	const { config } = run;
-	// The estimate reads the chunks' token counts and the templates, never the book's text.
-	const ctx = { config, templates, book: '', tokens: (text: string) => countTokens(text, config.encoding) };
 	const done = totalsOf(run).calls;
+	// A finished run plans nothing more: no templates to read, no tokenizer to load.
+	if (runFinished(run)) return { done, total: done };
+	// The estimate reads the chunks' token counts and the templates, never the book's text.
+	const ctx = { config, templates: await templates(config.prompts), book: '', tokens: (text: string) => countTokens(text, config.encoding) };
 	return { done, total: expectedCalls(plannerFor(config.method), run, ctx, done) };
 }
 
@@ -160,7 +163,7 @@ async function summarize(data: SessionData, templates: (dir: string | null) => P
 		provider: run.config.provider,
 		model: run.config.model,
 		status: run.status,
-		progress: callProgress(run, await templates(run.config.prompts)),
+		progress: await callProgress(run, templates),
 		createdAt: data.createdAt,
 		updatedAt: data.updatedAt,
 		openedAt: data.openedAt,

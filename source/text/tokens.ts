@@ -12,7 +12,7 @@ export const DEFAULT_ENCODING: EncodingName = 'cl100k_base';
 const encoders = new Map<EncodingName, Tiktoken>();
 
 // tiktoken compiles its WASM when it is loaded, so it is loaded on the first count, not with this
-// module: commands that never count (`--help`, `sessions`) start without it. Its Node entry is
+// module: commands that never count (`--help`, `sessions` of finished runs) start without it. Its Node entry is
 // CommonJS, so a synchronous require gives the same module an import would.
 let tiktoken: typeof import('tiktoken') | null = null;
 
