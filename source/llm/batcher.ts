@@ -109,6 +109,8 @@ interface Waiter {
 	hash: string;
 	request: CallRequest;
 	lane: Lane;
+	/** What it adds to a batch's input, near enough (its prompt's bytes), counted once. */
+	bytes: number;
 	tries: number;
 	resolve(result: BatchedResult): void;
 	reject(error: unknown): void;
@@ -125,7 +127,6 @@ interface GivenUp {
 interface Track {
 	state: BatchState;
 	waiters: Map<string, Waiter>;
-	results: Map<string, ItemResult> | null;
 	timer: NodeJS.Timeout | null;
 	polling: boolean;
 	/** Polls in a row that failed. */
@@ -252,6 +253,7 @@ export class Batcher {
 				hash,
 				request,
 				lane,
+				bytes: Buffer.byteLength(request.prompt) + 200,
 				tries: 0,
 				resolve: (r) => {
 					waiter.release();
@@ -279,7 +281,7 @@ export class Batcher {
 		}
 		if (this.pending.includes(waiter)) {
 			this.pending = this.pending.filter((w) => w !== waiter);
-			this.pendingBytes -= bytesOf(waiter);
+			this.pendingBytes -= waiter.bytes;
 		}
 		for (const track of this.tracks.values()) {
 			if (track.waiters.get(waiter.customId) !== waiter) continue;
@@ -295,7 +297,7 @@ export class Batcher {
 		const now = Date.now();
 		if (this.pending.length === 0) this.gatherStarted = now;
 		this.pending.push(waiter);
-		this.pendingBytes += bytesOf(waiter);
+		this.pendingBytes += waiter.bytes;
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		this.gatherTimer = null;
 		if (this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes) void this.flush();
@@ -307,7 +309,7 @@ export class Batcher {
 		this.gatherTimer = null;
 		let count = 0;
 		let bytes = 0;
-		while (count < this.pending.length && count < this.maxSize && (count === 0 || bytes + bytesOf(this.pending[count]!) <= this.maxBytes)) bytes += bytesOf(this.pending[count++]!);
+		while (count < this.pending.length && count < this.maxSize && (count === 0 || bytes + this.pending[count]!.bytes <= this.maxBytes)) bytes += this.pending[count++]!.bytes;
 		const items = this.pending.splice(0, count);
 		this.pendingBytes -= bytes;
 		if (this.pending.length > 0) {
@@ -366,10 +368,7 @@ export class Batcher {
 	private attach(id: string, waiter: Waiter): void {
 		const existing = this.tracks.get(id);
 		const track = existing ?? this.track(id, 'attached');
-		if (track.results) {
-			this.settle(track, waiter);
-			return;
-		}
+		// An ended batch keeps no answers (see `poll`): a call attaching to it polls it again.
 		track.waiters.set(waiter.customId, waiter);
 		if (!track.state.cells.includes(waiter.lane.cell)) track.state.cells.push(waiter.lane.cell);
 		if (!existing) this.emit(track, 'attached');
@@ -380,7 +379,6 @@ export class Batcher {
 		const track: Track = {
 			state: { id, provider: this.api.provider, model: this.api.model, status: origin === 'attached' ? 'unknown' : 'submitted', done: 0, total: 0, cells: [], origin, succeeded: null, errored: null },
 			waiters: new Map(),
-			results: null,
 			timer: null,
 			polling: false,
 			failures: 0,
@@ -419,17 +417,14 @@ export class Batcher {
 				this.schedule(track, this.pollMs);
 				return;
 			}
+			// Handed out here and not kept: a long study would otherwise hold all its batches' texts.
 			const results = await this.api.results(track.state.id, this.polls.signal);
-			track.results = results;
 			const succeeded = [...results.values()].filter((r) => r.ok).length;
 			track.state.succeeded = succeeded;
 			track.state.errored = status.total - succeeded;
 			this.update(track, status, 'ended');
-			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter);
+			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter, results);
 			track.waiters.clear();
-			// Every answer is handed out: a long study would otherwise hold all its batches' texts. A
-			// call that attaches to this batch later polls it again and reads its results anew.
-			track.results = null;
 		} catch (error) {
 			if (this.closed) return;
 			if (gone(error)) {
@@ -509,9 +504,9 @@ export class Batcher {
 	}
 
 	/** A waiter's outcome from its ended batch: its result, another batch, or its error. */
-	private settle(track: Track, waiter: Waiter): void {
+	private settle(track: Track, waiter: Waiter, results: Map<string, ItemResult>): void {
 		track.waiters.delete(waiter.customId);
-		const result = track.results!.get(waiter.customId) ?? { ok: false as const, reason: 'no result for this request in the batch', retry: true };
+		const result = results.get(waiter.customId) ?? { ok: false as const, reason: 'no result for this request in the batch', retry: true };
 		if (result.ok) {
 			waiter.resolve({ ...result.result, batch: track.state.id });
 			return;
@@ -545,11 +540,6 @@ function gone(error: unknown): boolean {
 /** A poll that failed for want of reaching the provider (the network, the key), not because of the batch. */
 function unreachable(error: unknown): boolean {
 	return error instanceof ProviderError && (error.retryable || error.status === 401 || error.status === 403);
-}
-
-/** What a request adds to a batch's input, near enough: its prompt's bytes. */
-function bytesOf(waiter: Waiter): number {
-	return Buffer.byteLength(waiter.request.prompt) + 200;
 }
 
 /**
