@@ -74,8 +74,8 @@ function sdkProvider(name: 'openai' | 'anthropic', options: SdkProviderOptions, 
 
 /**
  * The batch API (OpenAI Batch, Anthropic Message Batches) of a provider and model, with the key and
- * server a streamed call of theirs would use; checked (key, base URL) when made, its SDK loaded on
- * first use. The extractive baseline makes no model calls, so it has none.
+ * server a streamed call of theirs would use; checked (key, base URL) when made, its SDK loading
+ * from then on (not with this module, which every command loads). The extractive baseline makes no model calls, so it has none.
  */
 export function createBatchApi(opts: { provider: ProviderName; model: string; baseUrl?: string | null; env?: NodeJS.ProcessEnv }): BatchApi {
 	const env = opts.env ?? process.env;
