@@ -143,10 +143,9 @@ export class CallRunner {
 		try {
 			const answered = await this.inPlace(job.signal, () => this.answer(job, warming));
 			if (answered === null) return null;
-			const { made, totals } = answered;
+			const { made, billed } = answered;
 			const committed = await job.commit(made);
-			const { usage } = made.result;
-			job.onUsage({ usage, cost: made.cost, saved: this.saving(usage, made.cost), totals, timings: made.timings });
+			job.onUsage({ ...billed, timings: made.timings });
 			return committed;
 		} finally {
 			warming?.cold();
@@ -169,7 +168,7 @@ export class CallRunner {
 	}
 
 	/** The part of a call that holds a place: gate, build, the provider's answer, the log line. */
-	private async answer<T>(job: CallJob<T>, warming: Warming | null): Promise<{ made: Made; totals: Totals } | null> {
+	private async answer<T>(job: CallJob<T>, warming: Warming | null): Promise<{ made: Made; billed: UsageReport } | null> {
 		const begun = await this.begin(job);
 		if (begun === null) return null;
 		const { spec } = begun;
@@ -203,7 +202,7 @@ export class CallRunner {
 		// The log first: a process killed after this line loses nothing (see `recover`). The
 		// place is held until then, so a kill loses at most the calls that hold places.
 		await this.opts.log.appendCall(this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }));
-		return { made: { spec, result, cost, timings }, totals: this.count(result.usage, cost) };
+		return { made: { spec, result, cost, timings }, billed: this.bill(result.usage, cost) };
 	}
 
 	/** A call let through the gate and built (null: `build` declined), with its request as the provider takes it. */
@@ -247,9 +246,9 @@ export class CallRunner {
 		const costOf = this.batchCostOf;
 		const cost = costOf(result.usage);
 		await this.opts.log.appendCall({ ...this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }), batch });
-		const totals = this.count(result.usage, cost, costOf);
+		const billed = this.bill(result.usage, cost, costOf);
 		const committed = await job.commit({ spec, result, cost, timings, batch });
-		job.onUsage({ usage: result.usage, cost, saved: cacheSaving(costOf, result.usage, cost), totals, timings });
+		job.onUsage({ ...billed, timings });
 		return committed;
 	}
 
@@ -270,7 +269,7 @@ export class CallRunner {
 		for (const owner of owners) {
 			const logged = byOwner.get(owner.id) ?? [];
 			for (const call of logged) {
-				if (call.error !== undefined && owner.takeFailed?.(call)) this.count(call.usage, call.cost);
+				if (call.error !== undefined && owner.takeFailed?.(call)) this.bill(call.usage, call.cost);
 			}
 			const answered = logged.filter((c) => c.error === undefined).sort((a, b) => a.version - b.version || a.attempt - b.attempt);
 			for (const call of answered) {
@@ -278,7 +277,7 @@ export class CallRunner {
 				if (next === null) break;
 				if (call.version !== next.version || call.attempt !== next.attempt || !owner.matches(call)) continue;
 				owner.take(call);
-				this.count(call.usage, call.cost, call.batch === undefined ? undefined : this.batchCostOf);
+				this.bill(call.usage, call.cost, call.batch === undefined ? undefined : this.batchCostOf);
 				recovered += 1;
 			}
 		}
@@ -299,8 +298,7 @@ export class CallRunner {
 	private async logFailed<T>(job: CallJob<T>, spec: CallSpec, failed: FailedAttempt): Promise<void> {
 		const cost = this.opts.costOf(failed.usage);
 		const timings = timingsOf(failed.start, failed.end);
-		const totals = this.count(failed.usage, cost);
-		job.onUsage({ usage: failed.usage, cost, saved: this.saving(failed.usage, cost), totals, timings, failed: failed.reason });
+		job.onUsage({ ...this.bill(failed.usage, cost), timings, failed: failed.reason });
 		await this.opts.log.appendCall(this.record(job, spec, { response: failed.text, finishReason: '', usage: failed.usage, cost, timings, error: failed.reason }));
 	}
 
@@ -313,14 +311,14 @@ export class CallRunner {
 		return record;
 	}
 
-	/** Adds a billed attempt to the totals; returns a copy of them as they now stand. */
-	private count(usage: Usage, cost: number, costOf = this.opts.costOf): Totals {
-		addToTotals(this.totals, usage, cost, cacheSaving(costOf, usage, cost));
-		return { ...this.totals };
-	}
-
-	private saving(usage: Usage, cost: number): number {
-		return cacheSaving(this.opts.costOf, usage, cost);
+	/**
+	 * Adds a billed attempt to the totals (`costOf` prices it as it was made); returns what its
+	 * owner's usage event reports: the attempt, what the cache saved on it, the totals as they now stand.
+	 */
+	private bill(usage: Usage, cost: number, costOf = this.opts.costOf): UsageReport {
+		const saved = cacheSaving(costOf, usage, cost);
+		addToTotals(this.totals, usage, cost, saved);
+		return { usage, cost, saved, totals: { ...this.totals } };
 	}
 }
 
