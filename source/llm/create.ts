@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import type { EncodingName } from '../text/tokens.ts';
@@ -6,6 +7,7 @@ import { ExtractiveProvider } from './extractive.ts';
 import type { BatchApi } from './batcher.ts';
 import type { CallRequest, CallResult, Provider } from './provider.ts';
 import type { SdkProviderOptions } from './sdk-client.ts';
+import { sharedLimiter, type RateLimiter, type StatedLimits } from './rate-limit.ts';
 
 export interface CreateProviderOptions {
 	provider: ProviderName;
@@ -25,6 +27,10 @@ export interface CreateProviderOptions {
 	onRetry?: (reason: string, request: CallRequest) => void;
 	/** Token encoding of the extractive baseline. */
 	encoding?: EncodingName;
+	/** Limits of the account stated up front (`--tpm`, `--rpm`); the server's headers replace them. */
+	limits?: StatedLimits;
+	/** Longest wait on 429s with no call of the account answered (`--rate-limit-wait`). */
+	rateLimitWaitMs?: number;
 }
 
 export function createProvider(opts: CreateProviderOptions): Provider {
@@ -37,14 +43,17 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 		streamRetryDelayMs: opts.streamRetryDelayMs,
 		maxRetries: opts.maxRetries,
 		onRetry: opts.onRetry,
+		rateLimitWaitMs: opts.rateLimitWaitMs,
 	};
 	switch (opts.provider) {
 		case 'openai': {
-			const options = { ...common, apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai'), baseURL: baseUrl(opts.baseUrl, env, 'OPENAI') };
+			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai'), baseURL: baseUrl(opts.baseUrl, env, 'OPENAI') };
+			const options = { ...common, ...account, limiter: limiterOf('openai', account, opts) };
 			return sdkProvider('openai', options, async () => new (await import('./openai.ts')).OpenAIProvider(options));
 		}
 		case 'anthropic': {
-			const options = { ...common, apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic'), baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC') };
+			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic'), baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC') };
+			const options = { ...common, ...account, limiter: limiterOf('anthropic', account, opts) };
 			return sdkProvider('anthropic', options, async () => new (await import('./anthropic.ts')).AnthropicProvider(options));
 		}
 		case 'extractive':
@@ -68,8 +77,15 @@ function sdkProvider(name: 'openai' | 'anthropic', options: SdkProviderOptions, 
 		name,
 		model: options.model,
 		isLLM: true,
+		limiter: options.limiter,
 		complete: async (request: CallRequest): Promise<CallResult> => (await loaded).complete(request),
 	};
+}
+
+/** The process's limiter for this account and model (Anthropic gives back an unused output limit). */
+function limiterOf(provider: 'openai' | 'anthropic', account: { apiKey: string; baseURL: string | null }, opts: CreateProviderOptions): RateLimiter {
+	const keyDigest = createHash('sha256').update(account.apiKey).digest('hex').slice(0, 16);
+	return sharedLimiter({ provider, baseURL: account.baseURL ?? 'default', keyDigest, model: opts.model }, { stated: opts.limits ?? {}, refundsOutput: provider === 'anthropic' });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Usage } from '../domain.ts';
 import type { Task } from '../summarize/planner.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 /**
  * What an operation asks of a model, in two forms: `prompt` for language models, and `task` (the
@@ -54,6 +55,8 @@ export interface Provider {
 	readonly model: string;
 	/** False for the extractive baseline: screens and outputs say so. */
 	readonly isLLM: boolean;
+	/** The limiter pacing this provider's calls (shared by every provider of the same account and model). */
+	readonly limiter?: RateLimiter;
 	complete(request: CallRequest): Promise<CallResult>;
 }
 
@@ -62,13 +65,21 @@ export interface Provider {
  * bad configuration); the SDKs have already retried 429/5xx/connection errors when this is thrown.
  */
 export class ProviderError extends Error {
+	/** A 429 that means "slow down" (not an empty quota, not a request too large to ever pass). */
+	readonly rateLimited: boolean;
+	/** How long the server asked to wait, when it said. */
+	readonly retryAfterMs: number | null;
+
 	constructor(
 		message: string,
 		readonly retryable: boolean,
 		readonly status?: number,
+		limit: { rateLimited?: boolean; retryAfterMs?: number | null } = {},
 	) {
 		super(message);
 		this.name = 'ProviderError';
+		this.rateLimited = limit.rateLimited ?? false;
+		this.retryAfterMs = limit.retryAfterMs ?? null;
 	}
 }
 

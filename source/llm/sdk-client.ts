@@ -1,5 +1,8 @@
+import { countTokens } from '../text/tokens.ts';
 import { webPageAnswer } from './base-url.ts';
-import type { CallRequest, CallResult, Provider } from './provider.ts';
+import { ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
+import { readLimits } from './rate-headers.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import { toProviderError, type FailureContext } from './sdk-errors.ts';
 import { DEFAULT_STREAM_RETRIES, DEFAULT_STREAM_RETRY_DELAY_MS, guardStream } from './stream-retry.ts';
 import { BrokenStream, DEFAULT_STREAM_TIMEOUT_MS, watchedFetch, type StreamSoFar, type WatchedInit } from './stream-watchdog.ts';
@@ -30,7 +33,13 @@ export interface SdkProviderOptions {
 	onRetry?: (reason: string, request: CallRequest) => void;
 	/** For tests and proxies; defaults to the global fetch. */
 	fetch?: typeof fetch;
+	/** Paces the calls under the account's limits; none: calls go at once and a 429 fails them. */
+	limiter?: RateLimiter;
+	/** Longest time 429s may hold a call back while no call of the account is answered (default 30 min). */
+	rateLimitWaitMs?: number;
 }
+
+export const DEFAULT_RATE_LIMIT_WAIT_MS = 30 * 60_000;
 
 /** The request options every attempt passes to its SDK call (both SDKs take these two). */
 export interface AttemptOptions {
@@ -70,10 +79,47 @@ export abstract class SdkProvider<Client> implements Provider {
 		const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
 		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
 		this.failure = { label: vendor.label, keyVar: vendor.keyVar, model: options.model, baseURL, apiKey: options.apiKey, maxRetries, timeoutMs };
-		this.client = makeClient({ apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.fetch, { maxRetries, timeoutMs }) });
+		const base = options.fetch ?? globalThis.fetch;
+		this.client = makeClient({ apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.limiter ? limitedFetch(base) : base, { maxRetries, timeoutMs }) });
 	}
 
-	complete(request: CallRequest): Promise<CallResult> {
+	get limiter(): RateLimiter | undefined {
+		return this.options.limiter;
+	}
+
+	/**
+	 * Makes the call when the limiter lets it through. A 429 that means "slow down" never fails it:
+	 * it waits as the server says, first in line, as often as it takes, until no call of the account
+	 * has been answered for the wait allowed; every refused attempt is reported as a failed attempt.
+	 */
+	async complete(request: CallRequest): Promise<CallResult> {
+		const { limiter } = this.options;
+		if (!limiter) return this.guarded(request, {});
+		const ask = { input: countTokens(request.prompt), output: request.maxTokens };
+		const firstTry = Date.now();
+		const allowed = this.options.rateLimitWaitMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+		for (let retry = false; ; retry = true) {
+			const ticket = await limiter.acquire(ask, request.signal, retry);
+			let result: CallResult;
+			try {
+				result = await this.guarded(request, { [OBSERVE]: (response: Response) => limiter.observe(ticket, readLimits(response.headers), response.status) });
+			} catch (error) {
+				if (!(error instanceof ProviderError && error.rateLimited)) {
+					limiter.release(ticket);
+					throw error;
+				}
+				limiter.refused(ticket, error.retryAfterMs);
+				if (Date.now() - Math.max(firstTry, limiter.lastSuccess) >= allowed) {
+					throw new ProviderError(`${this.failure.label}: rate limited for ${minutes(allowed)} with no call answered (${error.message}); continue later, or allow a longer wait with --rate-limit-wait`, true, 429);
+				}
+				continue;
+			}
+			limiter.settle(ticket, result.usage);
+			return result;
+		}
+	}
+
+	private guarded(request: CallRequest, hooks: object): Promise<CallResult> {
 		const { options } = this;
 		return guardStream(
 			{
@@ -86,7 +132,7 @@ export abstract class SdkProvider<Client> implements Provider {
 				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
 			},
 			request,
-			(signal, received, watched) => this.attempt(request, { signal, fetchOptions: watched }, received),
+			(signal, received, watched) => this.attempt(request, { signal, fetchOptions: { ...watched, ...hooks } }, received),
 		);
 	}
 
@@ -152,4 +198,28 @@ export async function readStream<E>(stream: AsyncIterable<E>, reader: EventReade
 	if (signal.aborted) throw new BrokenStream('stream aborted', reader.soFar(text));
 	if (!reader.finished()) throw new BrokenStream(`stream ended without ${reader.missing}`, reader.soFar(text));
 	return text;
+}
+
+// A response's headers reach the limiter of the attempt that asked: the hook rides in the request's
+// fetch options, as the watchdog's does (see stream-watchdog.ts).
+const OBSERVE = Symbol('booook rate limits');
+
+/**
+ * A fetch that shows every response to its attempt's limiter and keeps the SDKs from retrying a 429
+ * themselves (their few retries would fail a run on a busy account): the provider waits it out.
+ */
+function limitedFetch(base: typeof fetch): typeof fetch {
+	return async (input, init) => {
+		const response = await base(input, init);
+		(init as { [OBSERVE]?: (response: Response) => void } | undefined)?.[OBSERVE]?.(response);
+		if (response.status !== 429) return response;
+		const headers = new Headers(response.headers);
+		headers.set('x-should-retry', 'false');
+		return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+	};
+}
+
+function minutes(ms: number): string {
+	const m = ms / 60_000;
+	return m >= 1 ? `${Number(m.toFixed(1))} min` : `${Math.round(ms / 1000)} s`;
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { isAbortError, ProviderError } from './provider.ts';
+import { retryAfterMs } from './rate-headers.ts';
 
 /**
  * What an SDK error thrown before a stream started means to a user: one line they can act on,
@@ -57,11 +58,59 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 		case 404:
 			message = `${head} — check the model name (${ctx.model}) and the base URL (${ctx.baseURL})${tail}`;
 			break;
+		case 429:
+		case 400:
+		case 402: {
+			const meant = accountProblem(status, error, detail, ctx);
+			if (meant) {
+				message = meant;
+				break;
+			}
+			if (status === 429) {
+				// Slowing down fixes it: the caller waits as the server says and tries again.
+				return new ProviderError(redact(`${head} — rate limited${tail}`, ctx.apiKey), true, status, { rateLimited: true, retryAfterMs: retryAfterMs(headersOf(error)) });
+			}
+			message = `${head}${detail ? ` — ${detail}` : ''}`;
+			break;
+		}
 		default:
-			retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+			retryable = status === 408 || status === 409 || status >= 500;
 			message = retryable ? `${head} — still failing after ${retries(ctx.maxRetries)}${tail}` : `${head}${detail ? ` — ${detail}` : ''}`;
 	}
 	return new ProviderError(redact(message, ctx.apiKey), retryable, status);
+}
+
+/**
+ * What a 400, 402 or 429 says when waiting cannot fix it, with the fix: an account out of credit,
+ * a prompt longer than the model's window, a request larger than a whole minute's limit. Null for
+ * anything else (a 429 then means "slow down").
+ */
+function accountProblem(status: number, error: unknown, detail: string, ctx: FailureContext): string | null {
+	const { code, type } = errorCodes(error);
+	const head = `${ctx.label}: ${status} ${STATUS_CODES[status] ?? 'Error'}`;
+	const said = detail ? ` (${detail})` : '';
+	if (status === 402 || code === 'insufficient_quota' || type === 'insufficient_quota' || /credit balance|billing|quota/iu.test(detail)) {
+		return `${head} — the account behind ${ctx.keyVar} is out of credit or over its spending limit${said}: add credit or raise the limit in the provider's billing settings, then continue`;
+	}
+	if (code === 'context_length_exceeded' || /maximum context length|prompt is too long|context window|too many tokens/iu.test(detail)) {
+		return `${head} — a prompt is longer than ${ctx.model} can read${said}: start a new run with a --context-window (or --chunk-size) that fits the model`;
+	}
+	if (/request too large|exceeds? the (rate )?limit for a single request|must be reduced/iu.test(detail)) {
+		return `${head} — one call asks for more tokens than the account's whole per-minute limit${said}: use a smaller --chunk-size or --max-summary, or a model with a higher limit`;
+	}
+	return null;
+}
+
+/** The error's code and type, from either SDK's error body. */
+function errorCodes(error: unknown): { code?: string; type?: string } {
+	const body = (error as { error?: unknown }).error as { code?: unknown; type?: unknown; error?: { type?: unknown; code?: unknown } } | undefined;
+	const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+	return { code: text(body?.code) ?? text(body?.error?.code), type: text(body?.error?.type) ?? text(body?.type) };
+}
+
+function headersOf(error: unknown): Headers | undefined {
+	const headers = (error as { headers?: unknown }).headers;
+	return headers instanceof Headers ? headers : undefined;
 }
 
 function retries(n: number): string {

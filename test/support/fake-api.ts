@@ -12,7 +12,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LABELS } from '../../source/score/labels.ts';
 import { countTokens, encode, truncateToTokens } from '../../source/text/tokens.ts';
+import { type Answer, contextAnswer, type FakeLimits, Limiter, limitHeaders, quotaAnswer, rateLimitAnswer, requestCost, unknownModelAnswer } from './fake-limits.ts';
 import { bookishReply } from './summary-reply.ts';
+
+export type { FakeLimits } from './fake-limits.ts';
 
 export type Api = 'openai' | 'anthropic';
 
@@ -51,6 +54,8 @@ export interface RecordedRequest {
 	started: number | null;
 	/** Settles when the exchange is over: the response sent in full or cut, or the client gone. */
 	ended: Promise<void>;
+	/** The status of the response, once it began. */
+	readonly status?: number;
 }
 
 /**
@@ -100,6 +105,8 @@ export interface FakeApiOptions {
 	 * ChatOpenAI does not stream by default). Off by default: booook must always stream.
 	 */
 	plain?: boolean;
+	/** Rate limits per API key and model, as token buckets; none by default. */
+	limits?: FakeLimits;
 }
 
 export interface FakeApi {
@@ -131,6 +138,16 @@ export interface FakeApi {
 	 * does (`token_limit_exceeded`): such a batch fails as a whole at its first poll, with no files.
 	 */
 	refuseBatches: { code: string; message: string }[];
+	/** Settable while running: each bucket takes the new size at once, its level kept within it. */
+	limits: FakeLimits | null;
+	/** Tokens (in and out) the account may still spend; at 0 or below every request is refused. null: no limit. */
+	quota: number | null;
+	/** The models that exist; null: any. */
+	models: string[] | null;
+	/** The most prompt tokens a request may have; null: any. */
+	contextWindow: number | null;
+	/** 429s sent for rate limits (not for quota, not injected faults). */
+	rateLimited: number;
 	fail(fault: Fault): void;
 	close(): Promise<void>;
 }
@@ -209,6 +226,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	let batchCount = 0;
 	// Every response waiting out its latency listens here: a benchmark has more than ten at once.
 	setMaxListeners(0, closing.signal);
+	const limiter = new Limiter(opts.limits ?? null);
 
 	const api: FakeApi = {
 		url: '',
@@ -225,6 +243,16 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		holdBatches: false,
 		batchFault: null,
 		refuseBatches: [],
+		get limits() {
+			return limiter.limits;
+		},
+		set limits(limits) {
+			limiter.limits = limits;
+		},
+		quota: null,
+		models: null,
+		contextWindow: null,
+		rateLimited: 0,
 		fail(fault) {
 			faults.push(fault);
 		},
@@ -259,7 +287,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		if (req.method === 'GET' && path === '/stats') {
 			// A benchmark's count of the calls each side made, read before and after it runs.
-			json(res, 200, { requests: requests.length, ...api.totals });
+			// rateLimited only once limits are in play, so the counts of a run without them read as before.
+			const limited = limiter.limits !== null || api.rateLimited > 0 ? { rateLimited: api.rateLimited } : {};
+			json(res, 200, { requests: requests.length, ...api.totals, ...limited });
 			return;
 		}
 		if (!which || req.method !== 'POST') {
@@ -273,11 +303,25 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			// recorded as null, answered below
 		}
 		const prompt = body ? promptOf(which, body) : '';
-		const fault = faults.shift() ?? null;
-		const recorded: RecordedRequest = { api: which, method: req.method, path, headers: req.headers, body, prompt, fault, arrived: ++clock, started: null, ended };
+		const recorded: RecordedRequest = { api: which, method: req.method, path, headers: req.headers, body, prompt, fault: null, arrived: ++clock, started: null, ended };
+		Object.defineProperty(recorded, 'status', { enumerable: true, get: () => (res.headersSent ? res.statusCode : undefined) });
 		requests.push(recorded);
 		const cacheable = which === 'anthropic' && body ? cachedPrefix(body) : null;
 		const hitOnArrival = cacheable !== null && anthropicCache.has(cacheable.prefix);
+		// Encoded once, and only when needed: a BooookScore prompt is thousands of tokens, and encoding is most of this server's own time.
+		let encoded: Uint32Array | undefined;
+		const tokensOf = () => (encoded ??= encode(prompt));
+		// Refused at the door, at once: a provider's limits are checked before any latency of a model.
+		const gate = body ? admit(which, res, bearer(req.headers), body, tokensOf, hitOnArrival ? cacheable.tokens : 0) : null;
+		if (gate?.refused) {
+			json(res, gate.refused.status, gate.refused.body, gate.refused.headers);
+			return;
+		}
+		// Only a request let in consumes a fault: one refused never reached the model.
+		const fault = faults.shift() ?? null;
+		recorded.fault = fault;
+		const sent = { text: '', chars: 0 };
+		if (gate?.settle) res.once('close', () => gate.settle!(countTokens(sent.text.slice(0, sent.chars))));
 
 		await sleep(api.latencyMs);
 		if (fault?.kind === 'status') {
@@ -308,16 +352,16 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			text = truncateToTokens(text, maxTokens);
 			truncated = true;
 		}
-		// Encoded once: a BooookScore prompt is thousands of tokens, and encoding is most of this server's own time.
-		const promptTokens = encode(prompt);
+		sent.text = text;
+		const promptTokens = tokensOf();
 		const usage = {
 			input: promptTokens.length,
 			output: countTokens(text),
 			...(which === 'anthropic' ? anthropicCacheUsage(cacheable, hitOnArrival) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
 		};
-		api.totals.input += usage.input;
-		api.totals.output += usage.output;
+		spend(usage);
 		if (!streamed) {
+			sent.chars = text.length;
 			await sendPlain(res, which === 'openai' ? openaiMessage(body, text, usage, truncated) : anthropicMessage(body, text, usage, truncated), fault);
 			return;
 		}
@@ -361,6 +405,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			if (i === breakAt && fault?.kind === 'stall') await sleep(fault.ms);
 			else if (i > 0 && api.chunkDelayMs > 0) await sleep(api.chunkDelayMs);
 			write(wire.delta(pieces[i] ?? ''));
+			sent.chars += pieces[i]?.length ?? 0;
 		}
 		if (fault?.kind === 'cut') {
 			// Fewer than two pieces: there was no middle to cut at, so cut before the end.
@@ -369,6 +414,34 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		write(wire.end());
 		res.end();
+	}
+
+	/**
+	 * What a provider checks as a request arrives, before a model sees it: the model, the context
+	 * window, the quota, then the rate limits, debited here. Sets the rate-limit headers of the
+	 * response; returns the refusal, or how to give back the output tokens held but not written.
+	 */
+	function admit(which: Api, res: ServerResponse, key: string, body: any, tokensOf: () => Uint32Array, cacheRead: number): { refused: Answer | null; settle?: (written: number) => void } {
+		const model = String(body.model);
+		if (api.models && !api.models.includes(model)) return { refused: unknownModelAnswer(which, model) };
+		if (api.contextWindow !== null && tokensOf().length > api.contextWindow) return { refused: contextAnswer(which, tokensOf().length, api.contextWindow) };
+		const broke = api.quota !== null && api.quota <= 0;
+		if (limiter.limits === null) return { refused: broke ? quotaAnswer(which) : null };
+		const bucket = `${key}\0${model}`;
+		const cost = requestCost(which, body, tokensOf().length, cacheRead);
+		const refusal = broke ? null : limiter.admit(bucket, cost);
+		const refused = broke ? quotaAnswer(which) : refusal ? rateLimitAnswer(which, model, refusal, limiter.headers) : null;
+		if (refused?.status === 429 && refusal) api.rateLimited += 1;
+		if (limiter.headers) for (const [name, value] of Object.entries(limitHeaders(which, limiter.state(bucket)))) res.setHeader(name, value);
+		const held = cost.otpm;
+		if (refused || held === undefined) return { refused };
+		return { refused, settle: (written) => limiter.refund(bucket, 'otpm', held - written) };
+	}
+
+	function spend(usage: { input: number; output: number }): void {
+		api.totals.input += usage.input;
+		api.totals.output += usage.output;
+		if (api.quota !== null) api.quota -= usage.input + usage.output;
 	}
 
 	async function sendPlain(res: ServerResponse, message: unknown, fault: Fault | null): Promise<void> {
@@ -532,8 +605,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			output: countTokens(text),
 			...(which === 'anthropic' ? anthropicCacheUsage(cacheable, cacheable !== null && anthropicCache.has(cacheable.prefix)) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
 		};
-		api.totals.input += usage.input;
-		api.totals.output += usage.output;
+		spend(usage);
 		if (which === 'anthropic') return { custom_id: customId, result: { type: 'succeeded', message: anthropicMessage(body, text, usage, truncated) } };
 		return { id: `batch_req_${customId}`, custom_id: customId, response: { status_code: 200, request_id: `req_${customId}`, body: openaiMessage(body, text, usage, truncated) }, error: null };
 	}
@@ -851,14 +923,23 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			words: { type: 'string' },
 			// Also answer requests that do not stream (LangChain's default).
 			plain: { type: 'boolean', default: false },
+			// Rate limits per minute (see FakeLimits); --no-limit-headers: 429s without rate-limit headers or retry-after.
+			rpm: { type: 'string' },
+			tpm: { type: 'string' },
+			itpm: { type: 'string' },
+			otpm: { type: 'string' },
+			'no-limit-headers': { type: 'boolean', default: false },
 		},
 	});
+	const limits: FakeLimits = {};
+	for (const name of ['rpm', 'tpm', 'itpm', 'otpm'] as const) if (values[name] !== undefined) limits[name] = Number(values[name]);
 	const summarize = values.words === undefined ? (input: RespondInput) => defaultReply(input.prompt) : bookishReply(Number(values.words));
 	const fake = await startFakeApi({
 		port: Number(values.port),
 		latencyMs: Number(values.latency),
 		chunkDelayMs: Number(values['chunk-delay']),
 		plain: values.plain,
+		...(Object.keys(limits).length > 0 ? { limits: { ...limits, headers: !values['no-limit-headers'] } } : {}),
 		respond: values.annotate ? (input) => annotationReply(input.prompt) ?? summarize(input) : summarize,
 	});
 	process.stdout.write(

@@ -1,0 +1,387 @@
+import { abortError } from './provider.ts';
+import type { Dimension, Readings } from './rate-headers.ts';
+
+/**
+ * Pacing model calls under a provider's per-minute limits, so that a run on a real account seldom
+ * meets a 429 and never fails on one. One limiter serves one provider, key and model for the whole
+ * process (see `sharedLimiter`): a study's cells and a scoring beside a run draw on the same budgets.
+ *
+ * Each limit is a budget that refills continuously, as the providers' own limits do. A call asks for
+ * its estimated prompt tokens plus its output limit (what the providers count when it arrives) and
+ * is held back, first come first served, until every budget has room. The budgets are learned from
+ * each response's headers (corrected for the calls sent since), or stated up front (`--tpm`,
+ * `--rpm`). A server that sends none is paced by the 429s themselves: the calls allowed at once halve on each
+ * and grow back by one per window of answers (additive increase, multiplicative decrease).
+ */
+
+/** What a call asks of the limits: its prompt's tokens (estimated) and its output limit. */
+export interface Ask {
+	input: number;
+	output: number;
+}
+
+/** Limits a user states (per minute); the server's own headers replace them once they come. */
+export interface StatedLimits {
+	tpm?: number | null;
+	rpm?: number | null;
+}
+
+/** Why calls are being held back, and until when. */
+export interface RateWait {
+	/** Epoch ms when the first call held back may go. */
+	resumesAt: number;
+	/** The budget that holds it, or the server's own "retry after". */
+	why: Dimension | 'retry-after';
+	/** Of that budget's limit per minute, what is spent now (0 and 0 for a retry-after). */
+	used: number;
+	limit: number;
+}
+
+/** What a limiter tells its listeners. */
+export interface RateLimitState {
+	wait: RateWait | null;
+	/** Answers of 429 (rate limits only) so far. */
+	refusals: number;
+	/** Tokens asked for (prompt plus output limit) and tokens used (prompt plus output), for calls answered. */
+	asked: number;
+	used: number;
+}
+
+/** A call let through: what it was charged, so the answer or a refusal can settle it. */
+export interface Ticket {
+	readonly seq: number;
+	readonly at: number;
+	readonly ask: Ask;
+	/** What each dimension was charged (all four, whether a budget exists yet or not). */
+	cost: Record<Dimension, number>;
+	/** The response's headers were read into the budgets. */
+	observed: boolean;
+}
+
+export interface RateLimiterOptions {
+	stated?: StatedLimits;
+	/** The provider counts the output limit when a call arrives and gives back what went unused (Anthropic). */
+	refundsOutput?: boolean;
+	now?: () => number;
+}
+
+/** Holds shorter than this are not shown: a call waiting a moment for a budget is not news. */
+const SHOW_WAIT_MS = 400;
+/** The first pause after a 429 that named no wait, doubled on each one after it. */
+const FIRST_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 60_000;
+const MINUTE_MS = 60_000;
+
+class Budget {
+	constructor(
+		public limit: number,
+		private level: number,
+		private at: number,
+	) {}
+
+	/** What is free at `now`. */
+	free(now: number): number {
+		return Math.min(this.limit, this.level + ((now - this.at) * this.limit) / MINUTE_MS);
+	}
+
+	set(level: number, now: number): void {
+		this.level = Math.min(this.limit, level);
+		this.at = now;
+	}
+
+	take(amount: number, now: number): void {
+		this.set(this.free(now) - amount, now);
+	}
+
+	/** Ms until `amount` (at most the whole limit) is free. */
+	waitFor(amount: number, now: number): number {
+		const short = Math.min(amount, this.limit) - this.free(now);
+		return short <= 0 ? 0 : Math.ceil((short * MINUTE_MS) / this.limit);
+	}
+}
+
+interface Waiter {
+	ask: Ask;
+	resolve: (ticket: Ticket) => void;
+	reject: (error: Error) => void;
+	signal?: AbortSignal;
+	onAbort?: () => void;
+}
+
+const DIMENSIONS: Dimension[] = ['requests', 'tokens', 'input', 'output'];
+
+function costOf(dimension: Dimension, ask: Ask): number {
+	switch (dimension) {
+		case 'requests':
+			return 1;
+		case 'tokens':
+			return ask.input + ask.output;
+		case 'input':
+			return ask.input;
+		case 'output':
+			return ask.output;
+	}
+}
+
+export class RateLimiter {
+	private readonly budgets = new Map<Dimension, Budget>();
+	/** Budgets the user stated, until the server states its own. */
+	private readonly stated = new Set<Dimension>();
+	private readonly queue: Waiter[] = [];
+	private readonly inflight = new Set<Ticket>();
+	/** Tickets in the order they went, kept while an earlier one may still report headers. */
+	private sent: Ticket[] = [];
+	private seq = 0;
+	/**
+	 * What the server's headers told of: 'unknown' until the first answer, then 'known' or 'blind'.
+	 * The first calls go unpaced (at most the concurrency): holding all but one until the first
+	 * answer would cost every run a round of latency, and a fresh minute has room for a few calls.
+	 */
+	private mode: 'unknown' | 'known' | 'blind' = 'unknown';
+	/** Calls allowed at once ('blind' servers only). */
+	private window = Infinity;
+	private pausedUntil = 0;
+	private backoffMs = 0;
+	private timer: NodeJS.Timeout | undefined;
+	private readonly listeners = new Set<(state: RateLimitState) => void>();
+	private readonly now: () => number;
+	private wait: RateWait | null = null;
+	private refusals = 0;
+	private asked = 0;
+	private used = 0;
+	/** Provider tokens per locally counted prompt token, learned from answers (Claude's tokenizer is not tiktoken's). */
+	private inputScale = 1;
+	/** When a call of this limiter was last answered (or the limiter made). */
+	lastSuccess: number;
+
+	constructor(private readonly opts: RateLimiterOptions = {}) {
+		this.now = opts.now ?? Date.now;
+		this.lastSuccess = this.now();
+		this.state(opts.stated ?? {});
+	}
+
+	/** States limits (`--tpm`, `--rpm`); a limit the server already stated is left as it said. */
+	state(stated: StatedLimits): void {
+		const now = this.now();
+		for (const [dimension, limit] of [['tokens', stated.tpm], ['requests', stated.rpm]] as const) {
+			if (!limit || limit <= 0) continue;
+			if (this.budgets.has(dimension) && !this.stated.has(dimension)) continue;
+			this.budgets.set(dimension, new Budget(limit, limit, now));
+			this.stated.add(dimension);
+			if (this.mode === 'unknown') this.mode = 'known';
+		}
+	}
+
+	/** The limits per minute known now (stated or learned). */
+	get limits(): Partial<Record<Dimension, number>> {
+		return Object.fromEntries([...this.budgets].map(([d, b]) => [d, b.limit]));
+	}
+
+	subscribe(listener: (state: RateLimitState) => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	snapshot(): RateLimitState {
+		return { wait: this.wait, refusals: this.refusals, asked: this.asked, used: this.used };
+	}
+
+	/**
+	 * Waits until the limits have room for `ask`, then charges it. `retry` puts a call the server
+	 * refused before every other waiting call (it has waited longest). Rejects with an AbortError
+	 * when `signal` aborts first.
+	 */
+	acquire(ask: Ask, signal?: AbortSignal, retry = false): Promise<Ticket> {
+		return new Promise<Ticket>((resolve, reject) => {
+			if (signal?.aborted) return reject(abortError('cancelled', signal));
+			const waiter: Waiter = { ask, resolve, reject, signal };
+			waiter.onAbort = () => {
+				const at = this.queue.indexOf(waiter);
+				if (at >= 0) this.queue.splice(at, 1);
+				reject(abortError('cancelled', signal));
+				this.pump();
+			};
+			signal?.addEventListener('abort', waiter.onAbort, { once: true });
+			if (retry) this.queue.unshift(waiter);
+			else this.queue.push(waiter);
+			this.pump();
+		});
+	}
+
+	/**
+	 * A response to `ticket`'s call arrived with these limits (none: the server sends none). Each
+	 * budget is set to what the server had left, plus what refilled since the call went, less what
+	 * the calls sent after it were charged (the server had not counted them yet).
+	 */
+	observe(ticket: Ticket, readings: Readings, status: number): void {
+		const now = this.now();
+		const dimensions = DIMENSIONS.filter((d) => readings[d] !== undefined);
+		if (dimensions.length === 0) {
+			// Only an answer or a refusal says the server sends no limits (an error page may not).
+			if (this.mode === 'unknown' && (status < 300 || status === 429)) this.mode = 'blind';
+			this.pump();
+			return;
+		}
+		if (this.stated.size > 0) {
+			for (const d of this.stated) if (!dimensions.includes(d)) this.budgets.delete(d);
+			this.stated.clear();
+		}
+		this.mode = 'known';
+		this.window = Infinity;
+		ticket.observed = true;
+		for (const d of dimensions) {
+			const reading = readings[d]!;
+			const later = this.sent.reduce((sum, t) => (t.seq > ticket.seq ? sum + t.cost[d] : sum), 0);
+			const budget = this.budgets.get(d) ?? new Budget(reading.limit, reading.limit, now);
+			budget.limit = reading.limit;
+			budget.set(reading.remaining + ((now - ticket.at) * reading.limit) / MINUTE_MS - later, now);
+			this.budgets.set(d, budget);
+		}
+		this.pump();
+	}
+
+	/** The call was answered: `used` is what it really took (an unused output limit comes back where the provider gives it back). */
+	settle(ticket: Ticket, used: { input: number; output: number }): void {
+		const now = this.now();
+		this.lastSuccess = now;
+		this.backoffMs = 0;
+		if (Number.isFinite(this.window)) this.window += 1 / this.window;
+		if (this.opts.refundsOutput) {
+			const unused = ticket.cost.output - used.output;
+			if (unused > 0) {
+				this.budgets.get('output')?.take(-unused, now);
+				ticket.cost.output = used.output;
+			}
+		}
+		if (ticket.ask.input > 0 && used.input > 0) this.inputScale = clamp(0.8 * this.inputScale + 0.2 * (used.input / ticket.ask.input), 0.5, 3);
+		this.asked += ticket.cost.input + ticket.ask.output;
+		this.used += used.input + used.output;
+		this.release(ticket);
+		this.emit();
+	}
+
+	/**
+	 * The server refused the call for its rate limit. Unless its headers already set the budgets, what
+	 * the call was charged comes back (it was not counted); the server's wait holds every call, and
+	 * without one (or headers) the pause doubles with each refusal; a server without headers also
+	 * halves the calls allowed at once.
+	 */
+	refused(ticket: Ticket, retryAfterMs: number | null): void {
+		const now = this.now();
+		this.refusals += 1;
+		if (!ticket.observed) for (const [d, budget] of this.budgets) budget.take(-ticket.cost[d], now);
+		for (const d of DIMENSIONS) ticket.cost[d] = 0;
+		if (this.mode === 'unknown') this.mode = 'blind';
+		let pause = retryAfterMs ?? 0;
+		if (retryAfterMs === null && this.mode !== 'known') {
+			this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2);
+			pause = this.backoffMs;
+		}
+		if (this.mode === 'blind') this.window = Math.max(1, Math.floor(Math.min(this.window, this.inflight.size) / 2));
+		this.pausedUntil = Math.max(this.pausedUntil, now + pause);
+		this.release(ticket);
+		this.emit();
+	}
+
+	/** The call ended another way (an error, a cancel): its place goes to the next; its charge stays (the server may have counted it). */
+	release(ticket: Ticket): void {
+		this.inflight.delete(ticket);
+		let oldest = Infinity;
+		for (const t of this.inflight) oldest = Math.min(oldest, t.seq);
+		if (this.sent.length > 0 && this.sent[0]!.seq < oldest) this.sent = this.sent.filter((t) => t.seq >= oldest);
+		this.pump();
+	}
+
+	/** Lets through the waiting calls that fit, in order; sets a timer for the first that does not. */
+	private pump(): void {
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		const now = this.now();
+		while (this.queue.length > 0) {
+			if (this.inflight.size >= Math.floor(this.window)) return this.show(null);
+			const head = this.queue[0]!;
+			const held = this.holdFor(head.ask, now);
+			if (held.ms > 0) {
+				this.timer = setTimeout(() => this.pump(), held.ms);
+				return this.show(held.ms >= SHOW_WAIT_MS ? { resumesAt: now + held.ms, why: held.why, ...this.spent(held.why, now) } : null);
+			}
+			this.queue.shift();
+			if (head.onAbort) head.signal?.removeEventListener('abort', head.onAbort);
+			head.resolve(this.charge(head.ask, now));
+		}
+		this.show(null);
+	}
+
+	/** How long `ask` must wait now, and which budget (or the server's wait) holds it longest. */
+	private holdFor(ask: Ask, now: number): { ms: number; why: RateWait['why'] } {
+		let ms = Math.max(0, Math.ceil(this.pausedUntil - now));
+		let why: RateWait['why'] = 'retry-after';
+		for (const [d, budget] of this.budgets) {
+			const wait = budget.waitFor(costOf(d, { input: Math.round(ask.input * this.inputScale), output: ask.output }), now);
+			if (wait > ms) {
+				ms = wait;
+				why = d;
+			}
+		}
+		return { ms, why };
+	}
+
+	private spent(why: RateWait['why'], now: number): { used: number; limit: number } {
+		const budget = why === 'retry-after' ? undefined : this.budgets.get(why);
+		return budget ? { used: Math.max(0, Math.round(budget.limit - budget.free(now))), limit: budget.limit } : { used: 0, limit: 0 };
+	}
+
+	private charge(ask: Ask, now: number): Ticket {
+		const scaled = { input: Math.round(ask.input * this.inputScale), output: ask.output };
+		const cost = Object.fromEntries(DIMENSIONS.map((d) => [d, costOf(d, scaled)])) as Record<Dimension, number>;
+		for (const [d, budget] of this.budgets) budget.take(cost[d], now);
+		const ticket: Ticket = { seq: ++this.seq, at: now, ask, cost, observed: false };
+		this.inflight.add(ticket);
+		this.sent.push(ticket);
+		return ticket;
+	}
+
+	private show(wait: RateWait | null): void {
+		const before = this.wait;
+		if (wait === null && before === null) return;
+		// A countdown moving with the clock is not news; a new reason or a jump of a second is.
+		if (wait && before && wait.why === before.why && Math.abs(wait.resumesAt - before.resumesAt) < 1000) return;
+		this.wait = wait;
+		this.emit();
+	}
+
+	private emit(): void {
+		const state = this.snapshot();
+		for (const listener of this.listeners) listener(state);
+	}
+}
+
+function clamp(x: number, low: number, high: number): number {
+	return Math.min(high, Math.max(low, x));
+}
+
+/** Limiters by provider, server, key and model: one per account's limits, for the whole process. */
+const shared = new Map<string, RateLimiter>();
+
+/**
+ * The process's limiter for `who` (the key itself is never kept: a digest of it is), made on first
+ * use; limits stated later are added to it.
+ */
+export function sharedLimiter(who: { provider: string; baseURL: string; keyDigest: string; model: string }, opts: RateLimiterOptions = {}): RateLimiter {
+	const id = `${who.provider} ${who.baseURL} ${who.keyDigest} ${who.model}`;
+	let limiter = shared.get(id);
+	if (!limiter) {
+		limiter = new RateLimiter(opts);
+		shared.set(id, limiter);
+	} else if (opts.stated) limiter.state(opts.stated);
+	return limiter;
+}
+
+/**
+ * The least time `calls` asking for `tokens` in all (prompts plus output limits) take under stated
+ * limits, in seconds: the first minute's allowance is there at the start, the rest refills.
+ */
+export function limitedSeconds(calls: number, tokens: number, stated: StatedLimits): number {
+	const over = (amount: number, limit: number | null | undefined) => (limit && limit > 0 ? Math.max(0, (amount - limit) / limit) * 60 : 0);
+	return Math.max(over(tokens, stated.tpm), over(calls, stated.rpm));
+}
