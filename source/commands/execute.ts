@@ -2,7 +2,7 @@ import type PQueue from 'p-queue';
 import type { RunConfig, Usage } from '../domain.ts';
 import { Engine } from '../engine/engine.ts';
 import type { BatchLane } from '../llm/batcher.ts';
-import { createProvider } from '../llm/create.ts';
+import { createProvider, type AccountLimits } from '../llm/create.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
 import { loadTemplates } from '../prompts/load.ts';
@@ -24,6 +24,8 @@ export interface ExecuteOptions {
 	note?: string;
 	step?: boolean;
 	prices?: string;
+	/** The account's rate limits as the flags state them. */
+	account?: AccountLimits;
 	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
@@ -43,6 +45,7 @@ export async function prepare(config: RunConfig, book: string, opts: ExecuteOpti
 		env: opts.env,
 		encoding: config.encoding,
 		onRetry: (reason, request) => relay.engine?.streamRetried(reason, request),
+		...opts.account,
 	});
 	const ctx: PlanContext = { config, templates, book, tokens: (t) => countTokens(t, config.encoding) };
 	const costOf = (usage: Usage) => callCost(prices, config.model, usage, config.provider).cost;
@@ -119,7 +122,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
 		validate: () => ({ store: new ValidationStore(session, validatorName(undefined), { mode: 'model', seed: 2024 }), title: session.data.book.title }),
-		score: async () => await liveScoring(session, { env, prices: opts.prices, prompts: session.data.run.config.prompts ?? undefined }),
+		score: async () => await liveScoring(session, { env, prices: opts.prices, prompts: session.data.run.config.prompts ?? undefined, account: opts.account }),
 		env,
 		stdout,
 		stdin: opts.stdin,

@@ -4,19 +4,19 @@ import type { ProviderName, Usage } from '../domain.ts';
 import { judgeFaithfulness } from '../engine/faith-judge.ts';
 import { badInput } from '../errors.ts';
 import { keyVariable } from '../llm/base-url.ts';
-import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
+import { createProvider, defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
 import { sessionEvidence } from './evidence-session.ts';
-import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
+import { accountLimits, integer, PRICES_HELP, sessionsDirOption, withRateLimitOptions, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 
 export const spec = (exit: Exit) =>
-	new Command('faithfulness')
+	withRateLimitOptions(new Command('faithfulness'))
 		.description("a model marks each sentence of a run's final summary faithful, unfaithful or can't tell, reading the passages of the book it can come from (LongEval's fine-grained protocol); see the results with booook report ID")
 		.argument('<id>', 'session id of a run (see: booook sessions)')
 		.addOption(new Option('--provider <name>', 'the judging provider (default: the model the run used, else whichever API key is set)').choices(['openai', 'anthropic']))
@@ -26,7 +26,7 @@ export const spec = (exit: Exit) =>
 		.option('--prices <file>', PRICES_HELP)
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
-			exit(await faithfulnessCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir) }));
+			exit(await faithfulnessCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), account: accountLimits(flags) }));
 		});
 
 export interface FaithfulnessOptions {
@@ -37,6 +37,7 @@ export interface FaithfulnessOptions {
 	baseUrl?: string;
 	concurrency?: number;
 	prices?: string;
+	account?: AccountLimits;
 	env?: NodeJS.ProcessEnv;
 	stderr?: Stream;
 }
@@ -64,7 +65,7 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions): Promise<nu
 	if (!env[key]?.trim()) throw badInput(`judging with ${judge.provider}/${judge.model} needs ${key}: export it, or choose another model with --provider and --model`);
 	const templates = await loadTemplates(null);
 	const prices = loadPrices(opts.prices, env);
-	const provider = createProvider({ ...judge, streamTimeoutMs: DEFAULTS.streamTimeout * 1000, env });
+	const provider = createProvider({ ...judge, streamTimeoutMs: DEFAULTS.streamTimeout * 1000, env, ...opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	try {
 		const data = session.data as BookSessionData;

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { UserError } from '../errors.ts';
+import type { AccountLimits } from '../llm/create.ts';
 
 /** What several sub-commands' specs share. Each command's own spec sits beside its handler. */
 
@@ -52,3 +53,22 @@ export function withDisplayOptions<Args extends unknown[], Opts extends OptionVa
 export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
 	return cmd.option('--seed <n>', 'seed of the bootstrap (0 or more)', integerFrom('--seed', 0), 2024).option('--resamples <n>', 'bootstrap resamples (at least 1)', integerFrom('--resamples', 1), 2000);
 }
+
+/** The account's rate limits: `run`, `plan`, `resume`, `score` and `faithfulness` take the same three flags. */
+export function withRateLimitOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+	return cmd
+		.option('--tpm <n>', "the account's tokens a minute for the model (prompt plus output limit), to pace calls before the server's headers say", integerFrom('--tpm', 1))
+		.option('--rpm <n>', "the account's requests a minute for the model, to pace calls before the server's headers say", integerFrom('--rpm', 1))
+		.option('--rate-limit-wait <minutes>', 'stop (to resume later) when rate limits let no call through for this long', positiveDecimal('--rate-limit-wait'), 30);
+}
+
+/** What the three rate-limit flags say, for `createProvider`. */
+export function accountLimits(flags: { tpm?: number; rpm?: number; rateLimitWait?: number }): AccountLimits {
+	return { limits: { tpm: flags.tpm ?? null, rpm: flags.rpm ?? null }, rateLimitWaitMs: flags.rateLimitWait === undefined ? undefined : flags.rateLimitWait * 60_000 };
+}
+
+const positiveDecimal = (flag: string) => (value: string) => {
+	const n = decimal(flag)(value);
+	if (n <= 0) throw new InvalidArgumentError(`${flag} takes a number above 0`);
+	return n;
+};

@@ -1,7 +1,7 @@
 import { costText } from '../llm/prices.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
-import { etaText, formatInt, formatSeconds } from '../ui/state/progress.ts';
+import { etaText, etaUnderLimits, formatInt, formatSeconds, limitedEtaSeconds, rateWaitText, remainingSeconds, type RateLimitFigures } from '../ui/state/progress.ts';
 import { output, statusLine, type Stream } from './output.ts';
 
 /**
@@ -21,12 +21,15 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 	let tokensIn = 0;
 	let tokensOut = 0;
 	let cost = 0;
+	let limits: (RateLimitFigures & { refusals: number; used: number }) | null = null;
 
 	const line = () => {
 		const planned = Math.max(plannedCalls, done);
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
-		return `[${done}/${planned} calls] ${formatInt(tokensIn)} tokens in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${etaText(planned, done, madeHere, elapsed)}`;
+		const eta = etaUnderLimits(remainingSeconds(planned, done, madeHere, elapsed), limitedEtaSeconds(planned - done, limits));
+		const waiting = rateWaitText(limits, now());
+		return `[${done}/${planned} calls] ${formatInt(tokensIn)} tokens in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta === null ? '?' : formatSeconds(eta)}${waiting ? `; ${waiting}` : ''}`;
 	};
 
 	return (event: EngineEvent) => {
@@ -54,6 +57,10 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 			case 'retry':
 				if (!opts.json) status.say(`${event.node}: retrying (${event.reason})`);
 				break;
+			case 'rate-limit':
+				limits = event;
+				if (!opts.json && event.wait) status.draw(line());
+				break;
 			case 'node-failed':
 				if (!opts.json) status.say(`${event.node} failed: ${event.error}`);
 				break;
@@ -64,10 +71,24 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 					plannedCalls = done;
 					if (!opts.json) status.draw(line());
 				}
-				if (!opts.json) status.end();
+				if (!opts.json) {
+					status.end();
+					const spent = limitsSpent(limits);
+					if (spent) status.say(spent);
+				}
 				break;
 		}
 	};
+}
+
+/**
+ * What the rate limits cost a run, said once it ends when they held it back at all: the 429s, and
+ * the tokens its calls asked for (prompt plus output limit, what the limits count) against those used.
+ */
+export function limitsSpent(limits: { refusals: number; answered: number; asked: number; used: number; limits: object } | null): string | null {
+	if (!limits || limits.answered === 0) return null;
+	const share = limits.used > 0 ? ` (${(limits.asked / limits.used).toFixed(2)}× what was used)` : '';
+	return `rate limits: ${limits.refusals} answers of 429; the calls asked for ${formatInt(limits.asked)} tokens of the limits and used ${formatInt(limits.used)}${share}`;
 }
 
 /** Progress on stderr while annotating: calls done/planned, sentences, tokens, cost, ETA. */
@@ -78,6 +99,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 	let annotated = 0;
 	let sentences = 0;
 	let calls = 0;
+	let limits: Parameters<typeof limitsSpent>[0] = null;
 	return (event: AnnotatorEvent) => {
 		switch (event.type) {
 			case 'annotate-started':
@@ -103,12 +125,21 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 			case 'annotate-retry':
 				status.say(`${event.unit}: asking again (${event.reason})`);
 				break;
+			case 'rate-limit': {
+				limits = event;
+				const waiting = rateWaitText(event, now());
+				if (waiting) status.draw(waiting);
+				break;
+			}
 			case 'annotate-failed':
 				status.say(`${event.unit} failed: ${event.error}`);
 				break;
-			case 'annotate-finished':
+			case 'annotate-finished': {
 				status.end();
+				const spent = limitsSpent(limits);
+				if (spent) status.say(spent);
 				break;
+			}
 		}
 	};
 }

@@ -2,18 +2,20 @@ import { Command } from '@commander-js/extra-typings';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
-import { headlessNote, interactive, PRICES_HELP, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
+import { accountLimits, headlessNote, interactive, PRICES_HELP, sessionsDirOption, withDisplayOptions, withRateLimitOptions, type Exit } from './flags.ts';
 import { output } from './output.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { printFinal } from './show.ts';
 import { runFinished } from '../summarize/graph.ts';
 
 export const spec = (exit: Exit) =>
-	withDisplayOptions(
+	withRateLimitOptions(
+		withDisplayOptions(
 		new Command('resume')
 			.description('continue a session that was stopped, killed or failed; finished calls are not made again')
 			.argument('<id>', 'session id (see: booook sessions)')
 			.addOption(sessionsDirOption()),
+		),
 	)
 		.option('--base-url <url>', "replace the session's server address (for example after it moved); saved with the session")
 		.option('--prices <file>', PRICES_HELP)
@@ -23,6 +25,7 @@ export const spec = (exit: Exit) =>
 				await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, {
 					json: !!flags.json,
 					prices: flags.prices,
+					account: accountLimits(flags),
 					baseUrl: flags.baseUrl,
 					interactive: interactive(flags),
 					note: headlessNote(flags),

@@ -8,7 +8,7 @@ import { loadTemplates } from '../prompts/load.ts';
 import { newRun, plannerFor } from '../summarize/run.ts';
 import { chunkText } from '../text/chunk.ts';
 import { countTokens, ENCODINGS } from '../text/tokens.ts';
-import { decimal, integer, PRICES_HELP } from './flags.ts';
+import { decimal, integer, PRICES_HELP, withRateLimitOptions } from './flags.ts';
 
 /** A run's book and configuration, from flags to a checked config: what `run`, `plan` and the home screen share. */
 
@@ -32,6 +32,11 @@ export function withRunOptions<Args extends unknown[], Opts extends OptionValues
 		.option('--seed <n>', 'seed recorded with the run', integer('--seed'), DEFAULTS.seed)
 		.option('--prompts <dir>', 'read prompt templates from this folder (missing ones come from prompts/)')
 		.option('--prices <file>', PRICES_HELP);
+}
+
+/** `withRunOptions` and the account's rate limits: what `run` and `plan` take. */
+export function withRunAndLimitOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+	return withRateLimitOptions(withRunOptions(cmd));
 }
 
 /** The flags `withRunOptions` adds, as commander parses them. */

@@ -3,11 +3,11 @@ import type { ConfigInput } from '../config.ts';
 import { newRun } from '../summarize/run.ts';
 import { resolveSessionsDir, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
-import { headlessNote, interactive, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
-import { configInput, loadBook, withRunOptions } from './run-config.ts';
+import { accountLimits, headlessNote, interactive, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
+import { configInput, loadBook, withRunAndLimitOptions } from './run-config.ts';
 
 export const spec = (exit: Exit) =>
-	withRunOptions(
+	withRunAndLimitOptions(
 		withDisplayOptions(
 			new Command('run')
 				.description('summarize BOOK (.txt or .epub) in a new session')
@@ -23,6 +23,7 @@ export const spec = (exit: Exit) =>
 				sessionsDir: resolveSessionsDir(flags.sessionsDir),
 				json: !!flags.json,
 				prices: flags.prices,
+				account: accountLimits(flags),
 				interactive: interactive(flags),
 				note: headlessNote(flags),
 				step: flags.step,

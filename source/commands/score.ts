@@ -7,7 +7,7 @@ import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
 import { Annotator, type AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
-import { createProvider, defaultModel, defaultProvider } from '../llm/create.ts';
+import { createProvider, defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
@@ -25,12 +25,12 @@ import type { ScoreControls } from '../ui/controls.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
 import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
-import { integer, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
+import { accountLimits, integer, PRICES_HELP, sessionsDirOption, withRateLimitOptions, type Exit } from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { formatInt } from '../ui/state/progress.ts';
 
 export const spec = (exit: Exit) =>
-	new Command('score')
+	withRateLimitOptions(new Command('score'))
 		.description("BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet and asking again those it answered unreadably; or of the authors' files")
 		.argument('[id]', 'session id (see: booook sessions)')
 		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session")
@@ -47,7 +47,7 @@ export const spec = (exit: Exit) =>
 		.addOption(sessionsDirOption())
 		.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books, ... }')
 		.action(async (id, flags) => {
-			exit(await scoreCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+			exit(await scoreCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json, account: accountLimits(flags) }));
 		});
 
 export interface ScoreOptions {
@@ -67,6 +67,8 @@ export interface ScoreOptions {
 	sessionsDir?: string;
 	/** Make again the calls a study left in provider batches (see `refuseAwaitedBatches`). */
 	abandonBatches?: boolean;
+	/** The account's rate limits as the flags (or a study file) state them. */
+	account?: AccountLimits;
 	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
@@ -194,6 +196,7 @@ async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>
 		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
 		env,
 		onRetry: (reason, request) => relay.annotator?.streamRetried(reason, request),
+		...opts.account,
 	});
 	const costOf = (usage: Usage) => callCost(prices, model, usage, provider).cost;
 	return { chosen, setup: { llm, templates, costOf, relay } };
@@ -371,7 +374,7 @@ export interface BookScoring {
  */
 export async function bookScoring(
 	session: Session<BookSessionData>,
-	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl'> & { queue?: PQueue; batch?: BatchLane },
+	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl' | 'account'> & { queue?: PQueue; batch?: BatchLane },
 ): Promise<BookScoring> {
 	const { data } = session;
 	const id = pinFinalSummary(data);
@@ -386,7 +389,7 @@ export async function bookScoring(
  * annotator (the run's own model when it is an LLM, else whichever API key is set) and presents
  * both as the score screen reads them. Throws the same one-line errors as `booook score ID`.
  */
-export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize'>): Promise<ScoreControls> {
+export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'account'>): Promise<ScoreControls> {
 	const { data } = session;
 	const { summary: id, plan, annotator } = await bookScoring(session, opts);
 	const summary = data.summaries.find((s) => s.id === id)!;

@@ -1,3 +1,4 @@
+import { rateWaitText } from '../ui/state/progress.ts';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { BatchPool } from '../engine/batch-pool.ts';
@@ -12,9 +13,9 @@ import { alignTable, CONFIG_HEADER, configCells, csv, pairedDifferences, pairedL
 import { totalsOf } from '../summarize/totals.ts';
 import { finalWords, runFinished } from '../summarize/graph.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
-import { defaultModel, defaultProvider } from '../llm/create.ts';
+import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { scorerOf, type Scorer } from '../study/scorer.ts';
-import { studyError } from '../study/spec.ts';
+import { statedLimits, studyError, type StudySpec } from '../study/spec.ts';
 import { bookScoring } from './score.ts';
 import { makeEngine, preferReactProduction, prepare } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
@@ -76,7 +77,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		return 0;
 	}
 	const batches = studyBatches(plan, opts);
-	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: opts.sessionsDir, work: cellWork(scorers, opts, batches), batches });
+	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: opts.sessionsDir, work: cellWork(scorers, opts, batches, plan.spec), batches });
 	let ran: Awaited<ReturnType<typeof runner.start>>;
 	if (opts.interactive) ran = await studyInteractive(plan, runner, opts);
 	else {
@@ -102,10 +103,12 @@ function continueStudy(file: string, sessionsDir: string): string {
 }
 
 /** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */
-export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOptions, 'prices' | 'env'>, batches: BatchPool | null = null): CellWork<PlannedCell> {
+export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOptions, 'prices' | 'env'>, batches: BatchPool | null = null, spec?: StudySpec): CellWork<PlannedCell> {
+	const account = (provider: string, model: string): AccountLimits => ({ limits: spec ? statedLimits(spec, provider, model, defaultModel) : {} });
 	const work: CellWork<PlannedCell> = {
 		engine: async (cell, session, queue) => {
-			const prepared = await prepare(session.data.run.config, await session.bookText(), { json: false, prices: opts.prices, env: opts.env }, cell.ctx.templates);
+			const { config } = session.data.run;
+			const prepared = await prepare(config, await session.bookText(), { json: false, prices: opts.prices, env: opts.env, account: account(config.provider, config.model) }, cell.ctx.templates);
 			const batch = batches ? await batches.lane(cell, session, cell.key) : undefined;
 			return makeEngine(session, prepared, { queue, batch });
 		},
@@ -114,7 +117,7 @@ export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOp
 		work.scoring = async (cell, session, queue) => {
 			const scorer = scorers.get(cell.key)!;
 			const batch = batches ? await batches.lane(scorer, session, cell.key) : undefined;
-			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue, batch });
+			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue, batch, account: account(scorer.provider, scorer.model) });
 			return { annotator, scorer: `${scorer.provider}/${scorer.model}` };
 		};
 	}
@@ -122,9 +125,19 @@ export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOp
 }
 
 /** The study's progress as lines on stderr, one per change of a cell's state (headless). */
-export function studyLines(stderr: Stream, cells: number) {
+export function studyLines(stderr: Stream, cells: number, now: () => number = Date.now) {
 	const err = output(stderr);
+	let waitSaid = 0;
 	return (event: StudyEvent) => {
+		if (event.type === 'rate-limit') {
+			// A wait is said when one begins, at most twice a minute: a paced study waits before most calls.
+			const waiting = rateWaitText(event, now());
+			if (waiting && now() - waitSaid >= 30_000) {
+				waitSaid = now();
+				err.line(waiting);
+			}
+			return;
+		}
 		if (!('cell' in event)) return;
 		const say = (text: string) => err.line(`[${event.index + 1}/${cells}] ${event.cell.key}: ${text}`);
 		const { cell } = event;

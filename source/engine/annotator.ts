@@ -16,6 +16,7 @@ import {
 } from '../score/annotate.ts';
 import { readablyAnnotatedBy, unreadableRounds } from '../score/session-score.ts';
 import type { BatchLane } from '../llm/batcher.ts';
+import type { RateLimitState } from '../llm/rate-limit.ts';
 import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
 import type { Totals } from '../summarize/totals.ts';
 import type { UsageReport } from './events.ts';
@@ -50,6 +51,8 @@ export type AnnotatorEvent =
 	| { type: 'annotate-retry'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number; reason: string }
 	| ({ type: 'usage'; unit: string; planned: number } & UsageReport)
 	| { type: 'annotate-failed'; unit: string; error: string }
+	/** The account's rate limits hold calls back (`wait`), or no longer do. */
+	| ({ type: 'rate-limit' } & RateLimitState)
 	| { type: 'annotate-finished'; status: AnnotateStatus; error: string | null; totals: AnnotateTotals; annotations: number; failures: number };
 
 export type AnnotatorListener = (event: AnnotatorEvent) => void;
@@ -156,7 +159,12 @@ export class Annotator {
 		this.planned = this.totals.calls + todo.length;
 		this.emit({ type: 'annotate-started', session: store.id, annotator: this.annotator, summaries: listed, units: todo.length, sentences: todo.reduce((n, s) => n + s.open.length, 0), recovered });
 
-		await Promise.all(todo.map((state) => this.runUnit(state)));
+		const unheard = this.opts.provider.limiter?.subscribe((state) => this.emit({ type: 'rate-limit', ...state }));
+		try {
+			await Promise.all(todo.map((state) => this.runUnit(state)));
+		} finally {
+			unheard?.();
+		}
 		const status: AnnotateStatus = this.abort.signal.aborted ? 'cancelled' : this.failure !== null ? 'failed' : 'done';
 		await store.save();
 		this.emit({ type: 'annotate-finished', status, error: status === 'failed' ? this.failure : null, totals: { ...this.totals }, annotations: this.made, failures: this.failures });

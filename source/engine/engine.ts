@@ -275,6 +275,7 @@ export class Engine {
 		run.error = null;
 		await store.save();
 		this.emit({ type: 'run-started', session: store.id, method: run.config.method, provider: provider.name, model: provider.model, isLLM: provider.isLLM, planned: this.plannedCalls(), done: this.totals.calls });
+		const unheard = provider.limiter?.subscribe((state) => this.emit({ type: 'rate-limit', ...state }));
 		try {
 			for (;;) {
 				if (this.abort.signal.aborted || this.writeError !== null) break;
@@ -307,6 +308,8 @@ export class Engine {
 		} catch (error) {
 			if (!(error instanceof PlanError)) throw error;
 			this.failure = error.message;
+		} finally {
+			unheard?.();
 		}
 		await Promise.allSettled(this.inFlight.values());
 		await this.written();

@@ -1,4 +1,5 @@
 import type { NodeKind, NodeRef, RunStatus, Usage } from '../domain.ts';
+import type { RateLimitState } from '../llm/rate-limit.ts';
 import type { Totals } from '../summarize/totals.ts';
 
 /**
@@ -31,6 +32,8 @@ export type EngineEvent =
 	| { type: 'node-active'; node: NodeRef; version: number }
 	/** Nodes a re-plan replaced: kept with their versions for the record, no longer part of the run. */
 	| { type: 'node-superseded'; nodes: NodeRef[] }
+	/** The account's rate limits hold calls back (`wait`), or no longer do (`wait` null). */
+	| ({ type: 'rate-limit' } & RateLimitState)
 	| { type: 'run-paused' }
 	| { type: 'run-resumed'; stepping: boolean }
 	| { type: 'run-finished'; status: RunStatus; root: NodeRef | null; error: string | null; totals: Totals };

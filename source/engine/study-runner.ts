@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { RateLimitState } from '../llm/rate-limit.ts';
 import PQueue from 'p-queue';
 import type { Book, Chunk, Run, RunConfig, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
@@ -91,6 +92,8 @@ export interface StudyState {
 	endedAt: number | null;
 	/** With batches: those not ended yet, and their requests answered of all (null: the study streams every call). */
 	batches: { waiting: number; answered: number; requests: number } | null;
+	/** The rate limits as a cell's calls last reported them (one account's limits hold every cell of its model). */
+	rateLimit: RateLimitState | null;
 }
 
 /** Everything the runner reports, in the order it happens; `cell` is the cell's state after the change. */
@@ -109,6 +112,8 @@ export type StudyEvent =
 	| { type: 'cell-scoring-failed'; index: number; cell: CellState; error: string }
 	/** Something other than the run failed the cell (a session that cannot be opened, a disk error). */
 	| { type: 'cell-error'; index: number; cell: CellState; error: string }
+	/** The account's rate limits hold calls back, or no longer do. */
+	| ({ type: 'rate-limit' } & RateLimitState)
 	| { type: 'study-finished'; status: 'done' | 'failed' | 'cancelled' };
 
 export type StudyListener = (event: StudyEvent) => void;
@@ -161,7 +166,7 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		this.queue = new PQueue({ concurrency: opts.concurrency });
 		this.cellQueue = new PQueue({ concurrency: opts.batches ? Math.max(1, opts.cells.length) : opts.concurrency });
 		const cells = opts.cells.map((c): CellState => ({ key: c.key, session: c.sessionId, status: 'queued', calls: 0, expected: c.calls, cost: 0, words: null, score: null, activity: null, scoring: null, error: null, batch: null }));
-		this.current = { status: 'idle', cells, totals: studyTotals(cells), startedAt: null, endedAt: null, batches: opts.batches ? { waiting: 0, answered: 0, requests: 0 } : null };
+		this.current = { status: 'idle', cells, totals: studyTotals(cells), startedAt: null, endedAt: null, batches: opts.batches ? { waiting: 0, answered: 0, requests: 0 } : null, rateLimit: null };
 	}
 
 	/** Where the study stands: a new object after every change, so a screen can compare snapshots. */
@@ -280,6 +285,7 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 				this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
 			};
 			const off = engine.on((event) => {
+				if (event.type === 'rate-limit') this.rateLimited(event);
 				if (event.type === 'run-started' || event.type === 'node-planned') expected = event.planned;
 				if (event.type === 'usage' || event.type === 'node-finished' || event.type === 'node-planned' || event.type === 'node-started' || event.type === 'run-started') progress();
 				else if (event.type === 'node-failed') {
@@ -339,6 +345,7 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			this.emit({ type: 'cell-scoring', index, cell: this.current.cells[index]!, scorer });
 			if (annotator) {
 				const off = annotator.on((event) => {
+					if (event.type === 'rate-limit') this.rateLimited(event);
 					if (event.type !== 'usage' && event.type !== 'annotate-started') return;
 					const t = annotator.totals;
 					const planned = event.type === 'usage' ? event.planned : t.calls + event.units;
@@ -375,6 +382,11 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		} finally {
 			await session.close();
 		}
+	}
+
+	private rateLimited({ type: _, ...state }: { type: 'rate-limit' } & RateLimitState): void {
+		this.current = { ...this.current, rateLimit: state };
+		this.emit({ type: 'rate-limit', ...state });
 	}
 
 	private update(index: number, change: Partial<CellState>): void {

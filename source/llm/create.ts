@@ -9,7 +9,7 @@ import type { CallRequest, CallResult, Provider } from './provider.ts';
 import type { SdkProviderOptions } from './sdk-client.ts';
 import { sharedLimiter, type RateLimiter, type StatedLimits } from './rate-limit.ts';
 
-export interface CreateProviderOptions {
+export interface CreateProviderOptions extends AccountLimits {
 	provider: ProviderName;
 	model: string;
 	/** `--base-url`; else OPENAI_BASE_URL / ANTHROPIC_BASE_URL from `env`. */
@@ -27,9 +27,13 @@ export interface CreateProviderOptions {
 	onRetry?: (reason: string, request: CallRequest) => void;
 	/** Token encoding of the extractive baseline. */
 	encoding?: EncodingName;
-	/** Limits of the account stated up front (`--tpm`, `--rpm`); the server's headers replace them. */
+}
+
+/** What a user says of the account's rate limits (`--tpm`, `--rpm`, `--rate-limit-wait`). */
+export interface AccountLimits {
+	/** Stated up front; the server's headers replace them. */
 	limits?: StatedLimits;
-	/** Longest wait on 429s with no call of the account answered (`--rate-limit-wait`). */
+	/** Longest wait on 429s with no call of the account answered. */
 	rateLimitWaitMs?: number;
 }
 

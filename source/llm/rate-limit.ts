@@ -42,9 +42,12 @@ export interface RateLimitState {
 	wait: RateWait | null;
 	/** Answers of 429 (rate limits only) so far. */
 	refusals: number;
-	/** Tokens asked for (prompt plus output limit) and tokens used (prompt plus output), for calls answered. */
+	/** Calls answered, the tokens they asked for (prompt plus output limit) and used (prompt plus output). */
+	answered: number;
 	asked: number;
 	used: number;
+	/** The limits per minute known now (stated or learned). */
+	limits: Partial<Record<Dimension, number>>;
 }
 
 /** A call let through: what it was charged, so the answer or a refusal can settle it. */
@@ -147,6 +150,7 @@ export class RateLimiter {
 	private readonly now: () => number;
 	private wait: RateWait | null = null;
 	private refusals = 0;
+	private answered = 0;
 	private asked = 0;
 	private used = 0;
 	/** Provider tokens per locally counted prompt token, learned from answers (Claude's tokenizer is not tiktoken's). */
@@ -183,7 +187,7 @@ export class RateLimiter {
 	}
 
 	snapshot(): RateLimitState {
-		return { wait: this.wait, refusals: this.refusals, asked: this.asked, used: this.used };
+		return { wait: this.wait, refusals: this.refusals, answered: this.answered, asked: this.asked, used: this.used, limits: this.limits };
 	}
 
 	/**
@@ -256,8 +260,9 @@ export class RateLimiter {
 		if (ticket.ask.input > 0 && used.input > 0) this.inputScale = clamp(0.8 * this.inputScale + 0.2 * (used.input / ticket.ask.input), 0.5, 3);
 		this.asked += ticket.cost.input + ticket.ask.output;
 		this.used += used.input + used.output;
+		this.answered += 1;
+		// Not news by itself: listeners hear the counts with the next wait or refusal.
 		this.release(ticket);
-		this.emit();
 	}
 
 	/**

@@ -95,7 +95,8 @@ function accountProblem(status: number, error: unknown, detail: string, ctx: Fai
 	if (code === 'context_length_exceeded' || /maximum context length|prompt is too long|context window|too many tokens/iu.test(detail)) {
 		return `${head} — a prompt is longer than ${ctx.model} can read${said}: start a new run with a --context-window (or --chunk-size) that fits the model`;
 	}
-	if (/request too large|exceeds? the (rate )?limit for a single request|must be reduced/iu.test(detail)) {
+	// A 400 that speaks of the rate limit: a call no wait can let through (Anthropic's way of saying so).
+	if (/request too large|must be reduced/iu.test(detail) || (status === 400 && /rate limit/iu.test(detail))) {
 		return `${head} — one call asks for more tokens than the account's whole per-minute limit${said}: use a smaller --chunk-size or --max-summary, or a model with a higher limit`;
 	}
 	return null;

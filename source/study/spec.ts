@@ -11,18 +11,21 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/u;
 
 const positiveInts = z.array(z.int().positive()).nonempty();
 
+/** The account's limits for a model, as `--tpm` and `--rpm` state them for one command. */
+const limitFields = { tpm: z.int().positive().optional(), rpm: z.int().positive().optional() };
+
 export const studySchema = z
 	.strictObject({
 		name: z.string().regex(NAME),
 		books: z.array(z.string().min(1)).nonempty().optional(),
 		folder: z.string().min(1).optional(),
 		methods: z.array(methodSchema).nonempty(),
-		providers: z.array(z.strictObject({ provider: providerNameSchema, model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() })).nonempty(),
+		providers: z.array(z.strictObject({ provider: providerNameSchema, model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional(), ...limitFields })).nonempty(),
 		chunkSizes: positiveInts,
 		contextWindows: positiveInts.optional(),
 		maxSummary: z.int().positive().optional(),
 		score: z.boolean().optional(),
-		scorer: z.strictObject({ provider: z.enum(['openai', 'anthropic']), model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional() }).optional(),
+		scorer: z.strictObject({ provider: z.enum(['openai', 'anthropic']), model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional(), ...limitFields }).optional(),
 		concurrency: z.int().min(1).max(64).optional(),
 		/**
 		 * Provider batch APIs for the calls that can wait (see `goesInBatch`, and every BooookScore
@@ -41,12 +44,12 @@ const FIXES: Record<string, string> = {
 	books: 'either "books": ["a.txt", "b.epub"] or "folder": "books/", not both',
 	folder: 'a folder of .txt or .epub files, e.g. "folder": "books/"',
 	methods: '"methods": ["hier", "inc"]',
-	providers: '"providers": [{ "provider": "openai", "model": "gpt-4o-mini" }] (provider: openai, anthropic or extractive)',
+	providers: '"providers": [{ "provider": "openai", "model": "gpt-4o-mini" }] (provider: openai, anthropic or extractive; optional "tpm" and "rpm": the account\'s tokens and requests a minute for that model)',
 	chunkSizes: 'whole numbers of tokens, e.g. "chunkSizes": [2048, 4096]',
 	contextWindows: 'whole numbers of tokens, e.g. "contextWindows": [8192]',
 	maxSummary: 'a whole number of tokens, e.g. "maxSummary": 900',
 	score: '"score": true or false',
-	scorer: 'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini" } (provider: openai or anthropic)',
+	scorer: 'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini", "tpm": 30000 } (provider: openai or anthropic; optional "tpm" and "rpm")',
 	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
 	batch: '"batch": true, or with the seconds between polls and of gathering and the most requests in a batch, e.g. "batch": { "poll": 60, "gather": 5, "size": 1000 }',
 };
@@ -80,4 +83,14 @@ function fail(file: string, message: string): never {
 
 export function studyError(file: string, message: string): UserError {
 	return badInput(`study ${file}: ${message}`);
+}
+
+/**
+ * What the study file states of the limits of `provider`'s `model` (first entry that names them,
+ * among the providers and the scorer); `model` of an entry that names none is `defaultModel`'s.
+ */
+export function statedLimits(spec: StudySpec, provider: string, model: string, defaultModel: (p: 'openai' | 'anthropic' | 'extractive') => string): { tpm?: number; rpm?: number } {
+	const entries = [...spec.providers, ...(spec.scorer ? [spec.scorer] : [])];
+	const entry = entries.find((e) => e.provider === provider && (e.model ?? defaultModel(e.provider)) === model && (e.tpm !== undefined || e.rpm !== undefined));
+	return { tpm: entry?.tpm, rpm: entry?.rpm };
 }

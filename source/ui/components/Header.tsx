@@ -3,7 +3,7 @@ import { costText } from '../../llm/prices.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
 import { useNow } from '../hooks.ts';
-import { formatSeconds } from '../state/progress.ts';
+import { formatSeconds, rateWaitText } from '../state/progress.ts';
 import { chunksRead, elapsedMs, etaSeconds, phaseOf, progressOf, type Phase, type ViewState } from '../state/view.ts';
 import { clean, textWidth, truncate } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
@@ -33,7 +33,9 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const state = `${PHASES[phase].mark}${phase === 'paused' && inFlight > 0 ? ` (${inFlight} finishing)` : ''}`;
 	const method = view.method === 'hier' ? 'hierarchical merging' : 'incremental updating';
 	const model = info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL;
-	const title = truncate(clean(`booook · ${info.title} · ${method} · ${model}`), Math.max(10, width - textWidth(state) - 2));
+	// While the account's rate limit holds calls back, that is the news: it takes the title's place.
+	const waiting = view.active ? rateWaitText(view.rateLimit, now) : null;
+	const title = truncate(waiting ?? clean(`booook · ${info.title} · ${method} · ${model}`), Math.max(10, width - textWidth(state) - 2));
 	const { calls, planned, ratio } = progressOf(view);
 	const eta = etaSeconds(view, now);
 	const tokens = view.totals.input + view.totals.output;
@@ -43,7 +45,7 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	return (
 		<Box flexDirection="column">
 			<Box justifyContent="space-between">
-				<Text bold wrap="truncate-end">{title}</Text>
+				<Text bold wrap="truncate-end" color={waiting ? theme.color('warn') : undefined}>{title}</Text>
 				<Text color={theme.color(PHASES[phase].tone)} bold>{state}</Text>
 			</Box>
 			<Text wrap="truncate-end">

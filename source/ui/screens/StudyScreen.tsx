@@ -4,7 +4,7 @@ import { costText } from '../../llm/prices.ts';
 import { Footer } from '../components/Footer.tsx';
 import { Help } from '../components/Help.tsx';
 import { useNow } from '../hooks.ts';
-import { formatSeconds } from '../state/progress.ts';
+import { formatSeconds, rateWaitText } from '../state/progress.ts';
 import { studyScreen, type StudyUi } from '../state/study-ui.ts';
 import { alignTable } from '../../study/results.ts';
 import { bar, CELL_STATUS, cellDetail, cellTable, compactTable } from '../study-table.ts';
@@ -118,7 +118,9 @@ function StudyHeader({ state, info, width, now }: { state: StudyState; info: Stu
 	const t = state.totals;
 	const phase = PHASES[state.status];
 	const counts = [`${t.done}/${t.cells} done`, t.active > 0 ? `${t.active} running` : null, t.failed > 0 ? `${t.failed} failed` : null].filter(Boolean).join(', ');
-	const title = truncate(clean(`booook study ${info.name} · ${counts}`), Math.max(10, width - textWidth(phase.mark) - 2));
+	// While the account's rate limit holds calls back, that is the news: it takes the title's place.
+	const limited = state.status === 'running' ? rateWaitText(state.rateLimit, now) : null;
+	const title = truncate(limited ?? clean(`booook study ${info.name} · ${counts}`), Math.max(10, width - textWidth(phase.mark) - 2));
 	const elapsed = state.startedAt === null ? 0 : ((state.endedAt ?? now) - state.startedAt) / 1000;
 	const waiting = state.batches && state.batches.waiting > 0 ? ` · ${state.batches.waiting} ${state.batches.waiting === 1 ? 'batch' : 'batches'} ${state.batches.answered}/${state.batches.requests}` : '';
 	const facts = ` ${t.calls}/${Math.max(t.calls, t.expected)} calls · ${costText(t.cost, info.priced)}${waiting} · ${formatSeconds(elapsed)}`;
@@ -128,7 +130,7 @@ function StudyHeader({ state, info, width, now }: { state: StudyState; info: Stu
 	return (
 		<Box flexDirection="column">
 			<Box justifyContent="space-between">
-				<Text bold wrap="truncate-end">{title}</Text>
+				<Text bold wrap="truncate-end" color={limited ? theme.color('warn') : undefined}>{title}</Text>
 				<Text bold color={theme.color(phase.tone)}>{phase.mark}</Text>
 			</Box>
 			<Text wrap="truncate-end">

@@ -29,3 +29,47 @@ export function etaText(planned: number, done: number, made: number, seconds: nu
 export function formatInt(n: number): string {
 	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
 }
+
+/** What the rate-limit figures say; structurally `RateLimitState` (this module imports nothing). */
+export interface RateLimitFigures {
+	wait: { resumesAt: number; why: 'requests' | 'tokens' | 'input' | 'output' | 'retry-after'; used: number; limit: number } | null;
+	answered: number;
+	asked: number;
+	limits: Partial<Record<'requests' | 'tokens' | 'input' | 'output', number>>;
+}
+
+const PER_MINUTE = { requests: 'requests', tokens: 'tokens', input: 'input tokens', output: 'output tokens' } as const;
+
+/**
+ * "waiting for the rate limit: resumes in 12s (148,200 of 150,000 tokens a minute)", or null when
+ * nothing waits.
+ */
+export function rateWaitText(limits: RateLimitFigures | null, now: number): string | null {
+	const wait = limits?.wait;
+	if (!wait) return null;
+	const left = formatSeconds(Math.max(0, (wait.resumesAt - now) / 1000));
+	if (wait.why === 'retry-after') return `waiting for the rate limit: the server asked to wait, resumes in ${left}`;
+	return `waiting for the rate limit: resumes in ${left} (${formatInt(wait.used)} of ${formatInt(wait.limit)} ${PER_MINUTE[wait.why]} a minute)`;
+}
+
+/**
+ * The least seconds `calls` more calls take under the known limits, at the tokens the answered
+ * calls asked for on average (prompt plus output limit); null when no limit is known.
+ */
+export function limitedEtaSeconds(calls: number, limits: RateLimitFigures | null): number | null {
+	if (!limits || calls <= 0) return null;
+	const perCall = limits.answered > 0 ? limits.asked / limits.answered : 0;
+	let seconds: number | null = null;
+	for (const [why, limit] of Object.entries(limits.limits)) {
+		if (!limit) continue;
+		const need = why === 'requests' ? calls : calls * perCall;
+		seconds = Math.max(seconds ?? 0, (need / limit) * 60);
+	}
+	return seconds;
+}
+
+/** The larger of the pace's ETA and the limits' (either may be unknown). */
+export function etaUnderLimits(pace: number | null, limited: number | null): number | null {
+	if (pace === null) return limited;
+	return limited === null ? pace : Math.max(pace, limited);
+}

@@ -3,7 +3,7 @@ import type { AnnotatorEvent } from '../../engine/annotator.ts';
 import { sentencesOf } from '../../score/annotate.ts';
 import { verdictsFor, type VerdictSource } from '../../score/session-score.ts';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
-import { formatInt, formatSeconds } from './progress.ts';
+import { formatInt, formatSeconds, rateWaitText } from './progress.ts';
 
 /** What the BooookScore screen shows of a scoring: a row per sentence and a status line. Pure. */
 
@@ -48,5 +48,11 @@ export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds:
 		return event.status === 'done' ? `${line} · done` : event.status === 'cancelled' ? `${line} · stopped; ${ctx.continueWith} continues` : `failed: ${event.error ?? 'unknown error'}`;
 	}
 	if (event.type === 'annotate-retry') return `${line} · asking again: ${event.reason}`;
+	if (event.type === 'rate-limit') {
+		// The calls and tokens part stays; what follows it says whether the rate limit holds calls back.
+		const base = line.split(' · waiting for the rate limit')[0]!;
+		const waiting = rateWaitText(event, Date.now());
+		return waiting ? `${base} · ${waiting}` : base;
+	}
 	return line;
 }

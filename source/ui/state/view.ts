@@ -3,7 +3,7 @@ import type { EngineEvent } from '../../engine/events.ts';
 import { nodesAwaitingCalls } from '../../summarize/graph.ts';
 import { totalsOf, type Totals } from '../../summarize/totals.ts';
 import { countTokens, countWords } from '../../text/tokens.ts';
-import { remainingSeconds } from './progress.ts';
+import { etaUnderLimits, limitedEtaSeconds, remainingSeconds, type RateLimitFigures } from './progress.ts';
 
 /**
  * The run screen's view model: engine events folded into plain immutable data. Pure: the clock
@@ -81,6 +81,8 @@ export interface ViewState {
 	error: string | null;
 	log: readonly LogLine[];
 	finals: readonly FinalItem[];
+	/** The account's rate limits as last reported: whether they hold calls back, the limits known. */
+	rateLimit: RateLimitFigures | null;
 	seq: number;
 }
 
@@ -121,6 +123,7 @@ export function initialView(run: Run, opts: { stepping?: boolean } = {}): ViewSt
 		error: run.error,
 		log: [],
 		finals: [],
+		rateLimit: null,
 		seq: 0,
 	};
 }
@@ -205,6 +208,8 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 			// Stale nodes are calls still to make: a finished run's full bar is full no more.
 			return { ...s, ...synced, root: ctx.run ? ctx.run.root : null, planned: event.planned };
 		}
+		case 'rate-limit':
+			return { ...s, rateLimit: { wait: event.wait, answered: event.answered, asked: event.asked, limits: event.limits } };
 		case 'run-paused':
 			return { ...s, gate: 'paused', pausedAt: state.pausedAt ?? ctx.now };
 		case 'run-resumed':
@@ -215,7 +220,8 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 			const log = event.status === 'failed' && event.error ? addLog(state, 'error', `run failed: ${event.error}`) : state.log;
 			// A finished run made every call it needed: what was an estimate is now the count.
 			const planned = event.status === 'done' ? event.totals.calls : state.planned;
-			return { ...s, ...synced, active: false, outcome: event.status, root: event.root, error: event.error, totals: event.totals, planned, endedAt: ctx.now, ...resumedClock(state, ctx.now), live: {}, finals, log };
+			const rateLimit = state.rateLimit && { ...state.rateLimit, wait: null };
+			return { ...s, ...synced, active: false, outcome: event.status, root: event.root, error: event.error, totals: event.totals, planned, endedAt: ctx.now, ...resumedClock(state, ctx.now), live: {}, finals, log, rateLimit };
 		}
 		default:
 			// Edits, new active versions and re-plans (node-edited, node-active, node-superseded and
@@ -270,7 +276,8 @@ export function workingMs(state: ViewState, now: number): number {
 export function etaSeconds(state: ViewState, now: number): number | null {
 	const { calls, planned } = progressOf(state);
 	if (!state.active || planned <= calls) return null;
-	return remainingSeconds(planned, calls, calls - state.callsAtStart, workingMs(state, now) / 1000);
+	const pace = remainingSeconds(planned, calls, calls - state.callsAtStart, workingMs(state, now) / 1000);
+	return etaUnderLimits(pace, limitedEtaSeconds(planned - calls, state.rateLimit));
 }
 
 /** The pause clock once the run goes on (or ends): the pause just over joins the time paused. */
