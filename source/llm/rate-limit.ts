@@ -74,6 +74,8 @@ const SHOW_WAIT_MS = 400;
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 const MINUTE_MS = 60_000;
+/** How long after it is sent a call is taken to reach the server (more than on a LAN, less than across an ocean). */
+const ARRIVAL_MS = 50;
 
 class Budget {
 	constructor(
@@ -213,11 +215,13 @@ export class RateLimiter {
 	}
 
 	/**
-	 * A response to `ticket`'s call arrived with these limits (none: the server sends none). Each
-	 * budget is set to what the server had left, plus what refilled since the call went, less what
-	 * the calls sent after it were charged (the server had not counted them yet).
+	 * A response to `ticket`'s call, sent at `sentAt`, arrived with these limits (none: the server
+	 * sends none). Each budget is set to what the server had left when the call arrived, plus what
+	 * refilled since, less what the calls sent after it were charged (the server had not counted them
+	 * yet). The call is taken to arrive `ARRIVAL_MS` after it was sent: a refill counted from too
+	 * early would let the next call go a few tokens before the server has room for it.
 	 */
-	observe(ticket: Ticket, readings: Readings, status: number): void {
+	observe(ticket: Ticket, readings: Readings, status: number, sentAt = ticket.at): void {
 		const now = this.now();
 		const dimensions = DIMENSIONS.filter((d) => readings[d] !== undefined);
 		if (dimensions.length === 0) {
@@ -238,7 +242,7 @@ export class RateLimiter {
 			const later = this.sent.reduce((sum, t) => (t.seq > ticket.seq ? sum + t.cost[d] : sum), 0);
 			const budget = this.budgets.get(d) ?? new Budget(reading.limit, reading.limit, now);
 			budget.limit = reading.limit;
-			budget.set(reading.remaining + ((now - ticket.at) * reading.limit) / MINUTE_MS - later, now);
+			budget.set(reading.remaining + ((now - sentAt - ARRIVAL_MS) * reading.limit) / MINUTE_MS - later, now);
 			this.budgets.set(d, budget);
 		}
 		this.pump();

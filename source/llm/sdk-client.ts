@@ -102,7 +102,7 @@ export abstract class SdkProvider<Client> implements Provider {
 			const ticket = await limiter.acquire(ask, request.signal, retry);
 			let result: CallResult;
 			try {
-				result = await this.guarded(request, { [OBSERVE]: (response: Response) => limiter.observe(ticket, readLimits(response.headers), response.status) });
+				result = await this.guarded(request, { [OBSERVE]: (response: Response, sentAt: number) => limiter.observe(ticket, readLimits(response.headers), response.status, sentAt) });
 			} catch (error) {
 				if (!(error instanceof ProviderError && error.rateLimited)) {
 					limiter.release(ticket);
@@ -210,8 +210,9 @@ const OBSERVE = Symbol('booook rate limits');
  */
 function limitedFetch(base: typeof fetch): typeof fetch {
 	return async (input, init) => {
+		const sentAt = Date.now();
 		const response = await base(input, init);
-		(init as { [OBSERVE]?: (response: Response) => void } | undefined)?.[OBSERVE]?.(response);
+		(init as { [OBSERVE]?: (response: Response, sentAt: number) => void } | undefined)?.[OBSERVE]?.(response, sentAt);
 		if (response.status !== 429) return response;
 		const headers = new Headers(response.headers);
 		headers.set('x-should-retry', 'false');
