@@ -4,7 +4,7 @@
  * fake API (test/support/fake-api.ts) as its own process, so its work is not counted as booook's.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -118,4 +118,53 @@ export function folderBytes(dir: string): number {
 		total += entry.isDirectory() ? folderBytes(path) : statSync(path).size;
 	}
 	return total;
+}
+
+export interface SessionNode {
+	id: string;
+	kind: string;
+	level: number;
+	index: number;
+	inputs: string[];
+	context: string | null;
+	status: string;
+}
+
+/** The done nodes of a finished run, as its session folder's session.json (written whole when the run closed) holds them; throws unless the run is done. */
+export function finishedNodes(sessionDir: string): SessionNode[] {
+	const session = JSON.parse(readFileSync(join(sessionDir, 'session.json'), 'utf8')) as { run: { status: string; nodes: SessionNode[] } };
+	if (session.run.status !== 'done') throw new Error(`session ${sessionDir} ended ${session.run.status}, not done`);
+	return session.run.nodes.filter((n) => n.status === 'done');
+}
+
+/**
+ * Rounds of latency a hierarchical run's calls take on `workers`, each call one round, started as
+ * soon as what decides it is done: its inputs and context, and for a merge that does not end its
+ * level, the summary after its last input (the greedy packing stops there). Waiting merges go
+ * before waiting chunk summaries, higher levels first, as booook's scheduler orders them.
+ */
+export function pipelinedRounds(nodes: SessionNode[], workers: number): number {
+	const byId = new Map(nodes.map((n) => [n.id, n]));
+	const levels = new Map<number, SessionNode[]>();
+	for (const n of nodes) if (n.kind !== 'clean') levels.set(n.level, [...(levels.get(n.level) ?? []), n]);
+	for (const list of levels.values()) list.sort((a, b) => a.index - b.index);
+	const deps = new Map<string, string[]>();
+	for (const n of nodes) {
+		const own = [...n.inputs, ...(n.context ? [n.context] : [])].filter((ref) => byId.has(ref));
+		const below = levels.get(n.level - 1) ?? [];
+		const last = below.findIndex((b) => b.id === n.inputs.at(-1));
+		const next = n.kind === 'merge' && last >= 0 ? below[last + 1] : undefined;
+		deps.set(n.id, next ? [...own, next.id] : own);
+	}
+	const done = new Map<string, number>();
+	let round = 0;
+	while (done.size < nodes.length) {
+		const ready = nodes
+			.filter((n) => !done.has(n.id) && deps.get(n.id)!.every((d) => (done.get(d) ?? Infinity) <= round))
+			.sort((a, b) => (b.kind === 'clean' ? 99 : b.level) - (a.kind === 'clean' ? 99 : a.level) || a.index - b.index);
+		if (ready.length === 0) throw new Error("the session's nodes wait on each other");
+		for (const n of ready.slice(0, workers)) done.set(n.id, round + 1);
+		round += 1;
+	}
+	return round;
 }

@@ -53,7 +53,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { benchKit, folderBytes, median, ROOT, type Fake } from './kit.ts';
+import { benchKit, finishedNodes, folderBytes, median, pipelinedRounds, ROOT, type Fake } from './kit.ts';
 
 const BOOKS = {
 	pp: fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url)),
@@ -201,57 +201,17 @@ async function runBooook(name: string, i: number, row: PairRow, api: Fake, laten
 	args.push('--concurrency', String(concurrency), '--chunk-size', String(CHUNK_SIZE), '--sessions-dir', sessionsDir, '--session', id, ...(row.flags ?? []));
 	const { stdout: _summary, stderr: _progress, ...measured } = await measure(args, api);
 	const sessionBytes = folderBytes(join(sessionsDir, id));
-	const floorS = row.method === 'hier' ? (pipelinedRounds(sessionNodes(id), concurrency) * latency) / 1000 : (measured.calls * latency) / 1000;
+	const floorS = row.method === 'hier' ? (hierRounds(id, concurrency) * latency) / 1000 : (measured.calls * latency) / 1000;
 	return { ...measured, sessionBytes, floorS };
 }
 
-interface SessionNode {
-	id: string;
-	kind: string;
-	level: number;
-	index: number;
-	inputs: string[];
-	context: string | null;
-	status: string;
-}
-
-/** The nodes of a finished run, as its session (written whole when the run closed) holds them. */
-function sessionNodes(id: string): SessionNode[] {
-	const session = JSON.parse(readFileSync(join(sessionsDir, id, 'session.json'), 'utf8')) as { run: { status: string; nodes: SessionNode[] } };
-	if (session.run.status !== 'done') fail(`session ${id} ended ${session.run.status}, not done`);
-	return session.run.nodes.filter((n) => n.status === 'done');
-}
-
-/**
- * Rounds of latency a hierarchical run's calls take on `workers`, each call one round, started as
- * soon as what decides it is done: its inputs and context, and for a merge that does not end its
- * level, the summary after its last input (the greedy packing stops there). Waiting merges go
- * before waiting chunk summaries, higher levels first, as booook's scheduler orders them.
- */
-function pipelinedRounds(nodes: SessionNode[], workers: number): number {
-	const byId = new Map(nodes.map((n) => [n.id, n]));
-	const levels = new Map<number, SessionNode[]>();
-	for (const n of nodes) if (n.kind !== 'clean') levels.set(n.level, [...(levels.get(n.level) ?? []), n]);
-	for (const list of levels.values()) list.sort((a, b) => a.index - b.index);
-	const deps = new Map<string, string[]>();
-	for (const n of nodes) {
-		const own = [...n.inputs, ...(n.context ? [n.context] : [])].filter((ref) => byId.has(ref));
-		const below = levels.get(n.level - 1) ?? [];
-		const last = below.findIndex((b) => b.id === n.inputs.at(-1));
-		const next = n.kind === 'merge' && last >= 0 ? below[last + 1] : undefined;
-		deps.set(n.id, next ? [...own, next.id] : own);
+/** booook's floor in rounds of latency (kit.ts's pipelinedRounds over the finished session's nodes); a run not done ends the driver. */
+function hierRounds(id: string, workers: number): number {
+	try {
+		return pipelinedRounds(finishedNodes(join(sessionsDir, id)), workers);
+	} catch (error) {
+		return fail((error as Error).message);
 	}
-	const done = new Map<string, number>();
-	let round = 0;
-	while (done.size < nodes.length) {
-		const ready = nodes
-			.filter((n) => !done.has(n.id) && deps.get(n.id)!.every((d) => (done.get(d) ?? Infinity) <= round))
-			.sort((a, b) => (b.kind === 'clean' ? 99 : b.level) - (a.kind === 'clean' ? 99 : a.level) || a.index - b.index);
-		if (ready.length === 0) fail('the session\'s nodes wait on each other');
-		for (const n of ready.slice(0, workers)) done.set(n.id, round + 1);
-		round += 1;
-	}
-	return round;
 }
 
 async function runPeer(row: PairRow, api: Fake, latency: number, concurrency: number) {

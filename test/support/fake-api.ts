@@ -287,9 +287,11 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		if (req.method === 'GET' && path === '/stats') {
 			// A benchmark's count of the calls each side made, read before and after it runs.
-			// rateLimited only once limits are in play, so the counts of a run without them read as before.
+			// rateLimited only once limits are in play, so the counts of a run without them read as before;
+			// charged (what the requests let in cost each bucket, over every key) only while limits are set.
 			const limited = limiter.limits !== null || api.rateLimited > 0 ? { rateLimited: api.rateLimited } : {};
-			json(res, 200, { requests: requests.length, ...api.totals, ...limited });
+			const charged = limiter.limits !== null ? { charged: limiter.charged } : {};
+			json(res, 200, { requests: requests.length, ...api.totals, ...limited, ...charged });
 			return;
 		}
 		if (!which || req.method !== 'POST') {

@@ -23,6 +23,9 @@ type Wire = 'openai' | 'anthropic';
 
 const LIMITS: Limit[] = ['rpm', 'tpm', 'itpm', 'otpm'];
 
+/** A bucket's name in GET /stats' `charged`. */
+const CHARGED_NAME: Record<Limit, string> = { rpm: 'requests', tpm: 'tokens', itpm: 'inputTokens', otpm: 'outputTokens' };
+
 interface Bucket {
 	capacity: number;
 	level: number;
@@ -56,6 +59,8 @@ export interface BucketState {
 export class Limiter {
 	#limits: FakeLimits | null;
 	#sets = new Map<string, Partial<Record<Limit, Bucket>>>();
+	/** Per bucket name, what the requests let in cost it, over every key (what a refund gave back not taken off). */
+	readonly #charged: Record<string, number> = {};
 	readonly #now: () => number;
 
 	constructor(limits: FakeLimits | null, now: () => number = () => performance.now()) {
@@ -84,7 +89,10 @@ export class Limiter {
 		const charged = LIMITS.filter((limit) => set[limit] && cost[limit] !== undefined);
 		const short = charged.filter((limit) => set[limit]!.level < cost[limit]!);
 		if (short.length === 0) {
-			for (const limit of charged) set[limit]!.level -= cost[limit]!;
+			for (const limit of charged) {
+				set[limit]!.level -= cost[limit]!;
+				this.#charged[CHARGED_NAME[limit]] = (this.#charged[CHARGED_NAME[limit]] ?? 0) + cost[limit]!;
+			}
 			return null;
 		}
 		const wait = (limit: Limit) => {
@@ -95,6 +103,14 @@ export class Limiter {
 		const first = short.find((limit) => wait(limit) === Infinity) ?? short[0]!;
 		const b = set[first]!;
 		return { limit: first, capacity: b.capacity, used: Math.ceil(b.capacity - b.level), cost: cost[first]!, waitMs: Math.max(...short.map(wait)) };
+	}
+
+	/**
+	 * The total cost of the requests admitted so far, per bucket name (`requests`, `tokens`,
+	 * `inputTokens`, `outputTokens`), over every key and model: a benchmark's floor under the limits.
+	 */
+	get charged(): Record<string, number> {
+		return { ...this.#charged };
 	}
 
 	/** Gives back tokens held but not used (Anthropic's output tokens), up to the bucket's capacity. */

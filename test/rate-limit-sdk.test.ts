@@ -1,0 +1,151 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createProvider } from '../source/llm/create.ts';
+import { ProviderError, type FailedAttempt, type Provider } from '../source/llm/provider.ts';
+import { startFakeApi, type Api, type FakeApi, type FakeApiOptions } from './support/fake-api.ts';
+import { request } from './support/provider-kit.ts';
+import { countTokens } from '../source/text/tokens.ts';
+
+/**
+ * The real SDKs against a fake API that enforces an account's limits the way OpenAI and Anthropic
+ * do (test/support/fake-limits.ts): a call is paced, waits out every 429 that means "slow down",
+ * and fails at once, in one line with its fix, on what no wait can cure.
+ */
+
+const MODEL = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' } as const;
+// Every test its own key, so no two share a limiter (one per key and model in a process).
+let keys = 0;
+
+async function withLimitedFake(opts: FakeApiOptions, body: (fake: FakeApi) => Promise<void>): Promise<void> {
+	const fake = await startFakeApi({ respond: () => 'A short answer of a few words.', ...opts });
+	try {
+		await body(fake);
+	} finally {
+		await fake.close();
+	}
+}
+
+function providerFor(api: Api, fake: FakeApi, extra: Partial<Parameters<typeof createProvider>[0]> = {}): Provider {
+	const key = `sk-limits-${++keys}`;
+	return createProvider({ provider: api, model: MODEL[api], baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.anthropicBaseUrl, env: { OPENAI_API_KEY: key, ANTHROPIC_API_KEY: key }, ...extra });
+}
+
+const prompt = (i: number) => `Call ${i}: ${'summarize this sentence of the book. '.repeat(12)}`;
+
+/** `n` calls at once (numbered from `from`), each asking for about 90 prompt tokens and a 100-token output limit. */
+async function calls(provider: Provider, n: number, failed: FailedAttempt[] = [], from = 0) {
+	return await Promise.all(Array.from({ length: n }, (_, i) => provider.complete(request(prompt(from + i), { maxTokens: 100, onAttemptFailed: (f) => failed.push(f) }))));
+}
+
+/** How many calls from `from` on ask for more than `tokens` (as the fake counts them), by under one call. */
+function callsBeyond(tokens: number, from: number): number {
+	let asked = 0;
+	let n = 0;
+	while (asked <= tokens + 60) asked += countTokens(prompt(from + n++)) + 100;
+	return n;
+}
+
+for (const api of ['openai', 'anthropic'] as const) {
+	test(`${api}: calls asking for more than a minute's tokens all finish, paced by the headers, every 429 logged as a failed attempt`, async () => {
+		await withLimitedFake({ limits: { tpm: 3000 } }, async (fake) => {
+			const provider = providerFor(api, fake);
+			const failed: FailedAttempt[] = [];
+			const waits: string[] = [];
+			provider.limiter!.subscribe((state) => state.wait && waits.push(state.wait.why));
+			// The first answer tells the limits (calls before it go unpaced, as many as the concurrency).
+			await calls(provider, 1);
+			// Then calls that ask for a little more than what is left of the minute's 3,000 tokens.
+			const n = callsBeyond(3000 - countTokens(prompt(0)) - 100, 1);
+			const answers = await calls(provider, n, failed, 1);
+			assert.equal(answers.length, n);
+			assert.ok(waits.includes('tokens'), 'the last call waited for the tokens budget');
+			assert.ok(answers.every((a) => a.text.length > 0));
+			assert.equal(failed.filter((f) => /429/u.test(f.reason)).length, fake.rateLimited, 'each 429 was reported as a failed attempt');
+			assert.ok(fake.rateLimited <= 1, `${fake.rateLimited} answers of 429 for ${n + 1} calls`);
+			assert.deepEqual(provider.limiter?.limits, { tokens: 3000 });
+		});
+	});
+
+	test(`${api}: a server that sends no rate-limit headers, nor a retry-after, still gets every call through`, async () => {
+		await withLimitedFake({ limits: { rpm: 120, headers: false } }, async (fake) => {
+			const provider = providerFor(api, fake);
+			const failed: FailedAttempt[] = [];
+			const answers = await calls(provider, 122, failed);
+			assert.equal(answers.length, 122);
+			assert.ok(fake.rateLimited > 0, 'the server refused some calls');
+			assert.equal(failed.length, fake.rateLimited);
+			assert.deepEqual(provider.limiter?.limits, {}, 'no limit was read from a server that states none');
+		});
+	});
+
+	test(`${api}: a limit that drops mid-run is followed`, async () => {
+		await withLimitedFake({ limits: { tpm: 100_000 } }, async (fake) => {
+			const provider = providerFor(api, fake);
+			await calls(provider, 5);
+			fake.limits = { tpm: 3000 };
+			const answers = await calls(provider, 15);
+			assert.equal(answers.length, 15);
+			assert.deepEqual(provider.limiter?.limits, { tokens: 3000 });
+		});
+	});
+
+	test(`${api}: an account out of credit fails the call at once, in one line that says what to do`, async () => {
+		await withLimitedFake({}, async (fake) => {
+			fake.quota = 0;
+			const error = await providerFor(api, fake).complete(request('Hello there.')).catch((e: unknown) => e);
+			assert.ok(error instanceof ProviderError);
+			assert.equal(error.retryable, false);
+			assert.match(error.message, /out of credit or over its spending limit.*add credit/u);
+			assert.doesNotMatch(error.message, /\n/u);
+			assert.equal(fake.requests.length, 1, 'no retry spent on it');
+		});
+	});
+
+	test(`${api}: an unknown model and a prompt longer than the model's window fail at once with their fix`, async () => {
+		await withLimitedFake({}, async (fake) => {
+			fake.models = ['some-other-model'];
+			const unknown = await providerFor(api, fake).complete(request('Hello there.')).catch((e: unknown) => e);
+			assert.ok(unknown instanceof ProviderError && !unknown.retryable);
+			assert.match(unknown.message, /404 Not Found — check the model name/u);
+			fake.models = null;
+			fake.contextWindow = 5;
+			const long = await providerFor(api, fake).complete(request('A prompt of many more tokens than five.')).catch((e: unknown) => e);
+			assert.ok(long instanceof ProviderError && !long.retryable);
+			assert.match(long.message, /longer than .* can read.*--context-window/u);
+			assert.equal(fake.requests.length, 2);
+		});
+	});
+
+	test(`${api}: a call larger than the whole minute's limit fails at once instead of waiting for ever`, async () => {
+		await withLimitedFake({ limits: { tpm: 150 } }, async (fake) => {
+			const provider = providerFor(api, fake);
+			const error = await calls(provider, 1).catch((e: unknown) => e);
+			assert.ok(error instanceof ProviderError && !error.retryable, String(error));
+			assert.match(error.message, /(more tokens than the account's whole per-minute limit|rate limit)/u);
+		});
+	});
+
+	test(`${api}: rate limits that let no call through for the wait allowed end the call with the way on`, async () => {
+		await withLimitedFake({ limits: { rpm: 1, headers: false } }, async (fake) => {
+			const provider = providerFor(api, fake, { rateLimitWaitMs: 1000 });
+			await calls(provider, 1);
+			const failed: FailedAttempt[] = [];
+			const error = await calls(provider, 1, failed).catch((e: unknown) => e);
+			assert.ok(error instanceof ProviderError, String(error));
+			assert.match(error.message, /rate limited for 1 s with no call answered .*--rate-limit-wait/u);
+			assert.ok(failed.length >= 2, 'it was asked more than once');
+		});
+	});
+}
+
+test('anthropic: input and output tokens are paced each on its own, and the unused output limit comes back', async () => {
+	await withLimitedFake({ limits: { itpm: 100_000, otpm: 1000 } }, async (fake) => {
+		const provider = providerFor('anthropic', fake);
+		// 20 calls with an output limit of 100: 2,000 asked of a 1,000 output budget, though each
+		// uses a few tokens, which come back.
+		const answers = await calls(provider, 20);
+		assert.equal(answers.length, 20);
+		assert.deepEqual(provider.limiter?.limits, { input: 100_000, output: 1000 });
+		assert.ok(fake.rateLimited <= 3, `${fake.rateLimited} answers of 429`);
+	});
+});

@@ -1,0 +1,149 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readLimits, retryAfterMs } from '../source/llm/rate-headers.ts';
+import { limitedSeconds, RateLimiter, type RateLimitState } from '../source/llm/rate-limit.ts';
+import { limitedEtaSeconds, rateWaitText } from '../source/ui/state/progress.ts';
+
+const headers = (entries: Record<string, string>) => new Headers(entries);
+
+test('readLimits: OpenAI requests and tokens, Anthropic requests, input and output on their own (its combined tokens only without them)', () => {
+	assert.deepEqual(
+		readLimits(headers({ 'x-ratelimit-limit-requests': '500', 'x-ratelimit-remaining-requests': '499', 'x-ratelimit-limit-tokens': '30000', 'x-ratelimit-remaining-tokens': '27000', 'x-ratelimit-reset-tokens': '6s' })),
+		{ requests: { limit: 500, remaining: 499 }, tokens: { limit: 30000, remaining: 27000 } },
+	);
+	const anthropic = {
+		'anthropic-ratelimit-requests-limit': '50',
+		'anthropic-ratelimit-requests-remaining': '49',
+		'anthropic-ratelimit-input-tokens-limit': '30000',
+		'anthropic-ratelimit-input-tokens-remaining': '28000',
+		'anthropic-ratelimit-output-tokens-limit': '8000',
+		'anthropic-ratelimit-output-tokens-remaining': '7000',
+		'anthropic-ratelimit-tokens-limit': '8000',
+		'anthropic-ratelimit-tokens-remaining': '7000',
+	};
+	assert.deepEqual(readLimits(headers(anthropic)), { requests: { limit: 50, remaining: 49 }, input: { limit: 30000, remaining: 28000 }, output: { limit: 8000, remaining: 7000 } });
+	assert.deepEqual(readLimits(headers({ 'anthropic-ratelimit-tokens-limit': '60000', 'anthropic-ratelimit-tokens-remaining': '100' })), { tokens: { limit: 60000, remaining: 100 } });
+	assert.deepEqual(readLimits(headers({ 'x-ratelimit-limit-tokens': 'lots', 'x-ratelimit-remaining-tokens': '1' })), {});
+});
+
+test('retryAfterMs: retry-after-ms first, else retry-after in seconds or as a date, else nothing', () => {
+	assert.equal(retryAfterMs(headers({ 'retry-after-ms': '1500', 'retry-after': '2' })), 1500);
+	assert.equal(retryAfterMs(headers({ 'retry-after': '3' })), 3000);
+	const now = Date.parse('2026-11-25T12:00:00Z');
+	assert.equal(retryAfterMs(headers({ 'retry-after': 'Wed, 25 Nov 2026 12:00:10 GMT' }), now), 10_000);
+	assert.equal(retryAfterMs(headers({})), null);
+});
+
+test('a call that does not fit the tokens left waits until the budget has refilled enough for it, and says why while it waits', async () => {
+	// 6,000 tokens a minute: 100 a second.
+	const limiter = new RateLimiter({ stated: { tpm: 6000 } });
+	const states: RateLimitState[] = [];
+	limiter.subscribe((s) => states.push(s));
+	const first = await limiter.acquire({ input: 5000, output: 900 });
+	const started = Date.now();
+	// 100 tokens are left; this call asks for 150, so it waits for 50 more: half a second.
+	const second = await limiter.acquire({ input: 100, output: 50 });
+	const waited = Date.now() - started;
+	assert.ok(waited >= 450, `let through after ${waited} ms, before the budget had room`);
+	const wait = states.find((s) => s.wait)?.wait;
+	assert.equal(wait?.why, 'tokens');
+	assert.equal(wait?.limit, 6000);
+	assert.ok(wait!.used >= 5890 && wait!.used <= 6000, `${wait?.used} of the limit said to be spent`);
+	assert.match(rateWaitText(states.find((s) => s.wait)!, wait!.resumesAt - 2000)!, /^waiting for the rate limit: resumes in 2s \(5,9\d\d of 6,000 tokens a minute\)$/u);
+	assert.equal(states.at(-1)?.wait, null, 'the wait is over once the call went');
+	limiter.settle(first, { input: 5000, output: 300 });
+	limiter.settle(second, { input: 100, output: 20 });
+	assert.deepEqual({ answered: limiter.snapshot().answered, asked: limiter.snapshot().asked, used: limiter.snapshot().used }, { answered: 2, asked: 6050, used: 5420 });
+});
+
+test('waiting calls go first come first served: a small call does not pass a large one held before it', async () => {
+	const limiter = new RateLimiter({ stated: { tpm: 60_000 } });
+	await limiter.acquire({ input: 59_000, output: 0 });
+	const order: string[] = [];
+	const big = limiter.acquire({ input: 1500, output: 0 }).then(() => order.push('big'));
+	const small = limiter.acquire({ input: 10, output: 0 }).then(() => order.push('small'));
+	await Promise.all([big, small]);
+	assert.deepEqual(order, ['big', 'small']);
+});
+
+test("a response's headers set the budget: what the server had left, less what was sent after the call it answers", async () => {
+	const limiter = new RateLimiter();
+	const a = await limiter.acquire({ input: 1000, output: 500 });
+	const b = await limiter.acquire({ input: 1000, output: 500 });
+	// The server had 2,000 of 10,000 left after counting a; b it had not seen: 500 are left for the next call.
+	limiter.observe(a, { tokens: { limit: 10_000, remaining: 2000 } }, 200, Date.now() + 60);
+	assert.deepEqual(limiter.limits, { tokens: 10_000 });
+	const started = Date.now();
+	const c = await limiter.acquire({ input: 600, output: 0 });
+	// 100 tokens short at 10,000 a minute: 0.6 s.
+	assert.ok(Date.now() - started >= 550, 'the next call waited for the tokens the server did not have');
+	for (const t of [a, b, c]) limiter.release(t);
+});
+
+test('a limit that drops mid-run is followed: the next headers shrink the budget and later calls wait for the new one', async () => {
+	const limiter = new RateLimiter();
+	const a = await limiter.acquire({ input: 100, output: 100 });
+	limiter.observe(a, { tokens: { limit: 100_000, remaining: 99_800 } }, 200);
+	const b = await limiter.acquire({ input: 100, output: 100 });
+	limiter.observe(b, { tokens: { limit: 6000, remaining: 0 } }, 200);
+	assert.deepEqual(limiter.limits, { tokens: 6000 });
+	const states: RateLimitState[] = [];
+	limiter.subscribe((s) => states.push(s));
+	const c = limiter.acquire({ input: 50, output: 0 });
+	await c;
+	assert.equal(states.find((s) => s.wait)?.wait?.limit, 6000);
+});
+
+test('stated limits pace from the first call; the server stating its own replaces them', async () => {
+	const limiter = new RateLimiter({ stated: { tpm: 1000, rpm: 100 } });
+	assert.deepEqual(limiter.limits, { tokens: 1000, requests: 100 });
+	const a = await limiter.acquire({ input: 10, output: 10 });
+	limiter.observe(a, { tokens: { limit: 500_000, remaining: 499_000 } }, 200);
+	assert.deepEqual(limiter.limits, { tokens: 500_000 });
+});
+
+test('a 429 from a server that states no limits halves the calls let through at once; they grow back with answers', async () => {
+	const limiter = new RateLimiter();
+	const tickets = await Promise.all(Array.from({ length: 8 }, () => limiter.acquire({ input: 10, output: 10 })));
+	limiter.observe(tickets[0]!, {}, 429);
+	limiter.refused(tickets[0]!, 0);
+	// 8 were in flight: 4 may be now, and 7 still are.
+	let through = false;
+	const next = limiter.acquire({ input: 10, output: 10 }).then((t) => ((through = true), t));
+	for (const t of tickets.slice(1, 4)) limiter.release(t);
+	await new Promise(setImmediate);
+	assert.equal(through, false, 'four in flight is as many as the window allows');
+	limiter.release(tickets[4]!);
+	const ticket = await next;
+	assert.equal(limiter.snapshot().refusals, 1);
+	for (const t of [...tickets.slice(5), ticket]) limiter.release(t);
+});
+
+test("a 429's retry-after holds every call, not only the one refused", async () => {
+	const limiter = new RateLimiter();
+	const a = await limiter.acquire({ input: 10, output: 10 });
+	limiter.refused(a, 400);
+	const started = Date.now();
+	limiter.release(await limiter.acquire({ input: 10, output: 10 }));
+	assert.ok(Date.now() - started >= 350, 'the server asked for 400 ms');
+});
+
+test("Anthropic's output budget gets back what a call did not use of its output limit", async () => {
+	const limiter = new RateLimiter({ refundsOutput: true });
+	const a = await limiter.acquire({ input: 100, output: 4000 });
+	limiter.observe(a, { output: { limit: 8000, remaining: 4000 } }, 200);
+	limiter.settle(a, { input: 100, output: 200 });
+	// 3,800 came back: a call asking for 7,500 fits at once (nearly: the refill does the rest in a moment).
+	const started = Date.now();
+	const b = await limiter.acquire({ input: 100, output: 7700 });
+	assert.ok(Date.now() - started < 3000, 'the unused output limit came back');
+	limiter.release(b);
+});
+
+test('limitedSeconds: the tokens or requests beyond the first minute, at the rate of the limit', () => {
+	assert.equal(limitedSeconds(10, 50_000, { tpm: 60_000 }), 0);
+	assert.equal(limitedSeconds(10, 150_000, { tpm: 60_000 }), 90);
+	assert.equal(limitedSeconds(1000, 10, { rpm: 500 }), 60);
+	assert.equal(limitedEtaSeconds(10, { wait: null, answered: 10, asked: 50_000, limits: { tokens: 100_000 } }), 30);
+	assert.equal(limitedEtaSeconds(10, null), null);
+});
