@@ -309,7 +309,7 @@ async function measure(args: string[], api: Fake, keys: NodeJS.ProcessEnv): Prom
 	await new Promise((resolve) => (child.stdout.readableEnded ? resolve(null) : child.stdout.once('end', resolve)));
 	live.delete(child);
 	const after = await stats();
-	if (after.charged === undefined) fail('the fake API reports no `charged` in GET /stats: is it the one in test/support?');
+	const charged = after.charged ?? fail('the fake API reports no `charged` in GET /stats: is it the one in test/support?');
 	const measured = {
 		code,
 		wallS,
@@ -318,7 +318,7 @@ async function measure(args: string[], api: Fake, keys: NodeJS.ProcessEnv): Prom
 		lineTimes,
 		requests: after.requests - before.requests,
 		rateLimited: (after.rateLimited ?? 0) - (before.rateLimited ?? 0),
-		chargedTokens: (after.charged.tokens ?? 0) - (before.charged?.tokens ?? 0),
+		chargedTokens: (charged.tokens ?? 0) - (before.charged?.tokens ?? 0),
 	};
 	progress(`  ${code === 0 ? 'done' : `exited ${code}`} in ${wallS.toFixed(1)} s: ${measured.requests} requests, ${measured.rateLimited} answered 429, ${measured.chargedTokens.toLocaleString('en-US')} tokens charged`);
 	return measured;
@@ -384,7 +384,7 @@ function evidence(m: Measured, sessions: string[]): Evidence {
 		retries: retryLines.length,
 		retryLines: retryLines.slice(0, 5).map((l) => l.slice(0, 240)),
 		longestSilenceS: longest / 1000,
-		rateLimitLine: lines.findLast((l) => l.startsWith('rate limits: ')) ?? null,
+		rateLimitLine: lines.filter((l) => l.startsWith('rate limits: ')).at(-1) ?? null,
 	};
 }
 
