@@ -113,6 +113,24 @@ test('space pauses and resumes: the header shows the state the run is in', async
 	r.unmount();
 });
 
+test('while the rate limit holds calls back, the header says so in the title\'s place, and the ETA counts the limit', async () => {
+	const { run } = await finished('hier');
+	const controls = new FakeControls(run);
+	const { frame, r } = await mount(controls);
+	controls.emit({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'fake', isLLM: true, planned: 30, done: 0 });
+	// 25 calls left of about 6,000 tokens each, under 150,000 a minute: a minute at least.
+	const limits = { refusals: 0, answered: 5, asked: 30_000, used: 20_000, limits: { tokens: 150_000 } };
+	controls.emit({ type: 'rate-limit', ...limits, wait: { resumesAt: Date.now() + 12_400, why: 'tokens', used: 148_200, limit: 150_000 } });
+	const waiting = await until(frame, (f) => f.includes('waiting for the rate limit'), 'the wait shown');
+	assert.match(waiting, /waiting for the rate limit: resumes in 1[12]s \(148,200 of 150,000 tokens a minute\)/u);
+	assert.ok(!waiting.includes('A Test Book'), 'the wait takes the title\'s place');
+	controls.emit({ type: 'usage', node: 'n0' as NodeRef, usage: { input: 1, output: 1, cached: 0 }, cost: 0, saved: 0, totals: { calls: 5, input: 25_000, output: 5000, cached: 0, cost: 0, saved: 0 } });
+	controls.emit({ type: 'rate-limit', ...limits, wait: null });
+	const after = await until(frame, (f) => f.includes('A Test Book'), 'the title back once nothing waits');
+	assert.match(after, /ETA (1m|[2-9]m)/u);
+	r.unmount();
+});
+
 test('a model without a known price shows "cost unknown" in the header, not $0.0000', async () => {
 	const { run } = await finished('hier');
 	const controls = new FakeControls(run);

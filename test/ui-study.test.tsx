@@ -4,7 +4,11 @@ import { makeEngine, prepare } from '../source/commands/execute.ts';
 import { cellWork, readResults } from '../source/commands/study.ts';
 import type { PlannedCell } from '../source/commands/study-plan.ts';
 import type { Engine } from '../source/engine/engine.ts';
-import { StudyRunner, type CellWork } from '../source/engine/study-runner.ts';
+import { StudyRunner, type CellWork, type StudyState } from '../source/engine/study-runner.ts';
+import { StudyScreen } from '../source/ui/screens/StudyScreen.tsx';
+import { initialStudyUi } from '../source/ui/state/study-ui.ts';
+import { Root } from '../source/ui/root.tsx';
+import { themeFor } from '../source/ui/theme.ts';
 import { Session } from '../source/store/session.ts';
 import { StudyApp, type StudyAppOptions } from '../source/ui/study-app.tsx';
 import { renderScreen, until } from './support/screen.tsx';
@@ -120,4 +124,23 @@ test('the study screen: q mid-study cancels the calls in flight, saves every ses
 	} finally {
 		app.unmount();
 	}
+});
+
+test('the study screen says in its title line while the account\'s rate limit holds calls back', async () => {
+	const state: StudyState = {
+		status: 'running',
+		cells: [],
+		totals: { cells: 6, done: 2, failed: 0, active: 4, calls: 40, expected: 120, cost: 0 },
+		startedAt: Date.now(),
+		endedAt: null,
+		batches: null,
+		rateLimit: { wait: { resumesAt: Date.now() + 8_400, why: 'tokens', used: 99_000, limit: 100_000 }, refusals: 0, answered: 40, asked: 200_000, used: 150_000, limits: { tokens: 100_000 } },
+	};
+	const info = { name: 'grid', again: 'booook study grid.json', priced: true };
+	const r = renderScreen(<StudyScreen state={state} cells={[]} info={info} ui={initialStudyUi()} results={null} width={100} rows={20} />);
+	const shown = await until(() => r.lastFrame(), (f) => f.includes('waiting for the rate limit'), 'the wait');
+	assert.match(shown, /waiting for the rate limit: resumes in [78]s \(99,000 of 100,000 tokens a minute\)/u);
+	r.rerender(<Root theme={themeFor({})}><StudyScreen state={{ ...state, rateLimit: { ...state.rateLimit!, wait: null } }} cells={[]} info={info} ui={initialStudyUi()} results={null} width={100} rows={20} /></Root>);
+	await until(() => r.lastFrame(), (f) => f.includes('booook study grid') && !f.includes('waiting'), 'the title back');
+	r.unmount();
 });
