@@ -4,7 +4,7 @@ import PQueue from 'p-queue';
 import type { Usage } from '../source/domain.ts';
 import { CallRunner, type CallJob, type Recoverable } from '../source/engine/call-runner.ts';
 import { Gate } from '../source/engine/gate.ts';
-import { isAbortError } from '../source/llm/provider.ts';
+import { isAbortError } from '../source/llm/abort.ts';
 import { ProviderError, type CallRequest, type CallResult, type Provider } from '../source/llm/provider.ts';
 import type { CallRecord } from '../source/store/schema.ts';
 

@@ -2,7 +2,7 @@ import type PQueue from 'p-queue';
 import type { Annotation, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { Provider } from '../llm/provider.ts';
-import { isAbortError } from '../llm/provider.ts';
+import { isAbortError } from '../llm/abort.ts';
 import {
 	MAX_RETRIES,
 	modelAnnotation,

@@ -1,4 +1,4 @@
-import { abortError, unlessAborted } from '../llm/provider.ts';
+import { abortError, unlessAborted } from '../llm/abort.ts';
 
 /** The call that is writing a prefix into the provider's cache says how it went, once. */
 export interface Warming {

@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Timings, Usage } from '../domain.ts';
 import type { BatchLane } from '../llm/batcher.ts';
-import { abortError, type CallRequest, type CallResult, type FailedAttempt, type Provider } from '../llm/provider.ts';
+import { abortError } from '../llm/abort.ts';
+import type { CallRequest, CallResult, FailedAttempt, Provider } from '../llm/provider.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { CallSpec } from '../summarize/planner.ts';
 import PQueue from 'p-queue';

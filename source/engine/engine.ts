@@ -1,7 +1,8 @@
 import type PQueue from 'p-queue';
 import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import { isAbortError, ProviderError, type Provider } from '../llm/provider.ts';
+import { isAbortError } from '../llm/abort.ts';
+import { ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
 import { tokensOf, versionTokens } from '../summarize/counts.ts';
 import { activeVersion, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';

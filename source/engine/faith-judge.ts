@@ -1,6 +1,7 @@
 import type { FaithVerdict, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import { isAbortError, type Provider } from '../llm/provider.ts';
+import { isAbortError } from '../llm/abort.ts';
+import type { Provider } from '../llm/provider.ts';
 import { MAX_RETRIES, RETRY_TEMPERATURE } from '../score/annotate.ts';
 import { faithPromptValues, faithUnits, readFaithAnswer, type FaithUnit, type JudgeEvidence } from '../score/faithfulness.ts';
 import { fill } from '../summarize/templates.ts';

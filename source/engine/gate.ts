@@ -1,4 +1,4 @@
-import { abortError, unlessAborted } from '../llm/provider.ts';
+import { abortError, unlessAborted } from '../llm/abort.ts';
 
 /**
  * Admits model calls: all of them while running, none while paused, one per `step()` while

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.ts';
-import { abortError, ProviderError, type CallRequest, type CallResult } from './provider.ts';
+import { abortError } from './abort.ts';
+import { ProviderError, type CallRequest, type CallResult } from './provider.ts';
 
 /**
  * Provider batch APIs (OpenAI Batch, Anthropic Message Batches): half the price, answered within

@@ -1,7 +1,8 @@
 import { splitSentences } from '../text/sentences.ts';
 import { rankOrder, textRank, wordTokens } from '../text/textrank.ts';
 import { countTokens, countWords, DEFAULT_ENCODING, truncateToTokens, type EncodingName } from '../text/tokens.ts';
-import { abortError, ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
+import { abortError } from './abort.ts';
+import { ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
 
 /**
  * The offline baseline: every summarizing operation (summarize, merge, update, compress) becomes

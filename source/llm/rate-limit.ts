@@ -1,4 +1,4 @@
-import { abortError } from './provider.ts';
+import { abortError } from './abort.ts';
 import type { Dimension, Readings } from './rate-headers.ts';
 
 /**

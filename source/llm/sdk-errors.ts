@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { isAbortError, ProviderError } from './provider.ts';
+import { isAbortError } from './abort.ts';
+import { ProviderError } from './provider.ts';
 import { retryAfterMs } from './rate-headers.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
-import { abortError, unlessAborted, type CallRequest, type FailedAttempt } from './provider.ts';
+import { abortError, unlessAborted } from './abort.ts';
+import type { CallRequest, FailedAttempt } from './provider.ts';
 
 /**
  * One attempt of a streamed call under watch, for what the SDKs do not notice: a stream that went
