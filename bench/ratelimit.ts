@@ -210,7 +210,10 @@ async function pp(): Promise<SideResult[]> {
 				text: "wall/floor < LangChain.js's",
 				// A peer that failed has no ratio to beat: the goal is then booook's finishing at all.
 				met: booook.exitCode === 0 && (peer.exitCode !== 0 || booook.ratio < peer.ratio),
-				measured: peer.exitCode === 0 ? `${booook.ratio.toFixed(2)} vs ${peer.ratio.toFixed(2)}` : `LangChain.js failed (exit ${peer.exitCode})`,
+				measured:
+					peer.exitCode === 0
+						? `${booook.ratio.toFixed(2)} vs ${peer.ratio.toFixed(2)}`
+						: `LangChain.js did not finish: exit ${peer.exitCode} after ${peer.wallS.toFixed(1)} s, ${peer.rateLimited}/${peer.requests} of its requests answered 429`,
 			},
 		);
 		return [booook, peer];
@@ -332,7 +335,7 @@ function side(row: RowName, name: string, key: string, m: Measured, allowance: n
 		side: name,
 		key,
 		exitCode: m.code,
-		failure: m.code === 0 ? null : m.stderr.trim().split('\n').slice(-15).join('\n'),
+		failure: m.code === 0 ? null : failureOf(m.stderr),
 		wallS: m.wallS,
 		requests: m.requests,
 		rateLimited: m.rateLimited,
@@ -344,6 +347,13 @@ function side(row: RowName, name: string, key: string, m: Measured, allowance: n
 		ratio: m.wallS / floorS,
 		goals: [],
 	};
+}
+
+/** What a process that failed said of it: its first error line (a stack trace and an error's fields follow it), else its last lines. */
+function failureOf(stderr: string): string {
+	const lines = stderr.trim().split('\n');
+	const error = lines.find((l) => /^\w*Error\b|^booook: /u.test(l));
+	return error ? `${error.slice(0, 400)} (${lines.length} lines on stderr)` : lines.slice(-5).join('\n');
 }
 
 function ratioGoal(s: SideResult, most: number): Goal {
@@ -402,18 +412,21 @@ function report(): string {
 		const floor = `${r.floorS.toFixed(1)} s (${r.chargedTokens.toLocaleString('en-US')} at ${r.allowance.toLocaleString('en-US')}/min; ${r.tokenFloorS.toFixed(1)} / ${r.latencyFloorS === null ? '—' : r.latencyFloorS.toFixed(1)} s)`;
 		const goals = r.goals.length === 0 ? '—' : r.goals.map((g) => `${g.text}: ${g.met ? 'met' : 'NOT met'} (${g.measured})`).join('; ');
 		const wall = r.exitCode === 0 ? `${r.wallS.toFixed(1)} s` : `${r.wallS.toFixed(1)} s, exit ${r.exitCode}`;
-		out.push(`| ${r.row} | ${r.side} | ${wall} | ${floor} | ${r.ratio.toFixed(2)} | ${r.rateLimited}/${r.requests} (${pct(r.rateLimited, r.requests)}) | ${goals} |`);
+		const ratio = r.exitCode === 0 ? r.ratio.toFixed(2) : '— (did not finish)';
+		out.push(`| ${r.row} | ${r.side} | ${wall} | ${floor} | ${ratio} | ${r.rateLimited}/${r.requests} (${pct(r.rateLimited, r.requests)}) | ${goals} |`);
 	}
 	out.push('');
 	for (const r of results) {
 		const title = ROWS[r.row].title;
 		out.push(`${r.row} — ${r.side} (${title}; key ${r.key}):`);
-		if (r.failure !== null) out.push(`  exited ${r.exitCode}; the end of its stderr:`, ...r.failure.split('\n').map((l) => `    ${l}`));
+		if (r.failure !== null) out.push(`  exited ${r.exitCode} after ${r.wallS.toFixed(1)} s, so its floor counts only the calls it made; it said:`, ...r.failure.split('\n').map((l) => `    ${l}`));
 		if (r.cells) out.push(`  cells: ${r.cells.done}/${r.cells.total} done${r.cells.failed.length ? `; failed: ${r.cells.failed.join(' | ')}` : ', none failed'}`);
 		const e = r.evidence;
 		if (e) {
-			out.push(`  ${e.rateLimitLine ?? 'no "rate limits:" line (the limits never held it back)'}`);
-			out.push(`  failed attempts in calls.jsonl: ${e.failedAttempts}; "retrying" lines on stderr: ${e.retries}; longest silence on stderr: ${e.longestSilenceS.toFixed(1)} s`);
+			out.push(`  ${e.rateLimitLine ?? 'no "rate limits: …" line on stderr'}`);
+			// A run prints a line per call answered; a study, one per change of a cell and a wait at most twice a minute.
+			const silence = r.row === 'study' ? ' (a study prints a line per change of a cell, and a rate-limit wait at most twice a minute)' : ' (a run prints a line per call answered)';
+			out.push(`  failed attempts in calls.jsonl: ${e.failedAttempts}; "retrying" lines on stderr: ${e.retries}; longest silence on stderr: ${e.longestSilenceS.toFixed(1)} s${silence}`);
 			for (const line of [...e.failedErrors, ...e.retryLines]) out.push(`    ${line}`);
 		}
 	}

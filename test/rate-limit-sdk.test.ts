@@ -149,3 +149,19 @@ test('anthropic: input and output tokens are paced each on its own, and the unus
 		assert.ok(fake.rateLimited <= 3, `${fake.rateLimited} answers of 429`);
 	});
 });
+
+test("anthropic: a prompt prefix read from the cache is not counted against the input limit, as Anthropic does not count it", async () => {
+	await withLimitedFake({ limits: { itpm: 3000 } }, async (fake) => {
+		const provider = providerFor('anthropic', fake);
+		const waits: string[] = [];
+		provider.limiter!.subscribe((state) => state.wait && waits.push(state.wait.why));
+		// BooookScore's shape: a long shared prefix (instructions and summary), then one sentence.
+		const prefix = `${'Read the summary and say which sentences confuse you. '.repeat(250)}\n\n`;
+		const ask = (i: number) => provider.complete(request(`${prefix}Sentence ${i}: the captain crosses the river.`, { cacheablePrefix: prefix, maxTokens: 100 }));
+		await ask(0);
+		// Ten more of about 2,500 tokens each, 25,000 in all: counted whole they would wait minutes.
+		for (let i = 1; i <= 10; i++) await ask(i);
+		assert.deepEqual(waits, [], 'no call waited for the input budget');
+		assert.equal(fake.rateLimited, 0);
+	});
+});

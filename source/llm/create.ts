@@ -86,10 +86,10 @@ function sdkProvider(name: 'openai' | 'anthropic', options: SdkProviderOptions, 
 	};
 }
 
-/** The process's limiter for this account and model (Anthropic gives back an unused output limit). */
+/** The process's limiter for this account and model (Anthropic gives back an unused output limit and does not count cache reads). */
 function limiterOf(provider: 'openai' | 'anthropic', account: { apiKey: string; baseURL: string | null }, opts: CreateProviderOptions): RateLimiter {
 	const keyDigest = createHash('sha256').update(account.apiKey).digest('hex').slice(0, 16);
-	return sharedLimiter({ provider, baseURL: account.baseURL ?? 'default', keyDigest, model: opts.model }, { stated: opts.limits ?? {}, refundsOutput: provider === 'anthropic' });
+	return sharedLimiter({ provider, baseURL: account.baseURL ?? 'default', keyDigest, model: opts.model }, { stated: opts.limits ?? {}, refundsOutput: provider === 'anthropic', freeCacheReads: provider === 'anthropic' });
 }
 
 /**

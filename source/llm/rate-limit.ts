@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { abortError } from './abort.ts';
 import type { Dimension, Readings } from './rate-headers.ts';
 
@@ -18,6 +19,8 @@ import type { Dimension, Readings } from './rate-headers.ts';
 export interface Ask {
 	input: number;
 	output: number;
+	/** Prompt tokens left out of `input` because the provider's cache holds them and does not count them. */
+	cached?: number;
 }
 
 /** Limits a user states (per minute); the server's own headers replace them once they come. */
@@ -65,6 +68,8 @@ export interface RateLimiterOptions {
 	stated?: StatedLimits;
 	/** The provider counts the output limit when a call arrives and gives back what went unused (Anthropic). */
 	refundsOutput?: boolean;
+	/** The provider does not count prompt tokens read from its cache against the limits (Anthropic). */
+	freeCacheReads?: boolean;
 	now?: () => number;
 }
 
@@ -159,6 +164,8 @@ export class RateLimiter {
 	private inputScale = 1;
 	/** When a call of this limiter was last answered (or the limiter made). */
 	lastSuccess: number;
+	/** Prompt prefixes the provider has cached (as answers said), by digest. */
+	private readonly cachedPrefixes = new Set<string>();
 
 	constructor(private readonly opts: RateLimiterOptions = {}) {
 		this.now = opts.now ?? Date.now;
@@ -176,6 +183,19 @@ export class RateLimiter {
 			this.stated.add(dimension);
 			if (this.mode === 'unknown') this.mode = 'known';
 		}
+	}
+
+	/**
+	 * Whether the provider reads `prefix` from its cache without counting it against the limits: it
+	 * does not count cache reads (Anthropic) and an answer to a call with this prefix read it so.
+	 */
+	freeCache(prefix: string): boolean {
+		return this.opts.freeCacheReads === true && this.cachedPrefixes.has(digest(prefix));
+	}
+
+	/** An answer to a call with `prefix` read it from the provider's cache. */
+	cacheRead(prefix: string): void {
+		if (this.opts.freeCacheReads) this.cachedPrefixes.add(digest(prefix));
 	}
 
 	/** The limits per minute known now (stated or learned). */
@@ -261,7 +281,8 @@ export class RateLimiter {
 				ticket.cost.output = used.output;
 			}
 		}
-		if (ticket.ask.input > 0 && used.input > 0) this.inputScale = clamp(0.8 * this.inputScale + 0.2 * (used.input / ticket.ask.input), 0.5, 3);
+		const counted = ticket.ask.input + (ticket.ask.cached ?? 0);
+		if (counted > 0 && used.input > 0) this.inputScale = clamp(0.8 * this.inputScale + 0.2 * (used.input / counted), 0.5, 3);
 		this.asked += ticket.cost.input + ticket.ask.output;
 		this.used += used.input + used.output;
 		this.answered += 1;
@@ -363,6 +384,10 @@ export class RateLimiter {
 		const state = this.snapshot();
 		for (const listener of this.listeners) listener(state);
 	}
+}
+
+function digest(text: string): string {
+	return createHash('sha256').update(text).digest('base64');
 }
 
 function clamp(x: number, low: number, high: number): number {

@@ -2,7 +2,7 @@ import { countTokens } from '../text/tokens.ts';
 import { webPageAnswer } from './base-url.ts';
 import { ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
 import { readLimits } from './rate-headers.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { Ask, RateLimiter } from './rate-limit.ts';
 import { toProviderError, type FailureContext } from './sdk-errors.ts';
 import { DEFAULT_STREAM_RETRIES, DEFAULT_STREAM_RETRY_DELAY_MS, guardStream } from './stream-retry.ts';
 import { BrokenStream, DEFAULT_STREAM_TIMEOUT_MS, watchedFetch, type StreamSoFar, type WatchedInit } from './stream-watchdog.ts';
@@ -95,7 +95,7 @@ export abstract class SdkProvider<Client> implements Provider {
 	async complete(request: CallRequest): Promise<CallResult> {
 		const { limiter } = this.options;
 		if (!limiter) return this.guarded(request, {});
-		const ask = { input: countTokens(request.prompt), output: request.maxTokens };
+		const ask = askOf(request, limiter);
 		const firstTry = Date.now();
 		const allowed = this.options.rateLimitWaitMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
 		for (let retry = false; ; retry = true) {
@@ -115,6 +115,7 @@ export abstract class SdkProvider<Client> implements Provider {
 				continue;
 			}
 			limiter.settle(ticket, result.usage);
+			if (request.cacheablePrefix && (result.usage.cached > 0 || cachedOnceAnswered(request.cacheablePrefix))) limiter.cacheRead(request.cacheablePrefix);
 			return result;
 		}
 	}
@@ -198,6 +199,23 @@ export async function readStream<E>(stream: AsyncIterable<E>, reader: EventReade
 	if (signal.aborted) throw new BrokenStream('stream aborted', reader.soFar(text));
 	if (!reader.finished()) throw new BrokenStream(`stream ended without ${reader.missing}`, reader.soFar(text));
 	return text;
+}
+
+/** What `request` asks of the limits: its prompt, less a prefix the provider's cache holds and does not count, and its output limit. */
+function askOf(request: CallRequest, limiter: RateLimiter): Ask {
+	const prompt = countTokens(request.prompt);
+	const prefix = request.cacheablePrefix;
+	if (!prefix || !request.prompt.startsWith(prefix) || !limiter.freeCache(prefix)) return { input: prompt, output: request.maxTokens };
+	const cached = countTokens(prefix);
+	return { input: Math.max(0, prompt - cached), output: request.maxTokens, cached };
+}
+
+/**
+ * Whether a marked prefix is surely cached once a call with it was answered, though that call wrote
+ * the cache rather than read it: Anthropic caches one of 1,024 tokens or more (2,048 for Haiku).
+ */
+function cachedOnceAnswered(prefix: string): boolean {
+	return countTokens(prefix) >= 2048;
 }
 
 // A response's headers reach the limiter of the attempt that asked: the hook rides in the request's
