@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readLimits, retryAfterMs } from '../source/llm/rate-headers.ts';
 import { limitedSeconds, RateLimiter, type RateLimitState } from '../source/llm/rate-limit.ts';
 import { limitedEtaSeconds, rateWaitText } from '../source/ui/state/progress.ts';
+import { scoreStatus } from '../source/ui/state/score-view.ts';
 
 const headers = (entries: Record<string, string>) => new Headers(entries);
 
@@ -146,4 +147,13 @@ test('limitedSeconds: the tokens or requests beyond the first minute, at the rat
 	assert.equal(limitedSeconds(1000, 10, { rpm: 500 }), 60);
 	assert.equal(limitedEtaSeconds(10, { wait: null, answered: 10, asked: 50_000, limits: { tokens: 100_000 } }), 30);
 	assert.equal(limitedEtaSeconds(10, null), null);
+});
+
+test("the BooookScore status line ends with the rate limit's wait while it holds calls back, and drops it after", () => {
+	const figures = { refusals: 0, answered: 3, asked: 15_000, used: 14_000, limits: { input: 30_000 } };
+	const ctx = { seconds: 4, now: 1_000_000, continueWith: 'booook score s' };
+	const line = '3/40 calls · 15,000 tokens in (12,000 cached) · 90 out · $0.0010 (cache saved $0.0030) · 4s';
+	const waiting = scoreStatus(line, { type: 'rate-limit', ...figures, wait: { resumesAt: 1_009_000, why: 'input', used: 29_500, limit: 30_000 } }, ctx);
+	assert.equal(waiting, `${line} · waiting for the rate limit: resumes in 9s (29,500 of 30,000 input tokens a minute)`);
+	assert.equal(scoreStatus(waiting, { type: 'rate-limit', ...figures, wait: null }, ctx), line);
 });

@@ -398,7 +398,7 @@ export async function liveScoring(session: Session<BookSessionData>, opts: Pick<
 	const started = Date.now();
 	let line = initialScoreStatus(annotator !== null);
 	annotator?.on((event) => {
-		line = scoreStatus(line, event, { seconds: (Date.now() - started) / 1000, continueWith: scoreAgain(session) });
+		line = scoreStatus(line, event, { seconds: (Date.now() - started) / 1000, now: Date.now(), continueWith: scoreAgain(session) });
 		for (const l of listeners) l();
 	});
 	return {

@@ -37,9 +37,10 @@ export const initialScoreStatus = (annotating: boolean) => (annotating ? 'starti
 
 /**
  * The status line after `event`: calls, tokens and cost so far, then how the scoring ended.
- * `seconds` is the time since it started; `continueWith` is the command that continues it.
+ * `seconds` is the time since it started, `now` the clock (a rate limit's wait counts down to it);
+ * `continueWith` is the command that continues it.
  */
-export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds: number; continueWith: string }): string {
+export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds: number; now: number; continueWith: string }): string {
 	if (event.type === 'usage') {
 		const t = event.totals;
 		return `${t.calls}/${event.planned} calls · ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds(ctx.seconds)}`;
@@ -51,7 +52,7 @@ export function scoreStatus(line: string, event: AnnotatorEvent, ctx: { seconds:
 	if (event.type === 'rate-limit') {
 		// The calls and tokens part stays; what follows it says whether the rate limit holds calls back.
 		const base = line.split(' · waiting for the rate limit')[0]!;
-		const waiting = rateWaitText(event, Date.now());
+		const waiting = rateWaitText(event, ctx.now);
 		return waiting ? `${base} · ${waiting}` : base;
 	}
 	return line;
