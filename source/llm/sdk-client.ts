@@ -1,5 +1,6 @@
 import { countTokens } from '../text/tokens.ts';
 import { webPageAnswer } from './base-url.ts';
+import { guardConsole } from './console-guard.ts';
 import { ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
 import { readLimits } from './rate-headers.ts';
 import type { Ask, RateLimiter } from './rate-limit.ts';
@@ -54,6 +55,8 @@ export interface ClientSettings {
 	maxRetries: number;
 	timeout: number;
 	fetch: typeof fetch;
+	/** The SDK's own logger would print a server's unparsable text raw: booook says what failed itself. */
+	logLevel: 'off';
 }
 
 /**
@@ -80,7 +83,8 @@ export abstract class SdkProvider<Client> implements Provider {
 		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
 		this.failure = { label: vendor.label, keyVar: vendor.keyVar, model: options.model, baseURL, apiKey: options.apiKey, maxRetries, timeoutMs };
 		const base = options.fetch ?? globalThis.fetch;
-		this.client = makeClient({ apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.limiter ? limitedFetch(base) : base, { maxRetries, timeoutMs }) });
+		guardConsole();
+		this.client = makeClient({ apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.limiter ? limitedFetch(base) : base, { maxRetries, timeoutMs }), logLevel: 'off' });
 	}
 
 	get limiter(): RateLimiter | undefined {
