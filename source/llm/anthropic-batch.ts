@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageBatch, MessageBatchIndividualResponse } from '@anthropic-ai/sdk/resources/messages/batches';
 import { acceptsTemperature, ANTHROPIC_DEFAULT_BASE_URL, contentBlocks, SAMPLING_API_VERSION, totalUsage } from './anthropic.ts';
-import type { BatchApi, BatchItem, BatchStatus, ItemResult } from './batcher.ts';
+import { BatchResults, type BatchApi, type BatchItem, type BatchStatus, type ItemResult } from './batcher.ts';
+import { ProviderError } from './provider.ts';
 import { SdkBatchApi, type BatchApiOptions } from './sdk-batch.ts';
 
 /** Error types a later batch may not meet again. */
@@ -35,17 +36,24 @@ export class AnthropicBatchApi extends SdkBatchApi<Anthropic> implements BatchAp
 	}
 
 	status(id: string, signal?: AbortSignal): Promise<BatchStatus> {
-		return this.sdk(async () => statusOf(await this.client.messages.batches.retrieve(id, {}, { signal })));
+		return this.sdk(async (own) => statusOf(await this.client.messages.batches.retrieve(id, {}, { signal: own })), signal);
 	}
 
-	results(id: string, signal?: AbortSignal): Promise<Map<string, ItemResult>> {
-		return this.sdk(async () => {
-			const found = new Map<string, ItemResult>();
-			for await (const line of await this.client.messages.batches.results(id, {}, { signal })) found.set(line.custom_id, itemResult(line));
+	/**
+	 * The results at the batch's `results_url`, read as they download (see `readResults`). Not
+	 * through the SDK's `batches.results()`, whose reader stops at the first line it cannot parse
+	 * and holds a line of any length.
+	 */
+	results(id: string, signal?: AbortSignal): Promise<BatchResults> {
+		return this.sdk(async (own) => {
+			const batch = await this.client.messages.batches.retrieve(id, {}, { signal: own });
+			if (!batch.results_url) throw new ProviderError(`anthropic batch ${id}: no results to read yet (it is ${batch.processing_status}); it is polled again`, true);
+			const response = await this.client.get(batch.results_url, { signal: own, headers: { Accept: 'application/binary' }, __binaryResponse: true }).asResponse();
+			const found = new BatchResults(statusOf(batch).total);
+			await this.readResults(response.body, found, (line) => itemResult(line as unknown as MessageBatchIndividualResponse));
 			return found;
-		});
+		}, signal);
 	}
-
 }
 
 function statusOf(batch: MessageBatch): BatchStatus {

@@ -42,6 +42,37 @@ export interface BatchStatus {
 /** One request's outcome in an ended batch; `retry`: worth sending again in another batch (expired, cancelled, overloaded). */
 export type ItemResult = { ok: true; result: CallResult } | { ok: false; reason: string; retry: boolean };
 
+/**
+ * An ended batch's outcomes as read from its results, one per custom id. The results come from the
+ * provider as they are: a line may repeat an id, or name one never sent.
+ */
+export class BatchResults extends Map<string, ItemResult> {
+	/** Lines of the results that could not be read (see `SdkBatchApi.readResults`): their requests have no result. */
+	unreadable = 0;
+
+	/** The most ids kept (see the constructor). */
+	private readonly most: number;
+
+	/**
+	 * `requests`: how many the batch holds, when known. Ids beyond twice that (and a margin) are
+	 * not kept: the file is mostly ids never sent, and a file of made-up ids must not fill memory.
+	 * Not at `requests` itself: made-up ids early in an output file would crowd out the error
+	 * file's real results, and those requests would be paid for again.
+	 */
+	constructor(requests?: number) {
+		super();
+		this.most = requests ? 2 * requests + 1000 : Number.POSITIVE_INFINITY;
+	}
+
+	/** Keeps a request's answer once it has one: a later line (an error, a repeat) does not undo it. */
+	add(customId: string, result: ItemResult): void {
+		const kept = this.get(customId);
+		if (kept && (kept.ok || !result.ok)) return;
+		if (!kept && this.size >= this.most) return;
+		this.set(customId, result);
+	}
+}
+
 /** A vendor's batch API, as the Batcher uses it (`openai-batch.ts`, `anthropic-batch.ts`). */
 export interface BatchApi {
 	readonly provider: 'openai' | 'anthropic';
@@ -50,7 +81,7 @@ export interface BatchApi {
 	submit(items: BatchItem[]): Promise<BatchStatus>;
 	/** `signal` ends a poll when the batcher closes (a submit is never cut: its batch must be recorded). */
 	status(id: string, signal?: AbortSignal): Promise<BatchStatus>;
-	/** Every request's outcome in an ended batch, by custom id. */
+	/** Every request's outcome in an ended batch, by custom id (a BatchResults also says how many lines were unreadable). */
 	results(id: string, signal?: AbortSignal): Promise<Map<string, ItemResult>>;
 }
 
@@ -132,6 +163,8 @@ interface Track {
 	polling: boolean;
 	/** Polls in a row that failed. */
 	failures: number;
+	/** The custom ids sent in the batch, until it ended; null for a batch an earlier process submitted. */
+	sent: Set<string> | null;
 }
 
 /** One line of a session's record of its batched requests (batches.jsonl, `source/store/batch-journal.ts`). */
@@ -352,6 +385,7 @@ export class Batcher {
 			return;
 		}
 		const track = this.track(status.id, 'submitted');
+		track.sent = new Set(items.map((w) => w.customId));
 		for (const waiter of items) {
 			waiter.tries += 1;
 			// A call cancelled while its batch was being created has gone (its batch is recorded).
@@ -383,6 +417,7 @@ export class Batcher {
 			timer: null,
 			polling: false,
 			failures: 0,
+			sent: null,
 		};
 		this.tracks.set(id, track);
 		return track;
@@ -420,10 +455,11 @@ export class Batcher {
 			}
 			// Handed out here and not kept: a long study would otherwise hold all its batches' texts.
 			const results = await this.api.results(track.state.id, this.polls.signal);
-			const succeeded = [...results.values()].filter((r) => r.ok).length;
+			const succeeded = answered(results, track.sent, status.total);
 			track.state.succeeded = succeeded;
 			track.state.errored = status.total - succeeded;
-			this.update(track, status, 'ended');
+			track.sent = null;
+			this.update(track, status, 'ended', unreadable(results));
 			for (const waiter of [...track.waiters.values()]) this.settle(track, waiter, results);
 			track.waiters.clear();
 		} catch (error) {
@@ -533,6 +569,24 @@ export class Batcher {
 	}
 }
 
+/**
+ * The requests a batch answered: those sent in it with an answer in its results. Results for other
+ * ids are ignored (for a batch an earlier process sent, whose ids are not known here, the count is
+ * held to the batch's size), so the requests that errored are never fewer than none.
+ */
+function answered(results: Map<string, ItemResult>, sent: Set<string> | null, total: number): number {
+	let count = 0;
+	for (const [customId, result] of results) if (result.ok && (sent === null || sent.has(customId))) count++;
+	return Math.min(count, total);
+}
+
+/** What the 'ended' line adds when some lines of the results could not be read. */
+function unreadable(results: Map<string, ItemResult>): string | undefined {
+	const count = results instanceof BatchResults ? results.unreadable : 0;
+	if (count === 0) return undefined;
+	return count === 1 ? '1 line of its results could not be read and was skipped' : `${count} lines of its results could not be read and were skipped`;
+}
+
 /** The provider does not know the batch, or no longer has its results (404). */
 function gone(error: unknown): boolean {
 	return error instanceof ProviderError && error.status === 404;
@@ -569,7 +623,7 @@ export function batchLine(state: BatchState, change: BatchChange, detail?: strin
 		case 'progress':
 			return `batch ${state.id}: ${state.status.replace(/_/gu, ' ')} ${state.done}/${state.total}`;
 		case 'ended':
-			return `batch ${state.id}: ended: ${state.succeeded ?? 0} succeeded, ${state.errored ?? 0} errored`;
+			return `batch ${state.id}: ended: ${state.succeeded ?? 0} succeeded, ${state.errored ?? 0} errored${detail ? `; ${detail}` : ''}`;
 		case 'failed':
 			return `batch ${state.id}: failed: ${detail ?? state.status}`;
 	}

@@ -1,8 +1,8 @@
 import OpenAI, { toFile } from 'openai';
 import type { Usage } from '../domain.ts';
-import type { BatchApi, BatchItem, BatchStatus, ItemResult } from './batcher.ts';
+import { BatchResults, type BatchApi, type BatchItem, type BatchStatus, type ItemResult } from './batcher.ts';
 import { OPENAI_DEFAULT_BASE_URL, limitParamFor, samplingFields } from './openai.ts';
-import { SdkBatchApi, type BatchApiOptions } from './sdk-batch.ts';
+import { SdkBatchApi, type BatchApiOptions, type ResultLine } from './sdk-batch.ts';
 
 /** Statuses after which an OpenAI batch changes no more; `failed` and `expired` may still hold some results. */
 const FINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
@@ -38,26 +38,22 @@ export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 	}
 
 	status(id: string, signal?: AbortSignal): Promise<BatchStatus> {
-		return this.sdk(async () => statusOf(await this.client.batches.retrieve(id, { signal })));
+		return this.sdk(async (own) => statusOf(await this.client.batches.retrieve(id, { signal: own })), signal);
 	}
 
-	async results(id: string, signal?: AbortSignal): Promise<Map<string, ItemResult>> {
-		return this.sdk(async () => {
-			const batch = await this.client.batches.retrieve(id, { signal });
-			const found = new Map<string, ItemResult>();
+	/** The output file, then the error file, each read as it downloads (see `readResults`). */
+	async results(id: string, signal?: AbortSignal): Promise<BatchResults> {
+		return this.sdk(async (own) => {
+			const batch = await this.client.batches.retrieve(id, { signal: own });
+			const found = new BatchResults(batch.request_counts?.total);
 			for (const fileId of [batch.output_file_id, batch.error_file_id]) {
 				if (!fileId) continue;
-				const text = await (await this.client.files.content(fileId, { signal })).text();
-				for (const line of text.split('\n')) {
-					if (line.trim() === '') continue;
-					const parsed = JSON.parse(line) as OutputLine;
-					found.set(parsed.custom_id, itemResult(parsed, batch.status));
-				}
+				const response = await this.client.files.content(fileId, { signal: own });
+				await this.readResults(response.body, found, (line) => itemResult(line as ResultLine & OutputLine, batch.status));
 			}
 			return found;
-		});
+		}, signal);
 	}
-
 }
 
 /** A line of an output or error file. */

@@ -138,6 +138,11 @@ export interface FakeApi {
 	 * does (`token_limit_exceeded`): such a batch fails as a whole at its first poll, with no files.
 	 */
 	refuseBatches: { code: string; message: string }[];
+	/**
+	 * Rewrites the lines (JSON, no newline) of a batch's results as they are downloaded: an OpenAI
+	 * output or error file, or Anthropic's results; a test adds a malformed, extra or repeated line.
+	 */
+	editBatchResults: ((lines: string[], batch: FakeBatch) => string[]) | null;
 	/** Settable while running: each bucket takes the new size at once, its level kept within it. */
 	limits: FakeLimits | null;
 	/** Tokens (in and out) the account may still spend; at 0 or below every request is refused. null: no limit. */
@@ -243,6 +248,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		holdBatches: false,
 		batchFault: null,
 		refuseBatches: [],
+		editBatchResults: null,
 		get limits() {
 			return limiter.limits;
 		},
@@ -488,8 +494,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			return;
 		}
 		if (method === 'GET' && parts[1] === 'files' && parts[3] === 'content' && parts.length === 4) {
-			const text = files.get(parts[2]!);
-			if (text === undefined) sendError(res, 'openai', 404, 'invalid_request_error', `no file ${parts[2]}`);
+			const file = parts[2]!;
+			const batch = api.batches.find((b) => file === `file-out-${b.id}` || file === `file-err-${b.id}`);
+			const text = batch ? edited(files.get(file), batch) : files.get(file);
+			if (text === undefined) sendError(res, 'openai', 404, 'invalid_request_error', `no file ${file}`);
 			else {
 				api.batchResultReads += 1;
 				res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': Buffer.byteLength(text) });
@@ -548,13 +556,19 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				json(res, 200, anthropicBatch(batch));
 			} else if (method === 'GET' && parts[4] === 'results' && batch.results) {
 				api.batchResultReads += 1;
-				const text = [...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join('');
+				const text = edited([...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join(''), batch)!;
 				res.writeHead(200, { 'content-type': 'application/binary', 'content-length': Buffer.byteLength(text) });
 				res.end(text);
 			} else sendError(res, 'anthropic', 404, 'not_found_error', `no route ${method} ${path}`);
 			return;
 		}
 		sendError(res, path.startsWith('/v1/messages') ? 'anthropic' : 'openai', 404, 'not_found_error', `no route ${method} ${path}`);
+	}
+
+	/** A batch's results as `editBatchResults` has them. */
+	function edited(text: string | undefined, batch: FakeBatch): string | undefined {
+		if (text === undefined || !api.editBatchResults) return text;
+		return api.editBatchResults(text.split('\n').filter((l) => l !== ''), batch).map((l) => `${l}\n`).join('');
 	}
 
 	function newBatch(which: Api, id: string, items: FakeBatch['items']): FakeBatch {
