@@ -1,3 +1,4 @@
+import { guardConsole } from './console-guard.ts';
 import { isAbortError } from './abort.ts';
 import type { BatchResults, ItemResult } from './batcher.ts';
 import { ProviderError } from './provider.ts';
@@ -21,6 +22,8 @@ export interface BatchClientSettings {
 	baseURL: string;
 	maxRetries: number;
 	fetch?: typeof fetch;
+	/** As for streamed calls: the SDK's logger would print what a server sends raw. */
+	logLevel: 'off';
 }
 
 /**
@@ -47,7 +50,8 @@ export abstract class SdkBatchApi<Client> {
 		this.model = opts.model;
 		const baseURL = opts.baseURL || vendor.defaultBaseURL;
 		const maxRetries = opts.maxRetries ?? DEFAULT_SDK_RETRIES;
-		this.client = makeClient({ apiKey: opts.apiKey, baseURL, maxRetries, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+		guardConsole();
+		this.client = makeClient({ apiKey: opts.apiKey, baseURL, maxRetries, ...(opts.fetch ? { fetch: opts.fetch } : {}), logLevel: 'off' });
 		this.failure = { label: vendor.label, keyVar: vendor.keyVar, model: opts.model, baseURL, apiKey: opts.apiKey, maxRetries, timeoutMs: 600_000 };
 		this.maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
 	}
