@@ -43,6 +43,9 @@ export async function resumeCommand(dir: string, id: string, opts: InteractiveOp
 	const opened = await Session.open(dir, id);
 	try {
 		const session = bookSession(opened);
+		// Before anything runs: it is measured against the state as it was read.
+		const lost = await session.lostWork();
+		if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);
 		const book = await session.bookText();
 		// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
 		if (!opts.interactive && runFinished(session.data.run)) {

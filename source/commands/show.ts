@@ -86,9 +86,13 @@ export function printFinal(data: BookSessionData, book: string, stdout: Stream, 
 	);
 }
 
-export async function showCommand(dir: string, id: string, opts: { json: boolean; stdout?: Stream }): Promise<number> {
+export async function showCommand(dir: string, id: string, opts: { json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
-	const { data, text } = await Session.snapshot(dir, id);
+	const read = await Session.snapshot(dir, id);
+	const { data, text } = read;
+	// What is shown may lack saves that were lost; on stderr, so --json stays one document.
+	const lost = await Session.lostWork(dir, read);
+	if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);
 	if (data.kind === 'collection') return showCollection(data, opts.json, out);
 	const shown = showData(data, text);
 	if (opts.json) {

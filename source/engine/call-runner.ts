@@ -82,6 +82,12 @@ export interface CallJob<T> {
 	commit(made: Made): Promise<T>;
 }
 
+/** An answer a session holds (a kept attempt): the log's record of it has the same text and timings. */
+export interface HeldAnswer {
+	text: string;
+	timings: Timings;
+}
+
 /** Something that makes calls and may take back calls a killed process logged but never saved. */
 export interface Recoverable {
 	/** Its id in the log (the records' `node`). */
@@ -109,6 +115,8 @@ export class CallRunner {
 	private readonly warmup = new CacheWarmup();
 	private readonly jobs = new WeakMap<object, CallJob<unknown>>();
 	private readonly now: () => Date;
+	/** Logged answers no one holds, by what they answer (see `recover`); each is taken once. */
+	private spares = new Map<string, CallRecord[]>();
 
 	constructor(private readonly opts: CallRunnerOptions) {
 		this.queue = opts.queue ?? new PQueue({ concurrency: Math.max(1, opts.concurrency) });
@@ -173,6 +181,7 @@ export class CallRunner {
 		const begun = await this.begin(job);
 		if (begun === null) return null;
 		const { spec } = begun;
+		if (begun.spare) return this.reuse(spec, begun.spare);
 		const logged: Promise<void>[] = [];
 		const request: CallRequest = {
 			...begun.request,
@@ -206,12 +215,16 @@ export class CallRunner {
 		return { made: { spec, result, cost, timings }, billed: this.bill(result.usage, cost) };
 	}
 
-	/** A call let through the gate and built (null: `build` declined), with its request as the provider takes it. */
-	private async begin<T>(job: CallJob<T>): Promise<{ spec: CallSpec; request: CallRequest } | null> {
+	/**
+	 * A call let through the gate and built (null: `build` declined), with its request as the
+	 * provider takes it, and the logged answer to exactly that call when one is spare (see `recover`).
+	 */
+	private async begin<T>(job: CallJob<T>): Promise<{ spec: CallSpec; request: CallRequest; spare: CallRecord | null } | null> {
 		await this.opts.gate?.pass(job.signal);
 		if (job.signal.aborted) throw abortError();
 		const spec = job.build();
 		if (spec === null) return null;
+		const spare = this.spares.get(askedKey(this.opts.provider.name, this.opts.provider.model, spec))?.shift() ?? null;
 		job.onStart?.(spec);
 		const request: CallRequest = {
 			prompt: spec.prompt,
@@ -221,7 +234,14 @@ export class CallRunner {
 			temperature: spec.params.temperature,
 			signal: job.signal,
 		};
-		return { spec, request };
+		return { spec, request, spare };
+	}
+
+	/** A logged answer taken instead of a call: billed as it was made, and not logged again (the log holds it). */
+	private reuse(spec: CallSpec, spare: CallRecord): { made: Made; billed: UsageReport } {
+		const made: Made = { spec, result: { text: spare.response, finishReason: spare.finishReason, usage: spare.usage }, cost: spare.cost, timings: spare.timings };
+		if (spare.batch !== undefined) made.batch = spare.batch;
+		return { made, billed: this.bill(spare.usage, spare.cost, spare.batch === undefined ? undefined : this.batchCostOf) };
 	}
 
 	/**
@@ -234,6 +254,12 @@ export class CallRunner {
 		const begun = await this.begin(job);
 		if (begun === null) return null;
 		const { spec, request } = begun;
+		if (begun.spare) {
+			const { made, billed } = this.reuse(spec, begun.spare);
+			const committed = await job.commit(made);
+			job.onUsage({ ...billed, timings: made.timings });
+			return committed;
+		}
 		const start = this.now();
 		let answered;
 		try {
@@ -258,10 +284,18 @@ export class CallRunner {
 	 * the session does not know of. Each owner takes back, in order, the logged answers numbered as
 	 * its next call and matching it (its own rule), and the failed attempts it does not have; what
 	 * it takes is billed again here. Resolves the number of answers taken back.
+	 *
+	 * With `held`, the answers the session holds, every other logged answer is kept spare: a call
+	 * asking exactly what one answered (prompt, parameters, provider and model) takes it instead of
+	 * going to the provider, whatever node and numbers it was logged under. That is what saves a run
+	 * whose journal was lost: its nodes are planned again, maybe under other ids, and their calls are
+	 * the ones already answered.
 	 */
-	async recover(owners: Iterable<Recoverable>): Promise<number> {
+	async recover(owners: Iterable<Recoverable>, held?: Iterable<HeldAnswer>): Promise<number> {
+		const logged = await this.opts.log.calls();
+		const taken = new Set<CallRecord>();
 		const byOwner = new Map<string, CallRecord[]>();
-		for (const call of await this.opts.log.calls()) {
+		for (const call of logged) {
 			const list = byOwner.get(call.node) ?? [];
 			list.push(call);
 			byOwner.set(call.node, list);
@@ -278,10 +312,12 @@ export class CallRunner {
 				if (next === null) break;
 				if (call.version !== next.version || call.attempt !== next.attempt || !owner.matches(call)) continue;
 				owner.take(call);
+				taken.add(call);
 				this.bill(call.usage, call.cost, call.batch === undefined ? undefined : this.batchCostOf);
 				recovered += 1;
 			}
 		}
+		this.spares = held ? sparesOf(logged.filter((call) => !taken.has(call)), held) : new Map();
 		return recovered;
 	}
 
@@ -338,6 +374,44 @@ export function cancelAll(): AbortController {
 /** The fields a `usage` event reports of a billed attempt (its timings are the owner's to keep). */
 export function usageReport({ usage, cost, saved, totals, failed }: Billed): UsageReport {
 	return failed === undefined ? { usage, cost, saved, totals } : { usage, cost, saved, totals, failed };
+}
+
+/** What a call asks, as a key: a logged answer to the same key answers it. */
+function askedKey(provider: string, model: string, spec: Pick<CallSpec, 'prompt' | 'params'>): string {
+	const { temperature, maxTokens, words, template } = spec.params;
+	return JSON.stringify([provider, model, temperature, maxTokens, words, template, spec.prompt]);
+}
+
+/** A logged answer or a held one, as a key: the same answer has the same text and timings. */
+function answerKey(text: string, timings: Timings): string {
+	return JSON.stringify([timings.start, timings.end, timings.ms, text]);
+}
+
+/**
+ * The logged answers (no error) not among `held`, by what they asked, in log order. Each held
+ * answer stands for one logged record, so an answer logged twice (it never is) is not spare twice.
+ */
+function sparesOf(logged: readonly CallRecord[], held: Iterable<HeldAnswer>): Map<string, CallRecord[]> {
+	const holds = new Map<string, number>();
+	for (const answer of held) {
+		const key = answerKey(answer.text, answer.timings);
+		holds.set(key, (holds.get(key) ?? 0) + 1);
+	}
+	const spares = new Map<string, CallRecord[]>();
+	for (const call of logged) {
+		if (call.error !== undefined) continue;
+		const key = answerKey(call.response, call.timings);
+		const count = holds.get(key) ?? 0;
+		if (count > 0) {
+			holds.set(key, count - 1);
+			continue;
+		}
+		const asked = askedKey(call.provider, call.model, call);
+		const same = spares.get(asked);
+		if (same) same.push(call);
+		else spares.set(asked, [call]);
+	}
+	return spares;
 }
 
 function timingsOf(start: Date, end: Date): Timings {

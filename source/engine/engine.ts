@@ -13,7 +13,7 @@ import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { goesInBatch } from '../summarize/run.ts';
-import { cancelAll, CallRunner, usageReport, type CallLogStore, type Recoverable } from './call-runner.ts';
+import { cancelAll, CallRunner, usageReport, type CallLogStore, type HeldAnswer, type Recoverable } from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener } from './events.ts';
 import { Gate } from './gate.ts';
@@ -271,7 +271,9 @@ export class Engine {
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
 		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') moveNode(n, 'pending');
-		await this.calls.recover(run.nodes.map((node) => this.recoverable(node)));
+		// Logged answers no node holds are kept spare too: a node planned again after the journal was
+		// lost makes the calls already answered, under whatever id it has now.
+		await this.calls.recover(run.nodes.map((node) => this.recoverable(node)), heldAnswers(run));
 		run.status = 'running';
 		run.error = null;
 		await store.save();
@@ -509,6 +511,11 @@ export class Engine {
 	private emit(event: EngineEvent): void {
 		for (const listener of this.listeners) listener(event);
 	}
+}
+
+/** Every answer the run holds: the attempts of its versions and of the calls in progress, superseded nodes' too. */
+function heldAnswers(run: Run): HeldAnswer[] {
+	return run.nodes.flatMap((node) => [...node.versions.flatMap((v) => v.attempts), ...node.pending]);
 }
 
 function versionOf(keep: Attempt, attempts: Attempt[], overBudget: boolean, model: string, now: Date): Version {

@@ -1,4 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
+import type { Node } from '../domain.ts';
 import { callRecordSchema, firstIssue, type CallRecord } from './schema.ts';
 
 /**
@@ -86,4 +87,24 @@ function parseJson(line: string): unknown {
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * How many logged calls prove that a run's saved state lacks work that was saved once (a journal
+ * deleted, cut short or skipped). The engine logs a call only after saving the plan it was made for:
+ * its node, the versions the node had, and the nodes it reads, done. So a call for a node the state
+ * lacks, for a later version than the node has, or whose node reads one with no version, was made
+ * from saves since lost; calls a kill left unsaved are none of these. Scoring calls (not `n<number>`) are not a node's.
+ */
+export function callsBeyondState(nodes: readonly Node[], calls: readonly CallRecord[]): number {
+	const byId = new Map(nodes.map((n) => [n.id, n]));
+	const hasVersion = (ref: string) => (byId.get(ref as Node['id'])?.versions.length ?? 0) > 0;
+	let beyond = 0;
+	for (const call of calls) {
+		if (!/^n\d+$/u.test(call.node)) continue;
+		const node = byId.get(call.node as Node['id']);
+		const reads = node ? [...node.inputs.filter((ref) => ref.startsWith('n')), ...(node.context ? [node.context] : [])] : [];
+		if (!node || call.version > node.versions.length || !reads.every(hasVersion)) beyond += 1;
+	}
+	return beyond;
 }

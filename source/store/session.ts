@@ -3,13 +3,13 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import type { Book, Run } from '../domain.ts';
 import { badInput, UserError } from '../errors.ts';
-import { CallLog } from './calls.ts';
+import { CallLog, callsBeyondState, readCallLog } from './calls.ts';
 import { changeProblem, ChangeTracker } from './changes.ts';
 import { checkSessionId, FILES, newSessionId, sessionsDirArg } from './dirs.ts';
 import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
 import { CREATING_PREFIX, folderState, missingSessionError, removeLeftover, sweepCreations } from './leftover.ts';
 import { SessionLock } from './lock.ts';
-import { journalOf, readSessionState, type Journal } from './journal.ts';
+import { journalOf, readSessionStateChecked, type Journal } from './journal.ts';
 import { replaceFile } from './state-file.ts';
 import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
@@ -38,6 +38,8 @@ export class Session<D extends SessionData = SessionData> {
 	/** Writes in the order their saves were asked for; never rejects (each caller gets its own error). */
 	#saving: Promise<void> = Promise.resolve();
 	#closed = false;
+	/** What was wrong with the journal this session was read with (see `readSessionStateChecked`). */
+	#journalProblem: string | null = null;
 	/**
 	 * The command that continues this session's work, named when a write fails: `resume` for a run,
 	 * `score` for a collection; a command doing other work there (validate, score of a run) says so.
@@ -57,7 +59,7 @@ export class Session<D extends SessionData = SessionData> {
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
-		this.continueWith = `${data.kind === 'book' ? 'booook resume' : 'booook score'} ${id}${sessionsDirArg(dirname(path))}`;
+		this.continueWith = continueCommand(data, dirname(path));
 	}
 
 	/** The session's state; the engine mutates it in place and calls save(). */
@@ -150,8 +152,16 @@ export class Session<D extends SessionData = SessionData> {
 	 * (show, export) while a run may be writing it. Each save is an atomic rename, so the read is
 	 * one whole state.
 	 */
-	static async snapshot(dir: string, id: string): Promise<{ data: SessionData; text: string }> {
+	static async snapshot(dir: string, id: string): Promise<{ data: SessionData; text: string; journal: string | null }> {
 		return readState(dir, id);
+	}
+
+	/**
+	 * One line saying that saves of a session read with `snapshot` were lost, or null: the journal was
+	 * deleted, cut short or skipped, so the state lacks work that was saved once.
+	 */
+	static lostWork(dir: string, read: { data: SessionData; journal: string | null }): Promise<string | null> {
+		return lostWorkWarning(dir, read.data, read.journal, () => readCallLog(join(dir, read.data.id, FILES.calls)).then((log) => log.calls));
 	}
 
 	static async open(dir: string, id: string): Promise<Session> {
@@ -162,9 +172,10 @@ export class Session<D extends SessionData = SessionData> {
 			throw isDiskError(error) ? diskError(error, `cannot open session "${id}"`, error.path ?? sessionDir, 'run the same command again') : error;
 		});
 		try {
-			const { data, text } = await readState(dir, id);
+			const { data, text, journal } = await readState(dir, id);
 			data.openedAt = new Date().toISOString();
 			const session = new Session<SessionData>(id, sessionDir, data, lock, text);
+			session.#journalProblem = journal;
 			// Nothing has been done yet: what to do after fixing the disk is this same command. Written
 			// whole, so the journal of the last process is folded in.
 			await session.#write('run the same command again', true);
@@ -240,6 +251,14 @@ export class Session<D extends SessionData = SessionData> {
 		});
 	}
 
+	/**
+	 * One line saying that saves were lost before this session was opened (see `Session.lostWork`),
+	 * or null. Ask before the state changes: it is measured against the state as it was read.
+	 */
+	lostWork(): Promise<string | null> {
+		return lostWorkWarning(dirname(this.path), this.#data, this.#journalProblem, () => this.calls());
+	}
+
 	/** The call log; a line cut short by a killed process is skipped, not an error. */
 	async calls(): Promise<CallRecord[]> {
 		await this.#calls.flush();
@@ -309,13 +328,17 @@ async function stateFileOf(dir: string, id: string): Promise<string> {
 	return stateFile;
 }
 
-/** Reads and checks session.json and book.txt; whatever is wrong is reported, never repaired. */
-async function readState(dir: string, id: string): Promise<{ data: SessionData; text: string }> {
+/**
+ * Reads and checks session.json and book.txt; whatever is wrong is reported, never repaired. A
+ * damaged journal does not stop the reading (what it lost may be made again); it is `journal`.
+ */
+async function readState(dir: string, id: string): Promise<{ data: SessionData; text: string; journal: string | null }> {
 	const stateFile = await stateFileOf(dir, id);
 	const sessionDir = join(dir, id);
 	let raw: unknown;
+	let journal: string | null;
 	try {
-		raw = await readSessionState(sessionDir);
+		({ raw, problem: journal } = await readSessionStateChecked(sessionDir));
 		if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);
 	} catch (error) {
 		if (!(error instanceof SyntaxError)) throw error;
@@ -332,7 +355,7 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	if (!parsed.success) throw corrupt(id, stateFile, firstIssue(parsed.error));
 	const data = raw as SessionData;
 	if (data.id !== id) throw corrupt(id, stateFile, `it belongs to session "${data.id}"`);
-	if (data.kind === 'collection') return { data, text: '' };
+	if (data.kind === 'collection') return { data, text: '', journal };
 	const bookFile = join(sessionDir, FILES.book);
 	const text = await readFile(bookFile, 'utf8').catch(() => null);
 	if (text === null) throw corrupt(id, bookFile, 'book.txt is missing or unreadable');
@@ -344,7 +367,31 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	if (outside) {
 		throw corrupt(id, stateFile, `chunk ${outside.index} spans characters ${outside.start} to ${outside.end}, outside the book's ${text.length}`);
 	}
-	return { data, text };
+	return { data, text, journal };
+}
+
+/** The command that continues a session's work: `resume` for a run, `score` for a collection. */
+function continueCommand(data: SessionData, dir: string): string {
+	return `${data.kind === 'book' ? 'booook resume' : 'booook score'} ${data.id}${sessionsDirArg(dir)}`;
+}
+
+/**
+ * Says that saves were lost: the journal's own problem when it has one, else the calls the log holds
+ * for work the state lacks (a journal deleted leaves no trace but those). The way on is the usual
+ * one: answers still in calls.jsonl are taken from there, not bought again (see CallRunner.recover).
+ */
+async function lostWorkWarning(dir: string, data: SessionData, journal: string | null, calls: () => Promise<CallRecord[]>): Promise<string | null> {
+	let problem = journal;
+	// A call log that cannot be read is reported by what needs it (a run); a look at the session goes on.
+	const logged = problem === null && data.kind === 'book' ? await calls().catch(() => null) : null;
+	if (logged !== null && data.kind === 'book') {
+		const beyond = callsBeyondState(data.run.nodes, logged);
+		if (beyond > 0) problem = `${FILES.calls} holds ${beyond} call${beyond === 1 ? '' : 's'} for work missing from ${FILES.state} and ${FILES.journal} (was ${FILES.journal} deleted?)`;
+	}
+	if (problem === null) return null;
+	const next = continueCommand(data, dir);
+	const way = data.kind === 'book' ? `${next} reuses the answers in ${FILES.calls} instead of buying them again, but edits in the lost saves are gone` : `what the lost saves held is gone; continue with: ${next}`;
+	return `session "${data.id}" lost saved work: ${problem}; ${way}`;
 }
 
 function corrupt(id: string, file: string, reason: string): UserError {
