@@ -3,7 +3,8 @@ import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/
 import { UserError, errorMessage } from './errors.ts';
 import type { Exit } from './commands/flags.ts';
 import { output } from './commands/output.ts';
-import { resolveSessionsDir } from './store/dirs.ts';
+import { resolveSessionsDir, sessionPath } from './store/dirs.ts';
+import { describeFsError } from './store/disk.ts';
 
 /** argv -> one command. Each command reports its exit code: 0 done, 1 run failed, 2 bad input or usage. */
 
@@ -83,6 +84,12 @@ const program = new Command('booook')
 	})
 	.exitOverride();
 
+// The command that ran, so that an error of the file system it met can be placed in its session.
+let acting: CommandUnknownOpts | null = null;
+program.hook('preAction', (_program, command) => {
+	acting = command;
+});
+
 // A reader that stops early (`booook show ID | head`) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 	if (error.code === 'EPIPE') process.exit(exitCode);
@@ -104,12 +111,16 @@ try {
 		await program.parseAsync(process.argv);
 	}
 } catch (error) {
+	// A file of a session (or the sessions dir) that the file system refused, where no layer nearer the failure said so.
+	const described = error instanceof CommanderError || error instanceof UserError ? null : describeFsError(error, sessionFolder(acting));
 	if (error instanceof CommanderError) {
 		// Help and version are not errors; everything else commander rejects is a usage error.
 		exitCode = error.exitCode === 0 ? 0 : 2;
-	} else if (error instanceof UserError) {
-		output(process.stderr).line(`booook: ${oneLine(error.message)}`);
-		exitCode = error.exitCode;
+	} else if (error instanceof UserError || described) {
+		const shown = described ?? (error as UserError);
+		output(process.stderr).line(`booook: ${oneLine(shown.message)}`);
+		if (described && process.env.BOOOOK_DEBUG) output(process.stderr).line(String((error as Error).stack));
+		exitCode = shown.exitCode;
 	} else {
 		output(process.stderr).line(`booook: unexpected error: ${oneLine(errorMessage(error))}`);
 		if (process.env.BOOOOK_DEBUG) output(process.stderr).line(String((error as Error).stack));
@@ -117,6 +128,19 @@ try {
 	}
 }
 process.exitCode = exitCode;
+
+/** The folder of the session the command was given (`run` names it with --session), if it names one. */
+function sessionFolder(command: CommandUnknownOpts | null): string | null {
+	if (!command) return null;
+	const opts = command.opts() as { sessionsDir?: string; session?: string };
+	const id = command.name() === 'run' ? opts.session : command.args[0];
+	if (typeof id !== 'string') return null;
+	try {
+		return sessionPath(resolveSessionsDir(opts.sessionsDir), id);
+	} catch {
+		return null;
+	}
+}
 
 /** An error is one line: a message that quotes a file (JSON.parse shows the text near the fault) keeps its words, not its line breaks. */
 function oneLine(message: string): string {

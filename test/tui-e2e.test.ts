@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeApi, annotatingReply } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
-import { noTmux, shellLine, terminal } from './support/tmux.ts';
+import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
 /**
  * The app in a real terminal: tmux runs `booook run` against the local fake API, and the test
@@ -16,7 +16,7 @@ import { noTmux, shellLine, terminal } from './support/tmux.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes, re-runs a node', { skip: noTmux, timeout: 240_000 }, async () => {
+test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes, re-runs a node', { skip: noTmux, timeout: 240_000 }, inTerminal(async () => {
 	const api = await startFakeApi({ latencyMs: 150, chunkDelayMs: 15, respond: annotatingReply });
 	const sessions = tempDir('e2e');
 	// $EDITOR prefixes the text it is given, so an edit made through it can be recognized.
@@ -26,7 +26,11 @@ test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes
 	const book = join(root, '../shared/books/frankenstein.txt');
 	const run = booook('run', book, '--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', api.openaiBaseUrl, '--method', 'hier', '--chunk-size', '1024', '--max-summary', '300', '--context-window', '2048', '--session', 'e2e');
 	const resume = booook('resume', 'e2e', '--base-url', api.openaiBaseUrl);
-	const term = terminal('e2e', `${run}; echo "EXIT=$?"; ${resume}; echo "EXIT2=$?"`);
+	// The fake API is closed whatever happens, also when no terminal can be had.
+	const term = await terminal('e2e', `${run}; echo "EXIT=$?"; ${resume}; echo "EXIT2=$?"`).catch(async (error: unknown) => {
+		await api.close();
+		throw error;
+	});
 	const { keys, history } = term;
 	const waitFor = term.waitFor;
 	try {
@@ -73,4 +77,4 @@ test('a run in tmux: streams, pauses, edits in $EDITOR, quits, resumes, finishes
 		term.close();
 		await api.close();
 	}
-});
+}));

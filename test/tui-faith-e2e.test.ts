@@ -4,17 +4,17 @@ import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
 import { BIN, booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
-import { noTmux, shellLine, terminal } from './support/tmux.ts';
+import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
 const BOOK = join(import.meta.dirname, '../../shared/books/frankenstein.txt');
 
-test('a faithfulness walk in a real terminal: evidence beside each sentence, verdicts and a note saved, then reported', { skip: noTmux, timeout: 120_000 }, async () => {
+test('a faithfulness walk in a real terminal: evidence beside each sentence, verdicts and a note saved, then reported', { skip: noTmux, timeout: 120_000 }, inTerminal(async () => {
 	const dir = tempDir('faith-e2e');
 	const made = await booook(['run', BOOK, '--provider', 'extractive', '--chunk-size', '4096', '--headless', '--session', 'frank', '--sessions-dir', dir]);
 	assert.equal(made.code, 0, made.stderr);
 	const walk = shellLine(['env', 'TERM=xterm-256color', process.execPath, BIN, 'validate', 'frank', '--mode', 'faithfulness', '--validator', 'ann', '--sessions-dir', dir]);
 	const report = shellLine([process.execPath, BIN, 'report', 'frank', '--sessions-dir', dir]);
-	const term = terminal('faith', `${walk}; ${report}`, { columns: 110, rows: 34 });
+	const term = await terminal('faith', `${walk}; ${report}`, { columns: 110, rows: 34 });
 	try {
 		let s = await term.waitFor('the first sentence and its evidence', (x) => /sentence 1\/\d+/u.test(x) && x.includes('evidence from the book:'));
 		const total = Number(/sentence 1\/(\d+)/u.exec(s)![1]);
@@ -42,4 +42,4 @@ test('a faithfulness walk in a real terminal: evidence beside each sentence, ver
 	} finally {
 		term.close();
 	}
-});
+}));

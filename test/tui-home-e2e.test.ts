@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
-import { noTmux, shellLine, terminal } from './support/tmux.ts';
+import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const book = join(root, '../shared/books/frankenstein.txt');
 
-test('booook --sessions-dir DIR alone opens the home screen on that folder in a terminal, and prints the help elsewhere', { skip: noTmux, timeout: 120_000 }, async () => {
+test('booook --sessions-dir DIR alone opens the home screen on that folder in a terminal, and prints the help elsewhere', { skip: noTmux, timeout: 120_000 }, inTerminal(async () => {
 	const sessions = join(tempDir('home-dir'), 'my sessions');
 	const made = await booook(['run', book, '--headless', '--provider', 'extractive', '--chunk-size', '4096', '--session', 'listed-here', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
 	assert.equal(made.code, 0, made.stderr);
@@ -20,7 +20,7 @@ test('booook --sessions-dir DIR alone opens the home screen on that folder in a 
 
 	// No $BOOOOK_SESSIONS: the folder can only come from the flag.
 	const line = shellLine(['env', '-u', 'BOOOOK_SESSIONS', 'TERM=xterm-256color', process.execPath, join(root, 'bin/booook.js'), `--sessions-dir=${sessions}`]);
-	const term = terminal('home-dir', line);
+	const term = await terminal('home-dir', line);
 	try {
 		await term.waitFor('the home screen listing the session', (s) => s.includes('listed-here'));
 		term.keys('q');
@@ -29,4 +29,4 @@ test('booook --sessions-dir DIR alone opens the home screen on that folder in a 
 	} finally {
 		term.close();
 	}
-});
+}));

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BIN } from './support/cli.ts';
 import { tinyStudy } from './support/study-books.ts';
-import { noTmux, shellLine, terminal } from './support/tmux.ts';
+import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
-test('in an 80×24 terminal, booook study shows its 18 cells in a scrolling list, the results when done, and prints them on q', { skip: noTmux, timeout: 180_000 }, async () => {
+test('in an 80×24 terminal, booook study shows its 18 cells in a scrolling list, the results when done, and prints them on q', { skip: noTmux, timeout: 180_000 }, inTerminal(async () => {
 	const { file, sessions } = await tinyStudy('e2e', ['ann', 'bob', 'cid'], { methods: ['hier', 'inc'], chunkSizes: [512, 768, 1024], concurrency: 2 });
-	const term = terminal('study', shellLine(['env', 'TERM=xterm-256color', process.execPath, BIN, 'study', file, '--sessions-dir', sessions]), { columns: 80, rows: 24 });
+	const term = await terminal('study', shellLine(['env', 'TERM=xterm-256color', process.execPath, BIN, 'study', file, '--sessions-dir', sessions]), { columns: 80, rows: 24 });
 	try {
 		const done = await term.waitFor('the study to end', (s) => s.includes('✓ done') && s.includes('Every cell is done') && /^Results$/mu.test(s) && /^method\s+chunk\s+words/mu.test(s));
 		const lines = done.trimEnd().split('\n');
@@ -30,4 +30,4 @@ test('in an 80×24 terminal, booook study shows its 18 cells in a scrolling list
 	} finally {
 		term.close();
 	}
-});
+}));

@@ -5,15 +5,15 @@ import { Session } from '../source/store/session.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
 import { BIN } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
-import { noTmux, shellLine, terminal } from './support/tmux.ts';
+import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
 const BOOK = join(import.meta.dirname, '../../shared/books/frankenstein.txt');
 
-test('in a real terminal, an edit typed and saved as fast as tmux sends it is saved exactly', { skip: noTmux, timeout: 120_000 }, async () => {
+test('in a real terminal, an edit typed and saved as fast as tmux sends it is saved exactly', { skip: noTmux, timeout: 120_000 }, inTerminal(async () => {
 	const dir = tempDir('typing-e2e');
 	// No $EDITOR: the in-app editor opens.
 	const run = shellLine(['env', '-u', 'EDITOR', '-u', 'VISUAL', 'TERM=xterm-256color', process.execPath, BIN, 'run', BOOK, '--provider', 'extractive', '--chunk-size', '4096', '--sessions-dir', dir, '--session', 'typing']);
-	const term = terminal('typing', run);
+	const term = await terminal('typing', run);
 	try {
 		await term.waitFor('the run to finish', (s) => s.includes('✓ done'));
 		const typed = ' A forty-character edit, typed at once!!';
@@ -31,4 +31,4 @@ test('in a real terminal, an edit typed and saved as fast as tmux sends it is sa
 	} finally {
 		term.close();
 	}
-});
+}));

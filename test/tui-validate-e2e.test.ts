@@ -1,86 +1,74 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Session } from '../source/store/session.ts';
 import { BIN, booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
+import { inTerminal, noTmux, shellLine, terminal, type Terminal } from './support/tmux.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
-// Its own tmux server: a running server's environment would leak in, and CI=true makes Ink print
-// only the last frame.
-const SOCKET = `booook-validate-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const capture = (name: string) => tmux('capture-pane', '-p', '-t', name);
-
-async function waitFor(name: string, pattern: RegExp, what: string): Promise<string> {
-	let screen = '';
-	for (let i = 0; i < 300; i++) {
-		try {
-			screen = capture(name);
-		} catch {
-			screen = '';
-		}
-		if (pattern.test(screen)) return screen;
-		await new Promise((r) => setTimeout(r, 100));
-	}
-	throw new Error(`waiting for ${what}: ${pattern} never appeared; the screen was:\n${screen}`);
+async function waitFor(term: Terminal, pattern: RegExp, what: string): Promise<string> {
+	return term.waitFor(what, (screen) => pattern.test(screen), 30_000);
 }
 
 /** Presses a key and waits until the screen has changed (each verdict is saved before the next key). */
-async function press(name: string, key: string): Promise<void> {
-	const before = capture(name);
-	tmux('send-keys', '-t', name, key);
-	for (let i = 0; i < 100 && capture(name) === before; i++) await new Promise((r) => setTimeout(r, 50));
+async function press(term: Terminal, key: string): Promise<void> {
+	const before = term.screen();
+	term.keys(key);
+	for (let i = 0; i < 100 && term.screen() === before; i++) await new Promise((r) => setTimeout(r, 50));
 }
 
-function start(name: string, dir: string): void {
-	const command = [process.execPath, BIN, 'validate', 'study', '--sessions-dir', dir, '--validator', 'e2e', '--mode', 'sample', '--fraction', '0.005', '--seed', '7'].map((a) => `'${a}'`).join(' ');
-	// The shell stays after the app exits, so the exit line can be read from the pane.
-	tmux('new-session', '-d', '-s', name, '-x', '110', '-y', '32', `env -u CI -u CONTINUOUS_INTEGRATION ${command}; echo "EXITED $?"; sleep 60`);
+/** The walk in its own terminal; the shell stays after the app exits, so the exit line can be read from the pane. */
+function start(name: string, dir: string): Promise<Terminal> {
+	const command = shellLine([process.execPath, BIN, 'validate', 'study', '--sessions-dir', dir, '--validator', 'e2e', '--mode', 'sample', '--fraction', '0.005', '--seed', '7']);
+	return terminal(name, command, { columns: 110, rows: 32 });
 }
 
-test('validate in a real terminal: judge some, quit, come back, finish, and report', { skip: hasTmux ? false : 'tmux is not installed (CI installs it)' }, async (t) => {
+test('validate in a real terminal: judge some, quit, come back, finish, and report', { skip: noTmux, timeout: 240_000 }, inTerminal(async () => {
 	const dir = tempDir('validate-e2e');
 	assert.equal((await booook(['import', 'booookscore', '--validation', STUDY, '--session', 'study', '--sessions-dir', dir])).code, 0);
-	const name = `booook-validate-${process.pid}`;
-	t.after(() => spawnSync('tmux', ['-L', SOCKET, 'kill-server']));
 
-	start(name, dir);
-	const first = await waitFor(name, /annotation 1\/(\d+)/, 'the first annotation');
-	const total = Number(/annotation 1\/(\d+)/.exec(first)![1]);
-	assert.equal(total, Math.round(1437 * 0.005));
-	await press(name, 'a');
-	await press(name, 'd');
-	await waitFor(name, /annotation 3\//, 'the walk to move on');
-	tmux('send-keys', '-t', name, 'q');
-	await waitFor(name, /EXITED 0/, 'the app to quit');
-	assert.match(capture(name), new RegExp(`e2e: 2/${total} judged, all saved`));
-	spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', name]);
-
-	start(name, dir);
-	// The walk reopens where it was left: at its first unjudged item, the two verdicts from before kept.
-	await waitFor(name, /annotation 3\//, 'the walk to reopen at its first unjudged item');
-	// Back to the first item, and a note typed as fast as tmux sends it, keys of the walk's own among its letters.
-	await press(name, 'Left');
-	await press(name, 'Left');
-	await waitFor(name, /annotation 1\/.*\n(?:.*\n)*.*your verdict: agree/, 'the first item again');
 	const note = 'quit? no: a partial undo, a handy note!!';
 	assert.equal(note.length, 40);
-	tmux('send-keys', '-t', name, 'm', note, 'Enter');
-	await waitFor(name, /note saved/, 'the note to be saved');
-	await press(name, 'n');
-	await waitFor(name, /annotation 3\//, 'n to reach the first unjudged item');
-	for (let i = 2; i < total; i++) await press(name, 'a');
-	await waitFor(name, /model \d+\/\d+ .*human \d+\/\d+|human \d+\/\d+|model \d+\/\d+/, 'progress');
-	tmux('send-keys', '-t', name, 'q');
-	await waitFor(name, /EXITED 0/, 'the app to quit');
-	assert.match(capture(name), new RegExp(`e2e: ${total}/${total} judged`));
+	let term = await start('validate', dir);
+	let total: number;
+	try {
+		const first = await waitFor(term, /annotation 1\/(\d+)/u, 'the first annotation');
+		total = Number(/annotation 1\/(\d+)/u.exec(first)![1]);
+		assert.equal(total, Math.round(1437 * 0.005));
+		await press(term, 'a');
+		await press(term, 'd');
+		await waitFor(term, /annotation 3\//u, 'the walk to move on');
+		term.keys('q');
+		const quit = await waitFor(term, /EXIT=0/u, 'the app to quit');
+		assert.match(quit, new RegExp(`e2e: 2/${total} judged, all saved`, 'u'));
+	} finally {
+		term.close();
+	}
 
+	term = await start('validate-again', dir);
+	try {
+		// The walk reopens where it was left: at its first unjudged item, the two verdicts from before kept.
+		await waitFor(term, /annotation 3\//u, 'the walk to reopen at its first unjudged item');
+		// Back to the first item, and a note typed as fast as tmux sends it, keys of the walk's own among its letters.
+		await press(term, 'Left');
+		await press(term, 'Left');
+		await waitFor(term, /annotation 1\/.*\n(?:.*\n)*.*your verdict: agree/u, 'the first item again');
+		term.keys('m', note, 'Enter');
+		await waitFor(term, /note saved/u, 'the note to be saved');
+		await press(term, 'n');
+		await waitFor(term, /annotation 3\//u, 'n to reach the first unjudged item');
+		for (let i = 2; i < total; i++) await press(term, 'a');
+		await waitFor(term, /model \d+\/\d+ .*human \d+\/\d+|human \d+\/\d+|model \d+\/\d+/u, 'progress');
+		term.keys('q');
+		const quit = await waitFor(term, /EXIT=0/u, 'the app to quit');
+		assert.match(quit, new RegExp(`e2e: ${total}/${total} judged`, 'u'));
+	} finally {
+		term.close();
+	}
 	const { data } = await Session.snapshot(dir, 'study');
 	assert.deepEqual(data.judgments.filter((j) => j.validator === 'e2e' && j.note !== null).map((j) => [j.verdict, j.note]), [['agree', note]]);
 
@@ -92,4 +80,4 @@ test('validate in a real terminal: judge some, quit, come back, finish, and repo
 	assert.equal(disagreed, 1);
 	const pair = report.agreement.pairs.find((p: { validators: string[] }) => p.validators.includes('e2e'));
 	assert.equal(pair.n, total, 'agreement with the released verdicts over the items both judged');
-});
+}));

@@ -10,6 +10,8 @@ import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { runCoverageJson } from './coverage.ts';
 import { PassageIndex } from '../evidence/rank.ts';
+import type { Run } from '../domain.ts';
+import { activeVersion, findNode } from '../summarize/graph.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -90,7 +92,7 @@ async function isStudyFile(dir: string, id: string): Promise<boolean> {
 }
 
 /** `booook report ID`: BooookScore by source, precision per validator, agreement, types, per book. */
-export async function reportCommand(dir: string, id: string, opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream }): Promise<number> {
+export async function reportCommand(dir: string, id: string, opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream; stderr?: Stream }): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	if (await isStudyFile(dir, id)) {
 		// Loaded only for a study file: it brings the study runner, the batcher and their packages.
@@ -101,9 +103,16 @@ export async function reportCommand(dir: string, id: string, opts: { json: boole
 	const out = output(stdout);
 	const { data, text } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });
+	// Text and JSON alike report what the session holds, and say once that its final summary is missing.
+	const missing = data.kind === 'book' ? missingRoot(data.run) : null;
+	if (missing) {
+		output(opts.stderr ?? process.stderr).line(
+			`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such node (${missing.nodes}): its session.json was edited or damaged; this report leaves the final summary out${opts.json ? ' (coverage: null)' : ''}`,
+		);
+	}
 	if (opts.json) {
 		// A run's session: which parts of the book its final summary draws on (null before it has one).
-		const coverage = data.kind === 'book' ? { coverage: data.run.root ? runCoverageJson(data.run, text, new PassageIndex(text, data.run.chunks)) : null } : {};
+		const coverage = data.kind === 'book' ? { coverage: hasFinalText(data.run) ? runCoverageJson(data.run, text, new PassageIndex(text, data.run.chunks)) : null } : {};
 		out.json({ ...reportJson(report), ...coverage });
 		return 0;
 	}
@@ -111,4 +120,17 @@ export async function reportCommand(dir: string, id: string, opts: { json: boole
 	const columns = 'columns' in stdout && stdout.columns ? stdout.columns : 80;
 	out.line(reportLines(`${title} — session ${id}`, report, columns).join('\n'));
 	return 0;
+}
+
+/** The root a run names that is not among its nodes (its session.json edited or damaged), with the nodes it has; or null. */
+function missingRoot(run: Run): { root: string; nodes: string } | null {
+	if (run.root === null || findNode(run, run.root)) return null;
+	const last = run.nodes.at(-1)?.id;
+	return { root: run.root, nodes: last ? `its nodes are n0 to ${last}` : 'it has no nodes' };
+}
+
+/** Whether the run's final summary is a node with text, so its coverage can be drawn. */
+function hasFinalText(run: Run): boolean {
+	const root = run.root === null ? undefined : findNode(run, run.root);
+	return root !== undefined && activeVersion(root) !== null;
 }

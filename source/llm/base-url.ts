@@ -6,25 +6,51 @@ import { ProviderError } from './provider.ts';
  * A server address from `--base-url` or a *_BASE_URL variable, checked before a session is created
  * or a call is made: an http:// or https:// URL. A user name or password in it is refused rather
  * than stripped, because the server would then refuse the calls without saying why; and it must not
- * be kept, since the address is saved with the session and shown in error messages. `source` names
- * where the address came from, `keyVar` where a key belongs instead.
+ * be kept, since the address is saved with the session and shown in error messages. The same goes
+ * for a key, token or other secret in its query string (`?api_key=…`) or fragment, which is refused
+ * with its value hidden. `source` names where the address came from, `keyVar` where a key belongs
+ * instead.
  */
 export function checkBaseUrl(url: string, source: string, keyVar: string): string {
 	let parsed: URL;
 	try {
 		parsed = new URL(url);
 	} catch {
-		throw badInput(`${source} ${JSON.stringify(withoutCredentials(url))} is not a URL; give the server's address, e.g. http://localhost:8000/v1`);
+		throw badInput(`${source} ${JSON.stringify(withoutSecrets(withoutCredentials(url)))} is not a URL; give the server's address, e.g. http://localhost:8000/v1`);
 	}
 	if (parsed.username !== '' || parsed.password !== '') {
 		parsed.username = '';
 		parsed.password = '';
-		throw badInput(`${source} ${parsed.href}: leave the user name and password out of the URL (it is saved with the session and shown in messages); give the key in ${keyVar}`);
+		throw badInput(`${source} ${withoutSecrets(parsed.href)}: leave the user name and password out of the URL (it is saved with the session and shown in messages); give the key in ${keyVar}`);
+	}
+	const secrets = secretParams(parsed);
+	if (secrets.length > 0) {
+		throw badInput(
+			`${source} ${withoutSecrets(parsed.href)}: leave the secret out of the URL (${secrets.map((n) => `"${n}"`).join(', ')}: it is saved with the session and shown in messages); give the key in ${keyVar}`,
+		);
 	}
 	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
 		throw badInput(`${source} ${withoutCredentials(parsed.href)}: booook talks to a server over HTTP; give an http:// or https:// address, e.g. http://localhost:8000/v1`);
 	}
 	return url;
+}
+
+/**
+ * A parameter name that holds a secret: a key (api_key, apikey, key, subscription-key), a token
+ * (token, access_token, auth_token), a password, a secret, a signature, credentials. `api-version`
+ * and the like are not.
+ */
+const SECRET_NAME = /key|token|secret|passw|pwd|auth|sig|credential|bearer|jwt|session/iu;
+
+/** The names of the query (and fragment) parameters of `url` that hold a secret. */
+function secretParams(url: URL): string[] {
+	const names = [...url.searchParams.keys(), ...new URLSearchParams(url.hash.slice(1)).keys()];
+	return [...new Set(names.filter((n) => SECRET_NAME.test(n)))];
+}
+
+/** `text` with the value of every secret-looking `name=value` hidden. */
+function withoutSecrets(text: string): string {
+	return text.replace(/([?&#;]([^=&#;?/]*)=)([^&#;]*)/gu, (whole, head: string, name: string) => (SECRET_NAME.test(name) ? `${head}…` : whole));
 }
 
 /** Where the key of `provider` is read from, named where a key belongs. */

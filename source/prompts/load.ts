@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { existsSync, statSync } from 'node:fs';
+import { constants, existsSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput } from '../errors.ts';
@@ -28,13 +28,16 @@ export async function loadTemplates(dir?: string | null): Promise<Templates> {
 		const overridden = own !== null && existsSync(own);
 		const path = overridden ? own : join(SHIPPED_PROMPTS, `${id}.txt`);
 		const fix = overridden ? 'fix it, or delete it to use the shipped one (see prompts/README.md)' : 'restore the shipped file (see prompts/README.md)';
-		let text: string | null;
+		let text: string | null | { notAFile: string };
 		try {
 			text = await readCapped(path, MAX_TEMPLATE_BYTES);
 		} catch (error) {
 			throw badInput(`${path}: cannot read prompt template "${id}" (${(error as NodeJS.ErrnoException).code ?? 'error'}); ${overridden ? fix : 'restore it or point --prompts elsewhere'}`);
 		}
 		if (text === null) throw badInput(`${path}: template "${id}" is larger than ${MAX_TEMPLATE_BYTES / 1024} KB, too large for a prompt template; ${fix}`);
+		if (typeof text !== 'string') {
+			throw badInput(`${path}: template "${id}" is ${text.notAFile}, not a regular file; ${overridden ? 'put a text file there, or delete it to use the shipped one (see prompts/README.md)' : fix}`);
+		}
 		let problem: string | null;
 		try {
 			problem = slotMismatch(text, TEMPLATE_SLOTS[id]);
@@ -49,11 +52,18 @@ export async function loadTemplates(dir?: string | null): Promise<Templates> {
 }
 
 
-/** The file's UTF-8 text, or null when it is larger than `limit` bytes (then it is not read). */
-async function readCapped(path: string, limit: number): Promise<string | null> {
-	const handle = await open(path, 'r');
+/**
+ * The file's UTF-8 text, or null when it is larger than `limit` bytes (then it is not read), or
+ * what it is when it is not a regular file (a named pipe would make the read wait for a writer
+ * forever; a device may never end).
+ */
+async function readCapped(path: string, limit: number): Promise<string | null | { notAFile: string }> {
+	// Non-blocking, so that opening a named pipe returns at once instead of waiting for a writer.
+	const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
 	try {
-		const { size } = await handle.stat();
+		const stats = await handle.stat();
+		if (!stats.isFile()) return { notAFile: kindOf(stats) };
+		const { size } = stats;
 		if (size > limit) return null;
 		// The size is checked again on what was read: the file may have grown in between.
 		const buffer = Buffer.alloc(limit + 1);
@@ -68,4 +78,12 @@ async function readCapped(path: string, limit: number): Promise<string | null> {
 	} finally {
 		await handle.close();
 	}
+}
+
+function kindOf(stats: Stats): string {
+	if (stats.isFIFO()) return 'a named pipe (FIFO)';
+	if (stats.isDirectory()) return 'a folder';
+	if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+	if (stats.isSocket()) return 'a socket';
+	return 'not a file';
 }

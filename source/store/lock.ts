@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { open, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -18,12 +18,22 @@ import { badInput } from '../errors.ts';
  * guard, checks that the lock still holds that stale content, and only then removes it. Whoever
  * then creates the lock with O_EXCL holds it; the others see a live owner. A guard left by a taker
  * that was killed is itself a stale lock and is taken over the same way.
+ *
+ * An owner is dead when its pid is gone, when the pid is a zombie (killed, but its parent has not
+ * reaped it: PID 1 of a container without an init does not), or when the pid now names another
+ * process: the owner's start time, recorded beside its pid where /proc has it, differs.
  */
 
 export interface LockOwner {
 	pid: number;
 	host: string;
 	startedAt: string;
+	/**
+	 * The owner process's start time as /proc/PID/stat gives it (clock ticks since boot), which
+	 * tells the owner from a later process given the same pid. Absent where there is no /proc, and
+	 * in locks written before it was recorded.
+	 */
+	start?: string;
 }
 
 // A lock file whose content is not yet written is normal for the few microseconds between the
@@ -68,7 +78,7 @@ export class SessionLock {
 	static async acquire(file: string, id: string): Promise<SessionLock> {
 		const start = Date.now();
 		for (let attempt = 0, wait = 2; attempt < ATTEMPTS; ) {
-			const owner: LockOwner = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() };
+			const owner = ownerRecord();
 			const content = `${JSON.stringify(owner)}\n`;
 			const created = await createExclusive(file, content);
 			if (created) {
@@ -175,7 +185,7 @@ export function takeoverGuard(lockFile: string, stale: string): string {
  */
 async function takeOver(lockFile: string, target: string, stale: string, depth = 0): Promise<'removed' | 'busy'> {
 	const guard = takeoverGuard(lockFile, stale);
-	const content = `${JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() })}\n`;
+	const content = `${JSON.stringify(ownerRecord())}\n`;
 	if (!(await createExclusive(guard, content))) {
 		const other = await inspect(guard);
 		// A guard is never left by a live process for long; one whose taker died is taken over in
@@ -224,7 +234,7 @@ async function inspect(file: string): Promise<Inspection> {
 	const owner = parseOwner(text);
 	if (!owner) return Date.now() - mtimeMs < HALF_WRITTEN_GRACE_MS ? { kind: 'young' } : { kind: 'stale', text };
 	// A pid on another machine (a shared sessions dir) cannot be checked, so it counts as alive.
-	if (owner.host !== os.hostname() || isAlive(owner.pid)) return { kind: 'held', owner };
+	if (owner.host !== os.hostname() || isAlive(owner.pid, owner.start)) return { kind: 'held', owner };
 	return { kind: 'stale', text };
 }
 
@@ -238,7 +248,9 @@ export function parseOwner(text: string): LockOwner | null {
 			typeof value.host === 'string' &&
 			typeof value.startedAt === 'string'
 		) {
-			return { pid: value.pid as number, host: value.host, startedAt: value.startedAt };
+			const owner: LockOwner = { pid: value.pid as number, host: value.host, startedAt: value.startedAt };
+			if (typeof value.start === 'string' && /^\d+$/u.test(value.start)) owner.start = value.start;
+			return owner;
 		}
 	} catch {
 		// Falls through: not an owner record.
@@ -246,14 +258,61 @@ export function parseOwner(text: string): LockOwner | null {
 	return null;
 }
 
-export function isAlive(pid: number): boolean {
+/** This process as a lock names it: pid, host, when, and its start time where /proc has it. */
+function ownerRecord(): LockOwner {
+	const owner: LockOwner = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() };
+	const start = ownStart();
+	if (start !== null) owner.start = start;
+	return owner;
+}
+
+let ownStartCache: string | null | undefined;
+function ownStart(): string | null {
+	if (ownStartCache === undefined) {
+		const stat = procStat(process.pid);
+		ownStartCache = stat !== null && stat !== 'gone' ? stat.start : null;
+	}
+	return ownStartCache;
+}
+
+/**
+ * Whether the process `pid` of this host is running. A zombie (state Z: it has exited and only
+ * waits to be reaped) is dead, and so is a pid that now names a process started at another time
+ * than `start` (the pid was reused). Where /proc cannot tell, a pid that can be signalled counts
+ * as alive.
+ */
+export function isAlive(pid: number, start?: string): boolean {
 	try {
 		process.kill(pid, 0);
-		return true;
 	} catch (error) {
 		// EPERM: the process exists but belongs to someone else.
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
+		if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
 	}
+	const stat = procStat(pid);
+	if (stat === 'gone') return false;
+	if (stat === null) return true;
+	if (stat.state === 'Z' || stat.state === 'X') return false;
+	return start === undefined || stat.start === start;
+}
+
+/**
+ * The state letter and start time of process `pid` from /proc/PID/stat; 'gone' when /proc exists
+ * but has no such process; null when it cannot be read (no /proc: macOS; or hidden from us).
+ */
+export function procStat(pid: number): { state: string; start: string } | 'gone' | null {
+	let text: string;
+	try {
+		text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+	} catch (error) {
+		// A process that exited between the signal and the read, unless there is no /proc at all.
+		return (error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat') ? 'gone' : null;
+	}
+	// "pid (comm) state ppid ... starttime ...": comm may hold spaces and parentheses, so the fields
+	// are counted from the last ")"; the state is field 3 and the start time field 22.
+	const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+	const state = fields[0];
+	const start = fields[19];
+	return state && start && /^\d+$/u.test(start) ? { state, start } : null;
 }
 
 function heldError(id: string, file: string, owner: LockOwner) {
@@ -262,8 +321,9 @@ function heldError(id: string, file: string, owner: LockOwner) {
 			`session "${id}" is open in a booook process on ${owner.host} (pid ${owner.pid}); close it first, or delete ${file} if that process is gone`,
 		);
 	}
-	// The pid may also be one the system gave to another program after the owner died, which no
-	// check here can tell apart: the way out is named.
+	// Without /proc, or in a lock from before start times were recorded, the pid may also be one the
+	// system gave to another program after the owner died, which no check here can tell apart: the
+	// way out is named.
 	return badInput(
 		`session "${id}" is open in another booook process (pid ${owner.pid}); close it first, or if no booook is running, delete ${file}`,
 	);

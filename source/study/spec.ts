@@ -16,7 +16,8 @@ const limitFields = { tpm: z.int().positive().optional(), rpm: z.int().positive(
 
 export const studySchema = z
 	.strictObject({
-		name: z.string().regex(NAME),
+		// Each cell's session is named after the study, and a session id cannot hold "..".
+		name: z.string().regex(NAME).refine((n) => !n.includes('..'), { message: 'two dots in a row are not allowed (the name starts every cell\'s session id, which cannot hold "..")' }),
 		books: z.array(z.string().min(1)).nonempty().optional(),
 		folder: z.string().min(1).optional(),
 		methods: z.array(methodSchema).nonempty(),
@@ -40,7 +41,7 @@ export type StudySpec = z.infer<typeof studySchema>;
 
 /** How to fix each field, said after what is wrong with it. */
 const FIXES: Record<string, string> = {
-	name: 'a name of letters, digits, ".", "_" and "-", e.g. "name": "table2"',
+	name: 'a name of letters, digits, ".", "_" and "-" (starting with a letter or digit, no two dots in a row), e.g. "name": "table2"',
 	books: 'either "books": ["a.txt", "b.epub"] or "folder": "books/", not both',
 	folder: 'a folder of .txt or .epub files, e.g. "folder": "books/"',
 	methods: '"methods": ["hier", "inc"]',
