@@ -126,8 +126,8 @@ test('an OpenAI batch refused because the account\'s queue of batches is full go
 		fake.refuseBatches = [...refusals];
 		const before = fake.batches.length;
 		const batcher = new Batcher({ api: apiOf('openai', fake), gatherMs: 5, pollMs: 5, resubmits });
-		const seen: { change: BatchChange; detail: string | undefined }[] = [];
-		batcher.on((_state, change, detail) => seen.push({ change, detail }));
+		const seen: { change: BatchChange; detail: string | undefined; line: string }[] = [];
+		batcher.on((state, change, detail) => seen.push({ change, detail, line: batchLine(state, change, detail) }));
 		const journal = await BatchJournal.open(tempDir('batcher-refused'));
 		const lane = batcher.lane({ session: 's', cell: 'c', journal });
 		const settled = await Promise.allSettled(['first', 'second'].map((w, i) => lane.complete({ owner: `n${i}`, version: 0, attempt: 0 }, request(`Summarize the ${w} part.`))));
@@ -141,7 +141,10 @@ test('an OpenAI batch refused because the account\'s queue of batches is full go
 	assert.deepEqual(again.settled.map((r) => r.status), ['fulfilled', 'fulfilled']);
 	assert.deepEqual(again.settled.map((r) => (r as PromiseFulfilledResult<{ batch: string; text: string }>).value.batch), [again.batches[1]!.id, again.batches[1]!.id]);
 	assert.deepEqual(again.settled.map((r) => (r as PromiseFulfilledResult<{ text: string }>).value.text), ['Summarize the first part.', 'Summarize the second part.'].map(defaultReply));
-	assert.match(again.seen.find((s) => s.change === 'failed')!.detail ?? '', /Enqueued token limit reached.*; its calls go out again in a later batch$/u);
+	const failure = again.seen.find((s) => s.change === 'failed')!;
+	assert.match(failure.detail ?? '', /Enqueued token limit reached.*; its calls go out again in a later batch$/u);
+	// Said once: "batch ID: failed: REASON", not "failed: failed: REASON".
+	assert.match(failure.line, new RegExp(`^batch ${again.batches[0]!.id}: failed: Enqueued token limit reached`, 'u'));
 	// The journal sends a restarted run to the batch that answered, not to the refused one.
 	const line = readFileSync(again.journal.file, 'utf8').split('\n').find((l) => l.includes('"n0-'))!;
 	const entry = JSON.parse(line) as { customId: string; hash: string };

@@ -437,7 +437,7 @@ export class Batcher {
 			const status = await this.api.status(track.state.id, this.polls.signal);
 			track.failures = 0;
 			if (status.failure !== undefined) {
-				const error = new ProviderError(`${this.api.provider} batch ${track.state.id} ${status.failure}`, status.retry === true);
+				const error = new ProviderError(`${this.api.provider} batch ${track.state.id} failed: ${status.failure}`, status.retry === true);
 				if (status.retry) {
 					this.update(track, status, 'failed', `${status.failure}; its calls go out again in a later batch`);
 					for (const waiter of [...track.waiters.values()]) this.sendAgain(waiter, () => this.giveUp(track, waiter, error), true);

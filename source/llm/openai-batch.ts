@@ -71,7 +71,7 @@ function statusOf(batch: OpenAI.Batches.Batch): BatchStatus {
 	// go out again; any other reason is the requests' own.
 	if (batch.status === 'failed' && !batch.output_file_id && !batch.error_file_id) {
 		const errors = batch.errors?.data ?? [];
-		status.failure = `failed: ${errors.map((e) => e.message).filter(Boolean).join('; ') || 'no reason given'}`;
+		status.failure = errors.map((e) => e.message).filter(Boolean).join('; ') || 'no reason given';
 		status.retry = errors.length > 0 && errors.every((e) => e.code === 'token_limit_exceeded');
 	}
 	return status;
