@@ -151,6 +151,8 @@ export class RateLimiter {
 	/** Calls allowed at once ('blind' servers only). */
 	private window = Infinity;
 	private pausedUntil = 0;
+	/** When the last pause for a refusal began (refusals of calls sent before it belong to it). */
+	private pauseBegan = -Infinity;
 	private backoffMs = 0;
 	private timer: NodeJS.Timeout | undefined;
 	private readonly listeners = new Set<(state: RateLimitState) => void>();
@@ -303,11 +305,15 @@ export class RateLimiter {
 		for (const d of DIMENSIONS) ticket.cost[d] = 0;
 		if (this.mode === 'unknown') this.mode = 'blind';
 		let pause = retryAfterMs ?? 0;
+		// Calls refused together are one signal to slow down, not several: the pause doubles, and the
+		// calls allowed at once halve, only for a refusal of a call sent after the last pause began.
+		const fresh = ticket.at >= this.pauseBegan;
 		if (retryAfterMs === null && this.mode !== 'known') {
-			this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2);
+			if (fresh || this.backoffMs === 0) this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2);
 			pause = this.backoffMs;
 		}
-		if (this.mode === 'blind') this.window = Math.max(1, Math.floor(Math.min(this.window, this.inflight.size) / 2));
+		if (this.mode === 'blind' && fresh) this.window = Math.max(1, Math.floor(Math.min(this.window, this.inflight.size) / 2));
+		if (fresh) this.pauseBegan = now;
 		this.pausedUntil = Math.max(this.pausedUntil, now + pause);
 		this.release(ticket);
 		this.emit();
