@@ -2,6 +2,7 @@ import JSZip from 'jszip';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { badInput, type UserError } from '../errors.ts';
 import { htmlToParagraphs } from './html.ts';
+import { MAX_BOOK_BYTES, megabytes, tooBig } from './limits.ts';
 
 // domhandler's node types, named through htmlparser2 (domhandler is not a direct dependency).
 type AnyNode = ReturnType<typeof parseDocument>['children'][number];
@@ -21,11 +22,13 @@ export interface EpubContent {
 const PARAGRAPH_BREAK = '\n\n';
 /**
  * Most bytes one file of the archive may unpack to, and all the files read from it together (a
- * spine may list one file many times). The longest novels are a few MB of XHTML; a zip bomb is
- * gigabytes, so it is stopped while it unpacks rather than after it has filled the memory.
+ * spine may list one file many times). They are set by what the steps after reading can hold: the
+ * markup of a book of MAX_BOOK_BYTES of text, with room for its tags. A zip bomb is stopped while
+ * it unpacks rather than after it has filled the memory, and four files of 31 MB (which passed
+ * caps of 32 and 128 MB, and took 74 s and 3.1 GB to plan) are refused by the third.
  */
-export const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
-export const MAX_UNPACKED_BYTES = 128 * 1024 * 1024;
+export const MAX_ENTRY_BYTES = MAX_BOOK_BYTES;
+export const MAX_UNPACKED_BYTES = 2 * MAX_BOOK_BYTES;
 // Font obfuscation is not DRM: the text of such books is readable.
 const FONT_OBFUSCATION = new Set(['http://www.idpf.org/2008/embedding', 'http://ns.adobe.com/pdf/enc#RC']);
 
@@ -50,8 +53,11 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 			throw broken(`"${file.name}" cannot be unpacked (${error instanceof Error ? error.message : String(error)})`);
 		}
 		if (bytes === null) {
-			const why = limit === MAX_ENTRY_BYTES ? `"${file.name}" unpacks to more than ${mb(MAX_ENTRY_BYTES)}` : `its text files unpack to more than ${mb(MAX_UNPACKED_BYTES)} in all`;
-			throw badInput(`${label}: ${why}, more than any book needs (a zip bomb?); convert the book to a UTF-8 .txt file`);
+			const why = limit === MAX_ENTRY_BYTES ? `"${file.name}" unpacks to more than ${megabytes(MAX_ENTRY_BYTES)}` : `its text files unpack to more than ${megabytes(MAX_UNPACKED_BYTES)} in all`;
+			throw badInput(
+				`${label}: ${why}, more than any book needs (a zip bomb?): booook unpacks at most ${megabytes(MAX_ENTRY_BYTES)} per file and ${megabytes(MAX_UNPACKED_BYTES)} in all, ` +
+					`the markup of a book of ${megabytes(MAX_BOOK_BYTES)} of text; convert the book to a UTF-8 .txt file of at most ${megabytes(MAX_BOOK_BYTES)}`,
+			);
 		}
 		left -= bytes.length;
 		return bytes;
@@ -80,6 +86,8 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 
 	const encrypted = await encryptedPaths(zip, readXml);
 	const paragraphs: string[] = [];
+	// UTF-8 bytes of the text so far, with the breaks between paragraphs.
+	let textBytes = 0;
 	for (const ref of itemrefs) {
 		const idref = ref.attribs.idref ?? '';
 		const item = manifest.get(idref);
@@ -92,7 +100,11 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 		if (encrypted.has(file.name)) {
 			throw badInput(`${label}: the book is DRM-protected (its text is encrypted); remove the protection or give a .txt file`);
 		}
-		paragraphs.push(...htmlToParagraphs(decodeMarkup(await read(file), file.name, broken)));
+		for (const paragraph of htmlToParagraphs(decodeMarkup(await read(file), file.name, broken))) {
+			textBytes += Buffer.byteLength(paragraph, 'utf8') + (paragraphs.length > 0 ? PARAGRAPH_BREAK.length : 0);
+			paragraphs.push(paragraph);
+		}
+		if (textBytes > MAX_BOOK_BYTES) throw tooBig(label, `its text is more than ${megabytes(MAX_BOOK_BYTES)}`);
 	}
 	if (paragraphs.length === 0) throw badInput(`${label}: the EPUB has no text (only images or empty pages?); give a book with text in it`);
 
@@ -126,10 +138,6 @@ function unpack(file: JSZip.JSZipObject, limit: number): Promise<Uint8Array | nu
 		stream.on('error', reject);
 		stream.on('end', () => resolve(Buffer.concat(chunks, size)));
 	});
-}
-
-function mb(bytes: number): string {
-	return `${bytes / (1024 * 1024)} MB`;
 }
 
 /** Zip paths are case-sensitive, but books made on case-insensitive file systems are not always. */

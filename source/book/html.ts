@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { collapseWhitespace } from '../text/runs.ts';
 
 /**
  * (X)HTML -> paragraphs of plain text. Pure. Block elements end a paragraph, inline ones do not,
@@ -25,7 +26,8 @@ export function htmlToParagraphs(markup: string): string[] {
 
 	const flush = () => {
 		// \s also covers no-break spaces, so `<p>&nbsp;</p>` (a common spacer) leaves nothing.
-		const paragraph = current.replace(/\s+/g, ' ').trim();
+		// Not a regex replace, which held a record of every match: a paragraph can be megabytes.
+		const paragraph = collapseWhitespace(current).trim();
 		if (paragraph !== '') paragraphs.push(paragraph);
 		current = '';
 	};

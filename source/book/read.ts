@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { badInput } from '../errors.ts';
+import { MAX_BOOK_BYTES, megabytes, tooBig } from './limits.ts';
 import { unwrapParagraphs } from './paragraphs.ts';
 import { decodeTxt, txtTitle } from './txt.ts';
 
@@ -25,7 +26,10 @@ export interface LoadedBook {
 
 const ACCEPTED = 'give a .txt (UTF-8) or .epub file';
 
-/** Reads a .txt or .epub book. Every problem with the input is a `badInput` UserError (exit code 2). */
+/**
+ * Reads a .txt or .epub book of at most MAX_BOOK_BYTES of text. Every problem with the input is a
+ * `badInput` UserError (exit code 2).
+ */
 export async function readBook(path: string): Promise<LoadedBook> {
 	const label = path;
 	const source = resolve(path);
@@ -57,6 +61,8 @@ async function readBytes(source: string, label: string): Promise<Uint8Array> {
 			const type = extension === '' ? 'file type (no extension)' : `file type "${extname(source)}"`;
 			throw badInput(`${label}: unsupported ${type}; ${ACCEPTED}`);
 		}
+		// An EPUB's text is measured as it is unpacked (its pictures take room in the file, not in the text).
+		if (extension === '.txt' && info.size > MAX_BOOK_BYTES) throw tooBig(label, `the file is ${megabytes(info.size)}`);
 		return await readFile(source);
 	} catch (error) {
 		if (!isFsError(error)) throw error;

@@ -6,7 +6,9 @@ import type { Run } from '../domain.ts';
 import type { PassageIndex } from '../evidence/rank.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
-import { evidenceSession } from './evidence-session.ts';
+import { activeVersion, getNode } from '../summarize/graph.ts';
+import { sentenceCount } from '../text/sentences.ts';
+import { evidenceSession, sentenceProgress } from './evidence-session.ts';
 import { output, type Stream } from './output.ts';
 
 export const spec = (exit: Exit) =>
@@ -63,12 +65,16 @@ export function coverageLines(c: Coverage, width: number): string[] {
 	];
 }
 
-export async function coverageCommand(dir: string, id: string, opts: { width?: number; json: boolean; stdout?: Stream }): Promise<number> {
+export async function coverageCommand(dir: string, id: string, opts: { width?: number; json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {
 	if (opts.width !== undefined && (opts.width < LABELS + 1 || opts.width > 1000)) throw badInput(`--width ${opts.width}: use a whole number from ${LABELS + 1} to 1000 (columns)`);
 	const stdout = opts.stdout ?? process.stdout;
 	const out = output(stdout);
 	const s = await evidenceSession(dir, id, undefined, 'coverage');
-	const c = finalCoverage(s.data.run, s.book, s.index)!;
+	// A final summary of megabytes takes a while: its progress goes to stderr, and only the chunk
+	// each sentence cites is kept.
+	const progress = sentenceProgress(opts.stderr ?? process.stderr, `coverage of ${s.node}`, sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text));
+	const c = finalCoverage(s.data.run, s.book, s.index, undefined, (done) => progress.tick(done))!;
+	progress.end();
 	const width = opts.width ?? ('isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 80);
 	if (opts.json) {
 		out.json(coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS))), 2);

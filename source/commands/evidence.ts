@@ -1,15 +1,17 @@
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { nodeEvidence, TOP_PASSAGES, type SentenceEvidence } from '../evidence/evidence.ts';
+import { eachEvidence, TOP_PASSAGES, type SentenceEvidence } from '../evidence/evidence.ts';
 import { sentenceKey } from '../evidence/provenance.ts';
-import { sentenceSpans } from '../text/sentences.ts';
+import { safeJson } from '../text/sanitize.ts';
+import { sentenceCount } from '../text/sentences.ts';
+import { wrapColumns } from '../text/wrap.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { clean, wrap } from '../ui/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { chunkRanges } from '../evidence/evidence.ts';
-import { evidenceSession, nodeArg } from './evidence-session.ts';
-import { output, type Stream } from './output.ts';
+import { evidenceSession, nodeArg, sentenceProgress, writer } from './evidence-session.ts';
+import type { Stream } from './output.ts';
 
 export const MAX_TOP = 50;
 
@@ -26,48 +28,58 @@ export const spec = (exit: Exit) =>
 			exit(await evidenceCommand(resolveSessionsDir(flags.sessionsDir), id, { node: flags.node, sentence: flags.sentence, top: flags.top, json: !!flags.json }));
 		});
 
-export async function evidenceCommand(dir: string, id: string, opts: { node?: `n${number}`; sentence?: number; top: number; json: boolean; stdout?: Stream }): Promise<number> {
+export async function evidenceCommand(dir: string, id: string, opts: { node?: `n${number}`; sentence?: number; top: number; json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {
 	if (opts.top < 1 || opts.top > MAX_TOP) throw badInput(`--top ${opts.top}: use a whole number from 1 to ${MAX_TOP} (passages per sentence)`);
 	const stdout = opts.stdout ?? process.stdout;
-	const out = output(stdout);
 	const s = await evidenceSession(dir, id, opts.node, 'evidence');
 	const run = s.data.run;
-	const count = sentenceSpans(activeVersion(getNode(run, s.node))!.text).length;
+	const count = sentenceCount(activeVersion(getNode(run, s.node))!.text);
 	if (opts.sentence !== undefined && (opts.sentence < 1 || opts.sentence > count)) {
 		throw badInput(`--sentence ${opts.sentence}: node ${s.node} has ${count} sentence${count === 1 ? '' : 's'}; use 1 to ${count}`);
 	}
-	const evidence = nodeEvidence(run, s.index, s.node, { top: opts.top, sentences: opts.sentence === undefined ? undefined : [opts.sentence - 1] });
+	// Each sentence is written as soon as its evidence is found and then let go: a node of megabytes
+	// streams out at once, in memory that does not grow with it, with its progress on stderr.
+	const write = writer(stdout);
+	const wanted = opts.sentence === undefined ? undefined : [opts.sentence - 1];
+	const progress = sentenceProgress(opts.stderr ?? process.stderr, `evidence of ${s.node}`, wanted ? 1 : count);
 	const passageText = (p: { start: number; end: number }) => sentenceKey(s.book.slice(p.start, p.end));
-	if (opts.json) {
-		out.json(
-			{
-				session: id,
-				node: s.node,
-				final: s.final,
-				sentences: count,
-				top: opts.top,
-				evidence: evidence.map((e) => ({ ...e, passages: e.passages.map((p) => ({ chunk: p.chunk, start: p.start, end: p.end, score: p.score, verbatim: p.verbatim, text: passageText(p) })) })),
-			},
-			2,
-		);
-		return 0;
-	}
 	const columns = 'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
-	const lines = [`${s.data.book.title} — session ${id}, ${s.final ? `final summary (${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`];
-	for (const e of evidence) lines.push('', ...sentenceLines(e, passageText, columns));
-	out.line(clean(lines.join('\n')));
+	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
+	if (opts.json) {
+		const head = safeJson({ session: id, node: s.node, final: s.final, sentences: count, top: opts.top }, 2);
+		await write(`${head.slice(0, -2)},\n  "evidence": [`);
+	} else {
+		await write(`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`)}\n`);
+	}
+	let done = 0;
+	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted })) {
+		if (opts.json) {
+			const item = { ...e, passages: e.passages.map((p) => ({ chunk: p.chunk, start: p.start, end: p.end, score: p.score, verbatim: p.verbatim, text: passageText(p) })) };
+			await write(`${done === 0 ? '' : ','}\n    ${safeJson(item, 2).replaceAll('\n', '\n    ')}`);
+		} else {
+			await write(`\n${clean(sentenceLines(e, passageText, columns).join('\n'))}\n`);
+		}
+		progress.tick(++done);
+	}
+	progress.end();
+	await write(opts.json ? (done === 0 ? ']\n}\n' : '\n  ]\n}\n') : '');
 	return 0;
 }
 
 /** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
 function sentenceLines(e: SentenceEvidence, passageText: (p: { start: number; end: number }) => string, columns: number): string[] {
-	const lines = [...wrap(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns)];
+	const lines = [...wrapped(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns)];
 	const from = e.origins.length === 1 ? `written at ${e.origins[0]}` : `written at ${e.origins.join(', ')}`;
 	lines.push(`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
 	e.passages.forEach((p, k) => {
 		lines.push(`   [${k + 1}] chunk ${p.chunk}, characters ${p.start}-${p.end}, score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`);
-		lines.push(...wrap(clean(passageText(p)), columns - 7).map((l) => `       ${l}`));
+		for (const l of wrapped(clean(passageText(p)), columns - 7)) lines.push(`       ${l}`);
 	});
 	return lines;
+}
+
+/** `wrap`, in one pass for text of one-column characters (most books): wrap-ansi took most of the time of a long node. */
+function wrapped(text: string, columns: number): readonly string[] {
+	return wrapColumns(text, columns) ?? wrap(text, columns);
 }

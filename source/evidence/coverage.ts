@@ -1,5 +1,5 @@
 import type { Chunk, Run } from '../domain.ts';
-import { finalEvidence, type SentenceEvidence } from './evidence.ts';
+import { eachEvidence, type SentenceEvidence } from './evidence.ts';
 import type { PassageIndex } from './rank.ts';
 
 /**
@@ -94,8 +94,17 @@ function slopeOf(x: readonly number[], y: readonly number[]): number | null {
 	return varx > 0 ? cov / varx : null;
 }
 
-/** Coverage of the run's final summary (its root), or null before the run has one. */
-export function finalCoverage(run: Run, book: string, index: PassageIndex, parts = 10): Coverage | null {
-	const evidence = finalEvidence(run, index, { top: 1 });
-	return evidence && coverageOf(run.chunks, book.length, citedChunks(evidence), parts);
+/**
+ * Coverage of the run's final summary (its root), or null before the run has one. Each sentence's
+ * evidence is let go once its cited chunk is noted, so a summary of any length holds one number per
+ * sentence; `onSentence` hears how many are done.
+ */
+export function finalCoverage(run: Run, book: string, index: PassageIndex, parts = 10, onSentence?: (done: number) => void): Coverage | null {
+	if (!run.root) return null;
+	const cited: (number | null)[] = [];
+	for (const s of eachEvidence(run, index, run.root, { top: 1 })) {
+		cited.push(s.passages[0]?.chunk ?? null);
+		onSentence?.(cited.length);
+	}
+	return coverageOf(run.chunks, book.length, cited, parts);
 }

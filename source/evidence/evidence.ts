@@ -27,13 +27,18 @@ export interface EvidenceOptions {
  * best passages of those chunks by BM25. Pure and offline; `index` is built once per book.
  */
 export function nodeEvidence(run: Run, index: PassageIndex, node: NodeRef, opts: EvidenceOptions = {}): SentenceEvidence[] {
+	return [...eachEvidence(run, index, node, opts)];
+}
+
+/**
+ * `nodeEvidence` one sentence at a time, each worked out when it is asked for: what a command
+ * shows as it goes, holding one sentence's evidence rather than a long node's all at once.
+ */
+export function* eachEvidence(run: Run, index: PassageIndex, node: NodeRef, opts: EvidenceOptions = {}): Generator<SentenceEvidence> {
 	const top = opts.top ?? TOP_PASSAGES;
 	const tracer = opts.tracer ?? new Tracer(run);
-	const wanted = opts.sentences ? new Set(opts.sentences) : null;
-	return tracer
-		.sources(node, opts.text)
-		.filter((s) => !wanted || wanted.has(s.index))
-		.map((s) => ({ ...s, passages: index.rank(s.text, top, { chunks: s.chunks, direct: s.direct }) }));
+	const wanted = opts.sentences ? new Set(opts.sentences) : undefined;
+	for (const s of tracer.eachSource(node, opts.text, wanted)) yield { ...s, passages: index.rank(s.text, top, { chunks: s.chunks, direct: s.direct }) };
 }
 
 /** The evidence of the run's final summary (its root), or null before the run has one. */

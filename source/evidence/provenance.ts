@@ -1,7 +1,8 @@
 import type { NodeRef, Run } from '../domain.ts';
 import { activeVersion, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
 import type { Span } from '../text/sentences.ts';
-import { sentenceSpans } from '../text/sentences.ts';
+import { collapseWhitespace } from '../text/runs.ts';
+import { eachSentenceSpan } from '../text/sentences.ts';
 
 /**
  * Where a sentence of a node's summary can come from, by following the run's tree; no model call.
@@ -39,7 +40,9 @@ export interface SentenceSource {
 
 /** How sentences are matched across nodes: whitespace collapsed, nothing else. */
 export function sentenceKey(text: string): string {
-	return text.replace(/\s+/gu, ' ').trim();
+	// Not a regex replace: on a node of megabytes its record of every match took hundreds of MB, and a
+	// run of ten million ideographic spaces overflowed the stack with the `u` flag.
+	return collapseWhitespace(text).trim();
 }
 
 /**
@@ -51,6 +54,7 @@ export class Tracer {
 	readonly #run: Run;
 	readonly #texts = new Map<NodeRef, string | null>();
 	readonly #under = new Map<NodeRef, ReadonlySet<number>>();
+	readonly #origins = new Map<string, { chunks: number[]; direct: number[] }>();
 
 	constructor(run: Run) {
 		this.#run = run;
@@ -58,12 +62,37 @@ export class Tracer {
 
 	/** Every sentence of `text` (default: the node's active version) with its origins and chunks. */
 	sources(node: NodeRef, text?: string): SentenceSource[] {
+		return [...this.eachSource(node, text)];
+	}
+
+	/**
+	 * The sources of `sources`, one at a time, so that a caller can show each and let it go: a node
+	 * edited to megabytes has hundreds of thousands of sentences. With `wanted`, only the sentences
+	 * of those indices are traced.
+	 */
+	*eachSource(node: NodeRef, text?: string, wanted?: ReadonlySet<number>): Generator<SentenceSource> {
 		const n = findNode(this.#run, node);
 		const own = text ?? (n ? (activeVersion(n)?.text ?? null) : null);
 		if (own === null) throw new Error(n ? `node ${node} has no text yet` : `no node ${node} in this run`);
-		return sentenceSpans(own).map((span, index) => {
+		let index = -1;
+		for (const span of eachSentenceSpan(own)) {
+			index++;
+			if (wanted && !wanted.has(index)) continue;
 			const sentence = own.slice(span.start, span.end);
 			const origins = this.origins(node, sentence);
+			yield { index, span, text: sentence, origins, ...this.#chunksOf(origins) };
+		}
+	}
+
+	/**
+	 * The chunks under `origins` and those they read directly, ascending. Kept per set of origins
+	 * (most sentences of a node share a few), and the arrays are shared: they are read, never changed.
+	 * Worked out for each sentence, the chunks of a book of thousands cost more than the ranking.
+	 */
+	#chunksOf(origins: readonly NodeRef[]): { chunks: number[]; direct: number[] } {
+		const key = origins.join(' ');
+		let found = this.#origins.get(key);
+		if (!found) {
 			const chunks = new Set<number>();
 			const direct = new Set<number>();
 			for (const origin of origins) {
@@ -71,8 +100,10 @@ export class Tracer {
 				for (const ref of findNode(this.#run, origin)?.inputs ?? []) if (isChunkRef(ref)) direct.add(Number(ref.slice(1)));
 			}
 			const ascending = (set: Set<number>) => [...set].sort((a, b) => a - b);
-			return { index, span, text: sentence, origins, chunks: ascending(chunks), direct: ascending(direct) };
-		});
+			found = { chunks: ascending(chunks), direct: ascending(direct) };
+			this.#origins.set(key, found);
+		}
+		return found;
 	}
 
 	/** The nodes under `node` where `sentence` was written: `node` itself unless it read the sentence. */

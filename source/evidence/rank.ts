@@ -11,6 +11,8 @@ export interface Hit extends Passage {
 	verbatim: boolean;
 }
 
+const NONE: ReadonlySet<number> = new Set();
+
 /** What a query prefers beyond its words. */
 export interface RankOptions {
 	/** Chunks to search (all when absent). */
@@ -34,6 +36,7 @@ export class PassageIndex {
 	/** Each passage's text as queries are matched word for word, made when first needed. */
 	readonly #keys: (string | undefined)[] = [];
 	readonly #search: MiniSearch<{ id: number; text: string }>;
+	readonly #sets = new WeakMap<Iterable<number>, ReadonlySet<number>>();
 
 	constructor(book: string, chunks: readonly Chunk[], sentences = PASSAGE_SENTENCES) {
 		this.#book = book;
@@ -49,8 +52,8 @@ export class PassageIndex {
 	 */
 	rank(query: string, top: number, opts: RankOptions = {}): Hit[] {
 		if (top <= 0) return [];
-		const allowed = opts.chunks ? new Set(opts.chunks) : null;
-		const direct = new Set(opts.direct ?? []);
+		const allowed = opts.chunks ? this.#setOf(opts.chunks) : null;
+		const direct = opts.direct ? this.#setOf(opts.direct) : NONE;
 		const key = sentenceKey(query);
 		const results = this.#search.search(query, {
 			combineWith: 'OR',
@@ -58,18 +61,45 @@ export class PassageIndex {
 			fuzzy: false,
 			filter: allowed ? (r) => allowed.has(this.passages[r.id as number]!.chunk) : undefined,
 		});
-		const hits = results.map((r) => {
+		// The best `top` by (tier, score, position), picked as the results go by: a common word matches
+		// thousands of passages, and an object and a sort for each of them cost a long node's
+		// sentences more than the search.
+		const best: (Hit & { tier: number })[] = [];
+		const better = (a: { tier: number; score: number; index: number }, b: { tier: number; score: number; index: number }) => a.tier - b.tier || b.score - a.score || a.index - b.index;
+		const offer = (passage: Passage, score: number, verbatim: boolean) => {
+			const tier = verbatim ? (direct.has(passage.chunk) ? 0 : 1) : 2;
+			if (best.length === top && better({ tier, score, index: passage.index }, best[top - 1]!) >= 0) return;
+			const hit = { ...passage, score, verbatim, tier };
+			let at = best.length;
+			while (at > 0 && better(hit, best[at - 1]!) < 0) at--;
+			best.splice(at, 0, hit);
+			if (best.length > top) best.pop();
+		};
+		for (const r of results) {
 			const passage = this.passages[r.id as number]!;
-			const verbatim = key !== '' && this.#key(passage).includes(key);
-			return { ...passage, score: r.score, verbatim, tier: verbatim ? (direct.has(passage.chunk) ? 0 : 1) : 2 };
-		});
-		if (hits.length === 0 && key !== '') {
+			offer(passage, r.score, key !== '' && this.#key(passage).includes(key));
+		}
+		if (results.length === 0 && key !== '') {
 			for (const passage of this.passages) {
-				if ((!allowed || allowed.has(passage.chunk)) && this.#key(passage).includes(key)) hits.push({ ...passage, score: 0, verbatim: true, tier: direct.has(passage.chunk) ? 0 : 1 });
+				if ((!allowed || allowed.has(passage.chunk)) && this.#key(passage).includes(key)) offer(passage, 0, true);
 			}
 		}
-		hits.sort((a, b) => a.tier - b.tier || b.score - a.score || a.index - b.index);
-		return hits.slice(0, top).map(({ tier: _, ...hit }) => hit);
+		return best.map(({ tier: _, ...hit }) => hit);
+	}
+
+	/**
+	 * `items` as a set, made once per array: the sentences of a node share their chunk arrays (see
+	 * `Tracer`), and a set of thousands of chunks made for each of a long node's sentences cost more
+	 * than ranking it.
+	 */
+	#setOf(items: Iterable<number>): ReadonlySet<number> {
+		if (items instanceof Set) return items;
+		let set = this.#sets.get(items);
+		if (!set) {
+			set = new Set(items);
+			this.#sets.set(items, set);
+		}
+		return set;
 	}
 
 	#key(passage: Passage): string {

@@ -1,5 +1,5 @@
 import type { Chunk } from '../domain.ts';
-import { sentenceSpans } from './sentences.ts';
+import { eachSentenceSpan } from './sentences.ts';
 import { countTokens, DEFAULT_ENCODING, encode, encoder, type EncodingName } from './tokens.ts';
 
 /** The smallest chunk size we accept: below it a chunk holds too little text to summarize. */
@@ -25,6 +25,26 @@ interface Atom {
 	level: number;
 	/** The first piece of a sentence cut below sentence level: it starts a new chunk. */
 	breakBefore: boolean;
+}
+
+/**
+ * A piece of text still to be cut into atoms at `level`, cut lazily: a paragraph of a million
+ * sentences, or a word of ten million tokens, was a million (ten million) atom objects held at once
+ * (1.5 GB to chunk 10 million CJK characters of one word). Taken from `pending`, it gives its next
+ * piece, as an atom when it fits or else as a finer range, and goes back on the stack for the rest.
+ */
+interface Range {
+	range: true;
+	level: number;
+	/** The next cut position (the last one is the range's end), or null when all are given. */
+	next: () => number | null;
+	/** Where the next piece starts. */
+	from: number;
+	/**
+	 * What the first atom of the range's first piece must have as `breakBefore`, whatever the cuts
+	 * below set (null: what they set). Cleared once the first piece is given.
+	 */
+	firstBreak: boolean | null;
 }
 
 /**
@@ -54,8 +74,8 @@ class Chunker {
 	private readonly paragraphs: number[];
 	private nextParagraph = 0;
 	private paragraphStart = 0;
-	/** Atoms still to place, the next one last. */
-	private readonly pending: Atom[] = [];
+	/** Atoms and ranges still to place, the next one last. */
+	private readonly pending: (Atom | Range)[] = [];
 	private readonly chunks: Chunk[] = [];
 	private current: Atom[] = [];
 	private start = 0;
@@ -71,7 +91,7 @@ class Chunker {
 
 	run(): Chunk[] {
 		for (;;) {
-			const atom = this.pending.pop() ?? this.readParagraph();
+			const atom = this.nextAtom();
 			if (!atom) {
 				if (this.current.length === 0) break;
 				this.flush();
@@ -105,61 +125,68 @@ class Chunker {
 		return this.tokensBefore(b) - this.tokensBefore(a);
 	}
 
-	private readParagraph(): Atom | undefined {
+	/** The next atom to place: from the pending stack (cutting the range on top), else from the next paragraph. */
+	private nextAtom(): Atom | undefined {
+		for (;;) {
+			const top = this.pending.pop() ?? this.readParagraph();
+			if (!top) return undefined;
+			if (!('range' in top)) return top;
+			const cut = top.next();
+			if (cut === null) continue;
+			const from = top.from;
+			const firstBreak = top.firstBreak;
+			top.from = cut;
+			top.firstBreak = null;
+			this.pending.push(top);
+			if (this.approx(from, cut) <= this.limit || top.level === CODE_POINT) {
+				return { start: from, end: cut, level: top.level, breakBefore: firstBreak ?? false };
+			}
+			// Too long: cut finer. A sentence cut into smaller pieces starts its own chunk (see chunkText).
+			this.pending.push(this.range(from, cut, top.level + 1, false, firstBreak ?? (top.level <= SENTENCE ? true : null)));
+		}
+	}
+
+	private readParagraph(): Atom | Range | undefined {
 		const end = this.paragraphs[this.nextParagraph++];
 		if (end === undefined) return undefined;
 		const start = this.paragraphStart;
 		this.paragraphStart = end;
-		const atoms: Atom[] = [];
-		if (this.approx(start, end) <= this.limit) atoms.push({ start, end, level: PARAGRAPH, breakBefore: false });
-		else this.split(start, end, SENTENCE, false, atoms);
-		this.giveBack(atoms);
-		return this.pending.pop();
-	}
-
-	/** Puts atoms, in text order, in front of the pending ones. */
-	private giveBack(atoms: Atom[]): void {
-		// A loop, not push(...atoms): a long sentence can be hundreds of thousands of word atoms.
-		for (let i = atoms.length - 1; i >= 0; i--) this.pending.push(atoms[i]!);
+		if (this.approx(start, end) <= this.limit) return { start, end, level: PARAGRAPH, breakBefore: false };
+		return this.range(start, end, SENTENCE, false, null);
 	}
 
 	/**
-	 * Cuts text[a, b) at the cuts of `level` into atoms appended to `out`; pieces still over the
-	 * limit are cut at the next level. `force` cuts even when the estimate says the piece fits (its
-	 * exact count did not).
+	 * text[a, b) to be cut at the cuts of `level` (see Range); pieces still over the limit are cut at
+	 * the next level. `force` cuts even when the estimate says the piece fits (its exact count did
+	 * not): with no cut at this level, the next level's are used.
 	 */
-	private split(a: number, b: number, level: number, force: boolean, out: Atom[]): void {
+	private range(a: number, b: number, level: number, force: boolean, firstBreak: boolean | null): Range {
 		const cuts = this.cuts(level, a, b);
-		if (cuts.length === 0 && force && level < CODE_POINT) {
-			this.split(a, b, level + 1, true, out);
-			return;
-		}
-		cuts.push(b);
-		let prev = a;
-		for (const cut of cuts) {
-			if (this.approx(prev, cut) <= this.limit || level === CODE_POINT) {
-				out.push({ start: prev, end: cut, level, breakBefore: false });
-			} else {
-				const first = out.length;
-				this.split(prev, cut, level + 1, false, out);
-				// A sentence cut into smaller pieces starts its own chunk (see chunkText).
-				if (level <= SENTENCE && out[first]) out[first].breakBefore = true;
+		let ahead = cuts.next();
+		if (ahead.done && force && level < CODE_POINT) return this.range(a, b, level + 1, true, firstBreak);
+		let done = false;
+		const next = (): number | null => {
+			if (!ahead.done) {
+				const cut = ahead.value;
+				ahead = cuts.next();
+				return cut;
 			}
-			prev = cut;
-		}
+			if (done) return null;
+			done = true;
+			return b;
+		};
+		return { range: true, level, next, from: a, firstBreak };
 	}
 
-	/** Cut positions of `level` strictly inside (a, b), leaving non-space text on both sides. */
-	private cuts(level: number, a: number, b: number): number[] {
+	/** Cut positions of `level` strictly inside (a, b), leaving non-space text on both sides, in order. */
+	private *cuts(level: number, a: number, b: number): Generator<number> {
 		const text = this.text;
 		const first = firstNonSpace(text, a, b);
 		const last = lastNonSpace(text, a, b);
 		const ok = (p: number): boolean => p > first && p <= last;
-		const out: number[] = [];
 		switch (level) {
 			case SENTENCE: {
-				const spans = sentenceSpans(text.slice(a, b));
-				for (const span of spans) if (ok(a + span.end)) out.push(a + span.end);
+				for (const span of eachSentenceSpan(text.slice(a, b))) if (ok(a + span.end)) yield a + span.end;
 				break;
 			}
 			case CLAUSE:
@@ -169,25 +196,24 @@ class Chunker {
 				const piece = text.slice(a, b);
 				for (let m = re.exec(piece); m; m = re.exec(piece)) {
 					const p = a + m.index + m[0].length;
-					if (ok(p)) out.push(p);
+					if (ok(p)) yield p;
 				}
 				break;
 			}
 			case TOKEN: {
 				for (let k = this.tokensBefore(a); k < this.ends.length && this.ends[k]! < b; k++) {
-					if (this.clean[k] && ok(this.ends[k]!)) out.push(this.ends[k]!);
+					if (this.clean[k] && ok(this.ends[k]!)) yield this.ends[k]!;
 				}
 				break;
 			}
 			case CODE_POINT: {
 				// The last resort may leave whitespace alone on one side (mergeBlankChunks tidies up).
 				for (let p = a + 1; p < b; p++) {
-					if (!(isLowSurrogate(text.charCodeAt(p)) && isHighSurrogate(text.charCodeAt(p - 1)))) out.push(p);
+					if (!(isLowSurrogate(text.charCodeAt(p)) && isHighSurrogate(text.charCodeAt(p - 1)))) yield p;
 				}
 				break;
 			}
 		}
-		return out;
 	}
 
 	/** Emits the current atoms as one chunk, giving back atoms whose exact count overflows. */
@@ -202,10 +228,7 @@ class Chunker {
 				if (this.current.length === 1) {
 					// One atom whose standalone count exceeds its estimate: cut it finer and retry.
 					const atom = this.current.pop()!;
-					const finer: Atom[] = [];
-					this.split(atom.start, atom.end, Math.min(atom.level + 1, CODE_POINT), true, finer);
-					if (finer[0]) finer[0].breakBefore = atom.breakBefore;
-					this.giveBack(finer);
+					this.pending.push(this.range(atom.start, atom.end, Math.min(atom.level + 1, CODE_POINT), true, atom.breakBefore));
 					return;
 				}
 				// Give back at least as many estimated tokens as the chunk is over.

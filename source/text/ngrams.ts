@@ -1,3 +1,5 @@
+import { runsOf } from './runs.ts';
+
 /**
  * Word n-grams for the summary statistics. A word is a run of letters, combining marks and digits,
  * with apostrophes allowed inside it ("don't", "Anna's"), lowercased; quote marks around a word
@@ -5,14 +7,15 @@
  * and "don't" in a summary are the same word.
  */
 
-const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*/gu;
+// What `/[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*/gu` matches, found in constant stack (see runs.ts).
+const LETTERS = '[\\p{L}\\p{M}\\p{N}]';
+const APOSTROPHES = "'’";
 
 /** Calls `visit` with each word of `text`, in order, without collecting them. */
 export function forEachWord(text: string, visit: (word: string) => void): void {
 	// Normalizing the whole text once is much cheaper than once per word on a book.
 	const lower = text.toLowerCase().replaceAll('’', "'");
-	const re = new RegExp(WORD.source, WORD.flags);
-	for (let m = re.exec(lower); m; m = re.exec(lower)) visit(m[0]);
+	for (const [start, end] of runsOf(lower, LETTERS, APOSTROPHES)) visit(lower.slice(start, end));
 }
 
 export function words(text: string): string[] {

@@ -1,4 +1,5 @@
 import { lexicon } from './lexicon.ts';
+import { runsOf } from './runs.ts';
 
 /** A sentence as a character range of the text it came from. */
 export interface Span {
@@ -54,8 +55,19 @@ type Evidence = true | false | 'unknown';
 
 /** The word itself: "Snow's," -> "Snow". */
 function bareWord(word: string): string {
-	return word.replace(/[^\p{L}\p{N}'’.-].*$/u, '').replace(/['’].*$/u, '').replace(/\.+$/u, '');
+	// Cut before the first character that is not a letter, digit, apostrophe, full stop or hyphen,
+	// then before the first apostrophe; a regex `.*$` overflowed the stack on a word of millions.
+	const other = NOT_IN_WORD.exec(word)?.index ?? word.length;
+	let bare = word.slice(0, other);
+	const apostrophe = APOSTROPHE.exec(bare)?.index ?? bare.length;
+	bare = bare.slice(0, apostrophe);
+	let end = bare.length;
+	while (end > 0 && bare.charCodeAt(end - 1) === 46) end--;
+	return bare.slice(0, end);
 }
+
+const NOT_IN_WORD = /[^\p{L}\p{N}'’.-]/u;
+const APOSTROPHE = /['’]/u;
 
 /** Does `next` (the word after a possible boundary) start a sentence, by its spelling alone? */
 function startsSentence(next: string): Evidence {
@@ -68,6 +80,13 @@ function startsSentence(next: string): Evidence {
 	if (word.length < 2) return 'unknown';
 	const words = lexicon();
 	return words.common(word) && !words.name(word) ? true : 'unknown';
+}
+
+/** How many sentences `text` has, counted without keeping them. */
+export function sentenceCount(text: string): number {
+	let count = 0;
+	for (const _ of eachSentenceSpan(text)) count++;
+	return count;
 }
 
 /** Whether the sentence ends after `word` (which ends in a mark, possibly before closing quotes). */
@@ -95,22 +114,43 @@ function endsAfter(word: string, next: string): boolean {
  * line break is a boundary.
  */
 export function sentenceSpans(text: string): Span[] {
-	const spans: Span[] = [];
-	const lineRe = /[^\n]+/gu;
-	for (let line = lineRe.exec(text); line; line = lineRe.exec(text)) {
-		const words: Span[] = [];
-		const wordRe = /\S+/gu;
-		for (let w = wordRe.exec(line[0]); w; w = wordRe.exec(line[0])) words.push({ start: line.index + w.index, end: line.index + w.index + w[0].length });
-		let first = 0;
-		for (let i = 0; i < words.length; i++) {
-			const last = i === words.length - 1;
-			const word = text.slice(words[i]!.start, words[i]!.end);
-			if (!last && !(MARKS.test(word.replace(TRAILING_CLOSERS, '')) && endsAfter(word, text.slice(words[i + 1]!.start, words[i + 1]!.end)))) continue;
-			spans.push({ start: words[first]!.start, end: words[i]!.end });
-			first = i + 1;
+	return [...eachSentenceSpan(text)];
+}
+
+/**
+ * `sentenceSpans` one at a time, holding one word of look-ahead: the chunker cuts a paragraph of
+ * millions of sentences without keeping them all.
+ */
+export function* eachSentenceSpan(text: string): Generator<Span> {
+	// The sentence being read starts at `first`; the word before the current one is [prevStart, prevEnd).
+	let first = -1;
+	let prevStart = -1;
+	let prevEnd = -1;
+	// Where the line of the word before ends (a word never holds a line break).
+	let lineEnd = -1;
+	// Words are runs of non-space, found in constant stack: a regex `\S+` overflowed the stack on a
+	// word of ten million CJK characters.
+	for (const [start, end] of runsOf(text, '\\S')) {
+		const newLine = start > lineEnd;
+		if (prevStart < 0) first = start;
+		else if (newLine || endsSentence(text.slice(prevStart, prevEnd), text.slice(start, end))) {
+			// The last word of a line ends its sentence.
+			yield { start: first, end: prevEnd };
+			first = start;
 		}
+		if (newLine) {
+			lineEnd = text.indexOf('\n', end);
+			if (lineEnd === -1) lineEnd = text.length;
+		}
+		prevStart = start;
+		prevEnd = end;
 	}
-	return spans;
+	if (prevStart >= 0) yield { start: first, end: prevEnd };
+}
+
+/** Whether the sentence ends after `word`, which `next` follows on the same line. */
+function endsSentence(word: string, next: string): boolean {
+	return MARKS.test(word.replace(TRAILING_CLOSERS, '')) && endsAfter(word, next);
 }
 
 export function splitSentences(text: string): string[] {

@@ -1,3 +1,5 @@
+import { runsOf } from './runs.ts';
+
 /**
  * TextRank over sentences (Mihalcea & Tarau 2004) with LexRank's similarity (Erkan & Radev 2004):
  * a graph whose nodes are sentences and whose edge weights are the cosine similarity of their
@@ -41,11 +43,15 @@ const STOPWORDS = new Set(
 );
 
 // Letters and digits, keeping inner apostrophes ("didn't", "Anne’s") so contractions stay one word.
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+// As `/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu`, in constant stack: a summary sentence can be a word of megabytes (see runs.ts).
+const LETTERS = '[\\p{L}\\p{N}]';
 
 /** Lowercase word tokens of a sentence, in order (punctuation dropped, curly apostrophes unified). */
 export function wordTokens(sentence: string): string[] {
-	return (sentence.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/gu, "'"));
+	const lower = sentence.toLowerCase();
+	const out: string[] = [];
+	for (const [start, end] of runsOf(lower, LETTERS, "'’")) out.push(lower.slice(start, end).replaceAll('’', "'"));
+	return out;
 }
 
 /** The tokens that count for similarity: word tokens without stopwords. */

@@ -34,7 +34,36 @@ export function encoder(name: EncodingName = DEFAULT_ENCODING): Tiktoken {
  * punctuation) are far shorter, so normal text is never cut and its counts stay exact.
  */
 export const MAX_RUN = 128;
-const LONG_RUN = new RegExp(`[\\p{L}\\p{M}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN + 1},}`, 'gu');
+// The three kinds of run: letters and marks, whitespace, and punctuation or symbols (digits are none).
+const KINDS = ['[\\p{L}\\p{M}]', '\\s', '[^\\s\\p{L}\\p{M}\\p{N}]'];
+// Where a run longer than MAX_RUN starts, and which kind it is (the group that matched). The match
+// has a fixed length: a regex match of unbounded length costs the regex engine stack in proportion
+// to it, and a run of 6 MB overflowed it ("Maximum call stack size exceeded").
+const LONG_RUN_START = new RegExp(KINDS.map((kind) => `(${kind}{${MAX_RUN + 1}})`).join('|'), 'gu');
+// The rest of a run, matched a bounded stretch at a time from where the last one stopped.
+const RUN_STEP = 4096;
+const RUN_REST = KINDS.map((kind) => new RegExp(`${kind}{1,${RUN_STEP}}`, 'uy'));
+
+/**
+ * The runs of more than MAX_RUN characters of one kind in `text`, as [start, end) ranges in order:
+ * what `/[\p{L}\p{M}]{129,}|\s{129,}|[^\s\p{L}\p{M}\p{N}]{129,}/gu` matches, found in time linear in
+ * the text and in constant stack at any length of run.
+ */
+export function* longRuns(text: string): Generator<[number, number]> {
+	const start = new RegExp(LONG_RUN_START);
+	for (let m = start.exec(text); m; m = start.exec(text)) {
+		const rest = RUN_REST[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2]!;
+		let end = m.index + m[0].length;
+		for (;;) {
+			rest.lastIndex = end;
+			const more = rest.exec(text);
+			if (!more) break;
+			end += more[0].length;
+		}
+		yield [m.index, end];
+		start.lastIndex = end;
+	}
+}
 
 /**
  * Token ids of `text`. `encode_ordinary` treats special-token text such as `<|endoftext|>` as plain
@@ -46,9 +75,8 @@ export function encode(text: string, name: EncodingName = DEFAULT_ENCODING): Uin
 	const enc = encoder(name);
 	if (text.length <= MAX_RUN || !mayHaveLongRun(text)) return enc.encode_ordinary(text);
 	const cuts: number[] = [];
-	for (const run of text.matchAll(LONG_RUN)) {
-		const end = run.index + run[0].length;
-		for (let p = run.index + MAX_RUN; p < end; p += MAX_RUN) {
+	for (const [start, end] of longRuns(text)) {
+		for (let p = start + MAX_RUN; p < end; p += MAX_RUN) {
 			// Never between the two halves of a surrogate pair.
 			if (isLowSurrogate(text.charCodeAt(p)) && isHighSurrogate(text.charCodeAt(p - 1))) p += 1;
 			if (p < end) cuts.push(p);
@@ -75,7 +103,7 @@ export function encode(text: string, name: EncodingName = DEFAULT_ENCODING): Uin
 }
 
 /**
- * False when `text` surely has no run LONG_RUN would find, told by one pass over its char codes:
+ * False when `text` surely has no run `longRuns` would find, told by one pass over its char codes:
  * the regex's Unicode classes cost a run of War and Peace half a second. A run of letters, marks or
  * punctuation has no ASCII whitespace in it; a run of whitespace has nothing but ASCII whitespace
  * and characters beyond ASCII. Text with neither kind of stretch longer than MAX_RUN has no run.
@@ -124,5 +152,6 @@ export function truncateToTokens(text: string, limit: number, name: EncodingName
 
 export function countWords(text: string): number {
 	const trimmed = text.trim();
-	return trimmed.length === 0 ? 0 : trimmed.split(/\s+/u).length;
+	// No `u` flag: the same whitespace, and no stack overflow on a run of millions of it.
+	return trimmed.length === 0 ? 0 : trimmed.split(/\s+/).length;
 }
