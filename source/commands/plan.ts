@@ -55,7 +55,7 @@ export async function planCommand(path: string, opts: { config: ConfigInput; jso
 		`  total ${result.calls.total} calls (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
 		result.estimate.priced
 			? `estimated cost: $${cost.cost.toFixed(4)}`
-			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see README)`,
+			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see docs/providers.md, "Prices")`,
 		...(result.limits ? [limitsLine(result.limits, calls, usage.input + usage.output)] : []),
 	];
 	out.line(lines.join('\n'));

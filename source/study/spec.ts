@@ -70,7 +70,7 @@ export function parseStudy(value: unknown, file: string): StudySpec {
 	}
 	const field = String(issue.path[0] ?? 'name');
 	const where = issue.path.length > 0 ? fieldPath(issue.path) : field;
-	const fix = FIXES[field] ?? 'see the README, "Studies"';
+	const fix = FIXES[field] ?? 'see docs/studies.md';
 	throw studyError(file, `${where}: ${issue.message.replace(/^Invalid input: /u, '')}; use ${fix}`);
 }
 
