@@ -13,7 +13,6 @@ import { loadBook } from '../source/commands/run-config.ts';
 import { scoreCommand } from '../source/commands/score.ts';
 import type { ConfigInput } from '../source/config.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
-import { UserError } from '../source/errors.ts';
 import { createProvider } from '../source/llm/create.ts';
 import { ProviderError } from '../source/llm/provider.ts';
 import { newRun } from '../source/summarize/run.ts';
@@ -21,6 +20,7 @@ import { Session } from '../source/store/session.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { request } from './support/provider-kit.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
+import { usageError } from './support/assertions.ts';
 
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
@@ -34,17 +34,6 @@ function scratch(t: { after: (fn: () => void) => void }) {
 
 const quiet = () => ({ stdout: new PassThrough(), stderr: new PassThrough() });
 
-/** A one-line usage error (exit 2) whose message matches `pattern`. */
-function usageError(pattern: RegExp, secret?: string) {
-	return (error: unknown) => {
-		assert.ok(error instanceof UserError, String(error));
-		assert.equal(error.exitCode, 2);
-		assert.match(error.message, pattern);
-		assert.ok(!error.message.includes('\n'), error.message);
-		if (secret) assert.ok(!error.message.includes(secret), `the message shows the password: ${error.message}`);
-		return true;
-	};
-}
 
 const openai = (baseUrl: string | null, extra: Partial<ConfigInput> = {}): ConfigInput => ({ provider: 'openai', model: 'gpt-4o-mini', baseUrl, chunkSize: 1024, ...extra });
 const KEY_ENV = { OPENAI_API_KEY: 'sk-test-key', ANTHROPIC_API_KEY: 'sk-test-key' };

@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { resumeCommand } from '../source/commands/resume.ts';
 import { loadBook } from '../source/commands/run-config.ts';
 import { runCommand } from '../source/commands/run.ts';
-import { UserError } from '../source/errors.ts';
 import { createProvider } from '../source/llm/create.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
 import { parseStudy } from '../source/study/spec.ts';
@@ -17,6 +16,7 @@ import { Session } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
+import { usageError } from './support/assertions.ts';
 
 /**
  * Issue 24, items 5 and 7: internal errors that reached the user bare (a session file that is a
@@ -42,17 +42,6 @@ function oneLine(stderr: string): string {
 	return stderr.trim();
 }
 
-/** A one-line usage error (exit 2) whose message matches `pattern` and does not show `secret`. */
-function usageError(pattern: RegExp, secret?: string) {
-	return (error: unknown) => {
-		assert.ok(error instanceof UserError, String(error));
-		assert.equal(error.exitCode, 2);
-		assert.match(error.message, pattern);
-		assert.ok(!error.message.includes('\n'), error.message);
-		if (secret) assert.ok(!error.message.includes(secret), `the message shows the secret: ${error.message}`);
-		return true;
-	};
-}
 
 /** A session's state but for the times it was opened and saved. */
 function content(stateFile: string): unknown {

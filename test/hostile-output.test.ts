@@ -20,6 +20,7 @@ import { showCommand } from '../source/commands/show.ts';
 import type { ConfigInput } from '../source/config.ts';
 import { Session } from '../source/store/session.ts';
 import { annotationReply, startFakeApi } from './support/fake-api.ts';
+import { capture } from './support/assertions.ts';
 
 /**
  * Every command's output with a hostile book (its title changes the terminal's title, its text
@@ -40,17 +41,6 @@ const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u20
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
-function capture() {
-	let text = '';
-	const stream = new Writable({
-		decodeStrings: false,
-		write(chunk, _encoding, done) {
-			text += String(chunk);
-			done();
-		},
-	});
-	return { stream, text: () => text };
-}
 
 /** Runs a command with captured stdout and stderr; both must be free of anything a terminal acts on. */
 async function safely(name: string, command: (io: { stdout: Writable; stderr: Writable }) => Promise<number>, expectCode = 0) {

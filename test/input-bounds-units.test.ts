@@ -14,6 +14,7 @@ import { sentenceProgress, writer } from '../source/commands/evidence-session.ts
 import { longRuns, MAX_RUN } from '../source/text/tokens.ts';
 import { wrapColumns } from '../source/text/wrap.ts';
 import { prng } from './support/prng.ts';
+import { capture } from './support/assertions.ts';
 
 /** The parts behind issue 24's input bounds (see input-bounds.test.ts for the inputs themselves). */
 
@@ -59,21 +60,14 @@ test('wrapColumns gives what wrap-ansi gives for text of one-column characters, 
 
 test('progress over sentences: nothing within the first second, then at most a line a second, and the total at the end', () => {
 	let now = 0;
-	let text = '';
-	const stream = new Writable({
-		decodeStrings: false,
-		write(chunk, _encoding, done) {
-			text += String(chunk);
-			done();
-		},
-	});
+	const { stream, text: written } = capture();
 	const quick = sentenceProgress(stream, 'evidence of n3', 10, () => now);
 	for (let done = 1; done <= 10; done++) {
 		now += 50;
 		quick.tick(done);
 	}
 	quick.end();
-	assert.equal(text, '', 'work done within a second says nothing');
+	assert.equal(written(), '', 'work done within a second says nothing');
 
 	now = 0;
 	const slow = sentenceProgress(stream, 'coverage of n9', 12_000, () => now);
@@ -82,7 +76,7 @@ test('progress over sentences: nothing within the first second, then at most a l
 		slow.tick(done);
 	}
 	slow.end();
-	const lines = text.trimEnd().split('\n');
+	const lines = written().trimEnd().split('\n');
 	assert.deepEqual(lines.slice(0, 2), ['coverage of n9: 4,000 of 12,000 sentences (33%), 1s', 'coverage of n9: 8,000 of 12,000 sentences (66%), 2s']);
 	assert.equal(lines.at(-1), 'coverage of n9: 12,000 of 12,000 sentences (100%), 3s');
 	assert.equal(lines.length, 4);
