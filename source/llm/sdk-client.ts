@@ -205,13 +205,25 @@ export async function readStream<E>(stream: AsyncIterable<E>, reader: EventReade
 	return text;
 }
 
-/** What `request` asks of the limits: its prompt, less a prefix the provider's cache holds and does not count, and its output limit. */
+/**
+ * What `request` asks of the limits: its prompt, less a prefix the provider's cache holds and does not
+ * count, and its output limit. The prefix (BooookScore's instructions and summary, the same for every
+ * sentence) is counted once, not once per call.
+ */
 function askOf(request: CallRequest, limiter: RateLimiter): Ask {
-	const prompt = countTokens(request.prompt);
-	const prefix = request.cacheablePrefix;
-	if (!prefix || !request.prompt.startsWith(prefix) || !limiter.freeCache(prefix)) return { input: prompt, output: request.maxTokens };
-	const cached = countTokens(prefix);
-	return { input: Math.max(0, prompt - cached), output: request.maxTokens, cached };
+	const prefix = request.cacheablePrefix && request.prompt.startsWith(request.cacheablePrefix) ? request.cacheablePrefix : '';
+	const cached = prefix ? prefixTokens(prefix) : 0;
+	const input = cached + countTokens(request.prompt.slice(prefix.length));
+	if (!prefix || !limiter.freeCache(prefix)) return { input, output: request.maxTokens };
+	return { input: input - cached, output: request.maxTokens, cached };
+}
+
+let counted = { prefix: '', tokens: 0 };
+
+/** Tokens of a cacheable prefix: the last one's count is kept, as calls with one prefix come together. */
+function prefixTokens(prefix: string): number {
+	if (counted.prefix !== prefix) counted = { prefix, tokens: countTokens(prefix) };
+	return counted.tokens;
 }
 
 /**
@@ -219,7 +231,7 @@ function askOf(request: CallRequest, limiter: RateLimiter): Ask {
  * the cache rather than read it: Anthropic caches one of 1,024 tokens or more (2,048 for Haiku).
  */
 function cachedOnceAnswered(prefix: string): boolean {
-	return countTokens(prefix) >= 2048;
+	return prefixTokens(prefix) >= 2048;
 }
 
 // A response's headers reach the limiter of the attempt that asked: the hook rides in the request's
