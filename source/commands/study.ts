@@ -1,4 +1,3 @@
-import { rateWaitText } from '../ui/state/progress.ts';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { BatchPool } from '../engine/batch-pool.ts';
@@ -23,6 +22,7 @@ import { cancelOnSignal } from './interrupt.ts';
 import { output, safeText, type Stream } from './output.ts';
 import { StudyRunner, type CellWork, type StudyEvent } from '../engine/study-runner.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-plan.ts';
+import { rateWaitText } from '../ui/state/progress.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
