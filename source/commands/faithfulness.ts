@@ -46,7 +46,7 @@ export interface FaithfulnessOptions {
 function judgeOf(data: BookSessionData, opts: FaithfulnessOptions, env: NodeJS.ProcessEnv): { provider: ProviderName; model: string; baseUrl: string | null } {
 	const own = data.run.config;
 	const ownLLM = own.provider !== 'extractive' ? own : null;
-	const provider = (opts.provider as ProviderName | undefined) ?? ownLLM?.provider ?? defaultProvider(env);
+	const provider = (opts.provider as ProviderName | undefined) ?? ownLLM?.provider ?? defaultProvider(env, opts.baseUrl);
 	const same = ownLLM !== null && ownLLM.provider === provider;
 	const model = opts.model ?? (same ? ownLLM.model : defaultModel(provider));
 	return { provider, model, baseUrl: opts.baseUrl ?? (same && ownLLM.model === model ? ownLLM.baseUrl : null) };

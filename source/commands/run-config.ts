@@ -44,7 +44,7 @@ export type RunFlags = ReturnType<ReturnType<typeof withRunOptions<[], {}>>['opt
 
 /** The run's configuration as the flags give it, defaults filled in (checked by `loadBook`). */
 export function configInput(flags: RunFlags): ConfigInput {
-	const provider = flags.provider ?? defaultProvider();
+	const provider = flags.provider ?? defaultProvider(process.env, flags.baseUrl);
 	return {
 		method: flags.method,
 		provider,

@@ -92,7 +92,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		throw badInput('nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE');
 	}
 	// Checked even when nothing needs annotating, so a bad address is never accepted silently.
-	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env)));
+	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env, opts.baseUrl)));
 	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
 	if (opts.id !== undefined) {
 		await refuseAwaitedBatches(sessionsDir, opts.id, opts.abandonBatches === true);
@@ -143,7 +143,7 @@ function choose(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: reado
 	const env = opts.env ?? process.env;
 	const explicit = opts.provider !== undefined || opts.model !== undefined;
 	const own = opts.ownModel && (opts.provider === undefined || opts.provider === opts.ownModel.provider) ? opts.ownModel : null;
-	const provider = opts.provider ?? own?.provider ?? defaultProvider(env);
+	const provider = opts.provider ?? own?.provider ?? defaultProvider(env, opts.baseUrl);
 	const named = `${provider}/${opts.model ?? own?.model ?? defaultModel(provider)}`;
 	const requested = explicit ? named : null;
 	const fallback = requested ?? sessionAnnotator(data.annotations, named);

@@ -51,12 +51,14 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 	};
 	switch (opts.provider) {
 		case 'openai': {
-			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai'), baseURL: baseUrl(opts.baseUrl, env, 'OPENAI') };
+			const baseURL = baseUrl(opts.baseUrl, env, 'OPENAI');
+			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai', baseURL), baseURL };
 			const options = { ...common, ...account, limiter: limiterOf('openai', account, opts) };
 			return sdkProvider('openai', options, async () => new (await import('./openai.ts')).OpenAIProvider(options));
 		}
 		case 'anthropic': {
-			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic'), baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC') };
+			const baseURL = baseUrl(opts.baseUrl, env, 'ANTHROPIC');
+			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic', baseURL), baseURL };
 			const options = { ...common, ...account, limiter: limiterOf('anthropic', account, opts) };
 			return sdkProvider('anthropic', options, async () => new (await import('./anthropic.ts')).AnthropicProvider(options));
 		}
@@ -101,7 +103,8 @@ export function createBatchApi(opts: { provider: ProviderName; model: string; ba
 	const env = opts.env ?? process.env;
 	if (opts.provider === 'extractive') throw badInput('the extractive baseline makes no model calls, so it has no batch API; use "batch" with openai or anthropic');
 	const vendor = opts.provider === 'openai' ? 'OPENAI' : 'ANTHROPIC';
-	const options = { apiKey: requireKey(env, `${vendor}_API_KEY`, opts.provider), model: opts.model, baseURL: baseUrl(opts.baseUrl, env, vendor) };
+	const baseURL = baseUrl(opts.baseUrl, env, vendor);
+	const options = { apiKey: requireKey(env, `${vendor}_API_KEY`, opts.provider, baseURL), model: opts.model, baseURL };
 	const loaded: Promise<BatchApi> =
 		opts.provider === 'openai' ? import('./openai-batch.ts').then((m) => new m.OpenAIBatchApi(options)) : import('./anthropic-batch.ts').then((m) => new m.AnthropicBatchApi(options));
 	loaded.catch(() => {});
@@ -121,16 +124,34 @@ function baseUrl(flag: string | null | undefined, env: NodeJS.ProcessEnv, vendor
 	return url === null ? null : checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
 }
 
-function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string): string {
+/** What the SDKs send as the key to a server that takes none (they refuse to start without one). */
+export const NO_KEY = 'no-key';
+
+/**
+ * The key in `name`. A server of one's own (vLLM, llama.cpp, Ollama) usually takes no key, so with a
+ * base URL that is not the vendor's API a missing key is no error: the server says if it wants one.
+ */
+function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string, baseURL: string | null): string {
 	const key = env[name]?.trim();
+	if (!key && baseURL !== null && !isVendorApi(baseURL)) return NO_KEY;
 	if (!key) throw badInput(`${name} is not set: export it to use --provider ${provider}, or use --provider extractive (no key)`);
 	return key;
 }
 
-/** The provider a user gets without `--provider`: whichever key is present, else the offline baseline. */
-export function defaultProvider(env: NodeJS.ProcessEnv = process.env): ProviderName {
+function isVendorApi(url: string): boolean {
+	const host = new URL(url).hostname;
+	return host === 'api.openai.com' || host === 'api.anthropic.com';
+}
+
+/**
+ * The provider a user gets without `--provider`: whichever key is present; else openai when a server
+ * is named (`--base-url`, OPENAI_BASE_URL), since an OpenAI-compatible server is what one runs
+ * locally; else the offline baseline.
+ */
+export function defaultProvider(env: NodeJS.ProcessEnv = process.env, baseUrl?: string | null): ProviderName {
 	if (env.OPENAI_API_KEY?.trim()) return 'openai';
 	if (env.ANTHROPIC_API_KEY?.trim()) return 'anthropic';
+	if (baseUrl || env.OPENAI_BASE_URL?.trim()) return 'openai';
 	return 'extractive';
 }
 
