@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startFakeApi } from './support/fake-api.ts';
+import { bookishReply } from './support/summary-reply.ts';
+import { tempDir } from './support/temp.ts';
+
+// The README's quick start is what a newcomer types first: every command of it is run here as
+// written, through the shell and npm, with the two vendors' APIs and the "own server" example
+// pointed at the local fake API, so the README cannot drift from what works.
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The command lines of the block under the README's quickstart marker. */
+function quickStart(): string[] {
+	const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+	const block = /<!-- quickstart[^>]*-->\n```sh\n([\s\S]*?)```/u.exec(readme);
+	assert.ok(block, 'the README has a quick start block under its marker');
+	return block[1]!.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+}
+
+function shell(line: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	const child = spawn('/bin/sh', ['-c', line], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+	child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+	return new Promise((done, fail) => {
+		child.on('error', fail);
+		child.on('close', (code) => done({ code, stdout, stderr }));
+	});
+}
+
+test("every command of the README's quick start works as written", { timeout: 600_000 }, async (t) => {
+	const api = await startFakeApi({ respond: bookishReply(250) });
+	t.after(() => api.close());
+	const sessions = join(tempDir('readme'), 'sessions');
+	// The vendors' addresses come from their *_BASE_URL variables, as a user's proxy would give them;
+	// the README's own server address is replaced by the fake's.
+	const envOf = (line: string): Record<string, string> => ({
+		BOOOOK_SESSIONS: sessions,
+		...(line.includes('OPENAI_API_KEY=') ? { OPENAI_BASE_URL: api.openaiBaseUrl } : {}),
+		...(line.includes('ANTHROPIC_API_KEY=') ? { ANTHROPIC_BASE_URL: api.anthropicBaseUrl } : {}),
+	});
+	const lines = quickStart();
+	assert.ok(lines.length >= 5, lines.join('\n'));
+	const providers: string[] = [];
+	for (const written of lines) {
+		const line = written.replace('http://localhost:8000/v1', api.openaiBaseUrl);
+		const before = new Set(readdirSafe(sessions));
+		const result = await shell(line, envOf(line));
+		assert.equal(result.code, 0, `${written}\n${result.stderr}`);
+		assert.doesNotMatch(result.stderr, /error/iu, written);
+		const made = readdirSafe(sessions).filter((id) => !before.has(id) && !id.startsWith('.'));
+		if (/ -- \.\.\/shared\/books\//u.test(written)) {
+			// A run: one new session, done, and its summary printed.
+			assert.equal(made.length, 1, written);
+			const data = JSON.parse(readFileSync(join(sessions, made[0]!, 'session.json'), 'utf8'));
+			assert.equal(data.run.status, 'done', written);
+			// Which provider each example promises: its key, a server of one's own, else the offline baseline.
+			const promised = written.includes('ANTHROPIC_API_KEY=') ? 'anthropic' : /OPENAI_API_KEY=|--base-url /u.test(written) ? 'openai' : 'extractive';
+			assert.equal(data.run.config.provider, promised, written);
+			providers.push(data.run.config.provider);
+			assert.ok(result.stdout.split(/\s+/u).length > 100, `${written}: a summary on stdout\n${result.stdout}\n${result.stderr}`);
+		}
+		if (/ -- sessions$/u.test(written)) assert.ok(result.stdout.split('\n').filter((l) => l.includes('done')).length >= providers.length, result.stdout);
+		if (/ -- plan /u.test(written)) assert.match(result.stdout, /total \d+ calls/u);
+	}
+	assert.deepEqual([...new Set(providers)].sort(), ['anthropic', 'extractive', 'openai']);
+	assert.ok(api.requests.some((r) => r.api === 'anthropic') && api.requests.some((r) => r.api === 'openai'));
+});
+
+function readdirSafe(dir: string): string[] {
+	try {
+		return readdirSync(dir);
+	} catch {
+		return [];
+	}
+}
