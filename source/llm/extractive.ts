@@ -19,10 +19,9 @@ import { ProviderError, type CallRequest, type CallResult, type Provider } from 
  *   with a capital, of at least MIN_WORDS words, whose quotation marks balance. Of those, narrative
  *   (no quotation marks, not inside a quotation of its paragraph) goes before speech. The rest
  *   ("Oh, Lydia!", the first or last line of a quotation) is taken only when none of those fits.
- * - Several inputs share the budget by the number of chunks each stands for (`Task.covers`), so the
- *   summary follows the whole arc: a merge of 13 summaries and one of 5 get 13 and 5 parts, and an
- *   update gives the new chunk one part in j + 1 beside the running summary of j chunks. Room a text
- *   leaves goes to the best sentences of any text.
+ * - Several inputs share the budget by the part of the book each stands for, so the summary follows
+ *   the whole arc (see `sharesOf`): merge inputs by their chunks, and an update keeps the running
+ *   summary and adds the new chunk's best sentence once the room the budget grew by holds it.
  * - A line without a final mark (a heading, a salutation) is taken only when the inputs have nothing
  *   else, and then it gets a '.' so the output ends with one.
  * - Exact repeats of a chosen sentence are skipped (merge inputs can overlap).
@@ -136,7 +135,7 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 
 	// Greedy by rank; a sentence that would overflow is skipped and shorter ones are still tried
 	// (unless held). Sentence token counts add up to about the joined text's (the check below is
-	// exact), and a sentence that fits alone is always taken, so the cut below happens only when none does.
+	// exact), and the fallbacks take any sentence that fits alone, so the cut below happens only when none does.
 	const taken: number[] = [];
 	const seen = new Set<string>();
 	const used = texts.map(() => 0);
@@ -147,7 +146,8 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 		for (const i of order) {
 			const { text, source, words: w } = all[i]!;
 			if (seen.has(text) || closed.has(source)) continue;
-			const fits = words + w <= maxWords && (!withShares || used[source]! + w <= shares[source]!) && tokens + tokensOf(i) <= maxTokens;
+			const inShare = !withShares || used[source]! + w <= shares[source]!;
+			const fits = inShare && words + w <= maxWords && tokens + tokensOf(i) <= maxTokens;
 			if (!fits) {
 				if (budget.hold) closed.add(source);
 				continue;
@@ -163,6 +163,7 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 	pick(of('speech'), true);
 	if (!budget.hold) pick(of('narrative', 'speech'), false);
 	// Only when no sentence a reader can follow fits: the best of the next class that does.
+	closed.clear();
 	for (const kind of ['fragment', 'unfinished', 'wordless'] as const) {
 		if (taken.length > 0) break;
 		pick(of(kind), false);
@@ -194,7 +195,7 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
  * every chunk before and was made to the budget of the step before: it keeps its words, and the
  * new chunk gets what the budget grew by, held for later steps when its best sentence does not fit.
  */
-export function sharesOf(task: Pick<Task, 'kind' | 'texts' | 'words' | 'covers'>): Pick<ExtractBudget, 'shares' | 'hold'> {
+export function sharesOf(task: Task): Pick<ExtractBudget, 'shares' | 'hold'> {
 	const { kind, texts, words, covers } = task;
 	if (kind === 'update' && texts.length === 2) {
 		const kept = Math.min(words, countWords(texts[0]!));
