@@ -289,3 +289,56 @@ test('lines without a final mark (a salutation, a heading) are not picked while 
 	// With nothing else, such a line is still better than nothing: it gets a full stop for its comma.
 	assert.equal(extractSummary(['My dear Victor,'], { words: 10, maxTokens: 20 }).text, 'My dear Victor.');
 });
+
+test('whole narrative sentences are chosen over exclamations and lines cut out of a quotation', () => {
+	// Short lines full of the central name rank high; a reader cannot follow them out of the book.
+	const text = [
+		'"Mr. Darcy! Oh, Mr. Darcy!',
+		'Mr. Darcy is here, and Mr. Darcy is staying for dinner with all of us tonight.',
+		'Mr. Darcy!" cried Mrs. Bennet.',
+		'Elizabeth saw that Mr. Darcy had come into the room with his friend at last.',
+		'"Mr. Darcy?" said Jane.',
+	].join(' ');
+	const result = extractSummary([text], { words: 20, maxTokens: 200 });
+	assert.equal(result.text, 'Elizabeth saw that Mr. Darcy had come into the room with his friend at last.');
+	// With room for more, speech that stands on its own follows; the fragments still do not.
+	const more = extractSummary([text], { words: 40, maxTokens: 200 });
+	assert.deepEqual(splitSentences(more.text).map((s) => s.slice(0, 20)), ['Mr. Darcy is here, a', 'Elizabeth saw that M']);
+});
+
+test('a text with no sentence a reader can follow still gives its best fragment', () => {
+	const result = extractSummary(['"Oh! Mr. Darcy! Darcy!" Oh!'], { words: 10, maxTokens: 50 });
+	assert.equal(result.cut, false);
+	assert.ok(result.text.length > 0);
+});
+
+/** `n` sentences about `topic`, numbered so none repeats, each 10 words besides the topic's. */
+function about(topic: string, n = 10): string {
+	return Array.from({ length: n }, (_, i) => `The ${topic} was seen again on day number ${i + 1} by everyone.`).join(' ');
+}
+
+test('merge inputs share the budget by the chunks each stands for, whatever TextRank prefers', async () => {
+	// The second input repeats itself, so TextRank alone would fill the summary from it.
+	const texts = [about('harbor lamp', 6), about('storm storm', 12)];
+	const from = (text: string) => ({ harbor: (text.match(/harbor/gu) ?? []).length, storm: (text.match(/storm storm/gu) ?? []).length });
+	const provider = new ExtractiveProvider();
+	// Sentences of 12 words: 24 words each, or 12 and 36.
+	const equal = await provider.complete(request(texts, 48, 1000, {}, 'merge'));
+	assert.deepEqual(from(equal.text), { harbor: 2, storm: 2 });
+	const task = { kind: 'merge' as const, texts, words: 48, covers: [1, 3] };
+	const weighted = await provider.complete({ ...request(texts, 40, 1000), task });
+	assert.deepEqual(from(weighted.text), { harbor: 1, storm: 3 });
+});
+
+test('an update keeps the running summary and adds the chunk\'s best sentence only when it fits the room', async () => {
+	const previous = about('harbor lamp', 3);
+	const chunk = `${about('storm', 4)} Quiet penguins juggle seventeen old violins.`;
+	const provider = new ExtractiveProvider();
+	// 36 words kept and room for 8: the chunk's best sentence has 11, so the room waits for a later
+	// step instead of going to the least central line, which would fit.
+	const held = await provider.complete(request([previous, chunk], 44, 1000, {}, 'update'));
+	assert.equal(held.text, previous);
+	const added = await provider.complete(request([previous, chunk], 47, 1000, {}, 'update'));
+	assert.equal(splitSentences(added.text).length, 4);
+	assert.ok(added.text.startsWith(previous) && /storm/u.test(added.text), added.text);
+});

@@ -1,13 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readBook } from '../source/book/read.ts';
 import { chunkText } from '../source/text/chunk.ts';
-import { sentenceSpans, splitSentences } from '../source/text/sentences.ts';
-import { booook } from './support/cli.ts';
+import { sentenceSpans } from '../source/text/sentences.ts';
 
 /** The shared public-domain books: two hard-wrapped at ~72 columns, one with a line per paragraph. */
 const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
@@ -28,22 +25,3 @@ for (const name of NAMES) {
 		assert.deepEqual(midParagraph.map((c) => JSON.stringify(book.text.slice(c.end - 60, c.end + 20))), [], 'chunks end at a final mark or a paragraph\'s end');
 	});
 }
-
-test('the offline summary of Pride and Prejudice (hard-wrapped) is made of whole sentences of the book', async () => {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-real-'));
-	try {
-		const r = await booook(['run', join(BOOKS, 'pride-and-prejudice.txt'), '--headless', '--sessions-dir', dir]);
-		assert.equal(r.code, 0, r.stderr);
-		const book = await readBook(join(BOOKS, 'pride-and-prejudice.txt'));
-		const norm = (s: string) => s.replace(/\s+/gu, ' ').trim();
-		const inBook = new Set(splitSentences(book.text).map(norm));
-		const sentences = splitSentences(r.stdout).map(norm);
-		const whole = sentences.filter((s) => inBook.has(s));
-		assert.ok(sentences.length >= 20, `${sentences.length} sentences`);
-		assert.ok(whole.length >= 0.9 * sentences.length, `${whole.length} of ${sentences.length} are whole sentences of the book: ${sentences.filter((s) => !inBook.has(s)).slice(0, 5).join(' | ')}`);
-		// No line-break fragments: a sentence of the summary never ends on a bare name, as wrapped lines did.
-		assert.ok(!/\n/u.test(r.stdout.trim()));
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
-});

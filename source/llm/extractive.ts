@@ -1,4 +1,6 @@
-import { splitSentences } from '../text/sentences.ts';
+import type { Task } from '../summarize/planner.ts';
+import { hasQuotes, quotesBalanced, startsQuoted } from '../text/quotes.ts';
+import { sentenceSpans } from '../text/sentences.ts';
 import { rankOrder, textRank, wordTokens } from '../text/textrank.ts';
 import { countTokens, countWords, DEFAULT_ENCODING, truncateToTokens, type EncodingName } from '../text/tokens.ts';
 import { abortError } from './abort.ts';
@@ -13,8 +15,15 @@ import { ProviderError, type CallRequest, type CallResult, type Provider } from 
  * - Chosen sentences keep their narrative order and are joined by single spaces into one paragraph,
  *   also across input texts: chunk ends are not paragraph ends, and a one-paragraph summary is what
  *   the model providers write too.
- * - Sentences that end with a mark are chosen first; a line without one (a heading, a salutation)
- *   only when the inputs have nothing else, and then it gets a '.' so the output ends with one.
+ * - Sentences a reader can follow out of context come first: whole sentences of the text, starting
+ *   with a capital, of at least MIN_WORDS words, whose quotation marks balance. Of those, narrative
+ *   (no quotation marks, not inside a quotation of its paragraph) goes before speech. The rest
+ *   ("Oh, Lydia!", the first or last line of a quotation) is taken only when none of those fits.
+ * - Several inputs share the budget by the part of the book each stands for, so the summary follows
+ *   the whole arc (see `sharesOf`): merge inputs by their chunks, and an update keeps the running
+ *   summary and adds the new chunk's best sentence once the room the budget grew by holds it.
+ * - A line without a final mark (a heading, a salutation) is taken only when the inputs have nothing
+ *   else, and then it gets a '.' so the output ends with one.
  * - Exact repeats of a chosen sentence are skipped (merge inputs can overlap).
  * - When no sentence fits the budget, the best one is cut at a word boundary and ends with '.'.
  * - Budgets below one word or two tokens cannot hold any sentence: that is a configuration error.
@@ -30,6 +39,13 @@ export interface ExtractBudget {
 	words: number;
 	maxTokens: number;
 	encoding?: EncodingName;
+	/** Words each text may take before the best sentences of any text fill what is left; by default equal. */
+	shares?: readonly number[];
+	/**
+	 * Room a text's share leaves is kept for a later call instead of filled, and a text stops at its
+	 * first sentence that does not fit rather than passing to shorter, lower-ranked ones.
+	 */
+	hold?: boolean;
 }
 
 export interface Extract {
@@ -43,6 +59,10 @@ export interface Extract {
 }
 
 const TERMINAL = /[.?!…"”’»]$/u;
+/** Shorter sentences are mostly exclamations and lines of dialogue that mean little on their own. */
+export const MIN_WORDS = 6;
+// A sentence that starts in lower case is the tail of a cut ("my dear, what a man!\"").
+const CAPITALISED = /^[^\p{L}\p{N}]*(?!\p{Ll})[\p{L}\p{N}]/u;
 
 function withTerminal(sentence: string): string {
 	// A trailing comma or colon gives way to the full stop ("My dear Victor," -> "My dear Victor.").
@@ -56,11 +76,41 @@ function cutSentence(sentence: string, words: number): string {
 	return `${bare.length > 0 ? bare : kept}.`;
 }
 
+/** Candidate classes, best first: narrative, then speech; then what only fills an otherwise empty output. */
+type Kind = 'narrative' | 'speech' | 'fragment' | 'unfinished' | 'wordless';
+
+interface Sentence {
+	text: string;
+	/** Index of the input text it comes from. */
+	source: number;
+	kind: Kind;
+	words: number;
+}
+
+/** The sentences of `texts` in order, whitespace collapsed, each with its class. */
+function sentencesOf(texts: readonly string[]): Sentence[] {
+	return texts.flatMap((text, source) => {
+		const spans = sentenceSpans(text);
+		const quoted = startsQuoted(text, spans);
+		return spans.map((span, k): Sentence => {
+			const raw = text.slice(span.start, span.end).replace(/\s+/gu, ' ');
+			const s = withTerminal(raw);
+			const words = countWords(s);
+			let kind: Kind;
+			if (wordTokens(s).length === 0) kind = 'wordless';
+			else if (!TERMINAL.test(raw)) kind = 'unfinished';
+			else if (words < MIN_WORDS || !CAPITALISED.test(s) || !quotesBalanced(s)) kind = 'fragment';
+			else kind = quoted[k] || hasQuotes(s) ? 'speech' : 'narrative';
+			return { text: s, source, kind, words };
+		});
+	});
+}
+
 /** Picks sentences of `texts` by TextRank within the budget (pure apart from the shared encoder). */
 export function extractSummary(texts: readonly string[], budget: ExtractBudget): Extract {
 	const encoding = budget.encoding ?? DEFAULT_ENCODING;
-	const raw = texts.flatMap((t) => splitSentences(t)).map((s) => s.replace(/\s+/gu, ' '));
-	const sentences = raw.map(withTerminal);
+	const all = sentencesOf(texts);
+	const sentences = all.map((s) => s.text);
 	if (sentences.length === 0) return { pieces: [], text: '', picked: [], cut: false };
 
 	const maxWords = Math.floor(budget.words);
@@ -72,49 +122,60 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 		);
 	}
 
-	// Whole sentences of the text come first: a line without a final mark (a heading, a letter's
-	// "My dear Victor,") or without a letter or digit ("* * *") is taken only when no whole sentence
-	// fits, and a sentence is cut short only when nothing fits at all.
-	const whole = raw.map((s, i) => TERMINAL.test(s) && wordTokens(sentences[i]!).length > 0);
-	const worded = sentences.map((s) => wordTokens(s).length > 0);
+	// The graph holds every sentence, fragments too: they still tell which sentences are central.
 	const ranked = rankOrder(textRank(sentences));
-	const tiers = [ranked.filter((i) => whole[i]), ranked.filter((i) => !whole[i] && worded[i]), ranked.filter((i) => !worded[i])];
-	let chosen: number[] = [];
-	for (const tier of tiers) {
-		chosen = pick(tier);
-		if (chosen.length > 0) break;
-	}
-	const order = tiers.flat();
+	const of = (...kinds: Kind[]) => ranked.filter((i) => kinds.includes(all[i]!.kind));
+	const shares = budget.shares ?? texts.map(() => maxWords / texts.length);
+	const tokenCounts = new Map<number, number>();
+	const tokensOf = (i: number) => {
+		let t = tokenCounts.get(i);
+		if (t === undefined) tokenCounts.set(i, (t = countTokens(sentences[i]!, encoding)));
+		return t;
+	};
 
-	// Greedy by rank; a sentence that would overflow is skipped and shorter ones are still tried.
-	// Sentence token counts add up to about the joined text's (the check below is exact), and a
-	// sentence that fits alone is always taken, so the cut below happens only when none does.
-	function pick(tier: readonly number[]): number[] {
-		const taken: number[] = [];
-		const seen = new Set<string>();
-		let words = 0;
-		let tokens = 0;
-		for (const i of tier) {
-			const s = sentences[i]!;
-			if (seen.has(s)) continue;
-			const w = countWords(s);
-			const t = countTokens(s, encoding);
-			if (words + w > maxWords || tokens + t > maxTokens) continue;
+	// Greedy by rank; a sentence that would overflow is skipped and shorter ones are still tried
+	// (unless held). Sentence token counts add up to about the joined text's (the check below is
+	// exact), and the fallbacks take any sentence that fits alone, so the cut below happens only when none does.
+	const taken: number[] = [];
+	const seen = new Set<string>();
+	const used = texts.map(() => 0);
+	const closed = new Set<number>();
+	let words = 0;
+	let tokens = 0;
+	function pick(order: readonly number[], withShares: boolean): void {
+		for (const i of order) {
+			const { text, source, words: w } = all[i]!;
+			if (seen.has(text) || closed.has(source)) continue;
+			const inShare = !withShares || used[source]! + w <= shares[source]!;
+			const fits = inShare && words + w <= maxWords && tokens + tokensOf(i) <= maxTokens;
+			if (!fits) {
+				if (budget.hold) closed.add(source);
+				continue;
+			}
 			taken.push(i);
-			seen.add(s);
+			seen.add(text);
+			used[source]! += w;
 			words += w;
-			tokens += t;
+			tokens += tokensOf(i);
 		}
-		// Token counts are not exactly additive across joins: drop the lowest-ranked until it fits.
-		while (taken.length > 0 && countTokens(join(taken).join(' '), encoding) > maxTokens) taken.pop();
-		return taken;
 	}
+	pick(of('narrative'), true);
+	pick(of('speech'), true);
+	if (!budget.hold) pick(of('narrative', 'speech'), false);
+	// Only when no sentence a reader can follow fits: the best of the next class that does.
+	closed.clear();
+	for (const kind of ['fragment', 'unfinished', 'wordless'] as const) {
+		if (taken.length > 0) break;
+		pick(of(kind), false);
+	}
+	// Token counts are not exactly additive across joins: drop the last taken until it fits.
+	while (taken.length > 0 && countTokens(join(taken).join(' '), encoding) > maxTokens) taken.pop();
 	function join(ids: number[]): string[] {
 		return [...ids].sort((a, b) => a - b).map((i) => sentences[i]!);
 	}
 
-	if (chosen.length === 0) {
-		const best = order[0]!;
+	if (taken.length === 0) {
+		const best = of('narrative', 'speech', 'fragment', 'unfinished', 'wordless')[0]!;
 		let keep = Math.min(maxWords, countWords(sentences[best]!));
 		let text = cutSentence(sentences[best]!, keep);
 		while (keep > 1 && countTokens(text, encoding) > maxTokens) text = cutSentence(sentences[best]!, --keep);
@@ -123,11 +184,27 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 		return { pieces: [text], text, picked: [best], cut: true };
 	}
 
-	const picked = [...chosen].sort((a, b) => a - b);
+	const picked = [...taken].sort((a, b) => a - b);
 	const pieces = picked.map((i, k) => (k === 0 ? sentences[i]! : ` ${sentences[i]!}`));
 	return { pieces, text: pieces.join(''), picked, cut: false };
 }
 
+/**
+ * How a task shares its budget among its texts, by the part of the book each stands for. Merge
+ * inputs get parts by `Task.covers` (equal without it). An update's running summary stands for
+ * every chunk before and was made to the budget of the step before: it keeps its words, and the
+ * new chunk gets what the budget grew by, held for later steps when its best sentence does not fit.
+ */
+export function sharesOf(task: Task): Pick<ExtractBudget, 'shares' | 'hold'> {
+	const { kind, texts, words, covers } = task;
+	if (kind === 'update' && texts.length === 2) {
+		const kept = Math.min(words, countWords(texts[0]!));
+		return { shares: [kept, words - kept], hold: true };
+	}
+	const weights = covers?.length === texts.length && covers.every((c) => c > 0) ? covers : texts.map(() => 1);
+	const total = weights.reduce((sum, w) => sum + w, 0);
+	return { shares: weights.map((w) => (words * w) / total) };
+}
 
 /** Waits a macrotask (or `ms`), rejecting early when `signal` aborts meanwhile. */
 function pause(ms: number | undefined, signal: AbortSignal | undefined): Promise<void> {
@@ -173,7 +250,12 @@ export class ExtractiveProvider implements Provider {
 				pieces = task.texts.length > 0 && task.texts[0]!.length > 0 ? [task.texts[0]!] : [];
 				break;
 			default:
-				pieces = extractSummary(task.texts, { words: task.words, maxTokens: request.maxTokens, encoding: this.encoding }).pieces;
+				pieces = extractSummary(task.texts, {
+					words: task.words,
+					maxTokens: request.maxTokens,
+					encoding: this.encoding,
+					...sharesOf(task),
+				}).pieces;
 		}
 
 		// Stream piece by piece, yielding between pieces so a watching UI gets to render each one.

@@ -83,6 +83,12 @@ export function refText(run: Run, ref: NodeRef, book: string): string {
 	return version.text;
 }
 
+/** How many chunks a reference stands for: one for a chunk, else all those under the node's inputs. */
+export function chunksUnder(run: Run, ref: NodeRef): number {
+	if (isChunkRef(ref)) return 1;
+	return getNode(run, ref).inputs.reduce((sum, input) => sum + chunksUnder(run, input), 0);
+}
+
 /** Every node reference a node reads: its inputs and its context. */
 export function dependencies(node: Node): NodeRef[] {
 	const deps = node.inputs.filter((r) => !isChunkRef(r));

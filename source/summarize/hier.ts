@@ -1,6 +1,6 @@
 import type { Node, Run } from '../domain.ts';
 import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
-import { activeVersion, awaitsCheck, callsMade, getNode, nodesAwaitingCalls, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
+import { activeVersion, awaitsCheck, callsMade, chunksUnder, getNode, nodesAwaitingCalls, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
 import { emptyUpdate, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
 import { cleanCall, cleanRoot, planClean } from './clean.ts';
 import { refTokens, tokensOf, versionTokens } from './counts.ts';
@@ -123,7 +123,7 @@ export const hierarchical: Planner = {
 			);
 			spec = {
 				prompt,
-				task: { kind: 'merge', texts, words },
+				task: { kind: 'merge', texts, words, covers: node.inputs.map((ref) => chunksUnder(run, ref)) },
 				params: { temperature, maxTokens: node.budget.summaryTokens, words, template },
 			};
 		}

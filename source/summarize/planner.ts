@@ -20,6 +20,8 @@ export interface Task {
 	texts: string[];
 	/** The word budget of the output. */
 	words: number;
+	/** How many chunks of the book each text stands for, where they differ (merges, updates). */
+	covers?: number[];
 }
 
 /** One model call of a node: the prompt, the same operation as data, and its parameters. */
