@@ -74,6 +74,11 @@ function unitId(summary: ScoredSummary['id'], sentences: readonly Sentence[]): s
 	return `${summary}:${sentences.map((s) => s.index).join(',')}`;
 }
 
+/** Whether a logged call was made for an annotation unit (`s0:4`), not for a run's node or a judge's sentence. */
+export function isAnnotationCall(owner: string): boolean {
+	return /^s\d+:/u.test(owner);
+}
+
 function v1Unit(summary: Pick<ScoredSummary, 'id' | 'text'>, sentence: Sentence, template: string): Unit {
 	// Slot order is the template's contract: summary, then the sentence.
 	const { text, offsets } = fillWithOffsets(template, [summary.text, sentence.text]);
