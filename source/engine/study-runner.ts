@@ -6,6 +6,7 @@ import { errorMessage } from '../errors.ts';
 import { storedScore } from '../score/session-score.ts';
 import type { Cell } from '../study/grid.ts';
 import { finalWords, liveNodes, runFinished } from '../summarize/graph.ts';
+import { levelName } from '../summarize/places.ts';
 import { newRun } from '../summarize/run.ts';
 import { totalsOf as runTotalsOf } from '../summarize/totals.ts';
 import { scoringTotals } from '../store/calls.ts';
@@ -453,5 +454,5 @@ export function activityOf(run: Run): string | null {
 	const level = levels.find((l) => nodes.some((n) => n.level === l && !finished(n)));
 	if (level === undefined) return null;
 	const at = nodes.filter((n) => n.level === level);
-	return `level ${level}, ${at.filter(finished).length}/${at.length} ${level === 0 ? 'chunks' : 'merges'}`;
+	return `${levelName(level)}, ${at.filter(finished).length}/${at.length} ${level === 0 ? 'chunks' : 'merges'}`;
 }
