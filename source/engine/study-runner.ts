@@ -354,14 +354,18 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			if (annotator) {
 				// Answers taken back from the log are billed again when the annotator starts, and the log holds them already.
 				let recovered = { calls: 0, cost: 0 };
-				const spent = (t: { calls: number; cost: number }) => ({ calls: (before?.calls ?? 0) + t.calls - recovered.calls, cost: (before?.cost ?? 0) + t.cost - recovered.cost });
+				const spent = (t: { calls: number; cost: number }) => ({
+					calls: (before?.calls ?? 0) + t.calls - recovered.calls,
+					cost: (before?.cost ?? 0) + t.cost - recovered.cost,
+				});
 				const off = annotator.on((event) => {
 					if (event.type === 'rate-limit') this.rateLimited(event);
 					if (event.type === 'annotate-started') recovered = { calls: annotator.totals.calls, cost: annotator.totals.cost };
 					if (event.type !== 'usage' && event.type !== 'annotate-started') return;
 					const t = annotator.totals;
 					const planned = event.type === 'usage' ? event.planned : t.calls + event.units;
-					this.update(index, { scoring: { ...spent(t), planned: spent({ calls: planned, cost: 0 }).calls }, activity: `scoring ${t.calls}/${planned} calls` });
+					const scoring = { ...spent(t), planned: spent({ calls: planned, cost: 0 }).calls };
+					this.update(index, { scoring, activity: `scoring ${t.calls}/${planned} calls` });
 					this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
 				});
 				this.stoppable.add(annotator);
