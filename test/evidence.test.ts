@@ -172,9 +172,9 @@ test('evidence lookup for walks: a scored summary\'s sentence gives its passages
 	const lookup = evidenceLookup(HIER, BOOK, index, [scored, { id: 's1', text: 'Anything at all.', node: null }], 2);
 	const first = lookup({ summary: 's0', sentence: 0 });
 	assert.equal(first[0]!.text, 'Victor studied chemistry at Ingolstadt. He built a creature from dead parts.');
-	assert.equal(first[0]!.where, 'chunk 0, 0% into the book, word for word');
+	assert.equal(first[0]!.where, 'chunk 1 of 3, 0% into the book, word for word', 'chunks count from 1, as everywhere a person reads them');
 	assert.equal(BOOK.slice(first[0]!.start, first[0]!.end), first[0]!.text);
-	assert.match(lookup({ summary: 's0', sentence: 2 })[0]!.where, /^chunk 2, \d+% into the book, word for word$/u);
+	assert.match(lookup({ summary: 's0', sentence: 2 })[0]!.where, /^chunk 3 of 3, \d+% into the book, word for word$/u);
 	assert.deepEqual(lookup({ summary: 's0', sentence: 9 }), []);
 	assert.deepEqual(lookup({ summary: 's1', sentence: 0 }), []);
 	assert.deepEqual(lookup({ summary: 's9', sentence: 0 }), []);

@@ -314,13 +314,13 @@ test('evidence of a node of 2 MB shows its first sentence at once and its progre
 	const r = await booook(['evidence', 'big', '--sessions-dir', sessions], {
 		onStdout: (text) => (seen.stdout = text),
 		onStderr: (text) => {
-			if (seen.atFirstProgress === null && /evidence of n\d+: /u.test(text)) seen.atFirstProgress = seen.stdout;
+			if (seen.atFirstProgress === null && /evidence of node n\d+: /u.test(text)) seen.atFirstProgress = seen.stdout;
 		},
 	});
 	assert.equal(r.code, 0, r.stderr);
 	assert.ok(seen.atFirstProgress !== null, 'a progress line on stderr');
 	assert.match(seen.atFirstProgress, /^Frankenstein.*: \d+ sentences over \d+ chunks\n\n1\. .*\n {3}can come from chunk/su, 'the first sentence was out before the first progress line');
-	assert.match(r.stderr, /^evidence of n\d+: [\d,]+ of ([\d,]+) sentences \(\d+%\), \d+s$/mu);
+	assert.match(r.stderr, /^evidence of node n\d+: [\d,]+ of ([\d,]+) sentences \(\d+%\), \d+s$/mu);
 	const total = /: ([\d,]+) of \1 sentences \(100%\)/u.exec(r.stderr);
 	assert.ok(total, `the last progress line says all are done: ${r.stderr.slice(-300)}`);
 	assert.match(r.stdout, new RegExp(`\\n${total[1]!.replaceAll(',', '')}\\. `, 'u'), 'and the last sentence is out');
@@ -329,7 +329,7 @@ test('evidence of a node of 2 MB shows its first sentence at once and its progre
 test('coverage of a final summary of 2 MB shows its progress on stderr and its numbers on stdout', async () => {
 	const r = await booook(['coverage', 'big', '--sessions-dir', sessions]);
 	assert.equal(r.code, 0, r.stderr);
-	assert.match(r.stderr, /^coverage of n\d+: [\d,]+ of [\d,]+ sentences \(\d+%\), \d+s$/mu);
+	assert.match(r.stderr, /^coverage of node n\d+: [\d,]+ of [\d,]+ sentences \(\d+%\), \d+s$/mu);
 	assert.match(r.stderr, /: ([\d,]+) of \1 sentences \(100%\)/u);
 	assert.match(r.stdout, /^cited: \d+ of \d+ chunks \(\d+%\) by \d+ of \d+ sentences$/mu);
 });

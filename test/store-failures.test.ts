@@ -341,7 +341,7 @@ test('a hand-edited chunk past the end of the book is reported as corrupt when t
 	data.run.chunks[0].end = TEXT.length + 500;
 	const text = JSON.stringify(data, null, 2);
 	await writeFile(file, text);
-	const expected = `session "edited" cannot be opened: ${file} is corrupt (chunk 0 spans characters 0 to ${TEXT.length + 500}, outside the book's ${TEXT.length}); the file was left unchanged`;
+	const expected = `session "edited" cannot be opened: ${file} is corrupt (chunk 1 of 1 spans characters 0 to ${TEXT.length + 500}, outside the book's ${TEXT.length}); the file was left unchanged`;
 	assert.equal(await refusal(Session.open(dir, 'edited'), 2), expected);
 	assert.equal(await refusal(Session.snapshot(dir, 'edited'), 2), expected);
 	const r = await booook(['show', 'edited', '--sessions-dir', dir]);

@@ -181,7 +181,7 @@ test('a batched request the batch answers with an error fails its cell (exit 1, 
 	};
 	const failed = await booook(['study', file, '--sessions-dir', sessions], { env });
 	assert.equal(failed.code, 1, failed.stderr);
-	assert.match(failed.stderr, /: failed: n\d+ \(summarize, level 0, #\d+\): openai batch batch_1: HTTP 400: fake error for /u);
+	assert.match(failed.stderr, /: failed: node n\d+ \(summary, level 1 #\d+, chunk \d+ of \d+\): openai batch batch_1: HTTP 400: fake error for /u);
 	assert.match(failed.stderr, /^batch batch_1: ended: \d+ succeeded, 1 errored$/mu);
 	assert.equal(await sessionsDone(sessions), 0);
 

@@ -124,9 +124,9 @@ test('a run\'s activity: the lowest hierarchical level not finished, or the step
 	const node = (level: number, index: number, status: 'done' | 'pending') =>
 		({ id: `n${level * 100 + index}`, kind: level === 0 ? 'summarize' : 'merge', level, index, inputs: [], context: null, budget: { summaryTokens: 1, inputTokens: 1 }, status, versions: [], active: null, pending: [], meta: {} }) as unknown as (typeof run.nodes)[number];
 	run.nodes = [node(0, 0, 'done'), node(0, 1, 'done'), node(0, 2, 'pending')];
-	assert.equal(activityOf(run), 'level 0, 2/3 chunks');
+	assert.equal(activityOf(run), 'level 1, 2/3 chunks', 'levels count from 1: level 1 holds the chunk summaries');
 	run.nodes = [node(0, 0, 'done'), node(0, 1, 'done'), node(1, 0, 'done'), node(1, 1, 'pending')];
-	assert.equal(activityOf(run), 'level 1, 1/2 merges');
+	assert.equal(activityOf(run), 'level 2, 1/2 merges');
 });
 
 test('the study runner with batches: every cell is open at once, each shows the batch it waits on while it runs, and none once its batches ended', { timeout: 120_000 }, async (t) => {

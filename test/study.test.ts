@@ -182,7 +182,7 @@ test('booook study: --plan prints the 12 cells with their calls and cost and spe
 	const table = await booook(['study', file, '--sessions-dir', sessions, '--csv']);
 	assert.equal(table.code, 0, table.stderr);
 	const lines = table.stdout.split('\r\n').filter((l) => l !== '');
-	assert.equal(lines[0], 'method,model,chunk,window,books done,words (mean),calls,cost,BooookScore (95% CI)');
+	assert.equal(lines[0], 'method,provider,model,chunk_size,context_window,books,books_done,words_mean,calls,cost_usd,score,ci_low,ci_high');
 	assert.equal(lines.length, 5);
 });
 
@@ -297,8 +297,8 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	const table = await booook(['study', file, '--sessions-dir', sessions, '--csv'], { env });
 	const [header, ...csvRows] = table.stdout.split('\r\n').filter((l) => l !== '');
 	const columns = csvFields(header!);
-	assert.deepEqual(columns.slice(9, 12), ['sentences annotated', 'sentences confusing', 'entity omission n']);
-	assert.equal(columns.length, 9 + 2 + 2 * LABELS.length);
+	assert.deepEqual(columns.slice(13, 16), ['sentences annotated', 'sentences confusing', 'entity omission n']);
+	assert.equal(columns.length, 13 + 2 + 2 * LABELS.length);
 	for (const line of csvRows) {
 		const values = csvFields(line);
 		const e = expected.get(values[0]!)!;

@@ -91,8 +91,8 @@ async function belowRoot() {
 	const { run, engine } = await finished('hier');
 	const mounted = await mount(engine);
 	await mounted.press(KEYS.up);
-	const shown = await until(mounted.frame, (f) => /^n\d+ (summary|merge) /mu.test(f) && !f.includes(`${run.root} merge`), 'a node below the root selected');
-	return { ...mounted, run, target: findNode(run, /^(n\d+) (?:summary|merge) /mu.exec(shown)![1] as NodeRef)! };
+	const shown = await until(mounted.frame, (f) => /^node n\d+ · (summary|merge) /mu.test(f) && !f.includes(`node ${run.root} · merge`), 'a node below the root selected');
+	return { ...mounted, run, target: findNode(run, /^node (n\d+) · (?:summary|merge) /mu.exec(shown)![1] as NodeRef)! };
 }
 const head = (text: string) => text.slice(0, 30);
 
@@ -144,18 +144,22 @@ test('selecting nodes in the tree changes the detail pane; tab shows inputs and 
 	const { run, book } = await finished('hier');
 	const { press, frame, r } = await mount(new FakeControls(run), { book });
 	const root = run.root!;
-	await until(frame, (f) => f.includes(`${root} merge`) && f.includes(head(textOf(run, root))), 'the final summary selected');
+	await until(frame, (f) => f.includes(`node ${root} · merge`) && f.includes(head(textOf(run, root))), 'the final summary selected');
 	await press(KEYS.up); // down the tree to the first node the root reads
 	const child = findNode(run, root)!.inputs[0]!;
-	let f = await until(frame, (x) => x.includes(`${child} merge`) || x.includes(`${child} summary`), `${child} selected`);
+	let f = await until(frame, (x) => x.includes(`node ${child} · merge`) || x.includes(`node ${child} · summary`), `${child} selected`);
 	assert.ok(f.includes(head(textOf(run, child))), 'its text is shown');
 	await press(KEYS.right);
 	const row = run.nodes.filter((n) => n.level === findNode(run, child)!.level).sort((a, b) => a.index - b.index);
 	const next = row[row.findIndex((n) => n.id === child) + 1]!;
-	f = await until(frame, (x) => x.includes(`${next.id} `), `${next.id} selected`);
+	f = await until(frame, (x) => x.includes(`node ${next.id} `), `${next.id} selected`);
 	assert.ok(f.includes(head(textOf(run, next.id))));
 	await press(KEYS.tab);
-	f = await until(frame, (x) => x.includes(`(${next.inputs[0]}, `) || x.includes(`── ${next.inputs[0]}:`), 'the inputs pane');
+	const input = next.inputs[0]!;
+	// A chunk is named by its number counted from 1, never by its id beside it; a node by its id.
+	const heading = input.startsWith('c') ? `── chunk ${Number(input.slice(1)) + 1} of ${run.chunks.length} (` : `── node ${input}:`;
+	f = await until(frame, (x) => x.includes(heading), 'the inputs pane');
+	assert.ok(!f.includes(`(${input},`), 'no chunk id beside its number');
 	await press(KEYS.tab);
 	await until(frame, (x) => x.includes('calls of the active version'), 'the attempts pane');
 	r.unmount();
@@ -193,7 +197,7 @@ test('the in-app editor saves a new version; the versions browser switches the a
 	assert.equal(target.versions[1]!.text, `${before} Added by a person.`);
 	await until(frame, (f) => f.includes('version 2 of 2 (edited)'), 'the edited version shown');
 	await press('v');
-	await until(frame, (f) => f.includes(`Versions of ${target.id} (2)`) && f.includes('edited by hand'), 'the versions browser');
+	await until(frame, (f) => f.includes(`Versions of node ${target.id} (2)`) && f.includes('edited by hand'), 'the versions browser');
 	await press(KEYS.up);
 	await press(KEYS.enter);
 	await until(frame, (f) => f.includes('Version 1 of') && f.includes('version 1 of 2'), 'version 1 active');
@@ -247,10 +251,10 @@ test('the incremental timeline moves back through the steps, showing each summar
 	const { press, frame, r } = await mount(new FakeControls(run), { book });
 	const steps = run.nodes;
 	const last = steps.at(-1)!;
-	await until(frame, (f) => f.includes(`${last.id} update`), 'the newest step');
+	await until(frame, (f) => f.includes(`node ${last.id} · update`), 'the newest step');
 	await press(KEYS.left);
 	const previous = steps.at(-2)!;
-	let f = await until(frame, (x) => x.includes(`${previous.id} `), 'the step before');
+	let f = await until(frame, (x) => x.includes(`node ${previous.id} `), 'the step before');
 	assert.ok(f.includes(head(textOf(run, previous.id))) || f.includes(head(textOf(run, previous.id)).split(' ').slice(0, 3).join(' ')), 'its text is shown');
 	assert.match(f, /\+\d+ −\d+ sentences/u, 'sentences added and dropped are counted');
 	await press('c');
@@ -311,19 +315,19 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	const { press, frame, r } = await mount(new FakeControls(run), { book });
 	await until(frame, (f) => f.includes('Final summary') || f.includes('done'), 'the finished run');
 	// The first chunk's summary: its sentences can only come from that chunk.
-	await press('\x1b[A'); // the row above: level 0, the first node the top merge reads
+	await press('\x1b[A'); // the row above: level 1, the first node the top merge reads
 	const level0 = run.nodes.find((n) => n.level === 0 && n.index === 0)!;
-	await until(frame, (f) => f.includes(`${level0.id} summary · level 0`), 'a level-0 node selected');
+	await until(frame, (f) => f.includes(`node ${level0.id} · summary · level 1 #1 · chunk 1 of `), 'a chunk summary selected: positions count from 1');
 	await press('\t\t\t');
-	let f = await until(frame, (x) => /sentence 1 of \d+ \(\[ and \] choose\) · from chunk 0\b/u.test(x), 'the evidence pane: a chunk summary comes from its chunk');
+	let f = await until(frame, (x) => /sentence 1 of \d+ \(\[ and \] choose\) · from chunk 1\b/u.test(x), 'the evidence pane: a chunk summary comes from its chunk');
 	// The fake model shares one content word with the book ("walked"): a sentence with it has passages.
 	const sentences = splitSentences(textOf(run, level0.id));
 	const k = sentences.findIndex((s) => /\bwalked\b/iu.test(s));
 	assert.ok(k >= 0);
 	await press(']'.repeat(k));
 	f = await until(frame, (x) => x.includes(`sentence ${k + 1} of ${sentences.length}`), 'the sentence with a shared word');
-	assert.match(f, /chunk 0 · \d+% into the book/u, 'a passage of its chunk, with where it is');
-	const passage = f.split('\n').findIndex((l) => /chunk 0 · \d+% into the book/u.test(l));
+	assert.match(f, /chunk 1 of \d+ · \d+% into the book/u, 'a passage of its chunk, with where it is');
+	const passage = f.split('\n').findIndex((l) => /chunk 1 of \d+ · \d+% into the book/u.test(l));
 	assert.match(f.split('\n')[passage + 1]!, /walked/iu, 'the passage shares the word');
 	await press('[');
 	await until(frame, (x) => x.includes(`sentence ${Math.max(1, k)} of`), 'back one sentence');
@@ -335,7 +339,7 @@ test('a finished run opened on the run screen does not claim its final summary i
 	const opened = await mount(engine);
 	const f = await until(opened.frame, (x) => x.includes('The run is done'), 'the done line');
 	assert.doesNotMatch(f, /printed above/u, 'nothing was printed above a session opened finished');
-	assert.match(f, new RegExp(`final summary is the text of ${run.root}`, 'u'));
+	assert.match(f, new RegExp(`final summary is the text of node ${run.root}`, 'u'));
 	opened.r.unmount();
 
 	const fresh = await setUp(randomBook(6, 50), { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 6 }));

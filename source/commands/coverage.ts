@@ -72,7 +72,7 @@ export async function coverageCommand(dir: string, id: string, opts: { width?: n
 	const s = await evidenceSession(dir, id, undefined, 'coverage');
 	// A final summary of megabytes takes a while: its progress goes to stderr, and only the chunk
 	// each sentence cites is kept.
-	const progress = sentenceProgress(opts.stderr ?? process.stderr, `coverage of ${s.node}`, sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text));
+	const progress = sentenceProgress(opts.stderr ?? process.stderr, `coverage of node ${s.node}`, sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text));
 	const c = finalCoverage(s.data.run, s.book, s.index, undefined, (done) => progress.tick(done))!;
 	progress.end();
 	const width = opts.width ?? ('isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 80);
@@ -80,6 +80,6 @@ export async function coverageCommand(dir: string, id: string, opts: { width?: n
 		out.json(coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS))), 2);
 		return 0;
 	}
-	out.line([`${s.data.book.title} — session ${id}: coverage of the final summary (${s.node})`, ...coverageLines(c, width)].join('\n'));
+	out.line([`${s.data.book.title} — session ${id}: coverage of the final summary (node ${s.node})`, ...coverageLines(c, width)].join('\n'));
 	return 0;
 }

@@ -6,6 +6,7 @@ import { safeJson } from '../text/sanitize.ts';
 import { sentenceCount } from '../text/sentences.ts';
 import { wrapColumns } from '../text/wrap.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
+import { chunkPlace } from '../summarize/places.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { clean, wrap } from '../ui/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
@@ -41,7 +42,7 @@ export async function evidenceCommand(dir: string, id: string, opts: { node?: `n
 	// streams out at once, in memory that does not grow with it, with its progress on stderr.
 	const write = writer(stdout);
 	const wanted = opts.sentence === undefined ? undefined : [opts.sentence - 1];
-	const progress = sentenceProgress(opts.stderr ?? process.stderr, `evidence of ${s.node}`, wanted ? 1 : count);
+	const progress = sentenceProgress(opts.stderr ?? process.stderr, `evidence of node ${s.node}`, wanted ? 1 : count);
 	const passageText = (p: { start: number; end: number }) => sentenceKey(s.book.slice(p.start, p.end));
 	const columns = 'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
@@ -49,7 +50,7 @@ export async function evidenceCommand(dir: string, id: string, opts: { node?: `n
 		const head = safeJson({ session: id, node: s.node, final: s.final, sentences: count, top: opts.top }, 2);
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
-		await write(`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`)}\n`);
+		await write(`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`)}\n`);
 	}
 	let done = 0;
 	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted })) {
@@ -57,7 +58,7 @@ export async function evidenceCommand(dir: string, id: string, opts: { node?: `n
 			const item = { ...e, passages: e.passages.map((p) => ({ chunk: p.chunk, start: p.start, end: p.end, score: p.score, verbatim: p.verbatim, text: passageText(p) })) };
 			await write(`${done === 0 ? '' : ','}\n    ${safeJson(item, 2).replaceAll('\n', '\n    ')}`);
 		} else {
-			await write(`\n${clean(sentenceLines(e, passageText, columns).join('\n'))}\n`);
+			await write(`\n${clean(sentenceLines(e, passageText, columns, run.chunks.length).join('\n'))}\n`);
 		}
 		progress.tick(++done);
 	}
@@ -67,13 +68,13 @@ export async function evidenceCommand(dir: string, id: string, opts: { node?: `n
 }
 
 /** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
-function sentenceLines(e: SentenceEvidence, passageText: (p: { start: number; end: number }) => string, columns: number): string[] {
+function sentenceLines(e: SentenceEvidence, passageText: (p: { start: number; end: number }) => string, columns: number, chunks: number): string[] {
 	const lines = [...wrapped(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns)];
-	const from = e.origins.length === 1 ? `written at ${e.origins[0]}` : `written at ${e.origins.join(', ')}`;
+	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${e.origins.join(', ')}`;
 	lines.push(`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
 	e.passages.forEach((p, k) => {
-		lines.push(`   [${k + 1}] chunk ${p.chunk}, characters ${p.start}-${p.end}, score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`);
+		lines.push(`   [${k + 1}] ${chunkPlace(p.chunk, chunks)}, characters ${p.start}-${p.end}, score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`);
 		for (const l of wrapped(clean(passageText(p)), columns - 7)) lines.push(`       ${l}`);
 	});
 	return lines;

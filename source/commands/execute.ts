@@ -17,6 +17,7 @@ import { cancelOnSignal } from './interrupt.ts';
 import { liveScoring } from './score.ts';
 import { printFinal } from './show.ts';
 import { runFinished } from '../summarize/graph.ts';
+import { nodeNameIn } from '../summarize/places.ts';
 
 export interface ExecuteOptions {
 	json: boolean;
@@ -82,7 +83,7 @@ export async function execute(session: Session<BookSessionData>, prepared: Prepa
 	const engine = makeEngine(session, prepared, opts);
 	const { ctx } = prepared;
 	if (opts.note) err.line(opts.note);
-	engine.on(headlessReporter({ json: opts.json, stdout, stderr, priced: prepared.priced }));
+	engine.on(headlessReporter({ json: opts.json, stdout, stderr, priced: prepared.priced, name: (node) => nodeNameIn(session.data.run, node) }));
 	const status = await cancelOnSignal(() => engine.cancel(), () => engine.start());
 	if (status === 'done') {
 		if (!opts.json) printFinal(session.data, ctx.book, stdout, stderr);

@@ -1,4 +1,6 @@
+import type { NodeRef } from '../domain.ts';
 import { costText } from '../llm/prices.ts';
+import { sentencesName } from '../score/annotate.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
 import { etaText, etaUnderLimits, formatInt, formatSeconds, limitedEtaSeconds, rateWaitText, remainingSeconds, type RateLimitFigures } from '../ui/state/progress.ts';
@@ -9,7 +11,9 @@ import { output, statusLine, type Stream } from './output.ts';
  * line (calls done/planned, tokens, cost, ETA) goes to stderr, redrawn in place on a terminal and one
  * line per finished call elsewhere.
  */
-export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: Stream; priced?: boolean; now?: () => number }) {
+export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: Stream; priced?: boolean; now?: () => number; name?: (node: NodeRef) => string }) {
+	// As the run screen and the run's error name a node (summarize/places.ts).
+	const name = opts.name ?? ((node: NodeRef) => `node ${node}`);
 	const now = opts.now ?? Date.now;
 	const started = now();
 	const stdout = output(opts.stdout);
@@ -55,14 +59,14 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 				if (!opts.json) status.draw(line());
 				break;
 			case 'retry':
-				if (!opts.json) status.say(`${event.node}: retrying (${event.reason})`);
+				if (!opts.json) status.say(`${name(event.node)}: retrying (${event.reason})`);
 				break;
 			case 'rate-limit':
 				limits = event;
 				if (!opts.json && event.wait) status.draw(line());
 				break;
 			case 'node-failed':
-				if (!opts.json) status.say(`${event.node} failed: ${event.error}`);
+				if (!opts.json) status.say(`${name(event.node)} failed: ${event.error}`);
 				break;
 			case 'run-finished':
 				// A finished run made every call it needed: the last line says so, whatever was estimated.
@@ -123,7 +127,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				break;
 			}
 			case 'annotate-retry':
-				status.say(`${event.unit}: asking again (${event.reason})`);
+				status.say(`${sentencesName(event.summary, event.sentences)}: asking again (${event.reason})`);
 				break;
 			case 'rate-limit': {
 				limits = event;
@@ -132,7 +136,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				break;
 			}
 			case 'annotate-failed':
-				status.say(`${event.unit} failed: ${event.error}`);
+				status.say(`${sentencesName(event.summary, event.sentences)} failed: ${event.error}`);
 				break;
 			case 'annotate-finished': {
 				status.end();

@@ -4,6 +4,7 @@ import { storedScore } from '../score/session-score.ts';
 import type { Node, Run, RunConfig } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
+import { levelName } from '../summarize/places.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
 import { summaryStats } from '../text/stats.ts';
@@ -27,7 +28,7 @@ export const spec = (exit: Exit) =>
 export function structure(run: Run) {
 	const groups = new Map<string, Node[]>();
 	for (const n of liveNodes(run)) {
-		const key = run.config.method === 'hier' && n.kind !== 'clean' ? `level ${n.level}` : n.kind;
+		const key = run.config.method === 'hier' && n.kind !== 'clean' ? levelName(n.level) : n.kind;
 		groups.set(key, [...(groups.get(key) ?? []), n]);
 	}
 	return [...groups].map(([name, nodes]) => {

@@ -8,7 +8,8 @@ import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir, Session } from '../store/session.ts';
 import { folderState } from '../store/leftover.ts';
 import { cellErrorTypes, ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
-import { alignTable, CONFIG_HEADER, configCells, csv, pairedDifferences, pairedLines, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
+import { alignTable, CONFIG_HEADER, configCells, csv, pairedDifferences, pairedLines, resultCsvTable, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
+import { scoringTotals } from '../store/calls.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { finalWords, runFinished } from '../summarize/graph.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
@@ -20,7 +21,7 @@ import { makeEngine, preferReactProduction, prepare } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, safeText, type Stream } from './output.ts';
-import { StudyRunner, type CellWork, type StudyEvent } from '../engine/study-runner.ts';
+import { cellCost, StudyRunner, type CellWork, type StudyEvent } from '../engine/study-runner.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-plan.ts';
 import { rateWaitText } from '../ui/state/progress.ts';
 
@@ -150,7 +151,7 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 				return say(event.status === 'done' ? `done: ${cell.calls} calls, $${cell.cost.toFixed(4)}, ${cell.words ?? 0} words` : event.status === 'failed' ? `failed: ${cell.error ?? 'unknown error'}` : event.status);
 			case 'cell-scored':
 				if (event.already) return say('scored already');
-				return say(`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, $${cell.scoring.cost.toFixed(4)}` : ''}`);
+				return say(`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, $${cell.scoring.cost.toFixed(4)}; the cell: $${cellCost(cell).toFixed(4)}` : ''}`);
 			case 'cell-scoring-failed':
 				return say(`scoring failed: ${event.error}`);
 			case 'cell-error':
@@ -194,6 +195,7 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 		const { data } = await Session.snapshot(dir, cell.sessionId);
 		if (data.kind !== 'book') continue;
 		const totals = totalsOf(data.run);
+		const scoring = await scoringTotals(dir, cell.sessionId);
 		const scored = storedSessionScore(data.summaries, data.annotations, data.run);
 		const score = scored?.system.score ?? null;
 		found.set(cell.key, {
@@ -201,7 +203,8 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
 			status: runFinished(data.run) ? 'done' : data.run.status === 'done' ? 'running' : data.run.status,
 			words: finalWords(data.run),
 			calls: totals.calls,
-			cost: totals.cost,
+			cost: totals.cost + scoring.cost,
+			scoring: scoring.calls > 0 ? scoring : null,
 			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).
 			score: score === null ? null : score / 100,
 			errorTypes: scored && cellErrorTypes(scored.system),
@@ -276,8 +279,9 @@ function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: { 
 	if (opts.json) {
 		stdout.json({ name: plan.spec.name, rows, pairs, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, ...(found.get(c.key) ?? { status: 'missing' }) })) }, 2);
 	} else if (opts.csv) {
-		const wide = errors ? table.map((row, i) => [...row, ...errors[i]!]) : table;
-		stdout.text(safeText(csv(wide.map((row) => row.map((cell) => (cell === '—' ? '' : cell)))), '\r\n'), '\r\n');
+		const values = resultCsvTable(rows, { priced: plan.cells.every((c) => c.priced) });
+		const wide = errors ? values.map((row, i) => [...row, ...errors[i]!]) : values;
+		stdout.text(safeText(csv(wide), '\r\n'), '\r\n');
 	} else {
 		const types = plan.spec.score ? ['', alignTable(errorTypeTable(rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })), CONFIG_HEADER)), ERROR_TYPE_KEY] : [];
 		stdout.line([alignTable(table), ...pairedLines(pairs), ...types].join('\n'));

@@ -9,6 +9,7 @@ import {
 	nextAnnotationId,
 	readAnswer,
 	RETRY_TEMPERATURE,
+	sentencesName,
 	unitsFor,
 	type AnnotationTemplates,
 	type Sentence,
@@ -50,7 +51,7 @@ export type AnnotatorEvent =
 	| { type: 'annotation'; annotation: Annotation }
 	| { type: 'annotate-retry'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number; reason: string }
 	| ({ type: 'usage'; unit: string; planned: number } & UsageReport)
-	| { type: 'annotate-failed'; unit: string; error: string }
+	| { type: 'annotate-failed'; unit: string; summary: ScoredSummary['id']; sentences: number[]; error: string }
 	/** The account's rate limits hold calls back (`wait`), or no longer do. */
 	| ({ type: 'rate-limit' } & RateLimitState)
 	| { type: 'annotate-finished'; status: AnnotateStatus; error: string | null; totals: AnnotateTotals; annotations: number; failures: number };
@@ -222,7 +223,7 @@ export class Annotator {
 					onStreamRetry: (reason) => this.emit({ type: 'annotate-retry', unit: unit.id, summary: unit.summary, sentences: indices, attempt, reason }),
 					// The failure is known before this place is given to the next waiting call.
 					onError: (error) => {
-						if (!isAbortError(error) && !this.abort.signal.aborted) this.failure ??= `${unit.id}: ${errorMessage(error)}`;
+						if (!isAbortError(error) && !this.abort.signal.aborted) this.failure ??= `${sentencesName(unit.summary, indices)}: ${errorMessage(error)}`;
 					},
 					onUsage: (billed) => {
 						if (billed.failed !== undefined) this.planned += 1;
@@ -242,8 +243,9 @@ export class Annotator {
 		} catch (error) {
 			if (isAbortError(error) || this.abort.signal.aborted) return;
 			const message = errorMessage(error);
-			this.failure ??= `${unit.id}: ${message}`;
-			this.emit({ type: 'annotate-failed', unit: unit.id, error: message });
+			const sentences = unit.sentences.map((s) => s.index);
+			this.failure ??= `${sentencesName(unit.summary, sentences)}: ${message}`;
+			this.emit({ type: 'annotate-failed', unit: unit.id, summary: unit.summary, sentences, error: message });
 		}
 	}
 

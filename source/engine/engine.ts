@@ -6,6 +6,7 @@ import { ProviderError, type Provider } from '../llm/provider.ts';
 import { PlanError } from '../summarize/budget.ts';
 import { tokensOf, versionTokens } from '../summarize/counts.ts';
 import { activeVersion, dependencies, getNode, isDone, isReady } from '../summarize/graph.ts';
+import { nodeName } from '../summarize/places.ts';
 import { expectedCalls, isEmptyUpdate, type PlanContext, type Planner } from '../summarize/planner.ts';
 import { totalsOf, type Totals } from '../summarize/totals.ts';
 import { bestAttempt } from '../summarize/validity.ts';
@@ -146,7 +147,7 @@ export class Engine {
 	 */
 	async edit(id: NodeRef, text: string): Promise<NodeRef[]> {
 		const node = changeable(this.run, id, 'edit', this.inFlight.has(id));
-		if (text.trim() === '') throw new Error(`the text of ${id} cannot be empty; to make it again from its inputs, re-run it`);
+		if (text.trim() === '') throw new Error(`the text of node ${id} cannot be empty; to make it again from its inputs, re-run it`);
 		const current = activeVersion(node);
 		if (node.status === 'done' && current?.text === text) return [];
 		moveNode(node, 'done');
@@ -480,7 +481,7 @@ export class Engine {
 			const message = error instanceof ProviderError || error instanceof PlanError ? error.message : errorMessage(error);
 			moveNode(node, 'failed');
 			node.error = message;
-			this.failure ??= `${node.id} (${node.kind}, level ${node.level}, #${node.index}): ${message}`;
+			this.failure ??= `${nodeName(node, this.run.config.method, this.run.chunks.length)}: ${message}`;
 			await store.save();
 			this.emit({ type: 'node-failed', node: node.id, error: message });
 		} finally {

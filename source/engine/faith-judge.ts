@@ -2,7 +2,7 @@ import type { FaithVerdict, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { isAbortError } from '../llm/abort.ts';
 import type { Provider } from '../llm/provider.ts';
-import { MAX_RETRIES, RETRY_TEMPERATURE } from '../score/annotate.ts';
+import { MAX_RETRIES, RETRY_TEMPERATURE, sentencesName } from '../score/annotate.ts';
 import { faithPromptValues, faithUnits, readFaithAnswer, type FaithUnit, type JudgeEvidence } from '../score/faithfulness.ts';
 import { fill } from '../summarize/templates.ts';
 import { cancelAll, CallRunner, type CallLogStore } from './call-runner.ts';
@@ -76,7 +76,7 @@ export async function judgeFaithfulness(opts: FaithJudgeOptions): Promise<FaithJ
 				signal: abort.signal,
 				build: () => (abort.signal.aborted || failure !== null ? null : { prompt, task, params }),
 				onError: (error) => {
-					if (!isAbortError(error) && !abort.signal.aborted) failure ??= `${owner}: ${errorMessage(error)}`;
+					if (!isAbortError(error) && !abort.signal.aborted) failure ??= `${sentencesName(unit.summary, [unit.sentence])}: ${errorMessage(error)}`;
 				},
 				onUsage: () => {},
 				commit: async ({ result, timings }) => {

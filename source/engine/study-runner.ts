@@ -6,8 +6,10 @@ import { errorMessage } from '../errors.ts';
 import { storedScore } from '../score/session-score.ts';
 import type { Cell } from '../study/grid.ts';
 import { finalWords, liveNodes, runFinished } from '../summarize/graph.ts';
+import { levelName } from '../summarize/places.ts';
 import { newRun } from '../summarize/run.ts';
 import { totalsOf as runTotalsOf } from '../summarize/totals.ts';
+import { scoringTotals } from '../store/calls.ts';
 import { folderState } from '../store/leftover.ts';
 import { bookSession, Session, type BookSessionData } from '../store/session.ts';
 import { StudyRecord } from '../store/study-record.ts';
@@ -54,7 +56,7 @@ export interface CellState {
 	/** Calls of the cell's run so far (a resumed run's earlier ones included), and the estimate of all it will make. */
 	calls: number;
 	expected: number;
-	/** The run's cost so far; scoring's is `scoring.cost`. */
+	/** The run's cost so far; scoring's is `scoring.cost`, and the cell's cost is both (`cellCost`). */
 	cost: number;
 	/** Words of the final summary, once there is one. */
 	words: number | null;
@@ -62,7 +64,10 @@ export interface CellState {
 	score: number | null;
 	/** What the cell is making now ("level 1, 3/5 merges", "step 12/40", "scoring 4/20 calls"). */
 	activity: string | null;
-	/** Calls and cost of annotating the final summary, once scoring started. */
+	/**
+	 * Calls and cost of annotating the final summary, once scoring started or was found done: every
+	 * annotation call its session logged, earlier runs' included, so a restart shows the same.
+	 */
 	scoring: { calls: number; planned: number; cost: number } | null;
 	error: string | null;
 	/** A provider batch the cell waits on ("batch b_12 in_progress 40/120"), when there is one. */
@@ -265,7 +270,8 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			const { data } = await Session.snapshot(sessionsDir, cell.sessionId);
 			if (data.kind === 'book' && runFinished(data.run)) {
 				const totals = runTotalsOf(data.run);
-				this.update(index, { status: 'skipped', calls: totals.calls, expected: totals.calls, cost: totals.cost, words: finalWords(data.run) });
+				const scoring = await this.loggedScoring(cell);
+				this.update(index, { status: 'skipped', calls: totals.calls, expected: totals.calls, cost: totals.cost, words: finalWords(data.run), scoring });
 				this.emit({ type: 'cell-skipped', index, cell: this.current.cells[index]! });
 				await record.set(cell.key, cell.sessionId, 'done');
 				return 'done';
@@ -333,8 +339,10 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		const { sessionsDir, work } = this.opts;
 		const { data } = await Session.snapshot(sessionsDir, cell.sessionId);
 		const stored = data.kind === 'book' ? storedScore(data.summaries, data.annotations, data.run) : null;
+		// What earlier runs spent scoring this session: the annotator below counts only its own calls.
+		const before = await this.loggedScoring(cell);
 		if (stored !== null) {
-			this.update(index, { status: this.current.cells[index]!.status === 'skipped' ? 'skipped' : 'done', score: stored });
+			this.update(index, { status: this.current.cells[index]!.status === 'skipped' ? 'skipped' : 'done', score: stored, scoring: before });
 			this.emit({ type: 'cell-scored', index, cell: this.current.cells[index]!, scorer: '', already: true, annotated: false });
 			return;
 		}
@@ -344,12 +352,20 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			this.update(index, { status: 'scoring', activity: 'scoring' });
 			this.emit({ type: 'cell-scoring', index, cell: this.current.cells[index]!, scorer });
 			if (annotator) {
+				// Answers taken back from the log are billed again when the annotator starts, and the log holds them already.
+				let recovered = { calls: 0, cost: 0 };
+				const spent = (t: { calls: number; cost: number }) => ({
+					calls: (before?.calls ?? 0) + t.calls - recovered.calls,
+					cost: (before?.cost ?? 0) + t.cost - recovered.cost,
+				});
 				const off = annotator.on((event) => {
 					if (event.type === 'rate-limit') this.rateLimited(event);
+					if (event.type === 'annotate-started') recovered = { calls: annotator.totals.calls, cost: annotator.totals.cost };
 					if (event.type !== 'usage' && event.type !== 'annotate-started') return;
 					const t = annotator.totals;
 					const planned = event.type === 'usage' ? event.planned : t.calls + event.units;
-					this.update(index, { scoring: { calls: t.calls, planned, cost: t.cost }, activity: `scoring ${t.calls}/${planned} calls` });
+					const scoring = { ...spent(t), planned: spent({ calls: planned, cost: 0 }).calls };
+					this.update(index, { scoring, activity: `scoring ${t.calls}/${planned} calls` });
 					this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
 				});
 				this.stoppable.add(annotator);
@@ -361,8 +377,8 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 					off();
 					this.stoppable.delete(annotator);
 				}
-				const t = annotator.totals;
-				const scoring = { calls: t.calls, planned: t.calls, cost: t.cost };
+				const made = spent(annotator.totals);
+				const scoring = { ...made, planned: made.calls };
 				if (status === 'failed') {
 					this.failed = true;
 					const error = annotator.error ?? 'unknown error';
@@ -382,6 +398,12 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		} finally {
 			await session.close();
 		}
+	}
+
+	/** The annotation calls the cell's session has logged (null: none). */
+	private async loggedScoring(cell: C): Promise<CellState['scoring']> {
+		const logged = await scoringTotals(this.opts.sessionsDir, cell.sessionId);
+		return logged.calls > 0 ? { ...logged, planned: logged.calls } : null;
 	}
 
 	private rateLimited({ type: _, ...state }: { type: 'rate-limit' } & RateLimitState): void {
@@ -408,11 +430,15 @@ function studyTotals(cells: readonly CellState[]): StudyTotals {
 		else if (c.status === 'running' || c.status === 'scoring') totals.active++;
 		totals.calls += c.calls;
 		totals.expected += Math.max(c.expected, c.calls);
-		totals.cost += c.cost + (c.scoring?.cost ?? 0);
+		totals.cost += cellCost(c);
 	}
 	return totals;
 }
 
+/** A cell's cost: its run's calls and its scoring's, the one figure the screen, the lines and the results show. */
+export function cellCost(cell: Pick<CellState, 'cost' | 'scoring'>): number {
+	return cell.cost + (cell.scoring?.cost ?? 0);
+}
 
 /**
  * What a run is making, in its method's terms: the lowest level not finished of a hierarchical
@@ -432,5 +458,5 @@ export function activityOf(run: Run): string | null {
 	const level = levels.find((l) => nodes.some((n) => n.level === l && !finished(n)));
 	if (level === undefined) return null;
 	const at = nodes.filter((n) => n.level === level);
-	return `level ${level}, ${at.filter(finished).length}/${at.length} ${level === 0 ? 'chunks' : 'merges'}`;
+	return `${levelName(level)}, ${at.filter(finished).length}/${at.length} ${level === 0 ? 'chunks' : 'merges'}`;
 }

@@ -46,13 +46,13 @@ export function finalEvidence(run: Run, index: PassageIndex, opts: EvidenceOptio
 	return run.root ? nodeEvidence(run, index, run.root, opts) : null;
 }
 
-/** Chunk indices as short ranges: [0, 1, 2, 5] -> "0-2, 5". */
+/** Chunk indices as a person reads them (counted from 1, see summarize/places.ts), in short ranges: [0, 1, 2, 5] -> "1-3, 6". */
 export function chunkRanges(chunks: readonly number[]): string {
 	const parts: string[] = [];
 	for (let i = 0; i < chunks.length; ) {
 		let j = i;
 		while (j + 1 < chunks.length && chunks[j + 1] === chunks[j]! + 1) j++;
-		parts.push(j === i ? `${chunks[i]}` : `${chunks[i]}-${chunks[j]}`);
+		parts.push(j === i ? `${chunks[i]! + 1}` : `${chunks[i]! + 1}-${chunks[j]! + 1}`);
 		i = j + 1;
 	}
 	return parts.join(', ');

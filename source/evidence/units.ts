@@ -1,4 +1,5 @@
 import type { Run, ScoredSummary } from '../domain.ts';
+import { chunkPlace } from '../summarize/places.ts';
 import { nodeEvidence, TOP_PASSAGES } from './evidence.ts';
 import { sentenceKey, Tracer } from './provenance.ts';
 import type { PassageIndex } from './rank.ts';
@@ -35,7 +36,7 @@ export function evidenceLookup(run: Run, book: string, index: PassageIndex, summ
 					? nodeEvidence(run, index, summary.node, { text: summary.text, top, tracer }).map((s) =>
 							s.passages.map((p) => ({
 								text: sentenceKey(book.slice(p.start, p.end)),
-								where: `chunk ${p.chunk}, ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ', word for word' : ''}`,
+								where: `${chunkPlace(p.chunk, run.chunks.length)}, ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ', word for word' : ''}`,
 								chunk: p.chunk,
 								start: p.start,
 								end: p.end,

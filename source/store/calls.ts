@@ -1,5 +1,8 @@
 import { open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Node } from '../domain.ts';
+import { isAnnotationCall } from '../score/annotate.ts';
+import { FILES } from './dirs.ts';
 import { callRecordSchema, firstIssue, type CallRecord } from './schema.ts';
 
 /**
@@ -79,6 +82,17 @@ export async function readCallLog(file: string): Promise<CallLogContents> {
 		else skipped.push(i + 1);
 	});
 	return { calls, skipped };
+}
+
+/**
+ * What a session's BooookScore annotation calls cost, read from its call log without its lock: the
+ * log is the one record of them (annotations keep no usage), so a scoring counts the same read
+ * back after a restart as while it ran.
+ */
+export async function scoringTotals(dir: string, id: string): Promise<{ calls: number; cost: number }> {
+	const { calls } = await readCallLog(join(dir, id, FILES.calls));
+	const scoring = calls.filter((c) => isAnnotationCall(c.node));
+	return { calls: scoring.length, cost: scoring.reduce((sum, c) => sum + c.cost, 0) };
 }
 
 function parseJson(line: string): unknown {

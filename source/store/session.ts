@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Book, Run } from '../domain.ts';
+import { chunkPlace } from '../summarize/places.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog, callsBeyondState, readCallLog } from './calls.ts';
 import { changeProblem, ChangeTracker } from './changes.ts';
@@ -365,7 +366,7 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	// Chunks are character ranges of book.txt; one outside it would be read as empty or cut text.
 	const outside = data.run.chunks.find((c) => c.start > c.end || c.end > text.length);
 	if (outside) {
-		throw corrupt(id, stateFile, `chunk ${outside.index} spans characters ${outside.start} to ${outside.end}, outside the book's ${text.length}`);
+		throw corrupt(id, stateFile, `${chunkPlace(outside.index, data.run.chunks.length)} spans characters ${outside.start} to ${outside.end}, outside the book's ${text.length}`);
 	}
 	return { data, text, journal };
 }

@@ -15,8 +15,12 @@ export interface CellOutcome {
 	status: 'missing' | RunStatus;
 	/** Words of the final summary, once there is one. */
 	words: number | null;
+	/** Calls of the cell's run. */
 	calls: number;
+	/** The cell's cost: its run's calls and its BooookScore annotation calls (`scoring`). */
 	cost: number;
+	/** The annotation calls its session logged, part of `cost`; absent or null when none was made. */
+	scoring?: { calls: number; cost: number } | null;
 	/** The session's stored BooookScore, once every sentence of its summary has a verdict. */
 	score: number | null;
 	/** The error types of the sentences that score reads; absent or null while there is no score. */
@@ -144,6 +148,31 @@ export function resultTable(rows: readonly ResultRow[], opts: { priced: boolean 
 }
 
 const pct = (v: number) => (100 * v).toFixed(1);
+
+/**
+ * The results for a program to read (`--csv`): one value per column, numbers without units or
+ * brackets, empty where there is none, so `pandas.read_csv` types every column. BooookScore and its
+ * interval are percents (as the table shows them), the cost US dollars (empty when unpriced).
+ */
+export function resultCsvTable(rows: readonly ResultRow[], opts: { priced: boolean }): string[][] {
+	const num = (v: number | null, digits: number) => (v === null ? '' : String(Number(v.toFixed(digits))));
+	return [
+		['method', 'provider', 'model', 'chunk_size', 'context_window', 'books', 'books_done', 'words_mean', 'calls', 'cost_usd', 'score', 'ci_low', 'ci_high'],
+		...rows.map((r) => [
+			r.method,
+			r.provider,
+			r.model,
+			String(r.chunkSize),
+			String(r.contextWindow),
+			String(r.books),
+			String(r.done),
+			num(r.meanWords, 1),
+			String(r.calls),
+			opts.priced || r.provider === 'extractive' ? num(r.cost, 6) : '',
+			...(r.score === null ? ['', '', ''] : [r.score.estimate, r.score.low, r.score.high].map((v) => num(100 * v, 2))),
+		]),
+	];
+}
 
 /** Columns padded to their widest cell; numbers right-aligned. */
 export function alignTable(table: readonly string[][]): string {

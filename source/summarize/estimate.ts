@@ -1,6 +1,7 @@
 import type { Chunk, Run, RunConfig, Usage } from '../domain.ts';
 import { CONTEXT_SHARE, WORD_RATIO, expectedWords } from './budget.ts';
 import { expectedMerges } from './hier.ts';
+import { levelName } from './places.ts';
 import type { PlanContext } from './planner.ts';
 import { newRun, plannerFor } from './run.ts';
 import { fill } from './templates.ts';
@@ -53,11 +54,11 @@ function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
 	const init = ctx.tokens(fill(templates['hier-init'], ['', 0]));
 	const merge = ctx.tokens(fill(templates['hier-merge-context'], ['', '', 0]));
 	const g0 = run.nodes[0]!.budget.summaryTokens;
-	const rows: PlanRow[] = [{ name: 'level 0 (summarize)', calls: run.chunks.length, exact: true, inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0), outputTokens: run.chunks.length * g0 }];
+	const rows: PlanRow[] = [{ name: `${levelName(0)} (summarize)`, calls: run.chunks.length, exact: true, inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0), outputTokens: run.chunks.length * g0 }];
 	let count = run.chunks.length;
 	for (const { level, merges, limit, below, inputBudget } of expectedMerges(run.chunks.length, ctx)) {
 		const context = (merges - 1) * Math.floor(inputBudget * CONTEXT_SHARE);
-		rows.push({ name: `level ${level} (merge)`, calls: merges, exact: false, inputTokens: count * (below + 6) + merges * merge + context, outputTokens: merges * limit });
+		rows.push({ name: `${levelName(level)} (merge)`, calls: merges, exact: false, inputTokens: count * (below + 6) + merges * merge + context, outputTokens: merges * limit });
 		count = merges;
 	}
 	return rows;

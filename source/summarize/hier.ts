@@ -5,6 +5,7 @@ import { emptyUpdate, sameBudget, samePlan, type CallSpec, type PlanContext, typ
 import { cleanCall, cleanRoot, planClean } from './clean.ts';
 import { refTokens, tokensOf, versionTokens } from './counts.ts';
 import { assertFits, fitPrompt, lastSentenceEndWithin } from './shared.ts';
+import { levelName } from './places.ts';
 import { fill } from './templates.ts';
 import { summaryProblem } from './validity.ts';
 
@@ -424,6 +425,6 @@ function assertShrinks(ctx: PlanContext, level: number, below: Node[], inputBudg
 		i += take;
 	}
 	throw new PlanError(
-		`level ${level} cannot merge the ${below.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
+		`${levelName(level)} cannot merge the ${below.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
 	);
 }

@@ -1,6 +1,7 @@
 import { costText } from '../llm/prices.ts';
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
+import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
 import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
 import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
 import type { NodeView, ViewState } from './state/view.ts';
@@ -17,12 +18,6 @@ export interface Line {
 	text: string;
 	tone?: Tone;
 	bold?: boolean;
-}
-
-const KIND_NAMES: Record<string, string> = { summarize: 'summary', merge: 'merge', update: 'update', compress: 'compression', clean: 'clean-up', annotate: 'annotation' };
-
-export function kindName(kind: string): string {
-	return KIND_NAMES[kind] ?? kind;
 }
 
 /** Text of an input reference, or null when it has none yet. */
@@ -97,14 +92,14 @@ export function inputLines(run: Run, node: NodeView, book: string, width: number
 		const text = refTextOf(run, ref, book);
 		if (isChunkRef(ref)) {
 			const chunk = run.chunks[Number(ref.slice(1))];
-			section(`── chunk ${Number(ref.slice(1)) + 1} of ${run.chunks.length} (${ref}, ${formatInt(chunk?.tokens ?? 0)} tokens)`, text);
+			section(`── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`, text);
 		} else {
 			const input = findNode(run, ref);
-			const what = input ? `${kindName(input.kind)}${run.config.method === 'hier' ? ` L${input.level} #${input.index + 1}` : ` of step ${input.index + 1}`}` : 'node';
-			section(`── ${ref}: ${what}${node.kind === 'update' && ref === node.inputs[1] ? ' (the running summary)' : ''}`, text);
+			const what = input ? `${kindName(input.kind)}, ${nodePlace(input, run.config.method, run.chunks.length)}` : 'unknown';
+			section(`── node ${ref}: ${what}${node.kind === 'update' && ref === node.inputs[1] ? ' (the running summary)' : ''}`, text);
 		}
 	}
-	if (node.context) section(`── context ${node.context}: the previous merge of this level (cut to its last sentences that fit)`, refTextOf(run, node.context, book));
+	if (node.context) section(`── context, node ${node.context}: the previous merge of this level (cut to its last sentences that fit)`, refTextOf(run, node.context, book));
 	if (lines.length === 0) lines.push({ text: 'no inputs', tone: 'muted' });
 	return lines;
 }
@@ -112,9 +107,9 @@ export function inputLines(run: Run, node: NodeView, book: string, width: number
 /** The text of the chunk the node reads, or a line saying it reads none. */
 export function chunkLines(run: Run, node: NodeView, book: string, width: number): Line[] {
 	const ref = node.inputs.find(isChunkRef);
-	if (!ref) return [{ text: `${node.id} reads no chunk: its inputs are summaries (tab shows them).`, tone: 'muted' }];
+	if (!ref) return [{ text: `node ${node.id} reads no chunk: its inputs are summaries (tab shows them).`, tone: 'muted' }];
 	const chunk = run.chunks[Number(ref.slice(1))];
-	return [{ text: `── chunk ${Number(ref.slice(1)) + 1} of ${run.chunks.length} (${formatInt(chunk?.tokens ?? 0)} tokens)`, tone: 'accent', bold: true }, ...wrapped(refTextOf(run, ref, book) ?? '', width)];
+	return [{ text: `── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`, tone: 'accent', bold: true }, ...wrapped(refTextOf(run, ref, book) ?? '', width)];
 }
 
 /** Every call of the version in progress and of the active version: outcome, usage, time. */
@@ -144,10 +139,12 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = true): [Line, Line] {
 	const full = findNode(run, node.id);
 	const version: Version | null = full ? activeVersion(full) : null;
-	const where = view.method === 'hier' ? (node.kind === 'clean' ? 'final clean-up' : `level ${node.level} #${node.index + 1}`) : node.kind === 'clean' ? 'final clean-up' : `step ${node.index + 1} of ${view.chunks}${node.kind === 'compress' && full ? ` (trim ${Number(full.meta.trim ?? 0) + 1})` : ''}`;
+	const trim = view.method === 'inc' && node.kind === 'compress' && full ? ` (trim ${Number(full.meta.trim ?? 0) + 1})` : '';
+	const chunk = chunkRead(node, view.chunks);
+	const where = `${nodePlace(node, view.method, view.chunks)}${trim}${chunk ? ` · ${chunk}` : ''}`;
 	const state = node.status === 'running' ? `running, attempt ${node.attempt + 1}` : node.status;
 	const versions = node.versions > 0 ? ` · version ${(node.active ?? 0) + 1} of ${node.versions}${version?.origin === 'edit' ? ' (edited)' : ''}` : '';
-	const first: Line = { text: clean(`${node.id} ${kindName(node.kind)} · ${where} · ${state}${versions}${node.overBudget ? ' · over budget' : ''}`), bold: true, tone: node.status === 'failed' ? 'error' : node.status === 'stale' ? 'warn' : undefined };
+	const first: Line = { text: clean(`node ${node.id} · ${kindName(node.kind)} · ${where} · ${state}${versions}${node.overBudget ? ' · over budget' : ''}`), bold: true, tone: node.status === 'failed' ? 'error' : node.status === 'stale' ? 'warn' : undefined };
 	const budget = full?.budget;
 	const usage = version?.usage;
 	const actual = node.words !== null ? `${formatInt(node.words)} words / ${formatInt(node.tokens ?? 0)} tokens` : node.status === 'running' ? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far` : '—';
@@ -162,7 +159,7 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
  * The evidence pane: the node's sentences, the chosen one marked, and below it the passages of the
  * book it can come from (best first, with where they are). `sentence` is clamped to the text.
  */
-export function evidenceLines(evidence: readonly SentenceEvidence[] | null, sentence: number, book: string, width: number): { lines: Line[]; chosen: number } {
+export function evidenceLines(evidence: readonly SentenceEvidence[] | null, sentence: number, book: string, width: number, chunks: number): { lines: Line[]; chosen: number } {
 	if (evidence === null) return { lines: [{ text: 'No text yet: evidence is shown for a node that has one.', tone: 'muted' }], chosen: 0 };
 	if (evidence.length === 0) return { lines: [{ text: 'The text has no sentences.', tone: 'muted' }], chosen: 0 };
 	const chosen = Math.min(Math.max(0, sentence), evidence.length - 1);
@@ -171,7 +168,7 @@ export function evidenceLines(evidence: readonly SentenceEvidence[] | null, sent
 	lines.push(...wrapped(picked.text, width, 'accent', '› '));
 	if (picked.passages.length === 0) lines.push({ text: 'No passage of those chunks shares a word with it.', tone: 'muted' });
 	for (const p of picked.passages) {
-		lines.push({ text: `chunk ${p.chunk} · ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ' · word for word' : ''}`, tone: 'muted', bold: true });
+		lines.push({ text: `${chunkPlace(p.chunk, chunks)} · ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ' · word for word' : ''}`, tone: 'muted', bold: true });
 		lines.push(...wrapped(book.slice(p.start, p.end).replace(/\s+/gu, ' '), width, undefined, '  '));
 	}
 	return { lines, chosen };

@@ -1,4 +1,4 @@
-import type { CellState, CellStatus, StudyCell } from '../engine/study-runner.ts';
+import { cellCost, type CellState, type CellStatus, type StudyCell } from '../engine/study-runner.ts';
 import { layoutTable, type Table } from './session-table.ts';
 import { clean } from './text.ts';
 import type { Tone } from './theme.ts';
@@ -44,7 +44,7 @@ export function cellTable(cells: readonly Pick<StudyCell, 'book' | 'method' | 'p
 			{ header: 'configuration', cells: configLabels(cells).map(clean), flex: true, min: 12, want: 40 },
 			{ header: 'status', cells: states.map((s) => CELL_STATUS[s.status].word) },
 			{ header: 'calls', cells: states.map((s) => `${bar(cellRatio(s), BAR)} ${s.calls}/${Math.max(s.calls, s.expected)}`) },
-			{ header: 'cost', cells: states.map((s, i) => money(s.cost + (s.scoring?.cost ?? 0), cells[i]!.priced)) },
+			{ header: 'cost', cells: states.map((s, i) => money(cellCost(s), cells[i]!.priced)) },
 			{ header: 'words', cells: states.map((s) => (s.words === null ? DASH : String(s.words))), optional: true },
 			{ header: 'score', cells: states.map((s) => (s.score === null ? DASH : s.score.toFixed(1))), optional: true },
 		],

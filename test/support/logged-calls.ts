@@ -16,3 +16,13 @@ export function loggedCalls(dir: string): string[] {
 				.map((c) => `${e.name} ${c.node} ${c.version} ${c.attempt}`);
 		});
 }
+
+/** What the calls logged in one session cost (billed failures included), in US dollars. */
+export function loggedCost(dir: string, session: string): number {
+	const log = join(dir, session, 'calls.jsonl');
+	if (!existsSync(log)) return 0;
+	return readFileSync(log, 'utf8')
+		.split('\n')
+		.filter((line) => line.trim() !== '')
+		.reduce((sum, line) => sum + (JSON.parse(line) as { cost: number }).cost, 0);
+}

@@ -21,7 +21,7 @@ export function Final({ run, info, root }: { run: Run; info: RunInfo; root: Node
 	const totals = totalsOf(run);
 	return (
 		<Box flexDirection="column" marginBottom={1}>
-			<Text bold color={theme.color('accent')}>{clean(`━━ Final summary · ${info.title} (${root}, version ${(node?.active ?? 0) + 1})`)}</Text>
+			<Text bold color={theme.color('accent')}>{clean(`━━ Final summary · ${info.title} (node ${root}, version ${(node?.active ?? 0) + 1})`)}</Text>
 			<Text>{clean(text)}</Text>
 			<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
 				{clean(`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`)}

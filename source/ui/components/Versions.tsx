@@ -17,7 +17,7 @@ export function Versions({ run, node, cursor, width, height }: { run: Run; node:
 	const preview = versions[cursor] ? wrap(clean(versions[cursor]!.text), width) : [];
 	return (
 		<Box flexDirection="column">
-			<Text bold wrap="truncate-end">{`Versions of ${node.id} (${versions.length}) · ↑↓ choose · enter make active · esc back`}</Text>
+			<Text bold wrap="truncate-end">{`Versions of node ${node.id} (${versions.length}) · ↑↓ choose · enter make active · esc back`}</Text>
 			{list.lines.map(({ v, i }) => (
 				<Text key={i} inverse={i === cursor} wrap="truncate-end" color={i === full?.active ? theme.color('ok') : undefined}>
 					{truncate(`${i === full?.active ? '*' : ' '} v${i + 1}  ${v.origin === 'edit' ? 'edited by hand' : `model ${clean(v.model ?? '?')}`}  ${countWords(v.text)} words  ${v.createdAt.replace('T', ' ').slice(0, 19)}${v.overBudget ? '  over budget' : ''}`, width)}

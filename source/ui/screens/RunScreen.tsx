@@ -121,7 +121,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 			}
 			case 'setActive': {
 				const went = await controls.setActive(effect.node, effect.version);
-				return say(`Version ${effect.version + 1} of ${effect.node} is active${stale(went.length, ': r re-runs them')}.`);
+				return say(`Version ${effect.version + 1} of node ${effect.node} is active${stale(went.length, ': r re-runs them')}.`);
 			}
 		}
 	};
@@ -129,7 +129,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	const saveEdit = (id: NodeRef, text: string) => {
 		controls
 			.edit(id, text)
-			.then((went) => say(`Saved as a new version of ${id}${stale(went.length, ': r re-runs them')}.`))
+			.then((went) => say(`Saved as a new version of node ${id}${stale(went.length, ': r re-runs them')}.`))
 			.catch((error: unknown) => say(clean(errorMessage(error))));
 	};
 
@@ -209,7 +209,7 @@ function paneLines(controls: RunControls, view: ViewState, ui: RunUi, node: Node
 	if (ui.pane === 'evidence') {
 		// Traced and ranked offline, kept until the node's text changes (state/evidence-view.ts).
 		const evidence = node.status === 'running' ? null : evidenceOfNode(run, book, node.id);
-		return { ...none, lines: evidenceLines(evidence, ui.sentence, book, width).lines, sentences: evidence?.length ?? 0 };
+		return { ...none, lines: evidenceLines(evidence, ui.sentence, book, width, run.chunks.length).lines, sentences: evidence?.length ?? 0 };
 	}
 	if (ui.pane === 'inputs') return { ...none, lines: inputLines(run, node, book, width) };
 	if (ui.pane === 'attempts') return { ...none, lines: attemptLines(run, node, width, priced) };
@@ -261,7 +261,7 @@ function StatusLine({ view, ui }: { view: ViewState; ui: RunUi }) {
 	if (ui.message) return <Text wrap="truncate-end" color={theme.color('accent')}>{clean(ui.message)}</Text>;
 	if (phaseOf(view) === 'idle') return <Text wrap="truncate-end" color={theme.color('accent')}>Not running: space runs what is left, s makes one call at a time.</Text>;
 	// A session opened finished printed nothing: its final summary is only the root's text.
-	const where = view.finals.length > 0 ? 'printed above' : `the text of ${view.root}`;
+	const where = view.finals.length > 0 ? 'printed above' : `the text of node ${view.root}`;
 	if (phaseOf(view) === 'done') return <Text wrap="truncate-end" color={theme.color('ok')}>{`The run is done: the final summary is ${where}. e edits a node, r re-runs it, q quits.`}</Text>;
 	if (last) return <Text wrap="truncate-end" color={theme.color(last.level === 'error' ? 'error' : 'warn')}>{clean(last.text)}</Text>;
 	return <Text> </Text>;

@@ -102,7 +102,7 @@ export function runPress(ui: RunUi, press: KeyPress, view: ViewState, ctx: KeyCo
 			const text = textOf(buffer);
 			const closed: RunUi = { ...ui, overlay: 'none', editor: null };
 			if (text === editor.original) return { ui: { ...closed, message: 'No change: nothing saved.' }, effects: [] };
-			return { ui: { ...closed, message: `Saving a new version of ${editor.node}…` }, effects: [{ kind: 'saveEdit', node: editor.node, text }] };
+			return { ui: { ...closed, message: `Saving a new version of node ${editor.node}…` }, effects: [{ kind: 'saveEdit', node: editor.node, text }] };
 		}
 		return { ui: { ...ui, editor }, effects: [] };
 	}

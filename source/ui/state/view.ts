@@ -1,6 +1,7 @@
 import type { Method, Node, NodeKind, NodeRef, NodeStatus, Run, RunStatus } from '../../domain.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import { nodesAwaitingCalls } from '../../summarize/graph.ts';
+import { levelLabel, nodeName } from '../../summarize/places.ts';
 import { totalsOf, type Totals } from '../../summarize/totals.ts';
 import { countTokens, countWords } from '../../text/tokens.ts';
 import { etaUnderLimits, limitedEtaSeconds, remainingSeconds, type RateLimitFigures } from './progress.ts';
@@ -180,7 +181,7 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 			// What streamed for the attempt is void: the screen starts the attempt's text afresh.
 			const live = { ...state.live };
 			delete live[event.node];
-			return { ...s, live, log: addLog(state, 'warn', `${event.node}: retrying, attempt ${event.attempt + 1} (${event.reason})`) };
+			return { ...s, live, log: addLog(state, 'warn', `${named(state, event.node)}: retrying, attempt ${event.attempt + 1} (${event.reason})`) };
 		}
 		case 'usage': {
 			const node = state.nodes[event.node];
@@ -199,7 +200,7 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 		case 'node-failed': {
 			const live = { ...state.live };
 			delete live[event.node];
-			return { ...s, live, nodes: patch(state.nodes, event.node, { status: 'failed', error: event.error }), log: addLog(state, 'error', `${event.node} failed: ${event.error}`) };
+			return { ...s, live, nodes: patch(state.nodes, event.node, { status: 'failed', error: event.error }), log: addLog(state, 'error', `${named(state, event.node)} failed: ${event.error}`) };
 		}
 		case 'node-stale': {
 			let nodes = state.nodes;
@@ -294,7 +295,7 @@ export function visible(state: ViewState): NodeView[] {
 export function levelsOf(state: ViewState): { level: number; label: string; nodes: NodeView[] }[] {
 	const rows = new Map<string, NodeView[]>();
 	for (const n of visible(state)) {
-		const key = n.kind === 'clean' ? 'clean' : `L${n.level}`;
+		const key = n.kind === 'clean' ? 'clean' : levelLabel(n.level);
 		rows.set(key, [...(rows.get(key) ?? []), n]);
 	}
 	return [...rows].map(([label, nodes]) => ({ label, level: nodes[0]!.level, nodes: nodes.sort((a, b) => a.index - b.index) })).sort((a, b) => a.level - b.level || (a.label === 'clean' ? 1 : -1));
@@ -318,6 +319,12 @@ function patch(nodes: Readonly<Record<NodeRef, NodeView>>, id: NodeRef, fields: 
 	const node = nodes[id];
 	if (!node) return nodes;
 	return { ...nodes, [id]: { ...node, ...fields } };
+}
+
+/** A node as the failure and retry lines name it (summarize/places.ts): the headless lines and the run's error say the same. */
+function named(state: ViewState, id: NodeRef): string {
+	const node = state.nodes[id];
+	return node ? nodeName(node, state.method, state.chunks) : `node ${id}`;
 }
 
 function addLog(state: ViewState, level: LogLine['level'], text: string): readonly LogLine[] {
