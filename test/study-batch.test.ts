@@ -109,7 +109,8 @@ test('a batched study of the three shared books × hier and inc × two chunk siz
 	assert.ok(batched.length >= firstRound && streamed.length > 0, `${batched.length} batched, ${streamed.length} streamed`);
 	for (const call of calls) {
 		const full = callCost(BUILTIN_PRICES, call.model, call.usage, 'openai').cost;
-		assert.ok(full > 0);
+		// A failed attempt (on a loaded machine, a stream the watchdog gave up on) is billed what it used, maybe nothing.
+		assert.ok(full > 0 || call.error !== undefined, `${call.node}: an answered call with no usage`);
 		assert.ok(Math.abs(call.cost - (call.batch === undefined ? full : full / 2)) < 1e-12, `${call.node}: ${call.cost} vs ${full}`);
 	}
 	// Which calls went where: hierarchical merges and the clean step streamed; chunk summaries, incremental steps and annotations batched.
