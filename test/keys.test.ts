@@ -28,3 +28,19 @@ test('a named key Ink recognized is passed on as it is, with its modifiers', () 
 	assert.deepEqual(pressesOf('', { ...none, escape: true, meta: true }), [{ input: '', escape: true, meta: true }]);
 	assert.deepEqual(pressesOf('q', none), [{ input: 'q' }]);
 });
+
+test('a footer fits its width with whole keys only, keeping help and quit, on every screen', async () => {
+	const { footerItems, footerLine } = await import('../source/ui/components/Footer.tsx');
+	const screens = ['home', 'filter', 'run', 'study', 'score', 'validate', 'faith', 'results', 'editor', 'versions', 'confirm', 'form', 'help', 'reasons', 'span', 'types', 'field'] as const;
+	for (const screen of screens) {
+		const items = footerItems(screen);
+		for (const width of [80, 60]) {
+			const line = footerLine(screen, width);
+			assert.ok(line.length <= width, `${screen} at ${width}: ${line}`);
+			const shown = line.split(' · ');
+			assert.ok(shown.every((item) => items.includes(item)), `${screen} at ${width}, an item cut: ${line}`);
+			for (const kept of ['? help', 'q quit']) if (items.includes(kept)) assert.ok(shown.includes(kept), `${screen} at ${width} lost ${kept}: ${line}`);
+		}
+	}
+	assert.equal(footerLine('run', 500), footerItems('run').join(' · '), 'room for all: all of them');
+});

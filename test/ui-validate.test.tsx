@@ -334,3 +334,19 @@ test('adding your own annotation keeps you on your item, and the walk keeps its 
 	assert.deepEqual(again.items.map((a) => a.id), store.items.map((a) => a.id));
 	assert.equal(firstUnjudged(again.items, again.judgments, 'val'), 3, 'it reopens on item 4');
 });
+
+test('at 80×24 a long message wraps whole, the header keeps the validator, and the footer has whole keys', async (t) => {
+	const { store, press, see } = await setUp(t, 'blind', { size: [80, 24] });
+	const failure = 'could not save session.json: no space left on device (ENOSPC) in /home/someone/sessions/walk; free some space, then give the verdict again';
+	store.judge = async () => {
+		throw new Error(failure);
+	};
+	await press('a');
+	const f = await see(/ENOSPC/u, 'the failure');
+	const lines = f.split('\n');
+	assert.ok(lines.length < 24 && lines.every((l) => l.length <= 80), f);
+	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(failure), `the whole message:\n${f}`);
+	assert.match(lines[0]!, /^Validate · voyage · blind \(sources hidden\) · validator val$/u);
+	assert.doesNotMatch(lines.at(-1)!, /…/u);
+	assert.match(lines.at(-1)!, /q quit · \? help/u);
+});

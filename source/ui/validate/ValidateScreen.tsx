@@ -13,7 +13,7 @@ import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { actionFor } from '../keymap.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
 import { highlightLines } from '../styled-lines.ts';
-import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme } from '../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
 import { EvidencePane, type Evidence } from './EvidencePane.tsx';
@@ -130,7 +130,9 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	const sentence = current.sentence ?? Math.max(0, sentences.findIndex((s) => s.end > (current.spans[0]?.start ?? 0)));
 	const evidence = evidenceFor && ui.overlay.kind === 'none' ? evidenceFor({ summary: current.summary, sentence }) : [];
 	const evidenceRows = evidence.length === 0 ? 0 : rows >= 30 ? 8 : rows >= 24 ? 4 : 0;
-	const fixed = 1 + 1 + (estimate ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + evidenceRows + (ui.message ? 1 : 0) + 1;
+	// A message (a save that failed says why and what to do) wraps onto a few rows instead of being cut.
+	const message = ui.message ? cutLines(wrap(clean(ui.message), width), 3, width) : [];
+	const fixed = 1 + 1 + (estimate ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + evidenceRows + message.length + 1;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 
 	const addingSpans: Span[] | null =
@@ -141,7 +143,7 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	return (
 		<Box flexDirection="column" width={columns}>
 			<Text bold wrap="truncate">
-				{truncate(`Validate · ${clean(title)} · ${store.walk.mode}${blind ? ' (sources hidden until the end)' : ''} · validator ${clean(store.validator)}`, width)}
+				{headerLine(title, store.walk.mode, blind, store.validator, width)}
 			</Text>
 			<ProgressLine progress={progress} hide={hideSource} width={width} />
 			{estimate ? <Text wrap="truncate">{truncate(`estimate from the sample (95% interval over books): ${estimate}`, width)}</Text> : null}
@@ -175,14 +177,21 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 			</Text>
 			<EvidencePane evidence={[...evidence]} rows={evidenceRows} width={width} />
 			<OverlayView overlay={ui.overlay} width={width} />
-			{ui.message ? (
-				<Text wrap="truncate" color={theme.color('accent')}>
-					{truncate(clean(ui.message), width)}
+			{message.map((line, i) => (
+				<Text key={`m${i}`} wrap="truncate" color={theme.color('accent')}>
+					{line}
 				</Text>
-			) : null}
+			))}
 			<Footer screen={screenOf(ui.overlay)} />
 		</Box>
 	);
+}
+
+/** The walk's first line: the title gives way first, so the mode and the validator stay in view. */
+function headerLine(title: string, mode: string, blind: boolean, validator: string, width: number): string {
+	const rest = ` · ${mode}${blind ? ' (sources hidden)' : ''} · validator ${clean(validator)}`;
+	const room = width - textWidth('Validate · ') - textWidth(rest);
+	return truncate(`Validate · ${room >= 12 ? truncate(clean(title), room) : clean(title)}${rest}`, width);
 }
 
 /** Rows an overlay takes below the annotation (each of its lines is cut to one row). */
