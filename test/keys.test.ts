@@ -37,8 +37,10 @@ test('a footer fits its width with whole keys only, keeping help and quit, on ev
 		for (const width of [80, 60]) {
 			const line = footerLine(screen, width);
 			assert.ok(line.length <= width, `${screen} at ${width}: ${line}`);
-			const shown = line.split(' · ');
-			assert.ok(shown.every((item) => items.includes(item)), `${screen} at ${width}, an item cut: ${line}`);
+			// A crowded line is tightened: two spaces between items, a pair by its first keys ("↑↓ select").
+			const shown = line.split(line.includes(' · ') ? ' · ' : '  ');
+			const whole = (x: string) => items.some((i) => i === x || (i[0] === x[0] && i.split(' ').at(-1) === x.split(' ').at(-1)));
+			assert.ok(shown.every(whole), `${screen} at ${width}, an item cut: ${line}`);
 			for (const kept of ['? help', 'q quit']) if (items.includes(kept)) assert.ok(shown.includes(kept), `${screen} at ${width} lost ${kept}: ${line}`);
 		}
 	}

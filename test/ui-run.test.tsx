@@ -361,6 +361,6 @@ test('at 80×24 a long error wraps onto more rows, whole, within the screen; the
 	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(`run failed: ${error}`), `the whole error:\n${f}`);
 	const footer = lines.at(-1)!;
 	assert.doesNotMatch(footer, /…/u, 'no key cut in the middle');
-	assert.match(footer, /q quit · \? help/u);
+	assert.match(footer, /^space pause {2}s step {2}e edit .* q quit {2}\? help$/u);
 	r.unmount();
 });

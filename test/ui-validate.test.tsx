@@ -271,14 +271,14 @@ for (const [columns, rows] of [[120, 40], [80, 24]] as const) {
 test("the footer shows the walk's main keys first, and ? lists the walk's keys, not the run screen's", async (t) => {
 	const { press, see } = await setUp(t, 'model');
 	const f = await see(/a agree/u, 'the footer');
-	assert.match(f.split('\n').at(-1)!, /^a agree · p partial · d disagree · u undo · n next unjudged/u);
+	assert.match(f.split('\n').at(-1)!, /^a agree {2}p partial {2}d disagree {2}u undo {2}m note {2}n unjudged/u);
 	await press('?');
 	const help = await see(/esc or \? closes/u, 'the help');
 	assert.match(help, /Validation\n/u);
 	assert.match(help, /a +agree[^]*p +partially agree[^]*tab +results so far/u);
 	assert.doesNotMatch(help, /pane|Run screen/u);
 	await press('?');
-	await see(/a agree · p partial/u, 'the walk again');
+	await see(/a agree {2}p partial/u, 'the walk again');
 });
 
 test('the passages of the book for the sentence being judged sit below it, and give way to a dialog', async (t) => {
@@ -348,5 +348,5 @@ test('at 80×24 a long message wraps whole, the header keeps the validator, and 
 	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(failure), `the whole message:\n${f}`);
 	assert.match(lines[0]!, /^Validate · voyage · blind \(sources hidden\) · validator val$/u);
 	assert.doesNotMatch(lines.at(-1)!, /…/u);
-	assert.match(lines.at(-1)!, /q quit · \? help/u);
+	assert.match(lines.at(-1)!, /q quit {2}\? help/u);
 });

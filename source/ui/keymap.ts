@@ -146,7 +146,7 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'disagree', label: 'd', description: 'disagree', screens: ['validate'], matches: char('d') },
 	{ action: 'undo', label: 'u', description: 'undo your last action: a verdict, a note, or a verdict with the note written on it', short: 'undo', screens: ['validate'], matches: char('u') },
 	{ action: 'undo', label: 'u', description: 'undo the last verdict', short: 'undo', screens: ['faith'], matches: char('u') },
-	{ action: 'nextUnjudged', label: 'n', description: 'next unjudged', screens: ['validate', 'faith'], matches: char('n') },
+	{ action: 'nextUnjudged', label: 'n', description: 'next unjudged', short: 'unjudged', screens: ['validate', 'faith'], matches: char('n') },
 	{ action: 'addAnnotation', label: 'h', description: 'add your own annotation', short: 'add', screens: ['validate'], matches: char('h') },
 	{ action: 'link', label: 'l', description: 'link two spans as one confusion', short: 'link', screens: ['validate'], matches: char('l') },
 	{ action: 'note', label: 'm', description: 'a note on the verdict just given (else on this item\'s verdict)', short: 'note', screens: ['validate'], matches: char('m') },
@@ -202,11 +202,13 @@ export function actionFor(screen: Screen, key: KeyPress): Action | null {
  * cuts the footer's end, and these are the ones a person reaches for on every item.
  */
 export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
+	home: ['open', 'newRun', 'resume'],
+	run: ['pause', 'step', 'edit', 'rerun', 'score', 'validate', 'versions', 'nextPane', 'chunk'],
 	study: ['up', 'open'],
-	validate: ['agree', 'partial', 'disagree', 'undo', 'nextUnjudged', 'addAnnotation', 'note', 'link'],
+	validate: ['agree', 'partial', 'disagree', 'undo', 'note', 'nextUnjudged', 'addAnnotation', 'link'],
 	faith: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
 	reasons: ['toggle', 'save', 'cancel'],
-	span: ['left', 'shrink', 'grow', 'trimStart', 'trimEnd', 'whole', 'link', 'confirm', 'cancel'],
+	span: ['left', 'shrink', 'grow', 'confirm', 'cancel', 'trimStart', 'trimEnd', 'whole', 'link'],
 	types: ['toggle', 'save', 'cancel'],
 	field: ['save', 'cancel'],
 };

@@ -19,11 +19,14 @@ export function footerItems(screen: Screen, hide: readonly Action[] = []): strin
 	return footerEntries(screen, hide).map((e) => e.text);
 }
 
-function footerEntries(screen: Screen, hide: readonly Action[]): { text: string; action: Action }[] {
+/** An item: its text, and a shorter one for a crowded line (a pair by its first keys: "↑↓ select"). */
+type Entry = { text: string; tight: string; action: Action };
+
+function footerEntries(screen: Screen, hide: readonly Action[]): Entry[] {
 	const main = MAIN_KEYS[screen] ?? [];
 	const bindings = bindingsFor(screen).filter((b) => !hide.includes(b.action));
 	const seen = new Set<Action>();
-	const items: { text: string; action: Action; rank: number }[] = [];
+	const items: (Entry & { rank: number })[] = [];
 	const rankOf = (action: Action) => (main.includes(action) ? main.indexOf(action) : FIRST.includes(action) ? main.length : main.length + 1);
 	for (const b of bindings) {
 		if (seen.has(b.action)) continue;
@@ -34,32 +37,37 @@ function footerEntries(screen: Screen, hide: readonly Action[]): { text: string;
 			seen.add(partner.action);
 			const labels = b.label.length === 1 && partner.label.length === 1 ? `${b.label}${partner.label}` : `${b.label}/${partner.label}`;
 			// A pair that shares a name on this screen (the span picker's ←→ "move") says it.
-			items.push({ text: `${labels} ${b.short !== undefined && b.short === partner.short ? b.short : pair.name}`, action: b.action, rank: rankOf(b.action) });
-		} else items.push({ text: `${b.label} ${shortName(b)}`, action: b.action, rank: rankOf(b.action) });
+			const name = b.short !== undefined && b.short === partner.short ? b.short : pair.name;
+			const first = (label: string) => label.split(' ')[0]!;
+			const tight = first(b.label).length === 1 && first(partner.label).length === 1 ? `${first(b.label)}${first(partner.label)} ${name}` : `${labels} ${name}`;
+			items.push({ text: `${labels} ${name}`, tight, action: b.action, rank: rankOf(b.action) });
+		} else items.push({ text: `${b.label} ${shortName(b)}`, tight: `${b.label} ${shortName(b)}`, action: b.action, rank: rankOf(b.action) });
 	}
 	// A stable sort: within a rank, the keymap's order.
 	return items.sort((a, b) => a.rank - b.rank);
 }
 
 const SEP = ' · ';
+/** Between the items of a crowded line: a column more for the keys each gap. */
+const TIGHT_SEP = '  ';
 
 /**
  * The footer's line in `width` columns: whole items only, never one cut in the middle ("c chu…").
- * When not all fit, the ones that do are kept in their order, and help and quit always: `?` lists
- * the rest.
+ * When not all fit, the line is tightened (pairs named by their first keys, two spaces between
+ * items) and the items that fit are kept in their order, help and quit always: `?` lists the rest.
  */
 export function footerLine(screen: Screen, width: number, hide: readonly Action[] = []): string {
 	const entries = footerEntries(screen, hide);
 	const all = entries.map((e) => e.text).join(SEP);
 	if (textWidth(all) <= width) return all;
 	const kept = new Set(entries.filter((e) => FIRST.includes(e.action)));
-	const size = (set: ReadonlySet<unknown>) => entries.filter((e) => set.has(e)).reduce((n, e, i) => n + (i > 0 ? SEP.length : 0) + textWidth(e.text), 0);
+	const line = () => entries.filter((e) => kept.has(e)).map((e) => e.tight).join(TIGHT_SEP);
 	for (const e of entries) {
 		if (kept.has(e)) continue;
 		kept.add(e);
-		if (size(kept) > width) kept.delete(e);
+		if (textWidth(line()) > width) kept.delete(e);
 	}
-	return truncate(entries.filter((e) => kept.has(e)).map((e) => e.text).join(SEP), width);
+	return truncate(line(), width);
 }
 
 /** The keys that work on `screen` (as the keymap has them), on one line of whole items that fits the terminal. */
