@@ -28,3 +28,21 @@ test('a named key Ink recognized is passed on as it is, with its modifiers', () 
 	assert.deepEqual(pressesOf('', { ...none, escape: true, meta: true }), [{ input: '', escape: true, meta: true }]);
 	assert.deepEqual(pressesOf('q', none), [{ input: 'q' }]);
 });
+
+test('a footer fits its width with whole keys only, keeping help and quit, on every screen', async () => {
+	const { footerItems, footerLine } = await import('../source/ui/components/Footer.tsx');
+	const screens = ['home', 'filter', 'run', 'study', 'score', 'validate', 'faith', 'results', 'editor', 'versions', 'confirm', 'form', 'help', 'reasons', 'span', 'types', 'field'] as const;
+	for (const screen of screens) {
+		const items = footerItems(screen);
+		for (const width of [80, 60]) {
+			const line = footerLine(screen, width);
+			assert.ok(line.length <= width, `${screen} at ${width}: ${line}`);
+			// A crowded line is tightened: two spaces between items, a pair by its first keys ("↑↓ select").
+			const shown = line.split(line.includes(' · ') ? ' · ' : '  ');
+			const whole = (x: string) => items.some((i) => i === x || (i[0] === x[0] && i.split(' ').at(-1) === x.split(' ').at(-1)));
+			assert.ok(shown.every(whole), `${screen} at ${width}, an item cut: ${line}`);
+			for (const kept of ['? help', 'q quit']) if (items.includes(kept)) assert.ok(shown.includes(kept), `${screen} at ${width} lost ${kept}: ${line}`);
+		}
+	}
+	assert.equal(footerLine('run', 500), footerItems('run').join(' · '), 'room for all: all of them');
+});

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CellState, CellStatus } from '../source/engine/study-runner.ts';
 import { initialStudyUi, studyReduce, type StudyMsg, type StudyUi } from '../source/ui/state/study-ui.ts';
-import { bar, cellDetail, cellRatio, compactTable, configLabels } from '../source/ui/study-table.ts';
+import { bar, cellDetail, cellRatio, compactTable, configLabels, fitTable } from '../source/ui/study-table.ts';
 
 const cell = (key: string, status: CellStatus, change: Partial<CellState> = {}): CellState => ({
 	key,
@@ -94,4 +94,23 @@ test('configurations are named by what varies between the cells; a table loses t
 	assert.equal(caption, 'model: extractive textrank · chunk: 512');
 	assert.deepEqual(table, [['method', 'calls'], ['hier', '13'], ['inc', '10']]);
 	assert.deepEqual(compactTable([['method'], ['hier']]).table, [['method'], ['hier']], 'a single row keeps every column');
+});
+
+test('a table for a terminal fits its width: whole, else shared columns said once, shorter headers, then fewer columns, named', () => {
+	const header = ['method', 'model', 'chunk', 'window', 'books done', 'words (mean)', 'calls', 'cost', 'BooookScore (95% CI)'];
+	const row = (method: string, chunk: string, score: string) => [method, 'extractive textrank', chunk, '8192', '1/1', '585', '52', '$0.0000', `${score} [75.0, 86.1]`];
+	const table = [header, row('hier', '2048', '81.2'), row('inc', '4096', '79.9')];
+	const widest = (lines: string[]) => Math.max(...lines.map((l) => l.length));
+	assert.deepEqual(fitTable(table, 200), fitTable(table, 200).slice(0, 3), 'whole: three lines');
+	assert.match(fitTable(table, 200)[0]!, /^method\s+model\s+chunk\s+window\s+books done/u);
+	const at80 = fitTable(table, 80);
+	assert.ok(widest(at80) <= 80, at80.join('\n'));
+	assert.match(at80.join(' '), /^model: extractive textrank · window: 8192 · books done: 1\/1 · words \(mean\): 585 · calls: 52 · cost: \$0\.0000 method/u);
+	assert.match(at80.join('\n'), /^method\s+chunk\s+BooookScore \(95% CI\)\nhier\s+2048\s+81\.2 \[75\.0, 86\.1\]$/mu);
+	// Every row differs in every column: headers shorten, then the least needed columns go, and the last line says which.
+	const varied = [header, ...Array.from({ length: 3 }, (_, i) => [`m${i}`, `openai gpt-4o-mini-${i}`, `${i}024`, `${i}8192`, `${i}/3`, `${i}85`, `${i}2`, `$${i}.0000`, `8${i}.2 [75.0, 86.1]`])];
+	const at50 = fitTable(varied, 50);
+	assert.ok(widest(at50) <= 50, at50.join('\n'));
+	assert.match(at50[0]!, /^method\s+model\s+.*BooookScore$/u);
+	assert.match(at50.join(' '), /left out for the width: cost, calls, .*pipe the output or use --csv/u);
 });

@@ -349,3 +349,22 @@ test('a finished run opened on the run screen does not claim its final summary i
 	assert.match(g, /printed above/u);
 	live.r.unmount();
 });
+
+test('at 80×24 a long error wraps onto more rows, whole, within the screen; the footer keeps whole keys', async () => {
+	const { run, book } = await finished('hier');
+	const controls = new FakeControls(run);
+	const { r, frame } = await mount(controls, { book });
+	Object.defineProperty(r.stdout, 'columns', { value: 80, configurable: true });
+	Object.defineProperty(r.stdout, 'rows', { value: 24, configurable: true });
+	r.stdout.emit('resize');
+	const error = "the server answered 400: this model's maximum context length is 8192 tokens, but the messages came to 9310 tokens; lower --chunk-size or --max-summary, or pick a model with a longer context";
+	controls.emit({ type: 'run-finished', status: 'failed', root: run.root, error, totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1, saved: 0 } });
+	const f = await until(frame, (x) => x.includes('run failed') && x.split('\n').every((l) => l.length <= 80), 'the error at 80 columns');
+	const lines = f.split('\n');
+	assert.ok(lines.length < 24, `${lines.length} lines:\n${f}`);
+	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(`run failed: ${error}`), `the whole error:\n${f}`);
+	const footer = lines.at(-1)!;
+	assert.doesNotMatch(footer, /…/u, 'no key cut in the middle');
+	assert.match(footer, /^space pause {2}s step {2}e edit .* q quit {2}\? help$/u);
+	r.unmount();
+});

@@ -99,3 +99,26 @@ test('the score screen fits the terminal with its help open, many sentences and 
 	}
 	app.unmount();
 });
+
+test('at 80×24 the legend is never broken across rows, and a long error in the status wraps whole', async () => {
+	// 70 sentences: the marks take a row and most of the next, and the legend does not fit after them.
+	const text = Array.from({ length: 70 }, (_, i) => `Sentence ${i + 1} tells of the voyage.`).join(' ');
+	const spans = sentenceSpans(text);
+	const error = 'stopped: the server answered 429 with insufficient_quota: the account has no credit left; add credit, then continue with: booook score frankenstein-2026-01-01 --sessions-dir /tmp/sessions';
+	const controls: ScoreControls = {
+		book: 'voyage', text, annotator: 'openai/test',
+		sentences: () => spans.map((s, i) => ({ start: s.start, end: s.end, verdict: i < 30 ? 'clear' : 'pending', questions: '', types: [] })),
+		score: () => 100, status: () => error, start: async () => {}, cancel: () => {}, onChange: () => () => {},
+	};
+	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => {}} onQuit={() => {}} />);
+	Object.defineProperty(app.stdout, 'columns', { value: 80, configurable: true });
+	Object.defineProperty(app.stdout, 'rows', { value: 24, configurable: true });
+	app.stdout.emit('resize');
+	const f = await until(() => app.lastFrame() ?? '', (x) => x.split('\n').every((l) => textWidth(l) <= 80) && x.includes('✓ clear'), 'the screen at 80 columns');
+	const lines = f.split('\n');
+	assert.ok(lines.length < 24, f);
+	assert.ok(lines.some((l) => l.includes('✓ clear  ✗ confusing  ? unreadable  · waiting')), `the legend on one row:\n${f}`);
+	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(error), `the whole error:\n${f}`);
+	assert.doesNotMatch(lines.at(-1)!, /…/u, 'the footer has whole keys');
+	app.unmount();
+});

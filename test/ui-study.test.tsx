@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeEngine, prepare } from '../source/commands/execute.ts';
-import { cellWork, readResults } from '../source/commands/study.ts';
+import { cellWork, readResults, studyReport } from '../source/commands/study.ts';
+import { capture } from './support/assertions.ts';
 import type { PlannedCell } from '../source/commands/study-plan.ts';
 import type { Engine } from '../source/engine/engine.ts';
 import { StudyRunner, type CellWork, type StudyState } from '../source/engine/study-runner.ts';
@@ -142,5 +143,39 @@ test('the study screen says in its title line while the account\'s rate limit ho
 	assert.match(shown, /waiting for the rate limit: resumes in [78]s \(99,000 of 100,000 tokens a minute\)/u);
 	r.rerender(<Root theme={themeFor({})}><StudyScreen state={{ ...state, rateLimit: { ...state.rateLimit!, wait: null } }} cells={[]} info={info} ui={initialStudyUi()} results={null} width={100} rows={20} /></Root>);
 	await until(() => r.lastFrame(), (f) => f.includes('booook study grid') && !f.includes('waiting'), 'the title back');
+	r.unmount();
+});
+
+test('the results printed on a terminal of 80 columns fit it; piped, they keep every column', async () => {
+	const { file, sessions } = await tinyStudy('print', ['ann', 'bob'], { methods: ['hier', 'inc'], chunkSizes: [512] });
+	const print = async (tty: boolean) => {
+		const out = capture();
+		if (tty) Object.assign(out.stream, { isTTY: true, columns: 80 });
+		assert.equal(await studyReport(file, { sessionsDir: sessions, json: false, csv: false, seed: 1, resamples: 10, stdout: out.stream }), 0);
+		return out.text().trimEnd().split('\n');
+	};
+	const onTerminal = await print(true);
+	assert.ok(onTerminal.every((l) => l.length <= 80), onTerminal.join('\n'));
+	assert.match(onTerminal.join('\n'), /model: extractive textrank/u, 'what every row shares, said once');
+	assert.match(onTerminal.join('\n'), /^method\s/mu);
+	const piped = await print(false);
+	assert.match(piped[0]!, /^method\s+model\s+chunk\s+window\s+books done\s+words \(mean\)\s+calls\s+cost\s+BooookScore \(95% CI\)$/u);
+	assert.ok(piped.some((l) => l.length > 80), 'piped: the whole table, as wide as it is');
+});
+
+test('the study screen at 80×24: a failed cell\'s error and how to continue wrap onto more rows instead of being cut', async () => {
+	const error = 'the server answered 401: incorrect API key provided; set OPENAI_API_KEY to a key of this account, or pass --base-url for another server';
+	const failed = { key: 'ann/hier-openai-gpt-4o-mini-c512-w8192', session: 's', status: 'failed', calls: 1, expected: 10, cost: 0, words: null, score: null, activity: null, scoring: null, error, batch: null } as const;
+	const state: StudyState = { status: 'failed', cells: [failed], totals: { cells: 1, done: 0, failed: 1, active: 0, calls: 1, expected: 10, cost: 0 }, startedAt: 0, endedAt: 1000, batches: null, rateLimit: null };
+	const again = 'booook study /home/someone/studies/a-long-folder-name/grid.json --sessions-dir /home/someone/sessions';
+	const cells = [{ key: failed.key, book: { key: 'ann' }, method: 'hier', provider: 'openai', model: 'gpt-4o-mini', baseUrl: null, chunkSize: 512, contextWindow: 8192, priced: true }] as never;
+	const r = renderScreen(<StudyScreen state={state} cells={cells} info={{ name: 'grid', again, priced: true }} ui={initialStudyUi()} results={null} width={80} rows={24} />);
+	const f = await until(() => r.lastFrame(), (x) => x.includes('Some cells failed'), 'the failed study');
+	const lines = f.split('\n');
+	assert.ok(lines.length < 24 && lines.every((l) => l.length <= 80), f);
+	const flat = lines.join(' ').replace(/\s+/gu, ' ');
+	assert.ok(flat.includes(`error: ${error}`), `the whole error:\n${f}`);
+	assert.ok(flat.includes(`continue with: ${again}`), `the whole command:\n${f}`);
+	assert.doesNotMatch(lines.at(-1)!, /…/u);
 	r.unmount();
 });

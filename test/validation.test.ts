@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Annotation, Judgment, ScoredSummary, Walk } from '../source/domain.ts';
-import { blindWalksUnderWay, firstUnjudged, nextUnjudged, pooledPrecision, verdictsOf, walkItems, walkOptions, walkProgress } from '../source/score/validation.ts';
+import { blindWalksUnderWay, firstUnjudged, nextUnjudged, pooledPrecision, undoLast, verdictsOf, walkItems, walkOptions, walkProgress } from '../source/score/validation.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const summaries: ScoredSummary[] = [
@@ -111,4 +111,44 @@ test('the pooled estimate counts both sources together, with an interval over su
 	assert.deepEqual([p.judged, p.agree, p.partial, p.disagree], [3, 1, 1, 1]);
 	assert.ok(Math.abs(p.precision - 2 / 3) < 1e-9);
 	assert.ok(p.precisionInterval.low <= p.precision && p.precision <= p.precisionInterval.high);
+});
+
+test("annotations made by hand keep out of their author's walk and of walks begun before them", () => {
+	const later = '2026-02-01T00:00:00.000Z';
+	const walker = { validator: 'ann', startedAt: at };
+	const before = walkItems(data, { mode: 'blind', seed: 9 }, walker).map((a) => a.id);
+	const mine = annotation('s0', 3, 'human', { annotator: 'ann', createdAt: later });
+	const theirs = annotation('s1', 0, 'human', { annotator: 'bob', createdAt: later });
+	const imported = annotation('s0', 0, 'human', { annotator: 'bob', imported: 'summary-x.json', createdAt: later });
+	const grown = { summaries, annotations: [...annotations, mine, theirs, imported] };
+	// The walk under way keeps its items and their order: only an import enters it.
+	const ids = walkItems(grown, { mode: 'blind', seed: 9 }, walker).map((a) => a.id);
+	assert.deepEqual(ids.filter((id) => id !== imported.id), before);
+	assert.ok(ids.includes(imported.id));
+	// A walk begun after them has theirs, never one's own.
+	const next = walkItems(grown, { mode: 'human', seed: 9 }, { validator: 'ann', startedAt: '2026-03-01T00:00:00.000Z' }).map((a) => a.id);
+	assert.ok(next.includes(theirs.id) && !next.includes(mine.id));
+	// A walk's record is its walker: the blind walk under way counts the same items.
+	const record: Walk = { validator: 'ann', mode: 'blind', seed: 9, fraction: null, startedAt: at };
+	assert.equal(blindWalksUnderWay({ ...grown, judgments: [], walks: [record] }).get('ann')!.total, before.length + 1);
+});
+
+test('undo takes back the latest action: a verdict, a later note alone, or a verdict with the note written on it', () => {
+	let n = 0;
+	const j = (annotation: `a${number}`, verdict: Judgment['verdict'], note: string | null = null, validator = 'ann'): Judgment => ({ annotation, validator, verdict, reasons: [], note, at: String(n++) });
+	const marks = (js: Judgment[]) => js.map((x) => `${x.annotation}:${x.verdict}${x.note ? `+${x.note}` : ''}`);
+	// a0 agree, a1 disagree, bob's verdict between, then a note on a1: the verdict with its note go together.
+	const judgments = [j('a0', 'agree'), j('a1', 'disagree'), j('a1', 'agree', null, 'bob'), j('a1', 'disagree', 'odd')];
+	assert.deepEqual(marks(undoLast(judgments, 'ann')), ['a1:disagree', 'a1:disagree+odd']);
+	assert.deepEqual(marks(judgments), ['a0:agree', 'a1:agree']);
+	// A note written later on an older verdict is undone alone.
+	judgments.push(j('a2', 'partial'), j('a0', 'agree', 'late'));
+	assert.deepEqual(marks(undoLast(judgments, 'ann')), ['a0:agree+late']);
+	// A second note edit is undone alone, and then the verdict with its first note.
+	judgments.push(j('a0', 'disagree'), j('a0', 'disagree', 'one'), j('a0', 'disagree', 'two'));
+	assert.deepEqual(marks(undoLast(judgments, 'ann')), ['a0:disagree+two']);
+	assert.deepEqual(marks(undoLast(judgments, 'ann')), ['a0:disagree', 'a0:disagree+one']);
+	assert.deepEqual(marks(undoLast(judgments, 'ann')), ['a2:partial']);
+	assert.deepEqual(marks(undoLast(judgments, 'ann')), ['a0:agree']);
+	assert.deepEqual(marks(undoLast(judgments, 'nobody')), []);
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Judgment } from '../source/domain.ts';
 import { actionFor, type KeyPress } from '../source/ui/keymap.ts';
-import { initialWalk, screenOf, walkReducer, type WalkContext, type WalkEffect, type WalkUi } from '../source/ui/validate/walk-ui.ts';
+import { initialWalk, screenOf, undoneMessage, walkReducer, type WalkContext, type WalkEffect, type WalkUi } from '../source/ui/validate/walk-ui.ts';
 
 const items = [
 	{ id: 'a0', summary: 's0', sentence: 1 },
@@ -64,7 +64,7 @@ test('giving the verdict an item already has, or saving a note unchanged, saves 
 	assert.equal(w.state.message, 'note unchanged; nothing saved');
 	// A changed verdict keeps the note written on the item.
 	w.press(key('d'));
-	assert.deepEqual(w.saved, [{ kind: 'judge', annotation: 'a0', verdict: 'disagree', reasons: [], note: 'odd', done: 'saved: disagree' }]);
+	assert.deepEqual(w.saved, [{ kind: 'judge', annotation: 'a0', verdict: 'disagree', reasons: [], note: 'odd', done: 'saved: disagree · m: a note on it' }]);
 });
 
 test('a note is typed letter by letter (letters that are keys elsewhere included) and edited', () => {
@@ -117,4 +117,37 @@ test('undo takes back the latest verdict and goes to its item; quit stops the ke
 	assert.equal(w.saved.at(-1)!.kind, 'undo');
 	w.press({ input: 'c', ctrl: true }, key('a'));
 	assert.deepEqual(w.saved.slice(-1), [{ kind: 'quit' }]);
+});
+
+test('m right after a verdict notes the item just judged, shown while written; the walk then goes on where it was', () => {
+	const w = walk();
+	w.press(key('a'));
+	assert.equal(w.state.index, 1, 'the verdict moved the walk on');
+	w.press(key('m'));
+	assert.equal(w.state.overlay.kind === 'note' && w.state.overlay.annotation, 'a0');
+	assert.equal(w.state.index, 0, 'the item being noted is the one shown');
+	w.type('odd');
+	w.press(ENTER);
+	assert.deepEqual(w.saved.at(-1), { kind: 'judge', annotation: 'a0', verdict: 'agree', reasons: [], note: 'odd', done: 'note saved' });
+	assert.equal(w.state.index, 1, 'back on the next item');
+	// Partially agree too: its reasons dialog saves, and m notes that item; esc also goes back on.
+	w.press(key('p'), key('1'), ENTER, key('m'));
+	assert.equal(w.state.overlay.kind === 'note' && w.state.overlay.annotation, 'a1');
+	w.press(ESC);
+	assert.deepEqual([w.state.overlay.kind, w.state.index], ['none', 2]);
+	// Any other key in between ends "just judged": m is for the item shown.
+	w.press(key('d'), LEFT, key('m'));
+	assert.equal(w.state.overlay.kind === 'note' && w.state.overlay.annotation, 'a1');
+});
+
+test('the status line says what an undo took back', () => {
+	const j = (annotation: string, verdict: Judgment['verdict'], note: string | null = null) => ({ annotation, validator: 'v', verdict, reasons: [], note, at: '' }) as Judgment;
+	const ctxItems = [...items] as WalkContext['items'];
+	const none = new Map() as WalkContext['verdicts'];
+	assert.equal(undoneMessage([], ctxItems, none), 'nothing to undo');
+	assert.equal(undoneMessage([j('a1', 'agree')], ctxItems, none), 'undone: agree on annotation 2; not judged now');
+	assert.equal(undoneMessage([j('a1', 'agree'), j('a1', 'agree', 'odd')], ctxItems, none), 'undone: agree and its note on annotation 2; not judged now');
+	const stays = new Map([['a0', j('a0', 'disagree')]]) as WalkContext['verdicts'];
+	assert.equal(undoneMessage([j('a0', 'disagree', 'odd')], ctxItems, stays), 'undone: the note edit on annotation 1; its disagree stays');
+	assert.equal(undoneMessage([j('a0', 'agree')], ctxItems, stays), 'undone: agree on annotation 1; back to disagree');
 });

@@ -24,6 +24,7 @@ import { output, safeText, type Stream } from './output.ts';
 import { cellCost, StudyRunner, type CellWork, type StudyEvent } from '../engine/study-runner.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-plan.ts';
 import { rateWaitText } from '../ui/state/progress.ts';
+import { fitTable } from '../ui/study-table.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
@@ -63,6 +64,7 @@ export interface StudyOptions {
 export async function studyCommand(file: string, opts: StudyOptions): Promise<number> {
 	const stdout = output(opts.stdout ?? process.stdout);
 	const err = output(opts.stderr ?? process.stderr);
+	const table = tableFor(opts.stdout ?? process.stdout);
 	const prices = loadPrices(opts.prices, opts.env);
 	const plan = await planStudy(file, prices);
 	// Before anything is created or spent: every cell's scorer can be called.
@@ -74,7 +76,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const total = `${plan.cells.length} cells, ~${calls} calls, estimated $${cost.toFixed(4)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once`;
 	if (opts.plan) {
 		if (opts.json) stdout.json({ name: plan.spec.name, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, book: c.book.path, method: c.method, provider: c.provider, model: c.model, chunkSize: c.chunkSize, contextWindow: c.contextWindow, chunks: c.chunks.length, calls: c.calls, cost: c.cost, priced: c.priced, status: status(c) })), calls, cost }, 2);
-		else stdout.line(`${alignTable(planTable(plan, status))}\n${total}`);
+		else stdout.line(`${table(planTable(plan, status))}\n${total}`);
 		return 0;
 	}
 	const batches = studyBatches(plan, opts);
@@ -82,13 +84,13 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	let ran: Awaited<ReturnType<typeof runner.start>>;
 	if (opts.interactive) ran = await studyInteractive(plan, runner, opts);
 	else {
-		err.line(`study ${plan.spec.name}:\n${alignTable(planTable(plan, status))}\n${total}`);
+		err.line(`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, status))}\n${total}`);
 		runner.on(studyLines(opts.stderr ?? process.stderr, plan.cells.length));
 		batches?.on((state, change, detail) => err.line(batchLine(state, change, detail)));
 		ran = await cancelOnSignal(() => runner.cancel(), () => runner.start());
 	}
 	const after = await outcomes(plan, opts.sessionsDir);
-	printResults(plan, after, opts, stdout);
+	printResults(plan, after, opts, stdout, table);
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
 	err.line(`study ${plan.spec.name}: ${done}/${plan.cells.length} cells done`);
 	if (ran === 'cancelled') {
@@ -268,11 +270,21 @@ function studyResults(plan: StudyPlan, found: Map<string, CellOutcome>, bootstra
  */
 export async function studyReport(file: string, opts: { sessionsDir: string; json: boolean; csv: boolean; seed: number; resamples: number; env?: NodeJS.ProcessEnv; stdout?: Stream }): Promise<number> {
 	const plan = await planStudy(file, loadPrices(undefined, opts.env));
-	printResults(plan, await outcomes(plan, opts.sessionsDir), { json: opts.json, csv: opts.csv, seed: opts.seed, resamples: opts.resamples }, output(opts.stdout ?? process.stdout));
+	const stream = opts.stdout ?? process.stdout;
+	printResults(plan, await outcomes(plan, opts.sessionsDir), { json: opts.json, csv: opts.csv, seed: opts.seed, resamples: opts.resamples }, output(stream), tableFor(stream));
 	return 0;
 }
 
-function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: { json: boolean; csv: boolean; seed?: number; resamples?: number }, stdout: ReturnType<typeof output>): void {
+/**
+ * How a table is printed on `stream`: laid out for the terminal's width when it is one (columns
+ * shared by every row said once above, then fewer columns), whole when piped.
+ */
+function tableFor(stream: Stream): (table: string[][]) => string {
+	const columns = 'isTTY' in stream && stream.isTTY === true ? stream.columns : undefined;
+	return (table) => (columns ? fitTable(table, columns).join('\n') : alignTable(table));
+}
+
+function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: { json: boolean; csv: boolean; seed?: number; resamples?: number }, stdout: ReturnType<typeof output>, layout: (table: string[][]) => string): void {
 	const { rows, pairs, table } = studyResults(plan, found, { seed: opts.seed, resamples: opts.resamples });
 	// Scored studies: error types as columns beside the results (CSV) or a table under them (text).
 	const errors = plan.spec.score ? errorTypeColumns(rows.map((r) => r.errorTypes)) : null;
@@ -283,7 +295,7 @@ function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: { 
 		const wide = errors ? values.map((row, i) => [...row, ...errors[i]!]) : values;
 		stdout.text(safeText(csv(wide), '\r\n'), '\r\n');
 	} else {
-		const types = plan.spec.score ? ['', alignTable(errorTypeTable(rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })), CONFIG_HEADER)), ERROR_TYPE_KEY] : [];
-		stdout.line([alignTable(table), ...pairedLines(pairs), ...types].join('\n'));
+		const types = plan.spec.score ? ['', layout(errorTypeTable(rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })), CONFIG_HEADER)), ERROR_TYPE_KEY] : [];
+		stdout.line([layout(table), ...pairedLines(pairs), ...types].join('\n'));
 	}
 }

@@ -25,14 +25,29 @@ export const isBlind = (mode: Walk['mode']): boolean => mode === 'blind';
 
 const judgeable = (a: Annotation): boolean => a.confusing && a.failure === null;
 
-/** The annotations to judge, in walk order. */
-export function walkItems(data: { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[] }, opts: WalkOptions): Annotation[] {
+/** Who walks, and since when: a walk's items do not change under the person walking it. */
+export interface Walker {
+	validator: string;
+	/** When this walk began (its record's `startedAt`). */
+	startedAt: string;
+}
+
+/**
+ * Whether an annotation a person made by hand (in a walk, not imported) is left out of `walker`'s
+ * walk: its author does not judge it, and it enters only the walks begun after it was made. Adding
+ * one in the middle of a walk would otherwise reshuffle a blind walk and renumber its items.
+ */
+const laterOrOwn = (a: Annotation, walker: Walker): boolean =>
+	a.source === 'human' && a.imported === null && (a.annotator === walker.validator || a.createdAt > walker.startedAt);
+
+/** The annotations to judge, in walk order; without `walker`, every annotation that claims a confusion. */
+export function walkItems(data: { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[] }, opts: WalkOptions, walker?: Walker): Annotation[] {
 	const position = new Map(data.summaries.map((s, i) => [s.id, i]));
 	const inText = (a: Annotation, b: Annotation) =>
 		(position.get(a.summary) ?? 0) - (position.get(b.summary) ?? 0) ||
 		(a.spans[0]?.start ?? Number.MAX_SAFE_INTEGER) - (b.spans[0]?.start ?? Number.MAX_SAFE_INTEGER) ||
 		Number(a.id.slice(1)) - Number(b.id.slice(1));
-	const pool = data.annotations.filter(judgeable).sort(inText);
+	const pool = data.annotations.filter((a) => judgeable(a) && !(walker && laterOrOwn(a, walker))).sort(inText);
 	const random = seededRandom(opts.seed);
 	switch (opts.mode) {
 		case 'model':
@@ -140,12 +155,27 @@ export const PARTIAL_REASONS = [
 	'D. Other',
 ] as const;
 
-/** Removes `validator`'s latest verdict from `judgments` (in place) and returns it; null when none. */
-export function undoLast(judgments: Judgment[], validator: string): Judgment | null {
-	for (let i = judgments.length - 1; i >= 0; i--) {
-		if (judgments[i]!.validator === validator) return judgments.splice(i, 1)[0]!;
-	}
-	return null;
+/** Whether two judgments give the same verdict with the same reasons (on one item: one only changes the other's note). */
+export const sameVerdict = (x: Pick<Judgment, 'verdict' | 'reasons'>, y: Pick<Judgment, 'verdict' | 'reasons'>): boolean =>
+	x.verdict === y.verdict && x.reasons.join('\n') === y.reasons.join('\n');
+
+/**
+ * Takes back `validator`'s latest action from `judgments` (in place) and returns what it removed,
+ * oldest first; empty when there was none. A note is saved as the verdict again with the note, so a
+ * note written on the verdict given just before it goes with that verdict: one undo takes back both,
+ * as a person sees them as one. A note written later, after other verdicts, is undone alone.
+ */
+export function undoLast(judgments: Judgment[], validator: string): Judgment[] {
+	const own = judgments.flatMap((j, i) => (j.validator === validator ? [i] : []));
+	if (own.length === 0) return [];
+	const latest = judgments[own.at(-1)!]!;
+	const [before, ...earlier] = own.slice(0, -1).reverse().map((i) => judgments[i]!);
+	const previous = earlier.find((j) => j.annotation === latest.annotation);
+	// A note on the verdict just given: that verdict changed the item (or was its first).
+	const together = before?.annotation === latest.annotation && sameVerdict(before, latest) && !(previous && sameVerdict(previous, before));
+	const removed = judgments.splice(own.at(-1)!, 1);
+	if (together) removed.unshift(...judgments.splice(own.at(-2)!, 1));
+	return removed;
 }
 
 /** The walk a record describes. */
@@ -165,14 +195,14 @@ export interface WalkData {
 /**
  * The validators on a blind walk they have not finished, with how far each is. Until a validator
  * has judged every item of their blind walk, nothing may tell them which annotations are whose:
- * their precision is shown pooled over both sources. A blind walk's items can grow (a person adds
- * an annotation), and then it is unfinished again.
+ * their precision is shown pooled over both sources. A blind walk's items can grow (annotations
+ * imported or scored after it began), and then it is unfinished again.
  */
 export function blindWalksUnderWay(data: WalkData): Map<string, { judged: number; total: number }> {
 	const out = new Map<string, { judged: number; total: number }>();
 	for (const walk of data.walks ?? []) {
 		if (walk.mode !== 'blind') continue;
-		const items = walkItems(data, walkOptions(walk));
+		const items = walkItems(data, walkOptions(walk), walk);
 		const verdicts = verdictsOf(data.judgments, walk.validator);
 		const judged = items.filter((a) => verdicts.has(a.id)).length;
 		if (judged < items.length && !out.has(walk.validator)) out.set(walk.validator, { judged, total: items.length });

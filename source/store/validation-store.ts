@@ -13,6 +13,7 @@ export class ValidationStore {
 	readonly items: Annotation[];
 	readonly summaries: Map<ScoredSummary['id'], ScoredSummary>;
 	readonly #session: Session;
+	readonly #startedAt: string;
 	#version = 0;
 	readonly #listeners = new Set<() => void>();
 
@@ -23,8 +24,20 @@ export class ValidationStore {
 		private readonly now: () => Date = () => new Date(),
 	) {
 		this.#session = session;
-		this.items = walkItems(session.data, walk);
+		// A walk begun before keeps its start: the annotations made by hand since then stay out of it.
+		this.#startedAt = this.#record()?.startedAt ?? now().toISOString();
+		this.items = walkItems(session.data, walk, { validator, startedAt: this.#startedAt });
 		this.summaries = new Map(session.data.summaries.map((s) => [s.id, s]));
+	}
+
+	/** This walk's record in the session, once begun. */
+	#record(): Walk | undefined {
+		const fraction = this.#fraction();
+		return this.#session.data.walks?.find((w) => w.validator === this.validator && w.mode === this.walk.mode && w.seed === this.walk.seed && w.fraction === fraction);
+	}
+
+	#fraction(): number | null {
+		return this.walk.mode === 'sample' ? (this.walk.fraction ?? 0.2) : null;
 	}
 
 	/** The parts of the session a report reads. */
@@ -37,11 +50,9 @@ export class ValidationStore {
 	 * report run before a blind walk is done keeps their precision pooled over both sources.
 	 */
 	async begin(): Promise<void> {
+		if (this.#record()) return;
 		const data = this.#session.data;
-		const fraction = this.walk.mode === 'sample' ? (this.walk.fraction ?? 0.2) : null;
-		const same = (w: Walk) => w.validator === this.validator && w.mode === this.walk.mode && w.seed === this.walk.seed && w.fraction === fraction;
-		if (data.walks?.some(same)) return;
-		data.walks = [...(data.walks ?? []), { validator: this.validator, mode: this.walk.mode, seed: this.walk.seed, fraction, startedAt: this.now().toISOString() }];
+		data.walks = [...(data.walks ?? []), { validator: this.validator, mode: this.walk.mode, seed: this.walk.seed, fraction: this.#fraction(), startedAt: this.#startedAt }];
 		await this.#saved();
 	}
 
@@ -67,10 +78,10 @@ export class ValidationStore {
 		await this.#saved();
 	}
 
-	/** Takes back this validator's latest verdict; resolves it, or null when there was none. */
-	async undo(): Promise<Judgment | null> {
+	/** Takes back this validator's latest action (a verdict, a note, or a verdict with its note); resolves what it removed. */
+	async undo(): Promise<Judgment[]> {
 		const undone = undoLast(this.#session.data.judgments, this.validator);
-		if (undone) await this.#saved();
+		if (undone.length > 0) await this.#saved();
 		return undone;
 	}
 

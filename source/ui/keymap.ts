@@ -144,11 +144,13 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'agree', label: 'a', description: 'agree', screens: ['validate'], matches: char('a') },
 	{ action: 'partial', label: 'p', description: 'partially agree (then pick the failed standards)', short: 'partial', screens: ['validate'], matches: char('p') },
 	{ action: 'disagree', label: 'd', description: 'disagree', screens: ['validate'], matches: char('d') },
-	{ action: 'undo', label: 'u', description: 'undo the last verdict', short: 'undo', screens: ['validate', 'faith'], matches: char('u') },
-	{ action: 'nextUnjudged', label: 'n', description: 'next unjudged', screens: ['validate', 'faith'], matches: char('n') },
+	{ action: 'undo', label: 'u', description: 'undo your last action: a verdict, a note, or a verdict with the note written on it', short: 'undo', screens: ['validate'], matches: char('u') },
+	{ action: 'undo', label: 'u', description: 'undo the last verdict', short: 'undo', screens: ['faith'], matches: char('u') },
+	{ action: 'nextUnjudged', label: 'n', description: 'next unjudged', short: 'unjudged', screens: ['validate', 'faith'], matches: char('n') },
 	{ action: 'addAnnotation', label: 'h', description: 'add your own annotation', short: 'add', screens: ['validate'], matches: char('h') },
 	{ action: 'link', label: 'l', description: 'link two spans as one confusion', short: 'link', screens: ['validate'], matches: char('l') },
-	{ action: 'note', label: 'm', description: 'add a note to the verdict', short: 'note', screens: ['validate', 'faith'], matches: char('m') },
+	{ action: 'note', label: 'm', description: 'a note on the verdict just given (else on this item\'s verdict)', short: 'note', screens: ['validate'], matches: char('m') },
+	{ action: 'note', label: 'm', description: 'add a note to the verdict', short: 'note', screens: ['faith'], matches: char('m') },
 	// The faithfulness walk: f / x / c (not ?, which is help everywhere).
 	{ action: 'faithful', label: 'f', description: 'faithful: everything the sentence says is supported by the book', short: 'faithful', screens: ['faith'], matches: char('f') },
 	{ action: 'unfaithful', label: 'x', description: 'unfaithful: it contradicts the book or says what the book does not', short: 'unfaithful', screens: ['faith'], matches: char('x') },
@@ -200,11 +202,13 @@ export function actionFor(screen: Screen, key: KeyPress): Action | null {
  * cuts the footer's end, and these are the ones a person reaches for on every item.
  */
 export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
+	home: ['open', 'newRun', 'resume'],
+	run: ['pause', 'step', 'edit', 'rerun', 'score', 'validate', 'versions', 'nextPane', 'chunk'],
 	study: ['up', 'open'],
-	validate: ['agree', 'partial', 'disagree', 'undo', 'nextUnjudged', 'addAnnotation', 'note', 'link'],
+	validate: ['agree', 'partial', 'disagree', 'undo', 'note', 'nextUnjudged', 'addAnnotation', 'link'],
 	faith: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
 	reasons: ['toggle', 'save', 'cancel'],
-	span: ['left', 'shrink', 'grow', 'trimStart', 'trimEnd', 'whole', 'link', 'confirm', 'cancel'],
+	span: ['left', 'shrink', 'grow', 'confirm', 'cancel', 'trimStart', 'trimEnd', 'whole', 'link'],
 	types: ['toggle', 'save', 'cancel'],
 	field: ['save', 'cancel'],
 };

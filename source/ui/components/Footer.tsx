@@ -1,5 +1,7 @@
 import { Text } from 'ink';
 import { bindingsFor, MAIN_KEYS, shortName, type Action, type Screen } from '../keymap.ts';
+import { useTerminalSize } from '../hooks.ts';
+import { textWidth, truncate } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
 // Keys shown as one item: the pair's labels joined, and one name for both.
@@ -14,10 +16,17 @@ const FIRST: readonly Action[] = ['help', 'quit'];
 
 /** The footer's items for `screen`: one per action, pairs joined; its main keys, then help and quit, first. */
 export function footerItems(screen: Screen, hide: readonly Action[] = []): string[] {
+	return footerEntries(screen, hide).map((e) => e.text);
+}
+
+/** An item: its text, and a shorter one for a crowded line (a pair by its first keys: "↑↓ select"). */
+type Entry = { text: string; tight: string; action: Action };
+
+function footerEntries(screen: Screen, hide: readonly Action[]): Entry[] {
 	const main = MAIN_KEYS[screen] ?? [];
 	const bindings = bindingsFor(screen).filter((b) => !hide.includes(b.action));
 	const seen = new Set<Action>();
-	const items: { text: string; rank: number }[] = [];
+	const items: (Entry & { rank: number })[] = [];
 	const rankOf = (action: Action) => (main.includes(action) ? main.indexOf(action) : FIRST.includes(action) ? main.length : main.length + 1);
 	for (const b of bindings) {
 		if (seen.has(b.action)) continue;
@@ -28,19 +37,46 @@ export function footerItems(screen: Screen, hide: readonly Action[] = []): strin
 			seen.add(partner.action);
 			const labels = b.label.length === 1 && partner.label.length === 1 ? `${b.label}${partner.label}` : `${b.label}/${partner.label}`;
 			// A pair that shares a name on this screen (the span picker's ←→ "move") says it.
-			items.push({ text: `${labels} ${b.short !== undefined && b.short === partner.short ? b.short : pair.name}`, rank: rankOf(b.action) });
-		} else items.push({ text: `${b.label} ${shortName(b)}`, rank: rankOf(b.action) });
+			const name = b.short !== undefined && b.short === partner.short ? b.short : pair.name;
+			const first = (label: string) => label.split(' ')[0]!;
+			const tight = first(b.label).length === 1 && first(partner.label).length === 1 ? `${first(b.label)}${first(partner.label)} ${name}` : `${labels} ${name}`;
+			items.push({ text: `${labels} ${name}`, tight, action: b.action, rank: rankOf(b.action) });
+		} else items.push({ text: `${b.label} ${shortName(b)}`, tight: `${b.label} ${shortName(b)}`, action: b.action, rank: rankOf(b.action) });
 	}
 	// A stable sort: within a rank, the keymap's order.
-	return items.sort((a, b) => a.rank - b.rank).map((i) => i.text);
+	return items.sort((a, b) => a.rank - b.rank);
 }
 
-/** The keys that work on `screen` (as the keymap has them), on one line, cut to the width. */
+const SEP = ' · ';
+/** Between the items of a crowded line: a column more for the keys each gap. */
+const TIGHT_SEP = '  ';
+
+/**
+ * The footer's line in `width` columns: whole items only, never one cut in the middle ("c chu…").
+ * When not all fit, the line is tightened (pairs named by their first keys, two spaces between
+ * items) and the items that fit are kept in their order, help and quit always: `?` lists the rest.
+ */
+export function footerLine(screen: Screen, width: number, hide: readonly Action[] = []): string {
+	const entries = footerEntries(screen, hide);
+	const all = entries.map((e) => e.text).join(SEP);
+	if (textWidth(all) <= width) return all;
+	const kept = new Set(entries.filter((e) => FIRST.includes(e.action)));
+	const line = () => entries.filter((e) => kept.has(e)).map((e) => e.tight).join(TIGHT_SEP);
+	for (const e of entries) {
+		if (kept.has(e)) continue;
+		kept.add(e);
+		if (textWidth(line()) > width) kept.delete(e);
+	}
+	return truncate(line(), width);
+}
+
+/** The keys that work on `screen` (as the keymap has them), on one line of whole items that fits the terminal. */
 export function Footer({ screen, hide = [] }: { screen: Screen; hide?: readonly Action[] }) {
 	const theme = useTheme();
+	const { columns } = useTerminalSize();
 	return (
 		<Text wrap="truncate-end" color={theme.color('muted')} dimColor={!theme.color('muted')}>
-			{footerItems(screen, hide).join(' · ')}
+			{footerLine(screen, columns, hide)}
 		</Text>
 	);
 }

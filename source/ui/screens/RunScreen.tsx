@@ -21,7 +21,7 @@ import { evidenceOfNode } from '../state/evidence-view.ts';
 import { initialUi, openEditor, PANES, runPress, screenOf, selectedNode, type Effect, type KeyContext, type RunUi } from '../state/run-ui.ts';
 import type { ViewStore } from '../state/store.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view.ts';
-import { clean, windowOf } from '../text.ts';
+import { clean, cutLines, windowOf, wrap } from '../text.ts';
 import { MARKS, useTheme } from '../theme.ts';
 
 /** Edits a text outside the app (in $EDITOR): the new text, or null when it was left unchanged. */
@@ -51,6 +51,8 @@ const HEADER_ROWS = 2;
 // A message line and the keys; one row is left free so the frame never fills the terminal (Ink
 // would then clear the whole screen on every frame).
 const FOOTER_ROWS = 3;
+/** Rows a long message (an error) may wrap onto, taken from the body, before it is cut. */
+const STATUS_ROWS = 4;
 
 export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore, onValidate, onBack }: RunScreenProps) {
 	const view = useView(store);
@@ -76,7 +78,9 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	const say = (message: string) => dispatch({ kind: 'say', message });
 
 	const node = selectedNode(ui, view);
-	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS);
+	const status = statusOf(view, ui);
+	const statusRows = cutLines(wrap(status.text, width), STATUS_ROWS, width).map((text) => ({ ...status, text }));
+	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS - (statusRows.length - 1));
 	const layout = bodyLayout(view, ui, node, width, bodyRows);
 	const pane = paneLines(controls, view, ui, node, info, width);
 	const shown = windowOf(pane.lines, layout.text, ui.scroll ?? (pane.live ? null : 0));
@@ -177,7 +181,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 				) : (
 					<Body view={view} ui={ui} node={node} layout={layout} lines={shown.lines} controls={controls} width={width} scroll={{ offset: shown.offset, total: shown.total }} counts={pane.counts} priced={info.priced} />
 				)}
-				<StatusLine view={view} ui={ui} />
+				<Lines lines={statusRows} />
 				<Footer screen={screen} hide={footerHidden(view, onScore !== undefined)} />
 			</Box>
 		</>
@@ -255,16 +259,16 @@ function streamLines(view: ViewState, count: number, width: number): Line[] {
 		});
 }
 
-function StatusLine({ view, ui }: { view: ViewState; ui: RunUi }) {
-	const theme = useTheme();
+/** The line under the body: a message, how the run stands, or its latest warning or error (wrapped, not cut). */
+function statusOf(view: ViewState, ui: RunUi): Line {
 	const last = view.log.at(-1);
-	if (ui.message) return <Text wrap="truncate-end" color={theme.color('accent')}>{clean(ui.message)}</Text>;
-	if (phaseOf(view) === 'idle') return <Text wrap="truncate-end" color={theme.color('accent')}>Not running: space runs what is left, s makes one call at a time.</Text>;
+	if (ui.message) return { text: clean(ui.message), tone: 'accent' };
+	if (phaseOf(view) === 'idle') return { text: 'Not running: space runs what is left, s makes one call at a time.', tone: 'accent' };
 	// A session opened finished printed nothing: its final summary is only the root's text.
 	const where = view.finals.length > 0 ? 'printed above' : `the text of node ${view.root}`;
-	if (phaseOf(view) === 'done') return <Text wrap="truncate-end" color={theme.color('ok')}>{`The run is done: the final summary is ${where}. e edits a node, r re-runs it, q quits.`}</Text>;
-	if (last) return <Text wrap="truncate-end" color={theme.color(last.level === 'error' ? 'error' : 'warn')}>{clean(last.text)}</Text>;
-	return <Text> </Text>;
+	if (phaseOf(view) === 'done') return { text: `The run is done: the final summary is ${where}. e edits a node, r re-runs it, q quits.`, tone: 'ok' };
+	if (last) return { text: clean(last.text), tone: last.level === 'error' ? 'error' : 'warn' };
+	return { text: '' };
 }
 
 function footerHidden(view: ViewState, scoring: boolean): Action[] {

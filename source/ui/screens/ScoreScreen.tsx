@@ -14,7 +14,20 @@ import { useTheme, type Tone } from '../theme.ts';
 const TONE: Record<SentenceVerdict, Tone> = { pending: 'muted', clear: 'ok', confusing: 'error', failed: 'warn' };
 /** Every verdict is also a mark before its sentence, so it reads without colour. */
 const MARK: Record<SentenceVerdict, string> = { pending: '·', clear: '✓', confusing: '✗', failed: '?' };
-const LEGEND = '  ✓ clear  ✗ confusing  ? unreadable  · waiting';
+const LEGEND = '✓ clear  ✗ confusing  ? unreadable  · waiting';
+/** Rows the status line may wrap onto (an error says what failed and how to go on) before it is cut. */
+const STATUS_ROWS = 3;
+
+/**
+ * The marks, one per sentence, in rows of `width`, and the legend after them: on the last row when
+ * it fits there whole, else on a row of its own; never broken across rows.
+ */
+export function marksLayout(count: number, width: number): { rows: { from: number; to: number }[]; legendOwnRow: boolean } {
+	const w = Math.max(1, width);
+	const rows = Array.from({ length: Math.max(1, Math.ceil(count / w)) }, (_, i) => ({ from: i * w, to: Math.min(count, (i + 1) * w) }));
+	const last = rows.at(-1)!;
+	return { rows, legendOwnRow: last.to - last.from + 2 + LEGEND.length > w };
+}
 
 /**
  * BooookScore of the final summary, live: each sentence takes its colour and mark as its
@@ -45,12 +58,14 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	const done = sentences.filter((s) => s.verdict !== 'pending').length;
 	// The frame is counted row by row so it stays below the terminal's height (a frame as tall as
 	// the terminal scrolls its header away): the marks wrap, the questions are cut to a few rows.
-	const marksRows = wrap(sentences.map((s) => MARK[s.verdict]).join('') + LEGEND, columns).length;
+	const marks = marksLayout(sentences.length, columns);
+	const marksRows = marks.rows.length + (marks.legendOwnRow ? 1 : 0);
+	const status = cutLines(wrap(clean(controls.status()), columns), STATUS_ROWS, columns);
 	const detail = chosen
 		? [...cutLines(wrap(`Questions: ${clean(chosen.questions)}`, columns), rows >= 30 ? 4 : 2, columns), truncate(`Types: ${chosen.types.join(', ')}`, columns)]
 		: [noConfusingText(sentences.map((s) => s.verdict))];
 	// Header and status, the box's borders, the marks, the sentence picked, the footer, one row free.
-	const pane = Math.max(1, rows - (2 + 2 + marksRows + detail.length + 1 + 1));
+	const pane = Math.max(1, rows - (1 + status.length + 2 + marksRows + detail.length + 1 + 1));
 	const pickedLine = lines.findIndex((l) => l.some((p) => p.style?.picked));
 	const shown = windowOf(lines, pane, ui.offset ?? Math.max(0, pickedLine - Math.floor(pane / 3)));
 	ctx.current = { confusing: confusing.length, page: pane, shownFrom: shown.offset };
@@ -58,7 +73,11 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	return (
 		<Box flexDirection="column" width={columns}>
 			<Text bold>{truncate(`BooookScore · ${clean(controls.book)} · ${clean(controls.annotator)} · ${done}/${sentences.length} sentences · ${score === null ? '—' : score.toFixed(1)}`, columns)}</Text>
-			<Text color={theme.color('muted')}>{truncate(clean(controls.status()), columns)}</Text>
+			{status.map((line, i) => (
+				<Text key={i} color={theme.color('muted')} wrap="truncate">
+					{line}
+				</Text>
+			))}
 			{ui.help ? (
 				// In the summary's place, so the frame keeps its height.
 				<Box flexDirection="column" borderStyle="round" paddingX={1} height={pane + 2}>
@@ -81,14 +100,17 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 					))}
 				</Box>
 			)}
-			<Text>
-				{sentences.map((s, i) => (
-					<Text key={i} color={theme.color(TONE[s.verdict])}>
-						{MARK[s.verdict]}
-					</Text>
-				))}
-				{LEGEND}
-			</Text>
+			{marks.rows.map((row, r) => (
+				<Text key={r} wrap="truncate">
+					{sentences.slice(row.from, row.to).map((s, i) => (
+						<Text key={i} color={theme.color(TONE[s.verdict])}>
+							{MARK[s.verdict]}
+						</Text>
+					))}
+					{r === marks.rows.length - 1 && !marks.legendOwnRow ? `  ${LEGEND}` : ''}
+				</Text>
+			))}
+			{marks.legendOwnRow ? <Text wrap="truncate">{LEGEND}</Text> : null}
 			{detail.map((line, i) => (
 				<Text key={i} wrap="truncate" color={chosen ? undefined : theme.color('muted')}>
 					{line}

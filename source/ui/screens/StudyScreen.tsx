@@ -6,9 +6,8 @@ import { Help } from '../components/Help.tsx';
 import { useNow } from '../hooks.ts';
 import { formatSeconds, rateWaitText } from '../state/progress.ts';
 import { studyScreen, type StudyUi } from '../state/study-ui.ts';
-import { alignTable } from '../../study/results.ts';
-import { bar, CELL_STATUS, cellDetail, cellTable, compactTable } from '../study-table.ts';
-import { clean, textWidth, truncate, windowOf } from '../text.ts';
+import { bar, CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../study-table.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
 
 /** Facts about the study the runner's state does not carry. */
@@ -46,9 +45,17 @@ const FIXED_ROWS = 6;
 export function StudyScreen({ state, cells, info, ui, results, width, rows }: { state: StudyState; cells: readonly StudyCell[]; info: StudyInfo; ui: StudyUi; results: StudyResults | null; width: number; rows: number }) {
 	const theme = useTheme();
 	const now = useNow(state.status === 'running');
-	const body = Math.max(4, rows - FIXED_ROWS);
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving every session…</Text>;
 	const header = <StudyHeader state={state} info={info} width={width} now={now} />;
+	const cursor = Math.min(ui.cursor, Math.max(0, state.cells.length - 1));
+	const selected = state.cells[cursor];
+	// The selected cell's error and the message (how to continue) wrap onto a few rows, taken from the cells.
+	const n = state.cells.length;
+	const detailOf = (more: string) => (selected ? cutLines(wrap(`${clean(selected.key)}${more}: ${cellDetail(selected)}`, width), 3, width) : [' ']);
+	// Its rows are counted with the longest "(i–j of n)" the cells' window can show.
+	const detailRows = detailOf(` (${n}–${n} of ${n})`).length;
+	const message = cutLines(wrap(clean(ui.message ?? endNote(state, info)), width), 3, width);
+	const body = Math.max(4, rows - FIXED_ROWS - (detailRows - 1) - (message.length - 1));
 	if (ui.mode === 'help') {
 		return (
 			<Box flexDirection="column" width={width}>
@@ -58,15 +65,14 @@ export function StudyScreen({ state, cells, info, ui, results, width, rows }: { 
 			</Box>
 		);
 	}
-	const resultRows = results === null ? [] : resultLines(results);
+	const resultRows = results === null ? [] : resultLines(results, width);
 	// The cells keep three rows at least (header and two cells); the results take the rest they need.
 	const shownResults = resultRows.slice(0, Math.max(0, body - 3));
 	const cellRows = body - shownResults.length - 1;
 	const table = cellTable(cells, state.cells, width - 2);
-	const cursor = Math.min(ui.cursor, Math.max(0, state.cells.length - 1));
 	const shown = windowOf(state.cells.map((c, i) => ({ c, i })), cellRows, Math.max(0, cursor - Math.floor(cellRows / 2)));
-	const selected = state.cells[cursor];
 	const more = shown.total > shown.lines.length ? ` (${shown.offset + 1}–${shown.offset + shown.lines.length} of ${shown.total})` : '';
+	const detail = detailOf(more).slice(0, detailRows);
 	return (
 		<Box flexDirection="column" width={width}>
 			{header}
@@ -81,21 +87,25 @@ export function StudyScreen({ state, cells, info, ui, results, width, rows }: { 
 					{`${i === cursor ? '›' : ' '} ${table.rows[i]}`}
 				</Text>
 			))}
-			<Text wrap="truncate-end" color={theme.color('muted')}>
-				{selected ? truncate(`${clean(selected.key)}${more}: ${cellDetail(selected)}`, width) : ' '}
-			</Text>
-			<Text color={theme.color('accent')} wrap="truncate-end">
-				{ui.message ?? endNote(state, info)}
-			</Text>
+			{detail.map((line, i) => (
+				<Text key={`d${i}`} wrap="truncate-end" color={theme.color('muted')}>
+					{line}
+				</Text>
+			))}
+			{message.map((line, i) => (
+				<Text key={`m${i}`} color={theme.color('accent')} wrap="truncate-end">
+					{line}
+				</Text>
+			))}
 			<Footer screen="study" />
 		</Box>
 	);
 }
 
-/** The results in as few columns as they take: what every row shares is said once above the table. */
-function resultLines(results: StudyResults): string[] {
+/** The results laid out for the width: what every row shares is said once above the table. */
+function resultLines(results: StudyResults, width: number): string[] {
 	const { caption, table } = compactTable(results.table);
-	return ['Results', ...(caption ? [caption] : []), ...(table.length > 0 ? alignTable(table).split('\n') : []), ...results.notes];
+	return ['Results', ...(caption ? wrap(caption, width) : []), ...(table.length > 0 ? fitTable(table, width) : []), ...results.notes.flatMap((n) => wrap(n, width))];
 }
 
 /** What the message line says when there is no message: how the study stands and how to go on. */

@@ -4,7 +4,7 @@ import type { Annotation, ErrorType, ScoredSummary, Span } from '../../domain.ts
 import { seededRandom } from '../../score/bootstrap.ts';
 import { LABELS } from '../../score/labels.ts';
 import { precisionBySource } from '../../score/precision.ts';
-import { firstUnjudged, isBlind, PARTIAL_REASONS, pooledPrecision, verdictsOf, walkProgress, type SourceProgress } from '../../score/validation.ts';
+import { firstUnjudged, isBlind, PARTIAL_REASONS, verdictsOf, walkProgress, type SourceProgress } from '../../score/validation.ts';
 import type { ValidationStore } from '../../store/validation-store.ts';
 import { sentenceSpans } from '../../text/sentences.ts';
 import { Footer } from '../components/Footer.tsx';
@@ -13,13 +13,13 @@ import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { actionFor } from '../keymap.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
 import { highlightLines } from '../styled-lines.ts';
-import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme } from '../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
 import { EvidencePane, type Evidence } from './EvidencePane.tsx';
 import { fieldWindow, type Field } from './field.ts';
-import { pooledText, RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
-import { initialWalk, screenOf, VERDICT_WORD, walkReducer, type Overlay, type WalkContext, type WalkEffect } from './walk-ui.ts';
+import { RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
+import { initialWalk, screenOf, undoneMessage, VERDICT_WORD, walkReducer, type Overlay, type WalkContext, type WalkEffect } from './walk-ui.ts';
 
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
@@ -57,7 +57,7 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 
 	const quit = () => (onQuit ? onQuit() : exit());
 	const [ui, dispatch, read] = useReducerWithEffects(walkReducer, () => initialWalk(firstUnjudged(items, store.judgments, store.validator)), (effect: WalkEffect) => perform(effect));
-	const report = (work: Promise<unknown>, done: (value: unknown) => string) =>
+	const report = <T,>(work: Promise<T>, done: (value: T) => string) =>
 		work.then(
 			(value) => dispatch({ type: 'done', message: done(value) }),
 			(error: unknown) => dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
@@ -68,7 +68,7 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 			case 'judge':
 				return void report(store.judge(effect.annotation, effect.verdict, effect.reasons, effect.note), () => effect.done);
 			case 'undo':
-				return void report(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'));
+				return void report(store.undo(), (undone) => undoneMessage(undone, items, verdictsOf(store.judgments, store.validator)));
 			case 'annotate': {
 				const text = store.summaries.get(effect.summary)?.text ?? '';
 				const spans = effect.ranges.map((r, i) => spanOf(text, sentencesOf(effect.summary), r, effect.trims[i]!));
@@ -98,11 +98,9 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	const judgedAll = items.length > 0 && items.every((a) => verdicts.has(a.id));
 	const hideSource = blind && !judgedAll;
 	const progress = walkProgress(items, judgments, store.validator);
-	// The running estimate: once per saved verdict, not per frame.
-	const estimate = useMemo(
-		() => (store.walk.mode === 'sample' || hideSource ? runningEstimate(store, hideSource) : null),
-		[version, hideSource, store],
-	);
+	// The sample's running estimate: once per saved verdict, not per frame. A blind walk shows none
+	// (judged/total only, as documented): a running agreement rate could anchor the verdicts to come.
+	const estimate = useMemo(() => (store.walk.mode === 'sample' ? runningEstimate(store) : null), [version, store]);
 
 	if (ui.overlay.kind === 'help') return <Help screen="validate" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
 	if (ui.overlay.kind === 'results') return <ResultsView title={title} results={ui.overlay.results} scroll={ui.overlay.scroll} rows={rows} columns={columns} />;
@@ -132,7 +130,9 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	const sentence = current.sentence ?? Math.max(0, sentences.findIndex((s) => s.end > (current.spans[0]?.start ?? 0)));
 	const evidence = evidenceFor && ui.overlay.kind === 'none' ? evidenceFor({ summary: current.summary, sentence }) : [];
 	const evidenceRows = evidence.length === 0 ? 0 : rows >= 30 ? 8 : rows >= 24 ? 4 : 0;
-	const fixed = 1 + 1 + (estimate && !hideSource ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + evidenceRows + (ui.message ? 1 : 0) + 1;
+	// A message (a save that failed says why and what to do) wraps onto a few rows instead of being cut.
+	const message = ui.message ? cutLines(wrap(clean(ui.message), width), 3, width) : [];
+	const fixed = 1 + 1 + (estimate ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + evidenceRows + message.length + 1;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 
 	const addingSpans: Span[] | null =
@@ -143,10 +143,10 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	return (
 		<Box flexDirection="column" width={columns}>
 			<Text bold wrap="truncate">
-				{truncate(`Validate · ${clean(title)} · ${store.walk.mode}${blind ? ' (sources hidden until the end)' : ''} · validator ${clean(store.validator)}`, width)}
+				{headerLine(title, store.walk.mode, blind, store.validator, width)}
 			</Text>
-			<ProgressLine progress={progress} hide={hideSource} pooled={hideSource ? estimate : null} width={width} />
-			{estimate && !hideSource ? <Text wrap="truncate">{truncate(`estimate from the sample (95% interval over books): ${estimate}`, width)}</Text> : null}
+			<ProgressLine progress={progress} hide={hideSource} width={width} />
+			{estimate ? <Text wrap="truncate">{truncate(`estimate from the sample (95% interval over books): ${estimate}`, width)}</Text> : null}
 			<Box flexDirection="column" borderStyle="single" paddingX={1} height={paneHeight + 2}>
 				{shown.lines.map((line, i) => (
 					// The gutter mark carries the highlight where styles are off (NO_COLOR, dumb terminals).
@@ -177,14 +177,21 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 			</Text>
 			<EvidencePane evidence={[...evidence]} rows={evidenceRows} width={width} />
 			<OverlayView overlay={ui.overlay} width={width} />
-			{ui.message ? (
-				<Text wrap="truncate" color={theme.color('accent')}>
-					{truncate(clean(ui.message), width)}
+			{message.map((line, i) => (
+				<Text key={`m${i}`} wrap="truncate" color={theme.color('accent')}>
+					{line}
 				</Text>
-			) : null}
+			))}
 			<Footer screen={screenOf(ui.overlay)} />
 		</Box>
 	);
+}
+
+/** The walk's first line: the title gives way first, so the mode and the validator stay in view. */
+function headerLine(title: string, mode: string, blind: boolean, validator: string, width: number): string {
+	const rest = ` · ${mode}${blind ? ' (sources hidden)' : ''} · validator ${clean(validator)}`;
+	const room = width - textWidth('Validate · ') - textWidth(rest);
+	return truncate(`Validate · ${room >= 12 ? truncate(clean(title), room) : clean(title)}${rest}`, width);
 }
 
 /** Rows an overlay takes below the annotation (each of its lines is cut to one row). */
@@ -203,16 +210,8 @@ function overlayHeight(overlay: Overlay, width: number): number {
 
 const typeColumns = (width: number) => (width >= 60 ? 2 : 1);
 
-/**
- * The walk's running estimate, in one line: in a blind walk not yet done, the precision so far
- * with both sources pooled (it tells nothing of any one item's source); in a sample walk, the
- * precision per source with its interval over books.
- */
-function runningEstimate(store: ValidationStore, pooled: boolean): string {
-	if (pooled) {
-		const p = pooledPrecision(store.items, store.judgments, store.validator, { seed: store.walk.seed, resamples: RESAMPLES });
-		return p ? `so far ${pooledText(p)} (both sources pooled)` : 'no verdicts yet';
-	}
+/** A sample walk's running estimate, in one line: the precision per source with its interval over books. */
+function runningEstimate(store: ValidationStore): string {
 	const verdicts = verdictsOf(store.judgments, store.validator);
 	const judged = store.items.flatMap((a) => {
 		const j = verdicts.get(a.id);
@@ -225,13 +224,13 @@ function runningEstimate(store: ValidationStore, pooled: boolean): string {
 		.join('   ');
 }
 
-function ProgressLine({ progress, hide, pooled, width }: { progress: Record<'model' | 'human', SourceProgress>; hide: boolean; pooled: string | null; width: number }) {
+function ProgressLine({ progress, hide, width }: { progress: Record<'model' | 'human', SourceProgress>; hide: boolean; width: number }) {
 	const theme = useTheme();
 	let text: string;
 	if (hide) {
 		const judged = progress.model.judged + progress.human.judged;
 		const total = progress.model.total + progress.human.total;
-		text = `judged ${judged}/${total} · ${pooled ?? ''}`;
+		text = `judged ${judged}/${total}`;
 	} else {
 		const part = (name: string, p: SourceProgress) => (p.total === 0 ? null : `${name} ${p.judged}/${p.total} · precision ${pct(p.precision)} · strict ${pct(p.strict)}`);
 		text = [part('model', progress.model), part('human', progress.human)].filter(Boolean).join('   ');

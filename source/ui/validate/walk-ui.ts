@@ -1,5 +1,5 @@
 import type { Annotation, Judgment, ScoredSummary, Verdict } from '../../domain.ts';
-import { PARTIAL_REASONS } from '../../score/validation.ts';
+import { PARTIAL_REASONS, sameVerdict } from '../../score/validation.ts';
 import type { Action, KeyPress, Screen } from '../keymap.ts';
 import type { Step } from '../hooks.ts';
 import { spanAction, startAdding, typesAction, type Adding, type AddingResult } from './adding.ts';
@@ -16,7 +16,8 @@ import type { WalkResults } from './results.ts';
 export type Overlay =
 	| { kind: 'none' }
 	| { kind: 'reasons'; chosen: string[] }
-	| { kind: 'note'; annotation: Annotation['id']; field: Field; before: string }
+	/** `back`: where the walk was when the note was opened on the item judged just before (it returns there). */
+	| { kind: 'note'; annotation: Annotation['id']; field: Field; before: string; back: number | null }
 	| { kind: 'help'; scroll: number }
 	/** The results, null until they are computed (once, when the view opens). */
 	| { kind: 'results'; scroll: number; results: WalkResults | null }
@@ -27,6 +28,8 @@ export interface WalkUi {
 	overlay: Overlay;
 	/** One line of feedback, until the next key. */
 	message: string | null;
+	/** The item the last key gave a verdict to: a note key right after it notes that item, not the next. */
+	judged: Annotation['id'] | null;
 	quitting: boolean;
 }
 
@@ -59,9 +62,26 @@ export type WalkEffect =
 
 export const VERDICT_WORD: Record<Verdict, string> = { agree: 'agree', partial: 'partially agree', disagree: 'disagree' };
 
+/**
+ * What an undo took back, for the status line: `removed` as the store returns it (a verdict, a
+ * note, or a verdict with its note), `verdicts` as they stand after it.
+ */
+export function undoneMessage(removed: readonly Judgment[], items: WalkContext['items'], verdicts: WalkContext['verdicts']): string {
+	const last = removed.at(-1);
+	if (!last) return 'nothing to undo';
+	const at = items.findIndex((a) => a.id === last.annotation);
+	const where = at === -1 ? `annotation ${last.annotation}` : `annotation ${at + 1}`;
+	const word = VERDICT_WORD[last.verdict];
+	const now = verdicts.get(last.annotation);
+	const left = now ? `; back to ${VERDICT_WORD[now.verdict]}` : '; not judged now';
+	if (removed.length > 1) return `undone: ${word} and its note on ${where}${left}`;
+	if (now && sameVerdict(now, last)) return `undone: the note edit on ${where}; its ${word} stays`;
+	return `undone: ${word} on ${where}${left}`;
+}
+
 /** A walk opens on `index` (its first unjudged item), with nothing open. */
 export function initialWalk(index: number): WalkUi {
-	return { index, overlay: { kind: 'none' }, message: null, quitting: false };
+	return { index, overlay: { kind: 'none' }, message: null, judged: null, quitting: false };
 }
 
 /** Whose keys a press is looked up in: the walk's, or the open dialog's. */
@@ -96,11 +116,12 @@ export function walkReducer(state: WalkUi, action: WalkAction): Result {
 		case 'key':
 			if (state.quitting) return stay(state);
 			if (action.action === 'quit') return stay({ ...state, quitting: true }, [{ kind: 'quit' }]);
-			return keyOf({ ...state, message: null }, action.action, action.press, action.ctx);
+			// What the last key judged holds for this key only.
+			return keyOf({ ...state, message: null, judged: null }, action.action, action.press, action.ctx, state.judged);
 	}
 }
 
-function keyOf(state: WalkUi, action: Action | null, press: KeyPress, ctx: WalkContext): Result {
+function keyOf(state: WalkUi, action: Action | null, press: KeyPress, ctx: WalkContext, judged: WalkUi['judged']): Result {
 	const overlay = state.overlay;
 	const close = (message: string | null = null): WalkUi => ({ ...state, overlay: { kind: 'none' }, message });
 	switch (overlay.kind) {
@@ -129,23 +150,25 @@ function keyOf(state: WalkUi, action: Action | null, press: KeyPress, ctx: WalkC
 		}
 		case 'note': {
 			const edited = fieldAction(overlay.field, action, press);
-			if (edited === 'cancel') return stay(close());
+			// Closing the note goes back to where the walk had moved on to.
+			const leave = (message: string | null = null): WalkUi => ({ ...close(message), index: overlay.back ?? state.index });
+			if (edited === 'cancel') return stay(leave());
 			if (edited !== 'done') return stay({ ...state, overlay: { ...overlay, field: edited } });
 			const note = overlay.field.text.trim();
-			if (note === overlay.before) return stay(close(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
+			if (note === overlay.before) return stay(leave(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
 			const given = ctx.verdicts.get(overlay.annotation);
-			if (!given) return stay(close('give a verdict first (a, p or d), then add a note to it'));
-			return stay(close(), [{ kind: 'judge', annotation: overlay.annotation, verdict: given.verdict, reasons: [...given.reasons], note: note === '' ? null : note, done: note === '' ? 'note removed' : 'note saved' }]);
+			if (!given) return stay(leave('give a verdict first (a, p or d), then add a note to it'));
+			return stay(leave(), [{ kind: 'judge', annotation: overlay.annotation, verdict: given.verdict, reasons: [...given.reasons], note: note === '' ? null : note, done: note === '' ? 'note removed' : 'note saved' }]);
 		}
 		case 'adding':
 			return addingKey(state, overlay, action, press, ctx);
 		case 'none':
-			return walkKey(state, action, ctx);
+			return walkKey(state, action, ctx, judged);
 	}
 }
 
 /** Keys on the walk itself, no dialog open. */
-function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext): Result {
+function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext, judged: WalkUi['judged']): Result {
 	const items = ctx.items;
 	const current = items[state.index];
 	switch (action) {
@@ -172,9 +195,14 @@ function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext): Result
 		case 'partial':
 			return current ? stay({ ...state, overlay: { kind: 'reasons', chosen: [...(ctx.verdicts.get(current.id)?.reasons ?? [])] } }) : stay(state);
 		case 'note': {
-			const given = current && ctx.verdicts.get(current.id);
+			// Right after a verdict (which moved the walk on) the note is for the item just judged,
+			// shown while the note is written.
+			const at = judged === null ? state.index : items.findIndex((a) => a.id === judged);
+			const target = items[at];
+			const given = target && ctx.verdicts.get(target.id);
 			if (!given) return stay({ ...state, message: 'give a verdict first (a, p or d), then add a note to it' });
-			return stay({ ...state, overlay: { kind: 'note', annotation: current.id, field: fieldOf(given.note ?? ''), before: given.note ?? '' } });
+			const back = at === state.index ? null : state.index;
+			return stay({ ...state, index: at, overlay: { kind: 'note', annotation: target.id, field: fieldOf(given.note ?? ''), before: given.note ?? '', back } });
 		}
 		case 'undo': {
 			if (ctx.latest === null) return stay({ ...state, message: 'nothing to undo' });
@@ -193,18 +221,20 @@ function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext): Result
 }
 
 /**
- * A verdict on the current item, which moves the walk on. Giving the verdict it already has saves
- * nothing and says so; a changed verdict keeps the note written on the item.
+ * A verdict on the current item, which moves the walk on (a note key next notes the item judged).
+ * Giving the verdict it already has saves nothing and says so; a changed verdict keeps the note
+ * written on the item.
  */
 function give(state: WalkUi, ctx: WalkContext, verdict: Verdict, reasons: string[] = []): Result {
 	const target = ctx.items[state.index];
 	if (!target) return stay(state);
-	const next = { ...state, index: Math.min(ctx.items.length - 1, state.index + 1) };
+	const next = { ...state, index: Math.min(ctx.items.length - 1, state.index + 1), judged: target.id };
 	const before = ctx.verdicts.get(target.id);
-	if (before && before.verdict === verdict && before.reasons.join('\n') === reasons.join('\n')) {
+	if (before && sameVerdict(before, { verdict, reasons })) {
 		return stay({ ...next, message: `unchanged: already ${VERDICT_WORD[verdict]}; nothing saved` });
 	}
-	return stay(next, [{ kind: 'judge', annotation: target.id, verdict, reasons, note: before?.note ?? null, done: `saved: ${VERDICT_WORD[verdict]}` }]);
+	const done = `saved: ${VERDICT_WORD[verdict]} · m: a note on it`;
+	return stay(next, [{ kind: 'judge', annotation: target.id, verdict, reasons, note: before?.note ?? null, done }]);
 }
 
 function addingKey(state: WalkUi, adding: Adding, action: Action | null, press: KeyPress, ctx: WalkContext): Result {
