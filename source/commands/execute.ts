@@ -17,6 +17,7 @@ import { cancelOnSignal } from './interrupt.ts';
 import { liveScoring } from './score.ts';
 import { printFinal } from './show.ts';
 import { runFinished } from '../summarize/graph.ts';
+import type { RunAppResult } from '../ui/app.tsx';
 
 export interface ExecuteOptions {
 	json: boolean;
@@ -100,6 +101,8 @@ export interface InteractiveOptions extends ExecuteOptions {
 	/** Start the run at once (the default), or show it and wait for space or s. */
 	autoStart?: boolean;
 	stdin?: NodeJS.ReadStream;
+	/** Opened from the home screen: esc leaves the run screen too, and the home screen comes back. */
+	fromHome?: boolean;
 }
 
 /**
@@ -108,6 +111,12 @@ export interface InteractiveOptions extends ExecuteOptions {
  * `booook resume ID` continues it).
  */
 export async function runInteractive(session: Session<BookSessionData>, prepared: Prepared, opts: InteractiveOptions): Promise<number> {
+	await showRun(session, prepared, opts);
+	return leaveRun(session, opts.stderr ?? process.stderr);
+}
+
+/** The session's run screen (running, continuing or only showing its plan) until the user leaves it. */
+export async function showRun(session: Session<BookSessionData>, prepared: Prepared, opts: InteractiveOptions): Promise<RunAppResult> {
 	const env = opts.env ?? process.env;
 	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
@@ -115,7 +124,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	preferReactProduction();
 	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('./external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
 	const { provider } = prepared;
-	await renderRunApp({
+	return await renderRunApp({
 		controls: engine,
 		info: { session: session.id, title: session.data.book.title, book: prepared.ctx.book, provider: provider.name, model: provider.model, isLLM: provider.isLLM, priced: prepared.priced },
 		stepping: opts.step,
@@ -127,7 +136,12 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 		stdout,
 		stdin: opts.stdin,
 		stderr,
+		fromHome: opts.fromHome,
 	});
+}
+
+/** How a run left in the terminal app stands, on stderr, and the exit code that says it. */
+export function leaveRun(session: Session<BookSessionData>, stderr: Stream): number {
 	const run = session.data.run;
 	if (runFinished(run)) return 0;
 	if (run.status === 'failed') {
