@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UserError, errorMessage } from './errors.ts';
 import type { Exit } from './commands/flags.ts';
+import { invocation } from './commands/invocation.ts';
 import { output } from './commands/output.ts';
+import { programName, setProgram } from './program.ts';
 import { resolveSessionsDir, sessionPath } from './store/dirs.ts';
 import { describeFsError } from './store/disk.ts';
 
@@ -70,7 +72,10 @@ const exit: Exit = (code) => {
 	exitCode = code;
 };
 
-const program = new Command('booook')
+// Every command line booook prints starts the way this process was started (program.ts).
+setProgram(invocation(process.env, process.cwd()));
+
+const program = new Command(programName())
 	.version(packageVersion(), '-V, --version', 'print the version and exit')
 	.description(
 		'Summarize books longer than a model\'s context (BooookScore, ICLR 2024): hierarchical merging or incremental updating.\n' +

@@ -7,13 +7,14 @@ import { output } from './output.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { printFinal } from './show.ts';
 import { runFinished } from '../summarize/graph.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(
 		withDisplayOptions(
 		new Command('resume')
 			.description('continue a session that was stopped, killed or failed; finished calls are not made again')
-			.argument('<id>', 'session id (see: booook sessions)')
+			.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 			.addOption(sessionsDirOption()),
 		),
 	)

@@ -23,6 +23,7 @@ import { output, safeText, type Stream } from './output.ts';
 import { StudyRunner, type CellWork, type StudyEvent } from '../engine/study-runner.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-plan.ts';
 import { rateWaitText } from '../ui/state/progress.ts';
+import { commandLine, shellWord } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
@@ -99,7 +100,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 
 /** The command that continues the study where it stopped, as the user can paste it. */
 function continueStudy(file: string, sessionsDir: string): string {
-	return `booook study ${file}${sessionsDirArg(sessionsDir)}`;
+	return commandLine(`study ${shellWord(file)}${sessionsDirArg(sessionsDir)}`);
 }
 
 /** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */
