@@ -5,6 +5,8 @@ import type { BatchLane } from '../llm/batcher.ts';
 import { createProvider, type AccountLimits } from '../llm/create.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
+import { unreachedServer } from '../llm/sdk-errors.ts';
+import { shellWord } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import type { Templates } from '../summarize/templates.ts';
@@ -27,6 +29,8 @@ export interface ExecuteOptions {
 	prices?: string;
 	/** The account's rate limits as the flags state them. */
 	account?: AccountLimits;
+	/** What to do when the provider's key is not set, when another provider cannot be chosen (a session's). */
+	missingKey?: string;
 	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
@@ -47,10 +51,21 @@ export async function prepare(config: RunConfig, book: string, opts: ExecuteOpti
 		encoding: config.encoding,
 		onRetry: (reason, request) => relay.engine?.streamRetried(reason, request),
 		...opts.account,
+		...(opts.missingKey ? { missingKey: opts.missingKey } : {}),
 	});
 	const ctx: PlanContext = { config, templates, book, tokens: (t) => countTokens(t, config.encoding) };
 	const costOf = (usage: Usage) => callCost(prices, config.model, usage, config.provider).cost;
 	return { provider, ctx, costOf, relay, priced: isPriced(prices, config.model, config.provider) };
+}
+
+/**
+ * `prepare` for a session that exists: its provider is the one it was run with, so a missing key
+ * can only be set, not swapped for another provider.
+ */
+export async function prepareSession(session: Session<BookSessionData>, book: string, opts: ExecuteOptions): Promise<Prepared> {
+	const { provider, model } = session.data.run.config;
+	const missingKey = `session "${session.id}" was run with ${provider} (${model}); export the key, then continue with: ${session.continueWith}`;
+	return await prepare(session.data.run.config, book, { ...opts, missingKey });
 }
 
 export interface Prepared {
@@ -152,9 +167,20 @@ export function leaveRun(session: Session<BookSessionData>, stderr: Stream): num
 	return 130;
 }
 
-/** Why a run failed (the provider's or planner's message, which may quote a server) and how to go on. */
+/**
+ * Why a run failed (the provider's or planner's message, which may quote a server) and how to go on.
+ * A server that could not be reached may have stopped or moved: the command names the address the
+ * session uses, where a new one goes.
+ */
 function failedLines(session: Session<BookSessionData>): string {
-	return `run failed: ${session.data.run.error ?? 'unknown error'}\nFix the cause, then continue with: ${session.continueWith}\n`;
+	const { error, config } = session.data.run;
+	const unreached = error ? unreachedServer(error) : null;
+	const way = !unreached
+		? `Fix the cause, then continue with: ${session.continueWith}`
+		: config.baseUrl
+			? `The server at ${unreached} could not be reached: start it (or put its new address after --base-url), then continue with: ${session.continueWith} --base-url ${shellWord(config.baseUrl)}`
+			: `The server at ${unreached} could not be reached: check your network or the server, then continue with: ${session.continueWith} (--base-url URL points the session at another server)`;
+	return `run failed: ${error ?? 'unknown error'}\n${way}\n`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { newRun } from '../summarize/run.ts';
 import { deleteSession } from '../store/remove.ts';
 import { bookSession, listSessions, Session } from '../store/session.ts';
 import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
-import { leaveRun, prepare, preferReactProduction, showRun, type InteractiveOptions, type Prepared } from './execute.ts';
+import { leaveRun, prepare, prepareSession, preferReactProduction, showRun, type InteractiveOptions, type Prepared } from './execute.ts';
 import { loadBook } from './run-config.ts';
 import { validateCommand } from './validate.ts';
 
@@ -91,7 +91,7 @@ async function openChoice(
 	try {
 		const session = bookSession(opened);
 		const book = await session.bookText();
-		const prepared = await prepare(session.data.run.config, book, interactive);
+		const prepared = await prepareSession(session, book, interactive);
 		const ended = await showRun(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
 		return ended.signalled ? leaveRun(session, stderr) : null;
 	} finally {

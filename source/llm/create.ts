@@ -27,6 +27,11 @@ export interface CreateProviderOptions extends AccountLimits {
 	onRetry?: (reason: string, request: CallRequest) => void;
 	/** Token encoding of the extractive baseline. */
 	encoding?: EncodingName;
+	/**
+	 * What to do when the key is not set, for a provider the user cannot choose again here (a
+	 * session's); unset: set the key or choose the extractive baseline with --provider.
+	 */
+	missingKey?: string;
 }
 
 /** What a user says of the account's rate limits (`--tpm`, `--rpm`, `--rate-limit-wait`). */
@@ -51,12 +56,12 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 	};
 	switch (opts.provider) {
 		case 'openai': {
-			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai'), baseURL: baseUrl(opts.baseUrl, env, 'OPENAI') };
+			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai', opts.missingKey), baseURL: baseUrl(opts.baseUrl, env, 'OPENAI') };
 			const options = { ...common, ...account, limiter: limiterOf('openai', account, opts) };
 			return sdkProvider('openai', options, async () => new (await import('./openai.ts')).OpenAIProvider(options));
 		}
 		case 'anthropic': {
-			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic'), baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC') };
+			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic', opts.missingKey), baseURL: baseUrl(opts.baseUrl, env, 'ANTHROPIC') };
 			const options = { ...common, ...account, limiter: limiterOf('anthropic', account, opts) };
 			return sdkProvider('anthropic', options, async () => new (await import('./anthropic.ts')).AnthropicProvider(options));
 		}
@@ -121,9 +126,9 @@ function baseUrl(flag: string | null | undefined, env: NodeJS.ProcessEnv, vendor
 	return url === null ? null : checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
 }
 
-function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string): string {
+function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string, missing?: string): string {
 	const key = env[name]?.trim();
-	if (!key) throw badInput(`${name} is not set: export it to use --provider ${provider}, or use --provider extractive (no key)`);
+	if (!key) throw badInput(`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`);
 	return key;
 }
 
