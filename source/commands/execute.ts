@@ -64,7 +64,8 @@ export async function prepare(config: RunConfig, book: string, opts: ExecuteOpti
  */
 export async function prepareSession(session: Session<BookSessionData>, book: string, opts: ExecuteOptions): Promise<Prepared> {
 	const { provider, model } = session.data.run.config;
-	const missingKey = `session "${session.id}" was run with ${provider} (${model}); export the key, then continue with: ${session.continueWith}`;
+	const missingKey = `session "${session.id}" was run with ${provider} (${model}); ` +
+		`export the key, then continue with: ${session.continueWith}`;
 	return await prepare(session.data.run.config, book, { ...opts, missingKey });
 }
 
@@ -175,11 +176,14 @@ export function leaveRun(session: Session<BookSessionData>, stderr: Stream): num
 function failedLines(session: Session<BookSessionData>): string {
 	const { error, config } = session.data.run;
 	const unreached = error ? unreachedServer(error) : null;
+	const down = `The server at ${unreached} could not be reached`;
 	const way = !unreached
 		? `Fix the cause, then continue with: ${session.continueWith}`
 		: config.baseUrl
-			? `The server at ${unreached} could not be reached: start it (or put its new address after --base-url), then continue with: ${session.continueWith} --base-url ${shellWord(config.baseUrl)}`
-			: `The server at ${unreached} could not be reached: check your network or the server, then continue with: ${session.continueWith} (--base-url URL points the session at another server)`;
+			? `${down}: start it (or put its new address after --base-url), then continue with: ` +
+				`${session.continueWith} --base-url ${shellWord(config.baseUrl)}`
+			: `${down}: check your network or the server, then continue with: ${session.continueWith} ` +
+				'(--base-url URL points the session at another server)';
 	return `run failed: ${error ?? 'unknown error'}\n${way}\n`;
 }
 
