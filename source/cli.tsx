@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UserError, errorMessage } from './errors.ts';
 import type { Exit } from './commands/flags.ts';
+import { invocation } from './commands/invocation.ts';
 import { output } from './commands/output.ts';
+import { programName, setProgram } from './program.ts';
 import { resolveSessionsDir, sessionPath } from './store/dirs.ts';
 import { describeFsError } from './store/disk.ts';
 
@@ -55,6 +57,25 @@ function homeFolder(argv: readonly string[]): string | null | undefined {
 	return undefined;
 }
 
+/**
+ * A first word that is neither a command nor a file but close to a command's name ("sesions"): the
+ * usage error for it, with the command commander suggests (as it does for a mistyped flag).
+ * Undefined otherwise: any other word is a book for the default command, `run`.
+ */
+function mistypedCommand(argv: readonly string[]): string | undefined {
+	const first = argv[2];
+	if (first === undefined || first.startsWith('-') || Object.hasOwn(COMMANDS, first) || existsSync(first)) return undefined;
+	const probe = new Command().exitOverride().configureOutput({ writeErr: () => {}, outputError: () => {} });
+	for (const name of NAMES) probe.command(name);
+	try {
+		probe.parse([first], { from: 'user' });
+	} catch (error) {
+		const meant = /Did you mean (\S+)\?/u.exec(errorMessage(error))?.[1];
+		if (meant) return `'${first}' is neither a command nor a book file (did you mean ${meant}?)`;
+	}
+	return undefined;
+}
+
 /** booook's own version, from its package.json. */
 function packageVersion(): string {
 	return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -70,7 +91,10 @@ const exit: Exit = (code) => {
 	exitCode = code;
 };
 
-const program = new Command('booook')
+// Every command line booook prints starts the way this process was started (program.ts).
+setProgram(invocation(process.env, process.cwd()));
+
+const program = new Command(programName())
 	.version(packageVersion(), '-V, --version', 'print the version and exit')
 	.description(
 		'Summarize books longer than a model\'s context (BooookScore, ICLR 2024): hierarchical merging or incremental updating.\n' +
@@ -102,7 +126,11 @@ try {
 	// A command made on its own takes the program's output and exit settings only when told to.
 	modules.forEach(({ spec }, i) => program.addCommand(spec(exit).copyInheritedSettings(program), { isDefault: names[i] === 'run' }));
 	const home = homeFolder(process.argv);
-	if (home !== undefined) {
+	const mistyped = mistypedCommand(process.argv);
+	if (mistyped !== undefined) {
+		output(process.stderr).line(`booook: ${mistyped} (run with --help for usage)`);
+		exitCode = 2;
+	} else if (home !== undefined) {
 		if (process.stdin.isTTY && process.stdout.isTTY) {
 			const { homeInteractive } = await import('./commands/home.ts');
 			exitCode = await homeInteractive({ sessionsDir: resolveSessionsDir(home) });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { importCommand, type ImportOptions } from '../source/commands/import.ts';
 import { precisionCommand } from '../source/commands/precision.ts';
 import { UserError } from '../source/errors.ts';
-import { booook } from './support/cli.ts';
+import { booook, printed } from './support/cli.ts';
 import { tempDir as newTempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
@@ -51,7 +51,8 @@ test('importing every released file at once: one collection, counts as in the fi
 	const lines = r.stdout.trim().split('\n');
 	assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['--summaries', '--annotations', '--intermediate', '--human', '--validation', 'imported']);
 	// The hint names commands that make no model call (score would annotate every sentence lacking a model verdict).
-	assert.match(lines.at(-1)!, /^imported into session all; its results \(no model call\): booook report all; judge its annotations: booook validate all; precision: booook precision all$/u);
+	const there = `all --sessions-dir ${dir}`;
+	assert.equal(lines.at(-1), `imported into session all; its results (no model call): ${printed(`report ${there}`)}; judge its annotations: ${printed(`validate ${there}`)}; precision: ${printed(`precision ${there}`)}`);
 
 	// Counted from the raw files, not by the importer.
 	const summaries = raw(FILES.summaries);
@@ -107,7 +108,7 @@ test('precision ID after importing the study equals precision --validation F, an
 	assert.equal(imported.code, 0, imported.stderr);
 	const summary = JSON.parse(imported.stdout);
 	assert.equal(summary.title, 'gpt4-4096-inc (BooookScore release)');
-	assert.deepEqual(summary.next, [`booook report ${summary.session}`, `booook validate ${summary.session}`, `booook precision ${summary.session}`]);
+	assert.deepEqual(summary.next, ['report', 'validate', 'precision'].map((command) => printed(`${command} ${summary.session} --sessions-dir ${dir}`)));
 	assert.deepEqual(readdirSync(dir), [summary.session]);
 
 	const fromSession = await booook(['precision', summary.session, '--sessions-dir', dir, '--json', '--resamples', '500']);

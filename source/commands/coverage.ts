@@ -10,11 +10,12 @@ import { activeVersion, getNode } from '../summarize/graph.ts';
 import { sentenceCount } from '../text/sentences.ts';
 import { evidenceSession, sentenceProgress } from './evidence-session.ts';
 import { output, type Stream } from './output.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('coverage')
 		.description("which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited and the position bias (each sentence cites the chunk of its best evidence passage)")
-		.argument('<id>', 'session id (see: booook sessions)')
+		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
 		.option('--width <n>', 'columns of the strip chart line (default: the terminal\'s, else 80)', integer('--width'))
 		.option('--json', 'print { chunks, sentences, citing, cited, share, mean_position, halves, slope, parts, citations, strip }')

@@ -6,6 +6,7 @@ import { activeVersion, findNode } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { formatInt, formatSeconds } from '../ui/state/progress.ts';
 import { statusLine, type Stream } from './output.ts';
+import { commandLine } from '../program.ts';
 
 /** What `evidence` and `coverage` read: a run's session, its book, the node asked for, and the book's passage index. */
 export interface EvidenceSession {
@@ -28,16 +29,16 @@ export function nodeArg(value: string): `n${number}` {
 /** Reads session `id` and checks that it has a run with text at `node` (default: the final summary). */
 export async function evidenceSession(dir: string, id: string, node: NodeRef | undefined, command: string): Promise<EvidenceSession> {
 	const { data, text } = await Session.snapshot(dir, id);
-	if (data.kind !== 'book') throw badInput(`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (booook run BOOK)`);
+	if (data.kind !== 'book') throw badInput(`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (${commandLine('run BOOK')})`);
 	const run = data.run;
 	const target = node ?? run.root;
-	if (!target) throw badInput(`session "${id}" has no final summary yet: finish it with booook resume ${id}${command === 'evidence' ? ', or name a node with --node' : ''}`);
+	if (!target) throw badInput(`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}`)}${command === 'evidence' ? ', or name a node with --node' : ''}`);
 	const found = findNode(run, target);
 	if (!found) {
 		const last = run.nodes.at(-1)?.id;
 		throw badInput(`no node ${target} in session "${id}": ${last ? `its nodes are n0 to ${last}` : 'its run has no nodes yet'}`);
 	}
-	if (!activeVersion(found)) throw badInput(`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with booook resume ${id}`);
+	if (!activeVersion(found)) throw badInput(`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}`)}`);
 	let index: PassageIndex | null = null;
 	return {
 		data,

@@ -13,13 +13,14 @@ import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { chunkRanges } from '../evidence/evidence.ts';
 import { evidenceSession, nodeArg, sentenceProgress, writer } from './evidence-session.ts';
 import type { Stream } from './output.ts';
+import { commandLine } from '../program.ts';
 
 export const MAX_TOP = 50;
 
 export const spec = (exit: Exit) =>
 	new Command('evidence')
 		.description("where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25; offline, no model call)")
-		.argument('<id>', 'session id (see: booook sessions)')
+		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
 		.option('--node <n>', 'a node of the run (n12), instead of the final summary', nodeArg)
 		.option('--sentence <k>', 'only sentence K (1 is the first)', integer('--sentence'))

@@ -5,6 +5,8 @@ import type { BatchLane } from '../llm/batcher.ts';
 import { createProvider, type AccountLimits } from '../llm/create.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
+import { unreachedServer } from '../llm/sdk-errors.ts';
+import { shellWord } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import type { Templates } from '../summarize/templates.ts';
@@ -18,6 +20,7 @@ import { liveScoring } from './score.ts';
 import { printFinal } from './show.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { nodeNameIn } from '../summarize/places.ts';
+import type { RunAppResult } from '../ui/app.tsx';
 
 export interface ExecuteOptions {
 	json: boolean;
@@ -27,6 +30,8 @@ export interface ExecuteOptions {
 	prices?: string;
 	/** The account's rate limits as the flags state them. */
 	account?: AccountLimits;
+	/** What to do when the provider's key is not set, when another provider cannot be chosen (a session's). */
+	missingKey?: string;
 	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
@@ -47,10 +52,22 @@ export async function prepare(config: RunConfig, book: string, opts: ExecuteOpti
 		encoding: config.encoding,
 		onRetry: (reason, request) => relay.engine?.streamRetried(reason, request),
 		...opts.account,
+		...(opts.missingKey ? { missingKey: opts.missingKey } : {}),
 	});
 	const ctx: PlanContext = { config, templates, book, tokens: (t) => countTokens(t, config.encoding) };
 	const costOf = (usage: Usage) => callCost(prices, config.model, usage, config.provider).cost;
 	return { provider, ctx, costOf, relay, priced: isPriced(prices, config.model, config.provider) };
+}
+
+/**
+ * `prepare` for a session that exists: its provider is the one it was run with, so a missing key
+ * can only be set, not swapped for another provider.
+ */
+export async function prepareSession(session: Session<BookSessionData>, book: string, opts: ExecuteOptions): Promise<Prepared> {
+	const { provider, model } = session.data.run.config;
+	const missingKey = `session "${session.id}" was run with ${provider} (${model}); ` +
+		`export the key, then continue with: ${session.continueWith}`;
+	return await prepare(session.data.run.config, book, { ...opts, missingKey });
 }
 
 export interface Prepared {
@@ -101,6 +118,8 @@ export interface InteractiveOptions extends ExecuteOptions {
 	/** Start the run at once (the default), or show it and wait for space or s. */
 	autoStart?: boolean;
 	stdin?: NodeJS.ReadStream;
+	/** Opened from the home screen: esc leaves the run screen too, and the home screen comes back. */
+	fromHome?: boolean;
 }
 
 /**
@@ -109,6 +128,12 @@ export interface InteractiveOptions extends ExecuteOptions {
  * `booook resume ID` continues it).
  */
 export async function runInteractive(session: Session<BookSessionData>, prepared: Prepared, opts: InteractiveOptions): Promise<number> {
+	await showRun(session, prepared, opts);
+	return leaveRun(session, opts.stderr ?? process.stderr);
+}
+
+/** The session's run screen (running, continuing or only showing its plan) until the user leaves it. */
+export async function showRun(session: Session<BookSessionData>, prepared: Prepared, opts: InteractiveOptions): Promise<RunAppResult> {
 	const env = opts.env ?? process.env;
 	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
@@ -116,7 +141,7 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	preferReactProduction();
 	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('./external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
 	const { provider } = prepared;
-	await renderRunApp({
+	return await renderRunApp({
 		controls: engine,
 		info: { session: session.id, title: session.data.book.title, book: prepared.ctx.book, provider: provider.name, model: provider.model, isLLM: provider.isLLM, priced: prepared.priced },
 		stepping: opts.step,
@@ -128,7 +153,12 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 		stdout,
 		stdin: opts.stdin,
 		stderr,
+		fromHome: opts.fromHome,
 	});
+}
+
+/** How a run left in the terminal app stands, on stderr, and the exit code that says it. */
+export function leaveRun(session: Session<BookSessionData>, stderr: Stream): number {
 	const run = session.data.run;
 	if (runFinished(run)) return 0;
 	if (run.status === 'failed') {
@@ -139,9 +169,23 @@ export async function runInteractive(session: Session<BookSessionData>, prepared
 	return 130;
 }
 
-/** Why a run failed (the provider's or planner's message, which may quote a server) and how to go on. */
+/**
+ * Why a run failed (the provider's or planner's message, which may quote a server) and how to go on.
+ * A server that could not be reached may have stopped or moved: the command names the address the
+ * session uses, where a new one goes.
+ */
 function failedLines(session: Session<BookSessionData>): string {
-	return `run failed: ${session.data.run.error ?? 'unknown error'}\nFix the cause, then continue with: ${session.continueWith}\n`;
+	const { error, config } = session.data.run;
+	const unreached = error ? unreachedServer(error) : null;
+	const down = `The server at ${unreached} could not be reached`;
+	const way = !unreached
+		? `Fix the cause, then continue with: ${session.continueWith}`
+		: config.baseUrl
+			? `${down}: start it (or put its new address after --base-url), then continue with: ` +
+				`${session.continueWith} --base-url ${shellWord(config.baseUrl)}`
+			: `${down}: check your network or the server, then continue with: ${session.continueWith} ` +
+				'(--base-url URL points the session at another server)';
+	return `run failed: ${error ?? 'unknown error'}\n${way}\n`;
 }
 
 /**

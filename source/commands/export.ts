@@ -11,6 +11,7 @@ import { safeJson } from '../text/sanitize.ts';
 import { output, safeText, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { diskError, isDiskError } from '../store/disk.ts';
+import { commandLine } from '../program.ts';
 
 export const EXPORT_FORMATS = ['booookscore', 'validation', 'csv'] as const;
 
@@ -43,7 +44,7 @@ export function booookscoreExport(data: SessionData, intermediate: boolean): Rec
 	const key = basename(data.book.source);
 	const final = finalSummary(run);
 	if (!intermediate) {
-		if (final === null) throw badInput(`session ${data.id} has no final summary yet; finish it with: booook resume ${data.id}`);
+		if (final === null) throw badInput(`session ${data.id} has no final summary yet; finish it with: ${commandLine(`resume ${data.id}`)}`);
 		return { [key]: final };
 	}
 	if (run.config.method === 'hier') {
@@ -93,7 +94,7 @@ export async function exportCommand(dir: string, id: string, opts: { format: str
 		text = `${safeJson(booookscoreExport(data, opts.intermediate), 2)}\n`;
 	} else {
 		const validators = [...new Set(data.judgments.map((j) => j.validator))];
-		if (validators.length === 0) throw badInput(`session ${id} has no verdicts yet; judge its annotations with: booook validate ${id}`);
+		if (validators.length === 0) throw badInput(`session ${id} has no verdicts yet; judge its annotations with: ${commandLine(`validate ${id}`)}`);
 		if (opts.validator && !validators.includes(opts.validator)) throw badInput(`--validator ${opts.validator}: no verdicts by that name; the validators are: ${validators.join(', ')}`);
 		if (opts.format === 'csv') text = safeText(verdictsAsCsv(data, opts.validator ?? null), '\r\n');
 		else {

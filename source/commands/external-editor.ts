@@ -7,8 +7,30 @@ import type { ExternalEditor } from '../ui/screens/RunScreen.tsx';
 const HIDE_CURSOR = '\x1b[?25l';
 
 /**
- * Editing in `$EDITOR`, or null when it is not set (the app then uses its own editor). The text is
- * written to a private temporary file and the editor runs through the shell, so an EDITOR with
+ * npm runs a script with EDITOR set to its own `editor` setting, which is EDITOR, else VISUAL, else
+ * vi. Under `npm start` an EDITOR of vi is therefore npm's default, not a choice the user made.
+ */
+const NPM_DEFAULT_EDITOR = 'vi';
+
+/**
+ * The editor command `e` runs, or null for the in-app editor. BOOOOK_EDITOR decides when it is set
+ * (set and empty: the in-app editor); then VISUAL, then EDITOR, as git reads them; an EDITOR of vi
+ * inside an npm script is npm's default and does not count.
+ */
+export function editorCommand(env: NodeJS.ProcessEnv): string | null {
+	if (env.BOOOOK_EDITOR !== undefined) return env.BOOOOK_EDITOR.trim() || null;
+	const visual = env.VISUAL?.trim();
+	if (visual) return visual;
+	const editor = env.EDITOR?.trim();
+	if (!editor) return null;
+	const npmDefault = env.npm_lifecycle_event !== undefined && editor === NPM_DEFAULT_EDITOR;
+	return npmDefault ? null : editor;
+}
+
+/**
+ * Editing in the editor the user chose (`editorCommand`), or null when there is none (the app then
+ * uses its own editor). The text is written to a private temporary file and the editor runs
+ * through the shell, so an EDITOR with
  * arguments ("code --wait", "vim -u NONE") works; the file name is passed as "$1", never spliced
  * into the command.
  *
@@ -18,9 +40,9 @@ const HIDE_CURSOR = '\x1b[?25l';
  * handed this function and never touches the file or the process itself.
  */
 export function externalEditorFrom(env: NodeJS.ProcessEnv, stdout: NodeJS.WriteStream = process.stdout): ExternalEditor | null {
-	const command = env.EDITOR?.trim();
+	const command = editorCommand(env);
 	if (!command) return null;
-	return (text) => {
+	const edit = (text: string): string | null => {
 		const dir = mkdtempSync(join(tmpdir(), 'booook-edit-'));
 		const file = join(dir, 'node.txt');
 		try {
@@ -38,4 +60,5 @@ export function externalEditorFrom(env: NodeJS.ProcessEnv, stdout: NodeJS.WriteS
 			if (stdout.isTTY) stdout.write(HIDE_CURSOR);
 		}
 	};
+	return Object.assign(edit, { command });
 }

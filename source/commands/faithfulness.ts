@@ -14,11 +14,12 @@ import { sessionEvidence } from './evidence-session.ts';
 import { accountLimits, integer, PRICES_HELP, sessionsDirOption, withRateLimitOptions, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(new Command('faithfulness'))
-		.description("a model marks each sentence of a run's final summary faithful, unfaithful or can't tell, reading the passages of the book it can come from (LongEval's fine-grained protocol); see the results with booook report ID")
-		.argument('<id>', 'session id of a run (see: booook sessions)')
+		.description(`a model marks each sentence of a run's final summary faithful, unfaithful or can't tell, reading the passages of the book it can come from (LongEval's fine-grained protocol); see the results with ${commandLine('report ID')}`)
+		.argument('<id>', `session id of a run (see: ${commandLine('sessions')})`)
 		.addOption(new Option('--provider <name>', 'the judging provider (default: the model the run used, else whichever API key is set)').choices(['openai', 'anthropic']))
 		.option('--model <name>', 'the judging model (default: the run\'s, or gpt-4o-mini / claude-sonnet-4-6)')
 		.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server (default: the run\'s, $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
@@ -57,8 +58,8 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions): Promise<nu
 	const stderr = opts.stderr ?? process.stderr;
 	// Everything that can be refused is checked on a read-only copy: a refusal leaves the session as it was.
 	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
-	if (snapshot.kind !== 'book') throw badInput(`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (booook run BOOK); people can still mark its sentences with booook validate ${opts.id} --mode faithfulness`);
-	if (!snapshot.run.root) throw badInput(`session "${opts.id}" has no final summary yet: finish it with booook resume ${opts.id}`);
+	if (snapshot.kind !== 'book') throw badInput(`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id} --mode faithfulness`)}`);
+	if (!snapshot.run.root) throw badInput(`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}`)}`);
 	const judge = judgeOf(snapshot, opts, env);
 	if (judge.provider === 'extractive') throw badInput('judging faithfulness needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)');
 	const key = keyVariable(judge.provider);
@@ -91,14 +92,14 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions): Promise<nu
 		);
 		const cost = `${result.totals.calls} calls, $${result.totals.cost.toFixed(4)}`;
 		if (result.status === 'cancelled') {
-			out.line(`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: booook faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
+			out.line(`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`);
 			return 130;
 		}
 		if (result.status === 'failed') {
-			out.line(`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: booook faithfulness ${opts.id}`);
+			out.line(`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`);
 			return 1;
 		}
-		out.line(`${result.judged} sentences judged${result.unreadable ? `, ${result.unreadable} answers unreadable (no verdict; run again to ask again)` : ''} (${cost}). See the results with: booook report ${opts.id}`);
+		out.line(`${result.judged} sentences judged${result.unreadable ? `, ${result.unreadable} answers unreadable (no verdict; run again to ask again)` : ''} (${cost}). See the results with: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`);
 		return 0;
 	} finally {
 		await session.close();

@@ -4,23 +4,32 @@ import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { newRun } from '../summarize/run.ts';
 import { deleteSession } from '../store/remove.ts';
 import { bookSession, listSessions, Session } from '../store/session.ts';
-import { prepare, preferReactProduction, runInteractive, type InteractiveOptions, type Prepared } from './execute.ts';
+import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
+import { leaveRun, prepare, prepareSession, preferReactProduction, showRun, type InteractiveOptions, type Prepared } from './execute.ts';
 import { loadBook } from './run-config.ts';
 import { validateCommand } from './validate.ts';
 
+/** A new run's form as checked: its book read, its provider set up. */
+interface Checked {
+	input: unknown;
+	loaded: Awaited<ReturnType<typeof loadBook>>;
+	prepared: Prepared;
+}
+
 /**
- * `booook` with no arguments in a terminal: the saved sessions, then the run screen of the one
- * opened, resumed or started. Returns the run's exit code, or 0 when the user quits the list.
+ * `booook` with no arguments in a terminal: the saved sessions, and the screen of the one opened,
+ * resumed or started; leaving that screen shows the list again. Returns 0 when the user quits the
+ * list, or the run's exit code when a signal (SIGINT, SIGTERM) ended its screen.
  */
 export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & { sessionsDir: string }): Promise<number> {
 	const env = opts.env ?? process.env;
 	const dir = opts.sessionsDir;
-	const interactive: InteractiveOptions = { ...opts, json: false };
+	const interactive: InteractiveOptions = { ...opts, json: false, fromHome: true };
 	preferReactProduction();
 	const { renderHomeApp } = await import('../ui/app.tsx');
 	// The form's book is read and checked once; the run then starts from what the check prepared.
-	const checked: { input: unknown; loaded: Awaited<ReturnType<typeof loadBook>>; prepared: Prepared }[] = [];
-	const choice = await renderHomeApp({
+	const checked: Checked[] = [];
+	const home: HomeAppOptions = {
 		sessionsDir: dir,
 		load: () => listSessions(dir),
 		remove: (id) => deleteSession(dir, id),
@@ -45,16 +54,35 @@ export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & {
 		stdout: opts.stdout as NodeJS.WriteStream | undefined,
 		stdin: opts.stdin,
 		stderr: opts.stderr as NodeJS.WriteStream | undefined,
-	});
-	if (choice.kind === 'quit') return 0;
-	if (choice.kind === 'validate') return validateCommand(dir, choice.id, { mode: 'blind', seed: 2024 });
+	};
+	for (;;) {
+		const choice = await renderHomeApp(home);
+		if (choice.kind === 'quit') return 0;
+		const code = await openChoice(choice, dir, interactive, checked);
+		if (code !== null) return code;
+	}
+}
+
+/** The screen of what was chosen on the list until the user leaves it: null, or the exit code a signal ends with. */
+async function openChoice(
+	choice: Exclude<HomeChoice, { kind: 'quit' }>,
+	dir: string,
+	interactive: InteractiveOptions,
+	checked: Checked[],
+): Promise<number | null> {
+	if (choice.kind === 'validate') {
+		await validateCommand(dir, choice.id, { mode: 'blind', seed: 2024 });
+		return null;
+	}
+	const stderr = interactive.stderr ?? process.stderr;
 	if (choice.kind === 'new') {
 		const made = checked.find((c) => c.input === choice.input);
 		if (!made) throw new Error('internal: the new run was not checked');
 		const { loaded, config, chunks, book } = made.loaded;
 		const session = await Session.create(dir, { book, text: loaded.text, run: newRun(config, chunks) });
 		try {
-			return await runInteractive(session, made.prepared, interactive);
+			const ended = await showRun(session, made.prepared, interactive);
+			return ended.signalled ? leaveRun(session, stderr) : null;
 		} finally {
 			await session.close();
 		}
@@ -63,8 +91,9 @@ export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & {
 	try {
 		const session = bookSession(opened);
 		const book = await session.bookText();
-		const prepared = await prepare(session.data.run.config, book, interactive);
-		return await runInteractive(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
+		const prepared = await prepareSession(session, book, interactive);
+		const ended = await showRun(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
+		return ended.signalled ? leaveRun(session, stderr) : null;
 	} finally {
 		await opened.close();
 	}

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import {
@@ -9,13 +10,14 @@ import {
 	convertSummaries,
 	type Converted,
 } from '../score/formats.ts';
-import { checkSessionId } from '../store/dirs.ts';
+import { checkSessionId, sessionsDirArg } from '../store/dirs.ts';
 import { importBooookScore, type FileReport, type ImportInput, type IntermediateRuns } from '../store/import-booookscore.ts';
 import { Session } from '../store/session.ts';
 import { readDataFile } from './data-files.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('import')
@@ -88,7 +90,7 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 
 	const out = output(opts.stdout ?? process.stdout);
 	// report needs no model; `score` would annotate with one every sentence that lacks a model verdict.
-	const next = [`booook report ${session.id}`, `booook validate ${session.id}`, ...(imported.judgments.length > 0 ? [`booook precision ${session.id}`] : [])];
+	const next = ['report', 'validate', ...(imported.judgments.length > 0 ? ['precision'] : [])].map((command) => commandLine(`${command} ${session.id}${sessionsDirArg(dirname(session.path))}`));
 	if (opts.json) {
 		const summary = {
 			session: session.id,
@@ -108,7 +110,8 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 		return 0;
 	}
 	const lines = imported.reports.map(describe);
-	lines.push(`imported into session ${session.id}; its results (no model call): booook report ${session.id}; judge its annotations: booook validate ${session.id}${imported.judgments.length > 0 ? `; precision: booook precision ${session.id}` : ''}`);
+	const [report, validate, precision] = next;
+	lines.push(`imported into session ${session.id}; its results (no model call): ${report}; judge its annotations: ${validate}${precision ? `; precision: ${precision}` : ''}`);
 	out.line(lines.join('\n'));
 	return 0;
 }

@@ -10,12 +10,13 @@ import { readDataFile } from './data-files.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('precision')
 			.description("precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with bootstrap intervals over books")
-			.argument('[id]', 'session id (see: booook sessions)')
+			.argument('[id]', `session id (see: ${commandLine('sessions')})`)
 			.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
 			.option('--validator <name>', 'whose verdicts count in the session (needed when more than one person or study judged)')
 			.addOption(sessionsDirOption()),
@@ -68,7 +69,7 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 		if (opts.validator) throw badInput('--validator picks verdicts in a session; a validation file has one set of verdicts');
 		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, '--validation'));
 	} else {
-		throw badInput("nothing to judge; give a session ID (see: booook sessions) or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)");
+		throw badInput(`nothing to judge; give a session ID (see: ${commandLine('sessions')}) or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)`);
 	}
 	const bySource = precisionBySource(items, { random: seededRandom(opts.seed), resamples: opts.resamples });
 	const result = Object.fromEntries(
@@ -103,7 +104,7 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 function chooseValidator(id: string, validators: readonly string[], wanted: string | undefined): string {
 	const list = validators.map((v) => JSON.stringify(v)).join(', ');
 	if (validators.length === 0) {
-		throw badInput(`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' study with: booook import booookscore --validation FILE`);
+		throw badInput(`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' study with: ${commandLine('import booookscore --validation FILE')}`);
 	}
 	if (wanted !== undefined) {
 		if (validators.includes(wanted)) return wanted;

@@ -12,12 +12,13 @@ import { runCoverageJson } from './coverage.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import type { Run } from '../domain.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('report')
 			.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book')
-			.argument('<id>', 'session id (see: booook sessions), or a study file: its results table as booook study prints it, without running anything')
+			.argument('<id>', `session id (see: ${commandLine('sessions')}), or a study file: its results table as booook study prints it, without running anything`)
 			.addOption(sessionsDirOption()),
 	)
 		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }; for a study file, what booook study --json prints')
@@ -99,7 +100,7 @@ export async function reportCommand(dir: string, id: string, opts: { json: boole
 		const { studyReport } = await import('./study.ts');
 		return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
 	}
-	if (opts.csv) throw badInput(`--csv is for a study file's results table (booook report STUDY.json --csv); for session ${id}, use --json`);
+	if (opts.csv) throw badInput(`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`);
 	const out = output(stdout);
 	const { data, text } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });

@@ -1,19 +1,20 @@
 import { Command } from '@commander-js/extra-typings';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
-import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
+import { execute, prepareSession, runInteractive, type InteractiveOptions } from './execute.ts';
 import { accountLimits, headlessNote, interactive, PRICES_HELP, sessionsDirOption, withDisplayOptions, withRateLimitOptions, type Exit } from './flags.ts';
 import { output } from './output.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { printFinal } from './show.ts';
 import { runFinished } from '../summarize/graph.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(
 		withDisplayOptions(
 		new Command('resume')
 			.description('continue a session that was stopped, killed or failed; finished calls are not made again')
-			.argument('<id>', 'session id (see: booook sessions)')
+			.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 			.addOption(sessionsDirOption()),
 		),
 	)
@@ -56,7 +57,7 @@ export async function resumeCommand(dir: string, id: string, opts: InteractiveOp
 			return 0;
 		}
 		if (opts.baseUrl) session.data.run.config.baseUrl = opts.baseUrl;
-		const prepared = await prepare(session.data.run.config, book, opts);
+		const prepared = await prepareSession(session, book, opts);
 		return await (opts.interactive ? runInteractive(session, prepared, opts) : execute(session, prepared, opts));
 	} finally {
 		await opened.close();

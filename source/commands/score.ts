@@ -28,11 +28,12 @@ import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score
 import { accountLimits, integer, PRICES_HELP, sessionsDirOption, withRateLimitOptions, type Exit } from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { formatInt } from '../ui/state/progress.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(new Command('score'))
 		.description("BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet and asking again those it answered unreadably; or of the authors' files")
-		.argument('[id]', 'session id (see: booook sessions)')
+		.argument('[id]', `session id (see: ${commandLine('sessions')})`)
 		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session")
 		.option('--annotations <file>', "the authors' model annotations JSON for those summaries (no model call)")
 		.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
@@ -240,7 +241,7 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 
 /** The command that continues scoring `session`, naming its sessions folder when it is not the default. */
 function scoreAgain(session: { id: string; path: string }): string {
-	return `booook score ${session.id}${sessionsDirArg(dirname(session.path))}`;
+	return commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`);
 }
 
 const sourceName = (s: VerdictSource): string => (s.kind === 'model' ? s.annotator : `imported from ${s.file}`);

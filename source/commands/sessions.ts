@@ -4,6 +4,7 @@ import { layoutTable, sessionColumns } from '../ui/session-table.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('sessions')
@@ -24,7 +25,7 @@ export async function sessionsCommand(dir: string, opts: { json: boolean; stdout
 		return 0;
 	}
 	if (sessions.length === 0 && sessions.problems.length === 0) {
-		out.line(`no sessions in ${dir}; start one with: booook run BOOK`);
+		out.line(`no sessions in ${dir}; start one with: ${commandLine('run BOOK')}`);
 		return 0;
 	}
 	// The home screen's columns; on a terminal they fit its width, elsewhere nothing is cut.

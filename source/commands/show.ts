@@ -13,6 +13,7 @@ import { sanitize } from '../text/sanitize.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { formatInt } from '../ui/state/progress.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('show')
@@ -113,7 +114,7 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 	if (shown.stats) {
 		const s = shown.stats;
 		lines.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
-		lines.push(shown.booookscore === null ? `BooookScore: not scored yet (booook score ${shown.id})` : `BooookScore: ${shown.booookscore.toFixed(1)} (booook report ${shown.id} for the details)`);
+		lines.push(shown.booookscore === null ? `BooookScore: not scored yet (${commandLine(`score ${shown.id}`)})` : `BooookScore: ${shown.booookscore.toFixed(1)} (${commandLine(`report ${shown.id}`)} for the details)`);
 		lines.push('', shown.summary!);
 	}
 	out.line(lines.join('\n'));
@@ -148,7 +149,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 	const lines = [
 		`${data.title} — collection session ${data.id}, imported from ${data.sources.join(', ')}`,
 		`${shown.summaries} summaries; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${shown.judgments} verdicts`,
-		shown.booookscore === null ? `BooookScore: not every sentence has a model verdict (booook report ${shown.id} shows what there is)` : `BooookScore: ${shown.booookscore.toFixed(1)}`,
+		shown.booookscore === null ? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)` : `BooookScore: ${shown.booookscore.toFixed(1)}`,
 		...books.map((b) => `  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`),
 	];
 	out.line(lines.join('\n'));

@@ -25,6 +25,7 @@ import { cellCost, StudyRunner, type CellWork, type StudyEvent } from '../engine
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-plan.ts';
 import { rateWaitText } from '../ui/state/progress.ts';
 import { fitTable } from '../ui/study-table.ts';
+import { commandLine, shellWord } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
@@ -102,7 +103,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 
 /** The command that continues the study where it stopped, as the user can paste it. */
 function continueStudy(file: string, sessionsDir: string): string {
-	return `booook study ${file}${sessionsDirArg(sessionsDir)}`;
+	return commandLine(`study ${shellWord(file)}${sessionsDirArg(sessionsDir)}`);
 }
 
 /** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { dirname } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
@@ -11,11 +12,12 @@ import { output } from './output.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { decimal, integerFrom, sessionsDirOption, type Exit } from './flags.ts';
+import { commandLine, shellWord } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('validate')
 		.description("judge a session's annotations by hand, sentence by sentence (agree, partially, disagree), and add your own (paper Appendix G)")
-		.argument('<id>', 'session id (see: booook sessions)')
+		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
 		.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary faithful, unfaithful or can\'t tell (LongEval)').choices(VALIDATE_MODES).default('blind'))
 		.option('--fraction <share>', 'with --mode sample: the share of annotations to judge (default 0.2); with --mode faithfulness: judge only this share of each summary\'s sentences, a random sample of your own (LongEval partial annotation; default: all)', decimal('--fraction'))
@@ -63,10 +65,10 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 	const stdout = opts.stdout ?? process.stdout;
 	if (!(VALIDATE_MODES as readonly string[]).includes(opts.mode)) throw badInput(`--mode ${opts.mode}: unknown mode; use ${VALIDATE_MODES.join(', ')}`);
 	if (opts.fraction !== undefined && !(opts.fraction > 0 && opts.fraction <= 1)) throw badInput(`--fraction ${opts.fraction}: give a share in (0, 1], e.g. 0.2`);
-	if (!stdin.isTTY || !stdout.isTTY) throw badInput('validate is interactive and needs a terminal; for numbers from recorded verdicts use: booook precision ID or booook report ID');
+	if (!stdin.isTTY || !stdout.isTTY) throw badInput(`validate is interactive and needs a terminal; for numbers from recorded verdicts use: ${commandLine('precision ID')} or ${commandLine('report ID')}`);
 	const validator = validatorName(opts.validator);
 	const session = await Session.open(dir, id);
-	session.continueWith = `booook validate ${id}${sessionsDirArg(dir)}`;
+	session.continueWith = commandLine(`validate ${id}${sessionsDirArg(dir)}`);
 	if (opts.mode === 'faithfulness') return faithfulnessWalk(session, id, validator, opts, stdin, stdout);
 	try {
 		// The terminal app (Ink, React) loads only now, once the session is known to open: execute.ts
@@ -86,7 +88,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 		const p = walkProgress(store.items, store.judgments, validator);
 		const judged = p.model.judged + p.human.judged;
 		const total = p.model.total + p.human.total;
-		output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}`);
+		output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dir)}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`}`);
 		return 0;
 	} finally {
 		await session.close();
@@ -106,14 +108,14 @@ async function faithfulnessWalk(session: Session, id: string, validator: string,
 		await store.begin();
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
 		const evidenceFor = await sessionEvidence(session);
-		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title, evidenceFor, reportHint: `booook report ${id}` })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title, evidenceFor, reportHint: commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`) })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
 		await app.waitUntilExit();
 		const mine = faithVerdictsOf(store.verdicts, validator);
 		const judged = store.units.filter((u) => faithVerdictOn(mine, u)).length;
 		const total = store.units.length;
 		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
 		const sample = store.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
-		output(process.stderr).line(`${validator}: ${judged}/${total} sentences${store.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: booook validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${validator}` : ''}${opts.sessionsDir ? ` --sessions-dir ${opts.sessionsDir}` : ''}` : `See the results with: booook report ${id}`}`);
+		output(process.stderr).line(`${validator}: ${judged}/${total} sentences${store.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`);
 		return 0;
 	} finally {
 		await session.close();

@@ -27,6 +27,11 @@ export interface CreateProviderOptions extends AccountLimits {
 	onRetry?: (reason: string, request: CallRequest) => void;
 	/** Token encoding of the extractive baseline. */
 	encoding?: EncodingName;
+	/**
+	 * What to do when the key is not set, for a provider the user cannot choose again here (a
+	 * session's); unset: set the key or choose the extractive baseline with --provider.
+	 */
+	missingKey?: string;
 }
 
 /** What a user says of the account's rate limits (`--tpm`, `--rpm`, `--rate-limit-wait`). */
@@ -52,13 +57,13 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 	switch (opts.provider) {
 		case 'openai': {
 			const baseURL = baseUrl(opts.baseUrl, env, 'OPENAI');
-			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai', baseURL), baseURL };
+			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai', baseURL, opts.missingKey), baseURL };
 			const options = { ...common, ...account, limiter: limiterOf('openai', account, opts) };
 			return sdkProvider('openai', options, async () => new (await import('./openai.ts')).OpenAIProvider(options));
 		}
 		case 'anthropic': {
 			const baseURL = baseUrl(opts.baseUrl, env, 'ANTHROPIC');
-			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic', baseURL), baseURL };
+			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic', baseURL, opts.missingKey), baseURL };
 			const options = { ...common, ...account, limiter: limiterOf('anthropic', account, opts) };
 			return sdkProvider('anthropic', options, async () => new (await import('./anthropic.ts')).AnthropicProvider(options));
 		}
@@ -131,10 +136,10 @@ export const NO_KEY = 'no-key';
  * The key in `name`. A server of one's own (vLLM, llama.cpp, Ollama) usually takes no key, so with a
  * base URL that is not the vendor's API a missing key is no error: the server says if it wants one.
  */
-function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string, baseURL: string | null): string {
+function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string, baseURL: string | null, missing?: string): string {
 	const key = env[name]?.trim();
 	if (!key && baseURL !== null && !isVendorApi(baseURL)) return NO_KEY;
-	if (!key) throw badInput(`${name} is not set: export it to use --provider ${provider}, or use --provider extractive (no key)`);
+	if (!key) throw badInput(`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`);
 	return key;
 }
 

@@ -20,6 +20,16 @@ export interface FailureContext {
 	timeoutMs: number;
 }
 
+const CANNOT_REACH = 'cannot reach';
+
+/**
+ * The server address a failure's message says could not be reached (a run's saved error is that
+ * message), or null when the failure was another one.
+ */
+export function unreachedServer(message: string): string | null {
+	return new RegExp(`: ${CANNOT_REACH} (\\S+)`, 'u').exec(message)?.[1] ?? null;
+}
+
 /**
  * One line a user can act on, from an SDK error thrown before the stream started. Statuses a retry
  * cannot fix are not retryable; the rest have already been retried by the SDK.
@@ -37,7 +47,7 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 			const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
 			const detail = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : '';
 			return new ProviderError(
-				redact(`${label}: cannot reach ${ctx.baseURL}${detail ? ` (${detail})` : ''} after ${ctx.maxRetries} retries`, ctx.apiKey),
+				redact(`${label}: ${CANNOT_REACH} ${ctx.baseURL}${detail ? ` (${detail})` : ''} after ${ctx.maxRetries} retries`, ctx.apiKey),
 				true,
 			);
 		}

@@ -8,6 +8,7 @@ import { precisionBySource, type Precision } from './precision.ts';
 import { currentSummaries, historySummaries, planSummary, scoreSession, sessionAnnotator } from './session-score.ts';
 import { sessionJudgedItems, validatorsOf } from './session-precision.ts';
 import { sanitize } from '../text/sanitize.ts';
+import { commandLine } from '../program.ts';
 
 /**
  * Everything the results screen and `booook report` show for one session (issue: validation
@@ -177,8 +178,8 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 	const score = (name: string, s: SourceScore | null) => s && `  ${name.padEnd(6)} ${fixed(s.booookscore)}  (${s.summaries} summaries, ${s.sentences} sentences, ${s.confusing} confusing)`;
 	out.push('BooookScore', ...[score('model', report.model), score('human', report.human)].filter((l): l is string => l !== null));
 	if (report.history > 0) out.push(`  (${report.history} earlier final summar${report.history === 1 ? 'y' : 'ies'}, from before an edit or re-run, kept as history and not scored)`);
-	if (!report.model && !report.human) out.push('  no annotations yet: booook score ID annotates with a model; booook validate ID lets you add your own');
-	if (report.precision.size === 0) out.push('precision: no verdicts yet (booook validate ID)');
+	if (!report.model && !report.human) out.push(`  no annotations yet: ${commandLine('score ID')} annotates with a model; ${commandLine('validate ID')} lets you add your own`);
+	if (report.precision.size === 0) out.push(`precision: no verdicts yet (${commandLine('validate ID')})`);
 	for (const [validator, bySource] of report.precision) {
 		const walk = report.blind.get(validator);
 		out.push(`precision, judged by ${sanitize(validator)}${walk ? ` (blind walk, ${walk.judged}/${walk.total} judged: both sources pooled until it is done)` : ''}`);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { badInput } from '../errors.ts';
+import { shellWord } from '../program.ts';
 
 /** Where sessions live: `--sessions-dir`, then `BOOOOK_SESSIONS`, then `./sessions`; always absolute. */
 export function resolveSessionsDir(flag?: string | null, env: NodeJS.ProcessEnv = process.env): string {
@@ -14,7 +15,7 @@ export function resolveSessionsDir(flag?: string | null, env: NodeJS.ProcessEnv 
 export function sessionsDirArg(dir: string, env: NodeJS.ProcessEnv = process.env): string {
 	const absolute = path.resolve(dir);
 	if (absolute === resolveSessionsDir(null, env)) return '';
-	return ` --sessions-dir ${/^[\w@%+=:,./-]+$/u.test(absolute) ? absolute : `'${absolute.replaceAll("'", "'\\''")}'`}`;
+	return ` --sessions-dir ${shellWord(absolute)}`;
 }
 
 function nonEmpty(value: string | null | undefined): string | undefined {

@@ -2,9 +2,10 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, join } from 'node:path';
 import { badInput, UserError } from '../errors.ts';
-import { FILES } from './dirs.ts';
+import { FILES, sessionsDirArg } from './dirs.ts';
 import { isAlive, isTakeoverGuard, parseOwner, SessionLock, type LockOwner } from './lock.ts';
 import { tempFileOf } from './state-file.ts';
+import { commandLine } from '../program.ts';
 
 /**
  * Sessions whose creation was cut short. A new session is made whole in a hidden folder
@@ -140,5 +141,5 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 	if (creating) {
 		return badInput(`session "${id}" is still being created by another booook process${creating.owner ? ` (pid ${creating.owner.pid})` : ''}; try again once it has started`);
 	}
-	return badInput(`no session "${id}" in ${dir}; list the sessions there with: booook sessions`);
+	return badInput(`no session "${id}" in ${dir}; list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`);
 }

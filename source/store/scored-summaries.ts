@@ -3,6 +3,7 @@ import { badInput } from '../errors.ts';
 import { nextSummaryId } from '../score/annotate.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import type { BookSessionData, SessionData } from './schema.ts';
+import { commandLine } from '../program.ts';
 
 /**
  * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
@@ -26,7 +27,7 @@ export function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
 	const root = run.root ? findNode(run, run.root) : undefined;
 	const version = root && root.active !== null ? activeVersion(root) : null;
 	if (!root || root.active === null || !version) {
-		throw badInput(`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: booook resume ${data.id}`);
+		throw badInput(`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: ${commandLine(`resume ${data.id}`)}`);
 	}
 	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
 	if (pinned) return pinned.id;

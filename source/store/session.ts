@@ -13,6 +13,7 @@ import { SessionLock } from './lock.ts';
 import { journalOf, readSessionStateChecked, type Journal } from './journal.ts';
 import { replaceFile } from './state-file.ts';
 import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
+import { commandLine } from '../program.ts';
 
 export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
 
@@ -298,7 +299,7 @@ async function alreadyExists(id: string, dir: string): Promise<UserError> {
 	} catch {
 		// Unreadable or corrupt: the message still names the id that is taken.
 	}
-	const next = kind === 'collection' ? `score it with: booook score ${id}` : `resume it with: booook resume ${id}`;
+	const next = kind === 'collection' ? `score it with: ${commandLine(`score ${id}`)}` : `resume it with: ${commandLine(`resume ${id}`)}`;
 	return badInput(`session "${id}" already exists in ${dir}; choose another --session or ${next}`);
 }
 
@@ -373,7 +374,7 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 
 /** The command that continues a session's work: `resume` for a run, `score` for a collection. */
 function continueCommand(data: SessionData, dir: string): string {
-	return `${data.kind === 'book' ? 'booook resume' : 'booook score'} ${data.id}${sessionsDirArg(dir)}`;
+	return commandLine(`${data.kind === 'book' ? 'resume' : 'score'} ${data.id}${sessionsDirArg(dir)}`);
 }
 
 /**
@@ -429,7 +430,7 @@ export { listSessions, type SessionSummary, type SessionProblem, type SessionLis
 /** The session as a run over a book, or a one-line error for a collection (which has nothing to run). */
 export function bookSession(session: Session): Session<BookSessionData> {
 	if (session.data.kind !== 'book') {
-		throw badInput(`session "${session.id}" is an imported collection of summaries, not a run; score it with: booook score ${session.id}`);
+		throw badInput(`session "${session.id}" is an imported collection of summaries, not a run; score it with: ${commandLine(`score ${session.id}`)}`);
 	}
 	return session as Session<BookSessionData>;
 }

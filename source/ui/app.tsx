@@ -35,6 +35,11 @@ export interface RunAppOptions {
 	stdin?: NodeJS.ReadStream;
 	stderr?: NodeJS.WriteStream;
 	fps?: number;
+	/**
+	 * Opened from the home screen, which comes back afterwards: esc with nothing left to close
+	 * leaves as q does, and the live area is cleared on the way out.
+	 */
+	fromHome?: boolean;
 }
 
 export interface RunAppResult {
@@ -42,6 +47,8 @@ export interface RunAppResult {
 	status: RunStatus | null;
 	/** The user quit (q, Ctrl-C or a signal) rather than the app ending otherwise. */
 	quit: boolean;
+	/** SIGINT or SIGTERM ended the app: the process is asked to stop, not just the screen. */
+	signalled: boolean;
 	error: string | null;
 }
 
@@ -125,6 +132,7 @@ function RunApp({ options, store, driver }: { options: RunAppOptions; store: Vie
 			externalEditor={options.externalEditor}
 			onScore={onScore}
 			onValidate={onValidate}
+			onBack={options.fromHome ? quit : undefined}
 		/>
 	);
 }
@@ -164,11 +172,13 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 	try {
 		if (options.autoStart !== false) driver.start();
 		await untilExit(instance, onSignal);
+		// The home screen is drawn next, where the run's live area was; what <Static> printed stays.
+		if (options.fromHome && !signalled) instance.clear();
 	} finally {
 		unsubscribe();
 		store.dispose();
 	}
-	return { status: driver.status ?? controls.run.status, quit: driver.quitting || signalled, error: driver.error };
+	return { status: driver.status ?? controls.run.status, quit: driver.quitting || signalled, signalled, error: driver.error };
 }
 
 export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {

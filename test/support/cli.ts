@@ -1,7 +1,16 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { invocation } from '../../source/commands/invocation.ts';
 
 export const BIN = fileURLToPath(new URL('../../bin/booook.js', import.meta.url));
+
+/**
+ * A command line as `booook()` prints it: it starts the way that child was started (`node
+ * bin/booook.js` from this folder, or `booook` if this checkout is on the PATH).
+ */
+export function printed(args: string): string {
+	return `${invocation({ PATH: process.env.PATH ?? '' }, process.cwd())} ${args}`;
+}
 
 export interface CliResult {
 	code: number | null;

@@ -23,9 +23,9 @@ export class TerminalUnavailable extends Error {
  * leak in), one window of `columns`×`rows` running `command` through the shell, which stays after
  * the command ends so its last lines can be read. Waits poll the screen; none sleeps a fixed time.
  * Starting the server is tried START_ATTEMPTS times, each on a fresh socket; if it never starts,
- * this rejects with TerminalUnavailable.
+ * this rejects with TerminalUnavailable. `cwd`: the folder the command starts in.
  */
-export async function terminal(name: string, command: string, { columns = 100, rows = 30 } = {}) {
+export async function terminal(name: string, command: string, { columns = 100, rows = 30, cwd = process.cwd() } = {}) {
 	// CI (set by CI systems) would make Ink print only the last frame.
 	const line = `env -u CI -u CONTINUOUS_INTEGRATION ${command}; echo "EXIT=$?"; sleep 120`;
 	const failures: string[] = [];
@@ -33,7 +33,7 @@ export async function terminal(name: string, command: string, { columns = 100, r
 	for (let attempt = 1; ; attempt++) {
 		socket = `booook-${name}-${process.pid}${attempt === 1 ? '' : `-${attempt}`}`;
 		try {
-			run(socket, 'new-session', '-d', '-s', 'app', '-x', String(columns), '-y', String(rows), line);
+			run(socket, 'new-session', '-d', '-s', 'app', '-c', cwd, '-x', String(columns), '-y', String(rows), line);
 			// A server that exits right after starting is no better than one that never started.
 			run(socket, 'has-session', '-t', 'app');
 			break;

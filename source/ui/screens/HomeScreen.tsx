@@ -11,6 +11,7 @@ import { FIELD_LABELS, FIELDS, isChoice, type FormDefaults, type FormState, type
 import { layoutTable, sessionColumns } from '../session-table.ts';
 import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
+import { commandLine } from '../../program.ts';
 
 export type { HomeChoice } from '../state/home-ui.ts';
 
@@ -76,7 +77,7 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 		body = (
 			<Box flexDirection="column">
 				<Text>{clean(`No saved sessions in ${sessionsDir}.`)}</Text>
-				<Text>Press n to start a new run here, or from a shell: booook run BOOK.txt (add --method inc for incremental updating).</Text>
+				<Text>Press n to start a new run here, or from a shell: {commandLine('run BOOK.txt')} (add --method inc for incremental updating).</Text>
 			</Box>
 		);
 	} else if (sessions.length === 0) body = <Text>{clean(`No session matches "${ui.filter}" (esc clears the filter).`)}</Text>;

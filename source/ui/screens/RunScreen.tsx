@@ -24,8 +24,11 @@ import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view
 import { clean, cutLines, windowOf, wrap } from '../text.ts';
 import { MARKS, useTheme } from '../theme.ts';
 
-/** Edits a text outside the app (in $EDITOR): the new text, or null when it was left unchanged. */
-export type ExternalEditor = (text: string) => string | null;
+/**
+ * Edits a text outside the app (in the user's editor): the new text, or null when it was left
+ * unchanged; `command` names the editor on the screen while it runs.
+ */
+export type ExternalEditor = ((text: string) => string | null) & { command?: string };
 
 export interface RunScreenProps {
 	controls: RunControls;
@@ -164,7 +167,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	}, [external]);
 
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving the session…</Text>;
-	if (external) return <Text>{clean(`Editing ${external.node} in ${process.env.EDITOR ?? 'the editor'}; save and close it to come back.`)}</Text>;
+	if (external) return <Text>{clean(`Editing ${external.node} in ${externalEditor?.command ?? 'the editor'}; save and close it to come back.`)}</Text>;
 
 	const screen = screenOf(ui);
 	return (

@@ -4,6 +4,7 @@ import { editorPress } from './editor-keys.ts';
 import { helpScroll } from './help-keys.ts';
 import { editorOf, textOf, type EditorState } from './editor.ts';
 import { levelsOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
+import { commandLine } from '../../program.ts';
 
 /**
  * What the run screen shows besides the run itself (selection, pane, overlays), and what its keys
@@ -190,7 +191,7 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			if (view.active || view.outcome !== 'done') return none({ ...next, message: 'BooookScore needs a finished run.' });
 			return { ui: next, effects: [{ kind: 'score' }] };
 		case 'validate':
-			if (view.active) return none({ ...next, message: 'Validation opens once the run has stopped: let it finish, or quit and run booook validate ID.' });
+			if (view.active) return none({ ...next, message: `Validation opens once the run has stopped: let it finish, or quit and run ${commandLine('validate ID')}.` });
 			return { ui: next, effects: [{ kind: 'validate' }] };
 		default:
 			return none();

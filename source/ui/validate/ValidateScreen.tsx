@@ -20,6 +20,7 @@ import { EvidencePane, type Evidence } from './EvidencePane.tsx';
 import { fieldWindow, type Field } from './field.ts';
 import { RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
 import { initialWalk, screenOf, undoneMessage, VERDICT_WORD, walkReducer, type Overlay, type WalkContext, type WalkEffect } from './walk-ui.ts';
+import { commandLine } from '../../program.ts';
 
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
@@ -108,7 +109,7 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	if (items.length === 0) {
 		return (
 			<Box flexDirection="column">
-				<Text>{clean(title)}: nothing to validate in this walk ({store.walk.mode}). Import or make annotations first (booook import / booook score).</Text>
+				<Text>{clean(title)}: nothing to validate in this walk ({store.walk.mode}). Import or make annotations first ({commandLine('import')} / {commandLine('score')}).</Text>
 				<Text color={theme.color('muted')}>q quit</Text>
 			</Box>
 		);
