@@ -3,7 +3,7 @@ import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts
 import { editorPress } from './editor-keys.ts';
 import { helpScroll } from './help-keys.ts';
 import { editorOf, textOf, type EditorState } from './editor.ts';
-import { levelsOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
+import { levelsOf, phaseOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
 
 /**
  * What the run screen shows besides the run itself (selection, pane, overlays), and what its keys
@@ -133,11 +133,12 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 		case 'pause':
 			// Space runs on from a pause and from stepping (as the help says), and pauses a running run.
 			if (view.active) return { ui: next, effects: [{ kind: view.gate === 'running' ? 'pause' : 'resume' }] };
-			if (view.outcome === 'done') return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
-			return { ui: next, effects: [{ kind: 'start' }] };
+			// A finished run whose nodes an edit left stale is not done: what is stale is left to run.
+			if (phaseOf(view) === 'done') return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
+			return { ui: next, effects: startAll(view) };
 		case 'step':
 			if (view.active) return { ui: next, effects: [{ kind: 'step' }] };
-			if (view.outcome === 'done') return none({ ...next, message: 'The run is done: nothing to step.' });
+			if (phaseOf(view) === 'done') return none({ ...next, message: 'The run is done: nothing to step.' });
 			return { ui: next, effects: [{ kind: 'step' }, { kind: 'start' }] };
 		case 'nextPane':
 			return none({ ...next, pane: PANES[(PANES.indexOf(ui.pane) + 1) % PANES.length]!, scroll: 0, chunk: false });
@@ -181,10 +182,10 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			const stale = stepsOf(view).some((n) => n.status === 'stale' || n.status === 'pending');
 			if (stale) {
 				if (view.active) return none({ ...next, message: 'Stale nodes are re-run as the run reaches them.' });
-				return { ui: next, effects: [{ kind: 'start' }] };
+				return { ui: next, effects: startAll(view) };
 			}
 			if (!node || node.active === null) return none({ ...next, message: 'Select a finished node to re-run.' });
-			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : [{ kind: 'start' } as const])] };
+			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : startAll(view))] };
 		}
 		case 'score':
 			if (view.active || view.outcome !== 'done') return none({ ...next, message: 'BooookScore needs a finished run.' });
@@ -197,6 +198,11 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 	}
 }
 
+
+/** Starts what is left with every call let through: a gate left holding (a run made with s) would hold it. */
+function startAll(view: ViewState): Effect[] {
+	return view.gate === 'running' ? [{ kind: 'start' }] : [{ kind: 'resume' }, { kind: 'start' }];
+}
 
 function versionsKey(ui: RunUi, action: Action, view: ViewState): { ui: RunUi; effects: Effect[] } {
 	const node = ui.selected ? view.nodes[ui.selected] : undefined;
