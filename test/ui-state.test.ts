@@ -279,3 +279,13 @@ test('the new-run form refuses a chunk size below the smallest in its own words,
 	for (const chunkSize of ['10', '0', '2048.5', 'many']) assert.deepEqual(formInput({ ...form, chunkSize }), { error: 'The chunk size is a whole number of tokens, at least 64.' }, chunkSize);
 	assert.deepEqual(formInput({ ...form, chunkSize: '64' }), { book: 'book.txt', method: 'hier', provider: 'extractive', model: 'textrank', chunkSize: 64 });
 });
+
+test('an attempt that failed is billed into the totals but is no call of its node', () => {
+	let s = fold(emptyView(), [planned, { type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 }]);
+	const none = { input: 0, output: 0, cached: 0 };
+	s = fold(s, [{ type: 'usage', node: 'n0', usage: none, cost: 0, saved: 0, totals: totals(0), failed: 'Connection error.' }]);
+	assert.equal(s.nodes.n0!.calls, 0);
+	s = fold(s, [{ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.01, saved: 0, totals: totals(1) }]);
+	assert.equal(s.nodes.n0!.calls, 1);
+	assert.equal(progressOf(s).calls, 1);
+});

@@ -184,7 +184,9 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 		}
 		case 'usage': {
 			const node = state.nodes[event.node];
-			return { ...s, totals: event.totals, nodes: node ? patch(state.nodes, event.node, { calls: node.calls + 1 }) : state.nodes };
+			// A failed attempt is billed but is no call the node made.
+			const calls = node && event.failed === undefined ? patch(state.nodes, event.node, { calls: node.calls + 1 }) : state.nodes;
+			return { ...s, totals: event.totals, nodes: calls };
 		}
 		case 'node-finished': {
 			const live = { ...state.live };
