@@ -388,3 +388,22 @@ test('space on a run left stale runs what is left, even after a run made step by
 	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'superseded'), 'nothing left stale');
 	r.unmount();
 });
+
+test('stepping an incremental run, the selection stays on the step that ran, not the next one not run yet', async () => {
+	const book = randomBook(9, 60);
+	const model = new FakeModel({ seed: 9 });
+	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { press, frame, r } = await mount(engine);
+	for (let step = 1; step <= 3; step++) {
+		await press('s');
+		// The call made, and the next step waiting at the gate.
+		await until(() => `${engine.totals.calls} ${run.nodes.some((n) => n.status === 'running')}`, (x) => x === `${step} true`, `step ${step}`);
+		const ran = run.nodes.filter((n) => n.status === 'done').at(-1)!;
+		const f = await until(frame, (x) => x.includes('stepping') && x.includes(`${ran.id} `), `the step that ran, ${ran.id}`);
+		assert.match(f, new RegExp(`^${ran.id} (summary|update) · .* · done`, 'mu'), 'the step that ran is selected');
+		assert.doesNotMatch(f, /not run yet/u);
+	}
+	await press(' ');
+	await until(frame, (f) => f.includes('✓ done'), 'done');
+	r.unmount();
+});

@@ -17,7 +17,7 @@ export type Overlay = 'none' | 'help' | 'versions' | 'editor';
 
 export interface RunUi {
 	overlay: Overlay;
-	/** Follow the run: select what is running (hierarchical) or the newest step (incremental). */
+	/** Follow the run: select what is running, else the last node (or step) made. */
 	follow: boolean;
 	selected: NodeRef | null;
 	pane: Pane;
@@ -80,8 +80,8 @@ function followTarget(view: ViewState): NodeView | null {
 	if (steps.length === 0) return null;
 	if (view.root && view.nodes[view.root] && !view.active) return view.nodes[view.root]!;
 	const running = runningOf(view);
-	if (view.method === 'inc') return running.at(-1) ?? steps.at(-1)!;
-	if (running.length > 0) return running[0]!;
+	if (running.length > 0) return view.method === 'inc' ? running.at(-1)! : running[0]!;
+	// Not the newest step: between steps (stepping, paused) it is planned but not run yet.
 	const done = steps.filter((n) => n.status === 'done');
 	return done.at(-1) ?? steps[0]!;
 }
@@ -164,8 +164,8 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			const delta = action === 'left' ? -1 : 1;
 			if (view.method !== 'inc') return none(select(nodeBeside(view, node, delta)));
 			const target = stepBeside(view, node, delta);
-			// Stepping onto the newest step is following the run again.
-			if (target && target.id === stepsOf(view).at(-1)?.id) return none({ ...next, follow: true, selected: null, scroll: null });
+			// Stepping onto the step the run is at is following the run again.
+			if (target && target.id === followTarget(view)?.id) return none({ ...next, follow: true, selected: null, scroll: null });
 			return none(select(target));
 		}
 		case 'up':
