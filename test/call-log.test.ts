@@ -84,14 +84,15 @@ for (const api of ['openai', 'anthropic'] as const) {
 			assert.ok(retries.some((r) => /^stream sent more than .*; retry 2 of 3$/u.test(r)), retries.join(' | '));
 
 			// Kept with the node, and in every total: live, at the end, and from the session alone.
+			// Billed, but no call done: the calls are the answered ones.
 			const n0 = run.nodes.find((n) => n.id === 'n0')!;
 			assert.deepEqual(n0.failed, failed.map((c) => ({ reason: c.error, usage: c.usage, cost: c.cost, timings: c.timings })));
 			const finished = events.at(-1)!;
 			assert.ok(finished.type === 'run-finished');
-			assert.equal(finished.totals.calls, store.log.length);
+			assert.equal(finished.totals.calls, store.log.length - failed.length);
 			assert.ok(near(finished.totals.cost, sum(store.log)));
 			assert.ok(near(totalsOf(run).cost, sum(store.log)));
-			assert.equal(totalsOf(run).calls, store.log.length);
+			assert.equal(totalsOf(run).calls, store.log.length - failed.length);
 			const usages = events.filter((e) => e.type === 'usage');
 			assert.equal(usages.length, store.log.length, 'one usage event per attempt');
 			assert.deepEqual(usages.flatMap((e) => (e.type === 'usage' && e.failed !== undefined ? [e.failed] : [])), failed.map((c) => c.error));
@@ -143,7 +144,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 			assert.ok(events.some((e) => e.type === 'annotate-retry' && e.reason === 'HTTP 500 Internal Server Error; the SDK retries (1 of 4)'));
 			const finished = events.at(-1)!;
 			assert.ok(finished.type === 'annotate-finished');
-			assert.equal(finished.totals.calls, log.length);
+			assert.equal(finished.totals.calls, log.length - failed.length);
 			assert.ok(near(finished.totals.cost, sum(log)));
 		} finally {
 			await server.close();

@@ -246,12 +246,13 @@ test('failed attempts and answers are logged and billed alike, failed ones first
 	assert.ok(log.log.every((r) => r.node === 'n3' && r.version === 1 && r.attempt === 2 && r.prompt === 'n3?' && r.provider === 'anthropic' && r.model === 'claude-test'));
 	assert.equal(broken!.timings.ms, 9);
 	assert.equal(broken!.cost, costOf(broken!.usage));
-	// Reported as they end; the answer's usage after its owner has committed it.
-	assert.deepEqual(usages.map((u) => [u.failed ?? 'answer', u.calls]), [['HTTP 429 Too Many Requests', 3], ['stream broke (socket hang up)', 4], ['answer', 5]]);
+	// Reported as they end; the answer's usage after its owner has committed it. Failed attempts
+	// are billed but are no calls done.
+	assert.deepEqual(usages.map((u) => [u.failed ?? 'answer', u.calls]), [['HTTP 429 Too Many Requests', 2], ['stream broke (socket hang up)', 2], ['answer', 3]]);
 	assert.equal(usagesAtCommit, 2);
 	assert.ok(usages[1]!.saved > 0 && Math.abs(usages[1]!.saved - (costOf({ input: 1000, output: 2, cached: 0 }) - usages[1]!.cost)) < 1e-12, 'what the cache saved');
 	const t = runner.totals;
-	assert.equal(t.calls, 5);
+	assert.equal(t.calls, 3);
 	assert.equal(t.input, 5 + 2000);
 	assert.equal(t.cached, 1600);
 	assert.ok(Math.abs(t.cost - (1 + log.log.reduce((s, r) => s + r.cost, 0))) < 1e-12);
@@ -299,8 +300,8 @@ test('recovery: each owner takes back, in order, the logged calls numbered as it
 	assert.equal(recovered, 2);
 	assert.deepEqual(taken, { a: ['answer to a0', 'answer to a1'], b: [], c: [] }, 'a3 waits for a2, which has no answer; b is done; c has its failed attempt already');
 	assert.ok(failedKept.has('a:stream stalled'));
-	assert.equal(runner.totals.calls, 3, 'two answers and one failed attempt billed');
-	assert.equal(runner.totals.cost, 1.5);
+	assert.equal(runner.totals.calls, 2, 'two answers: calls done');
+	assert.equal(runner.totals.cost, 1.5, 'the two answers and the failed attempt billed');
 	// The same log read again by owners that now hold what it gave takes and bills nothing twice.
 	const again = new CallRunner({ provider: fake.provider, log: memoryLog(records), costOf, concurrency: 1 });
 	assert.equal(await again.recover([owner('a', 1), owner('b', 0, true), owner('c', 0)]), 0);

@@ -6,6 +6,8 @@ import { listSessions } from '../source/store/list.ts';
 import { Session } from '../source/store/session.ts';
 import { liveNodes } from '../source/summarize/graph.ts';
 import { hierarchical } from '../source/summarize/hier.ts';
+import { ProviderError, type CallRequest, type CallResult, type Provider } from '../source/llm/provider.ts';
+import { initialView, progressOf } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { tempDir } from './support/temp.ts';
@@ -54,4 +56,37 @@ test('a finished hierarchical run is counted without the tokenizer (listing fini
 		},
 	});
 	assert.equal(counted, engine.totals.calls);
+});
+
+/** A model that cannot be reached: each call's attempts fail (reported, as the SDKs' retries are), then the call. */
+class Unreachable implements Provider {
+	readonly name = 'openai' as const;
+	readonly model = 'fake';
+	readonly isLLM = true;
+	async complete(request: CallRequest): Promise<CallResult> {
+		const start = new Date();
+		for (let i = 0; i < 5; i++) request.onAttemptFailed?.({ reason: 'Connection error.', text: '', usage: { input: 0, output: 0, cached: 0 }, start, end: start });
+		throw new ProviderError('openai: Connection error.', true);
+	}
+}
+
+test('failed attempts are not calls done: a run that reached no model counts none, in its events, its view and the list', async () => {
+	const dir = tempDir('sessions-progress');
+	const text = randomBook(7, 80);
+	const { run, engine, ctx } = await setUp(text, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 5 }, new Unreachable());
+	const counted: number[] = [];
+	engine.on((e) => {
+		if (e.type === 'usage' || e.type === 'run-finished') counted.push(e.totals.calls);
+	});
+	assert.equal(await engine.start(), 'failed');
+	assert.ok(run.nodes.some((n) => (n.failed ?? []).length >= 5), 'the failed attempts are kept with their nodes');
+	assert.ok(counted.length > 5);
+	assert.deepEqual([...new Set(counted)], [0], 'the progress line and the run screen read the events: no call done');
+	const view = initialView(run);
+	assert.equal(progressOf(view).calls, 0);
+	const book: Book = { title: 'failed book', sha256: createHash('sha256').update(text, 'utf8').digest('hex'), source: 'book.txt', chars: text.length, tokens: 1 };
+	const session = await Session.create(dir, { id: 'failed', book, text, run });
+	await session.close();
+	const [listed] = await listSessions(dir);
+	assert.deepEqual(listed!.progress, { done: 0, total: hierarchical.estimateCalls(run, ctx) }, 'nothing done, and the failures do not add to the calls planned');
 });

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import { headlessReporter } from '../source/commands/progress.ts';
 import { Engine } from '../source/engine/engine.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
+import type { NodeRef } from '../source/domain.ts';
 import { makeConfig } from '../source/config.ts';
 import { newRun, plannerFor } from '../source/summarize/run.ts';
 import { Header } from '../source/ui/components/Header.tsx';
@@ -106,6 +107,32 @@ test('the ETA holds still while paused, whatever the time, and goes on from the 
 	at({ type: 'run-resumed', stepping: false }, 3_700_000);
 	at({ type: 'run-paused' }, 3_700_000);
 	assert.equal(etaSeconds(s, 9_000_000), 12, 'a second pause adds nothing either');
+});
+
+test('while stepping, the time between steps is not part of the pace: the ETA does not grow as the user waits', () => {
+	const chunks = Array.from({ length: 4 }, (_, i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 5 }));
+	const totals = (calls: number) => ({ input: 100 * calls, output: 10 * calls, cached: 0, cost: 0, calls, saved: 0 });
+	let s = initialView(newRun(makeConfig({ provider: 'openai', model: 'm', method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048 }), chunks), { stepping: true });
+	const at = (event: EngineEvent, now: number) => (s = reduce(s, event, { now }));
+	const step = (node: NodeRef, calls: number, from: number) => {
+		at({ type: 'run-resumed', stepping: true }, from);
+		at({ type: 'node-started', node, kind: 'summarize', level: 0, index: calls - 1, attempt: 0 }, from);
+		// Each call takes 2 s.
+		at({ type: 'usage', node, usage: { input: 1, output: 1, cached: 0 }, cost: 0, saved: 0, totals: totals(calls) }, from + 2000);
+		at({ type: 'node-finished', node, kind: 'summarize', level: 0, index: calls - 1, words: 5, tokens: 5, attempts: 1, overBudget: false }, from + 2000);
+	};
+	at({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 0 }, 0);
+	at({ type: 'node-planned', planned: 10, nodes: [0, 1, 2].map((i) => ({ id: `n${i}` as const, kind: 'summarize' as const, level: 0, index: i, inputs: [`c${i}` as const] })) }, 0);
+	// The user presses s a while after the run started, and reads each step for a minute.
+	step('n0', 1, 30_000);
+	// 1 call in 2 s of calling: 9 left take 18 s, however long the user reads.
+	for (const now of [32_000, 60_000, 92_000]) assert.equal(etaSeconds(s, now), 18, `${now - 32_000} ms after the step`);
+	step('n1', 2, 92_000);
+	step('n2', 3, 154_000);
+	for (const now of [156_000, 600_000]) assert.equal(etaSeconds(s, now), 14, 'three calls in 6 s: 7 left take 14 s');
+	// Running on from stepping: the clock goes on with the calls.
+	at({ type: 'run-resumed', stepping: false }, 600_000);
+	assert.equal(etaSeconds(s, 606_000), 28, 'three calls in 12 s of running: 7 left take 28 s');
 });
 
 test('a run started again on a screen open for a while shows its elapsed time from 0, never negative', async (t) => {

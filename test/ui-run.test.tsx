@@ -368,3 +368,65 @@ test('at 80×24 a long error wraps onto more rows, whole, within the screen; the
 	assert.match(footer, /^space pause {2}s step {2}e edit .* q quit {2}\? help$/u);
 	r.unmount();
 });
+
+test('after an edit, s makes one call of the stale work and holds, and space runs the rest', async () => {
+	const book = randomBook(5, 50);
+	const model = new FakeModel({ seed: 5 });
+	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	assert.equal(await engine.start(), 'done');
+	const { press, frame, r } = await mount(engine);
+	// The third step from the end: the two after it go stale.
+	const edited = run.nodes.at(-3)!;
+	await engine.edit(edited.id, `${textOf(run, edited.id)} Edited.`);
+	await until(frame, (f) => f.includes('○ idle'), 'idle with stale steps');
+	const before = model.requests.length;
+	await press('s');
+	await until(frame, (f) => f.includes('stepping'), 'stepping');
+	// One call; the next stale step then waits at the gate without calling the model.
+	await until(() => `${model.requests.length} ${engine.run.nodes.some((n) => n.status === 'running')}`, (x) => x === `${before + 1} true`, 'one call, then the next step held');
+	assert.equal(model.requests.length, before + 1);
+	await press(' ');
+	await until(frame, (f) => f.includes('✓ done'), 'done again');
+	assert.equal(run.status, 'done');
+	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'superseded'), 'nothing left stale');
+	r.unmount();
+});
+
+test('space on a run left stale runs what is left, even after a run made step by step', async () => {
+	const book = randomBook(5, 50);
+	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 5 }));
+	const { press, frame, r } = await mount(engine);
+	// The run is made with s, one call a press: the gate is left holding calls.
+	while (run.status !== 'done') {
+		const calls = engine.totals.calls;
+		await press('s');
+		await until(() => `${engine.totals.calls} ${run.status}`, (x) => Number(x.split(' ')[0]) > calls || x.endsWith('done'), 'the step');
+	}
+	await until(frame, (f) => f.includes('✓ done'), 'done');
+	const leaf = run.nodes.find((n) => n.level === 0)!;
+	await engine.edit(leaf.id, `${textOf(run, leaf.id)} Edited.`);
+	await until(frame, (f) => f.includes('○ idle'), 'idle with stale nodes');
+	await press(' ');
+	await until(frame, (f) => f.includes('✓ done'), 'done again');
+	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'superseded'), 'nothing left stale');
+	r.unmount();
+});
+
+test('stepping an incremental run, the selection stays on the step that ran, not the next one not run yet', async () => {
+	const book = randomBook(9, 60);
+	const model = new FakeModel({ seed: 9 });
+	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { press, frame, r } = await mount(engine);
+	for (let step = 1; step <= 3; step++) {
+		await press('s');
+		// The call made, and the next step waiting at the gate.
+		await until(() => `${engine.totals.calls} ${run.nodes.some((n) => n.status === 'running')}`, (x) => x === `${step} true`, `step ${step}`);
+		const ran = run.nodes.filter((n) => n.status === 'done').at(-1)!;
+		const f = await until(frame, (x) => x.includes('stepping') && x.includes(`${ran.id} `), `the step that ran, ${ran.id}`);
+		assert.match(f, new RegExp(`^${ran.id} (summary|update) · .* · done`, 'mu'), 'the step that ran is selected');
+		assert.doesNotMatch(f, /not run yet/u);
+	}
+	await press(' ');
+	await until(frame, (f) => f.includes('✓ done'), 'done');
+	r.unmount();
+});

@@ -78,9 +78,11 @@ test('stepping from the start shows as stepping; ETA comes from the pace of call
 	let s = fold(emptyView('hier', true), [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 4 }], 1000);
 	assert.equal(phaseOf(s), 'stepping');
 	assert.equal(etaSeconds(s, 5000), null, 'no pace yet');
-	s = reduce(s, { type: 'usage', node: 'n0', usage: { input: 1, output: 1, cached: 0 }, cost: 0, saved: 0, totals: totals(6) }, { now: 3000 });
-	// 2 calls in 4 s since the start: 4 calls left take 8 s.
+	s = reduce(s, { type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 }, { now: 1000 });
+	s = reduce(s, { type: 'usage', node: 'n0', usage: { input: 1, output: 1, cached: 0 }, cost: 0, saved: 0, totals: totals(6) }, { now: 5000 });
+	// 2 calls in the 4 s of calling since the start: 4 calls left take 8 s, however long the next s waits.
 	assert.equal(etaSeconds(s, 5000), 8);
+	assert.equal(etaSeconds(s, 50_000), 8);
 });
 
 test('the store publishes at most its frame rate, folds every event, and holds still while frozen', async () => {
@@ -278,4 +280,14 @@ test('the new-run form refuses a chunk size below the smallest in its own words,
 	const form = { ...formOf({ method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 }), book: 'book.txt' };
 	for (const chunkSize of ['10', '0', '2048.5', 'many']) assert.deepEqual(formInput({ ...form, chunkSize }), { error: 'The chunk size is a whole number of tokens, at least 64.' }, chunkSize);
 	assert.deepEqual(formInput({ ...form, chunkSize: '64' }), { book: 'book.txt', method: 'hier', provider: 'extractive', model: 'textrank', chunkSize: 64 });
+});
+
+test('an attempt that failed is billed into the totals but is no call of its node', () => {
+	let s = fold(emptyView(), [planned, { type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 }]);
+	const none = { input: 0, output: 0, cached: 0 };
+	s = fold(s, [{ type: 'usage', node: 'n0', usage: none, cost: 0, saved: 0, totals: totals(0), failed: 'Connection error.' }]);
+	assert.equal(s.nodes.n0!.calls, 0);
+	s = fold(s, [{ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.01, saved: 0, totals: totals(1) }]);
+	assert.equal(s.nodes.n0!.calls, 1);
+	assert.equal(progressOf(s).calls, 1);
 });

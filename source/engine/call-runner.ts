@@ -304,7 +304,7 @@ export class CallRunner {
 		for (const owner of owners) {
 			const logged = byOwner.get(owner.id) ?? [];
 			for (const call of logged) {
-				if (call.error !== undefined && owner.takeFailed?.(call)) this.bill(call.usage, call.cost);
+				if (call.error !== undefined && owner.takeFailed?.(call)) this.bill(call.usage, call.cost, this.opts.costOf, false);
 			}
 			const answered = logged.filter((c) => c.error === undefined).sort((a, b) => a.version - b.version || a.attempt - b.attempt);
 			for (const call of answered) {
@@ -335,7 +335,7 @@ export class CallRunner {
 	private async logFailed<T>(job: CallJob<T>, spec: CallSpec, failed: FailedAttempt): Promise<void> {
 		const cost = this.opts.costOf(failed.usage);
 		const timings = timingsOf(failed.start, failed.end);
-		job.onUsage({ ...this.bill(failed.usage, cost), timings, failed: failed.reason });
+		job.onUsage({ ...this.bill(failed.usage, cost, this.opts.costOf, false), timings, failed: failed.reason });
 		await this.opts.log.appendCall(this.record(job, spec, { response: failed.text, finishReason: '', usage: failed.usage, cost, timings, error: failed.reason }));
 	}
 
@@ -349,12 +349,13 @@ export class CallRunner {
 	}
 
 	/**
-	 * Adds a billed attempt to the totals (`costOf` prices it as it was made); returns what its
-	 * owner's usage event reports: the attempt, what the cache saved on it, the totals as they now stand.
+	 * Adds a billed attempt to the totals (`costOf` prices it as it was made; one not `answered` is
+	 * no call done); returns what its owner's usage event reports: the attempt, what the cache saved
+	 * on it, the totals as they now stand.
 	 */
-	private bill(usage: Usage, cost: number, costOf = this.opts.costOf): UsageReport {
+	private bill(usage: Usage, cost: number, costOf = this.opts.costOf, answered = true): UsageReport {
 		const saved = cacheSaving(costOf, usage, cost);
-		addToTotals(this.totals, usage, cost, saved);
+		addToTotals(this.totals, usage, cost, saved, answered);
 		return { usage, cost, saved, totals: { ...this.totals } };
 	}
 }

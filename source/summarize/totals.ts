@@ -5,6 +5,7 @@ import { BATCH_PRICE, type Run, type Usage } from '../domain.ts';
 /** What the calls of a run or a scoring cost so far (billed attempts that failed included). */
 export interface Totals extends Usage {
 	cost: number;
+	/** Calls answered. An attempt that failed (a connection refused, a broken stream) is billed but is no call done. */
 	calls: number;
 	/** USD the prompt cache saved: the calls' cost at the full input price minus what they cost. */
 	saved: number;
@@ -14,13 +15,13 @@ export function emptyTotals(): Totals {
 	return { input: 0, output: 0, cached: 0, cost: 0, calls: 0, saved: 0 };
 }
 
-export function addToTotals(totals: Totals, usage: Usage, cost: number, saved: number): void {
+export function addToTotals(totals: Totals, usage: Usage, cost: number, saved: number, answered = true): void {
 	totals.input += usage.input;
 	totals.output += usage.output;
 	totals.cached += usage.cached;
 	totals.cost += cost;
 	totals.saved += saved;
-	totals.calls += 1;
+	if (answered) totals.calls += 1;
 }
 
 /**
@@ -39,12 +40,13 @@ export function cacheSaving(costOf: (usage: Usage) => number, usage: Usage, cost
 export function totalsOf(run: Run, costOf?: (usage: Usage) => number): Totals {
 	const totals = emptyTotals();
 	const batchCostOf = costOf && atBatchPrice(costOf);
+	const add = (a: { usage: Usage; cost: number; batch?: string }, answered: boolean) => {
+		const pricedAs = a.batch === undefined ? costOf : batchCostOf;
+		addToTotals(totals, a.usage, a.cost, pricedAs ? cacheSaving(pricedAs, a.usage, a.cost) : 0, answered);
+	};
 	for (const node of run.nodes) {
-		const attempts: { usage: Usage; cost: number; batch?: string }[] = [...node.pending, ...node.versions.flatMap((v) => v.attempts), ...(node.failed ?? [])];
-		for (const a of attempts) {
-			const pricedAs = a.batch === undefined ? costOf : batchCostOf;
-			addToTotals(totals, a.usage, a.cost, pricedAs ? cacheSaving(pricedAs, a.usage, a.cost) : 0);
-		}
+		for (const a of [...node.pending, ...node.versions.flatMap((v) => v.attempts)]) add(a, true);
+		for (const a of node.failed ?? []) add(a, false);
 	}
 	return totals;
 }

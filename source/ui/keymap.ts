@@ -139,7 +139,7 @@ export const BINDINGS: readonly Binding[] = [
 	{ action: 'scrollDown', label: 'pgdn', description: 'a page of cells down', short: 'page', screens: ['study'], matches: (k) => Boolean(k.pageDown) },
 	{ action: 'prevSentence', label: '[', description: 'in the evidence pane: the previous sentence', short: 'sentence', screens: ['run'], matches: char('[') },
 	{ action: 'nextSentence', label: ']', description: 'in the evidence pane: the next sentence', short: 'sentence', screens: ['run'], matches: char(']') },
-	{ action: 'follow', label: 'f', description: 'follow the run again (select what is running, show the latest step)', short: 'follow', screens: ['run'], matches: char('f') },
+	{ action: 'follow', label: 'f', description: 'follow the run again (select what is running, else the last node or step made)', short: 'follow', screens: ['run'], matches: char('f') },
 	{ action: 'back', label: 'esc', description: 'back / close (on the session list: clear the filter)', short: 'back', screens: ['home', 'run', 'score', 'validate', 'faith', 'results', 'versions', 'help'], matches: (k) => Boolean(k.escape) },
 	{ action: 'agree', label: 'a', description: 'agree', screens: ['validate'], matches: char('a') },
 	{ action: 'partial', label: 'p', description: 'partially agree (then pick the failed standards)', short: 'partial', screens: ['validate'], matches: char('p') },

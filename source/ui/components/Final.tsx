@@ -1,5 +1,5 @@
-import { Box, Text } from 'ink';
-import { useMemo } from 'react';
+import { Box, Static, Text } from 'ink';
+import { useLayoutEffect, useMemo, useState } from 'react';
 import type { NodeRef, Run } from '../../domain.ts';
 import { costText } from '../../llm/prices.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
@@ -8,6 +8,8 @@ import { totalsOf } from '../../summarize/totals.ts';
 import { summaryStats } from '../../text/stats.ts';
 import type { RunInfo } from '../controls.ts';
 import { formatInt } from '../state/progress.ts';
+import type { ViewStore } from '../state/store.ts';
+import type { FinalItem } from '../state/view.ts';
 import { clean } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
@@ -28,4 +30,17 @@ export function Final({ run, info, root }: { run: Run; info: RunInfo; root: Node
 			</Text>
 		</Box>
 	);
+}
+
+/**
+ * The final summaries, each printed once. Ink's `<Static>` prints every item it is given when it
+ * mounts, so one mounted again would copy the summaries into the scrollback again: it is given only
+ * those the store has not seen printed.
+ */
+export function Finals({ store, finals, run, info }: { store: ViewStore; finals: readonly FinalItem[]; run: Run; info: RunInfo }) {
+	const [from] = useState(() => store.printedFinals);
+	useLayoutEffect(() => {
+		store.printedFinals = Math.max(store.printedFinals, finals.length);
+	}, [store, finals.length]);
+	return <Static items={finals.slice(from)}>{(f) => <Final key={f.seq} run={run} info={info} root={f.root} />}</Static>;
 }

@@ -1,10 +1,10 @@
-import { Box, Static, Text } from 'ink';
+import { Box, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { NodeRef } from '../../domain.ts';
 import { errorMessage } from '../../errors.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
 import { Editor } from '../components/Editor.tsx';
-import { Final } from '../components/Final.tsx';
+import { Finals } from '../components/Final.tsx';
 import { Footer } from '../components/Footer.tsx';
 import { Header } from '../components/Header.tsx';
 import { Help } from '../components/Help.tsx';
@@ -172,7 +172,7 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	const screen = screenOf(ui);
 	return (
 		<>
-			<Static items={[...view.finals]}>{(f) => <Final key={f.seq} run={controls.run} info={info} root={f.root} />}</Static>
+			<Finals store={store} finals={view.finals} run={controls.run} info={info} />
 			<Box flexDirection="column" width={width}>
 				<Header info={info} view={view} width={width} />
 				{ui.overlay === 'help' ? (

@@ -3,7 +3,7 @@ import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts
 import { editorPress } from './editor-keys.ts';
 import { helpScroll } from './help-keys.ts';
 import { editorOf, textOf, type EditorState } from './editor.ts';
-import { levelsOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
+import { levelsOf, phaseOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
 import { commandLine } from '../../program.ts';
 
 /**
@@ -18,7 +18,7 @@ export type Overlay = 'none' | 'help' | 'versions' | 'editor';
 
 export interface RunUi {
 	overlay: Overlay;
-	/** Follow the run: select what is running (hierarchical) or the newest step (incremental). */
+	/** Follow the run: select what is running, else the last node (or step) made. */
 	follow: boolean;
 	selected: NodeRef | null;
 	pane: Pane;
@@ -81,8 +81,8 @@ function followTarget(view: ViewState): NodeView | null {
 	if (steps.length === 0) return null;
 	if (view.root && view.nodes[view.root] && !view.active) return view.nodes[view.root]!;
 	const running = runningOf(view);
-	if (view.method === 'inc') return running.at(-1) ?? steps.at(-1)!;
-	if (running.length > 0) return running[0]!;
+	if (running.length > 0) return view.method === 'inc' ? running.at(-1)! : running[0]!;
+	// Not the newest step: between steps (stepping, paused) it is planned but not run yet.
 	const done = steps.filter((n) => n.status === 'done');
 	return done.at(-1) ?? steps[0]!;
 }
@@ -134,11 +134,12 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 		case 'pause':
 			// Space runs on from a pause and from stepping (as the help says), and pauses a running run.
 			if (view.active) return { ui: next, effects: [{ kind: view.gate === 'running' ? 'pause' : 'resume' }] };
-			if (view.outcome === 'done') return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
-			return { ui: next, effects: [{ kind: 'start' }] };
+			// A finished run whose nodes an edit left stale is not done: what is stale is left to run.
+			if (phaseOf(view) === 'done') return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
+			return { ui: next, effects: startAll(view) };
 		case 'step':
 			if (view.active) return { ui: next, effects: [{ kind: 'step' }] };
-			if (view.outcome === 'done') return none({ ...next, message: 'The run is done: nothing to step.' });
+			if (phaseOf(view) === 'done') return none({ ...next, message: 'The run is done: nothing to step.' });
 			return { ui: next, effects: [{ kind: 'step' }, { kind: 'start' }] };
 		case 'nextPane':
 			return none({ ...next, pane: PANES[(PANES.indexOf(ui.pane) + 1) % PANES.length]!, scroll: 0, chunk: false });
@@ -164,8 +165,8 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			const delta = action === 'left' ? -1 : 1;
 			if (view.method !== 'inc') return none(select(nodeBeside(view, node, delta)));
 			const target = stepBeside(view, node, delta);
-			// Stepping onto the newest step is following the run again.
-			if (target && target.id === stepsOf(view).at(-1)?.id) return none({ ...next, follow: true, selected: null, scroll: null });
+			// Stepping onto the step the run is at is following the run again.
+			if (target && target.id === followTarget(view)?.id) return none({ ...next, follow: true, selected: null, scroll: null });
 			return none(select(target));
 		}
 		case 'up':
@@ -182,10 +183,10 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			const stale = stepsOf(view).some((n) => n.status === 'stale' || n.status === 'pending');
 			if (stale) {
 				if (view.active) return none({ ...next, message: 'Stale nodes are re-run as the run reaches them.' });
-				return { ui: next, effects: [{ kind: 'start' }] };
+				return { ui: next, effects: startAll(view) };
 			}
 			if (!node || node.active === null) return none({ ...next, message: 'Select a finished node to re-run.' });
-			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : [{ kind: 'start' } as const])] };
+			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : startAll(view))] };
 		}
 		case 'score':
 			if (view.active || view.outcome !== 'done') return none({ ...next, message: 'BooookScore needs a finished run.' });
@@ -198,6 +199,11 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 	}
 }
 
+
+/** Starts what is left with every call let through: a gate left holding (a run made with s) would hold it. */
+function startAll(view: ViewState): Effect[] {
+	return view.gate === 'running' ? [{ kind: 'start' }] : [{ kind: 'resume' }, { kind: 'start' }];
+}
 
 function versionsKey(ui: RunUi, action: Action, view: ViewState): { ui: RunUi; effects: Effect[] } {
 	const node = ui.selected ? view.nodes[ui.selected] : undefined;

@@ -27,6 +27,11 @@ export class ViewStore {
 	#frozen = false;
 	/** Snapshots published so far (the bench counts them). */
 	published = 0;
+	/**
+	 * Final summaries already printed above the live area. The store outlives the screens drawn
+	 * from it, so a screen drawn again (after a dialog, another screen or $EDITOR) prints only newer ones.
+	 */
+	printedFinals = 0;
 
 	constructor(initial: ViewState, opts: ViewStoreOptions = {}) {
 		this.#current = initial;

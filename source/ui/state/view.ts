@@ -75,9 +75,14 @@ export interface ViewState {
 	chunks: number;
 	startedAt: number | null;
 	endedAt: number | null;
-	/** When the current pause began (null while not paused), and the time spent paused before it, since the start. */
+	/**
+	 * When the current pause began (null while not paused), and the time spent paused before it, since
+	 * the start. Stepping with no call in progress (waiting for the next s) counts as paused.
+	 */
 	pausedAt: number | null;
 	pausedMs: number;
+	/** Nodes whose call is in progress: started and not yet answered. */
+	calling: readonly NodeRef[];
 	root: NodeRef | null;
 	error: string | null;
 	log: readonly LogLine[];
@@ -120,6 +125,7 @@ export function initialView(run: Run, opts: { stepping?: boolean } = {}): ViewSt
 		endedAt: null,
 		pausedAt: null,
 		pausedMs: 0,
+		calling: [],
 		root: run.root,
 		error: run.error,
 		log: [],
@@ -130,6 +136,10 @@ export function initialView(run: Run, opts: { stepping?: boolean } = {}): ViewSt
 }
 
 export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState {
+	return steppingClock(callingOf(fold(state, event, ctx), event), ctx.now);
+}
+
+function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState {
 	const s = { ...state, seq: state.seq + 1 };
 	switch (event.type) {
 		case 'run-started': {
@@ -185,7 +195,9 @@ export function reduce(state: ViewState, event: EngineEvent, ctx: FoldContext): 
 		}
 		case 'usage': {
 			const node = state.nodes[event.node];
-			return { ...s, totals: event.totals, nodes: node ? patch(state.nodes, event.node, { calls: node.calls + 1 }) : state.nodes };
+			// A failed attempt is billed but is no call the node made.
+			const calls = node && event.failed === undefined ? patch(state.nodes, event.node, { calls: node.calls + 1 }) : state.nodes;
+			return { ...s, totals: event.totals, nodes: calls };
 		}
 		case 'node-finished': {
 			const live = { ...state.live };
@@ -279,6 +291,42 @@ export function etaSeconds(state: ViewState, now: number): number | null {
 	if (!state.active || planned <= calls) return null;
 	const pace = remainingSeconds(planned, calls, calls - state.callsAtStart, workingMs(state, now) / 1000);
 	return etaUnderLimits(pace, limitedEtaSeconds(planned - calls, state.rateLimit));
+}
+
+/** The calls in progress after `event`: a call starts with its node and ends with its answer or its node. */
+function callingOf(state: ViewState, event: EngineEvent): ViewState {
+	const without = (ids: readonly NodeRef[]) => ({ ...state, calling: state.calling.filter((id) => !ids.includes(id)) });
+	switch (event.type) {
+		case 'run-started':
+		case 'run-finished':
+			return { ...state, calling: [] };
+		case 'node-started':
+			return { ...state, calling: [...state.calling.filter((id) => id !== event.node), event.node] };
+		case 'usage':
+			// A failed attempt is retried within the same call.
+			return event.failed === undefined ? without([event.node]) : state;
+		case 'node-finished':
+		case 'node-failed':
+			return without([event.node]);
+		case 'node-stale':
+		case 'node-superseded':
+			return without(event.nodes);
+		default:
+			return state;
+	}
+}
+
+/**
+ * While stepping, the run waits for the next s between calls: that wait is no part of the pace the
+ * ETA is measured by, as a pause is not. The clock stops when no call is in progress and goes on
+ * when one starts.
+ */
+function steppingClock(state: ViewState, now: number): ViewState {
+	if (!state.active || state.gate === 'paused') return state;
+	const held = state.gate === 'stepping' && state.calling.length === 0;
+	if (held && state.pausedAt === null) return { ...state, pausedAt: now };
+	if (!held && state.pausedAt !== null) return { ...state, ...resumedClock(state, now) };
+	return state;
 }
 
 /** The pause clock once the run goes on (or ends): the pause just over joins the time paused. */
