@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { invocation } from '../source/commands/invocation.ts';
 import { sessionsDirArg } from '../source/store/dirs.ts';
-import { BIN, booook, printed } from './support/cli.ts';
+import { BIN, booook, printed, shell } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tinyBookText } from './support/study-books.ts';
 import { tempDir } from './support/temp.ts';
@@ -15,15 +15,7 @@ import { tempDir } from './support/temp.ts';
  * command was printed in, unless told); the fake API shares this process: no spawnSync.
  */
 function paste(line: string, extra: string, env: Record<string, string>, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-	const child = spawn('/bin/sh', ['-c', line + extra], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-	let stdout = '';
-	let stderr = '';
-	child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-	child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-	return new Promise((done, fail) => {
-		child.on('error', fail);
-		child.on('close', (status) => done({ status, stdout, stderr }));
-	});
+	return shell(line + extra, env, cwd);
 }
 
 test('a printed command names the sessions folder only when it is not the default one, quoted for the shell', () => {

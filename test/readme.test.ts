@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shell } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { bookishReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
@@ -22,17 +22,6 @@ function quickStart(): string[] {
 	return block[1]!.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
 }
 
-function shell(line: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	const child = spawn('/bin/sh', ['-c', line], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-	let stdout = '';
-	let stderr = '';
-	child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-	child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-	return new Promise((done, fail) => {
-		child.on('error', fail);
-		child.on('close', (code) => done({ code, stdout, stderr }));
-	});
-}
 
 test("every command of the README's quick start works as written", { timeout: 600_000 }, async (t) => {
 	const api = await startFakeApi({ respond: bookishReply(250) });
@@ -51,8 +40,8 @@ test("every command of the README's quick start works as written", { timeout: 60
 	for (const written of lines) {
 		const line = written.replace('http://localhost:8000/v1', api.openaiBaseUrl);
 		const before = new Set(readdirSafe(sessions));
-		const result = await shell(line, envOf(line));
-		assert.equal(result.code, 0, `${written}\n${result.stderr}`);
+		const result = await shell(line, envOf(line), ROOT);
+		assert.equal(result.status, 0, `${written}\n${result.stderr}`);
 		assert.doesNotMatch(result.stderr, /error/iu, written);
 		const made = readdirSafe(sessions).filter((id) => !before.has(id) && !id.startsWith('.'));
 		if (/ -- \.\.\/shared\/books\//u.test(written)) {

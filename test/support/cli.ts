@@ -38,3 +38,19 @@ export function booook(args: string[], opts: { env?: Record<string, string>; cwd
 		child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
 	});
 }
+
+/**
+ * Runs a command line through the shell, as a user typing or pasting it would, in `cwd`, with a clean
+ * environment plus `env` (asynchronously: a fake API may share this process).
+ */
+export function shell(line: string, env: Record<string, string>, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+	const child = spawn('/bin/sh', ['-c', line], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+	child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+	return new Promise((done, fail) => {
+		child.on('error', fail);
+		child.on('close', (status) => done({ status, stdout, stderr }));
+	});
+}
