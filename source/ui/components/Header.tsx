@@ -24,6 +24,24 @@ export function compact(n: number): string {
 	return String(n);
 }
 
+/**
+ * Book, method and model in `room` columns: the longest form that fits whole, shortening the words
+ * around the book's title before cutting it, so "(not an LLM)" is never the part a narrow terminal loses.
+ */
+export function runTitle(info: Pick<RunInfo, 'title' | 'isLLM' | 'provider' | 'model'>, method: 'hier' | 'inc', room: number): string {
+	const book = clean(info.title);
+	const model = info.isLLM ? clean(`${info.provider} ${info.model}`) : EXTRACTIVE_LABEL;
+	const short = info.isLLM ? clean(info.model) : 'extractive (not an LLM)';
+	const forms = [
+		`booook · ${book} · ${method === 'hier' ? 'hierarchical merging' : 'incremental updating'} · ${model}`,
+		`booook · ${book} · ${method === 'hier' ? 'hierarchical' : 'incremental'} · ${model}`,
+		`${book} · ${method} · ${model}`,
+		`${book} · ${method} · ${short}`,
+	];
+	const tail = ` · ${method} · ${short}`;
+	return forms.find((form) => textWidth(form) <= room) ?? truncate(`${truncate(book, Math.max(1, room - textWidth(tail)))}${tail}`, room);
+}
+
 /** Book, method and model; progress bar, chunks, tokens, cost, elapsed, ETA and state. */
 export function Header({ info, view, width }: { info: RunInfo; view: ViewState; width: number }) {
 	const theme = useTheme();
@@ -31,11 +49,10 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const phase = phaseOf(view);
 	const inFlight = Object.keys(view.live).length;
 	const state = `${PHASES[phase].mark}${phase === 'paused' && inFlight > 0 ? ` (${inFlight} finishing)` : ''}`;
-	const method = view.method === 'hier' ? 'hierarchical merging' : 'incremental updating';
-	const model = info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL;
 	// While the account's rate limit holds calls back, that is the news: it takes the title's place.
 	const waiting = view.active ? rateWaitText(view.rateLimit, now) : null;
-	const title = truncate(waiting ?? clean(`booook · ${info.title} · ${method} · ${model}`), Math.max(10, width - textWidth(state) - 2));
+	const room = Math.max(10, width - textWidth(state) - 2);
+	const title = waiting !== null ? truncate(waiting, room) : runTitle(info, view.method, room);
 	const { calls, planned, ratio } = progressOf(view);
 	const eta = etaSeconds(view, now);
 	const tokens = view.totals.input + view.totals.output;
