@@ -19,7 +19,7 @@ test('a faithfulness walk in a real terminal: evidence beside each sentence, ver
 		let s = await term.waitFor('the first sentence and its evidence', (x) => /sentence 1\/\d+/u.test(x) && x.includes('evidence from the book:'));
 		const total = Number(/sentence 1\/(\d+)/u.exec(s)![1]);
 		// An extractive summary copies the book: its first passage holds the sentence word for word.
-		assert.match(s, /chunk \d+, \d+% into the book, word for word/u);
+		assert.match(s, /chunk \d+ of \d+, \d+% into the book, word for word/u);
 		term.keys('f');
 		await term.waitFor('the second sentence', (x) => x.includes(`sentence 2/${total}`));
 		// A verdict, then a note typed in one burst as fast as tmux sends it.

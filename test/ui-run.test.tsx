@@ -423,7 +423,7 @@ test('stepping an incremental run, the selection stays on the step that ran, not
 		await until(() => `${engine.totals.calls} ${run.nodes.some((n) => n.status === 'running')}`, (x) => x === `${step} true`, `step ${step}`);
 		const ran = run.nodes.filter((n) => n.status === 'done').at(-1)!;
 		const f = await until(frame, (x) => x.includes('stepping') && x.includes(`${ran.id} `), `the step that ran, ${ran.id}`);
-		assert.match(f, new RegExp(`^${ran.id} (summary|update) · .* · done`, 'mu'), 'the step that ran is selected');
+		assert.match(f, new RegExp(`^node ${ran.id} · (summary|update) · .* · done`, 'mu'), 'the step that ran is selected');
 		assert.doesNotMatch(f, /not run yet/u);
 	}
 	await press(' ');
