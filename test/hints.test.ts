@@ -57,3 +57,17 @@ test('a run whose server went down says so and prints resume with its --base-url
 		await api.close();
 	}
 });
+
+test('show and a taken --session name the sessions folder in the command they print, when it is not the default', { timeout: 60_000 }, async () => {
+	const dir = tempDir('hint-dir');
+	const book = join(dir, 'book.txt');
+	writeFileSync(book, tinyBookText(200));
+	const sessions = join(dir, 'elsewhere');
+	const run = await booook(['run', book, '--headless', '--provider', 'extractive', '--chunk-size', '256', '--session', 'mine', '--sessions-dir', sessions]);
+	assert.equal(run.code, 0, run.stderr);
+	const shown = await booook(['show', 'mine', '--sessions-dir', sessions]);
+	assert.ok(shown.stdout.includes(`BooookScore: not scored yet (${printed(`score mine --sessions-dir ${sessions}`)})`), shown.stdout);
+	const taken = await booook(['run', book, '--headless', '--provider', 'extractive', '--session', 'mine', '--sessions-dir', sessions]);
+	assert.equal(taken.code, 2);
+	assert.ok(taken.stderr.trim().endsWith(`resume it with: ${printed(`resume mine --sessions-dir ${sessions}`)}`), taken.stderr);
+});

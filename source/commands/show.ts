@@ -14,6 +14,7 @@ import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { formatInt } from '../ui/state/progress.ts';
 import { commandLine } from '../program.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('show')
@@ -114,7 +115,8 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 	if (shown.stats) {
 		const s = shown.stats;
 		lines.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
-		lines.push(shown.booookscore === null ? `BooookScore: not scored yet (${commandLine(`score ${shown.id}`)})` : `BooookScore: ${shown.booookscore.toFixed(1)} (${commandLine(`report ${shown.id}`)} for the details)`);
+		const where = sessionsDirArg(dir);
+		lines.push(shown.booookscore === null ? `BooookScore: not scored yet (${commandLine(`score ${shown.id}${where}`)})` : `BooookScore: ${shown.booookscore.toFixed(1)} (${commandLine(`report ${shown.id}${where}`)} for the details)`);
 		lines.push('', shown.summary!);
 	}
 	out.line(lines.join('\n'));

@@ -299,7 +299,8 @@ async function alreadyExists(id: string, dir: string): Promise<UserError> {
 	} catch {
 		// Unreadable or corrupt: the message still names the id that is taken.
 	}
-	const next = kind === 'collection' ? `score it with: ${commandLine(`score ${id}`)}` : `resume it with: ${commandLine(`resume ${id}`)}`;
+	const where = sessionsDirArg(dir);
+	const next = kind === 'collection' ? `score it with: ${commandLine(`score ${id}${where}`)}` : `resume it with: ${commandLine(`resume ${id}${where}`)}`;
 	return badInput(`session "${id}" already exists in ${dir}; choose another --session or ${next}`);
 }
 
