@@ -130,7 +130,7 @@ function baseUrl(flag: string | null | undefined, env: NodeJS.ProcessEnv, vendor
 }
 
 /** What the SDKs send as the key to a server that takes none (they refuse to start without one). */
-export const NO_KEY = 'no-key';
+const NO_KEY = 'no-key';
 
 /**
  * The key in `name`. A server of one's own (vLLM, llama.cpp, Ollama) usually takes no key, so with a

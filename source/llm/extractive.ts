@@ -60,7 +60,7 @@ export interface Extract {
 
 const TERMINAL = /[.?!…"”’»]$/u;
 /** Shorter sentences are mostly exclamations and lines of dialogue that mean little on their own. */
-export const MIN_WORDS = 6;
+const MIN_WORDS = 6;
 // A sentence that starts in lower case is the tail of a cut ("my dear, what a man!\"").
 const CAPITALISED = /^[^\p{L}\p{N}]*(?!\p{Ll})[\p{L}\p{N}]/u;
 
@@ -175,7 +175,7 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 	}
 
 	if (taken.length === 0) {
-		const best = of('narrative', 'speech', 'fragment', 'unfinished', 'wordless')[0]!;
+		const best = ranked[0]!;
 		let keep = Math.min(maxWords, countWords(sentences[best]!));
 		let text = cutSentence(sentences[best]!, keep);
 		while (keep > 1 && countTokens(text, encoding) > maxTokens) text = cutSentence(sentences[best]!, --keep);

@@ -92,7 +92,8 @@ export async function readCallLog(file: string): Promise<CallLogContents> {
 export async function scoringTotals(dir: string, id: string): Promise<{ calls: number; cost: number }> {
 	const { calls } = await readCallLog(join(dir, id, FILES.calls));
 	const scoring = calls.filter((c) => isAnnotationCall(c.node));
-	return { calls: scoring.length, cost: scoring.reduce((sum, c) => sum + c.cost, 0) };
+	// A failed attempt is billed but is no call made, as in every other count.
+	return { calls: scoring.filter((c) => c.error === undefined).length, cost: scoring.reduce((sum, c) => sum + c.cost, 0) };
 }
 
 function parseJson(line: string): unknown {

@@ -1,4 +1,5 @@
 import { Text } from 'ink';
+import { useMemo } from 'react';
 import { bindingsFor, MAIN_KEYS, shortName, type Action, type Screen } from '../keymap.ts';
 import { useTerminalSize } from '../hooks.ts';
 import { textWidth, truncate } from '../text.ts';
@@ -74,9 +75,11 @@ export function footerLine(screen: Screen, width: number, hide: readonly Action[
 export function Footer({ screen, hide = [] }: { screen: Screen; hide?: readonly Action[] }) {
 	const theme = useTheme();
 	const { columns } = useTerminalSize();
+	// The run screen redraws at its frame rate while text streams; the footer changes only with the width.
+	const line = useMemo(() => footerLine(screen, columns, hide), [screen, columns, hide.join(' ')]);
 	return (
 		<Text wrap="truncate-end" color={theme.color('muted')} dimColor={!theme.color('muted')}>
-			{footerLine(screen, columns, hide)}
+			{line}
 		</Text>
 	);
 }

@@ -30,7 +30,7 @@ export function walkResults({ session, items, validator, seed, sealed }: Results
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 /** The pooled estimate in a few words: "83.3% [70.1, 92.0] of 12 hold up". */
-export function pooledText(p: Precision): string {
+function pooledText(p: Precision): string {
 	return `${pct(p.precision)} [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged} hold up`;
 }
 
