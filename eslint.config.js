@@ -1,0 +1,22 @@
+// Lint rules: the recommended sets of ESLint, typescript-eslint and React's hooks (which include
+// the React compiler's checks, e.g. no ref read or written during render). Formatting is prettier's.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+
+export default tseslint.config(
+	{ ignores: ['dist/', 'sessions/', 'node_modules/', 'bench/peers/', 'test/fixtures/'] },
+	js.configs.recommended,
+	...tseslint.configs.recommended,
+	reactHooks.configs.flat['recommended-latest'],
+	{
+		languageOptions: {
+			globals: globals.node,
+		},
+		rules: {
+			// `_name` marks a parameter kept for its position in a signature.
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+		},
+	},
+);
