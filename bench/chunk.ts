@@ -9,10 +9,10 @@ import { chunkText } from '../source/text/chunk.ts';
 import { encode } from '../source/text/tokens.ts';
 import { median } from './kit.ts';
 
-const BOOK = process.argv[2] ?? fileURLToPath(new URL('../../shared/books/war-and-peace.txt', import.meta.url));
+const BOOK =
+	process.argv[2] ?? fileURLToPath(new URL('../../shared/books/war-and-peace.txt', import.meta.url));
 const CHUNK_SIZE = 2048;
 const REPETITIONS = 5;
-
 
 function time(run: () => void): number {
 	const start = performance.now();

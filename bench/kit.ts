@@ -58,7 +58,11 @@ export function benchKit(name: string, quiet: () => boolean): Kit {
 			return n;
 		},
 		startFake: async (args, env) => {
-			const server = spawn(process.execPath, ['--import', 'tsx', 'test/support/fake-api.ts', '--port', '0', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+			const server = spawn(
+				process.execPath,
+				['--import', 'tsx', 'test/support/fake-api.ts', '--port', '0', ...args],
+				{ cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] },
+			);
 			live.add(server);
 			const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
 			const line = await new Promise<string>((resolve, reject) => {
@@ -93,7 +97,11 @@ async function warm(url: string, plain: boolean): Promise<void> {
 				const res = await fetch(`${url}/v1/chat/completions`, {
 					method: 'POST',
 					headers: { 'content-type': 'application/json', authorization: 'Bearer sk-warm-up' },
-					body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream }),
+					body: JSON.stringify({
+						model: 'gpt-4o-mini',
+						messages: [{ role: 'user', content: prompt }],
+						stream,
+					}),
 				});
 				await res.arrayBuffer();
 				if (!res.ok) throw new Error(`the fake API answered the warm-up with ${res.status}`);
@@ -132,8 +140,11 @@ export interface SessionNode {
 
 /** The done nodes of a finished run, as its session folder's session.json (written whole when the run closed) holds them; throws unless the run is done. */
 export function finishedNodes(sessionDir: string): SessionNode[] {
-	const session = JSON.parse(readFileSync(join(sessionDir, 'session.json'), 'utf8')) as { run: { status: string; nodes: SessionNode[] } };
-	if (session.run.status !== 'done') throw new Error(`session ${sessionDir} ended ${session.run.status}, not done`);
+	const session = JSON.parse(readFileSync(join(sessionDir, 'session.json'), 'utf8')) as {
+		run: { status: string; nodes: SessionNode[] };
+	};
+	if (session.run.status !== 'done')
+		throw new Error(`session ${sessionDir} ended ${session.run.status}, not done`);
 	return session.run.nodes.filter((n) => n.status === 'done');
 }
 
@@ -161,7 +172,10 @@ export function pipelinedRounds(nodes: SessionNode[], workers: number): number {
 	while (done.size < nodes.length) {
 		const ready = nodes
 			.filter((n) => !done.has(n.id) && deps.get(n.id)!.every((d) => (done.get(d) ?? Infinity) <= round))
-			.sort((a, b) => (b.kind === 'clean' ? 99 : b.level) - (a.kind === 'clean' ? 99 : a.level) || a.index - b.index);
+			.sort(
+				(a, b) =>
+					(b.kind === 'clean' ? 99 : b.level) - (a.kind === 'clean' ? 99 : a.level) || a.index - b.index,
+			);
 		if (ready.length === 0) throw new Error("the session's nodes wait on each other");
 		for (const n of ready.slice(0, workers)) done.set(n.id, round + 1);
 		round += 1;

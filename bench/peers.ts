@@ -64,7 +64,10 @@ const TIME = '/usr/bin/time';
 const MiB = 1024 * 1024;
 const CHUNK_SIZE = 2048;
 /** What to undo when the driver stops early: children to stop, the temporary folder. */
-const { live, cleanups, progress, fail, stop, positive, startFake } = benchKit('bench/peers', () => values.json);
+const { live, cleanups, progress, fail, stop, positive, startFake } = benchKit(
+	'bench/peers',
+	() => values.json,
+);
 
 interface PairRow {
 	kind: 'pair';
@@ -84,12 +87,60 @@ interface PairRow {
 }
 
 const ROWS: Record<string, PairRow | { kind: 'startup' }> = {
-	hier: { kind: 'pair', title: 'Pride and Prejudice: hierarchical vs map-reduce-collapse', book: 'pp', method: 'hier', peer: 'map-reduce', latency: 300, concurrency: 4, ratioGoal: 0.9 },
+	hier: {
+		kind: 'pair',
+		title: 'Pride and Prejudice: hierarchical vs map-reduce-collapse',
+		book: 'pp',
+		method: 'hier',
+		peer: 'map-reduce',
+		latency: 300,
+		concurrency: 4,
+		ratioGoal: 0.9,
+	},
 	// The peer's own job, call for call: LangChain's map-reduce has no clean step (paper J.3).
-	'hier-no-clean': { kind: 'pair', title: 'Pride and Prejudice: hierarchical without the clean step (--no-clean) vs map-reduce-collapse', book: 'pp', method: 'hier', peer: 'map-reduce', latency: 300, concurrency: 4, ratioGoal: null, flags: ['--no-clean'] },
-	inc: { kind: 'pair', title: 'Pride and Prejudice: incremental vs refine', book: 'pp', method: 'inc', peer: 'refine', latency: 300, concurrency: 4, ratioGoal: 1.02 },
-	wap: { kind: 'pair', title: 'War and Peace: hierarchical vs map-reduce-collapse', book: 'wap', method: 'hier', peer: 'map-reduce', latency: 20, concurrency: 16, ratioGoal: 1.0, peakGoalMiB: 300 },
-	'wap-inc': { kind: 'pair', title: 'War and Peace: incremental vs refine', book: 'wap', method: 'inc', peer: 'refine', latency: 20, concurrency: 16, ratioGoal: null, writtenGoal: 3 },
+	'hier-no-clean': {
+		kind: 'pair',
+		title: 'Pride and Prejudice: hierarchical without the clean step (--no-clean) vs map-reduce-collapse',
+		book: 'pp',
+		method: 'hier',
+		peer: 'map-reduce',
+		latency: 300,
+		concurrency: 4,
+		ratioGoal: null,
+		flags: ['--no-clean'],
+	},
+	inc: {
+		kind: 'pair',
+		title: 'Pride and Prejudice: incremental vs refine',
+		book: 'pp',
+		method: 'inc',
+		peer: 'refine',
+		latency: 300,
+		concurrency: 4,
+		ratioGoal: 1.02,
+	},
+	wap: {
+		kind: 'pair',
+		title: 'War and Peace: hierarchical vs map-reduce-collapse',
+		book: 'wap',
+		method: 'hier',
+		peer: 'map-reduce',
+		latency: 20,
+		concurrency: 16,
+		ratioGoal: 1.0,
+		peakGoalMiB: 300,
+	},
+	'wap-inc': {
+		kind: 'pair',
+		title: 'War and Peace: incremental vs refine',
+		book: 'wap',
+		method: 'inc',
+		peer: 'refine',
+		latency: 20,
+		concurrency: 16,
+		ratioGoal: null,
+		writtenGoal: 3,
+	},
 	startup: { kind: 'startup' },
 };
 const STARTUP_GOAL_S = 0.35;
@@ -108,22 +159,33 @@ const { values } = parseArgs({
 		json: { type: 'boolean', default: false },
 	},
 });
-const chosen = values.rows.split(',').map((r) => r.trim()).filter(Boolean);
+const chosen = values.rows
+	.split(',')
+	.map((r) => r.trim())
+	.filter(Boolean);
 const unknown = chosen.filter((r) => !(r in ROWS));
 if (unknown.length > 0) fail(`unknown row ${unknown.join(', ')}; rows: ${Object.keys(ROWS).join(', ')}`);
 const repeat = positive('repeat', values.repeat);
 const startupRuns = positive('startup-runs', values['startup-runs']);
 if (!existsSync(TIME)) fail(`${TIME} is missing: install GNU time (apt-get install time)`);
-if (chosen.some((r) => ROWS[r]!.kind === 'pair') && !existsSync(join(ROOT, 'bench/peers/node_modules/@langchain/classic'))) {
+if (
+	chosen.some((r) => ROWS[r]!.kind === 'pair') &&
+	!existsSync(join(ROOT, 'bench/peers/node_modules/@langchain/classic'))
+) {
 	fail('the LangChain peer is not installed: npm --prefix bench/peers ci');
 }
 
 // booook is measured as installed: `npm install` compiles it (bin/build.js); sources edited since
 // would send bin/booook.js back to them through tsx, and the start-up measured would not be a user's.
-execFileSync(process.execPath, [join(ROOT, 'bin/build.js')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [join(ROOT, 'bin/build.js')], {
+	cwd: ROOT,
+	stdio: ['ignore', 'ignore', 'inherit'],
+});
 
 // Children get no real key and no tracing: the fake API ignores the key, and nothing leaves the machine.
-const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|LANGCHAIN|LANGSMITH|BOOOOK)_/u.test(k)));
+const env: NodeJS.ProcessEnv = Object.fromEntries(
+	Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|LANGCHAIN|LANGSMITH|BOOOOK)_/u.test(k)),
+);
 env.OPENAI_API_KEY = 'sk-fake-local-bench';
 
 const work = mkdtempSync(join(tmpdir(), 'booook-bench-'));
@@ -151,7 +213,11 @@ interface PairResult {
 	ratios: number[];
 }
 
-const results: { environment: string[]; pairs: PairResult[]; startup: { command: string; medianS: number; runsS: number[]; note: string }[] } = {
+const results: {
+	environment: string[];
+	pairs: PairResult[];
+	startup: { command: string; medianS: number; runsS: number[]; note: string }[];
+} = {
 	environment: [
 		`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()[0]!.toFixed(2)} at the start (other work on the machine slows both sides, not equally)`,
 		`LangChain.js: ${['classic', 'openai', 'core', 'textsplitters'].map((p) => `@langchain/${p} ${peerVersion(p)}`).join(', ')}; ${values.splitter === 'token' ? 'TokenTextSplitter' : 'RecursiveCharacterTextSplitter'}, collapse under ${values['token-max']} tokens`,
@@ -175,15 +241,26 @@ try {
 
 async function pair(name: string, row: PairRow): Promise<PairResult> {
 	const latency = values.latency === undefined ? row.latency : positive('latency', values.latency);
-	const concurrency = values.concurrency === undefined ? row.concurrency : positive('concurrency', values.concurrency);
+	const concurrency =
+		values.concurrency === undefined ? row.concurrency : positive('concurrency', values.concurrency);
 	const api = await startFake(['--latency', String(latency), '--words', values.words, '--plain'], env);
-	const result: PairResult = { row: name, title: row.title, latency, concurrency, booook: [], peer: [], ratios: [] };
+	const result: PairResult = {
+		row: name,
+		title: row.title,
+		latency,
+		concurrency,
+		booook: [],
+		peer: [],
+		ratios: [],
+	};
 	try {
 		for (let i = 0; i < repeat; i++) {
 			// Alternating who goes first, so a machine that slows down or warms up over the run favours neither.
 			const order = i % 2 === 0 ? (['booook', 'peer'] as const) : (['peer', 'booook'] as const);
 			for (const side of order) {
-				progress(`${name} ${i + 1}/${repeat}: ${side === 'booook' ? `booook ${row.method}` : `LangChain.js ${row.peer}`}`);
+				progress(
+					`${name} ${i + 1}/${repeat}: ${side === 'booook' ? `booook ${row.method}` : `LangChain.js ${row.peer}`}`,
+				);
 				if (side === 'booook') result.booook.push(await runBooook(name, i, row, api, latency, concurrency));
 				else result.peer.push(await runPeer(row, api, latency, concurrency));
 			}
@@ -195,13 +272,46 @@ async function pair(name: string, row: PairRow): Promise<PairResult> {
 	return result;
 }
 
-async function runBooook(name: string, i: number, row: PairRow, api: Fake, latency: number, concurrency: number) {
+async function runBooook(
+	name: string,
+	i: number,
+	row: PairRow,
+	api: Fake,
+	latency: number,
+	concurrency: number,
+) {
 	const id = `${name}-${i + 1}`;
-	const args = ['bin/booook.js', 'run', BOOKS[row.book], '--headless', '--method', row.method, '--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', `${api.url}/v1`];
-	args.push('--concurrency', String(concurrency), '--chunk-size', String(CHUNK_SIZE), '--sessions-dir', sessionsDir, '--session', id, ...(row.flags ?? []));
+	const args = [
+		'bin/booook.js',
+		'run',
+		BOOKS[row.book],
+		'--headless',
+		'--method',
+		row.method,
+		'--provider',
+		'openai',
+		'--model',
+		'gpt-4o-mini',
+		'--base-url',
+		`${api.url}/v1`,
+	];
+	args.push(
+		'--concurrency',
+		String(concurrency),
+		'--chunk-size',
+		String(CHUNK_SIZE),
+		'--sessions-dir',
+		sessionsDir,
+		'--session',
+		id,
+		...(row.flags ?? []),
+	);
 	const { stdout: _summary, stderr: _progress, ...measured } = await measure(args, api);
 	const sessionBytes = folderBytes(join(sessionsDir, id));
-	const floorS = row.method === 'hier' ? (hierRounds(id, concurrency) * latency) / 1000 : (measured.calls * latency) / 1000;
+	const floorS =
+		row.method === 'hier'
+			? (hierRounds(id, concurrency) * latency) / 1000
+			: (measured.calls * latency) / 1000;
 	return { ...measured, sessionBytes, floorS };
 }
 
@@ -215,7 +325,18 @@ function hierRounds(id: string, workers: number): number {
 }
 
 async function runPeer(row: PairRow, api: Fake, latency: number, concurrency: number) {
-	const args = [PEER, BOOKS[row.book], '--method', row.peer, '--base-url', `${api.url}/v1`, '--concurrency', String(concurrency), '--chunk-size', String(CHUNK_SIZE)];
+	const args = [
+		PEER,
+		BOOKS[row.book],
+		'--method',
+		row.peer,
+		'--base-url',
+		`${api.url}/v1`,
+		'--concurrency',
+		String(concurrency),
+		'--chunk-size',
+		String(CHUNK_SIZE),
+	];
 	args.push('--token-max', values['token-max'], '--splitter', values.splitter);
 	const { stdout: _summary, stderr, ...measured } = await measure(args, api);
 	// Its last line on stderr: how many chunks, and how many calls each round of its schedule had.
@@ -229,7 +350,11 @@ async function startup() {
 	const listed = existsSync(sessionsDir) ? readdirSync(sessionsDir).length : 0;
 	for (const [command, args, note] of [
 		['booook --help', ['bin/booook.js', '--help'], ''],
-		['booook sessions', ['bin/booook.js', 'sessions', '--sessions-dir', sessionsDir], `listing ${listed} session${listed === 1 ? '' : 's'}`],
+		[
+			'booook sessions',
+			['bin/booook.js', 'sessions', '--sessions-dir', sessionsDir],
+			`listing ${listed} session${listed === 1 ? '' : 's'}`,
+		],
 	] as const) {
 		progress(`startup: ${command}`);
 		const runsS: number[] = [];
@@ -244,7 +369,11 @@ async function measure(args: string[], api?: Fake): Promise<Measured & { stdout:
 	const before = api ? (await api.stats()).requests : 0;
 	const timeFile = join(work, 'time.txt');
 	const started = performance.now();
-	const child = spawn(TIME, ['-f', '%M %O', '-o', timeFile, process.execPath, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(TIME, ['-f', '%M %O', '-o', timeFile, process.execPath, ...args], {
+		cwd: ROOT,
+		env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	live.add(child);
 	let stdout = '';
 	let stderr = '';
@@ -252,7 +381,9 @@ async function measure(args: string[], api?: Fake): Promise<Measured & { stdout:
 	child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
 	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 	const wallS = (performance.now() - started) / 1000;
-	await new Promise((resolve) => (child.stdout.readableEnded ? resolve(null) : child.stdout.once('end', resolve)));
+	await new Promise((resolve) =>
+		child.stdout.readableEnded ? resolve(null) : child.stdout.once('end', resolve),
+	);
 	live.delete(child);
 	if (code !== 0) fail(`node ${args.join(' ')} exited ${code}:\n${stderr.slice(-2000)}`);
 	const [kib, blocks] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
@@ -262,22 +393,38 @@ async function measure(args: string[], api?: Fake): Promise<Measured & { stdout:
 
 function peerVersion(name: string): string {
 	try {
-		return (JSON.parse(readFileSync(join(ROOT, 'bench/peers/node_modules/@langchain', name, 'package.json'), 'utf8')) as { version: string }).version;
+		return (
+			JSON.parse(
+				readFileSync(join(ROOT, 'bench/peers/node_modules/@langchain', name, 'package.json'), 'utf8'),
+			) as { version: string }
+		).version;
 	} catch {
 		return 'not installed';
 	}
 }
 
-
 function report(): string {
-	const lines: string[] = ['booook vs LangChain.js, measured side by side in one run', ...results.environment.map((e) => `- ${e}`), ''];
+	const lines: string[] = [
+		'booook vs LangChain.js, measured side by side in one run',
+		...results.environment.map((e) => `- ${e}`),
+		'',
+	];
 	if (results.pairs.length > 0) {
 		lines.push('| row | booook | LangChain.js | ratio | goal |', '|---|---|---|---|---|');
 		for (const p of results.pairs) {
 			const goal = (ROWS[p.row] as PairRow).ratioGoal;
 			const ratio = range(p.ratios, (r) => r.toFixed(2));
-			const verdict = goal === null ? '—' : `≤ ${goal.toFixed(2)}: ${Math.max(...p.ratios) <= goal ? 'met' : 'not met'}`;
-			lines.push(`| ${p.title} (${p.latency} ms calls, concurrency ${p.concurrency}) | ${range(p.booook.map((m) => m.wallS), (s) => s.toFixed(1))} s | ${range(p.peer.map((m) => m.wallS), (s) => s.toFixed(1))} s | ${ratio} | ${verdict} |`);
+			const verdict =
+				goal === null ? '—' : `≤ ${goal.toFixed(2)}: ${Math.max(...p.ratios) <= goal ? 'met' : 'not met'}`;
+			lines.push(
+				`| ${p.title} (${p.latency} ms calls, concurrency ${p.concurrency}) | ${range(
+					p.booook.map((m) => m.wallS),
+					(s) => s.toFixed(1),
+				)} s | ${range(
+					p.peer.map((m) => m.wallS),
+					(s) => s.toFixed(1),
+				)} s | ${ratio} | ${verdict} |`,
+			);
 		}
 		lines.push('');
 		for (const p of results.pairs) {
@@ -290,23 +437,35 @@ function report(): string {
 					`  booook ${row.method}: ${b.wallS.toFixed(2)} s, ${b.calls} calls (floor ${b.floorS.toFixed(2)} s, wall ${(b.wallS / b.floorS).toFixed(2)}× it), peak ${b.peakMiB.toFixed(0)} MiB, ` +
 						`wrote ${(b.writtenBytes / MiB).toFixed(1)} MiB for a ${(b.sessionBytes / MiB).toFixed(1)} MiB session (${written.toFixed(1)}×)`,
 				);
-				lines.push(`  LangChain.js ${row.peer}: ${c.wallS.toFixed(2)} s, ${c.calls} calls over ${c.chunks} chunks (floor ${c.floorS.toFixed(2)} s, wall ${(c.wallS / c.floorS).toFixed(2)}× it), peak ${c.peakMiB.toFixed(0)} MiB`);
+				lines.push(
+					`  LangChain.js ${row.peer}: ${c.wallS.toFixed(2)} s, ${c.calls} calls over ${c.chunks} chunks (floor ${c.floorS.toFixed(2)} s, wall ${(c.wallS / c.floorS).toFixed(2)}× it), peak ${c.peakMiB.toFixed(0)} MiB`,
+				);
 			});
 			const worstPeak = Math.max(...p.booook.map((b) => b.peakMiB));
 			const worstWritten = Math.max(...p.booook.map((b) => b.writtenBytes / b.sessionBytes));
-			if (row.peakGoalMiB !== undefined) lines.push(`  goal: booook's peak memory ≤ ${row.peakGoalMiB} MiB: ${worstPeak <= row.peakGoalMiB ? 'met' : 'not met'} (${worstPeak.toFixed(0)} MiB)`);
-			if (row.writtenGoal !== undefined) lines.push(`  goal: booook writes ≤ ${row.writtenGoal}× its final session size: ${worstWritten <= row.writtenGoal ? 'met' : 'not met'} (${worstWritten.toFixed(1)}×)`);
+			if (row.peakGoalMiB !== undefined)
+				lines.push(
+					`  goal: booook's peak memory ≤ ${row.peakGoalMiB} MiB: ${worstPeak <= row.peakGoalMiB ? 'met' : 'not met'} (${worstPeak.toFixed(0)} MiB)`,
+				);
+			if (row.writtenGoal !== undefined)
+				lines.push(
+					`  goal: booook writes ≤ ${row.writtenGoal}× its final session size: ${worstWritten <= row.writtenGoal ? 'met' : 'not met'} (${worstWritten.toFixed(1)}×)`,
+				);
 		}
 		lines.push('');
 	}
 	if (results.startup.length > 0) {
 		lines.push(`| start-up (median of ${startupRuns}) | seconds | goal |`, '|---|---|---|');
 		for (const s of results.startup) {
-			lines.push(`| \`${s.command}\`${s.note ? ` (${s.note})` : ''} | ${s.medianS.toFixed(2)} | ≤ ${STARTUP_GOAL_S}: ${s.medianS <= STARTUP_GOAL_S ? 'met' : 'not met'} |`);
+			lines.push(
+				`| \`${s.command}\`${s.note ? ` (${s.note})` : ''} | ${s.medianS.toFixed(2)} | ≤ ${STARTUP_GOAL_S}: ${s.medianS <= STARTUP_GOAL_S ? 'met' : 'not met'} |`,
+			);
 		}
 		lines.push('');
 	}
-	lines.push('Goals of issue 11 not measured here: a resumed run loses only the calls in flight (test/resume.test.ts tests it); 100% of BooookScore calls after the first read the prompt cache.');
+	lines.push(
+		'Goals of issue 11 not measured here: a resumed run loses only the calls in flight (test/resume.test.ts tests it); 100% of BooookScore calls after the first read the prompt cache.',
+	);
 	return `${lines.join('\n')}\n`;
 }
 
@@ -315,4 +474,3 @@ function range(xs: number[], show: (x: number) => string): string {
 	const hi = show(Math.max(...xs));
 	return lo === hi ? lo : `${lo}–${hi}`;
 }
-

@@ -51,7 +51,15 @@
  * its own summary line of the rate limits (`rate limits: N answers of 429; …`).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,9 +78,15 @@ const STUDY_CHARS = 105_000;
 const STUDY_CHUNK_SIZES = [1024, 2048, 4096];
 
 const ROWS = {
-	pp: { title: 'Pride and Prejudice, hierarchical vs LangChain.js map-reduce-collapse, concurrency 16', tpm: 150_000 },
+	pp: {
+		title: 'Pride and Prejudice, hierarchical vs LangChain.js map-reduce-collapse, concurrency 16',
+		tpm: 150_000,
+	},
 	'frank-anthropic': { title: 'Frankenstein through --provider anthropic, defaults', tpm: 60_000 },
-	study: { title: `booook study: 6 cells (hier, inc × chunk sizes ${STUDY_CHUNK_SIZES.join(', ')}) on one key`, tpm: 100_000 },
+	study: {
+		title: `booook study: 6 cells (hier, inc × chunk sizes ${STUDY_CHUNK_SIZES.join(', ')}) on one key`,
+		tpm: 100_000,
+	},
 } as const;
 type RowName = keyof typeof ROWS;
 
@@ -84,16 +98,25 @@ const { values } = parseArgs({
 	},
 });
 const { live, cleanups, progress, fail, stop, startFake } = benchKit('bench/ratelimit', () => values.json);
-const chosen = values.rows.split(',').map((r) => r.trim()).filter(Boolean);
+const chosen = values.rows
+	.split(',')
+	.map((r) => r.trim())
+	.filter(Boolean);
 const unknown = chosen.filter((r) => !(r in ROWS));
 if (unknown.length > 0) fail(`unknown row ${unknown.join(', ')}; rows: ${Object.keys(ROWS).join(', ')}`);
-if (chosen.includes('pp') && !existsSync(join(ROOT, 'bench/peers/node_modules/@langchain/classic'))) fail('the LangChain peer is not installed: npm --prefix bench/peers ci');
+if (chosen.includes('pp') && !existsSync(join(ROOT, 'bench/peers/node_modules/@langchain/classic')))
+	fail('the LangChain peer is not installed: npm --prefix bench/peers ci');
 
 // booook is measured as installed: `npm install` compiles it (bin/build.js).
-execFileSync(process.execPath, [join(ROOT, 'bin/build.js')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [join(ROOT, 'bin/build.js')], {
+	cwd: ROOT,
+	stdio: ['ignore', 'ignore', 'inherit'],
+});
 
 // Children get no real key and no tracing; each run is given a key of its own below.
-const baseEnv: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|LANGCHAIN|LANGSMITH|BOOOOK)_/u.test(k)));
+const baseEnv: NodeJS.ProcessEnv = Object.fromEntries(
+	Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|LANGCHAIN|LANGSMITH|BOOOOK)_/u.test(k)),
+);
 
 const work = mkdtempSync(join(tmpdir(), 'booook-bench-ratelimit-'));
 const sessionsDir = join(work, 'sessions');
@@ -158,7 +181,9 @@ const environment = {
 	date: new Date().toISOString(),
 	node: process.version,
 	cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
-	loadBefore: loadavg().map((l) => l.toFixed(2)).join(' '),
+	loadBefore: loadavg()
+		.map((l) => l.toFixed(2))
+		.join(' '),
 	loadAfter: '',
 	totalS: 0,
 };
@@ -170,7 +195,9 @@ try {
 		else if (name === 'frank-anthropic') results.push(await frankAnthropic());
 		else results.push(await study());
 	}
-	environment.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
+	environment.loadAfter = loadavg()
+		.map((l) => l.toFixed(2))
+		.join(' ');
 	environment.totalS = (performance.now() - started) / 1000;
 	if (values.json) process.stdout.write(`${JSON.stringify({ environment, results }, null, 2)}\n`);
 	else process.stdout.write(report());
@@ -180,12 +207,28 @@ try {
 
 async function pp(): Promise<SideResult[]> {
 	const { tpm } = ROWS.pp;
-	const api = await startFake(['--tpm', String(tpm), '--latency', String(LATENCY_MS), '--plain', '--words', WORDS], baseEnv);
+	const api = await startFake(
+		['--tpm', String(tpm), '--latency', String(LATENCY_MS), '--plain', '--words', WORDS],
+		baseEnv,
+	);
 	try {
 		const id = 'pp-booook-1';
 		const key = 'sk-bench-pp-booook-1';
 		progress('pp: booook hierarchical, concurrency 16');
-		const args = ['bin/booook.js', 'run', BOOKS.pp, '--headless', '--method', 'hier', '--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', `${api.url}/v1`];
+		const args = [
+			'bin/booook.js',
+			'run',
+			BOOKS.pp,
+			'--headless',
+			'--method',
+			'hier',
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			`${api.url}/v1`,
+		];
 		args.push('--concurrency', '16', '--chunk-size', '2048', '--sessions-dir', sessionsDir, '--session', id);
 		const b = await measure(args, api, { OPENAI_API_KEY: key });
 		const booook = side('pp', 'booook hier', key, b, tpm, b.code === 0 ? latencyOf(id, 16) : null);
@@ -193,19 +236,39 @@ async function pp(): Promise<SideResult[]> {
 
 		const peerKey = 'sk-bench-pp-langchain-1';
 		progress('pp: LangChain.js map-reduce with collapse, concurrency 16');
-		const peerArgs = [PEER, BOOKS.pp, '--method', 'map-reduce', '--base-url', `${api.url}/v1`, '--concurrency', '16', '--chunk-size', '2048', '--token-max', '7000', '--splitter', 'token'];
+		const peerArgs = [
+			PEER,
+			BOOKS.pp,
+			'--method',
+			'map-reduce',
+			'--base-url',
+			`${api.url}/v1`,
+			'--concurrency',
+			'16',
+			'--chunk-size',
+			'2048',
+			'--token-max',
+			'7000',
+			'--splitter',
+			'token',
+		];
 		const p = await measure(peerArgs, api, { OPENAI_API_KEY: peerKey });
 		let peerLatency: number | null = null;
 		if (p.code === 0) {
 			// Its last line on stderr: how many calls each round of its schedule had.
 			const told = JSON.parse(p.stderr.trim().split('\n').at(-1) ?? '{}') as { rounds?: number[] };
-			if (told.rounds) peerLatency = (told.rounds.reduce((s, calls) => s + Math.ceil(calls / 16), 0) * LATENCY_MS) / 1000;
+			if (told.rounds)
+				peerLatency = (told.rounds.reduce((s, calls) => s + Math.ceil(calls / 16), 0) * LATENCY_MS) / 1000;
 		}
 		const peer = side('pp', 'LangChain.js map-reduce', peerKey, p, tpm, peerLatency);
 
 		booook.goals.push(
 			ratioGoal(booook, 1.1),
-			{ text: '429s < 10% of requests', met: booook.rateLimited < 0.1 * booook.requests, measured: `${booook.rateLimited}/${booook.requests} (${pct(booook.rateLimited, booook.requests)})` },
+			{
+				text: '429s < 10% of requests',
+				met: booook.rateLimited < 0.1 * booook.requests,
+				measured: `${booook.rateLimited}/${booook.requests} (${pct(booook.rateLimited, booook.requests)})`,
+			},
 			{
 				text: "wall/floor < LangChain.js's",
 				// A peer that failed has no ratio to beat: the goal is then booook's finishing at all.
@@ -224,16 +287,39 @@ async function pp(): Promise<SideResult[]> {
 
 async function frankAnthropic(): Promise<SideResult> {
 	const { tpm } = ROWS['frank-anthropic'];
-	const api = await startFake(['--tpm', String(tpm), '--latency', String(LATENCY_MS), '--words', WORDS], baseEnv);
+	const api = await startFake(
+		['--tpm', String(tpm), '--latency', String(LATENCY_MS), '--words', WORDS],
+		baseEnv,
+	);
 	try {
 		const id = 'frank-anthropic-1';
 		const key = 'sk-bench-frank-anthropic-1';
 		progress('frank-anthropic: booook hierarchical through the anthropic provider, defaults');
 		// The fake's Anthropic base URL is its root (the SDK adds /v1).
-		const args = ['bin/booook.js', 'run', BOOKS.frankenstein, '--headless', '--provider', 'anthropic', '--base-url', api.url, '--sessions-dir', sessionsDir, '--session', id];
+		const args = [
+			'bin/booook.js',
+			'run',
+			BOOKS.frankenstein,
+			'--headless',
+			'--provider',
+			'anthropic',
+			'--base-url',
+			api.url,
+			'--sessions-dir',
+			sessionsDir,
+			'--session',
+			id,
+		];
 		const m = await measure(args, api, { ANTHROPIC_API_KEY: key });
 		// booook's default concurrency: 4.
-		const result = side('frank-anthropic', 'booook hier (anthropic)', key, m, tpm, m.code === 0 ? latencyOf(id, 4) : null);
+		const result = side(
+			'frank-anthropic',
+			'booook hier (anthropic)',
+			key,
+			m,
+			tpm,
+			m.code === 0 ? latencyOf(id, 4) : null,
+		);
 		result.evidence = evidence(m, [id]);
 		result.goals.push(ratioGoal(result, 1.15));
 		return result;
@@ -244,12 +330,18 @@ async function frankAnthropic(): Promise<SideResult> {
 
 async function study(): Promise<SideResult> {
 	const { tpm } = ROWS.study;
-	const api = await startFake(['--tpm', String(tpm), '--latency', String(LATENCY_MS), '--words', WORDS], baseEnv);
+	const api = await startFake(
+		['--tpm', String(tpm), '--latency', String(LATENCY_MS), '--words', WORDS],
+		baseEnv,
+	);
 	try {
 		const dir = join(work, 'study');
 		mkdirSync(dir, { recursive: true });
 		const whole = readFileSync(BOOKS.frankenstein, 'utf8').slice(0, STUDY_CHARS);
-		writeFileSync(join(dir, 'frankenstein-part.txt'), `${whole.slice(0, whole.lastIndexOf('\n\n')).trimEnd()}\n`);
+		writeFileSync(
+			join(dir, 'frankenstein-part.txt'),
+			`${whole.slice(0, whole.lastIndexOf('\n\n')).trimEnd()}\n`,
+		);
 		const file = join(dir, 'ratelimit.json');
 		const spec = {
 			name: 'ratelimit',
@@ -261,9 +353,17 @@ async function study(): Promise<SideResult> {
 		writeFileSync(file, `${JSON.stringify(spec, null, 2)}\n`);
 		const key = 'sk-bench-study-1';
 		progress('study: 6 cells, study concurrency 4');
-		const m = await measure(['bin/booook.js', 'study', file, '--headless', '--sessions-dir', sessionsDir], api, { OPENAI_API_KEY: key });
+		const m = await measure(
+			['bin/booook.js', 'study', file, '--headless', '--sessions-dir', sessionsDir],
+			api,
+			{ OPENAI_API_KEY: key },
+		);
 		const result = side('study', 'booook study (6 cells)', key, m, tpm, null);
-		const cellSessions = existsSync(sessionsDir) ? readdirSync(sessionsDir).filter((d) => d.startsWith('ratelimit-') && !d.endsWith('.json') && !d.endsWith('.jsonl')) : [];
+		const cellSessions = existsSync(sessionsDir)
+			? readdirSync(sessionsDir).filter(
+					(d) => d.startsWith('ratelimit-') && !d.endsWith('.json') && !d.endsWith('.jsonl'),
+				)
+			: [];
 		result.evidence = evidence(m, cellSessions);
 		const doneLine = /study ratelimit: (\d+)\/(\d+) cells done/u.exec(m.stderr);
 		const failed = m.stderr.split('\n').filter((l) => /: (scoring )?failed: /u.test(l));
@@ -296,7 +396,11 @@ async function measure(args: string[], api: Fake, keys: NodeJS.ProcessEnv): Prom
 	const stats = async () => (await api.stats()) as Stats;
 	const before = await stats();
 	const t0 = performance.now();
-	const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...baseEnv, ...keys }, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, args, {
+		cwd: ROOT,
+		env: { ...baseEnv, ...keys },
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	live.add(child);
 	let stdout = '';
 	let stderr = '';
@@ -309,10 +413,13 @@ async function measure(args: string[], api: Fake, keys: NodeJS.ProcessEnv): Prom
 	});
 	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 	const wallS = (performance.now() - t0) / 1000;
-	await new Promise((resolve) => (child.stdout.readableEnded ? resolve(null) : child.stdout.once('end', resolve)));
+	await new Promise((resolve) =>
+		child.stdout.readableEnded ? resolve(null) : child.stdout.once('end', resolve),
+	);
 	live.delete(child);
 	const after = await stats();
-	const charged = after.charged ?? fail('the fake API reports no `charged` in GET /stats: is it the one in test/support?');
+	const charged =
+		after.charged ?? fail('the fake API reports no `charged` in GET /stats: is it the one in test/support?');
 	const measured = {
 		code,
 		wallS,
@@ -323,11 +430,20 @@ async function measure(args: string[], api: Fake, keys: NodeJS.ProcessEnv): Prom
 		rateLimited: (after.rateLimited ?? 0) - (before.rateLimited ?? 0),
 		chargedTokens: (charged.tokens ?? 0) - (before.charged?.tokens ?? 0),
 	};
-	progress(`  ${code === 0 ? 'done' : `exited ${code}`} in ${wallS.toFixed(1)} s: ${measured.requests} requests, ${measured.rateLimited} answered 429, ${measured.chargedTokens.toLocaleString('en-US')} tokens charged`);
+	progress(
+		`  ${code === 0 ? 'done' : `exited ${code}`} in ${wallS.toFixed(1)} s: ${measured.requests} requests, ${measured.rateLimited} answered 429, ${measured.chargedTokens.toLocaleString('en-US')} tokens charged`,
+	);
 	return measured;
 }
 
-function side(row: RowName, name: string, key: string, m: Measured, allowance: number, latencyFloorS: number | null): SideResult {
+function side(
+	row: RowName,
+	name: string,
+	key: string,
+	m: Measured,
+	allowance: number,
+	latencyFloorS: number | null,
+): SideResult {
 	const tokenFloorS = (Math.max(0, m.chargedTokens - allowance) / allowance) * 60;
 	const floorS = Math.max(tokenFloorS, latencyFloorS ?? 0);
 	return {
@@ -357,7 +473,11 @@ function failureOf(stderr: string): string {
 }
 
 function ratioGoal(s: SideResult, most: number): Goal {
-	return { text: `wall ≤ ${most.toFixed(2)}× floor`, met: s.exitCode === 0 && s.ratio <= most, measured: s.exitCode === 0 ? `${s.ratio.toFixed(2)}×` : `failed (exit ${s.exitCode})` };
+	return {
+		text: `wall ≤ ${most.toFixed(2)}× floor`,
+		met: s.exitCode === 0 && s.ratio <= most,
+		measured: s.exitCode === 0 ? `${s.ratio.toFixed(2)}×` : `failed (exit ${s.exitCode})`,
+	};
 }
 
 /** booook's latency floor in seconds: its finished session's calls replayed on `workers`. */
@@ -381,13 +501,15 @@ function evidence(m: Measured, sessions: string[]): Evidence {
 			const call = JSON.parse(line) as { node?: string; attempt?: number; error?: unknown };
 			if (!call.error) continue;
 			failedAttempts += 1;
-			if (failedErrors.length < 5) failedErrors.push(`${id} ${call.node} attempt ${call.attempt}: ${String(call.error).slice(0, 240)}`);
+			if (failedErrors.length < 5)
+				failedErrors.push(`${id} ${call.node} attempt ${call.attempt}: ${String(call.error).slice(0, 240)}`);
 		}
 	}
 	const lines = m.stderr.split('\n');
 	const retryLines = lines.filter((l) => /: retrying \(/u.test(l));
 	let longest = 0;
-	for (let i = 1; i < m.lineTimes.length; i++) longest = Math.max(longest, m.lineTimes[i]! - m.lineTimes[i - 1]!);
+	for (let i = 1; i < m.lineTimes.length; i++)
+		longest = Math.max(longest, m.lineTimes[i]! - m.lineTimes[i - 1]!);
 	return {
 		failedAttempts,
 		failedErrors,
@@ -403,30 +525,47 @@ function report(): string {
 		'booook under enforced rate limits: wall time against the floor the limits allow, measured in one run',
 		`- ${environment.date}; node ${environment.node}, ${environment.cpus}; load average ${environment.loadBefore} at the start, ${environment.loadAfter} at the end; the whole benchmark took ${environment.totalS.toFixed(0)} s`,
 		`- fake API: token buckets per key and model with rate-limit headers, ${LATENCY_MS} ms before every answer, ${WORDS} words to a prompt that names no length, 80% of the words a prompt asks for`,
-		'- floor: max(token floor = (tokens charged − one minute\'s allowance) / allowance × 60 s, latency floor); study: the token floor only',
+		"- floor: max(token floor = (tokens charged − one minute's allowance) / allowance × 60 s, latency floor); study: the token floor only",
 		'',
 		'| row | side | wall | floor (tokens charged; token / latency floor) | wall/floor | 429s/requests | goals |',
 		'|---|---|---|---|---|---|---|',
 	];
 	for (const r of results) {
 		const floor = `${r.floorS.toFixed(1)} s (${r.chargedTokens.toLocaleString('en-US')} at ${r.allowance.toLocaleString('en-US')}/min; ${r.tokenFloorS.toFixed(1)} / ${r.latencyFloorS === null ? '—' : r.latencyFloorS.toFixed(1)} s)`;
-		const goals = r.goals.length === 0 ? '—' : r.goals.map((g) => `${g.text}: ${g.met ? 'met' : 'NOT met'} (${g.measured})`).join('; ');
+		const goals =
+			r.goals.length === 0
+				? '—'
+				: r.goals.map((g) => `${g.text}: ${g.met ? 'met' : 'NOT met'} (${g.measured})`).join('; ');
 		const wall = r.exitCode === 0 ? `${r.wallS.toFixed(1)} s` : `${r.wallS.toFixed(1)} s, exit ${r.exitCode}`;
 		const ratio = r.exitCode === 0 ? r.ratio.toFixed(2) : '— (did not finish)';
-		out.push(`| ${r.row} | ${r.side} | ${wall} | ${floor} | ${ratio} | ${r.rateLimited}/${r.requests} (${pct(r.rateLimited, r.requests)}) | ${goals} |`);
+		out.push(
+			`| ${r.row} | ${r.side} | ${wall} | ${floor} | ${ratio} | ${r.rateLimited}/${r.requests} (${pct(r.rateLimited, r.requests)}) | ${goals} |`,
+		);
 	}
 	out.push('');
 	for (const r of results) {
 		const title = ROWS[r.row].title;
 		out.push(`${r.row} — ${r.side} (${title}; key ${r.key}):`);
-		if (r.failure !== null) out.push(`  exited ${r.exitCode} after ${r.wallS.toFixed(1)} s, so its floor counts only the calls it made; it said:`, ...r.failure.split('\n').map((l) => `    ${l}`));
-		if (r.cells) out.push(`  cells: ${r.cells.done}/${r.cells.total} done${r.cells.failed.length ? `; failed: ${r.cells.failed.join(' | ')}` : ', none failed'}`);
+		if (r.failure !== null)
+			out.push(
+				`  exited ${r.exitCode} after ${r.wallS.toFixed(1)} s, so its floor counts only the calls it made; it said:`,
+				...r.failure.split('\n').map((l) => `    ${l}`),
+			);
+		if (r.cells)
+			out.push(
+				`  cells: ${r.cells.done}/${r.cells.total} done${r.cells.failed.length ? `; failed: ${r.cells.failed.join(' | ')}` : ', none failed'}`,
+			);
 		const e = r.evidence;
 		if (e) {
 			out.push(`  ${e.rateLimitLine ?? 'no "rate limits: …" line on stderr'}`);
 			// A run prints a line per call answered; a study, one per change of a cell and a wait at most twice a minute.
-			const silence = r.row === 'study' ? ' (a study prints a line per change of a cell, and a rate-limit wait at most twice a minute)' : ' (a run prints a line per call answered)';
-			out.push(`  failed attempts in calls.jsonl: ${e.failedAttempts}; "retrying" lines on stderr: ${e.retries}; longest silence on stderr: ${e.longestSilenceS.toFixed(1)} s${silence}`);
+			const silence =
+				r.row === 'study'
+					? ' (a study prints a line per change of a cell, and a rate-limit wait at most twice a minute)'
+					: ' (a run prints a line per call answered)';
+			out.push(
+				`  failed attempts in calls.jsonl: ${e.failedAttempts}; "retrying" lines on stderr: ${e.retries}; longest silence on stderr: ${e.longestSilenceS.toFixed(1)} s${silence}`,
+			);
 			for (const line of [...e.failedErrors, ...e.retryLines]) out.push(`    ${line}`);
 		}
 	}

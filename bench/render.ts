@@ -24,16 +24,36 @@ import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from '../test/support/fake-model.ts';
 import { setUp } from '../test/support/run-harness.ts';
 
-const { values } = parseArgs({ options: { deltas: { type: 'string', default: '10000' }, rate: { type: 'string', default: '200' }, seconds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+	options: {
+		deltas: { type: 'string', default: '10000' },
+		rate: { type: 'string', default: '200' },
+		seconds: { type: 'string', default: '5' },
+	},
+});
 const DELTAS = Number(values.deltas);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 const STREAMS = 6;
 const DELTAS_PER_NODE = 60;
 
-const book = readFileSync(fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url)), 'utf8');
+const book = readFileSync(
+	fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url)),
+	'utf8',
+);
 // A finished run gives every node real inputs and texts; the bench replays it as if it were live.
-const { engine, run } = await setUp(book, { method: 'hier', chunkSize: 512, maxSummary: 300, contextWindow: 2048, concurrency: STREAMS, clean: false }, new FakeModel({ seed: 1 }));
+const { engine, run } = await setUp(
+	book,
+	{
+		method: 'hier',
+		chunkSize: 512,
+		maxSummary: 300,
+		contextWindow: 2048,
+		concurrency: STREAMS,
+		clean: false,
+	},
+	new FakeModel({ seed: 1 }),
+);
 if ((await engine.start()) !== 'done') throw new Error('the fixture run did not finish');
 const level0 = run.nodes.filter((n) => n.level === 0);
 
@@ -70,25 +90,60 @@ const stdout = Object.assign(
 	}),
 	{ isTTY: true, columns: 120, rows: 40 },
 ) as unknown as NodeJS.WriteStream;
-const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode() {}, ref() {}, unref() {} }) as unknown as NodeJS.ReadStream;
+const stdin = Object.assign(new PassThrough(), {
+	isTTY: true,
+	setRawMode() {},
+	ref() {},
+	unref() {},
+}) as unknown as NodeJS.ReadStream;
 
 const store = new ViewStore(initialView(run), { fps: MAX_FPS, run: () => run });
 controls.on(store.dispatch);
 let frames = 0;
-const instance = render(createElement(RunScreen, { controls, store, info: { session: 'bench', title: 'Pride and Prejudice', book, provider: 'openai', model: 'fake', isLLM: true, priced: true }, start() {}, quit() {} }), {
-	stdout,
-	stdin,
-	stderr: stdout,
-	exitOnCtrlC: false,
-	patchConsole: false,
-	maxFps: MAX_FPS,
-	onRender: () => frames++,
-});
+const instance = render(
+	createElement(RunScreen, {
+		controls,
+		store,
+		info: {
+			session: 'bench',
+			title: 'Pride and Prejudice',
+			book,
+			provider: 'openai',
+			model: 'fake',
+			isLLM: true,
+			priced: true,
+		},
+		start() {},
+		quit() {},
+	}),
+	{
+		stdout,
+		stdin,
+		stderr: stdout,
+		exitOnCtrlC: false,
+		patchConsole: false,
+		maxFps: MAX_FPS,
+		onRender: () => frames++,
+	},
+);
 
 // The replay: level 0 planned, STREAMS nodes streaming at once; a node finishes after
 // DELTAS_PER_NODE deltas and the next one starts.
-emit({ type: 'run-started', session: 'bench', method: 'hier', provider: 'openai', model: 'fake', isLLM: true, planned: run.nodes.length, done: 0 });
-emit({ type: 'node-planned', planned: run.nodes.length, nodes: level0.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })) });
+emit({
+	type: 'run-started',
+	session: 'bench',
+	method: 'hier',
+	provider: 'openai',
+	model: 'fake',
+	isLLM: true,
+	planned: run.nodes.length,
+	done: 0,
+});
+emit({
+	type: 'node-planned',
+	planned: run.nodes.length,
+	nodes: level0.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })),
+});
 let nextNode = 0;
 const streaming: { id: NodeRef; sent: number; words: string[] }[] = [];
 const startNext = () => {
@@ -104,7 +159,17 @@ const sendDelta = () => {
 	if (++s.sent >= DELTAS_PER_NODE) {
 		streaming.splice(streaming.indexOf(s), 1);
 		const node = level0.find((n) => n.id === s.id)!;
-		emit({ type: 'node-finished', node: s.id, kind: node.kind, level: 0, index: node.index, words: 50, tokens: 60, attempts: 1, overBudget: false });
+		emit({
+			type: 'node-finished',
+			node: s.id,
+			kind: node.kind,
+			level: 0,
+			index: node.index,
+			words: 50,
+			tokens: 60,
+			attempts: 1,
+			overBudget: false,
+		});
 		startNext();
 	}
 };
@@ -123,7 +188,9 @@ await pause(100);
 let used = process.cpuUsage(cpu);
 let elapsed = performance.now() - wall;
 const burstFrames = frames - framesBefore;
-console.log(`burst: ${DELTAS} deltas in ${Math.round(elapsed)} ms; CPU ${((used.user + used.system) / DELTAS).toFixed(1)} µs per delta; ${burstFrames} frames drawn (cap ${MAX_FPS}/s); ${store.published} snapshots published`);
+console.log(
+	`burst: ${DELTAS} deltas in ${Math.round(elapsed)} ms; CPU ${((used.user + used.system) / DELTAS).toFixed(1)} µs per delta; ${burstFrames} frames drawn (cap ${MAX_FPS}/s); ${store.published} snapshots published`,
+);
 
 // 2. Paced: RATE deltas a second, sent every 20 ms in small groups, as several streams would.
 await pause(300);
@@ -145,8 +212,12 @@ while (sent < total) {
 used = process.cpuUsage(cpu);
 elapsed = performance.now() - wall;
 const share = (used.user + used.system) / 1000 / elapsed;
-console.log(`paced: ${total} deltas at ${RATE}/s over ${(elapsed / 1000).toFixed(1)} s; CPU share ${(share * 100).toFixed(1)}% of one core (goal < 30%); ${frames - framesBefore} frames, ${writes - writesBefore} writes, ${Math.round((bytes - bytesBefore) / 1024)} KiB to the terminal`);
-console.log(`cpu-share ratio to goal: ${(share / 0.3).toFixed(2)} (${process.env.NODE_ENV === 'production' ? 'React production build' : 'React development build; NODE_ENV=production is lighter'})`);
+console.log(
+	`paced: ${total} deltas at ${RATE}/s over ${(elapsed / 1000).toFixed(1)} s; CPU share ${(share * 100).toFixed(1)}% of one core (goal < 30%); ${frames - framesBefore} frames, ${writes - writesBefore} writes, ${Math.round((bytes - bytesBefore) / 1024)} KiB to the terminal`,
+);
+console.log(
+	`cpu-share ratio to goal: ${(share / 0.3).toFixed(2)} (${process.env.NODE_ENV === 'production' ? 'React production build' : 'React development build; NODE_ENV=production is lighter'})`,
+);
 
 instance.unmount();
 store.dispose();

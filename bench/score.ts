@@ -20,25 +20,77 @@ import { loadTemplates } from '../source/prompts/load.ts';
 import { Session } from '../source/store/session.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 
-const { values } = parseArgs({ options: { latency: { type: 'string', default: '300' }, concurrency: { type: 'string', default: '4' }, sentences: { type: 'string', default: '40' } } });
+const { values } = parseArgs({
+	options: {
+		latency: { type: 'string', default: '300' },
+		concurrency: { type: 'string', default: '4' },
+		sentences: { type: 'string', default: '40' },
+	},
+});
 const latency = Number(values.latency);
 const concurrency = Number(values.concurrency);
 const count = Number(values.sentences);
 
 // A real summary's sentences from the authors' data, as many as asked for.
-const released: Record<string, string> = JSON.parse(readFileSync(fileURLToPath(new URL('../../shared/data/booookscore/summaries/gpt4-2048-hier-cleaned.json', import.meta.url)), 'utf8'));
-const text = Object.values(released).flatMap((s) => splitSentences(s)).slice(0, count).join(' ');
+const released: Record<string, string> = JSON.parse(
+	readFileSync(
+		fileURLToPath(
+			new URL('../../shared/data/booookscore/summaries/gpt4-2048-hier-cleaned.json', import.meta.url),
+		),
+		'utf8',
+	),
+);
+const text = Object.values(released)
+	.flatMap((s) => splitSentences(s))
+	.slice(0, count)
+	.join(' ');
 const sentences = splitSentences(text).length;
 
-const server = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../test/support/fake-api.ts', import.meta.url)), '--port', '0', '--latency', String(latency), '--annotate'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const { url } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve)));
+const server = spawn(
+	process.execPath,
+	[
+		'--import',
+		'tsx',
+		fileURLToPath(new URL('../test/support/fake-api.ts', import.meta.url)),
+		'--port',
+		'0',
+		'--latency',
+		String(latency),
+		'--annotate',
+	],
+	{ stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const { url } = JSON.parse(
+	await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve)),
+);
 const dir = mkdtempSync(join(tmpdir(), 'booook-bench-score-'));
 
 try {
-	const provider = createProvider({ provider: 'openai', model: 'gpt-4o-mini', baseUrl: `${url}/v1`, env: { OPENAI_API_KEY: 'bench' } });
+	const provider = createProvider({
+		provider: 'openai',
+		model: 'gpt-4o-mini',
+		baseUrl: `${url}/v1`,
+		env: { OPENAI_API_KEY: 'bench' },
+	});
 	// Connections and the SDK warm up outside the measured run, as they would in a long session.
-	await Promise.all(Array.from({ length: concurrency }, () => provider.complete({ prompt: 'warm up', maxTokens: 16, temperature: 0, task: { kind: 'annotate', texts: ['warm up'], words: 0 } })));
-	const session = await Session.createCollection(dir, { title: 'bench', sources: [], runs: [], summaries: [{ id: 's0', book: 'bench', text, node: null, version: null, source: 'bench' }], annotations: [], judgments: [] });
+	await Promise.all(
+		Array.from({ length: concurrency }, () =>
+			provider.complete({
+				prompt: 'warm up',
+				maxTokens: 16,
+				temperature: 0,
+				task: { kind: 'annotate', texts: ['warm up'], words: 0 },
+			}),
+		),
+	);
+	const session = await Session.createCollection(dir, {
+		title: 'bench',
+		sources: [],
+		runs: [],
+		summaries: [{ id: 's0', book: 'bench', text, node: null, version: null, source: 'bench' }],
+		annotations: [],
+		judgments: [],
+	});
 	const annotator = new Annotator({
 		store: session,
 		provider,
@@ -51,15 +103,20 @@ try {
 	const status = await annotator.start();
 	const wall = performance.now() - started;
 	if (status !== 'done') throw new Error(`annotating ${status}: ${annotator.error}`);
-	if (annotator.totals.calls !== sentences) throw new Error(`${annotator.totals.calls} calls for ${sentences} sentences`);
+	if (annotator.totals.calls !== sentences)
+		throw new Error(`${annotator.totals.calls} calls for ${sentences} sentences`);
 	// The first call warms the prompt cache alone; the rest start once its answer begins (one latency).
 	const ideal = (1 + Math.ceil((sentences - 1) / concurrency)) * latency;
 	if (process.env.BENCH_DEBUG) {
 		const ms = (await session.calls()).map((c) => c.timings.ms);
-		console.log(`mean call ${Math.round(ms.reduce((a, b) => a + b, 0) / ms.length)} ms, max ${Math.max(...ms)} ms`);
+		console.log(
+			`mean call ${Math.round(ms.reduce((a, b) => a + b, 0) / ms.length)} ms, max ${Math.max(...ms)} ms`,
+		);
 	}
 	await session.close();
-	console.log(`score/ideal ratio: ${(wall / ideal).toFixed(3)} (wall ${Math.round(wall)} ms, ideal ${ideal} ms: 1 call to warm the cache, then ${sentences - 1} over ${concurrency} workers at ${latency} ms)`);
+	console.log(
+		`score/ideal ratio: ${(wall / ideal).toFixed(3)} (wall ${Math.round(wall)} ms, ideal ${ideal} ms: 1 call to warm the cache, then ${sentences - 1} over ${concurrency} workers at ${latency} ms)`,
+	);
 } finally {
 	server.kill();
 	rmSync(dir, { recursive: true, force: true });

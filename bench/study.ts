@@ -39,7 +39,15 @@
  * - the time from the last cell done to the exit: reading every cell's session for the results.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -53,7 +61,10 @@ const TIME = '/usr/bin/time';
 const MiB = 1024 * 1024;
 /** Books compared at each end of the study. */
 const END = 20;
-const { live, cleanups, progress, fail, stop, positive, startFake } = benchKit('bench/study', () => values.json);
+const { live, cleanups, progress, fail, stop, positive, startFake } = benchKit(
+	'bench/study',
+	() => values.json,
+);
 
 const { values } = parseArgs({
 	options: {
@@ -72,12 +83,18 @@ const words = positive('words', values.words);
 const latency = positive('latency', values.latency);
 const concurrency = positive('concurrency', values.concurrency);
 const chunkSize = positive('chunk-size', values['chunk-size']);
-if (books < 2 * END) fail(`--books must be at least ${2 * END}, to compare the first ${END} with the last ${END}`);
+if (books < 2 * END)
+	fail(`--books must be at least ${2 * END}, to compare the first ${END} with the last ${END}`);
 if (!existsSync(TIME)) fail(`${TIME} is missing: install GNU time (apt-get install time)`);
 
-execFileSync(process.execPath, [join(ROOT, 'bin/build.js')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [join(ROOT, 'bin/build.js')], {
+	cwd: ROOT,
+	stdio: ['ignore', 'ignore', 'inherit'],
+});
 
-const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|BOOOOK)_/u.test(k)));
+const env: NodeJS.ProcessEnv = Object.fromEntries(
+	Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|BOOOOK)_/u.test(k)),
+);
 env.OPENAI_API_KEY = 'sk-fake-local-bench';
 
 const work = mkdtempSync(join(tmpdir(), 'booook-bench-study-'));
@@ -94,7 +111,15 @@ try {
 	const sessionsDir = join(work, 'sessions');
 	const api = await startFake(['--latency', String(latency), '--words', '250'], env);
 	try {
-		const study = { name: 'bench', books: paths, methods: ['hier', 'inc'], providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: `${api.url}/v1` }], chunkSizes: [chunkSize], contextWindows: [8192], concurrency };
+		const study = {
+			name: 'bench',
+			books: paths,
+			methods: ['hier', 'inc'],
+			providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: `${api.url}/v1` }],
+			chunkSizes: [chunkSize],
+			contextWindows: [8192],
+			concurrency,
+		};
 		const file = join(work, 'study.json');
 		writeFileSync(file, JSON.stringify(study, null, 2));
 		progress(`booook study: ${books} books × 2 methods, ${latency} ms calls, concurrency ${concurrency}`);
@@ -155,7 +180,11 @@ async function runStudy(file: string, sessionsDir: string): Promise<Run> {
 	const since = () => (performance.now() - started) / 1000;
 	const probe = values.heap ? ['--expose-gc', '--import', './bench/heap-probe.mjs'] : [];
 	const node = [process.execPath, ...probe, 'bin/booook.js', 'study', file, '--sessions-dir', sessionsDir];
-	const child = spawn(TIME, ['-f', '%M', '-o', timeFile, ...node], { cwd: ROOT, env: { ...env, BENCH_HEAP_FILE: heapFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(TIME, ['-f', '%M', '-o', timeFile, ...node], {
+		cwd: ROOT,
+		env: { ...env, BENCH_HEAP_FILE: heapFile },
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	live.add(child);
 	const cells: Run['cells'] = new Map();
 	const rss: Run['rss'] = [];
@@ -190,10 +219,13 @@ async function runStudy(file: string, sessionsDir: string): Promise<Run> {
 	if (code !== 0) fail(`booook study exited ${code}:\n${stderr.slice(-2000)}`);
 	const kib = Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
 	const heap = existsSync(heapFile)
-		? readFileSync(heapFile, 'utf8').trim().split('\n').map((l) => {
-				const [ms, bytes] = l.split(' ').map(Number);
-				return { t: (ms! - epoch) / 1000, mib: bytes! / MiB };
-			})
+		? readFileSync(heapFile, 'utf8')
+				.trim()
+				.split('\n')
+				.map((l) => {
+					const [ms, bytes] = l.split(' ').map(Number);
+					return { t: (ms! - epoch) / 1000, mib: bytes! / MiB };
+				})
 		: [];
 	return { wallS, planS, peakMiB: kib / 1024, cells, rss, heap };
 }
@@ -211,17 +243,28 @@ function nodeRss(timePid: number): number | null {
 }
 
 function summarize(run: Run, calls: number, sessionsDir: string) {
-	const cells = [...run.cells.values()].filter((c) => c.done !== null) as { book: number; started: number; done: number; calls: number }[];
+	const cells = [...run.cells.values()].filter((c) => c.done !== null) as {
+		book: number;
+		started: number;
+		done: number;
+		calls: number;
+	}[];
 	if (cells.length !== books * 2) fail(`${cells.length} of ${books * 2} cells were seen done`);
 	const first = (book: number) => book <= END;
 	const last = (book: number) => book > books - END;
-	const cellTime = (pick: (book: number) => boolean) => median(cells.filter((c) => pick(c.book)).map((c) => c.done - c.started));
+	const cellTime = (pick: (book: number) => boolean) =>
+		median(cells.filter((c) => pick(c.book)).map((c) => c.done - c.started));
 	// One call's time as its session logged it (request to last token), for each end of the study.
 	const callMs = (pick: (book: number) => boolean) =>
 		median(
 			readdirSync(sessionsDir, { withFileTypes: true })
 				.filter((e) => e.isDirectory() && pick(Number(/^bench-book-(\d+)-/u.exec(e.name)?.[1])))
-				.flatMap((e) => readFileSync(join(sessionsDir, e.name, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { timings: { ms: number } }).timings.ms)),
+				.flatMap((e) =>
+					readFileSync(join(sessionsDir, e.name, 'calls.jsonl'), 'utf8')
+						.split('\n')
+						.filter(Boolean)
+						.map((l) => (JSON.parse(l) as { timings: { ms: number } }).timings.ms),
+				),
 		);
 	const ends = cells.map((c) => c.done).sort((a, b) => a - b);
 	const rate = (from: number, to: number) => {
@@ -229,10 +272,20 @@ function summarize(run: Run, calls: number, sessionsDir: string) {
 		return (Math.floor(to * (ends.length - 1)) - Math.floor(from * (ends.length - 1))) / (b - a);
 	};
 	const rssAt = (share: number) => run.rss.find((s) => s.done >= share * cells.length)?.mib ?? null;
-	const heapAt = (share: number) => run.heap.find((s) => s.t >= ends[Math.ceil(share * cells.length) - 1]!)?.mib ?? null;
-	const row = (measure: string, earlyValue: number | null, lateValue: number | null, unit: string, digits: number) => {
+	const heapAt = (share: number) =>
+		run.heap.find((s) => s.t >= ends[Math.ceil(share * cells.length) - 1]!)?.mib ?? null;
+	const row = (
+		measure: string,
+		earlyValue: number | null,
+		lateValue: number | null,
+		unit: string,
+		digits: number,
+	) => {
 		// A median of nothing (NaN) is shown as missing.
-		const [early, late] = [earlyValue, lateValue].map((v) => (v === null || Number.isNaN(v) ? null : v)) as [number | null, number | null];
+		const [early, late] = [earlyValue, lateValue].map((v) => (v === null || Number.isNaN(v) ? null : v)) as [
+			number | null,
+			number | null,
+		];
 		return { measure, early, late, unit, digits, ratio: early && late ? late / early : null };
 	};
 	return {
@@ -246,11 +299,33 @@ function summarize(run: Run, calls: number, sessionsDir: string) {
 		peakMiB: run.peakMiB,
 		sessionsMiB: folderBytes(sessionsDir) / MiB,
 		rows: [
-			row(`cell time, start to done, median: first ${END} books' cells vs last ${END}'s`, cellTime(first), cellTime(last), 's', 2),
-			row(`one call as logged, median: first ${END} books vs last ${END}`, callMs(first), callMs(last), 'ms', 0),
+			row(
+				`cell time, start to done, median: first ${END} books' cells vs last ${END}'s`,
+				cellTime(first),
+				cellTime(last),
+				's',
+				2,
+			),
+			row(
+				`one call as logged, median: first ${END} books vs last ${END}`,
+				callMs(first),
+				callMs(last),
+				'ms',
+				0,
+			),
 			row('cells done per second: 2nd fifth of the cells vs 4th', rate(0.2, 0.4), rate(0.6, 0.8), '/s', 2),
 			row('RSS: 25% vs 75% of the cells done', rssAt(0.25), rssAt(0.75), 'MiB', 0),
-			...(values.heap ? [row('heap kept after a full GC: 25% vs 75% of the cells done', heapAt(0.25), heapAt(0.75), 'MiB', 1)] : []),
+			...(values.heap
+				? [
+						row(
+							'heap kept after a full GC: 25% vs 75% of the cells done',
+							heapAt(0.25),
+							heapAt(0.75),
+							'MiB',
+							1,
+						),
+					]
+				: []),
 		],
 	};
 }
@@ -261,15 +336,16 @@ function report(r: ReturnType<typeof summarize>): string {
 		`booook study: ${r.setup.books} books of ${r.setup.words} words × 2 methods (${r.setup.cells} cells), openai gpt-4o-mini on the fake API, ${r.setup.latencyMs} ms calls, concurrency ${r.setup.concurrency}, chunks of ${r.setup.chunkSize}`,
 		`- ${r.environment}`,
 		`- wall ${r.wallS.toFixed(1)} s (planning ${r.planS.toFixed(1)} s before the first cell; results ${r.resultsS.toFixed(1)} s after the last), ${r.calls} calls, ${r.callsPerS.toFixed(0)} calls/s after planning`,
-		`- peak RSS ${r.peakMiB.toFixed(0)} MiB (goal < 1024${values.heap ? '; lowered by --heap\'s collections' : ''}), sessions on disk ${r.sessionsMiB.toFixed(0)} MiB`,
+		`- peak RSS ${r.peakMiB.toFixed(0)} MiB (goal < 1024${values.heap ? "; lowered by --heap's collections" : ''}), sessions on disk ${r.sessionsMiB.toFixed(0)} MiB`,
 		'',
 		'| measure | early | late | late ÷ early |',
 		'|---|---|---|---|',
-		...r.rows.map((x) => `| ${x.measure} | ${n(x.early, x.digits)} ${x.unit} | ${n(x.late, x.digits)} ${x.unit} | ${n(x.ratio, 2)} |`),
+		...r.rows.map(
+			(x) =>
+				`| ${x.measure} | ${n(x.early, x.digits)} ${x.unit} | ${n(x.late, x.digits)} ${x.unit} | ${n(x.ratio, 2)} |`,
+		),
 		'',
 		'A ratio near 1 is no slowdown (times) and no growth (memory); for cells done per second, below 1 is a slowdown.',
 		'',
 	].join('\n');
 }
-
-

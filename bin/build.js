@@ -28,7 +28,9 @@ try {
 	const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild');
 	// Hashed before reading: a source edited during the build leaves a stamp that matches nothing.
 	const stamp = sourceStamp(root);
-	const entries = buildInputs(root).filter((file) => /^source\/.*\.tsx?$/u.test(file) && !file.endsWith('.d.ts'));
+	const entries = buildInputs(root).filter(
+		(file) => /^source\/.*\.tsx?$/u.test(file) && !file.endsWith('.d.ts'),
+	);
 	// Without its stamp dist/ is never run, so a build cut short leaves the sources in charge.
 	rmSync(dist, { recursive: true, force: true });
 	await esbuild.build({
@@ -50,17 +52,23 @@ try {
 				name: 'relative-imports-to-js',
 				setup(build) {
 					build.onResolve({ filter: /^\.\.?\// }, (args) =>
-						args.kind === 'entry-point' ? undefined : { path: args.path.replace(/\.tsx?$/u, '.js'), external: true },
+						args.kind === 'entry-point'
+							? undefined
+							: { path: args.path.replace(/\.tsx?$/u, '.js'), external: true },
 					);
 				},
 			},
 		],
 	});
 	writeFileSync(join(dist, STAMP_FILE), `${stamp}\n`);
-	console.log(`booook: compiled ${entries.length} files of source/ into dist/ in ${Math.round(performance.now() - started)} ms`);
+	console.log(
+		`booook: compiled ${entries.length} files of source/ into dist/ in ${Math.round(performance.now() - started)} ms`,
+	);
 } catch (error) {
 	rmSync(join(dist, STAMP_FILE), { force: true });
 	const reason = error instanceof Error ? error.message : String(error);
-	console.error(`booook: could not compile source/ into dist/ (${reason.split('\n')[0]}); booook runs from the TypeScript sources instead, which starts slower`);
+	console.error(
+		`booook: could not compile source/ into dist/ (${reason.split('\n')[0]}); booook runs from the TypeScript sources instead, which starts slower`,
+	);
 	if (!prepare) process.exitCode = 1;
 }

@@ -41,7 +41,14 @@ const NAMES = Object.keys(COMMANDS) as Name[];
  */
 function reachable(argv: readonly string[]): Name[] {
 	const first = argv[2];
-	if (first === undefined || first === 'help' || first === '-h' || first === '--help' || homeFolder(argv) !== undefined) return NAMES;
+	if (
+		first === undefined ||
+		first === 'help' ||
+		first === '-h' ||
+		first === '--help' ||
+		homeFolder(argv) !== undefined
+	)
+		return NAMES;
 	return Object.hasOwn(COMMANDS, first) ? [first as Name] : ['run'];
 }
 
@@ -53,7 +60,8 @@ function homeFolder(argv: readonly string[]): string | null | undefined {
 	const rest = argv.slice(2);
 	if (rest.length === 0) return null;
 	if (rest.length === 2 && rest[0] === '--sessions-dir') return rest[1];
-	if (rest.length === 1 && rest[0]!.startsWith('--sessions-dir=')) return rest[0]!.slice('--sessions-dir='.length);
+	if (rest.length === 1 && rest[0]!.startsWith('--sessions-dir='))
+		return rest[0]!.slice('--sessions-dir='.length);
 	return undefined;
 }
 
@@ -64,7 +72,8 @@ function homeFolder(argv: readonly string[]): string | null | undefined {
  */
 function mistypedCommand(argv: readonly string[]): string | undefined {
 	const first = argv[2];
-	if (first === undefined || first.startsWith('-') || Object.hasOwn(COMMANDS, first) || existsSync(first)) return undefined;
+	if (first === undefined || first.startsWith('-') || Object.hasOwn(COMMANDS, first) || existsSync(first))
+		return undefined;
 	const probe = new Command().exitOverride().configureOutput({ writeErr: () => {}, outputError: () => {} });
 	for (const name of NAMES) probe.command(name);
 	try {
@@ -78,12 +87,17 @@ function mistypedCommand(argv: readonly string[]): string | undefined {
 
 /** booook's own version, from its package.json. */
 function packageVersion(): string {
-	return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+	return (
+		JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+	).version;
 }
 
 /** Commander's message ("error: ...", sometimes with a "(Did you mean ...?)" line) on one line. */
 function usageError(text: string): string {
-	return text.replace(/^error: /u, '').replace(/\s*\n\s*/gu, ' ').trim();
+	return text
+		.replace(/^error: /u, '')
+		.replace(/\s*\n\s*/gu, ' ')
+		.trim();
 }
 
 let exitCode = 0;
@@ -97,14 +111,15 @@ setProgram(invocation(process.env, process.cwd()));
 const program = new Command(programName())
 	.version(packageVersion(), '-V, --version', 'print the version and exit')
 	.description(
-		'Summarize books longer than a model\'s context (BooookScore, ICLR 2024): hierarchical merging or incremental updating.\n' +
+		"Summarize books longer than a model's context (BooookScore, ICLR 2024): hierarchical merging or incremental updating.\n" +
 			'Without an API key the offline extractive baseline (TextRank, not an LLM) is used.',
 	)
 	// Every message goes through the one output module; a usage error is one line, like every other error.
 	.configureOutput({
 		writeOut: (text) => output(process.stdout).text(text),
 		writeErr: (text) => output(process.stderr).text(text),
-		outputError: (text) => output(process.stderr).line(`booook: ${usageError(text)} (run with --help for usage)`),
+		outputError: (text) =>
+			output(process.stderr).line(`booook: ${usageError(text)} (run with --help for usage)`),
 	})
 	.exitOverride();
 
@@ -124,7 +139,9 @@ try {
 	const names = reachable(process.argv);
 	const modules = await Promise.all(names.map((name) => COMMANDS[name]()));
 	// A command made on its own takes the program's output and exit settings only when told to.
-	modules.forEach(({ spec }, i) => program.addCommand(spec(exit).copyInheritedSettings(program), { isDefault: names[i] === 'run' }));
+	modules.forEach(({ spec }, i) =>
+		program.addCommand(spec(exit).copyInheritedSettings(program), { isDefault: names[i] === 'run' }),
+	);
 	const home = homeFolder(process.argv);
 	const mistyped = mistypedCommand(process.argv);
 	if (mistyped !== undefined) {
@@ -140,7 +157,10 @@ try {
 	}
 } catch (error) {
 	// A file of a session (or the sessions dir) that the file system refused, where no layer nearer the failure said so.
-	const described = error instanceof CommanderError || error instanceof UserError ? null : describeFsError(error, sessionFolder(acting));
+	const described =
+		error instanceof CommanderError || error instanceof UserError
+			? null
+			: describeFsError(error, sessionFolder(acting));
 	if (error instanceof CommanderError) {
 		// Help and version are not errors; everything else commander rejects is a usage error.
 		exitCode = error.exitCode === 0 ? 0 : 2;

@@ -42,9 +42,13 @@ export interface ConfigInput {
  */
 export function makeConfig(input: ConfigInput): RunConfig {
 	const method = input.method ?? DEFAULTS.method;
-	if (method !== 'hier' && method !== 'inc') throw badInput(`--method ${method}: unknown method; use hier (hierarchical merging) or inc (incremental updating)`);
+	if (method !== 'hier' && method !== 'inc')
+		throw badInput(
+			`--method ${method}: unknown method; use hier (hierarchical merging) or inc (incremental updating)`,
+		);
 	const encoding = input.encoding ?? DEFAULTS.encoding;
-	if (!(ENCODINGS as readonly string[]).includes(encoding)) throw badInput(`--encoding ${encoding}: unknown encoding; use ${ENCODINGS.join(' or ')}`);
+	if (!(ENCODINGS as readonly string[]).includes(encoding))
+		throw badInput(`--encoding ${encoding}: unknown encoding; use ${ENCODINGS.join(' or ')}`);
 	const config: RunConfig = {
 		method,
 		provider: input.provider,
@@ -61,7 +65,8 @@ export function makeConfig(input: ConfigInput): RunConfig {
 		streamTimeout: number('--stream-timeout', input.streamTimeout ?? DEFAULTS.streamTimeout, 1, 3600),
 		prompts: input.prompts ?? null,
 	};
-	if (input.callTimeout !== undefined) config.callTimeout = number('--call-timeout', input.callTimeout, 1, 86_400);
+	if (input.callTimeout !== undefined)
+		config.callTimeout = number('--call-timeout', input.callTimeout, 1, 86_400);
 	// Whether a chunk, its prompt and its summary fit the window depends on the templates and the
 	// chunks: each planner's `windowProblem` checks it once both are known.
 	return config;
@@ -69,7 +74,9 @@ export function makeConfig(input: ConfigInput): RunConfig {
 
 function number(flag: string, value: number, min: number, max = Number.POSITIVE_INFINITY): number {
 	if (!Number.isFinite(value) || value < min || value > max) {
-		throw badInput(`${flag} ${value}: must be a number from ${min}${Number.isFinite(max) ? ` to ${max}` : ' up'}`);
+		throw badInput(
+			`${flag} ${value}: must be a number from ${min}${Number.isFinite(max) ? ` to ${max}` : ' up'}`,
+		);
 	}
 	return value;
 }

@@ -97,7 +97,12 @@ export type Attempt = z.infer<typeof attemptSchema>;
  * that broke, stalled, passed its deadline or sent too much. Billed and counted, never used; its
  * text, if any, is in calls.jsonl.
  */
-export const failedCallSchema = z.strictObject({ reason: z.string(), usage: usageSchema, cost, timings: timingsSchema });
+export const failedCallSchema = z.strictObject({
+	reason: z.string(),
+	usage: usageSchema,
+	cost,
+	timings: timingsSchema,
+});
 export type FailedCall = z.infer<typeof failedCallSchema>;
 
 export const versionSchema = z.strictObject({
@@ -227,7 +232,16 @@ export type ScoredSummary = z.infer<typeof scoredSummarySchema>;
  * The eight error types of the paper's Table 1, as the authors spell them (their prompt asks the
  * model to write them so, and their released files store them so): lower case, one space.
  */
-export const ERROR_TYPES = ['entity omission', 'event omission', 'causal omission', 'salience', 'discontinuity', 'duplication', 'inconsistency', 'language'] as const;
+export const ERROR_TYPES = [
+	'entity omission',
+	'event omission',
+	'causal omission',
+	'salience',
+	'discontinuity',
+	'duplication',
+	'inconsistency',
+	'language',
+] as const;
 export const errorTypeSchema = z.enum(ERROR_TYPES);
 export type ErrorType = z.infer<typeof errorTypeSchema>;
 
@@ -322,8 +336,18 @@ export type Walk = z.infer<typeof walkSchema>;
  */
 export const importedRunSchema = z.discriminatedUnion('method', [
 	/** `levels`: level -> its summaries in order. */
-	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('hier'), levels: z.array(z.array(z.string())) }),
+	z.strictObject({
+		book: z.string(),
+		source: z.string(),
+		method: z.literal('hier'),
+		levels: z.array(z.array(z.string())),
+	}),
 	/** `steps`: the running summary after each chunk. */
-	z.strictObject({ book: z.string(), source: z.string(), method: z.literal('inc'), steps: z.array(z.string()) }),
+	z.strictObject({
+		book: z.string(),
+		source: z.string(),
+		method: z.literal('inc'),
+		steps: z.array(z.string()),
+	}),
 ]);
 export type ImportedRun = z.infer<typeof importedRunSchema>;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Annotation, ScoredSummary } from '../source/domain.ts';
 import { Annotator, type AnnotationStore, type AnnotatorEvent } from '../source/engine/annotator.ts';
 import type { CallRequest, CallResult, Provider } from '../source/llm/provider.ts';
-import {  } from '../source/llm/abort.ts';
+import {} from '../source/llm/abort.ts';
 import { ProviderError } from '../source/llm/provider.ts';
 import { abortError } from '../source/llm/abort.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
@@ -44,7 +44,19 @@ class MemoryAnnotations implements AnnotationStore {
 	async save(): Promise<void> {
 		this.saves += 1;
 		const now = '2024-05-01T10:00:00.000Z';
-		const full = { schema: 2, id: 'memory', kind: 'collection', title: 't', sources: [], runs: [], createdAt: now, updatedAt: now, openedAt: now, judgments: [], ...JSON.parse(JSON.stringify(this.data)) };
+		const full = {
+			schema: 2,
+			id: 'memory',
+			kind: 'collection',
+			title: 't',
+			sources: [],
+			runs: [],
+			createdAt: now,
+			updatedAt: now,
+			openedAt: now,
+			judgments: [],
+			...JSON.parse(JSON.stringify(this.data)),
+		};
 		const checked = sessionSchema.safeParse(full);
 		assert.ok(checked.success, checked.success ? '' : JSON.stringify(checked.error.issues[0]));
 	}
@@ -69,7 +81,9 @@ const all = (text: string) => splitSentences(text).map((_, i) => i);
  * A provider answering annotation prompts as the fake server does, after `delayMs`, honouring the
  * abort signal; `override` may replace an answer (malformed ones). Records what it was asked.
  */
-function fakeProvider(opts: { delayMs?: number; override?: (prompt: string, nth: number) => string | null } = {}) {
+function fakeProvider(
+	opts: { delayMs?: number; override?: (prompt: string, nth: number) => string | null } = {},
+) {
 	const seen = new Map<string, number>();
 	const completed: CallRequest[] = [];
 	const asked: CallRequest[] = [];
@@ -101,7 +115,11 @@ function fakeProvider(opts: { delayMs?: number; override?: (prompt: string, nth:
 				const text = opts.override?.(request.prompt, nth) ?? annotationReply(request.prompt)!;
 				completed.push(request);
 				const input = request.prompt.length;
-				return { text, finishReason: 'stop', usage: { input, output: 10, cached: request.cacheablePrefix?.length ?? 0 } };
+				return {
+					text,
+					finishReason: 'stop',
+					usage: { input, output: 10, cached: request.cacheablePrefix?.length ?? 0 },
+				};
 			} finally {
 				inFlight -= 1;
 			}
@@ -110,9 +128,14 @@ function fakeProvider(opts: { delayMs?: number; override?: (prompt: string, nth:
 	return { provider, completed, asked, max: () => maxInFlight };
 }
 
-const costOf = (u: { input: number; output: number; cached: number }) => (u.input - u.cached) * 1e-6 + u.cached * 0.1e-6 + u.output * 4e-6;
+const costOf = (u: { input: number; output: number; cached: number }) =>
+	(u.input - u.cached) * 1e-6 + u.cached * 0.1e-6 + u.output * 4e-6;
 
-function annotator(store: MemoryAnnotations, provider: Provider, extra: Partial<ConstructorParameters<typeof Annotator>[0]> = {}) {
+function annotator(
+	store: MemoryAnnotations,
+	provider: Provider,
+	extra: Partial<ConstructorParameters<typeof Annotator>[0]> = {},
+) {
 	const a = new Annotator({
 		store,
 		provider,
@@ -141,9 +164,14 @@ test('every sentence gets one model annotation, concurrently up to the limit, ea
 	}
 	assert.equal(store.data.annotations.length, sentences);
 	for (const s of summaries()) {
-		const mine = store.data.annotations.filter((x) => x.summary === s.id).sort((x, y) => x.sentence! - y.sentence!);
+		const mine = store.data.annotations
+			.filter((x) => x.summary === s.id)
+			.sort((x, y) => x.sentence! - y.sentence!);
 		const split = splitSentences(s.text);
-		assert.deepEqual(mine.map((x) => x.sentence), split.map((_, i) => i));
+		assert.deepEqual(
+			mine.map((x) => x.sentence),
+			split.map((_, i) => i),
+		);
 		mine.forEach((x, i) => {
 			assert.equal(x.source, 'model');
 			assert.equal(x.annotator, 'openai/fake-model');
@@ -154,11 +182,19 @@ test('every sentence gets one model annotation, concurrently up to the limit, ea
 		});
 	}
 	assert.equal(store.log.length, sentences);
-	assert.ok(store.log.every((c) => /^s[01]:\d+$/.test(c.node)), 'the log names each unit');
+	assert.ok(
+		store.log.every((c) => /^s[01]:\d+$/.test(c.node)),
+		'the log names each unit',
+	);
 	assert.equal(events.filter((e) => e.type === 'annotation').length, sentences);
 	const finished = events.at(-1)!;
-	assert.ok(finished.type === 'annotate-finished' && finished.status === 'done' && finished.annotations === sentences);
-	assert.ok(finished.totals.cached > 0 && finished.totals.saved > 0, 'cached tokens and what they saved are reported');
+	assert.ok(
+		finished.type === 'annotate-finished' && finished.status === 'done' && finished.annotations === sentences,
+	);
+	assert.ok(
+		finished.totals.cached > 0 && finished.totals.saved > 0,
+		'cached tokens and what they saved are reported',
+	);
 	assert.equal(new Set(store.data.annotations.map((x) => x.id)).size, sentences);
 });
 
@@ -176,9 +212,13 @@ test('an unreadable answer is asked again at most 3 times at a non-zero temperat
 	});
 	const { a, events } = annotator(store, fake.provider);
 	assert.equal(await a.start(), 'done');
-	const callsFor = (s: string) => fake.completed.filter((r) => annotationQuestion(r.prompt)!.sentences[0] === s);
+	const callsFor = (s: string) =>
+		fake.completed.filter((r) => annotationQuestion(r.prompt)!.sentences[0] === s);
 	assert.equal(callsFor(split[3]!).length, 1 + MAX_RETRIES);
-	assert.deepEqual(callsFor(split[3]!).map((r) => r.temperature), [0, ...Array(MAX_RETRIES).fill(RETRY_TEMPERATURE)]);
+	assert.deepEqual(
+		callsFor(split[3]!).map((r) => r.temperature),
+		[0, ...Array(MAX_RETRIES).fill(RETRY_TEMPERATURE)],
+	);
 	assert.ok(RETRY_TEMPERATURE > 0);
 	assert.equal(callsFor(split[6]!).length, 3);
 	const failed = store.data.annotations.find((x) => x.sentence === 3)!;
@@ -191,19 +231,31 @@ test('an unreadable answer is asked again at most 3 times at a non-zero temperat
 	const finished = events.at(-1)!;
 	assert.ok(finished.type === 'annotate-finished' && finished.failures === 1);
 	// The failure is counted and left out of the score.
-	const score = scoreSession(store.data.summaries, store.data.annotations, [planSummary(store.data.summaries[0]!, store.data.annotations, { requested: 'openai/fake-model', fallback: 'openai/fake-model' })]);
+	const score = scoreSession(store.data.summaries, store.data.annotations, [
+		planSummary(store.data.summaries[0]!, store.data.annotations, {
+			requested: 'openai/fake-model',
+			fallback: 'openai/fake-model',
+		}),
+	]);
 	assert.equal(score.system.failures, 1);
 	assert.equal(score.system.sentences, split.length - 1);
 });
 
-test('a parse failure is asked again when listed, as a new round: its saved calls are not taken back, a killed round\'s are', async () => {
+test("a parse failure is asked again when listed, as a new round: its saved calls are not taken back, a killed round's are", async () => {
 	const split = splitSentences(TEXT);
 	const store = new MemoryAnnotations({ summaries: summaries().slice(0, 1), annotations: [] });
 	let readable = false;
-	const fake = fakeProvider({ override: (prompt) => (!readable && annotationQuestion(prompt)!.sentences[0] === split[3] ? 'I am not sure.' : null) });
+	const fake = fakeProvider({
+		override: (prompt) =>
+			!readable && annotationQuestion(prompt)!.sentences[0] === split[3] ? 'I am not sure.' : null,
+	});
 	assert.equal(await annotator(store, fake.provider).a.start(), 'done');
 	assert.ok(store.data.annotations.find((x) => x.sentence === 3)!.failure);
-	const plan = () => planSummary(store.data.summaries[0]!, store.data.annotations, { requested: 'openai/fake-model', fallback: 'openai/fake-model' });
+	const plan = () =>
+		planSummary(store.data.summaries[0]!, store.data.annotations, {
+			requested: 'openai/fake-model',
+			fallback: 'openai/fake-model',
+		});
 	assert.deepEqual(plan().unreadable, [3]);
 	assert.deepEqual(plan().missing, []);
 
@@ -213,7 +265,10 @@ test('a parse failure is asked again when listed, as a new round: its saved call
 	const saved = structuredClone(store.data.annotations);
 	assert.equal(await annotator(store, fake.provider).a.start(), 'done');
 	assert.equal(fake.completed.length, before + 1);
-	assert.deepEqual(store.log.slice(-1).map((c) => [c.node, c.version, c.attempt]), [['s0:3', 1, 0]]);
+	assert.deepEqual(
+		store.log.slice(-1).map((c) => [c.node, c.version, c.attempt]),
+		[['s0:3', 1, 0]],
+	);
 	assert.deepEqual(plan().unreadable, []);
 	const score = scoreSession(store.data.summaries, store.data.annotations, [plan()]);
 	assert.equal(score.system.failures, 0);
@@ -250,11 +305,16 @@ test('batches: answers matched by position; a wrong count asks the batch again, 
 	const { a } = annotator(store, fake.provider, { batchSize: 5 });
 	assert.equal(await a.start(), 'done');
 	const batches = Math.ceil(split.length / 5);
-	assert.equal(fake.completed.length, batches + 2, 'one call per batch, plus one for the short list and one for the bad item');
+	assert.equal(
+		fake.completed.length,
+		batches + 2,
+		'one call per batch, plus one for the short list and one for the bad item',
+	);
 	assert.ok(fake.completed.every((r) => r.maxTokens > 300));
 	assert.equal(store.data.annotations.length, split.length);
 	assert.ok(store.data.annotations.every((x) => x.failure === null));
-	for (const x of store.data.annotations) assert.equal(x.confusing, hashVerdict(split[x.sentence!]!) !== null, `sentence ${x.sentence}`);
+	for (const x of store.data.annotations)
+		assert.equal(x.confusing, hashVerdict(split[x.sentence!]!) !== null, `sentence ${x.sentence}`);
 });
 
 test('cancelled mid-way then resumed: no call is made twice and every sentence ends with one annotation', async () => {
@@ -278,7 +338,11 @@ test('cancelled mid-way then resumed: no call is made twice and every sentence e
 	const units = store.log.map((c) => `${c.node}#${c.attempt}`);
 	assert.equal(new Set(units).size, units.length, 'no unit was asked twice');
 	assert.equal(units.length, total);
-	assert.equal(first.completed.length + second.completed.length, total, 'every answer the provider gave was used');
+	assert.equal(
+		first.completed.length + second.completed.length,
+		total,
+		'every answer the provider gave was used',
+	);
 	assert.equal(store.data.annotations.length, total);
 	const started = events.find((e) => e.type === 'annotate-started')!;
 	assert.ok(started.type === 'annotate-started' && started.units === total - afterCancel);
@@ -297,7 +361,8 @@ test('calls logged but never saved (a killed process) are taken back from the lo
 	assert.equal(fake.completed.length, 4, 'only the calls missing from the log are made');
 	const started = events.find((e) => e.type === 'annotate-started');
 	assert.ok(started?.type === 'annotate-started' && started.recovered === total - 4);
-	const verdicts = (s: MemoryAnnotations) => s.data.annotations.map((x) => `${x.summary}:${x.sentence}:${x.confusing}:${x.types.join('+')}`).sort();
+	const verdicts = (s: MemoryAnnotations) =>
+		s.data.annotations.map((x) => `${x.summary}:${x.sentence}:${x.confusing}:${x.types.join('+')}`).sort();
 	assert.deepEqual(verdicts(crashed), verdicts(reference));
 	// Logged calls of another model are not this model's answers.
 	const other = new MemoryAnnotations({ summaries: summaries(), annotations: [] });
@@ -313,15 +378,24 @@ test('a provider error stops the run as failed; what was answered is kept and th
 	const broken: Provider = {
 		...fakeProvider().provider,
 		async complete(request) {
-			if (annotationQuestion(request.prompt)!.sentences[0] === split[4]) throw new ProviderError('openai: 401 Unauthorized — check OPENAI_API_KEY', false, 401);
-			return { text: annotationReply(request.prompt)!, finishReason: 'stop', usage: { input: 10, output: 5, cached: 0 } };
+			if (annotationQuestion(request.prompt)!.sentences[0] === split[4])
+				throw new ProviderError('openai: 401 Unauthorized — check OPENAI_API_KEY', false, 401);
+			return {
+				text: annotationReply(request.prompt)!,
+				finishReason: 'stop',
+				usage: { input: 10, output: 5, cached: 0 },
+			};
 		},
 	};
 	const { a, events } = annotator(store, broken, { concurrency: 1 });
 	assert.equal(await a.start(), 'failed');
 	assert.match(a.error ?? '', /401/);
 	assert.ok(events.some((e) => e.type === 'annotate-failed'));
-	assert.equal(store.data.annotations.length, 4, 'sentences before the failure are kept; none after it were asked');
+	assert.equal(
+		store.data.annotations.length,
+		4,
+		'sentences before the failure are kept; none after it were asked',
+	);
 	const fake = fakeProvider();
 	assert.equal(await annotator(store, fake.provider).a.start(), 'done');
 	assert.equal(fake.completed.length, split.length - 4);

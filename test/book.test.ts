@@ -47,7 +47,11 @@ const CONTAINER = `<?xml version="1.0" encoding="UTF-8"?>
 	<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles>
 </container>`;
 
-function opf({ title = '<dc:title>Tom &amp; Jerry: A Tale</dc:title>', manifest = '', spine = '' } = {}): string {
+function opf({
+	title = '<dc:title>Tom &amp; Jerry: A Tale</dc:title>',
+	manifest = '',
+	spine = '',
+} = {}): string {
 	return `<?xml version="1.0" encoding="UTF-8"?>
 <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
 	<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">${title}<dc:language>en</dc:language></metadata>
@@ -122,7 +126,10 @@ function goodEpubFiles(): Record<string, string> {
 // ---- .txt ---------------------------------------------------------------------------------------
 
 test('txt: BOM is stripped and CRLF and lone CR become LF', async () => {
-	const path = await fixture('crlf.txt', '\ufeffMy Book\r\n\r\nFirst line\rsecond line\r\n  indented\r\n\r\n');
+	const path = await fixture(
+		'crlf.txt',
+		'\ufeffMy Book\r\n\r\nFirst line\rsecond line\r\n  indented\r\n\r\n',
+	);
 	const book = await readBook(path);
 	assert.equal(book.text, 'My Book\n\nFirst line second line\n  indented');
 	assert.equal(book.sha256, createHash('sha256').update(book.text).digest('hex'));
@@ -158,16 +165,27 @@ test('txt: the extension is matched case-insensitively', async () => {
 });
 
 test('txt: title is the first line when it stands alone, else the file name', async () => {
-	assert.equal((await readBook(await fixture('a.txt', '\n\n  The   Long Voyage \n\nIt began.'))).title, 'The Long Voyage');
+	assert.equal(
+		(await readBook(await fixture('a.txt', '\n\n  The   Long Voyage \n\nIt began.'))).title,
+		'The Long Voyage',
+	);
 	// A section heading is not the book's title.
-	assert.equal((await readBook(await fixture('the-long_voyage.txt', 'Chapter 1\n\nIt began.'))).title, 'The long voyage');
+	assert.equal(
+		(await readBook(await fixture('the-long_voyage.txt', 'Chapter 1\n\nIt began.'))).title,
+		'The long voyage',
+	);
 	assert.equal((await readBook(await fixture('roman.txt', 'IV.\n\nIt began.'))).title, 'Roman');
 	// A first line that runs on into the next one is prose, not a title.
-	assert.equal((await readBook(await fixture('wrapped.txt', 'It is a truth universally acknowledged,\nthat a man...'))).title, 'Wrapped');
+	assert.equal(
+		(await readBook(await fixture('wrapped.txt', 'It is a truth universally acknowledged,\nthat a man...')))
+			.title,
+		'Wrapped',
+	);
 	// A first line of 100 characters or more is not a title.
 	assert.equal((await readBook(await fixture('Long.txt', `${'word '.repeat(30)}\n\nmore`))).title, 'Long');
 	// A Gutenberg header names the title explicitly.
-	const gutenberg = 'The Project Gutenberg eBook of Something\n\nTitle: Frankenstein\n\nAuthor: Mary Shelley\n\nLetter 1';
+	const gutenberg =
+		'The Project Gutenberg eBook of Something\n\nTitle: Frankenstein\n\nAuthor: Mary Shelley\n\nLetter 1';
 	assert.equal((await readBook(await fixture('pg84.txt', gutenberg))).title, 'Frankenstein');
 });
 
@@ -191,7 +209,10 @@ test('epub: spine order, paragraphs separated, entities decoded, markup gone', a
 	for (const hidden of ['SCRIPT TEXT', 'STYLE TEXT', 'Running head', 'NAV TEXT', '<p', '<br', 'nbsp', '&#']) {
 		assert.ok(!book.text.includes(hidden), `text should not contain ${hidden}`);
 	}
-	assert.ok(book.text.indexOf('Prologue') < book.text.indexOf('Chapter One'), 'spine order, not manifest order');
+	assert.ok(
+		book.text.indexOf('Prologue') < book.text.indexOf('Chapter One'),
+		'spine order, not manifest order',
+	);
 	assert.equal(book.sha256, createHash('sha256').update(book.text).digest('hex'));
 });
 
@@ -207,7 +228,10 @@ test('epub: .EPUB extension, prefixed OPF tags, no dc:title falls back to the fi
 
 test('epub: spine items with linear="no" are left out of the reading order', async () => {
 	const files = goodEpubFiles();
-	files['OEBPS/content.opf'] = opf({ manifest: MANIFEST, spine: '<itemref idref="nav" linear="no"/>' + SPINE });
+	files['OEBPS/content.opf'] = opf({
+		manifest: MANIFEST,
+		spine: '<itemref idref="nav" linear="no"/>' + SPINE,
+	});
 	assert.equal((await readBook(await epub(files, 'nonlinear.epub'))).text, EXPECTED_TEXT);
 });
 
@@ -238,7 +262,10 @@ test('bad input: binary content', async () => {
 	await assertBadInput(await fixture('controls.txt', controls), /binary.*control characters/);
 	// A few stray control characters in a real text are kept.
 	const stray = `Title\n\n${'Some words here.\n'.repeat(20)}\x0b\x1a`;
-	assert.equal((await readBook(await fixture('stray.txt', stray))).text, `Title\n\n${'Some words here. '.repeat(20)}\x0b\x1a`);
+	assert.equal(
+		(await readBook(await fixture('stray.txt', stray))).text,
+		`Title\n\n${'Some words here. '.repeat(20)}\x0b\x1a`,
+	);
 	await assertBadInput(await fixture('utf16.txt', new Uint8Array([0xff, 0xfe, 0x48, 0x00])), /UTF-16/);
 });
 
@@ -283,7 +310,9 @@ test('bad input: broken EPUBs', async () => {
 	await assertBadInput(await epub(unknownId, 'unknown-id.epub'), /"three" is not in the manifest/);
 
 	const noText = goodEpubFiles();
-	noText['OEBPS/two.xhtml'] = xhtml('<div><img src="cover.jpg" alt="Cover"/></div><script>var x = "code";</script>');
+	noText['OEBPS/two.xhtml'] = xhtml(
+		'<div><img src="cover.jpg" alt="Cover"/></div><script>var x = "code";</script>',
+	);
 	noText['OEBPS/content.opf'] = opf({ manifest: MANIFEST, spine: '<itemref idref="two"/>' });
 	await assertBadInput(await epub(noText, 'no-text.epub'), /no text/);
 
@@ -294,39 +323,63 @@ test('bad input: broken EPUBs', async () => {
 
 // ---- zip bombs ----------------------------------------------------------------------------------
 
-
 /**
  * An XHTML file of `megabytes` MB of spaces inside a paragraph, as raw DEFLATE data of about 1 KB
  * per MB: one fully flushed block of a megabyte of spaces, repeated (a full flush leaves nothing
  * for later blocks to refer back to, so copies can be joined).
  */
 function bombXhtml(megabytes: number): ZipEntry {
-	const head = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Bomb');
+	const head = Buffer.from(
+		'<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Bomb',
+	);
 	const tail = Buffer.from('</p></body></html>');
 	const spaces = Buffer.alloc(1024 * 1024, 0x20);
 	const flushed = { finishFlush: constants.Z_FULL_FLUSH };
 	const block = deflateRawSync(spaces, flushed);
-	const data = Buffer.concat([deflateRawSync(head, flushed), ...Array.from({ length: megabytes }, () => block), deflateRawSync(tail)]);
+	const data = Buffer.concat([
+		deflateRawSync(head, flushed),
+		...Array.from({ length: megabytes }, () => block),
+		deflateRawSync(tail),
+	]);
 	let crc = crc32(head);
 	for (let i = 0; i < megabytes; i++) crc = crc32(spaces, crc);
-	return { name: 'OEBPS/bomb.xhtml', data, size: head.length + megabytes * spaces.length + tail.length, crc: crc32(tail, crc) };
+	return {
+		name: 'OEBPS/bomb.xhtml',
+		data,
+		size: head.length + megabytes * spaces.length + tail.length,
+		crc: crc32(tail, crc),
+	};
 }
 
 function bombEpub(bomb: ZipEntry, reads: number): Uint8Array {
-	const manifest = Array.from({ length: reads }, (_, i) => `<item id="b${i}" href="bomb.xhtml" media-type="application/xhtml+xml"/>`).join('');
+	const manifest = Array.from(
+		{ length: reads },
+		(_, i) => `<item id="b${i}" href="bomb.xhtml" media-type="application/xhtml+xml"/>`,
+	).join('');
 	const spine = Array.from({ length: reads }, (_, i) => `<itemref idref="b${i}"/>`).join('');
 	const stored = (name: string, text: string): ZipEntry => ({ name, data: Buffer.from(text) });
-	return zipOf([stored('mimetype', 'application/epub+zip'), stored('META-INF/container.xml', CONTAINER), stored('OEBPS/content.opf', opf({ manifest, spine })), bomb]);
+	return zipOf([
+		stored('mimetype', 'application/epub+zip'),
+		stored('META-INF/container.xml', CONTAINER),
+		stored('OEBPS/content.opf', opf({ manifest, spine })),
+		bomb,
+	]);
 }
 
 test('bad input: a zip bomb is stopped while it unpacks, with a one-line error', async () => {
 	// 1 GB of text in a 1 MB file: before, reading it took gigabytes and then failed as an internal error.
 	const one = bombEpub(bombXhtml(1024), 1);
 	assert.ok(one.length < 1.5 * 1024 * 1024, `${one.length} bytes on disk`);
-	await assertBadInput(await fixture('bomb.epub', one), /"OEBPS\/bomb\.xhtml" unpacks to more than 32 MB.*zip bomb/);
+	await assertBadInput(
+		await fixture('bomb.epub', one),
+		/"OEBPS\/bomb\.xhtml" unpacks to more than 32 MB.*zip bomb/,
+	);
 
 	// A file under the limit that the spine lists over and over adds up.
-	await assertBadInput(await fixture('bomb-repeated.epub', bombEpub(bombXhtml(30), 6)), /text files unpack to more than 64 MB in all/);
+	await assertBadInput(
+		await fixture('bomb-repeated.epub', bombEpub(bombXhtml(30), 6)),
+		/text files unpack to more than 64 MB in all/,
+	);
 
 	// The same archive with the file listed once is a book (of one word).
 	const book = await readBook(await fixture('bomb-once.epub', bombEpub(bombXhtml(30), 1)));

@@ -22,10 +22,19 @@ interface Run {
 
 function node(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
 	return new Promise((resolve, reject) => {
-		execFile(process.execPath, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-			if (error && typeof error.code !== 'number') reject(error);
-			else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-		});
+		execFile(
+			process.execPath,
+			args,
+			{
+				cwd,
+				env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+				maxBuffer: 16 << 20,
+			},
+			(error, stdout, stderr) => {
+				if (error && typeof error.code !== 'number') reject(error);
+				else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+			},
+		);
 	});
 }
 
@@ -33,7 +42,8 @@ function node(cwd: string, args: string[], env: Record<string, string> = {}): Pr
 function packageCopy(t: TestContext): string {
 	const dir = mkdtempSync(join(tmpdir(), 'booook-build-'));
 	t.after(() => rmSync(dir, { recursive: true, force: true }));
-	for (const entry of ['source', 'bin', 'prompts', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
+	for (const entry of ['source', 'bin', 'prompts', 'package.json', 'tsconfig.json'])
+		cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
 	symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 	return dir;
 }
@@ -60,7 +70,10 @@ test('the compiled entry does what the sources do: help, version, a plan (prompt
 		assert.deepEqual(b, a, args.join(' '));
 	}
 	// The usage line starts as the user started booook: here `node bin/booook.js`, from the checkout's folder.
-	assert.match((await fromBuild(['--help'])).stdout, new RegExp(`^Usage: node bin/booook\\.js .*\n\n${DESCRIPTION}`, 'u'));
+	assert.match(
+		(await fromBuild(['--help'])).stdout,
+		new RegExp(`^Usage: node bin/booook\\.js .*\n\n${DESCRIPTION}`, 'u'),
+	);
 
 	// A plan reads the prompt templates (found from the module's own folder) and counts tokens.
 	const plan = async (run: (args: string[]) => Promise<Run>) => {
@@ -74,7 +87,17 @@ test('the compiled entry does what the sources do: help, version, a plan (prompt
 
 	// The extractive baseline splits sentences with the dictionary package, resolved from the module.
 	const run = async (go: (args: string[]) => Promise<Run>, session: string) => {
-		const r = await go(['run', book, '--provider', 'extractive', '--headless', '--sessions-dir', join(dir, 'sessions'), '--session', session]);
+		const r = await go([
+			'run',
+			book,
+			'--provider',
+			'extractive',
+			'--headless',
+			'--sessions-dir',
+			join(dir, 'sessions'),
+			'--session',
+			session,
+		]);
 		assert.equal(r.code, 0, r.stderr);
 		return r.stdout;
 	};

@@ -23,7 +23,11 @@ function counting(): { provider: Provider; asked: string[] } {
 		isLLM: true,
 		complete: async (request: CallRequest): Promise<CallResult> => {
 			asked.push(request.prompt);
-			return { text: `bought: ${request.prompt}`, finishReason: 'stop', usage: { input: 10, output: 5, cached: 0 } };
+			return {
+				text: `bought: ${request.prompt}`,
+				finishReason: 'stop',
+				usage: { input: 10, output: 5, cached: 0 },
+			};
 		},
 	};
 	return { provider, asked };
@@ -55,7 +59,12 @@ function memoryLog(initial: CallRecord[]) {
 }
 
 /** A node's call under a numbering the log never saw; resolves what was committed. */
-function ask(runner: CallRunner, owner: string, prompt: string, extra: Partial<CallJob<Made>> = {}): Promise<Made | null> {
+function ask(
+	runner: CallRunner,
+	owner: string,
+	prompt: string,
+	extra: Partial<CallJob<Made>> = {},
+): Promise<Made | null> {
 	return runner.call<Made>({
 		owner,
 		version: 3,
@@ -81,7 +90,11 @@ test('a call asking what a logged answer no one holds answered takes it, whateve
 	const q = await ask(runner, 'n43', 'Q');
 	assert.deepEqual(asked, ['P'], 'two logged answers to P, three calls: only the third is bought');
 	assert.equal(first?.result.text, 'logged n1: P', 'taken in the order they were logged');
-	assert.deepEqual(first?.timings, records[0]!.timings, 'with the timings it was logged with (so the session then holds it)');
+	assert.deepEqual(
+		first?.timings,
+		records[0]!.timings,
+		'with the timings it was logged with (so the session then holds it)',
+	);
 	assert.equal(second?.result.text, 'logged n7: P');
 	assert.equal(third?.result.text, 'bought: P');
 	assert.equal(q?.result.text, 'logged n2: Q');
@@ -102,7 +115,8 @@ test('only an exact match with a valid answer is reused: not one the session hol
 	const { provider, asked } = counting();
 	const runner = new CallRunner({ provider, log: memoryLog(records), costOf, concurrency: 2 });
 	await runner.recover([], [{ text: held.response, timings: held.timings }]);
-	for (const prompt of ['held', 'failed', 'other model', 'other provider', 'other params']) await ask(runner, 'n9', prompt);
+	for (const prompt of ['held', 'failed', 'other model', 'other provider', 'other params'])
+		await ask(runner, 'n9', prompt);
 	assert.deepEqual(asked, ['held', 'failed', 'other model', 'other provider', 'other params']);
 });
 
@@ -119,7 +133,17 @@ test('an answer taken back by its own numbers is not spare as well', async () =>
 	const { provider, asked } = counting();
 	const runner = new CallRunner({ provider, log: memoryLog([record]), costOf, concurrency: 1 });
 	const taken: string[] = [];
-	await runner.recover([{ id: 'n1', next: () => (taken.length ? null : { version: 0, attempt: 0 }), matches: () => true, take: (call) => void taken.push(call.response) }], []);
+	await runner.recover(
+		[
+			{
+				id: 'n1',
+				next: () => (taken.length ? null : { version: 0, attempt: 0 }),
+				matches: () => true,
+				take: (call) => void taken.push(call.response),
+			},
+		],
+		[],
+	);
 	assert.deepEqual(taken, [record.response]);
 	await ask(runner, 'n2', 'P');
 	assert.deepEqual(asked, ['P'], 'the answer went to n1, so n2 buys its own');
@@ -132,7 +156,12 @@ test('a batched call takes a spare answer too, at the price it was billed, witho
 	const batch: BatchLane = {
 		complete: async (_key, request) => {
 			sent.push(request.prompt);
-			return { text: 'batched', finishReason: 'stop', usage: { input: 1, output: 1, cached: 0 }, batch: 'batch_2' };
+			return {
+				text: 'batched',
+				finishReason: 'stop',
+				usage: { input: 1, output: 1, cached: 0 },
+				batch: 'batch_2',
+			};
 		},
 	};
 	const runner = new CallRunner({ provider, log: memoryLog([record]), costOf, concurrency: 1, batch });

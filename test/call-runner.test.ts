@@ -78,7 +78,11 @@ function job(name: string, extra: Partial<CallJob<string>> = {}): CallJob<string
 		version: 0,
 		attempt: 0,
 		signal: new AbortController().signal,
-		build: () => ({ prompt: `${extra.cacheablePrefix ?? ''}${name}?`, task: { kind: 'annotate', texts: [name], words: 0 }, params: { temperature: 0, maxTokens: 50, words: 0, template: 't' } }),
+		build: () => ({
+			prompt: `${extra.cacheablePrefix ?? ''}${name}?`,
+			task: { kind: 'annotate', texts: [name], words: 0 },
+			params: { temperature: 0, maxTokens: 50, words: 0, template: 't' },
+		}),
 		onUsage: () => {},
 		commit: async ({ result }) => result.text,
 		...extra,
@@ -102,14 +106,22 @@ test('the first call of a cacheable prefix goes alone; the rest go together once
 
 	fake.calls[0]!.delta('Questions: ');
 	await until(() => fake.calls.length === 4, 'the rest of the summary, as places allow');
-	assert.deepEqual(fake.calls.map((c) => prefixOf(c.request)), ['SUMMARY P\n', 'SUMMARY Q\n', 'SUMMARY P\n', 'SUMMARY P\n']);
+	assert.deepEqual(
+		fake.calls.map((c) => prefixOf(c.request)),
+		['SUMMARY P\n', 'SUMMARY Q\n', 'SUMMARY P\n', 'SUMMARY P\n'],
+	);
 	assert.equal(fake.inFlight(), 4, 'they run concurrently, up to the limit');
 	// Answered in the order they started, each answer lets the next waiting call in.
 	for (let i = 0; i < 7; i++) {
 		await until(() => fake.calls.length > i, `call ${i + 1}`);
 		fake.calls[i]!.finish();
 	}
-	assert.deepEqual(await Promise.all([...made, other]), Array(7).fill('Questions: ').map((t, i) => (i === 0 ? t : 'done')));
+	assert.deepEqual(
+		await Promise.all([...made, other]),
+		Array(7)
+			.fill('Questions: ')
+			.map((t, i) => (i === 0 ? t : 'done')),
+	);
 	assert.equal(fake.most(), 4);
 });
 
@@ -117,12 +129,26 @@ test('runners given one shared queue keep to its limit together, each with its o
 	const fake = scripted({ isLLM: false });
 	const shared = new PQueue({ concurrency: 3 });
 	const freed = [0, 0];
-	const runners = [0, 1].map((r) => new CallRunner({ provider: fake.provider, log: memoryLog(), costOf, concurrency: 8, queue: shared, onPlaceFree: () => (freed[r]! += 1) }));
+	const runners = [0, 1].map(
+		(r) =>
+			new CallRunner({
+				provider: fake.provider,
+				log: memoryLog(),
+				costOf,
+				concurrency: 8,
+				queue: shared,
+				onPlaceFree: () => (freed[r]! += 1),
+			}),
+	);
 	const made = runners.flatMap((runner, r) => [0, 1, 2, 3].map((i) => runner.call(job(`r${r}-${i}`))));
 	await until(() => fake.calls.length === 3, 'the first three calls');
 	await drained();
 	assert.equal(fake.calls.length, 3, 'eight calls of two runners, three places: three go');
-	assert.deepEqual(runners.map((r) => r.idlePlaces), [0, 0], 'both see the shared places taken');
+	assert.deepEqual(
+		runners.map((r) => r.idlePlaces),
+		[0, 0],
+		'both see the shared places taken',
+	);
 	runners[1]!.detach();
 	for (let i = 0; i < 8; i++) {
 		await until(() => fake.calls.length > i, `call ${i + 1}`);
@@ -230,27 +256,74 @@ test('failed attempts and answers are logged and billed alike, failed ones first
 	await until(() => fake.calls.length === 1, 'the call');
 	const { request } = fake.calls[0]!;
 	const start = new Date('2024-05-01T10:00:00.000Z');
-	request.onAttemptFailed?.({ reason: 'HTTP 429 Too Many Requests', text: '', usage: { input: 0, output: 0, cached: 0 }, start, end: new Date(start.getTime() + 5) });
+	request.onAttemptFailed?.({
+		reason: 'HTTP 429 Too Many Requests',
+		text: '',
+		usage: { input: 0, output: 0, cached: 0 },
+		start,
+		end: new Date(start.getTime() + 5),
+	});
 	runner.streamRetried('HTTP 429 Too Many Requests; the SDK retries (1 of 4)', request);
 	runner.streamRetried('not this one', {});
-	request.onAttemptFailed?.({ reason: 'stream broke (socket hang up)', text: 'Quest', usage: { input: 1000, output: 2, cached: 800 }, start, end: new Date(start.getTime() + 9) });
+	request.onAttemptFailed?.({
+		reason: 'stream broke (socket hang up)',
+		text: 'Quest',
+		usage: { input: 1000, output: 2, cached: 800 },
+		start,
+		end: new Date(start.getTime() + 9),
+	});
 	fake.calls[0]!.delta('Questions: none');
 	fake.calls[0]!.finish({ input: 1000, output: 10, cached: 800 });
 	assert.equal(await made, 'Questions: none');
 
 	assert.deepEqual(retries, ['HTTP 429 Too Many Requests; the SDK retries (1 of 4)']);
-	assert.deepEqual(log.log.map((r) => r.error ?? 'answer'), ['HTTP 429 Too Many Requests', 'stream broke (socket hang up)', 'answer']);
+	assert.deepEqual(
+		log.log.map((r) => r.error ?? 'answer'),
+		['HTTP 429 Too Many Requests', 'stream broke (socket hang up)', 'answer'],
+	);
 	const [, broken, answer] = log.log;
 	assert.deepEqual(Object.keys(broken!), [...Object.keys(answer!), 'error'], 'one record shape');
-	assert.deepEqual({ ...broken, error: undefined }, { ...answer, response: 'Quest', finishReason: '', usage: broken!.usage, cost: broken!.cost, timings: broken!.timings, error: undefined });
-	assert.ok(log.log.every((r) => r.node === 'n3' && r.version === 1 && r.attempt === 2 && r.prompt === 'n3?' && r.provider === 'anthropic' && r.model === 'claude-test'));
+	assert.deepEqual(
+		{ ...broken, error: undefined },
+		{
+			...answer,
+			response: 'Quest',
+			finishReason: '',
+			usage: broken!.usage,
+			cost: broken!.cost,
+			timings: broken!.timings,
+			error: undefined,
+		},
+	);
+	assert.ok(
+		log.log.every(
+			(r) =>
+				r.node === 'n3' &&
+				r.version === 1 &&
+				r.attempt === 2 &&
+				r.prompt === 'n3?' &&
+				r.provider === 'anthropic' &&
+				r.model === 'claude-test',
+		),
+	);
 	assert.equal(broken!.timings.ms, 9);
 	assert.equal(broken!.cost, costOf(broken!.usage));
 	// Reported as they end; the answer's usage after its owner has committed it. Failed attempts
 	// are billed but are no calls done.
-	assert.deepEqual(usages.map((u) => [u.failed ?? 'answer', u.calls]), [['HTTP 429 Too Many Requests', 2], ['stream broke (socket hang up)', 2], ['answer', 3]]);
+	assert.deepEqual(
+		usages.map((u) => [u.failed ?? 'answer', u.calls]),
+		[
+			['HTTP 429 Too Many Requests', 2],
+			['stream broke (socket hang up)', 2],
+			['answer', 3],
+		],
+	);
 	assert.equal(usagesAtCommit, 2);
-	assert.ok(usages[1]!.saved > 0 && Math.abs(usages[1]!.saved - (costOf({ input: 1000, output: 2, cached: 0 }) - usages[1]!.cost)) < 1e-12, 'what the cache saved');
+	assert.ok(
+		usages[1]!.saved > 0 &&
+			Math.abs(usages[1]!.saved - (costOf({ input: 1000, output: 2, cached: 0 }) - usages[1]!.cost)) < 1e-12,
+		'what the cache saved',
+	);
 	const t = runner.totals;
 	assert.equal(t.calls, 3);
 	assert.equal(t.input, 5 + 2000);
@@ -259,11 +332,28 @@ test('failed attempts and answers are logged and billed alike, failed ones first
 	assert.ok(Math.abs(t.saved - (usages[1]!.saved + usages[2]!.saved)) < 1e-12);
 });
 
-function logged(node: string, version: number, attempt: number, prompt: string, extra: Partial<CallRecord> = {}): CallRecord {
+function logged(
+	node: string,
+	version: number,
+	attempt: number,
+	prompt: string,
+	extra: Partial<CallRecord> = {},
+): CallRecord {
 	const at = `2024-05-01T10:00:0${attempt}.000Z`;
 	return {
-		node, version, attempt, provider: 'anthropic', model: 'claude-test', prompt, response: `answer to ${prompt}`, finishReason: 'stop',
-		params: { temperature: 0, maxTokens: 50, words: 0, template: 't' }, usage: { input: 10, output: 1, cached: 0 }, cost: 0.5, timings: { start: at, end: at, ms: 0 }, ...extra,
+		node,
+		version,
+		attempt,
+		provider: 'anthropic',
+		model: 'claude-test',
+		prompt,
+		response: `answer to ${prompt}`,
+		finishReason: 'stop',
+		params: { temperature: 0, maxTokens: 50, words: 0, template: 't' },
+		usage: { input: 10, output: 1, cached: 0 },
+		cost: 0.5,
+		timings: { start: at, end: at, ms: 0 },
+		...extra,
 	};
 }
 
@@ -298,7 +388,11 @@ test('recovery: each owner takes back, in order, the logged calls numbered as it
 	});
 	const recovered = await runner.recover([owner('a', 1), owner('b', 0, true), owner('c', 0)]);
 	assert.equal(recovered, 2);
-	assert.deepEqual(taken, { a: ['answer to a0', 'answer to a1'], b: [], c: [] }, 'a3 waits for a2, which has no answer; b is done; c has its failed attempt already');
+	assert.deepEqual(
+		taken,
+		{ a: ['answer to a0', 'answer to a1'], b: [], c: [] },
+		'a3 waits for a2, which has no answer; b is done; c has its failed attempt already',
+	);
 	assert.ok(failedKept.has('a:stream stalled'));
 	assert.equal(runner.totals.calls, 2, 'two answers: calls done');
 	assert.equal(runner.totals.cost, 1.5, 'the two answers and the failed attempt billed');

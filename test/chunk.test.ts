@@ -9,7 +9,6 @@ import { prng } from './support/prng.ts';
 
 const BOOKS = new URL('../../shared/books/', import.meta.url);
 
-
 const texts = (chunks: Chunk[], text: string): string[] => chunks.map((c) => text.slice(c.start, c.end));
 
 /** Index of the last span starting at or before `p`, or -1. */
@@ -31,7 +30,11 @@ interface CheckOptions {
 }
 
 /** Every property chunkText promises, checked against the exact token counter. */
-function checkChunks(text: string, size: number, { encoding = 'cl100k_base', blankRuns = false }: CheckOptions = {}): Chunk[] {
+function checkChunks(
+	text: string,
+	size: number,
+	{ encoding = 'cl100k_base', blankRuns = false }: CheckOptions = {},
+): Chunk[] {
 	const spans = sentenceSpans(text);
 	const chunks = chunkText(text, size, encoding);
 	if (!/\S/u.test(text)) {
@@ -58,7 +61,11 @@ function checkChunks(text: string, size: number, { encoding = 'cl100k_base', bla
 		const e = chunk.end;
 		if (text[e - 1] === '\n') {
 			const lineEnd = text.indexOf('\n', e);
-			assert.match(text.slice(e, lineEnd === -1 ? text.length : lineEnd), /\S/u, `${where}: next chunk starts with a blank line`);
+			assert.match(
+				text.slice(e, lineEnd === -1 ? text.length : lineEnd),
+				/\S/u,
+				`${where}: next chunk starts with a blank line`,
+			);
 			return;
 		}
 		// ... or at a sentence end ...
@@ -68,7 +75,10 @@ function checkChunks(text: string, size: number, { encoding = 'cl100k_base', bla
 		if (span.end === e) return;
 		// ... or inside a sentence that is too long for a chunk, when the chunk has no sentence end.
 		assert.ok(e > span.start && e < span.end, `${where}: ends between sentences but not at a sentence end`);
-		assert.ok(chunk.start >= span.start || !/\S/u.test(text.slice(chunk.start, span.start)), `${where}: cut inside a sentence though it holds a sentence end`);
+		assert.ok(
+			chunk.start >= span.start || !/\S/u.test(text.slice(chunk.start, span.start)),
+			`${where}: cut inside a sentence though it holds a sentence end`,
+		);
 		// Counted once per sentence: a long one is cut into many chunks.
 		if (!tooLong.has(k)) {
 			const from = Math.min(chunk.start, spans[k - 1]?.end ?? 0);
@@ -84,7 +94,37 @@ function checkChunks(text: string, size: number, { encoding = 'cl100k_base', bla
 /** A synthetic book: paragraphs of sentences of mixed scripts, with the odd long sentence, word or gap. */
 function syntheticText(random: () => number): string {
 	const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-	const words = ['the', 'Prince', 'said', 'Anna', 'Pávlovna', 'Moscow', 'война', 'мир', '戦争', 'と', '平和', 'naïve', '1812', '3.14', 'a', 'very', 'old', 'man', "didn't", '“quoted”', '😀', '👩‍👩‍👧', 'Mr.', 'St.', '<|endoftext|>', '--', '(aside)', 'e.g.', 'U.S.A.'];
+	const words = [
+		'the',
+		'Prince',
+		'said',
+		'Anna',
+		'Pávlovna',
+		'Moscow',
+		'война',
+		'мир',
+		'戦争',
+		'と',
+		'平和',
+		'naïve',
+		'1812',
+		'3.14',
+		'a',
+		'very',
+		'old',
+		'man',
+		"didn't",
+		'“quoted”',
+		'😀',
+		'👩‍👩‍👧',
+		'Mr.',
+		'St.',
+		'<|endoftext|>',
+		'--',
+		'(aside)',
+		'e.g.',
+		'U.S.A.',
+	];
 	const ends = ['.', '.', '.', '!', '?', '...', '."', '?"', ''];
 	const gaps = [' ', ' ', ' ', ' ', '  ', '\t', ', ', ', ', '; ', ': ', ' — '];
 	const sentence = (length: number): string => {
@@ -105,7 +145,8 @@ function syntheticText(random: () => number): string {
 	const breaks = ['\n', '\n', '\n\n', '\n\n\n', '\n   \n', '\r\n', '\r\n\r\n', '\n\t\n\n'];
 	let text = random() < 0.2 ? pick(breaks) : '';
 	const paragraphs = 1 + Math.floor(random() * 40);
-	for (let i = 0; i < paragraphs; i++) text += paragraph() + (i < paragraphs - 1 || random() < 0.5 ? pick(breaks) : '');
+	for (let i = 0; i < paragraphs; i++)
+		text += paragraph() + (i < paragraphs - 1 || random() < 0.5 ? pick(breaks) : '');
 	return text;
 }
 
@@ -120,7 +161,8 @@ test('random synthetic texts keep every invariant', () => {
 
 test('random synthetic texts with o200k_base', () => {
 	const random = prng(7);
-	for (let i = 0; i < 30; i++) checkChunks(syntheticText(random), 64 + Math.floor(random() * 200), { encoding: 'o200k_base' });
+	for (let i = 0; i < 30; i++)
+		checkChunks(syntheticText(random), 64 + Math.floor(random() * 200), { encoding: 'o200k_base' });
 });
 
 test('an empty or whitespace-only text gives no chunks', () => {
@@ -137,12 +179,15 @@ test('chunk size must be an integer of at least 64', () => {
 
 test('a text that fits is one chunk with its exact count', () => {
 	const text = 'First paragraph.\nSecond one.\n\nThird.\n';
-	assert.deepEqual(chunkText(text, 2048), [{ index: 0, start: 0, end: text.length, tokens: countTokens(text) }]);
+	assert.deepEqual(chunkText(text, 2048), [
+		{ index: 0, start: 0, end: text.length, tokens: countTokens(text) },
+	]);
 });
 
 test('paragraphs are packed whole and blank lines go with the paragraph before them', () => {
 	// Each paragraph has 30 to 50 tokens, so no two fit together in 64.
-	const paragraph = (name: string): string => `${name} ${'went to the market and bought some bread. '.repeat(4).trim()}`;
+	const paragraph = (name: string): string =>
+		`${name} ${'went to the market and bought some bread. '.repeat(4).trim()}`;
 	const [a, b, c] = [paragraph('Anna'), paragraph('Boris'), paragraph('Pierre')];
 	for (const p of [a, b, c]) assert.ok(countTokens(p) > 32 && countTokens(p) <= 60);
 	const text = `\n\n${a}\n\n\n${b}\n   \n${c}\n\n`;
@@ -154,7 +199,10 @@ test('paragraphs are packed whole and blank lines go with the paragraph before t
 });
 
 test('a paragraph longer than the chunk size is cut at sentence ends, each chunk as full as it can be', () => {
-	const sentences = Array.from({ length: 120 }, (_, i) => `Sentence number ${i} tells of the snow on the road to Moscow.`);
+	const sentences = Array.from(
+		{ length: 120 },
+		(_, i) => `Sentence number ${i} tells of the snow on the road to Moscow.`,
+	);
 	const text = `${sentences.join(' ')}\n`;
 	const chunks = checkChunks(text, 100);
 	assert.ok(chunks.length > 10);
@@ -203,7 +251,8 @@ test('<|endoftext|> in the text is plain text', () => {
 });
 
 test('text without carriage returns, with blank lines and indented lines', () => {
-	const para = (i: number): string => `    ${'Indented paragraph with a few words in it. '.repeat(1 + (i % 5)).trim()}`;
+	const para = (i: number): string =>
+		`    ${'Indented paragraph with a few words in it. '.repeat(1 + (i % 5)).trim()}`;
 	const text = Array.from({ length: 40 }, (_, i) => para(i)).join('\n\n');
 	assert.ok(!text.includes('\r'));
 	const chunks = checkChunks(text, 128);
@@ -220,9 +269,13 @@ test('whitespace runs stay with text when they fit and are cut only when longer 
 	// it must be cut, yet no chunk is blank.
 	const run = '\n'.repeat(3000);
 	const runTokens = countTokens(run);
-	assert.ok(runTokens > 64 && runTokens + countTokens('Start.\n') + countTokens('End.') < 120, String(runTokens));
+	assert.ok(
+		runTokens > 64 && runTokens + countTokens('Start.\n') + countTokens('End.') < 120,
+		String(runTokens),
+	);
 	const gap = `Start.\n${run}End.`;
-	for (const chunk of checkChunks(gap, 64, { blankRuns: true })) assert.match(gap.slice(chunk.start, chunk.end), /\S/u);
+	for (const chunk of checkChunks(gap, 64, { blankRuns: true }))
+		assert.match(gap.slice(chunk.start, chunk.end), /\S/u);
 
 	// Two such runs and two words cannot fit in two chunks of 64: blank chunks are the only way to keep the limit.
 	checkChunks(`Start.\n${run}End.\n${run}`, 64, { blankRuns: true });

@@ -62,18 +62,37 @@ const finalText = (run: Run) => activeVersion(getNode(run, run.root!))!.text;
 /** The live tree is a complete hierarchical plan: each level covers the one below once, in order. */
 function assertValidTree(run: Run): void {
 	const nodes = live(run).filter((n) => n.kind !== 'clean');
-	assert.ok(live(run).every((n) => n.status === 'done'), 'every live node is done');
+	assert.ok(
+		live(run).every((n) => n.status === 'done'),
+		'every live node is done',
+	);
 	const levels = new Map<number, Node[]>();
 	for (const n of nodes) levels.set(n.level, [...(levels.get(n.level) ?? []), n]);
 	for (const list of levels.values()) list.sort((a, b) => a.index - b.index);
-	assert.deepEqual(levels.get(0)!.map((n) => n.inputs[0]), run.chunks.map((c) => `c${c.index}`));
+	assert.deepEqual(
+		levels.get(0)!.map((n) => n.inputs[0]),
+		run.chunks.map((c) => `c${c.index}`),
+	);
 	let top = 0;
 	for (let level = 1; levels.has(level); level++) {
 		const here = levels.get(level)!;
 		const below = levels.get(level - 1)!;
-		assert.deepEqual(here.flatMap((n) => n.inputs), below.map((n) => n.id), `level ${level} covers the level below once, in order`);
-		here.forEach((n, k) => assert.equal(n.context, k === 0 ? null : here[k - 1]!.id, `level ${level}: context is the previous merge`));
-		assert.deepEqual(here.map((n) => n.index), here.map((_, k) => k));
+		assert.deepEqual(
+			here.flatMap((n) => n.inputs),
+			below.map((n) => n.id),
+			`level ${level} covers the level below once, in order`,
+		);
+		here.forEach((n, k) =>
+			assert.equal(
+				n.context,
+				k === 0 ? null : here[k - 1]!.id,
+				`level ${level}: context is the previous merge`,
+			),
+		);
+		assert.deepEqual(
+			here.map((n) => n.index),
+			here.map((_, k) => k),
+		);
 		assert.ok(here.length < below.length, `level ${level} shrinks`);
 		top = level;
 	}
@@ -86,15 +105,27 @@ function assertValidTree(run: Run): void {
 /** The live chain is a complete incremental plan: each step reads a settled node of the step before. */
 function assertValidChain(run: Run): void {
 	const chain = live(run).filter((n) => n.kind !== 'clean');
-	assert.ok(live(run).every((n) => n.status === 'done'), 'every live node is done');
+	assert.ok(
+		live(run).every((n) => n.status === 'done'),
+		'every live node is done',
+	);
 	const steps = chain.map((n) => Number(n.meta.step));
-	assert.deepEqual(steps, [...steps].sort((a, b) => a - b), 'the chain runs through the steps in order');
-	assert.deepEqual([...new Set(steps)], run.chunks.map((c) => c.index), 'every chunk is read once');
+	assert.deepEqual(
+		steps,
+		[...steps].sort((a, b) => a - b),
+		'the chain runs through the steps in order',
+	);
+	assert.deepEqual(
+		[...new Set(steps)],
+		run.chunks.map((c) => c.index),
+		'every chunk is read once',
+	);
 	for (const n of chain) {
 		if (n.kind === 'summarize') continue;
 		const read = getNode(run, n.kind === 'compress' ? n.inputs[0]! : n.inputs[1]!);
 		assert.ok(isLive(read), `${n.id} reads a live node`);
-		if (n.kind === 'update' && read.kind !== 'compress') assert.equal(Number(read.meta.step), Number(n.meta.step) - 1, `${n.id} reads the step before`);
+		if (n.kind === 'update' && read.kind !== 'compress')
+			assert.equal(Number(read.meta.step), Number(n.meta.step) - 1, `${n.id} reads the step before`);
 	}
 }
 
@@ -102,16 +133,26 @@ function assertValidChain(run: Run): void {
  * No node is done with a version made from inputs other than the current ones (the prompts say),
  * except a version a person chose (`chosen`: node and version), which stands as chosen.
  */
-function assertMadeFromCurrentInputs(run: Run, store: MemoryStore, ctx: PlanContext, chosen = new Map<NodeRef, number>()): void {
+function assertMadeFromCurrentInputs(
+	run: Run,
+	store: MemoryStore,
+	ctx: PlanContext,
+	chosen = new Map<NodeRef, number>(),
+): void {
 	const planner = plannerFor(run.config.method);
 	const last = new Map<string, string>();
 	// A dropped attempt and the one made again after the change share their numbers; the later counts.
 	for (const c of store.log) last.set(`${c.node}#${c.version}#${c.attempt}`, c.prompt);
 	for (const node of live(run)) {
 		const version = activeVersion(node);
-		if (node.status !== 'done' || version?.origin !== 'model' || chosen.get(node.id) === node.active) continue;
+		if (node.status !== 'done' || version?.origin !== 'model' || chosen.get(node.id) === node.active)
+			continue;
 		version.attempts.forEach((_, k) => {
-			assert.equal(last.get(`${node.id}#${node.active}#${k}`), planner.call(run, node, ctx, k).prompt, `${node.id} version ${node.active} was made from its current inputs`);
+			assert.equal(
+				last.get(`${node.id}#${node.active}#${k}`),
+				planner.call(run, node, ctx, k).prompt,
+				`${node.id} version ${node.active} was made from its current inputs`,
+			);
 		});
 	}
 }
@@ -132,7 +173,9 @@ test('hier: an edit mid-tree stales exactly its ancestors; the next start makes 
 	assert.equal(await engine.start(), 'done');
 	const oldFinal = finalText(run);
 	// A summary read by the last merge of level 1: a same-length edit there cannot regroup anything.
-	const lastMerge = live(run).filter((n) => n.level === 1).at(-1)!;
+	const lastMerge = live(run)
+		.filter((n) => n.level === 1)
+		.at(-1)!;
 	const target = getNode(run, lastMerge.inputs[1]!);
 	const oldTexts = new Map(run.nodes.map((n) => [n.id, activeVersion(n)!.text]));
 	const versionsBefore = new Map(run.nodes.map((n) => [n.id, n.versions.length]));
@@ -152,7 +195,10 @@ test('hier: an edit mid-tree stales exactly its ancestors; the next start makes 
 	assert.deepEqual(edit.attempts, []);
 	assert.deepEqual(edit.usage, { input: 0, output: 0, cached: 0 });
 	assert.ok(!Number.isNaN(Date.parse(edit.createdAt)));
-	assert.deepEqual(events.find((e) => e.type === 'node-edited'), { type: 'node-edited', node: target.id, version: target.active });
+	assert.deepEqual(
+		events.find((e) => e.type === 'node-edited'),
+		{ type: 'node-edited', node: target.id, version: target.active },
+	);
 	assert.deepEqual(new Set(events.flatMap((e) => (e.type === 'node-stale' ? e.nodes : []))), new Set(stale));
 	assert.equal(run.root, null);
 	for (const id of stale) assert.equal(getNode(run, id).status, 'stale');
@@ -188,12 +234,18 @@ test('hier: an edit that changes how a level is packed supersedes the regrouped 
 	const superseded = run.nodes.filter((n) => n.status === 'superseded');
 	assert.ok(superseded.length > 0, 'some merges were regrouped');
 	assert.ok(superseded.every((n) => n.level > 0));
-	assert.deepEqual(new Set(events.flatMap((e) => (e.type === 'node-superseded' ? e.nodes : []))), new Set(superseded.map((n) => n.id)));
+	assert.deepEqual(
+		new Set(events.flatMap((e) => (e.type === 'node-superseded' ? e.nodes : []))),
+		new Set(superseded.map((n) => n.id)),
+	);
 	const planned = events.flatMap((e) => (e.type === 'node-planned' ? e.nodes.map((n) => n.id) : []));
 	assert.ok(planned.length > 0, 'replacements are planned at once');
 	for (const id of planned) assert.ok(!oldIds.has(id) && Number(id.slice(1)) > maxOld, `${id} is a fresh id`);
 	// What was superseded no longer counts: not in the calls made, not in the final summary.
-	const liveCalls = live(run).reduce((s, n) => s + n.versions.reduce((t, v) => t + v.attempts.length, 0) + n.pending.length, 0);
+	const liveCalls = live(run).reduce(
+		(s, n) => s + n.versions.reduce((t, v) => t + v.attempts.length, 0) + n.pending.length,
+		0,
+	);
 	assert.equal(callsMade(run), liveCalls);
 	assert.ok(engine.plannedCalls() >= engine.totals.calls);
 	await assert.rejects(engine.edit(superseded[0]!.id, 'Anything.'), /replaced by a re-plan/);
@@ -206,7 +258,10 @@ test('hier: an edit that changes how a level is packed supersedes the regrouped 
 		assert.equal(n.versions.length, before.get(n.id), `${n.id} keeps its versions and gets no new one`);
 		assert.ok(n.versions.length > 0);
 	}
-	assert.ok(store.log.slice(logged).every((c) => !superseded.some((n) => n.id === c.node)), 'no call is made for a superseded node');
+	assert.ok(
+		store.log.slice(logged).every((c) => !superseded.some((n) => n.id === c.node)),
+		'no call is made for a superseded node',
+	);
 	assert.ok(!superseded.some((n) => n.id === run.root));
 	assert.ok(finalText(run).includes(MARKS[1]!));
 	assertMadeFromCurrentInputs(run, store, ctx);
@@ -214,7 +269,11 @@ test('hier: an edit that changes how a level is packed supersedes the regrouped 
 });
 
 test('inc: an edit of step k stales or re-plans every later node; the next start completes the chain from the edit', async () => {
-	const { run, engine, store, ctx } = await setUp(randomBook(31, 70), { ...INC, clean: true }, markerModel(31));
+	const { run, engine, store, ctx } = await setUp(
+		randomBook(31, 70),
+		{ ...INC, clean: true },
+		markerModel(31),
+	);
 	assert.equal(await engine.start(), 'done', run.error ?? '');
 	const k = 2;
 	const next = run.nodes.find((n) => n.meta.step === k + 1 && n.kind === 'update')!;
@@ -226,7 +285,11 @@ test('inc: an edit of step k stales or re-plans every later node; the next start
 
 	const after = run.nodes.slice(position + 1);
 	assert.ok(after.length > 0);
-	for (const n of after) assert.ok(n.status === 'stale' || n.status === 'superseded', `${n.id} (step ${n.meta.step}) is ${n.status}`);
+	for (const n of after)
+		assert.ok(
+			n.status === 'stale' || n.status === 'superseded',
+			`${n.id} (step ${n.meta.step}) is ${n.status}`,
+		);
 	assert.ok(stale.includes(next.id));
 	for (const [id, versions] of earlier) {
 		assert.equal(getNode(run, id).status, 'done');
@@ -243,12 +306,20 @@ test('inc: an edit of step k stales or re-plans every later node; the next start
 test('inc: editing an over-long update that compressions stood in for makes it the step result; what followed is superseded', async () => {
 	const book = randomBook(13, 200);
 	const model = markerModel(13);
-	const { run, engine, store, ctx } = await setUp(book, { method: 'inc', chunkSize: 512, maxSummary: 300, contextWindow: 4096, clean: false }, model);
+	const { run, engine, store, ctx } = await setUp(
+		book,
+		{ method: 'inc', chunkSize: 512, maxSummary: 300, contextWindow: 4096, clean: false },
+		model,
+	);
 	// The first update of step 3 comes out too long once, as in plan.test.ts.
 	const complete = model.complete.bind(model);
 	let spoiled = false;
 	model.complete = async (request: CallRequest) => {
-		if (!spoiled && request.task.kind === 'update' && request.prompt.includes(book.slice(run.chunks[3]!.start, run.chunks[3]!.start + 40))) {
+		if (
+			!spoiled &&
+			request.task.kind === 'update' &&
+			request.prompt.includes(book.slice(run.chunks[3]!.start, run.chunks[3]!.start + 40))
+		) {
 			spoiled = true;
 			return complete({ ...request, task: { ...request.task, words: request.maxTokens * 2 } });
 		}
@@ -256,7 +327,10 @@ test('inc: editing an over-long update that compressions stood in for makes it t
 	};
 	assert.equal(await engine.start(), 'done', run.error ?? '');
 	const step3 = run.nodes.filter((n) => n.meta.step === 3);
-	assert.deepEqual(step3.map((n) => n.kind), ['update', 'compress', 'update']);
+	assert.deepEqual(
+		step3.map((n) => n.kind),
+		['update', 'compress', 'update'],
+	);
 	const [first, compress, redo] = step3 as [Node, Node, Node];
 	assert.ok(activeVersion(first)!.overBudget);
 
@@ -277,7 +351,11 @@ test('inc: editing an over-long update that compressions stood in for makes it t
 });
 
 test('rerun makes a new version of one node from the same prompt, and its readers are made again', async () => {
-	const { run, engine, store, ctx } = await setUp(randomBook(24, 100), { ...HIER, clean: true }, markerModel(24));
+	const { run, engine, store, ctx } = await setUp(
+		randomBook(24, 100),
+		{ ...HIER, clean: true },
+		markerModel(24),
+	);
 	assert.equal(await engine.start(), 'done');
 	const node = live(run).find((n) => n.level === 1 && n.index === 0)!;
 	const first = store.log.find((c) => c.node === node.id)!;
@@ -302,7 +380,9 @@ test('rerun makes a new version of one node from the same prompt, and its reader
 test('setActive switches the version later nodes read and stales them; switching to the active one is a no-op', async () => {
 	const { run, engine, store, ctx } = await setUp(randomBook(24, 100), HIER, markerModel(24));
 	assert.equal(await engine.start(), 'done');
-	const lastMerge = live(run).filter((n) => n.level === 1).at(-1)!;
+	const lastMerge = live(run)
+		.filter((n) => n.level === 1)
+		.at(-1)!;
 	const target = getNode(run, lastMerge.inputs[1]!);
 	const original = activeVersion(target)!.text;
 	await engine.edit(target.id, marked(target, MARKS[0]!));
@@ -321,7 +401,10 @@ test('setActive switches the version later nodes read and stales them; switching
 	assert.equal(await engine.start(), 'done');
 	const reader = live(run).find((n) => n.inputs.includes(target.id))!;
 	const prompt = store.log.filter((c) => c.node === reader.id).at(-1)!.prompt;
-	assert.ok(prompt.includes(original) && !prompt.includes(MARKS[0]!), 'the reader was made from version 0 again');
+	assert.ok(
+		prompt.includes(original) && !prompt.includes(MARKS[0]!),
+		'the reader was made from version 0 again',
+	);
 	assert.ok(!finalText(run).includes(MARKS[0]!));
 	assertMadeFromCurrentInputs(run, store, ctx);
 	assertRoundTrips(run);
@@ -337,10 +420,15 @@ test('edits are refused for an empty text, an unknown node, a node being made, a
 	assert.equal(leaf.versions.length, 1, 'a refused edit adds nothing');
 
 	// After an edit low in the tree, the top waits for its plan check until the run reaches it.
-	const lastMerge = live(run).filter((n) => n.level === 1).at(-1)!;
+	const lastMerge = live(run)
+		.filter((n) => n.level === 1)
+		.at(-1)!;
 	const low = getNode(run, lastMerge.inputs[1]!);
 	await engine.edit(low.id, marked(low, MARKS[0]!));
-	const top = getNode(run, run.nodes.filter((n) => isLive(n)).reduce((a, b) => (b.level > a.level ? b : a)).id);
+	const top = getNode(
+		run,
+		run.nodes.filter((n) => isLive(n)).reduce((a, b) => (b.level > a.level ? b : a)).id,
+	);
 	await assert.rejects(engine.edit(top.id, 'A new top.'), /re-planned/);
 
 	// Paused before any call: the stale merge is taken up and held at the gate, "being made".
@@ -356,9 +444,15 @@ test('edits are refused for an empty text, an unknown node, a node being made, a
 });
 
 test('an edit while paused requeues a reader held at the gate: it is made once, from the new input', async () => {
-	const { run, engine, store, ctx } = await setUp(randomBook(24, 100), { ...HIER, concurrency: 2 }, markerModel(24));
+	const { run, engine, store, ctx } = await setUp(
+		randomBook(24, 100),
+		{ ...HIER, concurrency: 2 },
+		markerModel(24),
+	);
 	assert.equal(await engine.start(), 'done');
-	const lastMerge = live(run).filter((n) => n.level === 1).at(-1)!;
+	const lastMerge = live(run)
+		.filter((n) => n.level === 1)
+		.at(-1)!;
 	const [a, b] = [getNode(run, lastMerge.inputs[1]!), getNode(run, lastMerge.inputs[2]!)];
 	await engine.edit(a.id, marked(a, MARKS[0]!));
 	const versions = lastMerge.versions.length;
@@ -374,7 +468,9 @@ test('an edit while paused requeues a reader held at the gate: it is made once, 
 
 	assert.equal(lastMerge.versions.length, versions + 1, 'one new version: the held call never started');
 	const made = store.log.slice(calls).filter((c) => c.node === lastMerge.id);
-	assert.ok(made.length > 0 && made.every((c) => c.prompt.includes(MARKS[0]!) && c.prompt.includes(MARKS[1]!)));
+	assert.ok(
+		made.length > 0 && made.every((c) => c.prompt.includes(MARKS[0]!) && c.prompt.includes(MARKS[1]!)),
+	);
 	assertMadeFromCurrentInputs(run, store, ctx);
 	assertValidTree(run);
 	assert.ok(finalText(run).includes(MARKS[0]!) && finalText(run).includes(MARKS[1]!));
@@ -382,9 +478,15 @@ test('an edit while paused requeues a reader held at the gate: it is made once, 
 });
 
 test('an edit while paused drops what a reader in flight makes from the old input, also for an engine that resumes the session later', async () => {
-	const { run, engine, store, ctx } = await setUp(randomBook(24, 100), { ...HIER, concurrency: 2 }, markerModel(24));
+	const { run, engine, store, ctx } = await setUp(
+		randomBook(24, 100),
+		{ ...HIER, concurrency: 2 },
+		markerModel(24),
+	);
 	assert.equal(await engine.start(), 'done');
-	const lastMerge = live(run).filter((n) => n.level === 1).at(-1)!;
+	const lastMerge = live(run)
+		.filter((n) => n.level === 1)
+		.at(-1)!;
 	const [a, b] = [getNode(run, lastMerge.inputs[1]!), getNode(run, lastMerge.inputs[2]!)];
 	await engine.edit(a.id, marked(a, MARKS[0]!));
 
@@ -394,7 +496,12 @@ test('an edit while paused drops what a reader in flight makes from the old inpu
 	let held = false;
 	const complete = model.complete.bind(model);
 	model.complete = async (request: CallRequest) => {
-		if (request.prompt.includes(MARKS[0]!) && !request.prompt.includes(MARKS[1]!) && request.task.kind === 'merge' && !held) {
+		if (
+			request.prompt.includes(MARKS[0]!) &&
+			!request.prompt.includes(MARKS[1]!) &&
+			request.task.kind === 'merge' &&
+			!held
+		) {
 			held = true;
 			await new Promise<void>((r) => (release = r));
 			return complete({ ...request, signal: undefined });
@@ -411,20 +518,33 @@ test('an edit while paused drops what a reader in flight makes from the old inpu
 	assert.ok(stale.includes(lastMerge.id));
 	release();
 	// The old call lands while paused: it is logged (it was made), but nothing keeps its text.
-	const isOld = (c: { node: string; prompt: string }) => c.node === lastMerge.id && c.prompt.includes(MARKS[0]!) && !c.prompt.includes(MARKS[1]!);
+	const isOld = (c: { node: string; prompt: string }) =>
+		c.node === lastMerge.id && c.prompt.includes(MARKS[0]!) && !c.prompt.includes(MARKS[1]!);
 	while (!store.log.some(isOld)) await settle();
 	await settle(20);
-	assert.ok(!events.some((e) => e.type === 'node-finished' && e.node === lastMerge.id), 'the old result never finished the node');
+	assert.ok(
+		!events.some((e) => e.type === 'node-finished' && e.node === lastMerge.id),
+		'the old result never finished the node',
+	);
 	assert.deepEqual(lastMerge.pending, []);
 	// Stop here and resume with a new engine, as after quitting: the dropped call is in the log
 	// with the numbers the node's next call will have, and must not be taken back from it.
 	second.cancel();
 	assert.equal(await done, 'cancelled');
-	const third = new Engine({ store, provider: markerModel(7), planner: plannerFor('hier'), ctx, costOf: () => 0 });
+	const third = new Engine({
+		store,
+		provider: markerModel(7),
+		planner: plannerFor('hier'),
+		ctx,
+		costOf: () => 0,
+	});
 	assert.equal(await third.start(), 'done', run.error ?? '');
 
 	const landed = store.log.find(isOld)!;
-	assert.ok(!lastMerge.versions.some((v) => v.text === landed.response), 'no version was kept from the old input');
+	assert.ok(
+		!lastMerge.versions.some((v) => v.text === landed.response),
+		'no version was kept from the old input',
+	);
 	assert.ok(activeVersion(lastMerge)!.text.includes(MARKS[1]!));
 	assertMadeFromCurrentInputs(run, store, ctx);
 	assertValidTree(run);
@@ -446,8 +566,19 @@ for (const method of ['hier', 'inc'] as const) {
 	test(`${method}: after random edits, re-runs and version switches the run completes into a valid plan made from current inputs`, async () => {
 		const random = prng(method === 'hier' ? 41 : 43);
 		for (let trial = 0; trial < 4; trial++) {
-			const config = { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: random() < 0.5, concurrency: 1 + Math.floor(random() * 3) };
-			const { run, engine, store, ctx } = await setUp(randomBook(50 + trial, 50 + Math.floor(random() * 60)), config, markerModel(trial));
+			const config = {
+				method,
+				chunkSize: 256,
+				maxSummary: 200,
+				contextWindow: 2048,
+				clean: random() < 0.5,
+				concurrency: 1 + Math.floor(random() * 3),
+			};
+			const { run, engine, store, ctx } = await setUp(
+				randomBook(50 + trial, 50 + Math.floor(random() * 60)),
+				config,
+				markerModel(trial),
+			);
 			const label = `trial ${trial} (${run.chunks.length} chunks, clean ${config.clean})`;
 			assert.equal(await engine.start(), 'done', `${label}: ${run.error}`);
 			const chosen = new Map<NodeRef, number>();
@@ -461,7 +592,9 @@ for (const method of ['hier', 'inc'] as const) {
 						// Between a fifth and twice as long as the text it replaces.
 						const words = activeVersion(node)!.text.split(' ');
 						const length = Math.max(2, Math.round(words.length * (0.2 + 1.8 * random())));
-						const text = Array.from({ length }, (_, i) => (i === 0 ? MARKS[round]! : words[i % words.length]!.replace(/[.?!]$/u, ''))).join(' ');
+						const text = Array.from({ length }, (_, i) =>
+							i === 0 ? MARKS[round]! : words[i % words.length]!.replace(/[.?!]$/u, ''),
+						).join(' ');
 						await engine.edit(node.id, `${text}.`);
 					} else if (choice < 0.8 || node.versions.length < 2) await engine.rerun(node.id);
 					else {

@@ -12,15 +12,35 @@ import { randomBook, setUp } from './support/run-harness.ts';
 // The moves a node may make, written out here so a change to the engine's table is a change to
 // this test too.
 const LEGAL = new Set([
-	'pending>running', 'pending>done', 'pending>superseded',
-	'running>done', 'running>failed', 'running>pending', 'running>stale', 'running>superseded',
-	'done>done', 'done>stale', 'done>superseded',
-	'failed>pending', 'failed>done', 'failed>stale', 'failed>superseded',
-	'stale>running', 'stale>done', 'stale>stale', 'stale>superseded',
+	'pending>running',
+	'pending>done',
+	'pending>superseded',
+	'running>done',
+	'running>failed',
+	'running>pending',
+	'running>stale',
+	'running>superseded',
+	'done>done',
+	'done>stale',
+	'done>superseded',
+	'failed>pending',
+	'failed>done',
+	'failed>stale',
+	'failed>superseded',
+	'stale>running',
+	'stale>done',
+	'stale>stale',
+	'stale>superseded',
 ]);
 
 function nodeIn(status: NodeStatus) {
-	const node = newNode('n0', { kind: 'summarize', level: 0, index: 0, inputs: ['c0'], budget: { promptTokens: 100, summaryTokens: 50, words: 30 } });
+	const node = newNode('n0', {
+		kind: 'summarize',
+		level: 0,
+		index: 0,
+		inputs: ['c0'],
+		budget: { promptTokens: 100, summaryTokens: 50, words: 30 },
+	});
 	node.status = status;
 	return node;
 }
@@ -39,7 +59,14 @@ test('a legal move sets the status; an illegal one throws and changes nothing', 
 	assert.equal(node.status, 'running');
 	moveNode(node, 'done');
 	assert.equal(node.status, 'done');
-	for (const [from, to] of [['superseded', 'pending'], ['pending', 'stale'], ['done', 'running'], ['done', 'failed'], ['failed', 'running'], ['stale', 'pending']] as const) {
+	for (const [from, to] of [
+		['superseded', 'pending'],
+		['pending', 'stale'],
+		['done', 'running'],
+		['done', 'failed'],
+		['failed', 'running'],
+		['stale', 'pending'],
+	] as const) {
 		const n = nodeIn(from);
 		assert.throws(() => moveNode(n, to), new RegExp(`n0 cannot go from ${from} to ${to}`, 'u'));
 		assert.equal(n.status, from);
@@ -53,7 +80,11 @@ test('a run is never saved as paused: a pause lives in the process, not in the s
 
 test('a run quit while paused is saved as cancelled, and a new start finishes it', async () => {
 	const model = new FakeModel({ seed: 31 });
-	const { run, engine, store, ctx } = await setUp(randomBook(31, 60), { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { run, engine, store, ctx } = await setUp(
+		randomBook(31, 60),
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		model,
+	);
 	const first = new Promise<void>((resolve) => engine.on((e) => e.type === 'node-finished' && resolve()));
 	const done = engine.start();
 	await first;
@@ -62,7 +93,10 @@ test('a run quit while paused is saved as cancelled, and a new start finishes it
 	assert.equal(await done, 'cancelled');
 	assert.equal(run.status, 'cancelled');
 	assert.equal(runSchema.safeParse(run).success, true);
-	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'pending'), 'nothing is left running');
+	assert.ok(
+		run.nodes.every((n) => n.status === 'done' || n.status === 'pending'),
+		'nothing is left running',
+	);
 	const again = new Engine({ store, provider: model, planner: plannerFor('hier'), ctx, costOf: () => 0 });
 	assert.equal(await again.start(), 'done');
 	assert.equal(run.status, 'done');

@@ -29,16 +29,30 @@ test('level 0 runs up to --concurrency calls at once, and results land in book o
 			inFlight--;
 		}
 	};
-	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 3, clean: false }, model);
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 3, clean: false },
+		model,
+	);
 	engine.on((e) => {
 		if (e.type === 'node-finished' && e.level === 0) finishOrder.push(e.index);
 	});
 	assert.equal(await engine.start(), 'done');
 	assert.equal(most, 3);
-	assert.notDeepEqual(finishOrder, [...finishOrder].sort((a, b) => a - b), 'calls finished out of order');
+	assert.notDeepEqual(
+		finishOrder,
+		[...finishOrder].sort((a, b) => a - b),
+		'calls finished out of order',
+	);
 	const level0 = run.nodes.filter((n) => n.level === 0);
-	assert.deepEqual(level0.map((n) => n.index), level0.map((_, i) => i));
-	assert.deepEqual(level0.map((n) => n.inputs[0]), run.chunks.map((c) => `c${c.index}`));
+	assert.deepEqual(
+		level0.map((n) => n.index),
+		level0.map((_, i) => i),
+	);
+	assert.deepEqual(
+		level0.map((n) => n.inputs[0]),
+		run.chunks.map((c) => `c${c.index}`),
+	);
 });
 
 test('pause lets calls in flight finish and starts none; step admits exactly one; resume runs to the end', async () => {
@@ -62,7 +76,11 @@ test('pause lets calls in flight finish and starts none; step admits exactly one
 	const held = async () => {
 		while (inFlight > 0 || !run.nodes.some((n) => n.status === 'running')) await settle(5);
 	};
-	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		model,
+	);
 	const events: EngineEvent[] = [];
 	engine.on((e) => events.push(e));
 	const done = engine.start();
@@ -80,13 +98,20 @@ test('pause lets calls in flight finish and starts none; step admits exactly one
 	engine.resume();
 	assert.equal(await done, 'done');
 	assert.ok(events.some((e) => e.type === 'run-paused'));
-	assert.equal(run.nodes.length, run.chunks.length + run.nodes.filter((n) => n.kind === 'compress').length * 2);
+	assert.equal(
+		run.nodes.length,
+		run.chunks.length + run.nodes.filter((n) => n.kind === 'compress').length * 2,
+	);
 });
 
 test('cancel aborts calls in flight, keeps finished work, and a new start continues without repeating it', async () => {
 	const book = randomBook(23, 80);
 	const model = new FakeModel({ seed: 23, latencyMs: 15 });
-	const { run, engine, store, ctx } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 2, clean: false }, model);
+	const { run, engine, store, ctx } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 2, clean: false },
+		model,
+	);
 	const done = engine.start();
 	while (!run.nodes.some((n) => n.status === 'done')) await settle(5);
 	engine.cancel();
@@ -94,7 +119,10 @@ test('cancel aborts calls in flight, keeps finished work, and a new start contin
 	assert.equal(run.status, 'cancelled');
 	const finished = run.nodes.filter((n) => n.status === 'done').map((n) => n.id);
 	assert.ok(finished.length > 0 && finished.length < run.chunks.length);
-	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'pending'), 'nothing is left running');
+	assert.ok(
+		run.nodes.every((n) => n.status === 'done' || n.status === 'pending'),
+		'nothing is left running',
+	);
 	const logged = store.log.length;
 
 	const { Engine } = await import('../source/engine/engine.ts');
@@ -109,16 +137,28 @@ test('cancel aborts calls in flight, keeps finished work, and a new start contin
 test('markStale marks everything that reads a node, and the next start makes new versions of exactly those', async () => {
 	const book = randomBook(24, 100);
 	const model = new FakeModel({ seed: 24 });
-	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		model,
+	);
 	assert.equal(await engine.start(), 'done');
 	const target = run.nodes.find((n) => n.level === 0 && n.index === 2)!;
-	target.versions.push({ ...activeVersion(target)!, text: 'An edited summary of the third chunk.', origin: 'edit', attempts: [] });
+	target.versions.push({
+		...activeVersion(target)!,
+		text: 'An edited summary of the third chunk.',
+		origin: 'edit',
+		attempts: [],
+	});
 	target.active = target.versions.length - 1;
 	const stale = await engine.markStale(target.id);
 	const parent = run.nodes.find((n) => n.inputs.includes(target.id))!;
 	assert.ok(stale.includes(parent.id));
 	assert.ok(!stale.includes(target.id));
-	assert.ok(run.nodes.filter((n) => n.level === 0 && n.id !== target.id).every((n) => !stale.includes(n.id)), 'siblings are untouched');
+	assert.ok(
+		run.nodes.filter((n) => n.level === 0 && n.id !== target.id).every((n) => !stale.includes(n.id)),
+		'siblings are untouched',
+	);
 	assert.equal(run.root, null);
 	const versionsBefore = new Map(run.nodes.map((n) => [n.id, n.versions.length]));
 	assert.equal(await engine.start(), 'done');
@@ -142,10 +182,20 @@ test('a save the disk refuses stops the run at once: calls in flight are cancell
 			answered = true;
 			return result;
 		}
-		await new Promise((_, reject) => request.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), { once: true }));
+		await new Promise((_, reject) =>
+			request.signal?.addEventListener(
+				'abort',
+				() => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })),
+				{ once: true },
+			),
+		);
 		throw new Error('unreachable');
 	};
-	const { store, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 4, clean: false }, model);
+	const { store, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 4, clean: false },
+		model,
+	);
 	const save = store.save.bind(store);
 	const full = Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
 	// The saves of the plan go through; the first save after an answer fails.
@@ -174,8 +224,29 @@ test('engines given one shared call queue keep to its limit together, and a run 
 				}
 			};
 			// Each run would take 4 places of its own; the inc run has one call at a time.
-			const { store, ctx } = await setUp(randomBook(seed, 60), { method: i === 2 ? 'inc' : 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 4, clean: false }, model);
-			return { store, engine: new Engine({ store, provider: model, planner: plannerFor(ctx.config.method), ctx, costOf: () => 0, queue: shared }) };
+			const { store, ctx } = await setUp(
+				randomBook(seed, 60),
+				{
+					method: i === 2 ? 'inc' : 'hier',
+					chunkSize: 256,
+					maxSummary: 200,
+					contextWindow: 2048,
+					concurrency: 4,
+					clean: false,
+				},
+				model,
+			);
+			return {
+				store,
+				engine: new Engine({
+					store,
+					provider: model,
+					planner: plannerFor(ctx.config.method),
+					ctx,
+					costOf: () => 0,
+					queue: shared,
+				}),
+			};
 		}),
 	);
 	const statuses = await Promise.all(runs.map(({ engine }) => engine.start()));

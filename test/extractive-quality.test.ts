@@ -21,7 +21,15 @@ for (const name of NAMES) {
 	for (const method of ['hier', 'inc']) {
 		test(`${name}, ${method}: the offline summary is whole narrative sentences from all over the book`, async () => {
 			const dir = tempDir('quality');
-			const r = await booook(['run', join(BOOKS, `${name}.txt`), '--headless', '--method', method, '--sessions-dir', dir]);
+			const r = await booook([
+				'run',
+				join(BOOKS, `${name}.txt`),
+				'--headless',
+				'--method',
+				method,
+				'--sessions-dir',
+				dir,
+			]);
 			assert.equal(r.code, 0, r.stderr);
 			assert.ok(!/\n/u.test(r.stdout.trim()), 'one paragraph');
 
@@ -39,12 +47,15 @@ for (const name of NAMES) {
 			const short = sentences.filter((s) => countWords(s) < 6);
 			assert.ok(share(short) <= 0.05, `fewer than 6 words: ${show(short)}`);
 			// Odd straight double quotes, or marks the project's own reading of quotations finds open.
-			const unbalanced = sentences.filter((s) => (s.match(/"/gu)?.length ?? 0) % 2 === 1 || !quotesBalanced(s));
+			const unbalanced = sentences.filter(
+				(s) => (s.match(/"/gu)?.length ?? 0) % 2 === 1 || !quotesBalanced(s),
+			);
 			assert.ok(share(unbalanced) <= 0.05, `unbalanced quotes: ${show(unbalanced)}`);
 
 			// The arc: every fifth of the book gives the summary a sentence, and none gives 40%.
 			const fifths = new Array<number>(5).fill(0);
-			for (const s of sentences) if (at.has(s)) fifths[Math.floor((5 * at.get(s)!) / bookSentences.length)]!++;
+			for (const s of sentences)
+				if (at.has(s)) fifths[Math.floor((5 * at.get(s)!) / bookSentences.length)]!++;
 			const fair = fifths.every((n) => n > 0 && n < 0.4 * sentences.length);
 			assert.ok(fair, `sentences per fifth of the book: ${fifths.join(' ')}`);
 		});

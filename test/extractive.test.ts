@@ -9,10 +9,21 @@ import { prng } from './support/prng.ts';
 
 const TERMINAL = /[.?!…"”’»]$/u;
 
-function request(texts: string[], words: number, maxTokens: number, extra: Partial<CallRequest> = {}, kind: Task['kind'] = 'summarize'): CallRequest {
-	return { prompt: 'ignored by the extractive provider', maxTokens, temperature: 0, task: { kind, texts, words }, ...extra };
+function request(
+	texts: string[],
+	words: number,
+	maxTokens: number,
+	extra: Partial<CallRequest> = {},
+	kind: Task['kind'] = 'summarize',
+): CallRequest {
+	return {
+		prompt: 'ignored by the extractive provider',
+		maxTokens,
+		temperature: 0,
+		task: { kind, texts, words },
+		...extra,
+	};
 }
-
 
 const VOCAB = (
 	'the a of and to in was his her it keeper harbor storm lighthouse ship sailor night lamp sea village ' +
@@ -76,15 +87,19 @@ test('budgets, narrative order and punctuation hold over many random inputs and 
 		if (result.cut) {
 			cuts++;
 			// Only when no sentence fits on its own, and then a prefix of one of them.
-			for (const s of sentences) assert.ok(countWords(s) > words || countTokens(s) > maxTokens, `${ctx} skipped ${s}`);
+			for (const s of sentences)
+				assert.ok(countWords(s) > words || countTokens(s) > maxTokens, `${ctx} skipped ${s}`);
 			assert.equal(result.picked.length, 1, ctx);
 			const source = sentences[result.picked[0]!]!.split(' ');
 			const kept = result.text.slice(0, -1).split(' ');
 			assert.ok(kept.length <= source.length, ctx);
-			kept.forEach((w, k) => assert.ok(k < kept.length - 1 ? w === source[k] : source[k]!.startsWith(w), ctx));
+			kept.forEach((w, k) =>
+				assert.ok(k < kept.length - 1 ? w === source[k] : source[k]!.startsWith(w), ctx),
+			);
 		} else {
 			if (result.picked.length > 1) multi++;
-			for (let k = 1; k < result.picked.length; k++) assert.ok(result.picked[k - 1]! < result.picked[k]!, `${ctx} out of order`);
+			for (let k = 1; k < result.picked.length; k++)
+				assert.ok(result.picked[k - 1]! < result.picked[k]!, `${ctx} out of order`);
 			assert.equal(result.text, result.picked.map((i) => sentences[i]!).join(' '), ctx);
 		}
 	}
@@ -106,11 +121,16 @@ test('the provider honours word and token budgets on random inputs', async () =>
 });
 
 test('the token budget binds when the word budget is loose', () => {
-	const text = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} mentions the harbor and the keeper.`).join(' ');
+	const text = Array.from(
+		{ length: 40 },
+		(_, i) => `Sentence number ${i} mentions the harbor and the keeper.`,
+	).join(' ');
 	const result = extractSummary([text], { words: 10_000, maxTokens: 50 });
 	assert.ok(countTokens(result.text) <= 50);
 	assert.ok(result.picked.length >= 2, 'it fills the budget with several sentences');
-	assert.ok(countTokens(result.text) > 50 - 2 * countTokens('Sentence number 10 mentions the harbor and the keeper.'));
+	assert.ok(
+		countTokens(result.text) > 50 - 2 * countTokens('Sentence number 10 mentions the harbor and the keeper.'),
+	);
 });
 
 const CENTRAL = [
@@ -140,7 +160,10 @@ test('output keeps the narrative order across input texts', async () => {
 	const positions = splitSentences(text).map((s) => all.indexOf(s));
 	assert.ok(positions.length >= 2);
 	assert.ok(positions.every((p) => p >= 0));
-	assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
+	assert.deepEqual(
+		positions,
+		[...positions].sort((a, b) => a - b),
+	);
 });
 
 test('same input gives the same output', async () => {
@@ -158,18 +181,23 @@ test('summarize, merge, update and compress all extract the same way', async () 
 	const provider = new ExtractiveProvider();
 	const texts = [CENTRAL.join(' ')];
 	const outputs = await Promise.all(
-		(['summarize', 'merge', 'update', 'compress'] as const).map((kind) => provider.complete(request(texts, 20, 100, {}, kind))),
+		(['summarize', 'merge', 'update', 'compress'] as const).map((kind) =>
+			provider.complete(request(texts, 20, 100, {}, kind)),
+		),
 	);
 	for (const o of outputs) assert.equal(o.text, outputs[0]!.text);
 });
 
 test('a chosen sentence without terminal punctuation gets a full stop', async () => {
-	const { text } = await new ExtractiveProvider().complete(request(['The keeper watched the harbor at night'], 50, 100));
+	const { text } = await new ExtractiveProvider().complete(
+		request(['The keeper watched the harbor at night'], 50, 100),
+	);
 	assert.equal(text, 'The keeper watched the harbor at night.');
 });
 
 test('when no sentence fits, the best one is cut at a word boundary and closed with a full stop', () => {
-	const long = 'The old lighthouse keeper, who had watched the harbor for forty years through storms and calms, finally left his post.';
+	const long =
+		'The old lighthouse keeper, who had watched the harbor for forty years through storms and calms, finally left his post.';
 	const byWords = extractSummary([long], { words: 6, maxTokens: 1000 });
 	assert.equal(byWords.cut, true);
 	assert.equal(byWords.text, 'The old lighthouse keeper, who had.');
@@ -180,8 +208,14 @@ test('when no sentence fits, the best one is cut at a word boundary and closed w
 
 test('a budget that cannot hold a single word is refused', async () => {
 	const provider = new ExtractiveProvider();
-	await assert.rejects(provider.complete(request(['Some text here.'], 0, 100)), (e: unknown) => e instanceof ProviderError && !e.retryable);
-	await assert.rejects(provider.complete(request(['Some text here.'], 10, 1)), (e: unknown) => e instanceof ProviderError && !e.retryable);
+	await assert.rejects(
+		provider.complete(request(['Some text here.'], 0, 100)),
+		(e: unknown) => e instanceof ProviderError && !e.retryable,
+	);
+	await assert.rejects(
+		provider.complete(request(['Some text here.'], 10, 1)),
+		(e: unknown) => e instanceof ProviderError && !e.retryable,
+	);
 });
 
 test('empty input gives empty output', async () => {
@@ -193,18 +227,23 @@ test('empty input gives empty output', async () => {
 test('clean returns the first text unchanged', async () => {
 	const dirty = '  Summary: The keeper   watched the harbor\n\nand the storm came  ';
 	const deltas: string[] = [];
-	const result = await new ExtractiveProvider().complete(request([dirty, 'ignored'], 3, 5, { onDelta: (d) => deltas.push(d) }, 'clean'));
+	const result = await new ExtractiveProvider().complete(
+		request([dirty, 'ignored'], 3, 5, { onDelta: (d) => deltas.push(d) }, 'clean'),
+	);
 	assert.equal(result.text, dirty);
 	assert.equal(deltas.join(''), dirty);
 });
 
 test('annotate is refused with a non-retryable error that names the fix', async () => {
-	await assert.rejects(new ExtractiveProvider().complete(request(['A summary.'], 50, 100, {}, 'annotate')), (e: unknown) => {
-		assert.ok(e instanceof ProviderError);
-		assert.equal(e.retryable, false);
-		assert.match(e.message, /--provider openai or anthropic/u);
-		return true;
-	});
+	await assert.rejects(
+		new ExtractiveProvider().complete(request(['A summary.'], 50, 100, {}, 'annotate')),
+		(e: unknown) => {
+			assert.ok(e instanceof ProviderError);
+			assert.equal(e.retryable, false);
+			assert.match(e.message, /--provider openai or anthropic/u);
+			return true;
+		},
+	);
 });
 
 test('deltas arrive in several pieces that concatenate to the result, and usage is counted', async () => {
@@ -236,7 +275,10 @@ test('an aborted signal rejects with an AbortError, before or during streaming',
 	const provider = new ExtractiveProvider();
 	const isAbort = (e: unknown) => e instanceof Error && e.name === 'AbortError';
 
-	await assert.rejects(provider.complete(request([CENTRAL.join(' ')], 40, 1000, { signal: AbortSignal.abort() })), isAbort);
+	await assert.rejects(
+		provider.complete(request([CENTRAL.join(' ')], 40, 1000, { signal: AbortSignal.abort() })),
+		isAbort,
+	);
 
 	const controller = new AbortController();
 	const deltas: string[] = [];
@@ -257,7 +299,10 @@ test('an aborted signal rejects with an AbortError, before or during streaming',
 	const later = new AbortController();
 	const seen: string[] = [];
 	const pending = slow.complete(
-		request([CENTRAL.join(' ')], 40, 1000, { signal: later.signal, onDelta: (d) => seen.push(d) === 1 && setImmediate(() => later.abort()) }),
+		request([CENTRAL.join(' ')], 40, 1000, {
+			signal: later.signal,
+			onDelta: (d) => seen.push(d) === 1 && setImmediate(() => later.abort()),
+		}),
 	);
 	await assert.rejects(pending, isAbort);
 	assert.equal(seen.length, 1);
@@ -269,7 +314,9 @@ test('a 10 000-token input is handled', async (t) => {
 	while (countTokens(text) < 10_000) text += `${randomText(rnd)}\n`;
 	const start = performance.now();
 	const result = await new ExtractiveProvider().complete(request([text], 500, 700));
-	t.diagnostic(`${countTokens(text)} input tokens, ${splitSentences(text).length} sentences: ${(performance.now() - start).toFixed(0)} ms`);
+	t.diagnostic(
+		`${countTokens(text)} input tokens, ${splitSentences(text).length} sentences: ${(performance.now() - start).toFixed(0)} ms`,
+	);
 	assert.ok(countWords(result.text) <= 500 && countTokens(result.text) <= 700);
 	assert.ok(countWords(result.text) > 400, 'a long input fills most of the word budget');
 });
@@ -282,7 +329,8 @@ test('provider identity says it is not an LLM', () => {
 });
 
 test('lines without a final mark (a salutation, a heading) are not picked while whole sentences fit', () => {
-	const text = 'Letter 4\n\nMy dear Victor,\n\nI have received your letter with great joy. The ship sails at dawn tomorrow. We shall write again soon.';
+	const text =
+		'Letter 4\n\nMy dear Victor,\n\nI have received your letter with great joy. The ship sails at dawn tomorrow. We shall write again soon.';
 	const result = extractSummary([text], { words: 30, maxTokens: 60 });
 	assert.ok(!/Victor,\./u.test(result.text) && !result.text.includes('Letter 4'), result.text);
 	assert.match(result.text, /received your letter/u);
@@ -303,7 +351,10 @@ test('whole narrative sentences are chosen over exclamations and lines cut out o
 	assert.equal(result.text, 'Elizabeth saw that Mr. Darcy had come into the room with his friend at last.');
 	// With room for more, speech that stands on its own follows; the fragments still do not.
 	const more = extractSummary([text], { words: 40, maxTokens: 200 });
-	assert.deepEqual(splitSentences(more.text).map((s) => s.slice(0, 20)), ['Mr. Darcy is here, a', 'Elizabeth saw that M']);
+	assert.deepEqual(
+		splitSentences(more.text).map((s) => s.slice(0, 20)),
+		['Mr. Darcy is here, a', 'Elizabeth saw that M'],
+	);
 });
 
 test('a text with no sentence a reader can follow still gives its best fragment', () => {
@@ -314,13 +365,19 @@ test('a text with no sentence a reader can follow still gives its best fragment'
 
 /** `n` sentences about `topic`, numbered so none repeats, each 10 words besides the topic's. */
 function about(topic: string, n = 10): string {
-	return Array.from({ length: n }, (_, i) => `The ${topic} was seen again on day number ${i + 1} by everyone.`).join(' ');
+	return Array.from(
+		{ length: n },
+		(_, i) => `The ${topic} was seen again on day number ${i + 1} by everyone.`,
+	).join(' ');
 }
 
 test('merge inputs share the budget by the chunks each stands for, whatever TextRank prefers', async () => {
 	// The second input repeats itself, so TextRank alone would fill the summary from it.
 	const texts = [about('harbor lamp', 6), about('storm storm', 12)];
-	const from = (text: string) => ({ harbor: (text.match(/harbor/gu) ?? []).length, storm: (text.match(/storm storm/gu) ?? []).length });
+	const from = (text: string) => ({
+		harbor: (text.match(/harbor/gu) ?? []).length,
+		storm: (text.match(/storm storm/gu) ?? []).length,
+	});
 	const provider = new ExtractiveProvider();
 	// Sentences of 12 words: 24 words each, or 12 and 36.
 	const equal = await provider.complete(request(texts, 48, 1000, {}, 'merge'));
@@ -330,7 +387,7 @@ test('merge inputs share the budget by the chunks each stands for, whatever Text
 	assert.deepEqual(from(weighted.text), { harbor: 1, storm: 3 });
 });
 
-test('an update keeps the running summary and adds the chunk\'s best sentence only when it fits the room', async () => {
+test("an update keeps the running summary and adds the chunk's best sentence only when it fits the room", async () => {
 	const previous = about('harbor lamp', 3);
 	const chunk = `${about('storm', 4)} Quiet penguins juggle seventeen old violins.`;
 	const provider = new ExtractiveProvider();

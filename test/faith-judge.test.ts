@@ -10,11 +10,28 @@ import { Session } from '../source/store/session.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
 
-const summaries: ScoredSummary[] = [{ id: 's0', book: 'voyage', text: 'Ann sails to Dover. The war ends. Bob sells the boat.', node: null, version: null, source: 'test' }];
+const summaries: ScoredSummary[] = [
+	{
+		id: 's0',
+		book: 'voyage',
+		text: 'Ann sails to Dover. The war ends. Bob sells the boat.',
+		node: null,
+		version: null,
+		source: 'test',
+	},
+];
 
 test('readFaithAnswer takes exactly a Label line and a Reason line, nothing looser', () => {
-	assert.deepEqual(readFaithAnswer('Label: faithful\nReason: stated in passage 1.'), { ok: true, label: 'faithful', reason: 'stated in passage 1.' });
-	assert.deepEqual(readFaithAnswer("label: Can't tell.\nreason: no passage names Bob"), { ok: true, label: 'unsure', reason: 'no passage names Bob' });
+	assert.deepEqual(readFaithAnswer('Label: faithful\nReason: stated in passage 1.'), {
+		ok: true,
+		label: 'faithful',
+		reason: 'stated in passage 1.',
+	});
+	assert.deepEqual(readFaithAnswer("label: Can't tell.\nreason: no passage names Bob"), {
+		ok: true,
+		label: 'unsure',
+		reason: 'no passage names Bob',
+	});
 	assert.equal(readFaithAnswer('Label: unfaithful').ok, false);
 	assert.equal(readFaithAnswer('Label: mostly faithful\nReason: x').ok, false);
 	assert.equal(readFaithAnswer('The sentence is faithful.\nReason: x').ok, false);
@@ -30,14 +47,30 @@ test('openai SDK: the judge makes one call per sentence with its evidence, retri
 			const sentence = /The sentence to check:\n(.*)\n/u.exec(prompt)?.[1] ?? '';
 			// The first answer about Bob is prose, which must be asked again.
 			if (sentence.startsWith('Bob') && garbled++ === 0) return 'I think this is probably fine.';
-			return sentence.startsWith('The war') ? 'Label: unfaithful\nReason: the war goes on in passage 1.' : `Label: faithful\nReason: stated in the book.`;
+			return sentence.startsWith('The war')
+				? 'Label: unfaithful\nReason: the war goes on in passage 1.'
+				: `Label: faithful\nReason: stated in the book.`;
 		},
 	});
 	t.after(() => server.close());
 	const dir = tempDir('faith-judge');
-	const session = await Session.createCollection(dir, { title: 'voyage', sources: [], runs: [], summaries, annotations: [], judgments: [] });
+	const session = await Session.createCollection(dir, {
+		title: 'voyage',
+		sources: [],
+		runs: [],
+		summaries,
+		annotations: [],
+		judgments: [],
+	});
 	t.after(() => session.close());
-	const provider = createProvider({ provider: 'openai', model: 'gpt-4o-mini', baseUrl: server.openaiBaseUrl, env: { OPENAI_API_KEY: 'test-key' }, streamTimeoutMs: 5000, streamRetryDelayMs: 10 });
+	const provider = createProvider({
+		provider: 'openai',
+		model: 'gpt-4o-mini',
+		baseUrl: server.openaiBaseUrl,
+		env: { OPENAI_API_KEY: 'test-key' },
+		streamTimeoutMs: 5000,
+		streamRetryDelayMs: 10,
+	});
 	const templates = await loadTemplates();
 	const result = await judgeFaithfulness({
 		store: session,
@@ -49,8 +82,14 @@ test('openai SDK: the judge makes one call per sentence with its evidence, retri
 		costOf: (usage) => callCost(BUILTIN_PRICES, 'gpt-4o-mini', usage, 'openai').cost,
 	});
 	assert.equal(result.status, 'done', result.error ?? '');
-	assert.deepEqual({ judged: result.judged, unreadable: result.unreadable, calls: prompts.length }, { judged: 3, unreadable: 0, calls: 4 });
-	assert.ok(prompts.some((p) => p.includes('[1] (chunk 1) passage about sentence 2')), 'the evidence is in the prompt');
+	assert.deepEqual(
+		{ judged: result.judged, unreadable: result.unreadable, calls: prompts.length },
+		{ judged: 3, unreadable: 0, calls: 4 },
+	);
+	assert.ok(
+		prompts.some((p) => p.includes('[1] (chunk 1) passage about sentence 2')),
+		'the evidence is in the prompt',
+	);
 	const verdicts = session.data.faithfulness ?? [];
 	assert.deepEqual(verdicts.map((v) => [v.sentence, v.label, v.origin, v.validator]).sort(), [
 		[0, 'faithful', 'model', 'openai/gpt-4o-mini'],
@@ -60,11 +99,31 @@ test('openai SDK: the judge makes one call per sentence with its evidence, retri
 	assert.equal(verdicts.find((v) => v.sentence === 1)!.note, 'the war goes on in passage 1.');
 	assert.equal((await session.calls()).length, 4, 'every call is in calls.jsonl');
 	// Judging again asks nothing: every sentence has this model's verdict.
-	const again = await judgeFaithfulness({ store: session, provider, template: templates.faithfulness, summaries: ['s0'], evidenceFor: () => [], concurrency: 2, costOf: () => 0 });
+	const again = await judgeFaithfulness({
+		store: session,
+		provider,
+		template: templates.faithfulness,
+		summaries: ['s0'],
+		evidenceFor: () => [],
+		concurrency: 2,
+		costOf: () => 0,
+	});
 	assert.equal(again.judged, 0);
 	assert.equal(prompts.length, 4);
 	// The report compares it with a person.
-	session.data.faithfulness!.push({ summary: 's0', sentence: 1, label: 'faithful', note: null, validator: 'ann', origin: 'human', at: '2026-01-01T00:00:00.000Z' });
-	const row = faithReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 }).humanVsModel[0]!;
-	assert.deepEqual({ model: row.model, n: row.n, flagged: row.modelFlagged }, { model: 'openai/gpt-4o-mini', n: 1, flagged: 1 });
+	session.data.faithfulness!.push({
+		summary: 's0',
+		sentence: 1,
+		label: 'faithful',
+		note: null,
+		validator: 'ann',
+		origin: 'human',
+		at: '2026-01-01T00:00:00.000Z',
+	});
+	const row = faithReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
+		.humanVsModel[0]!;
+	assert.deepEqual(
+		{ model: row.model, n: row.n, flagged: row.modelFlagged },
+		{ model: 'openai/gpt-4o-mini', n: 1, flagged: 1 },
+	);
 });

@@ -11,7 +11,19 @@ const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt'
 
 test('booook faithfulness: the model judges every sentence of the final summary with its evidence, and report shows the verdicts', async (t) => {
 	const dir = tempDir('faith-cli');
-	const made = await booook(['run', FRANKENSTEIN, '--provider', 'extractive', '--chunk-size', '4096', '--headless', '--session', 'frank', '--sessions-dir', dir]);
+	const made = await booook([
+		'run',
+		FRANKENSTEIN,
+		'--provider',
+		'extractive',
+		'--chunk-size',
+		'4096',
+		'--headless',
+		'--session',
+		'frank',
+		'--sessions-dir',
+		dir,
+	]);
 	assert.equal(made.code, 0, made.stderr);
 	const prompts: string[] = [];
 	const api = await startFakeApi({
@@ -19,14 +31,33 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 			prompts.push(prompt);
 			const sentence = /The sentence to check:\n(.*)\n/u.exec(prompt)?.[1] ?? '';
 			// Faithful when a passage shown holds the sentence (an extractive summary copies the book).
-			const passages = prompt.split('Passages of the book that may be relevant')[1]!.split('Answer in exactly two lines')[0]!.replace(/\s+/gu, ' ');
+			const passages = prompt
+				.split('Passages of the book that may be relevant')[1]!
+				.split('Answer in exactly two lines')[0]!
+				.replace(/\s+/gu, ' ');
 			// (Its opening: where two copied sentences read as one, each passage holds one of them.)
-			return passages.includes(sentence.replace(/\s+/gu, ' ').slice(0, 20)) ? 'Label: faithful\nReason: in the passage.' : "Label: can't tell\nReason: not in the passages.";
+			return passages.includes(sentence.replace(/\s+/gu, ' ').slice(0, 20))
+				? 'Label: faithful\nReason: in the passage.'
+				: "Label: can't tell\nReason: not in the passages.";
 		},
 	});
 	t.after(() => api.close());
 	const env = { OPENAI_API_KEY: 'test-key' };
-	const judged = await booook(['faithfulness', 'frank', '--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', api.openaiBaseUrl, '--sessions-dir', dir], { env });
+	const judged = await booook(
+		[
+			'faithfulness',
+			'frank',
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--sessions-dir',
+			dir,
+		],
+		{ env },
+	);
 	assert.equal(judged.code, 0, judged.stderr);
 	const { data } = await Session.snapshot(dir, 'frank');
 	const run = (data as BookSessionData).run;
@@ -37,7 +68,10 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	assert.equal(verdicts.length, sentences.length);
 	assert.ok(verdicts.every((v) => v.origin === 'model' && v.validator === 'openai/gpt-4o-mini'));
 	// Every sentence was copied from the book, so its evidence holds it and the model saw it there.
-	assert.ok(verdicts.every((v) => v.label === 'faithful'), JSON.stringify(verdicts.filter((v) => v.label !== 'faithful').slice(0, 2)));
+	assert.ok(
+		verdicts.every((v) => v.label === 'faithful'),
+		JSON.stringify(verdicts.filter((v) => v.label !== 'faithful').slice(0, 2)),
+	);
 	assert.match(judged.stderr, new RegExp(`${sentences.length} sentences judged`, 'u'));
 
 	const report = await booook(['report', 'frank', '--json', '--sessions-dir', dir]);
@@ -47,7 +81,21 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	assert.equal(faith.validators['openai/gpt-4o-mini'].n, sentences.length);
 
 	// Again: nothing is asked twice.
-	const again = await booook(['faithfulness', 'frank', '--base-url', api.openaiBaseUrl, '--model', 'gpt-4o-mini', '--provider', 'openai', '--sessions-dir', dir], { env });
+	const again = await booook(
+		[
+			'faithfulness',
+			'frank',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--model',
+			'gpt-4o-mini',
+			'--provider',
+			'openai',
+			'--sessions-dir',
+			dir,
+		],
+		{ env },
+	);
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(prompts.length, sentences.length);
 

@@ -14,26 +14,78 @@ import { Session } from '../source/store/session.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const summaries: ScoredSummary[] = [
-	{ id: 's0', book: 'voyage', text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home.', node: null, version: null, source: 'test' },
-	{ id: 's1', book: 'storm', text: 'A storm hits. The mast breaks. Everyone survives.', node: null, version: null, source: 'test' },
+	{
+		id: 's0',
+		book: 'voyage',
+		text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home.',
+		node: null,
+		version: null,
+		source: 'test',
+	},
+	{
+		id: 's1',
+		book: 'storm',
+		text: 'A storm hits. The mast breaks. Everyone survives.',
+		node: null,
+		version: null,
+		source: 'test',
+	},
 ];
-const v = (validator: string, summary: 's0' | 's1', sentence: number, label: FaithLabel, origin: 'human' | 'model' = 'human'): FaithVerdict => ({ summary, sentence, label, note: null, validator, origin, at });
+const v = (
+	validator: string,
+	summary: 's0' | 's1',
+	sentence: number,
+	label: FaithLabel,
+	origin: 'human' | 'model' = 'human',
+): FaithVerdict => ({ summary, sentence, label, note: null, validator, origin, at });
 
 test('faithUnits are the summary sentences in reading order; a walk opens at the first unjudged one', () => {
 	const units = faithUnits(summaries);
-	assert.deepEqual(units.map((u) => `${u.summary}:${u.sentence}:${u.text}`), [
-		's0:0:Ann sails to Dover.', 's0:1:The war ends.', 's0:2:Bob sells the boat.', 's0:3:Ann returns home.',
-		's1:0:A storm hits.', 's1:1:The mast breaks.', 's1:2:Everyone survives.',
-	]);
+	assert.deepEqual(
+		units.map((u) => `${u.summary}:${u.sentence}:${u.text}`),
+		[
+			's0:0:Ann sails to Dover.',
+			's0:1:The war ends.',
+			's0:2:Bob sells the boat.',
+			's0:3:Ann returns home.',
+			's1:0:A storm hits.',
+			's1:1:The mast breaks.',
+			's1:2:Everyone survives.',
+		],
+	);
 	const given = [v('ann', 's0', 0, 'faithful'), v('ann', 's0', 1, 'unsure'), v('bob', 's0', 2, 'faithful')];
 	assert.equal(firstUnjudgedUnit(units, given, 'ann'), 2);
 	assert.equal(firstUnjudgedUnit(units, given, 'bob'), 0);
 });
 
-test('faithReport: share faithful per validator (can\'t tell left out), bootstrap interval, κ between validators, human vs model', () => {
-	const ann: FaithLabel[] = ['faithful', 'faithful', 'unfaithful', 'faithful', 'faithful', 'unsure', 'faithful'];
-	const bob: FaithLabel[] = ['faithful', 'unfaithful', 'unfaithful', 'faithful', 'faithful', 'faithful', 'faithful'];
-	const model: FaithLabel[] = ['faithful', 'faithful', 'faithful', 'faithful', 'unfaithful', 'faithful', 'faithful'];
+test("faithReport: share faithful per validator (can't tell left out), bootstrap interval, κ between validators, human vs model", () => {
+	const ann: FaithLabel[] = [
+		'faithful',
+		'faithful',
+		'unfaithful',
+		'faithful',
+		'faithful',
+		'unsure',
+		'faithful',
+	];
+	const bob: FaithLabel[] = [
+		'faithful',
+		'unfaithful',
+		'unfaithful',
+		'faithful',
+		'faithful',
+		'faithful',
+		'faithful',
+	];
+	const model: FaithLabel[] = [
+		'faithful',
+		'faithful',
+		'faithful',
+		'faithful',
+		'unfaithful',
+		'faithful',
+		'faithful',
+	];
 	const units = faithUnits(summaries);
 	const verdicts = [
 		...units.map((u, i) => v('ann', u.summary as 's0', u.sentence, ann[i]!)),
@@ -44,10 +96,18 @@ test('faithReport: share faithful per validator (can\'t tell left out), bootstra
 	];
 	const r = faithReport(summaries, verdicts, { seed: 1, resamples: 500 });
 	const annRow = r.validators.find((x) => x.validator === 'ann')!;
-	assert.deepEqual({ f: annRow.faithful, u: annRow.unfaithful, q: annRow.unsure, n: annRow.judged }, { f: 5, u: 1, q: 1, n: 7 });
+	assert.deepEqual(
+		{ f: annRow.faithful, u: annRow.unfaithful, q: annRow.unsure, n: annRow.judged },
+		{ f: 5, u: 1, q: 1, n: 7 },
+	);
 	assert.equal(annRow.share, 5 / 6);
 	assert.equal(annRow.over, 'summaries');
-	assert.ok(annRow.interval && annRow.interval.low <= 5 / 6 && annRow.interval.high >= 5 / 6 && annRow.interval.low < annRow.interval.high);
+	assert.ok(
+		annRow.interval &&
+			annRow.interval.low <= 5 / 6 &&
+			annRow.interval.high >= 5 / 6 &&
+			annRow.interval.low < annRow.interval.high,
+	);
 	assert.equal(r.validators.find((x) => x.validator === 'openai/gpt-4o')!.origin, 'model');
 	const pair = r.agreement.pairs.find((p) => p.validators.join() === 'ann,bob')!;
 	assert.equal(pair.n, 7);
@@ -56,7 +116,15 @@ test('faithReport: share faithful per validator (can\'t tell left out), bootstra
 	assert.equal(r.agreement.units, 7);
 	assert.ok(r.agreement.alpha !== null);
 	// The people's majority: ties (ann faithful, bob unfaithful) are "unsure".
-	const majority: FaithLabel[] = ['faithful', 'unsure', 'unfaithful', 'faithful', 'faithful', 'unsure', 'faithful'];
+	const majority: FaithLabel[] = [
+		'faithful',
+		'unsure',
+		'unfaithful',
+		'faithful',
+		'faithful',
+		'unsure',
+		'faithful',
+	];
 	const hm = r.humanVsModel[0]!;
 	assert.equal(hm.model, 'openai/gpt-4o');
 	assert.equal(hm.n, 7);
@@ -67,7 +135,16 @@ test('faithReport: share faithful per validator (can\'t tell left out), bootstra
 });
 
 test('report: the faithfulness section in text and JSON; a session without verdicts has none', () => {
-	const data = { summaries, annotations: [], judgments: [], faithfulness: [v('ann', 's0', 0, 'faithful'), v('ann', 's0', 1, 'unfaithful'), v('ann', 's1', 0, 'faithful')] };
+	const data = {
+		summaries,
+		annotations: [],
+		judgments: [],
+		faithfulness: [
+			v('ann', 's0', 0, 'faithful'),
+			v('ann', 's0', 1, 'unfaithful'),
+			v('ann', 's1', 0, 'faithful'),
+		],
+	};
 	const report = buildReport(data, { seed: 3, resamples: 200 });
 	const json = reportJson(report).faithfulness;
 	assert.equal(json.validators.ann!.faithful_share, 66.67);
@@ -77,14 +154,25 @@ test('report: the faithfulness section in text and JSON; a session without verdi
 	const text = reportLines('t', report).join('\n');
 	assert.match(text, /faithfulness \(LongEval, per sentence\): 3\/7 sentences judged/u);
 	assert.match(text, /ann \(human\): 66\.7% faithful \[/u);
-	const none = reportLines('t', buildReport({ summaries, annotations: [], judgments: [] }, { seed: 3, resamples: 200 })).join('\n');
+	const none = reportLines(
+		't',
+		buildReport({ summaries, annotations: [], judgments: [] }, { seed: 3, resamples: 200 }),
+	).join('\n');
 	assert.doesNotMatch(none, /faithfulness/u);
 });
 
 test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes one back, an old session without the list opens', async (t) => {
 	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-'));
 	t.after(() => rm(dir, { recursive: true, force: true }));
-	const created = await Session.createCollection(dir, { id: 'old', title: 'voyage', sources: ['test'], summaries, annotations: [], judgments: [], runs: [] });
+	const created = await Session.createCollection(dir, {
+		id: 'old',
+		title: 'voyage',
+		sources: ['test'],
+		summaries,
+		annotations: [],
+		judgments: [],
+		runs: [],
+	});
 	await created.close();
 	const raw = JSON.parse(await readFile(path.join(dir, 'old', 'session.json'), 'utf8'));
 	assert.equal('faithfulness' in raw, false, 'a session as made before faithfulness verdicts');
@@ -97,22 +185,45 @@ test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes
 	await store.mark(store.units[1]!, 'unfaithful', 'Dover is never named');
 	assert.ok(existsSync(path.join(dir, 'old', 'changes.jsonl')), 'verdicts are appended to the journal');
 	const read = async () => (await Session.snapshot(dir, 'old')).data.faithfulness ?? [];
-	assert.deepEqual((await read()).map((f) => [f.sentence, f.label, f.note]), [[0, 'faithful', null], [1, 'unfaithful', 'Dover is never named']]);
+	assert.deepEqual(
+		(await read()).map((f) => [f.sentence, f.label, f.note]),
+		[
+			[0, 'faithful', null],
+			[1, 'unfaithful', 'Dover is never named'],
+		],
+	);
 	await assert.rejects(store.mark({ summary: 's0', sentence: 99 }, 'faithful'), /no sentence 100/u);
 	assert.equal((await store.undo())?.sentence, 1);
-	assert.deepEqual((await read()).map((f) => f.sentence), [0]);
+	assert.deepEqual(
+		(await read()).map((f) => f.sentence),
+		[0],
+	);
 	await store.mark(store.units[4]!, 'unsure');
 	await session.close();
 
 	const reopened = await Session.open(dir, 'old');
 	t.after(() => reopened.close());
-	assert.deepEqual((reopened.data.faithfulness ?? []).map((f) => [f.summary, f.sentence, f.label, f.origin]), [['s0', 0, 'faithful', 'human'], ['s1', 0, 'unsure', 'human']]);
+	assert.deepEqual(
+		(reopened.data.faithfulness ?? []).map((f) => [f.summary, f.sentence, f.label, f.origin]),
+		[
+			['s0', 0, 'faithful', 'human'],
+			['s1', 0, 'unsure', 'human'],
+		],
+	);
 });
 
 test('a faithfulness verdict on a summary the session does not hold is refused by save', async (t) => {
 	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-'));
 	t.after(() => rm(dir, { recursive: true, force: true }));
-	const session = await Session.createCollection(dir, { id: 'bad', title: 'voyage', sources: ['test'], summaries, annotations: [], judgments: [], runs: [] });
+	const session = await Session.createCollection(dir, {
+		id: 'bad',
+		title: 'voyage',
+		sources: ['test'],
+		summaries,
+		annotations: [],
+		judgments: [],
+		runs: [],
+	});
 	t.after(() => session.close());
 	session.data.faithfulness = [{ ...v('ann', 's0', 0, 'faithful'), summary: 's7' }];
 	await assert.rejects(session.save(), /no summary s7/u);

@@ -13,12 +13,19 @@ test('the run title fits its room whole at every width, and the baseline always 
 				const title = runTitle(info, method, room);
 				assert.ok(textWidth(title) <= room, `${room}: ${title}`);
 				// Wide enough for the shortest form, nothing is cut: the baseline's warning stays whole.
-				if (room >= textWidth(`${info.title} · ${method} · extractive (not an LLM)`) && !info.isLLM) assert.match(title, /\(not an LLM\)$/u, `${room}: ${title}`);
+				if (room >= textWidth(`${info.title} · ${method} · extractive (not an LLM)`) && !info.isLLM)
+					assert.match(title, /\(not an LLM\)$/u, `${room}: ${title}`);
 			}
 		}
 	}
 	// At 80 columns (less the state mark) the offline title keeps the method's name and the full warning.
-	assert.equal(runTitle(offline, 'inc', 72), 'booook · Frankenstein · incremental · extractive baseline (not an LLM)');
-	assert.equal(runTitle(offline, 'hier', 120), 'booook · Frankenstein · hierarchical merging · extractive baseline (not an LLM)');
+	assert.equal(
+		runTitle(offline, 'inc', 72),
+		'booook · Frankenstein · incremental · extractive baseline (not an LLM)',
+	);
+	assert.equal(
+		runTitle(offline, 'hier', 120),
+		'booook · Frankenstein · hierarchical merging · extractive baseline (not an LLM)',
+	);
 	assert.equal(runTitle(llm, 'hier', 60), 'Pride and Prejudice · hier · anthropic claude-sonnet-4-6');
 });

@@ -24,7 +24,8 @@ const stateOf = (dir: string, id: string): any => raw(join(dir, id, 'session.jso
 
 // Errors are raised before anything is printed, so they are checked in-process (a spawn costs a
 // second or two); the CLI's exit code and one-line message are checked once per command below.
-const importing = (opts: Partial<ImportOptions> & { sessionsDir: string }, format = 'booookscore') => importCommand(format, { json: false, ...opts });
+const importing = (opts: Partial<ImportOptions> & { sessionsDir: string }, format = 'booookscore') =>
+	importCommand(format, { json: false, ...opts });
 const precision = (opts: { id?: string; validation?: string; validator?: string; sessionsDir?: string }) =>
 	precisionCommand({ json: true, seed: 1, resamples: 10, ...opts });
 /** Resolves to the UserError a promise is rejected with; it must be bad input (exit 2) on one line. */
@@ -42,17 +43,35 @@ async function badInput(promise: Promise<unknown>): Promise<string> {
 test('importing every released file at once: one collection, counts as in the files, browsable with show and sessions', async () => {
 	const dir = tempDir();
 	const r = await booook([
-		'import', 'booookscore',
-		'--summaries', FILES.summaries, '--annotations', FILES.annotations,
-		'--intermediate', FILES.intermediate, '--human', FILES.human, '--validation', FILES.validation,
-		'--session', 'all', '--sessions-dir', dir,
+		'import',
+		'booookscore',
+		'--summaries',
+		FILES.summaries,
+		'--annotations',
+		FILES.annotations,
+		'--intermediate',
+		FILES.intermediate,
+		'--human',
+		FILES.human,
+		'--validation',
+		FILES.validation,
+		'--session',
+		'all',
+		'--sessions-dir',
+		dir,
 	]);
 	assert.equal(r.code, 0, r.stderr);
 	const lines = r.stdout.trim().split('\n');
-	assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['--summaries', '--annotations', '--intermediate', '--human', '--validation', 'imported']);
+	assert.deepEqual(
+		lines.map((l) => l.split(' ')[0]),
+		['--summaries', '--annotations', '--intermediate', '--human', '--validation', 'imported'],
+	);
 	// The hint names commands that make no model call (score would annotate every sentence lacking a model verdict).
 	const there = `all --sessions-dir ${dir}`;
-	assert.equal(lines.at(-1), `imported into session all; its results (no model call): ${printed(`report ${there}`)}; judge its annotations: ${printed(`validate ${there}`)}; precision: ${printed(`precision ${there}`)}`);
+	assert.equal(
+		lines.at(-1),
+		`imported into session all; its results (no model call): ${printed(`report ${there}`)}; judge its annotations: ${printed(`validate ${there}`)}; precision: ${printed(`precision ${there}`)}`,
+	);
 
 	// Counted from the raw files, not by the importer.
 	const summaries = raw(FILES.summaries);
@@ -71,14 +90,27 @@ test('importing every released file at once: one collection, counts as in the fi
 
 	const state = stateOf(dir, 'all');
 	assert.equal(state.kind, 'collection');
-	assert.deepEqual(state.sources, [FILES.summaries, FILES.annotations, FILES.intermediate, FILES.human, FILES.validation]);
-	assert.equal(state.summaries.length, Object.keys(summaries).length + Object.keys(hier).length + Object.keys(human).length + Object.keys(study).length);
+	assert.deepEqual(state.sources, [
+		FILES.summaries,
+		FILES.annotations,
+		FILES.intermediate,
+		FILES.human,
+		FILES.validation,
+	]);
+	assert.equal(
+		state.summaries.length,
+		Object.keys(summaries).length +
+			Object.keys(hier).length +
+			Object.keys(human).length +
+			Object.keys(study).length,
+	);
 	assert.deepEqual(
 		state.runs.map((run: any) => [run.book, run.levels.length]),
 		Object.entries<any>(hier).map(([book, v]) => [book, Object.keys(v.summaries_dict).length]),
 	);
 	assert.equal(state.judgments.length, judged.length);
-	const bySource = (source: string) => state.summaries.filter((s: any) => s.source === source).map((s: any) => s.id);
+	const bySource = (source: string) =>
+		state.summaries.filter((s: any) => s.source === source).map((s: any) => s.id);
 	const annotationsOf = (ids: string[]) => state.annotations.filter((a: any) => ids.includes(a.summary));
 	assert.equal(annotationsOf(bySource('summary-gpt4-4096-hier.json')).length, units);
 	assert.equal(annotationsOf(bySource('annotations-gpt4-4096-inc.json')).length, judged.length);
@@ -98,22 +130,53 @@ test('importing every released file at once: one collection, counts as in the fi
 	assert.equal(listed.code, 0, listed.stderr);
 	const list = JSON.parse(listed.stdout);
 	assert.deepEqual(list.problems, []);
-	assert.deepEqual(list.sessions.map((s: any) => [s.id, s.kind, s.status]), [['all', 'collection', 'imported']]);
+	assert.deepEqual(
+		list.sessions.map((s: any) => [s.id, s.kind, s.status]),
+		[['all', 'collection', 'imported']],
+	);
 	assert.equal((await booook(['sessions', '--sessions-dir', dir])).code, 0);
 });
 
 test('precision ID after importing the study equals precision --validation F, and reproduces Appendix G', async () => {
 	const dir = tempDir();
-	const imported = await booook(['import', 'booookscore', '--validation', FILES.validation, '--sessions-dir', dir, '--json']);
+	const imported = await booook([
+		'import',
+		'booookscore',
+		'--validation',
+		FILES.validation,
+		'--sessions-dir',
+		dir,
+		'--json',
+	]);
 	assert.equal(imported.code, 0, imported.stderr);
 	const summary = JSON.parse(imported.stdout);
 	assert.equal(summary.title, 'gpt4-4096-inc (BooookScore release)');
-	assert.deepEqual(summary.next, ['report', 'validate', 'precision'].map((command) => printed(`${command} ${summary.session} --sessions-dir ${dir}`)));
+	assert.deepEqual(
+		summary.next,
+		['report', 'validate', 'precision'].map((command) =>
+			printed(`${command} ${summary.session} --sessions-dir ${dir}`),
+		),
+	);
 	assert.deepEqual(readdirSync(dir), [summary.session]);
 
-	const fromSession = await booook(['precision', summary.session, '--sessions-dir', dir, '--json', '--resamples', '500']);
+	const fromSession = await booook([
+		'precision',
+		summary.session,
+		'--sessions-dir',
+		dir,
+		'--json',
+		'--resamples',
+		'500',
+	]);
 	assert.equal(fromSession.code, 0, fromSession.stderr);
-	const fromFile = await booook(['precision', '--validation', FILES.validation, '--json', '--resamples', '500']);
+	const fromFile = await booook([
+		'precision',
+		'--validation',
+		FILES.validation,
+		'--json',
+		'--resamples',
+		'500',
+	]);
 	assert.equal(fromSession.stdout, fromFile.stdout);
 	const p = JSON.parse(fromSession.stdout);
 	assert.ok(Math.abs(p.human.precision - 79.7) <= 0.1, String(p.human.precision));
@@ -132,24 +195,52 @@ test('precision ID after importing the study equals precision --validation F, an
 		await badInput(precision({ id: summary.session, sessionsDir: dir })),
 		/2 validators \("authors' study \(released\)", "ann"\); choose one with --validator/u,
 	);
-	const ann = await booook(['precision', summary.session, '--sessions-dir', dir, '--validator', 'ann', '--json']);
+	const ann = await booook([
+		'precision',
+		summary.session,
+		'--sessions-dir',
+		dir,
+		'--validator',
+		'ann',
+		'--json',
+	]);
 	assert.equal(ann.code, 0, ann.stderr);
 	const one = JSON.parse(ann.stdout);
-	assert.deepEqual(Object.values<any>(one).map((s) => [s.n, s.disagree]), [[1, 1]]);
-	assert.match(await badInput(precision({ id: summary.session, sessionsDir: dir, validator: 'bob' })), /no verdicts from "bob"/u);
+	assert.deepEqual(
+		Object.values<any>(one).map((s) => [s.n, s.disagree]),
+		[[1, 1]],
+	);
+	assert.match(
+		await badInput(precision({ id: summary.session, sessionsDir: dir, validator: 'bob' })),
+		/no verdicts from "bob"/u,
+	);
 });
 
 test('an incremental run imports; precision of a session without verdicts, or of nothing, is a clear error', async () => {
 	const dir = tempDir();
-	const imported = await booook(['import', 'booookscore', '--intermediate', FILES.incremental, '--sessions-dir', dir, '--json']);
+	const imported = await booook([
+		'import',
+		'booookscore',
+		'--intermediate',
+		FILES.incremental,
+		'--sessions-dir',
+		dir,
+		'--json',
+	]);
 	assert.equal(imported.code, 0, imported.stderr);
 	const { session, files } = JSON.parse(imported.stdout);
 	assert.equal(files[0].method, 'inc');
 	assert.equal(files[0].summaries, Object.keys(raw(FILES.incremental)).length);
 	assert.match(await badInput(precision({ id: session, sessionsDir: dir })), /has no verdicts yet/u);
 	assert.match(await badInput(precision({ sessionsDir: dir })), /nothing to judge/u);
-	assert.match(await badInput(precision({ id: session, validation: FILES.validation, sessionsDir: dir })), /not both/u);
-	assert.match(await badInput(precision({ id: 'no-such-session', sessionsDir: dir })), /no session "no-such-session"/u);
+	assert.match(
+		await badInput(precision({ id: session, validation: FILES.validation, sessionsDir: dir })),
+		/not both/u,
+	);
+	assert.match(
+		await badInput(precision({ id: 'no-such-session', sessionsDir: dir })),
+		/no session "no-such-session"/u,
+	);
 	const cli = await booook(['precision', 'no-such-session', '--sessions-dir', dir]);
 	assert.equal(cli.code, 2);
 	assert.match(cli.stderr, /^booook: no session "no-such-session"[^\n]*\n$/u);
@@ -174,7 +265,9 @@ test('a malformed file is a one-line error naming the file and the first bad ent
 	const summaryBook = Object.keys(summaries)[3]!;
 	badSummaries[summaryBook] = 42;
 
-	const annotatedBook = Object.keys(annotations).find((b) => annotations[b] && Object.keys(annotations[b]).length > 0)!;
+	const annotatedBook = Object.keys(annotations).find(
+		(b) => annotations[b] && Object.keys(annotations[b]).length > 0,
+	)!;
 	const badAnnotations = structuredClone(annotations);
 	badAnnotations[annotatedBook][Object.keys(annotations[annotatedBook])[0]!].types = ['spelling'];
 
@@ -192,9 +285,22 @@ test('a malformed file is a one-line error naming the file and the first bad ent
 
 	const cases: [string[], string, RegExp][] = [
 		[['--summaries', badFile(files, 'bad-summaries.json', badSummaries)], summaryBook, /string/u],
-		[['--summaries', FILES.summaries, '--annotations', badFile(files, 'bad-annotations.json', badAnnotations)], annotatedBook, /spelling/u],
+		[
+			[
+				'--summaries',
+				FILES.summaries,
+				'--annotations',
+				badFile(files, 'bad-annotations.json', badAnnotations),
+			],
+			annotatedBook,
+			/spelling/u,
+		],
 		[['--human', badFile(files, 'bad-human.json', badHuman)], humanBook, /plot hole/u],
-		[['--summaries', FILES.summaries, '--validation', badFile(files, 'bad-study.json', badStudy)], studyBook, /agreement/u],
+		[
+			['--summaries', FILES.summaries, '--validation', badFile(files, 'bad-study.json', badStudy)],
+			studyBook,
+			/agreement/u,
+		],
 		[['--intermediate', badFile(files, 'bad-hier.json', badHier)], hierBook, /final_summary/u],
 	];
 	const sessions = join(tempDir(), 'sessions');
@@ -216,17 +322,32 @@ test('a malformed file is a one-line error naming the file and the first bad ent
 
 	const notJson = join(files, 'broken.json');
 	writeFileSync(notJson, '{ "a.epub": ');
-	assert.match(await badInput(importing({ human: notJson, sessionsDir: sessions })), /--human .*broken\.json: not valid JSON/u);
-	assert.match(await badInput(importing({ summaries: join(files, 'absent.json'), sessionsDir: sessions })), /absent\.json: no such file/u);
+	assert.match(
+		await badInput(importing({ human: notJson, sessionsDir: sessions })),
+		/--human .*broken\.json: not valid JSON/u,
+	);
+	assert.match(
+		await badInput(importing({ summaries: join(files, 'absent.json'), sessionsDir: sessions })),
+		/absent\.json: no such file/u,
+	);
 	assert.equal(existsSync(sessions), false, 'no session directory is made');
 });
 
 test('usage errors: nothing to import, annotations without summaries, an unknown format', async () => {
 	const sessions = join(tempDir(), 'sessions');
 	assert.match(await badInput(importing({ sessionsDir: sessions })), /nothing to import/u);
-	assert.match(await badInput(importing({ annotations: FILES.annotations, sessionsDir: sessions })), /--annotations .*--summaries/u);
-	assert.match(await badInput(importing({ summaries: FILES.summaries, sessionsDir: sessions }, 'other')), /booookscore/u);
-	assert.match(await badInput(importing({ summaries: FILES.summaries, session: '../up', sessionsDir: sessions })), /not a valid session id/u);
+	assert.match(
+		await badInput(importing({ annotations: FILES.annotations, sessionsDir: sessions })),
+		/--annotations .*--summaries/u,
+	);
+	assert.match(
+		await badInput(importing({ summaries: FILES.summaries, sessionsDir: sessions }, 'other')),
+		/booookscore/u,
+	);
+	assert.match(
+		await badInput(importing({ summaries: FILES.summaries, session: '../up', sessionsDir: sessions })),
+		/not a valid session id/u,
+	);
 	const cli = await booook(['import', 'booookscore', '--sessions-dir', sessions]);
 	assert.equal(cli.code, 2);
 	assert.match(cli.stderr, /^booook: nothing to import[^\n]*\n$/u);
@@ -235,12 +356,26 @@ test('usage errors: nothing to import, annotations without summaries, an unknown
 
 test('--session with an id that exists is refused and the existing session is left as it was', async () => {
 	const dir = tempDir();
-	const first = await booook(['import', 'booookscore', '--summaries', FILES.summaries, '--annotations', FILES.annotations, '--session', 'taken', '--sessions-dir', dir]);
+	const first = await booook([
+		'import',
+		'booookscore',
+		'--summaries',
+		FILES.summaries,
+		'--annotations',
+		FILES.annotations,
+		'--session',
+		'taken',
+		'--sessions-dir',
+		dir,
+	]);
 	assert.equal(first.code, 0, first.stderr);
 	const before = readFileSync(join(dir, 'taken', 'session.json'));
 	const taken = await badInput(importing({ human: FILES.human, session: 'taken', sessionsDir: dir }));
 	// A collection is never resumed: the way on is to score it.
-	assert.ok(taken.endsWith(`; choose another --session or score it with: booook score taken --sessions-dir ${dir}`), taken);
+	assert.ok(
+		taken.endsWith(`; choose another --session or score it with: booook score taken --sessions-dir ${dir}`),
+		taken,
+	);
 	assert.deepEqual(readFileSync(join(dir, 'taken', 'session.json')), before);
 	assert.deepEqual(readdirSync(dir), ['taken']);
 	assert.deepEqual(readdirSync(join(dir, 'taken')).sort(), ['session.json']);

@@ -34,7 +34,8 @@ for (const config of ['hier', 'inc'] as const) {
 		const summariesFile = `summaries/gpt4-2048-${config}-cleaned.json`;
 		const annotationsFile = `annotations/gpt4-2048-${config}.json`;
 		const rawSummaries: Record<string, string> = load(summariesFile);
-		const rawAnnotations: Record<string, Record<string, { questions: string; types: string[] }> | null> = load(annotationsFile);
+		const rawAnnotations: Record<string, Record<string, { questions: string; types: string[] }> | null> =
+			load(annotationsFile);
 		const result = importBooookScore(
 			{
 				summaries: {
@@ -47,7 +48,10 @@ for (const config of ['hier', 'inc'] as const) {
 		);
 		assert.deepEqual(result.sources, [DATA + summariesFile, DATA + annotationsFile]);
 		assert.equal(result.title, `gpt4-2048-${config} (BooookScore release)`);
-		assert.deepEqual(result.summaries.map((s) => [s.book, s.text]), Object.entries(rawSummaries));
+		assert.deepEqual(
+			result.summaries.map((s) => [s.book, s.text]),
+			Object.entries(rawSummaries),
+		);
 		for (const s of result.summaries) {
 			assert.deepEqual([s.node, s.version, s.source], [null, null, `gpt4-2048-${config}-cleaned.json`]);
 		}
@@ -61,7 +65,10 @@ for (const config of ['hier', 'inc'] as const) {
 			mine.forEach((a, i) => {
 				assert.equal(a.sentence, i);
 				assert.deepEqual(textOf(summary.text, a), [sentences[i]]);
-				assert.deepEqual([a.source, a.annotator, a.imported, a.failure, a.createdAt], ['model', RELEASED.model, `gpt4-2048-${config}.json`, null, NOW]);
+				assert.deepEqual(
+					[a.source, a.annotator, a.imported, a.failure, a.createdAt],
+					['model', RELEASED.model, `gpt4-2048-${config}.json`, null, NOW],
+				);
 				if (!a.confusing) {
 					assert.deepEqual([a.raw, a.questions, a.types], [null, '', []]);
 					return;
@@ -76,7 +83,10 @@ for (const config of ['hier', 'inc'] as const) {
 					assert.ok(a.questions.includes(byFile.questions.trim()));
 					for (const t of byFile.types) assert.ok(a.types.includes(t as never));
 					const words = e.sentence.split(/\s+/u).filter((w) => w.length > 3);
-					assert.ok(words.some((w) => sentences[i]!.includes(w)), `${e.sentence} / ${sentences[i]}`);
+					assert.ok(
+						words.some((w) => sentences[i]!.includes(w)),
+						`${e.sentence} / ${sentences[i]}`,
+					);
 				}
 				placed += entries.length;
 			});
@@ -87,7 +97,10 @@ for (const config of ['hier', 'inc'] as const) {
 			.filter(([book]) => book in rawSummaries)
 			.reduce((n, [, v]) => n + Object.keys(v ?? {}).length, 0);
 		assert.equal(placed + report.unmatched.length, released);
-		assert.deepEqual(report.orphans, Object.keys(rawAnnotations).filter((b) => !(b in rawSummaries)));
+		assert.deepEqual(
+			report.orphans,
+			Object.keys(rawAnnotations).filter((b) => !(b in rawSummaries)),
+		);
 		assert.equal(report.annotations, result.annotations.length);
 		assert.equal(report.confusing, result.annotations.filter((a) => a.confusing).length);
 
@@ -118,23 +131,43 @@ test('model annotations: null books, the list form, missing books, unmatched sen
 			'orphan.epub': { 'Lost.': { questions: 'Lost?', types: ['discontinuity'] } },
 		}),
 	);
-	const result = importBooookScore({ summaries: { file: 's.json', books: summaries, annotations: { file: '/x/a.json', books: annotations } } }, NOW);
+	const result = importBooookScore(
+		{
+			summaries: { file: 's.json', books: summaries, annotations: { file: '/x/a.json', books: annotations } },
+		},
+		NOW,
+	);
 	const of = (book: string) => {
 		const id = result.summaries.find((s) => s.book === book)!.id;
 		return result.annotations.filter((a) => a.summary === id);
 	};
-	assert.deepEqual(of('none.epub').map((a) => a.confusing), [false, false]);
-	assert.deepEqual(of('missing.epub').map((a) => a.confusing), [false, false]);
+	assert.deepEqual(
+		of('none.epub').map((a) => a.confusing),
+		[false, false],
+	);
+	assert.deepEqual(
+		of('missing.epub').map((a) => a.confusing),
+		[false, false],
+	);
 	const list = of('list.epub');
-	assert.deepEqual(list.map((a) => a.confusing), [false, true, true]);
+	assert.deepEqual(
+		list.map((a) => a.confusing),
+		[false, true, true],
+	);
 	assert.deepEqual(list[2]!.types, ['causal omission', 'salience']);
 	assert.equal(list[2]!.questions, 'For what?');
-	assert.deepEqual(JSON.parse(list[1]!.raw!).map((e: { sentence: string }) => e.sentence), ['Who is Bob?']);
+	assert.deepEqual(
+		JSON.parse(list[1]!.raw!).map((e: { sentence: string }) => e.sentence),
+		['Who is Bob?'],
+	);
 	const report = result.reports.find((r) => r.flag === '--annotations')!;
 	assert.deepEqual(report.unmatched, [{ book: 'list.epub', text: 'A sentence that is nowhere.' }]);
 	assert.deepEqual(report.orphans, ['orphan.epub']);
 	assert.deepEqual([report.annotations, report.confusing, report.file], [7, 2, 'a.json']);
-	assert.deepEqual(result.annotations.map((a) => a.id), result.annotations.map((_, i) => `a${i}`));
+	assert.deepEqual(
+		result.annotations.map((a) => a.id),
+		result.annotations.map((_, i) => `a${i}`),
+	);
 
 	// NLTK cut one of our sentences in two: both halves mark it, and both are its raw entries.
 	const cut = importBooookScore(
@@ -144,23 +177,49 @@ test('model annotations: null books, the list form, missing books, unmatched sen
 				books: new Map([['b.epub', 'Dr. Snow arrives late. Nobody waits.']]),
 				annotations: {
 					file: 'a.json',
-					books: ok(convertModelAnnotations({ 'b.epub': { 'Dr.': { questions: 'Who?', types: ['entity omission'] }, 'Snow arrives late.': { questions: 'Why late?', types: ['causal omission'] } } })),
+					books: ok(
+						convertModelAnnotations({
+							'b.epub': {
+								'Dr.': { questions: 'Who?', types: ['entity omission'] },
+								'Snow arrives late.': { questions: 'Why late?', types: ['causal omission'] },
+							},
+						}),
+					),
 				},
 			},
 		},
 		NOW,
 	);
-	assert.deepEqual(cut.annotations.map((a) => a.confusing), [true, false]);
-	assert.deepEqual(JSON.parse(cut.annotations[0]!.raw!).map((e: { sentence: string }) => e.sentence), ['Dr.', 'Snow arrives late.']);
+	assert.deepEqual(
+		cut.annotations.map((a) => a.confusing),
+		[true, false],
+	);
+	assert.deepEqual(
+		JSON.parse(cut.annotations[0]!.raw!).map((e: { sentence: string }) => e.sentence),
+		['Dr.', 'Snow arrives late.'],
+	);
 	assert.deepEqual(cut.annotations[0]!.types, ['entity omission', 'causal omission']);
 	assert.equal(cut.annotations[0]!.questions, 'Who?\nWhy late?');
-	assert.deepEqual(result.summaries.map((s) => s.id), ['s0', 's1', 's2']);
+	assert.deepEqual(
+		result.summaries.map((s) => s.id),
+		['s0', 's1', 's2'],
+	);
 });
 
 test('human annotations: one per single and per relation, spans located in the summary', () => {
 	const file = 'human_annotations/summary-gpt4-4096-hier.json';
-	const raw: Record<string, { summary: string; singles: { span: string; labels: string[] }[]; relations: { span_a: string; span_b: string; shared_labels: string[] }[] }> = load(file);
-	const result = importBooookScore({ human: { file: DATA + file, books: ok(convertHumanAnnotations(raw)) } }, NOW);
+	const raw: Record<
+		string,
+		{
+			summary: string;
+			singles: { span: string; labels: string[] }[];
+			relations: { span_a: string; span_b: string; shared_labels: string[] }[];
+		}
+	> = load(file);
+	const result = importBooookScore(
+		{ human: { file: DATA + file, books: ok(convertHumanAnnotations(raw)) } },
+		NOW,
+	);
 	assert.equal(result.title, 'gpt4-4096-hier (BooookScore release)');
 	assert.equal(result.summaries.length, Object.keys(raw).length);
 	const report = result.reports[0]!;
@@ -169,12 +228,21 @@ test('human annotations: one per single and per relation, spans located in the s
 		assert.equal(summary.text, book.summary);
 		const mine = result.annotations.filter((a) => a.summary === summary.id);
 		assert.equal(mine.length, book.singles.length + book.relations.length, summary.book);
-		const expected = [...book.singles.map((s) => [s.span]), ...book.relations.map((r) => [r.span_a, r.span_b])];
+		const expected = [
+			...book.singles.map((s) => [s.span]),
+			...book.relations.map((r) => [r.span_a, r.span_b]),
+		];
 		const sentences = splitSentences(summary.text);
 		mine.forEach((a, i) => {
-			assert.deepEqual([a.source, a.annotator, a.confusing, a.imported], ['human', RELEASED.human, true, 'summary-gpt4-4096-hier.json']);
+			assert.deepEqual(
+				[a.source, a.annotator, a.confusing, a.imported],
+				['human', RELEASED.human, true, 'summary-gpt4-4096-hier.json'],
+			);
 			if (a.spans.length === 0) return;
-			assert.deepEqual(textOf(summary.text, a), expected[i]!.map((s) => s.trim()));
+			assert.deepEqual(
+				textOf(summary.text, a),
+				expected[i]!.map((s) => s.trim()),
+			);
 			// The sentence is the one holding the first span's first word.
 			const first = summary.text.slice(a.spans[0]!.start, a.spans[0]!.end);
 			const word = /[\p{L}\p{N}]+/u.exec(first)![0];
@@ -186,14 +254,24 @@ test('human annotations: one per single and per relation, spans located in the s
 	assert.equal(result.annotations.length, singles + relations);
 	// Spans not verbatim in their summary, counted from the file (the whitespace-tolerant search may
 	// still place some of them, never more).
-	const notVerbatim = Object.values(raw)
-		.flatMap((b) => [...b.singles.map((x) => x.span), ...b.relations.flatMap((r) => [r.span_a, r.span_b])].filter((t) => !b.summary.includes(t.trim())))
-		.length;
+	const notVerbatim = Object.values(raw).flatMap((b) =>
+		[...b.singles.map((x) => x.span), ...b.relations.flatMap((r) => [r.span_a, r.span_b])].filter(
+			(t) => !b.summary.includes(t.trim()),
+		),
+	).length;
 	assert.ok(report.unlocated.length <= notVerbatim);
 	assert.equal(report.annotations, singles + relations);
 	// Types as labelled, per unit, over the whole file.
-	const labelled = [...Object.values(raw).flatMap((b) => [...b.singles.map((s) => s.labels), ...b.relations.map((r) => r.shared_labels)])];
-	assert.deepEqual(result.annotations.map((a) => a.types), labelled.map((l) => [...new Set(l)]));
+	const labelled = [
+		...Object.values(raw).flatMap((b) => [
+			...b.singles.map((s) => s.labels),
+			...b.relations.map((r) => r.shared_labels),
+		]),
+	];
+	assert.deepEqual(
+		result.annotations.map((a) => a.types),
+		labelled.map((l) => [...new Set(l)]),
+	);
 });
 
 test('spans are found verbatim, then across changed whitespace; a lost span is reported and its annotation kept', () => {
@@ -214,12 +292,29 @@ test('spans are found verbatim, then across changed whitespace; a lost span is r
 						{
 							summary,
 							singles: [
-								{ id: 'x', span: 'sails to Rome.', questions: ' Why Rome? ', labels: ['causal omission', 'causal omission'] },
+								{
+									id: 'x',
+									span: 'sails to Rome.',
+									questions: ' Why Rome? ',
+									labels: ['causal omission', 'causal omission'],
+								},
 								{ id: 'y', span: 'Carl waves.', questions: 'Who is Carl?', labels: ['entity omission'] },
 							],
 							relations: [
-								{ ids: ['p', 'q'], spans: ['She meets Bob there.', 'Bob leaves.'], questions: 'Why?', same: true, labels: ['discontinuity'] },
-								{ ids: ['r', 's'], spans: ['Bob leaves.', 'Nobody.'], questions: 'Who?', same: false, labels: ['entity omission'] },
+								{
+									ids: ['p', 'q'],
+									spans: ['She meets Bob there.', 'Bob leaves.'],
+									questions: 'Why?',
+									same: true,
+									labels: ['discontinuity'],
+								},
+								{
+									ids: ['r', 's'],
+									spans: ['Bob leaves.', 'Nobody.'],
+									questions: 'Who?',
+									same: false,
+									labels: ['entity omission'],
+								},
 							],
 						},
 					],
@@ -246,13 +341,35 @@ test('spans are found verbatim, then across changed whitespace; a lost span is r
 
 test('the precision study: its summaries, an annotation per judged item, its verdict as a judgment', () => {
 	const file = 'human_annotations/annotations-gpt4-4096-inc.json';
-	const raw: Record<string, { summary: string; annotations: { source: string; agreement: string; reasons: string[] | null; explanation: string | string[] | null; anno: Record<string, unknown> }[] }> = load(file);
-	const result = importBooookScore({ validation: { file: DATA + file, books: ok(convertPrecisionStudy(raw)) } }, NOW);
-	assert.deepEqual(result.summaries.map((s) => [s.book, s.text]), Object.entries(raw).map(([b, v]) => [b, v.summary]));
+	const raw: Record<
+		string,
+		{
+			summary: string;
+			annotations: {
+				source: string;
+				agreement: string;
+				reasons: string[] | null;
+				explanation: string | string[] | null;
+				anno: Record<string, unknown>;
+			}[];
+		}
+	> = load(file);
+	const result = importBooookScore(
+		{ validation: { file: DATA + file, books: ok(convertPrecisionStudy(raw)) } },
+		NOW,
+	);
+	assert.deepEqual(
+		result.summaries.map((s) => [s.book, s.text]),
+		Object.entries(raw).map(([b, v]) => [b, v.summary]),
+	);
 	const items = Object.values(raw).flatMap((b) => b.annotations);
 	assert.equal(result.annotations.length, items.length);
 	assert.equal(result.judgments.length, items.length);
-	const verdicts: Record<string, Judgment['verdict']> = { Agree: 'agree', 'Partially agree': 'partial', "Don't agree": 'disagree' };
+	const verdicts: Record<string, Judgment['verdict']> = {
+		Agree: 'agree',
+		'Partially agree': 'partial',
+		"Don't agree": 'disagree',
+	};
 	items.forEach((item, i) => {
 		const a = result.annotations[i]!;
 		const j = result.judgments[i]!;
@@ -270,33 +387,70 @@ test('the precision study: its summaries, an annotation per judged item, its ver
 		});
 	});
 	for (const source of ['human', 'model'] as const) {
-		assert.equal(result.annotations.filter((a) => a.source === source).length, items.filter((x) => x.source === source).length);
+		assert.equal(
+			result.annotations.filter((a) => a.source === source).length,
+			items.filter((x) => x.source === source).length,
+		);
 	}
 });
 
 test('intermediate runs: the final summary is scored, the levels or steps kept beside it', () => {
-	const hierRaw: Record<string, { summaries_dict: Record<string, string[]>; final_summary: string }> = load('intermediate/claude-88000-hier.json');
-	const hier = importBooookScore({ intermediate: { file: 'x/claude-88000-hier.json', method: 'hier', runs: ok(convertHierarchicalRuns(hierRaw)) } }, NOW);
-	assert.deepEqual(hier.summaries.map((s) => [s.book, s.text, s.source]), Object.entries(hierRaw).map(([b, v]) => [b, v.final_summary, 'claude-88000-hier.json']));
+	const hierRaw: Record<string, { summaries_dict: Record<string, string[]>; final_summary: string }> = load(
+		'intermediate/claude-88000-hier.json',
+	);
+	const hier = importBooookScore(
+		{
+			intermediate: {
+				file: 'x/claude-88000-hier.json',
+				method: 'hier',
+				runs: ok(convertHierarchicalRuns(hierRaw)),
+			},
+		},
+		NOW,
+	);
+	assert.deepEqual(
+		hier.summaries.map((s) => [s.book, s.text, s.source]),
+		Object.entries(hierRaw).map(([b, v]) => [b, v.final_summary, 'claude-88000-hier.json']),
+	);
 	assert.deepEqual(
 		hier.runs,
 		Object.entries(hierRaw).map(([book, v]) => ({
 			book,
 			source: 'claude-88000-hier.json',
 			method: 'hier',
-			levels: Object.keys(v.summaries_dict).sort((a, b) => Number(a) - Number(b)).map((k) => v.summaries_dict[k]),
+			levels: Object.keys(v.summaries_dict)
+				.sort((a, b) => Number(a) - Number(b))
+				.map((k) => v.summaries_dict[k]),
 		})),
 	);
 	const incRaw: Record<string, string[]> = load('intermediate/claude-88000-inc.json');
-	const inc = importBooookScore({ intermediate: { file: 'claude-88000-inc.json', method: 'inc', runs: ok(convertIncrementalRuns(incRaw)) } }, NOW);
-	assert.deepEqual(inc.summaries.map((s) => [s.book, s.text]), Object.entries(incRaw).map(([b, steps]) => [b, steps[steps.length - 1]]));
-	assert.deepEqual(inc.runs.map((r) => (r.method === 'inc' ? r.steps : null)), Object.values(incRaw));
+	const inc = importBooookScore(
+		{
+			intermediate: {
+				file: 'claude-88000-inc.json',
+				method: 'inc',
+				runs: ok(convertIncrementalRuns(incRaw)),
+			},
+		},
+		NOW,
+	);
+	assert.deepEqual(
+		inc.summaries.map((s) => [s.book, s.text]),
+		Object.entries(incRaw).map(([b, steps]) => [b, steps[steps.length - 1]]),
+	);
+	assert.deepEqual(
+		inc.runs.map((r) => (r.method === 'inc' ? r.steps : null)),
+		Object.values(incRaw),
+	);
 	assert.deepEqual([inc.annotations, inc.judgments], [[], []]);
 	assert.equal(inc.reports[0]!.method, 'inc');
 });
 
 test('the title names the configurations of the files', () => {
-	assert.equal(collectionTitle(['/d/summaries/gpt4-2048-hier-cleaned.json', '/d/annotations/gpt4-2048-hier.json']), 'gpt4-2048-hier (BooookScore release)');
+	assert.equal(
+		collectionTitle(['/d/summaries/gpt4-2048-hier-cleaned.json', '/d/annotations/gpt4-2048-hier.json']),
+		'gpt4-2048-hier (BooookScore release)',
+	);
 	assert.equal(
 		collectionTitle(['summary-gpt4-4096-hier.json', 'C:\\data\\annotations-gpt4-4096-inc.json']),
 		'gpt4-4096-hier + gpt4-4096-inc (BooookScore release)',
@@ -316,7 +470,12 @@ test("precision from a session's judgments equals precision from the study file,
 });
 
 test("session precision: one validator's latest verdict per annotation, confusing annotations only, clustered by summary", () => {
-	const annotation = (id: number, summary: number, source: 'human' | 'model', confusing = true): Annotation => ({
+	const annotation = (
+		id: number,
+		summary: number,
+		source: 'human' | 'model',
+		confusing = true,
+	): Annotation => ({
 		id: `a${id}`,
 		summary: `s${summary}`,
 		sentence: 0,
@@ -331,11 +490,29 @@ test("session precision: one validator's latest verdict per annotation, confusin
 		failure: null,
 		createdAt: NOW,
 	});
-	const judge = (id: number, validator: string, verdict: Judgment['verdict']): Judgment => ({ annotation: `a${id}`, validator, verdict, reasons: [], note: null, at: NOW });
+	const judge = (id: number, validator: string, verdict: Judgment['verdict']): Judgment => ({
+		annotation: `a${id}`,
+		validator,
+		verdict,
+		reasons: [],
+		note: null,
+		at: NOW,
+	});
 	const session = {
 		summaries: [],
-		annotations: [annotation(0, 0, 'model'), annotation(1, 1, 'model'), annotation(2, 1, 'human'), annotation(3, 1, 'model', false)],
-		judgments: [judge(0, 'ann', 'disagree'), judge(1, 'bob', 'agree'), judge(0, 'ann', 'agree'), judge(2, 'ann', 'partial'), judge(3, 'ann', 'agree')],
+		annotations: [
+			annotation(0, 0, 'model'),
+			annotation(1, 1, 'model'),
+			annotation(2, 1, 'human'),
+			annotation(3, 1, 'model', false),
+		],
+		judgments: [
+			judge(0, 'ann', 'disagree'),
+			judge(1, 'bob', 'agree'),
+			judge(0, 'ann', 'agree'),
+			judge(2, 'ann', 'partial'),
+			judge(3, 'ann', 'agree'),
+		],
 	};
 	assert.deepEqual(validatorsOf(session), ['ann', 'bob']);
 	assert.deepEqual(sessionJudgedItems(session, 'ann'), [

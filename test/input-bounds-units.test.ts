@@ -19,15 +19,36 @@ import { capture } from './support/assertions.ts';
 /** The parts behind issue 24's input bounds (see input-bounds.test.ts for the inputs themselves). */
 
 test('longRuns finds what the unbounded regex found, in order, at any length', () => {
-	const unbounded = new RegExp(`[\\p{L}\\p{M}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN + 1},}`, 'gu');
+	const unbounded = new RegExp(
+		`[\\p{L}\\p{M}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN + 1},}`,
+		'gu',
+	);
 	const random = prng(24);
-	const alphabet = ['a', 'é', '\u0301', '7', '-', '.', '—', ' ', '\t', '\n', '\u3000', '猫', '𝔞', '😀', '\u0007'];
+	const alphabet = [
+		'a',
+		'é',
+		'\u0301',
+		'7',
+		'-',
+		'.',
+		'—',
+		' ',
+		'\t',
+		'\n',
+		'\u3000',
+		'猫',
+		'𝔞',
+		'😀',
+		'\u0007',
+	];
 	let runs = 0;
 	for (let i = 0; i < 1000; i++) {
 		// Few characters per string, and stretches of one character, so runs of each kind happen.
 		const pool = alphabet.filter(() => random() < 0.2);
 		if (pool.length === 0) continue;
-		const text = Array.from({ length: 20 + Math.floor(random() * 100) }, () => pool[Math.floor(random() * pool.length)]!.repeat(1 + Math.floor(random() * 40))).join('');
+		const text = Array.from({ length: 20 + Math.floor(random() * 100) }, () =>
+			pool[Math.floor(random() * pool.length)]!.repeat(1 + Math.floor(random() * 40)),
+		).join('');
 		const expected = [...text.matchAll(unbounded)].map((m) => [m.index, m.index + m[0].length]);
 		assert.deepEqual([...longRuns(text)], expected, JSON.stringify(text.slice(0, 60)));
 		runs += expected.length;
@@ -35,23 +56,34 @@ test('longRuns finds what the unbounded regex found, in order, at any length', (
 	assert.ok(runs > 300, `${runs} runs`);
 	// Runs many times longer than one step of the bounded match, of each kind, back to back.
 	const long = `${'a'.repeat(50_000)}${' '.repeat(50_001)}${'-'.repeat(50_002)}7${'😀'.repeat(30_000)}`;
-	assert.deepEqual([...longRuns(long)], [
-		[0, 50_000],
-		[50_000, 100_001],
-		[100_001, 150_003],
-		[150_004, 210_004],
-	]);
+	assert.deepEqual(
+		[...longRuns(long)],
+		[
+			[0, 50_000],
+			[50_000, 100_001],
+			[100_001, 150_003],
+			[150_004, 210_004],
+		],
+	);
 });
 
 test('wrapColumns gives what wrap-ansi gives for text of one-column characters, and leaves other text to it', () => {
 	const random = prng(7);
 	const alphabet = ['a', 'b', 'c', ' ', ' ', ' ', '—', 'é', '“', '’', '…', '\n', 'wrapping', 'x'.repeat(45)];
 	for (let i = 0; i < 4000; i++) {
-		const text = Array.from({ length: Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]!).join('');
+		const text = Array.from(
+			{ length: Math.floor(random() * 30) },
+			() => alphabet[Math.floor(random() * alphabet.length)]!,
+		).join('');
 		const width = 1 + Math.floor(random() * 30);
-		assert.deepEqual(wrapColumns(text, width), wrapAnsi(text, width, { hard: true, trim: true }).split('\n'), `${JSON.stringify(text)} at ${width}`);
+		assert.deepEqual(
+			wrapColumns(text, width),
+			wrapAnsi(text, width, { hard: true, trim: true }).split('\n'),
+			`${JSON.stringify(text)} at ${width}`,
+		);
 	}
-	for (const other of ['猫 cat', 'tab\there', 'e\u0301', 'no\u00a0break', 'soft\u00adhyphen', '😀']) assert.equal(wrapColumns(other, 10), null, JSON.stringify(other));
+	for (const other of ['猫 cat', 'tab\there', 'e\u0301', 'no\u00a0break', 'soft\u00adhyphen', '😀'])
+		assert.equal(wrapColumns(other, 10), null, JSON.stringify(other));
 	// A word of a megabyte is cut in one pass.
 	const rows = wrapColumns(`go ${'a'.repeat(1_000_000)}`, 80)!;
 	assert.equal(rows.join(''), `go${'a'.repeat(1_000_000)}`);
@@ -77,7 +109,10 @@ test('progress over sentences: nothing within the first second, then at most a l
 	}
 	slow.end();
 	const lines = written().trimEnd().split('\n');
-	assert.deepEqual(lines.slice(0, 2), ['coverage of n9: 4,000 of 12,000 sentences (33%), 1s', 'coverage of n9: 8,000 of 12,000 sentences (66%), 2s']);
+	assert.deepEqual(lines.slice(0, 2), [
+		'coverage of n9: 4,000 of 12,000 sentences (33%), 1s',
+		'coverage of n9: 8,000 of 12,000 sentences (66%), 2s',
+	]);
 	assert.equal(lines.at(-1), 'coverage of n9: 12,000 of 12,000 sentences (100%), 3s');
 	assert.equal(lines.length, 4);
 });
@@ -116,28 +151,88 @@ test('the book size limit reads as a size, rounded up', () => {
 
 test('runsOf finds the runs that a regex `+` over the same class finds, joined at single apostrophes when asked', () => {
 	const random = prng(5);
-	const alphabet = ['a', 'Z', 'é', '\u0301', '7', "'", '’', "''", ' ', '.', '中', '𝔞', '😀', '\n', 'x'.repeat(5000)];
+	const alphabet = [
+		'a',
+		'Z',
+		'é',
+		'\u0301',
+		'7',
+		"'",
+		'’',
+		"''",
+		' ',
+		'.',
+		'中',
+		'𝔞',
+		'😀',
+		'\n',
+		'x'.repeat(5000),
+	];
 	for (let i = 0; i < 2000; i++) {
-		const text = Array.from({ length: Math.floor(random() * 40) }, () => alphabet[Math.floor(random() * alphabet.length)]!).join('');
+		const text = Array.from(
+			{ length: Math.floor(random() * 40) },
+			() => alphabet[Math.floor(random() * alphabet.length)]!,
+		).join('');
 		for (const [kind, joins, regex] of [
 			['\\S', '', /\S+/gu],
 			['[\\p{L}\\p{M}\\p{N}]', "'’", /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*/gu],
 		] as const) {
 			const expected = [...text.matchAll(regex)].map((m) => [m.index, m.index + m[0].length]);
-			assert.deepEqual([...runsOf(text, kind, joins)], expected, `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
+			assert.deepEqual(
+				[...runsOf(text, kind, joins)],
+				expected,
+				`${kind}: ${JSON.stringify(text.slice(0, 80))}`,
+			);
 		}
 	}
 });
 
 test('sanitize removes exactly what the escape-sequence regex it replaced removed', () => {
 	// The regex as it was: the reference for the single-pass scanner.
-	const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]P^_X][\s\S]*?(?:\x07|\x1b\\|\x9c)|\x9b[0-?]*[ -/]*[@-~]|[\x9d\x90\x9e\x9f\x98][\s\S]*?(?:\x07|\x1b\\|\x9c)|\x1b[@-Z\\-_]?/gu;
+	const ESCAPES =
+		/\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]P^_X][\s\S]*?(?:\x07|\x1b\\|\x9c)|\x9b[0-?]*[ -/]*[@-~]|[\x9d\x90\x9e\x9f\x98][\s\S]*?(?:\x07|\x1b\\|\x9c)|\x1b[@-Z\\-_]?/gu;
 	const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/gu;
 	const reference = (text: string) => text.replace(ESCAPES, '').replace(CONTROLS, '');
 	const random = prng(3);
-	const alphabet = ['\x1b', '\x1b', '[', ']', 'P', '^', '_', 'X', '\\', '\x07', '\x9c', '\x9b', '\x9d', '\x90', '\x98', '\x9e', '\x9f', '0', '?', ';', ' ', '/', 'm', 'a', '@', 'Z', '~', '\x7f', '😀', '\n', '\u202e', '\ud800'];
+	const alphabet = [
+		'\x1b',
+		'\x1b',
+		'[',
+		']',
+		'P',
+		'^',
+		'_',
+		'X',
+		'\\',
+		'\x07',
+		'\x9c',
+		'\x9b',
+		'\x9d',
+		'\x90',
+		'\x98',
+		'\x9e',
+		'\x9f',
+		'0',
+		'?',
+		';',
+		' ',
+		'/',
+		'm',
+		'a',
+		'@',
+		'Z',
+		'~',
+		'\x7f',
+		'😀',
+		'\n',
+		'\u202e',
+		'\ud800',
+	];
 	for (let i = 0; i < 50_000; i++) {
-		const text = Array.from({ length: Math.floor(random() * 16) }, () => alphabet[Math.floor(random() * alphabet.length)]!).join('');
+		const text = Array.from(
+			{ length: Math.floor(random() * 16) },
+			() => alphabet[Math.floor(random() * alphabet.length)]!,
+		).join('');
 		assert.equal(sanitize(text), reference(text), JSON.stringify(text));
 	}
 	// Every character after an ESC.
@@ -167,6 +262,10 @@ test('chunks of real books are where they were before chunking went lazy (the cu
 		const { text } = await readBook(fileURLToPath(new URL(`${name}.txt`, books)));
 		const chunks = chunkText(text, size);
 		assert.equal(chunks.length, count, `${name} at ${size}`);
-		assert.equal(createHash('sha256').update(JSON.stringify(chunks)).digest('hex'), sha, `${name} at ${size}`);
+		assert.equal(
+			createHash('sha256').update(JSON.stringify(chunks)).digest('hex'),
+			sha,
+			`${name} at ${size}`,
+		);
 	}
 });

@@ -1,7 +1,17 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { closeSync, cpSync, mkdirSync, openSync, readFileSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+	closeSync,
+	cpSync,
+	mkdirSync,
+	openSync,
+	readFileSync,
+	readSync,
+	statSync,
+	truncateSync,
+	writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
@@ -57,14 +67,23 @@ test('a run of ten million CJK characters is cut into sentences, words and lines
 	// per character of a two-byte string (plan of such a book: "Maximum call stack size exceeded").
 	const run = '中'.repeat(10_000_000);
 	const text = `${run}. Then ${run}'s end\n${'\u3000'.repeat(10_000_000)}x`;
-	assert.deepEqual(sentenceSpans(text).map((s) => [s.start, s.end]), [
-		[0, 10_000_001],
-		[10_000_002, 20_000_013],
-		[30_000_014, 30_000_015],
-	]);
+	assert.deepEqual(
+		sentenceSpans(text).map((s) => [s.start, s.end]),
+		[
+			[0, 10_000_001],
+			[10_000_002, 20_000_013],
+			[30_000_014, 30_000_015],
+		],
+	);
 	assert.equal(unwrapParagraphs(run), run);
-	assert.deepEqual(words(text).map((w) => w.length), [10_000_000, 4, 10_000_002, 3, 1]);
-	assert.deepEqual(wordTokens(run).map((w) => w.length), [10_000_000]);
+	assert.deepEqual(
+		words(text).map((w) => w.length),
+		[10_000_000, 4, 10_000_002, 3, 1],
+	);
+	assert.deepEqual(
+		wordTokens(run).map((w) => w.length),
+		[10_000_000],
+	);
 	assert.equal(sentenceKey(text).length, 20_000_015);
 	assert.equal(countWords(text), 5);
 	// An escape sequence that never ends, over the run, is cut to nothing but its opener.
@@ -93,7 +112,10 @@ test('unwrapping many short lines takes time linear in their number', () => {
 	const tSmall = best(small);
 	const tLarge = elapsed(() => unwrapParagraphs(large));
 	// Eight times the lines: about eight times the time when linear, 64 times when quadratic.
-	assert.ok(tLarge < 20 * tSmall + 250, `12,500 lines ${tSmall.toFixed(0)} ms, 100,000 lines ${tLarge.toFixed(0)} ms`);
+	assert.ok(
+		tLarge < 20 * tSmall + 250,
+		`12,500 lines ${tSmall.toFixed(0)} ms, 100,000 lines ${tLarge.toFixed(0)} ms`,
+	);
 	assert.equal(unwrapParagraphs(large), `${Array.from({ length: 100_000 }, () => 'a.').join(' ')}\n`);
 });
 
@@ -127,7 +149,11 @@ test('plan of a book of one line of 3 million words runs in a heap of 96 MB', as
 	// (and 16 million such words took 1.4 GB to plan). Now it needs less than 48 MB.
 	const book = join(dir, 'words.txt');
 	writeFileSync(book, 'a '.repeat(3 * 1024 * 1024));
-	const r = await boundedRun(['plan', book, '--provider', 'extractive', '--json'], join(dir, 'plan.json'), 96);
+	const r = await boundedRun(
+		['plan', book, '--provider', 'extractive', '--json'],
+		join(dir, 'plan.json'),
+		96,
+	);
 	assert.equal(r.code, 0, r.stderr.slice(-2000));
 	const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8'));
 	assert.equal(plan.book.tokens, 3 * 1024 * 1024);
@@ -140,7 +166,13 @@ test('a .txt book over 32 MB is refused before it is read, with one line that sa
 	const huge = join(dir, 'huge.txt');
 	writeFileSync(huge, '');
 	truncateSync(huge, 200 * 1024 * 1024);
-	await refused(huge, /the file is 200 MB/u, /books of up to 32 MB of text/u, /in memory/u, /; split it into parts of at most 32 MB/u);
+	await refused(
+		huge,
+		/the file is 200 MB/u,
+		/books of up to 32 MB of text/u,
+		/in memory/u,
+		/; split it into parts of at most 32 MB/u,
+	);
 	const justOver = join(dir, 'just-over.txt');
 	writeFileSync(justOver, '');
 	truncateSync(justOver, 32 * 1024 * 1024 + 1);
@@ -150,19 +182,27 @@ test('a .txt book over 32 MB is refused before it is read, with one line that sa
 	const r = await booook(['plan', huge, '--provider', 'extractive']);
 	assert.equal(r.code, 2, r.stderr);
 	assert.equal(r.stdout, '');
-	assert.match(r.stderr, /^booook: .*huge\.txt: the file is 200 MB, and booook reads books of up to 32 MB of text .*; split it/u);
+	assert.match(
+		r.stderr,
+		/^booook: .*huge\.txt: the file is 200 MB, and booook reads books of up to 32 MB of text .*; split it/u,
+	);
 	assert.equal(r.stderr.trimEnd().split('\n').length, 1);
 	assert.ok(performance.now() - started < 30_000);
 });
 
-
 /** An XHTML entry of `megabytes` MB made of a 1 MB `block` repeated, as DEFLATE data of about 1 KB per MB. */
 function repeatedXhtml(name: string, megabytes: number, block: Buffer): ZipEntry {
-	const head = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body>');
+	const head = Buffer.from(
+		'<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body>',
+	);
 	const tail = Buffer.from('</body></html>');
 	const flushed = { finishFlush: constants.Z_FULL_FLUSH };
 	const deflated = deflateRawSync(block, flushed);
-	const data = Buffer.concat([deflateRawSync(head, flushed), ...Array.from({ length: megabytes }, () => deflated), deflateRawSync(tail)]);
+	const data = Buffer.concat([
+		deflateRawSync(head, flushed),
+		...Array.from({ length: megabytes }, () => deflated),
+		deflateRawSync(tail),
+	]);
 	let crc = crc32(head);
 	for (let i = 0; i < megabytes; i++) crc = crc32(block, crc);
 	return { name, data, size: head.length + megabytes * block.length + tail.length, crc: crc32(tail, crc) };
@@ -170,11 +210,21 @@ function repeatedXhtml(name: string, megabytes: number, block: Buffer): ZipEntry
 
 function epubOf(files: ZipEntry[]): Uint8Array {
 	const container = `<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`;
-	const items = files.map((f, i) => `<item id="f${i}" href="${f.name.slice('OEBPS/'.length)}" media-type="application/xhtml+xml"/>`).join('');
+	const items = files
+		.map(
+			(f, i) =>
+				`<item id="f${i}" href="${f.name.slice('OEBPS/'.length)}" media-type="application/xhtml+xml"/>`,
+		)
+		.join('');
 	const spine = files.map((_, i) => `<itemref idref="f${i}"/>`).join('');
 	const opf = `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Big</dc:title></metadata><manifest>${items}</manifest><spine>${spine}</spine></package>`;
 	const stored = (name: string, text: string): ZipEntry => ({ name, data: Buffer.from(text) });
-	return zipOf([stored('mimetype', 'application/epub+zip'), stored('META-INF/container.xml', container), stored('OEBPS/content.opf', opf), ...files]);
+	return zipOf([
+		stored('mimetype', 'application/epub+zip'),
+		stored('META-INF/container.xml', container),
+		stored('OEBPS/content.opf', opf),
+		...files,
+	]);
 }
 
 /** 1 MB of `unit` repeated (cut to the megabyte). */
@@ -191,14 +241,26 @@ test('an EPUB is refused at caps the pipeline can hold: 64 MB unpacked in all, 3
 	writeFileSync(four, epubOf([0, 1, 2, 3].map((i) => repeatedXhtml(`OEBPS/part${i}.xhtml`, 31, sparse))));
 	assert.ok(statSync(four).size < 512 * 1024);
 	const started = performance.now();
-	await refused(four, /its text files unpack to more than 64 MB in all/u, /at most 32 MB per file and 64 MB in all/u, /a book of 32 MB of text/u, /; convert the book/u);
+	await refused(
+		four,
+		/its text files unpack to more than 64 MB in all/u,
+		/at most 32 MB per file and 64 MB in all/u,
+		/a book of 32 MB of text/u,
+		/; convert the book/u,
+	);
 	assert.ok(performance.now() - started < 20_000, 'refused while it unpacks');
 
 	// Files within both caps whose text passes 32 MB: refused once the text is read.
-	const prose = megabyteOf('<p>It was on a dreary night of November that I beheld the accomplishment of my toils.</p>\n');
+	const prose = megabyteOf(
+		'<p>It was on a dreary night of November that I beheld the accomplishment of my toils.</p>\n',
+	);
 	const wordy = join(dir, 'wordy.epub');
 	writeFileSync(wordy, epubOf([0, 1].map((i) => repeatedXhtml(`OEBPS/text${i}.xhtml`, 20, prose))));
-	await refused(wordy, /its text is more than 32 MB, and booook reads books of up to 32 MB of text/u, /; split it into parts/u);
+	await refused(
+		wordy,
+		/its text is more than 32 MB, and booook reads books of up to 32 MB of text/u,
+		/; split it into parts/u,
+	);
 });
 
 // ---- evidence, coverage and show of nodes edited to megabytes ------------------------------------
@@ -225,7 +287,17 @@ async function edit(sessionsDir: string, node: NodeRef, text: string): Promise<v
 }
 
 before(async () => {
-	const r = await booook(['run', FRANKENSTEIN, '--provider', 'extractive', '--headless', '--session', 'big', '--sessions-dir', sessions]);
+	const r = await booook([
+		'run',
+		FRANKENSTEIN,
+		'--provider',
+		'extractive',
+		'--headless',
+		'--session',
+		'big',
+		'--sessions-dir',
+		sessions,
+	]);
 	assert.equal(r.code, 0, r.stderr);
 	for (const copy of [wordSessions, wideSessions]) {
 		mkdirSync(copy);
@@ -272,11 +344,19 @@ test('show of a node edited to one word of 10 MB', async () => {
 });
 
 /** Runs booook with stdout into `file`, stderr kept, and V8's heap capped at `heapMb`. */
-function boundedRun(args: string[], file: string, heapMb: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function boundedRun(
+	args: string[],
+	file: string,
+	heapMb: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
 	const out = openSync(file, 'w');
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [BIN, ...args], {
-			env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_OPTIONS: `--max-old-space-size=${heapMb}` },
+			env: {
+				PATH: process.env.PATH ?? '',
+				HOME: process.env.HOME ?? '/tmp',
+				NODE_OPTIONS: `--max-old-space-size=${heapMb}`,
+			},
 			stdio: ['ignore', out, 'pipe'],
 		});
 		let stderr = '';
@@ -293,7 +373,11 @@ test('evidence --json of a node of 0.6 MB streams 100 MB of JSON in a heap of 12
 	// Before: the whole answer was built, then stringified, then written: 780 MB for this one, and
 	// with the heap capped at 256 MB it ran out of memory (10 MB took 145 s and 2.78 GB).
 	const file = join(dir, 'evidence.json');
-	const r = await boundedRun(['evidence', 'big', '--node', wide, '--json', '--top', '50', '--sessions-dir', wideSessions], file, 128);
+	const r = await boundedRun(
+		['evidence', 'big', '--node', wide, '--json', '--top', '50', '--sessions-dir', wideSessions],
+		file,
+		128,
+	);
 	assert.equal(r.code, 0, r.stderr.slice(-2000));
 	const size = statSync(file).size;
 	assert.ok(size > 64 * 1024 * 1024, `${size} bytes of JSON`);
@@ -303,7 +387,13 @@ test('evidence --json of a node of 0.6 MB streams 100 MB of JSON in a heap of 12
 	readSync(fd, head, 0, 200, 0);
 	readSync(fd, tail, 0, 200, size - 200);
 	closeSync(fd);
-	assert.match(head.toString('utf8'), new RegExp(String.raw`^\{\n {2}"session": "big",\n {2}"node": "${wide}",\n {2}"final": false,\n {2}"sentences": \d+,\n {2}"top": 50,\n {2}"evidence": \[\n {4}\{\n {6}"index": 0,`, 'u'));
+	assert.match(
+		head.toString('utf8'),
+		new RegExp(
+			String.raw`^\{\n {2}"session": "big",\n {2}"node": "${wide}",\n {2}"final": false,\n {2}"sentences": \d+,\n {2}"top": 50,\n {2}"evidence": \[\n {4}\{\n {6}"index": 0,`,
+			'u',
+		),
+	);
 	assert.match(tail.toString('utf8'), /\n {4}\}\n {2}\]\n\}\n$/u);
 });
 
@@ -314,16 +404,25 @@ test('evidence of a node of 2 MB shows its first sentence at once and its progre
 	const r = await booook(['evidence', 'big', '--sessions-dir', sessions], {
 		onStdout: (text) => (seen.stdout = text),
 		onStderr: (text) => {
-			if (seen.atFirstProgress === null && /evidence of node n\d+: /u.test(text)) seen.atFirstProgress = seen.stdout;
+			if (seen.atFirstProgress === null && /evidence of node n\d+: /u.test(text))
+				seen.atFirstProgress = seen.stdout;
 		},
 	});
 	assert.equal(r.code, 0, r.stderr);
 	assert.ok(seen.atFirstProgress !== null, 'a progress line on stderr');
-	assert.match(seen.atFirstProgress, /^Frankenstein.*: \d+ sentences over \d+ chunks\n\n1\. .*\n {3}can come from chunk/su, 'the first sentence was out before the first progress line');
+	assert.match(
+		seen.atFirstProgress,
+		/^Frankenstein.*: \d+ sentences over \d+ chunks\n\n1\. .*\n {3}can come from chunk/su,
+		'the first sentence was out before the first progress line',
+	);
 	assert.match(r.stderr, /^evidence of node n\d+: [\d,]+ of ([\d,]+) sentences \(\d+%\), \d+s$/mu);
 	const total = /: ([\d,]+) of \1 sentences \(100%\)/u.exec(r.stderr);
 	assert.ok(total, `the last progress line says all are done: ${r.stderr.slice(-300)}`);
-	assert.match(r.stdout, new RegExp(`\\n${total[1]!.replaceAll(',', '')}\\. `, 'u'), 'and the last sentence is out');
+	assert.match(
+		r.stdout,
+		new RegExp(`\\n${total[1]!.replaceAll(',', '')}\\. `, 'u'),
+		'and the last sentence is out',
+	);
 });
 
 test('coverage of a final summary of 2 MB shows its progress on stderr and its numbers on stdout', async () => {

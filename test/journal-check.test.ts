@@ -14,14 +14,27 @@ import { tempDir } from './support/temp.ts';
  * calls a kill left logged but unsaved) say nothing.
  */
 
-const TEXT = 'It was a dark and stormy night. The rain fell in torrents.\n\nExcept at occasional intervals.\n';
+const TEXT =
+	'It was a dark and stormy night. The rain fell in torrents.\n\nExcept at occasional intervals.\n';
 const AT = '2024-05-01T10:00:00.000Z';
 const PARAMS = { temperature: 0.5, maxTokens: 100, words: 50, template: 'hier-init' };
 
 function version(text: string): Version {
 	const usage = { input: 40, output: 12, cached: 0 };
 	const timings = { start: AT, end: AT, ms: 0 };
-	return { text, origin: 'model', template: 'hier-init', params: PARAMS, usage, cost: 0.001, attempts: [{ text, finishReason: 'stop', params: PARAMS, usage, cost: 0.001, timings }], timings, overBudget: false, model: 'openai gpt-4o-mini', createdAt: AT };
+	return {
+		text,
+		origin: 'model',
+		template: 'hier-init',
+		params: PARAMS,
+		usage,
+		cost: 0.001,
+		attempts: [{ text, finishReason: 'stop', params: PARAMS, usage, cost: 0.001, timings }],
+		timings,
+		overBudget: false,
+		model: 'openai gpt-4o-mini',
+		createdAt: AT,
+	};
 }
 
 function node(id: Node['id'], inputs: Node['inputs'], summary: string | null): Node {
@@ -42,11 +55,30 @@ function node(id: Node['id'], inputs: Node['inputs'], summary: string | null): N
 }
 
 function call(nodeId: string, version = 0): CallRecord {
-	return { node: nodeId, version, attempt: 0, provider: 'openai', model: 'gpt-4o-mini', prompt: `prompt of ${nodeId}`, response: 'An answer.', finishReason: 'stop', params: PARAMS, usage: { input: 1, output: 2, cached: 0 }, cost: 0, timings: { start: AT, end: AT, ms: 3 } };
+	return {
+		node: nodeId,
+		version,
+		attempt: 0,
+		provider: 'openai',
+		model: 'gpt-4o-mini',
+		prompt: `prompt of ${nodeId}`,
+		response: 'An answer.',
+		finishReason: 'stop',
+		params: PARAMS,
+		usage: { input: 1, output: 2, cached: 0 },
+		cost: 0,
+		timings: { start: AT, end: AT, ms: 3 },
+	};
 }
 
 async function created(dir: string, id: string) {
-	const book: Book = { title: 'A Stormy Night', sha256: createHash('sha256').update(TEXT, 'utf8').digest('hex'), source: 'night.txt', chars: TEXT.length, tokens: 20 };
+	const book: Book = {
+		title: 'A Stormy Night',
+		sha256: createHash('sha256').update(TEXT, 'utf8').digest('hex'),
+		source: 'night.txt',
+		chars: TEXT.length,
+		tokens: 20,
+	};
 	const run: Run = {
 		config: makeConfig({ provider: 'openai', model: 'gpt-4o-mini', method: 'hier', concurrency: 2, seed: 1 }),
 		status: 'planned',
@@ -63,7 +95,10 @@ async function created(dir: string, id: string) {
  * planned) and is taken as killed there: session.json is the one written at creation. The test
  * closes it once done with the files, which stands for the next process.
  */
-async function killedRun(dir: string, id: string): Promise<{ journal: string; state: string; session: Session }> {
+async function killedRun(
+	dir: string,
+	id: string,
+): Promise<{ journal: string; state: string; session: Session }> {
 	const session = await created(dir, id);
 	const nodes = session.data.run.nodes;
 	nodes.push(node('n0', ['c0'], null), node('n1', ['c0'], null));
@@ -86,11 +121,17 @@ test('a journal cut short before its last line, or with no header, warns once, n
 	const lines = (await readFile(journal, 'utf8')).split('\n');
 	await writeFile(journal, [lines[0], lines[1]!.slice(0, 20), ...lines.slice(2)].join('\n'));
 	const warning = await lostWork(dir, 'cut');
-	assert.match(warning ?? '', /^session "cut" lost saved work: line 2 of changes\.jsonl is cut short, so the 3 saves after it were not read; booook resume cut/u);
+	assert.match(
+		warning ?? '',
+		/^session "cut" lost saved work: line 2 of changes\.jsonl is cut short, so the 3 saves after it were not read; booook resume cut/u,
+	);
 	assert.ok(!warning!.includes('\n'), 'one line');
 
 	await writeFile(journal, ['{"base":', ...lines.slice(1)].join('\n'));
-	assert.match((await lostWork(dir, 'cut')) ?? '', /changes\.jsonl has no readable first line, so none of its 4 saves were read/u);
+	assert.match(
+		(await lostWork(dir, 'cut')) ?? '',
+		/changes\.jsonl has no readable first line, so none of its 4 saves were read/u,
+	);
 	await session.close();
 });
 
@@ -100,7 +141,10 @@ test('a journal continuing a later save than session.json (an older copy put bac
 	const data = JSON.parse(await readFile(state, 'utf8')) as { updatedAt: string };
 	data.updatedAt = '2000-01-01T00:00:00.000Z';
 	await writeFile(state, JSON.stringify(data));
-	assert.match((await lostWork(dir, 'older')) ?? '', /changes\.jsonl continues a later save than session\.json/u);
+	assert.match(
+		(await lostWork(dir, 'older')) ?? '',
+		/changes\.jsonl continues a later save than session\.json/u,
+	);
 	await session.close();
 });
 
@@ -110,7 +154,10 @@ test('a journal skipped because session.json claims a later save warns when it h
 	const data = JSON.parse(await readFile(state, 'utf8')) as { updatedAt: string };
 	data.updatedAt = '2999-01-01T00:00:00.000Z';
 	await writeFile(state, JSON.stringify(data));
-	assert.match((await lostWork(dir, 'skipped')) ?? '', /changes\.jsonl was skipped because session\.json claims a later save/u);
+	assert.match(
+		(await lostWork(dir, 'skipped')) ?? '',
+		/changes\.jsonl was skipped because session\.json claims a later save/u,
+	);
 	await session.close();
 });
 
@@ -118,7 +165,10 @@ test('a deleted journal warns through the calls logged for work the state lacks'
 	const dir = tempDir('journal-check');
 	const { journal, session } = await killedRun(dir, 'deleted');
 	await rm(journal);
-	assert.match((await lostWork(dir, 'deleted')) ?? '', /calls\.jsonl holds 2 calls for work missing from session\.json and changes\.jsonl \(was changes\.jsonl deleted\?\); booook resume deleted .*reuses the answers in calls\.jsonl instead of buying them again/u);
+	assert.match(
+		(await lostWork(dir, 'deleted')) ?? '',
+		/calls\.jsonl holds 2 calls for work missing from session\.json and changes\.jsonl \(was changes\.jsonl deleted\?\); booook resume deleted .*reuses the answers in calls\.jsonl instead of buying them again/u,
+	);
 	await session.close();
 });
 

@@ -54,7 +54,20 @@ test('a changes.jsonl deleted, cut short early or skipped: one warning, and resu
 		const book = join(dir, 'pride.txt');
 		writeFileSync(book, readFileSync(PRIDE, 'utf8').slice(0, 260_000));
 		const killedDir = join(dir, 'killed');
-		const args = ['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', api.openaiBaseUrl, '--chunk-size', '1024', '--max-summary', '400', '--headless', '--json'];
+		const args = [
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--chunk-size',
+			'1024',
+			'--max-summary',
+			'400',
+			'--headless',
+			'--json',
+		];
 
 		// The run is killed once 45 calls are logged: merges are planned by then, and saved only in the journal.
 		const killed = await booook(['run', book, '--session', 'victim', ...args, '--sessions-dir', killedDir], {
@@ -77,16 +90,30 @@ test('a changes.jsonl deleted, cut short early or skipped: one warning, and resu
 
 			const show = await booook(['show', 'victim', '--sessions-dir', sessions]);
 			assert.equal(show.code, 0, show.stderr);
-			assert.equal(warnings(show.stdout + show.stderr).length, expected, `${name}: show warns ${expected} time(s):\n${show.stdout}\n${show.stderr}`);
+			assert.equal(
+				warnings(show.stdout + show.stderr).length,
+				expected,
+				`${name}: show warns ${expected} time(s):\n${show.stdout}\n${show.stderr}`,
+			);
 
 			api.requests.length = 0;
-			const resumed = await booook(['resume', 'victim', '--headless', '--json', '--sessions-dir', sessions], { env: ENV });
+			const resumed = await booook(['resume', 'victim', '--headless', '--json', '--sessions-dir', sessions], {
+				env: ENV,
+			});
 			assert.equal(resumed.code, 0, resumed.stderr);
 			const warned = warnings(resumed.stderr);
-			assert.equal(warned.length, expected, `${name}: resume warns ${expected} time(s) on stderr:\n${resumed.stderr}`);
+			assert.equal(
+				warned.length,
+				expected,
+				`${name}: resume warns ${expected} time(s) on stderr:\n${resumed.stderr}`,
+			);
 			if (expected) assert.match(warned[0]!, /changes\.jsonl/u, `${name}: the warning names the journal`);
 			const bought = api.requests.filter((r) => answered.has(r.prompt)).length;
-			assert.equal(bought, 0, `${name}: ${bought} of ${api.requests.length} requests asked again what calls.jsonl already answered`);
+			assert.equal(
+				bought,
+				0,
+				`${name}: ${bought} of ${api.requests.length} requests asked again what calls.jsonl already answered`,
+			);
 
 			const after = await booook(['show', 'victim', '--json', '--sessions-dir', sessions]);
 			assert.equal(after.code, 0, after.stderr);

@@ -33,7 +33,16 @@ const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 ];
 
 /** Node modules that read or write files, start processes or talk to the network. */
-const IO_MODULES = ['node:fs', 'node:fs/promises', 'node:child_process', 'node:net', 'node:http', 'node:https', 'node:dgram', 'node:worker_threads'];
+const IO_MODULES = [
+	'node:fs',
+	'node:fs/promises',
+	'node:child_process',
+	'node:net',
+	'node:http',
+	'node:https',
+	'node:dgram',
+	'node:worker_threads',
+];
 /**
  * Layers that never do I/O: the pure core, and the screens, which draw through Ink and leave files
  * and processes to the commands. (text/ reads its tokenizer's and word list's data from their
@@ -65,19 +74,31 @@ const id = (path: string) => relative(SOURCE, path).split(sep).join('/');
 /** Every module a file names: static imports and re-exports, `import(...)` calls and `import('...')` types. */
 function importsOf(path: string): Import[] {
 	const text = readFileSync(path, 'utf8');
-	const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+	const file = ts.createSourceFile(
+		path,
+		text,
+		ts.ScriptTarget.Latest,
+		true,
+		path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+	);
 	const found: Import[] = [];
 	const add = (specifier: ts.Node, how: Import['how']) => {
 		const line = file.getLineAndCharacterOfPosition(specifier.getStart()).line + 1;
-		if (!ts.isStringLiteralLike(specifier)) assert.fail(`${id(path)}:${line}: an import whose module is computed cannot be checked; name it literally`);
+		if (!ts.isStringLiteralLike(specifier))
+			assert.fail(
+				`${id(path)}:${line}: an import whose module is computed cannot be checked; name it literally`,
+			);
 		const name = specifier.text;
 		const rel = name.startsWith('.');
 		found.push({ target: rel ? id(resolve(dirname(path), name)) : name, relative: rel, how, line });
 	};
 	const visit = (node: ts.Node) => {
-		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier, 'static');
-		else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]!, 'dynamic');
-		else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, 'type');
+		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+			add(node.moduleSpecifier, 'static');
+		else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+			add(node.arguments[0]!, 'dynamic');
+		else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
+			add(node.argument.literal, 'type');
 		ts.forEachChild(node, visit);
 	};
 	visit(file);
@@ -105,9 +126,20 @@ const graph = new Map(files.map((f) => [f, importsOf(join(SOURCE, f))]));
 test('every file of source/ is in a layer, and every relative import names a file', () => {
 	assert.ok(files.length > 50, `found ${files.length} files under source/`);
 	// The commands load their screens with import(): if those went unseen, so would a cycle through them.
-	assert.ok([...graph.values()].some((imports) => imports.some((i) => i.how === 'dynamic' && i.relative)), 'no import() call found');
-	assert.deepEqual(files.filter((f) => layerOf(f) < 0), [], 'files in no layer: add them to LAYERS');
-	const missing = [...graph].flatMap(([from, imports]) => imports.filter((i) => i.relative && !existsSync(join(SOURCE, i.target))).map((i) => `${from}:${i.line} -> ${i.target}`));
+	assert.ok(
+		[...graph.values()].some((imports) => imports.some((i) => i.how === 'dynamic' && i.relative)),
+		'no import() call found',
+	);
+	assert.deepEqual(
+		files.filter((f) => layerOf(f) < 0),
+		[],
+		'files in no layer: add them to LAYERS',
+	);
+	const missing = [...graph].flatMap(([from, imports]) =>
+		imports
+			.filter((i) => i.relative && !existsSync(join(SOURCE, i.target)))
+			.map((i) => `${from}:${i.line} -> ${i.target}`),
+	);
 	assert.deepEqual(missing, []);
 });
 
@@ -115,14 +147,21 @@ test('no file imports from a higher layer', () => {
 	const upward = [...graph].flatMap(([from, imports]) =>
 		imports
 			.filter((i) => i.relative && layerOf(i.target) > layerOf(from))
-			.map((i) => `${from}:${i.line} (${LAYERS[layerOf(from)]!.layer}) imports ${i.target} (${LAYERS[layerOf(i.target)]!.layer})`),
+			.map(
+				(i) =>
+					`${from}:${i.line} (${LAYERS[layerOf(from)]!.layer}) imports ${i.target} (${LAYERS[layerOf(i.target)]!.layer})`,
+			),
 	);
 	assert.deepEqual(upward, []);
 });
 
 test('the pure core and the screens do no I/O of their own', () => {
 	const io = [...graph].flatMap(([from, imports]) =>
-		NO_IO.includes(LAYERS[layerOf(from)]!.layer) ? imports.filter((i) => IO_MODULES.includes(i.target.replace(/^(?!node:)/u, 'node:'))).map((i) => `${from}:${i.line} imports ${i.target}`) : [],
+		NO_IO.includes(LAYERS[layerOf(from)]!.layer)
+			? imports
+					.filter((i) => IO_MODULES.includes(i.target.replace(/^(?!node:)/u, 'node:')))
+					.map((i) => `${from}:${i.line} imports ${i.target}`)
+			: [],
 	);
 	assert.deepEqual(io, []);
 });
@@ -154,7 +193,8 @@ test('no import cycle', () => {
 			onStack.delete(top);
 			component.push(top);
 		} while (top !== file);
-		if (component.length > 1 || graph.get(file)!.some((i) => i.target === file)) cycles.push(component.sort());
+		if (component.length > 1 || graph.get(file)!.some((i) => i.target === file))
+			cycles.push(component.sort());
 	};
 	for (const file of files) if (!index.has(file)) connect(file);
 	assert.deepEqual(cycles, []);

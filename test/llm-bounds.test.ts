@@ -24,8 +24,18 @@ const HANG = { timeout: 30_000 };
 function provider(api: Api, fake: FakeApi, opts: Partial<SdkProviderOptions> = {}): Provider {
 	const common = { maxRetries: 2, streamRetryDelayMs: 0, ...opts };
 	return api === 'openai'
-		? new OpenAIProvider({ apiKey: 'sk-test-bounds-0123456789', model: 'gpt-4o-mini', baseURL: fake.openaiBaseUrl, ...common })
-		: new AnthropicProvider({ apiKey: 'test-bounds-0123456789', model: 'claude-sonnet-4-6', baseURL: fake.anthropicBaseUrl, ...common });
+		? new OpenAIProvider({
+				apiKey: 'sk-test-bounds-0123456789',
+				model: 'gpt-4o-mini',
+				baseURL: fake.openaiBaseUrl,
+				...common,
+			})
+		: new AnthropicProvider({
+				apiKey: 'test-bounds-0123456789',
+				model: 'claude-sonnet-4-6',
+				baseURL: fake.anthropicBaseUrl,
+				...common,
+			});
 }
 
 const DEADLINE = /stream not finished 1\.5 s after it started \(the call deadline\)/u;
@@ -34,7 +44,12 @@ const CAP = new RegExp(`stream sent more than ${outputCap(200)} tokens for an ou
 // What keeps a stream alive forever, and what ends it: the watchdog (1 s) is fed every 10 ms, so
 // only the deadline (1.5 s) or, for text, the output cap can end it.
 const FOREVER = [
-	{ send: 'keepalive', what: 'keep-alive comments (pings for Anthropic)', ends: DEADLINE, opts: { callTimeoutMs: 1500 } },
+	{
+		send: 'keepalive',
+		what: 'keep-alive comments (pings for Anthropic)',
+		ends: DEADLINE,
+		opts: { callTimeoutMs: 1500 },
+	},
 	{ send: 'empty', what: 'empty deltas', ends: DEADLINE, opts: { callTimeoutMs: 1500 } },
 	// No deadline to speak of: the output cap alone must end it.
 	{ send: 'text', what: 'text that ignores max_tokens', ends: CAP, opts: { callTimeoutMs: 600_000 } },
@@ -42,71 +57,100 @@ const FOREVER = [
 
 for (const api of ['openai', 'anthropic'] as const) {
 	for (const { send, what, ends, opts } of FOREVER) {
-		test(`${api}: a stream of ${what} is cut off, reported, and retried within the same limits`, HANG, async () => {
-			await withFake(REPLY, {}, async (fake) => {
-				fake.fail({ kind: 'forever', send, everyMs: send === 'text' ? 2 : 10 });
-				const rec = recorder();
-				const failed: FailedAttempt[] = [];
-				const result = await provider(api, fake, { streamTimeoutMs: 1000, onRetry: rec.onRetry, ...opts }).complete(
-					request('Tell me about the ferry.', { onDelta: rec.onDelta, onAttemptFailed: (f) => failed.push(f) }),
-				);
-				assert.equal(result.text, REPLY);
-				assert.equal(rec.shown(), REPLY);
-				assert.equal(fake.requests.length, 2);
-				assert.equal(rec.retries(), 1);
-				const retry = rec.events.find((e) => 'retry' in e);
-				assert.ok(retry && 'retry' in retry && ends.test(retry.retry), JSON.stringify(retry));
+		test(
+			`${api}: a stream of ${what} is cut off, reported, and retried within the same limits`,
+			HANG,
+			async () => {
+				await withFake(REPLY, {}, async (fake) => {
+					fake.fail({ kind: 'forever', send, everyMs: send === 'text' ? 2 : 10 });
+					const rec = recorder();
+					const failed: FailedAttempt[] = [];
+					const result = await provider(api, fake, {
+						streamTimeoutMs: 1000,
+						onRetry: rec.onRetry,
+						...opts,
+					}).complete(
+						request('Tell me about the ferry.', {
+							onDelta: rec.onDelta,
+							onAttemptFailed: (f) => failed.push(f),
+						}),
+					);
+					assert.equal(result.text, REPLY);
+					assert.equal(rec.shown(), REPLY);
+					assert.equal(fake.requests.length, 2);
+					assert.equal(rec.retries(), 1);
+					const retry = rec.events.find((e) => 'retry' in e);
+					assert.ok(retry && 'retry' in retry && ends.test(retry.retry), JSON.stringify(retry));
 
-				assert.equal(failed.length, 1);
-				const [cut] = failed;
-				assert.match(cut!.reason, ends);
-				assert.ok(cut!.end.getTime() >= cut!.start.getTime());
-				assert.ok(cut!.usage.input > 0, 'the prompt of a stream that started is billed');
-				if (send === 'text') {
-					assert.match(cut!.text, /^(and the story went on and on, )+$/u);
-					// Counted on the whole text, which merges a little across deltas: over the limit, near the cap.
-					assert.equal(cut!.usage.output, countTokens(cut!.text));
-					assert.ok(cut!.usage.output > 1.5 * 200, `${cut!.usage.output} output tokens recorded`);
-				} else {
-					assert.equal(cut!.text, '');
-				}
-			});
-		});
+					assert.equal(failed.length, 1);
+					const [cut] = failed;
+					assert.match(cut!.reason, ends);
+					assert.ok(cut!.end.getTime() >= cut!.start.getTime());
+					assert.ok(cut!.usage.input > 0, 'the prompt of a stream that started is billed');
+					if (send === 'text') {
+						assert.match(cut!.text, /^(and the story went on and on, )+$/u);
+						// Counted on the whole text, which merges a little across deltas: over the limit, near the cap.
+						assert.equal(cut!.usage.output, countTokens(cut!.text));
+						assert.ok(cut!.usage.output > 1.5 * 200, `${cut!.usage.output} output tokens recorded`);
+					} else {
+						assert.equal(cut!.text, '');
+					}
+				});
+			},
+		);
 
 		// Empty deltas are ended as keep-alives are.
 		if (send === 'empty') continue;
-		test(`${api}: ${what} on every attempt end in a retryable ProviderError after the stream retries`, HANG, async () => {
-			await withFake(REPLY, {}, async (fake) => {
-				for (let i = 0; i < 2; i++) fake.fail({ kind: 'forever', send, everyMs: send === 'text' ? 2 : 10 });
-				const failed: FailedAttempt[] = [];
-				await assert.rejects(
-					provider(api, fake, { streamTimeoutMs: 1000, streamRetries: 1, ...opts }).complete(request('Again.', { onAttemptFailed: (f) => failed.push(f) })),
-					(error: unknown) => {
-						assert.ok(error instanceof ProviderError);
-						assert.equal(error.retryable, true);
-						assert.match(error.message, new RegExp(`^${api}: no complete stream in 2 attempts, last: ${ends.source}`, 'u'));
-						return true;
-					},
-				);
-				assert.equal(fake.requests.length, 2);
-				assert.deepEqual(failed.map((f) => ends.test(f.reason)), [true, true]);
-			});
-		});
+		test(
+			`${api}: ${what} on every attempt end in a retryable ProviderError after the stream retries`,
+			HANG,
+			async () => {
+				await withFake(REPLY, {}, async (fake) => {
+					for (let i = 0; i < 2; i++) fake.fail({ kind: 'forever', send, everyMs: send === 'text' ? 2 : 10 });
+					const failed: FailedAttempt[] = [];
+					await assert.rejects(
+						provider(api, fake, { streamTimeoutMs: 1000, streamRetries: 1, ...opts }).complete(
+							request('Again.', { onAttemptFailed: (f) => failed.push(f) }),
+						),
+						(error: unknown) => {
+							assert.ok(error instanceof ProviderError);
+							assert.equal(error.retryable, true);
+							assert.match(
+								error.message,
+								new RegExp(`^${api}: no complete stream in 2 attempts, last: ${ends.source}`, 'u'),
+							);
+							return true;
+						},
+					);
+					assert.equal(fake.requests.length, 2);
+					assert.deepEqual(
+						failed.map((f) => ends.test(f.reason)),
+						[true, true],
+					);
+				});
+			},
+		);
 	}
 
-	test(`${api}: without a call timeout the deadline is the stream timeout plus a quarter second per output token`, HANG, async () => {
-		assert.equal(callDeadlineMs(900, 60_000), 285_000);
-		assert.equal(callDeadlineMs(900, 60_000, 30_000), 30_000);
-		await withFake(REPLY, {}, async (fake) => {
-			fake.fail({ kind: 'forever', send: 'keepalive' });
-			const failed: FailedAttempt[] = [];
-			// 2 output tokens: 1000 ms + 2 × 250 ms.
-			const result = await provider(api, fake, { streamTimeoutMs: 1000 }).complete(request('Short.', { maxTokens: 2, onAttemptFailed: (f) => failed.push(f) }));
-			assert.ok(result.text.length > 0);
-			assert.equal(failed.length, 1);
-			assert.match(failed[0]!.reason, /stream not finished 1\.5 s after it started/u);
-		});
-	});
+	test(
+		`${api}: without a call timeout the deadline is the stream timeout plus a quarter second per output token`,
+		HANG,
+		async () => {
+			assert.equal(callDeadlineMs(900, 60_000), 285_000);
+			assert.equal(callDeadlineMs(900, 60_000, 30_000), 30_000);
+			await withFake(REPLY, {}, async (fake) => {
+				fake.fail({ kind: 'forever', send: 'keepalive' });
+				const failed: FailedAttempt[] = [];
+				// 2 output tokens: 1000 ms + 2 × 250 ms.
+				const result = await provider(api, fake, { streamTimeoutMs: 1000 }).complete(
+					request('Short.', { maxTokens: 2, onAttemptFailed: (f) => failed.push(f) }),
+				);
+				assert.ok(result.text.length > 0);
+				assert.equal(failed.length, 1);
+				assert.match(failed[0]!.reason, /stream not finished 1\.5 s after it started/u);
+			});
+		},
+	);
 
 	test(`${api}: error responses the SDK retries are reported as retries and as failed attempts`, async () => {
 		await withFake(REPLY, {}, async (fake) => {
@@ -114,12 +158,17 @@ for (const api of ['openai', 'anthropic'] as const) {
 			fake.fail({ kind: 'status', status: 500, retryAfter: 0.02 });
 			const rec = recorder();
 			const failed: FailedAttempt[] = [];
-			const result = await provider(api, fake, { onRetry: rec.onRetry }).complete(request('Busy?', { onDelta: rec.onDelta, onAttemptFailed: (f) => failed.push(f) }));
+			const result = await provider(api, fake, { onRetry: rec.onRetry }).complete(
+				request('Busy?', { onDelta: rec.onDelta, onAttemptFailed: (f) => failed.push(f) }),
+			);
 			assert.equal(result.text, REPLY);
 			assert.equal(fake.requests.length, 3);
 			assert.deepEqual(
 				rec.events.filter((e) => 'retry' in e),
-				[{ retry: 'HTTP 429 Too Many Requests; the SDK retries (1 of 2)' }, { retry: 'HTTP 500 Internal Server Error; the SDK retries (2 of 2)' }],
+				[
+					{ retry: 'HTTP 429 Too Many Requests; the SDK retries (1 of 2)' },
+					{ retry: 'HTTP 500 Internal Server Error; the SDK retries (2 of 2)' },
+				],
 			);
 			assert.deepEqual(
 				failed.map((f) => [f.reason, f.text, f.usage]),
@@ -136,9 +185,17 @@ for (const api of ['openai', 'anthropic'] as const) {
 			for (let i = 0; i < 2; i++) fake.fail({ kind: 'status', status: 503, retryAfter: 0.02 });
 			const rec = recorder();
 			const failed: FailedAttempt[] = [];
-			await assert.rejects(provider(api, fake, { maxRetries: 1, onRetry: rec.onRetry }).complete(request('Down?', { onAttemptFailed: (f) => failed.push(f) })), ProviderError);
+			await assert.rejects(
+				provider(api, fake, { maxRetries: 1, onRetry: rec.onRetry }).complete(
+					request('Down?', { onAttemptFailed: (f) => failed.push(f) }),
+				),
+				ProviderError,
+			);
 			assert.equal(rec.retries(), 1);
-			assert.deepEqual(failed.map((f) => f.reason), ['HTTP 503 Service Unavailable', 'HTTP 503 Service Unavailable']);
+			assert.deepEqual(
+				failed.map((f) => f.reason),
+				['HTTP 503 Service Unavailable', 'HTTP 503 Service Unavailable'],
+			);
 		});
 	});
 
@@ -147,7 +204,9 @@ for (const api of ['openai', 'anthropic'] as const) {
 			fake.fail({ kind: 'cut' });
 			const failed: FailedAttempt[] = [];
 			const prompt = 'Cut it.';
-			const result = await provider(api, fake).complete(request(prompt, { onAttemptFailed: (f) => failed.push(f) }));
+			const result = await provider(api, fake).complete(
+				request(prompt, { onAttemptFailed: (f) => failed.push(f) }),
+			);
 			assert.equal(result.text, REPLY);
 			assert.equal(failed.length, 1);
 			const [cut] = failed;
@@ -161,14 +220,31 @@ for (const api of ['openai', 'anthropic'] as const) {
 
 test('--call-timeout reaches the provider of a run, and is kept in its configuration', HANG, async () => {
 	await withFake(REPLY, {}, async (fake) => {
-		const config = makeConfig({ provider: 'openai', model: 'gpt-4o-mini', baseUrl: fake.openaiBaseUrl, callTimeout: 1 });
+		const config = makeConfig({
+			provider: 'openai',
+			model: 'gpt-4o-mini',
+			baseUrl: fake.openaiBaseUrl,
+			callTimeout: 1,
+		});
 		assert.equal(config.callTimeout, 1);
-		assert.equal('callTimeout' in makeConfig({ provider: 'openai', model: 'gpt-4o-mini' }), false, 'unset: derived per call');
-		const { provider } = await prepare(config, 'A book.', { json: true, env: { OPENAI_API_KEY: 'sk-test-bounds-0123456789', BOOOOK_PRICES: '' } });
+		assert.equal(
+			'callTimeout' in makeConfig({ provider: 'openai', model: 'gpt-4o-mini' }),
+			false,
+			'unset: derived per call',
+		);
+		const { provider } = await prepare(config, 'A book.', {
+			json: true,
+			env: { OPENAI_API_KEY: 'sk-test-bounds-0123456789', BOOOOK_PRICES: '' },
+		});
 		fake.fail({ kind: 'forever', send: 'keepalive' });
 		const failed: FailedAttempt[] = [];
-		const result = await provider.complete(request('Go.', { maxTokens: 4000, onAttemptFailed: (f) => failed.push(f) }));
+		const result = await provider.complete(
+			request('Go.', { maxTokens: 4000, onAttemptFailed: (f) => failed.push(f) }),
+		);
 		assert.ok(result.text.length > 0);
-		assert.deepEqual(failed.map((f) => f.reason), ['stream not finished 1 s after it started (the call deadline)']);
+		assert.deepEqual(
+			failed.map((f) => f.reason),
+			['stream not finished 1 s after it started (the call deadline)'],
+		);
 	});
 });

@@ -71,7 +71,14 @@ const SUBJECTS: Subject[] = [
 ];
 
 function provider(subject: Subject, fake: FakeApi, opts: Partial<SdkProviderOptions> = {}): Provider {
-	const options = { apiKey: subject.key, model: subject.model, baseURL: subject.baseUrl(fake), maxRetries: 2, streamRetryDelayMs: 0, ...opts };
+	const options = {
+		apiKey: subject.key,
+		model: subject.model,
+		baseURL: subject.baseUrl(fake),
+		maxRetries: 2,
+		streamRetryDelayMs: 0,
+		...opts,
+	};
 	return subject.api === 'openai' ? new OpenAIProvider(options) : new AnthropicProvider(options);
 }
 
@@ -117,12 +124,15 @@ for (const subject of SUBJECTS) {
 	test(`${api}: rate limiting that outlasts the SDK retries is a retryable ProviderError`, async () => {
 		await withFake(REPLY, {}, async (fake) => {
 			for (let i = 0; i < 3; i++) fake.fail({ kind: 'status', status: 429, retryAfter: 0.02 });
-			await assert.rejects(provider(subject, fake, { maxRetries: 1 }).complete(request('Still limited.')), (error: unknown) => {
-				assert.ok(error instanceof ProviderError);
-				assert.equal(error.retryable, true);
-				assert.equal(error.status, 429);
-				return true;
-			});
+			await assert.rejects(
+				provider(subject, fake, { maxRetries: 1 }).complete(request('Still limited.')),
+				(error: unknown) => {
+					assert.ok(error instanceof ProviderError);
+					assert.equal(error.retryable, true);
+					assert.equal(error.status, 429);
+					return true;
+				},
+			);
 			assert.equal(fake.requests.length, 2);
 		});
 	});
@@ -131,12 +141,15 @@ for (const subject of SUBJECTS) {
 		const fake = await startFakeApi();
 		const url = subject.baseUrl(fake);
 		await fake.close();
-		await assert.rejects(provider(subject, fake, { maxRetries: 0 }).complete(request('Anyone?')), (error: unknown) => {
-			assert.ok(error instanceof ProviderError);
-			assert.equal(error.retryable, true);
-			assert.ok(error.message.includes(url), error.message);
-			return true;
-		});
+		await assert.rejects(
+			provider(subject, fake, { maxRetries: 0 }).complete(request('Anyone?')),
+			(error: unknown) => {
+				assert.ok(error instanceof ProviderError);
+				assert.equal(error.retryable, true);
+				assert.ok(error.message.includes(url), error.message);
+				return true;
+			},
+		);
 	});
 
 	test(`${api}: a 400 is not retried and says, on one line, what the server said`, async () => {
@@ -176,12 +189,17 @@ for (const subject of SUBJECTS) {
 			await withFake(REPLY, {}, async (fake) => {
 				fake.fail({ kind: 'cut', clean });
 				const rec = recorder();
-				const result = await provider(subject, fake, { onRetry: rec.onRetry }).complete(request('Cut me off.', { onDelta: rec.onDelta }));
+				const result = await provider(subject, fake, { onRetry: rec.onRetry }).complete(
+					request('Cut me off.', { onDelta: rec.onDelta }),
+				);
 				assert.equal(result.text, REPLY);
 				assert.equal(result.finishReason, subject.finished);
 				assert.equal(fake.requests.length, 2);
 				assert.equal(rec.retries(), 1);
-				assert.ok(rec.events.findIndex((e) => 'retry' in e) > 0, 'the broken attempt streamed something before the reset');
+				assert.ok(
+					rec.events.findIndex((e) => 'retry' in e) > 0,
+					'the broken attempt streamed something before the reset',
+				);
 				assert.equal(rec.shown(), REPLY);
 			});
 		});
@@ -191,7 +209,9 @@ for (const subject of SUBJECTS) {
 		await withFake(REPLY, {}, async (fake) => {
 			fake.fail({ kind: 'stall', ms: 5_000 });
 			const rec = recorder();
-			const result = await provider(subject, fake, { streamTimeoutMs: 200, onRetry: rec.onRetry }).complete(request('Stall please.', { onDelta: rec.onDelta }));
+			const result = await provider(subject, fake, { streamTimeoutMs: 200, onRetry: rec.onRetry }).complete(
+				request('Stall please.', { onDelta: rec.onDelta }),
+			);
 			assert.equal(result.text, REPLY);
 			assert.equal(fake.requests.length, 2);
 			assert.equal(rec.retries(), 1);
@@ -207,7 +227,9 @@ for (const subject of SUBJECTS) {
 		// (the margin keeps a loaded machine from turning this into a stall).
 		await withFake(REPLY, { chunkDelayMs: 100 }, async (fake) => {
 			const rec = recorder();
-			const result = await provider(subject, fake, { streamTimeoutMs: 700, onRetry: rec.onRetry }).complete(request('Take your time.', { onDelta: rec.onDelta }));
+			const result = await provider(subject, fake, { streamTimeoutMs: 700, onRetry: rec.onRetry }).complete(
+				request('Take your time.', { onDelta: rec.onDelta }),
+			);
 			assert.equal(result.text, REPLY);
 			assert.equal(rec.retries(), 0);
 			assert.equal(fake.requests.length, 1);
@@ -217,11 +239,14 @@ for (const subject of SUBJECTS) {
 	test(`${api}: a stream that keeps breaking ends in a retryable ProviderError after streamRetries`, async () => {
 		await withFake(REPLY, {}, async (fake) => {
 			for (let i = 0; i < 3; i++) fake.fail({ kind: 'cut' });
-			await assert.rejects(provider(subject, fake, { streamRetries: 2 }).complete(request('Always cut.')), (error: unknown) => {
-				assert.ok(error instanceof ProviderError);
-				assert.equal(error.retryable, true);
-				return true;
-			});
+			await assert.rejects(
+				provider(subject, fake, { streamRetries: 2 }).complete(request('Always cut.')),
+				(error: unknown) => {
+					assert.ok(error instanceof ProviderError);
+					assert.equal(error.retryable, true);
+					return true;
+				},
+			);
 			assert.equal(fake.requests.length, 3);
 		});
 	});
@@ -229,12 +254,15 @@ for (const subject of SUBJECTS) {
 	test(`${api}: repeated stalls end in a retryable ProviderError that says so`, async () => {
 		await withFake(REPLY, {}, async (fake) => {
 			for (let i = 0; i < 2; i++) fake.fail({ kind: 'stall', ms: 5_000 });
-			await assert.rejects(provider(subject, fake, { streamTimeoutMs: 150, streamRetries: 1 }).complete(request('Stall twice.')), (error: unknown) => {
-				assert.ok(error instanceof ProviderError);
-				assert.equal(error.retryable, true);
-				assert.match(error.message, /stalled/u);
-				return true;
-			});
+			await assert.rejects(
+				provider(subject, fake, { streamTimeoutMs: 150, streamRetries: 1 }).complete(request('Stall twice.')),
+				(error: unknown) => {
+					assert.ok(error instanceof ProviderError);
+					assert.equal(error.retryable, true);
+					assert.match(error.message, /stalled/u);
+					return true;
+				},
+			);
 			assert.equal(fake.requests.length, 2);
 		});
 	});
@@ -283,7 +311,9 @@ for (const subject of SUBJECTS) {
 			fake.fail({ kind: 'status', status: 429, retryAfter: 1.5 });
 			const controller = new AbortController();
 			// Cancelled the moment the 429 is in: the SDK is then asleep before its retry.
-			const call = provider(subject, fake).complete(request('Patience.', { signal: controller.signal, onAttemptFailed: () => controller.abort() }));
+			const call = provider(subject, fake).complete(
+				request('Patience.', { signal: controller.signal, onAttemptFailed: () => controller.abort() }),
+			);
 			let timer: NodeJS.Timeout | undefined;
 			const outcome = await Promise.race([
 				call.then(
@@ -304,7 +334,10 @@ for (const subject of SUBJECTS) {
 		await withFake(REPLY, {}, async (fake) => {
 			const controller = new AbortController();
 			controller.abort();
-			await assert.rejects(provider(subject, fake).complete(request('Never sent.', { signal: controller.signal })), isAbort);
+			await assert.rejects(
+				provider(subject, fake).complete(request('Never sent.', { signal: controller.signal })),
+				isAbort,
+			);
 			assert.equal(fake.requests.length, 0);
 		});
 	});
@@ -322,7 +355,12 @@ for (const subject of SUBJECTS) {
 	test(`${api}: createProvider reads ${subject.keyVar} and the base URL from env and refuses a missing or blank key`, async () => {
 		const baseVar = subject.keyVar.replace(/_API_KEY$/u, '_BASE_URL');
 		await withFake(REPLY, {}, async (fake) => {
-			const p = createProvider({ provider: api, model: defaultModel(api), env: { [subject.keyVar]: subject.key, [baseVar]: subject.baseUrl(fake) }, streamRetryDelayMs: 0 });
+			const p = createProvider({
+				provider: api,
+				model: defaultModel(api),
+				env: { [subject.keyVar]: subject.key, [baseVar]: subject.baseUrl(fake) },
+				streamRetryDelayMs: 0,
+			});
 			assert.equal(p.name, api);
 			assert.equal(p.isLLM, true);
 			assert.equal((await p.complete(request('Via the factory.'))).text, REPLY);
@@ -350,12 +388,29 @@ const openai = SUBJECTS[0]!;
 
 test('openai: reasoning models get no temperature (the API refuses one) and their least reasoning effort where they take one; other models get the temperature', async () => {
 	await withFake(REPLY, {}, async (fake) => {
-		const models = ['gpt-4o-mini', 'gpt-4.1', 'gpt-5-mini', 'gpt-5-2025-08-07', 'gpt-5-chat-latest', 'gpt-5.1', 'gpt-5-pro', 'o3', 'o4-mini', 'o1-mini'];
+		const models = [
+			'gpt-4o-mini',
+			'gpt-4.1',
+			'gpt-5-mini',
+			'gpt-5-2025-08-07',
+			'gpt-5-chat-latest',
+			'gpt-5.1',
+			'gpt-5-pro',
+			'o3',
+			'o4-mini',
+			'o1-mini',
+		];
 		for (const model of models) {
-			const result = await provider(openai, fake, { model }).complete(request('Summarize the orchard letters.', { temperature: 0.5 }));
+			const result = await provider(openai, fake, { model }).complete(
+				request('Summarize the orchard letters.', { temperature: 0.5 }),
+			);
 			assert.equal(result.text, REPLY, model);
 		}
-		const sent = fake.requests.map((r) => [r.body.model, r.body.temperature ?? null, r.body.reasoning_effort ?? null]);
+		const sent = fake.requests.map((r) => [
+			r.body.model,
+			r.body.temperature ?? null,
+			r.body.reasoning_effort ?? null,
+		]);
 		assert.deepEqual(sent, [
 			['gpt-4o-mini', 0.5, null],
 			['gpt-4.1', 0.5, null],
@@ -376,7 +431,12 @@ test('openai: the fake refuses a temperature for a reasoning model, as the API d
 		const res = await fetch(`${fake.openaiBaseUrl}/chat/completions`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
-			body: JSON.stringify({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Hi.' }], temperature: 0.5, stream: true }),
+			body: JSON.stringify({
+				model: 'gpt-5-mini',
+				messages: [{ role: 'user', content: 'Hi.' }],
+				temperature: 0.5,
+				stream: true,
+			}),
 		});
 		assert.equal(res.status, 400);
 		assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'unsupported_value');
@@ -392,8 +452,16 @@ test('openai: a custom base URL gets max_tokens; api.openai.com gets max_complet
 		// No base URL: the provider talks to api.openai.com; a fetch that reroutes it to the fake
 		// shows what would have been sent there.
 		const reroute: typeof fetch = (input, init) =>
-			fetch(String(input instanceof Request ? input.url : input).replace('https://api.openai.com/v1', fake.openaiBaseUrl), init);
-		await provider(openai, fake, { baseURL: null, fetch: reroute }).complete(request('Hello there.', { maxTokens: 77 }));
+			fetch(
+				String(input instanceof Request ? input.url : input).replace(
+					'https://api.openai.com/v1',
+					fake.openaiBaseUrl,
+				),
+				init,
+			);
+		await provider(openai, fake, { baseURL: null, fetch: reroute }).complete(
+			request('Hello there.', { maxTokens: 77 }),
+		);
 		assert.equal(fake.requests[1]?.body.max_completion_tokens, 77);
 		assert.equal('max_tokens' in fake.requests[1]?.body, false);
 	});
@@ -454,8 +522,13 @@ test('anthropic: with the cache as the API documents it, requests sent together 
 	await withFake(REPLY, { cacheOnResponse: true, respond }, async (fake) => {
 		const prefix = 'Instructions and the summary under review, shared by every sentence call. '.repeat(20);
 		const p = provider(anthropic, fake);
-		const together = await Promise.all([1, 2, 3].map((i) => p.complete(request(`${prefix}Sentence ${i}?`, { cacheablePrefix: prefix }))));
-		assert.deepEqual(together.map((r) => r.usage.cached), [0, 0, 0]);
+		const together = await Promise.all(
+			[1, 2, 3].map((i) => p.complete(request(`${prefix}Sentence ${i}?`, { cacheablePrefix: prefix }))),
+		);
+		assert.deepEqual(
+			together.map((r) => r.usage.cached),
+			[0, 0, 0],
+		);
 		assert.ok(fake.requests.every((r) => r.started !== null && r.arrived < r.started));
 		const after = await p.complete(request(`${prefix}Sentence 4?`, { cacheablePrefix: prefix }));
 		assert.equal(after.usage.cached, countTokens(prefix));
@@ -465,15 +538,26 @@ test('anthropic: with the cache as the API documents it, requests sent together 
 test('anthropic: contentBlocks ignores a prefix that is not one and never sends an empty block', () => {
 	assert.deepEqual(contentBlocks('Hello world', 'Goodbye'), [{ type: 'text', text: 'Hello world' }]);
 	assert.deepEqual(contentBlocks('Hello world', ''), [{ type: 'text', text: 'Hello world' }]);
-	assert.deepEqual(contentBlocks('Hello world', 'Hello world'), [{ type: 'text', text: 'Hello world', cache_control: { type: 'ephemeral' } }]);
+	assert.deepEqual(contentBlocks('Hello world', 'Hello world'), [
+		{ type: 'text', text: 'Hello world', cache_control: { type: 'ephemeral' } },
+	]);
 });
 
 test('anthropic: temperature is sent where the model takes it (0 for BooookScore) and left out where the API rejects it', async () => {
 	await withFake(REPLY, {}, async (fake) => {
-		for (const model of ['claude-sonnet-4-6', 'claude-3-5-sonnet-20241022', 'claude-opus-4-7', 'claude-sonnet-5-5']) {
+		for (const model of [
+			'claude-sonnet-4-6',
+			'claude-3-5-sonnet-20241022',
+			'claude-opus-4-7',
+			'claude-sonnet-5-5',
+		]) {
 			await provider(anthropic, fake, { model }).complete(request('Annotate.', { temperature: 0 }));
 		}
-		const sent = fake.requests.map((r) => [r.body.model, r.body.temperature ?? null, r.headers['anthropic-version']]);
+		const sent = fake.requests.map((r) => [
+			r.body.model,
+			r.body.temperature ?? null,
+			r.headers['anthropic-version'],
+		]);
 		assert.deepEqual(sent, [
 			['claude-sonnet-4-6', 0, '2023-06-01'],
 			['claude-3-5-sonnet-20241022', 0, '2023-06-01'],

@@ -53,7 +53,9 @@ async function until<T>(what: string, probe: () => T | null | undefined | false,
  * which never waits for children. The child is then killed: it has exited, but nothing reaps it.
  */
 async function zombie(t: { after: (fn: () => Promise<void>) => void }): Promise<number> {
-	const parent = spawn('sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
+	const parent = spawn('sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	t.after(async () => {
 		// Its zombie child goes with it (reparented, then reaped).
 		parent.kill('SIGKILL');
@@ -65,7 +67,10 @@ async function zombie(t: { after: (fn: () => Promise<void>) => void }): Promise<
 	});
 	const pid = Number(line);
 	// Only once the shell has become `sleep` is the child's parent one that never reaps.
-	await until('the shell to become sleep', () => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim() === 'sleep');
+	await until(
+		'the shell to become sleep',
+		() => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim() === 'sleep',
+	);
 	process.kill(pid, 'SIGKILL');
 	await until(`pid ${pid} to be a zombie`, () => stat(pid)?.state === 'Z');
 	return pid;
@@ -94,51 +99,67 @@ test('a lock whose owner is a zombie (killed, never reaped) is taken over', { sk
 	assert.ok(!existsSync(file));
 });
 
-test('a lock records its owner\'s start time beside its pid, and one whose pid now names another process is taken over', { skip: noProc }, async (t) => {
-	const dir = tempDir('lock-reused');
-	const file = path.join(dir, 'lock');
-	const lock = await SessionLock.acquire(file, 'r');
-	const mine = await readOwner(file);
-	assert.equal(mine.start, stat(process.pid)!.start, 'the start time of this process, from /proc');
-	await lock.release();
+test(
+	"a lock records its owner's start time beside its pid, and one whose pid now names another process is taken over",
+	{ skip: noProc },
+	async (t) => {
+		const dir = tempDir('lock-reused');
+		const file = path.join(dir, 'lock');
+		const lock = await SessionLock.acquire(file, 'r');
+		const mine = await readOwner(file);
+		assert.equal(mine.start, stat(process.pid)!.start, 'the start time of this process, from /proc');
+		await lock.release();
 
-	// A live process that is not the owner: its pid, with the start time of the process that held it before.
-	const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600_000)'], { stdio: 'ignore' });
-	t.after(async () => {
+		// A live process that is not the owner: its pid, with the start time of the process that held it before.
+		const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600_000)'], { stdio: 'ignore' });
+		t.after(async () => {
+			sleeper.kill('SIGKILL');
+			await exited(sleeper);
+		});
+		const live = await until('the sleeper in /proc', () => stat(sleeper.pid!));
+		const earlier = String(Number(live.start) - 1);
+		await writeFile(
+			file,
+			`${JSON.stringify({ pid: sleeper.pid, host, startedAt: '2024-01-01T00:00:00.000Z', start: earlier })}\n`,
+		);
+		const taken = await SessionLock.acquire(file, 'r');
+		assert.equal((await readOwner(file)).pid, process.pid);
+		await taken.release();
+
+		// The same pid with its own start time is its owner, alive: refused.
+		await writeFile(
+			file,
+			`${JSON.stringify({ pid: sleeper.pid, host, startedAt: '2024-01-01T00:00:00.000Z', start: live.start })}\n`,
+		);
+		const held = await refusal(SessionLock.acquire(file, 'r'));
+		assert.match(held.message, new RegExp(`\\(pid ${sleeper.pid}\\)`, 'u'));
+
+		// A lock from before start times were recorded still works: a live pid holds it...
+		await writeFile(
+			file,
+			`${JSON.stringify({ pid: sleeper.pid, host, startedAt: '2024-01-01T00:00:00.000Z' })}\n`,
+		);
+		await refusal(SessionLock.acquire(file, 'r'));
+		// ...and a dead one does not.
 		sleeper.kill('SIGKILL');
 		await exited(sleeper);
-	});
-	const live = await until('the sleeper in /proc', () => stat(sleeper.pid!));
-	const earlier = String(Number(live.start) - 1);
-	await writeFile(file, `${JSON.stringify({ pid: sleeper.pid, host, startedAt: '2024-01-01T00:00:00.000Z', start: earlier })}\n`);
-	const taken = await SessionLock.acquire(file, 'r');
-	assert.equal((await readOwner(file)).pid, process.pid);
-	await taken.release();
+		await until('the sleeper to be gone', () => stat(sleeper.pid!) === null);
+		const after = await SessionLock.acquire(file, 'r');
+		assert.equal((await readOwner(file)).pid, process.pid);
+		await after.release();
+		assert.deepEqual(await readdir(dir), []);
+	},
+);
 
-	// The same pid with its own start time is its owner, alive: refused.
-	await writeFile(file, `${JSON.stringify({ pid: sleeper.pid, host, startedAt: '2024-01-01T00:00:00.000Z', start: live.start })}\n`);
-	const held = await refusal(SessionLock.acquire(file, 'r'));
-	assert.match(held.message, new RegExp(`\\(pid ${sleeper.pid}\\)`, 'u'));
-
-	// A lock from before start times were recorded still works: a live pid holds it...
-	await writeFile(file, `${JSON.stringify({ pid: sleeper.pid, host, startedAt: '2024-01-01T00:00:00.000Z' })}\n`);
-	await refusal(SessionLock.acquire(file, 'r'));
-	// ...and a dead one does not.
-	sleeper.kill('SIGKILL');
-	await exited(sleeper);
-	await until('the sleeper to be gone', () => stat(sleeper.pid!) === null);
-	const after = await SessionLock.acquire(file, 'r');
-	assert.equal((await readOwner(file)).pid, process.pid);
-	await after.release();
-	assert.deepEqual(await readdir(dir), []);
-});
-
-test('four processes released at one instant on a zombie\'s lock: exactly one takes it over', { skip: noProc }, async (t) => {
-	const pid = await zombie(t);
-	const dir = tempDir('lock-zombie-race');
-	const file = path.join(dir, 'lock');
-	await writeFile(file, `${JSON.stringify({ pid, host, startedAt: '2024-01-01T00:00:00.000Z' })}\n`);
-	const code = `
+test(
+	"four processes released at one instant on a zombie's lock: exactly one takes it over",
+	{ skip: noProc },
+	async (t) => {
+		const pid = await zombie(t);
+		const dir = tempDir('lock-zombie-race');
+		const file = path.join(dir, 'lock');
+		await writeFile(file, `${JSON.stringify({ pid, host, startedAt: '2024-01-01T00:00:00.000Z' })}\n`);
+		const code = `
 		const { SessionLock } = await import(${JSON.stringify(LOCK_MODULE)});
 		process.on('SIGUSR1', async () => {
 			try {
@@ -150,26 +171,38 @@ test('four processes released at one instant on a zombie\'s lock: exactly one ta
 		});
 		console.log('armed');
 		setInterval(() => {}, 1000);`;
-	const contenders = Array.from({ length: 4 }, () =>
-		spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { env: { ...process.env, FILE: file }, stdio: ['pipe', 'pipe', 'inherit'] }),
-	);
-	t.after(async () => {
-		for (const c of contenders) c.kill('SIGKILL');
-		await Promise.all(contenders.map(exited));
-	});
-	const lines = contenders.map((c) => createInterface({ input: c.stdout })[Symbol.asyncIterator]());
-	const next = async (i: number) => {
-		const line = await lines[i]!.next();
-		if (line.done) throw new Error(`contender ${i} ended`);
-		return line.value as string;
-	};
-	for (let i = 0; i < contenders.length; i++) assert.equal(await next(i), 'armed');
-	for (const c of contenders) c.kill('SIGUSR1');
-	const outcomes = await Promise.all(contenders.map(async (c, i) => ({ pid: c.pid!, ...(JSON.parse(await next(i)) as { won: boolean; message?: string }) })));
-	const winners = outcomes.filter((o) => o.won);
-	assert.equal(winners.length, 1, JSON.stringify(outcomes));
-	assert.equal((await readOwner(file)).pid, winners[0]!.pid, 'the lock names its winner');
-	for (const o of outcomes.filter((x) => !x.won)) {
-		assert.ok(o.message!.includes(`(pid ${winners[0]!.pid})`) || o.message!.includes('is being opened'), o.message);
-	}
-});
+		const contenders = Array.from({ length: 4 }, () =>
+			spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+				env: { ...process.env, FILE: file },
+				stdio: ['pipe', 'pipe', 'inherit'],
+			}),
+		);
+		t.after(async () => {
+			for (const c of contenders) c.kill('SIGKILL');
+			await Promise.all(contenders.map(exited));
+		});
+		const lines = contenders.map((c) => createInterface({ input: c.stdout })[Symbol.asyncIterator]());
+		const next = async (i: number) => {
+			const line = await lines[i]!.next();
+			if (line.done) throw new Error(`contender ${i} ended`);
+			return line.value as string;
+		};
+		for (let i = 0; i < contenders.length; i++) assert.equal(await next(i), 'armed');
+		for (const c of contenders) c.kill('SIGUSR1');
+		const outcomes = await Promise.all(
+			contenders.map(async (c, i) => ({
+				pid: c.pid!,
+				...(JSON.parse(await next(i)) as { won: boolean; message?: string }),
+			})),
+		);
+		const winners = outcomes.filter((o) => o.won);
+		assert.equal(winners.length, 1, JSON.stringify(outcomes));
+		assert.equal((await readOwner(file)).pid, winners[0]!.pid, 'the lock names its winner');
+		for (const o of outcomes.filter((x) => !x.won)) {
+			assert.ok(
+				o.message!.includes(`(pid ${winners[0]!.pid})`) || o.message!.includes('is being opened'),
+				o.message,
+			);
+		}
+	},
+);

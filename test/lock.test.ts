@@ -29,7 +29,17 @@ function init(id: string) {
 		chars: TEXT.length,
 		tokens: 15,
 	};
-	const run: Run = newRun(makeConfig({ provider: 'extractive', model: 'textrank', method: 'inc', temperature: 0, concurrency: 1, seed: 7 }), [{ index: 0, start: 0, end: TEXT.length, tokens: 15 }]);
+	const run: Run = newRun(
+		makeConfig({
+			provider: 'extractive',
+			model: 'textrank',
+			method: 'inc',
+			temperature: 0,
+			concurrency: 1,
+			seed: 7,
+		}),
+		[{ index: 0, start: 0, end: TEXT.length, tokens: 15 }],
+	);
 	return { id, book, text: TEXT, run };
 }
 
@@ -96,7 +106,10 @@ test('a second open in the same process is refused with the pid message', async 
 	t.after(() => first.close());
 	const error = await refusal(Session.open(dir, 'same'));
 	const lockFile = path.join(dir, 'same', 'lock');
-	assert.equal(error.message, `session "same" is open in another booook process (pid ${process.pid}); close it first, or if no booook is running, delete ${lockFile}`);
+	assert.equal(
+		error.message,
+		`session "same" is open in another booook process (pid ${process.pid}); close it first, or if no booook is running, delete ${lockFile}`,
+	);
 	// The refused open did not disturb the holder's lock.
 	assert.equal((await readOwner(path.join(dir, 'same', 'lock'))).pid, process.pid);
 	await first.save();
@@ -111,7 +124,10 @@ test('an open from another process is refused while this one holds the session',
 	await exited(proc);
 	assert.equal(result.ok, false);
 	assert.equal(result.exitCode, 2);
-	assert.equal(result.message, `session "shared" is open in another booook process (pid ${process.pid}); close it first, or if no booook is running, delete ${path.join(dir, 'shared', 'lock')}`);
+	assert.equal(
+		result.message,
+		`session "shared" is open in another booook process (pid ${process.pid}); close it first, or if no booook is running, delete ${path.join(dir, 'shared', 'lock')}`,
+	);
 });
 
 test('this process is refused while another process holds the session, and admitted after it closes', async (t) => {
@@ -279,7 +295,10 @@ test('four processes released at one instant on a stale lock: exactly one wins, 
 		// Even rounds: a lock whose owner died. Odd rounds: an empty lock left long ago by a process
 		// killed between creating and filling it.
 		if (round % 2 === 0) {
-			await writeFile(file, `${JSON.stringify({ pid: dead, host, startedAt: new Date(Date.UTC(2024, 0, 1, 0, 0, round)).toISOString() })}\n`);
+			await writeFile(
+				file,
+				`${JSON.stringify({ pid: dead, host, startedAt: new Date(Date.UTC(2024, 0, 1, 0, 0, round)).toISOString() })}\n`,
+			);
 		} else {
 			await writeFile(file, '');
 			const old = new Date(Date.now() - 60_000);
@@ -288,7 +307,12 @@ test('four processes released at one instant on a stale lock: exactly one wins, 
 		for (const c of contenders) c.send(`arm ${file}`);
 		for (const c of contenders) assert.equal(await c.next(), 'armed');
 		for (const c of contenders) c.proc.kill('SIGUSR1');
-		const outcomes = await Promise.all(contenders.map(async (c) => ({ c, ...(JSON.parse(await c.next()) as { won: boolean; message?: string }) })));
+		const outcomes = await Promise.all(
+			contenders.map(async (c) => ({
+				c,
+				...(JSON.parse(await c.next()) as { won: boolean; message?: string }),
+			})),
+		);
 		const winners = outcomes.filter((o) => o.won);
 		assert.equal(winners.length, 1, `round ${round}: ${winners.length} winners`);
 		const winner = winners[0]!.c;
@@ -296,7 +320,10 @@ test('four processes released at one instant on a stale lock: exactly one wins, 
 		// A loser names the winner; only if the winner stalled for a second between creating its
 		// lock and writing its name (a very loaded machine) does it say the session is being opened.
 		for (const o of outcomes.filter((x) => !x.won)) {
-			assert.ok(o.message!.includes(`(pid ${winner.proc.pid})`) || o.message!.includes('is being opened'), `round ${round}: ${o.message}`);
+			assert.ok(
+				o.message!.includes(`(pid ${winner.proc.pid})`) || o.message!.includes('is being opened'),
+				`round ${round}: ${o.message}`,
+			);
 		}
 		winner.send('release');
 		assert.equal(await winner.next(), 'released');
@@ -312,7 +339,10 @@ test('a takeover guard left by a killed taker does not keep the stale lock forev
 	const stale = `${JSON.stringify({ pid: dead, host, startedAt: '2024-01-01T00:00:00.000Z' })}\n`;
 	await writeFile(file, stale);
 	// The taker died holding the guard, before it removed the lock.
-	await writeFile(takeoverGuard(file, stale), `${JSON.stringify({ pid: dead, host, startedAt: '2024-01-01T00:00:01.000Z' })}\n`);
+	await writeFile(
+		takeoverGuard(file, stale),
+		`${JSON.stringify({ pid: dead, host, startedAt: '2024-01-01T00:00:01.000Z' })}\n`,
+	);
 	const lock = await SessionLock.acquire(file, 'x');
 	assert.equal((await readOwner(file)).pid, process.pid);
 	assert.deepEqual(await readdir(dir), ['lock']);
@@ -323,7 +353,10 @@ test('a lock held by a live (or reused) pid is refused with the lock file and ho
 	const dir = await tempDir(t);
 	const file = path.join(dir, 'lock');
 	// This test process stands for a pid the system gave to another program: alive, not booook.
-	await writeFile(file, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: '2024-01-01T00:00:00.000Z' }));
+	await writeFile(
+		file,
+		JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: '2024-01-01T00:00:00.000Z' }),
+	);
 	const error = await refusal(SessionLock.acquire(file, 'reused'));
 	assert.ok(error.message.includes(`delete ${file}`), error.message);
 	assert.ok(error.message.includes('if no booook is running'), error.message);

@@ -36,7 +36,24 @@ test('a failed chunk summary is named the same way by the failure lines, show, t
 	const sessions = join(dir, 'sessions');
 	const env = { OPENAI_API_KEY: 'sk-test' };
 	const flags = ['--sessions-dir', sessions, '--headless'];
-	const ran = await booook(['run', book, '--session', 'num', '--provider', 'openai', '--base-url', api.openaiBaseUrl, '--chunk-size', '256', '--concurrency', '1', ...flags], { env });
+	const ran = await booook(
+		[
+			'run',
+			book,
+			'--session',
+			'num',
+			'--provider',
+			'openai',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--chunk-size',
+			'256',
+			'--concurrency',
+			'1',
+			...flags,
+		],
+		{ env },
+	);
 	assert.equal(ran.code, 1, ran.stderr);
 
 	const { data, text } = await Session.snapshot(sessions, 'num');
@@ -44,7 +61,10 @@ test('a failed chunk summary is named the same way by the failure lines, show, t
 	const { run } = data;
 	const failed = run.nodes.find((n) => n.status === 'failed')!;
 	const chunk = Number(failed.inputs[0]!.slice(1));
-	assert.ok(failed.kind === 'summarize' && failed.level === 0 && chunk >= 1, 'a chunk summary past the first, where 0- and 1-based numbers differ');
+	assert.ok(
+		failed.kind === 'summarize' && failed.level === 0 && chunk >= 1,
+		'a chunk summary past the first, where 0- and 1-based numbers differ',
+	);
 	const named = `chunk ${chunk + 1} of ${run.chunks.length}`;
 	const whole = `node ${failed.id} (summary, level 1 #${failed.index + 1}, ${named})`;
 
@@ -60,7 +80,10 @@ test('a failed chunk summary is named the same way by the failure lines, show, t
 	assert.equal(levelsOf(view)[0]!.label, 'L1', 'level 1 holds the chunk summaries');
 	const node = view.nodes[failed.id]!;
 	const [detail] = nodeSummary(run, view, node);
-	assert.ok(detail.text.startsWith(`node ${failed.id} · summary · level 1 #${failed.index + 1} · ${named} · failed`), detail.text);
+	assert.ok(
+		detail.text.startsWith(`node ${failed.id} · summary · level 1 #${failed.index + 1} · ${named} · failed`),
+		detail.text,
+	);
 	assert.equal(inputLines(run, node, text, 80)[0]!.text, `── ${named} (${run.chunks[chunk]!.tokens} tokens)`);
 	const logged = reduce(view, { type: 'node-failed', node: failed.id, error: 'refused' }, { now: 0 });
 	assert.equal(logged.log.at(-1)!.text, `${whole} failed: refused`);
@@ -68,14 +91,28 @@ test('a failed chunk summary is named the same way by the failure lines, show, t
 	// Run again to the end: evidence of that node names the same chunk.
 	const resumed = await booook(['resume', 'num', ...flags], { env });
 	assert.equal(resumed.code, 0, resumed.stderr);
-	const evidence = await booook(['evidence', 'num', '--node', failed.id, '--sentence', '1', '--top', '1', '--sessions-dir', sessions]);
+	const evidence = await booook([
+		'evidence',
+		'num',
+		'--node',
+		failed.id,
+		'--sentence',
+		'1',
+		'--top',
+		'1',
+		'--sessions-dir',
+		sessions,
+	]);
 	assert.equal(evidence.code, 0, evidence.stderr);
-	assert.ok(evidence.stdout.includes(`can come from chunk ${chunk + 1} (written at node ${failed.id})`), evidence.stdout);
+	assert.ok(
+		evidence.stdout.includes(`can come from chunk ${chunk + 1} (written at node ${failed.id})`),
+		evidence.stdout,
+	);
 	assert.ok(evidence.stdout.includes(`[1] ${named}, characters `), evidence.stdout);
 	assert.equal(chunkRanges([0, 1, 2, 5]), '1-3, 6');
 });
 
-test('a scoring failure names its sentences counted from 1, as the score screen and the walks do, not by the call log\'s unit id', () => {
+test("a scoring failure names its sentences counted from 1, as the score screen and the walks do, not by the call log's unit id", () => {
 	assert.equal(sentencesName('s0', [4]), 'summary s0, sentence 5');
 	assert.equal(sentencesName('s1', [0, 1, 2]), 'summary s1, sentences 1, 2, 3');
 });

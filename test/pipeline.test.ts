@@ -26,8 +26,15 @@ class ShuffledModel implements Provider {
 		const random = prng(createHash('sha256').update(request.prompt).digest().readUInt32LE(0));
 		// Lengths vary from a third of the asked words to all of them, so merges take varying counts.
 		const words = Math.max(3, Math.round(request.task.words * (0.33 + 0.67 * random())));
-		const text = Array.from({ length: words }, (_, i) => `w${Math.floor(random() * 50)}${i % 9 === 8 ? '.' : ''}`).join(' ') + '.';
-		return { text, finishReason: 'stop', usage: { input: countTokens(request.prompt), output: countTokens(text), cached: 0 } };
+		const text =
+			Array.from({ length: words }, (_, i) => `w${Math.floor(random() * 50)}${i % 9 === 8 ? '.' : ''}`).join(
+				' ',
+			) + '.';
+		return {
+			text,
+			finishReason: 'stop',
+			usage: { input: countTokens(request.prompt), output: countTokens(text), cached: 0 },
+		};
 	}
 
 	/** Finishes one waiting call, picked at random; false when none waits. */
@@ -43,7 +50,11 @@ const levelByLevel: Planner = {
 	...hierarchical,
 	reconcile(run, ctx) {
 		const update = hierarchical.reconcile(run, ctx);
-		update.add = update.add.filter((n) => n.kind !== 'merge' || run.nodes.every((m) => !isLive(m) || m.kind === 'clean' || m.level >= n.level || isDone(m)));
+		update.add = update.add.filter(
+			(n) =>
+				n.kind !== 'merge' ||
+				run.nodes.every((m) => !isLive(m) || m.kind === 'clean' || m.level >= n.level || isDone(m)),
+		);
 		return update;
 	},
 };
@@ -51,7 +62,11 @@ const levelByLevel: Planner = {
 async function runWith(planner: Planner, seed: number) {
 	const model = new ShuffledModel(prng(seed));
 	const book = randomBook(7, 700);
-	const { run, store, engine } = await setUp(book, { method: 'hier', chunkSize: 300, contextWindow: 1500, maxSummary: 200, concurrency: 6, clean: true }, model);
+	const { run, store, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 300, contextWindow: 1500, maxSummary: 200, concurrency: 6, clean: true },
+		model,
+	);
 	(engine as unknown as { opts: { planner: Planner } }).opts.planner = planner;
 	// Merges that start while summaries of the level below are still being made.
 	let overlapped = 0;
@@ -80,7 +95,12 @@ function planOf(run: Run, calls: { node: string; prompt: string }[]) {
 	const name = (ref: string) => (byId.has(ref as Node['id']) ? key(byId.get(ref as Node['id'])!) : ref);
 	const plan = new Map<string, unknown>();
 	for (const n of run.nodes.filter(isLive)) {
-		plan.set(key(n), { inputs: n.inputs.map(name), context: n.context === null ? null : name(n.context), budget: n.budget, prompts: calls.filter((c) => c.node === n.id).map((c) => c.prompt) });
+		plan.set(key(n), {
+			inputs: n.inputs.map(name),
+			context: n.context === null ? null : name(n.context),
+			budget: n.budget,
+			prompts: calls.filter((c) => c.node === n.id).map((c) => c.prompt),
+		});
 	}
 	return plan;
 }
@@ -95,14 +115,22 @@ test('hierarchical merges start as soon as their inputs are done, with exactly t
 	for (const seed of [2, 3, 4]) {
 		const pipelined = await runWith(hierarchical, seed);
 		overlapped += pipelined.overlapped;
-		assert.deepEqual(planOf(pipelined.run, pipelined.calls), reference2, `seed ${seed}: same nodes, inputs, contexts, budgets and prompts`);
+		assert.deepEqual(
+			planOf(pipelined.run, pipelined.calls),
+			reference2,
+			`seed ${seed}: same nodes, inputs, contexts, budgets and prompts`,
+		);
 	}
 	assert.ok(overlapped > 0, 'some merges ran while the level below was still being made');
 });
 
 test('the calls a run expects are the same whether counted before anything is planned or once level 0 is', async () => {
 	const model = new ShuffledModel(prng(5));
-	const { run, engine } = await setUp(randomBook(7, 700), { method: 'hier', chunkSize: 300, contextWindow: 1500, maxSummary: 200, concurrency: 6, clean: true }, model);
+	const { run, engine } = await setUp(
+		randomBook(7, 700),
+		{ method: 'hier', chunkSize: 300, contextWindow: 1500, maxSummary: 200, concurrency: 6, clean: true },
+		model,
+	);
 	const planned: number[] = [];
 	engine.on((event) => {
 		if (event.type === 'run-started' || event.type === 'node-planned') planned.push(event.planned);

@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens, countWords } from '../source/text/tokens.ts';
-import { levelLimits, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from '../source/summarize/budget.ts';
+import {
+	levelLimits,
+	compressionTarget,
+	expectedWords,
+	regenerationWords,
+	withinCompressionTolerance,
+} from '../source/summarize/budget.ts';
 import { activeVersion, getNode } from '../source/summarize/graph.ts';
 import { endsWithTerminal, summaryProblem } from '../source/summarize/validity.ts';
 import { plannerFor } from '../source/summarize/run.ts';
@@ -10,15 +16,45 @@ import { randomBook, setUp } from './support/run-harness.ts';
 
 test('level limits shrink by 0.65 per level below the top, which gets G_n', () => {
 	// 100 chunks of 2048 in 8192: 3 chunk-sized items fit, then 17 of 450 -> 100 -> 34 -> 2 -> 1.
-	const limits = levelLimits({ chunks: 100, contextWindow: 8192, chunkSize: 2048, maxSummary: 900, mergeTemplateTokens: 200 });
+	const limits = levelLimits({
+		chunks: 100,
+		contextWindow: 8192,
+		chunkSize: 2048,
+		maxSummary: 900,
+		mergeTemplateTokens: 200,
+	});
 	assert.deepEqual(limits, [380, 585, 900]);
-	assert.deepEqual(levelLimits({ chunks: 1, contextWindow: 8192, chunkSize: 2048, maxSummary: 900, mergeTemplateTokens: 200 }), [900]);
+	assert.deepEqual(
+		levelLimits({
+			chunks: 1,
+			contextWindow: 8192,
+			chunkSize: 2048,
+			maxSummary: 900,
+			mergeTemplateTokens: 200,
+		}),
+		[900],
+	);
 	// An estimate that cannot fit two items still terminates (the real check is made per level).
-	assert.deepEqual(levelLimits({ chunks: 5, contextWindow: 3000, chunkSize: 2048, maxSummary: 900, mergeTemplateTokens: 200 }), [585, 900]);
+	assert.deepEqual(
+		levelLimits({
+			chunks: 5,
+			contextWindow: 3000,
+			chunkSize: 2048,
+			maxSummary: 900,
+			mergeTemplateTokens: 200,
+		}),
+		[585, 900],
+	);
 });
 
 /** The authors' `estimate_levels` (summ.py), transcribed line by line; it needs fit >= 1 to end. */
-function authorsLimits(numChunks: number, chunkSize: number, maxContext: number, templateTokens: number, maxSummary: number): number[] {
+function authorsLimits(
+	numChunks: number,
+	chunkSize: number,
+	maxContext: number,
+	templateTokens: number,
+	maxSummary: number,
+): number[] {
 	let chunkLimit = chunkSize;
 	let levels = 0;
 	while (numChunks > 1) {
@@ -32,24 +68,54 @@ function authorsLimits(numChunks: number, chunkSize: number, maxContext: number,
 	return limits.reverse();
 }
 
-test('level limits match the authors\' estimate for every chunk count, chunk size, window and G_n', () => {
+test("level limits match the authors' estimate for every chunk count, chunk size, window and G_n", () => {
 	let cases = 0;
-	for (const [chunkSize, contextWindow] of [[2048, 4096], [2048, 8192], [4096, 8192], [1024, 4096], [3000, 4096], [88000, 100000], [2048, 2600]]) {
+	for (const [chunkSize, contextWindow] of [
+		[2048, 4096],
+		[2048, 8192],
+		[4096, 8192],
+		[1024, 4096],
+		[3000, 4096],
+		[88000, 100000],
+		[2048, 2600],
+	]) {
 		for (const maxSummary of [300, 900, 1200]) {
 			for (let chunks = 1; chunks <= 400; chunks++) {
 				const expected = authorsLimits(chunks, chunkSize!, contextWindow!, 31, maxSummary);
-				assert.deepEqual(levelLimits({ chunks, contextWindow: contextWindow!, chunkSize: chunkSize!, maxSummary, mergeTemplateTokens: 31 }), expected, `${chunks} chunks, C ${chunkSize}, W ${contextWindow}, G ${maxSummary}`);
+				assert.deepEqual(
+					levelLimits({
+						chunks,
+						contextWindow: contextWindow!,
+						chunkSize: chunkSize!,
+						maxSummary,
+						mergeTemplateTokens: 31,
+					}),
+					expected,
+					`${chunks} chunks, C ${chunkSize}, W ${contextWindow}, G ${maxSummary}`,
+				);
 				cases++;
 			}
 		}
 	}
 	assert.equal(cases, 7 * 3 * 400);
 	// The issue's case: Pride and Prejudice at C 2048, W 4096, G_n 900 has level 0 at 247 tokens.
-	assert.deepEqual(levelLimits({ chunks: 80, contextWindow: 4096, chunkSize: 2048, maxSummary: 900, mergeTemplateTokens: 31 }), [247, 380, 585, 900]);
+	assert.deepEqual(
+		levelLimits({
+			chunks: 80,
+			contextWindow: 4096,
+			chunkSize: 2048,
+			maxSummary: 900,
+			mergeTemplateTokens: 31,
+		}),
+		[247, 380, 585, 900],
+	);
 });
 
 test('word budgets follow the authors: 0.65 words per token, a cumulative 10% more off per regeneration', () => {
-	assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map((a) => regenerationWords(1000, a)), [1000, 1000, 900, 720, 504, 302, 151]);
+	assert.deepEqual(
+		[0, 1, 2, 3, 4, 5, 6].map((a) => regenerationWords(1000, a)),
+		[1000, 1000, 900, 720, 504, 302, 151],
+	);
 	// Incremental: after chunk j of n the summary should have floor(585 * (j+1) / n) words.
 	assert.equal(expectedWords(900, 0, 10), 58);
 	assert.equal(expectedWords(900, 9, 10), 585);
@@ -79,19 +145,35 @@ for (const method of ['hier', 'inc'] as const) {
 			const contextWindow = slack + Math.floor(random() * 3000);
 			const book = randomBook(trial * 31 + 1, 40 + Math.floor(random() * 260));
 			const model = new FakeModel({ seed: trial, faultRate: 0.25, verbosity: 0.7 + random() * 0.6 });
-			const { run, engine, config, store } = await setUp(book, { method, chunkSize, maxSummary, contextWindow, clean: random() < 0.5 }, model);
+			const { run, engine, config, store } = await setUp(
+				book,
+				{ method, chunkSize, maxSummary, contextWindow, clean: random() < 0.5 },
+				model,
+			);
 			const status = await engine.start();
 			const label = `trial ${trial} (C=${chunkSize}, W=${contextWindow}, G=${maxSummary}, ${run.chunks.length} chunks)`;
 			assert.equal(status, 'done', `${label}: ${run.error}`);
 			for (const request of model.requests) {
-				assert.ok(countTokens(request.prompt) + request.maxTokens <= config.contextWindow, `${label}: a prompt overflows the window`);
+				assert.ok(
+					countTokens(request.prompt) + request.maxTokens <= config.contextWindow,
+					`${label}: a prompt overflows the window`,
+				);
 			}
 			// Bounded: at most 7 calls per node, and every call was logged once.
 			assert.equal(store.log.length, model.requests.length);
 			for (const node of run.nodes) {
 				const v = activeVersion(node)!;
 				assert.ok(v.attempts.length <= 7, `${label}: ${node.id} made ${v.attempts.length} calls`);
-				if (!v.overBudget) assert.equal(summaryProblem(v.text, countTokens(v.text), node.budget.summaryTokens, method === 'inc' && node.kind !== 'clean'), null);
+				if (!v.overBudget)
+					assert.equal(
+						summaryProblem(
+							v.text,
+							countTokens(v.text),
+							node.budget.summaryTokens,
+							method === 'inc' && node.kind !== 'clean',
+						),
+						null,
+					);
 			}
 			const root = getNode(run, run.root!);
 			assert.ok(activeVersion(root)!.text.length > 0);
@@ -102,19 +184,32 @@ for (const method of ['hier', 'inc'] as const) {
 
 test('hier: level 0 summarizes each chunk, merges take consecutive summaries in order and shrink every level', async () => {
 	const book = randomBook(3, 400);
-	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 512, maxSummary: 300, contextWindow: 2400, clean: false }, new FakeModel({ seed: 3 }));
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 512, maxSummary: 300, contextWindow: 2400, clean: false },
+		new FakeModel({ seed: 3 }),
+	);
 	assert.equal(await engine.start(), 'done');
 	const levels = new Map<number, typeof run.nodes>();
 	for (const n of run.nodes) levels.set(n.level, [...(levels.get(n.level) ?? []), n]);
 	const level0 = levels.get(0)!;
-	assert.deepEqual(level0.map((n) => n.inputs[0]), run.chunks.map((c) => `c${c.index}`));
+	assert.deepEqual(
+		level0.map((n) => n.inputs[0]),
+		run.chunks.map((c) => `c${c.index}`),
+	);
 	for (let level = 1; levels.has(level); level++) {
 		const below = levels.get(level - 1)!.map((n) => n.id);
 		const merged = levels.get(level)!.flatMap((n) => n.inputs);
 		assert.deepEqual(merged, below, `level ${level} covers the level below once, in order`);
 		assert.ok(levels.get(level)!.length < below.length, `level ${level} shrinks`);
 		const nodes = levels.get(level)!;
-		nodes.forEach((n, k) => assert.equal(n.context, k === 0 ? null : nodes[k - 1]!.id, 'context is the previous merge of the level'));
+		nodes.forEach((n, k) =>
+			assert.equal(
+				n.context,
+				k === 0 ? null : nodes[k - 1]!.id,
+				'context is the previous merge of the level',
+			),
+		);
 	}
 	assert.ok(levels.size >= 3, 'this book needs at least two merge levels');
 	assert.equal(run.root, levels.get(levels.size - 1)![0]!.id);
@@ -124,12 +219,19 @@ test('hier: a level that cannot shrink is refused instead of recursing', async (
 	const book = randomBook(5, 20);
 	// A few chunks, so one level is estimated and level 0 gets G_n = 600 tokens; merges cannot hold
 	// two such summaries next to the template and a 600-token output.
-	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 600, maxSummary: 600, contextWindow: 1400, clean: false }, new FakeModel({ seed: 5, verbosity: 1.6 }));
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 600, maxSummary: 600, contextWindow: 1400, clean: false },
+		new FakeModel({ seed: 5, verbosity: 1.6 }),
+	);
 	const status = await engine.start();
 	assert.equal(status, 'failed');
 	assert.match(run.error!, /level (\d+) cannot merge the (\d+) summaries/);
 	const failedLevel = Number(/level (\d+)/u.exec(run.error!)![1]);
-	assert.ok(run.nodes.every((n) => n.level < failedLevel), 'nothing was planned at the refused level');
+	assert.ok(
+		run.nodes.every((n) => n.level < failedLevel),
+		'nothing was planned at the refused level',
+	);
 	assert.ok(run.nodes.every((n) => n.status === 'done'));
 });
 
@@ -142,7 +244,11 @@ test('hier: invalid summaries are regenerated with cumulatively fewer words at t
 		const r = await complete({ ...request, task: { ...request.task, words: request.maxTokens * 2 } });
 		return { ...r, text: r.text.replace(/[.?!]\s*$/u, ' and') };
 	};
-	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 4096, maxSummary: 200, contextWindow: 8192, clean: false }, model);
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 4096, maxSummary: 200, contextWindow: 8192, clean: false },
+		model,
+	);
 	assert.equal(run.chunks.length, 1);
 	await engine.start();
 	const node = run.nodes[0]!;
@@ -150,20 +256,34 @@ test('hier: invalid summaries are regenerated with cumulatively fewer words at t
 	assert.equal(v.attempts.length, 7);
 	assert.ok(v.overBudget);
 	// The authors' cumulative schedule: x1, x1, x.9, x.72, x.504, x.3024, x.1512 of 130 words.
-	assert.deepEqual(v.attempts.map((a) => a.params.words), [130, 130, 117, 94, 66, 39, 20]);
-	assert.deepEqual(v.attempts.map((a) => a.params.temperature), [0.5, 1, 1, 1, 1, 1, 1]);
+	assert.deepEqual(
+		v.attempts.map((a) => a.params.words),
+		[130, 130, 117, 94, 66, 39, 20],
+	);
+	assert.deepEqual(
+		v.attempts.map((a) => a.params.temperature),
+		[0.5, 1, 1, 1, 1, 1, 1],
+	);
 	assert.ok(v.attempts.every((a) => a.rejected));
 });
 
 test('inc: the running summary grows with the expected-words schedule; an overlong update triggers compression and a redo', async () => {
 	const book = randomBook(13, 200);
 	const model = new FakeModel({ seed: 13, verbosity: 1 });
-	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 512, maxSummary: 300, contextWindow: 4096, clean: false }, model);
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'inc', chunkSize: 512, maxSummary: 300, contextWindow: 4096, clean: false },
+		model,
+	);
 	// Make the update at step 3 too long once, as a model that ignores the budget would.
 	const complete = model.complete.bind(model);
 	let spoiled = false;
 	model.complete = async (request) => {
-		if (!spoiled && request.task.kind === 'update' && request.prompt.includes(book.slice(run.chunks[3]!.start, run.chunks[3]!.start + 40))) {
+		if (
+			!spoiled &&
+			request.task.kind === 'update' &&
+			request.prompt.includes(book.slice(run.chunks[3]!.start, run.chunks[3]!.start + 40))
+		) {
 			spoiled = true;
 			return complete({ ...request, task: { ...request.task, words: request.maxTokens * 2 } });
 		}
@@ -174,8 +294,11 @@ test('inc: the running summary grows with the expected-words schedule; an overlo
 	const updates = run.nodes.filter((n) => n.kind !== 'compress');
 	for (const n of updates) assert.equal(n.budget.words, expectedWords(300, Number(n.meta.step), steps));
 	const step3 = run.nodes.filter((n) => n.meta.step === 3);
-	assert.deepEqual(step3.map((n) => n.kind), ['update', 'compress', 'update']);
-	const [first, compress, redo] = step3 as [typeof step3[0], typeof step3[0], typeof step3[0]];
+	assert.deepEqual(
+		step3.map((n) => n.kind),
+		['update', 'compress', 'update'],
+	);
+	const [first, compress, redo] = step3 as [(typeof step3)[0], (typeof step3)[0], (typeof step3)[0]];
 	assert.ok(activeVersion(first)!.overBudget);
 	assert.equal(compress.inputs[0], first.inputs[1], 'the previous running summary is compressed');
 	assert.equal(compress.budget.words, compressionTarget(300, 3, steps, 0));
@@ -185,20 +308,35 @@ test('inc: the running summary grows with the expected-words schedule; an overlo
 	assert.ok(countWords(activeVersion(getNode(run, run.root!))!.text) <= 300);
 });
 
-test('the window check takes the real worst case: the paper\'s ChatGPT setting is accepted for both methods', async () => {
+test("the window check takes the real worst case: the paper's ChatGPT setting is accepted for both methods", async () => {
 	const book = randomBook(11, 400);
 	for (const method of ['inc', 'hier'] as const) {
-		const { run, ctx } = await setUp(book, { method, chunkSize: 2048, contextWindow: 4096, maxSummary: 900 }, new FakeModel({ seed: 1 }));
+		const { run, ctx } = await setUp(
+			book,
+			{ method, chunkSize: 2048, contextWindow: 4096, maxSummary: 900 },
+			new FakeModel({ seed: 1 }),
+		);
 		assert.ok(run.chunks.length > 3);
 		assert.equal(plannerFor(run.config.method).windowProblem(run, ctx), null, method);
 	}
 	// A chunk, the update prompt, a running summary and its output that cannot fit are refused, naming the sizes.
-	const { run, ctx } = await setUp(book, { method: 'inc', chunkSize: 2048, contextWindow: 3600, maxSummary: 900 }, new FakeModel({ seed: 1 }));
-	assert.match(plannerFor(run.config.method).windowProblem(run, ctx) ?? '', /--context-window 3600 is too small for an incremental update: a 20\d\d-token chunk/);
+	const { run, ctx } = await setUp(
+		book,
+		{ method: 'inc', chunkSize: 2048, contextWindow: 3600, maxSummary: 900 },
+		new FakeModel({ seed: 1 }),
+	);
+	assert.match(
+		plannerFor(run.config.method).windowProblem(run, ctx) ?? '',
+		/--context-window 3600 is too small for an incremental update: a 20\d\d-token chunk/,
+	);
 });
 
-test('the clean step is the authors\' J.3 call: temperature 0, output limit the summary\'s own token count', async () => {
-	const { run, engine } = await setUp(randomBook(3, 60), { method: 'hier', chunkSize: 600, contextWindow: 4096, maxSummary: 300, temperature: 0.5, clean: true }, new FakeModel({ seed: 3 }));
+test("the clean step is the authors' J.3 call: temperature 0, output limit the summary's own token count", async () => {
+	const { run, engine } = await setUp(
+		randomBook(3, 60),
+		{ method: 'hier', chunkSize: 600, contextWindow: 4096, maxSummary: 300, temperature: 0.5, clean: true },
+		new FakeModel({ seed: 3 }),
+	);
 	assert.equal(await engine.start(), 'done');
 	const clean = run.nodes.find((n) => n.kind === 'clean')!;
 	const final = getNode(run, clean.inputs[0]!);

@@ -63,18 +63,27 @@ test('an unknown model costs 0 and says it is unknown', () => {
 });
 
 test('the extractive baseline costs nothing and is known', () => {
-	assert.deepEqual(callCost(BUILTIN_PRICES, 'textrank', { input: 9000, output: 300, cached: 0 }), { cost: 0, known: true });
-	assert.deepEqual(callCost(BUILTIN_PRICES, 'whatever', { input: 9000, output: 300, cached: 0 }, 'extractive'), {
+	assert.deepEqual(callCost(BUILTIN_PRICES, 'textrank', { input: 9000, output: 300, cached: 0 }), {
 		cost: 0,
 		known: true,
 	});
+	assert.deepEqual(
+		callCost(BUILTIN_PRICES, 'whatever', { input: 9000, output: 300, cached: 0 }, 'extractive'),
+		{
+			cost: 0,
+			known: true,
+		},
+	);
 });
 
 test('costs follow the table: input, output and cached input at their own rates', () => {
 	const p = price('gpt-4o');
 	assert.equal(callCost(BUILTIN_PRICES, 'gpt-4o', MILLION).cost, p.input);
 	assert.equal(callCost(BUILTIN_PRICES, 'gpt-4o', { input: 0, output: 1_000_000, cached: 0 }).cost, p.output);
-	assert.equal(callCost(BUILTIN_PRICES, 'gpt-4o', { input: 1_000_000, output: 0, cached: 1_000_000 }).cost, p.cachedInput);
+	assert.equal(
+		callCost(BUILTIN_PRICES, 'gpt-4o', { input: 1_000_000, output: 0, cached: 1_000_000 }).cost,
+		p.cachedInput,
+	);
 	const mixed = callCost(BUILTIN_PRICES, 'gpt-4o', { input: 3_000, output: 200, cached: 1_000 }).cost;
 	assert.ok(Math.abs(mixed - (2_000 * p.input + 1_000 * p.cachedInput + 200 * p.output) / 1e6) < 1e-12);
 	assert.ok(p.cachedInput < p.input, 'caching is cheaper for gpt-4o');
@@ -83,7 +92,13 @@ test('costs follow the table: input, output and cached input at their own rates'
 test('a prices file replaces and adds models', () => {
 	withDir((dir) => {
 		const file = join(dir, 'prices.json');
-		writeFileSync(file, JSON.stringify({ 'gpt-4o': { input: 1, cachedInput: 0.5, output: 2 }, 'my-local-model': { input: 0.1, output: 0.2 } }));
+		writeFileSync(
+			file,
+			JSON.stringify({
+				'gpt-4o': { input: 1, cachedInput: 0.5, output: 2 },
+				'my-local-model': { input: 0.1, output: 0.2 },
+			}),
+		);
 		const table = loadPrices(file, {});
 		assert.deepEqual(table['gpt-4o'], { input: 1, cachedInput: 0.5, output: 2 });
 		assert.deepEqual(table['my-local-model'], { input: 0.1, cachedInput: 0.1, output: 0.2 });
@@ -99,7 +114,10 @@ test('the prices file comes from the argument, else $BOOOOK_PRICES, else the con
 		const fromArg = join(dir, 'arg.json');
 		writeFileSync(fromArg, JSON.stringify({ 'arg-model': { input: 1, output: 1 } }));
 		mkdirSync(join(dir, 'home', '.config', 'booook'), { recursive: true });
-		writeFileSync(join(dir, 'home', '.config', 'booook', 'prices.json'), JSON.stringify({ 'home-model': { input: 1, output: 1 } }));
+		writeFileSync(
+			join(dir, 'home', '.config', 'booook', 'prices.json'),
+			JSON.stringify({ 'home-model': { input: 1, output: 1 } }),
+		);
 		const home = join(dir, 'home');
 
 		assert.ok(loadPrices(fromArg, { BOOOOK_PRICES: fromEnv, HOME: home })['arg-model']);
@@ -134,10 +152,16 @@ test('a malformed or missing named prices file is a bad-input error naming the f
 			);
 		}
 		const missing = join(dir, 'missing.json');
-		for (const [path, env] of [[undefined, { BOOOOK_PRICES: missing }], [missing, {}]] as const) {
+		for (const [path, env] of [
+			[undefined, { BOOOOK_PRICES: missing }],
+			[missing, {}],
+		] as const) {
 			assert.throws(
 				() => loadPrices(path, env),
-				(error: unknown) => error instanceof UserError && error.message === `prices file ${missing} does not exist; check the path (--prices or $BOOOOK_PRICES)`,
+				(error: unknown) =>
+					error instanceof UserError &&
+					error.message ===
+						`prices file ${missing} does not exist; check the path (--prices or $BOOOOK_PRICES)`,
 			);
 		}
 	});

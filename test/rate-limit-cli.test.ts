@@ -14,9 +14,13 @@ import { summaryReply } from './support/summary-reply.ts';
  * for the budget, and each finishes without a failure.
  */
 
-const respond = (input: Parameters<typeof summaryReply>[0]) => (/\[Your sentence/u.test(input.prompt) ? annotatingReply(input) : summaryReply(input));
+const respond = (input: Parameters<typeof summaryReply>[0]) =>
+	/\[Your sentence/u.test(input.prompt) ? annotatingReply(input) : summaryReply(input);
 
-async function withFake(limits: FakeLimits | undefined, body: (fake: FakeApi) => Promise<void>): Promise<void> {
+async function withFake(
+	limits: FakeLimits | undefined,
+	body: (fake: FakeApi) => Promise<void>,
+): Promise<void> {
 	const fake = await startFakeApi({ respond, ...(limits ? { limits } : {}) });
 	try {
 		await body(fake);
@@ -31,61 +35,122 @@ async function charged(fake: FakeApi): Promise<number> {
 	return stats.charged?.tokens ?? Number.NaN;
 }
 
-const events = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; wait?: { why: string } | null; status?: string });
+const events = (stdout: string) =>
+	stdout
+		.trim()
+		.split('\n')
+		.map((line) => JSON.parse(line) as { type: string; wait?: { why: string } | null; status?: string });
 
-test('a run under a tokens-a-minute limit below what it asks for finishes, waiting for the limit and saying so', { timeout: 120_000 }, async () => {
-	const dir = tempDir('rate-run');
-	const book = join(dir, 'book.txt');
-	writeFileSync(book, tinyBookText(120));
-	const run = (fake: FakeApi, key: string) =>
-		booook(['run', book, '--provider', 'openai', '--base-url', fake.openaiBaseUrl, '--chunk-size', '512', '--context-window', '2048', '--max-summary', '200', '--sessions-dir', join(dir, key), '--json'], { env: { OPENAI_API_KEY: key } });
-	// What the run asks for, measured once without a limit that bites.
-	let asked = 0;
-	await withFake({ tpm: 10_000_000 }, async (fake) => {
-		const r = await run(fake, 'sk-measure');
-		assert.equal(r.code, 0, r.stderr);
-		asked = await charged(fake);
-	});
-	assert.ok(asked > 1000, `the run asked for ${asked} tokens`);
-	// A limit below that: the last calls wait some seconds for the budget to refill, however slowly the machine makes them.
-	await withFake({ tpm: Math.round(asked * 0.85) }, async (fake) => {
-		const r = await run(fake, 'sk-limited');
-		assert.equal(r.code, 0, r.stderr);
-		const seen = events(r.stdout);
-		assert.ok(seen.some((e) => e.type === 'rate-limit' && e.wait?.why === 'tokens'), 'a rate-limit event said the run waited for the tokens budget');
-		assert.equal(seen.at(-1)?.type, 'run-finished');
-		assert.equal(seen.at(-1)?.status, 'done');
-		const [session] = readdirSync(join(dir, 'sk-limited'));
-		const failed = readFileSync(join(dir, 'sk-limited', session!, 'calls.jsonl'), 'utf8').split('\n').filter((l) => /"error":"HTTP 429/u.test(l));
-		assert.equal(failed.length, fake.rateLimited, 'every 429 is in calls.jsonl');
-	});
-});
+test(
+	'a run under a tokens-a-minute limit below what it asks for finishes, waiting for the limit and saying so',
+	{ timeout: 120_000 },
+	async () => {
+		const dir = tempDir('rate-run');
+		const book = join(dir, 'book.txt');
+		writeFileSync(book, tinyBookText(120));
+		const run = (fake: FakeApi, key: string) =>
+			booook(
+				[
+					'run',
+					book,
+					'--provider',
+					'openai',
+					'--base-url',
+					fake.openaiBaseUrl,
+					'--chunk-size',
+					'512',
+					'--context-window',
+					'2048',
+					'--max-summary',
+					'200',
+					'--sessions-dir',
+					join(dir, key),
+					'--json',
+				],
+				{ env: { OPENAI_API_KEY: key } },
+			);
+		// What the run asks for, measured once without a limit that bites.
+		let asked = 0;
+		await withFake({ tpm: 10_000_000 }, async (fake) => {
+			const r = await run(fake, 'sk-measure');
+			assert.equal(r.code, 0, r.stderr);
+			asked = await charged(fake);
+		});
+		assert.ok(asked > 1000, `the run asked for ${asked} tokens`);
+		// A limit below that: the last calls wait some seconds for the budget to refill, however slowly the machine makes them.
+		await withFake({ tpm: Math.round(asked * 0.85) }, async (fake) => {
+			const r = await run(fake, 'sk-limited');
+			assert.equal(r.code, 0, r.stderr);
+			const seen = events(r.stdout);
+			assert.ok(
+				seen.some((e) => e.type === 'rate-limit' && e.wait?.why === 'tokens'),
+				'a rate-limit event said the run waited for the tokens budget',
+			);
+			assert.equal(seen.at(-1)?.type, 'run-finished');
+			assert.equal(seen.at(-1)?.status, 'done');
+			const [session] = readdirSync(join(dir, 'sk-limited'));
+			const failed = readFileSync(join(dir, 'sk-limited', session!, 'calls.jsonl'), 'utf8')
+				.split('\n')
+				.filter((l) => /"error":"HTTP 429/u.test(l));
+			assert.equal(failed.length, fake.rateLimited, 'every 429 is in calls.jsonl');
+		});
+	},
+);
 
-test('scoring under a limit below what it asks for finishes, and says while it waits', { timeout: 120_000 }, async () => {
-	const dir = tempDir('rate-score');
-	const book = join(dir, 'book.txt');
-	writeFileSync(book, tinyBookText(120));
-	const first = join(dir, 'first');
-	const score = (fake: FakeApi, sessions: string, id: string, key: string) => booook(['score', id, '--sessions-dir', sessions, '--base-url', fake.openaiBaseUrl], { env: { OPENAI_API_KEY: key } });
-	let asked = 0;
-	let id = '';
-	await withFake({ tpm: 10_000_000 }, async (fake) => {
-		const r = await booook(['run', book, '--provider', 'openai', '--base-url', fake.openaiBaseUrl, '--chunk-size', '512', '--context-window', '2048', '--max-summary', '200', '--sessions-dir', first, '--headless'], { env: { OPENAI_API_KEY: 'sk-run' } });
-		assert.equal(r.code, 0, r.stderr);
-		[id] = readdirSync(first) as [string];
-		cpSync(first, join(dir, 'second'), { recursive: true });
-		const before = await charged(fake);
-		const scored = await score(fake, first, id, 'sk-measure');
-		assert.equal(scored.code, 0, scored.stderr);
-		asked = (await charged(fake)) - before;
-	});
-	await withFake({ tpm: Math.round(asked * 0.85) }, async (fake) => {
-		const r = await score(fake, join(dir, 'second'), id, 'sk-limited');
-		assert.equal(r.code, 0, r.stderr);
-		assert.match(r.stderr, /waiting for the rate limit: resumes in \d+s \([\d,]+ of [\d,]+ tokens a minute\)/u);
-		assert.match(r.stdout, /BooookScore/u);
-	});
-});
+test(
+	'scoring under a limit below what it asks for finishes, and says while it waits',
+	{ timeout: 120_000 },
+	async () => {
+		const dir = tempDir('rate-score');
+		const book = join(dir, 'book.txt');
+		writeFileSync(book, tinyBookText(120));
+		const first = join(dir, 'first');
+		const score = (fake: FakeApi, sessions: string, id: string, key: string) =>
+			booook(['score', id, '--sessions-dir', sessions, '--base-url', fake.openaiBaseUrl], {
+				env: { OPENAI_API_KEY: key },
+			});
+		let asked = 0;
+		let id = '';
+		await withFake({ tpm: 10_000_000 }, async (fake) => {
+			const r = await booook(
+				[
+					'run',
+					book,
+					'--provider',
+					'openai',
+					'--base-url',
+					fake.openaiBaseUrl,
+					'--chunk-size',
+					'512',
+					'--context-window',
+					'2048',
+					'--max-summary',
+					'200',
+					'--sessions-dir',
+					first,
+					'--headless',
+				],
+				{ env: { OPENAI_API_KEY: 'sk-run' } },
+			);
+			assert.equal(r.code, 0, r.stderr);
+			[id] = readdirSync(first) as [string];
+			cpSync(first, join(dir, 'second'), { recursive: true });
+			const before = await charged(fake);
+			const scored = await score(fake, first, id, 'sk-measure');
+			assert.equal(scored.code, 0, scored.stderr);
+			asked = (await charged(fake)) - before;
+		});
+		await withFake({ tpm: Math.round(asked * 0.85) }, async (fake) => {
+			const r = await score(fake, join(dir, 'second'), id, 'sk-limited');
+			assert.equal(r.code, 0, r.stderr);
+			assert.match(
+				r.stderr,
+				/waiting for the rate limit: resumes in \d+s \([\d,]+ of [\d,]+ tokens a minute\)/u,
+			);
+			assert.match(r.stdout, /BooookScore/u);
+		});
+	},
+);
 
 test('a study whose cells share one limit finishes every cell', { timeout: 120_000 }, async () => {
 	const dir = tempDir('rate-study');
@@ -96,7 +161,18 @@ test('a study whose cells share one limit finishes every cell', { timeout: 120_0
 	});
 	const file = join(dir, 'study.json');
 	const study = (fake: FakeApi, key: string, tpm?: number) => {
-		writeFileSync(file, JSON.stringify({ name: 'limits', books: paths, methods: ['hier', 'inc'], providers: [{ provider: 'openai', baseUrl: fake.openaiBaseUrl, ...(tpm ? { tpm } : {}) }], chunkSizes: [512], contextWindows: [2048], maxSummary: 200 }));
+		writeFileSync(
+			file,
+			JSON.stringify({
+				name: 'limits',
+				books: paths,
+				methods: ['hier', 'inc'],
+				providers: [{ provider: 'openai', baseUrl: fake.openaiBaseUrl, ...(tpm ? { tpm } : {}) }],
+				chunkSizes: [512],
+				contextWindows: [2048],
+				maxSummary: 200,
+			}),
+		);
 		return booook(['study', file, '--sessions-dir', join(dir, `s-${key}`)], { env: { OPENAI_API_KEY: key } });
 	};
 	let asked = 0;

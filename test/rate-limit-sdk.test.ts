@@ -25,16 +25,32 @@ async function withLimitedFake(opts: FakeApiOptions, body: (fake: FakeApi) => Pr
 	}
 }
 
-function providerFor(api: Api, fake: FakeApi, extra: Partial<Parameters<typeof createProvider>[0]> = {}): Provider {
+function providerFor(
+	api: Api,
+	fake: FakeApi,
+	extra: Partial<Parameters<typeof createProvider>[0]> = {},
+): Provider {
 	const key = `sk-limits-${++keys}`;
-	return createProvider({ provider: api, model: MODEL[api], baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.anthropicBaseUrl, env: { OPENAI_API_KEY: key, ANTHROPIC_API_KEY: key }, ...extra });
+	return createProvider({
+		provider: api,
+		model: MODEL[api],
+		baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.anthropicBaseUrl,
+		env: { OPENAI_API_KEY: key, ANTHROPIC_API_KEY: key },
+		...extra,
+	});
 }
 
 const prompt = (i: number) => `Call ${i}: ${'summarize this sentence of the book. '.repeat(12)}`;
 
 /** `n` calls at once (numbered from `from`), each asking for about 90 prompt tokens and a 100-token output limit. */
 async function calls(provider: Provider, n: number, failed: FailedAttempt[] = [], from = 0) {
-	return await Promise.all(Array.from({ length: n }, (_, i) => provider.complete(request(prompt(from + i), { maxTokens: 100, onAttemptFailed: (f) => failed.push(f) }))));
+	return await Promise.all(
+		Array.from({ length: n }, (_, i) =>
+			provider.complete(
+				request(prompt(from + i), { maxTokens: 100, onAttemptFailed: (f) => failed.push(f) }),
+			),
+		),
+	);
 }
 
 /** How many calls from `from` on ask for more than `tokens` (as the fake counts them), by under one call. */
@@ -60,7 +76,11 @@ for (const api of ['openai', 'anthropic'] as const) {
 			assert.equal(answers.length, n);
 			assert.ok(waits.includes('tokens'), 'the last call waited for the tokens budget');
 			assert.ok(answers.every((a) => a.text.length > 0));
-			assert.equal(failed.filter((f) => /429/u.test(f.reason)).length, fake.rateLimited, 'each 429 was reported as a failed attempt');
+			assert.equal(
+				failed.filter((f) => /429/u.test(f.reason)).length,
+				fake.rateLimited,
+				'each 429 was reported as a failed attempt',
+			);
 			// Rare, not none: this fake shares the test's event loop, so on a loaded machine a call may
 			// reach it later than a real server would, after the budget said it had room.
 			assert.ok(fake.rateLimited <= 3, `${fake.rateLimited} answers of 429 for ${n + 1} calls`);
@@ -97,7 +117,9 @@ for (const api of ['openai', 'anthropic'] as const) {
 	test(`${api}: an account out of credit fails the call at once, in one line that says what to do`, async () => {
 		await withLimitedFake({}, async (fake) => {
 			fake.quota = 0;
-			const error = await providerFor(api, fake).complete(request('Hello there.')).catch((e: unknown) => e);
+			const error = await providerFor(api, fake)
+				.complete(request('Hello there.'))
+				.catch((e: unknown) => e);
 			assert.ok(error instanceof ProviderError);
 			assert.equal(error.retryable, false);
 			assert.match(error.message, /out of credit or over its spending limit.*add credit/u);
@@ -109,12 +131,16 @@ for (const api of ['openai', 'anthropic'] as const) {
 	test(`${api}: an unknown model and a prompt longer than the model's window fail at once with their fix`, async () => {
 		await withLimitedFake({}, async (fake) => {
 			fake.models = ['some-other-model'];
-			const unknown = await providerFor(api, fake).complete(request('Hello there.')).catch((e: unknown) => e);
+			const unknown = await providerFor(api, fake)
+				.complete(request('Hello there.'))
+				.catch((e: unknown) => e);
 			assert.ok(unknown instanceof ProviderError && !unknown.retryable);
 			assert.match(unknown.message, /404 Not Found — check the model name/u);
 			fake.models = null;
 			fake.contextWindow = 5;
-			const long = await providerFor(api, fake).complete(request('A prompt of many more tokens than five.')).catch((e: unknown) => e);
+			const long = await providerFor(api, fake)
+				.complete(request('A prompt of many more tokens than five.'))
+				.catch((e: unknown) => e);
 			assert.ok(long instanceof ProviderError && !long.retryable);
 			assert.match(long.message, /longer than .* can read.*--context-window/u);
 			assert.equal(fake.requests.length, 2);
@@ -155,14 +181,20 @@ test('anthropic: input and output tokens are paced each on its own, and the unus
 	});
 });
 
-test("anthropic: a prompt prefix read from the cache is not counted against the input limit, as Anthropic does not count it", async () => {
+test('anthropic: a prompt prefix read from the cache is not counted against the input limit, as Anthropic does not count it', async () => {
 	await withLimitedFake({ limits: { itpm: 3000 } }, async (fake) => {
 		const provider = providerFor('anthropic', fake);
 		const waits: string[] = [];
 		provider.limiter!.subscribe((state) => state.wait && waits.push(state.wait.why));
 		// BooookScore's shape: a long shared prefix (instructions and summary), then one sentence.
 		const prefix = `${'Read the summary and say which sentences confuse you. '.repeat(250)}\n\n`;
-		const ask = (i: number) => provider.complete(request(`${prefix}Sentence ${i}: the captain crosses the river.`, { cacheablePrefix: prefix, maxTokens: 100 }));
+		const ask = (i: number) =>
+			provider.complete(
+				request(`${prefix}Sentence ${i}: the captain crosses the river.`, {
+					cacheablePrefix: prefix,
+					maxTokens: 100,
+				}),
+			);
 		await ask(0);
 		// Ten more of about 2,500 tokens each, 25,000 in all: counted whole they would wait minutes.
 		for (let i = 1; i <= 10; i++) await ask(i);

@@ -9,7 +9,15 @@ const headers = (entries: Record<string, string>) => new Headers(entries);
 
 test('readLimits: OpenAI requests and tokens, Anthropic requests, input and output on their own (its combined tokens only without them)', () => {
 	assert.deepEqual(
-		readLimits(headers({ 'x-ratelimit-limit-requests': '500', 'x-ratelimit-remaining-requests': '499', 'x-ratelimit-limit-tokens': '30000', 'x-ratelimit-remaining-tokens': '27000', 'x-ratelimit-reset-tokens': '6s' })),
+		readLimits(
+			headers({
+				'x-ratelimit-limit-requests': '500',
+				'x-ratelimit-remaining-requests': '499',
+				'x-ratelimit-limit-tokens': '30000',
+				'x-ratelimit-remaining-tokens': '27000',
+				'x-ratelimit-reset-tokens': '6s',
+			}),
+		),
 		{ requests: { limit: 500, remaining: 499 }, tokens: { limit: 30000, remaining: 27000 } },
 	);
 	const anthropic = {
@@ -22,9 +30,21 @@ test('readLimits: OpenAI requests and tokens, Anthropic requests, input and outp
 		'anthropic-ratelimit-tokens-limit': '8000',
 		'anthropic-ratelimit-tokens-remaining': '7000',
 	};
-	assert.deepEqual(readLimits(headers(anthropic)), { requests: { limit: 50, remaining: 49 }, input: { limit: 30000, remaining: 28000 }, output: { limit: 8000, remaining: 7000 } });
-	assert.deepEqual(readLimits(headers({ 'anthropic-ratelimit-tokens-limit': '60000', 'anthropic-ratelimit-tokens-remaining': '100' })), { tokens: { limit: 60000, remaining: 100 } });
-	assert.deepEqual(readLimits(headers({ 'x-ratelimit-limit-tokens': 'lots', 'x-ratelimit-remaining-tokens': '1' })), {});
+	assert.deepEqual(readLimits(headers(anthropic)), {
+		requests: { limit: 50, remaining: 49 },
+		input: { limit: 30000, remaining: 28000 },
+		output: { limit: 8000, remaining: 7000 },
+	});
+	assert.deepEqual(
+		readLimits(
+			headers({ 'anthropic-ratelimit-tokens-limit': '60000', 'anthropic-ratelimit-tokens-remaining': '100' }),
+		),
+		{ tokens: { limit: 60000, remaining: 100 } },
+	);
+	assert.deepEqual(
+		readLimits(headers({ 'x-ratelimit-limit-tokens': 'lots', 'x-ratelimit-remaining-tokens': '1' })),
+		{},
+	);
 });
 
 test('retryAfterMs: retry-after-ms first, else retry-after in seconds or as a date, else nothing', () => {
@@ -50,11 +70,20 @@ test('a call that does not fit the tokens left waits until the budget has refill
 	assert.equal(wait?.why, 'tokens');
 	assert.equal(wait?.limit, 6000);
 	assert.ok(wait!.used >= 5890 && wait!.used <= 6000, `${wait?.used} of the limit said to be spent`);
-	assert.match(rateWaitText(states.find((s) => s.wait)!, wait!.resumesAt - 2000)!, /^waiting for the rate limit: resumes in 2s \(5,9\d\d of 6,000 tokens a minute\)$/u);
+	assert.match(
+		rateWaitText(
+			states.find((s) => s.wait)!,
+			wait!.resumesAt - 2000,
+		)!,
+		/^waiting for the rate limit: resumes in 2s \(5,9\d\d of 6,000 tokens a minute\)$/u,
+	);
 	assert.equal(states.at(-1)?.wait, null, 'the wait is over once the call went');
 	limiter.settle(first, { input: 5000, output: 300 });
 	limiter.settle(second, { input: 100, output: 20 });
-	assert.deepEqual({ answered: limiter.snapshot().answered, asked: limiter.snapshot().asked, used: limiter.snapshot().used }, { answered: 2, asked: 6050, used: 5420 });
+	assert.deepEqual(
+		{ answered: limiter.snapshot().answered, asked: limiter.snapshot().asked, used: limiter.snapshot().used },
+		{ answered: 2, asked: 6050, used: 5420 },
+	);
 });
 
 test('waiting calls go first come first served: a small call does not pass a large one held before it', async () => {
@@ -105,7 +134,9 @@ test('stated limits pace from the first call; the server stating its own replace
 
 test('a 429 from a server that states no limits halves the calls let through at once; they grow back with answers', async () => {
 	const limiter = new RateLimiter();
-	const tickets = await Promise.all(Array.from({ length: 8 }, () => limiter.acquire({ input: 10, output: 10 })));
+	const tickets = await Promise.all(
+		Array.from({ length: 8 }, () => limiter.acquire({ input: 10, output: 10 })),
+	);
 	limiter.observe(tickets[0]!, {}, 429);
 	limiter.refused(tickets[0]!, 0);
 	// 8 were in flight: 4 may be now, and 7 still are.
@@ -145,7 +176,10 @@ test('limitedSeconds: the tokens or requests beyond the first minute, at the rat
 	assert.equal(limitedSeconds(10, 50_000, { tpm: 60_000 }), 0);
 	assert.equal(limitedSeconds(10, 150_000, { tpm: 60_000 }), 90);
 	assert.equal(limitedSeconds(1000, 10, { rpm: 500 }), 60);
-	assert.equal(limitedEtaSeconds(10, { wait: null, answered: 10, asked: 50_000, limits: { tokens: 100_000 } }), 30);
+	assert.equal(
+		limitedEtaSeconds(10, { wait: null, answered: 10, asked: 50_000, limits: { tokens: 100_000 } }),
+		30,
+	);
 	assert.equal(limitedEtaSeconds(10, null), null);
 });
 
@@ -153,7 +187,18 @@ test("the BooookScore status line ends with the rate limit's wait while it holds
 	const figures = { refusals: 0, answered: 3, asked: 15_000, used: 14_000, limits: { input: 30_000 } };
 	const ctx = { seconds: 4, now: 1_000_000, continueWith: 'booook score s' };
 	const line = '3/40 calls · 15,000 tokens in (12,000 cached) · 90 out · $0.0010 (cache saved $0.0030) · 4s';
-	const waiting = scoreStatus(line, { type: 'rate-limit', ...figures, wait: { resumesAt: 1_009_000, why: 'input', used: 29_500, limit: 30_000 } }, ctx);
-	assert.equal(waiting, `${line} · waiting for the rate limit: resumes in 9s (29,500 of 30,000 input tokens a minute)`);
+	const waiting = scoreStatus(
+		line,
+		{
+			type: 'rate-limit',
+			...figures,
+			wait: { resumesAt: 1_009_000, why: 'input', used: 29_500, limit: 30_000 },
+		},
+		ctx,
+	);
+	assert.equal(
+		waiting,
+		`${line} · waiting for the rate limit: resumes in 9s (29,500 of 30,000 input tokens a minute)`,
+	);
 	assert.equal(scoreStatus(waiting, { type: 'rate-limit', ...figures, wait: null }, ctx), line);
 });

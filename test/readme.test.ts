@@ -22,7 +22,6 @@ function quickStart(): string[] {
 	return block[1]!.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
 }
 
-
 test("every command of the README's quick start works as written", { timeout: 600_000 }, async (t) => {
 	const api = await startFakeApi({ respond: bookishReply(250) });
 	t.after(() => api.close());
@@ -50,12 +49,23 @@ test("every command of the README's quick start works as written", { timeout: 60
 			const data = JSON.parse(readFileSync(join(sessions, made[0]!, 'session.json'), 'utf8'));
 			assert.equal(data.run.status, 'done', written);
 			// Which provider each example promises: its key, a server of one's own, else the offline baseline.
-			const promised = written.includes('ANTHROPIC_API_KEY=') ? 'anthropic' : /OPENAI_API_KEY=|--base-url /u.test(written) ? 'openai' : 'extractive';
+			const promised = written.includes('ANTHROPIC_API_KEY=')
+				? 'anthropic'
+				: /OPENAI_API_KEY=|--base-url /u.test(written)
+					? 'openai'
+					: 'extractive';
 			assert.equal(data.run.config.provider, promised, written);
 			providers.push(data.run.config.provider);
-			assert.ok(result.stdout.split(/\s+/u).length > 100, `${written}: a summary on stdout\n${result.stdout}\n${result.stderr}`);
+			assert.ok(
+				result.stdout.split(/\s+/u).length > 100,
+				`${written}: a summary on stdout\n${result.stdout}\n${result.stderr}`,
+			);
 		}
-		if (/ -- sessions$/u.test(written)) assert.ok(result.stdout.split('\n').filter((l) => l.includes('done')).length >= providers.length, result.stdout);
+		if (/ -- sessions$/u.test(written))
+			assert.ok(
+				result.stdout.split('\n').filter((l) => l.includes('done')).length >= providers.length,
+				result.stdout,
+			);
 		if (/ -- plan /u.test(written)) assert.match(result.stdout, /total \d+ calls/u);
 	}
 	assert.deepEqual([...new Set(providers)].sort(), ['anthropic', 'extractive', 'openai']);

@@ -18,10 +18,24 @@ for (const name of NAMES) {
 		assert.ok(chunks.length > 20);
 		const cuts = chunks.slice(0, -1).map((c) => book.text.slice(c.start, c.end).trimEnd());
 		const inside = chunks.slice(0, -1).filter((c, i) => !ends.has(c.start + cuts[i]!.length));
-		assert.deepEqual(inside.map((c) => JSON.stringify(book.text.slice(c.end - 60, c.end))), [], `${inside.length} of ${cuts.length} chunks end inside a sentence`);
+		assert.deepEqual(
+			inside.map((c) => JSON.stringify(book.text.slice(c.end - 60, c.end))),
+			[],
+			`${inside.length} of ${cuts.length} chunks end inside a sentence`,
+		);
 		// And those ends are real sentence ends, not line breaks of the wrapped file: a final mark, or
 		// the end of a paragraph that has none (a heading).
-		const midParagraph = chunks.slice(0, -1).filter((c, i) => !/[.?!…]["'”’)\]]*$/u.test(cuts[i]!) && !/^[ \t]*\n[ \t]*\n/u.test(book.text.slice(c.start + cuts[i]!.length)));
-		assert.deepEqual(midParagraph.map((c) => JSON.stringify(book.text.slice(c.end - 60, c.end + 20))), [], 'chunks end at a final mark or a paragraph\'s end');
+		const midParagraph = chunks
+			.slice(0, -1)
+			.filter(
+				(c, i) =>
+					!/[.?!…]["'”’)\]]*$/u.test(cuts[i]!) &&
+					!/^[ \t]*\n[ \t]*\n/u.test(book.text.slice(c.start + cuts[i]!.length)),
+			);
+		assert.deepEqual(
+			midParagraph.map((c) => JSON.stringify(book.text.slice(c.end - 60, c.end + 20))),
+			[],
+			"chunks end at a final mark or a paragraph's end",
+		);
 	});
 }

@@ -16,7 +16,10 @@ import { startFakeApi } from './support/fake-api.ts';
 import { MemoryStore } from './support/memory-store.ts';
 import { summaryReply } from './support/summary-reply.ts';
 
-const BOOK = readFileSync(fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url)), 'utf8').slice(0, 70_000);
+const BOOK = readFileSync(
+	fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url)),
+	'utf8',
+).slice(0, 70_000);
 
 for (const api of ['openai', 'anthropic'] as const) {
 	for (const method of ['hier', 'inc'] as const) {
@@ -34,7 +37,16 @@ for (const api of ['openai', 'anthropic'] as const) {
 				chunkDelayMs: 0,
 			});
 			try {
-				const config = makeConfig({ provider: api, model: api === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-6', method, chunkSize: 1024, maxSummary: 300, contextWindow: 4096, concurrency: 3, streamTimeout: 1 });
+				const config = makeConfig({
+					provider: api,
+					model: api === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-6',
+					method,
+					chunkSize: 1024,
+					maxSummary: 300,
+					contextWindow: 4096,
+					concurrency: 3,
+					streamTimeout: 1,
+				});
 				let engine: Engine | null = null;
 				const provider = createProvider({
 					onRetry: (reason, request) => engine?.streamRetried(reason, request),
@@ -49,7 +61,12 @@ for (const api of ['openai', 'anthropic'] as const) {
 				server.fail({ kind: 'status', status: 500, retryAfter: 0.01 });
 				server.fail({ kind: 'cut' });
 				server.fail({ kind: 'stall', ms: 1500 });
-				const ctx = { config, templates: await loadTemplates(), book: BOOK, tokens: (t: string) => countTokens(t) };
+				const ctx = {
+					config,
+					templates: await loadTemplates(),
+					book: BOOK,
+					tokens: (t: string) => countTokens(t),
+				};
 				const run = newRun(config, chunkText(BOOK, config.chunkSize));
 				const store = new MemoryStore({ run });
 				engine = new Engine({ store, provider, planner: plannerFor(method), ctx, costOf: () => 0 });
@@ -57,14 +74,27 @@ for (const api of ['openai', 'anthropic'] as const) {
 				engine.on((e) => events.push(e));
 				const status = await engine.start();
 				assert.equal(status, 'done', run.error ?? '');
-				assert.ok(server.requests.some((r) => r.fault?.kind === 'stall'), 'the stall was served');
-				assert.ok(events.some((e) => e.type === 'retry' && /stream/u.test(e.reason)), 'the broken streams were retried');
-				assert.ok(events.some((e) => e.type === 'retry' && /terminal punctuation|over the limit/u.test(e.reason)), 'invalid summaries were regenerated');
+				assert.ok(
+					server.requests.some((r) => r.fault?.kind === 'stall'),
+					'the stall was served',
+				);
+				assert.ok(
+					events.some((e) => e.type === 'retry' && /stream/u.test(e.reason)),
+					'the broken streams were retried',
+				);
+				assert.ok(
+					events.some((e) => e.type === 'retry' && /terminal punctuation|over the limit/u.test(e.reason)),
+					'invalid summaries were regenerated',
+				);
 				for (const node of run.nodes) {
 					const v = activeVersion(node)!;
 					if (v.overBudget) continue;
 					const strict = method === 'inc' && node.kind !== 'clean';
-					assert.equal(summaryProblem(v.text, countTokens(v.text), node.budget.summaryTokens, strict), null, `${node.id} kept an invalid text`);
+					assert.equal(
+						summaryProblem(v.text, countTokens(v.text), node.budget.summaryTokens, strict),
+						null,
+						`${node.id} kept an invalid text`,
+					);
 				}
 				const final = activeVersion(getNode(run, run.root!))!.text;
 				assert.ok(final.endsWith('.'));

@@ -28,17 +28,37 @@ test('the headless progress line and messages never carry control sequences from
 	let written = '';
 	err.on('data', (d) => (written += d));
 	const report = headlessReporter({ json: false, stdout: out, stderr: err });
-	report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 0 });
+	report({
+		type: 'run-started',
+		session: 's',
+		method: 'hier',
+		provider: 'openai',
+		model: 'm',
+		isLLM: true,
+		planned: 10,
+		done: 0,
+	});
 	report({ type: 'retry', node: 'n1', attempt: 1, reason: `bad ${ESC}]52;c;aGk=${BEL}answer` });
 	report({ type: 'node-failed', node: 'n2', error: `boom${ESC}[2J` });
-	report({ type: 'usage', node: 'n1', usage: { input: 1000, output: 50, cached: 0 }, cost: 0.01, saved: 0, totals: { input: 1000, output: 50, cached: 0, cost: 0.01, calls: 1, saved: 0 } });
+	report({
+		type: 'usage',
+		node: 'n1',
+		usage: { input: 1000, output: 50, cached: 0 },
+		cost: 0.01,
+		saved: 0,
+		totals: { input: 1000, output: 50, cached: 0, cost: 0.01, calls: 1, saved: 0 },
+	});
 	assert.ok(!written.includes(ESC), JSON.stringify(written));
 	assert.match(written, /\[1\/10 calls\] 1,000 tokens in, 50 out, \$0\.0100/u);
 	assert.match(written, /n1: retrying \(bad answer\)/u);
 });
 
 test('JSON output escapes control characters and bidi overrides inside strings; the values parse back unchanged', () => {
-	const value = { title: `a${ESC}]0;x${BEL}b \u202Etxt\u202C c\x7f\x9b d`, nested: [`e\u2066f`, 'plain — “quoted” 日本語'], n: 1 };
+	const value = {
+		title: `a${ESC}]0;x${BEL}b \u202Etxt\u202C c\x7f\x9b d`,
+		nested: [`e\u2066f`, 'plain — “quoted” 日本語'],
+		n: 1,
+	};
 	for (const indent of [undefined, 2]) {
 		const text = safeJson(value, indent);
 		assert.doesNotMatch(text, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u, text);
@@ -52,14 +72,33 @@ test('the progress line only moves forward when concurrent calls report their to
 	let written = '';
 	err.on('data', (d) => (written += d));
 	const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, now: () => 0 });
-	const usage = (calls: number) => ({ type: 'usage' as const, node: `n${calls}` as const, usage: { input: 100, output: 10, cached: 0 }, cost: 0, saved: 0, totals: { input: 100 * calls, output: 10 * calls, cached: 0, cost: 0, calls, saved: 0 } });
-	report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 4, done: 0 });
+	const usage = (calls: number) => ({
+		type: 'usage' as const,
+		node: `n${calls}` as const,
+		usage: { input: 100, output: 10, cached: 0 },
+		cost: 0,
+		saved: 0,
+		totals: { input: 100 * calls, output: 10 * calls, cached: 0, cost: 0, calls, saved: 0 },
+	});
+	report({
+		type: 'run-started',
+		session: 's',
+		method: 'hier',
+		provider: 'openai',
+		model: 'm',
+		isLLM: true,
+		planned: 4,
+		done: 0,
+	});
 	// The second call saved first; the first call's totals (1 call) arrive after them.
 	report(usage(2));
 	report(usage(1));
 	report(usage(3));
 	const lines = written.split('\n').filter((l) => l.startsWith('['));
-	assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf(']') + 1)), ['[2/4 calls]', '[3/4 calls]']);
+	assert.deepEqual(
+		lines.map((l) => l.slice(0, l.indexOf(']') + 1)),
+		['[2/4 calls]', '[3/4 calls]'],
+	);
 });
 
 test("score's progress line only moves forward too", () => {
@@ -67,23 +106,66 @@ test("score's progress line only moves forward too", () => {
 	let written = '';
 	err.on('data', (d) => (written += d));
 	const report = progressReporter(err, () => 0);
-	const totals = (calls: number) => ({ input: 10 * calls, output: calls, cached: 0, cost: 0, saved: 0, calls });
-	const usage = (calls: number) => ({ type: 'usage' as const, unit: `u${calls}`, usage: { input: 10, output: 1, cached: 0 }, cost: 0, saved: 0, totals: totals(calls), planned: 4 });
+	const totals = (calls: number) => ({
+		input: 10 * calls,
+		output: calls,
+		cached: 0,
+		cost: 0,
+		saved: 0,
+		calls,
+	});
+	const usage = (calls: number) => ({
+		type: 'usage' as const,
+		unit: `u${calls}`,
+		usage: { input: 10, output: 1, cached: 0 },
+		cost: 0,
+		saved: 0,
+		totals: totals(calls),
+		planned: 4,
+	});
 	report(usage(2));
 	report(usage(1));
 	report(usage(3));
 	const lines = written.split('\n').filter((l) => l.startsWith('['));
-	assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf(']') + 1)), ['[2/4 calls]', '[3/4 calls]']);
+	assert.deepEqual(
+		lines.map((l) => l.slice(0, l.indexOf(']') + 1)),
+		['[2/4 calls]', '[3/4 calls]'],
+	);
 });
 
 test('an unknown price reads "cost unknown" in the progress line, never $0.0000; a known one in dollars', () => {
-	for (const [priced, want, not] of [[false, 'cost unknown', '$0.0000'], [true, '$0.0120', 'cost unknown']] as const) {
+	for (const [priced, want, not] of [
+		[false, 'cost unknown', '$0.0000'],
+		[true, '$0.0120', 'cost unknown'],
+	] as const) {
 		const err = new PassThrough();
 		let written = '';
 		err.on('data', (d) => (written += d));
-		const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, priced, now: () => 0 });
-		report({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'local-llama', isLLM: true, planned: 2, done: 0 });
-		report({ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.012, saved: 0, totals: { input: 100, output: 10, cached: 0, cost: 0.012, calls: 1, saved: 0 } });
+		const report = headlessReporter({
+			json: false,
+			stdout: new PassThrough(),
+			stderr: err,
+			priced,
+			now: () => 0,
+		});
+		report({
+			type: 'run-started',
+			session: 's',
+			method: 'hier',
+			provider: 'openai',
+			model: 'local-llama',
+			isLLM: true,
+			planned: 2,
+			done: 0,
+		});
+		report({
+			type: 'usage',
+			node: 'n0',
+			usage: { input: 100, output: 10, cached: 0 },
+			cost: 0.012,
+			saved: 0,
+			totals: { input: 100, output: 10, cached: 0, cost: 0.012, calls: 1, saved: 0 },
+		});
 		assert.ok(written.includes(want), written);
 		assert.ok(!written.includes(not), written);
 	}

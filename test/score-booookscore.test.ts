@@ -2,8 +2,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { releasedVerdicts, scoreReleased, scoreSummary, scoreSystem, type SummaryScore } from '../source/score/booookscore.ts';
-import { convertHumanAnnotations, convertModelAnnotations, convertSummaries, type Converted } from '../source/score/formats.ts';
+import {
+	releasedVerdicts,
+	scoreReleased,
+	scoreSummary,
+	scoreSystem,
+	type SummaryScore,
+} from '../source/score/booookscore.ts';
+import {
+	convertHumanAnnotations,
+	convertModelAnnotations,
+	convertSummaries,
+	type Converted,
+} from '../source/score/formats.ts';
 import { scoreHumanSummary } from '../source/score/human.ts';
 import { LABELS, type Label } from '../source/score/labels.ts';
 import { parseAnswer, type Answer } from '../source/score/parse.ts';
@@ -22,8 +33,15 @@ const clear: Answer = { ok: true, confusing: false, questions: '', types: [] };
 const says = (...types: Label[]): Answer => ({ ok: true, confusing: true, questions: 'Why?', types });
 const failed: Answer = { ok: false, reason: 'no "Types:" line' };
 
-test('a summary\'s score is the share of sentences without confusion; failures are left out and counted', () => {
-	const s = scoreSummary([clear, says('entity omission', 'salience'), failed, clear, says('entity omission'), failed]);
+test("a summary's score is the share of sentences without confusion; failures are left out and counted", () => {
+	const s = scoreSummary([
+		clear,
+		says('entity omission', 'salience'),
+		failed,
+		clear,
+		says('entity omission'),
+		failed,
+	]);
 	assert.equal(s.sentences, 4);
 	assert.equal(s.confusing, 2);
 	assert.equal(s.failures, 2);
@@ -34,7 +52,10 @@ test('a summary\'s score is the share of sentences without confusion; failures a
 	assert.deepEqual(Object.keys(s.types), [...LABELS]);
 
 	// A failure moves the score neither way: the same verdicts without it score the same.
-	assert.equal(scoreSummary([clear, says('language'), failed]).score, scoreSummary([clear, says('language')]).score);
+	assert.equal(
+		scoreSummary([clear, says('language'), failed]).score,
+		scoreSummary([clear, says('language')]).score,
+	);
 	const none = scoreSummary([failed, failed]);
 	assert.equal(none.score, null);
 	assert.equal(none.failures, 2);
@@ -50,7 +71,7 @@ test('identical sentences are separate units', () => {
 	assert.equal(scoreSummary(verdicts).score, 1 - 2 / 3);
 });
 
-test('a system\'s score is the mean over summaries in percent, each summary weighing the same', () => {
+test("a system's score is the mean over summaries in percent, each summary weighing the same", () => {
 	const perBook = new Map<string, SummaryScore>([
 		['long.epub', scoreSummary([...Array(9).fill(clear), says('salience')])],
 		['short.epub', scoreSummary([clear, says('discontinuity')])],
@@ -84,18 +105,49 @@ test('verdicts from a released file: listed sentences are confusing, the rest cl
 		answers.map((a) => a.ok && a.confusing),
 		[true, false, false, true, false],
 	);
-	assert.deepEqual(answers[0], { ok: true, confusing: true, questions: 'Who is Ann?\nWho is Snow?', types: ['entity omission', 'salience'] });
+	assert.deepEqual(answers[0], {
+		ok: true,
+		confusing: true,
+		questions: 'Who is Ann?\nWho is Snow?',
+		types: ['entity omission', 'salience'],
+	});
 	assert.equal(scoreSummary(answers).score, 1 - 2 / 5);
 });
 
-test('the authors\' formula: every annotated sentence counts, also one the cleaned summary lost', () => {
-	const summaries = new Map([['a.epub', 'Ann meets Bo. They talk. Bo leaves. Ann sleeps.'], ['b.epub', 'Cy waits. Cy waits.']]);
+test("the authors' formula: every annotated sentence counts, also one the cleaned summary lost", () => {
+	const summaries = new Map([
+		['a.epub', 'Ann meets Bo. They talk. Bo leaves. Ann sleeps.'],
+		['b.epub', 'Cy waits. Cy waits.'],
+	]);
 	const annotations = new Map([
-		['a.epub', [
-			{ sentence: 'They talk.', confusing: true, questions: 'About what?', types: ['event omission' as const] },
-			{ sentence: 'A sentence the cleaning removed.', confusing: true, questions: 'Why?', types: ['causal omission' as const] },
-		]],
-		['b.epub', [{ sentence: 'Cy waits.', confusing: true, questions: 'Who is Cy?', types: ['entity omission' as const] }]],
+		[
+			'a.epub',
+			[
+				{
+					sentence: 'They talk.',
+					confusing: true,
+					questions: 'About what?',
+					types: ['event omission' as const],
+				},
+				{
+					sentence: 'A sentence the cleaning removed.',
+					confusing: true,
+					questions: 'Why?',
+					types: ['causal omission' as const],
+				},
+			],
+		],
+		[
+			'b.epub',
+			[
+				{
+					sentence: 'Cy waits.',
+					confusing: true,
+					questions: 'Who is Cy?',
+					types: ['entity omission' as const],
+				},
+			],
+		],
 	]);
 	const { system, unmatched } = scoreReleased(summaries, annotations);
 	assert.deepEqual([...unmatched], [['a.epub', ['A sentence the cleaning removed.']]]);
@@ -118,11 +170,16 @@ for (const config of ['hier', 'inc'] as const) {
 		let tokens = 0;
 		for (const summary of summaries.values()) tokens += countTokens(summary);
 		const length = tokens / summaries.size;
-		t.diagnostic(`BooookScore ${system.score!.toFixed(2)} (paper ${TABLE_2[config].score}); ${system.confusing} confusing of ${system.sentences} sentences in ${system.scored} summaries; ${unmatched.size} books with unmatched sentences`);
+		t.diagnostic(
+			`BooookScore ${system.score!.toFixed(2)} (paper ${TABLE_2[config].score}); ${system.confusing} confusing of ${system.sentences} sentences in ${system.scored} summaries; ${unmatched.size} books with unmatched sentences`,
+		);
 		t.diagnostic(`average length ${length.toFixed(2)} tokens (paper ${TABLE_2[config].length})`);
 		assert.equal(unmatched.size, 0, 'every annotated sentence is found in its summary');
 		assert.equal(system.scored, summaries.size);
-		assert.ok(Math.abs(system.score! - TABLE_2[config].score) <= 0.5, `${system.score} vs ${TABLE_2[config].score}`);
+		assert.ok(
+			Math.abs(system.score! - TABLE_2[config].score) <= 0.5,
+			`${system.score} vs ${TABLE_2[config].score}`,
+		);
 		assert.equal(length.toFixed(1), TABLE_2[config].length.toFixed(1));
 	});
 }
@@ -142,7 +199,9 @@ for (const [config, paper] of Object.entries(MORE)) {
 		const annotations = ok(convertModelAnnotations(read(`annotations/${config}.json`)));
 		const { system, unmatched } = scoreReleased(summaries, annotations);
 		const lost = [...unmatched.values()].reduce((n, u) => n + u.length, 0);
-		t.diagnostic(`BooookScore ${system.score!.toFixed(2)} (paper ${paper}); ${lost} annotated sentences not in their summaries`);
+		t.diagnostic(
+			`BooookScore ${system.score!.toFixed(2)} (paper ${paper}); ${lost} annotated sentences not in their summaries`,
+		);
 		assert.ok(Math.abs(system.score! - paper) <= 0.5, `${system.score} vs ${paper}`);
 	});
 }
@@ -159,19 +218,31 @@ const TABLE_1_HIER: Record<Label, number> = {
 	duplication: 1.18,
 };
 
-test('human annotations of GPT-4 4096 hierarchical: BooookScore 89.4 (§4.1) and Table 1\'s error rates', (t) => {
+test("human annotations of GPT-4 4096 hierarchical: BooookScore 89.4 (§4.1) and Table 1's error rates", (t) => {
 	const human = ok(convertHumanAnnotations(load('human_annotations/summary-gpt4-4096-hier.json')));
 	const perBook = new Map([...human].map(([book, h]) => [book, scoreHumanSummary(h)] as const));
 	const system = scoreSystem(perBook);
-	t.diagnostic(`human BooookScore ${system.score!.toFixed(2)} (paper 89.4); ${system.confusing} units over ${system.sentences} sentences`);
-	t.diagnostic(`per 100 sentences: ${LABELS.map((l) => `${l} ${system.distribution[l].toFixed(2)} (paper ${TABLE_1_HIER[l]})`).join(', ')}`);
+	t.diagnostic(
+		`human BooookScore ${system.score!.toFixed(2)} (paper 89.4); ${system.confusing} units over ${system.sentences} sentences`,
+	);
+	t.diagnostic(
+		`per 100 sentences: ${LABELS.map((l) => `${l} ${system.distribution[l].toFixed(2)} (paper ${TABLE_1_HIER[l]})`).join(', ')}`,
+	);
 	assert.ok(Math.abs(system.score! - 89.4) <= 0.3, `${system.score}`);
-	for (const l of LABELS) assert.ok(Math.abs(system.distribution[l] - TABLE_1_HIER[l]) <= 0.05, `${l}: ${system.distribution[l]} vs ${TABLE_1_HIER[l]}`);
+	for (const l of LABELS)
+		assert.ok(
+			Math.abs(system.distribution[l] - TABLE_1_HIER[l]) <= 0.05,
+			`${l}: ${system.distribution[l]} vs ${TABLE_1_HIER[l]}`,
+		);
 });
 
 test('scoring parsed model answers end to end', () => {
 	const summary = 'Proctor meets Caeli. A mysterious man introduces Proctor to "Arrivalism." Proctor swims.';
-	const replies = ['Questions: no confusion\nTypes: no confusion', 'Questions: Who is this man?\nTypes: entity omission, salience', 'Types: discontinuity'];
+	const replies = [
+		'Questions: no confusion\nTypes: no confusion',
+		'Questions: Who is this man?\nTypes: entity omission, salience',
+		'Types: discontinuity',
+	];
 	const sentences = splitSentences(summary);
 	assert.equal(sentences.length, replies.length);
 	const s = scoreSummary(replies.map(parseAnswer));

@@ -9,24 +9,61 @@ import { tempDir } from './support/temp.ts';
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 
 test('score --json reproduces Table 2 from the released GPT-4 2048 files, with the documented shape', async () => {
-	for (const [config, paper, tokens] of [['hier', 89.1, 778.6], ['inc', 82.5, 805.4]] as const) {
-		const r = await booook(['score', '--summaries', join(DATA, `summaries/gpt4-2048-${config}-cleaned.json`), '--annotations', join(DATA, `annotations/gpt4-2048-${config}.json`), '--json']);
+	for (const [config, paper, tokens] of [
+		['hier', 89.1, 778.6],
+		['inc', 82.5, 805.4],
+	] as const) {
+		const r = await booook([
+			'score',
+			'--summaries',
+			join(DATA, `summaries/gpt4-2048-${config}-cleaned.json`),
+			'--annotations',
+			join(DATA, `annotations/gpt4-2048-${config}.json`),
+			'--json',
+		]);
 		assert.equal(r.code, 0, r.stderr);
 		const out = JSON.parse(r.stdout);
-		assert.deepEqual(Object.keys(out), ['booookscore', 'summaries', 'sentences', 'confusing', 'parse_failures', 'avg_tokens', 'types', 'books', 'not_in_summary']);
+		assert.deepEqual(Object.keys(out), [
+			'booookscore',
+			'summaries',
+			'sentences',
+			'confusing',
+			'parse_failures',
+			'avg_tokens',
+			'types',
+			'books',
+			'not_in_summary',
+		]);
 		assert.equal(out.not_in_summary, 0);
 		assert.ok(Math.abs(out.booookscore - paper) <= 0.5, `${config}: ${out.booookscore}`);
 		assert.ok(Math.abs(out.avg_tokens - tokens) / tokens <= 0.02, `${config}: ${out.avg_tokens} tokens`);
 		assert.equal(out.summaries, 100);
 		const books = Object.values(out.books) as number[];
-		assert.ok(Math.abs(books.reduce((a, b) => a + b, 0) / books.length - out.booookscore) < 1e-9, 'the system score is the mean of the books');
+		assert.ok(
+			Math.abs(books.reduce((a, b) => a + b, 0) / books.length - out.booookscore) < 1e-9,
+			'the system score is the mean of the books',
+		);
 	}
 });
 
 test('score --human and precision --json reproduce the human-annotation score and both precisions', async () => {
-	const human = JSON.parse((await booook(['score', '--human', join(DATA, 'human_annotations/summary-gpt4-4096-hier.json'), '--json'])).stdout);
+	const human = JSON.parse(
+		(
+			await booook([
+				'score',
+				'--human',
+				join(DATA, 'human_annotations/summary-gpt4-4096-hier.json'),
+				'--json',
+			])
+		).stdout,
+	);
 	assert.ok(Math.abs(human.booookscore - 89.4) <= 1.0, String(human.booookscore));
-	const r = await booook(['precision', '--validation', join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json'), '--json']);
+	const r = await booook([
+		'precision',
+		'--validation',
+		join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json'),
+		'--json',
+	]);
 	assert.equal(r.code, 0, r.stderr);
 	const p = JSON.parse(r.stdout);
 	assert.ok(Math.abs(p.human.precision - 79.7) <= 0.1, String(p.human.precision));
@@ -40,8 +77,14 @@ test('score --human and precision --json reproduce the human-annotation score an
 
 test('a bootstrap of no resamples, or a negative seed (as run and validate refuse one), is a usage error, not intervals of NaN', async () => {
 	const validation = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
-	for (const args of [['precision', '--validation', validation], ['report', 'any-session']]) {
-		for (const [flag, value, message] of [['--resamples', '0', /--resamples takes a whole number from 1 up/], ['--seed', '-5', /--seed takes a whole number from 0 up/]] as const) {
+	for (const args of [
+		['precision', '--validation', validation],
+		['report', 'any-session'],
+	]) {
+		for (const [flag, value, message] of [
+			['--resamples', '0', /--resamples takes a whole number from 1 up/],
+			['--seed', '-5', /--seed takes a whole number from 0 up/],
+		] as const) {
 			const r = await booook([...args, flag, value]);
 			assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
 			assert.equal(r.stdout, '');
@@ -54,12 +97,20 @@ test('a bootstrap of no resamples, or a negative seed (as run and validate refus
 test('a malformed data file is a one-line error naming the file and the first bad entry', async () => {
 	const dir = tempDir('score');
 	const annotations = JSON.parse(readFileSync(join(DATA, 'annotations/gpt4-2048-hier.json'), 'utf8'));
-	const book = Object.keys(annotations).find((b) => annotations[b] && Object.keys(annotations[b]).length > 0)!;
+	const book = Object.keys(annotations).find(
+		(b) => annotations[b] && Object.keys(annotations[b]).length > 0,
+	)!;
 	const sentence = Object.keys(annotations[book])[0]!;
 	annotations[book][sentence].types = ['spelling'];
 	const bad = join(dir, 'bad.json');
 	writeFileSync(bad, JSON.stringify(annotations));
-	const r = await booook(['score', '--summaries', join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), '--annotations', bad]);
+	const r = await booook([
+		'score',
+		'--summaries',
+		join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'),
+		'--annotations',
+		bad,
+	]);
 	assert.equal(r.code, 2);
 	assert.equal(r.stderr.trim().split('\n').length, 1);
 	assert.ok(r.stderr.includes('bad.json') && r.stderr.includes(book), r.stderr);
@@ -79,8 +130,16 @@ test('a malformed data file is a one-line error naming the file and the first ba
 	assert.match(none.stderr, /--annotations/);
 });
 
-test('--batch-size is checked even when no model call is made (scoring the authors\' annotations)', async () => {
-	const r = await booook(['score', '--summaries', join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), '--annotations', join(DATA, 'annotations/gpt4-2048-hier.json'), '--batch-size', '0']);
+test("--batch-size is checked even when no model call is made (scoring the authors' annotations)", async () => {
+	const r = await booook([
+		'score',
+		'--summaries',
+		join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'),
+		'--annotations',
+		join(DATA, 'annotations/gpt4-2048-hier.json'),
+		'--batch-size',
+		'0',
+	]);
 	assert.equal(r.code, 2, r.stderr);
 	assert.equal(r.stdout, '');
 	assert.match(r.stderr, /--batch-size 0: use a whole number from 1 to 100/u);

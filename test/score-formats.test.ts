@@ -45,7 +45,12 @@ test('model annotations (v1 dict form): every listed sentence, confusing, in fil
 			const entries = Object.entries(raw[book] ?? {}) as [string, { questions: string; types: string[] }][];
 			assert.deepEqual(
 				list,
-				entries.map(([sentence, a]) => ({ sentence, confusing: true, questions: a.questions, types: a.types })),
+				entries.map(([sentence, a]) => ({
+					sentence,
+					confusing: true,
+					questions: a.questions,
+					types: a.types,
+				})),
 			);
 		}
 	}
@@ -60,7 +65,12 @@ test('model annotations: null books, the list form and the v2 form with nulls', 
 				{ span: 'All is clear.', questions: null, types: null },
 			],
 			'v2.epub': {
-				'Bag Man rules.': { sentence_num: 1, sentence: 'Bag Man rules.', questions: 'Who is Bag Man?', types: 'entity omission, Salience' },
+				'Bag Man rules.': {
+					sentence_num: 1,
+					sentence: 'Bag Man rules.',
+					questions: 'Who is Bag Man?',
+					types: 'entity omission, Salience',
+				},
 				'It rains.': { sentence_num: 2, sentence: 'It rains.', questions: null, types: null },
 			},
 		}),
@@ -71,7 +81,12 @@ test('model annotations: null books, the list form and the v2 form with nulls', 
 		{ sentence: 'All is clear.', confusing: false, questions: '', types: [] },
 	]);
 	assert.deepEqual(annotations.get('v2.epub'), [
-		{ sentence: 'Bag Man rules.', confusing: true, questions: 'Who is Bag Man?', types: ['entity omission', 'salience'] },
+		{
+			sentence: 'Bag Man rules.',
+			confusing: true,
+			questions: 'Who is Bag Man?',
+			types: ['entity omission', 'salience'],
+		},
 		{ sentence: 'It rains.', confusing: false, questions: '', types: [] },
 	]);
 });
@@ -90,10 +105,20 @@ test('model annotations: an error names the first bad entry', () => {
 	assert.match(message, /types\[1\]: unknown type "plot hole"$/u);
 
 	assert.match(
-		error(convertModelAnnotations({ 'a.epub': [{ span: 's', questions: 'q', types: ['salience'] }, { span: 't', questions: 'Why?', types: [] }] })),
+		error(
+			convertModelAnnotations({
+				'a.epub': [
+					{ span: 's', questions: 'q', types: ['salience'] },
+					{ span: 't', questions: 'Why?', types: [] },
+				],
+			}),
+		),
 		/^model annotations: a\.epub\[1\]: questions and types must both be given or both be empty$/u,
 	);
-	assert.match(error(convertModelAnnotations({ 'a.epub': { s: { questions: 5, types: null } } })), /^model annotations: a\.epub, "s", questions: /u);
+	assert.match(
+		error(convertModelAnnotations({ 'a.epub': { s: { questions: 5, types: null } } })),
+		/^model annotations: a\.epub, "s", questions: /u,
+	);
 	assert.match(error(convertModelAnnotations({ 'a.epub': 'text' })), /^model annotations: a\.epub: /u);
 });
 
@@ -103,10 +128,16 @@ test('intermediate summaries: hierarchical levels in order, incremental steps', 
 	assert.equal(hier.size, Object.keys(rawHier).length);
 	for (const [book, run] of hier) {
 		assert.equal(run.final, rawHier[book].final_summary);
-		assert.deepEqual(run.levels, Object.keys(rawHier[book].summaries_dict).sort((a, b) => Number(a) - Number(b)).map((k) => rawHier[book].summaries_dict[k]));
+		assert.deepEqual(
+			run.levels,
+			Object.keys(rawHier[book].summaries_dict)
+				.sort((a, b) => Number(a) - Number(b))
+				.map((k) => rawHier[book].summaries_dict[k]),
+		);
 		assert.ok(run.levels.length >= 1);
 		// Merging never adds summaries, and the top level is the one root.
-		for (let l = 1; l < run.levels.length; l++) assert.ok(run.levels[l]!.length <= run.levels[l - 1]!.length, book);
+		for (let l = 1; l < run.levels.length; l++)
+			assert.ok(run.levels[l]!.length <= run.levels[l - 1]!.length, book);
 		assert.equal(run.levels.at(-1)!.length, 1, book);
 	}
 	const rawInc = load('intermediate/claude-88000-inc.json');
@@ -115,9 +146,18 @@ test('intermediate summaries: hierarchical levels in order, incremental steps', 
 
 	const book = Object.keys(rawHier)[2]!;
 	rawHier[book].summaries_dict = { 0: ['a', 'b'], 2: ['c'] };
-	assert.match(error(convertHierarchicalRuns(rawHier)), new RegExp(`^hierarchical intermediate summaries: ${book}, summaries_dict: levels 0, 2 `, 'u'));
-	assert.match(error(convertIncrementalRuns({ 'a.epub': ['x'], 'b.epub': [] })), /^incremental intermediate summaries: b\.epub: /u);
-	assert.match(error(convertIncrementalRuns({ 'a.epub': ['x', 7] })), /^incremental intermediate summaries: a\.epub\[1\]: /u);
+	assert.match(
+		error(convertHierarchicalRuns(rawHier)),
+		new RegExp(`^hierarchical intermediate summaries: ${book}, summaries_dict: levels 0, 2 `, 'u'),
+	);
+	assert.match(
+		error(convertIncrementalRuns({ 'a.epub': ['x'], 'b.epub': [] })),
+		/^incremental intermediate summaries: b\.epub: /u,
+	);
+	assert.match(
+		error(convertIncrementalRuns({ 'a.epub': ['x', 7] })),
+		/^incremental intermediate summaries: a\.epub\[1\]: /u,
+	);
 });
 
 test('human annotations: singles and relations of every summary', () => {
@@ -131,7 +171,13 @@ test('human annotations: singles and relations of every summary', () => {
 		relations += h.relations.length;
 		h.relations.forEach((r, i) => {
 			const src = raw[book].relations[i];
-			assert.deepEqual(r, { ids: [src.id_a, src.id_b], spans: [src.span_a, src.span_b], questions: src.shared_questions, same: src.same, labels: src.shared_labels });
+			assert.deepEqual(r, {
+				ids: [src.id_a, src.id_b],
+				spans: [src.span_a, src.span_b],
+				questions: src.shared_questions,
+				same: src.same,
+				labels: src.shared_labels,
+			});
 		});
 	}
 	// Paper §3: "the annotators mark ... 353 errors for hierarchical merging".
@@ -139,14 +185,23 @@ test('human annotations: singles and relations of every summary', () => {
 
 	const book = Object.keys(raw).find((b, i) => i > 3 && raw[b].singles.length >= 3)!;
 	raw[book].singles[2].labels = ['Entity omission'];
-	assert.match(error(convertHumanAnnotations(raw)), new RegExp(`^human annotations: ${book}, singles\\[2\\], labels\\[0\\]: unknown type "Entity omission"$`, 'u'));
+	assert.match(
+		error(convertHumanAnnotations(raw)),
+		new RegExp(
+			`^human annotations: ${book}, singles\\[2\\], labels\\[0\\]: unknown type "Entity omission"$`,
+			'u',
+		),
+	);
 });
 
 test('precision study: every judgment with its source, verdict and reasons', () => {
 	const raw = load('human_annotations/annotations-gpt4-4096-inc.json');
 	const study = ok(convertPrecisionStudy(raw));
 	assert.equal(study.size, Object.keys(raw).length);
-	const verdicts = { Agree: 'agree', 'Partially agree': 'partial', "Don't agree": 'disagree' } as Record<string, string>;
+	const verdicts = { Agree: 'agree', 'Partially agree': 'partial', "Don't agree": 'disagree' } as Record<
+		string,
+		string
+	>;
 	for (const [book, s] of study) {
 		assert.equal(s.summary, raw[book].summary);
 		assert.equal(s.judged.length, raw[book].annotations.length);
@@ -156,17 +211,33 @@ test('precision study: every judgment with its source, verdict and reasons', () 
 			assert.equal(j.verdict, verdicts[src.agreement]);
 			assert.deepEqual(j.reasons, src.reasons ?? []);
 			if ('span_a' in src.anno) {
-				assert.deepEqual(j.annotation, { kind: 'relation', spans: [src.anno.span_a, src.anno.span_b], questions: src.anno.shared_questions, labels: src.anno.shared_labels ?? null });
+				assert.deepEqual(j.annotation, {
+					kind: 'relation',
+					spans: [src.anno.span_a, src.anno.span_b],
+					questions: src.anno.shared_questions,
+					labels: src.anno.shared_labels ?? null,
+				});
 			} else {
-				assert.deepEqual(j.annotation, { kind: 'single', span: src.anno.span, questions: src.anno.questions, labels: src.anno.labels ?? null });
+				assert.deepEqual(j.annotation, {
+					kind: 'single',
+					span: src.anno.span,
+					questions: src.anno.questions,
+					labels: src.anno.labels ?? null,
+				});
 			}
 		});
 	}
 
 	const book = Object.keys(raw)[7]!;
 	raw[book].annotations[5].agreement = 'Strongly agree';
-	assert.match(error(convertPrecisionStudy(raw)), new RegExp(`^precision study: ${book}, annotations\\[5\\], agreement: `, 'u'));
+	assert.match(
+		error(convertPrecisionStudy(raw)),
+		new RegExp(`^precision study: ${book}, annotations\\[5\\], agreement: `, 'u'),
+	);
 	raw[book].annotations[5].agreement = 'Agree';
 	raw[book].annotations[6].anno = { span_a: 'x', shared_questions: 'Why?' };
-	assert.match(error(convertPrecisionStudy(raw)), new RegExp(`^precision study: ${book}, annotations\\[6\\], anno, span_b: `, 'u'));
+	assert.match(
+		error(convertPrecisionStudy(raw)),
+		new RegExp(`^precision study: ${book}, annotations\\[6\\], anno, span_b: `, 'u'),
+	);
 });

@@ -9,7 +9,12 @@ import { prng } from './support/prng.ts';
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const read = (rel: string): string => readFileSync(DATA + rel, 'utf8');
 
-const confusing = (questions: string, types: string[]): Answer => ({ ok: true, confusing: true, questions, types: types as Label[] });
+const confusing = (questions: string, types: string[]): Answer => ({
+	ok: true,
+	confusing: true,
+	questions,
+	types: types as Label[],
+});
 const CLEAR: Answer = { ok: true, confusing: false, questions: '', types: [] };
 
 test('the eight labels are spelled as in the prompt and in the released annotations', () => {
@@ -19,8 +24,12 @@ test('the eight labels are spelled as in the prompt and in the released annotati
 	assert.deepEqual(defined, [...LABELS]);
 	const used = new Set<string>();
 	for (const config of ['hier', 'inc']) {
-		const file = JSON.parse(read(`annotations/gpt4-2048-${config}.json`)) as Record<string, Record<string, { types: string[] }> | null>;
-		for (const book of Object.values(file)) for (const a of Object.values(book ?? {})) for (const t of a.types) used.add(t);
+		const file = JSON.parse(read(`annotations/gpt4-2048-${config}.json`)) as Record<
+			string,
+			Record<string, { types: string[] }> | null
+		>;
+		for (const book of Object.values(file))
+			for (const a of Object.values(book ?? {})) for (const t of a.types) used.add(t);
 	}
 	for (const t of used) assert.ok(isLabel(t), `released type ${t}`);
 	assert.ok(used.size >= 6, 'the released files use most labels');
@@ -56,11 +65,17 @@ test('every few-shot example of the v1 prompt parses to what it says', () => {
 test('every released v1 annotation, written back as an answer, parses to itself', () => {
 	let n = 0;
 	for (const config of ['hier', 'inc']) {
-		const file = JSON.parse(read(`annotations/gpt4-2048-${config}.json`)) as Record<string, Record<string, { questions: string; types: string[] }> | null>;
+		const file = JSON.parse(read(`annotations/gpt4-2048-${config}.json`)) as Record<
+			string,
+			Record<string, { questions: string; types: string[] }> | null
+		>;
 		for (const book of Object.values(file)) {
 			for (const a of Object.values(book ?? {})) {
 				n += 1;
-				assert.deepEqual(parseAnswer(`Questions: ${a.questions}\nTypes: ${a.types.join(', ')}`), confusing(a.questions, a.types));
+				assert.deepEqual(
+					parseAnswer(`Questions: ${a.questions}\nTypes: ${a.types.join(', ')}`),
+					confusing(a.questions, a.types),
+				);
 			}
 		}
 	}
@@ -68,12 +83,27 @@ test('every released v1 annotation, written back as an answer, parses to itself'
 });
 
 test('v1 answers in the shapes models produce', () => {
-	assert.deepEqual(parseAnswer('Here is my response:\n\nQuestions: Who is Rusty?\nTypes: Entity omission.\n'), confusing('Who is Rusty?', ['entity omission']));
-	assert.deepEqual(parseAnswer('Questions: Who is Rusty?\r\nTypes: entity omission,event omission\r\n'), confusing('Who is Rusty?', ['entity omission', 'event omission']));
-	assert.deepEqual(parseAnswer('Questions: Who is Rusty?\nWhy now?\nTypes: entity omission, causal omission'), confusing('Who is Rusty?\nWhy now?', ['entity omission', 'causal omission']));
-	assert.deepEqual(parseAnswer('Questions: Who?\nTypes: salience, salience'), confusing('Who?', ['salience']));
+	assert.deepEqual(
+		parseAnswer('Here is my response:\n\nQuestions: Who is Rusty?\nTypes: Entity omission.\n'),
+		confusing('Who is Rusty?', ['entity omission']),
+	);
+	assert.deepEqual(
+		parseAnswer('Questions: Who is Rusty?\r\nTypes: entity omission,event omission\r\n'),
+		confusing('Who is Rusty?', ['entity omission', 'event omission']),
+	);
+	assert.deepEqual(
+		parseAnswer('Questions: Who is Rusty?\nWhy now?\nTypes: entity omission, causal omission'),
+		confusing('Who is Rusty?\nWhy now?', ['entity omission', 'causal omission']),
+	);
+	assert.deepEqual(
+		parseAnswer('Questions: Who?\nTypes: salience, salience'),
+		confusing('Who?', ['salience']),
+	);
 	assert.deepEqual(parseAnswer('Questions: "no confusion"\nTypes: No confusion.'), CLEAR);
-	assert.deepEqual(parseAnswer('  Questions: no confusion\n  Types: no confusion\n\nThe sentence is clear.'), CLEAR);
+	assert.deepEqual(
+		parseAnswer('  Questions: no confusion\n  Types: no confusion\n\nThe sentence is clear.'),
+		CLEAR,
+	);
 });
 
 test('malformed v1 answers fail with a reason and never throw', () => {
@@ -90,7 +120,10 @@ test('malformed v1 answers fail with a reason and never throw', () => {
 		['Questions:\nTypes: entity omission', /Questions is empty/u],
 		['Questions: no confusion\nTypes: entity omission', /Questions say no confusion/u],
 		['Questions: Who is Rusty?\nTypes: no confusion', /Types say no confusion/u],
-		['Questions: Who?\nTypes: salience\nQuestions: no confusion\nTypes: no confusion', /one answer has one of each/u],
+		[
+			'Questions: Who?\nTypes: salience\nQuestions: no confusion\nTypes: no confusion',
+			/one answer has one of each/u,
+		],
 	];
 	for (const [text, reason] of bad) {
 		const answer = parseAnswer(text);
@@ -103,14 +136,31 @@ test('malformed v1 answers fail with a reason and never throw', () => {
 
 test('random edits of valid answers never throw, and what parses has only known labels', () => {
 	const rnd = prng(7);
-	const pieces = ['Questions:', 'Types:', 'no confusion', 'entity omission', ',', '\n', ' ', 'Who?', '"', '.', 'salience', 'Language', 'x'];
+	const pieces = [
+		'Questions:',
+		'Types:',
+		'no confusion',
+		'entity omission',
+		',',
+		'\n',
+		' ',
+		'Who?',
+		'"',
+		'.',
+		'salience',
+		'Language',
+		'x',
+	];
 	const seeds = fewShot().map((e) => e.response);
 	for (let i = 0; i < 3000; i++) {
 		let text = seeds[Math.floor(rnd() * seeds.length)]!;
 		for (let k = 0, edits = 1 + Math.floor(rnd() * 4); k < edits; k++) {
 			const at = Math.floor(rnd() * (text.length + 1));
 			const cut = Math.floor(rnd() * 6);
-			text = text.slice(0, at) + (rnd() < 0.5 ? pieces[Math.floor(rnd() * pieces.length)] : '') + text.slice(at + cut);
+			text =
+				text.slice(0, at) +
+				(rnd() < 0.5 ? pieces[Math.floor(rnd() * pieces.length)] : '') +
+				text.slice(at + cut);
 		}
 		const answer = parseAnswer(text);
 		if (answer.ok) {
@@ -132,7 +182,7 @@ function v2Example(): { text: string; items: { questions: string | null; types: 
 	return { text, items: JSON.parse(text) as { questions: string | null; types: string | null }[] };
 }
 
-test('the v2 prompt\'s example list parses by position', () => {
+test("the v2 prompt's example list parses by position", () => {
 	const { text, items } = v2Example();
 	const batch = parseBatchAnswer(`Sure, here you go:\n\`\`\`json\n${text}\n\`\`\``, items.length);
 	assert.ok(batch.ok, batch.ok ? '' : batch.reason);
@@ -148,7 +198,11 @@ test('a v2 answer that cannot be matched to the sentences fails as a whole', () 
 	const { text, items } = v2Example();
 	const wrongCount = parseBatchAnswer(text, items.length + 1);
 	assert.equal(wrongCount.ok, false);
-	if (!wrongCount.ok) assert.match(wrongCount.reason, new RegExp(`expected ${items.length + 1} answers.*got ${items.length}`, 'u'));
+	if (!wrongCount.ok)
+		assert.match(
+			wrongCount.reason,
+			new RegExp(`expected ${items.length + 1} answers.*got ${items.length}`, 'u'),
+		);
 
 	const list = JSON.parse(text) as Record<string, unknown>[];
 	const swapped = [list[1], list[0], ...list.slice(2)];
@@ -160,7 +214,10 @@ test('a v2 answer that cannot be matched to the sentences fails as a whole', () 
 		['I cannot help with that.', /no JSON list/u],
 		['[{"questions": null,}]', /not valid JSON/u],
 		['{"answer": "no confusion"}', /no JSON list/u],
-		['[{"questions": null, "types": null}, {"questions": null, "types": null}]', /expected 1 answers, one per sentence, got 2/u],
+		[
+			'[{"questions": null, "types": null}, {"questions": null, "types": null}]',
+			/expected 1 answers, one per sentence, got 2/u,
+		],
 	] as const) {
 		const batch = parseBatchAnswer(answer, 1);
 		assert.equal(batch.ok, false, answer);

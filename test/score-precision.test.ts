@@ -33,15 +33,24 @@ test('precision of human and GPT-4 annotations reproduces Appendix G', (t) => {
 		assert.equal(p.agree, count('Agree'));
 		assert.equal(p.partial, count('Partially agree'));
 		assert.equal(p.disagree, count("Don't agree"));
-		assert.equal(p.books, Object.values(raw).filter((b) => b.annotations.some((a) => a.source === source)).length);
+		assert.equal(
+			p.books,
+			Object.values(raw).filter((b) => b.annotations.some((a) => a.source === source)).length,
+		);
 		assert.equal(p.strict, p.agree / p.judged);
 		t.diagnostic(
 			`${source}: precision ${(100 * p.precision).toFixed(2)}% (paper ${PAPER[source]}), 95% CI ` +
 				`[${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}]; strict ${(100 * p.strict).toFixed(2)}% ` +
 				`[${(100 * p.strictInterval.low).toFixed(1)}, ${(100 * p.strictInterval.high).toFixed(1)}]; ${p.agree}/${p.partial}/${p.disagree} of ${p.judged} over ${p.books} books`,
 		);
-		assert.ok(Math.abs(100 * p.precision - PAPER[source]) <= 0.1, `${source}: ${100 * p.precision} vs ${PAPER[source]}`);
-		for (const [value, ci] of [[p.precision, p.precisionInterval], [p.strict, p.strictInterval]] as const) {
+		assert.ok(
+			Math.abs(100 * p.precision - PAPER[source]) <= 0.1,
+			`${source}: ${100 * p.precision} vs ${PAPER[source]}`,
+		);
+		for (const [value, ci] of [
+			[p.precision, p.precisionInterval],
+			[p.strict, p.strictInterval],
+		] as const) {
 			assert.equal(ci.estimate, value);
 			assert.ok(ci.low < value && value < ci.high, `${ci.low} < ${value} < ${ci.high}`);
 			assert.ok(ci.high - ci.low < 0.2, 'an interval over ~80 books is narrower than 20 points');
@@ -62,18 +71,26 @@ test('the bootstrap is reproducible from its seed and resamples whole books', ()
 	// one by one would ignore that clustering, resampling books must not.
 	const clustered: JudgedItem[] = [];
 	for (let book = 0; book < 20; book++) {
-		for (let i = 0; i < 30; i++) clustered.push({ book: `b${book}`, source: 'x', verdict: book % 2 === 0 ? 'agree' : 'disagree' });
+		for (let i = 0; i < 30; i++)
+			clustered.push({ book: `b${book}`, source: 'x', verdict: book % 2 === 0 ? 'agree' : 'disagree' });
 	}
 	const spread: JudgedItem[] = [];
 	for (let book = 0; book < 20; book++) {
-		for (let i = 0; i < 30; i++) spread.push({ book: `b${book}`, source: 'x', verdict: i % 2 === 0 ? 'agree' : 'disagree' });
+		for (let i = 0; i < 30; i++)
+			spread.push({ book: `b${book}`, source: 'x', verdict: i % 2 === 0 ? 'agree' : 'disagree' });
 	}
 	const wide = precisionBySource(clustered, { random: seededRandom(1), resamples: 1000 }).get('x')!;
 	const narrow = precisionBySource(spread, { random: seededRandom(1), resamples: 1000 }).get('x')!;
 	assert.equal(wide.precision, 0.5);
 	assert.equal(narrow.precision, 0.5);
-	assert.ok(narrow.precisionInterval.high - narrow.precisionInterval.low < 1e-9, 'no spread between books, no uncertainty');
-	assert.ok(wide.precisionInterval.high - wide.precisionInterval.low > 0.2, 'books that disagree give a wide interval');
+	assert.ok(
+		narrow.precisionInterval.high - narrow.precisionInterval.low < 1e-9,
+		'no spread between books, no uncertainty',
+	);
+	assert.ok(
+		wide.precisionInterval.high - wide.precisionInterval.low > 0.2,
+		'books that disagree give a wide interval',
+	);
 });
 
 test('partial agreement counts for precision but not for strict precision', () => {
@@ -101,19 +118,28 @@ test('quantile interpolates like numpy, and the bootstrap covers the truth of a 
 	const trials = 200;
 	for (let trial = 0; trial < trials; trial++) {
 		const data = Array.from({ length: 40 }, () => rnd());
-		const { mean } = bootstrap(data, { mean: (s) => s.reduce((a, b) => a + b, 0) / s.length }, { random: rnd, resamples: 400 });
+		const { mean } = bootstrap(
+			data,
+			{ mean: (s) => s.reduce((a, b) => a + b, 0) / s.length },
+			{ random: rnd, resamples: 400 },
+		);
 		if (mean.low <= 0.5 && 0.5 <= mean.high) covered += 1;
 	}
 	assert.ok(covered / trials > 0.88 && covered / trials <= 1, `coverage ${covered / trials}`);
 });
 
-test('percent agreement and Cohen\'s kappa', () => {
+test("percent agreement and Cohen's kappa", () => {
 	const a = ['y', 'y', 'n', 'n', 'y', 'n', 'y', 'y', 'n', 'y'];
 	assert.equal(percentAgreement(a, a), 1);
 	assert.equal(cohenKappa(a, a), 1);
 	// The textbook table: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no -> p_o = 0.7, p_e = 0.5, kappa = 0.4.
 	const r1 = [...Array(25).fill('yes'), ...Array(25).fill('no')];
-	const r2 = [...Array(20).fill('yes'), ...Array(5).fill('no'), ...Array(10).fill('yes'), ...Array(15).fill('no')];
+	const r2 = [
+		...Array(20).fill('yes'),
+		...Array(5).fill('no'),
+		...Array(10).fill('yes'),
+		...Array(15).fill('no'),
+	];
 	assert.equal(percentAgreement(r1, r2), 0.7);
 	assert.ok(Math.abs(cohenKappa(r1, r2) - 0.4) < 1e-12);
 	// Raters who always say the same single thing: kappa is undefined.
@@ -134,10 +160,28 @@ test("Krippendorff's alpha: the published nominal example, perfect agreement, an
 	];
 	const units = observers[0]!.map((_v, u) => observers.map((o) => o[u]!));
 	assert.ok(Math.abs(krippendorffAlpha(units) - 0.743) < 0.0005, String(krippendorffAlpha(units)));
-	assert.equal(krippendorffAlpha([['a', 'a', null], ['b', 'b', 'b'], ['a', null, 'a']]), 1);
+	assert.equal(
+		krippendorffAlpha([
+			['a', 'a', null],
+			['b', 'b', 'b'],
+			['a', null, 'a'],
+		]),
+		1,
+	);
 	// A unit judged once carries no information: adding one changes nothing.
-	const base = [['a', 'b'], ['b', 'b'], ['a', 'a']];
+	const base = [
+		['a', 'b'],
+		['b', 'b'],
+		['a', 'a'],
+	];
 	assert.equal(krippendorffAlpha([...base, ['b', null]]), krippendorffAlpha(base));
 	// Labels that never vary: chance disagreement is zero and alpha is undefined.
-	assert.ok(Number.isNaN(krippendorffAlpha([['a', 'a'], ['a', 'a']])));
+	assert.ok(
+		Number.isNaN(
+			krippendorffAlpha([
+				['a', 'a'],
+				['a', 'a'],
+			]),
+		),
+	);
 });

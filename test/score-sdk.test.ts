@@ -20,9 +20,13 @@ import { annotatingReply, annotationQuestion, hashVerdict, startFakeApi } from '
 import { tempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
-const RELEASED: Record<string, string> = JSON.parse(readFileSync(join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), 'utf8'));
+const RELEASED: Record<string, string> = JSON.parse(
+	readFileSync(join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), 'utf8'),
+);
 // Real summaries from the authors' data: the longest few, so a run has a few dozen sentences.
-const [BOOK, SUMMARY] = Object.entries(RELEASED).sort((a, b) => splitSentences(b[1]).length - splitSentences(a[1]).length)[0]!;
+const [BOOK, SUMMARY] = Object.entries(RELEASED).sort(
+	(a, b) => splitSentences(b[1]).length - splitSentences(a[1]).length,
+)[0]!;
 
 /** What the fake's answers make of a text: confusing sentences and type counts, from its own rule. */
 function expected(texts: readonly string[]) {
@@ -46,7 +50,14 @@ for (const api of ['openai', 'anthropic'] as const) {
 		countTokens('warm up the encoder the fake server counts with');
 		const server = await startFakeApi({ respond: annotatingReply });
 		const dir = tempDir('score-sdk');
-		const session = await Session.createCollection(dir, { title: 'sdk', sources: [], runs: [], summaries: [{ id: 's0', book: BOOK, text: SUMMARY, node: null, version: null, source: 'test' }], annotations: [], judgments: [] });
+		const session = await Session.createCollection(dir, {
+			title: 'sdk',
+			sources: [],
+			runs: [],
+			summaries: [{ id: 's0', book: BOOK, text: SUMMARY, node: null, version: null, source: 'test' }],
+			annotations: [],
+			judgments: [],
+		});
 		try {
 			const model = api === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-6';
 			let annotator: Annotator | null = null;
@@ -78,15 +89,29 @@ for (const api of ['openai', 'anthropic'] as const) {
 			annotator.on((e) => events.push(e));
 			assert.equal(await annotator.start(), 'done', annotator.error ?? '');
 
-			assert.ok(server.requests.some((r) => r.fault?.kind === 'stall'), 'the stall was served');
-			assert.ok(server.requests.filter((r) => r.fault?.kind === 'status').length === 3, 'the error statuses were served');
-			assert.ok(events.some((e) => e.type === 'annotate-retry' && /stream/.test(e.reason)), 'the stalled stream was retried');
+			assert.ok(
+				server.requests.some((r) => r.fault?.kind === 'stall'),
+				'the stall was served',
+			);
+			assert.ok(
+				server.requests.filter((r) => r.fault?.kind === 'status').length === 3,
+				'the error statuses were served',
+			);
+			assert.ok(
+				events.some((e) => e.type === 'annotate-retry' && /stream/.test(e.reason)),
+				'the stalled stream was retried',
+			);
 			const { annotations } = session.data;
 			assert.equal(annotations.length, sentences.length);
 			assert.ok(annotations.every((a) => a.failure === null && a.annotator === `${api}/${model}`));
-			const score = scoreSession(session.data.summaries, annotations, [planSummary(session.data.summaries[0]!, annotations, { requested: `${api}/${model}`, fallback: '' })]);
+			const score = scoreSession(session.data.summaries, annotations, [
+				planSummary(session.data.summaries[0]!, annotations, { requested: `${api}/${model}`, fallback: '' }),
+			]);
 			const want = expected([SUMMARY]);
-			assert.ok(want.confusing > 0 && want.confusing < want.sentences, 'the fixture has both kinds of sentence');
+			assert.ok(
+				want.confusing > 0 && want.confusing < want.sentences,
+				'the fixture has both kinds of sentence',
+			);
 			assert.equal(score.system.sentences, want.sentences);
 			assert.equal(score.system.confusing, want.confusing);
 			assert.ok(Math.abs(score.system.score! - want.score) < 1e-9);
@@ -98,7 +123,10 @@ for (const api of ['openai', 'anthropic'] as const) {
 			assert.ok(finished.totals.saved > 0, 'and what the cache saved');
 			// Attempts that failed (the 429s, the 500, the stall) have usage events of their own.
 			const usages = events.filter((e) => e.type === 'usage').filter((e) => e.failed === undefined);
-			assert.ok(usages.filter((e) => e.usage.cached === 0).length <= 1, 'only the first call served writes the cache');
+			assert.ok(
+				usages.filter((e) => e.usage.cached === 0).length <= 1,
+				'only the first call served writes the cache',
+			);
 			// Saved on disk: the log has every call, the session every annotation.
 			const reopened = await Session.snapshot(dir, session.id);
 			assert.equal(reopened.data.annotations.length, sentences.length);
@@ -107,9 +135,16 @@ for (const api of ['openai', 'anthropic'] as const) {
 				const prefixes = new Set<string>();
 				for (const body of bodies) {
 					const [first, second] = body.messages[0].content;
-					assert.deepEqual(first.cache_control, { type: 'ephemeral' }, 'the prefix block carries the cache breakpoint');
+					assert.deepEqual(
+						first.cache_control,
+						{ type: 'ephemeral' },
+						'the prefix block carries the cache breakpoint',
+					);
 					assert.ok(first.text.includes(SUMMARY), 'the prefix holds the summary');
-					assert.ok(!second.cache_control && !second.text.includes(SUMMARY), 'the sentence block is not cached');
+					assert.ok(
+						!second.cache_control && !second.text.includes(SUMMARY),
+						'the sentence block is not cached',
+					);
 					assert.ok(sentences.includes(annotationQuestion(first.text + second.text)!.sentences[0]!));
 					prefixes.add(first.text);
 				}
@@ -125,7 +160,10 @@ for (const api of ['openai', 'anthropic'] as const) {
 test('anthropic SDK: the first call of each summary writes the prompt cache alone, then the rest read it, four at a time', async () => {
 	countTokens('warm up the encoder the fake server counts with');
 	// Two summaries of ten sentences each; the fake's cache works as the real API documents it.
-	const texts = Object.values(RELEASED).sort((a, b) => splitSentences(b).length - splitSentences(a).length).slice(0, 2).map((t) => splitSentences(t).slice(0, 10).join(' '));
+	const texts = Object.values(RELEASED)
+		.sort((a, b) => splitSentences(b).length - splitSentences(a).length)
+		.slice(0, 2)
+		.map((t) => splitSentences(t).slice(0, 10).join(' '));
 	// Answers are held until four requests wait at once (never, if calls did not run concurrently);
 	// the first request of each summary is answered at once, or nothing would start the rest.
 	const seen = new Set<string>();
@@ -151,12 +189,33 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 		},
 	});
 	const dir = tempDir('score-cache');
-	const summaries = texts.map((text, i) => ({ id: `s${i}` as const, book: `B${i}`, text, node: null, version: null, source: 'test' }));
-	const session = await Session.createCollection(dir, { title: 'cache', sources: [], runs: [], summaries, annotations: [], judgments: [] });
+	const summaries = texts.map((text, i) => ({
+		id: `s${i}` as const,
+		book: `B${i}`,
+		text,
+		node: null,
+		version: null,
+		source: 'test',
+	}));
+	const session = await Session.createCollection(dir, {
+		title: 'cache',
+		sources: [],
+		runs: [],
+		summaries,
+		annotations: [],
+		judgments: [],
+	});
 	try {
 		const model = 'claude-sonnet-4-6';
 		let annotator: Annotator | null = null;
-		const provider = createProvider({ provider: 'anthropic', model, baseUrl: server.anthropicBaseUrl, env: { ANTHROPIC_API_KEY: 'test-key' }, streamTimeoutMs: 10_000, onRetry: (reason, request) => annotator?.streamRetried(reason, request) });
+		const provider = createProvider({
+			provider: 'anthropic',
+			model,
+			baseUrl: server.anthropicBaseUrl,
+			env: { ANTHROPIC_API_KEY: 'test-key' },
+			streamTimeoutMs: 10_000,
+			onRetry: (reason, request) => annotator?.streamRetried(reason, request),
+		});
 		annotator = new Annotator({
 			store: session,
 			provider,
@@ -172,14 +231,25 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 		assert.equal(session.data.annotations.length, 20);
 
 		for (const s of summaries) {
-			const mine = server.requests.filter((r) => r.prompt.includes(s.text)).sort((a, b) => a.arrived - b.arrived);
+			const mine = server.requests
+				.filter((r) => r.prompt.includes(s.text))
+				.sort((a, b) => a.arrived - b.arrived);
 			assert.equal(mine.length, 10);
 			const first = mine[0]!;
-			assert.ok(mine.slice(1).every((r) => first.started !== null && r.arrived > first.started), `no second call of ${s.id} before its first had begun answering`);
-			const usages = events.filter((e) => e.type === 'usage' && e.failed === undefined && e.unit.startsWith(`${s.id}:`)).map((e) => (e.type === 'usage' ? e.usage.cached : -1));
+			assert.ok(
+				mine.slice(1).every((r) => first.started !== null && r.arrived > first.started),
+				`no second call of ${s.id} before its first had begun answering`,
+			);
+			const usages = events
+				.filter((e) => e.type === 'usage' && e.failed === undefined && e.unit.startsWith(`${s.id}:`))
+				.map((e) => (e.type === 'usage' ? e.usage.cached : -1));
 			assert.equal(usages.length, 10);
 			assert.equal(usages.filter((cached) => cached === 0).length, 1, `${s.id}: one call writes the cache`);
-			assert.equal(usages.filter((cached) => cached > 0).length / (usages.length - 1), 1, `${s.id}: every later call reads it`);
+			assert.equal(
+				usages.filter((cached) => cached > 0).length / (usages.length - 1),
+				1,
+				`${s.id}: every later call reads it`,
+			);
 		}
 		const finished = events.at(-1)!;
 		assert.ok(finished.type === 'annotate-finished' && finished.totals.saved > 0);
@@ -198,23 +268,62 @@ function sha256(text: string): string {
 }
 
 /** A book session whose run is done, with `summary` as its final summary (or none). */
-async function bookSession(dir: string, id: string, summary: string | null, config: Partial<Parameters<typeof makeConfig>[0]> = {}): Promise<void> {
+async function bookSession(
+	dir: string,
+	id: string,
+	summary: string | null,
+	config: Partial<Parameters<typeof makeConfig>[0]> = {},
+): Promise<void> {
 	const text = `${SUMMARY}\n\nThe end.\n`;
-	const book: Book = { title: BOOK, sha256: sha256(text), source: 'book.txt', chars: text.length, tokens: 900 };
+	const book: Book = {
+		title: BOOK,
+		sha256: sha256(text),
+		source: 'book.txt',
+		chars: text.length,
+		tokens: 900,
+	};
 	const at = '2024-05-01T10:00:00.000Z';
 	const params = { temperature: 0.5, maxTokens: 1200, words: 600, template: 'hier-init' };
 	const usage = { input: 900, output: 700, cached: 0 };
 	const timings = { start: at, end: at, ms: 0 };
 	const run: Run = {
-		config: makeConfig({ provider: 'openai', model: 'gpt-4o-mini', method: 'hier', concurrency: 2, ...config }),
+		config: makeConfig({
+			provider: 'openai',
+			model: 'gpt-4o-mini',
+			method: 'hier',
+			concurrency: 2,
+			...config,
+		}),
 		status: summary === null ? 'running' : 'done',
 		chunks: [{ index: 0, start: 0, end: text.length, tokens: 900 }],
 		nodes: [
 			{
-				id: 'n0', kind: 'summarize', level: 0, index: 0, inputs: ['c0'], context: null,
+				id: 'n0',
+				kind: 'summarize',
+				level: 0,
+				index: 0,
+				inputs: ['c0'],
+				context: null,
 				budget: { promptTokens: 4000, summaryTokens: 1200, words: 600 },
 				status: summary === null ? 'pending' : 'done',
-				versions: summary === null ? [] : [{ text: summary, origin: 'model', template: 'hier-init', params, usage, cost: 0, attempts: [{ text: summary, finishReason: 'stop', params, usage, cost: 0, timings }], timings, overBudget: false, model: 'openai/gpt-4o-mini', createdAt: at }],
+				versions:
+					summary === null
+						? []
+						: [
+								{
+									text: summary,
+									origin: 'model',
+									template: 'hier-init',
+									params,
+									usage,
+									cost: 0,
+									attempts: [{ text: summary, finishReason: 'stop', params, usage, cost: 0, timings }],
+									timings,
+									overBudget: false,
+									model: 'openai/gpt-4o-mini',
+									createdAt: at,
+								},
+							],
 				active: summary === null ? null : 0,
 				pending: [],
 				meta: {},
@@ -233,12 +342,30 @@ test('score ID annotates the final summary through the fake API, pins it, and sc
 		const sessions = join(tempDir('score-cli'), 'sessions');
 		await bookSession(sessions, 'b1', SUMMARY);
 		const args = ['score', 'b1', '--json', '--sessions-dir', sessions];
-		const llm = ['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', server.openaiBaseUrl, '--concurrency', '4'];
+		const llm = [
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			server.openaiBaseUrl,
+			'--concurrency',
+			'4',
+		];
 		const r = await booook([...args, ...llm], { env: { OPENAI_API_KEY: 'test-key' } });
 		assert.equal(r.code, 0, r.stderr);
 		const out = JSON.parse(r.stdout);
 		const want = expected([SUMMARY]);
-		assert.deepEqual(Object.keys(out).slice(0, 8), ['booookscore', 'summaries', 'sentences', 'confusing', 'parse_failures', 'avg_tokens', 'types', 'books']);
+		assert.deepEqual(Object.keys(out).slice(0, 8), [
+			'booookscore',
+			'summaries',
+			'sentences',
+			'confusing',
+			'parse_failures',
+			'avg_tokens',
+			'types',
+			'books',
+		]);
 		assert.ok(Math.abs(out.booookscore - want.score) < 1e-9, `${out.booookscore} vs ${want.score}`);
 		assert.equal(out.sentences, want.sentences);
 		assert.equal(out.confusing, want.confusing);
@@ -251,9 +378,14 @@ test('score ID annotates the final summary through the fake API, pins it, and sc
 		assert.equal(server.requests.length, want.sentences);
 
 		const state = JSON.parse(readFileSync(join(sessions, 'b1', 'session.json'), 'utf8'));
-		assert.deepEqual(state.summaries.map((s: any) => [s.id, s.node, s.version, s.source]), [['s0', 'n0', 0, 'run']]);
+		assert.deepEqual(
+			state.summaries.map((s: any) => [s.id, s.node, s.version, s.source]),
+			[['s0', 'n0', 0, 'run']],
+		);
 		assert.equal(state.annotations.length, want.sentences);
-		const log = readFileSync(join(sessions, 'b1', 'calls.jsonl'), 'utf8').trim().split('\n');
+		const log = readFileSync(join(sessions, 'b1', 'calls.jsonl'), 'utf8')
+			.trim()
+			.split('\n');
 		assert.equal(log.length, want.sentences);
 
 		// Again, with no key at all: every sentence is annotated, so no call and the same score.
@@ -277,7 +409,12 @@ test('score ID asks again the sentences whose answers were unreadable, and says 
 	const sentences = splitSentences(SUMMARY);
 	const garbled = sentences[2]!;
 	let readable = false;
-	const server = await startFakeApi({ respond: (input) => (!readable && annotationQuestion(input.prompt)?.sentences[0] === garbled ? 'I would rather not say.' : annotatingReply(input)) });
+	const server = await startFakeApi({
+		respond: (input) =>
+			!readable && annotationQuestion(input.prompt)?.sentences[0] === garbled
+				? 'I would rather not say.'
+				: annotatingReply(input),
+	});
 	try {
 		const sessions = join(tempDir('score-again'), 'sessions');
 		await bookSession(sessions, 'b3', SUMMARY);
@@ -289,20 +426,32 @@ test('score ID asks again the sentences whose answers were unreadable, and says 
 		assert.equal(JSON.parse(first.stdout).parse_failures, 1);
 		assert.equal(server.requests.length, sentences.length + 3, 'the unreadable sentence was asked 4 times');
 		assert.match(first.stderr, /1 sentence had no readable answer after every retry/u);
-		assert.ok(first.stderr.includes(`run ${printed(`score b3 --sessions-dir ${sessions}`)} again to ask again`), first.stderr);
+		assert.ok(
+			first.stderr.includes(`run ${printed(`score b3 --sessions-dir ${sessions}`)} again to ask again`),
+			first.stderr,
+		);
 
 		// Without a key nothing can be asked: the score is what the session holds, and the warning says what to set.
 		const keyless = await booook(args);
 		assert.equal(keyless.code, 0, keyless.stderr);
 		assert.equal(JSON.parse(keyless.stdout).booookscore, JSON.parse(first.stdout).booookscore);
 		assert.equal(server.requests.length, sentences.length + 3);
-		assert.ok(keyless.stderr.includes(`set OPENAI_API_KEY and run ${printed(`score b3 --sessions-dir ${sessions}`)} again to ask again`), keyless.stderr);
+		assert.ok(
+			keyless.stderr.includes(
+				`set OPENAI_API_KEY and run ${printed(`score b3 --sessions-dir ${sessions}`)} again to ask again`,
+			),
+			keyless.stderr,
+		);
 
 		readable = true;
 		const again = await booook([...args, ...llm], { env });
 		assert.equal(again.code, 0, again.stderr);
 		const out = JSON.parse(again.stdout);
-		assert.equal(server.requests.length, sentences.length + 4, 'only the unreadable sentence was asked again');
+		assert.equal(
+			server.requests.length,
+			sentences.length + 4,
+			'only the unreadable sentence was asked again',
+		);
 		assert.equal(out.calls, 1);
 		assert.equal(out.parse_failures, 0);
 		const want = expected([SUMMARY]);
@@ -313,18 +462,24 @@ test('score ID asks again the sentences whose answers were unreadable, and says 
 		const settled = await booook(args);
 		assert.equal(settled.code, 0, settled.stderr);
 		assert.equal(JSON.parse(settled.stdout).calls, 0);
-		assert.equal(server.requests.length, sentences.length + 4, 'a sentence with a readable answer is never asked again');
+		assert.equal(
+			server.requests.length,
+			sentences.length + 4,
+			'a sentence with a readable answer is never asked again',
+		);
 	} finally {
 		await server.close();
 	}
 });
 
-test('score ID annotates with the run\'s own model on the run\'s own server unless told otherwise', async () => {
+test("score ID annotates with the run's own model on the run's own server unless told otherwise", async () => {
 	const server = await startFakeApi({ respond: annotatingReply });
 	try {
 		const sessions = join(tempDir('score-own'), 'sessions');
 		await bookSession(sessions, 'b2', SUMMARY, { model: 'local-llama', baseUrl: server.openaiBaseUrl });
-		const r = await booook(['score', 'b2', '--json', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'test-key' } });
+		const r = await booook(['score', 'b2', '--json', '--sessions-dir', sessions], {
+			env: { OPENAI_API_KEY: 'test-key' },
+		});
 		assert.equal(r.code, 0, r.stderr);
 		const want = expected([SUMMARY]);
 		assert.equal(server.requests.length, want.sentences);
@@ -349,9 +504,14 @@ test('score without an LLM is a one-line error naming what to set; nothing is wr
 	const anthropic = await booook(['score', 'b2', '--provider', 'anthropic', '--sessions-dir', sessions]);
 	assert.equal(anthropic.code, 2);
 	assert.match(anthropic.stderr, /ANTHROPIC_API_KEY/);
-	const extractive = await booook(['score', 'b2', '--provider', 'extractive', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'k' } });
+	const extractive = await booook(['score', 'b2', '--provider', 'extractive', '--sessions-dir', sessions], {
+		env: { OPENAI_API_KEY: 'k' },
+	});
 	assert.equal(extractive.code, 2);
-	assert.match(extractive.stderr, /needs an LLM, and the extractive baseline cannot read a prompt: pass --provider openai or anthropic/);
+	assert.match(
+		extractive.stderr,
+		/needs an LLM, and the extractive baseline cannot read a prompt: pass --provider openai or anthropic/,
+	);
 	assert.doesNotMatch(extractive.stderr, /set OPENAI_API_KEY/, 'the key is set: it is not what is missing');
 	const after = JSON.parse(readFileSync(join(sessions, 'b2', 'session.json'), 'utf8'));
 	const { updatedAt: _a, openedAt: _b, ...was } = JSON.parse(before);
@@ -359,7 +519,9 @@ test('score without an LLM is a one-line error naming what to set; nothing is wr
 	assert.deepEqual(now, was, 'no summary was pinned, no annotation added');
 	// A run without a final summary cannot be scored.
 	await bookSession(sessions, 'b3', null);
-	const unfinished = await booook(['score', 'b3', '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'k' } });
+	const unfinished = await booook(['score', 'b3', '--sessions-dir', sessions], {
+		env: { OPENAI_API_KEY: 'k' },
+	});
 	assert.equal(unfinished.code, 2);
 	assert.ok(unfinished.stderr.includes(`finish it first with: ${printed('resume b3')}`), unfinished.stderr);
 });
@@ -369,10 +531,28 @@ test('score --summaries F alone annotates them in a new collection session and s
 	try {
 		const dir = tempDir('score-cli');
 		const sessions = join(dir, 'sessions');
-		const picked = Object.fromEntries(Object.entries(RELEASED).slice(0, 2).map(([book, text]) => [book, splitSentences(text).slice(0, 6).join(' ')]));
+		const picked = Object.fromEntries(
+			Object.entries(RELEASED)
+				.slice(0, 2)
+				.map(([book, text]) => [book, splitSentences(text).slice(0, 6).join(' ')]),
+		);
 		const file = join(dir, 'two.json');
 		writeFileSync(file, JSON.stringify(picked));
-		const r = await booook(['score', '--summaries', file, '--json', '--batch-size', '4', '--base-url', server.openaiBaseUrl, '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'test-key' } });
+		const r = await booook(
+			[
+				'score',
+				'--summaries',
+				file,
+				'--json',
+				'--batch-size',
+				'4',
+				'--base-url',
+				server.openaiBaseUrl,
+				'--sessions-dir',
+				sessions,
+			],
+			{ env: { OPENAI_API_KEY: 'test-key' } },
+		);
 		assert.equal(r.code, 0, r.stderr);
 		const out = JSON.parse(r.stdout);
 		const want = expected(Object.values(picked));

@@ -31,8 +31,16 @@ function hostileServer(body: string): Promise<Server> {
 
 const cases = [
 	{ name: 'openai, a data-only event (the logger)', provider: 'openai', body: `data: ${ATTACK}\n\n` },
-	{ name: 'openai, a named event (console.error)', provider: 'openai', body: `event: thread.run.step\ndata: ${ATTACK}\n\n` },
-	{ name: 'anthropic (the logger)', provider: 'anthropic', body: `event: message_start\ndata: ${ATTACK}\n\n` },
+	{
+		name: 'openai, a named event (console.error)',
+		provider: 'openai',
+		body: `event: thread.run.step\ndata: ${ATTACK}\n\n`,
+	},
+	{
+		name: 'anthropic (the logger)',
+		provider: 'anthropic',
+		body: `event: message_start\ndata: ${ATTACK}\n\n`,
+	},
 ] as const;
 
 for (const c of cases) {
@@ -44,7 +52,22 @@ for (const c of cases) {
 			writeFileSync(book, tinyBookText(30));
 			const { port } = server.address() as AddressInfo;
 			const base = c.provider === 'openai' ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`;
-			const r = await booook(['run', book, '--provider', c.provider, '--base-url', base, '--headless', '--stream-timeout', '5', '--sessions-dir', join(dir, 's')], { env: { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-test' } });
+			const r = await booook(
+				[
+					'run',
+					book,
+					'--provider',
+					c.provider,
+					'--base-url',
+					base,
+					'--headless',
+					'--stream-timeout',
+					'5',
+					'--sessions-dir',
+					join(dir, 's'),
+				],
+				{ env: { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-test' } },
+			);
 			assert.equal(r.code, 1, r.stderr);
 			assert.match(r.stderr, /run failed/u);
 			assert.doesNotMatch(r.stderr, UNSAFE, 'no control character reached stderr');

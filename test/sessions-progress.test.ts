@@ -18,7 +18,11 @@ import { tempDir } from './support/temp.ts';
  */
 async function interrupted(dir: string, method: Method, finished: number) {
 	const text = randomBook(7, 80);
-	const { run, engine } = await setUp(text, { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true }, new FakeModel({ seed: 7 }));
+	const { run, engine } = await setUp(
+		text,
+		{ method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true },
+		new FakeModel({ seed: 7 }),
+	);
 	let seen = 0;
 	let planned = 0;
 	engine.on((e) => {
@@ -26,7 +30,13 @@ async function interrupted(dir: string, method: Method, finished: number) {
 		if (e.type === 'node-finished' && ++seen === finished) engine.cancel();
 	});
 	assert.equal(await engine.start(), 'cancelled');
-	const book: Book = { title: `${method} book`, sha256: createHash('sha256').update(text, 'utf8').digest('hex'), source: 'book.txt', chars: text.length, tokens: 1 };
+	const book: Book = {
+		title: `${method} book`,
+		sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+		source: 'book.txt',
+		chars: text.length,
+		tokens: 1,
+	};
 	const session = await Session.create(dir, { id: method, book, text, run });
 	await session.close();
 	return { run, calls: engine.totals.calls, planned, resumePlans: engine.plannedCalls() };
@@ -37,7 +47,10 @@ for (const method of ['inc', 'hier'] as const) {
 		const dir = tempDir('sessions-progress');
 		const { run, calls, planned, resumePlans } = await interrupted(dir, method, 3);
 		// The nodes planned so far fall short of the calls still to come: the count must not be theirs.
-		assert.ok(liveNodes(run).length < resumePlans, `${liveNodes(run).length} nodes, ${resumePlans} calls planned`);
+		assert.ok(
+			liveNodes(run).length < resumePlans,
+			`${liveNodes(run).length} nodes, ${resumePlans} calls planned`,
+		);
 		assert.equal(resumePlans, planned, 'the progress line and a resumed run plan the same calls');
 		const [listed] = await listSessions(dir);
 		assert.deepEqual(listed!.progress, { done: calls, total: resumePlans });
@@ -47,7 +60,11 @@ for (const method of ['inc', 'hier'] as const) {
 
 test('a finished hierarchical run is counted without the tokenizer (listing finished sessions loads none)', async () => {
 	const text = randomBook(8, 80);
-	const { run, engine, ctx } = await setUp(text, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true }, new FakeModel({ seed: 8 }));
+	const { run, engine, ctx } = await setUp(
+		text,
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true },
+		new FakeModel({ seed: 8 }),
+	);
 	assert.equal(await engine.start(), 'done');
 	const counted = hierarchical.estimateCalls(run, {
 		...ctx,
@@ -65,7 +82,14 @@ class Unreachable implements Provider {
 	readonly isLLM = true;
 	async complete(request: CallRequest): Promise<CallResult> {
 		const start = new Date();
-		for (let i = 0; i < 5; i++) request.onAttemptFailed?.({ reason: 'Connection error.', text: '', usage: { input: 0, output: 0, cached: 0 }, start, end: start });
+		for (let i = 0; i < 5; i++)
+			request.onAttemptFailed?.({
+				reason: 'Connection error.',
+				text: '',
+				usage: { input: 0, output: 0, cached: 0 },
+				start,
+				end: start,
+			});
 		throw new ProviderError('openai: Connection error.', true);
 	}
 }
@@ -73,20 +97,41 @@ class Unreachable implements Provider {
 test('failed attempts are not calls done: a run that reached no model counts none, in its events, its view and the list', async () => {
 	const dir = tempDir('sessions-progress');
 	const text = randomBook(7, 80);
-	const { run, engine, ctx } = await setUp(text, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 5 }, new Unreachable());
+	const { run, engine, ctx } = await setUp(
+		text,
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 5 },
+		new Unreachable(),
+	);
 	const counted: number[] = [];
 	engine.on((e) => {
 		if (e.type === 'usage' || e.type === 'run-finished') counted.push(e.totals.calls);
 	});
 	assert.equal(await engine.start(), 'failed');
-	assert.ok(run.nodes.some((n) => (n.failed ?? []).length >= 5), 'the failed attempts are kept with their nodes');
+	assert.ok(
+		run.nodes.some((n) => (n.failed ?? []).length >= 5),
+		'the failed attempts are kept with their nodes',
+	);
 	assert.ok(counted.length > 5);
-	assert.deepEqual([...new Set(counted)], [0], 'the progress line and the run screen read the events: no call done');
+	assert.deepEqual(
+		[...new Set(counted)],
+		[0],
+		'the progress line and the run screen read the events: no call done',
+	);
 	const view = initialView(run);
 	assert.equal(progressOf(view).calls, 0);
-	const book: Book = { title: 'failed book', sha256: createHash('sha256').update(text, 'utf8').digest('hex'), source: 'book.txt', chars: text.length, tokens: 1 };
+	const book: Book = {
+		title: 'failed book',
+		sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+		source: 'book.txt',
+		chars: text.length,
+		tokens: 1,
+	};
 	const session = await Session.create(dir, { id: 'failed', book, text, run });
 	await session.close();
 	const [listed] = await listSessions(dir);
-	assert.deepEqual(listed!.progress, { done: 0, total: hierarchical.estimateCalls(run, ctx) }, 'nothing done, and the failures do not add to the calls planned');
+	assert.deepEqual(
+		listed!.progress,
+		{ done: 0, total: hierarchical.estimateCalls(run, ctx) },
+		'nothing done, and the failures do not add to the calls planned',
+	);
 });

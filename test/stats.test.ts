@@ -4,7 +4,8 @@ import { ngramCounts, ngramsFoundIn, words } from '../source/text/ngrams.ts';
 import { summaryStats } from '../source/text/stats.ts';
 import { countTokens } from '../source/text/tokens.ts';
 
-const close = (actual: number, expected: number): void => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const close = (actual: number, expected: number): void =>
+	assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 test('words are lowercase runs of letters and digits with inner apostrophes', () => {
 	assert.deepEqual(words("'Don’t PANIC,' said Anna's friend in 1805 — twice!"), [
@@ -24,14 +25,11 @@ test('words are lowercase runs of letters and digits with inner apostrophes', ()
 test('n-gram counts key each window by its words', () => {
 	const counts = ngramCounts(['a', 'b', 'c', 'a', 'b', 'c'], 3);
 	// Windows: abc, bca, cab, abc.
-	assert.deepEqual(
-		[...counts.entries()].sort(),
-		[
-			['a b c', 2],
-			['b c a', 1],
-			['c a b', 1],
-		],
-	);
+	assert.deepEqual([...counts.entries()].sort(), [
+		['a b c', 2],
+		['b c a', 1],
+		['c a b', 1],
+	]);
 	assert.equal(ngramCounts(['a', 'b'], 3).size, 0);
 });
 

@@ -26,8 +26,24 @@ const STATE_FILE_MODULE = path.join(ROOT, 'source', 'store', 'state-file.ts');
 const TEXT = 'Call me Ishmael. Some years ago, never mind how long precisely.\n';
 
 function init(id: string, text = TEXT) {
-	const book: Book = { title: 'Whale', sha256: createHash('sha256').update(text, 'utf8').digest('hex'), source: 'whale.txt', chars: text.length, tokens: 15 };
-	const run: Run = newRun(makeConfig({ provider: 'extractive', model: 'textrank', method: 'inc', temperature: 0, concurrency: 1, seed: 7 }), [{ index: 0, start: 0, end: text.length, tokens: 15 }]);
+	const book: Book = {
+		title: 'Whale',
+		sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+		source: 'whale.txt',
+		chars: text.length,
+		tokens: 15,
+	};
+	const run: Run = newRun(
+		makeConfig({
+			provider: 'extractive',
+			model: 'textrank',
+			method: 'inc',
+			temperature: 0,
+			concurrency: 1,
+			seed: 7,
+		}),
+		[{ index: 0, start: 0, end: text.length, tokens: 15 }],
+	);
 	return { id, book, text, run };
 }
 
@@ -59,7 +75,8 @@ async function tree(dir: string): Promise<Record<string, string>> {
 	const out: Record<string, string> = {};
 	for (const entry of await readdir(dir, { withFileTypes: true })) {
 		const file = path.join(dir, entry.name);
-		if (entry.isDirectory()) for (const [name, text] of Object.entries(await tree(file))) out[path.join(entry.name, name)] = text;
+		if (entry.isDirectory())
+			for (const [name, text] of Object.entries(await tree(file))) out[path.join(entry.name, name)] = text;
 		else out[entry.name] = await readFile(file, 'utf8');
 	}
 	return out;
@@ -68,7 +85,8 @@ async function tree(dir: string): Promise<Record<string, string>> {
 /** A book long enough for several extractive calls at --chunk-size 1024. */
 function bookText(): string {
 	const sentences: string[] = [];
-	for (let i = 0; i < 400; i++) sentences.push(`Sentence number ${i} tells of the ship, the sea and captain ${i % 7}.`);
+	for (let i = 0; i < 400; i++)
+		sentences.push(`Sentence number ${i} tells of the ship, the sea and captain ${i % 7}.`);
 	return sentences.join(' ').replace(/(\. )(?=Sentence number \d*0 )/gu, '.\n\n');
 }
 
@@ -111,7 +129,10 @@ test('a creation under way is hidden; killed with SIGKILL, it leaves no session,
 	assert.match(hidden!, /^\.creating-crashed-/u);
 	assert.deepEqual([...(await listSessions(dir))], []);
 	assert.deepEqual((await listSessions(dir)).problems, []);
-	assert.match(await refusal(Session.open(dir, 'crashed'), 2), new RegExp(`still being created by another booook process \\(pid ${proc.pid}\\)`, 'u'));
+	assert.match(
+		await refusal(Session.open(dir, 'crashed'), 2),
+		new RegExp(`still being created by another booook process \\(pid ${proc.pid}\\)`, 'u'),
+	);
 	const other = await Session.create(dir, init('other'));
 	await other.close();
 	assert.ok(existsSync(path.join(dir, hidden!, 'lock')), 'a live creation is not swept');
@@ -119,7 +140,10 @@ test('a creation under way is hidden; killed with SIGKILL, it leaves no session,
 	await killed(proc);
 	assert.ok(!existsSync(path.join(dir, 'crashed')), 'no folder that looks like a session');
 	const listing = await listSessions(dir);
-	assert.deepEqual(listing.map((s) => s.id), ['other']);
+	assert.deepEqual(
+		listing.map((s) => s.id),
+		['other'],
+	);
 	assert.equal(listing.problems.length, 1);
 	assert.equal(listing.problems[0]!.id, 'crashed');
 	assert.equal(listing.problems[0]!.file, path.join(dir, hidden!));
@@ -140,14 +164,25 @@ test('the leftover of an interrupted creation (a folder with a lock and no sessi
 	const dead = await deadPid();
 	const left = path.join(dir, 'left');
 	await mkdir(left);
-	await writeFile(path.join(left, 'lock'), JSON.stringify({ pid: dead, host: os.hostname(), startedAt: '2024-01-01T00:00:00.000Z' }));
+	await writeFile(
+		path.join(left, 'lock'),
+		JSON.stringify({ pid: dead, host: os.hostname(), startedAt: '2024-01-01T00:00:00.000Z' }),
+	);
 	await writeFile(path.join(left, 'book.txt'), TEXT);
 
 	const message = await refusal(Session.open(dir, 'left'), 2);
-	assert.ok(message.startsWith(`session "left" was never created whole: the booook process creating it (pid ${dead}) stopped before it wrote session.json`), message);
+	assert.ok(
+		message.startsWith(
+			`session "left" was never created whole: the booook process creating it (pid ${dead}) stopped before it wrote session.json`,
+		),
+		message,
+	);
 	assert.ok(message.includes('--session left') && message.includes(`delete ${left}`), message);
 	const problem = (await listSessions(dir)).problems.find((p) => p.id === 'left');
-	assert.match(problem!.reason, new RegExp(`interrupted \\(pid ${dead} is gone\\) and it holds no work`, 'u'));
+	assert.match(
+		problem!.reason,
+		new RegExp(`interrupted \\(pid ${dead} is gone\\) and it holds no work`, 'u'),
+	);
 
 	// The CLI says the same to `resume`, and `run --session left` replaces the leftover.
 	const resumed = await booook(['resume', 'left', '--headless', '--sessions-dir', dir]);
@@ -155,7 +190,17 @@ test('the leftover of an interrupted creation (a folder with a lock and no sessi
 	assert.match(resumed.stderr, /was never created whole/u);
 	const bookFile = path.join(dir, 'whale.txt');
 	await writeFile(bookFile, bookText());
-	const run = await booook(['run', bookFile, '--headless', '--session', 'left', '--sessions-dir', dir, '--chunk-size', '1024']);
+	const run = await booook([
+		'run',
+		bookFile,
+		'--headless',
+		'--session',
+		'left',
+		'--sessions-dir',
+		dir,
+		'--chunk-size',
+		'1024',
+	]);
 	assert.equal(run.code, 0, run.stderr);
 	const opened = await Session.open(dir, 'left');
 	assert.equal(opened.data.kind === 'book' && opened.data.run.status, 'done');
@@ -168,19 +213,40 @@ test('a leftover whose creator is alive, or a folder with other files, is refuse
 	const busy = path.join(dir, 'busy');
 	await mkdir(busy);
 	// This process stands for an older booook still creating the session.
-	await writeFile(path.join(busy, 'lock'), JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: '2024-01-01T00:00:00.000Z' }));
+	await writeFile(
+		path.join(busy, 'lock'),
+		JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: '2024-01-01T00:00:00.000Z' }),
+	);
 	const odd = path.join(dir, 'odd');
 	await mkdir(odd);
 	await writeFile(path.join(odd, 'calls.jsonl'), '{"a call": 1}\n');
 	await writeFile(path.join(dir, 'notes.txt'), 'a file named like a session');
 	const before = await tree(dir);
 
-	assert.match(await refusal(Session.open(dir, 'busy'), 2), new RegExp(`still being created by another booook process \\(pid ${process.pid}\\)`, 'u'));
-	assert.match(await refusal(Session.create(dir, init('busy')), 2), new RegExp(`is being created by another booook process \\(pid ${process.pid}\\); choose another --session`, 'u'));
+	assert.match(
+		await refusal(Session.open(dir, 'busy'), 2),
+		new RegExp(`still being created by another booook process \\(pid ${process.pid}\\)`, 'u'),
+	);
+	assert.match(
+		await refusal(Session.create(dir, init('busy')), 2),
+		new RegExp(
+			`is being created by another booook process \\(pid ${process.pid}\\); choose another --session`,
+			'u',
+		),
+	);
 	assert.match(await refusal(Session.open(dir, 'odd'), 2), /session\.json is missing .*left unchanged/u);
-	assert.match(await refusal(Session.create(dir, init('odd')), 2), /odd already exists and is not a session/u);
-	assert.match(await refusal(Session.open(dir, 'notes.txt'), 2), /notes\.txt is a file, not a session folder; it was left unchanged/u);
-	assert.match(await refusal(Session.create(dir, init('notes.txt')), 2), /notes\.txt already exists and is not a session/u);
+	assert.match(
+		await refusal(Session.create(dir, init('odd')), 2),
+		/odd already exists and is not a session/u,
+	);
+	assert.match(
+		await refusal(Session.open(dir, 'notes.txt'), 2),
+		/notes\.txt is a file, not a session folder; it was left unchanged/u,
+	);
+	assert.match(
+		await refusal(Session.create(dir, init('notes.txt')), 2),
+		/notes\.txt already exists and is not a session/u,
+	);
 	assert.deepEqual(await tree(dir), before);
 	assert.deepEqual((await readdir(dir)).sort(), ['busy', 'notes.txt', 'odd']);
 });
@@ -193,10 +259,18 @@ test('a sessions dir that is a file (or under one) is a one-line error, exit 2, 
 	await writeFile(file, 'not a folder\n');
 	const bookFile = path.join(dir, 'whale.txt');
 	await writeFile(bookFile, bookText());
-	for (const args of [['sessions'], ['resume', 'x', '--headless'], ['run', bookFile, '--headless'], ['show', 'x']]) {
+	for (const args of [
+		['sessions'],
+		['resume', 'x', '--headless'],
+		['run', bookFile, '--headless'],
+		['show', 'x'],
+	]) {
 		const r = await booook([...args, '--sessions-dir', file]);
 		assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
-		assert.equal(r.stderr, `booook: the sessions dir ${file} is a file, not a folder; choose another with --sessions-dir or BOOOOK_SESSIONS, or move the file\n`);
+		assert.equal(
+			r.stderr,
+			`booook: the sessions dir ${file} is a file, not a folder; choose another with --sessions-dir or BOOOOK_SESSIONS, or move the file\n`,
+		);
 	}
 	const under = await booook(['sessions', '--sessions-dir', path.join(file, 'inner')]);
 	assert.equal(under.code, 2);
@@ -206,11 +280,19 @@ test('a sessions dir that is a file (or under one) is a one-line error, exit 2, 
 });
 
 function errno(code: string, file: string): NodeJS.ErrnoException {
-	return Object.assign(new Error(`${code}: simulated, write '${file}'`), { code, syscall: 'write', path: file });
+	return Object.assign(new Error(`${code}: simulated, write '${file}'`), {
+		code,
+		syscall: 'write',
+		path: file,
+	});
 }
 
 /** From the `from`-th write of session.json or its journal on, the disk fills up after a few bytes. */
-function diskFullFrom(t: { after: (fn: () => void) => void }, from: number, code = 'ENOSPC'): { writes: () => number; restore: () => void } {
+function diskFullFrom(
+	t: { after: (fn: () => void) => void },
+	from: number,
+	code = 'ENOSPC',
+): { writes: () => number; restore: () => void } {
 	const real = { writeFile: stateFs.writeFile, appendFile: stateFs.appendFile };
 	let n = 0;
 	const filling = (write: (file: string, data: string, encoding: BufferEncoding) => Promise<void>) =>
@@ -234,15 +316,37 @@ test('a full disk during a run: one line naming it and how to resume, exit 1, no
 	const bookFile = path.join(dir, 'whale.txt');
 	await writeFile(bookFile, bookText());
 	const sink = { write: () => true } as unknown as NodeJS.WritableStream;
-	const opts = { config: { provider: 'extractive' as const, model: 'textrank', method: 'hier', chunkSize: 1024 }, sessionsDir: dir, session: 'full', json: true, stdout: sink, stderr: sink };
+	const opts = {
+		config: { provider: 'extractive' as const, model: 'textrank', method: 'hier', chunkSize: 1024 },
+		sessionsDir: dir,
+		session: 'full',
+		json: true,
+		stdout: sink,
+		stderr: sink,
+	};
 	// The first writes go through (the creation and the first calls), then the disk is full.
 	const disk = diskFullFrom(t, 4);
 	const message = await refusal(runCommand(bookFile, opts), 1);
 	assert.ok(disk.writes() >= 4);
-	const at = [path.join(dir, 'full', '.session.json.tmp'), path.join(dir, 'full', '.changes.jsonl.tmp'), path.join(dir, 'full', 'changes.jsonl')];
-	assert.ok(at.some((file) => message.startsWith(`cannot save session "full": the disk is full (ENOSPC at ${file}); free some space, then continue with: booook resume full`)), message);
+	const at = [
+		path.join(dir, 'full', '.session.json.tmp'),
+		path.join(dir, 'full', '.changes.jsonl.tmp'),
+		path.join(dir, 'full', 'changes.jsonl'),
+	];
+	assert.ok(
+		at.some((file) =>
+			message.startsWith(
+				`cannot save session "full": the disk is full (ENOSPC at ${file}); free some space, then continue with: booook resume full`,
+			),
+		),
+		message,
+	);
 	const left = (await readdir(path.join(dir, 'full'))).sort();
-	assert.deepEqual(left.filter((f) => f !== 'changes.jsonl'), ['book.txt', 'calls.jsonl', 'session.json'], 'no temp file and no lock left');
+	assert.deepEqual(
+		left.filter((f) => f !== 'changes.jsonl'),
+		['book.txt', 'calls.jsonl', 'session.json'],
+		'no temp file and no lock left',
+	);
 	// What the journal holds up to the failed write is part of the saved state.
 	const saved = (await Session.snapshot(dir, 'full')).data as BookSessionData;
 	const calls = (await readFile(path.join(dir, 'full', 'calls.jsonl'), 'utf8')).trim().split('\n');
@@ -253,7 +357,10 @@ test('a full disk during a run: one line naming it and how to resume, exit 1, no
 	assert.equal(await resumeCommand(dir, 'full', { json: true, stdout: sink, stderr: sink }), 0);
 	const done = JSON.parse(await readFile(path.join(dir, 'full', 'session.json'), 'utf8'));
 	assert.equal(done.run.status, 'done');
-	assert.ok(!existsSync(path.join(dir, 'full', 'changes.jsonl')), 'closing folds the journal into session.json');
+	assert.ok(
+		!existsSync(path.join(dir, 'full', 'changes.jsonl')),
+		'closing folds the journal into session.json',
+	);
 	const after = (await readFile(path.join(dir, 'full', 'calls.jsonl'), 'utf8')).trim().split('\n');
 	assert.deepEqual(after.slice(0, calls.length), calls);
 	const prompts = after.map((l) => JSON.parse(l).prompt as string);
@@ -265,19 +372,62 @@ test('a full disk while a session is created: nothing is left, exit 1, and the m
 	diskFullFrom(t, 1);
 	const message = await refusal(Session.create(dir, init('new')), 1);
 	assert.ok(message.startsWith('cannot create session "new": the disk is full (ENOSPC at '), message);
-	assert.ok(message.endsWith('free some space, then run the same command again (nothing was created)'), message);
+	assert.ok(
+		message.endsWith('free some space, then run the same command again (nothing was created)'),
+		message,
+	);
 	assert.deepEqual(await readdir(dir), []);
 });
 
 test('a full disk while a collection is being scored names booook score as the way to continue', async (t) => {
 	const dir = await tempDir(t);
-	const session = await Session.createCollection(dir, { id: 'coll', title: 'Released', sources: ['summaries.json'], runs: [], summaries: [{ id: 's0', book: 'whale', text: 'A whale. A ship.', node: null, version: null, source: 'summaries.json' }], annotations: [], judgments: [] });
+	const session = await Session.createCollection(dir, {
+		id: 'coll',
+		title: 'Released',
+		sources: ['summaries.json'],
+		runs: [],
+		summaries: [
+			{
+				id: 's0',
+				book: 'whale',
+				text: 'A whale. A ship.',
+				node: null,
+				version: null,
+				source: 'summaries.json',
+			},
+		],
+		annotations: [],
+		judgments: [],
+	});
 	t.after(() => session.close());
 	diskFullFrom(t, 1);
-	session.data.annotations.push({ id: 'a0', summary: 's0', sentence: 0, spans: [], confusing: false, questions: '', types: [], source: 'human', annotator: 'me', imported: null, raw: null, failure: null, createdAt: new Date().toISOString() });
+	session.data.annotations.push({
+		id: 'a0',
+		summary: 's0',
+		sentence: 0,
+		spans: [],
+		confusing: false,
+		questions: '',
+		types: [],
+		source: 'human',
+		annotator: 'me',
+		imported: null,
+		raw: null,
+		failure: null,
+		createdAt: new Date().toISOString(),
+	});
 	const message = await refusal(session.save(), 1);
-	assert.ok(message.endsWith(`free some space, then continue with: booook score coll${sessionsDirArg(dir)} (what was saved before is intact)`), message);
-	assert.match(message, / --sessions-dir /u, 'the sessions folder is not the default one: the command names it');
+	assert.ok(
+		message.endsWith(
+			`free some space, then continue with: booook score coll${sessionsDirArg(dir)} (what was saved before is intact)`,
+		),
+		message,
+	);
+	assert.match(
+		message,
+		/ --sessions-dir /u,
+		'the sessions folder is not the default one: the command names it',
+	);
 	assert.deepEqual((await readdir(path.join(dir, 'coll'))).sort(), ['lock', 'session.json']);
 });
 
@@ -291,7 +441,11 @@ test('session.json that cannot be replaced (read-only folder, immutable file): n
 	// Root ignores permissions, so the refusal of a read-only folder is made at the rename.
 	const real = stateFs.rename;
 	stateFs.rename = (async (from: string) => {
-		throw Object.assign(new Error(`EACCES: simulated, rename '${from}'`), { code: 'EACCES', syscall: 'rename', path: from });
+		throw Object.assign(new Error(`EACCES: simulated, rename '${from}'`), {
+			code: 'EACCES',
+			syscall: 'rename',
+			path: from,
+		});
 	}) as typeof stateFs.rename;
 	t.after(() => {
 		stateFs.rename = real;
@@ -299,9 +453,18 @@ test('session.json that cannot be replaced (read-only folder, immutable file): n
 	const message = await refusal(Session.open(dir, 'ro'), 1);
 	assert.ok(message.startsWith('cannot save session "ro": permission denied (EACCES at '), message);
 	// Opening writes at once, before any work: the fix is followed by the same command.
-	assert.ok(message.endsWith('make the folder and its files writable, then run the same command again (what was saved before is intact)'), message);
+	assert.ok(
+		message.endsWith(
+			'make the folder and its files writable, then run the same command again (what was saved before is intact)',
+		),
+		message,
+	);
 	assert.equal(await readFile(file, 'utf8'), before);
-	assert.deepEqual((await readdir(path.join(dir, 'ro'))).sort(), ['book.txt', 'session.json'], 'no temp file, and the lock released');
+	assert.deepEqual(
+		(await readdir(path.join(dir, 'ro'))).sort(),
+		['book.txt', 'session.json'],
+		'no temp file, and the lock released',
+	);
 	stateFs.rename = real;
 });
 
@@ -321,7 +484,10 @@ test('an immutable session.json (chattr +i, where the system allows it) is refus
 		const r = await booook(['resume', 'frozen', '--headless', '--sessions-dir', dir]);
 		assert.equal(r.code, 1, r.stderr);
 		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-		assert.match(r.stderr, /^booook: cannot save session "frozen": the operation is not permitted \(a read-only or immutable file or folder\) \(EPERM at .*\); make it writable \(chmod, and chattr -i for an immutable file\), then run the same command again \(what was saved before is intact\)\n$/u);
+		assert.match(
+			r.stderr,
+			/^booook: cannot save session "frozen": the operation is not permitted \(a read-only or immutable file or folder\) \(EPERM at .*\); make it writable \(chmod, and chattr -i for an immutable file\), then run the same command again \(what was saved before is intact\)\n$/u,
+		);
 		assert.equal(await readFile(file, 'utf8'), before);
 		assert.deepEqual((await readdir(path.join(dir, 'frozen'))).sort(), ['book.txt', 'session.json']);
 	} finally {

@@ -13,7 +13,8 @@ import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts'
 import { listSessions } from '../source/store/list.ts';
 import { bookSession, Session, type CallRecord } from '../source/store/session.ts';
 
-const TEXT = 'It was a dark and stormy night. The rain fell in torrents.\n\nExcept at occasional intervals.\n';
+const TEXT =
+	'It was a dark and stormy night. The rain fell in torrents.\n\nExcept at occasional intervals.\n';
 
 function sha256(text: string): string {
 	return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -58,10 +59,22 @@ function node(id: `n${number}`, summary: string | null): Node {
 
 function init(opts: { id?: string; title?: string; text?: string; summary?: string | null } = {}) {
 	const text = opts.text ?? TEXT;
-	const book: Book = { title: opts.title ?? 'A Stormy Night', sha256: sha256(text), source: 'night.txt', chars: text.length, tokens: 20 };
+	const book: Book = {
+		title: opts.title ?? 'A Stormy Night',
+		sha256: sha256(text),
+		source: 'night.txt',
+		chars: text.length,
+		tokens: 20,
+	};
 	const summary = opts.summary === undefined ? 'A storm. Rain.' : opts.summary;
 	const run: Run = {
-		config: makeConfig({ provider: 'extractive', model: 'textrank', method: 'hier', concurrency: 2, seed: 1 }),
+		config: makeConfig({
+			provider: 'extractive',
+			model: 'textrank',
+			method: 'hier',
+			concurrency: 2,
+			seed: 1,
+		}),
 		status: summary === null ? 'planned' : 'done',
 		chunks: [{ index: 0, start: 0, end: text.length, tokens: 20 }],
 		nodes: [node('n0', summary)],
@@ -114,7 +127,8 @@ async function rejectsUserError(promise: Promise<unknown>, ...fragments: string[
 	);
 	assert.ok(error instanceof UserError, `expected a UserError, got ${String(error)}`);
 	assert.equal(error.exitCode, 2);
-	for (const fragment of fragments) assert.ok(error.message.includes(fragment), `"${error.message}" lacks "${fragment}"`);
+	for (const fragment of fragments)
+		assert.ok(error.message.includes(fragment), `"${error.message}" lacks "${fragment}"`);
 	return error;
 }
 
@@ -232,11 +246,48 @@ test('open refuses another schema version, a schema violation or an unknown fiel
 
 	const cases: [string, (d: any) => void, string][] = [
 		['version', (d) => (d.schema = 3), 'schema version 3'],
-		['dangling annotation', (d) => d.annotations.push({ id: 'a0', summary: 's9', sentence: 0, spans: [], confusing: false, questions: '', types: [], source: 'model', annotator: 'm', imported: null, raw: null, failure: null, createdAt: d.createdAt }), 'no summary s9'],
-		['unknown error type', (d) => {
-			d.summaries.push({ id: 's0', book: 'b', text: 'A.', node: null, version: null, source: 'run' });
-			d.annotations.push({ id: 'a0', summary: 's0', sentence: 0, spans: [], confusing: true, questions: 'Who?', types: ['plot hole'], source: 'model', annotator: 'm', imported: null, raw: null, failure: null, createdAt: d.createdAt });
-		}, 'annotations.0.types.0'],
+		[
+			'dangling annotation',
+			(d) =>
+				d.annotations.push({
+					id: 'a0',
+					summary: 's9',
+					sentence: 0,
+					spans: [],
+					confusing: false,
+					questions: '',
+					types: [],
+					source: 'model',
+					annotator: 'm',
+					imported: null,
+					raw: null,
+					failure: null,
+					createdAt: d.createdAt,
+				}),
+			'no summary s9',
+		],
+		[
+			'unknown error type',
+			(d) => {
+				d.summaries.push({ id: 's0', book: 'b', text: 'A.', node: null, version: null, source: 'run' });
+				d.annotations.push({
+					id: 'a0',
+					summary: 's0',
+					sentence: 0,
+					spans: [],
+					confusing: true,
+					questions: 'Who?',
+					types: ['plot hole'],
+					source: 'model',
+					annotator: 'm',
+					imported: null,
+					raw: null,
+					failure: null,
+					createdAt: d.createdAt,
+				});
+			},
+			'annotations.0.types.0',
+		],
 		['no version', (d) => delete d.schema, 'corrupt'],
 		['bad status', (d) => (d.run.nodes[0].status = 'exploded'), 'run.nodes.0.status'],
 		['missing field', (d) => delete d.run.config.model, 'run.config.model'],
@@ -310,7 +361,12 @@ test('overlapping saves never interleave and the session reads back at the last 
 	session.data.run.error = 'not saved';
 	assert.equal(((await Session.snapshot(dir, 'busy')).data as typeof data).run.error, 'state 39');
 	// No temp file is left next to it.
-	assert.deepEqual((await readdir(session.path)).sort(), ['book.txt', 'changes.jsonl', 'lock', 'session.json']);
+	assert.deepEqual((await readdir(session.path)).sort(), [
+		'book.txt',
+		'changes.jsonl',
+		'lock',
+		'session.json',
+	]);
 });
 
 test('a save writes what changed, not the session: the bytes a save adds do not grow with the session', async (t) => {
@@ -332,7 +388,10 @@ test('a save writes what changed, not the session: the bytes a save adds do not 
 		added.push((await size()) - before);
 	}
 	// Each finished node costs the same few kilobytes, the 60th as the first.
-	assert.ok(Math.max(...added) - Math.min(...added) < 16, `bytes per save: ${Math.min(...added)} to ${Math.max(...added)}`);
+	assert.ok(
+		Math.max(...added) - Math.min(...added) < 16,
+		`bytes per save: ${Math.min(...added)} to ${Math.max(...added)}`,
+	);
 	assert.ok(Math.max(...added) < 3 * text.length + 2000, `bytes per save: ${Math.max(...added)}`);
 	const stateBefore = await readFile(path.join(session.path, 'session.json'), 'utf8');
 	assert.equal(JSON.parse(stateBefore).run.nodes.length, 1, 'session.json is not rewritten by each save');
@@ -352,7 +411,7 @@ test('the journal: a line cut short by a kill is skipped; a journal left by an e
 	await session.save();
 	// A kill in the middle of the next line's write.
 	await appendFile(journal, '{"at":"2024-05-01T10:00:00.000Z","nodes":[{"id":"n2","ki');
-	const read = async () => (await Session.snapshot(dir, "cut")).data as unknown as { run: Run };
+	const read = async () => (await Session.snapshot(dir, 'cut')).data as unknown as { run: Run };
 	assert.deepEqual(
 		(await read()).run.nodes.map((n) => n.id),
 		['n0', 'n1'],
@@ -481,7 +540,10 @@ test('newSessionId is slug-date-time-hex, in local time', () => {
 	assert.match(id, /^[a-z0-9-]{1,24}-20240102-030405-0000$/);
 	assert.ok(id.startsWith('pride-prejudice-a-novel'));
 	assert.ok(newSessionId('x', now, () => 0.99999).endsWith('-ffff'));
-	assert.notEqual(newSessionId('x', now, () => 0.1), newSessionId('x', now, () => 0.2));
+	assert.notEqual(
+		newSessionId('x', now, () => 0.1),
+		newSessionId('x', now, () => 0.2),
+	);
 	assert.ok(newSessionId('???', now, () => 0).startsWith('book-'));
 	assert.ok(slug('a'.repeat(23) + ' bcd').length <= 24);
 	assert.ok(!slug('a'.repeat(23) + ' bcd').endsWith('-'));
@@ -498,7 +560,11 @@ test('after close, writes are refused; close is idempotent', async (t) => {
 
 test('booook sessions prints a header row and columns as wide as their widest cell, in terminal columns (wide characters do not shift them)', async (t) => {
 	const dir = await tempDir(t);
-	for (const [id, title] of [['a', 'Short'], ['a-much-longer-session-id-20261123', 'A Rather Longer Book Title'], ['hlm', '紅樓夢 Dream of the Red Chamber']] as const) {
+	for (const [id, title] of [
+		['a', 'Short'],
+		['a-much-longer-session-id-20261123', 'A Rather Longer Book Title'],
+		['hlm', '紅樓夢 Dream of the Red Chamber'],
+	] as const) {
 		const s = await Session.create(dir, init({ id, title, summary: 'One two three four five.' }));
 		await s.close();
 	}
@@ -512,7 +578,10 @@ test('booook sessions prints a header row and columns as wide as their widest ce
 	const lines = text.trimEnd().split('\n');
 	assert.match(lines[0]!, /^id\s+book\s+method\s+model\s+progress\s+score\s+updated$/u);
 	assert.equal(lines.length, 4);
-	assert.ok(text.includes('A Rather Longer Book Title') && text.includes('a-much-longer-session-id-20261123'), 'nothing is cut when not on a terminal');
+	assert.ok(
+		text.includes('A Rather Longer Book Title') && text.includes('a-much-longer-session-id-20261123'),
+		'nothing is cut when not on a terminal',
+	);
 	// Every column starts at the same terminal column on every line.
 	const columnAt = (line: string, at: number) => {
 		let w = 0;
@@ -527,6 +596,9 @@ test('booook sessions prints a header row and columns as wide as their widest ce
 	for (const column of ['book', 'method', 'model', 'progress', 'updated']) {
 		const at = textWidth(lines[0]!.slice(0, lines[0]!.indexOf(column)));
 		const cells = lines.slice(1).map((l) => columnAt(l, at)?.split(/\s{2,}/u)[0]);
-		assert.ok(cells.every((c) => c !== undefined && c.length > 0 && !c.startsWith(' ')), `${column}: ${cells.join(' | ')}\n${text}`);
+		assert.ok(
+			cells.every((c) => c !== undefined && c.length > 0 && !c.startsWith(' ')),
+			`${column}: ${cells.join(' | ')}\n${text}`,
+		);
 	}
 });

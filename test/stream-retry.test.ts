@@ -7,25 +7,41 @@ import { BrokenStream } from '../source/llm/stream-watchdog.ts';
 /** The retry loop alone, with attempts that fail on cue: no server, no SDK. */
 
 function options(extra: Partial<GuardOptions> = {}): GuardOptions {
-	return { label: 'test', streamTimeoutMs: 10_000, callTimeoutMs: null, streamRetries: 3, retryDelayMs: 0, sdkRetries: 0, ...extra };
+	return {
+		label: 'test',
+		streamTimeoutMs: 10_000,
+		callTimeoutMs: null,
+		streamRetries: 3,
+		retryDelayMs: 0,
+		sdkRetries: 0,
+		...extra,
+	};
 }
 
 test('a broken stream is started again, each retry told why, each broken attempt reported', async () => {
 	const retries: string[] = [];
 	const failed: FailedAttempt[] = [];
 	let calls = 0;
-	const result = await guardStream(options({ onRetry: (r) => retries.push(r) }), { maxTokens: 10, onAttemptFailed: (f) => failed.push(f) }, async () => {
-		calls++;
-		if (calls < 3) throw new BrokenStream(`broke ${calls}`, { text: 'half', usage: { input: 3, output: 1, cached: 0 } });
-		return 'whole';
-	});
+	const result = await guardStream(
+		options({ onRetry: (r) => retries.push(r) }),
+		{ maxTokens: 10, onAttemptFailed: (f) => failed.push(f) },
+		async () => {
+			calls++;
+			if (calls < 3)
+				throw new BrokenStream(`broke ${calls}`, { text: 'half', usage: { input: 3, output: 1, cached: 0 } });
+			return 'whole';
+		},
+	);
 	assert.equal(result, 'whole');
 	assert.equal(calls, 3);
 	assert.deepEqual(retries, ['broke 1; retry 1 of 3', 'broke 2; retry 2 of 3']);
-	assert.deepEqual(failed.map((f) => [f.reason, f.text, f.usage]), [
-		['broke 1', 'half', { input: 3, output: 1, cached: 0 }],
-		['broke 2', 'half', { input: 3, output: 1, cached: 0 }],
-	]);
+	assert.deepEqual(
+		failed.map((f) => [f.reason, f.text, f.usage]),
+		[
+			['broke 1', 'half', { input: 3, output: 1, cached: 0 }],
+			['broke 2', 'half', { input: 3, output: 1, cached: 0 }],
+		],
+	);
 });
 
 test('after the last retry the call is a retryable ProviderError naming the last reason', async () => {
@@ -44,7 +60,10 @@ test('after the last retry the call is a retryable ProviderError naming the last
 });
 
 test('any other error is final and passed on unchanged, even a TypeError', async () => {
-	for (const thrown of [new ProviderError('test: 400 Bad Request', false, 400), new TypeError('not a network error')]) {
+	for (const thrown of [
+		new ProviderError('test: 400 Bad Request', false, 400),
+		new TypeError('not a network error'),
+	]) {
 		let calls = 0;
 		const failed: FailedAttempt[] = [];
 		await assert.rejects(
@@ -63,11 +82,19 @@ test('a cancel during the pause before a retry rejects at once with an AbortErro
 	const controller = new AbortController();
 	let calls = 0;
 	// The pause would outlast the test runner: only an immediate rejection passes.
-	const call = guardStream(options({ retryDelayMs: 600_000, onRetry: () => controller.abort() }), { maxTokens: 10, signal: controller.signal }, async () => {
-		calls++;
-		throw new BrokenStream('broke');
-	});
-	await assert.rejects(call, (error: unknown) => error instanceof Error && error.name === 'AbortError' && error.message === 'test: call cancelled');
+	const call = guardStream(
+		options({ retryDelayMs: 600_000, onRetry: () => controller.abort() }),
+		{ maxTokens: 10, signal: controller.signal },
+		async () => {
+			calls++;
+			throw new BrokenStream('broke');
+		},
+	);
+	await assert.rejects(
+		call,
+		(error: unknown) =>
+			error instanceof Error && error.name === 'AbortError' && error.message === 'test: call cancelled',
+	);
 	assert.equal(calls, 1);
 });
 

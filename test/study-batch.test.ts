@@ -79,50 +79,103 @@ test('a batched study of the three shared books × hier and inc × two chunk siz
 	const killed = await booook(['study', file, '--sessions-dir', sessions], {
 		env,
 		onStderr: (text, kill) => {
-			if (submitted() === firstRound && api.batches.every((b) => text.includes(`batch ${b.id}: submitted, `)) && api.batches.every((b) => b.polls > 0)) kill();
+			if (
+				submitted() === firstRound &&
+				api.batches.every((b) => text.includes(`batch ${b.id}: submitted, `)) &&
+				api.batches.every((b) => b.polls > 0)
+			)
+				kill();
 		},
 	});
 	assert.equal(killed.signal, 'SIGKILL', killed.stderr);
 	assert.equal(await sessionsDone(sessions), 0);
 	assert.equal(loggedCalls(sessions).length, 0, 'no batch had ended');
-	assert.match(killed.stderr, /^batch batch_\d+: submitted, \d+ requests? from \d+ cells? \(openai\/gpt-4o-mini\)$/mu);
+	assert.match(
+		killed.stderr,
+		/^batch batch_\d+: submitted, \d+ requests? from \d+ cells? \(openai\/gpt-4o-mini\)$/mu,
+	);
 	assert.match(killed.stderr, /^batch batch_\d+: in progress \d+\/\d+$/mu);
 	const before = api.batches.length;
 	// Each session recorded the batches its requests went out in.
-	const recorded = sessionIds(sessions).flatMap((id) => readFileSync(join(sessions, id, 'batches.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== ''));
+	const recorded = sessionIds(sessions).flatMap((id) =>
+		readFileSync(join(sessions, id, 'batches.jsonl'), 'utf8')
+			.split('\n')
+			.filter((l) => l.trim() !== ''),
+	);
 	assert.equal(recorded.length, firstRound);
 
 	api.holdBatches = false;
 	const resumed = await booook(['study', file, '--sessions-dir', sessions], { env });
 	// Polling lines would bury the one that says why it failed.
-	assert.equal(resumed.code, 0, resumed.stderr.split('\n').filter((l) => !/: in progress \d/u.test(l)).slice(-40).join('\n'));
+	assert.equal(
+		resumed.code,
+		0,
+		resumed.stderr
+			.split('\n')
+			.filter((l) => !/: in progress \d/u.test(l))
+			.slice(-40)
+			.join('\n'),
+	);
 	assert.equal(await sessionsDone(sessions), 12);
-	assert.equal(lines(resumed.stderr, /: submitted by an earlier run, waiting for it again/u).length, before, resumed.stderr);
+	assert.equal(
+		lines(resumed.stderr, /: submitted by an earlier run, waiting for it again/u).length,
+		before,
+		resumed.stderr,
+	);
 	const ids = api.batches.flatMap((b) => b.items.map((i) => i.customId));
 	assert.equal(new Set(ids).size, ids.length, 'no request submitted twice');
-	assert.equal(lines(resumed.stderr, /: scored with openai\/gpt-4o-mini: BooookScore /u).length, 12, resumed.stderr);
+	assert.equal(
+		lines(resumed.stderr, /: scored with openai\/gpt-4o-mini: BooookScore /u).length,
+		12,
+		resumed.stderr,
+	);
 
 	// Batched calls cost half the listed price; the streamed ones (hierarchical merges) the whole.
 	const calls = loggedCalls(sessions);
 	const batched = calls.filter((c) => c.batch !== undefined);
 	const streamed = calls.filter((c) => c.batch === undefined);
-	assert.ok(batched.length >= firstRound && streamed.length > 0, `${batched.length} batched, ${streamed.length} streamed`);
+	assert.ok(
+		batched.length >= firstRound && streamed.length > 0,
+		`${batched.length} batched, ${streamed.length} streamed`,
+	);
 	for (const call of calls) {
 		const full = callCost(BUILTIN_PRICES, call.model, call.usage, 'openai').cost;
 		// A failed attempt (on a loaded machine, a stream the watchdog gave up on) is billed what it used, maybe nothing.
 		assert.ok(full > 0 || call.error !== undefined, `${call.node}: an answered call with no usage`);
-		assert.ok(Math.abs(call.cost - (call.batch === undefined ? full : full / 2)) < 1e-12, `${call.node}: ${call.cost} vs ${full}`);
+		assert.ok(
+			Math.abs(call.cost - (call.batch === undefined ? full : full / 2)) < 1e-12,
+			`${call.node}: ${call.cost} vs ${full}`,
+		);
 	}
 	// Which calls went where: hierarchical merges and the clean step streamed; chunk summaries, incremental steps and annotations batched.
 	const kinds = new Map<string, string>();
 	for (const id of sessionIds(sessions)) {
 		const { data } = await Session.snapshot(sessions, id);
-		if (data.kind === 'book') for (const node of data.run.nodes) kinds.set(`${id} ${node.id}`, `${data.run.config.method} ${node.kind} ${node.level}`);
+		if (data.kind === 'book')
+			for (const node of data.run.nodes)
+				kinds.set(`${id} ${node.id}`, `${data.run.config.method} ${node.kind} ${node.level}`);
 	}
-	assert.deepEqual([...new Set(streamed.map((c) => kinds.get(`${c.session} ${c.node}`)?.replace(/ \d+$/u, '')))].sort(), ['hier clean', 'hier merge', 'inc clean']);
-	assert.ok(batched.every((c) => { const kind = kinds.get(`${c.session} ${c.node}`); return kind === undefined || kind === 'hier summarize 0' || kind.startsWith('inc '); }));
-	assert.ok(batched.some((c) => !kinds.has(`${c.session} ${c.node}`)), 'annotation calls batched');
-	assert.ok(batched.every((c) => api.batches.some((b) => b.id === c.batch && b.items.some((i) => i.body.messages[0].content === c.prompt))));
+	assert.deepEqual(
+		[...new Set(streamed.map((c) => kinds.get(`${c.session} ${c.node}`)?.replace(/ \d+$/u, '')))].sort(),
+		['hier clean', 'hier merge', 'inc clean'],
+	);
+	assert.ok(
+		batched.every((c) => {
+			const kind = kinds.get(`${c.session} ${c.node}`);
+			return kind === undefined || kind === 'hier summarize 0' || kind.startsWith('inc ');
+		}),
+	);
+	assert.ok(
+		batched.some((c) => !kinds.has(`${c.session} ${c.node}`)),
+		'annotation calls batched',
+	);
+	assert.ok(
+		batched.every((c) =>
+			api.batches.some(
+				(b) => b.id === c.batch && b.items.some((i) => i.body.messages[0].content === c.prompt),
+			),
+		),
+	);
 	const keys = calls.map((c) => `${c.session} ${c.node} ${c.version} ${c.attempt}`);
 	assert.equal(new Set(keys).size, keys.length, 'no call logged twice');
 
@@ -135,13 +188,30 @@ test('a batched study of the three shared books × hier and inc × two chunk siz
 
 test('"batch" with the extractive baseline, or not true/false/{ poll, gather }, is one line and exit 2, nothing written', async () => {
 	const sessions = join(tempDir('study-batch-bad'), 'sessions');
-	const base = { name: 'b', books: [join(BOOKS, 'frankenstein.txt')], methods: ['hier'], chunkSizes: [65536], contextWindows: [131072] };
+	const base = {
+		name: 'b',
+		books: [join(BOOKS, 'frankenstein.txt')],
+		methods: ['hier'],
+		chunkSizes: [65536],
+		contextWindows: [131072],
+	};
 	for (const [spec, pattern] of [
-		[{ ...base, providers: [{ provider: 'openai' }, { provider: 'extractive' }], batch: true }, /^booook: study .*: "batch" sends model calls through the openai or anthropic batch API, and the extractive baseline makes none: remove it from providers, or drop "batch"$/u],
-		[{ ...base, providers: [{ provider: 'openai' }], batch: 'yes' }, /batch: .*use "batch": true, or with the seconds/u],
-		[{ ...base, providers: [{ provider: 'openai' }], batch: { poll: 0 } }, /batch\.poll: .*use "batch": true/u],
+		[
+			{ ...base, providers: [{ provider: 'openai' }, { provider: 'extractive' }], batch: true },
+			/^booook: study .*: "batch" sends model calls through the openai or anthropic batch API, and the extractive baseline makes none: remove it from providers, or drop "batch"$/u,
+		],
+		[
+			{ ...base, providers: [{ provider: 'openai' }], batch: 'yes' },
+			/batch: .*use "batch": true, or with the seconds/u,
+		],
+		[
+			{ ...base, providers: [{ provider: 'openai' }], batch: { poll: 0 } },
+			/batch\.poll: .*use "batch": true/u,
+		],
 	] as const) {
-		const result = await booook(['study', studyFile(spec), '--sessions-dir', sessions], { env: { OPENAI_API_KEY: 'sk-test' } });
+		const result = await booook(['study', studyFile(spec), '--sessions-dir', sessions], {
+			env: { OPENAI_API_KEY: 'sk-test' },
+		});
 		assert.equal(result.code, 2, result.stderr);
 		assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
 		assert.match(result.stderr.trim(), pattern);
@@ -149,13 +219,22 @@ test('"batch" with the extractive baseline, or not true/false/{ poll, gather }, 
 	}
 });
 
-test('--plan prices a batched study\'s batched calls at half: less than the same study streamed, more than half of it (hierarchical merges stream)', async () => {
+test("--plan prices a batched study's batched calls at half: less than the same study streamed, more than half of it (hierarchical merges stream)", async () => {
 	const sessions = join(tempDir('study-batch-plan'), 'sessions');
-	const base = { name: 'p', books: [join(BOOKS, 'frankenstein.txt')], methods: ['hier', 'inc'], providers: [{ provider: 'openai', model: 'gpt-4o-mini' }], chunkSizes: [8192], contextWindows: [131072] };
+	const base = {
+		name: 'p',
+		books: [join(BOOKS, 'frankenstein.txt')],
+		methods: ['hier', 'inc'],
+		providers: [{ provider: 'openai', model: 'gpt-4o-mini' }],
+		chunkSizes: [8192],
+		contextWindows: [131072],
+	};
 	const costs = async (spec: object) => {
 		const result = await booook(['study', studyFile(spec), '--plan', '--json', '--sessions-dir', sessions]);
 		assert.equal(result.code, 0, result.stderr);
-		return (JSON.parse(result.stdout) as { cells: { method: string; cost: number }[] }).cells.map((c) => [c.method, c.cost] as const);
+		return (JSON.parse(result.stdout) as { cells: { method: string; cost: number }[] }).cells.map(
+			(c) => [c.method, c.cost] as const,
+		);
 	};
 	const streamed = new Map(await costs(base));
 	const batched = new Map(await costs({ ...base, batch: true }));
@@ -171,7 +250,15 @@ test('--plan prices a batched study\'s batched calls at half: less than the same
 test('a batched request the batch answers with an error fails its cell (exit 1, the batch and reason named); running the study again asks it anew and finishes', async (t) => {
 	const api = await startFakeApi();
 	t.after(() => api.close());
-	const spec = { name: 'errs', books: [join(BOOKS, 'frankenstein.txt')], methods: ['hier'], providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }], chunkSizes: [32768], contextWindows: [131072], batch: { poll: 0.02, gather: 0.1 } };
+	const spec = {
+		name: 'errs',
+		books: [join(BOOKS, 'frankenstein.txt')],
+		methods: ['hier'],
+		providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }],
+		chunkSizes: [32768],
+		contextWindows: [131072],
+		batch: { poll: 0.02, gather: 0.1 },
+	};
 	const file = studyFile(spec);
 	const sessions = join(tempDir('study-batch-errs'), 'sessions');
 	const env = { OPENAI_API_KEY: 'sk-test' };
@@ -182,7 +269,10 @@ test('a batched request the batch answers with an error fails its cell (exit 1, 
 	};
 	const failed = await booook(['study', file, '--sessions-dir', sessions], { env });
 	assert.equal(failed.code, 1, failed.stderr);
-	assert.match(failed.stderr, /: failed: node n\d+ \(summary, level 1 #\d+, chunk \d+ of \d+\): openai batch batch_1: HTTP 400: fake error for /u);
+	assert.match(
+		failed.stderr,
+		/: failed: node n\d+ \(summary, level 1 #\d+, chunk \d+ of \d+\): openai batch batch_1: HTTP 400: fake error for /u,
+	);
 	assert.match(failed.stderr, /^batch batch_1: ended: \d+ succeeded, 1 errored$/mu);
 	assert.equal(await sessionsDone(sessions), 0);
 
@@ -214,24 +304,42 @@ test('resuming a cell whose requests a killed study left in provider batches is 
 	const killed = await booook(['study', file, '--sessions-dir', sessions], {
 		env,
 		onStderr: (text, kill) => {
-			if (api.batches.length > 0 && api.batches.every((b) => text.includes(`batch ${b.id}: submitted, `) && b.polls > 0)) kill();
+			if (
+				api.batches.length > 0 &&
+				api.batches.every((b) => text.includes(`batch ${b.id}: submitted, `) && b.polls > 0)
+			)
+				kill();
 		},
 	});
 	assert.equal(killed.signal, 'SIGKILL', killed.stderr);
 	const [id] = sessionIds(sessions);
 	const waiting = api.batches[0]!.items.length;
-	const files = () => readdirSync(join(sessions, id!)).map((f) => [f, readFileSync(join(sessions, id!, f), 'utf8')]);
+	const files = () =>
+		readdirSync(join(sessions, id!)).map((f) => [f, readFileSync(join(sessions, id!, f), 'utf8')]);
 	const before = files();
 
 	const refused = await booook(['resume', id!, '--sessions-dir', sessions], { env });
 	assert.equal(refused.code, 2, refused.stderr);
 	assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
-	assert.match(refused.stderr, new RegExp(`session ${id} has ${waiting} requests still out in provider batch ${api.batches[0]!.id}; run its study again to wait for them, or add --abandon-batches`, 'u'));
-	assert.deepEqual(files().filter(([f]) => f !== 'lock'), before.filter(([f]) => f !== 'lock'), 'the refusal changed nothing');
+	assert.match(
+		refused.stderr,
+		new RegExp(
+			`session ${id} has ${waiting} requests still out in provider batch ${api.batches[0]!.id}; run its study again to wait for them, or add --abandon-batches`,
+			'u',
+		),
+	);
+	assert.deepEqual(
+		files().filter(([f]) => f !== 'lock'),
+		before.filter(([f]) => f !== 'lock'),
+		'the refusal changed nothing',
+	);
 	assert.equal(api.requests.filter((r) => r.path === '/v1/chat/completions').length, 0, 'no call was made');
 
 	const abandoned = await booook(['resume', id!, '--sessions-dir', sessions, '--abandon-batches'], { env });
 	assert.equal(abandoned.code, 0, abandoned.stderr);
 	assert.equal(await sessionsDone(sessions), 1);
-	assert.ok(api.requests.filter((r) => r.path === '/v1/chat/completions').length >= waiting, 'the batched requests were made again, streamed');
+	assert.ok(
+		api.requests.filter((r) => r.path === '/v1/chat/completions').length >= waiting,
+		'the batched requests were made again, streamed',
+	);
 });

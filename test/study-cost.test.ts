@@ -30,11 +30,20 @@ async function scoredStudy(name: string, baseUrl: string) {
 
 function runnerOf(study: Awaited<ReturnType<typeof scoredStudy>>, baseUrl: string) {
 	const { plan, sessions } = study;
-	const scorers = new Map<string, Scorer>(plan.cells.map((c) => [c.key, { provider: 'openai', model: 'gpt-4o-mini', baseUrl }]));
-	return new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: sessions, work: cellWork(scorers, { env }) });
+	const scorers = new Map<string, Scorer>(
+		plan.cells.map((c) => [c.key, { provider: 'openai', model: 'gpt-4o-mini', baseUrl }]),
+	);
+	return new StudyRunner({
+		name: plan.spec.name,
+		cells: plan.cells,
+		concurrency: plan.concurrency,
+		sessionsDir: sessions,
+		work: cellWork(scorers, { env }),
+	});
 }
 
-const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} against ${b}`);
+const near = (a: number, b: number, what: string) =>
+	assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} against ${b}`);
 const costColumn = (study: Awaited<ReturnType<typeof scoredStudy>>, runner: StudyRunner) =>
 	cellTable(study.plan.cells, runner.state.cells, 140).rows.map((row) => /\$\d+\.\d{4}/u.exec(row)?.[0]);
 
@@ -54,7 +63,10 @@ test('a study cell costs its run plus its scoring, the same on the screen while 
 
 	const again = runnerOf(study, api.openaiBaseUrl);
 	assert.equal(await again.start(), 'done');
-	assert.deepEqual(again.state.cells.map((c) => c.status), ['skipped', 'skipped']);
+	assert.deepEqual(
+		again.state.cells.map((c) => c.status),
+		['skipped', 'skipped'],
+	);
 	again.state.cells.forEach((cell, i) => near(cellCost(cell), logged[i]!, `${cell.key} done before`));
 	near(again.state.totals.cost, first.state.totals.cost, 'the header after a restart');
 	assert.deepEqual(costColumn(study, again), shown, 'the rows show the same dollars');
@@ -66,7 +78,12 @@ test('a scoring stopped half way and finished by the next run: the cell still co
 	const study = await scoredStudy('cost-resume', api.openaiBaseUrl);
 	const first = runnerOf(study, api.openaiBaseUrl);
 	first.on((event) => {
-		if (event.type === 'cell-progress' && event.cell.status === 'scoring' && (event.cell.scoring?.calls ?? 0) >= 1) first.cancel();
+		if (
+			event.type === 'cell-progress' &&
+			event.cell.status === 'scoring' &&
+			(event.cell.scoring?.calls ?? 0) >= 1
+		)
+			first.cancel();
 	});
 	assert.equal(await first.start(), 'cancelled');
 	const stopped = first.state.cells.find((c) => c.scoring !== null && c.scoring.calls > 0);
@@ -74,7 +91,9 @@ test('a scoring stopped half way and finished by the next run: the cell still co
 
 	const again = runnerOf(study, api.openaiBaseUrl);
 	assert.equal(await again.start(), 'done');
-	again.state.cells.forEach((cell, i) => near(cellCost(cell), loggedCost(study.sessions, study.plan.cells[i]!.sessionId), cell.key));
+	again.state.cells.forEach((cell, i) =>
+		near(cellCost(cell), loggedCost(study.sessions, study.plan.cells[i]!.sessionId), cell.key),
+	);
 });
 
 test('booook study: the results, --json and --csv give each configuration the cost of its runs and scorings; --csv writes numbers', async (t) => {
@@ -88,24 +107,56 @@ test('booook study: the results, --json and --csv give each configuration the co
 	assert.match(row, new RegExp(`\\$${logged.toFixed(4).replace('.', '\\.')} `, 'u'), ran.stdout);
 
 	const json = await booook(['study', study.file, '--sessions-dir', study.sessions, '--json'], { env });
-	const results = JSON.parse(json.stdout) as { rows: { cost: number }[]; cells: { session: string; cost: number; scoring: { calls: number; cost: number } }[] };
+	const results = JSON.parse(json.stdout) as {
+		rows: { cost: number }[];
+		cells: { session: string; cost: number; scoring: { calls: number; cost: number } }[];
+	};
 	near(results.rows[0]!.cost, logged, 'the row after a restart');
 	for (const cell of results.cells) {
 		near(cell.cost, loggedCost(study.sessions, cell.session), cell.session);
-		assert.ok(cell.scoring.calls > 0 && cell.scoring.cost > 0 && cell.scoring.cost < cell.cost, 'its scoring, part of its cost');
+		assert.ok(
+			cell.scoring.calls > 0 && cell.scoring.cost > 0 && cell.scoring.cost < cell.cost,
+			'its scoring, part of its cost',
+		);
 	}
 
 	const csv = await booook(['study', study.file, '--sessions-dir', study.sessions, '--csv'], { env });
 	assert.equal(csv.code, 0, csv.stderr);
 	const [header, line] = csv.stdout.split('\r\n');
 	const columns = header!.split(',');
-	assert.deepEqual(columns.slice(0, 13), ['method', 'provider', 'model', 'chunk_size', 'context_window', 'books', 'books_done', 'words_mean', 'calls', 'cost_usd', 'score', 'ci_low', 'ci_high']);
+	assert.deepEqual(columns.slice(0, 13), [
+		'method',
+		'provider',
+		'model',
+		'chunk_size',
+		'context_window',
+		'books',
+		'books_done',
+		'words_mean',
+		'calls',
+		'cost_usd',
+		'score',
+		'ci_low',
+		'ci_high',
+	]);
 	const values = line!.split(',');
 	assert.equal(values.length, columns.length, 'no quoted field: one value a column');
 	const value = (name: string) => values[columns.indexOf(name)]!;
-	for (const name of ['chunk_size', 'books', 'books_done', 'words_mean', 'calls', 'cost_usd', 'score', 'ci_low', 'ci_high']) {
+	for (const name of [
+		'chunk_size',
+		'books',
+		'books_done',
+		'words_mean',
+		'calls',
+		'cost_usd',
+		'score',
+		'ci_low',
+		'ci_high',
+	]) {
 		assert.match(value(name), /^\d+(\.\d+)?$/u, `${name} is a number: ${value(name)}`);
 	}
 	assert.ok(Math.abs(Number(value('cost_usd')) - logged) < 1e-6, value('cost_usd'));
-	assert.ok(Number(value('ci_low')) <= Number(value('score')) && Number(value('score')) <= Number(value('ci_high')));
+	assert.ok(
+		Number(value('ci_low')) <= Number(value('score')) && Number(value('score')) <= Number(value('ci_high')),
+	);
 });

@@ -26,7 +26,10 @@ test('a study record: each cell change writes the same few bytes however many ce
 	assert.equal(readFileSync(file, 'utf8'), opened, 'the record itself is not rewritten per change');
 	// An unchanged state writes nothing.
 	await record.set(key(7), session(7), 'running');
-	assert.equal(size(), grown.reduce((s, n) => s + n, 0));
+	assert.equal(
+		size(),
+		grown.reduce((s, n) => s + n, 0),
+	);
 	await record.set(key(7), session(7), 'done');
 
 	// Read while the study runs: the journal is part of the record.
@@ -51,10 +54,18 @@ test('a study record after a kill: the journal left is read back (a torn last li
 	// first of them already in the record (killed between writing the record and removing the
 	// journal), the last cut short.
 	const at = new Date().toISOString();
-	const line = (i: number, status: string) => `${JSON.stringify({ at, cell: key(i), session: session(i), status })}\n`;
-	writeFileSync(StudyRecord.journalOf(dir, 'k'), `${line(1, 'done')}${line(2, 'running')}${line(3, 'failed')}{"at":"${at}","cell":"${key(4)}","sess`);
+	const line = (i: number, status: string) =>
+		`${JSON.stringify({ at, cell: key(i), session: session(i), status })}\n`;
+	writeFileSync(
+		StudyRecord.journalOf(dir, 'k'),
+		`${line(1, 'done')}${line(2, 'running')}${line(3, 'failed')}{"at":"${at}","cell":"${key(4)}","sess`,
+	);
 	const seen = await StudyRecord.peek(dir, 'k');
-	assert.deepEqual(Object.fromEntries(Object.entries(seen!.cells).map(([k, c]) => [k, c.status])), { [key(1)]: 'done', [key(2)]: 'running', [key(3)]: 'failed' });
+	assert.deepEqual(Object.fromEntries(Object.entries(seen!.cells).map(([k, c]) => [k, c.status])), {
+		[key(1)]: 'done',
+		[key(2)]: 'running',
+		[key(3)]: 'failed',
+	});
 
 	const again = await StudyRecord.open(dir, 'k');
 	assert.ok(!existsSync(StudyRecord.journalOf(dir, 'k')), 'opening folds the journal into the record');

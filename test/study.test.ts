@@ -33,10 +33,11 @@ function studyFile(value: unknown, name = 'study.json'): string {
 	return file;
 }
 
-
 /** Sessions under `dir` whose run is done, read as booook reads them (session.json and its journal). */
 async function sessionsDone(dir: string): Promise<number> {
-	const ids = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
+	const ids = readdirSync(dir, { withFileTypes: true }).filter(
+		(e) => e.isDirectory() && !e.name.startsWith('.'),
+	);
 	const done = await Promise.all(
 		ids.map(async (e) => {
 			const { data } = await Session.snapshot(dir, e.name);
@@ -59,20 +60,38 @@ test('a study file: each problem is one line naming the field and the fix', () =
 		}
 		assert.fail('accepted');
 	};
-	assert.match(message({ ...grid, methods: ['hier', 'tree'] }), /^study s\.json: methods\[1\]: .*use "methods": \["hier", "inc"\]$/u);
+	assert.match(
+		message({ ...grid, methods: ['hier', 'tree'] }),
+		/^study s\.json: methods\[1\]: .*use "methods": \["hier", "inc"\]$/u,
+	);
 	assert.match(message({ ...grid, chunkSizes: [2048.5] }), /chunkSizes\[0\]: .*whole numbers of tokens/u);
 	assert.match(message({ ...grid, folder: 'books/' }), /books: give exactly one of books and folder/u);
 	assert.match(message({ ...grid, chunksize: [1] }), /unknown field "chunksize"/u);
-	assert.match(message({ ...grid, providers: [{ provider: 'gemini' }] }), /providers\[0\]\.provider: .*openai, anthropic or extractive/u);
+	assert.match(
+		message({ ...grid, providers: [{ provider: 'gemini' }] }),
+		/providers\[0\]\.provider: .*openai, anthropic or extractive/u,
+	);
 	const { name, ...nameless } = grid;
 	assert.match(message(nameless), /name: .*"name": "table2"/u, name);
 });
 
 test('paired differences: two configurations compared book by book over the books both have scores on', () => {
 	const spec = parseStudy({ ...grid, chunkSizes: [4096], methods: ['hier', 'inc'] }, 's.json');
-	const cells = studyCells(spec, TITLES.map((key) => ({ key, path: `${key}.txt` })), () => 'textrank', 8192);
-	const cell = (book: string, method: string) => cells.find((c) => c.book.key === book && c.method === method)!;
-	const done = (score: number | null): CellOutcome => ({ status: 'done', words: 100, calls: 1, cost: 0, score });
+	const cells = studyCells(
+		spec,
+		TITLES.map((key) => ({ key, path: `${key}.txt` })),
+		() => 'textrank',
+		8192,
+	);
+	const cell = (book: string, method: string) =>
+		cells.find((c) => c.book.key === book && c.method === method)!;
+	const done = (score: number | null): CellOutcome => ({
+		status: 'done',
+		words: 100,
+		calls: 1,
+		cost: 0,
+		score,
+	});
 	// hier beats inc by 0.10 on two books and 0.20 on the third; the third inc has no score.
 	const [b0, b1, b2] = TITLES;
 	const outcomes = new Map<string, CellOutcome>([
@@ -90,30 +109,70 @@ test('paired differences: two configurations compared book by book over the book
 	assert.ok(Math.abs(pair!.difference.estimate - 0.1) < 1e-9);
 	// Every per-book difference is 0.10, so every resample's mean is too.
 	assert.ok(Math.abs(pair!.difference.low - 0.1) < 1e-9 && Math.abs(pair!.difference.high - 0.1) < 1e-9);
-	assert.match(pairedLines([pair!])[1]!, /hier extractive textrank c4096 w16384 − inc extractive textrank c4096 w16384: \+10\.0 \[\+10\.0, \+10\.0\] over 2 books/u);
+	assert.match(
+		pairedLines([pair!])[1]!,
+		/hier extractive textrank c4096 w16384 − inc extractive textrank c4096 w16384: \+10\.0 \[\+10\.0, \+10\.0\] over 2 books/u,
+	);
 	outcomes.set(cell(b2!, 'inc').key, done(0.65));
 	const [three] = pairedDifferences(cells, outcomes, { resamples: 500 });
 	assert.equal(three!.books, 3);
 	assert.ok(Math.abs(three!.difference.estimate - 0.5 / 3) < 1e-9);
-	assert.ok(three!.difference.low < three!.difference.estimate && three!.difference.estimate < three!.difference.high);
+	assert.ok(
+		three!.difference.low < three!.difference.estimate && three!.difference.estimate < three!.difference.high,
+	);
 });
 
 test('the grid: book × method × provider/model × chunk size × window, each cell its own session id', () => {
-	const spec = parseStudy({ ...grid, providers: [{ provider: 'extractive' }, { provider: 'openai', model: 'gpt-4o-mini' }], contextWindows: [8192, 16384] }, 's.json') as StudySpec;
-	const cells = studyCells(spec, TITLES.map((key) => ({ key, path: `${key}.txt` })), () => 'textrank', 8192);
+	const spec = parseStudy(
+		{
+			...grid,
+			providers: [{ provider: 'extractive' }, { provider: 'openai', model: 'gpt-4o-mini' }],
+			contextWindows: [8192, 16384],
+		},
+		's.json',
+	) as StudySpec;
+	const cells = studyCells(
+		spec,
+		TITLES.map((key) => ({ key, path: `${key}.txt` })),
+		() => 'textrank',
+		8192,
+	);
 	assert.equal(cells.length, 3 * 2 * 2 * 2 * 2);
 	assert.equal(new Set(cells.map((c) => c.sessionId)).size, cells.length);
 	assert.equal(clash(cells), null);
 	assert.equal(cells[0]!.sessionId, 'table2-frankenstein-hier-extractive-textrank-c4096-w8192');
 	assert.ok(cells.every((c) => c.sessionId.length <= 128));
 	// The same book named twice would share sessions.
-	assert.ok(clash(studyCells(spec, [{ key: 'a', path: 'x/a.txt' }, { key: 'a', path: 'y/a.txt' }], () => 'm', 8192)));
+	assert.ok(
+		clash(
+			studyCells(
+				spec,
+				[
+					{ key: 'a', path: 'x/a.txt' },
+					{ key: 'a', path: 'y/a.txt' },
+				],
+				() => 'm',
+				8192,
+			),
+		),
+	);
 });
 
 test('results: one row per configuration over its books, BooookScore with a bootstrap interval over the books scored', () => {
 	const spec = parseStudy({ ...grid, chunkSizes: [4096], methods: ['hier'] }, 's.json');
-	const cells = studyCells(spec, TITLES.map((key) => ({ key, path: `${key}.txt` })), () => 'textrank', 8192);
-	const outcome = (words: number, score: number | null): CellOutcome => ({ status: 'done', words, calls: 10, cost: 0.5, score });
+	const cells = studyCells(
+		spec,
+		TITLES.map((key) => ({ key, path: `${key}.txt` })),
+		() => 'textrank',
+		8192,
+	);
+	const outcome = (words: number, score: number | null): CellOutcome => ({
+		status: 'done',
+		words,
+		calls: 10,
+		cost: 0.5,
+		score,
+	});
 	const outcomes = new Map([
 		[cells[0]!.key, outcome(500, 0.8)],
 		[cells[1]!.key, outcome(700, 0.9)],
@@ -137,7 +196,10 @@ test('booook study: a bad study file is one line and exit 2, with nothing writte
 		[studyFile({ ...grid, chunkSizes: [] }), /chunkSizes: .*whole numbers of tokens/u],
 		[studyFile('{ "name": '), /not valid JSON/u],
 		[studyFile({ ...grid, books: [join(BOOKS, 'missing.txt')] }), /missing\.txt/u],
-		[studyFile({ ...grid, chunkSizes: [16000] }), /cell frankenstein\/hier-extractive-textrank-c16000-w16384: /u],
+		[
+			studyFile({ ...grid, chunkSizes: [16000] }),
+			/cell frankenstein\/hier-extractive-textrank-c16000-w16384: /u,
+		],
 		[studyFile('name: x\nbooks: [one', 'study.yaml'), /not valid YAML/u],
 		[studyFile('name: x\nmethods: [hier]', 'study.yml'), /providers: expected array/u],
 	] as const) {
@@ -161,12 +223,14 @@ test('booook study: --plan prints the 12 cells with their calls and cost and spe
 
 	const ran = await booook(['study', file, '--sessions-dir', sessions]);
 	assert.equal(ran.code, 0, ran.stderr);
-	assert.equal((await sessionsDone(sessions)), 12);
+	assert.equal(await sessionsDone(sessions), 12);
 	assert.equal(cellLines(ran.stderr, ': started (session table2-'), 12, ran.stderr);
 	assert.equal(cellLines(ran.stderr, ': done: '), 12, ran.stderr);
 	// The table: four configurations, each done on all three books.
 	assert.equal(cellLines(ran.stdout, '3/3'), 4, ran.stdout);
-	const record = JSON.parse(readFileSync(join(sessions, 'table2.study.json'), 'utf8')) as { cells: Record<string, { session: string; status: string }> };
+	const record = JSON.parse(readFileSync(join(sessions, 'table2.study.json'), 'utf8')) as {
+		cells: Record<string, { session: string; status: string }>;
+	};
 	assert.equal(Object.values(record.cells).filter((c) => c.status === 'done').length, 12);
 	const calls = loggedCalls(sessions);
 
@@ -174,15 +238,23 @@ test('booook study: --plan prints the 12 cells with their calls and cost and spe
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(cellLines(again.stderr, 'done already, skipped'), 12, again.stderr);
 	assert.deepEqual(loggedCalls(sessions), calls, 'no new call');
-	const json = JSON.parse(again.stdout) as { rows: { done: number; books: number; calls: number; meanWords: number }[] };
+	const json = JSON.parse(again.stdout) as {
+		rows: { done: number; books: number; calls: number; meanWords: number }[];
+	};
 	assert.equal(json.rows.length, 4);
 	assert.ok(json.rows.every((r) => r.done === 3 && r.books === 3 && r.meanWords > 0));
-	assert.equal(json.rows.reduce((s, r) => s + r.calls, 0), calls.length);
+	assert.equal(
+		json.rows.reduce((s, r) => s + r.calls, 0),
+		calls.length,
+	);
 
 	const table = await booook(['study', file, '--sessions-dir', sessions, '--csv']);
 	assert.equal(table.code, 0, table.stderr);
 	const lines = table.stdout.split('\r\n').filter((l) => l !== '');
-	assert.equal(lines[0], 'method,provider,model,chunk_size,context_window,books,books_done,words_mean,calls,cost_usd,score,ci_low,ci_high');
+	assert.equal(
+		lines[0],
+		'method,provider,model,chunk_size,context_window,books,books_done,words_mean,calls,cost_usd,score,ci_low,ci_high',
+	);
 	assert.equal(lines.length, 5);
 });
 
@@ -198,12 +270,16 @@ test('booook study: killed (SIGKILL) once its first cell is done, it resumes the
 	assert.ok((await sessionsDone(sessions)) < 12, 'killed before the study was over');
 	const resumed = await booook(['study', file, '--sessions-dir', sessions]);
 	assert.equal(resumed.code, 0, resumed.stderr);
-	assert.equal((await sessionsDone(sessions)), 12);
+	assert.equal(await sessionsDone(sessions), 12);
 	assert.ok(cellLines(resumed.stderr, 'done already, skipped') >= 1, resumed.stderr);
 	assert.ok(cellLines(resumed.stderr, ': resumed (session ') >= 1, resumed.stderr);
 	const calls = loggedCalls(sessions);
 	assert.equal(new Set(calls).size, calls.length, 'no call logged twice');
-	assert.equal(readdirSync(sessions).filter((n) => !n.startsWith('.') && !n.endsWith('.study.json')).length, 12, 'one session per cell');
+	assert.equal(
+		readdirSync(sessions).filter((n) => !n.startsWith('.') && !n.endsWith('.study.json')).length,
+		12,
+		'one session per cell',
+	);
 });
 
 test('booook study reads the same grid from YAML: --plan prints the same cells as from JSON', async () => {
@@ -219,7 +295,13 @@ test('booook study reads the same grid from YAML: --plan prints the same cells a
 		'concurrency: 4',
 	];
 	const sessions = join(tempDir('study-yaml'), 'sessions');
-	const fromYaml = await booook(['study', studyFile(lines.join('\n'), 'study.yaml'), '--plan', '--sessions-dir', sessions]);
+	const fromYaml = await booook([
+		'study',
+		studyFile(lines.join('\n'), 'study.yaml'),
+		'--plan',
+		'--sessions-dir',
+		sessions,
+	]);
 	assert.equal(fromYaml.code, 0, fromYaml.stderr);
 	const fromJson = await booook(['study', studyFile(grid), '--plan', '--sessions-dir', sessions]);
 	assert.equal(fromYaml.stdout, fromJson.stdout);
@@ -229,7 +311,14 @@ test('booook study reads the same grid from YAML: --plan prints the same cells a
 test('booook study with "score": true scores each cell done with the scorer, shows BooookScore per configuration, and scores nothing twice', async (t) => {
 	const api = await startFakeApi({ respond: annotatingReply });
 	t.after(() => api.close());
-	const scored = { ...grid, name: 'scored', books: grid.books.slice(0, 2), chunkSizes: [8192], score: true, scorer: { provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl } };
+	const scored = {
+		...grid,
+		name: 'scored',
+		books: grid.books.slice(0, 2),
+		chunkSizes: [8192],
+		score: true,
+		scorer: { provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl },
+	};
 	const file = studyFile(scored);
 	const sessions = join(tempDir('study-score'), 'sessions');
 
@@ -254,8 +343,15 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	// Under it, the error types per configuration, as the sessions' annotations have them.
 	const expected = await annotatedTypes(sessions, scored.name);
 	const typeLines = types!.trimEnd().split('\n');
-	assert.match(typeLines[0]!, /^method +model +chunk +window +books +sentences +confusing +ent +evt +cause +sal +disc +dup +incon +lang$/u, ran.stdout);
-	assert.match(typeLines.at(-1)!, /^error types, % of annotated sentences \(count\): ent entity omission, .*lang language$/u);
+	assert.match(
+		typeLines[0]!,
+		/^method +model +chunk +window +books +sentences +confusing +ent +evt +cause +sal +disc +dup +incon +lang$/u,
+		ran.stdout,
+	);
+	assert.match(
+		typeLines.at(-1)!,
+		/^error types, % of annotated sentences \(count\): ent entity omission, .*lang language$/u,
+	);
 	for (const method of ['hier', 'inc']) {
 		const line = typeLines.find((l) => l.startsWith(`${method} `));
 		const e = expected.get(method)!;
@@ -264,7 +360,11 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 		assert.equal(cells[4], '2');
 		assert.equal(cells[5], String(e.sentences));
 		assert.equal(cells[6], `${((100 * e.confusing) / e.sentences).toFixed(1)} (${e.confusing})`);
-		assert.deepEqual(cells.slice(7), LABELS.map((l) => `${((100 * e.counts[l]) / e.sentences).toFixed(1)} (${e.counts[l]})`), line);
+		assert.deepEqual(
+			cells.slice(7),
+			LABELS.map((l) => `${((100 * e.counts[l]) / e.sentences).toFixed(1)} (${e.counts[l]})`),
+			line,
+		);
 	}
 	const annotations = api.requests.length;
 
@@ -273,16 +373,31 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	assert.equal(api.requests.length, annotations, 'no new annotation call');
 	assert.equal(cellLines(again.stderr, 'scored already'), 4, again.stderr);
 	const json = JSON.parse(again.stdout) as {
-		rows: { method: string; score: { estimate: number; books: number } | null; errorTypes: { books: number; sentences: number; counts: Record<string, number>; shares: Record<string, number> } }[];
+		rows: {
+			method: string;
+			score: { estimate: number; books: number } | null;
+			errorTypes: {
+				books: number;
+				sentences: number;
+				counts: Record<string, number>;
+				shares: Record<string, number>;
+			};
+		}[];
 		cells: { session: string; errorTypes: { sentences: number; counts: Record<string, number> } }[];
 	};
-	assert.ok(json.rows.every((r) => r.score !== null && r.score.books === 2 && r.score.estimate >= 0 && r.score.estimate <= 1), again.stdout);
+	assert.ok(
+		json.rows.every(
+			(r) => r.score !== null && r.score.books === 2 && r.score.estimate >= 0 && r.score.estimate <= 1,
+		),
+		again.stdout,
+	);
 	for (const row of json.rows) {
 		const e = expected.get(row.method)!;
 		assert.equal(row.errorTypes.books, 2);
 		assert.equal(row.errorTypes.sentences, e.sentences);
 		assert.deepEqual(row.errorTypes.counts, e.counts);
-		for (const l of LABELS) assert.ok(Math.abs(row.errorTypes.shares[l]! - e.counts[l] / e.sentences) < 1e-12, l);
+		for (const l of LABELS)
+			assert.ok(Math.abs(row.errorTypes.shares[l]! - e.counts[l] / e.sentences) < 1e-12, l);
 	}
 	const perCell = await annotatedTypes(sessions, scored.name, 'session');
 	for (const cell of json.cells) assert.deepEqual(cell.errorTypes.counts, perCell.get(cell.session)!.counts);
@@ -297,7 +412,11 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	const table = await booook(['study', file, '--sessions-dir', sessions, '--csv'], { env });
 	const [header, ...csvRows] = table.stdout.split('\r\n').filter((l) => l !== '');
 	const columns = csvFields(header!);
-	assert.deepEqual(columns.slice(13, 16), ['sentences annotated', 'sentences confusing', 'entity omission n']);
+	assert.deepEqual(columns.slice(13, 16), [
+		'sentences annotated',
+		'sentences confusing',
+		'entity omission n',
+	]);
 	assert.equal(columns.length, 13 + 2 + 2 * LABELS.length);
 	for (const line of csvRows) {
 		const values = csvFields(line);
@@ -307,7 +426,7 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	}
 	const reportCsv = await booook(['report', file, '--sessions-dir', sessions, '--csv']);
 	assert.equal(reportCsv.code, 0, reportCsv.stderr);
-	assert.equal(reportCsv.stdout, table.stdout, 'report FILE --csv is the study\'s CSV');
+	assert.equal(reportCsv.stdout, table.stdout, "report FILE --csv is the study's CSV");
 	// A session's report has no CSV: one line that says what to use, exit 2.
 	const session = await booook(['report', json.cells[0]!.session, '--sessions-dir', sessions, '--csv']);
 	assert.equal(session.code, 2);

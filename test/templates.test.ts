@@ -21,7 +21,15 @@ import {
 import { prng } from './support/prng.ts';
 
 const AUTHORS = fileURLToPath(new URL('../../shared/data/booookscore/prompts/', import.meta.url));
-const SUMMARIZING: TemplateId[] = ['hier-init', 'hier-merge', 'hier-merge-context', 'inc-init', 'inc-update', 'inc-compress', 'clean'];
+const SUMMARIZING: TemplateId[] = [
+	'hier-init',
+	'hier-merge',
+	'hier-merge-context',
+	'inc-init',
+	'inc-update',
+	'inc-compress',
+	'clean',
+];
 const shipped = (id: TemplateId): string => readFileSync(join(SHIPPED_PROMPTS, `${id}.txt`), 'utf8');
 
 test('positional {} slots are filled in order, named {name} slots by name (a name may repeat)', () => {
@@ -117,7 +125,8 @@ function randomCase(random: () => number, named: boolean) {
 			expected.push(word);
 		}
 	}
-	const value = (slot: number | string): string => `<${slot}:{}{summary}{{${'}'.repeat(1 + Math.floor(random() * 2))}>`;
+	const value = (slot: number | string): string =>
+		`<${slot}:{}{summary}{{${'}'.repeat(1 + Math.floor(random() * 2))}>`;
 	const used = [...new Set(expected.flatMap((e) => (typeof e === 'string' ? [] : [e.slot])))];
 	const values = named ? Object.fromEntries(used.map((s) => [s, value(s)])) : used.map(value);
 	const lookup = values as Record<string | number, string>;
@@ -174,15 +183,21 @@ test('the seven summarizing templates fill exactly as the plain split on {} did 
 		const template = shipped(id);
 		assert.equal(templateSlots(template), TEMPLATE_SLOTS[id], id);
 		for (let trial = 0; trial < 5; trial++) {
-			const values = Array.from({ length: TEMPLATE_SLOTS[id] as number }, (_, i) => (random() < 0.5 ? Math.floor(random() * 900) : `v${i} {} {{x}} {summary} }`));
+			const values = Array.from({ length: TEMPLATE_SLOTS[id] as number }, (_, i) =>
+				random() < 0.5 ? Math.floor(random() * 900) : `v${i} {} {{x}} {summary} }`,
+			);
 			assert.equal(fill(template, values), legacy(template, values), id);
 		}
 	}
 });
 
-test('the authors\' annotation prompts ship byte-for-byte and have the expected slots', async () => {
+test("the authors' annotation prompts ship byte-for-byte and have the expected slots", async () => {
 	for (const id of ['get_annotations', 'get_annotations_v2'] as const) {
-		assert.equal(await readFile(join(SHIPPED_PROMPTS, `${id}.txt`), 'utf8'), await readFile(join(AUTHORS, `${id}.txt`), 'utf8'), id);
+		assert.equal(
+			await readFile(join(SHIPPED_PROMPTS, `${id}.txt`), 'utf8'),
+			await readFile(join(AUTHORS, `${id}.txt`), 'utf8'),
+			id,
+		);
 	}
 	const templates = await loadTemplates();
 	assert.deepEqual(Object.keys(templates).sort(), Object.keys(TEMPLATE_SLOTS).sort());
@@ -191,24 +206,39 @@ test('the authors\' annotation prompts ship byte-for-byte and have the expected 
 	assert.deepEqual(templateSlots(templates.faithfulness), ['summary', 'sentence', 'evidence']);
 	assert.equal(templateSlots(templates.get_annotations), 2);
 	assert.deepEqual(templateSlots(templates.get_annotations_v2), ['summary', 'sentences']);
-	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[]) assert.equal(slotMismatch(templates[id], TEMPLATE_SLOTS[id]), null, id);
-	assert.match(slotMismatch('{a}', ['a', 'b'])!, /has named fields \{a\} but needs named fields \{a\}, \{b\}/);
+	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[])
+		assert.equal(slotMismatch(templates[id], TEMPLATE_SLOTS[id]), null, id);
+	assert.match(
+		slotMismatch('{a}', ['a', 'b'])!,
+		/has named fields \{a\} but needs named fields \{a\}, \{b\}/,
+	);
 	assert.match(slotMismatch('{}', 2)!, /has 1 \{\} slot but needs 2/);
 });
 
 test('filling v2 yields its JSON examples with single braces, plus our summary and numbered sentences', async () => {
 	const { get_annotations_v2: v2 } = await loadTemplates();
 	const summary = 'Mara leaves {home}. Then {} she returns.';
-	const sentences = ['Mara leaves {home}.', 'Then {} she returns.'].map((s, i) => `${i + 1}. ${s}`).join('\n');
+	const sentences = ['Mara leaves {home}.', 'Then {} she returns.']
+		.map((s, i) => `${i + 1}. ${s}`)
+		.join('\n');
 	const { text, offsets } = fillWithOffsets(v2, { summary, sentences });
 	assert.ok(!text.includes('{{') && !text.includes('}}'), 'every doubled brace of the template became one');
 	assert.ok(text.slice(offsets.summary!).startsWith(`${summary}\n`));
 	assert.ok(text.slice(offsets.sentences!).startsWith(`${sentences}\n`));
 	assert.ok(offsets.summary! < offsets.sentences!);
-	const examples = [...text.matchAll(/\[Example sentences(?: \d+)?\]\n([\s\S]*?)\n\n\[Example responses \d+\]\n(\[[\s\S]*?\n\])/gu)];
+	const examples = [
+		...text.matchAll(
+			/\[Example sentences(?: \d+)?\]\n([\s\S]*?)\n\n\[Example responses \d+\]\n(\[[\s\S]*?\n\])/gu,
+		),
+	];
 	assert.equal(examples.length, 2);
 	for (const [, listed, json] of examples) {
-		const items = JSON.parse(json!) as { sentence_num: number; sentence: string; questions: string | null; types: string | null }[];
+		const items = JSON.parse(json!) as {
+			sentence_num: number;
+			sentence: string;
+			questions: string | null;
+			types: string | null;
+		}[];
 		const numbered = listed!.split('\n').map((line) => /^(\d+)\. (.*)$/u.exec(line)!);
 		assert.equal(items.length, numbered.length);
 		items.forEach((item, i) => {
@@ -227,7 +257,10 @@ test('--prompts DIR overrides by file name, falls back to the shipped ones, and 
 		await writeFile(join(dir, 'get_annotations_v2.txt'), '{summary}\n---\n{sentences}\n{{"ok": true}}');
 		const templates = await loadTemplates(dir);
 		assert.equal(fill(templates.clean, ['S']), 'Tidy this {please}:\nS\n');
-		assert.equal(fill(templates.get_annotations_v2, { summary: 'A', sentences: '1. B' }), 'A\n---\n1. B\n{"ok": true}');
+		assert.equal(
+			fill(templates.get_annotations_v2, { summary: 'A', sentences: '1. B' }),
+			'A\n---\n1. B\n{"ok": true}',
+		);
 		assert.equal(templates['hier-init'], shipped('hier-init'));
 		assert.equal(templates.get_annotations, shipped('get_annotations'));
 
@@ -244,9 +277,21 @@ test('--prompts DIR overrides by file name, falls back to the shipped ones, and 
 			});
 			await rm(join(dir, file));
 		};
-		await refuses('get_annotations_v2.txt', '{summary}\n{sentences}\n[{"a": 1}]', /"get_annotations_v2" is malformed: invalid field "\{\\"a\\": 1\}" at line 3, column 2/);
-		await refuses('get_annotations_v2.txt', 'only {summary}', /has named fields \{summary\} but needs named fields \{summary\}, \{sentences\}/);
-		await refuses('get_annotations.txt', '{summary} {sentence}', /"get_annotations" has named fields .* but needs 2 \{\} slots/);
+		await refuses(
+			'get_annotations_v2.txt',
+			'{summary}\n{sentences}\n[{"a": 1}]',
+			/"get_annotations_v2" is malformed: invalid field "\{\\"a\\": 1\}" at line 3, column 2/,
+		);
+		await refuses(
+			'get_annotations_v2.txt',
+			'only {summary}',
+			/has named fields \{summary\} but needs named fields \{summary\}, \{sentences\}/,
+		);
+		await refuses(
+			'get_annotations.txt',
+			'{summary} {sentence}',
+			/"get_annotations" has named fields .* but needs 2 \{\} slots/,
+		);
 		await refuses('get_annotations.txt', 'just {} one', /has 1 \{\} slot but needs 2/);
 		await refuses('inc-update.txt', '{} {} {} {:d}', /malformed: format spec/);
 		await refuses('hier-init.txt', '{} words {}}', /malformed: single '\}'/);

@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contentTokens, pageRank, rankOrder, similarityGraph, textRank, wordTokens, type Graph } from '../source/text/textrank.ts';
+import {
+	contentTokens,
+	pageRank,
+	rankOrder,
+	similarityGraph,
+	textRank,
+	wordTokens,
+	type Graph,
+} from '../source/text/textrank.ts';
 
 function graphOf(size: number, edges: [number, number, number][]): Graph {
 	const neighbors: number[][] = Array.from({ length: size }, () => []);
@@ -17,17 +25,35 @@ function graphOf(size: number, edges: [number, number, number][]): Graph {
 const sum = (xs: ArrayLike<number>) => Array.from(xs).reduce((s, x) => s + x, 0);
 
 test('wordTokens lowercases, drops punctuation and keeps inner apostrophes', () => {
-	assert.deepEqual(wordTokens('Anne’s DOG didn\'t run—far, 42 times!'), ["anne's", 'dog', "didn't", 'run', 'far', '42', 'times']);
+	assert.deepEqual(wordTokens("Anne’s DOG didn't run—far, 42 times!"), [
+		"anne's",
+		'dog',
+		"didn't",
+		'run',
+		'far',
+		'42',
+		'times',
+	]);
 	assert.deepEqual(wordTokens('Élodie mangea.'), ['élodie', 'mangea']);
 	assert.deepEqual(wordTokens('* * * —'), []);
 });
 
 test('contentTokens leaves out function words', () => {
-	assert.deepEqual(contentTokens('The keeper and his dog walked to the harbor.'), ['keeper', 'dog', 'walked', 'harbor']);
+	assert.deepEqual(contentTokens('The keeper and his dog walked to the harbor.'), [
+		'keeper',
+		'dog',
+		'walked',
+		'harbor',
+	]);
 });
 
 test('similarityGraph is symmetric, without self-loops, and links only sentences sharing a term', () => {
-	const docs = [['keeper', 'harbor'], ['keeper', 'harbor'], ['harbor', 'storm'], ['violin', 'penguin']];
+	const docs = [
+		['keeper', 'harbor'],
+		['keeper', 'harbor'],
+		['harbor', 'storm'],
+		['violin', 'penguin'],
+	];
 	const g = similarityGraph(docs);
 	const weight = (a: number, b: number) => {
 		const k = g.neighbors[a]!.indexOf(b);
@@ -53,7 +79,12 @@ test('pageRank matches the closed form of a star and sums to 1', () => {
 	const k = 5;
 	const n = k + 1;
 	const d = 0.85;
-	const scores = pageRank(graphOf(n, Array.from({ length: k }, (_, i) => [0, i + 1, 1] as [number, number, number])));
+	const scores = pageRank(
+		graphOf(
+			n,
+			Array.from({ length: k }, (_, i) => [0, i + 1, 1] as [number, number, number]),
+		),
+	);
 	const base = (1 - d) / n;
 	const leaf = (base * (1 + d / k)) / (1 - d * d);
 	const centre = base + d * k * leaf;
@@ -64,13 +95,21 @@ test('pageRank matches the closed form of a star and sums to 1', () => {
 
 test('pageRank follows edge weights', () => {
 	// Node 0 is tied strongly to 1 and weakly to 2, so 1 gets more of its score than 2 does.
-	const scores = pageRank(graphOf(3, [[0, 1, 0.9], [0, 2, 0.1]]));
+	const scores = pageRank(
+		graphOf(3, [
+			[0, 1, 0.9],
+			[0, 2, 0.1],
+		]),
+	);
 	assert.ok(scores[1]! > scores[2]!);
 	assert.ok(Math.abs(sum(scores) - 1) < 1e-9);
 });
 
 test('pageRank stops after maxIterations', () => {
-	const g = graphOf(3, [[0, 1, 1], [1, 2, 1]]);
+	const g = graphOf(3, [
+		[0, 1, 1],
+		[1, 2, 1],
+	]);
 	const once = pageRank(g, { maxIterations: 1 });
 	const converged = pageRank(g);
 	assert.notDeepEqual(Array.from(once), Array.from(converged));

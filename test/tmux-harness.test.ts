@@ -43,7 +43,11 @@ function runTestFile(file: string, bin: string): Promise<{ code: number | null; 
 	return new Promise((resolve, reject) => {
 		// Run as a test run of its own, not as a part of this one.
 		const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-		const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', file], { cwd: ROOT, env: { ...env, PATH: `${bin}:${process.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', file], {
+			cwd: ROOT,
+			env: { ...env, PATH: `${bin}:${process.env.PATH}` },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let out = '';
 		child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
 		child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -75,21 +79,33 @@ test('a terminal test', inTerminal(async () => {
 	return file;
 }
 
-test('tmux\'s server failing to start twice: the harness tries again and the terminal test runs and passes', { skip: noTmux, timeout: 60_000 }, async () => {
-	const real = spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout.trim();
-	const tmux = flakyTmux(2, real);
-	const { code, out } = await runTestFile(terminalTestFile(), tmux.bin);
-	assert.equal(code, 0, out);
-	assert.match(out, /^# pass 1$/mu, out);
-	assert.match(out, /^# skipped 0$/mu, out);
-	assert.equal(tmux.starts(), 3, 'two starts failed, the third ran the test');
-});
+test(
+	"tmux's server failing to start twice: the harness tries again and the terminal test runs and passes",
+	{ skip: noTmux, timeout: 60_000 },
+	async () => {
+		const real = spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout.trim();
+		const tmux = flakyTmux(2, real);
+		const { code, out } = await runTestFile(terminalTestFile(), tmux.bin);
+		assert.equal(code, 0, out);
+		assert.match(out, /^# pass 1$/mu, out);
+		assert.match(out, /^# skipped 0$/mu, out);
+		assert.equal(tmux.starts(), 3, 'two starts failed, the third ran the test');
+	},
+);
 
-test('tmux\'s server never starting: the terminal test is skipped as an environment failure, with the reason, and the run is green', { timeout: 60_000 }, async () => {
-	const tmux = flakyTmux(1_000, null);
-	const { code, out } = await runTestFile(terminalTestFile(), tmux.bin);
-	assert.equal(code, 0, out);
-	assert.match(out, /^ok 1 - a terminal test # SKIP environment: tmux's server did not start in 4 attempts \(server exited unexpectedly\); the terminal test is skipped, not failed$/mu, out);
-	assert.match(out, /^# fail 0$/mu, out);
-	assert.equal(tmux.starts(), 4);
-});
+test(
+	"tmux's server never starting: the terminal test is skipped as an environment failure, with the reason, and the run is green",
+	{ timeout: 60_000 },
+	async () => {
+		const tmux = flakyTmux(1_000, null);
+		const { code, out } = await runTestFile(terminalTestFile(), tmux.bin);
+		assert.equal(code, 0, out);
+		assert.match(
+			out,
+			/^ok 1 - a terminal test # SKIP environment: tmux's server did not start in 4 attempts \(server exited unexpectedly\); the terminal test is skipped, not failed$/mu,
+			out,
+		);
+		assert.match(out, /^# fail 0$/mu, out);
+		assert.equal(tmux.starts(), 4);
+	},
+);

@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { chunkText } from '../source/text/chunk.ts';
-import { countTokens, decode, encode, encoder, ENCODINGS, MAX_RUN, mayHaveLongRun } from '../source/text/tokens.ts';
+import {
+	countTokens,
+	decode,
+	encode,
+	encoder,
+	ENCODINGS,
+	MAX_RUN,
+	mayHaveLongRun,
+} from '../source/text/tokens.ts';
 import { prng } from './support/prng.ts';
 
 const BOOKS = new URL('../../shared/books/', import.meta.url);
@@ -40,7 +48,12 @@ test('normal text is encoded exactly as the tokenizer encodes it whole', () => {
 		`${'b'.repeat(MAX_RUN)} ${'-'.repeat(MAX_RUN)}\n${' '.repeat(MAX_RUN)}x`,
 	];
 	for (const name of ENCODINGS) {
-		for (const text of samples) assert.deepEqual(encode(text, name), encoder(name).encode_ordinary(text), `${name}: ${text.slice(0, 40)}`);
+		for (const text of samples)
+			assert.deepEqual(
+				encode(text, name),
+				encoder(name).encode_ordinary(text),
+				`${name}: ${text.slice(0, 40)}`,
+			);
 	}
 });
 
@@ -53,21 +66,45 @@ test('a long run is never cut inside a surrogate pair', () => {
 });
 
 test('the quick check for long runs never misses one the tokenizer would choke on', () => {
-	const longRun = new RegExp(`[\\p{L}\\p{M}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN + 1},}`, 'u');
+	const longRun = new RegExp(
+		`[\\p{L}\\p{M}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN + 1},}`,
+		'u',
+	);
 	const random = prng(11);
 	// Characters of every class, ASCII and not: letters, marks, digits, punctuation, spaces.
-	const alphabet = ['a', 'é', '\u0301', '7', '-', '.', '—', ' ', '\t', '\n', '\u00a0', '\u3000', '猫', '\u0007'];
+	const alphabet = [
+		'a',
+		'é',
+		'\u0301',
+		'7',
+		'-',
+		'.',
+		'—',
+		' ',
+		'\t',
+		'\n',
+		'\u00a0',
+		'\u3000',
+		'猫',
+		'\u0007',
+	];
 	let found = 0;
 	for (let i = 0; i < 3000; i++) {
 		// Few classes per string, so long runs of one class happen.
 		const pool = alphabet.filter(() => random() < 0.3);
 		if (pool.length === 0) continue;
-		const text = Array.from({ length: 150 + Math.floor(random() * 200) }, () => pool[Math.floor(random() * pool.length)]!).join('');
+		const text = Array.from(
+			{ length: 150 + Math.floor(random() * 200) },
+			() => pool[Math.floor(random() * pool.length)]!,
+		).join('');
 		if (longRun.test(text)) {
 			found++;
 			assert.ok(mayHaveLongRun(text), JSON.stringify(text.slice(0, 40)));
 		}
 	}
 	assert.ok(found > 100, `${found} strings with a long run`);
-	assert.equal(mayHaveLongRun(readFileSync(new URL('frankenstein.txt', BOOKS), 'utf8').slice(0, 50_000)), false);
+	assert.equal(
+		mayHaveLongRun(readFileSync(new URL('frankenstein.txt', BOOKS), 'utf8').slice(0, 50_000)),
+		false,
+	);
 });

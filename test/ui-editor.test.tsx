@@ -1,7 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Editor } from '../source/ui/components/Editor.tsx';
-import { cursorRow, editKey, editorOf, rowsOf, rowWidth, screenRows, textOf, type EditorKey, type EditorState } from '../source/ui/state/editor.ts';
+import {
+	cursorRow,
+	editKey,
+	editorOf,
+	rowsOf,
+	rowWidth,
+	screenRows,
+	textOf,
+	type EditorKey,
+	type EditorState,
+} from '../source/ui/state/editor.ts';
 import { textWidth } from '../source/ui/text.ts';
 import { prng } from './support/prng.ts';
 import { renderScreen, until } from './support/screen.tsx';
@@ -57,7 +67,10 @@ test('a word longer than a row is still cut, and random text of any width keeps 
 	assert.deepEqual(rows, ['a supercali', 'fragilistic', 'expialidoci', 'ous word']);
 	const random = prng(11);
 	for (let round = 0; round < 200; round++) {
-		const words = Array.from({ length: 1 + Math.floor(random() * 30) }, () => 'x'.repeat(1 + Math.floor(random() * 14)) + (random() < 0.1 ? '日本' : ''));
+		const words = Array.from(
+			{ length: 1 + Math.floor(random() * 30) },
+			() => 'x'.repeat(1 + Math.floor(random() * 14)) + (random() < 0.1 ? '日本' : ''),
+		);
 		const text = words.join(random() < 0.2 ? '  ' : ' ');
 		const width = 6 + Math.floor(random() * 30);
 		const rows = rowTexts(editorOf(text), width);
@@ -66,10 +79,15 @@ test('a word longer than a row is still cut, and random text of any width keeps 
 });
 
 test('indentation at the start of a line is kept as part of its first row', () => {
-	assert.deepEqual(rowTexts(editorOf('    indented words go here'), 13), ['    indented ', 'words go ', 'here']);
+	assert.deepEqual(rowTexts(editorOf('    indented words go here'), 13), [
+		'    indented ',
+		'words go ',
+		'here',
+	]);
 });
 
-const press = (state: EditorState, width: number, ...keys: (EditorKey | string)[]) => keys.reduce((s, k) => editKey(s, typeof k === 'string' ? { kind: 'insert', text: k } : k, width), state);
+const press = (state: EditorState, width: number, ...keys: (EditorKey | string)[]) =>
+	keys.reduce((s, k) => editKey(s, typeof k === 'string' ? { kind: 'insert', text: k } : k, width), state);
 const UP: EditorKey = { kind: 'up' };
 const DOWN: EditorKey = { kind: 'down' };
 
@@ -83,7 +101,11 @@ test('typing at the end of a row: a word that outgrows the row moves to the next
 	assert.deepEqual(screenRows(e, 11).cursor, { row: 0, col: 10 }, 'after the X, in the free column');
 	e = press(e, 11, 'Y');
 	assert.deepEqual(rowTexts(e, 11), ['aaaa ', 'bbbbXY ', 'cccc']);
-	assert.deepEqual(screenRows(e, 11).cursor, { row: 1, col: 6 }, 'right after the Y, on the row the word moved to');
+	assert.deepEqual(
+		screenRows(e, 11).cursor,
+		{ row: 1, col: 6 },
+		'right after the Y, on the row the word moved to',
+	);
 	assert.equal(textOf(e), 'aaaa bbbbXY cccc');
 });
 
@@ -93,7 +115,11 @@ test('at a break the cursor shows at the start of the next row; a space typed af
 	e = press(editorOf('aaaa bbbbb'), 11);
 	assert.deepEqual(screenRows(e, 11).cursor, { row: 0, col: 10 });
 	e = press(e, 11, ' ');
-	assert.deepEqual(screenRows(e, 11), { rows: ['aaaa bbbbb'], cursor: { row: 0, col: 10 } }, 'the hanging space is not drawn past the row');
+	assert.deepEqual(
+		screenRows(e, 11),
+		{ rows: ['aaaa bbbbb'], cursor: { row: 0, col: 10 } },
+		'the hanging space is not drawn past the row',
+	);
 	e = press(e, 11, 'c');
 	assert.deepEqual(screenRows(e, 11), { rows: ['aaaa bbbbb', 'c'], cursor: { row: 1, col: 1 } });
 });
@@ -104,11 +130,19 @@ test('up and down move by the rows a reader sees, stop on a short row rather tha
 	assert.deepEqual(rowTexts(e, 11), ['aaaa bbbb ', 'cc ', 'dddddddddd ', 'ee']);
 	e = { ...e, col: 8 };
 	e = press(e, 11, DOWN);
-	assert.deepEqual(cursorRow(e, 11), { row: 1, col: 2 }, 'on the short row, after "cc", not on the row below it');
+	assert.deepEqual(
+		cursorRow(e, 11),
+		{ row: 1, col: 2 },
+		'on the short row, after "cc", not on the row below it',
+	);
 	e = press(e, 11, DOWN);
 	assert.deepEqual(cursorRow(e, 11), { row: 2, col: 8 }, 'back at column 8 where the row is long enough');
 	e = press(e, 11, DOWN);
-	assert.deepEqual(cursorRow(e, 11), { row: 3, col: 2 }, 'the last row of the line: after its last character');
+	assert.deepEqual(
+		cursorRow(e, 11),
+		{ row: 3, col: 2 },
+		'the last row of the line: after its last character',
+	);
 	e = press(e, 11, UP, UP, UP);
 	assert.deepEqual(cursorRow(e, 11), { row: 0, col: 8 });
 	e = press(e, 11, { kind: 'left' }, DOWN);
@@ -125,8 +159,13 @@ test('the editor on screen breaks rows between words', async () => {
 	const r = renderScreen(<Editor title="Editing n1" state={state} width={20} height={30} />);
 	const frame = await until(r.lastFrame, (f) => f.includes('Elizabeth'), 'the editor');
 	const rows = frame.split('\n').slice(1, -1);
-	assert.deepEqual(rows.slice(0, 3).map((l) => l.trimEnd()), ['Elizabeth walked', 'into the garden', 'where the count']);
+	assert.deepEqual(
+		rows.slice(0, 3).map((l) => l.trimEnd()),
+		['Elizabeth walked', 'into the garden', 'where the count'],
+	);
 	const words = new Set(PARAGRAPH.split(/\s+/u));
-	for (const row of rows.slice(0, -1)) for (const word of row.trim().split(/\s+/u)) assert.ok(words.has(word), `"${word}" is a whole word of the text (row "${row}")`);
+	for (const row of rows.slice(0, -1))
+		for (const word of row.trim().split(/\s+/u))
+			assert.ok(words.has(word), `"${word}" is a whole word of the text (row "${row}")`);
 	r.unmount();
 });

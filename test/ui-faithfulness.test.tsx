@@ -12,11 +12,28 @@ import type { Evidence } from '../source/ui/validate/EvidencePane.tsx';
 import { renderScreen, until } from './support/screen.tsx';
 
 const at = '2026-01-01T00:00:00.000Z';
-const summaries: ScoredSummary[] = [{ id: 's0', book: 'voyage', text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home.', node: null, version: null, source: 'test' }];
+const summaries: ScoredSummary[] = [
+	{
+		id: 's0',
+		book: 'voyage',
+		text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home.',
+		node: null,
+		version: null,
+		source: 'test',
+	},
+];
 /** The lines of the frame marked as highlighted (the gutter mark), joined. */
-const marked = (frame: string) => frame.split('\n').filter((l) => l.includes('▌')).join(' ');
+const marked = (frame: string) =>
+	frame
+		.split('\n')
+		.filter((l) => l.includes('▌'))
+		.join(' ');
 
-async function open(t: import('node:test').TestContext, dir: string, evidenceFor?: (u: { sentence: number }) => Evidence[]) {
+async function open(
+	t: import('node:test').TestContext,
+	dir: string,
+	evidenceFor?: (u: { sentence: number }) => Evidence[],
+) {
 	const session = await Session.open(dir, 'walk');
 	const store = new FaithfulnessStore(session, 'val', () => new Date(at));
 	await store.begin();
@@ -34,7 +51,12 @@ async function open(t: import('node:test').TestContext, dir: string, evidenceFor
 			if (k === '\u001B') await new Promise((r) => setImmediate(r));
 		}
 	};
-	const saved = (n: number) => until(() => String((store.verdicts ?? []).length), (f) => f === String(n), `${n} verdicts saved`);
+	const saved = (n: number) =>
+		until(
+			() => String((store.verdicts ?? []).length),
+			(f) => f === String(n),
+			`${n} verdicts saved`,
+		);
 	return { store, frame, see, press, saved, close };
 }
 
@@ -49,25 +71,47 @@ test('the faithfulness keys are on their own screen and clash with nothing there
 test('a faithfulness walk: mark, undo, note, and reopening starts at the first unjudged sentence', async (t) => {
 	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
 	t.after(() => rm(dir, { recursive: true, force: true }));
-	await (await Session.createCollection(dir, { id: 'walk', title: 'voyage', sources: ['test'], summaries, annotations: [], judgments: [], runs: [] })).close();
+	await (
+		await Session.createCollection(dir, {
+			id: 'walk',
+			title: 'voyage',
+			sources: ['test'],
+			summaries,
+			annotations: [],
+			judgments: [],
+			runs: [],
+		})
+	).close();
 
 	const first = await open(t, dir);
-	await first.see((f) => /sentence 1\/4/u.test(f) && marked(f).includes('Ann sails to Dover.'), 'the first sentence highlighted');
+	await first.see(
+		(f) => /sentence 1\/4/u.test(f) && marked(f).includes('Ann sails to Dover.'),
+		'the first sentence highlighted',
+	);
 	assert.doesNotMatch(first.frame(), /evidence from the book/u, 'no evidence slot drawn without evidence');
 	await first.press('f');
 	await first.see((f) => /sentence 2\/4/u.test(f) && /saved: faithful/u.test(f), 'moved on after faithful');
 	await first.press('x');
-	await first.see((f) => /sentence 3\/4/u.test(f) && /saved: unfaithful/u.test(f), 'moved on after unfaithful');
+	await first.see(
+		(f) => /sentence 3\/4/u.test(f) && /saved: unfaithful/u.test(f),
+		'moved on after unfaithful',
+	);
 	await first.saved(2);
 	// Undo takes back the latest verdict and goes back to its sentence.
 	await first.press('u');
-	await first.see((f) => /sentence 2\/4/u.test(f) && /undone/u.test(f) && /not judged yet/u.test(f), 'undone, back on sentence 2');
+	await first.see(
+		(f) => /sentence 2\/4/u.test(f) && /undone/u.test(f) && /not judged yet/u.test(f),
+		'undone, back on sentence 2',
+	);
 	await first.saved(1);
 	await first.press('c');
 	await first.see((f) => /sentence 3\/4/u.test(f) && /saved: can't tell/u.test(f), "can't tell saved");
 	// A note on sentence 2's verdict.
 	await first.press('\u001B[D');
-	await first.see((f) => /sentence 2\/4/u.test(f) && /your verdict: can't tell/u.test(f), 'back on sentence 2');
+	await first.see(
+		(f) => /sentence 2\/4/u.test(f) && /your verdict: can't tell/u.test(f),
+		'back on sentence 2',
+	);
 	await first.press('m');
 	await first.see((f) => /note: /u.test(f), 'the note field');
 	// One key at a time, each after the last one shows, as a person types.
@@ -76,27 +120,69 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 		await first.see((f) => f.includes(`note: ${'no war'.slice(0, i)}`), `"${'no war'.slice(0, i)}" typed`);
 	}
 	await first.press('\r');
-	await first.see((f) => /note saved/u.test(f) && /your verdict: can't tell · note: no war/u.test(f), 'the note saved');
-	await first.see((f) => /judged 2\/4 · faithful 100\.0% \(1 faithful, 0 unfaithful, 1 can't tell\)/u.test(f), 'the running tally');
+	await first.see(
+		(f) => /note saved/u.test(f) && /your verdict: can't tell · note: no war/u.test(f),
+		'the note saved',
+	);
+	await first.see(
+		(f) => /judged 2\/4 · faithful 100\.0% \(1 faithful, 0 unfaithful, 1 can't tell\)/u.test(f),
+		'the running tally',
+	);
 	await first.close();
 
 	const { data } = await Session.snapshot(dir, 'walk');
-	assert.deepEqual((data.faithfulness ?? []).map((f) => [f.sentence, f.label, f.note]), [[0, 'faithful', null], [1, 'unsure', null], [1, 'unsure', 'no war']]);
+	assert.deepEqual(
+		(data.faithfulness ?? []).map((f) => [f.sentence, f.label, f.note]),
+		[
+			[0, 'faithful', null],
+			[1, 'unsure', null],
+			[1, 'unsure', 'no war'],
+		],
+	);
 
-	const second = await open(t, dir, (u) => [{ text: `passage for sentence ${u.sentence + 1}`, where: `chunk ${u.sentence}` }]);
-	await second.see((f) => /sentence 3\/4/u.test(f) && marked(f).includes('Bob sells the boat.'), 'reopened at the first unjudged sentence');
-	await second.see((f) => /evidence from the book/u.test(f) && /chunk 2/u.test(f) && /passage for sentence 3/u.test(f), 'the evidence slot shows the passages for this sentence');
+	const second = await open(t, dir, (u) => [
+		{ text: `passage for sentence ${u.sentence + 1}`, where: `chunk ${u.sentence}` },
+	]);
+	await second.see(
+		(f) => /sentence 3\/4/u.test(f) && marked(f).includes('Bob sells the boat.'),
+		'reopened at the first unjudged sentence',
+	);
+	await second.see(
+		(f) => /evidence from the book/u.test(f) && /chunk 2/u.test(f) && /passage for sentence 3/u.test(f),
+		'the evidence slot shows the passages for this sentence',
+	);
 });
 
 test('a partial faithfulness walk shows only its sample, counted as such, and stops at its end', async (t) => {
 	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
 	t.after(() => rm(dir, { recursive: true, force: true }));
-	const five: ScoredSummary[] = [{ id: 's0', book: 'voyage', text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home. The sea is calm.', node: null, version: null, source: 'test' }];
-	await (await Session.createCollection(dir, { id: 'part', title: 'voyage', sources: ['test'], summaries: five, annotations: [], judgments: [], runs: [] })).close();
+	const five: ScoredSummary[] = [
+		{
+			id: 's0',
+			book: 'voyage',
+			text: 'Ann sails to Dover. The war ends. Bob sells the boat. Ann returns home. The sea is calm.',
+			node: null,
+			version: null,
+			source: 'test',
+		},
+	];
+	await (
+		await Session.createCollection(dir, {
+			id: 'part',
+			title: 'voyage',
+			sources: ['test'],
+			summaries: five,
+			annotations: [],
+			judgments: [],
+			runs: [],
+		})
+	).close();
 	const session = await Session.open(dir, 'part');
 	const store = new FaithfulnessStore(session, 'val', () => new Date(at), { seed: 3, fraction: 0.5 });
 	await store.begin();
-	const app = renderScreen(<FaithfulnessScreen store={store} title="voyage" reportHint="booook report part" />);
+	const app = renderScreen(
+		<FaithfulnessScreen store={store} title="voyage" reportHint="booook report part" />,
+	);
 	t.after(async () => {
 		app.unmount();
 		await session.close();
@@ -107,12 +193,33 @@ test('a partial faithfulness walk shows only its sample, counted as such, and st
 	assert.equal(sample.length, 3);
 	const placeOf = (i: number) => `sentence ${sample[i]!.sentence + 1}/5 of the summary`;
 	for (let i = 0; i < 3; i++) {
-		await until(frame, (f) => f.includes(`sentence ${i + 1} of 3 in your sample`) && f.includes(placeOf(i)) && marked(f).includes(sample[i]!.text), `sample sentence ${i + 1} highlighted`);
+		await until(
+			frame,
+			(f) =>
+				f.includes(`sentence ${i + 1} of 3 in your sample`) &&
+				f.includes(placeOf(i)) &&
+				marked(f).includes(sample[i]!.text),
+			`sample sentence ${i + 1} highlighted`,
+		);
 		app.stdin.write('f');
 	}
-	await until(frame, (f) => /judged 3\/3/u.test(f) && /every sentence of your sample is judged; see the results with booook report part/u.test(f), 'the end of the sample');
+	await until(
+		frame,
+		(f) =>
+			/judged 3\/3/u.test(f) &&
+			/every sentence of your sample is judged; see the results with booook report part/u.test(f),
+		'the end of the sample',
+	);
 	// It stops there: moving on stays on the last sentence of the sample.
 	app.stdin.write('\u001B[C');
-	await until(frame, (f) => f.includes('sentence 3 of 3 in your sample') && marked(f).includes(sample[2]!.text), 'still on the last sentence');
-	assert.deepEqual((store.verdicts ?? []).map((v) => v.sentence), sample.map((u) => u.sentence), 'verdicts only on the sampled sentences');
+	await until(
+		frame,
+		(f) => f.includes('sentence 3 of 3 in your sample') && marked(f).includes(sample[2]!.text),
+		'still on the last sentence',
+	);
+	assert.deepEqual(
+		(store.verdicts ?? []).map((v) => v.sentence),
+		sample.map((u) => u.sentence),
+		'verdicts only on the sampled sentences',
+	);
 });

@@ -6,15 +6,35 @@ import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
 import { textWidth } from '../source/ui/text.ts';
 import { renderScreen, until } from './support/screen.tsx';
 
-
-const defaults: FormDefaults = { method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 };
+const defaults: FormDefaults = {
+	method: 'hier',
+	provider: 'extractive',
+	models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' },
+	chunkSize: 2048,
+};
 
 function summary(id: string, title: string, fields: Partial<SessionSummary> = {}): SessionSummary {
 	const at = '2026-01-02T03:04:05.000Z';
-	return { id, kind: 'book', title, method: 'hier', provider: 'openai', model: 'gpt-4o-mini', status: 'done', progress: { done: 7, total: 7 }, createdAt: at, updatedAt: at, openedAt: at, ...fields } as SessionSummary;
+	return {
+		id,
+		kind: 'book',
+		title,
+		method: 'hier',
+		provider: 'openai',
+		model: 'gpt-4o-mini',
+		status: 'done',
+		progress: { done: 7, total: 7 },
+		createdAt: at,
+		updatedAt: at,
+		openedAt: at,
+		...fields,
+	} as SessionSummary;
 }
 
-async function mount(initial: SessionSummary[], check: (input: NewRunInput) => Promise<string | null> = async () => null) {
+async function mount(
+	initial: SessionSummary[],
+	check: (input: NewRunInput) => Promise<string | null> = async () => null,
+) {
 	let sessions = [...initial];
 	const removed: string[] = [];
 	const choices: HomeChoice[] = [];
@@ -52,14 +72,25 @@ test('an empty list says how to start', async () => {
 });
 
 test('sessions are listed with book, method, model and progress; enter opens, r resumes', async () => {
-	const { frame, press, choices, r } = await mount([summary('pride-1', 'Pride and Prejudice'), summary('war-2', 'War and Peace', { method: 'inc', model: 'claude-x', status: 'cancelled', progress: { done: 3, total: 40 } })]);
+	const { frame, press, choices, r } = await mount([
+		summary('pride-1', 'Pride and Prejudice'),
+		summary('war-2', 'War and Peace', {
+			method: 'inc',
+			model: 'claude-x',
+			status: 'cancelled',
+			progress: { done: 3, total: 40 },
+		}),
+	]);
 	const f = await until(frame, (x) => x.includes('War and Peace'), 'the list');
 	assert.match(f, /Pride and Prejudice\s+hier\s+gpt-4o-mini\s+done 7\/7\s+—/u);
 	assert.match(f, /War and Peace\s+inc\s+claude-x\s+stopped 3\/40/u);
 	await press('\r');
 	await press('\x1b[B');
 	await press('r');
-	assert.deepEqual(choices, [{ kind: 'open', id: 'pride-1' }, { kind: 'resume', id: 'war-2' }]);
+	assert.deepEqual(choices, [
+		{ kind: 'open', id: 'pride-1' },
+		{ kind: 'resume', id: 'war-2' },
+	]);
 	r.unmount();
 });
 
@@ -97,32 +128,58 @@ test('the new-run form shows its defaults, reports a bad book, and starts with w
 	await press('\x1b[D'); // anthropic
 	f = await until(frame, (x) => x.includes('claude-sonnet-4-6'), 'the provider default model');
 	await press('\x13'); // ctrl-s
-	await until(() => String(choices.length), (x) => x === '1', 'the choice');
-	assert.deepEqual(checked.at(-1), { book: '/nope.txt', method: 'inc', provider: 'anthropic', model: 'claude-sonnet-4-6', chunkSize: 2048 });
+	await until(
+		() => String(choices.length),
+		(x) => x === '1',
+		'the choice',
+	);
+	assert.deepEqual(checked.at(-1), {
+		book: '/nope.txt',
+		method: 'inc',
+		provider: 'anthropic',
+		model: 'claude-sonnet-4-6',
+		chunkSize: 2048,
+	});
 	assert.deepEqual(choices, [{ kind: 'new', input: checked.at(-1) }]);
 	r.unmount();
 });
 
 test('j and k move like the arrows; / filters the list by what is typed, enter keeps the filter, esc clears it', async () => {
-	const { frame, press, choices, r } = await mount([summary('pride-1', 'Pride and Prejudice'), summary('war-2', 'War and Peace', { method: 'inc' }), summary('emma-3', 'Emma', { model: 'claude-x' })]);
+	const { frame, press, choices, r } = await mount([
+		summary('pride-1', 'Pride and Prejudice'),
+		summary('war-2', 'War and Peace', { method: 'inc' }),
+		summary('emma-3', 'Emma', { model: 'claude-x' }),
+	]);
 	await until(frame, (f) => f.includes('Emma'), 'the list');
 	await press('jjk');
 	await press('\r');
 	assert.deepEqual(choices.at(-1), { kind: 'open', id: 'war-2' }, 'down, down, up: the second session');
 	// Typed in one burst: the / opens the filter and the rest is its text.
 	await press('/claude');
-	let f = await until(frame, (x) => x.includes('/claude') && !x.includes('War and Peace'), 'the filtered list');
+	let f = await until(
+		frame,
+		(x) => x.includes('/claude') && !x.includes('War and Peace'),
+		'the filtered list',
+	);
 	assert.match(f, /Emma/u);
 	assert.match(f, /1 of 3/u);
 	await press('\r');
 	await press('\r');
-	assert.deepEqual(choices.at(-1), { kind: 'open', id: 'emma-3' }, 'enter opens the one session the filter lets through');
+	assert.deepEqual(
+		choices.at(-1),
+		{ kind: 'open', id: 'emma-3' },
+		'enter opens the one session the filter lets through',
+	);
 	await press('/');
 	await press('\x7f'.repeat(6) + 'inc');
 	f = await until(frame, (x) => x.includes('/inc') && x.includes('War and Peace'), 'a new filter');
 	assert.ok(!f.includes('Emma'));
 	await press('\x1b');
-	await until(frame, (x) => x.includes('Emma') && x.includes('Pride') && !x.includes('/inc'), 'esc clears the filter');
+	await until(
+		frame,
+		(x) => x.includes('Emma') && x.includes('Pride') && !x.includes('/inc'),
+		'esc clears the filter',
+	);
 	r.unmount();
 });
 
@@ -135,15 +192,30 @@ test('sessions of one book and method are told apart by an id column; the method
 	const title = 'Moby-Dick; or, The Whale — with the Etymology and Extracts';
 	const twins = [
 		summary('moby-dick-or-the-whale-20260102-030405-a1b2', title, { method: 'inc' }),
-		summary('moby-dick-or-the-whale-20260102-030407-9f3c', title, { method: 'inc', status: 'running', progress: { done: 53, total: 56 } }),
-		summary('moby-dick-or-the-whale-20260101-111111-07e0', title, { method: 'hier', model: 'claude-sonnet-4-6-20260101', booookscore: 81.25 }),
+		summary('moby-dick-or-the-whale-20260102-030407-9f3c', title, {
+			method: 'inc',
+			status: 'running',
+			progress: { done: 53, total: 56 },
+		}),
+		summary('moby-dick-or-the-whale-20260101-111111-07e0', title, {
+			method: 'hier',
+			model: 'claude-sonnet-4-6-20260101',
+			booookscore: 81.25,
+		}),
 	];
 	const { r } = await mount(twins);
 	const frame = () => (r.lastFrame() ?? '').replace(SGR, '');
 	for (const width of [80, 250, 80]) {
 		Object.defineProperty(r.stdout, 'columns', { value: width, configurable: true });
 		r.stdout.emit('resize');
-		const f = await until(frame, (x) => x.includes('method') && x.split('\n').every((l) => textWidth(l) <= width) && (width < 100 || x.includes(title)), `the list at ${width} columns`);
+		const f = await until(
+			frame,
+			(x) =>
+				x.includes('method') &&
+				x.split('\n').every((l) => textWidth(l) <= width) &&
+				(width < 100 || x.includes(title)),
+			`the list at ${width} columns`,
+		);
 		const lines = f.split('\n');
 		const header = lines.find((l) => /\bid\b.*\bbook\b.*\bmethod\b/u.test(l))!;
 		assert.ok(header, f);

@@ -19,10 +19,31 @@ const COLOR = /\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m
 
 async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 	const book = randomBook(11, 80);
-	const { engine, run } = await setUp(book, { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 11 }));
+	const { engine, run } = await setUp(
+		book,
+		{ method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		new FakeModel({ seed: 11 }),
+	);
 	assert.equal(await engine.start(), 'done');
 	const store = new ViewStore(initialView(run), { fps: 1000 });
-	const r = renderScreen(<RunScreen controls={engine} store={store} info={{ session: 's', title: 'Layout', book, provider: 'openai', model: 'fake', isLLM: true, priced: true }} start={() => {}} quit={() => {}} />, env);
+	const r = renderScreen(
+		<RunScreen
+			controls={engine}
+			store={store}
+			info={{
+				session: 's',
+				title: 'Layout',
+				book,
+				provider: 'openai',
+				model: 'fake',
+				isLLM: true,
+				priced: true,
+			}}
+			start={() => {}}
+			quit={() => {}}
+		/>,
+		env,
+	);
 	const resize = async (columns: number, rows: number) => {
 		Object.defineProperty(r.stdout, 'columns', { value: columns, configurable: true });
 		Object.defineProperty(r.stdout, 'rows', { value: rows, configurable: true });
@@ -33,10 +54,18 @@ async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 
 test('colours mark states unless NO_COLOR is set; bold and inverse stay', async () => {
 	const colored = await screen('hier', {});
-	await until(() => colored.r.lastFrame(), (f) => COLOR.test(f), 'a coloured frame');
+	await until(
+		() => colored.r.lastFrame(),
+		(f) => COLOR.test(f),
+		'a coloured frame',
+	);
 	colored.r.unmount();
 	const plain = await screen('hier', { NO_COLOR: '1' });
-	const frame = await until(() => plain.r.lastFrame(), (f) => f.includes('Layout'), 'the first frame');
+	const frame = await until(
+		() => plain.r.lastFrame(),
+		(f) => f.includes('Layout'),
+		'the first frame',
+	);
 	assert.doesNotMatch(frame, COLOR);
 	assert.match(frame, SGR, 'styles other than colour are still drawn');
 	plain.r.unmount();
@@ -52,13 +81,22 @@ for (const method of ['hier', 'inc'] as const) {
 		};
 		// The help screen's own heading tells it from the run screen.
 		const help = (f: string) => f.includes('esc or ? closes');
-		for (const [columns, rows] of [[80, 24], [120, 40], [60, 20], [80, 24]] as const) {
+		for (const [columns, rows] of [
+			[80, 24],
+			[120, 40],
+			[60, 20],
+			[80, 24],
+		] as const) {
 			await resize(columns, rows);
 			// A resize is drawn on the next frame: wait for one that fits, or fail with the last one.
 			await until(frame, (f) => fits(f, columns, rows), `a frame that fits ${columns}×${rows}`);
 			for (const open of [true, false]) {
 				r.stdin.write('?');
-				await until(frame, (f) => help(f) === open && fits(f, columns, rows), `${open ? 'the help' : 'the run screen again'} within ${columns}×${rows}`);
+				await until(
+					frame,
+					(f) => help(f) === open && fits(f, columns, rows),
+					`${open ? 'the help' : 'the run screen again'} within ${columns}×${rows}`,
+				);
 			}
 		}
 		r.unmount();

@@ -14,7 +14,16 @@ import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { renderScreen, until } from './support/screen.tsx';
 
-const KEYS = { left: '\x1b[D', right: '\x1b[C', up: '\x1b[A', down: '\x1b[B', enter: '\r', tab: '\t', ctrlS: '\x13', ctrlC: '\x03' };
+const KEYS = {
+	left: '\x1b[D',
+	right: '\x1b[C',
+	up: '\x1b[A',
+	down: '\x1b[B',
+	enter: '\r',
+	tab: '\t',
+	ctrlS: '\x13',
+	ctrlC: '\x03',
+};
 
 /** Controls that record what the screen asked for and report events as the test tells them. */
 class FakeControls implements RunControls {
@@ -61,12 +70,36 @@ class FakeControls implements RunControls {
 	}
 }
 
-async function mount(controls: RunControls, opts: { info?: Partial<RunInfo>; book?: string; externalEditor?: ExternalEditor; stepping?: boolean } = {}) {
-	const store = new ViewStore(initialView(controls.run, { stepping: opts.stepping }), { fps: 1000, run: () => controls.run });
+async function mount(
+	controls: RunControls,
+	opts: { info?: Partial<RunInfo>; book?: string; externalEditor?: ExternalEditor; stepping?: boolean } = {},
+) {
+	const store = new ViewStore(initialView(controls.run, { stepping: opts.stepping }), {
+		fps: 1000,
+		run: () => controls.run,
+	});
 	controls.on(store.dispatch);
-	const info: RunInfo = { session: 'sess', title: 'A Test Book', book: opts.book ?? '', provider: 'openai', model: 'fake', isLLM: true, priced: true, ...opts.info };
+	const info: RunInfo = {
+		session: 'sess',
+		title: 'A Test Book',
+		book: opts.book ?? '',
+		provider: 'openai',
+		model: 'fake',
+		isLLM: true,
+		priced: true,
+		...opts.info,
+	};
 	const quit: string[] = [];
-	const r = renderScreen(<RunScreen controls={controls} store={store} info={info} start={() => void controls.start()} quit={() => quit.push('quit')} externalEditor={opts.externalEditor ?? null} />);
+	const r = renderScreen(
+		<RunScreen
+			controls={controls}
+			store={store}
+			info={info}
+			start={() => void controls.start()}
+			quit={() => quit.push('quit')}
+			externalEditor={opts.externalEditor ?? null}
+		/>,
+	);
 	// A key is handled as it is written (the screen's state changes at once; the frame follows).
 	const press = async (key: string) => {
 		r.stdin.write(key);
@@ -79,7 +112,11 @@ async function mount(controls: RunControls, opts: { info?: Partial<RunInfo>; boo
 
 async function finished(method: 'hier' | 'inc', seed = 5) {
 	const book = randomBook(seed, 50);
-	const h = await setUp(book, { method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed }));
+	const h = await setUp(
+		book,
+		{ method, chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		new FakeModel({ seed }),
+	);
 	assert.equal(await h.engine.start(), 'done');
 	return { ...h, book };
 }
@@ -91,8 +128,16 @@ async function belowRoot() {
 	const { run, engine } = await finished('hier');
 	const mounted = await mount(engine);
 	await mounted.press(KEYS.up);
-	const shown = await until(mounted.frame, (f) => /^node n\d+ · (summary|merge) /mu.test(f) && !f.includes(`node ${run.root} · merge`), 'a node below the root selected');
-	return { ...mounted, run, target: findNode(run, /^node (n\d+) · (?:summary|merge) /mu.exec(shown)![1] as NodeRef)! };
+	const shown = await until(
+		mounted.frame,
+		(f) => /^node n\d+ · (summary|merge) /mu.test(f) && !f.includes(`node ${run.root} · merge`),
+		'a node below the root selected',
+	);
+	return {
+		...mounted,
+		run,
+		target: findNode(run, /^node (n\d+) · (?:summary|merge) /mu.exec(shown)![1] as NodeRef)!,
+	};
 }
 const head = (text: string) => text.slice(0, 30);
 
@@ -100,7 +145,16 @@ test('space pauses and resumes: the header shows the state the run is in', async
 	const { run } = await finished('hier');
 	const controls = new FakeControls(run);
 	const { press, frame, r } = await mount(controls);
-	controls.emit({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'fake', isLLM: true, planned: 30, done: 0 });
+	controls.emit({
+		type: 'run-started',
+		session: 's',
+		method: 'hier',
+		provider: 'openai',
+		model: 'fake',
+		isLLM: true,
+		planned: 30,
+		done: 0,
+	});
 	await until(frame, (f) => f.includes('running'), 'running');
 	await press(' ');
 	assert.deepEqual(controls.asked, ['pause']);
@@ -113,18 +167,41 @@ test('space pauses and resumes: the header shows the state the run is in', async
 	r.unmount();
 });
 
-test('while the rate limit holds calls back, the header says so in the title\'s place, and the ETA counts the limit', async () => {
+test("while the rate limit holds calls back, the header says so in the title's place, and the ETA counts the limit", async () => {
 	const { run } = await finished('hier');
 	const controls = new FakeControls(run);
 	const { frame, r } = await mount(controls);
-	controls.emit({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'fake', isLLM: true, planned: 30, done: 0 });
+	controls.emit({
+		type: 'run-started',
+		session: 's',
+		method: 'hier',
+		provider: 'openai',
+		model: 'fake',
+		isLLM: true,
+		planned: 30,
+		done: 0,
+	});
 	// 25 calls left of about 6,000 tokens each, under 150,000 a minute: a minute at least.
 	const limits = { refusals: 0, answered: 5, asked: 30_000, used: 20_000, limits: { tokens: 150_000 } };
-	controls.emit({ type: 'rate-limit', ...limits, wait: { resumesAt: Date.now() + 12_400, why: 'tokens', used: 148_200, limit: 150_000 } });
+	controls.emit({
+		type: 'rate-limit',
+		...limits,
+		wait: { resumesAt: Date.now() + 12_400, why: 'tokens', used: 148_200, limit: 150_000 },
+	});
 	const waiting = await until(frame, (f) => f.includes('waiting for the rate limit'), 'the wait shown');
-	assert.match(waiting, /waiting for the rate limit: resumes in 1[12]s \(148,200 of 150,000 tokens a minute\)/u);
-	assert.ok(!waiting.includes('A Test Book'), 'the wait takes the title\'s place');
-	controls.emit({ type: 'usage', node: 'n0' as NodeRef, usage: { input: 1, output: 1, cached: 0 }, cost: 0, saved: 0, totals: { calls: 5, input: 25_000, output: 5000, cached: 0, cost: 0, saved: 0 } });
+	assert.match(
+		waiting,
+		/waiting for the rate limit: resumes in 1[12]s \(148,200 of 150,000 tokens a minute\)/u,
+	);
+	assert.ok(!waiting.includes('A Test Book'), "the wait takes the title's place");
+	controls.emit({
+		type: 'usage',
+		node: 'n0' as NodeRef,
+		usage: { input: 1, output: 1, cached: 0 },
+		cost: 0,
+		saved: 0,
+		totals: { calls: 5, input: 25_000, output: 5000, cached: 0, cost: 0, saved: 0 },
+	});
 	controls.emit({ type: 'rate-limit', ...limits, wait: null });
 	const after = await until(frame, (f) => f.includes('A Test Book'), 'the title back once nothing waits');
 	assert.match(after, /ETA (1m|[2-9]m)/u);
@@ -144,20 +221,32 @@ test('selecting nodes in the tree changes the detail pane; tab shows inputs and 
 	const { run, book } = await finished('hier');
 	const { press, frame, r } = await mount(new FakeControls(run), { book });
 	const root = run.root!;
-	await until(frame, (f) => f.includes(`node ${root} · merge`) && f.includes(head(textOf(run, root))), 'the final summary selected');
+	await until(
+		frame,
+		(f) => f.includes(`node ${root} · merge`) && f.includes(head(textOf(run, root))),
+		'the final summary selected',
+	);
 	await press(KEYS.up); // down the tree to the first node the root reads
 	const child = findNode(run, root)!.inputs[0]!;
-	let f = await until(frame, (x) => x.includes(`node ${child} · merge`) || x.includes(`node ${child} · summary`), `${child} selected`);
+	let f = await until(
+		frame,
+		(x) => x.includes(`node ${child} · merge`) || x.includes(`node ${child} · summary`),
+		`${child} selected`,
+	);
 	assert.ok(f.includes(head(textOf(run, child))), 'its text is shown');
 	await press(KEYS.right);
-	const row = run.nodes.filter((n) => n.level === findNode(run, child)!.level).sort((a, b) => a.index - b.index);
+	const row = run.nodes
+		.filter((n) => n.level === findNode(run, child)!.level)
+		.sort((a, b) => a.index - b.index);
 	const next = row[row.findIndex((n) => n.id === child) + 1]!;
 	f = await until(frame, (x) => x.includes(`node ${next.id} `), `${next.id} selected`);
 	assert.ok(f.includes(head(textOf(run, next.id))));
 	await press(KEYS.tab);
 	const input = next.inputs[0]!;
 	// A chunk is named by its number counted from 1, never by its id beside it; a node by its id.
-	const heading = input.startsWith('c') ? `── chunk ${Number(input.slice(1)) + 1} of ${run.chunks.length} (` : `── node ${input}:`;
+	const heading = input.startsWith('c')
+		? `── chunk ${Number(input.slice(1)) + 1} of ${run.chunks.length} (`
+		: `── node ${input}:`;
 	f = await until(frame, (x) => x.includes(heading), 'the inputs pane');
 	assert.ok(!f.includes(`(${input},`), 'no chunk id beside its number');
 	await press(KEYS.tab);
@@ -177,7 +266,14 @@ test('? shows every key of the keymap, and closes again', async () => {
 	while (missing().length > 0) {
 		const before = frame();
 		await press('\x1b[6~'); // page down
-		seen += await until(frame, (f) => f !== before, `the next page of help (missing: ${missing().map((b) => b.description).join('; ')})`, 5_000);
+		seen += await until(
+			frame,
+			(f) => f !== before,
+			`the next page of help (missing: ${missing()
+				.map((b) => b.description)
+				.join('; ')})`,
+			5_000,
+		);
 	}
 	await press('?');
 	await until(frame, (f) => !f.includes('Run screen') && f.includes('text'), 'the run screen again');
@@ -197,7 +293,11 @@ test('the in-app editor saves a new version; the versions browser switches the a
 	assert.equal(target.versions[1]!.text, `${before} Added by a person.`);
 	await until(frame, (f) => f.includes('version 2 of 2 (edited)'), 'the edited version shown');
 	await press('v');
-	await until(frame, (f) => f.includes(`Versions of node ${target.id} (2)`) && f.includes('edited by hand'), 'the versions browser');
+	await until(
+		frame,
+		(f) => f.includes(`Versions of node ${target.id} (2)`) && f.includes('edited by hand'),
+		'the versions browser',
+	);
 	await press(KEYS.up);
 	await press(KEYS.enter);
 	await until(frame, (f) => f.includes('Version 1 of') && f.includes('version 1 of 2'), 'version 1 active');
@@ -255,7 +355,11 @@ test('the incremental timeline moves back through the steps, showing each summar
 	await press(KEYS.left);
 	const previous = steps.at(-2)!;
 	let f = await until(frame, (x) => x.includes(`node ${previous.id} `), 'the step before');
-	assert.ok(f.includes(head(textOf(run, previous.id))) || f.includes(head(textOf(run, previous.id)).split(' ').slice(0, 3).join(' ')), 'its text is shown');
+	assert.ok(
+		f.includes(head(textOf(run, previous.id))) ||
+			f.includes(head(textOf(run, previous.id)).split(' ').slice(0, 3).join(' ')),
+		'its text is shown',
+	);
 	assert.match(f, /\+\d+ −\d+ sentences/u, 'sentences added and dropped are counted');
 	await press('c');
 	f = await until(frame, (x) => x.includes('chunk text'), 'the chunk pane');
@@ -268,23 +372,54 @@ test('hostile text from a book or a model never reaches the frame', async () => 
 	const { run, book } = await finished('hier');
 	const controls = new FakeControls(run);
 	const ESC = '\x1b';
-	const hostile = [`${ESC}]52;c;ZXZpbA==\x07`, `${ESC}]0;pwned${ESC}\\`, `${ESC}[2J${ESC}[H`, `${ESC}[10A`, '\rover', '\u202Egnp.exe', '\x9b31m', '\x07'];
+	const hostile = [
+		`${ESC}]52;c;ZXZpbA==\x07`,
+		`${ESC}]0;pwned${ESC}\\`,
+		`${ESC}[2J${ESC}[H`,
+		`${ESC}[10A`,
+		'\rover',
+		'\u202Egnp.exe',
+		'\x9b31m',
+		'\x07',
+	];
 	const root = findNode(run, run.root!)!;
 	root.versions[root.active!]!.text = `Summary ${hostile.join(' and ')} ends.`;
-	const { frame, r, press } = await mount(controls, { book, info: { title: `Evil ${hostile[1]}Title`, model: `m${hostile[0]}` } });
+	const { frame, r, press } = await mount(controls, {
+		book,
+		info: { title: `Evil ${hostile[1]}Title`, model: `m${hostile[0]}` },
+	});
 	const leaf = run.nodes[0]!;
-	controls.emit({ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'fake', isLLM: true, planned: 30, done: 0 });
+	controls.emit({
+		type: 'run-started',
+		session: 's',
+		method: 'hier',
+		provider: 'openai',
+		model: 'fake',
+		isLLM: true,
+		planned: 30,
+		done: 0,
+	});
 	controls.emit({ type: 'node-started', node: leaf.id, kind: 'summarize', level: 0, index: 0, attempt: 0 });
 	leaf.status = 'running';
-	for (const piece of hostile) controls.emit({ type: 'delta', node: leaf.id, attempt: 0, text: `stream ${piece} text ` });
+	for (const piece of hostile)
+		controls.emit({ type: 'delta', node: leaf.id, attempt: 0, text: `stream ${piece} text ` });
 	await until(frame, (f) => f.includes('stream'), 'the streaming text');
 	const frames = [frame()];
-	controls.emit({ type: 'run-finished', status: 'done', root: root.id, error: null, totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1, saved: 0 } });
+	controls.emit({
+		type: 'run-finished',
+		status: 'done',
+		root: root.id,
+		error: null,
+		totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1, saved: 0 },
+	});
 	frames.push(await until(frame, (f) => f.includes('Final summary'), 'the final summary'));
 	await press(KEYS.tab);
 	frames.push(frame());
 	for (const f of frames) {
-		assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u.test(f.replace(/\n/gu, '')), `no control character in:\n${JSON.stringify(f)}`);
+		assert.ok(
+			!/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u.test(f.replace(/\n/gu, '')),
+			`no control character in:\n${JSON.stringify(f)}`,
+		);
 		assert.ok(!f.includes('pwned') || !f.includes(`${ESC}]`), 'no OSC');
 	}
 	r.unmount();
@@ -293,7 +428,11 @@ test('hostile text from a book or a model never reaches the frame', async () => 
 test('the real engine pauses from the keyboard: calls in flight finish, no new one starts', async () => {
 	const book = randomBook(9, 60);
 	const model = new FakeModel({ seed: 9, latencyMs: 15 });
-	const { engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { engine } = await setUp(
+		book,
+		{ method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		model,
+	);
 	const { press, frame, r } = await mount(engine);
 	const done = engine.start();
 	await until(frame, (f) => f.includes('running') && /\b[1-9]\d*\/\d+ calls/u.test(f), 'some calls made');
@@ -301,9 +440,17 @@ test('the real engine pauses from the keyboard: calls in flight finish, no new o
 	await until(frame, (f) => f.includes('paused'), 'paused');
 	// The calls in flight finish; the next node then waits at the gate without calling the model
 	// (let through, it would call at once, as the run does between calls).
-	await until(() => `${model.requests.length === engine.totals.calls} ${engine.run.nodes.some((n) => n.status === 'running')}`, (x) => x === 'true true', 'the calls in flight to finish and the next node to wait');
+	await until(
+		() =>
+			`${model.requests.length === engine.totals.calls} ${engine.run.nodes.some((n) => n.status === 'running')}`,
+		(x) => x === 'true true',
+		'the calls in flight to finish and the next node to wait',
+	);
 	assert.equal(engine.run.status, 'running');
-	assert.ok(model.requests.length < engine.run.chunks.length, 'work is left (an incremental run calls once per chunk at least): the run is held, not done');
+	assert.ok(
+		model.requests.length < engine.run.chunks.length,
+		'work is left (an incremental run calls once per chunk at least): the run is held, not done',
+	);
 	await press(' ');
 	assert.equal(await done, 'done');
 	await until(frame, (f) => f.includes('done') && f.includes('Final summary'), 'done');
@@ -317,15 +464,27 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	// The first chunk's summary: its sentences can only come from that chunk.
 	await press('\x1b[A'); // the row above: level 1, the first node the top merge reads
 	const level0 = run.nodes.find((n) => n.level === 0 && n.index === 0)!;
-	await until(frame, (f) => f.includes(`node ${level0.id} · summary · level 1 #1 · chunk 1 of `), 'a chunk summary selected: positions count from 1');
+	await until(
+		frame,
+		(f) => f.includes(`node ${level0.id} · summary · level 1 #1 · chunk 1 of `),
+		'a chunk summary selected: positions count from 1',
+	);
 	await press('\t\t\t');
-	let f = await until(frame, (x) => /sentence 1 of \d+ \(\[ and \] choose\) · from chunk 1\b/u.test(x), 'the evidence pane: a chunk summary comes from its chunk');
+	let f = await until(
+		frame,
+		(x) => /sentence 1 of \d+ \(\[ and \] choose\) · from chunk 1\b/u.test(x),
+		'the evidence pane: a chunk summary comes from its chunk',
+	);
 	// The fake model shares one content word with the book ("walked"): a sentence with it has passages.
 	const sentences = splitSentences(textOf(run, level0.id));
 	const k = sentences.findIndex((s) => /\bwalked\b/iu.test(s));
 	assert.ok(k >= 0);
 	await press(']'.repeat(k));
-	f = await until(frame, (x) => x.includes(`sentence ${k + 1} of ${sentences.length}`), 'the sentence with a shared word');
+	f = await until(
+		frame,
+		(x) => x.includes(`sentence ${k + 1} of ${sentences.length}`),
+		'the sentence with a shared word',
+	);
 	assert.match(f, /chunk 1 of \d+ · \d+% into the book/u, 'a passage of its chunk, with where it is');
 	const passage = f.split('\n').findIndex((l) => /chunk 1 of \d+ · \d+% into the book/u.test(l));
 	assert.match(f.split('\n')[passage + 1]!, /walked/iu, 'the passage shares the word');
@@ -342,7 +501,11 @@ test('a finished run opened on the run screen does not claim its final summary i
 	assert.match(f, new RegExp(`final summary is the text of node ${run.root}`, 'u'));
 	opened.r.unmount();
 
-	const fresh = await setUp(randomBook(6, 50), { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 6 }));
+	const fresh = await setUp(
+		randomBook(6, 50),
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		new FakeModel({ seed: 6 }),
+	);
 	const live = await mount(fresh.engine);
 	await live.press(' ');
 	const g = await until(live.frame, (x) => x.includes('The run is done'), 'the run finishing on the screen');
@@ -357,9 +520,20 @@ test('at 80×24 a long error wraps onto more rows, whole, within the screen; the
 	Object.defineProperty(r.stdout, 'columns', { value: 80, configurable: true });
 	Object.defineProperty(r.stdout, 'rows', { value: 24, configurable: true });
 	r.stdout.emit('resize');
-	const error = "the server answered 400: this model's maximum context length is 8192 tokens, but the messages came to 9310 tokens; lower --chunk-size or --max-summary, or pick a model with a longer context";
-	controls.emit({ type: 'run-finished', status: 'failed', root: run.root, error, totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1, saved: 0 } });
-	const f = await until(frame, (x) => x.includes('run failed') && x.split('\n').every((l) => l.length <= 80), 'the error at 80 columns');
+	const error =
+		"the server answered 400: this model's maximum context length is 8192 tokens, but the messages came to 9310 tokens; lower --chunk-size or --max-summary, or pick a model with a longer context";
+	controls.emit({
+		type: 'run-finished',
+		status: 'failed',
+		root: run.root,
+		error,
+		totals: { input: 0, output: 0, cached: 0, cost: 0, calls: 1, saved: 0 },
+	});
+	const f = await until(
+		frame,
+		(x) => x.includes('run failed') && x.split('\n').every((l) => l.length <= 80),
+		'the error at 80 columns',
+	);
 	const lines = f.split('\n');
 	assert.ok(lines.length < 24, `${lines.length} lines:\n${f}`);
 	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(`run failed: ${error}`), `the whole error:\n${f}`);
@@ -372,7 +546,11 @@ test('at 80×24 a long error wraps onto more rows, whole, within the screen; the
 test('after an edit, s makes one call of the stale work and holds, and space runs the rest', async () => {
 	const book = randomBook(5, 50);
 	const model = new FakeModel({ seed: 5 });
-	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		model,
+	);
 	assert.equal(await engine.start(), 'done');
 	const { press, frame, r } = await mount(engine);
 	// The third step from the end: the two after it go stale.
@@ -383,24 +561,39 @@ test('after an edit, s makes one call of the stale work and holds, and space run
 	await press('s');
 	await until(frame, (f) => f.includes('stepping'), 'stepping');
 	// One call; the next stale step then waits at the gate without calling the model.
-	await until(() => `${model.requests.length} ${engine.run.nodes.some((n) => n.status === 'running')}`, (x) => x === `${before + 1} true`, 'one call, then the next step held');
+	await until(
+		() => `${model.requests.length} ${engine.run.nodes.some((n) => n.status === 'running')}`,
+		(x) => x === `${before + 1} true`,
+		'one call, then the next step held',
+	);
 	assert.equal(model.requests.length, before + 1);
 	await press(' ');
 	await until(frame, (f) => f.includes('✓ done'), 'done again');
 	assert.equal(run.status, 'done');
-	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'superseded'), 'nothing left stale');
+	assert.ok(
+		run.nodes.every((n) => n.status === 'done' || n.status === 'superseded'),
+		'nothing left stale',
+	);
 	r.unmount();
 });
 
 test('space on a run left stale runs what is left, even after a run made step by step', async () => {
 	const book = randomBook(5, 50);
-	const { run, engine } = await setUp(book, { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, new FakeModel({ seed: 5 }));
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		new FakeModel({ seed: 5 }),
+	);
 	const { press, frame, r } = await mount(engine);
 	// The run is made with s, one call a press: the gate is left holding calls.
 	while (run.status !== 'done') {
 		const calls = engine.totals.calls;
 		await press('s');
-		await until(() => `${engine.totals.calls} ${run.status}`, (x) => Number(x.split(' ')[0]) > calls || x.endsWith('done'), 'the step');
+		await until(
+			() => `${engine.totals.calls} ${run.status}`,
+			(x) => Number(x.split(' ')[0]) > calls || x.endsWith('done'),
+			'the step',
+		);
 	}
 	await until(frame, (f) => f.includes('✓ done'), 'done');
 	const leaf = run.nodes.find((n) => n.level === 0)!;
@@ -408,22 +601,41 @@ test('space on a run left stale runs what is left, even after a run made step by
 	await until(frame, (f) => f.includes('○ idle'), 'idle with stale nodes');
 	await press(' ');
 	await until(frame, (f) => f.includes('✓ done'), 'done again');
-	assert.ok(run.nodes.every((n) => n.status === 'done' || n.status === 'superseded'), 'nothing left stale');
+	assert.ok(
+		run.nodes.every((n) => n.status === 'done' || n.status === 'superseded'),
+		'nothing left stale',
+	);
 	r.unmount();
 });
 
 test('stepping an incremental run, the selection stays on the step that ran, not the next one not run yet', async () => {
 	const book = randomBook(9, 60);
 	const model = new FakeModel({ seed: 9 });
-	const { run, engine } = await setUp(book, { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false }, model);
+	const { run, engine } = await setUp(
+		book,
+		{ method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		model,
+	);
 	const { press, frame, r } = await mount(engine);
 	for (let step = 1; step <= 3; step++) {
 		await press('s');
 		// The call made, and the next step waiting at the gate.
-		await until(() => `${engine.totals.calls} ${run.nodes.some((n) => n.status === 'running')}`, (x) => x === `${step} true`, `step ${step}`);
+		await until(
+			() => `${engine.totals.calls} ${run.nodes.some((n) => n.status === 'running')}`,
+			(x) => x === `${step} true`,
+			`step ${step}`,
+		);
 		const ran = run.nodes.filter((n) => n.status === 'done').at(-1)!;
-		const f = await until(frame, (x) => x.includes('stepping') && x.includes(`${ran.id} `), `the step that ran, ${ran.id}`);
-		assert.match(f, new RegExp(`^node ${ran.id} · (summary|update) · .* · done`, 'mu'), 'the step that ran is selected');
+		const f = await until(
+			frame,
+			(x) => x.includes('stepping') && x.includes(`${ran.id} `),
+			`the step that ran, ${ran.id}`,
+		);
+		assert.match(
+			f,
+			new RegExp(`^node ${ran.id} · (summary|update) · .* · done`, 'mu'),
+			'the step that ran is selected',
+		);
 		assert.doesNotMatch(f, /not run yet/u);
 	}
 	await press(' ');

@@ -17,10 +17,19 @@ function fakeScoring() {
 		book: 'voyage',
 		text: TEXT,
 		annotator: 'openai/test',
-		sentences: () => spans.map((s, i) => ({ start: s.start, end: s.end, verdict: verdicts[i]!, questions: verdicts[i] === 'confusing' ? 'Who is the stranger?' : '', types: verdicts[i] === 'confusing' ? ['entity omission'] : [] })),
+		sentences: () =>
+			spans.map((s, i) => ({
+				start: s.start,
+				end: s.end,
+				verdict: verdicts[i]!,
+				questions: verdicts[i] === 'confusing' ? 'Who is the stranger?' : '',
+				types: verdicts[i] === 'confusing' ? ['entity omission'] : [],
+			})),
 		score: () => {
 			const answered = verdicts.filter((v) => v === 'clear' || v === 'confusing');
-			return answered.length === 0 ? null : (100 * answered.filter((v) => v === 'clear').length) / answered.length;
+			return answered.length === 0
+				? null
+				: (100 * answered.filter((v) => v === 'clear').length) / answered.length;
 		},
 		status: () => `${verdicts.filter((v) => v !== 'pending').length} answered`,
 		start: async () => {},
@@ -59,19 +68,35 @@ test('the score screen marks each sentence as its answer arrives and shows the q
 	await until(frame, (x) => !/scroll the text down/u.test(x), 'esc closes the help first');
 	assert.equal(back, 0);
 	app.stdin.write('\u001B');
-	await until(() => String(back), (x) => x === '1', 'esc again goes back');
+	await until(
+		() => String(back),
+		(x) => x === '1',
+		'esc again goes back',
+	);
 	app.unmount();
 });
 
 test('the score screen fits the terminal with its help open, many sentences and long questions, and re-lays out on resize', async () => {
-	const text = Array.from({ length: 60 }, (_, i) => `Sentence ${i + 1} tells of the voyage to Dover.`).join(' ');
+	const text = Array.from({ length: 60 }, (_, i) => `Sentence ${i + 1} tells of the voyage to Dover.`).join(
+		' ',
+	);
 	const spans = sentenceSpans(text);
-	const questions = Array.from({ length: 12 }, (_, i) => `Who is the stranger of chapter ${i + 1}, and why does he sail?`).join(' ');
+	const questions = Array.from(
+		{ length: 12 },
+		(_, i) => `Who is the stranger of chapter ${i + 1}, and why does he sail?`,
+	).join(' ');
 	const controls: ScoreControls = {
 		book: 'voyage',
 		text,
 		annotator: 'openai/test',
-		sentences: () => spans.map((s, i) => ({ start: s.start, end: s.end, verdict: i % 3 === 0 ? 'confusing' : 'clear', questions: i % 3 === 0 ? questions : '', types: i % 3 === 0 ? ['entity omission'] : [] })),
+		sentences: () =>
+			spans.map((s, i) => ({
+				start: s.start,
+				end: s.end,
+				verdict: i % 3 === 0 ? 'confusing' : 'clear',
+				questions: i % 3 === 0 ? questions : '',
+				types: i % 3 === 0 ? ['entity omission'] : [],
+			})),
 		score: () => 66.7,
 		status: () => 'done',
 		start: async () => {},
@@ -88,12 +113,27 @@ test('the score screen fits the terminal with its help open, many sentences and 
 	// A frame as tall as the terminal scrolls its first line (the header) away.
 	// ...and a frame laid out for this width, not one left from a narrower terminal: its text fills the width.
 	const fits = (f: string, columns: number, rows: number) =>
-		f.split('\n').length < rows && f.split('\n').every((l) => textWidth(l) <= columns) && f.split('\n').some((l) => textWidth(l) > columns - 10) && f.startsWith('BooookScore');
-	for (const [columns, rows] of [[80, 24], [60, 20], [120, 40]] as const) {
+		f.split('\n').length < rows &&
+		f.split('\n').every((l) => textWidth(l) <= columns) &&
+		f.split('\n').some((l) => textWidth(l) > columns - 10) &&
+		f.startsWith('BooookScore');
+	for (const [columns, rows] of [
+		[80, 24],
+		[60, 20],
+		[120, 40],
+	] as const) {
 		resize(columns, rows);
-		await until(frame, (f) => fits(f, columns, rows) && f.includes('Questions: Who is the stranger'), `the screen fitting ${columns}×${rows}`);
+		await until(
+			frame,
+			(f) => fits(f, columns, rows) && f.includes('Questions: Who is the stranger'),
+			`the screen fitting ${columns}×${rows}`,
+		);
 		app.stdin.write('?');
-		await until(frame, (f) => fits(f, columns, rows) && /pgdn\s+scroll the text down/u.test(f), `the help fitting ${columns}×${rows}`);
+		await until(
+			frame,
+			(f) => fits(f, columns, rows) && /pgdn\s+scroll the text down/u.test(f),
+			`the help fitting ${columns}×${rows}`,
+		);
 		app.stdin.write('?');
 		await until(frame, (f) => !f.includes('scroll the text down'), 'the help closed');
 	}
@@ -104,20 +144,41 @@ test('at 80×24 the legend is never broken across rows, and a long error in the 
 	// 70 sentences: the marks take a row and most of the next, and the legend does not fit after them.
 	const text = Array.from({ length: 70 }, (_, i) => `Sentence ${i + 1} tells of the voyage.`).join(' ');
 	const spans = sentenceSpans(text);
-	const error = 'stopped: the server answered 429 with insufficient_quota: the account has no credit left; add credit, then continue with: booook score frankenstein-2026-01-01 --sessions-dir /tmp/sessions';
+	const error =
+		'stopped: the server answered 429 with insufficient_quota: the account has no credit left; add credit, then continue with: booook score frankenstein-2026-01-01 --sessions-dir /tmp/sessions';
 	const controls: ScoreControls = {
-		book: 'voyage', text, annotator: 'openai/test',
-		sentences: () => spans.map((s, i) => ({ start: s.start, end: s.end, verdict: i < 30 ? 'clear' : 'pending', questions: '', types: [] })),
-		score: () => 100, status: () => error, start: async () => {}, cancel: () => {}, onChange: () => () => {},
+		book: 'voyage',
+		text,
+		annotator: 'openai/test',
+		sentences: () =>
+			spans.map((s, i) => ({
+				start: s.start,
+				end: s.end,
+				verdict: i < 30 ? 'clear' : 'pending',
+				questions: '',
+				types: [],
+			})),
+		score: () => 100,
+		status: () => error,
+		start: async () => {},
+		cancel: () => {},
+		onChange: () => () => {},
 	};
 	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => {}} onQuit={() => {}} />);
 	Object.defineProperty(app.stdout, 'columns', { value: 80, configurable: true });
 	Object.defineProperty(app.stdout, 'rows', { value: 24, configurable: true });
 	app.stdout.emit('resize');
-	const f = await until(() => app.lastFrame() ?? '', (x) => x.split('\n').every((l) => textWidth(l) <= 80) && x.includes('✓ clear'), 'the screen at 80 columns');
+	const f = await until(
+		() => app.lastFrame() ?? '',
+		(x) => x.split('\n').every((l) => textWidth(l) <= 80) && x.includes('✓ clear'),
+		'the screen at 80 columns',
+	);
 	const lines = f.split('\n');
 	assert.ok(lines.length < 24, f);
-	assert.ok(lines.some((l) => l.includes('✓ clear  ✗ confusing  ? unreadable  · waiting')), `the legend on one row:\n${f}`);
+	assert.ok(
+		lines.some((l) => l.includes('✓ clear  ✗ confusing  ? unreadable  · waiting')),
+		`the legend on one row:\n${f}`,
+	);
 	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(error), `the whole error:\n${f}`);
 	assert.doesNotMatch(lines.at(-1)!, /…/u, 'the footer has whole keys');
 	app.unmount();

@@ -12,7 +12,16 @@ import { sentenceDiff } from '../source/ui/state/diff.ts';
 import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
 import { initialUi, runKey, selectedNode } from '../source/ui/state/run-ui.ts';
 import { ViewStore } from '../source/ui/state/store.ts';
-import { chunksRead, etaSeconds, initialView, LIVE_LIMIT, phaseOf, progressOf, reduce, type ViewState } from '../source/ui/state/view.ts';
+import {
+	chunksRead,
+	etaSeconds,
+	initialView,
+	LIVE_LIMIT,
+	phaseOf,
+	progressOf,
+	reduce,
+	type ViewState,
+} from '../source/ui/state/view.ts';
 import { activeVersion, liveNodes } from '../source/summarize/graph.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
@@ -20,15 +29,64 @@ import { textWidth, windowOf, wrap } from '../source/ui/text.ts';
 import { formatInt } from '../source/ui/state/progress.ts';
 import { prng } from './support/prng.ts';
 
-const chunks = Array.from({ length: 4 }, (_, i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 5 }));
-const emptyView = (method: 'hier' | 'inc' = 'hier', stepping = false) => initialView(newRun(makeConfig({ provider: 'openai', model: 'm', method, chunkSize: 256, maxSummary: 200, contextWindow: 2048 }), chunks), { stepping });
-const totals = (calls: number) => ({ input: 100 * calls, output: 10 * calls, cached: 0, cost: 0.01 * calls, calls, saved: 0 });
-const fold = (state: ViewState, events: EngineEvent[], now = 0) => events.reduce((s, e, i) => reduce(s, e, { now: now + i }), state);
+const chunks = Array.from({ length: 4 }, (_, i) => ({
+	index: i,
+	start: i * 10,
+	end: i * 10 + 10,
+	tokens: 5,
+}));
+const emptyView = (method: 'hier' | 'inc' = 'hier', stepping = false) =>
+	initialView(
+		newRun(
+			makeConfig({
+				provider: 'openai',
+				model: 'm',
+				method,
+				chunkSize: 256,
+				maxSummary: 200,
+				contextWindow: 2048,
+			}),
+			chunks,
+		),
+		{ stepping },
+	);
+const totals = (calls: number) => ({
+	input: 100 * calls,
+	output: 10 * calls,
+	cached: 0,
+	cost: 0.01 * calls,
+	calls,
+	saved: 0,
+});
+const fold = (state: ViewState, events: EngineEvent[], now = 0) =>
+	events.reduce((s, e, i) => reduce(s, e, { now: now + i }), state);
 
-const planned: EngineEvent = { type: 'node-planned', planned: 5, nodes: [0, 1, 2, 3].map((i) => ({ id: `n${i}` as const, kind: 'summarize' as const, level: 0, index: i, inputs: [`c${i}` as const] })) };
+const planned: EngineEvent = {
+	type: 'node-planned',
+	planned: 5,
+	nodes: [0, 1, 2, 3].map((i) => ({
+		id: `n${i}` as const,
+		kind: 'summarize' as const,
+		level: 0,
+		index: i,
+		inputs: [`c${i}` as const],
+	})),
+};
 
 test('events fold into statuses, streaming text, totals and the run state', () => {
-	let s = fold(emptyView(), [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 5, done: 0 }, planned]);
+	let s = fold(emptyView(), [
+		{
+			type: 'run-started',
+			session: 's',
+			method: 'hier',
+			provider: 'openai',
+			model: 'm',
+			isLLM: true,
+			planned: 5,
+			done: 0,
+		},
+		planned,
+	]);
 	assert.equal(phaseOf(s), 'running');
 	assert.deepEqual(s.order, ['n0', 'n1', 'n2', 'n3']);
 	assert.ok(s.order.every((id) => s.nodes[id]!.status === 'pending'));
@@ -44,8 +102,25 @@ test('events fold into statuses, streaming text, totals and the run state', () =
 	assert.match(s.log.at(-1)!.text, /retrying/u);
 	s = fold(s, [
 		{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 1 },
-		{ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.01, saved: 0, totals: totals(2) },
-		{ type: 'node-finished', node: 'n0', kind: 'summarize', level: 0, index: 0, words: 7, tokens: 9, attempts: 2, overBudget: false },
+		{
+			type: 'usage',
+			node: 'n0',
+			usage: { input: 100, output: 10, cached: 0 },
+			cost: 0.01,
+			saved: 0,
+			totals: totals(2),
+		},
+		{
+			type: 'node-finished',
+			node: 'n0',
+			kind: 'summarize',
+			level: 0,
+			index: 0,
+			words: 7,
+			tokens: 9,
+			attempts: 2,
+			overBudget: false,
+		},
 	]);
 	assert.equal(s.nodes.n0!.status, 'done');
 	assert.equal(s.nodes.n0!.words, 7);
@@ -56,30 +131,82 @@ test('events fold into statuses, streaming text, totals and the run state', () =
 	assert.equal(phaseOf(s), 'paused');
 	s = fold(s, [{ type: 'run-resumed', stepping: true }]);
 	assert.equal(phaseOf(s), 'stepping');
-	s = fold(s, [{ type: 'node-failed', node: 'n1', error: 'boom' }, { type: 'run-finished', status: 'failed', root: null, error: 'n1: boom', totals: totals(2) }]);
+	s = fold(s, [
+		{ type: 'node-failed', node: 'n1', error: 'boom' },
+		{ type: 'run-finished', status: 'failed', root: null, error: 'n1: boom', totals: totals(2) },
+	]);
 	assert.equal(phaseOf(s), 'failed');
 	assert.equal(s.nodes.n1!.status, 'failed');
 	assert.equal(s.finals.length, 0);
-	s = fold(s, [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 5, done: 2 }, { type: 'run-finished', status: 'done', root: 'n3', error: null, totals: totals(5) }]);
+	s = fold(s, [
+		{
+			type: 'run-started',
+			session: 's',
+			method: 'hier',
+			provider: 'openai',
+			model: 'm',
+			isLLM: true,
+			planned: 5,
+			done: 2,
+		},
+		{ type: 'run-finished', status: 'done', root: 'n3', error: null, totals: totals(5) },
+	]);
 	assert.equal(phaseOf(s), 'done');
-	assert.deepEqual(s.finals.map((f) => f.root), ['n3']);
+	assert.deepEqual(
+		s.finals.map((f) => f.root),
+		['n3'],
+	);
 });
 
 test('streaming text per node stays bounded however long the stream, and counts every character', () => {
-	let s = fold(emptyView(), [planned, { type: 'node-started', node: 'n2', kind: 'summarize', level: 0, index: 2, attempt: 0 }]);
+	let s = fold(emptyView(), [
+		planned,
+		{ type: 'node-started', node: 'n2', kind: 'summarize', level: 0, index: 2, attempt: 0 },
+	]);
 	const piece = 'word '.repeat(20);
-	for (let i = 0; i < 2000; i++) s = reduce(s, { type: 'delta', node: 'n2', attempt: 0, text: piece }, { now: i });
+	for (let i = 0; i < 2000; i++)
+		s = reduce(s, { type: 'delta', node: 'n2', attempt: 0, text: piece }, { now: i });
 	assert.ok(s.live.n2!.text.length <= LIVE_LIMIT);
 	assert.equal(s.live.n2!.chars, 2000 * piece.length);
 	assert.ok(s.live.n2!.text.endsWith(piece), 'the tail is kept');
 });
 
 test('stepping from the start shows as stepping; ETA comes from the pace of calls made in this start', () => {
-	let s = fold(emptyView('hier', true), [{ type: 'run-started', session: 's', method: 'hier', provider: 'openai', model: 'm', isLLM: true, planned: 10, done: 4 }], 1000);
+	let s = fold(
+		emptyView('hier', true),
+		[
+			{
+				type: 'run-started',
+				session: 's',
+				method: 'hier',
+				provider: 'openai',
+				model: 'm',
+				isLLM: true,
+				planned: 10,
+				done: 4,
+			},
+		],
+		1000,
+	);
 	assert.equal(phaseOf(s), 'stepping');
 	assert.equal(etaSeconds(s, 5000), null, 'no pace yet');
-	s = reduce(s, { type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 }, { now: 1000 });
-	s = reduce(s, { type: 'usage', node: 'n0', usage: { input: 1, output: 1, cached: 0 }, cost: 0, saved: 0, totals: totals(6) }, { now: 5000 });
+	s = reduce(
+		s,
+		{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 },
+		{ now: 1000 },
+	);
+	s = reduce(
+		s,
+		{
+			type: 'usage',
+			node: 'n0',
+			usage: { input: 1, output: 1, cached: 0 },
+			cost: 0,
+			saved: 0,
+			totals: totals(6),
+		},
+		{ now: 5000 },
+	);
 	// 2 calls in the 4 s of calling since the start: 4 calls left take 8 s, however long the next s waits.
 	assert.equal(etaSeconds(s, 5000), 8);
 	assert.equal(etaSeconds(s, 50_000), 8);
@@ -87,7 +214,13 @@ test('stepping from the start shows as stepping; ETA comes from the pace of call
 
 test('the store publishes at most its frame rate, folds every event, and holds still while frozen', async () => {
 	let clock = 0;
-	const store = new ViewStore(fold(emptyView(), [planned, { type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 }]), { fps: 10, now: () => clock });
+	const store = new ViewStore(
+		fold(emptyView(), [
+			planned,
+			{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 },
+		]),
+		{ fps: 10, now: () => clock },
+	);
 	let renders = 0;
 	store.subscribe(() => renders++);
 	for (let i = 0; i < 1000; i++) {
@@ -109,26 +242,81 @@ test('the store publishes at most its frame rate, folds every event, and holds s
 
 test('the sentence diff marks what a step added and dropped, and keeps both texts whole', () => {
 	const random = prng(7);
-	const pool = ['Anna left Paris.', 'The ship sank.', 'He wrote a letter.', 'Snow fell on the mill.', 'Her brother came home.', 'They spoke of war.', 'The old man died.', 'A storm broke.'];
+	const pool = [
+		'Anna left Paris.',
+		'The ship sank.',
+		'He wrote a letter.',
+		'Snow fell on the mill.',
+		'Her brother came home.',
+		'They spoke of war.',
+		'The old man died.',
+		'A storm broke.',
+	];
 	const pick = () => pool.filter(() => random() < 0.5);
 	for (let round = 0; round < 50; round++) {
 		const a = pick();
 		const b = pick();
 		const parts = sentenceDiff(a.join(' '), b.join(' '));
-		assert.deepEqual(parts.filter((p) => p.kind !== 'dropped').map((p) => p.text), splitSentences(b.join(' ')));
-		assert.deepEqual(parts.filter((p) => p.kind !== 'added').map((p) => p.text), splitSentences(a.join(' ')));
+		assert.deepEqual(
+			parts.filter((p) => p.kind !== 'dropped').map((p) => p.text),
+			splitSentences(b.join(' ')),
+		);
+		assert.deepEqual(
+			parts.filter((p) => p.kind !== 'added').map((p) => p.text),
+			splitSentences(a.join(' ')),
+		);
 		// Both are in the pool's order, so every common sentence can be kept.
-		assert.equal(parts.filter((p) => p.kind === 'kept').length, a.filter((s) => b.includes(s)).length, 'no common sentence is marked as changed');
+		assert.equal(
+			parts.filter((p) => p.kind === 'kept').length,
+			a.filter((s) => b.includes(s)).length,
+			'no common sentence is marked as changed',
+		);
 	}
 	const parts = sentenceDiff('Anna left Paris. The ship sank.', 'Anna left Paris. A storm broke.');
-	assert.deepEqual(parts.map((p) => [p.kind, p.text]), [['kept', 'Anna left Paris.'], ['dropped', 'The ship sank.'], ['added', 'A storm broke.']]);
+	assert.deepEqual(
+		parts.map((p) => [p.kind, p.text]),
+		[
+			['kept', 'Anna left Paris.'],
+			['dropped', 'The ship sank.'],
+			['added', 'A storm broke.'],
+		],
+	);
 });
 
 test('keys: space pauses or resumes by the run state, versions make an effect, the incremental timeline moves back and follows again', () => {
 	let view = fold(emptyView('inc'), [
-		{ type: 'run-started', session: 's', method: 'inc', provider: 'openai', model: 'm', isLLM: true, planned: 5, done: 0 },
-		{ type: 'node-planned', planned: 4, nodes: [0, 1, 2].map((i) => ({ id: `n${i}` as const, kind: (i === 0 ? 'summarize' : 'update') as 'summarize' | 'update', level: 0, index: i, inputs: [`c${i}` as const] })) },
-		...[0, 1, 2].map((i): EngineEvent => ({ type: 'node-finished', node: `n${i}`, kind: 'update', level: 0, index: i, words: 5, tokens: 6, attempts: 1, overBudget: false })),
+		{
+			type: 'run-started',
+			session: 's',
+			method: 'inc',
+			provider: 'openai',
+			model: 'm',
+			isLLM: true,
+			planned: 5,
+			done: 0,
+		},
+		{
+			type: 'node-planned',
+			planned: 4,
+			nodes: [0, 1, 2].map((i) => ({
+				id: `n${i}` as const,
+				kind: (i === 0 ? 'summarize' : 'update') as 'summarize' | 'update',
+				level: 0,
+				index: i,
+				inputs: [`c${i}` as const],
+			})),
+		},
+		...[0, 1, 2].map((i): EngineEvent => ({
+			type: 'node-finished',
+			node: `n${i}`,
+			kind: 'update',
+			level: 0,
+			index: i,
+			words: 5,
+			tokens: 6,
+			attempts: 1,
+			overBudget: false,
+		})),
 	]);
 	const ctx = { page: 10, offset: 0, width: 80, sentences: 0 };
 	let ui = initialUi();
@@ -180,10 +368,16 @@ test('the editor inserts, joins and splits lines, and moves by the rows a reader
 test('wrapping keeps every word, never passes the width, and windows clamp', () => {
 	const random = prng(3);
 	for (let round = 0; round < 100; round++) {
-		const words = Array.from({ length: 1 + Math.floor(random() * 40) }, () => 'x'.repeat(1 + Math.floor(random() * 15)) + (random() < 0.1 ? '日本' : ''));
+		const words = Array.from(
+			{ length: 1 + Math.floor(random() * 40) },
+			() => 'x'.repeat(1 + Math.floor(random() * 15)) + (random() < 0.1 ? '日本' : ''),
+		);
 		const width = 5 + Math.floor(random() * 30);
 		const lines = wrap(words.join(' '), width);
-		assert.ok(lines.every((l) => textWidth(l) <= width), `width ${width}`);
+		assert.ok(
+			lines.every((l) => textWidth(l) <= width),
+			`width ${width}`,
+		);
 		assert.equal(lines.join('').replace(/\s/gu, ''), words.join(''));
 	}
 	assert.deepEqual(windowOf([1, 2, 3, 4, 5], 2, null).lines, [4, 5]);
@@ -205,7 +399,12 @@ test('a text is wrapped once per width: frames drawn while a run streams reuse t
 });
 
 test('the new-run form: choices cycle, the model follows the provider until it is typed', () => {
-	const defaults: FormDefaults = { method: 'hier', provider: 'openai', models: { openai: 'gpt', anthropic: 'claude', extractive: 'textrank' }, chunkSize: 2048 };
+	const defaults: FormDefaults = {
+		method: 'hier',
+		provider: 'openai',
+		models: { openai: 'gpt', anthropic: 'claude', extractive: 'textrank' },
+		chunkSize: 2048,
+	};
 	let f = formOf(defaults);
 	f = formKey(f, { type: 'book.txt' }, defaults);
 	f = formKey(f, { action: 'down' }, defaults);
@@ -219,16 +418,33 @@ test('the new-run form: choices cycle, the model follows the provider until it i
 	f = formKey(f, { action: 'up' }, defaults);
 	f = formKey(f, { action: 'right' }, defaults);
 	assert.deepEqual([f.provider, f.model], ['extractive', 'claud'], 'a typed model stays');
-	f = formKey(formKey(formKey(f, { action: 'down' }, defaults), { action: 'down' }, defaults), { type: '1a2' }, defaults);
+	f = formKey(
+		formKey(formKey(f, { action: 'down' }, defaults), { action: 'down' }, defaults),
+		{ type: '1a2' },
+		defaults,
+	);
 	assert.equal(f.chunkSize, '204812');
 });
 
 test('formatInt groups thousands with commas, rounds, and keeps a sign', () => {
-	assert.deepEqual([0, 999, 1000, 12_345, 1_234_567, 1_000_000_000, -1234, 12.6].map(formatInt), ['0', '999', '1,000', '12,345', '1,234,567', '1,000,000,000', '-1,234', '13']);
+	assert.deepEqual([0, 999, 1000, 12_345, 1_234_567, 1_000_000_000, -1234, 12.6].map(formatInt), [
+		'0',
+		'999',
+		'1,000',
+		'12,345',
+		'1,234,567',
+		'1,000,000,000',
+		'-1,234',
+		'13',
+	]);
 });
 
 test('after an edit of a finished run, the header counts the stale nodes as calls planned but not made', async () => {
-	const { run, engine } = await setUp(randomBook(5, 40), { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true }, new FakeModel({ seed: 5 }));
+	const { run, engine } = await setUp(
+		randomBook(5, 40),
+		{ method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: true },
+		new FakeModel({ seed: 5 }),
+	);
 	let view = initialView(run);
 	engine.on((event) => (view = reduce(view, event, { now: 0, run })));
 	assert.equal(await engine.start(), 'done');
@@ -246,13 +462,22 @@ test('after an edit of a finished run, the header counts the stale nodes as call
 });
 
 test('the score screen says no sentence confuses only when every sentence has a readable answer', () => {
-	assert.equal(noConfusingText(['clear', 'pending']), 'Confusing sentences appear here as their answers arrive.');
+	assert.equal(
+		noConfusingText(['clear', 'pending']),
+		'Confusing sentences appear here as their answers arrive.',
+	);
 	assert.equal(noConfusingText(['clear', 'clear']), 'No sentence confuses the annotator.');
-	assert.equal(noConfusingText(['clear', 'failed', 'failed']), 'No sentence confuses the annotator, but 2 had no readable answer: scoring again asks again.');
-	assert.equal(noConfusingText(['failed', 'failed']), 'No sentence has a readable answer, so there is no score: scoring again asks again.');
+	assert.equal(
+		noConfusingText(['clear', 'failed', 'failed']),
+		'No sentence confuses the annotator, but 2 had no readable answer: scoring again asks again.',
+	);
+	assert.equal(
+		noConfusingText(['failed', 'failed']),
+		'No sentence has a readable answer, so there is no score: scoring again asks again.',
+	);
 });
 
-test('the sessions table leaves the model column out before a narrow terminal would cut the score at the row\'s end', () => {
+test("the sessions table leaves the model column out before a narrow terminal would cut the score at the row's end", () => {
 	const session: SessionSummary = {
 		id: 'pride-and-prejudice-20261123-2207-k3x9',
 		kind: 'book',
@@ -269,25 +494,67 @@ test('the sessions table leaves the model column out before a narrow terminal wo
 	};
 	for (const width of [60, 67, 80, 120]) {
 		const table = layoutTable(sessionColumns([session]), width);
-		for (const line of [table.header, ...table.rows]) assert.ok(textWidth(line) <= width, `${width}: ${line}`);
+		for (const line of [table.header, ...table.rows])
+			assert.ok(textWidth(line) <= width, `${width}: ${line}`);
 		assert.match(table.rows[0]!, /67\.5/u, `${width}: ${table.rows[0]}`);
 	}
 	// Wide enough, the model is shown.
 	assert.match(layoutTable(sessionColumns([session]), 120).rows[0]!, /gpt-4o-mini/u);
 });
 
-test('the new-run form refuses a chunk size below the smallest in its own words, not a flag\'s', () => {
-	const form = { ...formOf({ method: 'hier', provider: 'extractive', models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' }, chunkSize: 2048 }), book: 'book.txt' };
-	for (const chunkSize of ['10', '0', '2048.5', 'many']) assert.deepEqual(formInput({ ...form, chunkSize }), { error: 'The chunk size is a whole number of tokens, at least 64.' }, chunkSize);
-	assert.deepEqual(formInput({ ...form, chunkSize: '64' }), { book: 'book.txt', method: 'hier', provider: 'extractive', model: 'textrank', chunkSize: 64 });
+test("the new-run form refuses a chunk size below the smallest in its own words, not a flag's", () => {
+	const form = {
+		...formOf({
+			method: 'hier',
+			provider: 'extractive',
+			models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' },
+			chunkSize: 2048,
+		}),
+		book: 'book.txt',
+	};
+	for (const chunkSize of ['10', '0', '2048.5', 'many'])
+		assert.deepEqual(
+			formInput({ ...form, chunkSize }),
+			{ error: 'The chunk size is a whole number of tokens, at least 64.' },
+			chunkSize,
+		);
+	assert.deepEqual(formInput({ ...form, chunkSize: '64' }), {
+		book: 'book.txt',
+		method: 'hier',
+		provider: 'extractive',
+		model: 'textrank',
+		chunkSize: 64,
+	});
 });
 
 test('an attempt that failed is billed into the totals but is no call of its node', () => {
-	let s = fold(emptyView(), [planned, { type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 }]);
+	let s = fold(emptyView(), [
+		planned,
+		{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 },
+	]);
 	const none = { input: 0, output: 0, cached: 0 };
-	s = fold(s, [{ type: 'usage', node: 'n0', usage: none, cost: 0, saved: 0, totals: totals(0), failed: 'Connection error.' }]);
+	s = fold(s, [
+		{
+			type: 'usage',
+			node: 'n0',
+			usage: none,
+			cost: 0,
+			saved: 0,
+			totals: totals(0),
+			failed: 'Connection error.',
+		},
+	]);
 	assert.equal(s.nodes.n0!.calls, 0);
-	s = fold(s, [{ type: 'usage', node: 'n0', usage: { input: 100, output: 10, cached: 0 }, cost: 0.01, saved: 0, totals: totals(1) }]);
+	s = fold(s, [
+		{
+			type: 'usage',
+			node: 'n0',
+			usage: { input: 100, output: 10, cached: 0 },
+			cost: 0.01,
+			saved: 0,
+			totals: totals(1),
+		},
+	]);
 	assert.equal(s.nodes.n0!.calls, 1);
 	assert.equal(progressOf(s).calls, 1);
 });

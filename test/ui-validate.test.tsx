@@ -12,14 +12,32 @@ import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
 import { renderScreen, settle, until } from './support/screen.tsx';
 
 const at = '2026-01-01T00:00:00.000Z';
-const TEXT = 'Ann sails to Dover. Then the war ends suddenly. Bob, who is never introduced, sells the boat. Ann returns home.';
-const summaries: ScoredSummary[] = [{ id: 's0', book: 'voyage.epub', text: TEXT, node: null, version: null, source: 'test' }];
+const TEXT =
+	'Ann sails to Dover. Then the war ends suddenly. Bob, who is never introduced, sells the boat. Ann returns home.';
+const summaries: ScoredSummary[] = [
+	{ id: 's0', book: 'voyage.epub', text: TEXT, node: null, version: null, source: 'test' },
+];
 const spans = sentenceSpans(TEXT);
 const ann = (id: number, sentence: number, source: 'model' | 'human', questions: string): Annotation => ({
-	id: `a${id}`, summary: 's0', sentence, spans: [spans[sentence]!], confusing: true, questions, types: ['entity omission'], source,
-	annotator: source === 'model' ? 'openai/gpt-4' : 'pat', imported: null, raw: null, failure: null, createdAt: at,
+	id: `a${id}`,
+	summary: 's0',
+	sentence,
+	spans: [spans[sentence]!],
+	confusing: true,
+	questions,
+	types: ['entity omission'],
+	source,
+	annotator: source === 'model' ? 'openai/gpt-4' : 'pat',
+	imported: null,
+	raw: null,
+	failure: null,
+	createdAt: at,
 });
-const annotations = [ann(0, 1, 'model', 'Which war?'), ann(1, 2, 'model', 'Who is Bob?'), ann(2, 2, 'human', 'Where did Bob come from?')];
+const annotations = [
+	ann(0, 1, 'model', 'Which war?'),
+	ann(1, 2, 'model', 'Who is Bob?'),
+	ann(2, 2, 'human', 'Where did Bob come from?'),
+];
 
 const ESC = '\u001B';
 const RIGHT = '\u001B[C';
@@ -35,12 +53,33 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
 	return value;
 }
 /** The lines of the frame marked as highlighted (the gutter mark), joined. */
-const marked = (frame: string) => frame.split('\n').filter((l) => l.includes('▌')).join(' ');
+const marked = (frame: string) =>
+	frame
+		.split('\n')
+		.filter((l) => l.includes('▌'))
+		.join(' ');
 
-async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind', opts: { annotations?: Annotation[]; judgments?: Judgment[]; size?: [number, number]; evidenceFor?: (unit: { summary: string; sentence: number }) => { text: string; where: string }[] } = {}) {
+async function setUp(
+	t: import('node:test').TestContext,
+	mode: 'model' | 'blind',
+	opts: {
+		annotations?: Annotation[];
+		judgments?: Judgment[];
+		size?: [number, number];
+		evidenceFor?: (unit: { summary: string; sentence: number }) => { text: string; where: string }[];
+	} = {},
+) {
 	const dir = await mkdtemp(path.join(tmpdir(), 'booook-validate-'));
 	t.after(() => rm(dir, { recursive: true, force: true }));
-	const created = await Session.createCollection(dir, { id: 'walk', title: 'voyage', sources: ['test'], summaries, annotations: opts.annotations ?? annotations, judgments: opts.judgments ?? [], runs: [] });
+	const created = await Session.createCollection(dir, {
+		id: 'walk',
+		title: 'voyage',
+		sources: ['test'],
+		summaries,
+		annotations: opts.annotations ?? annotations,
+		judgments: opts.judgments ?? [],
+		runs: [],
+	});
 	await created.close();
 	const session = await Session.open(dir, 'walk');
 	t.after(() => session.close());
@@ -59,7 +98,12 @@ async function setUp(t: import('node:test').TestContext, mode: 'model' | 'blind'
 		until(frame, (f) => pattern.test(where === 'marked' ? marked(f) : f), what);
 	await see(/voyage/u, 'the first frame');
 	const read = async (): Promise<any> => (await Session.snapshot(dir, 'walk')).data;
-	const onDisk = () => eventually(read, (d) => d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length);
+	const onDisk = () =>
+		eventually(
+			read,
+			(d) =>
+				d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length,
+		);
 	// Each key is handled as it is written (the walk's state changes at once; the frame follows).
 	// A lone escape is held by Ink until its next turn (it could start a sequence): let that pass,
 	// or the key after it would read as alt-key.
@@ -84,15 +128,32 @@ test('verdicts are saved as they are given, move the walk on, and undo restores 
 	await see(/Which war\?[^]*model 0\/2|model 0\/2[^]*Which war\?/u, 'the first annotation and the progress');
 	await press('a');
 	await see(/Who is Bob\?/u, 'agree moves to the next annotation');
-	assert.deepEqual((await onDisk()).judgments.map((j: { annotation: string; verdict: string; validator: string }) => [j.annotation, j.verdict, j.validator]), [['a0', 'agree', 'val']]);
+	assert.deepEqual(
+		(await onDisk()).judgments.map((j: { annotation: string; verdict: string; validator: string }) => [
+			j.annotation,
+			j.verdict,
+			j.validator,
+		]),
+		[['a0', 'agree', 'val']],
+	);
 	await press('p');
 	await see(/which standards/u, 'the reasons');
 	await press('2', '3', '\r');
 	const partial = (await onDisk()).judgments[1];
-	assert.deepEqual([partial.annotation, partial.verdict, partial.reasons], ['a1', 'partial', ['B. Answered in the summary', 'C. Not addressing issues that matter (refer to standards)']]);
+	assert.deepEqual(
+		[partial.annotation, partial.verdict, partial.reasons],
+		[
+			'a1',
+			'partial',
+			['B. Answered in the summary', 'C. Not addressing issues that matter (refer to standards)'],
+		],
+	);
 	await see(/model 2\/2 · precision 100\.0% · strict 50\.0%/u);
 	await press('u');
-	assert.deepEqual((await onDisk()).judgments.map((j: { annotation: string }) => j.annotation), ['a0']);
+	assert.deepEqual(
+		(await onDisk()).judgments.map((j: { annotation: string }) => j.annotation),
+		['a0'],
+	);
 	await see(/Who is Bob\?[^]*not judged yet/u, 'the undone annotation, unjudged');
 	await press('d');
 	await see(/precision 50\.0%/u);
@@ -146,23 +207,40 @@ test('h adds a human annotation over chosen sentences; hostile text never reache
 	assert.deepEqual(added.types, ['causal omission']);
 	assert.equal(added.questions, 'Why?');
 	assert.deepEqual(added.spans, [{ start: TEXT.indexOf('the war'), end: spans[2]!.end }]);
-	assert.equal(TEXT.slice(added.spans[0].start, added.spans[0].end), 'the war ends suddenly. Bob, who is never introduced, sells the boat.');
+	assert.equal(
+		TEXT.slice(added.spans[0].start, added.spans[0].end),
+		'the war ends suddenly. Bob, who is never introduced, sells the boat.',
+	);
 	await press(ESC);
 	assert.ok(!/\u001B\]/.test(app.lastFrame()!));
 });
 
 test('highlighting marks exactly the span, keeps words whole across lines, and cleans hostile text', async () => {
 	const { highlightLines } = await import('../source/ui/styled-lines.ts');
-	const text = 'Mr. Smith went home. He was \u001B]52;c;aGk=\u0007tired\u001B[2J. The end came quickly for everyone.';
+	const text =
+		'Mr. Smith went home. He was \u001B]52;c;aGk=\u0007tired\u001B[2J. The end came quickly for everyone.';
 	const start = text.indexOf('He was');
 	const end = text.indexOf('. The end') + 1;
 	const { lines, firstMarked } = highlightLines(text, [{ start, end }], 16);
 	const flat = lines.map((l) => l.map((p) => p.text).join(''));
-	assert.ok(flat.every((l) => l.length <= 16), flat.join('|'));
-	assert.equal(flat.join(' ').replace(/\s+/g, ' '), 'Mr. Smith went home. He was tired. The end came quickly for everyone.');
-	const markedText = lines.flatMap((l) => l.filter((p) => p.style !== null).map((p) => p.text)).join(' ').replace(/\s+/g, ' ').trim();
+	assert.ok(
+		flat.every((l) => l.length <= 16),
+		flat.join('|'),
+	);
+	assert.equal(
+		flat.join(' ').replace(/\s+/g, ' '),
+		'Mr. Smith went home. He was tired. The end came quickly for everyone.',
+	);
+	const markedText = lines
+		.flatMap((l) => l.filter((p) => p.style !== null).map((p) => p.text))
+		.join(' ')
+		.replace(/\s+/g, ' ')
+		.trim();
 	assert.equal(markedText, 'He was tired.');
-	assert.equal(firstMarked, flat.findIndex((l) => l.includes('He was')));
+	assert.equal(
+		firstMarked,
+		flat.findIndex((l) => l.includes('He was')),
+	);
 	assert.ok(!flat.join('').includes('\u001B') && !flat.join('').includes('\u0007'));
 });
 
@@ -172,7 +250,11 @@ test('tab shows the results; a blind walk holds them back until every item is ju
 	await see(/Results by source are shown when every item of the blind walk is judged/u);
 	await press('x');
 	await see(/judged 0\/3/u, 'the walk again');
-	for (const [key, n] of [['a', 1], ['a', 2], ['d', 3]] as const) {
+	for (const [key, n] of [
+		['a', 1],
+		['a', 2],
+		['d', 3],
+	] as const) {
 		await press(key);
 		await see(new RegExp(`judged ${n}/3|model \\d/2`, 'u'), `${n} judged`);
 	}
@@ -185,7 +267,10 @@ test('tab shows the results; a blind walk holds them back until every item is ju
 test('keys that arrive together ("ad" in one read) are each a verdict', async (t) => {
 	const { store, press, onDisk } = await setUp(t, 'model');
 	await press('ad');
-	assert.deepEqual((await onDisk()).judgments.map((j: { verdict: string }) => j.verdict), ['agree', 'disagree']);
+	assert.deepEqual(
+		(await onDisk()).judgments.map((j: { verdict: string }) => j.verdict),
+		['agree', 'disagree'],
+	);
 	assert.equal(store.judgments.length, 2);
 });
 
@@ -197,14 +282,21 @@ test('a note typed as one burst ("modd" in one read) opens the field and is save
 	await see(/your verdict: agree/u, 'back on the judged one');
 	app.stdin.write('modd');
 	app.stdin.write('\r');
-	const saved = await eventually(async (): Promise<Judgment[]> => (await onDisk()).judgments, (js) => js.length === 2);
+	const saved = await eventually(
+		async (): Promise<Judgment[]> => (await onDisk()).judgments,
+		(js) => js.length === 2,
+	);
 	assert.equal(saved.at(-1)!.note, 'odd');
 	assert.equal(saved.at(-1)!.annotation, 'a0');
 	await see(/note: odd/u, 'the note under the verdict');
 });
 
 // As in the released study: the people's single spans have no error types, the model's have some.
-const mixed = [ann(0, 1, 'model', 'Which war?'), { ...ann(1, 2, 'human', 'Who is Bob?'), types: [] }, ann(2, 3, 'model', 'Home where?')];
+const mixed = [
+	ann(0, 1, 'model', 'Which war?'),
+	{ ...ann(1, 2, 'human', 'Who is Bob?'), types: [] },
+	ann(2, 3, 'model', 'Home where?'),
+];
 
 test('a blind walk shows nothing that tells the sources apart until the walk is done, then shows them', async (t) => {
 	const { press, see, frame } = await setUp(t, 'blind', { annotations: mixed });
@@ -227,7 +319,10 @@ test('a blind walk shows nothing that tells the sources apart until the walk is 
 	}
 	assert.equal(new Set(seen).size, 1, `the items differ beyond their own text:\n${seen.join('\n----\n')}`);
 	await press('d');
-	const done = await see(/model \d\/2[^]*human \d\/1|human \d\/1[^]*model \d\/2/u, 'the sources once all are judged');
+	const done = await see(
+		/model \d\/2[^]*human \d\/1|human \d\/1[^]*model \d\/2/u,
+		'the sources once all are judged',
+	);
 	assert.match(done, /Types: /u);
 	assert.ok(frame().includes('(pat)') || frame().includes('(openai/gpt-4)'));
 });
@@ -246,15 +341,33 @@ test("a blind walk's progress line is judged/total only; tab shows the precision
 });
 
 test('reopening a walk starts at its first unjudged item', async (t) => {
-	const judged = (a: Annotation): Judgment => ({ annotation: a.id, validator: 'val', verdict: 'agree', reasons: [], note: null, at });
+	const judged = (a: Annotation): Judgment => ({
+		annotation: a.id,
+		validator: 'val',
+		verdict: 'agree',
+		reasons: [],
+		note: null,
+		at,
+	});
 	const { see } = await setUp(t, 'model', { judgments: [judged(annotations[0]!)] });
 	await see(/annotation 2\/2[^]*Who is Bob\?/u, 'the second (first unjudged) annotation');
 });
 
-for (const [columns, rows] of [[120, 40], [80, 24]] as const) {
+for (const [columns, rows] of [
+	[120, 40],
+	[80, 24],
+] as const) {
 	test(`the partial-agree dialog keeps the header on screen at ${columns}×${rows}`, async (t) => {
 		// Long questions and a long summary: the dialog must take its room from the summary pane.
-		const long = [ann(0, 1, 'model', 'Which war is meant here, and who fought it, and why does it end so suddenly? '.repeat(6)), ann(1, 2, 'model', 'Who is Bob?')];
+		const long = [
+			ann(
+				0,
+				1,
+				'model',
+				'Which war is meant here, and who fought it, and why does it end so suddenly? '.repeat(6),
+			),
+			ann(1, 2, 'model', 'Who is Bob?'),
+		];
 		const { press, see } = await setUp(t, 'model', { annotations: long, size: [columns, rows] });
 		await see(new RegExp(`^.{${columns - 2},${columns}}$`, 'mu'), `a frame ${columns} wide`);
 		await press('p');
@@ -263,7 +376,10 @@ for (const [columns, rows] of [[120, 40], [80, 24]] as const) {
 		// A frame as tall as the terminal scrolls its first line away.
 		assert.ok(lines.length < rows, `${lines.length} lines in a ${rows}-row terminal:\n${f}`);
 		assert.match(lines[0]!, /^Validate · voyage/u);
-		assert.ok(lines.every((l) => l.length <= columns), 'no line wider than the terminal');
+		assert.ok(
+			lines.every((l) => l.length <= columns),
+			'no line wider than the terminal',
+		);
 		assert.match(lines.at(-1)!, /^1-4 tick · enter save · esc cancel/u, "the footer shows the dialog's keys");
 	});
 }
@@ -271,7 +387,10 @@ for (const [columns, rows] of [[120, 40], [80, 24]] as const) {
 test("the footer shows the walk's main keys first, and ? lists the walk's keys, not the run screen's", async (t) => {
 	const { press, see } = await setUp(t, 'model');
 	const f = await see(/a agree/u, 'the footer');
-	assert.match(f.split('\n').at(-1)!, /^a agree {2}p partial {2}d disagree {2}u undo {2}m note {2}n unjudged/u);
+	assert.match(
+		f.split('\n').at(-1)!,
+		/^a agree {2}p partial {2}d disagree {2}u undo {2}m note {2}n unjudged/u,
+	);
 	await press('?');
 	const help = await see(/esc or \? closes/u, 'the help');
 	assert.match(help, /Validation\n/u);
@@ -285,7 +404,12 @@ test('the passages of the book for the sentence being judged sit below it, and g
 	const asked: string[] = [];
 	const evidenceFor = (unit: { summary: string; sentence: number }) => {
 		asked.push(`${unit.summary}:${unit.sentence}`);
-		return [{ text: `The book's passage for sentence ${unit.sentence + 1}.`, where: `chunk ${unit.sentence}, 10% into the book` }];
+		return [
+			{
+				text: `The book's passage for sentence ${unit.sentence + 1}.`,
+				where: `chunk ${unit.sentence}, 10% into the book`,
+			},
+		];
 	};
 	const { see, press, frame } = await setUp(t, 'model', { size: [100, 30], evidenceFor });
 	const first = await see(/evidence from the book:/u, 'the evidence');
@@ -306,7 +430,13 @@ test('a then m notes the item just judged; one u takes back the verdict with its
 	await type('odd');
 	await press('\r');
 	await see(/annotation 2\/2[^]*note saved/u, 'the walk back where it had moved on');
-	assert.deepEqual((await onDisk()).judgments.map((j: Judgment) => [j.annotation, j.verdict, j.note]), [['a0', 'agree', null], ['a0', 'agree', 'odd']]);
+	assert.deepEqual(
+		(await onDisk()).judgments.map((j: Judgment) => [j.annotation, j.verdict, j.note]),
+		[
+			['a0', 'agree', null],
+			['a0', 'agree', 'odd'],
+		],
+	);
 	await press('u');
 	await see(/undone: agree and its note on annotation 1; not judged now/u, 'what was undone');
 	assert.deepEqual((await onDisk()).judgments, []);
@@ -328,16 +458,28 @@ test('adding your own annotation keeps you on your item, and the walk keeps its 
 	await press('\r', '1', '\r');
 	await see(/added your annotation/u);
 	assert.equal((await onDisk()).annotations.length, 6);
-	assert.match(app.lastFrame()!, new RegExp(`annotation 4/5[^]*Questions: ${questions.replace(/[?.]/gu, '\\$&')}`, 'u'));
+	assert.match(
+		app.lastFrame()!,
+		new RegExp(`annotation 4/5[^]*Questions: ${questions.replace(/[?.]/gu, '\\$&')}`, 'u'),
+	);
 	// Opened again (the same validator, mode and seed): the same items in the same order.
-	const again = new ValidationStore(session, 'val', { mode: 'blind', seed: 5 }, () => new Date('2026-06-01T00:00:00.000Z'));
-	assert.deepEqual(again.items.map((a) => a.id), store.items.map((a) => a.id));
+	const again = new ValidationStore(
+		session,
+		'val',
+		{ mode: 'blind', seed: 5 },
+		() => new Date('2026-06-01T00:00:00.000Z'),
+	);
+	assert.deepEqual(
+		again.items.map((a) => a.id),
+		store.items.map((a) => a.id),
+	);
 	assert.equal(firstUnjudged(again.items, again.judgments, 'val'), 3, 'it reopens on item 4');
 });
 
 test('at 80×24 a long message wraps whole, the header keeps the validator, and the footer has whole keys', async (t) => {
 	const { store, press, see } = await setUp(t, 'blind', { size: [80, 24] });
-	const failure = 'could not save session.json: no space left on device (ENOSPC) in /home/someone/sessions/walk; free some space, then give the verdict again';
+	const failure =
+		'could not save session.json: no space left on device (ENOSPC) in /home/someone/sessions/walk; free some space, then give the verdict again';
 	store.judge = async () => {
 		throw new Error(failure);
 	};

@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Judgment } from '../source/domain.ts';
 import { actionFor, type KeyPress } from '../source/ui/keymap.ts';
-import { initialWalk, screenOf, undoneMessage, walkReducer, type WalkContext, type WalkEffect, type WalkUi } from '../source/ui/validate/walk-ui.ts';
+import {
+	initialWalk,
+	screenOf,
+	undoneMessage,
+	walkReducer,
+	type WalkContext,
+	type WalkEffect,
+	type WalkUi,
+} from '../source/ui/validate/walk-ui.ts';
 
 const items = [
 	{ id: 'a0', summary: 's0', sentence: 1 },
@@ -16,10 +24,21 @@ function walk(verdicts: Record<string, Pick<Judgment, 'verdict' | 'reasons' | 'n
 	const saved: WalkEffect[] = [];
 	const given = new Map(Object.entries(verdicts));
 	let latest: string | null = null;
-	const ctx = (): WalkContext => ({ items: [...items], verdicts: given as WalkContext['verdicts'], latest: latest as WalkContext['latest'], sentences: () => 4, page: 10 });
+	const ctx = (): WalkContext => ({
+		items: [...items],
+		verdicts: given as WalkContext['verdicts'],
+		latest: latest as WalkContext['latest'],
+		sentences: () => 4,
+		page: 10,
+	});
 	const press = (...keys: KeyPress[]) => {
 		for (const key of keys) {
-			const step = walkReducer(state, { type: 'key', action: actionFor(screenOf(state.overlay), key), press: key, ctx: ctx() });
+			const step = walkReducer(state, {
+				type: 'key',
+				action: actionFor(screenOf(state.overlay), key),
+				press: key,
+				ctx: ctx(),
+			});
 			state = step.state;
 			for (const e of step.effects) {
 				saved.push(e);
@@ -31,7 +50,14 @@ function walk(verdicts: Record<string, Pick<Judgment, 'verdict' | 'reasons' | 'n
 		}
 	};
 	const type = (text: string) => press(...[...text].map((c) => ({ input: c })));
-	return { press, type, saved, get state() { return state; } };
+	return {
+		press,
+		type,
+		saved,
+		get state() {
+			return state;
+		},
+	};
 }
 const key = (input: string): KeyPress => ({ input });
 const ENTER: KeyPress = { input: '', return: true };
@@ -42,10 +68,13 @@ const LEFT: KeyPress = { input: '', leftArrow: true };
 test('verdicts move the walk on; partial takes the ticked standards, in their order', () => {
 	const w = walk();
 	w.press(key('a'), key('p'), key('3'), key('2'), key('3'), key('2'), key('2'), ENTER);
-	assert.deepEqual(w.saved.map((e) => e.kind === 'judge' && [e.annotation, e.verdict, e.reasons]), [
-		['a0', 'agree', []],
-		['a1', 'partial', ['B. Answered in the summary']],
-	]);
+	assert.deepEqual(
+		w.saved.map((e) => e.kind === 'judge' && [e.annotation, e.verdict, e.reasons]),
+		[
+			['a0', 'agree', []],
+			['a1', 'partial', ['B. Answered in the summary']],
+		],
+	);
 	assert.equal(w.state.index, 2);
 	w.press(key('p'), ENTER);
 	assert.match(w.state.message!, /pick at least one reason/);
@@ -64,7 +93,16 @@ test('giving the verdict an item already has, or saving a note unchanged, saves 
 	assert.equal(w.state.message, 'note unchanged; nothing saved');
 	// A changed verdict keeps the note written on the item.
 	w.press(key('d'));
-	assert.deepEqual(w.saved, [{ kind: 'judge', annotation: 'a0', verdict: 'disagree', reasons: [], note: 'odd', done: 'saved: disagree · m: a note on it' }]);
+	assert.deepEqual(w.saved, [
+		{
+			kind: 'judge',
+			annotation: 'a0',
+			verdict: 'disagree',
+			reasons: [],
+			note: 'odd',
+			done: 'saved: disagree · m: a note on it',
+		},
+	]);
 });
 
 test('a note is typed letter by letter (letters that are keys elsewhere included) and edited', () => {
@@ -75,7 +113,9 @@ test('a note is typed letter by letter (letters that are keys elsewhere included
 	w.press(BACKSPACE, LEFT, LEFT, key('!'));
 	assert.equal(w.state.overlay.kind === 'note' && w.state.overlay.field.text, 'apdu?!qh');
 	w.press(ENTER);
-	assert.deepEqual(w.saved, [{ kind: 'judge', annotation: 'a0', verdict: 'agree', reasons: [], note: 'apdu?!qh', done: 'note saved' }]);
+	assert.deepEqual(w.saved, [
+		{ kind: 'judge', annotation: 'a0', verdict: 'agree', reasons: [], note: 'apdu?!qh', done: 'note saved' },
+	]);
 });
 
 test('adding an annotation goes through the keymap: span, questions, types, save', () => {
@@ -86,7 +126,22 @@ test('adding an annotation goes through the keymap: span, questions, types, save
 	assert.match(w.state.message!, /write the questions/);
 	w.type('Why [here]?');
 	w.press(ENTER, key('3'), key('9'), key('1'), key('1'), ENTER);
-	assert.deepEqual(w.saved, [{ kind: 'annotate', summary: 's0', ranges: [[1, 2], [3, 3]], trims: [[1, 0], [0, 0]], questions: 'Why [here]?', types: ['causal omission'] }]);
+	assert.deepEqual(w.saved, [
+		{
+			kind: 'annotate',
+			summary: 's0',
+			ranges: [
+				[1, 2],
+				[3, 3],
+			],
+			trims: [
+				[1, 0],
+				[0, 0],
+			],
+			questions: 'Why [here]?',
+			types: ['causal omission'],
+		},
+	]);
 	assert.equal(w.state.overlay.kind, 'none');
 	w.press(key('h'), ESC);
 	assert.equal(w.state.overlay.kind, 'none');
@@ -101,7 +156,18 @@ test('the results are asked for once, when the view opens, and kept', () => {
 	const results = { kind: 'sealed', judged: 0, total: 3, pooled: null } as const;
 	const ready = walkReducer(w.state, { type: 'results', results });
 	assert.deepEqual(ready.state.overlay, { kind: 'results', scroll: 0, results });
-	const scrolled = walkReducer(ready.state, { type: 'key', action: 'down', press: { input: '', downArrow: true }, ctx: { items: [...items], verdicts: new Map(), latest: null, sentences: () => 4, page: 10 } as WalkContext });
+	const scrolled = walkReducer(ready.state, {
+		type: 'key',
+		action: 'down',
+		press: { input: '', downArrow: true },
+		ctx: {
+			items: [...items],
+			verdicts: new Map(),
+			latest: null,
+			sentences: () => 4,
+			page: 10,
+		} as WalkContext,
+	});
 	assert.deepEqual(scrolled.effects, []);
 	assert.equal(scrolled.state.overlay.kind === 'results' && scrolled.state.overlay.results, results);
 	// Results that arrive after the view closed are dropped.
@@ -128,7 +194,14 @@ test('m right after a verdict notes the item just judged, shown while written; t
 	assert.equal(w.state.index, 0, 'the item being noted is the one shown');
 	w.type('odd');
 	w.press(ENTER);
-	assert.deepEqual(w.saved.at(-1), { kind: 'judge', annotation: 'a0', verdict: 'agree', reasons: [], note: 'odd', done: 'note saved' });
+	assert.deepEqual(w.saved.at(-1), {
+		kind: 'judge',
+		annotation: 'a0',
+		verdict: 'agree',
+		reasons: [],
+		note: 'odd',
+		done: 'note saved',
+	});
 	assert.equal(w.state.index, 1, 'back on the next item');
 	// Partially agree too: its reasons dialog saves, and m notes that item; esc also goes back on.
 	w.press(key('p'), key('1'), ENTER, key('m'));
@@ -141,13 +214,26 @@ test('m right after a verdict notes the item just judged, shown while written; t
 });
 
 test('the status line says what an undo took back', () => {
-	const j = (annotation: string, verdict: Judgment['verdict'], note: string | null = null) => ({ annotation, validator: 'v', verdict, reasons: [], note, at: '' }) as Judgment;
+	const j = (annotation: string, verdict: Judgment['verdict'], note: string | null = null) =>
+		({ annotation, validator: 'v', verdict, reasons: [], note, at: '' }) as Judgment;
 	const ctxItems = [...items] as WalkContext['items'];
 	const none = new Map() as WalkContext['verdicts'];
 	assert.equal(undoneMessage([], ctxItems, none), 'nothing to undo');
-	assert.equal(undoneMessage([j('a1', 'agree')], ctxItems, none), 'undone: agree on annotation 2; not judged now');
-	assert.equal(undoneMessage([j('a1', 'agree'), j('a1', 'agree', 'odd')], ctxItems, none), 'undone: agree and its note on annotation 2; not judged now');
+	assert.equal(
+		undoneMessage([j('a1', 'agree')], ctxItems, none),
+		'undone: agree on annotation 2; not judged now',
+	);
+	assert.equal(
+		undoneMessage([j('a1', 'agree'), j('a1', 'agree', 'odd')], ctxItems, none),
+		'undone: agree and its note on annotation 2; not judged now',
+	);
 	const stays = new Map([['a0', j('a0', 'disagree')]]) as WalkContext['verdicts'];
-	assert.equal(undoneMessage([j('a0', 'disagree', 'odd')], ctxItems, stays), 'undone: the note edit on annotation 1; its disagree stays');
-	assert.equal(undoneMessage([j('a0', 'agree')], ctxItems, stays), 'undone: agree on annotation 1; back to disagree');
+	assert.equal(
+		undoneMessage([j('a0', 'disagree', 'odd')], ctxItems, stays),
+		'undone: the note edit on annotation 1; its disagree stays',
+	);
+	assert.equal(
+		undoneMessage([j('a0', 'agree')], ctxItems, stays),
+		'undone: agree on annotation 1; back to disagree',
+	);
 });

@@ -50,8 +50,15 @@ const { values, positionals } = parseArgs({
 	},
 });
 const [bookPath] = positionals;
-if (!bookPath || !values['base-url'] || !['map-reduce', 'refine'].includes(values.method) || !['token', 'recursive'].includes(values.splitter)) {
-	process.stderr.write('usage: node bench/peers/summarize.mjs BOOK --base-url URL [--method map-reduce|refine] [--splitter token|recursive]\n');
+if (
+	!bookPath ||
+	!values['base-url'] ||
+	!['map-reduce', 'refine'].includes(values.method) ||
+	!['token', 'recursive'].includes(values.splitter)
+) {
+	process.stderr.write(
+		'usage: node bench/peers/summarize.mjs BOOK --base-url URL [--method map-reduce|refine] [--splitter token|recursive]\n',
+	);
 	process.exit(2);
 }
 
@@ -71,13 +78,23 @@ const concurrency = Number(values.concurrency);
 const chunkSize = Number(values['chunk-size']);
 const tokenMax = Number(values['token-max']);
 const encoding = getEncoding('cl100k_base');
-const llm = new ChatOpenAI({ model: values.model, configuration: { baseURL: values['base-url'] }, maxConcurrency: concurrency });
+const llm = new ChatOpenAI({
+	model: values.model,
+	configuration: { baseURL: values['base-url'] },
+	maxConcurrency: concurrency,
+});
 
 const book = readFileSync(bookPath, 'utf8');
 const splitter =
 	values.splitter === 'token'
-		? Object.assign(new TokenTextSplitter({ encodingName: 'cl100k_base', chunkSize, chunkOverlap: 0 }), { tokenizer: encoding })
-		: new RecursiveCharacterTextSplitter({ chunkSize, chunkOverlap: 0, lengthFunction: (text) => encoding.encode(text).length });
+		? Object.assign(new TokenTextSplitter({ encodingName: 'cl100k_base', chunkSize, chunkOverlap: 0 }), {
+				tokenizer: encoding,
+			})
+		: new RecursiveCharacterTextSplitter({
+				chunkSize,
+				chunkOverlap: 0,
+				lengthFunction: (text) => encoding.encode(text).length,
+			});
 const docs = await splitter.createDocuments([book]);
 
 const rounds = [];
@@ -93,8 +110,12 @@ async function refine(chunks) {
 }
 
 async function mapReduce(chunks) {
-	const map = PromptTemplate.fromTemplate('Write a concise summary of the following:\n\n{context}').pipe(llm).pipe(new StringOutputParser());
-	const reduce = PromptTemplate.fromTemplate('The following is a set of summaries:\n\n{docs}\n\nTake these and distill it into a final, consolidated summary of the main themes.')
+	const map = PromptTemplate.fromTemplate('Write a concise summary of the following:\n\n{context}')
+		.pipe(llm)
+		.pipe(new StringOutputParser());
+	const reduce = PromptTemplate.fromTemplate(
+		'The following is a set of summaries:\n\n{docs}\n\nTake these and distill it into a final, consolidated summary of the main themes.',
+	)
 		.pipe(llm)
 		.pipe(new StringOutputParser());
 	const joined = (group) => group.map((d) => d.pageContent).join('\n\n');
@@ -110,7 +131,11 @@ async function mapReduce(chunks) {
 		const groups = splitListOfDocs(summaries, tokens, tokenMax);
 		if (groups.length >= summaries.length) throw new Error('the summaries do not shrink: raise --token-max');
 		rounds.push(groups.length);
-		summaries = await Promise.all(groups.map((group) => collapseDocs(group, async (docsOf) => await reduce.invoke({ docs: joined(docsOf) }))));
+		summaries = await Promise.all(
+			groups.map((group) =>
+				collapseDocs(group, async (docsOf) => await reduce.invoke({ docs: joined(docsOf) })),
+			),
+		);
 	}
 	rounds.push(1);
 	return await reduce.invoke({ docs: joined(summaries) });

@@ -34,7 +34,9 @@ const FONT_OBFUSCATION = new Set(['http://www.idpf.org/2008/embedding', 'http://
 
 export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubContent> {
 	const broken = (problem: string): UserError =>
-		badInput(`${label}: ${problem}; the EPUB looks broken, re-export it or convert the book to a UTF-8 .txt file`);
+		badInput(
+			`${label}: ${problem}; the EPUB looks broken, re-export it or convert the book to a UTF-8 .txt file`,
+		);
 
 	let zip: JSZip;
 	try {
@@ -50,10 +52,15 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 		try {
 			bytes = await unpack(file, limit);
 		} catch (error) {
-			throw broken(`"${file.name}" cannot be unpacked (${error instanceof Error ? error.message : String(error)})`);
+			throw broken(
+				`"${file.name}" cannot be unpacked (${error instanceof Error ? error.message : String(error)})`,
+			);
 		}
 		if (bytes === null) {
-			const why = limit === MAX_ENTRY_BYTES ? `"${file.name}" unpacks to more than ${megabytes(MAX_ENTRY_BYTES)}` : `its text files unpack to more than ${megabytes(MAX_UNPACKED_BYTES)} in all`;
+			const why =
+				limit === MAX_ENTRY_BYTES
+					? `"${file.name}" unpacks to more than ${megabytes(MAX_ENTRY_BYTES)}`
+					: `its text files unpack to more than ${megabytes(MAX_UNPACKED_BYTES)} in all`;
 			throw badInput(
 				`${label}: ${why}, more than any book needs (a zip bomb?): booook unpacks at most ${megabytes(MAX_ENTRY_BYTES)} per file and ${megabytes(MAX_UNPACKED_BYTES)} in all, ` +
 					`the markup of a book of ${megabytes(MAX_BOOK_BYTES)} of text; convert the book to a UTF-8 .txt file of at most ${megabytes(MAX_BOOK_BYTES)}`,
@@ -62,7 +69,8 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 		left -= bytes.length;
 		return bytes;
 	};
-	const readXml = async (file: JSZip.JSZipObject) => parseXml(decodeMarkup(await read(file), file.name, broken));
+	const readXml = async (file: JSZip.JSZipObject) =>
+		parseXml(decodeMarkup(await read(file), file.name, broken));
 
 	const container = entry('META-INF/container.xml');
 	if (!container) throw broken('no META-INF/container.xml in the archive');
@@ -98,15 +106,21 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 		const file = entry(path);
 		if (!file) throw broken(`spine item "${item.href}" (${path}) is missing from the archive`);
 		if (encrypted.has(file.name)) {
-			throw badInput(`${label}: the book is DRM-protected (its text is encrypted); remove the protection or give a .txt file`);
+			throw badInput(
+				`${label}: the book is DRM-protected (its text is encrypted); remove the protection or give a .txt file`,
+			);
 		}
 		for (const paragraph of htmlToParagraphs(decodeMarkup(await read(file), file.name, broken))) {
-			textBytes += Buffer.byteLength(paragraph, 'utf8') + (paragraphs.length > 0 ? PARAGRAPH_BREAK.length : 0);
+			textBytes +=
+				Buffer.byteLength(paragraph, 'utf8') + (paragraphs.length > 0 ? PARAGRAPH_BREAK.length : 0);
 			paragraphs.push(paragraph);
 		}
 		if (textBytes > MAX_BOOK_BYTES) throw tooBig(label, `its text is more than ${megabytes(MAX_BOOK_BYTES)}`);
 	}
-	if (paragraphs.length === 0) throw badInput(`${label}: the EPUB has no text (only images or empty pages?); give a book with text in it`);
+	if (paragraphs.length === 0)
+		throw badInput(
+			`${label}: the EPUB has no text (only images or empty pages?); give a book with text in it`,
+		);
 
 	const title = elements(opf, 'title')
 		.map((el) => DomUtils.textContent(el).replace(/\s+/g, ' ').trim())
@@ -163,7 +177,10 @@ function decodePath(path: string): string {
 }
 
 /** Paths of entries that META-INF/encryption.xml says are encrypted with something other than font obfuscation. */
-async function encryptedPaths(zip: JSZip, readXml: (file: JSZip.JSZipObject) => Promise<AnyNode[]>): Promise<Set<string>> {
+async function encryptedPaths(
+	zip: JSZip,
+	readXml: (file: JSZip.JSZipObject) => Promise<AnyNode[]>,
+): Promise<Set<string>> {
 	const file = findEntry(zip, 'META-INF/encryption.xml');
 	const paths = new Set<string>();
 	if (!file) return paths;
@@ -197,7 +214,9 @@ function decodeMarkup(bytes: Uint8Array, name: string, broken: (problem: string)
 	else if (bytes[0] === 0xfe && bytes[1] === 0xff) encoding = 'utf-16be';
 	else if (!(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)) {
 		const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
-		const declared = /^\s*<\?xml[^>]*encoding\s*=\s*["']([\w.:-]+)["']/.exec(head) ?? /<meta[^>]*charset\s*=\s*["']?([\w.:-]+)/i.exec(head);
+		const declared =
+			/^\s*<\?xml[^>]*encoding\s*=\s*["']([\w.:-]+)["']/.exec(head) ??
+			/<meta[^>]*charset\s*=\s*["']?([\w.:-]+)/i.exec(head);
 		if (declared?.[1]) encoding = declared[1];
 	}
 	let decoder: TextDecoder;

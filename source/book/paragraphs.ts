@@ -44,7 +44,7 @@ export function unwrapParagraphs(text: string): string {
 	let previous: { indent: number; open: boolean } | null = null;
 	// The last two characters of the paragraph being built.
 	let tail = '';
-	for (let from = 0; ; ) {
+	for (let from = 0; ;) {
 		const newline = text.indexOf('\n', from);
 		const raw = text.slice(from, newline === -1 ? text.length : newline);
 		// Only spaces and tabs: a stray control character at a line's end is text.

@@ -62,12 +62,15 @@ async function readBytes(source: string, label: string): Promise<Uint8Array> {
 			throw badInput(`${label}: unsupported ${type}; ${ACCEPTED}`);
 		}
 		// An EPUB's text is measured as it is unpacked (its pictures take room in the file, not in the text).
-		if (extension === '.txt' && info.size > MAX_BOOK_BYTES) throw tooBig(label, `the file is ${megabytes(info.size)}`);
+		if (extension === '.txt' && info.size > MAX_BOOK_BYTES)
+			throw tooBig(label, `the file is ${megabytes(info.size)}`);
 		return await readFile(source);
 	} catch (error) {
 		if (!isFsError(error)) throw error;
-		if (error.code === 'ENOENT' || error.code === 'ENOTDIR') throw badInput(`${label}: no such file; check the path`);
-		if (error.code === 'EACCES' || error.code === 'EPERM') throw badInput(`${label}: permission denied; make the file readable`);
+		if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
+			throw badInput(`${label}: no such file; check the path`);
+		if (error.code === 'EACCES' || error.code === 'EPERM')
+			throw badInput(`${label}: permission denied; make the file readable`);
 		if (error.code === 'EISDIR') throw badInput(`${label}: is a directory, not a book file; ${ACCEPTED}`);
 		throw badInput(`${label}: cannot be read (${error.code}); check the file`);
 	}

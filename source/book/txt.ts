@@ -19,7 +19,9 @@ export function decodeTxt(bytes: Uint8Array, label: string): string {
 		throw badInput(`${label}: the file is UTF-16 text; save it as UTF-8 and try again`);
 	}
 	if (bytes.includes(0)) {
-		throw badInput(`${label}: looks like a binary file, not text (it contains NUL bytes); give a UTF-8 .txt or an .epub file`);
+		throw badInput(
+			`${label}: looks like a binary file, not text (it contains NUL bytes); give a UTF-8 .txt or an .epub file`,
+		);
 	}
 	let decoded: string;
 	try {
@@ -29,10 +31,13 @@ export function decodeTxt(bytes: Uint8Array, label: string): string {
 		throw badInput(`${label}: not valid UTF-8 text; re-save the file with UTF-8 encoding`);
 	}
 	const text = normalizeNewlines(decoded).trimEnd();
-	if (text.trim() === '') throw badInput(`${label}: the file is empty (no text); give a book with text in it`);
+	if (text.trim() === '')
+		throw badInput(`${label}: the file is empty (no text); give a book with text in it`);
 	const controls = countControls(text);
 	if (controls / text.length > MAX_CONTROL_SHARE) {
-		throw badInput(`${label}: looks like a binary file, not text (${controls} control characters); give a UTF-8 .txt or an .epub file`);
+		throw badInput(
+			`${label}: looks like a binary file, not text (${controls} control characters); give a UTF-8 .txt or an .epub file`,
+		);
 	}
 	return text;
 }
@@ -62,7 +67,8 @@ export function txtTitle(text: string): string | null {
 	if (line === undefined) return null;
 	const next = lines[first + 1];
 	const standsAlone = next === undefined || next === '';
-	if (line.length < MAX_TITLE_CHARS && /\p{L}/u.test(line) && standsAlone && !SECTION_HEADING.test(line)) return line;
+	if (line.length < MAX_TITLE_CHARS && /\p{L}/u.test(line) && standsAlone && !SECTION_HEADING.test(line))
+		return line;
 	return null;
 }
 

@@ -2,7 +2,8 @@ import { badInput } from '../errors.ts';
 import { awaitedInBatches } from '../store/batch-journal.ts';
 
 /** `--abandon-batches`, for the commands that make a session's calls themselves (resume, score). */
-export const ABANDON_BATCHES_HELP = 'make again, streamed at the full price, the requests a study left in provider batches (running the study again waits for them instead)';
+export const ABANDON_BATCHES_HELP =
+	'make again, streamed at the full price, the requests a study left in provider batches (running the study again waits for them instead)';
 
 /**
  * Refuses (exit 2) to make calls that a study's provider batches are still answering: they would be

@@ -14,13 +14,27 @@ import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('coverage')
-		.description("which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited and the position bias (each sentence cites the chunk of its best evidence passage)")
+		.description(
+			"which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited and the position bias (each sentence cites the chunk of its best evidence passage)",
+		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
-		.option('--width <n>', 'columns of the strip chart line (default: the terminal\'s, else 80)', integer('--width'))
-		.option('--json', 'print { chunks, sentences, citing, cited, share, mean_position, halves, slope, parts, citations, strip }')
+		.option(
+			'--width <n>',
+			"columns of the strip chart line (default: the terminal's, else 80)",
+			integer('--width'),
+		)
+		.option(
+			'--json',
+			'print { chunks, sentences, citing, cited, share, mean_position, halves, slope, parts, citations, strip }',
+		)
 		.action(async (id, flags) => {
-			exit(await coverageCommand(resolveSessionsDir(flags.sessionsDir), id, { width: flags.width, json: !!flags.json }));
+			exit(
+				await coverageCommand(resolveSessionsDir(flags.sessionsDir), id, {
+					width: flags.width,
+					json: !!flags.json,
+				}),
+			);
 		});
 
 /** Room the strip chart's labels take on its line: "start " and " end". */
@@ -39,7 +53,13 @@ export function coverageJson(c: Coverage, strip: string) {
 		mean_position: round(c.meanPosition),
 		halves: { first: round(c.halves.first), second: round(c.halves.second), ratio: round(c.halves.ratio) },
 		slope: round(c.slope),
-		parts: c.parts.map((p) => ({ from: p.from, to: p.to, chunks: p.chunks, cited: p.cited, share: round(p.share) })),
+		parts: c.parts.map((p) => ({
+			from: p.from,
+			to: p.to,
+			chunks: p.chunks,
+			cited: p.cited,
+			share: round(p.share),
+		})),
 		citations: c.citations,
 		strip,
 	};
@@ -56,7 +76,14 @@ const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%
 export function coverageLines(c: Coverage, width: number): string[] {
 	const chart = stripChart(c.citations, Math.max(1, width - LABELS));
 	const { first, second, ratio } = c.halves;
-	const lean = c.slope === null ? '' : c.slope < -0.05 ? ' (later parts cited less)' : c.slope > 0.05 ? ' (later parts cited more)' : ' (no clear lean)';
+	const lean =
+		c.slope === null
+			? ''
+			: c.slope < -0.05
+				? ' (later parts cited less)'
+				: c.slope > 0.05
+					? ' (later parts cited more)'
+					: ' (no clear lean)';
 	return [
 		`start ${chart} end`,
 		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${c.sentences} sentences`,
@@ -66,21 +93,37 @@ export function coverageLines(c: Coverage, width: number): string[] {
 	];
 }
 
-export async function coverageCommand(dir: string, id: string, opts: { width?: number; json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {
-	if (opts.width !== undefined && (opts.width < LABELS + 1 || opts.width > 1000)) throw badInput(`--width ${opts.width}: use a whole number from ${LABELS + 1} to 1000 (columns)`);
+export async function coverageCommand(
+	dir: string,
+	id: string,
+	opts: { width?: number; json: boolean; stdout?: Stream; stderr?: Stream },
+): Promise<number> {
+	if (opts.width !== undefined && (opts.width < LABELS + 1 || opts.width > 1000))
+		throw badInput(`--width ${opts.width}: use a whole number from ${LABELS + 1} to 1000 (columns)`);
 	const stdout = opts.stdout ?? process.stdout;
 	const out = output(stdout);
 	const s = await evidenceSession(dir, id, undefined, 'coverage');
 	// A final summary of megabytes takes a while: its progress goes to stderr, and only the chunk
 	// each sentence cites is kept.
-	const progress = sentenceProgress(opts.stderr ?? process.stderr, `coverage of node ${s.node}`, sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text));
+	const progress = sentenceProgress(
+		opts.stderr ?? process.stderr,
+		`coverage of node ${s.node}`,
+		sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text),
+	);
 	const c = finalCoverage(s.data.run, s.book, s.index, undefined, (done) => progress.tick(done))!;
 	progress.end();
-	const width = opts.width ?? ('isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 80);
+	const width =
+		opts.width ??
+		('isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 80);
 	if (opts.json) {
 		out.json(coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS))), 2);
 		return 0;
 	}
-	out.line([`${s.data.book.title} — session ${id}: coverage of the final summary (node ${s.node})`, ...coverageLines(c, width)].join('\n'));
+	out.line(
+		[
+			`${s.data.book.title} — session ${id}: coverage of the final summary (node ${s.node})`,
+			...coverageLines(c, width),
+		].join('\n'),
+	);
 	return 0;
 }

@@ -6,13 +6,19 @@ import type { Converted } from '../score/formats.ts';
  * Reads one of the authors' JSON files and converts it; every failure is a one-line error naming
  * the file (and, from the converter, the first bad entry).
  */
-export async function readDataFile<T>(path: string, convert: (value: unknown) => Converted<T>, flag: string): Promise<T> {
+export async function readDataFile<T>(
+	path: string,
+	convert: (value: unknown) => Converted<T>,
+	flag: string,
+): Promise<T> {
 	let text: string;
 	try {
 		text = await readFile(path, 'utf8');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		throw badInput(`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? 'error'})`}; give the JSON file`);
+		throw badInput(
+			`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? 'error'})`}; give the JSON file`,
+		);
 	}
 	let value: unknown;
 	try {

@@ -27,18 +27,34 @@ export function nodeArg(value: string): `n${number}` {
 }
 
 /** Reads session `id` and checks that it has a run with text at `node` (default: the final summary). */
-export async function evidenceSession(dir: string, id: string, node: NodeRef | undefined, command: string): Promise<EvidenceSession> {
+export async function evidenceSession(
+	dir: string,
+	id: string,
+	node: NodeRef | undefined,
+	command: string,
+): Promise<EvidenceSession> {
 	const { data, text } = await Session.snapshot(dir, id);
-	if (data.kind !== 'book') throw badInput(`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (${commandLine('run BOOK')})`);
+	if (data.kind !== 'book')
+		throw badInput(
+			`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (${commandLine('run BOOK')})`,
+		);
 	const run = data.run;
 	const target = node ?? run.root;
-	if (!target) throw badInput(`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}`)}${command === 'evidence' ? ', or name a node with --node' : ''}`);
+	if (!target)
+		throw badInput(
+			`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}`)}${command === 'evidence' ? ', or name a node with --node' : ''}`,
+		);
 	const found = findNode(run, target);
 	if (!found) {
 		const last = run.nodes.at(-1)?.id;
-		throw badInput(`no node ${target} in session "${id}": ${last ? `its nodes are n0 to ${last}` : 'its run has no nodes yet'}`);
+		throw badInput(
+			`no node ${target} in session "${id}": ${last ? `its nodes are n0 to ${last}` : 'its run has no nodes yet'}`,
+		);
 	}
-	if (!activeVersion(found)) throw badInput(`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}`)}`);
+	if (!activeVersion(found))
+		throw badInput(
+			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}`)}`,
+		);
 	let index: PassageIndex | null = null;
 	return {
 		data,
@@ -65,13 +81,20 @@ export interface SentenceProgress {
  * Progress over a node's sentences on `stream` (stderr): nothing for work that ends within a second,
  * then "evidence of n51: 12,000 of 190,000 sentences (6%), 14s" once a second.
  */
-export function sentenceProgress(stream: Stream, what: string, total: number, clock: () => number = () => performance.now()): SentenceProgress {
+export function sentenceProgress(
+	stream: Stream,
+	what: string,
+	total: number,
+	clock: () => number = () => performance.now(),
+): SentenceProgress {
 	const line = statusLine(stream);
 	const started = clock();
 	let next = started + PROGRESS_EVERY_MS;
 	let drawn = false;
 	const draw = (done: number, now: number) =>
-		line.draw(`${what}: ${formatInt(done)} of ${formatInt(total)} sentence${total === 1 ? '' : 's'} (${Math.floor((100 * done) / Math.max(1, total))}%), ${formatSeconds((now - started) / 1000)}`);
+		line.draw(
+			`${what}: ${formatInt(done)} of ${formatInt(total)} sentence${total === 1 ? '' : 's'} (${Math.floor((100 * done) / Math.max(1, total))}%), ${formatSeconds((now - started) / 1000)}`,
+		);
 	return {
 		tick(done) {
 			const now = clock();
@@ -109,12 +132,13 @@ export function writer(stream: Stream): (text: string) => Promise<void> {
 	};
 }
 
-
 /**
  * The evidence passages of a summary sentence of an open session, for the faithfulness walk and
  * judge: a run's summaries are traced through its tree; imported summaries have no book, so none.
  */
-export async function sessionEvidence(session: Session<SessionData>): Promise<(unit: { summary: string; sentence: number }) => ShownEvidence[]> {
+export async function sessionEvidence(
+	session: Session<SessionData>,
+): Promise<(unit: { summary: string; sentence: number }) => ShownEvidence[]> {
 	const { data } = session;
 	if (data.kind !== 'book') return () => [];
 	const book = await session.bookText();

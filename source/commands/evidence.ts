@@ -19,44 +19,87 @@ export const MAX_TOP = 50;
 
 export const spec = (exit: Exit) =>
 	new Command('evidence')
-		.description("where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25; offline, no model call)")
+		.description(
+			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25; offline, no model call)",
+		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
 		.option('--node <n>', 'a node of the run (n12), instead of the final summary', nodeArg)
 		.option('--sentence <k>', 'only sentence K (1 is the first)', integer('--sentence'))
 		.option('--top <n>', `passages per sentence (1 to ${MAX_TOP})`, integer('--top'), TOP_PASSAGES)
-		.option('--json', 'print { session, node, final, sentences, top, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, score, verbatim, text }] }] }')
+		.option(
+			'--json',
+			'print { session, node, final, sentences, top, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, score, verbatim, text }] }] }',
+		)
 		.action(async (id, flags) => {
-			exit(await evidenceCommand(resolveSessionsDir(flags.sessionsDir), id, { node: flags.node, sentence: flags.sentence, top: flags.top, json: !!flags.json }));
+			exit(
+				await evidenceCommand(resolveSessionsDir(flags.sessionsDir), id, {
+					node: flags.node,
+					sentence: flags.sentence,
+					top: flags.top,
+					json: !!flags.json,
+				}),
+			);
 		});
 
-export async function evidenceCommand(dir: string, id: string, opts: { node?: `n${number}`; sentence?: number; top: number; json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {
-	if (opts.top < 1 || opts.top > MAX_TOP) throw badInput(`--top ${opts.top}: use a whole number from 1 to ${MAX_TOP} (passages per sentence)`);
+export async function evidenceCommand(
+	dir: string,
+	id: string,
+	opts: {
+		node?: `n${number}`;
+		sentence?: number;
+		top: number;
+		json: boolean;
+		stdout?: Stream;
+		stderr?: Stream;
+	},
+): Promise<number> {
+	if (opts.top < 1 || opts.top > MAX_TOP)
+		throw badInput(`--top ${opts.top}: use a whole number from 1 to ${MAX_TOP} (passages per sentence)`);
 	const stdout = opts.stdout ?? process.stdout;
 	const s = await evidenceSession(dir, id, opts.node, 'evidence');
 	const run = s.data.run;
 	const count = sentenceCount(activeVersion(getNode(run, s.node))!.text);
 	if (opts.sentence !== undefined && (opts.sentence < 1 || opts.sentence > count)) {
-		throw badInput(`--sentence ${opts.sentence}: node ${s.node} has ${count} sentence${count === 1 ? '' : 's'}; use 1 to ${count}`);
+		throw badInput(
+			`--sentence ${opts.sentence}: node ${s.node} has ${count} sentence${count === 1 ? '' : 's'}; use 1 to ${count}`,
+		);
 	}
 	// Each sentence is written as soon as its evidence is found and then let go: a node of megabytes
 	// streams out at once, in memory that does not grow with it, with its progress on stderr.
 	const write = writer(stdout);
 	const wanted = opts.sentence === undefined ? undefined : [opts.sentence - 1];
-	const progress = sentenceProgress(opts.stderr ?? process.stderr, `evidence of node ${s.node}`, wanted ? 1 : count);
+	const progress = sentenceProgress(
+		opts.stderr ?? process.stderr,
+		`evidence of node ${s.node}`,
+		wanted ? 1 : count,
+	);
 	const passageText = (p: { start: number; end: number }) => sentenceKey(s.book.slice(p.start, p.end));
-	const columns = 'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
+	const columns =
+		'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
 	if (opts.json) {
 		const head = safeJson({ session: id, node: s.node, final: s.final, sentences: count, top: opts.top }, 2);
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
-		await write(`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`)}\n`);
+		await write(
+			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`)}\n`,
+		);
 	}
 	let done = 0;
 	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted })) {
 		if (opts.json) {
-			const item = { ...e, passages: e.passages.map((p) => ({ chunk: p.chunk, start: p.start, end: p.end, score: p.score, verbatim: p.verbatim, text: passageText(p) })) };
+			const item = {
+				...e,
+				passages: e.passages.map((p) => ({
+					chunk: p.chunk,
+					start: p.start,
+					end: p.end,
+					score: p.score,
+					verbatim: p.verbatim,
+					text: passageText(p),
+				})),
+			};
 			await write(`${done === 0 ? '' : ','}\n    ${safeJson(item, 2).replaceAll('\n', '\n    ')}`);
 		} else {
 			await write(`\n${clean(sentenceLines(e, passageText, columns, run.chunks.length).join('\n'))}\n`);
@@ -69,13 +112,22 @@ export async function evidenceCommand(dir: string, id: string, opts: { node?: `n
 }
 
 /** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
-function sentenceLines(e: SentenceEvidence, passageText: (p: { start: number; end: number }) => string, columns: number, chunks: number): string[] {
+function sentenceLines(
+	e: SentenceEvidence,
+	passageText: (p: { start: number; end: number }) => string,
+	columns: number,
+	chunks: number,
+): string[] {
 	const lines = [...wrapped(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns)];
 	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${e.origins.join(', ')}`;
-	lines.push(`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`);
+	lines.push(
+		`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`,
+	);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
 	e.passages.forEach((p, k) => {
-		lines.push(`   [${k + 1}] ${chunkPlace(p.chunk, chunks)}, characters ${p.start}-${p.end}, score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`);
+		lines.push(
+			`   [${k + 1}] ${chunkPlace(p.chunk, chunks)}, characters ${p.start}-${p.end}, score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`,
+		);
 		for (const l of wrapped(clean(passageText(p)), columns - 7)) lines.push(`       ${l}`);
 	});
 	return lines;

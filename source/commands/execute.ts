@@ -38,7 +38,12 @@ export interface ExecuteOptions {
 }
 
 /** Everything a run needs besides the session, checked before a session is created or any call made. */
-export async function prepare(config: RunConfig, book: string, opts: ExecuteOptions, loaded?: Templates): Promise<Prepared> {
+export async function prepare(
+	config: RunConfig,
+	book: string,
+	opts: ExecuteOptions,
+	loaded?: Templates,
+): Promise<Prepared> {
 	const templates = loaded ?? (await loadTemplates(config.prompts));
 	const prices = loadPrices(opts.prices, opts.env);
 	const relay: { engine: Engine | null } = { engine: null };
@@ -63,9 +68,14 @@ export async function prepare(config: RunConfig, book: string, opts: ExecuteOpti
  * `prepare` for a session that exists: its provider is the one it was run with, so a missing key
  * can only be set, not swapped for another provider.
  */
-export async function prepareSession(session: Session<BookSessionData>, book: string, opts: ExecuteOptions): Promise<Prepared> {
+export async function prepareSession(
+	session: Session<BookSessionData>,
+	book: string,
+	opts: ExecuteOptions,
+): Promise<Prepared> {
 	const { provider, model } = session.data.run.config;
-	const missingKey = `session "${session.id}" was run with ${provider} (${model}); ` +
+	const missingKey =
+		`session "${session.id}" was run with ${provider} (${model}); ` +
 		`export the key, then continue with: ${session.continueWith}`;
 	return await prepare(session.data.run.config, book, { ...opts, missingKey });
 }
@@ -82,8 +92,21 @@ export interface Prepared {
  * The engine of a session's run; `queue`: call places shared with other runs (a study's cells);
  * `batch`: the provider batch its batchable calls go in.
  */
-export function makeEngine(session: Session<BookSessionData>, prepared: Prepared, opts: { step?: boolean; queue?: PQueue; batch?: BatchLane }): Engine {
-	const engine = new Engine({ store: session, provider: prepared.provider, planner: plannerFor(session.data.run.config.method), ctx: prepared.ctx, costOf: prepared.costOf, stepping: opts.step, ...(opts.queue ? { queue: opts.queue } : {}), ...(opts.batch ? { batch: opts.batch } : {}) });
+export function makeEngine(
+	session: Session<BookSessionData>,
+	prepared: Prepared,
+	opts: { step?: boolean; queue?: PQueue; batch?: BatchLane },
+): Engine {
+	const engine = new Engine({
+		store: session,
+		provider: prepared.provider,
+		planner: plannerFor(session.data.run.config.method),
+		ctx: prepared.ctx,
+		costOf: prepared.costOf,
+		stepping: opts.step,
+		...(opts.queue ? { queue: opts.queue } : {}),
+		...(opts.batch ? { batch: opts.batch } : {}),
+	});
 	prepared.relay.engine = engine;
 	return engine;
 }
@@ -93,15 +116,30 @@ export function makeEngine(session: Session<BookSessionData>, prepared: Prepared
  * Ctrl-C / SIGTERM cancel the calls in flight; the session is saved and can be resumed.
  * Returns the exit code: 0 done, 1 failed, 130 interrupted.
  */
-export async function execute(session: Session<BookSessionData>, prepared: Prepared, opts: ExecuteOptions): Promise<number> {
+export async function execute(
+	session: Session<BookSessionData>,
+	prepared: Prepared,
+	opts: ExecuteOptions,
+): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	const stderr = opts.stderr ?? process.stderr;
 	const err = output(stderr);
 	const engine = makeEngine(session, prepared, opts);
 	const { ctx } = prepared;
 	if (opts.note) err.line(opts.note);
-	engine.on(headlessReporter({ json: opts.json, stdout, stderr, priced: prepared.priced, name: (node) => nodeNameIn(session.data.run, node) }));
-	const status = await cancelOnSignal(() => engine.cancel(), () => engine.start());
+	engine.on(
+		headlessReporter({
+			json: opts.json,
+			stdout,
+			stderr,
+			priced: prepared.priced,
+			name: (node) => nodeNameIn(session.data.run, node),
+		}),
+	);
+	const status = await cancelOnSignal(
+		() => engine.cancel(),
+		() => engine.start(),
+	);
 	if (status === 'done') {
 		if (!opts.json) printFinal(session.data, ctx.book, stdout, stderr);
 		return 0;
@@ -127,28 +165,59 @@ export interface InteractiveOptions extends ExecuteOptions {
  * quits. Same exit codes as `execute`: 0 done, 1 failed, 130 interrupted (the session is saved and
  * `booook resume ID` continues it).
  */
-export async function runInteractive(session: Session<BookSessionData>, prepared: Prepared, opts: InteractiveOptions): Promise<number> {
+export async function runInteractive(
+	session: Session<BookSessionData>,
+	prepared: Prepared,
+	opts: InteractiveOptions,
+): Promise<number> {
 	await showRun(session, prepared, opts);
 	return leaveRun(session, opts.stderr ?? process.stderr);
 }
 
 /** The session's run screen (running, continuing or only showing its plan) until the user leaves it. */
-export async function showRun(session: Session<BookSessionData>, prepared: Prepared, opts: InteractiveOptions): Promise<RunAppResult> {
+export async function showRun(
+	session: Session<BookSessionData>,
+	prepared: Prepared,
+	opts: InteractiveOptions,
+): Promise<RunAppResult> {
 	const env = opts.env ?? process.env;
 	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
 	const engine = makeEngine(session, prepared, opts);
 	preferReactProduction();
-	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] = await Promise.all([import('../ui/app.tsx'), import('./external-editor.ts'), import('../store/validation-store.ts'), import('./validate.ts')]);
+	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] =
+		await Promise.all([
+			import('../ui/app.tsx'),
+			import('./external-editor.ts'),
+			import('../store/validation-store.ts'),
+			import('./validate.ts'),
+		]);
 	const { provider } = prepared;
 	return await renderRunApp({
 		controls: engine,
-		info: { session: session.id, title: session.data.book.title, book: prepared.ctx.book, provider: provider.name, model: provider.model, isLLM: provider.isLLM, priced: prepared.priced },
+		info: {
+			session: session.id,
+			title: session.data.book.title,
+			book: prepared.ctx.book,
+			provider: provider.name,
+			model: provider.model,
+			isLLM: provider.isLLM,
+			priced: prepared.priced,
+		},
 		stepping: opts.step,
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
-		validate: () => ({ store: new ValidationStore(session, validatorName(undefined), { mode: 'model', seed: 2024 }), title: session.data.book.title }),
-		score: async () => await liveScoring(session, { env, prices: opts.prices, prompts: session.data.run.config.prompts ?? undefined, account: opts.account }),
+		validate: () => ({
+			store: new ValidationStore(session, validatorName(undefined), { mode: 'model', seed: 2024 }),
+			title: session.data.book.title,
+		}),
+		score: async () =>
+			await liveScoring(session, {
+				env,
+				prices: opts.prices,
+				prompts: session.data.run.config.prompts ?? undefined,
+				account: opts.account,
+			}),
 		env,
 		stdout,
 		stdin: opts.stdin,

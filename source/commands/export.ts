@@ -17,16 +17,39 @@ export const EXPORT_FORMATS = ['booookscore', 'validation', 'csv'] as const;
 
 export const spec = (exit: Exit) =>
 	new Command('export')
-		.description("write a session's summaries in the BooookScore authors' JSON formats, or its verdicts (validation JSON or CSV)")
+		.description(
+			"write a session's summaries in the BooookScore authors' JSON formats, or its verdicts (validation JSON or CSV)",
+		)
 		.argument('<id>', 'session id')
-		.addOption(new Option('--format <format>', "booookscore: summaries in the authors' format; validation: verdicts in the released precision study's shape; csv: one row per verdict").choices(EXPORT_FORMATS).default('booookscore'))
-		.option('--intermediate', 'with booookscore: every level (hierarchical) or running summary (incremental), not just the final summary')
-		.option('--validator <name>', 'with validation or csv: whose verdicts (validation needs one when several people judged)')
+		.addOption(
+			new Option(
+				'--format <format>',
+				"booookscore: summaries in the authors' format; validation: verdicts in the released precision study's shape; csv: one row per verdict",
+			)
+				.choices(EXPORT_FORMATS)
+				.default('booookscore'),
+		)
+		.option(
+			'--intermediate',
+			'with booookscore: every level (hierarchical) or running summary (incremental), not just the final summary',
+		)
+		.option(
+			'--validator <name>',
+			'with validation or csv: whose verdicts (validation needs one when several people judged)',
+		)
 		.option('--out <file>', 'write to a file instead of stdout (refuses to replace one)')
 		.option('--force', 'with --out: replace an existing file')
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
-			exit(await exportCommand(resolveSessionsDir(flags.sessionsDir), id, { format: flags.format, intermediate: !!flags.intermediate, out: flags.out, force: flags.force, validator: flags.validator }));
+			exit(
+				await exportCommand(resolveSessionsDir(flags.sessionsDir), id, {
+					format: flags.format,
+					intermediate: !!flags.intermediate,
+					out: flags.out,
+					force: flags.force,
+					validator: flags.validator,
+				}),
+			);
 		});
 
 /**
@@ -37,14 +60,20 @@ export const spec = (exit: Exit) =>
  */
 export function booookscoreExport(data: SessionData, intermediate: boolean): Record<string, unknown> {
 	if (data.kind === 'collection') {
-		if (intermediate) throw badInput(`session ${data.id} is an imported collection; it has final summaries only, so leave out --intermediate`);
+		if (intermediate)
+			throw badInput(
+				`session ${data.id} is an imported collection; it has final summaries only, so leave out --intermediate`,
+			);
 		return Object.fromEntries(data.summaries.map((s) => [s.book, s.text]));
 	}
 	const run = data.run;
 	const key = basename(data.book.source);
 	const final = finalSummary(run);
 	if (!intermediate) {
-		if (final === null) throw badInput(`session ${data.id} has no final summary yet; finish it with: ${commandLine(`resume ${data.id}`)}`);
+		if (final === null)
+			throw badInput(
+				`session ${data.id} has no final summary yet; finish it with: ${commandLine(`resume ${data.id}`)}`,
+			);
 		return { [key]: final };
 	}
 	if (run.config.method === 'hier') {
@@ -82,25 +111,56 @@ function runningSummaries(run: Run): string[] {
  * safe to print: JSON with control characters and bidirectional overrides escaped (the values are
  * unchanged), CSV with them removed (CSV has no escapes).
  */
-export async function exportCommand(dir: string, id: string, opts: { format: string; intermediate: boolean; out?: string; force?: boolean; validator?: string; stdout?: Stream; stderr?: Stream }): Promise<number> {
-	if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw badInput(`--format ${opts.format}: unknown format; use ${EXPORT_FORMATS.join(', ')}`);
-	if (opts.force && !opts.out) throw badInput('--force only replaces the file named by --out; give --out FILE, or leave out --force to print to stdout');
+export async function exportCommand(
+	dir: string,
+	id: string,
+	opts: {
+		format: string;
+		intermediate: boolean;
+		out?: string;
+		force?: boolean;
+		validator?: string;
+		stdout?: Stream;
+		stderr?: Stream;
+	},
+): Promise<number> {
+	if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format))
+		throw badInput(`--format ${opts.format}: unknown format; use ${EXPORT_FORMATS.join(', ')}`);
+	if (opts.force && !opts.out)
+		throw badInput(
+			'--force only replaces the file named by --out; give --out FILE, or leave out --force to print to stdout',
+		);
 	// An option the chosen format does not read would otherwise be dropped without a word.
-	if (opts.intermediate && opts.format !== 'booookscore') throw badInput(`--intermediate exports summaries, not verdicts; leave it out of --format ${opts.format}, or use --format booookscore`);
-	if (opts.validator !== undefined && opts.format === 'booookscore') throw badInput('--validator chooses whose verdicts --format validation or csv writes; leave it out of --format booookscore');
+	if (opts.intermediate && opts.format !== 'booookscore')
+		throw badInput(
+			`--intermediate exports summaries, not verdicts; leave it out of --format ${opts.format}, or use --format booookscore`,
+		);
+	if (opts.validator !== undefined && opts.format === 'booookscore')
+		throw badInput(
+			'--validator chooses whose verdicts --format validation or csv writes; leave it out of --format booookscore',
+		);
 	const { data } = await Session.snapshot(dir, id);
 	let text: string;
 	if (opts.format === 'booookscore') {
 		text = `${safeJson(booookscoreExport(data, opts.intermediate), 2)}\n`;
 	} else {
 		const validators = [...new Set(data.judgments.map((j) => j.validator))];
-		if (validators.length === 0) throw badInput(`session ${id} has no verdicts yet; judge its annotations with: ${commandLine(`validate ${id}`)}`);
-		if (opts.validator && !validators.includes(opts.validator)) throw badInput(`--validator ${opts.validator}: no verdicts by that name; the validators are: ${validators.join(', ')}`);
+		if (validators.length === 0)
+			throw badInput(
+				`session ${id} has no verdicts yet; judge its annotations with: ${commandLine(`validate ${id}`)}`,
+			);
+		if (opts.validator && !validators.includes(opts.validator))
+			throw badInput(
+				`--validator ${opts.validator}: no verdicts by that name; the validators are: ${validators.join(', ')}`,
+			);
 		if (opts.format === 'csv') text = safeText(verdictsAsCsv(data, opts.validator ?? null), '\r\n');
 		else {
 			// The released file holds one validator's verdicts.
 			const validator = opts.validator ?? (validators.length === 1 ? validators[0]! : null);
-			if (validator === null) throw badInput(`session ${id} has verdicts by ${validators.length} validators (${validators.join(', ')}); choose one with --validator NAME`);
+			if (validator === null)
+				throw badInput(
+					`session ${id} has verdicts by ${validators.length} validators (${validators.join(', ')}); choose one with --validator NAME`,
+				);
 			text = `${safeJson(verdictsAsRelease(data, validator), 2)}\n`;
 		}
 	}
@@ -112,9 +172,14 @@ export async function exportCommand(dir: string, id: string, opts: { format: str
 		await writeFile(opts.out, text, { flag: opts.force ? 'w' : 'wx' });
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		if (code === 'EEXIST') throw badInput(`${opts.out} already exists; choose another --out or add --force to replace it`);
-		if (code === 'ENOENT') throw badInput(`${opts.out}: the folder ${dirname(resolve(opts.out))} does not exist; create it or choose another --out`);
-		if (isDiskError(error)) throw diskError(error, `cannot write ${opts.out}`, opts.out, 'run the same command again');
+		if (code === 'EEXIST')
+			throw badInput(`${opts.out} already exists; choose another --out or add --force to replace it`);
+		if (code === 'ENOENT')
+			throw badInput(
+				`${opts.out}: the folder ${dirname(resolve(opts.out))} does not exist; create it or choose another --out`,
+			);
+		if (isDiskError(error))
+			throw diskError(error, `cannot write ${opts.out}`, opts.out, 'run the same command again');
 		throw badInput(`${opts.out}: cannot write (${code ?? 'error'}); choose another --out`);
 	}
 	output(opts.stderr ?? process.stderr).line(`wrote ${opts.out}`);

@@ -39,7 +39,10 @@ export function editorCommand(env: NodeJS.ProcessEnv): string | null {
  * stdin (raw mode off) when this is called; the run screen has stopped drawing. The screen is
  * handed this function and never touches the file or the process itself.
  */
-export function externalEditorFrom(env: NodeJS.ProcessEnv, stdout: NodeJS.WriteStream = process.stdout): ExternalEditor | null {
+export function externalEditorFrom(
+	env: NodeJS.ProcessEnv,
+	stdout: NodeJS.WriteStream = process.stdout,
+): ExternalEditor | null {
 	const command = editorCommand(env);
 	if (!command) return null;
 	const edit = (text: string): string | null => {
@@ -47,7 +50,10 @@ export function externalEditorFrom(env: NodeJS.ProcessEnv, stdout: NodeJS.WriteS
 		const file = join(dir, 'node.txt');
 		try {
 			writeFileSync(file, text, { encoding: 'utf8', mode: 0o600 });
-			const result = spawnSync('/bin/sh', ['-c', `${command} "$1"`, 'booook-edit', file], { stdio: 'inherit', env });
+			const result = spawnSync('/bin/sh', ['-c', `${command} "$1"`, 'booook-edit', file], {
+				stdio: 'inherit',
+				env,
+			});
 			if (result.error) throw result.error;
 			if (result.status !== 0) throw new Error(`${command} exited with ${result.status ?? result.signal}`);
 			const edited = readFileSync(file, 'utf8');

@@ -25,7 +25,8 @@ export const decimal = (flag: string) => (value: string) => {
 	return n;
 };
 
-export const sessionsDirOption = () => new Option('--sessions-dir <dir>', 'where sessions are kept (default: $BOOOOK_SESSIONS, else ./sessions)');
+export const sessionsDirOption = () =>
+	new Option('--sessions-dir <dir>', 'where sessions are kept (default: $BOOOOK_SESSIONS, else ./sessions)');
 
 export const PRICES_HELP = 'price table JSON (default: $BOOOOK_PRICES, else ~/.config/booook/prices.json)';
 
@@ -33,38 +34,71 @@ export const PRICES_HELP = 'price table JSON (default: $BOOOOK_PRICES, else ~/.c
 export function interactive(flags: { headless?: boolean; json?: boolean; step?: boolean }): boolean {
 	const app = !flags.headless && !flags.json && Boolean(process.stdin.isTTY && process.stdout.isTTY);
 	// Headless, nothing could ever release a held call.
-	if (flags.step && !app) throw new UserError('--step needs the terminal app (a terminal, without --headless or --json); leave out --step to run headless', 2);
+	if (flags.step && !app)
+		throw new UserError(
+			'--step needs the terminal app (a terminal, without --headless or --json); leave out --step to run headless',
+			2,
+		);
 	return app;
 }
 
 /** Said once the run starts (after every input check), so a bad-input error stays one line. */
 export const headlessNote = (flags: { headless?: boolean; json?: boolean }) =>
-	flags.headless || flags.json || interactive(flags) ? undefined : 'not a terminal, so running headless (progress on stderr, final summary on stdout)';
+	flags.headless || flags.json || interactive(flags)
+		? undefined
+		: 'not a terminal, so running headless (progress on stderr, final summary on stdout)';
 
 /** How a run is shown: `run` and `resume` take the same three flags. */
-export function withDisplayOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+export function withDisplayOptions<Args extends unknown[], Opts extends OptionValues>(
+	cmd: Command<Args, Opts>,
+) {
 	return cmd
-		.option('--headless', 'no terminal app: progress on stderr, final summary on stdout (the default without a terminal)')
+		.option(
+			'--headless',
+			'no terminal app: progress on stderr, final summary on stdout (the default without a terminal)',
+		)
 		.option('--step', 'in the terminal app, start stepping: one call per s key (space runs on)')
 		.option('--json', 'print engine events as JSON lines on stdout (headless)');
 }
 
 /** The bootstrap behind `precision`'s and `report`'s intervals. */
-export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
-	return cmd.option('--seed <n>', 'seed of the bootstrap (0 or more)', integerFrom('--seed', 0), 2024).option('--resamples <n>', 'bootstrap resamples (at least 1)', integerFrom('--resamples', 1), 2000);
+export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(
+	cmd: Command<Args, Opts>,
+) {
+	return cmd
+		.option('--seed <n>', 'seed of the bootstrap (0 or more)', integerFrom('--seed', 0), 2024)
+		.option('--resamples <n>', 'bootstrap resamples (at least 1)', integerFrom('--resamples', 1), 2000);
 }
 
 /** The account's rate limits: `run`, `plan`, `resume`, `score` and `faithfulness` take the same three flags. */
-export function withRateLimitOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+export function withRateLimitOptions<Args extends unknown[], Opts extends OptionValues>(
+	cmd: Command<Args, Opts>,
+) {
 	return cmd
-		.option('--tpm <n>', "the account's tokens a minute for the model (prompt plus output limit), to pace calls before the server's headers say", integerFrom('--tpm', 1))
-		.option('--rpm <n>', "the account's requests a minute for the model, to pace calls before the server's headers say", integerFrom('--rpm', 1))
-		.option('--rate-limit-wait <minutes>', 'stop (to resume later) when rate limits let no call through for this long', positiveDecimal('--rate-limit-wait'), 30);
+		.option(
+			'--tpm <n>',
+			"the account's tokens a minute for the model (prompt plus output limit), to pace calls before the server's headers say",
+			integerFrom('--tpm', 1),
+		)
+		.option(
+			'--rpm <n>',
+			"the account's requests a minute for the model, to pace calls before the server's headers say",
+			integerFrom('--rpm', 1),
+		)
+		.option(
+			'--rate-limit-wait <minutes>',
+			'stop (to resume later) when rate limits let no call through for this long',
+			positiveDecimal('--rate-limit-wait'),
+			30,
+		);
 }
 
 /** What the three rate-limit flags say, for `createProvider`. */
 export function accountLimits(flags: { tpm?: number; rpm?: number; rateLimitWait?: number }): AccountLimits {
-	return { limits: { tpm: flags.tpm ?? null, rpm: flags.rpm ?? null }, rateLimitWaitMs: flags.rateLimitWait === undefined ? undefined : flags.rateLimitWait * 60_000 };
+	return {
+		limits: { tpm: flags.tpm ?? null, rpm: flags.rpm ?? null },
+		rateLimitWaitMs: flags.rateLimitWait === undefined ? undefined : flags.rateLimitWait * 60_000,
+	};
 }
 
 const positiveDecimal = (flag: string) => (value: string) => {

@@ -5,7 +5,15 @@ import { newRun } from '../summarize/run.ts';
 import { deleteSession } from '../store/remove.ts';
 import { bookSession, listSessions, Session } from '../store/session.ts';
 import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
-import { leaveRun, prepare, prepareSession, preferReactProduction, showRun, type InteractiveOptions, type Prepared } from './execute.ts';
+import {
+	leaveRun,
+	prepare,
+	prepareSession,
+	preferReactProduction,
+	showRun,
+	type InteractiveOptions,
+	type Prepared,
+} from './execute.ts';
 import { loadBook } from './run-config.ts';
 import { validateCommand } from './validate.ts';
 
@@ -21,7 +29,9 @@ interface Checked {
  * resumed or started; leaving that screen shows the list again. Returns 0 when the user quits the
  * list, or the run's exit code when a signal (SIGINT, SIGTERM) ended its screen.
  */
-export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & { sessionsDir: string }): Promise<number> {
+export async function homeInteractive(
+	opts: Omit<InteractiveOptions, 'json'> & { sessionsDir: string },
+): Promise<number> {
 	const env = opts.env ?? process.env;
 	const dir = opts.sessionsDir;
 	const interactive: InteractiveOptions = { ...opts, json: false, fromHome: true };
@@ -36,12 +46,21 @@ export async function homeInteractive(opts: Omit<InteractiveOptions, 'json'> & {
 		defaults: {
 			method: DEFAULTS.method,
 			provider: defaultProvider(env),
-			models: { openai: defaultModel('openai'), anthropic: defaultModel('anthropic'), extractive: defaultModel('extractive') },
+			models: {
+				openai: defaultModel('openai'),
+				anthropic: defaultModel('anthropic'),
+				extractive: defaultModel('extractive'),
+			},
 			chunkSize: DEFAULTS.chunkSize,
 		},
 		check: async (input) => {
 			try {
-				const loaded = await loadBook(input.book, { method: input.method, provider: input.provider, model: input.model, chunkSize: input.chunkSize });
+				const loaded = await loadBook(input.book, {
+					method: input.method,
+					provider: input.provider,
+					model: input.model,
+					chunkSize: input.chunkSize,
+				});
 				const prepared = await prepare(loaded.config, loaded.loaded.text, interactive);
 				checked.splice(0, checked.length, { input, loaded, prepared });
 				return null;

@@ -11,7 +11,12 @@ import {
 	type Converted,
 } from '../score/formats.ts';
 import { checkSessionId, sessionsDirArg } from '../store/dirs.ts';
-import { importBooookScore, type FileReport, type ImportInput, type IntermediateRuns } from '../store/import-booookscore.ts';
+import {
+	importBooookScore,
+	type FileReport,
+	type ImportInput,
+	type IntermediateRuns,
+} from '../store/import-booookscore.ts';
 import { Session } from '../store/session.ts';
 import { readDataFile } from './data-files.ts';
 import { output, type Stream } from './output.ts';
@@ -21,18 +26,32 @@ import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('import')
-		.description("import the BooookScore authors' released files into one collection session, to score, browse and validate")
+		.description(
+			"import the BooookScore authors' released files into one collection session, to score, browse and validate",
+		)
 		.argument('<format>', "the files' format: booookscore")
 		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary })")
 		.option('--annotations <file>', "the authors' model annotations of those summaries (needs --summaries)")
-		.option('--intermediate <file>', 'an intermediate run (hierarchical summaries_dict or incremental list); its final summaries are imported')
+		.option(
+			'--intermediate <file>',
+			'an intermediate run (hierarchical summaries_dict or incremental list); its final summaries are imported',
+		)
 		.option('--human <file>', "the authors' human annotations JSON (summary-*.json)")
-		.option('--validation <file>', "the authors' precision study JSON (annotations-gpt4-4096-inc.json format)")
+		.option(
+			'--validation <file>',
+			"the authors' precision study JSON (annotations-gpt4-4096-inc.json format)",
+		)
 		.option('--session <id>', 'name the new session (default: title-date-time-random)')
 		.addOption(sessionsDirOption())
 		.option('--json', 'print what was imported as one JSON object')
 		.action(async (format, flags) => {
-			exit(await importCommand(format, { ...flags, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+			exit(
+				await importCommand(format, {
+					...flags,
+					sessionsDir: resolveSessionsDir(flags.sessionsDir),
+					json: !!flags.json,
+				}),
+			);
 		});
 
 export interface ImportOptions {
@@ -56,25 +75,46 @@ const FIRST = 3;
  * (`Session.createCollection`), so a bad file or a taken id leaves nothing behind.
  */
 export async function importCommand(format: string, opts: ImportOptions): Promise<number> {
-	if (format !== 'booookscore') throw badInput(`cannot import format "${format}"; the one format is: booookscore`);
-	if (opts.annotations && !opts.summaries) throw badInput('--annotations attach to the summaries they annotate; give those with --summaries FILE');
+	if (format !== 'booookscore')
+		throw badInput(`cannot import format "${format}"; the one format is: booookscore`);
+	if (opts.annotations && !opts.summaries)
+		throw badInput('--annotations attach to the summaries they annotate; give those with --summaries FILE');
 	if (!opts.summaries && !opts.intermediate && !opts.human && !opts.validation) {
-		throw badInput('nothing to import; give --summaries FILE [--annotations FILE], --intermediate FILE, --human FILE or --validation FILE');
+		throw badInput(
+			'nothing to import; give --summaries FILE [--annotations FILE], --intermediate FILE, --human FILE or --validation FILE',
+		);
 	}
 	if (opts.session !== undefined) checkSessionId(opts.session);
 
 	const input: ImportInput = {};
 	if (opts.summaries) {
-		input.summaries = { file: opts.summaries, books: await readDataFile(opts.summaries, convertSummaries, '--summaries') };
+		input.summaries = {
+			file: opts.summaries,
+			books: await readDataFile(opts.summaries, convertSummaries, '--summaries'),
+		};
 		if (opts.annotations) {
-			input.summaries.annotations = { file: opts.annotations, books: await readDataFile(opts.annotations, convertModelAnnotations, '--annotations') };
+			input.summaries.annotations = {
+				file: opts.annotations,
+				books: await readDataFile(opts.annotations, convertModelAnnotations, '--annotations'),
+			};
 		}
 	}
 	if (opts.intermediate) {
-		input.intermediate = { file: opts.intermediate, ...(await readDataFile(opts.intermediate, convertIntermediate, '--intermediate')) };
+		input.intermediate = {
+			file: opts.intermediate,
+			...(await readDataFile(opts.intermediate, convertIntermediate, '--intermediate')),
+		};
 	}
-	if (opts.human) input.human = { file: opts.human, books: await readDataFile(opts.human, convertHumanAnnotations, '--human') };
-	if (opts.validation) input.validation = { file: opts.validation, books: await readDataFile(opts.validation, convertPrecisionStudy, '--validation') };
+	if (opts.human)
+		input.human = {
+			file: opts.human,
+			books: await readDataFile(opts.human, convertHumanAnnotations, '--human'),
+		};
+	if (opts.validation)
+		input.validation = {
+			file: opts.validation,
+			books: await readDataFile(opts.validation, convertPrecisionStudy, '--validation'),
+		};
 
 	const imported = importBooookScore(input, new Date().toISOString());
 	const session = await Session.createCollection(opts.sessionsDir, {
@@ -90,7 +130,9 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 
 	const out = output(opts.stdout ?? process.stdout);
 	// report needs no model; `score` would annotate with one every sentence that lacks a model verdict.
-	const next = ['report', 'validate', ...(imported.judgments.length > 0 ? ['precision'] : [])].map((command) => commandLine(`${command} ${session.id}${sessionsDirArg(dirname(session.path))}`));
+	const next = ['report', 'validate', ...(imported.judgments.length > 0 ? ['precision'] : [])].map(
+		(command) => commandLine(`${command} ${session.id}${sessionsDirArg(dirname(session.path))}`),
+	);
 	if (opts.json) {
 		const summary = {
 			session: session.id,
@@ -111,14 +153,19 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 	}
 	const lines = imported.reports.map(describe);
 	const [report, validate, precision] = next;
-	lines.push(`imported into session ${session.id}; its results (no model call): ${report}; judge its annotations: ${validate}${precision ? `; precision: ${precision}` : ''}`);
+	lines.push(
+		`imported into session ${session.id}; its results (no model call): ${report}; judge its annotations: ${validate}${precision ? `; precision: ${precision}` : ''}`,
+	);
 	out.line(lines.join('\n'));
 	return 0;
 }
 
 /** A hierarchical run file maps books to objects, an incremental one to lists: the first book decides. */
 function convertIntermediate(value: unknown): Converted<IntermediateRuns> {
-	const first = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.values(value)[0] : undefined;
+	const first =
+		value !== null && typeof value === 'object' && !Array.isArray(value)
+			? Object.values(value)[0]
+			: undefined;
 	if (Array.isArray(first)) {
 		const runs = convertIncrementalRuns(value);
 		return runs.ok ? { ok: true, value: { method: 'inc', runs: runs.value } } : runs;
@@ -141,22 +188,36 @@ function describe(r: FileReport): string {
 			parts.push(`${plural(r.annotations, 'sentence')} annotated, ${r.confusing} confusing`);
 			break;
 		case '--intermediate':
-			parts.push(`${plural(r.summaries, 'final summary', 'final summaries')} with their ${r.method === 'hier' ? 'hierarchical levels' : 'incremental steps'}`);
+			parts.push(
+				`${plural(r.summaries, 'final summary', 'final summaries')} with their ${r.method === 'hier' ? 'hierarchical levels' : 'incremental steps'}`,
+			);
 			break;
 		case '--human':
-			parts.push(`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'human annotation')} (singles and relations)`);
+			parts.push(
+				`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'human annotation')} (singles and relations)`,
+			);
 			break;
 		case '--validation':
-			parts.push(`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'annotation')}, ${plural(r.judgments, 'verdict')}`);
+			parts.push(
+				`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'annotation')}, ${plural(r.judgments, 'verdict')}`,
+			);
 			break;
 	}
-	const named = (items: readonly string[]) => `${items.slice(0, FIRST).join(', ')}${items.length > FIRST ? ', ...' : ''}`;
+	const named = (items: readonly string[]) =>
+		`${items.slice(0, FIRST).join(', ')}${items.length > FIRST ? ', ...' : ''}`;
 	if (r.unmatched.length > 0) {
-		parts.push(`${plural(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`);
+		parts.push(
+			`${plural(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`,
+		);
 	}
-	if (r.orphans.length > 0) parts.push(`${plural(r.orphans.length, 'annotated book')} with no summary, left out (${named(r.orphans)})`);
+	if (r.orphans.length > 0)
+		parts.push(
+			`${plural(r.orphans.length, 'annotated book')} with no summary, left out (${named(r.orphans)})`,
+		);
 	if (r.unlocated.length > 0) {
-		parts.push(`${plural(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`);
+		parts.push(
+			`${plural(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`,
+		);
 	}
 	return `${r.flag} ${r.file}: ${parts.join('; ')}`;
 }

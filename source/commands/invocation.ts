@@ -22,7 +22,8 @@ export function invocation(env: NodeJS.ProcessEnv, cwd: string, bin: string = BI
  */
 function npmScript(env: NodeJS.ProcessEnv, bin: string): string | null {
 	const event = env.npm_lifecycle_event;
-	if (!event || !env.npm_package_json || !/^node bin\/booook\.js(\s|$)/u.test(env.npm_lifecycle_script ?? '')) return null;
+	if (!event || !env.npm_package_json || !/^node bin\/booook\.js(\s|$)/u.test(env.npm_lifecycle_script ?? ''))
+		return null;
 	if (realOf(env.npm_package_json) !== realOf(join(bin, '../../package.json'))) return null;
 	return event === 'start' ? 'npm start --' : `npm run ${shellWord(event)} --`;
 }

@@ -15,15 +15,27 @@ import { commandLine } from '../program.ts';
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('precision')
-			.description("precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with bootstrap intervals over books")
+			.description(
+				"precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with bootstrap intervals over books",
+			)
 			.argument('[id]', `session id (see: ${commandLine('sessions')})`)
 			.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
-			.option('--validator <name>', 'whose verdicts count in the session (needed when more than one person or study judged)')
+			.option(
+				'--validator <name>',
+				'whose verdicts count in the session (needed when more than one person or study judged)',
+			)
 			.addOption(sessionsDirOption()),
 	)
 		.option('--json', 'print { human: { precision, strict, n, ci }, model: { ... } }')
 		.action(async (id, flags) => {
-			exit(await precisionCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json }));
+			exit(
+				await precisionCommand({
+					...flags,
+					id,
+					sessionsDir: resolveSessionsDir(flags.sessionsDir),
+					json: !!flags.json,
+				}),
+			);
 		});
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
@@ -49,7 +61,8 @@ export interface PrecisionOptions {
  * imported from a validation file gives exactly the file's numbers.
  */
 export async function precisionCommand(opts: PrecisionOptions): Promise<number> {
-	if (opts.id !== undefined && opts.validation) throw badInput('give a session ID or --validation FILE, not both');
+	if (opts.id !== undefined && opts.validation)
+		throw badInput('give a session ID or --validation FILE, not both');
 	let items: JudgedItem[];
 	let heading: string | null = null;
 	if (opts.id !== undefined) {
@@ -57,7 +70,10 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 		const { data } = await Session.snapshot(opts.sessionsDir, opts.id);
 		const validator = chooseValidator(opts.id, validatorsOf(data), opts.validator);
 		items = sessionJudgedItems(data, validator);
-		if (items.length === 0) throw badInput(`session "${opts.id}": ${validator} judged no confusing annotation, so there is no precision to compute`);
+		if (items.length === 0)
+			throw badInput(
+				`session "${opts.id}": ${validator} judged no confusing annotation, so there is no precision to compute`,
+			);
 		heading = `verdicts of ${validator} in session ${opts.id}`;
 		// Precision by source would tell a validator on a blind walk which annotations were whose.
 		const walk = blindWalksUnderWay(data).get(validator);
@@ -66,10 +82,13 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 			heading += ` (blind walk, ${walk.judged}/${walk.total} judged: both sources pooled until it is done)`;
 		}
 	} else if (opts.validation) {
-		if (opts.validator) throw badInput('--validator picks verdicts in a session; a validation file has one set of verdicts');
+		if (opts.validator)
+			throw badInput('--validator picks verdicts in a session; a validation file has one set of verdicts');
 		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, '--validation'));
 	} else {
-		throw badInput(`nothing to judge; give a session ID (see: ${commandLine('sessions')}) or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)`);
+		throw badInput(
+			`nothing to judge; give a session ID (see: ${commandLine('sessions')}) or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)`,
+		);
 	}
 	const bySource = precisionBySource(items, { random: seededRandom(opts.seed), resamples: opts.resamples });
 	const result = Object.fromEntries(
@@ -95,7 +114,9 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 	}
 	if (heading) out.line(heading);
 	for (const [source, r] of Object.entries(result)) {
-		out.line(`${source.padEnd(6)} precision ${r.precision.toFixed(1)}% [${r.ci[0]!.toFixed(1)}, ${r.ci[1]!.toFixed(1)}], strict ${r.strict.toFixed(1)}% [${r.strict_ci[0]!.toFixed(1)}, ${r.strict_ci[1]!.toFixed(1)}]; ${r.n} judged in ${r.books} books (${r.agree} agree, ${r.partial} partially, ${r.disagree} disagree)`);
+		out.line(
+			`${source.padEnd(6)} precision ${r.precision.toFixed(1)}% [${r.ci[0]!.toFixed(1)}, ${r.ci[1]!.toFixed(1)}], strict ${r.strict.toFixed(1)}% [${r.strict_ci[0]!.toFixed(1)}, ${r.strict_ci[1]!.toFixed(1)}]; ${r.n} judged in ${r.books} books (${r.agree} agree, ${r.partial} partially, ${r.disagree} disagree)`,
+		);
 	}
 	return 0;
 }
@@ -104,12 +125,18 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 function chooseValidator(id: string, validators: readonly string[], wanted: string | undefined): string {
 	const list = validators.map((v) => JSON.stringify(v)).join(', ');
 	if (validators.length === 0) {
-		throw badInput(`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' study with: ${commandLine('import booookscore --validation FILE')}`);
+		throw badInput(
+			`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' study with: ${commandLine('import booookscore --validation FILE')}`,
+		);
 	}
 	if (wanted !== undefined) {
 		if (validators.includes(wanted)) return wanted;
-		throw badInput(`session "${id}" has no verdicts from ${JSON.stringify(wanted)}; its validators are ${list}`);
+		throw badInput(
+			`session "${id}" has no verdicts from ${JSON.stringify(wanted)}; its validators are ${list}`,
+		);
 	}
 	if (validators.length === 1) return validators[0]!;
-	throw badInput(`session "${id}" has verdicts from ${validators.length} validators (${list}); choose one with --validator NAME`);
+	throw badInput(
+		`session "${id}" has verdicts from ${validators.length} validators (${list}); choose one with --validator NAME`,
+	);
 }

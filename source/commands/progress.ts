@@ -3,7 +3,16 @@ import { costText } from '../llm/prices.ts';
 import { sentencesName } from '../score/annotate.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
-import { etaText, etaUnderLimits, formatInt, formatSeconds, limitedEtaSeconds, rateWaitText, remainingSeconds, type RateLimitFigures } from '../ui/state/progress.ts';
+import {
+	etaText,
+	etaUnderLimits,
+	formatInt,
+	formatSeconds,
+	limitedEtaSeconds,
+	rateWaitText,
+	remainingSeconds,
+	type RateLimitFigures,
+} from '../ui/state/progress.ts';
 import { output, statusLine, type Stream } from './output.ts';
 
 /**
@@ -11,7 +20,14 @@ import { output, statusLine, type Stream } from './output.ts';
  * line (calls done/planned, tokens, cost, ETA) goes to stderr, redrawn in place on a terminal and one
  * line per finished call elsewhere.
  */
-export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: Stream; priced?: boolean; now?: () => number; name?: (node: NodeRef) => string }) {
+export function headlessReporter(opts: {
+	json: boolean;
+	stdout: Stream;
+	stderr: Stream;
+	priced?: boolean;
+	now?: () => number;
+	name?: (node: NodeRef) => string;
+}) {
 	// As the run screen and the run's error name a node (summarize/places.ts).
 	const name = opts.name ?? ((node: NodeRef) => `node ${node}`);
 	const now = opts.now ?? Date.now;
@@ -31,7 +47,10 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 		const planned = Math.max(plannedCalls, done);
 		const madeHere = done - (doneAtStart ?? 0);
 		const elapsed = (now() - started) / 1000;
-		const eta = etaUnderLimits(remainingSeconds(planned, done, madeHere, elapsed), limitedEtaSeconds(planned - done, limits));
+		const eta = etaUnderLimits(
+			remainingSeconds(planned, done, madeHere, elapsed),
+			limitedEtaSeconds(planned - done, limits),
+		);
 		const waiting = rateWaitText(limits, now());
 		return `[${done}/${planned} calls] ${formatInt(tokensIn)} tokens in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta === null ? '?' : formatSeconds(eta)}${waiting ? `; ${waiting}` : ''}`;
 	};
@@ -46,7 +65,10 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
 				plannedCalls = event.planned;
 				doneAtStart = event.done;
 				done = event.done;
-				if (!opts.json) status.say(`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`);
+				if (!opts.json)
+					status.say(
+						`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`,
+					);
 				break;
 			case 'usage':
 				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
@@ -89,7 +111,9 @@ export function headlessReporter(opts: { json: boolean; stdout: Stream; stderr: 
  * What the rate limits cost a run, said once it ends when they held it back at all: the 429s, and
  * the tokens its calls asked for (prompt plus output limit, what the limits count) against those used.
  */
-export function limitsSpent(limits: { refusals: number; answered: number; asked: number; used: number; limits: object } | null): string | null {
+export function limitsSpent(
+	limits: { refusals: number; answered: number; asked: number; used: number; limits: object } | null,
+): string | null {
 	if (!limits || limits.answered === 0) return null;
 	const share = limits.used > 0 ? ` (${(limits.asked / limits.used).toFixed(2)}× what was used)` : '';
 	return `rate limits: ${limits.refusals} answers of 429; the calls asked for ${formatInt(limits.asked)} tokens of the limits and used ${formatInt(limits.used)}${share}`;
@@ -109,7 +133,9 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 			case 'annotate-started':
 				atStart = event.recovered;
 				sentences = event.sentences;
-				status.say(`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`);
+				status.say(
+					`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`,
+				);
 				break;
 			case 'annotation':
 				annotated += 1;

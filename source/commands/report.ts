@@ -17,21 +17,43 @@ import { commandLine } from '../program.ts';
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('report')
-			.description('results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book')
-			.argument('<id>', `session id (see: ${commandLine('sessions')}), or a study file: its results table as booook study prints it, without running anything`)
+			.description(
+				'results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book',
+			)
+			.argument(
+				'<id>',
+				`session id (see: ${commandLine('sessions')}), or a study file: its results table as booook study prints it, without running anything`,
+			)
 			.addOption(sessionsDirOption()),
 	)
-		.option('--json', 'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run\'s sessions: see booook coverage --json) }; for a study file, what booook study --json prints')
+		.option(
+			'--json',
+			"print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run's sessions: see booook coverage --json) }; for a study file, what booook study --json prints",
+		)
 		.option('--csv', 'for a study file: its results table as CSV, as booook study --csv prints it')
 		.action(async (id, flags) => {
-			exit(await reportCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, csv: !!flags.csv, seed: flags.seed, resamples: flags.resamples }));
+			exit(
+				await reportCommand(resolveSessionsDir(flags.sessionsDir), id, {
+					json: !!flags.json,
+					csv: !!flags.csv,
+					seed: flags.seed,
+					resamples: flags.resamples,
+				}),
+			);
 		});
 
 const pct = (x: number) => Math.round(x * 10_000) / 100;
 
 /** The report as JSON: plain objects, percentages rounded to 0.01. */
 export function reportJson(report: Report) {
-	const source = (s: SourceScore | null) => s && { booookscore: s.booookscore, summaries: s.summaries, sentences: s.sentences, confusing: s.confusing, types: s.types };
+	const source = (s: SourceScore | null) =>
+		s && {
+			booookscore: s.booookscore,
+			summaries: s.summaries,
+			sentences: s.sentences,
+			confusing: s.confusing,
+			types: s.types,
+		};
 	return {
 		booookscore: { model: report.model?.booookscore ?? null, human: report.human?.booookscore ?? null },
 		model: source(report.model),
@@ -42,7 +64,17 @@ export function reportJson(report: Report) {
 				Object.fromEntries(
 					[...bySource].map(([src, p]) => [
 						src,
-						{ precision: pct(p.precision), strict: pct(p.strict), n: p.judged, agree: p.agree, partial: p.partial, disagree: p.disagree, books: p.books, ci: [pct(p.precisionInterval.low), pct(p.precisionInterval.high)], strict_ci: [pct(p.strictInterval.low), pct(p.strictInterval.high)] },
+						{
+							precision: pct(p.precision),
+							strict: pct(p.strict),
+							n: p.judged,
+							agree: p.agree,
+							partial: p.partial,
+							disagree: p.disagree,
+							books: p.books,
+							ci: [pct(p.precisionInterval.low), pct(p.precisionInterval.high)],
+							strict_ci: [pct(p.strictInterval.low), pct(p.strictInterval.high)],
+						},
 					]),
 				),
 			]),
@@ -50,34 +82,84 @@ export function reportJson(report: Report) {
 		// Validators on an unfinished blind walk: their precision above is `pooled`, not by source.
 		blind: Object.fromEntries(report.blind),
 		agreement: {
-			pairs: report.agreement.pairs.map((p) => ({ validators: p.validators, n: p.n, percent: pct(p.percent), kappa: Number.isNaN(p.kappa) ? null : p.kappa })),
+			pairs: report.agreement.pairs.map((p) => ({
+				validators: p.validators,
+				n: p.n,
+				percent: pct(p.percent),
+				kappa: Number.isNaN(p.kappa) ? null : p.kappa,
+			})),
 			alpha: report.agreement.alpha,
 			units: report.agreement.units,
 		},
-		books: Object.fromEntries(report.books.map((b) => [b.book, { sentences: b.sentences, model: b.model, human: b.human, judged: b.judged }])),
+		books: Object.fromEntries(
+			report.books.map((b) => [
+				b.book,
+				{ sentences: b.sentences, model: b.model, human: b.human, judged: b.judged },
+			]),
+		),
 		history: report.history,
 		faithfulness: {
 			validators: Object.fromEntries(
 				report.faithfulness.validators.map((v) => [
 					v.validator,
-					{ origin: v.origin, faithful_share: v.share === null ? null : pct(v.share), ci: v.interval ? [pct(v.interval.low), pct(v.interval.high)] : null, interval_over: v.over, n: v.judged, faithful: v.faithful, unfaithful: v.unfaithful, cant_tell: v.unsure },
+					{
+						origin: v.origin,
+						faithful_share: v.share === null ? null : pct(v.share),
+						ci: v.interval ? [pct(v.interval.low), pct(v.interval.high)] : null,
+						interval_over: v.over,
+						n: v.judged,
+						faithful: v.faithful,
+						unfaithful: v.unfaithful,
+						cant_tell: v.unsure,
+					},
 				]),
 			),
 			agreement: {
-				pairs: report.faithfulness.agreement.pairs.map((p) => ({ validators: p.validators, n: p.n, percent: pct(p.percent), kappa: Number.isNaN(p.kappa) ? null : p.kappa })),
+				pairs: report.faithfulness.agreement.pairs.map((p) => ({
+					validators: p.validators,
+					n: p.n,
+					percent: pct(p.percent),
+					kappa: Number.isNaN(p.kappa) ? null : p.kappa,
+				})),
 				alpha: report.faithfulness.agreement.alpha,
 				units: report.faithfulness.agreement.units,
 			},
-			human_vs_model: report.faithfulness.humanVsModel.map((r) => ({ model: r.model, n: r.n, percent: pct(r.percent), kappa: Number.isNaN(r.kappa) ? null : r.kappa, model_share: r.modelShare === null ? null : pct(r.modelShare), human_share: r.humanShare === null ? null : pct(r.humanShare), model_missed: r.modelMissed, model_flagged: r.modelFlagged })),
+			human_vs_model: report.faithfulness.humanVsModel.map((r) => ({
+				model: r.model,
+				n: r.n,
+				percent: pct(r.percent),
+				kappa: Number.isNaN(r.kappa) ? null : r.kappa,
+				model_share: r.modelShare === null ? null : pct(r.modelShare),
+				human_share: r.humanShare === null ? null : pct(r.humanShare),
+				model_missed: r.modelMissed,
+				model_flagged: r.modelFlagged,
+			})),
 			partial: {
 				estimator: report.faithfulness.partial.estimator,
 				validators: Object.fromEntries(
 					report.faithfulness.partial.validators.map((p) => [
 						p.validator,
-						{ fraction: p.fraction, estimated_share: p.estimate === null ? null : pct(p.estimate), ci: p.interval ? [pct(p.interval.low), pct(p.interval.high)] : null, interval_over: p.over, summaries: p.summaries, judged: p.judged, units: p.units },
+						{
+							fraction: p.fraction,
+							estimated_share: p.estimate === null ? null : pct(p.estimate),
+							ci: p.interval ? [pct(p.interval.low), pct(p.interval.high)] : null,
+							interval_over: p.over,
+							summaries: p.summaries,
+							judged: p.judged,
+							units: p.units,
+						},
 					]),
 				),
-				vs_full: report.faithfulness.partial.vsFull.map((c) => ({ partial: c.partial, full: c.full, full_origin: c.fullOrigin, summaries: c.summaries, kendall_tau_b: c.tau, partial_share: pct(c.partialShare), full_share: pct(c.fullShare), difference: pct(c.difference) })),
+				vs_full: report.faithfulness.partial.vsFull.map((c) => ({
+					partial: c.partial,
+					full: c.full,
+					full_origin: c.fullOrigin,
+					summaries: c.summaries,
+					kendall_tau_b: c.tau,
+					partial_share: pct(c.partialShare),
+					full_share: pct(c.fullShare),
+					difference: pct(c.difference),
+				})),
 			},
 			sentences: report.faithfulness.units,
 			judged: report.faithfulness.judgedUnits,
@@ -89,18 +171,28 @@ export function reportJson(report: Report) {
 async function isStudyFile(dir: string, id: string): Promise<boolean> {
 	if (!/\.(?:json|ya?ml)$/iu.test(id)) return false;
 	if ((await folderState(join(dir, id))).kind === 'session') return false;
-	return stat(id).then((s) => s.isFile(), () => false);
+	return stat(id).then(
+		(s) => s.isFile(),
+		() => false,
+	);
 }
 
 /** `booook report ID`: BooookScore by source, precision per validator, agreement, types, per book. */
-export async function reportCommand(dir: string, id: string, opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream; stderr?: Stream }): Promise<number> {
+export async function reportCommand(
+	dir: string,
+	id: string,
+	opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream; stderr?: Stream },
+): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	if (await isStudyFile(dir, id)) {
 		// Loaded only for a study file: it brings the study runner, the batcher and their packages.
 		const { studyReport } = await import('./study.ts');
 		return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
 	}
-	if (opts.csv) throw badInput(`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`);
+	if (opts.csv)
+		throw badInput(
+			`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`,
+		);
 	const out = output(stdout);
 	const { data, text } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });
@@ -113,7 +205,14 @@ export async function reportCommand(dir: string, id: string, opts: { json: boole
 	}
 	if (opts.json) {
 		// A run's session: which parts of the book its final summary draws on (null before it has one).
-		const coverage = data.kind === 'book' ? { coverage: hasFinalText(data.run) ? runCoverageJson(data.run, text, new PassageIndex(text, data.run.chunks)) : null } : {};
+		const coverage =
+			data.kind === 'book'
+				? {
+						coverage: hasFinalText(data.run)
+							? runCoverageJson(data.run, text, new PassageIndex(text, data.run.chunks))
+							: null,
+					}
+				: {};
 		out.json({ ...reportJson(report), ...coverage });
 		return 0;
 	}

@@ -2,7 +2,16 @@ import { Command } from '@commander-js/extra-typings';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
 import { execute, prepareSession, runInteractive, type InteractiveOptions } from './execute.ts';
-import { accountLimits, headlessNote, interactive, PRICES_HELP, sessionsDirOption, withDisplayOptions, withRateLimitOptions, type Exit } from './flags.ts';
+import {
+	accountLimits,
+	headlessNote,
+	interactive,
+	PRICES_HELP,
+	sessionsDirOption,
+	withDisplayOptions,
+	withRateLimitOptions,
+	type Exit,
+} from './flags.ts';
 import { output } from './output.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { printFinal } from './show.ts';
@@ -12,13 +21,18 @@ import { commandLine } from '../program.ts';
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(
 		withDisplayOptions(
-		new Command('resume')
-			.description('continue a session that was stopped, killed or failed; finished calls are not made again')
-			.argument('<id>', `session id (see: ${commandLine('sessions')})`)
-			.addOption(sessionsDirOption()),
+			new Command('resume')
+				.description(
+					'continue a session that was stopped, killed or failed; finished calls are not made again',
+				)
+				.argument('<id>', `session id (see: ${commandLine('sessions')})`)
+				.addOption(sessionsDirOption()),
 		),
 	)
-		.option('--base-url <url>', "replace the session's server address (for example after it moved); saved with the session")
+		.option(
+			'--base-url <url>',
+			"replace the session's server address (for example after it moved); saved with the session",
+		)
 		.option('--prices <file>', PRICES_HELP)
 		.option('--abandon-batches', ABANDON_BATCHES_HELP)
 		.action(async (id, flags) => {
@@ -37,7 +51,11 @@ export const spec = (exit: Exit) =>
 		});
 
 /** `booook resume ID`: continues where the session stopped; finished calls are not made again. */
-export async function resumeCommand(dir: string, id: string, opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean; abandonBatches?: boolean }): Promise<number> {
+export async function resumeCommand(
+	dir: string,
+	id: string,
+	opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean; abandonBatches?: boolean },
+): Promise<number> {
 	// Before the session is opened (which saves it): a bad address changes nothing.
 	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable('extractive'));
 	await refuseAwaitedBatches(dir, id, opts.abandonBatches === true);
@@ -58,7 +76,9 @@ export async function resumeCommand(dir: string, id: string, opts: InteractiveOp
 		}
 		if (opts.baseUrl) session.data.run.config.baseUrl = opts.baseUrl;
 		const prepared = await prepareSession(session, book, opts);
-		return await (opts.interactive ? runInteractive(session, prepared, opts) : execute(session, prepared, opts));
+		return await (opts.interactive
+			? runInteractive(session, prepared, opts)
+			: execute(session, prepared, opts));
 	} finally {
 		await opened.close();
 	}

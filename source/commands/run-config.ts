@@ -15,27 +15,75 @@ import { decimal, integer, PRICES_HELP, withRateLimitOptions } from './flags.ts'
 /** The options of `run` and `plan`: the run's configuration. */
 export function withRunOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
 	return cmd
-		.addOption(new Option('--method <method>', 'hier (hierarchical merging) or inc (incremental updating)').choices(['hier', 'inc']).default(DEFAULTS.method))
-		.addOption(new Option('--provider <name>', 'openai, anthropic or extractive (default: openai if OPENAI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is set, else extractive)').choices(['openai', 'anthropic', 'extractive']))
-		.option('--model <name>', 'model name (default: gpt-4o-mini, claude-sonnet-4-6, or textrank for extractive)')
-		.option('--base-url <url>', 'an OpenAI-compatible (or Anthropic) server, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)')
+		.addOption(
+			new Option('--method <method>', 'hier (hierarchical merging) or inc (incremental updating)')
+				.choices(['hier', 'inc'])
+				.default(DEFAULTS.method),
+		)
+		.addOption(
+			new Option(
+				'--provider <name>',
+				'openai, anthropic or extractive (default: openai if OPENAI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is set, else extractive)',
+			).choices(['openai', 'anthropic', 'extractive']),
+		)
+		.option(
+			'--model <name>',
+			'model name (default: gpt-4o-mini, claude-sonnet-4-6, or textrank for extractive)',
+		)
+		.option(
+			'--base-url <url>',
+			'an OpenAI-compatible (or Anthropic) server, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)',
+		)
 		.option('--chunk-size <n>', 'C: most tokens per chunk', integer('--chunk-size'), DEFAULTS.chunkSize)
-		.option('--context-window <n>', 'W: the model\'s context window in tokens', integer('--context-window'), DEFAULTS.contextWindow)
-		.option('--max-summary <n>', 'G_n: most tokens of the final summary', integer('--max-summary'), DEFAULTS.maxSummary)
-		.option('--temperature <t>', 'sampling temperature of first attempts (regenerations use 1)', decimal('--temperature'), DEFAULTS.temperature)
+		.option(
+			'--context-window <n>',
+			"W: the model's context window in tokens",
+			integer('--context-window'),
+			DEFAULTS.contextWindow,
+		)
+		.option(
+			'--max-summary <n>',
+			'G_n: most tokens of the final summary',
+			integer('--max-summary'),
+			DEFAULTS.maxSummary,
+		)
+		.option(
+			'--temperature <t>',
+			'sampling temperature of first attempts (regenerations use 1)',
+			decimal('--temperature'),
+			DEFAULTS.temperature,
+		)
 		.option('--concurrency <n>', 'most calls at once', integer('--concurrency'), DEFAULTS.concurrency)
-		.addOption(new Option('--encoding <name>', 'tiktoken encoding for counting tokens').choices(ENCODINGS).default(DEFAULTS.encoding))
-		.option('--clean', 'remove progressive-writing artifacts from the final summary (paper J.3; default on for LLM providers)')
+		.addOption(
+			new Option('--encoding <name>', 'tiktoken encoding for counting tokens')
+				.choices(ENCODINGS)
+				.default(DEFAULTS.encoding),
+		)
+		.option(
+			'--clean',
+			'remove progressive-writing artifacts from the final summary (paper J.3; default on for LLM providers)',
+		)
 		.option('--no-clean', 'keep the final summary as written')
-		.option('--stream-timeout <seconds>', 'abort and retry a stream that sends nothing for this long', decimal('--stream-timeout'), DEFAULTS.streamTimeout)
-		.option('--call-timeout <seconds>', 'abort and retry a stream still going this long after it started (default: the stream timeout plus 0.25 s per token of the output limit)', decimal('--call-timeout'))
+		.option(
+			'--stream-timeout <seconds>',
+			'abort and retry a stream that sends nothing for this long',
+			decimal('--stream-timeout'),
+			DEFAULTS.streamTimeout,
+		)
+		.option(
+			'--call-timeout <seconds>',
+			'abort and retry a stream still going this long after it started (default: the stream timeout plus 0.25 s per token of the output limit)',
+			decimal('--call-timeout'),
+		)
 		.option('--seed <n>', 'seed recorded with the run', integer('--seed'), DEFAULTS.seed)
 		.option('--prompts <dir>', 'read prompt templates from this folder (missing ones come from prompts/)')
 		.option('--prices <file>', PRICES_HELP);
 }
 
 /** `withRunOptions` and the account's rate limits: what `run` and `plan` take. */
-export function withRunAndLimitOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
+export function withRunAndLimitOptions<Args extends unknown[], Opts extends OptionValues>(
+	cmd: Command<Args, Opts>,
+) {
 	return withRateLimitOptions(withRunOptions(cmd));
 }
 
@@ -70,8 +118,19 @@ export async function loadBook(path: string, input: ConfigInput) {
 	const config = makeConfig(input);
 	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
 	const templates = await loadTemplates(config.prompts);
-	const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), { config, templates, book: loaded.text, tokens: (t) => countTokens(t, config.encoding) });
+	const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), {
+		config,
+		templates,
+		book: loaded.text,
+		tokens: (t) => countTokens(t, config.encoding),
+	});
 	if (problem) throw badInput(problem);
-	const book: Book = { title: loaded.title, sha256: loaded.sha256, source: loaded.source, chars: loaded.text.length, tokens: chunks.reduce((s, c) => s + c.tokens, 0) };
+	const book: Book = {
+		title: loaded.title,
+		sha256: loaded.sha256,
+		source: loaded.source,
+		chars: loaded.text.length,
+		tokens: chunks.reduce((s, c) => s + c.tokens, 0),
+	};
 	return { loaded, config, chunks, book, templates };
 }

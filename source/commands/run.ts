@@ -3,7 +3,14 @@ import type { ConfigInput } from '../config.ts';
 import { newRun } from '../summarize/run.ts';
 import { resolveSessionsDir, Session } from '../store/session.ts';
 import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
-import { accountLimits, headlessNote, interactive, sessionsDirOption, withDisplayOptions, type Exit } from './flags.ts';
+import {
+	accountLimits,
+	headlessNote,
+	interactive,
+	sessionsDirOption,
+	withDisplayOptions,
+	type Exit,
+} from './flags.ts';
 import { configInput, loadBook, withRunAndLimitOptions } from './run-config.ts';
 
 export const spec = (exit: Exit) =>
@@ -46,9 +53,16 @@ export interface RunOptions extends InteractiveOptions {
 export async function runCommand(path: string, opts: RunOptions): Promise<number> {
 	const { loaded, config, chunks, book, templates } = await loadBook(path, opts.config);
 	const prepared = await prepare(config, loaded.text, opts, templates);
-	const session = await Session.create(opts.sessionsDir, { id: opts.session, book, text: loaded.text, run: newRun(config, chunks) });
+	const session = await Session.create(opts.sessionsDir, {
+		id: opts.session,
+		book,
+		text: loaded.text,
+		run: newRun(config, chunks),
+	});
 	try {
-		return await (opts.interactive ? runInteractive(session, prepared, opts) : execute(session, prepared, opts));
+		return await (opts.interactive
+			? runInteractive(session, prepared, opts)
+			: execute(session, prepared, opts));
 	} finally {
 		await session.close();
 	}

@@ -14,7 +14,14 @@ import { scoreReleased, scoreSystem, type SystemScore } from '../score/booooksco
 import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
 import { scoreHumanSummary } from '../score/human.ts';
 import { LABELS } from '../score/labels.ts';
-import { planSummary, scoreSession, sessionAnnotator, type SessionScore, type SummaryPlan, type VerdictSource } from '../score/session-score.ts';
+import {
+	planSummary,
+	scoreSession,
+	sessionAnnotator,
+	type SessionScore,
+	type SummaryPlan,
+	type VerdictSource,
+} from '../score/session-score.ts';
 import { pinFinalSummary, scoredSummaries } from '../store/scored-summaries.ts';
 import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
@@ -25,30 +32,79 @@ import type { ScoreControls } from '../ui/controls.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
 import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
-import { accountLimits, integer, PRICES_HELP, sessionsDirOption, withRateLimitOptions, type Exit } from './flags.ts';
+import {
+	accountLimits,
+	integer,
+	PRICES_HELP,
+	sessionsDirOption,
+	withRateLimitOptions,
+	type Exit,
+} from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { formatInt } from '../ui/state/progress.ts';
 import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(new Command('score'))
-		.description("BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet and asking again those it answered unreadably; or of the authors' files")
+		.description(
+			"BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet and asking again those it answered unreadably; or of the authors' files",
+		)
 		.argument('[id]', `session id (see: ${commandLine('sessions')})`)
-		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session")
+		.option(
+			'--summaries <file>',
+			"the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session",
+		)
 		.option('--annotations <file>', "the authors' model annotations JSON for those summaries (no model call)")
-		.option('--human <file>', "the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)")
-		.addOption(new Option('--provider <name>', 'annotate with openai or anthropic (default: the model the session used, else whichever API key is set)').choices(['openai', 'anthropic', 'extractive']))
-		.option('--model <name>', 'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); naming a provider or model scores only its annotations')
-		.option('--base-url <url>', "an OpenAI-compatible (or Anthropic) server (default: a run's own server when it is scored with the run's model, else $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)")
-		.option('--concurrency <n>', 'most annotation calls at once', integer('--concurrency'), DEFAULTS.concurrency)
-		.option('--batch-size <n>', "N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)", integer('--batch-size'))
-		.option('--prompts <dir>', 'read get_annotations(.txt|_v2.txt) from this folder (missing ones come from prompts/)')
+		.option(
+			'--human <file>',
+			"the authors' human annotations JSON (summary-*.json: each span and relation is one confusing sentence)",
+		)
+		.addOption(
+			new Option(
+				'--provider <name>',
+				'annotate with openai or anthropic (default: the model the session used, else whichever API key is set)',
+			).choices(['openai', 'anthropic', 'extractive']),
+		)
+		.option(
+			'--model <name>',
+			'the annotating model (default: gpt-4o-mini or claude-sonnet-4-6); naming a provider or model scores only its annotations',
+		)
+		.option(
+			'--base-url <url>',
+			"an OpenAI-compatible (or Anthropic) server (default: a run's own server when it is scored with the run's model, else $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
+		)
+		.option(
+			'--concurrency <n>',
+			'most annotation calls at once',
+			integer('--concurrency'),
+			DEFAULTS.concurrency,
+		)
+		.option(
+			'--batch-size <n>',
+			"N numbered sentences per call with the authors' batched (v2) prompt; default one sentence per call (v1)",
+			integer('--batch-size'),
+		)
+		.option(
+			'--prompts <dir>',
+			'read get_annotations(.txt|_v2.txt) from this folder (missing ones come from prompts/)',
+		)
 		.option('--prices <file>', PRICES_HELP)
 		.option('--abandon-batches', ABANDON_BATCHES_HELP)
 		.addOption(sessionsDirOption())
-		.option('--json', 'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books, ... }')
+		.option(
+			'--json',
+			'print { booookscore, summaries, sentences, confusing, parse_failures, avg_tokens, types, books, ... }',
+		)
 		.action(async (id, flags) => {
-			exit(await scoreCommand({ ...flags, id, sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json, account: accountLimits(flags) }));
+			exit(
+				await scoreCommand({
+					...flags,
+					id,
+					sessionsDir: resolveSessionsDir(flags.sessionsDir),
+					json: !!flags.json,
+					account: accountLimits(flags),
+				}),
+			);
 		});
 
 export interface ScoreOptions {
@@ -90,10 +146,17 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	checkNumbers(opts);
 	if (opts.human || opts.annotations) return scoreFiles(opts);
 	if (opts.id === undefined && !opts.summaries) {
-		throw badInput('nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE');
+		throw badInput(
+			'nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE',
+		);
 	}
 	// Checked even when nothing needs annotating, so a bad address is never accepted silently.
-	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env, opts.baseUrl)));
+	if (opts.baseUrl)
+		checkBaseUrl(
+			opts.baseUrl,
+			'--base-url',
+			keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env, opts.baseUrl)),
+		);
 	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
 	if (opts.id !== undefined) {
 		await refuseAwaitedBatches(sessionsDir, opts.id, opts.abandonBatches === true);
@@ -109,10 +172,31 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	const texts = await readDataFile(opts.summaries!, convertSummaries, '--summaries');
 	const file = basename(opts.summaries!);
 	if (texts.size === 0) throw badInput(`--summaries ${opts.summaries}: the file holds no summaries`);
-	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({ id: `s${i}`, book, text, node: null, version: null, source: file }));
-	await annotatorFor({ summaries, annotations: [] }, summaries.map((s) => s.id), opts, '; or score annotations you have with --annotations FILE');
-	const session = await Session.createCollection(sessionsDir, { title: basename(file, extname(file)), sources: [resolve(opts.summaries!)], summaries, annotations: [], judgments: [], runs: [] });
-	output(opts.stderr ?? process.stderr).line(`new collection session ${session.id} (${summaries.length} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`);
+	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({
+		id: `s${i}`,
+		book,
+		text,
+		node: null,
+		version: null,
+		source: file,
+	}));
+	await annotatorFor(
+		{ summaries, annotations: [] },
+		summaries.map((s) => s.id),
+		opts,
+		'; or score annotations you have with --annotations FILE',
+	);
+	const session = await Session.createCollection(sessionsDir, {
+		title: basename(file, extname(file)),
+		sources: [resolve(opts.summaries!)],
+		summaries,
+		annotations: [],
+		judgments: [],
+		runs: [],
+	});
+	output(opts.stderr ?? process.stderr).line(
+		`new collection session ${session.id} (${summaries.length} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`,
+	);
 	try {
 		return await scoreStored(session, opts);
 	} finally {
@@ -121,10 +205,16 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 }
 
 function checkNumbers(opts: ScoreOptions): void {
-	if (opts.concurrency !== undefined && !(Number.isInteger(opts.concurrency) && opts.concurrency >= 1 && opts.concurrency <= 64)) {
+	if (
+		opts.concurrency !== undefined &&
+		!(Number.isInteger(opts.concurrency) && opts.concurrency >= 1 && opts.concurrency <= 64)
+	) {
 		throw badInput(`--concurrency ${opts.concurrency}: use a whole number from 1 to 64`);
 	}
-	if (opts.batchSize !== undefined && !(Number.isInteger(opts.batchSize) && opts.batchSize >= 1 && opts.batchSize <= 100)) {
+	if (
+		opts.batchSize !== undefined &&
+		!(Number.isInteger(opts.batchSize) && opts.batchSize >= 1 && opts.batchSize <= 100)
+	) {
 		throw badInput(`--batch-size ${opts.batchSize}: use a whole number from 1 to 100 (sentences per call)`);
 	}
 }
@@ -140,21 +230,35 @@ interface Chosen {
 const toAsk = (p: SummaryPlan): number[] => [...p.missing, ...p.unreadable];
 
 /** Which verdicts score each summary and which model (if any) must annotate first. */
-function choose(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: readonly ScoredSummary['id'][], opts: ScoreOptions): Chosen {
+function choose(
+	data: Pick<SessionData, 'summaries' | 'annotations'>,
+	ids: readonly ScoredSummary['id'][],
+	opts: ScoreOptions,
+): Chosen {
 	const env = opts.env ?? process.env;
 	const explicit = opts.provider !== undefined || opts.model !== undefined;
-	const own = opts.ownModel && (opts.provider === undefined || opts.provider === opts.ownModel.provider) ? opts.ownModel : null;
+	const own =
+		opts.ownModel && (opts.provider === undefined || opts.provider === opts.ownModel.provider)
+			? opts.ownModel
+			: null;
 	const provider = opts.provider ?? own?.provider ?? defaultProvider(env, opts.baseUrl);
 	const named = `${provider}/${opts.model ?? own?.model ?? defaultModel(provider)}`;
 	const requested = explicit ? named : null;
 	const fallback = requested ?? sessionAnnotator(data.annotations, named);
-	const plans = ids.map((id) => planSummary(data.summaries.find((s) => s.id === id)!, data.annotations, { requested, fallback }));
+	const plans = ids.map((id) =>
+		planSummary(
+			data.summaries.find((s) => s.id === id)!,
+			data.annotations,
+			{ requested, fallback },
+		),
+	);
 	if (plans.every((p) => toAsk(p).length === 0)) return { plans, annotator: null, unasked: null };
 	const slash = fallback.indexOf('/');
 	const name = fallback.slice(0, slash);
 	if (name !== 'openai' && name !== 'anthropic' && name !== 'extractive') {
 		const fix = 'name a model with --provider and --model';
-		if (plans.every((p) => p.missing.length === 0)) return { plans, annotator: null, unasked: `${fallback} cannot be called by booook: ${fix} and run` };
+		if (plans.every((p) => p.missing.length === 0))
+			return { plans, annotator: null, unasked: `${fallback} cannot be called by booook: ${fix} and run` };
 		throw badInput(`this session's annotations were made by ${fallback}, which booook cannot call; ${fix}`);
 	}
 	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) }, unasked: null };
@@ -167,7 +271,12 @@ const KEY_VARS = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as
  * baseline (which cannot read a prompt) is a one-line error saying what to set, raised before any
  * session is created or changed.
  */
-async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>, ids: readonly ScoredSummary['id'][], opts: ScoreOptions, hint = '') {
+async function annotatorFor(
+	data: Pick<SessionData, 'summaries' | 'annotations'>,
+	ids: readonly ScoredSummary['id'][],
+	opts: ScoreOptions,
+	hint = '',
+) {
 	const chosen = choose(data, ids, opts);
 	if (chosen.annotator === null) return { chosen, setup: null };
 	const { provider, model } = chosen.annotator;
@@ -176,15 +285,34 @@ async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>
 	// Unreadable answers alone do not stop a scoring that cannot call a model: it scores the verdicts
 	// it has, as before they were asked again, and says what would ask them again.
 	const unreadableOnly = chosen.plans.every((p) => p.missing.length === 0);
-	if (unreadableOnly && provider === 'extractive') return { chosen: { ...chosen, annotator: null, unasked: 'pass --provider openai|anthropic with its key set and run' }, setup: null };
-	if (unreadableOnly && provider !== 'extractive' && !env[KEY_VARS[provider]]?.trim()) return { chosen: { ...chosen, annotator: null, unasked: `set ${KEY_VARS[provider]} and run` }, setup: null };
+	if (unreadableOnly && provider === 'extractive')
+		return {
+			chosen: {
+				...chosen,
+				annotator: null,
+				unasked: 'pass --provider openai|anthropic with its key set and run',
+			},
+			setup: null,
+		};
+	if (unreadableOnly && provider !== 'extractive' && !env[KEY_VARS[provider]]?.trim())
+		return {
+			chosen: { ...chosen, annotator: null, unasked: `set ${KEY_VARS[provider]} and run` },
+			setup: null,
+		};
 	if (provider === 'extractive') {
 		// Named (--provider extractive), the key is not what is missing; chosen for want of a key, it is.
-		const fix = opts.provider === 'extractive' ? 'pass --provider openai or anthropic' : 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
-		throw badInput(`annotating ${sentences} sentences needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`);
+		const fix =
+			opts.provider === 'extractive'
+				? 'pass --provider openai or anthropic'
+				: 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
+		throw badInput(
+			`annotating ${sentences} sentences needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
+		);
 	}
 	if (!env[KEY_VARS[provider]]?.trim()) {
-		throw badInput(`annotating ${sentences} sentences with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`);
+		throw badInput(
+			`annotating ${sentences} sentences with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`,
+		);
 	}
 	const templates = await loadTemplates(opts.prompts ?? null);
 	const prices = loadPrices(opts.prices, env);
@@ -193,7 +321,11 @@ async function annotatorFor(data: Pick<SessionData, 'summaries' | 'annotations'>
 		provider,
 		model,
 		// The run's server goes with the run's model, unless another address is given.
-		baseUrl: opts.baseUrl ?? (opts.ownModel && opts.ownModel.provider === provider && opts.ownModel.model === model ? opts.ownModel.baseUrl : null),
+		baseUrl:
+			opts.baseUrl ??
+			(opts.ownModel && opts.ownModel.provider === provider && opts.ownModel.model === model
+				? opts.ownModel.baseUrl
+				: null),
 		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
 		env,
 		onRetry: (reason, request) => relay.annotator?.streamRetried(reason, request),
@@ -217,15 +349,25 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
 	let totals: AnnotateTotals | null = null;
 	if (setup) {
-		const annotator = newAnnotator(session, chosen, setup, { ...opts, concurrency: opts.concurrency ?? DEFAULTS.concurrency });
+		const annotator = newAnnotator(session, chosen, setup, {
+			...opts,
+			concurrency: opts.concurrency ?? DEFAULTS.concurrency,
+		});
 		annotator.on(progressReporter(stderr));
-		const status = await cancelOnSignal(() => annotator.cancel(), () => annotator.start());
+		const status = await cancelOnSignal(
+			() => annotator.cancel(),
+			() => annotator.start(),
+		);
 		if (status === 'cancelled') {
-			output(stderr).line(`interrupted; the annotations so far are saved. Continue with: ${scoreAgain(session)}`);
+			output(stderr).line(
+				`interrupted; the annotations so far are saved. Continue with: ${scoreAgain(session)}`,
+			);
 			return 130;
 		}
 		if (status === 'failed') {
-			output(stderr).text(`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${scoreAgain(session)}\n`);
+			output(stderr).text(
+				`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${scoreAgain(session)}\n`,
+			);
 			return 1;
 		}
 		totals = annotator.totals;
@@ -235,7 +377,15 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 	}
 	// The plans name each summary's verdict source; the verdicts are read afresh from what is stored now.
 	const score = scoreSession(data.summaries, data.annotations, chosen.plans);
-	report(score, { session: session.id, totals, again: `${chosen.unasked ?? 'run'} ${scoreAgain(session)} again to ask again` }, opts);
+	report(
+		score,
+		{
+			session: session.id,
+			totals,
+			again: `${chosen.unasked ?? 'run'} ${scoreAgain(session)} again to ask again`,
+		},
+		opts,
+	);
 	return 0;
 }
 
@@ -244,7 +394,8 @@ function scoreAgain(session: { id: string; path: string }): string {
 	return commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`);
 }
 
-const sourceName = (s: VerdictSource): string => (s.kind === 'model' ? s.annotator : `imported from ${s.file}`);
+const sourceName = (s: VerdictSource): string =>
+	s.kind === 'model' ? s.annotator : `imported from ${s.file}`;
 
 function systemJson(system: SystemScore, texts: readonly string[]) {
 	return {
@@ -255,12 +406,17 @@ function systemJson(system: SystemScore, texts: readonly string[]) {
 		parse_failures: system.failures,
 		avg_tokens: texts.length ? texts.reduce((s, t) => s + countTokens(t), 0) / texts.length : 0,
 		types: system.types,
-		books: Object.fromEntries([...system.perBook].map(([book, s]) => [book, s.score === null ? null : 100 * s.score])),
+		books: Object.fromEntries(
+			[...system.perBook].map(([book, s]) => [book, s.score === null ? null : 100 * s.score]),
+		),
 	};
 }
 
 function distributionLines(system: SystemScore): string[] {
-	return ['error types per 100 sentences:', ...LABELS.map((l) => `  ${l.padEnd(18)} ${system.distribution[l].toFixed(2)}  (${system.types[l]})`)];
+	return [
+		'error types per 100 sentences:',
+		...LABELS.map((l) => `  ${l.padEnd(18)} ${system.distribution[l].toFixed(2)}  (${system.types[l]})`),
+	];
 }
 
 function headline(label: string, r: ReturnType<typeof systemJson>): string {
@@ -268,7 +424,11 @@ function headline(label: string, r: ReturnType<typeof systemJson>): string {
 }
 
 /** `again`: how to ask the model again about sentences whose answers could not be read. */
-function report(score: SessionScore, extra: { session: string; totals: AnnotateTotals | null; again: string }, opts: ScoreOptions): void {
+function report(
+	score: SessionScore,
+	extra: { session: string; totals: AnnotateTotals | null; again: string },
+	opts: ScoreOptions,
+): void {
 	const stdout = output(opts.stdout ?? process.stdout);
 	const stderr = output(opts.stderr ?? process.stderr);
 	const texts = score.entries.map((e) => e.summary.text);
@@ -292,19 +452,31 @@ function report(score: SessionScore, extra: { session: string; totals: AnnotateT
 	} else {
 		const lines = [headline('BooookScore', main), `annotations: ${annotators.join(', ')}`];
 		if (human) lines.push(headline('from human annotations:', human));
-		if (score.entries.length > 1) lines.push('per book:', ...score.entries.map((e) => `  ${e.score.score === null ? '  n/a' : (100 * e.score.score).toFixed(1).padStart(5)}  ${e.book}`));
+		if (score.entries.length > 1)
+			lines.push(
+				'per book:',
+				...score.entries.map(
+					(e) =>
+						`  ${e.score.score === null ? '  n/a' : (100 * e.score.score).toFixed(1).padStart(5)}  ${e.book}`,
+				),
+			);
 		lines.push(...distributionLines(score.system));
 		if (t && t.calls > 0) {
-			lines.push(`${t.calls} calls: ${formatInt(t.input)} input tokens (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, $${t.cost.toFixed(4)} (the cache saved $${t.saved.toFixed(4)})`);
+			lines.push(
+				`${t.calls} calls: ${formatInt(t.input)} input tokens (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, $${t.cost.toFixed(4)} (the cache saved $${t.saved.toFixed(4)})`,
+			);
 		}
 		stdout.line(lines.join('\n'));
 	}
 	const failures = score.entries.flatMap((e) => e.failures.map((f) => ({ book: e.book, ...f })));
 	if (failures.length > 0) {
-		stderr.line(`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`);
+		stderr.line(
+			`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`,
+		);
 		for (const f of failures) stderr.line(`  ${f.book}, sentence ${f.sentence + 1}: ${f.reason}`);
 	}
-	if (score.missing > 0) stderr.line(`warning: ${score.missing} sentences have no annotation and are left out of the score`);
+	if (score.missing > 0)
+		stderr.line(`warning: ${score.missing} sentences have no annotation and are left out of the score`);
 }
 
 /** The authors' files, scored without any model call (the paper's released annotations). */
@@ -316,7 +488,10 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	const notes: string[] = [];
 	let extra = {};
 	if (opts.human) {
-		if (opts.summaries || opts.annotations) throw badInput('--human scores the summaries inside that file; leave out --summaries and --annotations');
+		if (opts.summaries || opts.annotations)
+			throw badInput(
+				'--human scores the summaries inside that file; leave out --summaries and --annotations',
+			);
 		const human = await readDataFile(opts.human, convertHumanAnnotations, '--human');
 		system = scoreSystem(new Map([...human].map(([book, h]) => [book, scoreHumanSummary(h)] as const)));
 		texts = [...human.values()].map((h) => h.summary);
@@ -328,8 +503,12 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 		texts = [...summaries.values()];
 		const unmatched = [...released.unmatched.values()].reduce((s, u) => s + u.length, 0);
 		extra = { not_in_summary: unmatched };
-		if (unmatched > 0) notes.push(`${unmatched} annotated sentences are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`);
-		if (released.orphans.length > 0) notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
+		if (unmatched > 0)
+			notes.push(
+				`${unmatched} annotated sentences are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`,
+			);
+		if (released.orphans.length > 0)
+			notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
 	} else {
 		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
 	}
@@ -343,12 +522,19 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 type Setup = NonNullable<Awaited<ReturnType<typeof annotatorFor>>['setup']>;
 
 /** The annotator of every verdict `chosen` misses, wired to its provider's retries. */
-function newAnnotator(session: Session<SessionData>, chosen: Chosen, setup: Setup, opts: Pick<ScoreOptions, 'batchSize'> & { concurrency: number; queue?: PQueue; batch?: BatchLane }): Annotator {
+function newAnnotator(
+	session: Session<SessionData>,
+	chosen: Chosen,
+	setup: Setup,
+	opts: Pick<ScoreOptions, 'batchSize'> & { concurrency: number; queue?: PQueue; batch?: BatchLane },
+): Annotator {
 	const annotator = new Annotator({
 		store: session,
 		provider: setup.llm,
 		templates: setup.templates,
-		work: chosen.plans.filter((p) => toAsk(p).length > 0).map((p) => ({ summary: p.summary, sentences: toAsk(p) })),
+		work: chosen.plans
+			.filter((p) => toAsk(p).length > 0)
+			.map((p) => ({ summary: p.summary, sentences: toAsk(p) })),
 		batchSize: opts.batchSize ?? null,
 		concurrency: opts.concurrency,
 		queue: opts.queue,
@@ -375,13 +561,25 @@ export interface BookScoring {
  */
 export async function bookScoring(
 	session: Session<BookSessionData>,
-	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl' | 'account'> & { queue?: PQueue; batch?: BatchLane },
+	opts: Pick<
+		ScoreOptions,
+		'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl' | 'account'
+	> & { queue?: PQueue; batch?: BatchLane },
 ): Promise<BookScoring> {
 	const { data } = session;
 	const id = pinFinalSummary(data);
-	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ownModel: runModel(data), json: false });
+	const { chosen, setup } = await annotatorFor(data, [id], {
+		...opts,
+		ownModel: runModel(data),
+		json: false,
+	});
 	await session.save();
-	const annotator = setup ? newAnnotator(session, chosen, setup, { ...opts, concurrency: opts.concurrency ?? data.run.config.concurrency }) : null;
+	const annotator = setup
+		? newAnnotator(session, chosen, setup, {
+				...opts,
+				concurrency: opts.concurrency ?? data.run.config.concurrency,
+			})
+		: null;
 	return { summary: id, plan: chosen.plans[0]!, annotator };
 }
 
@@ -390,7 +588,10 @@ export async function bookScoring(
  * annotator (the run's own model when it is an LLM, else whichever API key is set) and presents
  * both as the score screen reads them. Throws the same one-line errors as `booook score ID`.
  */
-export async function liveScoring(session: Session<BookSessionData>, opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'account'>): Promise<ScoreControls> {
+export async function liveScoring(
+	session: Session<BookSessionData>,
+	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'account'>,
+): Promise<ScoreControls> {
 	const { data } = session;
 	const { summary: id, plan, annotator } = await bookScoring(session, opts);
 	const summary = data.summaries.find((s) => s.id === id)!;
@@ -399,7 +600,11 @@ export async function liveScoring(session: Session<BookSessionData>, opts: Pick<
 	const started = Date.now();
 	let line = initialScoreStatus(annotator !== null);
 	annotator?.on((event) => {
-		line = scoreStatus(line, event, { seconds: (Date.now() - started) / 1000, now: Date.now(), continueWith: scoreAgain(session) });
+		line = scoreStatus(line, event, {
+			seconds: (Date.now() - started) / 1000,
+			now: Date.now(),
+			continueWith: scoreAgain(session),
+		});
 		for (const l of listeners) l();
 	});
 	return {

@@ -16,7 +16,10 @@ export const spec = (exit: Exit) =>
 		});
 
 /** `booook sessions`: every saved session, most recent first, and any that could not be read. */
-export async function sessionsCommand(dir: string, opts: { json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {
+export async function sessionsCommand(
+	dir: string,
+	opts: { json: boolean; stdout?: Stream; stderr?: Stream },
+): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
 	const err = output(opts.stderr ?? process.stderr);
 	const sessions = await listSessions(dir);
@@ -30,7 +33,14 @@ export async function sessionsCommand(dir: string, opts: { json: boolean; stdout
 	}
 	// The home screen's columns; on a terminal they fit its width, elsewhere nothing is cut.
 	const stream = opts.stdout ?? process.stdout;
-	const width = 'isTTY' in stream && stream.isTTY === true && 'columns' in stream && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : Infinity;
+	const width =
+		'isTTY' in stream &&
+		stream.isTTY === true &&
+		'columns' in stream &&
+		typeof stream.columns === 'number' &&
+		stream.columns > 0
+			? stream.columns
+			: Infinity;
 	const table = layoutTable(sessionColumns(sessions), width);
 	if (sessions.length > 0) out.line([table.header, ...table.rows].join('\n'));
 	for (const p of sessions.problems) err.line(`cannot read session ${p.id}: ${p.reason} (${p.file})`);

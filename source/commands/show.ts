@@ -6,7 +6,12 @@ import { describeProvider } from '../llm/provider.ts';
 import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
 import { levelName } from '../summarize/places.ts';
 import { totalsOf } from '../summarize/totals.ts';
-import { resolveSessionsDir, Session, type BookSessionData, type CollectionSessionData } from '../store/session.ts';
+import {
+	resolveSessionsDir,
+	Session,
+	type BookSessionData,
+	type CollectionSessionData,
+} from '../store/session.ts';
 import { summaryStats } from '../text/stats.ts';
 import { countWords } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
@@ -18,7 +23,9 @@ import { sessionsDirArg } from '../store/dirs.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('show')
-		.description('a session: configuration, levels or steps, usage and cost, final summary and its statistics')
+		.description(
+			'a session: configuration, levels or steps, usage and cost, final summary and its statistics',
+		)
 		.argument('<id>', 'session id')
 		.addOption(sessionsDirOption())
 		.option('--json', 'print as JSON')
@@ -34,7 +41,10 @@ export function structure(run: Run) {
 		groups.set(key, [...(groups.get(key) ?? []), n]);
 	}
 	return [...groups].map(([name, nodes]) => {
-		const texts = nodes.map(activeVersion).filter((v) => v !== null).map((v) => v.text);
+		const texts = nodes
+			.map(activeVersion)
+			.filter((v) => v !== null)
+			.map((v) => v.text);
 		return {
 			name,
 			nodes: nodes.length,
@@ -64,7 +74,11 @@ export function showData(data: BookSessionData, book: string) {
 		status: run.status,
 		error: run.error,
 		config: run.config,
-		provider: describeProvider({ name: run.config.provider, model: run.config.model, isLLM: run.config.provider !== 'extractive' }),
+		provider: describeProvider({
+			name: run.config.provider,
+			model: run.config.model,
+			isLLM: run.config.provider !== 'extractive',
+		}),
 		chunks: run.chunks.length,
 		structure: structure(run),
 		usage: { input: totals.input, output: totals.output, cached: totals.cached, calls: totals.calls },
@@ -89,7 +103,11 @@ export function printFinal(data: BookSessionData, book: string, stdout: Stream, 
 	);
 }
 
-export async function showCommand(dir: string, id: string, opts: { json: boolean; stdout?: Stream; stderr?: Stream }): Promise<number> {
+export async function showCommand(
+	dir: string,
+	id: string,
+	opts: { json: boolean; stdout?: Stream; stderr?: Stream },
+): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
 	const read = await Session.snapshot(dir, id);
 	const { data, text } = read;
@@ -106,17 +124,29 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 	const lines: string[] = [];
 	lines.push(`${shown.book.title} — session ${shown.id}`);
 	lines.push(`status: ${shown.status}${shown.error ? ` (${shown.error})` : ''}`);
-	lines.push(`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`);
+	lines.push(
+		`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
+	);
 	lines.push(`book: ${formatInt(shown.book.tokens)} tokens in ${shown.chunks} chunks`);
 	for (const row of shown.structure) {
-		lines.push(`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`);
+		lines.push(
+			`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`,
+		);
 	}
-	lines.push(`usage: ${shown.usage.calls} calls, ${formatInt(shown.usage.input)} tokens in (${formatInt(shown.usage.cached)} cached), ${formatInt(shown.usage.output)} out, ${costText(shown.cost, shown.priced)}`);
+	lines.push(
+		`usage: ${shown.usage.calls} calls, ${formatInt(shown.usage.input)} tokens in (${formatInt(shown.usage.cached)} cached), ${formatInt(shown.usage.output)} out, ${costText(shown.cost, shown.priced)}`,
+	);
 	if (shown.stats) {
 		const s = shown.stats;
-		lines.push(`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`);
+		lines.push(
+			`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`,
+		);
 		const where = sessionsDirArg(dir);
-		lines.push(shown.booookscore === null ? `BooookScore: not scored yet (${commandLine(`score ${shown.id}${where}`)})` : `BooookScore: ${shown.booookscore.toFixed(1)} (${commandLine(`report ${shown.id}${where}`)} for the details)`);
+		lines.push(
+			shown.booookscore === null
+				? `BooookScore: not scored yet (${commandLine(`score ${shown.id}${where}`)})`
+				: `BooookScore: ${shown.booookscore.toFixed(1)} (${commandLine(`report ${shown.id}${where}`)} for the details)`,
+		);
 		lines.push('', shown.summary!);
 	}
 	out.line(lines.join('\n'));
@@ -125,7 +155,8 @@ export async function showCommand(dir: string, id: string, opts: { json: boolean
 
 /** An imported collection: where it came from and what it holds, per book. */
 function showCollection(data: CollectionSessionData, json: boolean, out: Output): number {
-	const count = (pred: (a: CollectionSessionData['annotations'][number]) => boolean) => data.annotations.filter(pred).length;
+	const count = (pred: (a: CollectionSessionData['annotations'][number]) => boolean) =>
+		data.annotations.filter(pred).length;
 	const books = data.summaries.map((s) => ({
 		summary: s.id,
 		book: s.book,
@@ -151,8 +182,13 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 	const lines = [
 		`${data.title} — collection session ${data.id}, imported from ${data.sources.join(', ')}`,
 		`${shown.summaries} summaries; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${shown.judgments} verdicts`,
-		shown.booookscore === null ? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)` : `BooookScore: ${shown.booookscore.toFixed(1)}`,
-		...books.map((b) => `  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`),
+		shown.booookscore === null
+			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
+			: `BooookScore: ${shown.booookscore.toFixed(1)}`,
+		...books.map(
+			(b) =>
+				`  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`,
+		),
 	];
 	out.line(lines.join('\n'));
 	return 0;

@@ -48,7 +48,12 @@ export async function readStudy(file: string): Promise<StudySpec> {
 		text = await readFile(file, 'utf8');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		throw studyError(file, code === 'ENOENT' ? 'no such file; give the path of a JSON or YAML study file' : `cannot be read (${code ?? 'error'})`);
+		throw studyError(
+			file,
+			code === 'ENOENT'
+				? 'no such file; give the path of a JSON or YAML study file'
+				: `cannot be read (${code ?? 'error'})`,
+		);
 	}
 	let value: unknown;
 	try {
@@ -69,8 +74,15 @@ async function studyBooks(spec: StudySpec, file: string): Promise<StudyBook[]> {
 		const names = await readdir(folder).catch(() => {
 			throw studyError(file, `folder: ${folder} cannot be read; use a folder of .txt or .epub files`);
 		});
-		paths = names.filter((n) => BOOK_EXTENSIONS.has(extname(n).toLowerCase())).sort().map((n) => resolve(folder, n));
-		if (paths.length === 0) throw studyError(file, `folder: ${folder} holds no .txt or .epub file; add books or use "books": [...]`);
+		paths = names
+			.filter((n) => BOOK_EXTENSIONS.has(extname(n).toLowerCase()))
+			.sort()
+			.map((n) => resolve(folder, n));
+		if (paths.length === 0)
+			throw studyError(
+				file,
+				`folder: ${folder} holds no .txt or .epub file; add books or use "books": [...]`,
+			);
 	} else paths = spec.books!.map((p) => resolve(base, p));
 	return paths.map((path) => ({ path, key: basename(path, extname(path)) }));
 }
@@ -80,7 +92,11 @@ export async function planStudy(file: string, prices: PriceTable): Promise<Study
 	const books = await studyBooks(spec, file);
 	const cells = studyCells(spec, books, defaultModel, DEFAULTS.contextWindow);
 	const clashing = clash(cells);
-	if (clashing) throw studyError(file, `cells ${clashing[0].key} and ${clashing[1].key} would share session ${clashing[0].sessionId}; give the books or models names that differ`);
+	if (clashing)
+		throw studyError(
+			file,
+			`cells ${clashing[0].key} and ${clashing[1].key} would share session ${clashing[0].sessionId}; give the books or models names that differ`,
+		);
 	const templates = await loadTemplates(null);
 	const loaded = new Map<string, Promise<LoadedBook>>();
 	const chunked = new Map<string, Chunk[]>();
@@ -97,18 +113,39 @@ export async function planStudy(file: string, prices: PriceTable): Promise<Study
 		}
 		let config: RunConfig;
 		try {
-			config = makeConfig({ method: cell.method, provider: cell.provider, model: cell.model, baseUrl: cell.baseUrl, chunkSize: cell.chunkSize, contextWindow: cell.contextWindow, maxSummary: spec.maxSummary, concurrency });
+			config = makeConfig({
+				method: cell.method,
+				provider: cell.provider,
+				model: cell.model,
+				baseUrl: cell.baseUrl,
+				chunkSize: cell.chunkSize,
+				contextWindow: cell.contextWindow,
+				maxSummary: spec.maxSummary,
+				concurrency,
+			});
 		} catch (error) {
 			throw error instanceof UserError ? where(error.message.replace(/--(\w)/gu, '')) : error;
 		}
 		const chunkKey = `${cell.book.path}\n${config.chunkSize}\n${config.encoding}`;
-		if (!chunked.has(chunkKey)) chunked.set(chunkKey, chunkText(book.text, config.chunkSize, config.encoding));
+		if (!chunked.has(chunkKey))
+			chunked.set(chunkKey, chunkText(book.text, config.chunkSize, config.encoding));
 		const chunks = chunked.get(chunkKey)!;
-		const ctx: PlanContext = { config, templates, book: book.text, tokens: (t) => countTokens(t, config.encoding) };
+		const ctx: PlanContext = {
+			config,
+			templates,
+			book: book.text,
+			tokens: (t) => countTokens(t, config.encoding),
+		};
 		const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), ctx);
 		if (problem) throw where(problem);
 		const estimate = estimateRun(config, chunks, ctx);
-		const info: Book = { title: book.title, sha256: book.sha256, source: book.source, chars: book.text.length, tokens: chunks.reduce((s, c) => s + c.tokens, 0) };
+		const info: Book = {
+			title: book.title,
+			sha256: book.sha256,
+			source: book.source,
+			chars: book.text.length,
+			tokens: chunks.reduce((s, c) => s + c.tokens, 0),
+		};
 		planned.push({
 			...cell,
 			book: { ...cell.book, loaded: book, info },
@@ -117,7 +154,11 @@ export async function planStudy(file: string, prices: PriceTable): Promise<Study
 			ctx,
 			calls: estimate.calls,
 			// Batched calls at the batch price (prices are per token, so the parts add up).
-			cost: callCost(prices, config.model, estimate.usage, config.provider).cost - (spec.batch ? (1 - BATCH_PRICE) * callCost(prices, config.model, estimate.batchable, config.provider).cost : 0),
+			cost:
+				callCost(prices, config.model, estimate.usage, config.provider).cost -
+				(spec.batch
+					? (1 - BATCH_PRICE) * callCost(prices, config.model, estimate.batchable, config.provider).cost
+					: 0),
 			priced: isPriced(prices, config.model, config.provider),
 		});
 	}

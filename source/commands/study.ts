@@ -8,7 +8,18 @@ import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir, Session } from '../store/session.ts';
 import { folderState } from '../store/leftover.ts';
 import { cellErrorTypes, ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
-import { alignTable, CONFIG_HEADER, configCells, csv, pairedDifferences, pairedLines, resultCsvTable, resultRows, resultTable, type CellOutcome } from '../study/results.ts';
+import {
+	alignTable,
+	CONFIG_HEADER,
+	configCells,
+	csv,
+	pairedDifferences,
+	pairedLines,
+	resultCsvTable,
+	resultRows,
+	resultTable,
+	type CellOutcome,
+} from '../study/results.ts';
 import { scoringTotals } from '../store/calls.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { finalWords, runFinished } from '../summarize/graph.ts';
@@ -29,17 +40,37 @@ import { commandLine, shellWord } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
-		.description('run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper\'s Table 2. In a terminal, a screen shows every cell\'s progress live (q quits; the same command continues)')
-		.argument('<file>', 'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, maxSummary, score, scorer, concurrency, batch (the providers\' batch APIs, at half price)')
-		.option('--plan', 'print every cell\'s expected calls and cost, and exit without a call')
+		.description(
+			"run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper's Table 2. In a terminal, a screen shows every cell's progress live (q quits; the same command continues)",
+		)
+		.argument(
+			'<file>',
+			"a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, maxSummary, score, scorer, concurrency, batch (the providers' batch APIs, at half price)",
+		)
+		.option('--plan', "print every cell's expected calls and cost, and exit without a call")
 		.option('--json', 'print the plan or the results as JSON (headless)')
-		.option('--csv', 'print the results table as CSV (headless; with "score": true, each error type\'s count and percent as more columns)')
-		.option('--headless', 'no study screen: one line per cell on stderr, the results table on stdout (the default without a terminal)')
+		.option(
+			'--csv',
+			'print the results table as CSV (headless; with "score": true, each error type\'s count and percent as more columns)',
+		)
+		.option(
+			'--headless',
+			'no study screen: one line per cell on stderr, the results table on stdout (the default without a terminal)',
+		)
 		.addOption(sessionsDirOption())
 		.option('--prices <file>', PRICES_HELP)
 		.action(async (file, flags) => {
 			const screen = !flags.plan && interactive({ headless: flags.headless || flags.csv, json: flags.json });
-			exit(await studyCommand(file, { sessionsDir: resolveSessionsDir(flags.sessionsDir), plan: !!flags.plan, json: !!flags.json, csv: !!flags.csv, prices: flags.prices, interactive: screen }));
+			exit(
+				await studyCommand(file, {
+					sessionsDir: resolveSessionsDir(flags.sessionsDir),
+					plan: !!flags.plan,
+					json: !!flags.json,
+					csv: !!flags.csv,
+					prices: flags.prices,
+					interactive: screen,
+				}),
+			);
 		});
 
 export interface StudyOptions {
@@ -76,19 +107,54 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const cost = plan.cells.reduce((s, c) => s + c.cost, 0);
 	const total = `${plan.cells.length} cells, ~${calls} calls, estimated $${cost.toFixed(4)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once`;
 	if (opts.plan) {
-		if (opts.json) stdout.json({ name: plan.spec.name, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, book: c.book.path, method: c.method, provider: c.provider, model: c.model, chunkSize: c.chunkSize, contextWindow: c.contextWindow, chunks: c.chunks.length, calls: c.calls, cost: c.cost, priced: c.priced, status: status(c) })), calls, cost }, 2);
+		if (opts.json)
+			stdout.json(
+				{
+					name: plan.spec.name,
+					cells: plan.cells.map((c) => ({
+						key: c.key,
+						session: c.sessionId,
+						book: c.book.path,
+						method: c.method,
+						provider: c.provider,
+						model: c.model,
+						chunkSize: c.chunkSize,
+						contextWindow: c.contextWindow,
+						chunks: c.chunks.length,
+						calls: c.calls,
+						cost: c.cost,
+						priced: c.priced,
+						status: status(c),
+					})),
+					calls,
+					cost,
+				},
+				2,
+			);
 		else stdout.line(`${table(planTable(plan, status))}\n${total}`);
 		return 0;
 	}
 	const batches = studyBatches(plan, opts);
-	const runner = new StudyRunner({ name: plan.spec.name, cells: plan.cells, concurrency: plan.concurrency, sessionsDir: opts.sessionsDir, work: cellWork(scorers, opts, batches, plan.spec), batches });
+	const runner = new StudyRunner({
+		name: plan.spec.name,
+		cells: plan.cells,
+		concurrency: plan.concurrency,
+		sessionsDir: opts.sessionsDir,
+		work: cellWork(scorers, opts, batches, plan.spec),
+		batches,
+	});
 	let ran: Awaited<ReturnType<typeof runner.start>>;
 	if (opts.interactive) ran = await studyInteractive(plan, runner, opts);
 	else {
-		err.line(`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, status))}\n${total}`);
+		err.line(
+			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, status))}\n${total}`,
+		);
 		runner.on(studyLines(opts.stderr ?? process.stderr, plan.cells.length));
 		batches?.on((state, change, detail) => err.line(batchLine(state, change, detail)));
-		ran = await cancelOnSignal(() => runner.cancel(), () => runner.start());
+		ran = await cancelOnSignal(
+			() => runner.cancel(),
+			() => runner.start(),
+		);
 	}
 	const after = await outcomes(plan, opts.sessionsDir);
 	printResults(plan, after, opts, stdout, table);
@@ -107,12 +173,24 @@ function continueStudy(file: string, sessionsDir: string): string {
 }
 
 /** What the runner needs of the command: engines and annotators, made with the study's prices and keys. */
-export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOptions, 'prices' | 'env'>, batches: BatchPool | null = null, spec?: StudySpec): CellWork<PlannedCell> {
-	const account = (provider: string, model: string): AccountLimits => ({ limits: spec ? statedLimits(spec, provider, model, defaultModel) : {} });
+export function cellWork(
+	scorers: Map<string, Scorer> | null,
+	opts: Pick<StudyOptions, 'prices' | 'env'>,
+	batches: BatchPool | null = null,
+	spec?: StudySpec,
+): CellWork<PlannedCell> {
+	const account = (provider: string, model: string): AccountLimits => ({
+		limits: spec ? statedLimits(spec, provider, model, defaultModel) : {},
+	});
 	const work: CellWork<PlannedCell> = {
 		engine: async (cell, session, queue) => {
 			const { config } = session.data.run;
-			const prepared = await prepare(config, await session.bookText(), { json: false, prices: opts.prices, env: opts.env, account: account(config.provider, config.model) }, cell.ctx.templates);
+			const prepared = await prepare(
+				config,
+				await session.bookText(),
+				{ json: false, prices: opts.prices, env: opts.env, account: account(config.provider, config.model) },
+				cell.ctx.templates,
+			);
 			const batch = batches ? await batches.lane(cell, session, cell.key) : undefined;
 			return makeEngine(session, prepared, { queue, batch });
 		},
@@ -121,7 +199,16 @@ export function cellWork(scorers: Map<string, Scorer> | null, opts: Pick<StudyOp
 		work.scoring = async (cell, session, queue) => {
 			const scorer = scorers.get(cell.key)!;
 			const batch = batches ? await batches.lane(scorer, session, cell.key) : undefined;
-			const { annotator } = await bookScoring(session, { env: opts.env, prices: opts.prices, provider: scorer.provider, model: scorer.model, baseUrl: scorer.baseUrl ?? undefined, queue, batch, account: account(scorer.provider, scorer.model) });
+			const { annotator } = await bookScoring(session, {
+				env: opts.env,
+				prices: opts.prices,
+				provider: scorer.provider,
+				model: scorer.model,
+				baseUrl: scorer.baseUrl ?? undefined,
+				queue,
+				batch,
+				account: account(scorer.provider, scorer.model),
+			});
 			return { annotator, scorer: `${scorer.provider}/${scorer.model}` };
 		};
 	}
@@ -151,10 +238,18 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 			case 'cell-started':
 				return say(`${event.resumed ? 'resumed' : 'started'} (session ${cell.session})`);
 			case 'cell-ran':
-				return say(event.status === 'done' ? `done: ${cell.calls} calls, $${cell.cost.toFixed(4)}, ${cell.words ?? 0} words` : event.status === 'failed' ? `failed: ${cell.error ?? 'unknown error'}` : event.status);
+				return say(
+					event.status === 'done'
+						? `done: ${cell.calls} calls, $${cell.cost.toFixed(4)}, ${cell.words ?? 0} words`
+						: event.status === 'failed'
+							? `failed: ${cell.error ?? 'unknown error'}`
+							: event.status,
+				);
 			case 'cell-scored':
 				if (event.already) return say('scored already');
-				return say(`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, $${cell.scoring.cost.toFixed(4)}; the cell: $${cellCost(cell).toFixed(4)}` : ''}`);
+				return say(
+					`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, $${cell.scoring.cost.toFixed(4)}; the cell: $${cellCost(cell).toFixed(4)}` : ''}`,
+				);
 			case 'cell-scoring-failed':
 				return say(`scoring failed: ${event.error}`);
 			case 'cell-error':
@@ -179,16 +274,21 @@ function checkScorers(plan: StudyPlan, env: NodeJS.ProcessEnv): Map<string, Scor
 	for (const cell of plan.cells) {
 		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
 		if (scorer.provider === 'extractive') {
-			throw where('"score": true needs an LLM to annotate the summaries: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }');
+			throw where(
+				'"score": true needs an LLM to annotate the summaries: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }',
+			);
 		}
 		const key = keyVariable(scorer.provider);
-		if (!env[key]?.trim()) throw where(`scoring cell ${cell.key} with ${scorer.provider}/${scorer.model} needs ${key}: export it, or name another model with "scorer"`);
-		if (plan.spec.scorer?.baseUrl) checkBaseUrl(plan.spec.scorer.baseUrl, `study ${plan.file}: scorer.baseUrl`, key);
+		if (!env[key]?.trim())
+			throw where(
+				`scoring cell ${cell.key} with ${scorer.provider}/${scorer.model} needs ${key}: export it, or name another model with "scorer"`,
+			);
+		if (plan.spec.scorer?.baseUrl)
+			checkBaseUrl(plan.spec.scorer.baseUrl, `study ${plan.file}: scorer.baseUrl`, key);
 		scorers.set(cell.key, scorer);
 	}
 	return scorers;
 }
-
 
 /** Where each cell stands, read from its session without taking its lock. */
 async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellOutcome>> {
@@ -220,13 +320,21 @@ async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellO
  * The study screen until the user quits: the runner starts at once; quitting cancels what is in
  * flight and waits for every session to be saved. Resolves how the study ended.
  */
-async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell>, opts: StudyOptions): Promise<'done' | 'failed' | 'cancelled'> {
+async function studyInteractive(
+	plan: StudyPlan,
+	runner: StudyRunner<PlannedCell>,
+	opts: StudyOptions,
+): Promise<'done' | 'failed' | 'cancelled'> {
 	preferReactProduction();
 	const { renderStudyApp } = await import('../ui/study-app.tsx');
 	const env = opts.env ?? process.env;
 	await renderStudyApp({
 		runner,
-		info: { name: plan.spec.name, again: continueStudy(plan.file, opts.sessionsDir), priced: plan.cells.every((c) => c.priced) },
+		info: {
+			name: plan.spec.name,
+			again: continueStudy(plan.file, opts.sessionsDir),
+			priced: plan.cells.every((c) => c.priced),
+		},
 		start: () => runner.start(),
 		results: async () => {
 			return readResults(plan, opts.sessionsDir);
@@ -236,7 +344,19 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 			const cell = plan.cells.find((c) => c.key === key);
 			if (!live || !cell) return null;
 			const { engine, session } = live;
-			return { controls: engine, gate: engine.gate.state, info: { session: session.id, title: session.data.book.title, book: cell.book.loaded.text, provider: cell.provider, model: cell.model, isLLM: cell.provider !== 'extractive', priced: cell.priced } };
+			return {
+				controls: engine,
+				gate: engine.gate.state,
+				info: {
+					session: session.id,
+					title: session.data.book.title,
+					book: cell.book.loaded.text,
+					provider: cell.provider,
+					model: cell.model,
+					isLLM: cell.provider !== 'extractive',
+					priced: cell.priced,
+				},
+			};
 		},
 		env,
 		stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
@@ -248,7 +368,10 @@ async function studyInteractive(plan: StudyPlan, runner: StudyRunner<PlannedCell
 }
 
 /** The results as the sessions hold them now. */
-export async function readResults(plan: StudyPlan, dir: string): Promise<{ table: string[][]; notes: string[] }> {
+export async function readResults(
+	plan: StudyPlan,
+	dir: string,
+): Promise<{ table: string[][]; notes: string[] }> {
 	return results(plan, await outcomes(plan, dir));
 }
 
@@ -259,7 +382,11 @@ function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: str
 }
 
 /** The one build of a study's results, for the screen and for what is printed: rows, paired differences, the table's cells. */
-function studyResults(plan: StudyPlan, found: Map<string, CellOutcome>, bootstrap: { seed?: number; resamples?: number } = {}) {
+function studyResults(
+	plan: StudyPlan,
+	found: Map<string, CellOutcome>,
+	bootstrap: { seed?: number; resamples?: number } = {},
+) {
 	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, ...bootstrap });
 	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found, bootstrap) : [];
 	return { rows, pairs, table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }) };
@@ -269,10 +396,27 @@ function studyResults(plan: StudyPlan, found: Map<string, CellOutcome>, bootstra
  * `booook report STUDY-FILE`: the results `booook study` prints at its end, from the sessions as
  * they stand, without creating, resuming or scoring anything.
  */
-export async function studyReport(file: string, opts: { sessionsDir: string; json: boolean; csv: boolean; seed: number; resamples: number; env?: NodeJS.ProcessEnv; stdout?: Stream }): Promise<number> {
+export async function studyReport(
+	file: string,
+	opts: {
+		sessionsDir: string;
+		json: boolean;
+		csv: boolean;
+		seed: number;
+		resamples: number;
+		env?: NodeJS.ProcessEnv;
+		stdout?: Stream;
+	},
+): Promise<number> {
 	const plan = await planStudy(file, loadPrices(undefined, opts.env));
 	const stream = opts.stdout ?? process.stdout;
-	printResults(plan, await outcomes(plan, opts.sessionsDir), { json: opts.json, csv: opts.csv, seed: opts.seed, resamples: opts.resamples }, output(stream), tableFor(stream));
+	printResults(
+		plan,
+		await outcomes(plan, opts.sessionsDir),
+		{ json: opts.json, csv: opts.csv, seed: opts.seed, resamples: opts.resamples },
+		output(stream),
+		tableFor(stream),
+	);
 	return 0;
 }
 
@@ -285,18 +429,47 @@ function tableFor(stream: Stream): (table: string[][]) => string {
 	return (table) => (columns ? fitTable(table, columns).join('\n') : alignTable(table));
 }
 
-function printResults(plan: StudyPlan, found: Map<string, CellOutcome>, opts: { json: boolean; csv: boolean; seed?: number; resamples?: number }, stdout: ReturnType<typeof output>, layout: (table: string[][]) => string): void {
+function printResults(
+	plan: StudyPlan,
+	found: Map<string, CellOutcome>,
+	opts: { json: boolean; csv: boolean; seed?: number; resamples?: number },
+	stdout: ReturnType<typeof output>,
+	layout: (table: string[][]) => string,
+): void {
 	const { rows, pairs, table } = studyResults(plan, found, { seed: opts.seed, resamples: opts.resamples });
 	// Scored studies: error types as columns beside the results (CSV) or a table under them (text).
 	const errors = plan.spec.score ? errorTypeColumns(rows.map((r) => r.errorTypes)) : null;
 	if (opts.json) {
-		stdout.json({ name: plan.spec.name, rows, pairs, cells: plan.cells.map((c) => ({ key: c.key, session: c.sessionId, ...(found.get(c.key) ?? { status: 'missing' }) })) }, 2);
+		stdout.json(
+			{
+				name: plan.spec.name,
+				rows,
+				pairs,
+				cells: plan.cells.map((c) => ({
+					key: c.key,
+					session: c.sessionId,
+					...(found.get(c.key) ?? { status: 'missing' }),
+				})),
+			},
+			2,
+		);
 	} else if (opts.csv) {
 		const values = resultCsvTable(rows, { priced: plan.cells.every((c) => c.priced) });
 		const wide = errors ? values.map((row, i) => [...row, ...errors[i]!]) : values;
 		stdout.text(safeText(csv(wide), '\r\n'), '\r\n');
 	} else {
-		const types = plan.spec.score ? ['', layout(errorTypeTable(rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })), CONFIG_HEADER)), ERROR_TYPE_KEY] : [];
+		const types = plan.spec.score
+			? [
+					'',
+					layout(
+						errorTypeTable(
+							rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })),
+							CONFIG_HEADER,
+						),
+					),
+					ERROR_TYPE_KEY,
+				]
+			: [];
 		stdout.line([layout(table), ...pairedLines(pairs), ...types].join('\n'));
 	}
 }

@@ -16,15 +16,38 @@ import { commandLine, shellWord } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('validate')
-		.description("judge a session's annotations by hand, sentence by sentence (agree, partially, disagree), and add your own (paper Appendix G)")
+		.description(
+			"judge a session's annotations by hand, sentence by sentence (agree, partially, disagree), and add your own (paper Appendix G)",
+		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
-		.addOption(new Option('--mode <mode>', 'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary faithful, unfaithful or can\'t tell (LongEval)').choices(VALIDATE_MODES).default('blind'))
-		.option('--fraction <share>', 'with --mode sample: the share of annotations to judge (default 0.2); with --mode faithfulness: judge only this share of each summary\'s sentences, a random sample of your own (LongEval partial annotation; default: all)', decimal('--fraction'))
-		.option('--seed <n>', 'seed of the blind order and of the sample, 0 or more (the same seed continues the same walk)', integerFrom('--seed', 0), 2024)
+		.addOption(
+			new Option(
+				'--mode <mode>',
+				"model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary faithful, unfaithful or can't tell (LongEval)",
+			)
+				.choices(VALIDATE_MODES)
+				.default('blind'),
+		)
+		.option(
+			'--fraction <share>',
+			"with --mode sample: the share of annotations to judge (default 0.2); with --mode faithfulness: judge only this share of each summary's sentences, a random sample of your own (LongEval partial annotation; default: all)",
+			decimal('--fraction'),
+		)
+		.option(
+			'--seed <n>',
+			'seed of the blind order and of the sample, 0 or more (the same seed continues the same walk)',
+			integerFrom('--seed', 0),
+			2024,
+		)
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
-			exit(await validateCommand(resolveSessionsDir(flags.sessionsDir), id, { ...flags, sessionsDir: flags.sessionsDir }));
+			exit(
+				await validateCommand(resolveSessionsDir(flags.sessionsDir), id, {
+					...flags,
+					sessionsDir: flags.sessionsDir,
+				}),
+			);
 		});
 
 /** The annotation walks, and the faithfulness walk over the summary's sentences. */
@@ -63,9 +86,14 @@ function safeUser(): string {
 export async function validateCommand(dir: string, id: string, opts: ValidateOptions): Promise<number> {
 	const stdin = opts.stdin ?? process.stdin;
 	const stdout = opts.stdout ?? process.stdout;
-	if (!(VALIDATE_MODES as readonly string[]).includes(opts.mode)) throw badInput(`--mode ${opts.mode}: unknown mode; use ${VALIDATE_MODES.join(', ')}`);
-	if (opts.fraction !== undefined && !(opts.fraction > 0 && opts.fraction <= 1)) throw badInput(`--fraction ${opts.fraction}: give a share in (0, 1], e.g. 0.2`);
-	if (!stdin.isTTY || !stdout.isTTY) throw badInput(`validate is interactive and needs a terminal; for numbers from recorded verdicts use: ${commandLine('precision ID')} or ${commandLine('report ID')}`);
+	if (!(VALIDATE_MODES as readonly string[]).includes(opts.mode))
+		throw badInput(`--mode ${opts.mode}: unknown mode; use ${VALIDATE_MODES.join(', ')}`);
+	if (opts.fraction !== undefined && !(opts.fraction > 0 && opts.fraction <= 1))
+		throw badInput(`--fraction ${opts.fraction}: give a share in (0, 1], e.g. 0.2`);
+	if (!stdin.isTTY || !stdout.isTTY)
+		throw badInput(
+			`validate is interactive and needs a terminal; for numbers from recorded verdicts use: ${commandLine('precision ID')} or ${commandLine('report ID')}`,
+		);
 	const validator = validatorName(opts.validator);
 	const session = await Session.open(dir, id);
 	session.continueWith = commandLine(`validate ${id}${sessionsDirArg(dir)}`);
@@ -79,16 +107,25 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 			import('../ui/root.tsx'),
 			import('../ui/validate/ValidateScreen.tsx'),
 		]);
-		const store = new ValidationStore(session, validator, { mode: opts.mode as WalkMode, seed: opts.seed, fraction: opts.fraction });
+		const store = new ValidationStore(session, validator, {
+			mode: opts.mode as WalkMode,
+			seed: opts.seed,
+			fraction: opts.fraction,
+		});
 		await store.begin();
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
 		const evidenceFor = await sessionEvidence(session);
-		const app = render(createElement(Root, null, createElement(ValidateScreen, { store, title, evidenceFor })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		const app = render(
+			createElement(Root, null, createElement(ValidateScreen, { store, title, evidenceFor })),
+			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
+		);
 		await app.waitUntilExit();
 		const p = walkProgress(store.items, store.judgments, validator);
 		const judged = p.model.judged + p.human.judged;
 		const total = p.model.total + p.human.total;
-		output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dir)}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`}`);
+		output(process.stderr).line(
+			`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dir)}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`}`,
+		);
 		return 0;
 	} finally {
 		await session.close();
@@ -96,7 +133,14 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 }
 
 /** `booook validate ID --mode faithfulness`: the summary's sentences, each marked faithful, unfaithful or can't tell. */
-async function faithfulnessWalk(session: Session, id: string, validator: string, opts: ValidateOptions, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Promise<number> {
+async function faithfulnessWalk(
+	session: Session,
+	id: string,
+	validator: string,
+	opts: ValidateOptions,
+	stdin: NodeJS.ReadStream,
+	stdout: NodeJS.WriteStream,
+): Promise<number> {
 	try {
 		const [{ render }, { createElement }, { Root }, { FaithfulnessScreen }] = await Promise.all([
 			import('ink'),
@@ -104,18 +148,35 @@ async function faithfulnessWalk(session: Session, id: string, validator: string,
 			import('../ui/root.tsx'),
 			import('../ui/validate/FaithfulnessScreen.tsx'),
 		]);
-		const store = new FaithfulnessStore(session, validator, undefined, { seed: opts.seed, fraction: opts.fraction ?? null });
+		const store = new FaithfulnessStore(session, validator, undefined, {
+			seed: opts.seed,
+			fraction: opts.fraction ?? null,
+		});
 		await store.begin();
 		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
 		const evidenceFor = await sessionEvidence(session);
-		const app = render(createElement(Root, null, createElement(FaithfulnessScreen, { store, title, evidenceFor, reportHint: commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`) })), { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
+		const app = render(
+			createElement(
+				Root,
+				null,
+				createElement(FaithfulnessScreen, {
+					store,
+					title,
+					evidenceFor,
+					reportHint: commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`),
+				}),
+			),
+			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
+		);
 		await app.waitUntilExit();
 		const mine = faithVerdictsOf(store.verdicts, validator);
 		const judged = store.units.filter((u) => faithVerdictOn(mine, u)).length;
 		const total = store.units.length;
 		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
 		const sample = store.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
-		output(process.stderr).line(`${validator}: ${judged}/${total} sentences${store.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`);
+		output(process.stderr).line(
+			`${validator}: ${judged}/${total} sentences${store.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`,
+		);
 		return 0;
 	} finally {
 		await session.close();

@@ -47,14 +47,40 @@ export type AnnotatorEvent =
 			/** Calls taken back from the call log instead of being made again. */
 			recovered: number;
 	  }
-	| { type: 'annotate-call'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number }
+	| {
+			type: 'annotate-call';
+			unit: string;
+			summary: ScoredSummary['id'];
+			sentences: number[];
+			attempt: number;
+	  }
 	| { type: 'annotation'; annotation: Annotation }
-	| { type: 'annotate-retry'; unit: string; summary: ScoredSummary['id']; sentences: number[]; attempt: number; reason: string }
+	| {
+			type: 'annotate-retry';
+			unit: string;
+			summary: ScoredSummary['id'];
+			sentences: number[];
+			attempt: number;
+			reason: string;
+	  }
 	| ({ type: 'usage'; unit: string; planned: number } & UsageReport)
-	| { type: 'annotate-failed'; unit: string; summary: ScoredSummary['id']; sentences: number[]; error: string }
+	| {
+			type: 'annotate-failed';
+			unit: string;
+			summary: ScoredSummary['id'];
+			sentences: number[];
+			error: string;
+	  }
 	/** The account's rate limits hold calls back (`wait`), or no longer do. */
 	| ({ type: 'rate-limit' } & RateLimitState)
-	| { type: 'annotate-finished'; status: AnnotateStatus; error: string | null; totals: AnnotateTotals; annotations: number; failures: number };
+	| {
+			type: 'annotate-finished';
+			status: AnnotateStatus;
+			error: string | null;
+			totals: AnnotateTotals;
+			annotations: number;
+			failures: number;
+	  };
 
 export type AnnotatorListener = (event: AnnotatorEvent) => void;
 
@@ -109,7 +135,15 @@ export class Annotator {
 	private failures = 0;
 
 	constructor(private readonly opts: AnnotatorOptions) {
-		this.calls = new CallRunner({ provider: opts.provider, log: opts.store, costOf: opts.costOf, concurrency: opts.concurrency, queue: opts.queue, batch: opts.batch, now: opts.now });
+		this.calls = new CallRunner({
+			provider: opts.provider,
+			log: opts.store,
+			costOf: opts.costOf,
+			concurrency: opts.concurrency,
+			queue: opts.queue,
+			batch: opts.batch,
+			now: opts.now,
+		});
 		this.maxRetries = opts.maxRetries ?? MAX_RETRIES;
 		this.annotator = `${opts.provider.name}/${opts.provider.model}`;
 		this.abort = cancelAll();
@@ -149,26 +183,63 @@ export class Annotator {
 			// What this model has answered readably is never asked again, whatever the caller listed; a
 			// parse failure is asked again when listed.
 			const done = readablyAnnotatedBy(w.summary, store.data.annotations, this.annotator);
-			const units = unitsFor(summary, w.sentences.filter((i) => !done.has(i)), templates, this.opts.batchSize ?? null);
+			const units = unitsFor(
+				summary,
+				w.sentences.filter((i) => !done.has(i)),
+				templates,
+				this.opts.batchSize ?? null,
+			);
 			const rounds = unreadableRounds(w.summary, store.data.annotations, this.annotator);
-			for (const unit of units) states.push({ unit, round: Math.max(0, ...unit.sentences.map((s) => rounds.get(s.index) ?? 0)), attempts: 0, open: [...unit.sentences] });
-			listed.push({ summary: summary.id, book: summary.book, sentences: units.reduce((n, u) => n + u.sentences.length, 0), units: units.length });
+			for (const unit of units)
+				states.push({
+					unit,
+					round: Math.max(0, ...unit.sentences.map((s) => rounds.get(s.index) ?? 0)),
+					attempts: 0,
+					open: [...unit.sentences],
+				});
+			listed.push({
+				summary: summary.id,
+				book: summary.book,
+				sentences: units.reduce((n, u) => n + u.sentences.length, 0),
+				units: units.length,
+			});
 		}
 		const recovered = await this.calls.recover(states.map((state) => this.recoverable(state)));
 		if (recovered > 0) await store.save();
 		const todo = states.filter((s) => s.open.length > 0);
 		this.planned = this.totals.calls + todo.length;
-		this.emit({ type: 'annotate-started', session: store.id, annotator: this.annotator, summaries: listed, units: todo.length, sentences: todo.reduce((n, s) => n + s.open.length, 0), recovered });
+		this.emit({
+			type: 'annotate-started',
+			session: store.id,
+			annotator: this.annotator,
+			summaries: listed,
+			units: todo.length,
+			sentences: todo.reduce((n, s) => n + s.open.length, 0),
+			recovered,
+		});
 
-		const unheard = this.opts.provider.limiter?.subscribe((state) => this.emit({ type: 'rate-limit', ...state }));
+		const unheard = this.opts.provider.limiter?.subscribe((state) =>
+			this.emit({ type: 'rate-limit', ...state }),
+		);
 		try {
 			await Promise.all(todo.map((state) => this.runUnit(state)));
 		} finally {
 			unheard?.();
 		}
-		const status: AnnotateStatus = this.abort.signal.aborted ? 'cancelled' : this.failure !== null ? 'failed' : 'done';
+		const status: AnnotateStatus = this.abort.signal.aborted
+			? 'cancelled'
+			: this.failure !== null
+				? 'failed'
+				: 'done';
 		await store.save();
-		this.emit({ type: 'annotate-finished', status, error: status === 'failed' ? this.failure : null, totals: { ...this.totals }, annotations: this.made, failures: this.failures });
+		this.emit({
+			type: 'annotate-finished',
+			status,
+			error: status === 'failed' ? this.failure : null,
+			totals: { ...this.totals },
+			annotations: this.made,
+			failures: this.failures,
+		});
 		return status;
 	}
 
@@ -209,7 +280,14 @@ export class Annotator {
 				const attempt = state.attempts;
 				const temperature = attempt === 0 ? 0 : RETRY_TEMPERATURE;
 				const params = { temperature, maxTokens: unit.maxTokens, words: 0, template: unit.template };
-				const task = { kind: 'annotate' as const, texts: [store.data.summaries.find((s) => s.id === unit.summary)?.text ?? '', ...unit.sentences.map((s) => s.text)], words: 0 };
+				const task = {
+					kind: 'annotate' as const,
+					texts: [
+						store.data.summaries.find((s) => s.id === unit.summary)?.text ?? '',
+						...unit.sentences.map((s) => s.text),
+					],
+					words: 0,
+				};
 				const taken = await this.calls.call({
 					owner: unit.id,
 					version: state.round,
@@ -219,11 +297,27 @@ export class Annotator {
 					batched: true,
 					// Waiting for a place may outlast a cancel or another unit's failure.
 					build: () => (stopped() ? null : { prompt: unit.prompt, task, params }),
-					onStart: () => this.emit({ type: 'annotate-call', unit: unit.id, summary: unit.summary, sentences: indices, attempt }),
-					onStreamRetry: (reason) => this.emit({ type: 'annotate-retry', unit: unit.id, summary: unit.summary, sentences: indices, attempt, reason }),
+					onStart: () =>
+						this.emit({
+							type: 'annotate-call',
+							unit: unit.id,
+							summary: unit.summary,
+							sentences: indices,
+							attempt,
+						}),
+					onStreamRetry: (reason) =>
+						this.emit({
+							type: 'annotate-retry',
+							unit: unit.id,
+							summary: unit.summary,
+							sentences: indices,
+							attempt,
+							reason,
+						}),
 					// The failure is known before this place is given to the next waiting call.
 					onError: (error) => {
-						if (!isAbortError(error) && !this.abort.signal.aborted) this.failure ??= `${sentencesName(unit.summary, indices)}: ${errorMessage(error)}`;
+						if (!isAbortError(error) && !this.abort.signal.aborted)
+							this.failure ??= `${sentencesName(unit.summary, indices)}: ${errorMessage(error)}`;
 					},
 					onUsage: (billed) => {
 						if (billed.failed !== undefined) this.planned += 1;
@@ -238,7 +332,15 @@ export class Annotator {
 					},
 				});
 				if (taken === null) return;
-				if (taken.retry !== null) this.emit({ type: 'annotate-retry', unit: unit.id, summary: unit.summary, sentences: state.open.map((s) => s.index), attempt: state.attempts, reason: taken.retry });
+				if (taken.retry !== null)
+					this.emit({
+						type: 'annotate-retry',
+						unit: unit.id,
+						summary: unit.summary,
+						sentences: state.open.map((s) => s.index),
+						attempt: state.attempts,
+						reason: taken.retry,
+					});
 			}
 		} catch (error) {
 			if (isAbortError(error) || this.abort.signal.aborted) return;
@@ -254,7 +356,11 @@ export class Annotator {
 	 * after the last allowed attempt, a parse failure for each sentence still open. Returns the
 	 * annotations added, and the reason to ask again (null when the unit is finished).
 	 */
-	private apply(state: UnitState, text: string, createdAt: string): { added: Annotation[]; retry: string | null } {
+	private apply(
+		state: UnitState,
+		text: string,
+		createdAt: string,
+	): { added: Annotation[]; retry: string | null } {
 		const answers = readAnswer(state.unit, text);
 		state.attempts += 1;
 		const last = state.attempts > this.maxRetries;
@@ -265,7 +371,17 @@ export class Annotator {
 			if (!state.open.includes(sentence)) return;
 			const answer = answers[i] ?? { ok: false as const, reason: 'no answer for this sentence' };
 			if (answer.ok || last) {
-				added.push(modelAnnotation({ id: `a${this.nextId++}`, summary: state.unit.summary, sentence, answer, annotator: this.annotator, raw: text, createdAt }));
+				added.push(
+					modelAnnotation({
+						id: `a${this.nextId++}`,
+						summary: state.unit.summary,
+						sentence,
+						answer,
+						annotator: this.annotator,
+						raw: text,
+						createdAt,
+					}),
+				);
 				if (!answer.ok) this.failures += 1;
 			} else {
 				open.push(sentence);

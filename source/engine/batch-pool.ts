@@ -1,6 +1,12 @@
 import type { ProviderName } from '../domain.ts';
 import { BatchJournal } from '../store/batch-journal.ts';
-import { Batcher, type BatchChange, type BatchLane, type BatchListener, type BatchState } from '../llm/batcher.ts';
+import {
+	Batcher,
+	type BatchChange,
+	type BatchLane,
+	type BatchListener,
+	type BatchState,
+} from '../llm/batcher.ts';
 import { createBatchApi } from '../llm/create.ts';
 
 export interface BatchPoolOptions {
@@ -29,12 +35,21 @@ export class BatchPool {
 	 * Where one session's calls to `model` go: the session's batches.jsonl records each batch, and
 	 * `cell` names the session in the batch states. Throws the one-line error of a missing key.
 	 */
-	async lane(model: { provider: ProviderName; model: string; baseUrl: string | null }, session: { id: string; path: string }, cell: string): Promise<BatchLane> {
+	async lane(
+		model: { provider: ProviderName; model: string; baseUrl: string | null },
+		session: { id: string; path: string },
+		cell: string,
+	): Promise<BatchLane> {
 		const key = JSON.stringify([model.provider, model.model, model.baseUrl]);
 		let batcher = this.batchers.get(key);
 		if (!batcher) {
 			const seconds = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
-			batcher = new Batcher({ api: createBatchApi({ ...model, env: this.opts.env }), pollMs: seconds(this.opts.poll), gatherMs: seconds(this.opts.gather), maxSize: this.opts.size });
+			batcher = new Batcher({
+				api: createBatchApi({ ...model, env: this.opts.env }),
+				pollMs: seconds(this.opts.poll),
+				gatherMs: seconds(this.opts.gather),
+				maxSize: this.opts.size,
+			});
 			batcher.on((state, change, detail) => {
 				for (const listener of this.listeners) listener(state, change, detail);
 			});

@@ -148,7 +148,10 @@ export class CallRunner {
 	 */
 	async call<T>(job: CallJob<T>): Promise<T | null> {
 		if (job.batched && this.opts.batch) return this.callInBatch(job, this.opts.batch);
-		const warming = job.cacheablePrefix && this.opts.provider.isLLM ? await this.warmup.enter(job.cacheablePrefix, job.signal) : null;
+		const warming =
+			job.cacheablePrefix && this.opts.provider.isLLM
+				? await this.warmup.enter(job.cacheablePrefix, job.signal)
+				: null;
 		try {
 			const answered = await this.inPlace(job.signal, () => this.answer(job, warming));
 			if (answered === null) return null;
@@ -177,7 +180,10 @@ export class CallRunner {
 	}
 
 	/** The part of a call that holds a place: gate, build, the provider's answer, the log line. */
-	private async answer<T>(job: CallJob<T>, warming: Warming | null): Promise<{ made: Made; billed: UsageReport } | null> {
+	private async answer<T>(
+		job: CallJob<T>,
+		warming: Warming | null,
+	): Promise<{ made: Made; billed: UsageReport } | null> {
 		const begun = await this.begin(job);
 		if (begun === null) return null;
 		const { spec } = begun;
@@ -211,7 +217,15 @@ export class CallRunner {
 		const cost = this.opts.costOf(result.usage);
 		// The log first: a process killed after this line loses nothing (see `recover`). The
 		// place is held until then, so a kill loses at most the calls that hold places.
-		await this.opts.log.appendCall(this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }));
+		await this.opts.log.appendCall(
+			this.record(job, spec, {
+				response: result.text,
+				finishReason: result.finishReason,
+				usage: result.usage,
+				cost,
+				timings,
+			}),
+		);
 		return { made: { spec, result, cost, timings }, billed: this.bill(result.usage, cost) };
 	}
 
@@ -219,12 +233,15 @@ export class CallRunner {
 	 * A call let through the gate and built (null: `build` declined), with its request as the
 	 * provider takes it, and the logged answer to exactly that call when one is spare (see `recover`).
 	 */
-	private async begin<T>(job: CallJob<T>): Promise<{ spec: CallSpec; request: CallRequest; spare: CallRecord | null } | null> {
+	private async begin<T>(
+		job: CallJob<T>,
+	): Promise<{ spec: CallSpec; request: CallRequest; spare: CallRecord | null } | null> {
 		await this.opts.gate?.pass(job.signal);
 		if (job.signal.aborted) throw abortError();
 		const spec = job.build();
 		if (spec === null) return null;
-		const spare = this.spares.get(askedKey(this.opts.provider.name, this.opts.provider.model, spec))?.shift() ?? null;
+		const spare =
+			this.spares.get(askedKey(this.opts.provider.name, this.opts.provider.model, spec))?.shift() ?? null;
 		job.onStart?.(spec);
 		const request: CallRequest = {
 			prompt: spec.prompt,
@@ -239,9 +256,17 @@ export class CallRunner {
 
 	/** A logged answer taken instead of a call: billed as it was made, and not logged again (the log holds it). */
 	private reuse(spec: CallSpec, spare: CallRecord): { made: Made; billed: UsageReport } {
-		const made: Made = { spec, result: { text: spare.response, finishReason: spare.finishReason, usage: spare.usage }, cost: spare.cost, timings: spare.timings };
+		const made: Made = {
+			spec,
+			result: { text: spare.response, finishReason: spare.finishReason, usage: spare.usage },
+			cost: spare.cost,
+			timings: spare.timings,
+		};
 		if (spare.batch !== undefined) made.batch = spare.batch;
-		return { made, billed: this.bill(spare.usage, spare.cost, spare.batch === undefined ? undefined : this.batchCostOf) };
+		return {
+			made,
+			billed: this.bill(spare.usage, spare.cost, spare.batch === undefined ? undefined : this.batchCostOf),
+		};
 	}
 
 	/**
@@ -263,7 +288,10 @@ export class CallRunner {
 		const start = this.now();
 		let answered;
 		try {
-			answered = await lane.complete({ owner: job.owner, version: job.version, attempt: job.attempt }, request);
+			answered = await lane.complete(
+				{ owner: job.owner, version: job.version, attempt: job.attempt },
+				request,
+			);
 		} catch (error) {
 			job.onError?.(error);
 			throw error;
@@ -272,7 +300,16 @@ export class CallRunner {
 		const timings = timingsOf(start, this.now());
 		const costOf = this.batchCostOf;
 		const cost = costOf(result.usage);
-		await this.opts.log.appendCall({ ...this.record(job, spec, { response: result.text, finishReason: result.finishReason, usage: result.usage, cost, timings }), batch });
+		await this.opts.log.appendCall({
+			...this.record(job, spec, {
+				response: result.text,
+				finishReason: result.finishReason,
+				usage: result.usage,
+				cost,
+				timings,
+			}),
+			batch,
+		});
 		const billed = this.bill(result.usage, cost, costOf);
 		const committed = await job.commit({ spec, result, cost, timings, batch });
 		job.onUsage({ ...billed, timings });
@@ -304,9 +341,12 @@ export class CallRunner {
 		for (const owner of owners) {
 			const logged = byOwner.get(owner.id) ?? [];
 			for (const call of logged) {
-				if (call.error !== undefined && owner.takeFailed?.(call)) this.bill(call.usage, call.cost, this.opts.costOf, false);
+				if (call.error !== undefined && owner.takeFailed?.(call))
+					this.bill(call.usage, call.cost, this.opts.costOf, false);
 			}
-			const answered = logged.filter((c) => c.error === undefined).sort((a, b) => a.version - b.version || a.attempt - b.attempt);
+			const answered = logged
+				.filter((c) => c.error === undefined)
+				.sort((a, b) => a.version - b.version || a.attempt - b.attempt);
 			for (const call of answered) {
 				const next = owner.next();
 				if (next === null) break;
@@ -317,7 +357,12 @@ export class CallRunner {
 				recovered += 1;
 			}
 		}
-		this.spares = held ? sparesOf(logged.filter((call) => !taken.has(call)), held) : new Map();
+		this.spares = held
+			? sparesOf(
+					logged.filter((call) => !taken.has(call)),
+					held,
+				)
+			: new Map();
 		return recovered;
 	}
 
@@ -335,15 +380,45 @@ export class CallRunner {
 	private async logFailed<T>(job: CallJob<T>, spec: CallSpec, failed: FailedAttempt): Promise<void> {
 		const cost = this.opts.costOf(failed.usage);
 		const timings = timingsOf(failed.start, failed.end);
-		job.onUsage({ ...this.bill(failed.usage, cost, this.opts.costOf, false), timings, failed: failed.reason });
-		await this.opts.log.appendCall(this.record(job, spec, { response: failed.text, finishReason: '', usage: failed.usage, cost, timings, error: failed.reason }));
+		job.onUsage({
+			...this.bill(failed.usage, cost, this.opts.costOf, false),
+			timings,
+			failed: failed.reason,
+		});
+		await this.opts.log.appendCall(
+			this.record(job, spec, {
+				response: failed.text,
+				finishReason: '',
+				usage: failed.usage,
+				cost,
+				timings,
+				error: failed.reason,
+			}),
+		);
 	}
 
 	/** The one shape of a call.jsonl record, for answers and failed attempts alike. */
-	private record<T>(job: CallJob<T>, spec: CallSpec, what: Pick<CallRecord, 'response' | 'finishReason' | 'usage' | 'cost' | 'timings' | 'error'>): CallRecord {
+	private record<T>(
+		job: CallJob<T>,
+		spec: CallSpec,
+		what: Pick<CallRecord, 'response' | 'finishReason' | 'usage' | 'cost' | 'timings' | 'error'>,
+	): CallRecord {
 		const { provider } = this.opts;
 		const { response, finishReason, usage, cost, timings, error } = what;
-		const record: CallRecord = { node: job.owner, version: job.version, attempt: job.attempt, provider: provider.name, model: provider.model, prompt: spec.prompt, response, finishReason, params: spec.params, usage, cost, timings };
+		const record: CallRecord = {
+			node: job.owner,
+			version: job.version,
+			attempt: job.attempt,
+			provider: provider.name,
+			model: provider.model,
+			prompt: spec.prompt,
+			response,
+			finishReason,
+			params: spec.params,
+			usage,
+			cost,
+			timings,
+		};
 		if (error !== undefined) record.error = error;
 		return record;
 	}

@@ -15,12 +15,18 @@ export function changeable(run: Run, id: NodeRef, change: Change, running: boole
 	const node = findNode(run, id);
 	if (!node) throw new Error(`no node ${id} in this run`);
 	const what = change === 'edit' ? 'edited' : change === 'rerun' ? 're-run' : 'switched to another version';
-	if (running || node.status === 'running') throw new Error(`${id} is being made right now and cannot be ${what}; wait for it to finish, or cancel the run`);
-	if (node.status === 'superseded') throw new Error(`${id} was replaced by a re-plan and is kept only for the record; it cannot be ${what}`);
+	if (running || node.status === 'running')
+		throw new Error(
+			`${id} is being made right now and cannot be ${what}; wait for it to finish, or cancel the run`,
+		);
+	if (node.status === 'superseded')
+		throw new Error(`${id} was replaced by a re-plan and is kept only for the record; it cannot be ${what}`);
 	// Re-running is fine: the node is checked first and either runs or is replaced. An edit or a
 	// chosen version would be lost if the node were replaced, so they wait for the check.
 	if (change !== 'rerun' && awaitsCheck(node)) {
-		throw new Error(`${id} may be re-planned after an earlier change; run the plan (it is checked before it runs) and then ${change === 'edit' ? 'edit it' : 'choose its version'}`);
+		throw new Error(
+			`${id} may be re-planned after an earlier change; run the plan (it is checked before it runs) and then ${change === 'edit' ? 'edit it' : 'choose its version'}`,
+		);
 	}
 	return node;
 }

@@ -14,7 +14,14 @@ import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { goesInBatch } from '../summarize/run.ts';
-import { cancelAll, CallRunner, usageReport, type CallLogStore, type HeldAnswer, type Recoverable } from './call-runner.ts';
+import {
+	cancelAll,
+	CallRunner,
+	usageReport,
+	type CallLogStore,
+	type HeldAnswer,
+	type Recoverable,
+} from './call-runner.ts';
 import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
 import type { EngineEvent, EngineListener } from './events.ts';
 import { Gate } from './gate.ts';
@@ -26,7 +33,6 @@ export interface RunStore extends CallLogStore {
 	readonly data: { run: Run };
 	save(): Promise<void>;
 }
-
 
 export interface EngineOptions {
 	store: RunStore;
@@ -78,7 +84,10 @@ export class Engine {
 			provider: opts.provider,
 			// A call is logged only once the plan it was made for is saved, so a kill between the two
 			// never leaves a logged call whose node the session does not hold.
-			log: { appendCall: (record) => this.written().then(() => opts.store.appendCall(record)), calls: () => opts.store.calls() },
+			log: {
+				appendCall: (record) => this.written().then(() => opts.store.appendCall(record)),
+				calls: () => opts.store.calls(),
+			},
 			costOf: opts.costOf,
 			concurrency: run.config.concurrency,
 			...(opts.queue ? { queue: opts.queue } : {}),
@@ -147,7 +156,8 @@ export class Engine {
 	 */
 	async edit(id: NodeRef, text: string): Promise<NodeRef[]> {
 		const node = changeable(this.run, id, 'edit', this.inFlight.has(id));
-		if (text.trim() === '') throw new Error(`the text of node ${id} cannot be empty; to make it again from its inputs, re-run it`);
+		if (text.trim() === '')
+			throw new Error(`the text of node ${id} cannot be empty; to make it again from its inputs, re-run it`);
 		const current = activeVersion(node);
 		if (node.status === 'done' && current?.text === text) return [];
 		moveNode(node, 'done');
@@ -177,7 +187,9 @@ export class Engine {
 	async setActive(id: NodeRef, version: number): Promise<NodeRef[]> {
 		const node = changeable(this.run, id, 'setActive', this.inFlight.has(id));
 		if (!Number.isInteger(version) || version < 0 || version >= node.versions.length) {
-			throw new Error(`${id} has no version ${version}; it has ${node.versions.length === 0 ? 'none yet' : `versions 0 to ${node.versions.length - 1}`}`);
+			throw new Error(
+				`${id} has no version ${version}; it has ${node.versions.length === 0 ? 'none yet' : `versions 0 to ${node.versions.length - 1}`}`,
+			);
 		}
 		if (node.active === version) return [];
 		moveNode(node, 'done');
@@ -201,7 +213,12 @@ export class Engine {
 	 * The text of `id` changed (or will, with `self`): stales its readers, re-plans what can be
 	 * re-planned now (the rest is checked as the run gets there), saves, and reports.
 	 */
-	private async changed(id: NodeRef, self: boolean, event: EngineEvent | null, replan = true): Promise<NodeRef[]> {
+	private async changed(
+		id: NodeRef,
+		self: boolean,
+		event: EngineEvent | null,
+		replan = true,
+	): Promise<NodeRef[]> {
 		const stale = invalidate(this.run, this.opts.planner, id, self, replan).map((n) => n.id);
 		let applied: Applied = { added: [], superseded: [], stale: [] };
 		try {
@@ -210,7 +227,9 @@ export class Engine {
 			// A plan that cannot be made (a level that does not shrink) is reported by the next start().
 			if (!(error instanceof PlanError)) throw error;
 		}
-		const now = [...new Set([...stale, ...applied.stale])].filter((ref) => getNode(this.run, ref).status === 'stale');
+		const now = [...new Set([...stale, ...applied.stale])].filter(
+			(ref) => getNode(this.run, ref).status === 'stale',
+		);
 		this.stopInvalidated(now);
 		await this.opts.store.save();
 		if (event) this.emit(event);
@@ -248,9 +267,20 @@ export class Engine {
 	private report(applied: Applied): void {
 		if (applied.superseded.length > 0) this.emit({ type: 'node-superseded', nodes: applied.superseded });
 		if (applied.added.length > 0) {
-			this.emit({ type: 'node-planned', nodes: applied.added.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })), planned: this.plannedCalls() });
+			this.emit({
+				type: 'node-planned',
+				nodes: applied.added.map((n) => ({
+					id: n.id,
+					kind: n.kind,
+					level: n.level,
+					index: n.index,
+					inputs: n.inputs,
+				})),
+				planned: this.plannedCalls(),
+			});
 		}
-		if (applied.stale.length > 0) this.emit({ type: 'node-stale', nodes: applied.stale, planned: this.plannedCalls() });
+		if (applied.stale.length > 0)
+			this.emit({ type: 'node-stale', nodes: applied.stale, planned: this.plannedCalls() });
 	}
 
 	/**
@@ -274,11 +304,23 @@ export class Engine {
 		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') moveNode(n, 'pending');
 		// Logged answers no node holds are kept spare too: a node planned again after the journal was
 		// lost makes the calls already answered, under whatever id it has now.
-		await this.calls.recover(run.nodes.map((node) => this.recoverable(node)), heldAnswers(run));
+		await this.calls.recover(
+			run.nodes.map((node) => this.recoverable(node)),
+			heldAnswers(run),
+		);
 		run.status = 'running';
 		run.error = null;
 		await store.save();
-		this.emit({ type: 'run-started', session: store.id, method: run.config.method, provider: provider.name, model: provider.model, isLLM: provider.isLLM, planned: this.plannedCalls(), done: this.totals.calls });
+		this.emit({
+			type: 'run-started',
+			session: store.id,
+			method: run.config.method,
+			provider: provider.name,
+			model: provider.model,
+			isLLM: provider.isLLM,
+			planned: this.plannedCalls(),
+			done: this.totals.calls,
+		});
 		const unheard = provider.limiter?.subscribe((state) => this.emit({ type: 'rate-limit', ...state }));
 		try {
 			for (;;) {
@@ -322,7 +364,13 @@ export class Engine {
 		run.status = this.abort.signal.aborted ? 'cancelled' : this.failure !== null ? 'failed' : 'done';
 		run.error = run.status === 'failed' ? this.failure : null;
 		await store.save();
-		this.emit({ type: 'run-finished', status: run.status, root: run.root, error: run.error, totals: { ...this.totals } });
+		this.emit({
+			type: 'run-finished',
+			status: run.status,
+			root: run.root,
+			error: run.error,
+			totals: { ...this.totals },
+		});
 		return run.status;
 	}
 
@@ -335,10 +383,20 @@ export class Engine {
 		const { planner, ctx } = this.opts;
 		return {
 			id: node.id,
-			next: () => (node.status === 'done' || node.status === 'superseded' ? null : { version: node.versions.length, attempt: node.pending.length }),
+			next: () =>
+				node.status === 'done' || node.status === 'superseded'
+					? null
+					: { version: node.versions.length, attempt: node.pending.length },
 			matches: (call) => this.isCurrentCall(node, call),
 			take: (call) => {
-				const attempt: Attempt = { text: call.response, finishReason: call.finishReason, params: call.params, usage: call.usage, cost: call.cost, timings: call.timings };
+				const attempt: Attempt = {
+					text: call.response,
+					finishReason: call.finishReason,
+					params: call.params,
+					usage: call.usage,
+					cost: call.cost,
+					timings: call.timings,
+				};
 				if (call.batch !== undefined) attempt.batch = call.batch;
 				const rejected = planner.judge(this.run, node, call.response, ctx);
 				if (rejected) attempt.rejected = rejected;
@@ -346,7 +404,8 @@ export class Engine {
 			},
 			takeFailed: (call) => {
 				const failed = (node.failed ??= []);
-				if (failed.some((f) => f.timings.start === call.timings.start && f.reason === call.error)) return false;
+				if (failed.some((f) => f.timings.start === call.timings.start && f.reason === call.error))
+					return false;
 				failed.push({ reason: call.error ?? '', usage: call.usage, cost: call.cost, timings: call.timings });
 				return true;
 			},
@@ -430,16 +489,37 @@ export class Engine {
 					batched: this.batched(node),
 					// Built once the call is let through, from the inputs as they are then.
 					build: () => planner.call(run, node, ctx, attempt),
-					onStart: () => this.emit({ type: 'node-started', node: node.id, kind: node.kind, level: node.level, index: node.index, attempt }),
+					onStart: () =>
+						this.emit({
+							type: 'node-started',
+							node: node.id,
+							kind: node.kind,
+							level: node.level,
+							index: node.index,
+							attempt,
+						}),
 					onDelta: (text) => this.emit({ type: 'delta', node: node.id, attempt, text }),
 					onStreamRetry: (reason) => this.emit({ type: 'retry', node: node.id, attempt, reason }),
 					onUsage: (billed) => {
 						// A failed attempt is kept with the node (saved with the next save); its text is in the log only.
-						if (billed.failed !== undefined) (node.failed ??= []).push({ reason: billed.failed, usage: billed.usage, cost: billed.cost, timings: billed.timings });
+						if (billed.failed !== undefined)
+							(node.failed ??= []).push({
+								reason: billed.failed,
+								usage: billed.usage,
+								cost: billed.cost,
+								timings: billed.timings,
+							});
 						this.emit({ type: 'usage', node: node.id, ...usageReport(billed) });
 					},
 					commit: async ({ spec, result, cost, timings, batch }) => {
-						const record: Attempt = { text: result.text, finishReason: result.finishReason, params: spec.params, usage: result.usage, cost, timings };
+						const record: Attempt = {
+							text: result.text,
+							finishReason: result.finishReason,
+							params: spec.params,
+							usage: result.usage,
+							cost,
+							timings,
+						};
 						if (batch !== undefined) record.batch = batch;
 						const rejected = planner.judge(run, node, result.text, ctx);
 						if (rejected) record.rejected = rejected;
@@ -454,18 +534,39 @@ export class Engine {
 				if (!made) throw new Error('internal: a node call was not made');
 				if (!made.rejected) accepted = made;
 				else if (!planner.regenerates(node, made.rejected)) settled = true;
-				else if (attempt + 1 < max) this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: made.rejected });
+				else if (attempt + 1 < max)
+					this.emit({ type: 'retry', node: node.id, attempt: attempt + 1, reason: made.rejected });
 			}
-			const keep = accepted ?? bestAttempt(node.pending, (text) => tokensOf(ctx, text), node.budget.summaryTokens);
-			if (!keep) throw new Error(`no usable text after ${node.pending.length} calls (${node.pending.at(-1)?.rejected ?? 'no output'})`);
-			const version = versionOf(keep, node.pending, keep !== accepted, `${provider.name}/${provider.model}`, this.now());
+			const keep =
+				accepted ?? bestAttempt(node.pending, (text) => tokensOf(ctx, text), node.budget.summaryTokens);
+			if (!keep)
+				throw new Error(
+					`no usable text after ${node.pending.length} calls (${node.pending.at(-1)?.rejected ?? 'no output'})`,
+				);
+			const version = versionOf(
+				keep,
+				node.pending,
+				keep !== accepted,
+				`${provider.name}/${provider.model}`,
+				this.now(),
+			);
 			node.versions.push(version);
 			node.active = node.versions.length - 1;
 			node.pending = [];
 			moveNode(node, 'done');
 			this.saveInBackground();
 			const tokens = versionTokens(ctx, version);
-			this.emit({ type: 'node-finished', node: node.id, kind: node.kind, level: node.level, index: node.index, words: countWords(version.text), tokens, attempts: version.attempts.length, overBudget: version.overBudget });
+			this.emit({
+				type: 'node-finished',
+				node: node.id,
+				kind: node.kind,
+				level: node.level,
+				index: node.index,
+				words: countWords(version.text),
+				tokens,
+				attempts: version.attempts.length,
+				overBudget: version.overBudget,
+			});
 		} catch (error) {
 			if (stop.signal.aborted) {
 				// Stale or superseded under it: the status says which; what it made is void.
@@ -478,7 +579,8 @@ export class Engine {
 				await store.save();
 				return;
 			}
-			const message = error instanceof ProviderError || error instanceof PlanError ? error.message : errorMessage(error);
+			const message =
+				error instanceof ProviderError || error instanceof PlanError ? error.message : errorMessage(error);
 			moveNode(node, 'failed');
 			node.error = message;
 			this.failure ??= `${nodeName(node, this.run.config.method, this.run.chunks.length)}: ${message}`;
@@ -519,7 +621,13 @@ function heldAnswers(run: Run): HeldAnswer[] {
 	return run.nodes.flatMap((node) => [...node.versions.flatMap((v) => v.attempts), ...node.pending]);
 }
 
-function versionOf(keep: Attempt, attempts: Attempt[], overBudget: boolean, model: string, now: Date): Version {
+function versionOf(
+	keep: Attempt,
+	attempts: Attempt[],
+	overBudget: boolean,
+	model: string,
+	now: Date,
+): Version {
 	const usage = { input: 0, output: 0, cached: 0 };
 	let cost = 0;
 	for (const a of attempts) {

@@ -16,13 +16,36 @@ export interface UsageReport {
 
 /** Everything the engine reports, in the order it happens. Headless `--json` prints these as lines. */
 export type EngineEvent =
-	| { type: 'run-started'; session: string; method: string; provider: string; model: string; isLLM: boolean; planned: number; done: number }
-	| { type: 'node-planned'; nodes: { id: NodeRef; kind: NodeKind; level: number; index: number; inputs: NodeRef[] }[]; planned: number }
+	| {
+			type: 'run-started';
+			session: string;
+			method: string;
+			provider: string;
+			model: string;
+			isLLM: boolean;
+			planned: number;
+			done: number;
+	  }
+	| {
+			type: 'node-planned';
+			nodes: { id: NodeRef; kind: NodeKind; level: number; index: number; inputs: NodeRef[] }[];
+			planned: number;
+	  }
 	| { type: 'node-started'; node: NodeRef; kind: NodeKind; level: number; index: number; attempt: number }
 	| { type: 'delta'; node: NodeRef; attempt: number; text: string }
 	| { type: 'retry'; node: NodeRef; attempt: number; reason: string }
 	| ({ type: 'usage'; node: NodeRef } & UsageReport)
-	| { type: 'node-finished'; node: NodeRef; kind: NodeKind; level: number; index: number; words: number; tokens: number; attempts: number; overBudget: boolean }
+	| {
+			type: 'node-finished';
+			node: NodeRef;
+			kind: NodeKind;
+			level: number;
+			index: number;
+			words: number;
+			tokens: number;
+			attempts: number;
+			overBudget: boolean;
+	  }
 	| { type: 'node-failed'; node: NodeRef; error: string }
 	/** Nodes that will be made again on the next `start()` (their versions are kept); `planned` counts their calls in. */
 	| { type: 'node-stale'; nodes: NodeRef[]; planned: number }

@@ -3,7 +3,13 @@ import { errorMessage } from '../errors.ts';
 import { isAbortError } from '../llm/abort.ts';
 import type { Provider } from '../llm/provider.ts';
 import { MAX_RETRIES, RETRY_TEMPERATURE, sentencesName } from '../score/annotate.ts';
-import { faithPromptValues, faithUnits, readFaithAnswer, type FaithUnit, type JudgeEvidence } from '../score/faithfulness.ts';
+import {
+	faithPromptValues,
+	faithUnits,
+	readFaithAnswer,
+	type FaithUnit,
+	type JudgeEvidence,
+} from '../score/faithfulness.ts';
 import { fill } from '../summarize/templates.ts';
 import { cancelAll, CallRunner, type CallLogStore } from './call-runner.ts';
 import type { Totals } from '../summarize/totals.ts';
@@ -48,14 +54,24 @@ export interface FaithJudgeResult {
 export async function judgeFaithfulness(opts: FaithJudgeOptions): Promise<FaithJudgeResult> {
 	const { store, provider } = opts;
 	const judge = `${provider.name}/${provider.model}`;
-	const calls = new CallRunner({ provider, log: store, costOf: opts.costOf, concurrency: opts.concurrency, now: opts.now });
+	const calls = new CallRunner({
+		provider,
+		log: store,
+		costOf: opts.costOf,
+		concurrency: opts.concurrency,
+		now: opts.now,
+	});
 	const abort = cancelAll();
 	if (opts.signal?.aborted) abort.abort();
 	opts.signal?.addEventListener('abort', () => abort.abort(), { once: true });
 	const maxRetries = opts.maxRetries ?? MAX_RETRIES;
 	const wanted = new Set(opts.summaries);
 	const summaries = store.data.summaries.filter((s) => wanted.has(s.id));
-	const done = new Set((store.data.faithfulness ?? []).filter((v) => v.validator === judge).map((v) => `${v.summary}:${v.sentence}`));
+	const done = new Set(
+		(store.data.faithfulness ?? [])
+			.filter((v) => v.validator === judge)
+			.map((v) => `${v.summary}:${v.sentence}`),
+	);
 	const units = faithUnits(summaries).filter((u) => !done.has(`${u.summary}:${u.sentence}`));
 	let judged = 0;
 	let unreadable = 0;
@@ -63,11 +79,19 @@ export async function judgeFaithfulness(opts: FaithJudgeOptions): Promise<FaithJ
 
 	const run = async (unit: FaithUnit): Promise<void> => {
 		const summary = summaries.find((s) => s.id === unit.summary)!;
-		const prompt = fill(opts.template, faithPromptValues(summary.text, unit.text, await opts.evidenceFor(unit)));
+		const prompt = fill(
+			opts.template,
+			faithPromptValues(summary.text, unit.text, await opts.evidenceFor(unit)),
+		);
 		const owner = `f${unit.summary}.${unit.sentence}`;
 		for (let attempt = 0; attempt <= maxRetries; attempt++) {
 			if (abort.signal.aborted || failure !== null) return;
-			const params = { temperature: attempt === 0 ? 0 : RETRY_TEMPERATURE, maxTokens: opts.maxTokens ?? 200, words: 0, template: 'faithfulness' };
+			const params = {
+				temperature: attempt === 0 ? 0 : RETRY_TEMPERATURE,
+				maxTokens: opts.maxTokens ?? 200,
+				words: 0,
+				template: 'faithfulness',
+			};
 			const task = { kind: 'annotate' as const, texts: [summary.text, unit.text], words: 0 };
 			const answer = await calls.call({
 				owner,
@@ -76,13 +100,22 @@ export async function judgeFaithfulness(opts: FaithJudgeOptions): Promise<FaithJ
 				signal: abort.signal,
 				build: () => (abort.signal.aborted || failure !== null ? null : { prompt, task, params }),
 				onError: (error) => {
-					if (!isAbortError(error) && !abort.signal.aborted) failure ??= `${sentencesName(unit.summary, [unit.sentence])}: ${errorMessage(error)}`;
+					if (!isAbortError(error) && !abort.signal.aborted)
+						failure ??= `${sentencesName(unit.summary, [unit.sentence])}: ${errorMessage(error)}`;
 				},
 				onUsage: () => {},
 				commit: async ({ result, timings }) => {
 					const read = readFaithAnswer(result.text);
 					if (read.ok) {
-						(store.data.faithfulness ??= []).push({ summary: unit.summary, sentence: unit.sentence, label: read.label, note: read.reason, validator: judge, origin: 'model', at: timings.end });
+						(store.data.faithfulness ??= []).push({
+							summary: unit.summary,
+							sentence: unit.sentence,
+							label: read.label,
+							note: read.reason,
+							validator: judge,
+							origin: 'model',
+							at: timings.end,
+						});
 						await store.save();
 					}
 					return read;

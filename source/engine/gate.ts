@@ -57,4 +57,3 @@ export class Gate {
 		for (const w of waiters) w();
 	}
 }
-

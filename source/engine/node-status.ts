@@ -27,6 +27,7 @@ export function canMove(from: NodeStatus, to: NodeStatus): boolean {
 
 /** Sets the status of `node` to `to`; throws, changing nothing, if the table has no such move. */
 export function moveNode(node: Node, to: NodeStatus): void {
-	if (!canMove(node.status, to)) throw new Error(`internal: node ${node.id} cannot go from ${node.status} to ${to}`);
+	if (!canMove(node.status, to))
+		throw new Error(`internal: node ${node.id} cannot go from ${node.status} to ${to}`);
 	node.status = to;
 }

@@ -43,7 +43,11 @@ export interface CellWork<C extends StudyCell> {
 	 * BooookScore of a cell done: the annotator (null when nothing is left to annotate) and who
 	 * annotates ("openai/gpt-4o-mini"). Absent: the study is not scored.
 	 */
-	scoring?(cell: C, session: Session<BookSessionData>, queue: PQueue): Promise<{ annotator: Annotator | null; scorer: string }>;
+	scoring?(
+		cell: C,
+		session: Session<BookSessionData>,
+		queue: PQueue,
+	): Promise<{ annotator: Annotator | null; scorer: string }>;
 }
 
 /** 'skipped': done before this study started (nothing to run). */
@@ -113,7 +117,14 @@ export type StudyEvent =
 	| { type: 'cell-ran'; index: number; cell: CellState; status: RunStatus }
 	| { type: 'cell-scoring'; index: number; cell: CellState; scorer: string }
 	/** `already`: it had a score, no call was made; `annotated`: the annotator ran (else nothing was left to annotate). */
-	| { type: 'cell-scored'; index: number; cell: CellState; scorer: string; already: boolean; annotated: boolean }
+	| {
+			type: 'cell-scored';
+			index: number;
+			cell: CellState;
+			scorer: string;
+			already: boolean;
+			annotated: boolean;
+	  }
 	| { type: 'cell-scoring-failed'; index: number; cell: CellState; error: string }
 	/** Something other than the run failed the cell (a session that cannot be opened, a disk error). */
 	| { type: 'cell-error'; index: number; cell: CellState; error: string }
@@ -169,9 +180,32 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		this.indexByKey = new Map(opts.cells.map((c, i) => [c.key, i]));
 		this.now = opts.now ?? Date.now;
 		this.queue = new PQueue({ concurrency: opts.concurrency });
-		this.cellQueue = new PQueue({ concurrency: opts.batches ? Math.max(1, opts.cells.length) : opts.concurrency });
-		const cells = opts.cells.map((c): CellState => ({ key: c.key, session: c.sessionId, status: 'queued', calls: 0, expected: c.calls, cost: 0, words: null, score: null, activity: null, scoring: null, error: null, batch: null }));
-		this.current = { status: 'idle', cells, totals: studyTotals(cells), startedAt: null, endedAt: null, batches: opts.batches ? { waiting: 0, answered: 0, requests: 0 } : null, rateLimit: null };
+		this.cellQueue = new PQueue({
+			concurrency: opts.batches ? Math.max(1, opts.cells.length) : opts.concurrency,
+		});
+		const cells = opts.cells.map((c): CellState => ({
+			key: c.key,
+			session: c.sessionId,
+			status: 'queued',
+			calls: 0,
+			expected: c.calls,
+			cost: 0,
+			words: null,
+			score: null,
+			activity: null,
+			scoring: null,
+			error: null,
+			batch: null,
+		}));
+		this.current = {
+			status: 'idle',
+			cells,
+			totals: studyTotals(cells),
+			startedAt: null,
+			endedAt: null,
+			batches: opts.batches ? { waiting: 0, answered: 0, requests: 0 } : null,
+			rateLimit: null,
+		};
 	}
 
 	/** Where the study stands: a new object after every change, so a screen can compare snapshots. */
@@ -198,13 +232,24 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		if (over) this.openBatches.delete(state.id);
 		else this.openBatches.set(state.id, state);
 		const open = [...this.openBatches.values()];
-		this.current = { ...this.current, batches: { waiting: open.length, answered: open.reduce((n, b) => n + b.done, 0), requests: open.reduce((n, b) => n + b.total, 0) } };
+		this.current = {
+			...this.current,
+			batches: {
+				waiting: open.length,
+				answered: open.reduce((n, b) => n + b.done, 0),
+				requests: open.reduce((n, b) => n + b.total, 0),
+			},
+		};
 		for (const key of state.cells) {
 			const index = this.indexByKey.get(key);
 			if (index === undefined) continue;
 			const waiting = this.batchesOf.get(key) ?? new Map<string, string>();
 			waiting.delete(state.id);
-			if (!over) waiting.set(state.id, `batch ${state.id} ${state.status.replace(/_/gu, ' ')} ${state.done}/${state.total}`);
+			if (!over)
+				waiting.set(
+					state.id,
+					`batch ${state.id} ${state.status.replace(/_/gu, ' ')} ${state.done}/${state.total}`,
+				);
 			this.batchesOf.set(key, waiting);
 			this.update(index, { batch: [...waiting.values()].at(-1) ?? null });
 			this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
@@ -234,7 +279,9 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		const unfollow = batches?.on((state, change) => this.batchChanged(state, change));
 		try {
 			// A cell queued when a cancel comes returns at once (a cleared p-queue task would never settle).
-			await Promise.all(this.cells.map((cell, index) => this.cellQueue.add(() => this.runCell(cell, index, record))));
+			await Promise.all(
+				this.cells.map((cell, index) => this.cellQueue.add(() => this.runCell(cell, index, record))),
+			);
 		} finally {
 			unfollow?.();
 			// Batches still running stay recorded in their sessions, for the next run to wait for.
@@ -242,7 +289,9 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			await record.close();
 		}
 		const status = this.cancelled ? 'cancelled' : this.failed ? 'failed' : 'done';
-		const cells = this.current.cells.map((c) => (c.status === 'queued' && this.cancelled ? { ...c, status: 'cancelled' as const } : c));
+		const cells = this.current.cells.map((c) =>
+			c.status === 'queued' && this.cancelled ? { ...c, status: 'cancelled' as const } : c,
+		);
 		this.current = { ...this.current, cells, totals: studyTotals(cells), status, endedAt: this.now() };
 		this.emit({ type: 'study-finished', status });
 		return status;
@@ -271,7 +320,14 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			if (data.kind === 'book' && runFinished(data.run)) {
 				const totals = runTotalsOf(data.run);
 				const scoring = await this.loggedScoring(cell);
-				this.update(index, { status: 'skipped', calls: totals.calls, expected: totals.calls, cost: totals.cost, words: finalWords(data.run), scoring });
+				this.update(index, {
+					status: 'skipped',
+					calls: totals.calls,
+					expected: totals.calls,
+					cost: totals.cost,
+					words: finalWords(data.run),
+					scoring,
+				});
 				this.emit({ type: 'cell-skipped', index, cell: this.current.cells[index]! });
 				await record.set(cell.key, cell.sessionId, 'done');
 				return 'done';
@@ -279,7 +335,12 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		}
 		const session = exists
 			? bookSession(await Session.open(sessionsDir, cell.sessionId))
-			: await Session.create(sessionsDir, { id: cell.sessionId, book: cell.book.info, text: cell.book.loaded.text, run: newRun(cell.config, cell.chunks) });
+			: await Session.create(sessionsDir, {
+					id: cell.sessionId,
+					book: cell.book.info,
+					text: cell.book.loaded.text,
+					run: newRun(cell.config, cell.chunks),
+				});
 		try {
 			await record.set(cell.key, cell.sessionId, 'running');
 			const engine = await this.opts.work.engine(cell, session, this.queue);
@@ -287,20 +348,39 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			let expected = engine.plannedCalls();
 			const progress = () => {
 				const totals = engine.totals;
-				this.update(index, { calls: totals.calls, cost: totals.cost, expected: Math.max(expected, totals.calls), activity: activityOf(engine.run) });
+				this.update(index, {
+					calls: totals.calls,
+					cost: totals.cost,
+					expected: Math.max(expected, totals.calls),
+					activity: activityOf(engine.run),
+				});
 				this.emit({ type: 'cell-progress', index, cell: this.current.cells[index]! });
 			};
 			const off = engine.on((event) => {
 				if (event.type === 'rate-limit') this.rateLimited(event);
 				if (event.type === 'run-started' || event.type === 'node-planned') expected = event.planned;
-				if (event.type === 'usage' || event.type === 'node-finished' || event.type === 'node-planned' || event.type === 'node-started' || event.type === 'run-started') progress();
+				if (
+					event.type === 'usage' ||
+					event.type === 'node-finished' ||
+					event.type === 'node-planned' ||
+					event.type === 'node-started' ||
+					event.type === 'run-started'
+				)
+					progress();
 				else if (event.type === 'node-failed') {
 					this.update(index, { error: event.error });
 					progress();
 				}
 			});
 			const totals = engine.totals;
-			this.update(index, { status: 'running', calls: totals.calls, cost: totals.cost, expected, activity: activityOf(engine.run), error: null });
+			this.update(index, {
+				status: 'running',
+				calls: totals.calls,
+				cost: totals.cost,
+				expected,
+				activity: activityOf(engine.run),
+				error: null,
+			});
 			this.emit({ type: 'cell-started', index, cell: this.current.cells[index]!, resumed: exists });
 			this.stoppable.add(engine);
 			this.live.set(cell.key, { engine, session });
@@ -319,7 +399,13 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			const end = engine.totals;
 			const done = status === 'done';
 			this.update(index, {
-				status: done ? (this.opts.work.scoring && !this.cancelled ? 'scoring' : 'done') : status === 'failed' ? 'failed' : 'cancelled',
+				status: done
+					? this.opts.work.scoring && !this.cancelled
+						? 'scoring'
+						: 'done'
+					: status === 'failed'
+						? 'failed'
+						: 'cancelled',
 				calls: end.calls,
 				cost: end.cost,
 				expected: done ? end.calls : Math.max(engine.plannedCalls(), end.calls),
@@ -342,8 +428,19 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 		// What earlier runs spent scoring this session: the annotator below counts only its own calls.
 		const before = await this.loggedScoring(cell);
 		if (stored !== null) {
-			this.update(index, { status: this.current.cells[index]!.status === 'skipped' ? 'skipped' : 'done', score: stored, scoring: before });
-			this.emit({ type: 'cell-scored', index, cell: this.current.cells[index]!, scorer: '', already: true, annotated: false });
+			this.update(index, {
+				status: this.current.cells[index]!.status === 'skipped' ? 'skipped' : 'done',
+				score: stored,
+				scoring: before,
+			});
+			this.emit({
+				type: 'cell-scored',
+				index,
+				cell: this.current.cells[index]!,
+				scorer: '',
+				already: true,
+				annotated: false,
+			});
 			return;
 		}
 		const session = bookSession(await Session.open(sessionsDir, cell.sessionId));
@@ -360,7 +457,8 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 				});
 				const off = annotator.on((event) => {
 					if (event.type === 'rate-limit') this.rateLimited(event);
-					if (event.type === 'annotate-started') recovered = { calls: annotator.totals.calls, cost: annotator.totals.cost };
+					if (event.type === 'annotate-started')
+						recovered = { calls: annotator.totals.calls, cost: annotator.totals.cost };
 					if (event.type !== 'usage' && event.type !== 'annotate-started') return;
 					const t = annotator.totals;
 					const planned = event.type === 'usage' ? event.planned : t.calls + event.units;
@@ -394,7 +492,14 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 			}
 			const score = storedScore(session.data.summaries, session.data.annotations, session.data.run);
 			this.update(index, { status: 'done', score, activity: null });
-			this.emit({ type: 'cell-scored', index, cell: this.current.cells[index]!, scorer, already: false, annotated: annotator !== null });
+			this.emit({
+				type: 'cell-scored',
+				index,
+				cell: this.current.cells[index]!,
+				scorer,
+				already: false,
+				annotated: annotator !== null,
+			});
 		} finally {
 			await session.close();
 		}
@@ -423,7 +528,15 @@ export class StudyRunner<C extends StudyCell = StudyCell> {
 }
 
 function studyTotals(cells: readonly CellState[]): StudyTotals {
-	const totals: StudyTotals = { cells: cells.length, done: 0, failed: 0, active: 0, calls: 0, expected: 0, cost: 0 };
+	const totals: StudyTotals = {
+		cells: cells.length,
+		done: 0,
+		failed: 0,
+		active: 0,
+		calls: 0,
+		expected: 0,
+		cost: 0,
+	};
 	for (const c of cells) {
 		if (c.status === 'done' || c.status === 'skipped') totals.done++;
 		else if (c.status === 'failed') totals.failed++;
@@ -450,9 +563,15 @@ export function activityOf(run: Run): string | null {
 	const finished = (n: (typeof nodes)[number]) => n.status === 'done';
 	if (run.config.method === 'inc') {
 		// A step reads one chunk (its compressions and redos are calls of the same step).
-		const read = new Set(nodes.filter((n) => finished(n) && (n.kind === 'summarize' || n.kind === 'update')).map((n) => n.meta.step));
+		const read = new Set(
+			nodes
+				.filter((n) => finished(n) && (n.kind === 'summarize' || n.kind === 'update'))
+				.map((n) => n.meta.step),
+		);
 		const steps = run.chunks.length;
-		return nodes.every(finished) && read.size >= steps ? null : `step ${Math.min(read.size + 1, steps)}/${steps}`;
+		return nodes.every(finished) && read.size >= steps
+			? null
+			: `step ${Math.min(read.size + 1, steps)}/${steps}`;
 	}
 	const levels = [...new Set(nodes.map((n) => n.level))].sort((a, b) => a - b);
 	const level = levels.find((l) => nodes.some((n) => n.level === l && !finished(n)));

@@ -42,8 +42,14 @@ export function citedChunks(evidence: readonly SentenceEvidence[]): (number | nu
 }
 
 /** Coverage of a book of `chunks` (and `length` characters) by sentences citing `cited` (chunk index or null each). */
-export function coverageOf(chunks: readonly Chunk[], length: number, cited: readonly (number | null)[], parts = 10): Coverage {
-	if (!Number.isInteger(parts) || parts < 1) throw new Error(`parts must be a whole number of at least 1, got ${parts}`);
+export function coverageOf(
+	chunks: readonly Chunk[],
+	length: number,
+	cited: readonly (number | null)[],
+	parts = 10,
+): Coverage {
+	if (!Number.isInteger(parts) || parts < 1)
+		throw new Error(`parts must be a whole number of at least 1, got ${parts}`);
 	const position = chunks.map((c) => (length > 0 ? (c.start + c.end) / 2 / length : 0));
 	const citations = chunks.map(() => 0);
 	let sum = 0;
@@ -99,7 +105,13 @@ function slopeOf(x: readonly number[], y: readonly number[]): number | null {
  * evidence is let go once its cited chunk is noted, so a summary of any length holds one number per
  * sentence; `onSentence` hears how many are done.
  */
-export function finalCoverage(run: Run, book: string, index: PassageIndex, parts = 10, onSentence?: (done: number) => void): Coverage | null {
+export function finalCoverage(
+	run: Run,
+	book: string,
+	index: PassageIndex,
+	parts = 10,
+	onSentence?: (done: number) => void,
+): Coverage | null {
 	if (!run.root) return null;
 	const cited: (number | null)[] = [];
 	for (const s of eachEvidence(run, index, run.root, { top: 1 })) {

@@ -26,7 +26,12 @@ export interface EvidenceOptions {
  * The evidence for each sentence of `node`'s summary: its candidate chunks by the tree, and the
  * best passages of those chunks by BM25. Pure and offline; `index` is built once per book.
  */
-export function nodeEvidence(run: Run, index: PassageIndex, node: NodeRef, opts: EvidenceOptions = {}): SentenceEvidence[] {
+export function nodeEvidence(
+	run: Run,
+	index: PassageIndex,
+	node: NodeRef,
+	opts: EvidenceOptions = {},
+): SentenceEvidence[] {
 	return [...eachEvidence(run, index, node, opts)];
 }
 
@@ -34,22 +39,32 @@ export function nodeEvidence(run: Run, index: PassageIndex, node: NodeRef, opts:
  * `nodeEvidence` one sentence at a time, each worked out when it is asked for: what a command
  * shows as it goes, holding one sentence's evidence rather than a long node's all at once.
  */
-export function* eachEvidence(run: Run, index: PassageIndex, node: NodeRef, opts: EvidenceOptions = {}): Generator<SentenceEvidence> {
+export function* eachEvidence(
+	run: Run,
+	index: PassageIndex,
+	node: NodeRef,
+	opts: EvidenceOptions = {},
+): Generator<SentenceEvidence> {
 	const top = opts.top ?? TOP_PASSAGES;
 	const tracer = opts.tracer ?? new Tracer(run);
 	const wanted = opts.sentences ? new Set(opts.sentences) : undefined;
-	for (const s of tracer.eachSource(node, opts.text, wanted)) yield { ...s, passages: index.rank(s.text, top, { chunks: s.chunks, direct: s.direct }) };
+	for (const s of tracer.eachSource(node, opts.text, wanted))
+		yield { ...s, passages: index.rank(s.text, top, { chunks: s.chunks, direct: s.direct }) };
 }
 
 /** The evidence of the run's final summary (its root), or null before the run has one. */
-export function finalEvidence(run: Run, index: PassageIndex, opts: EvidenceOptions = {}): SentenceEvidence[] | null {
+export function finalEvidence(
+	run: Run,
+	index: PassageIndex,
+	opts: EvidenceOptions = {},
+): SentenceEvidence[] | null {
 	return run.root ? nodeEvidence(run, index, run.root, opts) : null;
 }
 
 /** Chunk indices as a person reads them (counted from 1, see summarize/places.ts), in short ranges: [0, 1, 2, 5] -> "1-3, 6". */
 export function chunkRanges(chunks: readonly number[]): string {
 	const parts: string[] = [];
-	for (let i = 0; i < chunks.length; ) {
+	for (let i = 0; i < chunks.length;) {
 		let j = i;
 		while (j + 1 < chunks.length && chunks[j + 1] === chunks[j]! + 1) j++;
 		parts.push(j === i ? `${chunks[i]! + 1}` : `${chunks[i]! + 1}-${chunks[j]! + 1}`);

@@ -20,14 +20,25 @@ export interface Passage {
 export const PASSAGE_SENTENCES = 3;
 
 /** The passages of `book`, chunk by chunk, each of at most `sentences` sentences of one paragraph. */
-export function splitPassages(book: string, chunks: readonly Chunk[], sentences = PASSAGE_SENTENCES): Passage[] {
-	if (!Number.isInteger(sentences) || sentences < 1) throw new Error(`sentences per passage must be a whole number of at least 1, got ${sentences}`);
+export function splitPassages(
+	book: string,
+	chunks: readonly Chunk[],
+	sentences = PASSAGE_SENTENCES,
+): Passage[] {
+	if (!Number.isInteger(sentences) || sentences < 1)
+		throw new Error(`sentences per passage must be a whole number of at least 1, got ${sentences}`);
 	const passages: Passage[] = [];
 	for (const chunk of chunks) {
 		const text = book.slice(chunk.start, chunk.end);
 		let group: { start: number; end: number; count: number } | null = null;
 		const close = () => {
-			if (group) passages.push({ index: passages.length, chunk: chunk.index, start: chunk.start + group.start, end: chunk.start + group.end });
+			if (group)
+				passages.push({
+					index: passages.length,
+					chunk: chunk.index,
+					start: chunk.start + group.start,
+					end: chunk.start + group.end,
+				});
 			group = null;
 		};
 		for (const span of sentenceSpans(text)) {

@@ -97,7 +97,8 @@ export class Tracer {
 			const direct = new Set<number>();
 			for (const origin of origins) {
 				for (const c of this.chunksUnder(origin)) chunks.add(c);
-				for (const ref of findNode(this.#run, origin)?.inputs ?? []) if (isChunkRef(ref)) direct.add(Number(ref.slice(1)));
+				for (const ref of findNode(this.#run, origin)?.inputs ?? [])
+					if (isChunkRef(ref)) direct.add(Number(ref.slice(1)));
 			}
 			const ascending = (set: Set<number>) => [...set].sort((a, b) => a - b);
 			found = { chunks: ascending(chunks), direct: ascending(direct) };
@@ -131,7 +132,8 @@ export class Tracer {
 			const set = new Set<number>();
 			// Marked first: a malformed run that loops back ends here instead of recursing forever.
 			this.#under.set(ref, set);
-			for (const input of findNode(this.#run, ref)?.inputs ?? []) for (const c of this.chunksUnder(input)) set.add(c);
+			for (const input of findNode(this.#run, ref)?.inputs ?? [])
+				for (const c of this.chunksUnder(input)) set.add(c);
 			under = set;
 		}
 		return under;

@@ -41,7 +41,12 @@ export class PassageIndex {
 	constructor(book: string, chunks: readonly Chunk[], sentences = PASSAGE_SENTENCES) {
 		this.#book = book;
 		this.passages = splitPassages(book, chunks, sentences);
-		this.#search = new MiniSearch({ fields: ['text'], storeFields: [], tokenize: contentTokens, processTerm: (term) => term });
+		this.#search = new MiniSearch({
+			fields: ['text'],
+			storeFields: [],
+			tokenize: contentTokens,
+			processTerm: (term) => term,
+		});
 		this.#search.addAll(this.passages.map((p) => ({ id: p.index, text: book.slice(p.start, p.end) })));
 	}
 
@@ -65,7 +70,10 @@ export class PassageIndex {
 		// thousands of passages, and an object and a sort for each of them cost a long node's
 		// sentences more than the search.
 		const best: (Hit & { tier: number })[] = [];
-		const better = (a: { tier: number; score: number; index: number }, b: { tier: number; score: number; index: number }) => a.tier - b.tier || b.score - a.score || a.index - b.index;
+		const better = (
+			a: { tier: number; score: number; index: number },
+			b: { tier: number; score: number; index: number },
+		) => a.tier - b.tier || b.score - a.score || a.index - b.index;
 		const offer = (passage: Passage, score: number, verbatim: boolean) => {
 			const tier = verbatim ? (direct.has(passage.chunk) ? 0 : 1) : 2;
 			if (best.length === top && better({ tier, score, index: passage.index }, best[top - 1]!) >= 0) return;
@@ -81,7 +89,8 @@ export class PassageIndex {
 		}
 		if (results.length === 0 && key !== '') {
 			for (const passage of this.passages) {
-				if ((!allowed || allowed.has(passage.chunk)) && this.#key(passage).includes(key)) offer(passage, 0, true);
+				if ((!allowed || allowed.has(passage.chunk)) && this.#key(passage).includes(key))
+					offer(passage, 0, true);
 			}
 		}
 		return best.map(({ tier: _, ...hit }) => hit);

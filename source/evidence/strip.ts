@@ -6,7 +6,8 @@
 const SHADES = ['░', '▒', '▓'] as const;
 
 export function stripChart(citations: readonly number[], width: number): string {
-	if (!Number.isInteger(width) || width < 1) throw new Error(`a strip chart needs a width of at least 1, got ${width}`);
+	if (!Number.isInteger(width) || width < 1)
+		throw new Error(`a strip chart needs a width of at least 1, got ${width}`);
 	const n = citations.length;
 	if (n === 0) return '';
 	let line = '';

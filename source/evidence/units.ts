@@ -24,7 +24,13 @@ export interface ShownEvidence {
  * summary is traced once, on first use (a pinned version is traced as scored, not as the node's
  * active text now). An imported summary (no node) has none. Make a new lookup after the run changes.
  */
-export function evidenceLookup(run: Run, book: string, index: PassageIndex, summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node'>[], top = TOP_PASSAGES) {
+export function evidenceLookup(
+	run: Run,
+	book: string,
+	index: PassageIndex,
+	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node'>[],
+	top = TOP_PASSAGES,
+) {
 	const tracer = new Tracer(run);
 	const done = new Map<string, ShownEvidence[][]>();
 	return (unit: { summary: string; sentence: number }): ShownEvidence[] => {

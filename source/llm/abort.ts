@@ -14,7 +14,11 @@ export function abortError(message = 'cancelled', signal?: AbortSignal): Error {
  * Settles as `work` does, or rejects with `abortError(message, signal)` the moment `signal` aborts
  * (at once if it has): for waits that must not outlast a cancel, whatever `work` does meanwhile.
  */
-export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, message?: string): Promise<T> {
+export function unlessAborted<T>(
+	work: Promise<T>,
+	signal: AbortSignal | undefined,
+	message?: string,
+): Promise<T> {
 	if (!signal) return work;
 	return new Promise<T>((resolve, reject) => {
 		const onAbort = () => reject(abortError(message, signal));

@@ -1,6 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageBatch, MessageBatchIndividualResponse } from '@anthropic-ai/sdk/resources/messages/batches';
-import { acceptsTemperature, ANTHROPIC_DEFAULT_BASE_URL, contentBlocks, SAMPLING_API_VERSION, totalUsage } from './anthropic.ts';
+import type {
+	MessageBatch,
+	MessageBatchIndividualResponse,
+} from '@anthropic-ai/sdk/resources/messages/batches';
+import {
+	acceptsTemperature,
+	ANTHROPIC_DEFAULT_BASE_URL,
+	contentBlocks,
+	SAMPLING_API_VERSION,
+	totalUsage,
+} from './anthropic.ts';
 import { BatchResults, type BatchApi, type BatchItem, type BatchStatus, type ItemResult } from './batcher.ts';
 import { ProviderError } from './provider.ts';
 import { SdkBatchApi, type BatchApiOptions } from './sdk-batch.ts';
@@ -17,7 +26,11 @@ export class AnthropicBatchApi extends SdkBatchApi<Anthropic> implements BatchAp
 	private readonly sampling: boolean;
 
 	constructor(opts: BatchApiOptions) {
-		super(opts, { label: 'anthropic batch', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL }, (settings) => new Anthropic(settings));
+		super(
+			opts,
+			{ label: 'anthropic batch', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL },
+			(settings) => new Anthropic(settings),
+		);
 		this.sampling = acceptsTemperature(opts.model);
 	}
 
@@ -27,16 +40,28 @@ export class AnthropicBatchApi extends SdkBatchApi<Anthropic> implements BatchAp
 			params: {
 				model: this.model,
 				max_tokens: request.maxTokens,
-				messages: [{ role: 'user' as const, content: contentBlocks(request.prompt, request.cacheablePrefix) }],
+				messages: [
+					{ role: 'user' as const, content: contentBlocks(request.prompt, request.cacheablePrefix) },
+				],
 				// As for a streamed call (anthropic.ts): only models that take it, on the API version that does.
 				...(this.sampling ? { temperature: request.temperature } : {}),
 			},
 		}));
-		return this.sdk(async () => statusOf(await this.client.messages.batches.create({ requests }, { headers: this.sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} })));
+		return this.sdk(async () =>
+			statusOf(
+				await this.client.messages.batches.create(
+					{ requests },
+					{ headers: this.sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} },
+				),
+			),
+		);
 	}
 
 	status(id: string, signal?: AbortSignal): Promise<BatchStatus> {
-		return this.sdk(async (own) => statusOf(await this.client.messages.batches.retrieve(id, {}, { signal: own })), signal);
+		return this.sdk(
+			async (own) => statusOf(await this.client.messages.batches.retrieve(id, {}, { signal: own })),
+			signal,
+		);
 	}
 
 	/**
@@ -47,10 +72,22 @@ export class AnthropicBatchApi extends SdkBatchApi<Anthropic> implements BatchAp
 	results(id: string, signal?: AbortSignal): Promise<BatchResults> {
 		return this.sdk(async (own) => {
 			const batch = await this.client.messages.batches.retrieve(id, {}, { signal: own });
-			if (!batch.results_url) throw new ProviderError(`anthropic batch ${id}: no results to read yet (it is ${batch.processing_status}); it is polled again`, true);
-			const response = await this.client.get(batch.results_url, { signal: own, headers: { Accept: 'application/binary' }, __binaryResponse: true }).asResponse();
+			if (!batch.results_url)
+				throw new ProviderError(
+					`anthropic batch ${id}: no results to read yet (it is ${batch.processing_status}); it is polled again`,
+					true,
+				);
+			const response = await this.client
+				.get(batch.results_url, {
+					signal: own,
+					headers: { Accept: 'application/binary' },
+					__binaryResponse: true,
+				})
+				.asResponse();
 			const found = new BatchResults(statusOf(batch).total);
-			await this.readResults(response.body, found, (line) => itemResult(line as unknown as MessageBatchIndividualResponse));
+			await this.readResults(response.body, found, (line) =>
+				itemResult(line as unknown as MessageBatchIndividualResponse),
+			);
 			return found;
 		}, signal);
 	}
@@ -59,7 +96,13 @@ export class AnthropicBatchApi extends SdkBatchApi<Anthropic> implements BatchAp
 function statusOf(batch: MessageBatch): BatchStatus {
 	const c = batch.request_counts;
 	const total = c.processing + c.succeeded + c.errored + c.canceled + c.expired;
-	return { id: batch.id, status: batch.processing_status, ended: batch.processing_status === 'ended', done: total - c.processing, total };
+	return {
+		id: batch.id,
+		status: batch.processing_status,
+		ended: batch.processing_status === 'ended',
+		done: total - c.processing,
+		total,
+	};
 }
 
 function itemResult(line: MessageBatchIndividualResponse): ItemResult {
@@ -67,7 +110,14 @@ function itemResult(line: MessageBatchIndividualResponse): ItemResult {
 	switch (result.type) {
 		case 'succeeded': {
 			const text = result.message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-			return { ok: true, result: { text, finishReason: result.message.stop_reason ?? 'end_turn', usage: totalUsage(result.message.usage) } };
+			return {
+				ok: true,
+				result: {
+					text,
+					finishReason: result.message.stop_reason ?? 'end_turn',
+					usage: totalUsage(result.message.usage),
+				},
+			};
 		}
 		case 'errored': {
 			const error = result.error.error;

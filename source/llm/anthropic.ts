@@ -3,7 +3,13 @@ import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
 import type { CallRequest, CallResult } from './provider.ts';
-import { openStream, readStream, SdkProvider, type AttemptOptions, type SdkProviderOptions } from './sdk-client.ts';
+import {
+	openStream,
+	readStream,
+	SdkProvider,
+	type AttemptOptions,
+	type SdkProviderOptions,
+} from './sdk-client.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -20,7 +26,11 @@ export const SAMPLING_API_VERSION = '2023-06-01';
  * takes it, it is sent; for the others (and unknown names) it is left out and runs at the default.
  */
 export function acceptsTemperature(model: string): boolean {
-	return /^claude-(instant|2|3)\b/u.test(model) || /^claude-(opus|sonnet|haiku)-4(-[0-6])?(-\d{8})?$/u.test(model) || /^claude-(opus|sonnet|haiku)-4(-[0-6])?-(latest|v\d)/u.test(model);
+	return (
+		/^claude-(instant|2|3)\b/u.test(model) ||
+		/^claude-(opus|sonnet|haiku)-4(-[0-6])?(-\d{8})?$/u.test(model) ||
+		/^claude-(opus|sonnet|haiku)-4(-[0-6])?-(latest|v\d)/u.test(model)
+	);
 }
 /** Options of the Anthropic provider; `baseURL` null means the vendor's own API. */
 export type AnthropicProviderOptions = SdkProviderOptions;
@@ -37,10 +47,18 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
 	readonly name = 'anthropic' as const;
 
 	constructor(options: AnthropicProviderOptions) {
-		super(options, { label: 'anthropic', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL }, (settings) => new Anthropic(settings));
+		super(
+			options,
+			{ label: 'anthropic', keyVar: 'ANTHROPIC_API_KEY', defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL },
+			(settings) => new Anthropic(settings),
+		);
 	}
 
-	protected async attempt(request: CallRequest, options: AttemptOptions, received: (text: string) => void): Promise<CallResult> {
+	protected async attempt(
+		request: CallRequest,
+		options: AttemptOptions,
+		received: (text: string) => void,
+	): Promise<CallResult> {
 		const { signal } = options;
 		const sampling = acceptsTemperature(this.model);
 		const body = {
@@ -51,7 +69,11 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
 			// The field is gone from this SDK (its API version rejects it), so it goes in as a plain body field.
 			...(sampling ? { temperature: request.temperature } : {}),
 		};
-		const stream = await openStream(this.failure, () => this.client.messages.create(body, { ...options, headers: sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} }).withResponse());
+		const stream = await openStream(this.failure, () =>
+			this.client.messages
+				.create(body, { ...options, headers: sampling ? { 'anthropic-version': SAMPLING_API_VERSION } : {} })
+				.withResponse(),
+		);
 		let stopReason: string | null = null;
 		const usage: WireUsage = {};
 		// `event: error` mid-stream (overloaded_error) breaks the stream: the SDK does not retry those.
@@ -114,7 +136,12 @@ export function contentBlocks(prompt: string, prefix?: string): TextBlockParam[]
 }
 
 function mergeUsage(into: WireUsage, from: WireUsage): void {
-	for (const key of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const) {
+	for (const key of [
+		'input_tokens',
+		'output_tokens',
+		'cache_read_input_tokens',
+		'cache_creation_input_tokens',
+	] as const) {
 		const value = from[key];
 		if (typeof value === 'number') into[key] = value;
 	}

@@ -16,12 +16,16 @@ export function checkBaseUrl(url: string, source: string, keyVar: string): strin
 	try {
 		parsed = new URL(url);
 	} catch {
-		throw badInput(`${source} ${JSON.stringify(withoutSecrets(withoutCredentials(url)))} is not a URL; give the server's address, e.g. http://localhost:8000/v1`);
+		throw badInput(
+			`${source} ${JSON.stringify(withoutSecrets(withoutCredentials(url)))} is not a URL; give the server's address, e.g. http://localhost:8000/v1`,
+		);
 	}
 	if (parsed.username !== '' || parsed.password !== '') {
 		parsed.username = '';
 		parsed.password = '';
-		throw badInput(`${source} ${withoutSecrets(parsed.href)}: leave the user name and password out of the URL (it is saved with the session and shown in messages); give the key in ${keyVar}`);
+		throw badInput(
+			`${source} ${withoutSecrets(parsed.href)}: leave the user name and password out of the URL (it is saved with the session and shown in messages); give the key in ${keyVar}`,
+		);
 	}
 	const secrets = secretParams(parsed);
 	if (secrets.length > 0) {
@@ -30,7 +34,9 @@ export function checkBaseUrl(url: string, source: string, keyVar: string): strin
 		);
 	}
 	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-		throw badInput(`${source} ${withoutCredentials(parsed.href)}: booook talks to a server over HTTP; give an http:// or https:// address, e.g. http://localhost:8000/v1`);
+		throw badInput(
+			`${source} ${withoutCredentials(parsed.href)}: booook talks to a server over HTTP; give an http:// or https:// address, e.g. http://localhost:8000/v1`,
+		);
 	}
 	return url;
 }
@@ -50,12 +56,18 @@ function secretParams(url: URL): string[] {
 
 /** `text` with the value of every secret-looking `name=value` hidden. */
 function withoutSecrets(text: string): string {
-	return text.replace(/([?&#;]([^=&#;?/]*)=)([^&#;]*)/gu, (whole, head: string, name: string) => (SECRET_NAME.test(name) ? `${head}…` : whole));
+	return text.replace(/([?&#;]([^=&#;?/]*)=)([^&#;]*)/gu, (whole, head: string, name: string) =>
+		SECRET_NAME.test(name) ? `${head}…` : whole,
+	);
 }
 
 /** Where the key of `provider` is read from, named where a key belongs. */
 export function keyVariable(provider: ProviderName): string {
-	return provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : provider === 'openai' ? 'OPENAI_API_KEY' : 'OPENAI_API_KEY or ANTHROPIC_API_KEY';
+	return provider === 'anthropic'
+		? 'ANTHROPIC_API_KEY'
+		: provider === 'openai'
+			? 'OPENAI_API_KEY'
+			: 'OPENAI_API_KEY or ANTHROPIC_API_KEY';
 }
 
 /** What an address that is not an http(s) URL may show: anything before an @ could be a password. */
@@ -68,9 +80,17 @@ function withoutCredentials(text: string): string {
  * website, a login page or a proxy's error page. The SDKs would read it as an empty stream and
  * retry; this says what happened instead, once.
  */
-export function webPageAnswer(label: string, baseURL: string, keyVar: string, response: Response): ProviderError | null {
+export function webPageAnswer(
+	label: string,
+	baseURL: string,
+	keyVar: string,
+	response: Response,
+): ProviderError | null {
 	const type = response.headers.get('content-type') ?? '';
 	if (!/^\s*text\/html\b/iu.test(type)) return null;
 	const setting = keyVar.replace(/_API_KEY$/u, '_BASE_URL');
-	return new ProviderError(`${label}: ${baseURL} answered with a web page (HTML), not an API; check --base-url (or ${setting})`, false);
+	return new ProviderError(
+		`${label}: ${baseURL} answered with a web page (HTML), not an API; check --base-url (or ${setting})`,
+		false,
+	);
 }

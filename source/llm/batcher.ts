@@ -335,7 +335,11 @@ export class Batcher {
 		if (this.gatherTimer) clearTimeout(this.gatherTimer);
 		this.gatherTimer = null;
 		if (this.pending.length >= this.maxSize || this.pendingBytes >= this.maxBytes) void this.flush();
-		else this.gatherTimer = setTimeout(() => void this.flush(), Math.min(this.gatherMs, this.gatherStarted + GATHER_LIMIT * this.gatherMs - now));
+		else
+			this.gatherTimer = setTimeout(
+				() => void this.flush(),
+				Math.min(this.gatherMs, this.gatherStarted + GATHER_LIMIT * this.gatherMs - now),
+			);
 	}
 
 	/** Sends what has gathered (up to a batch's size) as one batch, records it in each session, then polls it. */
@@ -343,7 +347,12 @@ export class Batcher {
 		this.gatherTimer = null;
 		let count = 0;
 		let bytes = 0;
-		while (count < this.pending.length && count < this.maxSize && (count === 0 || bytes + this.pending[count]!.bytes <= this.maxBytes)) bytes += this.pending[count++]!.bytes;
+		while (
+			count < this.pending.length &&
+			count < this.maxSize &&
+			(count === 0 || bytes + this.pending[count]!.bytes <= this.maxBytes)
+		)
+			bytes += this.pending[count++]!.bytes;
 		const items = this.pending.splice(0, count);
 		this.pendingBytes -= bytes;
 		if (this.pending.length > 0) {
@@ -361,7 +370,13 @@ export class Batcher {
 			// the SDK's retries) sends the calls out again later, as a failed poll is tried again.
 			for (const waiter of items) {
 				waiter.tries += 1;
-				if (error instanceof ProviderError && error.retryable && !this.closed && !waiter.request.signal?.aborted) this.sendAgain(waiter, () => waiter.reject(error), true);
+				if (
+					error instanceof ProviderError &&
+					error.retryable &&
+					!this.closed &&
+					!waiter.request.signal?.aborted
+				)
+					this.sendAgain(waiter, () => waiter.reject(error), true);
 				else waiter.reject(error);
 			}
 			return;
@@ -376,7 +391,16 @@ export class Batcher {
 		try {
 			await Promise.all(
 				[...byJournal].map(([journal, waiters]) =>
-					journal.append(waiters.map((w) => ({ customId: w.customId, batch: status.id, hash: w.hash, provider: this.api.provider, model: this.api.model, at }))),
+					journal.append(
+						waiters.map((w) => ({
+							customId: w.customId,
+							batch: status.id,
+							hash: w.hash,
+							provider: this.api.provider,
+							model: this.api.model,
+							at,
+						})),
+					),
 				),
 			);
 		} catch (error) {
@@ -412,7 +436,18 @@ export class Batcher {
 
 	private track(id: string, origin: BatchState['origin']): Track {
 		const track: Track = {
-			state: { id, provider: this.api.provider, model: this.api.model, status: origin === 'attached' ? 'unknown' : 'submitted', done: 0, total: 0, cells: [], origin, succeeded: null, errored: null },
+			state: {
+				id,
+				provider: this.api.provider,
+				model: this.api.model,
+				status: origin === 'attached' ? 'unknown' : 'submitted',
+				done: 0,
+				total: 0,
+				cells: [],
+				origin,
+				succeeded: null,
+				errored: null,
+			},
 			waiters: new Map(),
 			timer: null,
 			polling: false,
@@ -437,10 +472,14 @@ export class Batcher {
 			const status = await this.api.status(track.state.id, this.polls.signal);
 			track.failures = 0;
 			if (status.failure !== undefined) {
-				const error = new ProviderError(`${this.api.provider} batch ${track.state.id} failed: ${status.failure}`, status.retry === true);
+				const error = new ProviderError(
+					`${this.api.provider} batch ${track.state.id} failed: ${status.failure}`,
+					status.retry === true,
+				);
 				if (status.retry) {
 					this.update(track, status, 'failed', `${status.failure}; its calls go out again in a later batch`);
-					for (const waiter of [...track.waiters.values()]) this.sendAgain(waiter, () => this.giveUp(track, waiter, error), true);
+					for (const waiter of [...track.waiters.values()])
+						this.sendAgain(waiter, () => this.giveUp(track, waiter, error), true);
 					track.waiters.clear();
 				} else {
 					this.update(track, status, 'failed', status.failure);
@@ -466,8 +505,13 @@ export class Batcher {
 			if (this.closed) return;
 			if (gone(error)) {
 				// Deleted, archived, or made with another key: nothing will answer it, so its calls are asked anew.
-				this.emit(track, 'failed', 'not at the provider any more (404 Not Found); its calls go out again in a new batch');
-				for (const waiter of [...track.waiters.values()]) this.sendAgain(waiter, () => this.giveUp(track, waiter, error));
+				this.emit(
+					track,
+					'failed',
+					'not at the provider any more (404 Not Found); its calls go out again in a new batch',
+				);
+				for (const waiter of [...track.waiters.values()])
+					this.sendAgain(waiter, () => this.giveUp(track, waiter, error));
 				track.waiters.clear();
 				return;
 			}
@@ -475,7 +519,11 @@ export class Batcher {
 			if ((error instanceof ProviderError && !error.retryable) || track.failures >= POLL_FAILURES) {
 				const keep = unreachable(error);
 				// Screens stop showing it as waited for; the line says whether a later run will wait for it again.
-				this.emit(track, 'failed', `${errorMessage(error)}${keep ? '; stopped polling it (it stays recorded: running the study again waits for it)' : ''}`);
+				this.emit(
+					track,
+					'failed',
+					`${errorMessage(error)}${keep ? '; stopped polling it (it stays recorded: running the study again waits for it)' : ''}`,
+				);
 				this.failAll(track, error, !keep);
 			}
 			// A poll that failed after the SDK's retries is tried again at the next interval.
@@ -522,7 +570,15 @@ export class Batcher {
 	 * per session, not one each.
 	 */
 	private giveUp(track: Track, waiter: Waiter, error: unknown): void {
-		const entry: BatchEntry = { customId: waiter.customId, batch: track.state.id, hash: waiter.hash, provider: this.api.provider, model: this.api.model, at: this.now().toISOString(), settled: 'errored' };
+		const entry: BatchEntry = {
+			customId: waiter.customId,
+			batch: track.state.id,
+			hash: waiter.hash,
+			provider: this.api.provider,
+			model: this.api.model,
+			at: this.now().toISOString(),
+			settled: 'errored',
+		};
 		const { journal } = waiter.lane;
 		let group = this.givingUp.get(journal);
 		if (!group) {
@@ -533,7 +589,12 @@ export class Batcher {
 				this.givingUp.delete(journal);
 				journal.append(given.map((g) => g.entry)).then(
 					() => given.forEach((g) => g.waiter.reject(g.error)),
-					(written: unknown) => given.forEach((g) => g.waiter.reject(new Error(`${errorMessage(g.error)}; and it could not be recorded: ${errorMessage(written)}`))),
+					(written: unknown) =>
+						given.forEach((g) =>
+							g.waiter.reject(
+								new Error(`${errorMessage(g.error)}; and it could not be recorded: ${errorMessage(written)}`),
+							),
+						),
 				);
 			});
 		}
@@ -543,20 +604,30 @@ export class Batcher {
 	/** A waiter's outcome from its ended batch: its result, another batch, or its error. */
 	private settle(track: Track, waiter: Waiter, results: Map<string, ItemResult>): void {
 		track.waiters.delete(waiter.customId);
-		const result = results.get(waiter.customId) ?? { ok: false as const, reason: 'no result for this request in the batch', retry: true };
+		const result = results.get(waiter.customId) ?? {
+			ok: false as const,
+			reason: 'no result for this request in the batch',
+			retry: true,
+		};
 		if (result.ok) {
 			waiter.resolve({ ...result.result, batch: track.state.id });
 			return;
 		}
 		// Given up on: a later run asks again instead of waiting for this batch.
-		const giveUp = () => this.giveUp(track, waiter, new ProviderError(`${this.api.provider} batch ${track.state.id}: ${result.reason}`, result.retry));
+		const giveUp = () =>
+			this.giveUp(
+				track,
+				waiter,
+				new ProviderError(`${this.api.provider} batch ${track.state.id}: ${result.reason}`, result.retry),
+			);
 		if (result.retry) this.sendAgain(waiter, giveUp);
 		else giveUp();
 	}
 
 	private update(track: Track, status: BatchStatus, change: BatchChange, detail?: string): void {
 		const { state } = track;
-		const moved = state.status !== status.status || state.done !== status.done || state.total !== status.total;
+		const moved =
+			state.status !== status.status || state.done !== status.done || state.total !== status.total;
 		state.status = status.status;
 		state.done = status.done;
 		state.total = status.total;
@@ -584,7 +655,9 @@ function answered(results: Map<string, ItemResult>, sent: Set<string> | null, to
 function unreadable(results: Map<string, ItemResult>): string | undefined {
 	const count = results instanceof BatchResults ? results.unreadable : 0;
 	if (count === 0) return undefined;
-	return count === 1 ? '1 line of its results could not be read and was skipped' : `${count} lines of its results could not be read and were skipped`;
+	return count === 1
+		? '1 line of its results could not be read and was skipped'
+		: `${count} lines of its results could not be read and were skipped`;
 }
 
 /** The provider does not know the batch, or no longer has its results (404). */
@@ -609,7 +682,9 @@ export function customIdOf(session: string, key: BatchKey): string {
 
 /** What identifies a request's question: the same hash means the same call. */
 export function requestHash(api: Pick<BatchApi, 'provider' | 'model'>, request: CallRequest): string {
-	return createHash('sha256').update(JSON.stringify([api.provider, api.model, request.maxTokens, request.temperature, request.prompt])).digest('hex');
+	return createHash('sha256')
+		.update(JSON.stringify([api.provider, api.model, request.maxTokens, request.temperature, request.prompt]))
+		.digest('hex');
 }
 
 /** One stderr line per batch change, for a headless study. */

@@ -14,9 +14,11 @@ let guarded = false;
 export function guardConsole(): void {
 	if (guarded) return;
 	guarded = true;
-	const write = (stream: NodeJS.WriteStream) => (...args: unknown[]) => {
-		stream.write(`${sanitize(format(...args))}\n`);
-	};
+	const write =
+		(stream: NodeJS.WriteStream) =>
+		(...args: unknown[]) => {
+			stream.write(`${sanitize(format(...args))}\n`);
+		};
 	console.log = write(process.stdout);
 	console.info = write(process.stdout);
 	console.debug = write(process.stdout);

@@ -57,15 +57,29 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 	switch (opts.provider) {
 		case 'openai': {
 			const baseURL = baseUrl(opts.baseUrl, env, 'OPENAI');
-			const account = { apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai', baseURL, opts.missingKey), baseURL };
+			const account = {
+				apiKey: requireKey(env, 'OPENAI_API_KEY', 'openai', baseURL, opts.missingKey),
+				baseURL,
+			};
 			const options = { ...common, ...account, limiter: limiterOf('openai', account, opts) };
-			return sdkProvider('openai', options, async () => new (await import('./openai.ts')).OpenAIProvider(options));
+			return sdkProvider(
+				'openai',
+				options,
+				async () => new (await import('./openai.ts')).OpenAIProvider(options),
+			);
 		}
 		case 'anthropic': {
 			const baseURL = baseUrl(opts.baseUrl, env, 'ANTHROPIC');
-			const account = { apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic', baseURL, opts.missingKey), baseURL };
+			const account = {
+				apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'anthropic', baseURL, opts.missingKey),
+				baseURL,
+			};
 			const options = { ...common, ...account, limiter: limiterOf('anthropic', account, opts) };
-			return sdkProvider('anthropic', options, async () => new (await import('./anthropic.ts')).AnthropicProvider(options));
+			return sdkProvider(
+				'anthropic',
+				options,
+				async () => new (await import('./anthropic.ts')).AnthropicProvider(options),
+			);
 		}
 		case 'extractive':
 			return new ExtractiveProvider({ encoding: opts.encoding });
@@ -80,7 +94,11 @@ export function createProvider(opts: CreateProviderOptions): Provider {
  * and a run needs at most one of them. The checks that can fail (key, base URL) were made by then, so
  * creating one still fails at once; loading starts at creation and the first call waits for it.
  */
-function sdkProvider(name: 'openai' | 'anthropic', options: SdkProviderOptions, load: () => Promise<Provider>): Provider {
+function sdkProvider(
+	name: 'openai' | 'anthropic',
+	options: SdkProviderOptions,
+	load: () => Promise<Provider>,
+): Provider {
 	const loaded = load();
 	// A failed load is reported by the calls that wait for it, not as an unhandled rejection.
 	loaded.catch(() => {});
@@ -94,9 +112,20 @@ function sdkProvider(name: 'openai' | 'anthropic', options: SdkProviderOptions, 
 }
 
 /** The process's limiter for this account and model (Anthropic gives back an unused output limit and does not count cache reads). */
-function limiterOf(provider: 'openai' | 'anthropic', account: { apiKey: string; baseURL: string | null }, opts: CreateProviderOptions): RateLimiter {
+function limiterOf(
+	provider: 'openai' | 'anthropic',
+	account: { apiKey: string; baseURL: string | null },
+	opts: CreateProviderOptions,
+): RateLimiter {
 	const keyDigest = createHash('sha256').update(account.apiKey).digest('hex').slice(0, 16);
-	return sharedLimiter({ provider, baseURL: account.baseURL ?? 'default', keyDigest, model: opts.model }, { stated: opts.limits ?? {}, refundsOutput: provider === 'anthropic', freeCacheReads: provider === 'anthropic' });
+	return sharedLimiter(
+		{ provider, baseURL: account.baseURL ?? 'default', keyDigest, model: opts.model },
+		{
+			stated: opts.limits ?? {},
+			refundsOutput: provider === 'anthropic',
+			freeCacheReads: provider === 'anthropic',
+		},
+	);
 }
 
 /**
@@ -104,14 +133,28 @@ function limiterOf(provider: 'openai' | 'anthropic', account: { apiKey: string; 
  * server a streamed call of theirs would use; checked (key, base URL) when made, its SDK loading
  * from then on (not with this module, which every command loads). The extractive baseline makes no model calls, so it has none.
  */
-export function createBatchApi(opts: { provider: ProviderName; model: string; baseUrl?: string | null; env?: NodeJS.ProcessEnv }): BatchApi {
+export function createBatchApi(opts: {
+	provider: ProviderName;
+	model: string;
+	baseUrl?: string | null;
+	env?: NodeJS.ProcessEnv;
+}): BatchApi {
 	const env = opts.env ?? process.env;
-	if (opts.provider === 'extractive') throw badInput('the extractive baseline makes no model calls, so it has no batch API; use "batch" with openai or anthropic');
+	if (opts.provider === 'extractive')
+		throw badInput(
+			'the extractive baseline makes no model calls, so it has no batch API; use "batch" with openai or anthropic',
+		);
 	const vendor = opts.provider === 'openai' ? 'OPENAI' : 'ANTHROPIC';
 	const baseURL = baseUrl(opts.baseUrl, env, vendor);
-	const options = { apiKey: requireKey(env, `${vendor}_API_KEY`, opts.provider, baseURL), model: opts.model, baseURL };
+	const options = {
+		apiKey: requireKey(env, `${vendor}_API_KEY`, opts.provider, baseURL),
+		model: opts.model,
+		baseURL,
+	};
 	const loaded: Promise<BatchApi> =
-		opts.provider === 'openai' ? import('./openai-batch.ts').then((m) => new m.OpenAIBatchApi(options)) : import('./anthropic-batch.ts').then((m) => new m.AnthropicBatchApi(options));
+		opts.provider === 'openai'
+			? import('./openai-batch.ts').then((m) => new m.OpenAIBatchApi(options))
+			: import('./anthropic-batch.ts').then((m) => new m.AnthropicBatchApi(options));
 	loaded.catch(() => {});
 	return {
 		provider: opts.provider,
@@ -123,7 +166,11 @@ export function createBatchApi(opts: { provider: ProviderName; model: string; ba
 }
 
 /** `--base-url`, else the vendor's *_BASE_URL variable, checked; null for the vendor's own API. */
-function baseUrl(flag: string | null | undefined, env: NodeJS.ProcessEnv, vendor: 'OPENAI' | 'ANTHROPIC'): string | null {
+function baseUrl(
+	flag: string | null | undefined,
+	env: NodeJS.ProcessEnv,
+	vendor: 'OPENAI' | 'ANTHROPIC',
+): string | null {
 	const variable = `${vendor}_BASE_URL`;
 	const url = flag || env[variable] || null;
 	return url === null ? null : checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
@@ -136,10 +183,19 @@ const NO_KEY = 'no-key';
  * The key in `name`. A server of one's own (vLLM, llama.cpp, Ollama) usually takes no key, so with a
  * base URL that is not the vendor's API a missing key is no error: the server says if it wants one.
  */
-function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string, baseURL: string | null, missing?: string): string {
+function requireKey(
+	env: NodeJS.ProcessEnv,
+	name: string,
+	provider: string,
+	baseURL: string | null,
+	missing?: string,
+): string {
 	const key = env[name]?.trim();
 	if (!key && baseURL !== null && !isVendorApi(baseURL)) return NO_KEY;
-	if (!key) throw badInput(`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`);
+	if (!key)
+		throw badInput(
+			`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`,
+		);
 	return key;
 }
 

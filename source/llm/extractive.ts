@@ -2,7 +2,13 @@ import type { Task } from '../summarize/planner.ts';
 import { hasQuotes, quotesBalanced, startsQuoted } from '../text/quotes.ts';
 import { sentenceSpans } from '../text/sentences.ts';
 import { rankOrder, textRank, wordTokens } from '../text/textrank.ts';
-import { countTokens, countWords, DEFAULT_ENCODING, truncateToTokens, type EncodingName } from '../text/tokens.ts';
+import {
+	countTokens,
+	countWords,
+	DEFAULT_ENCODING,
+	truncateToTokens,
+	type EncodingName,
+} from '../text/tokens.ts';
 import { abortError } from './abort.ts';
 import { ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
 
@@ -180,7 +186,8 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 		let text = cutSentence(sentences[best]!, keep);
 		while (keep > 1 && countTokens(text, encoding) > maxTokens) text = cutSentence(sentences[best]!, --keep);
 		// One word longer than the whole token budget: keep what fits of it.
-		if (countTokens(text, encoding) > maxTokens) text = `${truncateToTokens(text, maxTokens - 1, encoding).trimEnd()}.`;
+		if (countTokens(text, encoding) > maxTokens)
+			text = `${truncateToTokens(text, maxTokens - 1, encoding).trimEnd()}.`;
 		return { pieces: [text], text, picked: [best], cut: true };
 	}
 
@@ -244,7 +251,10 @@ export class ExtractiveProvider implements Provider {
 		let pieces: string[];
 		switch (task.kind) {
 			case 'annotate':
-				throw new ProviderError('the extractive baseline cannot annotate summaries; use --provider openai or anthropic', false);
+				throw new ProviderError(
+					'the extractive baseline cannot annotate summaries; use --provider openai or anthropic',
+					false,
+				);
 			case 'clean':
 				// Cleaning removes model artifacts; sentences taken verbatim from the book have none.
 				pieces = task.texts.length > 0 && task.texts[0]!.length > 0 ? [task.texts[0]!] : [];
@@ -267,7 +277,11 @@ export class ExtractiveProvider implements Provider {
 		if (signal?.aborted) throw cancelled();
 
 		const text = pieces.join('');
-		return { text, finishReason: 'stop', usage: { input, output: countTokens(text, this.encoding), cached: 0 } };
+		return {
+			text,
+			finishReason: 'stop',
+			usage: { input, output: countTokens(text, this.encoding), cached: 0 },
+		};
 	}
 }
 

@@ -18,7 +18,11 @@ export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 	private readonly limitParam: 'max_completion_tokens' | 'max_tokens';
 
 	constructor(opts: BatchApiOptions) {
-		super(opts, { label: 'openai batch', keyVar: 'OPENAI_API_KEY', defaultBaseURL: OPENAI_DEFAULT_BASE_URL }, (settings) => new OpenAI(settings));
+		super(
+			opts,
+			{ label: 'openai batch', keyVar: 'OPENAI_API_KEY', defaultBaseURL: OPENAI_DEFAULT_BASE_URL },
+			(settings) => new OpenAI(settings),
+		);
 		this.limitParam = limitParamFor(this.failure.baseURL);
 	}
 
@@ -28,12 +32,26 @@ export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 				custom_id: customId,
 				method: 'POST',
 				url: '/v1/chat/completions',
-				body: { model: this.model, messages: [{ role: 'user', content: request.prompt }], ...samplingFields(this.model, request.temperature), [this.limitParam]: request.maxTokens },
+				body: {
+					model: this.model,
+					messages: [{ role: 'user', content: request.prompt }],
+					...samplingFields(this.model, request.temperature),
+					[this.limitParam]: request.maxTokens,
+				},
 			}),
 		);
 		return this.sdk(async () => {
-			const file = await this.client.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), 'booook-batch.jsonl'), purpose: 'batch' });
-			return statusOf(await this.client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }));
+			const file = await this.client.files.create({
+				file: await toFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), 'booook-batch.jsonl'),
+				purpose: 'batch',
+			});
+			return statusOf(
+				await this.client.batches.create({
+					input_file_id: file.id,
+					endpoint: '/v1/chat/completions',
+					completion_window: '24h',
+				}),
+			);
 		});
 	}
 
@@ -49,7 +67,9 @@ export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 			for (const fileId of [batch.output_file_id, batch.error_file_id]) {
 				if (!fileId) continue;
 				const response = await this.client.files.content(fileId, { signal: own });
-				await this.readResults(response.body, found, (line) => itemResult(line as ResultLine & OutputLine, batch.status));
+				await this.readResults(response.body, found, (line) =>
+					itemResult(line as ResultLine & OutputLine, batch.status),
+				);
 			}
 			return found;
 		}, signal);
@@ -65,13 +85,23 @@ interface OutputLine {
 
 function statusOf(batch: OpenAI.Batches.Batch): BatchStatus {
 	const counts = batch.request_counts ?? { completed: 0, failed: 0, total: 0 };
-	const status: BatchStatus = { id: batch.id, status: batch.status, ended: FINAL.has(batch.status), done: counts.completed + counts.failed, total: counts.total };
+	const status: BatchStatus = {
+		id: batch.id,
+		status: batch.status,
+		ended: FINAL.has(batch.status),
+		done: counts.completed + counts.failed,
+		total: counts.total,
+	};
 	// A batch that failed validation has no results at all. One refused because the account's queue
 	// of batches was full ("Please try again once some in_progress batches have been completed") may
 	// go out again; any other reason is the requests' own.
 	if (batch.status === 'failed' && !batch.output_file_id && !batch.error_file_id) {
 		const errors = batch.errors?.data ?? [];
-		status.failure = errors.map((e) => e.message).filter(Boolean).join('; ') || 'no reason given';
+		status.failure =
+			errors
+				.map((e) => e.message)
+				.filter(Boolean)
+				.join('; ') || 'no reason given';
 		status.retry = errors.length > 0 && errors.every((e) => e.code === 'token_limit_exceeded');
 	}
 	return status;
@@ -87,11 +117,22 @@ function itemResult(line: OutputLine, batchStatus: string): ItemResult {
 			output: body?.usage?.completion_tokens ?? 0,
 			cached: body?.usage?.prompt_tokens_details?.cached_tokens ?? 0,
 		};
-		return { ok: true, result: { text: String(choice?.message?.content ?? ''), finishReason: String(choice?.finish_reason ?? 'stop'), usage } };
+		return {
+			ok: true,
+			result: {
+				text: String(choice?.message?.content ?? ''),
+				finishReason: String(choice?.finish_reason ?? 'stop'),
+				usage,
+			},
+		};
 	}
 	if (line.error) {
 		const code = line.error.code ?? '';
-		return { ok: false, reason: `${code ? `${code}: ` : ''}${line.error.message ?? 'no reason given'}`, retry: PASSING.has(code) || batchStatus !== 'completed' };
+		return {
+			ok: false,
+			reason: `${code ? `${code}: ` : ''}${line.error.message ?? 'no reason given'}`,
+			retry: PASSING.has(code) || batchStatus !== 'completed',
+		};
 	}
 	const status = response?.status_code ?? 0;
 	const message = response?.body?.error?.message ?? 'no reason given';

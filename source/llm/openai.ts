@@ -2,7 +2,13 @@ import OpenAI from 'openai';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
 import type { CallRequest, CallResult } from './provider.ts';
-import { openStream, readStream, SdkProvider, type AttemptOptions, type SdkProviderOptions } from './sdk-client.ts';
+import {
+	openStream,
+	readStream,
+	SdkProvider,
+	type AttemptOptions,
+	type SdkProviderOptions,
+} from './sdk-client.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -15,17 +21,26 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
  * GPT-5.1 on reasons only when asked and takes a temperature; its other variants (pro, codex) do not.
  */
 function samplingOf(model: string): { temperature: boolean; reasoningEffort: 'minimal' | 'low' | null } {
-	if (/^gpt-5(\.\d+)?-chat/u.test(model) || /^gpt-5\.\d+(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: true, reasoningEffort: null };
-	if (/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: false, reasoningEffort: 'minimal' };
-	if (/^(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/u.test(model)) return { temperature: false, reasoningEffort: 'low' };
+	if (/^gpt-5(\.\d+)?-chat/u.test(model) || /^gpt-5\.\d+(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model))
+		return { temperature: true, reasoningEffort: null };
+	if (/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/u.test(model))
+		return { temperature: false, reasoningEffort: 'minimal' };
+	if (/^(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/u.test(model))
+		return { temperature: false, reasoningEffort: 'low' };
 	if (/^(gpt-5|o\d)/u.test(model)) return { temperature: false, reasoningEffort: null };
 	return { temperature: true, reasoningEffort: null };
 }
 
 /** The sampling fields of a chat completion's body for `model`. */
-export function samplingFields(model: string, temperature: number): { temperature?: number; reasoning_effort?: 'minimal' | 'low' } {
+export function samplingFields(
+	model: string,
+	temperature: number,
+): { temperature?: number; reasoning_effort?: 'minimal' | 'low' } {
 	const sampling = samplingOf(model);
-	return { ...(sampling.temperature ? { temperature } : {}), ...(sampling.reasoningEffort ? { reasoning_effort: sampling.reasoningEffort } : {}) };
+	return {
+		...(sampling.temperature ? { temperature } : {}),
+		...(sampling.reasoningEffort ? { reasoning_effort: sampling.reasoningEffort } : {}),
+	};
 }
 
 /** Options of the OpenAI provider; `baseURL` null means the vendor's own API. */
@@ -37,11 +52,19 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
 	private readonly limitParam: 'max_completion_tokens' | 'max_tokens';
 
 	constructor(options: OpenAIProviderOptions) {
-		super(options, { label: 'openai', keyVar: 'OPENAI_API_KEY', defaultBaseURL: OPENAI_DEFAULT_BASE_URL }, (settings) => new OpenAI(settings));
+		super(
+			options,
+			{ label: 'openai', keyVar: 'OPENAI_API_KEY', defaultBaseURL: OPENAI_DEFAULT_BASE_URL },
+			(settings) => new OpenAI(settings),
+		);
 		this.limitParam = limitParamFor(this.failure.baseURL);
 	}
 
-	protected async attempt(request: CallRequest, options: AttemptOptions, received: (text: string) => void): Promise<CallResult> {
+	protected async attempt(
+		request: CallRequest,
+		options: AttemptOptions,
+		received: (text: string) => void,
+	): Promise<CallResult> {
 		const { signal } = options;
 		const stream = await openStream(this.failure, () =>
 			this.client.chat.completions

@@ -81,7 +81,8 @@ export function loadPrices(path?: string, env: NodeJS.ProcessEnv = process.env):
 	try {
 		raw = readFileSync(file, 'utf8');
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw badInput(`prices file ${file} does not exist; check the path (--prices or $BOOOOK_PRICES)`);
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+			throw badInput(`prices file ${file} does not exist; check the path (--prices or $BOOOOK_PRICES)`);
 		throw badInput(`cannot read prices file ${file}: ${errorMessage(error)}`);
 	}
 	let json: unknown;
@@ -100,7 +101,11 @@ export function loadPrices(path?: string, env: NodeJS.ProcessEnv = process.env):
 	}
 	const table: Record<string, ModelPrice> = { ...BUILTIN_PRICES };
 	for (const [model, price] of Object.entries(parsed.data)) {
-		table[model] = { input: price.input, cachedInput: price.cachedInput ?? price.input, output: price.output };
+		table[model] = {
+			input: price.input,
+			cachedInput: price.cachedInput ?? price.input,
+			output: price.output,
+		};
 	}
 	return table;
 }
@@ -163,6 +168,8 @@ export function callCost(prices: PriceTable, model: string, usage: Usage, provid
 	if (!found) return { cost: 0, known: false };
 	const { price } = found;
 	const cached = Math.min(usage.cached, usage.input);
-	const cost = ((usage.input - cached) * price.input + cached * price.cachedInput + usage.output * price.output) / 1_000_000;
+	const cost =
+		((usage.input - cached) * price.input + cached * price.cachedInput + usage.output * price.output) /
+		1_000_000;
 	return { cost, known: true };
 }

@@ -42,7 +42,6 @@ export interface FailedAttempt {
 	end: Date;
 }
 
-
 export interface CallResult {
 	text: string;
 	/** The provider's stop/finish reason; a stream that ended without one is an error, not a result. */

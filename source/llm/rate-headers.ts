@@ -31,11 +31,17 @@ const ANTHROPIC: [Dimension, string][] = [
 export function readLimits(headers: Headers): Readings {
 	const readings: Readings = {};
 	for (const [dimension, name] of OPENAI) {
-		const reading = pair(headers.get(`x-ratelimit-limit-${name}`), headers.get(`x-ratelimit-remaining-${name}`));
+		const reading = pair(
+			headers.get(`x-ratelimit-limit-${name}`),
+			headers.get(`x-ratelimit-remaining-${name}`),
+		);
 		if (reading) readings[dimension] = reading;
 	}
 	for (const [dimension, name] of ANTHROPIC) {
-		const reading = pair(headers.get(`anthropic-ratelimit-${name}-limit`), headers.get(`anthropic-ratelimit-${name}-remaining`));
+		const reading = pair(
+			headers.get(`anthropic-ratelimit-${name}-limit`),
+			headers.get(`anthropic-ratelimit-${name}-remaining`),
+		);
 		if (reading) readings[dimension] ??= reading;
 	}
 	// Anthropic's combined "tokens" figures repeat the tighter of its input and output limits: a
@@ -47,7 +53,8 @@ export function readLimits(headers: Headers): Readings {
 function pair(limit: string | null, remaining: string | null): Reading | null {
 	const l = Number(limit);
 	const r = Number(remaining);
-	if (limit === null || remaining === null || !Number.isFinite(l) || !Number.isFinite(r) || l <= 0) return null;
+	if (limit === null || remaining === null || !Number.isFinite(l) || !Number.isFinite(r) || l <= 0)
+		return null;
 	return { limit: l, remaining: Math.max(0, r) };
 }
 

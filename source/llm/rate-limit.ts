@@ -178,7 +178,10 @@ export class RateLimiter {
 	/** States limits (`--tpm`, `--rpm`); a limit the server already stated is left as it said. */
 	state(stated: StatedLimits): void {
 		const now = this.now();
-		for (const [dimension, limit] of [['tokens', stated.tpm], ['requests', stated.rpm]] as const) {
+		for (const [dimension, limit] of [
+			['tokens', stated.tpm],
+			['requests', stated.rpm],
+		] as const) {
 			if (!limit || limit <= 0) continue;
 			if (this.budgets.has(dimension) && !this.stated.has(dimension)) continue;
 			this.budgets.set(dimension, new Budget(limit, limit, now));
@@ -211,7 +214,14 @@ export class RateLimiter {
 	}
 
 	snapshot(): RateLimitState {
-		return { wait: this.wait, refusals: this.refusals, answered: this.answered, asked: this.asked, used: this.used, limits: this.limits };
+		return {
+			wait: this.wait,
+			refusals: this.refusals,
+			answered: this.answered,
+			asked: this.asked,
+			used: this.used,
+			limits: this.limits,
+		};
 	}
 
 	/**
@@ -284,7 +294,8 @@ export class RateLimiter {
 			}
 		}
 		const counted = ticket.ask.input + (ticket.ask.cached ?? 0);
-		if (counted > 0 && used.input > 0) this.inputScale = clamp(0.8 * this.inputScale + 0.2 * (used.input / counted), 0.5, 3);
+		if (counted > 0 && used.input > 0)
+			this.inputScale = clamp(0.8 * this.inputScale + 0.2 * (used.input / counted), 0.5, 3);
 		this.asked += ticket.cost.input + ticket.ask.output;
 		this.used += used.input + used.output;
 		this.answered += 1;
@@ -309,10 +320,15 @@ export class RateLimiter {
 		// calls allowed at once halve, only for a refusal of a call sent after the last pause began.
 		const fresh = ticket.at >= this.pauseBegan;
 		if (retryAfterMs === null && this.mode !== 'known') {
-			if (fresh || this.backoffMs === 0) this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2);
+			if (fresh || this.backoffMs === 0)
+				this.backoffMs = Math.min(
+					MAX_BACKOFF_MS,
+					this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2,
+				);
 			pause = this.backoffMs;
 		}
-		if (this.mode === 'blind' && fresh) this.window = Math.max(1, Math.floor(Math.min(this.window, this.inflight.size) / 2));
+		if (this.mode === 'blind' && fresh)
+			this.window = Math.max(1, Math.floor(Math.min(this.window, this.inflight.size) / 2));
 		if (fresh) this.pauseBegan = now;
 		this.pausedUntil = Math.max(this.pausedUntil, now + pause);
 		this.release(ticket);
@@ -324,7 +340,8 @@ export class RateLimiter {
 		this.inflight.delete(ticket);
 		let oldest = Infinity;
 		for (const t of this.inflight) oldest = Math.min(oldest, t.seq);
-		if (this.sent.length > 0 && this.sent[0]!.seq < oldest) this.sent = this.sent.filter((t) => t.seq >= oldest);
+		if (this.sent.length > 0 && this.sent[0]!.seq < oldest)
+			this.sent = this.sent.filter((t) => t.seq >= oldest);
 		this.pump();
 	}
 
@@ -339,7 +356,11 @@ export class RateLimiter {
 			const held = this.holdFor(head.ask, now);
 			if (held.ms > 0) {
 				this.timer = setTimeout(() => this.pump(), held.ms);
-				return this.show(held.ms >= SHOW_WAIT_MS ? { resumesAt: now + held.ms, why: held.why, ...this.spent(held.why, now) } : null);
+				return this.show(
+					held.ms >= SHOW_WAIT_MS
+						? { resumesAt: now + held.ms, why: held.why, ...this.spent(held.why, now) }
+						: null,
+				);
 			}
 			this.queue.shift();
 			if (head.onAbort) head.signal?.removeEventListener('abort', head.onAbort);
@@ -353,7 +374,10 @@ export class RateLimiter {
 		let ms = Math.max(0, Math.ceil(this.pausedUntil - now));
 		let why: RateWait['why'] = 'retry-after';
 		for (const [d, budget] of this.budgets) {
-			const wait = budget.waitFor(costOf(d, { input: Math.round(ask.input * this.inputScale), output: ask.output }), now);
+			const wait = budget.waitFor(
+				costOf(d, { input: Math.round(ask.input * this.inputScale), output: ask.output }),
+				now,
+			);
 			if (wait > ms) {
 				ms = wait;
 				why = d;
@@ -364,12 +388,17 @@ export class RateLimiter {
 
 	private spent(why: RateWait['why'], now: number): { used: number; limit: number } {
 		const budget = why === 'retry-after' ? undefined : this.budgets.get(why);
-		return budget ? { used: Math.max(0, Math.round(budget.limit - budget.free(now))), limit: budget.limit } : { used: 0, limit: 0 };
+		return budget
+			? { used: Math.max(0, Math.round(budget.limit - budget.free(now))), limit: budget.limit }
+			: { used: 0, limit: 0 };
 	}
 
 	private charge(ask: Ask, now: number): Ticket {
 		const scaled = { input: Math.round(ask.input * this.inputScale), output: ask.output };
-		const cost = Object.fromEntries(DIMENSIONS.map((d) => [d, costOf(d, scaled)])) as Record<Dimension, number>;
+		const cost = Object.fromEntries(DIMENSIONS.map((d) => [d, costOf(d, scaled)])) as Record<
+			Dimension,
+			number
+		>;
 		for (const [d, budget] of this.budgets) budget.take(cost[d], now);
 		const ticket: Ticket = { seq: ++this.seq, at: now, ask, cost, observed: false };
 		this.inflight.add(ticket);
@@ -381,7 +410,8 @@ export class RateLimiter {
 		const before = this.wait;
 		if (wait === null && before === null) return;
 		// A countdown moving with the clock is not news; a new reason or a jump of a second is.
-		if (wait && before && wait.why === before.why && Math.abs(wait.resumesAt - before.resumesAt) < 1000) return;
+		if (wait && before && wait.why === before.why && Math.abs(wait.resumesAt - before.resumesAt) < 1000)
+			return;
 		this.wait = wait;
 		this.emit();
 	}
@@ -407,7 +437,10 @@ const shared = new Map<string, RateLimiter>();
  * The process's limiter for `who` (the key itself is never kept: a digest of it is), made on first
  * use; limits stated later are added to it.
  */
-export function sharedLimiter(who: { provider: string; baseURL: string; keyDigest: string; model: string }, opts: RateLimiterOptions = {}): RateLimiter {
+export function sharedLimiter(
+	who: { provider: string; baseURL: string; keyDigest: string; model: string },
+	opts: RateLimiterOptions = {},
+): RateLimiter {
 	const id = `${who.provider} ${who.baseURL} ${who.keyDigest} ${who.model}`;
 	let limiter = shared.get(id);
 	if (!limiter) {
@@ -422,6 +455,7 @@ export function sharedLimiter(who: { provider: string; baseURL: string; keyDiges
  * limits, in seconds: the first minute's allowance is there at the start, the rest refills.
  */
 export function limitedSeconds(calls: number, tokens: number, stated: StatedLimits): number {
-	const over = (amount: number, limit: number | null | undefined) => (limit && limit > 0 ? Math.max(0, (amount - limit) / limit) * 60 : 0);
+	const over = (amount: number, limit: number | null | undefined) =>
+		limit && limit > 0 ? Math.max(0, (amount - limit) / limit) * 60 : 0;
 	return Math.max(over(tokens, stated.tpm), over(calls, stated.rpm));
 }

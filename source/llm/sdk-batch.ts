@@ -46,18 +46,39 @@ export abstract class SdkBatchApi<Client> {
 	protected readonly failure: FailureContext;
 	private readonly maxLineBytes: number;
 
-	constructor(opts: BatchApiOptions, vendor: { label: string; keyVar: string; defaultBaseURL: string }, makeClient: (settings: BatchClientSettings) => Client) {
+	constructor(
+		opts: BatchApiOptions,
+		vendor: { label: string; keyVar: string; defaultBaseURL: string },
+		makeClient: (settings: BatchClientSettings) => Client,
+	) {
 		this.model = opts.model;
 		const baseURL = opts.baseURL || vendor.defaultBaseURL;
 		const maxRetries = opts.maxRetries ?? DEFAULT_SDK_RETRIES;
 		guardConsole();
-		this.client = makeClient({ apiKey: opts.apiKey, baseURL, maxRetries, ...(opts.fetch ? { fetch: opts.fetch } : {}), logLevel: 'off' });
-		this.failure = { label: vendor.label, keyVar: vendor.keyVar, model: opts.model, baseURL, apiKey: opts.apiKey, maxRetries, timeoutMs: 600_000 };
+		this.client = makeClient({
+			apiKey: opts.apiKey,
+			baseURL,
+			maxRetries,
+			...(opts.fetch ? { fetch: opts.fetch } : {}),
+			logLevel: 'off',
+		});
+		this.failure = {
+			label: vendor.label,
+			keyVar: vendor.keyVar,
+			model: opts.model,
+			baseURL,
+			apiKey: opts.apiKey,
+			maxRetries,
+			timeoutMs: 600_000,
+		};
 		this.maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
 	}
 
 	/** Runs one call of the API with a signal of its own (see `withOwnSignal`), its errors made ProviderErrors. */
-	protected async sdk<T>(work: (signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
+	protected async sdk<T>(
+		work: (signal: AbortSignal | undefined) => Promise<T>,
+		signal?: AbortSignal,
+	): Promise<T> {
 		try {
 			return await withOwnSignal(signal, work);
 		} catch (error) {
@@ -70,7 +91,11 @@ export abstract class SdkBatchApi<Client> {
 	 * memory than its longest line. A line too long, not JSON or with no custom id is counted as
 	 * unreadable and skipped: the others' answers are kept, and its request (having none) goes out again.
 	 */
-	protected async readResults(body: ReadableStream<Uint8Array> | null, into: BatchResults, read: (line: ResultLine) => ItemResult): Promise<void> {
+	protected async readResults(
+		body: ReadableStream<Uint8Array> | null,
+		into: BatchResults,
+		read: (line: ResultLine) => ItemResult,
+	): Promise<void> {
 		if (!body) return;
 		for await (const line of jsonLines(body, this.maxLineBytes, this.failure.label)) {
 			if (line !== null && line.trim() === '') continue;
@@ -87,7 +112,10 @@ export abstract class SdkBatchApi<Client> {
  * once `work` has ended. The SDKs leave a listener on the signal a call is given (OpenAI's until the
  * signal is collected), so one signal that lasts a whole study would gather one per poll.
  */
-export async function withOwnSignal<T>(signal: AbortSignal | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+export async function withOwnSignal<T>(
+	signal: AbortSignal | undefined,
+	work: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
 	if (!signal) return work(undefined);
 	const own = new AbortController();
 	const abort = () => own.abort(signal.reason);
@@ -105,7 +133,11 @@ export async function withOwnSignal<T>(signal: AbortSignal | undefined, work: (s
  * which is dropped as it comes rather than held. A body cut off while read rejects with a ProviderError
  * that may be retried (the batch's results are read again at the next poll).
  */
-export async function* jsonLines(body: ReadableStream<Uint8Array>, most: number, label: string): AsyncGenerator<string | null> {
+export async function* jsonLines(
+	body: ReadableStream<Uint8Array>,
+	most: number,
+	label: string,
+): AsyncGenerator<string | null> {
 	const reader = body.getReader();
 	const lines = new LineSplitter(most);
 	let done = false;
@@ -124,13 +156,19 @@ export async function* jsonLines(body: ReadableStream<Uint8Array>, most: number,
 	}
 }
 
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, label: string): Promise<Uint8Array | null> {
+async function readChunk(
+	reader: ReadableStreamDefaultReader<Uint8Array>,
+	label: string,
+): Promise<Uint8Array | null> {
 	try {
 		const { done, value } = await reader.read();
 		return done ? null : value;
 	} catch (error) {
 		if (isAbortError(error)) throw error;
-		throw new ProviderError(`${label}: the download of a batch's results broke off (${error instanceof Error ? error.message : String(error)}); it is read again at the next poll`, true);
+		throw new ProviderError(
+			`${label}: the download of a batch's results broke off (${error instanceof Error ? error.message : String(error)}); it is read again at the next poll`,
+			true,
+		);
 	}
 }
 
@@ -168,7 +206,8 @@ export class LineSplitter {
 			// Dropped now, not held until the line ends: a line with no end costs no more than `most`.
 			this.tooLong = true;
 			this.pieces = [];
-		} else if (piece.length > 0) this.pieces.push(copy ? Buffer.from(piece) : Buffer.from(piece.buffer, piece.byteOffset, piece.length));
+		} else if (piece.length > 0)
+			this.pieces.push(copy ? Buffer.from(piece) : Buffer.from(piece.buffer, piece.byteOffset, piece.length));
 	}
 
 	private take(): string | null {

@@ -6,7 +6,13 @@ import { readLimits } from './rate-headers.ts';
 import type { Ask, RateLimiter } from './rate-limit.ts';
 import { toProviderError, type FailureContext } from './sdk-errors.ts';
 import { DEFAULT_STREAM_RETRIES, DEFAULT_STREAM_RETRY_DELAY_MS, guardStream } from './stream-retry.ts';
-import { BrokenStream, DEFAULT_STREAM_TIMEOUT_MS, watchedFetch, type StreamSoFar, type WatchedInit } from './stream-watchdog.ts';
+import {
+	BrokenStream,
+	DEFAULT_STREAM_TIMEOUT_MS,
+	watchedFetch,
+	type StreamSoFar,
+	type WatchedInit,
+} from './stream-watchdog.ts';
 
 /**
  * What the two SDK-backed providers (OpenAI, Anthropic) share: their options, the settings of
@@ -81,10 +87,25 @@ export abstract class SdkProvider<Client> implements Provider {
 		const baseURL = options.baseURL || vendor.defaultBaseURL;
 		const maxRetries = options.maxRetries ?? DEFAULT_SDK_RETRIES;
 		const timeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
-		this.failure = { label: vendor.label, keyVar: vendor.keyVar, model: options.model, baseURL, apiKey: options.apiKey, maxRetries, timeoutMs };
+		this.failure = {
+			label: vendor.label,
+			keyVar: vendor.keyVar,
+			model: options.model,
+			baseURL,
+			apiKey: options.apiKey,
+			maxRetries,
+			timeoutMs,
+		};
 		const base = options.fetch ?? globalThis.fetch;
 		guardConsole();
-		this.client = makeClient({ apiKey: options.apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: watchedFetch(options.limiter ? limitedFetch(base) : base, { maxRetries, timeoutMs }), logLevel: 'off' });
+		this.client = makeClient({
+			apiKey: options.apiKey,
+			baseURL,
+			maxRetries,
+			timeout: timeoutMs,
+			fetch: watchedFetch(options.limiter ? limitedFetch(base) : base, { maxRetries, timeoutMs }),
+			logLevel: 'off',
+		});
 	}
 
 	get limiter(): RateLimiter | undefined {
@@ -106,7 +127,10 @@ export abstract class SdkProvider<Client> implements Provider {
 			const ticket = await limiter.acquire(ask, request.signal, retry);
 			let result: CallResult;
 			try {
-				result = await this.guarded(request, { [OBSERVE]: (response: Response, sentAt: number) => limiter.observe(ticket, readLimits(response.headers), response.status, sentAt) });
+				result = await this.guarded(request, {
+					[OBSERVE]: (response: Response, sentAt: number) =>
+						limiter.observe(ticket, readLimits(response.headers), response.status, sentAt),
+				});
 			} catch (error) {
 				if (!(error instanceof ProviderError && error.rateLimited)) {
 					limiter.release(ticket);
@@ -114,12 +138,17 @@ export abstract class SdkProvider<Client> implements Provider {
 				}
 				limiter.refused(ticket, error.retryAfterMs);
 				if (Date.now() - Math.max(firstTry, limiter.lastSuccess) >= allowed) {
-					throw new ProviderError(`${this.failure.label}: rate limited for ${minutes(allowed)} with no call answered (${error.message}); continue later, or allow a longer wait with --rate-limit-wait`, true, 429);
+					throw new ProviderError(
+						`${this.failure.label}: rate limited for ${minutes(allowed)} with no call answered (${error.message}); continue later, or allow a longer wait with --rate-limit-wait`,
+						true,
+						429,
+					);
 				}
 				continue;
 			}
 			limiter.settle(ticket, result.usage);
-			if (request.cacheablePrefix && (result.usage.cached > 0 || cachedOnceAnswered(request.cacheablePrefix))) limiter.cacheRead(request.cacheablePrefix);
+			if (request.cacheablePrefix && (result.usage.cached > 0 || cachedOnceAnswered(request.cacheablePrefix)))
+				limiter.cacheRead(request.cacheablePrefix);
 			return result;
 		}
 	}
@@ -137,7 +166,8 @@ export abstract class SdkProvider<Client> implements Provider {
 				onRetry: options.onRetry && ((reason) => options.onRetry?.(reason, request)),
 			},
 			request,
-			(signal, received, watched) => this.attempt(request, { signal, fetchOptions: { ...watched, ...hooks } }, received),
+			(signal, received, watched) =>
+				this.attempt(request, { signal, fetchOptions: { ...watched, ...hooks } }, received),
 		);
 	}
 
@@ -146,14 +176,21 @@ export abstract class SdkProvider<Client> implements Provider {
 	 * attempt's signal, and the fetch options that tie its bytes to its watchdog), pass each piece of
 	 * text to `received`.
 	 */
-	protected abstract attempt(request: CallRequest, options: AttemptOptions, received: (text: string) => void): Promise<CallResult>;
+	protected abstract attempt(
+		request: CallRequest,
+		options: AttemptOptions,
+		received: (text: string) => void,
+	): Promise<CallResult>;
 }
 
 /**
  * Opens the stream of one attempt: the SDK's request (`open`), its errors as one line a user can
  * act on, and a web page where an API should answer refused (the SDKs would read it as an empty stream).
  */
-export async function openStream<S extends { controller: AbortController }>(failure: FailureContext, open: () => Promise<{ data: S; response: Response }>): Promise<S> {
+export async function openStream<S extends { controller: AbortController }>(
+	failure: FailureContext,
+	open: () => Promise<{ data: S; response: Response }>,
+): Promise<S> {
 	let opened: { data: S; response: Response };
 	try {
 		opened = await open();
@@ -186,7 +223,13 @@ export interface EventReader<E> {
  * SDKs do not retry), ends because the attempt was aborted, or ends without saying it was finished
  * is a BrokenStream, with what it had delivered.
  */
-export async function readStream<E>(stream: AsyncIterable<E>, reader: EventReader<E>, request: CallRequest, signal: AbortSignal, received: (text: string) => void): Promise<string> {
+export async function readStream<E>(
+	stream: AsyncIterable<E>,
+	reader: EventReader<E>,
+	request: CallRequest,
+	signal: AbortSignal,
+	received: (text: string) => void,
+): Promise<string> {
 	let text = '';
 	try {
 		for await (const event of stream) {
@@ -197,11 +240,15 @@ export async function readStream<E>(stream: AsyncIterable<E>, reader: EventReade
 			received(piece);
 		}
 	} catch (error) {
-		throw new BrokenStream(`stream broke (${error instanceof Error ? error.message : String(error)})`, reader.soFar(text));
+		throw new BrokenStream(
+			`stream broke (${error instanceof Error ? error.message : String(error)})`,
+			reader.soFar(text),
+		);
 	}
 	// The SDK ends iteration quietly when its signal aborts; a cut connection can end it quietly too.
 	if (signal.aborted) throw new BrokenStream('stream aborted', reader.soFar(text));
-	if (!reader.finished()) throw new BrokenStream(`stream ended without ${reader.missing}`, reader.soFar(text));
+	if (!reader.finished())
+		throw new BrokenStream(`stream ended without ${reader.missing}`, reader.soFar(text));
 	return text;
 }
 
@@ -211,7 +258,10 @@ export async function readStream<E>(stream: AsyncIterable<E>, reader: EventReade
  * sentence) is counted once, not once per call.
  */
 function askOf(request: CallRequest, limiter: RateLimiter): Ask {
-	const prefix = request.cacheablePrefix && request.prompt.startsWith(request.cacheablePrefix) ? request.cacheablePrefix : '';
+	const prefix =
+		request.cacheablePrefix && request.prompt.startsWith(request.cacheablePrefix)
+			? request.cacheablePrefix
+			: '';
 	const cached = prefix ? prefixTokens(prefix) : 0;
 	const input = cached + countTokens(request.prompt.slice(prefix.length));
 	if (!prefix || !limiter.freeCache(prefix)) return { input, output: request.maxTokens };
@@ -246,7 +296,10 @@ function limitedFetch(base: typeof fetch): typeof fetch {
 	return async (input, init) => {
 		const sentAt = Date.now();
 		const response = await base(input, init);
-		(init as { [OBSERVE]?: (response: Response, sentAt: number) => void } | undefined)?.[OBSERVE]?.(response, sentAt);
+		(init as { [OBSERVE]?: (response: Response, sentAt: number) => void } | undefined)?.[OBSERVE]?.(
+			response,
+			sentAt,
+		);
 		if (response.status !== 429) return response;
 		const headers = new Headers(response.headers);
 		headers.set('x-should-retry', 'false');

@@ -41,13 +41,20 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 	const name = error instanceof Error ? error.constructor.name : '';
 	if (status === undefined) {
 		if (/Timeout/u.test(name)) {
-			return new ProviderError(`${label}: no response from ${ctx.baseURL} within ${ctx.timeoutMs} ms (after ${retries(ctx.maxRetries)})`, true);
+			return new ProviderError(
+				`${label}: no response from ${ctx.baseURL} within ${ctx.timeoutMs} ms (after ${retries(ctx.maxRetries)})`,
+				true,
+			);
 		}
 		if (/Connection/u.test(name)) {
 			const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-			const detail = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : '';
+			const detail =
+				cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : '';
 			return new ProviderError(
-				redact(`${label}: ${CANNOT_REACH} ${ctx.baseURL}${detail ? ` (${detail})` : ''} after ${ctx.maxRetries} retries`, ctx.apiKey),
+				redact(
+					`${label}: ${CANNOT_REACH} ${ctx.baseURL}${detail ? ` (${detail})` : ''} after ${ctx.maxRetries} retries`,
+					ctx.apiKey,
+				),
 				true,
 			);
 		}
@@ -79,14 +86,19 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 			}
 			if (status === 429) {
 				// Slowing down fixes it: the caller waits as the server says and tries again.
-				return new ProviderError(redact(`${head} — rate limited${tail}`, ctx.apiKey), true, status, { rateLimited: true, retryAfterMs: retryAfterMs(headersOf(error)) });
+				return new ProviderError(redact(`${head} — rate limited${tail}`, ctx.apiKey), true, status, {
+					rateLimited: true,
+					retryAfterMs: retryAfterMs(headersOf(error)),
+				});
 			}
 			message = `${head}${detail ? ` — ${detail}` : ''}`;
 			break;
 		}
 		default:
 			retryable = status === 408 || status === 409 || status >= 500;
-			message = retryable ? `${head} — still failing after ${retries(ctx.maxRetries)}${tail}` : `${head}${detail ? ` — ${detail}` : ''}`;
+			message = retryable
+				? `${head} — still failing after ${retries(ctx.maxRetries)}${tail}`
+				: `${head}${detail ? ` — ${detail}` : ''}`;
 	}
 	return new ProviderError(redact(message, ctx.apiKey), retryable, status);
 }
@@ -100,10 +112,18 @@ function accountProblem(status: number, error: unknown, detail: string, ctx: Fai
 	const { code, type } = errorCodes(error);
 	const head = `${ctx.label}: ${status} ${STATUS_CODES[status] ?? 'Error'}`;
 	const said = detail ? ` (${detail})` : '';
-	if (status === 402 || code === 'insufficient_quota' || type === 'insufficient_quota' || /credit balance|billing|quota/iu.test(detail)) {
+	if (
+		status === 402 ||
+		code === 'insufficient_quota' ||
+		type === 'insufficient_quota' ||
+		/credit balance|billing|quota/iu.test(detail)
+	) {
 		return `${head} — the account behind ${ctx.keyVar} is out of credit or over its spending limit${said}: add credit or raise the limit in the provider's billing settings, then continue`;
 	}
-	if (code === 'context_length_exceeded' || /maximum context length|prompt is too long|context window|too many tokens/iu.test(detail)) {
+	if (
+		code === 'context_length_exceeded' ||
+		/maximum context length|prompt is too long|context window|too many tokens/iu.test(detail)
+	) {
 		return `${head} — a prompt is longer than ${ctx.model} can read${said}: start a new run with a --context-window (or --chunk-size) that fits the model`;
 	}
 	// A 400 that speaks of the rate limit: a call no wait can let through (Anthropic's way of saying so).
@@ -115,9 +135,13 @@ function accountProblem(status: number, error: unknown, detail: string, ctx: Fai
 
 /** The error's code and type, from either SDK's error body. */
 function errorCodes(error: unknown): { code?: string; type?: string } {
-	const body = (error as { error?: unknown }).error as { code?: unknown; type?: unknown; error?: { type?: unknown; code?: unknown } } | undefined;
+	const body = (error as { error?: unknown }).error as
+		{ code?: unknown; type?: unknown; error?: { type?: unknown; code?: unknown } } | undefined;
 	const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-	return { code: text(body?.code) ?? text(body?.error?.code), type: text(body?.error?.type) ?? text(body?.type) };
+	return {
+		code: text(body?.code) ?? text(body?.error?.code),
+		type: text(body?.error?.type) ?? text(body?.type),
+	};
 }
 
 function headersOf(error: unknown): Headers | undefined {
@@ -141,8 +165,7 @@ function messageOf(error: unknown): string {
 /** The server's own explanation from either SDK's error body, on one short line. */
 function serverMessage(error: unknown): string {
 	const body = (error as { error?: unknown }).error as
-		| { message?: unknown; error?: { message?: unknown } }
-		| undefined;
+		{ message?: unknown; error?: { message?: unknown } } | undefined;
 	const text = body?.error?.message ?? body?.message;
 	if (typeof text !== 'string') return '';
 	const line = text.replace(/\s+/gu, ' ').trim();

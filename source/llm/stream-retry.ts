@@ -1,7 +1,14 @@
 import pRetry from 'p-retry';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ProviderError } from './provider.ts';
-import { BrokenStream, callCancelled, watchAttempt, type StreamAttempt, type WatchedRequest, type WatchOptions } from './stream-watchdog.ts';
+import {
+	BrokenStream,
+	callCancelled,
+	watchAttempt,
+	type StreamAttempt,
+	type WatchedRequest,
+	type WatchOptions,
+} from './stream-watchdog.ts';
 
 /**
  * Starting a streamed call again when its stream broke. The SDKs already retry 429/5xx/connection
@@ -26,7 +33,11 @@ export interface GuardOptions extends WatchOptions {
  * abort rejects at once with an AbortError and is never retried; any other error is final and
  * passed on unchanged.
  */
-export async function guardStream<T>(options: GuardOptions, request: WatchedRequest, attempt: StreamAttempt<T>): Promise<T> {
+export async function guardStream<T>(
+	options: GuardOptions,
+	request: WatchedRequest,
+	attempt: StreamAttempt<T>,
+): Promise<T> {
 	const { label, streamRetries } = options;
 	const signal = request.signal;
 	let lastReason = '';
@@ -51,7 +62,11 @@ export async function guardStream<T>(options: GuardOptions, request: WatchedRequ
 		);
 	} catch (error) {
 		if (signal?.aborted) throw callCancelled(label, signal);
-		if (error instanceof BrokenStream) throw new ProviderError(`${label}: no complete stream in ${streamRetries + 1} attempts, last: ${lastReason}`, true);
+		if (error instanceof BrokenStream)
+			throw new ProviderError(
+				`${label}: no complete stream in ${streamRetries + 1} attempts, last: ${lastReason}`,
+				true,
+			);
 		throw error;
 	}
 }

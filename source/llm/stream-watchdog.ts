@@ -24,7 +24,11 @@ export const OUTPUT_CAP_FACTOR = 2;
 const OUTPUT_CAP_SLACK = 64;
 
 /** Most time from the first byte of a stream to its end, in ms. */
-export function callDeadlineMs(maxTokens: number, streamTimeoutMs: number, callTimeoutMs?: number | null): number {
+export function callDeadlineMs(
+	maxTokens: number,
+	streamTimeoutMs: number,
+	callTimeoutMs?: number | null,
+): number {
 	return callTimeoutMs ?? streamTimeoutMs + maxTokens * DEADLINE_MS_PER_TOKEN;
 }
 
@@ -52,7 +56,11 @@ export interface WatchOptions {
  * One attempt of a call: its own signal, `received` told each piece of text it streams, and
  * `watched`, to be passed as the SDK request's `fetchOptions` so `watchedFetch` knows the attempt.
  */
-export type StreamAttempt<T> = (signal: AbortSignal, received: (text: string) => void, watched: WatchedInit) => Promise<T>;
+export type StreamAttempt<T> = (
+	signal: AbortSignal,
+	received: (text: string) => void,
+	watched: WatchedInit,
+) => Promise<T>;
 
 /** Fetch options that carry nothing the SDKs set themselves (their type for per-request fetch options). */
 export type WatchedInit = Partial<Record<'body' | 'headers' | 'method' | 'signal', never>>;
@@ -117,7 +125,10 @@ const NO_USAGE: Usage = { input: 0, output: 0, cached: 0 };
  * count as a live connection. Error responses are reported and left alone: the SDK may be about to
  * sleep for a retry-after, which is not an idle stream.
  */
-export function watchedFetch(base: typeof fetch = globalThis.fetch, sdk: { maxRetries: number; timeoutMs: number } = { maxRetries: 0, timeoutMs: DEFAULT_STREAM_TIMEOUT_MS }): typeof fetch {
+export function watchedFetch(
+	base: typeof fetch = globalThis.fetch,
+	sdk: { maxRetries: number; timeoutMs: number } = { maxRetries: 0, timeoutMs: DEFAULT_STREAM_TIMEOUT_MS },
+): typeof fetch {
 	return async (input, init) => {
 		const watch = watchOf(init);
 		if (!watch) return base(input, init);
@@ -129,13 +140,19 @@ export function watchedFetch(base: typeof fetch = globalThis.fetch, sdk: { maxRe
 		} catch (error) {
 			if (!watch.ended()) {
 				const timedOut = error instanceof Error && error.name === 'AbortError';
-				const reason = timedOut ? `no response within ${sdk.timeoutMs} ms` : `connection failed (${connectionDetail(error)})`;
+				const reason = timedOut
+					? `no response within ${sdk.timeoutMs} ms`
+					: `connection failed (${connectionDetail(error)})`;
 				watch.failed(reason, start, exchange < sdk.maxRetries);
 			}
 			throw error;
 		}
 		if (!response.ok) {
-			watch.failed(`HTTP ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}`, start, exchange < sdk.maxRetries && sdkRetries(response));
+			watch.failed(
+				`HTTP ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}`,
+				start,
+				exchange < sdk.maxRetries && sdkRetries(response),
+			);
 			return response;
 		}
 		if (!response.body) return response;
@@ -148,7 +165,11 @@ export function watchedFetch(base: typeof fetch = globalThis.fetch, sdk: { maxRe
 				},
 			}),
 		);
-		return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+		return new Response(body, {
+			status: response.status,
+			statusText: response.statusText,
+			headers: response.headers,
+		});
 	};
 }
 
@@ -157,7 +178,9 @@ function sdkRetries(response: Response): boolean {
 	const told = response.headers.get('x-should-retry');
 	if (told === 'true') return true;
 	if (told === 'false') return false;
-	return response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500;
+	return (
+		response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500
+	);
 }
 
 function connectionDetail(error: unknown): string {
@@ -173,7 +196,11 @@ function connectionDetail(error: unknown): string {
  * with a BrokenStream that gives the reason. A caller abort rejects at once with an AbortError. Any
  * other error from `attempt` is passed on unchanged.
  */
-export async function watchAttempt<T>(options: WatchOptions, request: WatchedRequest, attempt: StreamAttempt<T>): Promise<T> {
+export async function watchAttempt<T>(
+	options: WatchOptions,
+	request: WatchedRequest,
+	attempt: StreamAttempt<T>,
+): Promise<T> {
 	const { label, streamTimeoutMs } = options;
 	const callerSignal = request.signal;
 	if (callerSignal?.aborted) throw callCancelled(label, callerSignal);
@@ -202,14 +229,18 @@ export async function watchAttempt<T>(options: WatchOptions, request: WatchedReq
 		arm() {
 			streamStart ??= new Date();
 			restart();
-			deadline ??= setTimeout(() => end(`stream not finished ${seconds(deadlineMs)} after it started (the call deadline)`), deadlineMs);
+			deadline ??= setTimeout(
+				() => end(`stream not finished ${seconds(deadlineMs)} after it started (the call deadline)`),
+				deadlineMs,
+			);
 		},
 		touch() {
 			if (streamStart && !controller.signal.aborted) restart();
 		},
 		failed(reason, start, retried) {
 			report({ reason, text: '', usage: { ...NO_USAGE }, start, end: new Date() });
-			if (retried) options.onRetry?.(`${reason}; the SDK retries (${watch.exchanges} of ${options.sdkRetries})`);
+			if (retried)
+				options.onRetry?.(`${reason}; the SDK retries (${watch.exchanges} of ${options.sdkRetries})`);
 		},
 		ended: () => controller.signal.aborted,
 	};
@@ -235,7 +266,13 @@ export async function watchAttempt<T>(options: WatchOptions, request: WatchedReq
 		else if (error instanceof BrokenStream) reason = error.message;
 		else throw error;
 		const soFar = error instanceof BrokenStream ? error.soFar : undefined;
-		report({ reason, text: soFar?.text ?? '', usage: soFar?.usage ?? { ...NO_USAGE }, start: streamStart ?? started, end: new Date() });
+		report({
+			reason,
+			text: soFar?.text ?? '',
+			usage: soFar?.usage ?? { ...NO_USAGE },
+			start: streamStart ?? started,
+			end: new Date(),
+		});
 		throw new BrokenStream(reason, soFar);
 	} finally {
 		clearTimeout(idle);

@@ -4,7 +4,8 @@
  */
 
 function paired<T>(a: readonly T[], b: readonly T[]): void {
-	if (a.length !== b.length) throw new RangeError(`raters labelled ${a.length} and ${b.length} items; they must label the same items`);
+	if (a.length !== b.length)
+		throw new RangeError(`raters labelled ${a.length} and ${b.length} items; they must label the same items`);
 }
 
 /** Share of items on which the raters agree, in [0, 1]; NaN when there are no items. */
@@ -55,7 +56,8 @@ export function krippendorffAlpha<T>(units: readonly (readonly (T | null)[])[]):
 		const values = unit.filter((v): v is T => v !== null);
 		const m = values.length;
 		if (m < 2) continue;
-		for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) if (i !== j) add(values[i]!, values[j]!, 1 / (m - 1));
+		for (let i = 0; i < m; i++)
+			for (let j = 0; j < m; j++) if (i !== j) add(values[i]!, values[j]!, 1 / (m - 1));
 	}
 	const totals = new Map<T, number>();
 	let n = 0;

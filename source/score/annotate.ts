@@ -56,17 +56,26 @@ export interface Unit {
  * own unit or batch member even when two sentences read the same). `batchSize` null is the v1
  * prompt, one sentence a call; a number is the v2 prompt with that many sentences a call.
  */
-export function unitsFor(summary: Pick<ScoredSummary, 'id' | 'text'>, indices: readonly number[], templates: AnnotationTemplates, batchSize: number | null = null): Unit[] {
+export function unitsFor(
+	summary: Pick<ScoredSummary, 'id' | 'text'>,
+	indices: readonly number[],
+	templates: AnnotationTemplates,
+	batchSize: number | null = null,
+): Unit[] {
 	const all = sentencesOf(summary.text);
-	const wanted = [...new Set(indices)].sort((a, b) => a - b).map((i) => {
-		const s = all[i];
-		if (!s) throw new Error(`summary ${summary.id} has no sentence ${i} (it has ${all.length})`);
-		return s;
-	});
+	const wanted = [...new Set(indices)]
+		.sort((a, b) => a - b)
+		.map((i) => {
+			const s = all[i];
+			if (!s) throw new Error(`summary ${summary.id} has no sentence ${i} (it has ${all.length})`);
+			return s;
+		});
 	if (batchSize === null) return wanted.map((s) => v1Unit(summary, s, templates.get_annotations));
-	if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batch size must be a whole number ≥ 1, not ${batchSize}`);
+	if (!Number.isInteger(batchSize) || batchSize < 1)
+		throw new Error(`batch size must be a whole number ≥ 1, not ${batchSize}`);
 	const units: Unit[] = [];
-	for (let i = 0; i < wanted.length; i += batchSize) units.push(v2Unit(summary, wanted.slice(i, i + batchSize), templates.get_annotations_v2));
+	for (let i = 0; i < wanted.length; i += batchSize)
+		units.push(v2Unit(summary, wanted.slice(i, i + batchSize), templates.get_annotations_v2));
 	return units;
 }
 
@@ -113,7 +122,10 @@ export function numberedSentences(sentences: readonly Pick<Sentence, 'text'>[]):
 }
 
 function v2Unit(summary: Pick<ScoredSummary, 'id' | 'text'>, sentences: Sentence[], template: string): Unit {
-	const { text, offsets } = fillWithOffsets(template, { summary: summary.text, sentences: numberedSentences(sentences) });
+	const { text, offsets } = fillWithOffsets(template, {
+		summary: summary.text,
+		sentences: numberedSentences(sentences),
+	});
 	return {
 		id: unitId(summary.id, sentences),
 		summary: summary.id,

@@ -75,7 +75,17 @@ export function scoreSystem(perBook: ReadonlyMap<string, SummaryScore>): SystemS
 	const distribution = emptyCounts();
 	for (const l of LABELS) distribution[l] = sentences === 0 ? 0 : (100 * types[l]) / sentences;
 	const score = scores.length === 0 ? null : (100 * scores.reduce((a, b) => a + b, 0)) / scores.length;
-	return { score, scored: scores.length, unscored, sentences, confusing, failures, distribution, types, perBook: new Map(perBook) };
+	return {
+		score,
+		scored: scores.length,
+		unscored,
+		sentences,
+		confusing,
+		failures,
+		distribution,
+		types,
+		perBook: new Map(perBook),
+	};
 }
 
 export interface ReleasedVerdicts {
@@ -96,9 +106,17 @@ export interface ReleasedVerdicts {
  * ("Dr." | "Snow ..."), both halves mark that one sentence; where it kept two of ours together,
  * only one of them is marked, so a unit is never counted twice.
  */
-export function releasedVerdicts(summary: string, annotations: readonly ReleasedAnnotation[]): ReleasedVerdicts {
+export function releasedVerdicts(
+	summary: string,
+	annotations: readonly ReleasedAnnotation[],
+): ReleasedVerdicts {
 	const spans = sentenceSpans(summary);
-	const marks = spans.map(() => ({ questions: [] as string[], types: [] as Label[], confusing: false, entries: [] as number[] }));
+	const marks = spans.map(() => ({
+		questions: [] as string[],
+		types: [] as Label[],
+		confusing: false,
+		entries: [] as number[],
+	}));
 	const unmatched: string[] = [];
 	let cursor = 0;
 	for (const [index, a] of annotations.entries()) {
@@ -125,7 +143,12 @@ export function releasedVerdicts(summary: string, annotations: readonly Released
 		if (!mark.questions.includes(a.questions)) mark.questions.push(a.questions);
 		for (const t of a.types) if (!mark.types.includes(t)) mark.types.push(t);
 	}
-	const answers = marks.map((m): Answer => ({ ok: true, confusing: m.confusing, questions: m.questions.join('\n'), types: m.types }));
+	const answers = marks.map((m): Answer => ({
+		ok: true,
+		confusing: m.confusing,
+		questions: m.questions.join('\n'),
+		types: m.types,
+	}));
 	return { answers, unmatched, entries: marks.map((m) => m.entries) };
 }
 
@@ -162,7 +185,13 @@ export function scoreReleased(
 			for (const t of a.types) types[t] += 1;
 		}
 		const sentences = verdicts.answers.length;
-		perBook.set(book, { sentences, confusing, failures: 0, score: sentences === 0 ? null : 1 - confusing / sentences, types });
+		perBook.set(book, {
+			sentences,
+			confusing,
+			failures: 0,
+			score: sentences === 0 ? null : 1 - confusing / sentences,
+			types,
+		});
 		if (verdicts.unmatched.length > 0) unmatched.set(book, verdicts.unmatched);
 	}
 	const orphans = [...annotations.keys()].filter((book) => !summaries.has(book));

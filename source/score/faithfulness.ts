@@ -22,30 +22,50 @@ const keyOf = (u: Pick<FaithVerdict, 'summary' | 'sentence'>): string => `${u.su
 
 /** The units of the given summaries, in reading order (summaries as given, sentences in order). */
 export function faithUnits(summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[]): FaithUnit[] {
-	return summaries.flatMap((s) => sentenceSpans(s.text).map((span, sentence) => ({ summary: s.id, sentence, text: s.text.slice(span.start, span.end) })));
+	return summaries.flatMap((s) =>
+		sentenceSpans(s.text).map((span, sentence) => ({
+			summary: s.id,
+			sentence,
+			text: s.text.slice(span.start, span.end),
+		})),
+	);
 }
 
 /** Each unit's current verdict by `validator` (the latest given; undone ones are gone from the list). */
-export function faithVerdictsOf(verdicts: readonly FaithVerdict[], validator: string): Map<string, FaithVerdict> {
+export function faithVerdictsOf(
+	verdicts: readonly FaithVerdict[],
+	validator: string,
+): Map<string, FaithVerdict> {
 	const out = new Map<string, FaithVerdict>();
 	for (const v of verdicts) if (v.validator === validator) out.set(keyOf(v), v);
 	return out;
 }
 
 /** The verdict `validator` has on `unit`, if any. */
-export function faithVerdictOn(verdicts: ReadonlyMap<string, FaithVerdict>, unit: Pick<FaithUnit, 'summary' | 'sentence'>): FaithVerdict | undefined {
+export function faithVerdictOn(
+	verdicts: ReadonlyMap<string, FaithVerdict>,
+	unit: Pick<FaithUnit, 'summary' | 'sentence'>,
+): FaithVerdict | undefined {
 	return verdicts.get(keyOf(unit));
 }
 
 /** Where a walk opens: its first unit without a verdict (the first unit when all have one). */
-export function firstUnjudgedUnit(units: readonly FaithUnit[], verdicts: readonly FaithVerdict[], validator: string): number {
+export function firstUnjudgedUnit(
+	units: readonly FaithUnit[],
+	verdicts: readonly FaithVerdict[],
+	validator: string,
+): number {
 	const mine = faithVerdictsOf(verdicts, validator);
-	return Math.max(0, units.findIndex((u) => !mine.has(keyOf(u))));
+	return Math.max(
+		0,
+		units.findIndex((u) => !mine.has(keyOf(u))),
+	);
 }
 
 /** Removes `validator`'s latest verdict from `verdicts` (in place) and returns it; null when none. */
 export function undoLastFaith(verdicts: FaithVerdict[], validator: string): FaithVerdict | null {
-	for (let i = verdicts.length - 1; i >= 0; i--) if (verdicts[i]!.validator === validator) return verdicts.splice(i, 1)[0]!;
+	for (let i = verdicts.length - 1; i >= 0; i--)
+		if (verdicts[i]!.validator === validator) return verdicts.splice(i, 1)[0]!;
 	return null;
 }
 
@@ -120,7 +140,12 @@ const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
  * (pairwise Cohen's κ, Krippendorff's α over all), each model judge against the people, and for
  * the validators whose recorded walk was partial (`walks`), the full-annotation estimate.
  */
-export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[], verdicts: readonly FaithVerdict[], opts: { seed: number; resamples: number }, walks: readonly Walk[] = []): FaithReport {
+export function faithReport(
+	summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[],
+	verdicts: readonly FaithVerdict[],
+	opts: { seed: number; resamples: number },
+	walks: readonly Walk[] = [],
+): FaithReport {
 	const units = faithUnits(summaries);
 	const known = new Set(units.map(keyOf));
 	const kept = verdicts.filter((v) => known.has(keyOf(v)));
@@ -143,10 +168,33 @@ export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text
 		const perSummary = [...bySummary.values()];
 		const over = perSummary.length >= 2 ? 'summaries' : 'sentences';
 		const clusters = over === 'summaries' ? perSummary : bySentence;
-		const total = perSummary.reduce((t, x) => ({ faithful: t.faithful + x.faithful, unfaithful: t.unfaithful + x.unfaithful, unsure: t.unsure + x.unsure }), emptyTally());
+		const total = perSummary.reduce(
+			(t, x) => ({
+				faithful: t.faithful + x.faithful,
+				unfaithful: t.unfaithful + x.unfaithful,
+				unsure: t.unsure + x.unsure,
+			}),
+			emptyTally(),
+		);
 		const share = orNull(shareOf(perSummary));
-		const interval = share === null ? null : bootstrap(clusters, { share: shareOf }, { random: seededRandom(opts.seed), resamples: opts.resamples }).share;
-		return { validator, origin: originOf.get(validator)!, ...total, judged: mine.size, share, interval, over, summaries: perSummary.length };
+		const interval =
+			share === null
+				? null
+				: bootstrap(
+						clusters,
+						{ share: shareOf },
+						{ random: seededRandom(opts.seed), resamples: opts.resamples },
+					).share;
+		return {
+			validator,
+			origin: originOf.get(validator)!,
+			...total,
+			judged: mine.size,
+			share,
+			interval,
+			over,
+			summaries: perSummary.length,
+		};
 	});
 
 	const pairs: FaithPair[] = [];
@@ -158,7 +206,12 @@ export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text
 			if (shared.length === 0) continue;
 			const la = shared.map((key) => a.get(key)!.label);
 			const lb = shared.map((key) => b.get(key)!.label);
-			pairs.push({ validators: [validators[i]!, validators[k]!], n: shared.length, percent: percentAgreement(la, lb), kappa: cohenKappa(la, lb) });
+			pairs.push({
+				validators: [validators[i]!, validators[k]!],
+				n: shared.length,
+				percent: percentAgreement(la, lb),
+				kappa: cohenKappa(la, lb),
+			});
 		}
 	}
 	const judgedKeys = [...new Set(kept.map(keyOf))];
@@ -179,56 +232,93 @@ export function faithReport(summaries: readonly Pick<ScoredSummary, 'id' | 'text
 			if (paired.length === 0) return [];
 			const m = paired.map((p) => p[0]);
 			const h = paired.map((p) => p[1]);
-			const tally = (labels: FaithLabel[]) => [Object.fromEntries(FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length])) as unknown as FaithTally];
-			return [{
-				model,
-				n: paired.length,
-				percent: percentAgreement(m, h),
-				kappa: cohenKappa(m, h),
-				modelShare: orNull(shareOf(tally(m))),
-				humanShare: orNull(shareOf(tally(h))),
-				modelMissed: paired.filter(([a, b]) => a === 'faithful' && b === 'unfaithful').length,
-				modelFlagged: paired.filter(([a, b]) => a === 'unfaithful' && b === 'faithful').length,
-			}];
+			const tally = (labels: FaithLabel[]) => [
+				Object.fromEntries(
+					FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length]),
+				) as unknown as FaithTally,
+			];
+			return [
+				{
+					model,
+					n: paired.length,
+					percent: percentAgreement(m, h),
+					kappa: cohenKappa(m, h),
+					modelShare: orNull(shareOf(tally(m))),
+					humanShare: orNull(shareOf(tally(h))),
+					modelMissed: paired.filter(([a, b]) => a === 'faithful' && b === 'unfaithful').length,
+					modelFlagged: paired.filter(([a, b]) => a === 'unfaithful' && b === 'faithful').length,
+				},
+			];
 		});
 
 	const partial = partialReport(units, latest, partialValidators(walks), opts);
-	return { validators: rows, agreement: { pairs, alpha, units: pairable }, humanVsModel, partial, units: units.length, judgedUnits: judgedKeys.length };
+	return {
+		validators: rows,
+		agreement: { pairs, alpha, units: pairable },
+		humanVsModel,
+		partial,
+		units: units.length,
+		judgedUnits: judgedKeys.length,
+	};
 }
 
 /** The most given label; a tie is no decision ("unsure"). */
 function majority(labels: readonly FaithLabel[]): FaithLabel {
-	const counts = FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length] as const).sort((a, b) => b[1] - a[1]);
+	const counts = FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length] as const).sort(
+		(a, b) => b[1] - a[1],
+	);
 	return counts[0]![1] > counts[1]![1] ? counts[0]![0] : 'unsure';
 }
 
-export const FAITH_WORD: Record<FaithLabel, string> = { faithful: 'faithful', unfaithful: 'unfaithful', unsure: "can't tell" };
+export const FAITH_WORD: Record<FaithLabel, string> = {
+	faithful: 'faithful',
+	unfaithful: 'unfaithful',
+	unsure: "can't tell",
+};
 
 const pct = (x: number | null): string => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
 
 /** The faithfulness section of the text report (names from the data are cleaned by the caller's `clean`). */
 export function faithLines(report: FaithReport, clean: (s: string) => string): string[] {
 	if (report.validators.length === 0) return [];
-	const out = [`faithfulness (LongEval, per sentence): ${report.judgedUnits}/${report.units} sentences judged`];
+	const out = [
+		`faithfulness (LongEval, per sentence): ${report.judgedUnits}/${report.units} sentences judged`,
+	];
 	for (const v of report.validators) {
 		const ci = v.interval ? ` [${pct(v.interval.low)}, ${pct(v.interval.high)}]` : '';
-		out.push(`  ${clean(v.validator)} (${v.origin}): ${pct(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`);
+		out.push(
+			`  ${clean(v.validator)} (${v.origin}): ${pct(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`,
+		);
 	}
 	for (const p of report.agreement.pairs) {
-		out.push(`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${pct(p.percent)} on ${p.n} sentences, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`);
+		out.push(
+			`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${pct(p.percent)} on ${p.n} sentences, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
+		);
 	}
-	if (report.agreement.alpha !== null) out.push(`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} sentences`);
+	if (report.agreement.alpha !== null)
+		out.push(
+			`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} sentences`,
+		);
 	for (const r of report.humanVsModel) {
-		out.push(`  human vs ${clean(r.model)}: ${pct(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${pct(r.modelShare)} (model) vs ${pct(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`);
+		out.push(
+			`  human vs ${clean(r.model)}: ${pct(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${pct(r.modelShare)} (model) vs ${pct(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`,
+		);
 	}
-	if (report.partial.validators.length > 0) out.push(`  partial annotation (LongEval §3.2), full score estimated as the ${report.partial.estimator}:`);
+	if (report.partial.validators.length > 0)
+		out.push(
+			`  partial annotation (LongEval §3.2), full score estimated as the ${report.partial.estimator}:`,
+		);
 	for (const p of report.partial.validators) {
 		const ci = p.interval ? ` [${pct(p.interval.low)}, ${pct(p.interval.high)}]` : '';
-		out.push(`    ${clean(p.validator)} judged ${pct(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${pct(p.estimate)} faithful${ci} (interval over ${p.over})`);
+		out.push(
+			`    ${clean(p.validator)} judged ${pct(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${pct(p.estimate)} faithful${ci} (interval over ${p.over})`,
+		);
 	}
 	for (const c of report.partial.vsFull) {
 		const points = (100 * c.difference).toFixed(1);
-		out.push(`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${c.summaries} summar${c.summaries === 1 ? 'y' : 'ies'}; faithful ${pct(c.partialShare)} (partial) vs ${pct(c.fullShare)} (full), ${c.difference >= 0 ? '+' : ''}${points} points`);
+		out.push(
+			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${c.summaries} summar${c.summaries === 1 ? 'y' : 'ies'}; faithful ${pct(c.partialShare)} (partial) vs ${pct(c.fullShare)} (full), ${c.difference >= 0 ? '+' : ''}${points} points`,
+		);
 	}
 	return out;
 }
@@ -240,14 +330,26 @@ export interface JudgeEvidence {
 }
 
 /** The judge's prompt for one sentence (prompts/faithfulness.txt, ours), its evidence numbered. */
-export function faithPromptValues(summary: string, sentence: string, evidence: readonly JudgeEvidence[]): { summary: string; sentence: string; evidence: string } {
-	const listed = evidence.length === 0 ? '(none found)' : evidence.map((e, i) => `[${i + 1}] (${e.where}) ${e.text}`).join('\n\n');
+export function faithPromptValues(
+	summary: string,
+	sentence: string,
+	evidence: readonly JudgeEvidence[],
+): { summary: string; sentence: string; evidence: string } {
+	const listed =
+		evidence.length === 0
+			? '(none found)'
+			: evidence.map((e, i) => `[${i + 1}] (${e.where}) ${e.text}`).join('\n\n');
 	return { summary, sentence, evidence: listed };
 }
 
 export type FaithAnswer = { ok: true; label: FaithLabel; reason: string } | { ok: false; reason: string };
 
-const ANSWER_LABELS: Record<string, FaithLabel> = { faithful: 'faithful', unfaithful: 'unfaithful', "can't tell": 'unsure', 'can’t tell': 'unsure' };
+const ANSWER_LABELS: Record<string, FaithLabel> = {
+	faithful: 'faithful',
+	unfaithful: 'unfaithful',
+	"can't tell": 'unsure',
+	'can’t tell': 'unsure',
+};
 
 /**
  * Reads the judge's answer strictly: exactly a `Label:` line with one of the three labels and a
@@ -255,13 +357,28 @@ const ANSWER_LABELS: Record<string, FaithLabel> = { faithful: 'faithful', unfait
  * verdict is never guessed from prose.
  */
 export function readFaithAnswer(text: string): FaithAnswer {
-	const lines = text.trim().split(/\r?\n/u).map((l) => l.trim()).filter((l) => l !== '');
-	if (lines.length !== 2) return { ok: false, reason: `expected two lines (Label, Reason), got ${lines.length}` };
+	const lines = text
+		.trim()
+		.split(/\r?\n/u)
+		.map((l) => l.trim())
+		.filter((l) => l !== '');
+	if (lines.length !== 2)
+		return { ok: false, reason: `expected two lines (Label, Reason), got ${lines.length}` };
 	const label = /^label:\s*(.+)$/iu.exec(lines[0]!);
 	const reason = /^reason:\s*(.+)$/iu.exec(lines[1]!);
 	if (!label) return { ok: false, reason: 'the first line is not "Label: ..."' };
 	if (!reason) return { ok: false, reason: 'the second line is not "Reason: ..."' };
-	const value = ANSWER_LABELS[label[1]!.trim().toLowerCase().replace(/[.\s]+$/u, '')];
-	if (!value) return { ok: false, reason: `unknown label "${label[1]!.trim()}"; expected faithful, unfaithful or can't tell` };
+	const value =
+		ANSWER_LABELS[
+			label[1]!
+				.trim()
+				.toLowerCase()
+				.replace(/[.\s]+$/u, '')
+		];
+	if (!value)
+		return {
+			ok: false,
+			reason: `unknown label "${label[1]!.trim()}"; expected faithful, unfaithful or can't tell`,
+		};
 	return { ok: true, label: value, reason: reason[1]!.trim() };
 }

@@ -15,16 +15,40 @@ export type Converted<T> = { ok: true; value: T } | { ok: false; error: string }
 export type { Verdict } from '../domain.ts';
 import type { Verdict } from '../domain.ts';
 
-export const labelSchema = z.enum(LABELS, { error: (issue) => `unknown type ${JSON.stringify(issue.input)}` });
+export const labelSchema = z.enum(LABELS, {
+	error: (issue) => `unknown type ${JSON.stringify(issue.input)}`,
+});
 
 const short = (text: string): string => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
 
 // Field names of the formats below: shown bare in an error, where any other key (a sentence) is
 // quoted.
 const FIELDS = new Set([
-	'questions', 'types', 'span', 'sentence', 'sentence_num', 'summaries_dict', 'final_summary', 'summary', 'singles',
-	'relations', 'id', 'labels', 'id_a', 'id_b', 'span_a', 'span_b', 'shared_questions', 'same', 'shared_labels',
-	'annotations', 'source', 'anno', 'agreement', 'reasons', 'explanation',
+	'questions',
+	'types',
+	'span',
+	'sentence',
+	'sentence_num',
+	'summaries_dict',
+	'final_summary',
+	'summary',
+	'singles',
+	'relations',
+	'id',
+	'labels',
+	'id_a',
+	'id_b',
+	'span_a',
+	'span_b',
+	'shared_questions',
+	'same',
+	'shared_labels',
+	'annotations',
+	'source',
+	'anno',
+	'agreement',
+	'reasons',
+	'explanation',
 ]);
 
 /** `book, "sentence…", types[1]` from a zod path: what a person searches the file for. */
@@ -38,7 +62,12 @@ function where(path: readonly PropertyKey[]): string {
 	return out;
 }
 
-function check<S extends z.ZodType>(what: string, schema: S, value: unknown, prefix: PropertyKey[] = []): Converted<z.output<S>> {
+function check<S extends z.ZodType>(
+	what: string,
+	schema: S,
+	value: unknown,
+	prefix: PropertyKey[] = [],
+): Converted<z.output<S>> {
 	const result = schema.safeParse(value);
 	if (result.success) return { ok: true, value: result.data };
 	const issue = result.error.issues[0]!;
@@ -47,7 +76,11 @@ function check<S extends z.ZodType>(what: string, schema: S, value: unknown, pre
 }
 
 /** Runs `convert` over a JSON object's entries in file order, stopping at the first error. */
-function perBook<T>(what: string, value: unknown, convert: (book: string, entry: unknown) => Converted<T>): Converted<Map<string, T>> {
+function perBook<T>(
+	what: string,
+	value: unknown,
+	convert: (book: string, entry: unknown) => Converted<T>,
+): Converted<Map<string, T>> {
 	const top = check(what, z.record(z.string(), z.unknown()), value);
 	if (!top.ok) return top;
 	const out = new Map<string, T>();
@@ -87,7 +120,8 @@ export interface ReleasedAnnotation {
 }
 
 const typesField = z.preprocess(
-	(v) => (typeof v === 'string' ? (v.trim() === '' ? null : v.split(',').map((t) => t.trim().toLowerCase())) : v),
+	(v) =>
+		typeof v === 'string' ? (v.trim() === '' ? null : v.split(',').map((t) => t.trim().toLowerCase())) : v,
 	z.array(labelSchema).nullable(),
 );
 const annotationFields = {
@@ -99,13 +133,23 @@ const bothOrNeither = (a: { questions: string | null; types: Label[] | null }): 
 const BOTH = { message: 'questions and types must both be given or both be empty' };
 
 export const sentenceAnnotationSchema = z.object(annotationFields).refine(bothOrNeither, BOTH);
-export const spanAnnotationSchema = z.object({ span: z.string(), ...annotationFields }).refine(bothOrNeither, BOTH);
+export const spanAnnotationSchema = z
+	.object({ span: z.string(), ...annotationFields })
+	.refine(bothOrNeither, BOTH);
 const dictForm = z.record(z.string(), sentenceAnnotationSchema);
 const listForm = z.array(spanAnnotationSchema);
 
-function released(sentence: string, a: { questions: string | null; types: Label[] | null }): ReleasedAnnotation {
+function released(
+	sentence: string,
+	a: { questions: string | null; types: Label[] | null },
+): ReleasedAnnotation {
 	const types = a.types ?? [];
-	return { sentence, confusing: types.length > 0, questions: types.length > 0 ? (a.questions ?? '').trim() : '', types };
+	return {
+		sentence,
+		confusing: types.length > 0,
+		questions: types.length > 0 ? (a.questions ?? '').trim() : '',
+		types,
+	};
 }
 
 /** Annotations per book, in file order; a null book has none. Books absent from the file had none. */
@@ -143,11 +187,22 @@ export function convertHierarchicalRuns(value: unknown): Converted<Map<string, H
 	return perBook(what, value, (book, entry): Converted<HierarchicalRun> => {
 		const run = check(what, hierarchicalRunSchema, entry, [book]);
 		if (!run.ok) return run;
-		const keys = Object.keys(run.value.summaries_dict).map(Number).sort((a, b) => a - b);
+		const keys = Object.keys(run.value.summaries_dict)
+			.map(Number)
+			.sort((a, b) => a - b);
 		if (keys.some((k, i) => k !== i)) {
-			return { ok: false, error: `${what}: ${book}, summaries_dict: levels ${keys.join(', ')} are not 0, 1, ... without gaps` };
+			return {
+				ok: false,
+				error: `${what}: ${book}, summaries_dict: levels ${keys.join(', ')} are not 0, 1, ... without gaps`,
+			};
 		}
-		return { ok: true, value: { levels: keys.map((k) => run.value.summaries_dict[String(k)]!), final: run.value.final_summary } };
+		return {
+			ok: true,
+			value: {
+				levels: keys.map((k) => run.value.summaries_dict[String(k)]!),
+				final: run.value.final_summary,
+			},
+		};
 	});
 }
 
@@ -188,7 +243,9 @@ export interface HumanAnnotatedSummary {
 
 export const humanSummarySchema = z.object({
 	summary: z.string(),
-	singles: z.array(z.object({ id: z.string(), span: z.string(), questions: z.string(), labels: z.array(labelSchema) })),
+	singles: z.array(
+		z.object({ id: z.string(), span: z.string(), questions: z.string(), labels: z.array(labelSchema) }),
+	),
 	relations: z.array(
 		z.object({
 			id_a: z.string(),
@@ -247,19 +304,32 @@ export interface JudgedSummary {
 	judged: Judged[];
 }
 
-const VERDICTS = { Agree: 'agree', 'Partially agree': 'partial', "Don't agree": 'disagree' } as const satisfies Record<string, Verdict>;
+const VERDICTS = {
+	Agree: 'agree',
+	'Partially agree': 'partial',
+	"Don't agree": 'disagree',
+} as const satisfies Record<string, Verdict>;
 
 /** A verdict as the released study spells it, for exports the authors' analysis reads. */
-export const RELEASED_VERDICT = Object.fromEntries(Object.entries(VERDICTS).map(([k, v]) => [v, k])) as Record<Verdict, keyof typeof VERDICTS>;
+export const RELEASED_VERDICT = Object.fromEntries(
+	Object.entries(VERDICTS).map(([k, v]) => [v, k]),
+) as Record<Verdict, keyof typeof VERDICTS>;
 
-const singleAnno = z.object({ span: z.string(), questions: z.string(), labels: z.array(labelSchema).optional() });
+const singleAnno = z.object({
+	span: z.string(),
+	questions: z.string(),
+	labels: z.array(labelSchema).optional(),
+});
 const relationAnno = z.object({
 	span_a: z.string(),
 	span_b: z.string(),
 	shared_questions: z.string(),
 	shared_labels: z.array(labelSchema).optional(),
 });
-const textOrLines = z.union([z.string(), z.array(z.string())]).nullable().optional();
+const textOrLines = z
+	.union([z.string(), z.array(z.string())])
+	.nullable()
+	.optional();
 
 export const precisionSummarySchema = z.object({
 	summary: z.string(),
@@ -288,14 +358,30 @@ export function convertPrecisionStudy(value: unknown): Converted<Map<string, Jud
 				const r = check(what, relationAnno, a.anno, path);
 				if (!r.ok) return r;
 				const { span_a, span_b, shared_questions, shared_labels } = r.value;
-				annotation = { kind: 'relation', spans: [span_a, span_b], questions: shared_questions, labels: shared_labels ?? null };
+				annotation = {
+					kind: 'relation',
+					spans: [span_a, span_b],
+					questions: shared_questions,
+					labels: shared_labels ?? null,
+				};
 			} else {
 				const s = check(what, singleAnno, a.anno, path);
 				if (!s.ok) return s;
-				annotation = { kind: 'single', span: s.value.span, questions: s.value.questions, labels: s.value.labels ?? null };
+				annotation = {
+					kind: 'single',
+					span: s.value.span,
+					questions: s.value.questions,
+					labels: s.value.labels ?? null,
+				};
 			}
 			const explanation = Array.isArray(a.explanation) ? a.explanation.join('\n') : (a.explanation ?? null);
-			judged.push({ source: a.source, annotation, verdict: VERDICTS[a.agreement], reasons: a.reasons ?? [], explanation });
+			judged.push({
+				source: a.source,
+				annotation,
+				verdict: VERDICTS[a.agreement],
+				reasons: a.reasons ?? [],
+				explanation,
+			});
 		}
 		return { ok: true, value: { summary: parsed.value.summary, judged } };
 	});

@@ -5,8 +5,7 @@ import { isLabel, NO_CONFUSION, type Label } from './labels.ts';
  * out of the score and counts it, so a malformed answer can neither raise nor lower a score.
  */
 export type Answer =
-	| { ok: true; confusing: boolean; questions: string; types: Label[] }
-	| { ok: false; reason: string };
+	{ ok: true; confusing: boolean; questions: string; types: Label[] } | { ok: false; reason: string };
 
 export type BatchAnswer = { ok: true; answers: Answer[] } | { ok: false; reason: string };
 
@@ -18,7 +17,14 @@ const short = (text: string): string => JSON.stringify(text.length > 60 ? `${tex
 
 /** "no confusion", also when quoted or closed with a full stop as a sentence would be. */
 function saysNoConfusion(value: string): boolean {
-	return value.trim().replace(/^["'“]|["'”]$/gu, '').replace(/\.$/u, '').trim().toLowerCase() === NO_CONFUSION;
+	return (
+		value
+			.trim()
+			.replace(/^["'“]|["'”]$/gu, '')
+			.replace(/\.$/u, '')
+			.trim()
+			.toLowerCase() === NO_CONFUSION
+	);
 }
 
 /**
@@ -26,7 +32,9 @@ function saysNoConfusion(value: string): boolean {
  * that invents a type ("plot hole") or writes prose ("entity and event omission") is refused
  * rather than guessed at, as the authors' own check refuses it.
  */
-function parseTypes(value: string | readonly unknown[]): { ok: true; types: Label[] } | { ok: false; reason: string } {
+function parseTypes(
+	value: string | readonly unknown[],
+): { ok: true; types: Label[] } | { ok: false; reason: string } {
 	const items = typeof value === 'string' ? value.trim().replace(/\.$/u, '').split(',') : [...value];
 	const types: Label[] = [];
 	for (const item of items) {
@@ -69,7 +77,8 @@ export function parseAnswer(text: string): Answer {
 	const t = lines.flatMap((line, i) => (TYPES.test(line) ? [i] : []));
 	if (q.length === 0) return fail('no "Questions:" line');
 	if (t.length === 0) return fail('no "Types:" line');
-	if (q.length > 1 || t.length > 1) return fail(`${q.length} "Questions:" and ${t.length} "Types:" lines; one answer has one of each`);
+	if (q.length > 1 || t.length > 1)
+		return fail(`${q.length} "Questions:" and ${t.length} "Types:" lines; one answer has one of each`);
 	const qi = q[0]!;
 	const ti = t[0]!;
 	if (ti < qi) return fail('"Types:" comes before "Questions:"');
@@ -90,7 +99,8 @@ function typesField(value: unknown): string | readonly unknown[] | null | undefi
 }
 
 function item(value: unknown, n: number): Answer {
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(`answer ${n} is not an object`);
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		return fail(`answer ${n} is not an object`);
 	const record = value as Record<string, unknown>;
 	const questions = textField(record.questions);
 	const types = typesField(record.types);
@@ -98,7 +108,8 @@ function item(value: unknown, n: number): Answer {
 	if (types === undefined) return fail(`answer ${n}: types is neither text, a list nor null`);
 	if (questions === null && types === null) return CLEAR;
 	if (questions === null) return fail(`answer ${n}: types without questions`);
-	if (types === null) return saysNoConfusion(questions) ? CLEAR : fail(`answer ${n}: questions without types`);
+	if (types === null)
+		return saysNoConfusion(questions) ? CLEAR : fail(`answer ${n}: questions without types`);
 	const result = verdict(questions, types);
 	return result.ok ? result : fail(`answer ${n}: ${result.reason}`);
 }
@@ -124,9 +135,14 @@ export function parseBatchAnswer(text: string, count: number): BatchAnswer {
 	if (!Array.isArray(list)) return fail('the answer is not a JSON list');
 	if (list.length !== count) return fail(`expected ${count} answers, one per sentence, got ${list.length}`);
 	for (const [i, entry] of list.entries()) {
-		const num = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>).sentence_num : undefined;
+		const num =
+			typeof entry === 'object' && entry !== null
+				? (entry as Record<string, unknown>).sentence_num
+				: undefined;
 		if (num !== undefined && num !== null && Number(num) !== i + 1) {
-			return fail(`answer ${i + 1} is numbered ${JSON.stringify(num)}, so answers cannot be matched to sentences`);
+			return fail(
+				`answer ${i + 1} is numbered ${JSON.stringify(num)}, so answers cannot be matched to sentences`,
+			);
 		}
 	}
 	return { ok: true, answers: list.map((entry, i) => item(entry, i + 1)) };

@@ -25,7 +25,8 @@ function hash32(text: string): number {
 
 /** How many of a summary's `n` units a partial walk judges: ⌈fraction·n⌉, at least 1. */
 export function sampleSize(n: number, fraction: number): number {
-	if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`a partial-annotation fraction must be in (0, 1], not ${fraction}`);
+	if (!(fraction > 0 && fraction <= 1))
+		throw new RangeError(`a partial-annotation fraction must be in (0, 1], not ${fraction}`);
 	// The epsilon keeps float noise from adding a unit: 0.3 × 10 is 3.0000000000000004 in binary.
 	return n === 0 ? 0 : Math.min(n, Math.max(1, Math.ceil(fraction * n - 1e-9)));
 }
@@ -36,7 +37,10 @@ export function sampleSize(n: number, fraction: number): number {
  * validator's name and the summary, so the same walk reopens on the same units, two validators
  * get different ones, and adding a summary leaves the others' samples as they were.
  */
-export function partialUnits<U extends Unit>(units: readonly U[], opts: { seed: number; validator: string; fraction: number }): U[] {
+export function partialUnits<U extends Unit>(
+	units: readonly U[],
+	opts: { seed: number; validator: string; fraction: number },
+): U[] {
 	const bySummary = new Map<ScoredSummary['id'], U[]>();
 	for (const u of units) {
 		const group = bySummary.get(u.summary);
@@ -63,7 +67,8 @@ export function partialValidators(walks: readonly Walk[]): Map<string, number> {
 	const latest = new Map<string, Walk>();
 	for (const w of walks) if (w.mode === 'faithfulness') latest.set(w.validator, w);
 	const out = new Map<string, number>();
-	for (const [validator, w] of latest) if (w.fraction !== null && w.fraction < 1) out.set(validator, w.fraction);
+	for (const [validator, w] of latest)
+		if (w.fraction !== null && w.fraction < 1) out.set(validator, w.fraction);
 	return out;
 }
 
@@ -89,7 +94,9 @@ function meanShare(tallies: readonly Tally[]): number {
 	return n === 0 ? Number.NaN : sum / n;
 }
 
-function talliesBySummary(verdicts: Iterable<FaithVerdict>): Map<ScoredSummary['id'], Tally & { units: Tally[] }> {
+function talliesBySummary(
+	verdicts: Iterable<FaithVerdict>,
+): Map<ScoredSummary['id'], Tally & { units: Tally[] }> {
 	const out = new Map<ScoredSummary['id'], Tally & { units: Tally[] }>();
 	for (const v of verdicts) {
 		let t = out.get(v.summary);
@@ -102,7 +109,8 @@ function talliesBySummary(verdicts: Iterable<FaithVerdict>): Map<ScoredSummary['
 	return out;
 }
 
-export const ESTIMATOR = 'mean over summaries of the faithful share of the judged sentences (can\'t tell left out)';
+export const ESTIMATOR =
+	"mean over summaries of the faithful share of the judged sentences (can't tell left out)";
 
 export interface PartialEstimate {
 	validator: string;
@@ -167,10 +175,31 @@ export function partialReport(
 			interval =
 				over === 'summaries'
 					? bootstrap(tallies, { share: meanShare }, { random, resamples: opts.resamples }).share
-					: bootstrap(tallies[0]!.units, { share: (s: readonly Tally[]) => meanShare([{ faithful: s.reduce((a, t) => a + t.faithful, 0), decided: s.reduce((a, t) => a + t.decided, 0) }]) }, { random, resamples: opts.resamples }).share;
+					: bootstrap(
+							tallies[0]!.units,
+							{
+								share: (s: readonly Tally[]) =>
+									meanShare([
+										{
+											faithful: s.reduce((a, t) => a + t.faithful, 0),
+											decided: s.reduce((a, t) => a + t.decided, 0),
+										},
+									]),
+							},
+							{ random, resamples: opts.resamples },
+						).share;
 		}
 		const summaryIds = [...per.keys()];
-		validators.push({ validator, fraction, estimate: Number.isNaN(estimate) ? null : estimate, interval, over, summaries: tallies.length, judged: mine.size, units: summaryIds.reduce((n, s) => n + (unitsPer.get(s)?.length ?? 0), 0) });
+		validators.push({
+			validator,
+			fraction,
+			estimate: Number.isNaN(estimate) ? null : estimate,
+			interval,
+			over,
+			summaries: tallies.length,
+			judged: mine.size,
+			units: summaryIds.reduce((n, s) => n + (unitsPer.get(s)?.length ?? 0), 0),
+		});
 
 		for (const [other, theirs] of latest) {
 			if (other === validator || partial.has(other)) continue;
@@ -183,12 +212,24 @@ export function partialReport(
 				if (!Number.isNaN(full) && !Number.isNaN(part)) paired.push([part, full]);
 			}
 			if (paired.length === 0) continue;
-			const tau = kendallTauB(paired.map((p) => p[0]), paired.map((p) => p[1]));
+			const tau = kendallTauB(
+				paired.map((p) => p[0]),
+				paired.map((p) => p[1]),
+			);
 			const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 			const partialShare = mean(paired.map((p) => p[0]));
 			const fullShare = mean(paired.map((p) => p[1]));
 			const origin = theirs.values().next().value!.origin;
-			vsFull.push({ partial: validator, full: other, fullOrigin: origin, summaries: paired.length, tau: Number.isNaN(tau) ? null : tau, partialShare, fullShare, difference: partialShare - fullShare });
+			vsFull.push({
+				partial: validator,
+				full: other,
+				fullOrigin: origin,
+				summaries: paired.length,
+				tau: Number.isNaN(tau) ? null : tau,
+				partialShare,
+				fullShare,
+				difference: partialShare - fullShare,
+			});
 		}
 	}
 	return { estimator: ESTIMATOR, validators, vsFull };

@@ -41,14 +41,19 @@ const judgedOf = (x: Tally): number => x.agree + x.partial + x.disagree;
 
 /** The judgments of a precision study, one item per judged annotation. */
 export function judgedItems(study: ReadonlyMap<string, JudgedSummary>): JudgedItem[] {
-	return [...study].flatMap(([book, s]) => s.judged.map((j) => ({ book, source: j.source, verdict: j.verdict })));
+	return [...study].flatMap(([book, s]) =>
+		s.judged.map((j) => ({ book, source: j.source, verdict: j.verdict })),
+	);
 }
 
 /**
  * Precision per source, with intervals that resample whole books (annotations of a book share its
  * summary and its validator). Sources appear in the order they first occur.
  */
-export function precisionBySource(items: readonly JudgedItem[], options: BootstrapOptions): Map<string, Precision> {
+export function precisionBySource(
+	items: readonly JudgedItem[],
+	options: BootstrapOptions,
+): Map<string, Precision> {
 	const bySource = new Map<string, Map<string, Tally>>();
 	for (const { book, source, verdict } of items) {
 		let books = bySource.get(source);
@@ -60,7 +65,8 @@ export function precisionBySource(items: readonly JudgedItem[], options: Bootstr
 	const out = new Map<string, Precision>();
 	for (const [source, books] of bySource) {
 		const tallies = [...books.values()];
-		const ratio = (num: (x: Tally) => number) => (sample: readonly Tally[]) => total(sample, num) / total(sample, judgedOf);
+		const ratio = (num: (x: Tally) => number) => (sample: readonly Tally[]) =>
+			total(sample, num) / total(sample, judgedOf);
 		const intervals = bootstrap(
 			tallies,
 			{ precision: ratio((x) => x.agree + x.partial), strict: ratio((x) => x.agree) },

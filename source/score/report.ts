@@ -5,7 +5,13 @@ import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts'
 import { seededRandom } from './bootstrap.ts';
 import { LABELS, type Label } from './labels.ts';
 import { precisionBySource, type Precision } from './precision.ts';
-import { currentSummaries, historySummaries, planSummary, scoreSession, sessionAnnotator } from './session-score.ts';
+import {
+	currentSummaries,
+	historySummaries,
+	planSummary,
+	scoreSession,
+	sessionAnnotator,
+} from './session-score.ts';
 import { sessionJudgedItems, validatorsOf } from './session-precision.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { commandLine } from '../program.ts';
@@ -100,7 +106,10 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		const items = sessionJudgedItems(input, validator);
 		// Precision by source would tell a blind validator which of their verdicts were on whose annotations.
 		const shown = blind.has(validator) ? items.map((i) => ({ ...i, source: 'pooled' })) : items;
-		precision.set(validator, precisionBySource(shown, { random: seededRandom(opts.seed), resamples: opts.resamples }));
+		precision.set(
+			validator,
+			precisionBySource(shown, { random: seededRandom(opts.seed), resamples: opts.resamples }),
+		);
 	}
 	const judgedBy = new Map<ScoredSummary['id'], number>();
 	const summaryOf = new Map(annotations.map((a) => [a.id, a.summary]));
@@ -114,8 +123,12 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 			book: e.book,
 			summary: e.summary.id,
 			sentences: e.score.sentences + e.score.failures + e.missing,
-			model: hasModel ? { confusing: e.score.confusing, score: e.score.score === null ? null : 100 * e.score.score } : null,
-			human: human ? { confusing: human.confusing, score: human.score === null ? null : 100 * human.score } : null,
+			model: hasModel
+				? { confusing: e.score.confusing, score: e.score.score === null ? null : 100 * e.score.score }
+				: null,
+			human: human
+				? { confusing: human.confusing, score: human.score === null ? null : 100 * human.score }
+				: null,
 			judged: judgedBy.get(e.summary.id) ?? 0,
 		};
 	});
@@ -134,7 +147,12 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 /** Agreement on the annotations several validators judged: pairwise %, κ, and α over all. */
 export function agreementOf(judgments: readonly Judgment[]): Report['agreement'] {
 	const validators = [...new Set(judgments.map((j) => j.validator))];
-	const latest = new Map(validators.map((v) => [v, new Map([...verdictsOf(judgments, v)].map(([id, j]) => [id, j.verdict] as const))]));
+	const latest = new Map(
+		validators.map((v) => [
+			v,
+			new Map([...verdictsOf(judgments, v)].map(([id, j]) => [id, j.verdict] as const)),
+		]),
+	);
 	const pairs: PairAgreement[] = [];
 	for (let i = 0; i < validators.length; i++) {
 		for (let k = i + 1; k < validators.length; k++) {
@@ -144,7 +162,12 @@ export function agreementOf(judgments: readonly Judgment[]): Report['agreement']
 			if (shared.length === 0) continue;
 			const va = shared.map((id) => a.get(id)!);
 			const vb = shared.map((id) => b.get(id)!);
-			pairs.push({ validators: [validators[i]!, validators[k]!], n: shared.length, percent: percentAgreement(va, vb), kappa: cohenKappa(va, vb) });
+			pairs.push({
+				validators: [validators[i]!, validators[k]!],
+				n: shared.length,
+				percent: percentAgreement(va, vb),
+				kappa: cohenKappa(va, vb),
+			});
 		}
 	}
 	const ids = [...new Set(judgments.map((j) => j.annotation))];
@@ -175,34 +198,63 @@ const fixed = (x: number | null, digits = 1) => (x === null ? '—' : x.toFixed(
 /** The report as the terminal shows it: tables and bars, every string from the data cleaned. */
 export function reportLines(title: string, report: Report, width = 80): string[] {
 	const out: string[] = [`${sanitize(title)}`];
-	const score = (name: string, s: SourceScore | null) => s && `  ${name.padEnd(6)} ${fixed(s.booookscore)}  (${s.summaries} summaries, ${s.sentences} sentences, ${s.confusing} confusing)`;
-	out.push('BooookScore', ...[score('model', report.model), score('human', report.human)].filter((l): l is string => l !== null));
-	if (report.history > 0) out.push(`  (${report.history} earlier final summar${report.history === 1 ? 'y' : 'ies'}, from before an edit or re-run, kept as history and not scored)`);
-	if (!report.model && !report.human) out.push(`  no annotations yet: ${commandLine('score ID')} annotates with a model; ${commandLine('validate ID')} lets you add your own`);
+	const score = (name: string, s: SourceScore | null) =>
+		s &&
+		`  ${name.padEnd(6)} ${fixed(s.booookscore)}  (${s.summaries} summaries, ${s.sentences} sentences, ${s.confusing} confusing)`;
+	out.push(
+		'BooookScore',
+		...[score('model', report.model), score('human', report.human)].filter((l): l is string => l !== null),
+	);
+	if (report.history > 0)
+		out.push(
+			`  (${report.history} earlier final summar${report.history === 1 ? 'y' : 'ies'}, from before an edit or re-run, kept as history and not scored)`,
+		);
+	if (!report.model && !report.human)
+		out.push(
+			`  no annotations yet: ${commandLine('score ID')} annotates with a model; ${commandLine('validate ID')} lets you add your own`,
+		);
 	if (report.precision.size === 0) out.push(`precision: no verdicts yet (${commandLine('validate ID')})`);
 	for (const [validator, bySource] of report.precision) {
 		const walk = report.blind.get(validator);
-		out.push(`precision, judged by ${sanitize(validator)}${walk ? ` (blind walk, ${walk.judged}/${walk.total} judged: both sources pooled until it is done)` : ''}`);
+		out.push(
+			`precision, judged by ${sanitize(validator)}${walk ? ` (blind walk, ${walk.judged}/${walk.total} judged: both sources pooled until it is done)` : ''}`,
+		);
 		for (const [src, p] of bySource) {
-			out.push(`  ${src.padEnd(6)} ${fixed(100 * p.precision)}% [${fixed(100 * p.precisionInterval.low)}, ${fixed(100 * p.precisionInterval.high)}]  strict ${fixed(100 * p.strict)}% [${fixed(100 * p.strictInterval.low)}, ${fixed(100 * p.strictInterval.high)}]  n=${p.judged} in ${p.books} books (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree)`);
+			out.push(
+				`  ${src.padEnd(6)} ${fixed(100 * p.precision)}% [${fixed(100 * p.precisionInterval.low)}, ${fixed(100 * p.precisionInterval.high)}]  strict ${fixed(100 * p.strict)}% [${fixed(100 * p.strictInterval.low)}, ${fixed(100 * p.strictInterval.high)}]  n=${p.judged} in ${p.books} books (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree)`,
+			);
 		}
 	}
 	if (report.agreement.pairs.length > 0) {
 		out.push('agreement between validators');
 		for (const p of report.agreement.pairs) {
-			out.push(`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${fixed(100 * p.percent)}% on ${p.n} items, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`);
+			out.push(
+				`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${fixed(100 * p.percent)}% on ${p.n} items, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
+			);
 		}
-		if (report.agreement.alpha !== null) out.push(`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} items`);
+		if (report.agreement.alpha !== null)
+			out.push(
+				`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} items`,
+			);
 	}
 	if (report.model || report.human) {
 		out.push('error types per 100 sentences');
-		out.push(...typeBars({ model: report.model?.types ?? null, human: report.human?.types ?? null }, Math.max(10, width - 36)).map((l) => `  ${l}`));
+		out.push(
+			...typeBars(
+				{ model: report.model?.types ?? null, human: report.human?.types ?? null },
+				Math.max(10, width - 36),
+			).map((l) => `  ${l}`),
+		);
 	}
 	out.push(...faithLines(report.faithfulness, sanitize));
-	out.push('per book', `  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}`);
+	out.push(
+		'per book',
+		`  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}`,
+	);
 	for (const b of report.books) {
-		out.push(`  ${sanitize(b.book).slice(0, 40).padEnd(40)} ${String(b.sentences).padStart(5)} ${fixed(b.model?.score ?? null).padStart(6)} ${fixed(b.human?.score ?? null).padStart(6)} ${String(b.judged).padStart(6)}`);
+		out.push(
+			`  ${sanitize(b.book).slice(0, 40).padEnd(40)} ${String(b.sentences).padStart(5)} ${fixed(b.model?.score ?? null).padStart(6)} ${fixed(b.human?.score ?? null).padStart(6)} ${String(b.judged).padStart(6)}`,
+		);
 	}
 	return out;
 }
-

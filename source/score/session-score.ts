@@ -23,7 +23,10 @@ export type VerdictSource = { kind: 'model'; annotator: string } | { kind: 'impo
  * for its final summary as it stands (root node, active version); summaries pinned for earlier
  * versions, before an edit or a re-run, are history and do not count.
  */
-export function currentSummaries<S extends Pick<ScoredSummary, 'node' | 'version'>>(summaries: readonly S[], run?: Pick<Run, 'root' | 'nodes'>): S[] {
+export function currentSummaries<S extends Pick<ScoredSummary, 'node' | 'version'>>(
+	summaries: readonly S[],
+	run?: Pick<Run, 'root' | 'nodes'>,
+): S[] {
 	if (!run) return [...summaries];
 	const root = run.root === null ? undefined : run.nodes.find((n) => n.id === run.root);
 	if (!root || root.active === null) return [];
@@ -31,7 +34,10 @@ export function currentSummaries<S extends Pick<ScoredSummary, 'node' | 'version
 }
 
 /** Summaries pinned for earlier final summaries of a run: kept, shown as history, never scored. */
-export function historySummaries<S extends Pick<ScoredSummary, 'node' | 'version'>>(summaries: readonly S[], run?: Pick<Run, 'root' | 'nodes'>): S[] {
+export function historySummaries<S extends Pick<ScoredSummary, 'node' | 'version'>>(
+	summaries: readonly S[],
+	run?: Pick<Run, 'root' | 'nodes'>,
+): S[] {
 	const current = new Set(currentSummaries(summaries, run));
 	return summaries.filter((s) => !current.has(s));
 }
@@ -50,15 +56,22 @@ export interface SummaryPlan {
 	unreadable: number[];
 }
 
-const madeHere = (a: Annotation): boolean => a.source === 'model' && a.imported === null && a.sentence !== null;
+const madeHere = (a: Annotation): boolean =>
+	a.source === 'model' && a.imported === null && a.sentence !== null;
 
 /**
  * Per sentence `annotator` has answered, whether its latest answer could be read. In session order:
  * a sentence asked again after a parse failure has its new answer after the failure.
  */
-function latestAnswers(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Map<number, boolean> {
+function latestAnswers(
+	summary: ScoredSummary['id'],
+	annotations: readonly Annotation[],
+	annotator: string,
+): Map<number, boolean> {
 	const latest = new Map<number, boolean>();
-	for (const a of annotations) if (a.summary === summary && madeHere(a) && a.annotator === annotator) latest.set(a.sentence!, a.failure === null);
+	for (const a of annotations)
+		if (a.summary === summary && madeHere(a) && a.annotator === annotator)
+			latest.set(a.sentence!, a.failure === null);
 	return latest;
 }
 
@@ -67,17 +80,30 @@ function latestAnswers(summary: ScoredSummary['id'], annotations: readonly Annot
  * again is round that many (0: the first ask), so the calls of rounds already saved are never taken
  * back from the call log as answers of a new one.
  */
-export function unreadableRounds(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Map<number, number> {
+export function unreadableRounds(
+	summary: ScoredSummary['id'],
+	annotations: readonly Annotation[],
+	annotator: string,
+): Map<number, number> {
 	const rounds = new Map<number, number>();
 	for (const a of annotations) {
-		if (a.summary === summary && madeHere(a) && a.annotator === annotator && a.failure !== null) rounds.set(a.sentence!, (rounds.get(a.sentence!) ?? 0) + 1);
+		if (a.summary === summary && madeHere(a) && a.annotator === annotator && a.failure !== null)
+			rounds.set(a.sentence!, (rounds.get(a.sentence!) ?? 0) + 1);
 	}
 	return rounds;
 }
 
 /** Sentence indices with a readable answer from `annotator`: these are never asked again. */
-export function readablyAnnotatedBy(summary: ScoredSummary['id'], annotations: readonly Annotation[], annotator: string): Set<number> {
-	return new Set([...latestAnswers(summary, annotations, annotator)].flatMap(([sentence, read]) => (read ? [sentence] : [])));
+export function readablyAnnotatedBy(
+	summary: ScoredSummary['id'],
+	annotations: readonly Annotation[],
+	annotator: string,
+): Set<number> {
+	return new Set(
+		[...latestAnswers(summary, annotations, annotator)].flatMap(([sentence, read]) =>
+			read ? [sentence] : [],
+		),
+	);
 }
 
 /**
@@ -101,13 +127,23 @@ export function sessionAnnotator(annotations: readonly Annotation[], fallback: s
  * answered for every sentence (`fallback` first, then the most recent), and else `fallback`, which
  * must annotate what it has not yet.
  */
-export function planSummary(summary: ScoredSummary, annotations: readonly Annotation[], opts: { requested: string | null; fallback: string }): SummaryPlan {
+export function planSummary(
+	summary: ScoredSummary,
+	annotations: readonly Annotation[],
+	opts: { requested: string | null; fallback: string },
+): SummaryPlan {
 	const n = sentencesOf(summary.text).length;
 	// One pass over the annotations per annotator: a sentence never answered is missing, one whose latest answer could not be read is unreadable.
 	const model = (annotator: string): SummaryPlan => {
 		const latest = latestAnswers(summary.id, annotations, annotator);
 		const indices = Array.from({ length: n }, (_, i) => i);
-		return { summary: summary.id, source: { kind: 'model', annotator }, sentences: n, missing: indices.filter((i) => !latest.has(i)), unreadable: indices.filter((i) => latest.get(i) === false) };
+		return {
+			summary: summary.id,
+			source: { kind: 'model', annotator },
+			sentences: n,
+			missing: indices.filter((i) => !latest.has(i)),
+			unreadable: indices.filter((i) => latest.get(i) === false),
+		};
 	};
 	if (opts.requested !== null) return model(opts.requested);
 	const own = annotations.filter((a) => a.summary === summary.id && a.source === 'model');
@@ -115,7 +151,13 @@ export function planSummary(summary: ScoredSummary, annotations: readonly Annota
 	for (const a of own) if (a.imported !== null) files.set(a.imported, (files.get(a.imported) ?? 0) + 1);
 	if (files.size > 0) {
 		const file = [...files].sort((x, y) => y[1] - x[1])[0]![0];
-		return { summary: summary.id, source: { kind: 'imported', file }, sentences: n, missing: [], unreadable: [] };
+		return {
+			summary: summary.id,
+			source: { kind: 'imported', file },
+			sentences: n,
+			missing: [],
+			unreadable: [],
+		};
 	}
 	const preferred = model(opts.fallback);
 	if (preferred.missing.length === 0) return preferred;
@@ -129,7 +171,9 @@ export function planSummary(summary: ScoredSummary, annotations: readonly Annota
 
 function verdictOf(a: Annotation): Answer {
 	if (a.failure !== null) return { ok: false, reason: a.failure };
-	return a.confusing ? { ok: true, confusing: true, questions: a.questions, types: [...a.types] } : { ok: true, confusing: false, questions: '', types: [] };
+	return a.confusing
+		? { ok: true, confusing: true, questions: a.questions, types: [...a.types] }
+		: { ok: true, confusing: false, questions: '', types: [] };
 }
 
 /** The sentence an annotation is about: its index, else the sentence most of its first span lies in. */
@@ -147,14 +191,20 @@ function sentenceOf(a: Annotation, sentences: readonly Sentence[]): number | nul
 }
 
 /** One verdict per sentence of the summary from `source`, null where it has none. */
-export function verdictsFor(summary: ScoredSummary, annotations: readonly Annotation[], source: VerdictSource): (Answer | null)[] {
+export function verdictsFor(
+	summary: ScoredSummary,
+	annotations: readonly Annotation[],
+	source: VerdictSource,
+): (Answer | null)[] {
 	const sentences = sentencesOf(summary.text);
 	const own = annotations.filter((a) => a.summary === summary.id && a.source === 'model');
 	if (source.kind === 'model') {
 		const out: (Answer | null)[] = sentences.map(() => null);
 		// In session order, so a later verdict for the same sentence (none is made, but a file
 		// edited by hand could have one) replaces an earlier one.
-		for (const a of own) if (madeHere(a) && a.annotator === source.annotator && a.sentence! < out.length) out[a.sentence!] = verdictOf(a);
+		for (const a of own)
+			if (madeHere(a) && a.annotator === source.annotator && a.sentence! < out.length)
+				out[a.sentence!] = verdictOf(a);
 		return out;
 	}
 	const out: Answer[] = sentences.map(() => ({ ok: true, confusing: false, questions: '', types: [] }));
@@ -171,7 +221,10 @@ export function verdictsFor(summary: ScoredSummary, annotations: readonly Annota
 		if (!next.confusing) continue;
 		// Two imported annotations of one sentence (the authors' splitter cut it in two) are one unit.
 		const types = [...new Set<Label>([...(prev.confusing ? prev.types : []), ...next.types])];
-		const questions = prev.confusing && prev.questions !== next.questions ? `${prev.questions}\n${next.questions}` : next.questions;
+		const questions =
+			prev.confusing && prev.questions !== next.questions
+				? `${prev.questions}\n${next.questions}`
+				: next.questions;
 		out[i] = { ok: true, confusing: true, questions, types };
 	}
 	return out;
@@ -183,7 +236,14 @@ function humanSummary(summary: ScoredSummary, annotations: readonly Annotation[]
 	for (const a of annotations) {
 		if (a.summary !== summary.id || a.source !== 'human') continue;
 		const texts = a.spans.map((s) => summary.text.slice(s.start, s.end));
-		if (a.spans.length >= 2) out.relations.push({ ids: [`${a.id}a`, `${a.id}b`], spans: [texts[0]!, texts[1]!], questions: a.questions, same: true, labels: [...a.types] });
+		if (a.spans.length >= 2)
+			out.relations.push({
+				ids: [`${a.id}a`, `${a.id}b`],
+				spans: [texts[0]!, texts[1]!],
+				questions: a.questions,
+				same: true,
+				labels: [...a.types],
+			});
 		else out.singles.push({ id: a.id, span: texts[0] ?? '', questions: a.questions, labels: [...a.types] });
 	}
 	return out;
@@ -210,13 +270,19 @@ export interface SessionScore {
 }
 
 /** Book names as result keys: a name shared by two summaries gets the summary's id added. */
-export function bookKeys(summaries: readonly Pick<ScoredSummary, 'id' | 'book'>[]): Map<ScoredSummary['id'], string> {
+export function bookKeys(
+	summaries: readonly Pick<ScoredSummary, 'id' | 'book'>[],
+): Map<ScoredSummary['id'], string> {
 	const counts = new Map<string, number>();
 	for (const s of summaries) counts.set(s.book, (counts.get(s.book) ?? 0) + 1);
 	return new Map(summaries.map((s) => [s.id, counts.get(s.book)! > 1 ? `${s.book} (${s.id})` : s.book]));
 }
 
-export function scoreSession(summaries: readonly ScoredSummary[], annotations: readonly Annotation[], plans: readonly SummaryPlan[]): SessionScore {
+export function scoreSession(
+	summaries: readonly ScoredSummary[],
+	annotations: readonly Annotation[],
+	plans: readonly SummaryPlan[],
+): SessionScore {
 	const byId = new Map(summaries.map((s) => [s.id, s]));
 	const chosen = plans.map((p) => {
 		const summary = byId.get(p.summary);
@@ -228,7 +294,14 @@ export function scoreSession(summaries: readonly ScoredSummary[], annotations: r
 		const verdicts = verdictsFor(summary, annotations, plan.source);
 		const answers = verdicts.filter((v): v is Answer => v !== null);
 		const failures = verdicts.flatMap((v, sentence) => (v && !v.ok ? [{ sentence, reason: v.reason }] : []));
-		return { summary, book: keys.get(summary.id)!, source: plan.source, score: scoreSummary(answers), missing: verdicts.length - answers.length, failures };
+		return {
+			summary,
+			book: keys.get(summary.id)!,
+			source: plan.source,
+			score: scoreSummary(answers),
+			missing: verdicts.length - answers.length,
+			failures,
+		};
 	});
 	const system = scoreSystem(new Map(entries.map((e) => [e.book, e.score])));
 	const human = humanScore(entries, annotations);
@@ -244,21 +317,33 @@ function humanScore(entries: readonly ScoredEntry[], annotations: readonly Annot
 	const human = annotations.filter((a) => a.source === 'human');
 	const annotated = new Set(human.map((a) => a.summary));
 	const files = new Set(human.flatMap((a) => (a.imported === null ? [] : [a.imported])));
-	const read = entries.filter((e) => annotated.has(e.summary.id) || (e.summary.node === null && files.has(e.summary.source)));
+	const read = entries.filter(
+		(e) => annotated.has(e.summary.id) || (e.summary.node === null && files.has(e.summary.source)),
+	);
 	if (read.length === 0) return null;
-	return scoreSystem(new Map(read.map((e) => [e.book, scoreHumanSummary(humanSummary(e.summary, annotations))])));
+	return scoreSystem(
+		new Map(read.map((e) => [e.book, scoreHumanSummary(humanSummary(e.summary, annotations))])),
+	);
 }
 
 /**
  * The BooookScore a session shows in lists and `show`: its current summaries scored from the model
  * verdicts it holds, or null while a sentence still lacks one (then `booook score ID` is needed).
  */
-export function storedScore(summaries: readonly ScoredSummary[], annotations: readonly Annotation[], run?: Pick<Run, 'root' | 'nodes'>): number | null {
+export function storedScore(
+	summaries: readonly ScoredSummary[],
+	annotations: readonly Annotation[],
+	run?: Pick<Run, 'root' | 'nodes'>,
+): number | null {
 	return storedSessionScore(summaries, annotations, run)?.system.score ?? null;
 }
 
 /** What `storedScore` is made of (its sentences and their error types too), or null when it is null. */
-export function storedSessionScore(summaries: readonly ScoredSummary[], annotations: readonly Annotation[], run?: Pick<Run, 'root' | 'nodes'>): SessionScore | null {
+export function storedSessionScore(
+	summaries: readonly ScoredSummary[],
+	annotations: readonly Annotation[],
+	run?: Pick<Run, 'root' | 'nodes'>,
+): SessionScore | null {
 	if (!annotations.some((a) => a.source === 'model')) return null;
 	const current = currentSummaries(summaries, run);
 	const fallback = sessionAnnotator(annotations, '');

@@ -38,16 +38,24 @@ export interface Walker {
  * one in the middle of a walk would otherwise reshuffle a blind walk and renumber its items.
  */
 const laterOrOwn = (a: Annotation, walker: Walker): boolean =>
-	a.source === 'human' && a.imported === null && (a.annotator === walker.validator || a.createdAt > walker.startedAt);
+	a.source === 'human' &&
+	a.imported === null &&
+	(a.annotator === walker.validator || a.createdAt > walker.startedAt);
 
 /** The annotations to judge, in walk order; without `walker`, every annotation that claims a confusion. */
-export function walkItems(data: { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[] }, opts: WalkOptions, walker?: Walker): Annotation[] {
+export function walkItems(
+	data: { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[] },
+	opts: WalkOptions,
+	walker?: Walker,
+): Annotation[] {
 	const position = new Map(data.summaries.map((s, i) => [s.id, i]));
 	const inText = (a: Annotation, b: Annotation) =>
 		(position.get(a.summary) ?? 0) - (position.get(b.summary) ?? 0) ||
 		(a.spans[0]?.start ?? Number.MAX_SAFE_INTEGER) - (b.spans[0]?.start ?? Number.MAX_SAFE_INTEGER) ||
 		Number(a.id.slice(1)) - Number(b.id.slice(1));
-	const pool = data.annotations.filter((a) => judgeable(a) && !(walker && laterOrOwn(a, walker))).sort(inText);
+	const pool = data.annotations
+		.filter((a) => judgeable(a) && !(walker && laterOrOwn(a, walker)))
+		.sort(inText);
 	const random = seededRandom(opts.seed);
 	switch (opts.mode) {
 		case 'model':
@@ -57,7 +65,8 @@ export function walkItems(data: { summaries: readonly ScoredSummary[]; annotatio
 			return blindOrder(pool, random);
 		case 'sample': {
 			const fraction = opts.fraction ?? 0.2;
-			if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`a sample fraction must be in (0, 1], not ${fraction}`);
+			if (!(fraction > 0 && fraction <= 1))
+				throw new RangeError(`a sample fraction must be in (0, 1], not ${fraction}`);
 			const size = Math.max(1, Math.round(pool.length * fraction));
 			const chosen = new Set(shuffle(pool, random).slice(0, size));
 			return pool.filter((a) => chosen.has(a));
@@ -90,7 +99,10 @@ function shuffle<T>(items: readonly T[], random: () => number): T[] {
 }
 
 /** Each annotation's current verdict by `validator`: the latest one given, undone ones gone. */
-export function verdictsOf(judgments: readonly Judgment[], validator: string): Map<Annotation['id'], Judgment> {
+export function verdictsOf(
+	judgments: readonly Judgment[],
+	validator: string,
+): Map<Annotation['id'], Judgment> {
 	const out = new Map<Annotation['id'], Judgment>();
 	for (const j of judgments) if (j.validator === validator) out.set(j.annotation, j);
 	return out;
@@ -108,9 +120,21 @@ export interface SourceProgress {
 }
 
 /** Judged out of total and the running precision, per source, over the walk's items. */
-export function walkProgress(items: readonly Annotation[], judgments: readonly Judgment[], validator: string): Record<Annotation['source'], SourceProgress> {
+export function walkProgress(
+	items: readonly Annotation[],
+	judgments: readonly Judgment[],
+	validator: string,
+): Record<Annotation['source'], SourceProgress> {
 	const verdicts = verdictsOf(judgments, validator);
-	const empty = (): SourceProgress => ({ total: 0, judged: 0, agree: 0, partial: 0, disagree: 0, precision: null, strict: null });
+	const empty = (): SourceProgress => ({
+		total: 0,
+		judged: 0,
+		agree: 0,
+		partial: 0,
+		disagree: 0,
+		precision: null,
+		strict: null,
+	});
 	const out = { model: empty(), human: empty() };
 	for (const a of items) {
 		const p = out[a.source];
@@ -129,13 +153,25 @@ export function walkProgress(items: readonly Annotation[], judgments: readonly J
 }
 
 /** Where a walk opens: its first item without a verdict (the first item when all have one). */
-export function firstUnjudged(items: readonly Annotation[], judgments: readonly Judgment[], validator: string): number {
+export function firstUnjudged(
+	items: readonly Annotation[],
+	judgments: readonly Judgment[],
+	validator: string,
+): number {
 	const verdicts = verdictsOf(judgments, validator);
-	return Math.max(0, items.findIndex((a) => !verdicts.has(a.id)));
+	return Math.max(
+		0,
+		items.findIndex((a) => !verdicts.has(a.id)),
+	);
 }
 
 /** The index in `items` of the first item after `from` (wrapping) with no verdict, or null. */
-export function nextUnjudged(items: readonly Annotation[], judgments: readonly Judgment[], validator: string, from: number): number | null {
+export function nextUnjudged(
+	items: readonly Annotation[],
+	judgments: readonly Judgment[],
+	validator: string,
+	from: number,
+): number | null {
 	const verdicts = verdictsOf(judgments, validator);
 	for (let k = 1; k <= items.length; k++) {
 		const i = (from + k) % items.length;
@@ -156,8 +192,10 @@ export const PARTIAL_REASONS = [
 ] as const;
 
 /** Whether two judgments give the same verdict with the same reasons (on one item: one only changes the other's note). */
-export const sameVerdict = (x: Pick<Judgment, 'verdict' | 'reasons'>, y: Pick<Judgment, 'verdict' | 'reasons'>): boolean =>
-	x.verdict === y.verdict && x.reasons.join('\n') === y.reasons.join('\n');
+export const sameVerdict = (
+	x: Pick<Judgment, 'verdict' | 'reasons'>,
+	y: Pick<Judgment, 'verdict' | 'reasons'>,
+): boolean => x.verdict === y.verdict && x.reasons.join('\n') === y.reasons.join('\n');
 
 /**
  * Takes back `validator`'s latest action from `judgments` (in place) and returns what it removed,
@@ -169,10 +207,16 @@ export function undoLast(judgments: Judgment[], validator: string): Judgment[] {
 	const own = judgments.flatMap((j, i) => (j.validator === validator ? [i] : []));
 	if (own.length === 0) return [];
 	const latest = judgments[own.at(-1)!]!;
-	const [before, ...earlier] = own.slice(0, -1).reverse().map((i) => judgments[i]!);
+	const [before, ...earlier] = own
+		.slice(0, -1)
+		.reverse()
+		.map((i) => judgments[i]!);
 	const previous = earlier.find((j) => j.annotation === latest.annotation);
 	// A note on the verdict just given: that verdict changed the item (or was its first).
-	const together = before?.annotation === latest.annotation && sameVerdict(before, latest) && !(previous && sameVerdict(previous, before));
+	const together =
+		before?.annotation === latest.annotation &&
+		sameVerdict(before, latest) &&
+		!(previous && sameVerdict(previous, before));
 	const removed = judgments.splice(own.at(-1)!, 1);
 	if (together) removed.unshift(...judgments.splice(own.at(-2)!, 1));
 	return removed;
@@ -181,8 +225,11 @@ export function undoLast(judgments: Judgment[], validator: string): Judgment[] {
 /** The walk a record describes. */
 export function walkOptions(walk: Walk): WalkOptions {
 	const mode = walk.mode;
-	if (mode === 'faithfulness') throw new RangeError('a faithfulness walk goes over summary sentences, not annotations');
-	return walk.fraction === null ? { mode, seed: walk.seed } : { mode, seed: walk.seed, fraction: walk.fraction };
+	if (mode === 'faithfulness')
+		throw new RangeError('a faithfulness walk goes over summary sentences, not annotations');
+	return walk.fraction === null
+		? { mode, seed: walk.seed }
+		: { mode, seed: walk.seed, fraction: walk.fraction };
 }
 
 export interface WalkData {
@@ -205,7 +252,8 @@ export function blindWalksUnderWay(data: WalkData): Map<string, { judged: number
 		const items = walkItems(data, walkOptions(walk), walk);
 		const verdicts = verdictsOf(data.judgments, walk.validator);
 		const judged = items.filter((a) => verdicts.has(a.id)).length;
-		if (judged < items.length && !out.has(walk.validator)) out.set(walk.validator, { judged, total: items.length });
+		if (judged < items.length && !out.has(walk.validator))
+			out.set(walk.validator, { judged, total: items.length });
 	}
 	return out;
 }
@@ -214,12 +262,20 @@ export function blindWalksUnderWay(data: WalkData): Map<string, { judged: number
  * A validator's precision so far over the items given, both sources pooled, with its interval over
  * summaries: an estimate that tells nothing of any one item's source. Null before the first verdict.
  */
-export function pooledPrecision(items: readonly Annotation[], judgments: readonly Judgment[], validator: string, opts: { seed: number; resamples: number }): Precision | null {
+export function pooledPrecision(
+	items: readonly Annotation[],
+	judgments: readonly Judgment[],
+	validator: string,
+	opts: { seed: number; resamples: number },
+): Precision | null {
 	const verdicts = verdictsOf(judgments, validator);
 	const judged = items.flatMap((a) => {
 		const j = verdicts.get(a.id);
 		return j ? [{ book: a.summary, source: 'pooled', verdict: j.verdict }] : [];
 	});
 	if (judged.length === 0) return null;
-	return precisionBySource(judged, { random: seededRandom(opts.seed), resamples: opts.resamples }).get('pooled') ?? null;
+	return (
+		precisionBySource(judged, { random: seededRandom(opts.seed), resamples: opts.resamples }).get('pooled') ??
+		null
+	);
 }

@@ -96,11 +96,21 @@ export class BatchJournal implements BatchRecords {
 export async function awaitedInBatches(dir: string, id: string): Promise<BatchEntry[]> {
 	const path = sessionPath(dir, id);
 	// No such session (or no readable folder): opening it says what is wrong.
-	if (!(await stat(path).then((s) => s.isDirectory(), () => false))) return [];
+	if (
+		!(await stat(path).then(
+			(s) => s.isDirectory(),
+			() => false,
+		))
+	)
+		return [];
 	const journal = await BatchJournal.open(path);
 	if (journal.entries.length === 0) return [];
 	const { calls } = await readCallLog(join(path, FILES.calls));
-	const answered = new Set(calls.filter((c) => c.batch !== undefined).map((c) => customIdOf(id, { owner: c.node, version: c.version, attempt: c.attempt })));
+	const answered = new Set(
+		calls
+			.filter((c) => c.batch !== undefined)
+			.map((c) => customIdOf(id, { owner: c.node, version: c.version, attempt: c.attempt })),
+	);
 	const latest = new Map(journal.entries.map((e) => [e.customId, e]));
 	return [...latest.values()].filter((e) => e.settled === undefined && !answered.has(e.customId));
 }

@@ -20,7 +20,9 @@ export class CallLog {
 	append(record: CallRecord): Promise<void> {
 		const checked = callRecordSchema.safeParse(record);
 		if (!checked.success) {
-			return Promise.reject(new Error(`refusing to log an invalid call record (${firstIssue(checked.error)})`));
+			return Promise.reject(
+				new Error(`refusing to log an invalid call record (${firstIssue(checked.error)})`),
+			);
 		}
 		const line = `${JSON.stringify(record)}\n`;
 		const write = this.#queue.then(() => this.#write(line));
@@ -93,7 +95,10 @@ export async function scoringTotals(dir: string, id: string): Promise<{ calls: n
 	const { calls } = await readCallLog(join(dir, id, FILES.calls));
 	const scoring = calls.filter((c) => isAnnotationCall(c.node));
 	// A failed attempt is billed but is no call made, as in every other count.
-	return { calls: scoring.filter((c) => c.error === undefined).length, cost: scoring.reduce((sum, c) => sum + c.cost, 0) };
+	return {
+		calls: scoring.filter((c) => c.error === undefined).length,
+		cost: scoring.reduce((sum, c) => sum + c.cost, 0),
+	};
 }
 
 function parseJson(line: string): unknown {
@@ -118,7 +123,9 @@ export function callsBeyondState(nodes: readonly Node[], calls: readonly CallRec
 	for (const call of calls) {
 		if (!/^n\d+$/u.test(call.node)) continue;
 		const node = byId.get(call.node as Node['id']);
-		const reads = node ? [...node.inputs.filter((ref) => ref.startsWith('n')), ...(node.context ? [node.context] : [])] : [];
+		const reads = node
+			? [...node.inputs.filter((ref) => ref.startsWith('n')), ...(node.context ? [node.context] : [])]
+			: [];
 		if (!node || call.version > node.versions.length || !reads.every(hasVersion)) beyond += 1;
 	}
 	return beyond;

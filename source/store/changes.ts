@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { annotationSchema, faithVerdictSchema, judgmentSchema, nodeSchema, scoredSummarySchema, type Node } from '../domain.ts';
+import {
+	annotationSchema,
+	faithVerdictSchema,
+	judgmentSchema,
+	nodeSchema,
+	scoredSummarySchema,
+	type Node,
+} from '../domain.ts';
 import { firstIssue, sessionSchema, type SessionData } from './schema.ts';
 
 /**
@@ -66,7 +73,8 @@ export class ChangeTracker {
 	take(data: SessionData): Change | 'snapshot' | null {
 		if (this.#stale) return 'snapshot';
 		const fixed = fixedOf(data);
-		if (fixed.length !== this.#fixed.length || fixed.some((list, i) => list !== this.#fixed[i])) return 'snapshot';
+		if (fixed.length !== this.#fixed.length || fixed.some((list, i) => list !== this.#fixed[i]))
+			return 'snapshot';
 		const change: Change = {};
 		const lists: [ListName, unknown[]][] = [];
 		for (const name of LISTS) {
@@ -104,20 +112,28 @@ export class ChangeTracker {
  * Applies journal records to a state read from session.json (not yet checked: the caller checks
  * the result against the schema). Nodes are replaced by id or appended; list items appended.
  */
-export function replay(raw: Record<string, unknown>, changes: readonly (Change & { at?: string })[]): Record<string, unknown> {
+export function replay(
+	raw: Record<string, unknown>,
+	changes: readonly (Change & { at?: string })[],
+): Record<string, unknown> {
 	if (changes.length === 0) return raw;
 	let state = raw;
 	const run = state.run as { nodes?: Node[]; chunks?: unknown } | undefined;
 	const nodes = Array.isArray(run?.nodes) ? run.nodes : [];
 	const index = new Map(nodes.map((n, i) => [n.id, i]));
 	// A list the state lacks (faithfulness, in an older session) is added only when a record appends to it.
-	const present = LISTS.filter((name) => Array.isArray(state[name]) || changes.some((c) => c[name] !== undefined));
-	const lists = Object.fromEntries(present.map((name) => [name, Array.isArray(state[name]) ? (state[name] as unknown[]) : []]));
+	const present = LISTS.filter(
+		(name) => Array.isArray(state[name]) || changes.some((c) => c[name] !== undefined),
+	);
+	const lists = Object.fromEntries(
+		present.map((name) => [name, Array.isArray(state[name]) ? (state[name] as unknown[]) : []]),
+	);
 	for (const change of changes) {
 		if (change.at !== undefined) state = { ...state, updatedAt: change.at };
 		if (change.head) {
 			state = { ...state, ...change.head };
-			if (change.head.run !== undefined) state.run = { ...(change.head.run as object), nodes, chunks: run?.chunks };
+			if (change.head.run !== undefined)
+				state.run = { ...(change.head.run as object), nodes, chunks: run?.chunks };
 		}
 		for (const node of change.nodes ?? []) {
 			const at = index.get(node.id);
@@ -187,18 +203,31 @@ function printOf(n: Node): unknown[] {
  */
 export function changeProblem(data: SessionData, change: Change): string | null {
 	if (change.head) {
-		const light = { ...data, summaries: [], annotations: [], judgments: [], faithfulness: [], ...(data.kind === 'book' ? { run: { ...data.run, nodes: [], chunks: [] } } : { runs: [] }) };
+		const light = {
+			...data,
+			summaries: [],
+			annotations: [],
+			judgments: [],
+			faithfulness: [],
+			...(data.kind === 'book' ? { run: { ...data.run, nodes: [], chunks: [] } } : { runs: [] }),
+		};
 		const checked = sessionSchema.safeParse(light);
 		if (!checked.success) return firstIssue(checked.error);
 	}
 	const each = (name: string, schema: z.ZodType, items: readonly object[] | undefined): string | null => {
 		for (const [i, item] of (items ?? []).entries()) {
 			const checked = schema.safeParse(item);
-			if (!checked.success) return `${name}.${(item as { id?: string }).id ?? i}: ${firstIssue(checked.error)}`;
+			if (!checked.success)
+				return `${name}.${(item as { id?: string }).id ?? i}: ${firstIssue(checked.error)}`;
 		}
 		return null;
 	};
-	const problem = each('run.nodes', nodeSchema, change.nodes) ?? each('summaries', scoredSummarySchema, change.summaries) ?? each('annotations', annotationSchema, change.annotations) ?? each('judgments', judgmentSchema, change.judgments) ?? each('faithfulness', faithVerdictSchema, change.faithfulness);
+	const problem =
+		each('run.nodes', nodeSchema, change.nodes) ??
+		each('summaries', scoredSummarySchema, change.summaries) ??
+		each('annotations', annotationSchema, change.annotations) ??
+		each('judgments', judgmentSchema, change.judgments) ??
+		each('faithfulness', faithVerdictSchema, change.faithfulness);
 	if (problem) return problem;
 	if (change.annotations) {
 		const summaries = new Set(data.summaries.map((s) => s.id));

@@ -23,7 +23,14 @@ function nonEmpty(value: string | null | undefined): string | undefined {
 }
 
 /** The files of one session directory (see DESIGN.md, Persistence). */
-export const FILES = { book: 'book.txt', state: 'session.json', journal: 'changes.jsonl', calls: 'calls.jsonl', batches: 'batches.jsonl', lock: 'lock' } as const;
+export const FILES = {
+	book: 'book.txt',
+	state: 'session.json',
+	journal: 'changes.jsonl',
+	calls: 'calls.jsonl',
+	batches: 'batches.jsonl',
+	lock: 'lock',
+} as const;
 
 const SLUG_MAX = 24;
 

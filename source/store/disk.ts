@@ -15,7 +15,10 @@ const CAUSES: Record<string, { cause: string; fix: string }> = {
 	EDQUOT: { cause: 'the disk quota is used up', fix: 'free some space' },
 	EROFS: { cause: 'the file system is read-only', fix: 'make it writable or choose another --sessions-dir' },
 	EACCES: { cause: 'permission denied', fix: 'make the folder and its files writable' },
-	EPERM: { cause: 'the operation is not permitted (a read-only or immutable file or folder)', fix: 'make it writable (chmod, and chattr -i for an immutable file)' },
+	EPERM: {
+		cause: 'the operation is not permitted (a read-only or immutable file or folder)',
+		fix: 'make it writable (chmod, and chattr -i for an immutable file)',
+	},
 	ENOTDIR: { cause: 'a part of the path is a file, not a folder', fix: 'move that file out of the way' },
 	EISDIR: { cause: 'a folder is where a file should be', fix: 'move that folder out of the way' },
 	EIO: { cause: 'the disk reported an input/output error', fix: 'check the disk' },
@@ -30,7 +33,10 @@ const CAUSES: Record<string, { cause: string; fix: string }> = {
  * a save can meet, but what a folder changed under booook's feet leaves.
  */
 const LATE_CAUSES: Record<string, { cause: string; fix: string }> = {
-	ENOENT: { cause: 'it does not exist (removed while booook ran, or a symbolic link to nothing)', fix: 'restore it or fix the link' },
+	ENOENT: {
+		cause: 'it does not exist (removed while booook ran, or a symbolic link to nothing)',
+		fix: 'restore it or fix the link',
+	},
 	ENOTEMPTY: { cause: 'a folder that should be empty is not', fix: 'move what is in it out of the way' },
 	EEXIST: { cause: 'something is already there', fix: 'move it out of the way' },
 	EBUSY: { cause: 'it is in use by another program', fix: 'close that program' },
@@ -70,7 +76,12 @@ export function isDiskError(error: unknown): error is NodeJS.ErrnoException {
  * A one-line error for a disk failure while doing `doing` to `file`, with what to do after the
  * fix (`then`). Exit code 1: the input was fine, the machine was not.
  */
-export function diskError(error: NodeJS.ErrnoException, doing: string, file: string, then: string): UserError {
+export function diskError(
+	error: NodeJS.ErrnoException,
+	doing: string,
+	file: string,
+	then: string,
+): UserError {
 	const known = CAUSES[error.code ?? ''];
 	const cause = known ? `${known.cause} (${error.code} at ${file})` : `${error.code ?? 'error'} at ${file}`;
 	return new UserError(`${doing}: ${cause}; ${known?.fix ?? 'fix it'}, then ${then}`, 1);
@@ -88,12 +99,19 @@ export async function checkSessionsDir(dir: string): Promise<void> {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === 'ENOENT' || code === 'ELOOP') {
 			const link = await brokenLink(dir);
-			if (link?.loops) throw badInput(`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} loops (ELOOP); fix or remove that link, or ${choose}`);
+			if (link?.loops)
+				throw badInput(
+					`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} loops (ELOOP); fix or remove that link, or ${choose}`,
+				);
 			if (link) {
-				throw badInput(`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} points to ${link.target}, which does not exist; create ${link.target}, remove the link, or ${choose}`);
+				throw badInput(
+					`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} points to ${link.target}, which does not exist; create ${link.target}, remove the link, or ${choose}`,
+				);
 			}
 			if (code === 'ENOENT') return;
-			throw badInput(`the sessions dir ${dir} cannot be used: a symbolic link on its path loops (ELOOP); fix or remove that link, or ${choose}`);
+			throw badInput(
+				`the sessions dir ${dir} cannot be used: a symbolic link on its path loops (ELOOP); fix or remove that link, or ${choose}`,
+			);
 		}
 		if (code !== 'ENOTDIR') throw error;
 		throw badInput(`the sessions dir ${dir} cannot be a folder: a part of its path is a file; ${choose}`);
@@ -119,7 +137,10 @@ async function brokenLink(dir: string): Promise<{ path: string; target: string; 
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			if (code !== 'ENOENT' && code !== 'ELOOP') return null;
-			const isLink = await lstat(path).then((s) => s.isSymbolicLink(), () => false);
+			const isLink = await lstat(path).then(
+				(s) => s.isSymbolicLink(),
+				() => false,
+			);
 			if (!isLink) return null;
 			const target = await readlink(path).catch(() => '?');
 			return { path, target: resolve(dirname(path), target), loops: code === 'ELOOP' };
@@ -142,8 +163,14 @@ export function describeFsError(error: unknown, sessionFolder?: string | null): 
 	const file = e.path ?? (e.code === 'EISDIR' && sessionFolder ? folderForFile(sessionFolder) : undefined);
 	const doing = DOING[e.syscall] ?? e.syscall;
 	const dest = (e as { dest?: unknown }).dest;
-	const what = file === undefined ? `cannot ${doing} a file` : `cannot ${doing} ${file}${typeof dest === 'string' ? ` (to ${dest})` : ''}`;
-	return new UserError(`${what}: ${known.cause} (${e.code}); ${known.fix}, then run the same command again`, 1);
+	const what =
+		file === undefined
+			? `cannot ${doing} a file`
+			: `cannot ${doing} ${file}${typeof dest === 'string' ? ` (to ${dest})` : ''}`;
+	return new UserError(
+		`${what}: ${known.cause} (${e.code}); ${known.fix}, then run the same command again`,
+		1,
+	);
 }
 
 /** The first of a session's files that is a folder in `sessionFolder`. */

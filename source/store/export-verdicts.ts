@@ -19,16 +19,22 @@ function joined(data: SessionData, validator: string | null): Joined[] {
 	const annotations = new Map(data.annotations.map((a) => [a.id, a]));
 	const summaries = new Map(data.summaries.map((s) => [s.id, s]));
 	const validators = validator === null ? [...new Set(data.judgments.map((j) => j.validator))] : [validator];
-	return validators.flatMap((v) => [...verdictsOf(data.judgments, v).values()]).map((judgment) => {
-		const annotation = annotations.get(judgment.annotation)!;
-		return { judgment, annotation, summary: summaries.get(annotation.summary)! };
-	});
+	return validators
+		.flatMap((v) => [...verdictsOf(data.judgments, v).values()])
+		.map((judgment) => {
+			const annotation = annotations.get(judgment.annotation)!;
+			return { judgment, annotation, summary: summaries.get(annotation.summary)! };
+		});
 }
 
-const spanTexts = (a: Annotation, s: ScoredSummary) => a.spans.map((span) => s.text.slice(span.start, span.end));
+const spanTexts = (a: Annotation, s: ScoredSummary) =>
+	a.spans.map((span) => s.text.slice(span.start, span.end));
 
 /** `{ book: { summary, annotations: [{ source, anno, agreement, reasons, explanation }] } }`, one validator. */
-export function verdictsAsRelease(data: SessionData, validator: string): Record<string, { summary: string; annotations: unknown[] }> {
+export function verdictsAsRelease(
+	data: SessionData,
+	validator: string,
+): Record<string, { summary: string; annotations: unknown[] }> {
 	const out: Record<string, { summary: string; annotations: unknown[] }> = {};
 	for (const { judgment, annotation, summary } of joined(data, validator)) {
 		const [a, b] = spanTexts(annotation, summary);
@@ -47,7 +53,21 @@ export function verdictsAsRelease(data: SessionData, validator: string): Record<
 	return out;
 }
 
-const CSV_COLUMNS = ['book', 'annotation', 'source', 'annotator', 'span', 'span_b', 'questions', 'types', 'validator', 'verdict', 'reasons', 'note', 'at'] as const;
+const CSV_COLUMNS = [
+	'book',
+	'annotation',
+	'source',
+	'annotator',
+	'span',
+	'span_b',
+	'questions',
+	'types',
+	'validator',
+	'verdict',
+	'reasons',
+	'note',
+	'at',
+] as const;
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 function field(value: string): string {
@@ -58,7 +78,21 @@ function field(value: string): string {
 export function verdictsAsCsv(data: SessionData, validator: string | null): string {
 	const rows = joined(data, validator).map(({ judgment, annotation, summary }) => {
 		const [a, b] = spanTexts(annotation, summary);
-		return [summary.book, annotation.id, annotation.source, annotation.annotator, a ?? '', b ?? '', annotation.questions, annotation.types.join('; '), judgment.validator, judgment.verdict, judgment.reasons.join('; '), judgment.note ?? '', judgment.at];
+		return [
+			summary.book,
+			annotation.id,
+			annotation.source,
+			annotation.annotator,
+			a ?? '',
+			b ?? '',
+			annotation.questions,
+			annotation.types.join('; '),
+			judgment.validator,
+			judgment.verdict,
+			judgment.reasons.join('; '),
+			judgment.note ?? '',
+			judgment.at,
+		];
 	});
 	return [CSV_COLUMNS.join(','), ...rows.map((r) => r.map(field).join(','))].join('\r\n') + '\r\n';
 }

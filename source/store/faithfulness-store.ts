@@ -43,13 +43,30 @@ export class FaithfulnessStore {
 		const before = data.summaries.length;
 		const ids = new Set(scoredSummaries(data));
 		let changed = data.summaries.length !== before;
-		const shown = currentSummaries(data.summaries, data.kind === 'book' ? data.run : undefined).filter((s) => ids.has(s.id));
+		const shown = currentSummaries(data.summaries, data.kind === 'book' ? data.run : undefined).filter((s) =>
+			ids.has(s.id),
+		);
 		const all = faithUnits(shown);
 		const { seed, fraction } = this.walk;
-		this.#units = this.partial ? partialUnits(all, { seed, validator: this.validator, fraction: fraction! }) : all;
-		const same = (w: Walk) => w.validator === this.validator && w.mode === 'faithfulness' && w.seed === seed && w.fraction === fraction;
+		this.#units = this.partial
+			? partialUnits(all, { seed, validator: this.validator, fraction: fraction! })
+			: all;
+		const same = (w: Walk) =>
+			w.validator === this.validator &&
+			w.mode === 'faithfulness' &&
+			w.seed === seed &&
+			w.fraction === fraction;
 		if (!data.walks?.some(same)) {
-			data.walks = [...(data.walks ?? []), { validator: this.validator, mode: 'faithfulness', seed, fraction, startedAt: this.now().toISOString() }];
+			data.walks = [
+				...(data.walks ?? []),
+				{
+					validator: this.validator,
+					mode: 'faithfulness',
+					seed,
+					fraction,
+					startedAt: this.now().toISOString(),
+				},
+			];
 			changed = true;
 		}
 		if (changed) await this.#session.save();
@@ -80,10 +97,23 @@ export class FaithfulnessStore {
 	};
 
 	/** This validator's verdict on a unit of the walk (a later one replaces it; undo brings it back). */
-	async mark(unit: Pick<FaithUnit, 'summary' | 'sentence'>, label: FaithLabel, note: string | null = null): Promise<void> {
-		if (!this.#units.some((u) => u.summary === unit.summary && u.sentence === unit.sentence)) throw new Error(`no sentence ${unit.sentence + 1} of ${unit.summary} in this walk`);
+	async mark(
+		unit: Pick<FaithUnit, 'summary' | 'sentence'>,
+		label: FaithLabel,
+		note: string | null = null,
+	): Promise<void> {
+		if (!this.#units.some((u) => u.summary === unit.summary && u.sentence === unit.sentence))
+			throw new Error(`no sentence ${unit.sentence + 1} of ${unit.summary} in this walk`);
 		const data = this.#session.data;
-		const verdict: FaithVerdict = { summary: unit.summary, sentence: unit.sentence, label, note, validator: this.validator, origin: 'human', at: this.now().toISOString() };
+		const verdict: FaithVerdict = {
+			summary: unit.summary,
+			sentence: unit.sentence,
+			label,
+			note,
+			validator: this.validator,
+			origin: 'human',
+			at: this.now().toISOString(),
+		};
 		// A session from before faithfulness verdicts gets the list now.
 		(data.faithfulness ??= []).push(verdict);
 		await this.#saved();

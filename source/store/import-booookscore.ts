@@ -1,6 +1,11 @@
 import type { Annotation, ErrorType, ImportedRun, Judgment, Method, ScoredSummary, Span } from '../domain.ts';
 import { releasedVerdicts } from '../score/booookscore.ts';
-import type { HierarchicalRun, HumanAnnotatedSummary, JudgedSummary, ReleasedAnnotation } from '../score/formats.ts';
+import type {
+	HierarchicalRun,
+	HumanAnnotatedSummary,
+	JudgedSummary,
+	ReleasedAnnotation,
+} from '../score/formats.ts';
 import { sentenceSpans } from '../text/sentences.ts';
 
 /**
@@ -98,7 +103,14 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 	const sources: string[] = [];
 
 	const addSummary = (book: string, text: string, file: string): ScoredSummary => {
-		const s: ScoredSummary = { id: `s${summaries.length}`, book, text, node: null, version: null, source: baseName(file) };
+		const s: ScoredSummary = {
+			id: `s${summaries.length}`,
+			book,
+			text,
+			node: null,
+			version: null,
+			source: baseName(file),
+		};
 		summaries.push(s);
 		return s;
 	};
@@ -109,7 +121,17 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 	};
 	const report = (flag: ImportFlag, file: string): FileReport => {
 		sources.push(file);
-		const r: FileReport = { flag, file: baseName(file), summaries: 0, annotations: 0, confusing: 0, judgments: 0, unmatched: [], orphans: [], unlocated: [] };
+		const r: FileReport = {
+			flag,
+			file: baseName(file),
+			summaries: 0,
+			annotations: 0,
+			confusing: 0,
+			judgments: 0,
+			unmatched: [],
+			orphans: [],
+			unlocated: [],
+		};
 		reports.push(r);
 		return r;
 	};
@@ -159,10 +181,17 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 			r.summaries += 1;
 			const units = [
 				...h.singles.map((s) => ({ texts: [s.span], questions: s.questions, types: s.labels, raw: s })),
-				...h.relations.map((rel) => ({ texts: rel.spans, questions: rel.questions, types: rel.labels, raw: rel })),
+				...h.relations.map((rel) => ({
+					texts: rel.spans,
+					questions: rel.questions,
+					types: rel.labels,
+					raw: rel,
+				})),
 			];
 			for (const unit of units) {
-				addAnnotation(humanAnnotation(summary, sentences, unit.texts, unit, 'human', RELEASED.human, baseName(file), r));
+				addAnnotation(
+					humanAnnotation(summary, sentences, unit.texts, unit, 'human', RELEASED.human, baseName(file), r),
+				);
 				r.annotations += 1;
 				r.confusing += 1;
 			}
@@ -179,11 +208,24 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 			for (const j of study.judged) {
 				const texts = j.annotation.kind === 'single' ? [j.annotation.span] : j.annotation.spans;
 				const annotator = j.source === 'model' ? RELEASED.model : RELEASED.human;
-				const unit = { questions: j.annotation.questions, types: j.annotation.labels ?? [], raw: j.annotation };
-				const a = addAnnotation(humanAnnotation(summary, sentences, texts, unit, j.source, annotator, baseName(file), r));
+				const unit = {
+					questions: j.annotation.questions,
+					types: j.annotation.labels ?? [],
+					raw: j.annotation,
+				};
+				const a = addAnnotation(
+					humanAnnotation(summary, sentences, texts, unit, j.source, annotator, baseName(file), r),
+				);
 				r.annotations += 1;
 				r.confusing += 1;
-				judgments.push({ annotation: a.id, validator: RELEASED.validator, verdict: j.verdict, reasons: [...j.reasons], note: j.explanation, at: now });
+				judgments.push({
+					annotation: a.id,
+					validator: RELEASED.validator,
+					verdict: j.verdict,
+					reasons: [...j.reasons],
+					note: j.explanation,
+					at: now,
+				});
 				r.judgments += 1;
 			}
 		}
@@ -198,7 +240,12 @@ type NewAnnotation = Omit<Annotation, 'id' | 'createdAt' | 'failure'>;
  * One annotation per sentence of our split, confusing or clear, so what was annotated is known
  * (the released files list only confusing sentences; a summary they do not mention had none).
  */
-function modelAnnotations(summary: ScoredSummary, released: readonly ReleasedAnnotation[], imported: string, report: FileReport): NewAnnotation[] {
+function modelAnnotations(
+	summary: ScoredSummary,
+	released: readonly ReleasedAnnotation[],
+	imported: string,
+	report: FileReport,
+): NewAnnotation[] {
 	const spans = sentenceSpans(summary.text);
 	const verdicts = releasedVerdicts(summary.text, released);
 	for (const text of verdicts.unmatched) report.unmatched.push({ book: summary.book, text });

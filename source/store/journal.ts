@@ -69,7 +69,9 @@ export async function readSessionState(sessionDir: string): Promise<unknown> {
  * Read without a lock: a writer may replace session.json between the two reads; a journal that
  * continues a newer snapshot than the one read says so, and both are read again.
  */
-export async function readSessionStateChecked(sessionDir: string): Promise<{ raw: unknown; problem: string | null }> {
+export async function readSessionStateChecked(
+	sessionDir: string,
+): Promise<{ raw: unknown; problem: string | null }> {
 	const stateFile = join(sessionDir, FILES.state);
 	for (let tries = 0; ; tries++) {
 		const text = await readIfThere(stateFile);
@@ -80,13 +82,27 @@ export async function readSessionStateChecked(sessionDir: string): Promise<{ raw
 		const base = String(state.updatedAt);
 		const journal = parseJournal(await readIfThere(join(sessionDir, FILES.journal)));
 		if (journal === null) return { raw, problem: null };
-		if (journal.base === null) return { raw, problem: `${FILES.journal} has no readable first line, so none of its ${journal.lines} saves were read` };
+		if (journal.base === null)
+			return {
+				raw,
+				problem: `${FILES.journal} has no readable first line, so none of its ${journal.lines} saves were read`,
+			};
 		if (journal.base === base) return { raw: replay(state, journal.changes), problem: cutProblem(journal) };
 		// Left over from a process stopped between a snapshot and removing the journal it replaced:
 		// the snapshot holds it all, unless session.json was changed or replaced by hand.
-		if (journal.base < base) return { raw, problem: holdsMore(state, journal.changes) ? `${FILES.journal} was skipped because ${FILES.state} claims a later save than the one it continues, though it holds saves ${FILES.state} lacks` : null };
+		if (journal.base < base)
+			return {
+				raw,
+				problem: holdsMore(state, journal.changes)
+					? `${FILES.journal} was skipped because ${FILES.state} claims a later save than the one it continues, though it holds saves ${FILES.state} lacks`
+					: null,
+			};
 		// Written whole again between the two reads; the newest session.json holds it all.
-		if (tries >= 5) return { raw, problem: `${FILES.journal} continues a later save than ${FILES.state} (an older copy put back?), so it was not read` };
+		if (tries >= 5)
+			return {
+				raw,
+				problem: `${FILES.journal} continues a later save than ${FILES.state} (an older copy put back?), so it was not read`,
+			};
 	}
 }
 
@@ -106,7 +122,8 @@ function parseJournal(text: string | null): ParsedJournal | null {
 	const saves = lines.slice(1).filter((line) => line !== '').length;
 	const header = parseLine(lines[0]!) as { base?: unknown } | undefined;
 	// A header is written with the first save, in one rename: none, and no save, is no journal.
-	if (typeof header?.base !== 'string') return saves === 0 ? null : { base: null, changes: [], lines: saves, cutAt: null };
+	if (typeof header?.base !== 'string')
+		return saves === 0 ? null : { base: null, changes: [], lines: saves, cutAt: null };
 	const changes: Change[] = [];
 	let cutAt: number | null = null;
 	for (const [i, line] of lines.entries()) {
@@ -144,7 +161,10 @@ function holdsMore(state: Record<string, unknown>, changes: readonly Change[]): 
 	for (const node of Array.isArray(run?.nodes) ? (run.nodes as { id?: unknown; versions?: unknown }[]) : []) {
 		versions.set(String(node?.id), Array.isArray(node?.versions) ? node.versions.length : 0);
 	}
-	const ids = (name: 'summaries' | 'annotations') => new Set((Array.isArray(state[name]) ? (state[name] as { id?: unknown }[]) : []).map((item) => String(item?.id)));
+	const ids = (name: 'summaries' | 'annotations') =>
+		new Set(
+			(Array.isArray(state[name]) ? (state[name] as { id?: unknown }[]) : []).map((item) => String(item?.id)),
+		);
 	const summaries = ids('summaries');
 	const annotations = ids('annotations');
 	for (const change of changes) {
@@ -152,8 +172,10 @@ function holdsMore(state: Record<string, unknown>, changes: readonly Change[]): 
 			const saved = versions.get(String(node?.id));
 			if (saved === undefined || (Array.isArray(node?.versions) && node.versions.length > saved)) return true;
 		}
-		if (Array.isArray(change.summaries) && change.summaries.some((s) => !summaries.has(String(s?.id)))) return true;
-		if (Array.isArray(change.annotations) && change.annotations.some((a) => !annotations.has(String(a?.id)))) return true;
+		if (Array.isArray(change.summaries) && change.summaries.some((s) => !summaries.has(String(s?.id))))
+			return true;
+		if (Array.isArray(change.annotations) && change.annotations.some((a) => !annotations.has(String(a?.id))))
+			return true;
 	}
 	return false;
 }

@@ -44,7 +44,8 @@ export async function folderState(sessionDir: string): Promise<FolderState> {
 	}
 	if (names.includes(FILES.state)) return { kind: 'session' };
 	const creationFiles = new Set<string>([FILES.lock, FILES.book, basename(tempFileOf(FILES.state))]);
-	if (!names.every((n) => creationFiles.has(n) || isTakeoverGuard(n, FILES.lock))) return { kind: 'other', file: false };
+	if (!names.every((n) => creationFiles.has(n) || isTakeoverGuard(n, FILES.lock)))
+		return { kind: 'other', file: false };
 	const owner = parseOwner(await readFile(join(sessionDir, FILES.lock), 'utf8').catch(() => ''));
 	return { kind: 'leftover', owner, alive: owner !== null && isLive(owner) };
 }
@@ -97,7 +98,9 @@ export async function creations(dir: string): Promise<Creation[]> {
 		let alive = owner !== null && isLive(owner);
 		if (owner === null) {
 			// No lock (or one being written): a creator may be between its two first steps.
-			const { mtimeMs } = await stat(text === null ? path : join(path, FILES.lock)).catch(() => ({ mtimeMs: 0 }));
+			const { mtimeMs } = await stat(text === null ? path : join(path, FILES.lock)).catch(() => ({
+				mtimeMs: 0,
+			}));
 			alive = Date.now() - mtimeMs < LOCKLESS_GRACE_MS;
 		}
 		found.push({ id: match[1]!, path, owner, alive });
@@ -128,18 +131,29 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 	const state = await folderState(sessionDir);
 	if (state.kind === 'leftover') {
 		const pid = state.owner ? ` (pid ${state.owner.pid})` : '';
-		if (state.alive) return badInput(`session "${id}" is still being created by another booook process${pid}; try again once it has started`);
+		if (state.alive)
+			return badInput(
+				`session "${id}" is still being created by another booook process${pid}; try again once it has started`,
+			);
 		return badInput(
 			`session "${id}" was never created whole: the booook process creating it${pid} stopped before it wrote ${FILES.state}, so ${sessionDir} holds no work; start it again with --session ${id} (that replaces the leftover), or delete ${sessionDir}`,
 		);
 	}
 	if (state.kind === 'other') {
-		const what = state.file ? `${sessionDir} is a file, not a session folder` : `${join(sessionDir, FILES.state)} is missing (${sessionDir} holds other files)`;
-		return new UserError(`session "${id}" cannot be opened: ${what}; it was left unchanged: restore ${FILES.state}, or move ${sessionDir} away`);
+		const what = state.file
+			? `${sessionDir} is a file, not a session folder`
+			: `${join(sessionDir, FILES.state)} is missing (${sessionDir} holds other files)`;
+		return new UserError(
+			`session "${id}" cannot be opened: ${what}; it was left unchanged: restore ${FILES.state}, or move ${sessionDir} away`,
+		);
 	}
 	const creating = (await creations(dir)).find((c) => c.id === id && c.alive);
 	if (creating) {
-		return badInput(`session "${id}" is still being created by another booook process${creating.owner ? ` (pid ${creating.owner.pid})` : ''}; try again once it has started`);
+		return badInput(
+			`session "${id}" is still being created by another booook process${creating.owner ? ` (pid ${creating.owner.pid})` : ''}; try again once it has started`,
+		);
 	}
-	return badInput(`no session "${id}" in ${dir}; list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`);
+	return badInput(
+		`no session "${id}" in ${dir}; list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`,
+	);
 }

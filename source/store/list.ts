@@ -77,14 +77,22 @@ export async function listSessions(dir: string): Promise<SessionListing> {
 	);
 	for (const c of await creations(dir)) {
 		if (c.alive) continue;
-		problems.push({ id: c.id, file: c.path, reason: `a creation of this session that was interrupted${c.owner ? ` (pid ${c.owner.pid} is gone)` : ''}; it holds no work, and the next run, import or scoring here removes it` });
+		problems.push({
+			id: c.id,
+			file: c.path,
+			reason: `a creation of this session that was interrupted${c.owner ? ` (pid ${c.owner.pid} is gone)` : ''}; it holds no work, and the next run, import or scoring here removes it`,
+		});
 	}
 	sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
 	problems.sort((a, b) => a.id.localeCompare(b.id));
 	return Object.assign(sessions, { problems });
 }
 
-async function readSummary(id: string, file: string, templates: (dir: string | null) => Promise<Templates>): Promise<SessionSummary | SessionProblem> {
+async function readSummary(
+	id: string,
+	file: string,
+	templates: (dir: string | null) => Promise<Templates>,
+): Promise<SessionSummary | SessionProblem> {
 	let raw: unknown;
 	try {
 		raw = await readSessionState(dirname(file));
@@ -95,16 +103,26 @@ async function readSummary(id: string, file: string, templates: (dir: string | n
 	if (raw === null) {
 		const state = await folderState(dirname(file));
 		if (state.kind !== 'leftover') return { id, file, reason: 'no session.json' };
-		if (state.alive) return { id, file, reason: `no session.json yet: a booook process (pid ${state.owner!.pid}) is creating it` };
+		if (state.alive)
+			return {
+				id,
+				file,
+				reason: `no session.json yet: a booook process (pid ${state.owner!.pid}) is creating it`,
+			};
 		const gone = state.owner ? ` (pid ${state.owner.pid} is gone)` : '';
-		return { id, file, reason: `no session.json: its creation was interrupted${gone} and it holds no work; --session ${id} on a new run or import replaces it, or delete ${dirname(file)}` };
+		return {
+			id,
+			file,
+			reason: `no session.json: its creation was interrupted${gone} and it holds no work; --session ${id} on a new run or import replaces it, or delete ${dirname(file)}`,
+		};
 	}
 	if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);
 	const version = (raw as { schema?: unknown } | null)?.schema;
 	if (typeof version !== 'number') return { id, file, reason: 'no schema version' };
 	if (version !== SCHEMA_VERSION) return { id, file, reason: `unsupported schema version ${version}` };
 	const parsed = sessionSchema.safeParse(raw);
-	if (!parsed.success) return { id, file, reason: `does not match the session schema (${firstIssue(parsed.error)})` };
+	if (!parsed.success)
+		return { id, file, reason: `does not match the session schema (${firstIssue(parsed.error)})` };
 	if (parsed.data.id !== id) return { id, file, reason: `it says it is session "${parsed.data.id}"` };
 	return summarize(parsed.data, templates);
 }
@@ -127,17 +145,28 @@ function templatesOnce(): (dir: string | null) => Promise<Templates> {
 }
 
 /** Calls made and calls expected in all, by the engine's own estimate (`expectedCalls`). */
-async function callProgress(run: Run, templates: (dir: string | null) => Promise<Templates>): Promise<{ done: number; total: number }> {
+async function callProgress(
+	run: Run,
+	templates: (dir: string | null) => Promise<Templates>,
+): Promise<{ done: number; total: number }> {
 	const { config } = run;
 	const done = totalsOf(run).calls;
 	// A finished run plans nothing more: no templates to read, no tokenizer to load.
 	if (runFinished(run)) return { done, total: done };
 	// The estimate reads the chunks' token counts and the templates, never the book's text.
-	const ctx = { config, templates: await templates(config.prompts), book: '', tokens: (text: string) => countTokens(text, config.encoding) };
+	const ctx = {
+		config,
+		templates: await templates(config.prompts),
+		book: '',
+		tokens: (text: string) => countTokens(text, config.encoding),
+	};
 	return { done, total: expectedCalls(plannerFor(config.method), run, ctx, done) };
 }
 
-async function summarize(data: SessionData, templates: (dir: string | null) => Promise<Templates>): Promise<SessionSummary> {
+async function summarize(
+	data: SessionData,
+	templates: (dir: string | null) => Promise<Templates>,
+): Promise<SessionSummary> {
 	if (data.kind === 'collection') {
 		return {
 			id: data.id,

@@ -77,7 +77,7 @@ export class SessionLock {
 	/** Takes the lock at `file` for session `id`, or throws a UserError naming who holds it. */
 	static async acquire(file: string, id: string): Promise<SessionLock> {
 		const start = Date.now();
-		for (let attempt = 0, wait = 2; attempt < ATTEMPTS; ) {
+		for (let attempt = 0, wait = 2; attempt < ATTEMPTS;) {
 			const owner = ownerRecord();
 			const content = `${JSON.stringify(owner)}\n`;
 			const created = await createExclusive(file, content);
@@ -167,10 +167,7 @@ async function createExclusive(file: string, content: string): Promise<boolean> 
 }
 
 type Inspection =
-	| { kind: 'gone' }
-	| { kind: 'held'; owner: LockOwner }
-	| { kind: 'young' }
-	| { kind: 'stale'; text: string };
+	{ kind: 'gone' } | { kind: 'held'; owner: LockOwner } | { kind: 'young' } | { kind: 'stale'; text: string };
 
 /** The guard a takeover of the stale lock content `stale` creates beside the lock `lockFile`. */
 export function takeoverGuard(lockFile: string, stale: string): string {
@@ -183,7 +180,12 @@ export function takeoverGuard(lockFile: string, stale: string): string {
  * content `stale`, holding the guard named after that content while it checks and removes.
  * 'busy': another process holds that guard (it is doing the same); try again shortly.
  */
-async function takeOver(lockFile: string, target: string, stale: string, depth = 0): Promise<'removed' | 'busy'> {
+async function takeOver(
+	lockFile: string,
+	target: string,
+	stale: string,
+	depth = 0,
+): Promise<'removed' | 'busy'> {
 	const guard = takeoverGuard(lockFile, stale);
 	const content = `${JSON.stringify(ownerRecord())}\n`;
 	if (!(await createExclusive(guard, content))) {
@@ -232,7 +234,8 @@ async function inspect(file: string): Promise<Inspection> {
 		throw error;
 	}
 	const owner = parseOwner(text);
-	if (!owner) return Date.now() - mtimeMs < HALF_WRITTEN_GRACE_MS ? { kind: 'young' } : { kind: 'stale', text };
+	if (!owner)
+		return Date.now() - mtimeMs < HALF_WRITTEN_GRACE_MS ? { kind: 'young' } : { kind: 'stale', text };
 	// A pid on another machine (a shared sessions dir) cannot be checked, so it counts as alive.
 	if (owner.host !== os.hostname() || isAlive(owner.pid, owner.start)) return { kind: 'held', owner };
 	return { kind: 'stale', text };
@@ -305,7 +308,9 @@ export function procStat(pid: number): { state: string; start: string } | 'gone'
 		text = readFileSync(`/proc/${pid}/stat`, 'utf8');
 	} catch (error) {
 		// A process that exited between the signal and the read, unless there is no /proc at all.
-		return (error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat') ? 'gone' : null;
+		return (error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat')
+			? 'gone'
+			: null;
 	}
 	// "pid (comm) state ppid ... starttime ...": comm may hold spaces and parentheses, so the fields
 	// are counted from the last ")"; the state is field 3 and the start time field 22.

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { annotationSchema, bookSchema, callParamsSchema, faithVerdictSchema, importedRunSchema, judgmentSchema, runSchema, scoredSummarySchema, timingsSchema, usageSchema, walkSchema } from '../domain.ts';
+import {
+	annotationSchema,
+	bookSchema,
+	callParamsSchema,
+	faithVerdictSchema,
+	importedRunSchema,
+	judgmentSchema,
+	runSchema,
+	scoredSummarySchema,
+	timingsSchema,
+	usageSchema,
+	walkSchema,
+} from '../domain.ts';
 
 /**
  * The shape of session.json and of one calls.jsonl line, built from the domain model's schemas
@@ -54,13 +66,28 @@ export const sessionSchema = z
 		const summaries = new Set(data.summaries.map((s) => s.id));
 		const annotations = new Set(data.annotations.map((a) => a.id));
 		data.annotations.forEach((a, i) => {
-			if (!summaries.has(a.summary)) ctx.addIssue({ code: 'custom', path: ['annotations', i, 'summary'], message: `no summary ${a.summary}` });
+			if (!summaries.has(a.summary))
+				ctx.addIssue({
+					code: 'custom',
+					path: ['annotations', i, 'summary'],
+					message: `no summary ${a.summary}`,
+				});
 		});
 		data.judgments.forEach((j, i) => {
-			if (!annotations.has(j.annotation)) ctx.addIssue({ code: 'custom', path: ['judgments', i, 'annotation'], message: `no annotation ${j.annotation}` });
+			if (!annotations.has(j.annotation))
+				ctx.addIssue({
+					code: 'custom',
+					path: ['judgments', i, 'annotation'],
+					message: `no annotation ${j.annotation}`,
+				});
 		});
 		(data.faithfulness ?? []).forEach((f, i) => {
-			if (!summaries.has(f.summary)) ctx.addIssue({ code: 'custom', path: ['faithfulness', i, 'summary'], message: `no summary ${f.summary}` });
+			if (!summaries.has(f.summary))
+				ctx.addIssue({
+					code: 'custom',
+					path: ['faithfulness', i, 'summary'],
+					message: `no summary ${f.summary}`,
+				});
 		});
 	});
 

@@ -27,11 +27,20 @@ export function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
 	const root = run.root ? findNode(run, run.root) : undefined;
 	const version = root && root.active !== null ? activeVersion(root) : null;
 	if (!root || root.active === null || !version) {
-		throw badInput(`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: ${commandLine(`resume ${data.id}`)}`);
+		throw badInput(
+			`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: ${commandLine(`resume ${data.id}`)}`,
+		);
 	}
 	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
 	if (pinned) return pinned.id;
 	const id = nextSummaryId(data.summaries);
-	data.summaries.push({ id, book: data.book.title, text: version.text, node: root.id, version: root.active, source: 'run' });
+	data.summaries.push({
+		id,
+		book: data.book.title,
+		text: version.text,
+		node: root.id,
+		version: root.active,
+		source: 'run',
+	});
 	return id;
 }

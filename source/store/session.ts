@@ -8,14 +8,35 @@ import { CallLog, callsBeyondState, readCallLog } from './calls.ts';
 import { changeProblem, ChangeTracker } from './changes.ts';
 import { checkSessionId, FILES, newSessionId, sessionsDirArg } from './dirs.ts';
 import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
-import { CREATING_PREFIX, folderState, missingSessionError, removeLeftover, sweepCreations } from './leftover.ts';
+import {
+	CREATING_PREFIX,
+	folderState,
+	missingSessionError,
+	removeLeftover,
+	sweepCreations,
+} from './leftover.ts';
 import { SessionLock } from './lock.ts';
 import { journalOf, readSessionStateChecked, type Journal } from './journal.ts';
 import { replaceFile } from './state-file.ts';
-import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
+import {
+	firstIssue,
+	migrate,
+	SCHEMA_VERSION,
+	sessionSchema,
+	type BookSessionData,
+	type CallRecord,
+	type CollectionSessionData,
+	type SessionData,
+} from './schema.ts';
 import { commandLine } from '../program.ts';
 
-export { SCHEMA_VERSION, type BookSessionData, type CallRecord, type CollectionSessionData, type SessionData } from './schema.ts';
+export {
+	SCHEMA_VERSION,
+	type BookSessionData,
+	type CallRecord,
+	type CollectionSessionData,
+	type SessionData,
+} from './schema.ts';
 
 /**
  * One session on disk, open for writing by this process only:
@@ -70,14 +91,23 @@ export class Session<D extends SessionData = SessionData> {
 	}
 
 	/** A new session for a run over one book; book.txt is written once, here. */
-	static async create(dir: string, init: { id?: string; book: Book; text: string; run: Run }): Promise<Session<BookSessionData>> {
-		if (sha256(init.text) !== init.book.sha256) throw new Error('create: book.sha256 is not the sha256 of the text');
-		return Session.#make(dir, init.id ?? newSessionId(init.book.title, new Date(), Math.random), init.text, (common) => ({
-			...common,
-			kind: 'book',
-			book: init.book,
-			run: init.run,
-		}));
+	static async create(
+		dir: string,
+		init: { id?: string; book: Book; text: string; run: Run },
+	): Promise<Session<BookSessionData>> {
+		if (sha256(init.text) !== init.book.sha256)
+			throw new Error('create: book.sha256 is not the sha256 of the text');
+		return Session.#make(
+			dir,
+			init.id ?? newSessionId(init.book.title, new Date(), Math.random),
+			init.text,
+			(common) => ({
+				...common,
+				kind: 'book',
+				book: init.book,
+				run: init.run,
+			}),
+		);
 	}
 
 	/**
@@ -86,18 +116,26 @@ export class Session<D extends SessionData = SessionData> {
 	 */
 	static async createCollection(
 		dir: string,
-		init: Pick<CollectionSessionData, 'title' | 'sources' | 'summaries' | 'annotations' | 'judgments' | 'runs'> & { id?: string },
+		init: Pick<
+			CollectionSessionData,
+			'title' | 'sources' | 'summaries' | 'annotations' | 'judgments' | 'runs'
+		> & { id?: string },
 	): Promise<Session<CollectionSessionData>> {
-		return Session.#make(dir, init.id ?? newSessionId(init.title, new Date(), Math.random), null, (common) => ({
-			...common,
-			kind: 'collection',
-			title: init.title,
-			sources: init.sources,
-			runs: init.runs,
-			summaries: init.summaries,
-			annotations: init.annotations,
-			judgments: init.judgments,
-		}));
+		return Session.#make(
+			dir,
+			init.id ?? newSessionId(init.title, new Date(), Math.random),
+			null,
+			(common) => ({
+				...common,
+				kind: 'collection',
+				title: init.title,
+				sources: init.sources,
+				runs: init.runs,
+				summaries: init.summaries,
+				annotations: init.annotations,
+				judgments: init.judgments,
+			}),
+		);
 	}
 
 	/**
@@ -114,7 +152,12 @@ export class Session<D extends SessionData = SessionData> {
 		const sessionDir = join(dir, id);
 		const failed = (error: unknown) =>
 			isDiskError(error)
-				? diskError(error, `cannot create session "${id}"`, error.path ?? dir, 'run the same command again (nothing was created)')
+				? diskError(
+						error,
+						`cannot create session "${id}"`,
+						error.path ?? dir,
+						'run the same command again (nothing was created)',
+					)
 				: error;
 		await checkSessionsDir(dir);
 		await makeRoomFor(dir, id);
@@ -127,7 +170,16 @@ export class Session<D extends SessionData = SessionData> {
 			lock = await SessionLock.acquire(join(temp, FILES.lock), id);
 			if (text !== null) await writeFile(join(temp, FILES.book), text, { encoding: 'utf8', flag: 'wx' });
 			const now = new Date().toISOString();
-			const data = build({ schema: SCHEMA_VERSION, id, createdAt: now, updatedAt: now, openedAt: now, summaries: [], annotations: [], judgments: [] });
+			const data = build({
+				schema: SCHEMA_VERSION,
+				id,
+				createdAt: now,
+				updatedAt: now,
+				openedAt: now,
+				summaries: [],
+				annotations: [],
+				judgments: [],
+			});
 			checkState(id, data);
 			await replaceFile(join(temp, FILES.state), stateText(data));
 			try {
@@ -154,7 +206,10 @@ export class Session<D extends SessionData = SessionData> {
 	 * (show, export) while a run may be writing it. Each save is an atomic rename, so the read is
 	 * one whole state.
 	 */
-	static async snapshot(dir: string, id: string): Promise<{ data: SessionData; text: string; journal: string | null }> {
+	static async snapshot(
+		dir: string,
+		id: string,
+	): Promise<{ data: SessionData; text: string; journal: string | null }> {
 		return readState(dir, id);
 	}
 
@@ -163,7 +218,9 @@ export class Session<D extends SessionData = SessionData> {
 	 * deleted, cut short or skipped, so the state lacks work that was saved once.
 	 */
 	static lostWork(dir: string, read: { data: SessionData; journal: string | null }): Promise<string | null> {
-		return lostWorkWarning(dir, read.data, read.journal, () => readCallLog(join(dir, read.data.id, FILES.calls)).then((log) => log.calls));
+		return lostWorkWarning(dir, read.data, read.journal, () =>
+			readCallLog(join(dir, read.data.id, FILES.calls)).then((log) => log.calls),
+		);
 	}
 
 	static async open(dir: string, id: string): Promise<Session> {
@@ -171,7 +228,14 @@ export class Session<D extends SessionData = SessionData> {
 		await stateFileOf(dir, id);
 		// Lock before reading, so the state read is not one another process is about to replace.
 		const lock = await SessionLock.acquire(join(sessionDir, FILES.lock), id).catch((error: unknown) => {
-			throw isDiskError(error) ? diskError(error, `cannot open session "${id}"`, error.path ?? sessionDir, 'run the same command again') : error;
+			throw isDiskError(error)
+				? diskError(
+						error,
+						`cannot open session "${id}"`,
+						error.path ?? sessionDir,
+						'run the same command again',
+					)
+				: error;
 		});
 		try {
 			const { data, text, journal } = await readState(dir, id);
@@ -233,7 +297,14 @@ export class Session<D extends SessionData = SessionData> {
 		}
 		const written = this.#saving.then(write).catch((error: unknown) => {
 			this.#changes.invalidate();
-			throw isDiskError(error) ? diskError(error, `cannot save session "${this.id}"`, error.path ?? this.path, `${then} (what was saved before is intact)`) : error;
+			throw isDiskError(error)
+				? diskError(
+						error,
+						`cannot save session "${this.id}"`,
+						error.path ?? this.path,
+						`${then} (what was saved before is intact)`,
+					)
+				: error;
 		});
 		this.#saving = written.catch(() => {});
 		return written;
@@ -249,7 +320,14 @@ export class Session<D extends SessionData = SessionData> {
 	appendCall(record: CallRecord): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
 		return this.#calls.append(record).catch((error: unknown) => {
-			throw isDiskError(error) ? diskError(error, `cannot log a call of session "${this.id}"`, error.path ?? this.#calls.file, `continue with: ${this.continueWith} (what was saved before is intact)`) : error;
+			throw isDiskError(error)
+				? diskError(
+						error,
+						`cannot log a call of session "${this.id}"`,
+						error.path ?? this.#calls.file,
+						`continue with: ${this.continueWith} (what was saved before is intact)`,
+					)
+				: error;
 		});
 	}
 
@@ -300,7 +378,10 @@ async function alreadyExists(id: string, dir: string): Promise<UserError> {
 		// Unreadable or corrupt: the message still names the id that is taken.
 	}
 	const where = sessionsDirArg(dir);
-	const next = kind === 'collection' ? `score it with: ${commandLine(`score ${id}${where}`)}` : `resume it with: ${commandLine(`resume ${id}${where}`)}`;
+	const next =
+		kind === 'collection'
+			? `score it with: ${commandLine(`score ${id}${where}`)}`
+			: `resume it with: ${commandLine(`resume ${id}${where}`)}`;
 	return badInput(`session "${id}" already exists in ${dir}; choose another --session or ${next}`);
 }
 
@@ -314,10 +395,14 @@ async function makeRoomFor(dir: string, id: string): Promise<void> {
 	if (state.kind === 'missing') return;
 	if (state.kind === 'session') throw await alreadyExists(id, dir);
 	if (state.kind === 'other') {
-		throw badInput(`${sessionDir} already exists and is not a session (it has no ${FILES.state}); choose another --session, or move it away`);
+		throw badInput(
+			`${sessionDir} already exists and is not a session (it has no ${FILES.state}); choose another --session, or move it away`,
+		);
 	}
 	if (state.alive) {
-		throw badInput(`session "${id}" is being created by another booook process${state.owner ? ` (pid ${state.owner.pid})` : ''}; choose another --session`);
+		throw badInput(
+			`session "${id}" is being created by another booook process${state.owner ? ` (pid ${state.owner.pid})` : ''}; choose another --session`,
+		);
 	}
 	await removeLeftover(dir, id);
 }
@@ -335,7 +420,10 @@ async function stateFileOf(dir: string, id: string): Promise<string> {
  * Reads and checks session.json and book.txt; whatever is wrong is reported, never repaired. A
  * damaged journal does not stop the reading (what it lost may be made again); it is `journal`.
  */
-async function readState(dir: string, id: string): Promise<{ data: SessionData; text: string; journal: string | null }> {
+async function readState(
+	dir: string,
+	id: string,
+): Promise<{ data: SessionData; text: string; journal: string | null }> {
 	const stateFile = await stateFileOf(dir, id);
 	const sessionDir = join(dir, id);
 	let raw: unknown;
@@ -368,7 +456,11 @@ async function readState(dir: string, id: string): Promise<{ data: SessionData; 
 	// Chunks are character ranges of book.txt; one outside it would be read as empty or cut text.
 	const outside = data.run.chunks.find((c) => c.start > c.end || c.end > text.length);
 	if (outside) {
-		throw corrupt(id, stateFile, `${chunkPlace(outside.index, data.run.chunks.length)} spans characters ${outside.start} to ${outside.end}, outside the book's ${text.length}`);
+		throw corrupt(
+			id,
+			stateFile,
+			`${chunkPlace(outside.index, data.run.chunks.length)} spans characters ${outside.start} to ${outside.end}, outside the book's ${text.length}`,
+		);
 	}
 	return { data, text, journal };
 }
@@ -383,17 +475,26 @@ function continueCommand(data: SessionData, dir: string): string {
  * for work the state lacks (a journal deleted leaves no trace but those). The way on is the usual
  * one: answers still in calls.jsonl are taken from there, not bought again (see CallRunner.recover).
  */
-async function lostWorkWarning(dir: string, data: SessionData, journal: string | null, calls: () => Promise<CallRecord[]>): Promise<string | null> {
+async function lostWorkWarning(
+	dir: string,
+	data: SessionData,
+	journal: string | null,
+	calls: () => Promise<CallRecord[]>,
+): Promise<string | null> {
 	let problem = journal;
 	// A call log that cannot be read is reported by what needs it (a run); a look at the session goes on.
 	const logged = problem === null && data.kind === 'book' ? await calls().catch(() => null) : null;
 	if (logged !== null && data.kind === 'book') {
 		const beyond = callsBeyondState(data.run.nodes, logged);
-		if (beyond > 0) problem = `${FILES.calls} holds ${beyond} call${beyond === 1 ? '' : 's'} for work missing from ${FILES.state} and ${FILES.journal} (was ${FILES.journal} deleted?)`;
+		if (beyond > 0)
+			problem = `${FILES.calls} holds ${beyond} call${beyond === 1 ? '' : 's'} for work missing from ${FILES.state} and ${FILES.journal} (was ${FILES.journal} deleted?)`;
 	}
 	if (problem === null) return null;
 	const next = continueCommand(data, dir);
-	const way = data.kind === 'book' ? `${next} reuses the answers in ${FILES.calls} instead of buying them again, but edits in the lost saves are gone` : `what the lost saves held is gone; continue with: ${next}`;
+	const way =
+		data.kind === 'book'
+			? `${next} reuses the answers in ${FILES.calls} instead of buying them again, but edits in the lost saves are gone`
+			: `what the lost saves held is gone; continue with: ${next}`;
 	return `session "${data.id}" lost saved work: ${problem}; ${way}`;
 }
 
@@ -431,7 +532,9 @@ export { listSessions, type SessionSummary, type SessionProblem, type SessionLis
 /** The session as a run over a book, or a one-line error for a collection (which has nothing to run). */
 export function bookSession(session: Session): Session<BookSessionData> {
 	if (session.data.kind !== 'book') {
-		throw badInput(`session "${session.id}" is an imported collection of summaries, not a run; score it with: ${commandLine(`score ${session.id}`)}`);
+		throw badInput(
+			`session "${session.id}" is an imported collection of summaries, not a run; score it with: ${commandLine(`score ${session.id}`)}`,
+		);
 	}
 	return session as Session<BookSessionData>;
 }

@@ -56,7 +56,10 @@ export class StudyRecord {
 		const text = await readIfThere(file);
 		if (text === null && journal === null) return null;
 		const now = new Date().toISOString();
-		return replay(text === null ? { schema: 1, name, createdAt: now, updatedAt: now, cells: {} } : parse(file, text), journal);
+		return replay(
+			text === null ? { schema: 1, name, createdAt: now, updatedAt: now, cells: {} } : parse(file, text),
+			journal,
+		);
 	}
 
 	/** Opens (or starts) the record of study `name` for this process alone. */
@@ -66,8 +69,19 @@ export class StudyRecord {
 		const lock = await SessionLock.acquire(join(dir, `.${name}.study.lock`), `${name} (a study)`);
 		try {
 			const now = new Date().toISOString();
-			const data = (await StudyRecord.peek(dir, name)) ?? { schema: 1 as const, name, createdAt: now, updatedAt: now, cells: {} };
-			const record = new StudyRecord(StudyRecord.fileOf(dir, name), StudyRecord.journalOf(dir, name), data, lock);
+			const data = (await StudyRecord.peek(dir, name)) ?? {
+				schema: 1 as const,
+				name,
+				createdAt: now,
+				updatedAt: now,
+				cells: {},
+			};
+			const record = new StudyRecord(
+				StudyRecord.fileOf(dir, name),
+				StudyRecord.journalOf(dir, name),
+				data,
+				lock,
+			);
 			// What a killed process left in the journal goes into the record, so the journal starts empty.
 			await record.compact();
 			return record;
@@ -114,7 +128,12 @@ export class StudyRecord {
 	}
 }
 
-const lineSchema = z.strictObject({ at: z.string(), cell: z.string(), session: z.string(), status: z.string() });
+const lineSchema = z.strictObject({
+	at: z.string(),
+	cell: z.string(),
+	session: z.string(),
+	status: z.string(),
+});
 
 /** The record with a journal's lines over it; the journal ends at its first line that does not read (cut by a kill). */
 function replay(data: StudyRecordData, journal: string | null): StudyRecordData {
@@ -139,9 +158,14 @@ function parse(file: string, text: string): StudyRecordData {
 	try {
 		value = JSON.parse(text);
 	} catch {
-		throw badInput(`${file} is not JSON; move it away and run the study again (its sessions are found again by their ids)`);
+		throw badInput(
+			`${file} is not JSON; move it away and run the study again (its sessions are found again by their ids)`,
+		);
 	}
 	const parsed = recordSchema.safeParse(value);
-	if (!parsed.success) throw badInput(`${file} is not a study record booook can read; move it away and run the study again (its sessions are found again by their ids)`);
+	if (!parsed.success)
+		throw badInput(
+			`${file} is not a study record booook can read; move it away and run the study again (its sessions are found again by their ids)`,
+		);
 	return parsed.data;
 }

@@ -33,7 +33,13 @@ export class ValidationStore {
 	/** This walk's record in the session, once begun. */
 	#record(): Walk | undefined {
 		const fraction = this.#fraction();
-		return this.#session.data.walks?.find((w) => w.validator === this.validator && w.mode === this.walk.mode && w.seed === this.walk.seed && w.fraction === fraction);
+		return this.#session.data.walks?.find(
+			(w) =>
+				w.validator === this.validator &&
+				w.mode === this.walk.mode &&
+				w.seed === this.walk.seed &&
+				w.fraction === fraction,
+		);
 	}
 
 	#fraction(): number | null {
@@ -41,7 +47,12 @@ export class ValidationStore {
 	}
 
 	/** The parts of the session a report reads. */
-	get session(): { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[]; judgments: readonly Judgment[]; walks?: readonly Walk[] } {
+	get session(): {
+		summaries: readonly ScoredSummary[];
+		annotations: readonly Annotation[];
+		judgments: readonly Judgment[];
+		walks?: readonly Walk[];
+	} {
 		return this.#session.data;
 	}
 
@@ -52,7 +63,16 @@ export class ValidationStore {
 	async begin(): Promise<void> {
 		if (this.#record()) return;
 		const data = this.#session.data;
-		data.walks = [...(data.walks ?? []), { validator: this.validator, mode: this.walk.mode, seed: this.walk.seed, fraction: this.#fraction(), startedAt: this.#startedAt }];
+		data.walks = [
+			...(data.walks ?? []),
+			{
+				validator: this.validator,
+				mode: this.walk.mode,
+				seed: this.walk.seed,
+				fraction: this.#fraction(),
+				startedAt: this.#startedAt,
+			},
+		];
 		await this.#saved();
 	}
 
@@ -72,9 +92,21 @@ export class ValidationStore {
 		return () => this.#listeners.delete(listener);
 	};
 
-	async judge(annotation: Annotation['id'], verdict: Verdict, reasons: readonly string[] = [], note: string | null = null): Promise<void> {
+	async judge(
+		annotation: Annotation['id'],
+		verdict: Verdict,
+		reasons: readonly string[] = [],
+		note: string | null = null,
+	): Promise<void> {
 		if (!this.annotations.some((a) => a.id === annotation)) throw new Error(`no annotation ${annotation}`);
-		this.#session.data.judgments.push({ annotation, validator: this.validator, verdict, reasons: verdict === 'partial' ? [...reasons] : [], note, at: this.now().toISOString() });
+		this.#session.data.judgments.push({
+			annotation,
+			validator: this.validator,
+			verdict,
+			reasons: verdict === 'partial' ? [...reasons] : [],
+			note,
+			at: this.now().toISOString(),
+		});
 		await this.#saved();
 	}
 
@@ -90,10 +122,16 @@ export class ValidationStore {
 	 * places), with questions and error types. It is stored with source human and the validator's
 	 * name, so someone else can later judge it blind.
 	 */
-	async annotate(summary: ScoredSummary['id'], spans: readonly Span[], questions: string, types: readonly ErrorType[]): Promise<Annotation> {
+	async annotate(
+		summary: ScoredSummary['id'],
+		spans: readonly Span[],
+		questions: string,
+		types: readonly ErrorType[],
+	): Promise<Annotation> {
 		const target = this.summaries.get(summary);
 		if (!target) throw new Error(`no summary ${summary}`);
-		if (spans.length < 1 || spans.length > 2) throw new Error('an annotation has one span, or two for a relation');
+		if (spans.length < 1 || spans.length > 2)
+			throw new Error('an annotation has one span, or two for a relation');
 		if (types.length === 0) throw new Error('pick at least one error type');
 		if (questions.trim() === '') throw new Error('write the clarifying questions');
 		const first = [...spans].sort((a, b) => a.start - b.start)[0]!;

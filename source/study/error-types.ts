@@ -16,7 +16,9 @@ export interface CellErrorTypes {
 	counts: Record<Label, number>;
 }
 
-export function cellErrorTypes(system: Pick<SystemScore, 'sentences' | 'confusing' | 'types'>): CellErrorTypes {
+export function cellErrorTypes(
+	system: Pick<SystemScore, 'sentences' | 'confusing' | 'types'>,
+): CellErrorTypes {
 	return { sentences: system.sentences, confusing: system.confusing, counts: { ...system.types } };
 }
 
@@ -70,13 +72,22 @@ const DASH = '—';
 const pctCount = (n: number, of: number) => (of === 0 ? DASH : `${((100 * n) / of).toFixed(1)} (${n})`);
 
 /** The terminal's second table: one row per configuration (`config` names it, as the results table's first columns do). */
-export function errorTypeTable(rows: readonly { config: string[]; errorTypes: ErrorTypeRow | null }[], configHeader: readonly string[]): string[][] {
+export function errorTypeTable(
+	rows: readonly { config: string[]; errorTypes: ErrorTypeRow | null }[],
+	configHeader: readonly string[],
+): string[][] {
 	return [
 		[...configHeader, 'books', 'sentences', 'confusing', ...LABELS.map((l) => SHORT_LABELS[l])],
 		...rows.map(({ config, errorTypes: e }) =>
 			e === null
 				? [...config, '0', DASH, DASH, ...LABELS.map(() => DASH)]
-				: [...config, String(e.books), String(e.sentences), pctCount(e.confusing, e.sentences), ...LABELS.map((l) => pctCount(e.counts[l], e.sentences))],
+				: [
+						...config,
+						String(e.books),
+						String(e.sentences),
+						pctCount(e.confusing, e.sentences),
+						...LABELS.map((l) => pctCount(e.counts[l], e.sentences)),
+					],
 		),
 	];
 }
@@ -94,7 +105,11 @@ export function errorTypeColumns(rows: readonly (ErrorTypeRow | null)[]): string
 		...rows.map((e) =>
 			e === null
 				? ['', '', ...LABELS.flatMap(() => ['', ''])]
-				: [String(e.sentences), String(e.confusing), ...LABELS.flatMap((l) => [String(e.counts[l]), percent(e.counts[l], e.sentences)])],
+				: [
+						String(e.sentences),
+						String(e.confusing),
+						...LABELS.flatMap((l) => [String(e.counts[l]), percent(e.counts[l], e.sentences)]),
+					],
 		),
 	];
 }

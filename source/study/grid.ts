@@ -34,16 +34,34 @@ export interface Cell extends CellConfig {
 }
 
 /** The grid in a stable order: book, then method, provider, chunk size, context window. */
-export function studyCells(spec: StudySpec, books: readonly StudyBook[], defaultModel: (provider: ProviderName) => string, defaultWindow: number): Cell[] {
+export function studyCells(
+	spec: StudySpec,
+	books: readonly StudyBook[],
+	defaultModel: (provider: ProviderName) => string,
+	defaultWindow: number,
+): Cell[] {
 	const cells: Cell[] = [];
 	for (const book of books) {
 		for (const method of spec.methods) {
 			for (const p of spec.providers) {
 				for (const chunkSize of spec.chunkSizes) {
 					for (const contextWindow of spec.contextWindows ?? [defaultWindow]) {
-						const config: CellConfig = { method, provider: p.provider, model: p.model ?? defaultModel(p.provider), baseUrl: p.baseUrl ?? null, chunkSize, contextWindow };
+						const config: CellConfig = {
+							method,
+							provider: p.provider,
+							model: p.model ?? defaultModel(p.provider),
+							baseUrl: p.baseUrl ?? null,
+							chunkSize,
+							contextWindow,
+						};
 						const configKey = configKeyOf(config);
-						cells.push({ ...config, book, key: `${book.key}/${configKey}`, configKey, sessionId: `${spec.name}-${idPart(book.key, 30)}-${idPart(configKey, 56)}` });
+						cells.push({
+							...config,
+							book,
+							key: `${book.key}/${configKey}`,
+							configKey,
+							sessionId: `${spec.name}-${idPart(book.key, 30)}-${idPart(configKey, 56)}`,
+						});
 					}
 				}
 			}
@@ -72,5 +90,8 @@ export function clash(cells: readonly Cell[]): [Cell, Cell] | null {
  * 40, book 30, configuration 56) stays within an id's 128. A cut that makes two ids one is `clash`'s.
  */
 function idPart(text: string, most: number): string {
-	return text.replace(/[^A-Za-z0-9._-]+/gu, '-').replace(/\.{2,}/gu, '.').slice(0, most);
+	return text
+		.replace(/[^A-Za-z0-9._-]+/gu, '-')
+		.replace(/\.{2,}/gu, '.')
+		.slice(0, most);
 }

@@ -40,18 +40,33 @@ export interface ResultRow extends CellConfig {
 	errorTypes: ErrorTypeRow | null;
 }
 
-export function resultRows(cells: readonly Cell[], outcomes: ReadonlyMap<string, CellOutcome>, opts: { score: boolean; seed?: number; resamples?: number }): ResultRow[] {
+export function resultRows(
+	cells: readonly Cell[],
+	outcomes: ReadonlyMap<string, CellOutcome>,
+	opts: { score: boolean; seed?: number; resamples?: number },
+): ResultRow[] {
 	const groups = new Map<string, Cell[]>();
 	for (const cell of cells) groups.set(cell.configKey, [...(groups.get(cell.configKey) ?? []), cell]);
 	return [...groups.values()].map((group) => {
 		const first = group[0]!;
-		const outs = group.map((c): CellOutcome => outcomes.get(c.key) ?? { status: 'missing', words: null, calls: 0, cost: 0, score: null });
+		const outs = group.map(
+			(c): CellOutcome =>
+				outcomes.get(c.key) ?? { status: 'missing', words: null, calls: 0, cost: 0, score: null },
+		);
 		const done = outs.filter((o) => o.status === 'done');
 		const words = done.flatMap((o) => (o.words === null ? [] : [o.words]));
 		const scores = done.flatMap((o) => (o.score === null ? [] : [o.score]));
-		const score = opts.score && scores.length > 0
-			? { ...bootstrap(scores, { mean }, { random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 }).mean, books: scores.length }
-			: null;
+		const score =
+			opts.score && scores.length > 0
+				? {
+						...bootstrap(
+							scores,
+							{ mean },
+							{ random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 },
+						).mean,
+						books: scores.length,
+					}
+				: null;
 		return {
 			method: first.method,
 			provider: first.provider,
@@ -89,7 +104,11 @@ export function configLabel(c: CellConfig): string {
  * BooookScore, book by book, resampled over those books (a paired comparison is tighter than two
  * separate intervals, since a hard book is hard for both).
  */
-export function pairedDifferences(cells: readonly Cell[], outcomes: ReadonlyMap<string, CellOutcome>, opts: { seed?: number; resamples?: number } = {}): PairedDifference[] {
+export function pairedDifferences(
+	cells: readonly Cell[],
+	outcomes: ReadonlyMap<string, CellOutcome>,
+	opts: { seed?: number; resamples?: number } = {},
+): PairedDifference[] {
 	const scored = new Map<string, { config: Cell; byBook: Map<string, number> }>();
 	for (const cell of cells) {
 		const out = outcomes.get(cell.key);
@@ -103,10 +122,21 @@ export function pairedDifferences(cells: readonly Cell[], outcomes: ReadonlyMap<
 	for (let i = 0; i < configs.length; i++) {
 		for (let j = i + 1; j < configs.length; j++) {
 			const [a, b] = [configs[i]!, configs[j]!];
-			const differences = [...a.byBook].flatMap(([book, score]) => (b.byBook.has(book) ? [score - b.byBook.get(book)!] : []));
+			const differences = [...a.byBook].flatMap(([book, score]) =>
+				b.byBook.has(book) ? [score - b.byBook.get(book)!] : [],
+			);
 			if (differences.length === 0) continue;
-			const { difference } = bootstrap(differences, { difference: mean }, { random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 });
-			pairs.push({ a: configLabel(a.config), b: configLabel(b.config), difference, books: differences.length });
+			const { difference } = bootstrap(
+				differences,
+				{ difference: mean },
+				{ random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 },
+			);
+			pairs.push({
+				a: configLabel(a.config),
+				b: configLabel(b.config),
+				difference,
+				books: differences.length,
+			});
 		}
 	}
 	return pairs;
@@ -116,7 +146,13 @@ export function pairedDifferences(cells: readonly Cell[], outcomes: ReadonlyMap<
 export function pairedLines(pairs: readonly PairedDifference[]): string[] {
 	if (pairs.length === 0) return [];
 	const signed = (v: number) => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(1)}`;
-	return ['paired differences in BooookScore (a − b, book by book; 95% bootstrap interval over the shared books):', ...pairs.map((p) => `  ${p.a} − ${p.b}: ${signed(p.difference.estimate)} [${signed(p.difference.low)}, ${signed(p.difference.high)}] over ${p.books} book${p.books === 1 ? '' : 's'}`)];
+	return [
+		'paired differences in BooookScore (a − b, book by book; 95% bootstrap interval over the shared books):',
+		...pairs.map(
+			(p) =>
+				`  ${p.a} − ${p.b}: ${signed(p.difference.estimate)} [${signed(p.difference.low)}, ${signed(p.difference.high)}] over ${p.books} book${p.books === 1 ? '' : 's'}`,
+		),
+	];
 }
 
 function mean(values: readonly number[]): number {
@@ -129,7 +165,12 @@ const DASH = '—';
 export const CONFIG_HEADER = ['method', 'model', 'chunk', 'window'];
 
 export function configCells(r: CellConfig): string[] {
-	return [r.method, r.provider === 'extractive' ? `extractive ${r.model}` : `${r.provider} ${r.model}`, String(r.chunkSize), String(r.contextWindow)];
+	return [
+		r.method,
+		r.provider === 'extractive' ? `extractive ${r.model}` : `${r.provider} ${r.model}`,
+		String(r.chunkSize),
+		String(r.contextWindow),
+	];
 }
 
 /** The results as cells of text, header first: what the terminal table and the CSV both show. */
@@ -157,7 +198,21 @@ const pct = (v: number) => (100 * v).toFixed(1);
 export function resultCsvTable(rows: readonly ResultRow[], opts: { priced: boolean }): string[][] {
 	const num = (v: number | null, digits: number) => (v === null ? '' : String(Number(v.toFixed(digits))));
 	return [
-		['method', 'provider', 'model', 'chunk_size', 'context_window', 'books', 'books_done', 'words_mean', 'calls', 'cost_usd', 'score', 'ci_low', 'ci_high'],
+		[
+			'method',
+			'provider',
+			'model',
+			'chunk_size',
+			'context_window',
+			'books',
+			'books_done',
+			'words_mean',
+			'calls',
+			'cost_usd',
+			'score',
+			'ci_low',
+			'ci_high',
+		],
 		...rows.map((r) => [
 			r.method,
 			r.provider,
@@ -169,7 +224,9 @@ export function resultCsvTable(rows: readonly ResultRow[], opts: { priced: boole
 			num(r.meanWords, 1),
 			String(r.calls),
 			opts.priced || r.provider === 'extractive' ? num(r.cost, 6) : '',
-			...(r.score === null ? ['', '', ''] : [r.score.estimate, r.score.low, r.score.high].map((v) => num(100 * v, 2))),
+			...(r.score === null
+				? ['', '', '']
+				: [r.score.estimate, r.score.low, r.score.high].map((v) => num(100 * v, 2))),
 		]),
 	];
 }
@@ -179,7 +236,12 @@ export function alignTable(table: readonly string[][]): string {
 	const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => [...(row[i] ?? '')].length)));
 	const numeric = (text: string) => /^[$\d.\-/, [()]+$/u.test(text) && /\d/u.test(text);
 	return table
-		.map((row) => row.map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+		.map((row) =>
+			row
+				.map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+				.join('  ')
+				.trimEnd(),
+		)
 		.join('\n');
 }
 

@@ -13,7 +13,12 @@ export interface Scorer {
  * The study's `scorer` where it names something; else the cell's own model when it is an LLM (with
  * its server), else `fallback` — the provider whose API key is set. Pure: the key check is the caller's.
  */
-export function scorerOf(cell: Pick<CellConfig, 'provider' | 'model' | 'baseUrl'>, scorer: StudySpec['scorer'], fallback: ProviderName, defaultModel: (provider: ProviderName) => string): Scorer {
+export function scorerOf(
+	cell: Pick<CellConfig, 'provider' | 'model' | 'baseUrl'>,
+	scorer: StudySpec['scorer'],
+	fallback: ProviderName,
+	defaultModel: (provider: ProviderName) => string,
+): Scorer {
 	const provider = scorer?.provider ?? (cell.provider !== 'extractive' ? cell.provider : fallback);
 	const own = provider === cell.provider;
 	const model = scorer?.model ?? (own ? cell.model : defaultModel(provider));

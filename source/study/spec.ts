@@ -17,25 +17,59 @@ const limitFields = { tpm: z.int().positive().optional(), rpm: z.int().positive(
 export const studySchema = z
 	.strictObject({
 		// Each cell's session is named after the study, and a session id cannot hold "..".
-		name: z.string().regex(NAME).refine((n) => !n.includes('..'), { message: 'two dots in a row are not allowed (the name starts every cell\'s session id, which cannot hold "..")' }),
+		name: z
+			.string()
+			.regex(NAME)
+			.refine((n) => !n.includes('..'), {
+				message:
+					'two dots in a row are not allowed (the name starts every cell\'s session id, which cannot hold "..")',
+			}),
 		books: z.array(z.string().min(1)).nonempty().optional(),
 		folder: z.string().min(1).optional(),
 		methods: z.array(methodSchema).nonempty(),
-		providers: z.array(z.strictObject({ provider: providerNameSchema, model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional(), ...limitFields })).nonempty(),
+		providers: z
+			.array(
+				z.strictObject({
+					provider: providerNameSchema,
+					model: z.string().min(1).optional(),
+					baseUrl: z.string().min(1).optional(),
+					...limitFields,
+				}),
+			)
+			.nonempty(),
 		chunkSizes: positiveInts,
 		contextWindows: positiveInts.optional(),
 		maxSummary: z.int().positive().optional(),
 		score: z.boolean().optional(),
-		scorer: z.strictObject({ provider: z.enum(['openai', 'anthropic']), model: z.string().min(1).optional(), baseUrl: z.string().min(1).optional(), ...limitFields }).optional(),
+		scorer: z
+			.strictObject({
+				provider: z.enum(['openai', 'anthropic']),
+				model: z.string().min(1).optional(),
+				baseUrl: z.string().min(1).optional(),
+				...limitFields,
+			})
+			.optional(),
 		concurrency: z.int().min(1).max(64).optional(),
 		/**
 		 * Provider batch APIs for the calls that can wait (see `goesInBatch`, and every BooookScore
 		 * call): true, or the seconds between polls of a batch and of quiet before gathered calls go
 		 * out, and the most requests in one batch.
 		 */
-		batch: z.union([z.boolean(), z.strictObject({ poll: z.number().positive().optional(), gather: z.number().positive().optional(), size: z.int().positive().optional() })]).optional(),
+		batch: z
+			.union([
+				z.boolean(),
+				z.strictObject({
+					poll: z.number().positive().optional(),
+					gather: z.number().positive().optional(),
+					size: z.int().positive().optional(),
+				}),
+			])
+			.optional(),
 	})
-	.refine((s) => (s.books === undefined) !== (s.folder === undefined), { path: ['books'], message: 'give exactly one of books and folder' });
+	.refine((s) => (s.books === undefined) !== (s.folder === undefined), {
+		path: ['books'],
+		message: 'give exactly one of books and folder',
+	});
 
 export type StudySpec = z.infer<typeof studySchema>;
 
@@ -45,14 +79,17 @@ const FIXES: Record<string, string> = {
 	books: 'either "books": ["a.txt", "b.epub"] or "folder": "books/", not both',
 	folder: 'a folder of .txt or .epub files, e.g. "folder": "books/"',
 	methods: '"methods": ["hier", "inc"]',
-	providers: '"providers": [{ "provider": "openai", "model": "gpt-4o-mini" }] (provider: openai, anthropic or extractive; optional "tpm" and "rpm": the account\'s tokens and requests a minute for that model)',
+	providers:
+		'"providers": [{ "provider": "openai", "model": "gpt-4o-mini" }] (provider: openai, anthropic or extractive; optional "tpm" and "rpm": the account\'s tokens and requests a minute for that model)',
 	chunkSizes: 'whole numbers of tokens, e.g. "chunkSizes": [2048, 4096]',
 	contextWindows: 'whole numbers of tokens, e.g. "contextWindows": [8192]',
 	maxSummary: 'a whole number of tokens, e.g. "maxSummary": 900',
 	score: '"score": true or false',
-	scorer: 'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini", "tpm": 30000 } (provider: openai or anthropic; optional "tpm" and "rpm")',
+	scorer:
+		'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini", "tpm": 30000 } (provider: openai or anthropic; optional "tpm" and "rpm")',
 	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
-	batch: '"batch": true, or with the seconds between polls and of gathering and the most requests in a batch, e.g. "batch": { "poll": 60, "gather": 5, "size": 1000 }',
+	batch:
+		'"batch": true, or with the seconds between polls and of gathering and the most requests in a batch, e.g. "batch": { "poll": 60, "gather": 5, "size": 1000 }',
 };
 
 /** Checks a parsed study file; the first problem is one line naming the field and the fix. */
@@ -60,13 +97,19 @@ export function parseStudy(value: unknown, file: string): StudySpec {
 	const parsed = studySchema.safeParse(value);
 	if (parsed.success) {
 		if (parsed.data.batch && parsed.data.providers.some((p) => p.provider === 'extractive')) {
-			fail(file, '"batch" sends model calls through the openai or anthropic batch API, and the extractive baseline makes none: remove it from providers, or drop "batch"');
+			fail(
+				file,
+				'"batch" sends model calls through the openai or anthropic batch API, and the extractive baseline makes none: remove it from providers, or drop "batch"',
+			);
 		}
 		return parsed.data;
 	}
 	const issue = parsed.error.issues[0]!;
 	if (issue.code === 'unrecognized_keys') {
-		return fail(file, `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}${issue.path.length ? ` in ${fieldPath(issue.path)}` : ''}; the fields are ${Object.keys(FIXES).join(', ')}`);
+		return fail(
+			file,
+			`unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}${issue.path.length ? ` in ${fieldPath(issue.path)}` : ''}; the fields are ${Object.keys(FIXES).join(', ')}`,
+		);
 	}
 	const field = String(issue.path[0] ?? 'name');
 	const where = issue.path.length > 0 ? fieldPath(issue.path) : field;
@@ -75,7 +118,9 @@ export function parseStudy(value: unknown, file: string): StudySpec {
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {
-	return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+	return path
+		.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+		.join('');
 }
 
 function fail(file: string, message: string): never {
@@ -90,8 +135,18 @@ export function studyError(file: string, message: string): UserError {
  * What the study file states of the limits of `provider`'s `model` (first entry that names them,
  * among the providers and the scorer); `model` of an entry that names none is `defaultModel`'s.
  */
-export function statedLimits(spec: StudySpec, provider: string, model: string, defaultModel: (p: 'openai' | 'anthropic' | 'extractive') => string): { tpm?: number; rpm?: number } {
+export function statedLimits(
+	spec: StudySpec,
+	provider: string,
+	model: string,
+	defaultModel: (p: 'openai' | 'anthropic' | 'extractive') => string,
+): { tpm?: number; rpm?: number } {
 	const entries = [...spec.providers, ...(spec.scorer ? [spec.scorer] : [])];
-	const entry = entries.find((e) => e.provider === provider && (e.model ?? defaultModel(e.provider)) === model && (e.tpm !== undefined || e.rpm !== undefined));
+	const entry = entries.find(
+		(e) =>
+			e.provider === provider &&
+			(e.model ?? defaultModel(e.provider)) === model &&
+			(e.tpm !== undefined || e.rpm !== undefined),
+	);
 	return { tpm: entry?.tpm, rpm: entry?.rpm };
 }

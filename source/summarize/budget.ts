@@ -44,12 +44,21 @@ export class PlanError extends Error {
  * summaries that cannot shrink ends the estimate (theirs would loop for ever); whether a level
  * really shrinks is checked when it is planned.
  */
-export function levelLimits(opts: { chunks: number; contextWindow: number; chunkSize: number; maxSummary: number; mergeTemplateTokens: number }): number[] {
+export function levelLimits(opts: {
+	chunks: number;
+	contextWindow: number;
+	chunkSize: number;
+	maxSummary: number;
+	mergeTemplateTokens: number;
+}): number[] {
 	let remaining = opts.chunks;
 	let itemTokens = opts.chunkSize;
 	let levels = 0;
 	while (remaining > 1) {
-		const fit = Math.max(1, Math.floor((opts.contextWindow - opts.mergeTemplateTokens - PROMPT_MARGIN) / itemTokens));
+		const fit = Math.max(
+			1,
+			Math.floor((opts.contextWindow - opts.mergeTemplateTokens - PROMPT_MARGIN) / itemTokens),
+		);
 		if (fit === 1 && levels > 0) break;
 		remaining = Math.ceil(remaining / fit);
 		itemTokens = ESTIMATED_SUMMARY_TOKENS;

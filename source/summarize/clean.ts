@@ -21,7 +21,10 @@ export function planClean(run: Run, ctx: PlanContext, final: Node, update: PlanU
 		update.supersede.push(clean.id);
 		update.add.push(expected);
 	} else if (awaitsCheck(clean)) {
-		update.confirm.push({ id: clean.id, budget: sameBudget(clean.budget, expected.budget) ? null : expected.budget });
+		update.confirm.push({
+			id: clean.id,
+			budget: sameBudget(clean.budget, expected.budget) ? null : expected.budget,
+		});
 	}
 }
 
@@ -35,7 +38,11 @@ export function cleanNode(run: Run, final: Node, ctx: PlanContext): Node {
 		level: final.level + 1,
 		index: 0,
 		inputs: [final.id],
-		budget: { promptTokens: ctx.config.contextWindow - summaryTokens, summaryTokens, words: countWords(text) },
+		budget: {
+			promptTokens: ctx.config.contextWindow - summaryTokens,
+			summaryTokens,
+			words: countWords(text),
+		},
 	});
 }
 

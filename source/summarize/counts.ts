@@ -7,7 +7,10 @@ import type { PlanContext } from './planner.ts';
  * templates again each time a node is planned or called. Summaries are kept by their version,
  * which never changes, so a lookup does not hash the text.
  */
-const counted = new WeakMap<PlanContext, { texts: Map<string, number>; versions: WeakMap<Version, number> }>();
+const counted = new WeakMap<
+	PlanContext,
+	{ texts: Map<string, number>; versions: WeakMap<Version, number> }
+>();
 
 function memoOf(ctx: PlanContext) {
 	let memo = counted.get(ctx);

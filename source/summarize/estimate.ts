@@ -35,7 +35,14 @@ export function estimateRun(config: RunConfig, chunks: Chunk[], ctx: PlanContext
 	const run = newRun(config, chunks);
 	run.nodes.push(...plannerFor(config.method).expand(run, ctx));
 	const rows = config.method === 'hier' ? hierRows(run, ctx) : incRows(run, ctx);
-	if (config.clean) rows.push({ name: 'clean', calls: 1, exact: true, inputTokens: config.maxSummary + ctx.tokens(fill(ctx.templates.clean, [''])), outputTokens: config.maxSummary });
+	if (config.clean)
+		rows.push({
+			name: 'clean',
+			calls: 1,
+			exact: true,
+			inputTokens: config.maxSummary + ctx.tokens(fill(ctx.templates.clean, [''])),
+			outputTokens: config.maxSummary,
+		});
 	// Rows before the clean step: a hierarchical run's first (level 0), or all of an incremental run's.
 	const batchable = config.method === 'hier' ? rows.slice(0, 1) : rows.filter((r) => r.name !== 'clean');
 	return { rows, calls: sum(rows, 'calls'), usage: usageOf(rows), batchable: usageOf(batchable) };
@@ -54,11 +61,25 @@ function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
 	const init = ctx.tokens(fill(templates['hier-init'], ['', 0]));
 	const merge = ctx.tokens(fill(templates['hier-merge-context'], ['', '', 0]));
 	const g0 = run.nodes[0]!.budget.summaryTokens;
-	const rows: PlanRow[] = [{ name: `${levelName(0)} (summarize)`, calls: run.chunks.length, exact: true, inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0), outputTokens: run.chunks.length * g0 }];
+	const rows: PlanRow[] = [
+		{
+			name: `${levelName(0)} (summarize)`,
+			calls: run.chunks.length,
+			exact: true,
+			inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0),
+			outputTokens: run.chunks.length * g0,
+		},
+	];
 	let count = run.chunks.length;
 	for (const { level, merges, limit, below, inputBudget } of expectedMerges(run.chunks.length, ctx)) {
 		const context = (merges - 1) * Math.floor(inputBudget * CONTEXT_SHARE);
-		rows.push({ name: `${levelName(level)} (merge)`, calls: merges, exact: false, inputTokens: count * (below + 6) + merges * merge + context, outputTokens: merges * limit });
+		rows.push({
+			name: `${levelName(level)} (merge)`,
+			calls: merges,
+			exact: false,
+			inputTokens: count * (below + 6) + merges * merge + context,
+			outputTokens: merges * limit,
+		});
 		count = merges;
 	}
 	return rows;
@@ -70,10 +91,25 @@ function incRows(run: Run, ctx: PlanContext): PlanRow[] {
 	const init = ctx.tokens(fill(templates['inc-init'], ['', 0, 0]));
 	const update = ctx.tokens(fill(templates['inc-update'], ['', '', 0, 0]));
 	// The running summary is assumed to follow the expected-words schedule.
-	const tokensAfter = (step: number) => Math.round(expectedWords(config.maxSummary, step, steps) / WORD_RATIO);
-	const rows: PlanRow[] = [{ name: 'step 1 (summarize)', calls: 1, exact: true, inputTokens: run.chunks[0]!.tokens + init, outputTokens: tokensAfter(0) }];
+	const tokensAfter = (step: number) =>
+		Math.round(expectedWords(config.maxSummary, step, steps) / WORD_RATIO);
+	const rows: PlanRow[] = [
+		{
+			name: 'step 1 (summarize)',
+			calls: 1,
+			exact: true,
+			inputTokens: run.chunks[0]!.tokens + init,
+			outputTokens: tokensAfter(0),
+		},
+	];
 	if (steps > 1) {
-		const updates = { name: `steps 2-${steps} (update)`, calls: steps - 1, exact: true, inputTokens: 0, outputTokens: 0 };
+		const updates = {
+			name: `steps 2-${steps} (update)`,
+			calls: steps - 1,
+			exact: true,
+			inputTokens: 0,
+			outputTokens: 0,
+		};
 		for (let j = 1; j < steps; j++) {
 			updates.inputTokens += run.chunks[j]!.tokens + update + tokensAfter(j - 1);
 			updates.outputTokens += tokensAfter(j);

@@ -101,7 +101,11 @@ export function dependencies(node: Node): NodeRef[] {
  * inputs), its plan needs no check, and everything it reads is done.
  */
 export function isReady(run: Run, node: Node): boolean {
-	return (node.status === 'pending' || node.status === 'stale') && !awaitsCheck(node) && dependencies(node).every((ref) => isDone(getNode(run, ref)));
+	return (
+		(node.status === 'pending' || node.status === 'stale') &&
+		!awaitsCheck(node) &&
+		dependencies(node).every((ref) => isDone(getNode(run, ref)))
+	);
 }
 
 /** Live nodes that read `id`, directly or through other nodes, in graph order. */
@@ -123,7 +127,18 @@ export function nextNodeId(run: Run, offset = 0): NodeRef {
 	return `n${max + 1 + offset}`;
 }
 
-export function newNode(id: NodeRef, fields: { kind: NodeKind; level: number; index: number; inputs: NodeRef[]; context?: NodeRef | null; budget: Node['budget']; meta?: Node['meta'] }): Node {
+export function newNode(
+	id: NodeRef,
+	fields: {
+		kind: NodeKind;
+		level: number;
+		index: number;
+		inputs: NodeRef[];
+		context?: NodeRef | null;
+		budget: Node['budget'];
+		meta?: Node['meta'];
+	},
+): Node {
 	return {
 		id,
 		kind: fields.kind,

@@ -1,7 +1,37 @@
 import type { Node, Run } from '../domain.ts';
-import { CONTEXT_SHARE, MAX_REGENERATIONS, PROMPT_MARGIN, PlanError, levelLimits, regenerationWords, wordLimit } from './budget.ts';
-import { activeVersion, awaitsCheck, callsMade, chunksUnder, getNode, nodesAwaitingCalls, isDone, isLive, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
-import { emptyUpdate, sameBudget, samePlan, type CallSpec, type PlanContext, type PlanUpdate, type Planner } from './planner.ts';
+import {
+	CONTEXT_SHARE,
+	MAX_REGENERATIONS,
+	PROMPT_MARGIN,
+	PlanError,
+	levelLimits,
+	regenerationWords,
+	wordLimit,
+} from './budget.ts';
+import {
+	activeVersion,
+	awaitsCheck,
+	callsMade,
+	chunksUnder,
+	getNode,
+	nodesAwaitingCalls,
+	isDone,
+	isLive,
+	liveNodes,
+	newNode,
+	nextNodeId,
+	refText,
+	settled,
+} from './graph.ts';
+import {
+	emptyUpdate,
+	sameBudget,
+	samePlan,
+	type CallSpec,
+	type PlanContext,
+	type PlanUpdate,
+	type Planner,
+} from './planner.ts';
 import { cleanCall, cleanRoot, planClean } from './clean.ts';
 import { refTokens, tokensOf, versionTokens } from './counts.ts';
 import { assertFits, fitPrompt, lastSentenceEndWithin } from './shared.ts';
@@ -55,9 +85,15 @@ export const hierarchical: Planner = {
 			let k = 0;
 			for (; from < below.length; k++) {
 				const existing = nodes[k];
-				const contiguous = existing !== undefined && existing.context === (previous?.id ?? null) && existing.inputs.every((ref, j) => position.get(ref) === from + j);
+				const contiguous =
+					existing !== undefined &&
+					existing.context === (previous?.id ?? null) &&
+					existing.inputs.every((ref, j) => position.get(ref) === from + j);
 				if (!existing || !contiguous || awaitsCheck(existing)) {
-					const expected = previous === null || isDone(previous) ? planMerge(run, ctx, level, below, complete, from, previous) : null;
+					const expected =
+						previous === null || isDone(previous)
+							? planMerge(run, ctx, level, below, complete, from, previous)
+							: null;
 					// Not decided yet: the level is known this far.
 					if (!expected) break;
 					if (!existing) return withoutClean(run, { ...update, add: [expected] });
@@ -95,7 +131,11 @@ export const hierarchical: Planner = {
 		// Higher levels are packed by the lengths of the level below; later merges of the node's own
 		// level read it as context, which decides how many summaries they take.
 		return liveNodes(run)
-			.filter((n) => n.level > node.level || (n.level === node.level && node.level > 0 && n.kind !== 'clean' && n.index > node.index))
+			.filter(
+				(n) =>
+					n.level > node.level ||
+					(n.level === node.level && node.level > 0 && n.kind !== 'clean' && n.index > node.index),
+			)
 			.map((n) => n.id);
 	},
 
@@ -115,12 +155,17 @@ export const hierarchical: Planner = {
 				task: { kind: 'summarize', texts, words },
 				params: { temperature, maxTokens: node.budget.summaryTokens, words, template: 'hier-init' },
 			};
-			atMost = tokensOf(ctx, fill(templates['hier-init'], ['', words])) + refTokens(run, node.inputs[0]!, ctx) + 2;
+			atMost =
+				tokensOf(ctx, fill(templates['hier-init'], ['', words])) + refTokens(run, node.inputs[0]!, ctx) + 2;
 		} else {
-			const context = node.context ? contextText(refText(run, node.context, ctx.book), node.budget.promptTokens, ctx) : '';
+			const context = node.context
+				? contextText(refText(run, node.context, ctx.book), node.budget.promptTokens, ctx)
+				: '';
 			const template = node.context ? 'hier-merge-context' : 'hier-merge';
 			const prompt = fitPrompt(ctx, node.budget.summaryTokens, mergeBody(texts), (body) =>
-				node.context ? fill(templates['hier-merge-context'], [context, body, words]) : fill(templates['hier-merge'], [body, words]),
+				node.context
+					? fill(templates['hier-merge-context'], [context, body, words])
+					: fill(templates['hier-merge'], [body, words]),
 			);
 			spec = {
 				prompt,
@@ -205,7 +250,10 @@ export const hierarchical: Planner = {
  * are assumed to come out at their limits and merges to carry the largest context, so this
  * over-estimates a little. `plan` and progress both use it.
  */
-export function expectedMerges(chunks: number, ctx: PlanContext): { level: number; merges: number; fit: number; limit: number; below: number; inputBudget: number }[] {
+export function expectedMerges(
+	chunks: number,
+	ctx: PlanContext,
+): { level: number; merges: number; fit: number; limit: number; below: number; inputBudget: number }[] {
 	const { config } = ctx;
 	const limits = limitsFor(chunks, ctx);
 	const template = mergeTemplateTokens(ctx, true);
@@ -213,7 +261,10 @@ export function expectedMerges(chunks: number, ctx: PlanContext): { level: numbe
 	let count = chunks;
 	let below = chunks === 1 ? config.maxSummary : (limits[0] ?? config.maxSummary);
 	for (let level = 1; count > 1; level++) {
-		const limit = count * below + config.maxSummary + template + PROMPT_MARGIN <= config.contextWindow ? config.maxSummary : (limits[level] ?? config.maxSummary);
+		const limit =
+			count * below + config.maxSummary + template + PROMPT_MARGIN <= config.contextWindow
+				? config.maxSummary
+				: (limits[level] ?? config.maxSummary);
 		const inputBudget = config.contextWindow - limit - template - PROMPT_MARGIN;
 		const fit = Math.max(2, Math.floor((inputBudget * (1 - CONTEXT_SHARE)) / (below + 8)));
 		const merges = Math.ceil(count / fit);
@@ -241,7 +292,9 @@ function mergeRoomProblem(chunks: number, ctx: PlanContext): string | null {
 
 /** The live nodes of `level`, in order. */
 function levelNodes(run: Run, level: number): Node[] {
-	return run.nodes.filter((n) => n.level === level && n.kind !== 'clean' && isLive(n)).sort((a, b) => a.index - b.index);
+	return run.nodes
+		.filter((n) => n.level === level && n.kind !== 'clean' && isLive(n))
+		.sort((a, b) => a.index - b.index);
 }
 
 function topLevel(run: Run): number {
@@ -263,7 +316,10 @@ function withoutClean(run: Run, update: PlanUpdate): PlanUpdate {
 
 function mergeTemplateTokens(ctx: PlanContext, withContext: boolean): number {
 	const t = ctx.templates;
-	return tokensOf(ctx, withContext ? fill(t['hier-merge-context'], ['', '', 0]) : fill(t['hier-merge'], ['', 0]));
+	return tokensOf(
+		ctx,
+		withContext ? fill(t['hier-merge-context'], ['', '', 0]) : fill(t['hier-merge'], ['', 0]),
+	);
 }
 
 function limitsFor(chunks: number, ctx: PlanContext): number[] {
@@ -279,7 +335,9 @@ function limitsFor(chunks: number, ctx: PlanContext): number[] {
 
 /** G_0: the estimated limit of level 0, or G_n when the book is a single chunk. */
 function levelZeroLimit(run: Run, ctx: PlanContext): number {
-	return run.chunks.length === 1 ? ctx.config.maxSummary : (limitsFor(run.chunks.length, ctx)[0] ?? ctx.config.maxSummary);
+	return run.chunks.length === 1
+		? ctx.config.maxSummary
+		: (limitsFor(run.chunks.length, ctx)[0] ?? ctx.config.maxSummary);
 }
 
 function planLevelZero(run: Run, ctx: PlanContext): Node[] {
@@ -288,7 +346,9 @@ function planLevelZero(run: Run, ctx: PlanContext): Node[] {
 	const initTokens = ctx.tokens(fill(ctx.templates['hier-init'], ['', wordLimit(limit)]));
 	const largest = Math.max(...run.chunks.map((c) => c.tokens));
 	if (initTokens + largest + limit + PROMPT_MARGIN > ctx.config.contextWindow) {
-		throw new PlanError(`a chunk of ${largest} tokens and a ${limit}-token summary do not fit a ${ctx.config.contextWindow}-token context window; lower --chunk-size or raise --context-window`);
+		throw new PlanError(
+			`a chunk of ${largest} tokens and a ${limit}-token summary do not fit a ${ctx.config.contextWindow}-token context window; lower --chunk-size or raise --context-window`,
+		);
 	}
 	return run.chunks.map((chunk, i) =>
 		newNode(nextNodeId(run, i), {
@@ -316,7 +376,13 @@ function contextText(text: string, inputBudget: number, ctx: PlanContext): strin
  * merge (this is the last level), else the level's estimated limit. Null while that cannot be told
  * yet: the summaries below that are done so far fit, and more are to come.
  */
-function mergeLimit(run: Run, ctx: PlanContext, level: number, below: Node[], complete: boolean): number | null {
+function mergeLimit(
+	run: Run,
+	ctx: PlanContext,
+	level: number,
+	below: Node[],
+	complete: boolean,
+): number | null {
 	const { config } = ctx;
 	const room = config.contextWindow - config.maxSummary - mergeTemplateTokens(ctx, true) - PROMPT_MARGIN;
 	const estimated = limitsFor(run.chunks.length, ctx)[level] ?? config.maxSummary;
@@ -337,11 +403,20 @@ function mergeLimit(run: Run, ctx: PlanContext, level: number, below: Node[], co
  * as many consecutive ones as fit next to the context, at least one. Null while that is not decided:
  * the summaries it would read are not done, or all of them fit and the level below has more to come.
  */
-function planMerge(run: Run, ctx: PlanContext, level: number, below: Node[], complete: boolean, from: number, previous: Node | null): Node | null {
+function planMerge(
+	run: Run,
+	ctx: PlanContext,
+	level: number,
+	below: Node[],
+	complete: boolean,
+	from: number,
+	previous: Node | null,
+): Node | null {
 	const limit = mergeLimit(run, ctx, level, below, complete);
 	if (limit === null) return null;
 	const withContext = previous !== null;
-	const inputBudget = ctx.config.contextWindow - limit - mergeTemplateTokens(ctx, withContext) - PROMPT_MARGIN;
+	const inputBudget =
+		ctx.config.contextWindow - limit - mergeTemplateTokens(ctx, withContext) - PROMPT_MARGIN;
 	const budget = { promptTokens: inputBudget, summaryTokens: limit, words: wordLimit(limit) };
 	const context = previous ? contextText(activeVersion(previous)!.text, inputBudget, ctx) : '';
 	const done = doneRun(below, from);
@@ -390,7 +465,8 @@ function nodeTokens(ctx: PlanContext, node: Node): number {
  */
 function pack(ctx: PlanContext, nodes: Node[], context: string, budget: number): number {
 	const texts = nodes.map(textOf);
-	const fits = (take: number) => ctx.tokens(context + mergeBody(texts.slice(0, take))) + PROMPT_MARGIN <= budget;
+	const fits = (take: number) =>
+		ctx.tokens(context + mergeBody(texts.slice(0, take))) + PROMPT_MARGIN <= budget;
 	let estimate = tokensOf(ctx, context) + PROMPT_MARGIN;
 	let take = 1;
 	for (; take < texts.length; take++) {
@@ -410,7 +486,10 @@ const PACK_SLACK = 64;
 
 /** About the tokens of the merge prompt's body over `nodes` with `context`, from counts already made. */
 function estimatedPrompt(ctx: PlanContext, context: string, nodes: Node[]): number {
-	return nodes.reduce((sum, n) => sum + nodeTokens(ctx, n) + SUMMARY_HEADER, tokensOf(ctx, context) + PROMPT_MARGIN);
+	return nodes.reduce(
+		(sum, n) => sum + nodeTokens(ctx, n) + SUMMARY_HEADER,
+		tokensOf(ctx, context) + PROMPT_MARGIN,
+	);
 }
 
 /**
@@ -419,7 +498,7 @@ function estimatedPrompt(ctx: PlanContext, context: string, nodes: Node[]): numb
  */
 function assertShrinks(ctx: PlanContext, level: number, below: Node[], inputBudget: number): void {
 	const reserve = ' x'.repeat(Math.floor(CONTEXT_SHARE * inputBudget));
-	for (let i = 0; i < below.length; ) {
+	for (let i = 0; i < below.length;) {
 		const take = pack(ctx, below.slice(i), i === 0 ? '' : reserve, inputBudget);
 		if (take > 1) return;
 		i += take;

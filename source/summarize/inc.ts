@@ -1,8 +1,34 @@
 import type { Node, NodeRef, Run } from '../domain.ts';
 import { countWords } from '../text/tokens.ts';
-import { MAX_COMPRESSIONS, MAX_REGENERATIONS, compressionTarget, expectedWords, regenerationWords, withinCompressionTolerance } from './budget.ts';
-import { activeVersion, awaitsCheck, callsMade, getNode, nodesAwaitingCalls, isDone, liveNodes, newNode, nextNodeId, refText, settled } from './graph.ts';
-import { emptyUpdate, sameBudget, samePlan, type CallSpec, type PlanContext, type Planner } from './planner.ts';
+import {
+	MAX_COMPRESSIONS,
+	MAX_REGENERATIONS,
+	compressionTarget,
+	expectedWords,
+	regenerationWords,
+	withinCompressionTolerance,
+} from './budget.ts';
+import {
+	activeVersion,
+	awaitsCheck,
+	callsMade,
+	getNode,
+	nodesAwaitingCalls,
+	isDone,
+	liveNodes,
+	newNode,
+	nextNodeId,
+	refText,
+	settled,
+} from './graph.ts';
+import {
+	emptyUpdate,
+	sameBudget,
+	samePlan,
+	type CallSpec,
+	type PlanContext,
+	type Planner,
+} from './planner.ts';
 import { cleanCall, cleanRoot, planClean } from './clean.ts';
 import { refTokens, tokensOf } from './counts.ts';
 import { assertFits, fitPrompt } from './shared.ts';
@@ -93,9 +119,19 @@ export const incremental: Planner = {
 			} else {
 				const previous = refText(run, node.inputs[1]!, ctx.book);
 				// Template, chunk and summary, each counted once, and a token at each of the seams.
-				atMost = tokensOf(ctx, fill(templates['inc-update'], ['', '', words, words])) + refTokens(run, node.inputs[0]!, ctx) + refTokens(run, node.inputs[1]!, ctx) + 4;
+				atMost =
+					tokensOf(ctx, fill(templates['inc-update'], ['', '', words, words])) +
+					refTokens(run, node.inputs[0]!, ctx) +
+					refTokens(run, node.inputs[1]!, ctx) +
+					4;
 				spec = {
-					prompt: fitPrompt(ctx, maxTokens, previous, (summary) => fill(templates['inc-update'], [chunk, summary, words, words]), atMost),
+					prompt: fitPrompt(
+						ctx,
+						maxTokens,
+						previous,
+						(summary) => fill(templates['inc-update'], [chunk, summary, words, words]),
+						atMost,
+					),
 					task: { kind: 'update', texts: [previous, chunk], words },
 					params: { temperature, maxTokens, words, template: 'inc-update' },
 				};
@@ -114,7 +150,9 @@ export const incremental: Planner = {
 		if (problem || node.kind !== 'compress') return problem;
 		const words = countWords(text);
 		const target = node.budget.words;
-		return withinCompressionTolerance(words, target) ? null : `${words} words, not within 20% of the ${target} asked for`;
+		return withinCompressionTolerance(words, target)
+			? null
+			: `${words} words, not within 20% of the ${target} asked for`;
 	},
 
 	maxAttempts() {
@@ -178,7 +216,8 @@ function following(run: Run, ctx: PlanContext, step: Node[]): { node: Node } | {
 	return { final: outcome.result };
 }
 
-type Outcome = { kind: 'done'; result: NodeRef } | { kind: 'compress'; trim: number } | { kind: 'update'; from: NodeRef };
+type Outcome =
+	{ kind: 'done'; result: NodeRef } | { kind: 'compress'; trim: number } | { kind: 'update'; from: NodeRef };
 
 /**
  * Where a step stands, from its nodes alone (`nodes`: the step's live nodes so far, all done): done
@@ -209,7 +248,8 @@ function closestUpdate(nodes: Node[]): NodeRef {
 		if (k.kind !== 'compress' || !u || u.kind !== 'update' || activeVersion(k)!.overBudget) continue;
 		const distance = Math.abs(countWords(activeVersion(k)!.text) - Number(k.meta.original));
 		const valid = !activeVersion(u)!.overBudget;
-		if (!best || (valid && !best.valid) || (valid === best.valid && distance < best.distance)) best = { id: u.id, valid, distance };
+		if (!best || (valid && !best.valid) || (valid === best.valid && distance < best.distance))
+			best = { id: u.id, valid, distance };
 	}
 	return best?.id ?? nodes[0]!.id;
 }
@@ -223,7 +263,11 @@ function stepNode(run: Run, ctx: PlanContext, step: number, previous: NodeRef | 
 		level: 0,
 		index: step,
 		inputs: previous ? [`c${step}`, previous] : [`c${step}`],
-		budget: { promptTokens: config.contextWindow - config.maxSummary, summaryTokens: config.maxSummary, words },
+		budget: {
+			promptTokens: config.contextWindow - config.maxSummary,
+			summaryTokens: config.maxSummary,
+			words,
+		},
 		meta: { step },
 	});
 }
@@ -239,8 +283,11 @@ function compressNode(run: Run, ctx: PlanContext, nodes: Node[], trim: number): 
 		level: 0,
 		index: step,
 		inputs: [first.inputs[1]!],
-		budget: { promptTokens: config.contextWindow - config.maxSummary, summaryTokens: config.maxSummary, words: target },
+		budget: {
+			promptTokens: config.contextWindow - config.maxSummary,
+			summaryTokens: config.maxSummary,
+			words: target,
+		},
 		meta: { step, trim, original: compressionTarget(config.maxSummary, step, run.chunks.length, 0) },
 	});
 }
-

@@ -9,7 +9,14 @@ import { findNode, isChunkRef } from './graph.ts';
  * values (0-based indices and levels), for programs.
  */
 
-const KIND_NAMES: Record<string, string> = { summarize: 'summary', merge: 'merge', update: 'update', compress: 'compression', clean: 'clean-up', annotate: 'annotation' };
+const KIND_NAMES: Record<string, string> = {
+	summarize: 'summary',
+	merge: 'merge',
+	update: 'update',
+	compress: 'compression',
+	clean: 'clean-up',
+	annotate: 'annotation',
+};
 
 export function kindName(kind: string): string {
 	return KIND_NAMES[kind] ?? kind;
@@ -39,9 +46,15 @@ export interface Placed {
 }
 
 /** Where a node sits in its run: "level 2 #3", "step 12 of 40", "final clean-up". */
-export function nodePlace(node: Pick<Placed, 'kind' | 'level' | 'index'>, method: Method, chunks: number): string {
+export function nodePlace(
+	node: Pick<Placed, 'kind' | 'level' | 'index'>,
+	method: Method,
+	chunks: number,
+): string {
 	if (node.kind === 'clean') return 'final clean-up';
-	return method === 'hier' ? `${levelName(node.level)} #${node.index + 1}` : `step ${node.index + 1} of ${chunks}`;
+	return method === 'hier'
+		? `${levelName(node.level)} #${node.index + 1}`
+		: `step ${node.index + 1} of ${chunks}`;
 }
 
 /** The chunk a node reads, named as everywhere else ("chunk 3 of 77"); null for a node that reads summaries only. */

@@ -21,7 +21,13 @@ export function lastSentenceEndWithin(text: string, limit: number, ctx: PlanCont
  * edited text far over its budget can cause that), cuts the body at a sentence end until it does.
  * `atMost`, a bound on the prompt's tokens known without counting it, spares counting one that fits.
  */
-export function fitPrompt(ctx: PlanContext, maxTokens: number, body: string, build: (body: string) => string, atMost = Infinity): string {
+export function fitPrompt(
+	ctx: PlanContext,
+	maxTokens: number,
+	body: string,
+	build: (body: string) => string,
+	atMost = Infinity,
+): string {
 	let prompt = build(body);
 	if (atMost + maxTokens <= ctx.config.contextWindow) return prompt;
 	for (let round = 0; round < 4; round++) {
@@ -41,7 +47,9 @@ export function assertFits(spec: CallSpec, ctx: PlanContext, atMost = Infinity):
 	if (atMost + spec.params.maxTokens <= ctx.config.contextWindow) return;
 	const total = promptTokens(ctx, spec.prompt) + spec.params.maxTokens;
 	if (total > ctx.config.contextWindow) {
-		throw new Error(`internal: a ${spec.params.template} prompt with its output needs ${total} tokens, over the ${ctx.config.contextWindow}-token window`);
+		throw new Error(
+			`internal: a ${spec.params.template} prompt with its output needs ${total} tokens, over the ${ctx.config.contextWindow}-token window`,
+		);
 	}
 }
 

@@ -76,10 +76,22 @@ function fieldName(template: string, content: string, at: number): string {
 	const cut = content.search(/[!:]/u);
 	const name = cut < 0 ? content : content.slice(0, cut);
 	const place = where(template, at);
-	if (name !== '' && /^\d+$/u.test(name)) throw new TemplateError(`numbered field {${name}} at ${place} is not supported; use {} (slots are filled in order)`);
-	if (name !== '' && !IDENTIFIER.test(name)) throw new TemplateError(`invalid field ${shown(`{${content}}`)} at ${place}: a field is {} or {name}; ${ESCAPE_HINT}`);
-	if (cut >= 0 && content[cut] === '!') throw new TemplateError(`conversion in field ${shown(`{${content}}`)} at ${place} is not supported; use {} or {name}`);
-	if (cut >= 0) throw new TemplateError(`format spec in field ${shown(`{${content}}`)} at ${place} is not supported; use {} or {name}`);
+	if (name !== '' && /^\d+$/u.test(name))
+		throw new TemplateError(
+			`numbered field {${name}} at ${place} is not supported; use {} (slots are filled in order)`,
+		);
+	if (name !== '' && !IDENTIFIER.test(name))
+		throw new TemplateError(
+			`invalid field ${shown(`{${content}}`)} at ${place}: a field is {} or {name}; ${ESCAPE_HINT}`,
+		);
+	if (cut >= 0 && content[cut] === '!')
+		throw new TemplateError(
+			`conversion in field ${shown(`{${content}}`)} at ${place} is not supported; use {} or {name}`,
+		);
+	if (cut >= 0)
+		throw new TemplateError(
+			`format spec in field ${shown(`{${content}}`)} at ${place} is not supported; use {} or {name}`,
+		);
 	return name;
 }
 
@@ -108,7 +120,9 @@ export function parseTemplate(template: string): ParsedTemplate {
 		// Python forbids a brace inside a field name, so the first '{' or '}' after this one decides.
 		const end = nextBrace(template, at + 1);
 		if (end < 0 || template[end] === '{') {
-			throw new TemplateError(`unclosed field at ${where(template, at)}: '{' without a matching '}'; ${ESCAPE_HINT}`);
+			throw new TemplateError(
+				`unclosed field at ${where(template, at)}: '{' without a matching '}'; ${ESCAPE_HINT}`,
+			);
 		}
 		const name = fieldName(template, template.slice(at + 1, end), at);
 		if (name === '') fields.push(positional++);
@@ -117,7 +131,9 @@ export function parseTemplate(template: string): ParsedTemplate {
 			named++;
 		}
 		if (positional > 0 && named > 0) {
-			throw new TemplateError(`template mixes {} and named fields (at ${where(template, at)}); use only {} or only {name}`);
+			throw new TemplateError(
+				`template mixes {} and named fields (at ${where(template, at)}); use only {} or only {name}`,
+			);
 		}
 		literals.push(literal);
 		literal = '';
@@ -151,7 +167,11 @@ export function templateSlots(template: string): SlotSpec {
 export function slotMismatch(template: string, spec: SlotSpec): string | null {
 	const has = templateSlots(template);
 	const describe = (s: SlotSpec): string =>
-		typeof s === 'number' ? `${s} {} slot${s === 1 ? '' : 's'}` : s.length === 0 ? 'no slots' : `named fields ${s.map((n) => `{${n}}`).join(', ')}`;
+		typeof s === 'number'
+			? `${s} {} slot${s === 1 ? '' : 's'}`
+			: s.length === 0
+				? 'no slots'
+				: `named fields ${s.map((n) => `{${n}}`).join(', ')}`;
 	const same =
 		typeof spec === 'number'
 			? has === spec || (spec === 0 && Array.isArray(has) && has.length === 0)
@@ -171,21 +191,31 @@ export interface Filled<O extends Offsets> {
 }
 
 export function fillWithOffsets(template: string, values: PositionalValues): Filled<readonly number[]>;
-export function fillWithOffsets(template: string, values: NamedValues): Filled<Readonly<Record<string, number>>>;
+export function fillWithOffsets(
+	template: string,
+	values: NamedValues,
+): Filled<Readonly<Record<string, number>>>;
 export function fillWithOffsets(template: string, values: PositionalValues | NamedValues): Filled<Offsets>;
 export function fillWithOffsets(template: string, values: PositionalValues | NamedValues): Filled<Offsets> {
 	const { kind, literals, fields } = parse(template);
 	const positional = Array.isArray(values);
 	if (positional) {
 		if (kind === 'named') throw new Error('template has named fields but positional values were given');
-		if (fields.length !== values.length) throw new Error(`template has ${fields.length} {} slots but ${values.length} values were given`);
+		if (fields.length !== values.length)
+			throw new Error(`template has ${fields.length} {} slots but ${values.length} values were given`);
 	} else {
 		if (kind === 'positional') throw new Error('template has {} slots but named values were given');
 		const given = Object.keys(values);
 		const missing = [...new Set(fields as string[])].filter((n) => !given.includes(n));
 		const extra = given.filter((n) => !fields.includes(n));
-		if (missing.length > 0) throw new Error(`no value for template field${missing.length === 1 ? '' : 's'} ${missing.map((n) => `{${n}}`).join(', ')}`);
-		if (extra.length > 0) throw new Error(`template has no field${extra.length === 1 ? '' : 's'} ${extra.map((n) => `{${n}}`).join(', ')} for the value given`);
+		if (missing.length > 0)
+			throw new Error(
+				`no value for template field${missing.length === 1 ? '' : 's'} ${missing.map((n) => `{${n}}`).join(', ')}`,
+			);
+		if (extra.length > 0)
+			throw new Error(
+				`template has no field${extra.length === 1 ? '' : 's'} ${extra.map((n) => `{${n}}`).join(', ')} for the value given`,
+			);
 	}
 	const lookup = values as Readonly<Record<Slot, Value>>;
 	// No prototype for names, so a slot called `constructor` is looked up like any other.
@@ -210,6 +240,7 @@ export function fill(template: string, values: PositionalValues | NamedValues): 
 export function prefixBefore(template: string, values: PositionalValues | NamedValues, slot: Slot): string {
 	const { text, offsets } = fillWithOffsets(template, values);
 	const at = Object.hasOwn(offsets, slot) ? (offsets as Readonly<Record<Slot, number>>)[slot] : undefined;
-	if (at === undefined) throw new Error(`template has no slot ${typeof slot === 'number' ? `#${slot}` : `{${slot}}`}`);
+	if (at === undefined)
+		throw new Error(`template has no slot ${typeof slot === 'number' ? `#${slot}` : `{${slot}}`}`);
 	return text.slice(0, at);
 }

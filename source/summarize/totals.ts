@@ -15,7 +15,13 @@ export function emptyTotals(): Totals {
 	return { input: 0, output: 0, cached: 0, cost: 0, calls: 0, saved: 0 };
 }
 
-export function addToTotals(totals: Totals, usage: Usage, cost: number, saved: number, answered = true): void {
+export function addToTotals(
+	totals: Totals,
+	usage: Usage,
+	cost: number,
+	saved: number,
+	answered = true,
+): void {
 	totals.input += usage.input;
 	totals.output += usage.output;
 	totals.cached += usage.cached;
@@ -55,4 +61,3 @@ export function totalsOf(run: Run, costOf?: (usage: Usage) => number): Totals {
 export function atBatchPrice(costOf: (usage: Usage) => number): (usage: Usage) => number {
 	return (usage) => costOf(usage) * BATCH_PRICE;
 }
-

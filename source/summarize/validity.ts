@@ -13,10 +13,16 @@ export function endsWithTerminal(text: string): boolean {
  * punctuation, and stay within `tokenLimit` (`strict`: strictly below it, as the authors check
  * incremental summaries).
  */
-export function summaryProblem(text: string, tokens: number, tokenLimit: number, strict = false): string | null {
+export function summaryProblem(
+	text: string,
+	tokens: number,
+	tokenLimit: number,
+	strict = false,
+): string | null {
 	if (text.trim().length === 0) return 'empty';
 	if (!endsWithTerminal(text)) return 'does not end with terminal punctuation';
-	if (strict ? tokens >= tokenLimit : tokens > tokenLimit) return `${tokens} tokens, over the limit of ${tokenLimit}`;
+	if (strict ? tokens >= tokenLimit : tokens > tokenLimit)
+		return `${tokens} tokens, over the limit of ${tokenLimit}`;
 	return null;
 }
 
@@ -24,7 +30,11 @@ export function summaryProblem(text: string, tokens: number, tokenLimit: number,
  * The attempt to keep when none was accepted: non-empty first, then one that ends a sentence, then
  * the one closest to its token limit; the earliest wins ties.
  */
-export function bestAttempt(attempts: readonly Attempt[], tokensOf: (text: string) => number, tokenLimit: number): Attempt | null {
+export function bestAttempt(
+	attempts: readonly Attempt[],
+	tokensOf: (text: string) => number,
+	tokenLimit: number,
+): Attempt | null {
 	let best: Attempt | null = null;
 	let bestKey: number[] | null = null;
 	for (const a of attempts) {

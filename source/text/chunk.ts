@@ -59,7 +59,11 @@ interface Range {
  * The text is encoded once; chunk boundaries are chosen by token position, and only chunks whose
  * count is near the limit, or whose edge is not a pre-tokenizer boundary, are re-encoded.
  */
-export function chunkText(text: string, chunkSize: number, encoding: EncodingName = DEFAULT_ENCODING): Chunk[] {
+export function chunkText(
+	text: string,
+	chunkSize: number,
+	encoding: EncodingName = DEFAULT_ENCODING,
+): Chunk[] {
 	if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE) {
 		throw new Error(`chunkSize must be an integer of at least ${MIN_CHUNK_SIZE}, got ${chunkSize}`);
 	}
@@ -142,7 +146,9 @@ class Chunker {
 				return { start: from, end: cut, level: top.level, breakBefore: firstBreak ?? false };
 			}
 			// Too long: cut finer. A sentence cut into smaller pieces starts its own chunk (see chunkText).
-			this.pending.push(this.range(from, cut, top.level + 1, false, firstBreak ?? (top.level <= SENTENCE ? true : null)));
+			this.pending.push(
+				this.range(from, cut, top.level + 1, false, firstBreak ?? (top.level <= SENTENCE ? true : null)),
+			);
 		}
 	}
 
@@ -228,13 +234,18 @@ class Chunker {
 				if (this.current.length === 1) {
 					// One atom whose standalone count exceeds its estimate: cut it finer and retry.
 					const atom = this.current.pop()!;
-					this.pending.push(this.range(atom.start, atom.end, Math.min(atom.level + 1, CODE_POINT), true, atom.breakBefore));
+					this.pending.push(
+						this.range(atom.start, atom.end, Math.min(atom.level + 1, CODE_POINT), true, atom.breakBefore),
+					);
 					return;
 				}
 				// Give back at least as many estimated tokens as the chunk is over.
 				const target = this.approx(start, end) - (tokens - this.limit);
 				do this.pending.push(this.current.pop()!);
-				while (this.current.length > 1 && this.approx(start, this.current[this.current.length - 1]!.end) > target);
+				while (
+					this.current.length > 1 &&
+					this.approx(start, this.current[this.current.length - 1]!.end) > target
+				);
 				end = this.current[this.current.length - 1]!.end;
 				tokens = countTokens(text.slice(start, end), this.encoding);
 			}
@@ -272,7 +283,11 @@ function isSafeEdge(text: string, p: number): boolean {
  * it ends on a character boundary (a token may end inside a multi-byte character; its offset is
  * then rounded up to the end of that character, which keeps `ends` sorted).
  */
-function tokenEnds(text: string, ids: Uint32Array, name: EncodingName): { ends: Int32Array; clean: Uint8Array } {
+function tokenEnds(
+	text: string,
+	ids: Uint32Array,
+	name: EncodingName,
+): { ends: Int32Array; clean: Uint8Array } {
 	const lengths = byteLengths(name);
 	const enc = encoder(name);
 	const ends = new Int32Array(ids.length);
@@ -334,7 +349,7 @@ function paragraphEnds(text: string): number[] {
 	const nonSpace = /\S/gu;
 	let nextNonSpace = -1;
 	let seenText = false;
-	for (let lineStart = 0; lineStart < text.length; ) {
+	for (let lineStart = 0; lineStart < text.length;) {
 		const newline = text.indexOf('\n', lineStart);
 		const lineEnd = newline === -1 ? text.length : newline + 1;
 		if (nextNonSpace < lineStart) {

@@ -20,7 +20,9 @@ export interface Lexicon {
 let loaded: Lexicon | null = null;
 
 export function lexicon(): Lexicon {
-	loaded ??= parse(readFileSync(join(dirname(createRequire(import.meta.url).resolve('dictionary-en')), 'index.dic'), 'utf8'));
+	loaded ??= parse(
+		readFileSync(join(dirname(createRequire(import.meta.url).resolve('dictionary-en')), 'index.dic'), 'utf8'),
+	);
 	return loaded;
 }
 
@@ -40,7 +42,8 @@ function parse(dic: string): Lexicon {
 		if (lower.has(w)) return true;
 		// Regular inflections carry the stem's case; Hunspell lists stems with affix flags.
 		for (const [suffix, add] of INFLECTIONS) {
-			if (w.length > suffix.length + 2 && w.endsWith(suffix) && lower.has(w.slice(0, -suffix.length) + add)) return true;
+			if (w.length > suffix.length + 2 && w.endsWith(suffix) && lower.has(w.slice(0, -suffix.length) + add))
+				return true;
 		}
 		return false;
 	};
@@ -48,6 +51,16 @@ function parse(dic: string): Lexicon {
 }
 
 const INFLECTIONS: readonly (readonly [string, string])[] = [
-	["'s", ''], ['s', ''], ['es', ''], ['ies', 'y'], ['ed', ''], ['ed', 'e'], ['ied', 'y'], ['ing', ''], ['ing', 'e'],
-	['er', ''], ['est', ''], ['ly', ''],
+	["'s", ''],
+	['s', ''],
+	['es', ''],
+	['ies', 'y'],
+	['ed', ''],
+	['ed', 'e'],
+	['ied', 'y'],
+	['ing', ''],
+	['ing', 'e'],
+	['er', ''],
+	['est', ''],
+	['ly', ''],
 ];

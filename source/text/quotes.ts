@@ -38,7 +38,8 @@ function scan(text: string, depth: Depth): Depth {
 		else if (c === "'" || c === '’') {
 			const before = chars[k - 1];
 			const after = chars[k + 1];
-			const opens = (before === undefined || BEFORE_OPENING.test(before)) && after !== undefined && WORD.test(after);
+			const opens =
+				(before === undefined || BEFORE_OPENING.test(before)) && after !== undefined && WORD.test(after);
 			if (opens) depth.single++;
 			else if (single > 0 && (after === undefined || !WORD.test(after))) depth.single--;
 			if (depth.single !== single) depth.marks++;

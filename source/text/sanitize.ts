@@ -68,7 +68,8 @@ function removeUnsafe(text: string): string {
 		if (c === ESC) {
 			const next = text.charCodeAt(i + 1);
 			if (next === 0x5b) end = csiEnd(text, i + 2);
-			else if (next === 0x5d || next === 0x50 || next === 0x5e || next === 0x5f || next === 0x58) end = stringEnd(i + 2);
+			else if (next === 0x5d || next === 0x50 || next === 0x5e || next === 0x5f || next === 0x58)
+				end = stringEnd(i + 2);
 			if (end < 0) end = i + ((next >= 0x40 && next <= 0x5a) || (next >= 0x5c && next <= 0x5f) ? 2 : 1);
 		} else if (c === 0x9b) {
 			end = csiEnd(text, i + 1);
@@ -91,7 +92,16 @@ const JOIN_EVERY = 4096;
 
 /** A character of CONTROLS. */
 function isControl(c: number): boolean {
-	return c <= 0x08 || (c >= 0x0b && c <= 0x1f) || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x200e || c === 0x200f || c === 0x061c;
+	return (
+		c <= 0x08 ||
+		(c >= 0x0b && c <= 0x1f) ||
+		(c >= 0x7f && c <= 0x9f) ||
+		(c >= 0x202a && c <= 0x202e) ||
+		(c >= 0x2066 && c <= 0x2069) ||
+		c === 0x200e ||
+		c === 0x200f ||
+		c === 0x061c
+	);
 }
 
 /** The end of a CSI's parameters, intermediates and final byte from `start`, or -1 when there is no final byte. */
@@ -110,5 +120,8 @@ function csiEnd(text: string, start: number): number {
  * holds only newlines and spaces, so every character replaced is inside a string.
  */
 export function safeJson(value: unknown, indent?: number): string {
-	return JSON.stringify(value, null, indent).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+	return JSON.stringify(value, null, indent).replace(
+		CONTROLS,
+		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+	);
 }

@@ -25,7 +25,11 @@ export interface SummaryStats {
  * 3-grams run across sentence boundaries. A summary with fewer than three words has no 3-grams;
  * both percentages are then 0.
  */
-export function summaryStats(summary: string, bookText: string, encoding: EncodingName = DEFAULT_ENCODING): SummaryStats {
+export function summaryStats(
+	summary: string,
+	bookText: string,
+	encoding: EncodingName = DEFAULT_ENCODING,
+): SummaryStats {
 	const words = wordsOf(summary);
 	const counts = ngramCounts(words, 3);
 	const occurrences = Math.max(0, words.length - 2);

@@ -50,7 +50,8 @@ const LETTERS = '[\\p{L}\\p{N}]';
 export function wordTokens(sentence: string): string[] {
 	const lower = sentence.toLowerCase();
 	const out: string[] = [];
-	for (const [start, end] of runsOf(lower, LETTERS, "'’")) out.push(lower.slice(start, end).replaceAll('’', "'"));
+	for (const [start, end] of runsOf(lower, LETTERS, "'’"))
+		out.push(lower.slice(start, end).replaceAll('’', "'"));
 	return out;
 }
 

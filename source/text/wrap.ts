@@ -65,7 +65,7 @@ function wrapLine(line: string, columns: number, out: string[]): void {
 /** wrap-ansi's `wrapWord`: `word` cut across rows, filling the last row first; a stretch at a time. */
 function wrapWord(rows: string[], word: string, columns: number): void {
 	let visible = rows[rows.length - 1]!.length;
-	for (let i = 0; i < word.length; ) {
+	for (let i = 0; i < word.length;) {
 		if (visible + 1 > columns) {
 			rows.push(word[i]!);
 			visible = 1;

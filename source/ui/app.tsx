@@ -53,7 +53,11 @@ export interface RunAppResult {
 }
 
 /** The streams that were given: Ink's defaults (the process's) stand for the others. */
-function streams(o: { stdout?: NodeJS.WriteStream; stdin?: NodeJS.ReadStream; stderr?: NodeJS.WriteStream }): RenderOptions {
+function streams(o: {
+	stdout?: NodeJS.WriteStream;
+	stdin?: NodeJS.ReadStream;
+	stderr?: NodeJS.WriteStream;
+}): RenderOptions {
 	const out: RenderOptions = {};
 	if (o.stdout) out.stdout = o.stdout;
 	if (o.stdin) out.stdin = o.stdin;
@@ -119,9 +123,15 @@ function RunApp({ options, store, driver }: { options: RunAppOptions; store: Vie
 				);
 			}
 		: undefined;
-	if (walk) return <ValidateScreen store={walk.store} title={walk.title} onBack={() => setWalk(null)} onQuit={quit} />;
+	if (walk)
+		return (
+			<ValidateScreen store={walk.store} title={walk.title} onBack={() => setWalk(null)} onQuit={quit} />
+		);
 	if (scoring && 'error' in scoring) return <Notice text={scoring.error} onDone={() => setScoring(null)} />;
-	if (scoring) return <ScoreScreen controls={scoring} onBack={() => setScoring(null)} onQuit={quit} onValidate={onValidate} />;
+	if (scoring)
+		return (
+			<ScoreScreen controls={scoring} onBack={() => setScoring(null)} onQuit={quit} onValidate={onValidate} />
+		);
 	return (
 		<RunScreen
 			controls={options.controls}
@@ -154,7 +164,10 @@ function Notice({ text, onDone }: { text: string; onDone: () => void }) {
  */
 export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult> {
 	const { controls } = options;
-	const store = new ViewStore(initialView(controls.run, { stepping: options.stepping }), { fps: options.fps ?? MAX_FPS, run: () => controls.run });
+	const store = new ViewStore(initialView(controls.run, { stepping: options.stepping }), {
+		fps: options.fps ?? MAX_FPS,
+		run: () => controls.run,
+	});
 	const unsubscribe = controls.on(store.dispatch);
 	const driver = new RunDriver(controls);
 	const theme = themeFor(options.env);
@@ -178,7 +191,12 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 		unsubscribe();
 		store.dispose();
 	}
-	return { status: driver.status ?? controls.run.status, quit: driver.quitting || signalled, signalled, error: driver.error };
+	return {
+		status: driver.status ?? controls.run.status,
+		quit: driver.quitting || signalled,
+		signalled,
+		error: driver.error,
+	};
 }
 
 export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {

@@ -47,7 +47,13 @@ export interface ScoreControls {
 	/** Who annotates ("openai/gpt-4o-mini") or where the verdicts came from. */
 	readonly annotator: string;
 	/** One entry per sentence of the summary, in order. */
-	sentences(): { start: number; end: number; verdict: SentenceVerdict; questions: string; types: readonly string[] }[];
+	sentences(): {
+		start: number;
+		end: number;
+		verdict: SentenceVerdict;
+		questions: string;
+		types: readonly string[];
+	}[];
 	/** The score from what is answered so far (percent), null before any answer. */
 	score(): number | null;
 	/** Progress and cost so far, one line. */

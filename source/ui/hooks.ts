@@ -55,7 +55,11 @@ export interface Step<S, E> {
  * and its effects are carried out right after, in order. Returns the state of this render, the
  * dispatch, and a reader of the newest state for callbacks that outlive a render.
  */
-export function useReducerWithEffects<S, A, E>(reduce: (state: S, action: A) => Step<S, E>, initial: () => S, perform: (effect: E) => void): [S, (action: A) => void, () => S] {
+export function useReducerWithEffects<S, A, E>(
+	reduce: (state: S, action: A) => Step<S, E>,
+	initial: () => S,
+	perform: (effect: E) => void,
+): [S, (action: A) => void, () => S] {
 	const [state, setState] = useState(initial);
 	const latest = useRef(state);
 	const performRef = useRef(perform);

@@ -39,18 +39,32 @@ export function previousSummaryRef(node: Pick<NodeView, 'kind' | 'inputs'>): Nod
 
 function wrapped(text: string, width: number, tone?: Tone, gutter = ''): Line[] {
 	const pad = ' '.repeat(gutter.length);
-	return wrap(clean(text), Math.max(1, width - gutter.length)).map((t, i) => ({ text: `${i === 0 ? gutter : pad}${t}`, tone }));
+	return wrap(clean(text), Math.max(1, width - gutter.length)).map((t, i) => ({
+		text: `${i === 0 ? gutter : pad}${t}`,
+		tone,
+	}));
 }
 
 /**
  * The selected node's text: what is streaming while it runs, else its active version. With `diff`,
  * an incremental step's sentences are marked against the summary it rewrote (+ added, − dropped).
  */
-export function textLines(run: Run, view: ViewState, node: NodeView, width: number, opts: { diff: boolean }): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null } {
+export function textLines(
+	run: Run,
+	view: ViewState,
+	node: NodeView,
+	width: number,
+	opts: { diff: boolean },
+): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null } {
 	const live = view.live[node.id];
 	if (node.status === 'running') {
 		const text = live?.text ?? '';
-		if (text === '') return { lines: [{ text: `waiting for the model (attempt ${node.attempt + 1})…`, tone: 'muted' }], live: true, counts: null };
+		if (text === '')
+			return {
+				lines: [{ text: `waiting for the model (attempt ${node.attempt + 1})…`, tone: 'muted' }],
+				live: true,
+				counts: null,
+			};
 		const lines = wrapped(text, width);
 		// A cut front is marked, so a tail is not read as the whole text.
 		if (live && live.chars > live.text.length) lines.unshift({ text: '…', tone: 'muted' });
@@ -59,12 +73,22 @@ export function textLines(run: Run, view: ViewState, node: NodeView, width: numb
 	const full = findNode(run, node.id);
 	const version = full ? activeVersion(full) : null;
 	if (!version) {
-		const why = node.status === 'failed' ? `failed: ${node.error ?? 'unknown error'}` : node.status === 'stale' ? 'stale: waiting to be re-run' : 'not run yet';
-		return { lines: [{ text: clean(why), tone: node.status === 'failed' ? 'error' : 'muted' }], live: false, counts: null };
+		const why =
+			node.status === 'failed'
+				? `failed: ${node.error ?? 'unknown error'}`
+				: node.status === 'stale'
+					? 'stale: waiting to be re-run'
+					: 'not run yet';
+		return {
+			lines: [{ text: clean(why), tone: node.status === 'failed' ? 'error' : 'muted' }],
+			live: false,
+			counts: null,
+		};
 	}
 	const prevRef = opts.diff ? previousSummaryRef(node) : null;
 	const previous = prevRef ? refTextOf(run, prevRef, '') : null;
-	if (prevRef === null || previous === null) return { lines: wrapped(version.text, width), live: false, counts: null };
+	if (prevRef === null || previous === null)
+		return { lines: wrapped(version.text, width), live: false, counts: null };
 	const parts = cachedDiff(clean(previous), clean(version.text));
 	return { lines: diffLines(parts, width), live: false, counts: diffCounts(parts) };
 }
@@ -92,14 +116,26 @@ export function inputLines(run: Run, node: NodeView, book: string, width: number
 		const text = refTextOf(run, ref, book);
 		if (isChunkRef(ref)) {
 			const chunk = run.chunks[Number(ref.slice(1))];
-			section(`── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`, text);
+			section(
+				`── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`,
+				text,
+			);
 		} else {
 			const input = findNode(run, ref);
-			const what = input ? `${kindName(input.kind)}, ${nodePlace(input, run.config.method, run.chunks.length)}` : 'unknown';
-			section(`── node ${ref}: ${what}${node.kind === 'update' && ref === node.inputs[1] ? ' (the running summary)' : ''}`, text);
+			const what = input
+				? `${kindName(input.kind)}, ${nodePlace(input, run.config.method, run.chunks.length)}`
+				: 'unknown';
+			section(
+				`── node ${ref}: ${what}${node.kind === 'update' && ref === node.inputs[1] ? ' (the running summary)' : ''}`,
+				text,
+			);
 		}
 	}
-	if (node.context) section(`── context, node ${node.context}: the previous merge of this level (cut to its last sentences that fit)`, refTextOf(run, node.context, book));
+	if (node.context)
+		section(
+			`── context, node ${node.context}: the previous merge of this level (cut to its last sentences that fit)`,
+			refTextOf(run, node.context, book),
+		);
 	if (lines.length === 0) lines.push({ text: 'no inputs', tone: 'muted' });
 	return lines;
 }
@@ -107,9 +143,19 @@ export function inputLines(run: Run, node: NodeView, book: string, width: number
 /** The text of the chunk the node reads, or a line saying it reads none. */
 export function chunkLines(run: Run, node: NodeView, book: string, width: number): Line[] {
 	const ref = node.inputs.find(isChunkRef);
-	if (!ref) return [{ text: `node ${node.id} reads no chunk: its inputs are summaries (tab shows them).`, tone: 'muted' }];
+	if (!ref)
+		return [
+			{ text: `node ${node.id} reads no chunk: its inputs are summaries (tab shows them).`, tone: 'muted' },
+		];
 	const chunk = run.chunks[Number(ref.slice(1))];
-	return [{ text: `── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`, tone: 'accent', bold: true }, ...wrapped(refTextOf(run, ref, book) ?? '', width)];
+	return [
+		{
+			text: `── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`,
+			tone: 'accent',
+			bold: true,
+		},
+		...wrapped(refTextOf(run, ref, book) ?? '', width),
+	];
 }
 
 /** Every call of the version in progress and of the active version: outcome, usage, time. */
@@ -123,13 +169,32 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 		attempts.forEach((a, i) => {
 			const words = a.text.trim() === '' ? 0 : a.text.trim().split(/\s+/u).length;
 			const outcome = a.rejected ? `rejected: ${a.rejected}` : 'accepted';
-			lines.push(...wrapped(`#${i + 1} ${a.finishReason} · ${words} words (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${formatInt(a.usage.input)} / out ${formatInt(a.usage.output)} tokens · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`, width, a.rejected ? 'warn' : undefined));
+			lines.push(
+				...wrapped(
+					`#${i + 1} ${a.finishReason} · ${words} words (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${formatInt(a.usage.input)} / out ${formatInt(a.usage.output)} tokens · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`,
+					width,
+					a.rejected ? 'warn' : undefined,
+				),
+			);
 		});
 	};
-	if (full.pending.length > 0 || node.status === 'running') list(`calls of the version in progress${node.status === 'running' ? ` (attempt ${node.attempt + 1} streaming)` : ''}`, full.pending);
+	if (full.pending.length > 0 || node.status === 'running')
+		list(
+			`calls of the version in progress${node.status === 'running' ? ` (attempt ${node.attempt + 1} streaming)` : ''}`,
+			full.pending,
+		);
 	if (version) {
-		if (version.origin === 'edit') lines.push({ text: `active version ${full.active! + 1}: edited by hand, no calls`, tone: 'accent', bold: true });
-		else list(`calls of the active version ${full.active! + 1}${version.overBudget ? ' (no call met the budget: the best was kept)' : ''}`, version.attempts);
+		if (version.origin === 'edit')
+			lines.push({
+				text: `active version ${full.active! + 1}: edited by hand, no calls`,
+				tone: 'accent',
+				bold: true,
+			});
+		else
+			list(
+				`calls of the active version ${full.active! + 1}${version.overBudget ? ' (no call met the budget: the best was kept)' : ''}`,
+				version.attempts,
+			);
 	}
 	if (lines.length === 0) lines.push({ text: 'no calls yet', tone: 'muted' });
 	return lines;
@@ -139,15 +204,32 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = true): [Line, Line] {
 	const full = findNode(run, node.id);
 	const version: Version | null = full ? activeVersion(full) : null;
-	const trim = view.method === 'inc' && node.kind === 'compress' && full ? ` (trim ${Number(full.meta.trim ?? 0) + 1})` : '';
+	const trim =
+		view.method === 'inc' && node.kind === 'compress' && full
+			? ` (trim ${Number(full.meta.trim ?? 0) + 1})`
+			: '';
 	const chunk = chunkRead(node, view.chunks);
 	const where = `${nodePlace(node, view.method, view.chunks)}${trim}${chunk ? ` · ${chunk}` : ''}`;
 	const state = node.status === 'running' ? `running, attempt ${node.attempt + 1}` : node.status;
-	const versions = node.versions > 0 ? ` · version ${(node.active ?? 0) + 1} of ${node.versions}${version?.origin === 'edit' ? ' (edited)' : ''}` : '';
-	const first: Line = { text: clean(`node ${node.id} · ${kindName(node.kind)} · ${where} · ${state}${versions}${node.overBudget ? ' · over budget' : ''}`), bold: true, tone: node.status === 'failed' ? 'error' : node.status === 'stale' ? 'warn' : undefined };
+	const versions =
+		node.versions > 0
+			? ` · version ${(node.active ?? 0) + 1} of ${node.versions}${version?.origin === 'edit' ? ' (edited)' : ''}`
+			: '';
+	const first: Line = {
+		text: clean(
+			`node ${node.id} · ${kindName(node.kind)} · ${where} · ${state}${versions}${node.overBudget ? ' · over budget' : ''}`,
+		),
+		bold: true,
+		tone: node.status === 'failed' ? 'error' : node.status === 'stale' ? 'warn' : undefined,
+	};
 	const budget = full?.budget;
 	const usage = version?.usage;
-	const actual = node.words !== null ? `${formatInt(node.words)} words / ${formatInt(node.tokens ?? 0)} tokens` : node.status === 'running' ? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far` : '—';
+	const actual =
+		node.words !== null
+			? `${formatInt(node.words)} words / ${formatInt(node.tokens ?? 0)} tokens`
+			: node.status === 'running'
+				? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far`
+				: '—';
 	const second: Line = {
 		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${version?.origin === 'edit' ? ' · edited by hand' : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · ${costText(version?.cost ?? 0, priced)}` : ''}`,
 		tone: 'muted',
@@ -159,18 +241,38 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
  * The evidence pane: the node's sentences, the chosen one marked, and below it the passages of the
  * book it can come from (best first, with where they are). `sentence` is clamped to the text.
  */
-export function evidenceLines(evidence: readonly SentenceEvidence[] | null, sentence: number, book: string, width: number, chunks: number): { lines: Line[]; chosen: number } {
-	if (evidence === null) return { lines: [{ text: 'No text yet: evidence is shown for a node that has one.', tone: 'muted' }], chosen: 0 };
-	if (evidence.length === 0) return { lines: [{ text: 'The text has no sentences.', tone: 'muted' }], chosen: 0 };
+export function evidenceLines(
+	evidence: readonly SentenceEvidence[] | null,
+	sentence: number,
+	book: string,
+	width: number,
+	chunks: number,
+): { lines: Line[]; chosen: number } {
+	if (evidence === null)
+		return {
+			lines: [{ text: 'No text yet: evidence is shown for a node that has one.', tone: 'muted' }],
+			chosen: 0,
+		};
+	if (evidence.length === 0)
+		return { lines: [{ text: 'The text has no sentences.', tone: 'muted' }], chosen: 0 };
 	const chosen = Math.min(Math.max(0, sentence), evidence.length - 1);
 	const picked = evidence[chosen]!;
-	const lines: Line[] = [{ text: `sentence ${chosen + 1} of ${evidence.length} ([ and ] choose) · from chunk${picked.chunks.length === 1 ? '' : 's'} ${chunkRanges(picked.chunks) || 'none'}`, tone: 'muted' }];
+	const lines: Line[] = [
+		{
+			text: `sentence ${chosen + 1} of ${evidence.length} ([ and ] choose) · from chunk${picked.chunks.length === 1 ? '' : 's'} ${chunkRanges(picked.chunks) || 'none'}`,
+			tone: 'muted',
+		},
+	];
 	lines.push(...wrapped(picked.text, width, 'accent', '› '));
-	if (picked.passages.length === 0) lines.push({ text: 'No passage of those chunks shares a word with it.', tone: 'muted' });
+	if (picked.passages.length === 0)
+		lines.push({ text: 'No passage of those chunks shares a word with it.', tone: 'muted' });
 	for (const p of picked.passages) {
-		lines.push({ text: `${chunkPlace(p.chunk, chunks)} · ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ' · word for word' : ''}`, tone: 'muted', bold: true });
+		lines.push({
+			text: `${chunkPlace(p.chunk, chunks)} · ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ' · word for word' : ''}`,
+			tone: 'muted',
+			bold: true,
+		});
 		lines.push(...wrapped(book.slice(p.start, p.end).replace(/\s+/gu, ' '), width, undefined, '  '));
 	}
 	return { lines, chosen };
 }
-

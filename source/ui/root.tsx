@@ -16,7 +16,10 @@ export function Root({ theme = themeFor(), children }: { theme?: Theme; children
  * Waits for a rendered app to end. Ink's own Ctrl-C exit is off (a quit must save first), so
  * Ctrl-C and SIGTERM go to `onSignal` meanwhile, which ends the app its own way.
  */
-export async function untilExit(instance: Pick<Instance, 'waitUntilExit'>, onSignal: () => void): Promise<void> {
+export async function untilExit(
+	instance: Pick<Instance, 'waitUntilExit'>,
+	onSignal: () => void,
+): Promise<void> {
 	process.on('SIGINT', onSignal);
 	process.on('SIGTERM', onSignal);
 	try {

@@ -48,7 +48,9 @@ export function layoutTable(columns: readonly Column[], width: number, gap = 2):
 	const used = () => [...shown].reduce((sum, i) => sum + widths[i]!, 0) + gap * (shown.size - 1);
 	// A terminal cuts a row that is too wide at its end, which would make a number read wrong ("6…"
 	// for 67.5): columns that may go, go first.
-	for (const i of [...shown].filter((i) => columns[i]!.shed !== undefined).sort((a, b) => columns[a]!.shed! - columns[b]!.shed!)) {
+	for (const i of [...shown]
+		.filter((i) => columns[i]!.shed !== undefined)
+		.sort((a, b) => columns[a]!.shed! - columns[b]!.shed!)) {
 		if (used() <= width) break;
 		shown.delete(i);
 	}
@@ -78,7 +80,10 @@ export function layoutTable(columns: readonly Column[], width: number, gap = 2):
 			})
 			.join(' '.repeat(gap));
 	const count = Math.max(0, ...columns.map((c) => c.cells.length));
-	return { header: line((i) => columns[i]!.header), rows: Array.from({ length: count }, (_, r) => line((i) => columns[i]!.cells[r] ?? '')) };
+	return {
+		header: line((i) => columns[i]!.header),
+		rows: Array.from({ length: count }, (_, r) => line((i) => columns[i]!.cells[r] ?? '')),
+	};
 }
 
 function fit(text: string, width: number, keep: 'start' | 'end'): string {
@@ -95,9 +100,28 @@ export function sessionColumns(sessions: readonly SessionSummary[]): Column[] {
 		{ header: 'id', cells: sessions.map((s) => clean(s.id)), cut: 'start', min: 13, rank: 0 },
 		{ header: 'book', cells: sessions.map((s) => clean(s.title)), flex: true, min: 12, want: 32 },
 		{ header: 'method', cells: sessions.map((s) => s.method ?? '—') },
-		{ header: 'model', cells: sessions.map((s) => (s.kind === 'collection' ? '—' : s.provider === 'extractive' ? 'extractive' : clean(s.model ?? '—'))), cut: 'end', min: 8, rank: 1, shed: 0 },
-		{ header: 'progress', cells: sessions.map((s) => `${statusWord(s.status)} ${s.progress.done}/${s.progress.total}`) },
-		{ header: 'score', cells: sessions.map((s) => (s.booookscore === undefined ? '—' : s.booookscore.toFixed(1))) },
-		{ header: 'updated', cells: sessions.map((s) => s.updatedAt.slice(0, 16).replace('T', ' ')), optional: true },
+		{
+			header: 'model',
+			cells: sessions.map((s) =>
+				s.kind === 'collection' ? '—' : s.provider === 'extractive' ? 'extractive' : clean(s.model ?? '—'),
+			),
+			cut: 'end',
+			min: 8,
+			rank: 1,
+			shed: 0,
+		},
+		{
+			header: 'progress',
+			cells: sessions.map((s) => `${statusWord(s.status)} ${s.progress.done}/${s.progress.total}`),
+		},
+		{
+			header: 'score',
+			cells: sessions.map((s) => (s.booookscore === undefined ? '—' : s.booookscore.toFixed(1))),
+		},
+		{
+			header: 'updated',
+			cells: sessions.map((s) => s.updatedAt.slice(0, 16).replace('T', ' ')),
+			optional: true,
+		},
 	];
 }

@@ -10,7 +10,13 @@ import { Root, untilExit } from './root.tsx';
 import { RunScreen } from './screens/RunScreen.tsx';
 import { StudyScreen, type StudyInfo, type StudyResults } from './screens/StudyScreen.tsx';
 import { ViewStore } from './state/store.ts';
-import { initialStudyUi, studyReduce, type StudyEffect, type StudyMsg, type StudyUi } from './state/study-ui.ts';
+import {
+	initialStudyUi,
+	studyReduce,
+	type StudyEffect,
+	type StudyMsg,
+	type StudyUi,
+} from './state/study-ui.ts';
 import { initialView } from './state/view.ts';
 import { themeFor } from './theme.ts';
 
@@ -18,7 +24,12 @@ export type StudyEnd = 'done' | 'failed' | 'cancelled';
 
 /** What the study screen may ask of a study (the StudyRunner satisfies it; the command adds the rest). */
 export interface StudyAppOptions {
-	runner: { readonly state: StudyState; readonly cells: readonly StudyCell[]; on(listener: StudyListener): () => void; cancel(): void };
+	runner: {
+		readonly state: StudyState;
+		readonly cells: readonly StudyCell[];
+		on(listener: StudyListener): () => void;
+		cancel(): void;
+	};
 	info: StudyInfo;
 	/** Starts the study, or returns the promise of the start in progress. */
 	start: () => Promise<StudyEnd>;
@@ -75,9 +86,21 @@ function useStudyState(runner: StudyAppOptions['runner'], fps: number): StudySta
 /** A run screen's view of a cell whose run started before the screen opened. */
 function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fps: number): Watched {
 	const { controls, info, gate } = live;
-	const store = new ViewStore(initialView(controls.run, { stepping: gate === 'stepping' }), { fps, run: () => controls.run });
+	const store = new ViewStore(initialView(controls.run, { stepping: gate === 'stepping' }), {
+		fps,
+		run: () => controls.run,
+	});
 	// The run started before this view: it joins it as if it had seen the start, with what the cell has made so far.
-	store.dispatch({ type: 'run-started', session: info.session, method: controls.run.config.method, provider: info.provider, model: info.model, isLLM: info.isLLM, planned: Math.max(cell.expected, cell.calls), done: cell.calls });
+	store.dispatch({
+		type: 'run-started',
+		session: info.session,
+		method: controls.run.config.method,
+		provider: info.provider,
+		model: info.model,
+		isLLM: info.isLLM,
+		planned: Math.max(cell.expected, cell.calls),
+		done: cell.calls,
+	});
 	if (gate === 'paused') store.dispatch({ type: 'run-paused' });
 	const off = controls.on(store.dispatch);
 	return { key, controls, info, store, off };
@@ -119,7 +142,8 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 		let gone = false;
 		options.results().then(
 			(read) => !gone && setResults(read),
-			(error: unknown) => !gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
+			(error: unknown) =>
+				!gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
 		);
 		return () => {
 			gone = true;
@@ -142,13 +166,36 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	useEffect(() => {
 		if (!watched || !watchedCell || watchedCell.status === 'running') return;
 		back();
-		dispatch({ kind: 'say', message: `The run of ${watchedCell.key} ended (${watchedCell.status}); its session is ${watchedCell.session}.` });
+		dispatch({
+			kind: 'say',
+			message: `The run of ${watchedCell.key} ended (${watchedCell.status}); its session is ${watchedCell.session}.`,
+		});
 	}, [watched, watchedCell?.status]);
 	const quit = () => dispatch({ kind: 'press', press: { input: 'q' } });
 	if (watched && ui.watching === watched.key && !ui.quitting) {
-		return <RunScreen key={watched.key} controls={watched.controls} store={watched.store} info={watched.info} start={() => {}} quit={quit} onBack={back} />;
+		return (
+			<RunScreen
+				key={watched.key}
+				controls={watched.controls}
+				store={watched.store}
+				info={watched.info}
+				start={() => {}}
+				quit={quit}
+				onBack={back}
+			/>
+		);
 	}
-	return <StudyScreen state={state} cells={runner.cells} info={options.info} ui={ui} results={results} width={columns} rows={rows} />;
+	return (
+		<StudyScreen
+			state={state}
+			cells={runner.cells}
+			info={options.info}
+			ui={ui}
+			results={results}
+			width={columns}
+			rows={rows}
+		/>
+	);
 }
 
 export interface RenderStudyOptions extends StudyAppOptions {
@@ -172,7 +219,14 @@ export async function renderStudyApp(options: RenderStudyOptions): Promise<void>
 		<Root theme={themeFor(env)}>
 			<App />
 		</Root>,
-		{ ...(stdout ? { stdout } : {}), ...(stdin ? { stdin } : {}), ...(stderr ? { stderr } : {}), exitOnCtrlC: false, patchConsole: false, maxFps: options.fps ?? MAX_FPS },
+		{
+			...(stdout ? { stdout } : {}),
+			...(stdin ? { stdin } : {}),
+			...(stderr ? { stderr } : {}),
+			exitOnCtrlC: false,
+			patchConsole: false,
+			maxFps: options.fps ?? MAX_FPS,
+		},
 	);
 	const started = options.start();
 	const end = () => instance.unmount();

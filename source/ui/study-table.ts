@@ -36,7 +36,14 @@ const BAR = 10;
 const DASH = '—';
 
 /** One row per cell (with a status mark first), laid out in `width` columns. */
-export function cellTable(cells: readonly Pick<StudyCell, 'book' | 'method' | 'provider' | 'model' | 'baseUrl' | 'chunkSize' | 'contextWindow' | 'priced'>[], states: readonly CellState[], width: number): Table {
+export function cellTable(
+	cells: readonly Pick<
+		StudyCell,
+		'book' | 'method' | 'provider' | 'model' | 'baseUrl' | 'chunkSize' | 'contextWindow' | 'priced'
+	>[],
+	states: readonly CellState[],
+	width: number,
+): Table {
 	const money = (cost: number, priced: boolean) => (priced ? `$${cost.toFixed(4)}` : DASH);
 	return layoutTable(
 		[
@@ -44,10 +51,21 @@ export function cellTable(cells: readonly Pick<StudyCell, 'book' | 'method' | 'p
 			{ header: 'book', cells: cells.map((c) => clean(c.book.key)), cut: 'end', min: 8, rank: 0 },
 			{ header: 'configuration', cells: configLabels(cells).map(clean), flex: true, min: 12, want: 40 },
 			{ header: 'status', cells: states.map((s) => CELL_STATUS[s.status].word) },
-			{ header: 'calls', cells: states.map((s) => `${bar(cellRatio(s), BAR)} ${s.calls}/${Math.max(s.calls, s.expected)}`) },
+			{
+				header: 'calls',
+				cells: states.map((s) => `${bar(cellRatio(s), BAR)} ${s.calls}/${Math.max(s.calls, s.expected)}`),
+			},
 			{ header: 'cost', cells: states.map((s, i) => money(cellCost(s), cells[i]!.priced)) },
-			{ header: 'words', cells: states.map((s) => (s.words === null ? DASH : String(s.words))), optional: true },
-			{ header: 'score', cells: states.map((s) => (s.score === null ? DASH : s.score.toFixed(1))), optional: true },
+			{
+				header: 'words',
+				cells: states.map((s) => (s.words === null ? DASH : String(s.words))),
+				optional: true,
+			},
+			{
+				header: 'score',
+				cells: states.map((s) => (s.score === null ? DASH : s.score.toFixed(1))),
+				optional: true,
+			},
 		],
 		width,
 		1,
@@ -88,7 +106,11 @@ export function compactTable(table: readonly string[][]): { caption: string; tab
 }
 
 /** Shorter headers, for a table still too wide once the shared columns are said above it. */
-const SHORT_HEADERS: Record<string, string> = { 'books done': 'books', 'words (mean)': 'words', 'BooookScore (95% CI)': 'BooookScore' };
+const SHORT_HEADERS: Record<string, string> = {
+	'books done': 'books',
+	'words (mean)': 'words',
+	'BooookScore (95% CI)': 'BooookScore',
+};
 /** Columns left out first when nothing else makes a table fit: the ones a reader of the results needs least. */
 const DROP_FIRST = ['cost', 'calls', 'books done', 'window', 'chunk', 'words (mean)'];
 
@@ -105,12 +127,20 @@ export function fitTable(table: readonly string[][], width: number): string[] {
 	const above = caption ? [...wrap(caption, width)] : [];
 	const names = compact[0]!;
 	let columns = names.map((_, i) => i);
-	const lay = (short: boolean) => alignTable(compact.map((row, r) => columns.map((i) => (r === 0 && short ? (SHORT_HEADERS[row[i]!] ?? row[i]!) : row[i]!)))).split('\n');
+	const lay = (short: boolean) =>
+		alignTable(
+			compact.map((row, r) =>
+				columns.map((i) => (r === 0 && short ? (SHORT_HEADERS[row[i]!] ?? row[i]!) : row[i]!)),
+			),
+		).split('\n');
 	let lines = lay(false);
 	if (fits(lines)) return [...above, ...lines];
 	lines = lay(true);
 	const dropped: string[] = [];
-	const order = [...DROP_FIRST.filter((h) => names.includes(h)).map((h) => names.indexOf(h)), ...names.map((_, i) => names.length - 1 - i)];
+	const order = [
+		...DROP_FIRST.filter((h) => names.includes(h)).map((h) => names.indexOf(h)),
+		...names.map((_, i) => names.length - 1 - i),
+	];
 	for (const i of order) {
 		if (fits(lines) || columns.length <= 1) break;
 		if (i === 0 || !columns.includes(i)) continue;
@@ -118,12 +148,20 @@ export function fitTable(table: readonly string[][], width: number): string[] {
 		dropped.push(names[i]!);
 		lines = lay(true);
 	}
-	const note = dropped.length > 0 ? wrap(`left out for the width: ${dropped.join(', ')} (every column: pipe the output or use --csv)`, width) : [];
+	const note =
+		dropped.length > 0
+			? wrap(
+					`left out for the width: ${dropped.join(', ')} (every column: pipe the output or use --csv)`,
+					width,
+				)
+			: [];
 	return [...above, ...lines.map((l) => truncate(l, width)), ...note];
 }
 
 /** What the selected cell is doing, or why it stopped, and the batch it waits on: one line. */
 export function cellDetail(state: CellState): string {
-	const parts = [state.activity, state.batch, state.error === null ? null : `error: ${state.error}`].filter((p): p is string => p !== null && p !== '');
+	const parts = [state.activity, state.batch, state.error === null ? null : `error: ${state.error}`].filter(
+		(p): p is string => p !== null && p !== '',
+	);
 	return clean(parts.length > 0 ? parts.join(' · ') : CELL_STATUS[state.status].word);
 }

@@ -32,8 +32,16 @@ export function styledLines<S>(text: string, ranges: readonly StyledRange<S>[], 
 }
 
 /** `text` wrapped with the characters inside `spans` marked, and the first line holding a mark. */
-export function highlightLines(text: string, spans: readonly Span[], width: number): { lines: Line[]; firstMarked: number | null } {
-	const lines = styledLines<true>(text, spans.map((s) => ({ ...s, style: true as const })), width);
+export function highlightLines(
+	text: string,
+	spans: readonly Span[],
+	width: number,
+): { lines: Line[]; firstMarked: number | null } {
+	const lines = styledLines<true>(
+		text,
+		spans.map((s) => ({ ...s, style: true as const })),
+		width,
+	);
 	const firstMarked = lines.findIndex((l) => l.some((p) => p.style !== null && p.text.trim() !== ''));
 	return { lines, firstMarked: firstMarked === -1 ? null : firstMarked };
 }
@@ -67,7 +75,13 @@ function wrapPieces<S>(runs: readonly Piece<S>[], width: number): Line<S>[] {
 			if (!newline && !space && prev && !prev.space && !prev.newline) {
 				prev.pieces.push({ text: part, style: run.style });
 				prev.width += textWidth(part);
-			} else tokens.push({ pieces: [{ text: part, style: run.style }], width: newline ? 0 : textWidth(part), space, newline });
+			} else
+				tokens.push({
+					pieces: [{ text: part, style: run.style }],
+					width: newline ? 0 : textWidth(part),
+					space,
+					newline,
+				});
 		}
 	}
 	for (const token of tokens) {

@@ -68,10 +68,13 @@ export function truncateStart(text: string, width: number): string {
  * The lines to show in a pane of `height` rows: from `offset` (clamped so the pane stays full), or
  * the last ones when `offset` is null (text that is still streaming is read at its end).
  */
-export function windowOf<T>(lines: readonly T[], height: number, offset: number | null): { lines: T[]; offset: number; total: number } {
+export function windowOf<T>(
+	lines: readonly T[],
+	height: number,
+	offset: number | null,
+): { lines: T[]; offset: number; total: number } {
 	const h = Math.max(0, height);
 	const maxOffset = Math.max(0, lines.length - h);
 	const at = offset === null ? maxOffset : Math.min(Math.max(0, offset), maxOffset);
 	return { lines: lines.slice(at, at + h), offset: at, total: lines.length };
 }
-

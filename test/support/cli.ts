@@ -20,10 +20,26 @@ export interface CliResult {
 }
 
 /** Runs the real binary with a clean environment (no API keys unless given). */
-export function booook(args: string[], opts: { env?: Record<string, string>; cwd?: string; onStdout?: (text: string, kill: (signal?: NodeJS.Signals) => void) => void; onStderr?: (text: string, kill: (signal?: NodeJS.Signals) => void) => void } = {}): Promise<CliResult> {
-	const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env };
+export function booook(
+	args: string[],
+	opts: {
+		env?: Record<string, string>;
+		cwd?: string;
+		onStdout?: (text: string, kill: (signal?: NodeJS.Signals) => void) => void;
+		onStderr?: (text: string, kill: (signal?: NodeJS.Signals) => void) => void;
+	} = {},
+): Promise<CliResult> {
+	const env: Record<string, string> = {
+		PATH: process.env.PATH ?? '',
+		HOME: process.env.HOME ?? '/tmp',
+		...opts.env,
+	};
 	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, [BIN, ...args], {
+			env,
+			cwd: opts.cwd,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
 		child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -43,8 +59,16 @@ export function booook(args: string[], opts: { env?: Record<string, string>; cwd
  * Runs a command line through the shell, as a user typing or pasting it would, in `cwd`, with a clean
  * environment plus `env` (asynchronously: a fake API may share this process).
  */
-export function shell(line: string, env: Record<string, string>, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-	const child = spawn('/bin/sh', ['-c', line], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function shell(
+	line: string,
+	env: Record<string, string>,
+	cwd?: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+	const child = spawn('/bin/sh', ['-c', line], {
+		cwd,
+		env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	let stdout = '';
 	let stderr = '';
 	child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -12,7 +12,17 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LABELS } from '../../source/score/labels.ts';
 import { countTokens, encode, truncateToTokens } from '../../source/text/tokens.ts';
-import { type Answer, contextAnswer, type FakeLimits, Limiter, limitHeaders, quotaAnswer, rateLimitAnswer, requestCost, unknownModelAnswer } from './fake-limits.ts';
+import {
+	type Answer,
+	contextAnswer,
+	type FakeLimits,
+	Limiter,
+	limitHeaders,
+	quotaAnswer,
+	rateLimitAnswer,
+	requestCost,
+	unknownModelAnswer,
+} from './fake-limits.ts';
 import { bookishReply } from './summary-reply.ts';
 
 export type { FakeLimits } from './fake-limits.ts';
@@ -193,22 +203,33 @@ export function annotationQuestion(prompt: string): { batch: boolean; sentences:
 		return end < 0 ? null : prompt.slice(at + open.length, end);
 	};
 	const batch = between('[Your sentences]\n', '\n\n\n[Your responses]');
-	if (batch !== null) return { batch: true, sentences: batch.split('\n').map((line) => line.replace(/^\d+\. /u, '')) };
+	if (batch !== null)
+		return { batch: true, sentences: batch.split('\n').map((line) => line.replace(/^\d+\. /u, '')) };
 	const one = between('[Your sentence]\n\n', '\n\n\n[Your response]');
 	return one === null ? null : { batch: false, sentences: [one] };
 }
 
 /** A well-formed answer to an annotation prompt (v1 text or v2 JSON list), or null for other prompts. */
-export function annotationReply(prompt: string, verdict: (sentence: string) => FakeVerdict = hashVerdict): string | null {
+export function annotationReply(
+	prompt: string,
+	verdict: (sentence: string) => FakeVerdict = hashVerdict,
+): string | null {
 	const asked = annotationQuestion(prompt);
 	if (!asked) return null;
 	if (!asked.batch) {
 		const v = verdict(asked.sentences[0]!);
-		return v ? `Questions: ${v.questions}\nTypes: ${v.types.join(', ')}` : 'Questions: no confusion\nTypes: no confusion';
+		return v
+			? `Questions: ${v.questions}\nTypes: ${v.types.join(', ')}`
+			: 'Questions: no confusion\nTypes: no confusion';
 	}
 	const items = asked.sentences.map((sentence, i) => {
 		const v = verdict(sentence);
-		return { sentence_num: i + 1, sentence, questions: v ? v.questions : null, types: v ? v.types.join(', ') : null };
+		return {
+			sentence_num: i + 1,
+			sentence,
+			questions: v ? v.questions : null,
+			types: v ? v.types.join(', ') : null,
+		};
 	});
 	return JSON.stringify(items, null, 4);
 }
@@ -311,8 +332,22 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			// recorded as null, answered below
 		}
 		const prompt = body ? promptOf(which, body) : '';
-		const recorded: RecordedRequest = { api: which, method: req.method, path, headers: req.headers, body, prompt, fault: null, arrived: ++clock, started: null, ended };
-		Object.defineProperty(recorded, 'status', { enumerable: true, get: () => (res.headersSent ? res.statusCode : undefined) });
+		const recorded: RecordedRequest = {
+			api: which,
+			method: req.method,
+			path,
+			headers: req.headers,
+			body,
+			prompt,
+			fault: null,
+			arrived: ++clock,
+			started: null,
+			ended,
+		};
+		Object.defineProperty(recorded, 'status', {
+			enumerable: true,
+			get: () => (res.headersSent ? res.statusCode : undefined),
+		});
 		requests.push(recorded);
 		const cacheable = which === 'anthropic' && body ? cachedPrefix(body) : null;
 		const hitOnArrival = cacheable !== null && anthropicCache.has(cacheable.prefix);
@@ -320,7 +355,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		let encoded: Uint32Array | undefined;
 		const tokensOf = () => (encoded ??= encode(prompt));
 		// Refused at the door, at once: a provider's limits are checked before any latency of a model.
-		const gate = body ? admit(which, res, bearer(req.headers), body, tokensOf, hitOnArrival ? cacheable.tokens : 0) : null;
+		const gate = body
+			? admit(which, res, bearer(req.headers), body, tokensOf, hitOnArrival ? cacheable.tokens : 0)
+			: null;
 		if (gate?.refused) {
 			json(res, gate.refused.status, gate.refused.body, gate.refused.headers);
 			return;
@@ -337,15 +374,26 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			return;
 		}
 		if (fault?.kind === 'page') {
-			const page = '<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><h1>Welcome to our website</h1></body></html>\n';
-			res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
+			const page =
+				'<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><h1>Welcome to our website</h1></body></html>\n';
+			res.writeHead(200, {
+				'content-type': 'text/html; charset=utf-8',
+				'content-length': Buffer.byteLength(page),
+			});
 			res.end(page);
 			return;
 		}
 		// As OpenAI's reasoning models do: any temperature but their default is refused.
-		if (which === 'openai' && /^(o\d|gpt-5(-mini|-nano)?$)/u.test(String(body?.model)) && body.temperature !== undefined && body.temperature !== 1) {
+		if (
+			which === 'openai' &&
+			/^(o\d|gpt-5(-mini|-nano)?$)/u.test(String(body?.model)) &&
+			body.temperature !== undefined &&
+			body.temperature !== 1
+		) {
 			const message = `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`;
-			json(res, 400, { error: { message, type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } });
+			json(res, 400, {
+				error: { message, type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' },
+			});
 			return;
 		}
 		const streamed = body?.stream === true;
@@ -353,7 +401,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			sendError(res, which, 400, 'invalid_request_error', 'this fake API only streams: set stream to true');
 			return;
 		}
-		const maxTokens: unknown = which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+		const maxTokens: unknown =
+			which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
 		let text = await api.respond({ prompt, body, api: which });
 		let truncated = false;
 		if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
@@ -365,16 +414,25 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		const usage = {
 			input: promptTokens.length,
 			output: countTokens(text),
-			...(which === 'anthropic' ? anthropicCacheUsage(cacheable, hitOnArrival) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
+			...(which === 'anthropic'
+				? anthropicCacheUsage(cacheable, hitOnArrival)
+				: { cached: openaiCachedTokens(promptTokens), written: 0 }),
 		};
 		spend(usage);
 		if (!streamed) {
 			sent.chars = text.length;
-			await sendPlain(res, which === 'openai' ? openaiMessage(body, text, usage, truncated) : anthropicMessage(body, text, usage, truncated), fault);
+			await sendPlain(
+				res,
+				which === 'openai'
+					? openaiMessage(body, text, usage, truncated)
+					: anthropicMessage(body, text, usage, truncated),
+				fault,
+			);
 			return;
 		}
 		const pieces = text.match(/\S+\s*|\s+/gu) ?? [];
-		const wire = which === 'openai' ? openaiWire(body, usage, truncated) : anthropicWire(body, usage, truncated);
+		const wire =
+			which === 'openai' ? openaiWire(body, usage, truncated) : anthropicWire(body, usage, truncated);
 
 		let gone = false;
 		res.on('close', () => {
@@ -396,7 +454,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		recorded.started = ++clock;
 		if (opts.cacheOnResponse && cacheable) anthropicCache.add(cacheable.prefix);
 		if (fault?.kind === 'forever') {
-			const piece = fault.send === 'keepalive' ? wire.keepalive() : wire.delta(fault.send === 'empty' ? '' : 'and the story went on and on, ');
+			const piece =
+				fault.send === 'keepalive'
+					? wire.keepalive()
+					: wire.delta(fault.send === 'empty' ? '' : 'and the story went on and on, ');
 			while (!gone && !closing.signal.aborted) {
 				write(piece);
 				await sleep(fault.everyMs ?? 10);
@@ -429,18 +490,32 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	 * window, the quota, then the rate limits, debited here. Sets the rate-limit headers of the
 	 * response; returns the refusal, or how to give back the output tokens held but not written.
 	 */
-	function admit(which: Api, res: ServerResponse, key: string, body: any, tokensOf: () => Uint32Array, cacheRead: number): { refused: Answer | null; settle?: (written: number) => void } {
+	function admit(
+		which: Api,
+		res: ServerResponse,
+		key: string,
+		body: any,
+		tokensOf: () => Uint32Array,
+		cacheRead: number,
+	): { refused: Answer | null; settle?: (written: number) => void } {
 		const model = String(body.model);
 		if (api.models && !api.models.includes(model)) return { refused: unknownModelAnswer(which, model) };
-		if (api.contextWindow !== null && tokensOf().length > api.contextWindow) return { refused: contextAnswer(which, tokensOf().length, api.contextWindow) };
+		if (api.contextWindow !== null && tokensOf().length > api.contextWindow)
+			return { refused: contextAnswer(which, tokensOf().length, api.contextWindow) };
 		const broke = api.quota !== null && api.quota <= 0;
 		if (limiter.limits === null) return { refused: broke ? quotaAnswer(which) : null };
 		const bucket = `${key}\0${model}`;
 		const cost = requestCost(which, body, tokensOf().length, cacheRead);
 		const refusal = broke ? null : limiter.admit(bucket, cost);
-		const refused = broke ? quotaAnswer(which) : refusal ? rateLimitAnswer(which, model, refusal, limiter.headers) : null;
+		const refused = broke
+			? quotaAnswer(which)
+			: refusal
+				? rateLimitAnswer(which, model, refusal, limiter.headers)
+				: null;
 		if (refused?.status === 429 && refusal) api.rateLimited += 1;
-		if (limiter.headers) for (const [name, value] of Object.entries(limitHeaders(which, limiter.state(bucket)))) res.setHeader(name, value);
+		if (limiter.headers)
+			for (const [name, value] of Object.entries(limitHeaders(which, limiter.state(bucket))))
+				res.setHeader(name, value);
 		const held = cost.otpm;
 		if (refused || held === undefined) return { refused };
 		return { refused, settle: (written) => limiter.refund(bucket, 'otpm', held - written) };
@@ -471,17 +546,23 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		res.end(payload);
 	}
 
-
 	/**
 	 * The batch endpoints, as the SDKs call them: OpenAI's Files (multipart upload, JSONL content)
 	 * and Batches, Anthropic's Message Batches with their results as JSONL at `results_url`. A batch
 	 * is in progress for `batchPolls` polls, then ends with every request answered as a call would be.
 	 */
-	async function batchRoute(req: IncomingMessage, res: ServerResponse, path: string, raw: Buffer): Promise<void> {
+	async function batchRoute(
+		req: IncomingMessage,
+		res: ServerResponse,
+		path: string,
+		raw: Buffer,
+	): Promise<void> {
 		const method = req.method ?? 'GET';
 		const parts = path.split('/').filter(Boolean);
 		if (method === 'POST' && path === '/v1/files') {
-			const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': String(req.headers['content-type'] ?? '') } }).formData();
+			const form = await new Response(new Uint8Array(raw), {
+				headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+			}).formData();
 			const file = form.get('file');
 			if (form.get('purpose') !== 'batch' || !(file instanceof Blob)) {
 				sendError(res, 'openai', 400, 'invalid_request_error', 'expected a file with purpose "batch"');
@@ -490,7 +571,15 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			const id = `file-${++fileCount}`;
 			const text = await file.text();
 			files.set(id, text);
-			json(res, 200, { id, object: 'file', bytes: Buffer.byteLength(text), created_at: now(), filename: (file as File).name ?? 'batch.jsonl', purpose: 'batch', status: 'processed' });
+			json(res, 200, {
+				id,
+				object: 'file',
+				bytes: Buffer.byteLength(text),
+				created_at: now(),
+				filename: (file as File).name ?? 'batch.jsonl',
+				purpose: 'batch',
+				status: 'processed',
+			});
 			return;
 		}
 		if (method === 'GET' && parts[1] === 'files' && parts[3] === 'content' && parts.length === 4) {
@@ -500,7 +589,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			if (text === undefined) sendError(res, 'openai', 404, 'invalid_request_error', `no file ${file}`);
 			else {
 				api.batchResultReads += 1;
-				res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': Buffer.byteLength(text) });
+				res.writeHead(200, {
+					'content-type': 'application/octet-stream',
+					'content-length': Buffer.byteLength(text),
+				});
 				res.end(text);
 			}
 			return;
@@ -508,12 +600,29 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		if (method === 'POST' && path === '/v1/batches') {
 			const body = parseJson(raw);
 			const input = files.get(String(body?.input_file_id));
-			if (input === undefined || body?.endpoint !== '/v1/chat/completions' || body?.completion_window !== '24h') {
-				sendError(res, 'openai', 400, 'invalid_request_error', 'expected input_file_id of an uploaded file, endpoint /v1/chat/completions and completion_window 24h');
+			if (
+				input === undefined ||
+				body?.endpoint !== '/v1/chat/completions' ||
+				body?.completion_window !== '24h'
+			) {
+				sendError(
+					res,
+					'openai',
+					400,
+					'invalid_request_error',
+					'expected input_file_id of an uploaded file, endpoint /v1/chat/completions and completion_window 24h',
+				);
 				return;
 			}
-			const lines = input.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: any });
-			const batch = newBatch('openai', `batch_${++batchCount}`, lines.map((l) => ({ customId: l.custom_id, body: l.body })));
+			const lines = input
+				.split('\n')
+				.filter((l) => l.trim() !== '')
+				.map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: any });
+			const batch = newBatch(
+				'openai',
+				`batch_${++batchCount}`,
+				lines.map((l) => ({ customId: l.custom_id, body: l.body })),
+			);
 			(batch as FakeBatch & { inputFile: string }).inputFile = String(body.input_file_id);
 			const refused = api.refuseBatches.shift();
 			if (refused) batch.refused = refused;
@@ -536,12 +645,25 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			}
 			// As the API checks them: each custom_id of 1 to 64 letters, digits, '_' and '-', unique in the batch.
 			const seen = new Set<unknown>();
-			const bad = body.requests.findIndex(({ custom_id: id }: { custom_id: unknown }) => typeof id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/u.test(id) || seen.size === seen.add(id).size);
+			const bad = body.requests.findIndex(
+				({ custom_id: id }: { custom_id: unknown }) =>
+					typeof id !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/u.test(id) || seen.size === seen.add(id).size,
+			);
 			if (bad >= 0) {
-				sendError(res, 'anthropic', 400, 'invalid_request_error', `requests.${bad}.custom_id: must match ^[a-zA-Z0-9_-]{1,64}$ and be unique in the batch`);
+				sendError(
+					res,
+					'anthropic',
+					400,
+					'invalid_request_error',
+					`requests.${bad}.custom_id: must match ^[a-zA-Z0-9_-]{1,64}$ and be unique in the batch`,
+				);
 				return;
 			}
-			const batch = newBatch('anthropic', `msgbatch_${++batchCount}`, body.requests.map((r: any) => ({ customId: r.custom_id, body: r.params })));
+			const batch = newBatch(
+				'anthropic',
+				`msgbatch_${++batchCount}`,
+				body.requests.map((r: any) => ({ customId: r.custom_id, body: r.params })),
+			);
 			json(res, 200, anthropicBatch(batch));
 			return;
 		}
@@ -556,19 +678,37 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				json(res, 200, anthropicBatch(batch));
 			} else if (method === 'GET' && parts[4] === 'results' && batch.results) {
 				api.batchResultReads += 1;
-				const text = edited([...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join(''), batch)!;
-				res.writeHead(200, { 'content-type': 'application/binary', 'content-length': Buffer.byteLength(text) });
+				const text = edited(
+					[...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join(''),
+					batch,
+				)!;
+				res.writeHead(200, {
+					'content-type': 'application/binary',
+					'content-length': Buffer.byteLength(text),
+				});
 				res.end(text);
 			} else sendError(res, 'anthropic', 404, 'not_found_error', `no route ${method} ${path}`);
 			return;
 		}
-		sendError(res, path.startsWith('/v1/messages') ? 'anthropic' : 'openai', 404, 'not_found_error', `no route ${method} ${path}`);
+		sendError(
+			res,
+			path.startsWith('/v1/messages') ? 'anthropic' : 'openai',
+			404,
+			'not_found_error',
+			`no route ${method} ${path}`,
+		);
 	}
 
 	/** A batch's results as `editBatchResults` has them. */
 	function edited(text: string | undefined, batch: FakeBatch): string | undefined {
 		if (text === undefined || !api.editBatchResults) return text;
-		return api.editBatchResults(text.split('\n').filter((l) => l !== ''), batch).map((l) => `${l}\n`).join('');
+		return api
+			.editBatchResults(
+				text.split('\n').filter((l) => l !== ''),
+				batch,
+			)
+			.map((l) => `${l}\n`)
+			.join('');
 	}
 
 	function newBatch(which: Api, id: string, items: FakeBatch['items']): FakeBatch {
@@ -581,8 +721,14 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	function cancel(batch: FakeBatch): void {
 		if (batch.results) return;
 		batch.cancelled = true;
-		batch.results = new Map(batch.items.map(({ customId }) => [customId, faultLine(batch.api, customId, 'cancelled')]));
-		if (batch.api === 'openai') files.set(`file-err-${batch.id}`, [...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join(''));
+		batch.results = new Map(
+			batch.items.map(({ customId }) => [customId, faultLine(batch.api, customId, 'cancelled')]),
+		);
+		if (batch.api === 'openai')
+			files.set(
+				`file-err-${batch.id}`,
+				[...batch.results.values()].map((line) => `${JSON.stringify(line)}\n`).join(''),
+			);
 	}
 
 	/** A poll moves a batch on; after `batchPolls` of them (unless held) it ends, every request answered. */
@@ -593,11 +739,18 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		for (const { customId, body } of batch.items) {
 			const input: RespondInput = { prompt: promptOf(batch.api, body), body, api: batch.api };
 			const fault = api.batchFault?.(customId, input) ?? null;
-			results.set(customId, fault ? faultLine(batch.api, customId, fault) : await answerLine(batch.api, customId, input));
+			results.set(
+				customId,
+				fault ? faultLine(batch.api, customId, fault) : await answerLine(batch.api, customId, input),
+			);
 		}
 		batch.results = results;
 		if (batch.api === 'openai') {
-			const lines = (keep: (line: any) => boolean) => [...results.values()].filter(keep).map((line) => `${JSON.stringify(line)}\n`).join('');
+			const lines = (keep: (line: any) => boolean) =>
+				[...results.values()]
+					.filter(keep)
+					.map((line) => `${JSON.stringify(line)}\n`)
+					.join('');
 			const out = lines((l) => l.response?.status_code === 200);
 			const errors = lines((l) => l.response?.status_code !== 200);
 			if (out) files.set(`file-out-${batch.id}`, out);
@@ -607,7 +760,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 
 	async function answerLine(which: Api, customId: string, input: RespondInput): Promise<unknown> {
 		const { body } = input;
-		const maxTokens: unknown = which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+		const maxTokens: unknown =
+			which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
 		let text = await api.respond(input);
 		let truncated = false;
 		if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
@@ -619,30 +773,68 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		const usage = {
 			input: promptTokens.length,
 			output: countTokens(text),
-			...(which === 'anthropic' ? anthropicCacheUsage(cacheable, cacheable !== null && anthropicCache.has(cacheable.prefix)) : { cached: openaiCachedTokens(promptTokens), written: 0 }),
+			...(which === 'anthropic'
+				? anthropicCacheUsage(cacheable, cacheable !== null && anthropicCache.has(cacheable.prefix))
+				: { cached: openaiCachedTokens(promptTokens), written: 0 }),
 		};
 		spend(usage);
-		if (which === 'anthropic') return { custom_id: customId, result: { type: 'succeeded', message: anthropicMessage(body, text, usage, truncated) } };
-		return { id: `batch_req_${customId}`, custom_id: customId, response: { status_code: 200, request_id: `req_${customId}`, body: openaiMessage(body, text, usage, truncated) }, error: null };
+		if (which === 'anthropic')
+			return {
+				custom_id: customId,
+				result: { type: 'succeeded', message: anthropicMessage(body, text, usage, truncated) },
+			};
+		return {
+			id: `batch_req_${customId}`,
+			custom_id: customId,
+			response: {
+				status_code: 200,
+				request_id: `req_${customId}`,
+				body: openaiMessage(body, text, usage, truncated),
+			},
+			error: null,
+		};
 	}
 
 	function openaiBatch(batch: FakeBatch) {
 		const ended = batch.results !== null;
 		// Refused at validation: seen at the first poll, as a failed batch with its errors and no files.
 		const refused = batch.refused && batch.polls > 0 ? batch.refused : null;
-		const failed = ended ? [...batch.results!.values()].filter((l: any) => l.response?.status_code !== 200).length : 0;
+		const failed = ended
+			? [...batch.results!.values()].filter((l: any) => l.response?.status_code !== 200).length
+			: 0;
 		return {
 			id: batch.id,
 			object: 'batch',
 			endpoint: '/v1/chat/completions',
-			errors: refused ? { object: 'list', data: [{ code: refused.code, message: refused.message, line: null, param: null }] } : null,
+			errors: refused
+				? {
+						object: 'list',
+						data: [{ code: refused.code, message: refused.message, line: null, param: null }],
+					}
+				: null,
 			input_file_id: (batch as FakeBatch & { inputFile?: string }).inputFile ?? '',
 			completion_window: '24h',
-			status: refused ? 'failed' : batch.cancelled ? 'cancelled' : ended ? 'completed' : batch.polls === 0 ? 'validating' : 'in_progress',
+			status: refused
+				? 'failed'
+				: batch.cancelled
+					? 'cancelled'
+					: ended
+						? 'completed'
+						: batch.polls === 0
+							? 'validating'
+							: 'in_progress',
 			output_file_id: ended && files.has(`file-out-${batch.id}`) ? `file-out-${batch.id}` : null,
 			error_file_id: ended && files.has(`file-err-${batch.id}`) ? `file-err-${batch.id}` : null,
 			created_at: now(),
-			request_counts: { total: batch.items.length, completed: refused ? 0 : ended ? batch.items.length - failed : Math.min(batch.polls, batch.items.length - 1), failed },
+			request_counts: {
+				total: batch.items.length,
+				completed: refused
+					? 0
+					: ended
+						? batch.items.length - failed
+						: Math.min(batch.polls, batch.items.length - 1),
+				failed,
+			},
 			metadata: null,
 		};
 	}
@@ -650,7 +842,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 	function anthropicBatch(batch: FakeBatch) {
 		const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
 		// As the API counts them: every request is processing until the whole batch has ended.
-		if (batch.results) for (const line of batch.results.values()) counts[(line as any).result.type as keyof typeof counts] += 1;
+		if (batch.results)
+			for (const line of batch.results.values())
+				counts[(line as any).result.type as keyof typeof counts] += 1;
 		else counts.processing = batch.items.length;
 		const at = new Date().toISOString();
 		return {
@@ -667,9 +861,15 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		};
 	}
 
-	function anthropicCacheUsage(cacheable: { prefix: string; tokens: number } | null, hitOnArrival: boolean): { cached: number; written: number } {
+	function anthropicCacheUsage(
+		cacheable: { prefix: string; tokens: number } | null,
+		hitOnArrival: boolean,
+	): { cached: number; written: number } {
 		if (cacheable === null) return { cached: 0, written: 0 };
-		if (opts.cacheOnResponse) return hitOnArrival ? { cached: cacheable.tokens, written: 0 } : { cached: 0, written: cacheable.tokens };
+		if (opts.cacheOnResponse)
+			return hitOnArrival
+				? { cached: cacheable.tokens, written: 0 }
+				: { cached: 0, written: cacheable.tokens };
 		if (anthropicCache.has(cacheable.prefix)) return { cached: cacheable.tokens, written: 0 };
 		anthropicCache.add(cacheable.prefix);
 		return { cached: 0, written: cacheable.tokens };
@@ -717,11 +917,14 @@ function openaiWire(body: any, usage: WireUsage, truncated: boolean): Wire {
 	const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
 		`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;
 	return {
-		start: () => chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+		start: () =>
+			chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
 		keepalive: () => ': keep-alive\n\n',
 		delta: (text) => chunk([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
 		end: () => {
-			let out = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }]);
+			let out = chunk([
+				{ index: 0, delta: {}, logprobs: null, finish_reason: truncated ? 'length' : 'stop' },
+			]);
 			if (body.stream_options?.include_usage) {
 				out += chunk([], {
 					usage: {
@@ -744,7 +947,14 @@ function openaiMessage(body: any, text: string, usage: WireUsage, truncated: boo
 		created: Math.floor(Date.now() / 1000),
 		model: body.model,
 		system_fingerprint: 'fp_fake',
-		choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }],
+		choices: [
+			{
+				index: 0,
+				message: { role: 'assistant', content: text, refusal: null },
+				logprobs: null,
+				finish_reason: truncated ? 'length' : 'stop',
+			},
+		],
 		usage: {
 			prompt_tokens: usage.input,
 			completion_tokens: usage.output,
@@ -825,7 +1035,8 @@ function cachedPrefix(body: any): { prefix: string; tokens: number } | null {
 function promptOf(api: Api, body: any): string {
 	const text = (content: unknown): string => {
 		if (typeof content === 'string') return content;
-		if (Array.isArray(content)) return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
+		if (Array.isArray(content))
+			return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
 		return '';
 	};
 	const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
@@ -848,7 +1059,12 @@ const ERROR_TYPES: Record<number, string> = {
 	529: 'overloaded_error',
 };
 
-function sendStatus(res: ServerResponse, api: Api, fault: Extract<Fault, { kind: 'status' }>, key: string): void {
+function sendStatus(
+	res: ServerResponse,
+	api: Api,
+	fault: Extract<Fault, { kind: 'status' }>,
+	key: string,
+): void {
 	const headers: Record<string, string> = {};
 	if (fault.retryAfter !== undefined) {
 		headers['retry-after-ms'] = String(Math.round(fault.retryAfter * 1000));
@@ -857,8 +1073,18 @@ function sendStatus(res: ServerResponse, api: Api, fault: Extract<Fault, { kind:
 	// Real servers quote (part of) a rejected key; this one quotes all of it, so a test can prove
 	// the provider keeps it out of its messages.
 	const message =
-		fault.message ?? (fault.status === 401 ? `Incorrect API key provided: ${key}.` : `fake ${fault.status} from the test server`);
-	sendError(res, api, fault.status, ERROR_TYPES[fault.status] ?? (fault.status >= 500 ? 'api_error' : 'invalid_request_error'), message, headers);
+		fault.message ??
+		(fault.status === 401
+			? `Incorrect API key provided: ${key}.`
+			: `fake ${fault.status} from the test server`);
+	sendError(
+		res,
+		api,
+		fault.status,
+		ERROR_TYPES[fault.status] ?? (fault.status >= 500 ? 'api_error' : 'invalid_request_error'),
+		message,
+		headers,
+	);
 }
 
 function sendError(
@@ -876,9 +1102,18 @@ function sendError(
 	json(res, status, body, headers);
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void {
 	const text = JSON.stringify(body);
-	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+	res.writeHead(status, {
+		'content-type': 'application/json',
+		'content-length': Buffer.byteLength(text),
+		...headers,
+	});
 	res.end(text);
 }
 
@@ -892,7 +1127,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function isBatchRoute(path: string): boolean {
-	return path.startsWith('/v1/files') || path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches');
+	return (
+		path.startsWith('/v1/files') || path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches')
+	);
 }
 
 function parseJson(raw: Buffer): any {
@@ -911,18 +1148,54 @@ function now(): number {
 function faultLine(which: Api, customId: string, fault: BatchFault): unknown {
 	if (which === 'anthropic') {
 		if (fault === 'errored' || fault === 'transient') {
-			const [type, message] = fault === 'errored' ? ['invalid_request_error', `fake error for ${customId}`] : ['overloaded_error', 'Overloaded'];
-			return { custom_id: customId, result: { type: 'errored', error: { type: 'error', error: { type, message } } } };
+			const [type, message] =
+				fault === 'errored'
+					? ['invalid_request_error', `fake error for ${customId}`]
+					: ['overloaded_error', 'Overloaded'];
+			return {
+				custom_id: customId,
+				result: { type: 'errored', error: { type: 'error', error: { type, message } } },
+			};
 		}
 		return { custom_id: customId, result: { type: fault === 'cancelled' ? 'canceled' : 'expired' } };
 	}
 	// A request whose model call timed out has no response, as one the batch never ran.
-	if (fault === 'transient') return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: 'request_timeout', message: 'The underlying call to the model timed out.' } };
+	if (fault === 'transient')
+		return {
+			id: `batch_req_${customId}`,
+			custom_id: customId,
+			response: null,
+			error: { code: 'request_timeout', message: 'The underlying call to the model timed out.' },
+		};
 	if (fault !== 'errored') {
-		const message = fault === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was not executed because the batch was cancelled.';
-		return { id: `batch_req_${customId}`, custom_id: customId, response: null, error: { code: `batch_${fault}`, message } };
+		const message =
+			fault === 'expired'
+				? 'This request could not be executed before the completion window expired.'
+				: 'This request was not executed because the batch was cancelled.';
+		return {
+			id: `batch_req_${customId}`,
+			custom_id: customId,
+			response: null,
+			error: { code: `batch_${fault}`, message },
+		};
 	}
-	return { id: `batch_req_${customId}`, custom_id: customId, response: { status_code: 400, request_id: `req_${customId}`, body: { error: { message: `fake error for ${customId}`, type: 'invalid_request_error', param: null, code: null } } }, error: null };
+	return {
+		id: `batch_req_${customId}`,
+		custom_id: customId,
+		response: {
+			status_code: 400,
+			request_id: `req_${customId}`,
+			body: {
+				error: {
+					message: `fake error for ${customId}`,
+					type: 'invalid_request_error',
+					param: null,
+					code: null,
+				},
+			},
+		},
+		error: null,
+	};
 }
 
 // As a separate process (benchmarks): prints {"url": ...} on one line, serves until killed.
@@ -948,14 +1221,20 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 		},
 	});
 	const limits: FakeLimits = {};
-	for (const name of ['rpm', 'tpm', 'itpm', 'otpm'] as const) if (values[name] !== undefined) limits[name] = Number(values[name]);
-	const summarize = values.words === undefined ? (input: RespondInput) => defaultReply(input.prompt) : bookishReply(Number(values.words));
+	for (const name of ['rpm', 'tpm', 'itpm', 'otpm'] as const)
+		if (values[name] !== undefined) limits[name] = Number(values[name]);
+	const summarize =
+		values.words === undefined
+			? (input: RespondInput) => defaultReply(input.prompt)
+			: bookishReply(Number(values.words));
 	const fake = await startFakeApi({
 		port: Number(values.port),
 		latencyMs: Number(values.latency),
 		chunkDelayMs: Number(values['chunk-delay']),
 		plain: values.plain,
-		...(Object.keys(limits).length > 0 ? { limits: { ...limits, headers: !values['no-limit-headers'] } } : {}),
+		...(Object.keys(limits).length > 0
+			? { limits: { ...limits, headers: !values['no-limit-headers'] } }
+			: {}),
 		respond: values.annotate ? (input) => annotationReply(input.prompt) ?? summarize(input) : summarize,
 	});
 	process.stdout.write(

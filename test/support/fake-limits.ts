@@ -24,7 +24,12 @@ type Wire = 'openai' | 'anthropic';
 const LIMITS: Limit[] = ['rpm', 'tpm', 'itpm', 'otpm'];
 
 /** A bucket's name in GET /stats' `charged`. */
-const CHARGED_NAME: Record<Limit, string> = { rpm: 'requests', tpm: 'tokens', itpm: 'inputTokens', otpm: 'outputTokens' };
+const CHARGED_NAME: Record<Limit, string> = {
+	rpm: 'requests',
+	tpm: 'tokens',
+	itpm: 'inputTokens',
+	otpm: 'outputTokens',
+};
 
 interface Bucket {
 	capacity: number;
@@ -102,7 +107,13 @@ export class Limiter {
 		// A request that can never pass is reported as such, whichever bucket is also short.
 		const first = short.find((limit) => wait(limit) === Infinity) ?? short[0]!;
 		const b = set[first]!;
-		return { limit: first, capacity: b.capacity, used: Math.ceil(b.capacity - b.level), cost: cost[first]!, waitMs: Math.max(...short.map(wait)) };
+		return {
+			limit: first,
+			capacity: b.capacity,
+			used: Math.ceil(b.capacity - b.level),
+			cost: cost[first]!,
+			waitMs: Math.max(...short.map(wait)),
+		};
 	}
 
 	/**
@@ -124,7 +135,14 @@ export class Limiter {
 		return LIMITS.flatMap((limit) => {
 			const b = set[limit];
 			if (!b) return [];
-			return [{ limit, capacity: b.capacity, remaining: Math.max(0, Math.floor(b.level)), resetMs: ((b.capacity - b.level) * 60000) / b.capacity }];
+			return [
+				{
+					limit,
+					capacity: b.capacity,
+					remaining: Math.max(0, Math.floor(b.level)),
+					resetMs: ((b.capacity - b.level) * 60000) / b.capacity,
+				},
+			];
 		});
 	}
 
@@ -163,9 +181,18 @@ export function openaiDuration(ms: number): string {
 }
 
 const OPENAI_HEADER: Partial<Record<Limit, string>> = { rpm: 'requests', tpm: 'tokens' };
-const ANTHROPIC_HEADER: Record<Limit, string> = { rpm: 'requests', itpm: 'input-tokens', otpm: 'output-tokens', tpm: 'tokens' };
+const ANTHROPIC_HEADER: Record<Limit, string> = {
+	rpm: 'requests',
+	itpm: 'input-tokens',
+	otpm: 'output-tokens',
+	tpm: 'tokens',
+};
 
-export function limitHeaders(wire: Wire, states: BucketState[], wallNow = Date.now()): Record<string, string> {
+export function limitHeaders(
+	wire: Wire,
+	states: BucketState[],
+	wallNow = Date.now(),
+): Record<string, string> {
 	const headers: Record<string, string> = {};
 	for (const { limit, capacity, remaining, resetMs } of states) {
 		if (wire === 'openai') {
@@ -193,7 +220,9 @@ export function requestCost(wire: Wire, body: any, promptTokens: number, cacheRe
 	const max: unknown = wire === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
 	const out = typeof max === 'number' ? max : 4096;
 	const tokens = promptTokens + out;
-	return wire === 'openai' ? { rpm: 1, tpm: tokens } : { rpm: 1, tpm: tokens, itpm: promptTokens - cacheRead, otpm: out };
+	return wire === 'openai'
+		? { rpm: 1, tpm: tokens }
+		: { rpm: 1, tpm: tokens, itpm: promptTokens - cacheRead, otpm: out };
 }
 
 /** An error response: status, JSON body, headers. */
@@ -208,21 +237,41 @@ const openaiError = (status: number, message: string, type: string, code: string
 	body: { error: { message, type, param: null, code } },
 	headers: {},
 });
-const anthropicError = (status: number, type: string, message: string): Answer => ({ status, body: { type: 'error', error: { type, message } }, headers: {} });
+const anthropicError = (status: number, type: string, message: string): Answer => ({
+	status,
+	body: { type: 'error', error: { type, message } },
+	headers: {},
+});
 
-const OPENAI_UNIT: Partial<Record<Limit, [string, string]>> = { rpm: ['requests per min (RPM)', 'requests'], tpm: ['tokens per min (TPM)', 'tokens'] };
-const ANTHROPIC_UNIT: Record<Limit, string> = { rpm: 'requests', tpm: 'tokens', itpm: 'input tokens', otpm: 'output tokens' };
+const OPENAI_UNIT: Partial<Record<Limit, [string, string]>> = {
+	rpm: ['requests per min (RPM)', 'requests'],
+	tpm: ['tokens per min (TPM)', 'tokens'],
+};
+const ANTHROPIC_UNIT: Record<Limit, string> = {
+	rpm: 'requests',
+	tpm: 'tokens',
+	itpm: 'input tokens',
+	otpm: 'output tokens',
+};
 
 /** The 429 (or, for a request that can never fit at Anthropic, the 400) of a refusal; retry-after only with `retry`. */
 export function rateLimitAnswer(wire: Wire, model: string, r: Refusal, retry: boolean): Answer {
 	const never = r.waitMs === Infinity;
 	const perMinute = `${r.capacity.toLocaleString('en-US')} ${ANTHROPIC_UNIT[r.limit]} per minute`;
 	if (wire === 'anthropic' && never) {
-		return anthropicError(400, 'invalid_request_error', `This request would exceed the rate limit for your organization of ${perMinute}: it asks for ${r.cost}, more than the limit allows, so it can never succeed. Please reduce the prompt length or the maximum tokens requested.`);
+		return anthropicError(
+			400,
+			'invalid_request_error',
+			`This request would exceed the rate limit for your organization of ${perMinute}: it asks for ${r.cost}, more than the limit allows, so it can never succeed. Please reduce the prompt length or the maximum tokens requested.`,
+		);
 	}
 	let answer: Answer;
 	if (wire === 'anthropic') {
-		answer = anthropicError(429, 'rate_limit_error', `This request would exceed the rate limit for your organization of ${perMinute}. For details, refer to: https://docs.anthropic.com/en/api/rate-limits; see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.`);
+		answer = anthropicError(
+			429,
+			'rate_limit_error',
+			`This request would exceed the rate limit for your organization of ${perMinute}. For details, refer to: https://docs.anthropic.com/en/api/rate-limits; see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.`,
+		);
 	} else {
 		const [unit, type] = OPENAI_UNIT[r.limit] ?? ['tokens per min (TPM)', 'tokens'];
 		const on = `for ${model} in organization org-fake on ${unit}`;
@@ -242,18 +291,41 @@ export function rateLimitAnswer(wire: Wire, model: string, r: Refusal, retry: bo
 
 export function quotaAnswer(wire: Wire): Answer {
 	return wire === 'openai'
-		? openaiError(429, 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.', 'insufficient_quota', 'insufficient_quota')
-		: anthropicError(400, 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.');
+		? openaiError(
+				429,
+				'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+				'insufficient_quota',
+				'insufficient_quota',
+			)
+		: anthropicError(
+				400,
+				'invalid_request_error',
+				'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+			);
 }
 
 export function unknownModelAnswer(wire: Wire, model: string): Answer {
 	return wire === 'openai'
-		? openaiError(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found')
+		? openaiError(
+				404,
+				`The model \`${model}\` does not exist or you do not have access to it.`,
+				'invalid_request_error',
+				'model_not_found',
+			)
 		: anthropicError(404, 'not_found_error', `model: ${model}`);
 }
 
 export function contextAnswer(wire: Wire, tokens: number, window: number): Answer {
 	return wire === 'openai'
-		? openaiError(400, `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, 'invalid_request_error', 'context_length_exceeded')
-		: anthropicError(400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${window} maximum`);
+		? openaiError(
+				400,
+				`This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+				'invalid_request_error',
+				'context_length_exceeded',
+			)
+		: anthropicError(
+				400,
+				'invalid_request_error',
+				`prompt is too long: ${tokens} tokens > ${window} maximum`,
+			);
 }

@@ -4,8 +4,29 @@ import { prng } from './prng.ts';
 
 export { prng };
 
-
-const WORDS = ['the', 'count', 'walked', 'into', 'garden', 'where', 'Elizabeth', 'waited', 'for', 'news', 'of', 'war', 'and', 'a', 'letter', 'arrived', 'from', 'Moscow', 'while', 'snow', 'fell'];
+const WORDS = [
+	'the',
+	'count',
+	'walked',
+	'into',
+	'garden',
+	'where',
+	'Elizabeth',
+	'waited',
+	'for',
+	'news',
+	'of',
+	'war',
+	'and',
+	'a',
+	'letter',
+	'arrived',
+	'from',
+	'Moscow',
+	'while',
+	'snow',
+	'fell',
+];
 
 export interface FakeModelOptions {
 	seed?: number;
@@ -36,8 +57,16 @@ export class FakeModel implements Provider {
 		if (this.opts.latencyMs) await new Promise((r) => setTimeout(r, this.opts.latencyMs));
 		if (request.signal?.aborted) throw Object.assign(new Error('aborted'), { name: 'AbortError' });
 		const fault = this.random() < (this.opts.faultRate ?? 0) ? Math.floor(this.random() * 3) : -1;
-		if (fault === 2) return { text: '', finishReason: 'stop', usage: { input: countTokens(request.prompt), output: 0, cached: 0 } };
-		const words = Math.max(1, Math.round(request.task.words * (this.opts.verbosity ?? 0.9) * (fault === 0 ? 3 : 1)));
+		if (fault === 2)
+			return {
+				text: '',
+				finishReason: 'stop',
+				usage: { input: countTokens(request.prompt), output: 0, cached: 0 },
+			};
+		const words = Math.max(
+			1,
+			Math.round(request.task.words * (this.opts.verbosity ?? 0.9) * (fault === 0 ? 3 : 1)),
+		);
 		let text = sentences(words, this.random);
 		if (fault === 1) text = text.replace(/\.$/u, ',');
 		let finishReason = 'stop';
@@ -46,7 +75,11 @@ export class FakeModel implements Provider {
 			finishReason = 'length';
 		}
 		for (const piece of text.match(/.{1,40}/gsu) ?? []) request.onDelta?.(piece);
-		return { text, finishReason, usage: { input: countTokens(request.prompt), output: countTokens(text), cached: 0 } };
+		return {
+			text,
+			finishReason,
+			usage: { input: countTokens(request.prompt), output: countTokens(text), cached: 0 },
+		};
 	}
 }
 

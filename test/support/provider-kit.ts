@@ -2,7 +2,11 @@ import type { CallRequest } from '../../source/llm/provider.ts';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from './fake-api.ts';
 
 /** Runs `body` against a fake API that answers `reply` (unless `opts.respond` says otherwise), then closes it. */
-export async function withFake(reply: string, opts: FakeApiOptions, body: (fake: FakeApi) => Promise<void>): Promise<void> {
+export async function withFake(
+	reply: string,
+	opts: FakeApiOptions,
+	body: (fake: FakeApi) => Promise<void>,
+): Promise<void> {
 	const fake = await startFakeApi({ respond: () => reply, ...opts });
 	try {
 		await body(fake);

@@ -13,7 +13,30 @@ import { prng } from './fake-model.ts';
 /** A book of `paragraphs` random paragraphs of simple sentences. */
 export function randomBook(seed: number, paragraphs: number): string {
 	const random = prng(seed);
-	const words = ['she', 'he', 'walked', 'to', 'the', 'old', 'mill', 'and', 'saw', 'a', 'ship', 'on', 'grey', 'sea', 'while', 'Anna', 'spoke', 'of', 'her', 'brother', 'in', 'Paris'];
+	const words = [
+		'she',
+		'he',
+		'walked',
+		'to',
+		'the',
+		'old',
+		'mill',
+		'and',
+		'saw',
+		'a',
+		'ship',
+		'on',
+		'grey',
+		'sea',
+		'while',
+		'Anna',
+		'spoke',
+		'of',
+		'her',
+		'brother',
+		'in',
+		'Paris',
+	];
 	const out: string[] = [];
 	for (let p = 0; p < paragraphs; p++) {
 		const sentences: string[] = [];
@@ -30,7 +53,12 @@ export function randomBook(seed: number, paragraphs: number): string {
 
 export async function setUp(book: string, input: Partial<ConfigInput>, provider: Provider) {
 	const config: RunConfig = makeConfig({ provider: 'openai', model: 'fake', ...input });
-	const ctx: PlanContext = { config, templates: await loadTemplates(), book, tokens: (t) => countTokens(t, config.encoding) };
+	const ctx: PlanContext = {
+		config,
+		templates: await loadTemplates(),
+		book,
+		tokens: (t) => countTokens(t, config.encoding),
+	};
 	const run = newRun(config, chunkText(book, config.chunkSize, config.encoding));
 	const store = new MemoryStore({ run });
 	const engine = new Engine({ store, provider, planner: plannerFor(config.method), ctx, costOf: () => 0 });

@@ -16,7 +16,12 @@ export function renderScreen(screen: ReactElement, env: NodeJS.ProcessEnv = {}) 
 export const settle = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `frame` until it passes `check`; fails after `ms` of wall time with the last frame. */
-export async function until(frame: () => string | undefined, check: (f: string) => boolean, what: string, ms = 30_000): Promise<string> {
+export async function until(
+	frame: () => string | undefined,
+	check: (f: string) => boolean,
+	what: string,
+	ms = 30_000,
+): Promise<string> {
 	const end = Date.now() + ms;
 	for (;;) {
 		const f = frame() ?? '';

@@ -14,7 +14,9 @@ export function tinyBookText(sentences: number, seed = 1): string {
 	let paragraph: string[] = [];
 	for (let i = 0; i < sentences; i++) {
 		const k = i * 7 + seed * 13;
-		paragraph.push(`In ${PLACES[k % PLACES.length]} the ${NOUNS[k % NOUNS.length]} ${VERBS[k % VERBS.length]} the ${NOUNS[(k * 3 + 1) % NOUNS.length]} while the ${NOUNS[(k * 5 + 2) % NOUNS.length]} waits for evening ${i}.`);
+		paragraph.push(
+			`In ${PLACES[k % PLACES.length]} the ${NOUNS[k % NOUNS.length]} ${VERBS[k % VERBS.length]} the ${NOUNS[(k * 3 + 1) % NOUNS.length]} while the ${NOUNS[(k * 5 + 2) % NOUNS.length]} waits for evening ${i}.`,
+		);
 		if (paragraph.length === 6) {
 			paragraphs.push(paragraph.join(' '));
 			paragraph = [];
@@ -28,7 +30,11 @@ export function tinyBookText(sentences: number, seed = 1): string {
  * A study over small books written to a temp folder (extractive, so no call leaves the process):
  * `books` names the files (without .txt), the rest of `spec` is the study file's.
  */
-export async function tinyStudy(name: string, books: readonly string[], spec: Record<string, unknown>): Promise<{ file: string; dir: string; sessions: string; plan: StudyPlan }> {
+export async function tinyStudy(
+	name: string,
+	books: readonly string[],
+	spec: Record<string, unknown>,
+): Promise<{ file: string; dir: string; sessions: string; plan: StudyPlan }> {
 	const dir = tempDir(`study-${name}`);
 	const paths = books.map((book, i) => {
 		const path = join(dir, `${book}.txt`);
@@ -36,6 +42,20 @@ export async function tinyStudy(name: string, books: readonly string[], spec: Re
 		return path;
 	});
 	const file = join(dir, 'study.json');
-	writeFileSync(file, JSON.stringify({ name, books: paths, providers: [{ provider: 'extractive' }], contextWindows: [8192], ...spec }));
-	return { file, dir, sessions: join(dir, 'sessions'), plan: await planStudy(file, loadPrices(undefined, {})) };
+	writeFileSync(
+		file,
+		JSON.stringify({
+			name,
+			books: paths,
+			providers: [{ provider: 'extractive' }],
+			contextWindows: [8192],
+			...spec,
+		}),
+	);
+	return {
+		file,
+		dir,
+		sessions: join(dir, 'sessions'),
+		plan: await planStudy(file, loadPrices(undefined, {})),
+	};
 }

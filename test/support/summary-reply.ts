@@ -1,7 +1,26 @@
 import { createHash } from 'node:crypto';
 import type { RespondInput } from './fake-api.ts';
 
-const VOCABULARY = ['Elizabeth', 'visited', 'the', 'estate', 'where', 'Darcy', 'spoke', 'about', 'a', 'letter', 'and', 'her', 'sister', 'waited', 'in', 'town', 'for', 'news'];
+const VOCABULARY = [
+	'Elizabeth',
+	'visited',
+	'the',
+	'estate',
+	'where',
+	'Darcy',
+	'spoke',
+	'about',
+	'a',
+	'letter',
+	'and',
+	'her',
+	'sister',
+	'waited',
+	'in',
+	'town',
+	'for',
+	'news',
+];
 
 /**
  * A fake model's answer to a summarization prompt: about 80% of the words the prompt asks for,

@@ -25,7 +25,11 @@ export class TerminalUnavailable extends Error {
  * Starting the server is tried START_ATTEMPTS times, each on a fresh socket; if it never starts,
  * this rejects with TerminalUnavailable. `cwd`: the folder the command starts in.
  */
-export async function terminal(name: string, command: string, { columns = 100, rows = 30, cwd = process.cwd() } = {}) {
+export async function terminal(
+	name: string,
+	command: string,
+	{ columns = 100, rows = 30, cwd = process.cwd() } = {},
+) {
 	// CI (set by CI systems) would make Ink print only the last frame.
 	const line = `env -u CI -u CONTINUOUS_INTEGRATION ${command}; echo "EXIT=$?"; sleep 120`;
 	const failures: string[] = [];
@@ -33,7 +37,20 @@ export async function terminal(name: string, command: string, { columns = 100, r
 	for (let attempt = 1; ; attempt++) {
 		socket = `booook-${name}-${process.pid}${attempt === 1 ? '' : `-${attempt}`}`;
 		try {
-			run(socket, 'new-session', '-d', '-s', 'app', '-c', cwd, '-x', String(columns), '-y', String(rows), line);
+			run(
+				socket,
+				'new-session',
+				'-d',
+				'-s',
+				'app',
+				'-c',
+				cwd,
+				'-x',
+				String(columns),
+				'-y',
+				String(rows),
+				line,
+			);
 			// A server that exits right after starting is no better than one that never started.
 			run(socket, 'has-session', '-t', 'app');
 			break;
@@ -41,7 +58,9 @@ export async function terminal(name: string, command: string, { columns = 100, r
 			failures.push(reason(error));
 			spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
 			if (attempt >= START_ATTEMPTS) {
-				throw new TerminalUnavailable(`environment: tmux's server did not start in ${START_ATTEMPTS} attempts (${[...new Set(failures)].join('; ')}); the terminal test is skipped, not failed`);
+				throw new TerminalUnavailable(
+					`environment: tmux's server did not start in ${START_ATTEMPTS} attempts (${[...new Set(failures)].join('; ')}); the terminal test is skipped, not failed`,
+				);
 			}
 			// The machine is loaded: give it a little longer each time.
 			await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
@@ -72,7 +91,10 @@ export async function terminal(name: string, command: string, { columns = 100, r
 export type Terminal = Awaited<ReturnType<typeof terminal>>;
 
 function run(socket: string, ...args: string[]): string {
-	return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	return execFileSync('tmux', ['-L', socket, ...args], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 }
 
 /** What tmux said when it failed, on one line. */
@@ -87,7 +109,9 @@ function reason(error: unknown): string {
  * skipped with that reason instead of failing. Whatever the body started before it asked for the
  * terminal must be released in `t.after` or a `finally` around the `terminal` call.
  */
-export function inTerminal<T extends { skip: (message?: string) => void }>(body: (t: T) => Promise<void>): (t: T) => Promise<void> {
+export function inTerminal<T extends { skip: (message?: string) => void }>(
+	body: (t: T) => Promise<void>,
+): (t: T) => Promise<void> {
 	return async (t) => {
 		try {
 			await body(t);

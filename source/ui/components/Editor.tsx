@@ -23,7 +23,12 @@ export function Editor({ title, state, width, height }: EditorProps) {
 			</Text>
 			{shown.lines.map((row, i) => {
 				const r = shown.offset + i;
-				if (r !== cursor.row) return <Text key={r} wrap="truncate-end">{row === '' ? ' ' : row}</Text>;
+				if (r !== cursor.row)
+					return (
+						<Text key={r} wrap="truncate-end">
+							{row === '' ? ' ' : row}
+						</Text>
+					);
 				const cs = [...row];
 				return (
 					<Text key={r} wrap="truncate-end">

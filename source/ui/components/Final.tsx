@@ -19,14 +19,21 @@ export function Final({ run, info, root }: { run: Run; info: RunInfo; root: Node
 	const node = findNode(run, root);
 	const version = node ? activeVersion(node) : null;
 	const text = version?.text ?? '';
-	const stats = useMemo(() => summaryStats(text, info.book, run.config.encoding), [text, info.book, run.config.encoding]);
+	const stats = useMemo(
+		() => summaryStats(text, info.book, run.config.encoding),
+		[text, info.book, run.config.encoding],
+	);
 	const totals = totalsOf(run);
 	return (
 		<Box flexDirection="column" marginBottom={1}>
-			<Text bold color={theme.color('accent')}>{clean(`━━ Final summary · ${info.title} (node ${root}, version ${(node?.active ?? 0) + 1})`)}</Text>
+			<Text bold color={theme.color('accent')}>
+				{clean(`━━ Final summary · ${info.title} (node ${root}, version ${(node?.active ?? 0) + 1})`)}
+			</Text>
 			<Text>{clean(text)}</Text>
 			<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
-				{clean(`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`)}
+				{clean(
+					`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`,
+				)}
 			</Text>
 		</Box>
 	);
@@ -37,10 +44,24 @@ export function Final({ run, info, root }: { run: Run; info: RunInfo; root: Node
  * mounts, so one mounted again would copy the summaries into the scrollback again: it is given only
  * those the store has not seen printed.
  */
-export function Finals({ store, finals, run, info }: { store: ViewStore; finals: readonly FinalItem[]; run: Run; info: RunInfo }) {
+export function Finals({
+	store,
+	finals,
+	run,
+	info,
+}: {
+	store: ViewStore;
+	finals: readonly FinalItem[];
+	run: Run;
+	info: RunInfo;
+}) {
 	const [from] = useState(() => store.printedFinals);
 	useLayoutEffect(() => {
 		store.printedFinals = Math.max(store.printedFinals, finals.length);
 	}, [store, finals.length]);
-	return <Static items={finals.slice(from)}>{(f) => <Final key={f.seq} run={run} info={info} root={f.root} />}</Static>;
+	return (
+		<Static items={finals.slice(from)}>
+			{(f) => <Final key={f.seq} run={run} info={info} root={f.root} />}
+		</Static>
+	);
 }

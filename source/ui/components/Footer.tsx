@@ -28,7 +28,8 @@ function footerEntries(screen: Screen, hide: readonly Action[]): Entry[] {
 	const bindings = bindingsFor(screen).filter((b) => !hide.includes(b.action));
 	const seen = new Set<Action>();
 	const items: (Entry & { rank: number })[] = [];
-	const rankOf = (action: Action) => (main.includes(action) ? main.indexOf(action) : FIRST.includes(action) ? main.length : main.length + 1);
+	const rankOf = (action: Action) =>
+		main.includes(action) ? main.indexOf(action) : FIRST.includes(action) ? main.length : main.length + 1;
 	for (const b of bindings) {
 		if (seen.has(b.action)) continue;
 		seen.add(b.action);
@@ -36,13 +37,25 @@ function footerEntries(screen: Screen, hide: readonly Action[]): Entry[] {
 		const partner = pair ? bindings.find((p) => p.action === pair.partner) : undefined;
 		if (pair && partner) {
 			seen.add(partner.action);
-			const labels = b.label.length === 1 && partner.label.length === 1 ? `${b.label}${partner.label}` : `${b.label}/${partner.label}`;
+			const labels =
+				b.label.length === 1 && partner.label.length === 1
+					? `${b.label}${partner.label}`
+					: `${b.label}/${partner.label}`;
 			// A pair that shares a name on this screen (the span picker's ←→ "move") says it.
 			const name = b.short !== undefined && b.short === partner.short ? b.short : pair.name;
 			const first = (label: string) => label.split(' ')[0]!;
-			const tight = first(b.label).length === 1 && first(partner.label).length === 1 ? `${first(b.label)}${first(partner.label)} ${name}` : `${labels} ${name}`;
+			const tight =
+				first(b.label).length === 1 && first(partner.label).length === 1
+					? `${first(b.label)}${first(partner.label)} ${name}`
+					: `${labels} ${name}`;
 			items.push({ text: `${labels} ${name}`, tight, action: b.action, rank: rankOf(b.action) });
-		} else items.push({ text: `${b.label} ${shortName(b)}`, tight: `${b.label} ${shortName(b)}`, action: b.action, rank: rankOf(b.action) });
+		} else
+			items.push({
+				text: `${b.label} ${shortName(b)}`,
+				tight: `${b.label} ${shortName(b)}`,
+				action: b.action,
+				rank: rankOf(b.action),
+			});
 	}
 	// A stable sort: within a rank, the keymap's order.
 	return items.sort((a, b) => a.rank - b.rank);
@@ -62,7 +75,11 @@ export function footerLine(screen: Screen, width: number, hide: readonly Action[
 	const all = entries.map((e) => e.text).join(SEP);
 	if (textWidth(all) <= width) return all;
 	const kept = new Set(entries.filter((e) => FIRST.includes(e.action)));
-	const line = () => entries.filter((e) => kept.has(e)).map((e) => e.tight).join(TIGHT_SEP);
+	const line = () =>
+		entries
+			.filter((e) => kept.has(e))
+			.map((e) => e.tight)
+			.join(TIGHT_SEP);
 	for (const e of entries) {
 		if (kept.has(e)) continue;
 		kept.add(e);

@@ -4,7 +4,15 @@ import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
 import { useNow } from '../hooks.ts';
 import { formatSeconds, rateWaitText } from '../state/progress.ts';
-import { chunksRead, elapsedMs, etaSeconds, phaseOf, progressOf, type Phase, type ViewState } from '../state/view.ts';
+import {
+	chunksRead,
+	elapsedMs,
+	etaSeconds,
+	phaseOf,
+	progressOf,
+	type Phase,
+	type ViewState,
+} from '../state/view.ts';
 import { clean, textWidth, truncate } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
 
@@ -28,7 +36,11 @@ export function compact(n: number): string {
  * Book, method and model in `room` columns: the longest form that fits whole, shortening the words
  * around the book's title before cutting it, so "(not an LLM)" is never the part a narrow terminal loses.
  */
-export function runTitle(info: Pick<RunInfo, 'title' | 'isLLM' | 'provider' | 'model'>, method: 'hier' | 'inc', room: number): string {
+export function runTitle(
+	info: Pick<RunInfo, 'title' | 'isLLM' | 'provider' | 'model'>,
+	method: 'hier' | 'inc',
+	room: number,
+): string {
 	const book = clean(info.title);
 	const model = info.isLLM ? clean(`${info.provider} ${info.model}`) : EXTRACTIVE_LABEL;
 	const short = info.isLLM ? clean(info.model) : 'extractive (not an LLM)';
@@ -39,7 +51,10 @@ export function runTitle(info: Pick<RunInfo, 'title' | 'isLLM' | 'provider' | 'm
 		`${book} · ${method} · ${short}`,
 	];
 	const tail = ` · ${method} · ${short}`;
-	return forms.find((form) => textWidth(form) <= room) ?? truncate(`${truncate(book, Math.max(1, room - textWidth(tail)))}${tail}`, room);
+	return (
+		forms.find((form) => textWidth(form) <= room) ??
+		truncate(`${truncate(book, Math.max(1, room - textWidth(tail)))}${tail}`, room)
+	);
 }
 
 /** Book, method and model; progress bar, chunks, tokens, cost, elapsed, ETA and state. */
@@ -62,12 +77,18 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	return (
 		<Box flexDirection="column">
 			<Box justifyContent="space-between">
-				<Text bold wrap="truncate-end" color={waiting ? theme.color('warn') : undefined}>{title}</Text>
-				<Text color={theme.color(PHASES[phase].tone)} bold>{state}</Text>
+				<Text bold wrap="truncate-end" color={waiting ? theme.color('warn') : undefined}>
+					{title}
+				</Text>
+				<Text color={theme.color(PHASES[phase].tone)} bold>
+					{state}
+				</Text>
 			</Box>
 			<Text wrap="truncate-end">
 				<Text color={theme.color('accent')}>{'█'.repeat(filled)}</Text>
-				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>{'░'.repeat(barWidth - filled)}</Text>
+				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
+					{'░'.repeat(barWidth - filled)}
+				</Text>
 				{facts}
 			</Text>
 		</Box>

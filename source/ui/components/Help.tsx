@@ -34,29 +34,55 @@ const RELATED: Partial<Record<Screen, readonly Screen[]>> = {
 /** Every key of the keymap, the current screen's first (and those of its dialogs), then the marks of the tree. */
 export function helpLines(current: Screen, width: number): Line[] {
 	const first: Screen[] = [current, ...(RELATED[current] ?? [])];
-	const order: Screen[] = [...first, ...(Object.keys(SCREEN_NAMES) as Screen[]).filter((s) => !first.includes(s))];
+	const order: Screen[] = [
+		...first,
+		...(Object.keys(SCREEN_NAMES) as Screen[]).filter((s) => !first.includes(s)),
+	];
 	const lines: Line[] = [];
 	const labelWidth = Math.max(...BINDINGS.map((b) => textWidth(b.label))) + 2;
 	for (const screen of order) {
 		const bindings = BINDINGS.filter((b) => b.screens.includes(screen));
 		if (bindings.length === 0) continue;
 		lines.push({ text: SCREEN_NAMES[screen], tone: 'accent', bold: true });
-		for (const b of bindings) lines.push({ text: truncate(`  ${b.label.padEnd(labelWidth)}${b.description}`, width) });
-		if (screen === 'editor') lines.push({ text: truncate(`  ${'arrows'.padEnd(labelWidth)}move the cursor; typing, enter, backspace and delete edit`, width) });
+		for (const b of bindings)
+			lines.push({ text: truncate(`  ${b.label.padEnd(labelWidth)}${b.description}`, width) });
+		if (screen === 'editor')
+			lines.push({
+				text: truncate(
+					`  ${'arrows'.padEnd(labelWidth)}move the cursor; typing, enter, backspace and delete edit`,
+					width,
+				),
+			});
 		lines.push({ text: '' });
 	}
 	lines.push({ text: 'Marks', tone: 'accent', bold: true });
-	lines.push({ text: `  ${MARKS.pending} pending  ${MARKS.running} running  ${MARKS.done} done  ${OVER_BUDGET_MARK} done, over budget  ${MARKS.stale} stale  ${MARKS.failed} failed` });
+	lines.push({
+		text: `  ${MARKS.pending} pending  ${MARKS.running} running  ${MARKS.done} done  ${OVER_BUDGET_MARK} done, over budget  ${MARKS.stale} stale  ${MARKS.failed} failed`,
+	});
 	lines.push({ text: '  + sentence added by a step   − sentence dropped by a step' });
 	return lines;
 }
 
-export function Help({ screen, width, height, scroll }: { screen: Screen; width: number; height: number; scroll: number }) {
+export function Help({
+	screen,
+	width,
+	height,
+	scroll,
+}: {
+	screen: Screen;
+	width: number;
+	height: number;
+	scroll: number;
+}) {
 	const shown = windowOf(helpLines(screen, width), height - 1, scroll);
 	return (
 		<Box flexDirection="column">
 			<Text bold wrap="truncate-end">
-				Keys{shown.total > height - 1 ? ` (${shown.offset + 1}–${shown.offset + shown.lines.length} of ${shown.total}; ↑↓ pgup pgdn scroll)` : ''} · esc or ? closes
+				Keys
+				{shown.total > height - 1
+					? ` (${shown.offset + 1}–${shown.offset + shown.lines.length} of ${shown.total}; ↑↓ pgup pgdn scroll)`
+					: ''}{' '}
+				· esc or ? closes
 			</Text>
 			<Lines lines={shown.lines} />
 		</Box>

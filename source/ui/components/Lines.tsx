@@ -8,7 +8,13 @@ export function Lines({ lines }: { lines: readonly Line[] }) {
 	return (
 		<Box flexDirection="column">
 			{lines.map((line, i) => (
-				<Text key={i} wrap="truncate-end" color={theme.color(line.tone)} bold={line.bold} dimColor={line.tone === 'muted' && theme.color('muted') === undefined}>
+				<Text
+					key={i}
+					wrap="truncate-end"
+					color={theme.color(line.tone)}
+					bold={line.bold}
+					dimColor={line.tone === 'muted' && theme.color('muted') === undefined}
+				>
 					{line.text === '' ? ' ' : line.text}
 				</Text>
 			))}

@@ -12,10 +12,21 @@ function stepMark(n: NodeView): string {
 }
 
 /** Every incremental step as a mark, the shown one inverted; long runs show the window around it. */
-export function Timeline({ view, current, width }: { view: ViewState; current: NodeRef | null; width: number }) {
+export function Timeline({
+	view,
+	current,
+	width,
+}: {
+	view: ViewState;
+	current: NodeRef | null;
+	width: number;
+}) {
 	const theme = useTheme();
 	const steps = stepsOf(view);
-	const at = Math.max(0, steps.findIndex((n) => n.id === current));
+	const at = Math.max(
+		0,
+		steps.findIndex((n) => n.id === current),
+	);
 	const room = Math.max(4, width - 16);
 	const start = Math.min(Math.max(0, at - Math.floor(room / 2)), Math.max(0, steps.length - room));
 	const shown = steps.slice(start, start + room);

@@ -48,14 +48,29 @@ export function treeRows(view: ViewState, selected: NodeRef | null, width: numbe
 			nodes = nodes.slice(start, start + capacity);
 		}
 		for (let at = 0; at < nodes.length; at += perLine) {
-			rows.push({ label: at === 0 ? level.label : '', nodes: nodes.slice(at, at + perLine), done, total: level.nodes.length });
+			rows.push({
+				label: at === 0 ? level.label : '',
+				nodes: nodes.slice(at, at + perLine),
+				done,
+				total: level.nodes.length,
+			});
 		}
 	});
 	return rows.slice(0, Math.max(1, height));
 }
 
 /** Levels as rows of status marks; the selected node is shown inverted. */
-export const Tree = memo(function Tree({ view, selected, width, height }: { view: ViewState; selected: NodeRef | null; width: number; height: number }) {
+export const Tree = memo(function Tree({
+	view,
+	selected,
+	width,
+	height,
+}: {
+	view: ViewState;
+	selected: NodeRef | null;
+	width: number;
+	height: number;
+}) {
 	const theme = useTheme();
 	const rows = treeRows(view, selected, width, height);
 	return (

@@ -41,7 +41,9 @@ export function KeysProvider({ children }: { children: ReactNode }) {
 		const update = () => setReading(entries.current.some((e) => e.active));
 		return {
 			add(entry) {
-				entries.current = [...entries.current, entry].sort((a, b) => b.priority - a.priority || b.order - a.order);
+				entries.current = [...entries.current, entry].sort(
+					(a, b) => b.priority - a.priority || b.order - a.order,
+				);
 				update();
 				return () => {
 					entries.current = entries.current.filter((e) => e !== entry);
@@ -74,7 +76,10 @@ let registrations = 0;
  * Hears key presses while `active` (default true). Among handlers of equal priority the one
  * mounted last hears first, so an overlay mounted over its screen needs no priority of its own.
  */
-export function useKeys(handler: KeyHandler, { priority = PRIORITY.screen, active = true }: { priority?: number; active?: boolean } = {}): void {
+export function useKeys(
+	handler: KeyHandler,
+	{ priority = PRIORITY.screen, active = true }: { priority?: number; active?: boolean } = {},
+): void {
 	const registry = useContext(KeysContext);
 	if (!registry) throw new Error('useKeys needs a KeysProvider above it');
 	const ref = useRef(handler);

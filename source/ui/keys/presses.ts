@@ -8,7 +8,20 @@ import type { KeyPress } from '../keymap.ts';
  * and the letters typed into it, or a text and the ctrl-s that saves it, are never one key.
  */
 export function pressesOf(input: string, key: Key): KeyPress[] {
-	const named = key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.home || key.end || key.return || key.escape || key.tab || key.backspace || key.delete;
+	const named =
+		key.upArrow ||
+		key.downArrow ||
+		key.leftArrow ||
+		key.rightArrow ||
+		key.pageUp ||
+		key.pageDown ||
+		key.home ||
+		key.end ||
+		key.return ||
+		key.escape ||
+		key.tab ||
+		key.backspace ||
+		key.delete;
 	if (named || [...input].length <= 1) return [fromInk(input, key)];
 	// A pasted Windows line end is one enter, not two.
 	return [...input.replace(/\r\n/gu, '\r')].map(fromChar);
@@ -22,7 +35,24 @@ function fromInk(input: string, key: Key): KeyPress {
 	return press;
 }
 
-const FLAGS = ['upArrow', 'downArrow', 'leftArrow', 'rightArrow', 'pageUp', 'pageDown', 'home', 'end', 'return', 'escape', 'tab', 'backspace', 'delete', 'ctrl', 'meta', 'shift'] as const;
+const FLAGS = [
+	'upArrow',
+	'downArrow',
+	'leftArrow',
+	'rightArrow',
+	'pageUp',
+	'pageDown',
+	'home',
+	'end',
+	'return',
+	'escape',
+	'tab',
+	'backspace',
+	'delete',
+	'ctrl',
+	'meta',
+	'shift',
+] as const;
 
 function isControl(c: string): boolean {
 	const code = c.codePointAt(0)!;

@@ -6,8 +6,25 @@ import { Footer } from '../components/Footer.tsx';
 import { Help } from '../components/Help.tsx';
 import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
-import { homeReduce, homeScreen, initialHome, visible, type HomeChoice, type HomeContext, type HomeEffect, type HomeMsg, type HomeUi } from '../state/home-ui.ts';
-import { FIELD_LABELS, FIELDS, isChoice, type FormDefaults, type FormState, type NewRunInput } from '../state/form.ts';
+import {
+	homeReduce,
+	homeScreen,
+	initialHome,
+	visible,
+	type HomeChoice,
+	type HomeContext,
+	type HomeEffect,
+	type HomeMsg,
+	type HomeUi,
+} from '../state/home-ui.ts';
+import {
+	FIELD_LABELS,
+	FIELDS,
+	isChoice,
+	type FormDefaults,
+	type FormState,
+	type NewRunInput,
+} from '../state/form.ts';
 import { layoutTable, sessionColumns } from '../session-table.ts';
 import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
@@ -70,18 +87,31 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 	const selected: SessionSummary | undefined = sessions[cursor];
 	const filterLine = ui.mode === 'filter' || ui.filter ? 1 : 0;
 	let body;
-	if (ui.mode === 'help') body = <Help screen="home" width={width} height={bodyRows} scroll={ui.helpScroll} />;
+	if (ui.mode === 'help')
+		body = <Help screen="home" width={width} height={bodyRows} scroll={ui.helpScroll} />;
 	else if (ui.mode === 'form') body = <NewRunForm form={ui.form} width={width} />;
 	else if (listing === null) body = <Text dimColor>Reading {clean(sessionsDir)}…</Text>;
 	else if (listing.length === 0) {
 		body = (
 			<Box flexDirection="column">
 				<Text>{clean(`No saved sessions in ${sessionsDir}.`)}</Text>
-				<Text>Press n to start a new run here, or from a shell: {commandLine('run BOOK.txt')} (add --method inc for incremental updating).</Text>
+				<Text>
+					Press n to start a new run here, or from a shell: {commandLine('run BOOK.txt')} (add --method inc
+					for incremental updating).
+				</Text>
 			</Box>
 		);
-	} else if (sessions.length === 0) body = <Text>{clean(`No session matches "${ui.filter}" (esc clears the filter).`)}</Text>;
-	else body = <SessionTable sessions={sessions} cursor={cursor} width={width} height={bodyRows - filterLine - (listing.problems.length > 0 ? 1 : 0)} />;
+	} else if (sessions.length === 0)
+		body = <Text>{clean(`No session matches "${ui.filter}" (esc clears the filter).`)}</Text>;
+	else
+		body = (
+			<SessionTable
+				sessions={sessions}
+				cursor={cursor}
+				width={width}
+				height={bodyRows - filterLine - (listing.problems.length > 0 ? 1 : 0)}
+			/>
+		);
 
 	return (
 		<Box flexDirection="column" width={width}>
@@ -98,12 +128,16 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 			{body}
 			{ui.mode === 'list' && listing && listing.problems.length > 0 ? (
 				<Text color={theme.color('warn')} wrap="truncate-end">
-					{clean(`${listing.problems.length} session${listing.problems.length === 1 ? '' : 's'} could not be read: ${listing.problems.map((p) => `${p.id} (${p.reason})`).join('; ')}`)}
+					{clean(
+						`${listing.problems.length} session${listing.problems.length === 1 ? '' : 's'} could not be read: ${listing.problems.map((p) => `${p.id} (${p.reason})`).join('; ')}`,
+					)}
 				</Text>
 			) : null}
 			{ui.mode === 'confirm' && selected ? (
 				<Text color={theme.color('warn')} bold wrap="truncate-end">
-					{clean(`Delete session ${selected.id} (${selected.title})? Its files are removed for good. y yes · n no`)}
+					{clean(
+						`Delete session ${selected.id} (${selected.title})? Its files are removed for good. y yes · n no`,
+					)}
 				</Text>
 			) : (
 				<Text color={theme.color('accent')} wrap="truncate-end">
@@ -115,10 +149,24 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 	);
 }
 
-function SessionTable({ sessions, cursor, width, height }: { sessions: readonly SessionSummary[]; cursor: number; width: number; height: number }) {
+function SessionTable({
+	sessions,
+	cursor,
+	width,
+	height,
+}: {
+	sessions: readonly SessionSummary[];
+	cursor: number;
+	width: number;
+	height: number;
+}) {
 	// Two columns go to the cursor mark; the rest is laid out from the cells (see session-table).
 	const table = layoutTable(sessionColumns(sessions), width - 2, 1);
-	const shown = windowOf(sessions.map((s, i) => ({ s, i })), height - 1, Math.max(0, cursor - Math.floor((height - 1) / 2)));
+	const shown = windowOf(
+		sessions.map((s, i) => ({ s, i })),
+		height - 1,
+		Math.max(0, cursor - Math.floor((height - 1) / 2)),
+	);
 	return (
 		<Box flexDirection="column">
 			<Text bold wrap="truncate-end">
@@ -145,12 +193,21 @@ function NewRunForm({ form, width }: { form: FormState; width: number }) {
 				const shown = isChoice(field) ? `‹ ${value} ›` : `${value}${focused ? '▌' : ''}`;
 				return (
 					<Text key={field} wrap="truncate-end">
-						<Text color={focused ? theme.color('accent') : undefined} bold={focused}>{`${focused ? '›' : ' '} ${FIELD_LABELS[field].padEnd(labelWidth)}`}</Text>
-						<Text inverse={focused && isChoice(field)}>{truncate(shown, Math.max(8, width - labelWidth - 3))}</Text>
+						<Text
+							color={focused ? theme.color('accent') : undefined}
+							bold={focused}
+						>{`${focused ? '›' : ' '} ${FIELD_LABELS[field].padEnd(labelWidth)}`}</Text>
+						<Text inverse={focused && isChoice(field)}>
+							{truncate(shown, Math.max(8, width - labelWidth - 3))}
+						</Text>
 					</Text>
 				);
 			})}
-			<Text dimColor>{form.method === 'hier' ? 'hierarchical merging: chunk summaries merged level by level' : 'incremental updating: one running summary updated chunk by chunk'}</Text>
+			<Text dimColor>
+				{form.method === 'hier'
+					? 'hierarchical merging: chunk summaries merged level by level'
+					: 'incremental updating: one running summary updated chunk by chunk'}
+			</Text>
 		</Box>
 	);
 }

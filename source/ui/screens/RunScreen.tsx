@@ -16,9 +16,27 @@ import type { RunControls, RunInfo } from '../controls.ts';
 import { useReducerWithEffects, useTerminalSize, useView, type Step } from '../hooks.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
 import type { Action, KeyPress } from '../keymap.ts';
-import { attemptLines, chunkLines, evidenceLines, inputLines, nodeSummary, textLines, type Line } from '../panes.ts';
+import {
+	attemptLines,
+	chunkLines,
+	evidenceLines,
+	inputLines,
+	nodeSummary,
+	textLines,
+	type Line,
+} from '../panes.ts';
 import { evidenceOfNode } from '../state/evidence-view.ts';
-import { initialUi, openEditor, PANES, runPress, screenOf, selectedNode, type Effect, type KeyContext, type RunUi } from '../state/run-ui.ts';
+import {
+	initialUi,
+	openEditor,
+	PANES,
+	runPress,
+	screenOf,
+	selectedNode,
+	type Effect,
+	type KeyContext,
+	type RunUi,
+} from '../state/run-ui.ts';
 import type { ViewStore } from '../state/store.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view.ts';
 import { clean, cutLines, windowOf, wrap } from '../text.ts';
@@ -48,7 +66,10 @@ export interface RunScreenProps {
 }
 
 /** What changes the run screen's state: a key, a message, the editor opening on a node's text. */
-type Msg = { kind: 'press'; press: KeyPress } | { kind: 'say'; message: string } | { kind: 'editor'; node: NodeRef; text: string };
+type Msg =
+	| { kind: 'press'; press: KeyPress }
+	| { kind: 'say'; message: string }
+	| { kind: 'editor'; node: NodeRef; text: string };
 
 const HEADER_ROWS = 2;
 // A message line and the keys; one row is left free so the frame never fills the terminal (Ink
@@ -57,7 +78,17 @@ const FOOTER_ROWS = 3;
 /** Rows a long message (an error) may wrap onto, taken from the body, before it is cut. */
 const STATUS_ROWS = 4;
 
-export function RunScreen({ controls, store, info, start, quit, externalEditor, onScore, onValidate, onBack }: RunScreenProps) {
+export function RunScreen({
+	controls,
+	store,
+	info,
+	start,
+	quit,
+	externalEditor,
+	onScore,
+	onValidate,
+	onBack,
+}: RunScreenProps) {
 	const view = useView(store);
 	const { columns: width, rows } = useTerminalSize();
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
@@ -82,7 +113,10 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 
 	const node = selectedNode(ui, view);
 	const status = statusOf(view, ui);
-	const statusRows = cutLines(wrap(status.text, width), STATUS_ROWS, width).map((text) => ({ ...status, text }));
+	const statusRows = cutLines(wrap(status.text, width), STATUS_ROWS, width).map((text) => ({
+		...status,
+		text,
+	}));
 	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS - (statusRows.length - 1));
 	const layout = bodyLayout(view, ui, node, width, bodyRows);
 	const pane = paneLines(controls, view, ui, node, info, width);
@@ -124,11 +158,15 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 				return saveEdit(effect.node, effect.text);
 			case 'rerun': {
 				const went = await controls.rerun(effect.node);
-				return say(`${effect.node} will be made again from the same inputs${went.length ? `; ${went.length} node${went.length === 1 ? '' : 's'} after it went stale` : ''}.`);
+				return say(
+					`${effect.node} will be made again from the same inputs${went.length ? `; ${went.length} node${went.length === 1 ? '' : 's'} after it went stale` : ''}.`,
+				);
 			}
 			case 'setActive': {
 				const went = await controls.setActive(effect.node, effect.version);
-				return say(`Version ${effect.version + 1} of node ${effect.node} is active${stale(went.length, ': r re-runs them')}.`);
+				return say(
+					`Version ${effect.version + 1} of node ${effect.node} is active${stale(went.length, ': r re-runs them')}.`,
+				);
 			}
 		}
 	};
@@ -167,7 +205,14 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 	}, [external]);
 
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving the session…</Text>;
-	if (external) return <Text>{clean(`Editing ${external.node} in ${externalEditor?.command ?? 'the editor'}; save and close it to come back.`)}</Text>;
+	if (external)
+		return (
+			<Text>
+				{clean(
+					`Editing ${external.node} in ${externalEditor?.command ?? 'the editor'}; save and close it to come back.`,
+				)}
+			</Text>
+		);
 
 	const screen = screenOf(ui);
 	return (
@@ -178,11 +223,33 @@ export function RunScreen({ controls, store, info, start, quit, externalEditor, 
 				{ui.overlay === 'help' ? (
 					<Help screen="run" width={width} height={bodyRows} scroll={ui.helpScroll} />
 				) : ui.overlay === 'versions' && node ? (
-					<Versions run={controls.run} node={node} cursor={ui.versionCursor} width={width} height={bodyRows} />
+					<Versions
+						run={controls.run}
+						node={node}
+						cursor={ui.versionCursor}
+						width={width}
+						height={bodyRows}
+					/>
 				) : ui.overlay === 'editor' && ui.editor ? (
-					<Editor title={`Editing ${ui.editor.node}`} state={ui.editor.buffer} width={width} height={bodyRows} />
+					<Editor
+						title={`Editing ${ui.editor.node}`}
+						state={ui.editor.buffer}
+						width={width}
+						height={bodyRows}
+					/>
 				) : (
-					<Body view={view} ui={ui} node={node} layout={layout} lines={shown.lines} controls={controls} width={width} scroll={{ offset: shown.offset, total: shown.total }} counts={pane.counts} priced={info.priced} />
+					<Body
+						view={view}
+						ui={ui}
+						node={node}
+						layout={layout}
+						lines={shown.lines}
+						controls={controls}
+						width={width}
+						scroll={{ offset: shown.offset, total: shown.total }}
+						counts={pane.counts}
+						priced={info.priced}
+					/>
 				)}
 				<Lines lines={statusRows} />
 				<Footer screen={screen} hide={footerHidden(view, onScore !== undefined)} />
@@ -202,44 +269,95 @@ interface Layout {
 function bodyLayout(view: ViewState, ui: RunUi, node: NodeView | null, width: number, rows: number): Layout {
 	const fixed = 3; // node summary (2) + tabs line
 	if (view.method === 'inc') return { tree: 1, streams: 0, text: Math.max(1, rows - 1 - fixed) };
-	const wanted = treeRows(view, ui.follow ? (node?.id ?? null) : ui.selected, width, Math.max(1, Math.floor(rows / 3))).length;
+	const wanted = treeRows(
+		view,
+		ui.follow ? (node?.id ?? null) : ui.selected,
+		width,
+		Math.max(1, Math.floor(rows / 3)),
+	).length;
 	const tree = Math.max(1, wanted);
 	const streams = Math.min(runningOf(view).length, Math.max(0, Math.floor(rows / 6)));
 	return { tree, streams, text: Math.max(1, rows - tree - streams - fixed) };
 }
 
-function paneLines(controls: RunControls, view: ViewState, ui: RunUi, node: NodeView | null, { book, priced }: RunInfo, width: number): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null; sentences: number } {
+function paneLines(
+	controls: RunControls,
+	view: ViewState,
+	ui: RunUi,
+	node: NodeView | null,
+	{ book, priced }: RunInfo,
+	width: number,
+): { lines: Line[]; live: boolean; counts: { added: number; dropped: number } | null; sentences: number } {
 	const none = { live: false, counts: null, sentences: 0 };
-	if (!node) return { ...none, lines: [{ text: view.active ? 'planning…' : 'Nothing has run yet: space starts the run.', tone: 'muted' }] };
+	if (!node)
+		return {
+			...none,
+			lines: [
+				{ text: view.active ? 'planning…' : 'Nothing has run yet: space starts the run.', tone: 'muted' },
+			],
+		};
 	const run = controls.run;
 	if (ui.chunk) return { ...none, lines: chunkLines(run, node, book, width) };
 	if (ui.pane === 'evidence') {
 		// Traced and ranked offline, kept until the node's text changes (state/evidence-view.ts).
 		const evidence = node.status === 'running' ? null : evidenceOfNode(run, book, node.id);
-		return { ...none, lines: evidenceLines(evidence, ui.sentence, book, width, run.chunks.length).lines, sentences: evidence?.length ?? 0 };
+		return {
+			...none,
+			lines: evidenceLines(evidence, ui.sentence, book, width, run.chunks.length).lines,
+			sentences: evidence?.length ?? 0,
+		};
 	}
 	if (ui.pane === 'inputs') return { ...none, lines: inputLines(run, node, book, width) };
 	if (ui.pane === 'attempts') return { ...none, lines: attemptLines(run, node, width, priced) };
 	return { ...textLines(run, view, node, width, { diff: view.method === 'inc' }), sentences: 0 };
 }
 
-function Body({ view, ui, node, layout, lines, controls, width, scroll, counts, priced }: { priced: boolean; view: ViewState; ui: RunUi; node: NodeView | null; layout: Layout; lines: Line[]; controls: RunControls; width: number; scroll: { offset: number; total: number }; counts: { added: number; dropped: number } | null }) {
+function Body({
+	view,
+	ui,
+	node,
+	layout,
+	lines,
+	controls,
+	width,
+	scroll,
+	counts,
+	priced,
+}: {
+	priced: boolean;
+	view: ViewState;
+	ui: RunUi;
+	node: NodeView | null;
+	layout: Layout;
+	lines: Line[];
+	controls: RunControls;
+	width: number;
+	scroll: { offset: number; total: number };
+	counts: { added: number; dropped: number } | null;
+}) {
 	const theme = useTheme();
 	const [first, second] = node ? nodeSummary(controls.run, view, node, priced) : [{ text: '' }, { text: '' }];
 	const extra = counts ? ` · +${counts.added} −${counts.dropped} sentences` : '';
-	const more = scroll.total > layout.text ? ` · lines ${scroll.offset + 1}–${Math.min(scroll.total, scroll.offset + layout.text)} of ${scroll.total}` : '';
+	const more =
+		scroll.total > layout.text
+			? ` · lines ${scroll.offset + 1}–${Math.min(scroll.total, scroll.offset + layout.text)} of ${scroll.total}`
+			: '';
 	return (
 		<Box flexDirection="column">
-			{view.method === 'inc' ? <Timeline view={view} current={node?.id ?? null} width={width} /> : <Tree view={view} selected={node?.id ?? null} width={width} height={layout.tree} />}
+			{view.method === 'inc' ? (
+				<Timeline view={view} current={node?.id ?? null} width={width} />
+			) : (
+				<Tree view={view} selected={node?.id ?? null} width={width} height={layout.tree} />
+			)}
 			{layout.streams > 0 ? <Lines lines={streamLines(view, layout.streams, width)} /> : null}
 			<Lines lines={[{ ...first, text: first.text + extra }, second]} />
 			<Text wrap="truncate-end">
 				{ui.chunk ? (
-					<Text bold color={theme.color('accent')}>chunk text (c hides it)</Text>
+					<Text bold color={theme.color('accent')}>
+						chunk text (c hides it)
+					</Text>
 				) : (
-					PANES.map((p) => (
-						<Text key={p} bold={p === ui.pane} inverse={p === ui.pane}>{` ${p} `}</Text>
-					))
+					PANES.map((p) => <Text key={p} bold={p === ui.pane} inverse={p === ui.pane}>{` ${p} `}</Text>)
 				)}
 				<Text dimColor>{`${ui.follow ? ' · following the run' : ' · f follows the run'}${more}`}</Text>
 			</Text>
@@ -257,8 +375,13 @@ function streamLines(view: ViewState, count: number, width: number): Line[] {
 		.map((n) => {
 			const room = Math.max(8, width - n.id.length - 4);
 			// Only the end is shown, so only the end is cleaned.
-			const text = clean((view.live[n.id]?.text ?? '').slice(-2 * room)).replace(/\s+/gu, ' ').trim();
-			return { text: `${MARKS.running} ${n.id} ${text.length > room ? `…${text.slice(text.length - room + 1)}` : text || 'waiting for the model…'}`, tone: 'muted' as const };
+			const text = clean((view.live[n.id]?.text ?? '').slice(-2 * room))
+				.replace(/\s+/gu, ' ')
+				.trim();
+			return {
+				text: `${MARKS.running} ${n.id} ${text.length > room ? `…${text.slice(text.length - room + 1)}` : text || 'waiting for the model…'}`,
+				tone: 'muted' as const,
+			};
 		});
 }
 
@@ -266,10 +389,15 @@ function streamLines(view: ViewState, count: number, width: number): Line[] {
 function statusOf(view: ViewState, ui: RunUi): Line {
 	const last = view.log.at(-1);
 	if (ui.message) return { text: clean(ui.message), tone: 'accent' };
-	if (phaseOf(view) === 'idle') return { text: 'Not running: space runs what is left, s makes one call at a time.', tone: 'accent' };
+	if (phaseOf(view) === 'idle')
+		return { text: 'Not running: space runs what is left, s makes one call at a time.', tone: 'accent' };
 	// A session opened finished printed nothing: its final summary is only the root's text.
 	const where = view.finals.length > 0 ? 'printed above' : `the text of node ${view.root}`;
-	if (phaseOf(view) === 'done') return { text: `The run is done: the final summary is ${where}. e edits a node, r re-runs it, q quits.`, tone: 'ok' };
+	if (phaseOf(view) === 'done')
+		return {
+			text: `The run is done: the final summary is ${where}. e edits a node, r re-runs it, q quits.`,
+			tone: 'ok',
+		};
 	if (last) return { text: clean(last.text), tone: last.level === 'error' ? 'error' : 'warn' };
 	return { text: '' };
 }

@@ -11,7 +11,12 @@ import { styledLines } from '../styled-lines.ts';
 import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
 import { useTheme, type Tone } from '../theme.ts';
 
-const TONE: Record<SentenceVerdict, Tone> = { pending: 'muted', clear: 'ok', confusing: 'error', failed: 'warn' };
+const TONE: Record<SentenceVerdict, Tone> = {
+	pending: 'muted',
+	clear: 'ok',
+	confusing: 'error',
+	failed: 'warn',
+};
 /** Every verdict is also a mark before its sentence, so it reads without colour. */
 const MARK: Record<SentenceVerdict, string> = { pending: '·', clear: '✓', confusing: '✗', failed: '?' };
 const LEGEND = '✓ clear  ✗ confusing  ? unreadable  · waiting';
@@ -22,9 +27,15 @@ const STATUS_ROWS = 3;
  * The marks, one per sentence, in rows of `width`, and the legend after them: on the last row when
  * it fits there whole, else on a row of its own; never broken across rows.
  */
-export function marksLayout(count: number, width: number): { rows: { from: number; to: number }[]; legendOwnRow: boolean } {
+export function marksLayout(
+	count: number,
+	width: number,
+): { rows: { from: number; to: number }[]; legendOwnRow: boolean } {
 	const w = Math.max(1, width);
-	const rows = Array.from({ length: Math.max(1, Math.ceil(count / w)) }, (_, i) => ({ from: i * w, to: Math.min(count, (i + 1) * w) }));
+	const rows = Array.from({ length: Math.max(1, Math.ceil(count / w)) }, (_, i) => ({
+		from: i * w,
+		to: Math.min(count, (i + 1) * w),
+	}));
 	const last = rows.at(-1)!;
 	return { rows, legendOwnRow: last.to - last.from + 2 + LEGEND.length > w };
 }
@@ -33,7 +44,17 @@ export function marksLayout(count: number, width: number): { rows: { from: numbe
  * BooookScore of the final summary, live: each sentence takes its colour and mark as its
  * annotation arrives; ↑/↓ pick a confusing sentence to read its questions and types.
  */
-export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls: ScoreControls; onBack: () => void; onQuit: () => void; onValidate?: () => void }) {
+export function ScoreScreen({
+	controls,
+	onBack,
+	onQuit,
+	onValidate,
+}: {
+	controls: ScoreControls;
+	onBack: () => void;
+	onQuit: () => void;
+	onValidate?: () => void;
+}) {
 	const theme = useTheme();
 	const { columns, rows } = useTerminalSize();
 	const [, setTick] = useState(0);
@@ -62,7 +83,10 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	const marksRows = marks.rows.length + (marks.legendOwnRow ? 1 : 0);
 	const status = cutLines(wrap(clean(controls.status()), columns), STATUS_ROWS, columns);
 	const detail = chosen
-		? [...cutLines(wrap(`Questions: ${clean(chosen.questions)}`, columns), rows >= 30 ? 4 : 2, columns), truncate(`Types: ${chosen.types.join(', ')}`, columns)]
+		? [
+				...cutLines(wrap(`Questions: ${clean(chosen.questions)}`, columns), rows >= 30 ? 4 : 2, columns),
+				truncate(`Types: ${chosen.types.join(', ')}`, columns),
+			]
 		: [noConfusingText(sentences.map((s) => s.verdict))];
 	// Header and status, the box's borders, the marks, the sentence picked, the footer, one row free.
 	const pane = Math.max(1, rows - (1 + status.length + 2 + marksRows + detail.length + 1 + 1));
@@ -72,7 +96,12 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 	const score = controls.score();
 	return (
 		<Box flexDirection="column" width={columns}>
-			<Text bold>{truncate(`BooookScore · ${clean(controls.book)} · ${clean(controls.annotator)} · ${done}/${sentences.length} sentences · ${score === null ? '—' : score.toFixed(1)}`, columns)}</Text>
+			<Text bold>
+				{truncate(
+					`BooookScore · ${clean(controls.book)} · ${clean(controls.annotator)} · ${done}/${sentences.length} sentences · ${score === null ? '—' : score.toFixed(1)}`,
+					columns,
+				)}
+			</Text>
 			{status.map((line, i) => (
 				<Text key={i} color={theme.color('muted')} wrap="truncate">
 					{line}
@@ -84,7 +113,10 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 					{bindingsFor('score')
 						.slice(0, pane)
 						.map((b) => (
-							<Text key={`${b.action} ${b.label}`} wrap="truncate">{`${b.label.padEnd(7)} ${b.description}`}</Text>
+							<Text
+								key={`${b.action} ${b.label}`}
+								wrap="truncate"
+							>{`${b.label.padEnd(7)} ${b.description}`}</Text>
 						))}
 				</Box>
 			) : (
@@ -92,7 +124,11 @@ export function ScoreScreen({ controls, onBack, onQuit, onValidate }: { controls
 					{shown.lines.map((line, i) => (
 						<Text key={i} wrap="truncate">
 							{line.map((p, k) => (
-								<Text key={k} color={p.style ? theme.color(TONE[p.style.verdict]) : undefined} inverse={p.style?.picked ?? false}>
+								<Text
+									key={k}
+									color={p.style ? theme.color(TONE[p.style.verdict]) : undefined}
+									inverse={p.style?.picked ?? false}
+								>
 									{p.text}
 								</Text>
 							))}

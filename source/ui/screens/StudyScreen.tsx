@@ -42,7 +42,23 @@ const FIXED_ROWS = 6;
  * words and score; the study's totals and elapsed time above; once the study is over, its results
  * table (as the headless command prints it) above the cells.
  */
-export function StudyScreen({ state, cells, info, ui, results, width, rows }: { state: StudyState; cells: readonly StudyCell[]; info: StudyInfo; ui: StudyUi; results: StudyResults | null; width: number; rows: number }) {
+export function StudyScreen({
+	state,
+	cells,
+	info,
+	ui,
+	results,
+	width,
+	rows,
+}: {
+	state: StudyState;
+	cells: readonly StudyCell[];
+	info: StudyInfo;
+	ui: StudyUi;
+	results: StudyResults | null;
+	width: number;
+	rows: number;
+}) {
 	const theme = useTheme();
 	const now = useNow(state.status === 'running');
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving every session…</Text>;
@@ -51,7 +67,10 @@ export function StudyScreen({ state, cells, info, ui, results, width, rows }: { 
 	const selected = state.cells[cursor];
 	// The selected cell's error and the message (how to continue) wrap onto a few rows, taken from the cells.
 	const n = state.cells.length;
-	const detailOf = (more: string) => (selected ? cutLines(wrap(`${clean(selected.key)}${more}: ${cellDetail(selected)}`, width), 3, width) : [' ']);
+	const detailOf = (more: string) =>
+		selected
+			? cutLines(wrap(`${clean(selected.key)}${more}: ${cellDetail(selected)}`, width), 3, width)
+			: [' '];
 	// Its rows are counted with the longest "(i–j of n)" the cells' window can show.
 	const detailRows = detailOf(` (${n}–${n} of ${n})`).length;
 	const message = cutLines(wrap(clean(ui.message ?? endNote(state, info)), width), 3, width);
@@ -70,20 +89,37 @@ export function StudyScreen({ state, cells, info, ui, results, width, rows }: { 
 	const shownResults = resultRows.slice(0, Math.max(0, body - 3));
 	const cellRows = body - shownResults.length - 1;
 	const table = cellTable(cells, state.cells, width - 2);
-	const shown = windowOf(state.cells.map((c, i) => ({ c, i })), cellRows, Math.max(0, cursor - Math.floor(cellRows / 2)));
-	const more = shown.total > shown.lines.length ? ` (${shown.offset + 1}–${shown.offset + shown.lines.length} of ${shown.total})` : '';
+	const shown = windowOf(
+		state.cells.map((c, i) => ({ c, i })),
+		cellRows,
+		Math.max(0, cursor - Math.floor(cellRows / 2)),
+	);
+	const more =
+		shown.total > shown.lines.length
+			? ` (${shown.offset + 1}–${shown.offset + shown.lines.length} of ${shown.total})`
+			: '';
 	const detail = detailOf(more).slice(0, detailRows);
 	return (
 		<Box flexDirection="column" width={width}>
 			{header}
 			{shownResults.map((line, i) => (
-				<Text key={`r${i}`} bold={i === 0} color={i === 0 ? theme.color('accent') : undefined} wrap="truncate-end">
+				<Text
+					key={`r${i}`}
+					bold={i === 0}
+					color={i === 0 ? theme.color('accent') : undefined}
+					wrap="truncate-end"
+				>
 					{clean(line)}
 				</Text>
 			))}
 			<Text bold wrap="truncate-end">{`  ${table.header}`}</Text>
 			{shown.lines.map(({ c, i }) => (
-				<Text key={c.key} inverse={i === cursor} color={theme.color(CELL_STATUS[c.status].tone)} wrap="truncate-end">
+				<Text
+					key={c.key}
+					inverse={i === cursor}
+					color={theme.color(CELL_STATUS[c.status].tone)}
+					wrap="truncate-end"
+				>
 					{`${i === cursor ? '›' : ' '} ${table.rows[i]}`}
 				</Text>
 			))}
@@ -105,7 +141,12 @@ export function StudyScreen({ state, cells, info, ui, results, width, rows }: { 
 /** The results laid out for the width: what every row shares is said once above the table. */
 function resultLines(results: StudyResults, width: number): string[] {
 	const { caption, table } = compactTable(results.table);
-	return ['Results', ...(caption ? wrap(caption, width) : []), ...(table.length > 0 ? fitTable(table, width) : []), ...results.notes.flatMap((n) => wrap(n, width))];
+	return [
+		'Results',
+		...(caption ? wrap(caption, width) : []),
+		...(table.length > 0 ? fitTable(table, width) : []),
+		...results.notes.flatMap((n) => wrap(n, width)),
+	];
 }
 
 /** What the message line says when there is no message: how the study stands and how to go on. */
@@ -123,16 +164,38 @@ function endNote(state: StudyState, info: StudyInfo): string {
 	}
 }
 
-function StudyHeader({ state, info, width, now }: { state: StudyState; info: StudyInfo; width: number; now: number }) {
+function StudyHeader({
+	state,
+	info,
+	width,
+	now,
+}: {
+	state: StudyState;
+	info: StudyInfo;
+	width: number;
+	now: number;
+}) {
 	const theme = useTheme();
 	const t = state.totals;
 	const phase = PHASES[state.status];
-	const counts = [`${t.done}/${t.cells} done`, t.active > 0 ? `${t.active} running` : null, t.failed > 0 ? `${t.failed} failed` : null].filter(Boolean).join(', ');
+	const counts = [
+		`${t.done}/${t.cells} done`,
+		t.active > 0 ? `${t.active} running` : null,
+		t.failed > 0 ? `${t.failed} failed` : null,
+	]
+		.filter(Boolean)
+		.join(', ');
 	// While the account's rate limit holds calls back, that is the news: it takes the title's place.
 	const limited = state.status === 'running' ? rateWaitText(state.rateLimit, now) : null;
-	const title = truncate(limited ?? clean(`booook study ${info.name} · ${counts}`), Math.max(10, width - textWidth(phase.mark) - 2));
+	const title = truncate(
+		limited ?? clean(`booook study ${info.name} · ${counts}`),
+		Math.max(10, width - textWidth(phase.mark) - 2),
+	);
 	const elapsed = state.startedAt === null ? 0 : ((state.endedAt ?? now) - state.startedAt) / 1000;
-	const waiting = state.batches && state.batches.waiting > 0 ? ` · ${state.batches.waiting} ${state.batches.waiting === 1 ? 'batch' : 'batches'} ${state.batches.answered}/${state.batches.requests}` : '';
+	const waiting =
+		state.batches && state.batches.waiting > 0
+			? ` · ${state.batches.waiting} ${state.batches.waiting === 1 ? 'batch' : 'batches'} ${state.batches.answered}/${state.batches.requests}`
+			: '';
 	const facts = ` ${t.calls}/${Math.max(t.calls, t.expected)} calls · ${costText(t.cost, info.priced)}${waiting} · ${formatSeconds(elapsed)}`;
 	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
 	const done = state.status === 'done';
@@ -140,12 +203,18 @@ function StudyHeader({ state, info, width, now }: { state: StudyState; info: Stu
 	return (
 		<Box flexDirection="column">
 			<Box justifyContent="space-between">
-				<Text bold wrap="truncate-end" color={limited ? theme.color('warn') : undefined}>{title}</Text>
-				<Text bold color={theme.color(phase.tone)}>{phase.mark}</Text>
+				<Text bold wrap="truncate-end" color={limited ? theme.color('warn') : undefined}>
+					{title}
+				</Text>
+				<Text bold color={theme.color(phase.tone)}>
+					{phase.mark}
+				</Text>
 			</Box>
 			<Text wrap="truncate-end">
 				<Text color={theme.color('accent')}>{filled.replace(/░/gu, '')}</Text>
-				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>{filled.replace(/█/gu, '')}</Text>
+				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
+					{filled.replace(/█/gu, '')}
+				</Text>
 				{facts}
 			</Text>
 		</Box>

@@ -14,8 +14,15 @@ const key = (sentence: string) => sentence.replace(/\s+/gu, ' ').trim();
  * placed where it stood in `previous`, before what was added in its place.
  */
 export function sentenceDiff(previous: string, next: string): DiffPart[] {
-	const changes = diffArrays(splitSentences(previous), splitSentences(next), { comparator: (a, b) => key(a) === key(b) });
-	return changes.flatMap((change) => change.value.map((text): DiffPart => ({ kind: change.added ? 'added' : change.removed ? 'dropped' : 'kept', text })));
+	const changes = diffArrays(splitSentences(previous), splitSentences(next), {
+		comparator: (a, b) => key(a) === key(b),
+	});
+	return changes.flatMap((change) =>
+		change.value.map((text): DiffPart => ({
+			kind: change.added ? 'added' : change.removed ? 'dropped' : 'kept',
+			text,
+		})),
+	);
 }
 
 /** Counts of a diff, for the step's title line. */

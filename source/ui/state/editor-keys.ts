@@ -3,7 +3,11 @@ import { clean } from '../text.ts';
 import { editKey, type EditorKey, type EditorState } from './editor.ts';
 
 /** What a key press does in the in-app editor: an edit of the buffer, or save, cancel or quit. */
-export function editorPress(buffer: EditorState, press: KeyPress, width: number): { buffer: EditorState; action: 'save' | 'cancel' | 'quit' | null } {
+export function editorPress(
+	buffer: EditorState,
+	press: KeyPress,
+	width: number,
+): { buffer: EditorState; action: 'save' | 'cancel' | 'quit' | null } {
 	const action = actionFor('editor', press);
 	if (action === 'save' || action === 'cancel' || action === 'quit') return { buffer, action };
 	const edit = editOf(press);

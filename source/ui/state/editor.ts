@@ -52,31 +52,56 @@ export function editKey(state: EditorState, key: EditorKey, width: number): Edit
 function applyKey(state: EditorState, key: EditorKey, width: number): EditorState {
 	const { lines, line, col } = state;
 	const current = chars(lines[line]!);
-	const replace = (newLines: string[], l: number, c: number): EditorState => ({ lines: newLines, line: l, col: c, dirty: true });
+	const replace = (newLines: string[], l: number, c: number): EditorState => ({
+		lines: newLines,
+		line: l,
+		col: c,
+		dirty: true,
+	});
 	switch (key.kind) {
 		case 'insert': {
 			// Pasted text may hold newlines (and carriage returns from other systems).
 			const pieces = key.text.replace(/\r\n?/gu, '\n').split('\n');
 			const before = current.slice(0, col).join('');
 			const after = current.slice(col).join('');
-			if (pieces.length === 1) return replace(withLine(lines, line, before + pieces[0]! + after), line, col + chars(pieces[0]!).length);
+			if (pieces.length === 1)
+				return replace(
+					withLine(lines, line, before + pieces[0]! + after),
+					line,
+					col + chars(pieces[0]!).length,
+				);
 			const inserted = [before + pieces[0]!, ...pieces.slice(1, -1), pieces.at(-1)! + after];
 			const newLines = [...lines.slice(0, line), ...inserted, ...lines.slice(line + 1)];
 			return replace(newLines, line + pieces.length - 1, chars(pieces.at(-1)!).length);
 		}
 		case 'newline': {
-			const newLines = [...lines.slice(0, line), current.slice(0, col).join(''), current.slice(col).join(''), ...lines.slice(line + 1)];
+			const newLines = [
+				...lines.slice(0, line),
+				current.slice(0, col).join(''),
+				current.slice(col).join(''),
+				...lines.slice(line + 1),
+			];
 			return replace(newLines, line + 1, 0);
 		}
 		case 'backspace': {
-			if (col > 0) return replace(withLine(lines, line, [...current.slice(0, col - 1), ...current.slice(col)].join('')), line, col - 1);
+			if (col > 0)
+				return replace(
+					withLine(lines, line, [...current.slice(0, col - 1), ...current.slice(col)].join('')),
+					line,
+					col - 1,
+				);
 			if (line === 0) return state;
 			const prev = lines[line - 1]!;
 			const newLines = [...lines.slice(0, line - 1), prev + lines[line]!, ...lines.slice(line + 1)];
 			return replace(newLines, line - 1, chars(prev).length);
 		}
 		case 'delete': {
-			if (col < current.length) return replace(withLine(lines, line, [...current.slice(0, col), ...current.slice(col + 1)].join('')), line, col);
+			if (col < current.length)
+				return replace(
+					withLine(lines, line, [...current.slice(0, col), ...current.slice(col + 1)].join('')),
+					line,
+					col,
+				);
 			if (line === lines.length - 1) return state;
 			const newLines = [...lines.slice(0, line), lines[line]! + lines[line + 1]!, ...lines.slice(line + 2)];
 			return replace(newLines, line, col);
@@ -99,7 +124,12 @@ function applyKey(state: EditorState, key: EditorKey, width: number): EditorStat
 			if (!target) return key.kind === 'up' ? { ...state, col: 0 } : { ...state, col: current.length };
 			// The column a reader keeps in mind while moving through shorter rows, in screen columns.
 			const goal = state.goal ?? textWidth(chars(rows[at.row]!.text).slice(0, at.col).join(''));
-			return { ...state, line: target.line, col: target.start + indexAtColumn(target, goal, isLastOfLine(rows, rows.indexOf(target))), goal };
+			return {
+				...state,
+				line: target.line,
+				col: target.start + indexAtColumn(target, goal, isLastOfLine(rows, rows.indexOf(target))),
+				goal,
+			};
 		}
 	}
 }
@@ -131,7 +161,8 @@ export function rowsOf(state: EditorState, width: number): Row[] {
 	const rows: Row[] = [];
 	state.lines.forEach((text, line) => {
 		const cs = chars(text);
-		for (const [start, end] of rowSpans(cs, w)) rows.push({ line, start, length: end - start, text: cs.slice(start, end).join('') });
+		for (const [start, end] of rowSpans(cs, w))
+			rows.push({ line, start, length: end - start, text: cs.slice(start, end).join('') });
 	});
 	return rows;
 }
@@ -147,7 +178,9 @@ function rowSpans(cs: string[], w: number): [number, number][] {
 	let lead = 0;
 	while (lead < cs.length && cs[lead] === ' ') lead++;
 	const line = [...Array<string>(lead).fill('x'), ...cs.slice(lead)];
-	const wrapped = wrapAnsi(line.join(''), w, { hard: true }).split('\n').filter((row) => row !== '');
+	const wrapped = wrapAnsi(line.join(''), w, { hard: true })
+		.split('\n')
+		.filter((row) => row !== '');
 	const starts: number[] = [];
 	let pos = 0;
 	for (const row of wrapped) {
@@ -196,7 +229,8 @@ export function cursorRow(state: EditorState, width: number): { row: number; col
 	for (let r = 0; r < rows.length; r++) {
 		const row = rows[r]!;
 		if (row.line !== state.line) continue;
-		if (state.col < row.start + row.length || isLastOfLine(rows, r)) return { row: r, col: state.col - row.start };
+		if (state.col < row.start + row.length || isLastOfLine(rows, r))
+			return { row: r, col: state.col - row.start };
 	}
 	return { row: 0, col: 0 };
 }
@@ -205,7 +239,10 @@ export function cursorRow(state: EditorState, width: number): { row: number; col
  * The rows as the screen draws them, cut to the row width (only the spaces hanging at a break can
  * pass it), and where the cursor stands among them: past the width it waits in the free column.
  */
-export function screenRows(state: EditorState, width: number): { rows: string[]; cursor: { row: number; col: number } } {
+export function screenRows(
+	state: EditorState,
+	width: number,
+): { rows: string[]; cursor: { row: number; col: number } } {
 	const w = rowWidth(width);
 	const at = cursorRow(state, width);
 	let cursorCol = 0;

@@ -46,7 +46,15 @@ export interface NewRunInput {
 }
 
 export function formOf(defaults: FormDefaults): FormState {
-	return { focus: 'book', book: '', method: defaults.method, provider: defaults.provider, model: defaults.models[defaults.provider], modelTyped: false, chunkSize: String(defaults.chunkSize) };
+	return {
+		focus: 'book',
+		book: '',
+		method: defaults.method,
+		provider: defaults.provider,
+		model: defaults.models[defaults.provider],
+		modelTyped: false,
+		chunkSize: String(defaults.chunkSize),
+	};
 }
 
 export function isChoice(field: Field): boolean {
@@ -82,7 +90,10 @@ export function formKey(state: FormState, key: FormKey, defaults: FormDefaults):
 	if (isChoice(state.focus)) return state;
 	const field = state.focus as 'book' | 'model' | 'chunkSize';
 	const current = state[field];
-	const value = 'backspace' in key ? [...current].slice(0, -1).join('') : current + (field === 'chunkSize' ? key.type.replace(/\D/gu, '') : key.type.replace(/[\r\n]/gu, ''));
+	const value =
+		'backspace' in key
+			? [...current].slice(0, -1).join('')
+			: current + (field === 'chunkSize' ? key.type.replace(/\D/gu, '') : key.type.replace(/[\r\n]/gu, ''));
 	return { ...state, [field]: value, modelTyped: state.modelTyped || field === 'model' };
 }
 
@@ -93,7 +104,8 @@ export function formInput(state: FormState): NewRunInput | { error: string } {
 	if (!state.model.trim()) return { error: 'Type a model name.' };
 	const chunkSize = Number(state.chunkSize);
 	// Checked here, in the form's words: the run's own check names the --chunk-size flag, which the form has not.
-	if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE) return { error: `The chunk size is a whole number of tokens, at least ${MIN_CHUNK_SIZE}.` };
+	if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE)
+		return { error: `The chunk size is a whole number of tokens, at least ${MIN_CHUNK_SIZE}.` };
 	return { book, method: state.method, provider: state.provider, model: state.model.trim(), chunkSize };
 }
 

@@ -24,11 +24,18 @@ export interface HomeUi {
 	checking: boolean;
 }
 
-export type HomeChoice = { kind: 'open' | 'resume' | 'validate'; id: string } | { kind: 'new'; input: NewRunInput } | { kind: 'quit' };
+export type HomeChoice =
+	| { kind: 'open' | 'resume' | 'validate'; id: string }
+	| { kind: 'new'; input: NewRunInput }
+	| { kind: 'quit' };
 
-export type HomeEffect = { kind: 'choose'; choice: HomeChoice } | { kind: 'delete'; id: string } | { kind: 'check'; input: NewRunInput };
+export type HomeEffect =
+	| { kind: 'choose'; choice: HomeChoice }
+	| { kind: 'delete'; id: string }
+	| { kind: 'check'; input: NewRunInput };
 
-export type HomeMsg = { kind: 'press'; press: KeyPress } | { kind: 'say'; message: string } | { kind: 'checked' };
+export type HomeMsg =
+	{ kind: 'press'; press: KeyPress } | { kind: 'say'; message: string } | { kind: 'checked' };
 
 export interface HomeContext {
 	/** Every saved session, in the list's order (null while they are read). */
@@ -38,7 +45,14 @@ export interface HomeContext {
 	page: number;
 }
 
-const STATUS_WORDS: Record<string, string> = { planned: 'not started', running: 'interrupted', done: 'done', failed: 'failed', cancelled: 'stopped', imported: 'imported' };
+const STATUS_WORDS: Record<string, string> = {
+	planned: 'not started',
+	running: 'interrupted',
+	done: 'done',
+	failed: 'failed',
+	cancelled: 'stopped',
+	imported: 'imported',
+};
 
 /** How a session's status reads in the list (and what the filter matches). */
 export function statusWord(status: string): string {
@@ -46,14 +60,26 @@ export function statusWord(status: string): string {
 }
 
 export function initialHome(defaults: FormDefaults): HomeUi {
-	return { mode: 'list', cursor: 0, filter: '', form: formOf(defaults), message: null, helpScroll: 0, checking: false };
+	return {
+		mode: 'list',
+		cursor: 0,
+		filter: '',
+		form: formOf(defaults),
+		message: null,
+		helpScroll: 0,
+		checking: false,
+	};
 }
 
 /** The sessions the filter lets through (all of them without one). */
 export function visible(sessions: readonly SessionSummary[], filter: string): SessionSummary[] {
 	const needle = filter.trim().toLowerCase();
 	if (!needle) return [...sessions];
-	return sessions.filter((s) => [s.id, s.title, s.method ?? '', s.model ?? '', statusWord(s.status)].some((field) => field.toLowerCase().includes(needle)));
+	return sessions.filter((s) =>
+		[s.id, s.title, s.method ?? '', s.model ?? '', statusWord(s.status)].some((field) =>
+			field.toLowerCase().includes(needle),
+		),
+	);
 }
 
 export function homeScreen(ui: HomeUi): Screen {
@@ -79,7 +105,8 @@ export function homeReduce(ui: HomeUi, msg: HomeMsg, ctx: HomeContext): Result {
 		}
 		case 'confirm': {
 			const selected = selectedSession(next, ctx);
-			if (action === 'confirm' && selected) return { state: { ...next, mode: 'list' }, effects: [{ kind: 'delete', id: selected.id }] };
+			if (action === 'confirm' && selected)
+				return { state: { ...next, mode: 'list' }, effects: [{ kind: 'delete', id: selected.id }] };
 			return none(action === 'cancel' ? { ...next, mode: 'list' } : ui);
 		}
 		case 'form':
@@ -118,13 +145,20 @@ function listKey(ui: HomeUi, action: Action | null, ctx: HomeContext): Result {
 		case 'resume':
 			if (!selected) return none(ui);
 			// A collection has nothing to run: opening it walks its annotations.
-			return choose(selected.kind === 'collection' ? { kind: 'validate', id: selected.id } : { kind: action, id: selected.id });
+			return choose(
+				selected.kind === 'collection'
+					? { kind: 'validate', id: selected.id }
+					: { kind: action, id: selected.id },
+			);
 		case 'delete':
 			return none(selected ? { ...ui, mode: 'confirm' } : ui);
 		case 'newRun':
 			return none({ ...ui, mode: 'form', form: formOf(ctx.defaults) });
 		case 'score':
-			return none({ ...ui, message: 'Open a finished session first (enter), then press b on its run screen.' });
+			return none({
+				...ui,
+				message: 'Open a finished session first (enter), then press b on its run screen.',
+			});
 		default:
 			return none(ui);
 	}
@@ -142,8 +176,10 @@ function filterPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: Ho
 		case 'down':
 			return { ...ui, cursor: Math.min(Math.max(0, count - 1), ui.cursor + 1) };
 	}
-	if (press.backspace || press.delete) return { ...ui, filter: [...ui.filter].slice(0, -1).join(''), cursor: 0 };
-	if (press.input && !press.ctrl && !press.meta) return { ...ui, filter: ui.filter + clean(press.input), cursor: 0 };
+	if (press.backspace || press.delete)
+		return { ...ui, filter: [...ui.filter].slice(0, -1).join(''), cursor: 0 };
+	if (press.input && !press.ctrl && !press.meta)
+		return { ...ui, filter: ui.filter + clean(press.input), cursor: 0 };
 	return ui;
 }
 
@@ -157,8 +193,9 @@ function formPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: Home
 		return { state: { ...ui, checking: true }, effects: [{ kind: 'check', input }] };
 	}
 	if (action) return none({ ...ui, form: formKey(ui.form, { action }, ctx.defaults) });
-	if (press.backspace || press.delete) return none({ ...ui, form: formKey(ui.form, { backspace: true }, ctx.defaults) });
-	if (press.input && !press.ctrl && !press.meta) return none({ ...ui, form: formKey(ui.form, { type: clean(press.input) }, ctx.defaults) });
+	if (press.backspace || press.delete)
+		return none({ ...ui, form: formKey(ui.form, { backspace: true }, ctx.defaults) });
+	if (press.input && !press.ctrl && !press.meta)
+		return none({ ...ui, form: formKey(ui.form, { type: clean(press.input) }, ctx.defaults) });
 	return none(ui);
 }
-

@@ -14,7 +14,12 @@ export function formatSeconds(seconds: number): string {
  * start made in `seconds` (calls recovered from an earlier start are not part of the pace): 0 when
  * nothing is left, null before there is a pace.
  */
-export function remainingSeconds(planned: number, done: number, made: number, seconds: number): number | null {
+export function remainingSeconds(
+	planned: number,
+	done: number,
+	made: number,
+	seconds: number,
+): number | null {
 	if (planned <= done) return 0;
 	return made > 0 ? ((planned - done) * seconds) / made : null;
 }
@@ -32,13 +37,23 @@ export function formatInt(n: number): string {
 
 /** What the rate-limit figures say; structurally `RateLimitState` (this module imports nothing). */
 export interface RateLimitFigures {
-	wait: { resumesAt: number; why: 'requests' | 'tokens' | 'input' | 'output' | 'retry-after'; used: number; limit: number } | null;
+	wait: {
+		resumesAt: number;
+		why: 'requests' | 'tokens' | 'input' | 'output' | 'retry-after';
+		used: number;
+		limit: number;
+	} | null;
 	answered: number;
 	asked: number;
 	limits: Partial<Record<'requests' | 'tokens' | 'input' | 'output', number>>;
 }
 
-const PER_MINUTE = { requests: 'requests', tokens: 'tokens', input: 'input tokens', output: 'output tokens' } as const;
+const PER_MINUTE = {
+	requests: 'requests',
+	tokens: 'tokens',
+	input: 'input tokens',
+	output: 'output tokens',
+} as const;
 
 /**
  * "waiting for the rate limit: resumes in 12s (148,200 of 150,000 tokens a minute)", or null when
@@ -48,7 +63,8 @@ export function rateWaitText(limits: RateLimitFigures | null, now: number): stri
 	const wait = limits?.wait;
 	if (!wait) return null;
 	const left = formatSeconds(Math.max(0, (wait.resumesAt - now) / 1000));
-	if (wait.why === 'retry-after') return `waiting for the rate limit: the server asked to wait, resumes in ${left}`;
+	if (wait.why === 'retry-after')
+		return `waiting for the rate limit: the server asked to wait, resumes in ${left}`;
 	return `waiting for the rate limit: resumes in ${left} (${formatInt(wait.used)} of ${formatInt(wait.limit)} ${PER_MINUTE[wait.why]} a minute)`;
 }
 

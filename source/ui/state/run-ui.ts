@@ -64,7 +64,20 @@ export interface KeyContext {
 }
 
 export function initialUi(): RunUi {
-	return { overlay: 'none', follow: true, selected: null, pane: 'text', chunk: false, scroll: null, versionCursor: 0, helpScroll: 0, message: null, quitting: false, editor: null, sentence: 0 };
+	return {
+		overlay: 'none',
+		follow: true,
+		selected: null,
+		pane: 'text',
+		chunk: false,
+		scroll: null,
+		versionCursor: 0,
+		helpScroll: 0,
+		message: null,
+		quitting: false,
+		editor: null,
+		sentence: 0,
+	};
 }
 
 /** The node the screen is about: the user's choice, or what the run is doing when following. */
@@ -93,17 +106,30 @@ export function screenOf(ui: RunUi): Screen {
 }
 
 /** One key press: typed into the editor while it is open, else the action it is bound to. */
-export function runPress(ui: RunUi, press: KeyPress, view: ViewState, ctx: KeyContext): { ui: RunUi; effects: Effect[] } {
+export function runPress(
+	ui: RunUi,
+	press: KeyPress,
+	view: ViewState,
+	ctx: KeyContext,
+): { ui: RunUi; effects: Effect[] } {
 	if (ui.overlay === 'editor' && ui.editor) {
 		const { buffer, action } = editorPress(ui.editor.buffer, press, ctx.width);
 		if (action === 'quit') return runKey(ui, 'quit', view, ctx);
 		const editor = { ...ui.editor, buffer };
-		if (action === 'cancel') return { ui: { ...ui, overlay: 'none', editor: null, message: 'Edit cancelled: nothing saved.' }, effects: [] };
+		if (action === 'cancel')
+			return {
+				ui: { ...ui, overlay: 'none', editor: null, message: 'Edit cancelled: nothing saved.' },
+				effects: [],
+			};
 		if (action === 'save') {
 			const text = textOf(buffer);
 			const closed: RunUi = { ...ui, overlay: 'none', editor: null };
-			if (text === editor.original) return { ui: { ...closed, message: 'No change: nothing saved.' }, effects: [] };
-			return { ui: { ...closed, message: `Saving a new version of node ${editor.node}…` }, effects: [{ kind: 'saveEdit', node: editor.node, text }] };
+			if (text === editor.original)
+				return { ui: { ...closed, message: 'No change: nothing saved.' }, effects: [] };
+			return {
+				ui: { ...closed, message: `Saving a new version of node ${editor.node}…` },
+				effects: [{ kind: 'saveEdit', node: editor.node, text }],
+			};
 		}
 		return { ui: { ...ui, editor }, effects: [] };
 	}
@@ -113,10 +139,21 @@ export function runPress(ui: RunUi, press: KeyPress, view: ViewState, ctx: KeyCo
 
 /** Opens the in-app editor on a node's text (the text is read from the run by the screen). */
 export function openEditor(ui: RunUi, node: NodeRef, text: string): RunUi {
-	return { ...ui, overlay: 'editor', follow: false, selected: node, editor: { node, buffer: editorOf(text), original: text } };
+	return {
+		...ui,
+		overlay: 'editor',
+		follow: false,
+		selected: node,
+		editor: { node, buffer: editorOf(text), original: text },
+	};
 }
 
-export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyContext): { ui: RunUi; effects: Effect[] } {
+export function runKey(
+	ui: RunUi,
+	action: Action,
+	view: ViewState,
+	ctx: KeyContext,
+): { ui: RunUi; effects: Effect[] } {
 	const next: RunUi = { ...ui, message: null };
 	const none = (u: RunUi = next) => ({ ui: u, effects: [] as Effect[] });
 	if (action === 'quit') return { ui: { ...next, quitting: true }, effects: [{ kind: 'quit' }] };
@@ -127,7 +164,8 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 	if (ui.overlay === 'versions') return versionsKey(next, action, view);
 	if (ui.overlay === 'editor') return none();
 	const node = selectedNode(ui, view);
-	const select = (target: NodeView | null | undefined): RunUi => (target ? { ...next, follow: false, selected: target.id, scroll: null, sentence: 0 } : next);
+	const select = (target: NodeView | null | undefined): RunUi =>
+		target ? { ...next, follow: false, selected: target.id, scroll: null, sentence: 0 } : next;
 	switch (action) {
 		case 'help':
 			return none({ ...next, overlay: 'help', helpScroll: 0 });
@@ -135,18 +173,32 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			// Space runs on from a pause and from stepping (as the help says), and pauses a running run.
 			if (view.active) return { ui: next, effects: [{ kind: view.gate === 'running' ? 'pause' : 'resume' }] };
 			// A finished run whose nodes an edit left stale is not done: what is stale is left to run.
-			if (phaseOf(view) === 'done') return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
+			if (phaseOf(view) === 'done')
+				return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
 			return { ui: next, effects: startAll(view) };
 		case 'step':
 			if (view.active) return { ui: next, effects: [{ kind: 'step' }] };
 			if (phaseOf(view) === 'done') return none({ ...next, message: 'The run is done: nothing to step.' });
 			return { ui: next, effects: [{ kind: 'step' }, { kind: 'start' }] };
 		case 'nextPane':
-			return none({ ...next, pane: PANES[(PANES.indexOf(ui.pane) + 1) % PANES.length]!, scroll: 0, chunk: false });
+			return none({
+				...next,
+				pane: PANES[(PANES.indexOf(ui.pane) + 1) % PANES.length]!,
+				scroll: 0,
+				chunk: false,
+			});
 		case 'prevSentence':
 		case 'nextSentence':
-			if (ui.pane !== 'evidence') return none({ ...next, message: 'tab to the evidence pane first: [ and ] choose its sentence.' });
-			return none({ ...next, sentence: Math.max(0, Math.min(ctx.sentences - 1, ui.sentence) + (action === 'prevSentence' ? -1 : 1)), scroll: 0 });
+			if (ui.pane !== 'evidence')
+				return none({ ...next, message: 'tab to the evidence pane first: [ and ] choose its sentence.' });
+			return none({
+				...next,
+				sentence: Math.max(
+					0,
+					Math.min(ctx.sentences - 1, ui.sentence) + (action === 'prevSentence' ? -1 : 1),
+				),
+				scroll: 0,
+			});
 		case 'chunk':
 			return none({ ...next, chunk: !ui.chunk, scroll: ui.chunk ? null : 0 });
 		case 'follow':
@@ -154,7 +206,8 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 		case 'back':
 			if (ui.chunk) return none({ ...next, chunk: false, scroll: null });
 			if (ui.pane !== 'text') return none({ ...next, pane: 'text', scroll: null });
-			if (ui.follow && ui.selected === null && ui.scroll === null) return { ui: next, effects: [{ kind: 'back' }] };
+			if (ui.follow && ui.selected === null && ui.scroll === null)
+				return { ui: next, effects: [{ kind: 'back' }] };
 			return none({ ...next, follow: true, selected: null, scroll: null });
 		case 'scrollUp':
 			return none({ ...next, scroll: Math.max(0, ctx.offset - Math.max(1, ctx.page - 1)) });
@@ -166,39 +219,59 @@ export function runKey(ui: RunUi, action: Action, view: ViewState, ctx: KeyConte
 			if (view.method !== 'inc') return none(select(nodeBeside(view, node, delta)));
 			const target = stepBeside(view, node, delta);
 			// Stepping onto the step the run is at is following the run again.
-			if (target && target.id === followTarget(view)?.id) return none({ ...next, follow: true, selected: null, scroll: null });
+			if (target && target.id === followTarget(view)?.id)
+				return none({ ...next, follow: true, selected: null, scroll: null });
 			return none(select(target));
 		}
 		case 'up':
 		case 'down':
-			if (view.method === 'inc') return none({ ...next, scroll: Math.max(0, ctx.offset + (action === 'up' ? -1 : 1)) });
+			if (view.method === 'inc')
+				return none({ ...next, scroll: Math.max(0, ctx.offset + (action === 'up' ? -1 : 1)) });
 			return none(select(levelBeside(view, node, action === 'up' ? -1 : 1)));
 		case 'versions':
 			if (!node || node.versions === 0) return none({ ...next, message: 'This node has no versions yet.' });
-			return none({ ...next, overlay: 'versions', versionCursor: node.active ?? node.versions - 1, follow: false, selected: node.id });
+			return none({
+				...next,
+				overlay: 'versions',
+				versionCursor: node.active ?? node.versions - 1,
+				follow: false,
+				selected: node.id,
+			});
 		case 'edit':
-			if (!node || node.active === null) return none({ ...next, message: 'Nothing to edit yet: the node has no text.' });
-			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'edit', node: node.id }] };
+			if (!node || node.active === null)
+				return none({ ...next, message: 'Nothing to edit yet: the node has no text.' });
+			return {
+				ui: { ...next, follow: false, selected: node.id },
+				effects: [{ kind: 'edit', node: node.id }],
+			};
 		case 'rerun': {
 			const stale = stepsOf(view).some((n) => n.status === 'stale' || n.status === 'pending');
 			if (stale) {
 				if (view.active) return none({ ...next, message: 'Stale nodes are re-run as the run reaches them.' });
 				return { ui: next, effects: startAll(view) };
 			}
-			if (!node || node.active === null) return none({ ...next, message: 'Select a finished node to re-run.' });
-			return { ui: { ...next, follow: false, selected: node.id }, effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : startAll(view))] };
+			if (!node || node.active === null)
+				return none({ ...next, message: 'Select a finished node to re-run.' });
+			return {
+				ui: { ...next, follow: false, selected: node.id },
+				effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : startAll(view))],
+			};
 		}
 		case 'score':
-			if (view.active || view.outcome !== 'done') return none({ ...next, message: 'BooookScore needs a finished run.' });
+			if (view.active || view.outcome !== 'done')
+				return none({ ...next, message: 'BooookScore needs a finished run.' });
 			return { ui: next, effects: [{ kind: 'score' }] };
 		case 'validate':
-			if (view.active) return none({ ...next, message: `Validation opens once the run has stopped: let it finish, or quit and run ${commandLine('validate ID')}.` });
+			if (view.active)
+				return none({
+					...next,
+					message: `Validation opens once the run has stopped: let it finish, or quit and run ${commandLine('validate ID')}.`,
+				});
 			return { ui: next, effects: [{ kind: 'validate' }] };
 		default:
 			return none();
 	}
 }
-
 
 /** Starts what is left with every call let through: a gate left holding (a run made with s) would hold it. */
 function startAll(view: ViewState): Effect[] {
@@ -212,11 +285,21 @@ function versionsKey(ui: RunUi, action: Action, view: ViewState): { ui: RunUi; e
 		case 'up':
 			return { ui: { ...ui, versionCursor: Math.max(0, ui.versionCursor - 1) }, effects: [] };
 		case 'down':
-			return { ui: { ...ui, versionCursor: Math.min(Math.max(0, count - 1), ui.versionCursor + 1) }, effects: [] };
+			return {
+				ui: { ...ui, versionCursor: Math.min(Math.max(0, count - 1), ui.versionCursor + 1) },
+				effects: [],
+			};
 		case 'open':
 			if (!node || ui.versionCursor >= count) return { ui: { ...ui, overlay: 'none' }, effects: [] };
-			if (node.active === ui.versionCursor) return { ui: { ...ui, overlay: 'none', message: `Version ${ui.versionCursor + 1} is already active.` }, effects: [] };
-			return { ui: { ...ui, overlay: 'none' }, effects: [{ kind: 'setActive', node: node.id, version: ui.versionCursor }] };
+			if (node.active === ui.versionCursor)
+				return {
+					ui: { ...ui, overlay: 'none', message: `Version ${ui.versionCursor + 1} is already active.` },
+					effects: [],
+				};
+			return {
+				ui: { ...ui, overlay: 'none' },
+				effects: [{ kind: 'setActive', node: node.id, version: ui.versionCursor }],
+			};
 		case 'back':
 			return { ui: { ...ui, overlay: 'none' }, effects: [] };
 		case 'help':
@@ -241,7 +324,10 @@ function levelBeside(view: ViewState, node: NodeView | null, delta: number): Nod
 	const r = rows.findIndex((row) => row.nodes.some((n) => n.id === node.id));
 	const target = rows[r + delta];
 	if (r < 0 || !target) return node;
-	const linked = delta > 0 ? target.nodes.find((n) => n.inputs.includes(node.id)) : target.nodes.find((n) => node.inputs.includes(n.id));
+	const linked =
+		delta > 0
+			? target.nodes.find((n) => n.inputs.includes(node.id))
+			: target.nodes.find((n) => node.inputs.includes(n.id));
 	if (linked) return linked;
 	const at = rows[r]!.nodes.findIndex((n) => n.id === node.id);
 	const share = rows[r]!.nodes.length > 1 ? at / (rows[r]!.nodes.length - 1) : 0;

@@ -13,7 +13,11 @@ export type ScoreEffect = 'back' | 'quit' | 'validate';
 export const initialScoreUi = (): ScoreUi => ({ pick: 0, offset: null, help: false });
 
 /** A key press on the score screen; `confusing` is how many sentences can be picked now, `page` the rows of the summary. */
-export function scorePress(ui: ScoreUi, press: KeyPress, ctx: { confusing: number; page: number; shownFrom: number }): { state: ScoreUi; effects: ScoreEffect[] } {
+export function scorePress(
+	ui: ScoreUi,
+	press: KeyPress,
+	ctx: { confusing: number; page: number; shownFrom: number },
+): { state: ScoreUi; effects: ScoreEffect[] } {
 	const none = (state: ScoreUi) => ({ state, effects: [] as ScoreEffect[] });
 	switch (actionFor('score', press)) {
 		case 'quit':

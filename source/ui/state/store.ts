@@ -84,10 +84,11 @@ export class ViewStore {
 		if (this.#timer || this.#frozen) return;
 		const wait = this.#last + this.#interval - this.#now();
 		if (wait <= 0) this.#publish();
-		else this.#timer = setTimeout(() => {
-			this.#timer = null;
-			this.#publish();
-		}, wait);
+		else
+			this.#timer = setTimeout(() => {
+				this.#timer = null;
+				this.#publish();
+			}, wait);
 	}
 
 	#publish(): void {

@@ -22,7 +22,8 @@ export interface StudyUi {
 
 export type StudyEffect = { kind: 'quit' } | { kind: 'watch'; key: string };
 
-export type StudyMsg = { kind: 'press'; press: KeyPress } | { kind: 'back' } | { kind: 'say'; message: string };
+export type StudyMsg =
+	{ kind: 'press'; press: KeyPress } | { kind: 'back' } | { kind: 'say'; message: string };
 
 export interface StudyContext {
 	cells: readonly CellState[];
@@ -30,7 +31,14 @@ export interface StudyContext {
 	page: number;
 }
 
-export const initialStudyUi = (): StudyUi => ({ mode: 'table', cursor: 0, helpScroll: 0, watching: null, message: null, quitting: false });
+export const initialStudyUi = (): StudyUi => ({
+	mode: 'table',
+	cursor: 0,
+	helpScroll: 0,
+	watching: null,
+	message: null,
+	quitting: false,
+});
 
 export function studyScreen(ui: StudyUi): Screen {
 	return ui.mode === 'help' ? 'help' : 'study';
@@ -44,7 +52,8 @@ export function studyReduce(ui: StudyUi, msg: StudyMsg, ctx: StudyContext): Resu
 	if (msg.kind === 'back') return none({ ...ui, watching: null });
 	if (ui.quitting) return none(ui);
 	const action = actionFor(studyScreen(ui), msg.press);
-	if (action === 'quit') return { state: { ...ui, quitting: true, message: null }, effects: [{ kind: 'quit' }] };
+	if (action === 'quit')
+		return { state: { ...ui, quitting: true, message: null }, effects: [{ kind: 'quit' }] };
 	const next: StudyUi = { ...ui, message: null };
 	if (ui.mode === 'help') {
 		const scroll = helpScroll(ui.helpScroll, action, ctx.page);
@@ -67,7 +76,12 @@ export function studyReduce(ui: StudyUi, msg: StudyMsg, ctx: StudyContext): Resu
 			const cell = ctx.cells[Math.min(ui.cursor, last)];
 			if (!cell) return none(next);
 			if (cell.status !== 'running') {
-				return none({ ...next, message: clean(`${cell.key} is ${CELL_STATUS[cell.status].word}: only a running cell's run can be watched (its session: ${cell.session})`) });
+				return none({
+					...next,
+					message: clean(
+						`${cell.key} is ${CELL_STATUS[cell.status].word}: only a running cell's run can be watched (its session: ${cell.session})`,
+					),
+				});
 			}
 			return { state: { ...next, watching: cell.key }, effects: [{ kind: 'watch', key: cell.key }] };
 		}

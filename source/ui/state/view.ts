@@ -144,7 +144,20 @@ function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState
 	switch (event.type) {
 		case 'run-started': {
 			const synced = ctx.run ? nodesOf(ctx.run, state.nodes) : { nodes: state.nodes, order: state.order };
-			return { ...s, ...synced, active: true, outcome: 'running', planned: event.planned, callsAtStart: event.done, startedAt: ctx.now, endedAt: null, pausedAt: state.gate === 'paused' ? ctx.now : null, pausedMs: 0, error: null, live: {} };
+			return {
+				...s,
+				...synced,
+				active: true,
+				outcome: 'running',
+				planned: event.planned,
+				callsAtStart: event.done,
+				startedAt: ctx.now,
+				endedAt: null,
+				pausedAt: state.gate === 'paused' ? ctx.now : null,
+				pausedMs: 0,
+				error: null,
+				live: {},
+			};
 		}
 		case 'node-planned': {
 			const nodes = { ...state.nodes };
@@ -180,23 +193,42 @@ function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState
 			};
 		case 'delta': {
 			const prev = state.live[event.node];
-			const live = prev && prev.attempt === event.attempt ? prev : { attempt: event.attempt, text: '', chars: 0 };
+			const live =
+				prev && prev.attempt === event.attempt ? prev : { attempt: event.attempt, text: '', chars: 0 };
 			const text = live.text + event.text;
 			return {
 				...s,
-				live: { ...state.live, [event.node]: { attempt: event.attempt, text: text.length > LIVE_LIMIT ? text.slice(text.length - LIVE_LIMIT) : text, chars: live.chars + event.text.length } },
+				live: {
+					...state.live,
+					[event.node]: {
+						attempt: event.attempt,
+						text: text.length > LIVE_LIMIT ? text.slice(text.length - LIVE_LIMIT) : text,
+						chars: live.chars + event.text.length,
+					},
+				},
 			};
 		}
 		case 'retry': {
 			// What streamed for the attempt is void: the screen starts the attempt's text afresh.
 			const live = { ...state.live };
 			delete live[event.node];
-			return { ...s, live, log: addLog(state, 'warn', `${named(state, event.node)}: retrying, attempt ${event.attempt + 1} (${event.reason})`) };
+			return {
+				...s,
+				live,
+				log: addLog(
+					state,
+					'warn',
+					`${named(state, event.node)}: retrying, attempt ${event.attempt + 1} (${event.reason})`,
+				),
+			};
 		}
 		case 'usage': {
 			const node = state.nodes[event.node];
 			// A failed attempt is billed but is no call the node made.
-			const calls = node && event.failed === undefined ? patch(state.nodes, event.node, { calls: node.calls + 1 }) : state.nodes;
+			const calls =
+				node && event.failed === undefined
+					? patch(state.nodes, event.node, { calls: node.calls + 1 })
+					: state.nodes;
 			return { ...s, totals: event.totals, nodes: calls };
 		}
 		case 'node-finished': {
@@ -206,13 +238,26 @@ function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState
 			return {
 				...s,
 				live,
-				nodes: patch(state.nodes, event.node, { status: 'done', words: event.words, tokens: event.tokens, calls: event.attempts, overBudget: event.overBudget, versions: (node?.versions ?? 0) + 1, active: node?.versions ?? 0 }),
+				nodes: patch(state.nodes, event.node, {
+					status: 'done',
+					words: event.words,
+					tokens: event.tokens,
+					calls: event.attempts,
+					overBudget: event.overBudget,
+					versions: (node?.versions ?? 0) + 1,
+					active: node?.versions ?? 0,
+				}),
 			};
 		}
 		case 'node-failed': {
 			const live = { ...state.live };
 			delete live[event.node];
-			return { ...s, live, nodes: patch(state.nodes, event.node, { status: 'failed', error: event.error }), log: addLog(state, 'error', `${named(state, event.node)} failed: ${event.error}`) };
+			return {
+				...s,
+				live,
+				nodes: patch(state.nodes, event.node, { status: 'failed', error: event.error }),
+				log: addLog(state, 'error', `${named(state, event.node)} failed: ${event.error}`),
+			};
 		}
 		case 'node-stale': {
 			let nodes = state.nodes;
@@ -222,19 +267,43 @@ function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState
 			return { ...s, ...synced, root: ctx.run ? ctx.run.root : null, planned: event.planned };
 		}
 		case 'rate-limit':
-			return { ...s, rateLimit: { wait: event.wait, answered: event.answered, asked: event.asked, limits: event.limits } };
+			return {
+				...s,
+				rateLimit: { wait: event.wait, answered: event.answered, asked: event.asked, limits: event.limits },
+			};
 		case 'run-paused':
 			return { ...s, gate: 'paused', pausedAt: state.pausedAt ?? ctx.now };
 		case 'run-resumed':
 			return { ...s, gate: event.stepping ? 'stepping' : 'running', ...resumedClock(state, ctx.now) };
 		case 'run-finished': {
-			const finals = event.status === 'done' && event.root ? [...state.finals, { seq: s.seq, root: event.root }] : state.finals;
+			const finals =
+				event.status === 'done' && event.root
+					? [...state.finals, { seq: s.seq, root: event.root }]
+					: state.finals;
 			const synced = ctx.run ? nodesOf(ctx.run, state.nodes) : { nodes: state.nodes, order: state.order };
-			const log = event.status === 'failed' && event.error ? addLog(state, 'error', `run failed: ${event.error}`) : state.log;
+			const log =
+				event.status === 'failed' && event.error
+					? addLog(state, 'error', `run failed: ${event.error}`)
+					: state.log;
 			// A finished run made every call it needed: what was an estimate is now the count.
 			const planned = event.status === 'done' ? event.totals.calls : state.planned;
 			const rateLimit = state.rateLimit && { ...state.rateLimit, wait: null };
-			return { ...s, ...synced, active: false, outcome: event.status, root: event.root, error: event.error, totals: event.totals, planned, endedAt: ctx.now, ...resumedClock(state, ctx.now), live: {}, finals, log, rateLimit };
+			return {
+				...s,
+				...synced,
+				active: false,
+				outcome: event.status,
+				root: event.root,
+				error: event.error,
+				totals: event.totals,
+				planned,
+				endedAt: ctx.now,
+				...resumedClock(state, ctx.now),
+				live: {},
+				finals,
+				log,
+				rateLimit,
+			};
 		}
 		default:
 			// Edits, new active versions and re-plans (node-edited, node-active, node-superseded and
@@ -249,7 +318,8 @@ export function phaseOf(state: ViewState): Phase {
 	if (state.active) return state.gate;
 	// A finished run whose nodes went stale (an edit) is done no more until it is run again.
 	if (state.outcome === 'done' && state.root === null) return 'idle';
-	if (state.outcome === 'done' || state.outcome === 'failed' || state.outcome === 'cancelled') return state.outcome;
+	if (state.outcome === 'done' || state.outcome === 'failed' || state.outcome === 'cancelled')
+		return state.outcome;
 	return 'idle';
 }
 
@@ -266,7 +336,8 @@ export function chunksRead(state: ViewState): number {
 		const n = state.nodes[id]!;
 		if (n.status !== 'done' && n.status !== 'stale') continue;
 		if (state.method === 'hier' && n.kind === 'summarize' && n.level === 0) read.add(n.index);
-		if (state.method === 'inc' && (n.kind === 'summarize' || n.kind === 'update') && n.step !== null) read.add(n.step);
+		if (state.method === 'inc' && (n.kind === 'summarize' || n.kind === 'update') && n.step !== null)
+			read.add(n.step);
 	}
 	return read.size;
 }
@@ -295,7 +366,10 @@ export function etaSeconds(state: ViewState, now: number): number | null {
 
 /** The calls in progress after `event`: a call starts with its node and ends with its answer or its node. */
 function callingOf(state: ViewState, event: EngineEvent): ViewState {
-	const without = (ids: readonly NodeRef[]) => ({ ...state, calling: state.calling.filter((id) => !ids.includes(id)) });
+	const without = (ids: readonly NodeRef[]) => ({
+		...state,
+		calling: state.calling.filter((id) => !ids.includes(id)),
+	});
 	switch (event.type) {
 		case 'run-started':
 		case 'run-finished':
@@ -346,7 +420,13 @@ export function levelsOf(state: ViewState): { level: number; label: string; node
 		const key = n.kind === 'clean' ? 'clean' : levelLabel(n.level);
 		rows.set(key, [...(rows.get(key) ?? []), n]);
 	}
-	return [...rows].map(([label, nodes]) => ({ label, level: nodes[0]!.level, nodes: nodes.sort((a, b) => a.index - b.index) })).sort((a, b) => a.level - b.level || (a.label === 'clean' ? 1 : -1));
+	return [...rows]
+		.map(([label, nodes]) => ({
+			label,
+			level: nodes[0]!.level,
+			nodes: nodes.sort((a, b) => a.index - b.index),
+		}))
+		.sort((a, b) => a.level - b.level || (a.label === 'clean' ? 1 : -1));
 }
 
 /** Incremental steps in the order they were made: every update, compression and clean. */
@@ -363,7 +443,11 @@ function stepOf(method: Method, kind: NodeKind, index: number): number | null {
 	return method === 'inc' && kind !== 'clean' ? index : null;
 }
 
-function patch(nodes: Readonly<Record<NodeRef, NodeView>>, id: NodeRef, fields: Partial<NodeView>): Readonly<Record<NodeRef, NodeView>> {
+function patch(
+	nodes: Readonly<Record<NodeRef, NodeView>>,
+	id: NodeRef,
+	fields: Partial<NodeView>,
+): Readonly<Record<NodeRef, NodeView>> {
 	const node = nodes[id];
 	if (!node) return nodes;
 	return { ...nodes, [id]: { ...node, ...fields } };
@@ -384,7 +468,10 @@ function addLog(state: ViewState, level: LogLine['level'], text: string): readon
  * Node views read from the run. Views whose active version did not change keep their measured
  * words and tokens, so re-reading a long run does not re-tokenize every summary.
  */
-function nodesOf(run: Run, previous: Readonly<Record<NodeRef, NodeView>>): { nodes: Record<NodeRef, NodeView>; order: NodeRef[] } {
+function nodesOf(
+	run: Run,
+	previous: Readonly<Record<NodeRef, NodeView>>,
+): { nodes: Record<NodeRef, NodeView>; order: NodeRef[] } {
 	const nodes: Record<NodeRef, NodeView> = {};
 	const order: NodeRef[] = [];
 	for (const n of run.nodes) {
@@ -396,7 +483,12 @@ function nodesOf(run: Run, previous: Readonly<Record<NodeRef, NodeView>>): { nod
 
 function viewOf(run: Run, n: Node, prev: NodeView | undefined): NodeView {
 	const version = n.active === null ? null : (n.versions[n.active] ?? null);
-	const same = prev && prev.versions === n.versions.length && prev.active === n.active && prev.words !== null && version !== null;
+	const same =
+		prev &&
+		prev.versions === n.versions.length &&
+		prev.active === n.active &&
+		prev.words !== null &&
+		version !== null;
 	// The engine marks a node running before the gate admits its call; until node-started is
 	// reported it is waiting (for example while the run is paused), not running.
 	const running = n.status === 'running' && prev?.status === 'running';

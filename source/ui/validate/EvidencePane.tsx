@@ -12,13 +12,22 @@ export interface Evidence {
  * The evidence slot: passages of the book for the sentence being judged, each with where it is,
  * cut to `rows` lines. Draws nothing when there is no evidence (none retrieved, or no retriever).
  */
-export function EvidencePane({ evidence, rows, width }: { evidence?: { text: string; where: string }[]; rows: number; width: number }) {
+export function EvidencePane({
+	evidence,
+	rows,
+	width,
+}: {
+	evidence?: { text: string; where: string }[];
+	rows: number;
+	width: number;
+}) {
 	const theme = useTheme();
 	if (!evidence || evidence.length === 0 || rows <= 0) return null;
 	const lines: { text: string; muted: boolean }[] = [{ text: 'evidence from the book:', muted: true }];
 	for (const e of evidence) {
 		lines.push({ text: clean(e.where), muted: true });
-		for (const l of wrap(clean(e.text), Math.max(10, width - 2))) lines.push({ text: `  ${l}`, muted: false });
+		for (const l of wrap(clean(e.text), Math.max(10, width - 2)))
+			lines.push({ text: `  ${l}`, muted: false });
 	}
 	const kept = lines.slice(0, rows);
 	return (

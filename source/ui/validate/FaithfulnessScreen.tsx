@@ -1,7 +1,13 @@
 import { Box, Text, useApp } from 'ink';
 import { useRef, useSyncExternalStore } from 'react';
 import type { ScoredSummary } from '../../domain.ts';
-import { FAITH_WORD, faithVerdictOn, faithVerdictsOf, firstUnjudgedUnit, type FaithUnit } from '../../score/faithfulness.ts';
+import {
+	FAITH_WORD,
+	faithVerdictOn,
+	faithVerdictsOf,
+	firstUnjudgedUnit,
+	type FaithUnit,
+} from '../../score/faithfulness.ts';
 import type { FaithfulnessStore } from '../../store/faithfulness-store.ts';
 import { sentenceSpans, type Span } from '../../text/sentences.ts';
 import { Footer } from '../components/Footer.tsx';
@@ -12,10 +18,15 @@ import { useKeys } from '../keys/KeysProvider.tsx';
 import { highlightLines } from '../styled-lines.ts';
 import { clean, truncate, windowOf } from '../text.ts';
 import { useTheme } from '../theme.ts';
-import { faithReducer, faithScreenOf, initialFaith, type FaithContext, type FaithEffect } from './faith-ui.ts';
+import {
+	faithReducer,
+	faithScreenOf,
+	initialFaith,
+	type FaithContext,
+	type FaithEffect,
+} from './faith-ui.ts';
 import { EvidencePane, type Evidence } from './EvidencePane.tsx';
 import { FieldLine } from './ValidateScreen.tsx';
-
 
 const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -25,7 +36,21 @@ const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as co
  * from the book are shown. `evidenceFor` is how the provenance module plugs in; without it the slot
  * draws nothing. Every key goes through the keymap into one reducer (faith-ui.ts).
  */
-export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBack, onQuit }: { store: FaithfulnessStore; title: string; evidenceFor?: (unit: FaithUnit) => readonly Evidence[]; reportHint?: string; onBack?: () => void; onQuit?: () => void }) {
+export function FaithfulnessScreen({
+	store,
+	title,
+	evidenceFor,
+	reportHint,
+	onBack,
+	onQuit,
+}: {
+	store: FaithfulnessStore;
+	title: string;
+	evidenceFor?: (unit: FaithUnit) => readonly Evidence[];
+	reportHint?: string;
+	onBack?: () => void;
+	onQuit?: () => void;
+}) {
 	useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
@@ -41,10 +66,12 @@ export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBa
 
 	const context = (): FaithContext => {
 		const mine = faithVerdictsOf(store.verdicts, store.validator);
-		const verdicts = new Map(units.flatMap((u, i) => {
-			const v = faithVerdictOn(mine, u);
-			return v ? [[i, v] as const] : [];
-		}));
+		const verdicts = new Map(
+			units.flatMap((u, i) => {
+				const v = faithVerdictOn(mine, u);
+				return v ? [[i, v] as const] : [];
+			}),
+		);
 		let latest: number | null = null;
 		const all = store.verdicts;
 		for (let i = all.length - 1; i >= 0 && latest === null; i--) {
@@ -56,11 +83,16 @@ export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBa
 		return { units, verdicts, latest, page: Math.max(1, rows - 3) };
 	};
 
-	const [ui, dispatch, read] = useReducerWithEffects(faithReducer, () => initialFaith(firstUnjudgedUnit(units, store.verdicts, store.validator)), (effect: FaithEffect) => perform(effect));
+	const [ui, dispatch, read] = useReducerWithEffects(
+		faithReducer,
+		() => initialFaith(firstUnjudgedUnit(units, store.verdicts, store.validator)),
+		(effect: FaithEffect) => perform(effect),
+	);
 	const report = (work: Promise<unknown>, done: (value: unknown) => string) =>
 		work.then(
 			(value) => dispatch({ type: 'done', message: done(value) }),
-			(error: unknown) => dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
+			(error: unknown) =>
+				dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
 		);
 	const quit = () => (onQuit ? onQuit() : exit());
 	const finished = `every sentence${store.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
@@ -72,7 +104,9 @@ export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBa
 		switch (effect.kind) {
 			case 'mark':
 				// Checked once the verdict is saved, so quick presses still end on the walk's last word.
-				return void report(store.mark(units[effect.unit]!, effect.label, effect.note), () => (allJudged() ? `${effect.done} · ${finished}` : effect.done));
+				return void report(store.mark(units[effect.unit]!, effect.label, effect.note), () =>
+					allJudged() ? `${effect.done} · ${finished}` : effect.done,
+				);
 			case 'undo':
 				return void report(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'));
 			case 'quit':
@@ -86,7 +120,8 @@ export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBa
 		dispatch({ type: 'key', action: actionFor(faithScreenOf(read().overlay), press), press, ctx: context() });
 	});
 
-	if (ui.overlay.kind === 'help') return <Help screen="faith" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
+	if (ui.overlay.kind === 'help')
+		return <Help screen="faith" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
 	const width = Math.max(20, columns - 2);
 	if (units.length === 0) {
 		return (
@@ -112,7 +147,8 @@ export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBa
 	const evidence = evidenceFor?.(unit);
 	// Evidence gets up to a third of the terminal; the summary pane takes what is left.
 	const evidenceRows = evidence && evidence.length > 0 ? Math.max(3, Math.floor(rows / 3)) : 0;
-	const fixed = 1 + 1 + 1 + 1 + (ui.overlay.kind === 'note' ? 3 : 0) + (ui.message ? 1 : 0) + 1 + evidenceRows;
+	const fixed =
+		1 + 1 + 1 + 1 + (ui.overlay.kind === 'note' ? 3 : 0) + (ui.message ? 1 : 0) + 1 + evidenceRows;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 	const span = sentencesOf(unit.summary)[unit.sentence];
 	const { lines, firstMarked } = highlightLines(summary?.text ?? '', span ? [span] : [], width - 3);
@@ -124,19 +160,42 @@ export function FaithfulnessScreen({ store, title, evidenceFor, reportHint, onBa
 				{truncate(`Faithfulness · ${clean(title)} · validator ${clean(store.validator)}`, width)}
 			</Text>
 			<Text wrap="truncate" color={theme.color('accent')}>
-				{truncate(`judged ${judged}/${units.length} · faithful ${decided === 0 ? '—' : `${((100 * tally.faithful) / decided).toFixed(1)}%`} (${tally.faithful} faithful, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`, width)}
+				{truncate(
+					`judged ${judged}/${units.length} · faithful ${decided === 0 ? '—' : `${((100 * tally.faithful) / decided).toFixed(1)}%`} (${tally.faithful} faithful, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
+					width,
+				)}
 			</Text>
 			<Box flexDirection="column" borderStyle="single" paddingX={1} height={paneHeight + 2}>
 				{shown.lines.map((line, i) => (
 					<Text key={i} wrap="truncate">
 						{line.some((p) => p.style !== null) ? '▌' : ' '}
-						{line.map((p, k) => (p.style !== null ? <Text key={k} inverse>{p.text}</Text> : <Text key={k}>{p.text}</Text>))}
+						{line.map((p, k) =>
+							p.style !== null ? (
+								<Text key={k} inverse>
+									{p.text}
+								</Text>
+							) : (
+								<Text key={k}>{p.text}</Text>
+							),
+						)}
 					</Text>
 				))}
 			</Box>
-			<Text wrap="truncate">{truncate(store.partial ? `sentence ${index + 1} of ${units.length} in your sample · sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary · ${clean(summary?.book ?? '')}` : `sentence ${index + 1}/${units.length} · ${clean(summary?.book ?? '')}`, width)}</Text>
+			<Text wrap="truncate">
+				{truncate(
+					store.partial
+						? `sentence ${index + 1} of ${units.length} in your sample · sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary · ${clean(summary?.book ?? '')}`
+						: `sentence ${index + 1}/${units.length} · ${clean(summary?.book ?? '')}`,
+					width,
+				)}
+			</Text>
 			<Text wrap="truncate" color={verdict ? theme.color(LABEL_TONE[verdict.label]) : theme.color('muted')}>
-				{truncate(verdict ? `your verdict: ${FAITH_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}` : 'not judged yet', width)}
+				{truncate(
+					verdict
+						? `your verdict: ${FAITH_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}`
+						: 'not judged yet',
+					width,
+				)}
 			</Text>
 			<EvidencePane evidence={evidence ? [...evidence] : undefined} rows={evidenceRows} width={width} />
 			{ui.overlay.kind === 'note' ? (

@@ -4,7 +4,14 @@ import type { Annotation, ErrorType, ScoredSummary, Span } from '../../domain.ts
 import { seededRandom } from '../../score/bootstrap.ts';
 import { LABELS } from '../../score/labels.ts';
 import { precisionBySource } from '../../score/precision.ts';
-import { firstUnjudged, isBlind, PARTIAL_REASONS, verdictsOf, walkProgress, type SourceProgress } from '../../score/validation.ts';
+import {
+	firstUnjudged,
+	isBlind,
+	PARTIAL_REASONS,
+	verdictsOf,
+	walkProgress,
+	type SourceProgress,
+} from '../../score/validation.ts';
 import type { ValidationStore } from '../../store/validation-store.ts';
 import { sentenceSpans } from '../../text/sentences.ts';
 import { Footer } from '../components/Footer.tsx';
@@ -19,7 +26,16 @@ import { spanOf, type Adding } from './adding.ts';
 import { EvidencePane, type Evidence } from './EvidencePane.tsx';
 import { fieldWindow, type Field } from './field.ts';
 import { RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
-import { initialWalk, screenOf, undoneMessage, VERDICT_WORD, walkReducer, type Overlay, type WalkContext, type WalkEffect } from './walk-ui.ts';
+import {
+	initialWalk,
+	screenOf,
+	undoneMessage,
+	VERDICT_WORD,
+	walkReducer,
+	type Overlay,
+	type WalkContext,
+	type WalkEffect,
+} from './walk-ui.ts';
 import { commandLine } from '../../program.ts';
 
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
@@ -31,7 +47,19 @@ const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}
  * into one reducer (walk-ui.ts); its effects are verdicts and annotations the store saves the
  * moment they are given. This screen reads the store and lays the walk out to fit the terminal.
  */
-export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { store: ValidationStore; title: string; evidenceFor?: (unit: { summary: ScoredSummary['id']; sentence: number }) => readonly Evidence[]; onBack?: () => void; onQuit?: () => void }) {
+export function ValidateScreen({
+	store,
+	title,
+	evidenceFor,
+	onBack,
+	onQuit,
+}: {
+	store: ValidationStore;
+	title: string;
+	evidenceFor?: (unit: { summary: ScoredSummary['id']; sentence: number }) => readonly Evidence[];
+	onBack?: () => void;
+	onQuit?: () => void;
+}) {
 	const version = useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
@@ -51,32 +79,60 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	const context = (): WalkContext => {
 		const judgments = store.judgments;
 		let latest: Annotation['id'] | null = null;
-		for (let i = judgments.length - 1; i >= 0 && latest === null; i--) if (judgments[i]!.validator === store.validator) latest = judgments[i]!.annotation;
-		return { items, verdicts: verdictsOf(judgments, store.validator), latest, sentences: (id) => sentencesOf(id).length, page: Math.max(1, rows - 3) };
+		for (let i = judgments.length - 1; i >= 0 && latest === null; i--)
+			if (judgments[i]!.validator === store.validator) latest = judgments[i]!.annotation;
+		return {
+			items,
+			verdicts: verdictsOf(judgments, store.validator),
+			latest,
+			sentences: (id) => sentencesOf(id).length,
+			page: Math.max(1, rows - 3),
+		};
 	};
 	const hidden = () => blind && items.some((a) => !verdictsOf(store.judgments, store.validator).has(a.id));
 
 	const quit = () => (onQuit ? onQuit() : exit());
-	const [ui, dispatch, read] = useReducerWithEffects(walkReducer, () => initialWalk(firstUnjudged(items, store.judgments, store.validator)), (effect: WalkEffect) => perform(effect));
+	const [ui, dispatch, read] = useReducerWithEffects(
+		walkReducer,
+		() => initialWalk(firstUnjudged(items, store.judgments, store.validator)),
+		(effect: WalkEffect) => perform(effect),
+	);
 	const report = <T,>(work: Promise<T>, done: (value: T) => string) =>
 		work.then(
 			(value) => dispatch({ type: 'done', message: done(value) }),
-			(error: unknown) => dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
+			(error: unknown) =>
+				dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
 		);
 
 	function perform(effect: WalkEffect): void {
 		switch (effect.kind) {
 			case 'judge':
-				return void report(store.judge(effect.annotation, effect.verdict, effect.reasons, effect.note), () => effect.done);
+				return void report(
+					store.judge(effect.annotation, effect.verdict, effect.reasons, effect.note),
+					() => effect.done,
+				);
 			case 'undo':
-				return void report(store.undo(), (undone) => undoneMessage(undone, items, verdictsOf(store.judgments, store.validator)));
+				return void report(store.undo(), (undone) =>
+					undoneMessage(undone, items, verdictsOf(store.judgments, store.validator)),
+				);
 			case 'annotate': {
 				const text = store.summaries.get(effect.summary)?.text ?? '';
-				const spans = effect.ranges.map((r, i) => spanOf(text, sentencesOf(effect.summary), r, effect.trims[i]!));
-				return void report(store.annotate(effect.summary, spans, effect.questions, effect.types), () => `added your annotation (${spans.length === 2 ? 'relation' : 'single span'})`);
+				const spans = effect.ranges.map((r, i) =>
+					spanOf(text, sentencesOf(effect.summary), r, effect.trims[i]!),
+				);
+				return void report(
+					store.annotate(effect.summary, spans, effect.questions, effect.types),
+					() => `added your annotation (${spans.length === 2 ? 'relation' : 'single span'})`,
+				);
 			}
 			case 'results': {
-				const input = { session: store.session, items, validator: store.validator, seed: store.walk.seed, sealed: hidden() };
+				const input = {
+					session: store.session,
+					items,
+					validator: store.validator,
+					seed: store.walk.seed,
+					sealed: hidden(),
+				};
 				// After this frame ("computing…") is drawn: the bootstrap takes a moment on a large session.
 				setImmediate(() => dispatch({ type: 'results', results: walkResults(input) }));
 				return;
@@ -101,15 +157,33 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	const progress = walkProgress(items, judgments, store.validator);
 	// The sample's running estimate: once per saved verdict, not per frame. A blind walk shows none
 	// (judged/total only, as documented): a running agreement rate could anchor the verdicts to come.
-	const estimate = useMemo(() => (store.walk.mode === 'sample' ? runningEstimate(store) : null), [version, store]);
+	const estimate = useMemo(
+		() => (store.walk.mode === 'sample' ? runningEstimate(store) : null),
+		[version, store],
+	);
 
-	if (ui.overlay.kind === 'help') return <Help screen="validate" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
-	if (ui.overlay.kind === 'results') return <ResultsView title={title} results={ui.overlay.results} scroll={ui.overlay.scroll} rows={rows} columns={columns} />;
+	if (ui.overlay.kind === 'help')
+		return (
+			<Help screen="validate" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />
+		);
+	if (ui.overlay.kind === 'results')
+		return (
+			<ResultsView
+				title={title}
+				results={ui.overlay.results}
+				scroll={ui.overlay.scroll}
+				rows={rows}
+				columns={columns}
+			/>
+		);
 
 	if (items.length === 0) {
 		return (
 			<Box flexDirection="column">
-				<Text>{clean(title)}: nothing to validate in this walk ({store.walk.mode}). Import or make annotations first ({commandLine('import')} / {commandLine('score')}).</Text>
+				<Text>
+					{clean(title)}: nothing to validate in this walk ({store.walk.mode}). Import or make annotations
+					first ({commandLine('import')} / {commandLine('score')}).
+				</Text>
 				<Text color={theme.color('muted')}>q quit</Text>
 			</Box>
 		);
@@ -128,16 +202,35 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 	const questions = cutLines(wrap(`Questions: ${clean(current.questions)}`, width), questionRows, width);
 	const overlayRows = overlayHeight(ui.overlay, width);
 	// The book's passages for the (first) sentence the annotation is about, while no dialog is open.
-	const sentence = current.sentence ?? Math.max(0, sentences.findIndex((s) => s.end > (current.spans[0]?.start ?? 0)));
-	const evidence = evidenceFor && ui.overlay.kind === 'none' ? evidenceFor({ summary: current.summary, sentence }) : [];
+	const sentence =
+		current.sentence ??
+		Math.max(
+			0,
+			sentences.findIndex((s) => s.end > (current.spans[0]?.start ?? 0)),
+		);
+	const evidence =
+		evidenceFor && ui.overlay.kind === 'none' ? evidenceFor({ summary: current.summary, sentence }) : [];
 	const evidenceRows = evidence.length === 0 ? 0 : rows >= 30 ? 8 : rows >= 24 ? 4 : 0;
 	// A message (a save that failed says why and what to do) wraps onto a few rows instead of being cut.
 	const message = ui.message ? cutLines(wrap(clean(ui.message), width), 3, width) : [];
-	const fixed = 1 + 1 + (estimate ? 1 : 0) + 1 + questions.length + (hideSource ? 0 : 1) + 1 + overlayRows + evidenceRows + message.length + 1;
+	const fixed =
+		1 +
+		1 +
+		(estimate ? 1 : 0) +
+		1 +
+		questions.length +
+		(hideSource ? 0 : 1) +
+		1 +
+		overlayRows +
+		evidenceRows +
+		message.length +
+		1;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 
 	const addingSpans: Span[] | null =
-		ui.overlay.kind === 'adding' && summary ? ui.overlay.ranges.map((r, i) => spanOf(summary.text, sentences, r, (ui.overlay as Adding).trims[i]!)) : null;
+		ui.overlay.kind === 'adding' && summary
+			? ui.overlay.ranges.map((r, i) => spanOf(summary.text, sentences, r, (ui.overlay as Adding).trims[i]!))
+			: null;
 	const { lines, firstMarked } = highlightLines(summary?.text ?? '', addingSpans ?? current.spans, width - 3);
 	const shown = windowOf(lines, paneHeight, Math.max(0, (firstMarked ?? 0) - Math.floor(paneHeight / 3)));
 
@@ -147,13 +240,25 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 				{headerLine(title, store.walk.mode, blind, store.validator, width)}
 			</Text>
 			<ProgressLine progress={progress} hide={hideSource} width={width} />
-			{estimate ? <Text wrap="truncate">{truncate(`estimate from the sample (95% interval over books): ${estimate}`, width)}</Text> : null}
+			{estimate ? (
+				<Text wrap="truncate">
+					{truncate(`estimate from the sample (95% interval over books): ${estimate}`, width)}
+				</Text>
+			) : null}
 			<Box flexDirection="column" borderStyle="single" paddingX={1} height={paneHeight + 2}>
 				{shown.lines.map((line, i) => (
 					// The gutter mark carries the highlight where styles are off (NO_COLOR, dumb terminals).
 					<Text key={i} wrap="truncate">
 						{line.some((p) => p.style !== null) ? '▌' : ' '}
-						{line.map((p, k) => (p.style !== null ? <Text key={k} inverse>{p.text}</Text> : <Text key={k}>{p.text}</Text>))}
+						{line.map((p, k) =>
+							p.style !== null ? (
+								<Text key={k} inverse>
+									{p.text}
+								</Text>
+							) : (
+								<Text key={k}>{p.text}</Text>
+							),
+						)}
 					</Text>
 				))}
 			</Box>
@@ -169,10 +274,19 @@ export function ValidateScreen({ store, title, evidenceFor, onBack, onQuit }: { 
 				</Text>
 			))}
 			{/* Hidden in a blind walk: the released human annotations have no types, the model's do. */}
-			{hideSource ? null : <Text wrap="truncate">{truncate(`Types: ${current.types.length ? current.types.join(', ') : '—'}`, width)}</Text>}
-			<Text wrap="truncate" color={judgment ? theme.color(VERDICT_TONE[judgment.verdict]) : theme.color('muted')}>
+			{hideSource ? null : (
+				<Text wrap="truncate">
+					{truncate(`Types: ${current.types.length ? current.types.join(', ') : '—'}`, width)}
+				</Text>
+			)}
+			<Text
+				wrap="truncate"
+				color={judgment ? theme.color(VERDICT_TONE[judgment.verdict]) : theme.color('muted')}
+			>
 				{truncate(
-					judgment ? `your verdict: ${VERDICT_WORD[judgment.verdict]}${judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : ''}${judgment.note ? ` · note: ${clean(judgment.note)}` : ''}` : 'not judged yet',
+					judgment
+						? `your verdict: ${VERDICT_WORD[judgment.verdict]}${judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : ''}${judgment.note ? ` · note: ${clean(judgment.note)}` : ''}`
+						: 'not judged yet',
 					width,
 				)}
 			</Text>
@@ -203,7 +317,11 @@ function overlayHeight(overlay: Overlay, width: number): number {
 		case 'note':
 			return 3;
 		case 'adding':
-			return overlay.step === 'types' ? 2 + 1 + Math.ceil(LABELS.length / typeColumns(width)) : overlay.step === 'questions' ? 4 : 3;
+			return overlay.step === 'types'
+				? 2 + 1 + Math.ceil(LABELS.length / typeColumns(width))
+				: overlay.step === 'questions'
+					? 4
+					: 3;
 		default:
 			return 0;
 	}
@@ -221,11 +339,22 @@ function runningEstimate(store: ValidationStore): string {
 	if (judged.length === 0) return 'sample: no verdicts yet';
 	const by = precisionBySource(judged, { random: seededRandom(store.walk.seed), resamples: RESAMPLES });
 	return [...by]
-		.map(([source, p]) => `${source} ${(100 * p.precision).toFixed(1)}% [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged}`)
+		.map(
+			([source, p]) =>
+				`${source} ${(100 * p.precision).toFixed(1)}% [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged}`,
+		)
 		.join('   ');
 }
 
-function ProgressLine({ progress, hide, width }: { progress: Record<'model' | 'human', SourceProgress>; hide: boolean; width: number }) {
+function ProgressLine({
+	progress,
+	hide,
+	width,
+}: {
+	progress: Record<'model' | 'human', SourceProgress>;
+	hide: boolean;
+	width: number;
+}) {
 	const theme = useTheme();
 	let text: string;
 	if (hide) {
@@ -233,7 +362,10 @@ function ProgressLine({ progress, hide, width }: { progress: Record<'model' | 'h
 		const total = progress.model.total + progress.human.total;
 		text = `judged ${judged}/${total}`;
 	} else {
-		const part = (name: string, p: SourceProgress) => (p.total === 0 ? null : `${name} ${p.judged}/${p.total} · precision ${pct(p.precision)} · strict ${pct(p.strict)}`);
+		const part = (name: string, p: SourceProgress) =>
+			p.total === 0
+				? null
+				: `${name} ${p.judged}/${p.total} · precision ${pct(p.precision)} · strict ${pct(p.strict)}`;
 		text = [part('model', progress.model), part('human', progress.human)].filter(Boolean).join('   ');
 	}
 	return (
@@ -244,7 +376,19 @@ function ProgressLine({ progress, hide, width }: { progress: Record<'model' | 'h
 }
 
 /** The results (tab): computed once when opened; until then, a line saying so. */
-function ResultsView({ title, results, scroll, rows, columns }: { title: string; results: WalkResults | null; scroll: number; rows: number; columns: number }) {
+function ResultsView({
+	title,
+	results,
+	scroll,
+	rows,
+	columns,
+}: {
+	title: string;
+	results: WalkResults | null;
+	scroll: number;
+	rows: number;
+	columns: number;
+}) {
 	const theme = useTheme();
 	const lines = results ? resultsLines(clean(title), results, columns - 2) : ['computing the results…'];
 	const shown = windowOf(lines, Math.max(3, rows - 2), scroll);
@@ -270,7 +414,10 @@ function OverlayView({ overlay, width }: { overlay: Overlay; width: number }) {
 						Partially agree: which standards do the questions fail?
 					</Text>
 					{PARTIAL_REASONS.map((r, i) => (
-						<Text key={r} wrap="truncate">{`${overlay.chosen.includes(r) ? '[x]' : '[ ]'} ${i + 1}. ${r}`}</Text>
+						<Text
+							key={r}
+							wrap="truncate"
+						>{`${overlay.chosen.includes(r) ? '[x]' : '[ ]'} ${i + 1}. ${r}`}</Text>
 					))}
 				</Box>
 			);
@@ -301,14 +448,20 @@ export function FieldLine({ label, field, width }: { label: string; field: Field
 }
 
 function AddingView({ adding, width }: { adding: Adding; width: number }) {
-	const describe = adding.ranges.map(([a, b]) => (a === b ? `sentence ${a + 1}` : `sentences ${a + 1}–${b + 1}`)).join(' + ');
+	const describe = adding.ranges
+		.map(([a, b]) => (a === b ? `sentence ${a + 1}` : `sentences ${a + 1}–${b + 1}`))
+		.join(' + ');
 	const title = `your annotation: ${describe}${adding.ranges.length === 2 ? ' (relation)' : ''}`;
 	const columns = typeColumns(width);
 	const cell = Math.floor(width / columns);
 	const typeRows = Array.from({ length: Math.ceil(LABELS.length / columns) }, (_, row) =>
 		Array.from({ length: columns }, (_, c) => row + c * Math.ceil(LABELS.length / columns))
 			.filter((i) => i < LABELS.length)
-			.map((i) => `${adding.types.includes(LABELS[i] as ErrorType) ? '[x]' : '[ ]'} ${i + 1}. ${LABELS[i]}`.padEnd(cell))
+			.map((i) =>
+				`${adding.types.includes(LABELS[i] as ErrorType) ? '[x]' : '[ ]'} ${i + 1}. ${LABELS[i]}`.padEnd(
+					cell,
+				),
+			)
 			.join('')
 			.trimEnd(),
 	);
@@ -317,7 +470,9 @@ function AddingView({ adding, width }: { adding: Adding; width: number }) {
 			<Text bold wrap="truncate">
 				{adding.step === 'types' ? `${title} · error types:` : title}
 			</Text>
-			{adding.step === 'questions' ? <FieldLine label="questions: " field={adding.questions} width={width} /> : null}
+			{adding.step === 'questions' ? (
+				<FieldLine label="questions: " field={adding.questions} width={width} />
+			) : null}
 			{adding.step === 'types'
 				? typeRows.map((line, i) => (
 						<Text key={i} wrap="truncate">

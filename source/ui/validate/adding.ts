@@ -24,7 +24,15 @@ export interface Adding {
 
 /** Picking starts on the sentence of the annotation being looked at. */
 export function startAdding(sentence: number, linking: boolean): Adding {
-	return { kind: 'adding', step: 'span', ranges: [[sentence, sentence]], trims: [[0, 0]], linking, questions: fieldOf(''), types: [] };
+	return {
+		kind: 'adding',
+		step: 'span',
+		ranges: [[sentence, sentence]],
+		trims: [[0, 0]],
+		linking,
+		questions: fieldOf(''),
+		types: [],
+	};
 }
 
 /** What an action does: the next state, null when cancelled, 'save' when it is complete. */
@@ -39,7 +47,9 @@ export function spanAction(state: Adding, action: Action | null, sentences: numb
 	const current = ranges[ranges.length - 1]!;
 	const trim = trims[trims.length - 1]!;
 	// Moving or resizing the range starts again from whole sentences.
-	const whole = (): AddingResult => ({ adding: { ...state, ranges, trims: trims.map((t, i) => (i === trims.length - 1 ? [0, 0] : t)) } });
+	const whole = (): AddingResult => ({
+		adding: { ...state, ranges, trims: trims.map((t, i) => (i === trims.length - 1 ? [0, 0] : t)) },
+	});
 	switch (action) {
 		case 'trimStart':
 			trim[0] += 1;
@@ -70,7 +80,9 @@ export function spanAction(state: Adding, action: Action | null, sentences: numb
 		case 'link': {
 			if (ranges.length > 1) return { adding: state, message: 'a relation links two spans, not more' };
 			const next = Math.min(last, current[1] + 1);
-			return { adding: { ...state, ranges: [...ranges, [next, next]], trims: [...trims, [0, 0]], linking: true } };
+			return {
+				adding: { ...state, ranges: [...ranges, [next, next]], trims: [...trims, [0, 0]], linking: true },
+			};
 		}
 		case 'confirm':
 			return { adding: { ...state, step: 'questions' } };
@@ -87,11 +99,14 @@ export function typesAction(state: Adding, action: Action | null, press: KeyPres
 		case 'toggle': {
 			const label = LABELS[Number(press.input) - 1];
 			if (!label) return { adding: state };
-			const types = state.types.includes(label) ? state.types.filter((t) => t !== label) : [...state.types, label];
+			const types = state.types.includes(label)
+				? state.types.filter((t) => t !== label)
+				: [...state.types, label];
 			return { adding: { ...state, types } };
 		}
 		case 'save':
-			if (state.types.length === 0) return { adding: state, message: 'tick at least one error type (1–8), or esc' };
+			if (state.types.length === 0)
+				return { adding: state, message: 'tick at least one error type (1–8), or esc' };
 			return { adding: state, save: true };
 		default:
 			return { adding: state };
@@ -102,10 +117,18 @@ export function typesAction(state: Adding, action: Action | null, press: KeyPres
  * The character span of sentences `range` of `text`, less `trim` words at each end; at least one
  * word always stays, so trimming too far keeps the last word standing rather than an empty span.
  */
-export function spanOf(text: string, sentences: readonly { start: number; end: number }[], range: readonly [number, number], trim: readonly [number, number]): { start: number; end: number } {
+export function spanOf(
+	text: string,
+	sentences: readonly { start: number; end: number }[],
+	range: readonly [number, number],
+	trim: readonly [number, number],
+): { start: number; end: number } {
 	const from = sentences[range[0]]!.start;
 	const to = sentences[range[1]]!.end;
-	const words = [...text.slice(from, to).matchAll(/\S+/gu)].map((m) => ({ start: from + m.index, end: from + m.index + m[0].length }));
+	const words = [...text.slice(from, to).matchAll(/\S+/gu)].map((m) => ({
+		start: from + m.index,
+		end: from + m.index + m[0].length,
+	}));
 	if (words.length === 0) return { start: from, end: to };
 	const first = Math.min(trim[0], words.length - 1);
 	const lastWord = Math.max(first, words.length - 1 - trim[1]);

@@ -10,7 +10,10 @@ import { fieldAction, fieldOf, type Field } from './field.ts';
  * and one line of feedback. Verdicts to save come out as effects, which the screen hands to the store.
  */
 
-export type FaithOverlay = { kind: 'none' } | { kind: 'note'; unit: number; field: Field; before: string } | { kind: 'help'; scroll: number };
+export type FaithOverlay =
+	| { kind: 'none' }
+	| { kind: 'note'; unit: number; field: Field; before: string }
+	| { kind: 'help'; scroll: number };
 
 export interface FaithUi {
 	index: number;
@@ -28,11 +31,21 @@ export interface FaithContext {
 	page: number;
 }
 
-export type FaithAction = { type: 'key'; action: Action | null; press: KeyPress; ctx: FaithContext } | { type: 'done'; message: string };
+export type FaithAction =
+	| { type: 'key'; action: Action | null; press: KeyPress; ctx: FaithContext }
+	| { type: 'done'; message: string };
 
-export type FaithEffect = { kind: 'mark'; unit: number; label: FaithLabel; note: string | null; done: string } | { kind: 'undo' } | { kind: 'quit' } | { kind: 'back' };
+export type FaithEffect =
+	| { kind: 'mark'; unit: number; label: FaithLabel; note: string | null; done: string }
+	| { kind: 'undo' }
+	| { kind: 'quit' }
+	| { kind: 'back' };
 
-const LABEL_OF: Partial<Record<Action, FaithLabel>> = { faithful: 'faithful', unfaithful: 'unfaithful', cantTell: 'unsure' };
+const LABEL_OF: Partial<Record<Action, FaithLabel>> = {
+	faithful: 'faithful',
+	unfaithful: 'unfaithful',
+	cantTell: 'unsure',
+};
 
 export function initialFaith(index: number): FaithUi {
 	return { index, overlay: { kind: 'none' }, message: null, quitting: false };
@@ -56,8 +69,19 @@ export function faithReducer(state: FaithUi, action: FaithAction): Result {
 	const close = (message: string | null = null): FaithUi => ({ ...now, overlay: { kind: 'none' }, message });
 	if (overlay.kind === 'help') {
 		if (action.action === 'help' || action.action === 'back') return stay(close());
-		if (action.action === 'up' || action.action === 'down') return stay({ ...now, overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action.action === 'up' ? -1 : 1)) } });
-		if (action.action === 'scrollUp' || action.action === 'scrollDown') return stay({ ...now, overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action.action === 'scrollUp' ? -ctx.page : ctx.page)) } });
+		if (action.action === 'up' || action.action === 'down')
+			return stay({
+				...now,
+				overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action.action === 'up' ? -1 : 1)) },
+			});
+		if (action.action === 'scrollUp' || action.action === 'scrollDown')
+			return stay({
+				...now,
+				overlay: {
+					kind: 'help',
+					scroll: Math.max(0, overlay.scroll + (action.action === 'scrollUp' ? -ctx.page : ctx.page)),
+				},
+			});
 		return stay(now);
 	}
 	if (overlay.kind === 'note') {
@@ -65,10 +89,19 @@ export function faithReducer(state: FaithUi, action: FaithAction): Result {
 		if (edited === 'cancel') return stay(close());
 		if (edited !== 'done') return stay({ ...now, overlay: { ...overlay, field: edited } });
 		const note = overlay.field.text.trim();
-		if (note === overlay.before) return stay(close(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
+		if (note === overlay.before)
+			return stay(close(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
 		const given = ctx.verdicts.get(overlay.unit);
 		if (!given) return stay(close('give a verdict first (f, x or c), then add a note to it'));
-		return stay(close(), [{ kind: 'mark', unit: overlay.unit, label: given.label, note: note === '' ? null : note, done: note === '' ? 'note removed' : 'note saved' }]);
+		return stay(close(), [
+			{
+				kind: 'mark',
+				unit: overlay.unit,
+				label: given.label,
+				note: note === '' ? null : note,
+				done: note === '' ? 'note removed' : 'note saved',
+			},
+		]);
 	}
 	const count = ctx.units.length;
 	const label = action.action ? LABEL_OF[action.action] : undefined;
@@ -76,8 +109,17 @@ export function faithReducer(state: FaithUi, action: FaithAction): Result {
 		if (count === 0) return stay(now);
 		const before = ctx.verdicts.get(now.index);
 		const next = { ...now, index: Math.min(count - 1, now.index + 1) };
-		if (before?.label === label) return stay({ ...next, message: `unchanged: already ${FAITH_WORD[label]}; nothing saved` });
-		return stay(next, [{ kind: 'mark', unit: now.index, label, note: before?.note ?? null, done: `saved: ${FAITH_WORD[label]}` }]);
+		if (before?.label === label)
+			return stay({ ...next, message: `unchanged: already ${FAITH_WORD[label]}; nothing saved` });
+		return stay(next, [
+			{
+				kind: 'mark',
+				unit: now.index,
+				label,
+				note: before?.note ?? null,
+				done: `saved: ${FAITH_WORD[label]}`,
+			},
+		]);
 	}
 	switch (action.action) {
 		case 'back':
@@ -101,7 +143,15 @@ export function faithReducer(state: FaithUi, action: FaithAction): Result {
 		case 'note': {
 			const given = ctx.verdicts.get(now.index);
 			if (!given) return stay({ ...now, message: 'give a verdict first (f, x or c), then add a note to it' });
-			return stay({ ...now, overlay: { kind: 'note', unit: now.index, field: fieldOf(given.note ?? ''), before: given.note ?? '' } });
+			return stay({
+				...now,
+				overlay: {
+					kind: 'note',
+					unit: now.index,
+					field: fieldOf(given.note ?? ''),
+					before: given.note ?? '',
+				},
+			});
 		}
 		default:
 			return stay(now);

@@ -10,7 +10,13 @@ export interface Field {
 	cursor: number;
 }
 
-export type FieldEdit = { kind: 'insert'; text: string } | { kind: 'erase' } | { kind: 'left' } | { kind: 'right' } | { kind: 'start' } | { kind: 'end' };
+export type FieldEdit =
+	| { kind: 'insert'; text: string }
+	| { kind: 'erase' }
+	| { kind: 'left' }
+	| { kind: 'right' }
+	| { kind: 'start' }
+	| { kind: 'end' };
 
 /** A field holding `text`, the cursor after it. */
 export function fieldOf(text: string): Field {
@@ -24,10 +30,15 @@ export function editField(field: Field, edit: FieldEdit): Field {
 		case 'insert': {
 			// One line: a pasted line break becomes a space.
 			const typed = [...edit.text.replace(/\r\n?|\n/gu, ' ')];
-			return { text: [...chars.slice(0, at), ...typed, ...chars.slice(at)].join(''), cursor: at + typed.length };
+			return {
+				text: [...chars.slice(0, at), ...typed, ...chars.slice(at)].join(''),
+				cursor: at + typed.length,
+			};
 		}
 		case 'erase':
-			return at === 0 ? field : { text: [...chars.slice(0, at - 1), ...chars.slice(at)].join(''), cursor: at - 1 };
+			return at === 0
+				? field
+				: { text: [...chars.slice(0, at - 1), ...chars.slice(at)].join(''), cursor: at - 1 };
 		case 'left':
 			return { ...field, cursor: Math.max(0, at - 1) };
 		case 'right':
@@ -50,7 +61,11 @@ export function fieldWindow(field: Field, width: number): { before: string; at: 
 	const from = Math.max(0, field.cursor - room + 1);
 	const shown = chars.slice(from, from + room);
 	const cursor = field.cursor - from;
-	return { before: shown.slice(0, cursor).join(''), at: shown[cursor] ?? ' ', after: shown.slice(cursor + 1).join('') };
+	return {
+		before: shown.slice(0, cursor).join(''),
+		at: shown[cursor] ?? ' ',
+		after: shown.slice(cursor + 1).join(''),
+	};
 }
 
 /** A key in a text field: the field edited, or done (enter) or cancel (esc). */

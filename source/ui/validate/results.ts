@@ -8,10 +8,17 @@ import { pooledPrecision } from '../../score/validation.ts';
  * resamples): the session's report, or, while a blind walk is unfinished, only the validator's
  * precision so far with both sources pooled, which tells nothing of any one item's source.
  */
-export type WalkResults = { kind: 'report'; report: Report } | { kind: 'sealed'; judged: number; total: number; pooled: Precision | null };
+export type WalkResults =
+	| { kind: 'report'; report: Report }
+	| { kind: 'sealed'; judged: number; total: number; pooled: Precision | null };
 
 export interface ResultsInput {
-	session: { summaries: readonly ScoredSummary[]; annotations: readonly Annotation[]; judgments: readonly Judgment[]; walks?: readonly Walk[] };
+	session: {
+		summaries: readonly ScoredSummary[];
+		annotations: readonly Annotation[];
+		judgments: readonly Judgment[];
+		walks?: readonly Walk[];
+	};
 	items: readonly Annotation[];
 	validator: string;
 	seed: number;

@@ -53,20 +53,42 @@ export type WalkAction =
 	| { type: 'results'; results: WalkResults };
 
 export type WalkEffect =
-	| { kind: 'judge'; annotation: Annotation['id']; verdict: Verdict; reasons: string[]; note: string | null; done: string }
+	| {
+			kind: 'judge';
+			annotation: Annotation['id'];
+			verdict: Verdict;
+			reasons: string[];
+			note: string | null;
+			done: string;
+	  }
 	| { kind: 'undo' }
-	| { kind: 'annotate'; summary: ScoredSummary['id']; ranges: [number, number][]; trims: [number, number][]; questions: string; types: Adding['types'] }
+	| {
+			kind: 'annotate';
+			summary: ScoredSummary['id'];
+			ranges: [number, number][];
+			trims: [number, number][];
+			questions: string;
+			types: Adding['types'];
+	  }
 	| { kind: 'results' }
 	| { kind: 'quit' }
 	| { kind: 'back' };
 
-export const VERDICT_WORD: Record<Verdict, string> = { agree: 'agree', partial: 'partially agree', disagree: 'disagree' };
+export const VERDICT_WORD: Record<Verdict, string> = {
+	agree: 'agree',
+	partial: 'partially agree',
+	disagree: 'disagree',
+};
 
 /**
  * What an undo took back, for the status line: `removed` as the store returns it (a verdict, a
  * note, or a verdict with its note), `verdicts` as they stand after it.
  */
-export function undoneMessage(removed: readonly Judgment[], items: WalkContext['items'], verdicts: WalkContext['verdicts']): string {
+export function undoneMessage(
+	removed: readonly Judgment[],
+	items: WalkContext['items'],
+	verdicts: WalkContext['verdicts'],
+): string {
 	const last = removed.at(-1);
 	if (!last) return 'nothing to undo';
 	const at = items.findIndex((a) => a.id === last.annotation);
@@ -117,21 +139,48 @@ export function walkReducer(state: WalkUi, action: WalkAction): Result {
 			if (state.quitting) return stay(state);
 			if (action.action === 'quit') return stay({ ...state, quitting: true }, [{ kind: 'quit' }]);
 			// What the last key judged holds for this key only.
-			return keyOf({ ...state, message: null, judged: null }, action.action, action.press, action.ctx, state.judged);
+			return keyOf(
+				{ ...state, message: null, judged: null },
+				action.action,
+				action.press,
+				action.ctx,
+				state.judged,
+			);
 	}
 }
 
-function keyOf(state: WalkUi, action: Action | null, press: KeyPress, ctx: WalkContext, judged: WalkUi['judged']): Result {
+function keyOf(
+	state: WalkUi,
+	action: Action | null,
+	press: KeyPress,
+	ctx: WalkContext,
+	judged: WalkUi['judged'],
+): Result {
 	const overlay = state.overlay;
 	const close = (message: string | null = null): WalkUi => ({ ...state, overlay: { kind: 'none' }, message });
 	switch (overlay.kind) {
 		case 'help':
 			if (action === 'help' || action === 'back') return stay(close());
-			if (action === 'up' || action === 'down') return stay({ ...state, overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action === 'up' ? -1 : 1)) } });
-			if (action === 'scrollUp' || action === 'scrollDown') return stay({ ...state, overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action === 'scrollUp' ? -ctx.page : ctx.page)) } });
+			if (action === 'up' || action === 'down')
+				return stay({
+					...state,
+					overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action === 'up' ? -1 : 1)) },
+				});
+			if (action === 'scrollUp' || action === 'scrollDown')
+				return stay({
+					...state,
+					overlay: {
+						kind: 'help',
+						scroll: Math.max(0, overlay.scroll + (action === 'scrollUp' ? -ctx.page : ctx.page)),
+					},
+				});
 			return stay(state);
 		case 'results':
-			if (action === 'up' || action === 'down') return stay({ ...state, overlay: { ...overlay, scroll: Math.max(0, overlay.scroll + (action === 'up' ? -1 : 1)) } });
+			if (action === 'up' || action === 'down')
+				return stay({
+					...state,
+					overlay: { ...overlay, scroll: Math.max(0, overlay.scroll + (action === 'up' ? -1 : 1)) },
+				});
 			// Any other key goes back to the walk.
 			return stay(close());
 		case 'reasons': {
@@ -139,26 +188,47 @@ function keyOf(state: WalkUi, action: Action | null, press: KeyPress, ctx: WalkC
 			if (action === 'toggle') {
 				const reason = PARTIAL_REASONS[Number(press.input) - 1];
 				if (!reason) return stay(state);
-				const chosen = overlay.chosen.includes(reason) ? overlay.chosen.filter((r) => r !== reason) : [...overlay.chosen, reason];
+				const chosen = overlay.chosen.includes(reason)
+					? overlay.chosen.filter((r) => r !== reason)
+					: [...overlay.chosen, reason];
 				return stay({ ...state, overlay: { kind: 'reasons', chosen } });
 			}
 			if (action === 'save') {
-				if (overlay.chosen.length === 0) return stay({ ...state, message: 'pick at least one reason (1–4), or esc' });
-				return give(close(), ctx, 'partial', PARTIAL_REASONS.filter((r) => overlay.chosen.includes(r)));
+				if (overlay.chosen.length === 0)
+					return stay({ ...state, message: 'pick at least one reason (1–4), or esc' });
+				return give(
+					close(),
+					ctx,
+					'partial',
+					PARTIAL_REASONS.filter((r) => overlay.chosen.includes(r)),
+				);
 			}
 			return stay(state);
 		}
 		case 'note': {
 			const edited = fieldAction(overlay.field, action, press);
 			// Closing the note goes back to where the walk had moved on to.
-			const leave = (message: string | null = null): WalkUi => ({ ...close(message), index: overlay.back ?? state.index });
+			const leave = (message: string | null = null): WalkUi => ({
+				...close(message),
+				index: overlay.back ?? state.index,
+			});
 			if (edited === 'cancel') return stay(leave());
 			if (edited !== 'done') return stay({ ...state, overlay: { ...overlay, field: edited } });
 			const note = overlay.field.text.trim();
-			if (note === overlay.before) return stay(leave(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
+			if (note === overlay.before)
+				return stay(leave(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
 			const given = ctx.verdicts.get(overlay.annotation);
 			if (!given) return stay(leave('give a verdict first (a, p or d), then add a note to it'));
-			return stay(leave(), [{ kind: 'judge', annotation: overlay.annotation, verdict: given.verdict, reasons: [...given.reasons], note: note === '' ? null : note, done: note === '' ? 'note removed' : 'note saved' }]);
+			return stay(leave(), [
+				{
+					kind: 'judge',
+					annotation: overlay.annotation,
+					verdict: given.verdict,
+					reasons: [...given.reasons],
+					note: note === '' ? null : note,
+					done: note === '' ? 'note removed' : 'note saved',
+				},
+			]);
 		}
 		case 'adding':
 			return addingKey(state, overlay, action, press, ctx);
@@ -177,7 +247,9 @@ function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext, judged:
 		case 'help':
 			return stay({ ...state, overlay: { kind: 'help', scroll: 0 } });
 		case 'results':
-			return stay({ ...state, overlay: { kind: 'results', scroll: 0, results: null } }, [{ kind: 'results' }]);
+			return stay({ ...state, overlay: { kind: 'results', scroll: 0, results: null } }, [
+				{ kind: 'results' },
+			]);
 		case 'left':
 			return stay({ ...state, index: Math.max(0, state.index - 1) });
 		case 'right':
@@ -193,16 +265,32 @@ function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext, judged:
 		case 'disagree':
 			return give(state, ctx, action);
 		case 'partial':
-			return current ? stay({ ...state, overlay: { kind: 'reasons', chosen: [...(ctx.verdicts.get(current.id)?.reasons ?? [])] } }) : stay(state);
+			return current
+				? stay({
+						...state,
+						overlay: { kind: 'reasons', chosen: [...(ctx.verdicts.get(current.id)?.reasons ?? [])] },
+					})
+				: stay(state);
 		case 'note': {
 			// Right after a verdict (which moved the walk on) the note is for the item just judged,
 			// shown while the note is written.
 			const at = judged === null ? state.index : items.findIndex((a) => a.id === judged);
 			const target = items[at];
 			const given = target && ctx.verdicts.get(target.id);
-			if (!given) return stay({ ...state, message: 'give a verdict first (a, p or d), then add a note to it' });
+			if (!given)
+				return stay({ ...state, message: 'give a verdict first (a, p or d), then add a note to it' });
 			const back = at === state.index ? null : state.index;
-			return stay({ ...state, index: at, overlay: { kind: 'note', annotation: target.id, field: fieldOf(given.note ?? ''), before: given.note ?? '', back } });
+			return stay({
+				...state,
+				index: at,
+				overlay: {
+					kind: 'note',
+					annotation: target.id,
+					field: fieldOf(given.note ?? ''),
+					before: given.note ?? '',
+					back,
+				},
+			});
 		}
 		case 'undo': {
 			if (ctx.latest === null) return stay({ ...state, message: 'nothing to undo' });
@@ -213,7 +301,10 @@ function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext, judged:
 		case 'link': {
 			if (!current) return stay(state);
 			const last = Math.max(0, ctx.sentences(current.summary) - 1);
-			return stay({ ...state, overlay: startAdding(Math.min(last, Math.max(0, current.sentence ?? 0)), action === 'link') });
+			return stay({
+				...state,
+				overlay: startAdding(Math.min(last, Math.max(0, current.sentence ?? 0)), action === 'link'),
+			});
 		}
 		default:
 			return stay(state);
@@ -234,10 +325,18 @@ function give(state: WalkUi, ctx: WalkContext, verdict: Verdict, reasons: string
 		return stay({ ...next, message: `unchanged: already ${VERDICT_WORD[verdict]}; nothing saved` });
 	}
 	const done = `saved: ${VERDICT_WORD[verdict]} · m: a note on it`;
-	return stay(next, [{ kind: 'judge', annotation: target.id, verdict, reasons, note: before?.note ?? null, done }]);
+	return stay(next, [
+		{ kind: 'judge', annotation: target.id, verdict, reasons, note: before?.note ?? null, done },
+	]);
 }
 
-function addingKey(state: WalkUi, adding: Adding, action: Action | null, press: KeyPress, ctx: WalkContext): Result {
+function addingKey(
+	state: WalkUi,
+	adding: Adding,
+	action: Action | null,
+	press: KeyPress,
+	ctx: WalkContext,
+): Result {
 	const current = ctx.items[state.index];
 	if (!current) return stay({ ...state, overlay: { kind: 'none' } });
 	let result: AddingResult;
@@ -245,7 +344,8 @@ function addingKey(state: WalkUi, adding: Adding, action: Action | null, press: 
 		const edited = fieldAction(adding.questions, action, press);
 		if (edited === 'cancel') result = { adding: null };
 		else if (edited !== 'done') result = { adding: { ...adding, questions: edited } };
-		else if (adding.questions.text.trim() === '') result = { adding, message: 'write the questions a reader would ask, or esc' };
+		else if (adding.questions.text.trim() === '')
+			result = { adding, message: 'write the questions a reader would ask, or esc' };
 		else result = { adding: { ...adding, step: 'types' } };
 	} else if (adding.step === 'span') result = spanAction(adding, action, ctx.sentences(current.summary));
 	else result = typesAction(adding, action, press);
@@ -253,5 +353,7 @@ function addingKey(state: WalkUi, adding: Adding, action: Action | null, press: 
 	if (result.adding === null) return stay({ ...state, overlay: { kind: 'none' }, message });
 	if (!result.save) return stay({ ...state, overlay: result.adding, message });
 	const { ranges, trims, questions, types } = result.adding;
-	return stay({ ...state, overlay: { kind: 'none' } }, [{ kind: 'annotate', summary: current.summary, ranges, trims, questions: questions.text.trim(), types }]);
+	return stay({ ...state, overlay: { kind: 'none' } }, [
+		{ kind: 'annotate', summary: current.summary, ranges, trims, questions: questions.text.trim(), types },
+	]);
 }
