@@ -11,13 +11,13 @@ import {
 	fill,
 	fillWithOffsets,
 	parseTemplate,
-	prefixBefore,
 	slotMismatch,
 	TEMPLATE_SLOTS,
 	TemplateError,
 	templateSlots,
 	type TemplateId,
 } from '../source/summarize/templates.ts';
+import { unitsFor } from '../source/score/annotate.ts';
 import { prng } from './support/prng.ts';
 
 const AUTHORS = fileURLToPath(new URL('../../shared/data/booookscore/prompts/', import.meta.url));
@@ -133,7 +133,7 @@ function randomCase(random: () => number, named: boolean) {
 	return { template: chunks.join(''), values, expected, lookup };
 }
 
-test('offsets point at each value, and the prefix before a slot is exactly the text before it', () => {
+test('offsets point at each value', () => {
 	const random = prng(42);
 	for (let trial = 0; trial < 300; trial++) {
 		const named = trial % 2 === 1;
@@ -151,26 +151,22 @@ test('offsets point at each value, and the prefix before a slot is exactly the t
 			const offset = (offsets as Record<string | number, number>)[slot]!;
 			assert.equal(offset, where, `${JSON.stringify(template)} slot ${slot}`);
 			assert.ok(text.slice(offset).startsWith(lookup[slot]!));
-			assert.equal(prefixBefore(template, values, slot), text.slice(0, offset));
 		}
 	}
-	assert.throws(() => prefixBefore('{a}', { a: 'x' }, 'b'), /no slot \{b\}/);
-	assert.throws(() => prefixBefore('{}', ['x'], 1), /no slot #1/);
-	assert.throws(() => prefixBefore('{a}', { a: 'x' }, 'constructor'), /no slot/);
 });
 
-test('the prefix before the sentence slot is the same for every sentence of a summary (cacheable)', () => {
-	const summary = 'Ann sails. She {} returns.';
-	const v1 = shipped('get_annotations');
-	const p1 = prefixBefore(v1, [summary, 'Ann sails.'], 1);
-	assert.equal(prefixBefore(v1, [summary, 'She {} returns.'], 1), p1);
-	assert.ok(p1.includes(`\n${summary}\n`));
-	assert.ok(fill(v1, [summary, 'She {} returns.']).startsWith(p1));
-	assert.ok(p1.endsWith('[Your sentence]\n\n'), 'the prefix stops where the sentence goes');
-	const v2 = shipped('get_annotations_v2');
-	const p2 = prefixBefore(v2, { summary, sentences: '1. Ann sails.' }, 'sentences');
-	assert.equal(prefixBefore(v2, { summary, sentences: '1. Other.\n2. More.' }, 'sentences'), p2);
-	assert.ok(p2.endsWith('[Your sentences]\n'));
+test('the prefix before the sentence slot is the same for every sentence of a summary (cacheable)', async () => {
+	const templates = await loadTemplates();
+	const summary = { id: 's0' as const, text: 'Ann sails. She {} returns.' };
+	const [first, second] = unitsFor(summary, [0, 1], templates);
+	assert.equal(second!.prefix, first!.prefix);
+	assert.ok(first!.prefix.includes(`\n${summary.text}\n`));
+	assert.ok(fill(shipped('get_annotations'), [summary.text, 'She {} returns.']).startsWith(first!.prefix));
+	assert.ok(first!.prefix.endsWith('[Your sentence]\n\n'), 'the prefix stops where the sentence goes');
+	const [v2] = unitsFor(summary, [0], templates, 1);
+	const [other] = unitsFor(summary, [1], templates, 1);
+	assert.equal(other!.prefix, v2!.prefix);
+	assert.ok(v2!.prefix.endsWith('[Your sentences]\n'));
 });
 
 test('the seven summarizing templates fill exactly as the plain split on {} did before', () => {
