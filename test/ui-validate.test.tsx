@@ -9,7 +9,8 @@ import { Session } from '../source/store/session.ts';
 import { ValidationStore } from '../source/store/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
-import { renderScreen, settle, until } from './support/screen.tsx';
+import { renderScreen, until } from './support/screen.tsx';
+import { waitFor } from './support/wait.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const TEXT =
@@ -41,17 +42,16 @@ const annotations = [
 
 const ESC = '\u001B';
 const RIGHT = '\u001B[C';
-const poll = () => settle(30);
 /** Waits for a write that a key press started (the screen moves on before the file lands). */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-	const end = Date.now() + 30_000;
-	let value = await read();
-	while (!ok(value) && Date.now() < end) {
-		await poll();
-		value = await read();
-	}
-	return value;
-}
+const eventually = <T extends object>(what: string, read: () => Promise<T>, ok: (value: T) => boolean) =>
+	waitFor(
+		what,
+		async () => {
+			const value = await read();
+			return ok(value) && value;
+		},
+		{ every: 30 },
+	);
 /** The lines of the frame marked as highlighted (the gutter mark), joined. */
 const marked = (frame: string) =>
 	frame
@@ -97,9 +97,10 @@ async function setUp(
 	const see = (pattern: RegExp, what = String(pattern), where: 'frame' | 'marked' = 'frame') =>
 		until(frame, (f) => pattern.test(where === 'marked' ? marked(f) : f), what);
 	await see(/voyage/u, 'the first frame');
-	const read = async (): Promise<any> => (await Session.snapshot(dir, 'walk')).data;
+	const read = async () => (await Session.snapshot(dir, 'walk')).data;
 	const onDisk = () =>
 		eventually(
+			'the verdicts and annotations on disk',
 			read,
 			(d) =>
 				d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length,
@@ -139,7 +140,7 @@ test('verdicts are saved as they are given, move the walk on, and undo restores 
 	await press('p');
 	await see(/which standards/u, 'the reasons');
 	await press('2', '3', '\r');
-	const partial = (await onDisk()).judgments[1];
+	const partial = (await onDisk()).judgments[1]!;
 	assert.deepEqual(
 		[partial.annotation, partial.verdict, partial.reasons],
 		[
@@ -175,8 +176,8 @@ test('the current annotation is highlighted in the summary, and a note is kept w
 	await type('odd');
 	await press('\r');
 	const saved = (await onDisk()).judgments;
-	assert.equal(saved.at(-1).note, 'odd');
-	assert.equal(saved.at(-1).annotation, 'a1');
+	assert.equal(saved.at(-1)!.note, 'odd');
+	assert.equal(saved.at(-1)!.annotation, 'a1');
 });
 
 test('a blind walk hides who wrote each annotation until every one is judged', async (t) => {
@@ -201,14 +202,14 @@ test('h adds a human annotation over chosen sentences; hostile text never reache
 	await press('\r');
 	await see(/error types:/u, 'the types');
 	await press('3', '\r');
-	const added = (await onDisk()).annotations.at(-1);
+	const added = (await onDisk()).annotations.at(-1)!;
 	assert.equal(added.source, 'human');
 	assert.equal(added.annotator, 'val');
 	assert.deepEqual(added.types, ['causal omission']);
 	assert.equal(added.questions, 'Why?');
 	assert.deepEqual(added.spans, [{ start: TEXT.indexOf('the war'), end: spans[2]!.end }]);
 	assert.equal(
-		TEXT.slice(added.spans[0].start, added.spans[0].end),
+		TEXT.slice(added.spans[0]!.start, added.spans[0]!.end),
 		'the war ends suddenly. Bob, who is never introduced, sells the boat.',
 	);
 	await press(ESC);
@@ -283,6 +284,7 @@ test('a note typed as one burst ("modd" in one read) opens the field and is save
 	app.stdin.write('modd');
 	app.stdin.write('\r');
 	const saved = await eventually(
+		'the note on disk',
 		async (): Promise<Judgment[]> => (await onDisk()).judgments,
 		(js) => js.length === 2,
 	);
