@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +20,7 @@ import type { ConfigInput } from '../source/config.ts';
 import { Session } from '../source/store/session.ts';
 import { annotationReply, startFakeApi } from './support/fake-api.ts';
 import { capture } from './support/assertions.ts';
+import { tempDir } from './support/temp.ts';
 
 /**
  * Every command's output with a hostile book (its title changes the terminal's title, its text
@@ -75,8 +75,7 @@ function parsedHolds(json: string, text: string, name: string): void {
 }
 
 test('every command prints a hostile book and a hostile server safely, and its JSON stays valid and whole', async (t) => {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-hostile-'));
-	t.after(() => rmSync(dir, { recursive: true, force: true }));
+	const dir = tempDir('hostile', t);
 	const book = join(dir, 'evil.txt');
 	const body = readFileSync(FRANKENSTEIN, 'utf8').slice(2_000, 14_000);
 	writeFileSync(

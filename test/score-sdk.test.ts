@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeConfig } from '../source/config.ts';
 import type { Book, Run } from '../source/domain.ts';
@@ -157,7 +157,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 	});
 }
 
-test('anthropic SDK: the first call of each summary writes the prompt cache alone, then the rest read it, four at a time', async () => {
+test('anthropic SDK: the first call of each summary writes the prompt cache alone, then the rest read it, four at a time', async (t) => {
 	countTokens('warm up the encoder the fake server counts with');
 	// Two summaries of ten sentences each; the fake's cache works as the real API documents it.
 	const texts = Object.values(RELEASED)
@@ -188,7 +188,7 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 			return annotatingReply(input);
 		},
 	});
-	const dir = tempDir('score-cache');
+	const dir = tempDir('score-cache', t);
 	const summaries = texts.map((text, i) => ({
 		id: `s${i}` as const,
 		book: `B${i}`,
@@ -256,7 +256,6 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 	} finally {
 		await session.close();
 		await server.close();
-		rmSync(dir, { recursive: true, force: true });
 	}
 });
 
@@ -472,10 +471,10 @@ test('score ID asks again the sentences whose answers were unreadable, and says 
 	}
 });
 
-test("score ID annotates with the run's own model on the run's own server unless told otherwise", async () => {
+test("score ID annotates with the run's own model on the run's own server unless told otherwise", async (t) => {
 	const server = await startFakeApi({ respond: annotatingReply });
 	try {
-		const sessions = join(tempDir('score-own'), 'sessions');
+		const sessions = join(tempDir('score-own', t), 'sessions');
 		await bookSession(sessions, 'b2', SUMMARY, { model: 'local-llama', baseUrl: server.openaiBaseUrl });
 		const r = await booook(['score', 'b2', '--json', '--sessions-dir', sessions], {
 			env: { OPENAI_API_KEY: 'test-key' },
@@ -486,7 +485,6 @@ test("score ID annotates with the run's own model on the run's own server unless
 		assert.deepEqual([...new Set(server.requests.map((q) => q.body.model))], ['local-llama']);
 		const state = JSON.parse(readFileSync(join(sessions, 'b2', 'session.json'), 'utf8'));
 		assert.deepEqual([...new Set(state.annotations.map((a: any) => a.annotator))], ['openai/local-llama']);
-		rmSync(dirname(sessions), { recursive: true, force: true });
 	} finally {
 		await server.close();
 	}

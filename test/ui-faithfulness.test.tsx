@@ -1,8 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { ScoredSummary } from '../source/domain.ts';
 import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
@@ -10,6 +7,7 @@ import { actionFor } from '../source/ui/keymap.ts';
 import { FaithfulnessScreen } from '../source/ui/validate/FaithfulnessScreen.tsx';
 import type { Evidence } from '../source/ui/validate/EvidencePane.tsx';
 import { renderScreen, until } from './support/screen.tsx';
+import { tempDir } from './support/temp.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const summaries: ScoredSummary[] = [
@@ -69,8 +67,7 @@ test('the faithfulness keys are on their own screen and clash with nothing there
 });
 
 test('a faithfulness walk: mark, undo, note, and reopening starts at the first unjudged sentence', async (t) => {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('faith-ui', t);
 	await (
 		await Session.createCollection(dir, {
 			id: 'walk',
@@ -154,8 +151,7 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 });
 
 test('a partial faithfulness walk shows only its sample, counted as such, and stops at its end', async (t) => {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('faith-ui', t);
 	const five: ScoredSummary[] = [
 		{
 			id: 's0',

@@ -1,8 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
 import { firstUnjudged, walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
@@ -11,6 +8,7 @@ import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
 import { renderScreen, until } from './support/screen.tsx';
 import { waitFor } from './support/wait.ts';
+import { tempDir } from './support/temp.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const TEXT =
@@ -69,8 +67,7 @@ async function setUp(
 		evidenceFor?: (unit: { summary: string; sentence: number }) => { text: string; where: string }[];
 	} = {},
 ) {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-validate-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('validate', t);
 	const created = await Session.createCollection(dir, {
 		id: 'walk',
 		title: 'voyage',
