@@ -12,18 +12,8 @@ import { ViewStore } from '../source/ui/state/store.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { renderScreen, until } from './support/screen.tsx';
-
-const KEYS = {
-	left: '\x1b[D',
-	right: '\x1b[C',
-	up: '\x1b[A',
-	down: '\x1b[B',
-	enter: '\r',
-	tab: '\t',
-	ctrlS: '\x13',
-	ctrlC: '\x03',
-};
+import { KEYS } from './support/keys.ts';
+import { renderScreen, resize, until } from './support/screen.tsx';
 
 /** Controls that record what the screen asked for and report events as the test tells them. */
 class FakeControls implements RunControls {
@@ -265,7 +255,7 @@ test('? shows every key of the keymap, and closes again', async () => {
 	// leaves out makes this wait for a page that never comes, and the test fails).
 	while (missing().length > 0) {
 		const before = frame();
-		await press('\x1b[6~'); // page down
+		await press(KEYS.pageDown);
 		seen += await until(
 			frame,
 			(f) => f !== before,
@@ -462,7 +452,7 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	const { press, frame, r } = await mount(new FakeControls(run), { book });
 	await until(frame, (f) => f.includes('Final summary') || f.includes('done'), 'the finished run');
 	// The first chunk's summary: its sentences can only come from that chunk.
-	await press('\x1b[A'); // the row above: level 1, the first node the top merge reads
+	await press(KEYS.up); // the row above: level 1, the first node the top merge reads
 	const level0 = run.nodes.find((n) => n.level === 0 && n.index === 0)!;
 	await until(
 		frame,
@@ -517,9 +507,7 @@ test('at 80×24 a long error wraps onto more rows, whole, within the screen; the
 	const { run, book } = await finished('hier');
 	const controls = new FakeControls(run);
 	const { r, frame } = await mount(controls, { book });
-	Object.defineProperty(r.stdout, 'columns', { value: 80, configurable: true });
-	Object.defineProperty(r.stdout, 'rows', { value: 24, configurable: true });
-	r.stdout.emit('resize');
+	resize(r, 80, 24);
 	const error =
 		"the server answered 400: this model's maximum context length is 8192 tokens, but the messages came to 9310 tokens; lower --chunk-size or --max-summary, or pick a model with a longer context";
 	controls.emit({
