@@ -37,6 +37,8 @@ const BOOK_TITLE = `Evil ${TITLE_ATTACK}Book ${RLO}txt.exe`;
 const SUMMARY = `The keeper ${ESC}]52;c;aGk=${BEL}wrote a log ${RLO}exe.txt in ${ESC}[31mred ink\x7f. He read it again \x9b2J at the very end.`;
 const QUESTION = `Who is ${ESC}[2J${ESC}]0;owned${BEL}the keeper ${RLO}here?`;
 const VALIDATOR = `eve${ESC}]0;x${BEL}${RLO}`;
+// The characters a terminal would act on, or that would reorder what it shows.
+// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));

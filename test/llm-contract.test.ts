@@ -447,7 +447,7 @@ test('openai: a custom base URL gets max_tokens; api.openai.com gets max_complet
 	await withFake(REPLY, {}, async (fake) => {
 		await provider(openai, fake).complete(request('Hello there.', { maxTokens: 77 }));
 		assert.equal(fake.requests[0]?.body.max_tokens, 77);
-		assert.equal('max_completion_tokens' in fake.requests[0]?.body, false);
+		assert.equal('max_completion_tokens' in fake.requests[0]!.body, false);
 
 		// No base URL: the provider talks to api.openai.com; a fetch that reroutes it to the fake
 		// shows what would have been sent there.
@@ -463,7 +463,7 @@ test('openai: a custom base URL gets max_tokens; api.openai.com gets max_complet
 			request('Hello there.', { maxTokens: 77 }),
 		);
 		assert.equal(fake.requests[1]?.body.max_completion_tokens, 77);
-		assert.equal('max_tokens' in fake.requests[1]?.body, false);
+		assert.equal('max_tokens' in fake.requests[1]!.body, false);
 	});
 });
 

@@ -61,6 +61,7 @@ test('JSON output escapes control characters and bidi overrides inside strings; 
 	};
 	for (const indent of [undefined, 2]) {
 		const text = safeJson(value, indent);
+		// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 		assert.doesNotMatch(text, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u, text);
 		assert.deepEqual(JSON.parse(text), value);
 	}

@@ -4,6 +4,7 @@ import type { SessionListing, SessionSummary } from '../source/store/list.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
 import { textWidth } from '../source/ui/text.ts';
+import { unstyled } from './support/ansi.ts';
 import { KEYS } from './support/keys.ts';
 import { renderScreen, resize, until } from './support/screen.tsx';
 
@@ -127,7 +128,7 @@ test('the new-run form shows its defaults, reports a bad book, and starts with w
 	await press(KEYS.right); // inc
 	await press(KEYS.down); // provider
 	await press(KEYS.left); // anthropic
-	f = await until(frame, (x) => x.includes('claude-sonnet-4-6'), 'the provider default model');
+	await until(frame, (x) => x.includes('claude-sonnet-4-6'), 'the provider default model');
 	await press(KEYS.ctrlS);
 	await until(
 		() => String(choices.length),
@@ -184,8 +185,6 @@ test('j and k move like the arrows; / filters the list by what is typed, enter k
 	r.unmount();
 });
 
-const SGR = /\x1b\[[0-9;]*m/gu;
-
 /** Where `text` starts on a frame line, in terminal columns. */
 const columnOf = (line: string, text: string) => textWidth(line.slice(0, line.indexOf(text)));
 
@@ -205,7 +204,7 @@ test('sessions of one book and method are told apart by an id column; the method
 		}),
 	];
 	const { r } = await mount(twins);
-	const frame = () => (r.lastFrame() ?? '').replace(SGR, '');
+	const frame = () => unstyled(r.lastFrame() ?? '');
 	for (const width of [80, 250, 80]) {
 		resize(r, width);
 		const f = await until(

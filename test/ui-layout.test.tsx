@@ -12,10 +12,7 @@ const { FakeModel } = await import('./support/fake-model.ts');
 const { randomBook, setUp } = await import('./support/run-harness.ts');
 
 const { renderScreen, resize, until } = await import('./support/screen.tsx');
-// eslint-disable-next-line no-control-regex
-const SGR = /\x1b\[[0-9;]*m/gu;
-// eslint-disable-next-line no-control-regex
-const COLOR = /\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m/u;
+const { COLOR, SGR, unstyled } = await import('./support/ansi.ts');
 
 async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 	const book = randomBook(11, 80);
@@ -69,7 +66,7 @@ test('colours mark states unless NO_COLOR is set; bold and inverse stay', async 
 for (const method of ['hier', 'inc'] as const) {
 	test(`${method}: the frame fits 80×24 and re-lays out on resize, help included`, async () => {
 		const { r } = await screen(method, { NO_COLOR: '1' });
-		const frame = () => r.lastFrame()?.replace(SGR, '') ?? '';
+		const frame = () => unstyled(r.lastFrame() ?? '');
 		const fits = (f: string, columns: number, rows: number) => {
 			const lines = f.split('\n');
 			return lines.length < rows && lines.every((line) => textWidth(line) <= columns);

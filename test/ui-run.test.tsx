@@ -407,6 +407,7 @@ test('hostile text from a book or a model never reaches the frame', async () => 
 	frames.push(frame());
 	for (const f of frames) {
 		assert.ok(
+			// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 			!/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u.test(f.replace(/\n/gu, '')),
 			`no control character in:\n${JSON.stringify(f)}`,
 		);
@@ -460,7 +461,7 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 		'a chunk summary selected: positions count from 1',
 	);
 	await press('\t\t\t');
-	let f = await until(
+	await until(
 		frame,
 		(x) => /sentence 1 of \d+ \(\[ and \] choose\) · from chunk 1\b/u.test(x),
 		'the evidence pane: a chunk summary comes from its chunk',
@@ -470,7 +471,7 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	const k = sentences.findIndex((s) => /\bwalked\b/iu.test(s));
 	assert.ok(k >= 0);
 	await press(']'.repeat(k));
-	f = await until(
+	const f = await until(
 		frame,
 		(x) => x.includes(`sentence ${k + 1} of ${sentences.length}`),
 		'the sentence with a shared word',

@@ -52,13 +52,17 @@ test('the score screen marks each sentence as its answer arrives and shows the q
 	let back = 0;
 	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => back++} onQuit={() => {}} />);
 	const frame = () => app.lastFrame() ?? '';
-	await until(frame, (f) => /0\/3 sentences · —/u.test(f) && /···  ✓ clear/u.test(f), 'nothing answered yet');
+	await until(
+		frame,
+		(f) => /0\/3 sentences · —/u.test(f) && /··· {2}✓ clear/u.test(f),
+		'nothing answered yet',
+	);
 	answer(0, 'clear');
 	await until(frame, (f) => /1\/3 sentences · 100\.0/u.test(f), 'the first answer');
 	answer(1, 'confusing');
 	answer(2, 'failed');
 	const f = await until(frame, (x) => /3\/3 sentences · 50\.0/u.test(x), 'every answer');
-	assert.match(f, /✓✗\?  ✓ clear/u);
+	assert.match(f, /✓✗\? {2}✓ clear/u);
 	assert.match(f, /Questions: Who is the stranger\?/u);
 	assert.ok(!f.includes('\u001B]0;'), 'a title-change sequence from the summary never reaches the frame');
 	// The footer lists the screen's keys from the one binding table, page keys included.

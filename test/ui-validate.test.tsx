@@ -198,6 +198,7 @@ test('h adds a human annotation over chosen sentences; hostile text never reache
 		'the war ends suddenly. Bob, who is never introduced, sells the boat.',
 	);
 	await press(KEYS.escape);
+	// eslint-disable-next-line no-control-regex -- an escape sequence is what the test looks for
 	assert.ok(!/\u001B\]/.test(app.lastFrame()!));
 });
 
