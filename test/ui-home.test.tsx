@@ -114,7 +114,7 @@ test('the new-run form shows its defaults, reports a bad book, and starts with w
 	let problem: string | null = 'cannot read /nope.txt: no such file';
 	const { frame, press, choices, checked, r } = await mount([], async () => problem);
 	await press('n');
-	let f = await until(frame, (x) => x.includes('New run'), 'the form');
+	const f = await until(frame, (x) => x.includes('New run'), 'the form');
 	assert.match(f, /method\s+‹ hier ›/u);
 	assert.match(f, /provider\s+‹ extractive ›/u);
 	assert.match(f, /model\s+textrank/u);
