@@ -8,14 +8,7 @@ import { precisionCommand } from '../source/commands/precision.ts';
 import { UserError } from '../source/errors.ts';
 import { booook, printed } from './support/cli.ts';
 import { tempDir as newTempDir } from './support/temp.ts';
-import type {
-	ReleasedAnnotations,
-	ReleasedHierarchical,
-	ReleasedHuman,
-	ReleasedIncremental,
-	ReleasedStudy,
-	ReleasedSummaries,
-} from './support/released.ts';
+import type * as Released from './support/released.ts';
 import type { CollectionSessionData } from '../source/store/schema.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
@@ -83,10 +76,10 @@ test('importing every released file at once: one collection, counts as in the fi
 	);
 
 	// Counted from the raw files, not by the importer.
-	const summaries = raw<ReleasedSummaries>(FILES.summaries);
-	const hier = raw<ReleasedHierarchical>(FILES.intermediate);
-	const human = raw<ReleasedHuman>(FILES.human);
-	const study = raw<ReleasedStudy>(FILES.validation);
+	const summaries = raw<Released.Summaries>(FILES.summaries);
+	const hier = raw<Released.Hierarchical>(FILES.intermediate);
+	const human = raw<Released.Human>(FILES.human);
+	const study = raw<Released.Study>(FILES.validation);
 	const units = Object.values(human).reduce((n, b) => n + b.singles.length + b.relations.length, 0);
 	const judged = Object.values(study).flatMap((b) => b.annotations);
 	const count = (n: number, what: string) => new RegExp(`\\b${n} ${what}`, 'u');
@@ -189,7 +182,7 @@ test('precision ID after importing the study equals precision --validation F, an
 	const p = JSON.parse(fromSession.stdout);
 	assert.ok(Math.abs(p.human.precision - 79.7) <= 0.1, String(p.human.precision));
 	assert.ok(Math.abs(p.model.precision - 78.2) <= 0.1, String(p.model.precision));
-	const judged = Object.values(raw<ReleasedStudy>(FILES.validation)).flatMap((b) => b.annotations);
+	const judged = Object.values(raw<Released.Study>(FILES.validation)).flatMap((b) => b.annotations);
 	assert.equal(p.human.n, judged.filter((a) => a.source === 'human').length);
 	assert.equal(p.model.n, judged.filter((a) => a.source === 'model').length);
 	const text = await booook(['precision', summary.session, '--sessions-dir', dir]);
@@ -238,7 +231,7 @@ test('an incremental run imports; precision of a session without verdicts, or of
 	assert.equal(imported.code, 0, imported.stderr);
 	const { session, files } = JSON.parse(imported.stdout);
 	assert.equal(files[0].method, 'inc');
-	assert.equal(files[0].summaries, Object.keys(raw<ReleasedIncremental>(FILES.incremental)).length);
+	assert.equal(files[0].summaries, Object.keys(raw<Released.Incremental>(FILES.incremental)).length);
 	assert.match(await badInput(precision({ id: session, sessionsDir: dir })), /has no verdicts yet/u);
 	assert.match(await badInput(precision({ sessionsDir: dir })), /nothing to judge/u);
 	assert.match(
@@ -263,11 +256,11 @@ function badFile(dir: string, name: string, value: unknown): string {
 
 test('a malformed file is a one-line error naming the file and the first bad entry, and no session is made', async () => {
 	const files = tempDir();
-	const summaries = raw<ReleasedSummaries>(FILES.summaries);
-	const annotations = raw<ReleasedAnnotations>(FILES.annotations);
-	const human = raw<ReleasedHuman>(FILES.human);
-	const study = raw<ReleasedStudy>(FILES.validation);
-	const hier = raw<ReleasedHierarchical>(FILES.intermediate);
+	const summaries = raw<Released.Summaries>(FILES.summaries);
+	const annotations = raw<Released.Annotations>(FILES.annotations);
+	const human = raw<Released.Human>(FILES.human);
+	const study = raw<Released.Study>(FILES.validation);
+	const hier = raw<Released.Hierarchical>(FILES.intermediate);
 
 	const badSummaries: Record<string, unknown> = { ...summaries };
 	const summaryBook = Object.keys(summaries)[3]!;
@@ -287,7 +280,7 @@ test('a malformed file is a one-line error naming the file and the first bad ent
 
 	const hierBook = Object.keys(hier)[4]!;
 	const badHier = structuredClone(hier);
-	delete (badHier[hierBook] as Partial<ReleasedHierarchical[string]>).final_summary;
+	delete (badHier[hierBook] as Partial<Released.Hierarchical[string]>).final_summary;
 
 	const cases: [string[], string, RegExp][] = [
 		[['--summaries', badFile(files, 'bad-summaries.json', badSummaries)], summaryBook, /string/u],
@@ -386,6 +379,6 @@ test('--session with an id that exists is refused and the existing session is le
 	assert.deepEqual(readdirSync(dir), ['taken']);
 	assert.deepEqual(readdirSync(join(dir, 'taken')).sort(), ['session.json']);
 	const state = stateOf(dir, 'taken');
-	assert.equal(state.summaries.length, Object.keys(raw<ReleasedSummaries>(FILES.summaries)).length);
+	assert.equal(state.summaries.length, Object.keys(raw<Released.Summaries>(FILES.summaries)).length);
 	assert.equal(state.annotations.filter((a) => a.source === 'human').length, 0);
 });

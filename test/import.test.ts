@@ -17,14 +17,7 @@ import { judgedItems, precisionBySource } from '../source/score/precision.ts';
 import { sessionJudgedItems, validatorsOf } from '../source/score/session-precision.ts';
 import { collectionTitle, importBooookScore, locate, RELEASED } from '../source/store/import-booookscore.ts';
 import { splitSentences } from '../source/text/sentences.ts';
-import type {
-	ReleasedAnnotations,
-	ReleasedHierarchical,
-	ReleasedHuman,
-	ReleasedIncremental,
-	ReleasedStudy,
-	ReleasedSummaries,
-} from './support/released.ts';
+import type * as Released from './support/released.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = <T>(rel: string): T => JSON.parse(readFileSync(DATA + rel, 'utf8')) as T;
@@ -41,8 +34,8 @@ for (const config of ['hier', 'inc'] as const) {
 	test(`model annotations of gpt4-2048-${config}: one per sentence, every released entry placed once`, () => {
 		const summariesFile = `summaries/gpt4-2048-${config}-cleaned.json`;
 		const annotationsFile = `annotations/gpt4-2048-${config}.json`;
-		const rawSummaries = load<ReleasedSummaries>(summariesFile);
-		const rawAnnotations = load<ReleasedAnnotations>(annotationsFile);
+		const rawSummaries = load<Released.Summaries>(summariesFile);
+		const rawAnnotations = load<Released.Annotations>(annotationsFile);
 		const result = importBooookScore(
 			{
 				summaries: {
@@ -215,7 +208,7 @@ test('model annotations: null books, the list form, missing books, unmatched sen
 
 test('human annotations: one per single and per relation, spans located in the summary', () => {
 	const file = 'human_annotations/summary-gpt4-4096-hier.json';
-	const raw = load<ReleasedHuman>(file);
+	const raw = load<Released.Human>(file);
 	const result = importBooookScore(
 		{ human: { file: DATA + file, books: ok(convertHumanAnnotations(raw)) } },
 		NOW,
@@ -341,7 +334,7 @@ test('spans are found verbatim, then across changed whitespace; a lost span is r
 
 test('the precision study: its summaries, an annotation per judged item, its verdict as a judgment', () => {
 	const file = 'human_annotations/annotations-gpt4-4096-inc.json';
-	const raw = load<ReleasedStudy>(file);
+	const raw = load<Released.Study>(file);
 	const result = importBooookScore(
 		{ validation: { file: DATA + file, books: ok(convertPrecisionStudy(raw)) } },
 		NOW,
@@ -383,7 +376,7 @@ test('the precision study: its summaries, an annotation per judged item, its ver
 });
 
 test('intermediate runs: the final summary is scored, the levels or steps kept beside it', () => {
-	const hierRaw = load<ReleasedHierarchical>('intermediate/claude-88000-hier.json');
+	const hierRaw = load<Released.Hierarchical>('intermediate/claude-88000-hier.json');
 	const hier = importBooookScore(
 		{
 			intermediate: {
@@ -409,7 +402,7 @@ test('intermediate runs: the final summary is scored, the levels or steps kept b
 				.map((k) => v.summaries_dict[k]),
 		})),
 	);
-	const incRaw = load<ReleasedIncremental>('intermediate/claude-88000-inc.json');
+	const incRaw = load<Released.Incremental>('intermediate/claude-88000-inc.json');
 	const inc = importBooookScore(
 		{
 			intermediate: {

@@ -11,14 +11,7 @@ import {
 	convertSummaries,
 	type Converted,
 } from '../source/score/formats.ts';
-import type {
-	ReleasedAnnotations,
-	ReleasedHierarchical,
-	ReleasedHuman,
-	ReleasedIncremental,
-	ReleasedStudy,
-	ReleasedSummaries,
-} from './support/released.ts';
+import type * as Released from './support/released.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = <T>(rel: string): T => JSON.parse(readFileSync(DATA + rel, 'utf8')) as T;
@@ -35,7 +28,7 @@ function error<T>(result: Converted<T>): string {
 
 test('summaries: every book and its text', () => {
 	for (const config of ['hier', 'inc']) {
-		const raw = load<ReleasedSummaries>(`summaries/gpt4-2048-${config}-cleaned.json`);
+		const raw = load<Released.Summaries>(`summaries/gpt4-2048-${config}-cleaned.json`);
 		const summaries = ok(convertSummaries(raw));
 		assert.deepEqual([...summaries.keys()], Object.keys(raw));
 		for (const [book, text] of summaries) assert.equal(text, raw[book]);
@@ -46,7 +39,7 @@ test('summaries: every book and its text', () => {
 
 test('model annotations (v1 dict form): every listed sentence, confusing, in file order', () => {
 	for (const config of ['hier', 'inc']) {
-		const raw = load<ReleasedAnnotations>(`annotations/gpt4-2048-${config}.json`);
+		const raw = load<Released.Annotations>(`annotations/gpt4-2048-${config}.json`);
 		const annotations = ok(convertModelAnnotations(raw));
 		assert.deepEqual([...annotations.keys()], Object.keys(raw));
 		for (const [book, list] of annotations) {
@@ -100,7 +93,7 @@ test('model annotations: null books, the list form and the v2 form with nulls', 
 });
 
 test('model annotations: an error names the first bad entry', () => {
-	const raw = load<ReleasedAnnotations>('annotations/gpt4-2048-hier.json');
+	const raw = load<Released.Annotations>('annotations/gpt4-2048-hier.json');
 	const books = Object.keys(raw);
 	const at = books.findIndex((b, i) => i > 2 && raw[b] !== null && Object.keys(raw[b]!).length >= 2);
 	const book = books[at]!;
@@ -131,7 +124,7 @@ test('model annotations: an error names the first bad entry', () => {
 });
 
 test('intermediate summaries: hierarchical levels in order, incremental steps', () => {
-	const rawHier = load<ReleasedHierarchical>('intermediate/claude-88000-hier.json');
+	const rawHier = load<Released.Hierarchical>('intermediate/claude-88000-hier.json');
 	const hier = ok(convertHierarchicalRuns(rawHier));
 	assert.equal(hier.size, Object.keys(rawHier).length);
 	for (const [book, run] of hier) {
@@ -148,7 +141,7 @@ test('intermediate summaries: hierarchical levels in order, incremental steps', 
 			assert.ok(run.levels[l]!.length <= run.levels[l - 1]!.length, book);
 		assert.equal(run.levels.at(-1)!.length, 1, book);
 	}
-	const rawInc = load<ReleasedIncremental>('intermediate/claude-88000-inc.json');
+	const rawInc = load<Released.Incremental>('intermediate/claude-88000-inc.json');
 	const inc = ok(convertIncrementalRuns(rawInc));
 	for (const [book, steps] of inc) assert.deepEqual(steps, rawInc[book]);
 
@@ -169,7 +162,7 @@ test('intermediate summaries: hierarchical levels in order, incremental steps', 
 });
 
 test('human annotations: singles and relations of every summary', () => {
-	const raw = load<ReleasedHuman>('human_annotations/summary-gpt4-4096-hier.json');
+	const raw = load<Released.Human>('human_annotations/summary-gpt4-4096-hier.json');
 	const human = ok(convertHumanAnnotations(raw));
 	let singles = 0;
 	let relations = 0;
@@ -203,7 +196,7 @@ test('human annotations: singles and relations of every summary', () => {
 });
 
 test('precision study: every judgment with its source, verdict and reasons', () => {
-	const raw = load<ReleasedStudy>('human_annotations/annotations-gpt4-4096-inc.json');
+	const raw = load<Released.Study>('human_annotations/annotations-gpt4-4096-inc.json');
 	const study = ok(convertPrecisionStudy(raw));
 	assert.equal(study.size, Object.keys(raw).length);
 	const verdicts = { Agree: 'agree', 'Partially agree': 'partial', "Don't agree": 'disagree' } as Record<

@@ -4,25 +4,22 @@
  */
 
 /** summaries/*.json: book -> summary. */
-export type ReleasedSummaries = Record<string, string>;
+export type Summaries = Record<string, string>;
 
 /** annotations/*.json (v1 dict form): book -> sentence -> its questions and error types. */
-export type ReleasedAnnotations = Record<
-	string,
-	Record<string, { questions: string; types: string[] }> | null
->;
+export type Annotations = Record<string, Record<string, { questions: string; types: string[] }> | null>;
 
 /** intermediate/*-hier.json: book -> levels of summaries, numbered from 0, and the final one. */
-export type ReleasedHierarchical = Record<
+export type Hierarchical = Record<
 	string,
 	{ summaries_dict: Record<string, string[]>; final_summary: string }
 >;
 
 /** intermediate/*-inc.json: book -> the incremental steps. */
-export type ReleasedIncremental = Record<string, string[]>;
+export type Incremental = Record<string, string[]>;
 
 /** human_annotations/summary-*.json: book -> a summary and its human annotations. */
-export type ReleasedHuman = Record<
+export type Human = Record<
 	string,
 	{
 		summary: string;
@@ -40,7 +37,7 @@ export type ReleasedHuman = Record<
 >;
 
 /** human_annotations/annotations-*.json, the precision study: book -> a summary and its judged annotations. */
-export type ReleasedStudy = Record<
+export type Study = Record<
 	string,
 	{
 		summary: string;
