@@ -21,6 +21,7 @@ import { Session } from '../source/store/session.ts';
 import { annotationReply, startFakeApi } from './support/fake-api.ts';
 import { capture } from './support/assertions.ts';
 import { tempDir } from './support/temp.ts';
+import { BEL, ESC, RLO } from './support/ansi.ts';
 
 /**
  * Every command's output with a hostile book (its title changes the terminal's title, its text
@@ -29,9 +30,6 @@ import { tempDir } from './support/temp.ts';
  * stay valid and keep the values.
  */
 
-const ESC = '\x1b';
-const BEL = '\x07';
-const RLO = '\u202e';
 const TITLE_ATTACK = `${ESC}]0;pwned${ESC}\\`;
 const BOOK_TITLE = `Evil ${TITLE_ATTACK}Book ${RLO}txt.exe`;
 const SUMMARY = `The keeper ${ESC}]52;c;aGk=${BEL}wrote a log ${RLO}exe.txt in ${ESC}[31mred ink\x7f. He read it again \x9b2J at the very end.`;

@@ -3,9 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { headlessReporter, progressReporter } from '../source/commands/progress.ts';
 import { safeJson, sanitize } from '../source/text/sanitize.ts';
-
-const ESC = '\x1b';
-const BEL = '\x07';
+import { BEL, ESC } from './support/ansi.ts';
 
 test('terminal control sequences from books and models are removed, text and newlines kept', () => {
 	const cases: [string, string][] = [

@@ -14,6 +14,7 @@ import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { KEYS } from './support/keys.ts';
 import { renderScreen, resize, until } from './support/screen.tsx';
+import { ESC } from './support/ansi.ts';
 
 /** Controls that record what the screen asked for and report events as the test tells them. */
 class FakeControls implements RunControls {
@@ -361,7 +362,6 @@ test('the incremental timeline moves back through the steps, showing each summar
 test('hostile text from a book or a model never reaches the frame', async () => {
 	const { run, book } = await finished('hier');
 	const controls = new FakeControls(run);
-	const ESC = '\x1b';
 	const hostile = [
 		`${ESC}]52;c;ZXZpbA==\x07`,
 		`${ESC}]0;pwned${ESC}\\`,

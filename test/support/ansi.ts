@@ -1,7 +1,12 @@
 /**
- * Escape sequences in a frame, for the screen tests that read what was styled: Ink writes its
- * colours and styles as SGR sequences when colour is on.
+ * Terminal control characters and escape sequences: what hostile text is built from, and how Ink
+ * writes colours and styles (SGR sequences) when colour is on.
  */
+
+/** The characters hostile text is made of: escape, bell (ends an OSC sequence), right-to-left override. */
+export const ESC = '\u001B';
+export const BEL = '\u0007';
+export const RLO = '\u202E';
 
 // eslint-disable-next-line no-control-regex -- the escape character starts the sequence matched
 export const SGR = /\x1b\[[0-9;]*m/gu;
