@@ -97,13 +97,12 @@ export type Attempt = z.infer<typeof attemptSchema>;
  * that broke, stalled, passed its deadline or sent too much. Billed and counted, never used; its
  * text, if any, is in calls.jsonl.
  */
-export const failedCallSchema = z.strictObject({
+const failedCallSchema = z.strictObject({
 	reason: z.string(),
 	usage: usageSchema,
 	cost,
 	timings: timingsSchema,
 });
-export type FailedCall = z.infer<typeof failedCallSchema>;
 
 export const versionSchema = z.strictObject({
 	text: z.string(),

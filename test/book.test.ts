@@ -1,17 +1,16 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 import JSZip from 'jszip';
 import { readBook } from '../source/book/read.ts';
 import { zipOf, type ZipEntry } from './support/zip.ts';
 import { UserError } from '../source/errors.ts';
+import { tempDir } from './support/temp.ts';
 
-const dir = await mkdtemp(join(tmpdir(), 'booook-book-test-'));
-after(() => rm(dir, { recursive: true, force: true }));
+const dir = tempDir('book-test');
 
 async function fixture(name: string, content: string | Uint8Array): Promise<string> {
 	const path = join(dir, name);

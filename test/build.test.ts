@@ -1,10 +1,10 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './support/temp.ts';
 
 // The compiled start-up path (bin/build.js, dist/, bin/booook.js choosing between dist/ and the
 // sources). Each test works in its own copy of the package, with node_modules linked, so the
@@ -40,8 +40,7 @@ function node(cwd: string, args: string[], env: Record<string, string> = {}): Pr
 
 /** A copy of the package in a temporary folder, removed after the test. */
 function packageCopy(t: TestContext): string {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-build-'));
-	t.after(() => rmSync(dir, { recursive: true, force: true }));
+	const dir = tempDir('build', t);
 	for (const entry of ['source', 'bin', 'prompts', 'package.json', 'tsconfig.json'])
 		cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
 	symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');

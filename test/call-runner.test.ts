@@ -7,6 +7,7 @@ import { Gate } from '../source/engine/gate.ts';
 import { isAbortError } from '../source/llm/abort.ts';
 import { ProviderError, type CallRequest, type CallResult, type Provider } from '../source/llm/provider.ts';
 import type { CallRecord } from '../source/store/schema.ts';
+import { waitFor } from './support/wait.ts';
 
 /** A provider whose calls the test answers by hand: each call waits until told to stream, finish or fail. */
 function scripted(opts: { isLLM?: boolean } = {}) {
@@ -65,11 +66,6 @@ function memoryLog(initial: CallRecord[] = []) {
 /** Lets every callback and promise the runner has queued run (the fake provider answers nothing by itself). */
 const drained = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000 && !condition(); i++) await drained();
-	assert.ok(condition(), `waited for ${what}`);
-}
-
 const costOf = (u: Usage) => (u.input - u.cached) * 1e-6 + u.cached * 1e-7 + u.output * 4e-6;
 
 function job(name: string, extra: Partial<CallJob<string>> = {}): CallJob<string> {
@@ -95,17 +91,17 @@ test('the first call of a cacheable prefix goes alone; the rest go together once
 	const fake = scripted();
 	const runner = new CallRunner({ provider: fake.provider, log: memoryLog(), costOf, concurrency: 4 });
 	const made = [0, 1, 2, 3, 4, 5].map((i) => runner.call(job(`p${i}`, { cacheablePrefix: 'SUMMARY P\n' })));
-	await until(() => fake.calls.length === 1, 'the first call');
+	await waitFor('the first call', () => fake.calls.length === 1);
 	await drained();
 	assert.equal(fake.calls.length, 1, 'no second call of a summary starts before the first answers');
 	assert.equal(runner.idlePlaces, 3, 'the calls waiting for the cache hold no place');
 	// Another summary's first call is not held by this one.
 	const other = runner.call(job('q0', { cacheablePrefix: 'SUMMARY Q\n' }));
-	await until(() => fake.calls.length === 2, "the other summary's first call");
+	await waitFor("the other summary's first call", () => fake.calls.length === 2);
 	assert.equal(prefixOf(fake.calls[1]!.request), 'SUMMARY Q\n');
 
 	fake.calls[0]!.delta('Questions: ');
-	await until(() => fake.calls.length === 4, 'the rest of the summary, as places allow');
+	await waitFor('the rest of the summary, as places allow', () => fake.calls.length === 4);
 	assert.deepEqual(
 		fake.calls.map((c) => prefixOf(c.request)),
 		['SUMMARY P\n', 'SUMMARY Q\n', 'SUMMARY P\n', 'SUMMARY P\n'],
@@ -113,7 +109,7 @@ test('the first call of a cacheable prefix goes alone; the rest go together once
 	assert.equal(fake.inFlight(), 4, 'they run concurrently, up to the limit');
 	// Answered in the order they started, each answer lets the next waiting call in.
 	for (let i = 0; i < 7; i++) {
-		await until(() => fake.calls.length > i, `call ${i + 1}`);
+		await waitFor(`call ${i + 1}`, () => fake.calls.length > i);
 		fake.calls[i]!.finish();
 	}
 	assert.deepEqual(
@@ -141,7 +137,7 @@ test('runners given one shared queue keep to its limit together, each with its o
 			}),
 	);
 	const made = runners.flatMap((runner, r) => [0, 1, 2, 3].map((i) => runner.call(job(`r${r}-${i}`))));
-	await until(() => fake.calls.length === 3, 'the first three calls');
+	await waitFor('the first three calls', () => fake.calls.length === 3);
 	await drained();
 	assert.equal(fake.calls.length, 3, 'eight calls of two runners, three places: three go');
 	assert.deepEqual(
@@ -151,7 +147,7 @@ test('runners given one shared queue keep to its limit together, each with its o
 	);
 	runners[1]!.detach();
 	for (let i = 0; i < 8; i++) {
-		await until(() => fake.calls.length > i, `call ${i + 1}`);
+		await waitFor(`call ${i + 1}`, () => fake.calls.length > i);
 		assert.ok(fake.inFlight() <= 3);
 		fake.calls[i]!.finish();
 	}
@@ -165,21 +161,21 @@ test('a first call that ends without a response hands the warm-up to the next ca
 	const fake = scripted();
 	const runner = new CallRunner({ provider: fake.provider, log: memoryLog(), costOf, concurrency: 4 });
 	const made = [0, 1, 2].map((i) => runner.call(job(`p${i}`, { cacheablePrefix: 'P' })));
-	await until(() => fake.calls.length === 1, 'the first call');
+	await waitFor('the first call', () => fake.calls.length === 1);
 	fake.calls[0]!.fail(new ProviderError('anthropic: 529 overloaded', true, 529));
 	await assert.rejects(made[0]!, /overloaded/);
-	await until(() => fake.calls.length === 2, 'the next call');
+	await waitFor('the next call', () => fake.calls.length === 2);
 	await drained();
 	assert.equal(fake.calls.length, 2, 'which goes alone too');
 	fake.calls[1]!.finish();
-	await until(() => fake.calls.length === 3, 'the last call, once the cache is written');
+	await waitFor('the last call, once the cache is written', () => fake.calls.length === 3);
 	fake.calls[2]!.finish();
 	assert.deepEqual(await Promise.all(made.slice(1)), ['done', 'done']);
 	// A provider without a prompt cache holds nothing.
 	const offline = scripted({ isLLM: false });
 	const plain = new CallRunner({ provider: offline.provider, log: memoryLog(), costOf, concurrency: 4 });
 	const all = [0, 1, 2].map((i) => plain.call(job(`x${i}`, { cacheablePrefix: 'P' })));
-	await until(() => offline.calls.length === 3, 'every call at once');
+	await waitFor('every call at once', () => offline.calls.length === 3);
 	for (const c of offline.calls) c.finish();
 	await Promise.all(all);
 });
@@ -203,12 +199,12 @@ test('a place is held by the call, not by the writes after it; a call waiting fo
 	const stop = new AbortController();
 	const cancelled = runner.call(job('c', { signal: stop.signal }));
 	const second = runner.call(job('b'));
-	await until(() => fake.calls.length === 1, 'the first call');
+	await waitFor('the first call', () => fake.calls.length === 1);
 	assert.equal(runner.idlePlaces, 0);
 	stop.abort();
 	await assert.rejects(cancelled, (e) => isAbortError(e));
 	fake.calls[0]!.finish();
-	await until(() => fake.calls.length === 2, 'the next call, while the first one is still writing');
+	await waitFor('the next call, while the first one is still writing', () => fake.calls.length === 2);
 	assert.equal(loggedAtCommit, 1, 'the call was logged before its owner wrote the session');
 	assert.equal(fake.calls[1]!.request.prompt, 'b?');
 	letCommitEnd();
@@ -224,11 +220,11 @@ test('a place is held by the call, not by the writes after it; a call waiting fo
 	assert.equal(stepped.calls.length, 0);
 	assert.equal(held.idlePlaces, 0);
 	gate.step();
-	await until(() => stepped.calls.length === 1, 'one step, one call');
+	await waitFor('one step, one call', () => stepped.calls.length === 1);
 	await drained();
 	assert.equal(stepped.calls.length, 1);
 	gate.resume();
-	await until(() => stepped.calls.length === 2, 'the rest');
+	await waitFor('the rest', () => stepped.calls.length === 2);
 	for (const c of stepped.calls) c.finish();
 	await Promise.all(calls);
 });
@@ -253,7 +249,7 @@ test('failed attempts and answers are logged and billed alike, failed ones first
 			},
 		}),
 	);
-	await until(() => fake.calls.length === 1, 'the call');
+	await waitFor('the call', () => fake.calls.length === 1);
 	const { request } = fake.calls[0]!;
 	const start = new Date('2024-05-01T10:00:00.000Z');
 	request.onAttemptFailed?.({

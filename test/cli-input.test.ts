@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -21,12 +20,12 @@ import { startFakeApi } from './support/fake-api.ts';
 import { request } from './support/provider-kit.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { usageError } from './support/assertions.ts';
+import { tempDir } from './support/temp.ts';
 
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
 function scratch(t: { after: (fn: () => void) => void }) {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-input-'));
-	t.after(() => rmSync(dir, { recursive: true, force: true }));
+	const dir = tempDir('input', t);
 	const book = join(dir, 'small.txt');
 	writeFileSync(book, readFileSync(BOOK, 'utf8').slice(0, 20_000));
 	return { dir, book, sessions: join(dir, 'sessions') };

@@ -11,14 +11,13 @@ import { plannerFor } from '../source/summarize/run.ts';
 import { FakeModel, prng } from './support/fake-model.ts';
 import type { MemoryStore } from './support/memory-store.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
+import { settle, waitFor } from './support/wait.ts';
 
 // Words that appear in no random book and no fake answer: an edit puts one in, and the marker
 // model carries every one it reads into what it writes, so an edit's effect can be followed up.
 const MARKS = ['Zanzibar', 'Quixote', 'Valparaiso'];
 const HIER = { method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false } as const;
 const INC = { method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false } as const;
-
-const settle = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 
 function markerModel(seed: number): FakeModel {
 	const model = new FakeModel({ seed });
@@ -434,7 +433,7 @@ test('edits are refused for an empty text, an unknown node, a node being made, a
 	// Paused before any call: the stale merge is taken up and held at the gate, "being made".
 	const done = engine.start();
 	engine.pause();
-	while (lastMerge.status !== 'running') await settle();
+	await waitFor('the last merge held at the gate', () => lastMerge.status === 'running');
 	await assert.rejects(engine.edit(lastMerge.id, 'Text.'), /being made/);
 	await assert.rejects(engine.rerun(lastMerge.id), /being made/);
 	await assert.rejects(engine.setActive(lastMerge.id, 0), /being made/);
@@ -459,7 +458,7 @@ test('an edit while paused requeues a reader held at the gate: it is made once, 
 
 	const done = engine.start();
 	engine.pause();
-	while (lastMerge.status !== 'running') await settle();
+	await waitFor('the last merge held at the gate', () => lastMerge.status === 'running');
 	const calls = store.log.length;
 	const stale = await engine.edit(b.id, marked(b, MARKS[1]!));
 	assert.ok(stale.includes(lastMerge.id), 'the held reader went stale');
@@ -512,7 +511,7 @@ test('an edit while paused drops what a reader in flight makes from the old inpu
 	const second = new Engine({ store, provider: model, planner: plannerFor('hier'), ctx, costOf: () => 0 });
 	const events = record(second);
 	const done = second.start();
-	while (!held) await settle();
+	await waitFor("the reader's call held in the provider", () => held);
 	second.pause();
 	const stale = await second.edit(b.id, marked(b, MARKS[1]!));
 	assert.ok(stale.includes(lastMerge.id));
@@ -520,7 +519,7 @@ test('an edit while paused drops what a reader in flight makes from the old inpu
 	// The old call lands while paused: it is logged (it was made), but nothing keeps its text.
 	const isOld = (c: { node: string; prompt: string }) =>
 		c.node === lastMerge.id && c.prompt.includes(MARKS[0]!) && !c.prompt.includes(MARKS[1]!);
-	while (!store.log.some(isOld)) await settle();
+	await waitFor('the old call in the log', () => store.log.some(isOld));
 	await settle(20);
 	assert.ok(
 		!events.some((e) => e.type === 'node-finished' && e.node === lastMerge.id),

@@ -7,8 +7,7 @@ import { plannerFor } from '../source/summarize/run.ts';
 import { activeVersion } from '../source/summarize/graph.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-
-const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+import { settle, waitFor } from './support/wait.ts';
 
 test('level 0 runs up to --concurrency calls at once, and results land in book order whatever finishes first', async () => {
 	const book = randomBook(21, 120);
@@ -68,14 +67,14 @@ test('pause lets calls in flight finish and starts none; step admits exactly one
 			inFlight--;
 		}
 	};
-	const idle = async () => {
-		while (inFlight > 0) await settle(5);
-	};
+	const idle = () => waitFor('no call in flight', () => inFlight === 0);
 	// Held: no call in flight, and the next node taken up and waiting at the gate. A call let
 	// through would be in flight at once (the engine starts the next as soon as a place frees).
-	const held = async () => {
-		while (inFlight > 0 || !run.nodes.some((n) => n.status === 'running')) await settle(5);
-	};
+	const held = () =>
+		waitFor(
+			'no call in flight and a node held at the gate',
+			() => inFlight === 0 && run.nodes.some((n) => n.status === 'running'),
+		);
 	const { run, engine } = await setUp(
 		book,
 		{ method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
@@ -84,13 +83,13 @@ test('pause lets calls in flight finish and starts none; step admits exactly one
 	const events: EngineEvent[] = [];
 	engine.on((e) => events.push(e));
 	const done = engine.start();
-	while (model.requests.length < 2) await settle(5);
+	await waitFor('two calls made', () => model.requests.length >= 2);
 	engine.pause();
 	await held(); // the call in flight finishes, the next waits
 	const paused = model.requests.length;
 	assert.ok(paused < run.chunks.length, 'the run is held, not done');
 	engine.step();
-	while (model.requests.length === paused) await settle(5);
+	await waitFor('the step to make a call', () => model.requests.length !== paused);
 	await idle();
 	assert.equal(model.requests.length, paused + 1, 'a step makes exactly one call');
 	await held();
@@ -113,7 +112,7 @@ test('cancel aborts calls in flight, keeps finished work, and a new start contin
 		model,
 	);
 	const done = engine.start();
-	while (!run.nodes.some((n) => n.status === 'done')) await settle(5);
+	await waitFor('a node done', () => run.nodes.some((n) => n.status === 'done'));
 	engine.cancel();
 	assert.equal(await done, 'cancelled');
 	assert.equal(run.status, 'cancelled');

@@ -1,8 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { FaithLabel, FaithVerdict, ScoredSummary, Walk } from '../source/domain.ts';
 import { reportJson } from '../source/commands/report.ts';
 import { faithReport, faithUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
@@ -11,6 +8,7 @@ import { partialUnits, partialValidators, sampleSize } from '../source/score/par
 import { buildReport, reportLines } from '../source/score/report.ts';
 import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
+import { tempDir } from './support/temp.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const summary = (id: string, text: string): ScoredSummary => ({
@@ -286,8 +284,7 @@ test('report: partial annotation in text and JSON', () => {
 });
 
 test('FaithfulnessStore with a fraction: records the walk once, walks only its sample, and reopens on the same sample at the first unjudged sentence', async (t) => {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-partial-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('faith-partial', t);
 	await (
 		await Session.createCollection(dir, {
 			id: 'p',

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FaithLabel, FaithVerdict, ScoredSummary } from '../source/domain.ts';
 import { reportJson } from '../source/commands/report.ts';
@@ -11,6 +10,7 @@ import { faithReport, faithUnits, firstUnjudgedUnit } from '../source/score/fait
 import { buildReport, reportLines } from '../source/score/report.ts';
 import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
+import { tempDir } from './support/temp.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const summaries: ScoredSummary[] = [
@@ -162,8 +162,7 @@ test('report: the faithfulness section in text and JSON; a session without verdi
 });
 
 test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes one back, an old session without the list opens', async (t) => {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('faith', t);
 	const created = await Session.createCollection(dir, {
 		id: 'old',
 		title: 'voyage',
@@ -213,8 +212,7 @@ test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes
 });
 
 test('a faithfulness verdict on a summary the session does not hold is refused by save', async (t) => {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('faith', t);
 	const session = await Session.createCollection(dir, {
 		id: 'bad',
 		title: 'voyage',

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +20,8 @@ import type { ConfigInput } from '../source/config.ts';
 import { Session } from '../source/store/session.ts';
 import { annotationReply, startFakeApi } from './support/fake-api.ts';
 import { capture } from './support/assertions.ts';
+import { tempDir } from './support/temp.ts';
+import { BEL, ESC, RLO } from './support/ansi.ts';
 
 /**
  * Every command's output with a hostile book (its title changes the terminal's title, its text
@@ -29,14 +30,13 @@ import { capture } from './support/assertions.ts';
  * stay valid and keep the values.
  */
 
-const ESC = '\x1b';
-const BEL = '\x07';
-const RLO = '\u202e';
 const TITLE_ATTACK = `${ESC}]0;pwned${ESC}\\`;
 const BOOK_TITLE = `Evil ${TITLE_ATTACK}Book ${RLO}txt.exe`;
 const SUMMARY = `The keeper ${ESC}]52;c;aGk=${BEL}wrote a log ${RLO}exe.txt in ${ESC}[31mred ink\x7f. He read it again \x9b2J at the very end.`;
 const QUESTION = `Who is ${ESC}[2J${ESC}]0;owned${BEL}the keeper ${RLO}here?`;
 const VALIDATOR = `eve${ESC}]0;x${BEL}${RLO}`;
+// The characters a terminal would act on, or that would reorder what it shows.
+// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
@@ -75,8 +75,7 @@ function parsedHolds(json: string, text: string, name: string): void {
 }
 
 test('every command prints a hostile book and a hostile server safely, and its JSON stays valid and whole', async (t) => {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-hostile-'));
-	t.after(() => rmSync(dir, { recursive: true, force: true }));
+	const dir = tempDir('hostile', t);
 	const book = join(dir, 'evil.txt');
 	const body = readFileSync(FRANKENSTEIN, 'utf8').slice(2_000, 14_000);
 	writeFileSync(

@@ -8,6 +8,8 @@ import { precisionCommand } from '../source/commands/precision.ts';
 import { UserError } from '../source/errors.ts';
 import { booook, printed } from './support/cli.ts';
 import { tempDir as newTempDir } from './support/temp.ts';
+import type * as Released from './support/released.ts';
+import type { CollectionSessionData } from '../source/store/schema.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const FILES = {
@@ -18,9 +20,9 @@ const FILES = {
 	human: join(DATA, 'human_annotations/summary-gpt4-4096-hier.json'),
 	validation: join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json'),
 };
-const raw = (file: string): any => JSON.parse(readFileSync(file, 'utf8'));
+const raw = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
 const tempDir = () => newTempDir('import');
-const stateOf = (dir: string, id: string): any => raw(join(dir, id, 'session.json'));
+const stateOf = (dir: string, id: string) => raw<CollectionSessionData>(join(dir, id, 'session.json'));
 
 // Errors are raised before anything is printed, so they are checked in-process (a spawn costs a
 // second or two); the CLI's exit code and one-line message are checked once per command below.
@@ -74,12 +76,12 @@ test('importing every released file at once: one collection, counts as in the fi
 	);
 
 	// Counted from the raw files, not by the importer.
-	const summaries = raw(FILES.summaries);
-	const hier = raw(FILES.intermediate);
-	const human = raw(FILES.human);
-	const study = raw(FILES.validation);
-	const units = Object.values<any>(human).reduce((n, b) => n + b.singles.length + b.relations.length, 0);
-	const judged = Object.values<any>(study).flatMap((b) => b.annotations);
+	const summaries = raw<Released.Summaries>(FILES.summaries);
+	const hier = raw<Released.Hierarchical>(FILES.intermediate);
+	const human = raw<Released.Human>(FILES.human);
+	const study = raw<Released.Study>(FILES.validation);
+	const units = Object.values(human).reduce((n, b) => n + b.singles.length + b.relations.length, 0);
+	const judged = Object.values(study).flatMap((b) => b.annotations);
 	const count = (n: number, what: string) => new RegExp(`\\b${n} ${what}`, 'u');
 	assert.match(lines[0]!, count(Object.keys(summaries).length, 'summaries'));
 	assert.match(lines[2]!, count(Object.keys(hier).length, 'final summaries'));
@@ -105,13 +107,12 @@ test('importing every released file at once: one collection, counts as in the fi
 			Object.keys(study).length,
 	);
 	assert.deepEqual(
-		state.runs.map((run: any) => [run.book, run.levels.length]),
-		Object.entries<any>(hier).map(([book, v]) => [book, Object.keys(v.summaries_dict).length]),
+		state.runs.map((run) => [run.book, (run as { levels: string[][] }).levels.length]),
+		Object.entries(hier).map(([book, v]) => [book, Object.keys(v.summaries_dict).length]),
 	);
 	assert.equal(state.judgments.length, judged.length);
-	const bySource = (source: string) =>
-		state.summaries.filter((s: any) => s.source === source).map((s: any) => s.id);
-	const annotationsOf = (ids: string[]) => state.annotations.filter((a: any) => ids.includes(a.summary));
+	const bySource = (source: string) => state.summaries.filter((s) => s.source === source).map((s) => s.id);
+	const annotationsOf = (ids: string[]) => state.annotations.filter((a) => ids.includes(a.summary));
 	assert.equal(annotationsOf(bySource('summary-gpt4-4096-hier.json')).length, units);
 	assert.equal(annotationsOf(bySource('annotations-gpt4-4096-inc.json')).length, judged.length);
 	assert.equal(annotationsOf(bySource('claude-88000-hier.json')).length, 0);
@@ -131,7 +132,7 @@ test('importing every released file at once: one collection, counts as in the fi
 	const list = JSON.parse(listed.stdout);
 	assert.deepEqual(list.problems, []);
 	assert.deepEqual(
-		list.sessions.map((s: any) => [s.id, s.kind, s.status]),
+		list.sessions.map((s: { id: string; kind: string; status: string }) => [s.id, s.kind, s.status]),
 		[['all', 'collection', 'imported']],
 	);
 	assert.equal((await booook(['sessions', '--sessions-dir', dir])).code, 0);
@@ -181,7 +182,7 @@ test('precision ID after importing the study equals precision --validation F, an
 	const p = JSON.parse(fromSession.stdout);
 	assert.ok(Math.abs(p.human.precision - 79.7) <= 0.1, String(p.human.precision));
 	assert.ok(Math.abs(p.model.precision - 78.2) <= 0.1, String(p.model.precision));
-	const judged = Object.values<any>(raw(FILES.validation)).flatMap((b) => b.annotations);
+	const judged = Object.values(raw<Released.Study>(FILES.validation)).flatMap((b) => b.annotations);
 	assert.equal(p.human.n, judged.filter((a) => a.source === 'human').length);
 	assert.equal(p.model.n, judged.filter((a) => a.source === 'model').length);
 	const text = await booook(['precision', summary.session, '--sessions-dir', dir]);
@@ -189,7 +190,7 @@ test('precision ID after importing the study equals precision --validation F, an
 
 	// A second validator: the choice is the user's, and an unknown one is named as such.
 	const state = stateOf(dir, summary.session);
-	state.judgments.push({ ...state.judgments[0], validator: 'ann', verdict: 'disagree' });
+	state.judgments.push({ ...state.judgments[0]!, validator: 'ann', verdict: 'disagree' });
 	writeFileSync(join(dir, summary.session, 'session.json'), JSON.stringify(state));
 	assert.match(
 		await badInput(precision({ id: summary.session, sessionsDir: dir })),
@@ -207,7 +208,7 @@ test('precision ID after importing the study equals precision --validation F, an
 	assert.equal(ann.code, 0, ann.stderr);
 	const one = JSON.parse(ann.stdout);
 	assert.deepEqual(
-		Object.values<any>(one).map((s) => [s.n, s.disagree]),
+		Object.values<{ n: number; disagree: number }>(one).map((s) => [s.n, s.disagree]),
 		[[1, 1]],
 	);
 	assert.match(
@@ -230,7 +231,7 @@ test('an incremental run imports; precision of a session without verdicts, or of
 	assert.equal(imported.code, 0, imported.stderr);
 	const { session, files } = JSON.parse(imported.stdout);
 	assert.equal(files[0].method, 'inc');
-	assert.equal(files[0].summaries, Object.keys(raw(FILES.incremental)).length);
+	assert.equal(files[0].summaries, Object.keys(raw<Released.Incremental>(FILES.incremental)).length);
 	assert.match(await badInput(precision({ id: session, sessionsDir: dir })), /has no verdicts yet/u);
 	assert.match(await badInput(precision({ sessionsDir: dir })), /nothing to judge/u);
 	assert.match(
@@ -255,33 +256,31 @@ function badFile(dir: string, name: string, value: unknown): string {
 
 test('a malformed file is a one-line error naming the file and the first bad entry, and no session is made', async () => {
 	const files = tempDir();
-	const summaries = raw(FILES.summaries);
-	const annotations = raw(FILES.annotations);
-	const human = raw(FILES.human);
-	const study = raw(FILES.validation);
-	const hier = raw(FILES.intermediate);
+	const summaries = raw<Released.Summaries>(FILES.summaries);
+	const annotations = raw<Released.Annotations>(FILES.annotations);
+	const human = raw<Released.Human>(FILES.human);
+	const study = raw<Released.Study>(FILES.validation);
+	const hier = raw<Released.Hierarchical>(FILES.intermediate);
 
-	const badSummaries = { ...summaries };
+	const badSummaries: Record<string, unknown> = { ...summaries };
 	const summaryBook = Object.keys(summaries)[3]!;
 	badSummaries[summaryBook] = 42;
 
-	const annotatedBook = Object.keys(annotations).find(
-		(b) => annotations[b] && Object.keys(annotations[b]).length > 0,
-	)!;
+	const annotatedBook = Object.keys(annotations).find((b) => Object.keys(annotations[b] ?? {}).length > 0)!;
 	const badAnnotations = structuredClone(annotations);
-	badAnnotations[annotatedBook][Object.keys(annotations[annotatedBook])[0]!].types = ['spelling'];
+	badAnnotations[annotatedBook]![Object.keys(annotations[annotatedBook]!)[0]!]!.types = ['spelling'];
 
 	const humanBook = Object.keys(human)[1]!;
 	const badHuman = structuredClone(human);
-	badHuman[humanBook].singles[0].labels = ['plot hole'];
+	badHuman[humanBook]!.singles[0]!.labels = ['plot hole'];
 
 	const studyBook = Object.keys(study)[2]!;
 	const badStudy = structuredClone(study);
-	badStudy[studyBook].annotations[0].agreement = 'Maybe';
+	badStudy[studyBook]!.annotations[0]!.agreement = 'Maybe';
 
 	const hierBook = Object.keys(hier)[4]!;
 	const badHier = structuredClone(hier);
-	delete badHier[hierBook].final_summary;
+	delete (badHier[hierBook] as Partial<Released.Hierarchical[string]>).final_summary;
 
 	const cases: [string[], string, RegExp][] = [
 		[['--summaries', badFile(files, 'bad-summaries.json', badSummaries)], summaryBook, /string/u],
@@ -380,6 +379,6 @@ test('--session with an id that exists is refused and the existing session is le
 	assert.deepEqual(readdirSync(dir), ['taken']);
 	assert.deepEqual(readdirSync(join(dir, 'taken')).sort(), ['session.json']);
 	const state = stateOf(dir, 'taken');
-	assert.equal(state.summaries.length, Object.keys(raw(FILES.summaries)).length);
-	assert.equal(state.annotations.filter((a: any) => a.source === 'human').length, 0);
+	assert.equal(state.summaries.length, Object.keys(raw<Released.Summaries>(FILES.summaries)).length);
+	assert.equal(state.annotations.filter((a) => a.source === 'human').length, 0);
 });

@@ -17,9 +17,10 @@ import { judgedItems, precisionBySource } from '../source/score/precision.ts';
 import { sessionJudgedItems, validatorsOf } from '../source/score/session-precision.ts';
 import { collectionTitle, importBooookScore, locate, RELEASED } from '../source/store/import-booookscore.ts';
 import { splitSentences } from '../source/text/sentences.ts';
+import type * as Released from './support/released.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
-const load = (rel: string): any => JSON.parse(readFileSync(DATA + rel, 'utf8'));
+const load = <T>(rel: string): T => JSON.parse(readFileSync(DATA + rel, 'utf8')) as T;
 const NOW = '2024-05-01T10:00:00.000Z';
 
 function ok<T>(result: Converted<T>): T {
@@ -33,9 +34,8 @@ for (const config of ['hier', 'inc'] as const) {
 	test(`model annotations of gpt4-2048-${config}: one per sentence, every released entry placed once`, () => {
 		const summariesFile = `summaries/gpt4-2048-${config}-cleaned.json`;
 		const annotationsFile = `annotations/gpt4-2048-${config}.json`;
-		const rawSummaries: Record<string, string> = load(summariesFile);
-		const rawAnnotations: Record<string, Record<string, { questions: string; types: string[] }> | null> =
-			load(annotationsFile);
+		const rawSummaries = load<Released.Summaries>(summariesFile);
+		const rawAnnotations = load<Released.Annotations>(annotationsFile);
 		const result = importBooookScore(
 			{
 				summaries: {
@@ -208,14 +208,7 @@ test('model annotations: null books, the list form, missing books, unmatched sen
 
 test('human annotations: one per single and per relation, spans located in the summary', () => {
 	const file = 'human_annotations/summary-gpt4-4096-hier.json';
-	const raw: Record<
-		string,
-		{
-			summary: string;
-			singles: { span: string; labels: string[] }[];
-			relations: { span_a: string; span_b: string; shared_labels: string[] }[];
-		}
-	> = load(file);
+	const raw = load<Released.Human>(file);
 	const result = importBooookScore(
 		{ human: { file: DATA + file, books: ok(convertHumanAnnotations(raw)) } },
 		NOW,
@@ -341,19 +334,7 @@ test('spans are found verbatim, then across changed whitespace; a lost span is r
 
 test('the precision study: its summaries, an annotation per judged item, its verdict as a judgment', () => {
 	const file = 'human_annotations/annotations-gpt4-4096-inc.json';
-	const raw: Record<
-		string,
-		{
-			summary: string;
-			annotations: {
-				source: string;
-				agreement: string;
-				reasons: string[] | null;
-				explanation: string | string[] | null;
-				anno: Record<string, unknown>;
-			}[];
-		}
-	> = load(file);
+	const raw = load<Released.Study>(file);
 	const result = importBooookScore(
 		{ validation: { file: DATA + file, books: ok(convertPrecisionStudy(raw)) } },
 		NOW,
@@ -395,9 +376,7 @@ test('the precision study: its summaries, an annotation per judged item, its ver
 });
 
 test('intermediate runs: the final summary is scored, the levels or steps kept beside it', () => {
-	const hierRaw: Record<string, { summaries_dict: Record<string, string[]>; final_summary: string }> = load(
-		'intermediate/claude-88000-hier.json',
-	);
+	const hierRaw = load<Released.Hierarchical>('intermediate/claude-88000-hier.json');
 	const hier = importBooookScore(
 		{
 			intermediate: {
@@ -423,7 +402,7 @@ test('intermediate runs: the final summary is scored, the levels or steps kept b
 				.map((k) => v.summaries_dict[k]),
 		})),
 	);
-	const incRaw: Record<string, string[]> = load('intermediate/claude-88000-inc.json');
+	const incRaw = load<Released.Incremental>('intermediate/claude-88000-inc.json');
 	const inc = importBooookScore(
 		{
 			intermediate: {

@@ -190,7 +190,9 @@ test('runsOf finds the runs that a regex `+` over the same class finds, joined a
 test('sanitize removes exactly what the escape-sequence regex it replaced removed', () => {
 	// The regex as it was: the reference for the single-pass scanner.
 	const ESCAPES =
+		// eslint-disable-next-line no-control-regex -- escape sequences are what it matches
 		/\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]P^_X][\s\S]*?(?:\x07|\x1b\\|\x9c)|\x9b[0-?]*[ -/]*[@-~]|[\x9d\x90\x9e\x9f\x98][\s\S]*?(?:\x07|\x1b\\|\x9c)|\x1b[@-Z\\-_]?/gu;
+	// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 	const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/gu;
 	const reference = (text: string) => text.replace(ESCAPES, '').replace(CONTROLS, '');
 	const random = prng(3);

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Key } from 'ink';
 import { pressesOf } from '../source/ui/keys/presses.ts';
+import { KEYS } from './support/keys.ts';
 
 const none = {} as Key;
 
@@ -11,10 +12,10 @@ test('a burst of typed keys is one press per character, control characters inclu
 		['m', 'o', 'd', 'd'],
 	);
 	// A text typed and saved faster than the terminal is read: the ctrl-s is its own press.
-	const saved = pressesOf('fix\x13', none);
+	const saved = pressesOf(`fix${KEYS.ctrlS}`, none);
 	assert.deepEqual(saved.slice(0, 3), [{ input: 'f' }, { input: 'i' }, { input: 'x' }]);
 	assert.deepEqual(saved[3], { input: 's', ctrl: true });
-	assert.deepEqual(pressesOf('a\rb\tc\x7f', none), [
+	assert.deepEqual(pressesOf(`a${KEYS.enter}b${KEYS.tab}c${KEYS.backspace}`, none), [
 		{ input: 'a' },
 		{ input: '', return: true },
 		{ input: 'b' },

@@ -47,8 +47,8 @@ const SUBJECTS: Subject[] = [
 		sentKey: (recorded) => String(recorded.headers.authorization ?? ''),
 		wire(recorded, prompt) {
 			assert.equal(recorded.path, '/v1/chat/completions');
-			assert.deepEqual(recorded.body.stream_options, { include_usage: true });
-			assert.deepEqual(recorded.body.messages, [{ role: 'user', content: prompt }]);
+			assert.deepEqual(recorded.body!.stream_options, { include_usage: true });
+			assert.deepEqual(recorded.body!.messages, [{ role: 'user', content: prompt }]);
 			assert.equal(recorded.headers.authorization, `Bearer ${this.key}`);
 		},
 	},
@@ -63,7 +63,7 @@ const SUBJECTS: Subject[] = [
 		sentKey: (recorded) => `${recorded.headers.authorization ?? ''} ${recorded.headers['x-api-key'] ?? ''}`,
 		wire(recorded) {
 			assert.equal(recorded.path, '/v1/messages');
-			assert.equal(recorded.body.max_tokens, 200);
+			assert.equal(recorded.body!.max_tokens, 200);
 			// Claude 4.6 takes a temperature on the API version that still has it.
 			assert.equal(recorded.headers['anthropic-version'], '2023-06-01');
 		},
@@ -101,9 +101,9 @@ for (const subject of SUBJECTS) {
 			assert.equal(fake.requests.length, 1);
 			const recorded = fake.requests[0]!;
 			assert.equal(recorded.prompt, prompt);
-			assert.equal(recorded.body.model, subject.model);
-			assert.equal(recorded.body.stream, true);
-			assert.equal(recorded.body.temperature, 0.5);
+			assert.equal(recorded.body!.model, subject.model);
+			assert.equal(recorded.body!.stream, true);
+			assert.equal(recorded.body!.temperature, 0.5);
 			assert.ok(subject.sentKey(recorded).includes(subject.key), 'the key is sent to the API');
 			subject.wire(recorded, prompt);
 		});
@@ -365,7 +365,7 @@ for (const subject of SUBJECTS) {
 			assert.equal(p.isLLM, true);
 			assert.equal((await p.complete(request('Via the factory.'))).text, REPLY);
 			assert.equal(fake.requests.length, 1);
-			assert.equal(fake.requests[0]?.body.model, defaultModel(api));
+			assert.equal(fake.requests[0]?.body!.model, defaultModel(api));
 		});
 		for (const env of [{}, { [subject.keyVar]: ' ' }]) {
 			assert.throws(
@@ -407,9 +407,9 @@ test('openai: reasoning models get no temperature (the API refuses one) and thei
 			assert.equal(result.text, REPLY, model);
 		}
 		const sent = fake.requests.map((r) => [
-			r.body.model,
-			r.body.temperature ?? null,
-			r.body.reasoning_effort ?? null,
+			r.body!.model,
+			r.body!.temperature ?? null,
+			r.body!.reasoning_effort ?? null,
 		]);
 		assert.deepEqual(sent, [
 			['gpt-4o-mini', 0.5, null],
@@ -446,8 +446,8 @@ test('openai: the fake refuses a temperature for a reasoning model, as the API d
 test('openai: a custom base URL gets max_tokens; api.openai.com gets max_completion_tokens', async () => {
 	await withFake(REPLY, {}, async (fake) => {
 		await provider(openai, fake).complete(request('Hello there.', { maxTokens: 77 }));
-		assert.equal(fake.requests[0]?.body.max_tokens, 77);
-		assert.equal('max_completion_tokens' in fake.requests[0]?.body, false);
+		assert.equal(fake.requests[0]?.body!.max_tokens, 77);
+		assert.equal('max_completion_tokens' in fake.requests[0]!.body, false);
 
 		// No base URL: the provider talks to api.openai.com; a fetch that reroutes it to the fake
 		// shows what would have been sent there.
@@ -462,8 +462,8 @@ test('openai: a custom base URL gets max_tokens; api.openai.com gets max_complet
 		await provider(openai, fake, { baseURL: null, fetch: reroute }).complete(
 			request('Hello there.', { maxTokens: 77 }),
 		);
-		assert.equal(fake.requests[1]?.body.max_completion_tokens, 77);
-		assert.equal('max_tokens' in fake.requests[1]?.body, false);
+		assert.equal(fake.requests[1]?.body!.max_completion_tokens, 77);
+		assert.equal('max_tokens' in fake.requests[1]!.body, false);
 	});
 });
 
@@ -490,7 +490,7 @@ test('anthropic: the cacheable prefix is its own block with cache_control, and c
 		const first = await p.complete(request(`${prefix}Sentence 1?`, { cacheablePrefix: prefix }));
 		const second = await p.complete(request(`${prefix}Sentence 2?`, { cacheablePrefix: prefix }));
 
-		const content = fake.requests[0]?.body.messages[0].content;
+		const content = fake.requests[0]!.body!.messages![0]!.content;
 		assert.deepEqual(content, [
 			{ type: 'text', text: prefix, cache_control: { type: 'ephemeral' } },
 			{ type: 'text', text: 'Sentence 1?' },
@@ -554,8 +554,8 @@ test('anthropic: temperature is sent where the model takes it (0 for BooookScore
 			await provider(anthropic, fake, { model }).complete(request('Annotate.', { temperature: 0 }));
 		}
 		const sent = fake.requests.map((r) => [
-			r.body.model,
-			r.body.temperature ?? null,
+			r.body!.model,
+			r.body!.temperature ?? null,
 			r.headers['anthropic-version'],
 		]);
 		assert.deepEqual(sent, [

@@ -43,7 +43,7 @@ test(
 		assert.ok(run.stdout.trim().length > 0, 'a final summary on stdout');
 		const calls = api.requests.filter((r) => r.path.endsWith('/chat/completions'));
 		assert.ok(calls.length > 0, 'the server was called');
-		assert.ok(calls.every((r) => r.body.model === 'llama3'));
+		assert.ok(calls.every((r) => r.body!.model === 'llama3'));
 		const [id] = readdirSync(sessions).filter((f) => !f.startsWith('.'));
 		const config = JSON.parse(readFileSync(join(sessions, id!, 'session.json'), 'utf8')).run.config;
 		assert.equal(config.provider, 'openai');

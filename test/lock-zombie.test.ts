@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { UserError } from '../source/errors.ts';
 import { SessionLock, type LockOwner } from '../source/store/lock.ts';
 import { tempDir } from './support/temp.ts';
+import { waitFor } from './support/wait.ts';
 
 /**
  * Issue 24, item 8: a lock whose owner was killed but stays a zombie (its parent does not reap it,
@@ -38,16 +39,6 @@ function exited(proc: ChildProcess): Promise<void> {
 	return new Promise((resolve) => proc.once('exit', () => resolve()));
 }
 
-async function until<T>(what: string, probe: () => T | null | undefined | false, ms = 30_000): Promise<T> {
-	const end = Date.now() + ms;
-	for (;;) {
-		const value = probe();
-		if (value) return value;
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 20));
-	}
-}
-
 /**
  * A zombie: a shell starts a child in the background, prints its pid and becomes `sleep` (exec),
  * which never waits for children. The child is then killed: it has exited, but nothing reaps it.
@@ -67,12 +58,12 @@ async function zombie(t: { after: (fn: () => Promise<void>) => void }): Promise<
 	});
 	const pid = Number(line);
 	// Only once the shell has become `sleep` is the child's parent one that never reaps.
-	await until(
+	await waitFor(
 		'the shell to become sleep',
 		() => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim() === 'sleep',
 	);
 	process.kill(pid, 'SIGKILL');
-	await until(`pid ${pid} to be a zombie`, () => stat(pid)?.state === 'Z');
+	await waitFor(`pid ${pid} to be a zombie`, () => stat(pid)?.state === 'Z');
 	return pid;
 }
 
@@ -116,7 +107,7 @@ test(
 			sleeper.kill('SIGKILL');
 			await exited(sleeper);
 		});
-		const live = await until('the sleeper in /proc', () => stat(sleeper.pid!));
+		const live = await waitFor('the sleeper in /proc', () => stat(sleeper.pid!));
 		const earlier = String(Number(live.start) - 1);
 		await writeFile(
 			file,
@@ -143,7 +134,7 @@ test(
 		// ...and a dead one does not.
 		sleeper.kill('SIGKILL');
 		await exited(sleeper);
-		await until('the sleeper to be gone', () => stat(sleeper.pid!) === null);
+		await waitFor('the sleeper to be gone', () => stat(sleeper.pid!) === null);
 		const after = await SessionLock.acquire(file, 'r');
 		assert.equal((await readOwner(file)).pid, process.pid);
 		await after.release();

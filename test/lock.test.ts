@@ -4,7 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { newRun } from '../source/summarize/run.ts';
 import { SessionLock, takeoverGuard, type LockOwner } from '../source/store/lock.ts';
 import { Session } from '../source/store/session.ts';
 import { firstLine } from './support/children.ts';
+import { tempDir } from './support/temp.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SESSION_MODULE = path.join(ROOT, 'source', 'store', 'session.ts');
@@ -41,12 +42,6 @@ function init(id: string) {
 		[{ index: 0, start: 0, end: TEXT.length, tokens: 15 }],
 	);
 	return { id, book, text: TEXT, run };
-}
-
-async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
-	const dir = await mkdtemp(path.join(os.tmpdir(), 'booook-lock-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
-	return dir;
 }
 
 async function closedSession(dir: string, id: string): Promise<string> {
@@ -101,7 +96,7 @@ async function refusal(promise: Promise<unknown>): Promise<UserError> {
 }
 
 test('a second open in the same process is refused with the pid message', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const first = await Session.create(dir, init('same'));
 	t.after(() => first.close());
 	const error = await refusal(Session.open(dir, 'same'));
@@ -116,7 +111,7 @@ test('a second open in the same process is refused with the pid message', async 
 });
 
 test('an open from another process is refused while this one holds the session', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const held = await Session.create(dir, init('shared'));
 	t.after(() => held.close());
 	const proc = child(dir, 'shared', 'try');
@@ -131,7 +126,7 @@ test('an open from another process is refused while this one holds the session',
 });
 
 test('this process is refused while another process holds the session, and admitted after it closes', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	await closedSession(dir, 'theirs');
 	const proc = child(dir, 'theirs', 'hold');
 	t.after(() => {
@@ -149,7 +144,7 @@ test('this process is refused while another process holds the session, and admit
 });
 
 test('a lock left by a SIGKILLed process is taken over at once', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const lockFile = await closedSession(dir, 'killed');
 	const proc = child(dir, 'killed', 'hold');
 	assert.equal(await firstLine(proc), 'ready');
@@ -165,7 +160,7 @@ test('a lock left by a SIGKILLed process is taken over at once', async (t) => {
 });
 
 test('a process that exits without closing releases its lock', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const lockFile = await closedSession(dir, 'exiting');
 	const proc = child(dir, 'exiting', 'exit');
 	assert.equal(await firstLine(proc), 'ready');
@@ -174,7 +169,7 @@ test('a process that exits without closing releases its lock', async (t) => {
 });
 
 test('close releases the lock so the session can be opened again', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const lockFile = await closedSession(dir, 'again');
 	assert.ok(!existsSync(lockFile));
 	const s = await Session.open(dir, 'again');
@@ -186,7 +181,7 @@ test('close releases the lock so the session can be opened again', async (t) => 
 });
 
 test('SessionLock: live owners refuse, dead and debris locks are taken over', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const file = path.join(dir, 'lock');
 	const write = (owner: Partial<LockOwner> | string) =>
 		writeFile(file, typeof owner === 'string' ? owner : JSON.stringify(owner));
@@ -230,7 +225,7 @@ test('SessionLock: live owners refuse, dead and debris locks are taken over', as
 });
 
 test('SessionLock.release leaves a lock that is no longer its own', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const file = path.join(dir, 'lock');
 	const lock = await SessionLock.acquire(file, 'x');
 	const other = JSON.stringify({ pid: 1, host: os.hostname(), startedAt: new Date().toISOString() });
@@ -281,7 +276,7 @@ function contender() {
 }
 
 test('four processes released at one instant on a stale lock: exactly one wins, every round', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const file = path.join(dir, 'lock');
 	const host = os.hostname();
 	const dead = await deadPid();
@@ -332,7 +327,7 @@ test('four processes released at one instant on a stale lock: exactly one wins, 
 });
 
 test('a takeover guard left by a killed taker does not keep the stale lock forever', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const file = path.join(dir, 'lock');
 	const host = os.hostname();
 	const dead = await deadPid();
@@ -350,7 +345,7 @@ test('a takeover guard left by a killed taker does not keep the stale lock forev
 });
 
 test('a lock held by a live (or reused) pid is refused with the lock file and how to clear it', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('lock', t);
 	const file = path.join(dir, 'lock');
 	// This test process stands for a pid the system gave to another program: alive, not booook.
 	await writeFile(

@@ -9,6 +9,7 @@ import type { Planner } from '../source/summarize/planner.ts';
 import { countTokens } from '../source/text/tokens.ts';
 import { prng } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
+import { waitFor } from './support/wait.ts';
 
 /**
  * A model whose answer depends on the prompt alone (so two runs that send the same prompts get the
@@ -137,7 +138,7 @@ test('the calls a run expects are the same whether counted before anything is pl
 	});
 	const finished = engine.start();
 	// Both come before any call can answer: no call is let finish until then.
-	while (planned.length < 2) await new Promise((resolve) => setImmediate(resolve));
+	await waitFor('the run started and level 0 planned', () => planned.length >= 2);
 	engine.cancel();
 	while (model.finishOne());
 	await finished;

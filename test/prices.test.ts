@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../source/errors.ts';
 import { BUILTIN_PRICES, callCost, findPrice, loadPrices, type ModelPrice } from '../source/llm/prices.ts';
+import { tempDir } from './support/temp.ts';
 
 const MILLION = { input: 1_000_000, output: 0, cached: 0 };
 
@@ -12,15 +12,6 @@ function price(model: string): ModelPrice {
 	const found = findPrice(BUILTIN_PRICES, model);
 	assert.ok(found, `${model} has a price`);
 	return found.price;
-}
-
-function withDir(body: (dir: string) => void): void {
-	const dir = mkdtempSync(join(tmpdir(), 'booook-prices-'));
-	try {
-		body(dir);
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
 }
 
 test('the common models are all in the built-in table', () => {
@@ -89,82 +80,79 @@ test('costs follow the table: input, output and cached input at their own rates'
 	assert.ok(p.cachedInput < p.input, 'caching is cheaper for gpt-4o');
 });
 
-test('a prices file replaces and adds models', () => {
-	withDir((dir) => {
-		const file = join(dir, 'prices.json');
-		writeFileSync(
-			file,
-			JSON.stringify({
-				'gpt-4o': { input: 1, cachedInput: 0.5, output: 2 },
-				'my-local-model': { input: 0.1, output: 0.2 },
-			}),
-		);
-		const table = loadPrices(file, {});
-		assert.deepEqual(table['gpt-4o'], { input: 1, cachedInput: 0.5, output: 2 });
-		assert.deepEqual(table['my-local-model'], { input: 0.1, cachedInput: 0.1, output: 0.2 });
-		assert.deepEqual(table['gpt-4o-mini'], BUILTIN_PRICES['gpt-4o-mini']);
-		assert.equal(callCost(table, 'gpt-4o-2024-08-06', MILLION).cost, 1);
-	});
+test('a prices file replaces and adds models', (t) => {
+	const dir = tempDir('prices', t);
+	const file = join(dir, 'prices.json');
+	writeFileSync(
+		file,
+		JSON.stringify({
+			'gpt-4o': { input: 1, cachedInput: 0.5, output: 2 },
+			'my-local-model': { input: 0.1, output: 0.2 },
+		}),
+	);
+	const table = loadPrices(file, {});
+	assert.deepEqual(table['gpt-4o'], { input: 1, cachedInput: 0.5, output: 2 });
+	assert.deepEqual(table['my-local-model'], { input: 0.1, cachedInput: 0.1, output: 0.2 });
+	assert.deepEqual(table['gpt-4o-mini'], BUILTIN_PRICES['gpt-4o-mini']);
+	assert.equal(callCost(table, 'gpt-4o-2024-08-06', MILLION).cost, 1);
 });
 
-test('the prices file comes from the argument, else $BOOOOK_PRICES, else the config directory', () => {
-	withDir((dir) => {
-		const fromEnv = join(dir, 'env.json');
-		writeFileSync(fromEnv, JSON.stringify({ 'env-model': { input: 1, output: 1 } }));
-		const fromArg = join(dir, 'arg.json');
-		writeFileSync(fromArg, JSON.stringify({ 'arg-model': { input: 1, output: 1 } }));
-		mkdirSync(join(dir, 'home', '.config', 'booook'), { recursive: true });
-		writeFileSync(
-			join(dir, 'home', '.config', 'booook', 'prices.json'),
-			JSON.stringify({ 'home-model': { input: 1, output: 1 } }),
-		);
-		const home = join(dir, 'home');
+test('the prices file comes from the argument, else $BOOOOK_PRICES, else the config directory', (t) => {
+	const dir = tempDir('prices', t);
+	const fromEnv = join(dir, 'env.json');
+	writeFileSync(fromEnv, JSON.stringify({ 'env-model': { input: 1, output: 1 } }));
+	const fromArg = join(dir, 'arg.json');
+	writeFileSync(fromArg, JSON.stringify({ 'arg-model': { input: 1, output: 1 } }));
+	mkdirSync(join(dir, 'home', '.config', 'booook'), { recursive: true });
+	writeFileSync(
+		join(dir, 'home', '.config', 'booook', 'prices.json'),
+		JSON.stringify({ 'home-model': { input: 1, output: 1 } }),
+	);
+	const home = join(dir, 'home');
 
-		assert.ok(loadPrices(fromArg, { BOOOOK_PRICES: fromEnv, HOME: home })['arg-model']);
-		assert.equal(loadPrices(fromArg, { BOOOOK_PRICES: fromEnv, HOME: home })['env-model'], undefined);
-		assert.ok(loadPrices(undefined, { BOOOOK_PRICES: fromEnv, HOME: home })['env-model']);
-		assert.ok(loadPrices(undefined, { HOME: home })['home-model']);
-		// No file anywhere: just the built-in table.
-		assert.deepEqual(loadPrices(undefined, { HOME: join(dir, 'nobody') }), BUILTIN_PRICES);
-	});
+	assert.ok(loadPrices(fromArg, { BOOOOK_PRICES: fromEnv, HOME: home })['arg-model']);
+	assert.equal(loadPrices(fromArg, { BOOOOK_PRICES: fromEnv, HOME: home })['env-model'], undefined);
+	assert.ok(loadPrices(undefined, { BOOOOK_PRICES: fromEnv, HOME: home })['env-model']);
+	assert.ok(loadPrices(undefined, { HOME: home })['home-model']);
+	// No file anywhere: just the built-in table.
+	assert.deepEqual(loadPrices(undefined, { HOME: join(dir, 'nobody') }), BUILTIN_PRICES);
 });
 
-test('a malformed or missing named prices file is a bad-input error naming the file', () => {
-	withDir((dir) => {
-		const cases: Array<[string, string]> = [
-			['broken.json', '{ "gpt-4o": { "input": 1, '],
-			['negative.json', JSON.stringify({ 'gpt-4o': { input: -1, output: 2 } })],
-			['shape.json', JSON.stringify({ 'gpt-4o': 2.5 })],
-			['typo.json', JSON.stringify({ 'gpt-4o': { input: 1, outptu: 2 } })],
-		];
-		for (const [name, content] of cases) {
-			const file = join(dir, name);
-			writeFileSync(file, content);
-			assert.throws(
-				() => loadPrices(file, {}),
-				(error: unknown) => {
-					assert.ok(error instanceof UserError, name);
-					assert.equal(error.exitCode, 2);
-					assert.ok(error.message.includes(file), `${name}: ${error.message}`);
-					assert.doesNotMatch(error.message, /\n/u);
-					return true;
-				},
-			);
-		}
-		const missing = join(dir, 'missing.json');
-		for (const [path, env] of [
-			[undefined, { BOOOOK_PRICES: missing }],
-			[missing, {}],
-		] as const) {
-			assert.throws(
-				() => loadPrices(path, env),
-				(error: unknown) =>
-					error instanceof UserError &&
-					error.message ===
-						`prices file ${missing} does not exist; check the path (--prices or $BOOOOK_PRICES)`,
-			);
-		}
-	});
+test('a malformed or missing named prices file is a bad-input error naming the file', (t) => {
+	const dir = tempDir('prices', t);
+	const cases: Array<[string, string]> = [
+		['broken.json', '{ "gpt-4o": { "input": 1, '],
+		['negative.json', JSON.stringify({ 'gpt-4o': { input: -1, output: 2 } })],
+		['shape.json', JSON.stringify({ 'gpt-4o': 2.5 })],
+		['typo.json', JSON.stringify({ 'gpt-4o': { input: 1, outptu: 2 } })],
+	];
+	for (const [name, content] of cases) {
+		const file = join(dir, name);
+		writeFileSync(file, content);
+		assert.throws(
+			() => loadPrices(file, {}),
+			(error: unknown) => {
+				assert.ok(error instanceof UserError, name);
+				assert.equal(error.exitCode, 2);
+				assert.ok(error.message.includes(file), `${name}: ${error.message}`);
+				assert.doesNotMatch(error.message, /\n/u);
+				return true;
+			},
+		);
+	}
+	const missing = join(dir, 'missing.json');
+	for (const [path, env] of [
+		[undefined, { BOOOOK_PRICES: missing }],
+		[missing, {}],
+	] as const) {
+		assert.throws(
+			() => loadPrices(path, env),
+			(error: unknown) =>
+				error instanceof UserError &&
+				error.message ===
+					`prices file ${missing} does not exist; check the path (--prices or $BOOOOK_PRICES)`,
+		);
+	}
 });
 
 test('a model with no price is "cost unknown", never $0.0000; the extractive baseline is priced at $0', async () => {

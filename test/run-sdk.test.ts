@@ -99,7 +99,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 				const final = activeVersion(getNode(run, run.root!))!.text;
 				assert.ok(final.endsWith('.'));
 				if (api === 'anthropic') {
-					const body = server.requests.find((r) => r.api === 'anthropic')!.body;
+					const body = server.requests.find((r) => r.api === 'anthropic')!.body!;
 					assert.equal(body.stream, true);
 				}
 			} finally {

@@ -3,9 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { headlessReporter, progressReporter } from '../source/commands/progress.ts';
 import { safeJson, sanitize } from '../source/text/sanitize.ts';
-
-const ESC = '\x1b';
-const BEL = '\x07';
+import { BEL, ESC } from './support/ansi.ts';
 
 test('terminal control sequences from books and models are removed, text and newlines kept', () => {
 	const cases: [string, string][] = [
@@ -61,6 +59,7 @@ test('JSON output escapes control characters and bidi overrides inside strings; 
 	};
 	for (const indent of [undefined, 2]) {
 		const text = safeJson(value, indent);
+		// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 		assert.doesNotMatch(text, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u, text);
 		assert.deepEqual(JSON.parse(text), value);
 	}

@@ -11,9 +11,10 @@ import {
 	convertSummaries,
 	type Converted,
 } from '../source/score/formats.ts';
+import type * as Released from './support/released.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
-const load = (rel: string): any => JSON.parse(readFileSync(DATA + rel, 'utf8'));
+const load = <T>(rel: string): T => JSON.parse(readFileSync(DATA + rel, 'utf8')) as T;
 
 function ok<T>(result: Converted<T>): T {
 	assert.ok(result.ok, result.ok ? '' : result.error);
@@ -27,7 +28,7 @@ function error<T>(result: Converted<T>): string {
 
 test('summaries: every book and its text', () => {
 	for (const config of ['hier', 'inc']) {
-		const raw = load(`summaries/gpt4-2048-${config}-cleaned.json`);
+		const raw = load<Released.Summaries>(`summaries/gpt4-2048-${config}-cleaned.json`);
 		const summaries = ok(convertSummaries(raw));
 		assert.deepEqual([...summaries.keys()], Object.keys(raw));
 		for (const [book, text] of summaries) assert.equal(text, raw[book]);
@@ -38,7 +39,7 @@ test('summaries: every book and its text', () => {
 
 test('model annotations (v1 dict form): every listed sentence, confusing, in file order', () => {
 	for (const config of ['hier', 'inc']) {
-		const raw = load(`annotations/gpt4-2048-${config}.json`);
+		const raw = load<Released.Annotations>(`annotations/gpt4-2048-${config}.json`);
 		const annotations = ok(convertModelAnnotations(raw));
 		assert.deepEqual([...annotations.keys()], Object.keys(raw));
 		for (const [book, list] of annotations) {
@@ -92,13 +93,13 @@ test('model annotations: null books, the list form and the v2 form with nulls', 
 });
 
 test('model annotations: an error names the first bad entry', () => {
-	const raw = load('annotations/gpt4-2048-hier.json');
+	const raw = load<Released.Annotations>('annotations/gpt4-2048-hier.json');
 	const books = Object.keys(raw);
-	const at = books.findIndex((b, i) => i > 2 && raw[b] !== null && Object.keys(raw[b]).length >= 2);
+	const at = books.findIndex((b, i) => i > 2 && raw[b] !== null && Object.keys(raw[b]!).length >= 2);
 	const book = books[at]!;
-	const sentence = Object.keys(raw[book])[1]!;
-	raw[book][sentence].types = ['entity omission', 'plot hole'];
-	raw[books[at + 1]!] = 'not annotations';
+	const sentence = Object.keys(raw[book]!)[1]!;
+	raw[book]![sentence]!.types = ['entity omission', 'plot hole'];
+	(raw as Record<string, unknown>)[books[at + 1]!] = 'not annotations';
 	const message = error(convertModelAnnotations(raw));
 	assert.ok(message.startsWith(`model annotations: ${book}, `), message);
 	assert.ok(message.includes(JSON.stringify(sentence.slice(0, 20)).slice(0, -1)), message);
@@ -123,16 +124,16 @@ test('model annotations: an error names the first bad entry', () => {
 });
 
 test('intermediate summaries: hierarchical levels in order, incremental steps', () => {
-	const rawHier = load('intermediate/claude-88000-hier.json');
+	const rawHier = load<Released.Hierarchical>('intermediate/claude-88000-hier.json');
 	const hier = ok(convertHierarchicalRuns(rawHier));
 	assert.equal(hier.size, Object.keys(rawHier).length);
 	for (const [book, run] of hier) {
-		assert.equal(run.final, rawHier[book].final_summary);
+		assert.equal(run.final, rawHier[book]!.final_summary);
 		assert.deepEqual(
 			run.levels,
-			Object.keys(rawHier[book].summaries_dict)
+			Object.keys(rawHier[book]!.summaries_dict)
 				.sort((a, b) => Number(a) - Number(b))
-				.map((k) => rawHier[book].summaries_dict[k]),
+				.map((k) => rawHier[book]!.summaries_dict[k]),
 		);
 		assert.ok(run.levels.length >= 1);
 		// Merging never adds summaries, and the top level is the one root.
@@ -140,12 +141,12 @@ test('intermediate summaries: hierarchical levels in order, incremental steps', 
 			assert.ok(run.levels[l]!.length <= run.levels[l - 1]!.length, book);
 		assert.equal(run.levels.at(-1)!.length, 1, book);
 	}
-	const rawInc = load('intermediate/claude-88000-inc.json');
+	const rawInc = load<Released.Incremental>('intermediate/claude-88000-inc.json');
 	const inc = ok(convertIncrementalRuns(rawInc));
 	for (const [book, steps] of inc) assert.deepEqual(steps, rawInc[book]);
 
 	const book = Object.keys(rawHier)[2]!;
-	rawHier[book].summaries_dict = { 0: ['a', 'b'], 2: ['c'] };
+	rawHier[book]!.summaries_dict = { 0: ['a', 'b'], 2: ['c'] };
 	assert.match(
 		error(convertHierarchicalRuns(rawHier)),
 		new RegExp(`^hierarchical intermediate summaries: ${book}, summaries_dict: levels 0, 2 `, 'u'),
@@ -161,16 +162,16 @@ test('intermediate summaries: hierarchical levels in order, incremental steps', 
 });
 
 test('human annotations: singles and relations of every summary', () => {
-	const raw = load('human_annotations/summary-gpt4-4096-hier.json');
+	const raw = load<Released.Human>('human_annotations/summary-gpt4-4096-hier.json');
 	const human = ok(convertHumanAnnotations(raw));
 	let singles = 0;
 	let relations = 0;
 	for (const [book, h] of human) {
-		assert.equal(h.summary, raw[book].summary);
+		assert.equal(h.summary, raw[book]!.summary);
 		singles += h.singles.length;
 		relations += h.relations.length;
 		h.relations.forEach((r, i) => {
-			const src = raw[book].relations[i];
+			const src = raw[book]!.relations[i]!;
 			assert.deepEqual(r, {
 				ids: [src.id_a, src.id_b],
 				spans: [src.span_a, src.span_b],
@@ -183,8 +184,8 @@ test('human annotations: singles and relations of every summary', () => {
 	// Paper §3: "the annotators mark ... 353 errors for hierarchical merging".
 	assert.equal(singles + relations, 353);
 
-	const book = Object.keys(raw).find((b, i) => i > 3 && raw[b].singles.length >= 3)!;
-	raw[book].singles[2].labels = ['Entity omission'];
+	const book = Object.keys(raw).find((b, i) => i > 3 && raw[b]!.singles.length >= 3)!;
+	raw[book]!.singles[2]!.labels = ['Entity omission'];
 	assert.match(
 		error(convertHumanAnnotations(raw)),
 		new RegExp(
@@ -195,7 +196,7 @@ test('human annotations: singles and relations of every summary', () => {
 });
 
 test('precision study: every judgment with its source, verdict and reasons', () => {
-	const raw = load('human_annotations/annotations-gpt4-4096-inc.json');
+	const raw = load<Released.Study>('human_annotations/annotations-gpt4-4096-inc.json');
 	const study = ok(convertPrecisionStudy(raw));
 	assert.equal(study.size, Object.keys(raw).length);
 	const verdicts = { Agree: 'agree', 'Partially agree': 'partial', "Don't agree": 'disagree' } as Record<
@@ -203,10 +204,10 @@ test('precision study: every judgment with its source, verdict and reasons', () 
 		string
 	>;
 	for (const [book, s] of study) {
-		assert.equal(s.summary, raw[book].summary);
-		assert.equal(s.judged.length, raw[book].annotations.length);
+		assert.equal(s.summary, raw[book]!.summary);
+		assert.equal(s.judged.length, raw[book]!.annotations.length);
 		s.judged.forEach((j, i) => {
-			const src = raw[book].annotations[i];
+			const src = raw[book]!.annotations[i]!;
 			assert.equal(j.source, src.source);
 			assert.equal(j.verdict, verdicts[src.agreement]);
 			assert.deepEqual(j.reasons, src.reasons ?? []);
@@ -229,13 +230,13 @@ test('precision study: every judgment with its source, verdict and reasons', () 
 	}
 
 	const book = Object.keys(raw)[7]!;
-	raw[book].annotations[5].agreement = 'Strongly agree';
+	raw[book]!.annotations[5]!.agreement = 'Strongly agree';
 	assert.match(
 		error(convertPrecisionStudy(raw)),
 		new RegExp(`^precision study: ${book}, annotations\\[5\\], agreement: `, 'u'),
 	);
-	raw[book].annotations[5].agreement = 'Agree';
-	raw[book].annotations[6].anno = { span_a: 'x', shared_questions: 'Why?' };
+	raw[book]!.annotations[5]!.agreement = 'Agree';
+	raw[book]!.annotations[6]!.anno = { span_a: 'x', shared_questions: 'Why?' };
 	assert.match(
 		error(convertPrecisionStudy(raw)),
 		new RegExp(`^precision study: ${book}, annotations\\[6\\], anno, span_b: `, 'u'),

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeConfig } from '../source/config.ts';
-import type { Book, Run } from '../source/domain.ts';
+import type { Annotation, Book, Run, ScoredSummary } from '../source/domain.ts';
 import { Annotator, type AnnotatorEvent } from '../source/engine/annotator.ts';
 import { createProvider } from '../source/llm/create.ts';
 import { BUILTIN_PRICES, callCost } from '../source/llm/prices.ts';
@@ -16,7 +16,13 @@ import { Session } from '../source/store/session.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { countTokens } from '../source/text/tokens.ts';
 import { booook, printed } from './support/cli.ts';
-import { annotatingReply, annotationQuestion, hashVerdict, startFakeApi } from './support/fake-api.ts';
+import {
+	annotatingReply,
+	annotationQuestion,
+	hashVerdict,
+	startFakeApi,
+	type WireBlock,
+} from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
@@ -131,10 +137,11 @@ for (const api of ['openai', 'anthropic'] as const) {
 			const reopened = await Session.snapshot(dir, session.id);
 			assert.equal(reopened.data.annotations.length, sentences.length);
 			if (api === 'anthropic') {
-				const bodies = server.requests.filter((r) => r.body?.messages).map((r) => r.body);
+				const bodies = server.requests.flatMap((r) => (r.body?.messages ? [r.body.messages] : []));
 				const prefixes = new Set<string>();
-				for (const body of bodies) {
-					const [first, second] = body.messages[0].content;
+				for (const messages of bodies) {
+					type Block = WireBlock & { text: string };
+					const [first, second] = messages[0]!.content as [Block, Block];
 					assert.deepEqual(
 						first.cache_control,
 						{ type: 'ephemeral' },
@@ -157,7 +164,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 	});
 }
 
-test('anthropic SDK: the first call of each summary writes the prompt cache alone, then the rest read it, four at a time', async () => {
+test('anthropic SDK: the first call of each summary writes the prompt cache alone, then the rest read it, four at a time', async (t) => {
 	countTokens('warm up the encoder the fake server counts with');
 	// Two summaries of ten sentences each; the fake's cache works as the real API documents it.
 	const texts = Object.values(RELEASED)
@@ -174,7 +181,7 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 		// together would all arrive before the first one's cache entry exists.
 		latencyMs: 50,
 		respond: async (input) => {
-			const prefix: string = input.body.messages[0].content[0].text;
+			const prefix = (input.body.messages![0]!.content as WireBlock[])[0]!.text!;
 			const first = !seen.has(prefix);
 			seen.add(prefix);
 			if (!first && held) {
@@ -188,7 +195,7 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 			return annotatingReply(input);
 		},
 	});
-	const dir = tempDir('score-cache');
+	const dir = tempDir('score-cache', t);
 	const summaries = texts.map((text, i) => ({
 		id: `s${i}` as const,
 		book: `B${i}`,
@@ -256,7 +263,6 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 	} finally {
 		await session.close();
 		await server.close();
-		rmSync(dir, { recursive: true, force: true });
 	}
 });
 
@@ -379,7 +385,7 @@ test('score ID annotates the final summary through the fake API, pins it, and sc
 
 		const state = JSON.parse(readFileSync(join(sessions, 'b1', 'session.json'), 'utf8'));
 		assert.deepEqual(
-			state.summaries.map((s: any) => [s.id, s.node, s.version, s.source]),
+			state.summaries.map((s: ScoredSummary) => [s.id, s.node, s.version, s.source]),
 			[['s0', 'n0', 0, 'run']],
 		);
 		assert.equal(state.annotations.length, want.sentences);
@@ -472,10 +478,10 @@ test('score ID asks again the sentences whose answers were unreadable, and says 
 	}
 });
 
-test("score ID annotates with the run's own model on the run's own server unless told otherwise", async () => {
+test("score ID annotates with the run's own model on the run's own server unless told otherwise", async (t) => {
 	const server = await startFakeApi({ respond: annotatingReply });
 	try {
-		const sessions = join(tempDir('score-own'), 'sessions');
+		const sessions = join(tempDir('score-own', t), 'sessions');
 		await bookSession(sessions, 'b2', SUMMARY, { model: 'local-llama', baseUrl: server.openaiBaseUrl });
 		const r = await booook(['score', 'b2', '--json', '--sessions-dir', sessions], {
 			env: { OPENAI_API_KEY: 'test-key' },
@@ -483,10 +489,12 @@ test("score ID annotates with the run's own model on the run's own server unless
 		assert.equal(r.code, 0, r.stderr);
 		const want = expected([SUMMARY]);
 		assert.equal(server.requests.length, want.sentences);
-		assert.deepEqual([...new Set(server.requests.map((q) => q.body.model))], ['local-llama']);
+		assert.deepEqual([...new Set(server.requests.map((q) => q.body!.model))], ['local-llama']);
 		const state = JSON.parse(readFileSync(join(sessions, 'b2', 'session.json'), 'utf8'));
-		assert.deepEqual([...new Set(state.annotations.map((a: any) => a.annotator))], ['openai/local-llama']);
-		rmSync(dirname(sessions), { recursive: true, force: true });
+		assert.deepEqual(
+			[...new Set(state.annotations.map((a: Annotation) => a.annotator))],
+			['openai/local-llama'],
+		);
 	} finally {
 		await server.close();
 	}

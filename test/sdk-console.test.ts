@@ -16,6 +16,7 @@ import { tinyBookText } from './support/study-books.ts';
  */
 
 const ATTACK = '{not json \x1b]0;PWNED\x07\x1b[2J';
+// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/u;
 
 function hostileServer(body: string): Promise<Server> {

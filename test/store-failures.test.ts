@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import { Session, type BookSessionData } from '../source/store/session.ts';
 import { stateFs } from '../source/store/state-file.ts';
 import { booook } from './support/cli.ts';
 import { firstLine } from './support/children.ts';
+import { tempDir } from './support/temp.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SESSION_MODULE = path.join(ROOT, 'source', 'store', 'session.ts');
@@ -45,12 +46,6 @@ function init(id: string, text = TEXT) {
 		[{ index: 0, start: 0, end: text.length, tokens: 15 }],
 	);
 	return { id, book, text, run };
-}
-
-async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
-	const dir = await mkdtemp(path.join(os.tmpdir(), 'booook-fail-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
-	return dir;
 }
 
 async function refusal(promise: Promise<unknown>, exitCode: 1 | 2): Promise<string> {
@@ -119,7 +114,7 @@ function killed(proc: ChildProcessWithoutNullStreams): Promise<void> {
 // Item 6: kill -9 while a session is being created.
 
 test('a creation under way is hidden; killed with SIGKILL, it leaves no session, is reported, and the id is free', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const proc = stalledCreator(dir, 'crashed');
 	t.after(() => killed(proc));
 	assert.equal(await firstLine(proc), 'stalled');
@@ -160,7 +155,7 @@ test('a creation under way is hidden; killed with SIGKILL, it leaves no session,
 });
 
 test('the leftover of an interrupted creation (a folder with a lock and no session.json) is named and replaced', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const dead = await deadPid();
 	const left = path.join(dir, 'left');
 	await mkdir(left);
@@ -209,7 +204,7 @@ test('the leftover of an interrupted creation (a folder with a lock and no sessi
 });
 
 test('a leftover whose creator is alive, or a folder with other files, is refused and left as it is', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const busy = path.join(dir, 'busy');
 	await mkdir(busy);
 	// This process stands for an older booook still creating the session.
@@ -254,7 +249,7 @@ test('a leftover whose creator is alive, or a folder with other files, is refuse
 // Item 8: environment failures.
 
 test('a sessions dir that is a file (or under one) is a one-line error, exit 2, and the file is untouched', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const file = path.join(dir, 'sessions');
 	await writeFile(file, 'not a folder\n');
 	const bookFile = path.join(dir, 'whale.txt');
@@ -312,7 +307,7 @@ function diskFullFrom(
 }
 
 test('a full disk during a run: one line naming it and how to resume, exit 1, no temp file, nothing lost', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const bookFile = path.join(dir, 'whale.txt');
 	await writeFile(bookFile, bookText());
 	const sink = { write: () => true } as unknown as NodeJS.WritableStream;
@@ -368,7 +363,7 @@ test('a full disk during a run: one line naming it and how to resume, exit 1, no
 });
 
 test('a full disk while a session is created: nothing is left, exit 1, and the message says to run again', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	diskFullFrom(t, 1);
 	const message = await refusal(Session.create(dir, init('new')), 1);
 	assert.ok(message.startsWith('cannot create session "new": the disk is full (ENOSPC at '), message);
@@ -380,7 +375,7 @@ test('a full disk while a session is created: nothing is left, exit 1, and the m
 });
 
 test('a full disk while a collection is being scored names booook score as the way to continue', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const session = await Session.createCollection(dir, {
 		id: 'coll',
 		title: 'Released',
@@ -432,7 +427,7 @@ test('a full disk while a collection is being scored names booook score as the w
 });
 
 test('session.json that cannot be replaced (read-only folder, immutable file): named with the fix, old file intact, no temp file', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const first = await Session.create(dir, init('ro'));
 	await first.close();
 	const file = path.join(dir, 'ro', 'session.json');
@@ -469,7 +464,7 @@ test('session.json that cannot be replaced (read-only folder, immutable file): n
 });
 
 test('an immutable session.json (chattr +i, where the system allows it) is refused with the fix', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const first = await Session.create(dir, init('frozen'));
 	await first.close();
 	const file = path.join(dir, 'frozen', 'session.json');
@@ -499,7 +494,7 @@ test('an immutable session.json (chattr +i, where the system allows it) is refus
 // Item 9: chunk offsets outside the book.
 
 test('a hand-edited chunk past the end of the book is reported as corrupt when the session is opened', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('fail', t);
 	const s = await Session.create(dir, init('edited'));
 	await s.close();
 	const file = path.join(dir, 'edited', 'session.json');

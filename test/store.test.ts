@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Book, Node, Run, Version } from '../source/domain.ts';
 import { makeConfig } from '../source/config.ts';
@@ -12,6 +11,8 @@ import { readCallLog } from '../source/store/calls.ts';
 import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts';
 import { listSessions } from '../source/store/list.ts';
 import { bookSession, Session, type CallRecord } from '../source/store/session.ts';
+import type { BookSessionData } from '../source/store/schema.ts';
+import { tempDir } from './support/temp.ts';
 
 const TEXT =
 	'It was a dark and stormy night. The rain fell in torrents.\n\nExcept at occasional intervals.\n';
@@ -102,12 +103,6 @@ function call(i: number, prompt = `prompt ${i}`): CallRecord {
 	};
 }
 
-async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
-	const dir = await mkdtemp(path.join(os.tmpdir(), 'booook-store-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
-	return dir;
-}
-
 /** Every file of a directory tree with its bytes, to prove nothing changed. */
 async function snapshot(dir: string): Promise<Map<string, Buffer>> {
 	const files = new Map<string, Buffer>();
@@ -133,7 +128,7 @@ async function rejectsUserError(promise: Promise<unknown>, ...fragments: string[
 }
 
 test('create then open round-trips through real files', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const created = await Session.create(dir, init({ id: 'night-1' }));
 	assert.equal(created.id, 'night-1');
 	assert.equal(created.path, path.join(dir, 'night-1'));
@@ -162,7 +157,7 @@ test('create then open round-trips through real files', async (t) => {
 });
 
 test('create without an id makes a readable one from the title', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ title: 'The Stormy Night' }));
 	t.after(() => session.close());
 	assert.match(session.id, /^the-stormy-night-\d{8}-\d{6}-[0-9a-f]{4}$/);
@@ -170,7 +165,7 @@ test('create without an id makes a readable one from the title', async (t) => {
 });
 
 test('create refuses an existing id and leaves its files byte-identical', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const first = await Session.create(dir, init({ id: 'taken' }));
 	await first.appendCall(call(1));
 	const before = await snapshot(dir);
@@ -189,7 +184,7 @@ test('create refuses an existing id and leaves its files byte-identical', async 
 });
 
 test('a failure during create leaves nothing behind', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const bad = init({ id: 'broken' });
 	// Fails the schema when session.json is written, after the directory, lock and book.txt exist.
 	(bad.run as { status: string }).status = 'exploded';
@@ -207,7 +202,7 @@ test('a failure during create leaves nothing behind', async (t) => {
 });
 
 test('create and open refuse ids that would leave the sessions directory', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const inner = path.join(dir, 'inner');
 	await rejectsUserError(Session.create(inner, init({ id: '../escaped' })), 'not a valid session id');
 	await rejectsUserError(Session.open(inner, '../escaped'), 'not a valid session id');
@@ -215,7 +210,7 @@ test('create and open refuse ids that would leave the sessions directory', async
 });
 
 test('open of a missing session names the id and dir and suggests booook sessions', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	await rejectsUserError(Session.open(dir, 'nope'), '"nope"', dir, 'booook sessions');
 });
 
@@ -226,7 +221,7 @@ async function closedSession(dir: string, id: string): Promise<string> {
 }
 
 test('open refuses a session.json that is not JSON, and leaves it unchanged', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const sessionDir = await closedSession(dir, 'torn');
 	const file = path.join(sessionDir, 'session.json');
 	const full = await readFile(file, 'utf8');
@@ -239,13 +234,15 @@ test('open refuses a session.json that is not JSON, and leaves it unchanged', as
 });
 
 test('open refuses another schema version, a schema violation or an unknown field, leaving the file unchanged', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const sessionDir = await closedSession(dir, 'bent');
 	const file = path.join(sessionDir, 'session.json');
-	const good = JSON.parse(await readFile(file, 'utf8'));
+	const good = JSON.parse(await readFile(file, 'utf8')) as BookSessionData;
+	// A field set as a hand-edited file could have it, whatever the schema allows.
+	const loose = (fields: object) => fields as Record<string, unknown>;
 
-	const cases: [string, (d: any) => void, string][] = [
-		['version', (d) => (d.schema = 3), 'schema version 3'],
+	const cases: [string, (d: BookSessionData) => void, string][] = [
+		['version', (d) => (loose(d).schema = 3), 'schema version 3'],
 		[
 			'dangling annotation',
 			(d) =>
@@ -270,7 +267,7 @@ test('open refuses another schema version, a schema violation or an unknown fiel
 			'unknown error type',
 			(d) => {
 				d.summaries.push({ id: 's0', book: 'b', text: 'A.', node: null, version: null, source: 'run' });
-				d.annotations.push({
+				(d.annotations as unknown[]).push({
 					id: 'a0',
 					summary: 's0',
 					sentence: 0,
@@ -288,11 +285,11 @@ test('open refuses another schema version, a schema violation or an unknown fiel
 			},
 			'annotations.0.types.0',
 		],
-		['no version', (d) => delete d.schema, 'corrupt'],
-		['bad status', (d) => (d.run.nodes[0].status = 'exploded'), 'run.nodes.0.status'],
-		['missing field', (d) => delete d.run.config.model, 'run.config.model'],
-		['active past the end', (d) => (d.run.nodes[0].active = 5), 'active'],
-		['unknown field', (d) => (d.run.config.apiKey = 'sk-not-a-real-key-000000000000'), 'apiKey'],
+		['no version', (d) => delete loose(d).schema, 'corrupt'],
+		['bad status', (d) => (loose(d.run.nodes[0]!).status = 'exploded'), 'run.nodes.0.status'],
+		['missing field', (d) => delete loose(d.run.config).model, 'run.config.model'],
+		['active past the end', (d) => (d.run.nodes[0]!.active = 5), 'active'],
+		['unknown field', (d) => (loose(d.run.config).apiKey = 'sk-not-a-real-key-000000000000'), 'apiKey'],
 		['other id', (d) => (d.id = 'someone-else'), 'someone-else'],
 	];
 	for (const [name, mutate, fragment] of cases) {
@@ -308,7 +305,7 @@ test('open refuses another schema version, a schema violation or an unknown fiel
 });
 
 test('a version 1 session opens as a book run with no scored summaries, and is saved as version 2', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const sessionDir = await closedSession(dir, 'old');
 	const file = path.join(sessionDir, 'session.json');
 	const current = JSON.parse(await readFile(file, 'utf8'));
@@ -324,7 +321,7 @@ test('a version 1 session opens as a book run with no scored summaries, and is s
 });
 
 test('open refuses a book.txt whose sha256 does not match', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const sessionDir = await closedSession(dir, 'tampered');
 	const bookFile = path.join(sessionDir, 'book.txt');
 	await writeFile(bookFile, TEXT.replace('dark', 'bright'));
@@ -337,7 +334,7 @@ test('open refuses a book.txt whose sha256 does not match', async (t) => {
 });
 
 test('overlapping saves never interleave and the session reads back at the last state', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'busy' }));
 	t.after(() => session.close());
 	// Large enough that one write is not a single small syscall.
@@ -370,7 +367,7 @@ test('overlapping saves never interleave and the session reads back at the last 
 });
 
 test('a save writes what changed, not the session: the bytes a save adds do not grow with the session', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'growing', summary: null }));
 	const journal = path.join(session.path, 'changes.jsonl');
 	const size = async () => (existsSync(journal) ? (await readFile(journal)).length : 0);
@@ -404,7 +401,7 @@ test('a save writes what changed, not the session: the bytes a save adds do not 
 });
 
 test('the journal: a line cut short by a kill is skipped; a journal left by an earlier snapshot is ignored; a removal writes the whole state', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'cut', summary: null }));
 	const journal = path.join(session.path, 'changes.jsonl');
 	session.data.run.nodes.push(node('n1', 'Saved.'));
@@ -436,7 +433,7 @@ test('the journal: a line cut short by a kill is skipped; a journal left by an e
 });
 
 test('save refuses state that open() would refuse, keeping the last good file', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'guarded' }));
 	t.after(() => session.close());
 	const file = path.join(session.path, 'session.json');
@@ -450,7 +447,7 @@ test('save refuses state that open() would refuse, keeping the last good file', 
 });
 
 test('appendCall writes one line per call, in order, even when calls overlap', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'calls' }));
 	t.after(() => session.close());
 	const big = 'x'.repeat(300_000);
@@ -468,7 +465,7 @@ test('appendCall writes one line per call, in order, even when calls overlap', a
 });
 
 test('a torn last line of calls.jsonl is skipped, and later appends start on a fresh line', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'killed' }));
 	for (let i = 0; i < 3; i++) await session.appendCall(call(i));
 	await session.close();
@@ -491,7 +488,7 @@ test('a torn last line of calls.jsonl is skipped, and later appends start on a f
 });
 
 test('listSessions lists readable sessions and reports broken ones without locking', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const done = await Session.create(dir, init({ id: 'done', summary: 'One two three four five.' }));
 	await done.close();
 	const pending = await Session.create(dir, init({ id: 'pending', summary: null, title: 'Pending Book' }));
@@ -550,7 +547,7 @@ test('newSessionId is slug-date-time-hex, in local time', () => {
 });
 
 test('after close, writes are refused; close is idempotent', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'closing' }));
 	await session.close();
 	await session.close();
@@ -559,7 +556,7 @@ test('after close, writes are refused; close is idempotent', async (t) => {
 });
 
 test('booook sessions prints a header row and columns as wide as their widest cell, in terminal columns (wide characters do not shift them)', async (t) => {
-	const dir = await tempDir(t);
+	const dir = tempDir('store', t);
 	for (const [id, title] of [
 		['a', 'Short'],
 		['a-much-longer-session-id-20261123', 'A Rather Longer Book Title'],

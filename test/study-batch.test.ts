@@ -172,7 +172,7 @@ test('a batched study of the three shared books × hier and inc × two chunk siz
 	assert.ok(
 		batched.every((c) =>
 			api.batches.some(
-				(b) => b.id === c.batch && b.items.some((i) => i.body.messages[0].content === c.prompt),
+				(b) => b.id === c.batch && b.items.some((i) => i.body.messages![0]!.content === c.prompt),
 			),
 		),
 	);

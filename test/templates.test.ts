@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../source/errors.ts';
@@ -11,14 +10,15 @@ import {
 	fill,
 	fillWithOffsets,
 	parseTemplate,
-	prefixBefore,
 	slotMismatch,
 	TEMPLATE_SLOTS,
 	TemplateError,
 	templateSlots,
 	type TemplateId,
 } from '../source/summarize/templates.ts';
+import { unitsFor } from '../source/score/annotate.ts';
 import { prng } from './support/prng.ts';
+import { tempDir } from './support/temp.ts';
 
 const AUTHORS = fileURLToPath(new URL('../../shared/data/booookscore/prompts/', import.meta.url));
 const SUMMARIZING: TemplateId[] = [
@@ -133,7 +133,7 @@ function randomCase(random: () => number, named: boolean) {
 	return { template: chunks.join(''), values, expected, lookup };
 }
 
-test('offsets point at each value, and the prefix before a slot is exactly the text before it', () => {
+test('offsets point at each value', () => {
 	const random = prng(42);
 	for (let trial = 0; trial < 300; trial++) {
 		const named = trial % 2 === 1;
@@ -151,26 +151,22 @@ test('offsets point at each value, and the prefix before a slot is exactly the t
 			const offset = (offsets as Record<string | number, number>)[slot]!;
 			assert.equal(offset, where, `${JSON.stringify(template)} slot ${slot}`);
 			assert.ok(text.slice(offset).startsWith(lookup[slot]!));
-			assert.equal(prefixBefore(template, values, slot), text.slice(0, offset));
 		}
 	}
-	assert.throws(() => prefixBefore('{a}', { a: 'x' }, 'b'), /no slot \{b\}/);
-	assert.throws(() => prefixBefore('{}', ['x'], 1), /no slot #1/);
-	assert.throws(() => prefixBefore('{a}', { a: 'x' }, 'constructor'), /no slot/);
 });
 
-test('the prefix before the sentence slot is the same for every sentence of a summary (cacheable)', () => {
-	const summary = 'Ann sails. She {} returns.';
-	const v1 = shipped('get_annotations');
-	const p1 = prefixBefore(v1, [summary, 'Ann sails.'], 1);
-	assert.equal(prefixBefore(v1, [summary, 'She {} returns.'], 1), p1);
-	assert.ok(p1.includes(`\n${summary}\n`));
-	assert.ok(fill(v1, [summary, 'She {} returns.']).startsWith(p1));
-	assert.ok(p1.endsWith('[Your sentence]\n\n'), 'the prefix stops where the sentence goes');
-	const v2 = shipped('get_annotations_v2');
-	const p2 = prefixBefore(v2, { summary, sentences: '1. Ann sails.' }, 'sentences');
-	assert.equal(prefixBefore(v2, { summary, sentences: '1. Other.\n2. More.' }, 'sentences'), p2);
-	assert.ok(p2.endsWith('[Your sentences]\n'));
+test('the prefix before the sentence slot is the same for every sentence of a summary (cacheable)', async () => {
+	const templates = await loadTemplates();
+	const summary = { id: 's0' as const, text: 'Ann sails. She {} returns.' };
+	const [first, second] = unitsFor(summary, [0, 1], templates);
+	assert.equal(second!.prefix, first!.prefix);
+	assert.ok(first!.prefix.includes(`\n${summary.text}\n`));
+	assert.ok(fill(shipped('get_annotations'), [summary.text, 'She {} returns.']).startsWith(first!.prefix));
+	assert.ok(first!.prefix.endsWith('[Your sentence]\n\n'), 'the prefix stops where the sentence goes');
+	const [v2] = unitsFor(summary, [0], templates, 1);
+	const [other] = unitsFor(summary, [1], templates, 1);
+	assert.equal(other!.prefix, v2!.prefix);
+	assert.ok(v2!.prefix.endsWith('[Your sentences]\n'));
 });
 
 test('the seven summarizing templates fill exactly as the plain split on {} did before', () => {
@@ -250,76 +246,68 @@ test('filling v2 yields its JSON examples with single braces, plus our summary a
 	}
 });
 
-test('--prompts DIR overrides by file name, falls back to the shipped ones, and refuses bad templates before any call', async () => {
-	const dir = await mkdtemp(join(tmpdir(), 'booook-prompts-'));
-	try {
-		await writeFile(join(dir, 'clean.txt'), 'Tidy this {{please}}:\n{}\n');
-		await writeFile(join(dir, 'get_annotations_v2.txt'), '{summary}\n---\n{sentences}\n{{"ok": true}}');
-		const templates = await loadTemplates(dir);
-		assert.equal(fill(templates.clean, ['S']), 'Tidy this {please}:\nS\n');
-		assert.equal(
-			fill(templates.get_annotations_v2, { summary: 'A', sentences: '1. B' }),
-			'A\n---\n1. B\n{"ok": true}',
-		);
-		assert.equal(templates['hier-init'], shipped('hier-init'));
-		assert.equal(templates.get_annotations, shipped('get_annotations'));
+test('--prompts DIR overrides by file name, falls back to the shipped ones, and refuses bad templates before any call', async (t) => {
+	const dir = tempDir('prompts', t);
+	await writeFile(join(dir, 'clean.txt'), 'Tidy this {{please}}:\n{}\n');
+	await writeFile(join(dir, 'get_annotations_v2.txt'), '{summary}\n---\n{sentences}\n{{"ok": true}}');
+	const templates = await loadTemplates(dir);
+	assert.equal(fill(templates.clean, ['S']), 'Tidy this {please}:\nS\n');
+	assert.equal(
+		fill(templates.get_annotations_v2, { summary: 'A', sentences: '1. B' }),
+		'A\n---\n1. B\n{"ok": true}',
+	);
+	assert.equal(templates['hier-init'], shipped('hier-init'));
+	assert.equal(templates.get_annotations, shipped('get_annotations'));
 
-		const refuses = async (file: string, body: string, problem: RegExp): Promise<void> => {
-			await writeFile(join(dir, file), body);
-			await assert.rejects(loadTemplates(dir), (error: unknown) => {
-				assert.ok(error instanceof UserError);
-				assert.equal(error.exitCode, 2);
-				assert.ok(error.message.startsWith(join(dir, file)), error.message);
-				assert.match(error.message, problem);
-				assert.match(error.message, /delete it to use the shipped one/);
-				assert.ok(!error.message.includes('\n'), error.message);
-				return true;
-			});
-			await rm(join(dir, file));
-		};
-		await refuses(
-			'get_annotations_v2.txt',
-			'{summary}\n{sentences}\n[{"a": 1}]',
-			/"get_annotations_v2" is malformed: invalid field "\{\\"a\\": 1\}" at line 3, column 2/,
-		);
-		await refuses(
-			'get_annotations_v2.txt',
-			'only {summary}',
-			/has named fields \{summary\} but needs named fields \{summary\}, \{sentences\}/,
-		);
-		await refuses(
-			'get_annotations.txt',
-			'{summary} {sentence}',
-			/"get_annotations" has named fields .* but needs 2 \{\} slots/,
-		);
-		await refuses('get_annotations.txt', 'just {} one', /has 1 \{\} slot but needs 2/);
-		await refuses('inc-update.txt', '{} {} {} {:d}', /malformed: format spec/);
-		await refuses('hier-init.txt', '{} words {}}', /malformed: single '\}'/);
-		await assert.rejects(loadTemplates(join(dir, 'nope')), /no such directory/);
-	} finally {
-		await rm(dir, { recursive: true, force: true });
-	}
-});
-
-test('a template too large to be a prompt is refused before it is read, with a one-line error', async () => {
-	const dir = await mkdtemp(join(tmpdir(), 'booook-prompts-'));
-	try {
-		// Well formed, so only its size can be the problem: the shipped one with 1 MB more instructions.
-		const huge = `${shipped('hier-init')}\n${'Be brief. '.repeat(100_000)}`;
-		await writeFile(join(dir, 'hier-init.txt'), huge);
+	const refuses = async (file: string, body: string, problem: RegExp): Promise<void> => {
+		await writeFile(join(dir, file), body);
 		await assert.rejects(loadTemplates(dir), (error: unknown) => {
 			assert.ok(error instanceof UserError);
 			assert.equal(error.exitCode, 2);
-			assert.ok(error.message.startsWith(join(dir, 'hier-init.txt')), error.message);
-			assert.match(error.message, /template "hier-init" is larger than 256 KB/);
+			assert.ok(error.message.startsWith(join(dir, file)), error.message);
+			assert.match(error.message, problem);
 			assert.match(error.message, /delete it to use the shipped one/);
 			assert.ok(!error.message.includes('\n'), error.message);
 			return true;
 		});
-		// Just under the limit is still a template.
-		await writeFile(join(dir, 'hier-init.txt'), huge.slice(0, MAX_TEMPLATE_BYTES));
-		assert.equal((await loadTemplates(dir))['hier-init'], huge.slice(0, MAX_TEMPLATE_BYTES));
-	} finally {
-		await rm(dir, { recursive: true, force: true });
-	}
+		await rm(join(dir, file));
+	};
+	await refuses(
+		'get_annotations_v2.txt',
+		'{summary}\n{sentences}\n[{"a": 1}]',
+		/"get_annotations_v2" is malformed: invalid field "\{\\"a\\": 1\}" at line 3, column 2/,
+	);
+	await refuses(
+		'get_annotations_v2.txt',
+		'only {summary}',
+		/has named fields \{summary\} but needs named fields \{summary\}, \{sentences\}/,
+	);
+	await refuses(
+		'get_annotations.txt',
+		'{summary} {sentence}',
+		/"get_annotations" has named fields .* but needs 2 \{\} slots/,
+	);
+	await refuses('get_annotations.txt', 'just {} one', /has 1 \{\} slot but needs 2/);
+	await refuses('inc-update.txt', '{} {} {} {:d}', /malformed: format spec/);
+	await refuses('hier-init.txt', '{} words {}}', /malformed: single '\}'/);
+	await assert.rejects(loadTemplates(join(dir, 'nope')), /no such directory/);
+});
+
+test('a template too large to be a prompt is refused before it is read, with a one-line error', async (t) => {
+	const dir = tempDir('prompts', t);
+	// Well formed, so only its size can be the problem: the shipped one with 1 MB more instructions.
+	const huge = `${shipped('hier-init')}\n${'Be brief. '.repeat(100_000)}`;
+	await writeFile(join(dir, 'hier-init.txt'), huge);
+	await assert.rejects(loadTemplates(dir), (error: unknown) => {
+		assert.ok(error instanceof UserError);
+		assert.equal(error.exitCode, 2);
+		assert.ok(error.message.startsWith(join(dir, 'hier-init.txt')), error.message);
+		assert.match(error.message, /template "hier-init" is larger than 256 KB/);
+		assert.match(error.message, /delete it to use the shipped one/);
+		assert.ok(!error.message.includes('\n'), error.message);
+		return true;
+	});
+	// Just under the limit is still a template.
+	await writeFile(join(dir, 'hier-init.txt'), huge.slice(0, MAX_TEMPLATE_BYTES));
+	assert.equal((await loadTemplates(dir))['hier-init'], huge.slice(0, MAX_TEMPLATE_BYTES));
 });

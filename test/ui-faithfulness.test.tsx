@@ -1,15 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { ScoredSummary } from '../source/domain.ts';
 import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
 import { actionFor } from '../source/ui/keymap.ts';
 import { FaithfulnessScreen } from '../source/ui/validate/FaithfulnessScreen.tsx';
 import type { Evidence } from '../source/ui/validate/EvidencePane.tsx';
-import { renderScreen, until } from './support/screen.tsx';
+import { KEYS } from './support/keys.ts';
+import { pressKeys, renderScreen, until } from './support/screen.tsx';
+import { tempDir } from './support/temp.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const summaries: ScoredSummary[] = [
@@ -45,12 +44,7 @@ async function open(
 	t.after(close);
 	const frame = () => app.lastFrame() ?? '';
 	const see = (check: (f: string) => boolean, what: string) => until(frame, check, what);
-	const press = async (...keys: string[]) => {
-		for (const k of keys) {
-			app.stdin.write(k);
-			if (k === '\u001B') await new Promise((r) => setImmediate(r));
-		}
-	};
+	const press = (...keys: string[]) => pressKeys(app, ...keys);
 	const saved = (n: number) =>
 		until(
 			() => String((store.verdicts ?? []).length),
@@ -69,8 +63,7 @@ test('the faithfulness keys are on their own screen and clash with nothing there
 });
 
 test('a faithfulness walk: mark, undo, note, and reopening starts at the first unjudged sentence', async (t) => {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('faith-ui', t);
 	await (
 		await Session.createCollection(dir, {
 			id: 'walk',
@@ -107,7 +100,7 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 	await first.press('c');
 	await first.see((f) => /sentence 3\/4/u.test(f) && /saved: can't tell/u.test(f), "can't tell saved");
 	// A note on sentence 2's verdict.
-	await first.press('\u001B[D');
+	await first.press(KEYS.left);
 	await first.see(
 		(f) => /sentence 2\/4/u.test(f) && /your verdict: can't tell/u.test(f),
 		'back on sentence 2',
@@ -119,7 +112,7 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 		await first.press('no war'[i - 1]!);
 		await first.see((f) => f.includes(`note: ${'no war'.slice(0, i)}`), `"${'no war'.slice(0, i)}" typed`);
 	}
-	await first.press('\r');
+	await first.press(KEYS.enter);
 	await first.see(
 		(f) => /note saved/u.test(f) && /your verdict: can't tell · note: no war/u.test(f),
 		'the note saved',
@@ -154,8 +147,7 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 });
 
 test('a partial faithfulness walk shows only its sample, counted as such, and stops at its end', async (t) => {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-faith-ui-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('faith-ui', t);
 	const five: ScoredSummary[] = [
 		{
 			id: 's0',
@@ -211,7 +203,7 @@ test('a partial faithfulness walk shows only its sample, counted as such, and st
 		'the end of the sample',
 	);
 	// It stops there: moving on stays on the last sentence of the sample.
-	app.stdin.write('\u001B[C');
+	app.stdin.write(KEYS.right);
 	await until(
 		frame,
 		(f) => f.includes('sentence 3 of 3 in your sample') && marked(f).includes(sample[2]!.text),

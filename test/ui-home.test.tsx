@@ -4,7 +4,9 @@ import type { SessionListing, SessionSummary } from '../source/store/list.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
 import { textWidth } from '../source/ui/text.ts';
-import { renderScreen, until } from './support/screen.tsx';
+import { unstyled } from './support/ansi.ts';
+import { KEYS } from './support/keys.ts';
+import { renderScreen, resize, until } from './support/screen.tsx';
 
 const defaults: FormDefaults = {
 	method: 'hier',
@@ -84,8 +86,8 @@ test('sessions are listed with book, method, model and progress; enter opens, r 
 	const f = await until(frame, (x) => x.includes('War and Peace'), 'the list');
 	assert.match(f, /Pride and Prejudice\s+hier\s+gpt-4o-mini\s+done 7\/7\s+—/u);
 	assert.match(f, /War and Peace\s+inc\s+claude-x\s+stopped 3\/40/u);
-	await press('\r');
-	await press('\x1b[B');
+	await press(KEYS.enter);
+	await press(KEYS.down);
 	await press('r');
 	assert.deepEqual(choices, [
 		{ kind: 'open', id: 'pride-1' },
@@ -112,22 +114,22 @@ test('the new-run form shows its defaults, reports a bad book, and starts with w
 	let problem: string | null = 'cannot read /nope.txt: no such file';
 	const { frame, press, choices, checked, r } = await mount([], async () => problem);
 	await press('n');
-	let f = await until(frame, (x) => x.includes('New run'), 'the form');
+	const f = await until(frame, (x) => x.includes('New run'), 'the form');
 	assert.match(f, /method\s+‹ hier ›/u);
 	assert.match(f, /provider\s+‹ extractive ›/u);
 	assert.match(f, /model\s+textrank/u);
 	assert.match(f, /chunk size \(tokens\)\s+2048/u);
 	await press('/nope.txt');
-	await press('\r');
+	await press(KEYS.enter);
 	await until(frame, (x) => x.includes('cannot read /nope.txt'), 'the problem');
 	assert.equal(choices.length, 0);
 	problem = null;
-	await press('\x1b[B'); // method
-	await press('\x1b[C'); // inc
-	await press('\x1b[B'); // provider
-	await press('\x1b[D'); // anthropic
-	f = await until(frame, (x) => x.includes('claude-sonnet-4-6'), 'the provider default model');
-	await press('\x13'); // ctrl-s
+	await press(KEYS.down); // method
+	await press(KEYS.right); // inc
+	await press(KEYS.down); // provider
+	await press(KEYS.left); // anthropic
+	await until(frame, (x) => x.includes('claude-sonnet-4-6'), 'the provider default model');
+	await press(KEYS.ctrlS);
 	await until(
 		() => String(choices.length),
 		(x) => x === '1',
@@ -152,7 +154,7 @@ test('j and k move like the arrows; / filters the list by what is typed, enter k
 	]);
 	await until(frame, (f) => f.includes('Emma'), 'the list');
 	await press('jjk');
-	await press('\r');
+	await press(KEYS.enter);
 	assert.deepEqual(choices.at(-1), { kind: 'open', id: 'war-2' }, 'down, down, up: the second session');
 	// Typed in one burst: the / opens the filter and the rest is its text.
 	await press('/claude');
@@ -163,18 +165,18 @@ test('j and k move like the arrows; / filters the list by what is typed, enter k
 	);
 	assert.match(f, /Emma/u);
 	assert.match(f, /1 of 3/u);
-	await press('\r');
-	await press('\r');
+	await press(KEYS.enter);
+	await press(KEYS.enter);
 	assert.deepEqual(
 		choices.at(-1),
 		{ kind: 'open', id: 'emma-3' },
 		'enter opens the one session the filter lets through',
 	);
 	await press('/');
-	await press('\x7f'.repeat(6) + 'inc');
+	await press(KEYS.backspace.repeat(6) + 'inc');
 	f = await until(frame, (x) => x.includes('/inc') && x.includes('War and Peace'), 'a new filter');
 	assert.ok(!f.includes('Emma'));
-	await press('\x1b');
+	await press(KEYS.escape);
 	await until(
 		frame,
 		(x) => x.includes('Emma') && x.includes('Pride') && !x.includes('/inc'),
@@ -182,8 +184,6 @@ test('j and k move like the arrows; / filters the list by what is typed, enter k
 	);
 	r.unmount();
 });
-
-const SGR = /\x1b\[[0-9;]*m/gu;
 
 /** Where `text` starts on a frame line, in terminal columns. */
 const columnOf = (line: string, text: string) => textWidth(line.slice(0, line.indexOf(text)));
@@ -204,10 +204,9 @@ test('sessions of one book and method are told apart by an id column; the method
 		}),
 	];
 	const { r } = await mount(twins);
-	const frame = () => (r.lastFrame() ?? '').replace(SGR, '');
+	const frame = () => unstyled(r.lastFrame() ?? '');
 	for (const width of [80, 250, 80]) {
-		Object.defineProperty(r.stdout, 'columns', { value: width, configurable: true });
-		r.stdout.emit('resize');
+		resize(r, width);
 		const f = await until(
 			frame,
 			(x) =>

@@ -11,11 +11,8 @@ const { textWidth } = await import('../source/ui/text.ts');
 const { FakeModel } = await import('./support/fake-model.ts');
 const { randomBook, setUp } = await import('./support/run-harness.ts');
 
-const { renderScreen, until } = await import('./support/screen.tsx');
-// eslint-disable-next-line no-control-regex
-const SGR = /\x1b\[[0-9;]*m/gu;
-// eslint-disable-next-line no-control-regex
-const COLOR = /\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m/u;
+const { renderScreen, resize, until } = await import('./support/screen.tsx');
+const { COLOR, SGR, unstyled } = await import('./support/ansi.ts');
 
 async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 	const book = randomBook(11, 80);
@@ -44,12 +41,7 @@ async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 		/>,
 		env,
 	);
-	const resize = async (columns: number, rows: number) => {
-		Object.defineProperty(r.stdout, 'columns', { value: columns, configurable: true });
-		Object.defineProperty(r.stdout, 'rows', { value: rows, configurable: true });
-		r.stdout.emit('resize');
-	};
-	return { r, resize };
+	return { r };
 }
 
 test('colours mark states unless NO_COLOR is set; bold and inverse stay', async () => {
@@ -73,8 +65,8 @@ test('colours mark states unless NO_COLOR is set; bold and inverse stay', async 
 
 for (const method of ['hier', 'inc'] as const) {
 	test(`${method}: the frame fits 80×24 and re-lays out on resize, help included`, async () => {
-		const { r, resize } = await screen(method, { NO_COLOR: '1' });
-		const frame = () => r.lastFrame()?.replace(SGR, '') ?? '';
+		const { r } = await screen(method, { NO_COLOR: '1' });
+		const frame = () => unstyled(r.lastFrame() ?? '');
 		const fits = (f: string, columns: number, rows: number) => {
 			const lines = f.split('\n');
 			return lines.length < rows && lines.every((line) => textWidth(line) <= columns);
@@ -87,7 +79,7 @@ for (const method of ['hier', 'inc'] as const) {
 			[60, 20],
 			[80, 24],
 		] as const) {
-			await resize(columns, rows);
+			resize(r, columns, rows);
 			// A resize is drawn on the next frame: wait for one that fits, or fail with the last one.
 			await until(frame, (f) => fits(f, columns, rows), `a frame that fits ${columns}×${rows}`);
 			for (const open of [true, false]) {

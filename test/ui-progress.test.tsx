@@ -14,7 +14,8 @@ import type { RunInfo } from '../source/ui/controls.ts';
 import { etaSeconds, initialView, progressOf, reduce, type ViewState } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { renderScreen, settle, until } from './support/screen.tsx';
+import { renderScreen, until } from './support/screen.tsx';
+import { settle } from './support/wait.ts';
 
 const info: RunInfo = {
 	session: 's',

@@ -12,18 +12,9 @@ import { ViewStore } from '../source/ui/state/store.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { renderScreen, until } from './support/screen.tsx';
-
-const KEYS = {
-	left: '\x1b[D',
-	right: '\x1b[C',
-	up: '\x1b[A',
-	down: '\x1b[B',
-	enter: '\r',
-	tab: '\t',
-	ctrlS: '\x13',
-	ctrlC: '\x03',
-};
+import { KEYS } from './support/keys.ts';
+import { renderScreen, resize, until } from './support/screen.tsx';
+import { ESC } from './support/ansi.ts';
 
 /** Controls that record what the screen asked for and report events as the test tells them. */
 class FakeControls implements RunControls {
@@ -265,7 +256,7 @@ test('? shows every key of the keymap, and closes again', async () => {
 	// leaves out makes this wait for a page that never comes, and the test fails).
 	while (missing().length > 0) {
 		const before = frame();
-		await press('\x1b[6~'); // page down
+		await press(KEYS.pageDown);
 		seen += await until(
 			frame,
 			(f) => f !== before,
@@ -371,7 +362,6 @@ test('the incremental timeline moves back through the steps, showing each summar
 test('hostile text from a book or a model never reaches the frame', async () => {
 	const { run, book } = await finished('hier');
 	const controls = new FakeControls(run);
-	const ESC = '\x1b';
 	const hostile = [
 		`${ESC}]52;c;ZXZpbA==\x07`,
 		`${ESC}]0;pwned${ESC}\\`,
@@ -417,6 +407,7 @@ test('hostile text from a book or a model never reaches the frame', async () => 
 	frames.push(frame());
 	for (const f of frames) {
 		assert.ok(
+			// eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 			!/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u.test(f.replace(/\n/gu, '')),
 			`no control character in:\n${JSON.stringify(f)}`,
 		);
@@ -462,7 +453,7 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	const { press, frame, r } = await mount(new FakeControls(run), { book });
 	await until(frame, (f) => f.includes('Final summary') || f.includes('done'), 'the finished run');
 	// The first chunk's summary: its sentences can only come from that chunk.
-	await press('\x1b[A'); // the row above: level 1, the first node the top merge reads
+	await press(KEYS.up); // the row above: level 1, the first node the top merge reads
 	const level0 = run.nodes.find((n) => n.level === 0 && n.index === 0)!;
 	await until(
 		frame,
@@ -470,7 +461,7 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 		'a chunk summary selected: positions count from 1',
 	);
 	await press('\t\t\t');
-	let f = await until(
+	await until(
 		frame,
 		(x) => /sentence 1 of \d+ \(\[ and \] choose\) · from chunk 1\b/u.test(x),
 		'the evidence pane: a chunk summary comes from its chunk',
@@ -480,7 +471,7 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	const k = sentences.findIndex((s) => /\bwalked\b/iu.test(s));
 	assert.ok(k >= 0);
 	await press(']'.repeat(k));
-	f = await until(
+	const f = await until(
 		frame,
 		(x) => x.includes(`sentence ${k + 1} of ${sentences.length}`),
 		'the sentence with a shared word',
@@ -517,9 +508,7 @@ test('at 80×24 a long error wraps onto more rows, whole, within the screen; the
 	const { run, book } = await finished('hier');
 	const controls = new FakeControls(run);
 	const { r, frame } = await mount(controls, { book });
-	Object.defineProperty(r.stdout, 'columns', { value: 80, configurable: true });
-	Object.defineProperty(r.stdout, 'rows', { value: 24, configurable: true });
-	r.stdout.emit('resize');
+	resize(r, 80, 24);
 	const error =
 		"the server answered 400: this model's maximum context length is 8192 tokens, but the messages came to 9310 tokens; lower --chunk-size or --max-summary, or pick a model with a longer context";
 	controls.emit({

@@ -4,7 +4,8 @@ import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
 import { ScoreScreen } from '../source/ui/screens/ScoreScreen.tsx';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { textWidth } from '../source/ui/text.ts';
-import { renderScreen, until } from './support/screen.tsx';
+import { KEYS } from './support/keys.ts';
+import { renderScreen, resize, until } from './support/screen.tsx';
 
 const TEXT = 'Ann sails to Dover. A stranger \u001B]0;owned\u0007appears. The war ends.';
 
@@ -51,23 +52,27 @@ test('the score screen marks each sentence as its answer arrives and shows the q
 	let back = 0;
 	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => back++} onQuit={() => {}} />);
 	const frame = () => app.lastFrame() ?? '';
-	await until(frame, (f) => /0\/3 sentences · —/u.test(f) && /···  ✓ clear/u.test(f), 'nothing answered yet');
+	await until(
+		frame,
+		(f) => /0\/3 sentences · —/u.test(f) && /··· {2}✓ clear/u.test(f),
+		'nothing answered yet',
+	);
 	answer(0, 'clear');
 	await until(frame, (f) => /1\/3 sentences · 100\.0/u.test(f), 'the first answer');
 	answer(1, 'confusing');
 	answer(2, 'failed');
 	const f = await until(frame, (x) => /3\/3 sentences · 50\.0/u.test(x), 'every answer');
-	assert.match(f, /✓✗\?  ✓ clear/u);
+	assert.match(f, /✓✗\? {2}✓ clear/u);
 	assert.match(f, /Questions: Who is the stranger\?/u);
 	assert.ok(!f.includes('\u001B]0;'), 'a title-change sequence from the summary never reaches the frame');
 	// The footer lists the screen's keys from the one binding table, page keys included.
 	assert.match(f, /pgup/u);
 	app.stdin.write('?');
 	await until(frame, (x) => /pgdn\s+scroll the text down/u.test(x), 'the help');
-	app.stdin.write('\u001B');
+	app.stdin.write(KEYS.escape);
 	await until(frame, (x) => !/scroll the text down/u.test(x), 'esc closes the help first');
 	assert.equal(back, 0);
-	app.stdin.write('\u001B');
+	app.stdin.write(KEYS.escape);
 	await until(
 		() => String(back),
 		(x) => x === '1',
@@ -104,11 +109,6 @@ test('the score screen fits the terminal with its help open, many sentences and 
 		onChange: () => () => {},
 	};
 	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => {}} onQuit={() => {}} />);
-	const resize = (columns: number, rows: number) => {
-		Object.defineProperty(app.stdout, 'columns', { value: columns, configurable: true });
-		Object.defineProperty(app.stdout, 'rows', { value: rows, configurable: true });
-		app.stdout.emit('resize');
-	};
 	const frame = () => app.lastFrame() ?? '';
 	// A frame as tall as the terminal scrolls its first line (the header) away.
 	// ...and a frame laid out for this width, not one left from a narrower terminal: its text fills the width.
@@ -122,7 +122,7 @@ test('the score screen fits the terminal with its help open, many sentences and 
 		[60, 20],
 		[120, 40],
 	] as const) {
-		resize(columns, rows);
+		resize(app, columns, rows);
 		await until(
 			frame,
 			(f) => fits(f, columns, rows) && f.includes('Questions: Who is the stranger'),
@@ -165,9 +165,7 @@ test('at 80×24 the legend is never broken across rows, and a long error in the 
 		onChange: () => () => {},
 	};
 	const app = renderScreen(<ScoreScreen controls={controls} onBack={() => {}} onQuit={() => {}} />);
-	Object.defineProperty(app.stdout, 'columns', { value: 80, configurable: true });
-	Object.defineProperty(app.stdout, 'rows', { value: 24, configurable: true });
-	app.stdout.emit('resize');
+	resize(app, 80, 24);
 	const f = await until(
 		() => app.lastFrame() ?? '',
 		(x) => x.split('\n').every((l) => textWidth(l) <= 80) && x.includes('✓ clear'),

@@ -12,6 +12,7 @@ import { Root } from '../source/ui/root.tsx';
 import { themeFor } from '../source/ui/theme.ts';
 import { Session } from '../source/store/session.ts';
 import { StudyApp, type StudyAppOptions } from '../source/ui/study-app.tsx';
+import { KEYS } from './support/keys.ts';
 import { renderScreen, until } from './support/screen.tsx';
 import { tinyStudy } from './support/study-books.ts';
 
@@ -120,7 +121,7 @@ test("the study screen shows every cell live, watches a running cell's run, and 
 		// Enter on the running cell: its run screen, live; s makes one call; esc comes back.
 		app.stdin.write('jjj');
 		await until(frame, (x) => /› ◐/u.test(x), 'the running cell selected');
-		app.stdin.write('\r');
+		app.stdin.write(KEYS.enter);
 		await until(
 			frame,
 			(x) => /booook · .* · incremental updating · extractive baseline/u.test(x) && /stepping/u.test(x),
@@ -128,7 +129,7 @@ test("the study screen shows every cell live, watches a running cell's run, and 
 		);
 		app.stdin.write('s');
 		await until(frame, (x) => /1\/\d+ calls/u.test(x), 'one call made by s');
-		app.stdin.write('\u001B');
+		app.stdin.write(KEYS.escape);
 		// The call made there counts here.
 		await until(
 			frame,
@@ -137,7 +138,7 @@ test("the study screen shows every cell live, watches a running cell's run, and 
 		);
 
 		// Watching the cell as its run ends: back to the study, which says so.
-		app.stdin.write('\r');
+		app.stdin.write(KEYS.enter);
 		await until(frame, (x) => /stepping/u.test(x), "the cell's run screen again");
 		held()!.resume();
 		assert.equal(await started, 'done');

@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
 import { firstUnjudged, walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
 import { ValidationStore } from '../source/store/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
-import { renderScreen, settle, until } from './support/screen.tsx';
+import { KEYS } from './support/keys.ts';
+import { pressKeys, renderScreen, resize, until } from './support/screen.tsx';
+import { waitFor } from './support/wait.ts';
+import { tempDir } from './support/temp.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const TEXT =
@@ -39,19 +39,16 @@ const annotations = [
 	ann(2, 2, 'human', 'Where did Bob come from?'),
 ];
 
-const ESC = '\u001B';
-const RIGHT = '\u001B[C';
-const poll = () => settle(30);
 /** Waits for a write that a key press started (the screen moves on before the file lands). */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-	const end = Date.now() + 30_000;
-	let value = await read();
-	while (!ok(value) && Date.now() < end) {
-		await poll();
-		value = await read();
-	}
-	return value;
-}
+const eventually = <T extends object>(what: string, read: () => Promise<T>, ok: (value: T) => boolean) =>
+	waitFor(
+		what,
+		async () => {
+			const value = await read();
+			return ok(value) && value;
+		},
+		{ every: 30 },
+	);
 /** The lines of the frame marked as highlighted (the gutter mark), joined. */
 const marked = (frame: string) =>
 	frame
@@ -69,8 +66,7 @@ async function setUp(
 		evidenceFor?: (unit: { summary: string; sentence: number }) => { text: string; where: string }[];
 	} = {},
 ) {
-	const dir = await mkdtemp(path.join(tmpdir(), 'booook-validate-'));
-	t.after(() => rm(dir, { recursive: true, force: true }));
+	const dir = tempDir('validate', t);
 	const created = await Session.createCollection(dir, {
 		id: 'walk',
 		title: 'voyage',
@@ -87,32 +83,22 @@ async function setUp(
 	await store.begin();
 	const app = renderScreen(<ValidateScreen store={store} title="voyage" evidenceFor={opts.evidenceFor} />);
 	t.after(() => app.unmount());
-	if (opts.size) {
-		Object.defineProperty(app.stdout, 'columns', { value: opts.size[0], configurable: true });
-		Object.defineProperty(app.stdout, 'rows', { value: opts.size[1], configurable: true });
-		app.stdout.emit('resize');
-	}
+	if (opts.size) resize(app, ...opts.size);
 	const frame = () => app.lastFrame() ?? '';
 	/** Waits until the frame shows `pattern` (in its highlighted lines when `where` is 'marked'). */
 	const see = (pattern: RegExp, what = String(pattern), where: 'frame' | 'marked' = 'frame') =>
 		until(frame, (f) => pattern.test(where === 'marked' ? marked(f) : f), what);
 	await see(/voyage/u, 'the first frame');
-	const read = async (): Promise<any> => (await Session.snapshot(dir, 'walk')).data;
+	const read = async () => (await Session.snapshot(dir, 'walk')).data;
 	const onDisk = () =>
 		eventually(
+			'the verdicts and annotations on disk',
 			read,
 			(d) =>
 				d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length,
 		);
-	// Each key is handled as it is written (the walk's state changes at once; the frame follows).
-	// A lone escape is held by Ink until its next turn (it could start a sequence): let that pass,
-	// or the key after it would read as alt-key.
-	const press = async (...keys: string[]) => {
-		for (const k of keys) {
-			app.stdin.write(k);
-			if (k === ESC) await new Promise((r) => setImmediate(r));
-		}
-	};
+	// The walk's state changes as each key is written; the frame follows.
+	const press = (...keys: string[]) => pressKeys(app, ...keys);
 	/** Types into a text field one key at a time, each after the last one shows (as a person would). */
 	const type = async (text: string) => {
 		for (let i = 1; i <= text.length; i++) {
@@ -138,8 +124,8 @@ test('verdicts are saved as they are given, move the walk on, and undo restores 
 	);
 	await press('p');
 	await see(/which standards/u, 'the reasons');
-	await press('2', '3', '\r');
-	const partial = (await onDisk()).judgments[1];
+	await press('2', '3', KEYS.enter);
+	const partial = (await onDisk()).judgments[1]!;
 	assert.deepEqual(
 		[partial.annotation, partial.verdict, partial.reasons],
 		[
@@ -164,7 +150,7 @@ test('verdicts are saved as they are given, move the walk on, and undo restores 
 test('the current annotation is highlighted in the summary, and a note is kept with the verdict', async (t) => {
 	const { press, type, onDisk, see } = await setUp(t, 'model');
 	await see(/Then the war ends suddenly\./u, 'the first highlight', 'marked');
-	await press(RIGHT);
+	await press(KEYS.right);
 	await see(/Bob, who is never introduced/u, 'moving on moves the highlight', 'marked');
 	await press('m');
 	await see(/give a verdict first/u);
@@ -173,10 +159,10 @@ test('the current annotation is highlighted in the summary, and a note is kept w
 	await press('m');
 	await see(/note: /u, 'the note field');
 	await type('odd');
-	await press('\r');
+	await press(KEYS.enter);
 	const saved = (await onDisk()).judgments;
-	assert.equal(saved.at(-1).note, 'odd');
-	assert.equal(saved.at(-1).annotation, 'a1');
+	assert.equal(saved.at(-1)!.note, 'odd');
+	assert.equal(saved.at(-1)!.annotation, 'a1');
 });
 
 test('a blind walk hides who wrote each annotation until every one is judged', async (t) => {
@@ -195,23 +181,24 @@ test('h adds a human annotation over chosen sentences; hostile text never reache
 	// Sentences 2-3, less the first word: a span may be part of a sentence.
 	await press('h');
 	await see(/your annotation: sentence/u, 'the span picker');
-	await press(']', '>', '\r');
+	await press(']', '>', KEYS.enter);
 	await see(/questions: /u, 'the questions field');
 	await type('Why?');
-	await press('\r');
+	await press(KEYS.enter);
 	await see(/error types:/u, 'the types');
-	await press('3', '\r');
-	const added = (await onDisk()).annotations.at(-1);
+	await press('3', KEYS.enter);
+	const added = (await onDisk()).annotations.at(-1)!;
 	assert.equal(added.source, 'human');
 	assert.equal(added.annotator, 'val');
 	assert.deepEqual(added.types, ['causal omission']);
 	assert.equal(added.questions, 'Why?');
 	assert.deepEqual(added.spans, [{ start: TEXT.indexOf('the war'), end: spans[2]!.end }]);
 	assert.equal(
-		TEXT.slice(added.spans[0].start, added.spans[0].end),
+		TEXT.slice(added.spans[0]!.start, added.spans[0]!.end),
 		'the war ends suddenly. Bob, who is never introduced, sells the boat.',
 	);
-	await press(ESC);
+	await press(KEYS.escape);
+	// eslint-disable-next-line no-control-regex -- an escape sequence is what the test looks for
 	assert.ok(!/\u001B\]/.test(app.lastFrame()!));
 });
 
@@ -246,7 +233,7 @@ test('highlighting marks exactly the span, keeps words whole across lines, and c
 
 test('tab shows the results; a blind walk holds them back until every item is judged', async (t) => {
 	const { press, see } = await setUp(t, 'blind');
-	await press('\t');
+	await press(KEYS.tab);
 	await see(/Results by source are shown when every item of the blind walk is judged/u);
 	await press('x');
 	await see(/judged 0\/3/u, 'the walk again');
@@ -258,7 +245,7 @@ test('tab shows the results; a blind walk holds them back until every item is ju
 		await press(key);
 		await see(new RegExp(`judged ${n}/3|model \\d/2`, 'u'), `${n} judged`);
 	}
-	await press('\t');
+	await press(KEYS.tab);
 	const frame = await see(/precision, judged by val/u);
 	assert.match(frame, /model +\d+\.\d% \[/);
 	assert.match(frame, /human +\d+\.\d% \[/);
@@ -278,11 +265,12 @@ test('a note typed as one burst ("modd" in one read) opens the field and is save
 	const { press, onDisk, see, app } = await setUp(t, 'model');
 	await press('a');
 	await see(/Who is Bob\?/u, 'the next annotation');
-	await press('\u001B[D');
+	await press(KEYS.left);
 	await see(/your verdict: agree/u, 'back on the judged one');
 	app.stdin.write('modd');
-	app.stdin.write('\r');
+	app.stdin.write(KEYS.enter);
 	const saved = await eventually(
+		'the note on disk',
 		async (): Promise<Judgment[]> => (await onDisk()).judgments,
 		(js) => js.length === 2,
 	);
@@ -335,7 +323,7 @@ test("a blind walk's progress line is judged/total only; tab shows the precision
 	assert.equal(progress(await see(/judged 1\/3/u)), 'judged 1/3');
 	await press('d');
 	assert.equal(progress(await see(/judged 2\/3/u)), 'judged 2/3');
-	await press('\t');
+	await press(KEYS.tab);
 	const results = await see(/so far, both sources pooled: 50\.0%/u, 'the pooled results');
 	assert.doesNotMatch(results, /model|human/u);
 });
@@ -428,7 +416,7 @@ test('a then m notes the item just judged; one u takes back the verdict with its
 	await press('m');
 	await see(/annotation 1\/2[^]*note: /u, 'the note field, on the item just judged');
 	await type('odd');
-	await press('\r');
+	await press(KEYS.enter);
 	await see(/annotation 2\/2[^]*note saved/u, 'the walk back where it had moved on');
 	assert.deepEqual(
 		(await onDisk()).judgments.map((j: Judgment) => [j.annotation, j.verdict, j.note]),
@@ -452,10 +440,10 @@ test('adding your own annotation keeps you on your item, and the walk keeps its 
 	}
 	const before = await see(/annotation 4\/5/u, 'item 4');
 	const questions = /Questions: (.*)/u.exec(before)![1]!;
-	await press('h', '\r');
+	await press('h', KEYS.enter);
 	await see(/questions: /u, 'the questions field');
 	await type('Why?');
-	await press('\r', '1', '\r');
+	await press(KEYS.enter, '1', KEYS.enter);
 	await see(/added your annotation/u);
 	assert.equal((await onDisk()).annotations.length, 6);
 	assert.match(

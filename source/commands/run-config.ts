@@ -88,7 +88,7 @@ export function withRunAndLimitOptions<Args extends unknown[], Opts extends Opti
 }
 
 /** The flags `withRunOptions` adds, as commander parses them. */
-export type RunFlags = ReturnType<ReturnType<typeof withRunOptions<[], {}>>['opts']>;
+export type RunFlags = ReturnType<ReturnType<typeof withRunOptions<[], Record<never, never>>>['opts']>;
 
 /** The run's configuration as the flags give it, defaults filled in (checked by `loadBook`). */
 export function configInput(flags: RunFlags): ConfigInput {

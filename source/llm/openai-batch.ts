@@ -76,10 +76,24 @@ export class OpenAIBatchApi extends SdkBatchApi<OpenAI> implements BatchApi {
 	}
 }
 
+/**
+ * A response's body in an output or error file: a chat completion when the request succeeded, an
+ * error when not; read field by field, since a line may lack any of them.
+ */
+interface ResponseBody {
+	choices?: { message?: { content?: string | null }; finish_reason?: string | null }[];
+	usage?: {
+		prompt_tokens?: number;
+		completion_tokens?: number;
+		prompt_tokens_details?: { cached_tokens?: number };
+	};
+	error?: { message?: string | null };
+}
+
 /** A line of an output or error file. */
 interface OutputLine {
 	custom_id: string;
-	response: { status_code: number; body: any } | null;
+	response: { status_code: number; body: ResponseBody | null } | null;
 	error: { code?: string | null; message?: string | null } | null;
 }
 

@@ -232,15 +232,3 @@ export function fillWithOffsets(template: string, values: PositionalValues | Nam
 export function fill(template: string, values: PositionalValues | NamedValues): string {
 	return fillWithOffsets(template, values).text;
 }
-
-/**
- * The filled text before `slot`'s value: for the annotator, the part of the prompt (instructions,
- * examples, summary) that is the same for every sentence and so can be cached by the provider.
- */
-export function prefixBefore(template: string, values: PositionalValues | NamedValues, slot: Slot): string {
-	const { text, offsets } = fillWithOffsets(template, values);
-	const at = Object.hasOwn(offsets, slot) ? (offsets as Readonly<Record<Slot, number>>)[slot] : undefined;
-	if (at === undefined)
-		throw new Error(`template has no slot ${typeof slot === 'number' ? `#${slot}` : `{${slot}}`}`);
-	return text.slice(0, at);
-}

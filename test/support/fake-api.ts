@@ -45,13 +45,43 @@ export type Fault =
 	 */
 	| { kind: 'forever'; send: 'keepalive' | 'empty' | 'text'; everyMs?: number };
 
+/** A content block of a message or of Anthropic's system prompt. */
+export interface WireBlock {
+	type?: string;
+	text?: string;
+	cache_control?: { type: string };
+}
+
+/**
+ * A message request's body as a client sent it, with the fields of either API the fake reads; a
+ * client may send them malformed, which the fake checks where it matters.
+ */
+export interface WireBody {
+	model?: string;
+	messages?: { role: string; content: string | WireBlock[] }[];
+	system?: string | WireBlock[];
+	max_tokens?: number;
+	max_completion_tokens?: number;
+	temperature?: number;
+	reasoning_effort?: string;
+	stream?: boolean;
+	stream_options?: { include_usage?: boolean };
+	[field: string]: unknown;
+}
+
+/** A line of a batch's results: OpenAI's carries a response, Anthropic's a result. */
+interface ResultLine {
+	response?: { status_code: number };
+	result?: { type: string };
+}
+
 export interface RecordedRequest {
 	api: Api;
 	method: string;
 	path: string;
 	headers: IncomingHttpHeaders;
 	/** Parsed JSON body (null when it did not parse). */
-	body: any;
+	body: WireBody | null;
 	/** The request's text as the model would read it: message contents (and system) joined. */
 	prompt: string;
 	/** The fault this request consumed, if any. */
@@ -78,7 +108,7 @@ export interface FakeBatch {
 	api: Api;
 	id: string;
 	/** The requests, as submitted: custom id and the body of the call. */
-	items: { customId: string; body: any }[];
+	items: { customId: string; body: WireBody }[];
 	/** Times it was polled. */
 	polls: number;
 	/** Set once it ended: per custom id, the line of its result. */
@@ -91,7 +121,7 @@ export interface FakeBatch {
 
 export interface RespondInput {
 	prompt: string;
-	body: any;
+	body: WireBody;
 	api: Api;
 }
 
@@ -325,9 +355,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
 			return;
 		}
-		let body: any = null;
+		let body: WireBody | null = null;
 		try {
-			body = JSON.parse(raw.toString('utf8'));
+			body = JSON.parse(raw.toString('utf8')) as WireBody;
 		} catch {
 			// recorded as null, answered below
 		}
@@ -386,7 +416,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		// As OpenAI's reasoning models do: any temperature but their default is refused.
 		if (
 			which === 'openai' &&
-			/^(o\d|gpt-5(-mini|-nano)?$)/u.test(String(body?.model)) &&
+			body &&
+			/^(o\d|gpt-5(-mini|-nano)?$)/u.test(String(body.model)) &&
 			body.temperature !== undefined &&
 			body.temperature !== 1
 		) {
@@ -494,7 +525,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		which: Api,
 		res: ServerResponse,
 		key: string,
-		body: any,
+		body: WireBody,
 		tokensOf: () => Uint32Array,
 		cacheRead: number,
 	): { refused: Answer | null; settle?: (written: number) => void } {
@@ -617,7 +648,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			const lines = input
 				.split('\n')
 				.filter((l) => l.trim() !== '')
-				.map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: any });
+				.map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: WireBody });
 			const batch = newBatch(
 				'openai',
 				`batch_${++batchCount}`,
@@ -662,7 +693,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			const batch = newBatch(
 				'anthropic',
 				`msgbatch_${++batchCount}`,
-				body.requests.map((r: any) => ({ customId: r.custom_id, body: r.params })),
+				body.requests.map((r: { custom_id: string; params: WireBody }) => ({
+					customId: r.custom_id,
+					body: r.params,
+				})),
 			);
 			json(res, 200, anthropicBatch(batch));
 			return;
@@ -746,8 +780,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		}
 		batch.results = results;
 		if (batch.api === 'openai') {
-			const lines = (keep: (line: any) => boolean) =>
-				[...results.values()]
+			const lines = (keep: (line: ResultLine) => boolean) =>
+				[...(results.values() as Iterable<ResultLine>)]
 					.filter(keep)
 					.map((line) => `${JSON.stringify(line)}\n`)
 					.join('');
@@ -800,7 +834,8 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		// Refused at validation: seen at the first poll, as a failed batch with its errors and no files.
 		const refused = batch.refused && batch.polls > 0 ? batch.refused : null;
 		const failed = ended
-			? [...batch.results!.values()].filter((l: any) => l.response?.status_code !== 200).length
+			? [...(batch.results!.values() as Iterable<ResultLine>)].filter((l) => l.response?.status_code !== 200)
+					.length
 			: 0;
 		return {
 			id: batch.id,
@@ -844,7 +879,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		// As the API counts them: every request is processing until the whole batch has ended.
 		if (batch.results)
 			for (const line of batch.results.values())
-				counts[(line as any).result.type as keyof typeof counts] += 1;
+				counts[(line as ResultLine).result!.type as keyof typeof counts] += 1;
 		else counts.processing = batch.items.length;
 		const at = new Date().toISOString();
 		return {
@@ -911,7 +946,7 @@ interface Wire {
 	end(): string;
 }
 
-function openaiWire(body: any, usage: WireUsage, truncated: boolean): Wire {
+function openaiWire(body: WireBody, usage: WireUsage, truncated: boolean): Wire {
 	const id = `chatcmpl-fake${Date.now().toString(36)}`;
 	const created = Math.floor(Date.now() / 1000);
 	const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
@@ -940,7 +975,7 @@ function openaiWire(body: any, usage: WireUsage, truncated: boolean): Wire {
 	};
 }
 
-function openaiMessage(body: any, text: string, usage: WireUsage, truncated: boolean) {
+function openaiMessage(body: WireBody, text: string, usage: WireUsage, truncated: boolean) {
 	return {
 		id: `chatcmpl-fake${Date.now().toString(36)}`,
 		object: 'chat.completion',
@@ -964,7 +999,7 @@ function openaiMessage(body: any, text: string, usage: WireUsage, truncated: boo
 	};
 }
 
-function anthropicMessage(body: any, text: string, usage: WireUsage, truncated: boolean) {
+function anthropicMessage(body: WireBody, text: string, usage: WireUsage, truncated: boolean) {
 	return {
 		id: `msg_fake${Date.now().toString(36)}`,
 		type: 'message',
@@ -982,7 +1017,7 @@ function anthropicMessage(body: any, text: string, usage: WireUsage, truncated: 
 	};
 }
 
-function anthropicWire(body: any, usage: WireUsage, truncated: boolean): Wire {
+function anthropicWire(body: WireBody, usage: WireUsage, truncated: boolean): Wire {
 	const event = (type: string, data: Record<string, unknown>) =>
 		`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 	// Anthropic's input_tokens excludes cache reads and writes.
@@ -1021,8 +1056,9 @@ function anthropicWire(body: any, usage: WireUsage, truncated: boolean): Wire {
 }
 
 /** An Anthropic request's cached prefix: everything up to and including the last block marked for caching, as in the real API. */
-function cachedPrefix(body: any): { prefix: string; tokens: number } | null {
-	const blocks: any[] = Array.isArray(body.messages?.[0]?.content) ? body.messages[0].content : [];
+function cachedPrefix(body: WireBody): { prefix: string; tokens: number } | null {
+	const content = body.messages?.[0]?.content;
+	const blocks: WireBlock[] = Array.isArray(content) ? content : [];
 	const last = blocks.map((b) => Boolean(b?.cache_control)).lastIndexOf(true);
 	if (last < 0) return null;
 	const prefix = blocks
@@ -1032,15 +1068,17 @@ function cachedPrefix(body: any): { prefix: string; tokens: number } | null {
 	return { prefix, tokens: countTokens(prefix) };
 }
 
-function promptOf(api: Api, body: any): string {
+function promptOf(api: Api, body: WireBody): string {
 	const text = (content: unknown): string => {
 		if (typeof content === 'string') return content;
 		if (Array.isArray(content))
-			return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
+			return content
+				.map((part: { text?: unknown } | null) => (typeof part?.text === 'string' ? part.text : ''))
+				.join('');
 		return '';
 	};
-	const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
-	const parts = messages.map((m) => text(m?.content));
+	const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
+	const parts = messages.map((m) => text((m as { content?: unknown } | null)?.content));
 	if (api === 'anthropic' && body.system) parts.unshift(text(body.system));
 	return parts.join('\n');
 }
@@ -1132,9 +1170,10 @@ function isBatchRoute(path: string): boolean {
 	);
 }
 
-function parseJson(raw: Buffer): any {
+/** A JSON object's fields as sent (null when it did not parse); the caller checks their shapes. */
+function parseJson(raw: Buffer): Record<string, unknown> | null {
 	try {
-		return JSON.parse(raw.toString('utf8'));
+		return JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
 	} catch {
 		return null;
 	}

@@ -216,7 +216,12 @@ export function limitHeaders(
  * (max tokens, 4096 when it names none), as both providers estimate; Anthropic's input tokens
  * leave out what the prompt cache reads.
  */
-export function requestCost(wire: Wire, body: any, promptTokens: number, cacheRead: number): Cost {
+export function requestCost(
+	wire: Wire,
+	body: { max_tokens?: unknown; max_completion_tokens?: unknown },
+	promptTokens: number,
+	cacheRead: number,
+): Cost {
 	const max: unknown = wire === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
 	const out = typeof max === 'number' ? max : 4096;
 	const tokens = promptTokens + out;

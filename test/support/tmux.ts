@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { waitFor } from './wait.ts';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 export const noTmux = hasTmux ? false : 'tmux is not installed (CI installs it: apt-get install -y tmux)';
@@ -76,13 +77,9 @@ export async function terminal(
 		/** Types text literally, as fast as tmux sends it. */
 		type: (text: string) => void tmux('send-keys', '-t', 'app', '-l', text),
 		async waitFor(what: string, check: (s: string) => boolean, ms = 60_000): Promise<string> {
-			const end = Date.now() + ms;
-			for (;;) {
-				const s = screen();
-				if (check(s)) return s;
-				if (Date.now() > end) throw new Error(`timed out waiting for ${what}; the screen:\n${s}`);
-				await new Promise((r) => setTimeout(r, 100));
-			}
+			let s = '';
+			await waitFor(what, () => check((s = screen())), { ms, every: 100, detail: () => `the screen:\n${s}` });
+			return s;
 		},
 		close: () => void spawnSync('tmux', ['-L', socket, 'kill-server']),
 	};
