@@ -4,7 +4,7 @@ import { Footer } from '../components/Footer.tsx';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
 import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
-import { bindingsFor, type KeyPress } from '../keymap.ts';
+import { bindingsFor, labelOf, type KeyPress } from '../keymap.ts';
 import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from '../state/score-ui.ts';
 import { noConfusingText } from '../state/score-view.ts';
 import { styledLines } from '../styled-lines.ts';
@@ -114,9 +114,9 @@ export function ScoreScreen({
 						.slice(0, pane)
 						.map((b) => (
 							<Text
-								key={`${b.action} ${b.label}`}
+								key={`${b.action} ${labelOf(b)}`}
 								wrap="truncate"
-							>{`${b.label.padEnd(7)} ${b.description}`}</Text>
+							>{`${labelOf(b).padEnd(7)} ${b.description}`}</Text>
 						))}
 				</Box>
 			) : (
