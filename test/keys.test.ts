@@ -80,7 +80,7 @@ test('a footer fits its width with whole keys only, keeping help and quit, on ev
 	assert.equal(footerLine('run', 500), footerItems('run').join(' · '), 'room for all: all of them');
 });
 
-test("every binding's label is made from its keys and names exactly the presses it matches", async () => {
+test("every binding's label is made from its keys and names exactly the presses it matches; a press means one thing on a screen", async () => {
 	const { BINDINGS, keyMatches, labelOf } = await import('../source/ui/keymap.ts');
 	type Press = import('../source/ui/keymap.ts').KeyPress;
 	const NAMED: Record<string, keyof Press> = {
@@ -131,4 +131,11 @@ test("every binding's label is made from its keys and names exactly the presses 
 			);
 		}
 	}
+	// And a press means one thing on a screen: no two of its actions match it.
+	for (const screen of new Set(BINDINGS.flatMap((b) => b.screens)))
+		for (const p of presses) {
+			const on = BINDINGS.filter((b) => b.screens.includes(screen) && b.keys.some((k) => keyMatches(k, p)));
+			const actions = new Set(on.map((b) => b.action));
+			assert.ok(actions.size <= 1, `${JSON.stringify(p)} on ${screen}: ${[...actions].join(', ')}`);
+		}
 });
