@@ -80,3 +80,63 @@ test('a footer fits its width with whole keys only, keeping help and quit, on ev
 	}
 	assert.equal(footerLine('run', 500), footerItems('run').join(' · '), 'room for all: all of them');
 });
+
+test("every binding's label is made from its keys and names exactly the presses it matches; a press means one thing on a screen", async () => {
+	const { BINDINGS, keyMatches, labelOf } = await import('../source/ui/keymap.ts');
+	type Press = import('../source/ui/keymap.ts').KeyPress;
+	const NAMED: Record<string, keyof Press> = {
+		'↑': 'upArrow',
+		'↓': 'downArrow',
+		'←': 'leftArrow',
+		'→': 'rightArrow',
+		pgup: 'pageUp',
+		pgdn: 'pageDown',
+		home: 'home',
+		end: 'end',
+		enter: 'return',
+		esc: 'escape',
+		tab: 'tab',
+		backspace: 'backspace',
+		delete: 'delete',
+	};
+	// What a person reads a label's word to mean, written apart from the keymap's own reading.
+	const names = (word: string, p: Press): boolean => {
+		if (word in NAMED) return Boolean(p[NAMED[word]!]);
+		const ctrl = /^ctrl-(.)$/u.exec(word);
+		if (ctrl) return Boolean(p.ctrl) && p.input === ctrl[1];
+		const digits = /^1-([1-9])$/u.exec(word);
+		if (digits) return !p.ctrl && /^[1-9]$/u.test(p.input) && Number(p.input) <= Number(digits[1]);
+		if (word === 'keys') return !p.ctrl && [...p.input].length === 1 && p.input >= ' ' && p.input !== '\x7f';
+		const typed = word === 'space' ? ' ' : word;
+		assert.equal([...typed].length, 1, `a label word that names no key: ${word}`);
+		return !p.ctrl && p.input === typed;
+	};
+	const characters = [
+		...Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)),
+		'é',
+		'\x01',
+	];
+	const presses: Press[] = [
+		...Object.values(NAMED).map((flag) => ({ input: '', [flag]: true })),
+		...characters.flatMap((input) => [{ input }, { input, ctrl: true }]),
+	];
+	for (const b of BINDINGS) {
+		const label = labelOf(b);
+		for (const p of presses) {
+			const matched = b.keys.some((k) => keyMatches(k, p));
+			const named = label.split(' ').some((word) => names(word, p));
+			assert.equal(
+				matched,
+				named,
+				`${b.action} on ${b.screens.join(',')}: "${label}" and ${JSON.stringify(p)}`,
+			);
+		}
+	}
+	// And a press means one thing on a screen: no two of its actions match it.
+	for (const screen of new Set(BINDINGS.flatMap((b) => b.screens)))
+		for (const p of presses) {
+			const on = BINDINGS.filter((b) => b.screens.includes(screen) && b.keys.some((k) => keyMatches(k, p)));
+			const actions = new Set(on.map((b) => b.action));
+			assert.ok(actions.size <= 1, `${JSON.stringify(p)} on ${screen}: ${[...actions].join(', ')}`);
+		}
+});

@@ -12,7 +12,7 @@ import ts from 'typescript';
  */
 const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 	// The domain model's names, the error types every layer throws and the command lines they print.
-	{ layer: 'base', holds: ['domain.ts', 'errors.ts', 'program.ts'] },
+	{ layer: 'base', holds: ['domain.ts', 'errors.ts', 'program.ts', 'format/'] },
 	// Tokens, sentences, chunks, n-grams.
 	{ layer: 'text', holds: ['text/'] },
 	// The paper's two methods as plans, BooookScore, a summary's evidence in its book, and a

@@ -156,7 +156,8 @@ test('a malformed or missing named prices file is a bad-input error naming the f
 });
 
 test('a model with no price is "cost unknown", never $0.0000; the extractive baseline is priced at $0', async () => {
-	const { BUILTIN_PRICES, costText, isPriced } = await import('../source/llm/prices.ts');
+	const { BUILTIN_PRICES, isPriced } = await import('../source/llm/prices.ts');
+	const { costText } = await import('../source/format/cost.ts');
 	assert.equal(isPriced(BUILTIN_PRICES, 'local-llama', 'openai'), false);
 	assert.equal(isPriced(BUILTIN_PRICES, 'gpt-4o-mini', 'openai'), true);
 	assert.equal(isPriced(BUILTIN_PRICES, 'textrank', 'extractive'), true);

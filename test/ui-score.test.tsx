@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
 import { ScoreScreen } from '../source/ui/screens/ScoreScreen.tsx';
+import { initialScoreUi, scorePress } from '../source/ui/state/score-ui.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { textWidth } from '../source/ui/text.ts';
 import { KEYS } from './support/keys.ts';
@@ -180,4 +181,16 @@ test('at 80×24 the legend is never broken across rows, and a long error in the 
 	assert.ok(lines.join(' ').replace(/\s+/gu, ' ').includes(error), `the whole error:\n${f}`);
 	assert.doesNotMatch(lines.at(-1)!, /…/u, 'the footer has whole keys');
 	app.unmount();
+});
+
+test('with the help open, the score screen keys scroll the help (the one every screen shows) and leave the pick alone', () => {
+	const ctx = { confusing: 3, page: 5, shownFrom: 0 };
+	let ui = scorePress(initialScoreUi(), { input: '?' }, ctx).state;
+	assert.deepEqual([ui.help, ui.helpScroll], [true, 0]);
+	ui = scorePress(ui, { input: 'j' }, ctx).state;
+	ui = scorePress(ui, { input: '', pageDown: true }, ctx).state;
+	assert.deepEqual([ui.pick, ui.helpScroll], [0, 6]);
+	ui = scorePress(ui, { input: '', escape: true }, ctx).state;
+	assert.equal(ui.help, false);
+	assert.deepEqual(scorePress(ui, { input: '', escape: true }, ctx).effects, ['back']);
 });

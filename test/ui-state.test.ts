@@ -26,7 +26,7 @@ import { activeVersion, liveNodes } from '../source/summarize/graph.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { textWidth, windowOf, wrap } from '../source/ui/text.ts';
-import { formatInt } from '../source/ui/state/progress.ts';
+import { formatInt } from '../source/format/count.ts';
 import { prng } from './support/prng.ts';
 
 const chunks = Array.from({ length: 4 }, (_, i) => ({

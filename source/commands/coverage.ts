@@ -11,6 +11,7 @@ import { sentenceCount } from '../text/sentences.ts';
 import { evidenceSession, sentenceProgress } from './evidence-session.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
+import { percent } from '../format/percent.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('coverage')
@@ -71,7 +72,7 @@ export function runCoverageJson(run: Run, book: string, index: PassageIndex, wid
 	return c && coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS)));
 }
 
-const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`);
+const pct = (x: number | null) => percent(x, 'n/a', 0);
 
 export function coverageLines(c: Coverage, width: number): string[] {
 	const chart = stripChart(c.citations, Math.max(1, width - LABELS));

@@ -4,7 +4,8 @@ import { PassageIndex } from '../evidence/rank.ts';
 import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
-import { formatInt, formatSeconds } from '../ui/state/progress.ts';
+import { formatInt } from '../format/count.ts';
+import { formatSeconds } from '../format/duration.ts';
 import { statusLine, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 

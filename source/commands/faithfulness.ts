@@ -22,6 +22,7 @@ import {
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
+import { usd } from '../format/cost.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(new Command('faithfulness'))
@@ -142,7 +143,7 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions): Promise<nu
 					signal: abort.signal,
 				}),
 		);
-		const cost = `${result.totals.calls} calls, $${result.totals.cost.toFixed(4)}`;
+		const cost = `${result.totals.calls} calls, ${usd(result.totals.cost)}`;
 		if (result.status === 'cancelled') {
 			out.line(
 				`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,

@@ -7,7 +7,9 @@ import { countTokens } from '../text/tokens.ts';
 import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
 import { configInput, loadBook, withRunAndLimitOptions } from './run-config.ts';
-import { formatInt, formatSeconds } from '../ui/state/progress.ts';
+import { usd } from '../format/cost.ts';
+import { formatInt } from '../format/count.ts';
+import { formatSeconds } from '../format/duration.ts';
 import { limitedSeconds, type StatedLimits } from '../llm/rate-limit.ts';
 
 export const spec = (exit: Exit) =>
@@ -93,7 +95,7 @@ export async function planCommand(
 		),
 		`  total ${result.calls.total} calls (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
 		result.estimate.priced
-			? `estimated cost: $${cost.cost.toFixed(4)}`
+			? `estimated cost: ${usd(cost.cost)}`
 			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see docs/providers.md, "Prices")`,
 		...(result.limits ? [limitsLine(result.limits, calls, usage.input + usage.output)] : []),
 	];

@@ -11,6 +11,7 @@ import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
+import { percentNumber } from '../format/percent.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -37,8 +38,6 @@ export const spec = (exit: Exit) =>
 				}),
 			);
 		});
-
-const pct = (x: number) => Math.round(x * 10_000) / 100;
 
 export interface PrecisionOptions {
 	/** A session whose judgments are counted. */
@@ -95,15 +94,15 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 		[...bySource].map(([source, p]) => [
 			source,
 			{
-				precision: pct(p.precision),
-				strict: pct(p.strict),
+				precision: percentNumber(p.precision),
+				strict: percentNumber(p.strict),
 				n: p.judged,
 				agree: p.agree,
 				partial: p.partial,
 				disagree: p.disagree,
 				books: p.books,
-				ci: [pct(p.precisionInterval.low), pct(p.precisionInterval.high)],
-				strict_ci: [pct(p.strictInterval.low), pct(p.strictInterval.high)],
+				ci: [percentNumber(p.precisionInterval.low), percentNumber(p.precisionInterval.high)],
+				strict_ci: [percentNumber(p.strictInterval.low), percentNumber(p.strictInterval.high)],
 			},
 		]),
 	);

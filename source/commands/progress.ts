@@ -1,13 +1,13 @@
 import type { NodeRef } from '../domain.ts';
-import { costText } from '../llm/prices.ts';
+import { costText, usd } from '../format/cost.ts';
+import { formatInt } from '../format/count.ts';
+import { formatSeconds } from '../format/duration.ts';
 import { sentencesName } from '../score/annotate.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
 import {
 	etaText,
 	etaUnderLimits,
-	formatInt,
-	formatSeconds,
 	limitedEtaSeconds,
 	rateWaitText,
 	remainingSeconds,
@@ -148,7 +148,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				calls = t.calls;
 				const elapsed = (now() - started) / 1000;
 				const madeHere = t.calls - atStart;
-				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
+				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
 				status.draw(text);
 				break;
 			}

@@ -13,6 +13,7 @@ import { PassageIndex } from '../evidence/rank.ts';
 import type { Run } from '../domain.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { commandLine } from '../program.ts';
+import { percentNumber } from '../format/percent.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -42,8 +43,6 @@ export const spec = (exit: Exit) =>
 			);
 		});
 
-const pct = (x: number) => Math.round(x * 10_000) / 100;
-
 /** The report as JSON: plain objects, percentages rounded to 0.01. */
 export function reportJson(report: Report) {
 	const source = (s: SourceScore | null) =>
@@ -65,15 +64,15 @@ export function reportJson(report: Report) {
 					[...bySource].map(([src, p]) => [
 						src,
 						{
-							precision: pct(p.precision),
-							strict: pct(p.strict),
+							precision: percentNumber(p.precision),
+							strict: percentNumber(p.strict),
 							n: p.judged,
 							agree: p.agree,
 							partial: p.partial,
 							disagree: p.disagree,
 							books: p.books,
-							ci: [pct(p.precisionInterval.low), pct(p.precisionInterval.high)],
-							strict_ci: [pct(p.strictInterval.low), pct(p.strictInterval.high)],
+							ci: [percentNumber(p.precisionInterval.low), percentNumber(p.precisionInterval.high)],
+							strict_ci: [percentNumber(p.strictInterval.low), percentNumber(p.strictInterval.high)],
 						},
 					]),
 				),
@@ -85,7 +84,7 @@ export function reportJson(report: Report) {
 			pairs: report.agreement.pairs.map((p) => ({
 				validators: p.validators,
 				n: p.n,
-				percent: pct(p.percent),
+				percent: percentNumber(p.percent),
 				kappa: Number.isNaN(p.kappa) ? null : p.kappa,
 			})),
 			alpha: report.agreement.alpha,
@@ -104,8 +103,8 @@ export function reportJson(report: Report) {
 					v.validator,
 					{
 						origin: v.origin,
-						faithful_share: v.share === null ? null : pct(v.share),
-						ci: v.interval ? [pct(v.interval.low), pct(v.interval.high)] : null,
+						faithful_share: v.share === null ? null : percentNumber(v.share),
+						ci: v.interval ? [percentNumber(v.interval.low), percentNumber(v.interval.high)] : null,
 						interval_over: v.over,
 						n: v.judged,
 						faithful: v.faithful,
@@ -118,7 +117,7 @@ export function reportJson(report: Report) {
 				pairs: report.faithfulness.agreement.pairs.map((p) => ({
 					validators: p.validators,
 					n: p.n,
-					percent: pct(p.percent),
+					percent: percentNumber(p.percent),
 					kappa: Number.isNaN(p.kappa) ? null : p.kappa,
 				})),
 				alpha: report.faithfulness.agreement.alpha,
@@ -127,10 +126,10 @@ export function reportJson(report: Report) {
 			human_vs_model: report.faithfulness.humanVsModel.map((r) => ({
 				model: r.model,
 				n: r.n,
-				percent: pct(r.percent),
+				percent: percentNumber(r.percent),
 				kappa: Number.isNaN(r.kappa) ? null : r.kappa,
-				model_share: r.modelShare === null ? null : pct(r.modelShare),
-				human_share: r.humanShare === null ? null : pct(r.humanShare),
+				model_share: r.modelShare === null ? null : percentNumber(r.modelShare),
+				human_share: r.humanShare === null ? null : percentNumber(r.humanShare),
 				model_missed: r.modelMissed,
 				model_flagged: r.modelFlagged,
 			})),
@@ -141,8 +140,8 @@ export function reportJson(report: Report) {
 						p.validator,
 						{
 							fraction: p.fraction,
-							estimated_share: p.estimate === null ? null : pct(p.estimate),
-							ci: p.interval ? [pct(p.interval.low), pct(p.interval.high)] : null,
+							estimated_share: p.estimate === null ? null : percentNumber(p.estimate),
+							ci: p.interval ? [percentNumber(p.interval.low), percentNumber(p.interval.high)] : null,
 							interval_over: p.over,
 							summaries: p.summaries,
 							judged: p.judged,
@@ -156,9 +155,9 @@ export function reportJson(report: Report) {
 					full_origin: c.fullOrigin,
 					summaries: c.summaries,
 					kendall_tau_b: c.tau,
-					partial_share: pct(c.partialShare),
-					full_share: pct(c.fullShare),
-					difference: pct(c.difference),
+					partial_share: percentNumber(c.partialShare),
+					full_share: percentNumber(c.fullShare),
+					difference: percentNumber(c.difference),
 				})),
 			},
 			sentences: report.faithfulness.units,

@@ -41,7 +41,9 @@ import {
 	type Exit,
 } from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
-import { formatInt } from '../ui/state/progress.ts';
+import { usd } from '../format/cost.ts';
+import { formatInt } from '../format/count.ts';
+import { points } from '../format/percent.ts';
 import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
@@ -456,14 +458,13 @@ function report(
 			lines.push(
 				'per book:',
 				...score.entries.map(
-					(e) =>
-						`  ${e.score.score === null ? '  n/a' : (100 * e.score.score).toFixed(1).padStart(5)}  ${e.book}`,
+					(e) => `  ${e.score.score === null ? '  n/a' : points(e.score.score).padStart(5)}  ${e.book}`,
 				),
 			);
 		lines.push(...distributionLines(score.system));
 		if (t && t.calls > 0) {
 			lines.push(
-				`${t.calls} calls: ${formatInt(t.input)} input tokens (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, $${t.cost.toFixed(4)} (the cache saved $${t.saved.toFixed(4)})`,
+				`${t.calls} calls: ${formatInt(t.input)} input tokens (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, ${usd(t.cost)} (the cache saved ${usd(t.saved)})`,
 			);
 		}
 		stdout.line(lines.join('\n'));

@@ -1,5 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
-import { costText, isPriced, loadPrices } from '../llm/prices.ts';
+import { costText } from '../format/cost.ts';
+import { formatInt } from '../format/count.ts';
+import { isPriced, loadPrices } from '../llm/prices.ts';
 import { storedScore } from '../score/session-score.ts';
 import type { Node, Run, RunConfig } from '../domain.ts';
 import { describeProvider } from '../llm/provider.ts';
@@ -17,7 +19,6 @@ import { countWords } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
-import { formatInt } from '../ui/state/progress.ts';
 import { commandLine } from '../program.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 

@@ -15,6 +15,8 @@ import { clash, studyCells, type Cell, type StudyBook } from '../study/grid.ts';
 import { parseStudy, studyError, type StudySpec } from '../study/spec.ts';
 import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
+import { usd } from '../format/cost.ts';
+import { DASH } from '../format/missing.ts';
 
 /**
  * A study file read and its grid planned: every cell's book read and chunked, its configuration
@@ -177,7 +179,7 @@ export function planTable(plan: StudyPlan, status: (cell: PlannedCell) => string
 			String(c.contextWindow),
 			String(c.chunks.length),
 			`~${c.calls}`,
-			c.priced ? `$${c.cost.toFixed(4)}` : '—',
+			c.priced ? usd(c.cost) : DASH,
 			status(c),
 		]),
 	];

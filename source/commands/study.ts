@@ -37,6 +37,7 @@ import { planStudy, planTable, type PlannedCell, type StudyPlan } from './study-
 import { rateWaitText } from '../ui/state/progress.ts';
 import { fitTable } from '../ui/study-table.ts';
 import { commandLine, shellWord } from '../program.ts';
+import { usd } from '../format/cost.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
@@ -105,7 +106,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const status = (c: PlannedCell) => before.get(c.key)?.status ?? 'new';
 	const calls = plan.cells.reduce((s, c) => s + c.calls, 0);
 	const cost = plan.cells.reduce((s, c) => s + c.cost, 0);
-	const total = `${plan.cells.length} cells, ~${calls} calls, estimated $${cost.toFixed(4)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once`;
+	const total = `${plan.cells.length} cells, ~${calls} calls, estimated ${usd(cost)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once`;
 	if (opts.plan) {
 		if (opts.json)
 			stdout.json(
@@ -240,7 +241,7 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 			case 'cell-ran':
 				return say(
 					event.status === 'done'
-						? `done: ${cell.calls} calls, $${cell.cost.toFixed(4)}, ${cell.words ?? 0} words`
+						? `done: ${cell.calls} calls, ${usd(cell.cost)}, ${cell.words ?? 0} words`
 						: event.status === 'failed'
 							? `failed: ${cell.error ?? 'unknown error'}`
 							: event.status,
@@ -248,7 +249,7 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 			case 'cell-scored':
 				if (event.already) return say('scored already');
 				return say(
-					`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, $${cell.scoring.cost.toFixed(4)}; the cell: $${cellCost(cell).toFixed(4)}` : ''}`,
+					`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, ${usd(cell.scoring.cost)}; the cell: ${usd(cellCost(cell))}` : ''}`,
 				);
 			case 'cell-scoring-failed':
 				return say(`scoring failed: ${event.error}`);

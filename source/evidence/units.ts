@@ -3,6 +3,7 @@ import { chunkPlace } from '../summarize/places.ts';
 import { nodeEvidence, TOP_PASSAGES } from './evidence.ts';
 import { sentenceKey, Tracer } from './provenance.ts';
 import type { PassageIndex } from './rank.ts';
+import { shareOf } from '../format/percent.ts';
 
 /**
  * Evidence as a walk or a judge shows it, per sentence of a scored summary: the passage's text
@@ -42,7 +43,7 @@ export function evidenceLookup(
 					? nodeEvidence(run, index, summary.node, { text: summary.text, top, tracer }).map((s) =>
 							s.passages.map((p) => ({
 								text: sentenceKey(book.slice(p.start, p.end)),
-								where: `${chunkPlace(p.chunk, run.chunks.length)}, ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ', word for word' : ''}`,
+								where: `${chunkPlace(p.chunk, run.chunks.length)}, ${shareOf(p.start, Math.max(1, book.length), 0)}% into the book${p.verbatim ? ', word for word' : ''}`,
 								chunk: p.chunk,
 								start: p.start,
 								end: p.end,

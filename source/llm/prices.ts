@@ -157,11 +157,6 @@ export function isPriced(prices: PriceTable, model: string, provider?: ProviderN
 	return provider === 'extractive' || findPrice(prices, model) !== null;
 }
 
-/** A cost as shown: dollars when the model's price is known, else "cost unknown", never a false $0. */
-export function costText(cost: number, priced: boolean): string {
-	return priced ? `$${cost.toFixed(4)}` : 'cost unknown';
-}
-
 export function callCost(prices: PriceTable, model: string, usage: Usage, provider?: ProviderName): CallCost {
 	if (provider === 'extractive') return { cost: 0, known: true };
 	const found = findPrice(prices, model);

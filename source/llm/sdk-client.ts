@@ -13,6 +13,7 @@ import {
 	type StreamSoFar,
 	type WatchedInit,
 } from './stream-watchdog.ts';
+import { minutesText } from '../format/duration.ts';
 
 /**
  * What the two SDK-backed providers (OpenAI, Anthropic) share: their options, the settings of
@@ -139,7 +140,7 @@ export abstract class SdkProvider<Client> implements Provider {
 				limiter.refused(ticket, error.retryAfterMs);
 				if (Date.now() - Math.max(firstTry, limiter.lastSuccess) >= allowed) {
 					throw new ProviderError(
-						`${this.failure.label}: rate limited for ${minutes(allowed)} with no call answered (${error.message}); continue later, or allow a longer wait with --rate-limit-wait`,
+						`${this.failure.label}: rate limited for ${minutesText(allowed)} with no call answered (${error.message}); continue later, or allow a longer wait with --rate-limit-wait`,
 						true,
 						429,
 					);
@@ -305,9 +306,4 @@ function limitedFetch(base: typeof fetch): typeof fetch {
 		headers.set('x-should-retry', 'false');
 		return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 	};
-}
-
-function minutes(ms: number): string {
-	const m = ms / 60_000;
-	return m >= 1 ? `${Number(m.toFixed(1))} min` : `${Math.round(ms / 1000)} s`;
 }

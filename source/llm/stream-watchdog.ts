@@ -3,6 +3,7 @@ import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
 import { abortError, unlessAborted } from './abort.ts';
 import type { CallRequest, FailedAttempt } from './provider.ts';
+import { secondsText } from '../format/duration.ts';
 
 /**
  * One attempt of a streamed call under watch, for what the SDKs do not notice: a stream that went
@@ -230,7 +231,7 @@ export async function watchAttempt<T>(
 			streamStart ??= new Date();
 			restart();
 			deadline ??= setTimeout(
-				() => end(`stream not finished ${seconds(deadlineMs)} after it started (the call deadline)`),
+				() => end(`stream not finished ${secondsText(deadlineMs)} after it started (the call deadline)`),
 				deadlineMs,
 			);
 		},
@@ -279,8 +280,4 @@ export async function watchAttempt<T>(
 		clearTimeout(deadline);
 		callerSignal?.removeEventListener('abort', onCallerAbort);
 	}
-}
-
-function seconds(ms: number): string {
-	return `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -4,6 +4,7 @@ import { sentenceSpans } from '../text/sentences.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
 import { partialReport, partialValidators, type PartialReport } from './partial-faith.ts';
+import { percent, signedPoints } from '../format/percent.ts';
 
 /**
  * Faithfulness validation done LongEval's fine-grained way (its §3.1, Appendix B.1): each sentence
@@ -276,8 +277,6 @@ export const FAITH_WORD: Record<FaithLabel, string> = {
 	unsure: "can't tell",
 };
 
-const pct = (x: number | null): string => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
-
 /** The faithfulness section of the text report (names from the data are cleaned by the caller's `clean`). */
 export function faithLines(report: FaithReport, clean: (s: string) => string): string[] {
 	if (report.validators.length === 0) return [];
@@ -285,14 +284,14 @@ export function faithLines(report: FaithReport, clean: (s: string) => string): s
 		`faithfulness (LongEval, per sentence): ${report.judgedUnits}/${report.units} sentences judged`,
 	];
 	for (const v of report.validators) {
-		const ci = v.interval ? ` [${pct(v.interval.low)}, ${pct(v.interval.high)}]` : '';
+		const ci = v.interval ? ` [${percent(v.interval.low)}, ${percent(v.interval.high)}]` : '';
 		out.push(
-			`  ${clean(v.validator)} (${v.origin}): ${pct(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`,
+			`  ${clean(v.validator)} (${v.origin}): ${percent(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`,
 		);
 	}
 	for (const p of report.agreement.pairs) {
 		out.push(
-			`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${pct(p.percent)} on ${p.n} sentences, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
+			`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${percent(p.percent)} on ${p.n} sentences, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
 		);
 	}
 	if (report.agreement.alpha !== null)
@@ -301,7 +300,7 @@ export function faithLines(report: FaithReport, clean: (s: string) => string): s
 		);
 	for (const r of report.humanVsModel) {
 		out.push(
-			`  human vs ${clean(r.model)}: ${pct(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${pct(r.modelShare)} (model) vs ${pct(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`,
+			`  human vs ${clean(r.model)}: ${percent(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${percent(r.modelShare)} (model) vs ${percent(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`,
 		);
 	}
 	if (report.partial.validators.length > 0)
@@ -309,15 +308,14 @@ export function faithLines(report: FaithReport, clean: (s: string) => string): s
 			`  partial annotation (LongEval §3.2), full score estimated as the ${report.partial.estimator}:`,
 		);
 	for (const p of report.partial.validators) {
-		const ci = p.interval ? ` [${pct(p.interval.low)}, ${pct(p.interval.high)}]` : '';
+		const ci = p.interval ? ` [${percent(p.interval.low)}, ${percent(p.interval.high)}]` : '';
 		out.push(
-			`    ${clean(p.validator)} judged ${pct(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${pct(p.estimate)} faithful${ci} (interval over ${p.over})`,
+			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${percent(p.estimate)} faithful${ci} (interval over ${p.over})`,
 		);
 	}
 	for (const c of report.partial.vsFull) {
-		const points = (100 * c.difference).toFixed(1);
 		out.push(
-			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${c.summaries} summar${c.summaries === 1 ? 'y' : 'ies'}; faithful ${pct(c.partialShare)} (partial) vs ${pct(c.fullShare)} (full), ${c.difference >= 0 ? '+' : ''}${points} points`,
+			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${c.summaries} summar${c.summaries === 1 ? 'y' : 'ies'}; faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`,
 		);
 	}
 	return out;

@@ -15,6 +15,7 @@ import {
 import { sessionJudgedItems, validatorsOf } from './session-precision.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { commandLine } from '../program.ts';
+import { percent, percentInterval } from '../format/percent.ts';
 
 /**
  * Everything the results screen and `booook report` show for one session (issue: validation
@@ -221,7 +222,7 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 		);
 		for (const [src, p] of bySource) {
 			out.push(
-				`  ${src.padEnd(6)} ${fixed(100 * p.precision)}% [${fixed(100 * p.precisionInterval.low)}, ${fixed(100 * p.precisionInterval.high)}]  strict ${fixed(100 * p.strict)}% [${fixed(100 * p.strictInterval.low)}, ${fixed(100 * p.strictInterval.high)}]  n=${p.judged} in ${p.books} books (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree)`,
+				`  ${src.padEnd(6)} ${percentInterval(p.precision, p.precisionInterval)}  strict ${percentInterval(p.strict, p.strictInterval)}  n=${p.judged} in ${p.books} books (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree)`,
 			);
 		}
 	}
@@ -229,7 +230,7 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 		out.push('agreement between validators');
 		for (const p of report.agreement.pairs) {
 			out.push(
-				`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${fixed(100 * p.percent)}% on ${p.n} items, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
+				`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${percent(p.percent)} on ${p.n} items, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
 			);
 		}
 		if (report.agreement.alpha !== null)

@@ -1,5 +1,7 @@
 import type { SystemScore } from '../score/booookscore.ts';
 import { emptyCounts, LABELS, type Label } from '../score/labels.ts';
+import { DASH } from '../format/missing.ts';
+import { shareOf } from '../format/percent.ts';
 
 /**
  * Error types per cell and per configuration of a study (the paper's Table 1 distribution, by
@@ -67,9 +69,8 @@ export const SHORT_LABELS: Record<Label, string> = {
 /** The line under the terminal table that says what its headers and cells mean. */
 export const ERROR_TYPE_KEY = `error types, % of annotated sentences (count): ${LABELS.map((l) => `${SHORT_LABELS[l]} ${l}`).join(', ')}`;
 
-const DASH = '—';
 // No sentence with a verdict (every annotation failed to parse): a share of nothing is no number.
-const pctCount = (n: number, of: number) => (of === 0 ? DASH : `${((100 * n) / of).toFixed(1)} (${n})`);
+const pctCount = (n: number, of: number) => (of === 0 ? DASH : `${shareOf(n, of)} (${n})`);
 
 /** The terminal's second table: one row per configuration (`config` names it, as the results table's first columns do). */
 export function errorTypeTable(
@@ -99,7 +100,7 @@ export function errorTypeTable(
  * row was annotated.
  */
 export function errorTypeColumns(rows: readonly (ErrorTypeRow | null)[]): string[][] {
-	const percent = (n: number, of: number) => (of === 0 ? '' : ((100 * n) / of).toFixed(2));
+	const percent = (n: number, of: number) => (of === 0 ? '' : shareOf(n, of, 2));
 	return [
 		['sentences annotated', 'sentences confusing', ...LABELS.flatMap((l) => [`${l} n`, `${l} %`])],
 		...rows.map((e) =>

@@ -2,6 +2,9 @@ import type { RunStatus } from '../domain.ts';
 import { bootstrap, seededRandom, type Interval } from '../score/bootstrap.ts';
 import { errorTypeRow, type CellErrorTypes, type ErrorTypeRow } from './error-types.ts';
 import type { Cell, CellConfig } from './grid.ts';
+import { usd } from '../format/cost.ts';
+import { DASH } from '../format/missing.ts';
+import { points, signedPoints } from '../format/percent.ts';
 
 /**
  * A study's results as the paper's Table 2 has them: one row per configuration, over the books it
@@ -145,12 +148,11 @@ export function pairedDifferences(
 /** One line per pair, for the text output under the table. */
 export function pairedLines(pairs: readonly PairedDifference[]): string[] {
 	if (pairs.length === 0) return [];
-	const signed = (v: number) => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(1)}`;
 	return [
 		'paired differences in BooookScore (a − b, book by book; 95% bootstrap interval over the shared books):',
 		...pairs.map(
 			(p) =>
-				`  ${p.a} − ${p.b}: ${signed(p.difference.estimate)} [${signed(p.difference.low)}, ${signed(p.difference.high)}] over ${p.books} book${p.books === 1 ? '' : 's'}`,
+				`  ${p.a} − ${p.b}: ${signedPoints(p.difference.estimate)} [${signedPoints(p.difference.low)}, ${signedPoints(p.difference.high)}] over ${p.books} book${p.books === 1 ? '' : 's'}`,
 		),
 	];
 }
@@ -158,8 +160,6 @@ export function pairedLines(pairs: readonly PairedDifference[]): string[] {
 function mean(values: readonly number[]): number {
 	return values.reduce((s, v) => s + v, 0) / values.length;
 }
-
-const DASH = '—';
 
 /** The first columns of every table of a study's results: which configuration a row is. */
 export const CONFIG_HEADER = ['method', 'model', 'chunk', 'window'];
@@ -182,13 +182,13 @@ export function resultTable(rows: readonly ResultRow[], opts: { priced: boolean 
 			`${r.done}/${r.books}`,
 			r.meanWords === null ? DASH : String(Math.round(r.meanWords)),
 			String(r.calls),
-			opts.priced || r.provider === 'extractive' ? `$${r.cost.toFixed(4)}` : DASH,
-			r.score === null ? DASH : `${pct(r.score.estimate)} [${pct(r.score.low)}, ${pct(r.score.high)}]`,
+			opts.priced || r.provider === 'extractive' ? usd(r.cost) : DASH,
+			r.score === null
+				? DASH
+				: `${points(r.score.estimate)} [${points(r.score.low)}, ${points(r.score.high)}]`,
 		]),
 	];
 }
-
-const pct = (v: number) => (100 * v).toFixed(1);
 
 /**
  * The results for a program to read (`--csv`): one value per column, numbers without units or

@@ -99,26 +99,69 @@ export interface KeyPress {
 	shift?: boolean;
 }
 
+/** The keys Ink names, by the flag a press carries for each. */
+const NAMED = {
+	up: { flag: 'upArrow', label: '↑' },
+	down: { flag: 'downArrow', label: '↓' },
+	left: { flag: 'leftArrow', label: '←' },
+	right: { flag: 'rightArrow', label: '→' },
+	pageUp: { flag: 'pageUp', label: 'pgup' },
+	pageDown: { flag: 'pageDown', label: 'pgdn' },
+	home: { flag: 'home', label: 'home' },
+	end: { flag: 'end', label: 'end' },
+	return: { flag: 'return', label: 'enter' },
+	escape: { flag: 'escape', label: 'esc' },
+	tab: { flag: 'tab', label: 'tab' },
+	backspace: { flag: 'backspace', label: 'backspace' },
+	delete: { flag: 'delete', label: 'delete' },
+} as const satisfies Record<string, { flag: keyof KeyPress; label: string }>;
+
+/**
+ * One key a binding answers to, as data: what it matches and how the footer and the help name it
+ * are both read from here, so they cannot drift apart.
+ */
+export type Key =
+	/** A named key, whatever modifiers are held. */
+	| { name: keyof typeof NAMED }
+	/** A character typed: with ctrl held when `ctrl`, else only without it. */
+	| { char: string; ctrl?: true }
+	/** A digit from 1 to `digits` (the number of a choice in a list), no ctrl or alt. */
+	| { digits: number }
+	/** Any one printable character (typing into a text field), no ctrl or alt. */
+	| { printable: true };
+
 export interface Binding {
 	action: Action;
-	/** What the footer and the help show. */
-	label: string;
+	/** The keys that do it; the footer and the help name them (see `labelOf`). */
+	keys: readonly Key[];
 	description: string;
 	/** What the footer shows next to the label, when the description is too long for it. */
 	short?: string;
 	screens: readonly Screen[];
-	matches: (key: KeyPress) => boolean;
 }
 
-const char = (c: string) => (key: KeyPress) => key.input === c && !key.ctrl;
+/** Whether `press` is `key`. */
+export function keyMatches(key: Key, press: KeyPress): boolean {
+	if ('name' in key) return Boolean(press[NAMED[key.name].flag]);
+	if ('char' in key) return press.input === key.char && Boolean(press.ctrl) === Boolean(key.ctrl);
+	if (press.ctrl || press.meta) return false;
+	if ('digits' in key) return /^[1-9]$/u.test(press.input) && Number(press.input) <= key.digits;
+	return [...press.input].length === 1 && !/[\p{Cc}]/u.test(press.input);
+}
 
-const ctrl = (c: string) => (key: KeyPress) => Boolean(key.ctrl) && key.input === c;
-/** A digit from 1 to `max` (the number of a choice in a list). */
-const digit = (max: number) => (key: KeyPress) =>
-	!key.ctrl && !key.meta && /^[1-9]$/u.test(key.input) && Number(key.input) <= max;
-/** A character typed into a text field: one press, printable, no ctrl or alt. */
-const printable = (key: KeyPress) =>
-	!key.ctrl && !key.meta && [...key.input].length === 1 && !/[\p{Cc}]/u.test(key.input);
+/** How the footer and the help name one key: "↑", "ctrl-s", "space", "1-4". */
+export function keyLabel(key: Key): string {
+	if ('name' in key) return NAMED[key.name].label;
+	if ('char' in key) return `${key.ctrl ? 'ctrl-' : ''}${key.char === ' ' ? 'space' : key.char}`;
+	if ('digits' in key) return `1-${key.digits}`;
+	return 'keys';
+}
+
+/** A binding's keys as the footer and the help show them: "↑ k". */
+export function labelOf(binding: Binding): string {
+	return binding.keys.map(keyLabel).join(' ');
+}
+
 /** The validation walk's dialogs, where ctrl-c still quits and esc cancels. */
 const WALK_DIALOGS: readonly Screen[] = ['reasons', 'span', 'types', 'field'];
 
@@ -143,597 +186,525 @@ const EVERY: readonly Screen[] = [
 export const BINDINGS: readonly Binding[] = [
 	{
 		action: 'quit',
-		label: 'q',
+		keys: [{ char: 'q' }],
 		description: 'quit (saves; calls in flight are cancelled)',
 		short: 'quit',
 		screens: ALL,
-		matches: char('q'),
 	},
 	{
 		action: 'quit',
-		label: 'ctrl-c',
+		keys: [{ char: 'c', ctrl: true }],
 		description: 'quit from anywhere, as q does',
 		short: 'quit',
 		screens: EVERY,
-		matches: (k) => Boolean(k.ctrl) && k.input === 'c',
 	},
 	{
 		action: 'help',
-		label: '?',
+		keys: [{ char: '?' }],
 		description: 'show every key (again to close)',
 		short: 'help',
 		screens: [...ALL, 'help'],
-		matches: char('?'),
 	},
 	{
 		action: 'pause',
-		label: 'space',
+		keys: [{ char: ' ' }],
 		description: 'pause / resume (calls in flight finish, no new ones start); while stepping, run on',
 		short: 'pause',
 		screens: ['run'],
-		matches: char(' '),
 	},
 	{
 		action: 'step',
-		label: 's',
+		keys: [{ char: 's' }],
 		description: 'step: make one call, then hold',
 		short: 'step',
 		screens: ['run'],
-		matches: char('s'),
 	},
 	{
 		action: 'edit',
-		label: 'e',
+		keys: [{ char: 'e' }],
 		description: "edit the selected node's text (a new version; dependents go stale)",
 		short: 'edit',
 		screens: ['run'],
-		matches: char('e'),
 	},
 	{
 		action: 'rerun',
-		label: 'r',
+		keys: [{ char: 'r' }],
 		description: 're-run stale nodes, or (when none is stale) the selected node from the same inputs',
 		short: 're-run',
 		screens: ['run'],
-		matches: char('r'),
 	},
 	{
 		action: 'resume',
-		label: 'r',
+		keys: [{ char: 'r' }],
 		description: 'resume the selected session',
 		short: 'resume',
 		screens: ['home'],
-		matches: char('r'),
 	},
 	{
 		action: 'versions',
-		label: 'v',
+		keys: [{ char: 'v' }],
 		description: "browse the selected node's versions",
 		short: 'versions',
 		screens: ['run'],
-		matches: char('v'),
 	},
 	{
 		action: 'score',
-		label: 'b',
+		keys: [{ char: 'b' }],
 		description: 'BooookScore the final summary',
 		short: 'score',
 		screens: ['run', 'home'],
-		matches: char('b'),
 	},
 	{
 		action: 'chunk',
-		label: 'c',
+		keys: [{ char: 'c' }],
 		description: "show the current chunk's text (again to hide)",
 		short: 'chunk',
 		screens: ['run'],
-		matches: char('c'),
 	},
 	{
 		action: 'newRun',
-		label: 'n',
+		keys: [{ char: 'n' }],
 		description: 'start a new run',
 		short: 'new',
 		screens: ['home'],
-		matches: char('n'),
 	},
 	{
 		action: 'delete',
-		label: 'd',
+		keys: [{ char: 'd' }],
 		description: 'delete the session (asks first)',
 		short: 'delete',
 		screens: ['home'],
-		matches: char('d'),
 	},
 	{
 		action: 'validate',
-		label: 'V',
+		keys: [{ char: 'V' }],
 		description: 'validate the annotations by hand',
 		short: 'validate',
 		screens: ['home', 'run', 'score'],
-		matches: char('V'),
 	},
 	{
 		action: 'nextPane',
-		label: 'tab',
+		keys: [{ name: 'tab' }],
 		description: 'next pane (text, inputs, attempts, evidence)',
 		short: 'pane',
 		screens: ['run', 'form'],
-		matches: (k) => Boolean(k.tab),
 	},
 	{
 		action: 'up',
-		label: '↑ k',
+		keys: [{ name: 'up' }, { char: 'k' }],
 		description: 'select previous (level, session, cell, version, field); scroll up in incremental runs',
 		short: 'up',
 		screens: ['home', 'study', 'run', 'score', 'versions', 'results', 'help'],
-		matches: (k) => Boolean(k.upArrow) || char('k')(k),
 	},
 	{
 		action: 'down',
-		label: '↓ j',
+		keys: [{ name: 'down' }, { char: 'j' }],
 		description: 'select next (level, session, cell, version, field); scroll down in incremental runs',
 		short: 'down',
 		screens: ['home', 'study', 'run', 'score', 'versions', 'results', 'help'],
-		matches: (k) => Boolean(k.downArrow) || char('j')(k),
 	},
 	// Letters are typed into the form's fields, so there only the arrows move.
 	{
 		action: 'up',
-		label: '↑',
+		keys: [{ name: 'up' }],
 		description: 'previous field',
 		short: 'up',
 		screens: ['form'],
-		matches: (k) => Boolean(k.upArrow),
 	},
 	{
 		action: 'down',
-		label: '↓',
+		keys: [{ name: 'down' }],
 		description: 'next field',
 		short: 'down',
 		screens: ['form'],
-		matches: (k) => Boolean(k.downArrow),
 	},
 	{
 		action: 'left',
-		label: '←',
+		keys: [{ name: 'left' }],
 		description: 'previous (node, step of the timeline, sentence, choice)',
 		short: 'prev',
 		screens: ['run', 'validate', 'faith', 'form'],
-		matches: (k) => Boolean(k.leftArrow),
 	},
 	{
 		action: 'right',
-		label: '→',
+		keys: [{ name: 'right' }],
 		description: 'next (node, step of the timeline, sentence, choice)',
 		short: 'next',
 		screens: ['run', 'validate', 'faith', 'form'],
-		matches: (k) => Boolean(k.rightArrow),
 	},
 	{
 		action: 'scrollUp',
-		label: 'pgup',
+		keys: [{ name: 'pageUp' }],
 		description: 'scroll the text up',
 		short: 'scroll',
 		screens: ['run', 'score', 'help'],
-		matches: (k) => Boolean(k.pageUp),
 	},
 	{
 		action: 'scrollDown',
-		label: 'pgdn',
+		keys: [{ name: 'pageDown' }],
 		description: 'scroll the text down',
 		short: 'scroll',
 		screens: ['run', 'score', 'help'],
-		matches: (k) => Boolean(k.pageDown),
 	},
 	{
 		action: 'open',
-		label: 'enter',
+		keys: [{ name: 'return' }],
 		description: 'open the selection (in versions: make it active; in the form: start the run)',
 		short: 'open',
 		screens: ['home', 'versions', 'form'],
-		matches: (k) => Boolean(k.return),
 	},
 	{
 		action: 'open',
-		label: 'enter',
+		keys: [{ name: 'return' }],
 		description: "watch the selected cell's run live while it runs (esc comes back)",
 		short: 'watch',
 		screens: ['study'],
-		matches: (k) => Boolean(k.return),
 	},
 	{
 		action: 'scrollUp',
-		label: 'pgup',
+		keys: [{ name: 'pageUp' }],
 		description: 'a page of cells up',
 		short: 'page',
 		screens: ['study'],
-		matches: (k) => Boolean(k.pageUp),
 	},
 	{
 		action: 'scrollDown',
-		label: 'pgdn',
+		keys: [{ name: 'pageDown' }],
 		description: 'a page of cells down',
 		short: 'page',
 		screens: ['study'],
-		matches: (k) => Boolean(k.pageDown),
 	},
 	{
 		action: 'prevSentence',
-		label: '[',
+		keys: [{ char: '[' }],
 		description: 'in the evidence pane: the previous sentence',
 		short: 'sentence',
 		screens: ['run'],
-		matches: char('['),
 	},
 	{
 		action: 'nextSentence',
-		label: ']',
+		keys: [{ char: ']' }],
 		description: 'in the evidence pane: the next sentence',
 		short: 'sentence',
 		screens: ['run'],
-		matches: char(']'),
 	},
 	{
 		action: 'follow',
-		label: 'f',
+		keys: [{ char: 'f' }],
 		description: 'follow the run again (select what is running, else the last node or step made)',
 		short: 'follow',
 		screens: ['run'],
-		matches: char('f'),
 	},
 	{
 		action: 'back',
-		label: 'esc',
+		keys: [{ name: 'escape' }],
 		description: 'back / close (on the session list: clear the filter)',
 		short: 'back',
 		screens: ['home', 'run', 'score', 'validate', 'faith', 'results', 'versions', 'help'],
-		matches: (k) => Boolean(k.escape),
 	},
-	{ action: 'agree', label: 'a', description: 'agree', screens: ['validate'], matches: char('a') },
+	{ action: 'agree', keys: [{ char: 'a' }], description: 'agree', screens: ['validate'] },
 	{
 		action: 'partial',
-		label: 'p',
+		keys: [{ char: 'p' }],
 		description: 'partially agree (then pick the failed standards)',
 		short: 'partial',
 		screens: ['validate'],
-		matches: char('p'),
 	},
-	{ action: 'disagree', label: 'd', description: 'disagree', screens: ['validate'], matches: char('d') },
+	{ action: 'disagree', keys: [{ char: 'd' }], description: 'disagree', screens: ['validate'] },
 	{
 		action: 'undo',
-		label: 'u',
+		keys: [{ char: 'u' }],
 		description: 'undo your last action: a verdict, a note, or a verdict with the note written on it',
 		short: 'undo',
 		screens: ['validate'],
-		matches: char('u'),
 	},
 	{
 		action: 'undo',
-		label: 'u',
+		keys: [{ char: 'u' }],
 		description: 'undo the last verdict',
 		short: 'undo',
 		screens: ['faith'],
-		matches: char('u'),
 	},
 	{
 		action: 'nextUnjudged',
-		label: 'n',
+		keys: [{ char: 'n' }],
 		description: 'next unjudged',
 		short: 'unjudged',
 		screens: ['validate', 'faith'],
-		matches: char('n'),
 	},
 	{
 		action: 'addAnnotation',
-		label: 'h',
+		keys: [{ char: 'h' }],
 		description: 'add your own annotation',
 		short: 'add',
 		screens: ['validate'],
-		matches: char('h'),
 	},
 	{
 		action: 'link',
-		label: 'l',
+		keys: [{ char: 'l' }],
 		description: 'link two spans as one confusion',
 		short: 'link',
 		screens: ['validate'],
-		matches: char('l'),
 	},
 	{
 		action: 'note',
-		label: 'm',
+		keys: [{ char: 'm' }],
 		description: "a note on the verdict just given (else on this item's verdict)",
 		short: 'note',
 		screens: ['validate'],
-		matches: char('m'),
 	},
 	{
 		action: 'note',
-		label: 'm',
+		keys: [{ char: 'm' }],
 		description: 'add a note to the verdict',
 		short: 'note',
 		screens: ['faith'],
-		matches: char('m'),
 	},
 	// The faithfulness walk: f / x / c (not ?, which is help everywhere).
 	{
 		action: 'faithful',
-		label: 'f',
+		keys: [{ char: 'f' }],
 		description: 'faithful: everything the sentence says is supported by the book',
 		short: 'faithful',
 		screens: ['faith'],
-		matches: char('f'),
 	},
 	{
 		action: 'unfaithful',
-		label: 'x',
+		keys: [{ char: 'x' }],
 		description: 'unfaithful: it contradicts the book or says what the book does not',
 		short: 'unfaithful',
 		screens: ['faith'],
-		matches: char('x'),
 	},
 	{
 		action: 'cantTell',
-		label: 'c',
+		keys: [{ char: 'c' }],
 		description: "can't tell from what you have read and the evidence shown",
 		short: "can't tell",
 		screens: ['faith'],
-		matches: char('c'),
 	},
 	// The validation walk's results, and its dialogs (see WALK_DIALOGS).
 	{
 		action: 'results',
-		label: 'tab',
+		keys: [{ name: 'tab' }],
 		description: 'results so far (both sources pooled while a blind walk is unfinished)',
 		short: 'results',
 		screens: ['validate'],
-		matches: (k) => Boolean(k.tab),
 	},
 	{
 		action: 'toggle',
-		label: '1-4',
+		keys: [{ digits: 4 }],
 		description: 'tick or untick a standard the questions fail',
 		short: 'tick',
 		screens: ['reasons'],
-		matches: digit(4),
 	},
 	{
 		action: 'save',
-		label: 'enter',
+		keys: [{ name: 'return' }],
 		description: 'save the verdict with the ticked standards',
 		short: 'save',
 		screens: ['reasons'],
-		matches: (k) => Boolean(k.return),
 	},
 	{
 		action: 'left',
-		label: '←',
+		keys: [{ name: 'left' }],
 		description: 'move the span a sentence back',
 		short: 'move',
 		screens: ['span'],
-		matches: (k) => Boolean(k.leftArrow),
 	},
 	{
 		action: 'right',
-		label: '→',
+		keys: [{ name: 'right' }],
 		description: 'move the span a sentence on',
 		short: 'move',
 		screens: ['span'],
-		matches: (k) => Boolean(k.rightArrow),
 	},
 	{
 		action: 'shrink',
-		label: '[',
+		keys: [{ char: '[' }],
 		description: 'one sentence fewer',
 		short: 'fewer',
 		screens: ['span'],
-		matches: char('['),
 	},
 	{
 		action: 'grow',
-		label: ']',
+		keys: [{ char: ']' }],
 		description: 'one sentence more',
 		short: 'more',
 		screens: ['span'],
-		matches: char(']'),
 	},
 	{
 		action: 'trimStart',
-		label: '>',
+		keys: [{ char: '>' }],
 		description: 'drop a word at the start',
 		short: 'drop first word',
 		screens: ['span'],
-		matches: char('>'),
 	},
 	{
 		action: 'trimEnd',
-		label: '<',
+		keys: [{ char: '<' }],
 		description: 'drop a word at the end',
 		short: 'drop last word',
 		screens: ['span'],
-		matches: char('<'),
 	},
 	{
 		action: 'whole',
-		label: '=',
+		keys: [{ char: '=' }],
 		description: 'whole sentences again',
 		short: 'whole',
 		screens: ['span'],
-		matches: char('='),
 	},
 	{
 		action: 'link',
-		label: 'l',
+		keys: [{ char: 'l' }],
 		description: 'link a second span (one confusion in two places)',
 		short: 'link',
 		screens: ['span'],
-		matches: char('l'),
 	},
 	{
 		action: 'confirm',
-		label: 'enter',
+		keys: [{ name: 'return' }],
 		description: 'done: write the questions',
 		short: 'questions',
 		screens: ['span'],
-		matches: (k) => Boolean(k.return),
 	},
 	{
 		action: 'toggle',
-		label: '1-8',
+		keys: [{ digits: 8 }],
 		description: 'tick or untick an error type',
 		short: 'tick',
 		screens: ['types'],
-		matches: digit(8),
 	},
 	{
 		action: 'save',
-		label: 'enter',
+		keys: [{ name: 'return' }],
 		description: 'save your annotation',
 		short: 'save',
 		screens: ['types'],
-		matches: (k) => Boolean(k.return),
 	},
 	{
 		action: 'save',
-		label: 'enter',
+		keys: [{ name: 'return' }],
 		description: 'done (a note is saved; questions go on to the error types)',
 		short: 'done',
 		screens: ['field'],
-		matches: (k) => Boolean(k.return),
 	},
 	// Ink names the key most terminals send for backspace (DEL) "delete": both erase backwards.
 	{
 		action: 'erase',
-		label: 'backspace',
+		keys: [{ name: 'backspace' }, { name: 'delete' }],
 		description: 'erase the character before the cursor',
 		short: 'erase',
 		screens: ['field'],
-		matches: (k) => Boolean(k.backspace || k.delete),
 	},
 	{
 		action: 'left',
-		label: '←',
+		keys: [{ name: 'left' }],
 		description: 'cursor left',
 		short: 'cursor',
 		screens: ['field'],
-		matches: (k) => Boolean(k.leftArrow),
 	},
 	{
 		action: 'right',
-		label: '→',
+		keys: [{ name: 'right' }],
 		description: 'cursor right',
 		short: 'cursor',
 		screens: ['field'],
-		matches: (k) => Boolean(k.rightArrow),
 	},
 	{
 		action: 'lineStart',
-		label: 'home',
+		keys: [{ name: 'home' }, { char: 'a', ctrl: true }],
 		description: 'cursor to the start',
 		short: 'to start',
 		screens: ['field'],
-		matches: (k) => Boolean(k.home) || ctrl('a')(k),
 	},
 	{
 		action: 'lineEnd',
-		label: 'end',
+		keys: [{ name: 'end' }, { char: 'e', ctrl: true }],
 		description: 'cursor to the end',
 		short: 'to end',
 		screens: ['field'],
-		matches: (k) => Boolean(k.end) || ctrl('e')(k),
 	},
 	{
 		action: 'insert',
-		label: 'keys',
+		keys: [{ printable: true }],
 		description: 'type: letters, digits, spaces and punctuation go into the field',
 		short: 'type',
 		screens: ['field'],
-		matches: printable,
 	},
 	{
 		action: 'cancel',
-		label: 'esc',
+		keys: [{ name: 'escape' }],
 		description: 'cancel',
 		screens: WALK_DIALOGS,
-		matches: (k) => Boolean(k.escape),
 	},
 	{
 		action: 'quit',
-		label: 'ctrl-c',
+		keys: [{ char: 'c', ctrl: true }],
 		description: 'quit from anywhere, as q does',
 		short: 'quit',
 		screens: WALK_DIALOGS,
-		matches: ctrl('c'),
 	},
-	{ action: 'confirm', label: 'y', description: 'yes', screens: ['confirm'], matches: char('y') },
+	{ action: 'confirm', keys: [{ char: 'y' }], description: 'yes', screens: ['confirm'] },
 	{
 		action: 'cancel',
-		label: 'n / esc',
+		keys: [{ char: 'n' }, { name: 'escape' }],
 		description: 'no',
 		screens: ['confirm'],
-		matches: (k) => char('n')(k) || Boolean(k.escape),
 	},
 	{
 		action: 'filter',
-		label: '/',
+		keys: [{ char: '/' }],
 		description: 'filter the list (type to narrow it: id, book, method, model, status)',
 		short: 'filter',
 		screens: ['home'],
-		matches: char('/'),
 	},
 	{
 		action: 'open',
-		label: 'enter',
+		keys: [{ name: 'return' }],
 		description: 'keep the filter and go back to the list',
 		short: 'keep',
 		screens: ['filter'],
-		matches: (k) => Boolean(k.return),
 	},
 	{
 		action: 'cancel',
-		label: 'esc',
+		keys: [{ name: 'escape' }],
 		description: 'clear the filter',
 		short: 'clear',
 		screens: ['filter'],
-		matches: (k) => Boolean(k.escape),
 	},
 	{
 		action: 'up',
-		label: '↑',
+		keys: [{ name: 'up' }],
 		description: 'select previous',
 		short: 'up',
 		screens: ['filter'],
-		matches: (k) => Boolean(k.upArrow),
 	},
 	{
 		action: 'down',
-		label: '↓',
+		keys: [{ name: 'down' }],
 		description: 'select next',
 		short: 'down',
 		screens: ['filter'],
-		matches: (k) => Boolean(k.downArrow),
 	},
 	{
 		action: 'save',
-		label: 'ctrl-s',
+		keys: [{ char: 's', ctrl: true }],
 		description: 'save (the edit as a new version; the form: start the run)',
 		short: 'save',
 		screens: ['editor', 'form'],
-		matches: (k) => Boolean(k.ctrl) && k.input === 's',
 	},
 	{
 		action: 'cancel',
-		label: 'esc',
+		keys: [{ name: 'escape' }],
 		description: 'cancel',
 		screens: ['editor', 'form'],
-		matches: (k) => Boolean(k.escape),
 	},
 ];
 
 /** The action `key` means on `screen`, if any. */
 export function actionFor(screen: Screen, key: KeyPress): Action | null {
-	for (const b of BINDINGS) if (b.screens.includes(screen) && b.matches(key)) return b.action;
+	for (const b of BINDINGS)
+		if (b.screens.includes(screen) && b.keys.some((k) => keyMatches(k, key))) return b.action;
 	return null;
 }
 

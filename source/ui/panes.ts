@@ -1,11 +1,12 @@
-import { costText } from '../llm/prices.ts';
+import { costText } from '../format/cost.ts';
+import { formatInt } from '../format/count.ts';
+import { shareOf } from '../format/percent.ts';
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
 import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
 import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
 import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
 import type { NodeView, ViewState } from './state/view.ts';
-import { formatInt } from './state/progress.ts';
 import { clean, wrap } from './text.ts';
 import type { Tone } from './theme.ts';
 
@@ -268,7 +269,7 @@ export function evidenceLines(
 		lines.push({ text: 'No passage of those chunks shares a word with it.', tone: 'muted' });
 	for (const p of picked.passages) {
 		lines.push({
-			text: `${chunkPlace(p.chunk, chunks)} · ${Math.round((100 * p.start) / Math.max(1, book.length))}% into the book${p.verbatim ? ' · word for word' : ''}`,
+			text: `${chunkPlace(p.chunk, chunks)} · ${shareOf(p.start, Math.max(1, book.length), 0)}% into the book${p.verbatim ? ' · word for word' : ''}`,
 			tone: 'muted',
 			bold: true,
 		});

@@ -3,6 +3,8 @@ import { alignTable } from '../study/results.ts';
 import { layoutTable, type Table } from './session-table.ts';
 import { clean, textWidth, truncate, wrap } from './text.ts';
 import type { Tone } from './theme.ts';
+import { usd } from '../format/cost.ts';
+import { DASH } from '../format/missing.ts';
 
 /**
  * A study's cells as the study screen lists them: book, configuration, status, a progress bar of
@@ -33,7 +35,6 @@ export function cellRatio(cell: CellState): number {
 }
 
 const BAR = 10;
-const DASH = '—';
 
 /** One row per cell (with a status mark first), laid out in `width` columns. */
 export function cellTable(
@@ -44,7 +45,7 @@ export function cellTable(
 	states: readonly CellState[],
 	width: number,
 ): Table {
-	const money = (cost: number, priced: boolean) => (priced ? `$${cost.toFixed(4)}` : DASH);
+	const money = (cost: number, priced: boolean) => (priced ? usd(cost) : DASH);
 	return layoutTable(
 		[
 			{ header: ' ', cells: states.map((s) => CELL_STATUS[s.status].mark) },

@@ -1,13 +1,13 @@
 import { Box, Static, Text } from 'ink';
 import { useLayoutEffect, useMemo, useState } from 'react';
 import type { NodeRef, Run } from '../../domain.ts';
-import { costText } from '../../llm/prices.ts';
+import { costText } from '../../format/cost.ts';
+import { formatInt } from '../../format/count.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
 import { totalsOf } from '../../summarize/totals.ts';
 import { summaryStats } from '../../text/stats.ts';
 import type { RunInfo } from '../controls.ts';
-import { formatInt } from '../state/progress.ts';
 import type { ViewStore } from '../state/store.ts';
 import type { FinalItem } from '../state/view.ts';
 import { clean } from '../text.ts';

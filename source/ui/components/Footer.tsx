@@ -1,6 +1,6 @@
 import { Text } from 'ink';
 import { useMemo } from 'react';
-import { bindingsFor, MAIN_KEYS, shortName, type Action, type Screen } from '../keymap.ts';
+import { bindingsFor, keyLabel, labelOf, MAIN_KEYS, shortName, type Action, type Screen } from '../keymap.ts';
 import { useTerminalSize } from '../hooks.ts';
 import { textWidth, truncate } from '../text.ts';
 import { useTheme } from '../theme.ts';
@@ -37,22 +37,23 @@ function footerEntries(screen: Screen, hide: readonly Action[]): Entry[] {
 		const partner = pair ? bindings.find((p) => p.action === pair.partner) : undefined;
 		if (pair && partner) {
 			seen.add(partner.action);
+			const [label, partnerLabel] = [labelOf(b), labelOf(partner)];
 			const labels =
-				b.label.length === 1 && partner.label.length === 1
-					? `${b.label}${partner.label}`
-					: `${b.label}/${partner.label}`;
+				label.length === 1 && partnerLabel.length === 1
+					? `${label}${partnerLabel}`
+					: `${label}/${partnerLabel}`;
 			// A pair that shares a name on this screen (the span picker's ←→ "move") says it.
 			const name = b.short !== undefined && b.short === partner.short ? b.short : pair.name;
-			const first = (label: string) => label.split(' ')[0]!;
+			const [first, partnerFirst] = [keyLabel(b.keys[0]!), keyLabel(partner.keys[0]!)];
 			const tight =
-				first(b.label).length === 1 && first(partner.label).length === 1
-					? `${first(b.label)}${first(partner.label)} ${name}`
+				first.length === 1 && partnerFirst.length === 1
+					? `${first}${partnerFirst} ${name}`
 					: `${labels} ${name}`;
 			items.push({ text: `${labels} ${name}`, tight, action: b.action, rank: rankOf(b.action) });
 		} else
 			items.push({
-				text: `${b.label} ${shortName(b)}`,
-				tight: `${b.label} ${shortName(b)}`,
+				text: `${labelOf(b)} ${shortName(b)}`,
+				tight: `${labelOf(b)} ${shortName(b)}`,
 				action: b.action,
 				rank: rankOf(b.action),
 			});
@@ -92,8 +93,13 @@ export function footerLine(screen: Screen, width: number, hide: readonly Action[
 export function Footer({ screen, hide = [] }: { screen: Screen; hide?: readonly Action[] }) {
 	const theme = useTheme();
 	const { columns } = useTerminalSize();
-	// The run screen redraws at its frame rate while text streams; the footer changes only with the width.
-	const line = useMemo(() => footerLine(screen, columns, hide), [screen, columns, hide.join(' ')]);
+	// The run screen redraws at its frame rate while text streams; the footer changes only with the
+	// width. Screens pass `hide` as a new array each frame, so it is compared by its contents.
+	const hidden = hide.join(' ');
+	const line = useMemo(
+		() => footerLine(screen, columns, hidden.split(' ') as Action[]),
+		[screen, columns, hidden],
+	);
 	return (
 		<Text wrap="truncate-end" color={theme.color('muted')} dimColor={!theme.color('muted')}>
 			{line}

@@ -1,9 +1,11 @@
 import { Box, Text } from 'ink';
-import { costText } from '../../llm/prices.ts';
+import { costText } from '../../format/cost.ts';
+import { compact } from '../../format/count.ts';
+import { formatSeconds } from '../../format/duration.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
 import { useNow } from '../hooks.ts';
-import { formatSeconds, rateWaitText } from '../state/progress.ts';
+import { rateWaitText } from '../state/progress.ts';
 import {
 	chunksRead,
 	elapsedMs,
@@ -25,12 +27,6 @@ const PHASES: Record<Phase, { mark: string; tone: Tone | undefined }> = {
 	failed: { mark: '✗ failed', tone: 'error' },
 	cancelled: { mark: '■ stopped', tone: 'warn' },
 };
-
-export function compact(n: number): string {
-	if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-	if (n >= 1e4) return `${Math.round(n / 1e3)}k`;
-	return String(n);
-}
 
 /**
  * Book, method and model in `room` columns: the longest form that fits whole, shortening the words

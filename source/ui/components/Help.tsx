@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { BINDINGS, type Screen } from '../keymap.ts';
+import { BINDINGS, labelOf, type Screen } from '../keymap.ts';
 import type { Line } from '../panes.ts';
 import { textWidth, truncate, windowOf } from '../text.ts';
 import { MARKS, OVER_BUDGET_MARK } from '../theme.ts';
@@ -39,13 +39,13 @@ export function helpLines(current: Screen, width: number): Line[] {
 		...(Object.keys(SCREEN_NAMES) as Screen[]).filter((s) => !first.includes(s)),
 	];
 	const lines: Line[] = [];
-	const labelWidth = Math.max(...BINDINGS.map((b) => textWidth(b.label))) + 2;
+	const labelWidth = Math.max(...BINDINGS.map((b) => textWidth(labelOf(b)))) + 2;
 	for (const screen of order) {
 		const bindings = BINDINGS.filter((b) => b.screens.includes(screen));
 		if (bindings.length === 0) continue;
 		lines.push({ text: SCREEN_NAMES[screen], tone: 'accent', bold: true });
 		for (const b of bindings)
-			lines.push({ text: truncate(`  ${b.label.padEnd(labelWidth)}${b.description}`, width) });
+			lines.push({ text: truncate(`  ${labelOf(b).padEnd(labelWidth)}${b.description}`, width) });
 		if (screen === 'editor')
 			lines.push({
 				text: truncate(

@@ -83,11 +83,14 @@ export function useKeys(
 	const registry = useContext(KeysContext);
 	if (!registry) throw new Error('useKeys needs a KeysProvider above it');
 	const ref = useRef(handler);
-	ref.current = handler;
-	const entry = useRef<Registered | null>(null);
-	// Layout effects run as the component commits, before Ink hands over the next input event.
+	// Layout effects run as the component commits, before Ink hands over the next input event: the
+	// handler a press reaches is the one of the frame on screen.
 	useLayoutEffect(() => {
-		const mine: Registered = { priority, active, handler: ref, order: registrations++ };
+		ref.current = handler;
+	});
+	const entry = useRef<Registered | null>(null);
+	useLayoutEffect(() => {
+		const mine: Registered = { priority, active: false, handler: ref, order: registrations++ };
 		entry.current = mine;
 		const remove = registry.add(mine);
 		return () => {
@@ -95,9 +98,10 @@ export function useKeys(
 			remove();
 		};
 	}, [registry, priority]);
+	// Run after each registration (effects run in order) and whenever `active` changes.
 	useLayoutEffect(() => {
 		if (!entry.current || entry.current.active === active) return;
 		entry.current.active = active;
 		registry.changed();
-	}, [registry, active]);
+	}, [registry, priority, active]);
 }

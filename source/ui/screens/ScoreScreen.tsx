@@ -1,10 +1,11 @@
 import { Box, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import { Footer } from '../components/Footer.tsx';
+import { Help } from '../components/Help.tsx';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
 import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
 import { useKeys } from '../keys/KeysProvider.tsx';
-import { bindingsFor, type KeyPress } from '../keymap.ts';
+import type { KeyPress } from '../keymap.ts';
 import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from '../state/score-ui.ts';
 import { noConfusingText } from '../state/score-view.ts';
 import { styledLines } from '../styled-lines.ts';
@@ -109,16 +110,7 @@ export function ScoreScreen({
 			))}
 			{ui.help ? (
 				// In the summary's place, so the frame keeps its height.
-				<Box flexDirection="column" borderStyle="round" paddingX={1} height={pane + 2}>
-					{bindingsFor('score')
-						.slice(0, pane)
-						.map((b) => (
-							<Text
-								key={`${b.action} ${b.label}`}
-								wrap="truncate"
-							>{`${b.label.padEnd(7)} ${b.description}`}</Text>
-						))}
-				</Box>
+				<Help screen="score" width={columns} height={pane + 2} scroll={ui.helpScroll} />
 			) : (
 				<Box flexDirection="column" borderStyle="single" paddingX={1} height={pane + 2}>
 					{shown.lines.map((line, i) => (

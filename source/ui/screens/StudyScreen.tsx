@@ -1,10 +1,11 @@
 import { Box, Text } from 'ink';
 import type { StudyCell, StudyState } from '../../engine/study-runner.ts';
-import { costText } from '../../llm/prices.ts';
+import { costText } from '../../format/cost.ts';
+import { formatSeconds } from '../../format/duration.ts';
 import { Footer } from '../components/Footer.tsx';
 import { Help } from '../components/Help.tsx';
 import { useNow } from '../hooks.ts';
-import { formatSeconds, rateWaitText } from '../state/progress.ts';
+import { rateWaitText } from '../state/progress.ts';
 import { studyScreen, type StudyUi } from '../state/study-ui.ts';
 import { bar, CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../study-table.ts';
 import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';

@@ -1,13 +1,9 @@
-/** Progress figures the run screen, the score screen and the headless progress lines share. Pure. */
-
-/** Seconds as "42s", "3m07s" or "1h05m" ("?" when not finite). */
-export function formatSeconds(seconds: number): string {
-	if (!Number.isFinite(seconds)) return '?';
-	const s = Math.round(seconds);
-	if (s < 60) return `${s}s`;
-	if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-	return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
+/**
+ * Progress figures the run screen, the score screen and the headless progress lines share. Pure;
+ * it imports from format/ only, so the headless commands load none of the terminal app's packages.
+ */
+import { formatInt } from '../../format/count.ts';
+import { formatSeconds } from '../../format/duration.ts';
 
 /**
  * Seconds until `planned` calls are made when `done` are, at the pace of the `made` calls this
@@ -30,12 +26,7 @@ export function etaText(planned: number, done: number, made: number, seconds: nu
 	return left === null ? '?' : formatSeconds(left);
 }
 
-/** A whole number with thousands separators ("1,234,567"). Not toLocaleString: its first call loads ICU data, 10 ms of a run's first round. Here, with no imports, so the headless commands load none of the terminal app's packages for it. */
-export function formatInt(n: number): string {
-	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
-}
-
-/** What the rate-limit figures say; structurally `RateLimitState` (this module imports nothing). */
+/** What the rate-limit figures say; structurally `RateLimitState` (see above: llm/ is not imported). */
 export interface RateLimitFigures {
 	wait: {
 		resumesAt: number;

@@ -1,4 +1,5 @@
 import { actionFor, type KeyPress } from '../keymap.ts';
+import { helpScroll } from './help-keys.ts';
 
 /** The BooookScore screen's state: which confusing sentence is picked, the scroll, the help. */
 export interface ScoreUi {
@@ -6,11 +7,12 @@ export interface ScoreUi {
 	/** First line of the summary shown, or null to keep the picked sentence in view. */
 	offset: number | null;
 	help: boolean;
+	helpScroll: number;
 }
 
 export type ScoreEffect = 'back' | 'quit' | 'validate';
 
-export const initialScoreUi = (): ScoreUi => ({ pick: 0, offset: null, help: false });
+export const initialScoreUi = (): ScoreUi => ({ pick: 0, offset: null, help: false, helpScroll: 0 });
 
 /** A key press on the score screen; `confusing` is how many sentences can be picked now, `page` the rows of the summary. */
 export function scorePress(
@@ -19,13 +21,17 @@ export function scorePress(
 	ctx: { confusing: number; page: number; shownFrom: number },
 ): { state: ScoreUi; effects: ScoreEffect[] } {
 	const none = (state: ScoreUi) => ({ state, effects: [] as ScoreEffect[] });
-	switch (actionFor('score', press)) {
-		case 'quit':
-			return { state: ui, effects: ['quit'] };
+	const action = actionFor('score', press);
+	if (action === 'quit') return { state: ui, effects: ['quit'] };
+	if (ui.help) {
+		const scroll = helpScroll(ui.helpScroll, action, ctx.page);
+		return none(scroll === null ? { ...ui, help: false } : { ...ui, helpScroll: scroll });
+	}
+	switch (action) {
 		case 'help':
-			return none({ ...ui, help: !ui.help });
+			return none({ ...ui, help: true, helpScroll: 0 });
 		case 'back':
-			return ui.help ? none({ ...ui, help: false }) : { state: ui, effects: ['back'] };
+			return { state: ui, effects: ['back'] };
 		case 'validate':
 			return { state: ui, effects: ['validate'] };
 		case 'up':

@@ -3,7 +3,10 @@ import type { AnnotatorEvent } from '../../engine/annotator.ts';
 import { sentencesOf } from '../../score/annotate.ts';
 import { verdictsFor, type VerdictSource } from '../../score/session-score.ts';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
-import { formatInt, formatSeconds, rateWaitText } from './progress.ts';
+import { usd } from '../../format/cost.ts';
+import { formatInt } from '../../format/count.ts';
+import { formatSeconds } from '../../format/duration.ts';
+import { rateWaitText } from './progress.ts';
 
 /** What the BooookScore screen shows of a scoring: a row per sentence and a status line. Pure. */
 
@@ -60,7 +63,7 @@ export function scoreStatus(
 ): string {
 	if (event.type === 'usage') {
 		const t = event.totals;
-		return `${t.calls}/${event.planned} calls · ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · $${t.cost.toFixed(4)} (cache saved $${t.saved.toFixed(4)}) · ${formatSeconds(ctx.seconds)}`;
+		return `${t.calls}/${event.planned} calls · ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · ${usd(t.cost)} (cache saved ${usd(t.saved)}) · ${formatSeconds(ctx.seconds)}`;
 	}
 	if (event.type === 'annotate-finished') {
 		return event.status === 'done'

@@ -27,6 +27,8 @@ import {
 } from './faith-ui.ts';
 import { EvidencePane, type Evidence } from './EvidencePane.tsx';
 import { FieldLine } from './ValidateScreen.tsx';
+import { DASH } from '../../format/missing.ts';
+import { shareOf } from '../../format/percent.ts';
 
 const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -161,7 +163,7 @@ export function FaithfulnessScreen({
 			</Text>
 			<Text wrap="truncate" color={theme.color('accent')}>
 				{truncate(
-					`judged ${judged}/${units.length} · faithful ${decided === 0 ? '—' : `${((100 * tally.faithful) / decided).toFixed(1)}%`} (${tally.faithful} faithful, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
+					`judged ${judged}/${units.length} · faithful ${decided === 0 ? DASH : `${shareOf(tally.faithful, decided)}%`} (${tally.faithful} faithful, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
 					width,
 				)}
 			</Text>

@@ -37,9 +37,9 @@ import {
 	type WalkEffect,
 } from './walk-ui.ts';
 import { commandLine } from '../../program.ts';
+import { percent, percentInterval } from '../../format/percent.ts';
 
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
-const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
 
 /**
  * The validation walk: the summary with the current annotation's span(s) highlighted in place,
@@ -339,10 +339,7 @@ function runningEstimate(store: ValidationStore): string {
 	if (judged.length === 0) return 'sample: no verdicts yet';
 	const by = precisionBySource(judged, { random: seededRandom(store.walk.seed), resamples: RESAMPLES });
 	return [...by]
-		.map(
-			([source, p]) =>
-				`${source} ${(100 * p.precision).toFixed(1)}% [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged}`,
-		)
+		.map(([source, p]) => `${source} ${percentInterval(p.precision, p.precisionInterval)} of ${p.judged}`)
 		.join('   ');
 }
 
@@ -365,7 +362,7 @@ function ProgressLine({
 		const part = (name: string, p: SourceProgress) =>
 			p.total === 0
 				? null
-				: `${name} ${p.judged}/${p.total} · precision ${pct(p.precision)} · strict ${pct(p.strict)}`;
+				: `${name} ${p.judged}/${p.total} · precision ${percent(p.precision)} · strict ${percent(p.strict)}`;
 		text = [part('model', progress.model), part('human', progress.human)].filter(Boolean).join('   ');
 	}
 	return (

@@ -2,6 +2,7 @@ import type { FaithLabel, FaithVerdict } from '../../domain.ts';
 import { FAITH_WORD, type FaithUnit } from '../../score/faithfulness.ts';
 import type { Step } from '../hooks.ts';
 import type { Action, KeyPress, Screen } from '../keymap.ts';
+import { helpScroll } from '../state/help-keys.ts';
 import { fieldAction, fieldOf, type Field } from './field.ts';
 
 /**
@@ -68,21 +69,8 @@ export function faithReducer(state: FaithUi, action: FaithAction): Result {
 	const overlay = now.overlay;
 	const close = (message: string | null = null): FaithUi => ({ ...now, overlay: { kind: 'none' }, message });
 	if (overlay.kind === 'help') {
-		if (action.action === 'help' || action.action === 'back') return stay(close());
-		if (action.action === 'up' || action.action === 'down')
-			return stay({
-				...now,
-				overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action.action === 'up' ? -1 : 1)) },
-			});
-		if (action.action === 'scrollUp' || action.action === 'scrollDown')
-			return stay({
-				...now,
-				overlay: {
-					kind: 'help',
-					scroll: Math.max(0, overlay.scroll + (action.action === 'scrollUp' ? -ctx.page : ctx.page)),
-				},
-			});
-		return stay(now);
+		const scroll = helpScroll(overlay.scroll, action.action, ctx.page);
+		return stay(scroll === null ? close() : { ...now, overlay: { kind: 'help', scroll } });
 	}
 	if (overlay.kind === 'note') {
 		const edited = fieldAction(overlay.field, action.action, press);

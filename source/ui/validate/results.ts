@@ -2,6 +2,7 @@ import type { Annotation, Judgment, ScoredSummary, Walk } from '../../domain.ts'
 import type { Precision } from '../../score/precision.ts';
 import { buildReport, reportLines, type Report } from '../../score/report.ts';
 import { pooledPrecision } from '../../score/validation.ts';
+import { percentInterval } from '../../format/percent.ts';
 
 /**
  * What the walk's results view shows, computed once when it opens (the bootstrap is hundreds of
@@ -34,11 +35,9 @@ export function walkResults({ session, items, validator, seed, sealed }: Results
 	return { kind: 'sealed', judged: pooled?.judged ?? 0, total: items.length, pooled };
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-
 /** The pooled estimate in a few words: "83.3% [70.1, 92.0] of 12 hold up". */
 function pooledText(p: Precision): string {
-	return `${pct(p.precision)} [${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}] of ${p.judged} hold up`;
+	return `${percentInterval(p.precision, p.precisionInterval)} of ${p.judged} hold up`;
 }
 
 export function resultsLines(title: string, results: WalkResults, width: number): string[] {
@@ -52,7 +51,7 @@ export function resultsLines(title: string, results: WalkResults, width: number)
 		const p = results.pooled;
 		lines.push(
 			`so far, both sources pooled: ${pooledText(p)} (agree or partially)`,
-			`  strict (agree only) ${pct(p.strict)} [${(100 * p.strictInterval.low).toFixed(1)}, ${(100 * p.strictInterval.high).toFixed(1)}]; ${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree, over ${p.books} summar${p.books === 1 ? 'y' : 'ies'} (95% interval over summaries)`,
+			`  strict (agree only) ${percentInterval(p.strict, p.strictInterval)}; ${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree, over ${p.books} summar${p.books === 1 ? 'y' : 'ies'} (95% interval over summaries)`,
 		);
 	}
 	return lines;

@@ -3,6 +3,7 @@ import { PARTIAL_REASONS, sameVerdict } from '../../score/validation.ts';
 import type { Action, KeyPress, Screen } from '../keymap.ts';
 import type { Step } from '../hooks.ts';
 import { spanAction, startAdding, typesAction, type Adding, type AddingResult } from './adding.ts';
+import { helpScroll } from '../state/help-keys.ts';
 import { fieldAction, fieldOf, type Field } from './field.ts';
 import type { WalkResults } from './results.ts';
 
@@ -159,22 +160,10 @@ function keyOf(
 	const overlay = state.overlay;
 	const close = (message: string | null = null): WalkUi => ({ ...state, overlay: { kind: 'none' }, message });
 	switch (overlay.kind) {
-		case 'help':
-			if (action === 'help' || action === 'back') return stay(close());
-			if (action === 'up' || action === 'down')
-				return stay({
-					...state,
-					overlay: { kind: 'help', scroll: Math.max(0, overlay.scroll + (action === 'up' ? -1 : 1)) },
-				});
-			if (action === 'scrollUp' || action === 'scrollDown')
-				return stay({
-					...state,
-					overlay: {
-						kind: 'help',
-						scroll: Math.max(0, overlay.scroll + (action === 'scrollUp' ? -ctx.page : ctx.page)),
-					},
-				});
-			return stay(state);
+		case 'help': {
+			const scroll = helpScroll(overlay.scroll, action, ctx.page);
+			return stay(scroll === null ? close() : { ...state, overlay: { kind: 'help', scroll } });
+		}
 		case 'results':
 			if (action === 'up' || action === 'down')
 				return stay({

@@ -1,0 +1,9 @@
+/** How costs are shown: US dollars, to the hundredth of a cent. */
+export function usd(cost: number): string {
+	return `$${cost.toFixed(4)}`;
+}
+
+/** A cost as shown: dollars when the model's price is known, else "cost unknown", never a false $0. */
+export function costText(cost: number, priced: boolean): string {
+	return priced ? usd(cost) : 'cost unknown';
+}

@@ -1,0 +1,14 @@
+/**
+ * A whole number with thousands separators ("1,234,567"). Not toLocaleString: its first call loads
+ * ICU data, 10 ms of a run's first round.
+ */
+export function formatInt(n: number): string {
+	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
+}
+
+/** A count in a few characters, for a crowded line: 950, "12k", "1.2M". */
+export function compact(n: number): string {
+	if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+	if (n >= 1e4) return `${Math.round(n / 1e3)}k`;
+	return String(n);
+}
