@@ -18,7 +18,7 @@ import type { NodeRef, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { MAX_FPS } from '../source/ui/app.tsx';
 import type { RunControls } from '../source/ui/controls.ts';
-import { RunScreen } from '../source/ui/screens/RunScreen.tsx';
+import { RunScreen } from '../source/ui/screens/run/Screen.tsx';
 import { ViewStore } from '../source/ui/state/store.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from '../test/support/fake-model.ts';

@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CellState, CellStatus } from '../source/engine/study-runner.ts';
-import { initialStudyUi, studyReduce, type StudyMsg, type StudyUi } from '../source/ui/state/study-ui.ts';
+import {
+	initialStudyUi,
+	studyReduce,
+	type StudyMsg,
+	type StudyUi,
+} from '../source/ui/screens/study/model.ts';
 import {
 	bar,
 	cellDetail,

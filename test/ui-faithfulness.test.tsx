@@ -7,8 +7,8 @@ import type { ScoredSummary } from '../source/domain.ts';
 import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
 import { actionFor } from '../source/ui/keymap.ts';
-import { FaithfulnessScreen } from '../source/ui/validate/FaithfulnessScreen.tsx';
-import type { Evidence } from '../source/ui/validate/EvidencePane.tsx';
+import { FaithfulnessScreen } from '../source/ui/screens/faithfulness/Screen.tsx';
+import type { Evidence } from '../source/ui/components/EvidencePane.tsx';
 import { renderScreen, until } from './support/screen.tsx';
 
 const at = '2026-01-01T00:00:00.000Z';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 // Colours are only written when the output looks like a colour terminal; force it before Ink (and
 // its chalk) load, so that NO_COLOR is what removes them.
 process.env.FORCE_COLOR = '1';
-const { RunScreen } = await import('../source/ui/screens/RunScreen.tsx');
+const { RunScreen } = await import('../source/ui/screens/run/Screen.tsx');
 const { ViewStore } = await import('../source/ui/state/store.ts');
 const { initialView } = await import('../source/ui/state/view.ts');
 const { textWidth } = await import('../source/ui/text.ts');

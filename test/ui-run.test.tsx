@@ -7,7 +7,7 @@ import { splitSentences } from '../source/text/sentences.ts';
 import type { RunControls, RunInfo } from '../source/ui/controls.ts';
 import { externalEditorFrom } from '../source/commands/external-editor.ts';
 import { BINDINGS } from '../source/ui/keymap.ts';
-import { RunScreen, type ExternalEditor } from '../source/ui/screens/RunScreen.tsx';
+import { RunScreen, type ExternalEditor } from '../source/ui/screens/run/Screen.tsx';
 import { ViewStore } from '../source/ui/state/store.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';

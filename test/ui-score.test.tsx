@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
-import { ScoreScreen } from '../source/ui/screens/ScoreScreen.tsx';
+import { ScoreScreen } from '../source/ui/screens/score/Screen.tsx';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { textWidth } from '../source/ui/text.ts';
 import { renderScreen, until } from './support/screen.tsx';

@@ -9,8 +9,8 @@ import { newRun } from '../source/summarize/run.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { editKey, editorOf, rowsOf, textOf } from '../source/ui/state/editor.ts';
 import { sentenceDiff } from '../source/ui/state/diff.ts';
-import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
-import { initialUi, runKey, selectedNode } from '../source/ui/state/run-ui.ts';
+import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/screens/home/form.ts';
+import { initialUi, runKey, selectedNode } from '../source/ui/screens/run/model.ts';
 import { ViewStore } from '../source/ui/state/store.ts';
 import {
 	chunksRead,

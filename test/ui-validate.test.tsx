@@ -8,7 +8,7 @@ import { firstUnjudged, walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
 import { ValidationStore } from '../source/store/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
-import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
+import { ValidateScreen } from '../source/ui/screens/validate/Screen.tsx';
 import { renderScreen, settle, until } from './support/screen.tsx';
 
 const at = '2026-01-01T00:00:00.000Z';

@@ -10,7 +10,7 @@ import {
 	type WalkContext,
 	type WalkEffect,
 	type WalkUi,
-} from '../source/ui/validate/walk-ui.ts';
+} from '../source/ui/screens/validate/model.ts';
 
 const items = [
 	{ id: 'a0', summary: 's0', sentence: 1 },

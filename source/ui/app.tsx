@@ -3,11 +3,11 @@ import { useState } from 'react';
 import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
-import { ScoreScreen } from './screens/ScoreScreen.tsx';
-import { ValidateScreen } from './validate/ValidateScreen.tsx';
+import { ScoreScreen } from './screens/score/Screen.tsx';
+import { ValidateScreen } from './screens/validate/Screen.tsx';
 import type { ValidationStore } from '../store/validation-store.ts';
-import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/HomeScreen.tsx';
-import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
+import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/home/Screen.tsx';
+import { RunScreen, type ExternalEditor } from './screens/run/Screen.tsx';
 import { ViewStore } from './state/store.ts';
 import { initialView } from './state/view.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
@@ -234,5 +234,5 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 	return choice;
 }
 
-export type { HomeChoice } from './screens/HomeScreen.tsx';
-export type { NewRunInput, FormDefaults } from './state/form.ts';
+export type { HomeChoice } from './screens/home/Screen.tsx';
+export type { NewRunInput, FormDefaults } from './screens/home/form.ts';

@@ -7,8 +7,8 @@ import type { RunControls, RunInfo } from './controls.ts';
 import { useReducerWithEffects, useTerminalSize } from './hooks.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
 import { Root, untilExit } from './root.tsx';
-import { RunScreen } from './screens/RunScreen.tsx';
-import { StudyScreen, type StudyInfo, type StudyResults } from './screens/StudyScreen.tsx';
+import { RunScreen } from './screens/run/Screen.tsx';
+import { StudyScreen, type StudyInfo, type StudyResults } from './screens/study/Screen.tsx';
 import { ViewStore } from './state/store.ts';
 import {
 	initialStudyUi,
@@ -16,7 +16,7 @@ import {
 	type StudyEffect,
 	type StudyMsg,
 	type StudyUi,
-} from './state/study-ui.ts';
+} from './screens/study/model.ts';
 import { initialView } from './state/view.ts';
 import { themeFor } from './theme.ts';
 

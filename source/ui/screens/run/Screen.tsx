@@ -1,21 +1,21 @@
 import { Box, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
-import type { NodeRef } from '../../domain.ts';
-import { errorMessage } from '../../errors.ts';
-import { activeVersion, findNode } from '../../summarize/graph.ts';
-import { Editor } from '../components/Editor.tsx';
-import { Finals } from '../components/Final.tsx';
-import { Footer } from '../components/Footer.tsx';
-import { Header } from '../components/Header.tsx';
-import { Help } from '../components/Help.tsx';
-import { Lines } from '../components/Lines.tsx';
-import { Timeline } from '../components/Timeline.tsx';
-import { Tree, treeRows } from '../components/Tree.tsx';
-import { Versions } from '../components/Versions.tsx';
-import type { RunControls, RunInfo } from '../controls.ts';
-import { useReducerWithEffects, useTerminalSize, useView, type Step } from '../hooks.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import type { Action, KeyPress } from '../keymap.ts';
+import type { NodeRef } from '../../../domain.ts';
+import { errorMessage } from '../../../errors.ts';
+import { activeVersion, findNode } from '../../../summarize/graph.ts';
+import { Editor } from '../../components/Editor.tsx';
+import { Finals } from '../../components/Final.tsx';
+import { Footer } from '../../components/Footer.tsx';
+import { Header } from '../../components/Header.tsx';
+import { Help } from '../../components/Help.tsx';
+import { Lines } from '../../components/Lines.tsx';
+import { Timeline } from '../../components/Timeline.tsx';
+import { Tree, treeRows } from '../../components/Tree.tsx';
+import { Versions } from '../../components/Versions.tsx';
+import type { RunControls, RunInfo } from '../../controls.ts';
+import { useReducerWithEffects, useTerminalSize, useView, type Step } from '../../hooks.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
+import type { Action, KeyPress } from '../../keymap.ts';
 import {
 	attemptLines,
 	chunkLines,
@@ -24,8 +24,8 @@ import {
 	nodeSummary,
 	textLines,
 	type Line,
-} from '../panes.ts';
-import { evidenceOfNode } from '../state/evidence-view.ts';
+} from '../../panes.ts';
+import { evidenceOfNode } from '../../state/evidence-view.ts';
 import {
 	initialUi,
 	openEditor,
@@ -36,11 +36,11 @@ import {
 	type Effect,
 	type KeyContext,
 	type RunUi,
-} from '../state/run-ui.ts';
-import type { ViewStore } from '../state/store.ts';
-import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view.ts';
-import { clean, cutLines, windowOf, wrap } from '../text.ts';
-import { MARKS, useTheme } from '../theme.ts';
+} from './model.ts';
+import type { ViewStore } from '../../state/store.ts';
+import { phaseOf, runningOf, type NodeView, type ViewState } from '../../state/view.ts';
+import { clean, cutLines, windowOf, wrap } from '../../text.ts';
+import { MARKS, useTheme } from '../../theme.ts';
 
 /**
  * Edits a text outside the app (in the user's editor): the new text, or null when it was left

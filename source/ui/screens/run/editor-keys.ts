@@ -1,6 +1,6 @@
-import { actionFor, type KeyPress } from '../keymap.ts';
-import { clean } from '../text.ts';
-import { editKey, type EditorKey, type EditorState } from './editor.ts';
+import { actionFor, type KeyPress } from '../../keymap.ts';
+import { clean } from '../../text.ts';
+import { editKey, type EditorKey, type EditorState } from '../../state/editor.ts';
 
 /** What a key press does in the in-app editor: an edit of the buffer, or save, cancel or quit. */
 export function editorPress(

@@ -1,8 +1,8 @@
-import type { CellState } from '../../engine/study-runner.ts';
-import { actionFor, type KeyPress, type Screen } from '../keymap.ts';
-import { helpScroll } from './help-keys.ts';
-import { CELL_STATUS } from '../study-table.ts';
-import { clean } from '../text.ts';
+import type { CellState } from '../../../engine/study-runner.ts';
+import { actionFor, type KeyPress, type Screen } from '../../keymap.ts';
+import { helpScroll } from '../../state/help-keys.ts';
+import { CELL_STATUS } from '../../study-table.ts';
+import { clean } from '../../text.ts';
 
 /**
  * The study screen's state and what its keys do: which cell is selected, the help, the cell whose

@@ -1,14 +1,14 @@
 import { Box, Text } from 'ink';
-import type { StudyCell, StudyState } from '../../engine/study-runner.ts';
-import { costText } from '../../llm/prices.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useNow } from '../hooks.ts';
-import { formatSeconds, rateWaitText } from '../state/progress.ts';
-import { studyScreen, type StudyUi } from '../state/study-ui.ts';
-import { bar, CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../study-table.ts';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';
-import { useTheme, type Tone } from '../theme.ts';
+import type { StudyCell, StudyState } from '../../../engine/study-runner.ts';
+import { costText } from '../../../llm/prices.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { useNow } from '../../hooks.ts';
+import { formatSeconds, rateWaitText } from '../../state/progress.ts';
+import { studyScreen, type StudyUi } from './model.ts';
+import { bar, CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../../study-table.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { useTheme, type Tone } from '../../theme.ts';
 
 /** Facts about the study the runner's state does not carry. */
 export interface StudyInfo {

@@ -1,7 +1,7 @@
-import type { ErrorType } from '../../domain.ts';
-import { LABELS } from '../../score/labels.ts';
-import type { Action, KeyPress } from '../keymap.ts';
-import { fieldOf, type Field } from './field.ts';
+import type { ErrorType } from '../../../domain.ts';
+import { LABELS } from '../../../score/labels.ts';
+import type { Action, KeyPress } from '../../keymap.ts';
+import { fieldOf, type Field } from '../../state/field.ts';
 
 /**
  * Adding one's own annotation: pick whole sentences as the span (a range; two ranges for a

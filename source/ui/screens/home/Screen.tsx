@@ -1,11 +1,11 @@
 import { Box, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../../errors.ts';
-import type { SessionListing, SessionSummary } from '../../store/list.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
+import { errorMessage } from '../../../errors.ts';
+import type { SessionListing, SessionSummary } from '../../../store/list.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { useReducerWithEffects, useTerminalSize } from '../../hooks.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
 import {
 	homeReduce,
 	homeScreen,
@@ -16,7 +16,7 @@ import {
 	type HomeEffect,
 	type HomeMsg,
 	type HomeUi,
-} from '../state/home-ui.ts';
+} from './model.ts';
 import {
 	FIELD_LABELS,
 	FIELDS,
@@ -24,13 +24,13 @@ import {
 	type FormDefaults,
 	type FormState,
 	type NewRunInput,
-} from '../state/form.ts';
-import { layoutTable, sessionColumns } from '../session-table.ts';
-import { clean, truncate, windowOf } from '../text.ts';
-import { useTheme } from '../theme.ts';
-import { commandLine } from '../../program.ts';
+} from './form.ts';
+import { layoutTable, sessionColumns } from '../../session-table.ts';
+import { clean, truncate, windowOf } from '../../text.ts';
+import { useTheme } from '../../theme.ts';
+import { commandLine } from '../../../program.ts';
 
-export type { HomeChoice } from '../state/home-ui.ts';
+export type { HomeChoice } from './model.ts';
 
 export interface HomeScreenProps {
 	sessionsDir: string;

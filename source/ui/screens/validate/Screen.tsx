@@ -1,9 +1,9 @@
 import { Box, Text, useApp } from 'ink';
 import { useMemo, useRef, useSyncExternalStore } from 'react';
-import type { Annotation, ErrorType, ScoredSummary, Span } from '../../domain.ts';
-import { seededRandom } from '../../score/bootstrap.ts';
-import { LABELS } from '../../score/labels.ts';
-import { precisionBySource } from '../../score/precision.ts';
+import type { Annotation, ErrorType, ScoredSummary, Span } from '../../../domain.ts';
+import { seededRandom } from '../../../score/bootstrap.ts';
+import { LABELS } from '../../../score/labels.ts';
+import { precisionBySource } from '../../../score/precision.ts';
 import {
 	firstUnjudged,
 	isBlind,
@@ -11,20 +11,20 @@ import {
 	verdictsOf,
 	walkProgress,
 	type SourceProgress,
-} from '../../score/validation.ts';
-import type { ValidationStore } from '../../store/validation-store.ts';
-import { sentenceSpans } from '../../text/sentences.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { actionFor } from '../keymap.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import { highlightLines } from '../styled-lines.ts';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';
-import { useTheme } from '../theme.ts';
+} from '../../../score/validation.ts';
+import type { ValidationStore } from '../../../store/validation-store.ts';
+import { sentenceSpans } from '../../../text/sentences.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { useReducerWithEffects, useTerminalSize } from '../../hooks.ts';
+import { actionFor } from '../../keymap.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
+import { highlightLines } from '../../styled-lines.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { useTheme } from '../../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
-import { EvidencePane, type Evidence } from './EvidencePane.tsx';
-import { fieldWindow, type Field } from './field.ts';
+import { EvidencePane, type Evidence } from '../../components/EvidencePane.tsx';
+import { fieldWindow, type Field } from '../../state/field.ts';
 import { RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
 import {
 	initialWalk,
@@ -35,8 +35,8 @@ import {
 	type Overlay,
 	type WalkContext,
 	type WalkEffect,
-} from './walk-ui.ts';
-import { commandLine } from '../../program.ts';
+} from './model.ts';
+import { commandLine } from '../../../program.ts';
 
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
@@ -44,7 +44,7 @@ const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}
 /**
  * The validation walk: the summary with the current annotation's span(s) highlighted in place,
  * the annotation below it, and the verdict keys of Appendix G. Every key goes through the keymap
- * into one reducer (walk-ui.ts); its effects are verdicts and annotations the store saves the
+ * into one reducer (model.ts); its effects are verdicts and annotations the store saves the
  * moment they are given. This screen reads the store and lays the walk out to fit the terminal.
  */
 export function ValidateScreen({

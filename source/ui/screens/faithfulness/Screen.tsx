@@ -1,32 +1,26 @@
 import { Box, Text, useApp } from 'ink';
 import { useRef, useSyncExternalStore } from 'react';
-import type { ScoredSummary } from '../../domain.ts';
+import type { ScoredSummary } from '../../../domain.ts';
 import {
 	FAITH_WORD,
 	faithVerdictOn,
 	faithVerdictsOf,
 	firstUnjudgedUnit,
 	type FaithUnit,
-} from '../../score/faithfulness.ts';
-import type { FaithfulnessStore } from '../../store/faithfulness-store.ts';
-import { sentenceSpans, type Span } from '../../text/sentences.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { actionFor } from '../keymap.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import { highlightLines } from '../styled-lines.ts';
-import { clean, truncate, windowOf } from '../text.ts';
-import { useTheme } from '../theme.ts';
-import {
-	faithReducer,
-	faithScreenOf,
-	initialFaith,
-	type FaithContext,
-	type FaithEffect,
-} from './faith-ui.ts';
-import { EvidencePane, type Evidence } from './EvidencePane.tsx';
-import { FieldLine } from './ValidateScreen.tsx';
+} from '../../../score/faithfulness.ts';
+import type { FaithfulnessStore } from '../../../store/faithfulness-store.ts';
+import { sentenceSpans, type Span } from '../../../text/sentences.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { useReducerWithEffects, useTerminalSize } from '../../hooks.ts';
+import { actionFor } from '../../keymap.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
+import { highlightLines } from '../../styled-lines.ts';
+import { clean, truncate, windowOf } from '../../text.ts';
+import { useTheme } from '../../theme.ts';
+import { faithReducer, faithScreenOf, initialFaith, type FaithContext, type FaithEffect } from './model.ts';
+import { EvidencePane, type Evidence } from '../../components/EvidencePane.tsx';
+import { FieldLine } from '../validate/Screen.tsx';
 
 const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -34,7 +28,7 @@ const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as co
  * The faithfulness walk (LongEval's fine-grained protocol): the summary with the current sentence
  * highlighted, the verdict keys f / x / c, and below the sentence the slot where evidence passages
  * from the book are shown. `evidenceFor` is how the provenance module plugs in; without it the slot
- * draws nothing. Every key goes through the keymap into one reducer (faith-ui.ts).
+ * draws nothing. Every key goes through the keymap into one reducer (model.ts).
  */
 export function FaithfulnessScreen({
 	store,

@@ -1,4 +1,4 @@
-import { actionFor, type KeyPress } from '../keymap.ts';
+import { actionFor, type KeyPress } from '../../keymap.ts';
 
 /** The BooookScore screen's state: which confusing sentence is picked, the scroll, the help. */
 export interface ScoreUi {

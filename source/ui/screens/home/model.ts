@@ -1,7 +1,7 @@
-import type { SessionSummary } from '../../store/list.ts';
-import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
-import { clean } from '../text.ts';
-import { helpScroll } from './help-keys.ts';
+import type { SessionSummary } from '../../../store/list.ts';
+import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
+import { clean } from '../../text.ts';
+import { helpScroll } from '../../state/help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
 
 /**

@@ -1,11 +1,12 @@
-import type { FaithLabel, FaithVerdict } from '../../domain.ts';
-import { FAITH_WORD, type FaithUnit } from '../../score/faithfulness.ts';
-import type { Step } from '../hooks.ts';
-import type { Action, KeyPress, Screen } from '../keymap.ts';
-import { fieldAction, fieldOf, type Field } from './field.ts';
+import type { FaithLabel, FaithVerdict } from '../../../domain.ts';
+import { FAITH_WORD, type FaithUnit } from '../../../score/faithfulness.ts';
+import type { Step } from '../../hooks.ts';
+import type { Action, KeyPress, Screen } from '../../keymap.ts';
+import { fieldAction, fieldOf, type Field } from '../../state/field.ts';
 
 /**
- * The faithfulness walk's screen state and what its keys do, as one pure reducer (as walk-ui.ts is
+ * The faithfulness walk's screen state and what its keys do, as one pure reducer (as the validation
+ * walk's model.ts is
  * for the annotation walk): which sentence is shown, whether the note field or the help is open,
  * and one line of feedback. Verdicts to save come out as effects, which the screen hands to the store.
  */

@@ -1,6 +1,6 @@
-import type { Method, ProviderName } from '../../domain.ts';
-import type { Action } from '../keymap.ts';
-import { MIN_CHUNK_SIZE } from '../../text/chunk.ts';
+import type { Method, ProviderName } from '../../../domain.ts';
+import type { Action } from '../../keymap.ts';
+import { MIN_CHUNK_SIZE } from '../../../text/chunk.ts';
 
 /** The new-run form: a book path, method, provider, model and chunk size, with defaults shown. */
 

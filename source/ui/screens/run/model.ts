@@ -1,10 +1,10 @@
-import type { NodeRef } from '../../domain.ts';
-import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
+import type { NodeRef } from '../../../domain.ts';
+import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
 import { editorPress } from './editor-keys.ts';
-import { helpScroll } from './help-keys.ts';
-import { editorOf, textOf, type EditorState } from './editor.ts';
-import { levelsOf, phaseOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
-import { commandLine } from '../../program.ts';
+import { helpScroll } from '../../state/help-keys.ts';
+import { editorOf, textOf, type EditorState } from '../../state/editor.ts';
+import { levelsOf, phaseOf, runningOf, stepsOf, type NodeView, type ViewState } from '../../state/view.ts';
+import { commandLine } from '../../../program.ts';
 
 /**
  * What the run screen shows besides the run itself (selection, pane, overlays), and what its keys

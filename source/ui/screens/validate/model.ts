@@ -1,9 +1,9 @@
-import type { Annotation, Judgment, ScoredSummary, Verdict } from '../../domain.ts';
-import { PARTIAL_REASONS, sameVerdict } from '../../score/validation.ts';
-import type { Action, KeyPress, Screen } from '../keymap.ts';
-import type { Step } from '../hooks.ts';
+import type { Annotation, Judgment, ScoredSummary, Verdict } from '../../../domain.ts';
+import { PARTIAL_REASONS, sameVerdict } from '../../../score/validation.ts';
+import type { Action, KeyPress, Screen } from '../../keymap.ts';
+import type { Step } from '../../hooks.ts';
 import { spanAction, startAdding, typesAction, type Adding, type AddingResult } from './adding.ts';
-import { fieldAction, fieldOf, type Field } from './field.ts';
+import { fieldAction, fieldOf, type Field } from '../../state/field.ts';
 import type { WalkResults } from './results.ts';
 
 /**

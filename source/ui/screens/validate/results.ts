@@ -1,7 +1,7 @@
-import type { Annotation, Judgment, ScoredSummary, Walk } from '../../domain.ts';
-import type { Precision } from '../../score/precision.ts';
-import { buildReport, reportLines, type Report } from '../../score/report.ts';
-import { pooledPrecision } from '../../score/validation.ts';
+import type { Annotation, Judgment, ScoredSummary, Walk } from '../../../domain.ts';
+import type { Precision } from '../../../score/precision.ts';
+import { buildReport, reportLines, type Report } from '../../../score/report.ts';
+import { pooledPrecision } from '../../../score/validation.ts';
 
 /**
  * What the walk's results view shows, computed once when it opens (the bootstrap is hundreds of

@@ -1,15 +1,15 @@
 import { Box, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
-import { Footer } from '../components/Footer.tsx';
-import type { ScoreControls, SentenceVerdict } from '../controls.ts';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import { bindingsFor, type KeyPress } from '../keymap.ts';
-import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from '../state/score-ui.ts';
-import { noConfusingText } from '../state/score-view.ts';
-import { styledLines } from '../styled-lines.ts';
-import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
-import { useTheme, type Tone } from '../theme.ts';
+import { Footer } from '../../components/Footer.tsx';
+import type { ScoreControls, SentenceVerdict } from '../../controls.ts';
+import { useReducerWithEffects, useTerminalSize } from '../../hooks.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
+import { bindingsFor, type KeyPress } from '../../keymap.ts';
+import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from './model.ts';
+import { noConfusingText } from '../../state/score-view.ts';
+import { styledLines } from '../../styled-lines.ts';
+import { clean, cutLines, truncate, windowOf, wrap } from '../../text.ts';
+import { useTheme, type Tone } from '../../theme.ts';
 
 const TONE: Record<SentenceVerdict, Tone> = {
 	pending: 'muted',
