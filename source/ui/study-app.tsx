@@ -1,22 +1,16 @@
 import { render, useApp } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import type { StudyCell, StudyListener, StudyState } from '../engine/study-runner.ts';
 import { errorMessage } from '../errors.ts';
 import { MAX_FPS } from './app.tsx';
 import type { RunControls, RunInfo } from './controls.ts';
-import { useReducerWithEffects, useTerminalSize } from './hooks.ts';
+import { useModel, useTerminalSize } from './hooks.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
 import { Root, untilExit } from './root.tsx';
 import { RunScreen } from './screens/run/Screen.tsx';
 import { StudyScreen, type StudyInfo, type StudyResults } from './screens/study/Screen.tsx';
 import { ViewStore } from './state/store.ts';
-import {
-	initialStudyUi,
-	studyReduce,
-	type StudyEffect,
-	type StudyMsg,
-	type StudyUi,
-} from './screens/study/model.ts';
+import { init, update, type StudyEffect, type StudyMsg } from './screens/study/model.ts';
 import { initialView } from './state/view.ts';
 import { themeFor } from './theme.ts';
 
@@ -114,12 +108,11 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	const { columns, rows } = useTerminalSize();
 	const [results, setResults] = useState<StudyResults | null>(null);
 	const [watched, setWatched] = useState<Watched | null>(null);
-	const ctx = useRef({ cells: state.cells, page: 1 });
-	ctx.current = { cells: state.cells, page: Math.max(1, rows - 8) };
-	const [ui, dispatch] = useReducerWithEffects(
-		(s: StudyUi, msg: StudyMsg) => studyReduce(s, msg, ctx.current),
-		initialStudyUi,
-		(effect: StudyEffect) => {
+	const [ui, dispatch] = useModel(
+		update,
+		init,
+		() => ({ cells: state.cells, page: Math.max(1, rows - 8) }),
+		(effect: StudyEffect, dispatch: (msg: StudyMsg) => void) => {
 			if (effect.kind === 'quit') {
 				runner.cancel();
 				void options.start().then(onExit, onExit);
@@ -128,19 +121,20 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 			const index = runner.cells.findIndex((c) => c.key === effect.key);
 			const live = options.liveRun(effect.key);
 			if (!live || index < 0) {
-				dispatch({ kind: 'back' });
-				dispatch({ kind: 'say', message: `${effect.key} is not running any more.` });
+				dispatch({ type: 'back' });
+				dispatch({ type: 'say', message: `${effect.key} is not running any more.` });
 				return;
 			}
 			setWatched(watch(effect.key, live, runner.state.cells[index]!, fps));
 		},
 	);
-	useKeys((press) => dispatch({ kind: 'press', press }), { active: ui.watching === null });
+	useKeys((press) => dispatch({ type: 'press', press }), { active: ui.watching === null });
 	const over = state.status === 'done' || state.status === 'failed' || state.status === 'cancelled';
+	const readResults = useEffectEvent(() => options.results());
 	useEffect(() => {
 		if (!over) return;
 		let gone = false;
-		options.results().then(
+		readResults().then(
 			(read) => !gone && setResults(read),
 			(error: unknown) =>
 				!gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
@@ -159,19 +153,23 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	}, [watched]);
 	const back = () => {
 		setWatched(null);
-		dispatch({ kind: 'back' });
+		dispatch({ type: 'back' });
 	};
 	// A cell's run that ends closes its session: its run screen goes with it, so nothing is asked of a closed session.
-	const watchedCell = watched ? state.cells.find((c) => c.key === watched.key) : undefined;
 	useEffect(() => {
-		if (!watched || !watchedCell || watchedCell.status === 'running') return;
-		back();
-		dispatch({
-			kind: 'say',
-			message: `The run of ${watchedCell.key} ended (${watchedCell.status}); its session is ${watchedCell.session}.`,
+		if (!watched) return;
+		return runner.on(() => {
+			const cell = runner.state.cells.find((c) => c.key === watched.key);
+			if (!cell || cell.status === 'running') return;
+			setWatched(null);
+			dispatch({ type: 'back' });
+			dispatch({
+				type: 'say',
+				message: `The run of ${cell.key} ended (${cell.status}); its session is ${cell.session}.`,
+			});
 		});
-	}, [watched, watchedCell?.status]);
-	const quit = () => dispatch({ kind: 'press', press: { input: 'q' } });
+	}, [runner, watched, dispatch]);
+	const quit = () => dispatch({ type: 'press', press: { input: 'q' } });
 	if (watched && ui.watching === watched.key && !ui.quitting) {
 		return (
 			<RunScreen

@@ -1,21 +1,20 @@
 import { Box, Text } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { errorMessage } from '../../../errors.ts';
 import type { SessionListing, SessionSummary } from '../../../store/list.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
-import { useReducerWithEffects, useTerminalSize } from '../../hooks.ts';
+import { useModel, useTerminalSize } from '../../hooks.ts';
 import { useKeys } from '../../keys/KeysProvider.tsx';
 import {
-	homeReduce,
 	homeScreen,
-	initialHome,
+	init,
+	update,
 	visible,
 	type HomeChoice,
-	type HomeContext,
 	type HomeEffect,
 	type HomeMsg,
-	type HomeUi,
+	type HomeWorld,
 } from './model.ts';
 import {
 	FIELD_LABELS,
@@ -49,38 +48,38 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 	const { columns: width, rows } = useTerminalSize();
 	const [listing, setListing] = useState<SessionListing | null>(null);
 	const bodyRows = Math.max(3, rows - 5);
-	const ctx = useRef<HomeContext>({ sessions: null, defaults, page: bodyRows - 1 });
-	ctx.current = { sessions: listing, defaults, page: bodyRows - 1 };
 
-	const [ui, dispatch] = useReducerWithEffects(
-		(state: HomeUi, msg: HomeMsg) => homeReduce(state, msg, ctx.current),
-		() => initialHome(defaults),
-		(effect: HomeEffect) => {
+	const say = (dispatch: (msg: HomeMsg) => void) => (message: string) =>
+		dispatch({ type: 'say', message: clean(message) });
+	const reload = (tell: (message: string) => void) =>
+		load()
+			.then(setListing)
+			.catch((error: unknown) => tell(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
+	const [ui, dispatch] = useModel(
+		update,
+		() => init(defaults),
+		(): HomeWorld => ({ sessions: listing, defaults, page: bodyRows - 1 }),
+		(effect: HomeEffect, dispatch: (msg: HomeMsg) => void) => {
+			const tell = say(dispatch);
 			switch (effect.kind) {
 				case 'choose':
 					return onChoose(effect.choice);
 				case 'delete':
 					return void remove(effect.id)
-						.then(() => say(`Deleted session ${effect.id}.`))
-						.catch((error: unknown) => say(`Not deleted: ${errorMessage(error)}`))
-						.finally(() => void reload());
+						.then(() => tell(`Deleted session ${effect.id}.`))
+						.catch((error: unknown) => tell(`Not deleted: ${errorMessage(error)}`))
+						.finally(() => void reload(tell));
 				case 'check':
 					return void check(effect.input)
-						.then((problem) => (problem ? say(problem) : onChoose({ kind: 'new', input: effect.input })))
-						.catch((error: unknown) => say(errorMessage(error)))
-						.finally(() => dispatch({ kind: 'checked' }));
+						.then((problem) => (problem ? tell(problem) : onChoose({ kind: 'new', input: effect.input })))
+						.catch((error: unknown) => tell(errorMessage(error)))
+						.finally(() => dispatch({ type: 'checked' }));
 			}
 		},
 	);
-	const say = (message: string) => dispatch({ kind: 'say', message: clean(message) });
-	const reload = () =>
-		load()
-			.then(setListing)
-			.catch((error: unknown) => say(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
-	useEffect(() => {
-		void reload();
-	}, []);
-	useKeys((press) => dispatch({ kind: 'press', press }));
+	const loadOnce = useEffectEvent(() => void reload(say(dispatch)));
+	useEffect(() => loadOnce(), []);
+	useKeys((press) => dispatch({ type: 'press', press }));
 
 	const sessions = visible(listing ?? [], ui.filter);
 	const cursor = Math.min(ui.cursor, Math.max(0, sessions.length - 1));

@@ -3,15 +3,16 @@ import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap
 import { clean } from '../../text.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
+import { stay, type Step, type Update } from '../../model.ts';
 
 /**
- * The home screen's state and what its keys do: a pure function from (state, message) to the next
+ * The home screen's state and what its keys do: a pure update from (state, message) to the next
  * state and the effects to carry out (choose a session, delete one, check the form's values).
  */
 
 export type HomeMode = 'list' | 'filter' | 'confirm' | 'form' | 'help';
 
-export interface HomeUi {
+export interface HomeState {
 	mode: HomeMode;
 	/** Index into the sessions the filter lets through. */
 	cursor: number;
@@ -35,9 +36,10 @@ export type HomeEffect =
 	| { kind: 'check'; input: NewRunInput };
 
 export type HomeMsg =
-	{ kind: 'press'; press: KeyPress } | { kind: 'say'; message: string } | { kind: 'checked' };
+	{ type: 'press'; press: KeyPress } | { type: 'say'; message: string } | { type: 'checked' };
 
-export interface HomeContext {
+/** What the home screen reads when a message arrives. */
+export interface HomeWorld {
 	/** Every saved session, in the list's order (null while they are read). */
 	sessions: readonly SessionSummary[] | null;
 	defaults: FormDefaults;
@@ -59,7 +61,7 @@ export function statusWord(status: string): string {
 	return STATUS_WORDS[status] ?? status;
 }
 
-export function initialHome(defaults: FormDefaults): HomeUi {
+export function init(defaults: FormDefaults): HomeState {
 	return {
 		mode: 'list',
 		cursor: 0,
@@ -82,22 +84,22 @@ export function visible(sessions: readonly SessionSummary[], filter: string): Se
 	);
 }
 
-export function homeScreen(ui: HomeUi): Screen {
+export function homeScreen(ui: HomeState): Screen {
 	return ui.mode === 'list' ? 'home' : ui.mode;
 }
 
-type Result = { state: HomeUi; effects: HomeEffect[] };
+type Result = Step<HomeState, HomeEffect>;
+const none = (state: HomeState): Result => stay(state);
 
-export function homeReduce(ui: HomeUi, msg: HomeMsg, ctx: HomeContext): Result {
-	const none = (state: HomeUi): Result => ({ state, effects: [] });
-	if (msg.kind === 'say') return none({ ...ui, message: msg.message });
-	if (msg.kind === 'checked') return none({ ...ui, checking: false });
+export const update: Update<HomeState, HomeMsg, HomeEffect, HomeWorld> = (ui, msg, ctx) => {
+	if (msg.type === 'say') return none({ ...ui, message: msg.message });
+	if (msg.type === 'checked') return none({ ...ui, checking: false });
 	const { press } = msg;
 	const action = actionFor(homeScreen(ui), press);
 	if (action === 'quit') return { state: ui, effects: [{ kind: 'choose', choice: { kind: 'quit' } }] };
 	// The list may have shrunk since the last key (a delete, a reload).
 	const last = Math.max(0, visible(ctx.sessions ?? [], ui.filter).length - 1);
-	const next: HomeUi = { ...ui, message: null, cursor: Math.min(ui.cursor, last) };
+	const next: HomeState = { ...ui, message: null, cursor: Math.min(ui.cursor, last) };
 	switch (ui.mode) {
 		case 'help': {
 			const scroll = helpScroll(ui.helpScroll, action, ctx.page);
@@ -116,15 +118,14 @@ export function homeReduce(ui: HomeUi, msg: HomeMsg, ctx: HomeContext): Result {
 		case 'list':
 			return listKey(next, action, ctx);
 	}
-}
+};
 
 /** The session under the cursor, among those the filter lets through. */
-export function selectedSession(ui: HomeUi, ctx: Pick<HomeContext, 'sessions'>): SessionSummary | undefined {
+export function selectedSession(ui: HomeState, ctx: Pick<HomeWorld, 'sessions'>): SessionSummary | undefined {
 	return visible(ctx.sessions ?? [], ui.filter)[ui.cursor];
 }
 
-function listKey(ui: HomeUi, action: Action | null, ctx: HomeContext): Result {
-	const none = (state: HomeUi): Result => ({ state, effects: [] });
+function listKey(ui: HomeState, action: Action | null, ctx: HomeWorld): Result {
 	const shown = visible(ctx.sessions ?? [], ui.filter);
 	const selected = shown[ui.cursor];
 	const choose = (choice: HomeChoice): Result => ({ state: ui, effects: [{ kind: 'choose', choice }] });
@@ -164,7 +165,7 @@ function listKey(ui: HomeUi, action: Action | null, ctx: HomeContext): Result {
 	}
 }
 
-function filterPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: HomeContext): HomeUi {
+function filterPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: HomeWorld): HomeState {
 	const count = visible(ctx.sessions ?? [], ui.filter).length;
 	switch (action) {
 		case 'open':
@@ -183,8 +184,7 @@ function filterPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: Ho
 	return ui;
 }
 
-function formPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: HomeContext): Result {
-	const none = (state: HomeUi): Result => ({ state, effects: [] });
+function formPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: HomeWorld): Result {
 	if (action === 'cancel') return none({ ...ui, mode: 'list' });
 	if (action === 'save' || action === 'open') {
 		const input = formInput(ui.form);

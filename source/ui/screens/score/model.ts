@@ -1,42 +1,59 @@
 import { actionFor, type KeyPress } from '../../keymap.ts';
+import { stay, type Update } from '../../model.ts';
 
 /** The BooookScore screen's state: which confusing sentence is picked, the scroll, the help. */
-export interface ScoreUi {
+export interface ScoreState {
 	pick: number;
 	/** First line of the summary shown, or null to keep the picked sentence in view. */
 	offset: number | null;
 	help: boolean;
+	/** The summary as last laid out: the rows of its pane and the first line it shows. */
+	layout: ScoreLayout;
 }
 
-export type ScoreEffect = 'back' | 'quit' | 'validate';
+export interface ScoreLayout {
+	page: number;
+	shownFrom: number;
+}
 
-export const initialScoreUi = (): ScoreUi => ({ pick: 0, offset: null, help: false });
+export type ScoreMsg = { type: 'press'; press: KeyPress } | { type: 'layout'; layout: ScoreLayout };
 
-/** A key press on the score screen; `confusing` is how many sentences can be picked now, `page` the rows of the summary. */
-export function scorePress(
-	ui: ScoreUi,
-	press: KeyPress,
-	ctx: { confusing: number; page: number; shownFrom: number },
-): { state: ScoreUi; effects: ScoreEffect[] } {
-	const none = (state: ScoreUi) => ({ state, effects: [] as ScoreEffect[] });
-	switch (actionFor('score', press)) {
+export type ScoreEffect = { kind: 'back' } | { kind: 'quit' } | { kind: 'validate' };
+
+/** What the screen reads of the scoring when a key arrives: how many sentences can be picked now. */
+export interface ScoreWorld {
+	confusing: number;
+}
+
+export const init = (): ScoreState => ({
+	pick: 0,
+	offset: null,
+	help: false,
+	layout: { page: 1, shownFrom: 0 },
+});
+
+export const update: Update<ScoreState, ScoreMsg, ScoreEffect, ScoreWorld> = (ui, msg, { confusing }) => {
+	if (msg.type === 'layout') return stay({ ...ui, layout: msg.layout });
+	const none = (state: ScoreState) => stay<ScoreState, ScoreEffect>(state);
+	const { page, shownFrom } = ui.layout;
+	switch (actionFor('score', msg.press)) {
 		case 'quit':
-			return { state: ui, effects: ['quit'] };
+			return stay(ui, [{ kind: 'quit' }]);
 		case 'help':
 			return none({ ...ui, help: !ui.help });
 		case 'back':
-			return ui.help ? none({ ...ui, help: false }) : { state: ui, effects: ['back'] };
+			return ui.help ? none({ ...ui, help: false }) : stay(ui, [{ kind: 'back' }]);
 		case 'validate':
-			return { state: ui, effects: ['validate'] };
+			return stay(ui, [{ kind: 'validate' }]);
 		case 'up':
-			return none({ ...ui, pick: Math.max(0, Math.min(ui.pick, ctx.confusing - 1) - 1), offset: null });
+			return none({ ...ui, pick: Math.max(0, Math.min(ui.pick, confusing - 1) - 1), offset: null });
 		case 'down':
-			return none({ ...ui, pick: Math.min(Math.max(0, ctx.confusing - 1), ui.pick + 1), offset: null });
+			return none({ ...ui, pick: Math.min(Math.max(0, confusing - 1), ui.pick + 1), offset: null });
 		case 'scrollUp':
-			return none({ ...ui, offset: Math.max(0, ctx.shownFrom - Math.max(1, ctx.page - 1)) });
+			return none({ ...ui, offset: Math.max(0, shownFrom - Math.max(1, page - 1)) });
 		case 'scrollDown':
-			return none({ ...ui, offset: ctx.shownFrom + Math.max(1, ctx.page - 1) });
+			return none({ ...ui, offset: shownFrom + Math.max(1, page - 1) });
 		default:
 			return none(ui);
 	}
-}
+};

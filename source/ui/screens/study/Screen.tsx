@@ -5,7 +5,7 @@ import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useNow } from '../../hooks.ts';
 import { formatSeconds, rateWaitText } from '../../state/progress.ts';
-import { studyScreen, type StudyUi } from './model.ts';
+import { studyScreen, type StudyScreenState } from './model.ts';
 import { bar, CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../../study-table.ts';
 import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
 import { useTheme, type Tone } from '../../theme.ts';
@@ -54,7 +54,7 @@ export function StudyScreen({
 	state: StudyState;
 	cells: readonly StudyCell[];
 	info: StudyInfo;
-	ui: StudyUi;
+	ui: StudyScreenState;
 	results: StudyResults | null;
 	width: number;
 	rows: number;

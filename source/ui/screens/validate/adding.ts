@@ -5,9 +5,9 @@ import { fieldOf, type Field } from '../../state/field.ts';
 
 /**
  * Adding one's own annotation: pick whole sentences as the span (a range; two ranges for a
- * relation), write the questions, tick the error types. Pure: the walk's reducer keeps the state
+ * relation), write the questions, tick the error types. Pure: the walk's model keeps the state
  * and hands it the actions the keymap found ('span' and 'types' screens); the questions are a text
- * field the reducer edits itself.
+ * field the model edits itself.
  */
 export interface Adding {
 	kind: 'adding';
