@@ -11,7 +11,7 @@ import { editKey, editorOf, rowsOf, textOf } from '../source/ui/state/editor.ts'
 import { sentenceDiff } from '../source/ui/state/diff.ts';
 import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/screens/home/form.ts';
 import { init, runKey, selectedNode } from '../source/ui/screens/run/model.ts';
-import { ViewStore } from '../source/ui/state/store.ts';
+import { ViewFeed } from '../source/ui/state/view-feed.ts';
 import {
 	chunksRead,
 	etaSeconds,
@@ -212,9 +212,9 @@ test('stepping from the start shows as stepping; ETA comes from the pace of call
 	assert.equal(etaSeconds(s, 50_000), 8);
 });
 
-test('the store publishes at most its frame rate, folds every event, and holds still while frozen', async () => {
+test('the view feed publishes at most its frame rate, folds every event, and holds still while frozen', async () => {
 	let clock = 0;
-	const store = new ViewStore(
+	const store = new ViewFeed(
 		fold(emptyView(), [
 			planned,
 			{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 },

@@ -3,12 +3,12 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExter
 import { useKeys } from './keys/KeysProvider.tsx';
 import { actionFor, type Screen } from './keymap.ts';
 import type { KeyMsg, Update } from './model.ts';
-import type { ViewStore } from './state/store.ts';
+import type { ViewFeed } from './state/view-feed.ts';
 import type { ViewState } from './state/view.ts';
 
-/** The view model as last published: re-renders at the store's bounded rate, never per token. */
-export function useView(store: ViewStore): ViewState {
-	return useSyncExternalStore(store.subscribe, store.getSnapshot);
+/** The view model as last published: re-renders at the feed's bounded rate, never per token. */
+export function useView(feed: ViewFeed): ViewState {
+	return useSyncExternalStore(feed.subscribe, feed.getSnapshot);
 }
 
 export interface Size {

@@ -9,7 +9,7 @@ import { useKeys } from './keys/KeysProvider.tsx';
 import { Root, untilExit } from './root.tsx';
 import { RunScreen } from './screens/run/Screen.tsx';
 import { StudyScreen, type StudyInfo, type StudyResults } from './screens/study/Screen.tsx';
-import { ViewStore } from './state/store.ts';
+import { ViewFeed } from './state/view-feed.ts';
 import { init, update, type StudyEffect, type StudyMsg } from './screens/study/model.ts';
 import { initialView } from './state/view.ts';
 import { themeFor } from './theme.ts';
@@ -44,7 +44,7 @@ interface Watched {
 	key: string;
 	controls: RunControls;
 	info: RunInfo;
-	store: ViewStore;
+	feed: ViewFeed;
 	off: () => void;
 }
 
@@ -80,12 +80,12 @@ function useStudyState(runner: StudyAppOptions['runner'], fps: number): StudySta
 /** A run screen's view of a cell whose run started before the screen opened. */
 function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fps: number): Watched {
 	const { controls, info, gate } = live;
-	const store = new ViewStore(initialView(controls.run, { stepping: gate === 'stepping' }), {
+	const feed = new ViewFeed(initialView(controls.run, { stepping: gate === 'stepping' }), {
 		fps,
 		run: () => controls.run,
 	});
 	// The run started before this view: it joins it as if it had seen the start, with what the cell has made so far.
-	store.dispatch({
+	feed.dispatch({
 		type: 'run-started',
 		session: info.session,
 		method: controls.run.config.method,
@@ -95,9 +95,9 @@ function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fp
 		planned: Math.max(cell.expected, cell.calls),
 		done: cell.calls,
 	});
-	if (gate === 'paused') store.dispatch({ type: 'run-paused' });
-	const off = controls.on(store.dispatch);
-	return { key, controls, info, store, off };
+	if (gate === 'paused') feed.dispatch({ type: 'run-paused' });
+	const off = controls.on(feed.dispatch);
+	return { key, controls, info, feed, off };
 }
 
 /** The study screen, and a running cell's run screen over it (enter, esc back), until the user quits. */
@@ -148,7 +148,7 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 		if (!watched) return;
 		return () => {
 			watched.off();
-			watched.store.dispose();
+			watched.feed.dispose();
 		};
 	}, [watched]);
 	const back = () => {
@@ -175,7 +175,7 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 			<RunScreen
 				key={watched.key}
 				controls={watched.controls}
-				store={watched.store}
+				feed={watched.feed}
 				info={watched.info}
 				start={() => {}}
 				quit={quit}

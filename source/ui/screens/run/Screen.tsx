@@ -36,7 +36,7 @@ import {
 	type RunMsg,
 	type RunState,
 } from './model.ts';
-import type { ViewStore } from '../../state/store.ts';
+import type { ViewFeed } from '../../state/view-feed.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../../state/view.ts';
 import { clean, cutLines, windowOf, wrap } from '../../text.ts';
 import { MARKS, useTheme } from '../../theme.ts';
@@ -49,7 +49,7 @@ export type ExternalEditor = ((text: string) => string | null) & { command?: str
 
 export interface RunScreenProps {
 	controls: RunControls;
-	store: ViewStore;
+	feed: ViewFeed;
 	info: RunInfo;
 	/** Starts (or continues) the run; the caller keeps the promise, to wait for it on quit. */
 	start: () => void;
@@ -73,7 +73,7 @@ const STATUS_ROWS = 4;
 
 export function RunScreen({
 	controls,
-	store,
+	feed,
 	info,
 	start,
 	quit,
@@ -82,7 +82,7 @@ export function RunScreen({
 	onValidate,
 	onBack,
 }: RunScreenProps) {
-	const view = useView(store);
+	const view = useView(feed);
 	const { columns: width, rows } = useTerminalSize();
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
 
@@ -110,7 +110,7 @@ export function RunScreen({
 			case 'back':
 				return onBack?.();
 			case 'score':
-				if (onScore && store.current.root) onScore(store.current.root);
+				if (onScore && feed.current.root) onScore(feed.current.root);
 				else tell('BooookScore is not available here yet.');
 				return;
 			case 'validate':
@@ -144,7 +144,7 @@ export function RunScreen({
 	const [ui, dispatch] = useModel(
 		update,
 		init,
-		() => store.current,
+		() => feed.current,
 		(effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
 			perform(effect, dispatch).catch((error: unknown) => say(dispatch)(clean(errorMessage(error))));
 		},
@@ -171,11 +171,11 @@ export function RunScreen({
 	useKeys((press) => dispatch({ type: 'press', press }), { active: external === null && !ui.quitting });
 
 	// $EDITOR owns the terminal until it exits: Ink's input is released (the hook above is
-	// inactive), nothing is drawn (the store is frozen), and the editor runs synchronously so this
+	// inactive), nothing is drawn (the feed is frozen), and the editor runs synchronously so this
 	// process reads nothing from the terminal meanwhile.
 	const editOutside = useEffectEvent((edit: { node: NodeRef; text: string }, editor: ExternalEditor) => {
 		const tell = say(dispatch);
-		store.freeze(true);
+		feed.freeze(true);
 		let edited: string | null = null;
 		let failure: string | null = null;
 		try {
@@ -183,7 +183,7 @@ export function RunScreen({
 		} catch (error) {
 			failure = errorMessage(error);
 		} finally {
-			store.freeze(false);
+			feed.freeze(false);
 		}
 		setExternal(null);
 		if (failure) tell(clean(`The editor failed: ${failure}`));
@@ -209,7 +209,7 @@ export function RunScreen({
 	const screen = screenOf(ui);
 	return (
 		<>
-			<Finals store={store} finals={view.finals} run={controls.run} info={info} />
+			<Finals feed={feed} finals={view.finals} run={controls.run} info={info} />
 			<Box flexDirection="column" width={width}>
 				<Header info={info} view={view} width={width} />
 				{ui.overlay === 'help' ? (
