@@ -356,7 +356,7 @@ test('the editor inserts, joins and splits lines, and moves by the rows a reader
 	assert.equal(textOf(e), 'abcdefXghij');
 	e = editKey(e, { kind: 'newline' }, 5);
 	assert.deepEqual(textOf(e).split('\n'), ['abcdefX', 'ghij']);
-	e = editKey(e, { kind: 'backspace' }, 5);
+	e = editKey(e, { kind: 'erase' }, 5);
 	assert.equal(textOf(e), 'abcdefXghij');
 	e = editKey(e, { kind: 'insert', text: 'one\r\ntwo' }, 5);
 	assert.equal(textOf(e), 'abcdefXone\ntwoghij');

@@ -1,16 +1,16 @@
 import type { Action, KeyPress } from '../keymap.ts';
-import { fieldAction, type Field } from './field.ts';
+import { fieldAction, type TextField } from './text-field.ts';
 
 /**
  * A key in the field where a note on a verdict is written (both walks have one): the field still
  * open, closed with nothing to save (and why), or the note to save (null removes it).
  */
 export type NoteKey =
-	| { type: 'edit'; field: Field }
+	| { type: 'edit'; field: TextField }
 	| { type: 'close'; message: string | null }
 	| { type: 'save'; note: string | null; done: string };
 
-export function noteKey(field: Field, before: string, action: Action | null, press: KeyPress): NoteKey {
+export function noteKey(field: TextField, before: string, action: Action | null, press: KeyPress): NoteKey {
 	const edited = fieldAction(field, action, press);
 	if (edited === 'cancel') return { type: 'close', message: null };
 	if (edited !== 'done') return { type: 'edit', field: edited };

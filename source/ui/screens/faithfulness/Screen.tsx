@@ -26,7 +26,7 @@ import {
 } from './model.ts';
 import { reportSave, type WalkProps } from '../walk.ts';
 import { EvidencePane } from '../../components/EvidencePane.tsx';
-import { FieldLine } from '../validate/Screen.tsx';
+import { TextField } from '../../components/TextField.tsx';
 
 const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -166,7 +166,7 @@ export function FaithfulnessScreen({
 			<EvidencePane evidence={evidence ? [...evidence] : undefined} rows={evidenceRows} width={width} />
 			{ui.overlay.kind === 'note' ? (
 				<Box borderStyle="round" paddingX={1}>
-					<FieldLine label="note: " field={ui.overlay.field} width={Math.max(10, width - 4)} />
+					<TextField label="note: " field={ui.overlay.field} width={Math.max(10, width - 4)} />
 				</Box>
 			) : null}
 			{ui.message ? (

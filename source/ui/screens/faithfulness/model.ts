@@ -1,7 +1,7 @@
 import type { FaithLabel, FaithVerdict } from '../../../domain.ts';
 import { FAITH_WORD, type FaithUnit } from '../../../score/faithfulness.ts';
 import type { Action, Screen } from '../../keymap.ts';
-import { fieldOf, type Field } from '../../state/field.ts';
+import { fieldOf, type TextField } from '../../state/text-field.ts';
 import { noteKey } from '../../state/note-field.ts';
 import { stay, type KeyMsg, type Step, type Update } from '../../model.ts';
 import { helpScroll } from '../../state/help-keys.ts';
@@ -14,7 +14,7 @@ import { helpScroll } from '../../state/help-keys.ts';
 
 export type FaithfulnessOverlay =
 	| { kind: 'none' }
-	| { kind: 'note'; unit: number; field: Field; before: string }
+	| { kind: 'note'; unit: number; field: TextField; before: string }
 	| { kind: 'help'; scroll: number };
 
 export interface FaithfulnessState {

@@ -4,6 +4,7 @@ import { errorMessage } from '../../../errors.ts';
 import type { SessionListing, SessionSummary } from '../../../store/list.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { useModel, useTerminalSize } from '../../hooks.ts';
 import { useKeys } from '../../keys/KeysProvider.tsx';
 import {
@@ -19,13 +20,13 @@ import {
 import {
 	FIELD_LABELS,
 	FIELDS,
-	isChoice,
+	formField,
 	type FormDefaults,
 	type FormState,
 	type NewRunInput,
 } from './form.ts';
 import { layoutTable, sessionColumns } from '../../session-table.ts';
-import { clean, truncate, windowOf } from '../../text.ts';
+import { clean, textWidth, truncate, windowOf } from '../../text.ts';
 import { useTheme } from '../../theme.ts';
 import { commandLine } from '../../../program.ts';
 
@@ -81,10 +82,11 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 	useEffect(() => loadOnce(), []);
 	useKeys((press) => dispatch({ type: 'press', press }));
 
-	const sessions = visible(listing ?? [], ui.filter);
+	const sessions = visible(listing ?? [], ui.filter.text);
 	const cursor = Math.min(ui.cursor, Math.max(0, sessions.length - 1));
 	const selected: SessionSummary | undefined = sessions[cursor];
-	const filterLine = ui.mode === 'filter' || ui.filter ? 1 : 0;
+	const filterLine = ui.mode === 'filter' || ui.filter.text ? 1 : 0;
+	const count = ` ${sessions.length} of ${listing?.length ?? 0}`;
 	let body;
 	if (ui.mode === 'help')
 		body = <Help screen="home" width={width} height={bodyRows} scroll={ui.helpScroll} />;
@@ -101,7 +103,7 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 			</Box>
 		);
 	} else if (sessions.length === 0)
-		body = <Text>{clean(`No session matches "${ui.filter}" (esc clears the filter).`)}</Text>;
+		body = <Text>{clean(`No session matches "${ui.filter.text}" (esc clears the filter).`)}</Text>;
 	else
 		body = (
 			<SessionTable
@@ -119,9 +121,13 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 			</Text>
 			{(ui.mode === 'list' || ui.mode === 'filter') && filterLine ? (
 				<Text wrap="truncate-end">
-					{clean(`/${ui.filter}`)}
-					{ui.mode === 'filter' ? '▌' : ''}
-					<Text dimColor>{` ${sessions.length} of ${listing?.length ?? 0}`}</Text>
+					<TextField
+						label="/"
+						field={ui.filter}
+						width={Math.max(10, width - textWidth(count))}
+						cursor={ui.mode === 'filter'}
+					/>
+					<Text dimColor>{count}</Text>
 				</Text>
 			) : null}
 			{body}
@@ -188,17 +194,19 @@ function NewRunForm({ form, width }: { form: FormState; width: number }) {
 			<Text bold>New run · ↑↓ or tab move · ←→ change a choice · enter or ctrl-s start · esc back</Text>
 			{FIELDS.map((field) => {
 				const focused = form.focus === field;
-				const value = clean(String(form[field]));
-				const shown = isChoice(field) ? `‹ ${value} ›` : `${value}${focused ? '▌' : ''}`;
+				const room = Math.max(8, width - labelWidth - 3);
+				const text = formField(form, field);
 				return (
 					<Text key={field} wrap="truncate-end">
 						<Text
 							color={focused ? theme.color('accent') : undefined}
 							bold={focused}
 						>{`${focused ? '›' : ' '} ${FIELD_LABELS[field].padEnd(labelWidth)}`}</Text>
-						<Text inverse={focused && isChoice(field)}>
-							{truncate(shown, Math.max(8, width - labelWidth - 3))}
-						</Text>
+						{text ? (
+							<TextField field={text} width={room} cursor={focused} />
+						) : (
+							<Text inverse={focused}>{truncate(`‹ ${clean(String(form[field]))} ›`, room)}</Text>
+						)}
 					</Text>
 				);
 			})}

@@ -1,9 +1,10 @@
 import type { SessionSummary } from '../../../store/list.ts';
 import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
-import { clean } from '../../text.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
+import { clean } from '../../text.ts';
 import { stay, type Step, type Update } from '../../model.ts';
+import { editField, fieldOf, textEdit, type TextField } from '../../state/text-field.ts';
 
 /**
  * The home screen's state and what its keys do: a pure update from (state, message) to the next
@@ -17,7 +18,7 @@ export interface HomeState {
 	/** Index into the sessions the filter lets through. */
 	cursor: number;
 	/** Text a session must contain to be listed (its id, book, method, model or status). */
-	filter: string;
+	filter: TextField;
 	form: FormState;
 	message: string | null;
 	helpScroll: number;
@@ -65,7 +66,7 @@ export function init(defaults: FormDefaults): HomeState {
 	return {
 		mode: 'list',
 		cursor: 0,
-		filter: '',
+		filter: fieldOf(''),
 		form: formOf(defaults),
 		message: null,
 		helpScroll: 0,
@@ -98,7 +99,7 @@ export const update: Update<HomeState, HomeMsg, HomeEffect, HomeWorld> = (ui, ms
 	const action = actionFor(homeScreen(ui), press);
 	if (action === 'quit') return { state: ui, effects: [{ kind: 'choose', choice: { kind: 'quit' } }] };
 	// The list may have shrunk since the last key (a delete, a reload).
-	const last = Math.max(0, visible(ctx.sessions ?? [], ui.filter).length - 1);
+	const last = Math.max(0, visible(ctx.sessions ?? [], ui.filter.text).length - 1);
 	const next: HomeState = { ...ui, message: null, cursor: Math.min(ui.cursor, last) };
 	switch (ui.mode) {
 		case 'help': {
@@ -122,11 +123,11 @@ export const update: Update<HomeState, HomeMsg, HomeEffect, HomeWorld> = (ui, ms
 
 /** The session under the cursor, among those the filter lets through. */
 export function selectedSession(ui: HomeState, ctx: Pick<HomeWorld, 'sessions'>): SessionSummary | undefined {
-	return visible(ctx.sessions ?? [], ui.filter)[ui.cursor];
+	return visible(ctx.sessions ?? [], ui.filter.text)[ui.cursor];
 }
 
 function listKey(ui: HomeState, action: Action | null, ctx: HomeWorld): Result {
-	const shown = visible(ctx.sessions ?? [], ui.filter);
+	const shown = visible(ctx.sessions ?? [], ui.filter.text);
 	const selected = shown[ui.cursor];
 	const choose = (choice: HomeChoice): Result => ({ state: ui, effects: [{ kind: 'choose', choice }] });
 	switch (action) {
@@ -139,7 +140,7 @@ function listKey(ui: HomeState, action: Action | null, ctx: HomeWorld): Result {
 		case 'filter':
 			return none({ ...ui, mode: 'filter' });
 		case 'back':
-			return none(ui.filter ? { ...ui, filter: '', cursor: 0 } : ui);
+			return none(ui.filter.text ? { ...ui, filter: fieldOf(''), cursor: 0 } : ui);
 		case 'validate':
 			return selected ? choose({ kind: 'validate', id: selected.id }) : none(ui);
 		case 'open':
@@ -166,22 +167,22 @@ function listKey(ui: HomeState, action: Action | null, ctx: HomeWorld): Result {
 }
 
 function filterPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: HomeWorld): HomeState {
-	const count = visible(ctx.sessions ?? [], ui.filter).length;
+	const count = visible(ctx.sessions ?? [], ui.filter.text).length;
 	switch (action) {
 		case 'open':
 			return { ...ui, mode: 'list' };
 		case 'cancel':
-			return { ...ui, mode: 'list', filter: '', cursor: 0 };
+			return { ...ui, mode: 'list', filter: fieldOf(''), cursor: 0 };
 		case 'up':
 			return { ...ui, cursor: Math.max(0, ui.cursor - 1) };
 		case 'down':
 			return { ...ui, cursor: Math.min(Math.max(0, count - 1), ui.cursor + 1) };
 	}
-	if (press.backspace || press.delete)
-		return { ...ui, filter: [...ui.filter].slice(0, -1).join(''), cursor: 0 };
-	if (press.input && !press.ctrl && !press.meta)
-		return { ...ui, filter: ui.filter + clean(press.input), cursor: 0 };
-	return ui;
+	const edit = textEdit(actionFor('field', press), press);
+	if (!edit) return ui;
+	const filter = editField(ui.filter, edit);
+	// A new filter lists other sessions: the cursor starts again at the first.
+	return { ...ui, filter, cursor: filter.text === ui.filter.text ? ui.cursor : 0 };
 }
 
 function formPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: HomeWorld): Result {
@@ -193,9 +194,17 @@ function formPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: H
 		return { state: { ...ui, checking: true }, effects: [{ kind: 'check', input }] };
 	}
 	if (action) return none({ ...ui, form: formKey(ui.form, { action }, ctx.defaults) });
-	if (press.backspace || press.delete)
-		return none({ ...ui, form: formKey(ui.form, { backspace: true }, ctx.defaults) });
-	if (press.input && !press.ctrl && !press.meta)
-		return none({ ...ui, form: formKey(ui.form, { type: clean(press.input) }, ctx.defaults) });
-	return none(ui);
+	// The form's text fields type as every text field does.
+	const text = actionFor('field', press);
+	switch (text) {
+		case 'insert':
+			return none({ ...ui, form: formKey(ui.form, { type: clean(press.input) }, ctx.defaults) });
+		case 'erase':
+			return none({ ...ui, form: formKey(ui.form, { backspace: true }, ctx.defaults) });
+		case 'lineStart':
+		case 'lineEnd':
+			return none({ ...ui, form: formKey(ui.form, { action: text }, ctx.defaults) });
+		default:
+			return none(ui);
+	}
 }

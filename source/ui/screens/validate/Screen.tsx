@@ -23,7 +23,7 @@ import { useTheme } from '../../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
 import { reportSave, type WalkProps } from '../walk.ts';
 import { EvidencePane } from '../../components/EvidencePane.tsx';
-import { fieldWindow, type Field } from '../../state/field.ts';
+import { TextField } from '../../components/TextField.tsx';
 import { RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
 import {
 	init,
@@ -392,7 +392,7 @@ function OverlayView({ overlay, width }: { overlay: Overlay; width: number }) {
 		case 'note':
 			return (
 				<Box borderStyle="round" paddingX={1}>
-					<FieldLine label="note: " field={overlay.field} width={inner} />
+					<TextField label="note: " field={overlay.field} width={inner} />
 				</Box>
 			);
 		case 'adding':
@@ -400,19 +400,6 @@ function OverlayView({ overlay, width }: { overlay: Overlay; width: number }) {
 		default:
 			return null;
 	}
-}
-
-/** A text field on one line, the cursor drawn as an inverse cell. */
-export function FieldLine({ label, field, width }: { label: string; field: Field; width: number }) {
-	const shown = fieldWindow(field, width - label.length);
-	return (
-		<Text wrap="truncate">
-			{label}
-			{clean(shown.before)}
-			<Text inverse>{clean(shown.at)}</Text>
-			{clean(shown.after)}
-		</Text>
-	);
 }
 
 function AddingView({ adding, width }: { adding: Adding; width: number }) {
@@ -439,7 +426,7 @@ function AddingView({ adding, width }: { adding: Adding; width: number }) {
 				{adding.step === 'types' ? `${title} · error types:` : title}
 			</Text>
 			{adding.step === 'questions' ? (
-				<FieldLine label="questions: " field={adding.questions} width={width} />
+				<TextField label="questions: " field={adding.questions} width={width} />
 			) : null}
 			{adding.step === 'types'
 				? typeRows.map((line, i) => (

@@ -1,7 +1,7 @@
 import type { ErrorType } from '../../../domain.ts';
 import { LABELS } from '../../../score/labels.ts';
 import type { Action, KeyPress } from '../../keymap.ts';
-import { fieldOf, type Field } from '../../state/field.ts';
+import { fieldOf, type TextField } from '../../state/text-field.ts';
 
 /**
  * Adding one's own annotation: pick whole sentences as the span (a range; two ranges for a
@@ -18,7 +18,7 @@ export interface Adding {
 	trims: [number, number][];
 	/** Started with `l`: a second span is picked after the first. */
 	linking: boolean;
-	questions: Field;
+	questions: TextField;
 	types: ErrorType[];
 }
 

@@ -2,7 +2,7 @@ import type { Annotation, Judgment, ScoredSummary, Verdict } from '../../../doma
 import { PARTIAL_REASONS, sameVerdict } from '../../../score/validation.ts';
 import type { Action, KeyPress, Screen } from '../../keymap.ts';
 import { spanAction, startAdding, typesAction, type Adding, type AddingResult } from './adding.ts';
-import { fieldAction, fieldOf, type Field } from '../../state/field.ts';
+import { fieldAction, fieldOf, type TextField } from '../../state/text-field.ts';
 import { noteKey } from '../../state/note-field.ts';
 import type { WalkResults } from './results.ts';
 import { stay, type KeyMsg, type Step, type Update } from '../../model.ts';
@@ -19,7 +19,7 @@ export type Overlay =
 	| { kind: 'none' }
 	| { kind: 'reasons'; chosen: string[] }
 	/** `back`: where the walk was when the note was opened on the item judged just before (it returns there). */
-	| { kind: 'note'; annotation: Annotation['id']; field: Field; before: string; back: number | null }
+	| { kind: 'note'; annotation: Annotation['id']; field: TextField; before: string; back: number | null }
 	| { kind: 'help'; scroll: number }
 	/** The results, null until they are computed (once, when the view opens). */
 	| { kind: 'results'; scroll: number; results: WalkResults | null }
