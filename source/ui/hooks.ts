@@ -36,18 +36,19 @@ export function useTerminalSize(): Size {
 }
 
 /**
- * The clock, read at every render and drawn again every `ms` while `running` (the elapsed time and
- * ETA move without events). The tick only asks for a render: a time kept from the last tick (or
- * from before a run started again) would be older than the start it is measured from.
+ * The clock, read again every `ms` while `running` (the elapsed time and ETA move without events).
+ * It is never earlier than `since`, the latest time the caller's state holds (a run's start): a
+ * time kept from the last tick (or from before a run started again) would be older than the start
+ * it is measured from.
  */
-export function useNow(running: boolean, ms = 1000): number {
-	const [, setTick] = useState(0);
+export function useNow(running: boolean, since: number, ms = 1000): number {
+	const [now, setNow] = useState(() => Date.now());
 	useEffect(() => {
 		if (!running) return;
-		const timer = setInterval(() => setTick((n) => n + 1), ms);
+		const timer = setInterval(() => setNow(Date.now()), ms);
 		return () => clearInterval(timer);
 	}, [running, ms]);
-	return Date.now();
+	return Math.max(now, since);
 }
 
 /**

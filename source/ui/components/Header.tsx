@@ -60,7 +60,7 @@ export function runTitle(
 /** Book, method and model; progress bar, chunks, tokens, cost, elapsed, ETA and state. */
 export function Header({ info, view, width }: { info: RunInfo; view: ViewState; width: number }) {
 	const theme = useTheme();
-	const now = useNow(view.active);
+	const now = useNow(view.active, view.startedAt ?? 0);
 	const phase = phaseOf(view);
 	const inFlight = Object.keys(view.live).length;
 	const state = `${PHASES[phase].mark}${phase === 'paused' && inFlight > 0 ? ` (${inFlight} finishing)` : ''}`;

@@ -60,7 +60,7 @@ export function StudyScreen({
 	rows: number;
 }) {
 	const theme = useTheme();
-	const now = useNow(state.status === 'running');
+	const now = useNow(state.status === 'running', state.startedAt ?? 0);
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving every session…</Text>;
 	const header = <StudyHeader state={state} info={info} width={width} now={now} />;
 	const cursor = Math.min(ui.cursor, Math.max(0, state.cells.length - 1));
