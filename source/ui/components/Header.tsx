@@ -1,4 +1,3 @@
-import { Box, Text } from 'ink';
 import { costText } from '../../llm/prices.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
@@ -14,7 +13,8 @@ import {
 	type ViewState,
 } from '../state/view.ts';
 import { clean, textWidth, truncate } from '../text.ts';
-import { useTheme, type Tone } from '../theme.ts';
+import type { Tone } from '../theme.ts';
+import { ProgressHeader } from './ProgressHeader.tsx';
 
 const PHASES: Record<Phase, { mark: string; tone: Tone | undefined }> = {
 	idle: { mark: '○ idle', tone: 'muted' },
@@ -59,7 +59,6 @@ export function runTitle(
 
 /** Book, method and model; progress bar, chunks, tokens, cost, elapsed, ETA and state. */
 export function Header({ info, view, width }: { info: RunInfo; view: ViewState; width: number }) {
-	const theme = useTheme();
 	const now = useNow(view.active, view.startedAt ?? 0);
 	const phase = phaseOf(view);
 	const inFlight = Object.keys(view.live).length;
@@ -72,25 +71,15 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const eta = etaSeconds(view, now);
 	const tokens = view.totals.input + view.totals.output;
 	const facts = ` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} tok · ${costText(view.totals.cost, info.priced)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
-	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
-	const filled = Math.round(Math.min(1, ratio) * barWidth);
 	return (
-		<Box flexDirection="column">
-			<Box justifyContent="space-between">
-				<Text bold wrap="truncate-end" color={waiting ? theme.color('warn') : undefined}>
-					{title}
-				</Text>
-				<Text color={theme.color(PHASES[phase].tone)} bold>
-					{state}
-				</Text>
-			</Box>
-			<Text wrap="truncate-end">
-				<Text color={theme.color('accent')}>{'█'.repeat(filled)}</Text>
-				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
-					{'░'.repeat(barWidth - filled)}
-				</Text>
-				{facts}
-			</Text>
-		</Box>
+		<ProgressHeader
+			title={title}
+			waiting={waiting !== null}
+			mark={state}
+			tone={PHASES[phase].tone}
+			ratio={ratio}
+			facts={facts}
+			width={width}
+		/>
 	);
 }
