@@ -2,7 +2,7 @@ import { useStdout } from 'ink';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useKeys } from './keys/KeysProvider.tsx';
 import { actionFor, type Screen } from './keymap.ts';
-import type { KeyMsg, Update } from './model.ts';
+import type { KeyMsg, Model } from './model.ts';
 import type { ViewFeed } from './state/view-feed.ts';
 import type { ViewState } from './state/view.ts';
 
@@ -59,8 +59,7 @@ export function useNow(running: boolean, since: number, ms = 1000): number {
  * newest state for callbacks that outlive a render.
  */
 export function useModel<S, M, E, W>(
-	update: Update<S, M, E, W>,
-	init: () => S,
+	{ init, update }: Model<S, M, E, W>,
 	world: () => W,
 	perform: (effect: E, dispatch: (msg: M) => void) => void,
 ): [S, (msg: M) => void, () => S] {
@@ -91,13 +90,12 @@ export function useModel<S, M, E, W>(
  * render), then sent with the action it is bound to.
  */
 export function useKeyedModel<S, M, E, W>(
-	update: Update<S, M | KeyMsg, E, W>,
-	init: () => S,
+	model: Model<S, M | KeyMsg, E, W>,
 	world: () => W,
 	perform: (effect: E, dispatch: (msg: M | KeyMsg) => void) => void,
 	screenOf: (state: S) => Screen,
 ): S {
-	const [state, dispatch, read] = useModel(update, init, world, perform);
+	const [state, dispatch, read] = useModel(model, world, perform);
 	useKeys((press) => dispatch({ type: 'key', action: actionFor(screenOf(read()), press), press }));
 	return state;
 }

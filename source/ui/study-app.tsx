@@ -109,8 +109,7 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	const [results, setResults] = useState<StudyResults | null>(null);
 	const [watched, setWatched] = useState<Watched | null>(null);
 	const [ui, dispatch] = useModel(
-		update,
-		init,
+		{ init, update },
 		() => ({ cells: state.cells, page: Math.max(1, rows - 8) }),
 		(effect: StudyEffect, dispatch: (msg: StudyMsg) => void) => {
 			if (effect.kind === 'quit') {

@@ -96,7 +96,7 @@ export function FaithfulnessScreen({
 	};
 	// The walk opens on the first sentence not judged yet.
 	const start = () => init(firstUnjudgedUnit(units, store.verdicts, store.validator));
-	const ui = useKeyedModel(update, start, world, perform, (state) => screenOf(state.overlay));
+	const ui = useKeyedModel({ init: start, update }, world, perform, (state) => screenOf(state.overlay));
 
 	if (ui.overlay.kind === 'help')
 		return <Help screen="faith" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;

@@ -57,8 +57,7 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 			.then(setListing)
 			.catch((error: unknown) => tell(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
 	const [ui, dispatch] = useModel(
-		update,
-		() => init(defaults),
+		{ init: () => init(defaults), update },
 		(): HomeWorld => ({ sessions: listing, defaults, page: bodyRows - 1 }),
 		(effect: HomeEffect, dispatch: (msg: HomeMsg) => void) => {
 			const tell = say(dispatch);

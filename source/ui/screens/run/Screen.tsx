@@ -142,8 +142,7 @@ export function RunScreen({
 		}
 	};
 	const [ui, dispatch] = useModel(
-		update,
-		init,
+		{ init, update },
 		() => feed.current,
 		(effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
 			perform(effect, dispatch).catch((error: unknown) => say(dispatch)(clean(errorMessage(error))));

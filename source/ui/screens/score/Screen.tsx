@@ -62,8 +62,7 @@ export function ScoreScreen({
 	const sentences = controls.sentences();
 	const confusing = sentences.filter((s) => s.verdict === 'confusing');
 	const [ui, dispatch] = useModel(
-		update,
-		init,
+		{ init, update },
 		() => ({ confusing: controls.sentences().filter((s) => s.verdict === 'confusing').length }),
 		(effect: ScoreEffect) =>
 			effect.kind === 'quit' ? onQuit() : effect.kind === 'back' ? onBack() : onValidate?.(),

@@ -135,7 +135,7 @@ export function ValidateScreen({
 	};
 	// The walk opens on the first annotation not judged yet.
 	const start = () => init(firstUnjudged(items, store.judgments, store.validator));
-	const ui = useKeyedModel(update, start, world, perform, (state) => screenOf(state.overlay));
+	const ui = useKeyedModel({ init: start, update }, world, perform, (state) => screenOf(state.overlay));
 
 	const judgments = store.judgments;
 	const verdicts = verdictsOf(judgments, store.validator);
