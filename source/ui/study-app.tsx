@@ -157,16 +157,25 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	// A cell's run that ends closes its session: its run screen goes with it, so nothing is asked of a closed session.
 	useEffect(() => {
 		if (!watched) return;
-		return runner.on(() => {
+		let open = true;
+		const closeIfEnded = () => {
 			const cell = runner.state.cells.find((c) => c.key === watched.key);
-			if (!cell || cell.status === 'running') return;
+			if (!open || !cell || cell.status === 'running') return;
+			open = false;
 			setWatched(null);
 			dispatch({ type: 'back' });
 			dispatch({
 				type: 'say',
 				message: `The run of ${cell.key} ended (${cell.status}); its session is ${cell.session}.`,
 			});
-		});
+		};
+		const off = runner.on(closeIfEnded);
+		// It may have ended between the watch and this subscription.
+		queueMicrotask(closeIfEnded);
+		return () => {
+			open = false;
+			off();
+		};
 	}, [runner, watched, dispatch]);
 	const quit = () => dispatch({ type: 'press', press: { input: 'q' } });
 	if (watched && ui.watching === watched.key && !ui.quitting) {
