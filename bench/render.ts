@@ -18,8 +18,8 @@ import type { NodeRef, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { MAX_FPS } from '../source/ui/app.tsx';
 import type { RunControls } from '../source/ui/controls.ts';
-import { RunScreen } from '../source/ui/screens/RunScreen.tsx';
-import { ViewStore } from '../source/ui/state/store.ts';
+import { RunScreen } from '../source/ui/screens/run/Screen.tsx';
+import { ViewFeed } from '../source/ui/state/view-feed.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from '../test/support/fake-model.ts';
 import { setUp } from '../test/support/run-harness.ts';
@@ -97,13 +97,13 @@ const stdin = Object.assign(new PassThrough(), {
 	unref() {},
 }) as unknown as NodeJS.ReadStream;
 
-const store = new ViewStore(initialView(run), { fps: MAX_FPS, run: () => run });
-controls.on(store.dispatch);
+const feed = new ViewFeed(initialView(run), { fps: MAX_FPS, run: () => run });
+controls.on(feed.dispatch);
 let frames = 0;
 const instance = render(
 	createElement(RunScreen, {
 		controls,
-		store,
+		feed,
 		info: {
 			session: 'bench',
 			title: 'Pride and Prejudice',
@@ -189,7 +189,7 @@ let used = process.cpuUsage(cpu);
 let elapsed = performance.now() - wall;
 const burstFrames = frames - framesBefore;
 console.log(
-	`burst: ${DELTAS} deltas in ${Math.round(elapsed)} ms; CPU ${((used.user + used.system) / DELTAS).toFixed(1)} µs per delta; ${burstFrames} frames drawn (cap ${MAX_FPS}/s); ${store.published} snapshots published`,
+	`burst: ${DELTAS} deltas in ${Math.round(elapsed)} ms; CPU ${((used.user + used.system) / DELTAS).toFixed(1)} µs per delta; ${burstFrames} frames drawn (cap ${MAX_FPS}/s); ${feed.published} snapshots published`,
 );
 
 // 2. Paced: RATE deltas a second, sent every 20 ms in small groups, as several streams would.
@@ -220,4 +220,4 @@ console.log(
 );
 
 instance.unmount();
-store.dispose();
+feed.dispose();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CellState, CellStatus } from '../source/engine/study-runner.ts';
-import { initialStudyUi, studyReduce, type StudyMsg, type StudyUi } from '../source/ui/state/study-ui.ts';
+import { init, update, type StudyMsg, type StudyScreenState } from '../source/ui/screens/study/model.ts';
 import {
 	bar,
 	cellDetail,
@@ -35,14 +35,14 @@ const CELLS = [
 	cell('c/hier', 'queued'),
 ];
 const press = (input: string, flags: Record<string, boolean> = {}): StudyMsg => ({
-	kind: 'press',
+	type: 'press',
 	press: { input, ...flags },
 });
 
-function keys(msgs: StudyMsg[], ui: StudyUi = initialStudyUi(), page = 3) {
+function keys(msgs: StudyMsg[], ui: StudyScreenState = init(), page = 3) {
 	const effects = [];
 	for (const msg of msgs) {
-		const step = studyReduce(ui, msg, { cells: CELLS, page });
+		const step = update(ui, msg, { cells: CELLS, page });
 		ui = step.state;
 		effects.push(...step.effects);
 	}
@@ -65,7 +65,7 @@ test('study screen keys: enter watches a running cell; on any other it says why 
 	const watched = keys([press('j'), press('', { return: true })]);
 	assert.equal(watched.ui.watching, 'a/inc');
 	assert.deepEqual(watched.effects, [{ kind: 'watch', key: 'a/inc' }]);
-	assert.equal(keys([{ kind: 'back' }], watched.ui).ui.watching, null);
+	assert.equal(keys([{ type: 'back' }], watched.ui).ui.watching, null);
 	const refused = keys([press('', { return: true })]);
 	assert.equal(refused.ui.watching, null);
 	assert.deepEqual(refused.effects, []);
@@ -74,7 +74,7 @@ test('study screen keys: enter watches a running cell; on any other it says why 
 		/a\/hier is done: only a running cell's run can be watched \(its session: s-a\/hier\)/u,
 	);
 	assert.equal(keys([press('j')], refused.ui).ui.message, null, 'the next key clears the message');
-	const hostile = studyReduce(initialStudyUi(), press('', { return: true }), {
+	const hostile = update(init(), press('', { return: true }), {
 		cells: [cell('b\u001B]0;owned\u0007ob/hier', 'queued')],
 		page: 3,
 	});

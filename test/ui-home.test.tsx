@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SessionListing, SessionSummary } from '../source/store/list.ts';
-import { HomeScreen, type HomeChoice } from '../source/ui/screens/HomeScreen.tsx';
-import type { FormDefaults, NewRunInput } from '../source/ui/state/form.ts';
+import { HomeScreen, type HomeChoice } from '../source/ui/screens/home/Screen.tsx';
+import type { FormDefaults, NewRunInput } from '../source/ui/screens/home/form.ts';
 import { textWidth } from '../source/ui/text.ts';
 import { unstyled } from './support/ansi.ts';
 import { KEYS } from './support/keys.ts';

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 // Colours are only written when the output looks like a colour terminal; force it before Ink (and
 // its chalk) load, so that NO_COLOR is what removes them.
 process.env.FORCE_COLOR = '1';
-const { RunScreen } = await import('../source/ui/screens/RunScreen.tsx');
-const { ViewStore } = await import('../source/ui/state/store.ts');
+const { RunScreen } = await import('../source/ui/screens/run/Screen.tsx');
+const { ViewFeed } = await import('../source/ui/state/view-feed.ts');
 const { initialView } = await import('../source/ui/state/view.ts');
 const { textWidth } = await import('../source/ui/text.ts');
 const { FakeModel } = await import('./support/fake-model.ts');
@@ -22,11 +22,11 @@ async function screen(method: 'hier' | 'inc', env: NodeJS.ProcessEnv) {
 		new FakeModel({ seed: 11 }),
 	);
 	assert.equal(await engine.start(), 'done');
-	const store = new ViewStore(initialView(run), { fps: 1000 });
+	const store = new ViewFeed(initialView(run), { fps: 1000 });
 	const r = renderScreen(
 		<RunScreen
 			controls={engine}
-			store={store}
+			feed={store}
 			info={{
 				session: 's',
 				title: 'Layout',

@@ -7,8 +7,8 @@ import { splitSentences } from '../source/text/sentences.ts';
 import type { RunControls, RunInfo } from '../source/ui/controls.ts';
 import { externalEditorFrom } from '../source/commands/external-editor.ts';
 import { BINDINGS } from '../source/ui/keymap.ts';
-import { RunScreen, type ExternalEditor } from '../source/ui/screens/RunScreen.tsx';
-import { ViewStore } from '../source/ui/state/store.ts';
+import { RunScreen, type ExternalEditor } from '../source/ui/screens/run/Screen.tsx';
+import { ViewFeed } from '../source/ui/state/view-feed.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
@@ -65,7 +65,7 @@ async function mount(
 	controls: RunControls,
 	opts: { info?: Partial<RunInfo>; book?: string; externalEditor?: ExternalEditor; stepping?: boolean } = {},
 ) {
-	const store = new ViewStore(initialView(controls.run, { stepping: opts.stepping }), {
+	const store = new ViewFeed(initialView(controls.run, { stepping: opts.stepping }), {
 		fps: 1000,
 		run: () => controls.run,
 	});
@@ -84,7 +84,7 @@ async function mount(
 	const r = renderScreen(
 		<RunScreen
 			controls={controls}
-			store={store}
+			feed={store}
 			info={info}
 			start={() => void controls.start()}
 			quit={() => quit.push('quit')}

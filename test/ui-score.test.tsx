@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
-import { ScoreScreen } from '../source/ui/screens/ScoreScreen.tsx';
-import { initialScoreUi, scorePress } from '../source/ui/state/score-ui.ts';
+import { ScoreScreen } from '../source/ui/screens/score/Screen.tsx';
+import { init, update } from '../source/ui/screens/score/model.ts';
+import type { KeyPress } from '../source/ui/keymap.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { textWidth } from '../source/ui/text.ts';
 import { KEYS } from './support/keys.ts';
@@ -184,13 +185,16 @@ test('at 80×24 the legend is never broken across rows, and a long error in the 
 });
 
 test('with the help open, the score screen keys scroll the help (the one every screen shows) and leave the pick alone', () => {
-	const ctx = { confusing: 3, page: 5, shownFrom: 0 };
-	let ui = scorePress(initialScoreUi(), { input: '?' }, ctx).state;
+	const world = { confusing: 3 };
+	const press = (state: ReturnType<typeof init>, key: KeyPress) =>
+		update(state, { type: 'press', press: key }, world);
+	let ui = update(init(), { type: 'layout', layout: { page: 5, shownFrom: 0 } }, world).state;
+	ui = press(ui, { input: '?' }).state;
 	assert.deepEqual([ui.help, ui.helpScroll], [true, 0]);
-	ui = scorePress(ui, { input: 'j' }, ctx).state;
-	ui = scorePress(ui, { input: '', pageDown: true }, ctx).state;
+	ui = press(ui, { input: 'j' }).state;
+	ui = press(ui, { input: '', pageDown: true }).state;
 	assert.deepEqual([ui.pick, ui.helpScroll], [0, 6]);
-	ui = scorePress(ui, { input: '', escape: true }, ctx).state;
+	ui = press(ui, { input: '', escape: true }).state;
 	assert.equal(ui.help, false);
-	assert.deepEqual(scorePress(ui, { input: '', escape: true }, ctx).effects, ['back']);
+	assert.deepEqual(press(ui, { input: '', escape: true }).effects, [{ kind: 'back' }]);
 });

@@ -9,9 +9,9 @@ import { newRun } from '../source/summarize/run.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { editKey, editorOf, rowsOf, textOf } from '../source/ui/state/editor.ts';
 import { sentenceDiff } from '../source/ui/state/diff.ts';
-import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/state/form.ts';
-import { initialUi, runKey, selectedNode } from '../source/ui/state/run-ui.ts';
-import { ViewStore } from '../source/ui/state/store.ts';
+import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/screens/home/form.ts';
+import { init, runKey, selectedNode } from '../source/ui/screens/run/model.ts';
+import { ViewFeed } from '../source/ui/state/view-feed.ts';
 import {
 	chunksRead,
 	etaSeconds,
@@ -212,9 +212,9 @@ test('stepping from the start shows as stepping; ETA comes from the pace of call
 	assert.equal(etaSeconds(s, 50_000), 8);
 });
 
-test('the store publishes at most its frame rate, folds every event, and holds still while frozen', async () => {
+test('the view feed publishes at most its frame rate, folds every event, and holds still while frozen', async () => {
 	let clock = 0;
-	const store = new ViewStore(
+	const store = new ViewFeed(
 		fold(emptyView(), [
 			planned,
 			{ type: 'node-started', node: 'n0', kind: 'summarize', level: 0, index: 0, attempt: 0 },
@@ -318,34 +318,33 @@ test('keys: space pauses or resumes by the run state, versions make an effect, t
 			overBudget: false,
 		})),
 	]);
-	const ctx = { page: 10, offset: 0, width: 80, sentences: 0 };
-	let ui = initialUi();
-	assert.deepEqual(runKey(ui, 'pause', view, ctx).effects, [{ kind: 'pause' }]);
+	let ui = init();
+	assert.deepEqual(runKey(ui, 'pause', view).effects, [{ kind: 'pause' }]);
 	view = reduce(view, { type: 'run-paused' }, { now: 0 });
-	assert.deepEqual(runKey(ui, 'pause', view, ctx).effects, [{ kind: 'resume' }]);
+	assert.deepEqual(runKey(ui, 'pause', view).effects, [{ kind: 'resume' }]);
 	// Stepping (--step, or s): space runs on instead of pausing.
 	const stepping = reduce(view, { type: 'run-resumed', stepping: true }, { now: 0 });
-	assert.deepEqual(runKey(ui, 'pause', stepping, ctx).effects, [{ kind: 'resume' }]);
+	assert.deepEqual(runKey(ui, 'pause', stepping).effects, [{ kind: 'resume' }]);
 	assert.equal(selectedNode(ui, view)!.id, 'n2', 'following shows the newest step');
-	ui = runKey(ui, 'left', view, ctx).ui;
+	ui = runKey(ui, 'left', view).state;
 	assert.equal(selectedNode(ui, view)!.id, 'n1');
 	assert.equal(ui.follow, false);
-	ui = runKey(ui, 'left', view, ctx).ui;
-	ui = runKey(ui, 'left', view, ctx).ui;
+	ui = runKey(ui, 'left', view).state;
+	ui = runKey(ui, 'left', view).state;
 	assert.equal(selectedNode(ui, view)!.id, 'n0', 'the timeline stops at the first step');
-	ui = runKey(ui, 'right', view, ctx).ui;
-	ui = runKey(ui, 'right', view, ctx).ui;
+	ui = runKey(ui, 'right', view).state;
+	ui = runKey(ui, 'right', view).state;
 	assert.equal(ui.follow, true, 'reaching the newest step follows the run again');
-	ui = runKey(ui, 'versions', view, ctx).ui;
+	ui = runKey(ui, 'versions', view).state;
 	assert.equal(ui.overlay, 'versions');
-	const open = runKey(ui, 'open', view, ctx);
+	const open = runKey(ui, 'open', view);
 	assert.deepEqual(open.effects, [], 'the active version is already active');
-	assert.equal(runKey(initialUi(), 'help', view, ctx).ui.overlay, 'help');
-	assert.deepEqual(runKey(initialUi(), 'quit', view, ctx).effects, [{ kind: 'quit' }]);
-	assert.deepEqual(runKey(initialUi(), 'edit', view, ctx).effects, [{ kind: 'edit', node: 'n2' }]);
-	const notRun = runKey(initialUi(), 'edit', fold(emptyView(), [planned]), ctx);
+	assert.equal(runKey(init(), 'help', view).state.overlay, 'help');
+	assert.deepEqual(runKey(init(), 'quit', view).effects, [{ kind: 'quit' }]);
+	assert.deepEqual(runKey(init(), 'edit', view).effects, [{ kind: 'edit', node: 'n2' }]);
+	const notRun = runKey(init(), 'edit', fold(emptyView(), [planned]));
 	assert.deepEqual(notRun.effects, [], 'a node without a version cannot be edited');
-	assert.match(notRun.ui.message ?? '', /nothing to edit/iu);
+	assert.match(notRun.state.message ?? '', /nothing to edit/iu);
 });
 
 test('the editor inserts, joins and splits lines, and moves by the rows a reader sees', () => {
@@ -357,7 +356,7 @@ test('the editor inserts, joins and splits lines, and moves by the rows a reader
 	assert.equal(textOf(e), 'abcdefXghij');
 	e = editKey(e, { kind: 'newline' }, 5);
 	assert.deepEqual(textOf(e).split('\n'), ['abcdefX', 'ghij']);
-	e = editKey(e, { kind: 'backspace' }, 5);
+	e = editKey(e, { kind: 'erase' }, 5);
 	assert.equal(textOf(e), 'abcdefXghij');
 	e = editKey(e, { kind: 'insert', text: 'one\r\ntwo' }, 5);
 	assert.equal(textOf(e), 'abcdefXone\ntwoghij');

@@ -6,8 +6,8 @@ import { capture } from './support/assertions.ts';
 import type { PlannedCell } from '../source/commands/study-plan.ts';
 import type { Engine } from '../source/engine/engine.ts';
 import { StudyRunner, type CellWork, type StudyState } from '../source/engine/study-runner.ts';
-import { StudyScreen } from '../source/ui/screens/StudyScreen.tsx';
-import { initialStudyUi } from '../source/ui/state/study-ui.ts';
+import { StudyScreen } from '../source/ui/screens/study/Screen.tsx';
+import { init } from '../source/ui/screens/study/model.ts';
 import { Root } from '../source/ui/root.tsx';
 import { themeFor } from '../source/ui/theme.ts';
 import { Session } from '../source/store/session.ts';
@@ -217,15 +217,7 @@ test("the study screen says in its title line while the account's rate limit hol
 	};
 	const info = { name: 'grid', again: 'booook study grid.json', priced: true };
 	const r = renderScreen(
-		<StudyScreen
-			state={state}
-			cells={[]}
-			info={info}
-			ui={initialStudyUi()}
-			results={null}
-			width={100}
-			rows={20}
-		/>,
+		<StudyScreen state={state} cells={[]} info={info} ui={init()} results={null} width={100} rows={20} />,
 	);
 	const shown = await until(
 		() => r.lastFrame(),
@@ -239,7 +231,7 @@ test("the study screen says in its title line while the account's rate limit hol
 				state={{ ...state, rateLimit: { ...state.rateLimit!, wait: null } }}
 				cells={[]}
 				info={info}
-				ui={initialStudyUi()}
+				ui={init()}
 				results={null}
 				width={100}
 				rows={20}
@@ -339,7 +331,7 @@ test("the study screen at 80×24: a failed cell's error and how to continue wrap
 			state={state}
 			cells={cells}
 			info={{ name: 'grid', again, priced: true }}
-			ui={initialStudyUi()}
+			ui={init()}
 			results={null}
 			width={80}
 			rows={24}

@@ -5,7 +5,7 @@ import { firstUnjudged, walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
 import { ValidationStore } from '../source/store/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
-import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
+import { ValidateScreen } from '../source/ui/screens/validate/Screen.tsx';
 import { KEYS } from './support/keys.ts';
 import { pressKeys, renderScreen, resize, until } from './support/screen.tsx';
 import { waitFor } from './support/wait.ts';

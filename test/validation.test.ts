@@ -215,16 +215,14 @@ test('a blind walk is under way until its validator has judged every item of it'
 test('the pooled estimate counts both sources together, with an interval over summaries', () => {
 	const items = walkItems(data, { mode: 'blind', seed: 1 });
 	const verdicts: Judgment['verdict'][] = ['agree', 'disagree', 'partial'];
-	const judgments = items
-		.slice(0, 3)
-		.map((a, i): Judgment => ({
-			annotation: a.id,
-			validator: 'ann',
-			verdict: verdicts[i]!,
-			reasons: [],
-			note: null,
-			at,
-		}));
+	const judgments = items.slice(0, 3).map((a, i): Judgment => ({
+		annotation: a.id,
+		validator: 'ann',
+		verdict: verdicts[i]!,
+		reasons: [],
+		note: null,
+		at,
+	}));
 	assert.equal(pooledPrecision(items, [], 'ann', { seed: 1, resamples: 50 }), null);
 	const p = pooledPrecision(items, judgments, 'ann', { seed: 1, resamples: 50 })!;
 	assert.deepEqual([p.judged, p.agree, p.partial, p.disagree], [3, 1, 1, 1]);

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import type { Judgment } from '../source/domain.ts';
 import { actionFor, type KeyPress } from '../source/ui/keymap.ts';
 import {
-	initialWalk,
+	init,
 	screenOf,
 	undoneMessage,
-	walkReducer,
-	type WalkContext,
+	update,
 	type WalkEffect,
-	type WalkUi,
-} from '../source/ui/validate/walk-ui.ts';
+	type WalkState,
+	type WalkWorld,
+} from '../source/ui/screens/validate/model.ts';
 
 const items = [
 	{ id: 'a0', summary: 's0', sentence: 1 },
@@ -20,25 +20,24 @@ const items = [
 
 /** A walk with verdicts kept as the store keeps them: each judge effect lands before the next key. */
 function walk(verdicts: Record<string, Pick<Judgment, 'verdict' | 'reasons' | 'note'>> = {}) {
-	let state: WalkUi = initialWalk(0);
+	let state: WalkState = init(0);
 	const saved: WalkEffect[] = [];
 	const given = new Map(Object.entries(verdicts));
 	let latest: string | null = null;
-	const ctx = (): WalkContext => ({
+	const ctx = (): WalkWorld => ({
 		items: [...items],
-		verdicts: given as WalkContext['verdicts'],
-		latest: latest as WalkContext['latest'],
+		verdicts: given as WalkWorld['verdicts'],
+		latest: latest as WalkWorld['latest'],
 		sentences: () => 4,
 		page: 10,
 	});
 	const press = (...keys: KeyPress[]) => {
 		for (const key of keys) {
-			const step = walkReducer(state, {
-				type: 'key',
-				action: actionFor(screenOf(state.overlay), key),
-				press: key,
-				ctx: ctx(),
-			});
+			const step = update(
+				state,
+				{ type: 'key', action: actionFor(screenOf(state.overlay), key), press: key },
+				ctx(),
+			);
 			state = step.state;
 			for (const e of step.effects) {
 				saved.push(e);
@@ -154,24 +153,24 @@ test('the results are asked for once, when the view opens, and kept', () => {
 	assert.deepEqual(w.saved, [{ kind: 'results' }]);
 	assert.deepEqual(w.state.overlay, { kind: 'results', scroll: 0, results: null });
 	const results = { kind: 'sealed', judged: 0, total: 3, pooled: null } as const;
-	const ready = walkReducer(w.state, { type: 'results', results });
+	const world = {
+		items: [...items],
+		verdicts: new Map(),
+		latest: null,
+		sentences: () => 4,
+		page: 10,
+	} as WalkWorld;
+	const ready = update(w.state, { type: 'results', results }, world);
 	assert.deepEqual(ready.state.overlay, { kind: 'results', scroll: 0, results });
-	const scrolled = walkReducer(ready.state, {
-		type: 'key',
-		action: 'down',
-		press: { input: '', downArrow: true },
-		ctx: {
-			items: [...items],
-			verdicts: new Map(),
-			latest: null,
-			sentences: () => 4,
-			page: 10,
-		} as WalkContext,
-	});
+	const scrolled = update(
+		ready.state,
+		{ type: 'key', action: 'down', press: { input: '', downArrow: true } },
+		world,
+	);
 	assert.deepEqual(scrolled.effects, []);
 	assert.equal(scrolled.state.overlay.kind === 'results' && scrolled.state.overlay.results, results);
 	// Results that arrive after the view closed are dropped.
-	assert.equal(walkReducer(initialWalk(0), { type: 'results', results }).state.overlay.kind, 'none');
+	assert.equal(update(init(0), { type: 'results', results }, world).state.overlay.kind, 'none');
 });
 
 test('undo takes back the latest verdict and goes to its item; quit stops the keys', () => {
@@ -216,8 +215,8 @@ test('m right after a verdict notes the item just judged, shown while written; t
 test('the status line says what an undo took back', () => {
 	const j = (annotation: string, verdict: Judgment['verdict'], note: string | null = null) =>
 		({ annotation, validator: 'v', verdict, reasons: [], note, at: '' }) as Judgment;
-	const ctxItems = [...items] as WalkContext['items'];
-	const none = new Map() as WalkContext['verdicts'];
+	const ctxItems = [...items] as WalkWorld['items'];
+	const none = new Map() as WalkWorld['verdicts'];
 	assert.equal(undoneMessage([], ctxItems, none), 'nothing to undo');
 	assert.equal(
 		undoneMessage([j('a1', 'agree')], ctxItems, none),
@@ -227,7 +226,7 @@ test('the status line says what an undo took back', () => {
 		undoneMessage([j('a1', 'agree'), j('a1', 'agree', 'odd')], ctxItems, none),
 		'undone: agree and its note on annotation 2; not judged now',
 	);
-	const stays = new Map([['a0', j('a0', 'disagree')]]) as WalkContext['verdicts'];
+	const stays = new Map([['a0', j('a0', 'disagree')]]) as WalkWorld['verdicts'];
 	assert.equal(
 		undoneMessage([j('a0', 'disagree', 'odd')], ctxItems, stays),
 		'undone: the note edit on annotation 1; its disagree stays',

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExternalEditor } from '../ui/screens/RunScreen.tsx';
+import type { ExternalEditor } from '../ui/screens/run/Screen.tsx';
 
 const HIDE_CURSOR = '\x1b[?25l';
 

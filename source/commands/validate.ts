@@ -105,7 +105,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 			import('ink'),
 			import('react'),
 			import('../ui/root.tsx'),
-			import('../ui/validate/ValidateScreen.tsx'),
+			import('../ui/screens/validate/Screen.tsx'),
 		]);
 		const store = new ValidationStore(session, validator, {
 			mode: opts.mode as WalkMode,
@@ -146,7 +146,7 @@ async function faithfulnessWalk(
 			import('ink'),
 			import('react'),
 			import('../ui/root.tsx'),
-			import('../ui/validate/FaithfulnessScreen.tsx'),
+			import('../ui/screens/faithfulness/Screen.tsx'),
 		]);
 		const store = new FaithfulnessStore(session, validator, undefined, {
 			seed: opts.seed,

@@ -3,12 +3,12 @@ import { useState } from 'react';
 import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
-import { ScoreScreen } from './screens/ScoreScreen.tsx';
-import { ValidateScreen } from './validate/ValidateScreen.tsx';
+import { ScoreScreen } from './screens/score/Screen.tsx';
+import { ValidateScreen } from './screens/validate/Screen.tsx';
 import type { ValidationStore } from '../store/validation-store.ts';
-import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/HomeScreen.tsx';
-import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
-import { ViewStore } from './state/store.ts';
+import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/home/Screen.tsx';
+import { RunScreen, type ExternalEditor } from './screens/run/Screen.tsx';
+import { ViewFeed } from './state/view-feed.ts';
 import { initialView } from './state/view.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
 import { Root, untilExit } from './root.tsx';
@@ -102,7 +102,7 @@ export class RunDriver {
 	}
 }
 
-function RunApp({ options, store, driver }: { options: RunAppOptions; store: ViewStore; driver: RunDriver }) {
+function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewFeed; driver: RunDriver }) {
 	const { exit } = useApp();
 	const [scoring, setScoring] = useState<ScoreControls | { error: string } | null>(null);
 	const [walk, setWalk] = useState<{ store: ValidationStore; title: string } | null>(null);
@@ -135,7 +135,7 @@ function RunApp({ options, store, driver }: { options: RunAppOptions; store: Vie
 	return (
 		<RunScreen
 			controls={options.controls}
-			store={store}
+			feed={feed}
 			info={options.info}
 			start={() => driver.start()}
 			quit={quit}
@@ -164,16 +164,16 @@ function Notice({ text, onDone }: { text: string; onDone: () => void }) {
  */
 export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult> {
 	const { controls } = options;
-	const store = new ViewStore(initialView(controls.run, { stepping: options.stepping }), {
+	const feed = new ViewFeed(initialView(controls.run, { stepping: options.stepping }), {
 		fps: options.fps ?? MAX_FPS,
 		run: () => controls.run,
 	});
-	const unsubscribe = controls.on(store.dispatch);
+	const unsubscribe = controls.on(feed.dispatch);
 	const driver = new RunDriver(controls);
 	const theme = themeFor(options.env);
 	const instance = render(
 		<Root theme={theme}>
-			<RunApp options={options} store={store} driver={driver} />
+			<RunApp options={options} feed={feed} driver={driver} />
 		</Root>,
 		{ ...streams(options), exitOnCtrlC: false, patchConsole: false, maxFps: options.fps ?? MAX_FPS },
 	);
@@ -189,7 +189,7 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 		if (options.fromHome && !signalled) instance.clear();
 	} finally {
 		unsubscribe();
-		store.dispose();
+		feed.dispose();
 	}
 	return {
 		status: driver.status ?? controls.run.status,
@@ -234,5 +234,5 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 	return choice;
 }
 
-export type { HomeChoice } from './screens/HomeScreen.tsx';
-export type { NewRunInput, FormDefaults } from './state/form.ts';
+export type { HomeChoice } from './screens/home/Screen.tsx';
+export type { NewRunInput, FormDefaults } from './screens/home/form.ts';

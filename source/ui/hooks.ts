@@ -1,11 +1,14 @@
 import { useStdout } from 'ink';
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import type { ViewStore } from './state/store.ts';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useKeys } from './keys/KeysProvider.tsx';
+import { actionFor, type Screen } from './keymap.ts';
+import type { KeyMsg, Model } from './model.ts';
+import type { ViewFeed } from './state/view-feed.ts';
 import type { ViewState } from './state/view.ts';
 
-/** The view model as last published: re-renders at the store's bounded rate, never per token. */
-export function useView(store: ViewStore): ViewState {
-	return useSyncExternalStore(store.subscribe, store.getSnapshot);
+/** The view model as last published: re-renders at the feed's bounded rate, never per token. */
+export function useView(feed: ViewFeed): ViewState {
+	return useSyncExternalStore(feed.subscribe, feed.getSnapshot);
 }
 
 export interface Size {
@@ -13,13 +16,17 @@ export interface Size {
 	rows: number;
 }
 
+const sizeOf = (stdout: NodeJS.WriteStream): Size => ({
+	columns: stdout.columns || 80,
+	rows: stdout.rows || 24,
+});
+
 /** The terminal's size, updated on resize (a stream without a size counts as 80×24). */
 export function useTerminalSize(): Size {
 	const { stdout } = useStdout();
-	const read = (): Size => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
-	const [size, setSize] = useState(read);
+	const [size, setSize] = useState(() => sizeOf(stdout));
 	useEffect(() => {
-		const onResize = () => setSize(read());
+		const onResize = () => setSize(sizeOf(stdout));
 		stdout.on('resize', onResize);
 		return () => {
 			stdout.off('resize', onResize);
@@ -29,49 +36,66 @@ export function useTerminalSize(): Size {
 }
 
 /**
- * The clock, read at every render and drawn again every `ms` while `running` (the elapsed time and
- * ETA move without events). The tick only asks for a render: a time kept from the last tick (or
- * from before a run started again) would be older than the start it is measured from.
+ * The clock, read again every `ms` while `running` (the elapsed time and ETA move without events).
+ * It is never earlier than `since`, the latest time the caller's state holds (a run's start): a
+ * time kept from the last tick (or from before a run started again) would be older than the start
+ * it is measured from.
  */
-export function useNow(running: boolean, ms = 1000): number {
-	const [, setTick] = useState(0);
+export function useNow(running: boolean, since: number, ms = 1000): number {
+	const [now, setNow] = useState(() => Date.now());
 	useEffect(() => {
 		if (!running) return;
-		const timer = setInterval(() => setTick((n) => n + 1), ms);
+		const timer = setInterval(() => setNow(Date.now()), ms);
 		return () => clearInterval(timer);
 	}, [running, ms]);
-	return Date.now();
-}
-
-/** What a screen's reducer returns: its next state and what to carry out (save, start, quit). */
-export interface Step<S, E> {
-	state: S;
-	effects: E[];
+	return Math.max(now, since);
 }
 
 /**
- * A screen's state kept by a pure reducer `(state, action) → {state, effects}`. Each dispatch is
- * applied at once to the newest state (several presses in one event each see the one before),
- * and its effects are carried out right after, in order. Returns the state of this render, the
- * dispatch, and a reader of the newest state for callbacks that outlive a render.
+ * A screen's state kept by its model's pure `update` (model.ts). Each message is applied at once to
+ * the newest state (several presses in one event each see the one before), with the world as it
+ * is then, and its effects are carried out right after, in order; `perform` gets the dispatch, for
+ * what an effect reports back. Returns the state of this render, the dispatch, and a reader of the
+ * newest state for callbacks that outlive a render.
  */
-export function useReducerWithEffects<S, A, E>(
-	reduce: (state: S, action: A) => Step<S, E>,
-	initial: () => S,
-	perform: (effect: E) => void,
-): [S, (action: A) => void, () => S] {
-	const [state, setState] = useState(initial);
+export function useModel<S, M, E, W>(
+	{ init, update }: Model<S, M, E, W>,
+	world: () => W,
+	perform: (effect: E, dispatch: (msg: M) => void) => void,
+): [S, (msg: M) => void, () => S] {
+	const [state, setState] = useState(init);
 	const latest = useRef(state);
-	const performRef = useRef(perform);
-	performRef.current = perform;
-	const reduceRef = useRef(reduce);
-	reduceRef.current = reduce;
-	const dispatch = useCallback((action: A) => {
-		const step = reduceRef.current(latest.current, action);
-		latest.current = step.state;
-		setState(step.state);
-		for (const effect of step.effects) performRef.current(effect);
-	}, []);
+	// The newest render's callbacks, for a dispatch that runs between renders.
+	const handlers = useRef({ update, world, perform });
+	useLayoutEffect(() => {
+		handlers.current = { update, world, perform };
+	});
+	const [dispatch] = useState(() => {
+		const send = (msg: M) => {
+			const { update, world, perform } = handlers.current;
+			const step = update(latest.current, msg, world());
+			latest.current = step.state;
+			setState(step.state);
+			for (const effect of step.effects) perform(effect, send);
+		};
+		return send;
+	});
 	const read = useCallback(() => latest.current, []);
 	return [state, dispatch, read];
+}
+
+/**
+ * A screen model whose keys come as `key` messages: each press is looked up in the keymap of what
+ * is open now (in the newest state: several presses of one read are each updated before the next
+ * render), then sent with the action it is bound to.
+ */
+export function useKeyedModel<S, M, E, W>(
+	model: Model<S, M | KeyMsg, E, W>,
+	world: () => W,
+	perform: (effect: E, dispatch: (msg: M | KeyMsg) => void) => void,
+	screenOf: (state: S) => Screen,
+): S {
+	const [state, dispatch, read] = useModel(model, world, perform);
+	useKeys((press) => dispatch({ type: 'key', action: actionFor(screenOf(read()), press), press }));
+	return state;
 }

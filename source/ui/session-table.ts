@@ -1,5 +1,5 @@
 import type { SessionSummary } from '../store/list.ts';
-import { statusWord } from './state/home-ui.ts';
+import { statusWord } from './screens/home/model.ts';
 import { clean, textWidth, truncate, truncateStart } from './text.ts';
 
 /**

@@ -1,22 +1,16 @@
 import { render, useApp } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import type { StudyCell, StudyListener, StudyState } from '../engine/study-runner.ts';
 import { errorMessage } from '../errors.ts';
 import { MAX_FPS } from './app.tsx';
 import type { RunControls, RunInfo } from './controls.ts';
-import { useReducerWithEffects, useTerminalSize } from './hooks.ts';
+import { useModel, useTerminalSize } from './hooks.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
 import { Root, untilExit } from './root.tsx';
-import { RunScreen } from './screens/RunScreen.tsx';
-import { StudyScreen, type StudyInfo, type StudyResults } from './screens/StudyScreen.tsx';
-import { ViewStore } from './state/store.ts';
-import {
-	initialStudyUi,
-	studyReduce,
-	type StudyEffect,
-	type StudyMsg,
-	type StudyUi,
-} from './state/study-ui.ts';
+import { RunScreen } from './screens/run/Screen.tsx';
+import { StudyScreen, type StudyInfo, type StudyResults } from './screens/study/Screen.tsx';
+import { ViewFeed } from './state/view-feed.ts';
+import { init, update, type StudyEffect, type StudyMsg } from './screens/study/model.ts';
 import { initialView } from './state/view.ts';
 import { themeFor } from './theme.ts';
 
@@ -50,7 +44,7 @@ interface Watched {
 	key: string;
 	controls: RunControls;
 	info: RunInfo;
-	store: ViewStore;
+	feed: ViewFeed;
 	off: () => void;
 }
 
@@ -86,12 +80,12 @@ function useStudyState(runner: StudyAppOptions['runner'], fps: number): StudySta
 /** A run screen's view of a cell whose run started before the screen opened. */
 function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fps: number): Watched {
 	const { controls, info, gate } = live;
-	const store = new ViewStore(initialView(controls.run, { stepping: gate === 'stepping' }), {
+	const feed = new ViewFeed(initialView(controls.run, { stepping: gate === 'stepping' }), {
 		fps,
 		run: () => controls.run,
 	});
 	// The run started before this view: it joins it as if it had seen the start, with what the cell has made so far.
-	store.dispatch({
+	feed.dispatch({
 		type: 'run-started',
 		session: info.session,
 		method: controls.run.config.method,
@@ -101,9 +95,9 @@ function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fp
 		planned: Math.max(cell.expected, cell.calls),
 		done: cell.calls,
 	});
-	if (gate === 'paused') store.dispatch({ type: 'run-paused' });
-	const off = controls.on(store.dispatch);
-	return { key, controls, info, store, off };
+	if (gate === 'paused') feed.dispatch({ type: 'run-paused' });
+	const off = controls.on(feed.dispatch);
+	return { key, controls, info, feed, off };
 }
 
 /** The study screen, and a running cell's run screen over it (enter, esc back), until the user quits. */
@@ -114,12 +108,10 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	const { columns, rows } = useTerminalSize();
 	const [results, setResults] = useState<StudyResults | null>(null);
 	const [watched, setWatched] = useState<Watched | null>(null);
-	const ctx = useRef({ cells: state.cells, page: 1 });
-	ctx.current = { cells: state.cells, page: Math.max(1, rows - 8) };
-	const [ui, dispatch] = useReducerWithEffects(
-		(s: StudyUi, msg: StudyMsg) => studyReduce(s, msg, ctx.current),
-		initialStudyUi,
-		(effect: StudyEffect) => {
+	const [ui, dispatch] = useModel(
+		{ init, update },
+		() => ({ cells: state.cells, page: Math.max(1, rows - 8) }),
+		(effect: StudyEffect, dispatch: (msg: StudyMsg) => void) => {
 			if (effect.kind === 'quit') {
 				runner.cancel();
 				void options.start().then(onExit, onExit);
@@ -128,19 +120,20 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 			const index = runner.cells.findIndex((c) => c.key === effect.key);
 			const live = options.liveRun(effect.key);
 			if (!live || index < 0) {
-				dispatch({ kind: 'back' });
-				dispatch({ kind: 'say', message: `${effect.key} is not running any more.` });
+				dispatch({ type: 'back' });
+				dispatch({ type: 'say', message: `${effect.key} is not running any more.` });
 				return;
 			}
 			setWatched(watch(effect.key, live, runner.state.cells[index]!, fps));
 		},
 	);
-	useKeys((press) => dispatch({ kind: 'press', press }), { active: ui.watching === null });
+	useKeys((press) => dispatch({ type: 'press', press }), { active: ui.watching === null });
 	const over = state.status === 'done' || state.status === 'failed' || state.status === 'cancelled';
+	const readResults = useEffectEvent(() => options.results());
 	useEffect(() => {
 		if (!over) return;
 		let gone = false;
-		options.results().then(
+		readResults().then(
 			(read) => !gone && setResults(read),
 			(error: unknown) =>
 				!gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
@@ -154,30 +147,43 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 		if (!watched) return;
 		return () => {
 			watched.off();
-			watched.store.dispose();
+			watched.feed.dispose();
 		};
 	}, [watched]);
 	const back = () => {
 		setWatched(null);
-		dispatch({ kind: 'back' });
+		dispatch({ type: 'back' });
 	};
 	// A cell's run that ends closes its session: its run screen goes with it, so nothing is asked of a closed session.
-	const watchedCell = watched ? state.cells.find((c) => c.key === watched.key) : undefined;
 	useEffect(() => {
-		if (!watched || !watchedCell || watchedCell.status === 'running') return;
-		back();
-		dispatch({
-			kind: 'say',
-			message: `The run of ${watchedCell.key} ended (${watchedCell.status}); its session is ${watchedCell.session}.`,
-		});
-	}, [watched, watchedCell?.status]);
-	const quit = () => dispatch({ kind: 'press', press: { input: 'q' } });
+		if (!watched) return;
+		let open = true;
+		const closeIfEnded = () => {
+			const cell = runner.state.cells.find((c) => c.key === watched.key);
+			if (!open || !cell || cell.status === 'running') return;
+			open = false;
+			setWatched(null);
+			dispatch({ type: 'back' });
+			dispatch({
+				type: 'say',
+				message: `The run of ${cell.key} ended (${cell.status}); its session is ${cell.session}.`,
+			});
+		};
+		const off = runner.on(closeIfEnded);
+		// It may have ended between the watch and this subscription.
+		queueMicrotask(closeIfEnded);
+		return () => {
+			open = false;
+			off();
+		};
+	}, [runner, watched, dispatch]);
+	const quit = () => dispatch({ type: 'press', press: { input: 'q' } });
 	if (watched && ui.watching === watched.key && !ui.quitting) {
 		return (
 			<RunScreen
 				key={watched.key}
 				controls={watched.controls}
-				store={watched.store}
+				feed={watched.feed}
 				info={watched.info}
 				start={() => {}}
 				quit={quit}

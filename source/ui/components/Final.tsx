@@ -8,7 +8,7 @@ import { activeVersion, findNode } from '../../summarize/graph.ts';
 import { totalsOf } from '../../summarize/totals.ts';
 import { summaryStats } from '../../text/stats.ts';
 import type { RunInfo } from '../controls.ts';
-import type { ViewStore } from '../state/store.ts';
+import type { ViewFeed } from '../state/view-feed.ts';
 import type { FinalItem } from '../state/view.ts';
 import { clean } from '../text.ts';
 import { useTheme } from '../theme.ts';
@@ -42,23 +42,23 @@ export function Final({ run, info, root }: { run: Run; info: RunInfo; root: Node
 /**
  * The final summaries, each printed once. Ink's `<Static>` prints every item it is given when it
  * mounts, so one mounted again would copy the summaries into the scrollback again: it is given only
- * those the store has not seen printed.
+ * those the feed has not seen printed.
  */
 export function Finals({
-	store,
+	feed,
 	finals,
 	run,
 	info,
 }: {
-	store: ViewStore;
+	feed: ViewFeed;
 	finals: readonly FinalItem[];
 	run: Run;
 	info: RunInfo;
 }) {
-	const [from] = useState(() => store.printedFinals);
+	const [from] = useState(() => feed.printedFinals);
 	useLayoutEffect(() => {
-		store.printedFinals = Math.max(store.printedFinals, finals.length);
-	}, [store, finals.length]);
+		feed.markPrinted(finals.length);
+	}, [feed, finals.length]);
 	return (
 		<Static items={finals.slice(from)}>
 			{(f) => <Final key={f.seq} run={run} info={info} root={f.root} />}

@@ -1,4 +1,3 @@
-import { Box, Text } from 'ink';
 import { costText } from '../../format/cost.ts';
 import { compact } from '../../format/count.ts';
 import { formatSeconds } from '../../format/duration.ts';
@@ -16,7 +15,8 @@ import {
 	type ViewState,
 } from '../state/view.ts';
 import { clean, textWidth, truncate } from '../text.ts';
-import { useTheme, type Tone } from '../theme.ts';
+import type { Tone } from '../theme.ts';
+import { ProgressHeader } from './ProgressHeader.tsx';
 
 const PHASES: Record<Phase, { mark: string; tone: Tone | undefined }> = {
 	idle: { mark: '○ idle', tone: 'muted' },
@@ -55,8 +55,7 @@ export function runTitle(
 
 /** Book, method and model; progress bar, chunks, tokens, cost, elapsed, ETA and state. */
 export function Header({ info, view, width }: { info: RunInfo; view: ViewState; width: number }) {
-	const theme = useTheme();
-	const now = useNow(view.active);
+	const now = useNow(view.active, view.startedAt ?? 0);
 	const phase = phaseOf(view);
 	const inFlight = Object.keys(view.live).length;
 	const state = `${PHASES[phase].mark}${phase === 'paused' && inFlight > 0 ? ` (${inFlight} finishing)` : ''}`;
@@ -68,25 +67,15 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const eta = etaSeconds(view, now);
 	const tokens = view.totals.input + view.totals.output;
 	const facts = ` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} tok · ${costText(view.totals.cost, info.priced)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
-	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
-	const filled = Math.round(Math.min(1, ratio) * barWidth);
 	return (
-		<Box flexDirection="column">
-			<Box justifyContent="space-between">
-				<Text bold wrap="truncate-end" color={waiting ? theme.color('warn') : undefined}>
-					{title}
-				</Text>
-				<Text color={theme.color(PHASES[phase].tone)} bold>
-					{state}
-				</Text>
-			</Box>
-			<Text wrap="truncate-end">
-				<Text color={theme.color('accent')}>{'█'.repeat(filled)}</Text>
-				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
-					{'░'.repeat(barWidth - filled)}
-				</Text>
-				{facts}
-			</Text>
-		</Box>
+		<ProgressHeader
+			title={title}
+			waiting={waiting !== null}
+			mark={state}
+			tone={PHASES[phase].tone}
+			ratio={ratio}
+			facts={facts}
+			width={width}
+		/>
 	);
 }

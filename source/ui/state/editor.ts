@@ -1,11 +1,13 @@
 /**
- * The in-app editor's buffer: lines of text and a cursor, edited by pure functions. Lines are shown
+ * The in-app editor's buffer: lines of text and a cursor, edited by pure functions (each line as
+ * a text field, text-field.ts; across lines here). Lines are shown
  * cut into rows of the pane's width (a summary is usually one long paragraph), and the cursor moves
  * up and down by those rows, as a reader sees them.
  */
 
 import wrapAnsi from 'wrap-ansi';
 import { textWidth } from '../text.ts';
+import { editField, type FieldEdit } from './text-field.ts';
 
 export interface EditorState {
 	lines: string[];
@@ -29,17 +31,8 @@ export function textOf(state: EditorState): string {
 
 const chars = (s: string) => [...s];
 
-export type EditorKey =
-	| { kind: 'insert'; text: string }
-	| { kind: 'newline' }
-	| { kind: 'backspace' }
-	| { kind: 'delete' }
-	| { kind: 'left' }
-	| { kind: 'right' }
-	| { kind: 'up' }
-	| { kind: 'down' }
-	| { kind: 'home' }
-	| { kind: 'end' };
+/** A key in the editor: an edit within the line (as in every text field), or one across lines. */
+export type EditorKey = FieldEdit | { kind: 'newline' } | { kind: 'up' } | { kind: 'down' };
 
 export function editKey(state: EditorState, key: EditorKey, width: number): EditorState {
 	const next = applyKey(state, key, width);
@@ -58,18 +51,19 @@ function applyKey(state: EditorState, key: EditorKey, width: number): EditorStat
 		col: c,
 		dirty: true,
 	});
+	// Within the line, the line is a text field: the one implementation of cursor editing.
+	const inLine = (edit: FieldEdit): EditorState => {
+		const field = editField({ text: lines[line]!, cursor: col }, edit);
+		if (field.text === lines[line]) return { ...state, col: field.cursor };
+		return replace(withLine(lines, line, field.text), line, field.cursor);
+	};
 	switch (key.kind) {
 		case 'insert': {
 			// Pasted text may hold newlines (and carriage returns from other systems).
 			const pieces = key.text.replace(/\r\n?/gu, '\n').split('\n');
+			if (pieces.length === 1) return inLine(key);
 			const before = current.slice(0, col).join('');
 			const after = current.slice(col).join('');
-			if (pieces.length === 1)
-				return replace(
-					withLine(lines, line, before + pieces[0]! + after),
-					line,
-					col + chars(pieces[0]!).length,
-				);
 			const inserted = [before + pieces[0]!, ...pieces.slice(1, -1), pieces.at(-1)! + after];
 			const newLines = [...lines.slice(0, line), ...inserted, ...lines.slice(line + 1)];
 			return replace(newLines, line + pieces.length - 1, chars(pieces.at(-1)!).length);
@@ -83,39 +77,22 @@ function applyKey(state: EditorState, key: EditorKey, width: number): EditorStat
 			];
 			return replace(newLines, line + 1, 0);
 		}
-		case 'backspace': {
-			if (col > 0)
-				return replace(
-					withLine(lines, line, [...current.slice(0, col - 1), ...current.slice(col)].join('')),
-					line,
-					col - 1,
-				);
+		case 'erase': {
+			if (col > 0) return inLine(key);
 			if (line === 0) return state;
 			const prev = lines[line - 1]!;
 			const newLines = [...lines.slice(0, line - 1), prev + lines[line]!, ...lines.slice(line + 1)];
 			return replace(newLines, line - 1, chars(prev).length);
 		}
-		case 'delete': {
-			if (col < current.length)
-				return replace(
-					withLine(lines, line, [...current.slice(0, col), ...current.slice(col + 1)].join('')),
-					line,
-					col,
-				);
-			if (line === lines.length - 1) return state;
-			const newLines = [...lines.slice(0, line), lines[line]! + lines[line + 1]!, ...lines.slice(line + 2)];
-			return replace(newLines, line, col);
-		}
 		case 'left':
-			if (col > 0) return { ...state, col: col - 1 };
+			if (col > 0) return inLine(key);
 			return line > 0 ? { ...state, line: line - 1, col: chars(lines[line - 1]!).length } : state;
 		case 'right':
-			if (col < current.length) return { ...state, col: col + 1 };
+			if (col < current.length) return inLine(key);
 			return line < lines.length - 1 ? { ...state, line: line + 1, col: 0 } : state;
-		case 'home':
-			return { ...state, col: 0 };
+		case 'start':
 		case 'end':
-			return { ...state, col: current.length };
+			return inLine(key);
 		case 'up':
 		case 'down': {
 			const rows = rowsOf(state, width);

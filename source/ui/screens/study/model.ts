@@ -1,15 +1,16 @@
-import type { CellState } from '../../engine/study-runner.ts';
-import { actionFor, type KeyPress, type Screen } from '../keymap.ts';
-import { helpScroll } from './help-keys.ts';
-import { CELL_STATUS } from '../study-table.ts';
-import { clean } from '../text.ts';
+import type { CellState } from '../../../engine/study-runner.ts';
+import { actionFor, type KeyPress, type Screen } from '../../keymap.ts';
+import { helpScroll } from '../../state/help-keys.ts';
+import { CELL_STATUS } from '../../study-table.ts';
+import { clean } from '../../text.ts';
+import { stay, type Step, type Update } from '../../model.ts';
 
 /**
  * The study screen's state and what its keys do: which cell is selected, the help, the cell whose
- * run is shown live. A pure function from (state, message) to the next state and the effects.
+ * run is shown live. A pure update from (state, message) to the next state and the effects.
  */
 
-export interface StudyUi {
+export interface StudyScreenState {
 	mode: 'table' | 'help';
 	cursor: number;
 	helpScroll: number;
@@ -23,15 +24,16 @@ export interface StudyUi {
 export type StudyEffect = { kind: 'quit' } | { kind: 'watch'; key: string };
 
 export type StudyMsg =
-	{ kind: 'press'; press: KeyPress } | { kind: 'back' } | { kind: 'say'; message: string };
+	{ type: 'press'; press: KeyPress } | { type: 'back' } | { type: 'say'; message: string };
 
-export interface StudyContext {
+/** What the study screen reads when a message arrives. */
+export interface StudyWorld {
 	cells: readonly CellState[];
 	/** Rows of a page (of cells, or of the help). */
 	page: number;
 }
 
-export const initialStudyUi = (): StudyUi => ({
+export const init = (): StudyScreenState => ({
 	mode: 'table',
 	cursor: 0,
 	helpScroll: 0,
@@ -40,21 +42,21 @@ export const initialStudyUi = (): StudyUi => ({
 	quitting: false,
 });
 
-export function studyScreen(ui: StudyUi): Screen {
+export function studyScreen(ui: StudyScreenState): Screen {
 	return ui.mode === 'help' ? 'help' : 'study';
 }
 
-type Result = { state: StudyUi; effects: StudyEffect[] };
+type Result = Step<StudyScreenState, StudyEffect>;
+const none = (state: StudyScreenState): Result => stay(state);
 
-export function studyReduce(ui: StudyUi, msg: StudyMsg, ctx: StudyContext): Result {
-	const none = (state: StudyUi): Result => ({ state, effects: [] });
-	if (msg.kind === 'say') return none({ ...ui, message: clean(msg.message) });
-	if (msg.kind === 'back') return none({ ...ui, watching: null });
+export const update: Update<StudyScreenState, StudyMsg, StudyEffect, StudyWorld> = (ui, msg, ctx) => {
+	if (msg.type === 'say') return none({ ...ui, message: clean(msg.message) });
+	if (msg.type === 'back') return none({ ...ui, watching: null });
 	if (ui.quitting) return none(ui);
 	const action = actionFor(studyScreen(ui), msg.press);
 	if (action === 'quit')
 		return { state: { ...ui, quitting: true, message: null }, effects: [{ kind: 'quit' }] };
-	const next: StudyUi = { ...ui, message: null };
+	const next: StudyScreenState = { ...ui, message: null };
 	if (ui.mode === 'help') {
 		const scroll = helpScroll(ui.helpScroll, action, ctx.page);
 		return none(scroll === null ? { ...next, mode: 'table' } : { ...next, helpScroll: scroll });
@@ -88,4 +90,4 @@ export function studyReduce(ui: StudyUi, msg: StudyMsg, ctx: StudyContext): Resu
 		default:
 			return none(next);
 	}
-}
+};

@@ -1,6 +1,6 @@
-import { actionFor, type KeyPress } from '../keymap.ts';
-import { clean } from '../text.ts';
-import { editKey, type EditorKey, type EditorState } from './editor.ts';
+import { actionFor, type KeyPress } from '../../keymap.ts';
+import { editKey, type EditorKey, type EditorState } from '../../state/editor.ts';
+import { textEdit } from '../../state/text-field.ts';
 
 /** What a key press does in the in-app editor: an edit of the buffer, or save, cancel or quit. */
 export function editorPress(
@@ -14,16 +14,13 @@ export function editorPress(
 	return { buffer: edit ? editKey(buffer, edit, width) : buffer, action: null };
 }
 
+/**
+ * The editor types as every text field does (the keymap's text-entry actions); what only a text
+ * of several lines has, a new line and moving up and down, is read from the press.
+ */
 function editOf(press: KeyPress): EditorKey | null {
-	if (press.leftArrow) return { kind: 'left' };
-	if (press.rightArrow) return { kind: 'right' };
 	if (press.upArrow) return { kind: 'up' };
 	if (press.downArrow) return { kind: 'down' };
-	if (press.home) return { kind: 'home' };
-	if (press.end) return { kind: 'end' };
 	if (press.return) return { kind: 'newline' };
-	if (press.backspace) return { kind: 'backspace' };
-	if (press.delete) return { kind: 'delete' };
-	if (press.input && !press.ctrl && !press.meta) return { kind: 'insert', text: clean(press.input) };
-	return null;
+	return textEdit(actionFor('field', press), press);
 }

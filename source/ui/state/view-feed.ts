@@ -2,7 +2,7 @@ import type { Run } from '../../domain.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import { reduce, type ViewState } from './view.ts';
 
-export interface ViewStoreOptions {
+export interface ViewFeedOptions {
 	/** Most snapshots published per second: a stream of tokens re-renders at this rate, not per token. */
 	fps?: number;
 	now?: () => number;
@@ -11,11 +11,11 @@ export interface ViewStoreOptions {
 }
 
 /**
- * Holds the view model. Every event is folded at once (nothing is lost), but subscribers see a new
+ * Feeds the screens the view model (it stores nothing on disk). Every event is folded at once (nothing is lost), but subscribers see a new
  * snapshot at most `fps` times a second: the first change after a quiet spell is published
  * immediately (a key press shows at once), later ones are batched until the interval has passed.
  */
-export class ViewStore {
+export class ViewFeed {
 	#current: ViewState;
 	#published: ViewState;
 	readonly #listeners = new Set<() => void>();
@@ -27,13 +27,9 @@ export class ViewStore {
 	#frozen = false;
 	/** Snapshots published so far (the bench counts them). */
 	published = 0;
-	/**
-	 * Final summaries already printed above the live area. The store outlives the screens drawn
-	 * from it, so a screen drawn again (after a dialog, another screen or $EDITOR) prints only newer ones.
-	 */
-	printedFinals = 0;
+	#printedFinals = 0;
 
-	constructor(initial: ViewState, opts: ViewStoreOptions = {}) {
+	constructor(initial: ViewState, opts: ViewFeedOptions = {}) {
 		this.#current = initial;
 		this.#published = initial;
 		this.#interval = 1000 / Math.max(1, opts.fps ?? 15);
@@ -57,6 +53,19 @@ export class ViewStore {
 		this.#listeners.add(listener);
 		return () => this.#listeners.delete(listener);
 	};
+
+	/**
+	 * Final summaries already printed above the live area. The feed outlives the screens drawn
+	 * from it, so a screen drawn again (after a dialog, another screen or $EDITOR) prints only newer ones.
+	 */
+	get printedFinals(): number {
+		return this.#printedFinals;
+	}
+
+	/** The first `count` final summaries are printed. */
+	markPrinted(count: number): void {
+		this.#printedFinals = Math.max(this.#printedFinals, count);
+	}
 
 	/** Publishes what is pending now. */
 	flush(): void {

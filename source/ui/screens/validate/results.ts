@@ -1,8 +1,8 @@
-import type { Annotation, Judgment, ScoredSummary, Walk } from '../../domain.ts';
-import type { Precision } from '../../score/precision.ts';
-import { buildReport, reportLines, type Report } from '../../score/report.ts';
-import { pooledPrecision } from '../../score/validation.ts';
-import { percentInterval } from '../../format/percent.ts';
+import type { Annotation, Judgment, ScoredSummary, Walk } from '../../../domain.ts';
+import type { Precision } from '../../../score/precision.ts';
+import { buildReport, reportLines, type Report } from '../../../score/report.ts';
+import { pooledPrecision } from '../../../score/validation.ts';
+import { percentInterval } from '../../../format/percent.ts';
 
 /**
  * What the walk's results view shows, computed once when it opens (the bootstrap is hundreds of

@@ -1,22 +1,24 @@
-import type { SessionSummary } from '../../store/list.ts';
-import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
-import { clean } from '../text.ts';
-import { helpScroll } from './help-keys.ts';
+import type { SessionSummary } from '../../../store/list.ts';
+import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
+import { helpScroll } from '../../state/help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
+import { clean } from '../../text.ts';
+import { stay, type Step, type Update } from '../../model.ts';
+import { editField, fieldOf, textEdit, type TextField } from '../../state/text-field.ts';
 
 /**
- * The home screen's state and what its keys do: a pure function from (state, message) to the next
+ * The home screen's state and what its keys do: a pure update from (state, message) to the next
  * state and the effects to carry out (choose a session, delete one, check the form's values).
  */
 
 export type HomeMode = 'list' | 'filter' | 'confirm' | 'form' | 'help';
 
-export interface HomeUi {
+export interface HomeState {
 	mode: HomeMode;
 	/** Index into the sessions the filter lets through. */
 	cursor: number;
 	/** Text a session must contain to be listed (its id, book, method, model or status). */
-	filter: string;
+	filter: TextField;
 	form: FormState;
 	message: string | null;
 	helpScroll: number;
@@ -35,9 +37,10 @@ export type HomeEffect =
 	| { kind: 'check'; input: NewRunInput };
 
 export type HomeMsg =
-	{ kind: 'press'; press: KeyPress } | { kind: 'say'; message: string } | { kind: 'checked' };
+	{ type: 'press'; press: KeyPress } | { type: 'say'; message: string } | { type: 'checked' };
 
-export interface HomeContext {
+/** What the home screen reads when a message arrives. */
+export interface HomeWorld {
 	/** Every saved session, in the list's order (null while they are read). */
 	sessions: readonly SessionSummary[] | null;
 	defaults: FormDefaults;
@@ -59,11 +62,11 @@ export function statusWord(status: string): string {
 	return STATUS_WORDS[status] ?? status;
 }
 
-export function initialHome(defaults: FormDefaults): HomeUi {
+export function init(defaults: FormDefaults): HomeState {
 	return {
 		mode: 'list',
 		cursor: 0,
-		filter: '',
+		filter: fieldOf(''),
 		form: formOf(defaults),
 		message: null,
 		helpScroll: 0,
@@ -82,22 +85,22 @@ export function visible(sessions: readonly SessionSummary[], filter: string): Se
 	);
 }
 
-export function homeScreen(ui: HomeUi): Screen {
+export function homeScreen(ui: HomeState): Screen {
 	return ui.mode === 'list' ? 'home' : ui.mode;
 }
 
-type Result = { state: HomeUi; effects: HomeEffect[] };
+type Result = Step<HomeState, HomeEffect>;
+const none = (state: HomeState): Result => stay(state);
 
-export function homeReduce(ui: HomeUi, msg: HomeMsg, ctx: HomeContext): Result {
-	const none = (state: HomeUi): Result => ({ state, effects: [] });
-	if (msg.kind === 'say') return none({ ...ui, message: msg.message });
-	if (msg.kind === 'checked') return none({ ...ui, checking: false });
+export const update: Update<HomeState, HomeMsg, HomeEffect, HomeWorld> = (ui, msg, ctx) => {
+	if (msg.type === 'say') return none({ ...ui, message: msg.message });
+	if (msg.type === 'checked') return none({ ...ui, checking: false });
 	const { press } = msg;
 	const action = actionFor(homeScreen(ui), press);
 	if (action === 'quit') return { state: ui, effects: [{ kind: 'choose', choice: { kind: 'quit' } }] };
 	// The list may have shrunk since the last key (a delete, a reload).
-	const last = Math.max(0, visible(ctx.sessions ?? [], ui.filter).length - 1);
-	const next: HomeUi = { ...ui, message: null, cursor: Math.min(ui.cursor, last) };
+	const last = Math.max(0, visible(ctx.sessions ?? [], ui.filter.text).length - 1);
+	const next: HomeState = { ...ui, message: null, cursor: Math.min(ui.cursor, last) };
 	switch (ui.mode) {
 		case 'help': {
 			const scroll = helpScroll(ui.helpScroll, action, ctx.page);
@@ -116,16 +119,15 @@ export function homeReduce(ui: HomeUi, msg: HomeMsg, ctx: HomeContext): Result {
 		case 'list':
 			return listKey(next, action, ctx);
 	}
-}
+};
 
 /** The session under the cursor, among those the filter lets through. */
-export function selectedSession(ui: HomeUi, ctx: Pick<HomeContext, 'sessions'>): SessionSummary | undefined {
-	return visible(ctx.sessions ?? [], ui.filter)[ui.cursor];
+export function selectedSession(ui: HomeState, ctx: Pick<HomeWorld, 'sessions'>): SessionSummary | undefined {
+	return visible(ctx.sessions ?? [], ui.filter.text)[ui.cursor];
 }
 
-function listKey(ui: HomeUi, action: Action | null, ctx: HomeContext): Result {
-	const none = (state: HomeUi): Result => ({ state, effects: [] });
-	const shown = visible(ctx.sessions ?? [], ui.filter);
+function listKey(ui: HomeState, action: Action | null, ctx: HomeWorld): Result {
+	const shown = visible(ctx.sessions ?? [], ui.filter.text);
 	const selected = shown[ui.cursor];
 	const choose = (choice: HomeChoice): Result => ({ state: ui, effects: [{ kind: 'choose', choice }] });
 	switch (action) {
@@ -138,7 +140,7 @@ function listKey(ui: HomeUi, action: Action | null, ctx: HomeContext): Result {
 		case 'filter':
 			return none({ ...ui, mode: 'filter' });
 		case 'back':
-			return none(ui.filter ? { ...ui, filter: '', cursor: 0 } : ui);
+			return none(ui.filter.text ? { ...ui, filter: fieldOf(''), cursor: 0 } : ui);
 		case 'validate':
 			return selected ? choose({ kind: 'validate', id: selected.id }) : none(ui);
 		case 'open':
@@ -164,27 +166,26 @@ function listKey(ui: HomeUi, action: Action | null, ctx: HomeContext): Result {
 	}
 }
 
-function filterPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: HomeContext): HomeUi {
-	const count = visible(ctx.sessions ?? [], ui.filter).length;
+function filterPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: HomeWorld): HomeState {
+	const count = visible(ctx.sessions ?? [], ui.filter.text).length;
 	switch (action) {
 		case 'open':
 			return { ...ui, mode: 'list' };
 		case 'cancel':
-			return { ...ui, mode: 'list', filter: '', cursor: 0 };
+			return { ...ui, mode: 'list', filter: fieldOf(''), cursor: 0 };
 		case 'up':
 			return { ...ui, cursor: Math.max(0, ui.cursor - 1) };
 		case 'down':
 			return { ...ui, cursor: Math.min(Math.max(0, count - 1), ui.cursor + 1) };
 	}
-	if (press.backspace || press.delete)
-		return { ...ui, filter: [...ui.filter].slice(0, -1).join(''), cursor: 0 };
-	if (press.input && !press.ctrl && !press.meta)
-		return { ...ui, filter: ui.filter + clean(press.input), cursor: 0 };
-	return ui;
+	const edit = textEdit(actionFor('field', press), press);
+	if (!edit) return ui;
+	const filter = editField(ui.filter, edit);
+	// A new filter lists other sessions: the cursor starts again at the first.
+	return { ...ui, filter, cursor: filter.text === ui.filter.text ? ui.cursor : 0 };
 }
 
-function formPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: HomeContext): Result {
-	const none = (state: HomeUi): Result => ({ state, effects: [] });
+function formPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: HomeWorld): Result {
 	if (action === 'cancel') return none({ ...ui, mode: 'list' });
 	if (action === 'save' || action === 'open') {
 		const input = formInput(ui.form);
@@ -193,9 +194,17 @@ function formPress(ui: HomeUi, press: KeyPress, action: Action | null, ctx: Home
 		return { state: { ...ui, checking: true }, effects: [{ kind: 'check', input }] };
 	}
 	if (action) return none({ ...ui, form: formKey(ui.form, { action }, ctx.defaults) });
-	if (press.backspace || press.delete)
-		return none({ ...ui, form: formKey(ui.form, { backspace: true }, ctx.defaults) });
-	if (press.input && !press.ctrl && !press.meta)
-		return none({ ...ui, form: formKey(ui.form, { type: clean(press.input) }, ctx.defaults) });
-	return none(ui);
+	// The form's text fields type as every text field does.
+	const text = actionFor('field', press);
+	switch (text) {
+		case 'insert':
+			return none({ ...ui, form: formKey(ui.form, { type: clean(press.input) }, ctx.defaults) });
+		case 'erase':
+			return none({ ...ui, form: formKey(ui.form, { backspace: true }, ctx.defaults) });
+		case 'lineStart':
+		case 'lineEnd':
+			return none({ ...ui, form: formKey(ui.form, { action: text }, ctx.defaults) });
+		default:
+			return none(ui);
+	}
 }

@@ -1,9 +1,10 @@
 import { Box, Text, useApp } from 'ink';
-import { useMemo, useRef, useSyncExternalStore } from 'react';
-import type { Annotation, ErrorType, ScoredSummary, Span } from '../../domain.ts';
-import { seededRandom } from '../../score/bootstrap.ts';
-import { LABELS } from '../../score/labels.ts';
-import { precisionBySource } from '../../score/precision.ts';
+import { useState, useSyncExternalStore } from 'react';
+import type { Annotation, ErrorType, ScoredSummary, Span } from '../../../domain.ts';
+import { summarySentences } from '../../state/summary-sentences.ts';
+import { seededRandom } from '../../../score/bootstrap.ts';
+import { LABELS } from '../../../score/labels.ts';
+import { precisionBySource } from '../../../score/precision.ts';
 import {
 	firstUnjudged,
 	isBlind,
@@ -11,40 +12,39 @@ import {
 	verdictsOf,
 	walkProgress,
 	type SourceProgress,
-} from '../../score/validation.ts';
-import type { ValidationStore } from '../../store/validation-store.ts';
-import { sentenceSpans } from '../../text/sentences.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { actionFor } from '../keymap.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import { highlightLines } from '../styled-lines.ts';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';
-import { useTheme } from '../theme.ts';
+} from '../../../score/validation.ts';
+import type { ValidationStore } from '../../../store/validation-store.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
+import { MarkedSummary } from '../../components/MarkedSummary.tsx';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { useTheme } from '../../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
-import { EvidencePane, type Evidence } from './EvidencePane.tsx';
-import { fieldWindow, type Field } from './field.ts';
+import { reportSave, type WalkProps } from '../walk.ts';
+import { EvidencePane } from '../../components/EvidencePane.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { RESAMPLES, resultsLines, walkResults, type WalkResults } from './results.ts';
 import {
-	initialWalk,
+	init,
 	screenOf,
 	undoneMessage,
+	update,
 	VERDICT_WORD,
-	walkReducer,
 	type Overlay,
-	type WalkContext,
 	type WalkEffect,
-} from './walk-ui.ts';
-import { commandLine } from '../../program.ts';
-import { percent, percentInterval } from '../../format/percent.ts';
+	type WalkMsg,
+	type WalkWorld,
+} from './model.ts';
+import { commandLine } from '../../../program.ts';
+import { percent, percentInterval } from '../../../format/percent.ts';
 
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
 
 /**
  * The validation walk: the summary with the current annotation's span(s) highlighted in place,
  * the annotation below it, and the verdict keys of Appendix G. Every key goes through the keymap
- * into one reducer (walk-ui.ts); its effects are verdicts and annotations the store saves the
+ * into one update (model.ts); its effects are verdicts and annotations the store saves the
  * moment they are given. This screen reads the store and lays the walk out to fit the terminal.
  */
 export function ValidateScreen({
@@ -53,30 +53,18 @@ export function ValidateScreen({
 	evidenceFor,
 	onBack,
 	onQuit,
-}: {
-	store: ValidationStore;
-	title: string;
-	evidenceFor?: (unit: { summary: ScoredSummary['id']; sentence: number }) => readonly Evidence[];
-	onBack?: () => void;
-	onQuit?: () => void;
-}) {
-	const version = useSyncExternalStore(store.subscribe, store.getVersion);
+}: WalkProps<ValidationStore, { summary: ScoredSummary['id']; sentence: number }>) {
+	useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
 	const items = store.items;
 	const blind = isBlind(store.walk.mode);
 
-	// Sentences per summary, split once: a summary's text never changes during a walk.
-	const split = useRef(new Map<ScoredSummary['id'], readonly Span[]>());
-	const sentencesOf = (id: ScoredSummary['id']): readonly Span[] => {
-		let spans = split.current.get(id);
-		if (!spans) split.current.set(id, (spans = sentenceSpans(store.summaries.get(id)?.text ?? '')));
-		return spans;
-	};
+	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(store.summaries.get(id));
 
-	/** The walk as it is now, for the reducer: read per key, so each press sees the one before saved. */
-	const context = (): WalkContext => {
+	/** The walk as it is now, for the update: read per key, so each press sees the one before saved. */
+	const world = (): WalkWorld => {
 		const judgments = store.judgments;
 		let latest: Annotation['id'] | null = null;
 		for (let i = judgments.length - 1; i >= 0 && latest === null; i--)
@@ -92,27 +80,29 @@ export function ValidateScreen({
 	const hidden = () => blind && items.some((a) => !verdictsOf(store.judgments, store.validator).has(a.id));
 
 	const quit = () => (onQuit ? onQuit() : exit());
-	const [ui, dispatch, read] = useReducerWithEffects(
-		walkReducer,
-		() => initialWalk(firstUnjudged(items, store.judgments, store.validator)),
-		(effect: WalkEffect) => perform(effect),
-	);
-	const report = <T,>(work: Promise<T>, done: (value: T) => string) =>
-		work.then(
-			(value) => dispatch({ type: 'done', message: done(value) }),
-			(error: unknown) =>
-				dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
-		);
-
-	function perform(effect: WalkEffect): void {
+	// The sample's running estimate: once per saved verdict, not per frame. A blind walk shows none
+	// (judged/total only, as documented): a running agreement rate could anchor the verdicts to come.
+	const estimateNow = () => (store.walk.mode === 'sample' ? runningEstimate(store) : null);
+	const [estimate, setEstimate] = useState(estimateNow);
+	const perform = (effect: WalkEffect, dispatch: (msg: WalkMsg) => void): void => {
+		// A saved verdict moves the estimate on.
+		const report = <T,>(work: Promise<T>, done: (value: T) => string) =>
+			reportSave(
+				work,
+				(value) => {
+					setEstimate(estimateNow());
+					return done(value);
+				},
+				dispatch,
+			);
 		switch (effect.kind) {
 			case 'judge':
-				return void report(
+				return report(
 					store.judge(effect.annotation, effect.verdict, effect.reasons, effect.note),
 					() => effect.done,
 				);
 			case 'undo':
-				return void report(store.undo(), (undone) =>
+				return report(store.undo(), (undone) =>
 					undoneMessage(undone, items, verdictsOf(store.judgments, store.validator)),
 				);
 			case 'annotate': {
@@ -120,7 +110,7 @@ export function ValidateScreen({
 				const spans = effect.ranges.map((r, i) =>
 					spanOf(text, sentencesOf(effect.summary), r, effect.trims[i]!),
 				);
-				return void report(
+				return report(
 					store.annotate(effect.summary, spans, effect.questions, effect.types),
 					() => `added your annotation (${spans.length === 2 ? 'relation' : 'single span'})`,
 				);
@@ -142,25 +132,16 @@ export function ValidateScreen({
 			case 'back':
 				return onBack ? onBack() : quit();
 		}
-	}
-
-	// The one key handler: each press is looked up in the keymap of what is open now (the newest
-	// state: several presses of one read are reduced before the next render), then reduced.
-	useKeys((press) => {
-		dispatch({ type: 'key', action: actionFor(screenOf(read().overlay), press), press, ctx: context() });
-	});
+	};
+	// The walk opens on the first annotation not judged yet.
+	const start = () => init(firstUnjudged(items, store.judgments, store.validator));
+	const ui = useKeyedModel({ init: start, update }, world, perform, (state) => screenOf(state.overlay));
 
 	const judgments = store.judgments;
 	const verdicts = verdictsOf(judgments, store.validator);
 	const judgedAll = items.length > 0 && items.every((a) => verdicts.has(a.id));
 	const hideSource = blind && !judgedAll;
 	const progress = walkProgress(items, judgments, store.validator);
-	// The sample's running estimate: once per saved verdict, not per frame. A blind walk shows none
-	// (judged/total only, as documented): a running agreement rate could anchor the verdicts to come.
-	const estimate = useMemo(
-		() => (store.walk.mode === 'sample' ? runningEstimate(store) : null),
-		[version, store],
-	);
 
 	if (ui.overlay.kind === 'help')
 		return (
@@ -231,8 +212,6 @@ export function ValidateScreen({
 		ui.overlay.kind === 'adding' && summary
 			? ui.overlay.ranges.map((r, i) => spanOf(summary.text, sentences, r, (ui.overlay as Adding).trims[i]!))
 			: null;
-	const { lines, firstMarked } = highlightLines(summary?.text ?? '', addingSpans ?? current.spans, width - 3);
-	const shown = windowOf(lines, paneHeight, Math.max(0, (firstMarked ?? 0) - Math.floor(paneHeight / 3)));
 
 	return (
 		<Box flexDirection="column" width={columns}>
@@ -245,23 +224,12 @@ export function ValidateScreen({
 					{truncate(`estimate from the sample (95% interval over books): ${estimate}`, width)}
 				</Text>
 			) : null}
-			<Box flexDirection="column" borderStyle="single" paddingX={1} height={paneHeight + 2}>
-				{shown.lines.map((line, i) => (
-					// The gutter mark carries the highlight where styles are off (NO_COLOR, dumb terminals).
-					<Text key={i} wrap="truncate">
-						{line.some((p) => p.style !== null) ? '▌' : ' '}
-						{line.map((p, k) =>
-							p.style !== null ? (
-								<Text key={k} inverse>
-									{p.text}
-								</Text>
-							) : (
-								<Text key={k}>{p.text}</Text>
-							),
-						)}
-					</Text>
-				))}
-			</Box>
+			<MarkedSummary
+				text={summary?.text ?? ''}
+				spans={addingSpans ?? current.spans}
+				width={width}
+				height={paneHeight}
+			/>
 			<Text wrap="truncate">
 				{truncate(
 					`annotation ${index + 1}/${items.length} · ${clean(summary?.book ?? '')}${hideSource ? '' : ` · ${current.source} (${clean(current.annotator)})`}${current.spans.length === 2 ? ' · relation: two places' : ''}`,
@@ -421,7 +389,7 @@ function OverlayView({ overlay, width }: { overlay: Overlay; width: number }) {
 		case 'note':
 			return (
 				<Box borderStyle="round" paddingX={1}>
-					<FieldLine label="note: " field={overlay.field} width={inner} />
+					<TextField label="note: " field={overlay.field} width={inner} />
 				</Box>
 			);
 		case 'adding':
@@ -429,19 +397,6 @@ function OverlayView({ overlay, width }: { overlay: Overlay; width: number }) {
 		default:
 			return null;
 	}
-}
-
-/** A text field on one line, the cursor drawn as an inverse cell. */
-export function FieldLine({ label, field, width }: { label: string; field: Field; width: number }) {
-	const shown = fieldWindow(field, width - label.length);
-	return (
-		<Text wrap="truncate">
-			{label}
-			{clean(shown.before)}
-			<Text inverse>{clean(shown.at)}</Text>
-			{clean(shown.after)}
-		</Text>
-	);
 }
 
 function AddingView({ adding, width }: { adding: Adding; width: number }) {
@@ -468,7 +423,7 @@ function AddingView({ adding, width }: { adding: Adding; width: number }) {
 				{adding.step === 'types' ? `${title} · error types:` : title}
 			</Text>
 			{adding.step === 'questions' ? (
-				<FieldLine label="questions: " field={adding.questions} width={width} />
+				<TextField label="questions: " field={adding.questions} width={width} />
 			) : null}
 			{adding.step === 'types'
 				? typeRows.map((line, i) => (

@@ -1,15 +1,16 @@
 import { Box, Text } from 'ink';
-import type { StudyCell, StudyState } from '../../engine/study-runner.ts';
-import { costText } from '../../format/cost.ts';
-import { formatSeconds } from '../../format/duration.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useNow } from '../hooks.ts';
-import { rateWaitText } from '../state/progress.ts';
-import { studyScreen, type StudyUi } from '../state/study-ui.ts';
-import { bar, CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../study-table.ts';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../text.ts';
-import { useTheme, type Tone } from '../theme.ts';
+import type { StudyCell, StudyState } from '../../../engine/study-runner.ts';
+import { costText } from '../../../format/cost.ts';
+import { formatSeconds } from '../../../format/duration.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { ProgressHeader } from '../../components/ProgressHeader.tsx';
+import { useNow } from '../../hooks.ts';
+import { rateWaitText } from '../../state/progress.ts';
+import { studyScreen, type StudyScreenState } from './model.ts';
+import { CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../../study-table.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { useTheme, type Tone } from '../../theme.ts';
 
 /** Facts about the study the runner's state does not carry. */
 export interface StudyInfo {
@@ -55,13 +56,13 @@ export function StudyScreen({
 	state: StudyState;
 	cells: readonly StudyCell[];
 	info: StudyInfo;
-	ui: StudyUi;
+	ui: StudyScreenState;
 	results: StudyResults | null;
 	width: number;
 	rows: number;
 }) {
 	const theme = useTheme();
-	const now = useNow(state.status === 'running');
+	const now = useNow(state.status === 'running', state.startedAt ?? 0);
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving every session…</Text>;
 	const header = <StudyHeader state={state} info={info} width={width} now={now} />;
 	const cursor = Math.min(ui.cursor, Math.max(0, state.cells.length - 1));
@@ -176,7 +177,6 @@ function StudyHeader({
 	width: number;
 	now: number;
 }) {
-	const theme = useTheme();
 	const t = state.totals;
 	const phase = PHASES[state.status];
 	const counts = [
@@ -198,26 +198,15 @@ function StudyHeader({
 			? ` · ${state.batches.waiting} ${state.batches.waiting === 1 ? 'batch' : 'batches'} ${state.batches.answered}/${state.batches.requests}`
 			: '';
 	const facts = ` ${t.calls}/${Math.max(t.calls, t.expected)} calls · ${costText(t.cost, info.priced)}${waiting} · ${formatSeconds(elapsed)}`;
-	const barWidth = Math.max(8, Math.min(30, width - textWidth(facts) - 2));
-	const done = state.status === 'done';
-	const filled = bar(done ? 1 : t.expected > 0 ? t.calls / t.expected : 0, barWidth);
 	return (
-		<Box flexDirection="column">
-			<Box justifyContent="space-between">
-				<Text bold wrap="truncate-end" color={limited ? theme.color('warn') : undefined}>
-					{title}
-				</Text>
-				<Text bold color={theme.color(phase.tone)}>
-					{phase.mark}
-				</Text>
-			</Box>
-			<Text wrap="truncate-end">
-				<Text color={theme.color('accent')}>{filled.replace(/░/gu, '')}</Text>
-				<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
-					{filled.replace(/█/gu, '')}
-				</Text>
-				{facts}
-			</Text>
-		</Box>
+		<ProgressHeader
+			title={title}
+			waiting={limited !== null}
+			mark={phase.mark}
+			tone={phase.tone}
+			ratio={state.status === 'done' ? 1 : t.expected > 0 ? t.calls / t.expected : 0}
+			facts={facts}
+			width={width}
+		/>
 	);
 }

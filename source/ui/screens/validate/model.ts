@@ -1,14 +1,15 @@
-import type { Annotation, Judgment, ScoredSummary, Verdict } from '../../domain.ts';
-import { PARTIAL_REASONS, sameVerdict } from '../../score/validation.ts';
-import type { Action, KeyPress, Screen } from '../keymap.ts';
-import type { Step } from '../hooks.ts';
+import type { Annotation, Judgment, ScoredSummary, Verdict } from '../../../domain.ts';
+import { PARTIAL_REASONS, sameVerdict } from '../../../score/validation.ts';
+import type { Action, KeyPress, Screen } from '../../keymap.ts';
 import { spanAction, startAdding, typesAction, type Adding, type AddingResult } from './adding.ts';
-import { helpScroll } from '../state/help-keys.ts';
-import { fieldAction, fieldOf, type Field } from './field.ts';
+import { fieldAction, fieldOf, type TextField } from '../../state/text-field.ts';
+import { noteKey } from '../../state/note-field.ts';
 import type { WalkResults } from './results.ts';
+import { stay, type KeyMsg, type Step, type Update } from '../../model.ts';
+import { helpScroll } from '../../state/help-keys.ts';
 
 /**
- * The validation walk's screen state and what its keys do, as one pure reducer: which item is
+ * The validation walk's screen state and what its keys do, as one pure update: which item is
  * shown, which dialog is open (partial-agree reasons, a note, one's own annotation, help, results)
  * and the line of feedback. Key presses come in as the keymap's actions; what is to be saved comes
  * out as effects, which the screen hands to the store.
@@ -18,13 +19,13 @@ export type Overlay =
 	| { kind: 'none' }
 	| { kind: 'reasons'; chosen: string[] }
 	/** `back`: where the walk was when the note was opened on the item judged just before (it returns there). */
-	| { kind: 'note'; annotation: Annotation['id']; field: Field; before: string; back: number | null }
+	| { kind: 'note'; annotation: Annotation['id']; field: TextField; before: string; back: number | null }
 	| { kind: 'help'; scroll: number }
 	/** The results, null until they are computed (once, when the view opens). */
 	| { kind: 'results'; scroll: number; results: WalkResults | null }
 	| Adding;
 
-export interface WalkUi {
+export interface WalkState {
 	index: number;
 	overlay: Overlay;
 	/** One line of feedback, until the next key. */
@@ -34,8 +35,8 @@ export interface WalkUi {
 	quitting: boolean;
 }
 
-/** What the reducer reads of the walk, as it is when the key arrives. */
-export interface WalkContext {
+/** What the update reads of the walk, as it is when the message arrives. */
+export interface WalkWorld {
 	items: readonly Pick<Annotation, 'id' | 'summary' | 'sentence'>[];
 	/** This validator's current verdict on each annotation. */
 	verdicts: ReadonlyMap<Annotation['id'], Pick<Judgment, 'verdict' | 'reasons' | 'note'>>;
@@ -47,8 +48,8 @@ export interface WalkContext {
 	page: number;
 }
 
-export type WalkAction =
-	| { type: 'key'; action: Action | null; press: KeyPress; ctx: WalkContext }
+export type WalkMsg =
+	| KeyMsg
 	/** A save finished (or failed): what to tell the person. */
 	| { type: 'done'; message: string }
 	| { type: 'results'; results: WalkResults };
@@ -87,8 +88,8 @@ export const VERDICT_WORD: Record<Verdict, string> = {
  */
 export function undoneMessage(
 	removed: readonly Judgment[],
-	items: WalkContext['items'],
-	verdicts: WalkContext['verdicts'],
+	items: WalkWorld['items'],
+	verdicts: WalkWorld['verdicts'],
 ): string {
 	const last = removed.at(-1);
 	if (!last) return 'nothing to undo';
@@ -103,7 +104,7 @@ export function undoneMessage(
 }
 
 /** A walk opens on `index` (its first unjudged item), with nothing open. */
-export function initialWalk(index: number): WalkUi {
+export function init(index: number): WalkState {
 	return { index, overlay: { kind: 'none' }, message: null, judged: null, quitting: false };
 }
 
@@ -125,10 +126,9 @@ export function screenOf(overlay: Overlay): Screen {
 	}
 }
 
-type Result = Step<WalkUi, WalkEffect>;
-const stay = (state: WalkUi, effects: WalkEffect[] = []): Result => ({ state, effects });
+type Result = Step<WalkState, WalkEffect>;
 
-export function walkReducer(state: WalkUi, action: WalkAction): Result {
+export const update: Update<WalkState, WalkMsg, WalkEffect, WalkWorld> = (state, action, ctx) => {
 	switch (action.type) {
 		case 'done':
 			return stay({ ...state, message: action.message });
@@ -140,25 +140,23 @@ export function walkReducer(state: WalkUi, action: WalkAction): Result {
 			if (state.quitting) return stay(state);
 			if (action.action === 'quit') return stay({ ...state, quitting: true }, [{ kind: 'quit' }]);
 			// What the last key judged holds for this key only.
-			return keyOf(
-				{ ...state, message: null, judged: null },
-				action.action,
-				action.press,
-				action.ctx,
-				state.judged,
-			);
+			return keyOf({ ...state, message: null, judged: null }, action.action, action.press, ctx, state.judged);
 	}
-}
+};
 
 function keyOf(
-	state: WalkUi,
+	state: WalkState,
 	action: Action | null,
 	press: KeyPress,
-	ctx: WalkContext,
-	judged: WalkUi['judged'],
+	ctx: WalkWorld,
+	judged: WalkState['judged'],
 ): Result {
 	const overlay = state.overlay;
-	const close = (message: string | null = null): WalkUi => ({ ...state, overlay: { kind: 'none' }, message });
+	const close = (message: string | null = null): WalkState => ({
+		...state,
+		overlay: { kind: 'none' },
+		message,
+	});
 	switch (overlay.kind) {
 		case 'help': {
 			const scroll = helpScroll(overlay.scroll, action, ctx.page);
@@ -195,17 +193,14 @@ function keyOf(
 			return stay(state);
 		}
 		case 'note': {
-			const edited = fieldAction(overlay.field, action, press);
+			const key = noteKey(overlay.field, overlay.before, action, press);
+			if (key.type === 'edit') return stay({ ...state, overlay: { ...overlay, field: key.field } });
 			// Closing the note goes back to where the walk had moved on to.
-			const leave = (message: string | null = null): WalkUi => ({
+			const leave = (message: string | null = null): WalkState => ({
 				...close(message),
 				index: overlay.back ?? state.index,
 			});
-			if (edited === 'cancel') return stay(leave());
-			if (edited !== 'done') return stay({ ...state, overlay: { ...overlay, field: edited } });
-			const note = overlay.field.text.trim();
-			if (note === overlay.before)
-				return stay(leave(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
+			if (key.type === 'close') return stay(leave(key.message));
 			const given = ctx.verdicts.get(overlay.annotation);
 			if (!given) return stay(leave('give a verdict first (a, p or d), then add a note to it'));
 			return stay(leave(), [
@@ -214,8 +209,8 @@ function keyOf(
 					annotation: overlay.annotation,
 					verdict: given.verdict,
 					reasons: [...given.reasons],
-					note: note === '' ? null : note,
-					done: note === '' ? 'note removed' : 'note saved',
+					note: key.note,
+					done: key.done,
 				},
 			]);
 		}
@@ -227,12 +222,17 @@ function keyOf(
 }
 
 /** Keys on the walk itself, no dialog open. */
-function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext, judged: WalkUi['judged']): Result {
+function walkKey(
+	state: WalkState,
+	action: Action | null,
+	ctx: WalkWorld,
+	judged: WalkState['judged'],
+): Result {
 	const items = ctx.items;
 	const current = items[state.index];
 	switch (action) {
 		case 'back':
-			return stay(state, [{ kind: 'back' }]);
+			return stay<WalkState, WalkEffect>(state, [{ kind: 'back' }]);
 		case 'help':
 			return stay({ ...state, overlay: { kind: 'help', scroll: 0 } });
 		case 'results':
@@ -305,7 +305,7 @@ function walkKey(state: WalkUi, action: Action | null, ctx: WalkContext, judged:
  * Giving the verdict it already has saves nothing and says so; a changed verdict keeps the note
  * written on the item.
  */
-function give(state: WalkUi, ctx: WalkContext, verdict: Verdict, reasons: string[] = []): Result {
+function give(state: WalkState, ctx: WalkWorld, verdict: Verdict, reasons: string[] = []): Result {
 	const target = ctx.items[state.index];
 	if (!target) return stay(state);
 	const next = { ...state, index: Math.min(ctx.items.length - 1, state.index + 1), judged: target.id };
@@ -320,11 +320,11 @@ function give(state: WalkUi, ctx: WalkContext, verdict: Verdict, reasons: string
 }
 
 function addingKey(
-	state: WalkUi,
+	state: WalkState,
 	adding: Adding,
 	action: Action | null,
 	press: KeyPress,
-	ctx: WalkContext,
+	ctx: WalkWorld,
 ): Result {
 	const current = ctx.items[state.index];
 	if (!current) return stay({ ...state, overlay: { kind: 'none' } });

@@ -1,21 +1,21 @@
 import { Box, Text } from 'ink';
-import { useEffect, useRef, useState } from 'react';
-import type { NodeRef } from '../../domain.ts';
-import { errorMessage } from '../../errors.ts';
-import { activeVersion, findNode } from '../../summarize/graph.ts';
-import { Editor } from '../components/Editor.tsx';
-import { Finals } from '../components/Final.tsx';
-import { Footer } from '../components/Footer.tsx';
-import { Header } from '../components/Header.tsx';
-import { Help } from '../components/Help.tsx';
-import { Lines } from '../components/Lines.tsx';
-import { Timeline } from '../components/Timeline.tsx';
-import { Tree, treeRows } from '../components/Tree.tsx';
-import { Versions } from '../components/Versions.tsx';
-import type { RunControls, RunInfo } from '../controls.ts';
-import { useReducerWithEffects, useTerminalSize, useView, type Step } from '../hooks.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import type { Action, KeyPress } from '../keymap.ts';
+import { useEffect, useEffectEvent, useLayoutEffect, useState } from 'react';
+import type { NodeRef } from '../../../domain.ts';
+import { errorMessage } from '../../../errors.ts';
+import { activeVersion, findNode } from '../../../summarize/graph.ts';
+import { Editor } from '../../components/Editor.tsx';
+import { Finals } from '../../components/Final.tsx';
+import { Footer } from '../../components/Footer.tsx';
+import { Header } from '../../components/Header.tsx';
+import { Help } from '../../components/Help.tsx';
+import { Lines } from '../../components/Lines.tsx';
+import { Timeline } from '../../components/Timeline.tsx';
+import { Tree, treeRows } from '../../components/Tree.tsx';
+import { Versions } from '../../components/Versions.tsx';
+import type { RunControls, RunInfo } from '../../controls.ts';
+import { useModel, useTerminalSize, useView } from '../../hooks.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
+import type { Action } from '../../keymap.ts';
 import {
 	attemptLines,
 	chunkLines,
@@ -24,23 +24,22 @@ import {
 	nodeSummary,
 	textLines,
 	type Line,
-} from '../panes.ts';
-import { evidenceOfNode } from '../state/evidence-view.ts';
+} from '../../panes.ts';
+import { evidenceOfNode } from '../../state/evidence-view.ts';
 import {
-	initialUi,
-	openEditor,
+	init,
 	PANES,
-	runPress,
 	screenOf,
 	selectedNode,
-	type Effect,
-	type KeyContext,
-	type RunUi,
-} from '../state/run-ui.ts';
-import type { ViewStore } from '../state/store.ts';
-import { phaseOf, runningOf, type NodeView, type ViewState } from '../state/view.ts';
-import { clean, cutLines, windowOf, wrap } from '../text.ts';
-import { MARKS, useTheme } from '../theme.ts';
+	update,
+	type RunEffect,
+	type RunMsg,
+	type RunState,
+} from './model.ts';
+import type { ViewFeed } from '../../state/view-feed.ts';
+import { phaseOf, runningOf, type NodeView, type ViewState } from '../../state/view.ts';
+import { clean, cutLines, windowOf, wrap } from '../../text.ts';
+import { MARKS, useTheme } from '../../theme.ts';
 
 /**
  * Edits a text outside the app (in the user's editor): the new text, or null when it was left
@@ -50,7 +49,7 @@ export type ExternalEditor = ((text: string) => string | null) & { command?: str
 
 export interface RunScreenProps {
 	controls: RunControls;
-	store: ViewStore;
+	feed: ViewFeed;
 	info: RunInfo;
 	/** Starts (or continues) the run; the caller keeps the promise, to wait for it on quit. */
 	start: () => void;
@@ -65,12 +64,6 @@ export interface RunScreenProps {
 	onBack?: () => void;
 }
 
-/** What changes the run screen's state: a key, a message, the editor opening on a node's text. */
-type Msg =
-	| { kind: 'press'; press: KeyPress }
-	| { kind: 'say'; message: string }
-	| { kind: 'editor'; node: NodeRef; text: string };
-
 const HEADER_ROWS = 2;
 // A message line and the keys; one row is left free so the frame never fills the terminal (Ink
 // would then clear the whole screen on every frame).
@@ -80,7 +73,7 @@ const STATUS_ROWS = 4;
 
 export function RunScreen({
 	controls,
-	store,
+	feed,
 	info,
 	start,
 	quit,
@@ -89,42 +82,20 @@ export function RunScreen({
 	onValidate,
 	onBack,
 }: RunScreenProps) {
-	const view = useView(store);
+	const view = useView(feed);
 	const { columns: width, rows } = useTerminalSize();
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
-	const ctx = useRef<KeyContext>({ page: 1, offset: 0, width, sentences: 0 });
 
-	const reduce = (u: RunUi, msg: Msg): Step<RunUi, Effect> => {
-		switch (msg.kind) {
-			case 'press': {
-				const { ui: state, effects } = runPress(u, msg.press, store.current, ctx.current);
-				return { state, effects };
-			}
-			case 'say':
-				return { state: { ...u, message: msg.message }, effects: [] };
-			case 'editor':
-				return { state: openEditor(u, msg.node, msg.text), effects: [] };
-		}
-	};
-	const [ui, dispatch] = useReducerWithEffects(reduce, initialUi, (effect: Effect) => {
-		perform(effect).catch((error: unknown) => say(clean(errorMessage(error))));
-	});
-	const say = (message: string) => dispatch({ kind: 'say', message });
-
-	const node = selectedNode(ui, view);
-	const status = statusOf(view, ui);
-	const statusRows = cutLines(wrap(status.text, width), STATUS_ROWS, width).map((text) => ({
-		...status,
-		text,
-	}));
-	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS - (statusRows.length - 1));
-	const layout = bodyLayout(view, ui, node, width, bodyRows);
-	const pane = paneLines(controls, view, ui, node, info, width);
-	const shown = windowOf(pane.lines, layout.text, ui.scroll ?? (pane.live ? null : 0));
-	ctx.current = { page: layout.text, offset: shown.offset, width, sentences: pane.sentences };
-
+	const say = (dispatch: (msg: RunMsg) => void) => (message: string) => dispatch({ type: 'say', message });
 	const stale = (n: number, then = '') => (n ? `; ${n} node${n === 1 ? '' : 's'} went stale${then}` : '');
-	const perform = async (effect: Effect) => {
+	const saveEdit = (id: NodeRef, text: string, tell: (message: string) => void) => {
+		controls
+			.edit(id, text)
+			.then((went) => tell(`Saved as a new version of node ${id}${stale(went.length, ': r re-runs them')}.`))
+			.catch((error: unknown) => tell(clean(errorMessage(error))));
+	};
+	const perform = async (effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
+		const tell = say(dispatch);
 		switch (effect.kind) {
 			case 'pause':
 				return controls.pause();
@@ -139,70 +110,90 @@ export function RunScreen({
 			case 'back':
 				return onBack?.();
 			case 'score':
-				if (onScore && store.current.root) onScore(store.current.root);
-				else say('BooookScore is not available here yet.');
+				if (onScore && feed.current.root) onScore(feed.current.root);
+				else tell('BooookScore is not available here yet.');
 				return;
 			case 'validate':
 				if (onValidate) onValidate();
-				else say('Validation is not available here.');
+				else tell('Validation is not available here.');
 				return;
 			case 'edit': {
 				const full = findNode(controls.run, effect.node);
 				const text = full ? activeVersion(full)?.text : undefined;
 				if (text === undefined) return;
 				if (externalEditor) setExternal({ node: effect.node, text });
-				else dispatch({ kind: 'editor', node: effect.node, text: clean(text) });
+				else dispatch({ type: 'editor', node: effect.node, text: clean(text) });
 				return;
 			}
 			case 'saveEdit':
-				return saveEdit(effect.node, effect.text);
+				return saveEdit(effect.node, effect.text, tell);
 			case 'rerun': {
 				const went = await controls.rerun(effect.node);
-				return say(
+				return tell(
 					`${effect.node} will be made again from the same inputs${went.length ? `; ${went.length} node${went.length === 1 ? '' : 's'} after it went stale` : ''}.`,
 				);
 			}
 			case 'setActive': {
 				const went = await controls.setActive(effect.node, effect.version);
-				return say(
+				return tell(
 					`Version ${effect.version + 1} of node ${effect.node} is active${stale(went.length, ': r re-runs them')}.`,
 				);
 			}
 		}
 	};
+	const [ui, dispatch] = useModel(
+		{ init, update },
+		() => feed.current,
+		(effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
+			perform(effect, dispatch).catch((error: unknown) => say(dispatch)(clean(errorMessage(error))));
+		},
+	);
 
-	const saveEdit = (id: NodeRef, text: string) => {
-		controls
-			.edit(id, text)
-			.then((went) => say(`Saved as a new version of node ${id}${stale(went.length, ': r re-runs them')}.`))
-			.catch((error: unknown) => say(clean(errorMessage(error))));
-	};
+	const node = selectedNode(ui, view);
+	const status = statusOf(view, ui);
+	const statusRows = cutLines(wrap(status.text, width), STATUS_ROWS, width).map((text) => ({
+		...status,
+		text,
+	}));
+	const bodyRows = Math.max(4, rows - HEADER_ROWS - FOOTER_ROWS - (statusRows.length - 1));
+	const layout = bodyLayout(view, ui, node, width, bodyRows);
+	const pane = paneLines(controls, view, ui, node, info, width);
+	const shown = windowOf(pane.lines, layout.text, ui.scroll ?? (pane.live ? null : 0));
+	// The keys page, move the editor's cursor and choose sentences by what this frame shows.
+	const page = layout.text;
+	const offset = shown.offset;
+	const sentences = pane.sentences;
+	useLayoutEffect(() => {
+		dispatch({ type: 'layout', layout: { page, offset, width, sentences } });
+	}, [dispatch, page, offset, width, sentences]);
 
-	useKeys((press) => dispatch({ kind: 'press', press }), { active: external === null && !ui.quitting });
+	useKeys((press) => dispatch({ type: 'press', press }), { active: external === null && !ui.quitting });
 
 	// $EDITOR owns the terminal until it exits: Ink's input is released (the hook above is
-	// inactive), nothing is drawn (the store is frozen), and the editor runs synchronously so this
+	// inactive), nothing is drawn (the feed is frozen), and the editor runs synchronously so this
 	// process reads nothing from the terminal meanwhile.
+	const editOutside = useEffectEvent((edit: { node: NodeRef; text: string }, editor: ExternalEditor) => {
+		const tell = say(dispatch);
+		feed.freeze(true);
+		let edited: string | null = null;
+		let failure: string | null = null;
+		try {
+			edited = editor(edit.text);
+		} catch (error) {
+			failure = errorMessage(error);
+		} finally {
+			feed.freeze(false);
+		}
+		setExternal(null);
+		if (failure) tell(clean(`The editor failed: ${failure}`));
+		else if (edited === null || edited === edit.text) tell('No change: nothing saved.');
+		else saveEdit(edit.node, edited, tell);
+	});
 	useEffect(() => {
 		if (!external || !externalEditor) return;
-		const timer = setTimeout(() => {
-			store.freeze(true);
-			let edited: string | null = null;
-			let failure: string | null = null;
-			try {
-				edited = externalEditor(external.text);
-			} catch (error) {
-				failure = errorMessage(error);
-			} finally {
-				store.freeze(false);
-			}
-			setExternal(null);
-			if (failure) say(clean(`The editor failed: ${failure}`));
-			else if (edited === null || edited === external.text) say('No change: nothing saved.');
-			else saveEdit(external.node, edited);
-		}, 0);
+		const timer = setTimeout(() => editOutside(external, externalEditor), 0);
 		return () => clearTimeout(timer);
-	}, [external]);
+	}, [external, externalEditor]);
 
 	if (ui.quitting) return <Text>Stopping: cancelling calls in flight and saving the session…</Text>;
 	if (external)
@@ -217,7 +208,7 @@ export function RunScreen({
 	const screen = screenOf(ui);
 	return (
 		<>
-			<Finals store={store} finals={view.finals} run={controls.run} info={info} />
+			<Finals feed={feed} finals={view.finals} run={controls.run} info={info} />
 			<Box flexDirection="column" width={width}>
 				<Header info={info} view={view} width={width} />
 				{ui.overlay === 'help' ? (
@@ -266,7 +257,13 @@ interface Layout {
 }
 
 /** Rows of each part of the body: the tree (or timeline), two lines about the node, tabs, text. */
-function bodyLayout(view: ViewState, ui: RunUi, node: NodeView | null, width: number, rows: number): Layout {
+function bodyLayout(
+	view: ViewState,
+	ui: RunState,
+	node: NodeView | null,
+	width: number,
+	rows: number,
+): Layout {
 	const fixed = 3; // node summary (2) + tabs line
 	if (view.method === 'inc') return { tree: 1, streams: 0, text: Math.max(1, rows - 1 - fixed) };
 	const wanted = treeRows(
@@ -283,7 +280,7 @@ function bodyLayout(view: ViewState, ui: RunUi, node: NodeView | null, width: nu
 function paneLines(
 	controls: RunControls,
 	view: ViewState,
-	ui: RunUi,
+	ui: RunState,
 	node: NodeView | null,
 	{ book, priced }: RunInfo,
 	width: number,
@@ -326,7 +323,7 @@ function Body({
 }: {
 	priced: boolean;
 	view: ViewState;
-	ui: RunUi;
+	ui: RunState;
 	node: NodeView | null;
 	layout: Layout;
 	lines: Line[];
@@ -386,7 +383,7 @@ function streamLines(view: ViewState, count: number, width: number): Line[] {
 }
 
 /** The line under the body: a message, how the run stands, or its latest warning or error (wrapped, not cut). */
-function statusOf(view: ViewState, ui: RunUi): Line {
+function statusOf(view: ViewState, ui: RunState): Line {
 	const last = view.log.at(-1);
 	if (ui.message) return { text: clean(ui.message), tone: 'accent' };
 	if (phaseOf(view) === 'idle')

@@ -1,6 +1,7 @@
-import type { Method, ProviderName } from '../../domain.ts';
-import type { Action } from '../keymap.ts';
-import { MIN_CHUNK_SIZE } from '../../text/chunk.ts';
+import type { Method, ProviderName } from '../../../domain.ts';
+import type { Action } from '../../keymap.ts';
+import { editField, type FieldEdit, type TextField } from '../../state/text-field.ts';
+import { MIN_CHUNK_SIZE } from '../../../text/chunk.ts';
 
 /** The new-run form: a book path, method, provider, model and chunk size, with defaults shown. */
 
@@ -35,6 +36,8 @@ export interface FormState {
 	/** Once the model is typed, changing the provider no longer replaces it. */
 	modelTyped: boolean;
 	chunkSize: string;
+	/** The cursor in the focused text field, in code points. */
+	cursor: number;
 }
 
 export interface NewRunInput {
@@ -54,6 +57,7 @@ export function formOf(defaults: FormDefaults): FormState {
 		model: defaults.models[defaults.provider],
 		modelTyped: false,
 		chunkSize: String(defaults.chunkSize),
+		cursor: 0,
 	};
 }
 
@@ -63,16 +67,26 @@ export function isChoice(field: Field): boolean {
 
 export type FormKey = { action: Action } | { type: string } | { backspace: true };
 
-/** The form after a key: fields move with ↑↓/tab, choices cycle with ←→, text fields take typing. */
+type TextName = 'book' | 'model' | 'chunkSize';
+
+/**
+ * The form after a key: fields move with ↑↓/tab, choices cycle with ←→, text fields are text
+ * fields (text-field.ts): the cursor moves with ←→ and home/end, typing goes in at it.
+ */
 export function formKey(state: FormState, key: FormKey, defaults: FormDefaults): FormState {
 	const at = FIELDS.indexOf(state.focus);
+	const focus = (field: Field): FormState => ({
+		...state,
+		focus: field,
+		cursor: [...(formField(state, field)?.text ?? '')].length,
+	});
 	if ('action' in key) {
 		switch (key.action) {
 			case 'up':
-				return { ...state, focus: FIELDS[(at + FIELDS.length - 1) % FIELDS.length]! };
+				return focus(FIELDS[(at + FIELDS.length - 1) % FIELDS.length]!);
 			case 'down':
 			case 'nextPane':
-				return { ...state, focus: FIELDS[(at + 1) % FIELDS.length]! };
+				return focus(FIELDS[(at + 1) % FIELDS.length]!);
 			case 'left':
 			case 'right': {
 				const delta = key.action === 'left' ? -1 : 1;
@@ -81,20 +95,34 @@ export function formKey(state: FormState, key: FormKey, defaults: FormDefaults):
 					const provider = cycle(PROVIDERS, state.provider, delta);
 					return { ...state, provider, model: state.modelTyped ? state.model : defaults.models[provider] };
 				}
-				return state;
+				return edit(state, { kind: key.action });
 			}
+			case 'lineStart':
+				return edit(state, { kind: 'start' });
+			case 'lineEnd':
+				return edit(state, { kind: 'end' });
 			default:
 				return state;
 		}
 	}
-	if (isChoice(state.focus)) return state;
-	const field = state.focus as 'book' | 'model' | 'chunkSize';
-	const current = state[field];
-	const value =
-		'backspace' in key
-			? [...current].slice(0, -1).join('')
-			: current + (field === 'chunkSize' ? key.type.replace(/\D/gu, '') : key.type.replace(/[\r\n]/gu, ''));
-	return { ...state, [field]: value, modelTyped: state.modelTyped || field === 'model' };
+	if ('backspace' in key) return edit(state, { kind: 'erase' });
+	const typed = state.focus === 'chunkSize' ? key.type.replace(/\D/gu, '') : key.type.replace(/[\r\n]/gu, '');
+	return edit(state, { kind: 'insert', text: typed });
+}
+
+/** A text field of the form (null for a choice), with the cursor where the focused one has it. */
+export function formField(state: FormState, name: Field): TextField | null {
+	return isChoice(name) ? null : { text: state[name as TextName], cursor: state.cursor };
+}
+
+/** The focused text field edited (a choice takes no text). */
+function edit(state: FormState, change: FieldEdit): FormState {
+	const current = formField(state, state.focus);
+	if (!current) return state;
+	const name = state.focus as TextName;
+	const field = editField(current, change);
+	const typed = name === 'model' && (change.kind === 'insert' || change.kind === 'erase');
+	return { ...state, [name]: field.text, cursor: field.cursor, modelTyped: state.modelTyped || typed };
 }
 
 /** The form's values, or why they cannot start a run. */

@@ -1,22 +1,23 @@
-import type { NodeRef } from '../../domain.ts';
-import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
+import type { NodeRef } from '../../../domain.ts';
+import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
 import { editorPress } from './editor-keys.ts';
-import { helpScroll } from './help-keys.ts';
-import { editorOf, textOf, type EditorState } from './editor.ts';
-import { levelsOf, phaseOf, runningOf, stepsOf, type NodeView, type ViewState } from './view.ts';
-import { commandLine } from '../../program.ts';
+import { helpScroll } from '../../state/help-keys.ts';
+import { editorOf, textOf, type EditorState } from '../../state/editor.ts';
+import { levelsOf, phaseOf, runningOf, stepsOf, type NodeView, type ViewState } from '../../state/view.ts';
+import { commandLine } from '../../../program.ts';
+import { stay, type Step, type Update } from '../../model.ts';
 
 /**
  * What the run screen shows besides the run itself (selection, pane, overlays), and what its keys
- * do: a pure function from (state, action) to the next state plus the effects to carry out on the
- * run. The component only executes effects.
+ * do: a pure update from (state, message) to the next state plus the effects to carry out on the
+ * run, reading the run's view as it is when the message arrives. The component only executes effects.
  */
 
 export type Pane = 'text' | 'inputs' | 'attempts' | 'evidence';
 export const PANES: readonly Pane[] = ['text', 'inputs', 'attempts', 'evidence'];
 export type Overlay = 'none' | 'help' | 'versions' | 'editor';
 
-export interface RunUi {
+export interface RunState {
 	overlay: Overlay;
 	/** Follow the run: select what is running, else the last node (or step) made. */
 	follow: boolean;
@@ -35,9 +36,11 @@ export interface RunUi {
 	sentence: number;
 	/** The in-app editor's buffer while it is open; `original` tells an unchanged save from an edit. */
 	editor: { node: NodeRef; buffer: EditorState; original: string } | null;
+	/** The screen as last laid out: what paging, the editor's rows and the sentence choice count by. */
+	layout: RunLayout;
 }
 
-export type Effect =
+export type RunEffect =
 	| { kind: 'pause' }
 	| { kind: 'resume' }
 	| { kind: 'step' }
@@ -52,7 +55,7 @@ export type Effect =
 	/** Esc with nothing left to close: leave the run screen (where it was opened from another, as a study's cell). */
 	| { kind: 'back' };
 
-export interface KeyContext {
+export interface RunLayout {
 	/** Rows of the main pane (a page). */
 	page: number;
 	/** The first line the main pane shows now (what `scroll: null` resolved to). */
@@ -63,7 +66,14 @@ export interface KeyContext {
 	sentences: number;
 }
 
-export function initialUi(): RunUi {
+/** What changes the run screen's state: a key, a message, the editor opening on a node's text, a new layout. */
+export type RunMsg =
+	| { type: 'press'; press: KeyPress }
+	| { type: 'say'; message: string }
+	| { type: 'editor'; node: NodeRef; text: string }
+	| { type: 'layout'; layout: RunLayout };
+
+export function init(): RunState {
 	return {
 		overlay: 'none',
 		follow: true,
@@ -77,11 +87,25 @@ export function initialUi(): RunUi {
 		quitting: false,
 		editor: null,
 		sentence: 0,
+		layout: { page: 1, offset: 0, width: 80, sentences: 0 },
 	};
 }
 
+export const update: Update<RunState, RunMsg, RunEffect, ViewState> = (state, msg, view) => {
+	switch (msg.type) {
+		case 'press':
+			return runPress(state, msg.press, view);
+		case 'say':
+			return stay({ ...state, message: msg.message });
+		case 'editor':
+			return stay(openEditor(state, msg.node, msg.text));
+		case 'layout':
+			return stay({ ...state, layout: msg.layout });
+	}
+};
+
 /** The node the screen is about: the user's choice, or what the run is doing when following. */
-export function selectedNode(ui: RunUi, view: ViewState): NodeView | null {
+export function selectedNode(ui: RunState, view: ViewState): NodeView | null {
 	if (!ui.follow && ui.selected) {
 		const node = view.nodes[ui.selected];
 		if (node && node.status !== 'superseded') return node;
@@ -101,44 +125,39 @@ function followTarget(view: ViewState): NodeView | null {
 }
 
 /** The screen whose keys apply now. */
-export function screenOf(ui: RunUi): Screen {
+export function screenOf(ui: RunState): Screen {
 	return ui.overlay === 'none' ? 'run' : ui.overlay;
 }
 
 /** One key press: typed into the editor while it is open, else the action it is bound to. */
-export function runPress(
-	ui: RunUi,
-	press: KeyPress,
-	view: ViewState,
-	ctx: KeyContext,
-): { ui: RunUi; effects: Effect[] } {
+function runPress(ui: RunState, press: KeyPress, view: ViewState): Step<RunState, RunEffect> {
 	if (ui.overlay === 'editor' && ui.editor) {
-		const { buffer, action } = editorPress(ui.editor.buffer, press, ctx.width);
-		if (action === 'quit') return runKey(ui, 'quit', view, ctx);
+		const { buffer, action } = editorPress(ui.editor.buffer, press, ui.layout.width);
+		if (action === 'quit') return runKey(ui, 'quit', view);
 		const editor = { ...ui.editor, buffer };
 		if (action === 'cancel')
 			return {
-				ui: { ...ui, overlay: 'none', editor: null, message: 'Edit cancelled: nothing saved.' },
+				state: { ...ui, overlay: 'none', editor: null, message: 'Edit cancelled: nothing saved.' },
 				effects: [],
 			};
 		if (action === 'save') {
 			const text = textOf(buffer);
-			const closed: RunUi = { ...ui, overlay: 'none', editor: null };
+			const closed: RunState = { ...ui, overlay: 'none', editor: null };
 			if (text === editor.original)
-				return { ui: { ...closed, message: 'No change: nothing saved.' }, effects: [] };
+				return { state: { ...closed, message: 'No change: nothing saved.' }, effects: [] };
 			return {
-				ui: { ...closed, message: `Saving a new version of node ${editor.node}…` },
+				state: { ...closed, message: `Saving a new version of node ${editor.node}…` },
 				effects: [{ kind: 'saveEdit', node: editor.node, text }],
 			};
 		}
-		return { ui: { ...ui, editor }, effects: [] };
+		return { state: { ...ui, editor }, effects: [] };
 	}
 	const action = actionFor(screenOf(ui), press);
-	return action ? runKey(ui, action, view, ctx) : { ui, effects: [] };
+	return action ? runKey(ui, action, view) : stay(ui);
 }
 
 /** Opens the in-app editor on a node's text (the text is read from the run by the screen). */
-export function openEditor(ui: RunUi, node: NodeRef, text: string): RunUi {
+function openEditor(ui: RunState, node: NodeRef, text: string): RunState {
 	return {
 		...ui,
 		overlay: 'editor',
@@ -148,15 +167,12 @@ export function openEditor(ui: RunUi, node: NodeRef, text: string): RunUi {
 	};
 }
 
-export function runKey(
-	ui: RunUi,
-	action: Action,
-	view: ViewState,
-	ctx: KeyContext,
-): { ui: RunUi; effects: Effect[] } {
-	const next: RunUi = { ...ui, message: null };
-	const none = (u: RunUi = next) => ({ ui: u, effects: [] as Effect[] });
-	if (action === 'quit') return { ui: { ...next, quitting: true }, effects: [{ kind: 'quit' }] };
+/** What an action (a key looked up in the keymap) does on the run screen. */
+export function runKey(ui: RunState, action: Action, view: ViewState): Step<RunState, RunEffect> {
+	const ctx = ui.layout;
+	const next: RunState = { ...ui, message: null };
+	const none = (u: RunState = next) => stay<RunState, RunEffect>(u);
+	if (action === 'quit') return { state: { ...next, quitting: true }, effects: [{ kind: 'quit' }] };
 	if (ui.overlay === 'help') {
 		const scroll = helpScroll(ui.helpScroll, action, ctx.page);
 		return none(scroll === null ? { ...next, overlay: 'none' } : { ...next, helpScroll: scroll });
@@ -164,22 +180,23 @@ export function runKey(
 	if (ui.overlay === 'versions') return versionsKey(next, action, view);
 	if (ui.overlay === 'editor') return none();
 	const node = selectedNode(ui, view);
-	const select = (target: NodeView | null | undefined): RunUi =>
+	const select = (target: NodeView | null | undefined): RunState =>
 		target ? { ...next, follow: false, selected: target.id, scroll: null, sentence: 0 } : next;
 	switch (action) {
 		case 'help':
 			return none({ ...next, overlay: 'help', helpScroll: 0 });
 		case 'pause':
 			// Space runs on from a pause and from stepping (as the help says), and pauses a running run.
-			if (view.active) return { ui: next, effects: [{ kind: view.gate === 'running' ? 'pause' : 'resume' }] };
+			if (view.active)
+				return { state: next, effects: [{ kind: view.gate === 'running' ? 'pause' : 'resume' }] };
 			// A finished run whose nodes an edit left stale is not done: what is stale is left to run.
 			if (phaseOf(view) === 'done')
 				return none({ ...next, message: 'The run is done: r re-runs the selected node, e edits it.' });
-			return { ui: next, effects: startAll(view) };
+			return { state: next, effects: startAll(view) };
 		case 'step':
-			if (view.active) return { ui: next, effects: [{ kind: 'step' }] };
+			if (view.active) return { state: next, effects: [{ kind: 'step' }] };
 			if (phaseOf(view) === 'done') return none({ ...next, message: 'The run is done: nothing to step.' });
-			return { ui: next, effects: [{ kind: 'step' }, { kind: 'start' }] };
+			return { state: next, effects: [{ kind: 'step' }, { kind: 'start' }] };
 		case 'nextPane':
 			return none({
 				...next,
@@ -207,7 +224,7 @@ export function runKey(
 			if (ui.chunk) return none({ ...next, chunk: false, scroll: null });
 			if (ui.pane !== 'text') return none({ ...next, pane: 'text', scroll: null });
 			if (ui.follow && ui.selected === null && ui.scroll === null)
-				return { ui: next, effects: [{ kind: 'back' }] };
+				return { state: next, effects: [{ kind: 'back' }] };
 			return none({ ...next, follow: true, selected: null, scroll: null });
 		case 'scrollUp':
 			return none({ ...next, scroll: Math.max(0, ctx.offset - Math.max(1, ctx.page - 1)) });
@@ -241,71 +258,71 @@ export function runKey(
 			if (!node || node.active === null)
 				return none({ ...next, message: 'Nothing to edit yet: the node has no text.' });
 			return {
-				ui: { ...next, follow: false, selected: node.id },
+				state: { ...next, follow: false, selected: node.id },
 				effects: [{ kind: 'edit', node: node.id }],
 			};
 		case 'rerun': {
 			const stale = stepsOf(view).some((n) => n.status === 'stale' || n.status === 'pending');
 			if (stale) {
 				if (view.active) return none({ ...next, message: 'Stale nodes are re-run as the run reaches them.' });
-				return { ui: next, effects: startAll(view) };
+				return { state: next, effects: startAll(view) };
 			}
 			if (!node || node.active === null)
 				return none({ ...next, message: 'Select a finished node to re-run.' });
 			return {
-				ui: { ...next, follow: false, selected: node.id },
+				state: { ...next, follow: false, selected: node.id },
 				effects: [{ kind: 'rerun', node: node.id }, ...(view.active ? [] : startAll(view))],
 			};
 		}
 		case 'score':
 			if (view.active || view.outcome !== 'done')
 				return none({ ...next, message: 'BooookScore needs a finished run.' });
-			return { ui: next, effects: [{ kind: 'score' }] };
+			return { state: next, effects: [{ kind: 'score' }] };
 		case 'validate':
 			if (view.active)
 				return none({
 					...next,
 					message: `Validation opens once the run has stopped: let it finish, or quit and run ${commandLine('validate ID')}.`,
 				});
-			return { ui: next, effects: [{ kind: 'validate' }] };
+			return { state: next, effects: [{ kind: 'validate' }] };
 		default:
 			return none();
 	}
 }
 
 /** Starts what is left with every call let through: a gate left holding (a run made with s) would hold it. */
-function startAll(view: ViewState): Effect[] {
+function startAll(view: ViewState): RunEffect[] {
 	return view.gate === 'running' ? [{ kind: 'start' }] : [{ kind: 'resume' }, { kind: 'start' }];
 }
 
-function versionsKey(ui: RunUi, action: Action, view: ViewState): { ui: RunUi; effects: Effect[] } {
+function versionsKey(ui: RunState, action: Action, view: ViewState): Step<RunState, RunEffect> {
 	const node = ui.selected ? view.nodes[ui.selected] : undefined;
 	const count = node?.versions ?? 0;
 	switch (action) {
 		case 'up':
-			return { ui: { ...ui, versionCursor: Math.max(0, ui.versionCursor - 1) }, effects: [] };
+			return { state: { ...ui, versionCursor: Math.max(0, ui.versionCursor - 1) }, effects: [] };
 		case 'down':
 			return {
-				ui: { ...ui, versionCursor: Math.min(Math.max(0, count - 1), ui.versionCursor + 1) },
+				state: { ...ui, versionCursor: Math.min(Math.max(0, count - 1), ui.versionCursor + 1) },
 				effects: [],
 			};
 		case 'open':
-			if (!node || ui.versionCursor >= count) return { ui: { ...ui, overlay: 'none' }, effects: [] };
+			if (!node || ui.versionCursor >= count) return { state: { ...ui, overlay: 'none' }, effects: [] };
 			if (node.active === ui.versionCursor)
 				return {
-					ui: { ...ui, overlay: 'none', message: `Version ${ui.versionCursor + 1} is already active.` },
+					state: { ...ui, overlay: 'none', message: `Version ${ui.versionCursor + 1} is already active.` },
 					effects: [],
 				};
 			return {
-				ui: { ...ui, overlay: 'none' },
+				state: { ...ui, overlay: 'none' },
 				effects: [{ kind: 'setActive', node: node.id, version: ui.versionCursor }],
 			};
 		case 'back':
-			return { ui: { ...ui, overlay: 'none' }, effects: [] };
+			return { state: { ...ui, overlay: 'none' }, effects: [] };
 		case 'help':
-			return { ui: { ...ui, overlay: 'help', helpScroll: 0 }, effects: [] };
+			return { state: { ...ui, overlay: 'help', helpScroll: 0 }, effects: [] };
 		default:
-			return { ui, effects: [] };
+			return { state: ui, effects: [] };
 	}
 }
 

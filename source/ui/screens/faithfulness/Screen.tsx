@@ -1,34 +1,34 @@
 import { Box, Text, useApp } from 'ink';
-import { useRef, useSyncExternalStore } from 'react';
-import type { ScoredSummary } from '../../domain.ts';
+import { useSyncExternalStore } from 'react';
+import type { ScoredSummary } from '../../../domain.ts';
 import {
 	FAITH_WORD,
 	faithVerdictOn,
 	faithVerdictsOf,
 	firstUnjudgedUnit,
 	type FaithUnit,
-} from '../../score/faithfulness.ts';
-import type { FaithfulnessStore } from '../../store/faithfulness-store.ts';
-import { sentenceSpans, type Span } from '../../text/sentences.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { actionFor } from '../keymap.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import { highlightLines } from '../styled-lines.ts';
-import { clean, truncate, windowOf } from '../text.ts';
-import { useTheme } from '../theme.ts';
+} from '../../../score/faithfulness.ts';
+import type { FaithfulnessStore } from '../../../store/faithfulness-store.ts';
+import { summarySentences } from '../../state/summary-sentences.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
+import { MarkedSummary } from '../../components/MarkedSummary.tsx';
+import { clean, truncate } from '../../text.ts';
+import { useTheme } from '../../theme.ts';
 import {
-	faithReducer,
-	faithScreenOf,
-	initialFaith,
-	type FaithContext,
-	type FaithEffect,
-} from './faith-ui.ts';
-import { EvidencePane, type Evidence } from './EvidencePane.tsx';
-import { FieldLine } from './ValidateScreen.tsx';
-import { DASH } from '../../format/missing.ts';
-import { shareOf } from '../../format/percent.ts';
+	init,
+	screenOf,
+	update,
+	type FaithfulnessEffect,
+	type FaithfulnessMsg,
+	type FaithfulnessWorld,
+} from './model.ts';
+import { reportSave, type WalkProps } from '../walk.ts';
+import { EvidencePane } from '../../components/EvidencePane.tsx';
+import { TextField } from '../../components/TextField.tsx';
+import { DASH } from '../../../format/missing.ts';
+import { shareOf } from '../../../format/percent.ts';
 
 const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -36,7 +36,7 @@ const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as co
  * The faithfulness walk (LongEval's fine-grained protocol): the summary with the current sentence
  * highlighted, the verdict keys f / x / c, and below the sentence the slot where evidence passages
  * from the book are shown. `evidenceFor` is how the provenance module plugs in; without it the slot
- * draws nothing. Every key goes through the keymap into one reducer (faith-ui.ts).
+ * draws nothing. Every key goes through the keymap into one update (model.ts).
  */
 export function FaithfulnessScreen({
 	store,
@@ -45,28 +45,16 @@ export function FaithfulnessScreen({
 	reportHint,
 	onBack,
 	onQuit,
-}: {
-	store: FaithfulnessStore;
-	title: string;
-	evidenceFor?: (unit: FaithUnit) => readonly Evidence[];
-	reportHint?: string;
-	onBack?: () => void;
-	onQuit?: () => void;
-}) {
+}: WalkProps<FaithfulnessStore, FaithUnit> & { reportHint?: string }) {
 	useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
 	const units = store.units;
 
-	const split = useRef(new Map<ScoredSummary['id'], readonly Span[]>());
-	const sentencesOf = (id: ScoredSummary['id']): readonly Span[] => {
-		let spans = split.current.get(id);
-		if (!spans) split.current.set(id, (spans = sentenceSpans(store.summary(id)?.text ?? '')));
-		return spans;
-	};
+	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(store.summary(id));
 
-	const context = (): FaithContext => {
+	const world = (): FaithfulnessWorld => {
 		const mine = faithVerdictsOf(store.verdicts, store.validator);
 		const verdicts = new Map(
 			units.flatMap((u, i) => {
@@ -85,42 +73,32 @@ export function FaithfulnessScreen({
 		return { units, verdicts, latest, page: Math.max(1, rows - 3) };
 	};
 
-	const [ui, dispatch, read] = useReducerWithEffects(
-		faithReducer,
-		() => initialFaith(firstUnjudgedUnit(units, store.verdicts, store.validator)),
-		(effect: FaithEffect) => perform(effect),
-	);
-	const report = (work: Promise<unknown>, done: (value: unknown) => string) =>
-		work.then(
-			(value) => dispatch({ type: 'done', message: done(value) }),
-			(error: unknown) =>
-				dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
-		);
 	const quit = () => (onQuit ? onQuit() : exit());
 	const finished = `every sentence${store.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
 	const allJudged = () => {
 		const mine = faithVerdictsOf(store.verdicts, store.validator);
 		return units.every((u) => faithVerdictOn(mine, u));
 	};
-	function perform(effect: FaithEffect): void {
+	const perform = (effect: FaithfulnessEffect, dispatch: (msg: FaithfulnessMsg) => void): void => {
 		switch (effect.kind) {
-			case 'mark':
-				// Checked once the verdict is saved, so quick presses still end on the walk's last word.
-				return void report(store.mark(units[effect.unit]!, effect.label, effect.note), () =>
-					allJudged() ? `${effect.done} · ${finished}` : effect.done,
-				);
-			case 'undo':
-				return void report(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'));
 			case 'quit':
 				return quit();
 			case 'back':
 				return onBack ? onBack() : quit();
+			case 'mark':
+				// Checked once the verdict is saved, so quick presses still end on the walk's last word.
+				return reportSave(
+					store.mark(units[effect.unit]!, effect.label, effect.note),
+					() => (allJudged() ? `${effect.done} · ${finished}` : effect.done),
+					dispatch,
+				);
+			case 'undo':
+				return reportSave(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
 		}
-	}
-
-	useKeys((press) => {
-		dispatch({ type: 'key', action: actionFor(faithScreenOf(read().overlay), press), press, ctx: context() });
-	});
+	};
+	// The walk opens on the first sentence not judged yet.
+	const start = () => init(firstUnjudgedUnit(units, store.verdicts, store.validator));
+	const ui = useKeyedModel({ init: start, update }, world, perform, (state) => screenOf(state.overlay));
 
 	if (ui.overlay.kind === 'help')
 		return <Help screen="faith" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
@@ -153,8 +131,6 @@ export function FaithfulnessScreen({
 		1 + 1 + 1 + 1 + (ui.overlay.kind === 'note' ? 3 : 0) + (ui.message ? 1 : 0) + 1 + evidenceRows;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 	const span = sentencesOf(unit.summary)[unit.sentence];
-	const { lines, firstMarked } = highlightLines(summary?.text ?? '', span ? [span] : [], width - 3);
-	const shown = windowOf(lines, paneHeight, Math.max(0, (firstMarked ?? 0) - Math.floor(paneHeight / 3)));
 
 	return (
 		<Box flexDirection="column" width={columns}>
@@ -167,22 +143,12 @@ export function FaithfulnessScreen({
 					width,
 				)}
 			</Text>
-			<Box flexDirection="column" borderStyle="single" paddingX={1} height={paneHeight + 2}>
-				{shown.lines.map((line, i) => (
-					<Text key={i} wrap="truncate">
-						{line.some((p) => p.style !== null) ? '▌' : ' '}
-						{line.map((p, k) =>
-							p.style !== null ? (
-								<Text key={k} inverse>
-									{p.text}
-								</Text>
-							) : (
-								<Text key={k}>{p.text}</Text>
-							),
-						)}
-					</Text>
-				))}
-			</Box>
+			<MarkedSummary
+				text={summary?.text ?? ''}
+				spans={span ? [span] : []}
+				width={width}
+				height={paneHeight}
+			/>
 			<Text wrap="truncate">
 				{truncate(
 					store.partial
@@ -202,7 +168,7 @@ export function FaithfulnessScreen({
 			<EvidencePane evidence={evidence ? [...evidence] : undefined} rows={evidenceRows} width={width} />
 			{ui.overlay.kind === 'note' ? (
 				<Box borderStyle="round" paddingX={1}>
-					<FieldLine label="note: " field={ui.overlay.field} width={Math.max(10, width - 4)} />
+					<TextField label="note: " field={ui.overlay.field} width={Math.max(10, width - 4)} />
 				</Box>
 			) : null}
 			{ui.message ? (
@@ -210,7 +176,7 @@ export function FaithfulnessScreen({
 					{truncate(clean(ui.message), width)}
 				</Text>
 			) : null}
-			<Footer screen={faithScreenOf(ui.overlay)} />
+			<Footer screen={screenOf(ui.overlay)} />
 		</Box>
 	);
 }

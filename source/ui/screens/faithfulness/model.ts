@@ -1,29 +1,31 @@
-import type { FaithLabel, FaithVerdict } from '../../domain.ts';
-import { FAITH_WORD, type FaithUnit } from '../../score/faithfulness.ts';
-import type { Step } from '../hooks.ts';
-import type { Action, KeyPress, Screen } from '../keymap.ts';
-import { helpScroll } from '../state/help-keys.ts';
-import { fieldAction, fieldOf, type Field } from './field.ts';
+import type { FaithLabel, FaithVerdict } from '../../../domain.ts';
+import { FAITH_WORD, type FaithUnit } from '../../../score/faithfulness.ts';
+import type { Action, Screen } from '../../keymap.ts';
+import { fieldOf, type TextField } from '../../state/text-field.ts';
+import { noteKey } from '../../state/note-field.ts';
+import { stay, type KeyMsg, type Step, type Update } from '../../model.ts';
+import { helpScroll } from '../../state/help-keys.ts';
 
 /**
- * The faithfulness walk's screen state and what its keys do, as one pure reducer (as walk-ui.ts is
- * for the annotation walk): which sentence is shown, whether the note field or the help is open,
- * and one line of feedback. Verdicts to save come out as effects, which the screen hands to the store.
+ * The faithfulness walk's screen state and what its keys do, as one pure update (as the validation
+ * walk's model.ts is for the annotation walk): which sentence is shown, whether the note field or
+ * the help is open, and one line of feedback. Verdicts to save come out as effects, which the screen hands to the store.
  */
 
-export type FaithOverlay =
+export type FaithfulnessOverlay =
 	| { kind: 'none' }
-	| { kind: 'note'; unit: number; field: Field; before: string }
+	| { kind: 'note'; unit: number; field: TextField; before: string }
 	| { kind: 'help'; scroll: number };
 
-export interface FaithUi {
+export interface FaithfulnessState {
 	index: number;
-	overlay: FaithOverlay;
+	overlay: FaithfulnessOverlay;
 	message: string | null;
 	quitting: boolean;
 }
 
-export interface FaithContext {
+/** What the update reads of the walk, as it is when the message arrives. */
+export interface FaithfulnessWorld {
 	units: readonly Pick<FaithUnit, 'summary' | 'sentence'>[];
 	/** This validator's current verdict on each unit, by its index in `units`. */
 	verdicts: ReadonlyMap<number, Pick<FaithVerdict, 'label' | 'note'>>;
@@ -32,11 +34,9 @@ export interface FaithContext {
 	page: number;
 }
 
-export type FaithAction =
-	| { type: 'key'; action: Action | null; press: KeyPress; ctx: FaithContext }
-	| { type: 'done'; message: string };
+export type FaithfulnessMsg = KeyMsg | { type: 'done'; message: string };
 
-export type FaithEffect =
+export type FaithfulnessEffect =
 	| { kind: 'mark'; unit: number; label: FaithLabel; note: string | null; done: string }
 	| { kind: 'undo' }
 	| { kind: 'quit' }
@@ -48,47 +48,45 @@ const LABEL_OF: Partial<Record<Action, FaithLabel>> = {
 	cantTell: 'unsure',
 };
 
-export function initialFaith(index: number): FaithUi {
+export function init(index: number): FaithfulnessState {
 	return { index, overlay: { kind: 'none' }, message: null, quitting: false };
 }
 
 /** Whose keys a press is looked up in. */
-export function faithScreenOf(overlay: FaithOverlay): Screen {
+export function screenOf(overlay: FaithfulnessOverlay): Screen {
 	return overlay.kind === 'none' ? 'faith' : overlay.kind === 'note' ? 'field' : 'help';
 }
 
-type Result = Step<FaithUi, FaithEffect>;
-const stay = (state: FaithUi, effects: FaithEffect[] = []): Result => ({ state, effects });
+type Result = Step<FaithfulnessState, FaithfulnessEffect>;
 
-export function faithReducer(state: FaithUi, action: FaithAction): Result {
+export const update: Update<FaithfulnessState, FaithfulnessMsg, FaithfulnessEffect, FaithfulnessWorld> = (
+	state,
+	action,
+	ctx,
+): Result => {
 	if (action.type === 'done') return stay({ ...state, message: action.message });
 	if (state.quitting) return stay(state);
 	if (action.action === 'quit') return stay({ ...state, quitting: true }, [{ kind: 'quit' }]);
 	const now = { ...state, message: null };
-	const { ctx, press } = action;
+	const { press } = action;
 	const overlay = now.overlay;
-	const close = (message: string | null = null): FaithUi => ({ ...now, overlay: { kind: 'none' }, message });
+	const close = (message: string | null = null): FaithfulnessState => ({
+		...now,
+		overlay: { kind: 'none' },
+		message,
+	});
 	if (overlay.kind === 'help') {
 		const scroll = helpScroll(overlay.scroll, action.action, ctx.page);
 		return stay(scroll === null ? close() : { ...now, overlay: { kind: 'help', scroll } });
 	}
 	if (overlay.kind === 'note') {
-		const edited = fieldAction(overlay.field, action.action, press);
-		if (edited === 'cancel') return stay(close());
-		if (edited !== 'done') return stay({ ...now, overlay: { ...overlay, field: edited } });
-		const note = overlay.field.text.trim();
-		if (note === overlay.before)
-			return stay(close(note === '' ? 'no note written; nothing saved' : 'note unchanged; nothing saved'));
+		const key = noteKey(overlay.field, overlay.before, action.action, press);
+		if (key.type === 'edit') return stay({ ...now, overlay: { ...overlay, field: key.field } });
+		if (key.type === 'close') return stay(close(key.message));
 		const given = ctx.verdicts.get(overlay.unit);
 		if (!given) return stay(close('give a verdict first (f, x or c), then add a note to it'));
 		return stay(close(), [
-			{
-				kind: 'mark',
-				unit: overlay.unit,
-				label: given.label,
-				note: note === '' ? null : note,
-				done: note === '' ? 'note removed' : 'note saved',
-			},
+			{ kind: 'mark', unit: overlay.unit, label: given.label, note: key.note, done: key.done },
 		]);
 	}
 	const count = ctx.units.length;
@@ -144,4 +142,4 @@ export function faithReducer(state: FaithUi, action: FaithAction): Result {
 		default:
 			return stay(now);
 	}
-}
+};

@@ -1,17 +1,21 @@
 import type { Action, KeyPress } from '../keymap.ts';
+import { clean } from '../text.ts';
 
 /**
- * A one-line text field (a note, the questions of an annotation) as plain state: the text and a
- * cursor counted in code points, changed by pure functions, one key press at a time.
+ * The one text field of the app (a note, an annotation's questions, the session filter, the
+ * new-run form's values, each line of the in-app editor) as plain state: the text and a cursor
+ * counted in code points, changed by pure functions, one key press at a time. Its keys are the
+ * keymap's text-entry actions (the `field` screen's bindings), so every field types alike.
  */
 
-export interface Field {
+export interface TextField {
 	text: string;
 	cursor: number;
 }
 
 export type FieldEdit =
 	| { kind: 'insert'; text: string }
+	/** The character before the cursor. */
 	| { kind: 'erase' }
 	| { kind: 'left' }
 	| { kind: 'right' }
@@ -19,11 +23,11 @@ export type FieldEdit =
 	| { kind: 'end' };
 
 /** A field holding `text`, the cursor after it. */
-export function fieldOf(text: string): Field {
+export function fieldOf(text: string): TextField {
 	return { text, cursor: [...text].length };
 }
 
-export function editField(field: Field, edit: FieldEdit): Field {
+export function editField(field: TextField, edit: FieldEdit): TextField {
 	const chars = [...field.text];
 	const at = Math.min(field.cursor, chars.length);
 	switch (edit.kind) {
@@ -50,12 +54,32 @@ export function editField(field: Field, edit: FieldEdit): Field {
 	}
 }
 
+/** The edit a text-entry action makes (what is typed is cleaned as it goes in), or null for any other action. */
+export function textEdit(action: Action | null, press: KeyPress): FieldEdit | null {
+	switch (action) {
+		case 'insert':
+			return { kind: 'insert', text: clean(press.input) };
+		case 'erase':
+			return { kind: 'erase' };
+		case 'left':
+			return { kind: 'left' };
+		case 'right':
+			return { kind: 'right' };
+		case 'lineStart':
+			return { kind: 'start' };
+		case 'lineEnd':
+			return { kind: 'end' };
+		default:
+			return null;
+	}
+}
+
 /**
  * What of the field shows in `width` columns: the text around the cursor, split at it, so the
  * cursor stays in view however long the text grows. Assumes one column per character, as notes are
  * written; a wide character only makes the window a little narrower than it could be.
  */
-export function fieldWindow(field: Field, width: number): { before: string; at: string; after: string } {
+export function fieldWindow(field: TextField, width: number): { before: string; at: string; after: string } {
 	const chars = [...field.text];
 	const room = Math.max(2, width);
 	const from = Math.max(0, field.cursor - room + 1);
@@ -68,26 +92,14 @@ export function fieldWindow(field: Field, width: number): { before: string; at: 
 	};
 }
 
-/** A key in a text field: the field edited, or done (enter) or cancel (esc). */
-export function fieldAction(field: Field, action: Action | null, press: KeyPress): Field | 'done' | 'cancel' {
-	switch (action) {
-		case 'save':
-			return 'done';
-		case 'cancel':
-			return 'cancel';
-		case 'insert':
-			return editField(field, { kind: 'insert', text: press.input });
-		case 'erase':
-			return editField(field, { kind: 'erase' });
-		case 'left':
-			return editField(field, { kind: 'left' });
-		case 'right':
-			return editField(field, { kind: 'right' });
-		case 'lineStart':
-			return editField(field, { kind: 'start' });
-		case 'lineEnd':
-			return editField(field, { kind: 'end' });
-		default:
-			return field;
-	}
+/** A key in a dialog's text field: the field edited, or done (enter) or cancel (esc). */
+export function fieldAction(
+	field: TextField,
+	action: Action | null,
+	press: KeyPress,
+): TextField | 'done' | 'cancel' {
+	if (action === 'save') return 'done';
+	if (action === 'cancel') return 'cancel';
+	const edit = textEdit(action, press);
+	return edit ? editField(field, edit) : field;
 }

@@ -1,13 +1,13 @@
-import type { ErrorType } from '../../domain.ts';
-import { LABELS } from '../../score/labels.ts';
-import type { Action, KeyPress } from '../keymap.ts';
-import { fieldOf, type Field } from './field.ts';
+import type { ErrorType } from '../../../domain.ts';
+import { LABELS } from '../../../score/labels.ts';
+import type { Action, KeyPress } from '../../keymap.ts';
+import { fieldOf, type TextField } from '../../state/text-field.ts';
 
 /**
  * Adding one's own annotation: pick whole sentences as the span (a range; two ranges for a
- * relation), write the questions, tick the error types. Pure: the walk's reducer keeps the state
+ * relation), write the questions, tick the error types. Pure: the walk's model keeps the state
  * and hands it the actions the keymap found ('span' and 'types' screens); the questions are a text
- * field the reducer edits itself.
+ * field the model edits itself.
  */
 export interface Adding {
 	kind: 'adding';
@@ -18,7 +18,7 @@ export interface Adding {
 	trims: [number, number][];
 	/** Started with `l`: a second span is picked after the first. */
 	linking: boolean;
-	questions: Field;
+	questions: TextField;
 	types: ErrorType[];
 }
 

@@ -1,16 +1,15 @@
 import { Box, Text } from 'ink';
-import { useEffect, useRef, useState } from 'react';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import type { ScoreControls, SentenceVerdict } from '../controls.ts';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
-import type { KeyPress } from '../keymap.ts';
-import { initialScoreUi, scorePress, type ScoreEffect, type ScoreUi } from '../state/score-ui.ts';
-import { noConfusingText } from '../state/score-view.ts';
-import { styledLines } from '../styled-lines.ts';
-import { clean, cutLines, truncate, windowOf, wrap } from '../text.ts';
-import { useTheme, type Tone } from '../theme.ts';
+import { useEffect, useLayoutEffect, useState } from 'react';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import type { ScoreControls, SentenceVerdict } from '../../controls.ts';
+import { useModel, useTerminalSize } from '../../hooks.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
+import { init, update, type ScoreEffect } from './model.ts';
+import { noConfusingText } from '../../state/score-view.ts';
+import { styledLines } from '../../styled-lines.ts';
+import { clean, cutLines, truncate, windowOf, wrap } from '../../text.ts';
+import { useTheme, type Tone } from '../../theme.ts';
 
 const TONE: Record<SentenceVerdict, Tone> = {
 	pending: 'muted',
@@ -62,13 +61,13 @@ export function ScoreScreen({
 	useEffect(() => controls.onChange(() => setTick((t) => t + 1)), [controls]);
 	const sentences = controls.sentences();
 	const confusing = sentences.filter((s) => s.verdict === 'confusing');
-	const ctx = useRef({ confusing: 0, page: 1, shownFrom: 0 });
-	const [ui, dispatch] = useReducerWithEffects(
-		(state: ScoreUi, press: KeyPress) => scorePress(state, press, ctx.current),
-		initialScoreUi,
-		(effect: ScoreEffect) => (effect === 'quit' ? onQuit() : effect === 'back' ? onBack() : onValidate?.()),
+	const [ui, dispatch] = useModel(
+		{ init, update },
+		() => ({ confusing: controls.sentences().filter((s) => s.verdict === 'confusing').length }),
+		(effect: ScoreEffect) =>
+			effect.kind === 'quit' ? onQuit() : effect.kind === 'back' ? onBack() : onValidate?.(),
 	);
-	useKeys(dispatch);
+	useKeys((press) => dispatch({ type: 'press', press }));
 	const chosen = confusing[Math.min(ui.pick, confusing.length - 1)];
 
 	const width = Math.max(20, columns - 4);
@@ -93,7 +92,10 @@ export function ScoreScreen({
 	const pane = Math.max(1, rows - (1 + status.length + 2 + marksRows + detail.length + 1 + 1));
 	const pickedLine = lines.findIndex((l) => l.some((p) => p.style?.picked));
 	const shown = windowOf(lines, pane, ui.offset ?? Math.max(0, pickedLine - Math.floor(pane / 3)));
-	ctx.current = { confusing: confusing.length, page: pane, shownFrom: shown.offset };
+	const shownFrom = shown.offset;
+	useLayoutEffect(() => {
+		dispatch({ type: 'layout', layout: { page: pane, shownFrom } });
+	}, [dispatch, pane, shownFrom]);
 	const score = controls.score();
 	return (
 		<Box flexDirection="column" width={columns}>

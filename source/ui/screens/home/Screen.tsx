@@ -1,36 +1,36 @@
 import { Box, Text } from 'ink';
-import { useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../../errors.ts';
-import type { SessionListing, SessionSummary } from '../../store/list.ts';
-import { Footer } from '../components/Footer.tsx';
-import { Help } from '../components/Help.tsx';
-import { useReducerWithEffects, useTerminalSize } from '../hooks.ts';
-import { useKeys } from '../keys/KeysProvider.tsx';
+import { useEffect, useEffectEvent, useState } from 'react';
+import { errorMessage } from '../../../errors.ts';
+import type { SessionListing, SessionSummary } from '../../../store/list.ts';
+import { Footer } from '../../components/Footer.tsx';
+import { Help } from '../../components/Help.tsx';
+import { TextField } from '../../components/TextField.tsx';
+import { useModel, useTerminalSize } from '../../hooks.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
 import {
-	homeReduce,
 	homeScreen,
-	initialHome,
+	init,
+	update,
 	visible,
 	type HomeChoice,
-	type HomeContext,
 	type HomeEffect,
 	type HomeMsg,
-	type HomeUi,
-} from '../state/home-ui.ts';
+	type HomeWorld,
+} from './model.ts';
 import {
 	FIELD_LABELS,
 	FIELDS,
-	isChoice,
+	formField,
 	type FormDefaults,
 	type FormState,
 	type NewRunInput,
-} from '../state/form.ts';
-import { layoutTable, sessionColumns } from '../session-table.ts';
-import { clean, truncate, windowOf } from '../text.ts';
-import { useTheme } from '../theme.ts';
-import { commandLine } from '../../program.ts';
+} from './form.ts';
+import { layoutTable, sessionColumns } from '../../session-table.ts';
+import { clean, textWidth, truncate, windowOf } from '../../text.ts';
+import { useTheme } from '../../theme.ts';
+import { commandLine } from '../../../program.ts';
 
-export type { HomeChoice } from '../state/home-ui.ts';
+export type { HomeChoice } from './model.ts';
 
 export interface HomeScreenProps {
 	sessionsDir: string;
@@ -49,43 +49,43 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 	const { columns: width, rows } = useTerminalSize();
 	const [listing, setListing] = useState<SessionListing | null>(null);
 	const bodyRows = Math.max(3, rows - 5);
-	const ctx = useRef<HomeContext>({ sessions: null, defaults, page: bodyRows - 1 });
-	ctx.current = { sessions: listing, defaults, page: bodyRows - 1 };
 
-	const [ui, dispatch] = useReducerWithEffects(
-		(state: HomeUi, msg: HomeMsg) => homeReduce(state, msg, ctx.current),
-		() => initialHome(defaults),
-		(effect: HomeEffect) => {
+	const say = (dispatch: (msg: HomeMsg) => void) => (message: string) =>
+		dispatch({ type: 'say', message: clean(message) });
+	const reload = (tell: (message: string) => void) =>
+		load()
+			.then(setListing)
+			.catch((error: unknown) => tell(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
+	const [ui, dispatch] = useModel(
+		{ init: () => init(defaults), update },
+		(): HomeWorld => ({ sessions: listing, defaults, page: bodyRows - 1 }),
+		(effect: HomeEffect, dispatch: (msg: HomeMsg) => void) => {
+			const tell = say(dispatch);
 			switch (effect.kind) {
 				case 'choose':
 					return onChoose(effect.choice);
 				case 'delete':
 					return void remove(effect.id)
-						.then(() => say(`Deleted session ${effect.id}.`))
-						.catch((error: unknown) => say(`Not deleted: ${errorMessage(error)}`))
-						.finally(() => void reload());
+						.then(() => tell(`Deleted session ${effect.id}.`))
+						.catch((error: unknown) => tell(`Not deleted: ${errorMessage(error)}`))
+						.finally(() => void reload(tell));
 				case 'check':
 					return void check(effect.input)
-						.then((problem) => (problem ? say(problem) : onChoose({ kind: 'new', input: effect.input })))
-						.catch((error: unknown) => say(errorMessage(error)))
-						.finally(() => dispatch({ kind: 'checked' }));
+						.then((problem) => (problem ? tell(problem) : onChoose({ kind: 'new', input: effect.input })))
+						.catch((error: unknown) => tell(errorMessage(error)))
+						.finally(() => dispatch({ type: 'checked' }));
 			}
 		},
 	);
-	const say = (message: string) => dispatch({ kind: 'say', message: clean(message) });
-	const reload = () =>
-		load()
-			.then(setListing)
-			.catch((error: unknown) => say(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
-	useEffect(() => {
-		void reload();
-	}, []);
-	useKeys((press) => dispatch({ kind: 'press', press }));
+	const loadOnce = useEffectEvent(() => void reload(say(dispatch)));
+	useEffect(() => loadOnce(), []);
+	useKeys((press) => dispatch({ type: 'press', press }));
 
-	const sessions = visible(listing ?? [], ui.filter);
+	const sessions = visible(listing ?? [], ui.filter.text);
 	const cursor = Math.min(ui.cursor, Math.max(0, sessions.length - 1));
 	const selected: SessionSummary | undefined = sessions[cursor];
-	const filterLine = ui.mode === 'filter' || ui.filter ? 1 : 0;
+	const filterLine = ui.mode === 'filter' || ui.filter.text ? 1 : 0;
+	const count = ` ${sessions.length} of ${listing?.length ?? 0}`;
 	let body;
 	if (ui.mode === 'help')
 		body = <Help screen="home" width={width} height={bodyRows} scroll={ui.helpScroll} />;
@@ -102,7 +102,7 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 			</Box>
 		);
 	} else if (sessions.length === 0)
-		body = <Text>{clean(`No session matches "${ui.filter}" (esc clears the filter).`)}</Text>;
+		body = <Text>{clean(`No session matches "${ui.filter.text}" (esc clears the filter).`)}</Text>;
 	else
 		body = (
 			<SessionTable
@@ -120,9 +120,13 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 			</Text>
 			{(ui.mode === 'list' || ui.mode === 'filter') && filterLine ? (
 				<Text wrap="truncate-end">
-					{clean(`/${ui.filter}`)}
-					{ui.mode === 'filter' ? '▌' : ''}
-					<Text dimColor>{` ${sessions.length} of ${listing?.length ?? 0}`}</Text>
+					<TextField
+						label="/"
+						field={ui.filter}
+						width={Math.max(10, width - textWidth(count))}
+						cursor={ui.mode === 'filter'}
+					/>
+					<Text dimColor>{count}</Text>
 				</Text>
 			) : null}
 			{body}
@@ -189,17 +193,19 @@ function NewRunForm({ form, width }: { form: FormState; width: number }) {
 			<Text bold>New run · ↑↓ or tab move · ←→ change a choice · enter or ctrl-s start · esc back</Text>
 			{FIELDS.map((field) => {
 				const focused = form.focus === field;
-				const value = clean(String(form[field]));
-				const shown = isChoice(field) ? `‹ ${value} ›` : `${value}${focused ? '▌' : ''}`;
+				const room = Math.max(8, width - labelWidth - 3);
+				const text = formField(form, field);
 				return (
 					<Text key={field} wrap="truncate-end">
 						<Text
 							color={focused ? theme.color('accent') : undefined}
 							bold={focused}
 						>{`${focused ? '›' : ' '} ${FIELD_LABELS[field].padEnd(labelWidth)}`}</Text>
-						<Text inverse={focused && isChoice(field)}>
-							{truncate(shown, Math.max(8, width - labelWidth - 3))}
-						</Text>
+						{text ? (
+							<TextField field={text} width={room} cursor={focused} />
+						) : (
+							<Text inverse={focused}>{truncate(`‹ ${clean(String(form[field]))} ›`, room)}</Text>
+						)}
 					</Text>
 				);
 			})}

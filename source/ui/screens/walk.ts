@@ -1,0 +1,25 @@
+import type { Evidence } from '../components/EvidencePane.tsx';
+
+/** What both walks (validation, faithfulness) are given: their store, a title, the book's evidence, where to go. */
+export interface WalkProps<Store, Unit> {
+	store: Store;
+	title: string;
+	/** The book's passages for a sentence, when the evidence slot is plugged in. */
+	evidenceFor?: (unit: Unit) => readonly Evidence[];
+	/** Esc with nothing open: back to the screen the walk was opened from (else quit). */
+	onBack?: () => void;
+	onQuit?: () => void;
+}
+
+/** How a walk's save ended, for its model's status line: `done`'s words for it, or why it failed. */
+export function reportSave<T>(
+	work: Promise<T>,
+	done: (value: T) => string,
+	dispatch: (msg: { type: 'done'; message: string }) => void,
+): void {
+	work.then(
+		(value) => dispatch({ type: 'done', message: done(value) }),
+		(error: unknown) =>
+			dispatch({ type: 'done', message: error instanceof Error ? error.message : String(error) }),
+	);
+}
