@@ -24,9 +24,12 @@ const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 	{ layer: 'store', holds: ['store/'] },
 	// Runs a plan (or an annotation) with a provider, writing to a store; reports events.
 	{ layer: 'engine', holds: ['engine/'] },
+	// The use-cases (run, resume, score, validate, faithfulness, study, report): each builds its model
+	// client, engine or annotator and session, and hands them to a screen or a command.
+	{ layer: 'app', holds: ['app/'] },
 	// Screens: read engine and store state, send intents.
 	{ layer: 'ui', holds: ['ui/'] },
-	// One file per sub-command: each wires the layers below and does the I/O at the edge.
+	// One file per sub-command: its spec, one call into app/, and its printing.
 	{ layer: 'commands', holds: ['commands/'] },
 	// argv -> one command.
 	{ layer: 'cli', holds: ['cli.tsx'] },

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ScoredSummary } from '../source/domain.ts';
-import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
+import { FaithfulnessStore } from '../source/app/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
 import { actionFor } from '../source/ui/keymap.ts';
 import { FaithfulnessScreen } from '../source/ui/validate/FaithfulnessScreen.tsx';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
 import { firstUnjudged, walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
-import { ValidationStore } from '../source/store/validation-store.ts';
+import { ValidationStore } from '../source/app/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/validate/ValidateScreen.tsx';
 import { renderScreen, settle, until } from './support/screen.tsx';

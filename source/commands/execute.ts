@@ -189,7 +189,7 @@ export async function showRun(
 		await Promise.all([
 			import('../ui/app.tsx'),
 			import('./external-editor.ts'),
-			import('../store/validation-store.ts'),
+			import('../app/validation-store.ts'),
 			import('./validate.ts'),
 		]);
 	const { provider } = prepared;

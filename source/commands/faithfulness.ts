@@ -1,7 +1,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, Usage } from '../domain.ts';
-import { judgeFaithfulness } from '../engine/faith-judge.ts';
+import { judgeFaithfulness } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
 import { keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';

@@ -4,10 +4,10 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
-import { ValidationStore } from '../store/validation-store.ts';
-import { FaithfulnessStore } from '../store/faithfulness-store.ts';
+import { ValidationStore } from '../app/validation-store.ts';
+import { FaithfulnessStore } from '../app/faithfulness-store.ts';
 import { sessionEvidence } from './evidence-session.ts';
-import { faithVerdictOn, faithVerdictsOf } from '../score/faithfulness.ts';
+import { faithfulnessVerdictOn, faithfulnessVerdictsOf } from '../score/faithfulness.ts';
 import { output } from './output.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
@@ -169,8 +169,8 @@ async function faithfulnessWalk(
 			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
 		);
 		await app.waitUntilExit();
-		const mine = faithVerdictsOf(store.verdicts, validator);
-		const judged = store.units.filter((u) => faithVerdictOn(mine, u)).length;
+		const mine = faithfulnessVerdictsOf(store.verdicts, validator);
+		const judged = store.units.filter((u) => faithfulnessVerdictOn(mine, u)).length;
 		const total = store.units.length;
 		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
 		const sample = store.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';

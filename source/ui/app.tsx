@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.ts';
 import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
 import { ScoreScreen } from './screens/ScoreScreen.tsx';
 import { ValidateScreen } from './validate/ValidateScreen.tsx';
-import type { ValidationStore } from '../store/validation-store.ts';
+import type { ValidationStore } from '../app/validation-store.ts';
 import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/HomeScreen.tsx';
 import { RunScreen, type ExternalEditor } from './screens/RunScreen.tsx';
 import { ViewStore } from './state/store.ts';

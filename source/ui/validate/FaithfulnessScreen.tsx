@@ -2,13 +2,13 @@ import { Box, Text, useApp } from 'ink';
 import { useRef, useSyncExternalStore } from 'react';
 import type { ScoredSummary } from '../../domain.ts';
 import {
-	FAITH_WORD,
-	faithVerdictOn,
-	faithVerdictsOf,
+	FAITHFULNESS_WORD,
+	faithfulnessVerdictOn,
+	faithfulnessVerdictsOf,
 	firstUnjudgedUnit,
-	type FaithUnit,
+	type FaithfulnessUnit,
 } from '../../score/faithfulness.ts';
-import type { FaithfulnessStore } from '../../store/faithfulness-store.ts';
+import type { FaithfulnessStore } from '../../app/faithfulness-store.ts';
 import { sentenceSpans, type Span } from '../../text/sentences.ts';
 import { Footer } from '../components/Footer.tsx';
 import { Help } from '../components/Help.tsx';
@@ -46,7 +46,7 @@ export function FaithfulnessScreen({
 }: {
 	store: FaithfulnessStore;
 	title: string;
-	evidenceFor?: (unit: FaithUnit) => readonly Evidence[];
+	evidenceFor?: (unit: FaithfulnessUnit) => readonly Evidence[];
 	reportHint?: string;
 	onBack?: () => void;
 	onQuit?: () => void;
@@ -65,10 +65,10 @@ export function FaithfulnessScreen({
 	};
 
 	const context = (): FaithContext => {
-		const mine = faithVerdictsOf(store.verdicts, store.validator);
+		const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
 		const verdicts = new Map(
 			units.flatMap((u, i) => {
-				const v = faithVerdictOn(mine, u);
+				const v = faithfulnessVerdictOn(mine, u);
 				return v ? [[i, v] as const] : [];
 			}),
 		);
@@ -97,8 +97,8 @@ export function FaithfulnessScreen({
 	const quit = () => (onQuit ? onQuit() : exit());
 	const finished = `every sentence${store.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
 	const allJudged = () => {
-		const mine = faithVerdictsOf(store.verdicts, store.validator);
-		return units.every((u) => faithVerdictOn(mine, u));
+		const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
+		return units.every((u) => faithfulnessVerdictOn(mine, u));
 	};
 	function perform(effect: FaithEffect): void {
 		switch (effect.kind) {
@@ -135,12 +135,12 @@ export function FaithfulnessScreen({
 	const index = Math.min(ui.index, units.length - 1);
 	const unit = units[index]!;
 	const summary = store.summary(unit.summary);
-	const mine = faithVerdictsOf(store.verdicts, store.validator);
-	const verdict = faithVerdictOn(mine, unit);
-	const judged = units.filter((u) => faithVerdictOn(mine, u)).length;
+	const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
+	const verdict = faithfulnessVerdictOn(mine, unit);
+	const judged = units.filter((u) => faithfulnessVerdictOn(mine, u)).length;
 	const tally = { faithful: 0, unfaithful: 0, unsure: 0 };
 	for (const u of units) {
-		const v = faithVerdictOn(mine, u);
+		const v = faithfulnessVerdictOn(mine, u);
 		if (v) tally[v.label] += 1;
 	}
 	const decided = tally.faithful + tally.unfaithful;
@@ -192,7 +192,7 @@ export function FaithfulnessScreen({
 			<Text wrap="truncate" color={verdict ? theme.color(LABEL_TONE[verdict.label]) : theme.color('muted')}>
 				{truncate(
 					verdict
-						? `your verdict: ${FAITH_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}`
+						? `your verdict: ${FAITHFULNESS_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}`
 						: 'not judged yet',
 					width,
 				)}
