@@ -6,7 +6,8 @@ import type { PlanContext } from '../summarize/planner.ts';
 import { countTokens } from '../text/tokens.ts';
 import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
-import { configInput, loadBook, withRunAndLimitOptions } from './run-config.ts';
+import { loadBook } from '../app/run.ts';
+import { configInput, withRunAndLimitOptions } from './run-config.ts';
 import { formatInt, formatSeconds } from '../ui/state/progress.ts';
 import { limitedSeconds, type StatedLimits } from '../llm/rate-limit.ts';
 

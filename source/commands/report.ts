@@ -8,7 +8,7 @@ import { Session } from '../store/session.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
-import { runCoverageJson } from './coverage.ts';
+import { runCoverageJson } from './coverage-json.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import type { Run } from '../domain.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
@@ -186,7 +186,7 @@ export async function reportCommand(
 	const stdout = opts.stdout ?? process.stdout;
 	if (await isStudyFile(dir, id)) {
 		// Loaded only for a study file: it brings the study runner, the batcher and their packages.
-		const { studyReport } = await import('./study.ts');
+		const { studyReport } = await import('./study-results.ts');
 		return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
 	}
 	if (opts.csv)

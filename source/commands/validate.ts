@@ -1,13 +1,9 @@
-import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
+import { WALK_MODES, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
-import { ValidationStore } from '../app/validation-store.ts';
-import { FaithfulnessStore } from '../app/faithfulness-store.ts';
-import { sessionEvidence } from './evidence-session.ts';
-import { faithfulnessVerdictOn, faithfulnessVerdictsOf } from '../score/faithfulness.ts';
+import { annotationWalk, faithfulnessWalk, validatorName } from '../app/validation.ts';
 import { output } from './output.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
@@ -64,21 +60,6 @@ export interface ValidateOptions {
 	stdout?: NodeJS.WriteStream;
 }
 
-/** Who is judging: `--validator`, else the OS user; verdicts are stored under this name. */
-export function validatorName(flag: string | undefined): string {
-	const name = (flag ?? safeUser()).trim();
-	if (name === '') throw badInput('no validator name; give one with --validator NAME');
-	return name;
-}
-
-function safeUser(): string {
-	try {
-		return userInfo().username;
-	} catch {
-		return '';
-	}
-}
-
 /**
  * `booook validate ID`: walk a session's annotations and judge them (paper Appendix G). Every
  * verdict is saved as it is given; quitting and running the command again continues the walk.
@@ -97,32 +78,26 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 	const validator = validatorName(opts.validator);
 	const session = await Session.open(dir, id);
 	session.continueWith = commandLine(`validate ${id}${sessionsDirArg(dir)}`);
-	if (opts.mode === 'faithfulness') return faithfulnessWalk(session, id, validator, opts, stdin, stdout);
+	if (opts.mode === 'faithfulness') return validateFaithfulness(session, id, validator, opts, stdin, stdout);
 	try {
-		// The terminal app (Ink, React) loads only now, once the session is known to open: execute.ts
-		// imports this module for validatorName alone.
+		// The terminal app (Ink, React) loads only now, once the session is known to open.
 		const [{ render }, { createElement }, { Root }, { ValidateScreen }] = await Promise.all([
 			import('ink'),
 			import('react'),
 			import('../ui/root.tsx'),
 			import('../ui/validate/ValidateScreen.tsx'),
 		]);
-		const store = new ValidationStore(session, validator, {
+		const { store, title, evidenceFor, progress } = await annotationWalk(session, validator, {
 			mode: opts.mode as WalkMode,
 			seed: opts.seed,
 			fraction: opts.fraction,
 		});
-		await store.begin();
-		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
-		const evidenceFor = await sessionEvidence(session);
 		const app = render(
 			createElement(Root, null, createElement(ValidateScreen, { store, title, evidenceFor })),
 			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
 		);
 		await app.waitUntilExit();
-		const p = walkProgress(store.items, store.judgments, validator);
-		const judged = p.model.judged + p.human.judged;
-		const total = p.model.total + p.human.total;
+		const { judged, total } = progress();
 		output(process.stderr).line(
 			`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dir)}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`}`,
 		);
@@ -133,7 +108,7 @@ export async function validateCommand(dir: string, id: string, opts: ValidateOpt
 }
 
 /** `booook validate ID --mode faithfulness`: the summary's sentences, each marked faithful, unfaithful or can't tell. */
-async function faithfulnessWalk(
+async function validateFaithfulness(
 	session: Session,
 	id: string,
 	validator: string,
@@ -148,13 +123,7 @@ async function faithfulnessWalk(
 			import('../ui/root.tsx'),
 			import('../ui/validate/FaithfulnessScreen.tsx'),
 		]);
-		const store = new FaithfulnessStore(session, validator, undefined, {
-			seed: opts.seed,
-			fraction: opts.fraction ?? null,
-		});
-		await store.begin();
-		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
-		const evidenceFor = await sessionEvidence(session);
+		const { store, title, evidenceFor, progress } = await faithfulnessWalk(session, validator, opts);
 		const app = render(
 			createElement(
 				Root,
@@ -169,9 +138,7 @@ async function faithfulnessWalk(
 			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
 		);
 		await app.waitUntilExit();
-		const mine = faithfulnessVerdictsOf(store.verdicts, validator);
-		const judged = store.units.filter((u) => faithfulnessVerdictOn(mine, u)).length;
-		const total = store.units.length;
+		const { judged, total } = progress();
 		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
 		const sample = store.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
 		output(process.stderr).line(
