@@ -1,6 +1,4 @@
-import type { Run } from '../domain.ts';
-import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
-import type { PassageIndex } from '../evidence/rank.ts';
+import type { Coverage } from '../evidence/coverage.ts';
 import { stripChart } from '../evidence/strip.ts';
 
 /** Room the strip chart's labels take on its line: "start " and " end". */
@@ -32,7 +30,6 @@ export function coverageJson(c: Coverage, strip: string) {
 }
 
 /** The coverage of a run's final summary as `report --json` shows it (as `coverage --json` piped), or null before there is one. */
-export function runCoverageJson(run: Run, book: string, index: PassageIndex, width = 80) {
-	const c = finalCoverage(run, book, index);
+export function finalCoverageJson(c: Coverage | null, width = 80) {
 	return c && coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS)));
 }

@@ -13,7 +13,7 @@ import {
 } from '../app/run.ts';
 import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
 import { leaveRun, preferReactProduction, showRun, type InteractiveOptions } from './execute.ts';
-import { validateCommand } from './validate.ts';
+import { validateInTerminal } from './validate-screen.ts';
 
 /** A new run's form as checked: its book read, its provider set up. */
 interface Checked {
@@ -88,7 +88,7 @@ async function openChoice(
 	checked: Checked[],
 ): Promise<number | null> {
 	if (choice.kind === 'validate') {
-		await validateCommand(dir, choice.id, { mode: 'blind', seed: 2024 });
+		await validateInTerminal(dir, choice.id, { mode: 'blind', seed: 2024 });
 		return null;
 	}
 	const stderr = interactive.stderr ?? process.stderr;
