@@ -1,4 +1,4 @@
-import { dirname } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import type PQueue from 'p-queue';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, ScoredSummary } from '../domain.ts';
@@ -17,6 +17,10 @@ import {
 import { sessionsDirArg } from '../store/dirs.ts';
 import { pinFinalSummary, scoredSummaries } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
+import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
+import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
+import { scoreHumanSummary } from '../score/human.ts';
+import { readDataFile } from './data-files.ts';
 import { modelClient } from './model-client.ts';
 
 /**
@@ -219,22 +223,21 @@ export async function storedScoring(
 }
 
 /**
- * A new collection session of `texts` (book -> summary, read from `path`), made only once the
- * annotator of its summaries can be called: a missing key or the baseline fails before it exists.
+ * A new collection session of the summaries in the JSON file at `path` (book -> summary), made only
+ * once the annotator of its summaries can be called: a bad file, a missing key or the baseline
+ * fails before it exists.
  */
-export async function newCollection(
-	sessionsDir: string,
-	texts: ReadonlyMap<string, string>,
-	from: { file: string; path: string; title: string },
-	opts: ScoringOptions,
-): Promise<Session<SessionData>> {
+export async function newCollection(sessionsDir: string, path: string, opts: ScoringOptions) {
+	const texts = await readDataFile(path, convertSummaries, '--summaries');
+	const file = basename(path);
+	if (texts.size === 0) throw badInput(`--summaries ${path}: the file holds no summaries`);
 	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({
 		id: `s${i}`,
 		book,
 		text,
 		node: null,
 		version: null,
-		source: from.file,
+		source: file,
 	}));
 	await annotatorFor(
 		{ summaries, annotations: [] },
@@ -242,14 +245,57 @@ export async function newCollection(
 		opts,
 		'; or score annotations you have with --annotations FILE',
 	);
-	return await Session.createCollection(sessionsDir, {
-		title: from.title,
-		sources: [from.path],
+	const session = await Session.createCollection(sessionsDir, {
+		title: basename(file, extname(file)),
+		sources: [resolve(path)],
 		summaries,
 		annotations: [],
 		judgments: [],
 		runs: [],
 	});
+	return { session, file, count: summaries.length };
+}
+
+/**
+ * BooookScore of the authors' released files, without any model call: their human annotations
+ * (`human`), or their summaries with their model annotations. `notes`: what the files held that
+ * the score leaves out or counts as the authors' script did.
+ */
+export async function scoreReleasedFiles(files: {
+	human?: string;
+	summaries?: string;
+	annotations?: string;
+}) {
+	let system: SystemScore;
+	let texts: string[];
+	const notes: string[] = [];
+	let extra = {};
+	if (files.human) {
+		if (files.summaries || files.annotations)
+			throw badInput(
+				'--human scores the summaries inside that file; leave out --summaries and --annotations',
+			);
+		const human = await readDataFile(files.human, convertHumanAnnotations, '--human');
+		system = scoreSystem(new Map([...human].map(([book, h]) => [book, scoreHumanSummary(h)] as const)));
+		texts = [...human.values()].map((h) => h.summary);
+	} else if (files.summaries && files.annotations) {
+		const summaries = await readDataFile(files.summaries, convertSummaries, '--summaries');
+		const annotations = await readDataFile(files.annotations, convertModelAnnotations, '--annotations');
+		const released = scoreReleased(summaries, annotations);
+		system = released.system;
+		texts = [...summaries.values()];
+		const unmatched = [...released.unmatched.values()].reduce((s, u) => s + u.length, 0);
+		extra = { not_in_summary: unmatched };
+		if (unmatched > 0)
+			notes.push(
+				`${unmatched} annotated sentences are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`,
+			);
+		if (released.orphans.length > 0)
+			notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
+	} else {
+		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
+	}
+	return { system, texts, notes, extra };
 }
 
 export interface BookScoring {

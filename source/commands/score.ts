@@ -1,19 +1,22 @@
-import { basename, extname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
 import type { AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { defaultProvider } from '../llm/create.ts';
-import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
-import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
-import { scoreHumanSummary } from '../score/human.ts';
+import type { SystemScore } from '../score/booookscore.ts';
 import { LABELS } from '../score/labels.ts';
 import { scoreSession, type SessionScore } from '../score/session-score.ts';
 import { resolveSessionsDir, Session, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
-import { newCollection, scoreAgain, sourceName, storedScoring, type ScoringOptions } from '../app/score.ts';
-import { readDataFile } from './data-files.ts';
+import {
+	newCollection,
+	scoreAgain,
+	scoreReleasedFiles,
+	sourceName,
+	storedScoring,
+	type ScoringOptions,
+} from '../app/score.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
@@ -142,17 +145,9 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		}
 	}
 	// A new collection: everything that can fail on bad input or a missing key fails before it exists.
-	const texts = await readDataFile(opts.summaries!, convertSummaries, '--summaries');
-	const file = basename(opts.summaries!);
-	if (texts.size === 0) throw badInput(`--summaries ${opts.summaries}: the file holds no summaries`);
-	const session = await newCollection(
-		sessionsDir,
-		texts,
-		{ file, path: resolve(opts.summaries!), title: basename(file, extname(file)) },
-		opts,
-	);
+	const { session, file, count } = await newCollection(sessionsDir, opts.summaries!, opts);
 	output(opts.stderr ?? process.stderr).line(
-		`new collection session ${session.id} (${texts.size} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`,
+		`new collection session ${session.id} (${count} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`,
 	);
 	try {
 		return await scoreStored(session, opts);
@@ -301,35 +296,7 @@ function report(
 async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	const stdout = output(opts.stdout ?? process.stdout);
 	const stderr = output(opts.stderr ?? process.stderr);
-	let system: SystemScore;
-	let texts: string[];
-	const notes: string[] = [];
-	let extra = {};
-	if (opts.human) {
-		if (opts.summaries || opts.annotations)
-			throw badInput(
-				'--human scores the summaries inside that file; leave out --summaries and --annotations',
-			);
-		const human = await readDataFile(opts.human, convertHumanAnnotations, '--human');
-		system = scoreSystem(new Map([...human].map(([book, h]) => [book, scoreHumanSummary(h)] as const)));
-		texts = [...human.values()].map((h) => h.summary);
-	} else if (opts.summaries && opts.annotations) {
-		const summaries = await readDataFile(opts.summaries, convertSummaries, '--summaries');
-		const annotations = await readDataFile(opts.annotations, convertModelAnnotations, '--annotations');
-		const released = scoreReleased(summaries, annotations);
-		system = released.system;
-		texts = [...summaries.values()];
-		const unmatched = [...released.unmatched.values()].reduce((s, u) => s + u.length, 0);
-		extra = { not_in_summary: unmatched };
-		if (unmatched > 0)
-			notes.push(
-				`${unmatched} annotated sentences are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`,
-			);
-		if (released.orphans.length > 0)
-			notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
-	} else {
-		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
-	}
+	const { system, texts, notes, extra } = await scoreReleasedFiles(opts);
 	const result = { ...systemJson(system, texts), ...extra };
 	if (opts.json) stdout.json(result);
 	else stdout.line([headline('BooookScore', result), ...distributionLines(system)].join('\n'));
