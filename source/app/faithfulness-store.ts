@@ -14,7 +14,7 @@ import type { Session } from '../store/session.ts';
  */
 
 /** Which walk: `fraction` null (or 1) is every sentence; otherwise that share of each summary's, drawn with `seed`. */
-export interface FaithfulnessWalk {
+export interface FaithfulnessWalkOptions {
 	seed: number;
 	fraction: number | null;
 }
@@ -28,7 +28,7 @@ export class FaithfulnessStore {
 		session: Session,
 		readonly validator: string,
 		private readonly now: () => Date = () => new Date(),
-		readonly walk: FaithfulnessWalk = { seed: 2024, fraction: null },
+		readonly walk: FaithfulnessWalkOptions = { seed: 2024, fraction: null },
 	) {
 		this.#session = session;
 	}

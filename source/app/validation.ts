@@ -31,7 +31,7 @@ async function walkSetting(session: Session) {
 }
 
 /** The annotation walk of `validator` over an open session, begun (its order drawn and saved). */
-export async function annotationWalk(
+export async function beginAnnotationWalk(
 	session: Session,
 	validator: string,
 	opts: { mode: WalkMode; seed: number; fraction?: number },
@@ -50,7 +50,7 @@ export async function annotationWalk(
 }
 
 /** The faithfulness walk of `validator` over an open session's summary sentences (a seeded sample of `fraction`), begun. */
-export async function faithfulnessWalk(
+export async function beginFaithfulnessWalk(
 	session: Session,
 	validator: string,
 	opts: { seed: number; fraction?: number },

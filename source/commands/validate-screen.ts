@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { badInput } from '../errors.ts';
 import { WALK_MODES, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
-import { annotationWalk, faithfulnessWalk, validatorName } from '../app/validation.ts';
+import { beginAnnotationWalk, beginFaithfulnessWalk, validatorName } from '../app/validation.ts';
 import { output } from './output.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { commandLine, shellWord } from '../program.ts';
@@ -49,7 +49,7 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 			import('../ui/root.tsx'),
 			import('../ui/validate/ValidateScreen.tsx'),
 		]);
-		const { store, title, evidenceFor, progress } = await annotationWalk(session, validator, {
+		const { store, title, evidenceFor, progress } = await beginAnnotationWalk(session, validator, {
 			mode: opts.mode as WalkMode,
 			seed: opts.seed,
 			fraction: opts.fraction,
@@ -85,7 +85,7 @@ async function validateFaithfulness(
 			import('../ui/root.tsx'),
 			import('../ui/validate/FaithfulnessScreen.tsx'),
 		]);
-		const { store, title, evidenceFor, progress } = await faithfulnessWalk(session, validator, opts);
+		const { store, title, evidenceFor, progress } = await beginFaithfulnessWalk(session, validator, opts);
 		const app = render(
 			createElement(
 				Root,
