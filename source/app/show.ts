@@ -2,7 +2,7 @@ import type { Node, Run, RunConfig } from '../domain.ts';
 import { isPriced, loadPrices } from '../llm/prices.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { storedScore } from '../score/session-score.ts';
-import type { BookSessionData } from '../store/session.ts';
+import type { BookSessionData, CollectionSessionData } from '../store/session.ts';
 import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
 import { levelName } from '../summarize/places.ts';
 import { totalsOf } from '../summarize/totals.ts';
@@ -65,5 +65,29 @@ export function showData(data: BookSessionData, book: string) {
 		booookscore: storedScore(data.summaries, data.annotations, run),
 		stats: final ? summaryStats(final, book, run.config.encoding) : null,
 		summary: final,
+	};
+}
+
+/** What `show` tells of a collection session: its sources, counts and score, and each summary's. */
+export function collectionData(data: CollectionSessionData) {
+	const count = (pred: (a: CollectionSessionData['annotations'][number]) => boolean) =>
+		data.annotations.filter(pred).length;
+	const books = data.summaries.map((s) => ({
+		summary: s.id,
+		book: s.book,
+		words: countWords(s.text),
+		model: count((a) => a.summary === s.id && a.source === 'model'),
+		human: count((a) => a.summary === s.id && a.source === 'human'),
+	}));
+	return {
+		id: data.id,
+		kind: data.kind,
+		title: data.title,
+		sources: data.sources,
+		summaries: data.summaries.length,
+		annotations: { model: count((a) => a.source === 'model'), human: count((a) => a.source === 'human') },
+		judgments: data.judgments.length,
+		booookscore: storedScore(data.summaries, data.annotations),
+		books,
 	};
 }

@@ -1,10 +1,8 @@
 import { Command } from '@commander-js/extra-typings';
 import { costText } from '../llm/prices.ts';
 import { resolveSessionsDir, Session, type CollectionSessionData } from '../store/session.ts';
-import { storedScore } from '../score/session-score.ts';
-import { countWords } from '../text/tokens.ts';
 import { sanitize } from '../text/sanitize.ts';
-import { showData } from '../app/show.ts';
+import { collectionData, showData } from '../app/show.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { formatInt } from '../ui/state/progress.ts';
@@ -75,26 +73,7 @@ export async function showCommand(
 
 /** An imported collection: where it came from and what it holds, per book. */
 function showCollection(data: CollectionSessionData, json: boolean, out: Output): number {
-	const count = (pred: (a: CollectionSessionData['annotations'][number]) => boolean) =>
-		data.annotations.filter(pred).length;
-	const books = data.summaries.map((s) => ({
-		summary: s.id,
-		book: s.book,
-		words: countWords(s.text),
-		model: count((a) => a.summary === s.id && a.source === 'model'),
-		human: count((a) => a.summary === s.id && a.source === 'human'),
-	}));
-	const shown = {
-		id: data.id,
-		kind: data.kind,
-		title: data.title,
-		sources: data.sources,
-		summaries: data.summaries.length,
-		annotations: { model: count((a) => a.source === 'model'), human: count((a) => a.source === 'human') },
-		judgments: data.judgments.length,
-		booookscore: storedScore(data.summaries, data.annotations),
-		books,
-	};
+	const shown = collectionData(data);
 	if (json) {
 		out.json(shown, 2);
 		return 0;
@@ -105,7 +84,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 		shown.booookscore === null
 			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
 			: `BooookScore: ${shown.booookscore.toFixed(1)}`,
-		...books.map(
+		...shown.books.map(
 			(b) =>
 				`  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`,
 		),
