@@ -292,18 +292,18 @@ export type Judgment = z.infer<typeof judgmentSchema>;
  * LongEval's fine-grained faithfulness labels (its §3 and Appendix B.1): is everything a summary
  * sentence says supported by the book? `unsure` is "can't tell": not enough found to decide.
  */
-export const FAITH_LABELS = ['faithful', 'unfaithful', 'unsure'] as const;
-export const faithLabelSchema = z.enum(FAITH_LABELS);
-export type FaithLabel = z.infer<typeof faithLabelSchema>;
+export const FAITHFULNESS_LABELS = ['faithful', 'unfaithful', 'unsure'] as const;
+export const faithfulnessLabelSchema = z.enum(FAITHFULNESS_LABELS);
+export type FaithfulnessLabel = z.infer<typeof faithfulnessLabelSchema>;
 
 /**
  * One validator's faithfulness verdict on one sentence of a summary (its index in the one
  * sentence split, text/sentences.ts). A person's, or a model's given the evidence passages.
  */
-export const faithVerdictSchema = z.strictObject({
+export const faithfulnessVerdictSchema = z.strictObject({
 	summary: scoredSummarySchema.shape.id,
 	sentence: count,
-	label: faithLabelSchema,
+	label: faithfulnessLabelSchema,
 	/** A person's note, or a model's one-line reason. */
 	note: z.string().nullable(),
 	/** A person's name, or the model ("openai/gpt-4o"). */
@@ -311,7 +311,7 @@ export const faithVerdictSchema = z.strictObject({
 	origin: z.enum(['human', 'model']),
 	at: iso,
 });
-export type FaithVerdict = z.infer<typeof faithVerdictSchema>;
+export type FaithfulnessVerdict = z.infer<typeof faithfulnessVerdictSchema>;
 
 /**
  * A validation walk a validator began: its order is fixed by mode and seed, so the items it covers

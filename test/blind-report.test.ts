@@ -5,7 +5,7 @@ import type { Annotation, ScoredSummary } from '../source/domain.ts';
 import { precisionCommand } from '../source/commands/precision.ts';
 import { reportCommand } from '../source/commands/report.ts';
 import { Session } from '../source/store/session.ts';
-import { ValidationStore } from '../source/store/validation-store.ts';
+import { ValidationStore } from '../source/app/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { tempDir } from './support/temp.ts';
 

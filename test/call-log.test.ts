@@ -34,11 +34,7 @@ const failedOf = (node: { failed?: unknown[] }) => node.failed;
 const sum = (records: { cost: number }[]) => records.reduce((s, r) => s + r.cost, 0);
 const near = (a: number, b: number) => Math.abs(a - b) < 1e-9;
 
-function providerFor(
-	api: 'openai' | 'anthropic',
-	server: FakeApi,
-	onRetry: (reason: string, request: object) => void,
-) {
+function providerFor(api: 'openai' | 'anthropic', server: FakeApi) {
 	return createProvider({
 		provider: api,
 		model: api === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-6',
@@ -46,7 +42,6 @@ function providerFor(
 		env: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: 'test-key' },
 		streamTimeoutMs: 2000,
 		streamRetryDelayMs: 10,
-		onRetry,
 	});
 }
 
@@ -63,8 +58,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 				contextWindow: 4096,
 				concurrency: 1,
 			});
-			let engine: Engine | null = null;
-			const provider = providerFor(api, server, (reason, request) => engine?.streamRetried(reason, request));
+			const provider = providerFor(api, server);
 			// One call meets all three, in this order (concurrency 1): a 429 the rate limiter waits out, a cut
 			// stream, then endless text cut off at the output cap.
 			server.fail({ kind: 'status', status: 429, retryAfter: 0.01 });
@@ -78,7 +72,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 			};
 			const run = newRun(config, chunkText(BOOK, config.chunkSize));
 			const store = new MemoryStore({ run });
-			engine = new Engine({ store, provider, planner: plannerFor('hier'), ctx, costOf });
+			const engine = new Engine({ store, provider, planner: plannerFor('hier'), ctx, costOf });
 			const events: EngineEvent[] = [];
 			engine.on((e) => events.push(e));
 			assert.equal(await engine.start(), 'done', run.error ?? '');
@@ -162,10 +156,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 	test(`${api}: annotating logs and bills every failed attempt`, async () => {
 		const server = await startFakeApi({ respond: annotatingReply });
 		try {
-			let annotator: Annotator | null = null;
-			const provider = providerFor(api, server, (reason, request) =>
-				annotator?.streamRetried(reason, request),
-			);
+			const provider = providerFor(api, server);
 			server.fail({ kind: 'status', status: 500, retryAfter: 0.01 });
 			server.fail({ kind: 'cut' });
 			const summary: ScoredSummary = {
@@ -186,7 +177,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 				},
 				calls: async () => [...log],
 			};
-			annotator = new Annotator({
+			const annotator = new Annotator({
 				store,
 				provider,
 				templates: await loadTemplates(),

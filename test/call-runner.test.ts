@@ -5,7 +5,13 @@ import type { Usage } from '../source/domain.ts';
 import { CallRunner, type CallJob, type Recoverable } from '../source/engine/call-runner.ts';
 import { Gate } from '../source/engine/gate.ts';
 import { isAbortError } from '../source/llm/abort.ts';
-import { ProviderError, type CallRequest, type CallResult, type Provider } from '../source/llm/provider.ts';
+import {
+	ProviderError,
+	type CallRequest,
+	type CallResult,
+	type Provider,
+	type RetryListener,
+} from '../source/llm/provider.ts';
 import type { CallRecord } from '../source/store/schema.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -397,4 +403,31 @@ test('recovery: each owner takes back, in order, the logged calls numbered as it
 	assert.equal(await again.recover([owner('a', 1), owner('b', 0, true), owner('c', 0)]), 0);
 	assert.deepEqual(taken.a, ['answer to a0', 'answer to a1']);
 	assert.equal(again.totals.calls, 0);
+});
+
+test("a runner hears its provider's retries through onRetry, for the call retried, until it is detached", async () => {
+	const fake = scripted();
+	const listeners = new Set<RetryListener>();
+	const provider: Provider = {
+		...fake.provider,
+		onRetry: (listener) => {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+	};
+	const runner = new CallRunner({ provider, log: memoryLog(), costOf, concurrency: 1 });
+	assert.equal(listeners.size, 1, 'subscribed when made');
+	const retries: string[] = [];
+	const made = runner.call(job('n1', { onStreamRetry: (reason) => retries.push(reason) }));
+	await waitFor('the call', () => fake.calls.length === 1);
+	for (const listener of listeners) {
+		listener('stream broke (socket hang up); retry 1 of 2', fake.calls[0]!.request);
+		listener('another call', { ...fake.calls[0]!.request });
+	}
+	fake.calls[0]!.delta('Questions: none');
+	fake.calls[0]!.finish();
+	assert.equal(await made, 'Questions: none');
+	assert.deepEqual(retries, ['stream broke (socket hang up); retry 1 of 2']);
+	runner.detach();
+	assert.equal(listeners.size, 0, 'unsubscribed when detached');
 });

@@ -8,7 +8,7 @@ import { exportCommand } from '../source/commands/export.ts';
 import { planCommand } from '../source/commands/plan.ts';
 import { resumeCommand } from '../source/commands/resume.ts';
 import { runCommand } from '../source/commands/run.ts';
-import { loadBook } from '../source/commands/run-config.ts';
+import { loadBook } from '../source/app/run.ts';
 import { scoreCommand } from '../source/commands/score.ts';
 import type { ConfigInput } from '../source/config.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
@@ -146,8 +146,8 @@ for (const api of ['openai', 'anthropic'] as const) {
 			baseUrl: api === 'openai' ? fake.openaiBaseUrl : fake.anthropicBaseUrl,
 			env: KEY_ENV,
 			streamRetryDelayMs: 0,
-			onRetry: (reason) => retries.push(reason),
 		});
+		provider.onRetry!((reason) => retries.push(reason));
 		fake.fail({ kind: 'page' });
 		await assert.rejects(provider.complete(request('Summarize this.')), (error: unknown) => {
 			assert.ok(error instanceof ProviderError, String(error));
@@ -169,14 +169,12 @@ for (const api of ['openai', 'anthropic'] as const) {
 test('a retried stream is reported once as a stream, not "stream stream"', async (t) => {
 	const fake = await startFakeApi();
 	t.after(() => fake.close());
-	let engine: { streamRetried(reason: string, request: object): void } | null = null;
 	const provider = createProvider({
 		provider: 'openai',
 		model: 'gpt-4o-mini',
 		baseUrl: fake.openaiBaseUrl,
 		env: KEY_ENV,
 		streamRetryDelayMs: 0,
-		onRetry: (reason, req) => engine?.streamRetried(reason, req),
 	});
 	fake.fail({ kind: 'cut' });
 	const harness = await setUp(
@@ -184,7 +182,6 @@ test('a retried stream is reported once as a stream, not "stream stream"', async
 		{ method: 'inc', chunkSize: 2048, maxSummary: 100, contextWindow: 4096, concurrency: 1, clean: false },
 		provider,
 	);
-	engine = harness.engine;
 	const retries: string[] = [];
 	harness.engine.on((e: EngineEvent) => {
 		if (e.type === 'retry') retries.push(e.reason);

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FaithLabel, FaithVerdict, ScoredSummary, Walk } from '../source/domain.ts';
+import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../source/domain.ts';
 import { reportJson } from '../source/commands/report.ts';
-import { faithReport, faithUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
+import { faithfulnessReport, faithfulnessUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
 import { kendallTauB } from '../source/score/kendall.ts';
-import { partialUnits, partialValidators, sampleSize } from '../source/score/partial-faith.ts';
+import { partialUnits, partialValidators, sampleSize } from '../source/score/partial-faithfulness.ts';
 import { buildReport, reportLines } from '../source/score/report.ts';
-import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
+import { FaithfulnessStore } from '../source/app/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -28,9 +28,9 @@ const v = (
 	validator: string,
 	s: string,
 	sentence: number,
-	label: FaithLabel,
+	label: FaithfulnessLabel,
 	origin: 'human' | 'model' = 'human',
-): FaithVerdict => ({
+): FaithfulnessVerdict => ({
 	summary: s as ScoredSummary['id'],
 	sentence,
 	label,
@@ -61,7 +61,7 @@ test("Kendall's τ-b matches hand-computed values, ties included", () => {
 
 test('a partial walk: ⌈F·n⌉ sentences of each summary, in reading order, different per validator, the same on every call', () => {
 	const ten = summary('s3', Array.from({ length: 10 }, (_, i) => `Line ${i + 1} ends here.`).join(' '));
-	const units = faithUnits([...summaries, ten]);
+	const units = faithfulnessUnits([...summaries, ten]);
 	const count = (us: readonly { summary: string }[], s: string) => us.filter((u) => u.summary === s).length;
 	const ann = partialUnits(units, { seed: 7, validator: 'ann', fraction: 0.3 });
 	// ⌈0.3·4⌉ = 2, ⌈0.3·3⌉ = 1, ⌈0.3·2⌉ = 1, ⌈0.3·10⌉ = 3 (not 4: 0.3 × 10 is a hair above 3 in floating point).
@@ -106,7 +106,7 @@ test('a partial walk: ⌈F·n⌉ sentences of each summary, in reading order, di
 		'fraction 1 is every sentence',
 	);
 	// Adding a summary leaves the other summaries' samples as they were.
-	const without = partialUnits(faithUnits(summaries), { seed: 7, validator: 'ann', fraction: 0.3 });
+	const without = partialUnits(faithfulnessUnits(summaries), { seed: 7, validator: 'ann', fraction: 0.3 });
 	assert.deepEqual(keys(without), keys(ann.filter((u) => u.summary !== 's3')));
 });
 
@@ -146,7 +146,7 @@ test('the full-annotation estimate: the mean of per-summary shares, with an inte
 		v('cat', 's1', 2, 'unfaithful'),
 		v('cat', 's0', 0, 'faithful'),
 	];
-	const r = faithReport(summaries, verdicts, { seed: 1, resamples: 2000 }, [
+	const r = faithfulnessReport(summaries, verdicts, { seed: 1, resamples: 2000 }, [
 		walk('pat', 0.5),
 		walk('bob', null),
 	]).partial;
@@ -191,7 +191,7 @@ test('the full-annotation estimate: the mean of per-summary shares, with an inte
 	);
 
 	assert.equal(
-		faithReport(summaries, verdicts, { seed: 1, resamples: 100 }).partial.validators.length,
+		faithfulnessReport(summaries, verdicts, { seed: 1, resamples: 100 }).partial.validators.length,
 		0,
 		'without walks, nobody annotated partially',
 	);
@@ -204,8 +204,8 @@ test('one summary: the estimate is its share and the interval resamples its sent
 		v('pat', 's0', 2, 'unfaithful'),
 		v('pat', 's0', 3, 'unsure'),
 	];
-	const pat = faithReport([summaries[0]!], verdicts, { seed: 1, resamples: 2000 }, [walk('pat', 0.9)]).partial
-		.validators[0]!;
+	const pat = faithfulnessReport([summaries[0]!], verdicts, { seed: 1, resamples: 2000 }, [walk('pat', 0.9)])
+		.partial.validators[0]!;
 	assert.equal(pat.estimate, 2 / 3);
 	assert.equal(pat.over, 'sentences');
 	// Three decided sentences, two faithful: resampled shares are 0, 1/3, 2/3 or 1.
@@ -221,7 +221,7 @@ test('report: partial annotation in text and JSON', () => {
 		v('pat', 's0', 2, 'unfaithful'),
 		v('pat', 's1', 1, 'faithful'),
 		v('pat', 's2', 0, 'unfaithful'),
-		...faithUnits(summaries).map((u) =>
+		...faithfulnessUnits(summaries).map((u) =>
 			v('openai/gpt-4o', u.summary, u.sentence, u.sentence === 0 ? 'unfaithful' : 'faithful', 'model'),
 		),
 	];
@@ -310,7 +310,7 @@ test('FaithfulnessStore with a fraction: records the walk once, walks only its s
 	const sample = first.store.units.map((u) => `${u.summary}:${u.sentence}`);
 	await first.store.mark(first.store.units[0]!, 'faithful');
 	await first.store.mark(first.store.units[1]!, 'unfaithful');
-	const outside = faithUnits(summaries).find((u) => !sample.includes(`${u.summary}:${u.sentence}`))!;
+	const outside = faithfulnessUnits(summaries).find((u) => !sample.includes(`${u.summary}:${u.sentence}`))!;
 	await assert.rejects(
 		first.store.mark(outside, 'faithful'),
 		/in this walk/u,

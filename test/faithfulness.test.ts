@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { FaithLabel, FaithVerdict, ScoredSummary } from '../source/domain.ts';
+import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary } from '../source/domain.ts';
 import { reportJson } from '../source/commands/report.ts';
 import { cohenKappa } from '../source/score/agreement.ts';
-import { faithReport, faithUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
+import { faithfulnessReport, faithfulnessUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
 import { buildReport, reportLines } from '../source/score/report.ts';
-import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
+import { FaithfulnessStore } from '../source/app/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -35,12 +35,12 @@ const v = (
 	validator: string,
 	summary: 's0' | 's1',
 	sentence: number,
-	label: FaithLabel,
+	label: FaithfulnessLabel,
 	origin: 'human' | 'model' = 'human',
-): FaithVerdict => ({ summary, sentence, label, note: null, validator, origin, at });
+): FaithfulnessVerdict => ({ summary, sentence, label, note: null, validator, origin, at });
 
-test('faithUnits are the summary sentences in reading order; a walk opens at the first unjudged one', () => {
-	const units = faithUnits(summaries);
+test('faithfulnessUnits are the summary sentences in reading order; a walk opens at the first unjudged one', () => {
+	const units = faithfulnessUnits(summaries);
 	assert.deepEqual(
 		units.map((u) => `${u.summary}:${u.sentence}:${u.text}`),
 		[
@@ -58,8 +58,8 @@ test('faithUnits are the summary sentences in reading order; a walk opens at the
 	assert.equal(firstUnjudgedUnit(units, given, 'bob'), 0);
 });
 
-test("faithReport: share faithful per validator (can't tell left out), bootstrap interval, κ between validators, human vs model", () => {
-	const ann: FaithLabel[] = [
+test("faithfulnessReport: share faithful per validator (can't tell left out), bootstrap interval, κ between validators, human vs model", () => {
+	const ann: FaithfulnessLabel[] = [
 		'faithful',
 		'faithful',
 		'unfaithful',
@@ -68,7 +68,7 @@ test("faithReport: share faithful per validator (can't tell left out), bootstrap
 		'unsure',
 		'faithful',
 	];
-	const bob: FaithLabel[] = [
+	const bob: FaithfulnessLabel[] = [
 		'faithful',
 		'unfaithful',
 		'unfaithful',
@@ -77,7 +77,7 @@ test("faithReport: share faithful per validator (can't tell left out), bootstrap
 		'faithful',
 		'faithful',
 	];
-	const model: FaithLabel[] = [
+	const model: FaithfulnessLabel[] = [
 		'faithful',
 		'faithful',
 		'faithful',
@@ -86,7 +86,7 @@ test("faithReport: share faithful per validator (can't tell left out), bootstrap
 		'faithful',
 		'faithful',
 	];
-	const units = faithUnits(summaries);
+	const units = faithfulnessUnits(summaries);
 	const verdicts = [
 		...units.map((u, i) => v('ann', u.summary as 's0', u.sentence, ann[i]!)),
 		...units.map((u, i) => v('bob', u.summary as 's0', u.sentence, bob[i]!)),
@@ -94,7 +94,7 @@ test("faithReport: share faithful per validator (can't tell left out), bootstrap
 		// A verdict on a summary not reported is left out.
 		{ ...v('ann', 's0', 0, 'unfaithful'), summary: 's9' as const },
 	];
-	const r = faithReport(summaries, verdicts, { seed: 1, resamples: 500 });
+	const r = faithfulnessReport(summaries, verdicts, { seed: 1, resamples: 500 });
 	const annRow = r.validators.find((x) => x.validator === 'ann')!;
 	assert.deepEqual(
 		{ f: annRow.faithful, u: annRow.unfaithful, q: annRow.unsure, n: annRow.judged },
@@ -116,7 +116,7 @@ test("faithReport: share faithful per validator (can't tell left out), bootstrap
 	assert.equal(r.agreement.units, 7);
 	assert.ok(r.agreement.alpha !== null);
 	// The people's majority: ties (ann faithful, bob unfaithful) are "unsure".
-	const majority: FaithLabel[] = [
+	const majority: FaithfulnessLabel[] = [
 		'faithful',
 		'unsure',
 		'unfaithful',

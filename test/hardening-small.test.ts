@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { resumeCommand } from '../source/commands/resume.ts';
-import { loadBook } from '../source/commands/run-config.ts';
+import { loadBook } from '../source/app/run.ts';
 import { runCommand } from '../source/commands/run.ts';
 import { createProvider } from '../source/llm/create.ts';
 import { loadTemplates } from '../source/prompts/load.ts';

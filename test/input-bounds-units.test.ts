@@ -10,7 +10,7 @@ import { txtTitle } from '../source/book/txt.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { runsOf } from '../source/text/runs.ts';
 import { sanitize } from '../source/text/sanitize.ts';
-import { sentenceProgress, writer } from '../source/commands/evidence-session.ts';
+import { sentenceProgress, writer } from '../source/commands/sentence-progress.ts';
 import { longRuns, MAX_RUN } from '../source/text/tokens.ts';
 import { wrapColumns } from '../source/text/wrap.ts';
 import { prng } from './support/prng.ts';

@@ -24,9 +24,12 @@ const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 	{ layer: 'store', holds: ['store/'] },
 	// Runs a plan (or an annotation) with a provider, writing to a store; reports events.
 	{ layer: 'engine', holds: ['engine/'] },
-	// Screens: read engine and store state, send intents.
+	// The use-cases (run, plan, score, validate, faithfulness, study, report, import, precision): each
+	// builds its model client, engine or annotator and session; commands and screens call them.
+	{ layer: 'app', holds: ['app/'] },
+	// Screens: read engine and store state, send intents (to the engine, the annotator, app/'s walks).
 	{ layer: 'ui', holds: ['ui/'] },
-	// One file per sub-command: each wires the layers below and does the I/O at the edge.
+	// One file per sub-command: its spec, its call into app/, and its printing; and what they share to print.
 	{ layer: 'commands', holds: ['commands/'] },
 	// argv -> one command.
 	{ layer: 'cli', holds: ['cli.tsx'] },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prepare } from '../source/commands/execute.ts';
+import { prepare } from '../source/app/run.ts';
 import { makeConfig } from '../source/config.ts';
 import { AnthropicProvider } from '../source/llm/anthropic.ts';
 import { OpenAIProvider } from '../source/llm/openai.ts';
@@ -233,7 +233,6 @@ test('--call-timeout reaches the provider of a run, and is kept in its configura
 			'unset: derived per call',
 		);
 		const { provider } = await prepare(config, 'A book.', {
-			json: true,
 			env: { OPENAI_API_KEY: 'sk-test-bounds-0123456789', BOOOOK_PRICES: '' },
 		});
 		fake.fail({ kind: 'forever', send: 'keepalive' });

@@ -47,9 +47,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 					concurrency: 3,
 					streamTimeout: 1,
 				});
-				let engine: Engine | null = null;
 				const provider = createProvider({
-					onRetry: (reason, request) => engine?.streamRetried(reason, request),
 					provider: api,
 					model: config.model,
 					baseUrl: api === 'openai' ? server.openaiBaseUrl : server.anthropicBaseUrl,
@@ -69,7 +67,7 @@ for (const api of ['openai', 'anthropic'] as const) {
 				};
 				const run = newRun(config, chunkText(BOOK, config.chunkSize));
 				const store = new MemoryStore({ run });
-				engine = new Engine({ store, provider, planner: plannerFor(method), ctx, costOf: () => 0 });
+				const engine = new Engine({ store, provider, planner: plannerFor(method), ctx, costOf: () => 0 });
 				const events: EngineEvent[] = [];
 				engine.on((e) => events.push(e));
 				const status = await engine.start();

@@ -66,7 +66,6 @@ for (const api of ['openai', 'anthropic'] as const) {
 		});
 		try {
 			const model = api === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-6';
-			let annotator: Annotator | null = null;
 			const provider = createProvider({
 				provider: api,
 				model,
@@ -76,14 +75,13 @@ for (const api of ['openai', 'anthropic'] as const) {
 				// also waits this long for response headers), short enough that the stall below is one.
 				streamTimeoutMs: 1000,
 				streamRetryDelayMs: 10,
-				onRetry: (reason, request) => annotator?.streamRetried(reason, request),
 			});
 			server.fail({ kind: 'status', status: 429, retryAfter: 0.01 });
 			server.fail({ kind: 'status', status: 429, retryAfter: 0.01 });
 			server.fail({ kind: 'status', status: 500, retryAfter: 0.01 });
 			server.fail({ kind: 'stall', ms: 4000 });
 			const sentences = splitSentences(SUMMARY);
-			annotator = new Annotator({
+			const annotator = new Annotator({
 				store: session,
 				provider,
 				templates: await loadTemplates(),
@@ -214,16 +212,14 @@ test('anthropic SDK: the first call of each summary writes the prompt cache alon
 	});
 	try {
 		const model = 'claude-sonnet-4-6';
-		let annotator: Annotator | null = null;
 		const provider = createProvider({
 			provider: 'anthropic',
 			model,
 			baseUrl: server.anthropicBaseUrl,
 			env: { ANTHROPIC_API_KEY: 'test-key' },
 			streamTimeoutMs: 10_000,
-			onRetry: (reason, request) => annotator?.streamRetried(reason, request),
 		});
-		annotator = new Annotator({
+		const annotator = new Annotator({
 			store: session,
 			provider,
 			templates: await loadTemplates(),

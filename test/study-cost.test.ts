@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellWork } from '../source/commands/study.ts';
+import { cellWork } from '../source/app/study.ts';
 import { cellCost, StudyRunner } from '../source/engine/study-runner.ts';
 import type { Scorer } from '../source/study/scorer.ts';
 import { cellTable } from '../source/ui/study-table.ts';

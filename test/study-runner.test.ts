@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { cellWork, studyLines } from '../source/commands/study.ts';
-import type { PlannedCell } from '../source/commands/study-plan.ts';
+import { cellWork } from '../source/app/study.ts';
+import { studyLines } from '../source/commands/study.ts';
+import type { PlannedCell } from '../source/app/study-plan.ts';
 import {
 	activityOf,
 	StudyRunner,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoredSummary } from '../source/domain.ts';
-import { FaithfulnessStore } from '../source/store/faithfulness-store.ts';
+import { FaithfulnessStore } from '../source/app/faithfulness-store.ts';
 import { Session } from '../source/store/session.ts';
 import { actionFor } from '../source/ui/keymap.ts';
 import { FaithfulnessScreen } from '../source/ui/screens/faithfulness/Screen.tsx';

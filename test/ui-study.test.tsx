@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeEngine, prepare } from '../source/commands/execute.ts';
-import { cellWork, readResults, studyReport } from '../source/commands/study.ts';
+import { makeEngine, prepare } from '../source/app/run.ts';
+import { cellWork, readResults } from '../source/app/study.ts';
+import { studyReport } from '../source/commands/study-results.ts';
 import { capture } from './support/assertions.ts';
-import type { PlannedCell } from '../source/commands/study-plan.ts';
+import type { PlannedCell } from '../source/app/study-plan.ts';
 import type { Engine } from '../source/engine/engine.ts';
 import { StudyRunner, type CellWork, type StudyState } from '../source/engine/study-runner.ts';
 import { StudyScreen } from '../source/ui/screens/study/Screen.tsx';
@@ -37,7 +38,7 @@ function heldLast(plan: Awaited<ReturnType<typeof tinyStudy>>['plan']): {
 				const prepared = await prepare(
 					session.data.run.config,
 					await session.bookText(),
-					{ json: false, env: {} },
+					{ env: {} },
 					cell.ctx.templates,
 				);
 				engine = makeEngine(session, prepared, { step: true, queue });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
 import { firstUnjudged, walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
-import { ValidationStore } from '../source/store/validation-store.ts';
+import { ValidationStore } from '../source/app/validation-store.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/screens/validate/Screen.tsx';
 import { KEYS } from './support/keys.ts';

@@ -2,16 +2,16 @@ import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
 import { stripChart } from '../evidence/strip.ts';
-import type { Run } from '../domain.ts';
-import type { PassageIndex } from '../evidence/rank.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { sentenceCount } from '../text/sentences.ts';
-import { evidenceSession, sentenceProgress } from './evidence-session.ts';
+import { evidenceSession } from '../app/evidence-session.ts';
+import { sentenceProgress } from './sentence-progress.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { percent } from '../format/percent.ts';
+import { coverageJson, LABELS } from './coverage-json.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('coverage')
@@ -37,40 +37,6 @@ export const spec = (exit: Exit) =>
 				}),
 			);
 		});
-
-/** Room the strip chart's labels take on its line: "start " and " end". */
-const LABELS = 'start  end'.length;
-
-const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
-
-/** Coverage as JSON (shared with `report --json`): shares and positions in [0, 1], rounded to 4 places. */
-export function coverageJson(c: Coverage, strip: string) {
-	return {
-		chunks: c.chunks,
-		sentences: c.sentences,
-		citing: c.citing,
-		cited: c.cited,
-		share: round(c.share),
-		mean_position: round(c.meanPosition),
-		halves: { first: round(c.halves.first), second: round(c.halves.second), ratio: round(c.halves.ratio) },
-		slope: round(c.slope),
-		parts: c.parts.map((p) => ({
-			from: p.from,
-			to: p.to,
-			chunks: p.chunks,
-			cited: p.cited,
-			share: round(p.share),
-		})),
-		citations: c.citations,
-		strip,
-	};
-}
-
-/** The coverage of a run's final summary as `report --json` shows it (as `coverage --json` piped), or null before there is one. */
-export function runCoverageJson(run: Run, book: string, index: PassageIndex, width = 80) {
-	const c = finalCoverage(run, book, index);
-	return c && coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS)));
-}
 
 const pct = (x: number | null) => percent(x, 'n/a', 0);
 

@@ -11,11 +11,19 @@ import { resolveSessionsDir } from '../store/session.ts';
 import { clean, wrap } from '../ui/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { chunkRanges } from '../evidence/evidence.ts';
-import { evidenceSession, nodeArg, sentenceProgress, writer } from './evidence-session.ts';
+import { evidenceSession } from '../app/evidence-session.ts';
+import { sentenceProgress, writer } from './sentence-progress.ts';
 import type { Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 
 export const MAX_TOP = 50;
+
+/** `--node` as given: `n12` or `12`. */
+export function nodeArg(value: string): `n${number}` {
+	const m = /^n?(\d+)$/u.exec(value.trim());
+	if (!m) throw badInput(`--node ${value}: name a node of the run as n<number> (for example n0)`);
+	return `n${Number(m[1])}`;
+}
 
 export const spec = (exit: Exit) =>
 	new Command('evidence')

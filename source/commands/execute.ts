@@ -1,114 +1,25 @@
-import type PQueue from 'p-queue';
-import type { RunConfig, Usage } from '../domain.ts';
-import { Engine } from '../engine/engine.ts';
-import type { BatchLane } from '../llm/batcher.ts';
-import { createProvider, type AccountLimits } from '../llm/create.ts';
-import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
-import type { Provider } from '../llm/provider.ts';
+import { makeEngine, type PrepareOptions, type Prepared } from '../app/run.ts';
+import type { BookSessionData, Session } from '../store/session.ts';
 import { unreachedServer } from '../llm/sdk-errors.ts';
 import { shellWord } from '../program.ts';
-import { loadTemplates } from '../prompts/load.ts';
-import type { PlanContext } from '../summarize/planner.ts';
-import type { Templates } from '../summarize/templates.ts';
-import { plannerFor } from '../summarize/run.ts';
-import type { BookSessionData, Session } from '../store/session.ts';
-import { countTokens } from '../text/tokens.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { liveScoring } from './score.ts';
-import { printFinal } from './show.ts';
+import { liveScoring } from './live-scoring.ts';
+import { printFinal } from './final.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { nodeNameIn } from '../summarize/places.ts';
 import type { RunAppResult } from '../ui/app.tsx';
 
-export interface ExecuteOptions {
+/** The run of a session shown: headless progress lines, or the terminal app; and how it ended, said. */
+
+export interface ExecuteOptions extends PrepareOptions {
 	json: boolean;
 	/** A line for stderr when the run starts (why it is headless). */
 	note?: string;
 	step?: boolean;
-	prices?: string;
-	/** The account's rate limits as the flags state them. */
-	account?: AccountLimits;
-	/** What to do when the provider's key is not set, when another provider cannot be chosen (a session's). */
-	missingKey?: string;
-	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
-}
-
-/** Everything a run needs besides the session, checked before a session is created or any call made. */
-export async function prepare(
-	config: RunConfig,
-	book: string,
-	opts: ExecuteOptions,
-	loaded?: Templates,
-): Promise<Prepared> {
-	const templates = loaded ?? (await loadTemplates(config.prompts));
-	const prices = loadPrices(opts.prices, opts.env);
-	const relay: { engine: Engine | null } = { engine: null };
-	const provider: Provider = createProvider({
-		provider: config.provider,
-		model: config.model,
-		baseUrl: config.baseUrl,
-		streamTimeoutMs: config.streamTimeout * 1000,
-		callTimeoutMs: config.callTimeout === undefined ? null : config.callTimeout * 1000,
-		env: opts.env,
-		encoding: config.encoding,
-		onRetry: (reason, request) => relay.engine?.streamRetried(reason, request),
-		...opts.account,
-		...(opts.missingKey ? { missingKey: opts.missingKey } : {}),
-	});
-	const ctx: PlanContext = { config, templates, book, tokens: (t) => countTokens(t, config.encoding) };
-	const costOf = (usage: Usage) => callCost(prices, config.model, usage, config.provider).cost;
-	return { provider, ctx, costOf, relay, priced: isPriced(prices, config.model, config.provider) };
-}
-
-/**
- * `prepare` for a session that exists: its provider is the one it was run with, so a missing key
- * can only be set, not swapped for another provider.
- */
-export async function prepareSession(
-	session: Session<BookSessionData>,
-	book: string,
-	opts: ExecuteOptions,
-): Promise<Prepared> {
-	const { provider, model } = session.data.run.config;
-	const missingKey =
-		`session "${session.id}" was run with ${provider} (${model}); ` +
-		`export the key, then continue with: ${session.continueWith}`;
-	return await prepare(session.data.run.config, book, { ...opts, missingKey });
-}
-
-export interface Prepared {
-	provider: Provider;
-	ctx: PlanContext;
-	costOf: (usage: Usage) => number;
-	relay: { engine: Engine | null };
-	priced: boolean;
-}
-
-/**
- * The engine of a session's run; `queue`: call places shared with other runs (a study's cells);
- * `batch`: the provider batch its batchable calls go in.
- */
-export function makeEngine(
-	session: Session<BookSessionData>,
-	prepared: Prepared,
-	opts: { step?: boolean; queue?: PQueue; batch?: BatchLane },
-): Engine {
-	const engine = new Engine({
-		store: session,
-		provider: prepared.provider,
-		planner: plannerFor(session.data.run.config.method),
-		ctx: prepared.ctx,
-		costOf: prepared.costOf,
-		stepping: opts.step,
-		...(opts.queue ? { queue: opts.queue } : {}),
-		...(opts.batch ? { batch: opts.batch } : {}),
-	});
-	prepared.relay.engine = engine;
-	return engine;
 }
 
 /**
@@ -189,8 +100,8 @@ export async function showRun(
 		await Promise.all([
 			import('../ui/app.tsx'),
 			import('./external-editor.ts'),
-			import('../store/validation-store.ts'),
-			import('./validate.ts'),
+			import('../app/validation-store.ts'),
+			import('../app/validation.ts'),
 		]);
 	const { provider } = prepared;
 	return await renderRunApp({

@@ -1,16 +1,8 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
-import type { ProviderName, Usage } from '../domain.ts';
-import { judgeFaithfulness } from '../engine/faith-judge.ts';
-import { badInput } from '../errors.ts';
-import { keyVariable } from '../llm/base-url.ts';
-import { createProvider, defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
-import { callCost, loadPrices } from '../llm/prices.ts';
-import { loadTemplates } from '../prompts/load.ts';
+import { faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
-import { pinFinalSummary } from '../store/scored-summaries.ts';
-import { resolveSessionsDir, Session, type BookSessionData } from '../store/session.ts';
-import { sessionEvidence } from './evidence-session.ts';
+import { resolveSessionsDir } from '../store/session.ts';
 import {
 	accountLimits,
 	integer,
@@ -55,93 +47,22 @@ export const spec = (exit: Exit) =>
 			);
 		});
 
-export interface FaithfulnessOptions {
-	id: string;
-	sessionsDir: string;
-	provider?: string;
-	model?: string;
-	baseUrl?: string;
-	concurrency?: number;
-	prices?: string;
-	account?: AccountLimits;
-	env?: NodeJS.ProcessEnv;
-	stderr?: Stream;
-}
-
-/** The judge: named by the flags, else the run's own model, else whichever key is set. */
-function judgeOf(
-	data: BookSessionData,
-	opts: FaithfulnessOptions,
-	env: NodeJS.ProcessEnv,
-): { provider: ProviderName; model: string; baseUrl: string | null } {
-	const own = data.run.config;
-	const ownLLM = own.provider !== 'extractive' ? own : null;
-	const provider =
-		(opts.provider as ProviderName | undefined) ?? ownLLM?.provider ?? defaultProvider(env, opts.baseUrl);
-	const same = ownLLM !== null && ownLLM.provider === provider;
-	const model = opts.model ?? (same ? ownLLM.model : defaultModel(provider));
-	return {
-		provider,
-		model,
-		baseUrl: opts.baseUrl ?? (same && ownLLM.model === model ? ownLLM.baseUrl : null),
-	};
-}
-
-export async function faithfulnessCommand(opts: FaithfulnessOptions): Promise<number> {
-	const env = opts.env ?? process.env;
-	const stderr = opts.stderr ?? process.stderr;
-	// Everything that can be refused is checked on a read-only copy: a refusal leaves the session as it was.
-	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
-	if (snapshot.kind !== 'book')
-		throw badInput(
-			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id} --mode faithfulness`)}`,
-		);
-	if (!snapshot.run.root)
-		throw badInput(
-			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}`)}`,
-		);
-	const judge = judgeOf(snapshot, opts, env);
-	if (judge.provider === 'extractive')
-		throw badInput(
-			'judging faithfulness needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)',
-		);
-	const key = keyVariable(judge.provider);
-	if (!env[key]?.trim())
-		throw badInput(
-			`judging with ${judge.provider}/${judge.model} needs ${key}: export it, or choose another model with --provider and --model`,
-		);
-	const templates = await loadTemplates(null);
-	const prices = loadPrices(opts.prices, env);
-	const provider = createProvider({
-		...judge,
-		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
-		env,
-		...opts.account,
-	});
-	const session = await Session.open(opts.sessionsDir, opts.id);
+/**
+ * `booook faithfulness ID`: the judging set up (every refusal before the session is touched), then
+ * run until done, failed or interrupted (the verdicts so far are saved; the same command continues).
+ */
+export async function faithfulnessCommand(opts: FaithfulnessOptions & { stderr?: Stream }): Promise<number> {
+	const judging = await faithfulnessJudging(opts);
 	try {
-		const data = session.data as BookSessionData;
-		const summary = pinFinalSummary(data);
-		await session.save();
-		const evidenceFor = await sessionEvidence(session);
+		const { judge } = judging;
 		const abort = new AbortController();
-		const out = output(stderr);
+		const out = output(opts.stderr ?? process.stderr);
 		out.line(
 			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per sentence, with its evidence from the book`,
 		);
 		const result = await cancelOnSignal(
 			() => abort.abort(),
-			() =>
-				judgeFaithfulness({
-					store: session,
-					provider,
-					template: templates.faithfulness,
-					summaries: [summary],
-					evidenceFor,
-					concurrency: opts.concurrency ?? DEFAULTS.concurrency,
-					costOf: (usage: Usage) => callCost(prices, judge.model, usage, judge.provider).cost,
-					signal: abort.signal,
-				}),
+			() => judging.run(abort.signal),
 		);
 		const cost = `${result.totals.calls} calls, ${usd(result.totals.cost)}`;
 		if (result.status === 'cancelled') {
@@ -161,6 +82,6 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions): Promise<nu
 		);
 		return 0;
 	} finally {
-		await session.close();
+		await judging.close();
 	}
 }

@@ -1,26 +1,24 @@
 import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
-import { newRun } from '../summarize/run.ts';
 import { deleteSession } from '../store/remove.ts';
 import { bookSession, listSessions, Session } from '../store/session.ts';
-import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
 import {
-	leaveRun,
+	createRunSession,
+	loadBook,
 	prepare,
 	prepareSession,
-	preferReactProduction,
-	showRun,
-	type InteractiveOptions,
+	type LoadedRun,
 	type Prepared,
-} from './execute.ts';
-import { loadBook } from './run-config.ts';
-import { validateCommand } from './validate.ts';
+} from '../app/run.ts';
+import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
+import { leaveRun, preferReactProduction, showRun, type InteractiveOptions } from './execute.ts';
+import { validateInTerminal } from './validate-screen.ts';
 
 /** A new run's form as checked: its book read, its provider set up. */
 interface Checked {
 	input: unknown;
-	loaded: Awaited<ReturnType<typeof loadBook>>;
+	loaded: LoadedRun;
 	prepared: Prepared;
 }
 
@@ -90,15 +88,14 @@ async function openChoice(
 	checked: Checked[],
 ): Promise<number | null> {
 	if (choice.kind === 'validate') {
-		await validateCommand(dir, choice.id, { mode: 'blind', seed: 2024 });
+		await validateInTerminal(dir, choice.id, { mode: 'blind', seed: 2024 });
 		return null;
 	}
 	const stderr = interactive.stderr ?? process.stderr;
 	if (choice.kind === 'new') {
 		const made = checked.find((c) => c.input === choice.input);
 		if (!made) throw new Error('internal: the new run was not checked');
-		const { loaded, config, chunks, book } = made.loaded;
-		const session = await Session.create(dir, { book, text: loaded.text, run: newRun(config, chunks) });
+		const session = await createRunSession(dir, made.loaded);
 		try {
 			const ended = await showRun(session, made.prepared, interactive);
 			return ended.signalled ? leaveRun(session, stderr) : null;

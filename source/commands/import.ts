@@ -1,24 +1,8 @@
 import { dirname } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { badInput } from '../errors.ts';
-import {
-	convertHierarchicalRuns,
-	convertHumanAnnotations,
-	convertIncrementalRuns,
-	convertModelAnnotations,
-	convertPrecisionStudy,
-	convertSummaries,
-	type Converted,
-} from '../score/formats.ts';
-import { checkSessionId, sessionsDirArg } from '../store/dirs.ts';
-import {
-	importBooookScore,
-	type FileReport,
-	type ImportInput,
-	type IntermediateRuns,
-} from '../store/import-booookscore.ts';
-import { Session } from '../store/session.ts';
-import { readDataFile } from './data-files.ts';
+import { importFiles, type ImportFiles } from '../app/import.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
+import type { FileReport } from '../store/import-booookscore.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
@@ -54,14 +38,7 @@ export const spec = (exit: Exit) =>
 			);
 		});
 
-export interface ImportOptions {
-	summaries?: string;
-	annotations?: string;
-	intermediate?: string;
-	human?: string;
-	validation?: string;
-	session?: string;
-	sessionsDir: string;
+export interface ImportOptions extends ImportFiles {
 	json: boolean;
 	stdout?: Stream;
 }
@@ -69,64 +46,9 @@ export interface ImportOptions {
 /** How many unmatched sentences, orphan books or unlocated spans are shown by name. */
 const FIRST = 3;
 
-/**
- * `booook import booookscore ...`: the authors' released files into one collection session. Every
- * file is read and converted before the session is created, and the session is created whole
- * (`Session.createCollection`), so a bad file or a taken id leaves nothing behind.
- */
+/** `booook import booookscore ...`: the authors' released files into one collection session, and what each gave. */
 export async function importCommand(format: string, opts: ImportOptions): Promise<number> {
-	if (format !== 'booookscore')
-		throw badInput(`cannot import format "${format}"; the one format is: booookscore`);
-	if (opts.annotations && !opts.summaries)
-		throw badInput('--annotations attach to the summaries they annotate; give those with --summaries FILE');
-	if (!opts.summaries && !opts.intermediate && !opts.human && !opts.validation) {
-		throw badInput(
-			'nothing to import; give --summaries FILE [--annotations FILE], --intermediate FILE, --human FILE or --validation FILE',
-		);
-	}
-	if (opts.session !== undefined) checkSessionId(opts.session);
-
-	const input: ImportInput = {};
-	if (opts.summaries) {
-		input.summaries = {
-			file: opts.summaries,
-			books: await readDataFile(opts.summaries, convertSummaries, '--summaries'),
-		};
-		if (opts.annotations) {
-			input.summaries.annotations = {
-				file: opts.annotations,
-				books: await readDataFile(opts.annotations, convertModelAnnotations, '--annotations'),
-			};
-		}
-	}
-	if (opts.intermediate) {
-		input.intermediate = {
-			file: opts.intermediate,
-			...(await readDataFile(opts.intermediate, convertIntermediate, '--intermediate')),
-		};
-	}
-	if (opts.human)
-		input.human = {
-			file: opts.human,
-			books: await readDataFile(opts.human, convertHumanAnnotations, '--human'),
-		};
-	if (opts.validation)
-		input.validation = {
-			file: opts.validation,
-			books: await readDataFile(opts.validation, convertPrecisionStudy, '--validation'),
-		};
-
-	const imported = importBooookScore(input, new Date().toISOString());
-	const session = await Session.createCollection(opts.sessionsDir, {
-		id: opts.session,
-		title: imported.title,
-		sources: imported.sources,
-		summaries: imported.summaries,
-		annotations: imported.annotations,
-		judgments: imported.judgments,
-		runs: imported.runs,
-	});
-	await session.close();
+	const { session, imported } = await importFiles(format, opts);
 
 	const out = output(opts.stdout ?? process.stdout);
 	// report needs no model; `score` would annotate with one every sentence that lacks a model verdict.
@@ -158,20 +80,6 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 	);
 	out.line(lines.join('\n'));
 	return 0;
-}
-
-/** A hierarchical run file maps books to objects, an incremental one to lists: the first book decides. */
-function convertIntermediate(value: unknown): Converted<IntermediateRuns> {
-	const first =
-		value !== null && typeof value === 'object' && !Array.isArray(value)
-			? Object.values(value)[0]
-			: undefined;
-	if (Array.isArray(first)) {
-		const runs = convertIncrementalRuns(value);
-		return runs.ok ? { ok: true, value: { method: 'inc', runs: runs.value } } : runs;
-	}
-	const runs = convertHierarchicalRuns(value);
-	return runs.ok ? { ok: true, value: { method: 'hier', runs: runs.value } } : runs;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

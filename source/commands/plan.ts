@@ -1,16 +1,13 @@
 import { Command } from '@commander-js/extra-typings';
 import type { ConfigInput } from '../config.ts';
-import { callCost, findPrice, loadPrices } from '../llm/prices.ts';
-import { estimateRun } from '../summarize/estimate.ts';
-import type { PlanContext } from '../summarize/planner.ts';
-import { countTokens } from '../text/tokens.ts';
+import { planRun } from '../app/plan.ts';
 import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
-import { configInput, loadBook, withRunAndLimitOptions } from './run-config.ts';
+import { configInput, withRunAndLimitOptions } from './run-config.ts';
 import { usd } from '../format/cost.ts';
 import { formatInt } from '../format/count.ts';
 import { formatSeconds } from '../format/duration.ts';
-import { limitedSeconds, type StatedLimits } from '../llm/rate-limit.ts';
+import type { StatedLimits } from '../llm/rate-limit.ts';
 
 export const spec = (exit: Exit) =>
 	withRunAndLimitOptions(
@@ -40,64 +37,32 @@ export async function planCommand(
 	opts: { config: ConfigInput; json: boolean; prices?: string; limits?: StatedLimits; stdout?: Stream },
 ): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
-	const started = performance.now();
-	const { config, chunks, book, loaded, templates } = await loadBook(path, opts.config);
-	const chunkMs = performance.now() - started;
-	const ctx: PlanContext = {
-		config,
-		templates,
-		book: loaded.text,
-		tokens: (t) => countTokens(t, config.encoding),
-	};
-	const { rows, calls, usage } = estimateRun(config, chunks, ctx);
-	const limited =
-		config.provider !== 'extractive' && (opts.limits?.tpm || opts.limits?.rpm) ? opts.limits! : null;
-	const prices = loadPrices(opts.prices);
-	const cost = callCost(prices, config.model, usage, config.provider);
-	const sizes = chunks.map((c) => c.tokens);
-	const result = {
-		book: { title: book.title, source: book.source, chars: book.chars, tokens: book.tokens },
-		config,
-		chunks: {
-			count: chunks.length,
-			min: Math.min(...sizes),
-			mean: Math.round(book.tokens / chunks.length),
-			max: Math.max(...sizes),
-			ms: Math.round(chunkMs),
-		},
-		calls: { total: calls, rows },
-		estimate: {
-			inputTokens: usage.input,
-			outputTokens: usage.output,
-			cost: cost.cost,
-			priced: cost.known || config.provider === 'extractive',
-			price: findPrice(prices, config.model)?.key ?? null,
-		},
-		// The least time the account's limits allow (the plan's output figures are the calls' output limits, what the limits count).
-		limits: limited
-			? {
-					tpm: limited.tpm ?? null,
-					rpm: limited.rpm ?? null,
-					seconds: Math.round(limitedSeconds(calls, usage.input + usage.output, limited)),
-				}
-			: null,
-	};
+	const result = await planRun(path, opts);
 	if (opts.json) {
 		out.json(result, 2);
 		return 0;
 	}
+	const { config } = result;
 	const lines = [
-		`${result.book.title}: ${formatInt(book.tokens)} tokens (${config.encoding}), ${chunks.length} chunks of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
+		`${result.book.title}: ${formatInt(result.book.tokens)} tokens (${config.encoding}), ${result.chunks.count} chunks of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
 		`${config.method === 'hier' ? 'hierarchical merging' : 'incremental updating'} with ${config.provider === 'extractive' ? 'the extractive baseline (not an LLM)' : `${config.provider} ${config.model}`}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
-		...rows.map(
+		...result.calls.rows.map(
 			(r) =>
 				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${r.calls} calls, ~${formatInt(r.inputTokens)} tokens in, ~${formatInt(r.outputTokens)} out`,
 		),
 		`  total ${result.calls.total} calls (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
 		result.estimate.priced
-			? `estimated cost: ${usd(cost.cost)}`
+			? `estimated cost: ${usd(result.estimate.cost)}`
 			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see docs/providers.md, "Prices")`,
-		...(result.limits ? [limitsLine(result.limits, calls, usage.input + usage.output)] : []),
+		...(result.limits
+			? [
+					limitsLine(
+						result.limits,
+						result.calls.total,
+						result.estimate.inputTokens + result.estimate.outputTokens,
+					),
+				]
+			: []),
 	];
 	out.line(lines.join('\n'));
 	return 0;

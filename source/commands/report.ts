@@ -1,17 +1,11 @@
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { folderState } from '../store/leftover.ts';
-import { buildReport, reportLines, type Report, type SourceScore } from '../score/report.ts';
-import { Session } from '../store/session.ts';
+import { isStudyFile, sessionReport } from '../app/report.ts';
+import { reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
-import { runCoverageJson } from './coverage.ts';
-import { PassageIndex } from '../evidence/rank.ts';
-import type { Run } from '../domain.ts';
-import { activeVersion, findNode } from '../summarize/graph.ts';
+import { finalCoverageJson } from './coverage-json.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
 
@@ -166,16 +160,6 @@ export function reportJson(report: Report) {
 	};
 }
 
-/** A study file named where a session id goes: a file with a study's extension, and no session of that id. */
-async function isStudyFile(dir: string, id: string): Promise<boolean> {
-	if (!/\.(?:json|ya?ml)$/iu.test(id)) return false;
-	if ((await folderState(join(dir, id))).kind === 'session') return false;
-	return stat(id).then(
-		(s) => s.isFile(),
-		() => false,
-	);
-}
-
 /** `booook report ID`: BooookScore by source, precision per validator, agreement, types, per book. */
 export async function reportCommand(
 	dir: string,
@@ -185,7 +169,7 @@ export async function reportCommand(
 	const stdout = opts.stdout ?? process.stdout;
 	if (await isStudyFile(dir, id)) {
 		// Loaded only for a study file: it brings the study runner, the batcher and their packages.
-		const { studyReport } = await import('./study.ts');
+		const { studyReport } = await import('./study-results.ts');
 		return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
 	}
 	if (opts.csv)
@@ -193,10 +177,7 @@ export async function reportCommand(
 			`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`,
 		);
 	const out = output(stdout);
-	const { data, text } = await Session.snapshot(dir, id);
-	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });
-	// Text and JSON alike report what the session holds, and say once that its final summary is missing.
-	const missing = data.kind === 'book' ? missingRoot(data.run) : null;
+	const { data, report, missing, finalCoverage } = await sessionReport(dir, id, opts);
 	if (missing) {
 		output(opts.stderr ?? process.stderr).line(
 			`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such node (${missing.nodes}): its session.json was edited or damaged; this report leaves the final summary out${opts.json ? ' (coverage: null)' : ''}`,
@@ -204,14 +185,7 @@ export async function reportCommand(
 	}
 	if (opts.json) {
 		// A run's session: which parts of the book its final summary draws on (null before it has one).
-		const coverage =
-			data.kind === 'book'
-				? {
-						coverage: hasFinalText(data.run)
-							? runCoverageJson(data.run, text, new PassageIndex(text, data.run.chunks))
-							: null,
-					}
-				: {};
+		const coverage = finalCoverage ? { coverage: finalCoverageJson(finalCoverage()) } : {};
 		out.json({ ...reportJson(report), ...coverage });
 		return 0;
 	}
@@ -219,17 +193,4 @@ export async function reportCommand(
 	const columns = 'columns' in stdout && stdout.columns ? stdout.columns : 80;
 	out.line(reportLines(`${title} — session ${id}`, report, columns).join('\n'));
 	return 0;
-}
-
-/** The root a run names that is not among its nodes (its session.json edited or damaged), with the nodes it has; or null. */
-function missingRoot(run: Run): { root: string; nodes: string } | null {
-	if (run.root === null || findNode(run, run.root)) return null;
-	const last = run.nodes.at(-1)?.id;
-	return { root: run.root, nodes: last ? `its nodes are n0 to ${last}` : 'it has no nodes' };
-}
-
-/** Whether the run's final summary is a node with text, so its coverage can be drawn. */
-function hasFinalText(run: Run): boolean {
-	const root = run.root === null ? undefined : findNode(run, run.root);
-	return root !== undefined && activeVersion(root) !== null;
 }

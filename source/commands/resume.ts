@@ -1,7 +1,8 @@
 import { Command } from '@commander-js/extra-typings';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
-import { execute, prepareSession, runInteractive, type InteractiveOptions } from './execute.ts';
+import { prepareSession } from '../app/run.ts';
+import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
 import {
 	accountLimits,
 	headlessNote,
@@ -14,7 +15,7 @@ import {
 } from './flags.ts';
 import { output } from './output.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
-import { printFinal } from './show.ts';
+import { printFinal } from './final.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { commandLine } from '../program.ts';
 

@@ -1,16 +1,10 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { readBook } from '../book/read.ts';
-import { DEFAULTS, makeConfig, type ConfigInput } from '../config.ts';
-import type { Book } from '../domain.ts';
-import { badInput } from '../errors.ts';
+import { DEFAULTS, type ConfigInput } from '../config.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
-import { loadTemplates } from '../prompts/load.ts';
-import { newRun, plannerFor } from '../summarize/run.ts';
-import { chunkText } from '../text/chunk.ts';
-import { countTokens, ENCODINGS } from '../text/tokens.ts';
+import { ENCODINGS } from '../text/tokens.ts';
 import { decimal, integer, PRICES_HELP, withRateLimitOptions } from './flags.ts';
 
-/** A run's book and configuration, from flags to a checked config: what `run`, `plan` and the home screen share. */
+/** A run's configuration from its flags: what `run` and `plan` share (app/run.ts's `loadBook` checks it). */
 
 /** The options of `run` and `plan`: the run's configuration. */
 export function withRunOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
@@ -110,27 +104,4 @@ export function configInput(flags: RunFlags): ConfigInput {
 		callTimeout: flags.callTimeout,
 		prompts: flags.prompts ?? null,
 	};
-}
-
-/** Reads and chunks a book and checks the configuration: everything a new run needs before its session exists. */
-export async function loadBook(path: string, input: ConfigInput) {
-	const loaded = await readBook(path);
-	const config = makeConfig(input);
-	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
-	const templates = await loadTemplates(config.prompts);
-	const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), {
-		config,
-		templates,
-		book: loaded.text,
-		tokens: (t) => countTokens(t, config.encoding),
-	});
-	if (problem) throw badInput(problem);
-	const book: Book = {
-		title: loaded.title,
-		sha256: loaded.sha256,
-		source: loaded.source,
-		chars: loaded.text.length,
-		tokens: chunks.reduce((s, c) => s + c.tokens, 0),
-	};
-	return { loaded, config, chunks, book, templates };
 }

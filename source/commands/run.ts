@@ -1,8 +1,8 @@
 import { Command } from '@commander-js/extra-typings';
 import type { ConfigInput } from '../config.ts';
-import { newRun } from '../summarize/run.ts';
-import { resolveSessionsDir, Session } from '../store/session.ts';
-import { execute, prepare, runInteractive, type InteractiveOptions } from './execute.ts';
+import { createRunSession, loadBook, prepare } from '../app/run.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
 import {
 	accountLimits,
 	headlessNote,
@@ -11,7 +11,7 @@ import {
 	withDisplayOptions,
 	type Exit,
 } from './flags.ts';
-import { configInput, loadBook, withRunAndLimitOptions } from './run-config.ts';
+import { configInput, withRunAndLimitOptions } from './run-config.ts';
 
 export const spec = (exit: Exit) =>
 	withRunAndLimitOptions(
@@ -51,14 +51,9 @@ export interface RunOptions extends InteractiveOptions {
  * options, prompts, API key) happens before the session directory is created.
  */
 export async function runCommand(path: string, opts: RunOptions): Promise<number> {
-	const { loaded, config, chunks, book, templates } = await loadBook(path, opts.config);
-	const prepared = await prepare(config, loaded.text, opts, templates);
-	const session = await Session.create(opts.sessionsDir, {
-		id: opts.session,
-		book,
-		text: loaded.text,
-		run: newRun(config, chunks),
-	});
+	const loaded = await loadBook(path, opts.config);
+	const prepared = await prepare(loaded.config, loaded.loaded.text, opts, loaded.templates);
+	const session = await createRunSession(opts.sessionsDir, loaded, opts.session);
 	try {
 		return await (opts.interactive
 			? runInteractive(session, prepared, opts)

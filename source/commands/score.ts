@@ -1,37 +1,25 @@
-import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
-import type PQueue from 'p-queue';
-import type { BatchLane } from '../llm/batcher.ts';
 import { DEFAULTS } from '../config.ts';
-import type { ProviderName, ScoredSummary, Usage } from '../domain.ts';
-import { Annotator, type AnnotateTotals } from '../engine/annotator.ts';
+import type { AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
-import { createProvider, defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
-import { callCost, loadPrices } from '../llm/prices.ts';
-import { loadTemplates } from '../prompts/load.ts';
-import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
-import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
-import { scoreHumanSummary } from '../score/human.ts';
+import { defaultProvider } from '../llm/create.ts';
+import type { SystemScore } from '../score/booookscore.ts';
 import { LABELS } from '../score/labels.ts';
-import {
-	planSummary,
-	scoreSession,
-	sessionAnnotator,
-	type SessionScore,
-	type SummaryPlan,
-	type VerdictSource,
-} from '../score/session-score.ts';
-import { pinFinalSummary, scoredSummaries } from '../store/scored-summaries.ts';
-import { resolveSessionsDir, Session, type BookSessionData, type SessionData } from '../store/session.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
+import { scoreSession, type SessionScore } from '../score/session-score.ts';
+import { resolveSessionsDir, Session, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
-import { readDataFile } from './data-files.ts';
+import {
+	newCollection,
+	scoreAgain,
+	scoreReleasedFiles,
+	sourceName,
+	storedScoring,
+	type ScoringOptions,
+} from '../app/score.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import type { ScoreControls } from '../ui/controls.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
-import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
 import {
 	accountLimits,
 	integer,
@@ -109,30 +97,18 @@ export const spec = (exit: Exit) =>
 			);
 		});
 
-export interface ScoreOptions {
+export interface ScoreOptions extends ScoringOptions {
 	/** A session to score (annotating its missing sentences first). */
 	id?: string;
 	summaries?: string;
 	annotations?: string;
 	human?: string;
 	json: boolean;
-	provider?: ProviderName;
-	model?: string;
-	baseUrl?: string;
-	concurrency?: number;
-	batchSize?: number;
-	prices?: string;
-	prompts?: string;
 	sessionsDir?: string;
 	/** Make again the calls a study left in provider batches (see `refuseAwaitedBatches`). */
 	abandonBatches?: boolean;
-	/** The account's rate limits as the flags (or a study file) state them. */
-	account?: AccountLimits;
-	env?: NodeJS.ProcessEnv;
 	stdout?: Stream;
 	stderr?: Stream;
-	/** The model used when none is named: a run's own (with its server), else the key's default. */
-	ownModel?: { provider: ProviderName; model: string; baseUrl: string | null };
 }
 
 /**
@@ -171,33 +147,9 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		}
 	}
 	// A new collection: everything that can fail on bad input or a missing key fails before it exists.
-	const texts = await readDataFile(opts.summaries!, convertSummaries, '--summaries');
-	const file = basename(opts.summaries!);
-	if (texts.size === 0) throw badInput(`--summaries ${opts.summaries}: the file holds no summaries`);
-	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({
-		id: `s${i}`,
-		book,
-		text,
-		node: null,
-		version: null,
-		source: file,
-	}));
-	await annotatorFor(
-		{ summaries, annotations: [] },
-		summaries.map((s) => s.id),
-		opts,
-		'; or score annotations you have with --annotations FILE',
-	);
-	const session = await Session.createCollection(sessionsDir, {
-		title: basename(file, extname(file)),
-		sources: [resolve(opts.summaries!)],
-		summaries,
-		annotations: [],
-		judgments: [],
-		runs: [],
-	});
+	const { session, file, count } = await newCollection(sessionsDir, opts.summaries!, opts);
 	output(opts.stderr ?? process.stderr).line(
-		`new collection session ${session.id} (${summaries.length} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`,
+		`new collection session ${session.id} (${count} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`,
 	);
 	try {
 		return await scoreStored(session, opts);
@@ -221,140 +173,12 @@ function checkNumbers(opts: ScoreOptions): void {
 	}
 }
 
-interface Chosen {
-	plans: SummaryPlan[];
-	/** The model that annotates what is missing and asks again what was unreadable, or null when nothing is. */
-	annotator: { provider: ProviderName; model: string } | null;
-	/** Why sentences with unreadable answers are not asked again now, or null. */
-	unasked: string | null;
-}
-
-const toAsk = (p: SummaryPlan): number[] => [...p.missing, ...p.unreadable];
-
-/** Which verdicts score each summary and which model (if any) must annotate first. */
-function choose(
-	data: Pick<SessionData, 'summaries' | 'annotations'>,
-	ids: readonly ScoredSummary['id'][],
-	opts: ScoreOptions,
-): Chosen {
-	const env = opts.env ?? process.env;
-	const explicit = opts.provider !== undefined || opts.model !== undefined;
-	const own =
-		opts.ownModel && (opts.provider === undefined || opts.provider === opts.ownModel.provider)
-			? opts.ownModel
-			: null;
-	const provider = opts.provider ?? own?.provider ?? defaultProvider(env, opts.baseUrl);
-	const named = `${provider}/${opts.model ?? own?.model ?? defaultModel(provider)}`;
-	const requested = explicit ? named : null;
-	const fallback = requested ?? sessionAnnotator(data.annotations, named);
-	const plans = ids.map((id) =>
-		planSummary(
-			data.summaries.find((s) => s.id === id)!,
-			data.annotations,
-			{ requested, fallback },
-		),
-	);
-	if (plans.every((p) => toAsk(p).length === 0)) return { plans, annotator: null, unasked: null };
-	const slash = fallback.indexOf('/');
-	const name = fallback.slice(0, slash);
-	if (name !== 'openai' && name !== 'anthropic' && name !== 'extractive') {
-		const fix = 'name a model with --provider and --model';
-		if (plans.every((p) => p.missing.length === 0))
-			return { plans, annotator: null, unasked: `${fallback} cannot be called by booook: ${fix} and run` };
-		throw badInput(`this session's annotations were made by ${fallback}, which booook cannot call; ${fix}`);
-	}
-	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) }, unasked: null };
-}
-
-const KEY_VARS = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
-
-/**
- * The annotator for what is missing, or null when nothing is. A missing key or the extractive
- * baseline (which cannot read a prompt) is a one-line error saying what to set, raised before any
- * session is created or changed.
- */
-async function annotatorFor(
-	data: Pick<SessionData, 'summaries' | 'annotations'>,
-	ids: readonly ScoredSummary['id'][],
-	opts: ScoreOptions,
-	hint = '',
-) {
-	const chosen = choose(data, ids, opts);
-	if (chosen.annotator === null) return { chosen, setup: null };
-	const { provider, model } = chosen.annotator;
-	const sentences = chosen.plans.reduce((n, p) => n + toAsk(p).length, 0);
-	const env = opts.env ?? process.env;
-	// Unreadable answers alone do not stop a scoring that cannot call a model: it scores the verdicts
-	// it has, as before they were asked again, and says what would ask them again.
-	const unreadableOnly = chosen.plans.every((p) => p.missing.length === 0);
-	if (unreadableOnly && provider === 'extractive')
-		return {
-			chosen: {
-				...chosen,
-				annotator: null,
-				unasked: 'pass --provider openai|anthropic with its key set and run',
-			},
-			setup: null,
-		};
-	if (unreadableOnly && provider !== 'extractive' && !env[KEY_VARS[provider]]?.trim())
-		return {
-			chosen: { ...chosen, annotator: null, unasked: `set ${KEY_VARS[provider]} and run` },
-			setup: null,
-		};
-	if (provider === 'extractive') {
-		// Named (--provider extractive), the key is not what is missing; chosen for want of a key, it is.
-		const fix =
-			opts.provider === 'extractive'
-				? 'pass --provider openai or anthropic'
-				: 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
-		throw badInput(
-			`annotating ${sentences} sentences needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
-		);
-	}
-	if (!env[KEY_VARS[provider]]?.trim()) {
-		throw badInput(
-			`annotating ${sentences} sentences with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`,
-		);
-	}
-	const templates = await loadTemplates(opts.prompts ?? null);
-	const prices = loadPrices(opts.prices, env);
-	const relay: { annotator: Annotator | null } = { annotator: null };
-	const llm = createProvider({
-		provider,
-		model,
-		// The run's server goes with the run's model, unless another address is given.
-		baseUrl:
-			opts.baseUrl ??
-			(opts.ownModel && opts.ownModel.provider === provider && opts.ownModel.model === model
-				? opts.ownModel.baseUrl
-				: null),
-		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
-		env,
-		onRetry: (reason, request) => relay.annotator?.streamRetried(reason, request),
-		...opts.account,
-	});
-	const costOf = (usage: Usage) => callCost(prices, model, usage, provider).cost;
-	return { chosen, setup: { llm, templates, costOf, relay } };
-}
-
-/** The model a run was made with, and its server: the default annotator of its summary (none for the baseline). */
-function runModel(data: BookSessionData): ScoreOptions['ownModel'] {
-	const { provider, model, baseUrl } = data.run.config;
-	return provider === 'extractive' ? undefined : { provider, model, baseUrl };
-}
-
 async function scoreStored<D extends SessionData>(session: Session<D>, opts: ScoreOptions): Promise<number> {
 	const stderr = opts.stderr ?? process.stderr;
 	const { data } = session;
-	const ids = scoredSummaries(data);
-	const ownModel = data.kind === 'book' ? runModel(data as BookSessionData) : undefined;
-	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
+	const { chosen, annotator } = await storedScoring(session, opts);
 	let totals: AnnotateTotals | null = null;
-	if (setup) {
-		const annotator = newAnnotator(session, chosen, setup, {
-			...opts,
-			concurrency: opts.concurrency ?? DEFAULTS.concurrency,
-		});
+	if (annotator) {
 		annotator.on(progressReporter(stderr));
 		const status = await cancelOnSignal(
 			() => annotator.cancel(),
@@ -373,9 +197,6 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 			return 1;
 		}
 		totals = annotator.totals;
-	} else {
-		// Pinning the final summary is the only change; it is kept so annotations can refer to it.
-		await session.save();
 	}
 	// The plans name each summary's verdict source; the verdicts are read afresh from what is stored now.
 	const score = scoreSession(data.summaries, data.annotations, chosen.plans);
@@ -390,14 +211,6 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 	);
 	return 0;
 }
-
-/** The command that continues scoring `session`, naming its sessions folder when it is not the default. */
-function scoreAgain(session: { id: string; path: string }): string {
-	return commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`);
-}
-
-const sourceName = (s: VerdictSource): string =>
-	s.kind === 'model' ? s.annotator : `imported from ${s.file}`;
 
 function systemJson(system: SystemScore, texts: readonly string[]) {
 	return {
@@ -484,144 +297,10 @@ function report(
 async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	const stdout = output(opts.stdout ?? process.stdout);
 	const stderr = output(opts.stderr ?? process.stderr);
-	let system: SystemScore;
-	let texts: string[];
-	const notes: string[] = [];
-	let extra = {};
-	if (opts.human) {
-		if (opts.summaries || opts.annotations)
-			throw badInput(
-				'--human scores the summaries inside that file; leave out --summaries and --annotations',
-			);
-		const human = await readDataFile(opts.human, convertHumanAnnotations, '--human');
-		system = scoreSystem(new Map([...human].map(([book, h]) => [book, scoreHumanSummary(h)] as const)));
-		texts = [...human.values()].map((h) => h.summary);
-	} else if (opts.summaries && opts.annotations) {
-		const summaries = await readDataFile(opts.summaries, convertSummaries, '--summaries');
-		const annotations = await readDataFile(opts.annotations, convertModelAnnotations, '--annotations');
-		const released = scoreReleased(summaries, annotations);
-		system = released.system;
-		texts = [...summaries.values()];
-		const unmatched = [...released.unmatched.values()].reduce((s, u) => s + u.length, 0);
-		extra = { not_in_summary: unmatched };
-		if (unmatched > 0)
-			notes.push(
-				`${unmatched} annotated sentences are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`,
-			);
-		if (released.orphans.length > 0)
-			notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
-	} else {
-		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
-	}
+	const { system, texts, notes, extra } = await scoreReleasedFiles(opts);
 	const result = { ...systemJson(system, texts), ...extra };
 	if (opts.json) stdout.json(result);
 	else stdout.line([headline('BooookScore', result), ...distributionLines(system)].join('\n'));
 	for (const note of notes) stderr.line(`note: ${note}`);
 	return 0;
-}
-
-type Setup = NonNullable<Awaited<ReturnType<typeof annotatorFor>>['setup']>;
-
-/** The annotator of every verdict `chosen` misses, wired to its provider's retries. */
-function newAnnotator(
-	session: Session<SessionData>,
-	chosen: Chosen,
-	setup: Setup,
-	opts: Pick<ScoreOptions, 'batchSize'> & { concurrency: number; queue?: PQueue; batch?: BatchLane },
-): Annotator {
-	const annotator = new Annotator({
-		store: session,
-		provider: setup.llm,
-		templates: setup.templates,
-		work: chosen.plans
-			.filter((p) => toAsk(p).length > 0)
-			.map((p) => ({ summary: p.summary, sentences: toAsk(p) })),
-		batchSize: opts.batchSize ?? null,
-		concurrency: opts.concurrency,
-		queue: opts.queue,
-		batch: opts.batch,
-		costOf: setup.costOf,
-	});
-	setup.relay.annotator = annotator;
-	return annotator;
-}
-
-export interface BookScoring {
-	/** The run's final summary, pinned. */
-	summary: ScoredSummary['id'];
-	plan: SummaryPlan;
-	/** Annotates the sentences without a verdict; null when every one has one (nothing to spend). */
-	annotator: Annotator | null;
-}
-
-/**
- * What `booook score ID` does to a book session before it annotates, for the terminal app and
- * `booook study`: pins the final summary (saved at once) and sets up the annotator of its missing
- * verdicts — the run's own model when it is an LLM, else whichever API key is set, unless
- * `provider`/`model` name one. Throws the same one-line errors as `booook score ID`.
- */
-export async function bookScoring(
-	session: Session<BookSessionData>,
-	opts: Pick<
-		ScoreOptions,
-		'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'provider' | 'model' | 'baseUrl' | 'account'
-	> & { queue?: PQueue; batch?: BatchLane },
-): Promise<BookScoring> {
-	const { data } = session;
-	const id = pinFinalSummary(data);
-	const { chosen, setup } = await annotatorFor(data, [id], {
-		...opts,
-		ownModel: runModel(data),
-		json: false,
-	});
-	await session.save();
-	const annotator = setup
-		? newAnnotator(session, chosen, setup, {
-				...opts,
-				concurrency: opts.concurrency ?? data.run.config.concurrency,
-			})
-		: null;
-	return { summary: id, plan: chosen.plans[0]!, annotator };
-}
-
-/**
- * BooookScore of a run's final summary for the terminal app: pins the summary, sets up the
- * annotator (the run's own model when it is an LLM, else whichever API key is set) and presents
- * both as the score screen reads them. Throws the same one-line errors as `booook score ID`.
- */
-export async function liveScoring(
-	session: Session<BookSessionData>,
-	opts: Pick<ScoreOptions, 'env' | 'prices' | 'prompts' | 'concurrency' | 'batchSize' | 'account'>,
-): Promise<ScoreControls> {
-	const { data } = session;
-	const { summary: id, plan, annotator } = await bookScoring(session, opts);
-	const summary = data.summaries.find((s) => s.id === id)!;
-	const rows = sentenceRows(summary, plan.source);
-	const listeners = new Set<() => void>();
-	const started = Date.now();
-	let line = initialScoreStatus(annotator !== null);
-	annotator?.on((event) => {
-		line = scoreStatus(line, event, {
-			seconds: (Date.now() - started) / 1000,
-			now: Date.now(),
-			continueWith: scoreAgain(session),
-		});
-		for (const l of listeners) l();
-	});
-	return {
-		book: summary.book,
-		text: summary.text,
-		annotator: sourceName(plan.source),
-		sentences: () => rows(data.annotations),
-		score: () => scoreSession(data.summaries, data.annotations, [plan]).system.score,
-		status: () => line,
-		start: async () => {
-			await annotator?.start();
-		},
-		cancel: () => annotator?.cancel(),
-		onChange: (listener) => {
-			listeners.add(listener);
-			return () => listeners.delete(listener);
-		},
-	};
 }

@@ -1,22 +1,9 @@
 import { Command } from '@commander-js/extra-typings';
 import { costText } from '../format/cost.ts';
 import { formatInt } from '../format/count.ts';
-import { isPriced, loadPrices } from '../llm/prices.ts';
-import { storedScore } from '../score/session-score.ts';
-import type { Node, Run, RunConfig } from '../domain.ts';
-import { describeProvider } from '../llm/provider.ts';
-import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
-import { levelName } from '../summarize/places.ts';
-import { totalsOf } from '../summarize/totals.ts';
-import {
-	resolveSessionsDir,
-	Session,
-	type BookSessionData,
-	type CollectionSessionData,
-} from '../store/session.ts';
-import { summaryStats } from '../text/stats.ts';
-import { countWords } from '../text/tokens.ts';
+import { resolveSessionsDir, Session, type CollectionSessionData } from '../store/session.ts';
 import { sanitize } from '../text/sanitize.ts';
+import { collectionData, showData } from '../app/show.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
@@ -33,76 +20,6 @@ export const spec = (exit: Exit) =>
 		.action(async (id, flags) => {
 			exit(await showCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json }));
 		});
-
-/** One row per level (hierarchical) or per kind of step (incremental). */
-export function structure(run: Run) {
-	const groups = new Map<string, Node[]>();
-	for (const n of liveNodes(run)) {
-		const key = run.config.method === 'hier' && n.kind !== 'clean' ? levelName(n.level) : n.kind;
-		groups.set(key, [...(groups.get(key) ?? []), n]);
-	}
-	return [...groups].map(([name, nodes]) => {
-		const texts = nodes
-			.map(activeVersion)
-			.filter((v) => v !== null)
-			.map((v) => v.text);
-		return {
-			name,
-			nodes: nodes.length,
-			done: nodes.filter((n) => n.status === 'done').length,
-			overBudget: nodes.filter((n) => activeVersion(n)?.overBudget).length,
-			meanWords: texts.length ? Math.round(texts.reduce((s, t) => s + countWords(t), 0) / texts.length) : 0,
-		};
-	});
-}
-
-/** Whether the run's model has a price in the price table (a broken prices file: unknown). */
-function pricedModel(model: string, provider: RunConfig['provider']): boolean {
-	try {
-		return isPriced(loadPrices(), model, provider);
-	} catch {
-		return false;
-	}
-}
-
-export function showData(data: BookSessionData, book: string) {
-	const run = data.run;
-	const final = finalSummary(run);
-	const totals = totalsOf(run);
-	return {
-		id: data.id,
-		book: data.book,
-		status: run.status,
-		error: run.error,
-		config: run.config,
-		provider: describeProvider({
-			name: run.config.provider,
-			model: run.config.model,
-			isLLM: run.config.provider !== 'extractive',
-		}),
-		chunks: run.chunks.length,
-		structure: structure(run),
-		usage: { input: totals.input, output: totals.output, cached: totals.cached, calls: totals.calls },
-		cost: totals.cost,
-		priced: pricedModel(run.config.model, run.config.provider),
-		booookscore: storedScore(data.summaries, data.annotations, run),
-		stats: final ? summaryStats(final, book, run.config.encoding) : null,
-		summary: final,
-	};
-}
-
-/** The final summary on stdout (so it can be piped), its stats on stderr. */
-export function printFinal(data: BookSessionData, book: string, stdout: Stream, stderr: Stream): void {
-	const shown = showData(data, book);
-	if (shown.summary === null) return;
-	output(stdout).line(shown.summary);
-	const s = shown.stats!;
-	output(stderr).line(
-		`${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
-			`${shown.usage.calls} calls, ${shown.usage.input + shown.usage.output} tokens, ${costText(shown.cost, shown.priced)} (${shown.provider}). ` +
-			`Session ${data.id}`,
-	);
-}
 
 export async function showCommand(
 	dir: string,
@@ -156,26 +73,7 @@ export async function showCommand(
 
 /** An imported collection: where it came from and what it holds, per book. */
 function showCollection(data: CollectionSessionData, json: boolean, out: Output): number {
-	const count = (pred: (a: CollectionSessionData['annotations'][number]) => boolean) =>
-		data.annotations.filter(pred).length;
-	const books = data.summaries.map((s) => ({
-		summary: s.id,
-		book: s.book,
-		words: countWords(s.text),
-		model: count((a) => a.summary === s.id && a.source === 'model'),
-		human: count((a) => a.summary === s.id && a.source === 'human'),
-	}));
-	const shown = {
-		id: data.id,
-		kind: data.kind,
-		title: data.title,
-		sources: data.sources,
-		summaries: data.summaries.length,
-		annotations: { model: count((a) => a.source === 'model'), human: count((a) => a.source === 'human') },
-		judgments: data.judgments.length,
-		booookscore: storedScore(data.summaries, data.annotations),
-		books,
-	};
+	const shown = collectionData(data);
 	if (json) {
 		out.json(shown, 2);
 		return 0;
@@ -186,7 +84,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 		shown.booookscore === null
 			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
 			: `BooookScore: ${shown.booookscore.toFixed(1)}`,
-		...books.map(
+		...shown.books.map(
 			(b) =>
 				`  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`,
 		),

@@ -1,18 +1,8 @@
-import { userInfo } from 'node:os';
-import { dirname } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
-import { badInput } from '../errors.ts';
-import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
-import { Session } from '../store/session.ts';
-import { ValidationStore } from '../store/validation-store.ts';
-import { FaithfulnessStore } from '../store/faithfulness-store.ts';
-import { sessionEvidence } from './evidence-session.ts';
-import { faithVerdictOn, faithVerdictsOf } from '../score/faithfulness.ts';
-import { output } from './output.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { decimal, integerFrom, sessionsDirOption, type Exit } from './flags.ts';
-import { commandLine, shellWord } from '../program.ts';
+import { validateInTerminal, VALIDATE_MODES } from './validate-screen.ts';
+import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('validate')
@@ -43,142 +33,9 @@ export const spec = (exit: Exit) =>
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
 			exit(
-				await validateCommand(resolveSessionsDir(flags.sessionsDir), id, {
+				await validateInTerminal(resolveSessionsDir(flags.sessionsDir), id, {
 					...flags,
 					sessionsDir: flags.sessionsDir,
 				}),
 			);
 		});
-
-/** The annotation walks, and the faithfulness walk over the summary's sentences. */
-export const VALIDATE_MODES = [...WALK_MODES, 'faithfulness'] as const;
-
-export interface ValidateOptions {
-	/** Passed on to the "continue with" hint, so it names the same walk. */
-	sessionsDir?: string;
-	validator?: string;
-	mode: string;
-	seed: number;
-	fraction?: number;
-	stdin?: NodeJS.ReadStream;
-	stdout?: NodeJS.WriteStream;
-}
-
-/** Who is judging: `--validator`, else the OS user; verdicts are stored under this name. */
-export function validatorName(flag: string | undefined): string {
-	const name = (flag ?? safeUser()).trim();
-	if (name === '') throw badInput('no validator name; give one with --validator NAME');
-	return name;
-}
-
-function safeUser(): string {
-	try {
-		return userInfo().username;
-	} catch {
-		return '';
-	}
-}
-
-/**
- * `booook validate ID`: walk a session's annotations and judge them (paper Appendix G). Every
- * verdict is saved as it is given; quitting and running the command again continues the walk.
- */
-export async function validateCommand(dir: string, id: string, opts: ValidateOptions): Promise<number> {
-	const stdin = opts.stdin ?? process.stdin;
-	const stdout = opts.stdout ?? process.stdout;
-	if (!(VALIDATE_MODES as readonly string[]).includes(opts.mode))
-		throw badInput(`--mode ${opts.mode}: unknown mode; use ${VALIDATE_MODES.join(', ')}`);
-	if (opts.fraction !== undefined && !(opts.fraction > 0 && opts.fraction <= 1))
-		throw badInput(`--fraction ${opts.fraction}: give a share in (0, 1], e.g. 0.2`);
-	if (!stdin.isTTY || !stdout.isTTY)
-		throw badInput(
-			`validate is interactive and needs a terminal; for numbers from recorded verdicts use: ${commandLine('precision ID')} or ${commandLine('report ID')}`,
-		);
-	const validator = validatorName(opts.validator);
-	const session = await Session.open(dir, id);
-	session.continueWith = commandLine(`validate ${id}${sessionsDirArg(dir)}`);
-	if (opts.mode === 'faithfulness') return faithfulnessWalk(session, id, validator, opts, stdin, stdout);
-	try {
-		// The terminal app (Ink, React) loads only now, once the session is known to open: execute.ts
-		// imports this module for validatorName alone.
-		const [{ render }, { createElement }, { Root }, { ValidateScreen }] = await Promise.all([
-			import('ink'),
-			import('react'),
-			import('../ui/root.tsx'),
-			import('../ui/screens/validate/Screen.tsx'),
-		]);
-		const store = new ValidationStore(session, validator, {
-			mode: opts.mode as WalkMode,
-			seed: opts.seed,
-			fraction: opts.fraction,
-		});
-		await store.begin();
-		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
-		const evidenceFor = await sessionEvidence(session);
-		const app = render(
-			createElement(Root, null, createElement(ValidateScreen, { store, title, evidenceFor })),
-			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
-		);
-		await app.waitUntilExit();
-		const p = walkProgress(store.items, store.judgments, validator);
-		const judged = p.model.judged + p.human.judged;
-		const total = p.model.total + p.human.total;
-		output(process.stderr).line(
-			`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dir)}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`}`,
-		);
-		return 0;
-	} finally {
-		await session.close();
-	}
-}
-
-/** `booook validate ID --mode faithfulness`: the summary's sentences, each marked faithful, unfaithful or can't tell. */
-async function faithfulnessWalk(
-	session: Session,
-	id: string,
-	validator: string,
-	opts: ValidateOptions,
-	stdin: NodeJS.ReadStream,
-	stdout: NodeJS.WriteStream,
-): Promise<number> {
-	try {
-		const [{ render }, { createElement }, { Root }, { FaithfulnessScreen }] = await Promise.all([
-			import('ink'),
-			import('react'),
-			import('../ui/root.tsx'),
-			import('../ui/screens/faithfulness/Screen.tsx'),
-		]);
-		const store = new FaithfulnessStore(session, validator, undefined, {
-			seed: opts.seed,
-			fraction: opts.fraction ?? null,
-		});
-		await store.begin();
-		const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
-		const evidenceFor = await sessionEvidence(session);
-		const app = render(
-			createElement(
-				Root,
-				null,
-				createElement(FaithfulnessScreen, {
-					store,
-					title,
-					evidenceFor,
-					reportHint: commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`),
-				}),
-			),
-			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
-		);
-		await app.waitUntilExit();
-		const mine = faithVerdictsOf(store.verdicts, validator);
-		const judged = store.units.filter((u) => faithVerdictOn(mine, u)).length;
-		const total = store.units.length;
-		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
-		const sample = store.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
-		output(process.stderr).line(
-			`${validator}: ${judged}/${total} sentences${store.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`,
-		);
-		return 0;
-	} finally {
-		await session.close();
-	}
-}

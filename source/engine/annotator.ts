@@ -166,11 +166,6 @@ export class Annotator {
 		this.abort.abort();
 	}
 
-	/** The provider is retrying `request`, a broken stream or an error response (wire this to createProvider's onRetry). */
-	streamRetried(reason: string, request: object): void {
-		this.calls.streamRetried(reason, request);
-	}
-
 	async start(): Promise<AnnotateStatus> {
 		const { store, templates } = this.opts;
 		const summaries = new Map(store.data.summaries.map((s) => [s.id, s]));

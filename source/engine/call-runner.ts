@@ -117,8 +117,11 @@ export class CallRunner {
 	private readonly now: () => Date;
 	/** Logged answers no one holds, by what they answer (see `recover`); each is taken once. */
 	private spares = new Map<string, CallRecord[]>();
+	private readonly unsubscribe: () => void;
 
 	constructor(private readonly opts: CallRunnerOptions) {
+		this.unsubscribe =
+			opts.provider.onRetry?.((reason, request) => this.streamRetried(reason, request)) ?? (() => {});
 		this.queue = opts.queue ?? new PQueue({ concurrency: Math.max(1, opts.concurrency) });
 		if (opts.onPlaceFree) this.queue.on('next', opts.onPlaceFree);
 		this.totals = opts.totals ? { ...opts.totals } : emptyTotals();
@@ -130,12 +133,16 @@ export class CallRunner {
 		return Math.max(0, this.queue.concurrency - this.queue.pending - this.queue.size);
 	}
 
-	/** Stops hearing of freed places: a shared queue outlives the runner, and would keep calling it. */
+	/**
+	 * Stops hearing of freed places and of the provider's retries: a shared queue, or a provider,
+	 * outlives the runner and would keep calling it.
+	 */
 	detach(): void {
 		if (this.opts.onPlaceFree) this.queue.off('next', this.opts.onPlaceFree);
+		this.unsubscribe();
 	}
 
-	/** The provider is retrying `request` (wire createProvider's onRetry to this, through the owner). */
+	/** The provider is retrying `request` (it tells the runner so through its `onRetry` subscription). */
 	streamRetried(reason: string, request: object): void {
 		this.jobs.get(request)?.onStreamRetry?.(reason);
 	}

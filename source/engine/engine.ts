@@ -140,11 +140,6 @@ export class Engine {
 		this.wake();
 	}
 
-	/** The provider is retrying `request` (a broken stream, an error response): what streamed of it so far is void. */
-	streamRetried(reason: string, request: object): void {
-		this.calls.streamRetried(reason, request);
-	}
-
 	/** Calls the run is expected to make in all, for progress and ETA (see `expectedCalls`). */
 	plannedCalls(): number {
 		return expectedCalls(this.opts.planner, this.run, this.opts.ctx, this.totals.calls);

@@ -5,7 +5,7 @@ import type { EncodingName } from '../text/tokens.ts';
 import { checkBaseUrl } from './base-url.ts';
 import { ExtractiveProvider } from './extractive.ts';
 import type { BatchApi } from './batcher.ts';
-import type { CallRequest, CallResult, Provider } from './provider.ts';
+import type { CallRequest, CallResult, Provider, RetryListener } from './provider.ts';
 import type { SdkProviderOptions } from './sdk-client.ts';
 import { sharedLimiter, type RateLimiter, type StatedLimits } from './rate-limit.ts';
 
@@ -23,8 +23,6 @@ export interface CreateProviderOptions extends AccountLimits {
 	maxRetries?: number;
 	/** Where keys and base URLs are read; defaults to process.env. */
 	env?: NodeJS.ProcessEnv;
-	/** A broken stream of `request` is being retried: drop the deltas shown for it so far. */
-	onRetry?: (reason: string, request: CallRequest) => void;
 	/** Token encoding of the extractive baseline. */
 	encoding?: EncodingName;
 	/**
@@ -44,6 +42,7 @@ export interface AccountLimits {
 
 export function createProvider(opts: CreateProviderOptions): Provider {
 	const env = opts.env ?? process.env;
+	const retries = retryListeners();
 	const common = {
 		model: opts.model,
 		streamTimeoutMs: opts.streamTimeoutMs,
@@ -51,7 +50,7 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 		streamRetries: opts.streamRetries,
 		streamRetryDelayMs: opts.streamRetryDelayMs,
 		maxRetries: opts.maxRetries,
-		onRetry: opts.onRetry,
+		onRetry: retries.emit,
 		rateLimitWaitMs: opts.rateLimitWaitMs,
 	};
 	switch (opts.provider) {
@@ -66,6 +65,7 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 				'openai',
 				options,
 				async () => new (await import('./openai.ts')).OpenAIProvider(options),
+				retries.subscribe,
 			);
 		}
 		case 'anthropic': {
@@ -79,6 +79,7 @@ export function createProvider(opts: CreateProviderOptions): Provider {
 				'anthropic',
 				options,
 				async () => new (await import('./anthropic.ts')).AnthropicProvider(options),
+				retries.subscribe,
 			);
 		}
 		case 'extractive':
@@ -98,6 +99,7 @@ function sdkProvider(
 	name: 'openai' | 'anthropic',
 	options: SdkProviderOptions,
 	load: () => Promise<Provider>,
+	onRetry: NonNullable<Provider['onRetry']>,
 ): Provider {
 	const loaded = load();
 	// A failed load is reported by the calls that wait for it, not as an unhandled rejection.
@@ -108,6 +110,23 @@ function sdkProvider(
 		isLLM: true,
 		limiter: options.limiter,
 		complete: async (request: CallRequest): Promise<CallResult> => (await loaded).complete(request),
+		onRetry,
+	};
+}
+
+/** The provider's retry subscribers (the call runners of the engines and annotators that use it), and telling them all. */
+function retryListeners() {
+	const listeners = new Set<RetryListener>();
+	return {
+		emit: (reason: string, request: CallRequest) => {
+			for (const listener of listeners) listener(reason, request);
+		},
+		subscribe: (listener: RetryListener) => {
+			listeners.add(listener);
+			return () => {
+				listeners.delete(listener);
+			};
+		},
 	};
 }
 

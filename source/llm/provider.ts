@@ -57,7 +57,16 @@ export interface Provider {
 	/** The limiter pacing this provider's calls (shared by every provider of the same account and model). */
 	readonly limiter?: RateLimiter;
 	complete(request: CallRequest): Promise<CallResult>;
+	/**
+	 * Subscribes `listener` to the provider's retries of a call (a broken stream, an error response
+	 * the SDK retries): what streamed of that call so far is void. Returns the unsubscribe. Absent for
+	 * a provider that never retries (the extractive baseline).
+	 */
+	onRetry?(listener: RetryListener): () => void;
 }
+
+/** Hears that `request` is being retried, and why. */
+export type RetryListener = (reason: string, request: CallRequest) => void;
 
 /**
  * A call that failed. `retryable` is false for errors a retry cannot fix (400, 401, 403, 404,

@@ -1,9 +1,9 @@
-import type { FaithLabel, FaithVerdict, ScoredSummary, Walk } from '../domain.ts';
-import { FAITH_LABELS } from '../domain.ts';
+import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
+import { FAITHFULNESS_LABELS } from '../domain.ts';
 import { sentenceSpans } from '../text/sentences.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
-import { partialReport, partialValidators, type PartialReport } from './partial-faith.ts';
+import { partialReport, partialValidators, type PartialReport } from './partial-faithfulness.ts';
 import { percent, signedPoints } from '../format/percent.ts';
 
 /**
@@ -13,16 +13,18 @@ import { percent, signedPoints } from '../format/percent.ts';
  */
 
 /** One unit of a faithfulness walk: a sentence of a summary. */
-export interface FaithUnit {
+export interface FaithfulnessUnit {
 	summary: ScoredSummary['id'];
 	sentence: number;
 	text: string;
 }
 
-const keyOf = (u: Pick<FaithVerdict, 'summary' | 'sentence'>): string => `${u.summary}:${u.sentence}`;
+const keyOf = (u: Pick<FaithfulnessVerdict, 'summary' | 'sentence'>): string => `${u.summary}:${u.sentence}`;
 
 /** The units of the given summaries, in reading order (summaries as given, sentences in order). */
-export function faithUnits(summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[]): FaithUnit[] {
+export function faithfulnessUnits(
+	summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[],
+): FaithfulnessUnit[] {
 	return summaries.flatMap((s) =>
 		sentenceSpans(s.text).map((span, sentence) => ({
 			summary: s.id,
@@ -33,30 +35,30 @@ export function faithUnits(summaries: readonly Pick<ScoredSummary, 'id' | 'text'
 }
 
 /** Each unit's current verdict by `validator` (the latest given; undone ones are gone from the list). */
-export function faithVerdictsOf(
-	verdicts: readonly FaithVerdict[],
+export function faithfulnessVerdictsOf(
+	verdicts: readonly FaithfulnessVerdict[],
 	validator: string,
-): Map<string, FaithVerdict> {
-	const out = new Map<string, FaithVerdict>();
+): Map<string, FaithfulnessVerdict> {
+	const out = new Map<string, FaithfulnessVerdict>();
 	for (const v of verdicts) if (v.validator === validator) out.set(keyOf(v), v);
 	return out;
 }
 
 /** The verdict `validator` has on `unit`, if any. */
-export function faithVerdictOn(
-	verdicts: ReadonlyMap<string, FaithVerdict>,
-	unit: Pick<FaithUnit, 'summary' | 'sentence'>,
-): FaithVerdict | undefined {
+export function faithfulnessVerdictOn(
+	verdicts: ReadonlyMap<string, FaithfulnessVerdict>,
+	unit: Pick<FaithfulnessUnit, 'summary' | 'sentence'>,
+): FaithfulnessVerdict | undefined {
 	return verdicts.get(keyOf(unit));
 }
 
 /** Where a walk opens: its first unit without a verdict (the first unit when all have one). */
 export function firstUnjudgedUnit(
-	units: readonly FaithUnit[],
-	verdicts: readonly FaithVerdict[],
+	units: readonly FaithfulnessUnit[],
+	verdicts: readonly FaithfulnessVerdict[],
 	validator: string,
 ): number {
-	const mine = faithVerdictsOf(verdicts, validator);
+	const mine = faithfulnessVerdictsOf(verdicts, validator);
 	return Math.max(
 		0,
 		units.findIndex((u) => !mine.has(keyOf(u))),
@@ -64,21 +66,24 @@ export function firstUnjudgedUnit(
 }
 
 /** Removes `validator`'s latest verdict from `verdicts` (in place) and returns it; null when none. */
-export function undoLastFaith(verdicts: FaithVerdict[], validator: string): FaithVerdict | null {
+export function undoLastFaithfulness(
+	verdicts: FaithfulnessVerdict[],
+	validator: string,
+): FaithfulnessVerdict | null {
 	for (let i = verdicts.length - 1; i >= 0; i--)
 		if (verdicts[i]!.validator === validator) return verdicts.splice(i, 1)[0]!;
 	return null;
 }
 
-export interface FaithTally {
+export interface FaithfulnessTally {
 	faithful: number;
 	unfaithful: number;
 	unsure: number;
 }
 
-export interface ValidatorFaithfulness extends FaithTally {
+export interface ValidatorFaithfulness extends FaithfulnessTally {
 	validator: string;
-	origin: FaithVerdict['origin'];
+	origin: FaithfulnessVerdict['origin'];
 	judged: number;
 	/** faithful ÷ (faithful + unfaithful): "can't tell" is left out of the share and counted. Null when none decided. */
 	share: number | null;
@@ -89,7 +94,7 @@ export interface ValidatorFaithfulness extends FaithTally {
 	summaries: number;
 }
 
-export interface FaithPair {
+export interface FaithfulnessPair {
 	validators: [string, string];
 	n: number;
 	percent: number;
@@ -112,9 +117,9 @@ export interface HumanModelRow {
 	modelFlagged: number;
 }
 
-export interface FaithReport {
+export interface FaithfulnessReport {
 	validators: ValidatorFaithfulness[];
-	agreement: { pairs: FaithPair[]; alpha: number | null; units: number };
+	agreement: { pairs: FaithfulnessPair[]; alpha: number | null; units: number };
 	humanVsModel: HumanModelRow[];
 	/** Validators who judged a random share of each summary's sentences: the full score estimated, and τ against full annotations. */
 	partial: PartialReport;
@@ -123,8 +128,8 @@ export interface FaithReport {
 	judgedUnits: number;
 }
 
-const emptyTally = (): FaithTally => ({ faithful: 0, unfaithful: 0, unsure: 0 });
-const shareOf = (t: readonly FaithTally[]): number => {
+const emptyTally = (): FaithfulnessTally => ({ faithful: 0, unfaithful: 0, unsure: 0 });
+const shareOf = (t: readonly FaithfulnessTally[]): number => {
 	let yes = 0;
 	let decided = 0;
 	for (const x of t) {
@@ -141,23 +146,23 @@ const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
  * (pairwise Cohen's κ, Krippendorff's α over all), each model judge against the people, and for
  * the validators whose recorded walk was partial (`walks`), the full-annotation estimate.
  */
-export function faithReport(
+export function faithfulnessReport(
 	summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[],
-	verdicts: readonly FaithVerdict[],
+	verdicts: readonly FaithfulnessVerdict[],
 	opts: { seed: number; resamples: number },
 	walks: readonly Walk[] = [],
-): FaithReport {
-	const units = faithUnits(summaries);
+): FaithfulnessReport {
+	const units = faithfulnessUnits(summaries);
 	const known = new Set(units.map(keyOf));
 	const kept = verdicts.filter((v) => known.has(keyOf(v)));
 	const validators = [...new Set(kept.map((v) => v.validator))];
-	const latest = new Map(validators.map((name) => [name, faithVerdictsOf(kept, name)]));
+	const latest = new Map(validators.map((name) => [name, faithfulnessVerdictsOf(kept, name)]));
 	const originOf = new Map(kept.map((v) => [v.validator, v.origin]));
 
 	const rows: ValidatorFaithfulness[] = validators.map((validator) => {
 		const mine = latest.get(validator)!;
-		const bySummary = new Map<string, FaithTally>();
-		const bySentence: FaithTally[] = [];
+		const bySummary = new Map<string, FaithfulnessTally>();
+		const bySentence: FaithfulnessTally[] = [];
 		for (const v of mine.values()) {
 			let t = bySummary.get(v.summary);
 			if (!t) bySummary.set(v.summary, (t = emptyTally()));
@@ -198,7 +203,7 @@ export function faithReport(
 		};
 	});
 
-	const pairs: FaithPair[] = [];
+	const pairs: FaithfulnessPair[] = [];
 	for (let i = 0; i < validators.length; i++) {
 		for (let k = i + 1; k < validators.length; k++) {
 			const a = latest.get(validators[i]!)!;
@@ -225,7 +230,7 @@ export function faithReport(
 		.filter((v) => originOf.get(v) === 'model' && humans.length > 0)
 		.flatMap((model) => {
 			const mine = latest.get(model)!;
-			const paired: [FaithLabel, FaithLabel][] = [];
+			const paired: [FaithfulnessLabel, FaithfulnessLabel][] = [];
 			for (const [key, v] of mine) {
 				const people = humans.flatMap((h) => latest.get(h)!.get(key)?.label ?? []);
 				if (people.length > 0) paired.push([v.label, majority(people)]);
@@ -233,10 +238,10 @@ export function faithReport(
 			if (paired.length === 0) return [];
 			const m = paired.map((p) => p[0]);
 			const h = paired.map((p) => p[1]);
-			const tally = (labels: FaithLabel[]) => [
+			const tally = (labels: FaithfulnessLabel[]) => [
 				Object.fromEntries(
-					FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length]),
-				) as unknown as FaithTally,
+					FAITHFULNESS_LABELS.map((l) => [l, labels.filter((x) => x === l).length]),
+				) as unknown as FaithfulnessTally,
 			];
 			return [
 				{
@@ -264,21 +269,21 @@ export function faithReport(
 }
 
 /** The most given label; a tie is no decision ("unsure"). */
-function majority(labels: readonly FaithLabel[]): FaithLabel {
-	const counts = FAITH_LABELS.map((l) => [l, labels.filter((x) => x === l).length] as const).sort(
+function majority(labels: readonly FaithfulnessLabel[]): FaithfulnessLabel {
+	const counts = FAITHFULNESS_LABELS.map((l) => [l, labels.filter((x) => x === l).length] as const).sort(
 		(a, b) => b[1] - a[1],
 	);
 	return counts[0]![1] > counts[1]![1] ? counts[0]![0] : 'unsure';
 }
 
-export const FAITH_WORD: Record<FaithLabel, string> = {
+export const FAITHFULNESS_WORD: Record<FaithfulnessLabel, string> = {
 	faithful: 'faithful',
 	unfaithful: 'unfaithful',
 	unsure: "can't tell",
 };
 
 /** The faithfulness section of the text report (names from the data are cleaned by the caller's `clean`). */
-export function faithLines(report: FaithReport, clean: (s: string) => string): string[] {
+export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string) => string): string[] {
 	if (report.validators.length === 0) return [];
 	const out = [
 		`faithfulness (LongEval, per sentence): ${report.judgedUnits}/${report.units} sentences judged`,
@@ -328,7 +333,7 @@ export interface JudgeEvidence {
 }
 
 /** The judge's prompt for one sentence (prompts/faithfulness.txt, ours), its evidence numbered. */
-export function faithPromptValues(
+export function faithfulnessPromptValues(
 	summary: string,
 	sentence: string,
 	evidence: readonly JudgeEvidence[],
@@ -340,9 +345,10 @@ export function faithPromptValues(
 	return { summary, sentence, evidence: listed };
 }
 
-export type FaithAnswer = { ok: true; label: FaithLabel; reason: string } | { ok: false; reason: string };
+export type FaithfulnessAnswer =
+	{ ok: true; label: FaithfulnessLabel; reason: string } | { ok: false; reason: string };
 
-const ANSWER_LABELS: Record<string, FaithLabel> = {
+const ANSWER_LABELS: Record<string, FaithfulnessLabel> = {
 	faithful: 'faithful',
 	unfaithful: 'unfaithful',
 	"can't tell": 'unsure',
@@ -354,7 +360,7 @@ const ANSWER_LABELS: Record<string, FaithLabel> = {
  * non-empty one-line `Reason:`, nothing else. Anything looser is refused (and asked again), so a
  * verdict is never guessed from prose.
  */
-export function readFaithAnswer(text: string): FaithAnswer {
+export function readFaithfulnessAnswer(text: string): FaithfulnessAnswer {
 	const lines = text
 		.trim()
 		.split(/\r?\n/u)

@@ -1,5 +1,5 @@
-import type { Annotation, FaithVerdict, Judgment, Run, ScoredSummary, Walk } from '../domain.ts';
-import { faithLines, faithReport, type FaithReport } from './faithfulness.ts';
+import type { Annotation, FaithfulnessVerdict, Judgment, Run, ScoredSummary, Walk } from '../domain.ts';
+import { faithfulnessLines, faithfulnessReport, type FaithfulnessReport } from './faithfulness.ts';
 import { blindWalksUnderWay, verdictsOf } from './validation.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { seededRandom } from './bootstrap.ts';
@@ -33,7 +33,7 @@ export interface ReportInput {
 	/** The validation walks begun: a validator's unfinished blind walk keeps their precision pooled. */
 	walks?: readonly Walk[];
 	/** Faithfulness verdicts on summary sentences (absent in sessions from before them). */
-	faithfulness?: readonly FaithVerdict[];
+	faithfulness?: readonly FaithfulnessVerdict[];
 }
 
 export interface ReportOptions {
@@ -84,7 +84,7 @@ export interface Report {
 	/** Summaries pinned for earlier final summaries of a run (before an edit or re-run): not scored. */
 	history: number;
 	/** Faithfulness per sentence (LongEval) on the summaries reported, by validator, with agreement. */
-	faithfulness: FaithReport;
+	faithfulness: FaithfulnessReport;
 }
 
 export function buildReport(input: ReportInput, opts: ReportOptions): Report {
@@ -141,7 +141,7 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		agreement: agreementOf(judgments),
 		books,
 		history: historySummaries(input.summaries, input.run).length,
-		faithfulness: faithReport(summaries, input.faithfulness ?? [], opts, input.walks ?? []),
+		faithfulness: faithfulnessReport(summaries, input.faithfulness ?? [], opts, input.walks ?? []),
 	};
 }
 
@@ -247,7 +247,7 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 			).map((l) => `  ${l}`),
 		);
 	}
-	out.push(...faithLines(report.faithfulness, sanitize));
+	out.push(...faithfulnessLines(report.faithfulness, sanitize));
 	out.push(
 		'per book',
 		`  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}`,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import {
 	annotationSchema,
-	faithVerdictSchema,
+	faithfulnessVerdictSchema,
 	judgmentSchema,
 	nodeSchema,
 	scoredSummarySchema,
@@ -227,7 +227,7 @@ export function changeProblem(data: SessionData, change: Change): string | null 
 		each('summaries', scoredSummarySchema, change.summaries) ??
 		each('annotations', annotationSchema, change.annotations) ??
 		each('judgments', judgmentSchema, change.judgments) ??
-		each('faithfulness', faithVerdictSchema, change.faithfulness);
+		each('faithfulness', faithfulnessVerdictSchema, change.faithfulness);
 	if (problem) return problem;
 	if (change.annotations) {
 		const summaries = new Set(data.summaries.map((s) => s.id));

@@ -3,7 +3,7 @@ import {
 	annotationSchema,
 	bookSchema,
 	callParamsSchema,
-	faithVerdictSchema,
+	faithfulnessVerdictSchema,
 	importedRunSchema,
 	judgmentSchema,
 	runSchema,
@@ -37,7 +37,7 @@ const common = {
 	annotations: z.array(annotationSchema),
 	judgments: z.array(judgmentSchema),
 	/** Faithfulness verdicts on summary sentences (LongEval). Optional: sessions from before them have none. */
-	faithfulness: z.array(faithVerdictSchema).optional(),
+	faithfulness: z.array(faithfulnessVerdictSchema).optional(),
 	/** The validation walks begun, one per validator, mode, seed and fraction. Optional: sessions from before walks were recorded have none. */
 	walks: z.array(walkSchema).optional(),
 };

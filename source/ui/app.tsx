@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.ts';
 import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
 import { ScoreScreen } from './screens/score/Screen.tsx';
 import { ValidateScreen } from './screens/validate/Screen.tsx';
-import type { ValidationStore } from '../store/validation-store.ts';
+import type { ValidationStore } from '../app/validation-store.ts';
 import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/home/Screen.tsx';
 import { RunScreen, type ExternalEditor } from './screens/run/Screen.tsx';
 import { ViewFeed } from './state/view-feed.ts';

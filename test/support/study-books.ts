@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPrices } from '../../source/llm/prices.ts';
-import { planStudy, type StudyPlan } from '../../source/commands/study-plan.ts';
+import { planStudy, type StudyPlan } from '../../source/app/study-plan.ts';
 import { tempDir } from './temp.ts';
 
 const NOUNS = ['captain', 'river', 'letter', 'garden', 'soldier', 'lantern', 'harbour', 'widow', 'orchard'];

@@ -2,13 +2,13 @@ import { Box, Text, useApp } from 'ink';
 import { useSyncExternalStore } from 'react';
 import type { ScoredSummary } from '../../../domain.ts';
 import {
-	FAITH_WORD,
-	faithVerdictOn,
-	faithVerdictsOf,
+	FAITHFULNESS_WORD,
+	faithfulnessVerdictOn,
+	faithfulnessVerdictsOf,
 	firstUnjudgedUnit,
-	type FaithUnit,
+	type FaithfulnessUnit,
 } from '../../../score/faithfulness.ts';
-import type { FaithfulnessStore } from '../../../store/faithfulness-store.ts';
+import type { FaithfulnessStore } from '../../../app/faithfulness-store.ts';
 import { summarySentences } from '../../state/summary-sentences.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
@@ -45,7 +45,7 @@ export function FaithfulnessScreen({
 	reportHint,
 	onBack,
 	onQuit,
-}: WalkProps<FaithfulnessStore, FaithUnit> & { reportHint?: string }) {
+}: WalkProps<FaithfulnessStore, FaithfulnessUnit> & { reportHint?: string }) {
 	useSyncExternalStore(store.subscribe, store.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
@@ -55,10 +55,10 @@ export function FaithfulnessScreen({
 	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(store.summary(id));
 
 	const world = (): FaithfulnessWorld => {
-		const mine = faithVerdictsOf(store.verdicts, store.validator);
+		const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
 		const verdicts = new Map(
 			units.flatMap((u, i) => {
-				const v = faithVerdictOn(mine, u);
+				const v = faithfulnessVerdictOn(mine, u);
 				return v ? [[i, v] as const] : [];
 			}),
 		);
@@ -76,8 +76,8 @@ export function FaithfulnessScreen({
 	const quit = () => (onQuit ? onQuit() : exit());
 	const finished = `every sentence${store.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
 	const allJudged = () => {
-		const mine = faithVerdictsOf(store.verdicts, store.validator);
-		return units.every((u) => faithVerdictOn(mine, u));
+		const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
+		return units.every((u) => faithfulnessVerdictOn(mine, u));
 	};
 	const perform = (effect: FaithfulnessEffect, dispatch: (msg: FaithfulnessMsg) => void): void => {
 		switch (effect.kind) {
@@ -115,12 +115,12 @@ export function FaithfulnessScreen({
 	const index = Math.min(ui.index, units.length - 1);
 	const unit = units[index]!;
 	const summary = store.summary(unit.summary);
-	const mine = faithVerdictsOf(store.verdicts, store.validator);
-	const verdict = faithVerdictOn(mine, unit);
-	const judged = units.filter((u) => faithVerdictOn(mine, u)).length;
+	const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
+	const verdict = faithfulnessVerdictOn(mine, unit);
+	const judged = units.filter((u) => faithfulnessVerdictOn(mine, u)).length;
 	const tally = { faithful: 0, unfaithful: 0, unsure: 0 };
 	for (const u of units) {
-		const v = faithVerdictOn(mine, u);
+		const v = faithfulnessVerdictOn(mine, u);
 		if (v) tally[v.label] += 1;
 	}
 	const decided = tally.faithful + tally.unfaithful;
@@ -160,7 +160,7 @@ export function FaithfulnessScreen({
 			<Text wrap="truncate" color={verdict ? theme.color(LABEL_TONE[verdict.label]) : theme.color('muted')}>
 				{truncate(
 					verdict
-						? `your verdict: ${FAITH_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}`
+						? `your verdict: ${FAITHFULNESS_WORD[verdict.label]}${verdict.note ? ` · note: ${clean(verdict.note)}` : ''}`
 						: 'not judged yet',
 					width,
 				)}

@@ -1,5 +1,5 @@
-import type { FaithLabel, FaithVerdict } from '../../../domain.ts';
-import { FAITH_WORD, type FaithUnit } from '../../../score/faithfulness.ts';
+import type { FaithfulnessLabel, FaithfulnessVerdict } from '../../../domain.ts';
+import { FAITHFULNESS_WORD, type FaithfulnessUnit } from '../../../score/faithfulness.ts';
 import type { Action, Screen } from '../../keymap.ts';
 import { fieldOf, type TextField } from '../../state/text-field.ts';
 import { noteKey } from '../../state/note-field.ts';
@@ -26,9 +26,9 @@ export interface FaithfulnessState {
 
 /** What the update reads of the walk, as it is when the message arrives. */
 export interface FaithfulnessWorld {
-	units: readonly Pick<FaithUnit, 'summary' | 'sentence'>[];
+	units: readonly Pick<FaithfulnessUnit, 'summary' | 'sentence'>[];
 	/** This validator's current verdict on each unit, by its index in `units`. */
-	verdicts: ReadonlyMap<number, Pick<FaithVerdict, 'label' | 'note'>>;
+	verdicts: ReadonlyMap<number, Pick<FaithfulnessVerdict, 'label' | 'note'>>;
 	/** The unit of this validator's latest verdict (what undo takes back), or null. */
 	latest: number | null;
 	page: number;
@@ -37,12 +37,12 @@ export interface FaithfulnessWorld {
 export type FaithfulnessMsg = KeyMsg | { type: 'done'; message: string };
 
 export type FaithfulnessEffect =
-	| { kind: 'mark'; unit: number; label: FaithLabel; note: string | null; done: string }
+	| { kind: 'mark'; unit: number; label: FaithfulnessLabel; note: string | null; done: string }
 	| { kind: 'undo' }
 	| { kind: 'quit' }
 	| { kind: 'back' };
 
-const LABEL_OF: Partial<Record<Action, FaithLabel>> = {
+const LABEL_OF: Partial<Record<Action, FaithfulnessLabel>> = {
 	faithful: 'faithful',
 	unfaithful: 'unfaithful',
 	cantTell: 'unsure',
@@ -96,14 +96,14 @@ export const update: Update<FaithfulnessState, FaithfulnessMsg, FaithfulnessEffe
 		const before = ctx.verdicts.get(now.index);
 		const next = { ...now, index: Math.min(count - 1, now.index + 1) };
 		if (before?.label === label)
-			return stay({ ...next, message: `unchanged: already ${FAITH_WORD[label]}; nothing saved` });
+			return stay({ ...next, message: `unchanged: already ${FAITHFULNESS_WORD[label]}; nothing saved` });
 		return stay(next, [
 			{
 				kind: 'mark',
 				unit: now.index,
 				label,
 				note: before?.note ?? null,
-				done: `saved: ${FAITH_WORD[label]}`,
+				done: `saved: ${FAITHFULNESS_WORD[label]}`,
 			},
 		]);
 	}

@@ -13,7 +13,7 @@ import {
 	walkProgress,
 	type SourceProgress,
 } from '../../../score/validation.ts';
-import type { ValidationStore } from '../../../store/validation-store.ts';
+import type { ValidationStore } from '../../../app/validation-store.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoredSummary } from '../source/domain.ts';
-import { judgeFaithfulness } from '../source/engine/faith-judge.ts';
+import { judgeFaithfulness } from '../source/engine/faithfulness-judge.ts';
 import { createProvider } from '../source/llm/create.ts';
 import { BUILTIN_PRICES, callCost } from '../source/llm/prices.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
-import { faithReport, readFaithAnswer } from '../source/score/faithfulness.ts';
+import { faithfulnessReport, readFaithfulnessAnswer } from '../source/score/faithfulness.ts';
 import { Session } from '../source/store/session.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
@@ -21,21 +21,21 @@ const summaries: ScoredSummary[] = [
 	},
 ];
 
-test('readFaithAnswer takes exactly a Label line and a Reason line, nothing looser', () => {
-	assert.deepEqual(readFaithAnswer('Label: faithful\nReason: stated in passage 1.'), {
+test('readFaithfulnessAnswer takes exactly a Label line and a Reason line, nothing looser', () => {
+	assert.deepEqual(readFaithfulnessAnswer('Label: faithful\nReason: stated in passage 1.'), {
 		ok: true,
 		label: 'faithful',
 		reason: 'stated in passage 1.',
 	});
-	assert.deepEqual(readFaithAnswer("label: Can't tell.\nreason: no passage names Bob"), {
+	assert.deepEqual(readFaithfulnessAnswer("label: Can't tell.\nreason: no passage names Bob"), {
 		ok: true,
 		label: 'unsure',
 		reason: 'no passage names Bob',
 	});
-	assert.equal(readFaithAnswer('Label: unfaithful').ok, false);
-	assert.equal(readFaithAnswer('Label: mostly faithful\nReason: x').ok, false);
-	assert.equal(readFaithAnswer('The sentence is faithful.\nReason: x').ok, false);
-	assert.equal(readFaithAnswer('Label: faithful\nReason: a\nAlso: b').ok, false);
+	assert.equal(readFaithfulnessAnswer('Label: unfaithful').ok, false);
+	assert.equal(readFaithfulnessAnswer('Label: mostly faithful\nReason: x').ok, false);
+	assert.equal(readFaithfulnessAnswer('The sentence is faithful.\nReason: x').ok, false);
+	assert.equal(readFaithfulnessAnswer('Label: faithful\nReason: a\nAlso: b').ok, false);
 });
 
 test('openai SDK: the judge makes one call per sentence with its evidence, retries an unreadable answer, and saves verdicts of origin model', async (t) => {
@@ -120,7 +120,7 @@ test('openai SDK: the judge makes one call per sentence with its evidence, retri
 		origin: 'human',
 		at: '2026-01-01T00:00:00.000Z',
 	});
-	const row = faithReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
+	const row = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
 		.humanVsModel[0]!;
 	assert.deepEqual(
 		{ model: row.model, n: row.n, flagged: row.modelFlagged },

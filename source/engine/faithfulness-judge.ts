@@ -1,13 +1,13 @@
-import type { FaithVerdict, ScoredSummary, Usage } from '../domain.ts';
+import type { FaithfulnessVerdict, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { isAbortError } from '../llm/abort.ts';
 import type { Provider } from '../llm/provider.ts';
 import { MAX_RETRIES, RETRY_TEMPERATURE, sentencesName } from '../score/annotate.ts';
 import {
-	faithPromptValues,
-	faithUnits,
-	readFaithAnswer,
-	type FaithUnit,
+	faithfulnessPromptValues,
+	faithfulnessUnits,
+	readFaithfulnessAnswer,
+	type FaithfulnessUnit,
 	type JudgeEvidence,
 } from '../score/faithfulness.ts';
 import { fill } from '../summarize/templates.ts';
@@ -15,19 +15,19 @@ import { cancelAll, CallRunner, type CallLogStore } from './call-runner.ts';
 import type { Totals } from '../summarize/totals.ts';
 
 /** What the judge needs of a session: its summaries and verdicts, and durable writes (the call log among them). */
-export interface FaithJudgeStore extends CallLogStore {
-	readonly data: { summaries: ScoredSummary[]; faithfulness?: FaithVerdict[] };
+export interface FaithfulnessJudgeStore extends CallLogStore {
+	readonly data: { summaries: ScoredSummary[]; faithfulness?: FaithfulnessVerdict[] };
 	save(): Promise<void>;
 }
 
-export interface FaithJudgeOptions {
-	store: FaithJudgeStore;
+export interface FaithfulnessJudgeOptions {
+	store: FaithfulnessJudgeStore;
 	provider: Provider;
 	/** prompts/faithfulness.txt (ours), as loaded by the one prompt loader. */
 	template: string;
 	summaries: readonly ScoredSummary['id'][];
 	/** The passages of the book offered for a sentence: the provenance module plugs in here. */
-	evidenceFor: (unit: FaithUnit) => readonly JudgeEvidence[] | Promise<readonly JudgeEvidence[]>;
+	evidenceFor: (unit: FaithfulnessUnit) => readonly JudgeEvidence[] | Promise<readonly JudgeEvidence[]>;
 	concurrency: number;
 	costOf: (usage: Usage) => number;
 	maxTokens?: number;
@@ -36,7 +36,7 @@ export interface FaithJudgeOptions {
 	now?: () => Date;
 }
 
-export interface FaithJudgeResult {
+export interface FaithfulnessJudgeResult {
 	status: 'done' | 'cancelled' | 'failed';
 	judged: number;
 	/** Sentences whose answer could not be read after every retry: no verdict recorded. */
@@ -51,7 +51,7 @@ export interface FaithJudgeResult {
  * is saved as a verdict of origin model under "provider/model". Sentences this model judged before
  * are skipped. An unreadable answer is asked again at a higher temperature up to `maxRetries` times.
  */
-export async function judgeFaithfulness(opts: FaithJudgeOptions): Promise<FaithJudgeResult> {
+export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise<FaithfulnessJudgeResult> {
 	const { store, provider } = opts;
 	const judge = `${provider.name}/${provider.model}`;
 	const calls = new CallRunner({
@@ -72,16 +72,16 @@ export async function judgeFaithfulness(opts: FaithJudgeOptions): Promise<FaithJ
 			.filter((v) => v.validator === judge)
 			.map((v) => `${v.summary}:${v.sentence}`),
 	);
-	const units = faithUnits(summaries).filter((u) => !done.has(`${u.summary}:${u.sentence}`));
+	const units = faithfulnessUnits(summaries).filter((u) => !done.has(`${u.summary}:${u.sentence}`));
 	let judged = 0;
 	let unreadable = 0;
 	let failure: string | null = null;
 
-	const run = async (unit: FaithUnit): Promise<void> => {
+	const run = async (unit: FaithfulnessUnit): Promise<void> => {
 		const summary = summaries.find((s) => s.id === unit.summary)!;
 		const prompt = fill(
 			opts.template,
-			faithPromptValues(summary.text, unit.text, await opts.evidenceFor(unit)),
+			faithfulnessPromptValues(summary.text, unit.text, await opts.evidenceFor(unit)),
 		);
 		const owner = `f${unit.summary}.${unit.sentence}`;
 		for (let attempt = 0; attempt <= maxRetries; attempt++) {
@@ -105,7 +105,7 @@ export async function judgeFaithfulness(opts: FaithJudgeOptions): Promise<FaithJ
 				},
 				onUsage: () => {},
 				commit: async ({ result, timings }) => {
-					const read = readFaithAnswer(result.text);
+					const read = readFaithfulnessAnswer(result.text);
 					if (read.ok) {
 						(store.data.faithfulness ??= []).push({
 							summary: unit.summary,

@@ -2,7 +2,7 @@ import type { Annotation, ErrorType, Judgment, ScoredSummary, Span, Verdict, Wal
 import { nextAnnotationId } from '../score/annotate.ts';
 import { undoLast, walkItems, type WalkOptions } from '../score/validation.ts';
 import { sentenceSpans } from '../text/sentences.ts';
-import type { Session } from './session.ts';
+import type { Session } from '../store/session.ts';
 
 /**
  * A validator's walk over one session's annotations, saved as it goes: every verdict, undo and

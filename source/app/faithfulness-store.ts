@@ -1,9 +1,9 @@
-import type { FaithLabel, FaithVerdict, ScoredSummary, Walk } from '../domain.ts';
-import { faithUnits, undoLastFaith, type FaithUnit } from '../score/faithfulness.ts';
-import { partialUnits } from '../score/partial-faith.ts';
+import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
+import { faithfulnessUnits, undoLastFaithfulness, type FaithfulnessUnit } from '../score/faithfulness.ts';
+import { partialUnits } from '../score/partial-faithfulness.ts';
 import { currentSummaries } from '../score/session-score.ts';
-import { scoredSummaries } from './scored-summaries.ts';
-import type { Session } from './session.ts';
+import { scoredSummaries } from '../store/scored-summaries.ts';
+import type { Session } from '../store/session.ts';
 
 /**
  * A faithfulness walk over one session's summaries (LongEval's fine-grained units: one sentence
@@ -14,13 +14,13 @@ import type { Session } from './session.ts';
  */
 
 /** Which walk: `fraction` null (or 1) is every sentence; otherwise that share of each summary's, drawn with `seed`. */
-export interface FaithWalk {
+export interface FaithfulnessWalkOptions {
 	seed: number;
 	fraction: number | null;
 }
 export class FaithfulnessStore {
 	readonly #session: Session;
-	#units: FaithUnit[] = [];
+	#units: FaithfulnessUnit[] = [];
 	#version = 0;
 	readonly #listeners = new Set<() => void>();
 
@@ -28,7 +28,7 @@ export class FaithfulnessStore {
 		session: Session,
 		readonly validator: string,
 		private readonly now: () => Date = () => new Date(),
-		readonly walk: FaithWalk = { seed: 2024, fraction: null },
+		readonly walk: FaithfulnessWalkOptions = { seed: 2024, fraction: null },
 	) {
 		this.#session = session;
 	}
@@ -46,7 +46,7 @@ export class FaithfulnessStore {
 		const shown = currentSummaries(data.summaries, data.kind === 'book' ? data.run : undefined).filter((s) =>
 			ids.has(s.id),
 		);
-		const all = faithUnits(shown);
+		const all = faithfulnessUnits(shown);
 		const { seed, fraction } = this.walk;
 		this.#units = this.partial
 			? partialUnits(all, { seed, validator: this.validator, fraction: fraction! })
@@ -77,11 +77,11 @@ export class FaithfulnessStore {
 		return this.walk.fraction !== null && this.walk.fraction < 1;
 	}
 
-	get units(): readonly FaithUnit[] {
+	get units(): readonly FaithfulnessUnit[] {
 		return this.#units;
 	}
 
-	get verdicts(): readonly FaithVerdict[] {
+	get verdicts(): readonly FaithfulnessVerdict[] {
 		return this.#session.data.faithfulness ?? [];
 	}
 
@@ -98,14 +98,14 @@ export class FaithfulnessStore {
 
 	/** This validator's verdict on a unit of the walk (a later one replaces it; undo brings it back). */
 	async mark(
-		unit: Pick<FaithUnit, 'summary' | 'sentence'>,
-		label: FaithLabel,
+		unit: Pick<FaithfulnessUnit, 'summary' | 'sentence'>,
+		label: FaithfulnessLabel,
 		note: string | null = null,
 	): Promise<void> {
 		if (!this.#units.some((u) => u.summary === unit.summary && u.sentence === unit.sentence))
 			throw new Error(`no sentence ${unit.sentence + 1} of ${unit.summary} in this walk`);
 		const data = this.#session.data;
-		const verdict: FaithVerdict = {
+		const verdict: FaithfulnessVerdict = {
 			summary: unit.summary,
 			sentence: unit.sentence,
 			label,
@@ -120,9 +120,9 @@ export class FaithfulnessStore {
 	}
 
 	/** Takes back this validator's latest verdict; resolves it, or null when there was none. */
-	async undo(): Promise<FaithVerdict | null> {
+	async undo(): Promise<FaithfulnessVerdict | null> {
 		const list = this.#session.data.faithfulness;
-		const undone = list ? undoLastFaith(list, this.validator) : null;
+		const undone = list ? undoLastFaithfulness(list, this.validator) : null;
 		if (undone) await this.#saved();
 		return undone;
 	}

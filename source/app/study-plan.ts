@@ -17,6 +17,7 @@ import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
 import { usd } from '../format/cost.ts';
 import { DASH } from '../format/missing.ts';
+import { bookInfo } from './run.ts';
 
 /**
  * A study file read and its grid planned: every cell's book read and chunked, its configuration
@@ -141,16 +142,9 @@ export async function planStudy(file: string, prices: PriceTable): Promise<Study
 		const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), ctx);
 		if (problem) throw where(problem);
 		const estimate = estimateRun(config, chunks, ctx);
-		const info: Book = {
-			title: book.title,
-			sha256: book.sha256,
-			source: book.source,
-			chars: book.text.length,
-			tokens: chunks.reduce((s, c) => s + c.tokens, 0),
-		};
 		planned.push({
 			...cell,
-			book: { ...cell.book, loaded: book, info },
+			book: { ...cell.book, loaded: book, info: bookInfo(book, chunks) },
 			config,
 			chunks,
 			ctx,

@@ -1,4 +1,4 @@
-import type { FaithVerdict, ScoredSummary, Walk } from '../domain.ts';
+import type { FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
 import { kendallTauB } from './kendall.ts';
 
@@ -95,7 +95,7 @@ function meanShare(tallies: readonly Tally[]): number {
 }
 
 function talliesBySummary(
-	verdicts: Iterable<FaithVerdict>,
+	verdicts: Iterable<FaithfulnessVerdict>,
 ): Map<ScoredSummary['id'], Tally & { units: Tally[] }> {
 	const out = new Map<ScoredSummary['id'], Tally & { units: Tally[] }>();
 	for (const v of verdicts) {
@@ -129,7 +129,7 @@ export interface PartialEstimate {
 export interface PartialVsFull {
 	partial: string;
 	full: string;
-	fullOrigin: FaithVerdict['origin'];
+	fullOrigin: FaithfulnessVerdict['origin'];
 	/** Summaries the partial validator judged and the full one judged every unit of, both with a share. */
 	summaries: number;
 	/** Kendall's τ-b between the per-summary shares; null with fewer than two summaries or no variation. */
@@ -154,7 +154,7 @@ export interface PartialReport {
  */
 export function partialReport(
 	units: readonly Unit[],
-	latest: ReadonlyMap<string, ReadonlyMap<string, FaithVerdict>>,
+	latest: ReadonlyMap<string, ReadonlyMap<string, FaithfulnessVerdict>>,
 	partial: ReadonlyMap<string, number>,
 	opts: { seed: number; resamples: number },
 ): PartialReport {

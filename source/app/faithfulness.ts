@@ -1,0 +1,112 @@
+import { DEFAULTS } from '../config.ts';
+import type { ProviderName } from '../domain.ts';
+import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
+import { badInput } from '../errors.ts';
+import { keyVariable } from '../llm/base-url.ts';
+import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
+import { commandLine } from '../program.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import { pinFinalSummary } from '../store/scored-summaries.ts';
+import { Session, type BookSessionData } from '../store/session.ts';
+import { sessionEvidence } from './evidence-session.ts';
+import { modelClient } from './model-client.ts';
+
+/** `booook faithfulness`: a model judges each sentence of a run's final summary against its evidence in the book. */
+
+export interface FaithfulnessOptions {
+	id: string;
+	sessionsDir: string;
+	provider?: string;
+	model?: string;
+	baseUrl?: string;
+	concurrency?: number;
+	prices?: string;
+	account?: AccountLimits;
+	env?: NodeJS.ProcessEnv;
+}
+
+/** The judge: named by the flags, else the run's own model, else whichever key is set. */
+function judgeOf(
+	data: BookSessionData,
+	opts: FaithfulnessOptions,
+	env: NodeJS.ProcessEnv,
+): { provider: ProviderName; model: string; baseUrl: string | null } {
+	const own = data.run.config;
+	const ownLLM = own.provider !== 'extractive' ? own : null;
+	const provider =
+		(opts.provider as ProviderName | undefined) ?? ownLLM?.provider ?? defaultProvider(env, opts.baseUrl);
+	const same = ownLLM !== null && ownLLM.provider === provider;
+	const model = opts.model ?? (same ? ownLLM.model : defaultModel(provider));
+	return {
+		provider,
+		model,
+		baseUrl: opts.baseUrl ?? (same && ownLLM.model === model ? ownLLM.baseUrl : null),
+	};
+}
+
+/** A judging set up and its session open: `judge(signal)` makes the calls; `close()` lets the session go. */
+export interface FaithfulnessJudging {
+	judge: { provider: ProviderName; model: string };
+	run(signal: AbortSignal): Promise<FaithfulnessJudgeResult>;
+	close(): Promise<void>;
+}
+
+/**
+ * The judging of a session's final summary, checked and set up: every refusal (not a run, no final
+ * summary, no LLM, no key) is made on a read-only copy, so it leaves the session as it was. The
+ * session is then opened and its final summary pinned and saved.
+ */
+export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<FaithfulnessJudging> {
+	const env = opts.env ?? process.env;
+	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
+	if (snapshot.kind !== 'book')
+		throw badInput(
+			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id} --mode faithfulness`)}`,
+		);
+	if (!snapshot.run.root)
+		throw badInput(
+			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}`)}`,
+		);
+	const judge = judgeOf(snapshot, opts, env);
+	if (judge.provider === 'extractive')
+		throw badInput(
+			'judging faithfulness needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)',
+		);
+	const key = keyVariable(judge.provider);
+	if (!env[key]?.trim())
+		throw badInput(
+			`judging with ${judge.provider}/${judge.model} needs ${key}: export it, or choose another model with --provider and --model`,
+		);
+	const templates = await loadTemplates(null);
+	const { provider, costOf } = modelClient({
+		...judge,
+		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
+		prices: opts.prices,
+		env,
+		...opts.account,
+	});
+	const session = await Session.open(opts.sessionsDir, opts.id);
+	try {
+		const summary = pinFinalSummary(session.data as BookSessionData);
+		await session.save();
+		const evidenceFor = await sessionEvidence(session);
+		return {
+			judge,
+			run: (signal) =>
+				judgeFaithfulness({
+					store: session,
+					provider,
+					template: templates.faithfulness,
+					summaries: [summary],
+					evidenceFor,
+					concurrency: opts.concurrency ?? DEFAULTS.concurrency,
+					costOf,
+					signal,
+				}),
+			close: () => session.close(),
+		};
+	} catch (error) {
+		await session.close();
+		throw error;
+	}
+}

@@ -1,0 +1,54 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Run } from '../domain.ts';
+import { finalCoverage } from '../evidence/coverage.ts';
+import { PassageIndex } from '../evidence/rank.ts';
+import { buildReport } from '../score/report.ts';
+import { folderState } from '../store/leftover.ts';
+import { Session } from '../store/session.ts';
+import { activeVersion, findNode } from '../summarize/graph.ts';
+
+/** `booook report`: a session's results as its data stands, or (a study file named) a study's. */
+
+/** A study file named where a session id goes: a file with a study's extension, and no session of that id. */
+export async function isStudyFile(dir: string, id: string): Promise<boolean> {
+	if (!/\.(?:json|ya?ml)$/iu.test(id)) return false;
+	if ((await folderState(join(dir, id))).kind === 'session') return false;
+	return stat(id).then(
+		(s) => s.isFile(),
+		() => false,
+	);
+}
+
+/**
+ * A session's report, read from a snapshot (nothing is changed): BooookScore by source, precision,
+ * agreement, faithfulness; `missing`, the final summary a run names but does not hold (text and
+ * JSON alike say so once); and for a run's session, the coverage of its final summary, computed
+ * when asked (null before it has text).
+ */
+export async function sessionReport(dir: string, id: string, opts: { seed: number; resamples: number }) {
+	const { data, text } = await Session.snapshot(dir, id);
+	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });
+	const run = data.kind === 'book' ? data.run : null;
+	return {
+		data,
+		report,
+		missing: run && missingRoot(run),
+		finalCoverage:
+			run &&
+			(() => (hasFinalText(run) ? finalCoverage(run, text, new PassageIndex(text, run.chunks)) : null)),
+	};
+}
+
+/** The root a run names that is not among its nodes (its session.json edited or damaged), with the nodes it has; or null. */
+function missingRoot(run: Run): { root: string; nodes: string } | null {
+	if (run.root === null || findNode(run, run.root)) return null;
+	const last = run.nodes.at(-1)?.id;
+	return { root: run.root, nodes: last ? `its nodes are n0 to ${last}` : 'it has no nodes' };
+}
+
+/** Whether the run's final summary is a node with text, so its coverage can be drawn. */
+function hasFinalText(run: Run): boolean {
+	const root = run.root === null ? undefined : findNode(run, run.root);
+	return root !== undefined && activeVersion(root) !== null;
+}

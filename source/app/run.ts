@@ -1,0 +1,132 @@
+import type PQueue from 'p-queue';
+import { readBook, type LoadedBook } from '../book/read.ts';
+import { makeConfig, type ConfigInput } from '../config.ts';
+import type { Book, Chunk, RunConfig } from '../domain.ts';
+import { Engine } from '../engine/engine.ts';
+import { badInput } from '../errors.ts';
+import type { AccountLimits } from '../llm/create.ts';
+import type { BatchLane } from '../llm/batcher.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import { Session, type BookSessionData } from '../store/session.ts';
+import type { PlanContext } from '../summarize/planner.ts';
+import { newRun, plannerFor } from '../summarize/run.ts';
+import type { Templates } from '../summarize/templates.ts';
+import { chunkText } from '../text/chunk.ts';
+import { countTokens } from '../text/tokens.ts';
+import { modelClient, type ModelClient } from './model-client.ts';
+
+/** Run and resume: a new run's book checked, a run's model client and plan context, its engine. */
+
+/** Reads and chunks a book and checks the configuration: everything a new run needs before its session exists. */
+export async function loadBook(path: string, input: ConfigInput) {
+	const loaded = await readBook(path);
+	const config = makeConfig(input);
+	const chunks = chunkText(loaded.text, config.chunkSize, config.encoding);
+	const templates = await loadTemplates(config.prompts);
+	const problem = plannerFor(config.method).windowProblem(newRun(config, chunks), {
+		config,
+		templates,
+		book: loaded.text,
+		tokens: (t) => countTokens(t, config.encoding),
+	});
+	if (problem) throw badInput(problem);
+	return { loaded, config, chunks, book: bookInfo(loaded, chunks), templates };
+}
+
+/** What a session keeps of its book: title, checksum, where it came from, its size. */
+export function bookInfo(loaded: LoadedBook, chunks: readonly Chunk[]): Book {
+	return {
+		title: loaded.title,
+		sha256: loaded.sha256,
+		source: loaded.source,
+		chars: loaded.text.length,
+		tokens: chunks.reduce((s, c) => s + c.tokens, 0),
+	};
+}
+
+/** A new run's book as `loadBook` read, chunked and checked it. */
+export type LoadedRun = Awaited<ReturnType<typeof loadBook>>;
+
+/** The session of a new run of `loaded` (named `id`, else title-date-time-random). */
+export async function createRunSession(
+	dir: string,
+	loaded: LoadedRun,
+	id?: string,
+): Promise<Session<BookSessionData>> {
+	const { config, chunks, book } = loaded;
+	return await Session.create(dir, { id, book, text: loaded.loaded.text, run: newRun(config, chunks) });
+}
+
+export interface PrepareOptions {
+	prices?: string;
+	/** The account's rate limits as the flags state them. */
+	account?: AccountLimits;
+	/** What to do when the provider's key is not set, when another provider cannot be chosen (a session's). */
+	missingKey?: string;
+	env?: NodeJS.ProcessEnv;
+}
+
+export interface Prepared extends ModelClient {
+	ctx: PlanContext;
+}
+
+/** Everything a run needs besides the session, checked before a session is created or any call made. */
+export async function prepare(
+	config: RunConfig,
+	book: string,
+	opts: PrepareOptions,
+	loaded?: Templates,
+): Promise<Prepared> {
+	const templates = loaded ?? (await loadTemplates(config.prompts));
+	const client = modelClient({
+		provider: config.provider,
+		model: config.model,
+		baseUrl: config.baseUrl,
+		streamTimeoutMs: config.streamTimeout * 1000,
+		callTimeoutMs: config.callTimeout === undefined ? null : config.callTimeout * 1000,
+		encoding: config.encoding,
+		prices: opts.prices,
+		env: opts.env,
+		...opts.account,
+		...(opts.missingKey ? { missingKey: opts.missingKey } : {}),
+	});
+	const ctx: PlanContext = { config, templates, book, tokens: (t) => countTokens(t, config.encoding) };
+	return { ...client, ctx };
+}
+
+/**
+ * `prepare` for a session that exists: its provider is the one it was run with, so a missing key
+ * can only be set, not swapped for another provider.
+ */
+export async function prepareSession(
+	session: Session<BookSessionData>,
+	book: string,
+	opts: PrepareOptions,
+): Promise<Prepared> {
+	const { provider, model } = session.data.run.config;
+	const missingKey =
+		`session "${session.id}" was run with ${provider} (${model}); ` +
+		`export the key, then continue with: ${session.continueWith}`;
+	return await prepare(session.data.run.config, book, { ...opts, missingKey });
+}
+
+/**
+ * The engine of a session's run; `queue`: call places shared with other runs (a study's cells);
+ * `batch`: the provider batch its batchable calls go in.
+ */
+export function makeEngine(
+	session: Session<BookSessionData>,
+	prepared: Prepared,
+	opts: { step?: boolean; queue?: PQueue; batch?: BatchLane },
+): Engine {
+	return new Engine({
+		store: session,
+		provider: prepared.provider,
+		planner: plannerFor(session.data.run.config.method),
+		ctx: prepared.ctx,
+		costOf: prepared.costOf,
+		stepping: opts.step,
+		...(opts.queue ? { queue: opts.queue } : {}),
+		...(opts.batch ? { batch: opts.batch } : {}),
+	});
+}

@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import { BatchPool } from '../engine/batch-pool.ts';
+import type { CellWork } from '../engine/study-runner.ts';
+import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
+import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
+import { storedSessionScore } from '../score/session-score.ts';
+import { scoringTotals } from '../store/calls.ts';
+import { folderState } from '../store/leftover.ts';
+import { Session } from '../store/session.ts';
+import { cellErrorTypes } from '../study/error-types.ts';
+import {
+	pairedDifferences,
+	pairedLines,
+	resultRows,
+	resultTable,
+	type CellOutcome,
+} from '../study/results.ts';
+import { scorerOf, type Scorer } from '../study/scorer.ts';
+import { statedLimits, studyError, type StudySpec } from '../study/spec.ts';
+import { finalWords, runFinished } from '../summarize/graph.ts';
+import { totalsOf } from '../summarize/totals.ts';
+import { makeEngine, prepare } from './run.ts';
+import { bookScoring } from './score.ts';
+import type { PlannedCell, StudyPlan } from './study-plan.ts';
+
+/** `booook study`: each cell's engine and scorer, the scorers checked, and where the cells stand. */
+
+/** What the runner needs: each cell's engine and annotator, made with the study's prices and keys. */
+export function cellWork(
+	scorers: Map<string, Scorer> | null,
+	opts: { prices?: string; env?: NodeJS.ProcessEnv },
+	batches: BatchPool | null = null,
+	spec?: StudySpec,
+): CellWork<PlannedCell> {
+	const account = (provider: string, model: string): AccountLimits => ({
+		limits: spec ? statedLimits(spec, provider, model, defaultModel) : {},
+	});
+	const work: CellWork<PlannedCell> = {
+		engine: async (cell, session, queue) => {
+			const { config } = session.data.run;
+			const prepared = await prepare(
+				config,
+				await session.bookText(),
+				{ prices: opts.prices, env: opts.env, account: account(config.provider, config.model) },
+				cell.ctx.templates,
+			);
+			const batch = batches ? await batches.lane(cell, session, cell.key) : undefined;
+			return makeEngine(session, prepared, { queue, batch });
+		},
+	};
+	if (scorers) {
+		work.scoring = async (cell, session, queue) => {
+			const scorer = scorers.get(cell.key)!;
+			const batch = batches ? await batches.lane(scorer, session, cell.key) : undefined;
+			const { annotator } = await bookScoring(session, {
+				env: opts.env,
+				prices: opts.prices,
+				provider: scorer.provider,
+				model: scorer.model,
+				baseUrl: scorer.baseUrl ?? undefined,
+				queue,
+				batch,
+				account: account(scorer.provider, scorer.model),
+			});
+			return { annotator, scorer: `${scorer.provider}/${scorer.model}` };
+		};
+	}
+	return work;
+}
+
+/** The study's batchers when its file asks for batches (`"batch"`); null: every call streams. */
+export function studyBatches(plan: StudyPlan, opts: { env?: NodeJS.ProcessEnv }): BatchPool | null {
+	const { batch } = plan.spec;
+	return batch ? new BatchPool({ ...(batch === true ? {} : batch), env: opts.env }) : null;
+}
+
+/**
+ * Each cell's scorer, checked: one that cannot be called (no API key, the extractive baseline, a
+ * bad address) is a one-line error (exit 2) raised before any session is created.
+ */
+export function checkScorers(plan: StudyPlan, env: NodeJS.ProcessEnv): Map<string, Scorer> {
+	const where = (message: string) => studyError(plan.file, message);
+	const scorers = new Map<string, Scorer>();
+	for (const cell of plan.cells) {
+		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
+		if (scorer.provider === 'extractive') {
+			throw where(
+				'"score": true needs an LLM to annotate the summaries: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }',
+			);
+		}
+		const key = keyVariable(scorer.provider);
+		if (!env[key]?.trim())
+			throw where(
+				`scoring cell ${cell.key} with ${scorer.provider}/${scorer.model} needs ${key}: export it, or name another model with "scorer"`,
+			);
+		if (plan.spec.scorer?.baseUrl)
+			checkBaseUrl(plan.spec.scorer.baseUrl, `study ${plan.file}: scorer.baseUrl`, key);
+		scorers.set(cell.key, scorer);
+	}
+	return scorers;
+}
+
+/** Where each cell stands, read from its session without taking its lock. */
+export async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string, CellOutcome>> {
+	const found = new Map<string, CellOutcome>();
+	for (const cell of plan.cells) {
+		if ((await folderState(join(dir, cell.sessionId))).kind !== 'session') continue;
+		const { data } = await Session.snapshot(dir, cell.sessionId);
+		if (data.kind !== 'book') continue;
+		const totals = totalsOf(data.run);
+		const scoring = await scoringTotals(dir, cell.sessionId);
+		const scored = storedSessionScore(data.summaries, data.annotations, data.run);
+		const score = scored?.system.score ?? null;
+		found.set(cell.key, {
+			// A run done but left with stale nodes (an edit) is not done.
+			status: runFinished(data.run) ? 'done' : data.run.status === 'done' ? 'running' : data.run.status,
+			words: finalWords(data.run),
+			calls: totals.calls,
+			cost: totals.cost + scoring.cost,
+			scoring: scoring.calls > 0 ? scoring : null,
+			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).
+			score: score === null ? null : score / 100,
+			errorTypes: scored && cellErrorTypes(scored.system),
+		});
+	}
+	return found;
+}
+
+/** The results as the sessions hold them now. */
+export async function readResults(
+	plan: StudyPlan,
+	dir: string,
+): Promise<{ table: string[][]; notes: string[] }> {
+	return results(plan, await outcomes(plan, dir));
+}
+
+/** The results table as cells of text (header first), and the paired differences as lines: what the study screen shows. */
+function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: string[][]; notes: string[] } {
+	const { table, pairs } = studyResults(plan, found);
+	return { table, notes: pairedLines(pairs) };
+}
+
+/** The one build of a study's results, for the screen and for what is printed: rows, paired differences, the table's cells. */
+export function studyResults(
+	plan: StudyPlan,
+	found: Map<string, CellOutcome>,
+	bootstrap: { seed?: number; resamples?: number } = {},
+) {
+	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, ...bootstrap });
+	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found, bootstrap) : [];
+	return { rows, pairs, table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }) };
+}

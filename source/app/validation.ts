@@ -1,0 +1,75 @@
+import { userInfo } from 'node:os';
+import { badInput } from '../errors.ts';
+import { faithfulnessVerdictOn, faithfulnessVerdictsOf } from '../score/faithfulness.ts';
+import { walkProgress, type WalkMode } from '../score/validation.ts';
+import type { Session } from '../store/session.ts';
+import { sessionEvidence } from './evidence-session.ts';
+import { FaithfulnessStore } from './faithfulness-store.ts';
+import { ValidationStore } from './validation-store.ts';
+
+/** `booook validate`: a person's walk over a session's annotations, or over its summary's sentences (faithfulness). */
+
+/** Who is judging: `--validator`, else the OS user; verdicts are stored under this name. */
+export function validatorName(flag: string | undefined): string {
+	const name = (flag ?? safeUser()).trim();
+	if (name === '') throw badInput('no validator name; give one with --validator NAME');
+	return name;
+}
+
+function safeUser(): string {
+	try {
+		return userInfo().username;
+	} catch {
+		return '';
+	}
+}
+
+/** The session's title, and the evidence passages of each summary sentence, as both walks show them. */
+async function walkSetting(session: Session) {
+	const title = session.data.kind === 'book' ? session.data.book.title : session.data.title;
+	return { title, evidenceFor: await sessionEvidence(session) };
+}
+
+/** The annotation walk of `validator` over an open session, begun (its order drawn and saved). */
+export async function beginAnnotationWalk(
+	session: Session,
+	validator: string,
+	opts: { mode: WalkMode; seed: number; fraction?: number },
+) {
+	const store = new ValidationStore(session, validator, opts);
+	await store.begin();
+	return {
+		store,
+		...(await walkSetting(session)),
+		/** How many of the walk's annotations the validator has judged, of how many. */
+		progress: () => {
+			const p = walkProgress(store.items, store.judgments, validator);
+			return { judged: p.model.judged + p.human.judged, total: p.model.total + p.human.total };
+		},
+	};
+}
+
+/** The faithfulness walk of `validator` over an open session's summary sentences (a seeded sample of `fraction`), begun. */
+export async function beginFaithfulnessWalk(
+	session: Session,
+	validator: string,
+	opts: { seed: number; fraction?: number },
+) {
+	const store = new FaithfulnessStore(session, validator, undefined, {
+		seed: opts.seed,
+		fraction: opts.fraction ?? null,
+	});
+	await store.begin();
+	return {
+		store,
+		...(await walkSetting(session)),
+		/** How many of the walk's sentences the validator has judged, of how many. */
+		progress: () => {
+			const mine = faithfulnessVerdictsOf(store.verdicts, validator);
+			return {
+				judged: store.units.filter((u) => faithfulnessVerdictOn(mine, u)).length,
+				total: store.units.length,
+			};
+		},
+	};
+}

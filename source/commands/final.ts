@@ -1,0 +1,17 @@
+import { costText } from '../format/cost.ts';
+import type { BookSessionData } from '../store/session.ts';
+import { showData } from '../app/show.ts';
+import { output, type Stream } from './output.ts';
+
+/** The final summary on stdout (so it can be piped), its stats on stderr. */
+export function printFinal(data: BookSessionData, book: string, stdout: Stream, stderr: Stream): void {
+	const shown = showData(data, book);
+	if (shown.summary === null) return;
+	output(stdout).line(shown.summary);
+	const s = shown.stats!;
+	output(stderr).line(
+		`${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
+			`${shown.usage.calls} calls, ${shown.usage.input + shown.usage.output} tokens, ${costText(shown.cost, shown.priced)} (${shown.provider}). ` +
+			`Session ${data.id}`,
+	);
+}

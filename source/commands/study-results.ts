@@ -1,0 +1,99 @@
+import { loadPrices } from '../llm/prices.ts';
+import { outcomes, studyResults } from '../app/study.ts';
+import { planStudy, type StudyPlan } from '../app/study-plan.ts';
+import { ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
+import {
+	alignTable,
+	CONFIG_HEADER,
+	configCells,
+	csv,
+	pairedLines,
+	resultCsvTable,
+	type CellOutcome,
+} from '../study/results.ts';
+import { fitTable } from '../ui/study-table.ts';
+import { output, safeText, type Stream } from './output.ts';
+
+/** A study's results printed: by `booook study` at its end, and by `booook report STUDY-FILE`. */
+
+/**
+ * `booook report STUDY-FILE`: the results `booook study` prints at its end, from the sessions as
+ * they stand, without creating, resuming or scoring anything.
+ */
+export async function studyReport(
+	file: string,
+	opts: {
+		sessionsDir: string;
+		json: boolean;
+		csv: boolean;
+		seed: number;
+		resamples: number;
+		env?: NodeJS.ProcessEnv;
+		stdout?: Stream;
+	},
+): Promise<number> {
+	const plan = await planStudy(file, loadPrices(undefined, opts.env));
+	const stream = opts.stdout ?? process.stdout;
+	printResults(
+		plan,
+		await outcomes(plan, opts.sessionsDir),
+		{ json: opts.json, csv: opts.csv, seed: opts.seed, resamples: opts.resamples },
+		output(stream),
+		tableFor(stream),
+	);
+	return 0;
+}
+
+/**
+ * How a table is printed on `stream`: laid out for the terminal's width when it is one (columns
+ * shared by every row said once above, then fewer columns), whole when piped.
+ */
+export function tableFor(stream: Stream): (table: string[][]) => string {
+	const columns = 'isTTY' in stream && stream.isTTY === true ? stream.columns : undefined;
+	return (table) => (columns ? fitTable(table, columns).join('\n') : alignTable(table));
+}
+
+export function printResults(
+	plan: StudyPlan,
+	found: Map<string, CellOutcome>,
+	opts: { json: boolean; csv: boolean; seed?: number; resamples?: number },
+	stdout: ReturnType<typeof output>,
+	layout: (table: string[][]) => string,
+): void {
+	const { rows, pairs, table } = studyResults(plan, found, { seed: opts.seed, resamples: opts.resamples });
+	// Scored studies: error types as columns beside the results (CSV) or a table under them (text).
+	const errors = plan.spec.score ? errorTypeColumns(rows.map((r) => r.errorTypes)) : null;
+	if (opts.json) {
+		stdout.json(
+			{
+				name: plan.spec.name,
+				rows,
+				pairs,
+				cells: plan.cells.map((c) => ({
+					key: c.key,
+					session: c.sessionId,
+					...(found.get(c.key) ?? { status: 'missing' }),
+				})),
+			},
+			2,
+		);
+	} else if (opts.csv) {
+		const values = resultCsvTable(rows, { priced: plan.cells.every((c) => c.priced) });
+		const wide = errors ? values.map((row, i) => [...row, ...errors[i]!]) : values;
+		stdout.text(safeText(csv(wide), '\r\n'), '\r\n');
+	} else {
+		const types = plan.spec.score
+			? [
+					'',
+					layout(
+						errorTypeTable(
+							rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })),
+							CONFIG_HEADER,
+						),
+					),
+					ERROR_TYPE_KEY,
+				]
+			: [];
+		stdout.line([layout(table), ...pairedLines(pairs), ...types].join('\n'));
+	}
+}
