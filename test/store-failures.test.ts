@@ -14,7 +14,7 @@ import { runCommand } from '../source/commands/run.ts';
 import { resumeCommand } from '../source/commands/resume.ts';
 import { newRun } from '../source/summarize/run.ts';
 import { sessionsDirArg } from '../source/store/dirs.ts';
-import { listSessions } from '../source/store/list.ts';
+import { listSessions } from '../source/app/list-sessions.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
 import { stateFs } from '../source/store/state-file.ts';
 import { booook } from './support/cli.ts';

@@ -10,7 +10,7 @@ import { makeConfig } from '../source/config.ts';
 import { UserError } from '../source/errors.ts';
 import { readCallLog } from '../source/store/calls.ts';
 import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts';
-import { listSessions } from '../source/store/list.ts';
+import { listSessions } from '../source/app/list-sessions.ts';
 import { bookSession, Session, type CallRecord } from '../source/store/session.ts';
 
 const TEXT =

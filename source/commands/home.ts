@@ -3,7 +3,8 @@ import { UserError } from '../errors.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { newRun } from '../summarize/run.ts';
 import { deleteSession } from '../store/remove.ts';
-import { bookSession, listSessions, Session } from '../store/session.ts';
+import { bookSession, Session } from '../store/session.ts';
+import { listSessions } from '../app/list-sessions.ts';
 import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
 import {
 	leaveRun,

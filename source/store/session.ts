@@ -527,7 +527,6 @@ async function exists(file: string): Promise<boolean> {
 
 // The store's whole public surface from one module.
 export { resolveSessionsDir, newSessionId } from './dirs.ts';
-export { listSessions, type SessionSummary, type SessionProblem, type SessionListing } from './list.ts';
 
 /** The session as a run over a book, or a one-line error for a collection (which has nothing to run). */
 export function bookSession(session: Session): Session<BookSessionData> {

@@ -1,4 +1,4 @@
-import type { SessionSummary } from '../../store/list.ts';
+import type { SessionSummary } from '../../app/list-sessions.ts';
 import { actionFor, type Action, type KeyPress, type Screen } from '../keymap.ts';
 import { clean } from '../text.ts';
 import { helpScroll } from './help-keys.ts';
