@@ -38,7 +38,7 @@ export interface SessionSummary {
 /** The summaries, most recently updated first, plus the sessions that could not be read. */
 export type SessionListing = SessionSummary[] & { problems: SessionProblem[] };
 
-/** Every session in `dir` as a line of the list: what it is, how far it got, its final summary's length and score. */
+/** Every session in `dir` as a line of the list: what it is, how far it got, its summary's size and score. */
 export async function listSessions(dir: string): Promise<SessionListing> {
 	const { sessions, problems } = await readSessions(dir);
 	const templates = templatesOnce();

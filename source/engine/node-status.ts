@@ -25,7 +25,7 @@ export function canMove(from: NodeStatus, to: NodeStatus): boolean {
 	return MOVES[from].includes(to);
 }
 
-/** The change that moves `node` to `to`, for the session's `updateNode`; throws if the table has no such move. */
+/** The change that moves `node` to `to`, for `updateNode`; throws if the table has no such move. */
 export function moved(node: Node, to: NodeStatus): { status: NodeStatus } {
 	if (!canMove(node.status, to))
 		throw new Error(`internal: node ${node.id} cannot go from ${node.status} to ${to}`);

@@ -21,7 +21,7 @@ import { firstIssue, sessionSchema, type SessionData } from './schema.ts';
 /** The fields of a node an operation may set; `undefined` removes an optional one. */
 export type NodePatch = { [K in Exclude<keyof Node, 'id'>]?: Node[K] | undefined };
 
-/** The fields of a run an operation may set (its chunks are fixed and its nodes have their own operations). */
+/** The fields of a run an operation may set (its chunks are fixed; its nodes have their own operations). */
 export type RunPatch = Partial<Pick<Run, 'config' | 'status' | 'root' | 'error'>>;
 
 /** `node` with `patch` set, as a new object (`node` is left as it is). */

@@ -4,8 +4,8 @@ import { FILES } from './dirs.ts';
 import { readIfThere, replaceFile, stateFs } from './state-file.ts';
 
 /**
- * changes.jsonl: what changed since session.json was last written whole, one line a save. Its
- * first line names the snapshot it continues (the snapshot's `updatedAt`); a journal naming
+ * changes.jsonl: what changed since session.json was last written whole, one line an operation
+ * (session.ts). Its first line names the snapshot it continues (the snapshot's `updatedAt`); a journal naming
  * another snapshot is left over from a process stopped between writing a snapshot and removing
  * the journal it replaced, and is ignored. A line cut short by a killed process ends the journal.
  * Anything else that leaves saves unread (a line cut short with saves after it, a skipped journal

@@ -318,7 +318,10 @@ export class Session<D extends SessionData = SessionData> {
 		return data.run;
 	}
 
-	/** Checks `change` against the state, applies it, and writes its journal record (or the state whole, after a failed write). */
+	/**
+	 * Checks `change` against the state, applies it, and writes its journal record (or the state
+	 * whole, when a write failed before it).
+	 */
 	#change(change: Change, apply: () => void): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
 		const data = this.data;
@@ -347,7 +350,8 @@ export class Session<D extends SessionData = SessionData> {
 		}
 		const base = data.updatedAt;
 		this.#stale = false;
-		// The adapter takes the text now and writes it after the writes asked before (see DurableJsonFile).
+		// Low.write hands the data to the adapter at once, which takes its text now and writes it after
+		// the writes asked before (see DurableJsonFile).
 		return this.#track(
 			this.#db.write().then(() => this.#journal.restart(base)),
 			then,
