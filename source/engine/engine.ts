@@ -320,18 +320,20 @@ export class Engine {
 		this.failure = null;
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
-		const writes: Promise<void>[] = [];
-		for (const n of run.nodes)
-			if (n.status === 'running' || n.status === 'failed')
-				writes.push(store.updateNode(n.id, moved(n, 'pending')));
+		await Promise.all(
+			run.nodes
+				.filter((n) => n.status === 'running' || n.status === 'failed')
+				.map((n) => store.updateNode(n.id, moved(n, 'pending'))),
+		);
 		// Logged answers no node holds are kept spare too: a node planned again after the journal was
-		// lost makes the calls already answered, under whatever id it has now.
+		// lost makes the calls already answered, under whatever id it has now. What is taken back is
+		// written as it is taken, after the call log's one read.
+		const taken: Promise<void>[] = [];
 		await this.calls.recover(
-			run.nodes.map((node) => this.recoverable(node, writes)),
+			run.nodes.map((node) => this.recoverable(node, taken)),
 			heldAnswers(run),
 		);
-		writes.push(store.updateRun({ status: 'running', error: null }));
-		await Promise.all(writes);
+		await Promise.all([...taken, store.updateRun({ status: 'running', error: null })]);
 		this.emit({
 			type: 'run-started',
 			session: store.id,
