@@ -438,7 +438,7 @@ function checkState(id: string, data: SessionData): void {
 async function alreadyExists(id: string, dir: string): Promise<UserError> {
 	let kind: unknown;
 	try {
-		kind = (JSON.parse(await readFile(join(dir, id, FILES.state), 'utf8')) as { kind?: unknown }).kind;
+		kind = (await new DurableJsonFile<{ kind?: unknown }>(join(dir, id, FILES.state)).read())?.kind;
 	} catch {
 		// Unreadable or corrupt: the message still names the id that is taken.
 	}
