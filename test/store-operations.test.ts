@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
@@ -208,5 +208,29 @@ test('updateNode with undefined removes an optional field, and the removal is jo
 		assert.equal('error' in held, false, 'changed in place, where the engine holds it');
 		const { data } = await Session.snapshot(dir, 'removed');
 		assert.equal(data.kind === 'book' && 'error' in data.run.nodes[0]!, false);
+	});
+});
+
+test('a journal an earlier booook wrote (one line a save: the head, changed nodes and new items together) still opens', async () => {
+	const dir = tempDir('operations');
+	await emptyRun(dir, 'earlier');
+	const state = JSON.parse(await readFile(join(dir, 'earlier', 'session.json'), 'utf8'));
+	const { summaries: _s, annotations: _a, judgments: _j, updatedAt: _u, ...head } = state;
+	const { nodes: _n, chunks: _c, ...run } = state.run;
+	const node = { ...(sample(nodeSchema) as Node), id: 'n1' as const };
+	// As ChangeTracker wrote it: the whole head when any small field changed, and the nodes that did.
+	const save = {
+		at: '2030-01-01T00:00:00.000Z',
+		head: { ...head, run: { ...run, status: 'running' } },
+		nodes: [node],
+	};
+	await writeFile(
+		join(dir, 'earlier', 'changes.jsonl'),
+		`${JSON.stringify({ base: state.updatedAt })}\n${JSON.stringify(save)}\n`,
+	);
+	await opened(dir, 'earlier', async (session) => {
+		assert.equal(session.data.run.status, 'running');
+		assert.deepEqual(session.data.run.nodes, [node]);
+		assert.equal(await session.lostWork(), null);
 	});
 });
