@@ -33,16 +33,15 @@ const TEXT = [
 ].join(' ');
 const OTHER = 'A ship leaves port. A storm rises. The crew survives on an island. They are rescued.';
 
-/** A session in memory, checked against the real schema at every save (as the store does). */
+/** A session in memory, checked against the real schema at every change (as the store does). */
 class MemoryAnnotations implements AnnotationStore {
 	readonly log: CallRecord[] = [];
-	saves = 0;
 	constructor(
 		readonly data: { summaries: ScoredSummary[]; annotations: Annotation[] },
 		readonly id = 'memory',
 	) {}
-	async save(): Promise<void> {
-		this.saves += 1;
+	async append(_list: 'annotations', ...items: Annotation[]): Promise<void> {
+		this.data.annotations.push(...items);
 		const now = '2024-05-01T10:00:00.000Z';
 		const full = {
 			schema: 2,

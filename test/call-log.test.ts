@@ -168,10 +168,13 @@ for (const api of ['openai', 'anthropic'] as const) {
 				source: 'test',
 			};
 			const log: CallRecord[] = [];
+			const annotations: Annotation[] = [];
 			const store = {
 				id: 'memory',
-				data: { summaries: [summary], annotations: [] as Annotation[] },
-				save: async () => {},
+				data: { summaries: [summary], annotations },
+				append: async (_list: 'annotations', ...items: Annotation[]) => {
+					annotations.push(...items);
+				},
 				appendCall: async (record: CallRecord) => {
 					log.push(record);
 				},

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nodeStatusSchema, runStatusSchema, type NodeStatus } from '../source/domain.ts';
-import { canMove, moveNode } from '../source/engine/node-status.ts';
+import { canMove, moved } from '../source/engine/node-status.ts';
 import { Engine } from '../source/engine/engine.ts';
 import { runSchema } from '../source/store/schema.ts';
 import { newNode } from '../source/summarize/graph.ts';
@@ -53,12 +53,9 @@ test('every pair of node statuses is a legal move exactly when the table says so
 	}
 });
 
-test('a legal move sets the status; an illegal one throws and changes nothing', () => {
-	const node = nodeIn('pending');
-	moveNode(node, 'running');
-	assert.equal(node.status, 'running');
-	moveNode(node, 'done');
-	assert.equal(node.status, 'done');
+test('a legal move gives the status to set; an illegal one throws and changes nothing', () => {
+	assert.deepEqual(moved(nodeIn('pending'), 'running'), { status: 'running' });
+	assert.deepEqual(moved(nodeIn('running'), 'done'), { status: 'done' });
 	for (const [from, to] of [
 		['superseded', 'pending'],
 		['pending', 'stale'],
@@ -68,7 +65,7 @@ test('a legal move sets the status; an illegal one throws and changes nothing', 
 		['stale', 'pending'],
 	] as const) {
 		const n = nodeIn(from);
-		assert.throws(() => moveNode(n, to), new RegExp(`n0 cannot go from ${from} to ${to}`, 'u'));
+		assert.throws(() => moved(n, to), new RegExp(`n0 cannot go from ${from} to ${to}`, 'u'));
 		assert.equal(n.status, from);
 	}
 });

@@ -181,13 +181,12 @@ test('a save the disk refuses stops the run at once: calls in flight are cancell
 			answered = true;
 			return result;
 		}
-		await new Promise((_, reject) =>
-			request.signal?.addEventListener(
-				'abort',
-				() => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })),
-				{ once: true },
-			),
-		);
+		// As a real client does, a signal aborted before the request is sent rejects at once.
+		await new Promise((_, reject) => {
+			const aborted = () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+			if (request.signal?.aborted) aborted();
+			else request.signal?.addEventListener('abort', aborted, { once: true });
+		});
 		throw new Error('unreachable');
 	};
 	const { store, engine } = await setUp(
@@ -195,11 +194,11 @@ test('a save the disk refuses stops the run at once: calls in flight are cancell
 		{ method: 'hier', chunkSize: 256, maxSummary: 200, contextWindow: 2048, concurrency: 4, clean: false },
 		model,
 	);
-	const save = store.save.bind(store);
 	const full = Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-	// The saves of the plan go through; the first save after an answer fails.
-	store.save = async () => {
-		if (!answered) return save();
+	// The writes of the plan go through; the first write after an answer fails.
+	const updateNode = store.updateNode.bind(store);
+	store.updateNode = async (id, patch) => {
+		if (!answered) return updateNode(id, patch);
 		throw full;
 	};
 	await assert.rejects(engine.start(), (error) => error === full);

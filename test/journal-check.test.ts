@@ -100,16 +100,13 @@ async function killedRun(
 	id: string,
 ): Promise<{ journal: string; state: string; session: Session }> {
 	const session = await created(dir, id);
-	const nodes = session.data.run.nodes;
-	nodes.push(node('n0', ['c0'], null), node('n1', ['c0'], null));
-	await session.save();
-	for (const n of nodes) {
-		await session.appendCall(call(n.id));
-		Object.assign(n, node(n.id, ['c0'], `Summary of ${n.id}.`));
-		await session.save();
+	await session.addNodes(node('n0', ['c0'], null), node('n1', ['c0'], null));
+	for (const n of ['n0', 'n1'] as const) {
+		await session.appendCall(call(n));
+		const { id: _id, ...done } = node(n, ['c0'], `Summary of ${n}.`);
+		await session.updateNode(n, done);
 	}
-	nodes.push(node('n2', ['n0', 'n1'], null));
-	await session.save();
+	await session.addNodes(node('n2', ['n0', 'n1'], null));
 	return { journal: join(session.path, 'changes.jsonl'), state: join(session.path, 'session.json'), session };
 }
 

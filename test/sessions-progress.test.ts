@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Book, Method } from '../source/domain.ts';
-import { listSessions } from '../source/store/list.ts';
+import { listSessions } from '../source/app/list-sessions.ts';
 import { Session } from '../source/store/session.ts';
 import { liveNodes } from '../source/summarize/graph.ts';
 import { hierarchical } from '../source/summarize/hier.ts';

@@ -9,7 +9,7 @@ import { makeConfig } from '../source/config.ts';
 import { UserError } from '../source/errors.ts';
 import { readCallLog } from '../source/store/calls.ts';
 import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts';
-import { listSessions } from '../source/store/list.ts';
+import { listSessions } from '../source/app/list-sessions.ts';
 import { bookSession, Session, type CallRecord } from '../source/store/session.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
 import { tempDir } from './support/temp.ts';
@@ -333,7 +333,7 @@ test('open refuses a book.txt whose sha256 does not match', async (t) => {
 	await rejectsUserError(Session.open(dir, 'tampered'), bookFile);
 });
 
-test('overlapping saves never interleave and the session reads back at the last state', async (t) => {
+test('overlapping writes never interleave and the session reads back at the last state', async (t) => {
 	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'busy' }));
 	t.after(() => session.close());
@@ -342,10 +342,9 @@ test('overlapping saves never interleave and the session reads back at the last 
 	const saves: Promise<void>[] = [];
 	const n0 = session.data.run.nodes[0]!;
 	for (let i = 0; i < 40; i++) {
-		session.data.run.error = `state ${i}`;
-		n0.versions.push(version(`${i} ${filler}`));
-		n0.active = n0.versions.length - 1;
-		saves.push(session.save());
+		saves.push(session.updateRun({ error: `state ${i}` }));
+		const versions = [...n0.versions, version(`${i} ${filler}`)];
+		saves.push(session.updateNode('n0', { versions, active: versions.length - 1 }));
 	}
 	await Promise.all(saves);
 	const { data } = await Session.snapshot(dir, 'busy');
@@ -354,7 +353,7 @@ test('overlapping saves never interleave and the session reads back at the last 
 	assert.equal(data.run.nodes[0]!.versions.at(-1)!.text, `39 ${filler}`);
 	assert.equal(data.run.nodes[0]!.versions.length, 41);
 
-	// The state is taken when save() is called: a later unsaved change is not on disk.
+	// A change made in place, through no operation, is not on disk.
 	session.data.run.error = 'not saved';
 	assert.equal(((await Session.snapshot(dir, 'busy')).data as typeof data).run.error, 'state 39');
 	// No temp file is left next to it.
@@ -366,7 +365,7 @@ test('overlapping saves never interleave and the session reads back at the last 
 	]);
 });
 
-test('a save writes what changed, not the session: the bytes a save adds do not grow with the session', async (t) => {
+test('an operation writes what it changed, not the session: the bytes it adds do not grow with the session', async (t) => {
 	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'growing', summary: null }));
 	const journal = path.join(session.path, 'changes.jsonl');
@@ -374,14 +373,10 @@ test('a save writes what changed, not the session: the bytes a save adds do not 
 	const added: number[] = [];
 	const text = 'A summary sentence of some length. '.repeat(40);
 	for (let i = 1; i <= 60; i++) {
-		session.data.run.nodes.push(node(`n${i}`, null));
-		await session.save();
-		const n = session.data.run.nodes[i]!;
-		n.versions.push(version(`${i} ${text}`));
-		n.active = 0;
-		n.status = 'done';
+		const id = `n${i}` as const;
+		await session.addNodes(node(id, null));
 		const before = await size();
-		await session.save();
+		await session.updateNode(id, { versions: [version(`${i} ${text}`)], active: 0, status: 'done' });
 		added.push((await size()) - before);
 	}
 	// Each finished node costs the same few kilobytes, the 60th as the first.
@@ -391,7 +386,11 @@ test('a save writes what changed, not the session: the bytes a save adds do not 
 	);
 	assert.ok(Math.max(...added) < 3 * text.length + 2000, `bytes per save: ${Math.max(...added)}`);
 	const stateBefore = await readFile(path.join(session.path, 'session.json'), 'utf8');
-	assert.equal(JSON.parse(stateBefore).run.nodes.length, 1, 'session.json is not rewritten by each save');
+	assert.equal(
+		JSON.parse(stateBefore).run.nodes.length,
+		1,
+		'session.json is not rewritten by each operation',
+	);
 	const live = JSON.parse(JSON.stringify(session.data));
 	await session.close();
 	// Closing folds the journal into session.json, and the journal goes.
@@ -404,8 +403,7 @@ test('the journal: a line cut short by a kill is skipped; a journal left by an e
 	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'cut', summary: null }));
 	const journal = path.join(session.path, 'changes.jsonl');
-	session.data.run.nodes.push(node('n1', 'Saved.'));
-	await session.save();
+	await session.addNodes(node('n1', 'Saved.'));
 	// A kill in the middle of the next line's write.
 	await appendFile(journal, '{"at":"2024-05-01T10:00:00.000Z","nodes":[{"id":"n2","ki');
 	const read = async () => (await Session.snapshot(dir, 'cut')).data as unknown as { run: Run };

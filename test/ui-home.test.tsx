@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SessionListing, SessionSummary } from '../source/store/list.ts';
+import type { SessionListing, SessionSummary } from '../source/app/list-sessions.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/home/Screen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/screens/home/form.ts';
 import { textWidth } from '../source/ui/text.ts';

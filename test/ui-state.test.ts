@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { noConfusingText } from '../source/ui/state/score-view.ts';
 import { layoutTable, sessionColumns } from '../source/ui/session-table.ts';
-import type { SessionSummary } from '../source/store/list.ts';
+import type { SessionSummary } from '../source/app/list-sessions.ts';
 import { makeConfig } from '../source/config.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { newRun } from '../source/summarize/run.ts';

@@ -104,7 +104,6 @@ export class FaithfulnessStore {
 	): Promise<void> {
 		if (!this.#units.some((u) => u.summary === unit.summary && u.sentence === unit.sentence))
 			throw new Error(`no sentence ${unit.sentence + 1} of ${unit.summary} in this walk`);
-		const data = this.#session.data;
 		const verdict: FaithfulnessVerdict = {
 			summary: unit.summary,
 			sentence: unit.sentence,
@@ -114,9 +113,9 @@ export class FaithfulnessStore {
 			origin: 'human',
 			at: this.now().toISOString(),
 		};
-		// A session from before faithfulness verdicts gets the list now.
-		(data.faithfulness ??= []).push(verdict);
-		await this.#saved();
+		// A verdict is one journaled line; a session from before faithfulness verdicts gets the list now.
+		await this.#session.append('faithfulness', verdict);
+		this.#changed();
 	}
 
 	/** Takes back this validator's latest verdict; resolves it, or null when there was none. */
@@ -127,8 +126,13 @@ export class FaithfulnessStore {
 		return undone;
 	}
 
+	/** For what no operation names (an undone verdict): the state written whole. */
 	async #saved(): Promise<void> {
 		await this.#session.save();
+		this.#changed();
+	}
+
+	#changed(): void {
 		this.#version += 1;
 		for (const listener of this.#listeners) listener();
 	}

@@ -99,7 +99,7 @@ export class ValidationStore {
 		note: string | null = null,
 	): Promise<void> {
 		if (!this.annotations.some((a) => a.id === annotation)) throw new Error(`no annotation ${annotation}`);
-		this.#session.data.judgments.push({
+		await this.#session.append('judgments', {
 			annotation,
 			validator: this.validator,
 			verdict,
@@ -107,7 +107,7 @@ export class ValidationStore {
 			note,
 			at: this.now().toISOString(),
 		});
-		await this.#saved();
+		this.#changed();
 	}
 
 	/** Takes back this validator's latest action (a verdict, a note, or a verdict with its note); resolves what it removed. */
@@ -151,13 +151,18 @@ export class ValidationStore {
 			failure: null,
 			createdAt: this.now().toISOString(),
 		};
-		this.#session.data.annotations.push(annotation);
-		await this.#saved();
+		await this.#session.append('annotations', annotation);
+		this.#changed();
 		return annotation;
 	}
 
+	/** For what no operation names (a walk begun, an undone verdict): the state written whole. */
 	async #saved(): Promise<void> {
 		await this.#session.save();
+		this.#changed();
+	}
+
+	#changed(): void {
 		this.#version += 1;
 		for (const listener of this.#listeners) listener();
 	}

@@ -2,7 +2,8 @@ import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { deleteSession } from '../store/remove.ts';
-import { bookSession, listSessions, Session } from '../store/session.ts';
+import { bookSession, Session } from '../store/session.ts';
+import { listSessions } from '../app/list-sessions.ts';
 import {
 	createRunSession,
 	loadBook,

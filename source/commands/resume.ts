@@ -75,7 +75,8 @@ export async function resumeCommand(
 			}
 			return 0;
 		}
-		if (opts.baseUrl) session.data.run.config.baseUrl = opts.baseUrl;
+		if (opts.baseUrl)
+			await session.updateRun({ config: { ...session.data.run.config, baseUrl: opts.baseUrl } });
 		const prepared = await prepareSession(session, book, opts);
 		return await (opts.interactive
 			? runInteractive(session, prepared, opts)

@@ -1,5 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
-import { listSessions } from '../store/session.ts';
+import { listSessions } from '../app/list-sessions.ts';
 import { layoutTable, sessionColumns } from '../ui/session-table.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';

@@ -26,7 +26,8 @@ import type { UsageReport } from './events.ts';
 export interface AnnotationStore extends CallLogStore {
 	readonly id: string;
 	readonly data: { summaries: ScoredSummary[]; annotations: Annotation[] };
-	save(): Promise<void>;
+	/** Adds annotations; resolves once they are durable. */
+	append(list: 'annotations', ...items: Annotation[]): Promise<void>;
 }
 
 /** The annotator's totals are the runner's: this scoring's calls, and what the cache saved. */
@@ -199,8 +200,9 @@ export class Annotator {
 				units: units.length,
 			});
 		}
-		const recovered = await this.calls.recover(states.map((state) => this.recoverable(state)));
-		if (recovered > 0) await store.save();
+		const taken: Promise<void>[] = [];
+		const recovered = await this.calls.recover(states.map((state) => this.recoverable(state, taken)));
+		await Promise.all(taken);
 		const todo = states.filter((s) => s.open.length > 0);
 		this.planned = this.totals.calls + todo.length;
 		this.emit({
@@ -226,7 +228,6 @@ export class Annotator {
 			: this.failure !== null
 				? 'failed'
 				: 'done';
-		await store.save();
 		this.emit({
 			type: 'annotate-finished',
 			status,
@@ -248,13 +249,13 @@ export class Annotator {
 	 * the same unit, model and prompt, attempts in order. A failed attempt has no answer; it was
 	 * billed by the run that made it.
 	 */
-	private recoverable(state: UnitState): Recoverable {
+	private recoverable(state: UnitState, writes: Promise<void>[]): Recoverable {
 		return {
 			id: state.unit.id,
 			next: () => (state.open.length === 0 ? null : { version: state.round, attempt: state.attempts }),
 			matches: (call) => this.calls.sameModel(call) && call.prompt === state.unit.prompt,
 			take: (call) => {
-				this.apply(state, call.response, call.timings.end);
+				writes.push(this.apply(state, call.response, call.timings.end).written);
 			},
 		};
 	}
@@ -320,7 +321,7 @@ export class Annotator {
 					},
 					commit: async ({ result, timings }) => {
 						const applied = this.apply(state, result.text, timings.end);
-						await store.save();
+						await applied.written;
 						if (applied.retry !== null) this.planned += 1;
 						for (const annotation of applied.added) this.emit({ type: 'annotation', annotation });
 						return applied;
@@ -349,13 +350,13 @@ export class Annotator {
 	/**
 	 * Takes one answer into the session: a verdict for every open sentence it answers readably;
 	 * after the last allowed attempt, a parse failure for each sentence still open. Returns the
-	 * annotations added, and the reason to ask again (null when the unit is finished).
+	 * annotations added, the reason to ask again (null when the unit is finished), and their write.
 	 */
 	private apply(
 		state: UnitState,
 		text: string,
 		createdAt: string,
-	): { added: Annotation[]; retry: string | null } {
+	): { added: Annotation[]; retry: string | null; written: Promise<void> } {
 		const answers = readAnswer(state.unit, text);
 		state.attempts += 1;
 		const last = state.attempts > this.maxRetries;
@@ -385,8 +386,8 @@ export class Annotator {
 		});
 		state.open = open;
 		this.made += added.length;
-		this.opts.store.data.annotations.push(...added);
-		return { added, retry: reason };
+		const written = added.length > 0 ? this.opts.store.append('annotations', ...added) : Promise.resolve();
+		return { added, retry: reason, written };
 	}
 
 	private emit(event: AnnotatorEvent): void {

@@ -1,12 +1,21 @@
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
+import type { NodePatch, RunPatch } from '../store/changes.ts';
 import { PLAN_CHECK, awaitsCheck, dependents, findNode, getNode, isLive } from '../summarize/graph.ts';
 import type { PlanUpdate, Planner } from '../summarize/planner.ts';
-import { moveNode } from './node-status.ts';
+import { moved } from './node-status.ts';
 
 /**
- * The pure half of a person's control over a run: checking a request, the version an edit adds,
- * which nodes go stale, and applying a planner's re-plan. The engine adds the I/O and events.
+ * A person's control over a run, apart from the engine's events: checking a request, the version an
+ * edit adds, which nodes go stale, and applying a planner's re-plan, each change made through the
+ * session's operations.
  */
+
+/** The session's operations on a run, as a change makes them; the engine keeps their writes. */
+export interface RunWriter {
+	updateNode(id: NodeRef, patch: NodePatch): void;
+	addNodes(...nodes: Node[]): void;
+	updateRun(patch: RunPatch): void;
+}
 
 export type Change = 'edit' | 'rerun' | 'setActive';
 
@@ -55,16 +64,23 @@ export function editVersion(text: string, now: Date): Version {
  * goes stale, and (with `replan`) the nodes whose plan may depend on it wait for a plan check.
  * Nodes that never ran stay pending. Returns the nodes that are stale now (`id` first, with `self`).
  */
-export function invalidate(run: Run, planner: Planner, id: NodeRef, self: boolean, replan = true): Node[] {
+export function invalidate(
+	run: Run,
+	planner: Planner,
+	store: RunWriter,
+	id: NodeRef,
+	self: boolean,
+	replan = true,
+): Node[] {
 	const node = getNode(run, id);
 	const affected = [...(self ? [node] : []), ...dependents(run, id)];
 	const stale = affected.filter((n) => n.status !== 'pending' && n.status !== 'superseded');
-	for (const n of stale) moveNode(n, 'stale');
+	for (const n of stale) store.updateNode(n.id, moved(n, 'stale'));
 	for (const ref of replan ? planner.replans(run, id) : []) {
 		const n = getNode(run, ref);
-		if (isLive(n)) n.meta[PLAN_CHECK] = true;
+		if (isLive(n)) store.updateNode(n.id, { meta: { ...n.meta, [PLAN_CHECK]: true } });
 	}
-	run.root = null;
+	if (run.root !== null) store.updateRun({ root: null });
 	return stale;
 }
 
@@ -79,28 +95,34 @@ export interface Applied {
  * node stale, since its text was made for another one), superseded nodes and everything that reads
  * them leave the plan (kept, with their versions), and new nodes join it.
  */
-export function applyPlan(run: Run, planner: Planner, update: PlanUpdate): Applied {
+export function applyPlan(run: Run, planner: Planner, store: RunWriter, update: PlanUpdate): Applied {
 	const stale: NodeRef[] = [];
 	for (const { id, budget } of update.confirm) {
 		const node = getNode(run, id);
-		delete node.meta[PLAN_CHECK];
-		if (!budget) continue;
-		node.budget = budget;
+		if (!budget) {
+			if (PLAN_CHECK in node.meta) store.updateNode(id, { meta: unchecked(node) });
+			continue;
+		}
 		// Attempts of a call in progress were made for the old budget.
-		node.pending = [];
-		for (const n of invalidate(run, planner, id, true)) stale.push(n.id);
+		store.updateNode(id, { meta: unchecked(node), budget, pending: [] });
+		for (const n of invalidate(run, planner, store, id, true)) stale.push(n.id);
 	}
 	const superseded: NodeRef[] = [];
 	for (const id of update.supersede) {
 		const node = getNode(run, id);
 		if (!isLive(node)) continue;
 		for (const n of [node, ...dependents(run, id)]) {
-			moveNode(n, 'superseded');
-			delete n.meta[PLAN_CHECK];
+			store.updateNode(n.id, { ...moved(n, 'superseded'), meta: unchecked(n) });
 			superseded.push(n.id);
 		}
 	}
-	run.nodes.push(...update.add);
-	if (superseded.length > 0) run.root = null;
+	if (update.add.length > 0) store.addNodes(...update.add);
+	if (superseded.length > 0 && run.root !== null) store.updateRun({ root: null });
 	return { added: update.add, superseded, stale: stale.filter((id) => !superseded.includes(id)) };
+}
+
+/** A node's facts without the mark that it waits for a plan check. */
+function unchecked(node: Node): Node['meta'] {
+	const { [PLAN_CHECK]: _checked, ...meta } = node.meta;
+	return meta;
 }

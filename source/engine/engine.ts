@@ -12,6 +12,7 @@ import { totalsOf, type Totals } from '../summarize/totals.ts';
 import { bestAttempt } from '../summarize/validity.ts';
 import { countWords } from '../text/tokens.ts';
 import type { CallRecord } from '../store/schema.ts';
+import type { NodePatch, RunPatch } from '../store/changes.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { goesInBatch } from '../summarize/run.ts';
 import {
@@ -22,16 +23,21 @@ import {
 	type HeldAnswer,
 	type Recoverable,
 } from './call-runner.ts';
-import { applyPlan, changeable, editVersion, invalidate, type Applied } from './edits.ts';
+import { applyPlan, changeable, editVersion, invalidate, type Applied, type RunWriter } from './edits.ts';
 import type { EngineEvent, EngineListener } from './events.ts';
 import { Gate } from './gate.ts';
-import { moveNode } from './node-status.ts';
+import { moved } from './node-status.ts';
 
-/** What the engine needs of a session: its run, and durable writes (the call log among them). */
+/**
+ * What the engine needs of a session: its run, and the operations that change it, each of which
+ * applies its change at once and resolves once the change is durable (the call log among them).
+ */
 export interface RunStore extends CallLogStore {
 	readonly id: string;
 	readonly data: { run: Run };
-	save(): Promise<void>;
+	updateNode(id: NodeRef, patch: NodePatch): Promise<void>;
+	addNodes(...nodes: Node[]): Promise<void>;
+	updateRun(patch: RunPatch): Promise<void>;
 }
 
 export interface EngineOptions {
@@ -155,13 +161,19 @@ export class Engine {
 			throw new Error(`the text of node ${id} cannot be empty; to make it again from its inputs, re-run it`);
 		const current = activeVersion(node);
 		if (node.status === 'done' && current?.text === text) return [];
-		moveNode(node, 'done');
-		node.versions.push(editVersion(text, this.now()));
-		node.active = node.versions.length - 1;
+		const versions = [...node.versions, editVersion(text, this.now())];
+		const active = versions.length - 1;
 		// Attempts of an unfinished call are void: the person's text replaces what they would make.
-		node.pending = [];
-		delete node.error;
-		return this.changed(id, false, { type: 'node-edited', node: id, version: node.active });
+		const writes = [
+			this.opts.store.updateNode(id, {
+				...moved(node, 'done'),
+				versions,
+				active,
+				pending: [],
+				error: undefined,
+			}),
+		];
+		return this.changed(id, false, { type: 'node-edited', node: id, version: active }, writes);
 	}
 
 	/**
@@ -172,7 +184,7 @@ export class Engine {
 		const node = changeable(this.run, id, 'rerun', this.inFlight.has(id));
 		// A node that never ran is made anyway.
 		if (node.status === 'pending') return [];
-		return this.changed(id, true, null);
+		return this.changed(id, true, null, []);
 	}
 
 	/**
@@ -187,11 +199,15 @@ export class Engine {
 			);
 		}
 		if (node.active === version) return [];
-		moveNode(node, 'done');
-		node.active = version;
-		node.pending = [];
-		delete node.error;
-		return this.changed(id, false, { type: 'node-active', node: id, version });
+		const writes = [
+			this.opts.store.updateNode(id, {
+				...moved(node, 'done'),
+				active: version,
+				pending: [],
+				error: undefined,
+			}),
+		];
+		return this.changed(id, false, { type: 'node-active', node: id, version }, writes);
 	}
 
 	/**
@@ -201,23 +217,26 @@ export class Engine {
 	 * also re-plan what follows (a changed length can change how later merges are grouped).
 	 */
 	async markStale(id: NodeRef): Promise<NodeRef[]> {
-		return this.changed(id, false, null, false);
+		return this.changed(id, false, null, [], false);
 	}
 
 	/**
 	 * The text of `id` changed (or will, with `self`): stales its readers, re-plans what can be
-	 * re-planned now (the rest is checked as the run gets there), saves, and reports.
+	 * re-planned now (the rest is checked as the run gets there), waits for these writes and those
+	 * of the change itself (`writes`), and reports.
 	 */
 	private async changed(
 		id: NodeRef,
 		self: boolean,
 		event: EngineEvent | null,
+		writes: Promise<void>[],
 		replan = true,
 	): Promise<NodeRef[]> {
-		const stale = invalidate(this.run, this.opts.planner, id, self, replan).map((n) => n.id);
+		const store = this.writer(writes);
+		const stale = invalidate(this.run, this.opts.planner, store, id, self, replan).map((n) => n.id);
 		let applied: Applied = { added: [], superseded: [], stale: [] };
 		try {
-			applied = this.replan();
+			applied = this.replan(store);
 		} catch (error) {
 			// A plan that cannot be made (a level that does not shrink) is reported by the next start().
 			if (!(error instanceof PlanError)) throw error;
@@ -226,22 +245,22 @@ export class Engine {
 			(ref) => getNode(this.run, ref).status === 'stale',
 		);
 		this.stopInvalidated(now);
-		await this.opts.store.save();
+		await Promise.all(writes);
 		if (event) this.emit(event);
 		this.report({ ...applied, stale: now });
 		this.wake();
 		return now;
 	}
 
-	/** Asks the planner for changes until the plan holds, applying each. Throws PlanError. */
-	private replan(): Applied {
+	/** Asks the planner for changes until the plan holds, applying each through `store`. Throws PlanError. */
+	private replan(store: RunWriter): Applied {
 		const { planner, ctx } = this.opts;
 		const total: Applied = { added: [], superseded: [], stale: [] };
 		for (let round = 0; ; round++) {
 			const update = planner.reconcile(this.run, ctx);
 			if (isEmptyUpdate(update)) break;
 			if (round > 4 * this.run.nodes.length + 100) throw new Error('internal: the re-plan does not settle');
-			const applied = applyPlan(this.run, planner, update);
+			const applied = applyPlan(this.run, planner, store, update);
 			total.added.push(...applied.added);
 			total.superseded.push(...applied.superseded);
 			total.stale.push(...applied.stale);
@@ -296,16 +315,20 @@ export class Engine {
 		this.failure = null;
 		// A killed process leaves nodes running; a failed run leaves nodes failed. Both run again,
 		// keeping the attempts they had finished.
-		for (const n of run.nodes) if (n.status === 'running' || n.status === 'failed') moveNode(n, 'pending');
+		await Promise.all(
+			run.nodes
+				.filter((n) => n.status === 'running' || n.status === 'failed')
+				.map((n) => store.updateNode(n.id, moved(n, 'pending'))),
+		);
 		// Logged answers no node holds are kept spare too: a node planned again after the journal was
-		// lost makes the calls already answered, under whatever id it has now.
+		// lost makes the calls already answered, under whatever id it has now. What is taken back is
+		// written as it is taken, after the call log's one read.
+		const taken: Promise<void>[] = [];
 		await this.calls.recover(
-			run.nodes.map((node) => this.recoverable(node)),
+			run.nodes.map((node) => this.recoverable(node, taken)),
 			heldAnswers(run),
 		);
-		run.status = 'running';
-		run.error = null;
-		await store.save();
+		await Promise.all([...taken, store.updateRun({ status: 'running', error: null })]);
 		this.emit({
 			type: 'run-started',
 			session: store.id,
@@ -324,15 +347,16 @@ export class Engine {
 				// may hold every place while this run has nothing in flight; a freed place wakes it.
 				let starved = false;
 				if (this.failure === null) {
-					const applied = this.replan();
+					const replanned: Promise<void>[] = [];
+					const applied = this.replan(this.writer(replanned));
+					this.saveInBackground(replanned);
 					if (applied.added.length > 0 || applied.superseded.length > 0 || applied.stale.length > 0) {
-						this.saveInBackground();
 						this.report(applied);
 						continue;
 					}
 					const root = this.inFlight.size === 0 ? this.opts.planner.root(run, this.opts.ctx) : null;
 					if (root) {
-						run.root = root;
+						this.saveInBackground([store.updateRun({ root })]);
 						break;
 					}
 					starved = this.launchReady();
@@ -356,9 +380,8 @@ export class Engine {
 		await this.written();
 		// The disk refused a write: the run stops there, and the caller says how to continue.
 		if (this.writeError !== null) throw this.writeError;
-		run.status = this.abort.signal.aborted ? 'cancelled' : this.failure !== null ? 'failed' : 'done';
-		run.error = run.status === 'failed' ? this.failure : null;
-		await store.save();
+		const status = this.abort.signal.aborted ? 'cancelled' : this.failure !== null ? 'failed' : 'done';
+		await store.updateRun({ status, error: status === 'failed' ? this.failure : null });
 		this.emit({
 			type: 'run-finished',
 			status: run.status,
@@ -374,8 +397,8 @@ export class Engine {
 	 * answers for its current version that are exactly the calls it would make now, and failed
 	 * attempts it has not kept (they were billed all the same).
 	 */
-	private recoverable(node: Node): Recoverable {
-		const { planner, ctx } = this.opts;
+	private recoverable(node: Node, writes: Promise<void>[]): Recoverable {
+		const { planner, ctx, store } = this.opts;
 		return {
 			id: node.id,
 			next: () =>
@@ -395,13 +418,14 @@ export class Engine {
 				if (call.batch !== undefined) attempt.batch = call.batch;
 				const rejected = planner.judge(this.run, node, call.response, ctx);
 				if (rejected) attempt.rejected = rejected;
-				node.pending.push(attempt);
+				writes.push(store.updateNode(node.id, { pending: [...node.pending, attempt] }));
 			},
 			takeFailed: (call) => {
-				const failed = (node.failed ??= []);
+				const failed = node.failed ?? [];
 				if (failed.some((f) => f.timings.start === call.timings.start && f.reason === call.error))
 					return false;
-				failed.push({ reason: call.error ?? '', usage: call.usage, cost: call.cost, timings: call.timings });
+				const taken = { reason: call.error ?? '', usage: call.usage, cost: call.cost, timings: call.timings };
+				writes.push(store.updateNode(node.id, { failed: [...failed, taken] }));
 				return true;
 			},
 		};
@@ -469,8 +493,7 @@ export class Engine {
 		const stop = new AbortController();
 		this.nodeAborts.set(node.id, stop);
 		const signal = AbortSignal.any([this.abort.signal, stop.signal]);
-		moveNode(node, 'running');
-		delete node.error;
+		this.saveInBackground([store.updateNode(node.id, { ...moved(node, 'running'), error: undefined })]);
 		const max = planner.maxAttempts(node);
 		let accepted: Attempt | null = node.pending.find((a) => !a.rejected) ?? null;
 		let settled = node.pending.some((a) => a.rejected && !planner.regenerates(node, a.rejected));
@@ -496,14 +519,18 @@ export class Engine {
 					onDelta: (text) => this.emit({ type: 'delta', node: node.id, attempt, text }),
 					onStreamRetry: (reason) => this.emit({ type: 'retry', node: node.id, attempt, reason }),
 					onUsage: (billed) => {
-						// A failed attempt is kept with the node (saved with the next save); its text is in the log only.
-						if (billed.failed !== undefined)
-							(node.failed ??= []).push({
+						// A failed attempt is kept with the node; its text is in the log only.
+						if (billed.failed !== undefined) {
+							const failed = {
 								reason: billed.failed,
 								usage: billed.usage,
 								cost: billed.cost,
 								timings: billed.timings,
-							});
+							};
+							this.saveInBackground([
+								store.updateNode(node.id, { failed: [...(node.failed ?? []), failed] }),
+							]);
+						}
 						this.emit({ type: 'usage', node: node.id, ...usageReport(billed) });
 					},
 					commit: async ({ spec, result, cost, timings, batch }) => {
@@ -518,10 +545,8 @@ export class Engine {
 						if (batch !== undefined) record.batch = batch;
 						const rejected = planner.judge(run, node, result.text, ctx);
 						if (rejected) record.rejected = rejected;
-						node.pending.push(record);
-						// An accepted answer is saved with its version just below; one to be made
-						// again is saved now. Either way the call log already holds it.
-						if (rejected) this.saveInBackground();
+						// The call log already holds it; the run goes on while this is written.
+						this.saveInBackground([store.updateNode(node.id, { pending: [...node.pending, record] })]);
 						return record;
 					},
 				});
@@ -545,11 +570,14 @@ export class Engine {
 				`${provider.name}/${provider.model}`,
 				this.now(),
 			);
-			node.versions.push(version);
-			node.active = node.versions.length - 1;
-			node.pending = [];
-			moveNode(node, 'done');
-			this.saveInBackground();
+			this.saveInBackground([
+				store.updateNode(node.id, {
+					...moved(node, 'done'),
+					versions: [...node.versions, version],
+					active: node.versions.length,
+					pending: [],
+				}),
+			]);
 			const tokens = versionTokens(ctx, version);
 			this.emit({
 				type: 'node-finished',
@@ -565,38 +593,48 @@ export class Engine {
 		} catch (error) {
 			if (stop.signal.aborted) {
 				// Stale or superseded under it: the status says which; what it made is void.
-				node.pending = [];
-				await store.save();
+				await store.updateNode(node.id, { pending: [] });
 				return;
 			}
 			if (isAbortError(error) || this.abort.signal.aborted) {
-				moveNode(node, 'pending');
-				await store.save();
+				await store.updateNode(node.id, moved(node, 'pending'));
 				return;
 			}
 			const message =
 				error instanceof ProviderError || error instanceof PlanError ? error.message : errorMessage(error);
-			moveNode(node, 'failed');
-			node.error = message;
 			this.failure ??= `${nodeName(node, this.run.config.method, this.run.chunks.length)}: ${message}`;
-			await store.save();
+			await store.updateNode(node.id, { ...moved(node, 'failed'), error: message });
 			this.emit({ type: 'node-failed', node: node.id, error: message });
 		} finally {
 			this.nodeAborts.delete(node.id);
 		}
 	}
 
+	/** The session's operations for one change, each write kept in `writes` for the change to wait for. */
+	private writer(writes: Promise<void>[]): RunWriter {
+		const { store } = this.opts;
+		return {
+			updateNode: (id, patch) => writes.push(store.updateNode(id, patch)),
+			addNodes: (...nodes) => writes.push(store.addNodes(...nodes)),
+			updateRun: (patch) => writes.push(store.updateRun(patch)),
+		};
+	}
+
 	/**
-	 * Saves without holding up the run: the next call starts while this one writes. The session
-	 * writes in the order saves are asked for; a write that fails stops the run (see runPlan) and
-	 * cancels the calls in flight, whose answers could not be kept, so the user hears of it at once.
+	 * Waits for `writes` without holding up the run: the next call starts while this one writes. The
+	 * session writes in the order they are asked for; a write that fails stops the run (see runPlan)
+	 * and cancels the calls in flight, whose answers could not be kept, so the user hears of it at once.
 	 */
-	private saveInBackground(): void {
-		const write = this.opts.store.save().catch((error: unknown) => {
-			this.writeError ??= error;
-			this.abort.abort();
-			this.wake();
-		});
+	private saveInBackground(writes: Promise<void>[]): void {
+		if (writes.length === 0) return;
+		const write = Promise.all(writes).then(
+			() => {},
+			(error: unknown) => {
+				this.writeError ??= error;
+				this.abort.abort();
+				this.wake();
+			},
+		);
 		this.writes.add(write);
 		void write.finally(() => this.writes.delete(write));
 	}

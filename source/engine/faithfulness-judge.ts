@@ -17,7 +17,8 @@ import type { Totals } from '../summarize/totals.ts';
 /** What the judge needs of a session: its summaries and verdicts, and durable writes (the call log among them). */
 export interface FaithfulnessJudgeStore extends CallLogStore {
 	readonly data: { summaries: ScoredSummary[]; faithfulness?: FaithfulnessVerdict[] };
-	save(): Promise<void>;
+	/** Adds verdicts; resolves once they are durable. */
+	append(list: 'faithfulness', ...items: FaithfulnessVerdict[]): Promise<void>;
 }
 
 export interface FaithfulnessJudgeOptions {
@@ -107,7 +108,7 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 				commit: async ({ result, timings }) => {
 					const read = readFaithfulnessAnswer(result.text);
 					if (read.ok) {
-						(store.data.faithfulness ??= []).push({
+						await store.append('faithfulness', {
 							summary: unit.summary,
 							sentence: unit.sentence,
 							label: read.label,
@@ -116,7 +117,6 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 							origin: 'model',
 							at: timings.end,
 						});
-						await store.save();
 					}
 					return read;
 				},
@@ -137,7 +137,6 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 			}),
 		),
 	);
-	await store.save();
 	const status = abort.signal.aborted ? 'cancelled' : failure !== null ? 'failed' : 'done';
 	return { status, judged, unreadable, error: failure, totals: { ...calls.totals } };
 }

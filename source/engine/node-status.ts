@@ -1,7 +1,7 @@
 import type { Node, NodeStatus } from '../domain.ts';
 
 /**
- * Every change of a node's status goes through `moveNode`, and the moves a run may make are all in
+ * Every change of a node's status is asked of `moved`, and the moves a run may make are all in
  * this table: a move not in it is a bug in the engine, thrown rather than saved. New nodes start
  * `pending` (`newNode`); `superseded` is for the record only and never left.
  */
@@ -25,9 +25,9 @@ export function canMove(from: NodeStatus, to: NodeStatus): boolean {
 	return MOVES[from].includes(to);
 }
 
-/** Sets the status of `node` to `to`; throws, changing nothing, if the table has no such move. */
-export function moveNode(node: Node, to: NodeStatus): void {
+/** The change that moves `node` to `to`, for `updateNode`; throws if the table has no such move. */
+export function moved(node: Node, to: NodeStatus): { status: NodeStatus } {
 	if (!canMove(node.status, to))
 		throw new Error(`internal: node ${node.id} cannot go from ${node.status} to ${to}`);
-	node.status = to;
+	return { status: to };
 }

@@ -6,31 +6,42 @@ import {
 	nodeSchema,
 	scoredSummarySchema,
 	type Node,
+	type Run,
 } from '../domain.ts';
 import { firstIssue, sessionSchema, type SessionData } from './schema.ts';
 
 /**
- * What changed in a session's state since the last save, found without serializing what did not:
- * a run of War and Peace saves after each of its hundreds of calls, and writing (or even
- * stringifying) the whole state each time made saving quadratic in the session's size.
- *
- * The state is plain data that the engine, annotator and validation walk mutate in place, under
- * two rules the domain keeps (DESIGN.md, "nothing is overwritten"): lists only grow (versions,
- * attempts, nodes, annotations), and an object in a list is not changed once it is there, except a
- * node, whose own fields (status, active version, budget, plan flags) do change. So a node is
- * compared by those fields and by the identity and length of its lists, and every other list by the
- * identity of its items. Anything else (an item removed, as an undone judgment is) asks for a
- * whole snapshot instead.
+ * The records of the change journal: each operation on a session (session.ts: `updateNode`,
+ * `addNodes`, `updateRun`, `append`) writes one, holding what it changed, so a save costs the
+ * change and not the session (a run of War and Peace changes its state after each of hundreds of
+ * calls). A changed node is written whole, so every field of it reaches the journal, whatever
+ * fields the node schema comes to have.
  */
+
+/** The fields of a node an operation may set; `undefined` removes an optional one. */
+export type NodePatch = { [K in Exclude<keyof Node, 'id'>]?: Node[K] | undefined };
+
+/** The fields of a run an operation may set (its chunks are fixed; its nodes have their own operations). */
+export type RunPatch = Partial<Pick<Run, 'config' | 'status' | 'root' | 'error'>>;
+
+/** `node` with `patch` set, as a new object (`node` is left as it is). */
+export function patchedNode(node: Node, patch: NodePatch): Node {
+	const next: Record<string, unknown> = { ...node, ...patch };
+	for (const [key, value] of Object.entries(patch)) if (value === undefined) delete next[key];
+	return next as Node;
+}
+
+/** Makes `node` hold what `next` holds, in place, so whoever holds the node sees the change. */
+export function assignNode(node: Node, next: Node): void {
+	for (const key of Object.keys(node)) if (!(key in next)) delete (node as Record<string, unknown>)[key];
+	Object.assign(node, next);
+}
 
 /** The lists a change record can append to. */
 const LISTS = ['summaries', 'annotations', 'judgments', 'faithfulness'] as const;
-type ListName = (typeof LISTS)[number];
+export type ListName = (typeof LISTS)[number];
 
-/** A list as it stands; `faithfulness` is absent from sessions made before it. */
-const listOf = (data: SessionData, name: ListName): readonly unknown[] => data[name] ?? [];
-
-/** One save's worth of change: the small fields (when they changed), changed nodes, appended items. */
+/** One operation's change: the small fields (when they changed), changed nodes, appended items. */
 export interface Change {
 	/** The state without its lists, nodes and chunks (see `headOf`), when it changed. */
 	head?: Record<string, unknown>;
@@ -40,72 +51,6 @@ export interface Change {
 	annotations?: SessionData['annotations'];
 	judgments?: SessionData['judgments'];
 	faithfulness?: NonNullable<SessionData['faithfulness']>;
-}
-
-export class ChangeTracker {
-	#head = '';
-	#nodes = new Map<string, unknown[]>();
-	#nodeList: readonly Node[] = [];
-	#lists = new Map<ListName, readonly unknown[]>();
-	/** Lists that only a snapshot writes (the chunks of a run, the imported runs of a collection). */
-	#fixed: readonly unknown[] = [];
-	#stale = true;
-
-	/** Takes `data` as saved whole: later changes are measured from it. */
-	baseline(data: SessionData): void {
-		this.#head = JSON.stringify(headOf(data));
-		this.#nodeList = data.kind === 'book' ? [...data.run.nodes] : [];
-		this.#nodes = new Map(this.#nodeList.map((n) => [n.id, printOf(n)]));
-		for (const name of LISTS) this.#lists.set(name, [...listOf(data, name)]);
-		this.#fixed = fixedOf(data);
-		this.#stale = false;
-	}
-
-	/** The next save must be a snapshot (a write failed, so the changes it held never reached the disk). */
-	invalidate(): void {
-		this.#stale = true;
-	}
-
-	/**
-	 * What changed since the last call (or baseline), taken as the new baseline; null when nothing
-	 * did, 'snapshot' when the change is not a growth the journal can record.
-	 */
-	take(data: SessionData): Change | 'snapshot' | null {
-		if (this.#stale) return 'snapshot';
-		const fixed = fixedOf(data);
-		if (fixed.length !== this.#fixed.length || fixed.some((list, i) => list !== this.#fixed[i]))
-			return 'snapshot';
-		const change: Change = {};
-		const lists: [ListName, unknown[]][] = [];
-		for (const name of LISTS) {
-			const added = appended(this.#lists.get(name)!, listOf(data, name));
-			if (added === null) return 'snapshot';
-			if (added.length > 0) lists.push([name, added]);
-		}
-		const nodes = data.kind === 'book' ? data.run.nodes : [];
-		if (appended(this.#nodeList, nodes) === null) return 'snapshot';
-		const changed: Node[] = [];
-		const prints = new Map<string, unknown[]>();
-		for (const node of nodes) {
-			const print = printOf(node);
-			const before = this.#nodes.get(node.id);
-			if (!before || print.some((value, i) => value !== before[i])) {
-				changed.push(node);
-				prints.set(node.id, print);
-			}
-		}
-		const head = JSON.stringify(headOf(data));
-		if (head !== this.#head) change.head = JSON.parse(head) as Record<string, unknown>;
-		if (changed.length > 0) change.nodes = changed;
-		for (const [name, added] of lists) (change as Record<ListName, unknown[]>)[name] = added;
-		if (Object.keys(change).length === 0) return null;
-		// Taken: the baseline moves now, so the next save records only what comes after.
-		this.#head = head;
-		for (const [id, print] of prints) this.#nodes.set(id, print);
-		if (nodes.length !== this.#nodeList.length) this.#nodeList = [...nodes];
-		for (const [name] of lists) this.#lists.set(name, [...listOf(data, name)]);
-		return change;
-	}
 }
 
 /**
@@ -147,8 +92,8 @@ export function replay(
 	return { ...state, ...lists };
 }
 
-/** The state without what grows with the session: small, so it is compared as text. */
-function headOf(data: SessionData): Record<string, unknown> {
+/** The state without what grows with the session: small, so a change of it is recorded whole. */
+export function headOf(data: SessionData): Record<string, unknown> {
 	const { summaries: _s, annotations: _a, judgments: _j, faithfulness: _f, updatedAt: _u, ...rest } = data;
 	if (rest.kind === 'book') {
 		const { nodes: _n, chunks: _c, ...run } = rest.run;
@@ -158,58 +103,23 @@ function headOf(data: SessionData): Record<string, unknown> {
 	return collection;
 }
 
-function fixedOf(data: SessionData): readonly unknown[] {
-	return data.kind === 'book' ? [data.run.chunks, data.run.chunks.length] : [data.runs, data.runs.length];
-}
-
-/** The items of `now` after `before`, or null when `now` does not start with `before`'s items. */
-function appended<T>(before: readonly T[], now: readonly T[]): T[] | null {
-	if (now.length < before.length) return null;
-	for (let i = 0; i < before.length; i++) if (now[i] !== before[i]) return null;
-	return now.slice(before.length);
-}
-
-/** A node's own fields, and the identity and length of its lists (whose items do not change). */
-function printOf(n: Node): unknown[] {
-	let meta = '';
-	for (const key in n.meta) meta += `${key}=${String(n.meta[key])};`;
-	return [
-		n.status,
-		n.active,
-		n.error,
-		n.kind,
-		n.level,
-		n.index,
-		n.context,
-		n.budget,
-		n.budget.promptTokens,
-		n.budget.summaryTokens,
-		n.budget.words,
-		meta,
-		n.inputs,
-		n.inputs.length,
-		n.versions,
-		n.versions.length,
-		n.pending,
-		n.pending.length,
-		n.failed,
-		n.failed?.length,
-	];
-}
-
 /**
  * Why a journal record must not be written, or null: the same checks a whole save makes, on what
- * the record holds (the small fields, the changed nodes, the appended items and what they refer to).
+ * the record holds (the small fields, the changed nodes, the appended items and what they refer to),
+ * made before the change is: `data` is the state it changes.
  */
 export function changeProblem(data: SessionData, change: Change): string | null {
 	if (change.head) {
+		// The new small fields, with the lists left empty: checking them costs nothing as the session grows.
+		const head = change.head as { kind?: unknown; run?: object };
 		const light = {
-			...data,
+			...head,
+			updatedAt: data.updatedAt,
 			summaries: [],
 			annotations: [],
 			judgments: [],
 			faithfulness: [],
-			...(data.kind === 'book' ? { run: { ...data.run, nodes: [], chunks: [] } } : { runs: [] }),
+			...(head.kind === 'book' ? { run: { ...head.run, nodes: [], chunks: [] } } : { runs: [] }),
 		};
 		const checked = sessionSchema.safeParse(light);
 		if (!checked.success) return firstIssue(checked.error);

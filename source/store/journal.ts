@@ -4,16 +4,16 @@ import { FILES } from './dirs.ts';
 import { readIfThere, replaceFile, stateFs } from './state-file.ts';
 
 /**
- * changes.jsonl: what changed since session.json was last written whole, one line a save. Its
- * first line names the snapshot it continues (the snapshot's `updatedAt`); a journal naming
+ * changes.jsonl: what changed since session.json was last written whole, one line an operation
+ * (session.ts). Its first line names the snapshot it continues (the snapshot's `updatedAt`); a journal naming
  * another snapshot is left over from a process stopped between writing a snapshot and removing
  * the journal it replaced, and is ignored. A line cut short by a killed process ends the journal.
  * Anything else that leaves saves unread (a line cut short with saves after it, a skipped journal
  * holding what session.json lacks) is reported, once, by the command that reads it.
  *
- * With it, a save writes what changed (constant in the session's size) instead of the whole state;
- * the state is written whole when a session is opened and closed, and when a change is not a growth
- * (see changes.ts).
+ * With it, an operation writes what it changed (constant in the session's size) instead of the
+ * whole state; the state is written whole when a session is opened and closed, and by `save()` for a
+ * change no operation names (see changes.ts).
  */
 export class Journal {
 	/** Whether this journal has a line yet. */
@@ -39,13 +39,21 @@ export class Journal {
 		});
 	}
 
-	async append(at: string, change: Change): Promise<void> {
-		const line = `${JSON.stringify({ at, ...change })}\n`;
+	/** Appends a record made by `recordLine`. */
+	async append(line: string): Promise<void> {
 		if (this.#started) return stateFs.appendFile(this.file, line, 'utf8');
 		// The first line and the header arrive together, so no journal exists without its header.
 		await replaceFile(this.file, `${JSON.stringify({ base: this.base })}\n${line}`);
 		this.#started = true;
 	}
+}
+
+/**
+ * The journal line of `change`, made at `at`. Made when the change is, not when it is written: the
+ * objects it holds may change again before the write.
+ */
+export function recordLine(at: string, change: Change): string {
+	return `${JSON.stringify({ at, ...change })}\n`;
 }
 
 export function journalOf(sessionDir: string, base: string): Journal {

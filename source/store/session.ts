@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Book, Run } from '../domain.ts';
+import { Low } from 'lowdb';
+import type { Book, Node, NodeRef, Run } from '../domain.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog, callsBeyondState, readCallLog } from './calls.ts';
-import { changeProblem, ChangeTracker } from './changes.ts';
+import {
+	assignNode,
+	changeProblem,
+	headOf,
+	patchedNode,
+	type Change,
+	type ListName,
+	type NodePatch,
+	type RunPatch,
+} from './changes.ts';
 import { checkSessionId, FILES, newSessionId, sessionsDirArg } from './dirs.ts';
 import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
 import {
@@ -16,8 +26,8 @@ import {
 	sweepCreations,
 } from './leftover.ts';
 import { SessionLock } from './lock.ts';
-import { journalOf, readSessionStateChecked, type Journal } from './journal.ts';
-import { replaceFile } from './state-file.ts';
+import { DurableJsonFile } from './durable-file.ts';
+import { journalOf, readSessionStateChecked, recordLine, type Journal } from './journal.ts';
 import {
 	firstIssue,
 	migrate,
@@ -41,22 +51,29 @@ export {
 /**
  * One session on disk, open for writing by this process only:
  *   <dir>/<id>/book.txt      the normalized book text, written once
- *   <dir>/<id>/session.json  SessionData, whole (temp file + rename, so never torn)
+ *   <dir>/<id>/session.json  SessionData, whole (lowdb, through a temp file flushed and renamed: never torn)
  *   <dir>/<id>/changes.jsonl what changed since session.json was written (journal.ts)
  *   <dir>/<id>/calls.jsonl   every provider call, append-only
  *   <dir>/<id>/lock          who has it open
  *
  * API keys never reach these files: no domain type has a field for one, and the strict schema
  * refuses unknown fields on every save.
+ *
+ * The state changes through typed operations (`updateNode`, `addNodes`, `updateRun`, `append`),
+ * each of which applies its change and writes it to the journal; `save()` writes the state whole,
+ * for a change no operation names (a judgment undone).
  */
+
+type ListItem<L extends ListName> = NonNullable<SessionData[L]>[number];
 
 export class Session<D extends SessionData = SessionData> {
 	// Typed as any session so a Session<BookSessionData> can be passed where a Session is wanted.
-	#data: SessionData;
+	#db: Low<SessionData>;
 	#lock: SessionLock;
 	#calls: CallLog;
 	#journal: Journal;
-	#changes = new ChangeTracker();
+	/** A write failed, so the journal lacks what it held: the next change writes the state whole. */
+	#stale = false;
 	#text: string | null;
 	/** Writes in the order their saves were asked for; never rejects (each caller gets its own error). */
 	#saving: Promise<void> = Promise.resolve();
@@ -76,18 +93,17 @@ export class Session<D extends SessionData = SessionData> {
 		lock: SessionLock,
 		text: string | null,
 	) {
-		this.#data = data;
+		this.#db = new Low(new DurableJsonFile(join(path, FILES.state), () => this.#saving), data);
 		this.#journal = journalOf(path, data.updatedAt);
-		this.#changes.baseline(data);
 		this.#lock = lock;
 		this.#calls = new CallLog(join(path, FILES.calls));
 		this.#text = text;
 		this.continueWith = continueCommand(data, dirname(path));
 	}
 
-	/** The session's state; the engine mutates it in place and calls save(). */
+	/** The session's state, to read; it changes through the operations below. */
 	get data(): D {
-		return this.#data as D;
+		return this.#db.data as D;
 	}
 
 	/** A new session for a run over one book; book.txt is written once, here. */
@@ -181,7 +197,7 @@ export class Session<D extends SessionData = SessionData> {
 				judgments: [],
 			});
 			checkState(id, data);
-			await replaceFile(join(temp, FILES.state), stateText(data));
+			await new DurableJsonFile(join(temp, FILES.state)).write(data);
 			try {
 				// Renaming a folder onto a folder that is not empty fails: two creators cannot both win.
 				await rename(temp, sessionDir);
@@ -244,7 +260,7 @@ export class Session<D extends SessionData = SessionData> {
 			session.#journalProblem = journal;
 			// Nothing has been done yet: what to do after fixing the disk is this same command. Written
 			// whole, so the journal of the last process is folded in.
-			await session.#write('run the same command again', true);
+			await session.#write('run the same command again');
 			return session;
 		} catch (error) {
 			await lock.release();
@@ -258,45 +274,94 @@ export class Session<D extends SessionData = SessionData> {
 	}
 
 	/**
-	 * Writes what changed since the last save: the changed nodes and new items go to the journal
-	 * (a line whose size does not grow with the session), anything else writes the state whole.
-	 * What is written is taken when save() is called; writes land in the order saves were asked for.
+	 * Sets fields of node `id` (in place: whoever holds the node sees them) and journals the node
+	 * whole. Refused, changing nothing, when the node would not match the schema.
+	 */
+	updateNode(id: NodeRef, patch: NodePatch): Promise<void> {
+		const node = this.#run().nodes.find((n) => n.id === id);
+		if (!node) return Promise.reject(new Error(`session "${this.id}" has no node ${id}`));
+		const next = patchedNode(node, patch);
+		return this.#change({ nodes: [next] }, () => assignNode(node, next));
+	}
+
+	/** Adds nodes to the run's plan. */
+	addNodes(...nodes: Node[]): Promise<void> {
+		return this.#change({ nodes }, () => this.#run().nodes.push(...nodes));
+	}
+
+	/** Sets the run's own fields (its status, error, final node, settings). */
+	updateRun(patch: RunPatch): Promise<void> {
+		const data = this.data as BookSessionData;
+		const next = { ...data, run: { ...this.#run(), ...patch } };
+		return this.#change({ head: headOf(next) }, () => Object.assign(data.run, patch));
+	}
+
+	/** Appends items to one of the session's lists (summaries, annotations, judgments, verdicts). */
+	append<L extends ListName>(list: L, ...items: ListItem<L>[]): Promise<void> {
+		const data = this.data;
+		return this.#change({ [list]: items }, () => {
+			(data[list] ??= [] as never[]).push(...(items as never[]));
+		});
+	}
+
+	/**
+	 * Writes the state whole: for a change no operation names (an item removed, as an undone judgment
+	 * is). What is written is taken when save() is called; writes land in the order they were asked for.
 	 */
 	save(): Promise<void> {
 		return this.#write(`continue with: ${this.continueWith}`);
 	}
 
-	#write(then: string, whole = false): Promise<void> {
+	#run(): Run {
+		const data = this.data;
+		if (data.kind !== 'book') throw new Error(`session "${this.id}" holds no run`);
+		return data.run;
+	}
+
+	/**
+	 * Checks `change` against the state, applies it, and writes its journal record (or the state
+	 * whole, when a write failed before it).
+	 */
+	#change(change: Change, apply: () => void): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
-		const data = this.#data;
-		const change = whole ? 'snapshot' : this.#changes.take(data);
-		if (change === null) return this.#saving;
-		let write: () => Promise<void>;
+		const data = this.data;
+		const problem = changeProblem(data, change);
+		if (problem) return Promise.reject(new Error(`refusing to save session "${this.id}": ${problem}`));
+		apply();
+		const then = `continue with: ${this.continueWith}`;
+		if (this.#stale) return this.#write(then);
+		data.updatedAt = new Date().toISOString();
+		const line = recordLine(data.updatedAt, change);
+		return this.#track(
+			this.#saving.then(() => this.#journal.append(line)),
+			then,
+		);
+	}
+
+	/** Writes the state whole through lowdb, then starts a new journal that continues it. */
+	#write(then: string): Promise<void> {
+		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
+		const data = this.data;
 		try {
-			if (change === 'snapshot') {
-				data.updatedAt = this.#nextSnapshotTime();
-				checkState(this.id, data);
-				const text = stateText(data);
-				const base = data.updatedAt;
-				this.#changes.baseline(data);
-				write = async () => {
-					await replaceFile(join(this.path, FILES.state), text);
-					await this.#journal.restart(base);
-				};
-			} else {
-				data.updatedAt = new Date().toISOString();
-				const problem = changeProblem(data, change);
-				if (problem) throw new Error(`refusing to save session "${this.id}": ${problem}`);
-				const at = data.updatedAt;
-				write = () => this.#journal.append(at, change);
-			}
+			data.updatedAt = this.#nextSnapshotTime();
+			checkState(this.id, data);
 		} catch (error) {
-			// What was taken was not written: the next save writes the state whole.
-			this.#changes.invalidate();
 			return Promise.reject(error);
 		}
-		const written = this.#saving.then(write).catch((error: unknown) => {
-			this.#changes.invalidate();
+		const base = data.updatedAt;
+		this.#stale = false;
+		// Low.write hands the data to the adapter at once, which takes its text now and writes it after
+		// the writes asked before (see DurableJsonFile).
+		return this.#track(
+			this.#db.write().then(() => this.#journal.restart(base)),
+			then,
+		);
+	}
+
+	/** Makes `write` the last write asked for; a failure names the disk and the way on. */
+	#track(write: Promise<void>, then: string): Promise<void> {
+		const written = write.catch((error: unknown) => {
+			this.#stale = true;
 			throw isDiskError(error)
 				? diskError(
 						error,
@@ -313,7 +378,7 @@ export class Session<D extends SessionData = SessionData> {
 	/** A snapshot's time names it in the journal that follows it, so no two may share one. */
 	#lastSnapshot = 0;
 	#nextSnapshotTime(): string {
-		this.#lastSnapshot = Math.max(Date.now(), Date.parse(this.#data.updatedAt) + 1, this.#lastSnapshot + 1);
+		this.#lastSnapshot = Math.max(Date.now(), Date.parse(this.data.updatedAt) + 1, this.#lastSnapshot + 1);
 		return new Date(this.#lastSnapshot).toISOString();
 	}
 
@@ -336,7 +401,7 @@ export class Session<D extends SessionData = SessionData> {
 	 * or null. Ask before the state changes: it is measured against the state as it was read.
 	 */
 	lostWork(): Promise<string | null> {
-		return lostWorkWarning(dirname(this.path), this.#data, this.#journalProblem, () => this.calls());
+		return lostWorkWarning(dirname(this.path), this.data, this.#journalProblem, () => this.calls());
 	}
 
 	/** The call log; a line cut short by a killed process is skipped, not an error. */
@@ -353,7 +418,7 @@ export class Session<D extends SessionData = SessionData> {
 		if (this.#closed) return;
 		try {
 			await this.#saving;
-			if (this.#journal.started) await this.#write('', true).catch(() => {});
+			if (this.#journal.started) await this.#write('').catch(() => {});
 			this.#closed = true;
 			await Promise.all([this.#saving, this.#calls.flush()]);
 		} finally {
@@ -373,7 +438,7 @@ function checkState(id: string, data: SessionData): void {
 async function alreadyExists(id: string, dir: string): Promise<UserError> {
 	let kind: unknown;
 	try {
-		kind = (JSON.parse(await readFile(join(dir, id, FILES.state), 'utf8')) as { kind?: unknown }).kind;
+		kind = (await new DurableJsonFile<{ kind?: unknown }>(join(dir, id, FILES.state)).read())?.kind;
 	} catch {
 		// Unreadable or corrupt: the message still names the id that is taken.
 	}
@@ -504,11 +569,6 @@ function corrupt(id: string, file: string, reason: string): UserError {
 	);
 }
 
-/** session.json is written whole only at opening, closing and the rare change that is not a growth: kept readable. */
-function stateText(data: SessionData): string {
-	return JSON.stringify(data, null, 2);
-}
-
 function sha256(text: string): string {
 	return createHash('sha256').update(text, 'utf8').digest('hex');
 }
@@ -527,7 +587,6 @@ async function exists(file: string): Promise<boolean> {
 
 // The store's whole public surface from one module.
 export { resolveSessionsDir, newSessionId } from './dirs.ts';
-export { listSessions, type SessionSummary, type SessionProblem, type SessionListing } from './list.ts';
 
 /** The session as a run over a book, or a one-line error for a collection (which has nothing to run). */
 export function bookSession(session: Session): Session<BookSessionData> {

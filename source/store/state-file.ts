@@ -1,4 +1,4 @@
-import { appendFile, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -6,7 +6,17 @@ import { basename, dirname, join } from 'node:path';
  * one of them fail (a full disk, a read-only or immutable file) where no real disk can be made to,
  * for a root user.
  */
-export const stateFs = { writeFile, appendFile, rename, unlink };
+export const stateFs = { writeFile, appendFile, rename, unlink, sync };
+
+/** Flushes a file's or a folder's content to the disk (a folder's: the names a rename changed). */
+async function sync(path: string): Promise<void> {
+	const handle = await open(path, 'r');
+	try {
+		await handle.sync();
+	} finally {
+		await handle.close();
+	}
+}
 
 /** The temporary file `file` is written to before it is renamed into place. */
 export function tempFileOf(file: string): string {
@@ -25,14 +35,18 @@ export async function readIfThere(file: string): Promise<string | null> {
 
 /**
  * Replaces `file` with `text` whole: the text goes to a temporary file that is renamed over the old
- * one, so a reader sees the old content or the new, never a mix. A write that fails removes its
- * temporary file, and the old file stays as it was.
+ * one, so a reader sees the old content or the new, never a mix. The temporary file is flushed to
+ * the disk before the rename and the folder after it: otherwise a power cut soon after could leave
+ * the new name pointing at a file whose content never reached the disk (an empty session.json). A
+ * write that fails removes its temporary file, and the old file stays as it was.
  */
 export async function replaceFile(file: string, text: string): Promise<void> {
 	const temp = tempFileOf(file);
 	try {
 		await stateFs.writeFile(temp, text, 'utf8');
+		await stateFs.sync(temp);
 		await stateFs.rename(temp, file);
+		await stateFs.sync(dirname(file));
 	} catch (error) {
 		await stateFs.unlink(temp).catch(() => {});
 		throw error;

@@ -1,4 +1,4 @@
-import type { SessionSummary } from '../store/list.ts';
+import type { SessionSummary } from '../app/list-sessions.ts';
 import { statusWord } from './screens/home/model.ts';
 import { clean, textWidth, truncate, truncateStart } from './text.ts';
 

@@ -1,19 +1,30 @@
 import assert from 'node:assert/strict';
-import type { Run } from '../../source/domain.ts';
+import type { Node, NodeRef, Run } from '../../source/domain.ts';
 import type { RunStore } from '../../source/engine/engine.ts';
+import { assignNode, patchedNode, type NodePatch, type RunPatch } from '../../source/store/changes.ts';
 
 type CallRecord = Parameters<RunStore['appendCall']>[0];
 
-/** A RunStore kept in memory that checks, at every save, that the state is plain JSON. */
+/** A RunStore kept in memory that checks, at every change, that what changed is plain JSON. */
 export class MemoryStore implements RunStore {
 	readonly log: CallRecord[] = [];
 	constructor(
 		readonly data: { run: Run },
 		readonly id = 'memory',
 	) {}
-	async save(): Promise<void> {
-		// What a real store writes must survive JSON; a Map or undefined-in-array would not.
-		assert.deepEqual(JSON.parse(JSON.stringify(this.data)), this.data);
+	async updateNode(id: NodeRef, patch: NodePatch): Promise<void> {
+		const node = this.data.run.nodes.find((n) => n.id === id);
+		assert.ok(node, `no node ${id}`);
+		assignNode(node, patchedNode(node, patch));
+		plain(node);
+	}
+	async addNodes(...nodes: Node[]): Promise<void> {
+		this.data.run.nodes.push(...nodes);
+		plain(nodes);
+	}
+	async updateRun(patch: RunPatch): Promise<void> {
+		Object.assign(this.data.run, patch);
+		plain(patch);
 	}
 	async appendCall(record: CallRecord): Promise<void> {
 		this.log.push(record);
@@ -21,4 +32,9 @@ export class MemoryStore implements RunStore {
 	async calls(): Promise<CallRecord[]> {
 		return [...this.log];
 	}
+}
+
+/** What a real store writes must survive JSON; a Map or undefined-in-array would not. */
+function plain(value: unknown): void {
+	assert.deepEqual(JSON.parse(JSON.stringify(value)), value);
 }

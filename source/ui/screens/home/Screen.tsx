@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { useEffect, useEffectEvent, useState } from 'react';
 import { errorMessage } from '../../../errors.ts';
-import type { SessionListing, SessionSummary } from '../../../store/list.ts';
+import type { SessionListing, SessionSummary } from '../../../app/list-sessions.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { TextField } from '../../components/TextField.tsx';

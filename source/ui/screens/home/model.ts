@@ -1,4 +1,4 @@
-import type { SessionSummary } from '../../../store/list.ts';
+import type { SessionSummary } from '../../../app/list-sessions.ts';
 import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
