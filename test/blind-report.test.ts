@@ -5,7 +5,7 @@ import type { Annotation, ScoredSummary } from '../source/domain.ts';
 import { precisionCommand } from '../source/commands/precision.ts';
 import { reportCommand } from '../source/commands/report.ts';
 import { Session } from '../source/store/session.ts';
-import { ValidationStore } from '../source/app/validation-store.ts';
+import { ValidationWalk } from '../source/app/validation-walk.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -70,17 +70,17 @@ test('report and precision run during a blind walk pool the validator’s precis
 	).close();
 	const session = await Session.open(dir, 'walk');
 	t.after(() => session.close());
-	const store = new ValidationStore(session, 'val', { mode: 'blind', seed: 3 }, () => new Date(at));
-	await store.begin();
+	const walk = new ValidationWalk(session, 'val', { mode: 'blind', seed: 3 }, () => new Date(at));
+	await walk.begin();
 	// A model walk by someone else hides nothing of theirs.
-	const other = new ValidationStore(session, 'sam', { mode: 'model', seed: 3 }, () => new Date(at));
+	const other = new ValidationWalk(session, 'sam', { mode: 'model', seed: 3 }, () => new Date(at));
 	await other.begin();
 	for (const a of other.items) await other.judge(a.id, 'agree');
 	// Three of four judged.
-	const [first, second, third, fourth] = store.items;
-	await store.judge(first!.id, 'agree');
-	await store.judge(second!.id, 'agree');
-	await store.judge(third!.id, 'disagree');
+	const [first, second, third, fourth] = walk.items;
+	await walk.judge(first!.id, 'agree');
+	await walk.judge(second!.id, 'agree');
+	await walk.judge(third!.id, 'disagree');
 
 	const report = (json: boolean) =>
 		printed((stdout) => reportCommand(dir, 'walk', { json, seed: 1, resamples: 50, stdout }));
@@ -112,7 +112,7 @@ test('report and precision run during a blind walk pool the validator’s precis
 	assert.deepEqual(Object.keys(JSON.parse(await precision(true))), ['pooled']);
 
 	// The walk done, the sources show.
-	await store.judge(fourth!.id, 'agree');
+	await walk.judge(fourth!.id, 'agree');
 	const done = JSON.parse(await report(true));
 	assert.deepEqual(Object.keys(done.precision.val).sort(), ['human', 'model']);
 	assert.deepEqual(done.blind, {});
@@ -134,10 +134,10 @@ test('a walk is recorded once, and the record survives reopening the session', a
 		})
 	).close();
 	const session = await Session.open(dir, 'walk');
-	const store = new ValidationStore(session, 'val', { mode: 'blind', seed: 3 }, () => new Date(at));
-	await store.begin();
-	await store.begin();
-	await new ValidationStore(session, 'val', { mode: 'sample', seed: 3 }, () => new Date(at)).begin();
+	const walk = new ValidationWalk(session, 'val', { mode: 'blind', seed: 3 }, () => new Date(at));
+	await walk.begin();
+	await walk.begin();
+	await new ValidationWalk(session, 'val', { mode: 'sample', seed: 3 }, () => new Date(at)).begin();
 	await session.close();
 	const { data } = await Session.snapshot(dir, 'walk');
 	assert.deepEqual(data.walks, [

@@ -6,7 +6,7 @@ import { faithfulnessReport, faithfulnessUnits, firstUnjudgedUnit } from '../sou
 import { kendallTauB } from '../source/score/kendall.ts';
 import { partialUnits, partialValidators, sampleSize } from '../source/score/partial-faithfulness.ts';
 import { buildReport, reportLines } from '../source/score/report.ts';
-import { FaithfulnessStore } from '../source/app/faithfulness-store.ts';
+import { FaithfulnessWalk } from '../source/app/faithfulness-walk.ts';
 import { Session } from '../source/store/session.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -283,8 +283,8 @@ test('report: partial annotation in text and JSON', () => {
 	);
 });
 
-test('FaithfulnessStore with a fraction: records the walk once, walks only its sample, and reopens on the same sample at the first unjudged sentence', async (t) => {
-	const dir = tempDir('faith-partial', t);
+test('FaithfulnessWalk with a fraction: records the walk once, walks only its sample, and reopens on the same sample at the first unjudged sentence', async (t) => {
+	const dir = tempDir('faithfulness-partial', t);
 	await (
 		await Session.createCollection(dir, {
 			id: 'p',
@@ -299,20 +299,20 @@ test('FaithfulnessStore with a fraction: records the walk once, walks only its s
 
 	const open = async (validator: string) => {
 		const session = await Session.open(dir, 'p');
-		const store = new FaithfulnessStore(session, validator, () => new Date(at), { seed: 7, fraction: 0.5 });
-		await store.begin();
-		return { session, store };
+		const walk = new FaithfulnessWalk(session, validator, () => new Date(at), { seed: 7, fraction: 0.5 });
+		await walk.begin();
+		return { session, walk };
 	};
 	const first = await open('ann');
-	assert.equal(first.store.partial, true);
+	assert.equal(first.walk.partial, true);
 	// ⌈0.5·4⌉ + ⌈0.5·3⌉ + ⌈0.5·2⌉ = 2 + 2 + 1.
-	assert.equal(first.store.units.length, 5);
-	const sample = first.store.units.map((u) => `${u.summary}:${u.sentence}`);
-	await first.store.mark(first.store.units[0]!, 'faithful');
-	await first.store.mark(first.store.units[1]!, 'unfaithful');
+	assert.equal(first.walk.units.length, 5);
+	const sample = first.walk.units.map((u) => `${u.summary}:${u.sentence}`);
+	await first.walk.mark(first.walk.units[0]!, 'faithful');
+	await first.walk.mark(first.walk.units[1]!, 'unfaithful');
 	const outside = faithfulnessUnits(summaries).find((u) => !sample.includes(`${u.summary}:${u.sentence}`))!;
 	await assert.rejects(
-		first.store.mark(outside, 'faithful'),
+		first.walk.mark(outside, 'faithful'),
 		/in this walk/u,
 		"a sentence outside the sample is not this walk's",
 	);
@@ -321,15 +321,15 @@ test('FaithfulnessStore with a fraction: records the walk once, walks only its s
 	const again = await open('ann');
 	t.after(() => again.session.close());
 	assert.deepEqual(
-		again.store.units.map((u) => `${u.summary}:${u.sentence}`),
+		again.walk.units.map((u) => `${u.summary}:${u.sentence}`),
 		sample,
 		'the same sample on reopening',
 	);
-	assert.equal(firstUnjudgedUnit(again.store.units, again.store.verdicts, 'ann'), 2);
+	assert.equal(firstUnjudgedUnit(again.walk.units, again.walk.verdicts, 'ann'), 2);
 	assert.deepEqual(again.session.data.walks, [walk('ann', 0.5)], 'the walk recorded once');
 	// Each validator's sample is its own independent draw (LongEval's choice), so two can coincide by
 	// chance: here 1 in 36, and at seed 7 ann's and bob's do. cat's does not.
-	const cat = new FaithfulnessStore(again.session, 'cat', () => new Date(at), { seed: 7, fraction: 0.5 });
+	const cat = new FaithfulnessWalk(again.session, 'cat', () => new Date(at), { seed: 7, fraction: 0.5 });
 	await cat.begin();
 	assert.notDeepEqual(
 		cat.units.map((u) => `${u.summary}:${u.sentence}`),

@@ -8,7 +8,7 @@ import { reportJson } from '../source/commands/report.ts';
 import { cohenKappa } from '../source/score/agreement.ts';
 import { faithfulnessReport, faithfulnessUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
 import { buildReport, reportLines } from '../source/score/report.ts';
-import { FaithfulnessStore } from '../source/app/faithfulness-store.ts';
+import { FaithfulnessWalk } from '../source/app/faithfulness-walk.ts';
 import { Session } from '../source/store/session.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -161,8 +161,8 @@ test('report: the faithfulness section in text and JSON; a session without verdi
 	assert.doesNotMatch(none, /faithfulness/u);
 });
 
-test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes one back, an old session without the list opens', async (t) => {
-	const dir = tempDir('faith', t);
+test('FaithfulnessWalk: verdicts reach the disk through the journal, undo takes one back, an old session without the list opens', async (t) => {
+	const dir = tempDir('faithfulness', t);
 	const created = await Session.createCollection(dir, {
 		id: 'old',
 		title: 'voyage',
@@ -177,11 +177,11 @@ test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes
 	assert.equal('faithfulness' in raw, false, 'a session as made before faithfulness verdicts');
 
 	const session = await Session.open(dir, 'old');
-	const store = new FaithfulnessStore(session, 'ann', () => new Date(at));
-	await store.begin();
-	assert.equal(store.units.length, 7);
-	await store.mark(store.units[0]!, 'faithful');
-	await store.mark(store.units[1]!, 'unfaithful', 'Dover is never named');
+	const walk = new FaithfulnessWalk(session, 'ann', () => new Date(at));
+	await walk.begin();
+	assert.equal(walk.units.length, 7);
+	await walk.mark(walk.units[0]!, 'faithful');
+	await walk.mark(walk.units[1]!, 'unfaithful', 'Dover is never named');
 	assert.ok(existsSync(path.join(dir, 'old', 'changes.jsonl')), 'verdicts are appended to the journal');
 	const read = async () => (await Session.snapshot(dir, 'old')).data.faithfulness ?? [];
 	assert.deepEqual(
@@ -191,13 +191,13 @@ test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes
 			[1, 'unfaithful', 'Dover is never named'],
 		],
 	);
-	await assert.rejects(store.mark({ summary: 's0', sentence: 99 }, 'faithful'), /no sentence 100/u);
-	assert.equal((await store.undo())?.sentence, 1);
+	await assert.rejects(walk.mark({ summary: 's0', sentence: 99 }, 'faithful'), /no sentence 100/u);
+	assert.equal((await walk.undo())?.sentence, 1);
 	assert.deepEqual(
 		(await read()).map((f) => f.sentence),
 		[0],
 	);
-	await store.mark(store.units[4]!, 'unsure');
+	await walk.mark(walk.units[4]!, 'unsure');
 	await session.close();
 
 	const reopened = await Session.open(dir, 'old');
@@ -212,7 +212,7 @@ test('FaithfulnessStore: verdicts reach the disk through the journal, undo takes
 });
 
 test('a faithfulness verdict on a summary the session does not hold is refused by save', async (t) => {
-	const dir = tempDir('faith', t);
+	const dir = tempDir('faithfulness', t);
 	const session = await Session.createCollection(dir, {
 		id: 'bad',
 		title: 'voyage',

@@ -51,7 +51,7 @@ test('a footer fits its width with whole keys only, keeping help and quit, on ev
 		'study',
 		'score',
 		'validate',
-		'faith',
+		'faithfulness',
 		'results',
 		'editor',
 		'versions',

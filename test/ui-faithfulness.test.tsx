@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoredSummary } from '../source/domain.ts';
-import { FaithfulnessStore } from '../source/app/faithfulness-store.ts';
+import { FaithfulnessWalk } from '../source/app/faithfulness-walk.ts';
 import { Session } from '../source/store/session.ts';
 import { actionFor } from '../source/ui/keymap.ts';
 import { FaithfulnessScreen } from '../source/ui/screens/faithfulness/Screen.tsx';
@@ -34,9 +34,9 @@ async function open(
 	evidenceFor?: (u: { sentence: number }) => Evidence[],
 ) {
 	const session = await Session.open(dir, 'walk');
-	const store = new FaithfulnessStore(session, 'val', () => new Date(at));
-	await store.begin();
-	const app = renderScreen(<FaithfulnessScreen store={store} title="voyage" evidenceFor={evidenceFor} />);
+	const walk = new FaithfulnessWalk(session, 'val', () => new Date(at));
+	await walk.begin();
+	const app = renderScreen(<FaithfulnessScreen walk={walk} title="voyage" evidenceFor={evidenceFor} />);
 	const close = async () => {
 		app.unmount();
 		await session.close();
@@ -47,23 +47,23 @@ async function open(
 	const press = (...keys: string[]) => pressKeys(app, ...keys);
 	const saved = (n: number) =>
 		until(
-			() => String((store.verdicts ?? []).length),
+			() => String((walk.verdicts ?? []).length),
 			(f) => f === String(n),
 			`${n} verdicts saved`,
 		);
-	return { store, frame, see, press, saved, close };
+	return { walk, frame, see, press, saved, close };
 }
 
 test('the faithfulness keys are on their own screen and clash with nothing there (? stays help)', () => {
-	assert.equal(actionFor('faith', { input: 'f' }), 'faithful');
-	assert.equal(actionFor('faith', { input: 'x' }), 'unfaithful');
-	assert.equal(actionFor('faith', { input: 'c' }), 'cantTell');
-	assert.equal(actionFor('faith', { input: '?' }), 'help');
+	assert.equal(actionFor('faithfulness', { input: 'f' }), 'faithful');
+	assert.equal(actionFor('faithfulness', { input: 'x' }), 'unfaithful');
+	assert.equal(actionFor('faithfulness', { input: 'c' }), 'cantTell');
+	assert.equal(actionFor('faithfulness', { input: '?' }), 'help');
 	assert.equal(actionFor('validate', { input: 'f' }), null, 'the annotation walk does not take f');
 });
 
 test('a faithfulness walk: mark, undo, note, and reopening starts at the first unjudged sentence', async (t) => {
-	const dir = tempDir('faith-ui', t);
+	const dir = tempDir('faithfulness-ui', t);
 	await (
 		await Session.createCollection(dir, {
 			id: 'walk',
@@ -147,7 +147,7 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 });
 
 test('a partial faithfulness walk shows only its sample, counted as such, and stops at its end', async (t) => {
-	const dir = tempDir('faith-ui', t);
+	const dir = tempDir('faithfulness-ui', t);
 	const five: ScoredSummary[] = [
 		{
 			id: 's0',
@@ -170,18 +170,16 @@ test('a partial faithfulness walk shows only its sample, counted as such, and st
 		})
 	).close();
 	const session = await Session.open(dir, 'part');
-	const store = new FaithfulnessStore(session, 'val', () => new Date(at), { seed: 3, fraction: 0.5 });
-	await store.begin();
-	const app = renderScreen(
-		<FaithfulnessScreen store={store} title="voyage" reportHint="booook report part" />,
-	);
+	const walk = new FaithfulnessWalk(session, 'val', () => new Date(at), { seed: 3, fraction: 0.5 });
+	await walk.begin();
+	const app = renderScreen(<FaithfulnessScreen walk={walk} title="voyage" reportHint="booook report part" />);
 	t.after(async () => {
 		app.unmount();
 		await session.close();
 	});
 	const frame = () => app.lastFrame() ?? '';
 	// ⌈0.5 · 5⌉ = 3 sentences of the five.
-	const sample = store.units;
+	const sample = walk.units;
 	assert.equal(sample.length, 3);
 	const placeOf = (i: number) => `sentence ${sample[i]!.sentence + 1}/5 of the summary`;
 	for (let i = 0; i < 3; i++) {
@@ -210,7 +208,7 @@ test('a partial faithfulness walk shows only its sample, counted as such, and st
 		'still on the last sentence',
 	);
 	assert.deepEqual(
-		(store.verdicts ?? []).map((v) => v.sentence),
+		(walk.verdicts ?? []).map((v) => v.sentence),
 		sample.map((u) => u.sentence),
 		'verdicts only on the sampled sentences',
 	);

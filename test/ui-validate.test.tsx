@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
 import { firstUnjudged, walkProgress } from '../source/score/validation.ts';
 import { Session } from '../source/store/session.ts';
-import { ValidationStore } from '../source/app/validation-store.ts';
+import { ValidationWalk } from '../source/app/validation-walk.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 import { ValidateScreen } from '../source/ui/screens/validate/Screen.tsx';
 import { KEYS } from './support/keys.ts';
@@ -79,9 +79,9 @@ async function setUp(
 	await created.close();
 	const session = await Session.open(dir, 'walk');
 	t.after(() => session.close());
-	const store = new ValidationStore(session, 'val', { mode, seed: 5 }, () => new Date(at));
-	await store.begin();
-	const app = renderScreen(<ValidateScreen store={store} title="voyage" evidenceFor={opts.evidenceFor} />);
+	const walk = new ValidationWalk(session, 'val', { mode, seed: 5 }, () => new Date(at));
+	await walk.begin();
+	const app = renderScreen(<ValidateScreen walk={walk} title="voyage" evidenceFor={opts.evidenceFor} />);
 	t.after(() => app.unmount());
 	if (opts.size) resize(app, ...opts.size);
 	const frame = () => app.lastFrame() ?? '';
@@ -94,8 +94,7 @@ async function setUp(
 		eventually(
 			'the verdicts and annotations on disk',
 			read,
-			(d) =>
-				d.judgments.length === store.judgments.length && d.annotations.length === store.annotations.length,
+			(d) => d.judgments.length === walk.judgments.length && d.annotations.length === walk.annotations.length,
 		);
 	// The walk's state changes as each key is written; the frame follows.
 	const press = (...keys: string[]) => pressKeys(app, ...keys);
@@ -106,11 +105,11 @@ async function setUp(
 			await until(frame, (f) => f.includes(text.slice(0, i)), `"${text.slice(0, i)}" typed`);
 		}
 	};
-	return { store, session, app, press, type, onDisk, see, frame };
+	return { walk, session, app, press, type, onDisk, see, frame };
 }
 
 test('verdicts are saved as they are given, move the walk on, and undo restores the previous state', async (t) => {
-	const { store, press, onDisk, see } = await setUp(t, 'model');
+	const { walk, press, onDisk, see } = await setUp(t, 'model');
 	await see(/Which war\?[^]*model 0\/2|model 0\/2[^]*Which war\?/u, 'the first annotation and the progress');
 	await press('a');
 	await see(/Who is Bob\?/u, 'agree moves to the next annotation');
@@ -143,7 +142,7 @@ test('verdicts are saved as they are given, move the walk on, and undo restores 
 	await see(/Who is Bob\?[^]*not judged yet/u, 'the undone annotation, unjudged');
 	await press('d');
 	await see(/precision 50\.0%/u);
-	const p = walkProgress(store.items, store.judgments, 'val');
+	const p = walkProgress(walk.items, walk.judgments, 'val');
 	assert.deepEqual([p.model.agree, p.model.partial, p.model.disagree], [1, 0, 1]);
 });
 
@@ -252,13 +251,13 @@ test('tab shows the results; a blind walk holds them back until every item is ju
 });
 
 test('keys that arrive together ("ad" in one read) are each a verdict', async (t) => {
-	const { store, press, onDisk } = await setUp(t, 'model');
+	const { walk, press, onDisk } = await setUp(t, 'model');
 	await press('ad');
 	assert.deepEqual(
 		(await onDisk()).judgments.map((j: { verdict: string }) => j.verdict),
 		['agree', 'disagree'],
 	);
-	assert.equal(store.judgments.length, 2);
+	assert.equal(walk.judgments.length, 2);
 });
 
 test('a note typed as one burst ("modd" in one read) opens the field and is saved whole', async (t) => {
@@ -433,7 +432,7 @@ test('a then m notes the item just judged; one u takes back the verdict with its
 
 test('adding your own annotation keeps you on your item, and the walk keeps its numbers when it is opened again', async (t) => {
 	const many = [...annotations, ann(3, 0, 'model', 'Where is Dover?'), ann(4, 3, 'human', 'Home where?')];
-	const { store, session, press, type, see, onDisk, app } = await setUp(t, 'blind', { annotations: many });
+	const { walk, session, press, type, see, onDisk, app } = await setUp(t, 'blind', { annotations: many });
 	for (let n = 1; n <= 3; n++) {
 		await see(new RegExp(`annotation ${n}/5`, 'u'), `item ${n}`);
 		await press('a');
@@ -451,7 +450,7 @@ test('adding your own annotation keeps you on your item, and the walk keeps its 
 		new RegExp(`annotation 4/5[^]*Questions: ${questions.replace(/[?.]/gu, '\\$&')}`, 'u'),
 	);
 	// Opened again (the same validator, mode and seed): the same items in the same order.
-	const again = new ValidationStore(
+	const again = new ValidationWalk(
 		session,
 		'val',
 		{ mode: 'blind', seed: 5 },
@@ -459,16 +458,16 @@ test('adding your own annotation keeps you on your item, and the walk keeps its 
 	);
 	assert.deepEqual(
 		again.items.map((a) => a.id),
-		store.items.map((a) => a.id),
+		walk.items.map((a) => a.id),
 	);
 	assert.equal(firstUnjudged(again.items, again.judgments, 'val'), 3, 'it reopens on item 4');
 });
 
 test('at 80×24 a long message wraps whole, the header keeps the validator, and the footer has whole keys', async (t) => {
-	const { store, press, see } = await setUp(t, 'blind', { size: [80, 24] });
+	const { walk, press, see } = await setUp(t, 'blind', { size: [80, 24] });
 	const failure =
 		'could not save session.json: no space left on device (ENOSPC) in /home/someone/sessions/walk; free some space, then give the verdict again';
-	store.judge = async () => {
+	walk.judge = async () => {
 		throw new Error(failure);
 	};
 	await press('a');

@@ -4,8 +4,8 @@ import { faithfulnessVerdictOn, faithfulnessVerdictsOf } from '../score/faithful
 import { walkProgress, type WalkMode } from '../score/validation.ts';
 import type { Session } from '../store/session.ts';
 import { sessionEvidence } from './evidence-session.ts';
-import { FaithfulnessStore } from './faithfulness-store.ts';
-import { ValidationStore } from './validation-store.ts';
+import { FaithfulnessWalk } from './faithfulness-walk.ts';
+import { ValidationWalk } from './validation-walk.ts';
 
 /** `booook validate`: a person's walk over a session's annotations, or over its summary's sentences (faithfulness). */
 
@@ -36,14 +36,14 @@ export async function beginAnnotationWalk(
 	validator: string,
 	opts: { mode: WalkMode; seed: number; fraction?: number },
 ) {
-	const store = new ValidationStore(session, validator, opts);
-	await store.begin();
+	const walk = new ValidationWalk(session, validator, opts);
+	await walk.begin();
 	return {
-		store,
+		walk,
 		...(await walkSetting(session)),
 		/** How many of the walk's annotations the validator has judged, of how many. */
 		progress: () => {
-			const p = walkProgress(store.items, store.judgments, validator);
+			const p = walkProgress(walk.items, walk.judgments, validator);
 			return { judged: p.model.judged + p.human.judged, total: p.model.total + p.human.total };
 		},
 	};
@@ -55,20 +55,20 @@ export async function beginFaithfulnessWalk(
 	validator: string,
 	opts: { seed: number; fraction?: number },
 ) {
-	const store = new FaithfulnessStore(session, validator, undefined, {
+	const walk = new FaithfulnessWalk(session, validator, undefined, {
 		seed: opts.seed,
 		fraction: opts.fraction ?? null,
 	});
-	await store.begin();
+	await walk.begin();
 	return {
-		store,
+		walk,
 		...(await walkSetting(session)),
 		/** How many of the walk's sentences the validator has judged, of how many. */
 		progress: () => {
-			const mine = faithfulnessVerdictsOf(store.verdicts, validator);
+			const mine = faithfulnessVerdictsOf(walk.verdicts, validator);
 			return {
-				judged: store.units.filter((u) => faithfulnessVerdictOn(mine, u)).length,
-				total: store.units.length,
+				judged: walk.units.filter((u) => faithfulnessVerdictOn(mine, u)).length,
+				total: walk.units.length,
 			};
 		},
 	};

@@ -96,13 +96,14 @@ export async function showRun(
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
 	const engine = makeEngine(session, prepared, opts);
 	preferReactProduction();
-	const [{ renderRunApp }, { externalEditorFrom }, { ValidationStore }, { validatorName }] =
-		await Promise.all([
+	const [{ renderRunApp }, { externalEditorFrom }, { ValidationWalk }, { validatorName }] = await Promise.all(
+		[
 			import('../ui/app.tsx'),
 			import('./external-editor.ts'),
-			import('../app/validation-store.ts'),
+			import('../app/validation-walk.ts'),
 			import('../app/validation.ts'),
-		]);
+		],
+	);
 	const { provider } = prepared;
 	return await renderRunApp({
 		controls: engine,
@@ -119,7 +120,7 @@ export async function showRun(
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
 		validate: () => ({
-			store: new ValidationStore(session, validatorName(undefined), { mode: 'model', seed: 2024 }),
+			walk: new ValidationWalk(session, validatorName(undefined), { mode: 'model', seed: 2024 }),
 			title: session.data.book.title,
 		}),
 		score: async () =>

@@ -49,13 +49,13 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 			import('../ui/root.tsx'),
 			import('../ui/screens/validate/Screen.tsx'),
 		]);
-		const { store, title, evidenceFor, progress } = await beginAnnotationWalk(session, validator, {
+		const { walk, title, evidenceFor, progress } = await beginAnnotationWalk(session, validator, {
 			mode: opts.mode as WalkMode,
 			seed: opts.seed,
 			fraction: opts.fraction,
 		});
 		const app = render(
-			createElement(Root, null, createElement(ValidateScreen, { store, title, evidenceFor })),
+			createElement(Root, null, createElement(ValidateScreen, { walk, title, evidenceFor })),
 			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
 		);
 		await app.waitUntilExit();
@@ -85,13 +85,13 @@ async function validateFaithfulness(
 			import('../ui/root.tsx'),
 			import('../ui/screens/faithfulness/Screen.tsx'),
 		]);
-		const { store, title, evidenceFor, progress } = await beginFaithfulnessWalk(session, validator, opts);
+		const { walk, title, evidenceFor, progress } = await beginFaithfulnessWalk(session, validator, opts);
 		const app = render(
 			createElement(
 				Root,
 				null,
 				createElement(FaithfulnessScreen, {
-					store,
+					walk,
 					title,
 					evidenceFor,
 					reportHint: commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`),
@@ -102,9 +102,9 @@ async function validateFaithfulness(
 		await app.waitUntilExit();
 		const { judged, total } = progress();
 		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
-		const sample = store.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
+		const sample = walk.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
 		output(process.stderr).line(
-			`${validator}: ${judged}/${total} sentences${store.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`,
+			`${validator}: ${judged}/${total} sentences${walk.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`,
 		);
 		return 0;
 	} finally {

@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.ts';
 import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
 import { ScoreScreen } from './screens/score/Screen.tsx';
 import { ValidateScreen } from './screens/validate/Screen.tsx';
-import type { ValidationStore } from '../app/validation-store.ts';
+import type { ValidationWalk } from '../app/validation-walk.ts';
 import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/home/Screen.tsx';
 import { RunScreen, type ExternalEditor } from './screens/run/Screen.tsx';
 import { ViewFeed } from './state/view-feed.ts';
@@ -29,7 +29,7 @@ export interface RunAppOptions {
 	/** Sets up BooookScore of the final summary (`b` on a finished run); rejects with a message to show. */
 	score?: (root: NodeRef) => Promise<ScoreControls>;
 	/** The validation walk over the session's annotations (V). */
-	validate?: () => { store: ValidationStore; title: string };
+	validate?: () => { walk: ValidationWalk; title: string };
 	env?: NodeJS.ProcessEnv;
 	stdout?: NodeJS.WriteStream;
 	stdin?: NodeJS.ReadStream;
@@ -105,8 +105,8 @@ export class RunDriver {
 function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewFeed; driver: RunDriver }) {
 	const { exit } = useApp();
 	const [scoring, setScoring] = useState<ScoreControls | { error: string } | null>(null);
-	const [walk, setWalk] = useState<{ store: ValidationStore; title: string } | null>(null);
-	const onValidate = options.validate ? () => setWalk(options.validate!()) : undefined;
+	const [validation, setValidation] = useState<{ walk: ValidationWalk; title: string } | null>(null);
+	const onValidate = options.validate ? () => setValidation(options.validate!()) : undefined;
 	const quit = () => {
 		if (scoring && 'cancel' in scoring) scoring.cancel();
 		void driver.quit().then(() => exit());
@@ -123,9 +123,14 @@ function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewF
 				);
 			}
 		: undefined;
-	if (walk)
+	if (validation)
 		return (
-			<ValidateScreen store={walk.store} title={walk.title} onBack={() => setWalk(null)} onQuit={quit} />
+			<ValidateScreen
+				walk={validation.walk}
+				title={validation.title}
+				onBack={() => setValidation(null)}
+				onQuit={quit}
+			/>
 		);
 	if (scoring && 'error' in scoring) return <Notice text={scoring.error} onDone={() => setScoring(null)} />;
 	if (scoring)

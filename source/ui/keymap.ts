@@ -10,7 +10,7 @@ export type Screen =
 	| 'study'
 	| 'score'
 	| 'validate'
-	| 'faith'
+	| 'faithfulness'
 	| 'results'
 	| 'editor'
 	| 'versions'
@@ -165,7 +165,16 @@ export function labelOf(binding: Binding): string {
 /** The validation walk's dialogs, where ctrl-c still quits and esc cancels. */
 const WALK_DIALOGS: readonly Screen[] = ['reasons', 'span', 'types', 'field'];
 
-const ALL: readonly Screen[] = ['home', 'study', 'run', 'score', 'validate', 'faith', 'results', 'versions'];
+const ALL: readonly Screen[] = [
+	'home',
+	'study',
+	'run',
+	'score',
+	'validate',
+	'faithfulness',
+	'results',
+	'versions',
+];
 // Ctrl-C must work even where letters are typed (editor, form), so it is bound on every screen.
 const EVERY: readonly Screen[] = [
 	'home',
@@ -174,7 +183,7 @@ const EVERY: readonly Screen[] = [
 	'run',
 	'score',
 	'validate',
-	'faith',
+	'faithfulness',
 	'results',
 	'editor',
 	'versions',
@@ -323,14 +332,14 @@ export const BINDINGS: readonly Binding[] = [
 		keys: [{ name: 'left' }],
 		description: 'previous (node, step of the timeline, sentence, choice)',
 		short: 'prev',
-		screens: ['run', 'validate', 'faith', 'form'],
+		screens: ['run', 'validate', 'faithfulness', 'form'],
 	},
 	{
 		action: 'right',
 		keys: [{ name: 'right' }],
 		description: 'next (node, step of the timeline, sentence, choice)',
 		short: 'next',
-		screens: ['run', 'validate', 'faith', 'form'],
+		screens: ['run', 'validate', 'faithfulness', 'form'],
 	},
 	{
 		action: 'scrollUp',
@@ -400,7 +409,7 @@ export const BINDINGS: readonly Binding[] = [
 		keys: [{ name: 'escape' }],
 		description: 'back / close (on the session list: clear the filter)',
 		short: 'back',
-		screens: ['home', 'run', 'score', 'validate', 'faith', 'results', 'versions', 'help'],
+		screens: ['home', 'run', 'score', 'validate', 'faithfulness', 'results', 'versions', 'help'],
 	},
 	{ action: 'agree', keys: [{ char: 'a' }], description: 'agree', screens: ['validate'] },
 	{
@@ -423,14 +432,14 @@ export const BINDINGS: readonly Binding[] = [
 		keys: [{ char: 'u' }],
 		description: 'undo the last verdict',
 		short: 'undo',
-		screens: ['faith'],
+		screens: ['faithfulness'],
 	},
 	{
 		action: 'nextUnjudged',
 		keys: [{ char: 'n' }],
 		description: 'next unjudged',
 		short: 'unjudged',
-		screens: ['validate', 'faith'],
+		screens: ['validate', 'faithfulness'],
 	},
 	{
 		action: 'addAnnotation',
@@ -458,7 +467,7 @@ export const BINDINGS: readonly Binding[] = [
 		keys: [{ char: 'm' }],
 		description: 'add a note to the verdict',
 		short: 'note',
-		screens: ['faith'],
+		screens: ['faithfulness'],
 	},
 	// The faithfulness walk: f / x / c (not ?, which is help everywhere).
 	{
@@ -466,21 +475,21 @@ export const BINDINGS: readonly Binding[] = [
 		keys: [{ char: 'f' }],
 		description: 'faithful: everything the sentence says is supported by the book',
 		short: 'faithful',
-		screens: ['faith'],
+		screens: ['faithfulness'],
 	},
 	{
 		action: 'unfaithful',
 		keys: [{ char: 'x' }],
 		description: 'unfaithful: it contradicts the book or says what the book does not',
 		short: 'unfaithful',
-		screens: ['faith'],
+		screens: ['faithfulness'],
 	},
 	{
 		action: 'cantTell',
 		keys: [{ char: 'c' }],
 		description: "can't tell from what you have read and the evidence shown",
 		short: "can't tell",
-		screens: ['faith'],
+		screens: ['faithfulness'],
 	},
 	// The validation walk's results, and its dialogs (see WALK_DIALOGS).
 	{
@@ -717,7 +726,7 @@ export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
 	run: ['pause', 'step', 'edit', 'rerun', 'score', 'validate', 'versions', 'nextPane', 'chunk'],
 	study: ['up', 'open'],
 	validate: ['agree', 'partial', 'disagree', 'undo', 'note', 'nextUnjudged', 'addAnnotation', 'link'],
-	faith: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
+	faithfulness: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
 	reasons: ['toggle', 'save', 'cancel'],
 	span: ['left', 'shrink', 'grow', 'confirm', 'cancel', 'trimStart', 'trimEnd', 'whole', 'link'],
 	types: ['toggle', 'save', 'cancel'],

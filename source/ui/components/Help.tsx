@@ -17,7 +17,7 @@ const SCREEN_NAMES: Record<Screen, string> = {
 	help: 'This help',
 	score: 'BooookScore',
 	validate: 'Validation',
-	faith: 'Faithfulness validation (per sentence)',
+	faithfulness: 'Faithfulness validation (per sentence)',
 	results: 'Results',
 	reasons: 'Validation: partially agree',
 	span: 'Validation: the span of your annotation',
@@ -28,7 +28,7 @@ const SCREEN_NAMES: Record<Screen, string> = {
 // Screens reached from a screen, listed right after it: the validation walk's dialogs after the walk.
 const RELATED: Partial<Record<Screen, readonly Screen[]>> = {
 	validate: ['reasons', 'span', 'types', 'field', 'results'],
-	faith: ['field'],
+	faithfulness: ['field'],
 };
 
 /** Every key of the keymap, the current screen's first (and those of its dialogs), then the marks of the tree. */

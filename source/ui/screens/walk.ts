@@ -1,8 +1,8 @@
 import type { Evidence } from '../components/EvidencePane.tsx';
 
-/** What both walks (validation, faithfulness) are given: their store, a title, the book's evidence, where to go. */
-export interface WalkProps<Store, Unit> {
-	store: Store;
+/** What both walks (validation, faithfulness) are given: the walk itself, a title, the book's evidence, where to go. */
+export interface WalkProps<Walk, Unit> {
+	walk: Walk;
 	title: string;
 	/** The book's passages for a sentence, when the evidence slot is plugged in. */
 	evidenceFor?: (unit: Unit) => readonly Evidence[];

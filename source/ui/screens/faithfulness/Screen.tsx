@@ -8,7 +8,7 @@ import {
 	firstUnjudgedUnit,
 	type FaithfulnessUnit,
 } from '../../../score/faithfulness.ts';
-import type { FaithfulnessStore } from '../../../app/faithfulness-store.ts';
+import type { FaithfulnessWalk } from '../../../app/faithfulness-walk.ts';
 import { summarySentences } from '../../state/summary-sentences.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
@@ -39,23 +39,23 @@ const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as co
  * draws nothing. Every key goes through the keymap into one update (model.ts).
  */
 export function FaithfulnessScreen({
-	store,
+	walk,
 	title,
 	evidenceFor,
 	reportHint,
 	onBack,
 	onQuit,
-}: WalkProps<FaithfulnessStore, FaithfulnessUnit> & { reportHint?: string }) {
-	useSyncExternalStore(store.subscribe, store.getVersion);
+}: WalkProps<FaithfulnessWalk, FaithfulnessUnit> & { reportHint?: string }) {
+	useSyncExternalStore(walk.subscribe, walk.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
-	const units = store.units;
+	const units = walk.units;
 
-	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(store.summary(id));
+	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(walk.summary(id));
 
 	const world = (): FaithfulnessWorld => {
-		const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
+		const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
 		const verdicts = new Map(
 			units.flatMap((u, i) => {
 				const v = faithfulnessVerdictOn(mine, u);
@@ -63,10 +63,10 @@ export function FaithfulnessScreen({
 			}),
 		);
 		let latest: number | null = null;
-		const all = store.verdicts;
+		const all = walk.verdicts;
 		for (let i = all.length - 1; i >= 0 && latest === null; i--) {
 			const v = all[i]!;
-			if (v.validator !== store.validator) continue;
+			if (v.validator !== walk.validator) continue;
 			const at = units.findIndex((u) => u.summary === v.summary && u.sentence === v.sentence);
 			latest = at === -1 ? null : at;
 		}
@@ -74,9 +74,9 @@ export function FaithfulnessScreen({
 	};
 
 	const quit = () => (onQuit ? onQuit() : exit());
-	const finished = `every sentence${store.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
+	const finished = `every sentence${walk.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
 	const allJudged = () => {
-		const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
+		const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
 		return units.every((u) => faithfulnessVerdictOn(mine, u));
 	};
 	const perform = (effect: FaithfulnessEffect, dispatch: (msg: FaithfulnessMsg) => void): void => {
@@ -88,20 +88,22 @@ export function FaithfulnessScreen({
 			case 'mark':
 				// Checked once the verdict is saved, so quick presses still end on the walk's last word.
 				return reportSave(
-					store.mark(units[effect.unit]!, effect.label, effect.note),
+					walk.mark(units[effect.unit]!, effect.label, effect.note),
 					() => (allJudged() ? `${effect.done} · ${finished}` : effect.done),
 					dispatch,
 				);
 			case 'undo':
-				return reportSave(store.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
+				return reportSave(walk.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
 		}
 	};
 	// The walk opens on the first sentence not judged yet.
-	const start = () => init(firstUnjudgedUnit(units, store.verdicts, store.validator));
+	const start = () => init(firstUnjudgedUnit(units, walk.verdicts, walk.validator));
 	const ui = useKeyedModel({ init: start, update }, world, perform, (state) => screenOf(state.overlay));
 
 	if (ui.overlay.kind === 'help')
-		return <Help screen="faith" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />;
+		return (
+			<Help screen="faithfulness" width={columns} height={Math.max(3, rows - 1)} scroll={ui.overlay.scroll} />
+		);
 	const width = Math.max(20, columns - 2);
 	if (units.length === 0) {
 		return (
@@ -114,8 +116,8 @@ export function FaithfulnessScreen({
 
 	const index = Math.min(ui.index, units.length - 1);
 	const unit = units[index]!;
-	const summary = store.summary(unit.summary);
-	const mine = faithfulnessVerdictsOf(store.verdicts, store.validator);
+	const summary = walk.summary(unit.summary);
+	const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
 	const verdict = faithfulnessVerdictOn(mine, unit);
 	const judged = units.filter((u) => faithfulnessVerdictOn(mine, u)).length;
 	const tally = { faithful: 0, unfaithful: 0, unsure: 0 };
@@ -135,7 +137,7 @@ export function FaithfulnessScreen({
 	return (
 		<Box flexDirection="column" width={columns}>
 			<Text bold wrap="truncate">
-				{truncate(`Faithfulness · ${clean(title)} · validator ${clean(store.validator)}`, width)}
+				{truncate(`Faithfulness · ${clean(title)} · validator ${clean(walk.validator)}`, width)}
 			</Text>
 			<Text wrap="truncate" color={theme.color('accent')}>
 				{truncate(
@@ -151,7 +153,7 @@ export function FaithfulnessScreen({
 			/>
 			<Text wrap="truncate">
 				{truncate(
-					store.partial
+					walk.partial
 						? `sentence ${index + 1} of ${units.length} in your sample · sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary · ${clean(summary?.book ?? '')}`
 						: `sentence ${index + 1}/${units.length} · ${clean(summary?.book ?? '')}`,
 					width,

@@ -54,7 +54,7 @@ export function init(index: number): FaithfulnessState {
 
 /** Whose keys a press is looked up in. */
 export function screenOf(overlay: FaithfulnessOverlay): Screen {
-	return overlay.kind === 'none' ? 'faith' : overlay.kind === 'note' ? 'field' : 'help';
+	return overlay.kind === 'none' ? 'faithfulness' : overlay.kind === 'note' ? 'field' : 'help';
 }
 
 type Result = Step<FaithfulnessState, FaithfulnessEffect>;

@@ -13,7 +13,7 @@ import {
 	walkProgress,
 	type SourceProgress,
 } from '../../../score/validation.ts';
-import type { ValidationStore } from '../../../app/validation-store.ts';
+import type { ValidationWalk } from '../../../app/validation-walk.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
@@ -44,45 +44,45 @@ const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as cons
 /**
  * The validation walk: the summary with the current annotation's span(s) highlighted in place,
  * the annotation below it, and the verdict keys of Appendix G. Every key goes through the keymap
- * into one update (model.ts); its effects are verdicts and annotations the store saves the
- * moment they are given. This screen reads the store and lays the walk out to fit the terminal.
+ * into one update (model.ts); its effects are verdicts and annotations the walk saves the
+ * moment they are given. This screen reads the walk and lays the walk out to fit the terminal.
  */
 export function ValidateScreen({
-	store,
+	walk,
 	title,
 	evidenceFor,
 	onBack,
 	onQuit,
-}: WalkProps<ValidationStore, { summary: ScoredSummary['id']; sentence: number }>) {
-	useSyncExternalStore(store.subscribe, store.getVersion);
+}: WalkProps<ValidationWalk, { summary: ScoredSummary['id']; sentence: number }>) {
+	useSyncExternalStore(walk.subscribe, walk.getVersion);
 	const theme = useTheme();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
-	const items = store.items;
-	const blind = isBlind(store.walk.mode);
+	const items = walk.items;
+	const blind = isBlind(walk.settings.mode);
 
-	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(store.summaries.get(id));
+	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(walk.summaries.get(id));
 
 	/** The walk as it is now, for the update: read per key, so each press sees the one before saved. */
 	const world = (): WalkWorld => {
-		const judgments = store.judgments;
+		const judgments = walk.judgments;
 		let latest: Annotation['id'] | null = null;
 		for (let i = judgments.length - 1; i >= 0 && latest === null; i--)
-			if (judgments[i]!.validator === store.validator) latest = judgments[i]!.annotation;
+			if (judgments[i]!.validator === walk.validator) latest = judgments[i]!.annotation;
 		return {
 			items,
-			verdicts: verdictsOf(judgments, store.validator),
+			verdicts: verdictsOf(judgments, walk.validator),
 			latest,
 			sentences: (id) => sentencesOf(id).length,
 			page: Math.max(1, rows - 3),
 		};
 	};
-	const hidden = () => blind && items.some((a) => !verdictsOf(store.judgments, store.validator).has(a.id));
+	const hidden = () => blind && items.some((a) => !verdictsOf(walk.judgments, walk.validator).has(a.id));
 
 	const quit = () => (onQuit ? onQuit() : exit());
 	// The sample's running estimate: once per saved verdict, not per frame. A blind walk shows none
 	// (judged/total only, as documented): a running agreement rate could anchor the verdicts to come.
-	const estimateNow = () => (store.walk.mode === 'sample' ? runningEstimate(store) : null);
+	const estimateNow = () => (walk.settings.mode === 'sample' ? runningEstimate(walk) : null);
 	const [estimate, setEstimate] = useState(estimateNow);
 	const perform = (effect: WalkEffect, dispatch: (msg: WalkMsg) => void): void => {
 		// A saved verdict moves the estimate on.
@@ -98,29 +98,29 @@ export function ValidateScreen({
 		switch (effect.kind) {
 			case 'judge':
 				return report(
-					store.judge(effect.annotation, effect.verdict, effect.reasons, effect.note),
+					walk.judge(effect.annotation, effect.verdict, effect.reasons, effect.note),
 					() => effect.done,
 				);
 			case 'undo':
-				return report(store.undo(), (undone) =>
-					undoneMessage(undone, items, verdictsOf(store.judgments, store.validator)),
+				return report(walk.undo(), (undone) =>
+					undoneMessage(undone, items, verdictsOf(walk.judgments, walk.validator)),
 				);
 			case 'annotate': {
-				const text = store.summaries.get(effect.summary)?.text ?? '';
+				const text = walk.summaries.get(effect.summary)?.text ?? '';
 				const spans = effect.ranges.map((r, i) =>
 					spanOf(text, sentencesOf(effect.summary), r, effect.trims[i]!),
 				);
 				return report(
-					store.annotate(effect.summary, spans, effect.questions, effect.types),
+					walk.annotate(effect.summary, spans, effect.questions, effect.types),
 					() => `added your annotation (${spans.length === 2 ? 'relation' : 'single span'})`,
 				);
 			}
 			case 'results': {
 				const input = {
-					session: store.session,
+					session: walk.session,
 					items,
-					validator: store.validator,
-					seed: store.walk.seed,
+					validator: walk.validator,
+					seed: walk.settings.seed,
 					sealed: hidden(),
 				};
 				// After this frame ("computing…") is drawn: the bootstrap takes a moment on a large session.
@@ -134,14 +134,14 @@ export function ValidateScreen({
 		}
 	};
 	// The walk opens on the first annotation not judged yet.
-	const start = () => init(firstUnjudged(items, store.judgments, store.validator));
+	const start = () => init(firstUnjudged(items, walk.judgments, walk.validator));
 	const ui = useKeyedModel({ init: start, update }, world, perform, (state) => screenOf(state.overlay));
 
-	const judgments = store.judgments;
-	const verdicts = verdictsOf(judgments, store.validator);
+	const judgments = walk.judgments;
+	const verdicts = verdictsOf(judgments, walk.validator);
 	const judgedAll = items.length > 0 && items.every((a) => verdicts.has(a.id));
 	const hideSource = blind && !judgedAll;
-	const progress = walkProgress(items, judgments, store.validator);
+	const progress = walkProgress(items, judgments, walk.validator);
 
 	if (ui.overlay.kind === 'help')
 		return (
@@ -162,7 +162,7 @@ export function ValidateScreen({
 		return (
 			<Box flexDirection="column">
 				<Text>
-					{clean(title)}: nothing to validate in this walk ({store.walk.mode}). Import or make annotations
+					{clean(title)}: nothing to validate in this walk ({walk.settings.mode}). Import or make annotations
 					first ({commandLine('import')} / {commandLine('score')}).
 				</Text>
 				<Text color={theme.color('muted')}>q quit</Text>
@@ -172,7 +172,7 @@ export function ValidateScreen({
 
 	const index = Math.min(ui.index, items.length - 1);
 	const current = items[index]!;
-	const summary = store.summaries.get(current.summary);
+	const summary = walk.summaries.get(current.summary);
 	const sentences = sentencesOf(current.summary);
 	const judgment = verdicts.get(current.id);
 	const width = Math.max(20, columns - 2);
@@ -216,7 +216,7 @@ export function ValidateScreen({
 	return (
 		<Box flexDirection="column" width={columns}>
 			<Text bold wrap="truncate">
-				{headerLine(title, store.walk.mode, blind, store.validator, width)}
+				{headerLine(title, walk.settings.mode, blind, walk.validator, width)}
 			</Text>
 			<ProgressLine progress={progress} hide={hideSource} width={width} />
 			{estimate ? (
@@ -298,14 +298,14 @@ function overlayHeight(overlay: Overlay, width: number): number {
 const typeColumns = (width: number) => (width >= 60 ? 2 : 1);
 
 /** A sample walk's running estimate, in one line: the precision per source with its interval over books. */
-function runningEstimate(store: ValidationStore): string {
-	const verdicts = verdictsOf(store.judgments, store.validator);
-	const judged = store.items.flatMap((a) => {
+function runningEstimate(walk: ValidationWalk): string {
+	const verdicts = verdictsOf(walk.judgments, walk.validator);
+	const judged = walk.items.flatMap((a) => {
 		const j = verdicts.get(a.id);
 		return j ? [{ book: a.summary, source: a.source, verdict: j.verdict }] : [];
 	});
 	if (judged.length === 0) return 'sample: no verdicts yet';
-	const by = precisionBySource(judged, { random: seededRandom(store.walk.seed), resamples: RESAMPLES });
+	const by = precisionBySource(judged, { random: seededRandom(walk.settings.seed), resamples: RESAMPLES });
 	return [...by]
 		.map(([source, p]) => `${source} ${percentInterval(p.precision, p.precisionInterval)} of ${p.judged}`)
 		.join('   ');

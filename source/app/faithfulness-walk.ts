@@ -18,7 +18,7 @@ export interface FaithfulnessWalkOptions {
 	seed: number;
 	fraction: number | null;
 }
-export class FaithfulnessStore {
+export class FaithfulnessWalk {
 	readonly #session: Session;
 	#units: FaithfulnessUnit[] = [];
 	#version = 0;
@@ -28,7 +28,7 @@ export class FaithfulnessStore {
 		session: Session,
 		readonly validator: string,
 		private readonly now: () => Date = () => new Date(),
-		readonly walk: FaithfulnessWalkOptions = { seed: 2024, fraction: null },
+		readonly settings: FaithfulnessWalkOptions = { seed: 2024, fraction: null },
 	) {
 		this.#session = session;
 	}
@@ -47,7 +47,7 @@ export class FaithfulnessStore {
 			ids.has(s.id),
 		);
 		const all = faithfulnessUnits(shown);
-		const { seed, fraction } = this.walk;
+		const { seed, fraction } = this.settings;
 		this.#units = this.partial
 			? partialUnits(all, { seed, validator: this.validator, fraction: fraction! })
 			: all;
@@ -74,7 +74,7 @@ export class FaithfulnessStore {
 
 	/** Whether this walk covers only a share of each summary's sentences. */
 	get partial(): boolean {
-		return this.walk.fraction !== null && this.walk.fraction < 1;
+		return this.settings.fraction !== null && this.settings.fraction < 1;
 	}
 
 	get units(): readonly FaithfulnessUnit[] {

@@ -42,7 +42,7 @@ test(
 			dir,
 		]);
 		const report = shellLine([process.execPath, BIN, 'report', 'frank', '--sessions-dir', dir]);
-		const term = await terminal('faith', `${walk}; ${report}`, { columns: 110, rows: 34 });
+		const term = await terminal('faithfulness', `${walk}; ${report}`, { columns: 110, rows: 34 });
 		try {
 			let s = await term.waitFor(
 				'the first sentence and its evidence',

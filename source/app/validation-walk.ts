@@ -9,7 +9,7 @@ import type { Session } from '../store/session.ts';
  * added annotation is written to session.json before the promise resolves, so quitting (or a
  * crash) between two key presses loses nothing. Screens subscribe and re-render on change.
  */
-export class ValidationStore {
+export class ValidationWalk {
 	readonly items: Annotation[];
 	readonly summaries: Map<ScoredSummary['id'], ScoredSummary>;
 	readonly #session: Session;
@@ -20,13 +20,13 @@ export class ValidationStore {
 	constructor(
 		session: Session,
 		readonly validator: string,
-		readonly walk: WalkOptions,
+		readonly settings: WalkOptions,
 		private readonly now: () => Date = () => new Date(),
 	) {
 		this.#session = session;
 		// A walk begun before keeps its start: the annotations made by hand since then stay out of it.
 		this.#startedAt = this.#record()?.startedAt ?? now().toISOString();
-		this.items = walkItems(session.data, walk, { validator, startedAt: this.#startedAt });
+		this.items = walkItems(session.data, settings, { validator, startedAt: this.#startedAt });
 		this.summaries = new Map(session.data.summaries.map((s) => [s.id, s]));
 	}
 
@@ -36,14 +36,14 @@ export class ValidationStore {
 		return this.#session.data.walks?.find(
 			(w) =>
 				w.validator === this.validator &&
-				w.mode === this.walk.mode &&
-				w.seed === this.walk.seed &&
+				w.mode === this.settings.mode &&
+				w.seed === this.settings.seed &&
 				w.fraction === fraction,
 		);
 	}
 
 	#fraction(): number | null {
-		return this.walk.mode === 'sample' ? (this.walk.fraction ?? 0.2) : null;
+		return this.settings.mode === 'sample' ? (this.settings.fraction ?? 0.2) : null;
 	}
 
 	/** The parts of the session a report reads. */
@@ -67,8 +67,8 @@ export class ValidationStore {
 			...(data.walks ?? []),
 			{
 				validator: this.validator,
-				mode: this.walk.mode,
-				seed: this.walk.seed,
+				mode: this.settings.mode,
+				seed: this.settings.seed,
 				fraction: this.#fraction(),
 				startedAt: this.#startedAt,
 			},
