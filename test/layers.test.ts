@@ -202,3 +202,22 @@ test('no import cycle', () => {
 	for (const file of files) if (!index.has(file)) connect(file);
 	assert.deepEqual(cycles, []);
 });
+
+test('docs/architecture.md states the layers this test checks, in the same order', () => {
+	const doc = readFileSync(fileURLToPath(new URL('../docs/architecture.md', import.meta.url)), 'utf8');
+	// The map ends with the layer line: groups joined by "<", lowest first, its items by ",".
+	const line = /^domain\.ts[^`]*?cli\.tsx\./mu.exec(doc);
+	assert.ok(line, 'docs/architecture.md has its layer line ("domain.ts, ... < cli.tsx.")');
+	const stated = line[0]
+		.replace(/\.$/u, '')
+		.split('<')
+		.map((group) => group.split(',').map((item) => item.trim()));
+	assert.deepEqual(
+		stated,
+		LAYERS.map((l) => [...l.holds]),
+	);
+	// And every folder of source/ has its entry in the map.
+	for (const entry of readdirSync(SOURCE, { withFileTypes: true }))
+		if (entry.isDirectory())
+			assert.match(doc, new RegExp(`^  ${entry.name}/ `, 'mu'), `source/${entry.name}/ is in the map`);
+});
