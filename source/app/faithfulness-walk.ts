@@ -1,3 +1,4 @@
+import { Watched } from './watched.ts';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { faithfulnessUnits, undoLastFaithfulness, type FaithfulnessUnit } from '../score/faithfulness.ts';
 import { partialUnits } from '../score/partial-faithfulness.ts';
@@ -18,11 +19,9 @@ export interface FaithfulnessWalkOptions {
 	seed: number;
 	fraction: number | null;
 }
-export class FaithfulnessWalk {
+export class FaithfulnessWalk extends Watched {
 	readonly #session: Session;
 	#units: FaithfulnessUnit[] = [];
-	#version = 0;
-	readonly #listeners = new Set<() => void>();
 
 	constructor(
 		session: Session,
@@ -30,6 +29,7 @@ export class FaithfulnessWalk {
 		private readonly now: () => Date = () => new Date(),
 		readonly settings: FaithfulnessWalkOptions = { seed: 2024, fraction: null },
 	) {
+		super();
 		this.#session = session;
 	}
 
@@ -89,13 +89,6 @@ export class FaithfulnessWalk {
 		return this.#session.data.summaries.find((s) => s.id === id);
 	}
 
-	readonly getVersion = (): number => this.#version;
-
-	readonly subscribe = (listener: () => void): (() => void) => {
-		this.#listeners.add(listener);
-		return () => this.#listeners.delete(listener);
-	};
-
 	/** This validator's verdict on a unit of the walk (a later one replaces it; undo brings it back). */
 	async mark(
 		unit: Pick<FaithfulnessUnit, 'summary' | 'sentence'>,
@@ -115,7 +108,7 @@ export class FaithfulnessWalk {
 		};
 		// A verdict is one journaled line; a session from before faithfulness verdicts gets the list now.
 		await this.#session.append('faithfulness', verdict);
-		this.#changed();
+		this.changed();
 	}
 
 	/** Takes back this validator's latest verdict; resolves it, or null when there was none. */
@@ -129,11 +122,6 @@ export class FaithfulnessWalk {
 	/** For what no operation names (an undone verdict): the state written whole. */
 	async #saved(): Promise<void> {
 		await this.#session.save();
-		this.#changed();
-	}
-
-	#changed(): void {
-		this.#version += 1;
-		for (const listener of this.#listeners) listener();
+		this.changed();
 	}
 }

@@ -1,3 +1,4 @@
+import { Watched } from './watched.ts';
 import type { Annotation, ErrorType, Judgment, ScoredSummary, Span, Verdict, Walk } from '../domain.ts';
 import { nextAnnotationId } from '../score/annotate.ts';
 import { undoLast, walkItems, type WalkOptions } from '../score/validation.ts';
@@ -9,13 +10,11 @@ import type { Session } from '../store/session.ts';
  * added annotation is written to session.json before the promise resolves, so quitting (or a
  * crash) between two key presses loses nothing. Screens subscribe and re-render on change.
  */
-export class ValidationWalk {
+export class ValidationWalk extends Watched {
 	readonly items: Annotation[];
 	readonly summaries: Map<ScoredSummary['id'], ScoredSummary>;
 	readonly #session: Session;
 	readonly #startedAt: string;
-	#version = 0;
-	readonly #listeners = new Set<() => void>();
 
 	constructor(
 		session: Session,
@@ -23,6 +22,7 @@ export class ValidationWalk {
 		readonly settings: WalkOptions,
 		private readonly now: () => Date = () => new Date(),
 	) {
+		super();
 		this.#session = session;
 		// A walk begun before keeps its start: the annotations made by hand since then stay out of it.
 		this.#startedAt = this.#record()?.startedAt ?? now().toISOString();
@@ -84,14 +84,6 @@ export class ValidationWalk {
 		return this.#session.data.annotations;
 	}
 
-	/** Changes on every write; screens use it as their snapshot. */
-	readonly getVersion = (): number => this.#version;
-
-	readonly subscribe = (listener: () => void): (() => void) => {
-		this.#listeners.add(listener);
-		return () => this.#listeners.delete(listener);
-	};
-
 	async judge(
 		annotation: Annotation['id'],
 		verdict: Verdict,
@@ -107,7 +99,7 @@ export class ValidationWalk {
 			note,
 			at: this.now().toISOString(),
 		});
-		this.#changed();
+		this.changed();
 	}
 
 	/** Takes back this validator's latest action (a verdict, a note, or a verdict with its note); resolves what it removed. */
@@ -152,18 +144,13 @@ export class ValidationWalk {
 			createdAt: this.now().toISOString(),
 		};
 		await this.#session.append('annotations', annotation);
-		this.#changed();
+		this.changed();
 		return annotation;
 	}
 
 	/** For what no operation names (a walk begun, an undone verdict): the state written whole. */
 	async #saved(): Promise<void> {
 		await this.#session.save();
-		this.#changed();
-	}
-
-	#changed(): void {
-		this.#version += 1;
-		for (const listener of this.#listeners) listener();
+		this.changed();
 	}
 }

@@ -176,21 +176,7 @@ const ALL: readonly Screen[] = [
 	'versions',
 ];
 // Ctrl-C must work even where letters are typed (editor, form), so it is bound on every screen.
-const EVERY: readonly Screen[] = [
-	'home',
-	'filter',
-	'study',
-	'run',
-	'score',
-	'validate',
-	'faithfulness',
-	'results',
-	'editor',
-	'versions',
-	'confirm',
-	'form',
-	'help',
-];
+const EVERY: readonly Screen[] = [...ALL, 'filter', 'editor', 'confirm', 'form', 'help'];
 
 export const BINDINGS: readonly Binding[] = [
 	{
