@@ -203,6 +203,21 @@ test('no import cycle', () => {
 	assert.deepEqual(cycles, []);
 });
 
+test('no command imports another command: what two commands share lives in app/, or in a commands/ file that is no command', () => {
+	// A command is a file of commands/ that declares its sub-command (its `spec`).
+	const isCommand = (f: string) =>
+		f.startsWith('commands/') && /^export const spec\b/mu.test(readFileSync(join(SOURCE, f), 'utf8'));
+	const crossing = [...graph].flatMap(([from, imports]) =>
+		from.startsWith('commands/')
+			? imports
+					.filter((i) => i.relative && i.target !== from && isCommand(i.target))
+					.map((i) => `${from}:${i.line} -> ${i.target}`)
+			: [],
+	);
+	assert.ok(files.filter(isCommand).length >= 10, 'the commands are found by their spec');
+	assert.deepEqual(crossing, []);
+});
+
 test('docs/architecture.md states the layers this test checks, in the same order', () => {
 	const doc = readFileSync(fileURLToPath(new URL('../docs/architecture.md', import.meta.url)), 'utf8');
 	// The map ends with the layer line: groups joined by "<", lowest first, its items by ",".
