@@ -9,11 +9,12 @@ import { booook } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
+import { waitFor } from './support/wait.ts';
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
-test('booook faithfulness: the model judges every sentence of the final summary with its evidence, and report shows the verdicts', async (t) => {
-	const dir = tempDir('faith-cli', t);
+/** A session "frank" in `dir`: the extractive baseline's run over Frankenstein (every sentence copied from the book). */
+async function extractiveRun(dir: string): Promise<void> {
 	const made = await booook([
 		'run',
 		FRANKENSTEIN,
@@ -28,6 +29,11 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 		dir,
 	]);
 	assert.equal(made.code, 0, made.stderr);
+}
+
+test('booook faithfulness: the model judges every sentence of the final summary with its evidence, and report shows the verdicts', async (t) => {
+	const dir = tempDir('faith-cli', t);
+	await extractiveRun(dir);
 	const prompts: string[] = [];
 	const api = await startFakeApi({
 		respond: ({ prompt }) => {
@@ -138,4 +144,71 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	assert.match(keyless.stderr.trim(), /^booook: .*needs ANTHROPIC_API_KEY: export it/u);
 	assert.equal(keyless.stderr.trim().split('\n').length, 1);
 	assert.equal(JSON.stringify((await Session.snapshot(dir, 'frank')).data), before);
+});
+
+test('booook faithfulness killed with SIGKILL mid-way: run again, it finishes without asking any answered prompt again', async (t) => {
+	const dir = tempDir('faith-kill', t);
+	await extractiveRun(dir);
+	const answered: string[] = [];
+	let kill: (() => void) | null = null;
+	let killAt = Number.POSITIVE_INFINITY;
+	const api = await startFakeApi({
+		respond: async ({ prompt }) => {
+			// One call at a time, so every answer before this request is in calls.jsonl: killed here,
+			// the process has made `killAt` calls and saved what it had of them.
+			if (answered.length === killAt) {
+				killAt = Number.POSITIVE_INFINITY;
+				(await waitFor('the judging to start', () => kill))();
+				return 'never read: the process is gone';
+			}
+			answered.push(prompt);
+			return faithfulnessReply(prompt) ?? 'not a faithfulness prompt';
+		},
+	});
+	t.after(() => api.close());
+	const env = { OPENAI_API_KEY: 'test-key' };
+	const args = [
+		'faithfulness',
+		'frank',
+		'--provider',
+		'openai',
+		'--model',
+		'gpt-4o-mini',
+		'--base-url',
+		api.openaiBaseUrl,
+		'--concurrency',
+		'1',
+		'--sessions-dir',
+		dir,
+	];
+	// The reference: how many calls a whole judging makes.
+	const reference = await booook(args, { env });
+	assert.equal(reference.code, 0, reference.stderr);
+	const all = answered.splice(0);
+	const { data: judgedOnce } = await Session.snapshot(dir, 'frank');
+	// Again from nothing, killed halfway.
+	const fresh = tempDir('faith-kill-2', t);
+	await extractiveRun(fresh);
+	const half = Math.floor(all.length / 2);
+	killAt = half;
+	const killed = await booook([...args.slice(0, -1), fresh], {
+		env,
+		onStderr: (_out, stop) => (kill ??= () => stop('SIGKILL')),
+	});
+	assert.equal(killed.signal, 'SIGKILL');
+	const before = answered.splice(0);
+	assert.equal(before.length, half);
+	const resumed = await booook([...args.slice(0, -1), fresh], { env });
+	assert.equal(resumed.code, 0, resumed.stderr);
+	const again = new Set(before);
+	assert.deepEqual(
+		answered.filter((p) => again.has(p)),
+		[],
+		'no prompt answered before the kill is asked again',
+	);
+	assert.equal(before.length + answered.length, all.length, 'the two make the calls one judging makes');
+	const { data } = await Session.snapshot(fresh, 'frank');
+	const labels = (d: typeof data) =>
+		(d.faithfulness ?? []).map((v) => [v.sentence, v.label, v.claims]).sort();
+	assert.deepEqual(labels(data), labels(judgedOnce), 'the same verdicts as a judging never killed');
 });
