@@ -31,6 +31,12 @@ async function extractiveRun(dir: string): Promise<void> {
 	assert.equal(made.code, 0, made.stderr);
 }
 
+/** `booook faithfulness frank` judged by gpt-4o-mini on the fake API, with sessions in `dir`. */
+function judging(baseUrl: string, dir: string, ...extra: string[]): string[] {
+	const model = ['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', baseUrl];
+	return ['faithfulness', 'frank', ...model, ...extra, '--sessions-dir', dir];
+}
+
 test('booook faithfulness: the model judges every sentence of the final summary with its evidence, and report shows the verdicts', async (t) => {
 	const dir = tempDir('faith-cli', t);
 	await extractiveRun(dir);
@@ -43,23 +49,7 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	});
 	t.after(() => api.close());
 	const env = { OPENAI_API_KEY: 'test-key' };
-	const judged = await booook(
-		[
-			'faithfulness',
-			'frank',
-			'--provider',
-			'openai',
-			'--model',
-			'gpt-4o-mini',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--top',
-			'2',
-			'--sessions-dir',
-			dir,
-		],
-		{ env },
-	);
+	const judged = await booook(judging(api.openaiBaseUrl, dir, '--top', '2'), { env });
 	assert.equal(judged.code, 0, judged.stderr);
 	const { data } = await Session.snapshot(dir, 'frank');
 	const run = (data as BookSessionData).run;
@@ -99,21 +89,7 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	assert.equal(faith.validators['openai/gpt-4o-mini'].n, sentences.length);
 
 	// Again: nothing is asked twice.
-	const again = await booook(
-		[
-			'faithfulness',
-			'frank',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--model',
-			'gpt-4o-mini',
-			'--provider',
-			'openai',
-			'--sessions-dir',
-			dir,
-		],
-		{ env },
-	);
+	const again = await booook(judging(api.openaiBaseUrl, dir), { env });
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(prompts.length, splits.length + judgings.length);
 
@@ -167,22 +143,9 @@ test('booook faithfulness killed with SIGKILL mid-way: run again, it finishes wi
 	});
 	t.after(() => api.close());
 	const env = { OPENAI_API_KEY: 'test-key' };
-	const args = [
-		'faithfulness',
-		'frank',
-		'--provider',
-		'openai',
-		'--model',
-		'gpt-4o-mini',
-		'--base-url',
-		api.openaiBaseUrl,
-		'--concurrency',
-		'1',
-		'--sessions-dir',
-		dir,
-	];
+	const args = (sessions: string) => judging(api.openaiBaseUrl, sessions, '--concurrency', '1');
 	// The reference: how many calls a whole judging makes.
-	const reference = await booook(args, { env });
+	const reference = await booook(args(dir), { env });
 	assert.equal(reference.code, 0, reference.stderr);
 	const all = answered.splice(0);
 	const { data: judgedOnce } = await Session.snapshot(dir, 'frank');
@@ -191,14 +154,14 @@ test('booook faithfulness killed with SIGKILL mid-way: run again, it finishes wi
 	await extractiveRun(fresh);
 	const half = Math.floor(all.length / 2);
 	killAt = half;
-	const killed = await booook([...args.slice(0, -1), fresh], {
+	const killed = await booook(args(fresh), {
 		env,
 		onStderr: (_out, stop) => (kill ??= () => stop('SIGKILL')),
 	});
 	assert.equal(killed.signal, 'SIGKILL');
 	const before = answered.splice(0);
 	assert.equal(before.length, half);
-	const resumed = await booook([...args.slice(0, -1), fresh], { env });
+	const resumed = await booook(args(fresh), { env });
 	assert.equal(resumed.code, 0, resumed.stderr);
 	const again = new Set(before);
 	assert.deepEqual(
