@@ -136,9 +136,10 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 /**
  * The passages for one claim of a summary sentence: the `top` passages ranked for the claim's own
  * words, among the chunks the sentence can come from by the run's tree (each summary traced once,
- * on first use). A summary that is no node of the run is searched over the whole book.
+ * on first use). A summary that is no node of the run is searched over the whole book. Exported for
+ * measuring retrieval through claims (bench/) as the judge sees it.
  */
-function claimEvidence(
+export function claimEvidence(
 	run: Run,
 	book: string,
 	index: PassageIndex,
