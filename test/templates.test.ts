@@ -200,12 +200,7 @@ test("the authors' annotation prompts ship byte-for-byte and have the expected s
 	// The nine of the authors' method, and the faithfulness judge's two (ours, issues 14 and 27).
 	assert.equal(Object.keys(templates).length, 11);
 	assert.deepEqual(templateSlots(templates['faithfulness-claims']), ['summary', 'sentence']);
-	assert.deepEqual(templateSlots(templates['faithfulness-judge']), [
-		'summary',
-		'sentence',
-		'claim',
-		'evidence',
-	]);
+	assert.deepEqual(templateSlots(templates['faithfulness-judge']), ['sentence', 'claim', 'evidence']);
 	assert.equal(templateSlots(templates.get_annotations), 2);
 	assert.deepEqual(templateSlots(templates.get_annotations_v2), ['summary', 'sentences']);
 	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[])

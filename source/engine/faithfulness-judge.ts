@@ -60,8 +60,9 @@ export interface FaithfulnessJudgeResult {
 
 /**
  * A model judges each summary sentence FABLES' way, through the shared call runner (logged in
- * calls.jsonl, billed, concurrent, paced): one call splits the sentence into atomic claims, then
- * one call per claim judges it against the passages retrieved for it, quoting them. Each sentence's
+ * calls.jsonl, billed, concurrent, paced): one call splits the sentence into atomic claims (given
+ * the summary, to resolve names), then one call per claim judges it against the passages retrieved
+ * for it, quoting them (given the sentence only: the claims stand alone). Each sentence's
  * verdict (origin model, validator "provider/model") is saved with its claims and their checks once
  * all are in. Sentences this model judged before are skipped; calls a killed judging logged are
  * taken from the log rather than made again. An unreadable answer is asked again at a higher
@@ -136,13 +137,12 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 
 	const judgeClaim = async (
 		unit: FaithfulnessUnit,
-		summary: string,
 		claim: string,
 		k: number,
 	): Promise<ClaimCheck | undefined> => {
 		const evidence = await opts.evidenceFor(unit, claim);
 		const template = opts.templates['faithfulness-judge'];
-		const prompt = fill(template, claimPromptValues(summary, unit.text, claim, evidence));
+		const prompt = fill(template, claimPromptValues(unit.text, claim, evidence));
 		const answer = await ask(
 			unit,
 			`f${unit.summary}.${unit.sentence}.c${k}`,
@@ -165,7 +165,7 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 		);
 		if (split === undefined) return;
 		const claims = split ?? [unit.text];
-		const checks = await Promise.all(claims.map((claim, k) => judgeClaim(unit, summary, claim, k)));
+		const checks = await Promise.all(claims.map((claim, k) => judgeClaim(unit, claim, k)));
 		if (stopped() || checks.some((c) => c === undefined)) return;
 		const checked = checks as ClaimCheck[];
 		const how = split === null ? 'unreadable' : 'read';

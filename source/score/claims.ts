@@ -67,16 +67,15 @@ export function readClaims(text: string, sentence: string): Read<string[]> {
 
 /** The claim judge's prompt (prompts/faithfulness-judge.txt), its passages numbered. */
 export function claimPromptValues(
-	summary: string,
 	sentence: string,
 	claim: string,
 	evidence: readonly Pick<JudgeEvidence, 'text' | 'where'>[],
-): { summary: string; sentence: string; claim: string; evidence: string } {
+): { sentence: string; claim: string; evidence: string } {
 	const listed =
 		evidence.length === 0
 			? '(none found)'
 			: evidence.map((e, i) => `[${i + 1}] (${e.where}) ${e.text}`).join('\n\n');
-	return { summary, sentence, claim, evidence: listed };
+	return { sentence, claim, evidence: listed };
 }
 
 export type ClaimLabel = 'supported' | 'contradicted' | 'not found';
