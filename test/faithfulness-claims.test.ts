@@ -53,11 +53,19 @@ test('checkClaim accepts a quote word for word in a passage shown (whitespace an
 		end: 48,
 	});
 	assert.equal(checkClaim('c', supported("my man's work"), shown).verdict, 'supported');
-	// A paraphrase, a word changed, or words joined across two passages are not quotes.
+	// Parts between ellipses count when they are in one passage, in order.
+	assert.equal(checkClaim('c', supported('I fled … he followed'), shown).verdict, 'supported');
+	assert.equal(checkClaim('c', supported('dreary night... my man’s work.'), shown).verdict, 'supported');
+	// A paraphrase, a word changed, words joined across two passages, parts out of order, or a quote
+	// without a content word (in almost any passage) are not quotes.
 	for (const quote of [
 		'I ran from the room',
 		'I fled from the house',
 		'he followed. It was on a dreary night',
+		'he followed ... I fled',
+		'I fled ... on a dreary night',
+		'the',
+		'...',
 	]) {
 		const check = checkClaim('c', supported(quote), shown);
 		assert.deepEqual([check.verdict, check.passage, check.quote], ['unquoted', null, quote], quote);

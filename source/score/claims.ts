@@ -147,9 +147,32 @@ function comparable(text: string): string {
 }
 
 /**
+ * A quote as the pieces to find: its parts between ellipses ("he sprang … upon the ice"), which
+ * must appear in one passage in that order. Null when it holds no content word: "the" or "…" is
+ * word for word in almost any passage and shows nothing.
+ */
+function quotePieces(quote: string): string[] | null {
+	if (contentTokens(quote).length === 0) return null;
+	const pieces = comparable(quote)
+		.split(/\s*(?:\.\.\.|…)\s*/u)
+		.filter((p) => p !== '');
+	return pieces.length === 0 ? null : pieces;
+}
+
+function holdsInOrder(text: string, pieces: readonly string[]): boolean {
+	let at = 0;
+	for (const piece of pieces) {
+		const found = text.indexOf(piece, at);
+		if (found < 0) return false;
+		at = found + piece.length;
+	}
+	return true;
+}
+
+/**
  * The claim's check: the judge's answer (null when none could be read) against the passages it
- * was shown. A supported or contradicted claim counts only when its quote is word for word in one
- * of them; otherwise it is `unquoted`.
+ * was shown. A supported or contradicted claim counts only when its quote (with a content word) is
+ * word for word in one of them, its parts between ellipses in order; otherwise it is `unquoted`.
  */
 export function checkClaim(
 	claim: string,
@@ -157,8 +180,8 @@ export function checkClaim(
 	evidence: readonly Pick<JudgeEvidence, 'text' | 'start' | 'end'>[],
 ): ClaimCheck {
 	if (answer === null) return { claim, verdict: 'unreadable', quote: null, passage: null, reason: null };
-	const quote = answer.quote === null ? '' : comparable(answer.quote);
-	const holder = quote === '' ? undefined : evidence.find((e) => comparable(e.text).includes(quote));
+	const quote = answer.quote === null ? null : quotePieces(answer.quote);
+	const holder = quote === null ? undefined : evidence.find((e) => holdsInOrder(comparable(e.text), quote));
 	const passage = holder ? { start: holder.start, end: holder.end } : null;
 	const verdict: ClaimVerdict = answer.label !== 'not found' && passage === null ? 'unquoted' : answer.label;
 	return { claim, verdict, quote: answer.quote, passage, reason: answer.reason };
