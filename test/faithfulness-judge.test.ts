@@ -6,7 +6,7 @@ import { createProvider } from '../source/llm/create.ts';
 import { BUILTIN_PRICES, callCost } from '../source/llm/prices.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
 import type { JudgeEvidence } from '../source/score/claims.ts';
-import { faithfulnessReport } from '../source/score/faithfulness.ts';
+import { faithfulnessLines, faithfulnessReport } from '../source/score/faithfulness.ts';
 import { Session } from '../source/store/session.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
@@ -138,9 +138,15 @@ test('openai SDK: each sentence is split into claims, each claim judged with its
 	assert.equal(again.judged, 0);
 	assert.equal(prompts.length, 7);
 	// The per-sentence labels are what the report reads, as before claims.
-	const row = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
-		.validators[0]!;
+	const report = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 });
+	const row = report.validators[0]!;
 	assert.deepEqual([row.faithful, row.unfaithful, row.unsure], [1, 1, 1]);
+	// With the claims counted, the unquoted one among them.
+	assert.ok(
+		faithfulnessLines(report, (s) => s).includes(
+			'    4 claims (FABLES): 2 supported, 1 contradicted, 0 not found, 1 unquoted, 0 unreadable; 0 sentences judged whole (claims answer unreadable)',
+		),
+	);
 });
 
 test('an unreadable claims answer leaves the sentence as one claim, recorded so; an unreadable claim answer is asked again, then recorded unreadable', async (t) => {
@@ -162,6 +168,9 @@ test('an unreadable claims answer leaves the sentence as one claim, recorded so;
 		[['The war ends.', 'not found']],
 	);
 	assert.match(war.note!, /judged whole/u);
+	const tally = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
+		.validators[0]!.claims!;
+	assert.deepEqual([tally.claims, tally.verdicts.unreadable, tally.unsplit], [4, 1, 1]);
 	const sale = verdicts.get(2)!;
 	assert.deepEqual(
 		[sale.label, sale.claims![0]!.verdict, sale.claims![0]!.reason],

@@ -1,4 +1,5 @@
-import type { ClaimCheck, ClaimVerdict, FaithfulnessLabel } from '../domain.ts';
+import type { ClaimCheck, ClaimVerdict, FaithfulnessLabel, FaithfulnessVerdict } from '../domain.ts';
+import { CLAIM_VERDICTS } from '../domain.ts';
 import { collapseWhitespace } from '../text/runs.ts';
 import { contentTokens } from '../text/textrank.ts';
 
@@ -210,4 +211,38 @@ export function claimsNote(
 			? `${checks.length} claim${checks.length === 1 ? '' : 's'}`
 			: 'judged whole (its claims answer was unreadable)';
 	return `${head}: ${parts.join(', ')}`;
+}
+
+/** A model judge's claims over its verdicts: how many, by verdict, and the sentences judged whole. */
+export interface ClaimTally {
+	claims: number;
+	verdicts: Record<ClaimVerdict, number>;
+	/** Sentences whose claims answer could not be read (judged as one claim). */
+	unsplit: number;
+}
+
+/** The claims of `verdicts` counted; null when none has claims (a person's, or a judge's from before claims). */
+export function claimTally(
+	verdicts: Iterable<Pick<FaithfulnessVerdict, 'claims' | 'split'>>,
+): ClaimTally | null {
+	const tally: ClaimTally = {
+		claims: 0,
+		verdicts: Object.fromEntries(CLAIM_VERDICTS.map((v) => [v, 0])) as Record<ClaimVerdict, number>,
+		unsplit: 0,
+	};
+	let any = false;
+	for (const v of verdicts) {
+		if (!v.claims) continue;
+		any = true;
+		tally.claims += v.claims.length;
+		for (const c of v.claims) tally.verdicts[c.verdict] += 1;
+		if (v.split === 'unreadable') tally.unsplit += 1;
+	}
+	return any ? tally : null;
+}
+
+/** The tally as the text report shows it: every verdict named, unreadable answers among them. */
+export function claimTallyLine(tally: ClaimTally): string {
+	const counts = CLAIM_VERDICTS.map((v) => `${tally.verdicts[v]} ${v}`).join(', ');
+	return `${tally.claims} claims (FABLES): ${counts}; ${tally.unsplit} sentence${tally.unsplit === 1 ? '' : 's'} judged whole (claims answer unreadable)`;
 }

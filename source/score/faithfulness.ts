@@ -4,6 +4,7 @@ import { sentenceSpans } from '../text/sentences.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
 import { partialReport, partialValidators, type PartialReport } from './partial-faithfulness.ts';
+import { claimTally, claimTallyLine, type ClaimTally } from './claims.ts';
 import { percent, signedPoints } from '../format/percent.ts';
 
 /**
@@ -92,6 +93,8 @@ export interface ValidatorFaithfulness extends FaithfulnessTally {
 	/** What the bootstrap resamples: whole summaries when there are several, else sentences. */
 	over: 'summaries' | 'sentences';
 	summaries: number;
+	/** A model judge's claims and their checks (FABLES); null when its verdicts have none. */
+	claims: ClaimTally | null;
 }
 
 export interface FaithfulnessPair {
@@ -200,6 +203,7 @@ export function faithfulnessReport(
 			interval,
 			over,
 			summaries: perSummary.length,
+			claims: claimTally(mine.values()),
 		};
 	});
 
@@ -293,6 +297,7 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		out.push(
 			`  ${clean(v.validator)} (${v.origin}): ${percent(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`,
 		);
+		if (v.claims) out.push(`    ${claimTallyLine(v.claims)}`);
 	}
 	for (const p of report.agreement.pairs) {
 		out.push(
