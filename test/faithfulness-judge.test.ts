@@ -43,6 +43,8 @@ function evidenceFor(_unit: unknown, claim: string): JudgeEvidence[] {
 	return passages.filter((p) => words.some((w) => p.text.includes(w)));
 }
 
+const verdicts0 = (session: Session) => session.data.faithfulness!.find((v) => v.sentence === 0)!;
+
 async function setup(t: import('node:test').TestContext, name: string, respond: (prompt: string) => string) {
 	const prompts: string[] = [];
 	const server = await startFakeApi({
@@ -153,13 +155,21 @@ test('an unreadable claims answer leaves the sentence as one claim, recorded so;
 	const { prompts, dir, session, options } = await setup(t, 'faith-unread', (prompt) => {
 		const sentence = claimsQuestion(prompt);
 		if (sentence === 'The war ends.') return 'The sentence says the war ends.';
+		// Well-formed lines, but more than the token limit: cut short, its last claims lost.
+		if (sentence === 'Ann sails to Dover and meets Bob.')
+			return `1. Ann sails to Dover.\n2. ${'Ann meets Bob, who is a sailor of long standing in the port. '.repeat(40)}`;
 		const claim = claimQuestion(prompt)?.claim;
 		if (claim === 'Bob sells the boat') return 'Supported, I think.';
 		return faithfulnessReply(prompt)!;
 	});
 	const result = await judgeFaithfulness({ ...options(session), maxRetries: 1 });
 	assert.equal(result.status, 'done', result.error ?? '');
-	assert.deepEqual([result.judged, result.unsplit, result.unreadable], [3, 1, 1]);
+	assert.deepEqual([result.judged, result.unsplit, result.unreadable], [3, 2, 1]);
+	assert.deepEqual(
+		verdicts0(session).claims!.map((c) => c.claim),
+		['Ann sails to Dover and meets Bob.'],
+		'the cut-short claims list is not taken',
+	);
 	const verdicts = new Map((session.data.faithfulness ?? []).map((v) => [v.sentence, v]));
 	const war = verdicts.get(1)!;
 	assert.equal(war.split, 'unreadable');
@@ -170,7 +180,7 @@ test('an unreadable claims answer leaves the sentence as one claim, recorded so;
 	assert.match(war.note!, /judged whole/u);
 	const tally = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
 		.validators[0]!.claims!;
-	assert.deepEqual([tally.claims, tally.verdicts.unreadable, tally.unsplit], [4, 1, 1]);
+	assert.deepEqual([tally.claims, tally.verdicts.unreadable, tally.unsplit], [3, 1, 2]);
 	const sale = verdicts.get(2)!;
 	assert.deepEqual(
 		[sale.label, sale.claims![0]!.verdict, sale.claims![0]!.reason],

@@ -16,6 +16,7 @@ import {
 } from '../score/claims.ts';
 import { faithfulnessUnits, type FaithfulnessUnit } from '../score/faithfulness.ts';
 import { fill, type Templates } from '../summarize/templates.ts';
+import { countTokens } from '../text/tokens.ts';
 import { cancelAll, CallRunner, type CallLogStore } from './call-runner.ts';
 import type { Totals } from '../summarize/totals.ts';
 
@@ -56,6 +57,21 @@ export interface FaithfulnessJudgeResult {
 	unsplit: number;
 	error: string | null;
 	totals: Totals;
+}
+
+/**
+ * Finish reasons of an answer stopped at its token limit (OpenAI's, Anthropic's): a claims list
+ * cut there has lost its last claims though every line it has reads well, so it is not taken.
+ */
+const CUT_SHORT = new Set(['length', 'max_tokens']);
+
+/**
+ * The most tokens an answer about `sentence` may take: its claims restate it with every name
+ * spelled out, a few times its length, and a quote is at most a sentence of the book; never
+ * below a few lines' worth.
+ */
+function answerTokens(sentence: string): number {
+	return Math.max(400, 4 * countTokens(sentence));
 }
 
 /**
@@ -111,7 +127,7 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 			if (stopped()) return undefined;
 			const params = {
 				temperature: attempt === 0 ? 0 : RETRY_TEMPERATURE,
-				maxTokens: opts.maxTokens ?? 400,
+				maxTokens: opts.maxTokens ?? answerTokens(unit.text),
 				words: 0,
 				template,
 			};
@@ -127,7 +143,12 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 						failure ??= `${sentencesName(unit.summary, [unit.sentence])}: ${errorMessage(error)}`;
 				},
 				onUsage: () => {},
-				commit: ({ result }) => Promise.resolve(read(result.text)),
+				commit: ({ result }) =>
+					Promise.resolve<Read<T>>(
+						CUT_SHORT.has(result.finishReason)
+							? { ok: false, reason: 'cut short at the token limit' }
+							: read(result.text),
+					),
 			});
 			if (answer === null) return undefined;
 			if (answer.ok) return answer.value;
