@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readBook } from '../source/book/read.ts';
 import { chaptersOf } from '../source/text/chapters.ts';
+import { words } from '../source/text/ngrams.ts';
 import { BOOKS_DIR, copiedPhrases, readEvidenceSet, type Kind } from './support/evidence-set.ts';
 
 /**
@@ -55,6 +56,24 @@ for (const labelled of set) {
 		assert.deepEqual(copies, [], 'sentences that copy the book rather than paraphrase it');
 	});
 }
+
+// A score that merely prefers short sentences (fewer words to find) would separate invented from
+// true ones if invented ones were shorter: they are written as long as the true ones, within a quarter.
+test('invented sentences are as long as true ones in each book, so length cannot tell them apart', () => {
+	for (const labelled of set) {
+		const mean = (invented: boolean) => {
+			const lengths = labelled.sentences
+				.filter((s) => (s.kind === 'invented') === invented)
+				.map((s) => words(s.text).length);
+			return lengths.reduce((a, b) => a + b, 0) / lengths.length;
+		};
+		const ratio = mean(true) / mean(false);
+		assert.ok(
+			ratio >= 0.8 && ratio <= 1.25,
+			`${labelled.book}: invented/true mean length ${ratio.toFixed(2)}`,
+		);
+	}
+});
 
 test('the 5-gram check catches a copy, accents dropped, and passes a paraphrase', () => {
 	const book = 'Pierre looked at Dólokhov and fired, not at all expecting so loud a report.';
