@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Chunk } from '../source/domain.ts';
 import { boundedPieces, MAX_PASSAGE_CHARS, splitPassages } from '../source/evidence/passages.ts';
 import { NAME_BOOST, PassageIndex } from '../source/evidence/rank.ts';
+import { supportOf, WEAK_SUPPORT } from '../source/evidence/support.ts';
 import { contentStems, properNames } from '../source/text/stems.ts';
 
 const whole = (book: string): Chunk[] => [{ index: 0, start: 0, end: book.length, tokens: 1 }];
@@ -77,4 +78,32 @@ test('ranking matches stems, and a shared proper name outweighs a shared common 
 	assert.ok(Math.abs(name!.score / word!.score - NAME_BOOST) < 0.01);
 	// A word the book never uses weighs more than any it does.
 	assert.ok(index.weight('zebra') > index.weight('anna'));
+});
+
+test("support: a copied sentence is fully supported, a paraphrase more than an invented sentence with the book's names", () => {
+	const book = [
+		'Margaret inherited the mill at Thornfield when her uncle died in the spring.',
+		'The workers at the mill had not been paid for three months, and they threatened to strike.',
+		"Margaret sold her mother's pearls to pay their wages before the harvest.",
+		'In the autumn her cousin Edmund returned from India with a fortune.',
+		'Edmund asked Margaret to marry him, but she refused and kept the mill.',
+		'The river flooded the lower fields in November, and the grain was lost.',
+	].join('\n');
+	const index = new PassageIndex(book, whole(book), 1);
+	const support = (sentence: string) => supportOf(sentence, index.rank(sentence, 3), index);
+	const copied = support("Margaret sold her mother's pearls to pay their wages before the harvest.");
+	assert.equal(copied.support, 1);
+	assert.equal(copied.weak, false);
+	const paraphrase = support(
+		'To pay the unpaid workers, Margaret sells the pearls that belonged to her mother.',
+	);
+	const invented = support('Margaret and Edmund sail to America and open a school for orphans.');
+	assert.ok(paraphrase.support > invented.support, `${paraphrase.support} vs ${invented.support}`);
+	assert.equal(paraphrase.weak, false);
+	assert.equal(invented.weak, true);
+	assert.ok(invented.support < WEAK_SUPPORT);
+	// No passage: nothing supports it. Function words only: supported only word for word.
+	assert.deepEqual(supportOf('Margaret sold the pearls.', [], index), { support: 0, weak: true });
+	assert.equal(support('and they').support, 1);
+	assert.equal(supportOf('It was so.', index.rank('It was so.', 3), index).support, 0);
 });

@@ -80,6 +80,14 @@ export class PassageIndex {
 		return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 	}
 
+	/**
+	 * How much a stem tells about where in the book a sentence comes from: its weight, or 0 for a stem
+	 * the book never uses (a paraphrase's own word names no place in the book, however rare it is).
+	 */
+	placeWeight(term: string): number {
+		return this.#df.has(term) ? this.weight(term) : 0;
+	}
+
 	/** The passage's text, as in the book. */
 	text(passage: Pick<Passage, 'start' | 'end'>): string {
 		return this.#book.slice(passage.start, passage.end);

@@ -1,7 +1,7 @@
 import type { Run, ScoredSummary } from '../domain.ts';
 import { chunkPlace } from '../summarize/places.ts';
-import { nodeEvidence, TOP_PASSAGES } from './evidence.ts';
-import { sentenceKey, Tracer } from './provenance.ts';
+import { nodeEvidence, TOP_PASSAGES, tracerFor } from './evidence.ts';
+import { sentenceKey } from './provenance.ts';
 import type { PassageIndex } from './rank.ts';
 import { shareOf } from '../format/percent.ts';
 
@@ -32,7 +32,7 @@ export function evidenceLookup(
 	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node'>[],
 	top = TOP_PASSAGES,
 ) {
-	const tracer = new Tracer(run);
+	const tracer = tracerFor(run, index);
 	const done = new Map<string, ShownEvidence[][]>();
 	return (unit: { summary: string; sentence: number }): ShownEvidence[] => {
 		let all = done.get(unit.summary);
