@@ -46,7 +46,7 @@ export class PassageIndex {
 	readonly #book: string;
 	/** Each passage's text as queries are matched word for word, made when first needed. */
 	readonly #keys: (string | undefined)[] = [];
-	readonly #search: MiniSearch<{ id: number; text: string }>;
+	readonly #search: MiniSearch<{ id: number; stems: string }>;
 	readonly #sets = new WeakMap<Iterable<number>, ReadonlySet<number>>();
 	/** Passages holding each stem. */
 	readonly #df = new Map<string, number>();
@@ -56,17 +56,24 @@ export class PassageIndex {
 		this.#book = book;
 		this.passages = splitPassages(book, chunks, sentences);
 		this.#names = properNames(book);
+		// Each passage is stemmed once, here, for both the term counts and the index: the index gets its
+		// stems, and only queries are tokenized and stemmed by minisearch.
 		this.#search = new MiniSearch({
-			fields: ['text'],
+			fields: ['stems'],
 			storeFields: [],
-			tokenize: contentTokens,
-			processTerm: stem,
-			searchOptions: { boostTerm: (term) => (this.#names.has(term) ? NAME_BOOST : 1) },
+			// Stems hold no spaces (a token is a run of letters and digits, apostrophes inside).
+			tokenize: (stems) => (stems === '' ? [] : stems.split(' ')),
+			processTerm: (term) => term,
+			searchOptions: {
+				tokenize: contentTokens,
+				processTerm: stem,
+				boostTerm: (term) => (this.#names.has(term) ? NAME_BOOST : 1),
+			},
 		});
 		for (const p of this.passages) {
-			const text = book.slice(p.start, p.end);
-			for (const term of new Set(contentStems(text))) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
-			this.#search.add({ id: p.index, text });
+			const stems = contentStems(book.slice(p.start, p.end));
+			for (const term of new Set(stems)) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
+			this.#search.add({ id: p.index, stems: stems.join(' ') });
 		}
 	}
 

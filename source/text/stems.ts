@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { runsOf } from './runs.ts';
+import { isWhitespace, runsOf } from './runs.ts';
 import { contentTokens } from './textrank.ts';
 
 /**
@@ -7,10 +7,21 @@ import { contentTokens } from './textrank.ts';
  * meet at one stem (Porter's, through the `stemmer` package). Pure.
  */
 
+/** Stems already worked out: a book of a million words has some tens of thousands of distinct ones. */
+const known = new Map<string, string>();
+/** Past this many, the memory starts again: a text of made-up words must not grow it without end. */
+const KNOWN_MAX = 200_000;
+
 /** The stem of a lowercase word token: a possessive's "'s" dropped ("victor's" -> "victor"), then Porter's stem. */
 export function stem(token: string): string {
-	const bare = token.endsWith("'s") ? token.slice(0, -2) : token.endsWith("'") ? token.slice(0, -1) : token;
-	return stemmer(bare);
+	let found = known.get(token);
+	if (found === undefined) {
+		const bare = token.endsWith("'s") ? token.slice(0, -2) : token.endsWith("'") ? token.slice(0, -1) : token;
+		found = stemmer(bare);
+		if (known.size >= KNOWN_MAX) known.clear();
+		known.set(token, found);
+	}
+	return found;
 }
 
 /** The stems of a text's content words (stopwords dropped), in order. */
@@ -34,7 +45,7 @@ export function properNames(text: string): Set<string> {
 	const counts = new Map<string, { upper: number; all: number }>();
 	for (const [start, end] of runsOf(text, LETTERS, "'’")) {
 		let i = start - 1;
-		while (i >= 0 && (OPENERS.has(text[i]!) || (text[i] !== '\n' && /\s/u.test(text[i]!)))) i--;
+		while (i >= 0 && (OPENERS.has(text[i]!) || (text[i] !== '\n' && isWhitespace(text.charCodeAt(i))))) i--;
 		if (i < 0 || text[i] === '\n' || SENTENCE_ENDS.has(text[i]!)) continue;
 		const word = text.slice(start, end);
 		const first = word[0]!;
