@@ -2,6 +2,7 @@ import type { NodeRef, Run } from '../domain.ts';
 import { activeVersion, chunksUnder, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
 import { splitSentences } from '../text/sentences.ts';
 import { contentStems } from '../text/stems.ts';
+import type { PassageIndex } from './rank.ts';
 
 /**
  * Where a sentence the model wrote (or a person edited) comes from, by aligning it down the run's
@@ -13,9 +14,12 @@ import { contentStems } from '../text/stems.ts';
  *   summaries and their chunks;
  * - incremental: a running summary's sentence goes back through the steps while the summary before
  *   a step held a sentence like it; where none did, its content first entered at that step, from
- *   the chunk the step read (through a compression it is followed the same way).
- * Where no summary a node read holds a sentence like it (the alignment is weak), the walk does not
- * guess: it keeps every chunk under that node. So a sentence is never narrowed to a wrong place
+ *   the chunk the step read, if a passage of that chunk holds it as well (a third of its weight);
+ *   through a compression it is followed the same way.
+ * Where no summary a node read holds a sentence like it (the alignment is weak) and the chunk it
+ * read does not either, the walk does not guess: it keeps every chunk under that node (a sentence
+ * typed into the last step of an incremental run is not new at that step because nothing before
+ * it is alike). So a sentence is never narrowed to a wrong place
  * with confidence; at worst it is not narrowed.
  */
 
@@ -44,21 +48,16 @@ interface Terms {
 /** A run's tree with the sentences of its nodes split and stemmed once, for aligning many sentences. */
 export class Aligner {
 	readonly #run: Run;
-	readonly #weight: (term: string) => number;
+	readonly #index: PassageIndex;
 	readonly #sentences = new Map<NodeRef, Terms[]>();
 	readonly #under: Map<NodeRef, ReadonlySet<number>>;
+	/** The stems of each chunk's passages, made when first needed. */
+	#passages: Map<number, ReadonlySet<string>[]> | null = null;
 
-	/**
-	 * `weight`: how much a stem tells of a place in the book (`PassageIndex.placeWeight`); `under`: a
-	 * shared memo of the chunks under nodes.
-	 */
-	constructor(
-		run: Run,
-		weight: (term: string) => number,
-		under: Map<NodeRef, ReadonlySet<number>> = new Map(),
-	) {
+	/** `index`: the book's passages and term weights; `under`: a shared memo of the chunks under nodes. */
+	constructor(run: Run, index: PassageIndex, under: Map<NodeRef, ReadonlySet<number>> = new Map()) {
 		this.#run = run;
-		this.#weight = weight;
+		this.#index = index;
 		this.#under = under;
 	}
 
@@ -93,8 +92,29 @@ export class Aligner {
 			rest = this.#without(rest, best.sentence.terms);
 		}
 		if (kept > 0) return;
-		if (direct.length > 0) for (const c of direct) out.add(c);
-		else for (const c of chunksUnder(this.#run, ref, this.#under)) out.add(c);
+		// A level-0 summary read its chunk alone; a step that also read the summary so far took a
+		// sentence from its chunk only if the chunk has it.
+		const read = candidates.length === 0 ? direct : direct.filter((c) => this.#holds(c, query));
+		const from = read.length > 0 ? read : chunksUnder(this.#run, ref, this.#under);
+		for (const c of from) out.add(c);
+	}
+
+	/** A passage of `chunk` holds at least `ALIGN_MIN` of the query's weight. */
+	#holds(chunk: number, query: Terms): boolean {
+		if (query.mass === 0) return false;
+		if (!this.#passages) {
+			this.#passages = new Map();
+			for (const p of this.#index.passages) {
+				const list = this.#passages.get(p.chunk) ?? [];
+				list.push(new Set(contentStems(this.#index.text(p))));
+				this.#passages.set(p.chunk, list);
+			}
+		}
+		return (this.#passages.get(chunk) ?? []).some((held) => {
+			let shared = 0;
+			for (const t of query.terms) if (held.has(t)) shared += this.#weight(t);
+			return shared >= ALIGN_MIN * query.mass;
+		});
 	}
 
 	/** `query` without `terms`: what a matched sentence leaves unexplained. */
@@ -106,6 +126,10 @@ export class Aligner {
 	}
 
 	/** Weighted cosine of two sets of stems (0 when either is empty). */
+	#weight(term: string): number {
+		return this.#index.placeWeight(term);
+	}
+
 	#similarity(a: Terms, b: Terms): number {
 		if (a.mass === 0 || b.mass === 0) return 0;
 		let shared = 0;

@@ -75,7 +75,7 @@ function ranked(index: PassageIndex, s: SentenceSource, top: number): Hit[] {
 
 /** A tracer of `run` that aligns sentences with the weights of `index`'s book. */
 export function tracerFor(run: Run, index: PassageIndex): Tracer {
-	return new Tracer(run, (term) => index.placeWeight(term));
+	return new Tracer(run, index);
 }
 
 /** The evidence of the run's final summary (its root), or null before the run has one. */

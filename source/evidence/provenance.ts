@@ -2,6 +2,7 @@ import type { NodeRef, Run } from '../domain.ts';
 import { activeVersion, chunksUnder, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
 import type { Span } from '../text/sentences.ts';
 import { Aligner } from './align.ts';
+import type { PassageIndex } from './rank.ts';
 import { collapseWhitespace } from '../text/runs.ts';
 import { eachSentenceSpan } from '../text/sentences.ts';
 
@@ -19,7 +20,7 @@ import { eachSentenceSpan } from '../text/sentences.ts';
  *   appeared at step k (present in every step since) gives those chunks, and one written at a
  *   compression the chunks of the summary it compressed.
  * A sentence the model rewrote at every level thus falls back to every chunk its node read; given
- * the book's term weights, the tracer also aligns it down the tree (align.ts) to the few chunks it
+ * the book's passage index, the tracer also aligns it down the tree (align.ts) to the few chunks it
  * most likely comes from (`aligned`).
  */
 
@@ -41,8 +42,8 @@ export interface SentenceSource {
 	direct: number[];
 	/**
 	 * The chunks among `chunks` that the sentence's origins lead to by aligning it down the tree
-	 * (align.ts): what evidence is ranked in first. `chunks` itself when the tracer has no term
-	 * weights or the alignment is weak.
+	 * (align.ts): what evidence is ranked in first. `chunks` itself when the tracer has no index or
+	 * the alignment is weak.
 	 */
 	aligned: number[];
 	/**
@@ -71,10 +72,10 @@ export class Tracer {
 	readonly #origins = new Map<string, { chunks: number[]; direct: number[] }>();
 	readonly #aligner: Aligner | null;
 
-	/** `weight`: how much a stem tells of a place in the book (`PassageIndex.placeWeight`); without it, no alignment. */
-	constructor(run: Run, weight?: (term: string) => number) {
+	/** `index`: the book's passages, to align sentences down the tree with (align.ts); without it, no alignment. */
+	constructor(run: Run, index?: PassageIndex) {
 		this.#run = run;
-		this.#aligner = weight ? new Aligner(run, weight, this.#under) : null;
+		this.#aligner = index ? new Aligner(run, index, this.#under) : null;
 	}
 
 	/** Every sentence of `text` (default: the node's active version) with its origins and chunks. */
@@ -134,7 +135,7 @@ export class Tracer {
 		return found;
 	}
 
-	/** The chunks alignment leads `sentence` to from its origins (within `chunks`), or `chunks` without weights. */
+	/** The chunks alignment leads `sentence` to from its origins (within `chunks`), or `chunks` without an index. */
 	#aligned(origins: readonly NodeRef[], sentence: string, chunks: number[]): number[] {
 		if (!this.#aligner) return chunks;
 		const found = new Set<number>();
