@@ -2,7 +2,7 @@ import type { NodeRef, Run } from '../domain.ts';
 import { activeVersion, chunksUnder, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
 import { splitSentences } from '../text/sentences.ts';
 import { contentStems } from '../text/stems.ts';
-import type { PassageIndex } from './rank.ts';
+import type { Passage } from './passages.ts';
 
 /**
  * Where a sentence the model wrote (or a person edited) comes from, by aligning it down the run's
@@ -38,6 +38,13 @@ export const ALIGN_MIN = 1 / 3;
  */
 export const ALIGN_KEEP = 2;
 
+/** What alignment reads of the book: its passages and how much a stem tells of a place (a `PassageIndex` is one). */
+export interface BookTerms {
+	readonly passages: readonly Passage[];
+	text(passage: Passage): string;
+	placeWeight(term: string): number;
+}
+
 interface Terms {
 	text: string;
 	terms: ReadonlySet<string>;
@@ -48,14 +55,14 @@ interface Terms {
 /** A run's tree with the sentences of its nodes split and stemmed once, for aligning many sentences. */
 export class Aligner {
 	readonly #run: Run;
-	readonly #index: PassageIndex;
+	readonly #index: BookTerms;
 	readonly #sentences = new Map<NodeRef, Terms[]>();
 	readonly #under: Map<NodeRef, ReadonlySet<number>>;
 	/** The stems of each chunk's passages, made when first needed. */
 	#passages: Map<number, ReadonlySet<string>[]> | null = null;
 
 	/** `index`: the book's passages and term weights; `under`: a shared memo of the chunks under nodes. */
-	constructor(run: Run, index: PassageIndex, under: Map<NodeRef, ReadonlySet<number>> = new Map()) {
+	constructor(run: Run, index: BookTerms, under: Map<NodeRef, ReadonlySet<number>> = new Map()) {
 		this.#run = run;
 		this.#index = index;
 		this.#under = under;

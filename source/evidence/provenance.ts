@@ -1,8 +1,7 @@
 import type { NodeRef, Run } from '../domain.ts';
 import { activeVersion, chunksUnder, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
 import type { Span } from '../text/sentences.ts';
-import { Aligner } from './align.ts';
-import type { PassageIndex } from './rank.ts';
+import { Aligner, type BookTerms } from './align.ts';
 import { collapseWhitespace } from '../text/runs.ts';
 import { eachSentenceSpan } from '../text/sentences.ts';
 
@@ -73,7 +72,7 @@ export class Tracer {
 	readonly #aligner: Aligner | null;
 
 	/** `index`: the book's passages, to align sentences down the tree with (align.ts); without it, no alignment. */
-	constructor(run: Run, index?: PassageIndex) {
+	constructor(run: Run, index?: BookTerms) {
 		this.#run = run;
 		this.#aligner = index ? new Aligner(run, index, this.#under) : null;
 	}
