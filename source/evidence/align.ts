@@ -40,8 +40,8 @@ export const ALIGN_KEEP = 2;
 
 /** What alignment reads of the book: its passages and how much a stem tells of a place (a `PassageIndex` is one). */
 export interface BookTerms {
-	readonly passages: readonly Passage[];
-	text(passage: Passage): string;
+	passagesOf(chunk: number): readonly Passage[];
+	stems(passage: Passage): ReadonlySet<string>;
 	placeWeight(term: string): number;
 }
 
@@ -58,8 +58,6 @@ export class Aligner {
 	readonly #index: BookTerms;
 	readonly #sentences = new Map<NodeRef, Terms[]>();
 	readonly #under: Map<NodeRef, ReadonlySet<number>>;
-	/** The stems of each chunk's passages, made when first needed. */
-	#passages: Map<number, ReadonlySet<string>[]> | null = null;
 
 	/** `index`: the book's passages and term weights; `under`: a shared memo of the chunks under nodes. */
 	constructor(run: Run, index: BookTerms, under: Map<NodeRef, ReadonlySet<number>> = new Map()) {
@@ -109,15 +107,8 @@ export class Aligner {
 	/** A passage of `chunk` holds at least `ALIGN_MIN` of the query's weight. */
 	#holds(chunk: number, query: Terms): boolean {
 		if (query.mass === 0) return false;
-		if (!this.#passages) {
-			this.#passages = new Map();
-			for (const p of this.#index.passages) {
-				const list = this.#passages.get(p.chunk) ?? [];
-				list.push(new Set(contentStems(this.#index.text(p))));
-				this.#passages.set(p.chunk, list);
-			}
-		}
-		return (this.#passages.get(chunk) ?? []).some((held) => {
+		return this.#index.passagesOf(chunk).some((p) => {
+			const held = this.#index.stems(p);
 			let shared = 0;
 			for (const t of query.terms) if (held.has(t)) shared += this.#weight(t);
 			return shared >= ALIGN_MIN * query.mass;

@@ -51,6 +51,10 @@ export class PassageIndex {
 	/** Passages holding each stem. */
 	readonly #df = new Map<string, number>();
 	readonly #names: ReadonlySet<string>;
+	/** Each passage's content stems, made when first needed. */
+	readonly #stems: (ReadonlySet<string> | undefined)[] = [];
+	/** Each chunk's passages as a range of `passages` (they are in chunk order). */
+	readonly #chunks = new Map<number, { from: number; to: number }>();
 
 	constructor(book: string, chunks: readonly Chunk[], sentences = PASSAGE_SENTENCES) {
 		this.#book = book;
@@ -71,6 +75,9 @@ export class PassageIndex {
 			},
 		});
 		for (const p of this.passages) {
+			const range = this.#chunks.get(p.chunk);
+			if (range) range.to = p.index + 1;
+			else this.#chunks.set(p.chunk, { from: p.index, to: p.index + 1 });
 			const stems = contentStems(book.slice(p.start, p.end));
 			for (const term of new Set(stems)) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
 			this.#search.add({ id: p.index, stems: stems.join(' ') });
@@ -93,6 +100,18 @@ export class PassageIndex {
 	 */
 	placeWeight(term: string): number {
 		return this.#df.has(term) ? this.weight(term) : 0;
+	}
+
+	/** The passages of `chunk`, in reading order. */
+	passagesOf(chunk: number): readonly Passage[] {
+		const range = this.#chunks.get(chunk);
+		return range ? this.passages.slice(range.from, range.to) : [];
+	}
+
+	/** The passage's content stems (text/stems.ts), kept once made. */
+	stems(passage: Pick<Passage, 'index'>): ReadonlySet<string> {
+		const p = this.passages[passage.index]!;
+		return (this.#stems[p.index] ??= new Set(contentStems(this.#book.slice(p.start, p.end))));
 	}
 
 	/** The passage's text, as in the book. */

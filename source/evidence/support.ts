@@ -46,27 +46,28 @@ export function supportOf(
 	const terms = [...new Set(contentStems(sentence))];
 	const total = terms.reduce((sum, t) => sum + index.weight(t), 0);
 	let best = 0;
-	if (total === 0) {
-		// Function words only ("It was."): supported only where a passage holds it word for word.
-		const key = sentenceKey(sentence);
-		best = key !== '' && passages.some((p) => sentenceKey(index.text(scene(p, index))).includes(key)) ? 1 : 0;
-	} else
-		for (const p of passages) {
-			const held = new Set(contentStems(index.text(scene(p, index))));
-			const share = terms.reduce((sum, t) => sum + (held.has(t) ? index.weight(t) : 0), 0) / total;
-			best = Math.max(best, share);
+	for (const p of passages) {
+		const around = scene(p, index);
+		let share: number;
+		if (total === 0) {
+			// Function words only ("It was."): supported only where the scene holds it word for word.
+			const key = sentenceKey(sentence);
+			const text = index.text({ start: around[0]!.start, end: around.at(-1)!.end });
+			share = key !== '' && sentenceKey(text).includes(key) ? 1 : 0;
+		} else {
+			const held = around.map((q) => index.stems(q));
+			share = terms.reduce((sum, t) => sum + (held.some((h) => h.has(t)) ? index.weight(t) : 0), 0) / total;
 		}
+		best = Math.max(best, share);
+	}
 	return { support: best, weak: best < WEAK_SUPPORT };
 }
 
-/** The passage with its neighbours in its chunk, as one range of the book. */
-function scene(passage: Pick<Passage, 'index'>, index: PassageIndex): { start: number; end: number } {
+/** The passage with its neighbours in its chunk, in reading order. */
+function scene(passage: Pick<Passage, 'index'>, index: PassageIndex): Passage[] {
 	const all = index.passages;
 	const self = all[passage.index]!;
-	const before = all[passage.index - 1];
-	const after = all[passage.index + 1];
-	return {
-		start: before?.chunk === self.chunk ? before.start : self.start,
-		end: after?.chunk === self.chunk ? after.end : self.end,
-	};
+	return [all[passage.index - 1], self, all[passage.index + 1]].filter(
+		(p): p is Passage => p !== undefined && p.chunk === self.chunk,
+	);
 }
