@@ -19,8 +19,8 @@ import type { Passage } from './passages.ts';
  * Where no summary a node read holds a sentence like it (the alignment is weak) and the chunk it
  * read does not either, the walk does not guess: it keeps every chunk under that node (a sentence
  * typed into the last step of an incremental run is not new at that step because nothing before
- * it is alike). So a sentence is never narrowed to a wrong place
- * with confidence; at worst it is not narrowed.
+ * it is alike). So a sentence is never narrowed to a wrong place with confidence; at worst it is
+ * not narrowed.
  */
 
 /**
