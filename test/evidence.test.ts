@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Chunk, Node, NodeKind, NodeRef, Run, Version } from '../source/domain.ts';
-import { makeConfig } from '../source/config.ts';
+import type { Chunk, Node } from '../source/domain.ts';
 import { coverageOf } from '../source/evidence/coverage.ts';
 import { nodeEvidence } from '../source/evidence/evidence.ts';
 import { splitPassages } from '../source/evidence/passages.ts';
@@ -9,7 +8,7 @@ import { Tracer } from '../source/evidence/provenance.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { stripChart } from '../source/evidence/strip.ts';
 import { evidenceLookup } from '../source/evidence/units.ts';
-import { newNode } from '../source/summarize/graph.ts';
+import { chunkedBook, done, treeRun } from './support/trees.ts';
 
 /** Three chunks: two paragraphs of two sentences, one paragraph of two, one of three. */
 const PARTS = [
@@ -17,55 +16,8 @@ const PARTS = [
 	'Elizabeth wrote letters from Geneva. Justine was accused of murder.\n',
 	'The creature asked for a companion. Victor destroyed the female creature on the island. Henry was found dead on the shore.\n',
 ];
-const BOOK = PARTS.join('');
-const CHUNKS: Chunk[] = PARTS.map((p, index) => {
-	const start = PARTS.slice(0, index).join('').length;
-	return { index, start, end: start + p.length, tokens: 20 };
-});
-
-function version(text: string): Version {
-	const at = '2024-05-01T10:00:00.000Z';
-	return {
-		text,
-		origin: 'edit',
-		template: 'x',
-		params: null,
-		usage: { input: 0, output: 0, cached: 0 },
-		cost: 0,
-		attempts: [],
-		timings: null,
-		overBudget: false,
-		model: null,
-		createdAt: at,
-	};
-}
-
-function done(
-	id: NodeRef,
-	kind: NodeKind,
-	inputs: NodeRef[],
-	text: string,
-	context: NodeRef | null = null,
-): Node {
-	const budget = { promptTokens: 100, summaryTokens: 100, words: 50 };
-	return {
-		...newNode(id, { kind, level: 0, index: 0, inputs, context, budget }),
-		status: 'done',
-		versions: [version(text)],
-		active: 0,
-	};
-}
-
-function run(method: 'hier' | 'inc', nodes: Node[]): Run {
-	return {
-		config: makeConfig({ provider: 'extractive', model: 'textrank', method }),
-		status: 'done',
-		chunks: CHUNKS,
-		nodes,
-		root: nodes.at(-1)!.id,
-		error: null,
-	};
-}
+const { book: BOOK, chunks: CHUNKS } = chunkedBook(PARTS);
+const run = (method: 'hier' | 'inc', nodes: Node[]) => treeRun(method, CHUNKS, nodes);
 
 // A tree whose sentences are copied, carried through a context, and newly written at the top.
 const HIER = run('hier', [

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { NodeRef, Run, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { activeVersion, findNode } from '../source/summarize/graph.ts';
+import { WEAK_SUPPORT } from '../source/evidence/support.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import type { RunControls, RunInfo } from '../source/ui/controls.ts';
 import { externalEditorFrom } from '../source/commands/external-editor.ts';
@@ -479,6 +480,10 @@ test('the evidence pane shows a sentence of the selected node and the passages o
 	assert.match(f, /chunk 1 of \d+ · \d+% into the book/u, 'a passage of its chunk, with where it is');
 	const passage = f.split('\n').findIndex((l) => /chunk 1 of \d+ · \d+% into the book/u.test(l));
 	assert.match(f.split('\n')[passage + 1]!, /walked/iu, 'the passage shares the word');
+	// How well its passages hold it: a number in [0, 1], flagged when weak.
+	const support = /support (\d\.\d\d)( · weakly supported)?/u.exec(f);
+	assert.ok(support, 'the support line');
+	assert.equal(support[2] !== undefined, Number(support[1]) < WEAK_SUPPORT);
 	await press('[');
 	await until(frame, (x) => x.includes(`sentence ${Math.max(1, k)} of`), 'back one sentence');
 	r.unmount();

@@ -5,8 +5,7 @@ import { badInput } from '../errors.ts';
 import { keyVariable } from '../llm/base-url.ts';
 import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { commandLine } from '../program.ts';
-import { nodeEvidence, type SentenceEvidence } from '../evidence/evidence.ts';
-import { Tracer } from '../evidence/provenance.ts';
+import { nodeEvidence, rankedFor, tracerFor, type SentenceEvidence } from '../evidence/evidence.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
@@ -143,10 +142,10 @@ export function claimEvidence(
 	run: Run,
 	book: string,
 	index: PassageIndex,
-	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node'>[],
+	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node' | 'units'>[],
 	top: number,
 ): (unit: { summary: string; sentence: number }, claim: string) => ShownEvidence[] {
-	const tracer = new Tracer(run);
+	const tracer = tracerFor(run, index);
 	const traced = new Map<string, SentenceEvidence[]>();
 	const sourcesOf = (id: string): SentenceEvidence[] => {
 		let sources = traced.get(id);
@@ -154,14 +153,21 @@ export function claimEvidence(
 			const summary = summaries.find((s) => s.id === id);
 			const node = summary?.node && run.nodes.some((n) => n.id === summary.node) ? summary.node : null;
 			// top 0: only where each sentence can come from; the claims are ranked below.
-			sources = node ? nodeEvidence(run, index, node, { text: summary!.text, top: 0, tracer }) : [];
+			sources = node
+				? nodeEvidence(run, index, node, {
+						text: summary!.text,
+						top: 0,
+						tracer,
+						lineBreaks: summary!.units !== 'nltk',
+					})
+				: [];
 			traced.set(id, sources);
 		}
 		return sources;
 	};
 	return (unit, claim) => {
 		const source = sourcesOf(unit.summary)[unit.sentence];
-		const within = source ? { chunks: source.chunks, direct: source.direct } : {};
-		return index.rank(claim, top, within).map((hit) => shownHit(run, book, hit));
+		const hits = source ? rankedFor(index, source, claim, top) : index.rank(claim, top);
+		return hits.map((hit) => shownHit(run, book, hit));
 	};
 }

@@ -1,13 +1,17 @@
 import type { NodeRef, Run } from '../domain.ts';
 import { Tracer, type SentenceSource } from './provenance.ts';
 import type { Hit, PassageIndex } from './rank.ts';
+import { supportOf, type Support } from './support.ts';
 
 /** Passages shown per sentence unless told. */
 export const TOP_PASSAGES = 3;
 
 /** A sentence of a summary, where it can come from (chunks), and the passages of those chunks most like it. */
-export interface SentenceEvidence extends SentenceSource {
-	/** Best first; empty when no passage of its chunks shares a word with it. */
+export interface SentenceEvidence extends SentenceSource, Support {
+	/**
+	 * Best first: those of its aligned chunks, then, to make up `top`, the rest of its chunks'; empty
+	 * when no passage of its chunks shares a word with it.
+	 */
 	passages: Hit[];
 }
 
@@ -18,13 +22,19 @@ export interface EvidenceOptions {
 	text?: string;
 	/** Only these sentence indices (default: every sentence). */
 	sentences?: readonly number[];
-	/** A tracer already made for this run, to share its memory across calls. */
+	/** A tracer already made for this run (with the index's weights, to align), to share its memory across calls. */
 	tracer?: Tracer;
+	/**
+	 * Whether a line break ends a sentence (default true). A scored summary is cut as BooookScore
+	 * counts it (`units`), so its sentence numbers are the ones its verdicts name.
+	 */
+	lineBreaks?: boolean;
 }
 
 /**
- * The evidence for each sentence of `node`'s summary: its candidate chunks by the tree, and the
- * best passages of those chunks by BM25. Pure and offline; `index` is built once per book.
+ * The evidence for each sentence of `node`'s summary: its candidate chunks by the tree, the best
+ * passages of those chunks by BM25 (its aligned chunks' first), and how well they support it
+ * (support.ts). Pure and offline; `index` is built once per book.
  */
 export function nodeEvidence(
 	run: Run,
@@ -46,10 +56,32 @@ export function* eachEvidence(
 	opts: EvidenceOptions = {},
 ): Generator<SentenceEvidence> {
 	const top = opts.top ?? TOP_PASSAGES;
-	const tracer = opts.tracer ?? new Tracer(run);
+	const tracer = opts.tracer ?? tracerFor(run, index);
 	const wanted = opts.sentences ? new Set(opts.sentences) : undefined;
-	for (const s of tracer.eachSource(node, opts.text, wanted))
-		yield { ...s, passages: index.rank(s.text, top, { chunks: s.chunks, direct: s.direct }) };
+	for (const s of tracer.eachSource(node, opts.text, wanted, { lineBreaks: opts.lineBreaks })) {
+		const passages = rankedFor(index, s, s.text, top);
+		yield { ...s, passages, ...supportOf(s.text, passages, index) };
+	}
+}
+
+/**
+ * The best `top` passages for `text` (the sentence, or a claim of it) among the sentence's chunks:
+ * those of its aligned chunks first, then the rest's to make up `top`. A passage that holds the text
+ * word for word is its place whatever the alignment says (a copied line such as "Who is there?" can
+ * align to another scene's sentence).
+ */
+export function rankedFor(index: PassageIndex, s: SentenceSource, text: string, top: number): Hit[] {
+	const wide = index.rank(text, top, { chunks: s.chunks, direct: s.direct });
+	if (s.aligned === s.chunks || wide[0]?.verbatim) return wide;
+	const passages = index.rank(text, top, { chunks: s.aligned, direct: s.direct });
+	const have = new Set(passages.map((p) => p.index));
+	for (const p of wide) if (passages.length < top && !have.has(p.index)) passages.push(p);
+	return passages;
+}
+
+/** A tracer of `run` that aligns sentences with the weights of `index`'s book. */
+export function tracerFor(run: Run, index: PassageIndex): Tracer {
+	return new Tracer(run, index);
 }
 
 /** The evidence of the run's final summary (its root), or null before the run has one. */

@@ -1,8 +1,9 @@
 import type { NodeRef, Run } from '../domain.ts';
-import { activeVersion, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
+import { activeVersion, chunksUnder, dependencies, findNode, isChunkRef } from '../summarize/graph.ts';
 import type { Span } from '../text/sentences.ts';
+import { Aligner, type BookTerms } from './align.ts';
 import { collapseWhitespace } from '../text/runs.ts';
-import { eachSentenceSpan } from '../text/sentences.ts';
+import { eachSentenceSpan, type SplitOptions } from '../text/sentences.ts';
 
 /**
  * Where a sentence of a node's summary can come from, by following the run's tree; no model call.
@@ -17,7 +18,9 @@ import { eachSentenceSpan } from '../text/sentences.ts';
  * - incremental: the running summary after step k has read chunks 0..k, so a sentence that first
  *   appeared at step k (present in every step since) gives those chunks, and one written at a
  *   compression the chunks of the summary it compressed.
- * A sentence the model rewrote at every level thus falls back to every chunk its node read.
+ * A sentence the model rewrote at every level thus falls back to every chunk its node read; given
+ * the book's passage index, the tracer also aligns it down the tree (align.ts) to the few chunks it
+ * most likely comes from (`aligned`).
  */
 
 export interface SentenceSource {
@@ -36,6 +39,17 @@ export interface SentenceSource {
 	 * likely comes from. Empty for a sentence written at a merge or a compression.
 	 */
 	direct: number[];
+	/**
+	 * The chunks among `chunks` that the sentence's origins lead to by aligning it down the tree
+	 * (align.ts): what evidence is ranked in first. `chunks` itself when the tracer has no index or
+	 * the alignment is weak.
+	 */
+	aligned: number[];
+	/**
+	 * The traced text is a version edited by hand: its sentences were not written from the node's
+	 * inputs, so their alignment to them is weaker than a model's.
+	 */
+	edited: boolean;
 }
 
 /** How sentences are matched across nodes: whitespace collapsed, nothing else. */
@@ -55,9 +69,12 @@ export class Tracer {
 	readonly #texts = new Map<NodeRef, string | null>();
 	readonly #under = new Map<NodeRef, ReadonlySet<number>>();
 	readonly #origins = new Map<string, { chunks: number[]; direct: number[] }>();
+	readonly #aligner: Aligner | null;
 
-	constructor(run: Run) {
+	/** `index`: the book's passages, to align sentences down the tree with (align.ts); without it, no alignment. */
+	constructor(run: Run, index?: BookTerms) {
 		this.#run = run;
+		this.#aligner = index ? new Aligner(run, index, this.#under) : null;
 	}
 
 	/** Every sentence of `text` (default: the node's active version) with its origins and chunks. */
@@ -70,17 +87,32 @@ export class Tracer {
 	 * edited to megabytes has hundreds of thousands of sentences. With `wanted`, only the sentences
 	 * of those indices are traced.
 	 */
-	*eachSource(node: NodeRef, text?: string, wanted?: ReadonlySet<number>): Generator<SentenceSource> {
+	*eachSource(
+		node: NodeRef,
+		text?: string,
+		wanted?: ReadonlySet<number>,
+		split: SplitOptions = {},
+	): Generator<SentenceSource> {
 		const n = findNode(this.#run, node);
 		const own = text ?? (n ? (activeVersion(n)?.text ?? null) : null);
 		if (own === null) throw new Error(n ? `node ${node} has no text yet` : `no node ${node} in this run`);
+		const edited = n?.versions.some((v) => v.origin === 'edit' && v.text === own) ?? false;
 		let index = -1;
-		for (const span of eachSentenceSpan(own)) {
+		for (const span of eachSentenceSpan(own, split)) {
 			index++;
 			if (wanted && !wanted.has(index)) continue;
 			const sentence = own.slice(span.start, span.end);
 			const origins = this.origins(node, sentence);
-			yield { index, span, text: sentence, origins, ...this.#chunksOf(origins) };
+			const tree = this.#chunksOf(origins);
+			yield {
+				index,
+				span,
+				text: sentence,
+				origins,
+				...tree,
+				aligned: this.#aligned(origins, sentence, tree.chunks),
+				edited,
+			};
 		}
 	}
 
@@ -107,6 +139,15 @@ export class Tracer {
 		return found;
 	}
 
+	/** The chunks alignment leads `sentence` to from its origins (within `chunks`), or `chunks` without an index. */
+	#aligned(origins: readonly NodeRef[], sentence: string, chunks: number[]): number[] {
+		if (!this.#aligner) return chunks;
+		const found = new Set<number>();
+		for (const origin of origins) for (const c of this.#aligner.chunks(origin, sentence)) found.add(c);
+		const aligned = chunks.filter((c) => found.has(c));
+		return aligned.length === 0 || aligned.length === chunks.length ? chunks : aligned;
+	}
+
 	/** The nodes under `node` where `sentence` was written: `node` itself unless it read the sentence. */
 	origins(node: NodeRef, sentence: string): NodeRef[] {
 		const key = sentenceKey(sentence);
@@ -126,17 +167,7 @@ export class Tracer {
 
 	/** The chunks a node read, through its inputs, at any depth (a chunk ref: itself). */
 	chunksUnder(ref: NodeRef): ReadonlySet<number> {
-		if (isChunkRef(ref)) return new Set([Number(ref.slice(1))]);
-		let under = this.#under.get(ref);
-		if (!under) {
-			const set = new Set<number>();
-			// Marked first: a malformed run that loops back ends here instead of recursing forever.
-			this.#under.set(ref, set);
-			for (const input of findNode(this.#run, ref)?.inputs ?? [])
-				for (const c of this.chunksUnder(input)) set.add(c);
-			under = set;
-		}
-		return under;
+		return chunksUnder(this.#run, ref, this.#under);
 	}
 
 	/** A node's active text with whitespace collapsed (how containment is checked), or null. */

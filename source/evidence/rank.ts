@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import type { Chunk } from '../domain.ts';
+import { contentStems, properNames, stem } from '../text/stems.ts';
 import { contentTokens } from '../text/textrank.ts';
 import { PASSAGE_SENTENCES, splitPassages, type Passage } from './passages.ts';
 import { sentenceKey } from './provenance.ts';
@@ -13,6 +14,15 @@ export interface Hit extends Passage {
 
 const NONE: ReadonlySet<number> = new Set();
 
+/**
+ * How much more a proper name of the book counts in a query than another word of the same rarity.
+ * A paraphrase rewords events but keeps who and where: the names are the words most likely to be
+ * shared with the source passage, so a match on one is worth two on other words. A round factor, not
+ * fitted: it tips ties between passages toward the one with the sentence's people and places without
+ * letting a name alone outrank a passage that shares most of the sentence's other words.
+ */
+export const NAME_BOOST = 2;
+
 /** What a query prefers beyond its words. */
 export interface RankOptions {
 	/** Chunks to search (all when absent). */
@@ -24,7 +34,8 @@ export interface RankOptions {
 /**
  * The book's passages indexed once for lexical search (BM25+ through minisearch), so each sentence
  * of a summary costs one query. Term statistics are the whole book's, whatever set of chunks a
- * query is limited to: how rare a word is in the book is what makes a shared word telling.
+ * query is limited to: how rare a word is in the book is what makes a shared word telling. Words
+ * are matched by their stems (text/stems.ts) and the book's proper names count `NAME_BOOST` times.
  *
  * Order: passages that hold the query word for word come first (a copied sentence's own place
  * beats a short passage that merely shares its rare word; among several, those of `direct` chunks
@@ -35,19 +46,77 @@ export class PassageIndex {
 	readonly #book: string;
 	/** Each passage's text as queries are matched word for word, made when first needed. */
 	readonly #keys: (string | undefined)[] = [];
-	readonly #search: MiniSearch<{ id: number; text: string }>;
+	readonly #search: MiniSearch<{ id: number; stems: string }>;
 	readonly #sets = new WeakMap<Iterable<number>, ReadonlySet<number>>();
+	/** Passages holding each stem. */
+	readonly #df = new Map<string, number>();
+	readonly #names: ReadonlySet<string>;
+	/** Each passage's content stems, made when first needed. */
+	readonly #stems: (ReadonlySet<string> | undefined)[] = [];
+	/** Each chunk's passages as a range of `passages` (they are in chunk order). */
+	readonly #chunks = new Map<number, { from: number; to: number }>();
 
 	constructor(book: string, chunks: readonly Chunk[], sentences = PASSAGE_SENTENCES) {
 		this.#book = book;
 		this.passages = splitPassages(book, chunks, sentences);
+		this.#names = properNames(book);
+		// Each passage is stemmed once, here, for both the term counts and the index: the index gets its
+		// stems, and only queries are tokenized and stemmed by minisearch.
 		this.#search = new MiniSearch({
-			fields: ['text'],
+			fields: ['stems'],
 			storeFields: [],
-			tokenize: contentTokens,
+			// Stems hold no spaces (a token is a run of letters and digits, apostrophes inside).
+			tokenize: (stems) => (stems === '' ? [] : stems.split(' ')),
 			processTerm: (term) => term,
+			searchOptions: {
+				tokenize: contentTokens,
+				processTerm: stem,
+				boostTerm: (term) => (this.#names.has(term) ? NAME_BOOST : 1),
+			},
 		});
-		this.#search.addAll(this.passages.map((p) => ({ id: p.index, text: book.slice(p.start, p.end) })));
+		for (const p of this.passages) {
+			const range = this.#chunks.get(p.chunk);
+			if (range) range.to = p.index + 1;
+			else this.#chunks.set(p.chunk, { from: p.index, to: p.index + 1 });
+			const stems = contentStems(book.slice(p.start, p.end));
+			for (const term of new Set(stems)) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
+			this.#search.add({ id: p.index, stems: stems.join(' ') });
+		}
+	}
+
+	/**
+	 * How telling a stem is in this book: BM25's inverse document frequency over the passages,
+	 * ln(1 + (N - df + 0.5) / (df + 0.5)). A stem the book never uses weighs most of all.
+	 */
+	weight(term: string): number {
+		const n = this.passages.length;
+		const df = this.#df.get(term) ?? 0;
+		return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+	}
+
+	/**
+	 * How much a stem tells about where in the book a sentence comes from: its weight, or 0 for a stem
+	 * the book never uses (a paraphrase's own word names no place in the book, however rare it is).
+	 */
+	placeWeight(term: string): number {
+		return this.#df.has(term) ? this.weight(term) : 0;
+	}
+
+	/** The passages of `chunk`, in reading order. */
+	passagesOf(chunk: number): readonly Passage[] {
+		const range = this.#chunks.get(chunk);
+		return range ? this.passages.slice(range.from, range.to) : [];
+	}
+
+	/** The passage's content stems (text/stems.ts), kept once made. */
+	stems(passage: Pick<Passage, 'index'>): ReadonlySet<string> {
+		const p = this.passages[passage.index]!;
+		return (this.#stems[p.index] ??= new Set(contentStems(this.#book.slice(p.start, p.end))));
+	}
+
+	/** The passage's text, as in the book. */
+	text(passage: Pick<Passage, 'start' | 'end'>): string {
+		return this.#book.slice(passage.start, passage.end);
 	}
 
 	/**

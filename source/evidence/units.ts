@@ -1,7 +1,7 @@
 import type { Run, ScoredSummary } from '../domain.ts';
 import { chunkPlace } from '../summarize/places.ts';
-import { nodeEvidence, TOP_PASSAGES } from './evidence.ts';
-import { sentenceKey, Tracer } from './provenance.ts';
+import { nodeEvidence, TOP_PASSAGES, tracerFor } from './evidence.ts';
+import { sentenceKey } from './provenance.ts';
 import type { Hit, PassageIndex } from './rank.ts';
 import { shareOf } from '../format/percent.ts';
 
@@ -41,10 +41,10 @@ export function evidenceLookup(
 	run: Run,
 	book: string,
 	index: PassageIndex,
-	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node'>[],
+	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node' | 'units'>[],
 	top = TOP_PASSAGES,
 ) {
-	const tracer = new Tracer(run);
+	const tracer = tracerFor(run, index);
 	const done = new Map<string, ShownEvidence[][]>();
 	return (unit: { summary: string; sentence: number }): ShownEvidence[] => {
 		let all = done.get(unit.summary);
@@ -52,9 +52,12 @@ export function evidenceLookup(
 			const summary = summaries.find((s) => s.id === unit.summary);
 			all =
 				summary?.node && run.nodes.some((n) => n.id === summary.node)
-					? nodeEvidence(run, index, summary.node, { text: summary.text, top, tracer }).map((s) =>
-							s.passages.map((p) => shownHit(run, book, p)),
-						)
+					? nodeEvidence(run, index, summary.node, {
+							text: summary.text,
+							top,
+							tracer,
+							lineBreaks: summary.units !== 'nltk',
+						}).map((s) => s.passages.map((p) => shownHit(run, book, p)))
 					: [];
 			done.set(unit.summary, all);
 		}

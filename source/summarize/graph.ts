@@ -83,10 +83,27 @@ export function refText(run: Run, ref: NodeRef, book: string): string {
 	return version.text;
 }
 
-/** How many chunks a reference stands for: one for a chunk, else all those under the node's inputs. */
-export function chunksUnder(run: Run, ref: NodeRef): number {
-	if (isChunkRef(ref)) return 1;
-	return getNode(run, ref).inputs.reduce((sum, input) => sum + chunksUnder(run, input), 0);
+/**
+ * The chunks a reference stands for: itself for a chunk, else every chunk under the node's inputs,
+ * at any depth. `memo` keeps each node's set across calls (a tracer walking a whole tree passes
+ * one); the sets are shared, read and never changed.
+ */
+export function chunksUnder(
+	run: Run,
+	ref: NodeRef,
+	memo: Map<NodeRef, ReadonlySet<number>> = new Map(),
+): ReadonlySet<number> {
+	if (isChunkRef(ref)) return new Set([Number(ref.slice(1))]);
+	let under = memo.get(ref);
+	if (!under) {
+		const set = new Set<number>();
+		// Marked first: a malformed run that loops back ends here instead of recursing forever.
+		memo.set(ref, set);
+		for (const input of findNode(run, ref)?.inputs ?? [])
+			for (const c of chunksUnder(run, input, memo)) set.add(c);
+		under = set;
+	}
+	return under;
 }
 
 /** Every node reference a node reads: its inputs and its context. */

@@ -169,7 +169,7 @@ export const hierarchical: Planner = {
 			);
 			spec = {
 				prompt,
-				task: { kind: 'merge', texts, words, covers: node.inputs.map((ref) => chunksUnder(run, ref)) },
+				task: { kind: 'merge', texts, words, covers: node.inputs.map((ref) => chunksUnder(run, ref).size) },
 				params: { temperature, maxTokens: node.budget.summaryTokens, words, template },
 			};
 		}

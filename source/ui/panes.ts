@@ -239,8 +239,9 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
 }
 
 /**
- * The evidence pane: the node's sentences, the chosen one marked, and below it the passages of the
- * book it can come from (best first, with where they are). `sentence` is clamped to the text.
+ * The evidence pane: the node's sentences, the chosen one marked, the chunks it most likely comes
+ * from (aligned down the tree) and how well its passages support it, and below it the passages of
+ * the book (best first, with where they are). `sentence` is clamped to the text.
  */
 export function evidenceLines(
 	evidence: readonly SentenceEvidence[] | null,
@@ -260,8 +261,12 @@ export function evidenceLines(
 	const picked = evidence[chosen]!;
 	const lines: Line[] = [
 		{
-			text: `sentence ${chosen + 1} of ${evidence.length} ([ and ] choose) · from chunk${picked.chunks.length === 1 ? '' : 's'} ${chunkRanges(picked.chunks) || 'none'}`,
+			text: `sentence ${chosen + 1} of ${evidence.length} ([ and ] choose) · from chunk${picked.aligned.length === 1 ? '' : 's'} ${chunkRanges(picked.aligned) || 'none'}${picked.edited ? ' · edited by hand' : ''}`,
 			tone: 'muted',
+		},
+		{
+			text: `support ${picked.support.toFixed(2)}${picked.weak ? ' · weakly supported' : ''}`,
+			tone: picked.weak ? 'warn' : 'muted',
 		},
 	];
 	lines.push(...wrapped(picked.text, width, 'accent', '› '));

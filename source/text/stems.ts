@@ -1,0 +1,62 @@
+import { stemmer } from 'stemmer';
+import { isWhitespace, runsOf } from './runs.ts';
+import { contentTokens } from './textrank.ts';
+
+/**
+ * Word stems for matching a paraphrase to its source: "fled"/"flees" and "creature"/"creatures"
+ * meet at one stem (Porter's, through the `stemmer` package). Pure.
+ */
+
+/** Stems already worked out: a book of a million words has some tens of thousands of distinct ones. */
+const known = new Map<string, string>();
+/** Past this many, the memory starts again: a text of made-up words must not grow it without end. */
+const KNOWN_MAX = 200_000;
+
+/** The stem of a lowercase word token: a possessive's "'s" dropped ("victor's" -> "victor"), then Porter's stem. */
+export function stem(token: string): string {
+	let found = known.get(token);
+	if (found === undefined) {
+		const bare = token.endsWith("'s") ? token.slice(0, -2) : token.endsWith("'") ? token.slice(0, -1) : token;
+		found = stemmer(bare);
+		if (known.size >= KNOWN_MAX) known.clear();
+		known.set(token, found);
+	}
+	return found;
+}
+
+/** The stems of a text's content words (stopwords dropped), in order. */
+export function contentStems(text: string): string[] {
+	return contentTokens(text).map(stem);
+}
+
+const LETTERS = '[\\p{L}\\p{N}]';
+/** Characters that may stand between a sentence's end and its first word: space and opening marks. */
+const OPENERS = new Set(['"', "'", '“', '‘', '(', '[', '_', '*', '—', '-']);
+const SENTENCE_ENDS = new Set(['.', '!', '?', '…']);
+
+/**
+ * The stems of the proper names of `text`: words that, where they stand inside a sentence (not
+ * first in it, where every word is capitalized), are capitalized more often than not. The rule
+ * needs no list of names and works for any book whose language capitalizes names: "Victor" is a
+ * name, "The" is not (it is lowercase mid-sentence), and "Creature" in a book that always
+ * capitalizes it counts as the name it is there.
+ */
+export function properNames(text: string): Set<string> {
+	const counts = new Map<string, { upper: number; all: number }>();
+	for (const [start, end] of runsOf(text, LETTERS, "'’")) {
+		let i = start - 1;
+		while (i >= 0 && (OPENERS.has(text[i]!) || (text[i] !== '\n' && isWhitespace(text.charCodeAt(i))))) i--;
+		if (i < 0 || text[i] === '\n' || SENTENCE_ENDS.has(text[i]!)) continue;
+		const word = text.slice(start, end);
+		const first = word[0]!;
+		const lower = word.toLowerCase().replaceAll('’', "'");
+		const c = counts.get(lower) ?? { upper: 0, all: 0 };
+		c.all++;
+		if (first !== first.toLowerCase()) c.upper++;
+		counts.set(lower, c);
+	}
+	const names = new Set<string>();
+	for (const [word, c] of counts)
+		if (c.upper * 2 > c.all && contentTokens(word).length > 0) names.add(stem(word));
+	return names;
+}
