@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { booook, printed } from './support/cli.ts';
+import { tempDir } from './support/temp.ts';
+import type { BookSessionData } from '../source/store/schema.ts';
+
+const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
+// Two sentences a reader might write: the second is copied from the book, the first is not.
+const SUMMARY =
+	'A young scientist builds a living creature from dead matter and flees from it in horror.\r\n' +
+	'It was on a dreary night of November that I beheld the accomplishment of my toils.\n\n';
+
+test('import summary: a session whose final summary is the file, which evidence, report and show read and resume leaves alone', async (t) => {
+	const dir = tempDir('import-summary', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	const at = ['--sessions-dir', dir];
+	const r = await booook([
+		'import',
+		'summary',
+		'--book',
+		BOOK,
+		'--summary',
+		file,
+		'--session',
+		'mine',
+		...at,
+	]);
+	assert.equal(r.code, 0, r.stderr);
+	assert.match(r.stdout, /into session mine/u);
+	assert.ok(r.stdout.includes(printed(`evidence mine --sessions-dir ${dir}`)), r.stdout);
+
+	const data = JSON.parse(readFileSync(join(dir, 'mine', 'session.json'), 'utf8')) as BookSessionData;
+	const { run } = data;
+	assert.equal(run.status, 'done');
+	assert.equal(run.root, 'n0');
+	assert.equal(run.imported?.file, file);
+	assert.equal(run.config.model, 'imported');
+	const [node] = run.nodes;
+	assert.equal(run.nodes.length, 1);
+	assert.equal(node!.versions[0]!.origin, 'imported');
+	assert.equal(node!.versions[0]!.text, SUMMARY.replaceAll('\r\n', '\n').trimEnd());
+	assert.equal(node!.inputs.length, run.chunks.length);
+
+	const evidence = await booook(['evidence', 'mine', '--json', ...at]);
+	assert.equal(evidence.code, 0, evidence.stderr);
+	const shown = JSON.parse(evidence.stdout) as {
+		final: boolean;
+		sentences: number;
+		evidence: { passages: { verbatim: boolean }[] }[];
+	};
+	assert.equal(shown.final, true);
+	assert.equal(shown.sentences, 2);
+	assert.equal(shown.evidence[1]!.passages[0]!.verbatim, true, 'the copied sentence is found word for word');
+
+	const report = await booook(['report', 'mine', ...at]);
+	assert.equal(report.code, 0, report.stderr);
+	const show = await booook(['show', 'mine', ...at]);
+	assert.equal(show.code, 0, show.stderr);
+	assert.match(show.stdout, /young scientist/u);
+
+	const resume = await booook(['resume', 'mine', ...at]);
+	assert.equal(resume.code, 0, resume.stderr);
+	assert.match(resume.stderr, /imported from .*summary\.txt: there is nothing to run/u);
+	assert.equal(JSON.parse(readFileSync(join(dir, 'mine', 'session.json'), 'utf8')).run.nodes.length, 1);
+});
+
+test('import summary: a missing, empty or binary summary, a missing book or a taken id is one line, exit 2, and leaves nothing', async (t) => {
+	const dir = tempDir('import-summary-bad', t);
+	const good = join(dir, 'good.txt');
+	writeFileSync(good, SUMMARY);
+	const empty = join(dir, 'empty.txt');
+	writeFileSync(empty, ' \n\n');
+	const binary = join(dir, 'binary.txt');
+	writeFileSync(binary, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff]));
+	const sessions = join(dir, 'sessions');
+	const at = ['--sessions-dir', sessions];
+	const made = await booook([
+		'import',
+		'summary',
+		'--book',
+		BOOK,
+		'--summary',
+		good,
+		'--session',
+		'taken',
+		...at,
+	]);
+	assert.equal(made.code, 0, made.stderr);
+	const before = readFileSync(join(sessions, 'taken', 'session.json'), 'utf8');
+
+	const cases: [string[], RegExp][] = [
+		[['--book', BOOK, '--summary', join(dir, 'nope.txt')], /--summary .*nope\.txt: no such file/u],
+		[['--book', BOOK, '--summary', empty], /--summary .*empty\.txt: the file is empty/u],
+		[['--book', BOOK, '--summary', binary], /--summary .*binary\.txt: not UTF-8 text/u],
+		[['--book', join(dir, 'nope.txt'), '--summary', good], /nope\.txt: no such file/u],
+		[['--summary', good], /needs both files/u],
+		[['--book', BOOK, '--summary', good, '--human', good], /--human is for .*import booookscore/u],
+		[['--book', BOOK, '--summary', good, '--session', 'taken'], /session "taken" already exists/u],
+	];
+	for (const [args, message] of cases) {
+		const r = await booook(['import', 'summary', ...args, ...at]);
+		assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+		assert.match(r.stderr, message);
+		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+		assert.deepEqual(readdirSync(sessions), ['taken'], 'nothing left behind');
+	}
+	assert.equal(readFileSync(join(sessions, 'taken', 'session.json'), 'utf8'), before);
+	const mixed = await booook(['import', 'booookscore', '--book', BOOK, ...at]);
+	assert.equal(mixed.code, 2);
+	assert.match(mixed.stderr, /--book and --summary are for .*import summary/u);
+});
