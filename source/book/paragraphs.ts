@@ -1,3 +1,5 @@
+import { isSectionHeading } from '../text/chapters.ts';
+
 /**
  * Hard-wrapped text (Gutenberg books are wrapped at about 72 columns) to one line per paragraph,
  * so that a line break means the same thing in every book: the end of a paragraph. Done once, when
@@ -10,17 +12,13 @@
  * lines are kept as they are, so a book that already has one line per paragraph does not change.
  */
 
-// A section word with its number ("Chapter 1", "CHAPTER IV.", "Letter 3"), a lone section word
-// ("PREFACE", "Epilogue"), or a lone number: never a wrapped line of prose ("letter to Murat:").
-const HEADING =
-	/^(?:chapter|letter|book|part|volume|vol\.|section|canto|act|scene|stave)\s+(?:\d+|[ivxlcdm]+|one|two|three|four|five|six|seven|eight|nine|ten|first|second|third|fourth|fifth|last)\b[.:]?.{0,60}$|^(?:prologue|preface|foreword|introduction|contents|epilogue|appendix)[.:]?$|^(?:[ivxlcdm]+|\d+)\.?$/iu;
 // An all-capitals line with a letter in it ("THE END", "PART TWO").
 const CAPITALS = /^(?=.*\p{Lu})[^\p{Ll}]{1,60}$/u;
 
 function isHeading(line: string): boolean {
 	// CAPITALS is tried only on lines it can match (60 characters are at most 120 UTF-16 units): its
 	// lookahead overflowed the stack on a line of millions of CJK characters.
-	return HEADING.test(line) || (line.length <= 120 && CAPITALS.test(line));
+	return isSectionHeading(line) || (line.length <= 120 && CAPITALS.test(line));
 }
 
 /**
