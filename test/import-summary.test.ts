@@ -50,11 +50,13 @@ test('import summary: a session whose final summary is the file, which evidence,
 	const shown = JSON.parse(evidence.stdout) as {
 		final: boolean;
 		sentences: number;
-		evidence: { passages: { verbatim: boolean }[] }[];
+		evidence: { chunks: number[][]; passages: { verbatim: boolean }[] }[];
 	};
 	assert.equal(shown.final, true);
 	assert.equal(shown.sentences, 2);
 	assert.equal(shown.evidence[1]!.passages[0]!.verbatim, true, 'the copied sentence is found word for word');
+	// No tree narrows it: every chunk, said once as a run rather than listed.
+	assert.deepEqual(shown.evidence[0]!.chunks, [[0, run.chunks.length - 1]]);
 
 	const report = await booook(['report', 'mine', ...at]);
 	assert.equal(report.code, 0, report.stderr);

@@ -5,6 +5,7 @@ import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { commandLine } from '../program.ts';
+import { chaptersOf, type Chapter } from '../text/chapters.ts';
 
 /** What `evidence` and `coverage` read: a run's session, its book, the node asked for, and the book's passage index. */
 export interface EvidenceSession {
@@ -15,6 +16,8 @@ export interface EvidenceSession {
 	final: boolean;
 	/** Built when first read: a long book's takes seconds, and a command can show its first line before. */
 	readonly index: PassageIndex;
+	/** The book's chapters by its headings (none when it has none), read when first asked for. */
+	readonly chapters: Chapter[];
 }
 
 /** Reads session `id` and checks that it has a run with text at `node` (default: the final summary). */
@@ -47,6 +50,7 @@ export async function evidenceSession(
 			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}`)}`,
 		);
 	let index: PassageIndex | null = null;
+	let chapters: Chapter[] | null = null;
 	return {
 		data,
 		book: text,
@@ -54,6 +58,9 @@ export async function evidenceSession(
 		final: target === run.root,
 		get index() {
 			return (index ??= new PassageIndex(text, run.chunks));
+		},
+		get chapters() {
+			return (chapters ??= chaptersOf(text));
 		},
 	};
 }
