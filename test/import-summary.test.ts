@@ -58,8 +58,21 @@ test('import summary: a session whose final summary is the file, which evidence,
 	// No tree narrows it: every chunk, said once as a run rather than listed.
 	assert.deepEqual(shown.evidence[0]!.chunks, [[0, run.chunks.length - 1]]);
 
+	// Coverage names the chapters the sentences cite: the copied sentence is in Chapter 5.
+	const coverage = await booook(['coverage', 'mine', '--json', ...at]);
+	assert.equal(coverage.code, 0, coverage.stderr);
+	const chapters = (JSON.parse(coverage.stdout) as { chapters: { title: string; sentences: number }[] })
+		.chapters;
+	assert.ok(chapters.length > 20, `${chapters.length} chapters`);
+	assert.equal(chapters.find((c) => c.title === 'Chapter 5')?.sentences, 1);
+	assert.equal(
+		chapters.reduce((n, c) => n + c.sentences, 0),
+		2,
+	);
 	const report = await booook(['report', 'mine', ...at]);
 	assert.equal(report.code, 0, report.stderr);
+	assert.match(report.stdout, /^coverage of the final summary\n {2}start /mu);
+	assert.match(report.stdout, /^ {2}chapters: 2 of \d+ cited \(sentences: .*"Chapter 5" 1/mu);
 	const show = await booook(['show', 'mine', ...at]);
 	assert.equal(show.code, 0, show.stderr);
 	assert.match(show.stdout, /young scientist/u);

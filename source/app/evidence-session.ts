@@ -1,4 +1,6 @@
-import type { NodeRef } from '../domain.ts';
+import type { NodeRef, Run } from '../domain.ts';
+import { chapterCitations, type ChapterCitations } from '../evidence/book-place.ts';
+import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
 import { badInput } from '../errors.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
@@ -76,4 +78,23 @@ export async function sessionEvidence(
 	if (data.kind !== 'book') return () => [];
 	const book = await session.bookText();
 	return evidenceLookup(data.run, book, new PassageIndex(book, data.run.chunks), data.summaries);
+}
+
+/**
+ * The coverage of a run's final summary (null before it has one) and the chapters its sentences
+ * cite: each sentence cites the chapter its best passage starts in, as it cites that passage's chunk.
+ */
+export function placedCoverage(
+	run: Run,
+	book: string,
+	index: PassageIndex,
+	chapters: readonly Chapter[],
+	onSentence?: (done: number) => void,
+): { coverage: Coverage; chapters: ChapterCitations[] } | null {
+	const starts: number[] = [];
+	const coverage = finalCoverage(run, book, index, undefined, (done, best) => {
+		if (best) starts.push(best.start);
+		onSentence?.(done);
+	});
+	return coverage && { coverage, chapters: chapterCitations(chapters, starts) };
 }

@@ -35,3 +35,32 @@ export function placeText(place: BookPlace): string {
 export function chapterName(chapter: { title: string }): string {
 	return JSON.stringify(chapter.title);
 }
+
+/** A chapter and how many sentences of a summary cite a passage in it (their best one). */
+export interface ChapterCitations {
+	index: number;
+	title: string;
+	/** Character range of the book. */
+	start: number;
+	end: number;
+	sentences: number;
+}
+
+/** Each chapter of the book with the sentences whose best passage starts in it (`starts`: those passages' starts). */
+export function chapterCitations(
+	chapters: readonly Chapter[],
+	starts: readonly number[],
+): ChapterCitations[] {
+	const counts = chapters.map(() => 0);
+	for (const start of starts) {
+		const chapter = chapterAt(chapters, start);
+		if (chapter) counts[chapter.index]!++;
+	}
+	return chapters.map((c) => ({
+		index: c.index,
+		title: c.title,
+		start: c.start,
+		end: c.end,
+		sentences: counts[c.index]!,
+	}));
+}
