@@ -10,6 +10,7 @@ import { PassageIndex } from '../source/evidence/rank.ts';
 import { stripChart } from '../source/evidence/strip.ts';
 import { evidenceLookup } from '../source/evidence/units.ts';
 import { newNode } from '../source/summarize/graph.ts';
+import { textVersion } from '../source/summarize/version.ts';
 
 /** Three chunks: two paragraphs of two sentences, one paragraph of two, one of three. */
 const PARTS = [
@@ -24,20 +25,7 @@ const CHUNKS: Chunk[] = PARTS.map((p, index) => {
 });
 
 function version(text: string): Version {
-	const at = '2024-05-01T10:00:00.000Z';
-	return {
-		text,
-		origin: 'edit',
-		template: 'x',
-		params: null,
-		usage: { input: 0, output: 0, cached: 0 },
-		cost: 0,
-		attempts: [],
-		timings: null,
-		overBudget: false,
-		model: null,
-		createdAt: at,
-	};
+	return textVersion(text, 'edit', new Date('2024-05-01T10:00:00.000Z'));
 }
 
 function done(

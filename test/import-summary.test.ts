@@ -12,23 +12,27 @@ const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import
 const SUMMARY =
 	'A young scientist builds a living creature from dead matter and flees from it in horror.\r\n' +
 	'It was on a dreary night of November that I beheld the accomplishment of my toils.\n\n';
+/** `booook import summary` of Frankenstein and `summary` into session `id` of `sessions`. */
+const importing = (summary: string, id: string, sessions: string) =>
+	booook([
+		'import',
+		'summary',
+		'--book',
+		BOOK,
+		'--summary',
+		summary,
+		'--session',
+		id,
+		'--sessions-dir',
+		sessions,
+	]);
 
 test('import summary: a session whose final summary is the file, which evidence, report and show read and resume leaves alone', async (t) => {
 	const dir = tempDir('import-summary', t);
 	const file = join(dir, 'summary.txt');
 	writeFileSync(file, SUMMARY);
 	const at = ['--sessions-dir', dir];
-	const r = await booook([
-		'import',
-		'summary',
-		'--book',
-		BOOK,
-		'--summary',
-		file,
-		'--session',
-		'mine',
-		...at,
-	]);
+	const r = await importing(file, 'mine', dir);
 	assert.equal(r.code, 0, r.stderr);
 	assert.match(r.stdout, /into session mine/u);
 	assert.ok(r.stdout.includes(printed(`evidence mine --sessions-dir ${dir}`)), r.stdout);
@@ -93,17 +97,7 @@ test('import summary: a missing, empty or binary summary, a missing book or a ta
 	writeFileSync(binary, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff]));
 	const sessions = join(dir, 'sessions');
 	const at = ['--sessions-dir', sessions];
-	const made = await booook([
-		'import',
-		'summary',
-		'--book',
-		BOOK,
-		'--summary',
-		good,
-		'--session',
-		'taken',
-		...at,
-	]);
+	const made = await importing(good, 'taken', sessions);
 	assert.equal(made.code, 0, made.stderr);
 	const before = readFileSync(join(sessions, 'taken', 'session.json'), 'utf8');
 

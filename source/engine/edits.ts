@@ -3,6 +3,7 @@ import type { NodePatch, RunPatch } from '../store/changes.ts';
 import { PLAN_CHECK, awaitsCheck, dependents, findNode, getNode, isLive } from '../summarize/graph.ts';
 import type { PlanUpdate, Planner } from '../summarize/planner.ts';
 import { moved } from './node-status.ts';
+import { textVersion } from '../summarize/version.ts';
 
 /**
  * A person's control over a run, apart from the engine's events: checking a request, the version an
@@ -42,21 +43,7 @@ export function changeable(run: Run, id: NodeRef, change: Change, running: boole
 
 /** The version an edit adds: the person's text, made by no model and no call. */
 export function editVersion(text: string, now: Date): Version {
-	return {
-		text,
-		origin: 'edit',
-		template: 'edit',
-		params: null,
-		usage: { input: 0, output: 0, cached: 0 },
-		cost: 0,
-		attempts: [],
-		timings: null,
-		// A person's text is taken as it is: the planner does not second-guess it (an incremental
-		// update edited to fit needs no compression).
-		overBudget: false,
-		model: null,
-		createdAt: now.toISOString(),
-	};
+	return textVersion(text, 'edit', now);
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { Chunk, Node, Run, RunConfig, Version } from '../domain.ts';
+import type { Chunk, Node, Run, RunConfig } from '../domain.ts';
+import { textVersion } from './version.ts';
 
 /**
  * A summary made elsewhere, as a run booook can read (`booook import summary`): one node, level 0,
@@ -13,20 +14,7 @@ export function importedRun(
 	summary: { text: string; tokens: number; words: number; file: string },
 	now: Date,
 ): Run {
-	const at = now.toISOString();
-	const version: Version = {
-		text: summary.text,
-		origin: 'imported',
-		template: 'imported',
-		params: null,
-		usage: { input: 0, output: 0, cached: 0 },
-		cost: 0,
-		attempts: [],
-		timings: null,
-		overBudget: false,
-		model: null,
-		createdAt: at,
-	};
+	const version = textVersion(summary.text, 'imported', now);
 	const node: Node = {
 		id: 'n0',
 		kind: 'summarize',
@@ -48,7 +36,7 @@ export function importedRun(
 		nodes: [node],
 		root: node.id,
 		error: null,
-		imported: { file: summary.file, at },
+		imported: { file: summary.file, at: version.createdAt },
 	};
 }
 
