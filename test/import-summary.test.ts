@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { booook, printed } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
+import { textVersion } from '../source/summarize/version.ts';
 
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 // Two sentences a reader might write: the second is copied from the book, the first is not.
@@ -121,4 +122,23 @@ test('import summary: a missing, empty or binary summary, a missing book or a ta
 	const mixed = await booook(['import', 'booookscore', '--book', BOOK, ...at]);
 	assert.equal(mixed.code, 2);
 	assert.match(mixed.stderr, /--book and --summary are for .*import summary/u);
+});
+
+test('evidence says where a sentence was written by a person or imported, since the tree narrows only what a model copied', async (t) => {
+	const dir = tempDir('import-summary-edited', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'mine', dir)).code, 0);
+	const imported = await booook(['evidence', 'mine', '--top', '1', '--sessions-dir', dir]);
+	assert.match(imported.stdout, /^ {3}can come from chunks 1-\d+ \(written at node n0, imported text\)$/mu);
+
+	// The same node as a person's edit.
+	const path = join(dir, 'mine', 'session.json');
+	const data = JSON.parse(readFileSync(path, 'utf8')) as BookSessionData;
+	data.run.nodes[0]!.versions[0] = textVersion(data.run.nodes[0]!.versions[0]!.text, 'edit', new Date());
+	delete data.run.imported;
+	writeFileSync(path, JSON.stringify(data));
+	const edited = await booook(['evidence', 'mine', '--top', '1', '--sessions-dir', dir]);
+	assert.equal(edited.code, 0, edited.stderr);
+	assert.match(edited.stdout, /\(written at node n0, edited by hand\)$/mu);
 });

@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import type { NodeRef } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { eachEvidence, TOP_PASSAGES, type SentenceEvidence } from '../evidence/evidence.ts';
 import { sentenceKey } from '../evidence/provenance.ts';
@@ -87,6 +88,10 @@ export async function evidenceCommand(
 	const columns =
 		'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
+	const madeBy = (ref: NodeRef) => {
+		const origin = activeVersion(getNode(run, ref))?.origin;
+		return origin === 'edit' ? 'edited by hand' : origin === 'imported' ? 'imported text' : null;
+	};
 	const place = (p: { start: number }) => bookPlace(s.chapters, s.book.length, p.start);
 	if (opts.json) {
 		const head = safeJson(
@@ -133,7 +138,7 @@ export async function evidenceCommand(
 			await write(`${done === 0 ? '' : ','}\n    ${safeJson(item, 2).replaceAll('\n', '\n    ')}`);
 		} else {
 			await write(
-				`\n${clean(sentenceLines(e, { passageText, place, columns, chunks: run.chunks.length }).join('\n'))}\n`,
+				`\n${clean(sentenceLines(e, { passageText, place, columns, chunks: run.chunks.length, madeBy }).join('\n'))}\n`,
 			);
 		}
 		progress.tick(++done);
@@ -149,6 +154,8 @@ interface Drawn {
 	place: (p: { start: number }) => BookPlace;
 	columns: number;
 	chunks: number;
+	/** How a node's text was made, when not by a model: `edited by hand`, `imported text`; else null. */
+	madeBy: (node: NodeRef) => string | null;
 }
 
 /**
@@ -162,7 +169,12 @@ function sentenceHead(e: SentenceEvidence): string {
 /** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
 function sentenceLines(e: SentenceEvidence, d: Drawn): string[] {
 	const lines = [...wrapped(clean(sentenceHead(e)), d.columns)];
-	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${e.origins.join(', ')}`;
+	// A tree narrows only what a model copied: say where a person's or an imported text is the origin.
+	const named = e.origins.map((ref) => {
+		const how = d.madeBy(ref);
+		return how ? `${ref}, ${how}` : ref;
+	});
+	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${named.join(named.some((n) => n.includes(',')) ? '; ' : ', ')}`;
 	lines.push(
 		`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`,
 	);
