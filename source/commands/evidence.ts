@@ -7,6 +7,7 @@ import { safeJson } from '../text/sanitize.ts';
 import { sentenceCount } from '../text/sentences.ts';
 import { wrapColumns } from '../text/wrap.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
+import { madeWithoutCall } from '../summarize/version.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { clean, wrap } from '../ui/text.ts';
@@ -88,10 +89,7 @@ export async function evidenceCommand(
 	const columns =
 		'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
-	const madeBy = (ref: NodeRef) => {
-		const origin = activeVersion(getNode(run, ref))?.origin;
-		return origin === 'edit' ? 'edited by hand' : origin === 'imported' ? 'imported text' : null;
-	};
+	const madeBy = (ref: NodeRef) => madeWithoutCall(activeVersion(getNode(run, ref)));
 	const place = (p: { start: number }) => bookPlace(s.chapters, s.book.length, p.start);
 	if (opts.json) {
 		const head = safeJson(

@@ -20,3 +20,12 @@ export function textVersion(text: string, origin: 'edit' | 'imported', now: Date
 		createdAt: now.toISOString(),
 	};
 }
+
+/** How a version was made when no model made it, as a person reads it: `edited by hand`, `imported text`; else null. */
+export function madeWithoutCall(version: Pick<Version, 'origin'> | null): string | null {
+	return version?.origin === 'edit'
+		? 'edited by hand'
+		: version?.origin === 'imported'
+			? 'imported text'
+			: null;
+}
