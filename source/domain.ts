@@ -230,6 +230,12 @@ export const scoredSummarySchema = z.strictObject({
 	version: count.nullable(),
 	/** Where it came from: "run", or the imported file's name. */
 	source: z.string(),
+	/**
+	 * How it is cut into the sentences BooookScore counts: "nltk", as the paper's NLTK does (a line
+	 * break is whitespace); absent, at every line break too, as summaries pinned before booook
+	 * followed NLTK there were, so that their annotations still name the sentences they were made on.
+	 */
+	units: z.literal('nltk').optional(),
 });
 export type ScoredSummary = z.infer<typeof scoredSummarySchema>;
 

@@ -95,7 +95,7 @@ test('v2 batches: N numbered sentences a call, numbered from 1 in each batch, on
 		units.map((u) => u.id),
 		['s3:0,1,3', 's3:4'],
 	);
-	const sentences = sentencesOf(TEXT);
+	const sentences = sentencesOf({ text: TEXT });
 	for (const u of units) {
 		assert.equal(u.template, 'get_annotations_v2');
 		assert.equal(u.maxTokens, batchMaxTokens(u.sentences.length));
@@ -148,7 +148,7 @@ test('answers: v1 read strictly; v2 matched by position, a wrong count failing e
 });
 
 test('an annotation record per sentence: the sentence span, a failure kept with its raw answer and no verdict', () => {
-	const sentence = sentencesOf(TEXT)[2]!;
+	const sentence = sentencesOf({ text: TEXT })[2]!;
 	const base = {
 		id: 'a7' as const,
 		summary: 's3' as const,
@@ -215,7 +215,7 @@ const made = (summary: ScoredSummary['id'], sentence: number, extra: Partial<Ann
 	annotation({ summary, sentence, ...extra });
 
 test('which annotations score a summary: the named model alone; else imported ones; else a model that answered every sentence; else what is missing', () => {
-	const count = sentencesOf(TEXT).length;
+	const count = sentencesOf({ text: TEXT }).length;
 	const all = (annotator: string) => Array.from({ length: count }, (_, i) => made('s3', i, { annotator }));
 	const partial = [made('s3', 0), made('s3', 2)];
 	assert.deepEqual(
@@ -263,7 +263,7 @@ test('which annotations score a summary: the named model alone; else imported on
 });
 
 test("verdicts: a model's per sentence (null where missing); imported ones mark their sentence, the rest clear", () => {
-	const sentences = sentencesOf(TEXT);
+	const sentences = sentencesOf({ text: TEXT });
 	const model = verdictsFor(
 		SUMMARY,
 		[
@@ -308,7 +308,7 @@ test('a session score: failures left out and counted, missing sentences counted,
 		version: null,
 		source: 'test',
 	};
-	const count = sentencesOf(TEXT).length;
+	const count = sentencesOf({ text: TEXT }).length;
 	const annotations = [
 		...Array.from({ length: count }, (_, i) =>
 			made(

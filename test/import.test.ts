@@ -16,7 +16,7 @@ import {
 import { judgedItems, precisionBySource } from '../source/score/precision.ts';
 import { sessionJudgedItems, validatorsOf } from '../source/score/session-precision.ts';
 import { collectionTitle, importBooookScore, locate, RELEASED } from '../source/store/import-booookscore.ts';
-import { splitSentences } from '../source/text/sentences.ts';
+import { sentencesOf } from '../source/score/annotate.ts';
 import type * as Released from './support/released.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
@@ -60,7 +60,7 @@ for (const config of ['hier', 'inc'] as const) {
 		let placed = 0;
 		for (const summary of result.summaries) {
 			const mine = result.annotations.filter((a) => a.summary === summary.id);
-			const sentences = splitSentences(summary.text);
+			const sentences = sentencesOf(summary).map((s) => s.text);
 			assert.equal(mine.length, sentences.length, summary.book);
 			mine.forEach((a, i) => {
 				assert.equal(a.sentence, i);
@@ -225,7 +225,7 @@ test('human annotations: one per single and per relation, spans located in the s
 			...book.singles.map((s) => [s.span]),
 			...book.relations.map((r) => [r.span_a, r.span_b]),
 		];
-		const sentences = splitSentences(summary.text);
+		const sentences = sentencesOf(summary).map((s) => s.text);
 		mine.forEach((a, i) => {
 			assert.deepEqual(
 				[a.source, a.annotator, a.confusing, a.imported],
@@ -323,7 +323,11 @@ test('spans are found verbatim, then across changed whitespace; a lost span is r
 	assert.deepEqual(single!.types, ['causal omission']);
 	assert.deepEqual([lost!.spans, lost!.sentence, lost!.confusing], [[], null, true]);
 	assert.equal(relation!.spans.length, 2);
-	assert.equal(relation!.sentence, 2, 'the line break ends sentence 0, so "Rome." is sentence 1');
+	assert.equal(
+		relation!.sentence,
+		1,
+		'a line break is whitespace, as in NLTK: "Ann sails to Rome." is sentence 0',
+	);
 	assert.deepEqual(JSON.parse(relation!.raw!).ids, ['p', 'q']);
 	assert.deepEqual(half!.spans, [], 'a relation with one span lost keeps neither');
 	assert.deepEqual(result.reports[0]!.unlocated, [

@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sentenceSpans, splitSentences } from '../source/text/sentences.ts';
+import type { ScoredSummary } from '../source/domain.ts';
+import { sentencesOf } from '../source/score/annotate.ts';
+import type { BookSessionData } from '../source/store/schema.ts';
+import { pinFinalSummary } from '../source/store/scored-summaries.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = (rel: string): unknown => JSON.parse(readFileSync(DATA + rel, 'utf8'));
@@ -163,4 +167,38 @@ test("our sentences contain the authors' annotated sentences (incremental: at le
 	t.diagnostic(`gpt4-2048-inc: ${(100 * rate).toFixed(2)}% of ${keys} sentence keys found`);
 	assert.ok(keys > 0);
 	assert.ok(rate >= 0.95, `${(100 * rate).toFixed(2)}%`);
+});
+
+test('BooookScore counts NLTK sentences: a line break alone ends none; summaries pinned before keep their line units', () => {
+	const text = 'The family moves\nto Geneva after the war.\n\nVictor studies. He leaves\nfor Ingolstadt.';
+	assert.deepEqual(splitSentences(text, { lineBreaks: false }), [
+		'The family moves\nto Geneva after the war.',
+		'Victor studies.',
+		'He leaves\nfor Ingolstadt.',
+	]);
+	assert.equal(splitSentences(text).length, 5, "a book's lines stay units of their own");
+	// A summary pinned now is cut as NLTK cuts it; one pinned before (no `units`) as its annotations were made.
+	assert.equal(sentencesOf({ text, units: 'nltk' }).length, 3);
+	assert.equal(sentencesOf({ text }).length, 5);
+});
+
+test('a summary pinned to score, and a summary imported from the authors, are cut as NLTK cuts them', () => {
+	const text = 'Elizabeth refuses\nMr. Collins. Her mother is furious.';
+	const data = {
+		id: 'x',
+		book: { title: 'P&P' },
+		summaries: [] as ScoredSummary[],
+		run: {
+			status: 'done',
+			root: 'n0',
+			nodes: [{ id: 'n0', active: 0, versions: [{ text }] }],
+		},
+	} as unknown as BookSessionData;
+	const id = pinFinalSummary(data);
+	const pinned = data.summaries.find((s) => s.id === id)!;
+	assert.equal(pinned.units, 'nltk');
+	assert.deepEqual(
+		sentencesOf(pinned).map((s) => s.text),
+		['Elizabeth refuses\nMr. Collins.', 'Her mother is furious.'],
+	);
 });

@@ -46,7 +46,7 @@ const clear = (sentence: number, extra: Partial<Annotation> = {}) =>
 const summary: ScoredSummary = { id: 's0', book: 'b', text: TEXT, node: null, version: null, source: 'run' };
 
 test("a cell's error types: the sentences its stored BooookScore reads, counted per type (a parse failure, another model and people left out)", () => {
-	assert.equal(sentencesOf(TEXT).length, 4);
+	assert.equal(sentencesOf({ text: TEXT }).length, 4);
 	const annotations = [
 		clear(0),
 		confusing(1, ['entity omission', 'causal omission']),

@@ -1,8 +1,8 @@
+import { scoredSpans } from '../score/annotate.ts';
 import { Watched } from './watched.ts';
 import type { Annotation, ErrorType, Judgment, ScoredSummary, Span, Verdict, Walk } from '../domain.ts';
 import { nextAnnotationId } from '../score/annotate.ts';
 import { undoLast, walkItems, type WalkOptions } from '../score/validation.ts';
-import { sentenceSpans } from '../text/sentences.ts';
 import type { Session } from '../store/session.ts';
 
 /**
@@ -127,7 +127,7 @@ export class ValidationWalk extends Watched {
 		if (types.length === 0) throw new Error('pick at least one error type');
 		if (questions.trim() === '') throw new Error('write the clarifying questions');
 		const first = [...spans].sort((a, b) => a.start - b.start)[0]!;
-		const sentence = sentenceSpans(target.text).findIndex((s) => s.end > first.start);
+		const sentence = scoredSpans(target).findIndex((s) => s.end > first.start);
 		const annotation: Annotation = {
 			id: nextAnnotationId(this.#session.data.annotations),
 			summary,

@@ -73,11 +73,20 @@ export async function homeInteractive(
 		stdin: opts.stdin,
 		stderr: opts.stderr as NodeJS.WriteStream | undefined,
 	};
+	let notice: string | undefined;
 	for (;;) {
-		const choice = await renderHomeApp(home);
+		const choice = await renderHomeApp({ ...home, notice });
+		notice = undefined;
 		if (choice.kind === 'quit') return 0;
-		const code = await openChoice(choice, dir, interactive, checked);
-		if (code !== null) return code;
+		try {
+			const code = await openChoice(choice, dir, interactive, checked);
+			if (code !== null) return code;
+		} catch (error) {
+			// What the user can mend (a missing key, a session another process holds) goes back to the
+			// list, where they chose it, rather than ending the app.
+			if (!(error instanceof UserError)) throw error;
+			notice = error.message;
+		}
 	}
 }
 

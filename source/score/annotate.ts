@@ -34,8 +34,14 @@ export interface Sentence {
 	text: string;
 }
 
-export function sentencesOf(text: string): Sentence[] {
-	return sentenceSpans(text).map((span, index) => ({ index, span, text: text.slice(span.start, span.end) }));
+/** The sentences BooookScore counts in a scored summary, as its `units` say it is cut. */
+export function scoredSpans(summary: Pick<ScoredSummary, 'text' | 'units'>): Span[] {
+	return sentenceSpans(summary.text, { lineBreaks: summary.units !== 'nltk' });
+}
+
+export function sentencesOf(summary: Pick<ScoredSummary, 'text' | 'units'>): Sentence[] {
+	const { text } = summary;
+	return scoredSpans(summary).map((span, index) => ({ index, span, text: text.slice(span.start, span.end) }));
 }
 
 /** One call's worth of work: one sentence (v1) or a numbered batch of them (v2). */
@@ -57,12 +63,12 @@ export interface Unit {
  * prompt, one sentence a call; a number is the v2 prompt with that many sentences a call.
  */
 export function unitsFor(
-	summary: Pick<ScoredSummary, 'id' | 'text'>,
+	summary: Pick<ScoredSummary, 'id' | 'text' | 'units'>,
 	indices: readonly number[],
 	templates: AnnotationTemplates,
 	batchSize: number | null = null,
 ): Unit[] {
-	const all = sentencesOf(summary.text);
+	const all = sentencesOf(summary);
 	const wanted = [...new Set(indices)]
 		.sort((a, b) => a - b)
 		.map((i) => {

@@ -110,7 +110,7 @@ export function releasedVerdicts(
 	summary: string,
 	annotations: readonly ReleasedAnnotation[],
 ): ReleasedVerdicts {
-	const spans = sentenceSpans(summary);
+	const spans = sentenceSpans(summary, { lineBreaks: false });
 	const marks = spans.map(() => ({
 		questions: [] as string[],
 		types: [] as Label[],

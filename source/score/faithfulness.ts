@@ -1,6 +1,6 @@
+import { scoredSpans } from './annotate.ts';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { FAITHFULNESS_LABELS } from '../domain.ts';
-import { sentenceSpans } from '../text/sentences.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
 import { partialReport, partialValidators, type PartialReport } from './partial-faithfulness.ts';
@@ -26,7 +26,7 @@ export function faithfulnessUnits(
 	summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[],
 ): FaithfulnessUnit[] {
 	return summaries.flatMap((s) =>
-		sentenceSpans(s.text).map((span, sentence) => ({
+		scoredSpans(s).map((span, sentence) => ({
 			summary: s.id,
 			sentence,
 			text: s.text.slice(span.start, span.end),

@@ -11,7 +11,7 @@ import { emptyCounts } from './labels.ts';
  * count the per-type rates over all sentences are the paper's Table 1 (hierarchical column).
  */
 export function scoreHumanSummary(annotated: HumanAnnotatedSummary): SummaryScore {
-	const sentences = splitSentences(annotated.summary).length;
+	const sentences = splitSentences(annotated.summary, { lineBreaks: false }).length;
 	const units = [...annotated.singles, ...annotated.relations];
 	const types = emptyCounts();
 	for (const unit of units) for (const l of new Set(unit.labels)) types[l] += 1;

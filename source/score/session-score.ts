@@ -132,7 +132,7 @@ export function planSummary(
 	annotations: readonly Annotation[],
 	opts: { requested: string | null; fallback: string },
 ): SummaryPlan {
-	const n = sentencesOf(summary.text).length;
+	const n = sentencesOf(summary).length;
 	// One pass over the annotations per annotator: a sentence never answered is missing, one whose latest answer could not be read is unreadable.
 	const model = (annotator: string): SummaryPlan => {
 		const latest = latestAnswers(summary.id, annotations, annotator);
@@ -196,7 +196,7 @@ export function verdictsFor(
 	annotations: readonly Annotation[],
 	source: VerdictSource,
 ): (Answer | null)[] {
-	const sentences = sentencesOf(summary.text);
+	const sentences = sentencesOf(summary);
 	const own = annotations.filter((a) => a.summary === summary.id && a.source === 'model');
 	if (source.kind === 'model') {
 		const out: (Answer | null)[] = sentences.map(() => null);

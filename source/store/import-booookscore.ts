@@ -1,3 +1,4 @@
+import { scoredSpans } from '../score/annotate.ts';
 import type { Annotation, ErrorType, ImportedRun, Judgment, Method, ScoredSummary, Span } from '../domain.ts';
 import { releasedVerdicts } from '../score/booookscore.ts';
 import type {
@@ -6,7 +7,6 @@ import type {
 	JudgedSummary,
 	ReleasedAnnotation,
 } from '../score/formats.ts';
-import { sentenceSpans } from '../text/sentences.ts';
 
 /**
  * The BooookScore authors' released files, already read and converted (`score/formats.ts`), turned
@@ -110,6 +110,8 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 			node: null,
 			version: null,
 			source: baseName(file),
+			// The authors' files cut summaries with NLTK, and their annotations name NLTK's sentences.
+			units: 'nltk',
 		};
 		summaries.push(s);
 		return s;
@@ -177,7 +179,7 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 		const r = report('--human', file);
 		for (const [book, h] of input.human.books) {
 			const summary = addSummary(book, h.summary, file);
-			const sentences = sentenceSpans(h.summary);
+			const sentences = scoredSpans(summary);
 			r.summaries += 1;
 			const units = [
 				...h.singles.map((s) => ({ texts: [s.span], questions: s.questions, types: s.labels, raw: s })),
@@ -203,7 +205,7 @@ export function importBooookScore(input: ImportInput, now: string): ImportResult
 		const r = report('--validation', file);
 		for (const [book, study] of input.validation.books) {
 			const summary = addSummary(book, study.summary, file);
-			const sentences = sentenceSpans(study.summary);
+			const sentences = scoredSpans(summary);
 			r.summaries += 1;
 			for (const j of study.judged) {
 				const texts = j.annotation.kind === 'single' ? [j.annotation.span] : j.annotation.spans;
@@ -246,7 +248,7 @@ function modelAnnotations(
 	imported: string,
 	report: FileReport,
 ): NewAnnotation[] {
-	const spans = sentenceSpans(summary.text);
+	const spans = scoredSpans(summary);
 	const verdicts = releasedVerdicts(summary.text, released);
 	for (const text of verdicts.unmatched) report.unmatched.push({ book: summary.book, text });
 	return spans.map((span, i): NewAnnotation => {

@@ -38,6 +38,7 @@ export function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
 		id,
 		book: data.book.title,
 		text: version.text,
+		units: 'nltk',
 		node: root.id,
 		version: root.active,
 		source: 'run',

@@ -23,10 +23,16 @@ export interface Span {
  *   ("etc. The" splits, "Dr. Edna" and "etc. and" do not);
  * - after an initial or a number, a lower-case word continues the sentence, and so does a
  *   capitalised word that is not a common word ("J. Tolkien", but "J. Craft" splits as in NLTK).
- * Closing quotes and brackets after the mark belong to the sentence that ends. Two deliberate
- * differences from NLTK: every line break is a boundary (a heading or list item is a unit of its
- * own), and typographic quotes count as quotes.
+ * Closing quotes and brackets after the mark belong to the sentence that ends. Typographic quotes
+ * count as quotes. One difference from NLTK unless told otherwise (`lineBreaks`): every line break is
+ * a boundary, as a line of a book booook reads is a paragraph or a heading. A summary that
+ * BooookScore counts is split as NLTK splits it, a line break being only whitespace.
  */
+
+export interface SplitOptions {
+	/** Whether a line break ends a sentence (default true); false: as NLTK's sent_tokenize, never by itself. */
+	lineBreaks?: boolean;
+}
 
 const ABBREVIATIONS = new Set([
 	'no',
@@ -211,17 +217,17 @@ function endsAfter(word: string, next: string): boolean {
 
 /**
  * Sentence ranges of `text`, in order. Whitespace between sentences belongs to no span, and every
- * line break is a boundary.
+ * line break is a boundary unless `lineBreaks` is false.
  */
-export function sentenceSpans(text: string): Span[] {
-	return [...eachSentenceSpan(text)];
+export function sentenceSpans(text: string, opts: SplitOptions = {}): Span[] {
+	return [...eachSentenceSpan(text, opts)];
 }
 
 /**
  * `sentenceSpans` one at a time, holding one word of look-ahead: the chunker cuts a paragraph of
  * millions of sentences without keeping them all.
  */
-export function* eachSentenceSpan(text: string): Generator<Span> {
+export function* eachSentenceSpan(text: string, { lineBreaks = true }: SplitOptions = {}): Generator<Span> {
 	// The sentence being read starts at `first`; the word before the current one is [prevStart, prevEnd).
 	let first = -1;
 	let prevStart = -1;
@@ -233,7 +239,10 @@ export function* eachSentenceSpan(text: string): Generator<Span> {
 	for (const [start, end] of runsOf(text, '\\S')) {
 		const newLine = start > lineEnd;
 		if (prevStart < 0) first = start;
-		else if (newLine || endsSentence(text.slice(prevStart, prevEnd), text.slice(start, end))) {
+		else if (
+			(newLine && lineBreaks) ||
+			endsSentence(text.slice(prevStart, prevEnd), text.slice(start, end))
+		) {
 			// The last word of a line ends its sentence.
 			yield { start: first, end: prevEnd };
 			first = start;
@@ -253,6 +262,6 @@ function endsSentence(word: string, next: string): boolean {
 	return MARKS.test(word.replace(TRAILING_CLOSERS, '')) && endsAfter(word, next);
 }
 
-export function splitSentences(text: string): string[] {
-	return sentenceSpans(text).map((s) => text.slice(s.start, s.end));
+export function splitSentences(text: string, opts: SplitOptions = {}): string[] {
+	return sentenceSpans(text, opts).map((s) => text.slice(s.start, s.end));
 }

@@ -17,7 +17,7 @@ export function sentenceRows(
 	summary: ScoredSummary,
 	source: VerdictSource,
 ): (annotations: readonly Annotation[]) => SentenceRow[] {
-	const spans = sentencesOf(summary.text);
+	const spans = sentencesOf(summary);
 	return (annotations) =>
 		verdictsFor(summary, annotations, source).map((v, i) => {
 			const verdict: SentenceVerdict =

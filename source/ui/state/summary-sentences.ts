@@ -1,5 +1,6 @@
 import type { ScoredSummary } from '../../domain.ts';
-import { sentenceSpans, type Span } from '../../text/sentences.ts';
+import type { Span } from '../../text/sentences.ts';
+import { scoredSpans } from '../../score/annotate.ts';
 
 /**
  * A scored summary's sentences, split once per summary: the walks show one summary's sentences on
@@ -10,6 +11,6 @@ const split = new WeakMap<ScoredSummary, readonly Span[]>();
 export function summarySentences(summary: ScoredSummary | undefined): readonly Span[] {
 	if (!summary) return [];
 	let spans = split.get(summary);
-	if (!spans) split.set(summary, (spans = sentenceSpans(summary.text)));
+	if (!spans) split.set(summary, (spans = scoredSpans(summary)));
 	return spans;
 }

@@ -39,12 +39,22 @@ export interface HomeScreenProps {
 	remove: (id: string) => Promise<void>;
 	/** Why the form's values cannot start a run (a missing book, a bad size), or null. */
 	check: (input: NewRunInput) => Promise<string | null>;
+	/** Why the session last chosen could not be opened (a missing key, a lock), shown on the list. */
+	notice?: string;
 	defaults: FormDefaults;
 	onChoose: (choice: HomeChoice) => void;
 }
 
 /** `booook` alone: the saved sessions, to open, resume or delete, and a form for a new run. */
-export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoose }: HomeScreenProps) {
+export function HomeScreen({
+	sessionsDir,
+	load,
+	remove,
+	check,
+	defaults,
+	notice,
+	onChoose,
+}: HomeScreenProps) {
 	const theme = useTheme();
 	const { columns: width, rows } = useTerminalSize();
 	const [listing, setListing] = useState<SessionListing | null>(null);
@@ -57,7 +67,7 @@ export function HomeScreen({ sessionsDir, load, remove, check, defaults, onChoos
 			.then(setListing)
 			.catch((error: unknown) => tell(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
 	const [ui, dispatch] = useModel(
-		{ init: () => init(defaults), update },
+		{ init: () => ({ ...init(defaults), message: notice ?? null }), update },
 		(): HomeWorld => ({ sessions: listing, defaults, page: bodyRows - 1 }),
 		(effect: HomeEffect, dispatch: (msg: HomeMsg) => void) => {
 			const tell = say(dispatch);
