@@ -7,6 +7,12 @@ import { booook, printed } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
 import { textVersion } from '../source/summarize/version.ts';
+import { readBook } from '../source/book/read.ts';
+import { DEFAULTS } from '../source/config.ts';
+import { PassageIndex } from '../source/evidence/rank.ts';
+import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
+import { chunkText } from '../source/text/chunk.ts';
+import { readEvidenceSet } from './support/evidence-set.ts';
 
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 // Two sentences a reader might write: the second is copied from the book, the first is not.
@@ -141,4 +147,34 @@ test('evidence says where a sentence was written by a person or imported, since 
 	const edited = await booook(['evidence', 'mine', '--top', '1', '--sessions-dir', dir]);
 	assert.equal(edited.code, 0, edited.stderr);
 	assert.match(edited.stdout, /\(written at node n0, edited by hand\)$/mu);
+});
+
+test('the labelled set through import summary: evidence --json ranks each sentence as the bench does and names chapters as its labels do', async (t) => {
+	const [set] = readEvidenceSet().filter((b) => b.file === 'frankenstein.json');
+	assert.ok(set, 'the labelled set has Frankenstein');
+	const dir = tempDir('import-summary-set', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, set.sentences.map((s) => s.text).join('\n\n'));
+	assert.equal((await importing(file, 'set', dir)).code, 0);
+	const r = await booook(['evidence', 'set', '--json', '--top', '3', '--sessions-dir', dir]);
+	assert.equal(r.code, 0, r.stderr);
+	const shown = JSON.parse(r.stdout) as {
+		evidence: { text: string; passages: { start: number; chapter: { title: string } | null }[] }[];
+	};
+	assert.deepEqual(
+		shown.evidence.map((e) => e.text),
+		set.sentences.map((s) => s.text),
+		'one sentence each, as written',
+	);
+	const { text: book } = await readBook(BOOK);
+	const index = new PassageIndex(book, chunkText(book, DEFAULTS.chunkSize, DEFAULTS.encoding));
+	const chapters = chaptersOf(book);
+	for (const e of shown.evidence) {
+		assert.deepEqual(
+			e.passages.map((p) => p.start),
+			index.rank(e.text, 3).map((h) => h.start),
+			e.text,
+		);
+		for (const p of e.passages) assert.equal(p.chapter?.title, chapterAt(chapters, p.start)?.title);
+	}
 });
