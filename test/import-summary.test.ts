@@ -88,6 +88,17 @@ test('import summary: a session whose final summary is the file, which evidence,
 	assert.equal(show.code, 0, show.stderr);
 	assert.match(show.stdout, /young scientist/u);
 
+	const list = await booook(['sessions', '--json', ...at]);
+	assert.equal(list.code, 0, list.stderr);
+	assert.deepEqual(
+		(
+			JSON.parse(list.stdout) as {
+				sessions: { id: string; status: string; model: string | null; progress: unknown }[];
+			}
+		).sessions.map((s) => [s.id, s.status, s.model, s.progress]),
+		[['mine', 'imported', null, { done: 1, total: 1 }]],
+	);
+
 	const resume = await booook(['resume', 'mine', ...at]);
 	assert.equal(resume.code, 0, resume.stderr);
 	assert.match(resume.stderr, /imported from .*summary\.txt: there is nothing to run/u);

@@ -113,7 +113,8 @@ async function summarize(
 		provider: run.imported ? null : run.config.provider,
 		model: run.imported ? null : run.config.model,
 		status: run.imported ? 'imported' : run.status,
-		progress: await callProgress(run, templates),
+		// An imported run made no calls: count its one summary, as a collection counts its summaries.
+		progress: run.imported ? { done: 1, total: 1 } : await callProgress(run, templates),
 		createdAt: data.createdAt,
 		updatedAt: data.updatedAt,
 		openedAt: data.openedAt,
