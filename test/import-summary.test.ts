@@ -13,6 +13,8 @@ import { PassageIndex } from '../source/evidence/rank.ts';
 import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { readEvidenceSet } from './support/evidence-set.ts';
+import { annotatingReply, annotationQuestion, startFakeApi } from './support/fake-api.ts';
+import { splitSentences } from '../source/text/sentences.ts';
 
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 // Two sentences a reader might write: the second is copied from the book, the first is not.
@@ -188,4 +190,32 @@ test('the labelled set through import summary: evidence --json ranks each senten
 		);
 		for (const p of e.passages) assert.equal(p.chapter?.title, chapterAt(chapters, p.start)?.title);
 	}
+});
+
+test('an imported summary is scored through the CLI, and the text report shows its score, its unreadable answers and its coverage', async (t) => {
+	const dir = tempDir('import-summary-score', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'mine', dir)).code, 0);
+	const [, copied] = splitSentences(SUMMARY);
+	const server = await startFakeApi({
+		respond: (input) =>
+			annotationQuestion(input.prompt)?.sentences[0] === copied
+				? 'I would rather not say.'
+				: annotatingReply(input),
+	});
+	t.after(() => server.close());
+	const scored = await booook(
+		['score', 'mine', '--provider', 'openai', '--base-url', server.openaiBaseUrl, '--sessions-dir', dir],
+		{ env: { OPENAI_API_KEY: 'test-key' } },
+	);
+	assert.equal(scored.code, 0, scored.stderr);
+	const report = await booook(['report', 'mine', '--sessions-dir', dir]);
+	assert.equal(report.code, 0, report.stderr);
+	assert.match(report.stdout, /^ {2}model {2}[\d.]+ {2}\(1 summaries, 1 sentences/mu);
+	assert.match(report.stdout, /^unreadable answers: 1 sentence left out of the score/mu);
+	assert.match(report.stdout, /^ {2}Frankenstein, sentence 2: /mu);
+	assert.match(report.stdout, /^coverage of the final summary$/mu);
+	const json = JSON.parse((await booook(['report', 'mine', '--json', '--sessions-dir', dir])).stdout);
+	assert.equal(json.books.Frankenstein.unreadable[0].sentence, 2);
 });
