@@ -309,6 +309,26 @@ export const faithfulnessLabelSchema = z.enum(FAITHFULNESS_LABELS);
 export type FaithfulnessLabel = z.infer<typeof faithfulnessLabelSchema>;
 
 /**
+ * What a model judge found of one atomic claim of a sentence (FABLES' way): the judge's label, the
+ * quote it gave from the passages shown, and booook's check of that quote. `verdict` is what counts:
+ * a "supported" or "contradicted" whose quote is not word for word in a passage shown is
+ * `unquoted`, and an answer that could not be read after every retry is `unreadable`.
+ */
+export const CLAIM_VERDICTS = ['supported', 'contradicted', 'not found', 'unquoted', 'unreadable'] as const;
+export const claimCheckSchema = z.strictObject({
+	claim: z.string().min(1),
+	verdict: z.enum(CLAIM_VERDICTS),
+	/** The quote as the judge gave it; null when it gave none (or no answer could be read). */
+	quote: z.string().nullable(),
+	/** The book range of the passage shown that holds the quote word for word; null when none does. */
+	passage: z.strictObject({ start: count, end: count }).nullable(),
+	/** The judge's one-line reason; null when no answer could be read. */
+	reason: z.string().nullable(),
+});
+export type ClaimCheck = z.infer<typeof claimCheckSchema>;
+export type ClaimVerdict = ClaimCheck['verdict'];
+
+/**
  * One validator's faithfulness verdict on one sentence of a summary (its index in the one
  * sentence split, text/sentences.ts). A person's, or a model's given the evidence passages.
  */
@@ -322,6 +342,13 @@ export const faithfulnessVerdictSchema = z.strictObject({
 	validator: z.string().min(1),
 	origin: z.enum(['human', 'model']),
 	at: iso,
+	/**
+	 * A model judge's atomic claims of the sentence, each checked (the label follows from them);
+	 * absent for a person's verdict. `split` is `unreadable` when the claims answer could not be
+	 * read and the sentence was judged as one claim.
+	 */
+	claims: z.array(claimCheckSchema).min(1).optional(),
+	split: z.enum(['read', 'unreadable']).optional(),
 });
 export type FaithfulnessVerdict = z.infer<typeof faithfulnessVerdictSchema>;
 

@@ -1,16 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { splitSentences } from '../source/text/sentences.ts';
+import { contentTokens } from '../source/text/textrank.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
+import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
+import { waitFor } from './support/wait.ts';
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
-test('booook faithfulness: the model judges every sentence of the final summary with its evidence, and report shows the verdicts', async (t) => {
-	const dir = tempDir('faith-cli');
+/** A session "frank" in `dir`: the extractive baseline's run over Frankenstein (every sentence copied from the book). */
+async function extractiveRun(dir: string): Promise<void> {
 	const made = await booook([
 		'run',
 		FRANKENSTEIN,
@@ -25,85 +30,156 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 		dir,
 	]);
 	assert.equal(made.code, 0, made.stderr);
+}
+
+/** `booook faithfulness frank` judged by gpt-4o-mini on the fake API, with sessions in `dir`. */
+function judging(baseUrl: string, dir: string, ...extra: string[]): string[] {
+	const model = ['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', baseUrl];
+	return ['faithfulness', 'frank', ...model, ...extra, '--sessions-dir', dir];
+}
+
+test('booook faithfulness: the model judges every sentence of the final summary with its evidence, and report shows the verdicts', async (t) => {
+	const dir = tempDir('faith-cli', t);
+	await extractiveRun(dir);
 	const prompts: string[] = [];
 	const api = await startFakeApi({
 		respond: ({ prompt }) => {
 			prompts.push(prompt);
-			const sentence = /The sentence to check:\n(.*)\n/u.exec(prompt)?.[1] ?? '';
-			// Faithful when a passage shown holds the sentence (an extractive summary copies the book).
-			const passages = prompt
-				.split('Passages of the book that may be relevant')[1]!
-				.split('Answer in exactly two lines')[0]!
-				.replace(/\s+/gu, ' ');
-			// (Its opening: where two copied sentences read as one, each passage holds one of them.)
-			return passages.includes(sentence.replace(/\s+/gu, ' ').slice(0, 20))
-				? 'Label: faithful\nReason: in the passage.'
-				: "Label: can't tell\nReason: not in the passages.";
+			return faithfulnessReply(prompt) ?? 'not a faithfulness prompt';
 		},
 	});
 	t.after(() => api.close());
 	const env = { OPENAI_API_KEY: 'test-key' };
-	const judged = await booook(
-		[
-			'faithfulness',
-			'frank',
-			'--provider',
-			'openai',
-			'--model',
-			'gpt-4o-mini',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--sessions-dir',
-			dir,
-		],
-		{ env },
-	);
+	const judged = await booook(judging(api.openaiBaseUrl, dir, '--top', '2'), { env });
 	assert.equal(judged.code, 0, judged.stderr);
 	const { data } = await Session.snapshot(dir, 'frank');
 	const run = (data as BookSessionData).run;
 	const root = run.nodes.find((n) => n.id === run.root)!;
 	const sentences = splitSentences(root.versions[root.active!]!.text);
-	assert.equal(prompts.length, sentences.length, 'one call per sentence');
+	const splits = prompts.filter((p) => claimsQuestion(p) !== null);
+	const judgings = prompts.map(claimQuestion).filter((q) => q !== null);
+	assert.equal(splits.length, sentences.length, 'one claims call per sentence');
 	const verdicts = data.faithfulness ?? [];
 	assert.equal(verdicts.length, sentences.length);
+	assert.equal(judgings.length, verdicts.flatMap((v) => v.claims ?? []).length, 'one call per claim');
 	assert.ok(verdicts.every((v) => v.origin === 'model' && v.validator === 'openai/gpt-4o-mini'));
-	// Every sentence was copied from the book, so its evidence holds it and the model saw it there.
-	assert.ok(
-		verdicts.every((v) => v.label === 'faithful'),
-		JSON.stringify(verdicts.filter((v) => v.label !== 'faithful').slice(0, 2)),
+	// At most --top passages per claim, retrieved for the claim: its best passage holds it when the
+	// claim is a piece of a sentence copied from the book (the extractive summary's).
+	assert.ok(judgings.every((q) => q.passages.length >= 1 && q.passages.length <= 2));
+	const held = judgings.filter((q) => q.passages.some((p) => p.includes(q.claim)));
+	assert.ok(held.length >= 0.9 * judgings.length, `${held.length} of ${judgings.length} claims found`);
+	// Every quote the fake gave is the claim, word for word in a passage: booook finds it there,
+	// unless it has no content word ("one by one"), which shows nothing.
+	const found = held.filter((q) => contentTokens(q.claim).length > 0).length;
+	const checks = verdicts.flatMap((v) => v.claims!);
+	assert.deepEqual(
+		checks.filter((c) => c.verdict === 'supported').length,
+		found,
+		JSON.stringify(checks.filter((c) => c.verdict !== 'supported').slice(0, 2)),
 	);
-	assert.match(judged.stderr, new RegExp(`${sentences.length} sentences judged`, 'u'));
+	assert.ok(checks.every((c) => (c.verdict === 'supported') === (c.passage !== null)));
+	const faithful = verdicts.filter((v) => v.label === 'faithful').length;
+	assert.equal(faithful, verdicts.filter((v) => v.claims!.every((c) => c.verdict === 'supported')).length);
+	assert.match(
+		judged.stderr,
+		new RegExp(`${sentences.length} sentences judged through ${judgings.length} claims`, 'u'),
+	);
 
 	const report = await booook(['report', 'frank', '--json', '--sessions-dir', dir]);
 	assert.equal(report.code, 0, report.stderr);
 	const faith = JSON.parse(report.stdout).faithfulness;
-	assert.equal(faith.validators['openai/gpt-4o-mini'].faithful_share, 100);
+	assert.equal(faith.validators['openai/gpt-4o-mini'].faithful, faithful);
+	const text = await booook(['report', 'frank', '--sessions-dir', dir]);
+	assert.match(
+		text.stdout,
+		new RegExp(`\\n    ${judgings.length} claims \\(FABLES\\): ${found} supported, `, 'u'),
+	);
 	assert.equal(faith.validators['openai/gpt-4o-mini'].n, sentences.length);
 
 	// Again: nothing is asked twice.
-	const again = await booook(
-		[
-			'faithfulness',
-			'frank',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--model',
-			'gpt-4o-mini',
-			'--provider',
-			'openai',
-			'--sessions-dir',
-			dir,
-		],
-		{ env },
-	);
+	const again = await booook(judging(api.openaiBaseUrl, dir), { env });
 	assert.equal(again.code, 0, again.stderr);
-	assert.equal(prompts.length, sentences.length);
+	assert.equal(prompts.length, splits.length + judgings.length);
 
 	// Without a key: one line naming the variable, exit 2, nothing changed.
 	const before = JSON.stringify((await Session.snapshot(dir, 'frank')).data);
+	// A prompts folder that is not there, or a template in it without the judge's slots, is one line too.
+	const badPrompts = tempDir('faith-prompts', t);
+	writeFileSync(join(badPrompts, 'faithfulness-judge.txt'), 'Judge {claim} against {evidence}.');
+	for (const [folder, says] of [
+		[join(badPrompts, 'nowhere'), /--prompts .*nowhere: no such directory/u],
+		[
+			badPrompts,
+			/faithfulness-judge\.txt: template "faithfulness-judge" has named fields \{claim\}, \{evidence\} but needs/u,
+		],
+	] as const) {
+		const refused = await booook(['faithfulness', 'frank', '--prompts', folder, '--sessions-dir', dir], {
+			env,
+		});
+		assert.equal(refused.code, 2, refused.stderr);
+		assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+		assert.match(refused.stderr, says);
+	}
+	const noTop = await booook(['faithfulness', 'frank', '--top', '0', '--sessions-dir', dir], { env });
+	assert.equal(noTop.code, 2);
+	assert.match(noTop.stderr, /--top takes a whole number from 1 up/u);
 	const keyless = await booook(['faithfulness', 'frank', '--provider', 'anthropic', '--sessions-dir', dir]);
 	assert.equal(keyless.code, 2);
 	assert.match(keyless.stderr.trim(), /^booook: .*needs ANTHROPIC_API_KEY: export it/u);
 	assert.equal(keyless.stderr.trim().split('\n').length, 1);
 	assert.equal(JSON.stringify((await Session.snapshot(dir, 'frank')).data), before);
+});
+
+test('booook faithfulness killed with SIGKILL mid-way: run again, it finishes without asking any answered prompt again', async (t) => {
+	const dir = tempDir('faith-kill', t);
+	await extractiveRun(dir);
+	const answered: string[] = [];
+	let kill: (() => void) | null = null;
+	let killAt = Number.POSITIVE_INFINITY;
+	const api = await startFakeApi({
+		respond: async ({ prompt }) => {
+			// One call at a time, so every answer before this request is in calls.jsonl: killed here,
+			// the process has made `killAt` calls and saved what it had of them.
+			if (answered.length === killAt) {
+				killAt = Number.POSITIVE_INFINITY;
+				(await waitFor('the judging to start', () => kill))();
+				return 'never read: the process is gone';
+			}
+			answered.push(prompt);
+			return faithfulnessReply(prompt) ?? 'not a faithfulness prompt';
+		},
+	});
+	t.after(() => api.close());
+	const env = { OPENAI_API_KEY: 'test-key' };
+	const args = (sessions: string) => judging(api.openaiBaseUrl, sessions, '--concurrency', '1');
+	// The reference: how many calls a whole judging makes.
+	const reference = await booook(args(dir), { env });
+	assert.equal(reference.code, 0, reference.stderr);
+	const all = answered.splice(0);
+	const { data: judgedOnce } = await Session.snapshot(dir, 'frank');
+	// Again from nothing, killed halfway.
+	const fresh = tempDir('faith-kill-2', t);
+	await extractiveRun(fresh);
+	const half = Math.floor(all.length / 2);
+	killAt = half;
+	const killed = await booook(args(fresh), {
+		env,
+		onStderr: (_out, stop) => (kill ??= () => stop('SIGKILL')),
+	});
+	assert.equal(killed.signal, 'SIGKILL');
+	const before = answered.splice(0);
+	assert.equal(before.length, half);
+	const resumed = await booook(args(fresh), { env });
+	assert.equal(resumed.code, 0, resumed.stderr);
+	const again = new Set(before);
+	assert.deepEqual(
+		answered.filter((p) => again.has(p)),
+		[],
+		'no prompt answered before the kill is asked again',
+	);
+	assert.equal(before.length + answered.length, all.length, 'the two make the calls one judging makes');
+	const { data } = await Session.snapshot(fresh, 'frank');
+	const labels = (d: typeof data) =>
+		(d.faithfulness ?? []).map((v) => [v.sentence, v.label, v.claims]).sort();
+	assert.deepEqual(labels(data), labels(judgedOnce), 'the same verdicts as a judging never killed');
 });

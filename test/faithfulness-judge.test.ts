@@ -1,59 +1,60 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoredSummary } from '../source/domain.ts';
-import { judgeFaithfulness } from '../source/engine/faithfulness-judge.ts';
+import { judgeFaithfulness, type FaithfulnessJudgeOptions } from '../source/engine/faithfulness-judge.ts';
 import { createProvider } from '../source/llm/create.ts';
 import { BUILTIN_PRICES, callCost } from '../source/llm/prices.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
-import { faithfulnessReport, readFaithfulnessAnswer } from '../source/score/faithfulness.ts';
+import type { JudgeEvidence } from '../source/score/claims.ts';
+import { faithfulnessLines, faithfulnessReport } from '../source/score/faithfulness.ts';
 import { Session } from '../source/store/session.ts';
 import { startFakeApi } from './support/fake-api.ts';
+import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
 
 const summaries: ScoredSummary[] = [
 	{
 		id: 's0',
 		book: 'voyage',
-		text: 'Ann sails to Dover. The war ends. Bob sells the boat.',
+		text: 'Ann sails to Dover and meets Bob. The war ends. Bob sells the boat.',
 		node: null,
 		version: null,
 		source: 'test',
 	},
 ];
 
-test('readFaithfulnessAnswer takes exactly a Label line and a Reason line, nothing looser', () => {
-	assert.deepEqual(readFaithfulnessAnswer('Label: faithful\nReason: stated in passage 1.'), {
-		ok: true,
-		label: 'faithful',
-		reason: 'stated in passage 1.',
-	});
-	assert.deepEqual(readFaithfulnessAnswer("label: Can't tell.\nreason: no passage names Bob"), {
-		ok: true,
-		label: 'unsure',
-		reason: 'no passage names Bob',
-	});
-	assert.equal(readFaithfulnessAnswer('Label: unfaithful').ok, false);
-	assert.equal(readFaithfulnessAnswer('Label: mostly faithful\nReason: x').ok, false);
-	assert.equal(readFaithfulnessAnswer('The sentence is faithful.\nReason: x').ok, false);
-	assert.equal(readFaithfulnessAnswer('Label: faithful\nReason: a\nAlso: b').ok, false);
-});
+/** The book as the fake retrieval knows it: one passage per fact, at its place. */
+const BOOK = [
+	'Ann sails to Dover in May.',
+	'There she meets Bob.',
+	'The war goes on for years.',
+	'Bob sells the boat to Carl.',
+];
+const passages: JudgeEvidence[] = BOOK.map((text, i) => ({
+	text,
+	where: `chunk ${i + 1}`,
+	start: i * 100,
+	end: i * 100 + text.length,
+}));
 
-test('openai SDK: the judge makes one call per sentence with its evidence, retries an unreadable answer, and saves verdicts of origin model', async (t) => {
+/** Retrieval stand-in: the passages sharing a word of three letters or more with the claim. */
+function evidenceFor(_unit: unknown, claim: string): JudgeEvidence[] {
+	const words = claim.match(/\b\w{3,}\b/gu) ?? [];
+	return passages.filter((p) => words.some((w) => p.text.includes(w)));
+}
+
+const verdicts0 = (session: Session) => session.data.faithfulness!.find((v) => v.sentence === 0)!;
+
+async function setup(t: import('node:test').TestContext, name: string, respond: (prompt: string) => string) {
 	const prompts: string[] = [];
-	let garbled = 0;
 	const server = await startFakeApi({
 		respond: ({ prompt }) => {
 			prompts.push(prompt);
-			const sentence = /The sentence to check:\n(.*)\n/u.exec(prompt)?.[1] ?? '';
-			// The first answer about Bob is prose, which must be asked again.
-			if (sentence.startsWith('Bob') && garbled++ === 0) return 'I think this is probably fine.';
-			return sentence.startsWith('The war')
-				? 'Label: unfaithful\nReason: the war goes on in passage 1.'
-				: `Label: faithful\nReason: stated in the book.`;
+			return respond(prompt);
 		},
 	});
 	t.after(() => server.close());
-	const dir = tempDir('faith-judge');
+	const dir = tempDir(name, t);
 	const session = await Session.createCollection(dir, {
 		title: 'voyage',
 		sources: [],
@@ -62,7 +63,6 @@ test('openai SDK: the judge makes one call per sentence with its evidence, retri
 		annotations: [],
 		judgments: [],
 	});
-	t.after(() => session.close());
 	const provider = createProvider({
 		provider: 'openai',
 		model: 'gpt-4o-mini',
@@ -72,58 +72,160 @@ test('openai SDK: the judge makes one call per sentence with its evidence, retri
 		streamRetryDelayMs: 10,
 	});
 	const templates = await loadTemplates();
-	const result = await judgeFaithfulness({
-		store: session,
+	const options = (store: FaithfulnessJudgeOptions['store']): FaithfulnessJudgeOptions => ({
+		store,
 		provider,
-		template: templates.faithfulness,
+		templates,
 		summaries: ['s0'],
-		evidenceFor: (u) => [{ text: `passage about sentence ${u.sentence + 1}`, where: `chunk ${u.sentence}` }],
+		evidenceFor,
 		concurrency: 2,
 		costOf: (usage) => callCost(BUILTIN_PRICES, 'gpt-4o-mini', usage, 'openai').cost,
 	});
+	return { prompts, dir, session, options };
+}
+
+test('openai SDK: each sentence is split into claims, each claim judged with its own passages and a checked quote, and the sentence is as faithful as its claims', async (t) => {
+	const { prompts, session, options } = await setup(t, 'faith-claims', (prompt) => {
+		const claim = claimQuestion(prompt)?.claim;
+		// The war: contradicted, quoting the passage. Bob's sale: "supported" with a quote that is in no passage.
+		if (claim === 'The war ends')
+			return 'Label: contradicted\nQuote: "The war goes on for years."\nReason: it goes on.';
+		if (claim === 'Bob sells the boat')
+			return 'Label: supported\nQuote: Bob sold his boat\nReason: passage 1 says so.';
+		if (claim === 'meets Bob') return 'Label: supported\nQuote: she meets Bob\nReason: passage 1.';
+		return faithfulnessReply(prompt)!;
+	});
+	t.after(() => session.close());
+	const result = await judgeFaithfulness(options(session));
 	assert.equal(result.status, 'done', result.error ?? '');
 	assert.deepEqual(
-		{ judged: result.judged, unreadable: result.unreadable, calls: prompts.length },
-		{ judged: 3, unreadable: 0, calls: 4 },
+		{ judged: result.judged, claims: result.claims, unreadable: result.unreadable, unsplit: result.unsplit },
+		{ judged: 3, claims: 4, unreadable: 0, unsplit: 0 },
+	);
+	// One split per sentence, one judgment per claim.
+	assert.equal(prompts.filter((p) => claimsQuestion(p) !== null).length, 3);
+	assert.equal(prompts.filter((p) => claimQuestion(p) !== null).length, 4);
+	// A claim is shown the passages retrieved for it, not its sentence's.
+	const dover = prompts.map(claimQuestion).find((q) => q?.claim === 'Ann sails to Dover')!;
+	assert.deepEqual(dover.passages, ['Ann sails to Dover in May.']);
+
+	const verdicts = new Map((session.data.faithfulness ?? []).map((v) => [v.sentence, v]));
+	const first = verdicts.get(0)!;
+	assert.equal(first.label, 'faithful');
+	assert.deepEqual(
+		first.claims!.map((c) => [c.claim, c.verdict, c.passage]),
+		[
+			['Ann sails to Dover', 'supported', { start: 0, end: 26 }],
+			['meets Bob', 'supported', { start: 100, end: 120 }],
+		],
+	);
+	assert.equal(first.split, 'read');
+	assert.equal(first.note, '2 claims: 2 supported');
+	// A contradiction quoted word for word (its quotation marks aside) makes the sentence unfaithful.
+	assert.equal(verdicts.get(1)!.label, 'unfaithful');
+	assert.deepEqual(verdicts.get(1)!.claims![0]!.passage, { start: 200, end: 226 });
+	// A "supported" whose quote is in no passage shown is caught: unquoted, and the sentence can't be told.
+	const sale = verdicts.get(2)!;
+	assert.deepEqual(
+		[sale.label, sale.claims![0]!.verdict, sale.claims![0]!.quote, sale.claims![0]!.passage],
+		['unsure', 'unquoted', 'Bob sold his boat', null],
 	);
 	assert.ok(
-		prompts.some((p) => p.includes('[1] (chunk 1) passage about sentence 2')),
-		'the evidence is in the prompt',
+		[...verdicts.values()].every((v) => v.origin === 'model' && v.validator === 'openai/gpt-4o-mini'),
 	);
-	const verdicts = session.data.faithfulness ?? [];
-	assert.deepEqual(verdicts.map((v) => [v.sentence, v.label, v.origin, v.validator]).sort(), [
-		[0, 'faithful', 'model', 'openai/gpt-4o-mini'],
-		[1, 'unfaithful', 'model', 'openai/gpt-4o-mini'],
-		[2, 'faithful', 'model', 'openai/gpt-4o-mini'],
-	]);
-	assert.equal(verdicts.find((v) => v.sentence === 1)!.note, 'the war goes on in passage 1.');
-	assert.equal((await session.calls()).length, 4, 'every call is in calls.jsonl');
+	assert.equal((await session.calls()).length, 7, 'every call is in calls.jsonl');
+
 	// Judging again asks nothing: every sentence has this model's verdict.
-	const again = await judgeFaithfulness({
-		store: session,
-		provider,
-		template: templates.faithfulness,
-		summaries: ['s0'],
-		evidenceFor: () => [],
-		concurrency: 2,
-		costOf: () => 0,
-	});
+	const again = await judgeFaithfulness(options(session));
 	assert.equal(again.judged, 0);
-	assert.equal(prompts.length, 4);
-	// The report compares it with a person.
-	session.data.faithfulness!.push({
-		summary: 's0',
-		sentence: 1,
-		label: 'faithful',
-		note: null,
-		validator: 'ann',
-		origin: 'human',
-		at: '2026-01-01T00:00:00.000Z',
-	});
-	const row = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
-		.humanVsModel[0]!;
-	assert.deepEqual(
-		{ model: row.model, n: row.n, flagged: row.modelFlagged },
-		{ model: 'openai/gpt-4o-mini', n: 1, flagged: 1 },
+	assert.equal(prompts.length, 7);
+	// The per-sentence labels are what the report reads, as before claims.
+	const report = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 });
+	const row = report.validators[0]!;
+	assert.deepEqual([row.faithful, row.unfaithful, row.unsure], [1, 1, 1]);
+	// With the claims counted, the unquoted one among them.
+	assert.ok(
+		faithfulnessLines(report, (s) => s).includes(
+			'    4 claims (FABLES): 2 supported, 1 contradicted, 0 not found, 1 unquoted, 0 unreadable; 0 sentences judged whole (claims answer unreadable)',
+		),
 	);
+});
+
+test('an unreadable claims answer leaves the sentence as one claim, recorded so; an unreadable claim answer is asked again, then recorded unreadable', async (t) => {
+	const { prompts, dir, session, options } = await setup(t, 'faith-unread', (prompt) => {
+		const sentence = claimsQuestion(prompt);
+		if (sentence === 'The war ends.') return 'The sentence says the war ends.';
+		// Well-formed lines, but more than the token limit: cut short, its last claims lost.
+		if (sentence === 'Ann sails to Dover and meets Bob.')
+			return `1. Ann sails to Dover.\n2. ${'Ann meets Bob, who is a sailor of long standing in the port. '.repeat(40)}`;
+		const claim = claimQuestion(prompt)?.claim;
+		if (claim === 'Bob sells the boat') return 'Supported, I think.';
+		return faithfulnessReply(prompt)!;
+	});
+	const result = await judgeFaithfulness({ ...options(session), maxRetries: 1 });
+	assert.equal(result.status, 'done', result.error ?? '');
+	assert.deepEqual([result.judged, result.unsplit, result.unreadable], [3, 2, 1]);
+	assert.deepEqual(
+		verdicts0(session).claims!.map((c) => c.claim),
+		['Ann sails to Dover and meets Bob.'],
+		'the cut-short claims list is not taken',
+	);
+	const verdicts = new Map((session.data.faithfulness ?? []).map((v) => [v.sentence, v]));
+	const war = verdicts.get(1)!;
+	assert.equal(war.split, 'unreadable');
+	assert.deepEqual(
+		war.claims!.map((c) => [c.claim, c.verdict]),
+		[['The war ends.', 'not found']],
+	);
+	assert.match(war.note!, /judged whole/u);
+	const tally = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
+		.validators[0]!.claims!;
+	assert.deepEqual([tally.claims, tally.verdicts.unreadable, tally.unsplit], [3, 1, 2]);
+	const sale = verdicts.get(2)!;
+	assert.deepEqual(
+		[sale.label, sale.claims![0]!.verdict, sale.claims![0]!.reason],
+		['unsure', 'unreadable', null],
+	);
+	// Asked twice each (maxRetries 1): the war's split and the sale's claim.
+	assert.equal(prompts.filter((p) => claimsQuestion(p) === 'The war ends.').length, 2);
+	assert.equal(prompts.filter((p) => claimQuestion(p)?.claim === 'Bob sells the boat').length, 2);
+	// The claims and checks are stored: the session reads back from disk as it was.
+	const saved = structuredClone(session.data.faithfulness);
+	await session.close();
+	const { data } = await Session.snapshot(dir, session.id);
+	assert.deepEqual(data.faithfulness, saved);
+});
+
+test('a judging stopped midway resumes from the call log without asking any prompt twice', async (t) => {
+	const { prompts, dir, session, options } = await setup(t, 'faith-resume', (prompt) =>
+		faithfulnessReply(prompt)!,
+	);
+	const stop = new AbortController();
+	let logged = 0;
+	// Stopped once four calls are logged: the three splits and one of the first sentence's two claims; no verdict saved.
+	const store: FaithfulnessJudgeOptions['store'] = {
+		data: session.data,
+		append: (list, ...items) => session.append(list, ...items),
+		calls: () => session.calls(),
+		appendCall: async (record) => {
+			await session.appendCall(record);
+			if (++logged === 4) stop.abort();
+		},
+	};
+	const first = await judgeFaithfulness({ ...options(store), concurrency: 1, signal: stop.signal });
+	assert.equal(first.status, 'cancelled');
+	assert.deepEqual([prompts.length, session.data.faithfulness ?? []], [4, []]);
+	const id = session.id;
+	await session.close();
+
+	const reopened = await Session.open(dir, id);
+	t.after(() => reopened.close());
+	const rest = await judgeFaithfulness(options(reopened));
+	assert.equal(rest.status, 'done', rest.error ?? '');
+	assert.equal(reopened.data.faithfulness?.length, 3, 'every sentence judged');
+	assert.equal(new Set(prompts).size, prompts.length, 'no prompt asked twice');
+	// Split 3 sentences, judge 4 claims: seven prompts in all, over both runs.
+	assert.equal(prompts.length, 7);
+	// The calls taken from the log are billed again in the resumed totals, the ones made are new.
+	assert.equal(rest.totals.calls, 7);
 });

@@ -197,9 +197,10 @@ test("the authors' annotation prompts ship byte-for-byte and have the expected s
 	}
 	const templates = await loadTemplates();
 	assert.deepEqual(Object.keys(templates).sort(), Object.keys(TEMPLATE_SLOTS).sort());
-	// The nine of the authors' method, and faithfulness.txt (ours, issue 14).
-	assert.equal(Object.keys(templates).length, 10);
-	assert.deepEqual(templateSlots(templates.faithfulness), ['summary', 'sentence', 'evidence']);
+	// The nine of the authors' method, and the faithfulness judge's two (ours, issues 14 and 27).
+	assert.equal(Object.keys(templates).length, 11);
+	assert.deepEqual(templateSlots(templates['faithfulness-claims']), ['summary', 'sentence']);
+	assert.deepEqual(templateSlots(templates['faithfulness-judge']), ['sentence', 'claim', 'evidence']);
 	assert.equal(templateSlots(templates.get_annotations), 2);
 	assert.deepEqual(templateSlots(templates.get_annotations_v2), ['summary', 'sentences']);
 	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[])

@@ -1,17 +1,24 @@
 import { DEFAULTS } from '../config.ts';
-import type { ProviderName } from '../domain.ts';
+import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
 import { keyVariable } from '../llm/base-url.ts';
 import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { commandLine } from '../program.ts';
+import { nodeEvidence, type SentenceEvidence } from '../evidence/evidence.ts';
+import { Tracer } from '../evidence/provenance.ts';
+import { PassageIndex } from '../evidence/rank.ts';
+import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
+import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
-import { sessionEvidence } from './evidence-session.ts';
 import { modelClient } from './model-client.ts';
 
-/** `booook faithfulness`: a model judges each sentence of a run's final summary against its evidence in the book. */
+/**
+ * `booook faithfulness`: a model judges each sentence of a run's final summary against the book,
+ * FABLES' way: split into atomic claims, each judged against the passages retrieved for it.
+ */
 
 export interface FaithfulnessOptions {
 	id: string;
@@ -20,6 +27,10 @@ export interface FaithfulnessOptions {
 	model?: string;
 	baseUrl?: string;
 	concurrency?: number;
+	/** Passages retrieved per claim (default CLAIM_PASSAGES). */
+	top?: number;
+	/** A folder of prompt templates overriding the shipped ones. */
+	prompts?: string | null;
 	prices?: string;
 	account?: AccountLimits;
 	env?: NodeJS.ProcessEnv;
@@ -67,6 +78,9 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 		throw badInput(
 			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}`)}`,
 		);
+	const top = opts.top ?? CLAIM_PASSAGES;
+	if (!Number.isInteger(top) || top < 1)
+		throw badInput(`--top ${top}: use a whole number from 1 up (passages shown to the judge per claim)`);
 	const judge = judgeOf(snapshot, opts, env);
 	if (judge.provider === 'extractive')
 		throw badInput(
@@ -77,7 +91,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 		throw badInput(
 			`judging with ${judge.provider}/${judge.model} needs ${key}: export it, or choose another model with --provider and --model`,
 		);
-	const templates = await loadTemplates(null);
+	const templates = await loadTemplates(opts.prompts);
 	const { provider, costOf } = modelClient({
 		...judge,
 		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
@@ -89,14 +103,22 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	try {
 		const summary = pinFinalSummary(session.data as BookSessionData);
 		await session.save();
-		const evidenceFor = await sessionEvidence(session);
+		const data = session.data as BookSessionData;
+		const book = await session.bookText();
+		const evidenceFor = claimEvidence(
+			data.run,
+			book,
+			new PassageIndex(book, data.run.chunks),
+			data.summaries,
+			top,
+		);
 		return {
 			judge,
 			run: (signal) =>
 				judgeFaithfulness({
 					store: session,
 					provider,
-					template: templates.faithfulness,
+					templates,
 					summaries: [summary],
 					evidenceFor,
 					concurrency: opts.concurrency ?? DEFAULTS.concurrency,
@@ -109,4 +131,37 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 		await session.close();
 		throw error;
 	}
+}
+
+/**
+ * The passages for one claim of a summary sentence: the `top` passages ranked for the claim's own
+ * words, among the chunks the sentence can come from by the run's tree (each summary traced once,
+ * on first use). A summary that is no node of the run is searched over the whole book. Exported for
+ * measuring retrieval through claims (bench/) as the judge sees it.
+ */
+export function claimEvidence(
+	run: Run,
+	book: string,
+	index: PassageIndex,
+	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node'>[],
+	top: number,
+): (unit: { summary: string; sentence: number }, claim: string) => ShownEvidence[] {
+	const tracer = new Tracer(run);
+	const traced = new Map<string, SentenceEvidence[]>();
+	const sourcesOf = (id: string): SentenceEvidence[] => {
+		let sources = traced.get(id);
+		if (!sources) {
+			const summary = summaries.find((s) => s.id === id);
+			const node = summary?.node && run.nodes.some((n) => n.id === summary.node) ? summary.node : null;
+			// top 0: only where each sentence can come from; the claims are ranked below.
+			sources = node ? nodeEvidence(run, index, node, { text: summary!.text, top: 0, tracer }) : [];
+			traced.set(id, sources);
+		}
+		return sources;
+	};
+	return (unit, claim) => {
+		const source = sourcesOf(unit.summary)[unit.sentence];
+		const within = source ? { chunks: source.chunks, direct: source.direct } : {};
+		return index.rank(claim, top, within).map((hit) => shownHit(run, book, hit));
+	};
 }

@@ -6,6 +6,7 @@ import { resolveSessionsDir } from '../store/session.ts';
 import {
 	accountLimits,
 	integer,
+	integerFrom,
 	PRICES_HELP,
 	sessionsDirOption,
 	withRateLimitOptions,
@@ -15,11 +16,12 @@ import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
+import { CLAIM_PASSAGES } from '../score/claims.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(new Command('faithfulness'))
 		.description(
-			`a model marks each sentence of a run's final summary faithful, unfaithful or can't tell, reading the passages of the book it can come from (LongEval's fine-grained protocol); see the results with ${commandLine('report ID')}`,
+			`a model marks each sentence of a run's final summary faithful, unfaithful or can't tell (LongEval's labels) FABLES' way: it splits the sentence into atomic claims and judges each against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); see the results with ${commandLine('report ID')}`,
 		)
 		.argument('<id>', `session id of a run (see: ${commandLine('sessions')})`)
 		.addOption(
@@ -34,6 +36,16 @@ export const spec = (exit: Exit) =>
 			"an OpenAI-compatible (or Anthropic) server (default: the run's, $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
 		)
 		.option('--concurrency <n>', 'most calls at once', integer('--concurrency'), DEFAULTS.concurrency)
+		.option(
+			'--top <k>',
+			'passages of the book shown to the judge per claim',
+			integerFrom('--top', 1),
+			CLAIM_PASSAGES,
+		)
+		.option(
+			'--prompts <dir>',
+			"read the judge's prompt templates (faithfulness-claims.txt, faithfulness-judge.txt) from this folder (missing ones come from prompts/)",
+		)
 		.option('--prices <file>', PRICES_HELP)
 		.addOption(sessionsDirOption())
 		.action(async (id, flags) => {
@@ -58,7 +70,7 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions & { stderr?:
 		const abort = new AbortController();
 		const out = output(opts.stderr ?? process.stderr);
 		out.line(
-			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per sentence, with its evidence from the book`,
+			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per sentence to split it into claims, then one per claim with its ${opts.top ?? CLAIM_PASSAGES} best passages of the book`,
 		);
 		const result = await cancelOnSignal(
 			() => abort.abort(),
@@ -78,10 +90,23 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions & { stderr?:
 			return 1;
 		}
 		out.line(
-			`${result.judged} sentences judged${result.unreadable ? `, ${result.unreadable} answers unreadable (no verdict; run again to ask again)` : ''} (${cost}). See the results with: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+			`${result.judged} sentences judged through ${result.claims} claims${unreadable(result)} (${cost}). See the results with: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
 		return 0;
 	} finally {
 		await judging.close();
 	}
+}
+
+/** The answers that could not be read, as the closing line names them (none: nothing). */
+function unreadable(result: { unreadable: number; unsplit: number }): string {
+	const parts = [
+		result.unsplit > 0
+			? `${result.unsplit} sentence${result.unsplit === 1 ? '' : 's'} judged whole (claims answer unreadable)`
+			: '',
+		result.unreadable > 0
+			? `${result.unreadable} claim${result.unreadable === 1 ? '' : 's'} unreadable (counted as can't tell)`
+			: '',
+	].filter((p) => p !== '');
+	return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

@@ -1,16 +1,22 @@
-import type { FaithfulnessVerdict, ScoredSummary, Usage } from '../domain.ts';
+import type { ClaimCheck, FaithfulnessVerdict, ScoredSummary, Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { isAbortError } from '../llm/abort.ts';
 import type { Provider } from '../llm/provider.ts';
 import { MAX_RETRIES, RETRY_TEMPERATURE, sentencesName } from '../score/annotate.ts';
 import {
-	faithfulnessPromptValues,
-	faithfulnessUnits,
-	readFaithfulnessAnswer,
-	type FaithfulnessUnit,
+	checkClaim,
+	claimPromptValues,
+	claimsNote,
+	claimsPromptValues,
+	readClaimAnswer,
+	readClaims,
+	sentenceLabel,
 	type JudgeEvidence,
-} from '../score/faithfulness.ts';
-import { fill } from '../summarize/templates.ts';
+	type Read,
+} from '../score/claims.ts';
+import { faithfulnessUnits, type FaithfulnessUnit } from '../score/faithfulness.ts';
+import { fill, type Templates } from '../summarize/templates.ts';
+import { countTokens } from '../text/tokens.ts';
 import { cancelAll, CallRunner, type CallLogStore } from './call-runner.ts';
 import type { Totals } from '../summarize/totals.ts';
 
@@ -24,11 +30,14 @@ export interface FaithfulnessJudgeStore extends CallLogStore {
 export interface FaithfulnessJudgeOptions {
 	store: FaithfulnessJudgeStore;
 	provider: Provider;
-	/** prompts/faithfulness.txt (ours), as loaded by the one prompt loader. */
-	template: string;
+	/** The claims and claim-judge templates, as loaded by the one prompt loader. */
+	templates: Pick<Templates, 'faithfulness-claims' | 'faithfulness-judge'>;
 	summaries: readonly ScoredSummary['id'][];
-	/** The passages of the book offered for a sentence: the provenance module plugs in here. */
-	evidenceFor: (unit: FaithfulnessUnit) => readonly JudgeEvidence[] | Promise<readonly JudgeEvidence[]>;
+	/** The passages of the book offered for one claim of a sentence: retrieval plugs in here. */
+	evidenceFor: (
+		unit: FaithfulnessUnit,
+		claim: string,
+	) => readonly JudgeEvidence[] | Promise<readonly JudgeEvidence[]>;
 	concurrency: number;
 	costOf: (usage: Usage) => number;
 	maxTokens?: number;
@@ -40,17 +49,41 @@ export interface FaithfulnessJudgeOptions {
 export interface FaithfulnessJudgeResult {
 	status: 'done' | 'cancelled' | 'failed';
 	judged: number;
-	/** Sentences whose answer could not be read after every retry: no verdict recorded. */
+	/** Claims asked of the judge in the sentences judged. */
+	claims: number;
+	/** Claims whose answer could not be read after every retry (recorded as `unreadable`). */
 	unreadable: number;
+	/** Sentences whose claims answer could not be read (judged whole). */
+	unsplit: number;
 	error: string | null;
 	totals: Totals;
 }
 
 /**
- * A model gives faithfulness verdicts, one call per summary sentence with its evidence passages,
- * through the shared call runner (logged in calls.jsonl, billed, concurrent); each readable answer
- * is saved as a verdict of origin model under "provider/model". Sentences this model judged before
- * are skipped. An unreadable answer is asked again at a higher temperature up to `maxRetries` times.
+ * Finish reasons of an answer stopped at its token limit (OpenAI's, Anthropic's): a claims list
+ * cut there has lost its last claims though every line it has reads well, so it is not taken.
+ */
+const CUT_SHORT = new Set(['length', 'max_tokens']);
+
+/**
+ * The most tokens an answer about `sentence` may take: its claims restate it with every name
+ * spelled out, a few times its length, and a quote is at most a sentence of the book; never
+ * below a few lines' worth.
+ */
+function answerTokens(sentence: string): number {
+	return Math.max(400, 4 * countTokens(sentence));
+}
+
+/**
+ * A model judges each summary sentence FABLES' way, through the shared call runner (logged in
+ * calls.jsonl, billed, concurrent, paced): one call splits the sentence into atomic claims (given
+ * the summary, to resolve names), then one call per claim judges it against the passages retrieved
+ * for it, quoting them (given the sentence only: the claims stand alone). Each sentence's
+ * verdict (origin model, validator "provider/model") is saved with its claims and their checks once
+ * all are in. Sentences this model judged before are skipped; calls a killed judging logged are
+ * taken from the log rather than made again. An unreadable answer is asked again at a higher
+ * temperature up to `maxRetries` times; then a claims answer leaves the sentence as one claim, and a
+ * claim's answer leaves the claim `unreadable`.
  */
 export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise<FaithfulnessJudgeResult> {
 	const { store, provider } = opts;
@@ -62,6 +95,9 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 		concurrency: opts.concurrency,
 		now: opts.now,
 	});
+	// Every logged answer is spare: the same prompt asked again (a sentence left unsaved by a kill)
+	// takes its logged answer, in order, instead of a new call.
+	await calls.recover([], []);
 	const abort = cancelAll();
 	if (opts.signal?.aborted) abort.abort();
 	opts.signal?.addEventListener('abort', () => abort.abort(), { once: true });
@@ -74,60 +110,101 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 			.map((v) => `${v.summary}:${v.sentence}`),
 	);
 	const units = faithfulnessUnits(summaries).filter((u) => !done.has(`${u.summary}:${u.sentence}`));
-	let judged = 0;
-	let unreadable = 0;
+	const result = { judged: 0, claims: 0, unreadable: 0, unsplit: 0 };
 	let failure: string | null = null;
+	const stopped = () => abort.signal.aborted || failure !== null;
 
-	const run = async (unit: FaithfulnessUnit): Promise<void> => {
-		const summary = summaries.find((s) => s.id === unit.summary)!;
-		const prompt = fill(
-			opts.template,
-			faithfulnessPromptValues(summary.text, unit.text, await opts.evidenceFor(unit)),
-		);
-		const owner = `f${unit.summary}.${unit.sentence}`;
+	/** Asks `prompt` until `read` takes the answer (retries at a higher temperature); null: none could be read; undefined: stopped. */
+	const ask = async <T>(
+		unit: FaithfulnessUnit,
+		owner: string,
+		template: string,
+		prompt: string,
+		read: (text: string) => Read<T>,
+	): Promise<T | null | undefined> => {
+		const texts = [summaries.find((s) => s.id === unit.summary)!.text, unit.text];
 		for (let attempt = 0; attempt <= maxRetries; attempt++) {
-			if (abort.signal.aborted || failure !== null) return;
+			if (stopped()) return undefined;
 			const params = {
 				temperature: attempt === 0 ? 0 : RETRY_TEMPERATURE,
-				maxTokens: opts.maxTokens ?? 200,
+				maxTokens: opts.maxTokens ?? answerTokens(unit.text),
 				words: 0,
-				template: 'faithfulness',
+				template,
 			};
-			const task = { kind: 'annotate' as const, texts: [summary.text, unit.text], words: 0 };
+			const task = { kind: 'annotate' as const, texts, words: 0 };
 			const answer = await calls.call({
 				owner,
 				version: 0,
 				attempt,
 				signal: abort.signal,
-				build: () => (abort.signal.aborted || failure !== null ? null : { prompt, task, params }),
+				build: () => (stopped() ? null : { prompt, task, params }),
 				onError: (error) => {
 					if (!isAbortError(error) && !abort.signal.aborted)
 						failure ??= `${sentencesName(unit.summary, [unit.sentence])}: ${errorMessage(error)}`;
 				},
 				onUsage: () => {},
-				commit: async ({ result, timings }) => {
-					const read = readFaithfulnessAnswer(result.text);
-					if (read.ok) {
-						await store.append('faithfulness', {
-							summary: unit.summary,
-							sentence: unit.sentence,
-							label: read.label,
-							note: read.reason,
-							validator: judge,
-							origin: 'model',
-							at: timings.end,
-						});
-					}
-					return read;
-				},
+				commit: ({ result }) =>
+					Promise.resolve<Read<T>>(
+						CUT_SHORT.has(result.finishReason)
+							? { ok: false, reason: 'cut short at the token limit' }
+							: read(result.text),
+					),
 			});
-			if (answer === null) return;
-			if (answer.ok) {
-				judged += 1;
-				return;
-			}
+			if (answer === null) return undefined;
+			if (answer.ok) return answer.value;
 		}
-		unreadable += 1;
+		return null;
+	};
+
+	const judgeClaim = async (
+		unit: FaithfulnessUnit,
+		claim: string,
+		k: number,
+	): Promise<ClaimCheck | undefined> => {
+		const evidence = await opts.evidenceFor(unit, claim);
+		const template = opts.templates['faithfulness-judge'];
+		const prompt = fill(template, claimPromptValues(unit.text, claim, evidence));
+		const answer = await ask(
+			unit,
+			`f${unit.summary}.${unit.sentence}.c${k}`,
+			'faithfulness-judge',
+			prompt,
+			readClaimAnswer,
+		);
+		return answer === undefined ? undefined : checkClaim(claim, answer, evidence);
+	};
+
+	const run = async (unit: FaithfulnessUnit): Promise<void> => {
+		const summary = summaries.find((s) => s.id === unit.summary)!.text;
+		const splitPrompt = fill(opts.templates['faithfulness-claims'], claimsPromptValues(summary, unit.text));
+		const split = await ask(
+			unit,
+			`f${unit.summary}.${unit.sentence}.split`,
+			'faithfulness-claims',
+			splitPrompt,
+			(text) => readClaims(text, unit.text),
+		);
+		if (split === undefined) return;
+		const claims = split ?? [unit.text];
+		const checks = await Promise.all(claims.map((claim, k) => judgeClaim(unit, claim, k)));
+		if (stopped() || checks.some((c) => c === undefined)) return;
+		const checked = checks as ClaimCheck[];
+		const how = split === null ? 'unreadable' : 'read';
+		await store.append('faithfulness', {
+			summary: unit.summary,
+			sentence: unit.sentence,
+			label: sentenceLabel(checked),
+			note: claimsNote(checked, how),
+			validator: judge,
+			origin: 'model',
+			at: (opts.now ?? (() => new Date()))().toISOString(),
+			claims: checked,
+			split: how,
+		});
+		result.judged += 1;
+		result.claims += checked.length;
+		result.unreadable += checked.filter((c) => c.verdict === 'unreadable').length;
+		if (split === null) result.unsplit += 1;
 	};
 
 	await Promise.all(
@@ -138,5 +215,5 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 		),
 	);
 	const status = abort.signal.aborted ? 'cancelled' : failure !== null ? 'failed' : 'done';
-	return { status, judged, unreadable, error: failure, totals: { ...calls.totals } };
+	return { status, ...result, error: failure, totals: { ...calls.totals } };
 }

@@ -2,7 +2,7 @@ import type { Run, ScoredSummary } from '../domain.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { nodeEvidence, TOP_PASSAGES } from './evidence.ts';
 import { sentenceKey, Tracer } from './provenance.ts';
-import type { PassageIndex } from './rank.ts';
+import type { Hit, PassageIndex } from './rank.ts';
 import { shareOf } from '../format/percent.ts';
 
 /**
@@ -18,6 +18,18 @@ export interface ShownEvidence {
 	start: number;
 	end: number;
 	verbatim: boolean;
+}
+
+/** A ranked passage as it is shown: its text (whitespace collapsed) and where it is. */
+export function shownHit(run: Pick<Run, 'chunks'>, book: string, hit: Hit): ShownEvidence {
+	return {
+		text: sentenceKey(book.slice(hit.start, hit.end)),
+		where: `${chunkPlace(hit.chunk, run.chunks.length)}, ${shareOf(hit.start, Math.max(1, book.length), 0)}% into the book${hit.verbatim ? ', word for word' : ''}`,
+		chunk: hit.chunk,
+		start: hit.start,
+		end: hit.end,
+		verbatim: hit.verbatim,
+	};
 }
 
 /**
@@ -41,14 +53,7 @@ export function evidenceLookup(
 			all =
 				summary?.node && run.nodes.some((n) => n.id === summary.node)
 					? nodeEvidence(run, index, summary.node, { text: summary.text, top, tracer }).map((s) =>
-							s.passages.map((p) => ({
-								text: sentenceKey(book.slice(p.start, p.end)),
-								where: `${chunkPlace(p.chunk, run.chunks.length)}, ${shareOf(p.start, Math.max(1, book.length), 0)}% into the book${p.verbatim ? ', word for word' : ''}`,
-								chunk: p.chunk,
-								start: p.start,
-								end: p.end,
-								verbatim: p.verbatim,
-							})),
+							s.passages.map((p) => shownHit(run, book, p)),
 						)
 					: [];
 			done.set(unit.summary, all);

@@ -4,6 +4,7 @@ import { FAITHFULNESS_LABELS } from '../domain.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
 import { partialReport, partialValidators, type PartialReport } from './partial-faithfulness.ts';
+import { claimTally, claimTallyLine, type ClaimTally } from './claims.ts';
 import { percent, signedPoints } from '../format/percent.ts';
 
 /**
@@ -92,6 +93,8 @@ export interface ValidatorFaithfulness extends FaithfulnessTally {
 	/** What the bootstrap resamples: whole summaries when there are several, else sentences. */
 	over: 'summaries' | 'sentences';
 	summaries: number;
+	/** A model judge's claims and their checks (FABLES); null when its verdicts have none. */
+	claims: ClaimTally | null;
 }
 
 export interface FaithfulnessPair {
@@ -200,6 +203,7 @@ export function faithfulnessReport(
 			interval,
 			over,
 			summaries: perSummary.length,
+			claims: claimTally(mine.values()),
 		};
 	});
 
@@ -293,6 +297,7 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		out.push(
 			`  ${clean(v.validator)} (${v.origin}): ${percent(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`,
 		);
+		if (v.claims) out.push(`    ${claimTallyLine(v.claims)}`);
 	}
 	for (const p of report.agreement.pairs) {
 		out.push(
@@ -324,65 +329,4 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		);
 	}
 	return out;
-}
-
-/** Evidence as the judge is given it: a passage of the book and where it is. */
-export interface JudgeEvidence {
-	text: string;
-	where: string;
-}
-
-/** The judge's prompt for one sentence (prompts/faithfulness.txt, ours), its evidence numbered. */
-export function faithfulnessPromptValues(
-	summary: string,
-	sentence: string,
-	evidence: readonly JudgeEvidence[],
-): { summary: string; sentence: string; evidence: string } {
-	const listed =
-		evidence.length === 0
-			? '(none found)'
-			: evidence.map((e, i) => `[${i + 1}] (${e.where}) ${e.text}`).join('\n\n');
-	return { summary, sentence, evidence: listed };
-}
-
-export type FaithfulnessAnswer =
-	{ ok: true; label: FaithfulnessLabel; reason: string } | { ok: false; reason: string };
-
-const ANSWER_LABELS: Record<string, FaithfulnessLabel> = {
-	faithful: 'faithful',
-	unfaithful: 'unfaithful',
-	"can't tell": 'unsure',
-	'can’t tell': 'unsure',
-};
-
-/**
- * Reads the judge's answer strictly: exactly a `Label:` line with one of the three labels and a
- * non-empty one-line `Reason:`, nothing else. Anything looser is refused (and asked again), so a
- * verdict is never guessed from prose.
- */
-export function readFaithfulnessAnswer(text: string): FaithfulnessAnswer {
-	const lines = text
-		.trim()
-		.split(/\r?\n/u)
-		.map((l) => l.trim())
-		.filter((l) => l !== '');
-	if (lines.length !== 2)
-		return { ok: false, reason: `expected two lines (Label, Reason), got ${lines.length}` };
-	const label = /^label:\s*(.+)$/iu.exec(lines[0]!);
-	const reason = /^reason:\s*(.+)$/iu.exec(lines[1]!);
-	if (!label) return { ok: false, reason: 'the first line is not "Label: ..."' };
-	if (!reason) return { ok: false, reason: 'the second line is not "Reason: ..."' };
-	const value =
-		ANSWER_LABELS[
-			label[1]!
-				.trim()
-				.toLowerCase()
-				.replace(/[.\s]+$/u, '')
-		];
-	if (!value)
-		return {
-			ok: false,
-			reason: `unknown label "${label[1]!.trim()}"; expected faithful, unfaithful or can't tell`,
-		};
-	return { ok: true, label: value, reason: reason[1]!.trim() };
 }

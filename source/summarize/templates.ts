@@ -21,8 +21,11 @@ export const TEMPLATE_SLOTS = {
 	get_annotations: 2,
 	// BooookScore batched (`--batch-size`): the summary and a numbered list of its sentences.
 	get_annotations_v2: ['summary', 'sentences'],
-	// Ours: a faithfulness verdict on one summary sentence, given passages of the book (LongEval's protocol).
-	faithfulness: ['summary', 'sentence', 'evidence'],
+	// Ours, after FABLES: a summary sentence split into atomic claims (the summary resolves its names).
+	'faithfulness-claims': ['summary', 'sentence'],
+	// Ours, after FABLES: one claim judged against the passages retrieved for it, with a quote from them
+	// (not the whole summary: the claims are written to stand alone, and it would be sent once per claim).
+	'faithfulness-judge': ['sentence', 'claim', 'evidence'],
 } as const satisfies Record<string, SlotSpec>;
 
 export type TemplateId = keyof typeof TEMPLATE_SLOTS;

@@ -23,6 +23,7 @@ import {
 	requestCost,
 	unknownModelAnswer,
 } from './fake-limits.ts';
+import { faithfulnessReply } from './faithfulness-reply.ts';
 import { bookishReply } from './summary-reply.ts';
 
 export type { FakeLimits } from './fake-limits.ts';
@@ -1244,7 +1245,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			port: { type: 'string', default: '0' },
 			latency: { type: 'string', default: '0' },
 			'chunk-delay': { type: 'string', default: '0' },
-			// Answer BooookScore prompts with annotations (bench/score).
+			// Answer BooookScore prompts with annotations (bench/score), and the faithfulness judge's
+			// prompts with claims and quotes (faithfulness-reply.ts).
 			annotate: { type: 'boolean', default: false },
 			// Answer summarization prompts as long as a model would (bookishReply): 80% of the words a
 			// prompt asks for, or this many when it names no length. Without it: two short sentences.
@@ -1274,7 +1276,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 		...(Object.keys(limits).length > 0
 			? { limits: { ...limits, headers: !values['no-limit-headers'] } }
 			: {}),
-		respond: values.annotate ? (input) => annotationReply(input.prompt) ?? summarize(input) : summarize,
+		respond: values.annotate
+			? (input) => annotationReply(input.prompt) ?? faithfulnessReply(input.prompt) ?? summarize(input)
+			: summarize,
 	});
 	process.stdout.write(
 		`${JSON.stringify({ url: fake.url, openaiBaseUrl: fake.openaiBaseUrl, anthropicBaseUrl: fake.anthropicBaseUrl })}\n`,
