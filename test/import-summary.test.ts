@@ -14,6 +14,7 @@ import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { readEvidenceSet } from './support/evidence-set.ts';
 import { annotatingReply, annotationQuestion, startFakeApi } from './support/fake-api.ts';
+import { faithfulnessReply } from './support/faithfulness-reply.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 
 const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
@@ -218,4 +219,25 @@ test('an imported summary is scored through the CLI, and the text report shows i
 	assert.match(report.stdout, /^coverage of the final summary$/mu);
 	const json = JSON.parse((await booook(['report', 'mine', '--json', '--sessions-dir', dir])).stdout);
 	assert.equal(json.books.Frankenstein.unreadable[0].sentence, 2);
+});
+
+test('an imported summary is judged for faithfulness through the CLI, and the report counts those verdicts as judged', async (t) => {
+	const dir = tempDir('import-summary-faith', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'mine', dir)).code, 0);
+	const api = await startFakeApi({
+		respond: ({ prompt }) => faithfulnessReply(prompt) ?? 'not a faithfulness prompt',
+	});
+	t.after(() => api.close());
+	const judged = await booook(
+		['faithfulness', 'mine', '--provider', 'openai', '--base-url', api.openaiBaseUrl, '--sessions-dir', dir],
+		{ env: { OPENAI_API_KEY: 'test-key' } },
+	);
+	assert.equal(judged.code, 0, judged.stderr);
+	const json = JSON.parse((await booook(['report', 'mine', '--json', '--sessions-dir', dir])).stdout);
+	const book = json.books.Frankenstein;
+	assert.deepEqual([book.judged, book.judged_annotations, book.judged_faithfulness], [2, 0, 2]);
+	const text = await booook(['report', 'mine', '--sessions-dir', dir]);
+	assert.match(text.stdout, /^ {2}Frankenstein {28} +2 +— +— +2$/mu);
 });
