@@ -106,7 +106,8 @@ const failedCallSchema = z.strictObject({
 
 export const versionSchema = z.strictObject({
 	text: z.string(),
-	origin: z.enum(['model', 'edit']),
+	/** `imported`: read from a file by `booook import summary`, made by no model and no call here. */
+	origin: z.enum(['model', 'edit', 'imported']),
 	template: z.string(),
 	params: callParamsSchema.nullable(),
 	usage: usageSchema,
@@ -201,6 +202,11 @@ export const runSchema = z.strictObject({
 	/** The node whose active version is the final summary, once the run is done. */
 	root: nodeRefSchema.nullable(),
 	error: z.string().nullable(),
+	/**
+	 * A summary made elsewhere and imported (`booook import summary`): the run is its one node over
+	 * every chunk, and there is nothing to run. Absent for a run booook makes.
+	 */
+	imported: z.strictObject({ file: z.string(), at: iso }).optional(),
 });
 export type Run = z.infer<typeof runSchema>;
 

@@ -613,3 +613,37 @@ for (const method of ['hier', 'inc'] as const) {
 		}
 	});
 }
+
+for (const clean of [false, true]) {
+	for (const method of ['hier', 'inc'] as const) {
+		test(`${method}${clean ? ' with clean' : ''}: an edit of the final summary keeps it final, with the edited text`, async () => {
+			const model = markerModel(61);
+			const config = { ...(method === 'hier' ? HIER : INC), clean };
+			const { run, engine } = await setUp(randomBook(61, 60), config, model);
+			assert.equal(await engine.start(), 'done', run.error ?? '');
+			const root = run.root!;
+			const text = marked(getNode(run, root), MARKS[2]!);
+
+			assert.deepEqual(await engine.edit(root, text), []);
+
+			assert.equal(run.root, root);
+			assert.equal(finalText(run), text);
+			assert.equal(activeVersion(getNode(run, root))!.origin, 'edit');
+			const calls = model.requests.length;
+			assert.equal(await engine.start(), 'done');
+			assert.equal(model.requests.length, calls, 'nothing is made again');
+			assert.equal(run.root, root);
+			assert.equal(finalText(run), text);
+		});
+	}
+}
+
+test('an edit below the final summary still clears it until the run makes it again', async () => {
+	const { run, engine } = await setUp(randomBook(62, 60), HIER, markerModel(62));
+	assert.equal(await engine.start(), 'done', run.error ?? '');
+	const first = live(run).find((n) => n.level === 0)!;
+	await engine.edit(first.id, marked(first, MARKS[0]!));
+	assert.equal(run.root, null);
+	assert.equal(await engine.start(), 'done', run.error ?? '');
+	assert.ok(finalText(run).includes(MARKS[0]!));
+});

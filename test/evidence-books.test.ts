@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { BookSessionData } from '../source/store/session.ts';
 import { Session } from '../source/store/session.ts';
 import { citedChunks, coverageOf } from '../source/evidence/coverage.ts';
-import { finalEvidence, type SentenceEvidence } from '../source/evidence/evidence.ts';
+import { chunkRuns, finalEvidence, type SentenceEvidence } from '../source/evidence/evidence.ts';
+import { bookPlace, placeText } from '../source/evidence/book-place.ts';
+import { chaptersOf } from '../source/text/chapters.ts';
 import { sentenceKey } from '../source/evidence/provenance.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { booook } from './support/cli.ts';
@@ -18,6 +20,8 @@ import { tempDir } from './support/temp.ts';
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 const METHODS = ['hier', 'inc'] as const;
 const dir = tempDir('evidence');
+/** `text` as a regular expression that matches it literally. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 const runs = new Map<string, { data: BookSessionData; book: string; evidence: SentenceEvidence[] }>();
 
 before(async () => {
@@ -131,7 +135,13 @@ test('booook evidence: one sentence with its passages as text and JSON, the same
 	assert.equal(shown.evidence.length, 1);
 	const [one] = shown.evidence;
 	assert.equal(one.index, 1);
-	assert.deepEqual(one.chunks, evidence[1]!.chunks);
+	assert.deepEqual(one.chunks, chunkRuns(evidence[1]!.chunks));
+	// Each passage is placed by the book's headings and its start.
+	const chapters = chaptersOf(book);
+	for (const p of one.passages as { start: number; chapter: unknown; position: number }[]) {
+		assert.deepEqual(p.chapter, bookPlace(chapters, book.length, p.start).chapter);
+		assert.ok(Math.abs(p.position - p.start / book.length) < 1e-4, `${p.position}`);
+	}
 	assert.deepEqual(
 		one.passages.map((p: { start: number }) => p.start),
 		evidence[1]!.passages.slice(0, 2).map((p) => p.start),
@@ -145,7 +155,7 @@ test('booook evidence: one sentence with its passages as text and JSON, the same
 	assert.match(
 		text.stdout,
 		new RegExp(
-			`\\[1\\] chunk ${first + 1} of ${runs.get('hier')!.data.run.chunks.length}, characters \\d+-\\d+, score [\\d.]+, holds the sentence word for word`,
+			`\\[1\\] ${escape(placeText(bookPlace(chapters, book.length, one.passages[0].start)))} \\(chunk ${first + 1} of ${runs.get('hier')!.data.run.chunks.length}, characters \\d+-\\d+\\), score [\\d.]+, holds the sentence word for word`,
 			'u',
 		),
 	);
@@ -155,7 +165,7 @@ test('booook evidence: one sentence with its passages as text and JSON, the same
 	const n0 = JSON.parse(node.stdout);
 	assert.equal(n0.final, false);
 	assert.ok(
-		n0.evidence.every((s: { chunks: number[] }) => s.chunks.length === 1 && s.chunks[0] === 0),
+		n0.evidence.every((s: { chunks: number[][] }) => JSON.stringify(s.chunks) === '[[0,0]]'),
 		'a level-0 summary comes from its chunk',
 	);
 });

@@ -390,7 +390,7 @@ test('evidence --json of a node of 0.6 MB streams 100 MB of JSON in a heap of 12
 	assert.match(
 		head.toString('utf8'),
 		new RegExp(
-			String.raw`^\{\n {2}"session": "big",\n {2}"node": "${wide}",\n {2}"final": false,\n {2}"sentences": \d+,\n {2}"top": 50,\n {2}"evidence": \[\n {4}\{\n {6}"index": 0,`,
+			String.raw`^\{\n {2}"session": "big",\n {2}"node": "${wide}",\n {2}"final": false,\n {2}"sentences": \d+,\n {2}"top": 50,\n {2}"chunks": \d+,\n {2}"chapters": \d+,\n {2}"evidence": \[\n {4}\{\n {6}"index": 0,`,
 			'u',
 		),
 	);

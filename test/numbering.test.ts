@@ -108,7 +108,7 @@ test('a failed chunk summary is named the same way by the failure lines, show, t
 		evidence.stdout.includes(`can come from chunk ${chunk + 1} (written at node ${failed.id})`),
 		evidence.stdout,
 	);
-	assert.ok(evidence.stdout.includes(`[1] ${named}, characters `), evidence.stdout);
+	assert.ok(evidence.stdout.includes(`(${named}, characters `), evidence.stdout);
 	assert.equal(chunkRanges([0, 1, 2, 5]), '1-3, 6');
 });
 

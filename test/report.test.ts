@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
-import { agreementOf, buildReport } from '../source/score/report.ts';
+import { agreementOf, buildReport, reportLines } from '../source/score/report.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -154,5 +154,50 @@ test('a run has one BooookScore: that of its final summary as it stands; earlier
 	assert.deepEqual(
 		report.books.map((b) => b.summary),
 		['s1'],
+	);
+});
+
+test('per book, judged counts faithfulness verdicts too, and the text report names the answers it could not read', () => {
+	const unreadable: Annotation = {
+		...model(1, 3, false),
+		raw: 'Sure! Here is my answer',
+		failure: 'no "Questions:" line',
+	};
+	const verdict = (summary: string, sentence: number, validator: string) => ({
+		summary: summary as ScoredSummary['id'],
+		sentence,
+		label: 'faithful' as const,
+		note: null,
+		validator,
+		origin: 'human' as const,
+		at,
+	});
+	const [m0] = annotations;
+	const report = buildReport(
+		{
+			summaries,
+			annotations: [...annotations.slice(0, 6), unreadable],
+			judgments: [j(m0!, 'ann', 'agree')],
+			faithfulness: [verdict('s0', 0, 'ann'), verdict('s0', 1, 'ann'), verdict('s1', 2, 'bob')],
+		},
+		{ seed: 1, resamples: 50 },
+	);
+	assert.deepEqual(
+		report.books.map((b) => [b.book, b.judged, b.judgedAnnotations, b.judgedFaithfulness]),
+		[
+			['b0.epub', 3, 1, 2],
+			['b1.epub', 1, 0, 1],
+		],
+	);
+	assert.deepEqual(report.books[1]!.unreadable, [{ sentence: 3, reason: 'no "Questions:" line' }]);
+	const lines = reportLines('t', report);
+	const at4 = lines.findIndex((l) => l.startsWith('unreadable answers: 1 sentence left out of the score'));
+	assert.ok(at4 > 0, lines.join('\n'));
+	assert.equal(lines[at4 + 1], '  b1.epub, sentence 4: no "Questions:" line');
+	assert.equal(
+		reportLines('t', buildReport({ summaries, annotations, judgments: [] }, { seed: 1, resamples: 50 })).some(
+			(l) => l.startsWith('unreadable'),
+		),
+		false,
 	);
 });

@@ -1,10 +1,13 @@
-import type { NodeRef } from '../domain.ts';
+import type { NodeRef, Run } from '../domain.ts';
+import { chapterCitations, type ChapterCitations } from '../evidence/book-place.ts';
+import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
 import { badInput } from '../errors.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { commandLine } from '../program.ts';
+import { chaptersOf, type Chapter } from '../text/chapters.ts';
 
 /** What `evidence` and `coverage` read: a run's session, its book, the node asked for, and the book's passage index. */
 export interface EvidenceSession {
@@ -15,6 +18,8 @@ export interface EvidenceSession {
 	final: boolean;
 	/** Built when first read: a long book's takes seconds, and a command can show its first line before. */
 	readonly index: PassageIndex;
+	/** The book's chapters by its headings (none when it has none), read when first asked for. */
+	readonly chapters: Chapter[];
 }
 
 /** Reads session `id` and checks that it has a run with text at `node` (default: the final summary). */
@@ -47,6 +52,7 @@ export async function evidenceSession(
 			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}`)}`,
 		);
 	let index: PassageIndex | null = null;
+	let chapters: Chapter[] | null = null;
 	return {
 		data,
 		book: text,
@@ -54,6 +60,9 @@ export async function evidenceSession(
 		final: target === run.root,
 		get index() {
 			return (index ??= new PassageIndex(text, run.chunks));
+		},
+		get chapters() {
+			return (chapters ??= chaptersOf(text));
 		},
 	};
 }
@@ -69,4 +78,23 @@ export async function sessionEvidence(
 	if (data.kind !== 'book') return () => [];
 	const book = await session.bookText();
 	return evidenceLookup(data.run, book, new PassageIndex(book, data.run.chunks), data.summaries);
+}
+
+/**
+ * The coverage of a run's final summary (null before it has one) and the chapters its sentences
+ * cite: each sentence cites the chapter its best passage starts in, as it cites that passage's chunk.
+ */
+export function placedCoverage(
+	run: Run,
+	book: string,
+	index: PassageIndex,
+	chapters: readonly Chapter[],
+	onSentence?: (done: number) => void,
+): { coverage: Coverage; chapters: ChapterCitations[] } | null {
+	const starts: number[] = [];
+	const coverage = finalCoverage(run, book, index, undefined, (done, best) => {
+		if (best) starts.push(best.start);
+		onSentence?.(done);
+	});
+	return coverage && { coverage, chapters: chapterCitations(chapters, starts) };
 }

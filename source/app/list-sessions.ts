@@ -108,11 +108,13 @@ async function summarize(
 		id: data.id,
 		kind: 'book',
 		title: data.book.title,
-		method: run.config.method,
-		provider: run.config.provider,
-		model: run.config.model,
-		status: run.status,
-		progress: await callProgress(run, templates),
+		// An imported summary was made by no method or model of booook's.
+		method: run.imported ? null : run.config.method,
+		provider: run.imported ? null : run.config.provider,
+		model: run.imported ? null : run.config.model,
+		status: run.imported ? 'imported' : run.status,
+		// An imported run made no calls: count its one summary, as a collection counts its summaries.
+		progress: run.imported ? { done: 1, total: 1 } : await callProgress(run, templates),
 		createdAt: data.createdAt,
 		updatedAt: data.updatedAt,
 		openedAt: data.openedAt,

@@ -1,12 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Run } from '../domain.ts';
-import { finalCoverage } from '../evidence/coverage.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { buildReport } from '../score/report.ts';
 import { folderState } from '../store/leftover.ts';
 import { Session } from '../store/session.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
+import { chaptersOf } from '../text/chapters.ts';
+import { placedCoverage } from './evidence-session.ts';
 
 /** `booook report`: a session's results as its data stands, or (a study file named) a study's. */
 
@@ -24,7 +25,7 @@ export async function isStudyFile(dir: string, id: string): Promise<boolean> {
  * A session's report, read from a snapshot (nothing is changed): BooookScore by source, precision,
  * agreement, faithfulness; `missing`, the final summary a run names but does not hold (text and
  * JSON alike say so once); and for a run's session, the coverage of its final summary, computed
- * when asked (null before it has text).
+ * when asked (null before it has text), with the chapters it cites.
  */
 export async function sessionReport(dir: string, id: string, opts: { seed: number; resamples: number }) {
 	const { data, text } = await Session.snapshot(dir, id);
@@ -36,7 +37,10 @@ export async function sessionReport(dir: string, id: string, opts: { seed: numbe
 		missing: run && missingRoot(run),
 		finalCoverage:
 			run &&
-			(() => (hasFinalText(run) ? finalCoverage(run, text, new PassageIndex(text, run.chunks)) : null)),
+			(() =>
+				hasFinalText(run)
+					? placedCoverage(run, text, new PassageIndex(text, run.chunks), chaptersOf(text))
+					: null),
 	};
 }
 

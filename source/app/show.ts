@@ -52,6 +52,8 @@ export function showData(data: BookSessionData, book: string) {
 		status: run.status,
 		error: run.error,
 		config: run.config,
+		/** Where an imported summary was read from (`import summary`): no method or model of booook's made it. */
+		imported: run.imported ?? null,
 		provider: describeProvider({
 			name: run.config.provider,
 			model: run.config.model,

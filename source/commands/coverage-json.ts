@@ -1,13 +1,21 @@
+import { chapterName, type ChapterCitations } from '../evidence/book-place.ts';
 import type { Coverage } from '../evidence/coverage.ts';
 import { stripChart } from '../evidence/strip.ts';
+import { percent } from '../format/percent.ts';
 
 /** Room the strip chart's labels take on its line: "start " and " end". */
 export const LABELS = 'start  end'.length;
 
 const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
 
+/** A final summary's coverage and the chapters it cites, as `coverage` and `report` show them. */
+export interface PlacedCoverage {
+	coverage: Coverage;
+	chapters: ChapterCitations[];
+}
+
 /** Coverage as JSON (shared with `report --json`): shares and positions in [0, 1], rounded to 4 places. */
-export function coverageJson(c: Coverage, strip: string) {
+export function coverageJson({ coverage: c, chapters }: PlacedCoverage, strip: string) {
 	return {
 		chunks: c.chunks,
 		sentences: c.sentences,
@@ -25,11 +33,61 @@ export function coverageJson(c: Coverage, strip: string) {
 			share: round(p.share),
 		})),
 		citations: c.citations,
+		// Empty when the book has no headings.
+		chapters: chapters.map((ch) => ({
+			index: ch.index,
+			title: ch.title,
+			start: ch.start,
+			end: ch.end,
+			sentences: ch.sentences,
+		})),
 		strip,
 	};
 }
 
 /** The coverage of a run's final summary as `report --json` shows it (as `coverage --json` piped), or null before there is one. */
-export function finalCoverageJson(c: Coverage | null, width = 80) {
-	return c && coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS)));
+export function finalCoverageJson(c: PlacedCoverage | null, width = 80) {
+	return c && coverageJson(c, stripChart(c.coverage.citations, Math.max(1, width - LABELS)));
+}
+
+const pct = (x: number | null) => percent(x, 'n/a', 0);
+
+/** Chapters named on a coverage line before the rest are counted. */
+const NAMED = 8;
+
+/** Coverage as text lines (shared with `report`): the strip chart, shares, the lean, the tenths and the chapters. */
+export function coverageLines({ coverage: c, chapters }: PlacedCoverage, width: number): string[] {
+	const chart = stripChart(c.citations, Math.max(1, width - LABELS));
+	const { first, second, ratio } = c.halves;
+	const lean =
+		c.slope === null
+			? ''
+			: c.slope < -0.05
+				? ' (later parts cited less)'
+				: c.slope > 0.05
+					? ' (later parts cited more)'
+					: ' (no clear lean)';
+	return [
+		`start ${chart} end`,
+		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${c.sentences} sentences`,
+		`position: mean ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} (0 start, 1 end); first half ${pct(first)} of chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)})`}; slope ${c.slope === null ? 'n/a' : c.slope.toFixed(2)}${lean}`,
+		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
+		...chapterLines(chapters),
+		`chart: ${chart.length} cells over ${c.chunks} chunks; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
+	];
+}
+
+/** Which chapters the sentences cite, most cited first, and which none cites; nothing for a book without headings. */
+function chapterLines(chapters: readonly ChapterCitations[]): string[] {
+	if (chapters.length === 0) return [];
+	const named = (list: readonly ChapterCitations[], show: (c: ChapterCitations) => string) =>
+		`${list.slice(0, NAMED).map(show).join(', ')}${list.length > NAMED ? `, and ${list.length - NAMED} more` : ''}`;
+	const cited = chapters
+		.filter((c) => c.sentences > 0)
+		.sort((a, b) => b.sentences - a.sentences || a.index - b.index);
+	const uncited = chapters.filter((c) => c.sentences === 0);
+	return [
+		`chapters: ${cited.length} of ${chapters.length} cited${cited.length ? ` (sentences: ${named(cited, (c) => `${chapterName(c)} ${c.sentences}`)})` : ''}`,
+		...(uncited.length ? [`not cited: ${named(uncited, chapterName)}`] : []),
+	];
 }

@@ -1,22 +1,19 @@
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
-import { stripChart } from '../evidence/strip.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { sentenceCount } from '../text/sentences.ts';
-import { evidenceSession } from '../app/evidence-session.ts';
+import { evidenceSession, placedCoverage } from '../app/evidence-session.ts';
 import { sentenceProgress } from './sentence-progress.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
-import { percent } from '../format/percent.ts';
-import { coverageJson, LABELS } from './coverage-json.ts';
+import { coverageLines, finalCoverageJson, LABELS } from './coverage-json.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('coverage')
 		.description(
-			"which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited and the position bias (each sentence cites the chunk of its best evidence passage)",
+			"which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited, the position bias and the chapters cited (each sentence cites the chunk and the chapter of its best evidence passage)",
 		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
@@ -27,7 +24,7 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--json',
-			'print { chunks, sentences, citing, cited, share, mean_position, halves, slope, parts, citations, strip }',
+			'print { chunks, sentences, citing, cited, share, mean_position, halves, slope, parts, citations, chapters: [{ index, title, start, end, sentences }], strip }',
 		)
 		.action(async (id, flags) => {
 			exit(
@@ -37,28 +34,6 @@ export const spec = (exit: Exit) =>
 				}),
 			);
 		});
-
-const pct = (x: number | null) => percent(x, 'n/a', 0);
-
-export function coverageLines(c: Coverage, width: number): string[] {
-	const chart = stripChart(c.citations, Math.max(1, width - LABELS));
-	const { first, second, ratio } = c.halves;
-	const lean =
-		c.slope === null
-			? ''
-			: c.slope < -0.05
-				? ' (later parts cited less)'
-				: c.slope > 0.05
-					? ' (later parts cited more)'
-					: ' (no clear lean)';
-	return [
-		`start ${chart} end`,
-		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${c.sentences} sentences`,
-		`position: mean ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} (0 start, 1 end); first half ${pct(first)} of chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)})`}; slope ${c.slope === null ? 'n/a' : c.slope.toFixed(2)}${lean}`,
-		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
-		`chart: ${chart.length} cells over ${c.chunks} chunks; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
-	];
-}
 
 export async function coverageCommand(
 	dir: string,
@@ -77,13 +52,13 @@ export async function coverageCommand(
 		`coverage of node ${s.node}`,
 		sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text),
 	);
-	const c = finalCoverage(s.data.run, s.book, s.index, undefined, (done) => progress.tick(done))!;
+	const c = placedCoverage(s.data.run, s.book, s.index, s.chapters, (done) => progress.tick(done))!;
 	progress.end();
 	const width =
 		opts.width ??
 		('isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 80);
 	if (opts.json) {
-		out.json(coverageJson(c, stripChart(c.citations, Math.max(1, width - LABELS))), 2);
+		out.json(finalCoverageJson(c, width), 2);
 		return 0;
 	}
 	out.line(

@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import type { NodeRef } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { eachEvidence, TOP_PASSAGES, type SentenceEvidence } from '../evidence/evidence.ts';
 import { sentenceKey } from '../evidence/provenance.ts';
@@ -6,11 +7,13 @@ import { safeJson } from '../text/sanitize.ts';
 import { sentenceCount } from '../text/sentences.ts';
 import { wrapColumns } from '../text/wrap.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
+import { madeWithoutCall } from '../summarize/version.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { clean, wrap } from '../ui/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
-import { chunkRanges } from '../evidence/evidence.ts';
+import { chunkRanges, chunkRuns } from '../evidence/evidence.ts';
+import { bookPlace, placeText, type BookPlace } from '../evidence/book-place.ts';
 import { evidenceSession } from '../app/evidence-session.ts';
 import { sentenceProgress, writer } from './sentence-progress.ts';
 import type { Stream } from './output.ts';
@@ -37,7 +40,7 @@ export const spec = (exit: Exit) =>
 		.option('--top <n>', `passages per sentence (1 to ${MAX_TOP})`, integer('--top'), TOP_PASSAGES)
 		.option(
 			'--json',
-			'print { session, node, final, sentences, top, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, score, verbatim, text }] }] }',
+			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }] }] }; a sentence's chunks and direct are runs [first, last] of chunk indices (from 0), a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length",
 		)
 		.action(async (id, flags) => {
 			exit(
@@ -86,8 +89,21 @@ export async function evidenceCommand(
 	const columns =
 		'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
+	const madeBy = (ref: NodeRef) => madeWithoutCall(activeVersion(getNode(run, ref)));
+	const place = (p: { start: number }) => bookPlace(s.chapters, s.book.length, p.start);
 	if (opts.json) {
-		const head = safeJson({ session: id, node: s.node, final: s.final, sentences: count, top: opts.top }, 2);
+		const head = safeJson(
+			{
+				session: id,
+				node: s.node,
+				final: s.final,
+				sentences: count,
+				top: opts.top,
+				chunks: run.chunks.length,
+				chapters: s.chapters.length,
+			},
+			2,
+		);
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
 		await write(
@@ -97,20 +113,33 @@ export async function evidenceCommand(
 	let done = 0;
 	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted })) {
 		if (opts.json) {
+			// Chunks as runs: a model-written sentence can come from every chunk, and a list of them
+			// for each sentence made the answer mostly chunk numbers.
 			const item = {
 				...e,
-				passages: e.passages.map((p) => ({
-					chunk: p.chunk,
-					start: p.start,
-					end: p.end,
-					score: p.score,
-					verbatim: p.verbatim,
-					text: passageText(p),
-				})),
+				chunks: chunkRuns(e.chunks),
+				direct: chunkRuns(e.direct),
+				aligned: chunkRuns(e.aligned),
+				support: Math.round(e.support * 1000) / 1000,
+				passages: e.passages.map((p) => {
+					const { chapter, position } = place(p);
+					return {
+						chunk: p.chunk,
+						start: p.start,
+						end: p.end,
+						chapter,
+						position: Math.round(position * 10_000) / 10_000,
+						score: p.score,
+						verbatim: p.verbatim,
+						text: passageText(p),
+					};
+				}),
 			};
 			await write(`${done === 0 ? '' : ','}\n    ${safeJson(item, 2).replaceAll('\n', '\n    ')}`);
 		} else {
-			await write(`\n${clean(sentenceLines(e, passageText, columns, run.chunks.length).join('\n'))}\n`);
+			await write(
+				`\n${clean(sentenceLines(e, { passageText, place, columns, chunks: run.chunks.length, madeBy }).join('\n'))}\n`,
+			);
 		}
 		progress.tick(++done);
 	}
@@ -119,24 +148,47 @@ export async function evidenceCommand(
 	return 0;
 }
 
+/** How `sentenceLines` names a passage: its text, its place in the book, and the chunks and columns it is drawn in. */
+interface Drawn {
+	passageText: (p: { start: number; end: number }) => string;
+	place: (p: { start: number }) => BookPlace;
+	columns: number;
+	chunks: number;
+	/** How a node's text was made, when not by a model: `edited by hand`, `imported text`; else null. */
+	madeBy: (node: NodeRef) => string | null;
+}
+
+/**
+ * A sentence's own line: its number and text. The one place it is made, so what is said of the
+ * sentence as a whole (how well it is supported) is added here.
+ */
+function sentenceHead(e: SentenceEvidence): string {
+	return `${e.index + 1}. ${sentenceKey(e.text)}`;
+}
+
 /** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
-function sentenceLines(
-	e: SentenceEvidence,
-	passageText: (p: { start: number; end: number }) => string,
-	columns: number,
-	chunks: number,
-): string[] {
-	const lines = [...wrapped(clean(`${e.index + 1}. ${sentenceKey(e.text)}`), columns)];
-	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${e.origins.join(', ')}`;
+function sentenceLines(e: SentenceEvidence, d: Drawn): string[] {
+	const lines = [...wrapped(clean(sentenceHead(e)), d.columns)];
+	// A tree narrows only what a model copied: say where a person's or an imported text is the origin.
+	const named = e.origins.map((ref) => {
+		const how = d.madeBy(ref);
+		return how ? `${ref}, ${how}` : ref;
+	});
+	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${named.join(named.some((n) => n.includes(',')) ? '; ' : ', ')}`;
 	lines.push(
 		`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`,
 	);
+	const aligned =
+		e.aligned === e.chunks
+			? ''
+			: `; aligned to chunk${e.aligned.length === 1 ? '' : 's'} ${chunkRanges(e.aligned)}`;
+	lines.push(`   support ${e.support.toFixed(2)}${e.weak ? ', weakly supported' : ''}${aligned}`);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
 	e.passages.forEach((p, k) => {
 		lines.push(
-			`   [${k + 1}] ${chunkPlace(p.chunk, chunks)}, characters ${p.start}-${p.end}, score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`,
+			`   [${k + 1}] ${placeText(d.place(p))} (${chunkPlace(p.chunk, d.chunks)}, characters ${p.start}-${p.end}), score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`,
 		);
-		for (const l of wrapped(clean(passageText(p)), columns - 7)) lines.push(`       ${l}`);
+		for (const l of wrapped(clean(d.passageText(p)), d.columns - 7)) lines.push(`       ${l}`);
 	});
 	return lines;
 }

@@ -7,13 +7,20 @@ import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
+import { badInput } from '../errors.ts';
+import { importSummary } from '../app/import-summary.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('import')
 		.description(
-			"import the BooookScore authors' released files into one collection session, to score, browse and validate",
+			"import booookscore: the BooookScore authors' released files into one collection session, to score, browse and validate; import summary: a summary made elsewhere, with its book, into a session that evidence, coverage, faithfulness, score and report read as a run's final summary",
 		)
-		.argument('<format>', "the files' format: booookscore")
+		.argument(
+			'<format>',
+			"booookscore (the authors' files: --summaries, --annotations, --intermediate, --human, --validation) or summary (--book and --summary)",
+		)
+		.option('--book <file>', 'import summary: the book the summary summarizes (.txt or .epub)')
+		.option('--summary <file>', 'import summary: the summary, as UTF-8 text')
 		.option('--summaries <file>', "the authors' summaries JSON ({ book: summary })")
 		.option('--annotations <file>', "the authors' model annotations of those summaries (needs --summaries)")
 		.option(
@@ -29,18 +36,21 @@ export const spec = (exit: Exit) =>
 		.addOption(sessionsDirOption())
 		.option('--json', 'print what was imported as one JSON object')
 		.action(async (format, flags) => {
+			const { book, summary, ...files } = flags;
+			const common = { sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json };
 			exit(
-				await importCommand(format, {
-					...flags,
-					sessionsDir: resolveSessionsDir(flags.sessionsDir),
-					json: !!flags.json,
-				}),
+				format === 'summary'
+					? await importSummaryCommand({ ...files, book, summary, ...common })
+					: await importCommand(format, { ...files, ...common, book, summary }),
 			);
 		});
 
 export interface ImportOptions extends ImportFiles {
 	json: boolean;
 	stdout?: Stream;
+	/** `import summary`'s flags, refused here. */
+	book?: string;
+	summary?: string;
 }
 
 /** How many unmatched sentences, orphan books or unlocated spans are shown by name. */
@@ -48,6 +58,10 @@ const FIRST = 3;
 
 /** `booook import booookscore ...`: the authors' released files into one collection session, and what each gave. */
 export async function importCommand(format: string, opts: ImportOptions): Promise<number> {
+	if (opts.book !== undefined || opts.summary !== undefined)
+		throw badInput(
+			`--book and --summary are for ${commandLine('import summary --book BOOK --summary FILE')}; the authors' files take --summaries, --annotations, --intermediate, --human or --validation`,
+		);
 	const { session, imported } = await importFiles(format, opts);
 
 	const out = output(opts.stdout ?? process.stdout);
@@ -128,4 +142,57 @@ function describe(r: FileReport): string {
 		);
 	}
 	return `${r.flag} ${r.file}: ${parts.join('; ')}`;
+}
+
+/** The flags `import summary` takes, and what the authors' files take (refused with it). */
+export interface ImportSummaryOptions extends Omit<ImportFiles, 'session' | 'sessionsDir'> {
+	book?: string;
+	summary?: string;
+	session?: string;
+	sessionsDir: string;
+	json: boolean;
+	stdout?: Stream;
+}
+
+/** `booook import summary --book BOOK --summary FILE`: a session whose final summary is FILE's text. */
+export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<number> {
+	const files = (['summaries', 'annotations', 'intermediate', 'human', 'validation'] as const).filter(
+		(f) => opts[f] !== undefined,
+	);
+	if (files.length > 0)
+		throw badInput(
+			`--${files[0]} is for ${commandLine('import booookscore')}; import summary takes --book BOOK --summary FILE`,
+		);
+	if (!opts.book || !opts.summary)
+		throw badInput(
+			`import summary needs both files: ${commandLine('import summary --book BOOK --summary FILE')}`,
+		);
+	const made = await importSummary({ ...opts, book: opts.book, summary: opts.summary });
+	const { id } = made.session;
+	const where = sessionsDirArg(dirname(made.session.path));
+	// No model call: evidence, coverage and report; score and faithfulness ask one.
+	const next = ['evidence', 'coverage', 'report', 'score', 'faithfulness'].map((command) =>
+		commandLine(`${command} ${id}${where}`),
+	);
+	const out = output(opts.stdout ?? process.stdout);
+	if (opts.json) {
+		out.json({
+			session: id,
+			dir: made.session.path,
+			title: made.title,
+			chunks: made.chunks,
+			words: made.words,
+			next,
+		});
+		return 0;
+	}
+	out.line(
+		[
+			`imported a summary of ${made.words} words of ${JSON.stringify(made.title)} (${made.chunks} chunks) into session ${id}`,
+			`its evidence (no model call): ${next[0]}`,
+			`coverage: ${next[1]}; report: ${next[2]}`,
+			`BooookScore: ${next[3]}; faithfulness: ${next[4]}`,
+		].join('\n'),
+	);
+	return 0;
 }

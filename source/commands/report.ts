@@ -5,7 +5,7 @@ import { reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
-import { finalCoverageJson } from './coverage-json.ts';
+import { coverageLines, finalCoverageJson } from './coverage-json.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
 
@@ -13,7 +13,7 @@ export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('report')
 			.description(
-				'results of a session: BooookScore from model and human annotations, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book',
+				"results of a session: BooookScore from model and human annotations, the answers that could not be read, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book (judged: verdicts on annotations and on faithfulness), and for a run's session the coverage of its final summary",
 			)
 			.argument(
 				'<id>',
@@ -23,7 +23,7 @@ export const spec = (exit: Exit) =>
 	)
 		.option(
 			'--json',
-			"print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books, faithfulness, ..., coverage (a run's sessions: see booook coverage --json) }; for a study file, what booook study --json prints",
+			"print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books: { book: { sentences, model, human, judged, judged_annotations, judged_faithfulness, unreadable: [{ sentence, reason }] } }, faithfulness, ..., coverage (a run's sessions: see booook coverage --json) }; for a study file, what booook study --json prints",
 		)
 		.option('--csv', 'for a study file: its results table as CSV, as booook study --csv prints it')
 		.action(async (id, flags) => {
@@ -87,7 +87,15 @@ export function reportJson(report: Report) {
 		books: Object.fromEntries(
 			report.books.map((b) => [
 				b.book,
-				{ sentences: b.sentences, model: b.model, human: b.human, judged: b.judged },
+				{
+					sentences: b.sentences,
+					model: b.model,
+					human: b.human,
+					judged: b.judged,
+					judged_annotations: b.judgedAnnotations,
+					judged_faithfulness: b.judgedFaithfulness,
+					unreadable: b.unreadable.map((u) => ({ sentence: u.sentence + 1, reason: u.reason })),
+				},
 			]),
 		),
 		history: report.history,
@@ -191,6 +199,10 @@ export async function reportCommand(
 	}
 	const title = data.kind === 'book' ? data.book.title : data.title;
 	const columns = 'columns' in stdout && stdout.columns ? stdout.columns : 80;
-	out.line(reportLines(`${title} — session ${id}`, report, columns).join('\n'));
+	const lines = reportLines(`${title} — session ${id}`, report, columns);
+	const coverage = finalCoverage?.();
+	if (coverage)
+		lines.push('coverage of the final summary', ...coverageLines(coverage, columns - 2).map((l) => `  ${l}`));
+	out.line(lines.join('\n'));
 	return 0;
 }

@@ -18,6 +18,7 @@ import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { printFinal } from './final.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { commandLine } from '../program.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(
@@ -63,6 +64,15 @@ export async function resumeCommand(
 	const opened = await Session.open(dir, id);
 	try {
 		const session = bookSession(opened);
+		const { imported } = session.data.run;
+		if (imported) {
+			// An imported summary was made elsewhere: no plan, no model, so nothing a resume could make.
+			const at = `${id}${sessionsDirArg(dir)}`;
+			output(opts.stderr ?? process.stderr).line(
+				`session ${id} holds a summary imported from ${imported.file}: there is nothing to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ${commandLine(`report ${at}`)}`,
+			);
+			return 0;
+		}
 		// Before anything runs: it is measured against the state as it was read.
 		const lost = await session.lostWork();
 		if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);

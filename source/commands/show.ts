@@ -43,7 +43,9 @@ export async function showCommand(
 	lines.push(`${shown.book.title} — session ${shown.id}`);
 	lines.push(`status: ${shown.status}${shown.error ? ` (${shown.error})` : ''}`);
 	lines.push(
-		`method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
+		shown.imported
+			? `imported summary: read from ${shown.imported.file} (not made here: no method, model or calls); the book in chunks of ${c.chunkSize} tokens for its evidence`
+			: `method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
 	);
 	lines.push(`book: ${formatInt(shown.book.tokens)} tokens in ${shown.chunks} chunks`);
 	for (const row of shown.structure) {

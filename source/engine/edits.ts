@@ -3,6 +3,7 @@ import type { NodePatch, RunPatch } from '../store/changes.ts';
 import { PLAN_CHECK, awaitsCheck, dependents, findNode, getNode, isLive } from '../summarize/graph.ts';
 import type { PlanUpdate, Planner } from '../summarize/planner.ts';
 import { moved } from './node-status.ts';
+import { textVersion } from '../summarize/version.ts';
 
 /**
  * A person's control over a run, apart from the engine's events: checking a request, the version an
@@ -42,21 +43,7 @@ export function changeable(run: Run, id: NodeRef, change: Change, running: boole
 
 /** The version an edit adds: the person's text, made by no model and no call. */
 export function editVersion(text: string, now: Date): Version {
-	return {
-		text,
-		origin: 'edit',
-		template: 'edit',
-		params: null,
-		usage: { input: 0, output: 0, cached: 0 },
-		cost: 0,
-		attempts: [],
-		timings: null,
-		// A person's text is taken as it is: the planner does not second-guess it (an incremental
-		// update edited to fit needs no compression).
-		overBudget: false,
-		model: null,
-		createdAt: now.toISOString(),
-	};
+	return textVersion(text, 'edit', now);
 }
 
 /**
@@ -76,11 +63,16 @@ export function invalidate(
 	const affected = [...(self ? [node] : []), ...dependents(run, id)];
 	const stale = affected.filter((n) => n.status !== 'pending' && n.status !== 'superseded');
 	for (const n of stale) store.updateNode(n.id, moved(n, 'stale'));
-	for (const ref of replan ? planner.replans(run, id) : []) {
+	const checked = (replan ? planner.replans(run, id) : []).filter((ref) => isLive(getNode(run, ref)));
+	for (const ref of checked) {
 		const n = getNode(run, ref);
-		if (isLive(n)) store.updateNode(n.id, { meta: { ...n.meta, [PLAN_CHECK]: true } });
+		store.updateNode(n.id, { meta: { ...n.meta, [PLAN_CHECK]: true } });
 	}
-	if (run.root !== null) store.updateRun({ root: null });
+	// The final summary stays final unless it is itself to be made again or re-planned: an edit of
+	// the root gives it a new version, which is the new final summary (nothing reads it).
+	const root = run.root;
+	if (root !== null && (stale.some((n) => n.id === root) || checked.includes(root)))
+		store.updateRun({ root: null });
 	return stale;
 }
 
@@ -117,7 +109,7 @@ export function applyPlan(run: Run, planner: Planner, store: RunWriter, update: 
 		}
 	}
 	if (update.add.length > 0) store.addNodes(...update.add);
-	if (superseded.length > 0 && run.root !== null) store.updateRun({ root: null });
+	if ((superseded.length > 0 || update.add.length > 0) && run.root !== null) store.updateRun({ root: null });
 	return { added: update.add, superseded, stale: stale.filter((id) => !superseded.includes(id)) };
 }
 

@@ -1,6 +1,6 @@
 import type { Chunk, Run } from '../domain.ts';
 import { eachEvidence, type SentenceEvidence } from './evidence.ts';
-import type { PassageIndex } from './rank.ts';
+import type { Hit, PassageIndex } from './rank.ts';
 
 /**
  * Which parts of the book a summary draws on. A sentence cites one chunk: the chunk of its best
@@ -103,20 +103,20 @@ function slopeOf(x: readonly number[], y: readonly number[]): number | null {
 /**
  * Coverage of the run's final summary (its root), or null before the run has one. Each sentence's
  * evidence is let go once its cited chunk is noted, so a summary of any length holds one number per
- * sentence; `onSentence` hears how many are done.
+ * sentence; `onSentence` hears how many are done and the best passage of the last (to place it).
  */
 export function finalCoverage(
 	run: Run,
 	book: string,
 	index: PassageIndex,
 	parts = 10,
-	onSentence?: (done: number) => void,
+	onSentence?: (done: number, best: Hit | undefined) => void,
 ): Coverage | null {
 	if (!run.root) return null;
 	const cited: (number | null)[] = [];
 	for (const s of eachEvidence(run, index, run.root, { top: 1 })) {
 		cited.push(s.passages[0]?.chunk ?? null);
-		onSentence?.(cited.length);
+		onSentence?.(cited.length, s.passages[0]);
 	}
 	return coverageOf(run.chunks, book.length, cited, parts);
 }

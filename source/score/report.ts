@@ -65,8 +65,13 @@ export interface BookRow {
 	sentences: number;
 	model: { confusing: number; score: number | null } | null;
 	human: { confusing: number; score: number | null } | null;
-	/** Verdicts given on this summary's annotations, all validators. */
+	/** Verdicts given on this summary, all validators: on its annotations and on its sentences' faithfulness. */
 	judged: number;
+	/** Of those, the verdicts on its annotations and the faithfulness verdicts. */
+	judgedAnnotations: number;
+	judgedFaithfulness: number;
+	/** Sentences whose answer could not be read after every retry (left out of its score), counted from 0. */
+	unreadable: { sentence: number; reason: string }[];
 }
 
 export interface Report {
@@ -118,8 +123,12 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		const s = summaryOf.get(j.annotation);
 		if (s) judgedBy.set(s, (judgedBy.get(s) ?? 0) + 1);
 	}
+	const faithfulBy = new Map<ScoredSummary['id'], number>();
+	for (const v of input.faithfulness ?? []) faithfulBy.set(v.summary, (faithfulBy.get(v.summary) ?? 0) + 1);
 	const books: BookRow[] = scored.entries.map((e) => {
 		const human = scored.human?.perBook.get(e.book);
+		const judgedAnnotations = judgedBy.get(e.summary.id) ?? 0;
+		const judgedFaithfulness = faithfulBy.get(e.summary.id) ?? 0;
 		return {
 			book: e.book,
 			summary: e.summary.id,
@@ -130,7 +139,10 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 			human: human
 				? { confusing: human.confusing, score: human.score === null ? null : 100 * human.score }
 				: null,
-			judged: judgedBy.get(e.summary.id) ?? 0,
+			judged: judgedAnnotations + judgedFaithfulness,
+			judgedAnnotations,
+			judgedFaithfulness,
+			unreadable: e.failures,
 		};
 	});
 	return {
@@ -247,10 +259,11 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 			).map((l) => `  ${l}`),
 		);
 	}
+	out.push(...unreadableLines(report.books));
 	out.push(...faithfulnessLines(report.faithfulness, sanitize));
 	out.push(
 		'per book',
-		`  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}`,
+		`  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}  (judged: verdicts on annotations and on faithfulness)`,
 	);
 	for (const b of report.books) {
 		out.push(
@@ -258,4 +271,25 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 		);
 	}
 	return out;
+}
+
+/** Unreadable answers named one a line before the rest are counted. */
+const UNREADABLE_SHOWN = 10;
+
+/** The sentences whose answers could not be read (left out of the score), the first few named with why. */
+function unreadableLines(books: readonly BookRow[]): string[] {
+	const all = books.flatMap((b) => b.unreadable.map((u) => ({ book: b.book, ...u })));
+	if (all.length === 0) return [];
+	return [
+		`unreadable answers: ${all.length} sentence${all.length === 1 ? '' : 's'} left out of the score (${commandLine('score ID')} asks again)`,
+		...all
+			.slice(0, UNREADABLE_SHOWN)
+			.map(
+				(u) =>
+					`  ${sanitize(u.book).slice(0, 40)}, sentence ${u.sentence + 1}: ${sanitize(u.reason).slice(0, 120)}`,
+			),
+		...(all.length > UNREADABLE_SHOWN
+			? [`  and ${all.length - UNREADABLE_SHOWN} more (report --json lists them all)`]
+			: []),
+	];
 }

@@ -5,6 +5,7 @@ import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
 import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
 import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
+import { madeWithoutCall } from '../summarize/version.ts';
 import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
 import type { NodeView, ViewState } from './state/view.ts';
 import { clean, wrap } from './text.ts';
@@ -184,10 +185,11 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 			`calls of the version in progress${node.status === 'running' ? ` (attempt ${node.attempt + 1} streaming)` : ''}`,
 			full.pending,
 		);
+	const by = madeWithoutCall(version);
 	if (version) {
-		if (version.origin === 'edit')
+		if (by)
 			lines.push({
-				text: `active version ${full.active! + 1}: edited by hand, no calls`,
+				text: `active version ${full.active! + 1}: ${by}, no calls`,
 				tone: 'accent',
 				bold: true,
 			});
@@ -212,10 +214,11 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
 	const chunk = chunkRead(node, view.chunks);
 	const where = `${nodePlace(node, view.method, view.chunks)}${trim}${chunk ? ` · ${chunk}` : ''}`;
 	const state = node.status === 'running' ? `running, attempt ${node.attempt + 1}` : node.status;
+	const by = madeWithoutCall(version);
+	const short =
+		version?.origin === 'edit' ? ' (edited)' : version?.origin === 'imported' ? ' (imported)' : '';
 	const versions =
-		node.versions > 0
-			? ` · version ${(node.active ?? 0) + 1} of ${node.versions}${version?.origin === 'edit' ? ' (edited)' : ''}`
-			: '';
+		node.versions > 0 ? ` · version ${(node.active ?? 0) + 1} of ${node.versions}${short}` : '';
 	const first: Line = {
 		text: clean(
 			`node ${node.id} · ${kindName(node.kind)} · ${where} · ${state}${versions}${node.overBudget ? ' · over budget' : ''}`,
@@ -232,7 +235,7 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
 				? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far`
 				: '—';
 	const second: Line = {
-		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${version?.origin === 'edit' ? ' · edited by hand' : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · ${costText(version?.cost ?? 0, priced)}` : ''}`,
+		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${by ? ` · ${by}` : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · ${costText(version?.cost ?? 0, priced)}` : ''}`,
 		tone: 'muted',
 	};
 	return [first, second];

@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { readSummary } from '../book/summary.ts';
+import { checkSessionId } from '../store/dirs.ts';
+import { Session } from '../store/session.ts';
+import { IMPORTED_MODEL, importedRun } from '../summarize/imported.ts';
+import { countTokens, countWords } from '../text/tokens.ts';
+import { loadBook } from './run.ts';
+
+/** `booook import summary`: a summary made elsewhere, with its book, as a session to evaluate. */
+
+export interface ImportSummary {
+	book: string;
+	summary: string;
+	session?: string;
+	sessionsDir: string;
+}
+
+/**
+ * Reads and checks the book and the summary before the session exists, then creates it whole: a
+ * bad file or a taken id leaves nothing behind. The run is recorded as the offline provider's, with
+ * the model `imported`, so nothing would call a model for it and `score` picks its annotator as for
+ * the extractive baseline. Returns the session made (closed).
+ */
+export async function importSummary(opts: ImportSummary) {
+	if (opts.session !== undefined) checkSessionId(opts.session);
+	const text = await readSummary(opts.summary, `--summary ${opts.summary}`);
+	// The default chunking of a run: evidence and coverage place passages by these chunks.
+	const loaded = await loadBook(opts.book, { provider: 'extractive', model: IMPORTED_MODEL, clean: false });
+	const { config, chunks, book } = loaded;
+	const run = importedRun(
+		config,
+		chunks,
+		{
+			text,
+			tokens: countTokens(text, config.encoding),
+			words: countWords(text),
+			file: resolve(opts.summary),
+		},
+		new Date(),
+	);
+	const session = await Session.create(opts.sessionsDir, {
+		id: opts.session,
+		book,
+		text: loaded.loaded.text,
+		run,
+	});
+	await session.close();
+	return { session, title: book.title, chunks: chunks.length, words: countWords(text) };
+}

@@ -1,0 +1,66 @@
+import { chapterAt, type Chapter } from '../text/chapters.ts';
+import { shareOf } from '../format/percent.ts';
+
+/**
+ * Where a passage is in its book, as a reader would look for it: the chapter that holds its start
+ * (read from the book's headings; text before the first heading is the chapter `(opening)`) and
+ * how far into the book it starts.
+ */
+export interface BookPlace {
+	/** The chapter (index from 0, title as headed), or null when the book has no headings. */
+	chapter: { index: number; title: string } | null;
+	/** The passage's start over the book's length, in [0, 1]. */
+	position: number;
+}
+
+/** The place of character `offset` of a book of `length` characters with `chapters`. */
+export function bookPlace(chapters: readonly Chapter[], length: number, offset: number): BookPlace {
+	const found = chapterAt(chapters, offset);
+	return {
+		chapter: found && { index: found.index, title: found.title },
+		position: length > 0 ? Math.min(1, offset / length) : 0,
+	};
+}
+
+/** `"Chapter 12" · 43%`, or `43%` in a book without headings. */
+export function placeText(place: BookPlace): string {
+	const at = `${shareOf(place.position, 1, 0)}%`;
+	return place.chapter ? `${chapterName(place.chapter)} · ${at}` : at;
+}
+
+/**
+ * A chapter as the book heads it, quoted: how a reader finds it. Not its index: the book's own
+ * numbering skips letters, prefaces and parts, so "ch. 13" of "Chapter 9" would mislead.
+ */
+export function chapterName(chapter: { title: string }): string {
+	return JSON.stringify(chapter.title);
+}
+
+/** A chapter and how many sentences of a summary cite a passage in it (their best one). */
+export interface ChapterCitations {
+	index: number;
+	title: string;
+	/** Character range of the book. */
+	start: number;
+	end: number;
+	sentences: number;
+}
+
+/** Each chapter of the book with the sentences whose best passage starts in it (`starts`: those passages' starts). */
+export function chapterCitations(
+	chapters: readonly Chapter[],
+	starts: readonly number[],
+): ChapterCitations[] {
+	const counts = chapters.map(() => 0);
+	for (const start of starts) {
+		const chapter = chapterAt(chapters, start);
+		if (chapter) counts[chapter.index]!++;
+	}
+	return chapters.map((c) => ({
+		index: c.index,
+		title: c.title,
+		start: c.start,
+		end: c.end,
+		sentences: counts[c.index]!,
+	}));
+}

@@ -1,0 +1,243 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { booook, printed } from './support/cli.ts';
+import { tempDir } from './support/temp.ts';
+import type { BookSessionData } from '../source/store/schema.ts';
+import { textVersion } from '../source/summarize/version.ts';
+import { readBook } from '../source/book/read.ts';
+import { DEFAULTS } from '../source/config.ts';
+import { PassageIndex } from '../source/evidence/rank.ts';
+import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
+import { chunkText } from '../source/text/chunk.ts';
+import { readEvidenceSet } from './support/evidence-set.ts';
+import { annotatingReply, annotationQuestion, startFakeApi } from './support/fake-api.ts';
+import { faithfulnessReply } from './support/faithfulness-reply.ts';
+import { splitSentences } from '../source/text/sentences.ts';
+
+const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
+// Two sentences a reader might write: the second is copied from the book, the first is not.
+const SUMMARY =
+	'A young scientist builds a living creature from dead matter and flees from it in horror.\r\n' +
+	'It was on a dreary night of November that I beheld the accomplishment of my toils.\n\n';
+/** `booook import summary` of Frankenstein and `summary` into session `id` of `sessions`. */
+const importing = (summary: string, id: string, sessions: string) =>
+	booook([
+		'import',
+		'summary',
+		'--book',
+		BOOK,
+		'--summary',
+		summary,
+		'--session',
+		id,
+		'--sessions-dir',
+		sessions,
+	]);
+
+test('import summary: a session whose final summary is the file, which evidence, report and show read and resume leaves alone', async (t) => {
+	const dir = tempDir('import-summary', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	const at = ['--sessions-dir', dir];
+	const r = await importing(file, 'mine', dir);
+	assert.equal(r.code, 0, r.stderr);
+	assert.match(r.stdout, /into session mine/u);
+	assert.ok(r.stdout.includes(printed(`evidence mine --sessions-dir ${dir}`)), r.stdout);
+
+	const data = JSON.parse(readFileSync(join(dir, 'mine', 'session.json'), 'utf8')) as BookSessionData;
+	const { run } = data;
+	assert.equal(run.status, 'done');
+	assert.equal(run.root, 'n0');
+	assert.equal(run.imported?.file, file);
+	assert.equal(run.config.model, 'imported');
+	const [node] = run.nodes;
+	assert.equal(run.nodes.length, 1);
+	assert.equal(node!.versions[0]!.origin, 'imported');
+	assert.equal(node!.versions[0]!.text, SUMMARY.replaceAll('\r\n', '\n').trimEnd());
+	assert.equal(node!.inputs.length, run.chunks.length);
+
+	const evidence = await booook(['evidence', 'mine', '--json', ...at]);
+	assert.equal(evidence.code, 0, evidence.stderr);
+	const shown = JSON.parse(evidence.stdout) as {
+		final: boolean;
+		sentences: number;
+		evidence: { chunks: number[][]; passages: { verbatim: boolean }[] }[];
+	};
+	assert.equal(shown.final, true);
+	assert.equal(shown.sentences, 2);
+	assert.equal(shown.evidence[1]!.passages[0]!.verbatim, true, 'the copied sentence is found word for word');
+	// No tree narrows it: every chunk, said once as a run rather than listed.
+	assert.deepEqual(shown.evidence[0]!.chunks, [[0, run.chunks.length - 1]]);
+
+	// Coverage names the chapters the sentences cite: the copied sentence is in Chapter 5.
+	const coverage = await booook(['coverage', 'mine', '--json', ...at]);
+	assert.equal(coverage.code, 0, coverage.stderr);
+	const chapters = (JSON.parse(coverage.stdout) as { chapters: { title: string; sentences: number }[] })
+		.chapters;
+	assert.ok(chapters.length > 20, `${chapters.length} chapters`);
+	assert.equal(chapters.find((c) => c.title === 'Chapter 5')?.sentences, 1);
+	assert.equal(
+		chapters.reduce((n, c) => n + c.sentences, 0),
+		2,
+	);
+	const report = await booook(['report', 'mine', ...at]);
+	assert.equal(report.code, 0, report.stderr);
+	assert.match(report.stdout, /^coverage of the final summary\n {2}start /mu);
+	assert.match(report.stdout, /^ {2}chapters: 2 of \d+ cited \(sentences: .*"Chapter 5" 1/mu);
+	const show = await booook(['show', 'mine', ...at]);
+	assert.equal(show.code, 0, show.stderr);
+	assert.match(show.stdout, /young scientist/u);
+
+	const list = await booook(['sessions', '--json', ...at]);
+	assert.equal(list.code, 0, list.stderr);
+	assert.deepEqual(
+		(
+			JSON.parse(list.stdout) as {
+				sessions: { id: string; status: string; model: string | null; progress: unknown }[];
+			}
+		).sessions.map((s) => [s.id, s.status, s.model, s.progress]),
+		[['mine', 'imported', null, { done: 1, total: 1 }]],
+	);
+
+	const resume = await booook(['resume', 'mine', ...at]);
+	assert.equal(resume.code, 0, resume.stderr);
+	assert.match(resume.stderr, /imported from .*summary\.txt: there is nothing to run/u);
+	assert.equal(JSON.parse(readFileSync(join(dir, 'mine', 'session.json'), 'utf8')).run.nodes.length, 1);
+});
+
+test('import summary: a missing, empty or binary summary, a missing book or a taken id is one line, exit 2, and leaves nothing', async (t) => {
+	const dir = tempDir('import-summary-bad', t);
+	const good = join(dir, 'good.txt');
+	writeFileSync(good, SUMMARY);
+	const empty = join(dir, 'empty.txt');
+	writeFileSync(empty, ' \n\n');
+	const binary = join(dir, 'binary.txt');
+	writeFileSync(binary, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff]));
+	const sessions = join(dir, 'sessions');
+	const at = ['--sessions-dir', sessions];
+	const made = await importing(good, 'taken', sessions);
+	assert.equal(made.code, 0, made.stderr);
+	const before = readFileSync(join(sessions, 'taken', 'session.json'), 'utf8');
+
+	const cases: [string[], RegExp][] = [
+		[['--book', BOOK, '--summary', join(dir, 'nope.txt')], /--summary .*nope\.txt: no such file/u],
+		[['--book', BOOK, '--summary', empty], /--summary .*empty\.txt: the file is empty/u],
+		[['--book', BOOK, '--summary', binary], /--summary .*binary\.txt: not UTF-8 text/u],
+		[['--book', join(dir, 'nope.txt'), '--summary', good], /nope\.txt: no such file/u],
+		[['--summary', good], /needs both files/u],
+		[['--book', BOOK, '--summary', good, '--human', good], /--human is for .*import booookscore/u],
+		[['--book', BOOK, '--summary', good, '--session', 'taken'], /session "taken" already exists/u],
+	];
+	for (const [args, message] of cases) {
+		const r = await booook(['import', 'summary', ...args, ...at]);
+		assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+		assert.match(r.stderr, message);
+		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+		assert.deepEqual(readdirSync(sessions), ['taken'], 'nothing left behind');
+	}
+	assert.equal(readFileSync(join(sessions, 'taken', 'session.json'), 'utf8'), before);
+	const mixed = await booook(['import', 'booookscore', '--book', BOOK, ...at]);
+	assert.equal(mixed.code, 2);
+	assert.match(mixed.stderr, /--book and --summary are for .*import summary/u);
+});
+
+test('evidence says where a sentence was written by a person or imported, since the tree narrows only what a model copied', async (t) => {
+	const dir = tempDir('import-summary-edited', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'mine', dir)).code, 0);
+	const imported = await booook(['evidence', 'mine', '--top', '1', '--sessions-dir', dir]);
+	assert.match(imported.stdout, /^ {3}can come from chunks 1-\d+ \(written at node n0, imported text\)$/mu);
+
+	// The same node as a person's edit.
+	const path = join(dir, 'mine', 'session.json');
+	const data = JSON.parse(readFileSync(path, 'utf8')) as BookSessionData;
+	data.run.nodes[0]!.versions[0] = textVersion(data.run.nodes[0]!.versions[0]!.text, 'edit', new Date());
+	delete data.run.imported;
+	writeFileSync(path, JSON.stringify(data));
+	const edited = await booook(['evidence', 'mine', '--top', '1', '--sessions-dir', dir]);
+	assert.equal(edited.code, 0, edited.stderr);
+	assert.match(edited.stdout, /\(written at node n0, edited by hand\)$/mu);
+});
+
+test('the labelled set through import summary: evidence --json ranks each sentence as the bench does and names chapters as its labels do', async (t) => {
+	const [set] = readEvidenceSet().filter((b) => b.file === 'frankenstein.json');
+	assert.ok(set, 'the labelled set has Frankenstein');
+	const dir = tempDir('import-summary-set', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, set.sentences.map((s) => s.text).join('\n\n'));
+	assert.equal((await importing(file, 'set', dir)).code, 0);
+	const r = await booook(['evidence', 'set', '--json', '--top', '3', '--sessions-dir', dir]);
+	assert.equal(r.code, 0, r.stderr);
+	const shown = JSON.parse(r.stdout) as {
+		evidence: { text: string; passages: { start: number; chapter: { title: string } | null }[] }[];
+	};
+	assert.deepEqual(
+		shown.evidence.map((e) => e.text),
+		set.sentences.map((s) => s.text),
+		'one sentence each, as written',
+	);
+	const { text: book } = await readBook(BOOK);
+	const index = new PassageIndex(book, chunkText(book, DEFAULTS.chunkSize, DEFAULTS.encoding));
+	const chapters = chaptersOf(book);
+	for (const e of shown.evidence) {
+		assert.deepEqual(
+			e.passages.map((p) => p.start),
+			index.rank(e.text, 3).map((h) => h.start),
+			e.text,
+		);
+		for (const p of e.passages) assert.equal(p.chapter?.title, chapterAt(chapters, p.start)?.title);
+	}
+});
+
+test('an imported summary is scored through the CLI, and the text report shows its score, its unreadable answers and its coverage', async (t) => {
+	const dir = tempDir('import-summary-score', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'mine', dir)).code, 0);
+	const [, copied] = splitSentences(SUMMARY);
+	const server = await startFakeApi({
+		respond: (input) =>
+			annotationQuestion(input.prompt)?.sentences[0] === copied
+				? 'I would rather not say.'
+				: annotatingReply(input),
+	});
+	t.after(() => server.close());
+	const scored = await booook(
+		['score', 'mine', '--provider', 'openai', '--base-url', server.openaiBaseUrl, '--sessions-dir', dir],
+		{ env: { OPENAI_API_KEY: 'test-key' } },
+	);
+	assert.equal(scored.code, 0, scored.stderr);
+	const report = await booook(['report', 'mine', '--sessions-dir', dir]);
+	assert.equal(report.code, 0, report.stderr);
+	assert.match(report.stdout, /^ {2}model {2}[\d.]+ {2}\(1 summaries, 1 sentences/mu);
+	assert.match(report.stdout, /^unreadable answers: 1 sentence left out of the score/mu);
+	assert.match(report.stdout, /^ {2}Frankenstein, sentence 2: /mu);
+	assert.match(report.stdout, /^coverage of the final summary$/mu);
+	const json = JSON.parse((await booook(['report', 'mine', '--json', '--sessions-dir', dir])).stdout);
+	assert.equal(json.books.Frankenstein.unreadable[0].sentence, 2);
+});
+
+test('an imported summary is judged for faithfulness through the CLI, and the report counts those verdicts as judged', async (t) => {
+	const dir = tempDir('import-summary-faith', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'mine', dir)).code, 0);
+	const api = await startFakeApi({
+		respond: ({ prompt }) => faithfulnessReply(prompt) ?? 'not a faithfulness prompt',
+	});
+	t.after(() => api.close());
+	const judged = await booook(
+		['faithfulness', 'mine', '--provider', 'openai', '--base-url', api.openaiBaseUrl, '--sessions-dir', dir],
+		{ env: { OPENAI_API_KEY: 'test-key' } },
+	);
+	assert.equal(judged.code, 0, judged.stderr);
+	const json = JSON.parse((await booook(['report', 'mine', '--json', '--sessions-dir', dir])).stdout);
+	const book = json.books.Frankenstein;
+	assert.deepEqual([book.judged, book.judged_annotations, book.judged_faithfulness], [2, 0, 2]);
+	const text = await booook(['report', 'mine', '--sessions-dir', dir]);
+	assert.match(text.stdout, /^ {2}Frankenstein {28} +2 +— +— +2$/mu);
+});
