@@ -107,3 +107,16 @@ test("support: a copied sentence is fully supported, a paraphrase more than an i
 	assert.equal(support('and they').support, 1);
 	assert.equal(supportOf('It was so.', index.rank('It was so.', 3), index).support, 0);
 });
+
+test('a name a translation spells with accents meets it spelled plain; a word of another script keeps its marks', () => {
+	assert.deepEqual(contentStems('Natásha and Dólokhov'), contentStems('Natasha and Dolokhov'));
+	assert.deepEqual(contentStems('café'), contentStems('cafe'));
+	// Devanagari vowel signs are marks that are letters of the word: dropping them would merge words.
+	assert.notDeepEqual(contentStems('किताब'), contentStems('कतब'));
+	const { book, chunks } = {
+		book: 'Natásha dances at the ball. Pierre reads in the study.',
+		chunks: [{ index: 0, start: 0, end: 54, tokens: 12 }] as Chunk[],
+	};
+	const index = new PassageIndex(book, chunks, 1);
+	assert.equal(index.rank('Natasha dances', 1)[0]?.start, 0);
+});

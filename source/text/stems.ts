@@ -12,16 +12,27 @@ const known = new Map<string, string>();
 /** Past this many, the memory starts again: a text of made-up words must not grow it without end. */
 const KNOWN_MAX = 200_000;
 
-/** The stem of a lowercase word token: a possessive's "'s" dropped ("victor's" -> "victor"), then Porter's stem. */
+/**
+ * The stem of a lowercase word token: a possessive's "'s" dropped ("victor's" -> "victor"), the
+ * accents of a Latin-script word dropped ("natásha" -> "natasha": translations mark stress that a
+ * summary leaves out), then Porter's stem.
+ */
 export function stem(token: string): string {
 	let found = known.get(token);
 	if (found === undefined) {
 		const bare = token.endsWith("'s") ? token.slice(0, -2) : token.endsWith("'") ? token.slice(0, -1) : token;
-		found = stemmer(bare);
+		found = stemmer(withoutAccents(bare));
 		if (known.size >= KNOWN_MAX) known.clear();
 		known.set(token, found);
 	}
 	return found;
+}
+
+/** Only Latin letters lose their marks: in other scripts a mark can be a vowel of the word. */
+function withoutAccents(word: string): string {
+	if (!/[^ -~]/u.test(word)) return word;
+	const parts = word.normalize('NFD');
+	return /^[\p{Script=Latin}\p{M}\p{N}'’-]+$/u.test(parts) ? parts.replace(/\p{M}/gu, '') : word;
 }
 
 /** The stems of a text's content words (stopwords dropped), in order. */
