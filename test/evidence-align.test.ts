@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Aligner } from '../source/evidence/align.ts';
 import { nodeEvidence } from '../source/evidence/evidence.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
-import { evidenceLookup } from '../source/evidence/units.ts';
+import { evidenceLookup, shownHit } from '../source/evidence/units.ts';
 import { scoredSpans } from '../source/score/annotate.ts';
 import { chunkedBook, done, treeRun } from './support/trees.ts';
 
@@ -203,4 +203,25 @@ test("a scored summary's evidence is numbered by the sentences BooookScore count
 	// Cut at every line as before, the same summary has three sentences and the killing is the third.
 	const lines = evidenceLookup(run, book, new PassageIndex(book, chunks), [{ ...summary, units: undefined }]);
 	assert.equal(lines({ summary: 's0', sentence: 2 })[0]?.chunk, 1);
+});
+
+test('a passage shown to a walk or a judge says its chapter, in a book with headings', () => {
+	const { book, chunks } = chunkedBook([
+		'Chapter 1\nVictor leaves Geneva.\n',
+		'Chapter 2\nThe creature wakes.\n',
+	]);
+	const hit = new PassageIndex(book, chunks).rank('The creature wakes.', 1)[0]!;
+	const at = Math.round((100 * book.indexOf('The creature')) / book.length);
+	assert.equal(hit.start, book.indexOf('The creature'));
+	assert.equal(
+		shownHit({ chunks }, book, hit).where,
+		`"Chapter 2", chunk 2 of 2, ${at}% into the book, word for word`,
+	);
+	// No headings: no chapter, the rest as before.
+	const plain = chunkedBook(['Victor leaves Geneva.\n', 'The creature wakes.\n']);
+	const other = new PassageIndex(plain.book, plain.chunks).rank('The creature wakes.', 1)[0]!;
+	assert.match(
+		shownHit(plain, plain.book, other).where,
+		/^chunk 2 of 2, \d+% into the book, word for word$/u,
+	);
 });

@@ -1,4 +1,5 @@
-import { chapterAt, type Chapter } from '../text/chapters.ts';
+import { chapterAt, chaptersOf, type Chapter } from '../text/chapters.ts';
+import { chunkPlace } from '../summarize/places.ts';
 import { shareOf } from '../format/percent.ts';
 
 /**
@@ -63,4 +64,31 @@ export function chapterCitations(
 		end: c.end,
 		sentences: counts[c.index]!,
 	}));
+}
+
+/** The chapters of the book last asked about: a walk asks for one book's passages again and again. */
+let last: { book: string; chapters: Chapter[] } | null = null;
+
+function chaptersOfBook(book: string): Chapter[] {
+	if (last?.book !== book) last = { book, chapters: chaptersOf(book) };
+	return last.chapters;
+}
+
+/**
+ * Where a passage is, for the line shown beside its text: its chapter (in a book with headings),
+ * its chunk, how far into the book it starts, and whether it holds the sentence word for word.
+ */
+export function passageWhere(
+	book: string,
+	chunks: number,
+	hit: { chunk: number; start: number; verbatim: boolean },
+	separator: string,
+): string {
+	const { chapter, position } = bookPlace(chaptersOfBook(book), book.length, hit.start);
+	return [
+		...(chapter ? [chapterName(chapter)] : []),
+		chunkPlace(hit.chunk, chunks),
+		`${shareOf(position, 1, 0)}% into the book`,
+		...(hit.verbatim ? ['word for word'] : []),
+	].join(separator);
 }

@@ -1,9 +1,8 @@
+import { passageWhere } from './book-place.ts';
 import type { Run, ScoredSummary } from '../domain.ts';
-import { chunkPlace } from '../summarize/places.ts';
 import { nodeEvidence, TOP_PASSAGES, tracerFor } from './evidence.ts';
 import { sentenceKey } from './provenance.ts';
 import type { Hit, PassageIndex } from './rank.ts';
-import { shareOf } from '../format/percent.ts';
 
 /**
  * Evidence as a walk or a judge shows it, per sentence of a scored summary: the passage's text
@@ -24,7 +23,7 @@ export interface ShownEvidence {
 export function shownHit(run: Pick<Run, 'chunks'>, book: string, hit: Hit): ShownEvidence {
 	return {
 		text: sentenceKey(book.slice(hit.start, hit.end)),
-		where: `${chunkPlace(hit.chunk, run.chunks.length)}, ${shareOf(hit.start, Math.max(1, book.length), 0)}% into the book${hit.verbatim ? ', word for word' : ''}`,
+		where: passageWhere(book, run.chunks.length, hit, ', '),
 		chunk: hit.chunk,
 		start: hit.start,
 		end: hit.end,

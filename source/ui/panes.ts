@@ -1,6 +1,6 @@
+import { passageWhere } from '../evidence/book-place.ts';
 import { costText } from '../format/cost.ts';
 import { formatInt } from '../format/count.ts';
-import { shareOf } from '../format/percent.ts';
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
 import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
@@ -277,7 +277,7 @@ export function evidenceLines(
 		lines.push({ text: 'No passage of those chunks shares a word with it.', tone: 'muted' });
 	for (const p of picked.passages) {
 		lines.push({
-			text: `${chunkPlace(p.chunk, chunks)} · ${shareOf(p.start, Math.max(1, book.length), 0)}% into the book${p.verbatim ? ' · word for word' : ''}`,
+			text: passageWhere(book, chunks, p, ' · '),
 			tone: 'muted',
 			bold: true,
 		});
