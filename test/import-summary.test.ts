@@ -238,6 +238,22 @@ test('an imported summary is judged for faithfulness through the CLI, and the re
 	const json = JSON.parse((await booook(['report', 'mine', '--json', '--sessions-dir', dir])).stdout);
 	const book = json.books.Frankenstein;
 	assert.deepEqual([book.judged, book.judged_annotations, book.judged_faithfulness], [2, 0, 2]);
+	// The judge's claims, by verdict: every claim the fake answered is counted once.
+	const [judge] = Object.values(json.faithfulness.validators) as { claims: Record<string, number> }[];
+	const { claims, unsplit, ...byVerdict } = judge!.claims;
+	assert.ok(claims! >= 2, 'at least a claim a sentence');
+	assert.equal(unsplit, 0);
+	assert.equal(
+		Object.values(byVerdict).reduce((a, b) => a + b, 0),
+		claims,
+	);
+	assert.deepEqual(Object.keys(byVerdict), [
+		'supported',
+		'contradicted',
+		'not_found',
+		'unquoted',
+		'unreadable',
+	]);
 	const text = await booook(['report', 'mine', '--sessions-dir', dir]);
 	assert.match(text.stdout, /^ {2}Frankenstein {28} +2 +— +— +2$/mu);
 });

@@ -112,6 +112,14 @@ export function reportJson(report: Report) {
 						faithful: v.faithful,
 						unfaithful: v.unfaithful,
 						cant_tell: v.unsure,
+						// A model judge's claims (FABLES) by verdict; null for a person's verdicts.
+						claims: v.claims && {
+							claims: v.claims.claims,
+							...Object.fromEntries(
+								Object.entries(v.claims.verdicts).map(([verdict, n]) => [verdict.replace(' ', '_'), n]),
+							),
+							unsplit: v.claims.unsplit,
+						},
 					},
 				]),
 			),
