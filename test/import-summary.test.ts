@@ -64,19 +64,28 @@ test('import summary: a session whose final summary is the file, which evidence,
 	const shown = JSON.parse(evidence.stdout) as {
 		final: boolean;
 		sentences: number;
-		evidence: { chunks: number[][]; passages: { verbatim: boolean }[] }[];
+		evidence: { chunks: number[][]; passages: { verbatim: boolean }[]; support: number; weak: boolean }[];
 	};
 	assert.equal(shown.final, true);
 	assert.equal(shown.sentences, 2);
 	assert.equal(shown.evidence[1]!.passages[0]!.verbatim, true, 'the copied sentence is found word for word');
+	assert.deepEqual([shown.evidence[1]!.support, shown.evidence[1]!.weak], [1, false], 'and fully supported');
 	// No tree narrows it: every chunk, said once as a run rather than listed.
 	assert.deepEqual(shown.evidence[0]!.chunks, [[0, run.chunks.length - 1]]);
 
 	// Coverage names the chapters the sentences cite: the copied sentence is in Chapter 5.
 	const coverage = await booook(['coverage', 'mine', '--json', ...at]);
 	assert.equal(coverage.code, 0, coverage.stderr);
-	const chapters = (JSON.parse(coverage.stdout) as { chapters: { title: string; sentences: number }[] })
-		.chapters;
+	const placed = JSON.parse(coverage.stdout) as {
+		chapters: { title: string; sentences: number }[];
+		weakly_supported: number;
+	};
+	const { chapters } = placed;
+	assert.equal(
+		placed.weakly_supported,
+		shown.evidence.filter((e) => e.weak).length,
+		'as evidence flags them',
+	);
 	assert.ok(chapters.length > 20, `${chapters.length} chapters`);
 	assert.equal(chapters.find((c) => c.title === 'Chapter 5')?.sentences, 1);
 	assert.equal(
@@ -87,6 +96,10 @@ test('import summary: a session whose final summary is the file, which evidence,
 	assert.equal(report.code, 0, report.stderr);
 	assert.match(report.stdout, /^coverage of the final summary\n {2}start /mu);
 	assert.match(report.stdout, /^ {2}chapters: 2 of \d+ cited \(sentences: .*"Chapter 5" 1/mu);
+	assert.match(
+		report.stdout,
+		new RegExp(`^ {2}weakly supported: ${placed.weakly_supported} of 2 sentences`, 'mu'),
+	);
 	const show = await booook(['show', 'mine', ...at]);
 	assert.equal(show.code, 0, show.stderr);
 	assert.match(show.stdout, /young scientist/u);

@@ -9,6 +9,14 @@ import { Session, type BookSessionData, type SessionData } from '../store/sessio
 import { commandLine } from '../program.ts';
 import { chaptersOf, type Chapter } from '../text/chapters.ts';
 
+/** A final summary's coverage and the chapters it cites, as `coverage` and `report` show them. */
+export interface PlacedCoverage {
+	coverage: Coverage;
+	chapters: ChapterCitations[];
+	/** Sentences whose best passage holds less than a third of what they say (evidence/support.ts). */
+	weak: number;
+}
+
 /** What `evidence` and `coverage` read: a run's session, its book, the node asked for, and the book's passage index. */
 export interface EvidenceSession {
 	data: BookSessionData;
@@ -90,11 +98,14 @@ export function placedCoverage(
 	index: PassageIndex,
 	chapters: readonly Chapter[],
 	onSentence?: (done: number) => void,
-): { coverage: Coverage; chapters: ChapterCitations[] } | null {
+): PlacedCoverage | null {
 	const starts: number[] = [];
-	const coverage = finalCoverage(run, book, index, undefined, (done, best) => {
+	let weak = 0;
+	const coverage = finalCoverage(run, book, index, undefined, (done, evidence) => {
+		const best = evidence.passages[0];
 		if (best) starts.push(best.start);
+		if (evidence.weak) weak++;
 		onSentence?.(done);
 	});
-	return coverage && { coverage, chapters: chapterCitations(chapters, starts) };
+	return coverage && { coverage, chapters: chapterCitations(chapters, starts), weak };
 }

@@ -1,5 +1,5 @@
 import { chapterName, type ChapterCitations } from '../evidence/book-place.ts';
-import type { Coverage } from '../evidence/coverage.ts';
+import type { PlacedCoverage } from '../app/evidence-session.ts';
 import { stripChart } from '../evidence/strip.ts';
 import { percent } from '../format/percent.ts';
 
@@ -8,17 +8,12 @@ export const LABELS = 'start  end'.length;
 
 const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
 
-/** A final summary's coverage and the chapters it cites, as `coverage` and `report` show them. */
-export interface PlacedCoverage {
-	coverage: Coverage;
-	chapters: ChapterCitations[];
-}
-
 /** Coverage as JSON (shared with `report --json`): shares and positions in [0, 1], rounded to 4 places. */
-export function coverageJson({ coverage: c, chapters }: PlacedCoverage, strip: string) {
+export function coverageJson({ coverage: c, chapters, weak }: PlacedCoverage, strip: string) {
 	return {
 		chunks: c.chunks,
 		sentences: c.sentences,
+		weakly_supported: weak,
 		citing: c.citing,
 		cited: c.cited,
 		share: round(c.share),
@@ -56,7 +51,7 @@ const pct = (x: number | null) => percent(x, 'n/a', 0);
 const NAMED = 8;
 
 /** Coverage as text lines (shared with `report`): the strip chart, shares, the lean, the tenths and the chapters. */
-export function coverageLines({ coverage: c, chapters }: PlacedCoverage, width: number): string[] {
+export function coverageLines({ coverage: c, chapters, weak }: PlacedCoverage, width: number): string[] {
 	const chart = stripChart(c.citations, Math.max(1, width - LABELS));
 	const { first, second, ratio } = c.halves;
 	const lean =
@@ -73,6 +68,7 @@ export function coverageLines({ coverage: c, chapters }: PlacedCoverage, width: 
 		`position: mean ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} (0 start, 1 end); first half ${pct(first)} of chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)})`}; slope ${c.slope === null ? 'n/a' : c.slope.toFixed(2)}${lean}`,
 		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
 		...chapterLines(chapters),
+		`weakly supported: ${weak} of ${c.sentences} sentences (their best passage holds less than a third of what they say: check them by hand)`,
 		`chart: ${chart.length} cells over ${c.chunks} chunks; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
 	];
 }

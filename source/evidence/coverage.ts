@@ -1,6 +1,6 @@
 import type { Chunk, Run } from '../domain.ts';
 import { eachEvidence, type SentenceEvidence } from './evidence.ts';
-import type { Hit, PassageIndex } from './rank.ts';
+import type { PassageIndex } from './rank.ts';
 
 /**
  * Which parts of the book a summary draws on. A sentence cites one chunk: the chunk of its best
@@ -110,13 +110,13 @@ export function finalCoverage(
 	book: string,
 	index: PassageIndex,
 	parts = 10,
-	onSentence?: (done: number, best: Hit | undefined) => void,
+	onSentence?: (done: number, evidence: SentenceEvidence) => void,
 ): Coverage | null {
 	if (!run.root) return null;
 	const cited: (number | null)[] = [];
 	for (const s of eachEvidence(run, index, run.root, { top: 1 })) {
 		cited.push(s.passages[0]?.chunk ?? null);
-		onSentence?.(cited.length, s.passages[0]);
+		onSentence?.(cited.length, s);
 	}
 	return coverageOf(run.chunks, book.length, cited, parts);
 }
