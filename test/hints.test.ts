@@ -169,5 +169,27 @@ test(
 			taken.stderr.trim().endsWith(`resume it with: ${printed(`resume mine --sessions-dir ${sessions}`)}`),
 			taken.stderr,
 		);
+		// A collection is no run: resume says how to score it, in the same folder.
+		const released = new URL(
+			'../../shared/data/booookscore/summaries/gpt4-2048-hier-cleaned.json',
+			import.meta.url,
+		);
+		const imported = await booook([
+			'import',
+			'booookscore',
+			'--summaries',
+			released.pathname,
+			'--session',
+			'coll',
+			'--sessions-dir',
+			sessions,
+		]);
+		assert.equal(imported.code, 0, imported.stderr);
+		const resumed = await booook(['resume', 'coll', '--headless', '--sessions-dir', sessions]);
+		assert.equal(resumed.code, 2);
+		assert.ok(
+			resumed.stderr.trim().endsWith(`score it with: ${printed(`score coll --sessions-dir ${sessions}`)}`),
+			resumed.stderr,
+		);
 	},
 );

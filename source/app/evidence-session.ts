@@ -1,3 +1,4 @@
+import { sessionsDirArg } from '../store/dirs.ts';
 import type { NodeRef, Run } from '../domain.ts';
 import { chapterCitations, type ChapterCitations } from '../evidence/book-place.ts';
 import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
@@ -46,7 +47,7 @@ export async function evidenceSession(
 	const target = node ?? run.root;
 	if (!target)
 		throw badInput(
-			`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}`)}${command === 'evidence' ? ', or name a node with --node' : ''}`,
+			`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}${command === 'evidence' ? ', or name a node with --node' : ''}`,
 		);
 	const found = findNode(run, target);
 	if (!found) {
@@ -57,7 +58,7 @@ export async function evidenceSession(
 	}
 	if (!activeVersion(found))
 		throw badInput(
-			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}`)}`,
+			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}`,
 		);
 	let index: PassageIndex | null = null;
 	let chapters: Chapter[] | null = null;

@@ -592,7 +592,7 @@ export { resolveSessionsDir, newSessionId } from './dirs.ts';
 export function bookSession(session: Session): Session<BookSessionData> {
 	if (session.data.kind !== 'book') {
 		throw badInput(
-			`session "${session.id}" is an imported collection of summaries, not a run; score it with: ${commandLine(`score ${session.id}`)}`,
+			`session "${session.id}" is an imported collection of summaries, not a run; score it with: ${commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`)}`,
 		);
 	}
 	return session as Session<BookSessionData>;
