@@ -4,7 +4,7 @@ import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
-import { percentNumber } from '../format/percent.ts';
+import { precisionJson } from '../score/precision.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -45,22 +45,7 @@ export interface PrecisionOptions extends PrecisionSource {
  */
 export async function precisionCommand(opts: PrecisionOptions): Promise<number> {
 	const { heading, bySource } = await precision(opts);
-	const result = Object.fromEntries(
-		[...bySource].map(([source, p]) => [
-			source,
-			{
-				precision: percentNumber(p.precision),
-				strict: percentNumber(p.strict),
-				n: p.judged,
-				agree: p.agree,
-				partial: p.partial,
-				disagree: p.disagree,
-				books: p.books,
-				ci: [percentNumber(p.precisionInterval.low), percentNumber(p.precisionInterval.high)],
-				strict_ci: [percentNumber(p.strictInterval.low), percentNumber(p.strictInterval.high)],
-			},
-		]),
-	);
+	const result = Object.fromEntries([...bySource].map(([source, p]) => [source, precisionJson(p)]));
 	const out = output(opts.stdout ?? process.stdout);
 	if (opts.json) {
 		out.json(result);

@@ -8,6 +8,7 @@ import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { coverageLines, finalCoverageJson } from './coverage-json.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
+import { precisionJson } from '../score/precision.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -54,22 +55,7 @@ export function reportJson(report: Report) {
 		precision: Object.fromEntries(
 			[...report.precision].map(([validator, bySource]) => [
 				validator,
-				Object.fromEntries(
-					[...bySource].map(([src, p]) => [
-						src,
-						{
-							precision: percentNumber(p.precision),
-							strict: percentNumber(p.strict),
-							n: p.judged,
-							agree: p.agree,
-							partial: p.partial,
-							disagree: p.disagree,
-							books: p.books,
-							ci: [percentNumber(p.precisionInterval.low), percentNumber(p.precisionInterval.high)],
-							strict_ci: [percentNumber(p.strictInterval.low), percentNumber(p.strictInterval.high)],
-						},
-					]),
-				),
+				Object.fromEntries([...bySource].map(([src, p]) => [src, precisionJson(p)])),
 			]),
 		),
 		// Validators on an unfinished blind walk: their precision above is `pooled`, not by source.

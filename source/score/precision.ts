@@ -1,3 +1,4 @@
+import { percentNumber } from '../format/percent.ts';
 import { bootstrap, type BootstrapOptions, type Interval } from './bootstrap.ts';
 import type { JudgedSummary, Verdict } from './formats.ts';
 
@@ -28,6 +29,21 @@ export interface Precision {
 	/** Percentile bootstrap intervals over books. */
 	precisionInterval: Interval;
 	strictInterval: Interval;
+}
+
+/** A precision as `precision --json` and `report --json` print it: percentages rounded to 0.01. */
+export function precisionJson(p: Precision) {
+	return {
+		precision: percentNumber(p.precision),
+		strict: percentNumber(p.strict),
+		n: p.judged,
+		agree: p.agree,
+		partial: p.partial,
+		disagree: p.disagree,
+		books: p.books,
+		ci: [percentNumber(p.precisionInterval.low), percentNumber(p.precisionInterval.high)],
+		strict_ci: [percentNumber(p.strictInterval.low), percentNumber(p.strictInterval.high)],
+	};
 }
 
 interface Tally {
