@@ -353,6 +353,86 @@ export const faithfulnessVerdictSchema = z.strictObject({
 export type FaithfulnessVerdict = z.infer<typeof faithfulnessVerdictSchema>;
 
 /**
+ * A scene of a book for memory probes (NarrativeXL, Moskvichev & Mai 2023): a short summary of one
+ * stretch of the book. This book's scenes are a hierarchical run's level-0 summaries (`node`) or
+ * scene summaries written for the probes (`written`); other books' scenes, used as distractors,
+ * carry that book's title. Pinned copies: a later edit of a node changes no question.
+ */
+export const memorySceneSchema = z.strictObject({
+	/** `s<n>`, unique in the session. */
+	id: z.string().min(1),
+	/** The title of the book it summarizes (this session's own, or a distractor book's). */
+	book: z.string().min(1),
+	source: z.enum(['node', 'written']),
+	/** The level-0 node it was copied from (source `node`). */
+	node: nodeRefSchema.optional(),
+	/** Its stretch of its book, as character offsets `[start, end)`. */
+	start: count,
+	end: count,
+	text: z.string().min(1),
+});
+export type MemoryScene = z.infer<typeof memorySceneSchema>;
+
+/** The kinds of option a memory question shows besides "None of the above". */
+export const MEMORY_OPTION_KINDS = ['true', 'lookahead', 'other-book'] as const;
+/** NarrativeXL's question types, named by their wrong options. */
+export const MEMORY_QUESTION_TYPES = ['lookahead', 'other-book'] as const;
+
+/**
+ * One read-along question: "In what you have read so far, was there a scene where ...", asked of
+ * one summary (the run's final summary, or an incremental run's running summary after a step),
+ * with scene options and then "None of the above". Exactly one answer is right: the one true
+ * scene, or "None of the above" when no option is true.
+ */
+export const memoryQuestionSchema = z.strictObject({
+	/** `q<n>`, unique in the session. */
+	id: z.string().min(1),
+	/** The summary asked about: its node, and the incremental step (chunk index) it closes, null for the final summary. */
+	target: z.strictObject({ node: nodeRefSchema, step: count.nullable() }),
+	/** How much of the book the summary had read: characters and tokens from the start, and the share of the book. */
+	read: z.strictObject({ chars: count, tokens: count, fraction: z.number().min(0).max(1) }),
+	/** Which kind of wrong option this question offers (NarrativeXL's question types). */
+	type: z.enum(MEMORY_QUESTION_TYPES),
+	/** The scene options in the order shown; "None of the above" is shown after them. */
+	options: z
+		.array(
+			z.strictObject({
+				kind: z.enum(MEMORY_OPTION_KINDS),
+				/** The scene's id: this session's, or `<session>/<id>` of another session's. */
+				scene: z.string().min(1),
+				book: z.string().min(1),
+				/** As shown: an other-book scene with its character names replaced by this book's. */
+				text: z.string().min(1),
+			}),
+		)
+		.min(1),
+	/** The right answer: an option's index, or `options.length` for "None of the above". */
+	answer: count,
+	/**
+	 * How far back the true scene lies when the summary was made: from the scene's end to the end
+	 * of what was read, as a share of the book and in tokens; null when the answer is "None of the above".
+	 */
+	demand: z.strictObject({ fraction: z.number().min(0).max(1), tokens: count }).nullable(),
+	/** The seed the question's scenes and order were drawn with. */
+	seed: z.int(),
+});
+export type MemoryQuestion = z.infer<typeof memoryQuestionSchema>;
+
+/** A model's answer to a memory question, shown the summary only (or, for the ceiling, the true scene's chunk). */
+export const memoryAnswerSchema = z.strictObject({
+	question: z.string().min(1),
+	/** The model that answered ("openai/gpt-4o-mini"). */
+	reader: z.string().min(1),
+	/** What it was shown instead of the book: the summary, or (the questions' ceiling) the book's own text of the scene. */
+	shown: z.enum(['summary', 'chunk']),
+	/** The option chosen (`options.length`: "None of the above"); null when no answer could be read after every retry. */
+	choice: count.nullable(),
+	correct: z.boolean(),
+	at: iso,
+});
+export type MemoryAnswer = z.infer<typeof memoryAnswerSchema>;
+
+/**
  * A validation walk a validator began: its order is fixed by mode and seed, so the items it covers
  * can be listed again. Recorded so that commands run during a blind walk (report, precision) keep
  * the sources hidden until the validator has judged every item of it.

@@ -15,9 +15,9 @@ const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 	{ layer: 'base', holds: ['domain.ts', 'errors.ts', 'program.ts', 'format/'] },
 	// Tokens, sentences, chunks, n-grams.
 	{ layer: 'text', holds: ['text/'] },
-	// The paper's two methods as plans, BooookScore, a summary's evidence in its book, and a
-	// study's grid and results table: pure functions of their inputs.
-	{ layer: 'core', holds: ['summarize/', 'score/', 'evidence/', 'study/'] },
+	// The paper's two methods as plans, BooookScore, a summary's evidence in its book, a study's
+	// grid and results table, and memory probes: pure functions of their inputs.
+	{ layer: 'core', holds: ['summarize/', 'score/', 'evidence/', 'study/', 'memory/'] },
 	// What comes from outside: model APIs, book files, prompt files, the run's settings as given.
 	{ layer: 'inputs', holds: ['llm/', 'book/', 'prompts/', 'config.ts'] },
 	// Sessions on disk.

@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import {
 	annotationSchema,
 	faithfulnessVerdictSchema,
+	memoryAnswerSchema,
+	memoryQuestionSchema,
+	memorySceneSchema,
 	judgmentSchema,
 	nodeSchema,
 	scoredSummarySchema,
@@ -38,7 +41,15 @@ export function assignNode(node: Node, next: Node): void {
 }
 
 /** The lists a change record can append to. */
-const LISTS = ['summaries', 'annotations', 'judgments', 'faithfulness'] as const;
+const LISTS = [
+	'summaries',
+	'annotations',
+	'judgments',
+	'faithfulness',
+	'memoryScenes',
+	'memoryQuestions',
+	'memoryAnswers',
+] as const;
 export type ListName = (typeof LISTS)[number];
 
 /** One operation's change: the small fields (when they changed), changed nodes, appended items. */
@@ -51,6 +62,9 @@ export interface Change {
 	annotations?: SessionData['annotations'];
 	judgments?: SessionData['judgments'];
 	faithfulness?: NonNullable<SessionData['faithfulness']>;
+	memoryScenes?: NonNullable<SessionData['memoryScenes']>;
+	memoryQuestions?: NonNullable<SessionData['memoryQuestions']>;
+	memoryAnswers?: NonNullable<SessionData['memoryAnswers']>;
 }
 
 /**
@@ -94,7 +108,17 @@ export function replay(
 
 /** The state without what grows with the session: small, so a change of it is recorded whole. */
 export function headOf(data: SessionData): Record<string, unknown> {
-	const { summaries: _s, annotations: _a, judgments: _j, faithfulness: _f, updatedAt: _u, ...rest } = data;
+	const {
+		summaries: _s,
+		annotations: _a,
+		judgments: _j,
+		faithfulness: _f,
+		memoryScenes: _ms,
+		memoryQuestions: _mq,
+		memoryAnswers: _ma,
+		updatedAt: _u,
+		...rest
+	} = data;
 	if (rest.kind === 'book') {
 		const { nodes: _n, chunks: _c, ...run } = rest.run;
 		return { ...rest, run };
@@ -137,7 +161,10 @@ export function changeProblem(data: SessionData, change: Change): string | null 
 		each('summaries', scoredSummarySchema, change.summaries) ??
 		each('annotations', annotationSchema, change.annotations) ??
 		each('judgments', judgmentSchema, change.judgments) ??
-		each('faithfulness', faithfulnessVerdictSchema, change.faithfulness);
+		each('faithfulness', faithfulnessVerdictSchema, change.faithfulness) ??
+		each('memoryScenes', memorySceneSchema, change.memoryScenes) ??
+		each('memoryQuestions', memoryQuestionSchema, change.memoryQuestions) ??
+		each('memoryAnswers', memoryAnswerSchema, change.memoryAnswers);
 	if (problem) return problem;
 	if (change.annotations) {
 		const summaries = new Set(data.summaries.map((s) => s.id));
@@ -153,6 +180,11 @@ export function changeProblem(data: SessionData, change: Change): string | null 
 		const summaries = new Set(data.summaries.map((s) => s.id));
 		const orphan = change.faithfulness.find((f) => !summaries.has(f.summary));
 		if (orphan) return `faithfulness: no summary ${orphan.summary}`;
+	}
+	if (change.memoryAnswers) {
+		const questions = new Set((data.memoryQuestions ?? []).map((q) => q.id));
+		const orphan = change.memoryAnswers.find((a) => !questions.has(a.question));
+		if (orphan) return `memoryAnswers: no question ${orphan.question}`;
 	}
 	return null;
 }

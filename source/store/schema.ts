@@ -6,6 +6,9 @@ import {
 	faithfulnessVerdictSchema,
 	importedRunSchema,
 	judgmentSchema,
+	memoryAnswerSchema,
+	memoryQuestionSchema,
+	memorySceneSchema,
 	runSchema,
 	scoredSummarySchema,
 	timingsSchema,
@@ -40,6 +43,10 @@ const common = {
 	faithfulness: z.array(faithfulnessVerdictSchema).optional(),
 	/** The validation walks begun, one per validator, mode, seed and fraction. Optional: sessions from before walks were recorded have none. */
 	walks: z.array(walkSchema).optional(),
+	/** Memory probes (NarrativeXL): scenes, read-along questions and a model's answers. Optional: sessions from before them have none. */
+	memoryScenes: z.array(memorySceneSchema).optional(),
+	memoryQuestions: z.array(memoryQuestionSchema).optional(),
+	memoryAnswers: z.array(memoryAnswerSchema).optional(),
 };
 
 /** A run over one book (book.txt beside it). The engine mutates `run` in memory and the store saves it. */
@@ -87,6 +94,15 @@ export const sessionSchema = z
 					code: 'custom',
 					path: ['faithfulness', i, 'summary'],
 					message: `no summary ${f.summary}`,
+				});
+		});
+		const questions = new Set((data.memoryQuestions ?? []).map((q) => q.id));
+		(data.memoryAnswers ?? []).forEach((a, i) => {
+			if (!questions.has(a.question))
+				ctx.addIssue({
+					code: 'custom',
+					path: ['memoryAnswers', i, 'question'],
+					message: `no question ${a.question}`,
 				});
 		});
 	});
