@@ -2,8 +2,7 @@ import { DEFAULTS } from '../config.ts';
 import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
-import { keyVariable } from '../llm/base-url.ts';
-import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
+import type { AccountLimits } from '../llm/create.ts';
 import { commandLine } from '../program.ts';
 import { nodeEvidence, rankedFor, tracerFor, type SentenceEvidence } from '../evidence/evidence.ts';
 import { PassageIndex } from '../evidence/rank.ts';
@@ -12,7 +11,7 @@ import { loadTemplates } from '../prompts/load.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
-import { modelClient } from './model-client.ts';
+import { modelClient, passModel } from './model-client.ts';
 
 /**
  * `booook faithfulness`: a model judges each sentence of a run's final summary against the book,
@@ -33,25 +32,6 @@ export interface FaithfulnessOptions {
 	prices?: string;
 	account?: AccountLimits;
 	env?: NodeJS.ProcessEnv;
-}
-
-/** The judge: named by the flags, else the run's own model, else whichever key is set. */
-function judgeOf(
-	data: BookSessionData,
-	opts: FaithfulnessOptions,
-	env: NodeJS.ProcessEnv,
-): { provider: ProviderName; model: string; baseUrl: string | null } {
-	const own = data.run.config;
-	const ownLLM = own.provider !== 'extractive' ? own : null;
-	const provider =
-		(opts.provider as ProviderName | undefined) ?? ownLLM?.provider ?? defaultProvider(env, opts.baseUrl);
-	const same = ownLLM !== null && ownLLM.provider === provider;
-	const model = opts.model ?? (same ? ownLLM.model : defaultModel(provider));
-	return {
-		provider,
-		model,
-		baseUrl: opts.baseUrl ?? (same && ownLLM.model === model ? ownLLM.baseUrl : null),
-	};
 }
 
 /** A judging set up and its session open: `judge(signal)` makes the calls; `close()` lets the session go. */
@@ -80,16 +60,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const top = opts.top ?? CLAIM_PASSAGES;
 	if (!Number.isInteger(top) || top < 1)
 		throw badInput(`--top ${top}: use a whole number from 1 up (passages shown to the judge per claim)`);
-	const judge = judgeOf(snapshot, opts, env);
-	if (judge.provider === 'extractive')
-		throw badInput(
-			'judging faithfulness needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)',
-		);
-	const key = keyVariable(judge.provider);
-	if (!env[key]?.trim())
-		throw badInput(
-			`judging with ${judge.provider}/${judge.model} needs ${key}: export it, or choose another model with --provider and --model`,
-		);
+	const judge = passModel(snapshot, opts, env, { task: 'judging faithfulness', verb: 'judging' });
 	const templates = await loadTemplates(opts.prompts);
 	const { provider, costOf } = modelClient({
 		...judge,

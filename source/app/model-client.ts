@@ -1,5 +1,7 @@
-import type { ProviderName, Usage } from '../domain.ts';
-import { createProvider, type AccountLimits } from '../llm/create.ts';
+import type { ProviderName, RunConfig, Usage } from '../domain.ts';
+import { badInput } from '../errors.ts';
+import { keyVariable } from '../llm/base-url.ts';
+import { createProvider, defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
 import type { EncodingName } from '../text/tokens.ts';
@@ -52,5 +54,45 @@ export function modelClient(config: ModelClientConfig): ModelClient {
 		provider,
 		costOf: (usage) => callCost(prices, config.model, usage, config.provider).cost,
 		priced: isPriced(prices, config.model, config.provider),
+	};
+}
+
+/** The model a pass over a run's summaries uses (a judge, a reader), as named by its flags. */
+export interface PassModel {
+	provider: ProviderName;
+	model: string;
+	baseUrl: string | null;
+}
+
+/**
+ * The model of a pass over a finished run (judging faithfulness, answering memory questions): named
+ * by the flags, else the run's own model, else whichever key is set. Refused in one line when it is
+ * the extractive baseline (no LLM) or its key is not set; `task` and `verb` name the pass there.
+ */
+export function passModel(
+	data: { run: { config: Pick<RunConfig, 'provider' | 'model' | 'baseUrl'> } },
+	opts: { provider?: string; model?: string; baseUrl?: string },
+	env: NodeJS.ProcessEnv,
+	words: { task: string; verb: string },
+): PassModel {
+	const own = data.run.config;
+	const ownLLM = own.provider !== 'extractive' ? own : null;
+	const provider =
+		(opts.provider as ProviderName | undefined) ?? ownLLM?.provider ?? defaultProvider(env, opts.baseUrl);
+	const same = ownLLM !== null && ownLLM.provider === provider;
+	const model = opts.model ?? (same ? ownLLM.model : defaultModel(provider));
+	if (provider === 'extractive')
+		throw badInput(
+			`${words.task} needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)`,
+		);
+	const key = keyVariable(provider);
+	if (!env[key]?.trim())
+		throw badInput(
+			`${words.verb} with ${provider}/${model} needs ${key}: export it, or choose another model with --provider and --model`,
+		);
+	return {
+		provider,
+		model,
+		baseUrl: opts.baseUrl ?? (same && ownLLM.model === model ? ownLLM.baseUrl : null),
 	};
 }
