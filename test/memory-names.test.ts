@@ -14,6 +14,7 @@ const book = (name: string): string =>
 	readFileSync(new URL(`../../shared/books/${name}.txt`, import.meta.url), 'utf8');
 const frankenstein = book('frankenstein');
 const pride = book('pride-and-prejudice');
+const warAndPeace = book('war-and-peace');
 
 test("a book's character names come first, titles, pronouns, months and places left out", () => {
 	const names = characterNames(pride);
@@ -63,6 +64,13 @@ test('substitution is rank for rank, whole words only, part by part, possessives
 	const swap = nameSubstitution(['Anne', 'Mary'], ['Mary', 'Anne']);
 	assert.equal(substituteNames('Anne met Mary.', swap), 'Mary met Anne.');
 	assert.deepEqual(namesIn("Darcy's sister met Janet.", ['Jane', 'Darcy', 'Georgiana']), ['Darcy']);
+	// A summary may drop the accents its book writes.
+	const accented = nameSubstitution(['Natásha', 'Rostóv'], ['Elizabeth', 'Bennet']);
+	assert.equal(
+		substituteNames("Natasha Rostov's ball; Natásha danced.", accented),
+		"Elizabeth Bennet's ball; Elizabeth danced.",
+	);
+	assert.deepEqual(namesIn('Natasha smiled.', ['Pierre', 'Natásha']), ['Natásha']);
 });
 
 test("scenes of another book: names replaced by this book's, and a scene naming this book's character refused", () => {
@@ -89,6 +97,20 @@ test("scenes of another book: names replaced by this book's, and a scene naming 
 	// A scene naming Darcy (rank 1) becomes one naming this book's first character.
 	const darcy = otherBookScene('Mr. Darcy bowed to Mr. Bingley.', otherNames, thisNames, map);
 	assert.equal(darcy, `Mr. ${map.get('Darcy')} bowed to Mr. ${map.get('Bingley')}.`);
+	// A scene written without the accents of War and Peace loses its names too.
+	const russian = characterNames(warAndPeace);
+	const written = "Natasha and Pierre talk at the Rostovs' house while Prince Andrew listens.";
+	const scene = otherBookScene(written, russian, otherNames, nameSubstitution(russian, otherNames));
+	assert.ok(scene !== null);
+	assert.deepEqual(namesIn(scene, russian), []);
+	const [natasha, pierre, rostov, andrew] = ['Natásha', 'Pierre', 'Rostóv', 'Andrew'].map((n) =>
+		nameSubstitution(russian, otherNames).get(n),
+	);
+	assert.ok([natasha, pierre, rostov, andrew].every((n) => n !== undefined && otherNames.includes(n)));
+	assert.equal(
+		scene,
+		`${natasha} and ${pierre} talk at the ${rostov}s' house while Prince ${andrew} listens.`,
+	);
 	// A name of the other book with no counterpart here makes the scene unusable.
 	assert.equal(
 		otherBookScene(

@@ -1,5 +1,6 @@
 import { contentTokens } from '../text/textrank.ts';
-import { isCapitalized, sentenceWords } from '../text/stems.ts';
+import { runsOf } from '../text/runs.ts';
+import { isCapitalized, sentenceWords, withoutAccents } from '../text/stems.ts';
 
 /**
  * Character names and their substitution for other-book scenes (NarrativeXL, appendix A.2): the
@@ -42,6 +43,12 @@ const PLACE_SHARE = 0.1;
 /** A name is capitalized where it stands inside a sentence at least this share of the times it is seen. */
 const CAPITALIZED_SHARE = 0.9;
 
+/**
+ * The form a name is matched by: a summary may leave out the accents its book writes ("Natasha" for
+ * "Natásha"). Case counts: "Will" is a name where "will" is not.
+ */
+const nameKey = (word: string): string => withoutAccents(word);
+
 /** "Darcy's" and "Darcys'" are Darcy's. */
 function withoutPossessive(word: string): string {
 	return word.replace(/['’]s?$/u, '');
@@ -64,7 +71,7 @@ export function characterNames(text: string, limit = NAME_LIMIT): string[] {
 	for (const { start, end, inside } of sentenceWords(text)) {
 		const word = text.slice(start, end);
 		const bare = withoutPossessive(word);
-		const key = bare.toLowerCase();
+		const key = nameKey(bare.toLowerCase());
 		const afterTitle = TITLES.has(previous.key) && /^\.?[ \t]+$/u.test(text.slice(previous.end, start));
 		const c = counts.get(key) ?? { capitalized: 0, lowercase: 0, placeLike: 0, spellings: new Map() };
 		counts.set(key, c);
@@ -102,29 +109,49 @@ export function nameSubstitution(from: readonly string[], to: readonly string[])
 	return map;
 }
 
-function escape(word: string): string {
-	return word.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+/** Words as names are matched: "Darcy's" is "Darcy" and "s", so a possessive keeps its ending. */
+const words = (text: string) => runsOf(text, '[\\p{L}\\p{N}]');
+
+/**
+ * The name a word is, of those keyed in `byKey`, and the plural ending it carries: "Rostovs" is the
+ * family of "Rostóv". Undefined when it is none.
+ */
+function nameOf<T>(word: string, byKey: ReadonlyMap<string, T>): { name: T; ending: string } | undefined {
+	const key = nameKey(word);
+	const name = byKey.get(key);
+	if (name !== undefined) return { name, ending: '' };
+	const family = key.endsWith('s') ? byKey.get(key.slice(0, -1)) : undefined;
+	return family === undefined ? undefined : { name: family, ending: 's' };
 }
 
-/** A regex of whole-word occurrences of `names`, longest first so no name takes a prefix of another. */
-function wholeWords(names: Iterable<string>): RegExp | null {
-	const list = [...new Set(names)].filter((n) => n.length > 0).sort((a, b) => b.length - a.length);
-	if (list.length === 0) return null;
-	return new RegExp(`(?<![\\p{L}\\p{N}])(?:${list.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'gu');
-}
-
-/** `text` with each whole-word name of `map` replaced by its value, in one pass; a possessive's "'s" stays. */
+/**
+ * `text` with each whole-word name of `map` replaced by its value, in one pass; a possessive's "'s"
+ * and a family's plural "s" stay.
+ */
 export function substituteNames(text: string, map: ReadonlyMap<string, string>): string {
-	const re = wholeWords(map.keys());
-	return re ? text.replace(re, (name) => map.get(name)!) : text;
+	const byKey = new Map([...map].map(([from, to]) => [nameKey(from), to]));
+	const pieces: string[] = [];
+	let from = 0;
+	for (const [start, end] of words(text)) {
+		const found = nameOf(text.slice(start, end), byKey);
+		if (found === undefined) continue;
+		pieces.push(text.slice(from, start), found.name, found.ending);
+		from = end;
+	}
+	pieces.push(text.slice(from));
+	return pieces.join('');
 }
 
-/** The names, of `names`, that occur in `text` as whole words, in the order given. */
+/** The names, of `names`, that occur in `text` as whole words (or a family's plural), in the order given. */
 export function namesIn(text: string, names: Iterable<string>): string[] {
-	const re = wholeWords(names);
-	if (!re) return [];
-	const found = new Set(text.match(re) ?? []);
-	return [...names].filter((n) => found.has(n));
+	const list = [...names];
+	const byKey = new Map(list.map((n) => [nameKey(n), n]));
+	const found = new Set<string>();
+	for (const [start, end] of words(text)) {
+		const name = nameOf(text.slice(start, end), byKey);
+		if (name !== undefined) found.add(name.name);
+	}
+	return list.filter((n) => found.has(n));
 }
 
 /**

@@ -29,7 +29,7 @@ export function stem(token: string): string {
 }
 
 /** Only Latin letters lose their marks: in other scripts a mark can be a vowel of the word. */
-function withoutAccents(word: string): string {
+export function withoutAccents(word: string): string {
 	if (!/[^ -~]/u.test(word)) return word;
 	const parts = word.normalize('NFD');
 	return /^[\p{Script=Latin}\p{M}\p{N}'’-]+$/u.test(parts) ? parts.replace(/\p{M}/gu, '') : word;
