@@ -160,6 +160,7 @@ test('too few scenes make fewer questions, never a short or doubled one; nothing
 	// Fewer options asked: each question has that many, and "None" questions keep their share.
 	const three = ask(targets[9]!, { choices: 3 });
 	assert.ok(three.length > 0 && three.every((q) => q.options.length === 3));
+	assert.throws(() => ask(targets[9]!, { choices: 0 }), /choices/u);
 });
 
 test('chance accuracy is 1/6 for five options and "None", and the mean for mixed shapes', () => {

@@ -1,5 +1,5 @@
 import type { Chunk, MemoryQuestion, MemoryScene, NodeRef } from '../domain.ts';
-import { seededRandom } from '../score/bootstrap.ts';
+import { seededRandom, shuffle } from '../score/bootstrap.ts';
 
 /**
  * Read-along questions (NarrativeXL, section 5.1): "In what you have read so far, was there a
@@ -91,15 +91,6 @@ export interface BuildQuestionsOptions {
 
 type Option = MemoryQuestion['options'][number];
 
-/** `items` shuffled in place (Fisher-Yates) and returned. */
-function shuffle<T>(items: T[], random: () => number): T[] {
-	for (let i = items.length - 1; i > 0; i--) {
-		const j = Math.floor(random() * (i + 1));
-		[items[i], items[j]] = [items[j]!, items[i]!];
-	}
-	return items;
-}
-
 /**
  * One true scene for each of `n` questions, spread over the part read: the scenes, in the order
  * of their ends, are cut into `n` strata of about equal size and one is drawn from each. With
@@ -125,7 +116,7 @@ function drawWrong(
 ): Option[] | null {
 	const seen = new Set(taken.flatMap((o) => [`scene:${o.scene}`, `text:${o.text}`]));
 	const drawn: Option[] = [];
-	for (const option of shuffle([...pool], random)) {
+	for (const option of shuffle(pool, random)) {
 		if (drawn.length === n) break;
 		if (seen.has(`scene:${option.scene}`) || seen.has(`text:${option.text}`)) continue;
 		seen.add(`scene:${option.scene}`);
@@ -153,6 +144,8 @@ function typesFor(
 export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 	const { target, scenes, others, chunks, bookChars, count, seed, firstId } = opts;
 	const choices = opts.choices ?? DEFAULT_CHOICES;
+	if (!Number.isInteger(choices) || choices < 1)
+		throw new RangeError(`choices must be a whole number of at least 1, not ${choices}`);
 	const random = seededRandom(seed);
 	const types = typesFor(target, opts.types ?? ['lookahead', 'other-book']);
 	const sceneOption = (kind: Option['kind'], s: MemoryScene): Option => ({
