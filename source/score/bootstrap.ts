@@ -19,6 +19,16 @@ export function seededRandom(seed: number): () => number {
 	};
 }
 
+/** Fisher–Yates with the given random numbers: every order equally likely, reproducible by seed. */
+export function shuffle<T>(items: readonly T[], random: () => number): T[] {
+	const out = [...items];
+	for (let i = out.length - 1; i > 0; i--) {
+		const j = Math.min(i, Math.floor(random() * (i + 1)));
+		[out[i], out[j]] = [out[j]!, out[i]!];
+	}
+	return out;
+}
+
 /**
  * The p-quantile (0 ≤ p ≤ 1) of ascending `sorted`, interpolating linearly between order
  * statistics (Hyndman & Fan type 7, numpy's default), so results match the usual Python tooling.

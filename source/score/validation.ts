@@ -1,5 +1,5 @@
 import type { Annotation, Judgment, ScoredSummary, Walk } from '../domain.ts';
-import { seededRandom } from './bootstrap.ts';
+import { seededRandom, shuffle } from './bootstrap.ts';
 import { precisionBySource, type Precision } from './precision.ts';
 
 /**
@@ -86,16 +86,6 @@ function blindOrder(pool: readonly Annotation[], random: () => number): Annotati
 		else bySummary.set(a.summary, [a]);
 	}
 	return shuffle([...bySummary.values()], random).flatMap((group) => shuffle(group, random));
-}
-
-/** Fisher–Yates with the given random numbers: every order equally likely, reproducible by seed. */
-function shuffle<T>(items: readonly T[], random: () => number): T[] {
-	const out = [...items];
-	for (let i = out.length - 1; i > 0; i--) {
-		const j = Math.min(i, Math.floor(random() * (i + 1)));
-		[out[i], out[j]] = [out[j]!, out[i]!];
-	}
-	return out;
 }
 
 /** Each annotation's current verdict by `validator`: the latest one given, undone ones gone. */

@@ -29,7 +29,7 @@ export function stem(token: string): string {
 }
 
 /** Only Latin letters lose their marks: in other scripts a mark can be a vowel of the word. */
-function withoutAccents(word: string): string {
+export function withoutAccents(word: string): string {
 	if (!/[^ -~]/u.test(word)) return word;
 	const parts = word.normalize('NFD');
 	return /^[\p{Script=Latin}\p{M}\p{N}'’-]+$/u.test(parts) ? parts.replace(/\p{M}/gu, '') : word;
@@ -46,6 +46,24 @@ const OPENERS = new Set(['"', "'", '“', '‘', '(', '[', '_', '*', '—', '-']
 const SENTENCE_ENDS = new Set(['.', '!', '?', '…']);
 
 /**
+ * Each word of `text` ([start, end), inner apostrophes kept: "Darcy's"), and whether it stands
+ * inside a sentence: not first in a line or after a sentence's end, where every word is capitalized.
+ */
+export function* sentenceWords(text: string): Generator<{ start: number; end: number; inside: boolean }> {
+	for (const [start, end] of runsOf(text, LETTERS, "'’")) {
+		let i = start - 1;
+		while (i >= 0 && (OPENERS.has(text[i]!) || (text[i] !== '\n' && isWhitespace(text.charCodeAt(i))))) i--;
+		yield { start, end, inside: !(i < 0 || text[i] === '\n' || SENTENCE_ENDS.has(text[i]!)) };
+	}
+}
+
+/** Whether a word starts with a capital letter. */
+export function isCapitalized(word: string): boolean {
+	const first = word[0]!;
+	return first !== first.toLowerCase();
+}
+
+/**
  * The stems of the proper names of `text`: words that, where they stand inside a sentence (not
  * first in it, where every word is capitalized), are capitalized more often than not. The rule
  * needs no list of names and works for any book whose language capitalizes names: "Victor" is a
@@ -54,16 +72,13 @@ const SENTENCE_ENDS = new Set(['.', '!', '?', '…']);
  */
 export function properNames(text: string): Set<string> {
 	const counts = new Map<string, { upper: number; all: number }>();
-	for (const [start, end] of runsOf(text, LETTERS, "'’")) {
-		let i = start - 1;
-		while (i >= 0 && (OPENERS.has(text[i]!) || (text[i] !== '\n' && isWhitespace(text.charCodeAt(i))))) i--;
-		if (i < 0 || text[i] === '\n' || SENTENCE_ENDS.has(text[i]!)) continue;
+	for (const { start, end, inside } of sentenceWords(text)) {
+		if (!inside) continue;
 		const word = text.slice(start, end);
-		const first = word[0]!;
 		const lower = word.toLowerCase().replaceAll('’', "'");
 		const c = counts.get(lower) ?? { upper: 0, all: 0 };
 		c.all++;
-		if (first !== first.toLowerCase()) c.upper++;
+		if (isCapitalized(word)) c.upper++;
 		counts.set(lower, c);
 	}
 	const names = new Set<string>();

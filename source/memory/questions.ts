@@ -1,0 +1,194 @@
+import type { Chunk, MemoryQuestion, MemoryScene, NodeRef } from '../domain.ts';
+import { seededRandom, shuffle } from '../score/bootstrap.ts';
+
+/**
+ * Read-along questions (NarrativeXL, section 5.1): "In what you have read so far, was there a
+ * scene where ...", asked of one summary, with scene options and then "None of the above". The
+ * true option is a scene of the part read; the wrong ones are scenes not yet read (lookahead) or
+ * scenes of other books with this book's names (other-book). Pure: the same seed gives the same
+ * questions.
+ */
+
+/** Scene options a question shows unless told; with "None of the above", NarrativeXL's six answers. */
+export const DEFAULT_CHOICES = 5;
+
+/** The summary asked about: the final summary (`step` null, all read) or a running summary after a step. */
+export interface QuestionTarget {
+	node: NodeRef;
+	/** The incremental step (chunk index) whose running summary is asked; null for the final summary. */
+	step: number | null;
+	/** How many characters of the book the summary had read: the book's length, or the step chunk's end. */
+	readChars: number;
+}
+
+/** Another book's scene, its names already substituted and checked (names.ts `otherBookScene`). */
+export interface OtherScene {
+	/** `<session>/<id>`. */
+	scene: string;
+	book: string;
+	text: string;
+}
+
+/**
+ * The book's tokens before character `offset`: the tokens of the chunks before it, and the share
+ * of the chunk it falls in that lies before it.
+ */
+export function tokensAt(chunks: readonly Chunk[], offset: number): number {
+	let tokens = 0;
+	for (const c of chunks) {
+		if (offset >= c.end) tokens += c.tokens;
+		else if (offset > c.start) tokens += (c.tokens * (offset - c.start)) / (c.end - c.start);
+	}
+	return Math.round(tokens);
+}
+
+/** How far back a scene lies when `readChars` have been read: from its end, as a share of the book and in tokens. */
+export function retentionDemand(
+	scene: Pick<MemoryScene, 'end'>,
+	readChars: number,
+	bookChars: number,
+	chunks: readonly Chunk[],
+): NonNullable<MemoryQuestion['demand']> {
+	const back = Math.max(0, readChars - scene.end);
+	return {
+		fraction: bookChars > 0 ? Math.min(1, back / bookChars) : 0,
+		tokens: Math.max(0, tokensAt(chunks, readChars) - tokensAt(chunks, scene.end)),
+	};
+}
+
+/** How much of the book a summary had read. */
+export function readOf(
+	readChars: number,
+	bookChars: number,
+	chunks: readonly Chunk[],
+): MemoryQuestion['read'] {
+	return {
+		chars: readChars,
+		tokens: tokensAt(chunks, readChars),
+		fraction: bookChars > 0 ? Math.min(1, readChars / bookChars) : 0,
+	};
+}
+
+export interface BuildQuestionsOptions {
+	target: QuestionTarget;
+	/** This book's scenes. */
+	scenes: readonly MemoryScene[];
+	/** Other books' scenes, for other-book questions. */
+	others: readonly OtherScene[];
+	/** The run's chunks, for tokens. */
+	chunks: readonly Chunk[];
+	bookChars: number;
+	/** How many questions to make at most. */
+	count: number;
+	/** Scene options per question, "None of the above" not counted. */
+	choices?: number;
+	seed: number;
+	/** The first question's number: ids are `q<firstId>`, `q<firstId + 1>`, ... */
+	firstId: number;
+	/** The question types to make; both where the target allows them unless told. */
+	types?: readonly MemoryQuestion['type'][];
+}
+
+type Option = MemoryQuestion['options'][number];
+
+/**
+ * One true scene for each of `n` questions, spread over the part read: the scenes, in the order
+ * of their ends, are cut into `n` strata of about equal size and one is drawn from each. With
+ * fewer scenes than questions, a scene is the true one of more than one question.
+ */
+function spreadScenes(pool: readonly MemoryScene[], n: number, random: () => number): MemoryScene[] {
+	const sorted = [...pool].sort((a, b) => a.end - b.end || a.start - b.start);
+	const drawn: MemoryScene[] = [];
+	for (let i = 0; i < n && sorted.length > 0; i++) {
+		const from = Math.floor((i * sorted.length) / n);
+		const to = Math.max(from + 1, Math.floor(((i + 1) * sorted.length) / n));
+		drawn.push(sorted[from + Math.floor(random() * (to - from))]!);
+	}
+	return drawn;
+}
+
+/** `n` options of `pool` drawn without repeating a scene or a text already among `taken`; null if too few. */
+function drawWrong(
+	pool: readonly Option[],
+	n: number,
+	taken: readonly Option[],
+	random: () => number,
+): Option[] | null {
+	const seen = new Set(taken.flatMap((o) => [`scene:${o.scene}`, `text:${o.text}`]));
+	const drawn: Option[] = [];
+	for (const option of shuffle(pool, random)) {
+		if (drawn.length === n) break;
+		if (seen.has(`scene:${option.scene}`) || seen.has(`text:${option.text}`)) continue;
+		seen.add(`scene:${option.scene}`);
+		seen.add(`text:${option.text}`);
+		drawn.push(option);
+	}
+	return drawn.length === n ? drawn : null;
+}
+
+/** The question types a target allows: lookahead only where part of the book is still unread. */
+function typesFor(
+	target: QuestionTarget,
+	types: readonly MemoryQuestion['type'][],
+): MemoryQuestion['type'][] {
+	return types.filter((t) => t !== 'lookahead' || target.step !== null);
+}
+
+/**
+ * Up to `count` questions of one target, split evenly between its question types. Each has
+ * exactly one right answer: its one true scene (one that ends by `readChars`), or, for a share
+ * 1/(choices+1) of each type's questions, "None of the above" with no true scene among the options,
+ * so that always answering "None" scores chance. A type without enough scenes for a question
+ * gets fewer; none at all gives [].
+ */
+export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
+	const { target, scenes, others, chunks, bookChars, count, seed, firstId } = opts;
+	const choices = opts.choices ?? DEFAULT_CHOICES;
+	if (!Number.isInteger(choices) || choices < 1)
+		throw new RangeError(`choices must be a whole number of at least 1, not ${choices}`);
+	const random = seededRandom(seed);
+	const types = typesFor(target, opts.types ?? ['lookahead', 'other-book']);
+	const sceneOption = (kind: Option['kind'], s: MemoryScene): Option => ({
+		kind,
+		scene: s.id,
+		book: s.book,
+		text: s.text,
+	});
+	const read = scenes.filter((s) => s.end <= target.readChars);
+	if (read.length === 0) return [];
+	const pools: Record<MemoryQuestion['type'], Option[]> = {
+		lookahead: scenes.filter((s) => s.start >= target.readChars).map((s) => sceneOption('lookahead', s)),
+		'other-book': others.map((o) => ({ kind: 'other-book', scene: o.scene, book: o.book, text: o.text })),
+	};
+	const questions: MemoryQuestion[] = [];
+	types.forEach((type, t) => {
+		const n = Math.floor(count / types.length) + (t < count % types.length ? 1 : 0);
+		const nones = Math.round(n / (choices + 1));
+		const truths = spreadScenes(read, n - nones, random);
+		const plan = shuffle([...truths, ...Array<null>(n - truths.length).fill(null)], random);
+		for (const truth of plan) {
+			const shown = truth ? [sceneOption('true', truth)] : [];
+			const wrong = drawWrong(pools[type], choices - shown.length, shown, random);
+			if (!wrong) continue;
+			const options = shuffle([...shown, ...wrong], random);
+			const answer = truth ? options.findIndex((o) => o.kind === 'true') : options.length;
+			questions.push({
+				id: `q${firstId + questions.length}`,
+				target: { node: target.node, step: target.step },
+				read: readOf(target.readChars, bookChars, chunks),
+				type,
+				options,
+				answer,
+				demand: truth ? retentionDemand(truth, target.readChars, bookChars, chunks) : null,
+				seed,
+			});
+		}
+	});
+	return questions;
+}
+
+/** The expected accuracy of a uniform guess among the answers shown: the mean of 1/(options + 1). */
+export function chanceOf(questions: readonly Pick<MemoryQuestion, 'options'>[]): number {
+	if (questions.length === 0) return Number.NaN;
+	return questions.reduce((sum, q) => sum + 1 / (q.options.length + 1), 0) / questions.length;
+}

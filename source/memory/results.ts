@@ -1,0 +1,176 @@
+import { MEMORY_QUESTION_TYPES, type MemoryAnswer, type MemoryQuestion } from '../domain.ts';
+import { bootstrap, seededRandom } from '../score/bootstrap.ts';
+import { chanceOf } from './questions.ts';
+
+/**
+ * What a reader's answers say about a summary's memory: accuracy overall, by how far back the true
+ * scene lies, by question type and by target, with bootstrap intervals over questions, and which
+ * wrong options drew the wrong answers. Numbers only; printing them is the command's. Pure.
+ */
+
+/** Bins over the share of the book since the true scene, unless told. */
+export const DEFAULT_DEMAND_BINS = 5;
+
+/** A share of right answers among `n` questions, with its bootstrap interval; NaN where `n` is 0. */
+export interface Rate {
+	n: number;
+	correct: number;
+	accuracy: number;
+	low: number;
+	high: number;
+}
+
+/** The questions whose true scene lies between `from` and `to` of the book back from what was read. */
+export interface DemandBin extends Rate {
+	from: number;
+	to: number;
+	/** The mean retention demand of its questions in tokens; NaN when empty. */
+	tokens: number;
+}
+
+/** One summary asked: the final summary, or a running summary after a step. */
+export interface TargetRate extends Rate {
+	target: MemoryQuestion['target'];
+	read: MemoryQuestion['read'];
+}
+
+/** What the wrong answers chose: a lookahead or other-book scene, "None" when a scene was true, or nothing readable. */
+export interface WrongChoices {
+	lookahead: number;
+	'other-book': number;
+	none: number;
+	unreadable: number;
+}
+
+export interface MemoryResults {
+	/** Answers counted: one per question answered, readable or not. */
+	n: number;
+	/** Answers with a choice read. */
+	answered: number;
+	/** Answers with no choice read after every retry: counted, and wrong. */
+	unreadable: number;
+	overall: Rate;
+	/** The accuracy of guessing uniformly among the answers shown. */
+	chance: number;
+	/** By retention demand, from the nearest to the farthest back; empty bins kept with n 0. */
+	bins: DemandBin[];
+	/** The questions whose answer is "None of the above": they have no retention demand. */
+	none: Rate;
+	byType: Record<MemoryQuestion['type'], Rate>;
+	wrong: WrongChoices;
+	/** By summary asked, the final summary last and running summaries by step. */
+	byTarget: TargetRate[];
+}
+
+export interface ResultsOptions {
+	/** Demand bins over [0, 1]; DEFAULT_DEMAND_BINS unless told. */
+	bins?: number;
+	/** The bootstrap's seed. */
+	seed?: number;
+	resamples?: number;
+	level?: number;
+}
+
+interface Scored {
+	question: MemoryQuestion;
+	answer: MemoryAnswer;
+}
+
+const mean = (values: readonly number[]): number =>
+	values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * The results of one reader's answers, all shown the same thing (`shown`), to `questions`. An
+ * answer to a question not among them is a caller's mistake and throws; a question not answered
+ * yet is left out.
+ */
+export function memoryResults(
+	questions: readonly MemoryQuestion[],
+	answers: readonly MemoryAnswer[],
+	{ bins = DEFAULT_DEMAND_BINS, seed = 1, resamples, level }: ResultsOptions = {},
+): MemoryResults {
+	const byId = new Map(questions.map((q) => [q.id, q]));
+	const latest = new Map<string, MemoryAnswer>();
+	for (const a of answers) {
+		if (!byId.has(a.question)) throw new Error(`an answer to ${a.question}, which is no question given`);
+		if (a.reader !== answers[0]!.reader || a.shown !== answers[0]!.shown)
+			throw new Error('memory results are of one reader shown one thing; filter the answers first');
+		latest.set(a.question, a);
+	}
+	const scored: Scored[] = [...latest.values()].map((answer) => ({
+		question: byId.get(answer.question)!,
+		answer,
+	}));
+	const random = seededRandom(seed);
+	const rate = (items: readonly Scored[]): Rate => {
+		const { accuracy } = bootstrap(
+			items.map((s) => (s.answer.correct ? 1 : 0)),
+			{ accuracy: mean },
+			{ random, resamples, level },
+		);
+		return {
+			n: items.length,
+			correct: items.filter((s) => s.answer.correct).length,
+			accuracy: accuracy.estimate,
+			low: accuracy.low,
+			high: accuracy.high,
+		};
+	};
+	const withDemand = scored.filter((s) => s.question.demand !== null);
+	const demandBins = Array.from({ length: bins }, (_, i): DemandBin => {
+		const from = i / bins;
+		const to = (i + 1) / bins;
+		const inBin = withDemand.filter(
+			(s) => Math.min(bins - 1, Math.floor(s.question.demand!.fraction * bins)) === i,
+		);
+		return { from, to, ...rate(inBin), tokens: mean(inBin.map((s) => s.question.demand!.tokens)) };
+	});
+	return {
+		n: scored.length,
+		answered: scored.filter((s) => s.answer.choice !== null).length,
+		unreadable: scored.filter((s) => s.answer.choice === null).length,
+		overall: rate(scored),
+		chance: chanceOf(scored.map((s) => s.question)),
+		bins: demandBins,
+		none: rate(scored.filter((s) => s.question.demand === null)),
+		byType: Object.fromEntries(
+			MEMORY_QUESTION_TYPES.map((t) => [t, rate(scored.filter((s) => s.question.type === t))]),
+		) as Record<MemoryQuestion['type'], Rate>,
+		wrong: wrongChoices(scored),
+		byTarget: byTarget(scored, rate),
+	};
+}
+
+function wrongChoices(scored: readonly Scored[]): WrongChoices {
+	const wrong: WrongChoices = { lookahead: 0, 'other-book': 0, none: 0, unreadable: 0 };
+	for (const { question, answer } of scored) {
+		if (answer.correct) continue;
+		if (answer.choice === null) wrong.unreadable++;
+		else if (answer.choice >= question.options.length) wrong.none++;
+		else {
+			const kind = question.options[answer.choice]!.kind;
+			if (kind !== 'true') wrong[kind]++;
+		}
+	}
+	return wrong;
+}
+
+function byTarget(scored: readonly Scored[], rate: (items: readonly Scored[]) => Rate): TargetRate[] {
+	const groups = new Map<string, Scored[]>();
+	for (const s of scored) {
+		const key = `${s.question.target.node}@${s.question.target.step ?? 'final'}`;
+		const group = groups.get(key) ?? [];
+		group.push(s);
+		groups.set(key, group);
+	}
+	const rates = [...groups.values()].map((items) => ({
+		target: items[0]!.question.target,
+		read: items[0]!.question.read,
+		...rate(items),
+	}));
+	return rates.sort(
+		(a, b) =>
+			(a.target.step ?? Number.POSITIVE_INFINITY) - (b.target.step ?? Number.POSITIVE_INFINITY) ||
+			a.read.chars - b.read.chars,
+	);
+}
