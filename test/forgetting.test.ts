@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { Node, NodeRef, Run } from '../source/domain.ts';
 import { forgettingOf } from '../source/app/forgetting.ts';
 import { drawForgetting } from '../source/evidence/forgetting-chart.ts';
+import { citedChunks } from '../source/evidence/coverage.ts';
+import { nodeEvidence } from '../source/evidence/evidence.ts';
 import { forgettingFrom, forgettingMap } from '../source/evidence/forgetting.ts';
 import { sentenceKey } from '../source/evidence/provenance.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
@@ -269,6 +271,14 @@ test('a real extractive incremental run of Frankenstein: each step cites the chu
 		assert.equal(s.sentences, summary.length);
 	}
 	assert.ok(placed >= 0.9 * sentences, `${placed} of ${sentences} sentences held by one chunk`);
+	// Each sentence cites what `evidence` shows first for it at that step.
+	const bookIndex = new PassageIndex(text, run.chunks);
+	for (const s of map.steps) {
+		const shown = s.cites.map(() => 0);
+		for (const c of citedChunks(nodeEvidence(run, bookIndex, s.node, { top: 1 })))
+			if (c !== null) shown[c]!++;
+		assert.deepEqual(s.cites, shown, `step ${s.step}`);
+	}
 	const lines = drawForgetting(map, { width: 80, height: 24 });
 	assert.ok(lines.length <= 24 && lines.every((l) => l.length <= 80));
 });

@@ -1,6 +1,6 @@
 import type { NodeRef, Run } from '../domain.ts';
 import { stepSummaries } from '../summarize/inc.ts';
-import { eachEvidence, tracerFor } from './evidence.ts';
+import { rankedFor, tracerFor } from './evidence.ts';
 import type { PassageIndex } from './rank.ts';
 
 /**
@@ -63,11 +63,21 @@ export function forgettingMap(
 	// One tracer for every step: a step's summary aligns back through the steps before it, whose
 	// sentences it then has split and stemmed already.
 	const tracer = tracerFor(run, index);
+	// A sentence carried over from step to step keeps its origins, so its place: ranked once, not at
+	// every step that still holds it (a long book's running summaries are mostly carried sentences).
+	const placed = new Map<string, number | null>();
 	const steps = stepSummaries(run);
 	const cited = steps.map(({ step, node }, done) => {
 		const chunks: (number | null)[] = [];
-		for (const s of eachEvidence(run, index, node, { top: 1, tracer }))
-			chunks.push(s.passages[0]?.chunk ?? null);
+		for (const s of tracer.eachSource(node)) {
+			const key = `${s.origins.join(' ')}\n${s.text}`;
+			let chunk = placed.get(key);
+			if (chunk === undefined) {
+				chunk = rankedFor(index, s, s.text, 1)[0]?.chunk ?? null;
+				placed.set(key, chunk);
+			}
+			chunks.push(chunk);
+		}
 		onStep?.(done + 1, steps.length);
 		return { step, node, cited: chunks };
 	});
