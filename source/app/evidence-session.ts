@@ -31,6 +31,23 @@ export interface EvidenceSession {
 	readonly chapters: Chapter[];
 }
 
+/**
+ * Session `id` as it is on disk (read without its lock, so a run may go on) and its book, refused
+ * with a one-line error when it holds imported summaries rather than a run; `command` names who asks.
+ */
+export async function bookRun(
+	dir: string,
+	id: string,
+	command: string,
+): Promise<{ data: BookSessionData; book: string }> {
+	const { data, text } = await Session.snapshot(dir, id);
+	if (data.kind !== 'book')
+		throw badInput(
+			`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (${commandLine('run BOOK')})`,
+		);
+	return { data, book: text };
+}
+
 /** Reads session `id` and checks that it has a run with text at `node` (default: the final summary). */
 export async function evidenceSession(
 	dir: string,
@@ -38,11 +55,7 @@ export async function evidenceSession(
 	node: NodeRef | undefined,
 	command: string,
 ): Promise<EvidenceSession> {
-	const { data, text } = await Session.snapshot(dir, id);
-	if (data.kind !== 'book')
-		throw badInput(
-			`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (${commandLine('run BOOK')})`,
-		);
+	const { data, book: text } = await bookRun(dir, id, command);
 	const run = data.run;
 	const target = node ?? run.root;
 	if (!target)

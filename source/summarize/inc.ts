@@ -311,3 +311,28 @@ function compressNode(run: Run, ctx: PlanContext, nodes: Node[], trim: number): 
 		meta: { step, trim, original: compressionTarget(config.maxSummary, step, run.chunks.length, 0) },
 	});
 }
+
+/**
+ * The running summary after each step that is done, in step order: the node the planner settled on
+ * for the step (an accepted update, or after six compressions the closest one), by the rule that
+ * plans the next step from it. Stops at the first step not done yet; a clean-up is no step.
+ */
+export function stepSummaries(run: Run): { step: number; node: NodeRef }[] {
+	const byStep = new Map<number, Node[]>();
+	for (const n of liveNodes(run)) {
+		if (n.kind === 'clean') continue;
+		const step = Number(n.meta.step);
+		const nodes = byStep.get(step);
+		if (nodes) nodes.push(n);
+		else byStep.set(step, [n]);
+	}
+	const out: { step: number; node: NodeRef }[] = [];
+	for (let step = 0; step < run.chunks.length; step++) {
+		const nodes = byStep.get(step);
+		if (!nodes?.every(isDone)) break;
+		const outcome = stepOutcome(nodes);
+		if (outcome.kind !== 'done') break;
+		out.push({ step, node: outcome.result });
+	}
+	return out;
+}
