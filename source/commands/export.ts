@@ -4,6 +4,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import type { Run } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { activeVersion, getNode, liveNodes } from '../summarize/graph.ts';
+import { stepSummaries } from '../summarize/inc.ts';
 import { resolveSessionsDir, Session, type SessionData } from '../store/session.ts';
 import { finalSummary } from '../summarize/graph.ts';
 import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
@@ -90,17 +91,7 @@ export function booookscoreExport(data: SessionData, intermediate: boolean): Rec
 
 /** The running summary after each chunk: the node each step settled on (compressions replaced). */
 function runningSummaries(run: Run): string[] {
-	const byStep = new Map<number, string>();
-	const live = liveNodes(run);
-	for (const n of live) {
-		const v = activeVersion(n);
-		if (!v || n.kind === 'clean' || n.kind === 'compress') continue;
-		const step = Number(n.meta.step);
-		const next = live.find((m) => m.kind !== 'compress' && Number(m.meta.step) === step + 1 && m.inputs[1]);
-		// The step's settled node is the one the next step reads; the last step keeps its last update.
-		if (!next || next.inputs[1] === n.id) byStep.set(step, v.text);
-	}
-	const out = [...byStep.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t);
+	const out = stepSummaries(run).map((s) => activeVersion(getNode(run, s.node))!.text);
 	const root = run.root ? getNode(run, run.root) : null;
 	if (root?.kind === 'clean') out[out.length - 1] = activeVersion(root)!.text;
 	return out;

@@ -174,3 +174,30 @@ function byTarget(scored: readonly Scored[], rate: (items: readonly Scored[]) =>
 			a.read.chars - b.read.chars,
 	);
 }
+
+/** One reader's results, shown the summaries (`summary`) or the book's own text of the scenes (`chunk`: the ceiling). */
+export interface ReaderResults {
+	reader: string;
+	shown: MemoryAnswer['shown'];
+	results: MemoryResults;
+}
+
+/** The results of every reader and what it was shown, the summaries' before the ceiling's. */
+export function resultsByReader(
+	questions: readonly MemoryQuestion[],
+	answers: readonly MemoryAnswer[],
+	opts: ResultsOptions = {},
+): ReaderResults[] {
+	const groups = new Map<string, MemoryAnswer[]>();
+	for (const a of answers) {
+		const key = `${a.shown}\u0000${a.reader}`;
+		groups.set(key, [...(groups.get(key) ?? []), a]);
+	}
+	return [...groups.entries()]
+		.sort(([a], [b]) => b.localeCompare(a))
+		.map(([, group]) => ({
+			reader: group[0]!.reader,
+			shown: group[0]!.shown,
+			results: memoryResults(questions, group, opts),
+		}));
+}

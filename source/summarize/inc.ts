@@ -224,26 +224,6 @@ type Outcome =
  * (and which node holds its running summary), or waiting for the next compression or the update
  * made from the last compression.
  */
-/**
- * The running summary after each step done so far, in order: the node whose text the next step
- * reads (or the final summary's, for the last step), with its step counted from 0 as `meta.step`.
- * Steps stop at the first one not yet settled.
- */
-export function runningSummaries(run: Run): { step: number; node: NodeRef }[] {
-	const chain = liveNodes(run).filter((n) => n.kind !== 'clean');
-	const out: { step: number; node: NodeRef }[] = [];
-	for (let i = 0; i < chain.length;) {
-		let j = i;
-		while (j < chain.length && chain[j]!.meta.step === chain[i]!.meta.step) j++;
-		const nodes = chain.slice(i, j);
-		const outcome = isDone(nodes.at(-1)!) ? stepOutcome(nodes) : null;
-		if (outcome?.kind !== 'done') break;
-		out.push({ step: Number(nodes[0]!.meta.step), node: outcome.result });
-		i = j;
-	}
-	return out;
-}
-
 function stepOutcome(nodes: Node[]): Outcome {
 	const step = Number(nodes[0]!.meta.step);
 	const last = nodes[nodes.length - 1]!;
