@@ -1,5 +1,4 @@
-import type { ClaimCheck, FaithfulnessVerdict, ScoredSummary, Usage } from '../domain.ts';
-import type { Provider } from '../llm/provider.ts';
+import type { ClaimCheck, FaithfulnessVerdict, ScoredSummary } from '../domain.ts';
 import { sentencesName } from '../score/annotate.ts';
 import {
 	checkClaim,
@@ -16,8 +15,7 @@ import { faithfulnessUnits, type FaithfulnessUnit } from '../score/faithfulness.
 import { fill, type Templates } from '../summarize/templates.ts';
 import { countTokens } from '../text/tokens.ts';
 import type { CallLogStore } from './call-runner.ts';
-import { ReadPass } from './read-pass.ts';
-import type { Totals } from '../summarize/totals.ts';
+import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts';
 
 /** What the judge needs of a session: its summaries and verdicts, and durable writes (the call log among them). */
 export interface FaithfulnessJudgeStore extends CallLogStore {
@@ -26,9 +24,8 @@ export interface FaithfulnessJudgeStore extends CallLogStore {
 	append(list: 'faithfulness', ...items: FaithfulnessVerdict[]): Promise<void>;
 }
 
-export interface FaithfulnessJudgeOptions {
+export interface FaithfulnessJudgeOptions extends PassOptions {
 	store: FaithfulnessJudgeStore;
-	provider: Provider;
 	/** The claims and claim-judge templates, as loaded by the one prompt loader. */
 	templates: Pick<Templates, 'faithfulness-claims' | 'faithfulness-judge'>;
 	summaries: readonly ScoredSummary['id'][];
@@ -37,16 +34,10 @@ export interface FaithfulnessJudgeOptions {
 		unit: FaithfulnessUnit,
 		claim: string,
 	) => readonly JudgeEvidence[] | Promise<readonly JudgeEvidence[]>;
-	concurrency: number;
-	costOf: (usage: Usage) => number;
 	maxTokens?: number;
-	maxRetries?: number;
-	signal?: AbortSignal;
-	now?: () => Date;
 }
 
-export interface FaithfulnessJudgeResult {
-	status: 'done' | 'cancelled' | 'failed';
+export interface FaithfulnessJudgeResult extends ReadPassResult {
 	judged: number;
 	/** Claims asked of the judge in the sentences judged. */
 	claims: number;
@@ -54,8 +45,6 @@ export interface FaithfulnessJudgeResult {
 	unreadable: number;
 	/** Sentences whose claims answer could not be read (judged whole). */
 	unsplit: number;
-	error: string | null;
-	totals: Totals;
 }
 
 /**

@@ -8,15 +8,19 @@ import type { Task } from '../summarize/planner.ts';
 import type { Totals } from '../summarize/totals.ts';
 import { cancelAll, CallRunner, type CallLogStore } from './call-runner.ts';
 
-export interface ReadPassOptions {
+/** What a pass's caller gives besides its store: who answers, at what price, how many at once. */
+export interface PassOptions {
 	provider: Provider;
-	log: CallLogStore;
 	costOf: (usage: Usage) => number;
 	concurrency: number;
 	/** Calls after the first when an answer cannot be read (default `MAX_RETRIES`). */
 	maxRetries?: number;
 	signal?: AbortSignal;
 	now?: () => Date;
+}
+
+export interface ReadPassOptions extends PassOptions {
+	log: CallLogStore;
 }
 
 /** One prompt of a pass, and how its answer is read. */
