@@ -2,15 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScoredSummary } from '../source/domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeOptions } from '../source/engine/faithfulness-judge.ts';
-import { createProvider } from '../source/llm/create.ts';
-import { BUILTIN_PRICES, callCost } from '../source/llm/prices.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
 import type { JudgeEvidence } from '../source/score/claims.ts';
 import { faithfulnessLines, faithfulnessReport } from '../source/score/faithfulness.ts';
 import { Session } from '../source/store/session.ts';
-import { startFakeApi } from './support/fake-api.ts';
 import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
-import { tempDir } from './support/temp.ts';
+import { modelPassBench } from './support/model-pass.ts';
 
 const summaries: ScoredSummary[] = [
 	{
@@ -46,31 +43,13 @@ function evidenceFor(_unit: unknown, claim: string): JudgeEvidence[] {
 const verdicts0 = (session: Session) => session.data.faithfulness!.find((v) => v.sentence === 0)!;
 
 async function setup(t: import('node:test').TestContext, name: string, respond: (prompt: string) => string) {
-	const prompts: string[] = [];
-	const server = await startFakeApi({
-		respond: ({ prompt }) => {
-			prompts.push(prompt);
-			return respond(prompt);
-		},
-	});
-	t.after(() => server.close());
-	const dir = tempDir(name, t);
-	const session = await Session.createCollection(dir, {
-		title: 'voyage',
-		sources: [],
-		runs: [],
+	const { prompts, dir, session, provider, costOf } = await modelPassBench(
+		t,
+		name,
+		'voyage',
+		respond,
 		summaries,
-		annotations: [],
-		judgments: [],
-	});
-	const provider = createProvider({
-		provider: 'openai',
-		model: 'gpt-4o-mini',
-		baseUrl: server.openaiBaseUrl,
-		env: { OPENAI_API_KEY: 'test-key' },
-		streamTimeoutMs: 5000,
-		streamRetryDelayMs: 10,
-	});
+	);
 	const templates = await loadTemplates();
 	const options = (store: FaithfulnessJudgeOptions['store']): FaithfulnessJudgeOptions => ({
 		store,
@@ -79,7 +58,7 @@ async function setup(t: import('node:test').TestContext, name: string, respond: 
 		summaries: ['s0'],
 		evidenceFor,
 		concurrency: 2,
-		costOf: (usage) => callCost(BUILTIN_PRICES, 'gpt-4o-mini', usage, 'openai').cost,
+		costOf,
 	});
 	return { prompts, dir, session, options };
 }

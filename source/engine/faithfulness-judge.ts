@@ -1,8 +1,5 @@
-import type { ClaimCheck, FaithfulnessVerdict, ScoredSummary, Usage } from '../domain.ts';
-import { errorMessage } from '../errors.ts';
-import { isAbortError } from '../llm/abort.ts';
-import type { Provider } from '../llm/provider.ts';
-import { MAX_RETRIES, RETRY_TEMPERATURE, sentencesName } from '../score/annotate.ts';
+import type { ClaimCheck, FaithfulnessVerdict, ScoredSummary } from '../domain.ts';
+import { sentencesName } from '../score/annotate.ts';
 import {
 	checkClaim,
 	claimPromptValues,
@@ -17,8 +14,8 @@ import {
 import { faithfulnessUnits, type FaithfulnessUnit } from '../score/faithfulness.ts';
 import { fill, type Templates } from '../summarize/templates.ts';
 import { countTokens } from '../text/tokens.ts';
-import { cancelAll, CallRunner, type CallLogStore } from './call-runner.ts';
-import type { Totals } from '../summarize/totals.ts';
+import type { CallLogStore } from './call-runner.ts';
+import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts';
 
 /** What the judge needs of a session: its summaries and verdicts, and durable writes (the call log among them). */
 export interface FaithfulnessJudgeStore extends CallLogStore {
@@ -27,9 +24,8 @@ export interface FaithfulnessJudgeStore extends CallLogStore {
 	append(list: 'faithfulness', ...items: FaithfulnessVerdict[]): Promise<void>;
 }
 
-export interface FaithfulnessJudgeOptions {
+export interface FaithfulnessJudgeOptions extends PassOptions {
 	store: FaithfulnessJudgeStore;
-	provider: Provider;
 	/** The claims and claim-judge templates, as loaded by the one prompt loader. */
 	templates: Pick<Templates, 'faithfulness-claims' | 'faithfulness-judge'>;
 	summaries: readonly ScoredSummary['id'][];
@@ -38,16 +34,10 @@ export interface FaithfulnessJudgeOptions {
 		unit: FaithfulnessUnit,
 		claim: string,
 	) => readonly JudgeEvidence[] | Promise<readonly JudgeEvidence[]>;
-	concurrency: number;
-	costOf: (usage: Usage) => number;
 	maxTokens?: number;
-	maxRetries?: number;
-	signal?: AbortSignal;
-	now?: () => Date;
 }
 
-export interface FaithfulnessJudgeResult {
-	status: 'done' | 'cancelled' | 'failed';
+export interface FaithfulnessJudgeResult extends ReadPassResult {
 	judged: number;
 	/** Claims asked of the judge in the sentences judged. */
 	claims: number;
@@ -55,15 +45,7 @@ export interface FaithfulnessJudgeResult {
 	unreadable: number;
 	/** Sentences whose claims answer could not be read (judged whole). */
 	unsplit: number;
-	error: string | null;
-	totals: Totals;
 }
-
-/**
- * Finish reasons of an answer stopped at its token limit (OpenAI's, Anthropic's): a claims list
- * cut there has lost its last claims though every line it has reads well, so it is not taken.
- */
-const CUT_SHORT = new Set(['length', 'max_tokens']);
 
 /**
  * The most tokens an answer about `sentence` may take: its claims restate it with every name
@@ -88,20 +70,7 @@ function answerTokens(sentence: string): number {
 export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise<FaithfulnessJudgeResult> {
 	const { store, provider } = opts;
 	const judge = `${provider.name}/${provider.model}`;
-	const calls = new CallRunner({
-		provider,
-		log: store,
-		costOf: opts.costOf,
-		concurrency: opts.concurrency,
-		now: opts.now,
-	});
-	// Every logged answer is spare: the same prompt asked again (a sentence left unsaved by a kill)
-	// takes its logged answer, in order, instead of a new call.
-	await calls.recover([], []);
-	const abort = cancelAll();
-	if (opts.signal?.aborted) abort.abort();
-	opts.signal?.addEventListener('abort', () => abort.abort(), { once: true });
-	const maxRetries = opts.maxRetries ?? MAX_RETRIES;
+	const pass = await ReadPass.start({ ...opts, log: store });
 	const wanted = new Set(opts.summaries);
 	const summaries = store.data.summaries.filter((s) => wanted.has(s.id));
 	const done = new Set(
@@ -111,50 +80,28 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 	);
 	const units = faithfulnessUnits(summaries).filter((u) => !done.has(`${u.summary}:${u.sentence}`));
 	const result = { judged: 0, claims: 0, unreadable: 0, unsplit: 0 };
-	let failure: string | null = null;
-	const stopped = () => abort.signal.aborted || failure !== null;
 
-	/** Asks `prompt` until `read` takes the answer (retries at a higher temperature); null: none could be read; undefined: stopped. */
-	const ask = async <T>(
+	/** Asks `prompt` of the judge about `unit` (see `ReadPass.ask`). */
+	const ask = <T>(
 		unit: FaithfulnessUnit,
 		owner: string,
 		template: string,
 		prompt: string,
 		read: (text: string) => Read<T>,
-	): Promise<T | null | undefined> => {
-		const texts = [summaries.find((s) => s.id === unit.summary)!.text, unit.text];
-		for (let attempt = 0; attempt <= maxRetries; attempt++) {
-			if (stopped()) return undefined;
-			const params = {
-				temperature: attempt === 0 ? 0 : RETRY_TEMPERATURE,
-				maxTokens: opts.maxTokens ?? answerTokens(unit.text),
+	): Promise<T | null | undefined> =>
+		pass.ask({
+			owner,
+			name: sentencesName(unit.summary, [unit.sentence]),
+			template,
+			prompt,
+			task: {
+				kind: 'annotate',
+				texts: [summaries.find((s) => s.id === unit.summary)!.text, unit.text],
 				words: 0,
-				template,
-			};
-			const task = { kind: 'annotate' as const, texts, words: 0 };
-			const answer = await calls.call({
-				owner,
-				version: 0,
-				attempt,
-				signal: abort.signal,
-				build: () => (stopped() ? null : { prompt, task, params }),
-				onError: (error) => {
-					if (!isAbortError(error) && !abort.signal.aborted)
-						failure ??= `${sentencesName(unit.summary, [unit.sentence])}: ${errorMessage(error)}`;
-				},
-				onUsage: () => {},
-				commit: ({ result }) =>
-					Promise.resolve<Read<T>>(
-						CUT_SHORT.has(result.finishReason)
-							? { ok: false, reason: 'cut short at the token limit' }
-							: read(result.text),
-					),
-			});
-			if (answer === null) return undefined;
-			if (answer.ok) return answer.value;
-		}
-		return null;
-	};
+			},
+			maxTokens: opts.maxTokens ?? answerTokens(unit.text),
+			read,
+		});
 
 	const judgeClaim = async (
 		unit: FaithfulnessUnit,
@@ -187,7 +134,7 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 		if (split === undefined) return;
 		const claims = split ?? [unit.text];
 		const checks = await Promise.all(claims.map((claim, k) => judgeClaim(unit, claim, k)));
-		if (stopped() || checks.some((c) => c === undefined)) return;
+		if (pass.stopped || checks.some((c) => c === undefined)) return;
 		const checked = checks as ClaimCheck[];
 		const how = split === null ? 'unreadable' : 'read';
 		await store.append('faithfulness', {
@@ -207,13 +154,7 @@ export async function judgeFaithfulness(opts: FaithfulnessJudgeOptions): Promise
 		if (split === null) result.unsplit += 1;
 	};
 
-	await Promise.all(
-		units.map((u) =>
-			run(u).catch((error: unknown) => {
-				if (!isAbortError(error) && !abort.signal.aborted) failure ??= errorMessage(error);
-			}),
-		),
-	);
-	const status = abort.signal.aborted ? 'cancelled' : failure !== null ? 'failed' : 'done';
-	return { status, ...result, error: failure, totals: { ...calls.totals } };
+	await pass.each(units, run);
+	const { status, error, totals } = pass.result();
+	return { status, ...result, error, totals };
 }

@@ -26,6 +26,10 @@ export const TEMPLATE_SLOTS = {
 	// Ours, after FABLES: one claim judged against the passages retrieved for it, with a quote from them
 	// (not the whole summary: the claims are written to stand alone, and it would be sent once per claim).
 	'faithfulness-judge': ['sentence', 'claim', 'evidence'],
+	// Ours, after NarrativeXL's read-along questions: what the reader was shown, the numbered scene options.
+	'memory-question': ['summary', 'options'],
+	// Ours, after NarrativeXL's scene summaries: one stretch of a book, the summary's word limit.
+	'memory-scene': ['text', 'words'],
 } as const satisfies Record<string, SlotSpec>;
 
 export type TemplateId = keyof typeof TEMPLATE_SLOTS;

@@ -24,6 +24,7 @@ import {
 	unknownModelAnswer,
 } from './fake-limits.ts';
 import { faithfulnessReply } from './faithfulness-reply.ts';
+import { memoryReply } from './memory-reply.ts';
 import { bookishReply } from './summary-reply.ts';
 
 export type { FakeLimits } from './fake-limits.ts';
@@ -1245,8 +1246,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			port: { type: 'string', default: '0' },
 			latency: { type: 'string', default: '0' },
 			'chunk-delay': { type: 'string', default: '0' },
-			// Answer BooookScore prompts with annotations (bench/score), and the faithfulness judge's
-			// prompts with claims and quotes (faithfulness-reply.ts).
+			// Answer BooookScore prompts with annotations (bench/score), the faithfulness judge's
+			// prompts with claims and quotes (faithfulness-reply.ts), and the memory probes' questions
+			// and scenes (memory-reply.ts).
 			annotate: { type: 'boolean', default: false },
 			// Answer summarization prompts as long as a model would (bookishReply): 80% of the words a
 			// prompt asks for, or this many when it names no length. Without it: two short sentences.
@@ -1277,7 +1279,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			? { limits: { ...limits, headers: !values['no-limit-headers'] } }
 			: {}),
 		respond: values.annotate
-			? (input) => annotationReply(input.prompt) ?? faithfulnessReply(input.prompt) ?? summarize(input)
+			? (input) =>
+					annotationReply(input.prompt) ??
+					faithfulnessReply(input.prompt) ??
+					memoryReply(input.prompt) ??
+					summarize(input)
 			: summarize,
 	});
 	process.stdout.write(

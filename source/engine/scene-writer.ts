@@ -1,0 +1,93 @@
+import type { MemoryScene } from '../domain.ts';
+import { readScene } from '../memory/scenes.ts';
+import { WORD_RATIO } from '../summarize/budget.ts';
+import { fill, type Templates } from '../summarize/templates.ts';
+import type { Span } from '../text/sentences.ts';
+import type { CallLogStore } from './call-runner.ts';
+import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts';
+
+/** What the writer needs of a session: its scenes, and durable writes (the call log among them). */
+export interface SceneWriterStore extends CallLogStore {
+	readonly data: { memoryScenes?: MemoryScene[] };
+	/** Adds scenes; resolves once they are durable. */
+	append(list: 'memoryScenes', ...items: MemoryScene[]): Promise<void>;
+}
+
+export interface SceneWriterOptions extends PassOptions {
+	store: SceneWriterStore;
+	templates: Pick<Templates, 'memory-scene'>;
+	book: { title: string; text: string };
+	/** The stretches of the book to write a scene of (see `scenePieces`), as character ranges. */
+	pieces: readonly Span[];
+	/** The word limit of each scene summary (see `sceneWords`). */
+	words: number;
+	/** Pieces written so far (those written before included) out of all given; called at the start and after each scene. */
+	onProgress?: (written: number, total: number) => void;
+}
+
+export interface SceneWriterResult extends ReadPassResult {
+	/** Scenes stored by this pass. */
+	written: number;
+	/** Pieces left without a scene: no answer could be read after every retry. */
+	unreadable: number;
+}
+
+/** A scene's id number (`s12` -> 12), or -1 for an id of another shape. */
+function sceneNumber(id: string): number {
+	const m = /^s(\d+)$/u.exec(id);
+	return m ? Number(m[1]) : -1;
+}
+
+/**
+ * A model writes a scene summary (source `written`) of each stretch of the book, NarrativeXL's
+ * way, through the shared call runner (logged in calls.jsonl, billed, concurrent, paced). Each
+ * scene is stored as it comes, its id `s<n>` after the highest stored. Stretches with a scene of
+ * this book already (same start and end) are skipped, and calls a killed pass logged are taken
+ * from the log rather than asked again. A stretch whose answer is empty after every retry is left
+ * without a scene.
+ */
+export async function writeScenes(opts: SceneWriterOptions): Promise<SceneWriterResult> {
+	const { store, book, words } = opts;
+	const pass = await ReadPass.start({ ...opts, log: store });
+	const stored = store.data.memoryScenes ?? [];
+	const has = new Set(stored.filter((s) => s.book === book.title).map((s) => `${s.start}:${s.end}`));
+	const pieces = opts.pieces.filter((p) => !has.has(`${p.start}:${p.end}`));
+	let next = Math.max(-1, ...stored.map((s) => sceneNumber(s.id))) + 1;
+	const result = { written: 0, unreadable: 0 };
+	const total = opts.pieces.length;
+	opts.onProgress?.(total - pieces.length, total);
+
+	const write = async (piece: Span): Promise<void> => {
+		const stretch = book.text.slice(piece.start, piece.end);
+		const text = await pass.ask({
+			owner: `scene.${piece.start}-${piece.end}`,
+			name: `the scene of characters ${piece.start} to ${piece.end}`,
+			template: 'memory-scene',
+			prompt: fill(opts.templates['memory-scene'], { text: stretch, words }),
+			task: { kind: 'summarize', texts: [stretch], words },
+			// Room for the limit in words at the summaries' words per token, twice over: a model
+			// overshoots a limit in words, and a scene cut short is refused.
+			maxTokens: Math.ceil((2 * words) / WORD_RATIO),
+			read: readScene,
+		});
+		if (text === undefined || pass.stopped) return;
+		if (text === null) {
+			result.unreadable += 1;
+			return;
+		}
+		await store.append('memoryScenes', {
+			id: `s${next++}`,
+			book: book.title,
+			source: 'written',
+			start: piece.start,
+			end: piece.end,
+			text,
+		});
+		result.written += 1;
+		opts.onProgress?.(total - pieces.length + result.written, total);
+	};
+
+	await pass.each(pieces, write);
+	const { status, error, totals } = pass.result();
+	return { status, ...result, error, totals };
+}

@@ -1,0 +1,57 @@
+import type { MemoryQuestion } from '../domain.ts';
+import type { Read } from '../score/claims.ts';
+import { collapseWhitespace } from '../text/runs.ts';
+
+/**
+ * A memory question as its prompt (prompts/memory-question.txt) shows it, and the reader's answer
+ * read back. Options are numbered from 1 as a person reads them; a choice is stored 0-based, with
+ * `options.length` for "None of the above" (as `MemoryQuestion.answer`).
+ */
+
+/** The words of the last option, after the scene options. */
+export const NONE_OF_THE_ABOVE = 'None of the above.';
+
+/**
+ * The question prompt's values: `shown` is what the reader knows of the book (a summary, or the
+ * scene's own text for the ceiling), and the scene options numbered one a line, then "None of the above".
+ */
+export function questionPromptValues(
+	question: Pick<MemoryQuestion, 'options'>,
+	shown: string,
+): { summary: string; options: string } {
+	const scenes = question.options.map((o, i) => `${i + 1}) ${collapseWhitespace(o.text).trim()}`);
+	return { summary: shown, options: [...scenes, `${scenes.length + 1}) ${NONE_OF_THE_ABOVE}`].join('\n') };
+}
+
+const NONE = /none of the above/iu;
+const NUMBER = /\d+/gu;
+
+/**
+ * Reads a reader's choice among `options` scene options: "Answer: 3", "3", "3)" or "None of the
+ * above" (which is `options`). The answer is the one `Answer:` line when there is one, else the
+ * whole text when it is one line. Refused, and so asked again, when it names no option, names one
+ * out of range, names two, or names a scene while also saying "None of the above".
+ */
+export function readChoice(text: string, options: number): Read<number> {
+	const lines = text
+		.trim()
+		.split(/\r?\n/u)
+		.map((l) => l.trim())
+		.filter((l) => l !== '');
+	const answers = lines.filter((l) => /^\W*answer\W*:/iu.test(l));
+	if (answers.length > 1) return { ok: false, reason: `${answers.length} "Answer:" lines` };
+	if (answers.length === 0 && lines.length !== 1)
+		return { ok: false, reason: lines.length === 0 ? 'no answer' : 'no "Answer: N" line' };
+	const answer = (answers[0] ?? lines[0]!).replace(/^\W*answer\W*:/iu, '');
+	const numbers = answer.match(NUMBER) ?? [];
+	const none = NONE.test(answer);
+	if (numbers.length > 1) return { ok: false, reason: `two options named (${numbers.join(', ')})` };
+	if (numbers.length === 0)
+		return none ? { ok: true, value: options } : { ok: false, reason: 'no option number' };
+	const chosen = Number(numbers[0]) - 1;
+	if (chosen < 0 || chosen > options)
+		return { ok: false, reason: `option ${numbers[0]} is not among 1 to ${options + 1}` };
+	if (none && chosen !== options)
+		return { ok: false, reason: `option ${numbers[0]} named with "None of the above"` };
+	return { ok: true, value: chosen };
+}
