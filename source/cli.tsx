@@ -30,6 +30,7 @@ const COMMANDS = {
 	evidence: () => import('./commands/evidence.ts'),
 	coverage: () => import('./commands/coverage.ts'),
 	faithfulness: () => import('./commands/faithfulness.ts'),
+	memory: () => import('./commands/memory.ts'),
 	study: () => import('./commands/study.ts'),
 } satisfies Record<string, () => Promise<{ spec: (exit: Exit) => CommandUnknownOpts }>>;
 type Name = keyof typeof COMMANDS;

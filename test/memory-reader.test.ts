@@ -132,11 +132,12 @@ async function stoppedThenReopened(
 	return reopened;
 }
 
-test('the fake reader recognizes a scene when at least half its content words are in the text shown, else answers "None of the above"', () => {
+test('the fake reader recognizes a scene when the text shown holds a sentence of it, else answers "None of the above"', () => {
 	assert.equal(fakeChoice(SUMMARY, [BOB, ANN]), 1);
+	// The whale scene shares Ann with the summary, and nothing it tells.
 	assert.equal(fakeChoice(SUMMARY, [WHALE, BOB]), 2);
-	// Three of the war scene's six content words (war, ends, home): recognized at exactly one half.
-	assert.equal(fakeChoice(`${SUMMARY} They went home.`, [BOB, WAR]), 1);
+	// The war scene's six content words are held only when the summary tells its end too.
+	assert.equal(fakeChoice(`${SUMMARY} Soldiers march home singing.`, [BOB, WAR]), 1);
 	assert.equal(fakeChoice(SUMMARY, [BOB, WAR]), 2);
 });
 
@@ -275,8 +276,12 @@ test('openai SDK: a scene is written of each stretch, a paraphrase keeping its n
 	);
 	for (const scene of written) {
 		assert.ok(!BOOK.includes(scene.text), `not a copy: ${scene.text}`);
-		const name = BOOK.slice(scene.start, scene.end).match(/\b(Ann|Bob|Carl)\b/u)?.[0];
-		if (name) assert.ok(scene.text.includes(name), `${name} kept in: ${scene.text}`);
+		const names = BOOK.slice(scene.start, scene.end).match(/\b(?:Ann|Bob|Carl)\b/gu) ?? [];
+		if (names.length > 0)
+			assert.ok(
+				names.some((name) => scene.text.includes(name)),
+				`one of ${names.join(', ')} kept in: ${scene.text}`,
+			);
 	}
 	assert.equal((await session.calls()).filter((c) => c.params.template === 'memory-scene').length, 3);
 

@@ -4,18 +4,21 @@ import { contentTokens } from '../../source/text/textrank.ts';
 
 /**
  * The fake model's answers to the memory probes' prompts (the shipped templates' layout), read from
- * the prompt alone. A question is answered from whether each option's words are in the text shown,
- * so a summary that kept a scene's words recognizes the scene and one that lost them does not: memory
- * declines with distance as the summary's words drift. A scene is written as a few sentences of the
+ * the prompt alone. A question is answered from whether each option's words are in the text shown
+ * (`fakeChoice`), so a summary that kept a scene's words recognizes the scene and one that lost them
+ * does not: memory declines with distance as an incremental summary's words are replaced. A scene is written as a few sentences of the
  * stretch's own content words, its names kept, its small words dropped: a paraphrase, not a copy.
  */
 
 /**
- * The least share of an option's content words that must be in the text shown for the fake to
- * recognize the scene: a majority of what it says. Below it, the overlap is what any two passages
- * of a book share (names, common verbs), not the scene remembered.
+ * How much of one sentence of a scene the text shown must hold for the fake to recognize the
+ * scene: nearly all its content words (nine in ten). A reader recognizes a scene by one event it
+ * remembers, told with the same people and things; the words any two passages of a book share by
+ * chance (its names, its common verbs) make up a sentence's words only now and then.
  */
-export const RECOGNIZED_SHARE = 0.5;
+export const HELD_SHARE = 0.9;
+/** Sentences of fewer content words say too little to be recognized by ("Oh."). */
+const TELLING_WORDS = 3;
 
 function between(prompt: string, open: string, close: string, from: 'first' | 'last'): string | null {
 	const at = from === 'first' ? prompt.indexOf(open) : prompt.lastIndexOf(open);
@@ -50,37 +53,37 @@ export function sceneStretch(prompt: string): { text: string; words: number } | 
 	return text === null || !words ? null : { text, words: Number(words[1]) };
 }
 
-/** The share of `option`'s distinct content words that `shown` holds (0 for an option without any). */
-export function recognizedShare(option: string, shown: ReadonlySet<string>): number {
-	const stems = new Set(contentStems(option));
-	if (stems.size === 0) return 0;
-	return [...stems].filter((s) => shown.has(s)).length / stems.size;
+/** How many sentences of `option` the text shown holds (`HELD_SHARE` of their content words or more). */
+export function heldSentences(option: string, shown: ReadonlySet<string>): number {
+	return splitSentences(option).filter((sentence) => {
+		const stems = [...new Set(contentStems(sentence))];
+		return (
+			stems.length >= TELLING_WORDS && stems.filter((s) => shown.has(s)).length >= HELD_SHARE * stems.length
+		);
+	}).length;
 }
 
-/** The fake reader's choice: the best-recognized option if it reaches `RECOGNIZED_SHARE`, else "None of the above". */
+/**
+ * The fake reader's choice: the option with the most sentences the text shown holds (the first of
+ * equals), or "None of the above" when it holds none of any option.
+ */
 export function fakeChoice(shown: string, options: readonly string[]): number {
 	const known = new Set(contentStems(shown));
-	let best = options.length;
-	let bestShare = RECOGNIZED_SHARE;
-	options.forEach((option, i) => {
-		const share = recognizedShare(option, known);
-		if (share >= bestShare && (best === options.length || share > bestShare)) {
-			best = i;
-			bestShare = share;
-		}
-	});
-	return best;
+	const held = options.map((option) => heldSentences(option, known));
+	const best = Math.max(0, ...held);
+	return best === 0 ? options.length : held.indexOf(best);
 }
 
 /** Words per sentence of a fake scene, about a written sentence's. */
 const SENTENCE_WORDS = 12;
 
 /**
- * A fake scene of `text` within `words` words: sentences spread evenly over the stretch, each cut
- * to its content words (capitals kept, so names stay names), at most `SENTENCE_WORDS` of them.
+ * Each sentence of `text` cut to its content words (capitals kept, so names stay names), at most
+ * `SENTENCE_WORDS` of them; sentences without any are left out. What a paraphrase keeps of a
+ * sentence, as far as word overlap can tell: who and what, without the book's wording.
  */
-export function fakeScene(text: string, words: number): string {
-	const sentences = splitSentences(text)
+export function contentSentences(text: string): string[][] {
+	return splitSentences(text)
 		.map((sentence) => {
 			const content = new Set(contentTokens(sentence));
 			const kept = (sentence.match(/[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu) ?? []).filter((w) =>
@@ -89,12 +92,42 @@ export function fakeScene(text: string, words: number): string {
 			return kept.slice(0, SENTENCE_WORDS);
 		})
 		.filter((kept) => kept.length > 0);
+}
+
+/**
+ * A fake scene of `text` within `words` words: the sentences of the stretch that say most of it
+ * (`salience`), in their order, each cut to its content words (capitals kept, so names stay names).
+ */
+export function fakeScene(text: string, words: number): string {
+	const sentences = contentSentences(text);
 	// Sentences of a few content words say who does what; a lone word ("Fortnight.") says nothing.
 	const telling = sentences.filter((kept) => kept.length >= 3);
 	const pool = telling.length > 0 ? telling : sentences;
 	const count = Math.min(pool.length, Math.max(1, Math.floor(words / SENTENCE_WORDS)));
-	const picked = Array.from({ length: count }, (_, i) => pool[Math.floor((i * pool.length) / count)]!);
-	return picked.map((kept) => `${kept.join(' ').replace(/^./u, (c) => c.toUpperCase())}.`).join(' ');
+	const counts = stemCounts([text]);
+	const picked = pool
+		.map((kept, i) => ({ kept, i, p: salience(kept.join(' '), counts) }))
+		.sort((a, b) => b.p - a.p || a.i - b.i)
+		.slice(0, count)
+		.sort((a, b) => a.i - b.i);
+	return picked.map(({ kept }) => `${kept.join(' ').replace(/^./u, (c) => c.toUpperCase())}.`).join(' ');
+}
+
+/** How often `texts` use each content word (by its stem). */
+export function stemCounts(texts: readonly string[]): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const stem of texts.flatMap((t) => contentStems(t))) counts.set(stem, (counts.get(stem) ?? 0) + 1);
+	return counts;
+}
+
+/**
+ * How much a sentence says of the text it comes from: the mean count, over its content words, of
+ * how often that text uses the word. Names and the events a passage turns on come back often, so a
+ * sentence naming them says more than one of passing words; a model's summary keeps those first.
+ */
+export function salience(sentence: string, counts: ReadonlyMap<string, number>): number {
+	const stems = contentStems(sentence);
+	return stems.length === 0 ? 0 : stems.reduce((n, s) => n + (counts.get(s) ?? 0), 0) / stems.length;
 }
 
 /** A well-formed answer to either memory prompt, or null for other prompts. */

@@ -1,0 +1,576 @@
+import { readdir } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { readBook, type LoadedBook } from '../book/read.ts';
+import { DEFAULTS } from '../config.ts';
+import type { MemoryQuestion, MemoryScene, NodeRef, Run } from '../domain.ts';
+import { answerMemory } from '../engine/memory-reader.ts';
+import { writeScenes } from '../engine/scene-writer.ts';
+import { badInput } from '../errors.ts';
+import type { AccountLimits } from '../llm/create.ts';
+import { callCost, loadPrices } from '../llm/prices.ts';
+import { characterNames, nameSubstitution, otherBookScene } from '../memory/names.ts';
+import { buildQuestions, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
+import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
+import { SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
+import { commandLine } from '../program.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import type { Templates } from '../summarize/templates.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
+import { readSessions } from '../store/list.ts';
+import { Session, type BookSessionData } from '../store/session.ts';
+import { activeVersion, findNode } from '../summarize/graph.ts';
+import { stepSummaries } from '../summarize/inc.ts';
+import type { Totals } from '../summarize/totals.ts';
+import { countTokens } from '../text/tokens.ts';
+import { modelClient, passModel, type PassModel } from './model-client.ts';
+
+/**
+ * `booook memory ID`: NarrativeXL's read-along questions asked of a run's summaries. A model that
+ * sees only a summary (never the book) is asked "In what you have read so far, was there a scene
+ * where ...", with true scenes of the book, scenes from parts not read yet (lookahead) and scenes
+ * of other books with their names replaced by this book's, and "None of the above".
+ */
+
+/** Questions asked of each summary, unless told: enough for an accuracy within about ±15 points. */
+export const MEMORY_QUESTIONS = 30;
+/** Running summaries of an incremental run asked about besides the final one, unless told. */
+export const MEMORY_STEPS = 4;
+/** Names of a book taken as its characters, for substituting other books' names (NarrativeXL A.2). */
+const NAMES = 20;
+const BOOK_EXTENSIONS = new Set(['.txt', '.epub']);
+
+export interface MemoryOptions {
+	id: string;
+	sessionsDir: string;
+	provider?: string;
+	model?: string;
+	baseUrl?: string;
+	concurrency?: number;
+	prices?: string;
+	account?: AccountLimits;
+	prompts?: string | null;
+	/** Questions per summary asked about. */
+	questions?: number;
+	/** Running summaries of an incremental run asked about besides the final one. */
+	steps?: number;
+	/** Words of the book per written scene; unset: a hierarchical run's level-0 summaries are its scenes. */
+	scenes?: number | null;
+	/** A folder of books whose scenes (written by the reader model) are other-book options. */
+	distractors?: string | null;
+	seed?: number;
+	/** Also ask each question with the book's own text of the scene shown: the questions' ceiling. */
+	ceiling?: boolean;
+	env?: NodeJS.ProcessEnv;
+}
+
+/** A summary asked about: the final one, or an incremental run's running summary after a step. */
+export interface MemoryTarget {
+	node: NodeRef;
+	step: number | null;
+	readChars: number;
+}
+
+/** Another book whose scenes can be wrong options: where they come from and the names to replace. */
+interface OtherBook {
+	title: string;
+	/** `<session>/` for another session's scenes; empty for a book of --distractors, written here. */
+	prefix: string;
+	scenes: readonly Pick<MemoryScene, 'id' | 'text'>[];
+	names: readonly string[];
+}
+
+/** The calls a probe would make, and what they would cost: `--plan`, and the first line of a probe. */
+export interface MemoryPlan {
+	targets: MemoryTarget[];
+	scenesToWrite: number;
+	questionsToAsk: number;
+	calls: number;
+	inputTokens: number;
+	outputTokens: number;
+	cost: number;
+	priced: boolean;
+}
+
+export interface MemoryProgress {
+	stage: 'scenes' | 'answers';
+	done: number;
+	total: number;
+}
+
+export interface MemoryProbeResult {
+	status: 'done' | 'cancelled' | 'failed';
+	scenes: number;
+	answered: number;
+	unreadable: number;
+	error: string | null;
+	calls: number;
+	cost: number;
+}
+
+/** A probe set up and its session open: `run` makes the calls; `close()` lets the session go. */
+export interface MemoryProbe {
+	reader: PassModel;
+	plan: MemoryPlan;
+	run(signal: AbortSignal, onProgress?: (p: MemoryProgress) => void): Promise<MemoryProbeResult>;
+	close(): Promise<void>;
+}
+
+/** The summaries of `run` to ask about: the final one and, for an incremental run, `steps` running summaries spread over it. */
+export function memoryTargets(run: Run, bookChars: number, steps: number): MemoryTarget[] {
+	const final: MemoryTarget = { node: run.root!, step: null, readChars: bookChars };
+	if (run.config.method !== 'inc' || steps === 0) return [final];
+	// The last step's running summary is the final summary (or what the clean step read).
+	const running = stepSummaries(run).slice(0, -1);
+	const picked = new Set<number>();
+	for (let i = 1; i <= steps && running.length > 0; i++)
+		picked.add(Math.min(running.length - 1, Math.round((i * running.length) / (steps + 1)) - 1));
+	const chosen = [...picked]
+		.filter((i) => i >= 0)
+		.sort((a, b) => a - b)
+		.map((i) => running[i]!);
+	return [...chosen.map((s) => ({ node: s.node, step: s.step, readChars: run.chunks[s.step]!.end })), final];
+}
+
+/** This book's scenes as the probe reads them: written ones when asked (or incremental), else level-0 summaries. */
+function writtenScenes(data: BookSessionData, opts: MemoryOptions): number | null {
+	return opts.scenes ?? (data.run.config.method === 'inc' ? SCENE_STRETCH_WORDS : null);
+}
+
+/** A hierarchical run's level-0 summaries as scenes: the stretch of the book each summarizes. */
+function levelZeroScenes(run: Run, title: string, firstId: number): MemoryScene[] {
+	const out: MemoryScene[] = [];
+	for (const node of run.nodes) {
+		const version = activeVersion(node);
+		if (node.kind !== 'summarize' || node.level !== 0 || !version || node.status !== 'done') continue;
+		const chunks = node.inputs.map((ref) => run.chunks[Number(ref.slice(1))]).filter((c) => c !== undefined);
+		if (chunks.length === 0) continue;
+		out.push({
+			id: `s${firstId + out.length}`,
+			book: title,
+			source: 'node',
+			node: node.id,
+			start: Math.min(...chunks.map((c) => c.start)),
+			end: Math.max(...chunks.map((c) => c.end)),
+			text: version.text,
+		});
+	}
+	return out;
+}
+
+/** The next free number of a list of `<letter><n>` ids. */
+function nextId(ids: readonly string[]): number {
+	return ids.reduce((max, id) => Math.max(max, Number(id.slice(1)) + 1 || 0), 0);
+}
+
+/** Other sessions' books in the sessions folder, with the scenes they hold (their own scenes, or a hierarchical run's level-0 summaries). */
+async function otherSessionBooks(dir: string, self: BookSessionData): Promise<OtherBook[]> {
+	const { sessions } = await readSessions(dir);
+	const out: OtherBook[] = [];
+	const seen = new Set([self.book.sha256]);
+	for (const data of sessions) {
+		if (data.kind !== 'book' || seen.has(data.book.sha256)) continue;
+		const own = (data.memoryScenes ?? []).filter((s) => s.book === data.book.title);
+		const scenes =
+			own.length > 0
+				? own
+				: data.run.config.method === 'hier'
+					? levelZeroScenes(data.run, data.book.title, 0)
+					: [];
+		if (scenes.length === 0) continue;
+		seen.add(data.book.sha256);
+		const { text } = await Session.snapshot(dir, data.id);
+		out.push({
+			title: data.book.title,
+			prefix: `${data.id}/`,
+			scenes,
+			names: characterNames(text, NAMES),
+		});
+	}
+	return out;
+}
+
+/** The books of a --distractors folder other than this one, read. */
+async function distractorBooks(dir: string, self: BookSessionData) {
+	let names: string[];
+	try {
+		names = (await readdir(dir)).filter((n) => BOOK_EXTENSIONS.has(extname(n).toLowerCase())).sort();
+	} catch (error) {
+		throw badInput(
+			`--distractors ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : 'cannot be read'}; give a folder of .txt or .epub books`,
+		);
+	}
+	const books = await Promise.all(names.map((n) => readBook(join(dir, n))));
+	const others = books.filter((b) => b.sha256 !== self.book.sha256);
+	if (others.length === 0)
+		throw badInput(
+			`--distractors ${dir}: no .txt or .epub book other than this session's; give a folder with other books`,
+		);
+	return others;
+}
+
+/**
+ * The stretches of a distractor book to write scenes of: evenly spread, as many as the questions can
+ * use (each question shows at most `choices` wrong options), so a long book costs no more calls.
+ */
+function distractorPieces(text: string, words: number, wanted: number) {
+	const pieces = scenePieces(text, words);
+	if (pieces.length <= wanted) return pieces;
+	return Array.from({ length: wanted }, (_, i) => pieces[Math.floor((i * pieces.length) / wanted)]!);
+}
+
+/** The question's text of the book for the ceiling check: the true scene's stretch, or (None) the last stretch read that no option shows. */
+export function ceilingText(question: MemoryQuestion, scenes: readonly MemoryScene[], book: string): string {
+	const truth = question.options.find((o) => o.kind === 'true');
+	const shown = new Set(question.options.map((o) => o.scene));
+	const scene = truth
+		? scenes.find((s) => s.id === truth.scene)
+		: scenes.filter((s) => s.end <= question.read.chars && !shown.has(s.id)).sort((a, b) => b.end - a.end)[0];
+	return scene ? book.slice(scene.start, scene.end) : '';
+}
+
+/** Tokens a written scene summary may take (a few sentences), and an answer ("Answer: 3"). */
+const SCENE_OUTPUT_TOKENS = 200;
+const ANSWER_OUTPUT_TOKENS = 10;
+
+/** Scenes to write of each --distractors book: as many wrong options as the questions can show. */
+function distractorWanted(count: number, targets: number, books: number): number {
+	return Math.ceil((count * targets * DEFAULT_CHOICES) / Math.max(1, books));
+}
+
+/** A probe checked and planned, before its session is locked or a call made. */
+interface ProbeSetUp {
+	reader: PassModel;
+	plan: MemoryPlan;
+	words: number | null;
+	count: number;
+	seed: number;
+	targets: MemoryTarget[];
+	others: OtherBook[];
+	distractors: LoadedBook[];
+	templates: Templates;
+}
+
+/**
+ * The probe of session `id`, checked and planned: every refusal (not a run, no final summary, no
+ * LLM, no key, no distractors) is made on a read-only copy, before the session is locked or a call made.
+ */
+async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv): Promise<ProbeSetUp> {
+	const count = opts.questions ?? MEMORY_QUESTIONS;
+	const seed = opts.seed ?? 1;
+	const { data: snapshot, text: book } = await Session.snapshot(opts.sessionsDir, opts.id);
+	if (snapshot.kind !== 'book')
+		throw badInput(
+			`session "${opts.id}" holds imported summaries without their book: memory questions are made from the book, so a run (${commandLine('run BOOK')})`,
+		);
+	if (!snapshot.run.root)
+		throw badInput(
+			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+		);
+	const reader = passModel(snapshot, opts, env, {
+		task: 'answering memory questions',
+		verb: 'answering',
+	});
+	const words = writtenScenes(snapshot, opts);
+	const others = await otherSessionBooks(opts.sessionsDir, snapshot);
+	const distractors = opts.distractors ? await distractorBooks(opts.distractors, snapshot) : [];
+	if (others.length === 0 && distractors.length === 0)
+		throw badInput(
+			`memory questions about the final summary need scenes of other books as wrong options, and the sessions folder has none: pass --distractors DIR (a folder of .txt or .epub books), or run a hierarchical summary of another book into ${opts.sessionsDir}`,
+		);
+	const templates = await loadTemplates(opts.prompts);
+	const targets = memoryTargets(snapshot.run, snapshot.book.chars, opts.steps ?? MEMORY_STEPS);
+	const plan = planOf(snapshot, book, targets, {
+		words,
+		count,
+		seed,
+		ceiling: opts.ceiling ?? false,
+		distractors,
+		reader,
+		templates: { scene: templates['memory-scene'], question: templates['memory-question'] },
+		prices: opts.prices,
+		env,
+	});
+	return { reader, plan, words, count, seed, targets, others, distractors, templates };
+}
+
+/** What a probe of session `id` would make, without locking it or making a call (`--plan`). */
+export async function planMemory(opts: MemoryOptions): Promise<{ reader: PassModel; plan: MemoryPlan }> {
+	const { reader, plan } = await setUp(opts, opts.env ?? process.env);
+	return { reader, plan };
+}
+
+/** The probe of session `id`, set up and its session open. */
+export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
+	const env = opts.env ?? process.env;
+	const { reader, plan, words, count, seed, targets, others, distractors, templates } = await setUp(
+		opts,
+		env,
+	);
+	const { provider, costOf } = modelClient({
+		...reader,
+		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
+		prices: opts.prices,
+		env,
+		...opts.account,
+	});
+	const session = await Session.open(opts.sessionsDir, opts.id);
+	const data = session.data as BookSessionData;
+	const book = await session.bookText();
+	const concurrency = opts.concurrency ?? DEFAULTS.concurrency;
+	const totals = { calls: 0, cost: 0 };
+	const add = (t: Totals) => {
+		totals.calls += t.calls;
+		totals.cost += t.cost;
+	};
+
+	const run = async (signal: AbortSignal, onProgress?: (p: MemoryProgress) => void) => {
+		const stopped = (status: 'cancelled' | 'failed', error: string | null) => ({
+			status,
+			scenes: 0,
+			answered: 0,
+			unreadable: 0,
+			error,
+			...totals,
+		});
+		// This book's scenes: written by the reader, or a hierarchical run's level-0 summaries pinned.
+		const title = data.book.title;
+		const ownScenes = () => (data.memoryScenes ?? []).filter((s) => s.book === title);
+		if (words !== null) {
+			const written = await writeScenes({
+				store: session,
+				provider,
+				templates,
+				book: { title, text: book },
+				pieces: scenePieces(book, words),
+				words: sceneWords(words),
+				concurrency,
+				costOf,
+				signal,
+				onProgress: (done, total) => onProgress?.({ stage: 'scenes', done, total }),
+			});
+			add(written.totals);
+			if (written.status !== 'done') return stopped(written.status, written.error);
+		} else if (!ownScenes().some((s) => s.source === 'node')) {
+			const first = nextId((data.memoryScenes ?? []).map((s) => s.id));
+			await session.append('memoryScenes', ...levelZeroScenes(data.run, title, first));
+		}
+		// Other books' scenes: those of the --distractors folder are written here, once.
+		const wanted = distractorWanted(count, targets.length, distractors.length);
+		for (const other of distractors) {
+			const written = await writeScenes({
+				store: session,
+				provider,
+				templates,
+				book: { title: other.title, text: other.text },
+				pieces: distractorPieces(other.text, words ?? SCENE_STRETCH_WORDS, wanted),
+				words: sceneWords(words ?? SCENE_STRETCH_WORDS),
+				concurrency,
+				costOf,
+				signal,
+				onProgress: (done, total) => onProgress?.({ stage: 'scenes', done, total }),
+			});
+			add(written.totals);
+			if (written.status !== 'done') return stopped(written.status, written.error);
+		}
+		const otherBooks = [
+			...others,
+			...distractors.map((b) => ({
+				title: b.title,
+				prefix: '',
+				scenes: (data.memoryScenes ?? []).filter((s) => s.book === b.title),
+				names: characterNames(b.text, NAMES),
+			})),
+		];
+		const questions = await questionsFor(session, data, targets, otherBooks, characterNames(book, NAMES), {
+			count,
+			seed,
+			scenesSource: words === null ? 'node' : 'written',
+		});
+		const scenes = ownScenes();
+		const passes: { shown: 'summary' | 'chunk'; shownFor: (q: MemoryQuestion) => string }[] = [
+			{ shown: 'summary', shownFor: (q) => activeVersion(findNode(data.run, q.target.node)!)?.text ?? '' },
+			...(opts.ceiling
+				? [{ shown: 'chunk' as const, shownFor: (q: MemoryQuestion) => ceilingText(q, scenes, book) }]
+				: []),
+		];
+		let answered = 0;
+		let unreadable = 0;
+		for (const pass of passes) {
+			const result = await answerMemory({
+				store: session,
+				provider,
+				templates,
+				questions,
+				shownFor: pass.shownFor,
+				shown: pass.shown,
+				concurrency,
+				costOf,
+				signal,
+				onProgress: (done, total) => onProgress?.({ stage: 'answers', done, total }),
+			});
+			add(result.totals);
+			answered += result.answered;
+			unreadable += result.unreadable;
+			if (result.status !== 'done') return { ...stopped(result.status, result.error), answered, unreadable };
+		}
+		return {
+			status: 'done' as const,
+			scenes: scenes.length,
+			answered,
+			unreadable,
+			error: null,
+			...totals,
+		};
+	};
+	return { reader, plan, run, close: () => session.close() };
+}
+
+/**
+ * The questions of each target with `seed`: those stored are kept (a resumed probe asks the same
+ * questions), the missing ones made and stored before any is asked.
+ */
+async function questionsFor(
+	session: Session,
+	data: BookSessionData,
+	targets: readonly MemoryTarget[],
+	otherBooks: readonly OtherBook[],
+	thisNames: readonly string[],
+	opts: { count: number; seed: number; scenesSource: MemoryScene['source'] },
+): Promise<MemoryQuestion[]> {
+	const others: OtherScene[] = otherBooks.flatMap((other) => {
+		const map = nameSubstitution(other.names, thisNames);
+		return other.scenes.flatMap((s) => {
+			const text = otherBookScene(s.text, other.names, thisNames, map);
+			return text === null ? [] : [{ scene: `${other.prefix}${s.id}`, book: other.title, text }];
+		});
+	});
+	const scenes = (data.memoryScenes ?? []).filter(
+		(s) => s.book === data.book.title && s.source === opts.scenesSource,
+	);
+	const out: MemoryQuestion[] = [];
+	for (const target of targets) {
+		const stored = (data.memoryQuestions ?? []).filter(
+			(q) => q.target.node === target.node && q.seed === opts.seed,
+		);
+		if (stored.length > 0) {
+			out.push(...stored);
+			continue;
+		}
+		const made = buildQuestions({
+			target,
+			scenes,
+			others,
+			chunks: data.run.chunks,
+			bookChars: data.book.chars,
+			count: opts.count,
+			seed: opts.seed,
+			firstId: nextId((data.memoryQuestions ?? []).map((q) => q.id)),
+		});
+		if (made.length > 0) await session.append('memoryQuestions', ...made);
+		out.push(...made);
+	}
+	return out;
+}
+
+/** What a probe would ask and write, and its cost, from what is stored and the texts at hand. */
+function planOf(
+	data: BookSessionData,
+	book: string,
+	targets: readonly MemoryTarget[],
+	opts: {
+		words: number | null;
+		count: number;
+		seed: number;
+		ceiling: boolean;
+		distractors: readonly { title: string; text: string }[];
+		reader: PassModel;
+		templates: { scene: string; question: string };
+		prices?: string;
+		env: NodeJS.ProcessEnv;
+	},
+): MemoryPlan {
+	const written = new Set((data.memoryScenes ?? []).map((s) => `${s.book}:${s.start}:${s.end}`));
+	let scenesToWrite = 0;
+	let inputTokens = 0;
+	const sceneTemplate = countTokens(opts.templates.scene);
+	const toWrite = (title: string, text: string, pieces: readonly { start: number; end: number }[]) => {
+		for (const p of pieces.filter((p) => !written.has(`${title}:${p.start}:${p.end}`))) {
+			scenesToWrite++;
+			inputTokens += sceneTemplate + countTokens(text.slice(p.start, p.end));
+		}
+	};
+	if (opts.words !== null) toWrite(data.book.title, book, scenePieces(book, opts.words));
+	const wanted = distractorWanted(opts.count, targets.length, opts.distractors.length);
+	for (const other of opts.distractors)
+		toWrite(other.title, other.text, distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted));
+
+	// An option is a scene summary: the stored ones' mean length, else the written scene's limit.
+	const stored = data.memoryScenes ?? [];
+	const optionTokens =
+		stored.length > 0
+			? stored.reduce((sum, s) => sum + countTokens(s.text), 0) / stored.length
+			: SCENE_OUTPUT_TOKENS;
+	const questionTemplate = countTokens(opts.templates.question) + DEFAULT_CHOICES * optionTokens;
+	const reader = `${opts.reader.provider}/${opts.reader.model}`;
+	let questionsToAsk = 0;
+	for (const target of targets) {
+		const questions = (data.memoryQuestions ?? []).filter(
+			(q) => q.target.node === target.node && q.seed === opts.seed,
+		);
+		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
+		const shownTokens = { summary, chunk: countTokens(book) / Math.max(1, data.run.chunks.length) };
+		for (const shown of opts.ceiling ? (['summary', 'chunk'] as const) : (['summary'] as const)) {
+			const answered = new Set(
+				(data.memoryAnswers ?? [])
+					.filter((a) => a.reader === reader && a.shown === shown)
+					.map((a) => a.question),
+			);
+			const asked = questions.length > 0 ? questions.filter((q) => !answered.has(q.id)).length : opts.count;
+			questionsToAsk += asked;
+			inputTokens += asked * (questionTemplate + shownTokens[shown]);
+		}
+	}
+	const outputTokens = scenesToWrite * SCENE_OUTPUT_TOKENS + questionsToAsk * ANSWER_OUTPUT_TOKENS;
+	const cost = callCost(
+		loadPrices(opts.prices, opts.env),
+		opts.reader.model,
+		{ input: Math.round(inputTokens), output: outputTokens, cached: 0 },
+		opts.reader.provider,
+	);
+	return {
+		targets: [...targets],
+		scenesToWrite,
+		questionsToAsk,
+		calls: scenesToWrite + questionsToAsk,
+		inputTokens: Math.round(inputTokens),
+		outputTokens,
+		cost: cost.cost,
+		priced: cost.known,
+	};
+}
+
+/** A session's memory results as stored, for `memory` and `report`. */
+export interface SessionMemory {
+	id: string;
+	title: string;
+	method: Run['config']['method'];
+	readers: ReaderResults[];
+}
+
+/** Session `id`'s memory results from its stored questions and answers (read-only). */
+export async function memoryOf(dir: string, id: string, opts: ResultsOptions = {}): Promise<SessionMemory> {
+	const { data } = await Session.snapshot(dir, id);
+	if (data.kind !== 'book')
+		throw badInput(`session "${id}" holds no run: memory probes are of a run's summaries`);
+	return sessionMemory(data, opts);
+}
+
+/** The memory results of a run's session (none when it was never probed). */
+export function sessionMemory(data: BookSessionData, opts: ResultsOptions = {}): SessionMemory {
+	return {
+		id: data.id,
+		title: data.book.title,
+		method: data.run.config.method,
+		readers: resultsByReader(data.memoryQuestions ?? [], data.memoryAnswers ?? [], opts),
+	};
+}

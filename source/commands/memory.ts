@@ -1,0 +1,207 @@
+import { Command, Option } from '@commander-js/extra-typings';
+import { DEFAULTS } from '../config.ts';
+import {
+	MEMORY_QUESTIONS,
+	MEMORY_STEPS,
+	memoryOf,
+	memoryProbe,
+	planMemory,
+	type MemoryOptions,
+	type MemoryPlan,
+	type MemoryProgress,
+} from '../app/memory.ts';
+import { forgettingOf } from '../app/forgetting.ts';
+import { SCENE_STRETCH_WORDS } from '../memory/scenes.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { commandLine } from '../program.ts';
+import { usd } from '../format/cost.ts';
+import { formatInt } from '../format/count.ts';
+import {
+	accountLimits,
+	integer,
+	integerFrom,
+	PRICES_HELP,
+	sessionsDirOption,
+	withRateLimitOptions,
+	type Exit,
+} from './flags.ts';
+import { cancelOnSignal } from './interrupt.ts';
+import { output, statusLine, type Stream } from './output.ts';
+import { PROGRESS_EVERY_MS } from './sentence-progress.ts';
+import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './memory-results.ts';
+
+export const spec = (exit: Exit) =>
+	withRateLimitOptions(new Command('memory'))
+		.description(
+			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along questions ("In what you have read so far, was there a scene where ..."), with true scenes, scenes not read yet, other books' scenes (names replaced by this book's) and "None of the above"; prints accuracy by how far back the scene lies, by question type, and a retention curve. Several ids: one table side by side (hierarchical against incremental). --forgetting draws, with no model call, which chunks an incremental run's running summary still cites at each step`,
+		)
+		.argument('<ids...>', `session ids of finished runs (see: ${commandLine('sessions')})`)
+		.addOption(
+			new Option(
+				'--provider <name>',
+				'the answering provider (default: the model the run used, else whichever API key is set)',
+			).choices(['openai', 'anthropic']),
+		)
+		.option('--model <name>', "the answering model (default: the run's, or gpt-4o-mini / claude-sonnet-4-6)")
+		.option(
+			'--base-url <url>',
+			"an OpenAI-compatible (or Anthropic) server (default: the run's, $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
+		)
+		.option(
+			'--questions <n>',
+			'questions asked of each summary',
+			integerFrom('--questions', 1),
+			MEMORY_QUESTIONS,
+		)
+		.option(
+			'--steps <n>',
+			'running summaries of an incremental run asked about besides the final one, spread over the run (0: the final only)',
+			integerFrom('--steps', 0),
+			MEMORY_STEPS,
+		)
+		.option(
+			'--scenes <words>',
+			`write scene summaries of about this many words of the book (incremental runs always do, at ${SCENE_STRETCH_WORDS}; default for a hierarchical run: its level-0 summaries are the scenes)`,
+			integerFrom('--scenes', 50),
+		)
+		.option(
+			'--distractors <dir>',
+			"a folder of .txt or .epub books whose scenes (written by the answering model) are other-book options; default: the other books' sessions in the sessions folder",
+		)
+		.option('--seed <n>', 'seed of the questions drawn and their order', integerFrom('--seed', 0), 1)
+		.option(
+			'--ceiling',
+			"also ask each question with the book's own text of the scene shown instead of the summary: the questions' ceiling",
+		)
+		.option('--plan', 'print the calls and estimated cost, and exit without a call')
+		.option(
+			'--forgetting',
+			"draw an incremental run's forgetting map (which chunks each step still cites); no model call",
+		)
+		.option('--json', 'print the results as JSON')
+		.option('--concurrency <n>', 'most calls at once', integer('--concurrency'), DEFAULTS.concurrency)
+		.option(
+			'--prompts <dir>',
+			'read the prompt templates (memory-question.txt, memory-scene.txt) from this folder (missing ones come from prompts/)',
+		)
+		.option('--prices <file>', PRICES_HELP)
+		.addOption(sessionsDirOption())
+		.action(async (ids, flags) => {
+			const sessionsDir = resolveSessionsDir(flags.sessionsDir);
+			exit(
+				await memoryCommand(ids, {
+					...flags,
+					scenes: flags.scenes ?? null,
+					distractors: flags.distractors ?? null,
+					sessionsDir,
+					account: accountLimits(flags),
+				}),
+			);
+		});
+
+type MemoryFlags = Omit<MemoryOptions, 'id'> & {
+	plan?: boolean;
+	forgetting?: boolean;
+	json?: boolean;
+	stdout?: Stream;
+	stderr?: Stream;
+};
+
+/**
+ * `booook memory ID...`: each session's probe set up (every refusal before a session is touched),
+ * then run until done, failed or interrupted (the answers so far are saved; the same command
+ * continues), then the results, one session after another and side by side.
+ */
+export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): Promise<number> {
+	const out = output(opts.stdout ?? process.stdout);
+	const err = opts.stderr ?? process.stderr;
+	if (opts.forgetting) {
+		for (const id of ids) {
+			const map = await forgettingOf({ id, sessionsDir: opts.sessionsDir });
+			if (opts.json) out.json(map);
+			else for (const line of forgettingLines(map, terminalWidth(opts.stdout))) out.line(line);
+		}
+		return 0;
+	}
+	if (opts.plan) {
+		for (const id of ids) {
+			const { reader, plan } = await planMemory({ ...opts, id });
+			if (opts.json) out.json({ session: id, reader: `${reader.provider}/${reader.model}`, ...plan });
+			else out.line(`${id}: ${planLine(plan)} with ${reader.provider}/${reader.model}`);
+		}
+		return 0;
+	}
+	const again = (id: string) => commandLine(`memory ${id}${sessionsDirArg(opts.sessionsDir)}`);
+	for (const id of ids) {
+		const probe = await memoryProbe({ ...opts, id });
+		try {
+			const say = output(err);
+			say.line(
+				`memory probes of ${id} with ${probe.reader.provider}/${probe.reader.model}: ${planLine(probe.plan)}`,
+			);
+			const abort = new AbortController();
+			const progress = progressLine(err);
+			const result = await cancelOnSignal(
+				() => abort.abort(),
+				() => probe.run(abort.signal, progress.tick),
+			);
+			progress.end();
+			const spent = `${formatInt(result.calls)} calls, ${usd(result.cost)}`;
+			if (result.status === 'cancelled') {
+				say.line(`interrupted (${spent}); what was answered is saved. Continue with: ${again(id)}`);
+				return 130;
+			}
+			if (result.status === 'failed') {
+				say.line(
+					`memory probes failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again(id)}`,
+				);
+				return 1;
+			}
+			say.line(
+				`${formatInt(result.answered)} answers (${spent})${result.unreadable > 0 ? `; ${result.unreadable} unreadable, counted wrong` : ''}`,
+			);
+		} finally {
+			await probe.close();
+		}
+	}
+	const found = await Promise.all(ids.map((id) => memoryOf(opts.sessionsDir, id, { seed: opts.seed ?? 1 })));
+	if (opts.json) {
+		out.json(found.map(memoryJson), 2);
+		return 0;
+	}
+	const width = terminalWidth(opts.stdout);
+	for (const one of found) for (const line of memoryLines(one, width)) out.line(line);
+	if (found.length > 1) for (const line of memoryTableLines(found)) out.line(line);
+	return 0;
+}
+
+function planLine(plan: MemoryPlan): string {
+	const targets = plan.targets.length === 1 ? 'the final summary' : `${plan.targets.length} summaries`;
+	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
+}
+
+/** The widest a printed chart may be: the terminal's width, or 100 columns when piped. */
+function terminalWidth(stream: Stream | undefined): number {
+	const s = stream ?? process.stdout;
+	return 'columns' in s && typeof s.columns === 'number' && s.columns > 0 ? s.columns : 100;
+}
+
+/** "scenes 12/40" and "answers 30/150", redrawn at most once a second, on stderr. */
+function progressLine(stream: Stream) {
+	const line = statusLine(stream);
+	let next = 0;
+	let drawn = false;
+	return {
+		tick: (p: MemoryProgress) => {
+			const now = performance.now();
+			if (now < next && p.done < p.total) return;
+			next = now + PROGRESS_EVERY_MS;
+			drawn = true;
+			line.draw(`${p.stage} ${formatInt(p.done)}/${formatInt(p.total)}`);
+		},
+		end: () => {
+			if (drawn) line.end();
+		},
+	};
+}
