@@ -8,6 +8,7 @@ import { Session } from '../store/session.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { chaptersOf } from '../text/chapters.ts';
 import { placedCoverage } from './evidence-session.ts';
+import { sessionMemory } from './memory.ts';
 
 /** `booook report`: a session's results as its data stands, or (a study file named) a study's. */
 
@@ -35,6 +36,8 @@ export async function sessionReport(dir: string, id: string, opts: { seed: numbe
 		data,
 		report,
 		missing: run && missingRoot(run),
+		// Memory probes (NarrativeXL) of a run's summaries, when any were answered.
+		memory: data.kind === 'book' && (data.memoryAnswers ?? []).length > 0 ? sessionMemory(data, opts) : null,
 		finalCoverage:
 			run &&
 			(() =>

@@ -68,6 +68,17 @@ export function memoryLines(one: SessionMemory, width: number): string[] {
 	return one.readers.flatMap((r) => [...readerLines(one, r, width), '']);
 }
 
+/** What `report` shows of the memory probes: each reader's accuracy, against chance, and the ceiling. */
+export function memorySummaryLines(one: SessionMemory): string[] {
+	return [
+		'memory probes (NarrativeXL read-along questions; details: booook memory)',
+		...one.readers.map(
+			(r) =>
+				`  ${r.reader}, ${r.shown === 'summary' ? 'shown the summaries' : "shown the book's text (ceiling)"}: ${rate(r.results.overall)} questions right; chance ${percent(r.results.chance)}`,
+		),
+	];
+}
+
 /** Several sessions side by side (hierarchical against incremental): the summaries' accuracy and the ceiling. */
 export function memoryTableLines(found: readonly SessionMemory[]): string[] {
 	const header = [

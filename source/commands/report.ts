@@ -6,6 +6,7 @@ import { output, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { coverageLines, finalCoverageJson } from './coverage-json.ts';
+import { memoryJson, memorySummaryLines } from './memory-results.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
 import { precisionJson } from '../score/precision.ts';
@@ -14,7 +15,7 @@ export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('report')
 			.description(
-				"results of a session: BooookScore from model and human annotations, the answers that could not be read, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book (judged: verdicts on annotations and on faithfulness), and for a run's session the coverage of its final summary",
+				"results of a session: BooookScore from model and human annotations, the answers that could not be read, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book (judged: verdicts on annotations and on faithfulness), and for a run's session the coverage of its final summary and its memory probes",
 			)
 			.argument(
 				'<id>',
@@ -24,7 +25,7 @@ export const spec = (exit: Exit) =>
 	)
 		.option(
 			'--json',
-			"print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books: { book: { sentences, model, human, judged, judged_annotations, judged_faithfulness, unreadable: [{ sentence, reason }] } }, faithfulness, ..., coverage (a run's sessions: see booook coverage --json) }; for a study file, what booook study --json prints",
+			"print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books: { book: { sentences, model, human, judged, judged_annotations, judged_faithfulness, unreadable: [{ sentence, reason }] } }, faithfulness, ..., coverage (a run's sessions: see booook coverage --json), memory (when probed: see booook memory --json) }; for a study file, what booook study --json prints",
 		)
 		.option('--csv', 'for a study file: its results table as CSV, as booook study --csv prints it')
 		.action(async (id, flags) => {
@@ -179,7 +180,7 @@ export async function reportCommand(
 			`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`,
 		);
 	const out = output(stdout);
-	const { data, report, missing, finalCoverage } = await sessionReport(dir, id, opts);
+	const { data, report, missing, finalCoverage, memory } = await sessionReport(dir, id, opts);
 	if (missing) {
 		output(opts.stderr ?? process.stderr).line(
 			`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such node (${missing.nodes}): its session.json was edited or damaged; this report leaves the final summary out${opts.json ? ' (coverage: null)' : ''}`,
@@ -188,7 +189,7 @@ export async function reportCommand(
 	if (opts.json) {
 		// A run's session: which parts of the book its final summary draws on (null before it has one).
 		const coverage = finalCoverage ? { coverage: finalCoverageJson(finalCoverage()) } : {};
-		out.json({ ...reportJson(report), ...coverage });
+		out.json({ ...reportJson(report), ...coverage, ...(memory ? { memory: memoryJson(memory) } : {}) });
 		return 0;
 	}
 	const title = data.kind === 'book' ? data.book.title : data.title;
@@ -197,6 +198,7 @@ export async function reportCommand(
 	const coverage = finalCoverage?.();
 	if (coverage)
 		lines.push('coverage of the final summary', ...coverageLines(coverage, columns - 2).map((l) => `  ${l}`));
+	if (memory) lines.push(...memorySummaryLines(memory));
 	out.line(lines.join('\n'));
 	return 0;
 }

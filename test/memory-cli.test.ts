@@ -1,0 +1,250 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { characterNames, namesIn } from '../source/memory/names.ts';
+import { Session, type BookSessionData } from '../source/store/session.ts';
+import { booook } from './support/cli.ts';
+import { digestReply } from './support/digest-reply.ts';
+import { startFakeApi, type FakeApi } from './support/fake-api.ts';
+import { memoryQuestion, memoryReply, sceneStretch } from './support/memory-reply.ts';
+import { tempDir } from './support/temp.ts';
+import { waitFor } from './support/wait.ts';
+
+const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
+const FRANKENSTEIN = `${BOOKS}frankenstein.txt`;
+const PRIDE = `${BOOKS}pride-and-prejudice.txt`;
+const ENV = { OPENAI_API_KEY: 'test-key' };
+
+/** The fake API answering as a model would: memory prompts by memory-reply.ts, summaries by paraphrase. */
+async function fakeModel(t: TestContext, hook?: (prompt: string) => Promise<void>): Promise<FakeApi> {
+	const api = await startFakeApi({
+		respond: async ({ prompt }) => {
+			await hook?.(prompt);
+			return memoryReply(prompt) ?? digestReply({ prompt }) ?? 'Nothing happens.';
+		},
+	});
+	t.after(() => api.close());
+	return api;
+}
+
+/** A run of `book` by gpt-4o-mini on the fake API, as session `id` in `dir`. */
+async function run(api: FakeApi, dir: string, book: string, method: 'hier' | 'inc', id: string) {
+	const made = await booook(
+		[
+			'run',
+			book,
+			...['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', api.openaiBaseUrl],
+			...['--method', method, '--headless', '--session', id, '--sessions-dir', dir],
+		],
+		{ env: ENV },
+	);
+	assert.equal(made.code, 0, made.stderr);
+}
+
+function memory(api: FakeApi, dir: string, ...args: string[]): string[] {
+	return ['memory', ...args, '--base-url', api.openaiBaseUrl, '--sessions-dir', dir];
+}
+
+async function bookData(dir: string, id: string): Promise<BookSessionData> {
+	return (await Session.snapshot(dir, id)).data as BookSessionData;
+}
+
+test('booook memory: a hierarchical and an incremental run of one book asked read-along questions; the incremental one forgets with distance, and both are shown side by side', async (t) => {
+	const dir = tempDir('memory-cli', t);
+	const api = await fakeModel(t);
+	await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
+	await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
+	// Another book's run in the same folder: its level-0 summaries are the other-book scenes.
+	await run(api, dir, PRIDE, 'hier', 'ph');
+	const before = api.requests.length;
+
+	const planned = await booook(memory(api, dir, 'fi', '--questions', '20', '--plan'), { env: ENV });
+	assert.equal(planned.code, 0, planned.stderr);
+	assert.match(
+		planned.stdout,
+		/^fi: 100 questions to ask of 5 summaries, \d+ scenes to write: \d+ calls, about [\d,]+ tokens in, \$/mu,
+	);
+	assert.equal(api.requests.length, before, '--plan makes no call');
+
+	const asked = await booook(memory(api, dir, 'fi', 'fh', '--questions', '20'), { env: ENV });
+	assert.equal(asked.code, 0, asked.stderr);
+	for (const heading of [
+		'Frankenstein (incremental, session fi): openai/gpt-4o-mini, shown the summary only',
+		'Frankenstein (hierarchical, session fh): openai/gpt-4o-mini, shown the summary only',
+		'how far back the true scene lies',
+		'retention curve',
+		'side by side',
+	])
+		assert.ok(asked.stdout.includes(heading), `${heading} in:\n${asked.stdout}`);
+	const curve = asked.stdout.split('\n').filter((l) => /^\s+(100|50|0)% [|+]/u.test(l));
+	assert.equal(curve.length, 6, 'two curves, each with its 100%, 50% and 0% rows');
+	const rows = asked.stdout
+		.split('\n')
+		.filter((l) => /^f[ih] +(inc|hier) +openai\/gpt-4o-mini +\d+ /u.test(l));
+	assert.equal(rows.length, 2, asked.stdout);
+
+	const fi = await bookData(dir, 'fi');
+	const fh = await bookData(dir, 'fh');
+	const prideNames = characterNames((await Session.snapshot(dir, 'ph')).text, 20);
+	const frankNames = characterNames((await Session.snapshot(dir, 'fi')).text, 20);
+	for (const data of [fi, fh]) {
+		const questions = data.memoryQuestions ?? [];
+		for (const q of questions) {
+			const truths = q.options.filter((o) => o.kind === 'true').length;
+			assert.equal(truths, q.answer === q.options.length ? 0 : 1, `${q.id}: one true answer or None`);
+			if (q.answer < q.options.length) assert.equal(q.options[q.answer]!.kind, 'true');
+			for (const o of q.options.filter((o) => o.kind === 'other-book')) {
+				assert.equal(o.book, 'Pride and Prejudice');
+				assert.deepEqual(
+					namesIn(
+						o.text,
+						prideNames.filter((n) => !frankNames.includes(n)),
+					),
+					[],
+					o.text,
+				);
+			}
+		}
+		const answers = (data.memoryAnswers ?? []).filter((a) => a.shown === 'summary');
+		assert.equal(answers.length, questions.length, 'every question answered once');
+		assert.ok(answers.every((a) => a.reader === 'openai/gpt-4o-mini' && a.choice !== null));
+	}
+	assert.equal(fh.memoryQuestions!.length, 20);
+	assert.ok(fh.memoryQuestions!.every((q) => q.target.step === null && q.type === 'other-book'));
+	assert.equal(
+		new Set(fi.memoryQuestions!.map((q) => q.target.node)).size,
+		5,
+		'four steps and the final summary',
+	);
+	assert.ok(fi.memoryQuestions!.some((q) => q.type === 'lookahead'));
+	// The incremental summary keeps what it read last: scenes read recently are recognized more often
+	// than scenes read long before (the fake recognizes a scene by a sentence the summary holds).
+	const accuracy = (data: BookSessionData, from: number, to: number) => {
+		const qs = data.memoryQuestions!.filter(
+			(q) => q.demand && q.demand.fraction >= from && q.demand.fraction < to,
+		);
+		const right = qs.filter((q) => data.memoryAnswers!.find((a) => a.question === q.id)!.correct);
+		return right.length / qs.length;
+	};
+	assert.ok(
+		accuracy(fi, 0, 0.4) > accuracy(fi, 0.6, 1.01),
+		`near ${accuracy(fi, 0, 0.4)}, far ${accuracy(fi, 0.6, 1.01)}`,
+	);
+
+	// Again: everything is answered, nothing is asked.
+	const requests = api.requests.length;
+	const again = await booook(memory(api, dir, 'fi', '--questions', '20', '--json'), { env: ENV });
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(api.requests.length, requests);
+	const json = JSON.parse(again.stdout) as {
+		session: string;
+		readers: { overall: { n: number }; bins: unknown[] }[];
+	}[];
+	assert.equal(json[0]!.session, 'fi');
+	assert.equal(json[0]!.readers[0]!.overall.n, 100);
+	assert.equal(json[0]!.readers[0]!.bins.length, 5);
+
+	const report = await booook(['report', 'fi', '--json', '--sessions-dir', dir]);
+	assert.equal(report.code, 0, report.stderr);
+	assert.equal(JSON.parse(report.stdout).memory.readers[0].overall.n, 100);
+});
+
+test('booook memory refuses in one line, changing nothing: no key, the extractive baseline, no other book, a hierarchical forgetting map', async (t) => {
+	const dir = tempDir('memory-refusals', t);
+	const made = await booook([
+		'run',
+		FRANKENSTEIN,
+		...[
+			'--provider',
+			'extractive',
+			'--method',
+			'hier',
+			'--headless',
+			'--session',
+			'fx',
+			'--sessions-dir',
+			dir,
+		],
+	]);
+	assert.equal(made.code, 0, made.stderr);
+	const before = JSON.stringify((await Session.snapshot(dir, 'fx')).data);
+	for (const [args, env, says] of [
+		[['fx'], {}, /^booook: answering memory questions needs an LLM: set OPENAI_API_KEY/u],
+		[
+			['fx', '--provider', 'openai'],
+			{},
+			/^booook: answering with openai\/gpt-4o-mini needs OPENAI_API_KEY: export it/u,
+		],
+		[
+			['fx', '--provider', 'openai'],
+			ENV,
+			/^booook: memory questions about the final summary need scenes of other books .*--distractors DIR/u,
+		],
+		[
+			['fx', '--forgetting'],
+			{},
+			/^booook: forgetting is drawn for incremental runs; session "fx" is hierarchical/u,
+		],
+		[['nope', '--provider', 'openai'], ENV, /^booook: .*nope/u],
+	] as const) {
+		const refused = await booook(['memory', ...args, '--sessions-dir', dir], { env: { ...env } });
+		assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
+		assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+		assert.match(refused.stderr.trim(), says);
+	}
+	assert.equal(JSON.stringify((await Session.snapshot(dir, 'fx')).data), before);
+});
+
+test('booook memory killed with SIGKILL while answering: run again, it finishes without asking any scene or question twice', async (t) => {
+	const prompts: string[] = [];
+	let kill: (() => void) | null = null;
+	let killAt = Number.POSITIVE_INFINITY;
+	const api = await fakeModel(t, async (prompt) => {
+		if (memoryQuestion(prompt) === null && sceneStretch(prompt) === null) return;
+		// One call at a time, so every answer before this request is logged: killed here, the process
+		// has made `killAt` memory calls and saved what it had of them.
+		if (prompts.length === killAt) {
+			killAt = Number.POSITIVE_INFINITY;
+			(await waitFor('the probe to start', () => kill))();
+			await new Promise<never>(() => {});
+		}
+		prompts.push(prompt);
+	});
+	const setUp = async (name: string) => {
+		const dir = tempDir(name, t);
+		await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
+		await run(api, dir, PRIDE, 'hier', 'ph');
+		return dir;
+	};
+	const args = (dir: string) =>
+		memory(api, dir, 'fi', '--questions', '6', '--steps', '1', '--concurrency', '1');
+	const reference = await setUp('memory-kill-ref');
+	const whole = await booook(args(reference), { env: ENV });
+	assert.equal(whole.code, 0, whole.stderr);
+	const all = prompts.splice(0);
+	const questions = all.filter((p) => memoryQuestion(p) !== null).length;
+	assert.equal(questions, 12);
+
+	const fresh = await setUp('memory-kill');
+	// Killed among the answers, after every scene and a few questions.
+	killAt = all.length - questions + 4;
+	const killed = await booook(args(fresh), {
+		env: ENV,
+		onStderr: (_out, stop) => (kill ??= () => stop('SIGKILL')),
+	});
+	assert.equal(killed.signal, 'SIGKILL');
+	const before = prompts.splice(0);
+	assert.equal(before.length, killAt);
+	const resumed = await booook(args(fresh), { env: ENV });
+	assert.equal(resumed.code, 0, resumed.stderr);
+	const seen = new Set(before);
+	assert.deepEqual(
+		prompts.filter((p) => seen.has(p)),
+		[],
+		'no prompt answered before the kill is asked again',
+	);
+	assert.equal(before.length + prompts.length, all.length, 'the two make the calls one probe makes');
+	const answers = (d: BookSessionData) =>
+		(d.memoryAnswers ?? []).map((a) => [a.question, a.choice, a.correct]).sort();
+	assert.deepEqual(answers(await bookData(fresh, 'fi')), answers(await bookData(reference, 'fi')));
+});
