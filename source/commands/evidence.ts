@@ -37,7 +37,7 @@ export function nodeArg(value: string): `n${number}` {
 export const spec = (exit: Exit) =>
 	withEmbeddingsOption(new Command('evidence'))
 		.description(
-			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25; offline, no model call)",
+			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25, offline, no model call; with --embeddings, reranked by a model's embeddings)",
 		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
