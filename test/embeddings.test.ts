@@ -40,6 +40,19 @@ test('the embedder sends texts over the batch limit in as many requests as it ta
 	assert.equal(api.requests[0]!.headers.authorization, 'Bearer k');
 });
 
+test('the embedder keeps a request under 100,000 tokens and cuts an input to the 8,191 a model reads', async (t) => {
+	const api = await startFakeApi();
+	t.after(() => api.close());
+	const embedder = createEmbedder({ baseUrl: api.openaiBaseUrl, env: { OPENAI_API_KEY: 'k' } });
+	// Each text is cut to 8,191 tokens: twelve fit in one request, the thirteenth starts another.
+	const long = 'river mill '.repeat(9000);
+	const made = await embedder.embed(Array.from({ length: 13 }, () => long));
+	assert.equal(made.vectors.length, 13);
+	const sizes = api.requests.map((r) => (r.body?.input as string[]).length);
+	assert.deepEqual(sizes, [12, 1]);
+	assert.ok(made.tokens <= 13 * 8191, `${made.tokens} tokens`);
+});
+
 test('an unknown embedding model is refused in one line that names it and the fix, without the key', async (t) => {
 	const api = await startFakeApi();
 	t.after(() => api.close());

@@ -20,10 +20,10 @@ export const DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
 export const BATCH_INPUTS = 256;
 
 /** Tokens per request: OpenAI takes about 300,000; a third of that leaves room for counting differences. */
-export const BATCH_TOKENS = 100_000;
+const BATCH_TOKENS = 100_000;
 
 /** The most tokens of one input OpenAI's embedding models read (8,192); longer is cut to it, not refused. */
-export const INPUT_TOKENS = 8191;
+const INPUT_TOKENS = 8191;
 
 /** Texts embedded: one vector each, in the order given, and what they cost. */
 export interface Embedded {
@@ -112,7 +112,7 @@ export function createEmbedder(opts: EmbedderOptions = {}): Embedder {
 						{ signal },
 					);
 				} catch (error) {
-					throw oneLine(toProviderError(error, failure));
+					throw asUserError(toProviderError(error, failure));
 				}
 				requests++;
 				if (response.data.length !== batch.length)
@@ -133,7 +133,7 @@ export function createEmbedder(opts: EmbedderOptions = {}): Embedder {
  * `texts` cut to what one input may hold, in requests of at most `inputs` texts and BATCH_TOKENS
  * tokens (a text is counted with the cl100k encoding OpenAI's embedding models use).
  */
-export function* batches(texts: readonly string[], inputs: number): Generator<string[]> {
+function* batches(texts: readonly string[], inputs: number): Generator<string[]> {
 	let batch: string[] = [];
 	let tokens = 0;
 	for (const text of texts) {
@@ -153,7 +153,7 @@ export function* batches(texts: readonly string[], inputs: number): Generator<st
 }
 
 /** A provider's failure as the command shows it: one line, exit 1 when trying later could help, else 2. */
-function oneLine(error: Error): Error {
+function asUserError(error: Error): Error {
 	if (!(error instanceof ProviderError)) return error;
 	return new UserError(error.message, error.retryable ? 1 : 2);
 }

@@ -1106,14 +1106,10 @@ function promptOf(api: Api, body: WireBody): string {
 }
 
 /** The embedding models the fake serves; any other is refused as OpenAI refuses a model it does not have. */
-export const FAKE_EMBEDDING_MODELS = [
-	'text-embedding-3-small',
-	'text-embedding-3-large',
-	'text-embedding-ada-002',
-];
+const FAKE_EMBEDDING_MODELS = ['text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002'];
 
 /** Dimensions of the fake's vectors. */
-export const FAKE_EMBEDDING_DIMENSIONS = 256;
+const FAKE_EMBEDDING_DIMENSIONS = 256;
 
 /**
  * A fake embedding, and honestly so: a hashed bag of the text's content stems (each stem adds 1 or -1
