@@ -42,14 +42,14 @@ export interface DenseEvidence extends DenseVectors {
 	spend(): EmbeddingSpend;
 }
 
-/**
- * Checks the request (provider, key, address, prices) before any call, so a refusal costs nothing;
- * returns the step that embeds (or reads back) the book's passages.
- */
-export function embeddingsFor(request: EmbeddingsRequest): {
+/** Embeddings checked and ready: `load` embeds (or reads back) a book's passages. */
+export interface Embeddings {
 	embedder: Embedder;
 	load(sessionDir: string, book: string, index: PassageIndex, signal?: AbortSignal): Promise<DenseEvidence>;
-} {
+}
+
+/** Checks the request (provider, key, address, prices) before any call, so a refusal costs nothing. */
+export function embeddingsFor(request: EmbeddingsRequest): Embeddings {
 	const embedder = createEmbedder({
 		provider: request.provider,
 		model: request.model,

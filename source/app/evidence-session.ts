@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { sessionsDirArg } from '../store/dirs.ts';
 import type { DenseVectors } from '../evidence/rerank.ts';
 import { eachSentenceSpan } from '../text/sentences.ts';
-import type { DenseEvidence, embeddingsFor } from './dense-evidence.ts';
+import type { DenseEvidence, Embeddings } from './dense-evidence.ts';
 import type { NodeRef, Run } from '../domain.ts';
 import { chapterCitations, type ChapterCitations } from '../evidence/book-place.ts';
 import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
@@ -132,7 +132,7 @@ export async function sentenceVectors(
 	dir: string,
 	id: string,
 	s: EvidenceSession,
-	embeddings: ReturnType<typeof embeddingsFor>,
+	embeddings: Embeddings,
 	wanted?: readonly number[],
 ): Promise<DenseEvidence> {
 	const dense = await embeddings.load(join(dir, id), s.book, s.index);
