@@ -15,16 +15,26 @@
  * A passage's chapter is the chapter (`chaptersOf`, read from the book's headings) holding its start.
  * Prints a table and writes it, dated and with the commit measured, to bench/results/<date>-evidence-<commit>.md.
  * Run: node --import tsx bench/evidence.ts [--no-write] [--sentences] (each sentence's labels and
- * first 3 passages' chapters, on stderr: to see which sentences a change wins or loses).
+ * first 3 passages' chapters, on stderr: to see which sentences a change wins or loses)
+ * [--embeddings [MODEL] [--base-url URL]]: also each book reranked by MODEL's embeddings
+ * (evidence/rerank.ts; default text-embedding-3-small, OPENAI_API_KEY), one more row per book, with
+ * the AUC of the dense support. It needs a real embedding model: the test suite's fake vectors are
+ * a hashed bag of stems and measure nothing. The book's vectors are kept under the system's temp
+ * folder (booook-bench-embeddings/), so a second run embeds only the sentences.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { readBook } from '../source/book/read.ts';
 import { DEFAULTS } from '../source/config.ts';
 import { TOP_PASSAGES } from '../source/evidence/evidence.ts';
 import type { Passage } from '../source/evidence/passages.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
+import { denseSupport, fusedRank, type DenseVectors } from '../source/evidence/rerank.ts';
+import { createEmbedder, DEFAULT_EMBEDDING_MODEL, type Embedder } from '../source/llm/embeddings.ts';
+import { passageVectors } from '../source/store/embeddings-cache.ts';
 import { DASH } from '../source/format/missing.ts';
 import { percent } from '../source/format/percent.ts';
 import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
@@ -43,6 +53,8 @@ const COVERED = 0.95;
 interface Retrieved {
 	passages: { start: number; score: number }[];
 	support: number | null;
+	/** The support by embeddings (rerank.ts), when reranked. */
+	dense: number | null;
 }
 
 type SupportOf = (sentence: string, passages: readonly Passage[], index: PassageIndex) => { support: number };
@@ -53,14 +65,39 @@ type SupportOf = (sentence: string, passages: readonly Passage[], index: Passage
  * summary that is an edit or an import traces to every chunk of the book, so this is what
  * `evidence` does for it: rank the whole book's passages for each sentence.
  */
-function retrieve(book: string, sentences: readonly string[], supportOf: SupportOf | null): Retrieved[] {
-	const index = new PassageIndex(book, chunkText(book, DEFAULTS.chunkSize, DEFAULTS.encoding));
+function retrieve(
+	index: PassageIndex,
+	sentences: readonly string[],
+	supportOf: SupportOf | null,
+	dense: DenseVectors | null,
+): Retrieved[] {
+	const rank = dense ? fusedRank(index, dense) : (text: string, top: number) => index.rank(text, top);
 	return sentences.map((text) => {
-		const hits = index.rank(text, DEPTH);
+		const hits = rank(text, DEPTH);
 		// The support the judge would see: that of the passages shown by default.
-		const support = supportOf ? supportOf(text, hits.slice(0, TOP_PASSAGES), index).support : null;
-		return { passages: hits.map((h) => ({ start: h.start, score: h.score })), support };
+		const shown = hits.slice(0, TOP_PASSAGES);
+		const support = supportOf ? supportOf(text, shown, index).support : null;
+		return {
+			passages: hits.map((h) => ({ start: h.start, score: h.score })),
+			support,
+			dense: dense && denseSupport(dense, text, shown),
+		};
 	});
+}
+
+/** The book's passages (kept in the temp folder) and the sentences embedded by `embedder`. */
+async function embedded(
+	name: string,
+	book: string,
+	index: PassageIndex,
+	sentences: readonly string[],
+	embedder: Embedder,
+): Promise<DenseVectors> {
+	const kept = join(tmpdir(), 'booook-bench-embeddings', name);
+	const { vectors } = await passageVectors(kept, book, index.passages, embedder);
+	const queries = await embedder.embed(sentences);
+	const byText = new Map(sentences.map((text, k) => [text, queries.vectors[k]!]));
+	return { passages: vectors, query: (text) => byText.get(text) };
 }
 
 /** RETRIEVE's support score (issue 27) when this checkout has it; n/a in the figures before. */
@@ -76,6 +113,7 @@ interface Measured {
 	chapters: string[];
 	top1Score: number;
 	support: number | null;
+	dense: number | null;
 }
 
 /** The chance that a positive scores above a negative (ties half): the area under the ROC curve. */
@@ -132,6 +170,7 @@ function row(name: string, measured: readonly Measured[]): string[] {
 		fraction(share(two, (m) => bothWithin(m, 3))),
 		area((m) => m.top1Score),
 		area((m) => m.support),
+		area((m) => m.dense),
 	];
 }
 
@@ -147,6 +186,7 @@ const HEADER = [
 	'two: both in top-3',
 	'AUC top-1 score',
 	'AUC support',
+	'AUC dense support',
 ];
 
 function table(rows: readonly string[][]): string {
@@ -159,35 +199,63 @@ const commit = git('rev-parse', '--short', 'HEAD');
 // Retrieval lives in source/: a change there not yet committed is not what the commit measured.
 const dirty = git('status', '--porcelain', '--', 'source').length > 0;
 
+const { values: flags, tokens } = parseArgs({
+	options: {
+		'no-write': { type: 'boolean' },
+		sentences: { type: 'boolean' },
+		embeddings: { type: 'boolean' },
+		'base-url': { type: 'string' },
+	},
+	allowPositionals: true,
+	tokens: true,
+});
+// `--embeddings [MODEL]`: the word after the flag, when it is not another flag, names the model.
+const flagAt = tokens.findIndex((t) => t.kind === 'option' && t.name === 'embeddings');
+const named = tokens[flagAt + 1];
+const embedder = flags.embeddings
+	? createEmbedder({
+			model: flagAt >= 0 && named?.kind === 'positional' ? named.value : DEFAULT_EMBEDDING_MODEL,
+			baseUrl: flags['base-url'],
+		})
+	: null;
+
 const supportOf = await loadSupport();
 const all: Measured[] = [];
+const reranked: Measured[] = [];
 const rows: string[][] = [];
 for (const labelled of readEvidenceSet()) {
 	const { text } = await readBook(join(BOOKS_DIR, labelled.book));
 	const chapters = chaptersOf(text);
-	const retrieved = retrieve(
-		text,
-		labelled.sentences.map((s) => s.text),
-		supportOf,
-	);
-	const measured = labelled.sentences.map((sentence, i): Measured => {
-		const { passages, support } = retrieved[i]!;
-		return {
-			sentence,
-			chapters: passages.map((p) => chapterAt(chapters, p.start)?.title ?? DASH),
-			top1Score: passages[0]?.score ?? 0,
-			support,
-		};
-	});
-	if (process.argv.includes('--sentences'))
+	const index = new PassageIndex(text, chunkText(text, DEFAULTS.chunkSize, DEFAULTS.encoding));
+	const sentences = labelled.sentences.map((s) => s.text);
+	const measure = (retrieved: readonly Retrieved[]) =>
+		labelled.sentences.map((sentence, i): Measured => {
+			const { passages, support, dense } = retrieved[i]!;
+			return {
+				sentence,
+				chapters: passages.map((p) => chapterAt(chapters, p.start)?.title ?? DASH),
+				top1Score: passages[0]?.score ?? 0,
+				support,
+				dense,
+			};
+		});
+	const measured = measure(retrieve(index, sentences, supportOf, null));
+	if (flags.sentences)
 		for (const m of measured)
 			process.stderr.write(
 				`${within(m, 3) ? '+' : '-'} [${m.sentence.kind}: ${m.sentence.chapters.join(' + ')}] ${m.sentence.text}\n    -> ${m.chapters.slice(0, 3).join(' | ')}\n`,
 			);
 	all.push(...measured);
 	rows.push(row(labelled.book, measured));
+	if (embedder) {
+		const dense = await embedded(labelled.book, text, index, sentences, embedder);
+		const byRerank = measure(retrieve(index, sentences, supportOf, dense));
+		reranked.push(...byRerank);
+		rows.push(row(`${labelled.book}, reranked`, byRerank));
+	}
 }
 rows.push(row('**all**', all));
+if (embedder) rows.push(row('**all, reranked**', reranked));
 
 const date = new Date().toISOString().slice(0, 10);
 const report = [
@@ -198,12 +266,15 @@ const report = [
 	`defaults, ${DEPTH} asked for). Right chapter among the first 1 / 3 / 10 passages (two-chapter sentences:`,
 	'either chapter counts, except in "both in top-3"); AUC of true against invented sentences.',
 	`Support: ${supportOf ? `the support score of the top ${TOP_PASSAGES} passages` : 'n/a (no source/evidence/support.ts in this checkout)'}.`,
+	embedder
+		? `Reranked rows: BM25's passages reordered by ${embedder.model}'s embeddings (${embedder.server}), evidence/rerank.ts; dense support of the top ${TOP_PASSAGES}.`
+		: 'No rerank measured (run with --embeddings [MODEL] and a key).',
 	'',
 	table(rows),
 	'',
 ].join('\n');
 process.stdout.write(report);
-if (!process.argv.includes('--no-write')) {
+if (!flags['no-write']) {
 	const file = join(ROOT, 'bench', 'results', `${date}-evidence-${commit}.md`);
 	writeFileSync(file, report);
 	process.stderr.write(`… written to ${file}\n`);

@@ -7,6 +7,7 @@ import { splitSentences } from '../source/text/sentences.ts';
 import { contentTokens } from '../source/text/textrank.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
+import { extractiveRun as extractiveSession } from './support/extractive-run.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
@@ -14,23 +15,8 @@ import { waitFor } from './support/wait.ts';
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
-/** A session "frank" in `dir`: the extractive baseline's run over Frankenstein (every sentence copied from the book). */
-async function extractiveRun(dir: string): Promise<void> {
-	const made = await booook([
-		'run',
-		FRANKENSTEIN,
-		'--provider',
-		'extractive',
-		'--chunk-size',
-		'4096',
-		'--headless',
-		'--session',
-		'frank',
-		'--sessions-dir',
-		dir,
-	]);
-	assert.equal(made.code, 0, made.stderr);
-}
+/** A session "frank" in `dir`: the extractive baseline's run over Frankenstein. */
+const extractiveRun = (dir: string) => extractiveSession(FRANKENSTEIN, dir, 'frank');
 
 /** `booook faithfulness frank` judged by gpt-4o-mini on the fake API, with sessions in `dir`. */
 function judging(baseUrl: string, dir: string, ...extra: string[]): string[] {

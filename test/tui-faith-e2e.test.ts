@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
-import { BIN, booook } from './support/cli.ts';
+import { BIN } from './support/cli.ts';
+import { extractiveRun } from './support/extractive-run.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
@@ -13,20 +14,7 @@ test(
 	{ skip: noTmux, timeout: 120_000 },
 	inTerminal(async () => {
 		const dir = tempDir('faith-e2e');
-		const made = await booook([
-			'run',
-			BOOK,
-			'--provider',
-			'extractive',
-			'--chunk-size',
-			'4096',
-			'--headless',
-			'--session',
-			'frank',
-			'--sessions-dir',
-			dir,
-		]);
-		assert.equal(made.code, 0, made.stderr);
+		await extractiveRun(BOOK, dir, 'frank');
 		const walk = shellLine([
 			'env',
 			'TERM=xterm-256color',

@@ -1,4 +1,8 @@
+import { join } from 'node:path';
 import { sessionsDirArg } from '../store/dirs.ts';
+import type { DenseVectors } from '../evidence/rerank.ts';
+import { eachSentenceSpan } from '../text/sentences.ts';
+import type { DenseEvidence, Embeddings } from './dense-evidence.ts';
 import type { NodeRef, Run } from '../domain.ts';
 import { chapterCitations, type ChapterCitations } from '../evidence/book-place.ts';
 import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
@@ -112,14 +116,43 @@ export function placedCoverage(
 	index: PassageIndex,
 	chapters: readonly Chapter[],
 	onSentence?: (done: number) => void,
+	dense?: DenseVectors,
 ): PlacedCoverage | null {
 	const starts: number[] = [];
 	let weak = 0;
-	const coverage = finalCoverage(run, book, index, undefined, (done, evidence) => {
-		const best = evidence.passages[0];
-		if (best) starts.push(best.start);
-		if (evidence.weak) weak++;
-		onSentence?.(done);
-	});
+	const coverage = finalCoverage(
+		run,
+		book,
+		index,
+		undefined,
+		(done, evidence) => {
+			const best = evidence.passages[0];
+			if (best) starts.push(best.start);
+			if (evidence.weak) weak++;
+			onSentence?.(done);
+		},
+		dense,
+	);
 	return coverage && { coverage, chapters: chapterCitations(chapters, starts), weak };
+}
+
+/**
+ * `--embeddings` for `evidence` and `coverage`: the vectors of the session's book's passages (read
+ * back from its folder when kept there) and of the node's sentences (only `wanted`, by index, when
+ * given), for rerank.ts.
+ */
+export async function sentenceVectors(
+	dir: string,
+	id: string,
+	s: EvidenceSession,
+	embeddings: Embeddings,
+	wanted?: readonly number[],
+): Promise<DenseEvidence> {
+	const dense = await embeddings.load(join(dir, id), s.book, s.index);
+	const text = activeVersion(findNode(s.data.run, s.node)!)!.text;
+	const sentences = [...eachSentenceSpan(text)]
+		.filter((_, k) => !wanted || wanted.includes(k))
+		.map((span) => text.slice(span.start, span.end));
+	await dense.add(sentences);
+	return dense;
 }

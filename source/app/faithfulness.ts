@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DEFAULTS } from '../config.ts';
 import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
@@ -6,11 +7,13 @@ import type { AccountLimits } from '../llm/create.ts';
 import { commandLine } from '../program.ts';
 import { nodeEvidence, rankedFor, tracerFor, type SentenceEvidence } from '../evidence/evidence.ts';
 import { PassageIndex } from '../evidence/rank.ts';
+import { fusedRank, type DenseVectors } from '../evidence/rerank.ts';
 import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
+import { embeddingsFor, type EmbeddingSpend } from './dense-evidence.ts';
 import { modelClient, passModel } from './model-client.ts';
 
 /**
@@ -30,6 +33,8 @@ export interface FaithfulnessOptions {
 	/** A folder of prompt templates overriding the shipped ones. */
 	prompts?: string | null;
 	prices?: string;
+	/** `--embeddings`: the model whose embeddings rerank each claim's passages (rerank.ts). */
+	embeddings?: string;
 	account?: AccountLimits;
 	env?: NodeJS.ProcessEnv;
 }
@@ -39,6 +44,8 @@ export interface FaithfulnessJudging {
 	judge: { provider: ProviderName; model: string };
 	run(signal: AbortSignal): Promise<FaithfulnessJudgeResult>;
 	close(): Promise<void>;
+	/** What `--embeddings` cost so far; null without it. */
+	embeddings: (() => EmbeddingSpend) | null;
 }
 
 /**
@@ -61,6 +68,15 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	if (!Number.isInteger(top) || top < 1)
 		throw badInput(`--top ${top}: use a whole number from 1 up (passages shown to the judge per claim)`);
 	const judge = passModel(snapshot, opts, env, { task: 'judging faithfulness', verb: 'judging' });
+	const embeddings = opts.embeddings
+		? embeddingsFor({
+				model: opts.embeddings,
+				baseUrl: opts.baseUrl,
+				provider: judge.provider,
+				prices: opts.prices,
+				env,
+			})
+		: null;
 	const templates = await loadTemplates(opts.prompts);
 	const { provider, costOf } = modelClient({
 		...judge,
@@ -75,15 +91,18 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 		await session.save();
 		const data = session.data as BookSessionData;
 		const book = await session.bookText();
-		const evidenceFor = claimEvidence(
-			data.run,
-			book,
-			new PassageIndex(book, data.run.chunks),
-			data.summaries,
-			top,
-		);
+		const index = new PassageIndex(book, data.run.chunks);
+		const dense = embeddings && (await embeddings.load(join(opts.sessionsDir, opts.id), book, index));
+		const find = claimEvidence(data.run, book, index, data.summaries, top, dense ?? undefined);
+		const evidenceFor = dense
+			? async (unit: { summary: string; sentence: number }, claim: string) => {
+					await dense.add([claim]);
+					return find(unit, claim);
+				}
+			: find;
 		return {
 			judge,
+			embeddings: dense && (() => dense.spend()),
 			run: (signal) =>
 				judgeFaithfulness({
 					store: session,
@@ -106,7 +125,8 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 /**
  * The passages for one claim of a summary sentence: the `top` passages ranked for the claim's own
  * words, among the chunks the sentence can come from by the run's tree (each summary traced once,
- * on first use). A summary that is no node of the run is searched over the whole book. Exported for
+ * on first use), reranked by `dense` when given (its claims' vectors embedded before each call). A
+ * summary that is no node of the run is searched over the whole book. Exported for
  * measuring retrieval through claims (bench/) as the judge sees it.
  */
 export function claimEvidence(
@@ -115,8 +135,10 @@ export function claimEvidence(
 	index: PassageIndex,
 	summaries: readonly Pick<ScoredSummary, 'id' | 'text' | 'node' | 'units'>[],
 	top: number,
+	dense?: DenseVectors,
 ): (unit: { summary: string; sentence: number }, claim: string) => ShownEvidence[] {
 	const tracer = tracerFor(run, index);
+	const rank = dense ? fusedRank(index, dense) : (text: string, n: number) => index.rank(text, n);
 	const traced = new Map<string, SentenceEvidence[]>();
 	const sourcesOf = (id: string): SentenceEvidence[] => {
 		let sources = traced.get(id);
@@ -138,7 +160,7 @@ export function claimEvidence(
 	};
 	return (unit, claim) => {
 		const source = sourcesOf(unit.summary)[unit.sentence];
-		const hits = source ? rankedFor(index, source, claim, top) : index.rank(claim, top);
+		const hits = source ? rankedFor(index, source, claim, top, dense && rank) : rank(claim, top);
 		return hits.map((hit) => shownHit(run, book, hit));
 	};
 }

@@ -5,13 +5,19 @@ import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { sentenceCount } from '../text/sentences.ts';
 import { evidenceSession, placedCoverage } from '../app/evidence-session.ts';
+import {
+	embedderOf,
+	embeddingsModel,
+	withEmbeddingsOption,
+	type EmbeddingsFlags,
+} from './embeddings-flag.ts';
 import { sentenceProgress } from './sentence-progress.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { coverageLines, finalCoverageJson, LABELS } from './coverage-json.ts';
 
 export const spec = (exit: Exit) =>
-	new Command('coverage')
+	withEmbeddingsOption(new Command('coverage'))
 		.description(
 			"which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited, the position bias and the chapters cited (each sentence cites the chunk and the chapter of its best evidence passage)",
 		)
@@ -23,6 +29,10 @@ export const spec = (exit: Exit) =>
 			integer('--width'),
 		)
 		.option(
+			'--base-url <url>',
+			'the OpenAI-compatible server of --embeddings (default: $OPENAI_BASE_URL, else OpenAI)',
+		)
+		.option(
 			'--json',
 			'print { chunks, sentences, citing, cited, share, mean_position, halves, slope, parts, citations, chapters: [{ index, title, start, end, sentences }], strip }',
 		)
@@ -31,6 +41,8 @@ export const spec = (exit: Exit) =>
 				await coverageCommand(resolveSessionsDir(flags.sessionsDir), id, {
 					width: flags.width,
 					json: !!flags.json,
+					embeddings: embeddingsModel(flags.embeddings),
+					baseUrl: flags.baseUrl,
 				}),
 			);
 		});
@@ -38,13 +50,20 @@ export const spec = (exit: Exit) =>
 export async function coverageCommand(
 	dir: string,
 	id: string,
-	opts: { width?: number; json: boolean; stdout?: Stream; stderr?: Stream },
+	opts: {
+		width?: number;
+		json: boolean;
+		stdout?: Stream;
+		stderr?: Stream;
+	} & EmbeddingsFlags,
 ): Promise<number> {
 	if (opts.width !== undefined && (opts.width < LABELS + 1 || opts.width > 1000))
 		throw badInput(`--width ${opts.width}: use a whole number from ${LABELS + 1} to 1000 (columns)`);
+	const embeddings = embedderOf(opts);
 	const stdout = opts.stdout ?? process.stdout;
 	const out = output(stdout);
 	const s = await evidenceSession(dir, id, undefined, 'coverage');
+	const dense = await embeddings?.vectors(dir, id, s, opts.stderr ?? process.stderr);
 	// A final summary of megabytes takes a while: its progress goes to stderr, and only the chunk
 	// each sentence cites is kept.
 	const progress = sentenceProgress(
@@ -52,7 +71,7 @@ export async function coverageCommand(
 		`coverage of node ${s.node}`,
 		sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text),
 	);
-	const c = placedCoverage(s.data.run, s.book, s.index, s.chapters, (done) => progress.tick(done))!;
+	const c = placedCoverage(s.data.run, s.book, s.index, s.chapters, (done) => progress.tick(done), dense)!;
 	progress.end();
 	const width =
 		opts.width ??

@@ -15,6 +15,12 @@ import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { chunkRanges, chunkRuns } from '../evidence/evidence.ts';
 import { bookPlace, placeText, type BookPlace } from '../evidence/book-place.ts';
 import { evidenceSession } from '../app/evidence-session.ts';
+import {
+	embedderOf,
+	embeddingsModel,
+	withEmbeddingsOption,
+	type EmbeddingsFlags,
+} from './embeddings-flag.ts';
 import { sentenceProgress, writer } from './sentence-progress.ts';
 import type { Stream } from './output.ts';
 import { commandLine } from '../program.ts';
@@ -29,9 +35,9 @@ export function nodeArg(value: string): `n${number}` {
 }
 
 export const spec = (exit: Exit) =>
-	new Command('evidence')
+	withEmbeddingsOption(new Command('evidence'))
 		.description(
-			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25; offline, no model call)",
+			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25, offline, no model call; with --embeddings, reranked by a model's embeddings)",
 		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
@@ -39,8 +45,12 @@ export const spec = (exit: Exit) =>
 		.option('--sentence <k>', 'only sentence K (1 is the first)', integer('--sentence'))
 		.option('--top <n>', `passages per sentence (1 to ${MAX_TOP})`, integer('--top'), TOP_PASSAGES)
 		.option(
+			'--base-url <url>',
+			'the OpenAI-compatible server of --embeddings (default: $OPENAI_BASE_URL, else OpenAI)',
+		)
+		.option(
 			'--json',
-			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }] }] }; a sentence's chunks and direct are runs [first, last] of chunk indices (from 0), a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length",
+			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }] }] }; a sentence's chunks and direct are runs [first, last] of chunk indices (from 0), a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length; with --embeddings also embeddings (the model, tokens, requests, cost), each sentence's denseSupport and each passage's similarity",
 		)
 		.action(async (id, flags) => {
 			exit(
@@ -49,6 +59,8 @@ export const spec = (exit: Exit) =>
 					sentence: flags.sentence,
 					top: flags.top,
 					json: !!flags.json,
+					embeddings: embeddingsModel(flags.embeddings),
+					baseUrl: flags.baseUrl,
 				}),
 			);
 		});
@@ -63,10 +75,11 @@ export async function evidenceCommand(
 		json: boolean;
 		stdout?: Stream;
 		stderr?: Stream;
-	},
+	} & EmbeddingsFlags,
 ): Promise<number> {
 	if (opts.top < 1 || opts.top > MAX_TOP)
 		throw badInput(`--top ${opts.top}: use a whole number from 1 to ${MAX_TOP} (passages per sentence)`);
+	const embeddings = embedderOf(opts);
 	const stdout = opts.stdout ?? process.stdout;
 	const s = await evidenceSession(dir, id, opts.node, 'evidence');
 	const run = s.data.run;
@@ -80,6 +93,7 @@ export async function evidenceCommand(
 	// streams out at once, in memory that does not grow with it, with its progress on stderr.
 	const write = writer(stdout);
 	const wanted = opts.sentence === undefined ? undefined : [opts.sentence - 1];
+	const dense = await embeddings?.vectors(dir, id, s, opts.stderr ?? process.stderr, wanted);
 	const progress = sentenceProgress(
 		opts.stderr ?? process.stderr,
 		`evidence of node ${s.node}`,
@@ -101,6 +115,7 @@ export async function evidenceCommand(
 				top: opts.top,
 				chunks: run.chunks.length,
 				chapters: s.chapters.length,
+				...(dense ? { embeddings: dense.spend() } : {}),
 			},
 			2,
 		);
@@ -111,7 +126,7 @@ export async function evidenceCommand(
 		);
 	}
 	let done = 0;
-	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted })) {
+	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted, dense })) {
 		if (opts.json) {
 			// Chunks as runs: a model-written sentence can come from every chunk, and a list of them
 			// for each sentence made the answer mostly chunk numbers.
@@ -121,6 +136,7 @@ export async function evidenceCommand(
 				direct: chunkRuns(e.direct),
 				aligned: chunkRuns(e.aligned),
 				support: Math.round(e.support * 1000) / 1000,
+				...(e.denseSupport === undefined ? {} : { denseSupport: Math.round(e.denseSupport * 1000) / 1000 }),
 				passages: e.passages.map((p) => {
 					const { chapter, position } = place(p);
 					return {
@@ -130,6 +146,7 @@ export async function evidenceCommand(
 						chapter,
 						position: Math.round(position * 10_000) / 10_000,
 						score: p.score,
+						...('similarity' in p ? { similarity: Math.round(Number(p.similarity) * 10_000) / 10_000 } : {}),
 						verbatim: p.verbatim,
 						text: passageText(p),
 					};
@@ -182,11 +199,14 @@ function sentenceLines(e: SentenceEvidence, d: Drawn): string[] {
 		e.aligned === e.chunks
 			? ''
 			: `; aligned to chunk${e.aligned.length === 1 ? '' : 's'} ${chunkRanges(e.aligned)}`;
-	lines.push(`   support ${e.support.toFixed(2)}${e.weak ? ', weakly supported' : ''}${aligned}`);
+	const byEmbeddings = e.denseSupport === undefined ? '' : `; by embeddings ${e.denseSupport.toFixed(2)}`;
+	lines.push(
+		`   support ${e.support.toFixed(2)}${e.weak ? ', weakly supported' : ''}${byEmbeddings}${aligned}`,
+	);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
 	e.passages.forEach((p, k) => {
 		lines.push(
-			`   [${k + 1}] ${placeText(d.place(p))} (${chunkPlace(p.chunk, d.chunks)}, characters ${p.start}-${p.end}), score ${p.score.toFixed(2)}${p.verbatim ? ', holds the sentence word for word' : ''}`,
+			`   [${k + 1}] ${placeText(d.place(p))} (${chunkPlace(p.chunk, d.chunks)}, characters ${p.start}-${p.end}), score ${p.score.toFixed(2)}${'similarity' in p ? `, similarity ${Number(p.similarity).toFixed(3)}` : ''}${p.verbatim ? ', holds the sentence word for word' : ''}`,
 		);
 		for (const l of wrapped(clean(d.passageText(p)), d.columns - 7)) lines.push(`       ${l}`);
 	});

@@ -17,9 +17,10 @@ import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
+import { embeddingsModel, spendLine, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit) =>
-	withRateLimitOptions(new Command('faithfulness'))
+	withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness')))
 		.description(
 			`a model marks each sentence of a run's final summary faithful, unfaithful or can't tell (LongEval's labels) FABLES' way: it splits the sentence into atomic claims and judges each against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); see the results with ${commandLine('report ID')}`,
 		)
@@ -52,6 +53,7 @@ export const spec = (exit: Exit) =>
 			exit(
 				await faithfulnessCommand({
 					...flags,
+					embeddings: embeddingsModel(flags.embeddings),
 					id,
 					sessionsDir: resolveSessionsDir(flags.sessionsDir),
 					account: accountLimits(flags),
@@ -77,6 +79,8 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions & { stderr?:
 			() => judging.run(abort.signal),
 		);
 		const cost = `${result.totals.calls} calls, ${usd(result.totals.cost)}`;
+		const spend = judging.embeddings?.();
+		if (spend) out.line(spendLine(spend));
 		if (result.status === 'cancelled') {
 			out.line(
 				`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,

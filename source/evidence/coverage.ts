@@ -1,6 +1,7 @@
 import type { Chunk, Run } from '../domain.ts';
 import { eachEvidence, type SentenceEvidence } from './evidence.ts';
 import type { PassageIndex } from './rank.ts';
+import type { DenseVectors } from './rerank.ts';
 
 /**
  * Which parts of the book a summary draws on. A sentence cites one chunk: the chunk of its best
@@ -104,6 +105,7 @@ function slopeOf(x: readonly number[], y: readonly number[]): number | null {
  * Coverage of the run's final summary (its root), or null before the run has one. Each sentence's
  * evidence is let go once its cited chunk is noted, so a summary of any length holds one number per
  * sentence; `onSentence` hears how many are done and the best passage of the last (to place it).
+ * With `dense`, each sentence's passages are reranked by embeddings (rerank.ts).
  */
 export function finalCoverage(
 	run: Run,
@@ -111,10 +113,11 @@ export function finalCoverage(
 	index: PassageIndex,
 	parts = 10,
 	onSentence?: (done: number, evidence: SentenceEvidence) => void,
+	dense?: DenseVectors,
 ): Coverage | null {
 	if (!run.root) return null;
 	const cited: (number | null)[] = [];
-	for (const s of eachEvidence(run, index, run.root, { top: 1 })) {
+	for (const s of eachEvidence(run, index, run.root, { top: 1, dense })) {
 		cited.push(s.passages[0]?.chunk ?? null);
 		onSentence?.(cited.length, s);
 	}

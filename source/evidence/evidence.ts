@@ -1,6 +1,7 @@
 import type { NodeRef, Run } from '../domain.ts';
 import { Tracer, type SentenceSource } from './provenance.ts';
 import type { Hit, PassageIndex } from './rank.ts';
+import { denseSupport, fusedRank, type DenseVectors, type Rank } from './rerank.ts';
 import { supportOf, type Support } from './support.ts';
 
 /** Passages shown per sentence unless told. */
@@ -13,6 +14,8 @@ export interface SentenceEvidence extends SentenceSource, Support {
 	 * when no passage of its chunks shares a word with it.
 	 */
 	passages: Hit[];
+	/** Support by the embeddings (rerank.ts `denseSupport`), when they were asked for and the sentence has a vector. */
+	denseSupport?: number;
 }
 
 export interface EvidenceOptions {
@@ -29,6 +32,8 @@ export interface EvidenceOptions {
 	 * counts it (`units`), so its sentence numbers are the ones its verdicts name.
 	 */
 	lineBreaks?: boolean;
+	/** Rerank BM25's passages by these embeddings (rerank.ts); absent: BM25 alone, offline. */
+	dense?: DenseVectors;
 }
 
 /**
@@ -58,9 +63,16 @@ export function* eachEvidence(
 	const top = opts.top ?? TOP_PASSAGES;
 	const tracer = opts.tracer ?? tracerFor(run, index);
 	const wanted = opts.sentences ? new Set(opts.sentences) : undefined;
+	const rank = opts.dense && fusedRank(index, opts.dense);
 	for (const s of tracer.eachSource(node, opts.text, wanted, { lineBreaks: opts.lineBreaks })) {
-		const passages = rankedFor(index, s, s.text, top);
-		yield { ...s, passages, ...supportOf(s.text, passages, index) };
+		const passages = rankedFor(index, s, s.text, top, rank);
+		const dense = opts.dense && denseSupport(opts.dense, s.text, passages);
+		yield {
+			...s,
+			passages,
+			...supportOf(s.text, passages, index),
+			...(typeof dense === 'number' ? { denseSupport: dense } : {}),
+		};
 	}
 }
 
@@ -68,12 +80,18 @@ export function* eachEvidence(
  * The best `top` passages for `text` (the sentence, or a claim of it) among the sentence's chunks:
  * those of its aligned chunks first, then the rest's to make up `top`. A passage that holds the text
  * word for word is its place whatever the alignment says (a copied line such as "Who is there?" can
- * align to another scene's sentence).
+ * align to another scene's sentence). `rank` is BM25's unless told (a rerank by embeddings, rerank.ts).
  */
-export function rankedFor(index: PassageIndex, s: SentenceSource, text: string, top: number): Hit[] {
-	const wide = index.rank(text, top, { chunks: s.chunks, direct: s.direct });
+export function rankedFor(
+	index: PassageIndex,
+	s: SentenceSource,
+	text: string,
+	top: number,
+	rank: Rank = (query, n, opts) => index.rank(query, n, opts),
+): Hit[] {
+	const wide = rank(text, top, { chunks: s.chunks, direct: s.direct });
 	if (s.aligned === s.chunks || wide[0]?.verbatim) return wide;
-	const passages = index.rank(text, top, { chunks: s.aligned, direct: s.direct });
+	const passages = rank(text, top, { chunks: s.aligned, direct: s.direct });
 	const have = new Set(passages.map((p) => p.index));
 	for (const p of wide) if (passages.length < top && !have.has(p.index)) passages.push(p);
 	return passages;

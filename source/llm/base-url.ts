@@ -2,6 +2,9 @@ import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { ProviderError } from './provider.ts';
 
+/** OpenAI's own API (the SDK's default, named so that no environment variable of the SDK's picks another). */
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
 /**
  * A server address from `--base-url` or a *_BASE_URL variable, checked before a session is created
  * or a call is made: an http:// or https:// URL. A user name or password in it is refused rather

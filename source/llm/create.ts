@@ -185,7 +185,7 @@ export function createBatchApi(opts: {
 }
 
 /** `--base-url`, else the vendor's *_BASE_URL variable, checked; null for the vendor's own API. */
-function baseUrl(
+export function baseUrl(
 	flag: string | null | undefined,
 	env: NodeJS.ProcessEnv,
 	vendor: 'OPENAI' | 'ANTHROPIC',
@@ -202,7 +202,7 @@ const NO_KEY = 'no-key';
  * The key in `name`. A server of one's own (vLLM, llama.cpp, Ollama) usually takes no key, so with a
  * base URL that is not the vendor's API a missing key is no error: the server says if it wants one.
  */
-function requireKey(
+export function requireKey(
 	env: NodeJS.ProcessEnv,
 	name: string,
 	provider: string,

@@ -9,8 +9,9 @@ import {
 	type AttemptOptions,
 	type SdkProviderOptions,
 } from './sdk-client.ts';
+import { OPENAI_DEFAULT_BASE_URL } from './base-url.ts';
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+export { OPENAI_DEFAULT_BASE_URL };
 
 /**
  * How `model` is sampled. The reasoning models (the o-series, and GPT-5 before 5.1 but for its chat

@@ -53,6 +53,8 @@ export const BUILTIN_PRICES: PriceTable = {
 	'claude-opus-4-5': { input: 5, cachedInput: 0.5, output: 25 },
 	'claude-opus-4-6': { input: 5, cachedInput: 0.5, output: 25 },
 	'claude-haiku-4-5': { input: 1, cachedInput: 0.1, output: 5 },
+	// Embeddings (`--embeddings`): input only.
+	'text-embedding-3-small': { input: 0.02, cachedInput: 0.02, output: 0 },
 	// The extractive baseline's model name: it runs locally.
 	textrank: FREE,
 };

@@ -34,13 +34,13 @@ export async function readIfThere(file: string): Promise<string | null> {
 }
 
 /**
- * Replaces `file` with `text` whole: the text goes to a temporary file that is renamed over the old
+ * Replaces `file` with `text` (or bytes) whole: the text goes to a temporary file that is renamed over the old
  * one, so a reader sees the old content or the new, never a mix. The temporary file is flushed to
  * the disk before the rename and the folder after it: otherwise a power cut soon after could leave
  * the new name pointing at a file whose content never reached the disk (an empty session.json). A
  * write that fails removes its temporary file, and the old file stays as it was.
  */
-export async function replaceFile(file: string, text: string): Promise<void> {
+export async function replaceFile(file: string, text: string | Uint8Array): Promise<void> {
 	const temp = tempFileOf(file);
 	try {
 		await stateFs.writeFile(temp, text, 'utf8');

@@ -11,6 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LABELS } from '../../source/score/labels.ts';
+import { contentStems } from '../../source/text/stems.ts';
 import { countTokens, encode, truncateToTokens } from '../../source/text/tokens.ts';
 import {
 	type Answer,
@@ -351,6 +352,26 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			const limited = limiter.limits !== null || api.rateLimited > 0 ? { rateLimited: api.rateLimited } : {};
 			const charged = limiter.limits !== null ? { charged: limiter.charged } : {};
 			json(res, 200, { requests: requests.length, ...api.totals, ...limited, ...charged });
+			return;
+		}
+		if (req.method === 'POST' && path === '/v1/embeddings') {
+			const body = parseJson(raw);
+			const recorded: RecordedRequest = {
+				api: 'openai',
+				method: req.method,
+				path,
+				headers: req.headers,
+				body,
+				prompt: Array.isArray(body?.input) ? body.input.join('\n') : String(body?.input ?? ''),
+				fault: null,
+				arrived: ++clock,
+				started: null,
+				ended,
+			};
+			requests.push(recorded);
+			const answer = embeddingsAnswer(body);
+			if (answer.status === 200) recorded.started = ++clock;
+			json(res, answer.status, answer.body, answer.headers);
 			return;
 		}
 		if (!which || req.method !== 'POST') {
@@ -1083,6 +1104,63 @@ function promptOf(api: Api, body: WireBody): string {
 	const parts = messages.map((m) => text((m as { content?: unknown } | null)?.content));
 	if (api === 'anthropic' && body.system) parts.unshift(text(body.system));
 	return parts.join('\n');
+}
+
+/** The embedding models the fake serves; any other is refused as OpenAI refuses a model it does not have. */
+const FAKE_EMBEDDING_MODELS = ['text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002'];
+
+/** Dimensions of the fake's vectors. */
+const FAKE_EMBEDDING_DIMENSIONS = 256;
+
+/**
+ * A fake embedding, and honestly so: a hashed bag of the text's content stems (each stem adds 1 or -1
+ * at a place its hash picks), normalized. Texts that share words are alike and nothing else is: it
+ * knows no synonym and no paraphrase, so a rerank by it measures nothing about a real model's.
+ */
+export function fakeEmbedding(text: string): Float32Array {
+	const vector = new Float32Array(FAKE_EMBEDDING_DIMENSIONS);
+	for (const term of contentStems(text)) {
+		const digest = createHash('sha256').update(term).digest();
+		vector[digest.readUInt32LE(0) % FAKE_EMBEDDING_DIMENSIONS]! += digest[4]! % 2 === 0 ? 1 : -1;
+	}
+	const norm = Math.hypot(...vector);
+	return norm === 0 ? vector : vector.map((x) => x / norm);
+}
+
+/** POST /v1/embeddings in OpenAI's wire format: `data[].embedding` (floats or base64), `usage.prompt_tokens`. */
+function embeddingsAnswer(body: Record<string, unknown> | null): Answer {
+	const model = typeof body?.model === 'string' ? body.model : '';
+	const input = body?.input;
+	const texts = typeof input === 'string' ? [input] : input;
+	if (
+		!Array.isArray(texts) ||
+		texts.length === 0 ||
+		texts.length > 2048 ||
+		!texts.every((x) => typeof x === 'string' && x !== '')
+	)
+		return {
+			status: 400,
+			body: {
+				error: { message: "'$.input' is invalid.", type: 'invalid_request_error', param: null, code: null },
+			},
+			headers: {},
+		};
+	if (!FAKE_EMBEDDING_MODELS.includes(model)) return unknownModelAnswer('openai', model);
+	const base64 = body?.encoding_format === 'base64';
+	const data = (texts as string[]).map((text, index) => {
+		const vector = fakeEmbedding(text);
+		return {
+			object: 'embedding',
+			index,
+			embedding: base64 ? Buffer.from(vector.buffer).toString('base64') : [...vector],
+		};
+	});
+	const tokens = (texts as string[]).reduce((sum, text) => sum + countTokens(text), 0);
+	return {
+		status: 200,
+		body: { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } },
+		headers: {},
+	};
 }
 
 function bearer(headers: IncomingHttpHeaders): string {
