@@ -1,5 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { characterNames, namesIn } from '../source/memory/names.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
@@ -250,4 +251,45 @@ test('booook memory killed with SIGKILL while answering: run again, it finishes 
 	const answers = (d: BookSessionData) =>
 		(d.memoryAnswers ?? []).map((a) => [a.question, a.choice, a.correct]).sort();
 	assert.deepEqual(answers(await bookData(fresh, 'fi')), answers(await bookData(reference, 'fi')));
+});
+
+test('a study with "memory" probes every finished cell with its scorer and shows a memory column beside BooookScore; --plan prices the probes', async (t) => {
+	const dir = tempDir('memory-study', t);
+	const api = await fakeModel(t);
+	const file = `${dir}/study.json`;
+	writeFileSync(
+		file,
+		JSON.stringify({
+			name: 'mem',
+			books: [FRANKENSTEIN, PRIDE],
+			methods: ['hier', 'inc'],
+			providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }],
+			chunkSizes: [2048],
+			memory: { questions: 5, steps: 1 },
+		}),
+	);
+	const sessions = `${dir}/sessions`;
+	const planned = await booook(['study', file, '--plan', '--sessions-dir', sessions], { env: ENV });
+	assert.equal(planned.code, 0, planned.stderr);
+	assert.match(planned.stdout, /; then memory probes: ~\d+ calls, estimated \$\d/u);
+	assert.equal(api.requests.length, 0);
+
+	const ran = await booook(['study', file, '--headless', '--sessions-dir', sessions], { env: ENV });
+	assert.equal(ran.code, 0, ran.stderr);
+	const probed = ran.stderr
+		.split('\n')
+		.filter((l) => /: memory probes: \d+ answers by openai\/gpt-4o-mini/u.test(l));
+	assert.equal(probed.length, 4, ran.stderr);
+	const header = ran.stdout.split('\n')[0]!;
+	assert.match(header, /BooookScore \(95% CI\) +memory \(95% CI\)$/u);
+	const rows = ran.stdout.split('\n').filter((l) => /^(hier|inc) /u.test(l));
+	assert.equal(rows.length, 2);
+	for (const row of rows) assert.match(row, /\d+\.\d \[\d+\.\d, \d+\.\d\]$/u, row);
+
+	const table = await booook(['report', file, '--csv', '--sessions-dir', sessions]);
+	assert.equal(table.code, 0, table.stderr);
+	const [head, ...lines] = table.stdout.trim().split('\r\n');
+	const columns = head!.split(',');
+	assert.ok(columns.includes('memory') && columns.includes('memory_ci_low'), head);
+	for (const line of lines) assert.notEqual(line.split(',')[columns.indexOf('memory')], '', line);
 });

@@ -231,6 +231,9 @@ export function ceilingText(question: MemoryQuestion, scenes: readonly MemorySce
 /** Tokens a written scene summary may take (a few sentences), and an answer ("Answer: 3"). */
 const SCENE_OUTPUT_TOKENS = 200;
 const ANSWER_OUTPUT_TOKENS = 10;
+/** The shipped question and scene templates' own tokens, for estimates made without loading them. */
+const QUESTION_TEMPLATE_TOKENS = 200;
+const SCENE_TEMPLATE_TOKENS = 100;
 
 /** Scenes to write of each --distractors book: as many wrong options as the questions can show. */
 function distractorWanted(count: number, targets: number, books: number): number {
@@ -572,5 +575,31 @@ export function sessionMemory(data: BookSessionData, opts: ResultsOptions = {}):
 		title: data.book.title,
 		method: data.run.config.method,
 		readers: resultsByReader(data.memoryQuestions ?? [], data.memoryAnswers ?? [], opts),
+	};
+}
+
+/**
+ * What a run's memory probes would cost before the run exists (a study's plan): questions of the
+ * final summary and of `steps` running summaries (incremental), each showing a summary of at most
+ * `maxSummary` tokens and five scene options, and the scenes an incremental run writes.
+ */
+export function probeEstimate(opts: {
+	method: Run['config']['method'];
+	chunks: number;
+	bookTokens: number;
+	maxSummary: number;
+	questions?: number;
+	steps?: number;
+}): { calls: number; input: number; output: number } {
+	const targets = opts.method === 'inc' ? Math.min(opts.steps ?? MEMORY_STEPS, opts.chunks - 1) + 1 : 1;
+	const questions = targets * (opts.questions ?? MEMORY_QUESTIONS);
+	// About 0.75 words a token: a stretch of SCENE_STRETCH_WORDS words is some 670 tokens.
+	const stretchTokens = Math.round(SCENE_STRETCH_WORDS / 0.75);
+	const scenes = opts.method === 'inc' ? Math.ceil(opts.bookTokens / stretchTokens) : 0;
+	const question = QUESTION_TEMPLATE_TOKENS + opts.maxSummary + DEFAULT_CHOICES * SCENE_OUTPUT_TOKENS;
+	return {
+		calls: questions + scenes,
+		input: questions * question + scenes * (SCENE_TEMPLATE_TOKENS + stretchTokens),
+		output: questions * ANSWER_OUTPUT_TOKENS + scenes * SCENE_OUTPUT_TOKENS,
 	};
 }

@@ -6,7 +6,7 @@ import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create
 import { storedSessionScore } from '../score/session-score.ts';
 import { scoringTotals } from '../store/calls.ts';
 import { folderState } from '../store/leftover.ts';
-import { Session } from '../store/session.ts';
+import { Session, type BookSessionData } from '../store/session.ts';
 import { cellErrorTypes } from '../study/error-types.ts';
 import {
 	pairedDifferences,
@@ -16,9 +16,14 @@ import {
 	type CellOutcome,
 } from '../study/results.ts';
 import { scorerOf, type Scorer } from '../study/scorer.ts';
+import { UserError } from '../errors.ts';
+import { usd } from '../format/cost.ts';
+import { DASH } from '../format/missing.ts';
+import { percent } from '../format/percent.ts';
 import { statedLimits, studyError, type StudySpec } from '../study/spec.ts';
 import { finalWords, runFinished } from '../summarize/graph.ts';
 import { totalsOf } from '../summarize/totals.ts';
+import { memoryProbe, sessionMemory, type MemoryProbe } from './memory.ts';
 import { makeEngine, prepare } from './run.ts';
 import { bookScoring } from './score.ts';
 import type { PlannedCell, StudyPlan } from './study-plan.ts';
@@ -85,13 +90,13 @@ export function checkScorers(plan: StudyPlan, env: NodeJS.ProcessEnv): Map<strin
 		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
 		if (scorer.provider === 'extractive') {
 			throw where(
-				'"score": true needs an LLM to annotate the summaries: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }',
+				`${plan.spec.score ? '"score": true needs an LLM to annotate the summaries' : '"memory": true needs an LLM to answer the questions'}: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }`,
 			);
 		}
 		const key = keyVariable(scorer.provider);
 		if (!env[key]?.trim())
 			throw where(
-				`scoring cell ${cell.key} with ${scorer.provider}/${scorer.model} needs ${key}: export it, or name another model with "scorer"`,
+				`${plan.spec.score ? 'scoring' : 'probing the memory of'} cell ${cell.key} with ${scorer.provider}/${scorer.model} needs ${key}: export it, or name another model with "scorer"`,
 			);
 		if (plan.spec.scorer?.baseUrl)
 			checkBaseUrl(plan.spec.scorer.baseUrl, `study ${plan.file}: scorer.baseUrl`, key);
@@ -121,6 +126,7 @@ export async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string
 			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).
 			score: score === null ? null : score / 100,
 			errorTypes: scored && cellErrorTypes(scored.system),
+			memory: finalMemory(data),
 		});
 	}
 	return found;
@@ -146,7 +152,79 @@ export function studyResults(
 	found: Map<string, CellOutcome>,
 	bootstrap: { seed?: number; resamples?: number } = {},
 ) {
-	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, ...bootstrap });
+	const memory = !!plan.spec.memory;
+	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, memory, ...bootstrap });
 	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found, bootstrap) : [];
-	return { rows, pairs, table: resultTable(rows, { priced: plan.cells.every((c) => c.priced) }) };
+	return { rows, pairs, table: resultTable(rows, { priced: plan.cells.every((c) => c.priced), memory }) };
+}
+
+/** The share of read-along questions about a session's final summary answered right, shown the summary; null before any. */
+function finalMemory(data: BookSessionData): number | null {
+	const summary = sessionMemory(data).readers.find((r) => r.shown === 'summary');
+	const final = summary?.results.byTarget.find((t) => t.target.step === null);
+	return final && final.n > 0 ? final.accuracy : null;
+}
+
+/** What a study's memory probes say as they go: one line per cell. */
+export type ProbeLine = (cell: PlannedCell, text: string) => void;
+
+/**
+ * The memory probes of a study's finished cells (`"memory"`), answered by each cell's scorer: the
+ * hierarchical cells first, whose level-0 summaries are the other books' scenes for every cell. A
+ * cell whose probe cannot be made (no other book's scenes yet) says why and the others go on.
+ * Resolves how they ended; an interrupted probe keeps its answers for the same command to continue.
+ */
+export async function probeStudy(
+	plan: StudyPlan,
+	dir: string,
+	opts: { prices?: string; env?: NodeJS.ProcessEnv; signal: AbortSignal; say: ProbeLine },
+): Promise<'done' | 'failed' | 'cancelled'> {
+	const env = opts.env ?? process.env;
+	const asked = typeof plan.spec.memory === 'object' ? plan.spec.memory : {};
+	const found = await outcomes(plan, dir);
+	const cells = plan.cells
+		.filter((c) => found.get(c.key)?.status === 'done')
+		.sort((a, b) => Number(a.method === 'inc') - Number(b.method === 'inc'));
+	let ended: 'done' | 'failed' = 'done';
+	for (const cell of cells) {
+		if (opts.signal.aborted) return 'cancelled';
+		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
+		let probe: MemoryProbe;
+		try {
+			probe = await memoryProbe({
+				id: cell.sessionId,
+				sessionsDir: dir,
+				provider: scorer.provider,
+				model: scorer.model,
+				baseUrl: scorer.baseUrl ?? undefined,
+				questions: asked.questions,
+				steps: asked.steps,
+				prices: opts.prices,
+				account: { limits: statedLimits(plan.spec, scorer.provider, scorer.model, defaultModel) },
+				env,
+			});
+		} catch (error) {
+			if (!(error instanceof UserError)) throw error;
+			opts.say(cell, `memory probes not made: ${error.message}`);
+			ended = 'failed';
+			continue;
+		}
+		try {
+			const result = await probe.run(opts.signal);
+			if (result.status === 'cancelled') return 'cancelled';
+			if (result.status === 'failed') {
+				opts.say(cell, `memory probes failed: ${result.error ?? 'unknown error'}`);
+				ended = 'failed';
+				continue;
+			}
+			const accuracy = finalMemory((await Session.snapshot(dir, cell.sessionId)).data as BookSessionData);
+			opts.say(
+				cell,
+				`memory probes: ${result.answered} answers by ${scorer.provider}/${scorer.model} (${result.calls} calls, ${usd(result.cost)}); the final summary ${accuracy === null ? DASH : percent(accuracy)} right`,
+			);
+		} finally {
+			await probe.close();
+		}
+	}
+	return ended;
 }

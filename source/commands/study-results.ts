@@ -78,7 +78,10 @@ export function printResults(
 			2,
 		);
 	} else if (opts.csv) {
-		const values = resultCsvTable(rows, { priced: plan.cells.every((c) => c.priced) });
+		const values = resultCsvTable(rows, {
+			priced: plan.cells.every((c) => c.priced),
+			memory: !!plan.spec.memory,
+		});
 		const wide = errors ? values.map((row, i) => [...row, ...errors[i]!]) : values;
 		stdout.text(safeText(csv(wide), '\r\n'), '\r\n');
 	} else {

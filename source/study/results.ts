@@ -28,6 +28,8 @@ export interface CellOutcome {
 	score: number | null;
 	/** The error types of the sentences that score reads; absent or null while there is no score. */
 	errorTypes?: CellErrorTypes | null;
+	/** Memory probes: the share of read-along questions about the final summary answered right; absent or null before. */
+	memory?: number | null;
 }
 
 export interface ResultRow extends CellConfig {
@@ -41,12 +43,14 @@ export interface ResultRow extends CellConfig {
 	score: (Interval & { books: number }) | null;
 	/** Error types pooled over the books done and annotated; null when none is (or scoring is off). */
 	errorTypes: ErrorTypeRow | null;
+	/** Memory probes' accuracy on the final summaries, over the books probed; null when none is (or probes are off). */
+	memory: (Interval & { books: number }) | null;
 }
 
 export function resultRows(
 	cells: readonly Cell[],
 	outcomes: ReadonlyMap<string, CellOutcome>,
-	opts: { score: boolean; seed?: number; resamples?: number },
+	opts: { score: boolean; memory?: boolean; seed?: number; resamples?: number },
 ): ResultRow[] {
 	const groups = new Map<string, Cell[]>();
 	for (const cell of cells) groups.set(cell.configKey, [...(groups.get(cell.configKey) ?? []), cell]);
@@ -58,18 +62,19 @@ export function resultRows(
 		);
 		const done = outs.filter((o) => o.status === 'done');
 		const words = done.flatMap((o) => (o.words === null ? [] : [o.words]));
-		const scores = done.flatMap((o) => (o.score === null ? [] : [o.score]));
-		const score =
-			opts.score && scores.length > 0
-				? {
+		const overBooks = (values: readonly number[]) =>
+			values.length === 0
+				? null
+				: {
 						...bootstrap(
-							scores,
+							values,
 							{ mean },
 							{ random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 },
 						).mean,
-						books: scores.length,
-					}
-				: null;
+						books: values.length,
+					};
+		const score = opts.score ? overBooks(done.flatMap((o) => (o.score === null ? [] : [o.score]))) : null;
+		const memory = opts.memory ? overBooks(done.flatMap((o) => (o.memory == null ? [] : [o.memory]))) : null;
 		return {
 			method: first.method,
 			provider: first.provider,
@@ -84,6 +89,7 @@ export function resultRows(
 			cost: outs.reduce((s, o) => s + o.cost, 0),
 			score,
 			errorTypes: opts.score ? errorTypeRow(done.flatMap((o) => (o.errorTypes ? [o.errorTypes] : []))) : null,
+			memory,
 		};
 	});
 }
@@ -174,18 +180,30 @@ export function configCells(r: CellConfig): string[] {
 }
 
 /** The results as cells of text, header first: what the terminal table and the CSV both show. */
-export function resultTable(rows: readonly ResultRow[], opts: { priced: boolean }): string[][] {
+export function resultTable(
+	rows: readonly ResultRow[],
+	opts: { priced: boolean; memory?: boolean },
+): string[][] {
+	const interval = (i: Interval | null) =>
+		i === null ? DASH : `${points(i.estimate)} [${points(i.low)}, ${points(i.high)}]`;
 	return [
-		[...CONFIG_HEADER, 'books done', 'words (mean)', 'calls', 'cost', 'BooookScore (95% CI)'],
+		[
+			...CONFIG_HEADER,
+			'books done',
+			'words (mean)',
+			'calls',
+			'cost',
+			'BooookScore (95% CI)',
+			...(opts.memory ? ['memory (95% CI)'] : []),
+		],
 		...rows.map((r) => [
 			...configCells(r),
 			`${r.done}/${r.books}`,
 			r.meanWords === null ? DASH : String(Math.round(r.meanWords)),
 			String(r.calls),
 			opts.priced || r.provider === 'extractive' ? usd(r.cost) : DASH,
-			r.score === null
-				? DASH
-				: `${points(r.score.estimate)} [${points(r.score.low)}, ${points(r.score.high)}]`,
+			interval(r.score),
+			...(opts.memory ? [interval(r.memory)] : []),
 		]),
 	];
 }
@@ -195,8 +213,13 @@ export function resultTable(rows: readonly ResultRow[], opts: { priced: boolean 
  * brackets, empty where there is none, so `pandas.read_csv` types every column. BooookScore and its
  * interval are percents (as the table shows them), the cost US dollars (empty when unpriced).
  */
-export function resultCsvTable(rows: readonly ResultRow[], opts: { priced: boolean }): string[][] {
+export function resultCsvTable(
+	rows: readonly ResultRow[],
+	opts: { priced: boolean; memory?: boolean },
+): string[][] {
 	const num = (v: number | null, digits: number) => (v === null ? '' : String(Number(v.toFixed(digits))));
+	const percents = (i: Interval | null) =>
+		i === null ? ['', '', ''] : [i.estimate, i.low, i.high].map((v) => num(100 * v, 2));
 	return [
 		[
 			'method',
@@ -212,6 +235,7 @@ export function resultCsvTable(rows: readonly ResultRow[], opts: { priced: boole
 			'score',
 			'ci_low',
 			'ci_high',
+			...(opts.memory ? ['memory', 'memory_ci_low', 'memory_ci_high'] : []),
 		],
 		...rows.map((r) => [
 			r.method,
@@ -224,9 +248,8 @@ export function resultCsvTable(rows: readonly ResultRow[], opts: { priced: boole
 			num(r.meanWords, 1),
 			String(r.calls),
 			opts.priced || r.provider === 'extractive' ? num(r.cost, 6) : '',
-			...(r.score === null
-				? ['', '', '']
-				: [r.score.estimate, r.score.low, r.score.high].map((v) => num(100 * v, 2))),
+			...percents(r.score),
+			...(opts.memory ? percents(r.memory) : []),
 		]),
 	];
 }

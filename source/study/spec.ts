@@ -41,6 +41,19 @@ export const studySchema = z
 		contextWindows: positiveInts.optional(),
 		maxSummary: z.int().positive().optional(),
 		score: z.boolean().optional(),
+		/**
+		 * Memory probes (NarrativeXL) of each finished cell's summaries, answered by the scorer's
+		 * model: true, or how many questions per summary and running summaries of an incremental run.
+		 */
+		memory: z
+			.union([
+				z.boolean(),
+				z.strictObject({
+					questions: z.int().positive().optional(),
+					steps: z.int().nonnegative().optional(),
+				}),
+			])
+			.optional(),
 		scorer: z
 			.strictObject({
 				provider: z.enum(['openai', 'anthropic']),
@@ -85,6 +98,8 @@ const FIXES: Record<string, string> = {
 	contextWindows: 'whole numbers of tokens, e.g. "contextWindows": [8192]',
 	maxSummary: 'a whole number of tokens, e.g. "maxSummary": 900',
 	score: '"score": true or false',
+	memory:
+		'"memory": true, or the questions per summary and the running summaries of an incremental run asked, e.g. "memory": { "questions": 30, "steps": 4 } (answered by the scorer\'s model; the other books of the study give the other-book options)',
 	scorer:
 		'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini", "tpm": 30000 } (provider: openai or anthropic; optional "tpm" and "rpm")',
 	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
