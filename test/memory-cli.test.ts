@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { characterNames, namesIn } from '../source/memory/names.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
@@ -292,4 +292,33 @@ test('a study with "memory" probes every finished cell with its scorer and shows
 	const columns = head!.split(',');
 	assert.ok(columns.includes('memory') && columns.includes('memory_ci_low'), head);
 	for (const line of lines) assert.notEqual(line.split(',')[columns.indexOf('memory')], '', line);
+});
+
+test("booook memory --distractors DIR --scenes WORDS: other-book scenes written once from a folder of books, this book's scenes written for the probe", async (t) => {
+	const dir = tempDir('memory-distractors', t);
+	const books = tempDir('memory-distractor-books', t);
+	copyFileSync(`${BOOKS}war-and-peace.txt`, `${books}/war-and-peace.txt`);
+	// This session's own book is in the folder too: it is never its own distractor.
+	copyFileSync(FRANKENSTEIN, `${books}/frankenstein.txt`);
+	const api = await fakeModel(t);
+	await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
+	const args = memory(api, dir, 'fh', '--questions', '4', '--scenes', '2000', '--distractors', books);
+	const first = await booook(args, { env: ENV });
+	assert.equal(first.code, 0, first.stderr);
+	const data = await bookData(dir, 'fh');
+	const scenes = data.memoryScenes ?? [];
+	const own = scenes.filter((s) => s.book === data.book.title);
+	const others = scenes.filter((s) => s.book !== data.book.title);
+	assert.ok(own.length > 0 && own.every((s) => s.source === 'written'), "this book's scenes written");
+	assert.equal(new Set(others.map((s) => s.book)).size, 1, 'one other book, never this one');
+	assert.ok(others.length <= 4 * 5, `as many other-book scenes as the questions can show: ${others.length}`);
+	const questions = data.memoryQuestions ?? [];
+	assert.equal(questions.length, 4);
+	const own_ = new Set(own.map((s) => s.id));
+	for (const q of questions)
+		for (const o of q.options) assert.ok(o.kind === 'other-book' ? !own_.has(o.scene) : own_.has(o.scene));
+	const requests = api.requests.length;
+	const again = await booook(args, { env: ENV });
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(api.requests.length, requests, 'scenes and answers are stored: nothing is asked again');
 });

@@ -8,7 +8,7 @@ import { writeScenes } from '../engine/scene-writer.ts';
 import { badInput } from '../errors.ts';
 import type { AccountLimits } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
-import { characterNames, nameSubstitution, otherBookScene } from '../memory/names.ts';
+import { characterNames, nameSubstitution, namesIn, otherBookScene } from '../memory/names.ts';
 import { buildQuestions, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
@@ -105,6 +105,8 @@ export interface MemoryProbeResult {
 	error: string | null;
 	calls: number;
 	cost: number;
+	/** Targets that got fewer questions than asked, and why. */
+	notes: string[];
 }
 
 /** A probe set up and its session open: `run` makes the calls; `close()` lets the session go. */
@@ -209,11 +211,15 @@ async function distractorBooks(dir: string, self: BookSessionData) {
 }
 
 /**
- * The stretches of a distractor book to write scenes of: evenly spread, as many as the questions can
- * use (each question shows at most `choices` wrong options), so a long book costs no more calls.
+ * The stretches of a distractor book to write scenes of: evenly spread among those that name no
+ * character of this book, as many as the questions can use (each question shows at most `choices`
+ * wrong options), so a long book costs no more calls.
  */
-function distractorPieces(text: string, words: number, wanted: number) {
-	const pieces = scenePieces(text, words);
+function distractorPieces(text: string, words: number, wanted: number, thisNames: readonly string[]) {
+	// A stretch naming a character of this book would make a scene that cannot be used: not written.
+	const pieces = scenePieces(text, words).filter(
+		(p) => namesIn(text.slice(p.start, p.end), thisNames).length === 0,
+	);
 	if (pieces.length <= wanted) return pieces;
 	return Array.from({ length: wanted }, (_, i) => pieces[Math.floor((i * pieces.length) / wanted)]!);
 }
@@ -333,6 +339,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			answered: 0,
 			unreadable: 0,
 			error,
+			notes: [],
 			...totals,
 		});
 		// This book's scenes: written by the reader, or a hierarchical run's level-0 summaries pinned.
@@ -358,6 +365,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			await session.append('memoryScenes', ...levelZeroScenes(data.run, title, first));
 		}
 		// Other books' scenes: those of the --distractors folder are written here, once.
+		const thisNames = characterNames(book, NAMES);
 		const wanted = distractorWanted(count, targets.length, distractors.length);
 		for (const other of distractors) {
 			const written = await writeScenes({
@@ -365,7 +373,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 				provider,
 				templates,
 				book: { title: other.title, text: other.text },
-				pieces: distractorPieces(other.text, words ?? SCENE_STRETCH_WORDS, wanted),
+				pieces: distractorPieces(other.text, words ?? SCENE_STRETCH_WORDS, wanted, thisNames),
 				words: sceneWords(words ?? SCENE_STRETCH_WORDS),
 				concurrency,
 				costOf,
@@ -384,7 +392,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 				names: characterNames(b.text, NAMES),
 			})),
 		];
-		const questions = await questionsFor(session, data, targets, otherBooks, characterNames(book, NAMES), {
+		const { questions, notes } = await questionsFor(session, data, targets, otherBooks, thisNames, {
 			count,
 			seed,
 			scenesSource: words === null ? 'node' : 'written',
@@ -422,6 +430,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			answered,
 			unreadable,
 			error: null,
+			notes,
 			...totals,
 		};
 	};
@@ -439,7 +448,7 @@ async function questionsFor(
 	otherBooks: readonly OtherBook[],
 	thisNames: readonly string[],
 	opts: { count: number; seed: number; scenesSource: MemoryScene['source'] },
-): Promise<MemoryQuestion[]> {
+): Promise<{ questions: MemoryQuestion[]; notes: string[] }> {
 	const others: OtherScene[] = otherBooks.flatMap((other) => {
 		const map = nameSubstitution(other.names, thisNames);
 		return other.scenes.flatMap((s) => {
@@ -450,10 +459,16 @@ async function questionsFor(
 	const scenes = (data.memoryScenes ?? []).filter(
 		(s) => s.book === data.book.title && s.source === opts.scenesSource,
 	);
+	// Questions made of other scenes of this book (level-0 summaries, then --scenes) are another set.
+	const ours = new Set(scenes.map((s) => s.id));
 	const out: MemoryQuestion[] = [];
+	const short: { target: MemoryTarget; made: number }[] = [];
 	for (const target of targets) {
 		const stored = (data.memoryQuestions ?? []).filter(
-			(q) => q.target.node === target.node && q.seed === opts.seed,
+			(q) =>
+				q.target.node === target.node &&
+				q.seed === opts.seed &&
+				q.options.every((o) => o.kind === 'other-book' || ours.has(o.scene)),
 		);
 		if (stored.length > 0) {
 			out.push(...stored);
@@ -470,9 +485,14 @@ async function questionsFor(
 			firstId: nextId((data.memoryQuestions ?? []).map((q) => q.id)),
 		});
 		if (made.length > 0) await session.append('memoryQuestions', ...made);
+		if (made.length < opts.count) short.push({ target, made: made.length });
 		out.push(...made);
 	}
-	return out;
+	const notes = short.map(
+		({ target, made }) =>
+			`${made} of ${opts.count} questions could be made of ${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: too few scenes (${scenes.length} of this book, ${others.length} usable of other books, where a scene naming a character of this book is left out); give more books with --distractors`,
+	);
+	return { questions: out, notes };
 }
 
 /** What a probe would ask and write, and its cost, from what is stored and the texts at hand. */
@@ -505,7 +525,11 @@ function planOf(
 	if (opts.words !== null) toWrite(data.book.title, book, scenePieces(book, opts.words));
 	const wanted = distractorWanted(opts.count, targets.length, opts.distractors.length);
 	for (const other of opts.distractors)
-		toWrite(other.title, other.text, distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted));
+		toWrite(
+			other.title,
+			other.text,
+			distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted, characterNames(book, NAMES)),
+		);
 
 	// An option is a scene summary: the stored ones' mean length, else the written scene's limit.
 	const stored = data.memoryScenes ?? [];

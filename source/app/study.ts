@@ -217,6 +217,7 @@ export async function probeStudy(
 				ended = 'failed';
 				continue;
 			}
+			for (const note of result.notes) opts.say(cell, note);
 			const accuracy = finalMemory((await Session.snapshot(dir, cell.sessionId)).data as BookSessionData);
 			opts.say(
 				cell,

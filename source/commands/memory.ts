@@ -161,6 +161,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 			say.line(
 				`${formatInt(result.answered)} answers (${spent})${result.unreadable > 0 ? `; ${result.unreadable} unreadable, counted wrong` : ''}`,
 			);
+			for (const note of result.notes) say.line(note);
 		} finally {
 			await probe.close();
 		}
