@@ -182,10 +182,10 @@ function planLine(plan: MemoryPlan): string {
 	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
 }
 
-/** The widest a printed chart may be: the terminal's width, or 100 columns when piped. */
+/** The widest a printed chart may be: the terminal's width, or 80 columns when piped (as report). */
 function terminalWidth(stream: Stream | undefined): number {
 	const s = stream ?? process.stdout;
-	return 'columns' in s && typeof s.columns === 'number' && s.columns > 0 ? s.columns : 100;
+	return 'columns' in s && typeof s.columns === 'number' && s.columns > 0 ? s.columns : 80;
 }
 
 /** "scenes 12/40" and "answers 30/150", redrawn at most once a second, on stderr. */
