@@ -19,17 +19,9 @@ import {
 import { unitsFor } from '../source/score/annotate.ts';
 import { prng } from './support/prng.ts';
 import { tempDir } from './support/temp.ts';
+import { SUMMARIZING_TEMPLATES } from './support/digest-reply.ts';
 
 const AUTHORS = fileURLToPath(new URL('../../shared/data/booookscore/prompts/', import.meta.url));
-const SUMMARIZING: TemplateId[] = [
-	'hier-init',
-	'hier-merge',
-	'hier-merge-context',
-	'inc-init',
-	'inc-update',
-	'inc-compress',
-	'clean',
-];
 const shipped = (id: TemplateId): string => readFileSync(join(SHIPPED_PROMPTS, `${id}.txt`), 'utf8');
 
 test('positional {} slots are filled in order, named {name} slots by name (a name may repeat)', () => {
@@ -175,7 +167,7 @@ test('the seven summarizing templates fill exactly as the plain split on {} did 
 		const parts = template.split('{}');
 		return parts.slice(1).reduce((out, part, i) => out + String(values[i]) + part, parts[0]!);
 	};
-	for (const id of SUMMARIZING) {
+	for (const id of SUMMARIZING_TEMPLATES) {
 		const template = shipped(id);
 		assert.equal(templateSlots(template), TEMPLATE_SLOTS[id], id);
 		for (let trial = 0; trial < 5; trial++) {

@@ -3,7 +3,6 @@ import { DEFAULTS } from '../config.ts';
 import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
-import type { AccountLimits } from '../llm/create.ts';
 import { commandLine } from '../program.ts';
 import { nodeEvidence, rankedFor, tracerFor, type SentenceEvidence } from '../evidence/evidence.ts';
 import { PassageIndex } from '../evidence/rank.ts';
@@ -14,29 +13,18 @@ import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { embeddingsFor, type EmbeddingSpend } from './dense-evidence.ts';
-import { modelClient, passModel } from './model-client.ts';
+import { passClient, passModel, type PassOptions } from './model-client.ts';
 
 /**
  * `booook faithfulness`: a model judges each sentence of a run's final summary against the book,
  * FABLES' way: split into atomic claims, each judged against the passages retrieved for it.
  */
 
-export interface FaithfulnessOptions {
-	id: string;
-	sessionsDir: string;
-	provider?: string;
-	model?: string;
-	baseUrl?: string;
-	concurrency?: number;
+export interface FaithfulnessOptions extends PassOptions {
 	/** Passages retrieved per claim (default CLAIM_PASSAGES). */
 	top?: number;
-	/** A folder of prompt templates overriding the shipped ones. */
-	prompts?: string | null;
-	prices?: string;
 	/** `--embeddings`: the model whose embeddings rerank each claim's passages (rerank.ts). */
 	embeddings?: string;
-	account?: AccountLimits;
-	env?: NodeJS.ProcessEnv;
 }
 
 /** A judging set up and its session open: `judge(signal)` makes the calls; `close()` lets the session go. */
@@ -78,13 +66,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 			})
 		: null;
 	const templates = await loadTemplates(opts.prompts);
-	const { provider, costOf } = modelClient({
-		...judge,
-		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
-		prices: opts.prices,
-		env,
-		...opts.account,
-	});
+	const { provider, costOf } = passClient(judge, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	try {
 		const summary = pinFinalSummary(session.data as BookSessionData);

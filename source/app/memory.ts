@@ -6,7 +6,6 @@ import type { MemoryQuestion, MemoryScene, NodeRef, Run } from '../domain.ts';
 import { answerMemory } from '../engine/memory-reader.ts';
 import { writeScenes } from '../engine/scene-writer.ts';
 import { badInput } from '../errors.ts';
-import type { AccountLimits } from '../llm/create.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { characterNames, nameSubstitution, namesIn, otherBookScene } from '../memory/names.ts';
 import { buildQuestions, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
@@ -21,8 +20,9 @@ import { Session, type BookSessionData } from '../store/session.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { stepSummaries } from '../summarize/inc.ts';
 import type { Totals } from '../summarize/totals.ts';
+import type { Span } from '../text/sentences.ts';
 import { countTokens } from '../text/tokens.ts';
-import { modelClient, passModel, type PassModel } from './model-client.ts';
+import { passClient, passModel, type PassModel, type PassOptions } from './model-client.ts';
 
 /**
  * `booook memory ID`: NarrativeXL's read-along questions asked of a run's summaries. A model that
@@ -39,16 +39,7 @@ export const MEMORY_STEPS = 4;
 const NAMES = 20;
 const BOOK_EXTENSIONS = new Set(['.txt', '.epub']);
 
-export interface MemoryOptions {
-	id: string;
-	sessionsDir: string;
-	provider?: string;
-	model?: string;
-	baseUrl?: string;
-	concurrency?: number;
-	prices?: string;
-	account?: AccountLimits;
-	prompts?: string | null;
+export interface MemoryOptions extends PassOptions {
 	/** Questions per summary asked about. */
 	questions?: number;
 	/** Running summaries of an incremental run asked about besides the final one. */
@@ -60,7 +51,6 @@ export interface MemoryOptions {
 	seed?: number;
 	/** Also ask each question with the book's own text of the scene shown: the questions' ceiling. */
 	ceiling?: boolean;
-	env?: NodeJS.ProcessEnv;
 }
 
 /** A summary asked about: the final one, or an incremental run's running summary after a step. */
@@ -315,13 +305,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 		opts,
 		env,
 	);
-	const { provider, costOf } = modelClient({
-		...reader,
-		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
-		prices: opts.prices,
-		env,
-		...opts.account,
-	});
+	const { provider, costOf } = passClient(reader, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	const data = session.data as BookSessionData;
 	const book = await session.bookText();
@@ -345,21 +329,26 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 		// This book's scenes: written by the reader, or a hierarchical run's level-0 summaries pinned.
 		const title = data.book.title;
 		const ownScenes = () => (data.memoryScenes ?? []).filter((s) => s.book === title);
-		if (words !== null) {
+		/** Scenes of `title`'s stretches not written yet, by the reader; false when stopped. */
+		const write = async (title: string, text: string, pieces: readonly Span[], stretch: number) => {
 			const written = await writeScenes({
 				store: session,
 				provider,
 				templates,
-				book: { title, text: book },
-				pieces: scenePieces(book, words),
-				words: sceneWords(words),
+				book: { title, text },
+				pieces,
+				words: sceneWords(stretch),
 				concurrency,
 				costOf,
 				signal,
 				onProgress: (done, total) => onProgress?.({ stage: 'scenes', done, total }),
 			});
 			add(written.totals);
-			if (written.status !== 'done') return stopped(written.status, written.error);
+			return written.status === 'done' ? null : stopped(written.status, written.error);
+		};
+		if (words !== null) {
+			const ended = await write(title, book, scenePieces(book, words), words);
+			if (ended) return ended;
 		} else if (!ownScenes().some((s) => s.source === 'node')) {
 			const first = nextId((data.memoryScenes ?? []).map((s) => s.id));
 			await session.append('memoryScenes', ...levelZeroScenes(data.run, title, first));
@@ -367,21 +356,15 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 		// Other books' scenes: those of the --distractors folder are written here, once.
 		const thisNames = characterNames(book, NAMES);
 		const wanted = distractorWanted(count, targets.length, distractors.length);
+		const stretch = words ?? SCENE_STRETCH_WORDS;
 		for (const other of distractors) {
-			const written = await writeScenes({
-				store: session,
-				provider,
-				templates,
-				book: { title: other.title, text: other.text },
-				pieces: distractorPieces(other.text, words ?? SCENE_STRETCH_WORDS, wanted, thisNames),
-				words: sceneWords(words ?? SCENE_STRETCH_WORDS),
-				concurrency,
-				costOf,
-				signal,
-				onProgress: (done, total) => onProgress?.({ stage: 'scenes', done, total }),
-			});
-			add(written.totals);
-			if (written.status !== 'done') return stopped(written.status, written.error);
+			const ended = await write(
+				other.title,
+				other.text,
+				distractorPieces(other.text, stretch, wanted, thisNames),
+				stretch,
+			);
+			if (ended) return ended;
 		}
 		const otherBooks = [
 			...others,

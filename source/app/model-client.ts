@@ -1,4 +1,5 @@
 import type { ProviderName, RunConfig, Usage } from '../domain.ts';
+import { DEFAULTS } from '../config.ts';
 import { badInput } from '../errors.ts';
 import { keyVariable } from '../llm/base-url.ts';
 import { createProvider, defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
@@ -57,6 +58,21 @@ export function modelClient(config: ModelClientConfig): ModelClient {
 	};
 }
 
+/** What a pass over a session's summaries (a judge, a reader) is asked with: the session and its model's flags. */
+export interface PassOptions {
+	id: string;
+	sessionsDir: string;
+	provider?: string;
+	model?: string;
+	baseUrl?: string;
+	concurrency?: number;
+	/** A folder of prompt templates overriding the shipped ones. */
+	prompts?: string | null;
+	prices?: string;
+	account?: AccountLimits;
+	env?: NodeJS.ProcessEnv;
+}
+
 /** The model a pass over a run's summaries uses (a judge, a reader), as named by its flags. */
 export interface PassModel {
 	provider: ProviderName;
@@ -95,4 +111,18 @@ export function passModel(
 		model,
 		baseUrl: opts.baseUrl ?? (same && ownLLM.model === model ? ownLLM.baseUrl : null),
 	};
+}
+
+/** The client of a pass's model, with the account's limits and the user's prices. */
+export function passClient(
+	model: PassModel,
+	opts: { prices?: string; env: NodeJS.ProcessEnv; account?: AccountLimits },
+): ModelClient {
+	return modelClient({
+		...model,
+		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
+		prices: opts.prices,
+		env: opts.env,
+		...opts.account,
+	});
 }

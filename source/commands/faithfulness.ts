@@ -1,11 +1,10 @@
-import { Command, Option } from '@commander-js/extra-typings';
-import { DEFAULTS } from '../config.ts';
+import { Command } from '@commander-js/extra-typings';
 import { faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import {
 	accountLimits,
-	integer,
+	withPassModelOptions,
 	integerFrom,
 	PRICES_HELP,
 	sessionsDirOption,
@@ -20,23 +19,11 @@ import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { embeddingsModel, spendLine, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit) =>
-	withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness')))
+	withPassModelOptions(withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness'))), 'judging')
 		.description(
 			`a model marks each sentence of a run's final summary faithful, unfaithful or can't tell (LongEval's labels) FABLES' way: it splits the sentence into atomic claims and judges each against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); see the results with ${commandLine('report ID')}`,
 		)
 		.argument('<id>', `session id of a run (see: ${commandLine('sessions')})`)
-		.addOption(
-			new Option(
-				'--provider <name>',
-				'the judging provider (default: the model the run used, else whichever API key is set)',
-			).choices(['openai', 'anthropic']),
-		)
-		.option('--model <name>', "the judging model (default: the run's, or gpt-4o-mini / claude-sonnet-4-6)")
-		.option(
-			'--base-url <url>',
-			"an OpenAI-compatible (or Anthropic) server (default: the run's, $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
-		)
-		.option('--concurrency <n>', 'most calls at once', integer('--concurrency'), DEFAULTS.concurrency)
 		.option(
 			'--top <k>',
 			'passages of the book shown to the judge per claim',

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
 import type { AccountLimits } from '../llm/create.ts';
 
@@ -106,3 +107,26 @@ const positiveDecimal = (flag: string) => (value: string) => {
 	if (n <= 0) throw new InvalidArgumentError(`${flag} takes a number above 0`);
 	return n;
 };
+
+/**
+ * The model of a pass over a run's summaries (`faithfulness`'s judge, `memory`'s reader), named for
+ * its `role`: the same four flags, the same defaults (app/model-client.ts `passModel`).
+ */
+export function withPassModelOptions<Args extends unknown[], Opts extends OptionValues>(
+	cmd: Command<Args, Opts>,
+	role: string,
+) {
+	return cmd
+		.addOption(
+			new Option(
+				'--provider <name>',
+				`the ${role} provider (default: the model the run used, else whichever API key is set)`,
+			).choices(['openai', 'anthropic'] as const),
+		)
+		.option('--model <name>', `the ${role} model (default: the run's, or gpt-4o-mini / claude-sonnet-4-6)`)
+		.option(
+			'--base-url <url>',
+			"an OpenAI-compatible (or Anthropic) server (default: the run's, $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
+		)
+		.option('--concurrency <n>', 'most calls at once', integer('--concurrency'), DEFAULTS.concurrency);
+}

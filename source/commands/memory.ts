@@ -1,5 +1,4 @@
-import { Command, Option } from '@commander-js/extra-typings';
-import { DEFAULTS } from '../config.ts';
+import { Command } from '@commander-js/extra-typings';
 import {
 	MEMORY_QUESTIONS,
 	MEMORY_STEPS,
@@ -19,8 +18,8 @@ import { usd } from '../format/cost.ts';
 import { formatInt } from '../format/count.ts';
 import {
 	accountLimits,
-	integer,
 	integerFrom,
+	withPassModelOptions,
 	PRICES_HELP,
 	sessionsDirOption,
 	withRateLimitOptions,
@@ -32,22 +31,11 @@ import { PROGRESS_EVERY_MS } from './sentence-progress.ts';
 import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './memory-results.ts';
 
 export const spec = (exit: Exit) =>
-	withRateLimitOptions(new Command('memory'))
+	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
 		.description(
 			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along questions ("In what you have read so far, was there a scene where ..."), with true scenes, scenes not read yet, other books' scenes (names replaced by this book's) and "None of the above"; prints accuracy by how far back the scene lies, by question type, and a retention curve. Several ids: one table side by side (hierarchical against incremental). --forgetting draws, with no model call, which chunks an incremental run's running summary still cites at each step`,
 		)
 		.argument('<ids...>', `session ids of finished runs (see: ${commandLine('sessions')})`)
-		.addOption(
-			new Option(
-				'--provider <name>',
-				'the answering provider (default: the model the run used, else whichever API key is set)',
-			).choices(['openai', 'anthropic']),
-		)
-		.option('--model <name>', "the answering model (default: the run's, or gpt-4o-mini / claude-sonnet-4-6)")
-		.option(
-			'--base-url <url>',
-			"an OpenAI-compatible (or Anthropic) server (default: the run's, $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
-		)
 		.option(
 			'--questions <n>',
 			'questions asked of each summary',
@@ -80,7 +68,6 @@ export const spec = (exit: Exit) =>
 			"draw an incremental run's forgetting map (which chunks each step still cites); no model call",
 		)
 		.option('--json', 'print the results as JSON')
-		.option('--concurrency <n>', 'most calls at once', integer('--concurrency'), DEFAULTS.concurrency)
 		.option(
 			'--prompts <dir>',
 			'read the prompt templates (memory-question.txt, memory-scene.txt) from this folder (missing ones come from prompts/)',

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseTemplate, type ParsedTemplate } from '../../source/summarize/templates.ts';
+import { parseTemplate, type ParsedTemplate, type TemplateId } from '../../source/summarize/templates.ts';
 import { SHIPPED_PROMPTS } from '../../source/prompts/load.ts';
 import type { RespondInput } from './fake-api.ts';
 import { contentSentences, salience, stemCounts } from './memory-reply.ts';
@@ -14,7 +14,8 @@ import { contentSentences, salience, stemCounts } from './memory-reply.ts';
  * knows which parts of a prompt are the texts to summarize and which is the length asked.
  */
 
-const SUMMARIZING = [
+/** booook's summarizing templates: the prompts of a run, as against scoring's and judging's. */
+export const SUMMARIZING_TEMPLATES: TemplateId[] = [
 	'hier-init',
 	'hier-merge',
 	'hier-merge-context',
@@ -24,7 +25,7 @@ const SUMMARIZING = [
 	'clean',
 ];
 
-const templates: [string, ParsedTemplate][] = SUMMARIZING.map((id) => [
+const templates: [string, ParsedTemplate][] = SUMMARIZING_TEMPLATES.map((id) => [
 	id,
 	parseTemplate(readFileSync(`${SHIPPED_PROMPTS}/${id}.txt`, 'utf8')),
 ]);
