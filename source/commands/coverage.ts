@@ -12,7 +12,7 @@ import {
 	type EmbeddingsFlags,
 } from './embeddings-flag.ts';
 import { sentenceProgress } from './sentence-progress.ts';
-import { output, type Stream } from './output.ts';
+import { output, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { coverageLines, finalCoverageJson, LABELS } from './coverage-json.ts';
 
@@ -73,9 +73,7 @@ export async function coverageCommand(
 	);
 	const c = placedCoverage(s.data.run, s.book, s.index, s.chapters, (done) => progress.tick(done), dense)!;
 	progress.end();
-	const width =
-		opts.width ??
-		('isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 80);
+	const width = opts.width ?? terminalColumns(stdout) ?? 80;
 	if (opts.json) {
 		out.json(finalCoverageJson(c, width), 2);
 		return 0;

@@ -22,7 +22,7 @@ import {
 	type EmbeddingsFlags,
 } from './embeddings-flag.ts';
 import { sentenceProgress, writer } from './sentence-progress.ts';
-import type { Stream } from './output.ts';
+import { terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 
 export const MAX_TOP = 50;
@@ -100,8 +100,7 @@ export async function evidenceCommand(
 		wanted ? 1 : count,
 	);
 	const passageText = (p: { start: number; end: number }) => sentenceKey(s.book.slice(p.start, p.end));
-	const columns =
-		'isTTY' in stdout && stdout.isTTY && 'columns' in stdout && stdout.columns ? stdout.columns : 100;
+	const columns = terminalColumns(stdout) ?? 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
 	const madeBy = (ref: NodeRef) => madeWithoutCall(activeVersion(getNode(run, ref)));
 	const place = (p: { start: number }) => bookPlace(s.chapters, s.book.length, p.start);

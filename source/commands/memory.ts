@@ -26,7 +26,7 @@ import {
 	type Exit,
 } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { output, statusLine, type Stream } from './output.ts';
+import { output, statusLine, terminalColumns, type Stream } from './output.ts';
 import { PROGRESS_EVERY_MS } from './sentence-progress.ts';
 import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './memory-results.ts';
 
@@ -107,7 +107,9 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 		for (const id of ids) {
 			const map = await forgettingOf({ id, sessionsDir: opts.sessionsDir });
 			if (opts.json) out.json(map);
-			else for (const line of forgettingLines(map, terminalWidth(opts.stdout))) out.line(line);
+			else
+				for (const line of forgettingLines(map, terminalColumns(opts.stdout ?? process.stdout) ?? 80))
+					out.line(line);
 		}
 		return 0;
 	}
@@ -158,7 +160,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 		out.json(found.map(memoryJson), 2);
 		return 0;
 	}
-	const width = terminalWidth(opts.stdout);
+	const width = terminalColumns(opts.stdout ?? process.stdout) ?? 80;
 	for (const one of found) for (const line of memoryLines(one, width)) out.line(line);
 	if (found.length > 1) for (const line of memoryTableLines(found)) out.line(line);
 	return 0;
@@ -167,12 +169,6 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 function planLine(plan: MemoryPlan): string {
 	const targets = plan.targets.length === 1 ? 'the final summary' : `${plan.targets.length} summaries`;
 	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
-}
-
-/** The widest a printed chart may be: the terminal's width, or 80 columns when piped (as report). */
-function terminalWidth(stream: Stream | undefined): number {
-	const s = stream ?? process.stdout;
-	return 'columns' in s && typeof s.columns === 'number' && s.columns > 0 ? s.columns : 80;
 }
 
 /** "scenes 12/40" and "answers 30/150", redrawn at most once a second, on stderr. */

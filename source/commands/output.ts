@@ -30,6 +30,16 @@ export function safeText(text: string, eol = '\n'): string {
 	return eol === '\n' ? sanitize(text) : text.split(eol).map(sanitize).join(eol);
 }
 
+/** The terminal's width when `stream` is one; null when it is piped or to a file (nothing to fit). */
+export function terminalColumns(stream: Stream): number | null {
+	return 'isTTY' in stream &&
+		stream.isTTY === true &&
+		typeof stream.columns === 'number' &&
+		stream.columns > 0
+		? stream.columns
+		: null;
+}
+
 export interface StatusLine {
 	/** The progress line: redrawn in place on a terminal, one line per update elsewhere. */
 	draw(text: string): void;

@@ -2,7 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { isStudyFile, sessionReport } from '../app/report.ts';
 import { reportLines, type Report, type SourceScore } from '../score/report.ts';
-import { output, type Stream } from './output.ts';
+import { output, terminalColumns, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { coverageLines, finalCoverageJson } from './coverage-json.ts';
@@ -193,7 +193,7 @@ export async function reportCommand(
 		return 0;
 	}
 	const title = data.kind === 'book' ? data.book.title : data.title;
-	const columns = 'columns' in stdout && stdout.columns ? stdout.columns : 80;
+	const columns = terminalColumns(stdout) ?? 80;
 	const lines = reportLines(`${title} — session ${id}`, report, columns);
 	const coverage = finalCoverage?.();
 	if (coverage)

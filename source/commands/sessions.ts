@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { listSessions } from '../app/list-sessions.ts';
 import { layoutTable, sessionColumns } from '../ui/session-table.ts';
-import { output, type Stream } from './output.ts';
+import { output, terminalColumns, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
@@ -33,14 +33,7 @@ export async function sessionsCommand(
 	}
 	// The home screen's columns; on a terminal they fit its width, elsewhere nothing is cut.
 	const stream = opts.stdout ?? process.stdout;
-	const width =
-		'isTTY' in stream &&
-		stream.isTTY === true &&
-		'columns' in stream &&
-		typeof stream.columns === 'number' &&
-		stream.columns > 0
-			? stream.columns
-			: Infinity;
+	const width = terminalColumns(stream) ?? Infinity;
 	const table = layoutTable(sessionColumns(sessions), width);
 	if (sessions.length > 0) out.line([table.header, ...table.rows].join('\n'));
 	for (const p of sessions.problems) err.line(`cannot read session ${p.id}: ${p.reason} (${p.file})`);

@@ -12,7 +12,7 @@ import {
 	type CellOutcome,
 } from '../study/results.ts';
 import { fitTable } from '../ui/study-table.ts';
-import { output, safeText, type Stream } from './output.ts';
+import { output, safeText, terminalColumns, type Stream } from './output.ts';
 
 /** A study's results printed: by `booook study` at its end, and by `booook report STUDY-FILE`. */
 
@@ -49,7 +49,7 @@ export async function studyReport(
  * shared by every row said once above, then fewer columns), whole when piped.
  */
 export function tableFor(stream: Stream): (table: string[][]) => string {
-	const columns = 'isTTY' in stream && stream.isTTY === true ? stream.columns : undefined;
+	const columns = terminalColumns(stream);
 	return (table) => (columns ? fitTable(table, columns).join('\n') : alignTable(table));
 }
 
