@@ -1,6 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { characterNames, namesIn } from '../source/memory/names.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
@@ -253,7 +254,7 @@ test('booook memory killed with SIGKILL while answering: run again, it finishes 
 	assert.deepEqual(answers(await bookData(fresh, 'fi')), answers(await bookData(reference, 'fi')));
 });
 
-test('a study with "memory" probes every finished cell with its scorer and shows a memory column beside BooookScore; --plan prices the probes', async (t) => {
+test('a batched study with "memory" probes every finished cell with its scorer, in provider batches, and shows a memory column beside BooookScore; --plan prices the probes', async (t) => {
 	const dir = tempDir('memory-study', t);
 	const api = await fakeModel(t);
 	const file = `${dir}/study.json`;
@@ -266,6 +267,8 @@ test('a study with "memory" probes every finished cell with its scorer and shows
 			providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }],
 			chunkSizes: [2048],
 			memory: { questions: 5, steps: 1 },
+			// Provider batches, at half price: the probes' calls go in them too.
+			batch: { poll: 0.02, gather: 0.1 },
 		}),
 	);
 	const sessions = `${dir}/sessions`;
@@ -280,6 +283,19 @@ test('a study with "memory" probes every finished cell with its scorer and shows
 		.split('\n')
 		.filter((l) => /: memory probes: \d+ answers by openai\/gpt-4o-mini/u.test(l));
 	assert.equal(probed.length, 4, ran.stderr);
+	const cells = readdirSync(sessions, { withFileTypes: true }).filter((d) => d.isDirectory());
+	assert.equal(cells.length, 4);
+	for (const { name: id } of cells) {
+		const calls = readFileSync(join(sessions, id, 'calls.jsonl'), 'utf8')
+			.trim()
+			.split('\n')
+			.map((line) => JSON.parse(line) as { node: string; batch?: string });
+		const probes = calls.filter((c) => c.node.startsWith('memory.'));
+		assert.ok(
+			probes.length > 0 && probes.every((c) => c.batch !== undefined),
+			`${id}: every probe call batched`,
+		);
+	}
 	const header = ran.stdout.split('\n')[0]!;
 	assert.match(header, /BooookScore \(95% CI\) +memory \(95% CI\)$/u);
 	const rows = ran.stdout.split('\n').filter((l) => /^(hier|inc) /u.test(l));

@@ -6,6 +6,7 @@ import type { MemoryQuestion, MemoryScene, NodeRef, Run } from '../domain.ts';
 import { answerMemory } from '../engine/memory-reader.ts';
 import { writeScenes } from '../engine/scene-writer.ts';
 import { badInput } from '../errors.ts';
+import type { BatchLane } from '../llm/batcher.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { characterNames, nameSubstitution, namesIn, otherBookScene } from '../memory/names.ts';
 import { buildQuestions, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
@@ -51,6 +52,8 @@ export interface MemoryOptions extends PassOptions {
 	seed?: number;
 	/** Also ask each question with the book's own text of the scene shown: the questions' ceiling. */
 	ceiling?: boolean;
+	/** The provider batch lane of a study's `"batch"`, made once the session is open; none: calls stream. */
+	batch?: (session: Session) => Promise<BatchLane>;
 }
 
 /** A summary asked about: the final one, or an incremental run's running summary after a step. */
@@ -317,6 +320,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 	};
 
 	const run = async (signal: AbortSignal, onProgress?: (p: MemoryProgress) => void) => {
+		const batch = opts.batch ? await opts.batch(session) : undefined;
 		const stopped = (status: 'cancelled' | 'failed', error: string | null) => ({
 			status,
 			scenes: 0,
@@ -339,6 +343,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 				pieces,
 				words: sceneWords(stretch),
 				concurrency,
+				batch,
 				costOf,
 				signal,
 				onProgress: (done, total) => onProgress?.({ stage: 'scenes', done, total }),
@@ -398,6 +403,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 				shownFor: pass.shownFor,
 				shown: pass.shown,
 				concurrency,
+				batch,
 				costOf,
 				signal,
 				onProgress: (done, total) => onProgress?.({ stage: 'answers', done, total }),

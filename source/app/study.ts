@@ -177,10 +177,17 @@ export type ProbeLine = (cell: PlannedCell, text: string) => void;
 export async function probeStudy(
 	plan: StudyPlan,
 	dir: string,
-	opts: { prices?: string; env?: NodeJS.ProcessEnv; signal: AbortSignal; say: ProbeLine },
+	opts: {
+		prices?: string;
+		env?: NodeJS.ProcessEnv;
+		batches: BatchPool | null;
+		signal: AbortSignal;
+		say: ProbeLine;
+	},
 ): Promise<'done' | 'failed' | 'cancelled'> {
 	const env = opts.env ?? process.env;
 	const asked = typeof plan.spec.memory === 'object' ? plan.spec.memory : {};
+	const batches = opts.batches;
 	const found = await outcomes(plan, dir);
 	const cells = plan.cells
 		.filter((c) => found.get(c.key)?.status === 'done')
@@ -202,6 +209,7 @@ export async function probeStudy(
 				prices: opts.prices,
 				account: { limits: statedLimits(plan.spec, scorer.provider, scorer.model, defaultModel) },
 				env,
+				...(batches ? { batch: (session: Session) => batches.lane(scorer, session, cell.key) } : {}),
 			});
 		} catch (error) {
 			if (!(error instanceof UserError)) throw error;

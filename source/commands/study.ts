@@ -141,17 +141,22 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	}
 	if (plan.spec.memory && ran !== 'cancelled') {
 		const abort = new AbortController();
+		// The runner closed its batchers as it ended: the probes' batches are their own.
+		const probeBatches = studyBatches(plan, opts);
+		probeBatches?.on((state, change, detail) => err.line(batchLine(state, change, detail)));
 		const probed = await cancelOnSignal(
 			() => abort.abort(),
 			() =>
 				probeStudy(plan, opts.sessionsDir, {
 					prices: opts.prices,
 					env: opts.env,
+					batches: probeBatches,
 					signal: abort.signal,
 					say: (cell, text) =>
 						err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`),
 				}),
 		);
+		probeBatches?.close();
 		if (probed !== 'done') ran = probed;
 	}
 	const after = await outcomes(plan, opts.sessionsDir);

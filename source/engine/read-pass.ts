@@ -1,6 +1,7 @@
 import type { Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import { isAbortError } from '../llm/abort.ts';
+import type { BatchLane } from '../llm/batcher.ts';
 import type { Provider } from '../llm/provider.ts';
 import { MAX_RETRIES, RETRY_TEMPERATURE } from '../score/annotate.ts';
 import type { Read } from '../score/claims.ts';
@@ -13,6 +14,8 @@ export interface PassOptions {
 	provider: Provider;
 	costOf: (usage: Usage) => number;
 	concurrency: number;
+	/** A provider batch API the calls go to (a study's `"batch"`); none: every call is streamed. */
+	batch?: BatchLane;
 	/** Calls after the first when an answer cannot be read (default `MAX_RETRIES`). */
 	maxRetries?: number;
 	signal?: AbortSignal;
@@ -68,6 +71,7 @@ export class ReadPass {
 			log: opts.log,
 			costOf: opts.costOf,
 			concurrency: opts.concurrency,
+			batch: opts.batch,
 			now: opts.now,
 		});
 		this.maxRetries = opts.maxRetries ?? MAX_RETRIES;
@@ -104,6 +108,8 @@ export class ReadPass {
 				owner: asked.owner,
 				version: 0,
 				attempt,
+				// Every answer of a pass can wait: with a batch lane, each goes in a provider batch.
+				batched: true,
 				signal: this.abort.signal,
 				build: () => (this.stopped ? null : { prompt: asked.prompt, task: asked.task, params }),
 				onError: (error) => this.fail(error, asked.name),
