@@ -39,6 +39,8 @@ import { DASH } from '../source/format/missing.ts';
 import { percent } from '../source/format/percent.ts';
 import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
 import { chunkText } from '../source/text/chunk.ts';
+import { CLAIM_PASSAGES } from '../source/score/claims.ts';
+import { fakeClaims } from '../test/support/faithfulness-reply.ts';
 import { BOOKS_DIR, readEvidenceSet, type LabelledSentence } from '../test/support/evidence-set.ts';
 import { ROOT } from './kit.ts';
 
@@ -111,6 +113,11 @@ async function loadSupport(): Promise<SupportOf | null> {
 interface Measured {
 	sentence: LabelledSentence;
 	chapters: string[];
+	/**
+	 * Through claims: each chapter's best rank among the sentence's claims' passages (a claim's
+	 * passages ranked for the claim alone, as `faithfulness` shows them to the judge).
+	 */
+	claimRanks: Map<string, number>;
 	top1Score: number;
 	support: number | null;
 	dense: number | null;
@@ -129,20 +136,34 @@ function share<T>(items: readonly T[], hit: (item: T) => boolean): { hits: numbe
 	return { hits: items.filter(hit).length, n: items.length };
 }
 
+/** Through claims, with `k` passages a claim: a right chapter shown; both chapters of a two-chapter sentence shown. */
+const claimWithin = (m: Measured, k: number) =>
+	m.sentence.chapters.some((c) => (m.claimRanks.get(c) ?? Infinity) <= k);
+const claimBothWithin = (m: Measured, k: number) =>
+	m.sentence.chapters.every((c) => (m.claimRanks.get(c) ?? Infinity) <= k);
+
 const within = (m: Measured, k: number) =>
 	m.chapters.slice(0, k).some((c) => m.sentence.chapters.includes(c));
 const bothWithin = (m: Measured, k: number) =>
 	m.sentence.chapters.every((c) => m.chapters.slice(0, k).includes(c));
 
 /** The fewest passages whose chapters hold a right one for `covered` of `measured`, as shown. */
-function kFor(measured: readonly Measured[], covered: number): string {
+function kFor(measured: readonly Measured[], covered: number, rankOf = firstRight): string {
 	if (measured.length === 0) return DASH;
-	const ranks = measured
-		.map((m) => m.chapters.findIndex((c) => m.sentence.chapters.includes(c)) + 1)
-		.map((rank) => (rank === 0 ? Infinity : rank))
-		.sort((a, b) => a - b);
+	const ranks = measured.map(rankOf).sort((a, b) => a - b);
 	const k = ranks[Math.ceil(covered * measured.length) - 1]!;
 	return Number.isFinite(k) ? `${k}` : `> ${DEPTH}`;
+}
+
+/** The rank of the first passage in a right chapter (Infinity: none among the DEPTH asked for). */
+function firstRight(m: Measured): number {
+	const rank = m.chapters.findIndex((c) => m.sentence.chapters.includes(c)) + 1;
+	return rank === 0 ? Infinity : rank;
+}
+
+/** Through claims: the fewest passages a claim that show a right chapter. */
+function claimRight(m: Measured): number {
+	return Math.min(...m.sentence.chapters.map((c) => m.claimRanks.get(c) ?? Infinity));
 }
 
 /** One row of figures for a group of measured sentences. */
@@ -168,6 +189,9 @@ function row(name: string, measured: readonly Measured[]): string[] {
 		fraction(share(labelled, (m) => within(m, TOP))),
 		kFor(labelled, COVERED),
 		fraction(share(two, (m) => bothWithin(m, 3))),
+		fraction(share(labelled, (m) => claimWithin(m, CLAIM_PASSAGES))),
+		kFor(labelled, COVERED, claimRight),
+		fraction(share(two, (m) => claimBothWithin(m, CLAIM_PASSAGES))),
 		area((m) => m.top1Score),
 		area((m) => m.support),
 		area((m) => m.dense),
@@ -184,6 +208,9 @@ const HEADER = [
 	'labelled top-10',
 	`K for ${COVERED * 100}%`,
 	'two: both in top-3',
+	`claims: right chapter shown (${CLAIM_PASSAGES} a claim)`,
+	`claims: K for ${COVERED * 100}%`,
+	`claims, two: both shown (${CLAIM_PASSAGES} a claim)`,
 	'AUC top-1 score',
 	'AUC support',
 	'AUC dense support',
@@ -228,12 +255,23 @@ for (const labelled of readEvidenceSet()) {
 	const chapters = chaptersOf(text);
 	const index = new PassageIndex(text, chunkText(text, DEFAULTS.chunkSize, DEFAULTS.encoding));
 	const sentences = labelled.sentences.map((s) => s.text);
+	const chapterOf = (p: { start: number }) => chapterAt(chapters, p.start)?.title ?? DASH;
+	const claimRanks = labelled.sentences.map((sentence) => {
+		const best = new Map<string, number>();
+		for (const claim of fakeClaims(sentence.text))
+			index.rank(claim, DEPTH).forEach((hit, i) => {
+				const chapter = chapterOf(hit);
+				best.set(chapter, Math.min(best.get(chapter) ?? Infinity, i + 1));
+			});
+		return best;
+	});
 	const measure = (retrieved: readonly Retrieved[]) =>
 		labelled.sentences.map((sentence, i): Measured => {
 			const { passages, support, dense } = retrieved[i]!;
 			return {
 				sentence,
-				chapters: passages.map((p) => chapterAt(chapters, p.start)?.title ?? DASH),
+				chapters: passages.map(chapterOf),
+				claimRanks: claimRanks[i]!,
 				top1Score: passages[0]?.score ?? 0,
 				support,
 				dense,
@@ -265,6 +303,8 @@ const report = [
 	'test/fixtures/evidence-set/, each ranked over its whole book (passages of the book chunked at the',
 	`defaults, ${DEPTH} asked for). Right chapter among the first 1 / 3 / 10 passages (two-chapter sentences:`,
 	'either chapter counts, except in "both in top-3"); AUC of true against invented sentences.',
+	`Claims: each sentence split at ";", "and" and commas (the test suite's fake judge's rule, standing in for a model's`,
+	`claims), each claim's passages ranked for it alone, ${CLAIM_PASSAGES} a claim shown (\`faithfulness --top\`'s default).`,
 	`Support: ${supportOf ? `the support score of the top ${TOP_PASSAGES} passages` : 'n/a (no source/evidence/support.ts in this checkout)'}.`,
 	embedder
 		? `Reranked rows: BM25's passages reordered by ${embedder.model}'s embeddings (${embedder.server}), evidence/rerank.ts; dense support of the top ${TOP_PASSAGES}.`
