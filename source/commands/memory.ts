@@ -7,7 +7,6 @@ import {
 	planMemory,
 	type MemoryOptions,
 	type MemoryPlan,
-	type MemoryProgress,
 } from '../app/memory.ts';
 import { forgettingOf } from '../app/forgetting.ts';
 import { SCENE_STRETCH_WORDS } from '../memory/scenes.ts';
@@ -105,7 +104,13 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 	const err = opts.stderr ?? process.stderr;
 	if (opts.forgetting) {
 		for (const id of ids) {
-			const map = await forgettingOf({ id, sessionsDir: opts.sessionsDir });
+			const progress = progressLine(err);
+			const map = await forgettingOf({
+				id,
+				sessionsDir: opts.sessionsDir,
+				onStep: (done, total) => progress.tick({ stage: 'steps placed', done, total }),
+			});
+			progress.end();
 			if (opts.json) out.json(map);
 			else
 				for (const line of forgettingLines(map, terminalColumns(opts.stdout ?? process.stdout) ?? 80))
@@ -171,13 +176,13 @@ function planLine(plan: MemoryPlan): string {
 	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
 }
 
-/** "scenes 12/40" and "answers 30/150", redrawn at most once a second, on stderr. */
+/** "scenes 12/40", "answers 30/150", "steps placed 100/366": redrawn at most once a second, on stderr. */
 function progressLine(stream: Stream) {
 	const line = statusLine(stream);
-	let next = 0;
+	let next = performance.now() + PROGRESS_EVERY_MS;
 	let drawn = false;
 	return {
-		tick: (p: MemoryProgress) => {
+		tick: (p: { stage: string; done: number; total: number }) => {
 			const now = performance.now();
 			if (now < next && p.done < p.total) return;
 			next = now + PROGRESS_EVERY_MS;
