@@ -151,6 +151,11 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	const report = await booook(['report', 'fi', '--json', '--sessions-dir', dir]);
 	assert.equal(report.code, 0, report.stderr);
 	assert.equal(JSON.parse(report.stdout).memory.readers[0].overall.n, 100);
+	const text = await booook(['report', 'fi', '--sessions-dir', dir]);
+	assert.match(
+		text.stdout,
+		/^memory probes \(NarrativeXL read-along questions; details: booook memory\)\n {2}openai\/gpt-4o-mini, shown the summaries: \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions right; chance 16\.7%$/mu,
+	);
 });
 
 test('booook memory refuses in one line, changing nothing: no key, the extractive baseline, no other book, a hierarchical forgetting map', async (t) => {
