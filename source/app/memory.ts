@@ -513,11 +513,12 @@ function planOf(
 	};
 	if (opts.words !== null) toWrite(data.book.title, book, scenePieces(book, opts.words));
 	const wanted = distractorWanted(opts.count, targets.length, opts.distractors.length);
+	const thisNames = opts.distractors.length > 0 ? characterNames(book, NAMES) : [];
 	for (const other of opts.distractors)
 		toWrite(
 			other.title,
 			other.text,
-			distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted, characterNames(book, NAMES)),
+			distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted, thisNames),
 		);
 
 	// An option is a scene summary: the stored ones' mean length, else the written scene's limit.
@@ -528,13 +529,15 @@ function planOf(
 			: SCENE_OUTPUT_TOKENS;
 	const questionTemplate = countTokens(opts.templates.question) + DEFAULT_CHOICES * optionTokens;
 	const reader = `${opts.reader.provider}/${opts.reader.model}`;
+	// The ceiling shows a scene's stretch of the book: a chunk at most.
+	const chunkTokens = data.book.tokens / Math.max(1, data.run.chunks.length);
 	let questionsToAsk = 0;
 	for (const target of targets) {
 		const questions = (data.memoryQuestions ?? []).filter(
 			(q) => q.target.node === target.node && q.seed === opts.seed,
 		);
 		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
-		const shownTokens = { summary, chunk: countTokens(book) / Math.max(1, data.run.chunks.length) };
+		const shownTokens = { summary, chunk: chunkTokens };
 		for (const shown of opts.ceiling ? (['summary', 'chunk'] as const) : (['summary'] as const)) {
 			const answered = new Set(
 				(data.memoryAnswers ?? [])
