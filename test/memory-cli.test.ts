@@ -307,6 +307,16 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 	assert.equal(rows.length, 2);
 	for (const row of rows) assert.match(row, /\d+\.\d \[\d+\.\d, \d+\.\d\]$/u, row);
 
+	// A cell's cost is every call its session logged: the run's and the probes'.
+	const json = await booook(['report', file, '--json', '--sessions-dir', sessions]);
+	assert.equal(json.code, 0, json.stderr);
+	for (const cell of JSON.parse(json.stdout).cells as { session: string; cost: number }[]) {
+		const logged = readFileSync(join(sessions, cell.session, 'calls.jsonl'), 'utf8')
+			.trim()
+			.split('\n')
+			.reduce((sum, line) => sum + (JSON.parse(line) as { cost: number }).cost, 0);
+		assert.ok(Math.abs(cell.cost - logged) < 1e-9, `${cell.session}: ${cell.cost} against ${logged} logged`);
+	}
 	const table = await booook(['report', file, '--csv', '--sessions-dir', sessions]);
 	assert.equal(table.code, 0, table.stderr);
 	const [head, ...lines] = table.stdout.trim().split('\r\n');

@@ -4,7 +4,9 @@ import type { CellWork } from '../engine/study-runner.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { storedSessionScore } from '../score/session-score.ts';
-import { scoringTotals } from '../store/calls.ts';
+import { loggedTotals } from '../store/calls.ts';
+import { isAnnotationCall } from '../score/annotate.ts';
+import { isProbeCall } from '../memory/prompt.ts';
 import { folderState } from '../store/leftover.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { cellErrorTypes } from '../study/error-types.ts';
@@ -113,7 +115,10 @@ export async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string
 		const { data } = await Session.snapshot(dir, cell.sessionId);
 		if (data.kind !== 'book') continue;
 		const totals = totalsOf(data.run);
-		const scoring = await scoringTotals(dir, cell.sessionId);
+		const { scoring, probes } = await loggedTotals(dir, cell.sessionId, {
+			scoring: isAnnotationCall,
+			probes: isProbeCall,
+		});
 		const scored = storedSessionScore(data.summaries, data.annotations, data.run);
 		const score = scored?.system.score ?? null;
 		found.set(cell.key, {
@@ -121,7 +126,7 @@ export async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string
 			status: runFinished(data.run) ? 'done' : data.run.status === 'done' ? 'running' : data.run.status,
 			words: finalWords(data.run),
 			calls: totals.calls,
-			cost: totals.cost + scoring.cost,
+			cost: totals.cost + scoring.cost + probes.cost,
 			scoring: scoring.calls > 0 ? scoring : null,
 			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).
 			score: score === null ? null : score / 100,

@@ -1,5 +1,5 @@
 import type { MemoryAnswer, MemoryQuestion } from '../domain.ts';
-import { questionPromptValues, readChoice } from '../memory/prompt.ts';
+import { questionOwner, questionPromptValues, readChoice } from '../memory/prompt.ts';
 import { fill, type Templates } from '../summarize/templates.ts';
 import type { CallLogStore } from './call-runner.ts';
 import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts';
@@ -35,11 +35,6 @@ export interface MemoryReaderResult extends ReadPassResult {
  */
 const ANSWER_TOKENS = 60;
 
-/** The call log's owner of a question's calls: one per question and what the reader was shown. */
-function ownerOf(question: MemoryQuestion, shown: MemoryAnswer['shown']): string {
-	return `memory.${question.id}.${shown}`;
-}
-
 /**
  * A model answers memory questions (NarrativeXL's read-along questions), shown only `shownFor`'s
  * text, never the book: one call per question through the shared call runner (logged in
@@ -67,7 +62,7 @@ export async function answerMemory(opts: MemoryReaderOptions): Promise<MemoryRea
 		const text = opts.shownFor(question);
 		const options = question.options.length;
 		const choice = await pass.ask({
-			owner: ownerOf(question, shown),
+			owner: questionOwner(question, shown),
 			name: `question ${question.id}`,
 			template: 'memory-question',
 			prompt: fill(opts.templates['memory-question'], questionPromptValues(question, text)),

@@ -1,4 +1,5 @@
 import type { MemoryScene } from '../domain.ts';
+import { sceneOwner } from '../memory/prompt.ts';
 import { readScene } from '../memory/scenes.ts';
 import { WORD_RATIO } from '../summarize/budget.ts';
 import { fill, type Templates } from '../summarize/templates.ts';
@@ -60,7 +61,7 @@ export async function writeScenes(opts: SceneWriterOptions): Promise<SceneWriter
 	const write = async (piece: Span): Promise<void> => {
 		const stretch = book.text.slice(piece.start, piece.end);
 		const text = await pass.ask({
-			owner: `scene.${piece.start}-${piece.end}`,
+			owner: sceneOwner(book.title, piece),
 			name: `the scene of characters ${piece.start} to ${piece.end}`,
 			template: 'memory-scene',
 			prompt: fill(opts.templates['memory-scene'], { text: stretch, words }),

@@ -1,4 +1,4 @@
-import type { MemoryQuestion } from '../domain.ts';
+import type { MemoryAnswer, MemoryQuestion } from '../domain.ts';
 import type { Read } from '../score/claims.ts';
 import { collapseWhitespace } from '../text/runs.ts';
 
@@ -54,4 +54,19 @@ export function readChoice(text: string, options: number): Read<number> {
 	if (none && chosen !== options)
 		return { ok: false, reason: `option ${numbers[0]} named with "None of the above"` };
 	return { ok: true, value: chosen };
+}
+
+/** The call log's owner of a question's calls: one per question and what the reader was shown. */
+export function questionOwner(question: Pick<MemoryQuestion, 'id'>, shown: MemoryAnswer['shown']): string {
+	return `memory.${question.id}.${shown}`;
+}
+
+/** The call log's owner of a scene's calls: the stretch of its book it summarizes. */
+export function sceneOwner(book: string, piece: { start: number; end: number }): string {
+	return `scene.${book}.${piece.start}-${piece.end}`;
+}
+
+/** Whether a logged call was made by memory probes (a scene written or a question answered). */
+export function isProbeCall(owner: string): boolean {
+	return owner.startsWith('memory.') || owner.startsWith('scene.');
 }

@@ -92,13 +92,29 @@ export async function readCallLog(file: string): Promise<CallLogContents> {
  * back after a restart as while it ran.
  */
 export async function scoringTotals(dir: string, id: string): Promise<{ calls: number; cost: number }> {
+	return (await loggedTotals(dir, id, { scoring: isAnnotationCall })).scoring;
+}
+
+/**
+ * What the calls a session logged cost, for each group of owners `groups` picks (scoring's, memory
+ * probes'), from one read of its log without its lock.
+ */
+export async function loggedTotals<K extends string>(
+	dir: string,
+	id: string,
+	groups: Record<K, (owner: string) => boolean>,
+): Promise<Record<K, { calls: number; cost: number }>> {
 	const { calls } = await readCallLog(join(dir, id, FILES.calls));
-	const scoring = calls.filter((c) => isAnnotationCall(c.node));
-	// A failed attempt is billed but is no call made, as in every other count.
-	return {
-		calls: scoring.filter((c) => c.error === undefined).length,
-		cost: scoring.reduce((sum, c) => sum + c.cost, 0),
-	};
+	const totals = {} as Record<K, { calls: number; cost: number }>;
+	for (const [name, owned] of Object.entries(groups) as [K, (owner: string) => boolean][]) {
+		const picked = calls.filter((c) => owned(c.node));
+		// A failed attempt is billed but is no call made, as in every other count.
+		totals[name] = {
+			calls: picked.filter((c) => c.error === undefined).length,
+			cost: picked.reduce((sum, c) => sum + c.cost, 0),
+		};
+	}
+	return totals;
 }
 
 function parseJson(line: string): unknown {

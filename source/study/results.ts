@@ -20,7 +20,7 @@ export interface CellOutcome {
 	words: number | null;
 	/** Calls of the cell's run. */
 	calls: number;
-	/** The cell's cost: its run's calls and its BooookScore annotation calls (`scoring`). */
+	/** The cell's cost: its run's calls, its BooookScore annotation calls (`scoring`) and its memory probes' calls. */
 	cost: number;
 	/** The annotation calls its session logged, part of `cost`; absent or null when none was made. */
 	scoring?: { calls: number; cost: number } | null;
