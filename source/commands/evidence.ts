@@ -195,7 +195,7 @@ function sentenceLines(e: SentenceEvidence, d: Drawn): string[] {
 		`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`,
 	);
 	const aligned =
-		e.aligned === e.chunks
+		e.aligned.length === e.chunks.length
 			? ''
 			: `; aligned to chunk${e.aligned.length === 1 ? '' : 's'} ${chunkRanges(e.aligned)}`;
 	const byEmbeddings = e.denseSupport === undefined ? '' : `; by embeddings ${e.denseSupport.toFixed(2)}`;

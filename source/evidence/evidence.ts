@@ -90,7 +90,8 @@ export function rankedFor(
 	rank: Rank = (query, n, opts) => index.rank(query, n, opts),
 ): Hit[] {
 	const wide = rank(text, top, { chunks: s.chunks, direct: s.direct });
-	if (s.aligned === s.chunks || wide[0]?.verbatim) return wide;
+	// Not narrowed (the aligned chunks are all of them): the wide ranking is the ranking.
+	if (s.aligned.length === s.chunks.length || wide[0]?.verbatim) return wide;
 	const passages = rank(text, top, { chunks: s.aligned, direct: s.direct });
 	const have = new Set(passages.map((p) => p.index));
 	for (const p of wide) if (passages.length < top && !have.has(p.index)) passages.push(p);
