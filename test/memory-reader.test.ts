@@ -5,6 +5,7 @@ import { answerMemory, type MemoryReaderOptions } from '../source/engine/memory-
 import { writeScenes, type SceneWriterOptions } from '../source/engine/scene-writer.ts';
 import { scenePieces } from '../source/memory/scenes.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
+import type { Provider } from '../source/llm/provider.ts';
 import { Session } from '../source/store/session.ts';
 import { modelPassBench } from './support/model-pass.ts';
 import { fakeChoice, memoryQuestion, memoryReply, sceneStretch } from './support/memory-reply.ts';
@@ -303,4 +304,26 @@ test('scene writing stopped midway resumes from the call log without asking any 
 	assert.equal(rest.written, 2);
 	assert.deepEqual(reopened.data.memoryScenes!.map((s) => s.id).sort(), ['s0', 's1', 's2']);
 	assert.equal(prompts.length, 3, 'no stretch asked twice');
+});
+
+test('a call aborted from elsewhere (a provider batch closed under the pass) fails the pass: it is never a pass done with answers missing', async (t) => {
+	const { session, reading } = await setup(t, 'memory-aborted', (prompt) => memoryReply(prompt)!);
+	t.after(() => session.close());
+	const options = reading(session);
+	const aborting: Provider = {
+		name: 'openai',
+		model: 'gpt-4o-mini',
+		isLLM: true,
+		complete: () => Promise.reject(Object.assign(new Error('the batcher closed'), { name: 'AbortError' })),
+	};
+	const result = await answerMemory({ ...options, provider: aborting });
+	assert.equal(result.status, 'failed');
+	assert.match(result.error ?? '', /the batcher closed/u);
+	assert.deepEqual(session.data.memoryAnswers ?? [], []);
+	// Its own cancel still ends it quietly, as cancelled.
+	const stop = new AbortController();
+	stop.abort();
+	const cancelled = await answerMemory({ ...options, provider: aborting, signal: stop.signal });
+	assert.equal(cancelled.status, 'cancelled');
+	assert.equal(cancelled.error, null);
 });

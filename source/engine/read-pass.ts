@@ -1,6 +1,5 @@
 import type { Usage } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
-import { isAbortError } from '../llm/abort.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import type { Provider } from '../llm/provider.ts';
 import { MAX_RETRIES, RETRY_TEMPERATURE } from '../score/annotate.ts';
@@ -140,7 +139,9 @@ export class ReadPass {
 
 	/** Keeps the first failure that is not a cancellation, naming what failed when told. */
 	private fail(error: unknown, name?: string): void {
-		if (isAbortError(error) || this.abort.signal.aborted) return;
+		// The pass's own cancel ends it quietly; an abort from elsewhere (a provider batch closed
+		// under it) leaves answers missing, so it is a failure, never a pass done.
+		if (this.abort.signal.aborted) return;
 		this.failure ??= name === undefined ? errorMessage(error) : `${name}: ${errorMessage(error)}`;
 	}
 }
