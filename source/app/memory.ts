@@ -11,14 +11,14 @@ import { callCost, loadPrices } from '../llm/prices.ts';
 import { characterNames, nameSubstitution, namesIn, otherBookScene } from '../memory/names.ts';
 import { buildQuestions, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
-import { SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
+import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
 import { commandLine } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { readSessions } from '../store/list.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
-import { activeVersion, findNode } from '../summarize/graph.ts';
+import { activeVersion, chunksUnder, findNode } from '../summarize/graph.ts';
 import { stepSummaries } from '../summarize/inc.ts';
 import type { Totals } from '../summarize/totals.ts';
 import type { Span } from '../text/sentences.ts';
@@ -92,7 +92,6 @@ export interface MemoryProgress {
 
 export interface MemoryProbeResult {
 	status: 'done' | 'cancelled' | 'failed';
-	scenes: number;
 	answered: number;
 	unreadable: number;
 	error: string | null;
@@ -111,7 +110,7 @@ export interface MemoryProbe {
 }
 
 /** The summaries of `run` to ask about: the final one and, for an incremental run, `steps` running summaries spread over it. */
-export function memoryTargets(run: Run, bookChars: number, steps: number): MemoryTarget[] {
+function memoryTargets(run: Run, bookChars: number, steps: number): MemoryTarget[] {
 	const final: MemoryTarget = { node: run.root!, step: null, readChars: bookChars };
 	if (run.config.method !== 'inc' || steps === 0) return [final];
 	// The last step's running summary is the final summary (or what the clean step read).
@@ -127,7 +126,7 @@ export function memoryTargets(run: Run, bookChars: number, steps: number): Memor
 }
 
 /** This book's scenes as the probe reads them: written ones when asked (or incremental), else level-0 summaries. */
-function writtenScenes(data: BookSessionData, opts: MemoryOptions): number | null {
+function sceneStretchWords(data: BookSessionData, opts: MemoryOptions): number | null {
 	return opts.scenes ?? (data.run.config.method === 'inc' ? SCENE_STRETCH_WORDS : null);
 }
 
@@ -137,7 +136,7 @@ function levelZeroScenes(run: Run, title: string, firstId: number): MemoryScene[
 	for (const node of run.nodes) {
 		const version = activeVersion(node);
 		if (node.kind !== 'summarize' || node.level !== 0 || !version || node.status !== 'done') continue;
-		const chunks = node.inputs.map((ref) => run.chunks[Number(ref.slice(1))]).filter((c) => c !== undefined);
+		const chunks = [...chunksUnder(run, node.id)].map((c) => run.chunks[c]).filter((c) => c !== undefined);
 		if (chunks.length === 0) continue;
 		out.push({
 			id: `s${firstId + out.length}`,
@@ -150,11 +149,6 @@ function levelZeroScenes(run: Run, title: string, firstId: number): MemoryScene[
 		});
 	}
 	return out;
-}
-
-/** The next free number of a list of `<letter><n>` ids. */
-function nextId(ids: readonly string[]): number {
-	return ids.reduce((max, id) => Math.max(max, Number(id.slice(1)) + 1 || 0), 0);
 }
 
 /** Other sessions' books in the sessions folder, with the scenes they hold (their own scenes, or a hierarchical run's level-0 summaries). */
@@ -218,7 +212,7 @@ function distractorPieces(text: string, words: number, wanted: number, thisNames
 }
 
 /** The question's text of the book for the ceiling check: the true scene's stretch, or (None) the last stretch read that no option shows. */
-export function ceilingText(question: MemoryQuestion, scenes: readonly MemoryScene[], book: string): string {
+function ceilingText(question: MemoryQuestion, scenes: readonly MemoryScene[], book: string): string {
 	const truth = question.options.find((o) => o.kind === 'true');
 	const shown = new Set(question.options.map((o) => o.scene));
 	const scene = truth
@@ -230,9 +224,6 @@ export function ceilingText(question: MemoryQuestion, scenes: readonly MemorySce
 /** Tokens a written scene summary may take (a few sentences), and an answer ("Answer: 3"). */
 const SCENE_OUTPUT_TOKENS = 200;
 const ANSWER_OUTPUT_TOKENS = 10;
-/** The shipped question and scene templates' own tokens, for estimates made without loading them. */
-const QUESTION_TEMPLATE_TOKENS = 200;
-const SCENE_TEMPLATE_TOKENS = 100;
 
 /** Scenes to write of each --distractors book: as many wrong options as the questions can show. */
 function distractorWanted(count: number, targets: number, books: number): number {
@@ -272,7 +263,7 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv): Promise<Probe
 		task: 'answering memory questions',
 		verb: 'answering',
 	});
-	const words = writtenScenes(snapshot, opts);
+	const words = sceneStretchWords(snapshot, opts);
 	const others = await otherSessionBooks(opts.sessionsDir, snapshot);
 	const distractors = opts.distractors ? await distractorBooks(opts.distractors, snapshot) : [];
 	if (others.length === 0 && distractors.length === 0)
@@ -323,7 +314,6 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 		const batch = opts.batch ? await opts.batch(session) : undefined;
 		const stopped = (status: 'cancelled' | 'failed', error: string | null) => ({
 			status,
-			scenes: 0,
 			answered: 0,
 			unreadable: 0,
 			error,
@@ -355,7 +345,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			const ended = await write(title, book, scenePieces(book, words), words);
 			if (ended) return ended;
 		} else if (!ownScenes().some((s) => s.source === 'node')) {
-			const first = nextId((data.memoryScenes ?? []).map((s) => s.id));
+			const first = nextNumber((data.memoryScenes ?? []).map((s) => s.id));
 			await session.append('memoryScenes', ...levelZeroScenes(data.run, title, first));
 		}
 		// Other books' scenes: those of the --distractors folder are written here, once.
@@ -415,7 +405,6 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 		}
 		return {
 			status: 'done' as const,
-			scenes: scenes.length,
 			answered,
 			unreadable,
 			error: null,
@@ -471,7 +460,7 @@ async function questionsFor(
 			bookChars: data.book.chars,
 			count: opts.count,
 			seed: opts.seed,
-			firstId: nextId((data.memoryQuestions ?? []).map((q) => q.id)),
+			firstId: nextNumber((data.memoryQuestions ?? []).map((q) => q.id)),
 		});
 		if (made.length > 0) await session.append('memoryQuestions', ...made);
 		if (made.length < opts.count) short.push({ target, made: made.length });
@@ -604,6 +593,7 @@ export function probeEstimate(opts: {
 	chunks: number;
 	bookTokens: number;
 	maxSummary: number;
+	templates: Pick<Templates, 'memory-question' | 'memory-scene'>;
 	questions?: number;
 	steps?: number;
 }): { calls: number; input: number; output: number } {
@@ -612,10 +602,11 @@ export function probeEstimate(opts: {
 	// About 0.75 words a token: a stretch of SCENE_STRETCH_WORDS words is some 670 tokens.
 	const stretchTokens = Math.round(SCENE_STRETCH_WORDS / 0.75);
 	const scenes = opts.method === 'inc' ? Math.ceil(opts.bookTokens / stretchTokens) : 0;
-	const question = QUESTION_TEMPLATE_TOKENS + opts.maxSummary + DEFAULT_CHOICES * SCENE_OUTPUT_TOKENS;
+	const question =
+		countTokens(opts.templates['memory-question']) + opts.maxSummary + DEFAULT_CHOICES * SCENE_OUTPUT_TOKENS;
 	return {
 		calls: questions + scenes,
-		input: questions * question + scenes * (SCENE_TEMPLATE_TOKENS + stretchTokens),
+		input: questions * question + scenes * (countTokens(opts.templates['memory-scene']) + stretchTokens),
 		output: questions * ANSWER_OUTPUT_TOKENS + scenes * SCENE_OUTPUT_TOKENS,
 	};
 }

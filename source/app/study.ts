@@ -7,6 +7,8 @@ import { storedSessionScore } from '../score/session-score.ts';
 import { loggedTotals } from '../store/calls.ts';
 import { isAnnotationCall } from '../score/annotate.ts';
 import { isProbeCall } from '../memory/prompt.ts';
+import { finalAccuracy } from '../memory/results.ts';
+import { callCost, type PriceTable } from '../llm/prices.ts';
 import { folderState } from '../store/leftover.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { cellErrorTypes } from '../study/error-types.ts';
@@ -25,7 +27,7 @@ import { percent } from '../format/percent.ts';
 import { statedLimits, studyError, type StudySpec } from '../study/spec.ts';
 import { finalWords, runFinished } from '../summarize/graph.ts';
 import { totalsOf } from '../summarize/totals.ts';
-import { memoryProbe, sessionMemory, type MemoryProbe } from './memory.ts';
+import { memoryProbe, probeEstimate, type MemoryProbe } from './memory.ts';
 import { makeEngine, prepare } from './run.ts';
 import { bookScoring } from './score.ts';
 import type { PlannedCell, StudyPlan } from './study-plan.ts';
@@ -165,9 +167,7 @@ export function studyResults(
 
 /** The share of read-along questions about a session's final summary answered right, shown the summary; null before any. */
 function finalMemory(data: BookSessionData): number | null {
-	const summary = sessionMemory(data).readers.find((r) => r.shown === 'summary');
-	const final = summary?.results.byTarget.find((t) => t.target.step === null);
-	return final && final.n > 0 ? final.accuracy : null;
+	return finalAccuracy(data.memoryQuestions ?? [], data.memoryAnswers ?? []);
 }
 
 /** What a study's memory probes say as they go: one line per cell. */
@@ -241,4 +241,33 @@ export async function probeStudy(
 		}
 	}
 	return ended;
+}
+
+/** A study's memory probes before any run: calls and cost by each cell's scorer (`"memory"`). */
+export function probesPlan(plan: StudyPlan, prices: PriceTable, env: NodeJS.ProcessEnv) {
+	const asked = typeof plan.spec.memory === 'object' ? plan.spec.memory : {};
+	let calls = 0;
+	let cost = 0;
+	let priced = true;
+	for (const cell of plan.cells) {
+		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
+		const estimate = probeEstimate({
+			method: cell.method,
+			chunks: cell.chunks.length,
+			bookTokens: cell.book.info.tokens,
+			maxSummary: cell.config.maxSummary,
+			templates: cell.ctx.templates,
+			...asked,
+		});
+		const price = callCost(
+			prices,
+			scorer.model,
+			{ input: estimate.input, output: estimate.output, cached: 0 },
+			scorer.provider,
+		);
+		calls += estimate.calls;
+		cost += price.cost;
+		priced &&= price.known;
+	}
+	return { calls, cost, priced };
 }

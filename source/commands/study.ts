@@ -1,12 +1,17 @@
 import { Command } from '@commander-js/extra-typings';
-import { cellWork, checkScorers, outcomes, probeStudy, readResults, studyBatches } from '../app/study.ts';
-import { probeEstimate } from '../app/memory.ts';
-import { scorerOf } from '../study/scorer.ts';
-import { defaultModel, defaultProvider } from '../llm/create.ts';
+import {
+	cellWork,
+	checkScorers,
+	outcomes,
+	probeStudy,
+	probesPlan,
+	readResults,
+	studyBatches,
+} from '../app/study.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from '../app/study-plan.ts';
 import { StudyRunner, cellCost, type StudyEvent } from '../engine/study-runner.ts';
 import { batchLine } from '../llm/batcher.ts';
-import { callCost, loadPrices, type PriceTable } from '../llm/prices.ts';
+import { loadPrices } from '../llm/prices.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { preferReactProduction } from './execute.ts';
@@ -86,7 +91,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const status = (c: PlannedCell) => before.get(c.key)?.status ?? 'new';
 	const calls = plan.cells.reduce((s, c) => s + c.calls, 0);
 	const cost = plan.cells.reduce((s, c) => s + c.cost, 0);
-	const probes = plan.spec.memory ? memoryPlan(plan, prices, opts.env ?? process.env) : null;
+	const probes = plan.spec.memory ? probesPlan(plan, prices, opts.env ?? process.env) : null;
 	const total = `${plan.cells.length} cells, ~${calls} calls, estimated ${usd(cost)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once${probes ? `; then memory probes: ~${probes.calls} calls, estimated ${probes.priced ? usd(probes.cost) : 'at no known price'}` : ''}`;
 	if (opts.plan) {
 		if (opts.json)
@@ -267,32 +272,4 @@ async function studyInteractive(
 	});
 	// The screen ends once the study has stopped and saved (or could not start: this says why).
 	return await runner.start();
-}
-
-/** A study's memory probes before any run: calls and cost by each cell's scorer (`"memory"`). */
-function memoryPlan(plan: StudyPlan, prices: PriceTable, env: NodeJS.ProcessEnv) {
-	const asked = typeof plan.spec.memory === 'object' ? plan.spec.memory : {};
-	let calls = 0;
-	let cost = 0;
-	let priced = true;
-	for (const cell of plan.cells) {
-		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
-		const estimate = probeEstimate({
-			method: cell.method,
-			chunks: cell.chunks.length,
-			bookTokens: cell.book.info.tokens,
-			maxSummary: cell.config.maxSummary,
-			...asked,
-		});
-		const price = callCost(
-			prices,
-			scorer.model,
-			{ input: estimate.input, output: estimate.output, cached: 0 },
-			scorer.provider,
-		);
-		calls += estimate.calls;
-		cost += price.cost;
-		priced &&= price.known;
-	}
-	return { calls, cost, priced };
 }

@@ -1,6 +1,6 @@
 import type { MemoryScene } from '../domain.ts';
 import { sceneOwner } from '../memory/prompt.ts';
-import { readScene } from '../memory/scenes.ts';
+import { nextNumber, readScene } from '../memory/scenes.ts';
 import { WORD_RATIO } from '../summarize/budget.ts';
 import { fill, type Templates } from '../summarize/templates.ts';
 import type { Span } from '../text/sentences.ts';
@@ -34,10 +34,6 @@ export interface SceneWriterResult extends ReadPassResult {
 }
 
 /** A scene's id number (`s12` -> 12), or -1 for an id of another shape. */
-function sceneNumber(id: string): number {
-	const m = /^s(\d+)$/u.exec(id);
-	return m ? Number(m[1]) : -1;
-}
 
 /**
  * A model writes a scene summary (source `written`) of each stretch of the book, NarrativeXL's
@@ -53,7 +49,7 @@ export async function writeScenes(opts: SceneWriterOptions): Promise<SceneWriter
 	const stored = store.data.memoryScenes ?? [];
 	const has = new Set(stored.filter((s) => s.book === book.title).map((s) => `${s.start}:${s.end}`));
 	const pieces = opts.pieces.filter((p) => !has.has(`${p.start}:${p.end}`));
-	let next = Math.max(-1, ...stored.map((s) => sceneNumber(s.id))) + 1;
+	let next = nextNumber(stored.map((s) => s.id));
 	const result = { written: 0, unreadable: 0 };
 	const total = opts.pieces.length;
 	opts.onProgress?.(total - pieces.length, total);

@@ -201,3 +201,18 @@ export function resultsByReader(
 			results: memoryResults(questions, group, opts),
 		}));
 }
+
+/**
+ * The share of questions about the final summary answered right by the first reader shown the
+ * summary (a study's memory column), without the intervals `memoryResults` resamples; null before any.
+ */
+export function finalAccuracy(
+	questions: readonly MemoryQuestion[],
+	answers: readonly MemoryAnswer[],
+): number | null {
+	const finals = new Set(questions.filter((q) => q.target.step === null).map((q) => q.id));
+	const asked = answers.filter((a) => a.shown === 'summary' && finals.has(a.question));
+	const reader = asked[0]?.reader;
+	const latest = new Map(asked.filter((a) => a.reader === reader).map((a) => [a.question, a.correct]));
+	return latest.size === 0 ? null : [...latest.values()].filter(Boolean).length / latest.size;
+}

@@ -65,3 +65,11 @@ export function readScene(text: string): Read<string> {
 	const scene = text.trim();
 	return scene === '' ? { ok: false, reason: 'an empty scene' } : { ok: true, value: scene };
 }
+
+/** The next free number of ids `<letter><n>` (`s3`, `q12`): one past the highest; 0 for none. */
+export function nextNumber(ids: readonly string[]): number {
+	return ids.reduce((max, id) => {
+		const m = /^[a-z](\d+)$/u.exec(id);
+		return m ? Math.max(max, Number(m[1]) + 1) : max;
+	}, 0);
+}
