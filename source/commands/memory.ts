@@ -25,8 +25,8 @@ import {
 	type Exit,
 } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { output, statusLine, terminalColumns, type Stream } from './output.ts';
-import { PROGRESS_EVERY_MS } from './sentence-progress.ts';
+import { output, terminalColumns, type Stream } from './output.ts';
+import { throttledLine } from './sentence-progress.ts';
 import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './memory-results.ts';
 
 export const spec = (exit: Exit) =>
@@ -176,21 +176,12 @@ function planLine(plan: MemoryPlan): string {
 	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
 }
 
-/** "scenes 12/40", "answers 30/150", "steps placed 100/366": redrawn at most once a second, on stderr. */
+/** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */
 function progressLine(stream: Stream) {
-	const line = statusLine(stream);
-	let next = performance.now() + PROGRESS_EVERY_MS;
-	let drawn = false;
+	const line = throttledLine(stream);
 	return {
-		tick: (p: { stage: string; done: number; total: number }) => {
-			const now = performance.now();
-			if (now < next && p.done < p.total) return;
-			next = now + PROGRESS_EVERY_MS;
-			drawn = true;
-			line.draw(`${p.stage} ${formatInt(p.done)}/${formatInt(p.total)}`);
-		},
-		end: () => {
-			if (drawn) line.end();
-		},
+		tick: (p: { stage: string; done: number; total: number }) =>
+			line.tick(() => `${p.stage} ${formatInt(p.done)}/${formatInt(p.total)}`, p.done === p.total),
+		end: () => line.end(),
 	};
 }

@@ -12,6 +12,32 @@ export interface SentenceProgress {
 	end(): void;
 }
 
+/** A progress line redrawn at most once a second, the first after a second: long work's only. */
+export interface ThrottledLine {
+	/** Draws `text()` when a second has passed since the last draw, or at once when `last`. */
+	tick(text: () => string, last?: boolean): void;
+	/** Ends a line that was drawn (one never drawn: nothing). */
+	end(): void;
+}
+
+export function throttledLine(stream: Stream, clock: () => number = () => performance.now()): ThrottledLine {
+	const line = statusLine(stream);
+	let next = clock() + PROGRESS_EVERY_MS;
+	let drawn = false;
+	return {
+		tick(text, last = false) {
+			const now = clock();
+			if (now < next && !(last && drawn)) return;
+			next = now + PROGRESS_EVERY_MS;
+			drawn = true;
+			line.draw(text());
+		},
+		end() {
+			if (drawn) line.end();
+		},
+	};
+}
+
 /**
  * Progress over a node's sentences on `stream` (stderr): nothing for work that ends within a second,
  * then "evidence of n51: 12,000 of 190,000 sentences (6%), 14s" once a second.
@@ -22,25 +48,14 @@ export function sentenceProgress(
 	total: number,
 	clock: () => number = () => performance.now(),
 ): SentenceProgress {
-	const line = statusLine(stream);
+	const line = throttledLine(stream, clock);
 	const started = clock();
-	let next = started + PROGRESS_EVERY_MS;
-	let drawn = false;
-	const draw = (done: number, now: number) =>
-		line.draw(
-			`${what}: ${formatInt(done)} of ${formatInt(total)} sentence${total === 1 ? '' : 's'} (${Math.floor((100 * done) / Math.max(1, total))}%), ${formatSeconds((now - started) / 1000)}`,
-		);
+	const text = (done: number) => () =>
+		`${what}: ${formatInt(done)} of ${formatInt(total)} sentence${total === 1 ? '' : 's'} (${Math.floor((100 * done) / Math.max(1, total))}%), ${formatSeconds((clock() - started) / 1000)}`;
 	return {
-		tick(done) {
-			const now = clock();
-			if (now < next) return;
-			next = now + PROGRESS_EVERY_MS;
-			drawn = true;
-			draw(done, now);
-		},
+		tick: (done) => line.tick(text(done)),
 		end() {
-			if (!drawn) return;
-			draw(total, clock());
+			line.tick(text(total), true);
 			line.end();
 		},
 	};
