@@ -240,6 +240,8 @@ interface ProbeSetUp {
 	targets: MemoryTarget[];
 	others: OtherBook[];
 	distractors: LoadedBook[];
+	/** This book's character names: distractor stretches naming them are not written, other books' names become them. */
+	thisNames: string[];
 	templates: Templates;
 }
 
@@ -272,18 +274,20 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv): Promise<Probe
 		);
 	const templates = await loadTemplates(opts.prompts);
 	const targets = memoryTargets(snapshot.run, snapshot.book.chars, opts.steps ?? MEMORY_STEPS);
+	const thisNames = characterNames(book, NAMES);
 	const plan = planOf(snapshot, book, targets, {
 		words,
 		count,
 		seed,
 		ceiling: opts.ceiling ?? false,
 		distractors,
+		thisNames,
 		reader,
 		templates: { scene: templates['memory-scene'], question: templates['memory-question'] },
 		prices: opts.prices,
 		env,
 	});
-	return { reader, plan, words, count, seed, targets, others, distractors, templates };
+	return { reader, plan, words, count, seed, targets, others, distractors, thisNames, templates };
 }
 
 /** What a probe of session `id` would make, without locking it or making a call (`--plan`). */
@@ -295,10 +299,8 @@ export async function planMemory(opts: MemoryOptions): Promise<{ reader: PassMod
 /** The probe of session `id`, set up and its session open. */
 export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 	const env = opts.env ?? process.env;
-	const { reader, plan, words, count, seed, targets, others, distractors, templates } = await setUp(
-		opts,
-		env,
-	);
+	const { reader, plan, words, count, seed, targets, others, distractors, thisNames, templates } =
+		await setUp(opts, env);
 	const { provider, costOf } = passClient(reader, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	const data = session.data as BookSessionData;
@@ -349,7 +351,6 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			await session.append('memoryScenes', ...levelZeroScenes(data.run, title, first));
 		}
 		// Other books' scenes: those of the --distractors folder are written here, once.
-		const thisNames = characterNames(book, NAMES);
 		const wanted = distractorWanted(count, targets.length, distractors.length);
 		const stretch = words ?? SCENE_STRETCH_WORDS;
 		for (const other of distractors) {
@@ -484,6 +485,8 @@ function planOf(
 		seed: number;
 		ceiling: boolean;
 		distractors: readonly { title: string; text: string }[];
+		/** This book's character names (names.ts). */
+		thisNames: readonly string[];
 		reader: PassModel;
 		templates: { scene: string; question: string };
 		prices?: string;
@@ -502,12 +505,11 @@ function planOf(
 	};
 	if (opts.words !== null) toWrite(data.book.title, book, scenePieces(book, opts.words));
 	const wanted = distractorWanted(opts.count, targets.length, opts.distractors.length);
-	const thisNames = opts.distractors.length > 0 ? characterNames(book, NAMES) : [];
 	for (const other of opts.distractors)
 		toWrite(
 			other.title,
 			other.text,
-			distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted, thisNames),
+			distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted, opts.thisNames),
 		);
 
 	// An option is a scene summary: the stored ones' mean length, else the written scene's limit.
