@@ -259,7 +259,8 @@ for (const labelled of readEvidenceSet()) {
 	const claimRanks = labelled.sentences.map((sentence) => {
 		const best = new Map<string, number>();
 		for (const claim of fakeClaims(sentence.text))
-			index.rank(claim, DEPTH).forEach((hit, i) => {
+			// As faithfulness ranks a claim: one fact, without scene windows.
+			index.rank(claim, DEPTH, { scenes: false }).forEach((hit, i) => {
 				const chapter = chapterOf(hit);
 				best.set(chapter, Math.min(best.get(chapter) ?? Infinity, i + 1));
 			});

@@ -6,7 +6,7 @@ import { badInput } from '../errors.ts';
 import { commandLine } from '../program.ts';
 import { nodeEvidence, rankedFor, tracerFor, type SentenceEvidence } from '../evidence/evidence.ts';
 import { PassageIndex } from '../evidence/rank.ts';
-import { fusedRank, type DenseVectors } from '../evidence/rerank.ts';
+import { fusedRank, type DenseVectors, type Rank } from '../evidence/rerank.ts';
 import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
@@ -120,7 +120,7 @@ export function claimEvidence(
 	dense?: DenseVectors,
 ): (unit: { summary: string; sentence: number }, claim: string) => ShownEvidence[] {
 	const tracer = tracerFor(run, index);
-	const rank = dense ? fusedRank(index, dense) : (text: string, n: number) => index.rank(text, n);
+	const rank: Rank = dense ? fusedRank(index, dense) : (text, n, opts) => index.rank(text, n, opts);
 	const traced = new Map<string, SentenceEvidence[]>();
 	const sourcesOf = (id: string): SentenceEvidence[] => {
 		let sources = traced.get(id);
@@ -142,7 +142,10 @@ export function claimEvidence(
 	};
 	return (unit, claim) => {
 		const source = sourcesOf(unit.summary)[unit.sentence];
-		const hits = source ? rankedFor(index, source, claim, top, dense && rank) : rank(claim, top);
+		// A claim is one fact, told in a passage: ranked without scene windows (RankOptions.scenes).
+		const hits = source
+			? rankedFor(index, source, claim, top, rank, false)
+			: rank(claim, top, { scenes: false });
 		return hits.map((hit) => shownHit(run, book, hit));
 	};
 }

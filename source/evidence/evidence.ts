@@ -88,11 +88,12 @@ export function rankedFor(
 	text: string,
 	top: number,
 	rank: Rank = (query, n, opts) => index.rank(query, n, opts),
+	scenes = true,
 ): Hit[] {
-	const wide = rank(text, top, { chunks: s.chunks, direct: s.direct });
+	const wide = rank(text, top, { chunks: s.chunks, direct: s.direct, scenes });
 	// Not narrowed (the aligned chunks are all of them): the wide ranking is the ranking.
 	if (s.aligned.length === s.chunks.length || wide[0]?.verbatim) return wide;
-	const passages = rank(text, top, { chunks: s.aligned, direct: s.direct });
+	const passages = rank(text, top, { chunks: s.aligned, direct: s.direct, scenes });
 	const have = new Set(passages.map((p) => p.index));
 	for (const p of wide) if (passages.length < top && !have.has(p.index)) passages.push(p);
 	return passages;

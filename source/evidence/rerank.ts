@@ -1,3 +1,4 @@
+import { reciprocalRank } from './fusion.ts';
 import type { Hit, PassageIndex, RankOptions } from './rank.ts';
 
 /**
@@ -12,14 +13,9 @@ import type { Hit, PassageIndex, RankOptions } from './rank.ts';
  * do well (the run's chunks a sentence can come from, a copied sentence's own place first) and
  * costs a hundred dot products per sentence rather than one per passage of the book.
  *
- * The two orders are fused by reciprocal rank (Cormack, Clarke and Büttcher, 2009): a passage scores
- * 1/(k + r) for its rank r (from 1) in each, k = 60 as they set it. Ranks, not scores, because BM25
- * scores have no scale (one was 5,064) and cosines of different models have different ranges: fusing
- * ranks needs no weight between the two, and so nothing to fit.
+ * The two orders are fused by reciprocal rank (fusion.ts): BM25 scores have no scale (one was
+ * 5,064) and cosines of different models have different ranges, so ranks need no weight between them.
  */
-
-/** Reciprocal-rank fusion's constant, as its authors set it (not tuned here). */
-export const RRF_K = 60;
 
 /** BM25 candidates the rerank reorders per query. */
 export const FUSION_DEPTH = 100;
@@ -87,7 +83,7 @@ export function fuse(
 			.map((hit, rank) => [hit.index, rank]),
 	);
 	const fused = (hit: (typeof similar)[number]) =>
-		1 / (RRF_K + hit.lexicalRank + 1) + 1 / (RRF_K + denseRank.get(hit.index)! + 1);
+		reciprocalRank(hit.lexicalRank) + reciprocalRank(denseRank.get(hit.index));
 	return similar
 		.sort(
 			(a, b) =>
