@@ -7,7 +7,7 @@ import type { Hit, PassageIndex, RankOptions } from './rank.ts';
  *
  * The rerank reorders BM25's best `FUSION_DEPTH` passages; it does not search the book by vectors.
  * Paraphrases lose to BM25 in its order more than in its reach: on our labelled set, a passage of
- * the right chapter is among BM25's first 38 for 95% of sentences ranked over the whole book
+ * the right chapter is among the first 21 for 95% of sentences ranked over the whole book
  * (bench/evidence.ts, "K for 95%"), so a hundred candidates nearly always hold it, and what goes
  * wrong is which of them comes first. Reordering candidates keeps what BM25 and the tree
  * do well (the run's chunks a sentence can come from, a copied sentence's own place first) and
