@@ -5,6 +5,13 @@ import type { Passage } from '../source/evidence/passages.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { sceneWindows } from '../source/evidence/scene-windows.ts';
 
+/** `n` lines of a text that shares no word with the queries below. */
+const filler = (n: number) =>
+	Array.from(
+		{ length: n },
+		() => 'The miller counted the sacks of grain while the carter watched the road.',
+	).join('\n');
+
 const whole = (book: string): Chunk[] => [{ index: 0, start: 0, end: book.length, tokens: 1 }];
 
 /** Passages of the given lengths, one character apart. */
@@ -51,11 +58,6 @@ test('a passage longer than a scene is a window of its own, and a short book is 
 });
 
 test('a paraphrase is placed in the scene that holds all its parts, before a passage elsewhere that holds more of them alone', () => {
-	const filler = (n: number) =>
-		Array.from(
-			{ length: n },
-			() => 'The miller counted the sacks of grain while the carter watched the road.',
-		).join('\n');
 	// The scene tells who, where and what in three one-line paragraphs (three passages).
 	const scene = [
 		'Margaret rose at dawn.',
@@ -84,11 +86,6 @@ test('a paraphrase is placed in the scene that holds all its parts, before a pas
 });
 
 test('a sentence copied from the book stays first, whatever its scene', () => {
-	const filler = (n: number) =>
-		Array.from(
-			{ length: n },
-			() => 'The miller counted the sacks of grain while the carter watched the road.',
-		).join('\n');
 	const copied = 'Margaret hung the lantern by the orchard gate.';
 	const book = `${filler(60)}\n${copied}\n${filler(60)}\nMargaret rose at dawn.\nThe lantern in the orchard was lit.\nThe gate of the orchard creaked.\n${filler(60)}\n`;
 	const index = new PassageIndex(book, whole(book));
