@@ -415,6 +415,11 @@ export const memoryQuestionSchema = z.strictObject({
 	demand: z.strictObject({ fraction: z.number().min(0).max(1), tokens: count }).nullable(),
 	/** The seed the question's scenes and order were drawn with. */
 	seed: z.int(),
+	/**
+	 * Which of this book's scene sets it was drawn from: level-0 summaries (`node`) or scenes written
+	 * for `--scenes` (`written`). Absent in sessions made before it was kept: read from its options.
+	 */
+	scenes: z.enum(['node', 'written']).optional(),
 });
 export type MemoryQuestion = z.infer<typeof memoryQuestionSchema>;
 

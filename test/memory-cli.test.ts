@@ -352,4 +352,32 @@ test("booook memory --distractors DIR --scenes WORDS: other-book scenes written 
 	const again = await booook(args, { env: ENV });
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(api.requests.length, requests, 'scenes and answers are stored: nothing is asked again');
+	// The plan counts only questions made of the scene set it would use: without --scenes a
+	// hierarchical run's scenes are its level-0 summaries, so the four stored questions are not its.
+	const plan = async (...extra: string[]) => {
+		const planned = await booook(
+			memory(api, dir, 'fh', '--questions', '4', '--distractors', books, '--plan', ...extra),
+			{ env: ENV },
+		);
+		assert.equal(planned.code, 0, planned.stderr);
+		return planned.stdout;
+	};
+	assert.match(await plan('--scenes', '2000'), /^fh: 0 questions to ask/mu);
+	assert.match(await plan(), /^fh: 4 questions to ask/mu);
+	assert.equal(api.requests.length, requests, '--plan makes no call');
+	// And the probe without --scenes asks four questions of its own set, none of the stored ones.
+	const nodes = await booook(memory(api, dir, 'fh', '--questions', '4', '--distractors', books), {
+		env: ENV,
+	});
+	assert.equal(nodes.code, 0, nodes.stderr);
+	const after = (await bookData(dir, 'fh')).memoryQuestions ?? [];
+	const fresh = after.filter((q) => !questions.some((old) => old.id === q.id));
+	assert.equal(fresh.length, 4);
+	const pinned = new Set(
+		((await bookData(dir, 'fh')).memoryScenes ?? []).filter((s) => s.source === 'node').map((s) => s.id),
+	);
+	for (const q of fresh) {
+		assert.equal(q.scenes, 'node');
+		for (const o of q.options) assert.ok(o.kind === 'other-book' || pinned.has(o.scene));
+	}
 });

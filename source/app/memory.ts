@@ -374,7 +374,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 		const { questions, notes } = await questionsFor(session, data, targets, otherBooks, thisNames, {
 			count,
 			seed,
-			scenesSource: words === null ? 'node' : 'written',
+			scenesSource: sceneSource(words),
 		});
 		const scenes = ownScenes();
 		const passes: { shown: 'summary' | 'chunk'; shownFor: (q: MemoryQuestion) => string }[] = [
@@ -435,20 +435,11 @@ async function questionsFor(
 			return text === null ? [] : [{ scene: `${other.prefix}${s.id}`, book: other.title, text }];
 		});
 	});
-	const scenes = (data.memoryScenes ?? []).filter(
-		(s) => s.book === data.book.title && s.source === opts.scenesSource,
-	);
-	// Questions made of other scenes of this book (level-0 summaries, then --scenes) are another set.
-	const ours = new Set(scenes.map((s) => s.id));
+	const scenes = ownSceneSet(data, opts.scenesSource);
 	const out: MemoryQuestion[] = [];
 	const short: { target: MemoryTarget; made: number }[] = [];
 	for (const target of targets) {
-		const stored = (data.memoryQuestions ?? []).filter(
-			(q) =>
-				q.target.node === target.node &&
-				q.seed === opts.seed &&
-				q.options.every((o) => o.kind === 'other-book' || ours.has(o.scene)),
-		);
+		const stored = storedQuestions(data, target, opts.seed, opts.scenesSource);
 		if (stored.length > 0) {
 			out.push(...stored);
 			continue;
@@ -462,7 +453,7 @@ async function questionsFor(
 			count: opts.count,
 			seed: opts.seed,
 			firstId: nextNumber((data.memoryQuestions ?? []).map((q) => q.id)),
-		});
+		}).map((q) => ({ ...q, scenes: opts.scenesSource }));
 		if (made.length > 0) await session.append('memoryQuestions', ...made);
 		if (made.length < opts.count) short.push({ target, made: made.length });
 		out.push(...made);
@@ -473,6 +464,34 @@ async function questionsFor(
 	);
 	return { questions: out, notes };
 }
+
+/** This book's scenes of one source: level-0 summaries (`node`) or scenes written for `--scenes`. */
+function ownSceneSet(data: BookSessionData, source: MemoryScene['source']): MemoryScene[] {
+	return (data.memoryScenes ?? []).filter((s) => s.book === data.book.title && s.source === source);
+}
+
+/**
+ * The stored questions a probe reuses for `target`: made with `seed` from this book's scenes of
+ * `source`. Questions made of the other set of this book's scenes (level-0 summaries, then
+ * --scenes) are another probe's, and are made again. A question stored before its set was kept
+ * counts as this set's when its options are all this set's scenes or other books'.
+ */
+function storedQuestions(
+	data: BookSessionData,
+	target: MemoryTarget,
+	seed: number,
+	source: MemoryScene['source'],
+): MemoryQuestion[] {
+	const ours = new Set(ownSceneSet(data, source).map((s) => s.id));
+	const drawnFrom = (q: MemoryQuestion) =>
+		q.scenes ?? (q.options.every((o) => o.kind === 'other-book' || ours.has(o.scene)) ? source : null);
+	return (data.memoryQuestions ?? []).filter(
+		(q) => q.target.node === target.node && q.seed === seed && drawnFrom(q) === source,
+	);
+}
+
+/** The scene set a probe reads: written scenes with --scenes (or for an incremental run), else level-0 summaries. */
+const sceneSource = (words: number | null): MemoryScene['source'] => (words === null ? 'node' : 'written');
 
 /** What a probe would ask and write, and its cost, from what is stored and the texts at hand. */
 function planOf(
@@ -524,9 +543,7 @@ function planOf(
 	const chunkTokens = data.book.tokens / Math.max(1, data.run.chunks.length);
 	let questionsToAsk = 0;
 	for (const target of targets) {
-		const questions = (data.memoryQuestions ?? []).filter(
-			(q) => q.target.node === target.node && q.seed === opts.seed,
-		);
+		const questions = storedQuestions(data, target, opts.seed, sceneSource(opts.words));
 		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
 		const shownTokens = { summary, chunk: chunkTokens };
 		for (const shown of opts.ceiling ? (['summary', 'chunk'] as const) : (['summary'] as const)) {
