@@ -74,6 +74,7 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 		'Frankenstein (incremental, session fi): openai/gpt-4o-mini, shown the summary only',
 		'Frankenstein (hierarchical, session fh): openai/gpt-4o-mini, shown the summary only',
 		'how far back the true scene lies',
+		'the same in tokens back',
 		'retention curve',
 		'side by side',
 	])
@@ -142,11 +143,28 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	assert.equal(api.requests.length, requests);
 	const json = JSON.parse(again.stdout) as {
 		session: string;
-		readers: { overall: { n: number }; bins: unknown[] }[];
+		readers: {
+			overall: { n: number };
+			bins: { n: number }[];
+			tokenBins: { from: number; to: number; n: number }[];
+		}[];
 	}[];
 	assert.equal(json[0]!.session, 'fi');
 	assert.equal(json[0]!.readers[0]!.overall.n, 100);
 	assert.equal(json[0]!.readers[0]!.bins.length, 5);
+	const tokenBins = json[0]!.readers[0]!.tokenBins;
+	assert.deepEqual(
+		tokenBins.slice(0, 2).map((b) => [b.from, b.to]),
+		[
+			[0, 1000],
+			[1000, 3000],
+		],
+	);
+	assert.equal(
+		tokenBins.reduce((sum, b) => sum + b.n, 0),
+		json[0]!.readers[0]!.bins.reduce((sum, b) => sum + b.n, 0),
+		'the token bins hold the same questions as the book-share bins',
+	);
 
 	const report = await booook(['report', 'fi', '--json', '--sessions-dir', dir]);
 	assert.equal(report.code, 0, report.stderr);

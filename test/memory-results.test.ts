@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MemoryAnswer, MemoryQuestion, NodeRef } from '../source/domain.ts';
 import { MIN_CURVE_WIDTH, retentionCurve } from '../source/memory/curve.ts';
-import { memoryResults } from '../source/memory/results.ts';
+import { memoryResults, tokenEdges } from '../source/memory/results.ts';
 
 type Kind = MemoryQuestion['options'][number]['kind'];
 
@@ -111,6 +111,25 @@ test('accuracy by retention demand: five bins over the book, empty ones kept, th
 	assert.equal(memoryResults(questions, answers, { bins: 2 }).bins.length, 2);
 	// The same seed gives the same intervals.
 	assert.deepEqual(memoryResults(questions, answers, { seed: 3 }).bins, bins);
+});
+
+test('accuracy by retention demand in tokens: bins on a 1-3-10 scale, up to the farthest question', () => {
+	assert.deepEqual(tokenEdges(45_000), [0, 1000, 3000, 10_000, 30_000, 100_000]);
+	assert.deepEqual(tokenEdges(0), [0, 1000]);
+	// A bin holds its lower edge, not its upper.
+	assert.deepEqual(tokenEdges(1000), [0, 1000, 3000]);
+	const { tokenBins } = memoryResults(questions, answers, { seed: 3 });
+	// q1 (100 tokens back, right) and q2 (200, wrong); q3, q4 (right), q6 and q7 at 1,000 to 2,000.
+	assert.deepEqual(
+		tokenBins.map((b) => [b.from, b.to, b.n, b.correct]),
+		[
+			[0, 1000, 2, 1],
+			[1000, 3000, 4, 1],
+		],
+	);
+	// "None" questions have no demand: with only them, no bins.
+	const none = questions.filter((q) => q.demand === null).map((q) => answer(q.id, 5));
+	assert.deepEqual(memoryResults(questions, none).tokenBins, []);
 });
 
 test('answers of several readers, or to unknown questions, are refused', () => {

@@ -43,6 +43,16 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 		);
 	lines.push(
 		`    ${'none of the options is true'.padEnd(32)} ${formatInt(res.none.n).padStart(9)}   ${DASH.padStart(11)}   ${res.none.n === 0 ? DASH : percentInterval(res.none.accuracy, res.none)}`,
+	);
+	if (res.tokenBins.length > 0)
+		lines.push(
+			`${'  the same in tokens back'.padEnd(37)}questions   accuracy`,
+			...res.tokenBins.map(
+				(bin) =>
+					`    ${(bin.from === 0 ? `under ${formatInt(bin.to)} tokens` : `${formatInt(bin.from)} to ${formatInt(bin.to)} tokens`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${bin.n === 0 ? DASH : percentInterval(bin.accuracy, bin)}`,
+			),
+		);
+	lines.push(
 		`  by question type: lookahead ${rate(res.byType.lookahead)}; other-book ${rate(res.byType['other-book'])}`,
 		`  wrong answers chose: a lookahead scene ${res.wrong.lookahead}, an other-book scene ${res.wrong['other-book']}, "None" when a scene was true ${res.wrong.none}${res.wrong.unreadable > 0 ? `, nothing readable ${res.wrong.unreadable}` : ''}`,
 	);

@@ -28,6 +28,29 @@ export interface DemandBin extends Rate {
 	tokens: number;
 }
 
+/**
+ * The questions whose true scene lies at least `from` and under `to` tokens back from what was read. Edges on a 1-3-10 scale (1,000, 3,000, 10,000 ... tokens): the same for every
+ * book, so two books' summaries are compared at the same distances, and each bin about three times
+ * as far back as the one before, as forgetting is usually drawn.
+ */
+export interface TokenBin extends Rate {
+	from: number;
+	to: number;
+}
+
+/** Where the token bins start: the first bin is under 1,000 tokens back. */
+const FIRST_TOKEN_EDGE = 1000;
+
+/** The token bin edges from 0 up past `most`: 0, 1,000, 3,000, 10,000, 30,000, ... */
+export function tokenEdges(most: number): number[] {
+	const edges = [0, FIRST_TOKEN_EDGE];
+	while (edges.at(-1)! <= most) {
+		const last = edges.at(-1)!;
+		edges.push(String(last).startsWith('1') ? last * 3 : (last / 3) * 10);
+	}
+	return edges;
+}
+
 /** One summary asked: the final summary, or a running summary after a step. */
 export interface TargetRate extends Rate {
 	target: MemoryQuestion['target'];
@@ -54,6 +77,11 @@ export interface MemoryResults {
 	chance: number;
 	/** By retention demand, from the nearest to the farthest back; empty bins kept with n 0. */
 	bins: DemandBin[];
+	/**
+	 * By retention demand in tokens (TokenBin), from under 1,000 tokens back to the bin of the
+	 * farthest question; empty bins between kept with n 0; none without a question with a demand.
+	 */
+	tokenBins: TokenBin[];
 	/** The questions whose answer is "None of the above": they have no retention demand. */
 	none: Rate;
 	byType: Record<MemoryQuestion['type'], Rate>;
@@ -125,7 +153,7 @@ export function memoryResults(
 		);
 		return { from, to, ...rate(inBin), tokens: mean(inBin.map((s) => s.question.demand!.tokens)) };
 	});
-	return {
+	const results = {
 		n: scored.length,
 		answered: scored.filter((s) => s.answer.choice !== null).length,
 		unreadable: scored.filter((s) => s.answer.choice === null).length,
@@ -139,6 +167,17 @@ export function memoryResults(
 		wrong: wrongChoices(scored),
 		byTarget: byTarget(scored, rate),
 	};
+	// Resampled last, so that adding them left every other interval of a seed as it was.
+	const most = Math.max(...withDemand.map((s) => s.question.demand!.tokens));
+	const edges = withDemand.length === 0 ? [] : tokenEdges(most);
+	const tokenBins = edges.slice(0, -1).map((from, i): TokenBin => {
+		const to = edges[i + 1]!;
+		const inBin = withDemand.filter(
+			(s) => s.question.demand!.tokens >= from && s.question.demand!.tokens < to,
+		);
+		return { from, to, ...rate(inBin) };
+	});
+	return { ...results, tokenBins };
 }
 
 function wrongChoices(scored: readonly Scored[]): WrongChoices {
