@@ -17,7 +17,7 @@ import { loadTemplates } from '../prompts/load.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { readSessions } from '../store/list.ts';
-import { Session, type BookSessionData } from '../store/session.ts';
+import { readSessionBook, Session, type BookSessionData } from '../store/session.ts';
 import { activeVersion, chunksUnder, findNode } from '../summarize/graph.ts';
 import { stepSummaries } from '../summarize/inc.ts';
 import type { Totals } from '../summarize/totals.ts';
@@ -167,7 +167,7 @@ async function otherSessionBooks(dir: string, self: BookSessionData): Promise<Ot
 					: [];
 		if (scenes.length === 0) continue;
 		seen.add(data.book.sha256);
-		const { text } = await Session.snapshot(dir, data.id);
+		const text = await readSessionBook(dir, data);
 		out.push({
 			title: data.book.title,
 			prefix: `${data.id}/`,

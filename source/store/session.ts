@@ -512,12 +512,7 @@ async function readState(
 	const data = raw as SessionData;
 	if (data.id !== id) throw corrupt(id, stateFile, `it belongs to session "${data.id}"`);
 	if (data.kind === 'collection') return { data, text: '', journal };
-	const bookFile = join(sessionDir, FILES.book);
-	const text = await readFile(bookFile, 'utf8').catch(() => null);
-	if (text === null) throw corrupt(id, bookFile, 'book.txt is missing or unreadable');
-	if (sha256(text) !== data.book.sha256) {
-		throw corrupt(id, bookFile, `its sha256 does not match the one in ${FILES.state}`);
-	}
+	const text = await readSessionBook(dir, data);
 	// Chunks are character ranges of book.txt; one outside it would be read as empty or cut text.
 	const outside = data.run.chunks.find((c) => c.start > c.end || c.end > text.length);
 	if (outside) {
@@ -528,6 +523,19 @@ async function readState(
 		);
 	}
 	return { data, text, journal };
+}
+
+/**
+ * The book text of a session already read (by `readSessions` or `snapshot`), checked against the
+ * hash its state holds, without reading the state again.
+ */
+export async function readSessionBook(dir: string, data: BookSessionData): Promise<string> {
+	const bookFile = join(dir, data.id, FILES.book);
+	const text = await readFile(bookFile, 'utf8').catch(() => null);
+	if (text === null) throw corrupt(data.id, bookFile, 'book.txt is missing or unreadable');
+	if (sha256(text) !== data.book.sha256)
+		throw corrupt(data.id, bookFile, `its sha256 does not match the one in ${FILES.state}`);
+	return text;
 }
 
 /** The command that continues a session's work: `resume` for a run, `score` for a collection. */
