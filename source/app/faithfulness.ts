@@ -4,7 +4,8 @@ import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
 import { commandLine } from '../program.ts';
-import { nodeEvidence, rankedFor, tracerFor, type SentenceEvidence } from '../evidence/evidence.ts';
+import { rankedFor, tracerFor } from '../evidence/evidence.ts';
+import type { SentenceSource } from '../evidence/provenance.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { fusedRank, type DenseVectors, type Rank } from '../evidence/rerank.ts';
 import { shownHit, type ShownEvidence } from '../evidence/units.ts';
@@ -121,20 +122,15 @@ export function claimEvidence(
 ): (unit: { summary: string; sentence: number }, claim: string) => ShownEvidence[] {
 	const tracer = tracerFor(run, index);
 	const rank: Rank = dense ? fusedRank(index, dense) : (text, n, opts) => index.rank(text, n, opts);
-	const traced = new Map<string, SentenceEvidence[]>();
-	const sourcesOf = (id: string): SentenceEvidence[] => {
+	const traced = new Map<string, SentenceSource[]>();
+	const sourcesOf = (id: string): SentenceSource[] => {
 		let sources = traced.get(id);
 		if (!sources) {
 			const summary = summaries.find((s) => s.id === id);
 			const node = summary?.node && run.nodes.some((n) => n.id === summary.node) ? summary.node : null;
-			// top 0: only where each sentence can come from; the claims are ranked below.
+			// Only where each sentence can come from: its claims are ranked below, each for itself.
 			sources = node
-				? nodeEvidence(run, index, node, {
-						text: summary!.text,
-						top: 0,
-						tracer,
-						lineBreaks: summary!.units !== 'nltk',
-					})
+				? [...tracer.eachSource(node, summary!.text, undefined, { lineBreaks: summary!.units !== 'nltk' })]
 				: [];
 			traced.set(id, sources);
 		}
