@@ -4,6 +4,7 @@ import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
 import { commandLine } from '../program.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 import { rankedFor, tracerFor } from '../evidence/evidence.ts';
 import type { SentenceSource } from '../evidence/provenance.ts';
 import { PassageIndex } from '../evidence/rank.ts';
@@ -47,11 +48,11 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
 	if (snapshot.kind !== 'book')
 		throw badInput(
-			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id} --mode faithfulness`)}`,
+			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`)}`,
 		);
 	if (!snapshot.run.root)
 		throw badInput(
-			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}`)}`,
+			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
 	const top = opts.top ?? CLAIM_PASSAGES;
 	if (!Number.isInteger(top) || top < 1)
