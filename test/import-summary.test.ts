@@ -231,6 +231,23 @@ test("a sentence's support is the same whatever --top shows, and coverage counts
 	assert.equal((JSON.parse(coverage.stdout) as { weakly_supported: number }).weakly_supported, weak);
 });
 
+test('a summary of one sentence: evidence and coverage count it as one', async (t) => {
+	const dir = tempDir('import-summary-one', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, 'Victor Frankenstein builds a creature and flees from it.\n');
+	assert.equal((await importing(file, 'one', dir)).code, 0);
+	const evidence = await booook(['evidence', 'one', '--top', '1', '--sessions-dir', dir]);
+	assert.equal(evidence.code, 0, evidence.stderr);
+	assert.match(
+		evidence.stdout,
+		/^Frankenstein — session one, final summary \(node n0\): 1 sentence over \d+ chunks$/mu,
+	);
+	const coverage = await booook(['coverage', 'one', '--sessions-dir', dir]);
+	assert.equal(coverage.code, 0, coverage.stderr);
+	assert.match(coverage.stdout, /^cited: 1 of \d+ chunks \(\d+%\) by 1 of 1 sentence$/mu);
+	assert.match(coverage.stdout, /^weakly supported: [01] of 1 sentence \(/mu);
+});
+
 test('an imported summary is scored through the CLI, and the text report shows its score, its unreadable answers and its coverage', async (t) => {
 	const dir = tempDir('import-summary-score', t);
 	const file = join(dir, 'summary.txt');

@@ -121,7 +121,7 @@ export async function evidenceCommand(
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
 		await write(
-			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`)}\n`,
+			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentence${count === 1 ? '' : 's'} over ${run.chunks.length} chunks`)}\n`,
 		);
 	}
 	let done = 0;
