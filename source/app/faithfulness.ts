@@ -110,10 +110,9 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
  * The passages for one claim of a summary sentence: the `top` passages ranked for the claim's own
  * words, among the chunks the sentence can come from by the run's tree (each summary traced once,
  * on first use), reranked by `dense` when given (its claims' vectors embedded before each call). A
- * summary that is no node of the run is searched over the whole book. Exported for
- * measuring retrieval through claims (bench/) as the judge sees it.
+ * summary that is no node of the run is searched over the whole book.
  */
-export function claimEvidence(
+function claimEvidence(
 	run: Run,
 	book: string,
 	index: PassageIndex,

@@ -9,7 +9,7 @@ export const LABELS = 'start  end'.length;
 const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
 
 /** Coverage as JSON (shared with `report --json`): shares and positions in [0, 1], rounded to 4 places. */
-export function coverageJson({ coverage: c, chapters, weak }: PlacedCoverage, strip: string) {
+function coverageJson({ coverage: c, chapters, weak }: PlacedCoverage, strip: string) {
 	return {
 		chunks: c.chunks,
 		sentences: c.sentences,
