@@ -11,6 +11,7 @@ import { PassageIndex } from '../evidence/rank.ts';
 import { fusedRank, type DenseVectors, type Rank } from '../evidence/rerank.ts';
 import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
+import { scoredSplit } from '../score/annotate.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
@@ -129,9 +130,7 @@ function claimEvidence(
 			const summary = summaries.find((s) => s.id === id);
 			const node = summary?.node && run.nodes.some((n) => n.id === summary.node) ? summary.node : null;
 			// Only where each sentence can come from: its claims are ranked below, each for itself.
-			sources = node
-				? [...tracer.eachSource(node, summary!.text, undefined, { lineBreaks: summary!.units !== 'nltk' })]
-				: [];
+			sources = node ? [...tracer.eachSource(node, summary!.text, undefined, scoredSplit(summary!))] : [];
 			traced.set(id, sources);
 		}
 		return sources;
