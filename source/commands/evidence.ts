@@ -174,10 +174,7 @@ interface Drawn {
 	madeBy: (node: NodeRef) => string | null;
 }
 
-/**
- * A sentence's own line: its number and text. The one place it is made, so what is said of the
- * sentence as a whole (how well it is supported) is added here.
- */
+/** A sentence's own line: its number (from 1) and its text, whitespace collapsed; its support has a line below. */
 function sentenceHead(e: SentenceEvidence): string {
 	return `${e.index + 1}. ${sentenceKey(e.text)}`;
 }
