@@ -118,7 +118,7 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	assert.equal(JSON.stringify((await Session.snapshot(dir, 'frank')).data), before);
 });
 
-test('a run without a final summary: evidence, coverage and faithfulness each name the resume that finishes it, in its sessions folder; faithfulness of a collection names the walk there', async (t) => {
+test('a run without a final summary: evidence, coverage, faithfulness, score and export each name the resume that finishes it, in its sessions folder; faithfulness of a collection names the walk there', async (t) => {
 	const dir = tempDir('faithfulness-unfinished', t);
 	const { book, chunks } = chunkedBook([
 		'Victor built a creature. It fled.\n',
@@ -135,13 +135,12 @@ test('a run without a final summary: evidence, coverage and faithfulness each na
 	const sha256 = createHash('sha256').update(book, 'utf8').digest('hex');
 	const meta = { title: 'Unfinished', sha256, source: 'unfinished.txt', chars: book.length, tokens: 20 };
 	await (await Session.create(dir, { id: 'half', book: meta, text: book, run })).close();
-	for (const command of ['evidence', 'coverage', 'faithfulness']) {
+	for (const command of ['evidence', 'coverage', 'faithfulness', 'score', 'export']) {
 		const r = await booook([command, 'half', '--sessions-dir', dir]);
 		assert.equal(r.code, 2, `${command}: ${r.stderr}`);
 		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
 		assert.ok(
-			r.stderr.includes(`has no final summary yet: finish it with `) &&
-				r.stderr.includes(`resume half --sessions-dir ${dir}`),
+			r.stderr.includes('has no final summary') && r.stderr.includes(`resume half --sessions-dir ${dir}`),
 			`${command}: ${r.stderr}`,
 		);
 	}

@@ -72,7 +72,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const { provider, costOf } = passClient(judge, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	try {
-		const summary = pinFinalSummary(session.data as BookSessionData);
+		const summary = pinFinalSummary(session.data as BookSessionData, opts.sessionsDir);
 		await session.save();
 		const data = session.data as BookSessionData;
 		const book = await session.bookText();
