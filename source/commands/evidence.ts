@@ -25,10 +25,10 @@ import { sentenceProgress, writer } from './sentence-progress.ts';
 import { terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 
-export const MAX_TOP = 50;
+const MAX_TOP = 50;
 
 /** `--node` as given: `n12` or `12`. */
-export function nodeArg(value: string): `n${number}` {
+function nodeArg(value: string): `n${number}` {
 	const m = /^n?(\d+)$/u.exec(value.trim());
 	if (!m) throw badInput(`--node ${value}: name a node of the run as n<number> (for example n0)`);
 	return `n${Number(m[1])}`;
