@@ -170,6 +170,24 @@ test('booook evidence: one sentence with its passages as text and JSON, the same
 	);
 });
 
+test('evidence --help and coverage --help name every field their --json prints', async () => {
+	/** The keys of `value` and of the objects inside it, at any depth (an array's first item stands for all). */
+	const keys = (value: unknown): string[] => {
+		if (Array.isArray(value)) return value.length > 0 ? keys(value[0]) : [];
+		if (value === null || typeof value !== 'object') return [];
+		return Object.entries(value).flatMap(([k, v]) => (k === 'span' ? [k] : [k, ...keys(v)]));
+	};
+	for (const command of ['evidence', 'coverage']) {
+		const help = (await booook([command, '--help'])).stdout.replace(/\s+/gu, ' ');
+		const json = help.slice(help.indexOf('--json'));
+		const r = await booook([command, 'hier', '--json', '--sessions-dir', dir]);
+		assert.equal(r.code, 0, r.stderr);
+		const printed = new Set(keys(JSON.parse(r.stdout)));
+		const unnamed = [...printed].filter((k) => !new RegExp(`\\b${k}\\b`, 'u').test(json));
+		assert.deepEqual(unnamed, [], `${command} --help: ${json}`);
+	}
+});
+
 test('booook evidence and coverage refuse bad input with one line and a fix', async () => {
 	const cases: [string[], RegExp][] = [
 		[

@@ -44,6 +44,20 @@ test('an overlong run without clause marks is cut at whitespace, and a word long
 	]);
 });
 
+test('a word longer than the bound is cut between characters, never inside a surrogate pair', () => {
+	// Emoji (two UTF-16 units each) after one ASCII letter: a cut at the bound fell inside a pair, and
+	// both passages showed a replacement character where the emoji was.
+	const text = `a${'😀'.repeat(200)}`;
+	const pieces = boundedPieces(text, 0, text.length, 100);
+	for (const [start, end] of pieces) {
+		assert.ok(end - start <= 100, `${end - start} units`);
+		// encodeURIComponent refuses a lone surrogate.
+		const piece = text.slice(start, end);
+		assert.doesNotThrow(() => encodeURIComponent(piece), `piece [${start}, ${end}) splits a character`);
+	}
+	assert.equal(pieces.map(([start, end]) => text.slice(start, end)).join(''), text);
+});
+
 test('stems meet across inflections, and proper names are the words capitalized inside sentences', () => {
 	assert.deepEqual(contentStems('The creatures walked'), contentStems('the creature walks'));
 	assert.deepEqual(contentStems("Victor's"), ['victor']);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Chunk, Node } from '../source/domain.ts';
+import { chapterName, passageWhere } from '../source/evidence/book-place.ts';
 import { coverageOf } from '../source/evidence/coverage.ts';
 import { nodeEvidence } from '../source/evidence/evidence.ts';
 import { splitPassages } from '../source/evidence/passages.ts';
@@ -248,4 +249,11 @@ test("evidence lookup for walks: a scored summary's sentence gives its passages 
 	assert.deepEqual(lookup({ summary: 's0', sentence: 9 }), []);
 	assert.deepEqual(lookup({ summary: 's1', sentence: 0 }), []);
 	assert.deepEqual(lookup({ summary: 's9', sentence: 0 }), []);
+});
+
+test("a chapter is named by its heading, quoted, without the heading's escape sequences", () => {
+	const book = 'Chapter 1 \x1b]0;pwned\x07The \x9b31mStart\n\nIt began.\n';
+	const hit = { chunk: 0, start: book.indexOf('It'), verbatim: false };
+	assert.equal(chapterName({ title: 'Chapter 1 \x1b]0;pwned\x07The \x9b31mStart' }), '"Chapter 1 The Start"');
+	assert.equal(passageWhere(book, 1, hit, ', '), '"Chapter 1 The Start", chunk 1 of 1, 78% into the book');
 });

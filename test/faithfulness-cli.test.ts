@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import { extractiveRun as extractiveSession } from './support/extractive-run.ts'
 import { startFakeApi } from './support/fake-api.ts';
 import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
+import { chunkedBook, done, treeRun } from './support/trees.ts';
 import { waitFor } from './support/wait.ts';
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
@@ -114,6 +116,55 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	assert.match(keyless.stderr.trim(), /^booook: .*needs ANTHROPIC_API_KEY: export it/u);
 	assert.equal(keyless.stderr.trim().split('\n').length, 1);
 	assert.equal(JSON.stringify((await Session.snapshot(dir, 'frank')).data), before);
+});
+
+test('a run without a final summary: evidence, coverage, faithfulness, score and export each name the resume that finishes it, in its sessions folder; faithfulness of a collection names the walk there', async (t) => {
+	const dir = tempDir('faithfulness-unfinished', t);
+	const { book, chunks } = chunkedBook([
+		'Victor built a creature. It fled.\n',
+		'Elizabeth wrote from Geneva.\n',
+	]);
+	const first = done('n0', 'summarize', ['c0'], 'Victor built a creature.');
+	const waiting = {
+		...done('n1', 'summarize', ['c1'], ''),
+		status: 'pending' as const,
+		versions: [],
+		active: null,
+	};
+	const run = { ...treeRun('hier', chunks, [first, waiting]), root: null, status: 'running' as const };
+	const sha256 = createHash('sha256').update(book, 'utf8').digest('hex');
+	const meta = { title: 'Unfinished', sha256, source: 'unfinished.txt', chars: book.length, tokens: 20 };
+	await (await Session.create(dir, { id: 'half', book: meta, text: book, run })).close();
+	for (const command of ['evidence', 'coverage', 'faithfulness', 'score', 'export']) {
+		const r = await booook([command, 'half', '--sessions-dir', dir]);
+		assert.equal(r.code, 2, `${command}: ${r.stderr}`);
+		assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+		assert.ok(
+			r.stderr.includes('has no final summary') && r.stderr.includes(`resume half --sessions-dir ${dir}`),
+			`${command}: ${r.stderr}`,
+		);
+	}
+	// A collection of the authors' summaries has no book: people can still judge it, in that folder.
+	const summaries = fileURLToPath(
+		new URL('fixtures/booookscore/summaries/chatgpt-2048-hier-cleaned.json', import.meta.url),
+	);
+	const imported = await booook([
+		'import',
+		'booookscore',
+		'--summaries',
+		summaries,
+		'--session',
+		'authors',
+		'--sessions-dir',
+		dir,
+	]);
+	assert.equal(imported.code, 0, imported.stderr);
+	const bookless = await booook(['faithfulness', 'authors', '--sessions-dir', dir]);
+	assert.equal(bookless.code, 2, bookless.stderr);
+	assert.ok(
+		bookless.stderr.includes(`validate authors --sessions-dir ${dir} --mode faithfulness`),
+		bookless.stderr,
+	);
 });
 
 test('booook faithfulness killed with SIGKILL mid-way: run again, it finishes without asking any answered prompt again', async (t) => {

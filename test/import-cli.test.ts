@@ -347,6 +347,12 @@ test('usage errors: nothing to import, annotations without summaries, an unknown
 		await badInput(importing({ summaries: FILES.summaries, session: '../up', sessionsDir: sessions })),
 		/not a valid session id/u,
 	);
+	const unknown = await booook(['import', 'other', '--sessions-dir', sessions]);
+	assert.equal(unknown.code, 2);
+	assert.match(
+		unknown.stderr,
+		/^booook: cannot import format "other"; use booookscore .* or summary .*import summary --book BOOK --summary FILE\)\n$/u,
+	);
 	const cli = await booook(['import', 'booookscore', '--sessions-dir', sessions]);
 	assert.equal(cli.code, 2);
 	assert.match(cli.stderr, /^booook: nothing to import[^\n]*\n$/u);

@@ -206,6 +206,48 @@ test('the labelled set through import summary: evidence --json ranks each senten
 	}
 });
 
+test("a sentence's support is the same whatever --top shows, and coverage counts the weak ones evidence flags", async (t) => {
+	// Paraphrases, whose support varies from passage to passage: it was of the passages shown, so
+	// --top 1 (and coverage, which reads one) flagged sentences that --top 3 did not.
+	const [set] = readEvidenceSet().filter((b) => b.file === 'frankenstein.json');
+	assert.ok(set, 'the labelled set has Frankenstein');
+	const dir = tempDir('import-summary-support', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, set.sentences.map((s) => s.text).join('\n\n'));
+	assert.equal((await importing(file, 'set', dir)).code, 0);
+	const supports = async (top: string) => {
+		const r = await booook(['evidence', 'set', '--json', '--top', top, '--sessions-dir', dir]);
+		assert.equal(r.code, 0, r.stderr);
+		const shown = JSON.parse(r.stdout) as { evidence: { support: number; weak: boolean }[] };
+		return shown.evidence.map((e) => ({ support: e.support, weak: e.weak }));
+	};
+	const three = await supports('3');
+	assert.deepEqual(await supports('1'), three, '--top 1');
+	assert.deepEqual(await supports('10'), three, '--top 10');
+	const coverage = await booook(['coverage', 'set', '--json', '--sessions-dir', dir]);
+	assert.equal(coverage.code, 0, coverage.stderr);
+	const weak = three.filter((s) => s.weak).length;
+	assert.ok(weak > 0 && weak < three.length, `${weak} of ${three.length} weak: the set tells the two apart`);
+	assert.equal((JSON.parse(coverage.stdout) as { weakly_supported: number }).weakly_supported, weak);
+});
+
+test('a summary of one sentence: evidence and coverage count it as one', async (t) => {
+	const dir = tempDir('import-summary-one', t);
+	const file = join(dir, 'summary.txt');
+	writeFileSync(file, 'Victor Frankenstein builds a creature and flees from it.\n');
+	assert.equal((await importing(file, 'one', dir)).code, 0);
+	const evidence = await booook(['evidence', 'one', '--top', '1', '--sessions-dir', dir]);
+	assert.equal(evidence.code, 0, evidence.stderr);
+	assert.match(
+		evidence.stdout,
+		/^Frankenstein — session one, final summary \(node n0\): 1 sentence over \d+ chunks$/mu,
+	);
+	const coverage = await booook(['coverage', 'one', '--sessions-dir', dir]);
+	assert.equal(coverage.code, 0, coverage.stderr);
+	assert.match(coverage.stdout, /^cited: 1 of \d+ chunks \(\d+%\) by 1 of 1 sentence$/mu);
+	assert.match(coverage.stdout, /^weakly supported: [01] of 1 sentence \(/mu);
+});
+
 test('an imported summary is scored through the CLI, and the text report shows its score, its unreadable answers and its coverage', async (t) => {
 	const dir = tempDir('import-summary-score', t);
 	const file = join(dir, 'summary.txt');

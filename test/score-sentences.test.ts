@@ -194,7 +194,7 @@ test('a summary pinned to score, and a summary imported from the authors, are cu
 			nodes: [{ id: 'n0', active: 0, versions: [{ text }] }],
 		},
 	} as unknown as BookSessionData;
-	const id = pinFinalSummary(data);
+	const id = pinFinalSummary(data, 'sessions');
 	const pinned = data.summaries.find((s) => s.id === id)!;
 	assert.equal(pinned.units, 'nltk');
 	assert.deepEqual(

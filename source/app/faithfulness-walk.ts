@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { Watched } from './watched.ts';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { faithfulnessUnits, undoLastFaithfulness, type FaithfulnessUnit } from '../score/faithfulness.ts';
@@ -41,7 +42,7 @@ export class FaithfulnessWalk extends Watched {
 	async begin(): Promise<void> {
 		const data = this.#session.data;
 		const before = data.summaries.length;
-		const ids = new Set(scoredSummaries(data));
+		const ids = new Set(scoredSummaries(data, dirname(this.#session.path)));
 		let changed = data.summaries.length !== before;
 		const shown = currentSummaries(data.summaries, data.kind === 'book' ? data.run : undefined).filter((s) =>
 			ids.has(s.id),

@@ -4,11 +4,14 @@ import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
 import { commandLine } from '../program.ts';
-import { nodeEvidence, rankedFor, tracerFor, type SentenceEvidence } from '../evidence/evidence.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
+import { rankedFor, tracerFor } from '../evidence/evidence.ts';
+import type { SentenceSource } from '../evidence/provenance.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { fusedRank, type DenseVectors, type Rank } from '../evidence/rerank.ts';
 import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
+import { scoredSplit } from '../score/annotate.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { pinFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
@@ -46,11 +49,11 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
 	if (snapshot.kind !== 'book')
 		throw badInput(
-			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id} --mode faithfulness`)}`,
+			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`)}`,
 		);
 	if (!snapshot.run.root)
 		throw badInput(
-			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}`)}`,
+			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
 	const top = opts.top ?? CLAIM_PASSAGES;
 	if (!Number.isInteger(top) || top < 1)
@@ -69,7 +72,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const { provider, costOf } = passClient(judge, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	try {
-		const summary = pinFinalSummary(session.data as BookSessionData);
+		const summary = pinFinalSummary(session.data as BookSessionData, opts.sessionsDir);
 		await session.save();
 		const data = session.data as BookSessionData;
 		const book = await session.bookText();
@@ -108,10 +111,9 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
  * The passages for one claim of a summary sentence: the `top` passages ranked for the claim's own
  * words, among the chunks the sentence can come from by the run's tree (each summary traced once,
  * on first use), reranked by `dense` when given (its claims' vectors embedded before each call). A
- * summary that is no node of the run is searched over the whole book. Exported for
- * measuring retrieval through claims (bench/) as the judge sees it.
+ * summary that is no node of the run is searched over the whole book.
  */
-export function claimEvidence(
+function claimEvidence(
 	run: Run,
 	book: string,
 	index: PassageIndex,
@@ -121,21 +123,14 @@ export function claimEvidence(
 ): (unit: { summary: string; sentence: number }, claim: string) => ShownEvidence[] {
 	const tracer = tracerFor(run, index);
 	const rank: Rank = dense ? fusedRank(index, dense) : (text, n, opts) => index.rank(text, n, opts);
-	const traced = new Map<string, SentenceEvidence[]>();
-	const sourcesOf = (id: string): SentenceEvidence[] => {
+	const traced = new Map<string, SentenceSource[]>();
+	const sourcesOf = (id: string): SentenceSource[] => {
 		let sources = traced.get(id);
 		if (!sources) {
 			const summary = summaries.find((s) => s.id === id);
 			const node = summary?.node && run.nodes.some((n) => n.id === summary.node) ? summary.node : null;
-			// top 0: only where each sentence can come from; the claims are ranked below.
-			sources = node
-				? nodeEvidence(run, index, node, {
-						text: summary!.text,
-						top: 0,
-						tracer,
-						lineBreaks: summary!.units !== 'nltk',
-					})
-				: [];
+			// Only where each sentence can come from: its claims are ranked below, each for itself.
+			sources = node ? [...tracer.eachSource(node, summary!.text, undefined, scoredSplit(summary!))] : [];
 			traced.set(id, sources);
 		}
 		return sources;

@@ -207,7 +207,7 @@ export async function storedScoring(
 	opts: ScoringOptions,
 ): Promise<{ chosen: Chosen; annotator: Annotator | null }> {
 	const { data } = session;
-	const ids = scoredSummaries(data);
+	const ids = scoredSummaries(data, dirname(session.path));
 	const ownModel = data.kind === 'book' ? runModel(data as BookSessionData) : undefined;
 	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
 	if (!setup) {
@@ -317,7 +317,7 @@ export async function bookScoring(
 	opts: Omit<ScoringOptions, 'ownModel'> & { queue?: PQueue; batch?: BatchLane },
 ): Promise<BookScoring> {
 	const { data } = session;
-	const id = pinFinalSummary(data);
+	const id = pinFinalSummary(data, dirname(session.path));
 	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ownModel: runModel(data) });
 	await session.save();
 	const annotator = setup

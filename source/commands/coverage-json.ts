@@ -9,7 +9,7 @@ export const LABELS = 'start  end'.length;
 const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
 
 /** Coverage as JSON (shared with `report --json`): shares and positions in [0, 1], rounded to 4 places. */
-export function coverageJson({ coverage: c, chapters, weak }: PlacedCoverage, strip: string) {
+function coverageJson({ coverage: c, chapters, weak }: PlacedCoverage, strip: string) {
 	return {
 		chunks: c.chunks,
 		sentences: c.sentences,
@@ -46,6 +46,7 @@ export function finalCoverageJson(c: PlacedCoverage | null, width = 80) {
 }
 
 const pct = (x: number | null) => percent(x, 'n/a', 0);
+const sentences = (n: number) => `${n} sentence${n === 1 ? '' : 's'}`;
 
 /** Chapters named on a coverage line before the rest are counted. */
 const NAMED = 8;
@@ -64,11 +65,11 @@ export function coverageLines({ coverage: c, chapters, weak }: PlacedCoverage, w
 					: ' (no clear lean)';
 	return [
 		`start ${chart} end`,
-		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${c.sentences} sentences`,
+		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${sentences(c.sentences)}`,
 		`position: mean ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} (0 start, 1 end); first half ${pct(first)} of chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)})`}; slope ${c.slope === null ? 'n/a' : c.slope.toFixed(2)}${lean}`,
 		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
 		...chapterLines(chapters),
-		`weakly supported: ${weak} of ${c.sentences} sentences (their best passage holds less than a third of what they say: check them by hand)`,
+		`weakly supported: ${weak} of ${sentences(c.sentences)} (their best passage holds less than a third of what they say: check them by hand)`,
 		`chart: ${chart.length} cells over ${c.chunks} chunks; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
 	];
 }

@@ -25,10 +25,10 @@ import { sentenceProgress, writer } from './sentence-progress.ts';
 import { terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 
-export const MAX_TOP = 50;
+const MAX_TOP = 50;
 
 /** `--node` as given: `n12` or `12`. */
-export function nodeArg(value: string): `n${number}` {
+function nodeArg(value: string): `n${number}` {
 	const m = /^n?(\d+)$/u.exec(value.trim());
 	if (!m) throw badInput(`--node ${value}: name a node of the run as n<number> (for example n0)`);
 	return `n${Number(m[1])}`;
@@ -50,7 +50,7 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--json',
-			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }] }] }; a sentence's chunks and direct are runs [first, last] of chunk indices (from 0), a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length; with --embeddings also embeddings (the model, tokens, requests, cost), each sentence's denseSupport and each passage's similarity",
+			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, aligned, edited, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }], support, weak }] }; a sentence's chunks, direct and aligned are runs [first, last] of chunk indices (from 0), its support in [0, 1] (weak: below 1/3); a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length; with --embeddings also embeddings (model, tokens, requests, cachedPassages, cost), each sentence's denseSupport and each passage's similarity",
 		)
 		.action(async (id, flags) => {
 			exit(
@@ -121,7 +121,7 @@ export async function evidenceCommand(
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
 		await write(
-			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentences over ${run.chunks.length} chunks`)}\n`,
+			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentence${count === 1 ? '' : 's'} over ${run.chunks.length} chunks`)}\n`,
 		);
 	}
 	let done = 0;
@@ -174,10 +174,7 @@ interface Drawn {
 	madeBy: (node: NodeRef) => string | null;
 }
 
-/**
- * A sentence's own line: its number and text. The one place it is made, so what is said of the
- * sentence as a whole (how well it is supported) is added here.
- */
+/** A sentence's own line: its number (from 1) and its text, whitespace collapsed; its support has a line below. */
 function sentenceHead(e: SentenceEvidence): string {
 	return `${e.index + 1}. ${sentenceKey(e.text)}`;
 }

@@ -9,6 +9,7 @@ import { resolveSessionsDir, Session, type SessionData } from '../store/session.
 import { finalSummary } from '../summarize/graph.ts';
 import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
 import { safeJson } from '../text/sanitize.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 import { output, safeText, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { diskError, isDiskError } from '../store/disk.ts';
@@ -59,7 +60,11 @@ export const spec = (exit: Exit) =>
  * `{ book: { summaries_dict: { "0": [...], ... }, final_summary } }` and incremental
  * `{ book: [running summary after each chunk] }`.
  */
-export function booookscoreExport(data: SessionData, intermediate: boolean): Record<string, unknown> {
+export function booookscoreExport(
+	data: SessionData,
+	intermediate: boolean,
+	dir: string,
+): Record<string, unknown> {
 	if (data.kind === 'collection') {
 		if (intermediate)
 			throw badInput(
@@ -73,7 +78,7 @@ export function booookscoreExport(data: SessionData, intermediate: boolean): Rec
 	if (!intermediate) {
 		if (final === null)
 			throw badInput(
-				`session ${data.id} has no final summary yet; finish it with: ${commandLine(`resume ${data.id}`)}`,
+				`session ${data.id} has no final summary yet; finish it with: ${commandLine(`resume ${data.id}${sessionsDirArg(dir)}`)}`,
 			);
 		return { [key]: final };
 	}
@@ -133,7 +138,7 @@ export async function exportCommand(
 	const { data } = await Session.snapshot(dir, id);
 	let text: string;
 	if (opts.format === 'booookscore') {
-		text = `${safeJson(booookscoreExport(data, opts.intermediate), 2)}\n`;
+		text = `${safeJson(booookscoreExport(data, opts.intermediate, dir), 2)}\n`;
 	} else {
 		const validators = [...new Set(data.judgments.map((j) => j.validator))];
 		if (validators.length === 0)

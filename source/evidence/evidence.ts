@@ -65,12 +65,15 @@ export function* eachEvidence(
 	const wanted = opts.sentences ? new Set(opts.sentences) : undefined;
 	const rank = opts.dense && fusedRank(index, opts.dense);
 	for (const s of tracer.eachSource(node, opts.text, wanted, { lineBreaks: opts.lineBreaks })) {
-		const passages = rankedFor(index, s, s.text, top, rank);
-		const dense = opts.dense && denseSupport(opts.dense, s.text, passages);
+		// Support is the sentence's, not the view's: always of its first TOP_PASSAGES (what
+		// bench/evidence.ts measures), so `--top 1`, `--top 50` and coverage (which shows one) agree.
+		const ranked = rankedFor(index, s, s.text, Math.max(top, TOP_PASSAGES), rank);
+		const judged = ranked.slice(0, TOP_PASSAGES);
+		const dense = opts.dense && denseSupport(opts.dense, s.text, judged);
 		yield {
 			...s,
-			passages,
-			...supportOf(s.text, passages, index),
+			passages: ranked.slice(0, top),
+			...supportOf(s.text, judged, index),
 			...(typeof dense === 'number' ? { denseSupport: dense } : {}),
 		};
 	}

@@ -36,7 +36,8 @@ const CLAUSE_ENDS = new Set([',', ';', ':', '—', '–', ')']);
 /**
  * `[start, end)` of `text` cut into pieces of at most `max` characters: each piece ends at the last
  * clause mark that leaves it at least half the bound, else at the last whitespace, else (a word
- * longer than the bound) at `max` itself. Whitespace between pieces belongs to none.
+ * longer than the bound) at `max` itself, or one unit short of it where the cut would part a
+ * surrogate pair. Whitespace between pieces belongs to none.
  */
 export function boundedPieces(
 	text: string,
@@ -63,13 +64,19 @@ export function boundedPieces(
 			}
 			if (space < 0 && isWhitespace(c.charCodeAt(0))) space = i - 1;
 		}
-		if (cut < 0) cut = space > from ? space : from + max;
+		if (cut < 0) cut = space > from ? space : hardCut(text, from, from + max);
 		let to = cut;
 		while (to > from && isWhitespace(text.charCodeAt(to - 1))) to--;
 		pieces.push([from, to]);
 		from = cut;
 	}
 	return pieces;
+}
+
+/** `at`, or one before it where `at` would part a surrogate pair (an emoji, a rare CJK character) unless that leaves nothing after `from`. */
+function hardCut(text: string, from: number, at: number): number {
+	const before = text.charCodeAt(at - 1);
+	return before >= 0xd800 && before <= 0xdbff && at - 1 > from ? at - 1 : at;
 }
 
 /**

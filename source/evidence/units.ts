@@ -1,5 +1,6 @@
 import { passageWhere } from './book-place.ts';
 import type { Run, ScoredSummary } from '../domain.ts';
+import { scoredSplit } from '../score/annotate.ts';
 import { nodeEvidence, TOP_PASSAGES, tracerFor } from './evidence.ts';
 import { sentenceKey } from './provenance.ts';
 import type { Hit, PassageIndex } from './rank.ts';
@@ -55,7 +56,7 @@ export function evidenceLookup(
 							text: summary.text,
 							top,
 							tracer,
-							lineBreaks: summary.units !== 'nltk',
+							...scoredSplit(summary),
 						}).map((s) => s.passages.map((p) => shownHit(run, book, p)))
 					: [];
 			done.set(unit.summary, all);

@@ -1,6 +1,6 @@
 import type { Annotation, ScoredSummary, Span } from '../domain.ts';
 import { fillWithOffsets, type Templates } from '../summarize/templates.ts';
-import { sentenceSpans } from '../text/sentences.ts';
+import { sentenceSpans, type SplitOptions } from '../text/sentences.ts';
 import { parseAnswer, parseBatchAnswer, type Answer } from './parse.ts';
 
 /**
@@ -34,9 +34,14 @@ export interface Sentence {
 	text: string;
 }
 
-/** The sentences BooookScore counts in a scored summary, as its `units` say it is cut. */
+/** How a scored summary is cut into sentences, as its `units` say: what its verdicts' sentence numbers count. */
+export function scoredSplit(summary: Pick<ScoredSummary, 'units'>): SplitOptions {
+	return { lineBreaks: summary.units !== 'nltk' };
+}
+
+/** The sentences BooookScore counts in a scored summary. */
 export function scoredSpans(summary: Pick<ScoredSummary, 'text' | 'units'>): Span[] {
-	return sentenceSpans(summary.text, { lineBreaks: summary.units !== 'nltk' });
+	return sentenceSpans(summary.text, scoredSplit(summary));
 }
 
 export function sentencesOf(summary: Pick<ScoredSummary, 'text' | 'units'>): Sentence[] {

@@ -15,7 +15,7 @@ import { readIfThere, replaceFile } from './state-file.ts';
  */
 
 /** The folder of a session's embeddings. */
-export const EMBEDDINGS_DIR = 'embeddings';
+const EMBEDDINGS_DIR = 'embeddings';
 
 const indexSchema = z.object({
 	model: z.string(),

@@ -4,31 +4,33 @@ import { nextSummaryId } from '../score/annotate.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import type { BookSessionData, SessionData } from './schema.ts';
 import { commandLine } from '../program.ts';
+import { sessionsDirArg } from './dirs.ts';
 
 /**
  * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
  * (the same node and version reuse theirs, so later edits never change what was scored), or all
- * of a collection's.
+ * of a collection's. `dir`: the sessions folder, as for `pinFinalSummary`.
  */
-export function scoredSummaries(data: SessionData): ScoredSummary['id'][] {
+export function scoredSummaries(data: SessionData, dir: string): ScoredSummary['id'][] {
 	if (data.kind === 'collection') {
 		if (data.summaries.length === 0) throw badInput(`session "${data.id}" holds no summaries to score`);
 		return data.summaries.map((s) => s.id);
 	}
-	return [pinFinalSummary(data)];
+	return [pinFinalSummary(data, dir)];
 }
 
 /**
  * A book run's final summary as a ScoredSummary: the one pinned for its root node and active version
- * already, else a new one added to `data` (kept by the session's next save).
+ * already, else a new one added to `data` (kept by the session's next save). `dir`: the sessions
+ * folder, for the command that finishes a run without one.
  */
-export function pinFinalSummary(data: BookSessionData): ScoredSummary['id'] {
+export function pinFinalSummary(data: BookSessionData, dir: string): ScoredSummary['id'] {
 	const { run } = data;
 	const root = run.root ? findNode(run, run.root) : undefined;
 	const version = root && root.active !== null ? activeVersion(root) : null;
 	if (!root || root.active === null || !version) {
 		throw badInput(
-			`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: ${commandLine(`resume ${data.id}`)}`,
+			`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: ${commandLine(`resume ${data.id}${sessionsDirArg(dir)}`)}`,
 		);
 	}
 	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
