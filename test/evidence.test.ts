@@ -207,6 +207,8 @@ test('coverage: share cited, mean position, halves and slope on a small hand-che
 	// Nothing cited.
 	const none = coverageOf(chunks, 40, [null], 10);
 	assert.deepEqual([none.share, none.meanPosition, none.halves.ratio], [0, null, null]);
+	// No lean to speak of: not "0.00 (no clear lean)", as if even.
+	assert.equal(none.slope, null);
 });
 
 test('strip chart: one cell per bucket of chunks, exactly the width asked for', () => {

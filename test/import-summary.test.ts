@@ -94,6 +94,10 @@ test('import summary: a session whose final summary is the file, which evidence,
 	);
 	const report = await booook(['report', 'mine', ...at]);
 	assert.equal(report.code, 0, report.stderr);
+	// Not scored yet: the report names this session's own commands, and has no empty table.
+	assert.match(report.stdout, / {2}no annotations yet: .* score mine --sessions-dir \S+ annotates/u);
+	assert.match(report.stdout, /precision: no verdicts yet \(.* validate mine --sessions-dir \S+\)/u);
+	assert.doesNotMatch(report.stdout, /^per book/mu);
 	assert.match(report.stdout, /^coverage of the final summary\n {2}start /mu);
 	assert.match(report.stdout, /^ {2}chapters: 2 of \d+ cited \(sentences: .*"Chapter 5" 1/mu);
 	assert.match(

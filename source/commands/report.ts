@@ -4,6 +4,7 @@ import { isStudyFile, sessionReport } from '../app/report.ts';
 import { reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
+import { sessionsDirArg } from '../store/dirs.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { coverageLines, finalCoverageJson } from './coverage-json.ts';
 import { memoryJson, memorySummaryLines } from './memory-results.ts';
@@ -194,7 +195,12 @@ export async function reportCommand(
 	}
 	const title = data.kind === 'book' ? data.book.title : data.title;
 	const columns = terminalColumns(stdout) ?? 80;
-	const lines = reportLines(`${title} — session ${id}`, report, columns);
+	const lines = reportLines(
+		`${title} — session ${id}`,
+		report,
+		columns,
+		(verb) => `${verb} ${id}${sessionsDirArg(dir)}`,
+	);
 	const coverage = finalCoverage?.();
 	if (coverage)
 		lines.push('coverage of the final summary', ...coverageLines(coverage, columns - 2).map((l) => `  ${l}`));

@@ -32,7 +32,7 @@ export interface Coverage {
 	/**
 	 * Least-squares slope of "cited" (1 or 0) against position over the chunks: negative when later
 	 * parts of the book are cited less (-1: from all cited at the start to none at the end, roughly);
-	 * null with fewer than two chunks.
+	 * null with fewer than two chunks, or when no chunk is cited (no lean to speak of).
 	 */
 	slope: number | null;
 }
@@ -83,7 +83,7 @@ export function coverageOf(
 			return { from: k / parts, to: (k + 1) / parts, ...s, share: ratioOf(s) };
 		}),
 		halves: { first, second, ratio: first && second !== null ? second / first : null },
-		slope: slopeOf(position, isCited),
+		slope: citing === 0 ? null : slopeOf(position, isCited),
 	};
 }
 

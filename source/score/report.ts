@@ -208,8 +208,16 @@ export function typeBars(sources: Record<string, Record<Label, number> | null>, 
 
 const fixed = (x: number | null, digits = 1) => (x === null ? '—' : x.toFixed(digits));
 
-/** The report as the terminal shows it: tables and bars, every string from the data cleaned. */
-export function reportLines(title: string, report: Report, width = 80): string[] {
+/** How the report names a command to run on its session: `score ID` unless told the session's own. */
+export type CommandFor = (verb: 'score' | 'validate') => string;
+
+const ANY_SESSION: CommandFor = (verb) => `${verb} ID`;
+
+/**
+ * The report as the terminal shows it: tables and bars, every string from the data cleaned.
+ * `command` names the commands it suggests, with the session's id and folder when it has them.
+ */
+export function reportLines(title: string, report: Report, width = 80, command = ANY_SESSION): string[] {
 	const out: string[] = [`${sanitize(title)}`];
 	const score = (name: string, s: SourceScore | null) =>
 		s &&
@@ -224,9 +232,10 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 		);
 	if (!report.model && !report.human)
 		out.push(
-			`  no annotations yet: ${commandLine('score ID')} annotates with a model; ${commandLine('validate ID')} lets you add your own`,
+			`  no annotations yet: ${commandLine(command('score'))} annotates with a model; ${commandLine(command('validate'))} lets you add your own`,
 		);
-	if (report.precision.size === 0) out.push(`precision: no verdicts yet (${commandLine('validate ID')})`);
+	if (report.precision.size === 0)
+		out.push(`precision: no verdicts yet (${commandLine(command('validate'))})`);
 	for (const [validator, bySource] of report.precision) {
 		const walk = report.blind.get(validator);
 		out.push(
@@ -259,8 +268,10 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 			).map((l) => `  ${l}`),
 		);
 	}
-	out.push(...unreadableLines(report.books));
+	out.push(...unreadableLines(report.books, command));
 	out.push(...faithfulnessLines(report.faithfulness, sanitize));
+	// A run's session before its summary is scored has no book rows: no table of headers alone.
+	if (report.books.length === 0) return out;
 	out.push(
 		'per book',
 		`  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}  (judged: verdicts on annotations and on faithfulness)`,
@@ -277,11 +288,11 @@ export function reportLines(title: string, report: Report, width = 80): string[]
 const UNREADABLE_SHOWN = 10;
 
 /** The sentences whose answers could not be read (left out of the score), the first few named with why. */
-function unreadableLines(books: readonly BookRow[]): string[] {
+function unreadableLines(books: readonly BookRow[], command: CommandFor): string[] {
 	const all = books.flatMap((b) => b.unreadable.map((u) => ({ book: b.book, ...u })));
 	if (all.length === 0) return [];
 	return [
-		`unreadable answers: ${all.length} sentence${all.length === 1 ? '' : 's'} left out of the score (${commandLine('score ID')} asks again)`,
+		`unreadable answers: ${all.length} sentence${all.length === 1 ? '' : 's'} left out of the score (${commandLine(command('score'))} asks again)`,
 		...all
 			.slice(0, UNREADABLE_SHOWN)
 			.map(
