@@ -86,7 +86,7 @@ test('without OPENAI_API_KEY, or with Anthropic as the provider, the embedder is
 	);
 });
 
-test('the passages of a book are embedded once per model: a second call reads them back, a changed book embeds again', async (t) => {
+test('the passages of a book are embedded once per model and server: a second call reads them back, a changed book embeds again', async (t) => {
 	const api = await startFakeApi();
 	t.after(() => api.close());
 	const dir = tempDir('embed-cache', t);
@@ -99,10 +99,10 @@ test('the passages of a book are embedded once per model: a second call reads th
 	const first = await passageVectors(dir, book, passages, embedder);
 	assert.equal(first.cached, false);
 	assert.equal(embeddingRequests(api), 1);
-	assert.deepEqual(readdirSync(join(dir, 'embeddings')).sort(), [
-		`${DEFAULT_EMBEDDING_MODEL}.f32`,
-		`${DEFAULT_EMBEDDING_MODEL}.json`,
-	]);
+	const files = readdirSync(join(dir, 'embeddings')).sort();
+	assert.equal(files.length, 2);
+	assert.match(files[0]!, new RegExp(`^${DEFAULT_EMBEDDING_MODEL}@[0-9a-f]{8}\\.f32$`, 'u'));
+	assert.equal(files[1], files[0]!.replace(/\.f32$/u, '.json'));
 	const second = await passageVectors(dir, book, passages, embedder);
 	assert.equal(second.cached, true);
 	assert.equal(second.tokens, 0);
@@ -121,10 +121,24 @@ test('the passages of a book are embedded once per model: a second call reads th
 	await passageVectors(dir, changed, [{ start: 0, end: changed.length }], embedder);
 	assert.equal(embeddingRequests(api), 3);
 	// A vectors file that no longer matches its index is not trusted.
-	writeFileSync(join(dir, 'embeddings', `${DEFAULT_EMBEDDING_MODEL}.f32`), new Uint8Array(8 * 256));
+	writeFileSync(join(dir, 'embeddings', files[0]!), new Uint8Array(8 * 256));
 	const fourth = await passageVectors(dir, changed, [{ start: 0, end: changed.length }], embedder);
 	assert.equal(fourth.cached, false);
 	assert.equal(embeddingRequests(api), 4);
+
+	// The same model on another server is another model: its own vectors, and the first server's kept.
+	const other = await startFakeApi();
+	t.after(() => other.close());
+	const elsewhere = createEmbedder({ baseUrl: other.openaiBaseUrl, env: { OPENAI_API_KEY: 'k' } });
+	const whole = [{ start: 0, end: changed.length }];
+	assert.equal((await passageVectors(dir, changed, whole, elsewhere)).cached, false);
+	assert.equal(readdirSync(join(dir, 'embeddings')).length, 4);
+	assert.equal(
+		(await passageVectors(dir, changed, whole, embedder)).cached,
+		true,
+		'back to the first server',
+	);
+	assert.equal((await passageVectors(dir, changed, whole, elsewhere)).cached, true, 'and to the second');
 });
 
 /** A hit of BM25 at `index`, with `score`. */

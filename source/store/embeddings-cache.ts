@@ -8,8 +8,10 @@ import { readIfThere, replaceFile } from './state-file.ts';
 
 /**
  * A book's passages embedded once per model and server, kept in the session's folder:
- * `embeddings/<model>.f32` holds the vectors one after another (32-bit floats in this machine's
- * byte order), `embeddings/<model>.json` what they are of. A later call reads them back if the
+ * `embeddings/<model>@<server>.f32` (the server as a short hash of its address) holds the vectors
+ * one after another (32-bit floats in this machine's byte order), `embeddings/<model>@<server>.json`
+ * what they are of. One pair per server, so going back and forth between two servers of one model
+ * embeds the book once on each. A later call reads them back if the
  * index still names this book (its hash), these passages (their ranges), this model and this server,
  * and the vectors file is the one it was written with (its hash); anything else embeds again.
  */
@@ -50,7 +52,7 @@ export async function passageVectors(
 	signal?: AbortSignal,
 ): Promise<PassageVectors> {
 	const dir = join(sessionDir, EMBEDDINGS_DIR);
-	const name = fileName(embedder.model);
+	const name = `${fileName(embedder.model)}@${sha256(embedder.server).slice(0, 8)}`;
 	const indexFile = join(dir, `${name}.json`);
 	const vectorsFile = join(dir, `${name}.f32`);
 	const wanted = {
