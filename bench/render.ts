@@ -18,6 +18,7 @@ import type { NodeRef, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
 import { MAX_FPS } from '../source/ui/app.tsx';
 import type { RunControls } from '../source/ui/controls.ts';
+import { Root } from '../source/ui/root.tsx';
 import { RunScreen } from '../source/ui/screens/run/Screen.tsx';
 import { ViewFeed } from '../source/ui/state/view-feed.ts';
 import { initialView } from '../source/ui/state/view.ts';
@@ -101,21 +102,25 @@ const feed = new ViewFeed(initialView(run), { fps: MAX_FPS, run: () => run });
 controls.on(feed.dispatch);
 let frames = 0;
 const instance = render(
-	createElement(RunScreen, {
-		controls,
-		feed,
-		info: {
-			session: 'bench',
-			title: 'Pride and Prejudice',
-			book,
-			provider: 'openai',
-			model: 'fake',
-			isLLM: true,
-			priced: true,
-		},
-		start() {},
-		quit() {},
-	}),
+	createElement(
+		Root,
+		null,
+		createElement(RunScreen, {
+			controls,
+			feed,
+			info: {
+				session: 'bench',
+				title: 'Pride and Prejudice',
+				book,
+				provider: 'openai',
+				model: 'fake',
+				isLLM: true,
+				priced: true,
+			},
+			start() {},
+			quit() {},
+		}),
+	),
 	{
 		stdout,
 		stdin,

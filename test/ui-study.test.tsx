@@ -14,7 +14,7 @@ import { themeFor } from '../source/ui/theme.ts';
 import { Session } from '../source/store/session.ts';
 import { StudyApp, type StudyAppOptions } from '../source/ui/study-app.tsx';
 import { KEYS } from './support/keys.ts';
-import { renderScreen, until } from './support/screen.tsx';
+import { inkStatic, renderScreen, until } from './support/screen.tsx';
 import { tinyStudy } from './support/study-books.ts';
 
 // A book whose file name would set the terminal's title if it reached the screen raw.
@@ -167,6 +167,32 @@ test("the study screen shows every cell live, watches a running cell's run, and 
 			'q ends the screen',
 		);
 		assert.equal(plan.cells.length, 4);
+	} finally {
+		app.unmount();
+	}
+});
+
+test("a cell's run screen, closed by esc or by its run's end, leaves Ink no unmounted <Static> to draw from", async () => {
+	const { runner, app, frame, held } = await studyScreen('static');
+	try {
+		const started = runner.start();
+		await until(frame, (x) => /3\/4 done, 1 running/u.test(x), 'the held cell running');
+		app.stdin.write('jjj');
+		await until(frame, (x) => /› ◐/u.test(x), 'the running cell selected');
+		const watch = async () => {
+			app.stdin.write(KEYS.enter);
+			await until(frame, (x) => /stepping/u.test(x), "the cell's run screen");
+			assert.notEqual(inkStatic(app), 'unmounted');
+		};
+		await watch();
+		app.stdin.write(KEYS.escape);
+		await until(frame, (x) => /configuration/u.test(x), 'back on the study screen');
+		assert.notEqual(inkStatic(app), 'unmounted', 'esc closed the run screen');
+		await watch();
+		held()!.resume();
+		assert.equal(await started, 'done');
+		await until(frame, (x) => /ended \(done\)/u.test(x), 'back on the study screen when the run ended');
+		assert.notEqual(inkStatic(app), 'unmounted', "the run's end closed the run screen");
 	} finally {
 		app.unmount();
 	}

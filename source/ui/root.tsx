@@ -1,13 +1,16 @@
 import type { Instance } from 'ink';
 import type { ReactNode } from 'react';
 import { KeysProvider } from './keys/KeysProvider.tsx';
+import { Printer } from './print.tsx';
 import { ThemeContext, themeFor, type Theme } from './theme.ts';
 
-/** What every screen stands in: the colour theme and the one reader of the keyboard. */
+/** What every screen stands in: the colour theme, the one reader of the keyboard and the one `<Static>`. */
 export function Root({ theme = themeFor(), children }: { theme?: Theme; children: ReactNode }) {
 	return (
 		<ThemeContext.Provider value={theme}>
-			<KeysProvider>{children}</KeysProvider>
+			<KeysProvider>
+				<Printer>{children}</Printer>
+			</KeysProvider>
 		</ThemeContext.Provider>
 	);
 }

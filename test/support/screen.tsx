@@ -3,8 +3,11 @@
  * check instead of sleeping a fixed time, so a loaded machine only makes them wait longer.
  */
 
+import type { DOMElement } from 'ink';
 import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
+// Not exported by Ink: its instance per output stream, whose root node holds the <Static> it draws.
+import inkInstances from '../../node_modules/ink/build/instances.js';
 import { Root } from '../../source/ui/root.tsx';
 import { themeFor } from '../../source/ui/theme.ts';
 import { KEYS } from './keys.ts';
@@ -53,4 +56,21 @@ export async function until(
 	// new field's key handler) run before the test types into it.
 	await settle();
 	return f;
+}
+
+/**
+ * The `<Static>` Ink draws from on every frame of a rendered screen: none, one in the tree, or one
+ * already unmounted. Ink 6.8 keeps drawing the last one mounted after it is gone, reading its size
+ * from freed layout memory that the allocator hands to the next node: any number, and a height in
+ * the millions filled the heap (ink issue 904).
+ */
+export function inkStatic(app: Pick<ReturnType<typeof render>, 'stdout'>): 'none' | 'mounted' | 'unmounted' {
+	const ink = inkInstances.get(app.stdout as unknown as NodeJS.WriteStream) as unknown as {
+		rootNode: DOMElement;
+	};
+	const node = ink.rootNode.staticNode;
+	if (!node) return 'none';
+	let up: DOMElement | undefined = node;
+	while (up && up !== ink.rootNode) up = up.parentNode;
+	return up ? 'mounted' : 'unmounted';
 }

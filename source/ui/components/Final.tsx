@@ -1,5 +1,5 @@
-import { Box, Static, Text } from 'ink';
-import { useLayoutEffect, useMemo, useState } from 'react';
+import { Box, Text } from 'ink';
+import { useLayoutEffect } from 'react';
 import type { NodeRef, Run } from '../../domain.ts';
 import { costText } from '../../format/cost.ts';
 import { formatInt } from '../../format/count.ts';
@@ -10,39 +10,54 @@ import { summaryStats } from '../../text/stats.ts';
 import type { RunInfo } from '../controls.ts';
 import type { ViewFeed } from '../state/view-feed.ts';
 import type { FinalItem } from '../state/view.ts';
+import { usePrint } from '../print.tsx';
 import { clean } from '../text.ts';
 import { useTheme } from '../theme.ts';
 
-/** The final summary with its statistics: printed once, above the live area, when a run ends. */
-export function Final({ run, info, root }: { run: Run; info: RunInfo; root: NodeRef }) {
-	const theme = useTheme();
+/** The final summary's lines: a title, the summary, its statistics. */
+interface FinalText {
+	title: string;
+	text: string;
+	stats: string;
+}
+
+/**
+ * What a run's final summary prints, read when it is printed. Only text: what was printed stays
+ * with the app's `<Static>`, which should not hold the run or its book.
+ */
+function finalText(run: Run, info: RunInfo, root: NodeRef): FinalText {
 	const node = findNode(run, root);
-	const version = node ? activeVersion(node) : null;
-	const text = version?.text ?? '';
-	const stats = useMemo(
-		() => summaryStats(text, info.book, run.config.encoding),
-		[text, info.book, run.config.encoding],
-	);
+	const text = (node ? activeVersion(node)?.text : undefined) ?? '';
+	const stats = summaryStats(text, info.book, run.config.encoding);
 	const totals = totalsOf(run);
+	return {
+		title: clean(`━━ Final summary · ${info.title} (node ${root}, version ${(node?.active ?? 0) + 1})`),
+		text: clean(text),
+		stats: clean(
+			`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`,
+		),
+	};
+}
+
+/** The final summary with its statistics: printed once, above the live area, when a run ends. */
+export function Final({ title, text, stats }: FinalText) {
+	const theme = useTheme();
 	return (
 		<Box flexDirection="column" marginBottom={1}>
 			<Text bold color={theme.color('accent')}>
-				{clean(`━━ Final summary · ${info.title} (node ${root}, version ${(node?.active ?? 0) + 1})`)}
+				{title}
 			</Text>
-			<Text>{clean(text)}</Text>
+			<Text>{text}</Text>
 			<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
-				{clean(
-					`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`,
-				)}
+				{stats}
 			</Text>
 		</Box>
 	);
 }
 
 /**
- * The final summaries, each printed once. Ink's `<Static>` prints every item it is given when it
- * mounts, so one mounted again would copy the summaries into the scrollback again: it is given only
- * those the feed has not seen printed.
+ * Prints the final summaries through the app's `<Static>`, each once: the feed outlives the
+ * screen, so a screen drawn again prints only those it has not printed.
  */
 export function Finals({
 	feed,
@@ -55,13 +70,10 @@ export function Finals({
 	run: Run;
 	info: RunInfo;
 }) {
-	const [from] = useState(() => feed.printedFinals);
+	const print = usePrint();
 	useLayoutEffect(() => {
+		for (const f of finals.slice(feed.printedFinals)) print(<Final {...finalText(run, info, f.root)} />);
 		feed.markPrinted(finals.length);
-	}, [feed, finals.length]);
-	return (
-		<Static items={finals.slice(from)}>
-			{(f) => <Final key={f.seq} run={run} info={info} root={f.root} />}
-		</Static>
-	);
+	}, [feed, finals, run, info, print]);
+	return null;
 }
