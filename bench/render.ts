@@ -16,7 +16,7 @@ import { createElement } from 'react';
 import { render } from 'ink';
 import type { NodeRef, RunStatus } from '../source/domain.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
-import { MAX_FPS } from '../source/ui/app.tsx';
+import { inkFps, MAX_FPS } from '../source/ui/app.tsx';
 import type { RunControls } from '../source/ui/controls.ts';
 import { Root } from '../source/ui/root.tsx';
 import { RunScreen } from '../source/ui/screens/run/Screen.tsx';
@@ -127,7 +127,7 @@ const instance = render(
 		stderr: stdout,
 		exitOnCtrlC: false,
 		patchConsole: false,
-		maxFps: MAX_FPS,
+		maxFps: inkFps(MAX_FPS),
 		onRender: () => frames++,
 	},
 );

@@ -18,6 +18,13 @@ import { clean } from './text.ts';
 /** Redraws per second: enough to read text as it streams, cheap for the CPU (bench/render checks it). */
 export const MAX_FPS = 10;
 
+/**
+ * Ink's own frame cap for an app whose updates are paced at `fps` (the view feed's, the study
+ * state's): twice that, so Ink never holds back a frame that was already paced. Two caps of one
+ * interval in a row beat against each other and draw about half the frames asked for.
+ */
+export const inkFps = (fps: number): number => 2 * fps;
+
 export interface RunAppOptions {
 	controls: RunControls;
 	info: RunInfo;
@@ -180,7 +187,12 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 		<Root theme={theme}>
 			<RunApp options={options} feed={feed} driver={driver} />
 		</Root>,
-		{ ...streams(options), exitOnCtrlC: false, patchConsole: false, maxFps: options.fps ?? MAX_FPS },
+		{
+			...streams(options),
+			exitOnCtrlC: false,
+			patchConsole: false,
+			maxFps: inkFps(options.fps ?? MAX_FPS),
+		},
 	);
 	let signalled = false;
 	const onSignal = () => {

@@ -2,7 +2,7 @@ import { render, useApp } from 'ink';
 import { useEffect, useEffectEvent, useState } from 'react';
 import type { StudyCell, StudyListener, StudyState } from '../engine/study-runner.ts';
 import { errorMessage } from '../errors.ts';
-import { MAX_FPS } from './app.tsx';
+import { inkFps, MAX_FPS } from './app.tsx';
 import type { RunControls, RunInfo } from './controls.ts';
 import { useModel, useTerminalSize } from './hooks.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
@@ -231,7 +231,7 @@ export async function renderStudyApp(options: RenderStudyOptions): Promise<void>
 			...(stderr ? { stderr } : {}),
 			exitOnCtrlC: false,
 			patchConsole: false,
-			maxFps: options.fps ?? MAX_FPS,
+			maxFps: inkFps(options.fps ?? MAX_FPS),
 		},
 	);
 	const started = options.start();
