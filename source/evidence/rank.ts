@@ -69,8 +69,11 @@ export class PassageIndex {
 	/** Each passage's text as queries are matched word for word, made when first needed. */
 	readonly #keys: (string | undefined)[] = [];
 	readonly #search: MiniSearch<{ id: number; stems: string }>;
-	readonly #scenes: MiniSearch<{ id: number; stems: string }>;
+	/** The scene windows' index, made on the first query that ranks by scenes (claims never do). */
+	#scenes: MiniSearch<{ id: number; stems: string }> | null = null;
 	readonly #windows: readonly SceneWindow[];
+	/** Each passage's content stems, joined: what the scene index is made of. */
+	readonly #joined: string[] = [];
 	readonly #sets = new WeakMap<Iterable<number>, ReadonlySet<number>>();
 	/** Passages holding each stem. */
 	readonly #df = new Map<string, number>();
@@ -87,27 +90,34 @@ export class PassageIndex {
 		// Each passage is stemmed once, here, for the term counts and both indexes: they get its stems,
 		// and only queries are tokenized and stemmed by minisearch.
 		this.#search = this.#stemIndex();
-		this.#scenes = this.#stemIndex();
-		const joined: string[] = [];
 		for (const p of this.passages) {
 			const range = this.#chunks.get(p.chunk);
 			if (range) range.to = p.index + 1;
 			else this.#chunks.set(p.chunk, { from: p.index, to: p.index + 1 });
 			const stems = contentStems(book.slice(p.start, p.end));
 			for (const term of new Set(stems)) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
-			joined.push(stems.join(' '));
-			this.#search.add({ id: p.index, stems: joined[p.index]! });
+			this.#joined.push(stems.join(' '));
+			this.#search.add({ id: p.index, stems: this.#joined[p.index]! });
 		}
 		this.#windows = sceneWindows(this.passages);
-		this.#windows.forEach((w, id) =>
-			this.#scenes.add({
-				id,
-				stems: joined
-					.slice(w.from, w.to)
-					.filter((s) => s !== '')
-					.join(' '),
-			}),
-		);
+	}
+
+	/** The scene windows' index, made when first asked for. */
+	#sceneIndex(): MiniSearch<{ id: number; stems: string }> {
+		if (!this.#scenes) {
+			const scenes = this.#stemIndex();
+			this.#windows.forEach((w, id) =>
+				scenes.add({
+					id,
+					stems: this.#joined
+						.slice(w.from, w.to)
+						.filter((s) => s !== '')
+						.join(' '),
+				}),
+			);
+			this.#scenes = scenes;
+		}
+		return this.#scenes;
 	}
 
 	/** An index of texts given as their stems, searched by a query's stems, names boosted. */
@@ -218,7 +228,7 @@ export class PassageIndex {
 	 */
 	#sceneRanks(query: string, inScope: ((passage: number) => boolean) | null): ReadonlyMap<number, number> {
 		const ranks = new Map<number, number>();
-		const scenes = this.#scenes.search(query, {
+		const scenes = this.#sceneIndex().search(query, {
 			filter: inScope
 				? (r) => {
 						const w = this.#windows[r.id as number]!;
