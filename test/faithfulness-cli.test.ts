@@ -11,9 +11,9 @@ import { booook } from './support/cli.ts';
 import { extractiveRun as extractiveSession } from './support/extractive-run.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
+import { assertResumedOnce, CallKiller } from './support/kill-at-call.ts';
 import { tempDir } from './support/temp.ts';
 import { chunkedBook, done, treeRun } from './support/trees.ts';
-import { waitFor } from './support/wait.ts';
 
 const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
@@ -170,21 +170,12 @@ test('a run without a final summary: evidence, coverage, faithfulness, score and
 test('booook faithfulness killed with SIGKILL mid-way: run again, it finishes without asking any answered prompt again', async (t) => {
 	const dir = tempDir('faith-kill', t);
 	await extractiveRun(dir);
-	const answered: string[] = [];
-	let kill: (() => void) | null = null;
-	let killAt = Number.POSITIVE_INFINITY;
+	const killer = new CallKiller();
 	const api = await startFakeApi({
-		respond: async ({ prompt }) => {
-			// One call at a time, so every answer before this request is in calls.jsonl: killed here,
-			// the process has made `killAt` calls and saved what it had of them.
-			if (answered.length === killAt) {
-				killAt = Number.POSITIVE_INFINITY;
-				(await waitFor('the judging to start', () => kill))();
-				return 'never read: the process is gone';
-			}
-			answered.push(prompt);
-			return faithfulnessReply(prompt) ?? 'not a faithfulness prompt';
-		},
+		respond: async ({ prompt }) =>
+			(await killer.reached(prompt, 'the judging to start'))
+				? 'never read: the process is gone'
+				: (faithfulnessReply(prompt) ?? 'not a faithfulness prompt'),
 	});
 	t.after(() => api.close());
 	const env = { OPENAI_API_KEY: 'test-key' };
@@ -192,29 +183,20 @@ test('booook faithfulness killed with SIGKILL mid-way: run again, it finishes wi
 	// The reference: how many calls a whole judging makes.
 	const reference = await booook(args(dir), { env });
 	assert.equal(reference.code, 0, reference.stderr);
-	const all = answered.splice(0);
+	const all = killer.take();
 	const { data: judgedOnce } = await Session.snapshot(dir, 'frank');
 	// Again from nothing, killed halfway.
 	const fresh = tempDir('faith-kill-2', t);
 	await extractiveRun(fresh);
 	const half = Math.floor(all.length / 2);
-	killAt = half;
-	const killed = await booook(args(fresh), {
-		env,
-		onStderr: (_out, stop) => (kill ??= () => stop('SIGKILL')),
-	});
+	killer.arm(half);
+	const killed = await booook(args(fresh), { env, onStderr: killer.onStderr });
 	assert.equal(killed.signal, 'SIGKILL');
-	const before = answered.splice(0);
+	const before = killer.take();
 	assert.equal(before.length, half);
 	const resumed = await booook(args(fresh), { env });
 	assert.equal(resumed.code, 0, resumed.stderr);
-	const again = new Set(before);
-	assert.deepEqual(
-		answered.filter((p) => again.has(p)),
-		[],
-		'no prompt answered before the kill is asked again',
-	);
-	assert.equal(before.length + answered.length, all.length, 'the two make the calls one judging makes');
+	assertResumedOnce(before, killer.take(), all, 'judging');
 	const { data } = await Session.snapshot(fresh, 'frank');
 	const labels = (d: typeof data) =>
 		(d.faithfulness ?? []).map((v) => [v.sentence, v.label, v.claims]).sort();

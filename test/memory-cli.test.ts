@@ -9,8 +9,8 @@ import { booook } from './support/cli.ts';
 import { digestReply } from './support/digest-reply.ts';
 import { startFakeApi, type FakeApi } from './support/fake-api.ts';
 import { memoryQuestion, memoryReply, sceneStretch } from './support/memory-reply.ts';
+import { assertResumedOnce, CallKiller } from './support/kill-at-call.ts';
 import { tempDir } from './support/temp.ts';
-import { waitFor } from './support/wait.ts';
 
 const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
 const FRANKENSTEIN = `${BOOKS}frankenstein.txt`;
@@ -223,19 +223,12 @@ test('booook memory refuses in one line, changing nothing: no key, the extractiv
 });
 
 test('booook memory killed with SIGKILL while answering: run again, it finishes without asking any scene or question twice', async (t) => {
-	const prompts: string[] = [];
-	let kill: (() => void) | null = null;
-	let killAt = Number.POSITIVE_INFINITY;
+	const killer = new CallKiller();
 	const api = await fakeModel(t, async (prompt) => {
+		// Only the probe's calls count (scenes and answers), not the summary runs' set-up.
 		if (memoryQuestion(prompt) === null && sceneStretch(prompt) === null) return;
-		// One call at a time, so every answer before this request is logged: killed here, the process
-		// has made `killAt` memory calls and saved what it had of them.
-		if (prompts.length === killAt) {
-			killAt = Number.POSITIVE_INFINITY;
-			(await waitFor('the probe to start', () => kill))();
-			await new Promise<never>(() => {});
-		}
-		prompts.push(prompt);
+		// Killed: the answer never comes.
+		if (await killer.reached(prompt, 'the probe to start')) await new Promise<never>(() => {});
 	});
 	const setUp = async (name: string) => {
 		const dir = tempDir(name, t);
@@ -248,30 +241,21 @@ test('booook memory killed with SIGKILL while answering: run again, it finishes 
 	const reference = await setUp('memory-kill-ref');
 	const whole = await booook(args(reference), { env: ENV });
 	assert.equal(whole.code, 0, whole.stderr);
-	const all = prompts.splice(0);
+	const all = killer.take();
 	const questions = all.filter((p) => memoryQuestion(p) !== null).length;
 	assert.equal(questions, 12);
 
 	const fresh = await setUp('memory-kill');
 	// Killed among the answers, after every scene and a few questions.
 	const stopAt = all.length - questions + 4;
-	killAt = stopAt;
-	const killed = await booook(args(fresh), {
-		env: ENV,
-		onStderr: (_out, stop) => (kill ??= () => stop('SIGKILL')),
-	});
+	killer.arm(stopAt);
+	const killed = await booook(args(fresh), { env: ENV, onStderr: killer.onStderr });
 	assert.equal(killed.signal, 'SIGKILL');
-	const before = prompts.splice(0);
+	const before = killer.take();
 	assert.equal(before.length, stopAt);
 	const resumed = await booook(args(fresh), { env: ENV });
 	assert.equal(resumed.code, 0, resumed.stderr);
-	const seen = new Set(before);
-	assert.deepEqual(
-		prompts.filter((p) => seen.has(p)),
-		[],
-		'no prompt answered before the kill is asked again',
-	);
-	assert.equal(before.length + prompts.length, all.length, 'the two make the calls one probe makes');
+	assertResumedOnce(before, killer.take(), all, 'probe');
 	const answers = (d: BookSessionData) =>
 		(d.memoryAnswers ?? []).map((a) => [a.question, a.choice, a.correct]).sort();
 	assert.deepEqual(answers(await bookData(fresh, 'fi')), answers(await bookData(reference, 'fi')));
