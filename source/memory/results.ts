@@ -29,9 +29,10 @@ export interface DemandBin extends Rate {
 }
 
 /**
- * The questions whose true scene lies at least `from` and under `to` tokens back from what was read. Edges on a 1-3-10 scale (1,000, 3,000, 10,000 ... tokens): the same for every
- * book, so two books' summaries are compared at the same distances, and each bin about three times
- * as far back as the one before, as forgetting is usually drawn.
+ * The questions whose true scene lies at least `from` and under `to` tokens back from what was
+ * read. Edges on a 1-3-10 scale (1,000, 3,000, 10,000 ... tokens): the same for every book, so two
+ * books' summaries are compared at the same distances, and each bin about three times as far back
+ * as the one before, as forgetting is usually drawn.
  */
 export interface TokenBin extends Rate {
 	from: number;
