@@ -140,3 +140,35 @@ test("every binding's label is made from its keys and names exactly the presses 
 			assert.ok(actions.size <= 1, `${JSON.stringify(p)} on ${screen}: ${[...actions].join(', ')}`);
 		}
 });
+
+test("the editor's keys are the keymap's, so its help names them all: typing as in a field, and rows and new lines", async () => {
+	const { actionFor } = await import('../source/ui/keymap.ts');
+	const { helpLines } = await import('../source/ui/components/Help.tsx');
+	const { editorPress } = await import('../source/ui/screens/run/editor-keys.ts');
+	const { editorOf, textOf } = await import('../source/ui/state/editor.ts');
+	assert.equal(actionFor('editor', { input: '', return: true }), 'newline');
+	assert.equal(actionFor('editor', { input: '', upArrow: true }), 'up');
+	assert.equal(actionFor('editor', { input: 'x' }), 'insert');
+	assert.equal(actionFor('editor', { input: '', backspace: true }), 'erase');
+	assert.equal(actionFor('editor', { input: 's', ctrl: true }), 'save');
+	// In a one-line field, enter is done, not a new line.
+	assert.equal(actionFor('field', { input: '', return: true }), 'save');
+	const editor = helpLines('editor', 100).map((l) => l.text);
+	const section = editor.slice(1, editor.indexOf(''));
+	for (const said of ['a new line', 'cursor up a row', 'cursor down a row', 'cursor left', 'type:', 'save'])
+		assert.ok(
+			section.some((l) => l.includes(said)),
+			`${said} in the editor's help:\n${section.join('\n')}`,
+		);
+	// And the editor does what its help says.
+	// Enter after "ab", type "c", up (to the same column, after "a"), type "x".
+	let buffer = editorOf('ab');
+	for (const press of [
+		{ input: '', return: true },
+		{ input: 'c' },
+		{ input: '', upArrow: true },
+		{ input: 'x' },
+	])
+		buffer = editorPress(buffer, press, 40).buffer;
+	assert.equal(textOf(buffer), 'axb\nc');
+});

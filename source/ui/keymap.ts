@@ -76,7 +76,9 @@ export type Action =
 	| 'erase'
 	| 'insert'
 	| 'lineStart'
-	| 'lineEnd';
+	| 'lineEnd'
+	// The in-app editor's.
+	| 'newline';
 
 /** One key press (see keys/presses.ts): the character typed, or the named key, plus modifiers. */
 export interface KeyPress {
@@ -589,42 +591,42 @@ export const BINDINGS: readonly Binding[] = [
 		keys: [{ name: 'backspace' }, { name: 'delete' }],
 		description: 'erase the character before the cursor',
 		short: 'erase',
-		screens: ['field'],
+		screens: ['field', 'editor'],
 	},
 	{
 		action: 'left',
 		keys: [{ name: 'left' }],
 		description: 'cursor left',
 		short: 'cursor',
-		screens: ['field'],
+		screens: ['field', 'editor'],
 	},
 	{
 		action: 'right',
 		keys: [{ name: 'right' }],
 		description: 'cursor right',
 		short: 'cursor',
-		screens: ['field'],
+		screens: ['field', 'editor'],
 	},
 	{
 		action: 'lineStart',
 		keys: [{ name: 'home' }, { char: 'a', ctrl: true }],
-		description: 'cursor to the start',
+		description: 'cursor to the start (of the line, in the editor)',
 		short: 'to start',
-		screens: ['field'],
+		screens: ['field', 'editor'],
 	},
 	{
 		action: 'lineEnd',
 		keys: [{ name: 'end' }, { char: 'e', ctrl: true }],
-		description: 'cursor to the end',
+		description: 'cursor to the end (of the line, in the editor)',
 		short: 'to end',
-		screens: ['field'],
+		screens: ['field', 'editor'],
 	},
 	{
 		action: 'insert',
 		keys: [{ printable: true }],
-		description: 'type: letters, digits, spaces and punctuation go into the field',
+		description: 'type: letters, digits, spaces and punctuation go into the text',
 		short: 'type',
-		screens: ['field'],
+		screens: ['field', 'editor'],
 	},
 	{
 		action: 'cancel',
@@ -680,6 +682,28 @@ export const BINDINGS: readonly Binding[] = [
 		description: 'select next',
 		short: 'down',
 		screens: ['filter'],
+	},
+	// Letters are typed into the editor's text, so there only the arrows move.
+	{
+		action: 'up',
+		keys: [{ name: 'up' }],
+		description: 'cursor up a row',
+		short: 'up',
+		screens: ['editor'],
+	},
+	{
+		action: 'down',
+		keys: [{ name: 'down' }],
+		description: 'cursor down a row',
+		short: 'down',
+		screens: ['editor'],
+	},
+	{
+		action: 'newline',
+		keys: [{ name: 'return' }],
+		description: 'a new line',
+		short: 'line',
+		screens: ['editor'],
 	},
 	{
 		action: 'save',

@@ -46,13 +46,6 @@ export function helpLines(current: Screen, width: number): Line[] {
 		lines.push({ text: SCREEN_NAMES[screen], tone: 'accent', bold: true });
 		for (const b of bindings)
 			lines.push({ text: truncate(`  ${labelOf(b).padEnd(labelWidth)}${b.description}`, width) });
-		if (screen === 'editor')
-			lines.push({
-				text: truncate(
-					`  ${'arrows'.padEnd(labelWidth)}move the cursor; typing, enter, backspace and delete edit`,
-					width,
-				),
-			});
 		lines.push({ text: '' });
 	}
 	lines.push({ text: 'Marks', tone: 'accent', bold: true });
