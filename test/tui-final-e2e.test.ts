@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { BIN } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
+import { waitFor } from './support/wait.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
 const BOOK = join(import.meta.dirname, '../../shared/books/frankenstein.txt');
@@ -44,7 +45,13 @@ test(
 		const term = await terminal('final', run, { columns: 100, rows: 30 });
 		try {
 			await term.waitFor('the run to finish', (s) => s.includes('✓ done') && s.includes('printed above'));
-			assert.equal(copies(term.history()), 1, 'the finished run printed its summary');
+			// The summary goes above in the frame after the live area says so (the app's one <Static> is
+			// given it once that frame is committed), a frame later under load.
+			await waitFor('the summary in the scrollback', () => copies(term.history()) > 0, {
+				ms: 30_000,
+				every: 100,
+			});
+			assert.equal(copies(term.history()), 1, 'the finished run printed its summary once');
 			term.keys('b');
 			await term.waitFor('the notice', (s) => s.includes('any key: back to the run'));
 			term.keys('x');
