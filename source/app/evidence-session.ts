@@ -1,3 +1,4 @@
+import { noFinalSummary } from '../store/scored-summaries.ts';
 import { join } from 'node:path';
 import { sessionsDirArg } from '../store/dirs.ts';
 import type { DenseVectors } from '../evidence/rerank.ts';
@@ -62,10 +63,7 @@ export async function evidenceSession(
 	const { data, book: text } = await bookRun(dir, id, command);
 	const run = data.run;
 	const target = node ?? run.root;
-	if (!target)
-		throw badInput(
-			`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}${command === 'evidence' ? ', or name a node with --node' : ''}`,
-		);
+	if (!target) throw noFinalSummary(id, dir, command === 'evidence' ? ', or name a node with --node' : '');
 	const found = findNode(run, target);
 	if (!found) {
 		const last = run.nodes.at(-1)?.id;

@@ -13,7 +13,7 @@ import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { scoredSplit } from '../score/annotate.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
-import { pinFinalSummary } from '../store/scored-summaries.ts';
+import { noFinalSummary, pinFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { embeddingsFor, type EmbeddingSpend } from './dense-evidence.ts';
 import { passClient, passModel, type PassOptions } from './model-client.ts';
@@ -51,10 +51,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 		throw badInput(
 			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`)}`,
 		);
-	if (!snapshot.run.root)
-		throw badInput(
-			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
-		);
+	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
 	const top = opts.top ?? CLAIM_PASSAGES;
 	if (!Number.isInteger(top) || top < 1)
 		throw badInput(`--top ${top}: use a whole number from 1 up (passages shown to the judge per claim)`);

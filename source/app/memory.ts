@@ -1,3 +1,4 @@
+import { noFinalSummary } from '../store/scored-summaries.ts';
 import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { readBook, type LoadedBook } from '../book/read.ts';
@@ -15,7 +16,6 @@ import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../mem
 import { commandLine } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { Templates } from '../summarize/templates.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { readSessions } from '../store/list.ts';
 import { readSessionBook, Session, type BookSessionData } from '../store/session.ts';
 import { activeVersion, chunksUnder, findNode } from '../summarize/graph.ts';
@@ -257,10 +257,7 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv): Promise<Probe
 		throw badInput(
 			`session "${opts.id}" holds imported summaries without their book: memory questions are made from the book, so a run (${commandLine('run BOOK')})`,
 		);
-	if (!snapshot.run.root)
-		throw badInput(
-			`session "${opts.id}" has no final summary yet: finish it with ${commandLine(`resume ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
-		);
+	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
 	const reader = passModel(snapshot, opts, env, {
 		task: 'answering memory questions',
 		verb: 'answering',

@@ -1,3 +1,4 @@
+import { noFinalSummary } from '../store/scored-summaries.ts';
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -9,7 +10,6 @@ import { resolveSessionsDir, Session, type SessionData } from '../store/session.
 import { finalSummary } from '../summarize/graph.ts';
 import { verdictsAsCsv, verdictsAsRelease } from '../store/export-verdicts.ts';
 import { safeJson } from '../text/sanitize.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { output, safeText, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { diskError, isDiskError } from '../store/disk.ts';
@@ -76,10 +76,7 @@ export function booookscoreExport(
 	const key = basename(data.book.source);
 	const final = finalSummary(run);
 	if (!intermediate) {
-		if (final === null)
-			throw badInput(
-				`session ${data.id} has no final summary yet; finish it with: ${commandLine(`resume ${data.id}${sessionsDirArg(dir)}`)}`,
-			);
+		if (final === null) throw noFinalSummary(data.id, dir);
 		return { [key]: final };
 	}
 	if (run.config.method === 'hier') {

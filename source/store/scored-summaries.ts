@@ -20,6 +20,16 @@ export function scoredSummaries(data: SessionData, dir: string): ScoredSummary['
 }
 
 /**
+ * The refusal of work that needs a run's final summary, before the run has one: it names the
+ * resume that finishes it, in the session's own folder (`dir`), and then `also` when given.
+ */
+export function noFinalSummary(id: string, dir: string, also = ''): Error {
+	return badInput(
+		`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}${also}`,
+	);
+}
+
+/**
  * A book run's final summary as a ScoredSummary: the one pinned for its root node and active version
  * already, else a new one added to `data` (kept by the session's next save). `dir`: the sessions
  * folder, for the command that finishes a run without one.
@@ -28,11 +38,7 @@ export function pinFinalSummary(data: BookSessionData, dir: string): ScoredSumma
 	const { run } = data;
 	const root = run.root ? findNode(run, run.root) : undefined;
 	const version = root && root.active !== null ? activeVersion(root) : null;
-	if (!root || root.active === null || !version) {
-		throw badInput(
-			`session "${data.id}" has no final summary to score yet (run ${run.status}); finish it first with: ${commandLine(`resume ${data.id}${sessionsDirArg(dir)}`)}`,
-		);
-	}
+	if (!root || root.active === null || !version) throw noFinalSummary(data.id, dir);
 	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
 	if (pinned) return pinned.id;
 	const id = nextSummaryId(data.summaries);
