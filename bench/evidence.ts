@@ -32,7 +32,7 @@ import { readBook } from '../source/book/read.ts';
 import { DEFAULTS } from '../source/config.ts';
 import { TOP_PASSAGES } from '../source/evidence/evidence.ts';
 import type { Passage } from '../source/evidence/passages.ts';
-import { PassageIndex } from '../source/evidence/rank.ts';
+import { CLAIM_RANK, PassageIndex } from '../source/evidence/rank.ts';
 import { denseSupport, fusedRank, type DenseVectors } from '../source/evidence/rerank.ts';
 import { createEmbedder, DEFAULT_EMBEDDING_MODEL, type Embedder } from '../source/llm/embeddings.ts';
 import { passageVectors } from '../source/store/embeddings-cache.ts';
@@ -262,8 +262,7 @@ for (const labelled of readEvidenceSet()) {
 	const claimRanks = labelled.sentences.map((sentence) => {
 		const best = new Map<string, number>();
 		for (const claim of fakeClaims(sentence.text))
-			// As faithfulness ranks a claim: one fact, without scene windows.
-			index.rank(claim, DEPTH, { scenes: false }).forEach((hit, i) => {
+			index.rank(claim, DEPTH, CLAIM_RANK).forEach((hit, i) => {
 				const chapter = chapterOf(hit);
 				best.set(chapter, Math.min(best.get(chapter) ?? Infinity, i + 1));
 			});

@@ -7,7 +7,7 @@ import { commandLine } from '../program.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { rankedFor, tracerFor } from '../evidence/evidence.ts';
 import type { SentenceSource } from '../evidence/provenance.ts';
-import { PassageIndex } from '../evidence/rank.ts';
+import { CLAIM_RANK, PassageIndex } from '../evidence/rank.ts';
 import { fusedRank, type DenseVectors, type Rank } from '../evidence/rerank.ts';
 import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
@@ -134,10 +134,9 @@ function claimEvidence(
 	};
 	return (unit, claim) => {
 		const source = sourcesOf(unit.summary)[unit.sentence];
-		// A claim is one fact, told in a passage: ranked without scene windows (RankOptions.scenes).
 		const hits = source
-			? rankedFor(index, source, claim, top, rank, false)
-			: rank(claim, top, { scenes: false });
+			? rankedFor(index, source, claim, top, rank, CLAIM_RANK)
+			: rank(claim, top, CLAIM_RANK);
 		return hits.map((hit) => shownHit(run, book, hit));
 	};
 }

@@ -2,6 +2,7 @@ import { chapterName, type ChapterCitations } from '../evidence/book-place.ts';
 import type { PlacedCoverage } from '../app/evidence-session.ts';
 import { stripChart } from '../evidence/strip.ts';
 import { percent } from '../format/percent.ts';
+import { counted } from '../format/count.ts';
 
 /** Room the strip chart's labels take on its line: "start " and " end". */
 export const LABELS = 'start  end'.length;
@@ -46,7 +47,7 @@ export function finalCoverageJson(c: PlacedCoverage | null, width = 80) {
 }
 
 const pct = (x: number | null) => percent(x, 'n/a', 0);
-const sentences = (n: number) => `${n} sentence${n === 1 ? '' : 's'}`;
+const sentences = (n: number) => counted(n, 'sentence');
 
 /** Chapters named on a coverage line before the rest are counted. */
 const NAMED = 8;

@@ -24,6 +24,7 @@ import {
 import { sentenceProgress, writer } from './sentence-progress.ts';
 import { terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
+import { counted } from '../format/count.ts';
 
 const MAX_TOP = 50;
 
@@ -121,7 +122,7 @@ export async function evidenceCommand(
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
 		await write(
-			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${count} sentence${count === 1 ? '' : 's'} over ${run.chunks.length} chunks`)}\n`,
+			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${counted(count, 'sentence')} over ${run.chunks.length} chunks`)}\n`,
 		);
 	}
 	let done = 0;

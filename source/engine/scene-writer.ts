@@ -33,8 +33,6 @@ export interface SceneWriterResult extends ReadPassResult {
 	unreadable: number;
 }
 
-/** A scene's id number (`s12` -> 12), or -1 for an id of another shape. */
-
 /**
  * A model writes a scene summary (source `written`) of each stretch of the book, NarrativeXL's
  * way, through the shared call runner (logged in calls.jsonl, billed, concurrent, paced). Each

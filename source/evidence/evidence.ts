@@ -1,6 +1,6 @@
 import type { NodeRef, Run } from '../domain.ts';
 import { Tracer, type SentenceSource } from './provenance.ts';
-import type { Hit, PassageIndex } from './rank.ts';
+import type { Hit, PassageIndex, RankOptions } from './rank.ts';
 import { denseSupport, fusedRank, type DenseVectors, type Rank } from './rerank.ts';
 import { supportOf, type Support } from './support.ts';
 
@@ -83,7 +83,7 @@ export function* eachEvidence(
  * The best `top` passages for `text` (the sentence, or a claim of it) among the sentence's chunks:
  * those of its aligned chunks first, then the rest's to make up `top`. A passage that holds the text
  * word for word is its place whatever the alignment says (a copied line such as "Who is there?" can
- * align to another scene's sentence). `rank` is BM25's unless told (a rerank by embeddings, rerank.ts).
+ * align to another scene's sentence). `rank` is BM25's unless told (a rerank by embeddings, rerank.ts), `how` whether it ranks by scenes too (not for a claim: `CLAIM_RANK`).
  */
 export function rankedFor(
 	index: PassageIndex,
@@ -91,12 +91,12 @@ export function rankedFor(
 	text: string,
 	top: number,
 	rank: Rank = (query, n, opts) => index.rank(query, n, opts),
-	scenes = true,
+	how: Pick<RankOptions, 'scenes'> = {},
 ): Hit[] {
-	const wide = rank(text, top, { chunks: s.chunks, direct: s.direct, scenes });
+	const wide = rank(text, top, { chunks: s.chunks, direct: s.direct, ...how });
 	// Not narrowed (the aligned chunks are all of them): the wide ranking is the ranking.
 	if (s.aligned.length === s.chunks.length || wide[0]?.verbatim) return wide;
-	const passages = rank(text, top, { chunks: s.aligned, direct: s.direct, scenes });
+	const passages = rank(text, top, { chunks: s.aligned, direct: s.direct, ...how });
 	const have = new Set(passages.map((p) => p.index));
 	for (const p of wide) if (passages.length < top && !have.has(p.index)) passages.push(p);
 	return passages;

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type { ForgettingMap, ForgettingStep } from './forgetting.ts';
 
 /**
@@ -117,8 +118,4 @@ function legend(width: number, stepsPerRow: number, chunksPerColumn: number): st
 	];
 	const fits = wordings.find((w) => w.length <= width);
 	return fits ?? short.slice(0, width);
-}
-
-function counted(n: number, noun: string): string {
-	return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

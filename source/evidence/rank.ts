@@ -45,6 +45,9 @@ export interface RankOptions {
 	scenes?: boolean;
 }
 
+/** How a claim is ranked (faithfulness, and bench/evidence.ts measuring it): by passages alone. */
+export const CLAIM_RANK = { scenes: false } as const satisfies RankOptions;
+
 /**
  * The book's passages indexed once for lexical search (BM25+ through minisearch), so each sentence
  * of a summary costs two queries: one over the passages and one over their scene windows

@@ -6,6 +6,11 @@ export function formatInt(n: number): string {
 	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
 }
 
+/** "1 sentence", "3 sentences": a count and its noun (one that takes an s). */
+export function counted(n: number, noun: string): string {
+	return `${formatInt(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** A count in a few characters, for a crowded line: 950, "12k", "1.2M". */
 export function compact(n: number): string {
 	if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;

@@ -11,9 +11,9 @@ import { readIfThere, replaceFile } from './state-file.ts';
  * `embeddings/<model>@<server>.f32` (the server as a short hash of its address) holds the vectors
  * one after another (32-bit floats in this machine's byte order), `embeddings/<model>@<server>.json`
  * what they are of. One pair per server, so going back and forth between two servers of one model
- * embeds the book once on each. A later call reads them back if the
- * index still names this book (its hash), these passages (their ranges), this model and this server,
- * and the vectors file is the one it was written with (its hash); anything else embeds again.
+ * embeds the book once on each. A later call reads them back if the index still names this book
+ * (its hash), these passages (their ranges), this model and this server, and the vectors file is
+ * the one it was written with (its hash); anything else embeds again.
  */
 
 /** The folder of a session's embeddings. */
