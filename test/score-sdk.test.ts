@@ -527,7 +527,12 @@ test('score without an LLM is a one-line error naming what to set; nothing is wr
 		env: { OPENAI_API_KEY: 'k' },
 	});
 	assert.equal(unfinished.code, 2);
-	assert.ok(unfinished.stderr.includes(`finish it first with: ${printed('resume b3')}`), unfinished.stderr);
+	assert.ok(
+		unfinished.stderr.includes(
+			`has no final summary yet: finish it with ${printed(`resume b3 --sessions-dir ${sessions}`)}`,
+		),
+		unfinished.stderr,
+	);
 });
 
 test('score --summaries F alone annotates them in a new collection session and scores them', async () => {

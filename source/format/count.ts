@@ -6,9 +6,9 @@ export function formatInt(n: number): string {
 	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
 }
 
-/** "1 sentence", "3 sentences": a count and its noun (one that takes an s). */
+/** "1 sentence", "3 sentences": a count, as the lines around it print theirs, and its noun (one that takes an s). */
 export function counted(n: number, noun: string): string {
-	return `${formatInt(n)} ${noun}${n === 1 ? '' : 's'}`;
+	return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** A count in a few characters, for a crowded line: 950, "12k", "1.2M". */
