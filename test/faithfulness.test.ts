@@ -224,6 +224,8 @@ test('a faithfulness verdict on a summary the session does not hold is refused b
 		runs: [],
 	});
 	t.after(() => session.close());
-	session.data.faithfulness = [{ ...v('ann', 's0', 0, 'faithful'), summary: 's7' }];
-	await assert.rejects(session.save(), /no summary s7/u);
+	await assert.rejects(
+		session.append('faithfulness', { ...v('ann', 's0', 0, 'faithful'), summary: 's7' }),
+		/no summary s7/u,
+	);
 });

@@ -175,7 +175,7 @@ test('every command prints a hostile book and a hostile server safely, and its J
 	// A validator whose name and note are hostile judges one of the model's annotations.
 	const session = await Session.open(sessionsDir, 'evil');
 	const annotation = session.data.annotations.find((a) => a.confusing)!;
-	session.data.judgments.push({
+	await session.append('judgments', {
 		annotation: annotation.id,
 		validator: VALIDATOR,
 		verdict: 'agree',
@@ -183,7 +183,6 @@ test('every command prints a hostile book and a hostile server safely, and its J
 		note: `noted ${TITLE_ATTACK}${RLO}`,
 		at: new Date().toISOString(),
 	});
-	await session.save();
 	await session.close();
 
 	const precision = await safely('precision', (io) =>

@@ -280,9 +280,8 @@ function bookText(size: number): string {
 async function edit(sessionsDir: string, node: NodeRef, text: string): Promise<void> {
 	const session = bookSession(await Session.open(sessionsDir, 'big'));
 	const n = session.data.run.nodes.find((x) => x.id === node)!;
-	n.versions.push(editVersion(text, new Date()));
-	n.active = n.versions.length - 1;
-	await session.save();
+	const versions = [...n.versions, editVersion(text, new Date())];
+	await session.updateNode(node, { versions, active: versions.length - 1 });
 	await session.close();
 }
 

@@ -107,7 +107,7 @@ test('a second open in the same process is refused with the pid message', async 
 	);
 	// The refused open did not disturb the holder's lock.
 	assert.equal((await readOwner(path.join(dir, 'same', 'lock'))).pid, process.pid);
-	await first.save();
+	await first.updateRun({ status: 'cancelled' });
 });
 
 test('an open from another process is refused while this one holds the session', async (t) => {

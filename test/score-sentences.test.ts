@@ -6,7 +6,7 @@ import { sentenceSpans, splitSentences } from '../source/text/sentences.ts';
 import type { ScoredSummary } from '../source/domain.ts';
 import { sentencesOf } from '../source/score/annotate.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
-import { pinFinalSummary } from '../source/store/scored-summaries.ts';
+import { finalSummaryPin } from '../source/store/scored-summaries.ts';
 
 const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = (rel: string): unknown => JSON.parse(readFileSync(DATA + rel, 'utf8'));
@@ -194,8 +194,7 @@ test('a summary pinned to score, and a summary imported from the authors, are cu
 			nodes: [{ id: 'n0', active: 0, versions: [{ text }] }],
 		},
 	} as unknown as BookSessionData;
-	const id = pinFinalSummary(data, 'sessions');
-	const pinned = data.summaries.find((s) => s.id === id)!;
+	const pinned = finalSummaryPin(data, 'sessions').pin!;
 	assert.equal(pinned.units, 'nltk');
 	assert.deepEqual(
 		sentencesOf(pinned).map((s) => s.text),

@@ -397,7 +397,7 @@ test('a full disk while a collection is being scored names booook score as the w
 	});
 	t.after(() => session.close());
 	diskFullFrom(t, 1);
-	session.data.annotations.push({
+	const saved = session.append('annotations', {
 		id: 'a0',
 		summary: 's0',
 		sentence: 0,
@@ -412,7 +412,7 @@ test('a full disk while a collection is being scored names booook score as the w
 		failure: null,
 		createdAt: new Date().toISOString(),
 	});
-	const message = await refusal(session.save(), 1);
+	const message = await refusal(saved, 1);
 	assert.ok(
 		message.endsWith(
 			`free some space, then continue with: booook score coll${sessionsDirArg(dir)} (what was saved before is intact)`,

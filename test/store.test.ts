@@ -137,9 +137,11 @@ test('create then open round-trips through real files', async (t) => {
 	assert.deepEqual(onDisk, created.data);
 	assert.equal(onDisk.schema, 2);
 
-	created.data.run.nodes[0]!.versions.push({ ...version('An edited storm.'), origin: 'edit', model: null });
-	created.data.run.nodes[0]!.active = 1;
-	await created.save();
+	const edited = [
+		...created.data.run.nodes[0]!.versions,
+		{ ...version('An edited storm.'), origin: 'edit' as const, model: null },
+	];
+	await created.updateNode(created.data.run.nodes[0]!.id, { versions: edited, active: 1 });
 	const before = structuredClone(created.data);
 	await created.close();
 
@@ -178,7 +180,7 @@ test('create refuses an existing id and leaves its files byte-identical', async 
 	);
 	assert.deepEqual(await snapshot(dir), before);
 	// The first session is still usable and still holds its lock.
-	await first.save();
+	await first.updateRun({ status: 'cancelled' });
 	await first.close();
 	await rejectsUserError(Session.create(dir, init({ id: 'taken' })), 'already exists');
 });
@@ -414,34 +416,34 @@ test('the journal: a line cut short by a kill is skipped; a journal left by an e
 
 	// A journal naming an older snapshot (killed between the snapshot and removing the journal).
 	const stale = await readFile(journal, 'utf8');
-	session.data.run.nodes.pop();
-	await session.save();
-	assert.ok(!existsSync(journal), 'a change that is not a growth writes session.json whole');
+	await session.close();
+	assert.ok(!existsSync(journal), 'closing writes session.json whole');
 	await writeFile(journal, stale);
 	assert.deepEqual(
 		(await read()).run.nodes.map((n) => n.id),
-		['n0'],
+		['n0', 'n1'],
 	);
-	await session.close();
 	// Opening reads it the same way, and writes the state whole.
 	const reopened = await Session.open(dir, 'cut');
 	t.after(() => reopened.close());
-	assert.equal(bookSession(reopened).data.run.nodes.length, 1);
+	assert.equal(bookSession(reopened).data.run.nodes.length, 2);
 	assert.ok(!existsSync(journal));
 });
 
-test('save refuses state that open() would refuse, keeping the last good file', async (t) => {
+test('a change open() would refuse is refused, keeping the last good file', async (t) => {
 	const dir = tempDir('store', t);
 	const session = await Session.create(dir, init({ id: 'guarded' }));
 	t.after(() => session.close());
 	const file = path.join(session.path, 'session.json');
 	const before = await readFile(file);
-	(session.data.run.config as unknown as Record<string, unknown>).apiKey = 'sk-not-a-real-key-000000000000';
-	await assert.rejects(session.save(), /apiKey/);
-	session.data.run.nodes[0]!.versions[0]!.cost = Number.NaN;
-	delete (session.data.run.config as unknown as Record<string, unknown>).apiKey;
-	await assert.rejects(session.save(), /cost/);
+	const config = { ...session.data.run.config, apiKey: 'sk-not-a-real-key-000000000000' };
+	await assert.rejects(session.updateRun({ config }), /apiKey/);
+	const [first] = session.data.run.nodes;
+	const versions = [{ ...first!.versions[0]!, cost: Number.NaN }];
+	await assert.rejects(session.updateNode(first!.id, { versions }), /cost/);
 	assert.deepEqual(await readFile(file), before);
+	assert.ok(!existsSync(path.join(session.path, 'changes.jsonl')), 'nothing was journaled');
+	assert.ok(Number.isFinite(session.data.run.nodes[0]!.versions[0]!.cost), 'nor changed in memory');
 });
 
 test('appendCall writes one line per call, in order, even when calls overlap', async (t) => {
@@ -549,7 +551,7 @@ test('after close, writes are refused; close is idempotent', async (t) => {
 	const session = await Session.create(dir, init({ id: 'closing' }));
 	await session.close();
 	await session.close();
-	await assert.rejects(session.save(), /closed/);
+	await assert.rejects(session.updateRun({ status: 'cancelled' }), /closed/);
 	await assert.rejects(session.appendCall(call(0)), /closed/);
 });
 

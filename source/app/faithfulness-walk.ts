@@ -1,10 +1,8 @@
-import { dirname } from 'node:path';
 import { Watched } from './watched.ts';
-import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
+import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary } from '../domain.ts';
 import { faithfulnessUnits, undoLastFaithfulness, type FaithfulnessUnit } from '../score/faithfulness.ts';
 import { partialUnits } from '../score/partial-faithfulness.ts';
 import { currentSummaries } from '../score/session-score.ts';
-import { scoredSummaries } from '../store/scored-summaries.ts';
 import type { Session } from '../store/session.ts';
 
 /**
@@ -40,10 +38,8 @@ export class FaithfulnessWalk extends Watched {
 	 * partially and with what share.
 	 */
 	async begin(): Promise<void> {
+		const ids = new Set(await this.#session.scoredSummaries());
 		const data = this.#session.data;
-		const before = data.summaries.length;
-		const ids = new Set(scoredSummaries(data, dirname(this.#session.path)));
-		let changed = data.summaries.length !== before;
 		const shown = currentSummaries(data.summaries, data.kind === 'book' ? data.run : undefined).filter((s) =>
 			ids.has(s.id),
 		);
@@ -52,25 +48,13 @@ export class FaithfulnessWalk extends Watched {
 		this.#units = this.partial
 			? partialUnits(all, { seed, validator: this.validator, fraction: fraction! })
 			: all;
-		const same = (w: Walk) =>
-			w.validator === this.validator &&
-			w.mode === 'faithfulness' &&
-			w.seed === seed &&
-			w.fraction === fraction;
-		if (!data.walks?.some(same)) {
-			data.walks = [
-				...(data.walks ?? []),
-				{
-					validator: this.validator,
-					mode: 'faithfulness',
-					seed,
-					fraction,
-					startedAt: this.now().toISOString(),
-				},
-			];
-			changed = true;
-		}
-		if (changed) await this.#session.save();
+		await this.#session.beginWalk({
+			validator: this.validator,
+			mode: 'faithfulness',
+			seed,
+			fraction,
+			startedAt: this.now().toISOString(),
+		});
 	}
 
 	/** Whether this walk covers only a share of each summary's sentences. */
@@ -114,15 +98,11 @@ export class FaithfulnessWalk extends Watched {
 
 	/** Takes back this validator's latest verdict; resolves it, or null when there was none. */
 	async undo(): Promise<FaithfulnessVerdict | null> {
-		const list = this.#session.data.faithfulness;
-		const undone = list ? undoLastFaithfulness(list, this.validator) : null;
-		if (undone) await this.#saved();
-		return undone;
-	}
-
-	/** For what no operation names (an undone verdict): the state written whole. */
-	async #saved(): Promise<void> {
-		await this.#session.save();
+		// Worked out on a copy: the session removes what it names, and writes that down.
+		const undone = undoLastFaithfulness([...(this.#session.data.faithfulness ?? [])], this.validator);
+		if (!undone) return null;
+		await this.#session.remove('faithfulness', [undone]);
 		this.changed();
+		return undone;
 	}
 }

@@ -13,7 +13,7 @@ import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { scoredSplit } from '../score/annotate.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
-import { noFinalSummary, pinFinalSummary } from '../store/scored-summaries.ts';
+import { noFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { embeddingsFor, type EmbeddingSpend } from './dense-evidence.ts';
 import { passClient, passModel, type PassOptions } from './model-client.ts';
@@ -69,8 +69,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const { provider, costOf } = passClient(judge, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	try {
-		const summary = pinFinalSummary(session.data as BookSessionData, opts.sessionsDir);
-		await session.save();
+		const summary = await session.pinFinalSummary();
 		const data = session.data as BookSessionData;
 		const book = await session.bookText();
 		const index = new PassageIndex(book, data.run.chunks);

@@ -15,8 +15,7 @@ import {
 	type VerdictSource,
 } from '../score/session-score.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
-import { pinFinalSummary, scoredSummaries } from '../store/scored-summaries.ts';
-import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
+import { Session, type BookSessionData, type SessionData, type StateView } from '../store/session.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
 import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
 import { scoreHumanSummary } from '../score/human.ts';
@@ -57,7 +56,7 @@ const toAsk = (p: SummaryPlan): number[] => [...p.missing, ...p.unreadable];
 
 /** Which verdicts score each summary and which model (if any) must annotate first. */
 function choose(
-	data: Pick<SessionData, 'summaries' | 'annotations'>,
+	data: StateView<Pick<SessionData, 'summaries' | 'annotations'>>,
 	ids: readonly ScoredSummary['id'][],
 	opts: ScoringOptions,
 ): Chosen {
@@ -98,7 +97,7 @@ const KEY_VARS = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as
  * session is created or changed.
  */
 async function annotatorFor(
-	data: Pick<SessionData, 'summaries' | 'annotations'>,
+	data: StateView<Pick<SessionData, 'summaries' | 'annotations'>>,
 	ids: readonly ScoredSummary['id'][],
 	opts: ScoringOptions,
 	hint = '',
@@ -159,7 +158,7 @@ async function annotatorFor(
 }
 
 /** The model a run was made with, and its server: the default annotator of its summary (none for the baseline). */
-function runModel(data: BookSessionData): ScoringOptions['ownModel'] {
+function runModel(data: StateView<BookSessionData>): ScoringOptions['ownModel'] {
 	const { provider, model, baseUrl } = data.run.config;
 	return provider === 'extractive' ? undefined : { provider, model, baseUrl };
 }
@@ -206,15 +205,11 @@ export async function storedScoring(
 	session: Session<SessionData>,
 	opts: ScoringOptions,
 ): Promise<{ chosen: Chosen; annotator: Annotator | null }> {
+	const ids = await session.scoredSummaries();
 	const { data } = session;
-	const ids = scoredSummaries(data, dirname(session.path));
 	const ownModel = data.kind === 'book' ? runModel(data as BookSessionData) : undefined;
 	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
-	if (!setup) {
-		// Pinning the final summary is the only change; it is kept so annotations can refer to it.
-		await session.save();
-		return { chosen, annotator: null };
-	}
+	if (!setup) return { chosen, annotator: null };
 	const annotator = newAnnotator(session, chosen, setup, {
 		...opts,
 		concurrency: opts.concurrency ?? DEFAULTS.concurrency,
@@ -316,10 +311,9 @@ export async function bookScoring(
 	session: Session<BookSessionData>,
 	opts: Omit<ScoringOptions, 'ownModel'> & { queue?: PQueue; batch?: BatchLane },
 ): Promise<BookScoring> {
+	const id = await session.pinFinalSummary();
 	const { data } = session;
-	const id = pinFinalSummary(data, dirname(session.path));
 	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ownModel: runModel(data) });
-	await session.save();
 	const annotator = setup
 		? newAnnotator(session, chosen, setup, {
 				...opts,

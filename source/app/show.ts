@@ -2,7 +2,7 @@ import type { Node, Run, RunConfig } from '../domain.ts';
 import { isPriced, loadPrices } from '../llm/prices.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { storedScore } from '../score/session-score.ts';
-import type { BookSessionData, CollectionSessionData } from '../store/session.ts';
+import type { BookSessionData, CollectionSessionData, StateView } from '../store/session.ts';
 import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
 import { levelName } from '../summarize/places.ts';
 import { totalsOf } from '../summarize/totals.ts';
@@ -42,7 +42,7 @@ function pricedModel(model: string, provider: RunConfig['provider']): boolean {
 	}
 }
 
-export function showData(data: BookSessionData, book: string) {
+export function showData(data: StateView<BookSessionData>, book: string) {
 	const run = data.run;
 	const final = finalSummary(run);
 	const totals = totalsOf(run);

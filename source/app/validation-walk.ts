@@ -61,19 +61,14 @@ export class ValidationWalk extends Watched {
 	 * report run before a blind walk is done keeps their precision pooled over both sources.
 	 */
 	async begin(): Promise<void> {
-		if (this.#record()) return;
-		const data = this.#session.data;
-		data.walks = [
-			...(data.walks ?? []),
-			{
-				validator: this.validator,
-				mode: this.settings.mode,
-				seed: this.settings.seed,
-				fraction: this.#fraction(),
-				startedAt: this.#startedAt,
-			},
-		];
-		await this.#saved();
+		const begun = await this.#session.beginWalk({
+			validator: this.validator,
+			mode: this.settings.mode,
+			seed: this.settings.seed,
+			fraction: this.#fraction(),
+			startedAt: this.#startedAt,
+		});
+		if (begun) this.changed();
 	}
 
 	get judgments(): readonly Judgment[] {
@@ -104,8 +99,10 @@ export class ValidationWalk extends Watched {
 
 	/** Takes back this validator's latest action (a verdict, a note, or a verdict with its note); resolves what it removed. */
 	async undo(): Promise<Judgment[]> {
-		const undone = undoLast(this.#session.data.judgments, this.validator);
-		if (undone.length > 0) await this.#saved();
+		// Worked out on a copy: the session removes what it names, and writes that down.
+		const undone = undoLast([...this.#session.data.judgments], this.validator);
+		await this.#session.remove('judgments', undone);
+		if (undone.length > 0) this.changed();
 		return undone;
 	}
 
@@ -146,11 +143,5 @@ export class ValidationWalk extends Watched {
 		await this.#session.append('annotations', annotation);
 		this.changed();
 		return annotation;
-	}
-
-	/** For what no operation names (a walk begun, an undone verdict): the state written whole. */
-	async #saved(): Promise<void> {
-		await this.#session.save();
-		this.changed();
 	}
 }

@@ -1,10 +1,15 @@
 import { costText } from '../format/cost.ts';
-import type { BookSessionData } from '../store/session.ts';
+import type { BookSessionData, StateView } from '../store/session.ts';
 import { showData } from '../app/show.ts';
 import { output, type Stream } from './output.ts';
 
 /** The final summary on stdout (so it can be piped), its stats on stderr. */
-export function printFinal(data: BookSessionData, book: string, stdout: Stream, stderr: Stream): void {
+export function printFinal(
+	data: StateView<BookSessionData>,
+	book: string,
+	stdout: Stream,
+	stderr: Stream,
+): void {
 	const shown = showData(data, book);
 	if (shown.summary === null) return;
 	output(stdout).line(shown.summary);

@@ -141,6 +141,8 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		const session = await Session.open(sessionsDir, opts.id);
 		session.continueWith = scoreAgain(session);
 		try {
+			const lost = await session.lostWork();
+			if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);
 			return await scoreStored(session, opts);
 		} finally {
 			await session.close();

@@ -40,6 +40,12 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 	const validator = validatorName(opts.validator);
 	const session = await Session.open(dir, id);
 	session.continueWith = commandLine(`validate ${id}${sessionsDirArg(dir)}`);
+	const lost = await session.lostWork().catch(async (error: unknown) => {
+		await session.close();
+		throw error;
+	});
+	// Above the screen, where it stays once the walk is over.
+	if (lost) output(process.stderr).line(`warning: ${lost}`);
 	if (opts.mode === 'faithfulness') return validateFaithfulness(session, id, validator, opts, stdin, stdout);
 	try {
 		// The terminal app (Ink, React) loads only now, once the session is known to open.

@@ -25,7 +25,10 @@ import type { UsageReport } from './events.ts';
 /** What the annotator needs of a session: its summaries and annotations, and durable writes (the call log among them). */
 export interface AnnotationStore extends CallLogStore {
 	readonly id: string;
-	readonly data: { summaries: ScoredSummary[]; annotations: Annotation[] };
+	readonly data: {
+		readonly summaries: readonly ScoredSummary[];
+		readonly annotations: readonly Annotation[];
+	};
 	/** Adds annotations; resolves once they are durable. */
 	append(list: 'annotations', ...items: Annotation[]): Promise<void>;
 }

@@ -19,7 +19,10 @@ import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts'
 
 /** What the judge needs of a session: its summaries and verdicts, and durable writes (the call log among them). */
 export interface FaithfulnessJudgeStore extends CallLogStore {
-	readonly data: { summaries: ScoredSummary[]; faithfulness?: FaithfulnessVerdict[] };
+	readonly data: {
+		readonly summaries: readonly ScoredSummary[];
+		readonly faithfulness?: readonly FaithfulnessVerdict[];
+	};
 	/** Adds verdicts; resolves once they are durable. */
 	append(list: 'faithfulness', ...items: FaithfulnessVerdict[]): Promise<void>;
 }

@@ -6,7 +6,10 @@ import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts'
 
 /** What the reader needs of a session: its questions and answers, and durable writes (the call log among them). */
 export interface MemoryReaderStore extends CallLogStore {
-	readonly data: { memoryQuestions?: MemoryQuestion[]; memoryAnswers?: MemoryAnswer[] };
+	readonly data: {
+		readonly memoryQuestions?: readonly MemoryQuestion[];
+		readonly memoryAnswers?: readonly MemoryAnswer[];
+	};
 	/** Adds answers; resolves once they are durable. */
 	append(list: 'memoryAnswers', ...items: MemoryAnswer[]): Promise<void>;
 }

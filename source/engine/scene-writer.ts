@@ -9,7 +9,7 @@ import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts'
 
 /** What the writer needs of a session: its scenes, and durable writes (the call log among them). */
 export interface SceneWriterStore extends CallLogStore {
-	readonly data: { memoryScenes?: MemoryScene[] };
+	readonly data: { readonly memoryScenes?: readonly MemoryScene[] };
 	/** Adds scenes; resolves once they are durable. */
 	append(list: 'memoryScenes', ...items: MemoryScene[]): Promise<void>;
 }

@@ -49,6 +49,8 @@ export class CallLog {
 				}
 			}
 			await handle.writeFile(line, 'utf8');
+			// A call logged is an answer never bought again, even after a power cut.
+			await handle.sync();
 			this.#checkedTail = true;
 		} finally {
 			await handle.close();

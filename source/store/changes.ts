@@ -106,6 +106,32 @@ export function replay(
 	return { ...state, ...lists };
 }
 
+/**
+ * Applies journal records as `replay` does, each checked first against the state it changes
+ * (`changeProblem`): a record that cannot be applied (one naming a summary no record before it
+ * added) is left out, with why, by its index among `changes`, so one bad record never hides the
+ * session. The state it starts from is session.json, checked whole when it was written.
+ */
+export function replayChecked(
+	raw: Record<string, unknown>,
+	changes: readonly (Change & { at?: string })[],
+): { state: Record<string, unknown>; skipped: { index: number; problem: string }[] } {
+	let state = raw;
+	const skipped: { index: number; problem: string }[] = [];
+	changes.forEach((change, index) => {
+		let problem: string | null;
+		try {
+			problem = changeProblem(state as unknown as SessionData, change);
+		} catch (error) {
+			// A record of the wrong shape (a list that is not one): it cannot be applied either.
+			problem = (error as Error).message;
+		}
+		if (problem === null) state = replay(state, [change]);
+		else skipped.push({ index, problem });
+	});
+	return { state, skipped };
+}
+
 /** The state without what grows with the session: small, so a change of it is recorded whole. */
 export function headOf(data: SessionData): Record<string, unknown> {
 	const {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { replay, type Change } from './changes.ts';
+import { replayChecked, type Change } from './changes.ts';
 import { FILES } from './dirs.ts';
-import { readIfThere, replaceFile, stateFs } from './state-file.ts';
+import { appendDurably, readIfThere, replaceFile, stateFs } from './state-file.ts';
 
 /**
  * changes.jsonl: what changed since session.json was last written whole, one line an operation
@@ -41,7 +41,7 @@ export class Journal {
 
 	/** Appends a record made by `recordLine`. */
 	async append(line: string): Promise<void> {
-		if (this.#started) return stateFs.appendFile(this.file, line, 'utf8');
+		if (this.#started) return appendDurably(this.file, line);
 		// The first line and the header arrive together, so no journal exists without its header.
 		await replaceFile(this.file, `${JSON.stringify({ base: this.base })}\n${line}`);
 		this.#started = true;
@@ -95,7 +95,10 @@ export async function readSessionStateChecked(
 				raw,
 				problem: `${FILES.journal} has no readable first line, so none of its ${journal.lines} saves were read`,
 			};
-		if (journal.base === base) return { raw: replay(state, journal.changes), problem: cutProblem(journal) };
+		if (journal.base === base) {
+			const { state: replayed, skipped } = replayChecked(state, journal.changes);
+			return { raw: replayed, problem: cutProblem(journal) ?? skippedProblem(journal, skipped) };
+		}
 		// Left over from a process stopped between a snapshot and removing the journal it replaced:
 		// the snapshot holds it all, unless session.json was changed or replaced by hand.
 		if (journal.base < base)
@@ -118,6 +121,8 @@ interface ParsedJournal {
 	/** The snapshot it continues; null when its first line is not a header. */
 	base: string | null;
 	changes: Change[];
+	/** The 1-based line number of each of `changes`. */
+	at: number[];
 	/** Lines that hold a save (all but the header). */
 	lines: number;
 	/** The 1-based number of the first line that is not a whole save, if one is not. */
@@ -131,8 +136,9 @@ function parseJournal(text: string | null): ParsedJournal | null {
 	const header = parseLine(lines[0]!) as { base?: unknown } | undefined;
 	// A header is written with the first save, in one rename: none, and no save, is no journal.
 	if (typeof header?.base !== 'string')
-		return saves === 0 ? null : { base: null, changes: [], lines: saves, cutAt: null };
+		return saves === 0 ? null : { base: null, changes: [], at: [], lines: saves, cutAt: null };
 	const changes: Change[] = [];
+	const at: number[] = [];
 	let cutAt: number | null = null;
 	for (const [i, line] of lines.entries()) {
 		if (i === 0 || line === '') continue;
@@ -143,8 +149,9 @@ function parseJournal(text: string | null): ParsedJournal | null {
 			break;
 		}
 		changes.push(change);
+		at.push(i + 1);
 	}
-	return { base: header.base, changes, lines: saves, cutAt };
+	return { base: header.base, changes, at, lines: saves, cutAt };
 }
 
 /**
@@ -156,6 +163,22 @@ function cutProblem(journal: ParsedJournal): string | null {
 	const after = journal.lines - journal.changes.length - 1;
 	if (after === 0) return null;
 	return `line ${journal.cutAt} of ${FILES.journal} is cut short, so the ${after} save${after === 1 ? '' : 's'} after it ${after === 1 ? 'was' : 'were'} not read`;
+}
+
+/**
+ * Records that could not be applied (see `replayChecked`): the first is named by its line, with why.
+ * What they held is missing from the state, so the command that needs it does it again (a call
+ * whose answer is in calls.jsonl is not bought again).
+ */
+function skippedProblem(
+	journal: ParsedJournal,
+	skipped: readonly { index: number; problem: string }[],
+): string | null {
+	const [first] = skipped;
+	if (!first) return null;
+	const others = skipped.length - 1;
+	const also = others > 0 ? ` (and ${others} later line${others === 1 ? '' : 's'})` : '';
+	return `line ${journal.at[first.index]} of ${FILES.journal} could not be applied (${first.problem}) and was skipped${also}`;
 }
 
 /**

@@ -111,6 +111,13 @@ export const sessionSchema = z
 export type SessionData = z.infer<typeof sessionSchema>;
 
 /**
+ * A session's state as code outside store/ sees it: its fields cannot be set and its lists cannot
+ * grow or shrink in place, so every change goes through a Session operation that journals it.
+ */
+export type StateView<D> = { readonly [K in keyof D]: ReadonlyList<D[K]> };
+type ReadonlyList<T> = T extends (infer U)[] ? readonly U[] : T;
+
+/**
  * Brings an older session.json up to this version in memory (the file changes only on the next
  * save). Version 1 had one book run and empty, untyped annotation lists.
  */

@@ -2,21 +2,26 @@ import type { ScoredSummary } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { nextSummaryId } from '../score/annotate.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
-import type { BookSessionData, SessionData } from './schema.ts';
+import type { BookSessionData, SessionData, StateView } from './schema.ts';
 import { commandLine } from '../program.ts';
 import { sessionsDirArg } from './dirs.ts';
 
 /**
  * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
  * (the same node and version reuse theirs, so later edits never change what was scored), or all
- * of a collection's. `dir`: the sessions folder, as for `pinFinalSummary`.
+ * of a collection's. `pin`: the summary that must be added first to pin the final one, if any (the
+ * session adds it through its journal: see `Session.scoredSummaries`).
  */
-export function scoredSummaries(data: SessionData, dir: string): ScoredSummary['id'][] {
+export function scoredSummaries(
+	data: StateView<SessionData>,
+	dir: string,
+): { ids: ScoredSummary['id'][]; pin: ScoredSummary | null } {
 	if (data.kind === 'collection') {
 		if (data.summaries.length === 0) throw badInput(`session "${data.id}" holds no summaries to score`);
-		return data.summaries.map((s) => s.id);
+		return { ids: data.summaries.map((s) => s.id), pin: null };
 	}
-	return [pinFinalSummary(data, dir)];
+	const { id, pin } = finalSummaryPin(data, dir);
+	return { ids: [id], pin };
 }
 
 /**
@@ -31,25 +36,30 @@ export function noFinalSummary(id: string, dir: string, also = ''): Error {
 
 /**
  * A book run's final summary as a ScoredSummary: the one pinned for its root node and active version
- * already, else a new one added to `data` (kept by the session's next save). `dir`: the sessions
- * folder, for the command that finishes a run without one.
+ * already (`pin` null), else a new one to add (`pin`). `dir`: the sessions folder, for the command
+ * that finishes a run without one.
  */
-export function pinFinalSummary(data: BookSessionData, dir: string): ScoredSummary['id'] {
+export function finalSummaryPin(
+	data: StateView<BookSessionData>,
+	dir: string,
+): { id: ScoredSummary['id']; pin: ScoredSummary | null } {
 	const { run } = data;
 	const root = run.root ? findNode(run, run.root) : undefined;
 	const version = root && root.active !== null ? activeVersion(root) : null;
 	if (!root || root.active === null || !version) throw noFinalSummary(data.id, dir);
 	const pinned = data.summaries.find((s) => s.node === root.id && s.version === root.active);
-	if (pinned) return pinned.id;
+	if (pinned) return { id: pinned.id, pin: null };
 	const id = nextSummaryId(data.summaries);
-	data.summaries.push({
+	return {
 		id,
-		book: data.book.title,
-		text: version.text,
-		units: 'nltk',
-		node: root.id,
-		version: root.active,
-		source: 'run',
-	});
-	return id;
+		pin: {
+			id,
+			book: data.book.title,
+			text: version.text,
+			units: 'nltk',
+			node: root.id,
+			version: root.active,
+			source: 'run',
+		},
+	};
 }

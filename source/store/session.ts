@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
-import type { Book, Node, NodeRef, Run } from '../domain.ts';
+import type { Book, Node, NodeRef, Run, ScoredSummary, Walk } from '../domain.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog, callsBeyondState, readCallLog } from './calls.ts';
@@ -27,6 +27,7 @@ import {
 } from './leftover.ts';
 import { SessionLock } from './lock.ts';
 import { DurableJsonFile } from './durable-file.ts';
+import { stateFs } from './state-file.ts';
 import { journalOf, readSessionStateChecked, recordLine, type Journal } from './journal.ts';
 import {
 	firstIssue,
@@ -37,7 +38,9 @@ import {
 	type CallRecord,
 	type CollectionSessionData,
 	type SessionData,
+	type StateView,
 } from './schema.ts';
+import { finalSummaryPin, scoredSummaries } from './scored-summaries.ts';
 import { commandLine } from '../program.ts';
 
 export {
@@ -46,6 +49,7 @@ export {
 	type CallRecord,
 	type CollectionSessionData,
 	type SessionData,
+	type StateView,
 } from './schema.ts';
 
 /**
@@ -102,7 +106,12 @@ export class Session<D extends SessionData = SessionData> {
 	}
 
 	/** The session's state, to read; it changes through the operations below. */
-	get data(): D {
+	get data(): StateView<D> {
+		return this.#state as StateView<D>;
+	}
+
+	/** The state itself, for the operations below (and the whole writes) to change. */
+	get #state(): D {
 		return this.#db.data as D;
 	}
 
@@ -184,7 +193,10 @@ export class Session<D extends SessionData = SessionData> {
 			await sweepCreations(dir);
 			temp = await mkdtemp(join(dir, `${CREATING_PREFIX}${id}-`));
 			lock = await SessionLock.acquire(join(temp, FILES.lock), id);
-			if (text !== null) await writeFile(join(temp, FILES.book), text, { encoding: 'utf8', flag: 'wx' });
+			if (text !== null) {
+				await writeFile(join(temp, FILES.book), text, { encoding: 'utf8', flag: 'wx' });
+				await stateFs.sync(join(temp, FILES.book));
+			}
 			const now = new Date().toISOString();
 			const data = build({
 				schema: SCHEMA_VERSION,
@@ -208,6 +220,8 @@ export class Session<D extends SessionData = SessionData> {
 			}
 			temp = null;
 			lock.movedTo(join(sessionDir, FILES.lock));
+			// The folder's new name, on the disk: a power cut now leaves the session, not the hidden folder.
+			await stateFs.sync(dir);
 			return new Session<T>(id, sessionDir, data, lock, text ?? '');
 		} catch (error) {
 			// Nothing partial is left behind: the hidden folder was ours alone, so all of it goes.
@@ -234,7 +248,7 @@ export class Session<D extends SessionData = SessionData> {
 	 * deleted, cut short or skipped, so the state lacks work that was saved once.
 	 */
 	static lostWork(dir: string, read: { data: SessionData; journal: string | null }): Promise<string | null> {
-		return lostWorkWarning(dir, read.data, read.journal, () =>
+		return lostWorkWarning(continueCommand(read.data, dir), read.data, read.journal, () =>
 			readCallLog(join(dir, read.data.id, FILES.calls)).then((log) => log.calls),
 		);
 	}
@@ -291,29 +305,75 @@ export class Session<D extends SessionData = SessionData> {
 
 	/** Sets the run's own fields (its status, error, final node, settings). */
 	updateRun(patch: RunPatch): Promise<void> {
-		const data = this.data as BookSessionData;
+		const data = this.#state as BookSessionData;
 		const next = { ...data, run: { ...this.#run(), ...patch } };
 		return this.#change({ head: headOf(next) }, () => Object.assign(data.run, patch));
 	}
 
 	/** Appends items to one of the session's lists (summaries, annotations, judgments, verdicts). */
 	append<L extends ListName>(list: L, ...items: ListItem<L>[]): Promise<void> {
-		const data = this.data;
+		const data = this.#state;
 		return this.#change({ [list]: items }, () => {
 			(data[list] ??= [] as never[]).push(...(items as never[]));
 		});
 	}
 
 	/**
-	 * Writes the state whole: for a change no operation names (an item removed, as an undone judgment
-	 * is). What is written is taken when save() is called; writes land in the order they were asked for.
+	 * The summaries the session's score covers (see `scoredSummaries`). A run's final summary not
+	 * pinned yet is pinned first, through the journal, so that nothing naming it (an annotation, a
+	 * verdict) can reach the disk without it.
 	 */
-	save(): Promise<void> {
+	async scoredSummaries(): Promise<ScoredSummary['id'][]> {
+		const { ids, pin } = scoredSummaries(this.data, dirname(this.path));
+		if (pin) await this.append('summaries', pin);
+		return ids;
+	}
+
+	/** The run's final summary, pinned as `scoredSummaries` pins it. */
+	async pinFinalSummary(): Promise<ScoredSummary['id']> {
+		const { id, pin } = finalSummaryPin(bookSession(this).data, dirname(this.path));
+		if (pin) await this.append('summaries', pin);
+		return id;
+	}
+
+	/**
+	 * Records a validation walk begun, once: a walk begun before with the same validator, mode, seed
+	 * and fraction keeps its record (and its start). Resolves whether it was recorded now.
+	 */
+	async beginWalk(walk: Walk): Promise<boolean> {
+		const same = (w: Walk) =>
+			w.validator === walk.validator &&
+			w.mode === walk.mode &&
+			w.seed === walk.seed &&
+			w.fraction === walk.fraction;
+		if (this.#state.walks?.some(same)) return false;
+		const data = this.#state;
+		const walks = [...(data.walks ?? []), walk];
+		await this.#change({ head: headOf({ ...data, walks }) }, () => {
+			data.walks = walks;
+		});
+		return true;
+	}
+
+	/**
+	 * Removes items, found by identity, from one of the lists (an undone verdict). The journal
+	 * records only what is added, so this writes the state whole: undo is rare, and the write atomic.
+	 */
+	remove<L extends ListName>(list: L, items: readonly ListItem<L>[]): Promise<void> {
+		const current = this.#state[list] as ListItem<L>[] | undefined;
+		let removed = 0;
+		for (const item of items) {
+			const at = current?.indexOf(item) ?? -1;
+			if (at === -1) continue;
+			current!.splice(at, 1);
+			removed++;
+		}
+		if (removed === 0) return Promise.resolve();
 		return this.#write(`continue with: ${this.continueWith}`);
 	}
 
 	#run(): Run {
-		const data = this.data;
+		const data = this.#state;
 		if (data.kind !== 'book') throw new Error(`session "${this.id}" holds no run`);
 		return data.run;
 	}
@@ -324,7 +384,7 @@ export class Session<D extends SessionData = SessionData> {
 	 */
 	#change(change: Change, apply: () => void): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
-		const data = this.data;
+		const data = this.#state;
 		const problem = changeProblem(data, change);
 		if (problem) return Promise.reject(new Error(`refusing to save session "${this.id}": ${problem}`));
 		apply();
@@ -341,7 +401,7 @@ export class Session<D extends SessionData = SessionData> {
 	/** Writes the state whole through lowdb, then starts a new journal that continues it. */
 	#write(then: string): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
-		const data = this.data;
+		const data = this.#state;
 		try {
 			data.updatedAt = this.#nextSnapshotTime();
 			checkState(this.id, data);
@@ -378,7 +438,7 @@ export class Session<D extends SessionData = SessionData> {
 	/** A snapshot's time names it in the journal that follows it, so no two may share one. */
 	#lastSnapshot = 0;
 	#nextSnapshotTime(): string {
-		this.#lastSnapshot = Math.max(Date.now(), Date.parse(this.data.updatedAt) + 1, this.#lastSnapshot + 1);
+		this.#lastSnapshot = Math.max(Date.now(), Date.parse(this.#state.updatedAt) + 1, this.#lastSnapshot + 1);
 		return new Date(this.#lastSnapshot).toISOString();
 	}
 
@@ -398,10 +458,11 @@ export class Session<D extends SessionData = SessionData> {
 
 	/**
 	 * One line saying that saves were lost before this session was opened (see `Session.lostWork`),
-	 * or null. Ask before the state changes: it is measured against the state as it was read.
+	 * or null; the way on it names is `continueWith`. Ask before the state changes: it is measured
+	 * against the state as it was read.
 	 */
 	lostWork(): Promise<string | null> {
-		return lostWorkWarning(dirname(this.path), this.data, this.#journalProblem, () => this.calls());
+		return lostWorkWarning(this.continueWith, this.#state, this.#journalProblem, () => this.calls());
 	}
 
 	/** The call log; a line cut short by a killed process is skipped, not an error. */
@@ -549,8 +610,8 @@ function continueCommand(data: SessionData, dir: string): string {
  * one: answers still in calls.jsonl are taken from there, not bought again (see CallRunner.recover).
  */
 async function lostWorkWarning(
-	dir: string,
-	data: SessionData,
+	next: string,
+	data: StateView<SessionData>,
 	journal: string | null,
 	calls: () => Promise<CallRecord[]>,
 ): Promise<string | null> {
@@ -563,7 +624,6 @@ async function lostWorkWarning(
 			problem = `${FILES.calls} holds ${beyond} call${beyond === 1 ? '' : 's'} for work missing from ${FILES.state} and ${FILES.journal} (was ${FILES.journal} deleted?)`;
 	}
 	if (problem === null) return null;
-	const next = continueCommand(data, dir);
 	const way =
 		data.kind === 'book'
 			? `${next} reuses the answers in ${FILES.calls} instead of buying them again, but edits in the lost saves are gone`

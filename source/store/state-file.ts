@@ -18,6 +18,15 @@ async function sync(path: string): Promise<void> {
 	}
 }
 
+/**
+ * Appends `text` to `file` and flushes it to the disk before resolving: a journal line that resolved
+ * is a save a power cut does not take back (see docs/sessions.md).
+ */
+export async function appendDurably(file: string, text: string): Promise<void> {
+	await stateFs.appendFile(file, text, 'utf8');
+	await stateFs.sync(file);
+}
+
 /** The temporary file `file` is written to before it is renamed into place. */
 export function tempFileOf(file: string): string {
 	return join(dirname(file), `.${basename(file)}.tmp`);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { badInput } from '../errors.ts';
 import { checkSessionsDir } from './disk.ts';
 import { SessionLock } from './lock.ts';
-import { readIfThere, replaceFile, stateFs } from './state-file.ts';
+import { appendDurably, readIfThere, replaceFile, stateFs } from './state-file.ts';
 
 /**
  * A study's record: `<sessions dir>/<name>.study.json`, which session holds each cell of its grid.
@@ -98,7 +98,7 @@ export class StudyRecord {
 		this.data.cells[key] = { session, status };
 		this.data.updatedAt = new Date().toISOString();
 		const line = `${JSON.stringify({ at: this.data.updatedAt, cell: key, session, status })}\n`;
-		return this.#queue(() => stateFs.appendFile(this.journal, line, 'utf8'));
+		return this.#queue(() => appendDurably(this.journal, line));
 	}
 
 	/** Writes the record whole, then removes the journal it holds. */
