@@ -1,0 +1,242 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Session } from '../source/store/session.ts';
+import { booook } from './support/cli.ts';
+import { killAtEachWrite } from './support/durable-writes.ts';
+import { annotatingReply, startFakeApi, type RespondInput } from './support/fake-api.ts';
+import { summaryReply } from './support/summary-reply.ts';
+import { tempDir } from './support/temp.ts';
+
+/**
+ * Nothing lost, whatever kills it: each command that changes a session is killed with SIGKILL right
+ * after each of its durable writes (test/support/durable-writes.ts), then run again; the session
+ * opens, the work finishes as if never killed, and no answer logged before the kill is bought again.
+ */
+
+const ENV = { OPENAI_API_KEY: 'sk-test-not-a-real-key' };
+
+/** A small book of distinct sentences: two chunks of 1,024 tokens and a merge. */
+function smallBook(): string {
+	const names = ['Ada', 'Bram', 'Cleo', 'Dov', 'Esme', 'Finn', 'Gwen', 'Hugo'];
+	const paragraphs: string[] = [];
+	for (let p = 0; p < 30; p++) {
+		const who = names[p % names.length]!;
+		const other = names[(p * 3 + 1) % names.length]!;
+		paragraphs.push(
+			`${who} walked to the mill on day ${p + 1} and spoke with ${other} about the river. ` +
+				`The water rose ${p % 5} feet that night, and ${other} counted ${p * 7} sacks of grain. ` +
+				`Later ${who} wrote a letter to the magistrate about the bridge at the ${p % 2 ? 'north' : 'south'} ford.`,
+		);
+	}
+	return `${paragraphs.join('\n\n')}\n`;
+}
+
+/** A fake API that records each prompt it answers, in order. */
+async function recordingApi(
+	t: { after: (fn: () => Promise<void>) => void },
+	reply: (input: RespondInput) => string,
+) {
+	let asked: string[] = [];
+	const api = await startFakeApi({
+		respond: (input) => {
+			asked.push(input.prompt);
+			return reply(input);
+		},
+	});
+	t.after(() => api.close());
+	const take = () => {
+		const taken = asked;
+		asked = [];
+		return taken;
+	};
+	return { api, take };
+}
+
+async function bookFile(dir: string): Promise<string> {
+	const file = join(dir, 'mill.txt');
+	await writeFile(file, smallBook());
+	return file;
+}
+
+/** What a run leaves that must not depend on a kill: every node's texts and status, and the final node. */
+async function runOutcome(sessions: string, id: string) {
+	const { data } = await Session.snapshot(sessions, id);
+	if (data.kind !== 'book') throw new Error('not a run');
+	return {
+		status: data.run.status,
+		root: data.run.root,
+		nodes: data.run.nodes.map((n) => [n.id, n.status, n.active, n.versions.map((v) => v.text)]),
+	};
+}
+
+for (const method of ['hier', 'inc'] as const) {
+	test(`run (${method}) killed after each durable write finishes as if never killed`, async (t) => {
+		const { api, take } = await recordingApi(t, summaryReply);
+		const books = tempDir('kill-run-book', t);
+		const book = await bookFile(books);
+		const common = (sessions: string) => [
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--chunk-size',
+			'1024',
+			'--max-summary',
+			'200',
+			'--method',
+			method,
+			'--concurrency',
+			'1',
+			'--headless',
+			'--sessions-dir',
+			sessions,
+		];
+		const report = await killAtEachWrite({
+			id: 'mill',
+			setup: async () => {},
+			args: (sessions) => ['run', book, ...common(sessions), '--session', 'mill'],
+			again: (sessions, created) =>
+				created
+					? ['resume', 'mill', '--base-url', api.openaiBaseUrl, '--headless', '--sessions-dir', sessions]
+					: ['run', book, ...common(sessions), '--session', 'mill'],
+			env: ENV,
+			outcome: (sessions) => runOutcome(sessions, 'mill'),
+			asked: take,
+		});
+		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	});
+}
+
+/** A finished extractive run of the small book, made without a kill: what scoring starts from. */
+async function extractiveMill(sessions: string, book: string): Promise<void> {
+	const made = await booook([
+		'run',
+		book,
+		'--provider',
+		'extractive',
+		'--chunk-size',
+		'1024',
+		'--headless',
+		'--session',
+		'mill',
+		'--sessions-dir',
+		sessions,
+	]);
+	assert.equal(made.code, 0, made.stderr);
+}
+
+/** The verdicts a scoring leaves, without their times. */
+async function annotationsOutcome(sessions: string) {
+	const { data } = await Session.snapshot(sessions, 'mill');
+	return {
+		summaries: data.summaries.map((s) => [s.id, s.text]),
+		annotations: data.annotations
+			.map((a) => [a.summary, a.sentence, a.confusing, a.questions, a.types])
+			.sort((a, b) => Number(a[1]) - Number(b[1])),
+	};
+}
+
+test("score killed after each durable write, the first scoring's pin included, finishes as if never killed", async (t) => {
+	const { api, take } = await recordingApi(t, annotatingReply);
+	const book = await bookFile(tempDir('kill-score-book', t));
+	const report = await killAtEachWrite({
+		id: 'mill',
+		setup: (sessions) => extractiveMill(sessions, book),
+		args: (sessions) => [
+			'score',
+			'mill',
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--concurrency',
+			'1',
+			'--json',
+			'--sessions-dir',
+			sessions,
+		],
+		env: ENV,
+		outcome: annotationsOutcome,
+		asked: take,
+	});
+	t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+});
+
+test('a journal line that cannot be applied is skipped with one warning naming it, and its work is done again', async (t) => {
+	const { api } = await recordingApi(t, annotatingReply);
+	const dir = tempDir('kill-bad-line', t);
+	const sessions = join(dir, 'sessions');
+	await extractiveMill(sessions, await bookFile(dir));
+	// What the pin kept only in memory left behind (the bug of issue 35): an annotation of a summary
+	// s0 that neither session.json nor the journal holds.
+	const state = JSON.parse(await readFile(join(sessions, 'mill', 'session.json'), 'utf8')) as {
+		updatedAt: string;
+	};
+	const orphan = {
+		id: 'a0',
+		summary: 's0',
+		sentence: 0,
+		spans: [],
+		confusing: false,
+		questions: '',
+		types: [],
+		source: 'model',
+		annotator: 'openai gpt-4o-mini',
+		imported: null,
+		raw: null,
+		failure: null,
+		createdAt: state.updatedAt,
+	};
+	await writeFile(
+		join(sessions, 'mill', 'changes.jsonl'),
+		`${JSON.stringify({ base: state.updatedAt })}\n${JSON.stringify({ at: state.updatedAt, annotations: [orphan] })}\n`,
+	);
+	const listed = await booook(['sessions', '--sessions-dir', sessions]);
+	assert.equal(listed.code, 0, listed.stderr);
+	assert.ok(!/corrupt|cannot be opened/u.test(listed.stdout + listed.stderr), listed.stdout + listed.stderr);
+	assert.match(listed.stdout, /mill/u);
+
+	const scored = await booook(
+		[
+			'score',
+			'mill',
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--json',
+			'--sessions-dir',
+			sessions,
+		],
+		{ env: ENV },
+	);
+	assert.equal(scored.code, 0, scored.stderr);
+	const warnings = scored.stderr.split('\n').filter((l) => l.includes('changes.jsonl'));
+	assert.equal(warnings.length, 1, scored.stderr);
+	assert.match(
+		warnings[0]!,
+		/line 2 of changes\.jsonl could not be applied \(annotations\.a0\.summary: no summary s0\) and was skipped/u,
+	);
+	assert.doesNotMatch(scored.stderr, /session\.json is corrupt/u);
+	const { annotations, summaries } = await annotationsOutcome(sessions);
+	assert.equal(summaries.length, 1);
+	assert.ok(
+		annotations.length > 1 && annotations.every((a) => a[0] === summaries[0]![0]),
+		'every sentence annotated again',
+	);
+	// Once folded, the session opens without a word.
+	const again = await booook(
+		['score', 'mill', '--json', '--base-url', api.openaiBaseUrl, '--sessions-dir', sessions],
+		{ env: ENV },
+	);
+	assert.equal(again.code, 0, again.stderr);
+	assert.doesNotMatch(again.stderr, /changes\.jsonl/u);
+});
