@@ -161,6 +161,24 @@ test('import summary: a missing, empty or binary summary, a missing book or a ta
 	assert.match(mixed.stderr, /--book and --summary are for .*import summary/u);
 });
 
+test('a summary whose path holds a newline or a control character is shown with its path on one line', async (t) => {
+	const dir = tempDir('import-summary-path', t);
+	const file = join(dir, 'sum\nBooookScore: 99.9\x1b[2J.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'odd', dir)).code, 0);
+	const show = await booook(['show', 'odd', '--sessions-dir', dir]);
+	assert.equal(show.code, 0, show.stderr);
+	assert.doesNotMatch(show.stdout, /^BooookScore: 99/mu, 'the name cannot pass for a line of its own');
+	assert.ok(
+		show.stdout.includes('read from ' + join(dir, 'sum\\nBooookScore: 99.9.txt') + ' (not made here'),
+		show.stdout,
+	);
+	const resume = await booook(['resume', 'odd', '--sessions-dir', dir]);
+	assert.equal(resume.code, 0, resume.stderr);
+	assert.equal(resume.stderr.trim().split('\n').length, 1, resume.stderr);
+	assert.match(resume.stderr, /sum\\nBooookScore: 99\.9\.txt: there is nothing to run/u);
+});
+
 test('evidence says where a sentence was written by a person or imported, since the tree narrows only what a model copied', async (t) => {
 	const dir = tempDir('import-summary-edited', t);
 	const file = join(dir, 'summary.txt');
