@@ -146,7 +146,11 @@ test('import summary: a missing, empty or binary summary, a missing book or a ta
 		[['--book', join(dir, 'nope.txt'), '--summary', good], /nope\.txt: no such file/u],
 		[['--summary', good], /needs both files/u],
 		[['--book', BOOK, '--summary', good, '--human', good], /--human is for .*import booookscore/u],
-		[['--book', BOOK, '--summary', good, '--session', 'taken'], /session "taken" already exists/u],
+		// An imported summary is read, never resumed: resume has nothing to run for it.
+		[
+			['--book', BOOK, '--summary', good, '--session', 'taken'],
+			/session "taken" already exists .*; choose another --session or read it with: .* evidence taken --sessions-dir \S+$/mu,
+		],
 	];
 	for (const [args, message] of cases) {
 		const r = await booook(['import', 'summary', ...args, ...at]);
