@@ -1,5 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { BATCH_INPUTS } from '../source/llm/embeddings.ts';
@@ -99,10 +101,13 @@ test('coverage --embeddings reranks every sentence of the final summary, embeddi
 		},
 	);
 	assert.equal(covered.code, 0, covered.stderr);
-	assert.ok(JSON.parse(covered.stdout).sentences > 0);
-	// The server differs from the first test's (another port), so the book is embedded for it.
+	const sentences = JSON.parse(covered.stdout).sentences;
+	assert.ok(sentences > 0);
+	// A local server on another port than the first test's is the same server: the book's passages
+	// are read back, and only the sentences are embedded.
 	const requests = embeddingRequests(api).length;
-	assert.ok(requests > Math.ceil(passages / BATCH_INPUTS), `${requests} requests`);
+	assert.equal(requests, Math.ceil(sentences / BATCH_INPUTS));
+	assert.match(covered.stderr, /read from the session's cache$/mu);
 	const again = await booook(
 		['coverage', 'frank', '--sessions-dir', dir, '--embeddings', '--base-url', api.openaiBaseUrl],
 		{
@@ -110,7 +115,7 @@ test('coverage --embeddings reranks every sentence of the final summary, embeddi
 		},
 	);
 	assert.equal(again.code, 0, again.stderr);
-	assert.equal(embeddingRequests(api).length - requests, requests - Math.ceil(passages / BATCH_INPUTS));
+	assert.equal(embeddingRequests(api).length, 2 * requests);
 });
 
 test('faithfulness --embeddings embeds each claim and judges it with reranked passages', async (t) => {
@@ -139,12 +144,40 @@ test('faithfulness --embeddings embeds each claim and judges it with reranked pa
 	);
 	assert.equal(r.code, 0, r.stderr);
 	assert.ok(judged.length > 0);
-	// The book once (a new server, so not the cache of the tests before), then each claim as it is judged.
-	const batches = Math.ceil(passages / BATCH_INPUTS);
+	// The book read back (the tests before embedded it on this machine's server), then each claim as it is judged.
 	const claims = new Set(judged.map((p) => claimQuestion(p)!.claim)).size;
 	const requests = embeddingRequests(api).length;
-	assert.ok(requests >= batches + claims && requests <= batches + judged.length, `${requests} requests`);
-	assert.match(r.stderr, /^embeddings: text-embedding-3-small, /mu);
+	assert.ok(requests >= claims && requests <= judged.length, `${requests} requests`);
+	assert.match(r.stderr, /^embeddings: text-embedding-3-small, .*read from the session's cache$/mu);
+});
+
+test('a damaged embeddings cache is said in one line, and the book embedded again and kept', async (t) => {
+	const api = await startFakeApi();
+	t.after(() => api.close());
+	const kept = join(dir, 'frank', 'embeddings');
+	const [vectors] = readdirSync(kept).filter((f) => f.endsWith('.f32'));
+	truncateSync(join(kept, vectors!), 1000);
+	const args = [
+		'evidence',
+		'frank',
+		'--sentence',
+		'1',
+		'--sessions-dir',
+		dir,
+		'--embeddings',
+		'--base-url',
+		api.openaiBaseUrl,
+	];
+	const r = await booook(args, { env: KEY });
+	assert.equal(r.code, 0, r.stderr);
+	const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+	assert.deepEqual(warnings, [
+		`warning: the book's embeddings kept in the session were not used: ${join('embeddings', vectors!.replace(/\.f32$/u, '.json'))} does not match its vectors file (cut short or changed); the book was embedded again and kept anew`,
+	]);
+	assert.equal(embeddingRequests(api).length, Math.ceil(passages / BATCH_INPUTS) + 1);
+	const again = await booook(args, { env: KEY });
+	assert.doesNotMatch(again.stderr, /warning/u);
+	assert.match(again.stderr, /1 request, .*read from the session's cache/u);
 });
 
 test('--embeddings is refused in one line: no key, an unknown model, Anthropic, or --base-url alone', async (t) => {

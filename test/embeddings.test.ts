@@ -7,6 +7,7 @@ import { UserError } from '../source/errors.ts';
 import type { Hit } from '../source/evidence/rank.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { cosine, denseSupport, fuse, fusedRank, type DenseVectors } from '../source/evidence/rerank.ts';
+import { embeddingsFor } from '../source/app/dense-evidence.ts';
 import { createEmbedder, DEFAULT_EMBEDDING_MODEL } from '../source/llm/embeddings.ts';
 import { passageVectors } from '../source/store/embeddings-cache.ts';
 import { fakeEmbedding, startFakeApi } from './support/fake-api.ts';
@@ -120,25 +121,68 @@ test('the passages of a book are embedded once per model and server: a second ca
 	// Other passages of the same book are other vectors.
 	await passageVectors(dir, changed, [{ start: 0, end: changed.length }], embedder);
 	assert.equal(embeddingRequests(api), 3);
-	// A vectors file that no longer matches its index is not trusted.
+	// A vectors file that no longer matches its index is not trusted, and the reason is given.
 	writeFileSync(join(dir, 'embeddings', files[0]!), new Uint8Array(8 * 256));
 	const fourth = await passageVectors(dir, changed, [{ start: 0, end: changed.length }], embedder);
 	assert.equal(fourth.cached, false);
 	assert.equal(embeddingRequests(api), 4);
-
-	// The same model on another server is another model: its own vectors, and the first server's kept.
-	const other = await startFakeApi();
-	t.after(() => other.close());
-	const elsewhere = createEmbedder({ baseUrl: other.openaiBaseUrl, env: { OPENAI_API_KEY: 'k' } });
-	const whole = [{ start: 0, end: changed.length }];
-	assert.equal((await passageVectors(dir, changed, whole, elsewhere)).cached, false);
-	assert.equal(readdirSync(join(dir, 'embeddings')).length, 4);
 	assert.equal(
-		(await passageVectors(dir, changed, whole, embedder)).cached,
-		true,
-		'back to the first server',
+		fourth.discarded,
+		`${join('embeddings', files[1]!)} does not match its vectors file (cut short or changed)`,
 	);
-	assert.equal((await passageVectors(dir, changed, whole, elsewhere)).cached, true, 'and to the second');
+	const whole = [{ start: 0, end: changed.length }];
+	assert.equal((await passageVectors(dir, changed, whole, embedder)).discarded, null, 'kept anew');
+	writeFileSync(join(dir, 'embeddings', files[1]!), '{"model":');
+	const torn = await passageVectors(dir, changed, whole, embedder);
+	assert.deepEqual(
+		[torn.cached, torn.discarded],
+		[false, `${join('embeddings', files[1]!)} is unreadable (cut short or changed)`],
+	);
+
+	// A local server restarted on another port is the same server: nothing is embedded again.
+	const restarted = await startFakeApi();
+	t.after(() => restarted.close());
+	assert.notEqual(restarted.openaiBaseUrl, api.openaiBaseUrl);
+	const local = createEmbedder({ baseUrl: restarted.openaiBaseUrl, env: { OPENAI_API_KEY: 'k' } });
+	const back = await passageVectors(dir, changed, whole, local);
+	assert.deepEqual([back.cached, embeddingRequests(restarted)], [true, 0]);
+
+	// The same model on another host is another model: its own vectors, and the first server's kept.
+	const on = (server: string) => ({ model: embedder.model, server, embed: embedder.embed });
+	const one = on('https://one.example/v1');
+	const two = on('https://two.example:8443/v1');
+	assert.equal((await passageVectors(dir, changed, whole, one)).cached, false);
+	assert.equal((await passageVectors(dir, changed, whole, two)).cached, false);
+	assert.equal(readdirSync(join(dir, 'embeddings')).length, 6);
+	assert.equal((await passageVectors(dir, changed, whole, one)).cached, true, 'back to the first host');
+	assert.equal((await passageVectors(dir, changed, whole, two)).cached, true, 'and to the second');
+	assert.equal((await passageVectors(dir, changed, whole, embedder)).cached, true, 'and to the local one');
+});
+
+test("vectors kept from another model served under the same name on this machine are refused in one line when the queries' differ", async (t) => {
+	const api = await startFakeApi();
+	t.after(() => api.close());
+	const dir = tempDir('embed-dims', t);
+	const env = { OPENAI_API_KEY: 'k' };
+	const book = 'Victor made a creature. It fled.';
+	const embeddings = embeddingsFor({ model: DEFAULT_EMBEDDING_MODEL, baseUrl: api.openaiBaseUrl, env });
+	const index = new PassageIndex(book, [{ index: 0, start: 0, end: book.length, tokens: 8 }]);
+	// What an 8-dimensional model of that name left, as if the server had served it before.
+	const small = Float32Array.from([1, 0, 0, 0, 0, 0, 0, 0]);
+	await passageVectors(dir, book, index.passages, {
+		...embeddings.embedder,
+		embed: (texts) => Promise.resolve({ vectors: texts.map(() => small), tokens: 1, requests: 1 }),
+	});
+	const dense = await embeddings.load(dir, book, index);
+	assert.equal(dense.spend().cachedPassages, true);
+	await assert.rejects(
+		dense.add(['Who fled?']),
+		(e: unknown) =>
+			e instanceof UserError &&
+			/now answers 256-dimensional vectors, but the book's kept in .* are 8-dimensional .*; remove that folder/u.test(
+				e.message,
+			),
+	);
 });
 
 /** A hit of BM25 at `index`, with `score`. */

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { booook, printed } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
@@ -12,12 +11,12 @@ import { DEFAULTS } from '../source/config.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
 import { chunkText } from '../source/text/chunk.ts';
-import { readEvidenceSet } from './support/evidence-set.ts';
+import { BOOKS_DIR, readEvidenceSet } from './support/evidence-set.ts';
 import { annotatingReply, annotationQuestion, startFakeApi } from './support/fake-api.ts';
 import { faithfulnessReply } from './support/faithfulness-reply.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 
-const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
+const BOOK = join(BOOKS_DIR, 'frankenstein.txt');
 // Two sentences a reader might write: the second is copied from the book, the first is not.
 const SUMMARY =
 	'A young scientist builds a living creature from dead matter and flees from it in horror.\r\n' +
@@ -146,7 +145,11 @@ test('import summary: a missing, empty or binary summary, a missing book or a ta
 		[['--book', join(dir, 'nope.txt'), '--summary', good], /nope\.txt: no such file/u],
 		[['--summary', good], /needs both files/u],
 		[['--book', BOOK, '--summary', good, '--human', good], /--human is for .*import booookscore/u],
-		[['--book', BOOK, '--summary', good, '--session', 'taken'], /session "taken" already exists/u],
+		// An imported summary is read, never resumed: resume has nothing to run for it.
+		[
+			['--book', BOOK, '--summary', good, '--session', 'taken'],
+			/session "taken" already exists .*; choose another --session or read it with: .* evidence taken --sessions-dir \S+$/mu,
+		],
 	];
 	for (const [args, message] of cases) {
 		const r = await booook(['import', 'summary', ...args, ...at]);
@@ -159,6 +162,93 @@ test('import summary: a missing, empty or binary summary, a missing book or a ta
 	const mixed = await booook(['import', 'booookscore', '--book', BOOK, ...at]);
 	assert.equal(mixed.code, 2);
 	assert.match(mixed.stderr, /--book and --summary are for .*import summary/u);
+});
+
+test('a summary whose path holds a newline or a control character is shown with its path on one line', async (t) => {
+	const dir = tempDir('import-summary-path', t);
+	const file = join(dir, 'sum\nBooookScore: 99.9\x1b[2J.txt');
+	writeFileSync(file, SUMMARY);
+	assert.equal((await importing(file, 'odd', dir)).code, 0);
+	const show = await booook(['show', 'odd', '--sessions-dir', dir]);
+	assert.equal(show.code, 0, show.stderr);
+	assert.doesNotMatch(show.stdout, /^BooookScore: 99/mu, 'the name cannot pass for a line of its own');
+	assert.ok(
+		show.stdout.includes('read from ' + join(dir, 'sum\\nBooookScore: 99.9.txt') + ' (not made here'),
+		show.stdout,
+	);
+	const resume = await booook(['resume', 'odd', '--sessions-dir', dir]);
+	assert.equal(resume.code, 0, resume.stderr);
+	assert.equal(resume.stderr.trim().split('\n').length, 1, resume.stderr);
+	assert.match(resume.stderr, /sum\\nBooookScore: 99\.9\.txt: there is nothing to run/u);
+});
+
+/** A summary of Pride and Prejudice, in our words. */
+const PRIDE_SUMMARY = [
+	'Mrs. Bennet is eager to see her five daughters married, and the arrival of the wealthy Mr. Bingley at Netherfield raises her hopes.',
+	'At a ball in Meryton, Bingley is taken with Jane, while his proud friend Mr. Darcy snubs Elizabeth.',
+	"Elizabeth's dislike of Darcy grows when the charming officer Wickham tells her that Darcy cheated him of a living.",
+	'Mr. Collins, the cousin who will inherit Longbourn, proposes to Elizabeth and is refused, then marries her friend Charlotte Lucas.',
+	'Darcy proposes to Elizabeth at Hunsford, and she rejects him angrily.',
+	"His letter explains his part in separating Bingley from Jane and reveals Wickham's true character.",
+	"Lydia elopes with Wickham, and Darcy quietly arranges their marriage to save the family's name.",
+	"Bingley returns to marry Jane, and Elizabeth, her prejudice overcome, accepts Darcy's second proposal.",
+].join('\n');
+
+/** A summary of Frankenstein paraphrased, not copied: no sentence of it is the book's. */
+const FRANKENSTEIN_SUMMARY = [
+	'Captain Walton, sailing toward the North Pole, writes to his sister about a weary traveller his crew rescued from the ice.',
+	'The stranger, Victor Frankenstein, tells how his boyhood in Geneva and his reading of old alchemists led him to study natural science at Ingolstadt.',
+	'Working in secret, Victor assembles a body and brings it to life, but he is horrified by the creature and runs from his laboratory.',
+	"Victor's young brother William is murdered, and the family servant Justine is wrongly executed for the crime.",
+	'On a glacier near Mont Blanc the creature meets Victor and recounts how he learned language by watching a family of cottagers.',
+	'Rejected by everyone he meets, the creature demands that Victor build him a female companion.',
+	'Victor begins the work on a remote Scottish island but destroys it, and in revenge the creature strangles his friend Henry Clerval.',
+	"On the night of Victor's wedding, the creature kills Elizabeth.",
+	"Victor pursues the creature into the Arctic and dies aboard Walton's ship, and the creature mourns his maker before vanishing over the ice.",
+].join('\n');
+
+test("import summary warns in one line when almost none of the summary's sentences find support in the book: another book's summary", async (t) => {
+	const dir = tempDir('import-summary-match', t);
+	const imported = async (summary: string, book: string, id: string) => {
+		const file = join(dir, `${id}.txt`);
+		writeFileSync(file, summary);
+		const r = await booook([
+			'import',
+			'summary',
+			'--book',
+			join(BOOKS_DIR, book),
+			'--summary',
+			file,
+			'--session',
+			id,
+			'--sessions-dir',
+			dir,
+			'--json',
+		]);
+		assert.equal(r.code, 0, r.stderr);
+		return { stderr: r.stderr, support: JSON.parse(r.stdout).support };
+	};
+	const wrong = await imported(PRIDE_SUMMARY, 'frankenstein.txt', 'wrong');
+	assert.deepEqual(wrong.support, { sentences: 8, supported: 0, another_book: true });
+	assert.match(
+		wrong.stderr,
+		/^warning: only 0 of 8 sentences of the summary find support in "Frankenstein[^"]*" \(.*\): if it summarizes another book, import it again with that --book\n$/u,
+	);
+	// The session is made all the same: the warning is a question, not a refusal.
+	assert.ok(readdirSync(dir).includes('wrong'));
+
+	const paraphrase = await imported(FRANKENSTEIN_SUMMARY, 'frankenstein.txt', 'right');
+	assert.equal(paraphrase.stderr, '');
+	assert.equal(paraphrase.support.another_book, false);
+	assert.ok(
+		paraphrase.support.supported >= paraphrase.support.sentences / 2,
+		JSON.stringify(paraphrase.support),
+	);
+	const { text: book } = await readBook(BOOK);
+	for (const sentence of splitSentences(FRANKENSTEIN_SUMMARY))
+		assert.ok(!book.includes(sentence), `copied: ${sentence}`);
+	const own = await imported(PRIDE_SUMMARY, 'pride-and-prejudice.txt', 'own');
+	assert.equal(own.stderr, '');
 });
 
 test('evidence says where a sentence was written by a person or imported, since the tree narrows only what a model copied', async (t) => {

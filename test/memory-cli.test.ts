@@ -60,7 +60,8 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	await run(api, dir, PRIDE, 'hier', 'ph');
 	const before = api.requests.length;
 
-	const planned = await booook(memory(api, dir, 'fi', '--questions', '20', '--plan'), { env: ENV });
+	// No key: a plan makes no call, so it asks for none.
+	const planned = await booook(memory(api, dir, 'fi', '--questions', '20', '--plan'), { env: {} });
 	assert.equal(planned.code, 0, planned.stderr);
 	assert.match(
 		planned.stdout,
@@ -197,6 +198,11 @@ test('booook memory refuses in one line, changing nothing: no key, the extractiv
 	const before = JSON.stringify((await Session.snapshot(dir, 'fx')).data);
 	for (const [args, env, says] of [
 		[['fx'], {}, /^booook: answering memory questions needs an LLM: set OPENAI_API_KEY/u],
+		[
+			['fx', '--plan'],
+			{},
+			/^booook: answering memory questions needs an LLM: name the one to plan for with --provider openai\|anthropic .*planning needs no key$/u,
+		],
 		[
 			['fx', '--provider', 'openai'],
 			{},

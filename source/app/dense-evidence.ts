@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import type { ProviderName } from '../domain.ts';
+import { badInput } from '../errors.ts';
 import type { PassageIndex } from '../evidence/rank.ts';
 import type { DenseVectors } from '../evidence/rerank.ts';
 import { createEmbedder, type Embedder } from '../llm/embeddings.ts';
@@ -31,6 +33,8 @@ export interface EmbeddingSpend {
 	requests: number;
 	/** The book's passages were read from the session's cache. */
 	cachedPassages: boolean;
+	/** Why the book's vectors kept in the session were not used and the book was embedded again; null otherwise. */
+	discardedCache: string | null;
 	/** USD; null when the model has no price in the table. */
 	cost: number | null;
 }
@@ -71,6 +75,14 @@ export function embeddingsFor(request: EmbeddingsRequest): Embeddings {
 					const missing = [...new Set(texts)].filter((t) => !queries.has(t));
 					if (missing.length === 0) return;
 					const embedded = await embedder.embed(missing, addSignal);
+					const wanted = made.vectors[0]?.length;
+					const got = embedded.vectors[0]?.length;
+					// The passages were kept from another model served under this name (a local server's
+					// model changed): their cosines with these vectors would mean nothing.
+					if (made.cached && wanted !== undefined && got !== undefined && got !== wanted)
+						throw badInput(
+							`--embeddings: ${embedder.model} at ${embedder.server} now answers ${got}-dimensional vectors, but the book's kept in ${join(sessionDir, 'embeddings')} are ${wanted}-dimensional (another model of that name); remove that folder to embed the book again`,
+						);
 					missing.forEach((t, k) => queries.set(t, embedded.vectors[k]!));
 					tokens += embedded.tokens;
 					requests += embedded.requests;
@@ -80,6 +92,7 @@ export function embeddingsFor(request: EmbeddingsRequest): Embeddings {
 					tokens,
 					requests,
 					cachedPassages: made.cached,
+					discardedCache: made.discarded,
 					cost: isPriced(prices, embedder.model)
 						? callCost(prices, embedder.model, { input: tokens, output: 0, cached: 0 }).cost
 						: null,

@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
 import { readSummary } from '../book/summary.ts';
+import { finalEvidence } from '../evidence/evidence.ts';
+import { PassageIndex } from '../evidence/rank.ts';
+import { bookMatch } from '../evidence/support.ts';
 import { checkSessionId } from '../store/dirs.ts';
 import { Session } from '../store/session.ts';
 import { IMPORTED_MODEL, importedRun } from '../summarize/imported.ts';
@@ -19,7 +22,8 @@ export interface ImportSummary {
  * Reads and checks the book and the summary before the session exists, then creates it whole: a
  * bad file or a taken id leaves nothing behind. The run is recorded as the offline provider's, with
  * the model `imported`, so nothing would call a model for it and `score` picks its annotator as for
- * the extractive baseline. Returns the session made (closed).
+ * the extractive baseline. Returns the session made (closed), and how many of the summary's
+ * sentences find support in the book (`match.foreign`: so few that it reads as another book's).
  */
 export async function importSummary(opts: ImportSummary) {
 	if (opts.session !== undefined) checkSessionId(opts.session);
@@ -38,6 +42,10 @@ export async function importSummary(opts: ImportSummary) {
 		},
 		new Date(),
 	);
+	// A summary of another book (a wrong --book) would be imported without a word otherwise: its
+	// sentences find almost nothing of what they say in this book.
+	const index = new PassageIndex(loaded.loaded.text, chunks);
+	const match = bookMatch((finalEvidence(run, index) ?? []).map((e) => e.support));
 	const session = await Session.create(opts.sessionsDir, {
 		id: opts.session,
 		book,
@@ -45,5 +53,5 @@ export async function importSummary(opts: ImportSummary) {
 		run,
 	});
 	await session.close();
-	return { session, title: book.title, chunks: chunks.length, words: countWords(text) };
+	return { session, title: book.title, chunks: chunks.length, words: countWords(text), match };
 }

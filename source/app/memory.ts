@@ -249,7 +249,7 @@ interface ProbeSetUp {
  * The probe of session `id`, checked and planned: every refusal (not a run, no final summary, no
  * LLM, no key, no distractors) is made on a read-only copy, before the session is locked or a call made.
  */
-async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv): Promise<ProbeSetUp> {
+async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = false): Promise<ProbeSetUp> {
 	const count = opts.questions ?? MEMORY_QUESTIONS;
 	const seed = opts.seed ?? 1;
 	const { data: snapshot, text: book } = await Session.snapshot(opts.sessionsDir, opts.id);
@@ -258,10 +258,13 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv): Promise<Probe
 			`session "${opts.id}" holds imported summaries without their book: memory questions are made from the book, so a run (${commandLine('run BOOK')})`,
 		);
 	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
-	const reader = passModel(snapshot, opts, env, {
-		task: 'answering memory questions',
-		verb: 'answering',
-	});
+	const reader = passModel(
+		snapshot,
+		opts,
+		env,
+		{ task: 'answering memory questions', verb: 'answering' },
+		planned,
+	);
 	const words = sceneStretchWords(snapshot, opts);
 	const others = await otherSessionBooks(opts.sessionsDir, snapshot);
 	const distractors = opts.distractors ? await distractorBooks(opts.distractors, snapshot) : [];
@@ -289,7 +292,7 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv): Promise<Probe
 
 /** What a probe of session `id` would make, without locking it or making a call (`--plan`). */
 export async function planMemory(opts: MemoryOptions): Promise<{ reader: PassModel; plan: MemoryPlan }> {
-	const { reader, plan } = await setUp(opts, opts.env ?? process.env);
+	const { reader, plan } = await setUp(opts, opts.env ?? process.env, true);
 	return { reader, plan };
 }
 

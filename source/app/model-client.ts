@@ -83,13 +83,16 @@ export interface PassModel {
 /**
  * The model of a pass over a finished run (judging faithfulness, answering memory questions): named
  * by the flags, else the run's own model, else whichever key is set. Refused in one line when it is
- * the extractive baseline (no LLM) or its key is not set; `task` and `verb` name the pass there.
+ * the extractive baseline (no LLM) or, unless only `planned`, its key is not set; `task` and `verb`
+ * name the pass there.
  */
 export function passModel(
 	data: { run: { config: Pick<RunConfig, 'provider' | 'model' | 'baseUrl'> } },
 	opts: { provider?: string; model?: string; baseUrl?: string },
 	env: NodeJS.ProcessEnv,
 	words: { task: string; verb: string },
+	/** Only planned (`--plan`): no call is made, so no key is needed. */
+	planned = false,
 ): PassModel {
 	const own = data.run.config;
 	const ownLLM = own.provider !== 'extractive' ? own : null;
@@ -99,10 +102,12 @@ export function passModel(
 	const model = opts.model ?? (same ? ownLLM.model : defaultModel(provider));
 	if (provider === 'extractive')
 		throw badInput(
-			`${words.task} needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)`,
+			planned
+				? `${words.task} needs an LLM: name the one to plan for with --provider openai|anthropic (and --model); planning needs no key`
+				: `${words.task} needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)`,
 		);
 	const key = keyVariable(provider);
-	if (!env[key]?.trim())
+	if (!planned && !env[key]?.trim())
 		throw badInput(
 			`${words.verb} with ${provider}/${model} needs ${key}: export it, or choose another model with --provider and --model`,
 		);

@@ -2,6 +2,7 @@ import type { Node, Run, RunConfig } from '../domain.ts';
 import { isPriced, loadPrices } from '../llm/prices.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { storedScore } from '../score/session-score.ts';
+import { currentJudgments } from '../score/validation.ts';
 import type { BookSessionData, CollectionSessionData, StateView } from '../store/session.ts';
 import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
 import { levelName } from '../summarize/places.ts';
@@ -88,7 +89,7 @@ export function collectionData(data: CollectionSessionData) {
 		sources: data.sources,
 		summaries: data.summaries.length,
 		annotations: { model: count((a) => a.source === 'model'), human: count((a) => a.source === 'human') },
-		judgments: data.judgments.length,
+		judgments: currentJudgments(data.judgments).length,
 		booookscore: storedScore(data.summaries, data.annotations),
 		books,
 	};

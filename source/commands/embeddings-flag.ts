@@ -22,11 +22,21 @@ export function embeddingsModel(flag: string | boolean | undefined): string | un
 	return flag === undefined || flag === false ? undefined : flag === true ? DEFAULT_EMBEDDING_MODEL : flag;
 }
 
-/** What the embeddings cost, on one line. */
-export function spendLine(spend: EmbeddingSpend): string {
+/**
+ * What the embeddings cost, on one line; before it, when the book's vectors kept in the session
+ * could not be used, a line saying so (what would have been free was paid for again).
+ */
+export function spendLines(spend: EmbeddingSpend): string[] {
 	const requests = `${formatInt(spend.requests)} request${spend.requests === 1 ? '' : 's'}`;
 	const cached = spend.cachedPassages ? "; the book's passages read from the session's cache" : '';
-	return `embeddings: ${spend.model}, ${formatInt(spend.tokens)} tokens in ${requests}, ${costText(spend.cost ?? 0, spend.cost !== null)}${cached}`;
+	return [
+		...(spend.discardedCache === null
+			? []
+			: [
+					`warning: the book's embeddings kept in the session were not used: ${spend.discardedCache}; the book was embedded again and kept anew`,
+				]),
+		`embeddings: ${spend.model}, ${formatInt(spend.tokens)} tokens in ${requests}, ${costText(spend.cost ?? 0, spend.cost !== null)}${cached}`,
+	];
 }
 
 /** What a command given `--embeddings` passes on. */
@@ -63,7 +73,7 @@ export function embedderOf(opts: EmbeddingsFlags): EmbeddingsStep | null {
 	return {
 		async vectors(dir, id, s, stderr, wanted) {
 			const dense = await sentenceVectors(dir, id, s, embeddings, wanted);
-			output(stderr).line(spendLine(dense.spend()));
+			for (const line of spendLines(dense.spend())) output(stderr).line(line);
 			return dense;
 		},
 	};

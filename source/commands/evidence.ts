@@ -51,7 +51,7 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--json',
-			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, aligned, edited, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }], support, weak }] }; a sentence's chunks, direct and aligned are runs [first, last] of chunk indices (from 0), its support in [0, 1] (weak: below 1/3); a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length; with --embeddings also embeddings (model, tokens, requests, cachedPassages, cost), each sentence's denseSupport and each passage's similarity",
+			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, aligned, edited, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }], support, weak }] }; a sentence's chunks, direct and aligned are runs [first, last] of chunk indices (from 0), its support in [0, 1] (weak: below 1/3); a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length; with --embeddings also embeddings (model, tokens, requests, cachedPassages, discardedCache, cost), each sentence's denseSupport and each passage's similarity",
 		)
 		.action(async (id, flags) => {
 			exit(

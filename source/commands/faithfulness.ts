@@ -16,7 +16,7 @@ import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
-import { embeddingsModel, spendLine, withEmbeddingsOption } from './embeddings-flag.ts';
+import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness'))), 'judging')
@@ -67,7 +67,7 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions & { stderr?:
 		);
 		const cost = `${result.totals.calls} calls, ${usd(result.totals.cost)}`;
 		const spend = judging.embeddings?.();
-		if (spend) out.line(spendLine(spend));
+		if (spend) for (const line of spendLines(spend)) out.line(line);
 		if (result.status === 'cancelled') {
 			out.line(
 				`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,

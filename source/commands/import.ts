@@ -152,6 +152,7 @@ export interface ImportSummaryOptions extends Omit<ImportFiles, 'session' | 'ses
 	sessionsDir: string;
 	json: boolean;
 	stdout?: Stream;
+	stderr?: Stream;
 }
 
 /** `booook import summary --book BOOK --summary FILE`: a session whose final summary is FILE's text. */
@@ -175,6 +176,11 @@ export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<
 		commandLine(`${command} ${id}${where}`),
 	);
 	const out = output(opts.stdout ?? process.stdout);
+	const { match } = made;
+	if (match.foreign)
+		output(opts.stderr ?? process.stderr).line(
+			`warning: only ${match.supported} of ${match.sentences} sentences of the summary find support in ${JSON.stringify(made.title)} (a quarter of what each says, in one place of the book): if it summarizes another book, import it again with that --book`,
+		);
 	if (opts.json) {
 		out.json({
 			session: id,
@@ -182,6 +188,7 @@ export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<
 			title: made.title,
 			chunks: made.chunks,
 			words: made.words,
+			support: { sentences: match.sentences, supported: match.supported, another_book: match.foreign },
 			next,
 		});
 		return 0;

@@ -19,6 +19,7 @@ import { printFinal } from './final.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { commandLine } from '../program.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
+import { oneLine } from '../text/sanitize.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(
@@ -69,7 +70,7 @@ export async function resumeCommand(
 			// An imported summary was made elsewhere: no plan, no model, so nothing a resume could make.
 			const at = `${id}${sessionsDirArg(dir)}`;
 			output(opts.stderr ?? process.stderr).line(
-				`session ${id} holds a summary imported from ${imported.file}: there is nothing to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ${commandLine(`report ${at}`)}`,
+				`session ${id} holds a summary imported from ${oneLine(imported.file)}: there is nothing to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ${commandLine(`report ${at}`)}`,
 			);
 			return 0;
 		}

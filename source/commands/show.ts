@@ -2,7 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { costText } from '../format/cost.ts';
 import { formatInt } from '../format/count.ts';
 import { resolveSessionsDir, Session, type CollectionSessionData } from '../store/session.ts';
-import { sanitize } from '../text/sanitize.ts';
+import { oneLine } from '../text/sanitize.ts';
 import { collectionData, showData } from '../app/show.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
@@ -40,11 +40,11 @@ export async function showCommand(
 	}
 	const c = shown.config;
 	const lines: string[] = [];
-	lines.push(`${shown.book.title} — session ${shown.id}`);
-	lines.push(`status: ${shown.status}${shown.error ? ` (${shown.error})` : ''}`);
+	lines.push(`${oneLine(shown.book.title)} — session ${shown.id}`);
+	lines.push(`status: ${shown.status}${shown.error ? ` (${oneLine(shown.error)})` : ''}`);
 	lines.push(
 		shown.imported
-			? `imported summary: read from ${shown.imported.file} (not made here: no method, model or calls); the book in chunks of ${c.chunkSize} tokens for its evidence`
+			? `imported summary: read from ${oneLine(shown.imported.file)} (not made here: no method, model or calls); the book in chunks of ${c.chunkSize} tokens for its evidence`
 			: `method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
 	);
 	lines.push(`book: ${formatInt(shown.book.tokens)} tokens in ${shown.chunks} chunks`);
@@ -81,14 +81,14 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 		return 0;
 	}
 	const lines = [
-		`${data.title} — collection session ${data.id}, imported from ${data.sources.join(', ')}`,
+		`${oneLine(data.title)} — collection session ${data.id}, imported from ${data.sources.map(oneLine).join(', ')}`,
 		`${shown.summaries} summaries; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${shown.judgments} verdicts`,
 		shown.booookscore === null
 			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
 			: `BooookScore: ${shown.booookscore.toFixed(1)}`,
 		...shown.books.map(
 			(b) =>
-				`  ${b.summary.padEnd(5)} ${sanitize(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`,
+				`  ${b.summary.padEnd(5)} ${oneLine(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`,
 		),
 	];
 	out.line(lines.join('\n'));

@@ -71,3 +71,35 @@ function scene(passage: Pick<Passage, 'index'>, index: PassageIndex): Passage[] 
 		(p): p is Passage => p !== undefined && p.chunk === self.chunk,
 	);
 }
+
+/**
+ * A sentence finds some support in a book when its best passage's scene holds at least this share
+ * of what it says (by weight): one telling part in four. A sentence of another book's summary
+ * shares the book's common words (went, house, letter) and rarely its names, which weigh little
+ * against the names and places the book never uses. On the three shared books, sentences of another
+ * book's summaries reached it 1 in 5 at most, paraphrases of the book itself more than half.
+ */
+export const SOME_SUPPORT = 1 / 4;
+
+/**
+ * A summary reads as another book's when fewer than this share of its sentences find some support
+ * (between the two figures above), over at least `FOREIGN_SENTENCES` sentences: fewer say too little
+ * to tell a summary that rewords everything from one of another book.
+ */
+export const FOREIGN_SHARE = 1 / 3;
+export const FOREIGN_SENTENCES = 3;
+
+/** How many of a summary's sentences find some support in the book, and whether that few makes it read as another book's. */
+export function bookMatch(supports: readonly number[]): {
+	sentences: number;
+	supported: number;
+	foreign: boolean;
+} {
+	const supported = supports.filter((s) => s >= SOME_SUPPORT).length;
+	const sentences = supports.length;
+	return {
+		sentences,
+		supported,
+		foreign: sentences >= FOREIGN_SENTENCES && supported < FOREIGN_SHARE * sentences,
+	};
+}

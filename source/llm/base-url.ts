@@ -45,6 +45,35 @@ export function checkBaseUrl(url: string, source: string, keyVar: string): strin
 }
 
 /**
+ * Which server an address names, for what is kept of its answers (the embeddings of a book): the
+ * address as given, except that a server on this machine (localhost, 127.0.0.0/8, ::1) is named
+ * without its host's spelling and port. A local server (llama.cpp, vLLM, Ollama) is often started on
+ * whatever port is free, and restarting it on another is the same server of the same model; a
+ * remote host's port, by contrast, can be another service. Paired with the model name the server is
+ * asked for, so two local models stay apart.
+ */
+export function serverIdentity(url: string): string {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return url;
+	}
+	if (!isLoopback(parsed.hostname)) return url;
+	return `${parsed.protocol}//loopback${parsed.pathname.replace(/\/+$/u, '')}`;
+}
+
+function isLoopback(host: string): boolean {
+	const name = host.toLowerCase().replace(/\.$/u, '');
+	return (
+		name === 'localhost' ||
+		name.endsWith('.localhost') ||
+		name === '[::1]' ||
+		/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(name)
+	);
+}
+
+/**
  * A parameter name that holds a secret: a key (api_key, apikey, key, subscription-key), a token
  * (token, access_token, auth_token), a password, a secret, a signature, credentials. `api-version`
  * and the like are not.

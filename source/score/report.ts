@@ -1,6 +1,11 @@
 import type { Annotation, FaithfulnessVerdict, Judgment, Run, ScoredSummary, Walk } from '../domain.ts';
-import { faithfulnessLines, faithfulnessReport, type FaithfulnessReport } from './faithfulness.ts';
-import { blindWalksUnderWay, verdictsOf } from './validation.ts';
+import {
+	faithfulnessLines,
+	faithfulnessReport,
+	faithfulnessVerdictsOf,
+	type FaithfulnessReport,
+} from './faithfulness.ts';
+import { blindWalksUnderWay, currentJudgments, verdictsOf } from './validation.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { seededRandom } from './bootstrap.ts';
 import { LABELS, type Label } from './labels.ts';
@@ -65,7 +70,10 @@ export interface BookRow {
 	sentences: number;
 	model: { confusing: number; score: number | null } | null;
 	human: { confusing: number; score: number | null } | null;
-	/** Verdicts given on this summary, all validators: on its annotations and on its sentences' faithfulness. */
+	/**
+	 * Verdicts on this summary, all validators: on its annotations and on its sentences' faithfulness;
+	 * each validator's latest on each item (a note or a changed mind is not another verdict).
+	 */
 	judged: number;
 	/** Of those, the verdicts on its annotations and the faithfulness verdicts. */
 	judgedAnnotations: number;
@@ -119,12 +127,15 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 	}
 	const judgedBy = new Map<ScoredSummary['id'], number>();
 	const summaryOf = new Map(annotations.map((a) => [a.id, a.summary]));
-	for (const j of judgments) {
+	for (const j of currentJudgments(judgments)) {
 		const s = summaryOf.get(j.annotation);
 		if (s) judgedBy.set(s, (judgedBy.get(s) ?? 0) + 1);
 	}
 	const faithfulBy = new Map<ScoredSummary['id'], number>();
-	for (const v of input.faithfulness ?? []) faithfulBy.set(v.summary, (faithfulBy.get(v.summary) ?? 0) + 1);
+	const faithfulness = input.faithfulness ?? [];
+	for (const validator of new Set(faithfulness.map((v) => v.validator)))
+		for (const v of faithfulnessVerdictsOf(faithfulness, validator).values())
+			faithfulBy.set(v.summary, (faithfulBy.get(v.summary) ?? 0) + 1);
 	const books: BookRow[] = scored.entries.map((e) => {
 		const human = scored.human?.perBook.get(e.book);
 		const judgedAnnotations = judgedBy.get(e.summary.id) ?? 0;

@@ -98,6 +98,16 @@ export function verdictsOf(
 	return out;
 }
 
+/**
+ * Every validator's current verdicts, one per validator and annotation: what counts wherever
+ * verdicts are counted. `judgments` is a log of actions, not of verdicts: a note is stored as the
+ * verdict again with the note (so undo can take it back alone), and a changed mind as a new verdict.
+ */
+export function currentJudgments(judgments: readonly Judgment[]): Judgment[] {
+	const validators = new Set(judgments.map((j) => j.validator));
+	return [...validators].flatMap((v) => [...verdictsOf(judgments, v).values()]);
+}
+
 export interface SourceProgress {
 	total: number;
 	judged: number;

@@ -495,19 +495,23 @@ function checkState(id: string, data: SessionData): void {
 	if (!checked.success) throw new Error(`refusing to save session "${id}": ${firstIssue(checked.error)}`);
 }
 
-/** The id is taken: the way on depends on what holds it (a run resumes; a collection is scored, never resumed). */
+/**
+ * The id is taken: the way on depends on what holds it (a run resumes; a collection is scored and an
+ * imported summary read, neither ever resumed: there is nothing to run).
+ */
 async function alreadyExists(id: string, dir: string): Promise<UserError> {
-	let kind: unknown;
-	try {
-		kind = (await new DurableJsonFile<{ kind?: unknown }>(join(dir, id, FILES.state)).read())?.kind;
-	} catch {
+	type Held = { kind?: unknown; run?: { imported?: unknown } };
+	const held = await new DurableJsonFile<Held>(join(dir, id, FILES.state)).read().catch(
 		// Unreadable or corrupt: the message still names the id that is taken.
-	}
+		() => null,
+	);
 	const where = sessionsDirArg(dir);
 	const next =
-		kind === 'collection'
+		held?.kind === 'collection'
 			? `score it with: ${commandLine(`score ${id}${where}`)}`
-			: `resume it with: ${commandLine(`resume ${id}${where}`)}`;
+			: held?.run?.imported
+				? `read it with: ${commandLine(`evidence ${id}${where}`)}`
+				: `resume it with: ${commandLine(`resume ${id}${where}`)}`;
 	return badInput(`session "${id}" already exists in ${dir}; choose another --session or ${next}`);
 }
 

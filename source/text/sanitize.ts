@@ -14,6 +14,15 @@ export function sanitize(text: string): string {
 	return UNSAFE.test(text) ? removeUnsafe(text) : text;
 }
 
+/**
+ * One value (a path, a title) inside a line of output: sanitized, with its line breaks and tabs
+ * written as `\n` and `\t`, so a name holding one cannot pass for a line of its own (a file named
+ * "x\nstatus: done") and still tells which file it is.
+ */
+export function oneLine(text: string): string {
+	return sanitize(text).replace(/\n/gu, '\\n').replace(/\t/gu, '\\t');
+}
+
 const ESC = 0x1b;
 
 /**
