@@ -9,6 +9,7 @@ import {
 	loadBook,
 	prepare,
 	prepareSession,
+	sessionRun,
 	type LoadedRun,
 	type Prepared,
 } from '../app/run.ts';
@@ -107,7 +108,7 @@ async function openChoice(
 		if (!made) throw new Error('internal: the new run was not checked');
 		const session = await createRunSession(dir, made.loaded);
 		try {
-			const ended = await showRun(session, made.prepared, interactive);
+			const ended = await showRun(sessionRun(session, made.prepared, interactive), interactive);
 			return ended.signalled ? leaveRun(session, stderr) : null;
 		} finally {
 			await session.close();
@@ -117,8 +118,8 @@ async function openChoice(
 	try {
 		const session = bookSession(opened);
 		const book = await session.bookText();
-		const prepared = await prepareSession(session, book, interactive);
-		const ended = await showRun(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
+		const run = sessionRun(session, await prepareSession(session, book, interactive), interactive);
+		const ended = await showRun(run, { ...interactive, autoStart: choice.kind === 'resume' });
 		return ended.signalled ? leaveRun(session, stderr) : null;
 	} finally {
 		await opened.close();

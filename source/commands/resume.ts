@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
-import { prepareSession } from '../app/run.ts';
+import { prepareSession, sessionRun } from '../app/run.ts';
 import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
 import {
 	accountLimits,
@@ -87,10 +87,8 @@ export async function resumeCommand(
 		}
 		if (opts.baseUrl)
 			await session.updateRun({ config: { ...session.data.run.config, baseUrl: opts.baseUrl } });
-		const prepared = await prepareSession(session, book, opts);
-		return await (opts.interactive
-			? runInteractive(session, prepared, opts)
-			: execute(session, prepared, opts));
+		const run = sessionRun(session, await prepareSession(session, book, opts), opts);
+		return await (opts.interactive ? runInteractive(run, opts) : execute(run, opts));
 	} finally {
 		await opened.close();
 	}
