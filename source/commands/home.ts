@@ -79,6 +79,8 @@ export async function homeInteractive(
 		const choice = await renderHomeApp({ ...home, notice });
 		notice = undefined;
 		if (choice.kind === 'quit') return 0;
+		// Only a question is answered, and none was asked.
+		if (choice.kind === 'answer') continue;
 		try {
 			const code = await openChoice(choice, dir, interactive, checked);
 			if (code !== null) return code;
@@ -93,7 +95,7 @@ export async function homeInteractive(
 
 /** The screen of what was chosen on the list until the user leaves it: null, or the exit code a signal ends with. */
 async function openChoice(
-	choice: Exclude<HomeChoice, { kind: 'quit' }>,
+	choice: Exclude<HomeChoice, { kind: 'quit' | 'answer' }>,
 	dir: string,
 	interactive: InteractiveOptions,
 	checked: Checked[],
