@@ -2,19 +2,19 @@ import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { deleteSession } from '../store/remove.ts';
-import { bookSession, Session } from '../store/session.ts';
 import { listSessions } from '../app/list-sessions.ts';
+import { openSession } from '../app/open-session.ts';
 import {
 	createRunSession,
 	loadBook,
 	prepare,
-	prepareSession,
 	sessionRun,
 	type LoadedRun,
 	type Prepared,
 } from '../app/run.ts';
-import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
+import type { HomeAppOptions, HomeChoice, HomeQuestion } from '../ui/app.tsx';
 import { leaveRun, preferReactProduction, showRun, type InteractiveOptions } from './execute.ts';
+import { refusalLine } from './open-refusal.ts';
 import { validateInTerminal } from './validate-screen.ts';
 
 /** A new run's form as checked: its book read, its provider set up. */
@@ -74,6 +74,7 @@ export async function homeInteractive(
 		stdin: opts.stdin,
 		stderr: opts.stderr as NodeJS.WriteStream | undefined,
 	};
+	const ask = (question: HomeQuestion) => renderHomeApp({ ...home, question });
 	let notice: string | undefined;
 	for (;;) {
 		const choice = await renderHomeApp({ ...home, notice });
@@ -82,8 +83,9 @@ export async function homeInteractive(
 		// Only a question is answered, and none was asked.
 		if (choice.kind === 'answer') continue;
 		try {
-			const code = await openChoice(choice, dir, interactive, checked);
-			if (code !== null) return code;
+			const back = await openChoice(choice, dir, interactive, checked, ask);
+			if (back.exit !== undefined) return back.exit;
+			notice = back.notice;
 		} catch (error) {
 			// What the user can mend (a missing key, a session another process holds) goes back to the
 			// list, where they chose it, rather than ending the app.
@@ -93,16 +95,20 @@ export async function homeInteractive(
 	}
 }
 
-/** The screen of what was chosen on the list until the user leaves it: null, or the exit code a signal ends with. */
+/** Where the home screen's loop goes on: the list again (with a notice), or the exit code a signal ends with. */
+type Back = { exit?: number; notice?: string };
+
+/** The screen of what was chosen on the list until the user leaves it. */
 async function openChoice(
 	choice: Exclude<HomeChoice, { kind: 'quit' | 'answer' }>,
 	dir: string,
 	interactive: InteractiveOptions,
 	checked: Checked[],
-): Promise<number | null> {
+	ask: (question: HomeQuestion) => Promise<HomeChoice>,
+): Promise<Back> {
 	if (choice.kind === 'validate') {
 		await validateInTerminal(dir, choice.id, { mode: 'blind', seed: 2024 });
-		return null;
+		return {};
 	}
 	const stderr = interactive.stderr ?? process.stderr;
 	if (choice.kind === 'new') {
@@ -111,18 +117,26 @@ async function openChoice(
 		const session = await createRunSession(dir, made.loaded);
 		try {
 			const ended = await showRun(sessionRun(session, made.prepared, interactive), interactive);
-			return ended.signalled ? leaveRun(session, stderr) : null;
+			return ended.signalled ? { exit: leaveRun(session, stderr) } : {};
 		} finally {
 			await session.close();
 		}
 	}
-	const opened = await Session.open(dir, choice.id);
+	let answer: HomeChoice | undefined;
+	const result = await openSession(dir, choice.id, interactive, {
+		// Asked on the home screen, before the run screen shows the run (r would start it at once).
+		lostWork: async (warning) => {
+			answer = await ask({ id: choice.id, warning });
+			return answer.kind === 'answer' && answer.yes;
+		},
+	});
+	if (result.kind === 'refused') return { notice: refusalLine(result.reason, dir, 'home') };
+	if (result.kind === 'declined') return answer?.kind === 'quit' ? { exit: 0 } : {};
+	const { opened } = result;
 	try {
-		const session = bookSession(opened);
-		const book = await session.bookText();
-		const run = sessionRun(session, await prepareSession(session, book, interactive), interactive);
+		const run = await opened.prepare();
 		const ended = await showRun(run, { ...interactive, autoStart: choice.kind === 'resume' });
-		return ended.signalled ? leaveRun(session, stderr) : null;
+		return ended.signalled ? { exit: leaveRun(opened.session, stderr) } : {};
 	} finally {
 		await opened.close();
 	}
