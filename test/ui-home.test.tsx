@@ -6,7 +6,7 @@ import type { FormDefaults, NewRunInput } from '../source/ui/screens/home/form.t
 import { textWidth } from '../source/ui/text.ts';
 import { unstyled } from './support/ansi.ts';
 import { KEYS } from './support/keys.ts';
-import { renderScreen, resize, until } from './support/screen.tsx';
+import { pressKeys, renderScreen, resize, until } from './support/screen.tsx';
 
 const defaults: FormDefaults = {
 	method: 'hier',
@@ -234,4 +234,49 @@ test('sessions of one book and method are told apart by an id column; the method
 		}
 	}
 	r.unmount();
+});
+
+test('a question the screen opens with (a lost-work warning) is read whole at 80 columns, and y or n is the answer', async () => {
+	const warning =
+		'session "war-2" lost saved work: calls.jsonl holds 3 calls for work missing from session.json and changes.jsonl (was changes.jsonl deleted?); booook resume war-2 reuses the answers in calls.jsonl instead of buying them again, but edits in the lost saves are gone';
+	for (const [key, yes] of [
+		['n', false],
+		['y', true],
+	] as const) {
+		const choices: HomeChoice[] = [];
+		const r = renderScreen(
+			<HomeScreen
+				sessionsDir="/tmp/sessions"
+				load={async () =>
+					Object.assign([summary('war-2', 'War and Peace')], { problems: [] }) as SessionListing
+				}
+				remove={async () => {}}
+				check={async () => null}
+				defaults={defaults}
+				question={{ id: 'war-2', warning }}
+				onChoose={(c) => choices.push(c)}
+			/>,
+		);
+		resize(r, 80, 24);
+		const frame = () => unstyled(r.lastFrame() ?? '');
+		const f = await until(frame, (x) => x.includes('War and Peace') && x.includes('y yes'), 'the question');
+		assert.ok(
+			f.split('\n').every((l) => textWidth(l) <= 80),
+			`no row wider than the terminal:\n${f}`,
+		);
+		assert.ok(f.split('\n').length <= 24, `the frame fits 24 rows:\n${f}`);
+		assert.ok(
+			f.replace(/\s+/gu, ' ').includes(`warning: ${warning} Open session war-2 all the same? y yes · n no`),
+			f,
+		);
+		// The list's keys wait for the answer.
+		await pressKeys(r, KEYS.enter, 'd', key);
+		await until(
+			() => String(choices.length),
+			(x) => x === '1',
+			'the answer',
+		);
+		assert.deepEqual(choices, [{ kind: 'answer', yes }]);
+		r.unmount();
+	}
 });

@@ -14,8 +14,13 @@ import type { Templates } from '../summarize/templates.ts';
 import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
 import { modelClient, type ModelClient } from './model-client.ts';
+import type { BookScoring } from './score.ts';
+import type { ValidationWalk } from './validation-walk.ts';
 
-/** Run and resume: a new run's book checked, a run's model client and plan context, its engine. */
+/**
+ * Run and resume: a new run's book checked, a run's model client and plan context, its engine, and
+ * what a shown run's screens ask for besides (BooookScore, the validation walk).
+ */
 
 /** Reads and chunks a book and checks the configuration: everything a new run needs before its session exists. */
 export async function loadBook(path: string, input: ConfigInput) {
@@ -129,4 +134,48 @@ export function makeEngine(
 		...(opts.queue ? { queue: opts.queue } : {}),
 		...(opts.batch ? { batch: opts.batch } : {}),
 	});
+}
+
+/**
+ * A session's run as a command shows it: its engine, and the work its screens open from it. A new
+ * run and a reopened one (`app/open-session.ts`) make it alike, so both screens offer the same.
+ */
+export interface SessionRun {
+	readonly session: Session<BookSessionData>;
+	readonly prepared: Prepared;
+	/** `step`: make one call, then hold. */
+	engine(opts?: { step?: boolean }): Engine;
+	/** BooookScore of the final summary, with the run's own prices, prompts and account limits. */
+	scoring(): Promise<BookScoring>;
+	/** A maker of validation walks over the session's model annotations, once its module is loaded. */
+	validation(): Promise<() => ValidationWalk>;
+}
+
+export function sessionRun(
+	session: Session<BookSessionData>,
+	prepared: Prepared,
+	opts: PrepareOptions,
+): SessionRun {
+	return {
+		session,
+		prepared,
+		engine: (o = {}) => makeEngine(session, prepared, o),
+		// Loaded when asked: a headless run never scores or validates, and starts sooner without them.
+		scoring: async () => {
+			const { bookScoring } = await import('./score.ts');
+			return await bookScoring(session, {
+				env: opts.env,
+				prices: opts.prices,
+				prompts: session.data.run.config.prompts ?? undefined,
+				account: opts.account,
+			});
+		},
+		validation: async () => {
+			const [{ ValidationWalk }, { validatorName }] = await Promise.all([
+				import('./validation-walk.ts'),
+				import('./validation.ts'),
+			]);
+			return () => new ValidationWalk(session, validatorName(undefined), { mode: 'model', seed: 2024 });
+		},
+	};
 }

@@ -1,5 +1,5 @@
+import { batchesAwaited, type BatchesAwaited } from '../app/open-session.ts';
 import { badInput } from '../errors.ts';
-import { awaitedInBatches } from '../store/batch-journal.ts';
 
 /** `--abandon-batches`, for the commands that make a session's calls themselves (resume, score). */
 export const ABANDON_BATCHES_HELP =
@@ -12,12 +12,16 @@ export const ABANDON_BATCHES_HELP =
  */
 export async function refuseAwaitedBatches(dir: string, id: string, abandon: boolean): Promise<void> {
 	if (abandon) return;
-	const awaited = await awaitedInBatches(dir, id);
-	if (awaited.length === 0) return;
-	const batches = [...new Set(awaited.map((e) => e.batch))];
+	const awaited = await batchesAwaited(dir, id);
+	if (awaited) throw badInput(batchesLine(awaited, 'add --abandon-batches'));
+}
+
+/** The refusal of `awaited`, with `abandon`: how to make them again where it is read (a flag, a command). */
+export function batchesLine(awaited: BatchesAwaited, abandon: string): string {
+	const { id, requests, batches } = awaited;
 	const named = `${batches.slice(0, 3).join(', ')}${batches.length > 3 ? ` and ${batches.length - 3} more` : ''}`;
-	throw badInput(
-		`session ${id} has ${awaited.length} request${awaited.length === 1 ? '' : 's'} still out in provider batch${batches.length === 1 ? '' : 'es'} ${named}; ` +
-			'run its study again to wait for them, or add --abandon-batches to make them again, streamed, at the full price',
+	return (
+		`session ${id} has ${requests} request${requests === 1 ? '' : 's'} still out in provider batch${batches.length === 1 ? '' : 'es'} ${named}; ` +
+		`run its study again to wait for them, or ${abandon} to make them again, streamed, at the full price`
 	);
 }

@@ -1,11 +1,10 @@
-import { makeEngine, type PrepareOptions, type Prepared } from '../app/run.ts';
+import type { PrepareOptions, SessionRun } from '../app/run.ts';
 import type { BookSessionData, Session } from '../store/session.ts';
 import { unreachedServer } from '../llm/sdk-errors.ts';
 import { shellWord } from '../program.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { liveScoring } from './live-scoring.ts';
 import { printFinal } from './final.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { nodeNameIn } from '../summarize/places.ts';
@@ -27,15 +26,12 @@ export interface ExecuteOptions extends PrepareOptions {
  * Ctrl-C / SIGTERM cancel the calls in flight; the session is saved and can be resumed.
  * Returns the exit code: 0 done, 1 failed, 130 interrupted.
  */
-export async function execute(
-	session: Session<BookSessionData>,
-	prepared: Prepared,
-	opts: ExecuteOptions,
-): Promise<number> {
+export async function execute(run: SessionRun, opts: ExecuteOptions): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	const stderr = opts.stderr ?? process.stderr;
 	const err = output(stderr);
-	const engine = makeEngine(session, prepared, opts);
+	const { session, prepared } = run;
+	const engine = run.engine(opts);
 	const { ctx } = prepared;
 	if (opts.note) err.line(opts.note);
 	engine.on(
@@ -76,34 +72,25 @@ export interface InteractiveOptions extends ExecuteOptions {
  * quits. Same exit codes as `execute`: 0 done, 1 failed, 130 interrupted (the session is saved and
  * `booook resume ID` continues it).
  */
-export async function runInteractive(
-	session: Session<BookSessionData>,
-	prepared: Prepared,
-	opts: InteractiveOptions,
-): Promise<number> {
-	await showRun(session, prepared, opts);
-	return leaveRun(session, opts.stderr ?? process.stderr);
+export async function runInteractive(run: SessionRun, opts: InteractiveOptions): Promise<number> {
+	await showRun(run, opts);
+	return leaveRun(run.session, opts.stderr ?? process.stderr);
 }
 
 /** The session's run screen (running, continuing or only showing its plan) until the user leaves it. */
-export async function showRun(
-	session: Session<BookSessionData>,
-	prepared: Prepared,
-	opts: InteractiveOptions,
-): Promise<RunAppResult> {
+export async function showRun(run: SessionRun, opts: InteractiveOptions): Promise<RunAppResult> {
 	const env = opts.env ?? process.env;
 	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
-	const engine = makeEngine(session, prepared, opts);
+	const { session, prepared } = run;
+	const engine = run.engine(opts);
 	preferReactProduction();
-	const [{ renderRunApp }, { externalEditorFrom }, { ValidationWalk }, { validatorName }] = await Promise.all(
-		[
-			import('../ui/app.tsx'),
-			import('./external-editor.ts'),
-			import('../app/validation-walk.ts'),
-			import('../app/validation.ts'),
-		],
-	);
+	const [{ renderRunApp }, { externalEditorFrom }, { liveScoring }, walk] = await Promise.all([
+		import('../ui/app.tsx'),
+		import('./external-editor.ts'),
+		import('../ui/live-scoring.ts'),
+		run.validation(),
+	]);
 	const { provider } = prepared;
 	return await renderRunApp({
 		controls: engine,
@@ -119,17 +106,8 @@ export async function showRun(
 		stepping: opts.step,
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
-		validate: () => ({
-			walk: new ValidationWalk(session, validatorName(undefined), { mode: 'model', seed: 2024 }),
-			title: session.data.book.title,
-		}),
-		score: async () =>
-			await liveScoring(session, {
-				env,
-				prices: opts.prices,
-				prompts: session.data.run.config.prompts ?? undefined,
-				account: opts.account,
-			}),
+		validate: () => ({ walk: walk(), title: session.data.book.title }),
+		score: async () => liveScoring(session, await run.scoring()),
 		env,
 		stdout,
 		stdin: opts.stdin,

@@ -2,18 +2,19 @@ import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { deleteSession } from '../store/remove.ts';
-import { bookSession, Session } from '../store/session.ts';
 import { listSessions } from '../app/list-sessions.ts';
+import { openSession } from '../app/open-session.ts';
 import {
 	createRunSession,
 	loadBook,
 	prepare,
-	prepareSession,
+	sessionRun,
 	type LoadedRun,
 	type Prepared,
 } from '../app/run.ts';
-import type { HomeAppOptions, HomeChoice } from '../ui/app.tsx';
+import type { HomeAppOptions, HomeChoice, HomeQuestion } from '../ui/app.tsx';
 import { leaveRun, preferReactProduction, showRun, type InteractiveOptions } from './execute.ts';
+import { refusalLine } from './open-refusal.ts';
 import { validateInTerminal } from './validate-screen.ts';
 
 /** A new run's form as checked: its book read, its provider set up. */
@@ -73,14 +74,18 @@ export async function homeInteractive(
 		stdin: opts.stdin,
 		stderr: opts.stderr as NodeJS.WriteStream | undefined,
 	};
+	const ask = (question: HomeQuestion) => renderHomeApp({ ...home, question });
 	let notice: string | undefined;
 	for (;;) {
 		const choice = await renderHomeApp({ ...home, notice });
 		notice = undefined;
 		if (choice.kind === 'quit') return 0;
+		// Only a question is answered, and none was asked.
+		if (choice.kind === 'answer') continue;
 		try {
-			const code = await openChoice(choice, dir, interactive, checked);
-			if (code !== null) return code;
+			const back = await openChoice(choice, dir, interactive, checked, ask);
+			if (back.exit !== undefined) return back.exit;
+			notice = back.notice;
 		} catch (error) {
 			// What the user can mend (a missing key, a session another process holds) goes back to the
 			// list, where they chose it, rather than ending the app.
@@ -90,16 +95,20 @@ export async function homeInteractive(
 	}
 }
 
-/** The screen of what was chosen on the list until the user leaves it: null, or the exit code a signal ends with. */
+/** Where the home screen's loop goes on: the list again (with a notice), or the exit code a signal ends with. */
+type Back = { exit?: number; notice?: string };
+
+/** The screen of what was chosen on the list until the user leaves it. */
 async function openChoice(
-	choice: Exclude<HomeChoice, { kind: 'quit' }>,
+	choice: Exclude<HomeChoice, { kind: 'quit' | 'answer' }>,
 	dir: string,
 	interactive: InteractiveOptions,
 	checked: Checked[],
-): Promise<number | null> {
+	ask: (question: HomeQuestion) => Promise<HomeChoice>,
+): Promise<Back> {
 	if (choice.kind === 'validate') {
 		await validateInTerminal(dir, choice.id, { mode: 'blind', seed: 2024 });
-		return null;
+		return {};
 	}
 	const stderr = interactive.stderr ?? process.stderr;
 	if (choice.kind === 'new') {
@@ -107,19 +116,27 @@ async function openChoice(
 		if (!made) throw new Error('internal: the new run was not checked');
 		const session = await createRunSession(dir, made.loaded);
 		try {
-			const ended = await showRun(session, made.prepared, interactive);
-			return ended.signalled ? leaveRun(session, stderr) : null;
+			const ended = await showRun(sessionRun(session, made.prepared, interactive), interactive);
+			return ended.signalled ? { exit: leaveRun(session, stderr) } : {};
 		} finally {
 			await session.close();
 		}
 	}
-	const opened = await Session.open(dir, choice.id);
+	let answer: HomeChoice | undefined;
+	const result = await openSession(dir, choice.id, interactive, {
+		// Asked on the home screen, before the run screen shows the run (r would start it at once).
+		lostWork: async (warning) => {
+			answer = await ask({ id: choice.id, warning });
+			return answer.kind === 'answer' && answer.yes;
+		},
+	});
+	if (result.kind === 'refused') return { notice: refusalLine(result.reason, dir, 'home') };
+	if (result.kind === 'declined') return answer?.kind === 'quit' ? { exit: 0 } : {};
+	const { opened } = result;
 	try {
-		const session = bookSession(opened);
-		const book = await session.bookText();
-		const prepared = await prepareSession(session, book, interactive);
-		const ended = await showRun(session, prepared, { ...interactive, autoStart: choice.kind === 'resume' });
-		return ended.signalled ? leaveRun(session, stderr) : null;
+		const run = await opened.prepare();
+		const ended = await showRun(run, { ...interactive, autoStart: choice.kind === 'resume' });
+		return ended.signalled ? { exit: leaveRun(opened.session, stderr) } : {};
 	} finally {
 		await opened.close();
 	}

@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
-import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
-import { bookSession, resolveSessionsDir, Session } from '../store/session.ts';
-import { prepareSession } from '../app/run.ts';
+import { resolveSessionsDir } from '../store/session.ts';
+import { openSession } from '../app/open-session.ts';
+import { badInput } from '../errors.ts';
 import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
 import {
 	accountLimits,
@@ -14,12 +14,10 @@ import {
 	type Exit,
 } from './flags.ts';
 import { output } from './output.ts';
-import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
+import { ABANDON_BATCHES_HELP } from './batch-guard.ts';
+import { refusalLine } from './open-refusal.ts';
 import { printFinal } from './final.ts';
-import { runFinished } from '../summarize/graph.ts';
 import { commandLine } from '../program.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
-import { oneLine } from '../text/sanitize.ts';
 
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(
@@ -59,39 +57,39 @@ export async function resumeCommand(
 	id: string,
 	opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean; abandonBatches?: boolean },
 ): Promise<number> {
-	// Before the session is opened (which saves it): a bad address changes nothing.
-	if (opts.baseUrl) checkBaseUrl(opts.baseUrl, '--base-url', keyVariable('extractive'));
-	await refuseAwaitedBatches(dir, id, opts.abandonBatches === true);
-	const opened = await Session.open(dir, id);
+	const err = output(opts.stderr ?? process.stderr);
+	const result = await openSession(dir, id, opts, {
+		lostWork: (warning) => {
+			err.line(`warning: ${warning}`);
+			return true;
+		},
+	});
+	// Never: resume goes on after its warning.
+	if (result.kind === 'declined') return 0;
+	if (result.kind === 'refused') {
+		const line = refusalLine(result.reason, dir, 'resume');
+		// An imported summary has nothing to run, which is no error; batches still out are.
+		if (result.reason.kind === 'batches') throw badInput(line);
+		err.line(line);
+		return 0;
+	}
+	const { opened } = result;
 	try {
-		const session = bookSession(opened);
-		const { imported } = session.data.run;
-		if (imported) {
-			// An imported summary was made elsewhere: no plan, no model, so nothing a resume could make.
-			const at = `${id}${sessionsDirArg(dir)}`;
-			output(opts.stderr ?? process.stderr).line(
-				`session ${id} holds a summary imported from ${oneLine(imported.file)}: there is nothing to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ${commandLine(`report ${at}`)}`,
-			);
-			return 0;
-		}
-		// Before anything runs: it is measured against the state as it was read.
-		const lost = await session.lostWork();
-		if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);
-		const book = await session.bookText();
 		// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
-		if (!opts.interactive && runFinished(session.data.run)) {
+		if (!opts.interactive && opened.finished) {
 			if (!opts.json) {
-				output(opts.stderr ?? process.stderr).line(`session ${id} is already done; its final summary:`);
-				printFinal(session.data, book, opts.stdout ?? process.stdout, opts.stderr ?? process.stderr);
+				err.line(`session ${id} is already done; its final summary:`);
+				printFinal(
+					opened.session.data,
+					opened.book,
+					opts.stdout ?? process.stdout,
+					opts.stderr ?? process.stderr,
+				);
 			}
 			return 0;
 		}
-		if (opts.baseUrl)
-			await session.updateRun({ config: { ...session.data.run.config, baseUrl: opts.baseUrl } });
-		const prepared = await prepareSession(session, book, opts);
-		return await (opts.interactive
-			? runInteractive(session, prepared, opts)
-			: execute(session, prepared, opts));
+		const run = await opened.prepare();
+		return await (opts.interactive ? runInteractive(run, opts) : execute(run, opts));
 	} finally {
 		await opened.close();
 	}

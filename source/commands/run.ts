@@ -1,6 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import type { ConfigInput } from '../config.ts';
-import { createRunSession, loadBook, prepare } from '../app/run.ts';
+import { createRunSession, loadBook, prepare, sessionRun } from '../app/run.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
 import {
@@ -55,9 +55,8 @@ export async function runCommand(path: string, opts: RunOptions): Promise<number
 	const prepared = await prepare(loaded.config, loaded.loaded.text, opts, loaded.templates);
 	const session = await createRunSession(opts.sessionsDir, loaded, opts.session);
 	try {
-		return await (opts.interactive
-			? runInteractive(session, prepared, opts)
-			: execute(session, prepared, opts));
+		const run = sessionRun(session, prepared, opts);
+		return await (opts.interactive ? runInteractive(run, opts) : execute(run, opts));
 	} finally {
 		await session.close();
 	}

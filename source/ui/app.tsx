@@ -251,5 +251,5 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 	return choice;
 }
 
-export type { HomeChoice } from './screens/home/Screen.tsx';
+export type { HomeChoice, HomeQuestion } from './screens/home/Screen.tsx';
 export type { NewRunInput, FormDefaults } from './screens/home/form.ts';

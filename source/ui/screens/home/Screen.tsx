@@ -15,6 +15,8 @@ import {
 	type HomeChoice,
 	type HomeEffect,
 	type HomeMsg,
+	type HomeQuestion,
+	type HomeState,
 	type HomeWorld,
 } from './model.ts';
 import {
@@ -26,11 +28,11 @@ import {
 	type NewRunInput,
 } from './form.ts';
 import { layoutTable, sessionColumns } from '../../session-table.ts';
-import { clean, textWidth, truncate, windowOf } from '../../text.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
 import { useTheme } from '../../theme.ts';
 import { commandLine } from '../../../program.ts';
 
-export type { HomeChoice } from './model.ts';
+export type { HomeChoice, HomeQuestion } from './model.ts';
 
 export interface HomeScreenProps {
 	sessionsDir: string;
@@ -41,6 +43,8 @@ export interface HomeScreenProps {
 	check: (input: NewRunInput) => Promise<string | null>;
 	/** Why the session last chosen could not be opened (a missing key, a lock), shown on the list. */
 	notice?: string;
+	/** Asked first, instead of the list's keys: y or n is the choice. */
+	question?: HomeQuestion;
 	defaults: FormDefaults;
 	onChoose: (choice: HomeChoice) => void;
 }
@@ -53,12 +57,14 @@ export function HomeScreen({
 	check,
 	defaults,
 	notice,
+	question,
 	onChoose,
 }: HomeScreenProps) {
 	const theme = useTheme();
 	const { columns: width, rows } = useTerminalSize();
 	const [listing, setListing] = useState<SessionListing | null>(null);
-	const bodyRows = Math.max(3, rows - 5);
+	// The help has the rows of the list with one line of message under it.
+	const helpRows = Math.max(3, rows - 5);
 
 	const say = (dispatch: (msg: HomeMsg) => void) => (message: string) =>
 		dispatch({ type: 'say', message: clean(message) });
@@ -67,8 +73,8 @@ export function HomeScreen({
 			.then(setListing)
 			.catch((error: unknown) => tell(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
 	const [ui, dispatch] = useModel(
-		{ init: () => ({ ...init(defaults), message: notice ?? null }), update },
-		(): HomeWorld => ({ sessions: listing, defaults, page: bodyRows - 1 }),
+		{ init: () => ({ ...init(defaults, question ?? null), message: notice ?? null }), update },
+		(): HomeWorld => ({ sessions: listing, defaults, page: helpRows - 1 }),
 		(effect: HomeEffect, dispatch: (msg: HomeMsg) => void) => {
 			const tell = say(dispatch);
 			switch (effect.kind) {
@@ -95,10 +101,13 @@ export function HomeScreen({
 	const cursor = Math.min(ui.cursor, Math.max(0, sessions.length - 1));
 	const selected: SessionSummary | undefined = sessions[cursor];
 	const filterLine = ui.mode === 'filter' || ui.filter.text ? 1 : 0;
+	const bottom = bottomLines(ui, selected, width);
+	// A long message (a refusal, a warning) wraps, and the rows it takes are the list's.
+	const bodyRows = Math.max(3, rows - 4 - bottom.lines.length);
 	const count = ` ${sessions.length} of ${listing?.length ?? 0}`;
 	let body;
 	if (ui.mode === 'help')
-		body = <Help screen="home" width={width} height={bodyRows} scroll={ui.helpScroll} />;
+		body = <Help screen="home" width={width} height={helpRows} scroll={ui.helpScroll} />;
 	else if (ui.mode === 'form') body = <NewRunForm form={ui.form} width={width} />;
 	else if (listing === null) body = <Text dimColor>Reading {clean(sessionsDir)}…</Text>;
 	else if (listing.length === 0) {
@@ -147,20 +156,48 @@ export function HomeScreen({
 					)}
 				</Text>
 			) : null}
-			{ui.mode === 'confirm' && selected ? (
-				<Text color={theme.color('warn')} bold wrap="truncate-end">
-					{clean(
-						`Delete session ${selected.id} (${selected.title})? Its files are removed for good. y yes · n no`,
-					)}
+			{bottom.lines.map((line, i) => (
+				<Text
+					key={i}
+					color={theme.color(bottom.question ? 'warn' : 'accent')}
+					bold={bottom.question}
+					wrap="truncate-end"
+				>
+					{line}
 				</Text>
-			) : (
-				<Text color={theme.color('accent')} wrap="truncate-end">
-					{ui.message ?? ' '}
-				</Text>
-			)}
+			))}
 			<Footer screen={homeScreen(ui)} hide={['score']} />
 		</Box>
 	);
+}
+
+/** Rows of messages taken from the list at most (a lost-work warning runs to about five at 80 columns). */
+const MESSAGE_ROWS = 6;
+
+/** The lines under the list: a question asked (y or n), else the message, if any. */
+function bottomLines(
+	ui: HomeState,
+	selected: SessionSummary | undefined,
+	width: number,
+): { lines: readonly string[]; question: boolean } {
+	const wrapped = (text: string) => cutLines(wrap(clean(text), width), MESSAGE_ROWS, width);
+	if (ui.mode === 'confirm' && ui.question)
+		return {
+			lines: wrapped(
+				`warning: ${ui.question.warning} Open session ${ui.question.id} all the same? y yes · n no`,
+			),
+			question: true,
+		};
+	if (ui.mode === 'confirm' && selected)
+		return {
+			lines: [
+				clean(
+					`Delete session ${selected.id} (${selected.title})? Its files are removed for good. y yes · n no`,
+				),
+			],
+			question: true,
+		};
+	return { lines: ui.message ? wrapped(ui.message) : [' '], question: false };
 }
 
 function SessionTable({

@@ -24,11 +24,21 @@ export interface HomeState {
 	helpScroll: number;
 	/** The form's values are being checked: enter again does nothing until that is done. */
 	checking: boolean;
+	/** Asked before the session chosen is shown (mode `confirm`): open it all the same? */
+	question: HomeQuestion | null;
+}
+
+/** A session chosen lost saved work: the warning, to be read before its run is shown or goes on. */
+export interface HomeQuestion {
+	id: string;
+	warning: string;
 }
 
 export type HomeChoice =
 	| { kind: 'open' | 'resume' | 'validate'; id: string }
 	| { kind: 'new'; input: NewRunInput }
+	/** To the question the screen was opened with. */
+	| { kind: 'answer'; yes: boolean }
 	| { kind: 'quit' };
 
 export type HomeEffect =
@@ -62,15 +72,16 @@ export function statusWord(status: string): string {
 	return STATUS_WORDS[status] ?? status;
 }
 
-export function init(defaults: FormDefaults): HomeState {
+export function init(defaults: FormDefaults, question: HomeQuestion | null = null): HomeState {
 	return {
-		mode: 'list',
+		mode: question ? 'confirm' : 'list',
 		cursor: 0,
 		filter: fieldOf(''),
 		form: formOf(defaults),
 		message: null,
 		helpScroll: 0,
 		checking: false,
+		question,
 	};
 }
 
@@ -107,6 +118,13 @@ export const update: Update<HomeState, HomeMsg, HomeEffect, HomeWorld> = (ui, ms
 			return none(scroll === null ? { ...next, mode: 'list' } : { ...next, helpScroll: scroll });
 		}
 		case 'confirm': {
+			if (ui.question) {
+				if (action !== 'confirm' && action !== 'cancel') return none(ui);
+				return {
+					state: ui,
+					effects: [{ kind: 'choose', choice: { kind: 'answer', yes: action === 'confirm' } }],
+				};
+			}
 			const selected = selectedSession(next, ctx);
 			if (action === 'confirm' && selected)
 				return { state: { ...next, mode: 'list' }, effects: [{ kind: 'delete', id: selected.id }] };

@@ -1,21 +1,18 @@
-import { bookScoring, scoreAgain, sourceName } from '../app/score.ts';
-import type { AccountLimits } from '../llm/create.ts';
+import { scoreAgain, sourceName, type BookScoring } from '../app/score.ts';
 import { scoreSession } from '../score/session-score.ts';
 import type { BookSessionData, Session } from '../store/session.ts';
-import type { ScoreControls } from '../ui/controls.ts';
-import { initialScoreStatus, scoreStatus, sentenceRows } from '../ui/state/score-view.ts';
+import type { ScoreControls } from './controls.ts';
+import { initialScoreStatus, scoreStatus, sentenceRows } from './state/score-view.ts';
 
 /**
- * BooookScore of a run's final summary for the terminal app: pins the summary, sets up the
- * annotator (the run's own model when it is an LLM, else whichever API key is set) and presents
- * both as the score screen reads them. Throws the same one-line errors as `booook score ID`.
+ * A scoring of a run's final summary as app/ set it up (`SessionRun.scoring`: the summary pinned,
+ * the annotator of its missing verdicts), presented as the score screen reads it.
  */
-export async function liveScoring(
+export function liveScoring(
 	session: Session<BookSessionData>,
-	opts: { env?: NodeJS.ProcessEnv; prices?: string; prompts?: string; account?: AccountLimits },
-): Promise<ScoreControls> {
+	{ summary: id, plan, annotator }: BookScoring,
+): ScoreControls {
 	const { data } = session;
-	const { summary: id, plan, annotator } = await bookScoring(session, opts);
 	const summary = data.summaries.find((s) => s.id === id)!;
 	const rows = sentenceRows(summary, plan.source);
 	const listeners = new Set<() => void>();
