@@ -8,6 +8,7 @@ import { killAtEachWrite } from './support/durable-writes.ts';
 import { annotatingReply, startFakeApi, type RespondInput } from './support/fake-api.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
+import { waitFor } from './support/wait.ts';
 
 /**
  * Nothing lost, whatever kills it: each command that changes a session is killed with SIGKILL right
@@ -239,4 +240,52 @@ test('a journal line that cannot be applied is skipped with one warning naming i
 	);
 	assert.equal(again.code, 0, again.stderr);
 	assert.doesNotMatch(again.stderr, /changes\.jsonl/u);
+});
+
+test('a session being scored in another process lists as busy, never as broken', async (t) => {
+	let release: () => void = () => {};
+	const held = new Promise<void>((resolve) => (release = resolve));
+	let asked = 0;
+	const { api } = await recordingApi(t, annotatingReply);
+	const respond = api.respond;
+	// The third annotation waits until the list has been read: the first two are journaled by then.
+	api.respond = async (input) => {
+		if (++asked === 3) await held;
+		return respond(input);
+	};
+	const dir = tempDir('kill-busy', t);
+	const sessions = join(dir, 'sessions');
+	await extractiveMill(sessions, await bookFile(dir));
+	const scoring = booook(
+		[
+			'score',
+			'mill',
+			'--provider',
+			'openai',
+			'--model',
+			'gpt-4o-mini',
+			'--base-url',
+			api.openaiBaseUrl,
+			'--concurrency',
+			'1',
+			'--json',
+			'--sessions-dir',
+			sessions,
+		],
+		{ env: ENV },
+	);
+	await waitFor('the third annotation call', () => asked >= 3 || null);
+	const listed = await booook(['sessions', '--json', '--sessions-dir', sessions]);
+	const table = await booook(['sessions', '--sessions-dir', sessions]);
+	release();
+	assert.equal((await scoring).code, 0);
+	const json = JSON.parse(listed.stdout) as {
+		sessions: { id: string; busy?: { pid: number } }[];
+		problems: unknown[];
+	};
+	assert.deepEqual(json.problems, []);
+	assert.ok(json.sessions.find((s) => s.id === 'mill')?.busy?.pid, listed.stdout);
+	assert.match(table.stdout, /^mill\b.*\bbusy\b/mu, table.stdout);
+	const after = await booook(['sessions', '--sessions-dir', sessions]);
+	assert.doesNotMatch(after.stdout, /\bbusy\b/u, 'closed, it is no longer busy');
 });

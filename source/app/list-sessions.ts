@@ -33,6 +33,8 @@ export interface SessionSummary {
 	finalWords?: number;
 	/** BooookScore from the session's model annotations, once every sentence has one. */
 	booookscore?: number;
+	/** The live booook process that has the session open (a run, a scoring, a walk), if one has. */
+	busy?: { pid: number };
 }
 
 /** The summaries, most recently updated first, plus the sessions that could not be read. */
@@ -42,7 +44,12 @@ export type SessionListing = SessionSummary[] & { problems: SessionProblem[] };
 export async function listSessions(dir: string): Promise<SessionListing> {
 	const { sessions, problems } = await readSessions(dir);
 	const templates = templatesOnce();
-	const summaries = await Promise.all(sessions.map((data) => summarize(data, templates)));
+	const summaries = await Promise.all(
+		sessions.map(async ({ openBy, ...data }) => {
+			const summary = await summarize(data, templates);
+			return openBy ? { ...summary, busy: { pid: openBy.pid } } : summary;
+		}),
+	);
 	summaries.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
 	return Object.assign(summaries, { problems });
 }

@@ -5,7 +5,11 @@ import { readSessionState } from './journal.ts';
 import { FILES } from './dirs.ts';
 import { checkSessionsDir } from './disk.ts';
 import { creations, folderState } from './leftover.ts';
+import { lockHolder, type LockOwner } from './lock.ts';
 import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type SessionData } from './schema.ts';
+
+/** A session read for the list, and the live process that has it open (scoring it, say), if any. */
+export type ListedSession = SessionData & { openBy?: LockOwner };
 
 export interface SessionProblem {
 	id: string;
@@ -21,8 +25,8 @@ export interface SessionProblem {
  */
 export async function readSessions(
 	dir: string,
-): Promise<{ sessions: SessionData[]; problems: SessionProblem[] }> {
-	const sessions: SessionData[] = [];
+): Promise<{ sessions: ListedSession[]; problems: SessionProblem[] }> {
+	const sessions: ListedSession[] = [];
 	const problems: SessionProblem[] = [];
 	await checkSessionsDir(dir);
 	let entries: Dirent[];
@@ -35,9 +39,12 @@ export async function readSessions(
 	const ids = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
 	await Promise.all(
 		ids.map(async (id) => {
-			const result = await readOne(id, join(dir, id, FILES.state));
+			const [result, holder] = await Promise.all([
+				readOne(id, join(dir, id, FILES.state)),
+				lockHolder(join(dir, id, FILES.lock)),
+			]);
 			if ('reason' in result) problems.push(result);
-			else sessions.push(result);
+			else sessions.push(holder ? { ...result, openBy: holder } : result);
 		}),
 	);
 	for (const c of await creations(dir)) {

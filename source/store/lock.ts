@@ -224,6 +224,12 @@ export function isTakeoverGuard(name: string, lockName: string): boolean {
 	return name.startsWith(`${lockName}${GUARD_PREFIX}`);
 }
 
+/** The live process that holds the lock `file`, or null (no lock, or one a dead process left). */
+export async function lockHolder(file: string): Promise<LockOwner | null> {
+	const found = await inspect(file).catch(() => null);
+	return found?.kind === 'held' ? found.owner : null;
+}
+
 async function inspect(file: string): Promise<Inspection> {
 	let text: string;
 	let mtimeMs: number;

@@ -112,7 +112,10 @@ export function sessionColumns(sessions: readonly SessionSummary[]): Column[] {
 		},
 		{
 			header: 'progress',
-			cells: sessions.map((s) => `${statusWord(s.status)} ${s.progress.done}/${s.progress.total}`),
+			// Open in another process: its saved status ('running' reads 'interrupted') is not what it is doing.
+			cells: sessions.map(
+				(s) => `${s.busy ? 'busy' : statusWord(s.status)} ${s.progress.done}/${s.progress.total}`,
+			),
 		},
 		{
 			header: 'score',
