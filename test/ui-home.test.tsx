@@ -188,7 +188,7 @@ test('j and k move like the arrows; / filters the list by what is typed, enter k
 /** Where `text` starts on a frame line, in terminal columns. */
 const columnOf = (line: string, text: string) => textWidth(line.slice(0, line.indexOf(text)));
 
-test('sessions of one book and method are told apart by an id column; the method is never cut, at 80 columns or 250', async () => {
+test('sessions of one book and method are told apart by an id column never cut; the method is never cut, at 80 columns or 250', async () => {
 	const title = 'Moby-Dick; or, The Whale — with the Etymology and Extracts';
 	const twins = [
 		summary('moby-dick-or-the-whale-20260102-030405-a1b2', title, { method: 'inc' }),
@@ -216,15 +216,17 @@ test('sessions of one book and method are told apart by an id column; the method
 			`the list at ${width} columns`,
 		);
 		const lines = f.split('\n');
-		const header = lines.find((l) => /\bid\b.*\bbook\b.*\bmethod\b/u.test(l))!;
+		const header = lines.find((l) => /\bid\b.*\bmethod\b/u.test(l))!;
 		assert.ok(header, f);
-		const rows = twins.map((s) => lines.find((l) => l.includes(s.id.slice(-11)))!);
-		assert.ok(rows.every(Boolean), `each id shows at least its time and random part:\n${f}`);
+		// Each id whole, to copy into a command: at 80 columns the book gives way instead.
+		const rows = twins.map((s) => lines.find((l) => l.includes(` ${s.id} `))!);
+		assert.ok(rows.every(Boolean), `each id shows whole:\n${f}`);
 		// Every row has its method whole, where the header says, and the title where "book" is.
 		const at = columnOf(header, 'method');
 		rows.forEach((row, i) => {
 			assert.equal(columnOf(row, twins[i]!.method!), at, `method of row ${i} at ${width} columns:\n${f}`);
-			assert.equal(columnOf(row, 'Moby-Dick'), columnOf(header, 'book'), `title of row ${i}:\n${f}`);
+			if (width >= 100)
+				assert.equal(columnOf(row, 'Moby-Dick'), columnOf(header, 'book'), `title of row ${i}:\n${f}`);
 		});
 		assert.match(rows[1]!, /interrupted 53\/56/u);
 		assert.match(rows[2]!, /81\.3/u);

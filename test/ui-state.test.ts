@@ -501,6 +501,45 @@ test("the sessions table leaves the model column out before a narrow terminal wo
 	assert.match(layoutTable(sessionColumns([session]), 120).rows[0]!, /gpt-4o-mini/u);
 });
 
+test('no session id is ever cut, at 80 columns or fewer: the other columns give way', () => {
+	const cell = (id: string): SessionSummary => ({
+		id,
+		kind: 'book',
+		title: 'Frankenstein; Or, The Modern Prometheus',
+		method: 'hier',
+		provider: 'openai',
+		model: 'gpt-4o-mini-2024-07-18',
+		status: 'running',
+		progress: { done: 27, total: 54 },
+		createdAt: '2026-11-23T22:07:00.000Z',
+		updatedAt: '2026-11-23T22:30:00.000Z',
+		openedAt: '2026-11-23T22:07:00.000Z',
+	});
+	// A study's four cells differ only at their end; a run's id is book, date, time and a random part.
+	const sessions = [
+		...['c2048-w8192', 'c4096-w8192', 'c2048-w16384', 'c4096-w16384'].map((c) =>
+			cell(`frankenstein-hier-gpt-4o-mini-${c}`),
+		),
+		cell('frankenstein-20261128-170406-ca36'),
+	];
+	for (const [width, gap] of [
+		[80, 2],
+		[78, 1],
+		[60, 2],
+	] as const) {
+		const table = layoutTable(sessionColumns(sessions), width, gap);
+		sessions.forEach((s, i) => {
+			const row = table.rows[i]!;
+			assert.ok(row.startsWith(`${s.id} `), `${width}: ${row}`);
+			assert.ok(textWidth(row) <= width, `${width}: ${row}`);
+		});
+	}
+	// With a run's id alone, at 80 the book still shows, cut, and the progress reads whole.
+	const at80 = layoutTable(sessionColumns(sessions.slice(-1)), 80).rows[0]!;
+	assert.match(at80, /Franken/u);
+	assert.match(at80, /interrupted 27\/54/u);
+});
+
 test("the new-run form refuses a chunk size below the smallest in its own words, not a flag's", () => {
 	const form = {
 		...formOf({

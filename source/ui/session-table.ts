@@ -92,14 +92,15 @@ function fit(text: string, width: number, keep: 'start' | 'end'): string {
 }
 
 /**
- * The sessions' columns: the id tells apart sessions of one book and method (it is cut from the
- * start when short of room, keeping the time and random part that differ); the method is never cut.
+ * The sessions' columns. The id is never cut: it is what a person copies into the next command.
+ * When the width is short the others give way instead: the model, then the book, then the
+ * progress, then the method are left out, and the book's title is cut before any of that.
  */
 export function sessionColumns(sessions: readonly SessionSummary[]): Column[] {
 	return [
-		{ header: 'id', cells: sessions.map((s) => clean(s.id)), cut: 'start', min: 13, rank: 0 },
-		{ header: 'book', cells: sessions.map((s) => clean(s.title)), flex: true, min: 12, want: 32 },
-		{ header: 'method', cells: sessions.map((s) => s.method ?? '—') },
+		{ header: 'id', cells: sessions.map((s) => clean(s.id)) },
+		{ header: 'book', cells: sessions.map((s) => clean(s.title)), flex: true, min: 8, want: 32, shed: 1 },
+		{ header: 'method', cells: sessions.map((s) => s.method ?? '—'), shed: 3 },
 		{
 			header: 'model',
 			cells: sessions.map((s) =>
@@ -116,6 +117,7 @@ export function sessionColumns(sessions: readonly SessionSummary[]): Column[] {
 			cells: sessions.map(
 				(s) => `${s.busy ? 'busy' : statusWord(s.status)} ${s.progress.done}/${s.progress.total}`,
 			),
+			shed: 2,
 		},
 		{
 			header: 'score',
