@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { booook, printed } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
@@ -16,8 +15,8 @@ import { readEvidenceSet } from './support/evidence-set.ts';
 import { annotatingReply, annotationQuestion, startFakeApi } from './support/fake-api.ts';
 import { faithfulnessReply } from './support/faithfulness-reply.ts';
 import { splitSentences } from '../source/text/sentences.ts';
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
-const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 // Two sentences a reader might write: the second is copied from the book, the first is not.
 const SUMMARY =
 	'A young scientist builds a living creature from dead matter and flees from it in horror.\r\n' +

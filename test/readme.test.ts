@@ -43,7 +43,7 @@ test("every command of the README's quick start works as written", { timeout: 60
 		assert.equal(result.status, 0, `${written}\n${result.stderr}`);
 		assert.doesNotMatch(result.stderr, /error/iu, written);
 		const made = readdirSafe(sessions).filter((id) => !before.has(id) && !id.startsWith('.'));
-		if (/ -- \.\.\/shared\/books\//u.test(written)) {
+		if (/ -- examples\/books\//u.test(written)) {
 			// A run: one new session, done, and its summary printed.
 			assert.equal(made.length, 1, written);
 			const data = JSON.parse(readFileSync(join(sessions, made[0]!, 'session.json'), 'utf8'));
