@@ -3,14 +3,13 @@
  * re-encodes only chunks near the limit, so the ratio should stay well under 2.
  * Run: node --import tsx bench/chunk.ts [book.txt]
  */
-import { fileURLToPath } from 'node:url';
 import { readBook } from '../source/book/read.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { encode } from '../source/text/tokens.ts';
 import { median } from './kit.ts';
+import { WAR_AND_PEACE } from '../test/support/repo-data.ts';
 
-const BOOK =
-	process.argv[2] ?? fileURLToPath(new URL('../../shared/books/war-and-peace.txt', import.meta.url));
+const BOOK = process.argv[2] ?? WAR_AND_PEACE;
 const CHUNK_SIZE = 2048;
 const REPETITIONS = 5;
 

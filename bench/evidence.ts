@@ -1,6 +1,6 @@
 /**
  * How well booook finds a summary sentence's evidence in its book, on the labelled set
- * (test/fixtures/evidence-set/: sentences paraphrased by hand from the shared books, each labelled
+ * (test/fixtures/evidence-set/: sentences paraphrased by hand from the example books, each labelled
  * with its chapters). Issue 27's measures, per book and over all three:
  *
  * - top-1 / top-3 / top-10: the right chapter holds the first 1 / 3 / 10 passages' any one (for a

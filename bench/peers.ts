@@ -51,13 +51,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchKit, finishedNodes, folderBytes, median, pipelinedRounds, ROOT, type Fake } from './kit.ts';
+import { PRIDE_AND_PREJUDICE, WAR_AND_PEACE } from '../test/support/repo-data.ts';
 
 const BOOKS = {
-	pp: fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url)),
-	wap: fileURLToPath(new URL('../../shared/books/war-and-peace.txt', import.meta.url)),
+	pp: PRIDE_AND_PREJUDICE,
+	wap: WAR_AND_PEACE,
 };
 const PEER = join(ROOT, 'bench/peers/summarize.mjs');
 const TIME = '/usr/bin/time';

@@ -62,13 +62,13 @@ import {
 } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchKit, finishedNodes, pipelinedRounds, ROOT, type Fake } from './kit.ts';
+import { FRANKENSTEIN, PRIDE_AND_PREJUDICE } from '../test/support/repo-data.ts';
 
 const BOOKS = {
-	pp: fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url)),
-	frankenstein: fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url)),
+	pp: PRIDE_AND_PREJUDICE,
+	frankenstein: FRANKENSTEIN,
 };
 const PEER = join(ROOT, 'bench/peers/summarize.mjs');
 const LATENCY_MS = 300;

@@ -10,7 +10,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createElement } from 'react';
 import { render } from 'ink';
@@ -24,6 +23,7 @@ import { ViewFeed } from '../source/ui/state/view-feed.ts';
 import { initialView } from '../source/ui/state/view.ts';
 import { FakeModel } from '../test/support/fake-model.ts';
 import { setUp } from '../test/support/run-harness.ts';
+import { PRIDE_AND_PREJUDICE } from '../test/support/repo-data.ts';
 
 const { values } = parseArgs({
 	options: {
@@ -38,10 +38,7 @@ const SECONDS = Number(values.seconds);
 const STREAMS = 6;
 const DELTAS_PER_NODE = 60;
 
-const book = readFileSync(
-	fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url)),
-	'utf8',
-);
+const book = readFileSync(PRIDE_AND_PREJUDICE, 'utf8');
 // A finished run gives every node real inputs and texts; the bench replays it as if it were live.
 const { engine, run } = await setUp(
 	book,

@@ -19,6 +19,7 @@ import { createProvider } from '../source/llm/create.ts';
 import { loadTemplates } from '../source/prompts/load.ts';
 import { Session } from '../source/store/session.ts';
 import { splitSentences } from '../source/text/sentences.ts';
+import { DATA_DIR } from '../test/support/repo-data.ts';
 
 const { values } = parseArgs({
 	options: {
@@ -33,12 +34,7 @@ const count = Number(values.sentences);
 
 // A real summary's sentences from the authors' data, as many as asked for.
 const released: Record<string, string> = JSON.parse(
-	readFileSync(
-		fileURLToPath(
-			new URL('../../shared/data/booookscore/summaries/gpt4-2048-hier-cleaned.json', import.meta.url),
-		),
-		'utf8',
-	),
+	readFileSync(join(DATA_DIR, 'summaries/gpt4-2048-hier-cleaned.json'), 'utf8'),
 );
 const text = Object.values(released)
 	.flatMap((s) => splitSentences(s))

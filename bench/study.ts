@@ -10,7 +10,7 @@
  *       [--concurrency 16] [--chunk-size 2048] [--heap] [--keep] [--json]
  *
  *   --books N       how many distinct books: excerpts of --words words each, cut from the three
- *                   books in ../shared/books (Frankenstein, Pride and Prejudice, War and Peace, read
+ *                   books in examples/books (Frankenstein, Pride and Prejudice, War and Peace, read
  *                   one after the other and round again), each starting a further 1/N of the way
  *                   in, so no two are the same. Written to a temporary folder, removed at the end.
  *   --words N       words per book (default 30,000: about 40,000 tokens, 20 chunks of 2,048).
@@ -51,11 +51,10 @@ import {
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchKit, folderBytes, median, ROOT } from './kit.ts';
+import { BOOKS_DIR } from '../test/support/repo-data.ts';
 
-const SHARED_BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
 const SOURCES = ['frankenstein.txt', 'pride-and-prejudice.txt', 'war-and-peace.txt'];
 const TIME = '/usr/bin/time';
 const MiB = 1024 * 1024;
@@ -137,7 +136,7 @@ try {
 /** Excerpts of `words` words, line by line, from the three books read in a ring; each starts 1/books further in. */
 function writeBooks(dir: string): string[] {
 	mkdirSync(dir, { recursive: true });
-	const lines = SOURCES.flatMap((name) => readFileSync(join(SHARED_BOOKS, name), 'utf8').split(/\r?\n/u));
+	const lines = SOURCES.flatMap((name) => readFileSync(join(BOOKS_DIR, name), 'utf8').split(/\r?\n/u));
 	const counts = lines.map((l) => l.split(/\s+/u).filter(Boolean).length);
 	const total = counts.reduce((s, n) => s + n, 0);
 	const starts: number[] = [];

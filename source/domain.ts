@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * The domain model of DESIGN.md, each record declared once: as a zod schema, with its type inferred
- * from it. `store/schema.ts` builds the shape of session.json from these schemas, so what the code
+ * The domain model as docs/architecture.md names it, each record declared once: as a zod schema,
+ * with its type inferred from it. `store/schema.ts` builds the shape of session.json from these schemas, so what the code
  * handles and what a session file may hold cannot drift apart. Plain data only: everything here is
  * stored in session.json, so it holds no functions, no class instances and never an API key.
  *

@@ -9,6 +9,7 @@ import { readBook } from '../source/book/read.ts';
 import { zipOf, type ZipEntry } from './support/zip.ts';
 import { UserError } from '../source/errors.ts';
 import { tempDir } from './support/temp.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 const dir = tempDir('book-test');
 
@@ -189,14 +190,14 @@ test('txt: title is the first line when it stands alone, else the file name', as
 });
 
 test('txt: Frankenstein reads with a sensible title', async () => {
-	const book = await readBook('/work/shared/books/frankenstein.txt');
+	const book = await readBook(FRANKENSTEIN);
 	assert.match(book.title, /frankenstein/i);
 	assert.doesNotMatch(book.title, /letter/i);
 	assert.ok(book.text.length > 400_000);
 	assert.ok(!book.text.includes('\r'));
 	assert.ok(book.text.includes('St. Petersburgh, Dec. 11th'));
 	assert.equal(book.text, book.text.trimEnd());
-	assert.equal(book.source, '/work/shared/books/frankenstein.txt');
+	assert.equal(book.source, FRANKENSTEIN);
 });
 
 // ---- EPUB ---------------------------------------------------------------------------------------

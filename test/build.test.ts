@@ -5,13 +5,13 @@ import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './support/temp.ts';
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 // The compiled start-up path (bin/build.js, dist/, bin/booook.js choosing between dist/ and the
 // sources). Each test works in its own copy of the package, with node_modules linked, so the
 // repository's own dist/ is never built, changed or relied on here.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 const DESCRIPTION = 'Summarize books longer than a model';
 
 interface Run {

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { makeConfig } from '../source/config.ts';
 import type { Annotation, ScoredSummary, Usage } from '../source/domain.ts';
 import { Annotator, type AnnotatorEvent } from '../source/engine/annotator.ts';
@@ -17,16 +16,14 @@ import { countTokens } from '../source/text/tokens.ts';
 import { annotatingReply, startFakeApi, type FakeApi } from './support/fake-api.ts';
 import { MemoryStore } from './support/memory-store.ts';
 import { summaryReply } from './support/summary-reply.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * Every attempt a call makes is in calls.jsonl and in the cost: the ones the SDK retries after an
  * error response, and dropped streams with the text and usage they had, as well as the answers.
  */
 
-const BOOK = readFileSync(
-	fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url)),
-	'utf8',
-).slice(0, 9_000);
+const BOOK = readFileSync(FRANKENSTEIN, 'utf8').slice(0, 9_000);
 // A price per token that makes every token show in the cost.
 const costOf = (usage: Usage) => (usage.input + usage.output) / 1000;
 // Read through a function: after a `delete`, the checker takes the field for gone for good.

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { chapterAt, chaptersOf, OPENING } from '../source/text/chapters.ts';
 import { readBook } from '../source/book/read.ts';
+import { BOOKS_DIR } from './support/repo-data.ts';
 
 const titles = (book: string) => chaptersOf(book).map((c) => c.title);
 
@@ -55,9 +57,8 @@ test('a chapter number broken over two lines ("Chapter 1" then "0") is one headi
 	]);
 });
 
-test('the shared books: their letters, chapters, books and epilogues', async () => {
-	const chapters = async (name: string) =>
-		chaptersOf((await readBook(new URL(`../../shared/books/${name}`, import.meta.url).pathname)).text);
+test('the example books: their letters, chapters, books and epilogues', async () => {
+	const chapters = async (name: string) => chaptersOf((await readBook(join(BOOKS_DIR, name))).text);
 	const frankenstein = await chapters('frankenstein.txt');
 	assert.deepEqual(
 		frankenstein.map((c) => c.title),

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Chunk } from '../source/domain.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { sentenceSpans, type Span } from '../source/text/sentences.ts';
 import { countTokens, type EncodingName } from '../source/text/tokens.ts';
 import { prng } from './support/prng.ts';
-
-const BOOKS = new URL('../../shared/books/', import.meta.url);
+import { BOOKS_DIR } from './support/repo-data.ts';
 
 const texts = (chunks: Chunk[], text: string): string[] => chunks.map((c) => text.slice(c.start, c.end));
 
@@ -283,7 +283,7 @@ test('whitespace runs stay with text when they fit and are cut only when longer 
 
 for (const name of ['frankenstein', 'pride-and-prejudice', 'war-and-peace']) {
 	test(`the book ${name} in chunks of 2048 tokens`, () => {
-		const text = readFileSync(new URL(`${name}.txt`, BOOKS), 'utf8');
+		const text = readFileSync(join(BOOKS_DIR, `${name}.txt`), 'utf8');
 		const chunks = checkChunks(text, 2048);
 		// Whole paragraphs of a few hundred tokens at most: chunks come out well filled.
 		const mean = chunks.reduce((sum, c) => sum + c.tokens, 0) / chunks.length;

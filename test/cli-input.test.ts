@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { exportCommand } from '../source/commands/export.ts';
 import { planCommand } from '../source/commands/plan.ts';
 import { resumeCommand } from '../source/commands/resume.ts';
@@ -21,8 +20,7 @@ import { request } from './support/provider-kit.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { usageError } from './support/assertions.ts';
 import { tempDir } from './support/temp.ts';
-
-const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 function scratch(t: { after: (fn: () => void) => void }) {
 	const dir = tempDir('input', t);

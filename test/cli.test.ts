@@ -3,12 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { booook } from './support/cli.ts';
-
-import { fileURLToPath } from 'node:url';
 import { tempDir } from './support/temp.ts';
-
-// CI clones the repository with shared/ beside it.
-const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 function scratch() {
 	const dir = tempDir('cli');

@@ -2,7 +2,6 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { BATCH_INPUTS } from '../source/llm/embeddings.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
@@ -11,12 +10,12 @@ import { extractiveRun } from './support/extractive-run.ts';
 import { startFakeApi, type FakeApi } from './support/fake-api.ts';
 import { claimQuestion, faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * `--embeddings` end to end through the CLI, against the fake API's embeddings (a hashed bag of
  * stems: these tests check the plumbing, not what a real model's vectors are worth).
  */
-const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 const dir = tempDir('embeddings-cli');
 const KEY = { OPENAI_API_KEY: 'test-key' };
 /** The judge of `faithfulness`, on the fake API. */

@@ -1,6 +1,5 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import type { BookSessionData } from '../source/store/session.ts';
 import { Session } from '../source/store/session.ts';
 import { citedChunks, coverageOf } from '../source/evidence/coverage.ts';
@@ -11,13 +10,13 @@ import { sentenceKey } from '../source/evidence/provenance.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
 import { booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * Issue 14's done-when on a real book: Frankenstein summarized offline (the extractive baseline) by
  * both methods; every sentence of each final summary has evidence from the book, and the top
  * passage of a sentence copied from the book holds it.
  */
-const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 const METHODS = ['hier', 'inc'] as const;
 const dir = tempDir('evidence');
 /** `text` as a regular expression that matches it literally. */

@@ -21,7 +21,7 @@ test('the set has at least 60 sentences: 40 single-event, 10 two-chapter, 10 inv
 	assert.ok(count('invented') >= 10, `${count('invented')} invented`);
 });
 
-test('the set covers the three shared books, each file naming its own book', () => {
+test('the set covers the three example books, each file naming its own book', () => {
 	assert.deepEqual(
 		set.map((b) => [b.file, b.book]),
 		[

@@ -1,19 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readBook } from '../source/book/read.ts';
 import { quotesBalanced } from '../source/text/quotes.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { countWords } from '../source/text/tokens.ts';
 import { booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
+import { BOOKS_DIR as BOOKS } from './support/repo-data.ts';
 
 /**
  * The first thing a new user sees: `booook run BOOK` without a key summarizes offline. Its
  * sentences must be ones a reader can follow, spread over the whole book, by both methods.
  */
-const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
 const NAMES = ['pride-and-prejudice', 'frankenstein', 'war-and-peace'];
 const norm = (s: string) => s.replace(/\s+/gu, ' ').trim();
 

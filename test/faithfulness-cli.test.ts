@@ -14,8 +14,7 @@ import { claimQuestion, claimsQuestion, faithfulnessReply } from './support/fait
 import { assertResumedOnce, CallKiller } from './support/kill-at-call.ts';
 import { tempDir } from './support/temp.ts';
 import { chunkedBook, done, treeRun } from './support/trees.ts';
-
-const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /** A session "frank" in `dir`: the extractive baseline's run over Frankenstein. */
 const extractiveRun = (dir: string) => extractiveSession(FRANKENSTEIN, dir, 'frank');

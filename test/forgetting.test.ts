@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Node, NodeRef, Run } from '../source/domain.ts';
 import { forgettingOf } from '../source/app/forgetting.ts';
 import { drawForgetting } from '../source/evidence/forgetting-chart.ts';
@@ -18,6 +17,7 @@ import { splitSentences } from '../source/text/sentences.ts';
 import { booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { chunkedBook, done, treeRun } from './support/trees.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * A story in five chunks, each with its own people, places and things, and an incremental run whose
@@ -245,7 +245,7 @@ test('forgettingOf reads an incremental session, and refuses a hierarchical one 
 
 test('a real extractive incremental run of Frankenstein: each step cites the chunks its copied sentences come from', async (t) => {
 	const dir = tempDir('forgetting-real', t);
-	const book = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
+	const book = FRANKENSTEIN;
 	const args = ['run', book, '--provider', 'extractive', '--method', 'inc', '--headless'];
 	const r = await booook([...args, '--session', 'inc', '--sessions-dir', dir]);
 	assert.equal(r.code, 0, r.stderr);

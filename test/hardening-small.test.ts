@@ -15,7 +15,6 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { resumeCommand } from '../source/commands/resume.ts';
 import { loadBook } from '../source/app/run.ts';
 import { runCommand } from '../source/commands/run.ts';
@@ -28,6 +27,7 @@ import { booook } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
 import { usageError } from './support/assertions.ts';
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 /**
  * Issue 24, items 5 and 7: internal errors that reached the user bare (a session file that is a
@@ -35,8 +35,6 @@ import { usageError } from './support/assertions.ts';
  * summary names a node it does not have), and inputs that hung or failed late (a named pipe as a
  * prompt template, a study named with "..", a secret in the query of a base URL).
  */
-
-const BOOK = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
 function smallBook(dir: string): string {
 	const book = join(dir, 'small.txt');

@@ -6,6 +6,7 @@ import { booook, printed } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tinyBookText } from './support/study-books.ts';
 import { tempDir } from './support/temp.ts';
+import { DATA_DIR } from './support/repo-data.ts';
 
 /** The hints a newcomer met that led nowhere (issue 25): each now names the way that works. */
 
@@ -170,15 +171,12 @@ test(
 			taken.stderr,
 		);
 		// A collection is no run: resume says how to score it, in the same folder.
-		const released = new URL(
-			'../../shared/data/booookscore/summaries/gpt4-2048-hier-cleaned.json',
-			import.meta.url,
-		);
+		const released = join(DATA_DIR, 'summaries/gpt4-2048-hier-cleaned.json');
 		const imported = await booook([
 			'import',
 			'booookscore',
 			'--summaries',
-			released.pathname,
+			released,
 			'--session',
 			'coll',
 			'--sessions-dir',

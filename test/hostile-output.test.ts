@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { coverageCommand } from '../source/commands/coverage.ts';
 import { evidenceCommand } from '../source/commands/evidence.ts';
 import { exportCommand } from '../source/commands/export.ts';
@@ -22,6 +21,7 @@ import { annotationReply, startFakeApi } from './support/fake-api.ts';
 import { capture } from './support/assertions.ts';
 import { tempDir } from './support/temp.ts';
 import { BEL, ESC, RLO } from './support/ansi.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * Every command's output with a hostile book (its title changes the terminal's title, its text
@@ -38,8 +38,6 @@ const VALIDATOR = `eve${ESC}]0;x${BEL}${RLO}`;
 // The characters a terminal would act on, or that would reorder what it shows.
 // eslint-disable-next-line no-control-regex -- control characters are what the test looks for
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
-
-const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 
 /** Runs a command with captured stdout and stderr; both must be free of anything a terminal acts on. */
 async function safely(

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { importCommand, type ImportOptions } from '../source/commands/import.ts';
 import { precisionCommand } from '../source/commands/precision.ts';
 import { UserError } from '../source/errors.ts';
@@ -10,8 +9,8 @@ import { booook, printed } from './support/cli.ts';
 import { tempDir as newTempDir } from './support/temp.ts';
 import type * as Released from './support/released.ts';
 import type { CollectionSessionData } from '../source/store/schema.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const FILES = {
 	summaries: join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'),
 	annotations: join(DATA, 'annotations/gpt4-2048-hier.json'),

@@ -15,8 +15,8 @@ import { BOOKS_DIR, readEvidenceSet } from './support/evidence-set.ts';
 import { annotatingReply, annotationQuestion, startFakeApi } from './support/fake-api.ts';
 import { faithfulnessReply } from './support/faithfulness-reply.ts';
 import { splitSentences } from '../source/text/sentences.ts';
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
-const BOOK = join(BOOKS_DIR, 'frankenstein.txt');
 // Two sentences a reader might write: the second is copied from the book, the first is not.
 const SUMMARY =
 	'A young scientist builds a living creature from dead matter and flees from it in horror.\r\n' +

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Annotation, Judgment } from '../source/domain.ts';
 import { seededRandom } from '../source/score/bootstrap.ts';
 import {
@@ -18,8 +17,8 @@ import { sessionJudgedItems, validatorsOf } from '../source/score/session-precis
 import { collectionTitle, importBooookScore, locate, RELEASED } from '../source/store/import-booookscore.ts';
 import { sentencesOf } from '../source/score/annotate.ts';
 import type * as Released from './support/released.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = <T>(rel: string): T => JSON.parse(readFileSync(DATA + rel, 'utf8')) as T;
 const NOW = '2024-05-01T10:00:00.000Z';
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import wrapAnsi from 'wrap-ansi';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { MAX_BOOK_BYTES, megabytes } from '../source/book/limits.ts';
 import { readBook } from '../source/book/read.ts';
 import { txtTitle } from '../source/book/txt.ts';
@@ -15,6 +15,7 @@ import { longRuns, MAX_RUN } from '../source/text/tokens.ts';
 import { wrapColumns } from '../source/text/wrap.ts';
 import { prng } from './support/prng.ts';
 import { capture } from './support/assertions.ts';
+import { BOOKS_DIR } from './support/repo-data.ts';
 
 /** The parts behind issue 24's input bounds (see input-bounds.test.ts for the inputs themselves). */
 
@@ -254,14 +255,13 @@ test('the title of a .txt book is found as before when its lines are long', () =
 
 test('chunks of real books are where they were before chunking went lazy (the cuts behind Table 2)', async () => {
 	// Fingerprints of chunkText's output before this change.
-	const books = new URL('../../shared/books/', import.meta.url);
 	const cases: [string, number, number, string][] = [
 		['frankenstein', 500, 219, '6f8f4b8269534716d2ccecac01402d081ab0313e705574578c6270a58e01f54c'],
 		['frankenstein', 2048, 47, '976bb4c20eb4a901a2a4133904d3f419af2bee37dc5ff4d3e50a27ef71ac983e'],
 		['pride-and-prejudice', 1000, 163, '0286cca211049357158dc303047e5d7c2aff38decd117d807cc998aa8d792b33'],
 	];
 	for (const [name, size, count, sha] of cases) {
-		const { text } = await readBook(fileURLToPath(new URL(`${name}.txt`, books)));
+		const { text } = await readBook(join(BOOKS_DIR, `${name}.txt`));
 		const chunks = chunkText(text, size);
 		assert.equal(chunks.length, count, `${name} at ${size}`);
 		assert.equal(

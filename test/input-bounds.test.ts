@@ -13,7 +13,6 @@ import {
 	writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { unwrapParagraphs } from '../source/book/paragraphs.ts';
 import { readBook } from '../source/book/read.ts';
@@ -31,6 +30,7 @@ import { countTokens, countWords, decode, encode } from '../source/text/tokens.t
 import { BIN, booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { zipOf, type ZipEntry } from './support/zip.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * Issue 24, item 4: inputs whose time or memory had no bound. A word of 10 MB, many short lines,
@@ -39,7 +39,6 @@ import { zipOf, type ZipEntry } from './support/zip.ts';
  * by far, never tight.
  */
 
-const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 const dir = tempDir('bounds');
 
 function elapsed(work: () => unknown): number {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /**
- * The shape of source/ (DESIGN.md, "Layers"): data flows down. A file may import from its own layer
+ * The shape of source/ (docs/architecture.md, "Layers"): data flows down. A file may import from its own layer
  * and from the layers below it, never from one above; and no chain of imports comes back to where
  * it started. Type-only imports count too: a layer that names a higher layer's types knows of it.
  */

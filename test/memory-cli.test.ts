@@ -2,7 +2,6 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { characterNames, namesIn } from '../source/memory/names.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
@@ -11,8 +10,8 @@ import { startFakeApi, type FakeApi } from './support/fake-api.ts';
 import { memoryQuestion, memoryReply, sceneStretch } from './support/memory-reply.ts';
 import { assertResumedOnce, CallKiller } from './support/kill-at-call.ts';
 import { tempDir } from './support/temp.ts';
+import { BOOKS_DIR as BOOKS } from './support/repo-data.ts';
 
-const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
 const FRANKENSTEIN = `${BOOKS}frankenstein.txt`;
 const PRIDE = `${BOOKS}pride-and-prejudice.txt`;
 const ENV = { OPENAI_API_KEY: 'test-key' };

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import {
 	characterNames,
@@ -9,9 +10,9 @@ import {
 	substituteNames,
 } from '../source/memory/names.ts';
 import { properNames } from '../source/text/stems.ts';
+import { BOOKS_DIR } from './support/repo-data.ts';
 
-const book = (name: string): string =>
-	readFileSync(new URL(`../../shared/books/${name}.txt`, import.meta.url), 'utf8');
+const book = (name: string): string => readFileSync(join(BOOKS_DIR, `${name}.txt`), 'utf8');
 const frankenstein = book('frankenstein');
 const pride = book('pride-and-prejudice');
 const warAndPeace = book('war-and-peace');

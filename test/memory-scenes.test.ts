@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { readScene, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../source/memory/scenes.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
-const FRANKENSTEIN = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 const words = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 /** A paragraph of `n` sentences of five words each, numbered so every sentence differs. */

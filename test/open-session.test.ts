@@ -2,12 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openSession } from '../source/app/open-session.ts';
 import { extractiveRun } from './support/extractive-run.ts';
+import { FRANKENSTEIN as book } from './support/repo-data.ts';
 import { tempDir } from './support/temp.ts';
 
-const book = fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url));
 const entry = (customId: string, batch: string) =>
 	`${JSON.stringify({ customId, batch, hash: 'h', provider: 'openai', model: 'gpt-4o-mini', at: '2026-01-01T00:00:00.000Z' })}\n`;
 const noWarning = () => assert.fail('no lost-work warning was expected');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shell } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
+import { quickStart } from './support/quick-start.ts';
 import { bookishReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -13,14 +14,6 @@ import { tempDir } from './support/temp.ts';
 // pointed at the local fake API, so the README cannot drift from what works.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** The command lines of the block under the README's quickstart marker. */
-function quickStart(): string[] {
-	const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-	const block = /<!-- quickstart[^>]*-->\n```sh\n([\s\S]*?)```/u.exec(readme);
-	assert.ok(block, 'the README has a quick start block under its marker');
-	return block[1]!.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
-}
 
 test("every command of the README's quick start works as written", { timeout: 600_000 }, async (t) => {
 	const api = await startFakeApi({ respond: bookishReply(250) });
@@ -33,7 +26,7 @@ test("every command of the README's quick start works as written", { timeout: 60
 		...(line.includes('OPENAI_API_KEY=') ? { OPENAI_BASE_URL: api.openaiBaseUrl } : {}),
 		...(line.includes('ANTHROPIC_API_KEY=') ? { ANTHROPIC_BASE_URL: api.anthropicBaseUrl } : {}),
 	});
-	const lines = quickStart();
+	const lines = quickStart(ROOT);
 	assert.ok(lines.length >= 5, lines.join('\n'));
 	const providers: string[] = [];
 	for (const written of lines) {
@@ -43,7 +36,7 @@ test("every command of the README's quick start works as written", { timeout: 60
 		assert.equal(result.status, 0, `${written}\n${result.stderr}`);
 		assert.doesNotMatch(result.stderr, /error/iu, written);
 		const made = readdirSafe(sessions).filter((id) => !before.has(id) && !id.startsWith('.'));
-		if (/ -- \.\.\/shared\/books\//u.test(written)) {
+		if (/ -- examples\/books\//u.test(written)) {
 			// A run: one new session, done, and its summary printed.
 			assert.equal(made.length, 1, written);
 			const data = JSON.parse(readFileSync(join(sessions, made[0]!, 'session.json'), 'utf8'));

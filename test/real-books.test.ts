@@ -1,13 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readBook } from '../source/book/read.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
+import { BOOKS_DIR as BOOKS } from './support/repo-data.ts';
 
-/** The shared public-domain books: two hard-wrapped at ~72 columns, one with a line per paragraph. */
-const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
+/** The public-domain example books: two hard-wrapped at ~72 columns, one with a line per paragraph. */
 const NAMES = ['pride-and-prejudice', 'war-and-peace', 'frankenstein'];
 
 for (const name of NAMES) {

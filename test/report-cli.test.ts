@@ -2,11 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
 
 test('report --json on the imported validation study: the released verdicts are one validator with 79.7% / 78.2%', async () => {

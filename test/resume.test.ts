@@ -2,13 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
-
-const PRIDE = fileURLToPath(new URL('../../shared/books/pride-and-prejudice.txt', import.meta.url));
+import { PRIDE_AND_PREJUDICE as PRIDE } from './support/repo-data.ts';
 
 interface Logged {
 	node: string;

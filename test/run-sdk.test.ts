@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { makeConfig } from '../source/config.ts';
 import { Engine } from '../source/engine/engine.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
@@ -15,11 +14,9 @@ import { countTokens } from '../source/text/tokens.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { MemoryStore } from './support/memory-store.ts';
 import { summaryReply } from './support/summary-reply.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
-const BOOK = readFileSync(
-	fileURLToPath(new URL('../../shared/books/frankenstein.txt', import.meta.url)),
-	'utf8',
-).slice(0, 70_000);
+const BOOK = readFileSync(FRANKENSTEIN, 'utf8').slice(0, 70_000);
 
 for (const api of ['openai', 'anthropic'] as const) {
 	for (const method of ['hier', 'inc'] as const) {

@@ -20,8 +20,8 @@ import { LABELS, type Label } from '../source/score/labels.ts';
 import { parseAnswer, type Answer } from '../source/score/parse.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { countTokens } from '../source/text/tokens.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = (rel: string): unknown => JSON.parse(readFileSync(DATA + rel, 'utf8'));
 
 function ok<T>(result: Converted<T>): T {

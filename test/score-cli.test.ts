@@ -2,11 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
-
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
 test('score --json reproduces Table 2 from the released GPT-4 2048 files, with the documented shape', async () => {
 	for (const [config, paper, tokens] of [

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import {
 	convertHierarchicalRuns,
 	convertHumanAnnotations,
@@ -12,8 +11,8 @@ import {
 	type Converted,
 } from '../source/score/formats.ts';
 import type * as Released from './support/released.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = <T>(rel: string): T => JSON.parse(readFileSync(DATA + rel, 'utf8')) as T;
 
 function ok<T>(result: Converted<T>): T {

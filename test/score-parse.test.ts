@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { isLabel, LABELS, type Label } from '../source/score/labels.ts';
 import { parseAnswer, parseBatchAnswer, type Answer } from '../source/score/parse.ts';
 import { prng } from './support/prng.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const read = (rel: string): string => readFileSync(DATA + rel, 'utf8');
 
 const confusing = (questions: string, types: string[]): Answer => ({

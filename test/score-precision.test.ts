@@ -1,13 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from '../source/score/agreement.ts';
 import { bootstrap, quantile, seededRandom } from '../source/score/bootstrap.ts';
 import { convertPrecisionStudy } from '../source/score/formats.ts';
 import { judgedItems, precisionBySource, type JudgedItem } from '../source/score/precision.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const raw: Record<string, { annotations: { source: string; agreement: string }[] }> = JSON.parse(
 	readFileSync(DATA + 'human_annotations/annotations-gpt4-4096-inc.json', 'utf8'),
 );

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makeConfig } from '../source/config.ts';
 import type { Annotation, Book, Run, ScoredSummary } from '../source/domain.ts';
 import { Annotator, type AnnotatorEvent } from '../source/engine/annotator.ts';
@@ -24,8 +23,8 @@ import {
 	type WireBlock,
 } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const RELEASED: Record<string, string> = JSON.parse(
 	readFileSync(join(DATA, 'summaries/gpt4-2048-hier-cleaned.json'), 'utf8'),
 );

@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { sentenceSpans, splitSentences } from '../source/text/sentences.ts';
 import type { ScoredSummary } from '../source/domain.ts';
 import { sentencesOf } from '../source/score/annotate.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
 import { finalSummaryPin } from '../source/store/scored-summaries.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const load = (rel: string): unknown => JSON.parse(readFileSync(DATA + rel, 'utf8'));
 
 test('honorifics and titles do not end a sentence', () => {

@@ -2,15 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BUILTIN_PRICES, callCost } from '../source/llm/prices.ts';
 import { Session } from '../source/store/session.ts';
 import type { CallRecord } from '../source/store/schema.ts';
 import { booook } from './support/cli.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
+import { BOOKS_DIR as BOOKS } from './support/repo-data.ts';
 
-const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
 const TITLES = ['frankenstein', 'pride-and-prejudice', 'war-and-peace'];
 
 function studyFile(value: unknown): string {
@@ -49,7 +48,7 @@ async function sessionsDone(dir: string): Promise<number> {
 
 const lines = (text: string, pattern: RegExp) => text.split('\n').filter((l) => pattern.test(l));
 
-test('a batched study of the three shared books × hier and inc × two chunk sizes: killed (SIGKILL) while its batches are in progress, run again it waits for the same batches, submits no request twice, bills half price and prints the table', async (t) => {
+test('a batched study of the three example books × hier and inc × two chunk sizes: killed (SIGKILL) while its batches are in progress, run again it waits for the same batches, submits no request twice, bills half price and prints the table', async (t) => {
 	const api = await startFakeApi({ respond: annotatingReply });
 	t.after(() => api.close());
 	const spec = {

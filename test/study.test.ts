@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { clash, studyCells } from '../source/study/grid.ts';
 import { pairedDifferences, pairedLines, resultRows, type CellOutcome } from '../source/study/results.ts';
 import { parseStudy, type StudySpec } from '../source/study/spec.ts';
@@ -13,8 +12,8 @@ import { booook } from './support/cli.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
 import { loggedCalls } from './support/logged-calls.ts';
 import { tempDir } from './support/temp.ts';
+import { BOOKS_DIR as BOOKS } from './support/repo-data.ts';
 
-const BOOKS = fileURLToPath(new URL('../../shared/books/', import.meta.url));
 const TITLES = ['frankenstein', 'pride-and-prejudice', 'war-and-peace'];
 
 const grid = {

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UserError } from '../source/errors.ts';
 import { loadTemplates, MAX_TEMPLATE_BYTES, SHIPPED_PROMPTS } from '../source/prompts/load.ts';
 import {
@@ -20,8 +19,9 @@ import { unitsFor } from '../source/score/annotate.ts';
 import { prng } from './support/prng.ts';
 import { tempDir } from './support/temp.ts';
 import { SUMMARIZING_TEMPLATES } from './support/digest-reply.ts';
+import { DATA_DIR } from './support/repo-data.ts';
 
-const AUTHORS = fileURLToPath(new URL('../../shared/data/booookscore/prompts/', import.meta.url));
+const AUTHORS = join(DATA_DIR, 'prompts/');
 const shipped = (id: TemplateId): string => readFileSync(join(SHIPPED_PROMPTS, `${id}.txt`), 'utf8');
 
 test('positional {} slots are filled in order, named {name} slots by name (a name may repeat)', () => {

@@ -12,8 +12,7 @@ import {
 	mayHaveLongRun,
 } from '../source/text/tokens.ts';
 import { prng } from './support/prng.ts';
-
-const BOOKS = new URL('../../shared/books/', import.meta.url);
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 test('a megabyte of one character is tokenized and chunked, covering the text exactly', () => {
 	// Before, each of these was one pre-tokenizer piece: quadratic to merge, and at 1 MB the
@@ -39,7 +38,7 @@ test('a megabyte of one character is tokenized and chunked, covering the text ex
 });
 
 test('normal text is encoded exactly as the tokenizer encodes it whole', () => {
-	const book = readFileSync(new URL('frankenstein.txt', BOOKS), 'utf8');
+	const book = readFileSync(FRANKENSTEIN, 'utf8');
 	// Long words, a long URL, unspaced script up to its punctuation, and runs just at the limit.
 	const samples = [
 		book,
@@ -103,8 +102,5 @@ test('the quick check for long runs never misses one the tokenizer would choke o
 		}
 	}
 	assert.ok(found > 100, `${found} strings with a long run`);
-	assert.equal(
-		mayHaveLongRun(readFileSync(new URL('frankenstein.txt', BOOKS), 'utf8').slice(0, 50_000)),
-		false,
-	);
+	assert.equal(mayHaveLongRun(readFileSync(FRANKENSTEIN, 'utf8').slice(0, 50_000)), false);
 });

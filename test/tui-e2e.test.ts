@@ -7,6 +7,7 @@ import { printed } from './support/cli.ts';
 import { startFakeApi, annotatingReply } from './support/fake-api.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * The app in a real terminal: tmux runs `booook run` against the local fake API, and the test
@@ -38,7 +39,7 @@ test(
 		];
 		const booook = (...args: string[]) =>
 			shellLine([...env, process.execPath, join(root, 'bin/booook.js'), ...args]);
-		const book = join(root, '../shared/books/frankenstein.txt');
+		const book = FRANKENSTEIN;
 		const run = booook(
 			'run',
 			book,

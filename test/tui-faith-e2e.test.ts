@@ -1,13 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
 import { BIN } from './support/cli.ts';
 import { extractiveRun } from './support/extractive-run.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
-
-const BOOK = join(import.meta.dirname, '../../shared/books/frankenstein.txt');
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 test(
 	'a faithfulness walk in a real terminal: evidence beside each sentence, verdicts and a note saved, then reported',

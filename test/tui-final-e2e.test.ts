@@ -1,12 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { BIN } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { waitFor } from './support/wait.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
-
-const BOOK = join(import.meta.dirname, '../../shared/books/frankenstein.txt');
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 /** Copies of the final summary's title line in the pane's scrollback and screen. */
 const copies = (history: string) =>

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
+import { FRANKENSTEIN as book } from './support/repo-data.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const book = join(root, '../shared/books/frankenstein.txt');
 
 test(
 	'booook --sessions-dir DIR alone opens the home screen on that folder in a terminal, and prints the help elsewhere',

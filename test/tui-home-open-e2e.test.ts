@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { booook } from './support/cli.ts';
 import { extractiveRun } from './support/extractive-run.ts';
+import { FRANKENSTEIN as book } from './support/repo-data.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const book = join(root, '../shared/books/frankenstein.txt');
 const env = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' };
 
 /**

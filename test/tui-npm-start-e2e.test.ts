@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const BOOK = join(ROOT, '../shared/books/frankenstein.txt');
 const noNpm = spawnSync('npm', ['--version']).status === 0 ? false : 'npm is not on the PATH';
 
 /**

@@ -1,13 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
 import type { BookSessionData } from '../source/store/schema.ts';
 import { BIN } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
-
-const BOOK = join(import.meta.dirname, '../../shared/books/frankenstein.txt');
+import { FRANKENSTEIN as BOOK } from './support/repo-data.ts';
 
 test(
 	'in a real terminal, an edit typed and saved as fast as tmux sends it is saved exactly',

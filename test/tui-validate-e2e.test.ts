@@ -1,13 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Session } from '../source/store/session.ts';
 import { BIN, booook } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal, type Terminal } from './support/tmux.ts';
+import { DATA_DIR as DATA } from './support/repo-data.ts';
 
-const DATA = fileURLToPath(new URL('../../shared/data/booookscore/', import.meta.url));
 const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
 
 async function waitFor(term: Terminal, pattern: RegExp, what: string): Promise<string> {

@@ -55,7 +55,7 @@ export const spec = (exit: Exit) =>
 		});
 
 /**
- * The authors' formats (shared/data/booookscore/README.md), keyed by the book's file name:
+ * The authors' formats (data/booookscore/README.md), keyed by the book's file name:
  * summaries `{ book: final summary }`; with `intermediate`, hierarchical
  * `{ book: { summaries_dict: { "0": [...], ... }, final_summary } }` and incremental
  * `{ book: [running summary after each chunk] }`.

@@ -22,7 +22,7 @@ function nonEmpty(value: string | null | undefined): string | undefined {
 	return value && value.trim() !== '' ? value : undefined;
 }
 
-/** The files of one session directory (see DESIGN.md, Persistence). */
+/** The files of one session directory (see docs/sessions.md, Sessions on disk). */
 export const FILES = {
 	book: 'book.txt',
 	state: 'session.json',

@@ -1,6 +1,6 @@
 /**
  * The labelled evidence set (test/fixtures/evidence-set/): summary sentences paraphrased by hand
- * from the shared books, each labelled with the chapters it comes from. Read by its format test
+ * from the example books, each labelled with the chapters it comes from. Read by its format test
  * (test/evidence-set.test.ts) and by the evidence benchmark (bench/evidence.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ngramCounts, ngramsFoundIn, words } from '../../source/text/ngrams.ts';
 
 export const SET_DIR = fileURLToPath(new URL('../fixtures/evidence-set/', import.meta.url));
-export const BOOKS_DIR = fileURLToPath(new URL('../../../shared/books/', import.meta.url));
+export { BOOKS_DIR } from './repo-data.ts';
 
 /**
  * single: one event, one chapter; two: a sentence that joins two distant chapters; invented:
