@@ -100,7 +100,7 @@ test(
 test(
 	'scoring under a limit below what it asks for finishes, and says while it waits',
 	{ timeout: 120_000 },
-	async () => {
+	async (t) => {
 		const dir = tempDir('rate-score');
 		const book = join(dir, 'book.txt');
 		writeFileSync(book, tinyBookText(120));
@@ -148,6 +148,10 @@ test(
 				/waiting for the rate limit: resumes in \d+s \([\d,]+ of [\d,]+ tokens a minute\)/u,
 			);
 			assert.match(r.stdout, /BooookScore/u);
+			// Refused attempts are asked again, but the total is the calls to answer, whatever the 429s.
+			const totals = new Set([...r.stderr.matchAll(/\[\d+\/(\d+) calls/gu)].map((m) => m[1]));
+			assert.equal(totals.size, 1, r.stderr);
+			t.diagnostic(`${fake.rateLimited} answers of 429`);
 		});
 	},
 );

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { headlessReporter, progressReporter } from '../source/commands/progress.ts';
+import { PIPED_EVERY_MS, statusLine } from '../source/commands/output.ts';
 import { safeJson, sanitize } from '../source/text/sanitize.ts';
 import { BEL, ESC } from './support/ansi.ts';
 
@@ -70,7 +71,10 @@ test('the progress line only moves forward when concurrent calls report their to
 	const err = new PassThrough();
 	let written = '';
 	err.on('data', (d) => (written += d));
-	const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, now: () => 0 });
+	// A pipe gets a line every few seconds: each report comes that much later.
+	let clock = 0;
+	const now = () => (clock += PIPED_EVERY_MS);
+	const report = headlessReporter({ json: false, stdout: new PassThrough(), stderr: err, now });
 	const usage = (calls: number) => ({
 		type: 'usage' as const,
 		node: `n${calls}` as const,
@@ -104,7 +108,8 @@ test("score's progress line only moves forward too", () => {
 	const err = new PassThrough();
 	let written = '';
 	err.on('data', (d) => (written += d));
-	const report = progressReporter(err, () => 0);
+	let clock = 0;
+	const report = progressReporter(err, () => (clock += PIPED_EVERY_MS));
 	const totals = (calls: number) => ({
 		input: 10 * calls,
 		output: calls,
@@ -168,4 +173,76 @@ test('an unknown price reads "cost unknown" in the progress line, never $0.0000;
 		assert.ok(written.includes(want), written);
 		assert.ok(!written.includes(not), written);
 	}
+});
+
+/** A stream that says it is a terminal of `columns` columns. */
+function terminalStream(columns: number): PassThrough & { written: string } {
+	const stream = Object.assign(new PassThrough(), { isTTY: true, columns, written: '' });
+	stream.on('data', (d) => (stream.written += d));
+	return stream;
+}
+
+test('on a terminal the progress line is redrawn in place, cut to the width so it never wraps', () => {
+	const tty = terminalStream(40);
+	const line = statusLine(tty);
+	for (let i = 0; i < 3; i++)
+		line.draw(`[${i}/55 calls] 0/55 sentences, 5,391 tokens in (0 cached), 20 out, 3s elapsed, ETA 1m38s`);
+	line.end();
+	const rows = tty.written.split('\n');
+	// One row in all: every draw returns to its start, and none is longer than the terminal.
+	assert.equal(rows.filter((r) => r !== '').length, 1, JSON.stringify(tty.written));
+	for (const draw of tty.written.split('\r\x1b[2K').filter(Boolean))
+		assert.ok(draw.replace('\n', '').length < 40, JSON.stringify(draw));
+});
+
+test('piped, the progress line is written every few seconds, and its last text at the end', () => {
+	const pipe = new PassThrough();
+	let written = '';
+	pipe.on('data', (d) => (written += d));
+	let clock = 0;
+	const line = statusLine(pipe, () => clock);
+	for (let i = 1; i <= 100; i++) {
+		clock = i * 100; // ten seconds of updates, one each 100 ms
+		line.draw(`step ${i}`);
+	}
+	line.end();
+	const lines = written.split('\n').filter(Boolean);
+	assert.ok(lines.length <= 4, lines.join('|'));
+	assert.equal(lines.at(-1), 'step 100');
+});
+
+test("score's progress counts answered calls only: refused attempts (429s) are shown apart, and the ETA heeds the limits", () => {
+	const err = new PassThrough();
+	let written = '';
+	err.on('data', (d) => (written += d));
+	let clock = 0;
+	const report = progressReporter(err, () => (clock += PIPED_EVERY_MS));
+	const usage = (calls: number) => ({
+		type: 'usage' as const,
+		unit: `u${calls}`,
+		usage: { input: 10, output: 1, cached: 0 },
+		cost: 0,
+		saved: 0,
+		totals: { input: 10 * calls, output: calls, cached: 0, cost: 0, saved: 0, calls },
+		planned: 55,
+	});
+	report(usage(1));
+	// 10 refusals so far; the limit: 1 request a minute, so 54 more calls take 54 minutes at least.
+	report({
+		type: 'rate-limit',
+		wait: null,
+		answered: 1,
+		asked: 100,
+		used: 11,
+		refusals: 10,
+		limits: { requests: 1 },
+	} as never);
+	report(usage(2));
+	const last = written
+		.split('\n')
+		.filter((l) => l.startsWith('['))
+		.at(-1)!;
+	assert.match(last, /^\[2\/55 calls, 10 refused \(429\)\]/u);
+	const eta = /ETA (.*)$/u.exec(last)![1]!;
+	assert.match(eta, /^53m/u, last);
 });

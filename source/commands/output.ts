@@ -1,3 +1,4 @@
+import cliTruncate from 'cli-truncate';
 import { safeJson, sanitize } from '../text/sanitize.ts';
 
 export type Stream = NodeJS.WritableStream | NodeJS.WriteStream;
@@ -41,30 +42,51 @@ export function terminalColumns(stream: Stream): number | null {
 }
 
 export interface StatusLine {
-	/** The progress line: redrawn in place on a terminal, one line per update elsewhere. */
+	/** The progress line: redrawn in place on a terminal; elsewhere one line every few seconds. */
 	draw(text: string): void;
 	/** A message on its own line, above the progress line. */
 	say(text: string): void;
-	/** The progress line is final: a terminal moves past it. */
+	/** The progress line is final: a terminal moves past it; elsewhere its last text is written. */
 	end(): void;
 }
 
+/** How often a progress line is written when it goes to a pipe or a file, not a terminal. */
+export const PIPED_EVERY_MS = 5000;
+
 /**
  * A progress line on `stream` (stderr). Its own cursor controls are the only control characters
- * booook writes outside the terminal app; the text itself is made safe like all other output.
+ * booook writes outside the terminal app; the text itself is made safe like all other output. On a
+ * terminal it is cut to the width: a line that wrapped would leave its first row behind at every
+ * redraw (the cursor returns to the start of the last row only).
  */
-export function statusLine(stream: Stream): StatusLine {
+export function statusLine(stream: Stream, now: () => number = () => performance.now()): StatusLine {
 	const tty = 'isTTY' in stream && stream.isTTY === true;
 	let drawn = false;
+	let writtenAt: number | null = null;
+	let unwritten: string | null = null;
 	const clear = () => {
 		if (drawn) stream.write('\r\x1b[2K');
 		drawn = false;
 	};
+	const fit = (text: string) => {
+		const columns = terminalColumns(stream);
+		return columns === null ? text : cliTruncate(text, Math.max(1, columns - 1));
+	};
 	return {
 		draw(text) {
-			if (tty) stream.write(`\r\x1b[2K${sanitize(text)}`);
-			else stream.write(`${sanitize(text)}\n`);
-			drawn = tty;
+			if (tty) {
+				stream.write(`\r\x1b[2K${fit(sanitize(text))}`);
+				drawn = true;
+				return;
+			}
+			const at = now();
+			if (writtenAt !== null && at - writtenAt < PIPED_EVERY_MS) {
+				unwritten = text;
+				return;
+			}
+			writtenAt = at;
+			unwritten = null;
+			stream.write(`${sanitize(text)}\n`);
 		},
 		say(text) {
 			clear();
@@ -72,7 +94,9 @@ export function statusLine(stream: Stream): StatusLine {
 		},
 		end() {
 			if (drawn) stream.write('\n');
+			if (unwritten !== null) stream.write(`${sanitize(unwritten)}\n`);
 			drawn = false;
+			unwritten = null;
 		},
 	};
 }

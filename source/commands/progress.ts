@@ -6,7 +6,6 @@ import { sentencesName } from '../score/annotate.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
 import {
-	etaText,
 	etaUnderLimits,
 	limitedEtaSeconds,
 	rateWaitText,
@@ -33,7 +32,7 @@ export function headlessReporter(opts: {
 	const now = opts.now ?? Date.now;
 	const started = now();
 	const stdout = output(opts.stdout);
-	const status = statusLine(opts.stderr);
+	const status = statusLine(opts.stderr, now);
 	let doneAtStart: number | null = null;
 	// The engine's estimate, as the run-started and node-planned events last reported it.
 	let plannedCalls = 0;
@@ -119,15 +118,18 @@ export function limitsSpent(
 	return `rate limits: ${limits.refusals} answers of 429; the calls asked for ${formatInt(limits.asked)} tokens of the limits and used ${formatInt(limits.used)}${share}`;
 }
 
-/** Progress on stderr while annotating: calls done/planned, sentences, tokens, cost, ETA. */
+/**
+ * Progress on stderr while annotating: calls answered of those planned, sentences, tokens, cost,
+ * and the ETA from both the pace and the rate limits; attempts the server refused are counted apart.
+ */
 export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 	const started = now();
-	const status = statusLine(stderr);
+	const status = statusLine(stderr, now);
 	let atStart = 0;
 	let annotated = 0;
 	let sentences = 0;
 	let calls = 0;
-	let limits: Parameters<typeof limitsSpent>[0] = null;
+	let limits: (RateLimitFigures & { refusals: number; used: number }) | null = null;
 	return (event: AnnotatorEvent) => {
 		switch (event.type) {
 			case 'annotate-started':
@@ -148,7 +150,12 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				calls = t.calls;
 				const elapsed = (now() - started) / 1000;
 				const madeHere = t.calls - atStart;
-				const text = `[${t.calls}/${event.planned} calls] ${annotated}/${sentences} sentences, ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ETA ${etaText(event.planned, t.calls, madeHere, elapsed)}`;
+				const eta = etaUnderLimits(
+					remainingSeconds(event.planned, t.calls, madeHere, elapsed),
+					limitedEtaSeconds(event.planned - t.calls, limits),
+				);
+				const refused = limits && limits.refusals > 0 ? `, ${limits.refusals} refused (429)` : '';
+				const text = `[${t.calls}/${event.planned} calls${refused}] ${annotated}/${sentences} sentences, ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ETA ${eta === null ? '?' : formatSeconds(eta)}`;
 				status.draw(text);
 				break;
 			}

@@ -318,8 +318,8 @@ export class Annotator {
 						if (!isAbortError(error) && !this.abort.signal.aborted)
 							this.failure ??= `${sentencesName(unit.summary, indices)}: ${errorMessage(error)}`;
 					},
+					// A refused attempt (a 429) is asked again, but is no call more to answer: the total stays.
 					onUsage: (billed) => {
-						if (billed.failed !== undefined) this.planned += 1;
 						this.emit({ type: 'usage', unit: unit.id, ...usageReport(billed), planned: this.planned });
 					},
 					commit: async ({ result, timings }) => {
