@@ -107,7 +107,7 @@ const exit: Exit = (code) => {
 };
 
 // Every command line booook prints starts the way this process was started (program.ts).
-setProgram(invocation(process.env, process.cwd()));
+setProgram(invocation(process.env));
 
 const program = new Command(programName())
 	.version(packageVersion(), '-V, --version', 'print the version and exit')

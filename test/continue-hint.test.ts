@@ -9,6 +9,8 @@ import { BIN, booook, printed, shell } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tinyBookText } from './support/study-books.ts';
 import { tempDir } from './support/temp.ts';
+import { extractiveRun } from './support/extractive-run.ts';
+import { FRANKENSTEIN } from './support/repo-data.ts';
 
 /**
  * Runs a printed command line through the shell, as a user pasting it would, in `cwd` (the folder the
@@ -128,7 +130,7 @@ test(
 	},
 );
 
-test("the program a printed command starts with: booook when this checkout is first on the PATH, npm start -- under npm start, else node and the path from the user's folder", () => {
+test('the program a printed command starts with: booook when this checkout is first on the PATH, else npm --prefix or node with the absolute path, so it runs pasted in any folder', () => {
 	const dir = tempDir('invocation');
 	const pkg = join(dir, 'my booook');
 	mkdirSync(join(pkg, 'bin'), { recursive: true });
@@ -145,43 +147,39 @@ test("the program a printed command starts with: booook when this checkout is fi
 	chmodSync(bin, 0o755);
 	const path = (...dirs: string[]) => dirs.join(delimiter);
 
-	assert.equal(invocation({ PATH: path(linked, '/usr/bin') }, dir, bin), 'booook');
+	const node = `node '${bin}'`;
+	assert.equal(invocation({ PATH: path(linked, '/usr/bin') }, bin), 'booook');
 	assert.equal(
-		invocation({ PATH: path(other, linked) }, pkg, bin),
-		'node bin/booook.js',
+		invocation({ PATH: path(other, linked) }, bin),
+		node,
 		'another booook comes first on the PATH',
 	);
 	assert.equal(
-		invocation({ PATH: path(npmBin) }, pkg, bin),
-		'node bin/booook.js',
+		invocation({ PATH: path(npmBin) }, bin),
+		node,
 		"npm's node_modules/.bin is not the user's PATH",
 	);
-	assert.equal(invocation({}, join(pkg, 'bin'), bin), 'node booook.js');
-	assert.equal(
-		invocation({}, join(dir, 'linked'), bin),
-		`node '${bin}'`,
-		'from outside the checkout: the absolute path, quoted',
-	);
+	// Wherever it is started from: the absolute path, quoted, so the line works pasted in any folder.
+	assert.equal(invocation({}, bin), node);
 	const npm = {
 		npm_lifecycle_event: 'start',
 		npm_lifecycle_script: 'node bin/booook.js',
 		npm_package_json: join(pkg, 'package.json'),
 	};
-	assert.equal(invocation(npm, pkg, bin), 'npm start --');
+	assert.equal(invocation(npm, bin), `npm --prefix '${pkg}' start --`);
 	assert.equal(
 		invocation(
 			{ ...npm, npm_lifecycle_event: 'dev', npm_lifecycle_script: 'node bin/booook.js --sessions-dir x' },
-			pkg,
 			bin,
 		),
-		'npm run dev --',
+		`npm --prefix '${pkg}' run dev --`,
 	);
 	assert.equal(
-		invocation({ ...npm, npm_package_json: join(dir, 'package.json') }, pkg, bin),
-		'node bin/booook.js',
+		invocation({ ...npm, npm_package_json: join(dir, 'package.json') }, bin),
+		node,
 		"another package's script",
 	);
-	assert.equal(invocation({ ...npm, PATH: linked }, pkg, bin), 'booook', 'on the PATH, booook is shortest');
+	assert.equal(invocation({ ...npm, PATH: linked }, bin), 'booook', 'on the PATH, booook is shortest');
 });
 
 test(
@@ -220,6 +218,35 @@ test(
 		const root = dirname(dirname(BIN));
 		const started = await paste('npm start --silent -- resume nope --sessions-dir ' + sessions, '', {}, root);
 		assert.equal(started.status, 2, started.stderr);
-		await lists(hintOf(started.stderr), 'npm start --', root);
+		await lists(hintOf(started.stderr), `npm --prefix ${root} start --`, root);
+		// Pasted in another folder, the hint printed under npm start still runs.
+		await lists(hintOf(started.stderr), `npm --prefix ${root} start --`, dir);
 	},
 );
+
+test('"no session" names the folder looked in, and the folder a session of that id is in when it is elsewhere', async () => {
+	const dir = tempDir('elsewhere');
+	const home = join(dir, 'home');
+	const kept = join(dir, 'kept');
+	mkdirSync(home);
+	await extractiveRun(FRANKENSTEIN, kept, 'frank');
+	// As when booook on the PATH is run in the home folder, while the session was made under npm start
+	// in another folder: $BOOOOK_SESSIONS names where it was made.
+	const r = await booook(['show', 'frank'], { cwd: home, env: { BOOOOK_SESSIONS: kept } });
+	assert.equal(r.code, 0, r.stderr);
+	const missing = await booook(['show', 'frank', '--sessions-dir', join(home, 'sessions')], {
+		cwd: home,
+		env: { BOOOOK_SESSIONS: kept },
+	});
+	assert.equal(missing.code, 2);
+	assert.equal(
+		missing.stderr,
+		`booook: no session "frank" in ${join(home, 'sessions')}, but there is one in ${kept}: give --sessions-dir ${kept}\n`,
+	);
+	const nowhere = await booook(['show', 'nope'], { cwd: home });
+	assert.equal(nowhere.code, 2);
+	assert.match(
+		nowhere.stderr,
+		new RegExp(`no session "nope" in ${join(home, 'sessions')};.*--sessions-dir DIR\\n$`, 'u'),
+	);
+});

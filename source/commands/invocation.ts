@@ -1,31 +1,36 @@
 import { accessSync, constants, realpathSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellWord } from '../program.ts';
 
 /** booook's entry point (from source/ and from dist/ alike), which every way of starting it runs. */
 const BIN = fileURLToPath(new URL('../../bin/booook.js', import.meta.url));
 
-/** The start of a command line that runs booook when pasted into the user's shell, in the user's folder. */
-export function invocation(env: NodeJS.ProcessEnv, cwd: string, bin: string = BIN): string {
+/**
+ * The start of a command line that runs booook when pasted into the user's shell, in any folder (a
+ * line is often pasted later, elsewhere): `booook` when it is on the PATH, else with the checkout's
+ * absolute path.
+ */
+export function invocation(env: NodeJS.ProcessEnv, bin: string = BIN): string {
 	const own = realOf(bin);
 	if (own !== null && firstOnPath('booook', env.PATH) === own) return 'booook';
-	const script = npmScript(env, bin);
-	if (script !== null) return script;
-	const near = relative(cwd, bin);
-	return `node ${shellWord(near.startsWith('..') || isAbsolute(near) ? bin : near)}`;
+	return npmScript(env, bin) ?? `node ${shellWord(bin)}`;
 }
 
 /**
- * `npm start --` (or `npm run NAME --`) when npm started this process through this package's own
- * script that runs bin/booook.js; the user typed it in a folder of the package, where it runs again.
+ * `npm --prefix ROOT start --` (or `run NAME`) when npm started this process through this
+ * package's own script that runs bin/booook.js: `npm start` alone finds the package from the folder
+ * it is typed in, and fails outside it. npm runs the script in ROOT wherever it is typed, so the
+ * sessions folder it defaults to is the same.
  */
 function npmScript(env: NodeJS.ProcessEnv, bin: string): string | null {
 	const event = env.npm_lifecycle_event;
 	if (!event || !env.npm_package_json || !/^node bin\/booook\.js(\s|$)/u.test(env.npm_lifecycle_script ?? ''))
 		return null;
-	if (realOf(env.npm_package_json) !== realOf(join(bin, '../../package.json'))) return null;
-	return event === 'start' ? 'npm start --' : `npm run ${shellWord(event)} --`;
+	const root = dirname(dirname(bin));
+	if (realOf(env.npm_package_json) !== realOf(join(root, 'package.json'))) return null;
+	const prefix = `npm --prefix ${shellWord(root)}`;
+	return event === 'start' ? `${prefix} start --` : `${prefix} run ${shellWord(event)} --`;
 }
 
 /**

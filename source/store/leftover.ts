@@ -1,11 +1,12 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { badInput, UserError } from '../errors.ts';
 import { FILES, sessionsDirArg } from './dirs.ts';
 import { isAlive, isTakeoverGuard, parseOwner, SessionLock, type LockOwner } from './lock.ts';
 import { tempFileOf } from './state-file.ts';
-import { commandLine } from '../program.ts';
+import { commandLine, shellWord } from '../program.ts';
 
 /**
  * Sessions whose creation was cut short. A new session is made whole in a hidden folder
@@ -153,7 +154,33 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 			`session "${id}" is still being created by another booook process${creating.owner ? ` (pid ${creating.owner.pid})` : ''}; try again once it has started`,
 		);
 	}
+	const found = await elsewhere(dir, id);
+	if (found)
+		return badInput(
+			`no session "${id}" in ${dir}, but there is one in ${found}: give --sessions-dir ${shellWord(found)}`,
+		);
 	return badInput(
-		`no session "${id}" in ${dir}; list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`,
+		`no session "${id}" in ${dir}; list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}, or give the folder that holds it with --sessions-dir DIR`,
 	);
 }
+
+/**
+ * Sessions folders a session is often in when it is not in the one looked in: this checkout's own
+ * (where `npm start` keeps them), the one of the folder the user typed npm's command in, and
+ * $BOOOOK_SESSIONS. The first other one that holds `id`, or null.
+ */
+async function elsewhere(dir: string, id: string): Promise<string | null> {
+	const candidates = [
+		OWN_SESSIONS,
+		process.env.INIT_CWD ? join(process.env.INIT_CWD, 'sessions') : null,
+		process.env.BOOOOK_SESSIONS ? resolve(process.env.BOOOOK_SESSIONS) : null,
+	];
+	for (const candidate of candidates) {
+		if (candidate === null || resolve(candidate) === resolve(dir)) continue;
+		if ((await folderState(join(candidate, id)).catch(() => null))?.kind === 'session') return candidate;
+	}
+	return null;
+}
+
+/** The sessions folder of this checkout: where `npm start` keeps sessions (source/ and dist/ alike sit beside it). */
+const OWN_SESSIONS = fileURLToPath(new URL('../../sessions', import.meta.url));

@@ -9,7 +9,7 @@ export const BIN = fileURLToPath(new URL('../../bin/booook.js', import.meta.url)
  * bin/booook.js` from this folder, or `booook` if this checkout is on the PATH).
  */
 export function printed(args: string): string {
-	return `${invocation({ PATH: process.env.PATH ?? '' }, process.cwd())} ${args}`;
+	return `${invocation({ PATH: process.env.PATH ?? '' })} ${args}`;
 }
 
 export interface CliResult {
