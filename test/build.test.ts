@@ -68,11 +68,9 @@ test('the compiled entry does what the sources do: help, version, a plan (prompt
 		assert.equal(a.code, 0, a.stderr);
 		assert.deepEqual(b, a, args.join(' '));
 	}
-	// The usage line starts as the user started booook: here `node bin/booook.js`, from the checkout's folder.
-	assert.match(
-		(await fromBuild(['--help'])).stdout,
-		new RegExp(`^Usage: node bin/booook\\.js .*\n\n${DESCRIPTION}`, 'u'),
-	);
+	// The usage line starts as the user started booook, with the checkout's absolute path: it runs from any folder.
+	const usage = `Usage: node ${join(dir, 'bin/booook.js')} `;
+	assert.ok((await fromBuild(['--help'])).stdout.startsWith(usage), usage);
 
 	// A plan reads the prompt templates (found from the module's own folder) and counts tokens.
 	const plan = async (run: (args: string[]) => Promise<Run>) => {

@@ -205,7 +205,8 @@ test(
 
 		const elsewhere = await booook(['resume', 'nope', '--sessions-dir', sessions], { cwd: dir });
 		assert.equal(elsewhere.code, 2);
-		await lists(hintOf(elsewhere.stderr), `node ${BIN}`, dir);
+		// booook itself when this checkout is on the user's PATH (after npm link), else node and its path.
+		await lists(hintOf(elsewhere.stderr), invocation({ PATH: process.env.PATH ?? '' }), dir);
 
 		const onPath = join(dir, 'bin');
 		mkdirSync(onPath);
