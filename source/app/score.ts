@@ -15,6 +15,7 @@ import {
 	type VerdictSource,
 } from '../score/session-score.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
+import { finalSummaryPin, scoredSummaries, withPin } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData, type SessionData, type StateView } from '../store/session.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';
 import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } from '../score/formats.ts';
@@ -205,10 +206,12 @@ export async function storedScoring(
 	session: Session<SessionData>,
 	opts: ScoringOptions,
 ): Promise<{ chosen: Chosen; annotator: Annotator | null }> {
-	const ids = await session.scoredSummaries();
-	const { data } = session;
+	const { ids, pin } = scoredSummaries(session.data, dirname(session.path));
+	// Checked with the pin before it is written: a missing key or a bad model writes nothing.
+	const data = withPin(session.data, pin);
 	const ownModel = data.kind === 'book' ? runModel(data as BookSessionData) : undefined;
 	const { chosen, setup } = await annotatorFor(data, ids, { ownModel, ...opts });
+	if (pin) await session.append('summaries', pin);
 	if (!setup) return { chosen, annotator: null };
 	const annotator = newAnnotator(session, chosen, setup, {
 		...opts,
@@ -303,7 +306,7 @@ export interface BookScoring {
 
 /**
  * What `booook score ID` does to a book session before it annotates, for the terminal app and
- * `booook study`: pins the final summary (saved at once) and sets up the annotator of its missing
+ * `booook study`: pins the final summary (journaled once the annotator is known) and sets up the annotator of its missing
  * verdicts — the run's own model when it is an LLM, else whichever API key is set, unless
  * `provider`/`model` name one. Throws the same one-line errors as `booook score ID`.
  */
@@ -311,9 +314,10 @@ export async function bookScoring(
 	session: Session<BookSessionData>,
 	opts: Omit<ScoringOptions, 'ownModel'> & { queue?: PQueue; batch?: BatchLane },
 ): Promise<BookScoring> {
-	const id = await session.pinFinalSummary();
-	const { data } = session;
+	const { id, pin } = finalSummaryPin(session.data, dirname(session.path));
+	const data = withPin(session.data, pin);
 	const { chosen, setup } = await annotatorFor(data, [id], { ...opts, ownModel: runModel(data) });
+	if (pin) await session.append('summaries', pin);
 	const annotator = setup
 		? newAnnotator(session, chosen, setup, {
 				...opts,

@@ -24,6 +24,11 @@ export function scoredSummaries(
 	return { ids: [id], pin };
 }
 
+/** `data` as it is once `pin` is added: to check work against before the pin is written. */
+export function withPin<D extends StateView<SessionData>>(data: D, pin: ScoredSummary | null): D {
+	return pin ? { ...data, summaries: [...data.summaries, pin] } : data;
+}
+
 /**
  * The refusal of work that needs a run's final summary, before the run has one: it names the
  * resume that finishes it, in the session's own folder (`dir`), and then `also` when given.
