@@ -190,6 +190,12 @@ export interface FakeApi {
 	limits: FakeLimits | null;
 	/** Tokens (in and out) the account may still spend; at 0 or below every request is refused. null: no limit. */
 	quota: number | null;
+	/**
+	 * Settable while running: streamed answers go on past max_tokens, as from some compatible
+	 * servers that ignore it (each is its reply repeated past twice the limit and 100 tokens more,
+	 * beyond the output cap of a client).
+	 */
+	ignoreMaxTokens: boolean;
 	/** The models that exist; null: any. */
 	models: string[] | null;
 	/** The most prompt tokens a request may have; null: any. */
@@ -310,6 +316,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			limiter.limits = limits;
 		},
 		quota: null,
+		ignoreMaxTokens: false,
 		models: null,
 		contextWindow: null,
 		rateLimited: 0,
@@ -459,7 +466,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
 		let text = await api.respond({ prompt, body, api: which });
 		let truncated = false;
-		if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
+		if (api.ignoreMaxTokens && streamed && typeof maxTokens === 'number') {
+			const reply = text || 'and so on';
+			while (countTokens(text) <= 2 * maxTokens + 100) text += ` ${reply}`;
+		} else if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
 			text = truncateToTokens(text, maxTokens);
 			truncated = true;
 		}
@@ -1339,6 +1349,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			itpm: { type: 'string' },
 			otpm: { type: 'string' },
 			'no-limit-headers': { type: 'boolean', default: false },
+			// Stream answers on past max_tokens (see FakeApi.ignoreMaxTokens).
+			'ignore-max-tokens': { type: 'boolean', default: false },
 		},
 	});
 	const limits: FakeLimits = {};
@@ -1364,6 +1376,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 					summarize(input)
 			: summarize,
 	});
+	fake.ignoreMaxTokens = values['ignore-max-tokens'];
 	process.stdout.write(
 		`${JSON.stringify({ url: fake.url, openaiBaseUrl: fake.openaiBaseUrl, anthropicBaseUrl: fake.anthropicBaseUrl })}\n`,
 	);
