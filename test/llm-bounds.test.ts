@@ -168,6 +168,21 @@ for (const api of ['openai', 'anthropic'] as const) {
 		},
 	);
 
+	test(`${api}: an answer within its output limit is not cut, however its stream splits it`, async () => {
+		// 190 emoji, 192 tokens as a whole; sent one with its space at a time, three tokens each if
+		// counted piece by piece: 570, past the output cap of a limit of 200 (464).
+		const reply = '😀 '.repeat(190).trimEnd();
+		assert.ok(countTokens(reply) <= 200);
+		await withFake(reply, {}, async (fake) => {
+			const failed: FailedAttempt[] = [];
+			const result = await provider(api, fake).complete(
+				request('Smile.', { maxTokens: 200, onAttemptFailed: (f) => failed.push(f) }),
+			);
+			assert.equal(result.text, reply);
+			assert.deepEqual(failed, []);
+		});
+	});
+
 	test(
 		`${api}: without a call timeout the deadline is the stream timeout plus a quarter second per output token`,
 		HANG,

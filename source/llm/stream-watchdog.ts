@@ -258,6 +258,10 @@ export async function watchAttempt<T>(
 		if (piece === '' || cut !== null) return;
 		text += piece;
 		tokens += countTokens(piece);
+		// Counted piece by piece, a word sent with its space after it ("word ") is two tokens, where
+		// the whole text has one: before a cut, the whole text is counted (seldom: each count brings
+		// the sum back to the truth, and it must cross the cap again to be counted again).
+		if (tokens > cap) tokens = countTokens(text);
 		if (tokens > cap) end(`stream sent more than ${cap} tokens for an output limit of ${request.maxTokens}`);
 	};
 	const onCallerAbort = () => controller.abort(callerSignal?.reason);
