@@ -95,6 +95,8 @@ export interface RecordedRequest {
 	 */
 	arrived: number;
 	started: number | null;
+	/** When it arrived (epoch ms), for a test that times a client from its first request. */
+	receivedAt: number;
 	/** Settles when the exchange is over: the response sent in full or cut, or the client gone. */
 	ended: Promise<void>;
 	/** The status of the response, once it began. */
@@ -200,8 +202,13 @@ export interface FakeApi {
 	models: string[] | null;
 	/** The most prompt tokens a request may have; null: any. */
 	contextWindow: number | null;
-	/** 429s sent for rate limits (not for quota, not injected faults). */
+	/** 429s sent for rate limits (not for quota, not injected faults; `refusing`'s among them). */
 	rateLimited: number;
+	/**
+	 * Settable while running: every message request is refused with a 429 of its API's rate-limit
+	 * error and these headers (say an absurd `retry-after`: "0", "-30", a date in 2099); null: none is.
+	 */
+	refusing: Record<string, string> | null;
 	fail(fault: Fault): void;
 	close(): Promise<void>;
 }
@@ -320,6 +327,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		models: null,
 		contextWindow: null,
 		rateLimited: 0,
+		refusing: null,
 		fail(fault) {
 			faults.push(fault);
 		},
@@ -373,6 +381,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				fault: null,
 				arrived: ++clock,
 				started: null,
+				receivedAt: Date.now(),
 				ended,
 			};
 			requests.push(recorded);
@@ -402,6 +411,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			fault: null,
 			arrived: ++clock,
 			started: null,
+			receivedAt: Date.now(),
 			ended,
 		};
 		Object.defineProperty(recorded, 'status', {
@@ -415,6 +425,11 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		let encoded: Uint32Array | undefined;
 		const tokensOf = () => (encoded ??= encode(prompt));
 		// Refused at the door, at once: a provider's limits are checked before any latency of a model.
+		if (api.refusing) {
+			api.rateLimited += 1;
+			sendError(res, which, 429, ERROR_TYPES[429]!, 'Rate limit reached: try again later.', api.refusing);
+			return;
+		}
 		const gate = body
 			? admit(which, res, bearer(req.headers), body, tokensOf, hitOnArrival ? cacheable.tokens : 0)
 			: null;
