@@ -296,3 +296,26 @@ test(
 		);
 	},
 );
+
+test('--tpm below one call fails a run at once, and `plan` refuses it, each naming the call and the limit', async () => {
+	const dir = tempDir('rate-tpm');
+	await withFake(undefined, async (fake) => {
+		const r = await limitedRun(fake, dir, 'sk-tpm', '--headless', '--tpm', '1');
+		assert.equal(r.code, 1, r.stderr);
+		assert.match(
+			r.stderr,
+			/^run failed: .*: openai: one call asks for [\d,]+ tokens \(its prompt plus its output limit\), more than --tpm allows in a whole minute \(1\), so no wait lets it through; raise --tpm/mu,
+		);
+		assert.equal(fake.requests.length, 0, 'no call went');
+	});
+	const planned = await booook(
+		['plan', join(dir, 'book.txt'), '--provider', 'openai', '--chunk-size', '512', '--tpm', '1'],
+		{ env: {} },
+	);
+	assert.equal(planned.code, 2, planned.stderr);
+	assert.equal(planned.stdout, '');
+	assert.match(
+		planned.stderr,
+		/^booook: one call asks for [\d,]+ tokens \(its prompt plus its output limit\), more than --tpm allows in a whole minute \(1\), so no wait lets it through: raise --tpm to the account's limit, or use a smaller --chunk-size or --max-summary\n$/u,
+	);
+});
