@@ -19,4 +19,25 @@ export default tseslint.config(
 			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
 		},
 	},
+	{
+		// A promise nobody awaits rejects unheard (or never settles, and the process ends with code
+		// 13 and no message): each is awaited, or marked `void` where its failure is handled. Typed
+		// linting, so only for the TypeScript files tsconfig.json covers.
+		files: ['**/*.ts', '**/*.tsx'],
+		ignores: ['bench/peers/**'],
+		languageOptions: {
+			parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+		},
+		rules: {
+			// node:test's test() returns a promise its runner awaits.
+			'@typescript-eslint/no-floating-promises': [
+				'error',
+				{
+					allowForKnownSafeCalls: [
+						{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+					],
+				},
+			],
+		},
+	},
 );

@@ -130,6 +130,18 @@ program.hook('preAction', (_program, command) => {
 	acting = command;
 });
 
+// The command's work still waits on something, and nothing is left that could settle it: Node would
+// end the process with code 13 and no message. A bug, so it is said as one, on one line.
+let settled = false;
+process.once('beforeExit', () => {
+	if (settled) return;
+	const name = (acting as CommandUnknownOpts | null)?.name() ?? 'booook';
+	output(process.stderr).line(
+		`booook: unexpected error: ${name} stopped with its work unfinished, waiting on something that can no longer happen (a bug in booook; please report it); what was saved is kept, and the same command continues it`,
+	);
+	process.exitCode = 1;
+});
+
 // A reader that stops early (`booook show ID | head`) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 	if (error.code === 'EPIPE') process.exit(exitCode);
@@ -176,6 +188,7 @@ try {
 		exitCode = 1;
 	}
 }
+settled = true;
 process.exitCode = exitCode;
 
 /** The folder of the session the command was given (`run` names it with --session), if it names one. */

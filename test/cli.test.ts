@@ -208,14 +208,19 @@ test('plan makes no calls and reports chunks and calls per level', async () => {
 test('plan says how long a run waits under the limits stated: the tokens asked for beyond the first minute, at the limit', async () => {
 	const { dir } = scratch();
 	const args = ['plan', smallBook(dir), '--chunk-size', '1024', '--provider', 'openai'];
-	const plan = JSON.parse((await booook([...args, '--json', '--tpm', '2000'])).stdout);
+	// Above the largest call (a merge of about 6,000 tokens), below what the run asks for in all.
+	const plan = JSON.parse((await booook([...args, '--json', '--tpm', '10000'])).stdout);
 	const tokens = plan.estimate.inputTokens + plan.estimate.outputTokens;
-	assert.ok(tokens > 2000, `the plan asks for ${tokens} tokens`);
-	assert.deepEqual(plan.limits, { tpm: 2000, rpm: null, seconds: Math.round(((tokens - 2000) / 2000) * 60) });
-	const text = await booook([...args, '--tpm', '2000']);
+	assert.ok(tokens > 10_000, `the plan asks for ${tokens} tokens`);
+	assert.deepEqual(plan.limits, {
+		tpm: 10_000,
+		rpm: null,
+		seconds: Math.round(((tokens - 10_000) / 10_000) * 60),
+	});
+	const text = await booook([...args, '--tpm', '10000']);
 	assert.match(
 		text.stdout,
-		/under 2,000 tokens a minute: about \d+m\d\ds of waiting for the limits; ~[\d,]+ tokens asked for in \d+ calls/u,
+		/under 10,000 tokens a minute: about \d+m\d\ds of waiting for the limits; ~[\d,]+ tokens asked for in \d+ calls/u,
 	);
 	assert.equal(JSON.parse((await booook([...args, '--json'])).stdout).limits, null);
 	const bad = await booook([...args, '--tpm', '0']);

@@ -133,6 +133,57 @@ for (const api of ['openai', 'anthropic'] as const) {
 	}
 
 	test(
+		`${api}: an answer sent past its output limit all at once (a server that ignores max_tokens) is cut at the cap on every attempt, and the call fails`,
+		HANG,
+		async () => {
+			await withFake(REPLY, {}, async (fake) => {
+				fake.ignoreMaxTokens = true;
+				const failed: FailedAttempt[] = [];
+				const cap = new RegExp(
+					`stream sent more than ${outputCap(60)} tokens for an output limit of 60`,
+					'u',
+				);
+				// Nothing but the output cap can end it: no stall, and no deadline to speak of. A short
+				// answer is all in before the cut, and Node's fetch then neither ends its body nor fails it.
+				const error = await provider(api, fake, {
+					streamTimeoutMs: 600_000,
+					callTimeoutMs: 600_000,
+					streamRetries: 1,
+				})
+					.complete(
+						request('Tell me about the ferry.', { maxTokens: 60, onAttemptFailed: (f) => failed.push(f) }),
+					)
+					.catch((e: unknown) => e);
+				assert.ok(error instanceof ProviderError, String(error));
+				assert.match(
+					error.message,
+					new RegExp(`^${api}: no complete stream in 2 attempts, last: ${cap.source}`, 'u'),
+				);
+				assert.equal(fake.requests.length, 2);
+				assert.deepEqual(
+					failed.map((f) => cap.test(f.reason)),
+					[true, true],
+				);
+			});
+		},
+	);
+
+	test(`${api}: an answer within its output limit is not cut, however its stream splits it`, async () => {
+		// 190 emoji, 192 tokens as a whole; sent one with its space at a time, three tokens each if
+		// counted piece by piece: 570, past the output cap of a limit of 200 (464).
+		const reply = '😀 '.repeat(190).trimEnd();
+		assert.ok(countTokens(reply) <= 200);
+		await withFake(reply, {}, async (fake) => {
+			const failed: FailedAttempt[] = [];
+			const result = await provider(api, fake).complete(
+				request('Smile.', { maxTokens: 200, onAttemptFailed: (f) => failed.push(f) }),
+			);
+			assert.equal(result.text, reply);
+			assert.deepEqual(failed, []);
+		});
+	});
+
+	test(
 		`${api}: without a call timeout the deadline is the stream timeout plus a quarter second per output token`,
 		HANG,
 		async () => {

@@ -39,7 +39,15 @@ const events = (stdout: string) =>
 	stdout
 		.trim()
 		.split('\n')
-		.map((line) => JSON.parse(line) as { type: string; wait?: { why: string } | null; status?: string });
+		.map(
+			(line) =>
+				JSON.parse(line) as {
+					type: string;
+					wait?: { why: string; resumesAt: number; endsAt?: number } | null;
+					status?: string;
+					error?: string | null;
+				},
+		);
 
 test(
 	'a run under a tokens-a-minute limit below what it asks for finishes, waiting for the limit and saying so',
@@ -194,4 +202,124 @@ test('a study whose cells share one limit finishes every cell', { timeout: 120_0
 		assert.match(r.stderr, /waiting for the rate limit: resumes in \d+s/u);
 		assert.ok(fake.rateLimited <= 1, `${fake.rateLimited} answers of 429`);
 	});
+});
+
+/** A run of a small book by gpt-4o-mini on `fake`, in its own folder of `dir`: headless, or with its events as JSON. */
+function limitedRun(
+	fake: FakeApi,
+	dir: string,
+	key: string,
+	mode: '--headless' | '--json',
+	...flags: string[]
+) {
+	const book = join(dir, 'book.txt');
+	writeFileSync(book, tinyBookText(60));
+	return booook(
+		[
+			'run',
+			book,
+			...['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', fake.openaiBaseUrl],
+			...['--chunk-size', '512', '--context-window', '2048', '--max-summary', '200'],
+			...['--sessions-dir', join(dir, key), mode, ...flags],
+		],
+		{ env: { OPENAI_API_KEY: key } },
+	);
+}
+
+/** Ms from the fake's first request to now. */
+const sinceFirst = (fake: FakeApi) => Date.now() - (fake.requests[0]?.receivedAt ?? Number.NaN);
+
+/** The run failed (exit 1) for the rate limit, with no warning of Node's on stderr. */
+function assertStoppedByLimits(
+	r: { code: number | null; stdout: string; stderr: string },
+	waited: string,
+): void {
+	assert.equal(r.code, 1, r.stderr);
+	const failure = r.stderr || (events(r.stdout).at(-1)?.error ?? '');
+	assert.match(failure, new RegExp(`openai: rate limited for ${waited} with no call answered`, 'u'));
+	assert.doesNotMatch(r.stderr, /Warning/u);
+}
+
+test(
+	'against a server refusing every call with retry-after 0 (or none), a run asks a few times and stops at --rate-limit-wait, not past it',
+	{ timeout: 120_000 },
+	async () => {
+		const dir = tempDir('rate-refused');
+		// 0.14 minutes: 8.4 s. Pauses of 1, 2 and 4 s fit in it; the next (8 s) would end past it.
+		const bound = 8400;
+		const refusals: Record<string, string>[] = [{ 'retry-after': '0' }, {}];
+		await Promise.all(
+			refusals.map((headers, i) =>
+				withFake(undefined, async (fake) => {
+					fake.refusing = headers;
+					const key = `sk-refused-${i}`;
+					const r = await limitedRun(fake, dir, key, '--headless', '--rate-limit-wait', '0.14');
+					const took = sinceFirst(fake);
+					assertStoppedByLimits(r, '8 s');
+					assert.match(
+						r.stderr,
+						/^run failed: .*\nFix the cause, then continue with: .* resume \S+ --sessions-dir \S+\n$/mu,
+					);
+					// A wait of 0 taken as it stands: hundreds of requests a second.
+					assert.ok(fake.requests.length <= 20, `${fake.requests.length} requests`);
+					// The bound plus one call, and a loaded machine's slack: not the pause after it too.
+					assert.ok(took < bound + 3000, `stopped ${took} ms after the first request`);
+					const [session] = readdirSync(join(dir, key));
+					const logged = readFileSync(join(dir, key, session!, 'calls.jsonl'), 'utf8')
+						.trim()
+						.split('\n');
+					assert.equal(logged.length, fake.requests.length, 'each refused attempt is a line of calls.jsonl');
+				}),
+			),
+		);
+	},
+);
+
+test(
+	'a retry-after of years (in seconds, or a date in 2099) is shown as longer than the wait allowed, and the run stops at --rate-limit-wait',
+	{ timeout: 120_000 },
+	async () => {
+		const dir = tempDir('rate-years');
+		const refusals: Record<string, string>[] = [
+			{ 'retry-after': '99999999999' },
+			{ 'retry-after': 'Thu, 01 Jan 2099 00:00:00 GMT' },
+		];
+		await Promise.all(
+			refusals.map((headers, i) =>
+				withFake(undefined, async (fake) => {
+					fake.refusing = headers;
+					const r = await limitedRun(fake, dir, `sk-years-${i}`, '--json', '--rate-limit-wait', '0.05');
+					const took = sinceFirst(fake);
+					assertStoppedByLimits(r, '3 s');
+					assert.ok(took < 3000 + 3000, `stopped ${took} ms after the first request`);
+					const waits = events(r.stdout).filter((e) => e.type === 'rate-limit' && e.wait);
+					assert.ok(waits.length > 0, 'the wait was shown');
+					for (const { wait } of waits) assert.ok(wait!.endsAt! < wait!.resumesAt, JSON.stringify(wait));
+				}),
+			),
+		);
+	},
+);
+
+test('--tpm below one call fails a run at once, and `plan` refuses it, each naming the call and the limit', async () => {
+	const dir = tempDir('rate-tpm');
+	await withFake(undefined, async (fake) => {
+		const r = await limitedRun(fake, dir, 'sk-tpm', '--headless', '--tpm', '1');
+		assert.equal(r.code, 1, r.stderr);
+		assert.match(
+			r.stderr,
+			/^run failed: .*: openai: one call asks for [\d,]+ tokens \(its prompt plus its output limit\), more than --tpm allows in a whole minute \(1\), so no wait lets it through; raise --tpm/mu,
+		);
+		assert.equal(fake.requests.length, 0, 'no call went');
+	});
+	const planned = await booook(
+		['plan', join(dir, 'book.txt'), '--provider', 'openai', '--chunk-size', '512', '--tpm', '1'],
+		{ env: {} },
+	);
+	assert.equal(planned.code, 2, planned.stderr);
+	assert.equal(planned.stdout, '');
+	assert.match(
+		planned.stderr,
+		/^booook: one call asks for [\d,]+ tokens \(its prompt plus its output limit\), more than --tpm allows in a whole minute \(1\), so no wait lets it through: raise --tpm to the account's limit, or use a smaller --chunk-size or --max-summary\n$/u,
+	);
 });

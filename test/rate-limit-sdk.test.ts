@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createProvider } from '../source/llm/create.ts';
 import { ProviderError, type FailedAttempt, type Provider } from '../source/llm/provider.ts';
 import { startFakeApi, type Api, type FakeApi, type FakeApiOptions } from './support/fake-api.ts';
+import { ABSURD_RETRY_AFTER } from './support/fake-limits.ts';
 import { request } from './support/provider-kit.ts';
 import { countTokens } from '../source/text/tokens.ts';
 
@@ -158,13 +159,62 @@ for (const api of ['openai', 'anthropic'] as const) {
 
 	test(`${api}: rate limits that let no call through for the wait allowed end the call with the way on`, async () => {
 		await withLimitedFake({ limits: { rpm: 1, headers: false } }, async (fake) => {
-			const provider = providerFor(api, fake, { rateLimitWaitMs: 1000 });
+			// Refused at once, then after 1 s; the pause after that (2 s) would outlast the wait allowed.
+			const provider = providerFor(api, fake, { rateLimitWaitMs: 2500 });
 			await calls(provider, 1);
 			const failed: FailedAttempt[] = [];
 			const error = await calls(provider, 1, failed).catch((e: unknown) => e);
 			assert.ok(error instanceof ProviderError, String(error));
-			assert.match(error.message, /rate limited for 1 s with no call answered .*--rate-limit-wait/u);
-			assert.ok(failed.length >= 2, 'it was asked more than once');
+			assert.match(error.message, /rate limited for 3 s with no call answered .*--rate-limit-wait$/u);
+			assert.equal(failed.length, 2, 'it was asked again, and not once the next pause went past the bound');
+		});
+	});
+
+	test(`${api}: a server that refuses every call with an absurd retry-after (0, less, years, a date in 2099) is asked a few times, and the call ends at the wait allowed`, async () => {
+		const warnings: string[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning.name);
+		process.on('warning', onWarning);
+		try {
+			const bound = 2000;
+			await Promise.all(
+				ABSURD_RETRY_AFTER.map((headers) =>
+					withLimitedFake({}, async (fake) => {
+						fake.refusing = headers;
+						const provider = providerFor(api, fake, { rateLimitWaitMs: bound });
+						const started = Date.now();
+						const error = await calls(provider, 1).catch((e: unknown) => e);
+						const took = Date.now() - started;
+						const said = JSON.stringify(headers);
+						assert.ok(error instanceof ProviderError, `${said}: ${String(error)}`);
+						assert.match(error.message, /rate limited for 2 s with no call answered/u, said);
+						// Without a floor on the pause, a wait of 0 is asked again hundreds of times a second.
+						assert.ok(fake.requests.length <= 3, `${said}: asked ${fake.requests.length} times`);
+						// The bound, plus one call and the slack of a loaded machine.
+						assert.ok(took < bound + 3000, `${said}: ended after ${took} ms`);
+					}),
+				),
+			);
+			await new Promise(setImmediate);
+			assert.deepEqual(warnings, [], 'no timer beyond what Node keeps');
+		} finally {
+			process.off('warning', onWarning);
+		}
+	});
+
+	test(`${api}: --tpm below one call's size fails the call at once, naming its size and the limit, with no request sent`, async () => {
+		await withLimitedFake({}, async (fake) => {
+			const provider = providerFor(api, fake, { limits: { tpm: 1 } });
+			const error = await calls(provider, 1).catch((e: unknown) => e);
+			assert.ok(error instanceof ProviderError && !error.retryable, String(error));
+			assert.match(
+				error.message,
+				new RegExp(
+					`^${api}: one call asks for [\\d,]+ tokens \\(its prompt plus its output limit\\), more than --tpm allows in a whole minute \\(1\\), so no wait lets it through; raise --tpm`,
+					'u',
+				),
+			);
+			assert.doesNotMatch(error.message, /\n/u);
+			assert.equal(fake.requests.length, 0);
 		});
 	});
 }

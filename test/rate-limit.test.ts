@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readLimits, retryAfterMs } from '../source/llm/rate-headers.ts';
-import { limitedSeconds, RateLimiter, type RateLimitState } from '../source/llm/rate-limit.ts';
+import {
+	limitedSeconds,
+	MIN_PAUSE_MS,
+	RateLimiter,
+	RateLimitRefusal,
+	type Ask,
+	type RateLimitState,
+} from '../source/llm/rate-limit.ts';
 import { limitedEtaSeconds, rateWaitText } from '../source/ui/state/progress.ts';
 import { scoreStatus } from '../source/ui/state/score-view.ts';
 
@@ -53,6 +60,107 @@ test('retryAfterMs: retry-after-ms first, else retry-after in seconds or as a da
 	const now = Date.parse('2026-11-25T12:00:00Z');
 	assert.equal(retryAfterMs(headers({ 'retry-after': 'Wed, 25 Nov 2026 12:00:10 GMT' }), now), 10_000);
 	assert.equal(retryAfterMs(headers({})), null);
+});
+
+test('retryAfterMs: a wait of 0 or less, or a date passed, names no wait; a huge one is kept as it is', () => {
+	const now = Date.parse('2026-11-25T12:00:00Z');
+	const none: Record<string, string>[] = [
+		{ 'retry-after': '0' },
+		{ 'retry-after': '-30' },
+		{ 'retry-after-ms': '-5000', 'retry-after': '-5' },
+		{ 'retry-after-ms': '0' },
+		{ 'retry-after': 'Wed, 25 Nov 2026 11:00:00 GMT' },
+		{ 'retry-after': 'soon' },
+	];
+	for (const said of none) assert.equal(retryAfterMs(headers(said), now), null, JSON.stringify(said));
+	assert.equal(retryAfterMs(headers({ 'retry-after-ms': '0', 'retry-after': '2' }), now), 2000);
+	assert.equal(retryAfterMs(headers({ 'retry-after': '99999999999' }), now), 99_999_999_999_000);
+	assert.equal(
+		retryAfterMs(headers({ 'retry-after': 'Thu, 01 Jan 2099 00:00:00 GMT' }), now),
+		Date.parse('2099-01-01T00:00:00Z') - now,
+	);
+});
+
+/** The wait a call asked for now is shown with (it is then cancelled, so nothing stays pending). */
+function waitOf(limiter: RateLimiter, ask: Ask = { input: 10, output: 10 }) {
+	const cancel = new AbortController();
+	const held = limiter.acquire(ask, { signal: cancel.signal }).catch(() => null);
+	const wait = limiter.snapshot().wait;
+	cancel.abort();
+	return { wait, held };
+}
+
+test('a 429 that names no wait, or 0, or less, pauses 1 s, doubled by each refusal after it; no pause is shorter than 1 s', async () => {
+	let now = 1_000_000;
+	const limiter = new RateLimiter({ now: () => now });
+	const refuse = async (retryAfter: number | null) => {
+		limiter.refused(await limiter.acquire({ input: 10, output: 10 }), retryAfter);
+		const { wait, held } = waitOf(limiter);
+		assert.equal(await held, null);
+		return wait!.resumesAt - now;
+	};
+	assert.equal(await refuse(0), 1000);
+	now += 1000;
+	assert.equal(await refuse(-30_000), 2000);
+	now += 2000;
+	assert.equal(await refuse(null), 4000);
+	now += 4000;
+	// A wait named, however short, is the floor at least; it does not double the pause after no wait.
+	assert.equal(await refuse(1), MIN_PAUSE_MS);
+	assert.equal(limiter.snapshot().refusals, 4);
+});
+
+test("a call held past its bound gives up then, whatever the server's wait; no timer is set beyond what Node keeps", async () => {
+	const warnings: string[] = [];
+	const onWarning = (warning: Error) => warnings.push(warning.name);
+	process.on('warning', onWarning);
+	try {
+		const limiter = new RateLimiter();
+		const states: RateLimitState[] = [];
+		limiter.subscribe((s) => states.push(s));
+		// "retry-after: 99999999999": three thousand years.
+		limiter.refused(await limiter.acquire({ input: 10, output: 10 }), 99_999_999_999_000);
+		const started = Date.now();
+		const error = await limiter
+			.acquire({ input: 10, output: 10 }, { bound: { since: started, ms: 1000 } })
+			.catch((e: unknown) => e);
+		const waited = Date.now() - started;
+		assert.ok(error instanceof RateLimitRefusal && !error.tooLarge, String(error));
+		assert.match(error.message, /^rate limited for 1 s with no call answered: .*--rate-limit-wait$/u);
+		assert.ok(waited >= 950, `gave up after ${waited} ms, before its bound`);
+		const wait = states.find((s) => s.wait)!.wait!;
+		assert.ok(wait.endsAt! - started <= 1000, 'the wait shown ends at the bound');
+		assert.match(
+			rateWaitText({ ...states.find((s) => s.wait)!, wait }, started)!,
+			/^waiting for the rate limit: longer than --rate-limit-wait allows, stops in 1s$/u,
+		);
+		assert.equal(states.at(-1)?.wait, null, 'nothing waits once it gave up');
+		// Warnings are emitted on the next tick.
+		await new Promise(setImmediate);
+		assert.deepEqual(warnings, []);
+	} finally {
+		process.off('warning', onWarning);
+	}
+});
+
+test('a call larger than a whole minute of a limit fails at once, stated or learned, naming its size and the limit', async () => {
+	const stated = new RateLimiter({ stated: { tpm: 100 } });
+	const error = await stated.acquire({ input: 90, output: 50 }).catch((e: unknown) => e);
+	assert.ok(error instanceof RateLimitRefusal && error.tooLarge, String(error));
+	assert.equal(
+		error.message,
+		"one call asks for 140 tokens (its prompt plus its output limit), more than --tpm allows in a whole minute (100), so no wait lets it through: raise --tpm to the account's limit, or use a smaller --chunk-size or --max-summary",
+	);
+	const learned = new RateLimiter();
+	const a = await learned.acquire({ input: 10, output: 10 });
+	learned.observe(a, { output: { limit: 1000, remaining: 1000 } }, 200);
+	learned.settle(a, { input: 10, output: 5 });
+	await assert.rejects(
+		learned.acquire({ input: 10, output: 4000 }),
+		/^RateLimitRefusal: one call asks for 4,000 output tokens \(its output limit\), more than the account's limit allows in a whole minute \(1,000\)/u,
+	);
+	// One that fits still goes.
+	learned.release(await learned.acquire({ input: 10, output: 900 }));
 });
 
 test('a call that does not fit the tokens left waits until the budget has refilled enough for it, and says why while it waits', async () => {

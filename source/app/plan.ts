@@ -1,6 +1,7 @@
 import type { ConfigInput } from '../config.ts';
 import { callCost, findPrice, loadPrices } from '../llm/prices.ts';
-import { limitedSeconds, type StatedLimits } from '../llm/rate-limit.ts';
+import { badInput } from '../errors.ts';
+import { limitedSeconds, oversized, type StatedLimits } from '../llm/rate-limit.ts';
 import { estimateRun } from '../summarize/estimate.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import { countTokens } from '../text/tokens.ts';
@@ -24,9 +25,12 @@ export async function planRun(
 		book: loaded.text,
 		tokens: (t) => countTokens(t, config.encoding),
 	};
-	const { rows, calls, usage } = estimateRun(config, chunks, ctx);
+	const { rows, calls, usage, largest } = estimateRun(config, chunks, ctx);
 	const limited =
 		config.provider !== 'extractive' && (opts.limits?.tpm || opts.limits?.rpm) ? opts.limits! : null;
+	// The run would fail on its first such call: no time "of waiting" is worth printing.
+	if (limited?.tpm && largest > limited.tpm)
+		throw badInput(oversized('tokens', largest, limited.tpm, true).message);
 	const prices = loadPrices(opts.prices);
 	const cost = callCost(prices, config.model, usage, config.provider);
 	const sizes = chunks.map((c) => c.tokens);

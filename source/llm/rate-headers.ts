@@ -60,16 +60,17 @@ function pair(limit: string | null, remaining: string | null): Reading | null {
 
 /**
  * How long the server asks a client to wait before it tries again, in ms: `retry-after-ms`, else
- * `retry-after` in seconds or as a date; null when it says nothing.
+ * `retry-after` in seconds or as a date; null when it names no wait. A wait of 0 or less (a date
+ * passed) names none: it would only have the client ask again at once.
  */
 export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | null {
 	if (!headers) return null;
-	const ms = Number(headers.get('retry-after-ms'));
-	if (headers.get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return ms;
+	const ms = Number(headers.get('retry-after-ms') ?? Number.NaN);
+	if (Number.isFinite(ms) && ms > 0) return ms;
 	const after = headers.get('retry-after');
 	if (after === null || after.trim() === '') return null;
 	const seconds = Number(after);
-	if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+	if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : null;
 	const at = Date.parse(after);
-	return Number.isFinite(at) ? Math.max(0, at - now) : null;
+	return Number.isFinite(at) && at > now ? at - now : null;
 }

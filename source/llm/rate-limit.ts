@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { formatInt } from '../format/count.ts';
+import { minutesText } from '../format/duration.ts';
 import { abortError } from './abort.ts';
 import type { Dimension, Readings } from './rate-headers.ts';
 
@@ -13,6 +15,11 @@ import type { Dimension, Readings } from './rate-headers.ts';
  * each response's headers (corrected for the calls sent since), or stated up front (`--tpm`,
  * `--rpm`). A server that sends none is paced by the 429s themselves: the calls allowed at once halve on each
  * and grow back by one per window of answers (additive increase, multiplicative decrease).
+ *
+ * What no server's answer may do is make it spin or hang: a refusal pauses the calls at least
+ * `MIN_PAUSE_MS` whatever wait it names; a call never waits past the wait its caller allows with no
+ * call answered (`--rate-limit-wait`); and a call that asks for more than a whole minute's limit,
+ * which no wait lets through, fails at once.
  */
 
 /** What a call asks of the limits: its prompt's tokens (estimated) and its output limit. */
@@ -33,6 +40,8 @@ export interface StatedLimits {
 export interface RateWait {
 	/** Epoch ms when the first call held back may go. */
 	resumesAt: number;
+	/** Epoch ms when the first call held back gives up, when that comes first (the wait it allows is over). */
+	endsAt?: number;
 	/** The budget that holds it, or the server's own "retry after". */
 	why: Dimension | 'retry-after';
 	/** Of that budget's limit per minute, what is spent now (0 and 0 for a retry-after). */
@@ -64,6 +73,39 @@ export interface Ticket {
 	observed: boolean;
 }
 
+/** How long a call may wait for the limits: `ms` with no call of the limiter answered, counted from `since` at the earliest. */
+export interface WaitBound {
+	since: number;
+	ms: number;
+}
+
+/** What `acquire` is told besides the ask. */
+export interface AcquireOptions {
+	/** Rejects with an AbortError when it aborts first. */
+	signal?: AbortSignal;
+	/** A call the server refused: it goes before every other waiting call (it has waited longest). */
+	retry?: boolean;
+	/** None: it waits as long as the limits hold it. */
+	bound?: WaitBound;
+}
+
+/**
+ * A call the limits will not let through: it asks for more than a whole minute's limit
+ * (`tooLarge`), or they held it for all the wait its caller allows.
+ */
+export class RateLimitRefusal extends Error {
+	constructor(
+		/** What happened, for a message to go on with (what the server said, say). */
+		readonly problem: string,
+		/** What to do about it. */
+		readonly fix: string,
+		readonly tooLarge: boolean,
+	) {
+		super(`${problem}: ${fix}`);
+		this.name = 'RateLimitRefusal';
+	}
+}
+
 export interface RateLimiterOptions {
 	stated?: StatedLimits;
 	/** The provider counts the output limit when a call arrives and gives back what went unused (Anthropic). */
@@ -78,6 +120,13 @@ const SHOW_WAIT_MS = 400;
 /** The first pause after a 429 that named no wait, doubled on each one after it. */
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
+/**
+ * The least pause after any 429: a server that names a wait of a few ms (or 0, or less, which count
+ * as naming none) and refuses every call would otherwise be asked hundreds of times a second.
+ */
+export const MIN_PAUSE_MS = 1000;
+/** The longest timer Node keeps (a longer one fires after 1 ms, with a warning, again and again). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const MINUTE_MS = 60_000;
 /** How long after it is sent a call is taken to reach the server (more than on a LAN, less than across an ocean). */
 const ARRIVAL_MS = 50;
@@ -112,6 +161,7 @@ class Budget {
 
 interface Waiter {
 	ask: Ask;
+	bound?: WaitBound;
 	resolve: (ticket: Ticket) => void;
 	reject: (error: Error) => void;
 	signal?: AbortSignal;
@@ -119,6 +169,22 @@ interface Waiter {
 }
 
 const DIMENSIONS: Dimension[] = ['requests', 'tokens', 'input', 'output'];
+
+/** A budget's unit, as messages name it. */
+const PER_MINUTE: Record<Dimension, string> = {
+	requests: 'requests',
+	tokens: 'tokens',
+	input: 'input tokens',
+	output: 'output tokens',
+};
+
+/** What a call's cost in a budget is made of. */
+const ASKED: Record<Dimension, string> = {
+	requests: 'one request',
+	tokens: 'its prompt plus its output limit',
+	input: 'its prompt',
+	output: 'its output limit',
+};
 
 function costOf(dimension: Dimension, ask: Ask): number {
 	switch (dimension) {
@@ -225,14 +291,13 @@ export class RateLimiter {
 	}
 
 	/**
-	 * Waits until the limits have room for `ask`, then charges it. `retry` puts a call the server
-	 * refused before every other waiting call (it has waited longest). Rejects with an AbortError
-	 * when `signal` aborts first.
+	 * Waits until the limits have room for `ask`, then charges it. Rejects with a RateLimitRefusal
+	 * when `ask` is larger than a whole minute's limit, or when its `bound` is over before it may go.
 	 */
-	acquire(ask: Ask, signal?: AbortSignal, retry = false): Promise<Ticket> {
+	acquire(ask: Ask, { signal, retry = false, bound }: AcquireOptions = {}): Promise<Ticket> {
 		return new Promise<Ticket>((resolve, reject) => {
 			if (signal?.aborted) return reject(abortError('cancelled', signal));
-			const waiter: Waiter = { ask, resolve, reject, signal };
+			const waiter: Waiter = { ask, bound, resolve, reject, signal };
 			waiter.onAbort = () => {
 				const at = this.queue.indexOf(waiter);
 				if (at >= 0) this.queue.splice(at, 1);
@@ -306,8 +371,9 @@ export class RateLimiter {
 	/**
 	 * The server refused the call for its rate limit. Unless its headers already set the budgets, what
 	 * the call was charged comes back (it was not counted); the server's wait holds every call, and
-	 * without one (or headers) the pause doubles with each refusal; a server without headers also
-	 * halves the calls allowed at once.
+	 * without one the pause doubles with each refusal (headers or not: a server whose headers say
+	 * there is room and refuses anyway must not be asked again at once); no pause is shorter than
+	 * `MIN_PAUSE_MS`. A server without headers also halves the calls allowed at once.
 	 */
 	refused(ticket: Ticket, retryAfterMs: number | null): void {
 		const now = this.now();
@@ -315,11 +381,13 @@ export class RateLimiter {
 		if (!ticket.observed) for (const [d, budget] of this.budgets) budget.take(-ticket.cost[d], now);
 		for (const d of DIMENSIONS) ticket.cost[d] = 0;
 		if (this.mode === 'unknown') this.mode = 'blind';
-		let pause = retryAfterMs ?? 0;
+		// A wait of 0 or less names no wait: retrying at once is what the refusal refused.
+		const named = retryAfterMs !== null && retryAfterMs > 0 ? retryAfterMs : null;
+		let pause = named ?? 0;
 		// Calls refused together are one signal to slow down, not several: the pause doubles, and the
 		// calls allowed at once halve, only for a refusal of a call sent after the last pause began.
 		const fresh = ticket.at >= this.pauseBegan;
-		if (retryAfterMs === null && this.mode !== 'known') {
+		if (named === null) {
 			if (fresh || this.backoffMs === 0)
 				this.backoffMs = Math.min(
 					MAX_BACKOFF_MS,
@@ -327,6 +395,7 @@ export class RateLimiter {
 				);
 			pause = this.backoffMs;
 		}
+		pause = Math.max(MIN_PAUSE_MS, pause);
 		if (this.mode === 'blind' && fresh)
 			this.window = Math.max(1, Math.floor(Math.min(this.window, this.inflight.size) / 2));
 		if (fresh) this.pauseBegan = now;
@@ -345,28 +414,86 @@ export class RateLimiter {
 		this.pump();
 	}
 
-	/** Lets through the waiting calls that fit, in order; sets a timer for the first that does not. */
+	/**
+	 * Lets through the waiting calls that fit, in order; refuses those no wait lets through and those
+	 * held past their bound; sets a timer for the first that must wait (or its bound, if sooner).
+	 */
 	private pump(): void {
 		clearTimeout(this.timer);
 		this.timer = undefined;
 		const now = this.now();
 		while (this.queue.length > 0) {
-			if (this.inflight.size >= Math.floor(this.window)) return this.show(null);
 			const head = this.queue[0]!;
-			const held = this.holdFor(head.ask, now);
-			if (held.ms > 0) {
-				this.timer = setTimeout(() => this.pump(), held.ms);
-				return this.show(
-					held.ms >= SHOW_WAIT_MS
-						? { resumesAt: now + held.ms, why: held.why, ...this.spent(held.why, now) }
-						: null,
-				);
+			const large = this.tooLarge(head.ask);
+			if (large !== null) {
+				this.drop(head, large);
+				continue;
 			}
-			this.queue.shift();
-			if (head.onAbort) head.signal?.removeEventListener('abort', head.onAbort);
-			head.resolve(this.charge(head.ask, now));
+			const full = this.inflight.size >= Math.floor(this.window);
+			const held = full ? { ms: Infinity, why: 'retry-after' as const } : this.holdFor(head.ask, now);
+			if (held.ms === 0) {
+				this.queue.shift();
+				if (head.onAbort) head.signal?.removeEventListener('abort', head.onAbort);
+				head.resolve(this.charge(head.ask, now));
+				continue;
+			}
+			// Held: every waiting call whose wait allowed is over gives up now, in line or not.
+			const over = this.queue.filter((w) => w.bound && this.deadline(w.bound) <= now);
+			if (over.length > 0) {
+				for (const waiter of over) this.drop(waiter, this.heldTooLong(waiter.bound!, held.why));
+				continue;
+			}
+			const ends = Math.min(...this.queue.map((w) => (w.bound ? this.deadline(w.bound) : Infinity)));
+			const wake = Math.min(held.ms, ends - now, MAX_TIMER_MS);
+			if (Number.isFinite(wake)) this.timer = setTimeout(() => this.pump(), wake);
+			if (full) return this.show(null);
+			const endsAt = head.bound ? this.deadline(head.bound) : Infinity;
+			return this.show(
+				held.ms >= SHOW_WAIT_MS
+					? {
+							resumesAt: now + held.ms,
+							...(endsAt < now + held.ms ? { endsAt } : {}),
+							why: held.why,
+							...this.spent(held.why, now),
+						}
+					: null,
+			);
 		}
 		this.show(null);
+	}
+
+	/** When a call bound so gives up: its wait allowed after the later of its start and the last answer. */
+	private deadline(bound: WaitBound): number {
+		return Math.max(bound.since, this.lastSuccess) + bound.ms;
+	}
+
+	/** Takes `waiter` out of the line with `error`. */
+	private drop(waiter: Waiter, error: Error): void {
+		this.queue.splice(this.queue.indexOf(waiter), 1);
+		if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+		waiter.reject(error);
+	}
+
+	private heldTooLong(bound: WaitBound, why: RateWait['why']): RateLimitRefusal {
+		const budget = why === 'retry-after' ? '' : ` (the ${PER_MINUTE[why]} a minute held it)`;
+		return new RateLimitRefusal(
+			`rate limited for ${minutesText(bound.ms)} with no call answered${budget}`,
+			'continue later, or allow a longer wait with --rate-limit-wait',
+			false,
+		);
+	}
+
+	/**
+	 * Why `ask` can never go, however long it waits: it asks for more than a whole minute of a
+	 * budget. Null when it fits.
+	 */
+	private tooLarge(ask: Ask): RateLimitRefusal | null {
+		const scaled = { input: Math.round(ask.input * this.inputScale), output: ask.output };
+		for (const [d, budget] of this.budgets) {
+			const cost = costOf(d, scaled);
+			if (cost > budget.limit) return oversized(d, cost, budget.limit, this.stated.has(d));
+		}
+		return null;
 	}
 
 	/** How long `ask` must wait now, and which budget (or the server's wait) holds it longest. */
@@ -420,6 +547,23 @@ export class RateLimiter {
 		const state = this.snapshot();
 		for (const listener of this.listeners) listener(state);
 	}
+}
+
+/**
+ * The refusal of a call asking `cost` of a budget whose whole minute is `limit`: no wait lets it
+ * through. `stated`: the limit is the user's (`--tpm`, `--rpm`; only those two are stated), not the
+ * server's.
+ */
+export function oversized(d: Dimension, cost: number, limit: number, stated: boolean): RateLimitRefusal {
+	const flag = stated ? (d === 'requests' ? '--rpm' : '--tpm') : null;
+	const fix = flag
+		? `raise ${flag} to the account's limit, or use a smaller --chunk-size or --max-summary`
+		: 'use a smaller --chunk-size or --max-summary, or a model with a higher limit';
+	return new RateLimitRefusal(
+		`one call asks for ${formatInt(cost)} ${PER_MINUTE[d]} (${ASKED[d]}), more than ${flag ?? "the account's limit"} allows in a whole minute (${formatInt(limit)}), so no wait lets it through`,
+		fix,
+		true,
+	);
 }
 
 function digest(text: string): string {

@@ -3,7 +3,7 @@ import { webPageAnswer } from './base-url.ts';
 import { guardConsole } from './console-guard.ts';
 import { ProviderError, type CallRequest, type CallResult, type Provider } from './provider.ts';
 import { readLimits } from './rate-headers.ts';
-import type { Ask, RateLimiter } from './rate-limit.ts';
+import { RateLimitRefusal, type Ask, type RateLimiter } from './rate-limit.ts';
 import { toProviderError, type FailureContext } from './sdk-errors.ts';
 import { DEFAULT_STREAM_RETRIES, DEFAULT_STREAM_RETRY_DELAY_MS, guardStream } from './stream-retry.ts';
 import {
@@ -13,7 +13,6 @@ import {
 	type StreamSoFar,
 	type WatchedInit,
 } from './stream-watchdog.ts';
-import { minutesText } from '../format/duration.ts';
 
 /**
  * What the two SDK-backed providers (OpenAI, Anthropic) share: their options, the settings of
@@ -117,15 +116,27 @@ export abstract class SdkProvider<Client> implements Provider {
 	 * Makes the call when the limiter lets it through. A 429 that means "slow down" never fails it:
 	 * it waits as the server says, first in line, as often as it takes, until no call of the account
 	 * has been answered for the wait allowed; every refused attempt is reported as a failed attempt.
+	 * What the limiter refuses (a call no wait lets through, or the wait allowed spent) fails it.
 	 */
 	async complete(request: CallRequest): Promise<CallResult> {
 		const { limiter } = this.options;
 		if (!limiter) return this.guarded(request, {});
 		const ask = askOf(request, limiter);
-		const firstTry = Date.now();
-		const allowed = this.options.rateLimitWaitMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+		const bound = { since: Date.now(), ms: this.options.rateLimitWaitMs ?? DEFAULT_RATE_LIMIT_WAIT_MS };
+		let refusal: string | null = null;
 		for (let retry = false; ; retry = true) {
-			const ticket = await limiter.acquire(ask, request.signal, retry);
+			let ticket;
+			try {
+				ticket = await limiter.acquire(ask, { signal: request.signal, retry, bound });
+			} catch (error) {
+				if (!(error instanceof RateLimitRefusal)) throw error;
+				const said = refusal === null ? '' : ` (${refusal})`;
+				throw new ProviderError(
+					`${this.failure.label}: ${error.problem}${said}; ${error.fix}`,
+					!error.tooLarge,
+					error.tooLarge ? undefined : 429,
+				);
+			}
 			let result: CallResult;
 			try {
 				result = await this.guarded(request, {
@@ -138,13 +149,7 @@ export abstract class SdkProvider<Client> implements Provider {
 					throw error;
 				}
 				limiter.refused(ticket, error.retryAfterMs);
-				if (Date.now() - Math.max(firstTry, limiter.lastSuccess) >= allowed) {
-					throw new ProviderError(
-						`${this.failure.label}: rate limited for ${minutesText(allowed)} with no call answered (${error.message}); continue later, or allow a longer wait with --rate-limit-wait`,
-						true,
-						429,
-					);
-				}
+				refusal = error.message;
 				continue;
 			}
 			limiter.settle(ticket, result.usage);

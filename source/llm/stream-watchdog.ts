@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
-import { abortError, unlessAborted } from './abort.ts';
+import { abortError } from './abort.ts';
 import type { CallRequest, FailedAttempt } from './provider.ts';
 import { secondsText } from '../format/duration.ts';
 
@@ -23,6 +23,13 @@ export const DEADLINE_MS_PER_TOKEN = 250;
 /** A stream that sends more than this many times its output limit (plus a little) is cut off. */
 export const OUTPUT_CAP_FACTOR = 2;
 const OUTPUT_CAP_SLACK = 64;
+
+/**
+ * How long an attempt the watchdog cut has to end by itself (the SDKs end it within moments, with
+ * what it delivered and its usage) before it is ended without them: Node's fetch may leave the body
+ * of a response aborted after its last bytes came in open for ever, neither ended nor failed.
+ */
+export const CUT_GRACE_MS = 1000;
 
 /** Most time from the first byte of a stream to its end, in ms. */
 export function callDeadlineMs(
@@ -67,7 +74,8 @@ export type StreamAttempt<T> = (
 export type WatchedInit = Partial<Record<'body' | 'headers' | 'method' | 'signal', never>>;
 
 /** What the watchdog and the retries need of a call's request. */
-export type WatchedRequest = Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'>;
+export type WatchedRequest = Pick<CallRequest, 'maxTokens' | 'signal' | 'onAttemptFailed'> &
+	Partial<Pick<CallRequest, 'prompt'>>;
 
 /** What a stream had delivered when it broke. */
 export interface StreamSoFar {
@@ -221,6 +229,7 @@ export async function watchAttempt<T>(
 	let deadline: NodeJS.Timeout | undefined;
 	let streamStart: Date | null = null;
 	let tokens = 0;
+	let text = '';
 	const restart = () => {
 		clearTimeout(idle);
 		idle = setTimeout(() => end(`stream stalled (no data for ${streamTimeoutMs} ms)`), streamTimeoutMs);
@@ -245,20 +254,44 @@ export async function watchAttempt<T>(
 		},
 		ended: () => controller.signal.aborted,
 	};
-	const received = (text: string) => {
-		if (text === '' || cut !== null) return;
-		tokens += countTokens(text);
+	const received = (piece: string) => {
+		if (piece === '' || cut !== null) return;
+		text += piece;
+		tokens += countTokens(piece);
+		// Counted piece by piece, a word sent with its space after it ("word ") is two tokens, where
+		// the whole text has one: before a cut, the whole text is counted (seldom: each count brings
+		// the sum back to the truth, and it must cross the cap again to be counted again).
+		if (tokens > cap) tokens = countTokens(text);
 		if (tokens > cap) end(`stream sent more than ${cap} tokens for an output limit of ${request.maxTokens}`);
 	};
 	const onCallerAbort = () => controller.abort(callerSignal?.reason);
 	callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+	// The attempt ends when its signal aborts, whatever the SDK makes of it: at once for the caller's
+	// abort (the OpenAI SDK's backoff sleep before a retry ignores the signal, and a cancelled call
+	// must not wait for it), after CUT_GRACE_MS for the watchdog's cut.
+	let grace: NodeJS.Timeout | undefined;
+	let onEnd: () => void = () => {};
+	const ended = new Promise<never>((_, reject) => {
+		onEnd = () => {
+			if (callerSignal?.aborted) return reject(callCancelled(label, callerSignal));
+			const usage = {
+				input: request.prompt ? countTokens(request.prompt) : 0,
+				output: countTokens(text),
+				cached: 0,
+			};
+			grace = setTimeout(
+				() => reject(new BrokenStream(cut ?? 'stream aborted', { text, usage })),
+				CUT_GRACE_MS,
+			);
+		};
+		controller.signal.addEventListener('abort', onEnd, { once: true });
+	});
 	const started = new Date();
 	try {
-		const run = attempt(controller.signal, received, { [WATCH]: watch } as WatchedInit);
-		// Rejects the moment the caller aborts. The SDKs notice an abort quickly while reading, but
-		// not always while sleeping before a retry (the OpenAI SDK's backoff sleep ignores the
-		// signal), and a cancelled call must not wait for that.
-		return await unlessAborted(run, callerSignal, cancelMessage(label));
+		return await Promise.race([
+			attempt(controller.signal, received, { [WATCH]: watch } as WatchedInit),
+			ended,
+		]);
 	} catch (error) {
 		if (callerSignal?.aborted) throw callCancelled(label, callerSignal);
 		// The watchdog's own reason first: whatever the SDK made of the abort, the attempt was cut.
@@ -278,6 +311,8 @@ export async function watchAttempt<T>(
 	} finally {
 		clearTimeout(idle);
 		clearTimeout(deadline);
+		clearTimeout(grace);
 		callerSignal?.removeEventListener('abort', onCallerAbort);
+		controller.signal.removeEventListener('abort', onEnd);
 	}
 }

@@ -19,11 +19,15 @@ export interface PlanRow {
 	exact: boolean;
 	inputTokens: number;
 	outputTokens: number;
+	/** Tokens of its largest call, prompt plus output limit (of an estimated row, its mean call). */
+	largest: number;
 }
 
 export interface RunEstimate {
 	rows: PlanRow[];
 	calls: number;
+	/** Tokens of the largest call of any row, prompt plus output limit: what a per-minute limit must hold at once. */
+	largest: number;
 	/** Tokens in and out of every row (nothing cached: a cache only lowers the cost). */
 	usage: Usage;
 	/** The part of `usage` that goes in a provider batch when the run has one (`goesInBatch`): level 0, or every incremental step. */
@@ -42,10 +46,17 @@ export function estimateRun(config: RunConfig, chunks: Chunk[], ctx: PlanContext
 			exact: true,
 			inputTokens: config.maxSummary + ctx.tokens(fill(ctx.templates.clean, [''])),
 			outputTokens: config.maxSummary,
+			largest: 2 * config.maxSummary + ctx.tokens(fill(ctx.templates.clean, [''])),
 		});
 	// Rows before the clean step: a hierarchical run's first (level 0), or all of an incremental run's.
 	const batchable = config.method === 'hier' ? rows.slice(0, 1) : rows.filter((r) => r.name !== 'clean');
-	return { rows, calls: sum(rows, 'calls'), usage: usageOf(rows), batchable: usageOf(batchable) };
+	return {
+		rows,
+		calls: sum(rows, 'calls'),
+		largest: Math.max(...rows.map((r) => r.largest)),
+		usage: usageOf(rows),
+		batchable: usageOf(batchable),
+	};
 }
 
 function usageOf(rows: PlanRow[]): Usage {
@@ -68,6 +79,7 @@ function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
 			exact: true,
 			inputTokens: run.chunks.reduce((s, c) => s + c.tokens + init, 0),
 			outputTokens: run.chunks.length * g0,
+			largest: Math.max(...run.chunks.map((c) => c.tokens)) + init + g0,
 		},
 	];
 	let count = run.chunks.length;
@@ -79,6 +91,7 @@ function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
 			exact: false,
 			inputTokens: count * (below + 6) + merges * merge + context,
 			outputTokens: merges * limit,
+			largest: Math.ceil((count * (below + 6) + merges * merge + context) / merges) + limit,
 		});
 		count = merges;
 	}
@@ -100,6 +113,7 @@ function incRows(run: Run, ctx: PlanContext): PlanRow[] {
 			exact: true,
 			inputTokens: run.chunks[0]!.tokens + init,
 			outputTokens: tokensAfter(0),
+			largest: run.chunks[0]!.tokens + init + tokensAfter(0),
 		},
 	];
 	if (steps > 1) {
@@ -109,10 +123,13 @@ function incRows(run: Run, ctx: PlanContext): PlanRow[] {
 			exact: true,
 			inputTokens: 0,
 			outputTokens: 0,
+			largest: 0,
 		};
 		for (let j = 1; j < steps; j++) {
-			updates.inputTokens += run.chunks[j]!.tokens + update + tokensAfter(j - 1);
+			const input = run.chunks[j]!.tokens + update + tokensAfter(j - 1);
+			updates.inputTokens += input;
 			updates.outputTokens += tokensAfter(j);
+			updates.largest = Math.max(updates.largest, input + tokensAfter(j));
 		}
 		rows.push(updates);
 	}

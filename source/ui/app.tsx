@@ -124,7 +124,8 @@ function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewF
 				score(root).then(
 					(controls) => {
 						setScoring(controls);
-						void controls.start();
+						// A failure that is not a call's (a call log it cannot read) is shown as one set up is.
+						controls.start().catch((error: unknown) => setScoring({ error: errorMessage(error) }));
 					},
 					(error: unknown) => setScoring({ error: errorMessage(error) }),
 				);

@@ -95,6 +95,8 @@ export interface RecordedRequest {
 	 */
 	arrived: number;
 	started: number | null;
+	/** When it arrived (epoch ms), for a test that times a client from its first request. */
+	receivedAt: number;
 	/** Settles when the exchange is over: the response sent in full or cut, or the client gone. */
 	ended: Promise<void>;
 	/** The status of the response, once it began. */
@@ -190,12 +192,23 @@ export interface FakeApi {
 	limits: FakeLimits | null;
 	/** Tokens (in and out) the account may still spend; at 0 or below every request is refused. null: no limit. */
 	quota: number | null;
+	/**
+	 * Settable while running: streamed answers go on past max_tokens, as from some compatible
+	 * servers that ignore it (each is its reply repeated past twice the limit and 100 tokens more,
+	 * beyond the output cap of a client).
+	 */
+	ignoreMaxTokens: boolean;
 	/** The models that exist; null: any. */
 	models: string[] | null;
 	/** The most prompt tokens a request may have; null: any. */
 	contextWindow: number | null;
-	/** 429s sent for rate limits (not for quota, not injected faults). */
+	/** 429s sent for rate limits (not for quota, not injected faults; `refusing`'s among them). */
 	rateLimited: number;
+	/**
+	 * Settable while running: every message request is refused with a 429 of its API's rate-limit
+	 * error and these headers (say an absurd `retry-after`: "0", "-30", a date in 2099); null: none is.
+	 */
+	refusing: Record<string, string> | null;
 	fail(fault: Fault): void;
 	close(): Promise<void>;
 }
@@ -310,9 +323,11 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			limiter.limits = limits;
 		},
 		quota: null,
+		ignoreMaxTokens: false,
 		models: null,
 		contextWindow: null,
 		rateLimited: 0,
+		refusing: null,
 		fail(fault) {
 			faults.push(fault);
 		},
@@ -366,6 +381,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 				fault: null,
 				arrived: ++clock,
 				started: null,
+				receivedAt: Date.now(),
 				ended,
 			};
 			requests.push(recorded);
@@ -395,6 +411,7 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			fault: null,
 			arrived: ++clock,
 			started: null,
+			receivedAt: Date.now(),
 			ended,
 		};
 		Object.defineProperty(recorded, 'status', {
@@ -408,6 +425,11 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		let encoded: Uint32Array | undefined;
 		const tokensOf = () => (encoded ??= encode(prompt));
 		// Refused at the door, at once: a provider's limits are checked before any latency of a model.
+		if (api.refusing) {
+			api.rateLimited += 1;
+			sendError(res, which, 429, ERROR_TYPES[429]!, 'Rate limit reached: try again later.', api.refusing);
+			return;
+		}
 		const gate = body
 			? admit(which, res, bearer(req.headers), body, tokensOf, hitOnArrival ? cacheable.tokens : 0)
 			: null;
@@ -459,7 +481,10 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 			which === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
 		let text = await api.respond({ prompt, body, api: which });
 		let truncated = false;
-		if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
+		if (api.ignoreMaxTokens && streamed && typeof maxTokens === 'number') {
+			const reply = text || 'and so on';
+			while (countTokens(text) <= 2 * maxTokens + 100) text += ` ${reply}`;
+		} else if (typeof maxTokens === 'number' && countTokens(text) > maxTokens) {
 			text = truncateToTokens(text, maxTokens);
 			truncated = true;
 		}
@@ -1339,6 +1364,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 			itpm: { type: 'string' },
 			otpm: { type: 'string' },
 			'no-limit-headers': { type: 'boolean', default: false },
+			// Stream answers on past max_tokens (see FakeApi.ignoreMaxTokens).
+			'ignore-max-tokens': { type: 'boolean', default: false },
 		},
 	});
 	const limits: FakeLimits = {};
@@ -1364,6 +1391,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 					summarize(input)
 			: summarize,
 	});
+	fake.ignoreMaxTokens = values['ignore-max-tokens'];
 	process.stdout.write(
 		`${JSON.stringify({ url: fake.url, openaiBaseUrl: fake.openaiBaseUrl, anthropicBaseUrl: fake.anthropicBaseUrl })}\n`,
 	);

@@ -230,6 +230,19 @@ export function requestCost(
 		: { rpm: 1, tpm: tokens, itpm: promptTokens - cacheRead, otpm: out };
 }
 
+/**
+ * The waits a server may name in a 429 that no client should take as they stand (set them as a
+ * fake's `refusing`): none at all (0, less), a few ms, three thousand years, a date in 2099.
+ */
+export const ABSURD_RETRY_AFTER: Record<string, string>[] = [
+	{ 'retry-after': '0' },
+	{ 'retry-after': '-30' },
+	{ 'retry-after-ms': '-5000', 'retry-after': '-5' },
+	{ 'retry-after-ms': '1' },
+	{ 'retry-after': '99999999999' },
+	{ 'retry-after': 'Thu, 01 Jan 2099 00:00:00 GMT' },
+];
+
 /** An error response: status, JSON body, headers. */
 export interface Answer {
 	status: number;

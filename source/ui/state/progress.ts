@@ -30,6 +30,7 @@ export function etaText(planned: number, done: number, made: number, seconds: nu
 export interface RateLimitFigures {
 	wait: {
 		resumesAt: number;
+		endsAt?: number;
 		why: 'requests' | 'tokens' | 'input' | 'output' | 'retry-after';
 		used: number;
 		limit: number;
@@ -48,11 +49,14 @@ const PER_MINUTE = {
 
 /**
  * "waiting for the rate limit: resumes in 12s (148,200 of 150,000 tokens a minute)", or null when
- * nothing waits.
+ * nothing waits. A wait longer than --rate-limit-wait allows says when it stops instead (the
+ * server may have named years).
  */
 export function rateWaitText(limits: RateLimitFigures | null, now: number): string | null {
 	const wait = limits?.wait;
 	if (!wait) return null;
+	if (wait.endsAt !== undefined && wait.endsAt < wait.resumesAt)
+		return `waiting for the rate limit: longer than --rate-limit-wait allows, stops in ${formatSeconds(Math.max(0, (wait.endsAt - now) / 1000))}`;
 	const left = formatSeconds(Math.max(0, (wait.resumesAt - now) / 1000));
 	if (wait.why === 'retry-after')
 		return `waiting for the rate limit: the server asked to wait, resumes in ${left}`;
