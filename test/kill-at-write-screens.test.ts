@@ -5,7 +5,8 @@ import type { SessionData } from '../source/store/schema.ts';
 import { booook } from './support/cli.ts';
 import { killScreenAtEachWrite, type Step } from './support/durable-walks.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
-import { bookFile, extractiveMill } from './support/kill-fixtures.ts';
+import { bookFile, extractiveMill, recordingApi, runOutcome } from './support/kill-fixtures.ts';
+import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux } from './support/tmux.ts';
 
@@ -192,6 +193,82 @@ test(
 			ready: (s) => /sentence \d+\/\d+/u.test(s),
 			steps: FAITHFULNESS,
 			outcome: faithOutcome,
+		});
+		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	}),
+);
+
+const node = (d: SessionData, id: string) =>
+	d.kind === 'book' ? d.run.nodes.find((n) => n.id === id) : undefined;
+
+/**
+ * A finished run of the small book (two chunks, a merge, the clean-up): the first chunk's summary
+ * edited through $EDITOR, then what reads it made again.
+ */
+const EDIT: Step[] = [
+	{
+		name: "the first chunk's summary edited in $EDITOR",
+		keys: (t) => t.keys('Up', 'Up', 'e'),
+		shown: (s) => /Saved as a new version of node n0/u.test(s),
+		landed: (d) => node(d, 'n0')?.versions.length === 2 && node(d, 'n3')?.status === 'stale',
+	},
+	{
+		name: 'what reads it re-run',
+		keys: (t) => t.keys('r'),
+		shown: (s) => s.includes('✓ done') && s.includes('the final summary is printed above'),
+		landed: (d) =>
+			d.kind === 'book' &&
+			d.run.status === 'done' &&
+			d.run.root === 'n3' &&
+			node(d, 'n3')?.versions.length === 2,
+	},
+];
+
+test(
+	'an edit and its re-run on the run screen, killed after each durable write, end as if never killed',
+	{ skip: noTmux, timeout: 600_000 },
+	inTerminal(async (t) => {
+		const { api, take } = await recordingApi(t, summaryReply);
+		const book = await bookFile(tempDir('kill-edit-book', t));
+		const report = await killScreenAtEachWrite({
+			id: 'mill',
+			setup: async (sessions) => {
+				const made = await booook(
+					[
+						'run',
+						book,
+						'--provider',
+						'openai',
+						'--model',
+						'gpt-4o-mini',
+						'--base-url',
+						api.openaiBaseUrl,
+						'--chunk-size',
+						'1024',
+						'--max-summary',
+						'200',
+						'--concurrency',
+						'1',
+						'--headless',
+						'--session',
+						'mill',
+						'--sessions-dir',
+						sessions,
+					],
+					{ env: ENV },
+				);
+				assert.equal(made.code, 0, made.stderr);
+			},
+			command: (sessions) => ['resume', 'mill', '--base-url', api.openaiBaseUrl, '--sessions-dir', sessions],
+			// The edit's prefix marks its version; sed edits the file in place, as an editor saves it.
+			env: { ...ENV, EDITOR: 'sed -i s/^/EDITED_/' },
+			// Not the first frame's "✓ done", read from the disk before the resumed run starts: an edit
+			// typed then is made at once by that run, and r would find no stale node and re-run n0. A
+			// resumed run finished (what an edit left stale made) prints its final summary.
+			ready: (s) => s.includes('✓ done') && s.includes('the final summary is printed above'),
+			steps: EDIT,
+			outcome: (sessions) => runOutcome(sessions, 'mill'),
+			asked: take,
 		});
 		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
 	}),
