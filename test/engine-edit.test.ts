@@ -179,9 +179,12 @@ test('hier: an edit mid-tree stales exactly its ancestors; the next start makes 
 	const oldTexts = new Map(run.nodes.map((n) => [n.id, activeVersion(n)!.text]));
 	const versionsBefore = new Map(run.nodes.map((n) => [n.id, n.versions.length]));
 	const events = record(engine);
+	const writes = store.writes;
 
 	const stale = await engine.edit(target.id, marked(target, MARKS[0]!));
 
+	// Written apart, a kill between them left the readers done from the old text for good.
+	assert.equal(store.writes - writes, 1, 'the edit and the stale marks of its readers are one write');
 	assert.deepEqual(new Set(stale), readersOf(run, target.id));
 	assert.ok(stale.length >= 2 && stale.includes(lastMerge.id));
 	assert.equal(target.status, 'done');

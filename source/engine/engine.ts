@@ -38,6 +38,8 @@ export interface RunStore extends CallLogStore {
 	updateNode(id: NodeRef, patch: NodePatch): Promise<void>;
 	addNodes(...nodes: Node[]): Promise<void>;
 	updateRun(patch: RunPatch): Promise<void>;
+	/** Makes the changes `make` asks for as one durable write: a kill keeps all of them or none. */
+	together(make: () => void): Promise<void>;
 }
 
 export interface EngineOptions {
@@ -164,16 +166,9 @@ export class Engine {
 		const versions = [...node.versions, editVersion(text, this.now())];
 		const active = versions.length - 1;
 		// Attempts of an unfinished call are void: the person's text replaces what they would make.
-		const writes = [
-			this.opts.store.updateNode(id, {
-				...moved(node, 'done'),
-				versions,
-				active,
-				pending: [],
-				error: undefined,
-			}),
-		];
-		return this.changed(id, false, { type: 'node-edited', node: id, version: active }, writes);
+		return this.changed(id, false, { type: 'node-edited', node: id, version: active }, (store) =>
+			store.updateNode(id, { ...moved(node, 'done'), versions, active, pending: [], error: undefined }),
+		);
 	}
 
 	/**
@@ -184,7 +179,7 @@ export class Engine {
 		const node = changeable(this.run, id, 'rerun', this.inFlight.has(id));
 		// A node that never ran is made anyway.
 		if (node.status === 'pending') return [];
-		return this.changed(id, true, null, []);
+		return this.changed(id, true, null);
 	}
 
 	/**
@@ -199,15 +194,9 @@ export class Engine {
 			);
 		}
 		if (node.active === version) return [];
-		const writes = [
-			this.opts.store.updateNode(id, {
-				...moved(node, 'done'),
-				active: version,
-				pending: [],
-				error: undefined,
-			}),
-		];
-		return this.changed(id, false, { type: 'node-active', node: id, version }, writes);
+		return this.changed(id, false, { type: 'node-active', node: id, version }, (store) =>
+			store.updateNode(id, { ...moved(node, 'done'), active: version, pending: [], error: undefined }),
+		);
 	}
 
 	/**
@@ -217,30 +206,38 @@ export class Engine {
 	 * also re-plan what follows (a changed length can change how later merges are grouped).
 	 */
 	async markStale(id: NodeRef): Promise<NodeRef[]> {
-		return this.changed(id, false, null, [], false);
+		return this.changed(id, false, null, undefined, false);
 	}
 
 	/**
-	 * The text of `id` changed (or will, with `self`): stales its readers, re-plans what can be
-	 * re-planned now (the rest is checked as the run gets there), waits for these writes and those
-	 * of the change itself (`writes`), and reports.
+	 * The text of `id` changed (or will, with `self`): makes the change itself (`change`), stales its
+	 * readers and re-plans what can be re-planned now (the rest is checked as the run gets there),
+	 * all as one durable write, waits for it, and reports.
 	 */
 	private async changed(
 		id: NodeRef,
 		self: boolean,
 		event: EngineEvent | null,
-		writes: Promise<void>[],
+		change?: (store: RunWriter) => void,
 		replan = true,
 	): Promise<NodeRef[]> {
+		const writes: Promise<void>[] = [];
 		const store = this.writer(writes);
-		const stale = invalidate(this.run, this.opts.planner, store, id, self, replan).map((n) => n.id);
+		let stale: NodeRef[] = [];
 		let applied: Applied = { added: [], superseded: [], stale: [] };
-		try {
-			applied = this.replan(store);
-		} catch (error) {
-			// A plan that cannot be made (a level that does not shrink) is reported by the next start().
-			if (!(error instanceof PlanError)) throw error;
-		}
+		// One write: a kill between the text changed and its readers staled would leave them done
+		// from the old text, and the run would end without making them again.
+		const made = this.opts.store.together(() => {
+			change?.(store);
+			stale = invalidate(this.run, this.opts.planner, store, id, self, replan).map((n) => n.id);
+			try {
+				applied = this.replan(store);
+			} catch (error) {
+				// A plan that cannot be made (a level that does not shrink) is reported by the next start().
+				if (!(error instanceof PlanError)) throw error;
+			}
+		});
+		writes.push(made);
 		const now = [...new Set([...stale, ...applied.stale])].filter(
 			(ref) => getNode(this.run, ref).status === 'stale',
 		);
@@ -348,7 +345,13 @@ export class Engine {
 				let starved = false;
 				if (this.failure === null) {
 					const replanned: Promise<void>[] = [];
-					const applied = this.replan(this.writer(replanned));
+					let applied: Applied = { added: [], superseded: [], stale: [] };
+					// A plan changed in one write, as an edit's (see `changed`).
+					replanned.push(
+						this.opts.store.together(() => {
+							applied = this.replan(this.writer(replanned));
+						}),
+					);
 					this.saveInBackground(replanned);
 					if (applied.added.length > 0 || applied.superseded.length > 0 || applied.stale.length > 0) {
 						this.report(applied);

@@ -388,6 +388,50 @@ export class Session<D extends SessionData = SessionData> {
 		const problem = changeProblem(data, change);
 		if (problem) return Promise.reject(new Error(`refusing to save session "${this.id}": ${problem}`));
 		apply();
+		if (this.#together) {
+			this.#together.changes.push(change);
+			return this.#together.written;
+		}
+		return this.#record(change);
+	}
+
+	/** The operations of a `together` in progress, and the promise of their one record. */
+	#together: { changes: Change[]; written: Promise<void> } | null = null;
+
+	/**
+	 * Runs `make`, whose operations (updateNode, addNodes, updateRun, append, called before it
+	 * returns) are written as one journal record: a kill keeps all of them or none. An edit and the
+	 * stale marks of what reads it are one change; written apart, a kill between them left readers
+	 * done from the old text, and the run finished without them. Resolves once the record is written.
+	 */
+	together(make: () => void): Promise<void> {
+		if (this.#together) {
+			make();
+			return this.#together.written;
+		}
+		let settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+		const written = new Promise<void>((resolve, reject) => {
+			settle = { resolve, reject };
+		});
+		// The operations' own promises are this one, and callers may keep only the one they are given.
+		written.catch(() => {});
+		const batch = { changes: [] as Change[], written };
+		this.#together = batch;
+		try {
+			make();
+		} finally {
+			this.#together = null;
+			// What `make` changed before it threw is in the state: it is written all the same.
+			const record =
+				batch.changes.length === 0 ? Promise.resolve() : this.#record(mergedChange(batch.changes));
+			record.then(settle!.resolve, settle!.reject);
+		}
+		return written;
+	}
+
+	/** Writes the record of a change already applied (or the state whole, when a write failed before it). */
+	#record(change: Change): Promise<void> {
+		const data = this.#state;
 		const then = `continue with: ${this.continueWith}`;
 		if (this.#stale) return this.#write(then);
 		data.updatedAt = new Date().toISOString();
@@ -668,4 +712,16 @@ export function bookSession(session: Session): Session<BookSessionData> {
 		);
 	}
 	return session as Session<BookSessionData>;
+}
+
+/** Changes made one after another, as one record: nodes and list items in their order, the last head. */
+function mergedChange(changes: readonly Change[]): Change {
+	const merged: Record<string, unknown[]> & { head?: Change['head'] } = {};
+	for (const change of changes) {
+		for (const [key, value] of Object.entries(change)) {
+			if (key === 'head') merged.head = value as Change['head'];
+			else merged[key] = [...(merged[key] ?? []), ...(value as unknown[])];
+		}
+	}
+	return merged as Change;
 }

@@ -8,23 +8,38 @@ type CallRecord = Parameters<RunStore['appendCall']>[0];
 /** A RunStore kept in memory that checks, at every change, that what changed is plain JSON. */
 export class MemoryStore implements RunStore {
 	readonly log: CallRecord[] = [];
+	/** The durable writes a session would make: one an operation, one a `together`. */
+	writes = 0;
+	#together = false;
 	constructor(
 		readonly data: { run: Run },
 		readonly id = 'memory',
 	) {}
 	async updateNode(id: NodeRef, patch: NodePatch): Promise<void> {
+		if (!this.#together) this.writes++;
 		const node = this.data.run.nodes.find((n) => n.id === id);
 		assert.ok(node, `no node ${id}`);
 		assignNode(node, patchedNode(node, patch));
 		plain(node);
 	}
 	async addNodes(...nodes: Node[]): Promise<void> {
+		if (!this.#together) this.writes++;
 		this.data.run.nodes.push(...nodes);
 		plain(nodes);
 	}
 	async updateRun(patch: RunPatch): Promise<void> {
+		if (!this.#together) this.writes++;
 		Object.assign(this.data.run, patch);
 		plain(patch);
+	}
+	async together(make: () => void): Promise<void> {
+		this.writes++;
+		this.#together = true;
+		try {
+			make();
+		} finally {
+			this.#together = false;
+		}
 	}
 	async appendCall(record: CallRecord): Promise<void> {
 		this.log.push(record);

@@ -1,0 +1,275 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Session } from '../source/store/session.ts';
+import type { SessionData } from '../source/store/schema.ts';
+import { booook } from './support/cli.ts';
+import { killScreenAtEachWrite, type Step } from './support/durable-walks.ts';
+import { annotatingReply, startFakeApi } from './support/fake-api.ts';
+import { bookFile, extractiveMill, recordingApi, runOutcome } from './support/kill-fixtures.ts';
+import { summaryReply } from './support/summary-reply.ts';
+import { tempDir } from './support/temp.ts';
+import { inTerminal, noTmux } from './support/tmux.ts';
+
+/**
+ * Nothing lost, whatever kills it, on the screens: the validation walks and the run screen's edit
+ * and re-run, typed into booook in tmux, are killed with SIGKILL right after each of their durable
+ * writes (test/support/durable-walks.ts); opened again, the session is where a step left it, and
+ * the steps after it end where the work never killed ends.
+ */
+
+const ENV = { OPENAI_API_KEY: 'sk-test-not-a-real-key' };
+
+/** The extractive run of the small book, scored by the fake API: a collection of model annotations to judge. */
+async function scoredMill(sessions: string): Promise<void> {
+	await extractiveMill(sessions, await bookFile(tempDir('kill-screens-book')));
+	const api = await startFakeApi({ respond: annotatingReply });
+	try {
+		const scored = await booook(
+			[
+				'score',
+				'mill',
+				'--provider',
+				'openai',
+				'--model',
+				'gpt-4o-mini',
+				'--base-url',
+				api.openaiBaseUrl,
+				'--json',
+				'--sessions-dir',
+				sessions,
+			],
+			{ env: ENV },
+		);
+		assert.equal(scored.code, 0, scored.stderr);
+	} finally {
+		await api.close();
+	}
+}
+
+const snapshot = async (sessions: string) => (await Session.snapshot(sessions, 'mill')).data;
+const mine = (data: SessionData) => data.judgments.filter((j) => j.validator === 'val');
+
+/** What a validation walk leaves, without times: its record, the verdicts in order, the annotations added. */
+async function walkOutcome(sessions: string) {
+	const data = await snapshot(sessions);
+	return {
+		walks: (data.walks ?? []).map((w) => [w.validator, w.mode, w.seed, w.fraction]),
+		judgments: data.judgments.map((j) => [j.annotation, j.validator, j.verdict, j.reasons, j.note]),
+		annotations: data.annotations.length,
+		own: data.annotations
+			.filter((a) => a.source === 'human')
+			.map((a) => [a.id, a.summary, a.sentence, a.spans, a.questions, a.types, a.annotator]),
+	};
+}
+
+const at = (n: number) => (s: string) => new RegExp(`annotation ${n}/\\d+`, 'u').test(s);
+
+/**
+ * Each step starts and ends on the walk's first unjudged item, where the walk opens again, so the
+ * continuation after a kill types the same keys on the same items.
+ */
+const VALIDATE: Step[] = [
+	{ name: 'agree', keys: (t) => t.keys('a'), shown: at(2), landed: (d) => mine(d).length === 1 },
+	{ name: 'disagree', keys: (t) => t.keys('d'), shown: at(3), landed: (d) => mine(d).length === 2 },
+	{
+		name: 'undo',
+		keys: (t) => t.keys('u'),
+		shown: (s) => at(2)(s) && /undone: disagree/u.test(s),
+		landed: (d) => mine(d).length === 1,
+	},
+	{
+		name: 'partial, answered in the summary',
+		keys: (t) => t.keys('p', '2', 'Enter'),
+		shown: at(3),
+		landed: (d) => mine(d).length === 2 && mine(d)[1]!.verdict === 'partial',
+	},
+	{
+		name: 'a note on the verdict before',
+		keys: (t) => t.keys('Left', 'm', 'the ford is named twice', 'Enter', 'n'),
+		shown: (s) => at(3)(s),
+		landed: (d) => mine(d).some((j) => j.note !== null),
+	},
+	{
+		name: 'an annotation of my own',
+		keys: (t) => t.keys('h', 'Enter', 'Which ford?', 'Enter', '3', 'Enter'),
+		shown: (s) => /added your annotation/u.test(s),
+		landed: (d) => d.annotations.some((a) => a.source === 'human'),
+	},
+	{ name: 'agree again', keys: (t) => t.keys('a'), shown: at(4), landed: (d) => mine(d).length === 4 },
+];
+
+test(
+	'the validation walk killed after each durable write (verdicts, undo, a note, an annotation of my own) ends as if never killed',
+	{ skip: noTmux, timeout: 600_000 },
+	inTerminal(async (t) => {
+		const report = await killScreenAtEachWrite({
+			id: 'mill',
+			setup: scoredMill,
+			command: (sessions) => [
+				'validate',
+				'mill',
+				'--mode',
+				'model',
+				'--validator',
+				'val',
+				'--sessions-dir',
+				sessions,
+			],
+			ready: (s) => /annotation \d+\/\d+/u.test(s),
+			steps: VALIDATE,
+			outcome: walkOutcome,
+		});
+		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	}),
+);
+
+const faith = (data: SessionData) => (data.faithfulness ?? []).filter((v) => v.validator === 'ann');
+const sentence = (n: number) => (s: string) => new RegExp(`sentence ${n}/\\d+`, 'u').test(s);
+
+/** What a faithfulness walk leaves, without times: the summary it pinned and the verdicts in order. */
+async function faithOutcome(sessions: string) {
+	const data = await snapshot(sessions);
+	return {
+		summaries: data.summaries.map((s) => [s.id, s.node, s.version, s.text]),
+		walks: (data.walks ?? []).map((w) => [w.validator, w.mode, w.seed, w.fraction]),
+		verdicts: (data.faithfulness ?? []).map((v) => [
+			v.summary,
+			v.sentence,
+			v.label,
+			v.note,
+			v.validator,
+			v.origin,
+		]),
+	};
+}
+
+/** As VALIDATE's, each step starts and ends on the first sentence not judged, where the walk opens again. */
+const FAITHFULNESS: Step[] = [
+	{ name: 'faithful', keys: (t) => t.keys('f'), shown: sentence(2), landed: (d) => faith(d).length === 1 },
+	{ name: 'unfaithful', keys: (t) => t.keys('x'), shown: sentence(3), landed: (d) => faith(d).length === 2 },
+	{
+		name: 'undo',
+		keys: (t) => t.keys('u'),
+		shown: (s) => sentence(2)(s) && /undone/u.test(s),
+		landed: (d) => faith(d).length === 1,
+	},
+	{
+		name: "can't tell",
+		keys: (t) => t.keys('c'),
+		shown: sentence(3),
+		landed: (d) => faith(d).length === 2 && faith(d)[1]!.label === 'unsure',
+	},
+	{
+		name: 'a note on the verdict before',
+		keys: (t) => t.keys('Left', 'm', 'no such letter', 'Enter', 'n'),
+		shown: sentence(3),
+		landed: (d) => faith(d).some((v) => v.note !== null),
+	},
+	{
+		name: 'faithful again',
+		keys: (t) => t.keys('f'),
+		shown: sentence(4),
+		landed: (d) => faith(d).length === 4,
+	},
+];
+
+test(
+	'the faithfulness walk killed after each durable write (the summary pinned, verdicts, undo, a note) ends as if never killed',
+	{ skip: noTmux, timeout: 600_000 },
+	inTerminal(async (t) => {
+		const report = await killScreenAtEachWrite({
+			id: 'mill',
+			setup: async (sessions) => extractiveMill(sessions, await bookFile(tempDir('kill-screens-book'))),
+			command: (sessions) => [
+				'validate',
+				'mill',
+				'--mode',
+				'faithfulness',
+				'--validator',
+				'ann',
+				'--sessions-dir',
+				sessions,
+			],
+			ready: (s) => /sentence \d+\/\d+/u.test(s),
+			steps: FAITHFULNESS,
+			outcome: faithOutcome,
+		});
+		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	}),
+);
+
+const node = (d: SessionData, id: string) =>
+	d.kind === 'book' ? d.run.nodes.find((n) => n.id === id) : undefined;
+
+/**
+ * A finished run of the small book (two chunks, a merge, the clean-up): the first chunk's summary
+ * edited through $EDITOR, then what reads it made again.
+ */
+const EDIT: Step[] = [
+	{
+		name: "the first chunk's summary edited in $EDITOR",
+		keys: (t) => t.keys('Up', 'Up', 'e'),
+		shown: (s) => /Saved as a new version of node n0/u.test(s),
+		landed: (d) => node(d, 'n0')?.versions.length === 2 && node(d, 'n3')?.status === 'stale',
+	},
+	{
+		name: 'what reads it re-run',
+		keys: (t) => t.keys('r'),
+		shown: (s) => s.includes('✓ done') && s.includes('the final summary is printed above'),
+		landed: (d) =>
+			d.kind === 'book' &&
+			d.run.status === 'done' &&
+			d.run.root === 'n3' &&
+			node(d, 'n3')?.versions.length === 2,
+	},
+];
+
+test(
+	'an edit and its re-run on the run screen, killed after each durable write, end as if never killed',
+	{ skip: noTmux, timeout: 600_000 },
+	inTerminal(async (t) => {
+		const { api, take } = await recordingApi(t, summaryReply);
+		const book = await bookFile(tempDir('kill-edit-book', t));
+		const report = await killScreenAtEachWrite({
+			id: 'mill',
+			setup: async (sessions) => {
+				const made = await booook(
+					[
+						'run',
+						book,
+						'--provider',
+						'openai',
+						'--model',
+						'gpt-4o-mini',
+						'--base-url',
+						api.openaiBaseUrl,
+						'--chunk-size',
+						'1024',
+						'--max-summary',
+						'200',
+						'--concurrency',
+						'1',
+						'--headless',
+						'--session',
+						'mill',
+						'--sessions-dir',
+						sessions,
+					],
+					{ env: ENV },
+				);
+				assert.equal(made.code, 0, made.stderr);
+			},
+			command: (sessions) => ['resume', 'mill', '--base-url', api.openaiBaseUrl, '--sessions-dir', sessions],
+			// The edit's prefix marks its version; sed edits the file in place, as an editor saves it.
+			env: { ...ENV, EDITOR: 'sed -i s/^/EDITED_/' },
+			// Not the first frame's "✓ done", read from the disk before the resumed run starts: an edit
+			// typed then is made at once by that run, and r would find no stale node and re-run n0. A
+			// resumed run finished (what an edit left stale made) prints its final summary.
+			ready: (s) => s.includes('✓ done') && s.includes('the final summary is printed above'),
+			steps: EDIT,
+			outcome: (sessions) => runOutcome(sessions, 'mill'),
+			asked: take,
+		});
+		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	}),
+);
