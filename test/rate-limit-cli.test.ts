@@ -153,7 +153,7 @@ test(
 			assert.equal(r.code, 0, r.stderr);
 			assert.match(
 				r.stderr,
-				/waiting for the rate limit: resumes in \d+s \([\d,]+ of [\d,]+ tokens a minute\)/u,
+				/waiting for the rate limit: resumes in \d+s \([\d,]+ of [\d,]+ tokens a minute used\)/u,
 			);
 			assert.match(r.stdout, /BooookScore/u);
 			// Refused attempts are asked again, but the total is the calls to answer, whatever the 429s.

@@ -183,7 +183,7 @@ test('a call that does not fit the tokens left waits until the budget has refill
 			states.find((s) => s.wait)!,
 			wait!.resumesAt - 2000,
 		)!,
-		/^waiting for the rate limit: resumes in 2s \(5,9\d\d of 6,000 tokens a minute\)$/u,
+		/^waiting for the rate limit: resumes in 2s \(5,9\d\d of 6,000 tokens a minute used\)$/u,
 	);
 	assert.equal(states.at(-1)?.wait, null, 'the wait is over once the call went');
 	limiter.settle(first, { input: 5000, output: 300 });
@@ -306,7 +306,25 @@ test("the BooookScore status line ends with the rate limit's wait while it holds
 	);
 	assert.equal(
 		waiting,
-		`${line} · waiting for the rate limit: resumes in 9s (29,500 of 30,000 input tokens a minute)`,
+		`${line} · waiting for the rate limit: resumes in 9s (29,500 of 30,000 input tokens a minute used)`,
 	);
 	assert.equal(scoreStatus(waiting, { type: 'rate-limit', ...figures, wait: null }, ctx), line);
+});
+
+test("the rate limit's wait says which figure is used, and fits a narrow header by dropping words, never the time", () => {
+	const figures = {
+		answered: 3,
+		asked: 15_000,
+		limits: { tokens: 60_000 },
+		wait: { resumesAt: 1_003_000, why: 'tokens' as const, used: 60_000, limit: 60_000 },
+	};
+	assert.equal(
+		rateWaitText(figures, 1_000_000),
+		'waiting for the rate limit: resumes in 3s (60,000 of 60,000 tokens a minute used)',
+	);
+	for (const width of [70, 40, 10]) {
+		const text = rateWaitText(figures, 1_000_000, width)!;
+		assert.match(text, /resumes in 3s/u, `${width}: ${text}`);
+		assert.ok(text.length <= Math.max(width, 'rate limit: resumes in 3s'.length), `${width}: ${text}`);
+	}
 });

@@ -183,7 +183,7 @@ test("while the rate limit holds calls back, the header says so in the title's p
 	const waiting = await until(frame, (f) => f.includes('waiting for the rate limit'), 'the wait shown');
 	assert.match(
 		waiting,
-		/waiting for the rate limit: resumes in 1[12]s \(148,200 of 150,000 tokens a minute\)/u,
+		/waiting for the rate limit: resumes in 1[12]s \(148,200 of 150,000 tokens a minute used\)/u,
 	);
 	assert.ok(!waiting.includes('A Test Book'), "the wait takes the title's place");
 	controls.emit({

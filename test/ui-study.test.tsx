@@ -251,7 +251,10 @@ test("the study screen says in its title line while the account's rate limit hol
 		(f) => f.includes('waiting for the rate limit'),
 		'the wait',
 	);
-	assert.match(shown, /waiting for the rate limit: resumes in [78]s \(99,000 of 100,000 tokens a minute\)/u);
+	assert.match(
+		shown,
+		/waiting for the rate limit: resumes in [78]s \(99,000 of 100,000 tokens a minute used\)/u,
+	);
 	r.rerender(
 		<Root theme={themeFor({})}>
 			<StudyScreen

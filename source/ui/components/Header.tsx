@@ -60,8 +60,8 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const inFlight = Object.keys(view.live).length;
 	const state = `${PHASES[phase].mark}${phase === 'paused' && inFlight > 0 ? ` (${inFlight} finishing)` : ''}`;
 	// While the account's rate limit holds calls back, that is the news: it takes the title's place.
-	const waiting = view.active ? rateWaitText(view.rateLimit, now) : null;
 	const room = Math.max(10, width - textWidth(state) - 2);
+	const waiting = view.active ? rateWaitText(view.rateLimit, now, room) : null;
 	const title = waiting !== null ? truncate(waiting, room) : runTitle(info, view.method, room);
 	const { calls, planned, ratio } = progressOf(view);
 	const eta = etaSeconds(view, now);

@@ -48,19 +48,40 @@ const PER_MINUTE = {
 } as const;
 
 /**
- * "waiting for the rate limit: resumes in 12s (148,200 of 150,000 tokens a minute)", or null when
- * nothing waits. A wait longer than --rate-limit-wait allows says when it stops instead (the
- * server may have named years).
+ * "waiting for the rate limit: resumes in 12s (148,200 of 150,000 tokens a minute used)", or null
+ * when nothing waits. A wait longer than --rate-limit-wait allows says when it stops instead (the
+ * server may have named years). With `width`, the longest of its shorter forms that fits ("rate
+ * limit: resumes in 12s" at the least): when it is cut, the time is what goes, and that is the news.
  */
-export function rateWaitText(limits: RateLimitFigures | null, now: number): string | null {
+export function rateWaitText(limits: RateLimitFigures | null, now: number, width = Infinity): string | null {
 	const wait = limits?.wait;
 	if (!wait) return null;
-	if (wait.endsAt !== undefined && wait.endsAt < wait.resumesAt)
-		return `waiting for the rate limit: longer than --rate-limit-wait allows, stops in ${formatSeconds(Math.max(0, (wait.endsAt - now) / 1000))}`;
-	const left = formatSeconds(Math.max(0, (wait.resumesAt - now) / 1000));
-	if (wait.why === 'retry-after')
-		return `waiting for the rate limit: the server asked to wait, resumes in ${left}`;
-	return `waiting for the rate limit: resumes in ${left} (${formatInt(wait.used)} of ${formatInt(wait.limit)} ${PER_MINUTE[wait.why]} a minute)`;
+	const seconds = (at: number) => formatSeconds(Math.max(0, (at - now) / 1000));
+	let forms: string[];
+	if (wait.endsAt !== undefined && wait.endsAt < wait.resumesAt) {
+		const stops = `stops in ${seconds(wait.endsAt)}`;
+		forms = [
+			`waiting for the rate limit: longer than --rate-limit-wait allows, ${stops}`,
+			`rate limit: longer than --rate-limit-wait, ${stops}`,
+			`rate limit: ${stops}`,
+		];
+	} else if (wait.why === 'retry-after') {
+		const resumes = `resumes in ${seconds(wait.resumesAt)}`;
+		forms = [
+			`waiting for the rate limit: the server asked to wait, ${resumes}`,
+			`rate limit: server asked to wait, ${resumes}`,
+			`rate limit: ${resumes}`,
+		];
+	} else {
+		const resumes = `resumes in ${seconds(wait.resumesAt)}`;
+		const used = `${formatInt(wait.used)} of ${formatInt(wait.limit)} ${PER_MINUTE[wait.why]} a minute used`;
+		forms = [
+			`waiting for the rate limit: ${resumes} (${used})`,
+			`rate limit: ${resumes} (${used})`,
+			`rate limit: ${resumes}`,
+		];
+	}
+	return forms.find((form) => form.length <= width) ?? forms.at(-1)!;
 }
 
 /**
