@@ -636,3 +636,20 @@ test('stepping an incremental run, the selection stays on the step that ran, not
 	await until(frame, (f) => f.includes('✓ done'), 'done');
 	r.unmount();
 });
+
+test('the printed final summary wraps at the width with no line starting with a space, and a line that fills the width exactly stays one line', async () => {
+	const { render } = await import('ink-testing-library');
+	const { Final } = await import('../source/ui/components/Final.tsx');
+	// "aaaa bbbb" fills 9 columns exactly; every break falls on a space.
+	const text = 'aaaa bbbb cccc dddd eeee ffff gg hh ii jj\nIn M. Waldman I found a true friend.';
+	const r = render(<Final title="t" stats="s" text={text} width={9} />);
+	const lines = (r.lastFrame() ?? '').split('\n').slice(1, -2);
+	r.unmount();
+	assert.ok(lines.length > 0);
+	for (const line of lines) {
+		assert.ok(line.length <= 9, JSON.stringify(line));
+		assert.doesNotMatch(line, /^ /u, JSON.stringify(lines));
+	}
+	assert.equal(lines[0], 'aaaa bbbb');
+	assert.equal(lines.join(' ').replace(/\s+/gu, ' '), text.replace(/\s+/gu, ' '));
+});

@@ -11,7 +11,8 @@ import type { RunInfo } from '../controls.ts';
 import type { ViewFeed } from '../state/view-feed.ts';
 import type { FinalItem } from '../state/view.ts';
 import { usePrint } from '../print.tsx';
-import { clean } from '../text.ts';
+import { clean, wrap } from '../text.ts';
+import { useTerminalSize } from '../hooks.ts';
 import { useTheme } from '../theme.ts';
 
 /** The final summary's lines: a title, the summary, its statistics. */
@@ -39,15 +40,19 @@ function finalText(run: Run, info: RunInfo, root: NodeRef): FinalText {
 	};
 }
 
-/** The final summary with its statistics: printed once, above the live area, when a run ends. */
-export function Final({ title, text, stats }: FinalText) {
+/**
+ * The final summary with its statistics: printed once, above the live area, when a run ends. The
+ * summary is wrapped here, at `width`, with the spaces at each break dropped: Ink's own wrapping
+ * keeps them, so a wrapped line would start with one.
+ */
+export function Final({ title, text, stats, width }: FinalText & { width: number }) {
 	const theme = useTheme();
 	return (
 		<Box flexDirection="column" marginBottom={1}>
 			<Text bold color={theme.color('accent')}>
 				{title}
 			</Text>
-			<Text>{text}</Text>
+			<Text>{wrap(text, width).join('\n')}</Text>
 			<Text color={theme.color('muted')} dimColor={!theme.color('muted')}>
 				{stats}
 			</Text>
@@ -71,9 +76,11 @@ export function Finals({
 	info: RunInfo;
 }) {
 	const print = usePrint();
+	const { columns } = useTerminalSize();
 	useLayoutEffect(() => {
-		for (const f of finals.slice(feed.printedFinals)) print(<Final {...finalText(run, info, f.root)} />);
+		for (const f of finals.slice(feed.printedFinals))
+			print(<Final {...finalText(run, info, f.root)} width={columns} />);
 		feed.markPrinted(finals.length);
-	}, [feed, finals, run, info, print]);
+	}, [feed, finals, run, info, print, columns]);
 	return null;
 }
