@@ -156,6 +156,23 @@ test('space pauses and resumes: the header shows the state the run is in', async
 	await until(frame, (f) => f.includes('running'), 'running again');
 	await press('s');
 	await until(frame, (f) => f.includes('stepping'), 'stepping');
+	// The step's call runs, then ends: the header stops saying a step is under way.
+	const node = run.nodes[0]!;
+	controls.emit({
+		type: 'node-started',
+		node: node.id,
+		kind: node.kind,
+		level: node.level,
+		index: node.index,
+		attempt: 0,
+	});
+	await until(frame, (f) => f.includes('⏵ stepping'), 'a step under way');
+	controls.emit({ type: 'node-failed', node: node.id, error: 'the fake ends it' } as EngineEvent);
+	await until(
+		frame,
+		(f) => f.includes('stepping: s next') && !f.includes('⏵'),
+		'the step over, the next waiting',
+	);
 	r.unmount();
 });
 

@@ -29,6 +29,16 @@ const PHASES: Record<Phase, { mark: string; tone: Tone | undefined }> = {
 };
 
 /**
+ * The run's state as the header shows it. Stepping, the run waits between steps: the mark says a
+ * step is under way only while its call is, and then that the next waits for its key.
+ */
+function stateMark(phase: Phase, inFlight: number, calling: number): string {
+	if (phase === 'paused' && inFlight > 0) return `${PHASES.paused.mark} (${inFlight} finishing)`;
+	if (phase === 'stepping' && calling === 0) return '❚❚ stepping: s next';
+	return PHASES[phase].mark;
+}
+
+/**
  * Book, method and model in `room` columns: the longest form that fits whole, shortening the words
  * around the book's title before cutting it, so "(not an LLM)" is never the part a narrow terminal loses.
  */
@@ -58,7 +68,7 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const now = useNow(view.active, view.startedAt ?? 0);
 	const phase = phaseOf(view);
 	const inFlight = Object.keys(view.live).length;
-	const state = `${PHASES[phase].mark}${phase === 'paused' && inFlight > 0 ? ` (${inFlight} finishing)` : ''}`;
+	const state = stateMark(phase, inFlight, view.calling.length);
 	// While the account's rate limit holds calls back, that is the news: it takes the title's place.
 	const room = Math.max(10, width - textWidth(state) - 2);
 	const waiting = view.active ? rateWaitText(view.rateLimit, now, room) : null;
