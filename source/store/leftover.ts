@@ -160,7 +160,7 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 			`no session "${id}" in ${dir}, but there is one in ${found}: give --sessions-dir ${shellWord(found)}`,
 		);
 	return badInput(
-		`no session "${id}" in ${dir}; list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}, or give the folder that holds it with --sessions-dir DIR`,
+		`no session "${id}" in ${dir}; give the folder that holds it with --sessions-dir DIR, or list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`,
 	);
 }
 
