@@ -59,7 +59,11 @@ export const PIPED_EVERY_MS = 5000;
  * terminal it is cut to the width: a line that wrapped would leave its first row behind at every
  * redraw (the cursor returns to the start of the last row only).
  */
-export function statusLine(stream: Stream, now: () => number = () => performance.now()): StatusLine {
+export function statusLine(
+	stream: Stream,
+	now: () => number = () => performance.now(),
+	pipedEveryMs = PIPED_EVERY_MS,
+): StatusLine {
 	const tty = 'isTTY' in stream && stream.isTTY === true;
 	let drawn = false;
 	let writtenAt: number | null = null;
@@ -80,7 +84,7 @@ export function statusLine(stream: Stream, now: () => number = () => performance
 				return;
 			}
 			const at = now();
-			if (writtenAt !== null && at - writtenAt < PIPED_EVERY_MS) {
+			if (writtenAt !== null && at - writtenAt < pipedEveryMs) {
 				unwritten = text;
 				return;
 			}

@@ -21,7 +21,8 @@ export interface ThrottledLine {
 }
 
 export function throttledLine(stream: Stream, clock: () => number = () => performance.now()): ThrottledLine {
-	const line = statusLine(stream);
+	// Throttled here, to a line a second on a pipe too: the line's own pace would be a clock of its own.
+	const line = statusLine(stream, clock, 0);
 	let next = clock() + PROGRESS_EVERY_MS;
 	let drawn = false;
 	return {
