@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Session } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
-import { killAtEachWrite } from './support/durable-writes.ts';
-import { annotatingReply, startFakeApi, type RespondInput } from './support/fake-api.ts';
+import { killAtEachWrite, recordingApi } from './support/durable-writes.ts';
+import { annotatingReply } from './support/fake-api.ts';
+import { bookFile, extractiveMill } from './support/mill-book.ts';
+import { annotationsOutcome, runOutcome } from './support/session-outcome.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
 
@@ -16,60 +17,6 @@ import { tempDir } from './support/temp.ts';
  */
 
 const ENV = { OPENAI_API_KEY: 'sk-test-not-a-real-key' };
-
-/** A small book of distinct sentences: two chunks of 1,024 tokens and a merge. */
-function smallBook(): string {
-	const names = ['Ada', 'Bram', 'Cleo', 'Dov', 'Esme', 'Finn', 'Gwen', 'Hugo'];
-	const paragraphs: string[] = [];
-	for (let p = 0; p < 30; p++) {
-		const who = names[p % names.length]!;
-		const other = names[(p * 3 + 1) % names.length]!;
-		paragraphs.push(
-			`${who} walked to the mill on day ${p + 1} and spoke with ${other} about the river. ` +
-				`The water rose ${p % 5} feet that night, and ${other} counted ${p * 7} sacks of grain. ` +
-				`Later ${who} wrote a letter to the magistrate about the bridge at the ${p % 2 ? 'north' : 'south'} ford.`,
-		);
-	}
-	return `${paragraphs.join('\n\n')}\n`;
-}
-
-/** A fake API that records each prompt it answers, in order. */
-async function recordingApi(
-	t: { after: (fn: () => Promise<void>) => void },
-	reply: (input: RespondInput) => string,
-) {
-	let asked: string[] = [];
-	const api = await startFakeApi({
-		respond: (input) => {
-			asked.push(input.prompt);
-			return reply(input);
-		},
-	});
-	t.after(() => api.close());
-	const take = () => {
-		const taken = asked;
-		asked = [];
-		return taken;
-	};
-	return { api, take };
-}
-
-async function bookFile(dir: string): Promise<string> {
-	const file = join(dir, 'mill.txt');
-	await writeFile(file, smallBook());
-	return file;
-}
-
-/** What a run leaves that must not depend on a kill: every node's texts and status, and the final node. */
-async function runOutcome(sessions: string, id: string) {
-	const { data } = await Session.snapshot(sessions, id);
-	if (data.kind !== 'book') throw new Error('not a run');
-	return {
-		status: data.run.status,
-		root: data.run.root,
-		nodes: data.run.nodes.map((n) => [n.id, n.status, n.active, n.versions.map((v) => v.text)]),
-	};
-}
 
 for (const method of ['hier', 'inc'] as const) {
 	test(`run (${method}) killed after each durable write finishes as if never killed`, async (t) => {
@@ -111,35 +58,6 @@ for (const method of ['hier', 'inc'] as const) {
 	});
 }
 
-/** A finished extractive run of the small book, made without a kill: what scoring starts from. */
-async function extractiveMill(sessions: string, book: string): Promise<void> {
-	const made = await booook([
-		'run',
-		book,
-		'--provider',
-		'extractive',
-		'--chunk-size',
-		'1024',
-		'--headless',
-		'--session',
-		'mill',
-		'--sessions-dir',
-		sessions,
-	]);
-	assert.equal(made.code, 0, made.stderr);
-}
-
-/** The verdicts a scoring leaves, without their times. */
-async function annotationsOutcome(sessions: string) {
-	const { data } = await Session.snapshot(sessions, 'mill');
-	return {
-		summaries: data.summaries.map((s) => [s.id, s.text]),
-		annotations: data.annotations
-			.map((a) => [a.summary, a.sentence, a.confusing, a.questions, a.types])
-			.sort((a, b) => Number(a[1]) - Number(b[1])),
-	};
-}
-
 test("score killed after each durable write, the first scoring's pin included, finishes as if never killed", async (t) => {
 	const { api, take } = await recordingApi(t, annotatingReply);
 	const book = await bookFile(tempDir('kill-score-book', t));
@@ -162,7 +80,7 @@ test("score killed after each durable write, the first scoring's pin included, f
 			sessions,
 		],
 		env: ENV,
-		outcome: annotationsOutcome,
+		outcome: (sessions) => annotationsOutcome(sessions, 'mill'),
 		asked: take,
 	});
 	t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
@@ -226,7 +144,7 @@ test('a journal line that cannot be applied is skipped with one warning naming i
 		/line 2 of changes\.jsonl could not be applied \(annotations\.a0\.summary: no summary s0\) and was skipped/u,
 	);
 	assert.doesNotMatch(scored.stderr, /session\.json is corrupt/u);
-	const { annotations, summaries } = await annotationsOutcome(sessions);
+	const { annotations, summaries } = await annotationsOutcome(sessions, 'mill');
 	assert.equal(summaries.length, 1);
 	assert.ok(
 		annotations.length > 1 && annotations.every((a) => a[0] === summaries[0]![0]),

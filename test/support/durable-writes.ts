@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listSessions } from '../../source/app/list-sessions.ts';
+import { BatchJournal } from '../../source/store/batch-journal.ts';
 import { readCallLog } from '../../source/store/calls.ts';
 import { booook } from './cli.ts';
+import { promptOf, startFakeApi, type FakeApi, type RespondInput } from './fake-api.ts';
 import { tempDir } from './temp.ts';
 
 const PRELOAD = fileURLToPath(new URL('./kill-at-sync.mjs', import.meta.url));
@@ -16,22 +18,36 @@ const PRELOAD = fileURLToPath(new URL('./kill-at-sync.mjs', import.meta.url));
  * then run again to its end.
  */
 export interface KillCase {
-	/** The session the command works on. */
-	id: string;
+	/**
+	 * The session the command works on; null for a command that works on sessions it names itself
+	 * (a study's cells): then every session of the folder is checked.
+	 */
+	id: string | null;
 	/** Makes the state the command starts from in a sessions folder (by commands never killed). */
 	setup: (sessions: string) => Promise<void>;
 	/** The command's arguments, for a sessions folder. */
 	args: (sessions: string) => string[];
 	/**
 	 * The command that finishes the work after a kill (default: `args` again); `created`: whether the
-	 * kill left the session made (a run killed after it is made goes on with `resume`).
+	 * kill left the session made (a run killed after it is made goes on with `resume`; with `id`
+	 * null, whether the folder holds any session).
 	 */
 	again?: (sessions: string, created: boolean) => string[];
 	env?: Record<string, string>;
 	/** What must come out the same as when the command is never killed (read from the folder). */
 	outcome: (sessions: string) => Promise<unknown>;
-	/** The prompts the fake API answered since the last call, when the command makes model calls. */
-	asked?: () => string[];
+	/** What the fake API was asked to buy since the last call, when the command makes model calls (`recordingApi`). */
+	asked?: () => Bought[];
+}
+
+/**
+ * One thing bought of a provider: a call answered, or a request submitted in a provider batch (with
+ * its custom id), bought when submitted, since a provider runs and bills a batch whether or not
+ * anyone comes back for its results.
+ */
+export interface Bought {
+	prompt: string;
+	customId?: string;
 }
 
 export interface KillReport {
@@ -75,33 +91,44 @@ export async function killAtEachWrite(c: KillCase): Promise<KillReport> {
 		});
 		assert.equal(killed.signal, 'SIGKILL', `killed after write ${k} of ${writes}: ${killed.stderr}`);
 		killedAt.push(k);
-		const answered = new Set((await readCallLog(join(dir, c.id, 'calls.jsonl'))).calls.map((r) => r.prompt));
+		const ids = c.id === null ? await sessionFolders(dir) : [c.id];
+		const { answered, recorded } = await boughtOnDisk(dir, ids);
 		const beforeKill = c.asked?.() ?? [];
 		// The session lists as itself, never as a problem, and opens for the command run again.
 		// A creation cut short holds no work, and says so; anything else is a session that will not open.
 		const listed = await listSessions(dir);
-		const cutCreation = listed.problems.filter((p) => p.id === c.id && p.reason.includes('holds no work'));
+		const cutCreation = listed.problems.filter(
+			(p) => (c.id === null || p.id === c.id) && p.reason.includes('holds no work'),
+		);
 		assert.deepEqual(
 			listed.problems.filter((p) => !cutCreation.includes(p)),
 			[],
 			`after write ${k}: the folder lists without problems`,
 		);
 		assert.ok(
-			cutCreation.length > 0 || listed.some((s) => s.id === c.id),
+			c.id === null || cutCreation.length > 0 || listed.some((s) => s.id === c.id),
 			`after write ${k}: ${c.id} is listed`,
 		);
-		const created = existsSync(join(dir, c.id, 'session.json'));
+		const created = c.id === null ? listed.length > 0 : existsSync(join(dir, c.id, 'session.json'));
 		const again = await booook((c.again ?? c.args)(dir, created), { env: c.env });
 		assert.equal(again.code, 0, `run again after write ${k}: ${again.stderr}`);
 		const after = c.asked?.() ?? [];
 		assert.deepEqual(
-			after.filter((p) => answered.has(p)),
+			after.filter((b) => answered.has(b.prompt)).map((b) => b.prompt),
 			[],
 			`after write ${k}: no answer logged before the kill is bought again`,
 		);
+		assert.deepEqual(
+			after.filter((b) => b.customId !== undefined && recorded.has(b.customId)).map((b) => b.customId),
+			[],
+			`after write ${k}: no request recorded as out in a provider batch is submitted again`,
+		);
+		// A batch created but not yet recorded when the process died is lost to it: its requests
+		// are submitted again, the one purchase a kill may repeat besides a call in flight.
+		const unrecorded = beforeKill.filter((b) => b.customId !== undefined && !recorded.has(b.customId)).length;
 		assert.ok(
-			beforeKill.length + after.length <= whole_asked.length + 1,
-			`after write ${k}: the killed command and its rerun asked ${beforeKill.length} + ${after.length} calls, the whole one ${whole_asked.length} (one in flight may be asked twice)`,
+			beforeKill.length + after.length <= whole_asked.length + 1 + unrecorded,
+			`after write ${k}: the killed command and its rerun bought ${beforeKill.length} + ${after.length}, the whole one ${whole_asked.length} (one call in flight may be bought twice, and ${unrecorded} batched requests not recorded)`,
 		);
 		assert.deepEqual(await c.outcome(dir), reference, `after write ${k}: the same outcome as never killed`);
 	}
@@ -126,6 +153,57 @@ function killPoints(writes: number): number[] {
 }
 
 const KILL_POINTS = 12;
+
+/** The session folders of a sessions dir (a creation under way is a hidden folder). */
+async function sessionFolders(dir: string): Promise<string[]> {
+	const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+	return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+}
+
+/**
+ * What sessions `ids` hold as bought: the prompts their call logs answered, and the custom ids of
+ * requests their batch journals record as out in a provider batch, not given up on.
+ */
+async function boughtOnDisk(dir: string, ids: string[]) {
+	const answered = new Set<string>();
+	const recorded = new Set<string>();
+	for (const id of ids) {
+		for (const call of (await readCallLog(join(dir, id, 'calls.jsonl'))).calls) answered.add(call.prompt);
+		const latest = new Map((await BatchJournal.open(join(dir, id))).entries.map((e) => [e.customId, e]));
+		for (const [customId, entry] of latest) if (entry.settled === undefined) recorded.add(customId);
+	}
+	return { answered, recorded };
+}
+
+/**
+ * A fake API answering by `reply` that records what it is asked to buy, for a kill case's `asked`:
+ * each call it answers, and each request of a provider batch as the batch is submitted (a batch's
+ * requests answered when it is polled were bought already).
+ */
+export async function recordingApi(
+	t: { after: (fn: () => Promise<void>) => void },
+	reply: (input: RespondInput) => string,
+): Promise<{ api: FakeApi; take: () => Bought[] }> {
+	let asked: Bought[] = [];
+	let batchesSeen = 0;
+	const api = await startFakeApi({
+		respond: (input) => {
+			if (input.batch === undefined) asked.push({ prompt: input.prompt });
+			return reply(input);
+		},
+	});
+	t.after(() => api.close());
+	const take = () => {
+		for (const batch of api.batches.slice(batchesSeen))
+			for (const item of batch.items)
+				asked.push({ prompt: promptOf(batch.api, item.body), customId: item.customId });
+		batchesSeen = api.batches.length;
+		const taken = asked;
+		asked = [];
+		return taken;
+	};
+	return { api, take };
+}
 
 function preload(vars: Record<string, string>): Record<string, string> {
 	return { NODE_OPTIONS: `--import=${PRELOAD}`, ...vars };
