@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { booook } from './support/cli.ts';
-import { killAtEachWrite, recordingApi } from './support/durable-writes.ts';
+import { killAtEachWrite, killDiagnostic, recordingApi } from './support/durable-writes.ts';
 import { annotatingReply } from './support/fake-api.ts';
 import { bookFile, extractiveMill } from './support/mill-book.ts';
 import { annotationsOutcome, runOutcome } from './support/session-outcome.ts';
@@ -54,7 +54,7 @@ for (const method of ['hier', 'inc'] as const) {
 			outcome: (sessions) => runOutcome(sessions, 'mill'),
 			asked: take,
 		});
-		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+		t.diagnostic(killDiagnostic(report));
 	});
 }
 
@@ -83,7 +83,7 @@ test("score killed after each durable write, the first scoring's pin included, f
 		outcome: (sessions) => annotationsOutcome(sessions, 'mill'),
 		asked: take,
 	});
-	t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	t.diagnostic(killDiagnostic(report));
 });
 
 test('a journal line that cannot be applied is skipped with one warning naming it, and its work is done again', async (t) => {

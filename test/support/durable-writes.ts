@@ -36,6 +36,11 @@ export interface KillCase {
 	env?: Record<string, string>;
 	/** What must come out the same as when the command is never killed (read from the folder). */
 	outcome: (sessions: string) => Promise<unknown>;
+	/**
+	 * Files (by name, as the preload logs them: `batches.jsonl`) every write of which is killed
+	 * after, besides the writes sampled: the ones where a kill is likeliest to cost something.
+	 */
+	alsoAfter?: string[];
 	/** What the fake API was asked to buy since the last call, when the command makes model calls (`recordingApi`). */
 	asked?: () => Bought[];
 }
@@ -46,13 +51,20 @@ export interface KillCase {
  * anyone comes back for its results.
  */
 export interface Bought {
+	/** The model asked: two models asked the same prompt (two cells of a study) are two purchases. */
+	model: string;
 	prompt: string;
 	customId?: string;
 }
 
+/** What a purchase asked, as a call log records it. */
+const asking = (b: { model: string; prompt: string }) => `${b.model}\n${b.prompt}`;
+
 export interface KillReport {
 	/** Durable writes of the command never killed. */
 	writes: number;
+	/** What each of them made durable: a file's name, or "(a folder)". */
+	kinds: string[];
 	/** The writes it was killed after. */
 	killedAt: number[];
 }
@@ -74,17 +86,18 @@ export async function killAtEachWrite(c: KillCase): Promise<KillReport> {
 		return dir;
 	};
 	const whole = await fresh('whole');
-	const counter = join(root, 'writes');
+	const log = join(root, 'writes');
 	c.asked?.();
-	const done = await booook(c.args(whole), { env: { ...c.env, ...preload({ BOOOOK_SYNC_COUNT: counter }) } });
+	const done = await booook(c.args(whole), { env: { ...c.env, ...preload({ BOOOOK_SYNC_LOG: log }) } });
 	assert.equal(done.code, 0, `the command never killed: ${done.stderr}`);
-	const writes = Number(await readFile(counter, 'utf8'));
+	const kinds = (await readFile(log, 'utf8')).split('\n').slice(0, -1);
+	const writes = kinds.length;
 	assert.ok(writes > 0, 'the command makes durable writes');
 	const reference = await c.outcome(whole);
 	const whole_asked = c.asked?.() ?? [];
 
 	const killedAt: number[] = [];
-	for (const k of killPoints(writes)) {
+	for (const k of killPoints(kinds, c.alsoAfter)) {
 		const dir = await fresh(`kill-${k}`);
 		const killed = await booook(c.args(dir), {
 			env: { ...c.env, ...preload({ BOOOOK_KILL_AT_SYNC: String(k) }) },
@@ -114,7 +127,7 @@ export async function killAtEachWrite(c: KillCase): Promise<KillReport> {
 		assert.equal(again.code, 0, `run again after write ${k}: ${again.stderr}`);
 		const after = c.asked?.() ?? [];
 		assert.deepEqual(
-			after.filter((b) => answered.has(b.prompt)).map((b) => b.prompt),
+			after.filter((b) => answered.has(asking(b))).map(asking),
 			[],
 			`after write ${k}: no answer logged before the kill is bought again`,
 		);
@@ -132,27 +145,40 @@ export async function killAtEachWrite(c: KillCase): Promise<KillReport> {
 		);
 		assert.deepEqual(await c.outcome(dir), reference, `after write ${k}: the same outcome as never killed`);
 	}
-	return { writes, killedAt };
+	return { writes, kinds, killedAt };
 }
 
 /**
- * The writes to kill after. Every one when BOOOOK_KILL_EVERY_WRITE=1 (a full sweep, minutes per
- * command); else, to bound CI's time, the first four (the session made, the first journal line and
- * call), the last three (the closing writes) and evenly spaced ones between, KILL_POINTS in all.
+ * The writes to kill after (numbered from 1), given what each made durable. Every one when
+ * BOOOOK_KILL_EVERY_WRITE=1 (a full sweep, minutes per command); else, to bound CI's time,
+ * KILL_POINTS of them: the first four (the session made, the first journal line and call), the
+ * last three (the closing writes), every write of the files named in `also`, and evenly spaced
+ * ones between (at least one).
  */
-function killPoints(writes: number): number[] {
-	const all = Array.from({ length: writes }, (_, i) => i + 1);
-	if (process.env.BOOOOK_KILL_EVERY_WRITE === '1' || writes <= KILL_POINTS) return all;
-	const middle = all.slice(4, -3);
-	const spaced = KILL_POINTS - 7;
+function killPoints(kinds: readonly string[], also: readonly string[] = []): number[] {
+	const all = kinds.map((_, i) => i + 1);
+	if (process.env.BOOOOK_KILL_EVERY_WRITE === '1' || all.length <= KILL_POINTS) return all;
+	const fixed = new Set([
+		...all.slice(0, 4),
+		...all.slice(-3),
+		...all.filter((k) => also.includes(kinds[k - 1]!)),
+	]);
+	const middle = all.slice(4, -3).filter((k) => !fixed.has(k));
+	const spaced = Math.min(middle.length, Math.max(1, KILL_POINTS - fixed.size));
 	const picked = Array.from(
 		{ length: spaced },
 		(_, i) => middle[Math.floor(((i + 0.5) * middle.length) / spaced)]!,
 	);
-	return [...all.slice(0, 4), ...new Set(picked), ...all.slice(-3)];
+	return [...new Set([...fixed, ...picked])].sort((a, b) => a - b);
 }
 
 const KILL_POINTS = 12;
+
+/** A report as a test's diagnostic line: the writes, and the ones killed after with what each made durable. */
+export function killDiagnostic(report: KillReport): string {
+	const killed = report.killedAt.map((k) => `${k} (${report.kinds[k - 1]})`);
+	return `${report.writes} durable writes; killed after ${killed.join(', ')}`;
+}
 
 /** The session folders of a sessions dir (a creation under way is a hidden folder). */
 async function sessionFolders(dir: string): Promise<string[]> {
@@ -161,14 +187,14 @@ async function sessionFolders(dir: string): Promise<string[]> {
 }
 
 /**
- * What sessions `ids` hold as bought: the prompts their call logs answered, and the custom ids of
+ * What sessions `ids` hold as bought: what their call logs answered (model and prompt), and the custom ids of
  * requests their batch journals record as out in a provider batch, not given up on.
  */
 async function boughtOnDisk(dir: string, ids: string[]) {
 	const answered = new Set<string>();
 	const recorded = new Set<string>();
 	for (const id of ids) {
-		for (const call of (await readCallLog(join(dir, id, 'calls.jsonl'))).calls) answered.add(call.prompt);
+		for (const call of (await readCallLog(join(dir, id, 'calls.jsonl'))).calls) answered.add(asking(call));
 		const latest = new Map((await BatchJournal.open(join(dir, id))).entries.map((e) => [e.customId, e]));
 		for (const [customId, entry] of latest) if (entry.settled === undefined) recorded.add(customId);
 	}
@@ -188,7 +214,7 @@ export async function recordingApi(
 	let batchesSeen = 0;
 	const api = await startFakeApi({
 		respond: (input) => {
-			if (input.batch === undefined) asked.push({ prompt: input.prompt });
+			if (input.batch === undefined) asked.push({ model: String(input.body.model), prompt: input.prompt });
 			return reply(input);
 		},
 	});
@@ -196,7 +222,11 @@ export async function recordingApi(
 	const take = () => {
 		for (const batch of api.batches.slice(batchesSeen))
 			for (const item of batch.items)
-				asked.push({ prompt: promptOf(batch.api, item.body), customId: item.customId });
+				asked.push({
+					model: String(item.body.model),
+					prompt: promptOf(batch.api, item.body),
+					customId: item.customId,
+				});
 		batchesSeen = api.batches.length;
 		const taken = asked;
 		asked = [];
