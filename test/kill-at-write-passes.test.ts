@@ -3,13 +3,16 @@ import assert from 'node:assert/strict';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
+import { StudyRecord } from '../source/store/study-record.ts';
 import { booook } from './support/cli.ts';
 import { digestReply } from './support/digest-reply.ts';
-import { killAtEachWrite, recordingApi } from './support/durable-writes.ts';
+import { killAtEachWrite, killDiagnostic, recordingApi } from './support/durable-writes.ts';
+import { annotationReply } from './support/fake-api.ts';
 import { faithfulnessReply } from './support/faithfulness-reply.ts';
 import { memoryReply } from './support/memory-reply.ts';
 import { bookFile, extractiveMill, otherBook } from './support/mill-book.ts';
-import { unordered, withoutTimes } from './support/session-outcome.ts';
+import { annotationsOutcome, runOutcome, unordered, withoutTimes } from './support/session-outcome.ts';
+import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
 
 /**
@@ -44,7 +47,7 @@ test('faithfulness killed after each durable write finishes as if never killed',
 		},
 		asked: take,
 	});
-	t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	t.diagnostic(killDiagnostic(report));
 });
 
 test('memory killed after each durable write finishes as if never killed', async (t) => {
@@ -89,7 +92,7 @@ test('memory killed after each durable write finishes as if never killed', async
 		},
 		asked: take,
 	});
-	t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	t.diagnostic(killDiagnostic(report));
 });
 
 test('import summary killed after each durable write leaves no half session, and the same import then makes it whole', async (t) => {
@@ -126,5 +129,50 @@ test('import summary killed after each durable write leaves no half session, and
 			};
 		},
 	});
-	t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	t.diagnostic(killDiagnostic(report));
+});
+
+test('a study in provider batches killed after each durable write finishes as if never killed, submitting no recorded request again', async (t) => {
+	const { api, take } = await recordingApi(
+		t,
+		(input) => annotationReply(input.prompt) ?? summaryReply(input),
+	);
+	const dir = tempDir('kill-study-files', t);
+	const file = join(dir, 'mills.json');
+	// Two cells whose requests share each batch, so a kill can fall between the two sessions'
+	// records of one batch; their runs batched through OpenAI, their scoring through Anthropic.
+	await writeFile(
+		file,
+		JSON.stringify({
+			name: 'mills',
+			books: [await bookFile(dir), await bookFile(dir, 'ferry.txt', otherBook())],
+			methods: ['hier'],
+			providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }],
+			scorer: { provider: 'anthropic', model: 'claude-haiku-4-5', baseUrl: api.anthropicBaseUrl },
+			chunkSizes: [1024],
+			score: true,
+			concurrency: 1,
+			batch: { poll: 0.02, gather: 0.1 },
+		}),
+	);
+	const report = await killAtEachWrite({
+		id: null,
+		setup: async () => {},
+		args: (sessions) => ['study', file, '--headless', '--sessions-dir', sessions],
+		env: { ...ENV, ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key' },
+		alsoAfter: ['batches.jsonl'],
+		outcome: async (sessions) => {
+			const record = await StudyRecord.peek(sessions, 'mills');
+			const cells = Object.values(record?.cells ?? {}).sort((a, b) => a.session.localeCompare(b.session));
+			return Promise.all(
+				cells.map(async (cell) => ({
+					...cell,
+					run: await runOutcome(sessions, cell.session),
+					scored: await annotationsOutcome(sessions, cell.session),
+				})),
+			);
+		},
+		asked: take,
+	});
+	t.diagnostic(killDiagnostic(report));
 });
