@@ -175,4 +175,5 @@ test('a study in provider batches killed after each durable write finishes as if
 		asked: take,
 	});
 	t.diagnostic(killDiagnostic(report));
+	assert.ok(report.batchesOut.length > 0, 'some kill left requests out in a recorded batch');
 });

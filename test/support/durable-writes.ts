@@ -4,7 +4,7 @@ import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listSessions } from '../../source/app/list-sessions.ts';
-import { BatchJournal } from '../../source/store/batch-journal.ts';
+import { awaitedInBatches, BatchJournal } from '../../source/store/batch-journal.ts';
 import { readCallLog } from '../../source/store/calls.ts';
 import { booook } from './cli.ts';
 import { promptOf, startFakeApi, type FakeApi, type RespondInput } from './fake-api.ts';
@@ -67,6 +67,8 @@ export interface KillReport {
 	kinds: string[];
 	/** The writes it was killed after. */
 	killedAt: number[];
+	/** Those after which requests were out in provider batches recorded, to be waited for, not bought again. */
+	batchesOut: number[];
 }
 
 /**
@@ -97,6 +99,7 @@ export async function killAtEachWrite(c: KillCase): Promise<KillReport> {
 	const whole_asked = c.asked?.() ?? [];
 
 	const killedAt: number[] = [];
+	const batchesOut: number[] = [];
 	for (const k of killPoints(kinds, c.alsoAfter)) {
 		const dir = await fresh(`kill-${k}`);
 		const killed = await booook(c.args(dir), {
@@ -106,6 +109,8 @@ export async function killAtEachWrite(c: KillCase): Promise<KillReport> {
 		killedAt.push(k);
 		const ids = c.id === null ? await sessionFolders(dir) : [c.id];
 		const { answered, recorded } = await boughtOnDisk(dir, ids);
+		const out = await Promise.all(ids.map((id) => awaitedInBatches(dir, id)));
+		if (out.some((entries) => entries.length > 0)) batchesOut.push(k);
 		const beforeKill = c.asked?.() ?? [];
 		// The session lists as itself, never as a problem, and opens for the command run again.
 		// A creation cut short holds no work, and says so; anything else is a session that will not open.
@@ -145,7 +150,7 @@ export async function killAtEachWrite(c: KillCase): Promise<KillReport> {
 		);
 		assert.deepEqual(await c.outcome(dir), reference, `after write ${k}: the same outcome as never killed`);
 	}
-	return { writes, kinds, killedAt };
+	return { writes, kinds, killedAt, batchesOut };
 }
 
 /**
