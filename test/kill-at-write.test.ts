@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Session } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
-import { killAtEachWrite } from './support/durable-writes.ts';
-import { bookFile, extractiveMill, recordingApi, runOutcome } from './support/kill-fixtures.ts';
+import { killAtEachWrite, killDiagnostic, recordingApi } from './support/durable-writes.ts';
 import { annotatingReply } from './support/fake-api.ts';
+import { bookFile, extractiveMill } from './support/mill-book.ts';
+import { annotationsOutcome, runOutcome } from './support/session-outcome.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
 import { waitFor } from './support/wait.ts';
@@ -55,19 +55,8 @@ for (const method of ['hier', 'inc'] as const) {
 			outcome: (sessions) => runOutcome(sessions, 'mill'),
 			asked: take,
 		});
-		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+		t.diagnostic(killDiagnostic(report));
 	});
-}
-
-/** The verdicts a scoring leaves, without their times. */
-async function annotationsOutcome(sessions: string) {
-	const { data } = await Session.snapshot(sessions, 'mill');
-	return {
-		summaries: data.summaries.map((s) => [s.id, s.text]),
-		annotations: data.annotations
-			.map((a) => [a.summary, a.sentence, a.confusing, a.questions, a.types])
-			.sort((a, b) => Number(a[1]) - Number(b[1])),
-	};
 }
 
 test("score killed after each durable write, the first scoring's pin included, finishes as if never killed", async (t) => {
@@ -92,10 +81,10 @@ test("score killed after each durable write, the first scoring's pin included, f
 			sessions,
 		],
 		env: ENV,
-		outcome: annotationsOutcome,
+		outcome: (sessions) => annotationsOutcome(sessions, 'mill'),
 		asked: take,
 	});
-	t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	t.diagnostic(killDiagnostic(report));
 });
 
 test('a journal line that cannot be applied is skipped with one warning naming it, and its work is done again', async (t) => {
@@ -156,7 +145,7 @@ test('a journal line that cannot be applied is skipped with one warning naming i
 		/line 2 of changes\.jsonl could not be applied \(annotations\.a0\.summary: no summary s0\) and was skipped/u,
 	);
 	assert.doesNotMatch(scored.stderr, /session\.json is corrupt/u);
-	const { annotations, summaries } = await annotationsOutcome(sessions);
+	const { annotations, summaries } = await annotationsOutcome(sessions, 'mill');
 	assert.equal(summaries.length, 1);
 	assert.ok(
 		annotations.length > 1 && annotations.every((a) => a[0] === summaries[0]![0]),

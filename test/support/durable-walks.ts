@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { SessionData } from '../../source/store/schema.ts';
 import { Session } from '../../source/store/session.ts';
 import { BIN } from './cli.ts';
-import { killEach, type Ended, type KillReport } from './durable-writes.ts';
+import { killEach, type Bought, type Ended, type KillReport } from './durable-writes.ts';
 import { shellLine, terminal, type Terminal } from './tmux.ts';
 import { waitFor } from './wait.ts';
 
@@ -49,7 +49,7 @@ export interface ScreenWork {
 	 */
 	outcome: (sessions: string) => Promise<unknown>;
 	/** The prompts the fake API answered since the last call, when the work makes model calls. */
-	asked?: () => string[];
+	asked?: () => Bought[];
 	/** The screen's work in one try may take this long on a loaded machine (default 60 s). */
 	ms?: number;
 	/** How many writes to kill after (default SCREEN_POINTS; every one with BOOOOK_KILL_EVERY_WRITE=1). */
@@ -60,7 +60,7 @@ export interface ScreenWork {
  * Fewer than a headless command's: each try starts the app twice (killed, then continued), about
  * seconds each on a loaded machine.
  */
-const SCREEN_POINTS = 8;
+const SCREEN_POINTS = 6;
 
 /** `killEach` over a screen: each try is a terminal, killed after write k or quit with q at its end. */
 export function killScreenAtEachWrite(w: ScreenWork): Promise<KillReport> {

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listSessions } from '../../source/app/list-sessions.ts';
+import { awaitedInBatches, BatchJournal } from '../../source/store/batch-journal.ts';
 import { readCallLog } from '../../source/store/calls.ts';
 import { booook } from './cli.ts';
+import { promptOf, startFakeApi, type FakeApi, type RespondInput } from './fake-api.ts';
 import { tempDir } from './temp.ts';
 
 const PRELOAD = fileURLToPath(new URL('./kill-at-sync.mjs', import.meta.url));
@@ -16,29 +18,57 @@ const PRELOAD = fileURLToPath(new URL('./kill-at-sync.mjs', import.meta.url));
  * then run again to its end.
  */
 export interface KillCase {
-	/** The session the command works on. */
-	id: string;
+	/**
+	 * The session the command works on; null for a command that works on sessions it names itself
+	 * (a study's cells): then every session of the folder is checked.
+	 */
+	id: string | null;
 	/** Makes the state the command starts from in a sessions folder (by commands never killed). */
 	setup: (sessions: string) => Promise<void>;
 	/** The command's arguments, for a sessions folder. */
 	args: (sessions: string) => string[];
 	/**
 	 * The command that finishes the work after a kill (default: `args` again); `created`: whether the
-	 * kill left the session made (a run killed after it is made goes on with `resume`).
+	 * kill left the session made (a run killed after it is made goes on with `resume`; with `id`
+	 * null, whether the folder holds any session).
 	 */
 	again?: (sessions: string, created: boolean) => string[];
 	env?: Record<string, string>;
 	/** What must come out the same as when the command is never killed (read from the folder). */
 	outcome: (sessions: string) => Promise<unknown>;
-	/** The prompts the fake API answered since the last call, when the command makes model calls. */
-	asked?: () => string[];
+	/**
+	 * Files (by name, as the preload logs them: `batches.jsonl`) every write of which is killed
+	 * after, besides the writes sampled: the ones where a kill is likeliest to cost something.
+	 */
+	alsoAfter?: string[];
+	/** What the fake API was asked to buy since the last call, when the command makes model calls (`recordingApi`). */
+	asked?: () => Bought[];
 }
+
+/**
+ * One thing bought of a provider: a call answered, or a request submitted in a provider batch (with
+ * its custom id), bought when submitted, since a provider runs and bills a batch whether or not
+ * anyone comes back for its results.
+ */
+export interface Bought {
+	/** The model asked: two models asked the same prompt (two cells of a study) are two purchases. */
+	model: string;
+	prompt: string;
+	customId?: string;
+}
+
+/** What a purchase asked, as a call log records it. */
+const asking = (b: { model: string; prompt: string }) => `${b.model}\n${b.prompt}`;
 
 export interface KillReport {
 	/** Durable writes of the command never killed. */
 	writes: number;
+	/** What each of them made durable: a file's name, or "(a folder)". */
+	kinds: string[];
 	/** The writes it was killed after. */
 	killedAt: number[];
+	/** Those after which requests were out in provider batches recorded, to be waited for, not bought again. */
+	batchesOut: number[];
 }
 
 /** How one try at the work ended: its exit code or signal, and what it said (its stderr, or its screen). */
@@ -49,14 +79,10 @@ export interface Ended {
 }
 
 /**
- * Work that changes a session, as the harness drives it, whether a headless command (`killAtEachWrite`)
- * or a screen typed into in a terminal (`test/support/durable-walks.ts`).
+ * Work that changes sessions, as the harness drives it, whether a headless command
+ * (`killAtEachWrite`) or a screen typed into in a terminal (`test/support/durable-walks.ts`).
  */
-export interface KillWork {
-	/** The session the work changes. */
-	id: string;
-	/** Makes the state the work starts from in a sessions folder (by commands never killed). */
-	setup: (sessions: string) => Promise<void>;
+export interface KillWork extends Pick<KillCase, 'id' | 'setup' | 'outcome' | 'alsoAfter' | 'asked'> {
 	/**
 	 * Does the work from its start in `sessions`, with `env` added to booook's environment (the
 	 * preload's settings); `whole`: the try never killed, that the others are measured against.
@@ -64,20 +90,11 @@ export interface KillWork {
 	first: (sessions: string, env: Record<string, string>, whole: boolean) => Promise<Ended>;
 	/** Finishes the work after a kill; `created`: whether the kill left the session made. */
 	again: (sessions: string, created: boolean) => Promise<Ended>;
-	/** What must come out the same as when the work is never killed (read from the folder). */
-	outcome: (sessions: string) => Promise<unknown>;
-	/** The prompts the fake API answered since the last call, when the work makes model calls. */
-	asked?: () => string[];
-	/** How many writes to kill after, unless BOOOOK_KILL_EVERY_WRITE=1 (default KILL_POINTS). */
+	/** How many writes to sample, unless BOOOOK_KILL_EVERY_WRITE=1 (default KILL_POINTS). */
 	points?: number;
 }
 
-/**
- * Runs `c` once whole (counting its durable writes), then for each write k: from the same start,
- * kills it right after write k, checks that the session still lists and opens, runs it again to its
- * end, and checks that the outcome equals the whole run's and that no answer logged before the kill
- * was asked for again.
- */
+/** `killEach` over a headless command: each try is the real CLI. */
 export function killAtEachWrite(c: KillCase): Promise<KillReport> {
 	const cli = async (args: string[], env: Record<string, string> = {}): Promise<Ended> => {
 		const ended = await booook(args, { env: { ...c.env, ...env } });
@@ -87,13 +104,19 @@ export function killAtEachWrite(c: KillCase): Promise<KillReport> {
 		id: c.id,
 		setup: c.setup,
 		outcome: c.outcome,
+		alsoAfter: c.alsoAfter,
 		asked: c.asked,
 		first: (sessions, env) => cli(c.args(sessions), env),
 		again: (sessions, created) => cli((c.again ?? c.args)(sessions, created)),
 	});
 }
 
-/** The harness itself: `killAtEachWrite`'s checks, for any work that `w` drives. */
+/**
+ * Runs `w` once whole (logging its durable writes), then for each write k sampled: from the same
+ * start, kills it right after write k, checks that the session still lists and opens, finishes the
+ * work, and checks that the outcome equals the whole run's and that nothing bought before the kill
+ * (an answer logged, a request recorded in a provider batch) is bought again.
+ */
 export async function killEach(w: KillWork): Promise<KillReport> {
 	const root = tempDir('kill-at-write');
 	const start = join(root, 'start');
@@ -105,74 +128,157 @@ export async function killEach(w: KillWork): Promise<KillReport> {
 		return dir;
 	};
 	const whole = await fresh('whole');
-	const counter = join(root, 'writes');
+	const log = join(root, 'writes');
 	w.asked?.();
-	const done = await w.first(whole, preload({ BOOOOK_SYNC_COUNT: counter }), true);
+	const done = await w.first(whole, preload({ BOOOOK_SYNC_LOG: log }), true);
 	assert.equal(done.code, 0, `the work never killed: ${done.detail}`);
-	const writes = Number(await readFile(counter, 'utf8'));
+	const kinds = (await readFile(log, 'utf8')).split('\n').slice(0, -1);
+	const writes = kinds.length;
 	assert.ok(writes > 0, 'the work makes durable writes');
 	const reference = await w.outcome(whole);
 	const whole_asked = w.asked?.() ?? [];
 
 	const killedAt: number[] = [];
-	for (const k of killPoints(writes, w.points)) {
+	const batchesOut: number[] = [];
+	for (const k of killPoints(kinds, w.alsoAfter, w.points)) {
 		const dir = await fresh(`kill-${k}`);
 		const killed = await w.first(dir, preload({ BOOOOK_KILL_AT_SYNC: String(k) }), false);
 		assert.equal(killed.signal, 'SIGKILL', `killed after write ${k} of ${writes}: ${killed.detail}`);
 		killedAt.push(k);
-		const answered = new Set((await readCallLog(join(dir, w.id, 'calls.jsonl'))).calls.map((r) => r.prompt));
+		const ids = w.id === null ? await sessionFolders(dir) : [w.id];
+		const { answered, recorded } = await boughtOnDisk(dir, ids);
+		const out = await Promise.all(ids.map((id) => awaitedInBatches(dir, id)));
+		if (out.some((entries) => entries.length > 0)) batchesOut.push(k);
 		const beforeKill = w.asked?.() ?? [];
-		// The session lists as itself, never as a problem, and opens for the work done again.
+		// The session lists as itself, never as a problem, and opens for the command run again.
 		// A creation cut short holds no work, and says so; anything else is a session that will not open.
 		const listed = await listSessions(dir);
-		const cutCreation = listed.problems.filter((p) => p.id === w.id && p.reason.includes('holds no work'));
+		const cutCreation = listed.problems.filter(
+			(p) => (w.id === null || p.id === w.id) && p.reason.includes('holds no work'),
+		);
 		assert.deepEqual(
 			listed.problems.filter((p) => !cutCreation.includes(p)),
 			[],
 			`after write ${k}: the folder lists without problems`,
 		);
 		assert.ok(
-			cutCreation.length > 0 || listed.some((s) => s.id === w.id),
+			w.id === null || cutCreation.length > 0 || listed.some((s) => s.id === w.id),
 			`after write ${k}: ${w.id} is listed`,
 		);
-		const created = existsSync(join(dir, w.id, 'session.json'));
+		const created = w.id === null ? listed.length > 0 : existsSync(join(dir, w.id, 'session.json'));
 		const again = await w.again(dir, created);
 		assert.equal(again.code, 0, `run again after write ${k}: ${again.detail}`);
 		const after = w.asked?.() ?? [];
 		assert.deepEqual(
-			after.filter((p) => answered.has(p)),
+			after.filter((b) => answered.has(asking(b))).map(asking),
 			[],
 			`after write ${k}: no answer logged before the kill is bought again`,
 		);
+		assert.deepEqual(
+			after.filter((b) => b.customId !== undefined && recorded.has(b.customId)).map((b) => b.customId),
+			[],
+			`after write ${k}: no request recorded as out in a provider batch is submitted again`,
+		);
+		// A batch created but not yet recorded when the process died is lost to it: its requests
+		// are submitted again, the one purchase a kill may repeat besides a call in flight.
+		const unrecorded = beforeKill.filter((b) => b.customId !== undefined && !recorded.has(b.customId)).length;
 		assert.ok(
-			beforeKill.length + after.length <= whole_asked.length + 1,
-			`after write ${k}: the killed work and its rerun asked ${beforeKill.length} + ${after.length} calls, the whole one ${whole_asked.length} (one in flight may be asked twice)`,
+			beforeKill.length + after.length <= whole_asked.length + 1 + unrecorded,
+			`after write ${k}: the killed command and its rerun bought ${beforeKill.length} + ${after.length}, the whole one ${whole_asked.length} (one call in flight may be bought twice, and ${unrecorded} batched requests not recorded)`,
 		);
 		assert.deepEqual(await w.outcome(dir), reference, `after write ${k}: the same outcome as never killed`);
 	}
-	return { writes, killedAt };
+	return { writes, kinds, killedAt, batchesOut };
 }
 
 /**
- * The writes to kill after. Every one when BOOOOK_KILL_EVERY_WRITE=1 (a full sweep, minutes per
- * command); else, to bound CI's time, `points` of them: the first few (the session made, the first
- * journal line and call), the last few (the closing writes) and evenly spaced ones between.
+ * The writes to kill after (numbered from 1), given what each made durable. Every one when
+ * BOOOOK_KILL_EVERY_WRITE=1 (a full sweep, minutes per command); else, to bound CI's time,
+ * `points` of them: the first few (the session made, the first journal line and call), the last
+ * few (the closing writes), every write of the files named in `also`, and evenly spaced ones
+ * between (at least one).
  */
-function killPoints(writes: number, points = KILL_POINTS): number[] {
-	const all = Array.from({ length: writes }, (_, i) => i + 1);
-	if (process.env.BOOOOK_KILL_EVERY_WRITE === '1' || writes <= points) return all;
+function killPoints(kinds: readonly string[], also: readonly string[] = [], points = KILL_POINTS): number[] {
+	const all = kinds.map((_, i) => i + 1);
+	if (process.env.BOOOOK_KILL_EVERY_WRITE === '1' || all.length <= points) return all;
 	const first = Math.min(4, Math.floor(points / 3));
 	const last = Math.min(3, Math.floor(points / 4));
-	const middle = all.slice(first, -last);
-	const spaced = points - first - last;
+	const fixed = new Set([
+		...all.slice(0, first),
+		...all.slice(-last),
+		...all.filter((k) => also.includes(kinds[k - 1]!)),
+	]);
+	const middle = all.slice(first, -last).filter((k) => !fixed.has(k));
+	const spaced = Math.min(middle.length, Math.max(1, points - fixed.size));
 	const picked = Array.from(
 		{ length: spaced },
 		(_, i) => middle[Math.floor(((i + 0.5) * middle.length) / spaced)]!,
 	);
-	return [...all.slice(0, first), ...new Set(picked), ...all.slice(-last)];
+	return [...new Set([...fixed, ...picked])].sort((a, b) => a - b);
 }
 
-const KILL_POINTS = 12;
+const KILL_POINTS = 10;
+
+/** A report as a test's diagnostic line: the writes, and the ones killed after with what each made durable. */
+export function killDiagnostic(report: KillReport): string {
+	const killed = report.killedAt.map((k) => `${k} (${report.kinds[k - 1]})`);
+	return `${report.writes} durable writes; killed after ${killed.join(', ')}`;
+}
+
+/** The session folders of a sessions dir (a creation under way is a hidden folder). */
+async function sessionFolders(dir: string): Promise<string[]> {
+	const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+	return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+}
+
+/**
+ * What sessions `ids` hold as bought: what their call logs answered (model and prompt), and the custom ids of
+ * requests their batch journals record as out in a provider batch, not given up on.
+ */
+async function boughtOnDisk(dir: string, ids: string[]) {
+	const answered = new Set<string>();
+	const recorded = new Set<string>();
+	for (const id of ids) {
+		for (const call of (await readCallLog(join(dir, id, 'calls.jsonl'))).calls) answered.add(asking(call));
+		const latest = new Map((await BatchJournal.open(join(dir, id))).entries.map((e) => [e.customId, e]));
+		for (const [customId, entry] of latest) if (entry.settled === undefined) recorded.add(customId);
+	}
+	return { answered, recorded };
+}
+
+/**
+ * A fake API answering by `reply` that records what it is asked to buy, for a kill case's `asked`:
+ * each call it answers, and each request of a provider batch as the batch is submitted (a batch's
+ * requests answered when it is polled were bought already).
+ */
+export async function recordingApi(
+	t: { after: (fn: () => Promise<void>) => void },
+	reply: (input: RespondInput) => string,
+): Promise<{ api: FakeApi; take: () => Bought[] }> {
+	let asked: Bought[] = [];
+	let batchesSeen = 0;
+	const api = await startFakeApi({
+		respond: (input) => {
+			if (input.batch === undefined) asked.push({ model: String(input.body.model), prompt: input.prompt });
+			return reply(input);
+		},
+	});
+	t.after(() => api.close());
+	const take = () => {
+		for (const batch of api.batches.slice(batchesSeen))
+			for (const item of batch.items)
+				asked.push({
+					model: String(item.body.model),
+					prompt: promptOf(batch.api, item.body),
+					customId: item.customId,
+				});
+		batchesSeen = api.batches.length;
+		const taken = asked;
+		asked = [];
+		return taken;
+	};
+	return { api, take };
+}
 
 function preload(vars: Record<string, string>): Record<string, string> {
 	return { NODE_OPTIONS: `--import=${PRELOAD}`, ...vars };

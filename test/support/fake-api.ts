@@ -128,6 +128,8 @@ export interface RespondInput {
 	prompt: string;
 	body: WireBody;
 	api: Api;
+	/** The provider batch whose request this answers; absent for a call made directly. */
+	batch?: string;
 }
 
 export interface FakeApiOptions {
@@ -819,7 +821,12 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 		if (batch.results || batch.refused || api.holdBatches || batch.polls <= api.batchPolls) return;
 		const results = new Map<string, unknown>();
 		for (const { customId, body } of batch.items) {
-			const input: RespondInput = { prompt: promptOf(batch.api, body), body, api: batch.api };
+			const input: RespondInput = {
+				prompt: promptOf(batch.api, body),
+				body,
+				api: batch.api,
+				batch: batch.id,
+			};
 			const fault = api.batchFault?.(customId, input) ?? null;
 			results.set(
 				customId,
@@ -1116,7 +1123,8 @@ function cachedPrefix(body: WireBody): { prefix: string; tokens: number } | null
 	return { prefix, tokens: countTokens(prefix) };
 }
 
-function promptOf(api: Api, body: WireBody): string {
+/** The prompt a request's body carries, as `respond` is given it. */
+export function promptOf(api: Api, body: WireBody): string {
 	const text = (content: unknown): string => {
 		if (typeof content === 'string') return content;
 		if (Array.isArray(content))
