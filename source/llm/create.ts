@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import type { EncodingName } from '../text/tokens.ts';
-import { checkBaseUrl } from './base-url.ts';
+import { anthropicRoot, checkBaseUrl } from './base-url.ts';
 import { ExtractiveProvider } from './extractive.ts';
 import type { BatchApi } from './batcher.ts';
 import type { CallRequest, CallResult, Provider, RetryListener } from './provider.ts';
@@ -192,7 +192,9 @@ export function baseUrl(
 ): string | null {
 	const variable = `${vendor}_BASE_URL`;
 	const url = flag || env[variable] || null;
-	return url === null ? null : checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
+	if (url === null) return null;
+	const checked = checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
+	return vendor === 'ANTHROPIC' ? anthropicRoot(checked) : checked;
 }
 
 /** What the SDKs send as the key to a server that takes none (they refuse to start without one). */
