@@ -220,6 +220,21 @@ export function requireKey(
 	return key;
 }
 
+/**
+ * Whether a call to `provider` at `flag`'s server (else its *_BASE_URL's, else the vendor's) lacks
+ * the key it needs: a server of one's own takes none unless it says so (`requireKey`).
+ */
+export function lacksKey(
+	provider: 'openai' | 'anthropic',
+	flag: string | null | undefined,
+	env: NodeJS.ProcessEnv,
+): boolean {
+	const vendor = provider === 'openai' ? 'OPENAI' : 'ANTHROPIC';
+	if (env[`${vendor}_API_KEY`]?.trim()) return false;
+	const server = baseUrl(flag, env, vendor);
+	return server === null || isVendorApi(server);
+}
+
 function isVendorApi(url: string): boolean {
 	const host = new URL(url).hostname;
 	return host === 'api.openai.com' || host === 'api.anthropic.com';

@@ -273,7 +273,7 @@ function serverHint(provider: FormState['provider']): string {
 		case 'openai':
 			return "an OpenAI-compatible server, e.g. http://localhost:8000/v1; empty: OpenAI's API";
 		case 'anthropic':
-			return "an Anthropic-compatible server, e.g. http://localhost:8000; empty: Anthropic's API";
+			return "an Anthropic-style server, e.g. http://localhost:8000; empty: Anthropic's API";
 		case 'extractive':
 			return 'the extractive baseline calls no server';
 	}
