@@ -164,6 +164,29 @@ for (const api of ['openai', 'anthropic'] as const) {
 	});
 }
 
+test("a server's address given the other vendor's way: anthropic's with /v1 is the same server, openai's without it names /v1 in its 404", async (t) => {
+	const fake = await startFakeApi();
+	t.after(() => fake.close());
+	for (const baseUrl of [`${fake.url}/v1`, `${fake.url}/v1/`, fake.url]) {
+		const provider = createProvider({ provider: 'anthropic', model: 'm', baseUrl, env: KEY_ENV });
+		const done = await provider.complete(request('Summarize this.'));
+		assert.ok(done.text.length > 0, baseUrl);
+	}
+	assert.deepEqual([...new Set(fake.requests.map((r) => r.path))], ['/v1/messages']);
+	const openaiBare = createProvider({ provider: 'openai', model: 'm', baseUrl: fake.url, env: KEY_ENV });
+	await assert.rejects(openaiBare.complete(request('Summarize this.')), (error: unknown) => {
+		assert.ok(error instanceof ProviderError, String(error));
+		assert.match(
+			error.message,
+			new RegExp(
+				`^openai: 404 Not Found — check the model name \\(m\\) and the base URL \\(${fake.url}/?: most end in /v1, e\\.g\\. ${fake.url}/v1\\)`,
+				'u',
+			),
+		);
+		return true;
+	});
+});
+
 test('a retried stream is reported once as a stream, not "stream stream"', async (t) => {
 	const fake = await startFakeApi();
 	t.after(() => fake.close());

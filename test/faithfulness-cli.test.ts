@@ -82,11 +82,24 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 		new RegExp(`\\n    ${judgings.length} claims \\(FABLES\\): ${found} supported, `, 'u'),
 	);
 	assert.equal(faith.validators['openai/gpt-4o-mini'].n, sentences.length);
+	// The judging ends with its figures, the lines report gives them (its judge's only), on stdout.
+	const figures = judged.stdout.trimEnd().split('\n');
+	assert.equal(figures.length, 3, judged.stdout);
+	for (const line of figures) assert.ok(text.stdout.includes(`${line}\n`), `${line} as report says it`);
+	assert.match(
+		figures[1]!,
+		new RegExp(
+			`^  openai/gpt-4o-mini \\(model\\): .* faithful .*n=${sentences.length} \\(${faithful} faithful`,
+			'u',
+		),
+	);
+	assert.match(judged.stderr, /; the other judges, the people's verdicts and agreement: .*report frank/u);
 
 	// Again: nothing is asked twice.
 	const again = await booook(judging(api.openaiBaseUrl, dir), { env });
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(prompts.length, splits.length + judgings.length);
+	assert.equal(again.stdout, judged.stdout, 'the figures of the verdicts kept');
 
 	// Without a key: one line naming the variable, exit 2, nothing changed.
 	const before = JSON.stringify((await Session.snapshot(dir, 'frank')).data);

@@ -70,3 +70,33 @@ test("the vendor's own API still needs the key, named in one line", async () => 
 	assert.match(run.stderr, /OPENAI_API_KEY is not set/u);
 	assert.equal(run.stderr.trim().split('\n').length, 1);
 });
+
+test(
+	'anthropic takes its server with or without /v1 (OpenAI-style addresses end in it): --base-url and ANTHROPIC_BASE_URL',
+	{ timeout: 120_000 },
+	async (t) => {
+		const api = await startFakeApi();
+		t.after(() => api.close());
+		const dir = tempDir('local-server-anthropic', t);
+		const book = join(dir, 'book.txt');
+		writeFileSync(book, tinyBookText(60));
+		const sessions = join(dir, 'sessions');
+		const common = [
+			'--headless',
+			'--provider',
+			'anthropic',
+			'--chunk-size',
+			'256',
+			'--sessions-dir',
+			sessions,
+		];
+		const flag = await booook(['run', book, ...common, '--base-url', `${api.url}/v1`]);
+		assert.equal(flag.code, 0, flag.stderr);
+		const env = { ANTHROPIC_BASE_URL: `${api.url}/v1/` };
+		const variable = await booook(['run', book, ...common], { env });
+		assert.equal(variable.code, 0, variable.stderr);
+		const calls = api.requests.filter((r) => r.path.includes('messages'));
+		assert.ok(calls.length >= 2, 'the server was called');
+		assert.deepEqual([...new Set(calls.map((r) => r.path))], ['/v1/messages']);
+	},
+);

@@ -11,11 +11,11 @@ const copies = (history: string) =>
 	history.split('\n').filter((line) => line.includes('━━ Final summary')).length;
 
 test(
-	'in a real terminal, the final summary is printed once: closing a notice, the validation walk or $EDITOR prints no copy',
+	'in a real terminal, the final summary is printed once: closing the scoring question, the validation walk or $EDITOR prints no copy',
 	{ skip: noTmux, timeout: 120_000 },
 	inTerminal(async () => {
 		const dir = tempDir('final-e2e');
-		// No API key: b on the extractive baseline shows why it cannot score. $EDITOR changes nothing.
+		// No API key: b on the extractive baseline asks for a model and says why it cannot score. $EDITOR changes nothing.
 		const env = [
 			'env',
 			'-u',
@@ -50,11 +50,14 @@ test(
 				every: 100,
 			});
 			assert.equal(copies(term.history()), 1, 'the finished run printed its summary once');
+			// b asks which model scores the baseline's summary; with no key for OpenAI's API it is refused there.
 			term.keys('b');
-			await term.waitFor('the notice', (s) => s.includes('any key: back to the run'));
-			term.keys('x');
+			await term.waitFor('the question', (s) => s.includes('which model annotates'));
+			term.keys('Enter');
+			await term.waitFor('the refusal', (s) => /needs OPENAI_API_KEY/u.test(s));
+			term.keys('Escape');
 			await term.waitFor('back on the run', (s) => s.includes('✓ done') && s.includes('printed above'));
-			assert.equal(copies(term.history()), 1, 'closing the notice printed no copy');
+			assert.equal(copies(term.history()), 1, 'closing the question printed no copy');
 			term.keys('V');
 			await term.waitFor('the validation walk', (s) => !s.includes('printed above'));
 			term.keys('Escape');

@@ -12,6 +12,7 @@ const defaults: FormDefaults = {
 	method: 'hier',
 	provider: 'extractive',
 	models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' },
+	baseUrls: { openai: 'http://localhost:8000/v1', anthropic: '', extractive: '' },
 	chunkSize: 2048,
 };
 
@@ -140,9 +141,57 @@ test('the new-run form shows its defaults, reports a bad book, and starts with w
 		method: 'inc',
 		provider: 'anthropic',
 		model: 'claude-sonnet-4-6',
+		baseUrl: null,
 		chunkSize: 2048,
 	});
 	assert.deepEqual(choices, [{ kind: 'new', input: checked.at(-1) }]);
+	r.unmount();
+});
+
+test("the new-run form's base URL: the environment's server of each provider, or one typed, checked in the form's words, at 80×24", async () => {
+	const { frame, press, choices, checked, r } = await mount([]);
+	resize(r, 80, 24);
+	await press('n');
+	await until(frame, (x) => x.includes('New run'), 'the form');
+	await press('book.txt');
+	await press(KEYS.down); // method
+	await press(KEYS.down); // provider
+	await press(KEYS.left); // anthropic
+	await press(KEYS.left); // openai
+	let f = await until(frame, (x) => /provider\s+‹ openai ›/u.test(x), 'openai');
+	assert.match(f, /base URL \(server\)\s+http:\/\/localhost:8000\/v1/u, "the environment's server");
+	await press(KEYS.down); // model
+	await press(KEYS.down); // base URL
+	f = await until(frame, (x) => x.includes("empty: OpenAI's API"), 'what the field is for');
+	assert.ok(f.split('\n').every((l) => textWidth(l) <= 80) && f.split('\n').length <= 24, f);
+	for (let i = 0; i < 'http://localhost:8000/v1'.length; i++) await press(KEYS.backspace);
+	await press('llm.lan:8000');
+	await press(KEYS.enter);
+	await until(
+		frame,
+		(x) => x.includes('The base URL llm.lan:8000: booook talks to a server over HTTP'),
+		'refused',
+	);
+	assert.equal(checked.length, 0, 'refused before the check');
+	for (let i = 0; i < 'llm.lan:8000'.length; i++) await press(KEYS.backspace);
+	await press('http://llm.lan:8000/v1');
+	await press(KEYS.up); // model
+	await press(KEYS.up); // provider
+	await press(KEYS.left); // extractive
+	await press(KEYS.left); // anthropic
+	await until(
+		frame,
+		(x) => /base URL \(server\)\s+http:\/\/llm\.lan:8000\/v1/u.test(x) && x.includes('claude'),
+		'typed, it stays',
+	);
+	await press(KEYS.enter);
+	await until(
+		() => String(choices.length),
+		(x) => x === '1',
+		'the choice',
+	);
+	assert.equal(checked.at(-1)!.provider, 'anthropic');
+	assert.equal(checked.at(-1)!.baseUrl, 'http://llm.lan:8000/v1');
 	r.unmount();
 });
 

@@ -9,7 +9,13 @@ import { newRun } from '../source/summarize/run.ts';
 import { splitSentences } from '../source/text/sentences.ts';
 import { editKey, editorOf, rowsOf, textOf } from '../source/ui/state/editor.ts';
 import { sentenceDiff } from '../source/ui/state/diff.ts';
-import { formInput, formKey, formOf, type FormDefaults } from '../source/ui/screens/home/form.ts';
+import {
+	formInput,
+	formKey,
+	formOf,
+	type FormDefaults,
+	type NewRunInput,
+} from '../source/ui/screens/home/form.ts';
 import { init, runKey, selectedNode } from '../source/ui/screens/run/model.ts';
 import { ViewFeed } from '../source/ui/state/view-feed.ts';
 import {
@@ -397,11 +403,12 @@ test('a text is wrapped once per width: frames drawn while a run streams reuse t
 	assert.deepEqual(wrap(text, 60), first, 'a cache bounded in size still wraps an evicted text the same');
 });
 
-test('the new-run form: choices cycle, the model follows the provider until it is typed', () => {
+test('the new-run form: choices cycle, the model and the server follow the provider until typed', () => {
 	const defaults: FormDefaults = {
 		method: 'hier',
 		provider: 'openai',
 		models: { openai: 'gpt', anthropic: 'claude', extractive: 'textrank' },
+		baseUrls: { openai: 'http://o/v1', anthropic: '', extractive: '' },
 		chunkSize: 2048,
 	};
 	let f = formOf(defaults);
@@ -410,18 +417,24 @@ test('the new-run form: choices cycle, the model follows the provider until it i
 	f = formKey(f, { action: 'right' }, defaults);
 	assert.equal(f.method, 'inc');
 	f = formKey(f, { action: 'down' }, defaults);
+	assert.equal(f.baseUrl, 'http://o/v1');
 	f = formKey(f, { action: 'right' }, defaults);
-	assert.deepEqual([f.provider, f.model], ['anthropic', 'claude']);
+	assert.deepEqual([f.provider, f.model, f.baseUrl], ['anthropic', 'claude', '']);
 	f = formKey(f, { action: 'down' }, defaults);
 	f = formKey(f, { backspace: true }, defaults);
-	f = formKey(f, { action: 'up' }, defaults);
+	f = formKey(f, { action: 'down' }, defaults);
+	f = formKey(f, { type: 'http://a' }, defaults);
+	f = formKey(formKey(f, { action: 'up' }, defaults), { action: 'up' }, defaults);
 	f = formKey(f, { action: 'right' }, defaults);
-	assert.deepEqual([f.provider, f.model], ['extractive', 'claud'], 'a typed model stays');
+	f = formKey(f, { action: 'right' }, defaults);
+	assert.deepEqual([f.provider, f.model, f.baseUrl], ['openai', 'claud', 'http://a'], 'what is typed stays');
 	f = formKey(
 		formKey(formKey(f, { action: 'down' }, defaults), { action: 'down' }, defaults),
 		{ type: '1a2' },
 		defaults,
 	);
+	assert.equal(f.focus, 'baseUrl');
+	f = formKey(formKey(f, { action: 'down' }, defaults), { type: '1a2' }, defaults);
 	assert.equal(f.chunkSize, '204812');
 });
 
@@ -540,29 +553,38 @@ test('no session id is ever cut, at 80 columns or fewer: the other columns give 
 	assert.match(at80, /interrupted 27\/54/u);
 });
 
-test("the new-run form refuses a chunk size below the smallest in its own words, not a flag's", () => {
-	const form = {
-		...formOf({
-			method: 'hier',
-			provider: 'extractive',
-			models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' },
-			chunkSize: 2048,
-		}),
-		book: 'book.txt',
+test("the new-run form refuses a chunk size below the smallest and a bad base URL in its own words, not a flag's", () => {
+	const defaults: FormDefaults = {
+		method: 'hier',
+		provider: 'extractive',
+		models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6', extractive: 'textrank' },
+		baseUrls: { openai: 'http://env/v1', anthropic: '', extractive: '' },
+		chunkSize: 2048,
 	};
+	const form = { ...formOf(defaults), book: 'book.txt' };
 	for (const chunkSize of ['10', '0', '2048.5', 'many'])
 		assert.deepEqual(
-			formInput({ ...form, chunkSize }),
+			formInput({ ...form, chunkSize }, defaults),
 			{ error: 'The chunk size is a whole number of tokens, at least 64.' },
 			chunkSize,
 		);
-	assert.deepEqual(formInput({ ...form, chunkSize: '64' }), {
+	assert.deepEqual(formInput({ ...form, chunkSize: '64' }, defaults), {
 		book: 'book.txt',
 		method: 'hier',
 		provider: 'extractive',
 		model: 'textrank',
+		baseUrl: null,
 		chunkSize: 64,
 	});
+	const openai = { ...form, provider: 'openai' as const, model: 'm' };
+	assert.deepEqual(formInput({ ...openai, baseUrl: 'localhost:8000' }, defaults), {
+		error:
+			'The base URL localhost:8000: booook talks to a server over HTTP; give an http:// or https:// address, e.g. http://localhost:8000/v1',
+	});
+	const server = (baseUrl: string) => (formInput({ ...openai, baseUrl }, defaults) as NewRunInput).baseUrl;
+	assert.equal(server(' http://llm:8000/v1 '), 'http://llm:8000/v1');
+	assert.equal(server('http://env/v1'), null, "the environment's server is left to the environment");
+	assert.equal(server(''), null);
 });
 
 test('an attempt that failed is billed into the totals but is no call of its node', () => {

@@ -13,6 +13,7 @@ import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { scoredSplit } from '../score/annotate.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
+import { faithfulnessReport, type FaithfulnessReport } from '../score/faithfulness.ts';
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { embeddingsFor, type EmbeddingSpend } from './dense-evidence.ts';
@@ -37,7 +38,12 @@ export interface FaithfulnessJudging {
 	close(): Promise<void>;
 	/** What `--embeddings` cost so far; null without it. */
 	embeddings: (() => EmbeddingSpend) | null;
+	/** The judge's verdicts on the final summary as they stand, as `report` counts them. */
+	figures(): FaithfulnessReport;
 }
+
+/** The bootstrap of the figures' interval, as `report` draws it by default. */
+const FIGURES_BOOTSTRAP = { seed: 2024, resamples: 2000 };
 
 /**
  * The judging of a session's final summary, checked and set up: every refusal (not a run, no final
@@ -95,6 +101,12 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 					costOf,
 					signal,
 				}),
+			figures: () => {
+				const name = `${judge.provider}/${judge.model}`;
+				const verdicts = (data.faithfulness ?? []).filter((v) => v.validator === name);
+				const pinned = data.summaries.filter((s) => s.id === summary);
+				return faithfulnessReport(pinned, verdicts, FIGURES_BOOTSTRAP);
+			},
 			close: () => session.close(),
 		};
 	} catch (error) {

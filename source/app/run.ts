@@ -15,6 +15,7 @@ import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
 import { modelClient, type ModelClient } from './model-client.ts';
 import type { BookScoring } from './score.ts';
+import { scorerQuestion, type ScorerChoice, type ScorerQuestion } from './score-model.ts';
 import type { ValidationWalk } from './validation-walk.ts';
 
 /**
@@ -145,8 +146,13 @@ export interface SessionRun {
 	readonly prepared: Prepared;
 	/** `step`: make one call, then hold. */
 	engine(opts?: { step?: boolean }): Engine;
-	/** BooookScore of the final summary, with the run's own prices, prompts and account limits. */
-	scoring(): Promise<BookScoring>;
+	/**
+	 * BooookScore of the final summary, with the run's own prices, prompts and account limits; by
+	 * `model` when named (a run with no model of its own asks for one: `scorerQuestion`).
+	 */
+	scoring(model?: ScorerChoice): Promise<BookScoring>;
+	/** Which model scores the final summary, when the run has none of its own to score with; else null. */
+	scorerQuestion(): ScorerQuestion | null;
 	/** A maker of validation walks over the session's model annotations, once its module is loaded. */
 	validation(): Promise<() => ValidationWalk>;
 }
@@ -161,15 +167,21 @@ export function sessionRun(
 		prepared,
 		engine: (o = {}) => makeEngine(session, prepared, o),
 		// Loaded when asked: a headless run never scores or validates, and starts sooner without them.
-		scoring: async () => {
+		scoring: async (model) => {
 			const { bookScoring } = await import('./score.ts');
 			return await bookScoring(session, {
 				env: opts.env,
 				prices: opts.prices,
 				prompts: session.data.run.config.prompts ?? undefined,
 				account: opts.account,
+				...(model && {
+					provider: model.provider,
+					model: model.model,
+					...(model.baseUrl !== null && { baseUrl: model.baseUrl }),
+				}),
 			});
 		},
+		scorerQuestion: () => scorerQuestion(session, opts.env),
 		validation: async () => {
 			const [{ ValidationWalk }, { validatorName }] = await Promise.all([
 				import('./validation-walk.ts'),

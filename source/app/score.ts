@@ -5,7 +5,7 @@ import type { ProviderName, ScoredSummary } from '../domain.ts';
 import { Annotator } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import type { BatchLane } from '../llm/batcher.ts';
-import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
+import { defaultModel, defaultProvider, lacksKey, type AccountLimits } from '../llm/create.ts';
 import { commandLine } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import {
@@ -108,6 +108,13 @@ async function annotatorFor(
 	const { provider, model } = chosen.annotator;
 	const sentences = chosen.plans.reduce((n, p) => n + toAsk(p).length, 0);
 	const env = opts.env ?? process.env;
+	// The run's server goes with the run's model, unless another address is given.
+	const baseUrl =
+		opts.baseUrl ??
+		(opts.ownModel && opts.ownModel.provider === provider && opts.ownModel.model === model
+			? opts.ownModel.baseUrl
+			: null);
+	const keyless = provider !== 'extractive' && lacksKey(provider, baseUrl, env);
 	// Unreadable answers alone do not stop a scoring that cannot call a model: it scores the verdicts
 	// it has, as before they were asked again, and says what would ask them again.
 	const unreadableOnly = chosen.plans.every((p) => p.missing.length === 0);
@@ -120,7 +127,7 @@ async function annotatorFor(
 			},
 			setup: null,
 		};
-	if (unreadableOnly && provider !== 'extractive' && !env[KEY_VARS[provider]]?.trim())
+	if (unreadableOnly && provider !== 'extractive' && keyless)
 		return {
 			chosen: { ...chosen, annotator: null, unasked: `set ${KEY_VARS[provider]} and run` },
 			setup: null,
@@ -135,7 +142,7 @@ async function annotatorFor(
 			`annotating ${sentences} sentences needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
 		);
 	}
-	if (!env[KEY_VARS[provider]]?.trim()) {
+	if (keyless) {
 		throw badInput(
 			`annotating ${sentences} sentences with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`,
 		);
@@ -144,12 +151,7 @@ async function annotatorFor(
 	const client = modelClient({
 		provider,
 		model,
-		// The run's server goes with the run's model, unless another address is given.
-		baseUrl:
-			opts.baseUrl ??
-			(opts.ownModel && opts.ownModel.provider === provider && opts.ownModel.model === model
-				? opts.ownModel.baseUrl
-				: null),
+		baseUrl,
 		streamTimeoutMs: DEFAULTS.streamTimeout * 1000,
 		prices: opts.prices,
 		env,

@@ -16,6 +16,8 @@ import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
+import { faithfulnessLines } from '../score/faithfulness.ts';
+import { sanitize } from '../text/sanitize.ts';
 import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit) =>
@@ -52,7 +54,9 @@ export const spec = (exit: Exit) =>
  * `booook faithfulness ID`: the judging set up (every refusal before the session is touched), then
  * run until done, failed or interrupted (the verdicts so far are saved; the same command continues).
  */
-export async function faithfulnessCommand(opts: FaithfulnessOptions & { stderr?: Stream }): Promise<number> {
+export async function faithfulnessCommand(
+	opts: FaithfulnessOptions & { stdout?: Stream; stderr?: Stream },
+): Promise<number> {
 	const judging = await faithfulnessJudging(opts);
 	try {
 		const { judge } = judging;
@@ -81,8 +85,11 @@ export async function faithfulnessCommand(opts: FaithfulnessOptions & { stderr?:
 			return 1;
 		}
 		out.line(
-			`${result.judged} sentences judged through ${result.claims} claims${unreadable(result)} (${cost}). See the results with: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+			`${result.judged} sentences judged through ${result.claims} claims${unreadable(result)} (${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
+		// The figures come last, where a person reads first, as score's do: on stdout, the result.
+		const figures = faithfulnessLines(judging.figures(), sanitize);
+		if (figures.length > 0) output(opts.stdout ?? process.stdout).line(figures.join('\n'));
 		return 0;
 	} finally {
 		await judging.close();

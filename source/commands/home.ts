@@ -51,6 +51,11 @@ export async function homeInteractive(
 				anthropic: defaultModel('anthropic'),
 				extractive: defaultModel('extractive'),
 			},
+			baseUrls: {
+				openai: env.OPENAI_BASE_URL?.trim() ?? '',
+				anthropic: env.ANTHROPIC_BASE_URL?.trim() ?? '',
+				extractive: '',
+			},
 			chunkSize: DEFAULTS.chunkSize,
 		},
 		check: async (input) => {
@@ -59,6 +64,7 @@ export async function homeInteractive(
 					method: input.method,
 					provider: input.provider,
 					model: input.model,
+					baseUrl: input.baseUrl,
 					chunkSize: input.chunkSize,
 				});
 				const prepared = await prepare(loaded.config, loaded.loaded.text, interactive);

@@ -45,6 +45,15 @@ export function checkBaseUrl(url: string, source: string, keyVar: string): strin
 }
 
 /**
+ * The address the Anthropic SDK takes: the server without `/v1`, which the SDK adds to every path.
+ * OpenAI's addresses end in `/v1`, so one given the OpenAI way (`http://host:port/v1`) is the
+ * same server; kept, it would be asked for `/v1/v1/messages` and answer 404.
+ */
+export function anthropicRoot(url: string): string {
+	return url.replace(/\/v1\/*$/u, '');
+}
+
+/**
  * Which server an address names, for what is kept of its answers (the embeddings of a book): the
  * address as given, except that a server on this machine (localhost, 127.0.0.0/8, ::1) is named
  * without its host's spelling and port. A local server (llama.cpp, vLLM, Ollama) is often started on

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import type { EncodingName } from '../text/tokens.ts';
-import { checkBaseUrl } from './base-url.ts';
+import { anthropicRoot, checkBaseUrl } from './base-url.ts';
 import { ExtractiveProvider } from './extractive.ts';
 import type { BatchApi } from './batcher.ts';
 import type { CallRequest, CallResult, Provider, RetryListener } from './provider.ts';
@@ -192,7 +192,9 @@ export function baseUrl(
 ): string | null {
 	const variable = `${vendor}_BASE_URL`;
 	const url = flag || env[variable] || null;
-	return url === null ? null : checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
+	if (url === null) return null;
+	const checked = checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
+	return vendor === 'ANTHROPIC' ? anthropicRoot(checked) : checked;
 }
 
 /** What the SDKs send as the key to a server that takes none (they refuse to start without one). */
@@ -216,6 +218,21 @@ export function requireKey(
 			`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`,
 		);
 	return key;
+}
+
+/**
+ * Whether a call to `provider` at `flag`'s server (else its *_BASE_URL's, else the vendor's) lacks
+ * the key it needs: a server of one's own takes none unless it says so (`requireKey`).
+ */
+export function lacksKey(
+	provider: 'openai' | 'anthropic',
+	flag: string | null | undefined,
+	env: NodeJS.ProcessEnv,
+): boolean {
+	const vendor = provider === 'openai' ? 'OPENAI' : 'ANTHROPIC';
+	if (env[`${vendor}_API_KEY`]?.trim()) return false;
+	const server = baseUrl(flag, env, vendor);
+	return server === null || isVendorApi(server);
 }
 
 function isVendorApi(url: string): boolean {

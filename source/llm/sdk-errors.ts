@@ -31,6 +31,21 @@ export function unreachedServer(message: string): string | null {
 }
 
 /**
+ * Said of an OpenAI-compatible server's address that names no path: such servers answer under
+ * `/v1` (the OpenAI SDK adds only `/chat/completions`), the likeliest cause of a 404 there.
+ */
+function missingV1(ctx: FailureContext): string {
+	if (!ctx.label.startsWith('openai')) return '';
+	let path: string;
+	try {
+		path = new URL(ctx.baseURL).pathname;
+	} catch {
+		return '';
+	}
+	return path === '' || path === '/' ? `: most end in /v1, e.g. ${ctx.baseURL.replace(/\/*$/u, '')}/v1` : '';
+}
+
+/**
  * One line a user can act on, from an SDK error thrown before the stream started. Statuses a retry
  * cannot fix are not retryable; the rest have already been retried by the SDK.
  */
@@ -74,7 +89,7 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 			message = `${head} — the key in ${ctx.keyVar} may not use model ${ctx.model}${tail}`;
 			break;
 		case 404:
-			message = `${head} — check the model name (${ctx.model}) and the base URL (${ctx.baseURL})${tail}`;
+			message = `${head} — check the model name (${ctx.model}) and the base URL (${ctx.baseURL}${missingV1(ctx)})${tail}`;
 			break;
 		case 429:
 		case 400:

@@ -4,6 +4,8 @@ import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
 import type { RunControls, RunInfo, ScoreControls } from './controls.ts';
 import { ScoreScreen } from './screens/score/Screen.tsx';
+import { ScorerScreen } from './screens/scorer/Screen.tsx';
+import type { ScorerChoice, ScorerQuestion } from '../app/score-model.ts';
 import { ValidateScreen } from './screens/validate/Screen.tsx';
 import type { ValidationWalk } from '../app/validation-walk.ts';
 import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/home/Screen.tsx';
@@ -33,8 +35,13 @@ export interface RunAppOptions {
 	/** Start the run at once (default); otherwise wait for space or s. */
 	autoStart?: boolean;
 	externalEditor?: ExternalEditor | null;
-	/** Sets up BooookScore of the final summary (`b` on a finished run); rejects with a message to show. */
-	score?: (root: NodeRef) => Promise<ScoreControls>;
+	/**
+	 * Sets up BooookScore of the final summary (`b` on a finished run), by `model` when one was
+	 * chosen; rejects with a message to show.
+	 */
+	score?: (root: NodeRef, model?: ScorerChoice) => Promise<ScoreControls>;
+	/** What `b` asks first when the run has no model of its own to score with; null: nothing. */
+	scorer?: () => ScorerQuestion | null;
 	/** The validation walk over the session's annotations (V). */
 	validate?: () => { walk: ValidationWalk; title: string };
 	env?: NodeJS.ProcessEnv;
@@ -118,17 +125,20 @@ function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewF
 		if (scoring && 'cancel' in scoring) scoring.cancel();
 		void driver.quit().then(() => exit());
 	};
+	const [asking, setAsking] = useState<{ root: NodeRef; question: ScorerQuestion } | null>(null);
+	const [chosen, setChosen] = useState<ScorerChoice | null>(null);
 	const score = options.score;
+	const show = (controls: ScoreControls) => {
+		setAsking(null);
+		setScoring(controls);
+		// A failure that is not a call's (a call log it cannot read) is shown as one set up is.
+		controls.start().catch((error: unknown) => setScoring({ error: errorMessage(error) }));
+	};
 	const onScore = score
 		? (root: NodeRef) => {
-				score(root).then(
-					(controls) => {
-						setScoring(controls);
-						// A failure that is not a call's (a call log it cannot read) is shown as one set up is.
-						controls.start().catch((error: unknown) => setScoring({ error: errorMessage(error) }));
-					},
-					(error: unknown) => setScoring({ error: errorMessage(error) }),
-				);
+				const question = options.scorer?.() ?? null;
+				if (question) return setAsking({ root, question });
+				score(root).then(show, (error: unknown) => setScoring({ error: errorMessage(error) }));
 			}
 		: undefined;
 	if (validation)
@@ -137,6 +147,22 @@ function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewF
 				walk={validation.walk}
 				title={validation.title}
 				onBack={() => setValidation(null)}
+				onQuit={quit}
+			/>
+		);
+	// Refused, the question stays open with the reason under its fields, to be mended there.
+	if (asking && score)
+		return (
+			<ScorerScreen
+				question={asking.question}
+				last={chosen}
+				start={(choice) =>
+					score(asking.root, choice).then((controls) => {
+						setChosen(choice);
+						show(controls);
+					})
+				}
+				onBack={() => setAsking(null)}
 				onQuit={quit}
 			/>
 		);

@@ -256,11 +256,25 @@ function NewRunForm({ form, width }: { form: FormState; width: number }) {
 					</Text>
 				);
 			})}
-			<Text dimColor>
-				{form.method === 'hier'
-					? 'hierarchical merging: chunk summaries merged level by level'
-					: 'incremental updating: one running summary updated chunk by chunk'}
+			<Text dimColor wrap="truncate-end">
+				{form.focus === 'baseUrl'
+					? serverHint(form.provider)
+					: form.method === 'hier'
+						? 'hierarchical merging: chunk summaries merged level by level'
+						: 'incremental updating: one running summary updated chunk by chunk'}
 			</Text>
 		</Box>
 	);
+}
+
+/** What the base URL field is for, read while it is being typed. */
+function serverHint(provider: FormState['provider']): string {
+	switch (provider) {
+		case 'openai':
+			return "an OpenAI-compatible server, e.g. http://localhost:8000/v1; empty: OpenAI's API";
+		case 'anthropic':
+			return "an Anthropic-style server, e.g. http://localhost:8000; empty: Anthropic's API";
+		case 'extractive':
+			return 'the extractive baseline calls no server';
+	}
 }

@@ -1,11 +1,13 @@
 import type { Method, ProviderName } from '../../../domain.ts';
+import { errorMessage } from '../../../errors.ts';
+import { checkBaseUrl, keyVariable } from '../../../llm/base-url.ts';
 import type { Action } from '../../keymap.ts';
 import { editField, type FieldEdit, type TextField } from '../../state/text-field.ts';
 import { MIN_CHUNK_SIZE } from '../../../text/chunk.ts';
 
-/** The new-run form: a book path, method, provider, model and chunk size, with defaults shown. */
+/** The new-run form: a book path, method, provider, model, server and chunk size, with defaults shown. */
 
-export const FIELDS = ['book', 'method', 'provider', 'model', 'chunkSize'] as const;
+export const FIELDS = ['book', 'method', 'provider', 'model', 'baseUrl', 'chunkSize'] as const;
 export type Field = (typeof FIELDS)[number];
 
 export const FIELD_LABELS: Record<Field, string> = {
@@ -13,6 +15,7 @@ export const FIELD_LABELS: Record<Field, string> = {
 	method: 'method',
 	provider: 'provider',
 	model: 'model',
+	baseUrl: 'base URL (server)',
 	chunkSize: 'chunk size (tokens)',
 };
 
@@ -24,6 +27,8 @@ export interface FormDefaults {
 	provider: ProviderName;
 	/** The default model of each provider. */
 	models: Record<ProviderName, string>;
+	/** The server of each provider when none is typed ($OPENAI_BASE_URL, $ANTHROPIC_BASE_URL); '' for the vendor's API. */
+	baseUrls: Record<ProviderName, string>;
 	chunkSize: number;
 }
 
@@ -35,6 +40,9 @@ export interface FormState {
 	model: string;
 	/** Once the model is typed, changing the provider no longer replaces it. */
 	modelTyped: boolean;
+	baseUrl: string;
+	/** Once the base URL is typed, changing the provider no longer replaces it. */
+	baseUrlTyped: boolean;
 	chunkSize: string;
 	/** The cursor in the focused text field, in code points. */
 	cursor: number;
@@ -45,6 +53,8 @@ export interface NewRunInput {
 	method: Method;
 	provider: ProviderName;
 	model: string;
+	/** A server other than the one the environment names (null: $*_BASE_URL, else the vendor's API), as `--base-url` is. */
+	baseUrl: string | null;
 	chunkSize: number;
 }
 
@@ -56,6 +66,8 @@ export function formOf(defaults: FormDefaults): FormState {
 		provider: defaults.provider,
 		model: defaults.models[defaults.provider],
 		modelTyped: false,
+		baseUrl: defaults.baseUrls[defaults.provider],
+		baseUrlTyped: false,
 		chunkSize: String(defaults.chunkSize),
 		cursor: 0,
 	};
@@ -67,7 +79,7 @@ export function isChoice(field: Field): boolean {
 
 export type FormKey = { action: Action } | { type: string } | { backspace: true };
 
-type TextName = 'book' | 'model' | 'chunkSize';
+type TextName = 'book' | 'model' | 'baseUrl' | 'chunkSize';
 
 /**
  * The form after a key: fields move with ↑↓/tab, choices cycle with ←→, text fields are text
@@ -93,7 +105,12 @@ export function formKey(state: FormState, key: FormKey, defaults: FormDefaults):
 				if (state.focus === 'method') return { ...state, method: cycle(METHODS, state.method, delta) };
 				if (state.focus === 'provider') {
 					const provider = cycle(PROVIDERS, state.provider, delta);
-					return { ...state, provider, model: state.modelTyped ? state.model : defaults.models[provider] };
+					return {
+						...state,
+						provider,
+						model: state.modelTyped ? state.model : defaults.models[provider],
+						baseUrl: state.baseUrlTyped ? state.baseUrl : defaults.baseUrls[provider],
+					};
 				}
 				return edit(state, { kind: key.action });
 			}
@@ -121,12 +138,18 @@ function edit(state: FormState, change: FieldEdit): FormState {
 	if (!current) return state;
 	const name = state.focus as TextName;
 	const field = editField(current, change);
-	const typed = name === 'model' && (change.kind === 'insert' || change.kind === 'erase');
-	return { ...state, [name]: field.text, cursor: field.cursor, modelTyped: state.modelTyped || typed };
+	const typed = change.kind === 'insert' || change.kind === 'erase';
+	return {
+		...state,
+		[name]: field.text,
+		cursor: field.cursor,
+		modelTyped: state.modelTyped || (typed && name === 'model'),
+		baseUrlTyped: state.baseUrlTyped || (typed && name === 'baseUrl'),
+	};
 }
 
 /** The form's values, or why they cannot start a run. */
-export function formInput(state: FormState): NewRunInput | { error: string } {
+export function formInput(state: FormState, defaults: FormDefaults): NewRunInput | { error: string } {
 	const book = state.book.trim();
 	if (!book) return { error: 'Type the path of a .txt or .epub file.' };
 	if (!state.model.trim()) return { error: 'Type a model name.' };
@@ -134,7 +157,31 @@ export function formInput(state: FormState): NewRunInput | { error: string } {
 	// Checked here, in the form's words: the run's own check names the --chunk-size flag, which the form has not.
 	if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE)
 		return { error: `The chunk size is a whole number of tokens, at least ${MIN_CHUNK_SIZE}.` };
-	return { book, method: state.method, provider: state.provider, model: state.model.trim(), chunkSize };
+	const server = serverOf(state, defaults);
+	if (typeof server === 'object' && server !== null) return server;
+	return {
+		book,
+		method: state.method,
+		provider: state.provider,
+		model: state.model.trim(),
+		baseUrl: server,
+		chunkSize,
+	};
+}
+
+/**
+ * The base URL the run is given, checked in the form's words: null when it is the environment's
+ * (the session then follows $*_BASE_URL, as a run started without --base-url does) or when the
+ * baseline, which calls no server, is chosen.
+ */
+function serverOf(state: FormState, defaults: FormDefaults): string | null | { error: string } {
+	const url = state.baseUrl.trim();
+	if (state.provider === 'extractive' || url === '' || url === defaults.baseUrls[state.provider]) return null;
+	try {
+		return checkBaseUrl(url, 'The base URL', keyVariable(state.provider));
+	} catch (error) {
+		return { error: errorMessage(error) };
+	}
 }
 
 function cycle<T>(values: readonly T[], value: T, delta: number): T {

@@ -206,7 +206,7 @@ function filterPress(ui: HomeState, press: KeyPress, action: Action | null, ctx:
 function formPress(ui: HomeState, press: KeyPress, action: Action | null, ctx: HomeWorld): Result {
 	if (action === 'cancel') return none({ ...ui, mode: 'list' });
 	if (action === 'save' || action === 'open') {
-		const input = formInput(ui.form);
+		const input = formInput(ui.form, ctx.defaults);
 		if ('error' in input) return none({ ...ui, message: input.error });
 		if (ui.checking) return none(ui);
 		return { state: { ...ui, checking: true }, effects: [{ kind: 'check', input }] };
