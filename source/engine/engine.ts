@@ -38,7 +38,7 @@ export interface RunStore extends CallLogStore {
 	updateNode(id: NodeRef, patch: NodePatch): Promise<void>;
 	addNodes(...nodes: Node[]): Promise<void>;
 	updateRun(patch: RunPatch): Promise<void>;
-	/** Makes the changes `make` asks for as one durable write: a kill keeps all of them or none. */
+	/** Makes the changes `make` asks for as one durable write (a kill keeps all or none); what `make` throws, it throws. */
 	together(make: () => void): Promise<void>;
 }
 

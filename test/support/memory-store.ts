@@ -32,7 +32,8 @@ export class MemoryStore implements RunStore {
 		Object.assign(this.data.run, patch);
 		plain(patch);
 	}
-	async together(make: () => void): Promise<void> {
+	// Not async: as the session's, what `make` throws is thrown here, not turned into a rejection.
+	together(make: () => void): Promise<void> {
 		this.writes++;
 		this.#together = true;
 		try {
@@ -40,6 +41,7 @@ export class MemoryStore implements RunStore {
 		} finally {
 			this.#together = false;
 		}
+		return Promise.resolve();
 	}
 	async appendCall(record: CallRecord): Promise<void> {
 		this.log.push(record);
