@@ -74,13 +74,30 @@ test('a study file: each problem is one line naming the field and the fix', () =
 	assert.match(message(nameless), /name: .*"name": "table2"/u, name);
 });
 
+test('a study file without chunkSizes runs the chunk size a run has by default, as contextWindows its window', () => {
+	const { chunkSizes, contextWindows, ...bare } = grid;
+	const spec = parseStudy(bare, 's.json');
+	const cells = studyCells(spec, [{ key: 'a', path: 'a.txt' }], () => 'textrank', {
+		chunkSize: 2048,
+		contextWindow: 8192,
+	});
+	assert.deepEqual(
+		cells.map((c) => [c.chunkSize, c.contextWindow]),
+		[
+			[2048, 8192],
+			[2048, 8192],
+		],
+		`${chunkSizes.length} sizes and ${contextWindows.length} windows left out`,
+	);
+});
+
 test('paired differences: two configurations compared book by book over the books both have scores on', () => {
 	const spec = parseStudy({ ...grid, chunkSizes: [4096], methods: ['hier', 'inc'] }, 's.json');
 	const cells = studyCells(
 		spec,
 		TITLES.map((key) => ({ key, path: `${key}.txt` })),
 		() => 'textrank',
-		8192,
+		{ chunkSize: 2048, contextWindow: 8192 },
 	);
 	const cell = (book: string, method: string) =>
 		cells.find((c) => c.book.key === book && c.method === method)!;
@@ -134,7 +151,7 @@ test('the grid: book × method × provider/model × chunk size × window, each c
 		spec,
 		TITLES.map((key) => ({ key, path: `${key}.txt` })),
 		() => 'textrank',
-		8192,
+		{ chunkSize: 2048, contextWindow: 8192 },
 	);
 	assert.equal(cells.length, 3 * 2 * 2 * 2 * 2);
 	assert.equal(new Set(cells.map((c) => c.sessionId)).size, cells.length);
@@ -151,7 +168,7 @@ test('the grid: book × method × provider/model × chunk size × window, each c
 					{ key: 'a', path: 'y/a.txt' },
 				],
 				() => 'm',
-				8192,
+				{ chunkSize: 2048, contextWindow: 8192 },
 			),
 		),
 	);
@@ -163,7 +180,7 @@ test('results: one row per configuration over its books, BooookScore with a boot
 		spec,
 		TITLES.map((key) => ({ key, path: `${key}.txt` })),
 		() => 'textrank',
-		8192,
+		{ chunkSize: 2048, contextWindow: 8192 },
 	);
 	const outcome = (words: number, score: number | null): CellOutcome => ({
 		status: 'done',

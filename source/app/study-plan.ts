@@ -93,7 +93,7 @@ async function studyBooks(spec: StudySpec, file: string): Promise<StudyBook[]> {
 export async function planStudy(file: string, prices: PriceTable): Promise<StudyPlan> {
 	const spec = await readStudy(file);
 	const books = await studyBooks(spec, file);
-	const cells = studyCells(spec, books, defaultModel, DEFAULTS.contextWindow);
+	const cells = studyCells(spec, books, defaultModel, DEFAULTS);
 	const clashing = clash(cells);
 	if (clashing)
 		throw studyError(
