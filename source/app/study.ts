@@ -14,6 +14,7 @@ import { Session, type BookSessionData } from '../store/session.ts';
 import { cellErrorTypes } from '../study/error-types.ts';
 import {
 	pairedDifferences,
+	intervalLines,
 	pairedLines,
 	resultRows,
 	resultTable,
@@ -149,8 +150,8 @@ export async function readResults(
 
 /** The results table as cells of text (header first), and the paired differences as lines: what the study screen shows. */
 function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: string[][]; notes: string[] } {
-	const { table, pairs } = studyResults(plan, found);
-	return { table, notes: pairedLines(pairs) };
+	const { table, rows, pairs } = studyResults(plan, found);
+	return { table, notes: [...intervalLines(rows), ...pairedLines(pairs)] };
 }
 
 /** The one build of a study's results, for the screen and for what is printed: rows, paired differences, the table's cells. */
