@@ -297,7 +297,7 @@ test('booook study: --plan prints the 12 cells with their calls and cost and spe
 	const lines = table.stdout.split('\r\n').filter((l) => l !== '');
 	assert.equal(
 		lines[0],
-		'method,provider,model,chunk_size,context_window,books,books_done,words_mean,calls,cost_usd,score,ci_low,ci_high',
+		'method,provider,model,chunk_size,context_window,books,books_done,words_mean,calls,cost_usd,score,ci_low,ci_high,ci_method',
 	);
 	assert.equal(lines.length, 5);
 });
