@@ -33,6 +33,8 @@ export interface PlannedCell extends Cell {
 	calls: number;
 	cost: number;
 	priced: boolean;
+	/** Tokens of the final summary the run is expected to make (what scoring it reads). */
+	finalTokens: number;
 }
 
 export interface StudyPlan {
@@ -156,6 +158,7 @@ export async function planStudy(file: string, prices: PriceTable): Promise<Study
 					? (1 - BATCH_PRICE) * callCost(prices, config.model, estimate.batchable, config.provider).cost
 					: 0),
 			priced: isPriced(prices, config.model, config.provider),
+			finalTokens: estimate.finalTokens,
 		});
 	}
 	return { spec, file, cells: planned, concurrency };
