@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Chunk, Node } from '../source/domain.ts';
 import { chapterName, passageWhere } from '../source/evidence/book-place.ts';
-import { coverageOf } from '../source/evidence/coverage.ts';
+import { coverageOf, leanOf } from '../source/evidence/coverage.ts';
+import { coverageLines } from '../source/commands/coverage-json.ts';
 import { nodeEvidence } from '../source/evidence/evidence.ts';
 import { splitPassages } from '../source/evidence/passages.ts';
 import { Tracer } from '../source/evidence/provenance.ts';
@@ -180,7 +181,7 @@ test("evidence: passages of the candidate chunks by BM25, a copied sentence's ow
 	);
 });
 
-test('coverage: share cited, mean position, halves and slope on a small hand-checked case', () => {
+test('coverage: share cited, mean position, halves and their lean on a small hand-checked case', () => {
 	// Four chunks of ten characters: positions 0.125, 0.375, 0.625, 0.875.
 	const chunks: Chunk[] = [0, 1, 2, 3].map((i) => ({ index: i, start: i * 10, end: i * 10 + 10, tokens: 3 }));
 	const c = coverageOf(chunks, 40, [0, 0, 1, null], 4);
@@ -194,21 +195,45 @@ test('coverage: share cited, mean position, halves and slope on a small hand-che
 		[1, 1, 0, 0],
 	);
 	assert.deepEqual(c.halves, { first: 1, second: 0, ratio: 0 });
-	// y = [1, 1, 0, 0] on x = [.125, .375, .625, .875]: covariance -0.5 over variance 0.3125.
-	assert.ok(Math.abs(c.slope! + 1.6) < 1e-12);
+	assert.equal(c.lean, 'less');
 	for (const x of [c.share, c.meanPosition!, c.halves.first!, c.halves.second!]) assert.ok(x >= 0 && x <= 1);
 	// Even coverage: no lean.
 	const even = coverageOf(chunks, 40, [0, 1, 2, 3], 10);
 	assert.equal(even.share, 1);
 	assert.equal(even.meanPosition, 0.5);
-	assert.equal(even.slope, 0);
+	assert.equal(even.lean, 'even');
 	assert.equal(even.halves.ratio, 1);
 	assert.equal(even.parts.filter((p) => p.share === null).length, 6);
 	// Nothing cited.
 	const none = coverageOf(chunks, 40, [null], 10);
 	assert.deepEqual([none.share, none.meanPosition, none.halves.ratio], [0, null, null]);
-	// No lean to speak of: not "0.00 (no clear lean)", as if even.
-	assert.equal(none.slope, null);
+	// No lean to speak of: not "no clear lean", as if even.
+	assert.equal(none.lean, null);
+});
+
+test('coverage says one lean: halves cited alike read as no lean, though the uncited chunks sit at the end of each half', () => {
+	// Ten chunks; 0-2 and 5-7 cited: 60% of each half. A slope of cited on position is -0.73 here,
+	// which once printed "later parts cited less" beside halves of 60% and 60%.
+	const chunks: Chunk[] = Array.from({ length: 10 }, (_, i) => ({
+		index: i,
+		start: i * 10,
+		end: i * 10 + 10,
+		tokens: 3,
+	}));
+	const coverage = coverageOf(chunks, 100, [0, 1, 2, 5, 6, 7]);
+	assert.deepEqual(coverage.halves, { first: 0.6, second: 0.6, ratio: 1 });
+	assert.equal(coverage.lean, 'even');
+	const lines = coverageLines({ coverage, chapters: [], weak: 0 }, 80);
+	const lean = lines.find((l) => l.startsWith('lean: '));
+	assert.equal(
+		lean,
+		'lean: first half 60% of its chunks cited, second half 60% (second ÷ first 1.00): no clear lean',
+	);
+	assert.ok(!lines.some((l) => /slope|cited less/u.test(l)), lines.join('\n'));
+	assert.deepEqual(
+		[leanOf(0.6, 0.5), leanOf(0.5, 0.6), leanOf(0, 0.2), leanOf(0, 0), leanOf(null, 1)],
+		['less', 'more', 'more', null, null],
+	);
 });
 
 test('strip chart: one cell per bucket of chunks, exactly the width asked for', () => {

@@ -158,15 +158,13 @@ test('the full-annotation estimate: the mean of per-summary shares, with an inte
 	assert.equal(pat.estimate, (1 / 3 + 1 + 0) / 3, "the mean of the summaries' shares, not the pooled 2/5");
 	assert.deepEqual(
 		{ over: pat.over, summaries: pat.summaries, judged: pat.judged, units: pat.units },
-		{ over: 'summaries', summaries: 3, judged: 6, units: 9 },
+		{ over: null, summaries: 3, judged: 6, units: 9 },
 	);
-	// With three summaries of shares 1/3, 1 and 0, resampled means run from 0 to 1; the 95% interval
-	// lies within that and contains the estimate.
-	assert.ok(
-		pat.interval!.low >= 0 &&
-			pat.interval!.low < pat.estimate! &&
-			pat.interval!.high > pat.estimate! &&
-			pat.interval!.high <= 1,
+	// Three summaries are too few to resample, and a mean of their shares is no share of pooled
+	// sentences: no interval, and it says why.
+	assert.deepEqual(
+		[pat.interval!.method, pat.interval!.low, pat.interval!.tooFew],
+		['none', null, { unit: 'summaries', n: 3 }],
 	);
 
 	const bob = r.vsFull.find((c) => c.full === 'bob')!;
@@ -197,7 +195,7 @@ test('the full-annotation estimate: the mean of per-summary shares, with an inte
 	);
 });
 
-test('one summary: the estimate is its share and the interval resamples its sentences', () => {
+test("one summary: the estimate is its share and the interval is Wilson's over its decided sentences", () => {
 	const verdicts = [
 		v('pat', 's0', 0, 'faithful'),
 		v('pat', 's0', 1, 'faithful'),
@@ -208,10 +206,10 @@ test('one summary: the estimate is its share and the interval resamples its sent
 		.partial.validators[0]!;
 	assert.equal(pat.estimate, 2 / 3);
 	assert.equal(pat.over, 'sentences');
-	// Three decided sentences, two faithful: resampled shares are 0, 1/3, 2/3 or 1.
-	assert.ok(
-		pat.interval!.low <= 1 / 3 && pat.interval!.high === 1,
-		`interval ${pat.interval!.low}..${pat.interval!.high}`,
+	// Three decided sentences, two faithful: Wilson's 95% interval for 2 of 3.
+	assert.deepEqual(
+		[pat.interval!.low, pat.interval!.high].map((x) => +x!.toFixed(4)),
+		[0.2077, 0.9385],
 	);
 });
 
@@ -241,9 +239,10 @@ test('report: partial annotation in text and JSON', () => {
 			judged: pat.judged,
 			units: pat.units,
 		},
-		{ fraction: 0.5, share: 50, over: 'summaries', summaries: 3, judged: 4, units: 9 },
+		{ fraction: 0.5, share: 50, over: null, summaries: 3, judged: 4, units: 9 },
 	);
-	assert.equal(pat.ci!.length, 2);
+	assert.equal(pat.ci, null);
+	assert.deepEqual(pat.interval!.too_few, { unit: 'summaries', n: 3 });
 	assert.equal(json.vs_full.length, 1);
 	const c = json.vs_full[0]!;
 	// pat (1/2, 1, 0) against the model's (3/4, 2/3, 1/2): pairs (s0,s1) C, (s0,s2) C, (s1,s2) D -> 1/3.
@@ -275,7 +274,7 @@ test('report: partial annotation in text and JSON', () => {
 	);
 	assert.match(
 		text,
-		/pat judged 50\.0% of each summary \(4\/9 sentences of 3 summaries\): estimated 50\.0% faithful \[/u,
+		/pat judged 50\.0% of each summary \(4\/9 sentences of 3 summaries\): estimated 50\.0% faithful \(3 summaries are too few for an interval over summaries\)$/mu,
 	);
 	assert.match(
 		text,

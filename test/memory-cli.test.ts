@@ -172,7 +172,7 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	const text = await booook(['report', 'fi', '--sessions-dir', dir]);
 	assert.match(
 		text.stdout,
-		/^memory probes \(NarrativeXL read-along questions; details: booook memory\)\n {2}openai\/gpt-4o-mini, shown the summaries: \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions right; chance 16\.7%$/mu,
+		/^memory probes \(NarrativeXL read-along questions; 95% Wilson intervals over each row's questions; details: booook memory\)\n {2}openai\/gpt-4o-mini, shown the summaries: \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions right; chance 16\.7%$/mu,
 	);
 });
 
@@ -312,7 +312,12 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 	assert.match(header, /BooookScore \(95% CI\) +memory \(95% CI\)$/u);
 	const rows = ran.stdout.split('\n').filter((l) => /^(hier|inc) /u.test(l));
 	assert.equal(rows.length, 2);
-	for (const row of rows) assert.match(row, /\d+\.\d \[\d+\.\d, \d+\.\d\]$/u, row);
+	// Two books a row (and no scoring): the memory figure, with no interval over books to show.
+	for (const row of rows) assert.match(row, /— +\d+\.\d$/u, row);
+	assert.match(
+		ran.stdout,
+		/^memory: too few books \(2\) for an interval over books; a bootstrap over books needs 10$/mu,
+	);
 
 	// A cell's cost is every call its session logged: the run's and the probes'.
 	const json = await booook(['report', file, '--json', '--sessions-dir', sessions]);

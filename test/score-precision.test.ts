@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from '../source/score/agreement.ts';
 import { bootstrap, quantile, seededRandom } from '../source/score/bootstrap.ts';
 import { convertPrecisionStudy } from '../source/score/formats.ts';
-import { judgedItems, precisionBySource, type JudgedItem } from '../source/score/precision.ts';
+import { judgedItems, precisionBySource, precisionJson, type JudgedItem } from '../source/score/precision.ts';
+import { MIN_CLUSTERS } from '../source/score/interval.ts';
+import { intervalNote } from '../source/format/interval.ts';
+import { percentInterval } from '../source/format/percent.ts';
 import { DATA_DIR as DATA } from './support/repo-data.ts';
 
 const raw: Record<string, { annotations: { source: string; agreement: string }[] }> = JSON.parse(
@@ -39,8 +42,8 @@ test('precision of human and GPT-4 annotations reproduces Appendix G', (t) => {
 		assert.equal(p.strict, p.agree / p.judged);
 		t.diagnostic(
 			`${source}: precision ${(100 * p.precision).toFixed(2)}% (paper ${PAPER[source]}), 95% CI ` +
-				`[${(100 * p.precisionInterval.low).toFixed(1)}, ${(100 * p.precisionInterval.high).toFixed(1)}]; strict ${(100 * p.strict).toFixed(2)}% ` +
-				`[${(100 * p.strictInterval.low).toFixed(1)}, ${(100 * p.strictInterval.high).toFixed(1)}]; ${p.agree}/${p.partial}/${p.disagree} of ${p.judged} over ${p.books} books`,
+				`[${(100 * p.precisionInterval.low!).toFixed(1)}, ${(100 * p.precisionInterval.high!).toFixed(1)}]; strict ${(100 * p.strict).toFixed(2)}% ` +
+				`[${(100 * p.strictInterval.low!).toFixed(1)}, ${(100 * p.strictInterval.high!).toFixed(1)}]; ${p.agree}/${p.partial}/${p.disagree} of ${p.judged} over ${p.books} books`,
 		);
 		assert.ok(
 			Math.abs(100 * p.precision - PAPER[source]) <= 0.1,
@@ -51,9 +54,9 @@ test('precision of human and GPT-4 annotations reproduces Appendix G', (t) => {
 			[p.strict, p.strictInterval],
 		] as const) {
 			assert.equal(ci.estimate, value);
-			assert.ok(ci.low < value && value < ci.high, `${ci.low} < ${value} < ${ci.high}`);
-			assert.ok(ci.high - ci.low < 0.2, 'an interval over ~80 books is narrower than 20 points');
-			assert.equal(ci.resamples, 2000);
+			assert.ok(ci.low! < value && value < ci.high!, `${ci.low} < ${value} < ${ci.high}`);
+			assert.ok(ci.high! - ci.low! < 0.2, 'an interval over ~80 books is narrower than 20 points');
+			assert.deepEqual([ci.method, ci.over], ['bootstrap', { unit: 'books', n: p.books }]);
 		}
 	}
 });
@@ -83,13 +86,44 @@ test('the bootstrap is reproducible from its seed and resamples whole books', ()
 	assert.equal(wide.precision, 0.5);
 	assert.equal(narrow.precision, 0.5);
 	assert.ok(
-		narrow.precisionInterval.high - narrow.precisionInterval.low < 1e-9,
+		narrow.precisionInterval.high! - narrow.precisionInterval.low! < 1e-9,
 		'no spread between books, no uncertainty',
 	);
 	assert.ok(
-		wide.precisionInterval.high - wide.precisionInterval.low > 0.2,
+		wide.precisionInterval.high! - wide.precisionInterval.low! > 0.2,
 		'books that disagree give a wide interval',
 	);
+});
+
+test('too few books for a bootstrap: Wilson over the judged annotations, saying what it is over and why', () => {
+	// 6 of 9 in one book: resampling the one book gave [66.7, 66.7], an interval of one point.
+	const oneBook: JudgedItem[] = Array.from({ length: 9 }, (_, i) => ({
+		book: 'only',
+		source: 'model',
+		verdict: i < 4 ? 'agree' : i < 6 ? 'partial' : 'disagree',
+	}));
+	const p = precisionBySource(oneBook, { random: seededRandom(1), resamples: 200 }).get('model')!;
+	assert.equal(p.precisionInterval.method, 'wilson');
+	assert.equal(percentInterval(p.precision, p.precisionInterval), '66.7% [35.4, 87.9]');
+	assert.equal(percentInterval(p.strict, p.strictInterval), '44.4% [18.9, 73.3]');
+	assert.equal(
+		intervalNote(p.precisionInterval),
+		'95% Wilson interval over 9 annotations; 1 book is too few for one over books',
+	);
+	assert.deepEqual(precisionJson(p).interval, {
+		method: 'wilson',
+		level: 0.95,
+		over: { unit: 'annotations', n: 9 },
+		too_few: { unit: 'books', n: 1 },
+		low: 35.42,
+		high: 87.94,
+	});
+	// From MIN_CLUSTERS books on, whole books are resampled.
+	const tenBooks = Array.from({ length: MIN_CLUSTERS }, (_, b) =>
+		oneBook.map((item) => ({ ...item, book: `b${b}` })),
+	).flat();
+	const q = precisionBySource(tenBooks, { random: seededRandom(1), resamples: 200 }).get('model')!;
+	assert.equal(intervalNote(q.precisionInterval), '95% bootstrap interval over 10 books');
 });
 
 test('partial agreement counts for precision but not for strict precision', () => {

@@ -177,7 +177,7 @@ test('results rows carry the error types of their books done and annotated, only
 		spec,
 		['a', 'b', 'c'].map((key) => ({ key, path: `${key}.txt` })),
 		() => 'textrank',
-		8192,
+		{ chunkSize: 2048, contextWindow: 8192 },
 	);
 	const types = (sentences: number, salience: number): CellErrorTypes => ({
 		sentences,

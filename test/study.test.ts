@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clash, studyCells } from '../source/study/grid.ts';
-import { pairedDifferences, pairedLines, resultRows, type CellOutcome } from '../source/study/results.ts';
+import {
+	intervalLines,
+	pairedDifferences,
+	pairedLines,
+	resultCsvTable,
+	resultRows,
+	resultTable,
+	type CellOutcome,
+} from '../source/study/results.ts';
+import { MIN_CLUSTERS } from '../source/score/interval.ts';
 import { parseStudy, type StudySpec } from '../source/study/spec.ts';
 import { UserError } from '../source/errors.ts';
 import { Session } from '../source/store/session.ts';
@@ -74,13 +83,30 @@ test('a study file: each problem is one line naming the field and the fix', () =
 	assert.match(message(nameless), /name: .*"name": "table2"/u, name);
 });
 
+test('a study file without chunkSizes runs the chunk size a run has by default, as contextWindows its window', () => {
+	const { chunkSizes, contextWindows, ...bare } = grid;
+	const spec = parseStudy(bare, 's.json');
+	const cells = studyCells(spec, [{ key: 'a', path: 'a.txt' }], () => 'textrank', {
+		chunkSize: 2048,
+		contextWindow: 8192,
+	});
+	assert.deepEqual(
+		cells.map((c) => [c.chunkSize, c.contextWindow]),
+		[
+			[2048, 8192],
+			[2048, 8192],
+		],
+		`${chunkSizes.length} sizes and ${contextWindows.length} windows left out`,
+	);
+});
+
 test('paired differences: two configurations compared book by book over the books both have scores on', () => {
 	const spec = parseStudy({ ...grid, chunkSizes: [4096], methods: ['hier', 'inc'] }, 's.json');
 	const cells = studyCells(
 		spec,
 		TITLES.map((key) => ({ key, path: `${key}.txt` })),
 		() => 'textrank',
-		8192,
+		{ chunkSize: 2048, contextWindow: 8192 },
 	);
 	const cell = (book: string, method: string) =>
 		cells.find((c) => c.book.key === book && c.method === method)!;
@@ -106,19 +132,32 @@ test('paired differences: two configurations compared book by book over the book
 	assert.equal(pair!.books, 2, 'only books scored on both sides');
 	assert.match(pair!.a, /^hier /u);
 	assert.ok(Math.abs(pair!.difference.estimate - 0.1) < 1e-9);
-	// Every per-book difference is 0.10, so every resample's mean is too.
-	assert.ok(Math.abs(pair!.difference.low - 0.1) < 1e-9 && Math.abs(pair!.difference.high - 0.1) < 1e-9);
+	// Two books: a bootstrap over them once gave "+10.0 [+10.0, +10.0] over 2 books", certain-looking and meaningless.
+	assert.deepEqual(
+		[pair!.difference.method, pair!.difference.low, pair!.difference.high],
+		['none', null, null],
+	);
 	assert.match(
 		pairedLines([pair!])[1]!,
-		/hier extractive textrank c4096 w16384 − inc extractive textrank c4096 w16384: \+10\.0 \[\+10\.0, \+10\.0\] over 2 books/u,
+		/hier extractive textrank c4096 w16384 − inc extractive textrank c4096 w16384: \+10\.0 \(2 books are too few for an interval over books\)$/u,
 	);
-	outcomes.set(cell(b2!, 'inc').key, done(0.65));
-	const [three] = pairedDifferences(cells, outcomes, { resamples: 500 });
-	assert.equal(three!.books, 3);
-	assert.ok(Math.abs(three!.difference.estimate - 0.5 / 3) < 1e-9);
+	// From MIN_CLUSTERS shared books on, the books are resampled.
+	const many = Array.from({ length: MIN_CLUSTERS }, (_, i) => `book${i}`);
+	const manyCells = studyCells(
+		spec,
+		many.map((key) => ({ key, path: `${key}.txt` })),
+		() => 'textrank',
+		{ chunkSize: 2048, contextWindow: 8192 },
+	);
+	const scores = new Map(
+		manyCells.map((c, i) => [c.key, done(c.method === 'hier' ? 0.8 + (i % 3) / 20 : 0.7)] as const),
+	);
+	const [ten] = pairedDifferences(manyCells, scores, { resamples: 500 });
+	assert.equal(ten!.difference.method, 'bootstrap');
 	assert.ok(
-		three!.difference.low < three!.difference.estimate && three!.difference.estimate < three!.difference.high,
+		ten!.difference.low! < ten!.difference.estimate && ten!.difference.estimate < ten!.difference.high!,
 	);
+	assert.match(pairedLines([ten!])[1]!, /: \+\d+\.\d \[\+\d+\.\d, \+\d+\.\d\] over 10 books$/u);
 });
 
 test('the grid: book × method × provider/model × chunk size × window, each cell its own session id', () => {
@@ -134,7 +173,7 @@ test('the grid: book × method × provider/model × chunk size × window, each c
 		spec,
 		TITLES.map((key) => ({ key, path: `${key}.txt` })),
 		() => 'textrank',
-		8192,
+		{ chunkSize: 2048, contextWindow: 8192 },
 	);
 	assert.equal(cells.length, 3 * 2 * 2 * 2 * 2);
 	assert.equal(new Set(cells.map((c) => c.sessionId)).size, cells.length);
@@ -151,7 +190,7 @@ test('the grid: book × method × provider/model × chunk size × window, each c
 					{ key: 'a', path: 'y/a.txt' },
 				],
 				() => 'm',
-				8192,
+				{ chunkSize: 2048, contextWindow: 8192 },
 			),
 		),
 	);
@@ -163,7 +202,7 @@ test('results: one row per configuration over its books, BooookScore with a boot
 		spec,
 		TITLES.map((key) => ({ key, path: `${key}.txt` })),
 		() => 'textrank',
-		8192,
+		{ chunkSize: 2048, contextWindow: 8192 },
 	);
 	const outcome = (words: number, score: number | null): CellOutcome => ({
 		status: 'done',
@@ -185,7 +224,13 @@ test('results: one row per configuration over its books, BooookScore with a boot
 	assert.ok(Math.abs(row!.cost - 1.1) < 1e-9);
 	assert.equal(row!.score!.books, 2);
 	assert.ok(Math.abs(row!.score!.estimate - 0.85) < 1e-9);
-	assert.ok(row!.score!.low >= 0.8 && row!.score!.high <= 0.9 && row!.score!.low < row!.score!.high);
+	// Two books are too few for an interval over books: none, and the table and its note say so.
+	assert.deepEqual([row!.score!.method, row!.score!.low, row!.score!.high], ['none', null, null]);
+	assert.equal(resultTable([row!], { priced: true })[1]![8], '85.0');
+	assert.deepEqual(intervalLines([row!]), [
+		'BooookScore: too few books (2) for an interval over books; a bootstrap over books needs 10',
+	]);
+	assert.deepEqual(resultCsvTable([row!], { priced: true })[1]!.slice(10), ['85', '', '', 'none']);
 	assert.equal(resultRows(cells, outcomes, { score: false })[0]!.score, null);
 });
 
@@ -252,7 +297,7 @@ test('booook study: --plan prints the 12 cells with their calls and cost and spe
 	const lines = table.stdout.split('\r\n').filter((l) => l !== '');
 	assert.equal(
 		lines[0],
-		'method,provider,model,chunk_size,context_window,books,books_done,words_mean,calls,cost_usd,score,ci_low,ci_high',
+		'method,provider,model,chunk_size,context_window,books,books_done,words_mean,calls,cost_usd,score,ci_low,ci_high,ci_method',
 	);
 	assert.equal(lines.length, 5);
 });
@@ -334,11 +379,16 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	assert.equal(ran.code, 0, ran.stderr);
 	assert.equal(cellLines(ran.stderr, ': scored with openai/gpt-4o-mini: BooookScore '), 4, ran.stderr);
 	assert.ok(api.requests.length > 0, 'annotation calls were made');
-	// Two configurations (hier, inc), each with a score and an interval over its two books.
+	// Two configurations (hier, inc), each with a score; two books are too few for an interval, and it says so.
 	const [results, types] = ran.stdout.split('\n\n');
 	const rows = results!.split('\n').filter((l) => /^(hier|inc) .*extractive textrank/u.test(l));
 	assert.equal(rows.length, 2, ran.stdout);
-	for (const row of rows) assert.match(row, /2\/2 .* \d+\.\d \[\d+\.\d, \d+\.\d\]$/u, ran.stdout);
+	for (const row of rows) assert.match(row, /2\/2 .* \d+\.\d$/u, ran.stdout);
+	assert.match(
+		results!,
+		/^BooookScore: too few books \(2\) for an interval over books; a bootstrap over books needs 10$/mu,
+	);
+	assert.match(results!, /: [+-]\d+\.\d \(2 books are too few for an interval over books\)$/mu);
 	// Under it, the error types per configuration, as the sessions' annotations have them.
 	const expected = await annotatedTypes(sessions, scored.name);
 	const typeLines = types!.trimEnd().split('\n');
@@ -411,14 +461,20 @@ test('booook study with "score": true scores each cell done with the scorer, sho
 	const table = await booook(['study', file, '--sessions-dir', sessions, '--csv'], { env });
 	const [header, ...csvRows] = table.stdout.split('\r\n').filter((l) => l !== '');
 	const columns = csvFields(header!);
-	assert.deepEqual(columns.slice(13, 16), [
+	assert.deepEqual(columns.slice(10, 17), [
+		'score',
+		'ci_low',
+		'ci_high',
+		'ci_method',
 		'sentences annotated',
 		'sentences confusing',
 		'entity omission n',
 	]);
-	assert.equal(columns.length, 13 + 2 + 2 * LABELS.length);
+	assert.equal(columns.length, 14 + 2 + 2 * LABELS.length);
 	for (const line of csvRows) {
 		const values = csvFields(line);
+		// Two books: no interval over them, and the CSV says which (none) rather than leaving it to guess.
+		assert.deepEqual(values.slice(11, 14), ['', '', 'none']);
 		const e = expected.get(values[0]!)!;
 		assert.equal(values[columns.indexOf('sentences annotated')], String(e.sentences));
 		for (const l of LABELS) assert.equal(values[columns.indexOf(`${l} n`)], String(e.counts[l]));

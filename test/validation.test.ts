@@ -227,7 +227,7 @@ test('the pooled estimate counts both sources together, with an interval over su
 	const p = pooledPrecision(items, judgments, 'ann', { seed: 1, resamples: 50 })!;
 	assert.deepEqual([p.judged, p.agree, p.partial, p.disagree], [3, 1, 1, 1]);
 	assert.ok(Math.abs(p.precision - 2 / 3) < 1e-9);
-	assert.ok(p.precisionInterval.low <= p.precision && p.precision <= p.precisionInterval.high);
+	assert.ok(p.precisionInterval.low! <= p.precision && p.precision <= p.precisionInterval.high!);
 });
 
 test("annotations made by hand keep out of their author's walk and of walks begun before them", () => {

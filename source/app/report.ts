@@ -37,7 +37,7 @@ export async function sessionReport(dir: string, id: string, opts: { seed: numbe
 		report,
 		missing: run && missingRoot(run),
 		// Memory probes (NarrativeXL) of a run's summaries, when any were answered.
-		memory: data.kind === 'book' && (data.memoryAnswers ?? []).length > 0 ? sessionMemory(data, opts) : null,
+		memory: data.kind === 'book' && (data.memoryAnswers ?? []).length > 0 ? sessionMemory(data) : null,
 		finalCoverage:
 			run &&
 			(() =>

@@ -33,6 +33,8 @@ export interface PlannedCell extends Cell {
 	calls: number;
 	cost: number;
 	priced: boolean;
+	/** Tokens of the final summary the run is expected to make (what scoring it reads). */
+	finalTokens: number;
 }
 
 export interface StudyPlan {
@@ -93,7 +95,7 @@ async function studyBooks(spec: StudySpec, file: string): Promise<StudyBook[]> {
 export async function planStudy(file: string, prices: PriceTable): Promise<StudyPlan> {
 	const spec = await readStudy(file);
 	const books = await studyBooks(spec, file);
-	const cells = studyCells(spec, books, defaultModel, DEFAULTS.contextWindow);
+	const cells = studyCells(spec, books, defaultModel, DEFAULTS);
 	const clashing = clash(cells);
 	if (clashing)
 		throw studyError(
@@ -156,6 +158,7 @@ export async function planStudy(file: string, prices: PriceTable): Promise<Study
 					? (1 - BATCH_PRICE) * callCost(prices, config.model, estimate.batchable, config.provider).cost
 					: 0),
 			priced: isPriced(prices, config.model, config.provider),
+			finalTokens: estimate.finalTokens,
 		});
 	}
 	return { spec, file, cells: planned, concurrency };

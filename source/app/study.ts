@@ -6,6 +6,9 @@ import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create
 import { storedSessionScore } from '../score/session-score.ts';
 import { loggedTotals } from '../store/calls.ts';
 import { isAnnotationCall } from '../score/annotate.ts';
+import { estimateScoring } from '../score/estimate.ts';
+import { fill } from '../summarize/templates.ts';
+import { BATCH_PRICE } from '../domain.ts';
 import { isProbeCall } from '../memory/prompt.ts';
 import { finalAccuracy } from '../memory/results.ts';
 import { callCost, type PriceTable } from '../llm/prices.ts';
@@ -14,6 +17,7 @@ import { Session, type BookSessionData } from '../store/session.ts';
 import { cellErrorTypes } from '../study/error-types.ts';
 import {
 	pairedDifferences,
+	intervalLines,
 	pairedLines,
 	resultRows,
 	resultTable,
@@ -149,8 +153,8 @@ export async function readResults(
 
 /** The results table as cells of text (header first), and the paired differences as lines: what the study screen shows. */
 function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: string[][]; notes: string[] } {
-	const { table, pairs } = studyResults(plan, found);
-	return { table, notes: pairedLines(pairs) };
+	const { table, rows, pairs } = studyResults(plan, found);
+	return { table, notes: [...intervalLines(rows), ...pairedLines(pairs)] };
 }
 
 /** The one build of a study's results, for the screen and for what is printed: rows, paired differences, the table's cells. */
@@ -241,6 +245,31 @@ export async function probeStudy(
 		}
 	}
 	return ended;
+}
+
+/**
+ * What scoring every cell's final summary would cost (with `"score": true`), as `booook score`
+ * annotates it: one call per sentence of a summary as long as the run's estimate has it, with the
+ * authors' prompt, by the cell's scorer; the prompt cache read after each summary's first call,
+ * or, with `batch`, the batch price and no cache.
+ */
+export function scoringPlan(plan: StudyPlan, prices: PriceTable, env: NodeJS.ProcessEnv) {
+	let calls = 0;
+	let cost = 0;
+	let priced = true;
+	for (const cell of plan.cells) {
+		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
+		const estimate = estimateScoring({
+			summaryTokens: cell.finalTokens,
+			promptTokens: cell.ctx.tokens(fill(cell.ctx.templates.get_annotations, ['', ''])),
+			cached: !plan.spec.batch,
+		});
+		const price = callCost(prices, scorer.model, estimate.usage, scorer.provider);
+		calls += estimate.calls;
+		cost += price.cost * (plan.spec.batch ? BATCH_PRICE : 1);
+		priced &&= price.known;
+	}
+	return { calls, cost, priced };
 }
 
 /** A study's memory probes before any run: calls and cost by each cell's scorer (`"memory"`). */

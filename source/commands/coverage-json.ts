@@ -20,7 +20,7 @@ function coverageJson({ coverage: c, chapters, weak }: PlacedCoverage, strip: st
 		share: round(c.share),
 		mean_position: round(c.meanPosition),
 		halves: { first: round(c.halves.first), second: round(c.halves.second), ratio: round(c.halves.ratio) },
-		slope: round(c.slope),
+		lean: c.lean,
 		parts: c.parts.map((p) => ({
 			from: p.from,
 			to: p.to,
@@ -57,17 +57,18 @@ export function coverageLines({ coverage: c, chapters, weak }: PlacedCoverage, w
 	const chart = stripChart(c.citations, Math.max(1, width - LABELS));
 	const { first, second, ratio } = c.halves;
 	const lean =
-		c.slope === null
+		c.lean === null
 			? ''
-			: c.slope < -0.05
-				? ' (later parts cited less)'
-				: c.slope > 0.05
-					? ' (later parts cited more)'
-					: ' (no clear lean)';
+			: c.lean === 'less'
+				? ': later parts cited less'
+				: c.lean === 'more'
+					? ': later parts cited more'
+					: ': no clear lean';
 	return [
 		`start ${chart} end`,
 		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${sentences(c.sentences)}`,
-		`position: mean ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} (0 start, 1 end); first half ${pct(first)} of chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)})`}; slope ${c.slope === null ? 'n/a' : c.slope.toFixed(2)}${lean}`,
+		`lean: first half ${pct(first)} of its chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (second ÷ first ${ratio.toFixed(2)})`}${lean}`,
+		`position: the sentences cite, on average, ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} of the way in (0 start, 1 end; by sentence, so a chunk many cite weighs more: not a lean)`,
 		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
 		...chapterLines(chapters),
 		`weakly supported: ${weak} of ${sentences(c.sentences)} (their best passage holds less than a third of what they say: check them by hand)`,

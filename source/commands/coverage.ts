@@ -34,7 +34,7 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--json',
-			'print { chunks, sentences, weakly_supported, citing, cited, share, mean_position, halves: { first, second, ratio }, slope, parts: [{ from, to, chunks, cited, share }], citations, chapters: [{ index, title, start, end, sentences }], strip }',
+			'print { chunks, sentences, weakly_supported, citing, cited, share, mean_position, halves: { first, second, ratio }, lean, parts: [{ from, to, chunks, cited, share }], citations, chapters: [{ index, title, start, end, sentences }], strip }',
 		)
 		.action(async (id, flags) => {
 			exit(

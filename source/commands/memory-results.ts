@@ -13,6 +13,9 @@ import type { Rate, ReaderResults } from '../memory/results.ts';
  * the ceiling, and the retention curve; several sessions side by side; the JSON.
  */
 
+/** What every interval of the memory results is. */
+export const MEMORY_INTERVALS = "95% Wilson intervals over each row's questions";
+
 /** Rows of the retention curve's accuracy axis. */
 const CURVE_ROWS = 8;
 
@@ -34,7 +37,7 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 		r.shown === 'summary' ? 'shown the summary only' : "shown the book's own text of each scene (ceiling)";
 	const lines = [
 		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}): ${r.reader}, ${shown}`,
-		`  accuracy ${rate(res.overall)} questions; chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
+		`  accuracy ${rate(res.overall)} questions (here and below, ${MEMORY_INTERVALS}); chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
 		'  how far back the true scene lies    questions   tokens back   accuracy',
 	];
 	for (const bin of res.bins)
@@ -81,7 +84,7 @@ export function memoryLines(one: SessionMemory, width: number): string[] {
 /** What `report` shows of the memory probes: each reader's accuracy, against chance, and the ceiling. */
 export function memorySummaryLines(one: SessionMemory): string[] {
 	return [
-		'memory probes (NarrativeXL read-along questions; details: booook memory)',
+		`memory probes (NarrativeXL read-along questions; ${MEMORY_INTERVALS}; details: booook memory)`,
 		...one.readers.map(
 			(r) =>
 				`  ${r.reader}, ${r.shown === 'summary' ? 'shown the summaries' : "shown the book's text (ceiling)"}: ${rate(r.results.overall)} questions right; chance ${percent(r.results.chance)}`,
@@ -129,7 +132,11 @@ export function memoryTableLines(found: readonly SessionMemory[]): string[] {
 			.map((c, i) => c.padEnd(widths[i]!))
 			.join('  ')
 			.trimEnd();
-	return ['side by side (the final and running summaries together):', line(header), ...rows.map(line)];
+	return [
+		`side by side (the final and running summaries together; ${MEMORY_INTERVALS}):`,
+		line(header),
+		...rows.map(line),
+	];
 }
 
 /** The JSON of one session's results: what the tables show, as numbers. */
@@ -138,6 +145,8 @@ export function memoryJson(one: SessionMemory) {
 		session: one.id,
 		book: one.title,
 		method: one.method,
+		// Every rate's low and high are of this one kind.
+		interval: { method: 'wilson', level: 0.95, over: 'questions' },
 		readers: one.readers.map((r) => ({ reader: r.reader, shown: r.shown, ...r.results })),
 	};
 }

@@ -160,7 +160,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 			await probe.close();
 		}
 	}
-	const found = await Promise.all(ids.map((id) => memoryOf(opts.sessionsDir, id, { seed: opts.seed ?? 1 })));
+	const found = await Promise.all(ids.map((id) => memoryOf(opts.sessionsDir, id)));
 	if (opts.json) {
 		out.json(found.map(memoryJson), 2);
 		return 0;

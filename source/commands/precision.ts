@@ -5,12 +5,15 @@ import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 import { precisionJson } from '../score/precision.ts';
+import { percentInterval } from '../format/percent.ts';
+import { intervalNote } from '../format/interval.ts';
+import { counted } from '../format/count.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('precision')
 			.description(
-				"precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with bootstrap intervals over books",
+				"precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with intervals over books (Wilson's over the annotations when the books are too few)",
 			)
 			.argument('[id]', `session id (see: ${commandLine('sessions')})`)
 			.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
@@ -39,8 +42,8 @@ export interface PrecisionOptions extends PrecisionSource {
 
 /**
  * `booook precision (ID | --validation F)`: per annotation source, precision (Agree + Partially
- * agree over judged), strict precision (Agree only), counts, and 95% bootstrap intervals over books
- * (a session's summaries). Both inputs go through the same computation and printing, so a session
+ * agree over judged), strict precision (Agree only), counts, and 95% intervals: a bootstrap over
+ * books (a session's summaries) when there are enough, else Wilson's over the judged annotations. Both inputs go through the same computation and printing, so a session
  * imported from a validation file gives exactly the file's numbers.
  */
 export async function precisionCommand(opts: PrecisionOptions): Promise<number> {
@@ -52,9 +55,9 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 		return 0;
 	}
 	if (heading) out.line(heading);
-	for (const [source, r] of Object.entries(result)) {
+	for (const [source, p] of bySource) {
 		out.line(
-			`${source.padEnd(6)} precision ${r.precision.toFixed(1)}% [${r.ci[0]!.toFixed(1)}, ${r.ci[1]!.toFixed(1)}], strict ${r.strict.toFixed(1)}% [${r.strict_ci[0]!.toFixed(1)}, ${r.strict_ci[1]!.toFixed(1)}]; ${r.n} judged in ${r.books} books (${r.agree} agree, ${r.partial} partially, ${r.disagree} disagree)`,
+			`${source.padEnd(6)} precision ${percentInterval(p.precision, p.precisionInterval)}, strict ${percentInterval(p.strict, p.strictInterval)}; ${p.judged} judged in ${counted(p.books, 'book')} (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree); ${intervalNote(p.precisionInterval)}`,
 		);
 	}
 	return 0;

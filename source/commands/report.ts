@@ -10,6 +10,7 @@ import { coverageLines, finalCoverageJson } from './coverage-json.ts';
 import { memoryJson, memorySummaryLines } from './memory-results.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
+import { boundsJson, intervalJson } from '../format/interval.ts';
 import { precisionJson } from '../score/precision.ts';
 
 export const spec = (exit: Exit) =>
@@ -94,8 +95,9 @@ export function reportJson(report: Report) {
 					{
 						origin: v.origin,
 						faithful_share: v.share === null ? null : percentNumber(v.share),
-						ci: v.interval ? [percentNumber(v.interval.low), percentNumber(v.interval.high)] : null,
+						ci: boundsJson(v.interval),
 						interval_over: v.over,
+						interval: v.interval && intervalJson(v.interval),
 						n: v.judged,
 						faithful: v.faithful,
 						unfaithful: v.unfaithful,
@@ -139,8 +141,9 @@ export function reportJson(report: Report) {
 						{
 							fraction: p.fraction,
 							estimated_share: p.estimate === null ? null : percentNumber(p.estimate),
-							ci: p.interval ? [percentNumber(p.interval.low), percentNumber(p.interval.high)] : null,
+							ci: boundsJson(p.interval),
 							interval_over: p.over,
+							interval: p.interval && intervalJson(p.interval),
 							summaries: p.summaries,
 							judged: p.judged,
 							units: p.units,

@@ -7,6 +7,7 @@ import {
 	CONFIG_HEADER,
 	configCells,
 	csv,
+	intervalLines,
 	pairedLines,
 	resultCsvTable,
 	type CellOutcome,
@@ -97,6 +98,6 @@ export function printResults(
 					ERROR_TYPE_KEY,
 				]
 			: [];
-		stdout.line([layout(table), ...pairedLines(pairs), ...types].join('\n'));
+		stdout.line([layout(table), ...intervalLines(rows), ...pairedLines(pairs), ...types].join('\n'));
 	}
 }

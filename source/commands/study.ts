@@ -6,6 +6,7 @@ import {
 	probeStudy,
 	probesPlan,
 	readResults,
+	scoringPlan,
 	studyBatches,
 } from '../app/study.ts';
 import { planStudy, planTable, type PlannedCell, type StudyPlan } from '../app/study-plan.ts';
@@ -91,8 +92,17 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const status = (c: PlannedCell) => before.get(c.key)?.status ?? 'new';
 	const calls = plan.cells.reduce((s, c) => s + c.calls, 0);
 	const cost = plan.cells.reduce((s, c) => s + c.cost, 0);
+	const scoring = plan.spec.score ? scoringPlan(plan, prices, opts.env ?? process.env) : null;
 	const probes = plan.spec.memory ? probesPlan(plan, prices, opts.env ?? process.env) : null;
-	const total = `${plan.cells.length} cells, ~${calls} calls, estimated ${usd(cost)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once${probes ? `; then memory probes: ~${probes.calls} calls, estimated ${probes.priced ? usd(probes.cost) : 'at no known price'}` : ''}`;
+	// Everything the study will do, so that the figure to weigh is the whole of it.
+	const all = {
+		calls: calls + (scoring?.calls ?? 0) + (probes?.calls ?? 0),
+		cost: cost + (scoring?.cost ?? 0) + (probes?.cost ?? 0),
+		priced: plan.cells.every((c) => c.priced) && (scoring?.priced ?? true) && (probes?.priced ?? true),
+	};
+	const then = (what: string, p: { calls: number; cost: number; priced: boolean } | null) =>
+		p ? `; then ${what}: ~${p.calls} calls, estimated ${p.priced ? usd(p.cost) : 'at no known price'}` : '';
+	const total = `${plan.cells.length} cells, ~${calls} calls, estimated ${usd(cost)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${scoring || probes ? `; in all ~${all.calls} calls, estimated ${usd(all.cost)}${all.priced ? '' : ' (some models have no price)'}` : ''}`;
 	if (opts.plan) {
 		if (opts.json)
 			stdout.json(
@@ -115,7 +125,9 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 					})),
 					calls,
 					cost,
+					...(scoring ? { scoring } : {}),
 					...(probes ? { memory: probes } : {}),
+					total: all,
 				},
 				2,
 			);

@@ -30,11 +30,24 @@ export interface Coverage {
 	/** Share of chunks cited in the first and second half, and second over first (null when the first is 0). */
 	halves: { first: number | null; second: number | null; ratio: number | null };
 	/**
-	 * Least-squares slope of "cited" (1 or 0) against position over the chunks: negative when later
-	 * parts of the book are cited less (-1: from all cited at the start to none at the end, roughly);
-	 * null with fewer than two chunks, or when no chunk is cited (no lean to speak of).
+	 * Whether later parts are cited less, read from `halves` and nothing else: a second measure of
+	 * the same lean (a regression slope over the chunks) disagreed with the halves whenever the
+	 * uncited chunks sat at the very end of a half, and two readings of one lean that can point
+	 * opposite ways defend neither. 'even' within LEAN_BAND of the first half's share; null when
+	 * a half has no chunk or neither half is cited.
 	 */
-	slope: number | null;
+	lean: 'less' | 'more' | 'even' | null;
+}
+
+/** How far apart the halves' shares may be (relative to the first) and still read as no lean. */
+export const LEAN_BAND = 0.1;
+
+/** The lean of the second half against the first, from their shares of chunks cited. */
+export function leanOf(first: number | null, second: number | null): Coverage['lean'] {
+	if (first === null || second === null || (first === 0 && second === 0)) return null;
+	if (second < first * (1 - LEAN_BAND)) return 'less';
+	if (second > first * (1 + LEAN_BAND)) return 'more';
+	return 'even';
 }
 
 /** The chunk each sentence cites: its top passage's, or null. */
@@ -83,22 +96,8 @@ export function coverageOf(
 			return { from: k / parts, to: (k + 1) / parts, ...s, share: ratioOf(s) };
 		}),
 		halves: { first, second, ratio: first && second !== null ? second / first : null },
-		slope: citing === 0 ? null : slopeOf(position, isCited),
+		lean: leanOf(first, second),
 	};
-}
-
-/** Least-squares slope of y on x, or null when x does not vary. */
-function slopeOf(x: readonly number[], y: readonly number[]): number | null {
-	if (x.length < 2) return null;
-	const mx = x.reduce((a, b) => a + b, 0) / x.length;
-	const my = y.reduce((a, b) => a + b, 0) / y.length;
-	let cov = 0;
-	let varx = 0;
-	x.forEach((xi, i) => {
-		cov += (xi - mx) * (y[i]! - my);
-		varx += (xi - mx) ** 2;
-	});
-	return varx > 0 ? cov / varx : null;
 }
 
 /**

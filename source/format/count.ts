@@ -6,9 +6,9 @@ export function formatInt(n: number): string {
 	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
 }
 
-/** "1 sentence", "3 sentences": a count, as the lines around it print theirs, and its noun (one that takes an s). */
-export function counted(n: number, noun: string): string {
-	return `${n} ${noun}${n === 1 ? '' : 's'}`;
+/** "1 sentence", "3 sentences": a count, as the lines around it print theirs, and its noun (`plural` for one that takes no plain s). */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+	return `${n} ${n === 1 ? noun : plural}`;
 }
 
 /** A count in a few characters, for a crowded line: 950, "12k", "1.2M". */

@@ -16,9 +16,14 @@ export function percent(fraction: number | null, missing = DASH, digits = 1): st
 	return fraction === null ? missing : `${points(fraction, digits)}%`;
 }
 
-/** An estimate and its interval: "83.3% [70.1, 92.0]". */
-export function percentInterval(estimate: number, interval: { low: number; high: number }): string {
-	return `${percent(estimate)} [${points(interval.low)}, ${points(interval.high)}]`;
+/** An estimate and its interval: "83.3% [70.1, 92.0]", or "83.3%" alone when it has none (bounds null). */
+export function percentInterval(
+	estimate: number,
+	interval: { low: number | null; high: number | null },
+): string {
+	return interval.low === null || interval.high === null
+		? percent(estimate)
+		: `${percent(estimate)} [${points(interval.low)}, ${points(interval.high)}]`;
 }
 
 /**

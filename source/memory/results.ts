@@ -1,17 +1,20 @@
 import { MEMORY_QUESTION_TYPES, type MemoryAnswer, type MemoryQuestion } from '../domain.ts';
-import { bootstrap, seededRandom } from '../score/bootstrap.ts';
+import { shareInterval } from '../score/interval.ts';
 import { chanceOf } from './questions.ts';
 
 /**
  * What a reader's answers say about a summary's memory: accuracy overall, by how far back the true
- * scene lies, by question type and by target, with bootstrap intervals over questions, and which
+ * scene lies, by question type and by target, with Wilson intervals over questions, and which
  * wrong options drew the wrong answers. Numbers only; printing them is the command's. Pure.
  */
 
 /** Bins over the share of the book since the true scene, unless told. */
 export const DEFAULT_DEMAND_BINS = 5;
 
-/** A share of right answers among `n` questions, with its bootstrap interval; NaN where `n` is 0. */
+/**
+ * A share of right answers among `n` questions, with its Wilson interval over them; NaN where `n`
+ * is 0. Not a bootstrap: resampling 5 questions all answered right gave [100, 100].
+ */
 export interface Rate {
 	n: number;
 	correct: number;
@@ -94,9 +97,7 @@ export interface MemoryResults {
 export interface ResultsOptions {
 	/** Demand bins over [0, 1]; DEFAULT_DEMAND_BINS unless told. */
 	bins?: number;
-	/** The bootstrap's seed. */
-	seed?: number;
-	resamples?: number;
+	/** Of the intervals; 0.95 unless told. */
 	level?: number;
 }
 
@@ -116,7 +117,7 @@ const mean = (values: readonly number[]): number =>
 export function memoryResults(
 	questions: readonly MemoryQuestion[],
 	answers: readonly MemoryAnswer[],
-	{ bins = DEFAULT_DEMAND_BINS, seed = 1, resamples, level }: ResultsOptions = {},
+	{ bins = DEFAULT_DEMAND_BINS, level = 0.95 }: ResultsOptions = {},
 ): MemoryResults {
 	const byId = new Map(questions.map((q) => [q.id, q]));
 	const latest = new Map<string, MemoryAnswer>();
@@ -130,20 +131,10 @@ export function memoryResults(
 		question: byId.get(answer.question)!,
 		answer,
 	}));
-	const random = seededRandom(seed);
 	const rate = (items: readonly Scored[]): Rate => {
-		const { accuracy } = bootstrap(
-			items.map((s) => (s.answer.correct ? 1 : 0)),
-			{ accuracy: mean },
-			{ random, resamples, level },
-		);
-		return {
-			n: items.length,
-			correct: items.filter((s) => s.answer.correct).length,
-			accuracy: accuracy.estimate,
-			low: accuracy.low,
-			high: accuracy.high,
-		};
+		const correct = items.filter((s) => s.answer.correct).length;
+		const { estimate, low, high } = shareInterval(correct, items.length, 'questions', level);
+		return { n: items.length, correct, accuracy: estimate, low: low ?? Number.NaN, high: high ?? Number.NaN };
 	};
 	const withDemand = scored.filter((s) => s.question.demand !== null);
 	const demandBins = Array.from({ length: bins }, (_, i): DemandBin => {
@@ -168,7 +159,6 @@ export function memoryResults(
 		wrong: wrongChoices(scored),
 		byTarget: byTarget(scored, rate),
 	};
-	// Resampled last, so that adding them left every other interval of a seed as it was.
 	const most = Math.max(...withDemand.map((s) => s.question.demand!.tokens));
 	const edges = withDemand.length === 0 ? [] : tokenEdges(most);
 	const tokenBins = edges.slice(0, -1).map((from, i): TokenBin => {

@@ -2,10 +2,12 @@ import { scoredSpans } from './annotate.ts';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { FAITHFULNESS_LABELS } from '../domain.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
-import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
+import { seededRandom } from './bootstrap.ts';
+import { intervals, type Spread } from './interval.ts';
+import { intervalNote, type IntervalUnit } from '../format/interval.ts';
 import { partialReport, partialValidators, type PartialReport } from './partial-faithfulness.ts';
 import { claimTally, claimTallyLine, type ClaimTally } from './claims.ts';
-import { percent, signedPoints } from '../format/percent.ts';
+import { percent, percentInterval, signedPoints } from '../format/percent.ts';
 
 /**
  * Faithfulness validation done LongEval's fine-grained way (its §3.1, Appendix B.1): each sentence
@@ -88,10 +90,13 @@ export interface ValidatorFaithfulness extends FaithfulnessTally {
 	judged: number;
 	/** faithful ÷ (faithful + unfaithful): "can't tell" is left out of the share and counted. Null when none decided. */
 	share: number | null;
-	/** Percentile bootstrap interval of the share, null when it has no share. */
-	interval: Interval | null;
-	/** What the bootstrap resamples: whole summaries when there are several, else sentences. */
-	over: 'summaries' | 'sentences';
+	/**
+	 * The share's interval as `intervals` picks it: a bootstrap over summaries when there are
+	 * enough, else Wilson's over the decided sentences; null when it has no share.
+	 */
+	interval: Spread | null;
+	/** What the interval is over; null when there is none. */
+	over: IntervalUnit | null;
 	summaries: number;
 	/** A model judge's claims and their checks (FABLES); null when its verdicts have none. */
 	claims: ClaimTally | null;
@@ -165,18 +170,12 @@ export function faithfulnessReport(
 	const rows: ValidatorFaithfulness[] = validators.map((validator) => {
 		const mine = latest.get(validator)!;
 		const bySummary = new Map<string, FaithfulnessTally>();
-		const bySentence: FaithfulnessTally[] = [];
 		for (const v of mine.values()) {
 			let t = bySummary.get(v.summary);
 			if (!t) bySummary.set(v.summary, (t = emptyTally()));
 			t[v.label] += 1;
-			const one = emptyTally();
-			one[v.label] = 1;
-			bySentence.push(one);
 		}
 		const perSummary = [...bySummary.values()];
-		const over = perSummary.length >= 2 ? 'summaries' : 'sentences';
-		const clusters = over === 'summaries' ? perSummary : bySentence;
 		const total = perSummary.reduce(
 			(t, x) => ({
 				faithful: t.faithful + x.faithful,
@@ -186,14 +185,16 @@ export function faithfulnessReport(
 			emptyTally(),
 		);
 		const share = orNull(shareOf(perSummary));
+		const decided = total.faithful + total.unfaithful;
 		const interval =
 			share === null
 				? null
-				: bootstrap(
-						clusters,
-						{ share: shareOf },
+				: intervals(
+						{ unit: 'summaries', values: perSummary },
+						{ share: { of: shareOf, pooled: { successes: total.faithful, n: decided, unit: 'sentences' } } },
 						{ random: seededRandom(opts.seed), resamples: opts.resamples },
 					).share;
+		const over = interval?.over?.unit ?? null;
 		return {
 			validator,
 			origin: originOf.get(validator)!,
@@ -293,9 +294,9 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		`faithfulness (LongEval, per sentence): ${report.judgedUnits}/${report.units} sentences judged`,
 	];
 	for (const v of report.validators) {
-		const ci = v.interval ? ` [${percent(v.interval.low)}, ${percent(v.interval.high)}]` : '';
+		const shown = v.interval ? percentInterval(v.share!, v.interval) : percent(v.share);
 		out.push(
-			`  ${clean(v.validator)} (${v.origin}): ${percent(v.share)} faithful${ci}  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell; interval over ${v.over})`,
+			`  ${clean(v.validator)} (${v.origin}): ${shown} faithful  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell${v.interval ? `; ${intervalNote(v.interval)}` : ''})`,
 		);
 		if (v.claims) out.push(`    ${claimTallyLine(v.claims)}`);
 	}
@@ -318,9 +319,9 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 			`  partial annotation (LongEval §3.2), full score estimated as the ${report.partial.estimator}:`,
 		);
 	for (const p of report.partial.validators) {
-		const ci = p.interval ? ` [${percent(p.interval.low)}, ${percent(p.interval.high)}]` : '';
+		const shown = p.interval ? percentInterval(p.estimate!, p.interval) : percent(p.estimate);
 		out.push(
-			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${percent(p.estimate)} faithful${ci} (interval over ${p.over})`,
+			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${shown} faithful${p.interval ? ` (${intervalNote(p.interval)})` : ''}`,
 		);
 	}
 	for (const c of report.partial.vsFull) {

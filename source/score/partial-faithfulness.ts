@@ -1,5 +1,7 @@
 import type { FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
-import { bootstrap, seededRandom, type Interval } from './bootstrap.ts';
+import { seededRandom } from './bootstrap.ts';
+import { intervals, type Spread } from './interval.ts';
+import type { IntervalUnit } from '../format/interval.ts';
 import { kendallTauB } from './kendall.ts';
 
 /**
@@ -117,9 +119,13 @@ export interface PartialEstimate {
 	fraction: number;
 	/** The estimated full-annotation faithful share; null when no unit was decided. */
 	estimate: number | null;
-	interval: Interval | null;
-	/** What the bootstrap resamples: summaries when there are several, else the sentences of the one. */
-	over: 'summaries' | 'sentences';
+	/**
+	 * As `intervals` picks it: a bootstrap over summaries when there are enough; with one summary
+	 * the estimate is its share, and Wilson's over its decided sentences; with a few, none.
+	 */
+	interval: Spread | null;
+	/** What the interval is over; null when there is none. */
+	over: IntervalUnit | null;
 	summaries: number;
 	judged: number;
 	/** Units of the summaries this validator judged, i.e. what a full annotation of them would judge. */
@@ -168,27 +174,23 @@ export function partialReport(
 		const per = talliesBySummary(mine.values());
 		const tallies = [...per.values()];
 		const estimate = meanShare(tallies);
-		const over = tallies.length >= 2 ? 'summaries' : 'sentences';
-		let interval: Interval | null = null;
-		if (!Number.isNaN(estimate)) {
-			const random = seededRandom(opts.seed);
-			interval =
-				over === 'summaries'
-					? bootstrap(tallies, { share: meanShare }, { random, resamples: opts.resamples }).share
-					: bootstrap(
-							tallies[0]!.units,
-							{
-								share: (s: readonly Tally[]) =>
-									meanShare([
-										{
-											faithful: s.reduce((a, t) => a + t.faithful, 0),
-											decided: s.reduce((a, t) => a + t.decided, 0),
-										},
-									]),
-							},
-							{ random, resamples: opts.resamples },
-						).share;
-		}
+		const only = tallies.length === 1 ? tallies[0]! : null;
+		const interval = Number.isNaN(estimate)
+			? null
+			: intervals(
+					{ unit: 'summaries', values: tallies },
+					{
+						share: {
+							of: meanShare,
+							// A mean of several summaries' shares is no share of pooled sentences.
+							...(only && {
+								pooled: { successes: only.faithful, n: only.decided, unit: 'sentences' as const },
+							}),
+						},
+					},
+					{ random: seededRandom(opts.seed), resamples: opts.resamples },
+				).share;
+		const over = interval?.over?.unit ?? null;
 		const summaryIds = [...per.keys()];
 		validators.push({
 			validator,

@@ -1,5 +1,7 @@
 import { percentNumber } from '../format/percent.ts';
-import { bootstrap, type BootstrapOptions, type Interval } from './bootstrap.ts';
+import { boundsJson, intervalJson } from '../format/interval.ts';
+import type { BootstrapOptions } from './bootstrap.ts';
+import { intervals, type Spread } from './interval.ts';
 import type { JudgedSummary, Verdict } from './formats.ts';
 
 /**
@@ -26,9 +28,9 @@ export interface Precision {
 	strict: number;
 	/** Books with at least one judged annotation of this source. */
 	books: number;
-	/** Percentile bootstrap intervals over books. */
-	precisionInterval: Interval;
-	strictInterval: Interval;
+	/** Intervals as `intervals` picks them: over books when there are enough, else over the judged annotations. */
+	precisionInterval: Spread;
+	strictInterval: Spread;
 }
 
 /** A precision as `precision --json` and `report --json` print it: percentages rounded to 0.01. */
@@ -41,8 +43,10 @@ export function precisionJson(p: Precision) {
 		partial: p.partial,
 		disagree: p.disagree,
 		books: p.books,
-		ci: [percentNumber(p.precisionInterval.low), percentNumber(p.precisionInterval.high)],
-		strict_ci: [percentNumber(p.strictInterval.low), percentNumber(p.strictInterval.high)],
+		ci: boundsJson(p.precisionInterval),
+		strict_ci: boundsJson(p.strictInterval),
+		// Both intervals are of one kind: the same books, the same annotations.
+		interval: intervalJson(p.precisionInterval),
 	};
 }
 
@@ -64,7 +68,8 @@ export function judgedItems(study: ReadonlyMap<string, JudgedSummary>): JudgedIt
 
 /**
  * Precision per source, with intervals that resample whole books (annotations of a book share its
- * summary and its validator). Sources appear in the order they first occur.
+ * summary and its validator) when there are enough books, else Wilson's over the judged
+ * annotations (`intervals`). Sources appear in the order they first occur.
  */
 export function precisionBySource(
 	items: readonly JudgedItem[],
@@ -83,15 +88,21 @@ export function precisionBySource(
 		const tallies = [...books.values()];
 		const ratio = (num: (x: Tally) => number) => (sample: readonly Tally[]) =>
 			total(sample, num) / total(sample, judgedOf);
-		const intervals = bootstrap(
-			tallies,
-			{ precision: ratio((x) => x.agree + x.partial), strict: ratio((x) => x.agree) },
-			options,
-		);
 		const agree = total(tallies, (x) => x.agree);
 		const partial = total(tallies, (x) => x.partial);
 		const disagree = total(tallies, (x) => x.disagree);
 		const judged = agree + partial + disagree;
+		const spreads = intervals(
+			{ unit: 'books', values: tallies },
+			{
+				precision: {
+					of: ratio((x) => x.agree + x.partial),
+					pooled: { successes: agree + partial, n: judged, unit: 'annotations' },
+				},
+				strict: { of: ratio((x) => x.agree), pooled: { successes: agree, n: judged, unit: 'annotations' } },
+			},
+			options,
+		);
 		out.set(source, {
 			judged,
 			agree,
@@ -100,8 +111,8 @@ export function precisionBySource(
 			precision: (agree + partial) / judged,
 			strict: agree / judged,
 			books: tallies.length,
-			precisionInterval: intervals.precision,
-			strictInterval: intervals.strict,
+			precisionInterval: spreads.precision,
+			strictInterval: spreads.strict,
 		});
 	}
 	return out;

@@ -21,6 +21,8 @@ import { sessionJudgedItems, validatorsOf } from './session-precision.ts';
 import { sanitize } from '../text/sanitize.ts';
 import { commandLine } from '../program.ts';
 import { percent, percentInterval } from '../format/percent.ts';
+import { intervalNote } from '../format/interval.ts';
+import { counted } from '../format/count.ts';
 
 /**
  * Everything the results screen and `booook report` show for one session (issue: validation
@@ -254,7 +256,7 @@ export function reportLines(title: string, report: Report, width = 80, command =
 		);
 		for (const [src, p] of bySource) {
 			out.push(
-				`  ${src.padEnd(6)} ${percentInterval(p.precision, p.precisionInterval)}  strict ${percentInterval(p.strict, p.strictInterval)}  n=${p.judged} in ${p.books} books (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree)`,
+				`  ${src.padEnd(6)} ${percentInterval(p.precision, p.precisionInterval)}  strict ${percentInterval(p.strict, p.strictInterval)}  n=${p.judged} in ${counted(p.books, 'book')} (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree; ${intervalNote(p.precisionInterval)})`,
 			);
 		}
 	}

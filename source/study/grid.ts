@@ -38,14 +38,14 @@ export function studyCells(
 	spec: StudySpec,
 	books: readonly StudyBook[],
 	defaultModel: (provider: ProviderName) => string,
-	defaultWindow: number,
+	defaults: { chunkSize: number; contextWindow: number },
 ): Cell[] {
 	const cells: Cell[] = [];
 	for (const book of books) {
 		for (const method of spec.methods) {
 			for (const p of spec.providers) {
-				for (const chunkSize of spec.chunkSizes) {
-					for (const contextWindow of spec.contextWindows ?? [defaultWindow]) {
+				for (const chunkSize of spec.chunkSizes ?? [defaults.chunkSize]) {
+					for (const contextWindow of spec.contextWindows ?? [defaults.contextWindow]) {
 						const config: CellConfig = {
 							method,
 							provider: p.provider,

@@ -1,5 +1,8 @@
 import type { RunStatus } from '../domain.ts';
-import { bootstrap, seededRandom, type Interval } from '../score/bootstrap.ts';
+import { seededRandom } from '../score/bootstrap.ts';
+import { intervals, MIN_CLUSTERS, type Spread } from '../score/interval.ts';
+import { bounds, intervalNote } from '../format/interval.ts';
+import { counted } from '../format/count.ts';
 import { errorTypeRow, type CellErrorTypes, type ErrorTypeRow } from './error-types.ts';
 import type { Cell, CellConfig } from './grid.ts';
 import { usd } from '../format/cost.ts';
@@ -9,7 +12,8 @@ import { points, signedPoints } from '../format/percent.ts';
 /**
  * A study's results as the paper's Table 2 has them: one row per configuration, over the books it
  * was run on — books done, mean summary length, calls, cost, and BooookScore with a percentile
- * bootstrap interval over books (books are the unit the paper resamples).
+ * bootstrap interval over books (books are the unit the paper resamples) once a row has enough
+ * books for one (`intervals`); with fewer it has none, and the note under the table says so.
  */
 
 /** Where one cell stands, read from its session (or its absence). */
@@ -40,11 +44,11 @@ export interface ResultRow extends CellConfig {
 	calls: number;
 	cost: number;
 	/** Over the books done and scored; null when none is (or scoring is off). */
-	score: (Interval & { books: number }) | null;
+	score: (Spread & { books: number }) | null;
 	/** Error types pooled over the books done and annotated; null when none is (or scoring is off). */
 	errorTypes: ErrorTypeRow | null;
 	/** Memory probes' accuracy on the final summaries, over the books probed; null when none is (or probes are off). */
-	memory: (Interval & { books: number }) | null;
+	memory: (Spread & { books: number }) | null;
 }
 
 export function resultRows(
@@ -66,9 +70,9 @@ export function resultRows(
 			values.length === 0
 				? null
 				: {
-						...bootstrap(
-							values,
-							{ mean },
+						...intervals(
+							{ unit: 'books', values },
+							{ mean: { of: mean } },
 							{ random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 },
 						).mean,
 						books: values.length,
@@ -98,8 +102,8 @@ export function resultRows(
 export interface PairedDifference {
 	a: string;
 	b: string;
-	/** BooookScore of a minus b (fractions), with a percentile bootstrap interval over the shared books. */
-	difference: Interval;
+	/** BooookScore of a minus b (fractions), with a percentile bootstrap interval over the shared books when there are enough. */
+	difference: Spread;
 	books: number;
 }
 
@@ -135,9 +139,9 @@ export function pairedDifferences(
 				b.byBook.has(book) ? [score - b.byBook.get(book)!] : [],
 			);
 			if (differences.length === 0) continue;
-			const { difference } = bootstrap(
-				differences,
-				{ difference: mean },
+			const { difference } = intervals(
+				{ unit: 'books', values: differences },
+				{ difference: { of: mean } },
 				{ random: seededRandom(opts.seed ?? 2024), resamples: opts.resamples ?? 2000 },
 			);
 			pairs.push({
@@ -155,11 +159,11 @@ export function pairedDifferences(
 export function pairedLines(pairs: readonly PairedDifference[]): string[] {
 	if (pairs.length === 0) return [];
 	return [
-		'paired differences in BooookScore (a − b, book by book; 95% bootstrap interval over the shared books):',
-		...pairs.map(
-			(p) =>
-				`  ${p.a} − ${p.b}: ${signedPoints(p.difference.estimate)} [${signedPoints(p.difference.low)}, ${signedPoints(p.difference.high)}] over ${p.books} book${p.books === 1 ? '' : 's'}`,
-		),
+		`paired differences in BooookScore (a − b, book by book; a 95% bootstrap interval over the shared books from ${MIN_CLUSTERS} of them):`,
+		...pairs.map((p) => {
+			const interval = bounds(p.difference, true);
+			return `  ${p.a} − ${p.b}: ${signedPoints(p.difference.estimate)} ${interval ? `${interval} over ${counted(p.books, 'book')}` : `(${intervalNote(p.difference)})`}`;
+		}),
 	];
 }
 
@@ -184,8 +188,7 @@ export function resultTable(
 	rows: readonly ResultRow[],
 	opts: { priced: boolean; memory?: boolean },
 ): string[][] {
-	const interval = (i: Interval | null) =>
-		i === null ? DASH : `${points(i.estimate)} [${points(i.low)}, ${points(i.high)}]`;
+	const interval = (i: Spread | null) => (i === null ? DASH : `${points(i.estimate)} ${bounds(i)}`.trimEnd());
 	return [
 		[
 			...CONFIG_HEADER,
@@ -218,8 +221,10 @@ export function resultCsvTable(
 	opts: { priced: boolean; memory?: boolean },
 ): string[][] {
 	const num = (v: number | null, digits: number) => (v === null ? '' : String(Number(v.toFixed(digits))));
-	const percents = (i: Interval | null) =>
-		i === null ? ['', '', ''] : [i.estimate, i.low, i.high].map((v) => num(100 * v, 2));
+	const percents = (i: Spread | null) =>
+		i === null
+			? ['', '', '', '']
+			: [...[i.estimate, i.low, i.high].map((v) => (v === null ? '' : num(100 * v, 2))), i.method];
 	return [
 		[
 			'method',
@@ -235,7 +240,8 @@ export function resultCsvTable(
 			'score',
 			'ci_low',
 			'ci_high',
-			...(opts.memory ? ['memory', 'memory_ci_low', 'memory_ci_high'] : []),
+			'ci_method',
+			...(opts.memory ? ['memory', 'memory_ci_low', 'memory_ci_high', 'memory_ci_method'] : []),
 		],
 		...rows.map((r) => [
 			r.method,
@@ -251,6 +257,27 @@ export function resultCsvTable(
 			...percents(r.score),
 			...(opts.memory ? percents(r.memory) : []),
 		]),
+	];
+}
+
+/**
+ * What the table's intervals are, said once under it: a bootstrap over each row's books where a
+ * row has enough, and plainly that a row with fewer has none. Nothing before a row has a figure.
+ */
+export function intervalLines(rows: readonly ResultRow[]): string[] {
+	const spreads = rows.flatMap((r) => [r.score, r.memory]).filter((x) => x !== null);
+	if (spreads.length === 0) return [];
+	const few = spreads.filter((x) => x.method === 'none').map((x) => x.books);
+	const what = [rows.some((r) => r.score) && 'BooookScore', rows.some((r) => r.memory) && 'memory']
+		.filter((x) => x !== false)
+		.join(' and ');
+	if (few.length === 0) return [`${what} (95% CI): percentile bootstrap intervals over each row's books`];
+	const counts = [...new Set(few)].sort((a, b) => a - b);
+	const books = counts.length === 1 ? `${counts[0]}` : `${counts[0]} to ${counts.at(-1)}`;
+	return [
+		few.length === spreads.length
+			? `${what}: too few books (${books}) for an interval over books; a bootstrap over books needs ${MIN_CLUSTERS}`
+			: `${what} (95% CI): percentile bootstrap intervals over each row's books; rows of fewer than ${MIN_CLUSTERS} books show none (too few books for an interval over books)`,
 	];
 }
 

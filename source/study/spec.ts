@@ -37,7 +37,7 @@ export const studySchema = z
 				}),
 			)
 			.nonempty(),
-		chunkSizes: positiveInts,
+		chunkSizes: positiveInts.optional(),
 		contextWindows: positiveInts.optional(),
 		maxSummary: z.int().positive().optional(),
 		score: z.boolean().optional(),

@@ -32,6 +32,8 @@ export interface RunEstimate {
 	usage: Usage;
 	/** The part of `usage` that goes in a provider batch when the run has one (`goesInBatch`): level 0, or every incremental step. */
 	batchable: Usage;
+	/** Tokens of the final summary, as the rows assume it (what scoring it would read). */
+	finalTokens: number;
 }
 
 /** The rows of a new run over `chunks` with `config`, and their totals. */
@@ -50,12 +52,19 @@ export function estimateRun(config: RunConfig, chunks: Chunk[], ctx: PlanContext
 		});
 	// Rows before the clean step: a hierarchical run's first (level 0), or all of an incremental run's.
 	const batchable = config.method === 'hier' ? rows.slice(0, 1) : rows.filter((r) => r.name !== 'clean');
+	// The clean step edits the summary it is given: the last row before it says how long that is.
+	const last = rows.filter((r) => r.name !== 'clean').at(-1)!;
+	const finalTokens =
+		config.method === 'hier'
+			? Math.round(last.outputTokens / last.calls)
+			: incFinalTokens(config, chunks.length);
 	return {
 		rows,
 		calls: sum(rows, 'calls'),
 		largest: Math.max(...rows.map((r) => r.largest)),
 		usage: usageOf(rows),
 		batchable: usageOf(batchable),
+		finalTokens,
 	};
 }
 
@@ -96,6 +105,11 @@ function hierRows(run: Run, ctx: PlanContext): PlanRow[] {
 		count = merges;
 	}
 	return rows;
+}
+
+/** The running summary's tokens after the last of `steps` chunks, on the expected-words schedule. */
+function incFinalTokens(config: RunConfig, steps: number): number {
+	return Math.round(expectedWords(config.maxSummary, steps - 1, steps) / WORD_RATIO);
 }
 
 function incRows(run: Run, ctx: PlanContext): PlanRow[] {

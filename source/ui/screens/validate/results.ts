@@ -3,6 +3,8 @@ import type { Precision } from '../../../score/precision.ts';
 import { buildReport, reportLines, type Report } from '../../../score/report.ts';
 import { pooledPrecision } from '../../../score/validation.ts';
 import { percentInterval } from '../../../format/percent.ts';
+import { intervalNote } from '../../../format/interval.ts';
+import { counted } from '../../../format/count.ts';
 
 /**
  * What the walk's results view shows, computed once when it opens (the bootstrap is hundreds of
@@ -51,7 +53,7 @@ export function resultsLines(title: string, results: WalkResults, width: number)
 		const p = results.pooled;
 		lines.push(
 			`so far, both sources pooled: ${pooledText(p)} (agree or partially)`,
-			`  strict (agree only) ${percentInterval(p.strict, p.strictInterval)}; ${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree, over ${p.books} summar${p.books === 1 ? 'y' : 'ies'} (95% interval over summaries)`,
+			`  strict (agree only) ${percentInterval(p.strict, p.strictInterval)}; ${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree, over ${counted(p.books, 'summary', 'summaries')} (${intervalNote(p.precisionInterval)})`,
 		);
 	}
 	return lines;
