@@ -6,7 +6,7 @@ import { booook } from './support/cli.ts';
 import { killScreenAtEachWrite, type Step } from './support/durable-walks.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
 import { recordingApi } from './support/durable-writes.ts';
-import { bookFile, extractiveMill } from './support/mill-book.ts';
+import { bookFile, extractiveMill, scoreMillArgs } from './support/mill-book.ts';
 import { runOutcome } from './support/session-outcome.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
@@ -26,22 +26,7 @@ async function scoredMill(sessions: string): Promise<void> {
 	await extractiveMill(sessions, await bookFile(tempDir('kill-screens-book')));
 	const api = await startFakeApi({ respond: annotatingReply });
 	try {
-		const scored = await booook(
-			[
-				'score',
-				'mill',
-				'--provider',
-				'openai',
-				'--model',
-				'gpt-4o-mini',
-				'--base-url',
-				api.openaiBaseUrl,
-				'--json',
-				'--sessions-dir',
-				sessions,
-			],
-			{ env: ENV },
-		);
+		const scored = await booook(scoreMillArgs(api.openaiBaseUrl, sessions), { env: ENV });
 		assert.equal(scored.code, 0, scored.stderr);
 	} finally {
 		await api.close();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { booook } from './support/cli.ts';
 import { killAtEachWrite, killDiagnostic, recordingApi } from './support/durable-writes.ts';
 import { annotatingReply } from './support/fake-api.ts';
-import { bookFile, extractiveMill } from './support/mill-book.ts';
+import { bookFile, extractiveMill, scoreMillArgs } from './support/mill-book.ts';
 import { annotationsOutcome, runOutcome } from './support/session-outcome.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
@@ -65,21 +65,7 @@ test("score killed after each durable write, the first scoring's pin included, f
 	const report = await killAtEachWrite({
 		id: 'mill',
 		setup: (sessions) => extractiveMill(sessions, book),
-		args: (sessions) => [
-			'score',
-			'mill',
-			'--provider',
-			'openai',
-			'--model',
-			'gpt-4o-mini',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--concurrency',
-			'1',
-			'--json',
-			'--sessions-dir',
-			sessions,
-		],
+		args: (sessions) => scoreMillArgs(api.openaiBaseUrl, sessions, '--concurrency', '1'),
 		env: ENV,
 		outcome: (sessions) => annotationsOutcome(sessions, 'mill'),
 		asked: take,
@@ -121,22 +107,7 @@ test('a journal line that cannot be applied is skipped with one warning naming i
 	assert.ok(!/corrupt|cannot be opened/u.test(listed.stdout + listed.stderr), listed.stdout + listed.stderr);
 	assert.match(listed.stdout, /mill/u);
 
-	const scored = await booook(
-		[
-			'score',
-			'mill',
-			'--provider',
-			'openai',
-			'--model',
-			'gpt-4o-mini',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--json',
-			'--sessions-dir',
-			sessions,
-		],
-		{ env: ENV },
-	);
+	const scored = await booook(scoreMillArgs(api.openaiBaseUrl, sessions), { env: ENV });
 	assert.equal(scored.code, 0, scored.stderr);
 	const warnings = scored.stderr.split('\n').filter((l) => l.includes('changes.jsonl'));
 	assert.equal(warnings.length, 1, scored.stderr);
@@ -174,24 +145,7 @@ test('a session being scored in another process lists as busy, never as broken',
 	const dir = tempDir('kill-busy', t);
 	const sessions = join(dir, 'sessions');
 	await extractiveMill(sessions, await bookFile(dir));
-	const scoring = booook(
-		[
-			'score',
-			'mill',
-			'--provider',
-			'openai',
-			'--model',
-			'gpt-4o-mini',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--concurrency',
-			'1',
-			'--json',
-			'--sessions-dir',
-			sessions,
-		],
-		{ env: ENV },
-	);
+	const scoring = booook(scoreMillArgs(api.openaiBaseUrl, sessions, '--concurrency', '1'), { env: ENV });
 	await waitFor('the third annotation call', () => asked >= 3 || null);
 	const listed = await booook(['sessions', '--json', '--sessions-dir', sessions]);
 	const table = await booook(['sessions', '--sessions-dir', sessions]);

@@ -68,3 +68,21 @@ export async function extractiveMill(sessions: string, book: string, ...extra: s
 	]);
 	assert.equal(made.code, 0, made.stderr);
 }
+
+/** `booook score mill` by the fake API's gpt-4o-mini at `baseUrl`, with `extra` options. */
+export function scoreMillArgs(baseUrl: string, sessions: string, ...extra: string[]): string[] {
+	return [
+		'score',
+		'mill',
+		'--provider',
+		'openai',
+		'--model',
+		'gpt-4o-mini',
+		'--base-url',
+		baseUrl,
+		'--json',
+		'--sessions-dir',
+		sessions,
+		...extra,
+	];
+}
