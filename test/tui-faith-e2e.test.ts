@@ -52,7 +52,11 @@ test(
 				'the report',
 				(x) => /EXIT=\d+/u.test(x) && x.includes('faithfulness (LongEval, per sentence)'),
 			);
-			assert.match(s, /ann \(human\): 50\.0% faithful/u, "one faithful, one unfaithful, one can't tell");
+			assert.match(
+				s,
+				/ann \(human\): 50\.0% \[[\d.]+, [\d.]+\] faithful/u,
+				"one faithful, one unfaithful, one can't tell",
+			);
 			const { data } = await Session.snapshot(dir, 'frank');
 			// Verdicts are appended, never overwritten: the latest on each sentence is the one that counts.
 			const latest = new Map(

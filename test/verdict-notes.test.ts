@@ -79,7 +79,7 @@ test('report and show count one verdict per validator and annotation: a note, or
 		'val judged three annotations and sam one',
 	);
 	const text = await booook(['report', 'notes', '--sessions-dir', dir]);
-	assert.match(text.stdout, /n=3 in 1 books/);
+	assert.match(text.stdout, /n=3 in 1 book\b/u);
 	assert.match(text.stdout, /one\.epub +4 +\S+ +— +4\n/);
 
 	const shown = await booook(['show', 'notes', '--sessions-dir', dir, '--json']);
