@@ -6,7 +6,7 @@ import { booook } from './support/cli.ts';
 import { killScreenAtEachWrite, type Step } from './support/durable-walks.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
 import { recordingApi } from './support/durable-writes.ts';
-import { bookFile, extractiveMill, scoreMillArgs } from './support/mill-book.ts';
+import { bookFile, extractiveMill, millRunOptions, scoreMillArgs } from './support/mill-book.ts';
 import { runOutcome } from './support/session-outcome.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
@@ -221,27 +221,7 @@ test(
 			id: 'mill',
 			setup: async (sessions) => {
 				const made = await booook(
-					[
-						'run',
-						book,
-						'--provider',
-						'openai',
-						'--model',
-						'gpt-4o-mini',
-						'--base-url',
-						api.openaiBaseUrl,
-						'--chunk-size',
-						'1024',
-						'--max-summary',
-						'200',
-						'--concurrency',
-						'1',
-						'--headless',
-						'--session',
-						'mill',
-						'--sessions-dir',
-						sessions,
-					],
+					['run', book, ...millRunOptions(api.openaiBaseUrl, sessions), '--session', 'mill'],
 					{ env: ENV },
 				);
 				assert.equal(made.code, 0, made.stderr);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { booook } from './support/cli.ts';
 import { killAtEachWrite, killDiagnostic, recordingApi } from './support/durable-writes.ts';
 import { annotatingReply } from './support/fake-api.ts';
-import { bookFile, extractiveMill, scoreMillArgs } from './support/mill-book.ts';
+import { bookFile, extractiveMill, millRunOptions, scoreMillArgs } from './support/mill-book.ts';
 import { annotationsOutcome, runOutcome } from './support/session-outcome.ts';
 import { summaryReply } from './support/summary-reply.ts';
 import { tempDir } from './support/temp.ts';
@@ -24,25 +24,7 @@ for (const method of ['hier', 'inc'] as const) {
 		const { api, take } = await recordingApi(t, summaryReply);
 		const books = tempDir('kill-run-book', t);
 		const book = await bookFile(books);
-		const common = (sessions: string) => [
-			'--provider',
-			'openai',
-			'--model',
-			'gpt-4o-mini',
-			'--base-url',
-			api.openaiBaseUrl,
-			'--chunk-size',
-			'1024',
-			'--max-summary',
-			'200',
-			'--method',
-			method,
-			'--concurrency',
-			'1',
-			'--headless',
-			'--sessions-dir',
-			sessions,
-		];
+		const common = (sessions: string) => millRunOptions(api.openaiBaseUrl, sessions, method);
 		const report = await killAtEachWrite({
 			id: 'mill',
 			setup: async () => {},

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { join } from 'node:path';
 import { replayChecked, type Change } from './changes.ts';
 import { FILES } from './dirs.ts';
@@ -12,8 +13,8 @@ import { appendDurably, readIfThere, replaceFile, stateFs } from './state-file.t
  * holding what session.json lacks) is reported, once, by the command that reads it.
  *
  * With it, an operation writes what it changed (constant in the session's size) instead of the
- * whole state; the state is written whole when a session is opened and closed, and by `save()` for a
- * change no operation names (see changes.ts).
+ * whole state; the state is written whole when a session is opened and closed, and by `remove` (the
+ * journal records only additions; see changes.ts).
  */
 export class Journal {
 	/** Whether this journal has a line yet. */
@@ -177,7 +178,7 @@ function skippedProblem(
 	const [first] = skipped;
 	if (!first) return null;
 	const others = skipped.length - 1;
-	const also = others > 0 ? ` (and ${others} later line${others === 1 ? '' : 's'})` : '';
+	const also = others > 0 ? ` (and ${counted(others, 'later line')})` : '';
 	return `line ${journal.at[first.index]} of ${FILES.journal} could not be applied (${first.problem}) and was skipped${also}`;
 }
 

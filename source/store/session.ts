@@ -63,9 +63,9 @@ export {
  * API keys never reach these files: no domain type has a field for one, and the strict schema
  * refuses unknown fields on every save.
  *
- * The state changes through typed operations (`updateNode`, `addNodes`, `updateRun`, `append`),
- * each of which applies its change and writes it to the journal; `save()` writes the state whole,
- * for a change no operation names (a judgment undone).
+ * The state changes only through typed operations (`updateNode`, `addNodes`, `updateRun`, `append`
+ * and those built on them), each of which applies its change and writes it to the journal; `remove`
+ * (an undone verdict) writes the state whole. Outside store/, `data` is a read-only view.
  */
 
 type ListItem<L extends ListName> = NonNullable<SessionData[L]>[number];

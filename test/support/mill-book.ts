@@ -86,3 +86,26 @@ export function scoreMillArgs(baseUrl: string, sessions: string, ...extra: strin
 		...extra,
 	];
 }
+
+/** The options of a run of the small book by the fake API's gpt-4o-mini at `baseUrl`, one call at a time. */
+export function millRunOptions(baseUrl: string, sessions: string, method: 'hier' | 'inc' = 'hier'): string[] {
+	return [
+		'--provider',
+		'openai',
+		'--model',
+		'gpt-4o-mini',
+		'--base-url',
+		baseUrl,
+		'--chunk-size',
+		'1024',
+		'--max-summary',
+		'200',
+		'--method',
+		method,
+		'--concurrency',
+		'1',
+		'--headless',
+		'--sessions-dir',
+		sessions,
+	];
+}
