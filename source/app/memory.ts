@@ -82,7 +82,11 @@ interface OtherBook {
 export interface MemoryPlan {
 	targets: MemoryTarget[];
 	scenesToWrite: number;
+	/** Questions to ask shown the summary. */
 	questionsToAsk: number;
+	/** The same questions to ask with the summary hidden (the floor), and shown the book's text (the ceiling). */
+	floorToAsk: number;
+	ceilingToAsk: number;
 	calls: number;
 	inputTokens: number;
 	outputTokens: number;
@@ -565,7 +569,7 @@ function planOf(
 		...(opts.floor ? (['none'] as const) : []),
 		...(opts.ceiling ? (['chunk'] as const) : []),
 	];
-	let questionsToAsk = 0;
+	const toAsk = { summary: 0, none: 0, chunk: 0 };
 	for (const target of targets) {
 		const questions = storedQuestions(data, target, opts.seed, sceneSource(opts.words));
 		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
@@ -577,11 +581,12 @@ function planOf(
 					.map((a) => a.question),
 			);
 			const asked = questions.length > 0 ? questions.filter((q) => !answered.has(q.id)).length : opts.count;
-			questionsToAsk += asked;
+			toAsk[shown] += asked;
 			inputTokens += asked * (templateTokens[shown] + options + shownTokens[shown]);
 		}
 	}
-	const outputTokens = scenesToWrite * SCENE_OUTPUT_TOKENS + questionsToAsk * ANSWER_OUTPUT_TOKENS;
+	const asks = toAsk.summary + toAsk.none + toAsk.chunk;
+	const outputTokens = scenesToWrite * SCENE_OUTPUT_TOKENS + asks * ANSWER_OUTPUT_TOKENS;
 	const cost = callCost(
 		loadPrices(opts.prices, opts.env),
 		opts.reader.model,
@@ -591,8 +596,10 @@ function planOf(
 	return {
 		targets: [...targets],
 		scenesToWrite,
-		questionsToAsk,
-		calls: scenesToWrite + questionsToAsk,
+		questionsToAsk: toAsk.summary,
+		floorToAsk: toAsk.none,
+		ceilingToAsk: toAsk.chunk,
+		calls: scenesToWrite + asks,
 		inputTokens: Math.round(inputTokens),
 		outputTokens,
 		cost: cost.cost,

@@ -177,7 +177,11 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 
 function planLine(plan: MemoryPlan): string {
 	const targets = plan.targets.length === 1 ? 'the final summary' : `${plan.targets.length} summaries`;
-	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
+	const again = [
+		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
+		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
+	].filter((x) => x !== false);
+	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
 }
 
 /** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */
