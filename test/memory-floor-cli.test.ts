@@ -1,5 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { MemoryQuestion } from '../source/domain.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
@@ -95,6 +97,17 @@ test('a reader answering from the options alone scores its floor in every retent
 	assert.ok(
 		floorPrompts.every((q) => q !== null && q.floor && q.shown === ''),
 		'the floor shows no summary',
+	);
+	// Through the one call runner: each floor call logged with its own owner and template, and priced.
+	const logged = readFileSync(join(dir, 'mill', 'calls.jsonl'), 'utf8')
+		.trim()
+		.split('\n')
+		.map((line) => JSON.parse(line) as { node: string; params: { template: string }; cost: number })
+		.filter((c) => c.params.template === 'memory-floor');
+	assert.equal(logged.length, 24);
+	assert.ok(
+		logged.every((c) => /^memory\.q\d+\.none$/u.test(c.node) && c.cost > 0),
+		JSON.stringify(logged[0]),
 	);
 
 	const [one] = JSON.parse(floored.stdout) as { readers: ReaderJson[] }[];

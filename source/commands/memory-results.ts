@@ -46,9 +46,15 @@ function cell(r: Rate | undefined): string {
 	return r === undefined || r.n === 0 ? DASH : percentInterval(r.accuracy, r);
 }
 
-/** "always picking the longest option: 20.0%, the shortest: 16.7% (of 30 questions)": what the options alone give away. */
+/** "options alone: always picking the longest option scores 20.0%, the shortest 16.7% (of 30 questions)": what the options give away. */
 export function shortcutLine(s: ShortcutAccuracy): string {
-	return `options alone: always picking the longest option scores ${percent(s.n === 0 ? null : s.longest)}, the shortest ${percent(s.n === 0 ? null : s.shortest)} (of ${formatInt(s.n)} questions)`;
+	const [longest, shortest] = [s.longest, s.shortest].map((share) => percent(s.n === 0 ? null : share));
+	return `options alone: always picking the longest option scores ${longest}, the shortest ${shortest} (of ${formatInt(s.n)} questions)`;
+}
+
+/** "floor (the same questions, the summary hidden) 20.0% [..] of 30", or that it was not asked. */
+function floorNote(floor: Rate | undefined, words = 'the same questions, the summary hidden'): string {
+	return floor ? `floor (${words}) ${rate(floor)}` : 'floor not asked';
 }
 
 function readerLines(one: SessionMemory, r: ReaderResults, width: number): string[] {
@@ -57,7 +63,8 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 	const column = 'accuracy'.padEnd(22);
 	const lines = [
 		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}): ${r.reader}, ${SHOWN[r.shown]}`,
-		`  accuracy ${rate(res.overall)} questions (here and below, ${MEMORY_INTERVALS}); ${floor ? `floor (the same questions, the summary hidden) ${rate(floor.overall)}` : 'floor not asked'}; chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
+		`  accuracy ${rate(res.overall)} questions (here and below, ${MEMORY_INTERVALS}); ${floorNote(floor?.overall)}; ` +
+			`chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
 		`  ${shortcutLine(res.shortcuts)}`,
 		`  how far back the true scene lies    questions   tokens back   ${floor ? `${column}floor` : 'accuracy'}`,
 	];
@@ -83,7 +90,10 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 			),
 		);
 	lines.push(
-		`  by question type: lookahead ${rate(res.byType.lookahead)}; other-book ${rate(res.byType['other-book'])}${floor ? ` (floor: lookahead ${rate(floor.byType.lookahead)}; other-book ${rate(floor.byType['other-book'])})` : ''}`,
+		`  by question type: lookahead ${rate(res.byType.lookahead)}; other-book ${rate(res.byType['other-book'])}` +
+			(floor
+				? ` (floor: lookahead ${rate(floor.byType.lookahead)}; other-book ${rate(floor.byType['other-book'])})`
+				: ''),
 		`  wrong answers chose: a lookahead scene ${res.wrong.lookahead}, an other-book scene ${res.wrong['other-book']}, "None" when a scene was true ${res.wrong.none}${res.wrong.unreadable > 0 ? `, nothing readable ${res.wrong.unreadable}` : ''}`,
 	);
 	if (res.byTarget.length > 1)
@@ -108,12 +118,20 @@ export function memoryLines(one: SessionMemory, width: number): string[] {
 	return one.readers.flatMap((r) => [...readerLines(one, r, width), '']);
 }
 
+/** What a reader was shown, as `report` says it. */
+const REPORT_SHOWN = {
+	summary: 'shown the summaries',
+	chunk: "shown the book's text (ceiling)",
+	none: 'shown nothing (floor)',
+} as const;
+
 /** What `report` shows of the memory probes: each reader's accuracy beside its floor, chance, the options' giveaway, and the ceiling. */
 export function memorySummaryLines(one: SessionMemory): string[] {
 	return [
 		`memory probes (NarrativeXL read-along questions; ${MEMORY_INTERVALS}; details: booook memory)`,
 		...one.readers.flatMap((r) => [
-			`  ${r.reader}, ${r.shown === 'summary' ? 'shown the summaries' : r.shown === 'chunk' ? "shown the book's text (ceiling)" : 'shown nothing (floor)'}: ${rate(r.results.overall)} questions right; ${r.floor ? `floor (the summary hidden) ${rate(r.floor.overall)}` : 'floor not asked'}; chance ${percent(r.results.chance)}`,
+			`  ${r.reader}, ${REPORT_SHOWN[r.shown]}: ${rate(r.results.overall)} questions right; ` +
+				`${floorNote(r.floor?.overall, 'the summary hidden')}; chance ${percent(r.results.chance)}`,
 			`    ${shortcutLine(r.results.shortcuts)}`,
 		]),
 	];
@@ -163,7 +181,10 @@ export function memoryTableLines(found: readonly SessionMemory[]): string[] {
 	const tables = likeTables(rows, ({ row }) => row.key);
 	const share = (r: Rate | null) => (r === null || r.n === 0 ? DASH : percent(r.accuracy));
 	const lines = [
-		`side by side: final summaries only, one table per question set (rows in different tables were asked different questions and are not compared); accuracy with its ${MEMORY_INTERVALS.replace(/s$/u, '')}; floor: the same reader with the summary hidden; ceiling: shown the book's text; longest, shortest: always picking that option`,
+		'side by side: final summaries only, one table per question set (rows in different tables were asked different questions and are not compared)',
+		`  accuracy: shown the summary (${MEMORY_INTERVALS}); floor: the same questions with the summary hidden; ` +
+			`ceiling: shown the book's text of each scene; None: the questions whose answer is "None of the above"; ` +
+			'longest, shortest: always picking that option',
 	];
 	if (rows.length === 0) return [...lines, `  ${DASH} no final summary answered yet`];
 	for (const table of tables) {
