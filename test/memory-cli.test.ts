@@ -338,6 +338,17 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 	// A cell's cost is every call its session logged: the run's and the probes'.
 	const json = await booook(['report', file, '--json', '--sessions-dir', sessions]);
 	assert.equal(json.code, 0, json.stderr);
+	// Each row's floor and the options' figures, over the row's books, in the JSON too.
+	const results = JSON.parse(json.stdout) as {
+		rows: {
+			memoryFloor: number | null;
+			memoryShortcuts: { longest: number; shortest: number; n: number } | null;
+		}[];
+	};
+	for (const row of results.rows) {
+		assert.ok(row.memoryFloor !== null && row.memoryFloor >= 0 && row.memoryFloor <= 1, JSON.stringify(row));
+		assert.equal(row.memoryShortcuts?.n, 10, 'five questions of each of two final summaries');
+	}
 	for (const cell of JSON.parse(json.stdout).cells as { session: string; cost: number }[]) {
 		const logged = readFileSync(join(sessions, cell.session, 'calls.jsonl'), 'utf8')
 			.trim()

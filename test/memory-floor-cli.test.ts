@@ -194,7 +194,14 @@ test('side by side: final summaries of like question sets share a table; another
 		);
 	assert.equal((await memory(['mhier', 'minc'])).code, 0);
 	// The hierarchical run again with another seed: another question set.
-	assert.equal((await memory(['mhier'], '--seed', '2')).code, 0);
+	const again = await memory(['mhier'], '--seed', '2');
+	assert.equal(again.code, 0, again.stderr);
+	// One session asked two question sets: its per-session results pool them, so the table keeps them apart.
+	assert.equal(
+		again.stdout.slice(again.stdout.indexOf('side by side')).split('\n\n').length,
+		3,
+		again.stdout,
+	);
 	const shown = await memory(['mhier', 'minc'], '--no-floor');
 	assert.equal(shown.code, 0, shown.stderr);
 	const side = shown.stdout.slice(shown.stdout.indexOf('side by side'));

@@ -171,7 +171,8 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 	}
 	const width = terminalColumns(opts.stdout ?? process.stdout) ?? 80;
 	for (const one of found) for (const line of memoryLines(one, width)) out.line(line);
-	if (found.length > 1) for (const line of memoryTableLines(found)) out.line(line);
+	// Side by side when there is more than one final summary's row: of several sessions, or of one asked several question sets.
+	if (found.flatMap((f) => f.final).length > 1) for (const line of memoryTableLines(found)) out.line(line);
 	return 0;
 }
 
