@@ -423,13 +423,19 @@ export const memoryQuestionSchema = z.strictObject({
 });
 export type MemoryQuestion = z.infer<typeof memoryQuestionSchema>;
 
-/** A model's answer to a memory question, shown the summary only (or, for the ceiling, the true scene's chunk). */
+/**
+ * A model's answer to a memory question, shown the summary only, or (the ceiling) the true scene's
+ * chunk, or (the floor, NarrativeXL's no-context baseline) nothing but the question and its options.
+ */
 export const memoryAnswerSchema = z.strictObject({
 	question: z.string().min(1),
 	/** The model that answered ("openai/gpt-4o-mini"). */
 	reader: z.string().min(1),
-	/** What it was shown instead of the book: the summary, or (the questions' ceiling) the book's own text of the scene. */
-	shown: z.enum(['summary', 'chunk']),
+	/**
+	 * What it was shown instead of the book: the summary, the book's own text of the scene (the
+	 * questions' ceiling), or nothing (`none`: the floor, what the options and the book's fame answer).
+	 */
+	shown: z.enum(['summary', 'chunk', 'none']),
 	/** The option chosen (`options.length`: "None of the above"); null when no answer could be read after every retry. */
 	choice: count.nullable(),
 	correct: z.boolean(),

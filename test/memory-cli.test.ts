@@ -64,7 +64,7 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	assert.equal(planned.code, 0, planned.stderr);
 	assert.match(
 		planned.stdout,
-		/^fi: 100 questions to ask of 5 summaries, \d+ scenes to write: \d+ calls, about [\d,]+ tokens in, \$/mu,
+		/^fi: 100 questions to ask of 5 summaries, 100 with the summary hidden \(the floor\), \d+ scenes to write: \d+ calls, about [\d,]+ tokens in, \$/mu,
 	);
 	assert.equal(api.requests.length, before, '--plan makes no call');
 
@@ -81,10 +81,24 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 		assert.ok(asked.stdout.includes(heading), `${heading} in:\n${asked.stdout}`);
 	const curve = asked.stdout.split('\n').filter((l) => /^\s+(100|50|0)% [|+]/u.test(l));
 	assert.equal(curve.length, 6, 'two curves, each with its 100%, 50% and 0% rows');
-	const rows = asked.stdout
-		.split('\n')
-		.filter((l) => /^f[ih] +(inc|hier) +openai\/gpt-4o-mini +\d+ /u.test(l));
-	assert.equal(rows.length, 2, asked.stdout);
+	// Side by side, final summaries only: the incremental run's scenes are written for the probe, the
+	// hierarchical run's are its level-0 summaries, so the two were asked unlike questions and are
+	// not put in one table.
+	const side = asked.stdout.slice(asked.stdout.indexOf('side by side')).split('\n\n').slice(1);
+	assert.deepEqual(
+		side.map(
+			(table) =>
+				table.split('\n').filter((l) => /^f[ih] +(inc|hier) +Frankenstein +openai\/gpt-4o-mini +20 /u.test(l))
+					.length,
+		),
+		[1, 1],
+		asked.stdout,
+	);
+	assert.match(
+		side.find((table) => /^fh /mu.test(table))!,
+		/this book's scenes: the hierarchical run's level-0 summaries/u,
+	);
+	assert.ok(side.every((table) => table.includes('nothing to compare it with')));
 
 	const fi = await bookData(dir, 'fi');
 	const fh = await bookData(dir, 'fh');
@@ -172,7 +186,7 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	const text = await booook(['report', 'fi', '--sessions-dir', dir]);
 	assert.match(
 		text.stdout,
-		/^memory probes \(NarrativeXL read-along questions; 95% Wilson intervals over each row's questions; details: booook memory\)\n {2}openai\/gpt-4o-mini, shown the summaries: \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions right; chance 16\.7%$/mu,
+		/^memory probes \(NarrativeXL read-along questions; 95% Wilson intervals over each row's questions; details: booook memory\)\n {2}openai\/gpt-4o-mini, shown the summaries: \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions right; floor \(the summary hidden\) \d+\.\d% \[[\d.]+, [\d.]+\] of 100; chance 16\.7%$/mu,
 	);
 });
 
@@ -248,7 +262,8 @@ test('booook memory killed with SIGKILL while answering: run again, it finishes 
 	assert.equal(whole.code, 0, whole.stderr);
 	const all = killer.take();
 	const questions = all.filter((p) => memoryQuestion(p) !== null).length;
-	assert.equal(questions, 12);
+	// Six questions of each of two summaries, each asked shown the summary and with it hidden (the floor).
+	assert.equal(questions, 24);
 
 	const fresh = await setUp('memory-kill');
 	// Killed among the answers, after every scene and a few questions.
@@ -309,11 +324,12 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 		);
 	}
 	const header = ran.stdout.split('\n')[0]!;
-	assert.match(header, /BooookScore \(95% CI\) +memory \(95% CI\)$/u);
+	assert.match(header, /BooookScore \(95% CI\) +memory \(95% CI\) +floor +longest\/shortest$/u);
 	const rows = ran.stdout.split('\n').filter((l) => /^(hier|inc) /u.test(l));
 	assert.equal(rows.length, 2);
-	// Two books a row (and no scoring): the memory figure, with no interval over books to show.
-	for (const row of rows) assert.match(row, /— +\d+\.\d$/u, row);
+	// Two books a row (and no scoring): the memory figure, with no interval over books to show, its
+	// floor (the summary hidden), and what always picking the longest / the shortest option scores.
+	for (const row of rows) assert.match(row, /— +\d+\.\d +\d+\.\d +\d+\.\d\/\d+\.\d$/u, row);
 	assert.match(
 		ran.stdout,
 		/^memory: too few books \(2\) for an interval over books; a bootstrap over books needs 10$/mu,
@@ -322,6 +338,17 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 	// A cell's cost is every call its session logged: the run's and the probes'.
 	const json = await booook(['report', file, '--json', '--sessions-dir', sessions]);
 	assert.equal(json.code, 0, json.stderr);
+	// Each row's floor and the options' figures, over the row's books, in the JSON too.
+	const results = JSON.parse(json.stdout) as {
+		rows: {
+			memoryFloor: number | null;
+			memoryShortcuts: { longest: number; shortest: number; n: number } | null;
+		}[];
+	};
+	for (const row of results.rows) {
+		assert.ok(row.memoryFloor !== null && row.memoryFloor >= 0 && row.memoryFloor <= 1, JSON.stringify(row));
+		assert.equal(row.memoryShortcuts?.n, 10, 'five questions of each of two final summaries');
+	}
 	for (const cell of JSON.parse(json.stdout).cells as { session: string; cost: number }[]) {
 		const logged = readFileSync(join(sessions, cell.session, 'calls.jsonl'), 'utf8')
 			.trim()
@@ -334,7 +361,9 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 	const [head, ...lines] = table.stdout.trim().split('\r\n');
 	const columns = head!.split(',');
 	assert.ok(columns.includes('memory') && columns.includes('memory_ci_low'), head);
-	for (const line of lines) assert.notEqual(line.split(',')[columns.indexOf('memory')], '', line);
+	for (const line of lines)
+		for (const column of ['memory', 'memory_floor', 'memory_longest_option', 'memory_shortest_option'])
+			assert.notEqual(line.split(',')[columns.indexOf(column)], '', `${column}: ${line}`);
 });
 
 test("booook memory --distractors DIR --scenes WORDS: other-book scenes written once from a folder of books, this book's scenes written for the probe", async (t) => {

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { readBook, type LoadedBook } from '../book/read.ts';
 import { DEFAULTS } from '../config.ts';
-import type { MemoryQuestion, MemoryScene, NodeRef, Run } from '../domain.ts';
+import type { MemoryAnswer, MemoryQuestion, MemoryScene, NodeRef, Run } from '../domain.ts';
 import { answerMemory } from '../engine/memory-reader.ts';
 import { writeScenes } from '../engine/scene-writer.ts';
 import { badInput } from '../errors.ts';
@@ -11,6 +11,7 @@ import type { BatchLane } from '../llm/batcher.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { characterNames, nameSubstitution, namesIn, otherBookScene } from '../memory/names.ts';
 import { buildQuestions, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
+import { finalRows, type FinalRow } from '../memory/compare.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
 import { commandLine } from '../program.ts';
@@ -52,6 +53,11 @@ export interface MemoryOptions extends PassOptions {
 	seed?: number;
 	/** Also ask each question with the book's own text of the scene shown: the questions' ceiling. */
 	ceiling?: boolean;
+	/**
+	 * Also ask each question with nothing shown (NarrativeXL's no-context baseline): the floor, what
+	 * the options and the book's fame answer without the summary. On unless told.
+	 */
+	floor?: boolean;
 	/** The provider batch lane of a study's `"batch"`, made once the session is open; none: calls stream. */
 	batch?: (session: Session) => Promise<BatchLane>;
 }
@@ -76,7 +82,11 @@ interface OtherBook {
 export interface MemoryPlan {
 	targets: MemoryTarget[];
 	scenesToWrite: number;
+	/** Questions to ask shown the summary. */
 	questionsToAsk: number;
+	/** The same questions to ask with the summary hidden (the floor), and shown the book's text (the ceiling). */
+	floorToAsk: number;
+	ceilingToAsk: number;
 	calls: number;
 	inputTokens: number;
 	outputTokens: number;
@@ -85,7 +95,7 @@ export interface MemoryPlan {
 }
 
 export interface MemoryProgress {
-	stage: 'scenes' | 'answers';
+	stage: 'scenes' | 'answers' | 'floor answers' | 'ceiling answers';
 	done: number;
 	total: number;
 }
@@ -280,10 +290,15 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 		count,
 		seed,
 		ceiling: opts.ceiling ?? false,
+		floor: opts.floor ?? true,
 		distractors,
 		thisNames,
 		reader,
-		templates: { scene: templates['memory-scene'], question: templates['memory-question'] },
+		templates: {
+			scene: templates['memory-scene'],
+			question: templates['memory-question'],
+			floor: templates['memory-floor'],
+		},
 		prices: opts.prices,
 		env,
 	});
@@ -377,12 +392,14 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			scenesSource: sceneSource(words),
 		});
 		const scenes = ownScenes();
-		const passes: { shown: 'summary' | 'chunk'; shownFor: (q: MemoryQuestion) => string }[] = [
+		const passes: { shown: MemoryAnswer['shown']; shownFor: (q: MemoryQuestion) => string }[] = [
 			{ shown: 'summary', shownFor: (q) => activeVersion(findNode(data.run, q.target.node)!)?.text ?? '' },
+			...((opts.floor ?? true) ? [{ shown: 'none' as const, shownFor: () => '' }] : []),
 			...(opts.ceiling
 				? [{ shown: 'chunk' as const, shownFor: (q: MemoryQuestion) => ceilingText(q, scenes, book) }]
 				: []),
 		];
+		const stage = { summary: 'answers', none: 'floor answers', chunk: 'ceiling answers' } as const;
 		let answered = 0;
 		let unreadable = 0;
 		for (const pass of passes) {
@@ -397,7 +414,7 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 				batch,
 				costOf,
 				signal,
-				onProgress: (done, total) => onProgress?.({ stage: 'answers', done, total }),
+				onProgress: (done, total) => onProgress?.({ stage: stage[pass.shown], done, total }),
 			});
 			add(result.totals);
 			answered += result.answered;
@@ -503,11 +520,12 @@ function planOf(
 		count: number;
 		seed: number;
 		ceiling: boolean;
+		floor: boolean;
 		distractors: readonly { title: string; text: string }[];
 		/** This book's character names (names.ts). */
 		thisNames: readonly string[];
 		reader: PassModel;
-		templates: { scene: string; question: string };
+		templates: { scene: string; question: string; floor: string };
 		prices?: string;
 		env: NodeJS.ProcessEnv;
 	},
@@ -537,27 +555,38 @@ function planOf(
 		stored.length > 0
 			? stored.reduce((sum, s) => sum + countTokens(s.text), 0) / stored.length
 			: SCENE_OUTPUT_TOKENS;
-	const questionTemplate = countTokens(opts.templates.question) + DEFAULT_CHOICES * optionTokens;
+	const options = DEFAULT_CHOICES * optionTokens;
+	const templateTokens = {
+		summary: countTokens(opts.templates.question),
+		chunk: countTokens(opts.templates.question),
+		none: countTokens(opts.templates.floor),
+	};
 	const reader = `${opts.reader.provider}/${opts.reader.model}`;
 	// The ceiling shows a scene's stretch of the book: a chunk at most.
 	const chunkTokens = data.book.tokens / Math.max(1, data.run.chunks.length);
-	let questionsToAsk = 0;
+	const passes: MemoryAnswer['shown'][] = [
+		'summary',
+		...(opts.floor ? (['none'] as const) : []),
+		...(opts.ceiling ? (['chunk'] as const) : []),
+	];
+	const toAsk = { summary: 0, none: 0, chunk: 0 };
 	for (const target of targets) {
 		const questions = storedQuestions(data, target, opts.seed, sceneSource(opts.words));
 		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
-		const shownTokens = { summary, chunk: chunkTokens };
-		for (const shown of opts.ceiling ? (['summary', 'chunk'] as const) : (['summary'] as const)) {
+		const shownTokens = { summary, chunk: chunkTokens, none: 0 };
+		for (const shown of passes) {
 			const answered = new Set(
 				(data.memoryAnswers ?? [])
 					.filter((a) => a.reader === reader && a.shown === shown)
 					.map((a) => a.question),
 			);
 			const asked = questions.length > 0 ? questions.filter((q) => !answered.has(q.id)).length : opts.count;
-			questionsToAsk += asked;
-			inputTokens += asked * (questionTemplate + shownTokens[shown]);
+			toAsk[shown] += asked;
+			inputTokens += asked * (templateTokens[shown] + options + shownTokens[shown]);
 		}
 	}
-	const outputTokens = scenesToWrite * SCENE_OUTPUT_TOKENS + questionsToAsk * ANSWER_OUTPUT_TOKENS;
+	const asks = toAsk.summary + toAsk.none + toAsk.chunk;
+	const outputTokens = scenesToWrite * SCENE_OUTPUT_TOKENS + asks * ANSWER_OUTPUT_TOKENS;
 	const cost = callCost(
 		loadPrices(opts.prices, opts.env),
 		opts.reader.model,
@@ -567,8 +596,10 @@ function planOf(
 	return {
 		targets: [...targets],
 		scenesToWrite,
-		questionsToAsk,
-		calls: scenesToWrite + questionsToAsk,
+		questionsToAsk: toAsk.summary,
+		floorToAsk: toAsk.none,
+		ceilingToAsk: toAsk.chunk,
+		calls: scenesToWrite + asks,
 		inputTokens: Math.round(inputTokens),
 		outputTokens,
 		cost: cost.cost,
@@ -582,6 +613,8 @@ export interface SessionMemory {
 	title: string;
 	method: Run['config']['method'];
 	readers: ReaderResults[];
+	/** The final summary's answers by question set and reader: the rows a side-by-side table compares like with like. */
+	final: FinalRow[];
 }
 
 /** Session `id`'s memory results from its stored questions and answers (read-only). */
@@ -594,25 +627,40 @@ export async function memoryOf(dir: string, id: string, opts: ResultsOptions = {
 
 /** The memory results of a run's session (none when it was never probed). */
 export function sessionMemory(data: BookSessionData, opts: ResultsOptions = {}): SessionMemory {
+	const questions = data.memoryQuestions ?? [];
+	const answers = data.memoryAnswers ?? [];
 	return {
 		id: data.id,
 		title: data.book.title,
 		method: data.run.config.method,
-		readers: resultsByReader(data.memoryQuestions ?? [], data.memoryAnswers ?? [], opts),
+		readers: resultsByReader(questions, answers, opts),
+		final: finalRows(questions, answers, sceneSetOf(data), opts),
 	};
+}
+
+/**
+ * Which of this book's scene sets a question was drawn from: as stored, or (a question stored
+ * before it was kept) the set its own scenes belong to; null when no option is this book's.
+ */
+function sceneSetOf(data: BookSessionData): (q: MemoryQuestion) => MemoryScene['source'] | null {
+	const source = new Map(
+		(data.memoryScenes ?? []).filter((s) => s.book === data.book.title).map((s) => [s.id, s.source]),
+	);
+	return (q) => q.scenes ?? q.options.map((o) => source.get(o.scene)).find((s) => s !== undefined) ?? null;
 }
 
 /**
  * What a run's memory probes would cost before the run exists (a study's plan): questions of the
  * final summary and of `steps` running summaries (incremental), each showing a summary of at most
- * `maxSummary` tokens and five scene options, and the scenes an incremental run writes.
+ * `maxSummary` tokens and five scene options, each asked again with nothing shown (the floor), and
+ * the scenes an incremental run writes.
  */
 export function probeEstimate(opts: {
 	method: Run['config']['method'];
 	chunks: number;
 	bookTokens: number;
 	maxSummary: number;
-	templates: Pick<Templates, 'memory-question' | 'memory-scene'>;
+	templates: Pick<Templates, 'memory-question' | 'memory-floor' | 'memory-scene'>;
 	questions?: number;
 	steps?: number;
 }): { calls: number; input: number; output: number } {
@@ -621,11 +669,13 @@ export function probeEstimate(opts: {
 	// About 0.75 words a token: a stretch of SCENE_STRETCH_WORDS words is some 670 tokens.
 	const stretchTokens = Math.round(SCENE_STRETCH_WORDS / 0.75);
 	const scenes = opts.method === 'inc' ? Math.ceil(opts.bookTokens / stretchTokens) : 0;
-	const question =
-		countTokens(opts.templates['memory-question']) + opts.maxSummary + DEFAULT_CHOICES * SCENE_OUTPUT_TOKENS;
+	const options = DEFAULT_CHOICES * SCENE_OUTPUT_TOKENS;
+	const question = countTokens(opts.templates['memory-question']) + opts.maxSummary + options;
+	const floor = countTokens(opts.templates['memory-floor']) + options;
 	return {
-		calls: questions + scenes,
-		input: questions * question + scenes * (countTokens(opts.templates['memory-scene']) + stretchTokens),
-		output: questions * ANSWER_OUTPUT_TOKENS + scenes * SCENE_OUTPUT_TOKENS,
+		calls: 2 * questions + scenes,
+		input:
+			questions * (question + floor) + scenes * (countTokens(opts.templates['memory-scene']) + stretchTokens),
+		output: 2 * questions * ANSWER_OUTPUT_TOKENS + scenes * SCENE_OUTPUT_TOKENS,
 	};
 }

@@ -10,7 +10,7 @@ import { estimateScoring } from '../score/estimate.ts';
 import { fill } from '../summarize/templates.ts';
 import { BATCH_PRICE } from '../domain.ts';
 import { isProbeCall } from '../memory/prompt.ts';
-import { finalAccuracy } from '../memory/results.ts';
+import { finalMemory as finalFigures } from '../memory/results.ts';
 import { callCost, type PriceTable } from '../llm/prices.ts';
 import { folderState } from '../store/leftover.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
@@ -26,7 +26,6 @@ import {
 import { scorerOf, type Scorer } from '../study/scorer.ts';
 import { UserError } from '../errors.ts';
 import { usd } from '../format/cost.ts';
-import { DASH } from '../format/missing.ts';
 import { percent } from '../format/percent.ts';
 import { statedLimits, studyError, type StudySpec } from '../study/spec.ts';
 import { finalWords, runFinished } from '../summarize/graph.ts';
@@ -137,7 +136,7 @@ export async function outcomes(plan: StudyPlan, dir: string): Promise<Map<string
 			// The stored score is in percent; the results table takes a fraction (as the summaries' scores are).
 			score: score === null ? null : score / 100,
 			errorTypes: scored && cellErrorTypes(scored.system),
-			memory: finalMemory(data),
+			...finalMemory(data),
 		});
 	}
 	return found;
@@ -169,9 +168,17 @@ export function studyResults(
 	return { rows, pairs, table: resultTable(rows, { priced: plan.cells.every((c) => c.priced), memory }) };
 }
 
-/** The share of read-along questions about a session's final summary answered right, shown the summary; null before any. */
-function finalMemory(data: BookSessionData): number | null {
-	return finalAccuracy(data.memoryQuestions ?? [], data.memoryAnswers ?? []);
+/**
+ * The share of read-along questions about a session's final summary answered right, shown the
+ * summary, with its floor and the options' giveaway on the same questions; nulls before any.
+ */
+function finalMemory(data: BookSessionData): Pick<CellOutcome, 'memory' | 'memoryFloor' | 'memoryShortcuts'> {
+	const found = finalFigures(data.memoryQuestions ?? [], data.memoryAnswers ?? []);
+	return {
+		memory: found?.accuracy ?? null,
+		memoryFloor: found?.floor ?? null,
+		memoryShortcuts: found?.shortcuts ?? null,
+	};
 }
 
 /** What a study's memory probes say as they go: one line per cell. */
@@ -235,10 +242,10 @@ export async function probeStudy(
 				continue;
 			}
 			for (const note of result.notes) opts.say(cell, note);
-			const accuracy = finalMemory((await Session.snapshot(dir, cell.sessionId)).data as BookSessionData);
+			const final = finalMemory((await Session.snapshot(dir, cell.sessionId)).data as BookSessionData);
 			opts.say(
 				cell,
-				`memory probes: ${result.answered} answers by ${scorer.provider}/${scorer.model} (${result.calls} calls, ${usd(result.cost)}); the final summary ${accuracy === null ? DASH : percent(accuracy)} right`,
+				`memory probes: ${result.answered} answers by ${scorer.provider}/${scorer.model} (${result.calls} calls, ${usd(result.cost)}); the final summary ${percent(final.memory ?? null)} right, ${percent(final.memoryFloor ?? null)} with the summary hidden`,
 			);
 		} finally {
 			await probe.close();

@@ -4,8 +4,11 @@ import { drawForgetting } from '../evidence/forgetting-chart.ts';
 import { formatInt } from '../format/count.ts';
 import { DASH } from '../format/missing.ts';
 import { percent, percentInterval } from '../format/percent.ts';
+import { oneLine } from '../text/sanitize.ts';
 import { retentionCurve } from '../memory/curve.ts';
+import { likeTables, type QuestionSet } from '../memory/compare.ts';
 import type { Rate, ReaderResults } from '../memory/results.ts';
+import type { ShortcutAccuracy } from '../memory/shortcuts.ts';
 
 /**
  * Memory results as `memory` prints them: per session and reader, the accuracy by how far back the
@@ -31,32 +34,66 @@ function targetName(t: { target: { step: number | null }; read: { fraction: numb
 		: `step ${t.target.step + 1} (${percent(t.read.fraction)} of the book read)`;
 }
 
+/** What a reader was shown, as a block's heading says it. */
+const SHOWN = {
+	summary: 'shown the summary only',
+	chunk: "shown the book's own text of each scene (ceiling)",
+	none: 'shown nothing, only the questions (floor)',
+} as const;
+
+/** A rate in a column: "50.0% [21.5, 78.5]", or a dash for no question. */
+function cell(r: Rate | undefined): string {
+	return r === undefined || r.n === 0 ? DASH : percentInterval(r.accuracy, r);
+}
+
+/** "options alone: always picking the longest option scores 20.0%, the shortest 16.7% (of 30 questions)": what the options give away. */
+export function shortcutLine(s: ShortcutAccuracy): string {
+	const [longest, shortest] = [s.longest, s.shortest].map((share) => percent(s.n === 0 ? null : share));
+	return `options alone: always picking the longest option scores ${longest}, the shortest ${shortest} (of ${formatInt(s.n)} questions)`;
+}
+
+/** "floor (the same questions, the summary hidden) 20.0% [..] of 30", or that it was not asked. */
+function floorNote(floor: Rate | undefined, words = 'the same questions, the summary hidden'): string {
+	return floor ? `floor (${words}) ${rate(floor)}` : 'floor not asked';
+}
+
 function readerLines(one: SessionMemory, r: ReaderResults, width: number): string[] {
 	const res = r.results;
-	const shown =
-		r.shown === 'summary' ? 'shown the summary only' : "shown the book's own text of each scene (ceiling)";
+	const floor = r.floor;
+	const column = 'accuracy'.padEnd(22);
 	const lines = [
-		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}): ${r.reader}, ${shown}`,
-		`  accuracy ${rate(res.overall)} questions (here and below, ${MEMORY_INTERVALS}); chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
-		'  how far back the true scene lies    questions   tokens back   accuracy',
+		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}): ${r.reader}, ${SHOWN[r.shown]}`,
+		`  accuracy ${rate(res.overall)} questions (here and below, ${MEMORY_INTERVALS}); ${floorNote(floor?.overall)}; ` +
+			`chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
+		`  ${shortcutLine(res.shortcuts)}`,
+		`  how far back the true scene lies    questions   tokens back   ${floor ? `${column}floor` : 'accuracy'}`,
 	];
-	for (const bin of res.bins)
+	const withFloor = (own: Rate, floorRate: Rate | undefined) =>
+		floor ? `${cell(own).padEnd(22)}${cell(floorRate)}` : cell(own);
+	res.bins.forEach((bin, i) =>
 		lines.push(
-			`    ${`${percent(bin.from, DASH, 0)} to ${percent(bin.to, DASH, 0)} of the book`.padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${(bin.n === 0 ? DASH : formatInt(Math.round(bin.tokens))).padStart(11)}   ${bin.n === 0 ? DASH : percentInterval(bin.accuracy, bin)}`,
-		);
+			`    ${`${percent(bin.from, DASH, 0)} to ${percent(bin.to, DASH, 0)} of the book`.padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${(bin.n === 0 ? DASH : formatInt(Math.round(bin.tokens))).padStart(11)}   ${withFloor(bin, floor?.bins[i])}`,
+		),
+	);
 	lines.push(
-		`    ${'none of the options is true'.padEnd(32)} ${formatInt(res.none.n).padStart(9)}   ${DASH.padStart(11)}   ${res.none.n === 0 ? DASH : percentInterval(res.none.accuracy, res.none)}`,
+		`    ${'none of the options is true'.padEnd(32)} ${formatInt(res.none.n).padStart(9)}   ${DASH.padStart(11)}   ${withFloor(res.none, floor?.none)}`,
 	);
 	if (res.tokenBins.length > 0)
 		lines.push(
-			`${'  the same in tokens back'.padEnd(37)}questions   accuracy`,
+			`${'  the same in tokens back'.padEnd(37)}questions   ${floor ? `${column}floor` : 'accuracy'}`,
 			...res.tokenBins.map(
 				(bin) =>
-					`    ${(bin.from === 0 ? `under ${formatInt(bin.to)} tokens` : `${formatInt(bin.from)} to ${formatInt(bin.to)} tokens`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${bin.n === 0 ? DASH : percentInterval(bin.accuracy, bin)}`,
+					`    ${(bin.from === 0 ? `under ${formatInt(bin.to)} tokens` : `${formatInt(bin.from)} to ${formatInt(bin.to)} tokens`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${withFloor(
+						bin,
+						floor?.tokenBins.find((b) => b.from === bin.from),
+					)}`,
 			),
 		);
 	lines.push(
-		`  by question type: lookahead ${rate(res.byType.lookahead)}; other-book ${rate(res.byType['other-book'])}`,
+		`  by question type: lookahead ${rate(res.byType.lookahead)}; other-book ${rate(res.byType['other-book'])}` +
+			(floor
+				? ` (floor: lookahead ${rate(floor.byType.lookahead)}; other-book ${rate(floor.byType['other-book'])})`
+				: ''),
 		`  wrong answers chose: a lookahead scene ${res.wrong.lookahead}, an other-book scene ${res.wrong['other-book']}, "None" when a scene was true ${res.wrong.none}${res.wrong.unreadable > 0 ? `, nothing readable ${res.wrong.unreadable}` : ''}`,
 	);
 	if (res.byTarget.length > 1)
@@ -81,62 +118,105 @@ export function memoryLines(one: SessionMemory, width: number): string[] {
 	return one.readers.flatMap((r) => [...readerLines(one, r, width), '']);
 }
 
-/** What `report` shows of the memory probes: each reader's accuracy, against chance, and the ceiling. */
+/** What a reader was shown, as `report` says it. */
+const REPORT_SHOWN = {
+	summary: 'shown the summaries',
+	chunk: "shown the book's text (ceiling)",
+	none: 'shown nothing (floor)',
+} as const;
+
+/** What `report` shows of the memory probes: each reader's accuracy beside its floor, chance, the options' giveaway, and the ceiling. */
 export function memorySummaryLines(one: SessionMemory): string[] {
 	return [
 		`memory probes (NarrativeXL read-along questions; ${MEMORY_INTERVALS}; details: booook memory)`,
-		...one.readers.map(
-			(r) =>
-				`  ${r.reader}, ${r.shown === 'summary' ? 'shown the summaries' : "shown the book's text (ceiling)"}: ${rate(r.results.overall)} questions right; chance ${percent(r.results.chance)}`,
-		),
+		...one.readers.flatMap((r) => [
+			`  ${r.reader}, ${REPORT_SHOWN[r.shown]}: ${rate(r.results.overall)} questions right; ` +
+				`${floorNote(r.floor?.overall, 'the summary hidden')}; chance ${percent(r.results.chance)}`,
+			`    ${shortcutLine(r.results.shortcuts)}`,
+		]),
 	];
 }
 
-/** Several sessions side by side (hierarchical against incremental): the summaries' accuracy and the ceiling. */
+/** What a side-by-side table's questions are, said above it. */
+function setLine(set: QuestionSet): string {
+	const scenes =
+		set.scenes === 'node'
+			? "this book's scenes: the hierarchical run's level-0 summaries"
+			: set.scenes === 'written'
+				? "this book's scenes: written for the probe (--scenes)"
+				: "this book's scenes: not known (no option is this book's)";
+	const from = {
+		sessions: "other runs' sessions",
+		folder: 'a --distractors folder',
+		both: "other runs' sessions and a --distractors folder",
+	};
+	const others =
+		set.distractors.from === null
+			? 'no other-book options'
+			: `other-book options from ${from[set.distractors.from]}: ${set.distractors.books.map((b) => oneLine(b)).join('; ')}`;
+	return `final summaries, seed ${set.seed}; ${scenes}; ${others}`;
+}
+
+/**
+ * Several sessions side by side, like with like: only final summaries, in one table per question
+ * set (seed, this book's scenes, the other books of the wrong options), each row's floor and
+ * ceiling measured on its own questions. Rows asked different questions are in different tables.
+ */
 export function memoryTableLines(found: readonly SessionMemory[]): string[] {
 	const header = [
 		'session',
 		'method',
+		'book',
 		'reader',
 		'questions',
 		'accuracy',
-		'lookahead',
-		'other-book',
+		'floor',
+		'ceiling',
 		'None',
 		'chance',
-		'ceiling',
+		'longest',
+		'shortest',
 	];
-	const rows = found.flatMap((one) =>
-		one.readers
-			.filter((r) => r.shown === 'summary')
-			.map((r) => {
-				const ceiling = one.readers.find((c) => c.shown === 'chunk' && c.reader === r.reader);
-				const res = r.results;
-				return [
-					one.id,
-					one.method,
-					r.reader,
-					formatInt(res.n),
-					percentInterval(res.overall.accuracy, res.overall),
-					percent(res.byType.lookahead.n === 0 ? null : res.byType.lookahead.accuracy),
-					percent(res.byType['other-book'].n === 0 ? null : res.byType['other-book'].accuracy),
-					percent(res.none.n === 0 ? null : res.none.accuracy),
-					percent(res.chance),
-					ceiling ? percent(ceiling.results.overall.accuracy) : DASH,
-				];
-			}),
-	);
-	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-	const line = (cells: readonly string[]) =>
-		cells
-			.map((c, i) => c.padEnd(widths[i]!))
-			.join('  ')
-			.trimEnd();
-	return [
-		`side by side (the final and running summaries together; ${MEMORY_INTERVALS}):`,
-		line(header),
-		...rows.map(line),
+	const rows = found.flatMap((one) => one.final.map((row) => ({ one, row })));
+	const tables = likeTables(rows, ({ row }) => row.key);
+	const share = (r: Rate | null) => (r === null || r.n === 0 ? DASH : percent(r.accuracy));
+	const lines = [
+		'side by side: final summaries only, one table per question set (rows in different tables were asked different questions and are not compared)',
+		`  accuracy: shown the summary (${MEMORY_INTERVALS}); floor: the same questions with the summary hidden; ` +
+			`ceiling: shown the book's text of each scene; None: the questions whose answer is "None of the above"; ` +
+			'longest, shortest: always picking that option',
 	];
+	if (rows.length === 0) return [...lines, `  ${DASH} no final summary answered yet`];
+	for (const table of tables) {
+		const cells = table.map(({ one, row }) => [
+			one.id,
+			one.method,
+			oneLine(one.title),
+			row.reader,
+			formatInt(row.accuracy.n),
+			percentInterval(row.accuracy.accuracy, row.accuracy),
+			share(row.floor),
+			share(row.ceiling),
+			share(row.none),
+			percent(row.chance),
+			percent(row.shortcuts.n === 0 ? null : row.shortcuts.longest),
+			percent(row.shortcuts.n === 0 ? null : row.shortcuts.shortest),
+		]);
+		const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+		const line = (c: readonly string[]) =>
+			c
+				.map((x, i) => x.padEnd(widths[i]!))
+				.join('  ')
+				.trimEnd();
+		lines.push(
+			'',
+			setLine(table[0]!.row),
+			line(header),
+			...cells.map(line),
+			...(table.length === 1 ? ['(no other row was asked these questions: nothing to compare it with)'] : []),
+		);
+	}
+	return lines;
 }
 
 /** The JSON of one session's results: what the tables show, as numbers. */
@@ -147,7 +227,9 @@ export function memoryJson(one: SessionMemory) {
 		method: one.method,
 		// Every rate's low and high are of this one kind.
 		interval: { method: 'wilson', level: 0.95, over: 'questions' },
-		readers: one.readers.map((r) => ({ reader: r.reader, shown: r.shown, ...r.results })),
+		readers: one.readers.map((r) => ({ reader: r.reader, shown: r.shown, ...r.results, floor: r.floor })),
+		// The final summary's rows for a side-by-side comparison: compare only rows of the same key.
+		final: one.final,
 	};
 }
 

@@ -32,7 +32,7 @@ import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './me
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
 		.description(
-			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along questions ("In what you have read so far, was there a scene where ..."), with true scenes, scenes not read yet, other books' scenes (names replaced by this book's) and "None of the above"; prints accuracy by how far back the scene lies, by question type, and a retention curve. Several ids: one table side by side (hierarchical against incremental). --forgetting draws, with no model call, which chunks an incremental run's running summary still cites at each step`,
+			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along questions ("In what you have read so far, was there a scene where ..."), with true scenes, scenes not read yet, other books' scenes (names replaced by this book's) and "None of the above", and again with the summary hidden (the floor); prints accuracy beside its floor by how far back the scene lies, by question type, what always picking the longest or shortest option scores, and a retention curve. Several ids: the final summaries side by side, one table per question set (hierarchical against incremental). --forgetting draws, with no model call, which chunks an incremental run's running summary still cites at each step`,
 		)
 		.argument('<ids...>', `session ids of finished runs (see: ${commandLine('sessions')})`)
 		.option(
@@ -61,6 +61,10 @@ export const spec = (exit: Exit) =>
 			'--ceiling',
 			"also ask each question with the book's own text of the scene shown instead of the summary: the questions' ceiling",
 		)
+		.option(
+			'--no-floor',
+			"do not ask each question again with the summary hidden (the floor: what the options and the book's fame answer alone)",
+		)
 		.option('--plan', 'print the calls and estimated cost, and exit without a call')
 		.option(
 			'--forgetting',
@@ -69,7 +73,7 @@ export const spec = (exit: Exit) =>
 		.option('--json', 'print the results as JSON')
 		.option(
 			'--prompts <dir>',
-			'read the prompt templates (memory-question.txt, memory-scene.txt) from this folder (missing ones come from prompts/)',
+			'read the prompt templates (memory-question.txt, memory-floor.txt, memory-scene.txt) from this folder (missing ones come from prompts/)',
 		)
 		.option('--prices <file>', PRICES_HELP)
 		.addOption(sessionsDirOption())
@@ -167,13 +171,18 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 	}
 	const width = terminalColumns(opts.stdout ?? process.stdout) ?? 80;
 	for (const one of found) for (const line of memoryLines(one, width)) out.line(line);
-	if (found.length > 1) for (const line of memoryTableLines(found)) out.line(line);
+	// Side by side when there is more than one final summary's row: of several sessions, or of one asked several question sets.
+	if (found.flatMap((f) => f.final).length > 1) for (const line of memoryTableLines(found)) out.line(line);
 	return 0;
 }
 
 function planLine(plan: MemoryPlan): string {
 	const targets = plan.targets.length === 1 ? 'the final summary' : `${plan.targets.length} summaries`;
-	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
+	const again = [
+		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
+		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
+	].filter((x) => x !== false);
+	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
 }
 
 /** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */

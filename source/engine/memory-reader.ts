@@ -1,5 +1,5 @@
 import type { MemoryAnswer, MemoryQuestion } from '../domain.ts';
-import { questionOwner, questionPromptValues, readChoice } from '../memory/prompt.ts';
+import { floorPromptValues, questionOwner, questionPromptValues, readChoice } from '../memory/prompt.ts';
 import { fill, type Templates } from '../summarize/templates.ts';
 import type { CallLogStore } from './call-runner.ts';
 import { ReadPass, type PassOptions, type ReadPassResult } from './read-pass.ts';
@@ -16,9 +16,9 @@ export interface MemoryReaderStore extends CallLogStore {
 
 export interface MemoryReaderOptions extends PassOptions {
 	store: MemoryReaderStore;
-	templates: Pick<Templates, 'memory-question'>;
+	templates: Pick<Templates, 'memory-question' | 'memory-floor'>;
 	questions: readonly MemoryQuestion[];
-	/** What the reader is shown for a question instead of the book: its summary, or the true scene's chunk. */
+	/** What the reader is shown for a question instead of the book: its summary, or the true scene's chunk; unused for `none`. */
 	shownFor: (question: MemoryQuestion) => string;
 	shown: MemoryAnswer['shown'];
 	/** Questions answered so far (those answered before included) out of all given; called at the start and after each answer. */
@@ -40,7 +40,7 @@ const ANSWER_TOKENS = 60;
 
 /**
  * A model answers memory questions (NarrativeXL's read-along questions), shown only `shownFor`'s
- * text, never the book: one call per question through the shared call runner (logged in
+ * text (or, for the floor, nothing), never the book: one call per question through the shared call runner (logged in
  * calls.jsonl, billed, concurrent, paced by the provider's rate limiter). Each answer is stored as
  * it comes, with the reader "provider/model" and whether it was right; one that cannot be read
  * after every retry (at a higher temperature) is stored with no choice, and is wrong. Questions
@@ -62,13 +62,16 @@ export async function answerMemory(opts: MemoryReaderOptions): Promise<MemoryRea
 	opts.onProgress?.(total - questions.length, total);
 
 	const answer = async (question: MemoryQuestion): Promise<void> => {
-		const text = opts.shownFor(question);
+		// The floor shows nothing of the book: its own prompt, which says so and asks for a best guess.
+		const text = shown === 'none' ? '' : opts.shownFor(question);
+		const template = shown === 'none' ? 'memory-floor' : 'memory-question';
+		const values = shown === 'none' ? floorPromptValues(question) : questionPromptValues(question, text);
 		const options = question.options.length;
 		const choice = await pass.ask({
 			owner: questionOwner(question, shown),
 			name: `question ${question.id}`,
-			template: 'memory-question',
-			prompt: fill(opts.templates['memory-question'], questionPromptValues(question, text)),
+			template,
+			prompt: fill(opts.templates[template], values),
 			task: { kind: 'annotate', texts: [text, ...question.options.map((o) => o.text)], words: 0 },
 			maxTokens: ANSWER_TOKENS,
 			read: (reply) => readChoice(reply, options),

@@ -1,4 +1,6 @@
 import type { MemoryAnswer, MemoryQuestion } from '../domain.ts';
+import { DASH } from '../format/missing.ts';
+import { percent } from '../format/percent.ts';
 import type { Read } from '../score/claims.ts';
 import { collapseWhitespace } from '../text/runs.ts';
 
@@ -19,8 +21,32 @@ export function questionPromptValues(
 	question: Pick<MemoryQuestion, 'options'>,
 	shown: string,
 ): { summary: string; options: string } {
+	return { summary: shown, options: numberedOptions(question) };
+}
+
+/**
+ * The floor prompt's values (prompts/memory-floor.txt): nothing of the book is shown, only how much
+ * of it the summary asked about had read (a running summary's question is about the part read
+ * then, and a reader guessing needs that as much as one shown the summary), and the same options.
+ */
+export function floorPromptValues(question: Pick<MemoryQuestion, 'options' | 'read'>): {
+	read: string;
+	options: string;
+} {
+	const { fraction } = question.read;
+	return {
+		read:
+			fraction >= 1
+				? 'the whole book'
+				: `the first ${percent(Math.floor(100 * fraction) / 100, DASH, 0)} of the book`,
+		options: numberedOptions(question),
+	};
+}
+
+/** The scene options numbered one a line from 1, then "None of the above". */
+function numberedOptions(question: Pick<MemoryQuestion, 'options'>): string {
 	const scenes = question.options.map((o, i) => `${i + 1}) ${collapseWhitespace(o.text).trim()}`);
-	return { summary: shown, options: [...scenes, `${scenes.length + 1}) ${NONE_OF_THE_ABOVE}`].join('\n') };
+	return [...scenes, `${scenes.length + 1}) ${NONE_OF_THE_ABOVE}`].join('\n');
 }
 
 const NONE = /none of the above/iu;

@@ -1,6 +1,7 @@
 import { MEMORY_QUESTION_TYPES, type MemoryAnswer, type MemoryQuestion } from '../domain.ts';
 import { shareInterval } from '../score/interval.ts';
 import { chanceOf } from './questions.ts';
+import { shortcutAccuracy, type ShortcutAccuracy } from './shortcuts.ts';
 
 /**
  * What a reader's answers say about a summary's memory: accuracy overall, by how far back the true
@@ -92,6 +93,8 @@ export interface MemoryResults {
 	wrong: WrongChoices;
 	/** By summary asked, the final summary last and running summaries by step. */
 	byTarget: TargetRate[];
+	/** What always picking the longest, or the shortest, option scores on the same questions: the options' giveaway. */
+	shortcuts: ShortcutAccuracy;
 }
 
 export interface ResultsOptions {
@@ -158,6 +161,7 @@ export function memoryResults(
 		) as Record<MemoryQuestion['type'], Rate>,
 		wrong: wrongChoices(scored),
 		byTarget: byTarget(scored, rate),
+		shortcuts: shortcutAccuracy(scored.map((s) => s.question)),
 	};
 	const most = Math.max(...withDemand.map((s) => s.question.demand!.tokens));
 	const edges = withDemand.length === 0 ? [] : tokenEdges(most);
@@ -205,14 +209,26 @@ function byTarget(scored: readonly Scored[], rate: (items: readonly Scored[]) =>
 	);
 }
 
-/** One reader's results, shown the summaries (`summary`) or the book's own text of the scenes (`chunk`: the ceiling). */
+/**
+ * One reader's results, shown the summaries (`summary`), the book's own text of the scenes
+ * (`chunk`: the ceiling) or nothing (`none`: the floor).
+ */
 export interface ReaderResults {
 	reader: string;
 	shown: MemoryAnswer['shown'];
 	results: MemoryResults;
+	/**
+	 * The same reader shown nothing, on the questions these results count (NarrativeXL's no-context
+	 * baseline): what the options and the book's fame answer without the summary. Null when it was
+	 * not asked, and for the floor's own results.
+	 */
+	floor: MemoryResults | null;
 }
 
-/** The results of every reader and what it was shown, the summaries' before the ceiling's. */
+/**
+ * The results of every reader and what it was shown: the summaries' before the ceiling's, each with
+ * its floor beside it. A floor is listed on its own only when the same reader has no other results.
+ */
 export function resultsByReader(
 	questions: readonly MemoryQuestion[],
 	answers: readonly MemoryAnswer[],
@@ -223,26 +239,66 @@ export function resultsByReader(
 		const key = `${a.shown}\u0000${a.reader}`;
 		groups.set(key, [...(groups.get(key) ?? []), a]);
 	}
-	return [...groups.entries()]
-		.sort(([a], [b]) => b.localeCompare(a))
-		.map(([, group]) => ({
-			reader: group[0]!.reader,
-			shown: group[0]!.shown,
-			results: memoryResults(questions, group, opts),
-		}));
+	const floors = new Map(
+		[...groups.values()].filter((g) => g[0]!.shown === 'none').map((g) => [g[0]!.reader, g] as const),
+	);
+	const shown = [...groups.entries()].filter(([, g]) => g[0]!.shown !== 'none');
+	const alone = [...floors.entries()].filter(([reader]) => !shown.some(([, g]) => g[0]!.reader === reader));
+	const order = { summary: 0, chunk: 1, none: 2 } as const;
+	return [...shown.map(([, g]) => g), ...alone.map(([, g]) => g)]
+		.sort((a, b) => order[a[0]!.shown] - order[b[0]!.shown] || a[0]!.reader.localeCompare(b[0]!.reader))
+		.map((group) => {
+			const { reader, shown } = group[0]!;
+			const counted = new Set(group.map((a) => a.question));
+			const floor = shown === 'none' ? [] : (floors.get(reader) ?? []).filter((a) => counted.has(a.question));
+			return {
+				reader,
+				shown,
+				results: memoryResults(questions, group, opts),
+				floor: floor.length === 0 ? null : memoryResults(questions, floor, opts),
+			};
+		});
+}
+
+/** What a study's memory column shows of one session: its final summary's figures. */
+export interface FinalMemory {
+	/** The share of the final summary's questions answered right, shown the summary. */
+	accuracy: number;
+	/** The same reader's share shown nothing, on the same questions; null when the floor was not asked. */
+	floor: number | null;
+	/** The options' giveaway on the same questions. */
+	shortcuts: ShortcutAccuracy;
 }
 
 /**
- * The share of questions about the final summary answered right by the first reader shown the
- * summary (a study's memory column), without the intervals `memoryResults` resamples; null before any.
+ * The figures of the questions about the final summary answered by the first reader shown the
+ * summary (a study's memory column), without the intervals `memoryResults` computes; null before any.
  */
-export function finalAccuracy(
+export function finalMemory(
 	questions: readonly MemoryQuestion[],
 	answers: readonly MemoryAnswer[],
-): number | null {
-	const finals = new Set(questions.filter((q) => q.target.step === null).map((q) => q.id));
-	const asked = answers.filter((a) => a.shown === 'summary' && finals.has(a.question));
-	const reader = asked[0]?.reader;
-	const latest = new Map(asked.filter((a) => a.reader === reader).map((a) => [a.question, a.correct]));
-	return latest.size === 0 ? null : [...latest.values()].filter(Boolean).length / latest.size;
+): FinalMemory | null {
+	const finals = new Map(questions.filter((q) => q.target.step === null).map((q) => [q.id, q]));
+	const reader = answers.find((a) => a.shown === 'summary' && finals.has(a.question))?.reader;
+	const latest = (shown: MemoryAnswer['shown'], among?: ReadonlySet<string>) =>
+		new Map(
+			answers
+				.filter(
+					(a) =>
+						a.shown === shown &&
+						a.reader === reader &&
+						finals.has(a.question) &&
+						(among === undefined || among.has(a.question)),
+				)
+				.map((a) => [a.question, a.correct]),
+		);
+	const share = (m: ReadonlyMap<string, boolean>) =>
+		m.size === 0 ? null : [...m.values()].filter(Boolean).length / m.size;
+	const asked = latest('summary');
+	if (asked.size === 0) return null;
+	return {
+		accuracy: share(asked)!,
+		floor: share(latest('none', new Set(asked.keys()))),
+		shortcuts: shortcutAccuracy([...asked.keys()].map((id) => finals.get(id)!)),
+	};
 }

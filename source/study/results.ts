@@ -8,6 +8,7 @@ import type { Cell, CellConfig } from './grid.ts';
 import { usd } from '../format/cost.ts';
 import { DASH } from '../format/missing.ts';
 import { points, signedPoints } from '../format/percent.ts';
+import type { ShortcutAccuracy } from '../memory/shortcuts.ts';
 
 /**
  * A study's results as the paper's Table 2 has them: one row per configuration, over the books it
@@ -34,6 +35,10 @@ export interface CellOutcome {
 	errorTypes?: CellErrorTypes | null;
 	/** Memory probes: the share of read-along questions about the final summary answered right; absent or null before. */
 	memory?: number | null;
+	/** The same questions answered with the summary hidden (the floor); absent or null when not asked. */
+	memoryFloor?: number | null;
+	/** What always picking the longest, or the shortest, option scores on those questions; absent or null before. */
+	memoryShortcuts?: ShortcutAccuracy | null;
 }
 
 export interface ResultRow extends CellConfig {
@@ -49,6 +54,10 @@ export interface ResultRow extends CellConfig {
 	errorTypes: ErrorTypeRow | null;
 	/** Memory probes' accuracy on the final summaries, over the books probed; null when none is (or probes are off). */
 	memory: (Spread & { books: number }) | null;
+	/** The floor's mean over the books whose floor was asked: the accuracy with the summary hidden; null when none was. */
+	memoryFloor: number | null;
+	/** The options' giveaway on the same questions, pooled over the books probed; null when none is. */
+	memoryShortcuts: ShortcutAccuracy | null;
 }
 
 export function resultRows(
@@ -79,6 +88,10 @@ export function resultRows(
 					};
 		const score = opts.score ? overBooks(done.flatMap((o) => (o.score === null ? [] : [o.score]))) : null;
 		const memory = opts.memory ? overBooks(done.flatMap((o) => (o.memory == null ? [] : [o.memory]))) : null;
+		const floors = done.flatMap((o) => (o.memory == null || o.memoryFloor == null ? [] : [o.memoryFloor]));
+		const shortcuts = done.flatMap((o) =>
+			o.memory == null || !o.memoryShortcuts ? [] : [o.memoryShortcuts],
+		);
 		return {
 			method: first.method,
 			provider: first.provider,
@@ -94,8 +107,18 @@ export function resultRows(
 			score,
 			errorTypes: opts.score ? errorTypeRow(done.flatMap((o) => (o.errorTypes ? [o.errorTypes] : []))) : null,
 			memory,
+			memoryFloor: opts.memory && floors.length > 0 ? mean(floors) : null,
+			memoryShortcuts: opts.memory ? pooledShortcuts(shortcuts) : null,
 		};
 	});
+}
+
+/** Shortcut shares of several books as one over all their questions; null for none. */
+function pooledShortcuts(books: readonly ShortcutAccuracy[]): ShortcutAccuracy | null {
+	const n = books.reduce((sum, b) => sum + b.n, 0);
+	if (n === 0) return null;
+	const share = (key: 'longest' | 'shortest') => books.reduce((sum, b) => sum + b[key] * b.n, 0) / n;
+	return { longest: share('longest'), shortest: share('shortest'), n };
 }
 
 /** Two configurations compared over the books both have a score on: the mean of the per-book differences. */
@@ -183,6 +206,12 @@ export function configCells(r: CellConfig): string[] {
 	];
 }
 
+/**
+ * The memory columns: the final summaries' accuracy, the same questions' floor (the summary
+ * hidden) and what always picking the longest / the shortest option scores on them.
+ */
+const MEMORY_HEADER = ['memory (95% CI)', 'floor', 'longest/shortest'];
+
 /** The results as cells of text, header first: what the terminal table and the CSV both show. */
 export function resultTable(
 	rows: readonly ResultRow[],
@@ -197,7 +226,7 @@ export function resultTable(
 			'calls',
 			'cost',
 			'BooookScore (95% CI)',
-			...(opts.memory ? ['memory (95% CI)'] : []),
+			...(opts.memory ? MEMORY_HEADER : []),
 		],
 		...rows.map((r) => [
 			...configCells(r),
@@ -206,7 +235,15 @@ export function resultTable(
 			String(r.calls),
 			opts.priced || r.provider === 'extractive' ? usd(r.cost) : DASH,
 			interval(r.score),
-			...(opts.memory ? [interval(r.memory)] : []),
+			...(opts.memory
+				? [
+						interval(r.memory),
+						r.memoryFloor === null ? DASH : points(r.memoryFloor),
+						r.memoryShortcuts === null
+							? DASH
+							: `${points(r.memoryShortcuts.longest)}/${points(r.memoryShortcuts.shortest)}`,
+					]
+				: []),
 		]),
 	];
 }
@@ -241,7 +278,17 @@ export function resultCsvTable(
 			'ci_low',
 			'ci_high',
 			'ci_method',
-			...(opts.memory ? ['memory', 'memory_ci_low', 'memory_ci_high', 'memory_ci_method'] : []),
+			...(opts.memory
+				? [
+						'memory',
+						'memory_ci_low',
+						'memory_ci_high',
+						'memory_ci_method',
+						'memory_floor',
+						'memory_longest_option',
+						'memory_shortest_option',
+					]
+				: []),
 		],
 		...rows.map((r) => [
 			r.method,
@@ -255,7 +302,14 @@ export function resultCsvTable(
 			String(r.calls),
 			opts.priced || r.provider === 'extractive' ? num(r.cost, 6) : '',
 			...percents(r.score),
-			...(opts.memory ? percents(r.memory) : []),
+			...(opts.memory
+				? [
+						...percents(r.memory),
+						...[r.memoryFloor, r.memoryShortcuts?.longest ?? null, r.memoryShortcuts?.shortest ?? null].map(
+							(v) => (v === null ? '' : num(100 * v, 2)),
+						),
+					]
+				: []),
 		]),
 	];
 }

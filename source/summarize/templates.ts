@@ -28,6 +28,8 @@ export const TEMPLATE_SLOTS = {
 	'faithfulness-judge': ['sentence', 'claim', 'evidence'],
 	// Ours, after NarrativeXL's read-along questions: what the reader was shown, the numbered scene options.
 	'memory-question': ['summary', 'options'],
+	// Ours: the same question with nothing shown (the floor, NarrativeXL's no-context baseline): how much was read, the options.
+	'memory-floor': ['read', 'options'],
 	// Ours, after NarrativeXL's scene summaries: one stretch of a book, the summary's word limit.
 	'memory-scene': ['text', 'words'],
 } as const satisfies Record<string, SlotSpec>;

@@ -27,18 +27,22 @@ function between(prompt: string, open: string, close: string, from: 'first' | 'l
 	return end < at + open.length ? null : prompt.slice(at + open.length, end);
 }
 
-/** The text a question prompt shows and its scene options (without "None of the above"), or null for another prompt. */
-export function memoryQuestion(prompt: string): { shown: string; options: string[] } | null {
+/**
+ * The text a question prompt shows and its scene options (without "None of the above"), or null for
+ * another prompt. The floor's prompt (prompts/memory-floor.txt) shows nothing: `shown` is empty and `floor` true.
+ */
+export function memoryQuestion(prompt: string): { shown: string; options: string[]; floor: boolean } | null {
 	const shown = between(
 		prompt,
 		'What you have read so far:\n',
 		'\n\nQuestion: In what you have read so far',
 		'first',
 	);
+	const floor = prompt.startsWith('You are answering a question about a book without being shown any of it');
 	const listed = between(prompt, 'choose "None of the above".\n\n', '\n\nAnswer with one line', 'last');
-	if (shown === null || listed === null) return null;
+	if ((shown === null && !floor) || listed === null) return null;
 	const options = listed.split('\n').map((line) => line.replace(/^\d+\) /u, ''));
-	return { shown, options: options.slice(0, -1) };
+	return { shown: shown ?? '', options: options.slice(0, -1), floor };
 }
 
 /** The stretch a scene prompt asks to summarize and the word limit, or null for another prompt. */
