@@ -15,6 +15,7 @@ import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
+import { counted } from '../format/count.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { faithfulnessLines } from '../score/faithfulness.ts';
 import { sanitize } from '../text/sanitize.ts';
@@ -100,10 +101,10 @@ export async function faithfulnessCommand(
 function unreadable(result: { unreadable: number; unsplit: number }): string {
 	const parts = [
 		result.unsplit > 0
-			? `${result.unsplit} sentence${result.unsplit === 1 ? '' : 's'} judged whole (claims answer unreadable)`
+			? `${counted(result.unsplit, 'sentence')} judged whole (claims answer unreadable)`
 			: '',
 		result.unreadable > 0
-			? `${result.unreadable} claim${result.unreadable === 1 ? '' : 's'} unreadable (counted as can't tell)`
+			? `${counted(result.unreadable, 'claim')} unreadable (counted as unchecked, so not faithful)`
 			: '',
 	].filter((p) => p !== '');
 	return parts.length === 0 ? '' : `; ${parts.join(', ')}`;

@@ -30,7 +30,7 @@ import { TextField } from '../../components/TextField.tsx';
 import { DASH } from '../../../format/missing.ts';
 import { shareOf } from '../../../format/percent.ts';
 
-const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
+const LABEL_TONE = { faithful: 'ok', partial: 'warn', unfaithful: 'error', unsure: 'warn' } as const;
 
 /**
  * The faithfulness walk (LongEval's fine-grained protocol): the summary with the current sentence
@@ -120,12 +120,11 @@ export function FaithfulnessScreen({
 	const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
 	const verdict = faithfulnessVerdictOn(mine, unit);
 	const judged = units.filter((u) => faithfulnessVerdictOn(mine, u)).length;
-	const tally = { faithful: 0, unfaithful: 0, unsure: 0 };
+	const tally = { faithful: 0, partial: 0, unfaithful: 0, unsure: 0 };
 	for (const u of units) {
 		const v = faithfulnessVerdictOn(mine, u);
 		if (v) tally[v.label] += 1;
 	}
-	const decided = tally.faithful + tally.unfaithful;
 	const evidence = evidenceFor?.(unit);
 	// Evidence gets up to a third of the terminal; the summary pane takes what is left.
 	const evidenceRows = evidence && evidence.length > 0 ? Math.max(3, Math.floor(rows / 3)) : 0;
@@ -141,7 +140,7 @@ export function FaithfulnessScreen({
 			</Text>
 			<Text wrap="truncate" color={theme.color('accent')}>
 				{truncate(
-					`judged ${judged}/${units.length} · faithful ${decided === 0 ? DASH : `${shareOf(tally.faithful, decided)}%`} (${tally.faithful} faithful, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
+					`judged ${judged}/${units.length} · faithful ${judged === 0 ? DASH : `${shareOf(tally.faithful, judged)}%`} of those judged (${tally.faithful} faithful, ${tally.partial} partial, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
 					width,
 				)}
 			</Text>
