@@ -398,11 +398,12 @@ function scoreLine(name: string, unit: string, score: UnitScore, counts: string)
 		const share = i === 0 ? percentInterval(score.shares[o], score.interval) : percent(score.shares[o]);
 		return `${share} ${OUTCOME_WORD[o]}`;
 	});
-	return `  ${name}, ${unit}: ${shares.join(', ')}; n=${score.n} in ${counted(score.summaries, 'summary', 'summaries')} (${counts}; ${intervalNote(score.interval)})`;
+	const over = counted(score.summaries, 'summary', 'summaries');
+	return `  ${name}, ${unit}: ${shares.join(', ')}; n=${score.n} in ${over} (${counts}; ${intervalNote(score.interval)})`;
 }
 
-const outcomeCounts = (score: UnitScore, shown: readonly Outcome[] = score.shown): string =>
-	shown.map((o) => `${score.counts[o]} ${OUTCOME_WORD[o]}`).join(', ');
+const outcomeCounts = (score: UnitScore): string =>
+	score.shown.map((o) => `${score.counts[o]} ${OUTCOME_WORD[o]}`).join(', ');
 
 /** A model's claims by check: every answer counted, the unquoted and unreadable ones among them. */
 function checkCounts(checks: ClaimTally): string {
@@ -413,9 +414,8 @@ function checkCounts(checks: ClaimTally): string {
 /** The faithfulness section of the text report (names from the data are cleaned by the caller's `clean`). */
 export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string) => string): string[] {
 	if (report.validators.length === 0) return [];
-	const out = [
-		`faithfulness (LongEval: each summary's faithful share of all its units, then the mean over summaries): ${report.judgedUnits}/${report.units} sentences judged`,
-	];
+	const how = "LongEval: each summary's faithful share of all its units, then the mean over summaries";
+	const out = [`faithfulness (${how}): ${report.judgedUnits}/${report.units} sentences judged`];
 	for (const v of report.validators) {
 		const name = `${clean(v.validator)} (${v.origin})`;
 		if (v.sentences) out.push(scoreLine(name, 'sentences', v.sentences, outcomeCounts(v.sentences)));
