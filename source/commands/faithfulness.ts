@@ -24,7 +24,7 @@ import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness'))), 'judging')
 		.description(
-			`a model marks each sentence of a run's final summary faithful, unfaithful or can't tell (LongEval's labels) FABLES' way: it splits the sentence into atomic claims and judges each against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); see the results with ${commandLine('report ID')}`,
+			`a model judges each sentence of a run's final summary FABLES' way: it splits the sentence into atomic claims and judges each supported, not found or contradicted against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); as LongEval counts, a sentence or claim the book does not state is not faithful; see the results with ${commandLine('report ID')}`,
 		)
 		.argument('<id>', `session id of a run (see: ${commandLine('sessions')})`)
 		.option(

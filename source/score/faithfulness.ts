@@ -44,7 +44,7 @@ type UnitRef = Pick<FaithfulnessVerdict, 'summary' | 'sentence'> & {
 };
 
 /** A unit's key: its sentence, and for a claim which of whose claims it is (another judge's split is other claims). */
-const keyOf = (u: UnitRef): string =>
+export const unitKey = (u: UnitRef): string =>
 	u.claim ? `${u.summary}:${u.sentence}:${u.claim.index}@${u.claim.judge}` : `${u.summary}:${u.sentence}`;
 
 /** The units of the given summaries, in reading order (summaries as given, sentences in order). */
@@ -70,13 +70,13 @@ export function claimUnits(
 	sentences: readonly FaithfulnessUnit[],
 	verdicts: readonly FaithfulnessVerdict[],
 ): FaithfulnessUnit[] {
-	const wanted = new Set(sentences.map(keyOf));
+	const wanted = new Set(sentences.map(unitKey));
 	const byJudge = new Map<string, Map<string, FaithfulnessVerdict>>();
 	for (const v of verdicts) {
-		if (v.origin !== 'model' || !v.claims || !wanted.has(keyOf(v))) continue;
+		if (v.origin !== 'model' || !v.claims || !wanted.has(unitKey(v))) continue;
 		let mine = byJudge.get(v.validator);
 		if (!mine) byJudge.set(v.validator, (mine = new Map()));
-		mine.set(keyOf(v), v);
+		mine.set(unitKey(v), v);
 	}
 	let judge: string | null = null;
 	for (const [name, mine] of byJudge)
@@ -84,7 +84,7 @@ export function claimUnits(
 	if (judge === null) return [];
 	const split = byJudge.get(judge)!;
 	return sentences.flatMap((u) =>
-		(split.get(keyOf(u))?.claims ?? []).map((c, index) => ({
+		(split.get(unitKey(u))?.claims ?? []).map((c, index) => ({
 			...u,
 			claim: { index, text: c.claim, judge: judge! },
 		})),
@@ -97,7 +97,7 @@ export function faithfulnessVerdictsOf(
 	validator: string,
 ): Map<string, FaithfulnessVerdict> {
 	const out = new Map<string, FaithfulnessVerdict>();
-	for (const v of verdicts) if (v.validator === validator) out.set(keyOf(v), v);
+	for (const v of verdicts) if (v.validator === validator) out.set(unitKey(v), v);
 	return out;
 }
 
@@ -106,7 +106,7 @@ export function faithfulnessVerdictOn(
 	verdicts: ReadonlyMap<string, FaithfulnessVerdict>,
 	unit: UnitRef,
 ): FaithfulnessVerdict | undefined {
-	return verdicts.get(keyOf(unit));
+	return verdicts.get(unitKey(unit));
 }
 
 /** Where a walk opens: its first unit without a verdict (the first unit when all have one). */
@@ -118,7 +118,7 @@ export function firstUnjudgedUnit(
 	const mine = faithfulnessVerdictsOf(verdicts, validator);
 	return Math.max(
 		0,
-		units.findIndex((u) => !mine.has(keyOf(u))),
+		units.findIndex((u) => !mine.has(unitKey(u))),
 	);
 }
 
@@ -209,13 +209,13 @@ function judgedOf(verdicts: Iterable<FaithfulnessVerdict>): Judged[] {
 	const out: Judged[] = [];
 	for (const v of verdicts) {
 		if (v.claim) {
-			out.push({ key: keyOf(v), summary: v.summary, unit: 'claims', outcome: v.label });
+			out.push({ key: unitKey(v), summary: v.summary, unit: 'claims', outcome: v.label });
 			continue;
 		}
-		out.push({ key: keyOf(v), summary: v.summary, unit: 'sentences', outcome: verdictOutcome(v) });
+		out.push({ key: unitKey(v), summary: v.summary, unit: 'sentences', outcome: verdictOutcome(v) });
 		for (const [index, c] of (v.claims ?? []).entries())
 			out.push({
-				key: keyOf({ ...v, claim: { index, judge: v.validator } }),
+				key: unitKey({ ...v, claim: { index, judge: v.validator } }),
 				summary: v.summary,
 				unit: 'claims',
 				outcome: claimOutcome(c.verdict),
@@ -239,8 +239,8 @@ export function faithfulnessReport(
 	walks: readonly Walk[] = [],
 ): FaithfulnessReport {
 	const units = faithfulnessUnits(summaries);
-	const known = new Set(units.map(keyOf));
-	const kept = verdicts.filter((v) => known.has(keyOf({ summary: v.summary, sentence: v.sentence })));
+	const known = new Set(units.map(unitKey));
+	const kept = verdicts.filter((v) => known.has(unitKey({ summary: v.summary, sentence: v.sentence })));
 	const validators = [...new Set(kept.map((v) => v.validator))];
 	const latest = new Map(validators.map((name) => [name, faithfulnessVerdictsOf(kept, name)]));
 	const originOf = new Map(kept.map((v) => [v.validator, v.origin]));
@@ -280,7 +280,7 @@ export function faithfulnessReport(
 	const bySentence = labels('sentences');
 	const byClaim = labels('claims');
 
-	const sentenceKeys = new Set(kept.filter((v) => !v.claim).map(keyOf));
+	const sentenceKeys = new Set(kept.filter((v) => !v.claim).map(unitKey));
 	const partialLatest = new Map(
 		validators.map((name) => [
 			name,
