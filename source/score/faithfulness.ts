@@ -445,9 +445,10 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 	}
 	for (const r of report.humanVsModel) {
 		const [one, many] = UNIT_WORD[r.unit];
-		out.push(
-			`  human vs ${clean(r.model)}: ${percent(r.percent)} agree on ${counted(r.n, one, many)}, κ ${kappaText(r.kappa)}; faithful ${percent(r.modelShare)} (model) vs ${percent(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`,
-		);
+		const agree = `${percent(r.percent)} agree on ${counted(r.n, one, many)}, κ ${kappaText(r.kappa)}`;
+		const shares = `faithful ${percent(r.modelShare)} (model) vs ${percent(r.humanShare)} (human)`;
+		const misses = `model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`;
+		out.push(`  human vs ${clean(r.model)}: ${agree}; ${shares}; ${misses}`);
 	}
 	if (report.partial.validators.length > 0)
 		out.push(
@@ -455,13 +456,17 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		);
 	for (const p of report.partial.validators) {
 		const shown = p.interval ? percentInterval(p.estimate!, p.interval) : percent(p.estimate);
+		const judged = `${p.judged}/${p.units} sentences of ${counted(p.summaries, 'summary', 'summaries')}`;
+		const note = p.interval ? ` (${intervalNote(p.interval)})` : '';
 		out.push(
-			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${counted(p.summaries, 'summary', 'summaries')}): estimated ${shown} faithful${p.interval ? ` (${intervalNote(p.interval)})` : ''}`,
+			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${judged}): estimated ${shown} faithful${note}`,
 		);
 	}
 	for (const c of report.partial.vsFull) {
+		const tau = c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3);
+		const shares = `faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`;
 		out.push(
-			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${counted(c.summaries, 'summary', 'summaries')}; faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`,
+			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${tau} over ${counted(c.summaries, 'summary', 'summaries')}; ${shares}`,
 		);
 	}
 	return out;

@@ -80,8 +80,10 @@ export function FaithfulnessScreen({
 	};
 
 	const quit = () => (onQuit ? onQuit() : exit());
-	const finished = () =>
-		`every ${walk.unitKind === 'claims' ? 'claim' : 'sentence'}${walk.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
+	const finished = () => {
+		const every = `every ${walk.unitKind === 'claims' ? 'claim' : 'sentence'}${walk.partial ? ' of your sample' : ''}`;
+		return `${every} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
+	};
 	const allJudged = () => {
 		const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
 		return walk.units.every((u) => faithfulnessVerdictOn(mine, u));
@@ -165,8 +167,9 @@ export function FaithfulnessScreen({
 		evidenceRows;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 	const span = sentencesOf(unit.summary)[unit.sentence];
+	const inSummary = `sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary`;
 	const place = walk.partial
-		? `${claims ? 'claim' : 'sentence'} ${index + 1} of ${units.length} in your sample · sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary`
+		? `${claims ? 'claim' : 'sentence'} ${index + 1} of ${units.length} in your sample · ${inSummary}`
 		: claims
 			? `claim ${index + 1}/${units.length} · claim ${unit.claim!.index + 1} of sentence ${unit.sentence + 1}`
 			: `sentence ${index + 1}/${units.length}`;
@@ -178,7 +181,8 @@ export function FaithfulnessScreen({
 			</Text>
 			<Text wrap="truncate" color={theme.color('accent')}>
 				{truncate(
-					`judged ${judged}/${units.length} · ${judged === 0 ? DASH : `${shareOf(tally.faithful, judged)}%`} of them faithful (${tally.faithful} faithful, ${tally.partial} partial, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
+					`judged ${judged}/${units.length} · ${judged === 0 ? DASH : `${shareOf(tally.faithful, judged)}%`} of them faithful ` +
+						`(${tally.faithful} faithful, ${tally.partial} partial, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
 					width,
 				)}
 			</Text>
