@@ -301,10 +301,12 @@ export const judgmentSchema = z.strictObject({
 export type Judgment = z.infer<typeof judgmentSchema>;
 
 /**
- * LongEval's fine-grained faithfulness labels (its §3 and Appendix B.1): is everything a summary
- * sentence says supported by the book? `unsure` is "can't tell": not enough found to decide.
+ * Faithfulness labels: LongEval's fine-grained ones (its §3 and Appendix B.1: is everything a
+ * summary unit says supported by the book? "not present" is unfaithful, as a contradiction is),
+ * with FABLES' `partial` support (some of it is in the book, some is not) and `unsure`, "can't
+ * tell": not enough found to decide. Only `faithful` counts for a unit.
  */
-export const FAITHFULNESS_LABELS = ['faithful', 'unfaithful', 'unsure'] as const;
+export const FAITHFULNESS_LABELS = ['faithful', 'partial', 'unfaithful', 'unsure'] as const;
 export const faithfulnessLabelSchema = z.enum(FAITHFULNESS_LABELS);
 export type FaithfulnessLabel = z.infer<typeof faithfulnessLabelSchema>;
 
@@ -349,6 +351,11 @@ export const faithfulnessVerdictSchema = z.strictObject({
 	 */
 	claims: z.array(claimCheckSchema).min(1).optional(),
 	split: z.enum(['read', 'unreadable']).optional(),
+	/**
+	 * A person's verdict on one atomic claim of the sentence rather than on the whole of it: the
+	 * claim `judge` (a model validator) split the sentence into, its index among them and its text.
+	 */
+	claim: z.strictObject({ index: count, text: z.string().min(1), judge: z.string().min(1) }).optional(),
 });
 export type FaithfulnessVerdict = z.infer<typeof faithfulnessVerdictSchema>;
 

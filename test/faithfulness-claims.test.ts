@@ -8,6 +8,7 @@ import {
 	readClaims,
 	sentenceLabel,
 } from '../source/score/claims.ts';
+import { checksOutcome } from '../source/score/faithfulness-count.ts';
 
 const SENTENCE = 'Victor builds the creature in Ingolstadt and flees from it.';
 
@@ -84,15 +85,29 @@ test('checkClaim accepts a quote word for word in a passage shown (whitespace an
 	});
 });
 
-test("a sentence is as faithful as its claims: any contradicted is unfaithful, all supported faithful, else can't tell", () => {
+test('a sentence is as faithful as its claims: any contradicted or not found is unfaithful (LongEval\'s "not present"), all supported faithful, else can\'t tell', () => {
 	const of = (...verdicts: Parameters<typeof sentenceLabel>[0][number]['verdict'][]) =>
 		sentenceLabel(verdicts.map((verdict) => ({ verdict })));
 	assert.equal(of('supported', 'supported'), 'faithful');
 	assert.equal(of('supported', 'contradicted', 'not found'), 'unfaithful');
-	assert.equal(of('supported', 'not found'), 'unsure');
+	assert.equal(of('supported', 'not found'), 'unfaithful');
+	assert.equal(of('not found', 'unreadable'), 'unfaithful', 'one claim the book does not state is enough');
 	assert.equal(of('supported', 'unquoted'), 'unsure');
 	assert.equal(of('supported', 'unreadable'), 'unsure');
 	assert.equal(of(), 'unsure');
+	// What each sentence counts as: why it is not faithful is kept.
+	const outcome = (...verdicts: Parameters<typeof sentenceLabel>[0][number]['verdict'][]) =>
+		checksOutcome(verdicts.map((verdict) => ({ verdict })));
+	assert.deepEqual(
+		[
+			outcome('supported', 'supported'),
+			outcome('not found', 'contradicted'),
+			outcome('supported', 'not found', 'unquoted'),
+			outcome('supported', 'unquoted'),
+			outcome('unreadable'),
+		],
+		['faithful', 'contradicted', 'not found', 'unchecked', 'unchecked'],
+	);
 	assert.equal(
 		claimsNote([{ verdict: 'supported' }, { verdict: 'not found' }, { verdict: 'supported' }], 'read'),
 		'3 claims: 2 supported, 1 not found',

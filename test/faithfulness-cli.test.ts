@@ -75,13 +75,13 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	const report = await booook(['report', 'frank', '--json', '--sessions-dir', dir]);
 	assert.equal(report.code, 0, report.stderr);
 	const faith = JSON.parse(report.stdout).faithfulness;
-	assert.equal(faith.validators['openai/gpt-4o-mini'].faithful, faithful);
+	assert.equal(faith.validators['openai/gpt-4o-mini'].sentences.counts.faithful, faithful);
 	const text = await booook(['report', 'frank', '--sessions-dir', dir]);
 	assert.match(
 		text.stdout,
-		new RegExp(`\\n    ${judgings.length} claims \\(FABLES\\): ${found} supported, `, 'u'),
+		new RegExp(`, claims \\(FABLES\\): .*; n=${judgings.length} in 1 summary \\(${found} supported, `, 'u'),
 	);
-	assert.equal(faith.validators['openai/gpt-4o-mini'].n, sentences.length);
+	assert.equal(faith.validators['openai/gpt-4o-mini'].sentences.n, sentences.length);
 	// The judging ends with its figures, the lines report gives them (its judge's only), on stdout.
 	const figures = judged.stdout.trimEnd().split('\n');
 	assert.equal(figures.length, 3, judged.stdout);
@@ -89,7 +89,7 @@ test('booook faithfulness: the model judges every sentence of the final summary 
 	assert.match(
 		figures[1]!,
 		new RegExp(
-			`^  openai/gpt-4o-mini \\(model\\): .* faithful .*n=${sentences.length} \\(${faithful} faithful`,
+			`^  openai/gpt-4o-mini \\(model\\), sentences: .* faithful, .*n=${sentences.length} in 1 summary \\(${faithful} faithful`,
 			'u',
 		),
 	);

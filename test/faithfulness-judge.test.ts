@@ -118,15 +118,25 @@ test('openai SDK: each sentence is split into claims, each claim judged with its
 	const again = await judgeFaithfulness(options(session));
 	assert.equal(again.judged, 0);
 	assert.equal(prompts.length, 7);
-	// The per-sentence labels are what the report reads, as before claims.
+	// The report counts each sentence by its claims: the unquoted one is neither faithful nor dropped.
 	const report = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 });
 	const row = report.validators[0]!;
-	assert.deepEqual([row.faithful, row.unfaithful, row.unsure], [1, 1, 1]);
-	// With the claims counted, the unquoted one among them.
-	assert.ok(
-		faithfulnessLines(report, (s) => s).includes(
-			'    4 claims (FABLES): 2 supported, 1 contradicted, 0 not found, 1 unquoted, 0 unreadable; 0 sentences judged whole (claims answer unreadable)',
-		),
+	assert.deepEqual(row.sentences!.counts, {
+		faithful: 1,
+		partial: 0,
+		unfaithful: 0,
+		'not found': 0,
+		contradicted: 1,
+		unsure: 0,
+		unchecked: 1,
+	});
+	assert.equal(row.sentences!.share, 1 / 3);
+	assert.deepEqual([row.claims!.n, row.claims!.counts.faithful, row.claims!.counts.unchecked], [4, 2, 1]);
+	// With the claims counted by check, the unquoted one among them.
+	const claimsLine = faithfulnessLines(report, (s) => s).find((l) => l.includes(', claims (FABLES): '))!;
+	assert.match(
+		claimsLine,
+		/: 50\.0% \[[\d.]+, [\d.]+\] faithful, 0\.0% not found, 25\.0% contradicted, 25\.0% unchecked; n=4 in 1 summary \(2 supported, 1 contradicted, 0 not found, 1 unquoted, 0 unreadable; 0 sentences judged whole \(claims answer unreadable\);/u,
 	);
 });
 
@@ -158,7 +168,7 @@ test('an unreadable claims answer leaves the sentence as one claim, recorded so;
 	);
 	assert.match(war.note!, /judged whole/u);
 	const tally = faithfulnessReport(summaries, session.data.faithfulness!, { seed: 1, resamples: 100 })
-		.validators[0]!.claims!;
+		.validators[0]!.checks!;
 	assert.deepEqual([tally.claims, tally.verdicts.unreadable, tally.unsplit], [3, 1, 2]);
 	const sale = verdicts.get(2)!;
 	assert.deepEqual(

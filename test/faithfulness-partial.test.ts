@@ -123,7 +123,7 @@ test('partialValidators: the latest faithfulness walk of each validator decides;
 
 test('the full-annotation estimate: the mean of per-summary shares, with an interval over summaries; τ-b and the difference against a full annotation', () => {
 	const verdicts = [
-		// pat, partial: s0 1 of 3 decided faithful (1/3), s1 1 of 1 (1), s2 0 of 1 (0); a "can't tell" counts in neither.
+		// pat, partial: s0 1 of 3 judged faithful (1/3), s1 1 of 2 (1/2: its "can't tell" counts against), s2 0 of 1 (0).
 		v('pat', 's0', 0, 'faithful'),
 		v('pat', 's0', 2, 'unfaithful'),
 		v('pat', 's0', 3, 'unfaithful'),
@@ -155,7 +155,11 @@ test('the full-annotation estimate: the mean of per-summary shares, with an inte
 	const pat = r.validators[0]!;
 	assert.equal(pat.validator, 'pat');
 	assert.equal(pat.fraction, 0.5);
-	assert.equal(pat.estimate, (1 / 3 + 1 + 0) / 3, "the mean of the summaries' shares, not the pooled 2/5");
+	assert.equal(
+		pat.estimate,
+		(1 / 3 + 1 / 2 + 0) / 3,
+		"the mean of the summaries' shares, not the pooled 2/6",
+	);
 	assert.deepEqual(
 		{ over: pat.over, summaries: pat.summaries, judged: pat.judged, units: pat.units },
 		{ over: null, summaries: 3, judged: 6, units: 9 },
@@ -168,18 +172,18 @@ test('the full-annotation estimate: the mean of per-summary shares, with an inte
 	);
 
 	const bob = r.vsFull.find((c) => c.full === 'bob')!;
-	// Per-summary shares: pat (1/3, 1, 0), bob (1/2, 1, 1/2). Pairs: (s0,s1) concordant, (s1,s2)
+	// Per-summary shares: pat (1/3, 1/2, 0), bob (1/2, 1, 1/2). Pairs: (s0,s1) concordant, (s1,s2)
 	// concordant, (s0,s2) tied in bob's only: τ-b = 2 ÷ √(2 · 3).
 	assert.equal(bob.summaries, 3);
 	assert.ok(Math.abs(bob.tau! - 2 / Math.sqrt(6)) < 1e-12);
-	assert.ok(Math.abs(bob.partialShare - 4 / 9) < 1e-12);
+	assert.ok(Math.abs(bob.partialShare - 5 / 18) < 1e-12);
 	assert.ok(Math.abs(bob.fullShare - 2 / 3) < 1e-12);
-	assert.ok(Math.abs(bob.difference - (4 / 9 - 2 / 3)) < 1e-12);
+	assert.ok(Math.abs(bob.difference - (5 / 18 - 2 / 3)) < 1e-12);
 	assert.equal(bob.fullOrigin, 'human');
 	const cat = r.vsFull.find((c) => c.full === 'cat')!;
 	assert.deepEqual(
 		{ n: cat.summaries, tau: cat.tau, partial: cat.partialShare, full: cat.fullShare },
-		{ n: 1, tau: null, partial: 1, full: 2 / 3 },
+		{ n: 1, tau: null, partial: 1 / 2, full: 2 / 3 },
 		'one summary in common: no τ, the difference still',
 	);
 	assert.equal(
@@ -195,7 +199,7 @@ test('the full-annotation estimate: the mean of per-summary shares, with an inte
 	);
 });
 
-test("one summary: the estimate is its share and the interval is Wilson's over its decided sentences", () => {
+test("one summary: the estimate is its share of all judged sentences and the interval is Wilson's over them", () => {
 	const verdicts = [
 		v('pat', 's0', 0, 'faithful'),
 		v('pat', 's0', 1, 'faithful'),
@@ -204,12 +208,12 @@ test("one summary: the estimate is its share and the interval is Wilson's over i
 	];
 	const pat = faithfulnessReport([summaries[0]!], verdicts, { seed: 1, resamples: 2000 }, [walk('pat', 0.9)])
 		.partial.validators[0]!;
-	assert.equal(pat.estimate, 2 / 3);
+	assert.equal(pat.estimate, 2 / 4, "the can't tell counts against it");
 	assert.equal(pat.over, 'sentences');
-	// Three decided sentences, two faithful: Wilson's 95% interval for 2 of 3.
+	// Four judged sentences, two faithful: Wilson's 95% interval for 2 of 4.
 	assert.deepEqual(
 		[pat.interval!.low, pat.interval!.high].map((x) => +x!.toFixed(4)),
-		[0.2077, 0.9385],
+		[0.15, 0.85],
 	);
 });
 

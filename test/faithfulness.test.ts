@@ -58,7 +58,7 @@ test('faithfulnessUnits are the summary sentences in reading order; a walk opens
 	assert.equal(firstUnjudgedUnit(units, given, 'bob'), 0);
 });
 
-test("faithfulnessReport: share faithful per validator (can't tell left out), bootstrap interval, κ between validators, human vs model", () => {
+test("faithfulnessReport: per validator each summary's faithful share of all its sentences, then their mean (can't tell counts against); κ between validators, human vs model", () => {
 	const ann: FaithfulnessLabel[] = [
 		'faithful',
 		'faithful',
@@ -95,19 +95,18 @@ test("faithfulnessReport: share faithful per validator (can't tell left out), bo
 		{ ...v('ann', 's0', 0, 'unfaithful'), summary: 's9' as const },
 	];
 	const r = faithfulnessReport(summaries, verdicts, { seed: 1, resamples: 500 });
-	const annRow = r.validators.find((x) => x.validator === 'ann')!;
+	const annRow = r.validators.find((x) => x.validator === 'ann')!.sentences!;
 	assert.deepEqual(
-		{ f: annRow.faithful, u: annRow.unfaithful, q: annRow.unsure, n: annRow.judged },
+		{ f: annRow.counts.faithful, u: annRow.counts.unfaithful, q: annRow.counts.unsure, n: annRow.n },
 		{ f: 5, u: 1, q: 1, n: 7 },
 	);
-	assert.equal(annRow.share, 5 / 6);
-	// A few summaries are too few to resample: Wilson's interval over the 6 decided sentences.
-	assert.equal(annRow.over, 'sentences');
-	assert.equal(annRow.interval!.method, 'wilson');
-	assert.ok(
-		annRow.interval!.low! <= 5 / 6 && annRow.interval!.high! >= 5 / 6 && annRow.interval!.low! < 0.5,
-		`${annRow.interval!.low}`,
-	);
+	// s0: 3 of its 4 sentences, s1: 2 of its 3 (its "can't tell" among them); not 5 of 7 pooled, nor 5 of 6 decided.
+	assert.equal(annRow.share, (3 / 4 + 2 / 3) / 2);
+	assert.equal(annRow.shares.unsure, (0 / 4 + 1 / 3) / 2);
+	// A mean of two summaries' shares is no share of pooled sentences, and two are too few to resample.
+	assert.equal(annRow.interval.method, 'none');
+	assert.deepEqual(annRow.interval.tooFew, { unit: 'summaries', n: 2 });
+	assert.equal(r.validators.find((x) => x.validator === 'ann')!.claims, null, 'no claims judged');
 	assert.equal(r.validators.find((x) => x.validator === 'openai/gpt-4o')!.origin, 'model');
 	const pair = r.agreement.pairs.find((p) => p.validators.join() === 'ann,bob')!;
 	assert.equal(pair.n, 7);
@@ -147,15 +146,16 @@ test('report: the faithfulness section in text and JSON; a session without verdi
 	};
 	const report = buildReport(data, { seed: 3, resamples: 200 });
 	const json = reportJson(report).faithfulness;
-	assert.equal(json.validators.ann!.faithful_share, 66.67);
-	assert.equal(json.validators.ann!.n, 3);
+	// s0: 1 of 2, s1: 1 of 1; the mean over the two summaries.
+	assert.equal(json.validators.ann!.sentences!.faithful_share, 75);
+	assert.equal(json.validators.ann!.sentences!.n, 3);
 	assert.equal(json.judged, 3);
 	assert.equal(json.sentences, 7);
 	const text = reportLines('t', report).join('\n');
-	assert.match(text, /^faithfulness \(LongEval, per sentence\): 3\/7 sentences judged/mu);
+	assert.match(text, /^faithfulness \(LongEval: .*\): 3\/7 sentences judged/mu);
 	assert.match(
 		text,
-		/ann \(human\): 66\.7% \[20\.8, 93\.9\] faithful .*; 95% Wilson interval over 3 sentences; 2 summaries are too few for one over summaries\)$/mu,
+		/^ {2}ann \(human\), sentences: 75\.0% faithful, 0\.0% partial support, 25\.0% unfaithful, 0\.0% can't tell; n=3 in 2 summaries \(2 faithful, 0 partial support, 1 unfaithful, 0 can't tell; 2 summaries are too few for an interval over summaries\)$/mu,
 	);
 	const none = reportLines(
 		't',

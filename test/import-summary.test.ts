@@ -388,8 +388,8 @@ test('an imported summary is judged for faithfulness through the CLI, and the re
 	const book = json.books.Frankenstein;
 	assert.deepEqual([book.judged, book.judged_annotations, book.judged_faithfulness], [2, 0, 2]);
 	// The judge's claims, by verdict: every claim the fake answered is counted once.
-	const [judge] = Object.values(json.faithfulness.validators) as { claims: Record<string, number> }[];
-	const { claims, unsplit, ...byVerdict } = judge!.claims;
+	const [judge] = Object.values(json.faithfulness.validators) as { checks: Record<string, number> }[];
+	const { claims, unsplit, ...byVerdict } = judge!.checks;
 	assert.ok(claims! >= 2, 'at least a claim a sentence');
 	assert.equal(unsplit, 0);
 	assert.equal(

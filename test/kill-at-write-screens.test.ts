@@ -9,6 +9,7 @@ import { recordingApi } from './support/durable-writes.ts';
 import { bookFile, extractiveMill, millRunOptions, scoreMillArgs } from './support/mill-book.ts';
 import { runOutcome } from './support/session-outcome.ts';
 import { summaryReply } from './support/summary-reply.ts';
+import { faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux } from './support/tmux.ts';
 
@@ -112,6 +113,25 @@ test(
 
 const faith = (data: SessionData) => (data.faithfulness ?? []).filter((v) => v.validator === 'ann');
 const sentence = (n: number) => (s: string) => new RegExp(`sentence ${n}/\\d+`, 'u').test(s);
+const claim = (n: number) => (s: string) => new RegExp(`claim ${n}/\\d+`, 'u').test(s);
+
+/** The small book's extractive run, its final summary judged by the fake model claim by claim. */
+async function judgedMill(sessions: string): Promise<void> {
+	await extractiveMill(sessions, await bookFile(tempDir('kill-screens-book')));
+	const api = await startFakeApi({ respond: ({ prompt }) => faithfulnessReply(prompt) ?? 'not asked' });
+	try {
+		const judged = await booook(
+			[
+				...['faithfulness', 'mill', '--provider', 'openai', '--model', 'gpt-4o-mini'],
+				...['--base-url', api.openaiBaseUrl, '--sessions-dir', sessions],
+			],
+			{ env: ENV },
+		);
+		assert.equal(judged.code, 0, judged.stderr);
+	} finally {
+		await api.close();
+	}
+}
 
 /** What a faithfulness walk leaves, without times: the summary it pinned and the verdicts in order. */
 async function faithOutcome(sessions: string) {
@@ -122,6 +142,7 @@ async function faithOutcome(sessions: string) {
 		verdicts: (data.faithfulness ?? []).map((v) => [
 			v.summary,
 			v.sentence,
+			v.claim?.index ?? null,
 			v.label,
 			v.note,
 			v.validator,
@@ -158,15 +179,42 @@ const FAITHFULNESS: Step[] = [
 		shown: sentence(4),
 		landed: (d) => faith(d).length === 4,
 	},
+	// The claims the model judged: the walk opens again on them once one is judged.
+	{
+		name: 'to the claims, partial support',
+		keys: (t) => t.keys('s', 'p'),
+		shown: claim(2),
+		landed: (d) =>
+			faith(d).length === 5 && faith(d)[4]!.claim?.index === 0 && faith(d)[4]!.label === 'partial',
+	},
+	{
+		name: 'a claim faithful',
+		keys: (t) => t.keys('f'),
+		shown: claim(3),
+		landed: (d) => faith(d).length === 6,
+	},
+	{
+		name: 'undo on claims',
+		keys: (t) => t.keys('u'),
+		shown: (s) => claim(2)(s) && /undone/u.test(s),
+		landed: (d) => faith(d).length === 5,
+	},
+	{
+		name: 'a claim unfaithful',
+		keys: (t) => t.keys('x'),
+		shown: claim(3),
+		landed: (d) =>
+			faith(d).length === 6 && faith(d)[5]!.label === 'unfaithful' && faith(d)[5]!.claim !== undefined,
+	},
 ];
 
 test(
-	'the faithfulness walk killed after each durable write (the summary pinned, verdicts, undo, a note) ends as if never killed',
+	'the faithfulness walk killed after each durable write (the summary pinned, verdicts on sentences and on claims, undo, a note) ends as if never killed',
 	{ skip: noTmux, timeout: 600_000 },
 	inTerminal(async (t) => {
 		const report = await killScreenAtEachWrite({
 			id: 'mill',
-			setup: async (sessions) => extractiveMill(sessions, await bookFile(tempDir('kill-screens-book'))),
+			setup: judgedMill,
 			command: (sessions) => [
 				'validate',
 				'mill',
@@ -177,7 +225,7 @@ test(
 				'--sessions-dir',
 				sessions,
 			],
-			ready: (s) => /sentence \d+\/\d+/u.test(s),
+			ready: (s) => /(?:sentence|claim) \d+\/\d+/u.test(s),
 			steps: FAITHFULNESS,
 			outcome: faithOutcome,
 		});

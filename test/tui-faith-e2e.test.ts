@@ -50,12 +50,12 @@ test(
 			term.keys('q');
 			s = await term.waitFor(
 				'the report',
-				(x) => /EXIT=\d+/u.test(x) && x.includes('faithfulness (LongEval, per sentence)'),
+				(x) => /EXIT=\d+/u.test(x) && x.includes('faithfulness (LongEval: '),
 			);
 			assert.match(
 				s,
-				/ann \(human\): 50\.0% \[[\d.]+, [\d.]+\] faithful/u,
-				"one faithful, one unfaithful, one can't tell",
+				/ann \(human\), sentences: 33\.3% \[[\d.]+, [\d.]+\] faithful, 0\.0% partial/u,
+				"one faithful, one unfaithful, one can't tell: the faithful share of all three",
 			);
 			const { data } = await Session.snapshot(dir, 'frank');
 			// Verdicts are appended, never overwritten: the latest on each sentence is the one that counts.

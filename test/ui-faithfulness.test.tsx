@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ScoredSummary } from '../source/domain.ts';
+import type { ClaimVerdict, FaithfulnessVerdict, ScoredSummary } from '../source/domain.ts';
+import { sentenceLabel } from '../source/score/claims.ts';
+import { faithfulnessLines, faithfulnessReport } from '../source/score/faithfulness.ts';
 import { FaithfulnessWalk } from '../source/app/faithfulness-walk.ts';
 import { Session } from '../source/store/session.ts';
 import { actionFor } from '../source/ui/keymap.ts';
@@ -58,6 +60,8 @@ test('the faithfulness keys are on their own screen and clash with nothing there
 	assert.equal(actionFor('faithfulness', { input: 'f' }), 'faithful');
 	assert.equal(actionFor('faithfulness', { input: 'x' }), 'unfaithful');
 	assert.equal(actionFor('faithfulness', { input: 'c' }), 'cantTell');
+	assert.equal(actionFor('faithfulness', { input: 'p' }), 'partial');
+	assert.equal(actionFor('faithfulness', { input: 's' }), 'units');
 	assert.equal(actionFor('faithfulness', { input: '?' }), 'help');
 	assert.equal(actionFor('validate', { input: 'f' }), null, 'the annotation walk does not take f');
 });
@@ -118,8 +122,9 @@ test('a faithfulness walk: mark, undo, note, and reopening starts at the first u
 		'the note saved',
 	);
 	await first.see(
-		(f) => /judged 2\/4 · faithful 100\.0% \(1 faithful, 0 unfaithful, 1 can't tell\)/u.test(f),
-		'the running tally',
+		(f) =>
+			/judged 2\/4 · 50\.0% of them faithful \(1 faithful, 0 partial, 0 unfaithful, 1 can't tell\)/u.test(f),
+		"the running tally: the can't tell counts against",
 	);
 	await first.close();
 
@@ -211,5 +216,131 @@ test('a partial faithfulness walk shows only its sample, counted as such, and st
 		(walk.verdicts ?? []).map((v) => v.sentence),
 		sample.map((u) => u.sentence),
 		'verdicts only on the sampled sentences',
+	);
+});
+
+/** A model judge's verdict on sentence `sentence` of s0, its claims checked as given. */
+const modelVerdict = (sentence: number, ...checks: [string, ClaimVerdict][]): FaithfulnessVerdict => {
+	const claims = checks.map(([claim, verdict]) => ({
+		claim,
+		verdict,
+		quote: verdict === 'not found' ? null : claim,
+		passage: verdict === 'not found' ? null : { start: 0, end: 10 },
+		reason: 'as read',
+	}));
+	return {
+		summary: 's0',
+		sentence,
+		label: sentenceLabel(claims),
+		note: null,
+		validator: 'openai/gpt-4o',
+		origin: 'model',
+		at,
+		claims,
+		split: 'read',
+	};
+};
+
+test('the walk judges the claims a model judged, with partial support; it reopens on claims; the report compares them claim by claim', async (t) => {
+	const dir = tempDir('faithfulness-ui', t);
+	await (
+		await Session.createCollection(dir, {
+			id: 'walk',
+			title: 'voyage',
+			sources: ['test'],
+			summaries,
+			annotations: [],
+			judgments: [],
+			runs: [],
+		})
+	).close();
+
+	const bare = await open(t, dir);
+	await bare.see((f) => /sentence 1\/4/u.test(f), 'the walk open');
+	await bare.press('s');
+	await bare.see((f) => /no claims to judge yet/u.test(f) && /sentence 1\/4/u.test(f), 'still on sentences');
+	await bare.close();
+
+	const session = await Session.open(dir, 'walk');
+	await session.append(
+		'faithfulness',
+		modelVerdict(0, ['Ann sails', 'supported'], ['to Dover', 'not found']),
+		modelVerdict(1, ['The war ends', 'contradicted']),
+		modelVerdict(2, ['Bob sells the boat', 'supported']),
+	);
+	await session.close();
+
+	const first = await open(t, dir);
+	await first.press('f');
+	await first.see((f) => /sentence 2\/4/u.test(f) && /saved: faithful/u.test(f), 'a sentence judged whole');
+	await first.press('s');
+	await first.see(
+		(f) =>
+			/claim 1\/4 · claim 1 of sentence 1/u.test(f) &&
+			/claim: Ann sails/u.test(f) &&
+			/judging the claims openai\/gpt-4o split the sentences into/u.test(f) &&
+			marked(f).includes('Ann sails to Dover.'),
+		"the model's claims, the first one's sentence highlighted",
+	);
+	await first.press('f');
+	await first.see((f) => /claim: to Dover/u.test(f) && /saved: faithful/u.test(f), 'the second claim');
+	await first.press('p');
+	await first.see(
+		(f) => /claim 3\/4 · claim 1 of sentence 2/u.test(f) && /saved: partial support/u.test(f),
+		'partial support saved',
+	);
+	await first.saved(6);
+	await first.close();
+
+	const { data } = await Session.snapshot(dir, 'walk');
+	const mine = (data.faithfulness ?? []).filter((v) => v.validator === 'val');
+	assert.deepEqual(
+		mine.map((v) => [v.sentence, v.label, v.claim ?? null]),
+		[
+			[0, 'faithful', null],
+			[0, 'faithful', { index: 0, text: 'Ann sails', judge: 'openai/gpt-4o' }],
+			[0, 'partial', { index: 1, text: 'to Dover', judge: 'openai/gpt-4o' }],
+		],
+	);
+
+	// Opened again, the walk is on claims, where its validator left it, at the first claim not judged.
+	const second = await open(t, dir);
+	await second.see((f) => /claim 3\/4/u.test(f) && /claim: The war ends/u.test(f), 'reopened on claims');
+	await second.press('x');
+	await second.see((f) => /claim 4\/4/u.test(f), 'the last claim');
+	// Back to sentences and a verdict in one burst: the verdict is on the sentence, not on a claim.
+	await second.press('sf');
+	await second.see(
+		(f) => /sentence 3\/4/u.test(f) && /saved: faithful/u.test(f),
+		'back on sentences, the first not judged judged at once',
+	);
+	await second.saved(8);
+	await second.close();
+
+	const report = faithfulnessReport(
+		summaries,
+		(await Session.snapshot(dir, 'walk')).data.faithfulness ?? [],
+		{ seed: 1, resamples: 100 },
+	);
+	const val = report.validators.find((v) => v.validator === 'val')!;
+	assert.deepEqual([val.sentences!.n, val.claims!.n], [2, 3]);
+	assert.deepEqual(
+		[val.claims!.counts.faithful, val.claims!.counts.partial, val.claims!.counts.unfaithful],
+		[1, 1, 1],
+	);
+	// Against the model on the same three claims: agree on "Ann sails" and "The war ends" (contradicted is
+	// unfaithful); "to Dover", not found by the model, the person found partly supported.
+	const pair = report.claimAgreement.pairs[0]!;
+	assert.deepEqual([pair.validators, pair.n, pair.percent], [['openai/gpt-4o', 'val'], 3, 2 / 3]);
+	const vsModel = report.humanVsModel.find((r) => r.unit === 'claims')!;
+	assert.equal(vsModel.n, 3);
+	const lines = faithfulnessLines(report, (s) => s);
+	assert.ok(
+		lines.some((l) => l.startsWith('  val (human), claims (FABLES): 33.3% ')),
+		lines.join('\n'),
+	);
+	assert.ok(
+		lines.includes("  agreement openai/gpt-4o vs val: 66.7% on 3 claims, Cohen's κ 0.500"),
+		lines.join('\n'),
 	);
 });

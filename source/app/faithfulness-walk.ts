@@ -1,16 +1,27 @@
 import { Watched } from './watched.ts';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary } from '../domain.ts';
-import { faithfulnessUnits, undoLastFaithfulness, type FaithfulnessUnit } from '../score/faithfulness.ts';
+import {
+	claimUnits,
+	faithfulnessUnits,
+	faithfulnessVerdictsOf,
+	undoLastFaithfulness,
+	unitKey,
+	type FaithfulnessUnit,
+	type UnitKind,
+} from '../score/faithfulness.ts';
 import { partialUnits } from '../score/partial-faithfulness.ts';
 import { currentSummaries } from '../score/session-score.ts';
 import type { Session } from '../store/session.ts';
 
 /**
- * A faithfulness walk over one session's summaries (LongEval's fine-grained units: one sentence
- * each), saved as it goes like the annotation walk: every verdict and undo is written before the
- * promise resolves. A book session's walk covers its final summary (pinned, as scoring pins it);
- * a collection's, all of its summaries. A partial walk (`fraction` below 1, LongEval §3.2) covers
- * a random share of each summary's sentences, drawn from the seed and the validator's name.
+ * A faithfulness walk over one session's summaries (LongEval's fine-grained units), saved as it
+ * goes like the annotation walk: every verdict and undo is written before the promise resolves.
+ * Its units are the sentences, or the atomic claims a model judge split them into (`switchUnits`):
+ * LongEval judged clauses because whole sentences were "overloaded", and judging the claims the
+ * model judged makes the two comparable claim by claim. A book session's walk covers its final
+ * summary (pinned, as scoring pins it); a collection's, all of its summaries. A partial walk
+ * (`fraction` below 1, LongEval §3.2) covers a random share of each summary's sentences, drawn
+ * from the seed and the validator's name, and their claims.
  */
 
 /** Which walk: `fraction` null (or 1) is every sentence; otherwise that share of each summary's, drawn with `seed`. */
@@ -20,7 +31,9 @@ export interface FaithfulnessWalkOptions {
 }
 export class FaithfulnessWalk extends Watched {
 	readonly #session: Session;
-	#units: FaithfulnessUnit[] = [];
+	#sentences: FaithfulnessUnit[] = [];
+	#claims: FaithfulnessUnit[] = [];
+	#kind: UnitKind = 'sentences';
 
 	constructor(
 		session: Session,
@@ -45,9 +58,16 @@ export class FaithfulnessWalk extends Watched {
 		);
 		const all = faithfulnessUnits(shown);
 		const { seed, fraction } = this.settings;
-		this.#units = this.partial
+		this.#sentences = this.partial
 			? partialUnits(all, { seed, validator: this.validator, fraction: fraction! })
 			: all;
+		this.#claims = claimUnits(this.#sentences, this.verdicts);
+		// It opens on the kind of unit last judged, so a walk cut short goes on where it was.
+		const walked = new Set([...this.#sentences, ...this.#claims].map(unitKey));
+		const last = [...this.verdicts]
+			.reverse()
+			.find((v) => v.validator === this.validator && walked.has(unitKey(v)));
+		this.#kind = last?.claim && this.#claims.length > 0 ? 'claims' : 'sentences';
 		await this.#session.beginWalk({
 			validator: this.validator,
 			mode: 'faithfulness',
@@ -63,7 +83,39 @@ export class FaithfulnessWalk extends Watched {
 	}
 
 	get units(): readonly FaithfulnessUnit[] {
-		return this.#units;
+		return this.#kind === 'claims' ? this.#claims : this.#sentences;
+	}
+
+	/** What the walk's units are now: whole sentences, or claims. */
+	get unitKind(): UnitKind {
+		return this.#kind;
+	}
+
+	/** The model judge whose split into claims the walk offers; null when no model judged with claims. */
+	get claimJudge(): string | null {
+		return this.#claims[0]?.claim?.judge ?? null;
+	}
+
+	/**
+	 * From sentences to the claims a model judge split them into, or back; resolves the kind now
+	 * judged, or null (staying on sentences) when no model has split the walk's sentences yet.
+	 * Nothing is written: the walk reopens on the kind of its validator's latest verdict.
+	 */
+	switchUnits(): UnitKind | null {
+		if (this.#kind === 'claims') this.#kind = 'sentences';
+		else {
+			// A judging run since the walk opened counts.
+			this.#claims = claimUnits(this.#sentences, this.verdicts);
+			if (this.#claims.length === 0) return null;
+			this.#kind = 'claims';
+		}
+		this.changed();
+		return this.#kind;
+	}
+
+	/** This validator's verdicts on the walk's current units, by unit key. */
+	mine(): Map<string, FaithfulnessVerdict> {
+		return faithfulnessVerdictsOf(this.verdicts, this.validator);
 	}
 
 	get verdicts(): readonly FaithfulnessVerdict[] {
@@ -76,12 +128,16 @@ export class FaithfulnessWalk extends Watched {
 
 	/** This validator's verdict on a unit of the walk (a later one replaces it; undo brings it back). */
 	async mark(
-		unit: Pick<FaithfulnessUnit, 'summary' | 'sentence'>,
+		unit: Pick<FaithfulnessUnit, 'summary' | 'sentence' | 'claim'>,
 		label: FaithfulnessLabel,
 		note: string | null = null,
 	): Promise<void> {
-		if (!this.#units.some((u) => u.summary === unit.summary && u.sentence === unit.sentence))
-			throw new Error(`no sentence ${unit.sentence + 1} of ${unit.summary} in this walk`);
+		const key = unitKey(unit);
+		const found = this.units.find((u) => unitKey(u) === key);
+		if (!found)
+			throw new Error(
+				`no ${unit.claim ? `claim ${unit.claim.index + 1} of ` : ''}sentence ${unit.sentence + 1} of ${unit.summary} in this walk`,
+			);
 		const verdict: FaithfulnessVerdict = {
 			summary: unit.summary,
 			sentence: unit.sentence,
@@ -90,6 +146,7 @@ export class FaithfulnessWalk extends Watched {
 			validator: this.validator,
 			origin: 'human',
 			at: this.now().toISOString(),
+			...(found.claim && { claim: found.claim }),
 		};
 		// A verdict is one journaled line; a session from before faithfulness verdicts gets the list now.
 		await this.#session.append('faithfulness', verdict);

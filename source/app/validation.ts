@@ -63,7 +63,7 @@ export async function beginFaithfulnessWalk(
 	return {
 		walk,
 		...(await walkSetting(session)),
-		/** How many of the walk's sentences the validator has judged, of how many. */
+		/** How many of the walk's units (sentences, or claims) the validator has judged, of how many. */
 		progress: () => {
 			const mine = faithfulnessVerdictsOf(walk.verdicts, validator);
 			return {

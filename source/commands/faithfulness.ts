@@ -15,6 +15,7 @@ import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
+import { counted } from '../format/count.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { faithfulnessLines } from '../score/faithfulness.ts';
 import { sanitize } from '../text/sanitize.ts';
@@ -23,7 +24,7 @@ import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness'))), 'judging')
 		.description(
-			`a model marks each sentence of a run's final summary faithful, unfaithful or can't tell (LongEval's labels) FABLES' way: it splits the sentence into atomic claims and judges each against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); see the results with ${commandLine('report ID')}`,
+			`a model judges each sentence of a run's final summary FABLES' way: it splits the sentence into atomic claims and judges each supported, not found or contradicted against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); as LongEval counts, a sentence or claim the book does not state is not faithful; see the results with ${commandLine('report ID')}`,
 		)
 		.argument('<id>', `session id of a run (see: ${commandLine('sessions')})`)
 		.option(
@@ -100,10 +101,10 @@ export async function faithfulnessCommand(
 function unreadable(result: { unreadable: number; unsplit: number }): string {
 	const parts = [
 		result.unsplit > 0
-			? `${result.unsplit} sentence${result.unsplit === 1 ? '' : 's'} judged whole (claims answer unreadable)`
+			? `${counted(result.unsplit, 'sentence')} judged whole (claims answer unreadable)`
 			: '',
 		result.unreadable > 0
-			? `${result.unreadable} claim${result.unreadable === 1 ? '' : 's'} unreadable (counted as can't tell)`
+			? `${counted(result.unreadable, 'claim')} unreadable (counted as unchecked, so not faithful)`
 			: '',
 	].filter((p) => p !== '');
 	return parts.length === 0 ? '' : `; ${parts.join(', ')}`;

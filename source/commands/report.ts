@@ -12,6 +12,8 @@ import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
 import { boundsJson, intervalJson } from '../format/interval.ts';
 import { precisionJson } from '../score/precision.ts';
+import type { FaithfulnessAgreement } from '../score/faithfulness.ts';
+import type { Outcome, UnitScore } from '../score/faithfulness-count.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -94,37 +96,24 @@ export function reportJson(report: Report) {
 					v.validator,
 					{
 						origin: v.origin,
-						faithful_share: v.share === null ? null : percentNumber(v.share),
-						ci: boundsJson(v.interval),
-						interval_over: v.over,
-						interval: v.interval && intervalJson(v.interval),
-						n: v.judged,
-						faithful: v.faithful,
-						unfaithful: v.unfaithful,
-						cant_tell: v.unsure,
-						// A model judge's claims (FABLES) by verdict; null for a person's verdicts.
-						claims: v.claims && {
-							claims: v.claims.claims,
+						sentences: v.sentences && unitScoreJson(v.sentences),
+						claims: v.claims && unitScoreJson(v.claims),
+						// A model judge's claims (FABLES) by check; null for a person's verdicts.
+						checks: v.checks && {
+							claims: v.checks.claims,
 							...Object.fromEntries(
-								Object.entries(v.claims.verdicts).map(([verdict, n]) => [verdict.replace(' ', '_'), n]),
+								Object.entries(v.checks.verdicts).map(([verdict, n]) => [verdict.replace(' ', '_'), n]),
 							),
-							unsplit: v.claims.unsplit,
+							unsplit: v.checks.unsplit,
 						},
 					},
 				]),
 			),
-			agreement: {
-				pairs: report.faithfulness.agreement.pairs.map((p) => ({
-					validators: p.validators,
-					n: p.n,
-					percent: percentNumber(p.percent),
-					kappa: Number.isNaN(p.kappa) ? null : p.kappa,
-				})),
-				alpha: report.faithfulness.agreement.alpha,
-				units: report.faithfulness.agreement.units,
-			},
+			agreement: agreementJson(report.faithfulness.agreement),
+			claim_agreement: agreementJson(report.faithfulness.claimAgreement),
 			human_vs_model: report.faithfulness.humanVsModel.map((r) => ({
 				model: r.model,
+				unit: r.unit,
 				n: r.n,
 				percent: percentNumber(r.percent),
 				kappa: Number.isNaN(r.kappa) ? null : r.kappa,
@@ -164,6 +153,36 @@ export function reportJson(report: Report) {
 			sentences: report.faithfulness.units,
 			judged: report.faithfulness.judgedUnits,
 		},
+	};
+}
+
+/** An outcome as JSON names it: "not found" is `not_found`, "can't tell" `cant_tell`. */
+const outcomeKey = (o: Outcome): string => (o === 'unsure' ? 'cant_tell' : o.replace(' ', '_'));
+
+/** A validator's score over one kind of unit: the faithful share of all of them, each outcome's share and count. */
+function unitScoreJson(score: UnitScore) {
+	return {
+		n: score.n,
+		summaries: score.summaries,
+		faithful_share: percentNumber(score.share),
+		ci: boundsJson(score.interval),
+		interval_over: score.interval.over?.unit ?? null,
+		interval: intervalJson(score.interval),
+		shares: Object.fromEntries(score.shown.map((o) => [outcomeKey(o), percentNumber(score.shares[o])])),
+		counts: Object.fromEntries(score.shown.map((o) => [outcomeKey(o), score.counts[o]])),
+	};
+}
+
+function agreementJson(a: FaithfulnessAgreement) {
+	return {
+		pairs: a.pairs.map((p) => ({
+			validators: p.validators,
+			n: p.n,
+			percent: percentNumber(p.percent),
+			kappa: Number.isNaN(p.kappa) ? null : p.kappa,
+		})),
+		alpha: a.alpha,
+		units: a.units,
 	};
 }
 

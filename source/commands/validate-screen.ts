@@ -75,7 +75,7 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 	}
 }
 
-/** `booook validate ID --mode faithfulness`: the summary's sentences, each marked faithful, unfaithful or can't tell. */
+/** `booook validate ID --mode faithfulness`: the summary's sentences (or a model judge's claims of them), each given a verdict. */
 async function validateFaithfulness(
 	session: Session,
 	id: string,
@@ -110,7 +110,7 @@ async function validateFaithfulness(
 		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
 		const sample = walk.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
 		output(process.stderr).line(
-			`${validator}: ${judged}/${total} sentences${walk.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`,
+			`${validator}: ${judged}/${total} ${walk.unitKind}${walk.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`,
 		);
 		return 0;
 	} finally {

@@ -14,7 +14,7 @@ export const spec = (exit: Exit) =>
 		.addOption(
 			new Option(
 				'--mode <mode>',
-				"model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary faithful, unfaithful or can't tell (LongEval)",
+				"model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary (s: or each claim a model judge split it into) faithful, partially supported, unfaithful or can't tell (LongEval; FABLES)",
 			)
 				.choices(VALIDATE_MODES)
 				.default('blind'),

@@ -3,13 +3,14 @@ import { counted } from './count.ts';
 import { points, percentNumber, signedPoints } from './percent.ts';
 
 /** What an interval can be over, as JSON names it (plural). */
-export type IntervalUnit = 'books' | 'summaries' | 'annotations' | 'sentences' | 'questions';
+export type IntervalUnit = 'books' | 'summaries' | 'annotations' | 'sentences' | 'claims' | 'questions';
 
 const ONE: Record<IntervalUnit, string> = {
 	books: 'book',
 	summaries: 'summary',
 	annotations: 'annotation',
 	sentences: 'sentence',
+	claims: 'claim',
 	questions: 'question',
 };
 

@@ -2,6 +2,7 @@ import type { ClaimCheck, ClaimVerdict, FaithfulnessLabel, FaithfulnessVerdict }
 import { CLAIM_VERDICTS } from '../domain.ts';
 import { collapseWhitespace } from '../text/runs.ts';
 import { contentTokens } from '../text/textrank.ts';
+import { checksOutcome, outcomeLabel } from './faithfulness-count.ts';
 
 /**
  * Faithfulness judged FABLES' way (Kim et al., 2024): a summary sentence is split into atomic
@@ -191,13 +192,12 @@ export function checkClaim(
 }
 
 /**
- * A sentence is as faithful as its claims: unfaithful when any claim is contradicted (with a
- * checked quote), faithful when every claim is supported, else "can't tell".
+ * The sentence's label, stored with the verdict (see `checksOutcome`): unfaithful when any claim is
+ * contradicted or not found, LongEval's "not present" being unfaithful too; faithful when every
+ * claim is supported; else "can't tell" (a claim unquoted or unreadable, none against it).
  */
 export function sentenceLabel(checks: readonly Pick<ClaimCheck, 'verdict'>[]): FaithfulnessLabel {
-	if (checks.some((c) => c.verdict === 'contradicted')) return 'unfaithful';
-	if (checks.length > 0 && checks.every((c) => c.verdict === 'supported')) return 'faithful';
-	return 'unsure';
+	return outcomeLabel(checksOutcome(checks));
 }
 
 /** The verdict's note: how its claims came out ("3 claims: 2 supported, 1 not found"), and a split not read. */
@@ -241,10 +241,4 @@ export function claimTally(
 		if (v.split === 'unreadable') tally.unsplit += 1;
 	}
 	return any ? tally : null;
-}
-
-/** The tally as the text report shows it: every verdict named, unreadable answers among them. */
-export function claimTallyLine(tally: ClaimTally): string {
-	const counts = CLAIM_VERDICTS.map((v) => `${tally.verdicts[v]} ${v}`).join(', ');
-	return `${tally.claims} claims (FABLES): ${counts}; ${tally.unsplit} sentence${tally.unsplit === 1 ? '' : 's'} judged whole (claims answer unreadable)`;
 }

@@ -2,27 +2,50 @@ import { scoredSpans } from './annotate.ts';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { FAITHFULNESS_LABELS } from '../domain.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
-import { seededRandom } from './bootstrap.ts';
-import { intervals, type Spread } from './interval.ts';
-import { intervalNote, type IntervalUnit } from '../format/interval.ts';
+import { intervalNote } from '../format/interval.ts';
+import { counted } from '../format/count.ts';
 import { partialReport, partialValidators, type PartialReport } from './partial-faithfulness.ts';
-import { claimTally, claimTallyLine, type ClaimTally } from './claims.ts';
+import { claimTally, type ClaimTally } from './claims.ts';
+import {
+	CHECKED,
+	claimOutcome,
+	countsBySummary,
+	LABELLED,
+	meanShare,
+	OUTCOME_WORD,
+	outcomeLabel,
+	unitScore,
+	verdictOutcome,
+	type Outcome,
+	type UnitScore,
+} from './faithfulness-count.ts';
 import { percent, percentInterval, signedPoints } from '../format/percent.ts';
+import { CLAIM_VERDICTS } from '../domain.ts';
 
 /**
- * Faithfulness validation done LongEval's fine-grained way (its §3.1, Appendix B.1): each sentence
- * of a summary is a unit judged faithful, unfaithful or "can't tell", and a summary's score is the
- * share of its units judged faithful. Pure: verdicts in, walk positions and numbers out.
+ * Faithfulness validation done LongEval's fine-grained way (its §3.1, Appendix B.1): each unit of
+ * a summary (a sentence, or one of the atomic claims a model judge split it into, FABLES' way) is
+ * judged, and only a faithful unit counts for it: a summary's score is its faithful share of all
+ * its units, a system's the mean over its summaries (faithfulness-count.ts). Pure: verdicts in,
+ * walk positions and numbers out.
  */
 
-/** One unit of a faithfulness walk: a sentence of a summary. */
+/** One unit of a faithfulness walk: a sentence of a summary, or one claim of it (`claim`). */
 export interface FaithfulnessUnit {
 	summary: ScoredSummary['id'];
 	sentence: number;
 	text: string;
+	/** A claim of the sentence: its index among the claims `judge` split the sentence into, and its text. */
+	claim?: { index: number; text: string; judge: string };
 }
 
-const keyOf = (u: Pick<FaithfulnessVerdict, 'summary' | 'sentence'>): string => `${u.summary}:${u.sentence}`;
+type UnitRef = Pick<FaithfulnessVerdict, 'summary' | 'sentence'> & {
+	claim?: { index: number; judge: string };
+};
+
+/** A unit's key: its sentence, and for a claim which of whose claims it is (another judge's split is other claims). */
+export const unitKey = (u: UnitRef): string =>
+	u.claim ? `${u.summary}:${u.sentence}:${u.claim.index}@${u.claim.judge}` : `${u.summary}:${u.sentence}`;
 
 /** The units of the given summaries, in reading order (summaries as given, sentences in order). */
 export function faithfulnessUnits(
@@ -37,22 +60,53 @@ export function faithfulnessUnits(
 	);
 }
 
+/**
+ * The claims a model judge split `sentences` into, as units to judge, in reading order: those of
+ * the judge whose verdicts have claims for the most of them (the first such judge on a tie), so
+ * that a person judges the very claims a model judged. Sentences that judge has no verdict on are
+ * left out; none when no model judged with claims.
+ */
+export function claimUnits(
+	sentences: readonly FaithfulnessUnit[],
+	verdicts: readonly FaithfulnessVerdict[],
+): FaithfulnessUnit[] {
+	const wanted = new Set(sentences.map(unitKey));
+	const byJudge = new Map<string, Map<string, FaithfulnessVerdict>>();
+	for (const v of verdicts) {
+		if (v.origin !== 'model' || !v.claims || !wanted.has(unitKey(v))) continue;
+		let mine = byJudge.get(v.validator);
+		if (!mine) byJudge.set(v.validator, (mine = new Map()));
+		mine.set(unitKey(v), v);
+	}
+	let judge: string | null = null;
+	for (const [name, mine] of byJudge)
+		if (judge === null || mine.size > byJudge.get(judge)!.size) judge = name;
+	if (judge === null) return [];
+	const split = byJudge.get(judge)!;
+	return sentences.flatMap((u) =>
+		(split.get(unitKey(u))?.claims ?? []).map((c, index) => ({
+			...u,
+			claim: { index, text: c.claim, judge: judge! },
+		})),
+	);
+}
+
 /** Each unit's current verdict by `validator` (the latest given; undone ones are gone from the list). */
 export function faithfulnessVerdictsOf(
 	verdicts: readonly FaithfulnessVerdict[],
 	validator: string,
 ): Map<string, FaithfulnessVerdict> {
 	const out = new Map<string, FaithfulnessVerdict>();
-	for (const v of verdicts) if (v.validator === validator) out.set(keyOf(v), v);
+	for (const v of verdicts) if (v.validator === validator) out.set(unitKey(v), v);
 	return out;
 }
 
 /** The verdict `validator` has on `unit`, if any. */
 export function faithfulnessVerdictOn(
 	verdicts: ReadonlyMap<string, FaithfulnessVerdict>,
-	unit: Pick<FaithfulnessUnit, 'summary' | 'sentence'>,
+	unit: UnitRef,
 ): FaithfulnessVerdict | undefined {
-	return verdicts.get(keyOf(unit));
+	return verdicts.get(unitKey(unit));
 }
 
 /** Where a walk opens: its first unit without a verdict (the first unit when all have one). */
@@ -64,7 +118,7 @@ export function firstUnjudgedUnit(
 	const mine = faithfulnessVerdictsOf(verdicts, validator);
 	return Math.max(
 		0,
-		units.findIndex((u) => !mine.has(keyOf(u))),
+		units.findIndex((u) => !mine.has(unitKey(u))),
 	);
 }
 
@@ -78,29 +132,19 @@ export function undoLastFaithfulness(
 	return null;
 }
 
-export interface FaithfulnessTally {
-	faithful: number;
-	unfaithful: number;
-	unsure: number;
-}
-
-export interface ValidatorFaithfulness extends FaithfulnessTally {
+/** A validator's scores: over sentences, and over claims (a model's checks, or a person's verdicts on them). */
+export interface ValidatorFaithfulness {
 	validator: string;
 	origin: FaithfulnessVerdict['origin'];
-	judged: number;
-	/** faithful ÷ (faithful + unfaithful): "can't tell" is left out of the share and counted. Null when none decided. */
-	share: number | null;
-	/**
-	 * The share's interval as `intervals` picks it: a bootstrap over summaries when there are
-	 * enough, else Wilson's over the decided sentences; null when it has no share.
-	 */
-	interval: Spread | null;
-	/** What the interval is over; null when there is none. */
-	over: IntervalUnit | null;
-	summaries: number;
-	/** A model judge's claims and their checks (FABLES); null when its verdicts have none. */
-	claims: ClaimTally | null;
+	/** Null when this validator judged no whole sentence (a person who judged claims only). */
+	sentences: UnitScore | null;
+	/** Null when this validator judged no claim. */
+	claims: UnitScore | null;
+	/** A model judge's claims by check (FABLES), with the sentences judged whole; null for a person's. */
+	checks: ClaimTally | null;
 }
+
+export type UnitKind = UnitScore['unit'];
 
 export interface FaithfulnessPair {
 	validators: [string, string];
@@ -110,14 +154,22 @@ export interface FaithfulnessPair {
 	kappa: number;
 }
 
+export interface FaithfulnessAgreement {
+	pairs: FaithfulnessPair[];
+	alpha: number | null;
+	/** Units at least two validators judged. */
+	units: number;
+}
+
 /** A model judge against the people: on the units both it and at least one person judged. */
 export interface HumanModelRow {
 	model: string;
+	unit: UnitKind;
 	/** Units with a model verdict and a human one (the humans' majority; ties count as "unsure"). */
 	n: number;
 	percent: number;
 	kappa: number;
-	/** Faithful share on those units, the model's and the humans'. */
+	/** Faithful share on those units (per summary, then the mean), the model's and the humans'. */
 	modelShare: number | null;
 	humanShare: number | null;
 	/** Units the model called faithful that the humans called unfaithful, and the reverse. */
@@ -127,7 +179,9 @@ export interface HumanModelRow {
 
 export interface FaithfulnessReport {
 	validators: ValidatorFaithfulness[];
-	agreement: { pairs: FaithfulnessPair[]; alpha: number | null; units: number };
+	/** Agreement on sentences, and on claims (the same claims: of one judge's split). */
+	agreement: FaithfulnessAgreement;
+	claimAgreement: FaithfulnessAgreement;
 	humanVsModel: HumanModelRow[];
 	/** Validators who judged a random share of each summary's sentences: the full score estimated, and τ against full annotations. */
 	partial: PartialReport;
@@ -136,23 +190,47 @@ export interface FaithfulnessReport {
 	judgedUnits: number;
 }
 
-const emptyTally = (): FaithfulnessTally => ({ faithful: 0, unfaithful: 0, unsure: 0 });
-const shareOf = (t: readonly FaithfulnessTally[]): number => {
-	let yes = 0;
-	let decided = 0;
-	for (const x of t) {
-		yes += x.faithful;
-		decided += x.faithful + x.unfaithful;
-	}
-	return decided === 0 ? Number.NaN : yes / decided;
-};
 const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
+
+/** One judged unit of one validator: a sentence, or a claim of one judge's split. */
+interface Judged {
+	key: string;
+	summary: string;
+	unit: UnitKind;
+	outcome: Outcome;
+}
+
+/**
+ * The units a validator's current verdicts judge: a verdict on a sentence is one (its outcome from
+ * its claims when a model checked them), each claim a model checked is one more, and a person's
+ * verdict on a claim is that claim.
+ */
+function judgedOf(verdicts: Iterable<FaithfulnessVerdict>): Judged[] {
+	const out: Judged[] = [];
+	for (const v of verdicts) {
+		if (v.claim) {
+			out.push({ key: unitKey(v), summary: v.summary, unit: 'claims', outcome: v.label });
+			continue;
+		}
+		out.push({ key: unitKey(v), summary: v.summary, unit: 'sentences', outcome: verdictOutcome(v) });
+		for (const [index, c] of (v.claims ?? []).entries())
+			out.push({
+				key: unitKey({ ...v, claim: { index, judge: v.validator } }),
+				summary: v.summary,
+				unit: 'claims',
+				outcome: claimOutcome(c.verdict),
+			});
+	}
+	return out;
+}
 
 /**
  * The faithfulness results over `summaries` (the ones being reported: verdicts on others are left
- * out): per validator the faithful share with a bootstrap interval, agreement between validators
- * (pairwise Cohen's κ, Krippendorff's α over all), each model judge against the people, and for
- * the validators whose recorded walk was partial (`walks`), the full-annotation estimate.
+ * out): per validator the faithful share of all its sentences, and of all its claims, LongEval's
+ * way (per summary, then the mean over summaries) with the interval `intervals` picks and the
+ * other outcomes' shares beside it; agreement between validators (pairwise Cohen's κ,
+ * Krippendorff's α over all), each model judge against the people, and for the validators whose
+ * recorded walk was partial (`walks`), the full-annotation estimate.
  */
 export function faithfulnessReport(
 	summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[],
@@ -161,58 +239,77 @@ export function faithfulnessReport(
 	walks: readonly Walk[] = [],
 ): FaithfulnessReport {
 	const units = faithfulnessUnits(summaries);
-	const known = new Set(units.map(keyOf));
-	const kept = verdicts.filter((v) => known.has(keyOf(v)));
+	const known = new Set(units.map(unitKey));
+	const kept = verdicts.filter((v) => known.has(unitKey({ summary: v.summary, sentence: v.sentence })));
 	const validators = [...new Set(kept.map((v) => v.validator))];
 	const latest = new Map(validators.map((name) => [name, faithfulnessVerdictsOf(kept, name)]));
 	const originOf = new Map(kept.map((v) => [v.validator, v.origin]));
+	const judged = new Map(validators.map((name) => [name, judgedOf(latest.get(name)!.values())]));
 
 	const rows: ValidatorFaithfulness[] = validators.map((validator) => {
-		const mine = latest.get(validator)!;
-		const bySummary = new Map<string, FaithfulnessTally>();
-		for (const v of mine.values()) {
-			let t = bySummary.get(v.summary);
-			if (!t) bySummary.set(v.summary, (t = emptyTally()));
-			t[v.label] += 1;
-		}
-		const perSummary = [...bySummary.values()];
-		const total = perSummary.reduce(
-			(t, x) => ({
-				faithful: t.faithful + x.faithful,
-				unfaithful: t.unfaithful + x.unfaithful,
-				unsure: t.unsure + x.unsure,
-			}),
-			emptyTally(),
-		);
-		const share = orNull(shareOf(perSummary));
-		const decided = total.faithful + total.unfaithful;
-		const interval =
-			share === null
-				? null
-				: intervals(
-						{ unit: 'summaries', values: perSummary },
-						{ share: { of: shareOf, pooled: { successes: total.faithful, n: decided, unit: 'sentences' } } },
-						{ random: seededRandom(opts.seed), resamples: opts.resamples },
-					).share;
-		const over = interval?.over?.unit ?? null;
+		const mine = judged.get(validator)!;
+		const model = [...latest.get(validator)!.values()].some((v) => v.claims);
+		const score = (unit: UnitKind) =>
+			unitScore(
+				mine.filter((u) => u.unit === unit),
+				unit,
+				model ? CHECKED : LABELLED,
+				opts,
+			);
 		return {
 			validator,
 			origin: originOf.get(validator)!,
-			...total,
-			judged: mine.size,
-			share,
-			interval,
-			over,
-			summaries: perSummary.length,
-			claims: claimTally(mine.values()),
+			sentences: score('sentences'),
+			claims: score('claims'),
+			checks: claimTally(latest.get(validator)!.values()),
 		};
 	});
 
+	const labels = (unit: UnitKind) =>
+		new Map(
+			validators.map((name) => [
+				name,
+				new Map(
+					judged
+						.get(name)!
+						.filter((u) => u.unit === unit)
+						.map((u) => [u.key, { summary: u.summary, label: outcomeLabel(u.outcome) }]),
+				),
+			]),
+		);
+	const bySentence = labels('sentences');
+	const byClaim = labels('claims');
+
+	const sentenceKeys = new Set(kept.filter((v) => !v.claim).map(unitKey));
+	const partialLatest = new Map(
+		validators.map((name) => [
+			name,
+			new Map([...latest.get(name)!].filter(([, v]) => !v.claim)) as ReadonlyMap<string, FaithfulnessVerdict>,
+		]),
+	);
+	return {
+		validators: rows,
+		agreement: agreementOf(validators, bySentence),
+		claimAgreement: agreementOf(validators, byClaim),
+		humanVsModel: [
+			...humanVsModelOf(validators, originOf, bySentence, 'sentences'),
+			...humanVsModelOf(validators, originOf, byClaim, 'claims'),
+		],
+		partial: partialReport(units, partialLatest, partialValidators(walks), opts),
+		units: units.length,
+		judgedUnits: sentenceKeys.size,
+	};
+}
+
+type Labelled = ReadonlyMap<string, ReadonlyMap<string, { summary: string; label: FaithfulnessLabel }>>;
+
+/** Pairwise agreement on the units both of a pair judged, and α over every unit two judged. */
+function agreementOf(validators: readonly string[], labels: Labelled): FaithfulnessAgreement {
 	const pairs: FaithfulnessPair[] = [];
 	for (let i = 0; i < validators.length; i++) {
 		for (let k = i + 1; k < validators.length; k++) {
-			const a = latest.get(validators[i]!)!;
-			const b = latest.get(validators[k]!)!;
+			const a = labels.get(validators[i]!)!;
+			const b = labels.get(validators[k]!)!;
 			const shared = [...a.keys()].filter((key) => b.has(key));
 			if (shared.length === 0) continue;
 			const la = shared.map((key) => a.get(key)!.label);
@@ -225,52 +322,49 @@ export function faithfulnessReport(
 			});
 		}
 	}
-	const judgedKeys = [...new Set(kept.map(keyOf))];
-	const matrix = judgedKeys.map((key) => validators.map((name) => latest.get(name)!.get(key)?.label ?? null));
+	const keys = [...new Set(validators.flatMap((name) => [...labels.get(name)!.keys()]))];
+	const matrix = keys.map((key) => validators.map((name) => labels.get(name)!.get(key)?.label ?? null));
 	const pairable = matrix.filter((u) => u.filter((x) => x !== null).length >= 2).length;
 	const alpha = validators.length >= 2 && pairable > 0 ? orNull(krippendorffAlpha(matrix)) : null;
+	return { pairs, alpha, units: pairable };
+}
 
+/** Each model judge against the people's majority, on the units of `unit` both judged. */
+function humanVsModelOf(
+	validators: readonly string[],
+	originOf: ReadonlyMap<string, FaithfulnessVerdict['origin']>,
+	labels: Labelled,
+	unit: UnitKind,
+): HumanModelRow[] {
 	const humans = validators.filter((v) => originOf.get(v) === 'human');
-	const humanVsModel: HumanModelRow[] = validators
-		.filter((v) => originOf.get(v) === 'model' && humans.length > 0)
+	if (humans.length === 0) return [];
+	return validators
+		.filter((v) => originOf.get(v) === 'model')
 		.flatMap((model) => {
-			const mine = latest.get(model)!;
-			const paired: [FaithfulnessLabel, FaithfulnessLabel][] = [];
-			for (const [key, v] of mine) {
-				const people = humans.flatMap((h) => latest.get(h)!.get(key)?.label ?? []);
-				if (people.length > 0) paired.push([v.label, majority(people)]);
+			const paired: { summary: string; model: FaithfulnessLabel; human: FaithfulnessLabel }[] = [];
+			for (const [key, v] of labels.get(model)!) {
+				const people = humans.flatMap((h) => labels.get(h)!.get(key)?.label ?? []);
+				if (people.length > 0) paired.push({ summary: v.summary, model: v.label, human: majority(people) });
 			}
 			if (paired.length === 0) return [];
-			const m = paired.map((p) => p[0]);
-			const h = paired.map((p) => p[1]);
-			const tally = (labels: FaithfulnessLabel[]) => [
-				Object.fromEntries(
-					FAITHFULNESS_LABELS.map((l) => [l, labels.filter((x) => x === l).length]),
-				) as unknown as FaithfulnessTally,
-			];
+			const m = paired.map((p) => p.model);
+			const h = paired.map((p) => p.human);
+			const share = (who: 'model' | 'human') =>
+				orNull(meanShare(countsBySummary(paired.map((p) => ({ summary: p.summary, outcome: p[who] })))));
 			return [
 				{
 					model,
+					unit,
 					n: paired.length,
 					percent: percentAgreement(m, h),
 					kappa: cohenKappa(m, h),
-					modelShare: orNull(shareOf(tally(m))),
-					humanShare: orNull(shareOf(tally(h))),
-					modelMissed: paired.filter(([a, b]) => a === 'faithful' && b === 'unfaithful').length,
-					modelFlagged: paired.filter(([a, b]) => a === 'unfaithful' && b === 'faithful').length,
+					modelShare: share('model'),
+					humanShare: share('human'),
+					modelMissed: paired.filter((p) => p.model === 'faithful' && p.human === 'unfaithful').length,
+					modelFlagged: paired.filter((p) => p.model === 'unfaithful' && p.human === 'faithful').length,
 				},
 			];
 		});
-
-	const partial = partialReport(units, latest, partialValidators(walks), opts);
-	return {
-		validators: rows,
-		agreement: { pairs, alpha, units: pairable },
-		humanVsModel,
-		partial,
-		units: units.length,
-		judgedUnits: judgedKeys.length,
-	};
 }
 
 /** The most given label; a tie is no decision ("unsure"). */
@@ -282,37 +376,79 @@ function majority(labels: readonly FaithfulnessLabel[]): FaithfulnessLabel {
 }
 
 export const FAITHFULNESS_WORD: Record<FaithfulnessLabel, string> = {
-	faithful: 'faithful',
-	unfaithful: 'unfaithful',
-	unsure: "can't tell",
+	faithful: OUTCOME_WORD.faithful,
+	partial: OUTCOME_WORD.partial,
+	unfaithful: OUTCOME_WORD.unfaithful,
+	unsure: OUTCOME_WORD.unsure,
 };
+
+const UNIT_WORD: Record<UnitKind, [string, string]> = {
+	sentences: ['sentence', 'sentences'],
+	claims: ['claim', 'claims'],
+};
+
+const kappaText = (k: number): string => (Number.isNaN(k) ? '—' : k.toFixed(3));
+
+/**
+ * A validator's score over one kind of unit, as one line: the faithful share of all units with its
+ * interval, each other outcome's share beside it, and the counts (`counts`: how they are named).
+ */
+function scoreLine(name: string, unit: string, score: UnitScore, counts: string): string {
+	const shares = score.shown.map((o, i) => {
+		const share = i === 0 ? percentInterval(score.shares[o], score.interval) : percent(score.shares[o]);
+		return `${share} ${OUTCOME_WORD[o]}`;
+	});
+	const over = counted(score.summaries, 'summary', 'summaries');
+	return `  ${name}, ${unit}: ${shares.join(', ')}; n=${score.n} in ${over} (${counts}; ${intervalNote(score.interval)})`;
+}
+
+const outcomeCounts = (score: UnitScore): string =>
+	score.shown.map((o) => `${score.counts[o]} ${OUTCOME_WORD[o]}`).join(', ');
+
+/** A model's claims by check: every answer counted, the unquoted and unreadable ones among them. */
+function checkCounts(checks: ClaimTally): string {
+	const each = CLAIM_VERDICTS.map((v) => `${checks.verdicts[v]} ${v}`).join(', ');
+	return `${each}; ${counted(checks.unsplit, 'sentence')} judged whole (claims answer unreadable)`;
+}
 
 /** The faithfulness section of the text report (names from the data are cleaned by the caller's `clean`). */
 export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string) => string): string[] {
 	if (report.validators.length === 0) return [];
-	const out = [
-		`faithfulness (LongEval, per sentence): ${report.judgedUnits}/${report.units} sentences judged`,
-	];
+	const how = "LongEval: each summary's faithful share of all its units, then the mean over summaries";
+	const out = [`faithfulness (${how}): ${report.judgedUnits}/${report.units} sentences judged`];
 	for (const v of report.validators) {
-		const shown = v.interval ? percentInterval(v.share!, v.interval) : percent(v.share);
-		out.push(
-			`  ${clean(v.validator)} (${v.origin}): ${shown} faithful  n=${v.judged} (${v.faithful} faithful, ${v.unfaithful} unfaithful, ${v.unsure} can't tell${v.interval ? `; ${intervalNote(v.interval)}` : ''})`,
-		);
-		if (v.claims) out.push(`    ${claimTallyLine(v.claims)}`);
+		const name = `${clean(v.validator)} (${v.origin})`;
+		if (v.sentences) out.push(scoreLine(name, 'sentences', v.sentences, outcomeCounts(v.sentences)));
+		if (v.claims)
+			out.push(
+				scoreLine(
+					name,
+					'claims (FABLES)',
+					v.claims,
+					v.checks ? checkCounts(v.checks) : outcomeCounts(v.claims),
+				),
+			);
 	}
-	for (const p of report.agreement.pairs) {
-		out.push(
-			`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${percent(p.percent)} on ${p.n} sentences, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
-		);
+	for (const [unit, agreement] of [
+		['sentences', report.agreement],
+		['claims', report.claimAgreement],
+	] as const) {
+		const [one, many] = UNIT_WORD[unit];
+		for (const p of agreement.pairs)
+			out.push(
+				`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${percent(p.percent)} on ${counted(p.n, one, many)}, Cohen's κ ${kappaText(p.kappa)}`,
+			);
+		if (agreement.alpha !== null)
+			out.push(
+				`  Krippendorff's α ${agreement.alpha.toFixed(3)} over ${counted(agreement.units, one, many)}`,
+			);
 	}
-	if (report.agreement.alpha !== null)
-		out.push(
-			`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} sentences`,
-		);
 	for (const r of report.humanVsModel) {
-		out.push(
-			`  human vs ${clean(r.model)}: ${percent(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${percent(r.modelShare)} (model) vs ${percent(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`,
-		);
+		const [one, many] = UNIT_WORD[r.unit];
+		const agree = `${percent(r.percent)} agree on ${counted(r.n, one, many)}, κ ${kappaText(r.kappa)}`;
+		const shares = `faithful ${percent(r.modelShare)} (model) vs ${percent(r.humanShare)} (human)`;
+		const misses = `model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`;
+		out.push(`  human vs ${clean(r.model)}: ${agree}; ${shares}; ${misses}`);
 	}
 	if (report.partial.validators.length > 0)
 		out.push(
@@ -320,13 +456,17 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		);
 	for (const p of report.partial.validators) {
 		const shown = p.interval ? percentInterval(p.estimate!, p.interval) : percent(p.estimate);
+		const judged = `${p.judged}/${p.units} sentences of ${counted(p.summaries, 'summary', 'summaries')}`;
+		const note = p.interval ? ` (${intervalNote(p.interval)})` : '';
 		out.push(
-			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${shown} faithful${p.interval ? ` (${intervalNote(p.interval)})` : ''}`,
+			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${judged}): estimated ${shown} faithful${note}`,
 		);
 	}
 	for (const c of report.partial.vsFull) {
+		const tau = c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3);
+		const shares = `faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`;
 		out.push(
-			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${c.summaries} summar${c.summaries === 1 ? 'y' : 'ies'}; faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`,
+			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${tau} over ${counted(c.summaries, 'summary', 'summaries')}; ${shares}`,
 		);
 	}
 	return out;

@@ -3,6 +3,7 @@ import { seededRandom } from './bootstrap.ts';
 import { intervals, type Spread } from './interval.ts';
 import type { IntervalUnit } from '../format/interval.ts';
 import { kendallTauB } from './kendall.ts';
+import { verdictOutcome } from './faithfulness-count.ts';
 
 /**
  * Partial annotation done LongEval's way (its §3.2): a validator judges a random share of the
@@ -76,13 +77,13 @@ export function partialValidators(walks: readonly Walk[]): Map<string, number> {
 
 interface Tally {
 	faithful: number;
-	decided: number;
+	judged: number;
 }
 
-/** A summary's faithful share: faithful ÷ (faithful + unfaithful), "can't tell" left out; NaN when none decided. */
-const shareOf = (t: Tally): number => (t.decided === 0 ? Number.NaN : t.faithful / t.decided);
+/** A summary's faithful share of all its judged units (LongEval: whatever is not faithful counts against); NaN when none. */
+const shareOf = (t: Tally): number => (t.judged === 0 ? Number.NaN : t.faithful / t.judged);
 
-/** The estimator: the mean over summaries of each one's share (summaries with no decided unit left out). */
+/** The estimator: the mean over summaries of each one's share. */
 function meanShare(tallies: readonly Tally[]): number {
 	let sum = 0;
 	let n = 0;
@@ -102,26 +103,25 @@ function talliesBySummary(
 	const out = new Map<ScoredSummary['id'], Tally & { units: Tally[] }>();
 	for (const v of verdicts) {
 		let t = out.get(v.summary);
-		if (!t) out.set(v.summary, (t = { faithful: 0, decided: 0, units: [] }));
-		const one = { faithful: v.label === 'faithful' ? 1 : 0, decided: v.label === 'unsure' ? 0 : 1 };
+		if (!t) out.set(v.summary, (t = { faithful: 0, judged: 0, units: [] }));
+		const one = { faithful: verdictOutcome(v) === 'faithful' ? 1 : 0, judged: 1 };
 		t.faithful += one.faithful;
-		t.decided += one.decided;
+		t.judged += one.judged;
 		t.units.push(one);
 	}
 	return out;
 }
 
-export const ESTIMATOR =
-	"mean over summaries of the faithful share of the judged sentences (can't tell left out)";
+export const ESTIMATOR = 'mean over summaries of the faithful share of all judged sentences';
 
 export interface PartialEstimate {
 	validator: string;
 	fraction: number;
-	/** The estimated full-annotation faithful share; null when no unit was decided. */
+	/** The estimated full-annotation faithful share; null when no unit was judged. */
 	estimate: number | null;
 	/**
 	 * As `intervals` picks it: a bootstrap over summaries when there are enough; with one summary
-	 * the estimate is its share, and Wilson's over its decided sentences; with a few, none.
+	 * the estimate is its share, and Wilson's over its judged sentences; with a few, none.
 	 */
 	interval: Spread | null;
 	/** What the interval is over; null when there is none. */
@@ -184,7 +184,7 @@ export function partialReport(
 							of: meanShare,
 							// A mean of several summaries' shares is no share of pooled sentences.
 							...(only && {
-								pooled: { successes: only.faithful, n: only.decided, unit: 'sentences' as const },
+								pooled: { successes: only.faithful, n: only.judged, unit: 'sentences' as const },
 							}),
 						},
 					},

@@ -47,10 +47,11 @@ export type Action =
 	| 'agree'
 	| 'partial'
 	| 'disagree'
-	// The faithfulness walk's verdicts (LongEval).
+	// The faithfulness walk's verdicts (LongEval; FABLES' partial support is 'partial'), and its units.
 	| 'faithful'
 	| 'unfaithful'
 	| 'cantTell'
+	| 'units'
 	| 'undo'
 	| 'nextUnjudged'
 	| 'addAnnotation'
@@ -457,12 +458,19 @@ export const BINDINGS: readonly Binding[] = [
 		short: 'note',
 		screens: ['faithfulness'],
 	},
-	// The faithfulness walk: f / x / c (not ?, which is help everywhere).
+	// The faithfulness walk: f / p / x / c (not ?, which is help everywhere), and s for its units.
 	{
 		action: 'faithful',
 		keys: [{ char: 'f' }],
-		description: 'faithful: everything the sentence says is supported by the book',
+		description: 'faithful: everything the sentence (or claim) says is supported by the book',
 		short: 'faithful',
+		screens: ['faithfulness'],
+	},
+	{
+		action: 'partial',
+		keys: [{ char: 'p' }],
+		description: 'partial support (FABLES): the book states some of what it says, not all',
+		short: 'partial',
 		screens: ['faithfulness'],
 	},
 	{
@@ -477,6 +485,13 @@ export const BINDINGS: readonly Binding[] = [
 		keys: [{ char: 'c' }],
 		description: "can't tell from what you have read and the evidence shown",
 		short: "can't tell",
+		screens: ['faithfulness'],
+	},
+	{
+		action: 'units',
+		keys: [{ char: 's' }],
+		description: 'switch between whole sentences and the claims a model judge split them into',
+		short: 'claims',
 		screens: ['faithfulness'],
 	},
 	// The validation walk's results, and its dialogs (see WALK_DIALOGS).
@@ -736,7 +751,7 @@ export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
 	run: ['pause', 'step', 'edit', 'rerun', 'score', 'validate', 'versions', 'nextPane', 'chunk'],
 	study: ['up', 'open'],
 	validate: ['agree', 'partial', 'disagree', 'undo', 'note', 'nextUnjudged', 'addAnnotation', 'link'],
-	faithfulness: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
+	faithfulness: ['faithful', 'partial', 'unfaithful', 'cantTell', 'units', 'undo', 'note', 'nextUnjudged'],
 	reasons: ['toggle', 'save', 'cancel'],
 	span: ['left', 'shrink', 'grow', 'confirm', 'cancel', 'trimStart', 'trimEnd', 'whole', 'link'],
 	types: ['toggle', 'save', 'cancel'],

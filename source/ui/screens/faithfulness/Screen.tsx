@@ -6,6 +6,7 @@ import {
 	faithfulnessVerdictOn,
 	faithfulnessVerdictsOf,
 	firstUnjudgedUnit,
+	unitKey,
 	type FaithfulnessUnit,
 } from '../../../score/faithfulness.ts';
 import type { FaithfulnessWalk } from '../../../app/faithfulness-walk.ts';
@@ -30,7 +31,7 @@ import { TextField } from '../../components/TextField.tsx';
 import { DASH } from '../../../format/missing.ts';
 import { shareOf } from '../../../format/percent.ts';
 
-const LABEL_TONE = { faithful: 'ok', unfaithful: 'error', unsure: 'warn' } as const;
+const LABEL_TONE = { faithful: 'ok', partial: 'warn', unfaithful: 'error', unsure: 'warn' } as const;
 
 /**
  * The faithfulness walk (LongEval's fine-grained protocol): the summary with the current sentence
@@ -54,7 +55,10 @@ export function FaithfulnessScreen({
 
 	const sentencesOf = (id: ScoredSummary['id']) => summarySentences(walk.summary(id));
 
+	// The walk's units as they are when a key arrives, not as this render drew them: `s` switches
+	// them at once, and a key typed right after it (before the next render) is for the new ones.
 	const world = (): FaithfulnessWorld => {
+		const units = walk.units;
 		const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
 		const verdicts = new Map(
 			units.flatMap((u, i) => {
@@ -62,22 +66,27 @@ export function FaithfulnessScreen({
 				return v ? [[i, v] as const] : [];
 			}),
 		);
+		// Undo takes back the latest verdict: only when it is on a unit shown now (not on a sentence while claims are).
 		let latest: number | null = null;
 		const all = walk.verdicts;
-		for (let i = all.length - 1; i >= 0 && latest === null; i--) {
+		for (let i = all.length - 1; i >= 0; i--) {
 			const v = all[i]!;
 			if (v.validator !== walk.validator) continue;
-			const at = units.findIndex((u) => u.summary === v.summary && u.sentence === v.sentence);
+			const at = units.findIndex((u) => unitKey(u) === unitKey(v));
 			latest = at === -1 ? null : at;
+			break;
 		}
 		return { units, verdicts, latest, page: Math.max(1, rows - 3) };
 	};
 
 	const quit = () => (onQuit ? onQuit() : exit());
-	const finished = `every sentence${walk.partial ? ' of your sample' : ''} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
+	const finished = () => {
+		const every = `every ${walk.unitKind === 'claims' ? 'claim' : 'sentence'}${walk.partial ? ' of your sample' : ''}`;
+		return `${every} is judged${reportHint ? `; see the results with ${reportHint}` : ''}`;
+	};
 	const allJudged = () => {
 		const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
-		return units.every((u) => faithfulnessVerdictOn(mine, u));
+		return walk.units.every((u) => faithfulnessVerdictOn(mine, u));
 	};
 	const perform = (effect: FaithfulnessEffect, dispatch: (msg: FaithfulnessMsg) => void): void => {
 		switch (effect.kind) {
@@ -88,12 +97,29 @@ export function FaithfulnessScreen({
 			case 'mark':
 				// Checked once the verdict is saved, so quick presses still end on the walk's last word.
 				return reportSave(
-					walk.mark(units[effect.unit]!, effect.label, effect.note),
-					() => (allJudged() ? `${effect.done} · ${finished}` : effect.done),
+					walk.mark(walk.units[effect.unit]!, effect.label, effect.note),
+					() => (allJudged() ? `${effect.done} · ${finished()}` : effect.done),
 					dispatch,
 				);
 			case 'undo':
 				return reportSave(walk.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
+			case 'units': {
+				const now = walk.switchUnits();
+				if (now === null)
+					return dispatch({
+						type: 'done',
+						message:
+							'no claims to judge yet: a model judge splits the sentences into claims (booook faithfulness ID)',
+					});
+				return dispatch({
+					type: 'switched',
+					index: firstUnjudgedUnit(walk.units, walk.verdicts, walk.validator),
+					message:
+						now === 'claims'
+							? `judging the claims ${walk.claimJudge ?? 'a model'} split the sentences into; s: whole sentences again`
+							: 'judging whole sentences; s: claims',
+				});
+			}
 		}
 	};
 	// The walk opens on the first sentence not judged yet.
@@ -120,19 +146,33 @@ export function FaithfulnessScreen({
 	const mine = faithfulnessVerdictsOf(walk.verdicts, walk.validator);
 	const verdict = faithfulnessVerdictOn(mine, unit);
 	const judged = units.filter((u) => faithfulnessVerdictOn(mine, u)).length;
-	const tally = { faithful: 0, unfaithful: 0, unsure: 0 };
+	const tally = { faithful: 0, partial: 0, unfaithful: 0, unsure: 0 };
 	for (const u of units) {
 		const v = faithfulnessVerdictOn(mine, u);
 		if (v) tally[v.label] += 1;
 	}
-	const decided = tally.faithful + tally.unfaithful;
+	const claims = walk.unitKind === 'claims';
 	const evidence = evidenceFor?.(unit);
 	// Evidence gets up to a third of the terminal; the summary pane takes what is left.
 	const evidenceRows = evidence && evidence.length > 0 ? Math.max(3, Math.floor(rows / 3)) : 0;
 	const fixed =
-		1 + 1 + 1 + 1 + (ui.overlay.kind === 'note' ? 3 : 0) + (ui.message ? 1 : 0) + 1 + evidenceRows;
+		1 +
+		1 +
+		1 +
+		1 +
+		(claims ? 1 : 0) +
+		(ui.overlay.kind === 'note' ? 3 : 0) +
+		(ui.message ? 1 : 0) +
+		1 +
+		evidenceRows;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
 	const span = sentencesOf(unit.summary)[unit.sentence];
+	const inSummary = `sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary`;
+	const place = walk.partial
+		? `${claims ? 'claim' : 'sentence'} ${index + 1} of ${units.length} in your sample · ${inSummary}`
+		: claims
+			? `claim ${index + 1}/${units.length} · claim ${unit.claim!.index + 1} of sentence ${unit.sentence + 1}`
+			: `sentence ${index + 1}/${units.length}`;
 
 	return (
 		<Box flexDirection="column" width={columns}>
@@ -141,7 +181,8 @@ export function FaithfulnessScreen({
 			</Text>
 			<Text wrap="truncate" color={theme.color('accent')}>
 				{truncate(
-					`judged ${judged}/${units.length} · faithful ${decided === 0 ? DASH : `${shareOf(tally.faithful, decided)}%`} (${tally.faithful} faithful, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
+					`judged ${judged}/${units.length} · ${judged === 0 ? DASH : `${shareOf(tally.faithful, judged)}%`} of them faithful ` +
+						`(${tally.faithful} faithful, ${tally.partial} partial, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
 					width,
 				)}
 			</Text>
@@ -151,14 +192,12 @@ export function FaithfulnessScreen({
 				width={width}
 				height={paneHeight}
 			/>
-			<Text wrap="truncate">
-				{truncate(
-					walk.partial
-						? `sentence ${index + 1} of ${units.length} in your sample · sentence ${unit.sentence + 1}/${sentencesOf(unit.summary).length} of the summary · ${clean(summary?.book ?? '')}`
-						: `sentence ${index + 1}/${units.length} · ${clean(summary?.book ?? '')}`,
-					width,
-				)}
-			</Text>
+			<Text wrap="truncate">{truncate(`${place} · ${clean(summary?.book ?? '')}`, width)}</Text>
+			{claims ? (
+				<Text bold wrap="truncate">
+					{truncate(`claim: ${clean(unit.claim!.text)}`, width)}
+				</Text>
+			) : null}
 			<Text wrap="truncate" color={verdict ? theme.color(LABEL_TONE[verdict.label]) : theme.color('muted')}>
 				{truncate(
 					verdict

@@ -34,19 +34,27 @@ export interface FaithfulnessWorld {
 	page: number;
 }
 
-export type FaithfulnessMsg = KeyMsg | { type: 'done'; message: string };
+export type FaithfulnessMsg =
+	| KeyMsg
+	| { type: 'done'; message: string }
+	/** The units were switched: where the walk now stands among the new ones. */
+	| { type: 'switched'; index: number; message: string };
 
 export type FaithfulnessEffect =
 	| { kind: 'mark'; unit: number; label: FaithfulnessLabel; note: string | null; done: string }
 	| { kind: 'undo' }
+	| { kind: 'units' }
 	| { kind: 'quit' }
 	| { kind: 'back' };
 
 const LABEL_OF: Partial<Record<Action, FaithfulnessLabel>> = {
 	faithful: 'faithful',
+	partial: 'partial',
 	unfaithful: 'unfaithful',
 	cantTell: 'unsure',
 };
+
+const FIRST = 'give a verdict first (f, p, x or c), then add a note to it';
 
 export function init(index: number): FaithfulnessState {
 	return { index, overlay: { kind: 'none' }, message: null, quitting: false };
@@ -65,6 +73,8 @@ export const update: Update<FaithfulnessState, FaithfulnessMsg, FaithfulnessEffe
 	ctx,
 ): Result => {
 	if (action.type === 'done') return stay({ ...state, message: action.message });
+	if (action.type === 'switched')
+		return stay({ ...state, index: action.index, overlay: { kind: 'none' }, message: action.message });
 	if (state.quitting) return stay(state);
 	if (action.action === 'quit') return stay({ ...state, quitting: true }, [{ kind: 'quit' }]);
 	const now = { ...state, message: null };
@@ -84,7 +94,7 @@ export const update: Update<FaithfulnessState, FaithfulnessMsg, FaithfulnessEffe
 		if (key.type === 'edit') return stay({ ...now, overlay: { ...overlay, field: key.field } });
 		if (key.type === 'close') return stay(close(key.message));
 		const given = ctx.verdicts.get(overlay.unit);
-		if (!given) return stay(close('give a verdict first (f, x or c), then add a note to it'));
+		if (!given) return stay(close(FIRST));
 		return stay(close(), [
 			{ kind: 'mark', unit: overlay.unit, label: given.label, note: key.note, done: key.done },
 		]);
@@ -112,6 +122,8 @@ export const update: Update<FaithfulnessState, FaithfulnessMsg, FaithfulnessEffe
 			return stay(now, [{ kind: 'back' }]);
 		case 'help':
 			return stay({ ...now, overlay: { kind: 'help', scroll: 0 } });
+		case 'units':
+			return stay(now, [{ kind: 'units' }]);
 		case 'left':
 			return stay({ ...now, index: Math.max(0, now.index - 1) });
 		case 'right':
@@ -121,14 +133,14 @@ export const update: Update<FaithfulnessState, FaithfulnessMsg, FaithfulnessEffe
 				const i = (now.index + k) % count;
 				if (!ctx.verdicts.has(i)) return stay({ ...now, index: i });
 			}
-			return stay({ ...now, message: 'every sentence is judged' });
+			return stay({ ...now, message: 'every one is judged' });
 		}
 		case 'undo':
 			if (ctx.latest === null) return stay({ ...now, message: 'nothing to undo' });
 			return stay({ ...now, index: ctx.latest }, [{ kind: 'undo' }]);
 		case 'note': {
 			const given = ctx.verdicts.get(now.index);
-			if (!given) return stay({ ...now, message: 'give a verdict first (f, x or c), then add a note to it' });
+			if (!given) return stay({ ...now, message: FIRST });
 			return stay({
 				...now,
 				overlay: {
