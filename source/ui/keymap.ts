@@ -11,6 +11,8 @@ export type Screen =
 	| 'score'
 	| 'validate'
 	| 'faithfulness'
+	// The blind comparison of two summaries (ui/screens/compare).
+	| 'compare'
 	| 'results'
 	| 'editor'
 	| 'versions'
@@ -51,6 +53,10 @@ export type Action =
 	| 'faithful'
 	| 'unfaithful'
 	| 'cantTell'
+	// The comparison's answers: the summary shown first (A) or second (B) is better, or a tie.
+	| 'preferFirst'
+	| 'preferSecond'
+	| 'tie'
 	| 'undo'
 	| 'nextUnjudged'
 	| 'addAnnotation'
@@ -174,6 +180,7 @@ const ALL: readonly Screen[] = [
 	'score',
 	'validate',
 	'faithfulness',
+	'compare',
 	'results',
 	'versions',
 ];
@@ -479,6 +486,98 @@ export const BINDINGS: readonly Binding[] = [
 		short: "can't tell",
 		screens: ['faithfulness'],
 	},
+	// The comparison: A / B / t answer the criterion under the cursor (not ?, which is help everywhere).
+	{
+		action: 'preferFirst',
+		keys: [{ char: 'a' }],
+		description: 'summary A is better on this criterion',
+		short: 'A',
+		screens: ['compare'],
+	},
+	{
+		action: 'preferSecond',
+		keys: [{ char: 'b' }],
+		description: 'summary B is better on this criterion',
+		short: 'B',
+		screens: ['compare'],
+	},
+	{
+		action: 'tie',
+		keys: [{ char: 't' }],
+		description: 'a tie on this criterion',
+		short: 'tie',
+		screens: ['compare'],
+	},
+	{
+		action: 'up',
+		keys: [{ name: 'up' }, { char: 'k' }],
+		description: 'previous criterion',
+		short: 'criterion',
+		screens: ['compare'],
+	},
+	{
+		action: 'down',
+		keys: [{ name: 'down' }, { char: 'j' }],
+		description: 'next criterion',
+		short: 'criterion',
+		screens: ['compare'],
+	},
+	{
+		action: 'left',
+		keys: [{ name: 'left' }],
+		description: 'previous pair',
+		short: 'prev',
+		screens: ['compare'],
+	},
+	{
+		action: 'right',
+		keys: [{ name: 'right' }],
+		description: 'next pair',
+		short: 'next',
+		screens: ['compare'],
+	},
+	{
+		action: 'nextUnjudged',
+		keys: [{ char: 'n' }],
+		description: 'next pair not judged yet',
+		short: 'unjudged',
+		screens: ['compare'],
+	},
+	{
+		action: 'undo',
+		keys: [{ char: 'u' }],
+		description: 'undo your last answer or note',
+		short: 'undo',
+		screens: ['compare'],
+	},
+	{
+		action: 'note',
+		keys: [{ char: 'm' }],
+		description: 'a note on this pair',
+		short: 'note',
+		screens: ['compare'],
+	},
+	{
+		action: 'scrollUp',
+		keys: [{ name: 'pageUp' }],
+		description: 'scroll both summaries up',
+		short: 'scroll',
+		screens: ['compare'],
+	},
+	{
+		action: 'scrollDown',
+		keys: [{ name: 'pageDown' }],
+		description: 'scroll both summaries down',
+		short: 'scroll',
+		screens: ['compare'],
+	},
+	{
+		action: 'back',
+		keys: [{ name: 'escape' }],
+		description: 'back / close',
+		short: 'back',
+		screens: ['compare'],
+	},
 	// The validation walk's results, and its dialogs (see WALK_DIALOGS).
 	{
 		action: 'results',
@@ -737,6 +836,7 @@ export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
 	study: ['up', 'open'],
 	validate: ['agree', 'partial', 'disagree', 'undo', 'note', 'nextUnjudged', 'addAnnotation', 'link'],
 	faithfulness: ['faithful', 'unfaithful', 'cantTell', 'undo', 'note', 'nextUnjudged'],
+	compare: ['preferFirst', 'preferSecond', 'tie', 'down', 'nextUnjudged', 'undo', 'note'],
 	reasons: ['toggle', 'save', 'cancel'],
 	span: ['left', 'shrink', 'grow', 'confirm', 'cancel', 'trimStart', 'trimEnd', 'whole', 'link'],
 	types: ['toggle', 'save', 'cancel'],
