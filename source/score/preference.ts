@@ -1,4 +1,4 @@
-import { probit, sampleRankCorrelation } from 'simple-statistics';
+import { sampleRankCorrelation } from 'simple-statistics';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { seededRandom } from './bootstrap.ts';
 import {
@@ -12,7 +12,7 @@ import {
 	type Pair,
 	type PairJudgment,
 } from './compare.ts';
-import { intervals, type Spread } from './interval.ts';
+import { intervals, normalQuantile, type Spread } from './interval.ts';
 
 /**
  * A comparison's results as the paper's Table 4 gives them, pure: per criterion, the share of
@@ -246,12 +246,14 @@ export function rankCorrelation(
 		why,
 	});
 	if (n < 3) return none(null, 'fewer than 3 pairs');
-	const rho = sampleRankCorrelation([...xs], [...ys]);
-	if (Number.isNaN(rho)) return none(null, 'no variation on one side (every pair the same)');
+	const raw = sampleRankCorrelation([...xs], [...ys]);
+	// Rounding can carry a perfect order a hair past ±1.
+	const rho = Math.max(-1, Math.min(1, raw));
+	if (Number.isNaN(raw)) return none(null, 'no variation on one side (every pair the same)');
 	if (n < 4) return none(rho, 'fewer than 4 pairs for an interval');
 	if (Math.abs(rho) >= 1) return none(rho, 'a perfect rank order leaves no interval');
 	const z = Math.atanh(rho);
-	const half = probit(1 - (1 - level) / 2) * Math.sqrt((1 + (rho * rho) / 2) / (n - 3));
+	const half = normalQuantile(1 - (1 - level) / 2) * Math.sqrt((1 + (rho * rho) / 2) / (n - 3));
 	return {
 		criterion,
 		n,
