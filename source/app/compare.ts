@@ -25,6 +25,10 @@ import { Session, type SessionData } from '../store/session.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { planStudy, readStudy } from './study-plan.ts';
 import { Watched } from './watched.ts';
+import { judgeComparison, type CompareJudgeResult } from '../engine/compare-judge.ts';
+import { loadTemplates } from '../prompts/load.ts';
+import { passClient, passModel, type PassOptions } from './model-client.ts';
+import { DEFAULTS } from '../config.ts';
 
 /**
  * `booook compare`: a blind side-by-side comparison of finished summaries of the same book (the
@@ -390,4 +394,50 @@ export async function studyComparisons(dir: string, study: string): Promise<stri
 		),
 	);
 	return found.filter((n): n is string => n !== null);
+}
+
+/**
+ * A model as judge of comparison `name` (`compare --model`): refused before anything is opened when
+ * it is no LLM or its key is missing; `run` then makes one call per pair not judged by it yet.
+ */
+export async function compareJudging(
+	dir: string,
+	name: string,
+	opts: Omit<PassOptions, 'id' | 'sessionsDir'>,
+): Promise<{
+	judge: string;
+	run: (signal: AbortSignal) => Promise<CompareJudgeResult & { priced: boolean }>;
+}> {
+	const env = opts.env ?? process.env;
+	const model = passModel(
+		{ run: { config: { provider: 'extractive', model: '', baseUrl: null } } },
+		opts,
+		env,
+		{ task: 'judging a comparison', verb: 'judging' },
+	);
+	const templates = await loadTemplates(opts.prompts ?? null);
+	if (!(await ComparisonStore.peek(dir, name)))
+		throw badInput(
+			`there is no comparison "${name}" in ${dir}; name the sessions to compare (${commandLine('compare ID1 ID2 … --model M')})`,
+		);
+	const client = passClient(model, { prices: opts.prices, env, account: opts.account });
+	return {
+		judge: `${model.provider}/${model.model}`,
+		run: async (signal) => {
+			const store = await ComparisonStore.open(dir, name);
+			try {
+				const result = await judgeComparison({
+					store,
+					template: templates['compare-judge'],
+					provider: client.provider,
+					costOf: client.costOf,
+					concurrency: opts.concurrency ?? DEFAULTS.concurrency,
+					signal,
+				});
+				return { ...result, priced: client.priced };
+			} finally {
+				await store.close();
+			}
+		},
+	};
 }

@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import {
 	CompareWalk,
+	compareJudging,
 	comparisonNameFor,
 	comparisonResults,
 	openComparison,
@@ -12,11 +13,23 @@ import { commandLine, shellWord } from '../program.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { compareJson, compareLines } from './compare-results.ts';
-import { integerFrom, sessionsDirOption, type Exit } from './flags.ts';
+import {
+	accountLimits,
+	integerFrom,
+	PRICES_HELP,
+	sessionsDirOption,
+	withPassModelOptions,
+	withRateLimitOptions,
+	type Exit,
+} from './flags.ts';
+import { cancelOnSignal } from './interrupt.ts';
+import { usd } from '../format/cost.ts';
+import { counted } from '../format/count.ts';
+import type { AccountLimits } from '../llm/create.ts';
 import { output, type Stream } from './output.ts';
 
 export const spec = (exit: Exit) =>
-	new Command('compare')
+	withPassModelOptions(withRateLimitOptions(new Command('compare')), 'judge')
 		.description(
 			"compare finished summaries of the same book two at a time, blind (the paper's Table 4): each pair shown in a random order with who made it hidden until you have judged overall preference, level of detail, structure and pacing, and logic and understandability (a, b or t each)",
 		)
@@ -52,6 +65,12 @@ export const spec = (exit: Exit) =>
 			'print the results (Table 4, agreement, the correlation with BooookScore) instead of judging',
 		)
 		.option('--json', 'print the results as JSON instead of judging')
+		.option(
+			'--judge',
+			'a model judges every pair instead of you (also implied by --model or --provider): one call per pair, in the order shown to people; then the results, with its agreement with the people',
+		)
+		.option('--prompts <dir>', "read the judge's prompt template (compare-judge.txt) from this folder")
+		.option('--prices <file>', PRICES_HELP)
 		.addOption(sessionsDirOption())
 		.action(async (sources, flags) => {
 			exit(
@@ -65,6 +84,17 @@ export const spec = (exit: Exit) =>
 					resamples: flags.resamples,
 					results: !!flags.results,
 					json: !!flags.json,
+					judge: flags.judge || flags.model || flags.provider
+						? {
+								provider: flags.provider,
+								model: flags.model,
+								baseUrl: flags.baseUrl,
+								concurrency: flags.concurrency,
+								prompts: flags.prompts,
+								prices: flags.prices,
+								account: accountLimits(flags),
+							}
+						: undefined,
 				}),
 			);
 		});
@@ -74,6 +104,17 @@ export interface CompareOptions extends CompareTarget {
 	resamples: number;
 	results: boolean;
 	json: boolean;
+	/** A model judges the pairs (`--model`), as named by these flags. */
+	judge?: {
+		provider?: string;
+		model?: string;
+		baseUrl?: string;
+		concurrency?: number;
+		prompts?: string;
+		prices?: string;
+		account?: AccountLimits;
+	};
+	env?: NodeJS.ProcessEnv;
 	stdin?: NodeJS.ReadStream;
 	stdout?: NodeJS.WriteStream;
 	stderr?: Stream;
@@ -83,6 +124,7 @@ export interface CompareOptions extends CompareTarget {
 export async function compareCommand(dir: string, opts: CompareOptions): Promise<number> {
 	const stdin = opts.stdin ?? process.stdin;
 	const stdout = opts.stdout ?? process.stdout;
+	if (opts.judge) return judgeCommand(dir, opts, opts.judge);
 	const walking = !opts.results && !opts.json;
 	if (walking && (!stdin.isTTY || !stdout.isTTY))
 		throw badInput(
@@ -137,4 +179,47 @@ export async function printComparison(
 	if (opts.json) out.json(compareJson(snapshot, results, scores));
 	else out.line(compareLines(snapshot, results).join('\n'));
 	return 0;
+}
+
+/** `booook compare --model M`: the model judges every pair it has not, then the results are printed. */
+async function judgeCommand(
+	dir: string,
+	opts: CompareOptions,
+	judge: NonNullable<CompareOptions['judge']>,
+): Promise<number> {
+	const err = output(opts.stderr ?? process.stderr);
+	const name = await comparisonNameFor(opts);
+	// Made first when the sources are named: a model may judge before any person does.
+	if (opts.sources.length > 0) await (await openComparison(dir, opts)).close();
+	const judging = await compareJudging(dir, name, { ...judge, env: opts.env });
+	const again = commandLine(
+		`compare --name ${shellWord(name)}${judge.provider ? ` --provider ${judge.provider}` : ''}${judge.model ? ` --model ${shellWord(judge.model)}` : ''}${sessionsDirArg(dir)}`,
+	);
+	const abort = new AbortController();
+	err.line(
+		`judging comparison ${name} with ${judging.judge}: one call per pair it has not judged, the two summaries in the order shown to people`,
+	);
+	const result = await cancelOnSignal(
+		() => abort.abort(),
+		() => judging.run(abort.signal),
+	);
+	const cost = `${counted(result.totals.calls, 'call')}, ${result.priced ? usd(result.totals.cost) : 'cost unknown (no price for the model)'}`;
+	if (result.status === 'cancelled') {
+		err.line(
+			`interrupted after ${counted(result.judged, 'pair')} judged (${cost}); they are saved. Continue with: ${again}`,
+		);
+		return 130;
+	}
+	if (result.status === 'failed') {
+		err.line(
+			`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`,
+		);
+		return 1;
+	}
+	const unreadable =
+		result.unreadable > 0
+			? `; ${counted(result.unreadable, 'answer')} could not be read (those pairs stay unjudged; the same command asks again)`
+			: '';
+	err.line(`${result.judge} judged ${counted(result.judged, 'pair')} (${cost})${unreadable}`);
+	return printComparison(dir, name, { ...opts, stdout: opts.stdout ?? process.stdout });
 }

@@ -178,3 +178,34 @@ export function judgmentsOf(records: readonly CompareRecord[]): Map<string, Map<
 export function complete(j: PairJudgment | undefined): boolean {
 	return j !== undefined && CRITERIA.every((c) => j.choices[c] !== undefined);
 }
+
+const ANSWER_LINE: Record<Criterion, RegExp> = {
+	overall: /^\W*overall\W*:\s*(.+)$/imu,
+	detail: /^\W*detail\W*:\s*(.+)$/imu,
+	structure: /^\W*structure\W*:\s*(.+)$/imu,
+	logic: /^\W*logic\W*:\s*(.+)$/imu,
+};
+
+/**
+ * A model judge's answer (prompts/compare-judge.txt): one line per criterion, A, B or tie, in the
+ * terms of the order shown. Unreadable when a criterion's line is missing or says anything else.
+ */
+export function readCompareAnswer(
+	text: string,
+): { ok: true; value: Record<Criterion, 'first' | 'second' | 'tie'> } | { ok: false; reason: string } {
+	const value = {} as Record<Criterion, 'first' | 'second' | 'tie'>;
+	for (const c of CRITERIA) {
+		const said = ANSWER_LINE[c]
+			.exec(text)?.[1]
+			?.trim()
+			.replace(/[.*"'`]+$/u, '')
+			.replace(/^[*"'`]+/u, '')
+			.toLowerCase();
+		if (said === undefined) return { ok: false, reason: `no "${c[0]!.toUpperCase()}${c.slice(1)}:" line` };
+		if (said === 'a' || said === 'summary a') value[c] = 'first';
+		else if (said === 'b' || said === 'summary b') value[c] = 'second';
+		else if (said === 'tie') value[c] = 'tie';
+		else return { ok: false, reason: `${c}: "${said.slice(0, 40)}" is not A, B or tie` };
+	}
+	return { ok: true, value };
+}
