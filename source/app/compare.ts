@@ -22,6 +22,7 @@ import { currentSummaries } from '../score/session-score.ts';
 import { ComparisonStore, type ComparisonDefinition, type ComparisonSnapshot } from '../store/comparison.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { Session, type SessionData } from '../store/session.ts';
+import { readSessions } from '../store/list.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import { planStudy, readStudy } from './study-plan.ts';
 import { Watched } from './watched.ts';
@@ -440,4 +441,24 @@ export async function compareJudging(
 			}
 		},
 	};
+}
+
+/** Session `id` and the other finished runs of its book in the folder (the home screen's C). */
+export async function sameBookSessions(dir: string, id: string): Promise<string[]> {
+	const { data } = await Session.snapshot(dir, id);
+	if (data.kind !== 'book' || data.run.status !== 'done')
+		throw badInput(`session "${id}" is not a finished run; choose a finished session to compare`);
+	const { sessions } = await readSessions(dir);
+	const others = sessions
+		.filter(
+			(s) =>
+				s.kind === 'book' && s.id !== id && s.run.status === 'done' && s.book.sha256 === data.book.sha256,
+		)
+		.map((s) => s.id)
+		.sort();
+	if (others.length === 0)
+		throw badInput(
+			`no other finished session of "${data.book.title}" to compare with; make one with the other method (${commandLine('run BOOK --method inc')} or hier)`,
+		);
+	return [id, ...others];
 }

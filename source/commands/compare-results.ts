@@ -11,7 +11,8 @@ import type {
 	RankCorrelation,
 } from '../score/preference.ts';
 import type { ComparisonSnapshot } from '../store/comparison.ts';
-import { assignmentWords } from '../app/compare.ts';
+import { assignmentWords, comparisonResults, studyComparisons } from '../app/compare.ts';
+import { output, type Stream } from './output.ts';
 import { sanitize } from '../text/sanitize.ts';
 
 /** A comparison's results as text (Table 4's shape) and as JSON: by `compare --results`, `report NAME.compare` and a study's report. */
@@ -196,4 +197,33 @@ export function compareJson(
 		unscored: results.unscored,
 		criteria: CRITERIA,
 	};
+}
+
+/** The results of comparison `name`, as text or JSON (also `booook report NAME.compare`). */
+export async function printComparison(
+	dir: string,
+	name: string,
+	opts: { json: boolean; seed: number; resamples: number; stdout?: Stream },
+): Promise<number> {
+	const { snapshot, results, scores } = await comparisonResults(dir, name, opts);
+	const out = output(opts.stdout ?? process.stdout);
+	if (opts.json) out.json(compareJson(snapshot, results, scores));
+	else out.line(compareLines(snapshot, results).join('\n'));
+	return 0;
+}
+
+/** The comparisons made over a study's cells, as lines and as JSON, for the study's report. */
+export async function studyComparisonResults(
+	dir: string,
+	study: string,
+	opts: { seed: number; resamples: number },
+): Promise<{ lines: string[]; json: unknown[] }> {
+	const lines: string[] = [];
+	const json: unknown[] = [];
+	for (const name of await studyComparisons(dir, study)) {
+		const { snapshot, results, scores } = await comparisonResults(dir, name, opts);
+		lines.push(...compareLines(snapshot, results));
+		json.push(compareJson(snapshot, results, scores));
+	}
+	return { lines, json };
 }

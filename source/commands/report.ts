@@ -182,7 +182,7 @@ export async function reportCommand(
 	}
 	if (comparisonNameOf(id) !== null && !(await isSessionFolder(dir, id))) {
 		// A comparison's folder (NAME.compare): its results as `compare --results` prints them.
-		const { printComparison } = await import('./compare.ts');
+		const { printComparison } = await import('./compare-results.ts');
 		return printComparison(dir, comparisonNameOf(id)!, { ...opts, stdout });
 	}
 	if (opts.csv)

@@ -54,6 +54,7 @@ export type Action =
 	| 'unfaithful'
 	| 'cantTell'
 	// The comparison's answers: the summary shown first (A) or second (B) is better, or a tie.
+	| 'compare'
 	| 'preferFirst'
 	| 'preferSecond'
 	| 'tie'
@@ -485,6 +486,14 @@ export const BINDINGS: readonly Binding[] = [
 		description: "can't tell from what you have read and the evidence shown",
 		short: "can't tell",
 		screens: ['faithfulness'],
+	},
+	{
+		action: 'compare',
+		keys: [{ char: 'C' }],
+		description:
+			"compare the selected session's summary, blind, with the other finished sessions of its book",
+		short: 'compare',
+		screens: ['home'],
 	},
 	// The comparison: A / B / t answer the criterion under the cursor (not ?, which is help everywhere).
 	{
