@@ -32,6 +32,7 @@ const COMMANDS = {
 	faithfulness: () => import('./commands/faithfulness.ts'),
 	memory: () => import('./commands/memory.ts'),
 	study: () => import('./commands/study.ts'),
+	compare: () => import('./commands/compare.ts'),
 } satisfies Record<string, () => Promise<{ spec: (exit: Exit) => CommandUnknownOpts }>>;
 type Name = keyof typeof COMMANDS;
 const NAMES = Object.keys(COMMANDS) as Name[];

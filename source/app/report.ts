@@ -22,6 +22,11 @@ export async function isStudyFile(dir: string, id: string): Promise<boolean> {
 	);
 }
 
+/** Whether `<dir>/<id>` is a session's folder. */
+export async function isSessionFolder(dir: string, id: string): Promise<boolean> {
+	return (await folderState(join(dir, id))).kind === 'session';
+}
+
 /**
  * A session's report, read from a snapshot (nothing is changed): BooookScore by source, precision,
  * agreement, faithfulness; `missing`, the final summary a run names but does not hold (text and

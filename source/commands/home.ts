@@ -116,6 +116,11 @@ async function openChoice(
 		await validateInTerminal(dir, choice.id, { mode: 'blind', seed: 2024 });
 		return {};
 	}
+	if (choice.kind === 'compare') {
+		const { compareFromHome } = await import('./compare-screen.ts');
+		await compareFromHome(dir, choice.id);
+		return {};
+	}
 	const stderr = interactive.stderr ?? process.stderr;
 	if (choice.kind === 'new') {
 		const made = checked.find((c) => c.input === choice.input);

@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { isStudyFile, sessionReport } from '../app/report.ts';
+import { isSessionFolder, isStudyFile, sessionReport } from '../app/report.ts';
+import { comparisonNameOf } from '../store/comparison.ts';
 import { reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
@@ -197,6 +198,11 @@ export async function reportCommand(
 		// Loaded only for a study file: it brings the study runner, the batcher and their packages.
 		const { studyReport } = await import('./study-results.ts');
 		return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
+	}
+	if (comparisonNameOf(id) !== null && !(await isSessionFolder(dir, id))) {
+		// A comparison's folder (NAME.compare): its results as `compare --results` prints them.
+		const { printComparison } = await import('./compare-results.ts');
+		return printComparison(dir, comparisonNameOf(id)!, { ...opts, stdout });
 	}
 	if (opts.csv)
 		throw badInput(

@@ -14,6 +14,7 @@ import {
 } from '../study/results.ts';
 import { fitTable } from '../ui/study-table.ts';
 import { output, safeText, terminalColumns, type Stream } from './output.ts';
+import { studyComparisonResults } from './compare-results.ts';
 
 /** A study's results printed: by `booook study` at its end, and by `booook report STUDY-FILE`. */
 
@@ -35,13 +36,23 @@ export async function studyReport(
 ): Promise<number> {
 	const plan = await planStudy(file, loadPrices(undefined, opts.env));
 	const stream = opts.stdout ?? process.stdout;
+	// Blind comparisons made over the study's cells (booook compare STUDY-FILE): their Table 4 after the study's.
+	const compared = opts.csv ? null : await studyComparisonResults(opts.sessionsDir, plan.spec.name, opts);
 	printResults(
 		plan,
 		await outcomes(plan, opts.sessionsDir),
-		{ json: opts.json, csv: opts.csv, seed: opts.seed, resamples: opts.resamples },
+		{
+			json: opts.json,
+			csv: opts.csv,
+			seed: opts.seed,
+			resamples: opts.resamples,
+			comparisons: compared?.json,
+		},
 		output(stream),
 		tableFor(stream),
 	);
+	if (compared && !opts.json && compared.lines.length > 0)
+		output(stream).line(['', ...compared.lines].join('\n'));
 	return 0;
 }
 
@@ -57,7 +68,7 @@ export function tableFor(stream: Stream): (table: string[][]) => string {
 export function printResults(
 	plan: StudyPlan,
 	found: Map<string, CellOutcome>,
-	opts: { json: boolean; csv: boolean; seed?: number; resamples?: number },
+	opts: { json: boolean; csv: boolean; seed?: number; resamples?: number; comparisons?: unknown[] },
 	stdout: ReturnType<typeof output>,
 	layout: (table: string[][]) => string,
 ): void {
@@ -75,6 +86,7 @@ export function printResults(
 					session: c.sessionId,
 					...(found.get(c.key) ?? { status: 'missing' }),
 				})),
+				...(opts.comparisons && opts.comparisons.length > 0 ? { comparisons: opts.comparisons } : {}),
 			},
 			2,
 		);

@@ -3,7 +3,8 @@ import { counted } from './count.ts';
 import { points, percentNumber, signedPoints } from './percent.ts';
 
 /** What an interval can be over, as JSON names it (plural). */
-export type IntervalUnit = 'books' | 'summaries' | 'annotations' | 'sentences' | 'claims' | 'questions';
+export type IntervalUnit =
+	'books' | 'summaries' | 'annotations' | 'sentences' | 'claims' | 'questions' | 'pairs' | 'judgments';
 
 const ONE: Record<IntervalUnit, string> = {
 	books: 'book',
@@ -12,6 +13,8 @@ const ONE: Record<IntervalUnit, string> = {
 	sentences: 'sentence',
 	claims: 'claim',
 	questions: 'question',
+	pairs: 'pair',
+	judgments: 'judgment',
 };
 
 export interface ShownInterval {

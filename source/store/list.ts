@@ -5,6 +5,7 @@ import { readSessionState } from './journal.ts';
 import { FILES } from './dirs.ts';
 import { checkSessionsDir } from './disk.ts';
 import { creations, folderState } from './leftover.ts';
+import { comparisonNameOf } from './comparison.ts';
 import { lockHolder, type LockOwner } from './lock.ts';
 import { firstIssue, migrate, SCHEMA_VERSION, sessionSchema, type SessionData } from './schema.ts';
 
@@ -36,7 +37,10 @@ export async function readSessions(
 		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
 		entries = [];
 	}
-	const ids = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+	// A comparison's folder (NAME.compare) sits beside the sessions it compares; it is none of them.
+	const ids = entries
+		.filter((e) => e.isDirectory() && !e.name.startsWith('.') && comparisonNameOf(e.name) === null)
+		.map((e) => e.name);
 	await Promise.all(
 		ids.map(async (id) => {
 			const [result, holder] = await Promise.all([

@@ -32,6 +32,8 @@ export const TEMPLATE_SLOTS = {
 	'memory-floor': ['read', 'options'],
 	// Ours, after NarrativeXL's scene summaries: one stretch of a book, the summary's word limit.
 	'memory-scene': ['text', 'words'],
+	// Ours, after the paper's human preference study (its Table 4): the book, the two summaries in their shown order.
+	'compare-judge': ['book', 'first', 'second'],
 } as const satisfies Record<string, SlotSpec>;
 
 export type TemplateId = keyof typeof TEMPLATE_SLOTS;

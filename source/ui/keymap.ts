@@ -11,6 +11,8 @@ export type Screen =
 	| 'score'
 	| 'validate'
 	| 'faithfulness'
+	// The blind comparison of two summaries (ui/screens/compare).
+	| 'compare'
 	| 'results'
 	| 'editor'
 	| 'versions'
@@ -52,6 +54,11 @@ export type Action =
 	| 'unfaithful'
 	| 'cantTell'
 	| 'units'
+	// The comparison's answers: the summary shown first (A) or second (B) is better, or a tie.
+	| 'compare'
+	| 'preferFirst'
+	| 'preferSecond'
+	| 'tie'
 	| 'undo'
 	| 'nextUnjudged'
 	| 'addAnnotation'
@@ -175,6 +182,7 @@ const ALL: readonly Screen[] = [
 	'score',
 	'validate',
 	'faithfulness',
+	'compare',
 	'results',
 	'versions',
 ];
@@ -494,6 +502,106 @@ export const BINDINGS: readonly Binding[] = [
 		short: 'claims',
 		screens: ['faithfulness'],
 	},
+	{
+		action: 'compare',
+		keys: [{ char: 'C' }],
+		description:
+			"compare the selected session's summary, blind, with the other finished sessions of its book",
+		short: 'compare',
+		screens: ['home'],
+	},
+	// The comparison: A / B / t answer the criterion under the cursor (not ?, which is help everywhere).
+	{
+		action: 'preferFirst',
+		keys: [{ char: 'a' }],
+		description: 'summary A is better on this criterion',
+		short: 'A',
+		screens: ['compare'],
+	},
+	{
+		action: 'preferSecond',
+		keys: [{ char: 'b' }],
+		description: 'summary B is better on this criterion',
+		short: 'B',
+		screens: ['compare'],
+	},
+	{
+		action: 'tie',
+		keys: [{ char: 't' }],
+		description: 'a tie on this criterion',
+		short: 'tie',
+		screens: ['compare'],
+	},
+	{
+		action: 'up',
+		keys: [{ name: 'up' }, { char: 'k' }],
+		description: 'previous criterion',
+		short: 'criterion',
+		screens: ['compare'],
+	},
+	{
+		action: 'down',
+		keys: [{ name: 'down' }, { char: 'j' }],
+		description: 'next criterion',
+		short: 'criterion',
+		screens: ['compare'],
+	},
+	{
+		action: 'left',
+		keys: [{ name: 'left' }],
+		description: 'previous pair',
+		short: 'prev',
+		screens: ['compare'],
+	},
+	{
+		action: 'right',
+		keys: [{ name: 'right' }],
+		description: 'next pair',
+		short: 'next',
+		screens: ['compare'],
+	},
+	{
+		action: 'nextUnjudged',
+		keys: [{ char: 'n' }],
+		description: 'next pair not judged yet',
+		short: 'unjudged',
+		screens: ['compare'],
+	},
+	{
+		action: 'undo',
+		keys: [{ char: 'u' }],
+		description: 'undo your last answer or note',
+		short: 'undo',
+		screens: ['compare'],
+	},
+	{
+		action: 'note',
+		keys: [{ char: 'm' }],
+		description: 'a note on this pair',
+		short: 'note',
+		screens: ['compare'],
+	},
+	{
+		action: 'scrollUp',
+		keys: [{ name: 'pageUp' }],
+		description: 'scroll both summaries up',
+		short: 'scroll',
+		screens: ['compare'],
+	},
+	{
+		action: 'scrollDown',
+		keys: [{ name: 'pageDown' }],
+		description: 'scroll both summaries down',
+		short: 'scroll',
+		screens: ['compare'],
+	},
+	{
+		action: 'back',
+		keys: [{ name: 'escape' }],
+		description: 'back / close',
+		short: 'back',
+		screens: ['compare'],
+	},
 	// The validation walk's results, and its dialogs (see WALK_DIALOGS).
 	{
 		action: 'results',
@@ -752,6 +860,7 @@ export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
 	study: ['up', 'open'],
 	validate: ['agree', 'partial', 'disagree', 'undo', 'note', 'nextUnjudged', 'addAnnotation', 'link'],
 	faithfulness: ['faithful', 'partial', 'unfaithful', 'cantTell', 'units', 'undo', 'note', 'nextUnjudged'],
+	compare: ['preferFirst', 'preferSecond', 'tie', 'down', 'nextUnjudged', 'undo', 'note'],
 	reasons: ['toggle', 'save', 'cancel'],
 	span: ['left', 'shrink', 'grow', 'confirm', 'cancel', 'trimStart', 'trimEnd', 'whole', 'link'],
 	types: ['toggle', 'save', 'cancel'],

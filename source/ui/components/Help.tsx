@@ -18,6 +18,7 @@ const SCREEN_NAMES: Record<Screen, string> = {
 	score: 'BooookScore',
 	validate: 'Validation',
 	faithfulness: 'Faithfulness validation (per sentence)',
+	compare: 'Comparing two summaries (blind)',
 	results: 'Results',
 	reasons: 'Validation: partially agree',
 	span: 'Validation: the span of your annotation',
@@ -29,6 +30,7 @@ const SCREEN_NAMES: Record<Screen, string> = {
 const RELATED: Partial<Record<Screen, readonly Screen[]>> = {
 	validate: ['reasons', 'span', 'types', 'field', 'results'],
 	faithfulness: ['field'],
+	compare: ['field'],
 };
 
 /** Every key of the keymap, the current screen's first (and those of its dialogs), then the marks of the tree. */

@@ -35,7 +35,7 @@ export interface HomeQuestion {
 }
 
 export type HomeChoice =
-	| { kind: 'open' | 'resume' | 'validate'; id: string }
+	| { kind: 'open' | 'resume' | 'validate' | 'compare'; id: string }
 	| { kind: 'new'; input: NewRunInput }
 	/** To the question the screen was opened with. */
 	| { kind: 'answer'; yes: boolean }
@@ -160,7 +160,8 @@ function listKey(ui: HomeState, action: Action | null, ctx: HomeWorld): Result {
 		case 'back':
 			return none(ui.filter.text ? { ...ui, filter: fieldOf(''), cursor: 0 } : ui);
 		case 'validate':
-			return selected ? choose({ kind: 'validate', id: selected.id }) : none(ui);
+		case 'compare':
+			return selected ? choose({ kind: action, id: selected.id }) : none(ui);
 		case 'open':
 		case 'resume':
 			if (!selected) return none(ui);
