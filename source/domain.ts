@@ -420,6 +420,13 @@ export const memoryQuestionSchema = z.strictObject({
 	 * for `--scenes` (`written`). Absent in sessions made before it was kept: read from its options.
 	 */
 	scenes: z.enum(['node', 'written']).optional(),
+	/**
+	 * Every option's scene is of one kind: written of a stretch of this many words of its book (this
+	 * book's and the other books' alike), or null: every option a run's level-0 summary. Absent in
+	 * questions made before options were of one kind, whose lengths gave the answer away: a probe
+	 * makes its own again.
+	 */
+	stretch: z.int().positive().nullable().optional(),
 });
 export type MemoryQuestion = z.infer<typeof memoryQuestionSchema>;
 

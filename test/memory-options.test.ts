@@ -1,0 +1,147 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync } from 'node:fs';
+import type { MemoryQuestion } from '../source/domain.ts';
+import { shortcutAccuracy } from '../source/memory/shortcuts.ts';
+import { Session, type BookSessionData } from '../source/store/session.ts';
+import { booook } from './support/cli.ts';
+import { digestReply } from './support/digest-reply.ts';
+import { startFakeApi, type FakeApi } from './support/fake-api.ts';
+import { memoryReply } from './support/memory-reply.ts';
+import { bookFile, otherBook, smallBook } from './support/mill-book.ts';
+import { FRANKENSTEIN, PRIDE_AND_PREJUDICE, WAR_AND_PEACE } from './support/repo-data.ts';
+import { tempDir } from './support/temp.ts';
+
+/**
+ * The options of a memory question give nothing away: every option is made the same way (NarrativeXL's
+ * "symmetric by design"), so a reader who picks the longest or the shortest option does about as
+ * well as one who guesses among the scenes.
+ */
+
+const ENV = { OPENAI_API_KEY: 'test-key' };
+/** The goal: the longest or the shortest option right at most this often (a guess among five: 20%). */
+const SHORTCUT_MOST = 0.3;
+
+async function fakeModel(t: TestContext): Promise<FakeApi> {
+	const api = await startFakeApi({
+		respond: async ({ prompt }) => memoryReply(prompt) ?? digestReply({ prompt }) ?? 'Nothing happens.',
+	});
+	t.after(() => api.close());
+	return api;
+}
+
+async function run(
+	api: FakeApi,
+	dir: string,
+	book: string,
+	method: 'hier' | 'inc',
+	id: string,
+	...extra: string[]
+) {
+	const made = await booook(
+		[
+			'run',
+			book,
+			...['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', api.openaiBaseUrl],
+			...['--method', method, '--headless', '--session', id, '--sessions-dir', dir, ...extra],
+		],
+		{ env: ENV },
+	);
+	assert.equal(made.code, 0, made.stderr);
+}
+
+const memory = (api: FakeApi, dir: string, ...args: string[]) =>
+	booook(['memory', ...args, '--base-url', api.openaiBaseUrl, '--sessions-dir', dir], { env: ENV });
+
+async function bookData(dir: string, id: string): Promise<BookSessionData> {
+	return (await Session.snapshot(dir, id)).data as BookSessionData;
+}
+
+const booksOf = (q: MemoryQuestion) => q.options.filter((o) => o.kind === 'other-book').map((o) => o.book);
+
+test("on the repository books, picking the longest or the shortest option answers at most 30% of the scene questions, hierarchical and incremental alike; each other-book option from another book; no other book's place left", async (t) => {
+	const dir = tempDir('memory-shortcuts', t);
+	const books = tempDir('memory-shortcut-books', t);
+	copyFileSync(WAR_AND_PEACE, `${books}/war-and-peace.txt`);
+	const api = await fakeModel(t);
+	await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
+	await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
+	await run(api, dir, PRIDE_AND_PREJUDICE, 'hier', 'ph');
+	for (const id of ['fh', 'fi']) {
+		const asked = await memory(api, dir, id, '--questions', '30', '--steps', '2', '--distractors', books);
+		assert.equal(asked.code, 0, asked.stderr);
+		assert.doesNotMatch(asked.stderr, /shown in more than/u, asked.stderr);
+		const data = await bookData(dir, id);
+		const questions = data.memoryQuestions ?? [];
+		const scored = shortcutAccuracy(questions);
+		assert.ok(scored.n >= 20, `${id}: ${scored.n} scene questions`);
+		assert.ok(scored.longest <= SHORTCUT_MOST, `${id}: the longest option right in ${scored.longest}`);
+		assert.ok(scored.shortest <= SHORTCUT_MOST, `${id}: the shortest option right in ${scored.shortest}`);
+		const scenes = new Map((data.memoryScenes ?? []).map((s) => [s.id, s]));
+		const titles = new Set<string>();
+		for (const q of questions) {
+			assert.equal(q.stretch, 500);
+			for (const o of q.options) {
+				assert.equal(scenes.get(o.scene)?.source, 'written', `${q.id}: ${o.scene} is a written scene`);
+				for (const place of ['Pemberley', 'Longbourn', 'Netherfield', 'Moscow', 'Smolénsk', 'Petersburg'])
+					assert.ok(!o.text.includes(place), `${place} in ${q.id}: ${o.text}`);
+			}
+			const from = booksOf(q);
+			from.forEach((b) => titles.add(b));
+			// Two other books: the other-book options split between them, one more of one at most.
+			if (q.type === 'other-book') {
+				const counts = [...new Set(from)].map((b) => from.filter((x) => x === b).length);
+				assert.equal(counts.length, 2, `${q.id}: both other books`);
+				assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `${q.id}: ${from.join(', ')}`);
+			}
+		}
+		assert.equal(titles.size, 2);
+	}
+});
+
+test("--level-0-scenes: every option a level-0 summary, this run's and another run's; a distractor scene shown too often is warned of; refusals in one line", async (t) => {
+	const dir = tempDir('memory-level0', t);
+	const api = await fakeModel(t);
+	const mill = await bookFile(dir, 'mill.txt', smallBook());
+	const ferry = await bookFile(dir, 'ferry.txt', otherBook());
+	const small = ['--chunk-size', '256', '--max-summary', '200'];
+	await run(api, `${dir}/s`, mill, 'hier', 'mh', ...small);
+	await run(api, `${dir}/s`, mill, 'inc', 'mi', ...small);
+	await run(api, `${dir}/s`, ferry, 'hier', 'oh', ...small);
+	const asked = await memory(api, `${dir}/s`, 'mh', '--questions', '12', '--level-0-scenes');
+	assert.equal(asked.code, 0, asked.stderr);
+	// Eight or so level-0 summaries of the other book fill the wrong options of twelve questions.
+	assert.match(asked.stderr, /^\d+ other-book scenes? shown in more than 3 questions each \(up to \d+\)/mu);
+	const data = await bookData(`${dir}/s`, 'mh');
+	const other = await bookData(`${dir}/s`, 'oh');
+	const own = new Map((data.memoryScenes ?? []).map((s) => [s.id, s]));
+	const levelZero = other.run.nodes.filter((n) => n.kind === 'summarize' && n.level === 0).length;
+	const theirs = new Set(Array.from({ length: levelZero }, (_, i) => `oh/s${i}`));
+	const questions = data.memoryQuestions ?? [];
+	assert.ok(questions.length > 0);
+	for (const q of questions) {
+		assert.equal(q.scenes, 'node');
+		assert.equal(q.stretch, null);
+		for (const o of q.options)
+			if (o.kind === 'other-book') assert.ok(theirs.has(o.scene), o.scene);
+			else assert.equal(own.get(o.scene)?.source, 'node', o.scene);
+	}
+	assert.equal(
+		data.memoryScenes?.some((s) => s.source === 'written'),
+		false,
+		'no scene written',
+	);
+	for (const [args, says] of [
+		[['mi', '--level-0-scenes'], /^booook: --level-0-scenes .* session "mi" is incremental/u],
+		[
+			['mh', '--level-0-scenes', '--scenes', '300'],
+			/^booook: --level-0-scenes and --scenes choose two kinds/u,
+		],
+		[['mh', '--level-0-scenes', '--distractors', dir], /^booook: --level-0-scenes .*--distractors/u],
+	] as const) {
+		const refused = await memory(api, `${dir}/s`, ...args);
+		assert.equal(refused.code, 2, refused.stderr);
+		assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+		assert.match(refused.stderr.trim(), says);
+	}
+});
