@@ -1,6 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { MemoryQuestion } from '../source/domain.ts';
 import { shortcutAccuracy } from '../source/memory/shortcuts.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
@@ -144,4 +145,52 @@ test("--level-0-scenes: every option a level-0 summary, this run's and another r
 		assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
 		assert.match(refused.stderr.trim(), says);
 	}
+});
+
+test('--distortions: as many questions again whose wrong options are scenes already read with one fact changed, written through the call log, priced, and asked once', async (t) => {
+	const dir = tempDir('memory-distortions', t);
+	const api = await fakeModel(t);
+	const mill = await bookFile(dir, 'mill.txt', smallBook());
+	const ferry = await bookFile(dir, 'ferry.txt', otherBook());
+	const sessions = `${dir}/s`;
+	await run(api, sessions, mill, 'hier', 'mh', '--chunk-size', '256', '--max-summary', '200');
+	await run(api, sessions, ferry, 'hier', 'oh', '--chunk-size', '256', '--max-summary', '200');
+	const args = ['mh', '--questions', '6', '--scenes', '50', '--distortions', '--json'];
+	const asked = await memory(api, sessions, ...args);
+	assert.equal(asked.code, 0, asked.stderr);
+	const data = await bookData(sessions, 'mh');
+	const scenes = new Map((data.memoryScenes ?? []).map((s) => [s.id, s]));
+	const questions = data.memoryQuestions ?? [];
+	const distortion = questions.filter((q) => q.type === 'distortion');
+	assert.equal(distortion.length, 6, 'as many distortion questions as asked');
+	assert.equal(questions.length - distortion.length, 6, 'beside the other questions');
+	for (const q of distortion) {
+		const truth = q.options.find((o) => o.kind === 'true');
+		for (const o of q.options.filter((o) => o.kind !== 'true')) {
+			assert.equal(o.kind, 'distortion');
+			const scene = scenes.get(o.scene)!;
+			assert.equal(scene.source, 'distorted');
+			const of = scenes.get(scene.of!)!;
+			assert.equal(of.source, 'written', 'a distortion of a written scene of this book');
+			assert.notEqual(scene.text, of.text);
+			assert.ok(of.end <= q.read.chars, 'of a scene read');
+			assert.notEqual(scene.of, truth?.scene, "never the true scene's own distortion");
+		}
+	}
+	const calls = readFileSync(join(sessions, 'mh', 'calls.jsonl'), 'utf8')
+		.trim()
+		.split('\n')
+		.map((line) => JSON.parse(line) as { node: string; cost: number; params: { template?: string } });
+	const distortions = calls.filter((c) => c.params.template === 'memory-distortion');
+	assert.ok(
+		distortions.length > 0 && distortions.every((c) => c.node.startsWith('distortion.') && c.cost > 0),
+	);
+	const json = JSON.parse(asked.stdout) as {
+		readers: { results: { byType: { distortion: { n: number } } } }[];
+	}[];
+	assert.equal(json[0]!.readers[0]!.byType.distortion.n, 6);
+	const requests = api.requests.length;
+	const again = await memory(api, sessions, ...args);
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(api.requests.length, requests, 'distortions and answers are stored: nothing asked again');
 });

@@ -5,12 +5,18 @@ import { readBook } from '../book/read.ts';
 import { DEFAULTS } from '../config.ts';
 import type { MemoryQuestion, MemoryScene, NodeRef, Run } from '../domain.ts';
 import { answerMemory } from '../engine/memory-reader.ts';
-import { writeScenes } from '../engine/scene-writer.ts';
+import { writeDistortions, writeScenes } from '../engine/scene-writer.ts';
 import { badInput } from '../errors.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
 import { bookNames, nameSubstitution, otherBookScene, type BookNames } from '../memory/names.ts';
-import { buildQuestions, commonLengthRange, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
+import {
+	buildQuestions,
+	commonLengthRange,
+	DEFAULT_CHOICES,
+	type DistortedScene,
+	type OtherScene,
+} from '../memory/questions.ts';
 import { optionLength } from '../memory/shortcuts.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
@@ -52,6 +58,11 @@ export interface MemoryOptions extends PassOptions {
 	 * hierarchical runs' for other-book options. No scene is written.
 	 */
 	levelZero?: boolean;
+	/**
+	 * Also ask distortion questions (NarrativeXL's third kind): as many again per summary, whose wrong
+	 * options are scenes of this book read already, each with one fact changed by the reader model.
+	 */
+	distortions?: boolean;
 	/** A folder of books whose scenes (written by the reader model) are other-book options besides the sessions folder's books. */
 	distractors?: string | null;
 	seed?: number;
@@ -89,7 +100,7 @@ export interface MemoryPlan {
 }
 
 export interface MemoryProgress {
-	stage: 'scenes' | 'answers';
+	stage: 'scenes' | 'distortions' | 'answers';
 	done: number;
 	total: number;
 }
@@ -310,9 +321,14 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 		count,
 		seed,
 		ceiling: opts.ceiling ?? false,
+		distortions: opts.distortions ?? false,
 		others,
 		reader,
-		templates: { scene: templates['memory-scene'], question: templates['memory-question'] },
+		templates: {
+			scene: templates['memory-scene'],
+			question: templates['memory-question'],
+			distortion: templates['memory-distortion'],
+		},
 		prices: opts.prices,
 		env,
 	});
@@ -389,10 +405,29 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			const first = nextNumber((data.memoryScenes ?? []).map((s) => s.id));
 			await session.append('memoryScenes', ...levelZeroScenes(data.run, title, first));
 		}
+		if (opts.distortions) {
+			const all = ownScenesOf(data, book, words);
+			const wanted = Math.min(all.length, count * targets.length * DEFAULT_CHOICES);
+			const spread = Array.from({ length: wanted }, (_, i) => all[Math.floor((i * all.length) / wanted)]!);
+			const distorted = await writeDistortions({
+				store: session,
+				provider,
+				templates,
+				scenes: spread,
+				concurrency,
+				batch,
+				costOf,
+				signal,
+				onProgress: (done, total) => onProgress?.({ stage: 'distortions', done, total }),
+			});
+			add(distorted.totals);
+			if (distorted.status !== 'done') return stopped(distorted.status, distorted.error);
+		}
 		const { questions, notes } = await questionsFor(session, data, book, targets, others, {
 			count,
 			seed,
 			words,
+			distortions: opts.distortions ?? false,
 		});
 		const scenes = ownScenes();
 		const passes: { shown: 'summary' | 'chunk'; shownFor: (q: MemoryQuestion) => string }[] = [
@@ -454,12 +489,15 @@ async function questionsFor(
 	book: string,
 	targets: readonly MemoryTarget[],
 	otherBooks: readonly OtherBook[],
-	opts: { count: number; seed: number; words: number | null },
+	opts: { count: number; seed: number; words: number | null; distortions: boolean },
 ): Promise<{ questions: MemoryQuestion[]; notes: string[] }> {
 	const source = sceneSource(opts.words);
-	const stored = targets.map((target) => storedQuestions(data, target, opts.seed, opts.words));
-	if (stored.every((qs) => qs.length > 0))
-		return { questions: stored.flat(), notes: reuseNotes(stored.flat()) };
+	const sets: QuestionSet[] = opts.distortions ? ['plain', 'distortion'] : ['plain'];
+	const stored = sets.map((set) =>
+		targets.map((target) => storedQuestions(data, target, opts.seed, opts.words, set)),
+	);
+	if (stored.every((of) => of.every((qs) => qs.length > 0)))
+		return { questions: stored.flat(2), notes: reuseNotes(stored.flat(2)) };
 
 	const self = bookNames(book);
 	const others: OtherScene[] = otherBooks.flatMap((other) => {
@@ -474,43 +512,59 @@ async function questionsFor(
 			return text === null ? [] : [{ scene: s.id, book: other.title, text }];
 		});
 	});
-	const all =
-		opts.words === null ? ownSceneSet(data, 'node') : writtenScenes(data, data.book.title, book, opts.words);
+	const all = ownScenesOf(data, book, opts.words);
 	const range = commonLengthRange(all, others);
 	const fits = (text: string) =>
 		range === null || (optionLength(text) >= range.low && optionLength(text) <= range.high);
 	const scenes = all.filter((s) => fits(s.text));
 	const pool = others.filter((o) => fits(o.text));
+	const ids = new Set(scenes.map((s) => s.id));
+	const distortions: DistortedScene[] = (data.memoryScenes ?? [])
+		.filter((s) => s.source === 'distorted' && s.of !== undefined && ids.has(s.of) && fits(s.text))
+		.map((s) => ({ scene: s.id, book: s.book, text: s.text, of: s.of!, end: s.end }));
 	const out: MemoryQuestion[] = [];
-	const short: { target: MemoryTarget; made: number }[] = [];
+	const short: { target: MemoryTarget; set: QuestionSet; made: number }[] = [];
 	const uses = new Map<string, number>();
-	for (const [t, target] of targets.entries()) {
-		if (stored[t]!.length > 0) {
-			out.push(...stored[t]!);
-			continue;
+	for (const [i, set] of sets.entries())
+		for (const [t, target] of targets.entries()) {
+			if (stored[i]![t]!.length > 0) {
+				out.push(...stored[i]![t]!);
+				continue;
+			}
+			const made = buildQuestions({
+				target,
+				scenes,
+				others: pool,
+				distortions,
+				chunks: data.run.chunks,
+				bookChars: data.book.chars,
+				count: opts.count,
+				seed: opts.seed,
+				firstId: nextNumber([...(data.memoryQuestions ?? []), ...out].map((q) => q.id)),
+				uses,
+				...(set === 'distortion' ? { types: ['distortion'] as const } : {}),
+			}).map((q) => ({ ...q, scenes: source, stretch: opts.words }));
+			if (made.length > 0) await session.append('memoryQuestions', ...made);
+			if (made.length < opts.count) short.push({ target, set, made: made.length });
+			out.push(...made);
 		}
-		const made = buildQuestions({
-			target,
-			scenes,
-			others: pool,
-			chunks: data.run.chunks,
-			bookChars: data.book.chars,
-			count: opts.count,
-			seed: opts.seed,
-			firstId: nextNumber([...(data.memoryQuestions ?? []), ...out].map((q) => q.id)),
-			uses,
-		}).map((q) => ({ ...q, scenes: source, stretch: opts.words }));
-		if (made.length > 0) await session.append('memoryQuestions', ...made);
-		if (made.length < opts.count) short.push({ target, made: made.length });
-		out.push(...made);
-	}
 	const notes = short.map(
-		({ target, made }) =>
-			`${made} of ${opts.count} questions could be made of ${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: ` +
-			`too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, in the length range both share); give more books with --distractors`,
+		({ target, set, made }) =>
+			`${made} of ${opts.count} ${set === 'distortion' ? 'distortion ' : ''}questions could be made of ${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: ` +
+			(set === 'distortion'
+				? `too few distorted scenes (${distortions.length} of ${scenes.length} scenes of this book)`
+				: `too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, in the length range both share); give more books with --distractors`),
 	);
 	return { questions: out, notes: [...notes, ...reuseNotes(out)] };
 }
+
+/** This book's scenes a probe reads: written of stretches of `words` words, or (null) level-0 summaries. */
+function ownScenesOf(data: BookSessionData, book: string, words: number | null): MemoryScene[] {
+	return words === null ? ownSceneSet(data, 'node') : writtenScenes(data, data.book.title, book, words);
+}
+
+/** A probe's questions come in sets: NarrativeXL's symmetric lookahead and other-book ones, and (asked for) distortion ones. */
+type QuestionSet = 'plain' | 'distortion';
 
 /** A warning when other-book scenes are shown in more than `REUSE_WARN` questions each: too few other books' scenes. */
 function reuseNotes(questions: readonly MemoryQuestion[]): string[] {
@@ -541,10 +595,12 @@ function storedQuestions(
 	target: MemoryTarget,
 	seed: number,
 	words: number | null,
+	set: QuestionSet = 'plain',
 ): MemoryQuestion[] {
 	return (data.memoryQuestions ?? []).filter(
 		(q) =>
 			q.target.node === target.node &&
+			(q.type === 'distortion') === (set === 'distortion') &&
 			q.seed === seed &&
 			q.scenes === sceneSource(words) &&
 			q.stretch !== undefined &&
@@ -553,7 +609,7 @@ function storedQuestions(
 }
 
 /** The scene set a probe reads: written scenes with --scenes (or for an incremental run), else level-0 summaries. */
-const sceneSource = (words: number | null): MemoryScene['source'] => (words === null ? 'node' : 'written');
+const sceneSource = (words: number | null): 'node' | 'written' => (words === null ? 'node' : 'written');
 
 /** What a probe would ask and write, and its cost, from what is stored and the texts at hand. */
 function planOf(
@@ -565,15 +621,20 @@ function planOf(
 		count: number;
 		seed: number;
 		ceiling: boolean;
+		distortions: boolean;
 		/** The other books, whose scenes are written too (unless level-0 summaries are the scenes). */
 		others: readonly { title: string; text: string }[];
 		reader: PassModel;
-		templates: { scene: string; question: string };
+		templates: { scene: string; question: string; distortion: string };
 		prices?: string;
 		env: NodeJS.ProcessEnv;
 	},
 ): MemoryPlan {
-	const written = new Set((data.memoryScenes ?? []).map((s) => `${s.book}:${s.start}:${s.end}`));
+	const written = new Set(
+		(data.memoryScenes ?? [])
+			.filter((s) => s.source !== 'distorted')
+			.map((s) => `${s.book}:${s.start}:${s.end}`),
+	);
 	let scenesToWrite = 0;
 	let inputTokens = 0;
 	const sceneTemplate = countTokens(opts.templates.scene);
@@ -589,6 +650,17 @@ function planOf(
 		for (const other of opts.others)
 			toWrite(other.title, other.text, distractorPieces(other.text, opts.words, wanted));
 	}
+	if (opts.distortions) {
+		// One distortion of each of this book's scenes the questions can show, a scene's length each.
+		const own =
+			opts.words === null
+				? levelZeroScenes(data.run, data.book.title, 0).length
+				: scenePieces(book, opts.words).length;
+		const have = (data.memoryScenes ?? []).filter((s) => s.source === 'distorted').length;
+		const more = Math.max(0, Math.min(own, opts.count * targets.length * DEFAULT_CHOICES) - have);
+		scenesToWrite += more;
+		inputTokens += more * (countTokens(opts.templates.distortion) + SCENE_OUTPUT_TOKENS);
+	}
 
 	// An option is a scene summary: the stored ones' mean length, else the written scene's limit.
 	const stored = data.memoryScenes ?? [];
@@ -601,8 +673,9 @@ function planOf(
 	// The ceiling shows a scene's stretch of the book: a chunk at most.
 	const chunkTokens = data.book.tokens / Math.max(1, data.run.chunks.length);
 	let questionsToAsk = 0;
-	for (const target of targets) {
-		const questions = storedQuestions(data, target, opts.seed, opts.words);
+	const sets: QuestionSet[] = opts.distortions ? ['plain', 'distortion'] : ['plain'];
+	for (const target of targets.flatMap((t) => sets.map((set) => ({ ...t, set })))) {
+		const questions = storedQuestions(data, target, opts.seed, opts.words, target.set);
 		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
 		const shownTokens = { summary, chunk: chunkTokens };
 		for (const shown of opts.ceiling ? (['summary', 'chunk'] as const) : (['summary'] as const)) {

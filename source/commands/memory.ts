@@ -60,6 +60,10 @@ export const spec = (exit: Exit) =>
 			'--distractors <dir>',
 			'a folder of .txt or .epub books whose scenes are other-book options too, beside the other books of the sessions folder',
 		)
+		.option(
+			'--distortions',
+			"also ask as many distortion questions of each summary (NarrativeXL's third kind): the wrong options are scenes of this book already read, each with one fact changed by the answering model",
+		)
 		.option('--seed <n>', 'seed of the questions drawn and their order', integerFrom('--seed', 0), 1)
 		.option(
 			'--ceiling',
@@ -73,7 +77,7 @@ export const spec = (exit: Exit) =>
 		.option('--json', 'print the results as JSON')
 		.option(
 			'--prompts <dir>',
-			'read the prompt templates (memory-question.txt, memory-scene.txt) from this folder (missing ones come from prompts/)',
+			'read the prompt templates (memory-question.txt, memory-scene.txt, memory-distortion.txt) from this folder (missing ones come from prompts/)',
 		)
 		.option('--prices <file>', PRICES_HELP)
 		.addOption(sessionsDirOption())

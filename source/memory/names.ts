@@ -44,7 +44,7 @@ export interface BookNames {
 	people: Person[];
 	/** Places (towns, houses, countries), the most frequent first. */
 	places: string[];
-	/** Other words the book capitalizes as names are ("Cossacks", "Christmas", "English"): neither, or not told. */
+	/** Other words the book capitalizes as names are, unknown to the tagger ("Cossacks", "Uhlans"): neither, or not told. */
 	others: string[];
 }
 
@@ -378,7 +378,9 @@ export function bookNames(text: string, limits: { people?: number; places?: numb
 				count: seen.capitalized,
 			});
 		} else if (v.place > v.other || (placeLike && 2 * v.other <= picks)) places.push(name);
-		else others.push(name);
+		// What the tagger knows as another kind ("Russian", "Christmas") gives no scene away; an
+		// unknown word may be a name it missed.
+		else if (v.other === 0) others.push(name);
 	}
 	const peopleKept = limits.people ?? PEOPLE_LIMIT;
 	const placesKept = limits.places ?? PLACE_LIMIT;

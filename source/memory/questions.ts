@@ -70,12 +70,24 @@ export function readOf(
 	};
 }
 
+/** A scene of this book with one fact changed (a scene of source `distorted`). */
+export interface DistortedScene {
+	scene: string;
+	book: string;
+	text: string;
+	/** The scene it is a distortion of, and where that scene's stretch ends. */
+	of: string;
+	end: number;
+}
+
 export interface BuildQuestionsOptions {
 	target: QuestionTarget;
 	/** This book's scenes. */
 	scenes: readonly MemoryScene[];
 	/** Other books' scenes, for other-book questions. */
 	others: readonly OtherScene[];
+	/** This book's scenes with one fact changed, for distortion questions. */
+	distortions?: readonly DistortedScene[];
 	/** The run's chunks, for tokens. */
 	chunks: readonly Chunk[];
 	bookChars: number;
@@ -169,6 +181,9 @@ function typesFor(
 	return types.filter((t) => t !== 'lookahead' || target.step !== null);
 }
 
+/** The question types made unless told: NarrativeXL's two symmetric ones (distortions are asked for). */
+export const DEFAULT_TYPES: readonly MemoryQuestion['type'][] = ['lookahead', 'other-book'];
+
 /**
  * Up to `count` questions of one target, split evenly between its question types. Each has
  * exactly one right answer: its one true scene (one that ends by `readChars`), or, for a share
@@ -183,7 +198,7 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 		throw new RangeError(`choices must be a whole number of at least 1, not ${choices}`);
 	const random = seededRandom(seed);
 	const uses = opts.uses ?? new Map<string, number>();
-	const types = typesFor(target, opts.types ?? ['lookahead', 'other-book']);
+	const types = typesFor(target, opts.types ?? DEFAULT_TYPES);
 	const sceneOption = (kind: Option['kind'], s: MemoryScene): Option => ({
 		kind,
 		scene: s.id,
@@ -192,9 +207,14 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 	});
 	const read = scenes.filter((s) => s.end <= target.readChars);
 	if (read.length === 0) return [];
+	// A distortion of a scene read: its truth is in the summary to be told from it. Never the true
+	// scene's own, which beside it would leave two near-copies to choose between.
+	const distorted = (opts.distortions ?? []).filter((d) => d.end <= target.readChars);
+	const distortionOf = new Map(distorted.map((d) => [d.scene, d.of]));
 	const pools: Record<MemoryQuestion['type'], Option[]> = {
 		lookahead: scenes.filter((s) => s.start >= target.readChars).map((s) => sceneOption('lookahead', s)),
 		'other-book': others.map((o) => ({ kind: 'other-book', scene: o.scene, book: o.book, text: o.text })),
+		distortion: distorted.map((d) => ({ kind: 'distortion', scene: d.scene, book: d.book, text: d.text })),
 	};
 	const questions: MemoryQuestion[] = [];
 	types.forEach((type, t) => {
@@ -204,14 +224,8 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 		const plan = shuffle([...truths, ...Array<null>(n - truths.length).fill(null)], random);
 		for (const truth of plan) {
 			const shown = truth ? [sceneOption('true', truth)] : [];
-			const wrong = drawWrong(
-				pools[type],
-				choices - shown.length,
-				shown,
-				random,
-				uses,
-				type === 'other-book',
-			);
+			const pool = truth ? pools[type].filter((o) => distortionOf.get(o.scene) !== truth.id) : pools[type];
+			const wrong = drawWrong(pool, choices - shown.length, shown, random, uses, type === 'other-book');
 			if (!wrong) continue;
 			const options = shuffle([...shown, ...wrong], random);
 			const answer = truth ? options.findIndex((o) => o.kind === 'true') : options.length;

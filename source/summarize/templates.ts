@@ -30,6 +30,8 @@ export const TEMPLATE_SLOTS = {
 	'memory-question': ['summary', 'options'],
 	// Ours, after NarrativeXL's scene summaries: one stretch of a book, the summary's word limit.
 	'memory-scene': ['text', 'words'],
+	// Ours, after NarrativeXL's false summaries (A.9.2): a true scene, and its length in words, to change one fact of.
+	'memory-distortion': ['scene', 'words'],
 } as const satisfies Record<string, SlotSpec>;
 
 export type TemplateId = keyof typeof TEMPLATE_SLOTS;
