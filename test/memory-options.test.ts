@@ -186,7 +186,7 @@ test('--distortions: as many questions again whose wrong options are scenes alre
 		distortions.length > 0 && distortions.every((c) => c.node.startsWith('distortion.') && c.cost > 0),
 	);
 	const json = JSON.parse(asked.stdout) as {
-		readers: { results: { byType: { distortion: { n: number } } } }[];
+		readers: { byType: { distortion: { n: number } } }[];
 	}[];
 	assert.equal(json[0]!.readers[0]!.byType.distortion.n, 6);
 	const requests = api.requests.length;

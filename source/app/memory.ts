@@ -550,10 +550,12 @@ async function questionsFor(
 		}
 	const notes = short.map(
 		({ target, set, made }) =>
-			`${made} of ${opts.count} ${set === 'distortion' ? 'distortion ' : ''}questions could be made of ${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: ` +
+			`${made} of ${opts.count} ${set === 'distortion' ? 'distortion ' : ''}questions could be made of ` +
+			`${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: ` +
 			(set === 'distortion'
 				? `too few distorted scenes (${distortions.length} of ${scenes.length} scenes of this book)`
-				: `too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, in the length range both share); give more books with --distractors`),
+				: `too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, ` +
+					'in the length range both share); give more books with --distractors'),
 	);
 	return { questions: out, notes: [...notes, ...reuseNotes(out)] };
 }

@@ -49,7 +49,8 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--scenes <words>',
-			`the scenes of every option (this book's and other books' alike) are written by the answering model, each of a stretch of about this many words of its book (default ${SCENE_STRETCH_WORDS})`,
+			"the scenes of every option (this book's and other books' alike) are written by the answering model, " +
+				`each of a stretch of about this many words of its book (default ${SCENE_STRETCH_WORDS})`,
 			integerFrom('--scenes', 50),
 		)
 		.option(
@@ -62,7 +63,8 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--distortions',
-			"also ask as many distortion questions of each summary (NarrativeXL's third kind): the wrong options are scenes of this book already read, each with one fact changed by the answering model",
+			"also ask as many distortion questions of each summary (NarrativeXL's third kind): the wrong options " +
+				'are scenes of this book already read, each with one fact changed by the answering model',
 		)
 		.option('--seed <n>', 'seed of the questions drawn and their order', integerFrom('--seed', 0), 1)
 		.option(
