@@ -370,9 +370,15 @@ export const memorySceneSchema = z.strictObject({
 	id: z.string().min(1),
 	/** The title of the book it summarizes (this session's own, or a distractor book's). */
 	book: z.string().min(1),
-	source: z.enum(['node', 'written']),
+	/**
+	 * A level-0 summary (`node`), a scene written of a stretch (`written`), or a true scene of this
+	 * book with one fact changed by the model (`distorted`, NarrativeXL's scene distortions).
+	 */
+	source: z.enum(['node', 'written', 'distorted']),
 	/** The level-0 node it was copied from (source `node`). */
 	node: nodeRefSchema.optional(),
+	/** The scene it is a distortion of (source `distorted`); its stretch is that scene's. */
+	of: z.string().min(1).optional(),
 	/** Its stretch of its book, as character offsets `[start, end)`. */
 	start: count,
 	end: count,
@@ -381,9 +387,9 @@ export const memorySceneSchema = z.strictObject({
 export type MemoryScene = z.infer<typeof memorySceneSchema>;
 
 /** The kinds of option a memory question shows besides "None of the above". */
-export const MEMORY_OPTION_KINDS = ['true', 'lookahead', 'other-book'] as const;
+export const MEMORY_OPTION_KINDS = ['true', 'lookahead', 'other-book', 'distortion'] as const;
 /** NarrativeXL's question types, named by their wrong options. */
-export const MEMORY_QUESTION_TYPES = ['lookahead', 'other-book'] as const;
+export const MEMORY_QUESTION_TYPES = ['lookahead', 'other-book', 'distortion'] as const;
 
 /**
  * One read-along question: "In what you have read so far, was there a scene where ...", asked of
@@ -427,6 +433,13 @@ export const memoryQuestionSchema = z.strictObject({
 	 * for `--scenes` (`written`). Absent in sessions made before it was kept: read from its options.
 	 */
 	scenes: z.enum(['node', 'written']).optional(),
+	/**
+	 * Every option's scene is of one kind: written of a stretch of this many words of its book (this
+	 * book's and the other books' alike), or null: every option a run's level-0 summary. Absent in
+	 * questions made before options were of one kind, whose lengths gave the answer away: a probe
+	 * makes its own again.
+	 */
+	stretch: z.int().positive().nullable().optional(),
 });
 export type MemoryQuestion = z.infer<typeof memoryQuestionSchema>;
 

@@ -61,8 +61,8 @@ test('memory killed after each durable write finishes as if never killed', async
 	const model = ['--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', api.openaiBaseUrl];
 	const report = await killAtEachWrite({
 		id: 'mill',
-		// An incremental run of the mill to probe, and an extractive one of the ferry in small chunks:
-		// its level-0 summaries are the other book's scenes, the wrong options.
+		// An incremental run of the mill to probe, and an extractive one of the ferry: scenes of both
+		// are written of 100-word stretches, enough of the ferry's for other-book options.
 		setup: async (sessions) => {
 			for (const [book, id, how] of [
 				[mill, 'mill', [...model, '--chunk-size', '1024', '--method', 'inc', '--concurrency', '1']],
@@ -79,7 +79,18 @@ test('memory killed after each durable write finishes as if never killed', async
 			'memory',
 			'mill',
 			...model,
-			...['--questions', '3', '--steps', '1', '--concurrency', '1', '--sessions-dir', sessions],
+			...[
+				'--questions',
+				'3',
+				'--steps',
+				'1',
+				'--scenes',
+				'100',
+				'--concurrency',
+				'1',
+				'--sessions-dir',
+				sessions,
+			],
 		],
 		env: ENV,
 		outcome: async (sessions) => {

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { characterNames, namesIn } from '../source/memory/names.ts';
+import { allNames, bookNames, namesIn } from '../source/memory/names.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
 import { digestReply } from './support/digest-reply.ts';
@@ -81,9 +81,8 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 		assert.ok(asked.stdout.includes(heading), `${heading} in:\n${asked.stdout}`);
 	const curve = asked.stdout.split('\n').filter((l) => /^\s+(100|50|0)% [|+]/u.test(l));
 	assert.equal(curve.length, 6, 'two curves, each with its 100%, 50% and 0% rows');
-	// Side by side, final summaries only: the incremental run's scenes are written for the probe, the
-	// hierarchical run's are its level-0 summaries, so the two were asked unlike questions and are
-	// not put in one table.
+	// Side by side, final summaries only: both runs' options are scenes written for the probe, of the
+	// same seed and distractor books, so the two were asked like questions and share one table.
 	const side = asked.stdout.slice(asked.stdout.indexOf('side by side')).split('\n\n').slice(1);
 	assert.deepEqual(
 		side.map(
@@ -91,21 +90,18 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 				table.split('\n').filter((l) => /^f[ih] +(inc|hier) +Frankenstein +openai\/gpt-4o-mini +20 /u.test(l))
 					.length,
 		),
-		[1, 1],
+		[2],
 		asked.stdout,
 	);
-	assert.match(
-		side.find((table) => /^fh /mu.test(table))!,
-		/this book's scenes: the hierarchical run's level-0 summaries/u,
-	);
-	assert.ok(side.every((table) => table.includes('nothing to compare it with')));
+	assert.match(side[0]!, /this book's scenes: written for the probe/u);
+	assert.ok(!side[0]!.includes('nothing to compare it with'), side[0]);
 
 	const fi = await bookData(dir, 'fi');
 	const fh = await bookData(dir, 'fh');
 	const pride = await Session.snapshot(dir, 'ph');
 	const prideTitle = (pride.data as BookSessionData).book.title;
-	const prideNames = characterNames(pride.text, 20);
-	const frankNames = characterNames((await Session.snapshot(dir, 'fi')).text, 20);
+	const prideNames = allNames(bookNames(pride.text));
+	const frankNames = allNames(bookNames((await Session.snapshot(dir, 'fi')).text));
 	for (const data of [fi, fh]) {
 		const questions = data.memoryQuestions ?? [];
 		for (const q of questions) {
@@ -393,8 +389,8 @@ test("booook memory --distractors DIR --scenes WORDS: other-book scenes written 
 	const again = await booook(args, { env: ENV });
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(api.requests.length, requests, 'scenes and answers are stored: nothing is asked again');
-	// The plan counts only questions made of the scene set it would use: without --scenes a
-	// hierarchical run's scenes are its level-0 summaries, so the four stored questions are not its.
+	// The plan counts only questions made of the scene set it would use: without --scenes, scenes
+	// of 500-word stretches, so the four stored questions (of 2,000-word ones) are not its.
 	const plan = async (...extra: string[]) => {
 		const planned = await booook(
 			memory(api, dir, 'fh', '--questions', '4', '--distractors', books, '--plan', ...extra),
@@ -407,18 +403,24 @@ test("booook memory --distractors DIR --scenes WORDS: other-book scenes written 
 	assert.match(await plan(), /^fh: 4 questions to ask/mu);
 	assert.equal(api.requests.length, requests, '--plan makes no call');
 	// And the probe without --scenes asks four questions of its own set, none of the stored ones.
-	const nodes = await booook(memory(api, dir, 'fh', '--questions', '4', '--distractors', books), {
+	const fresh500 = await booook(memory(api, dir, 'fh', '--questions', '4', '--distractors', books), {
 		env: ENV,
 	});
-	assert.equal(nodes.code, 0, nodes.stderr);
-	const after = (await bookData(dir, 'fh')).memoryQuestions ?? [];
-	const fresh = after.filter((q) => !questions.some((old) => old.id === q.id));
+	assert.equal(fresh500.code, 0, fresh500.stderr);
+	const after = await bookData(dir, 'fh');
+	const fresh = (after.memoryQuestions ?? []).filter((q) => !questions.some((old) => old.id === q.id));
 	assert.equal(fresh.length, 4);
-	const pinned = new Set(
-		((await bookData(dir, 'fh')).memoryScenes ?? []).filter((s) => s.source === 'node').map((s) => s.id),
-	);
+	const byId = new Map((after.memoryScenes ?? []).map((s) => [s.id, s]));
 	for (const q of fresh) {
-		assert.equal(q.scenes, 'node');
-		for (const o of q.options) assert.ok(o.kind === 'other-book' || pinned.has(o.scene));
+		assert.equal(q.scenes, 'written');
+		assert.equal(q.stretch, 500);
+		for (const o of q.options) {
+			const scene = byId.get(o.scene);
+			assert.ok(scene && scene.source === 'written', `${o.scene}: a written scene`);
+			assert.ok(
+				!questions.some((old) => old.options.some((p) => p.scene === o.scene)),
+				'of 500-word stretches',
+			);
+		}
 	}
 });

@@ -1,17 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MemoryAnswer, MemoryQuestion, MemoryScene } from '../source/domain.ts';
+import type { MemoryAnswer, MemoryQuestion } from '../source/domain.ts';
 import { finalRows, likeTables } from '../source/memory/compare.ts';
 import { floorPromptValues } from '../source/memory/prompt.ts';
 import { finalMemory, resultsByReader } from '../source/memory/results.ts';
-import { shortcutAccuracy } from '../source/memory/shortcuts.ts';
 
 /**
  * The floor (each question asked with the summary hidden: NarrativeXL's no-context baseline), what
  * the options alone give away, and the side-by-side rows compared like with like.
  */
 
-/** An option of `words` words. */
+/** An option of `words` words, one character each: the same length in words and in characters. */
 const text = (words: number, word = 'w') => Array.from({ length: words }, () => word).join(' ');
 
 interface Spec {
@@ -22,7 +21,7 @@ interface Spec {
 	demand?: number;
 	step?: number | null;
 	seed?: number;
-	scenes?: MemoryScene['source'];
+	scenes?: MemoryQuestion['scenes'];
 	/** Other books of the other-book options, and whether they come from other sessions (`s/`) or a folder. */
 	others?: string[];
 	otherIds?: 'session' | 'folder';
@@ -37,7 +36,7 @@ function question(spec: Spec): MemoryQuestion {
 		type: 'other-book',
 		options: spec.words.map((w, i) =>
 			i === spec.truth
-				? { kind: 'true', scene: `s${i}`, book: 'Frankenstein', text: text(w, 'true') }
+				? { kind: 'true', scene: `s${i}`, book: 'Frankenstein', text: text(w, 't') }
 				: {
 						kind: 'other-book',
 						scene: spec.otherIds === 'folder' ? `s${i + 100}` : `oh/s${i}`,
@@ -68,26 +67,6 @@ function answer(
 		at: '2026-01-01T00:00:00.000Z',
 	};
 }
-
-test('shortcutAccuracy: the shares the longest and the shortest option score, ties as a guess among them, None counted as missed', () => {
-	const qs = [
-		// The true option is the longest.
-		question({ id: 'q1', words: [30, 10, 12, 11, 10], truth: 0 }),
-		// The true option is the shortest, tied with one other: half a question.
-		question({ id: 'q2', words: [20, 5, 5, 30, 8], truth: 1 }),
-		// Longest tied three ways with the true one among them: a third; it is not the shortest.
-		question({ id: 'q3', words: [40, 40, 40, 9, 12], truth: 2 }),
-		// "None of the above": neither picker, always picking a scene, answers it.
-		question({ id: 'q4', words: [50, 3, 12, 11, 10], truth: null }),
-	];
-	const got = shortcutAccuracy(qs);
-	assert.equal(got.n, 4);
-	assert.ok(Math.abs(got.longest - (1 + 1 / 3) / 4) < 1e-12, String(got.longest));
-	assert.ok(Math.abs(got.shortest - 0.5 / 4) < 1e-12, String(got.shortest));
-	const none = shortcutAccuracy([]);
-	assert.equal(none.n, 0);
-	assert.ok(Number.isNaN(none.longest) && Number.isNaN(none.shortest));
-});
 
 test("the floor beside each accuracy: the same reader's answers with the summary hidden, on the same questions, per retention bin", () => {
 	const qs = [
@@ -175,7 +154,7 @@ test("the floor's prompt shows how much of the book was read and the same number
 	const q = question({ id: 'q1', words: [3, 4], truth: 0 });
 	assert.deepEqual(floorPromptValues(q), {
 		read: 'the whole book',
-		options: '1) true true true\n2) w w w w\n3) None of the above.',
+		options: '1) t t t\n2) w w w w\n3) None of the above.',
 	});
 	assert.equal(
 		floorPromptValues({ ...q, read: { ...q.read, fraction: 0.996 } }).read,

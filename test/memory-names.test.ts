@@ -3,11 +3,15 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import {
-	characterNames,
+	allNames,
+	bookNames,
+	NEUTRAL_PLACE,
 	nameSubstitution,
 	namesIn,
 	otherBookScene,
+	randomNames,
 	substituteNames,
+	type BookNames,
 } from '../source/memory/names.ts';
 import { properNames } from '../source/text/stems.ts';
 import { BOOKS_DIR } from './support/repo-data.ts';
@@ -16,25 +20,178 @@ const book = (name: string): string => readFileSync(join(BOOKS_DIR, `${name}.txt
 const frankenstein = book('frankenstein');
 const pride = book('pride-and-prejudice');
 const warAndPeace = book('war-and-peace');
+const names = {
+	frankenstein: bookNames(frankenstein),
+	pride: bookNames(pride),
+	warAndPeace: bookNames(warAndPeace),
+};
+const person = (of: BookNames, name: string) => of.people.find((p) => p.name === name);
 
-test("a book's character names come first, titles, pronouns, months and places left out", () => {
-	const names = characterNames(pride);
-	assert.deepEqual(names.slice(0, 4), ['Darcy', 'Elizabeth', 'Bennet', 'Bingley']);
-	for (const name of ['Jane', 'Wickham', 'Lydia', 'Collins']) assert.ok(names.includes(name), name);
-	for (const word of ['Mr', 'Mrs', 'Miss', 'Lady', 'Sir', 'I', 'Chapter', 'November', 'Monday', 'London'])
-		assert.ok(!names.includes(word), word);
-	const theirs = characterNames(frankenstein);
-	for (const name of ['Elizabeth', 'Clerval', 'Justine', 'Felix', 'Victor'])
-		assert.ok(theirs.includes(name), name);
-	assert.ok(!theirs.includes('Geneva'), 'a town is no character');
-	assert.equal(characterNames(pride, 3).length, 3);
+test("a book's people, with given names and surnames apart and a gender, and its places apart from them", () => {
+	const { pride: p, frankenstein: f, warAndPeace: w } = names;
+	assert.deepEqual(
+		p.people.slice(0, 4).map((x) => x.name),
+		['Darcy', 'Elizabeth', 'Bennet', 'Bingley'],
+	);
+	// Surnames, though the tagger takes "-ley" and "-ham" for places.
+	for (const name of ['Darcy', 'Bennet', 'Bingley', 'Wickham', 'Collins'])
+		assert.equal(person(p, name)?.role, 'last', name);
+	for (const name of ['Elizabeth', 'Jane', 'Lydia', 'Charlotte']) {
+		assert.equal(person(p, name)?.role, 'first', name);
+		assert.equal(person(p, name)?.gender, 'female', name);
+	}
+	assert.equal(person(p, 'Darcy')?.gender, 'male');
+	assert.equal(person(p, 'William')?.gender, 'male');
+	assert.equal(person(f, 'Victor')?.gender, 'male');
+	assert.equal(person(f, 'Justine')?.gender, 'female');
+	assert.equal(person(w, 'Natásha')?.gender, 'female');
+	assert.equal(person(w, 'Pierre')?.gender, 'male');
+	// Places, the Deity, titles, months and forms of address are no people.
+	const everyone = [...p.people, ...f.people, ...w.people].map((x) => x.name);
+	for (const word of [
+		'Pemberley',
+		'Longbourn',
+		'Netherfield',
+		'Meryton',
+		'London',
+		'England',
+		'Geneva',
+		'Ingolstadt',
+		'Moscow',
+		'Smolénsk',
+		'God',
+		'Heaven',
+		'Mr',
+		'Lady',
+		'November',
+		'Monday',
+		'Majesty',
+	])
+		assert.ok(!everyone.includes(word), `${word} is no person`);
+	for (const place of ['Pemberley', 'Longbourn', 'Netherfield', 'London'])
+		assert.ok(p.places.includes(place), place);
+	for (const place of ['Geneva', 'Ingolstadt']) assert.ok(f.places.includes(place), place);
+	for (const place of ['Moscow', 'Smolénsk']) assert.ok(w.places.includes(place), place);
 });
 
-test('a name seen only after a title counts, and a word written lowercase too is no name', () => {
-	const text =
-		'Mr. Darcy came in. Mr. Darcy sat. The Will was read, and he said he will go. Mrs. Hill laughed.';
-	const names = characterNames(text);
-	assert.deepEqual(names, ['Darcy', 'Hill']);
+test('the map: given names to given names and surnames to surnames of the same gender, places to places', () => {
+	const from = names.pride;
+	const to = names.frankenstein;
+	const map = nameSubstitution(from, to);
+	const people = new Map(to.people.map((p) => [p.name, p]));
+	for (const p of from.people) {
+		const target = map.get(p.name);
+		assert.ok(target !== undefined, `${p.name} is replaced`);
+		const them = people.get(target);
+		assert.ok(them, `${p.name} → ${target}, a person of this book`);
+		assert.equal(them.role, p.role, `${p.name} → ${target}: ${p.role} to ${them.role}`);
+		if (p.gender !== null && them.gender !== null)
+			assert.equal(them.gender, p.gender, `${p.name} → ${target}`);
+	}
+	// None of the issue's mix-ups: a person became a place or the Deity, a man a woman.
+	for (const p of from.people) assert.ok(!to.places.includes(map.get(p.name)!), p.name);
+	for (const place of from.places)
+		assert.ok(to.places.includes(map.get(place)!), `${place} → ${map.get(place)}`);
+	assert.equal(people.get(map.get('Darcy')!)!.gender, 'male');
+	assert.equal(people.get(map.get('Wickham')!)!.role, 'last');
+	// A book naming no place: another's places become a neutral one.
+	const noPlaces = nameSubstitution(from, { ...to, places: [] });
+	assert.equal(noPlaces.get('Pemberley'), NEUTRAL_PLACE);
+});
+
+test('substitution is whole words only, part by part, possessives and family plurals kept, accents optional', () => {
+	const map = new Map([
+		['Darcy', 'Clerval'],
+		['Elizabeth', 'Justine'],
+		['Bennet', 'Kirwin'],
+		['Pemberley', 'Geneva'],
+	]);
+	assert.equal(
+		substituteNames(
+			"Darcy's letter reached Elizabeth Bennet at Pemberley; the Bennets and Janet read Darcy's words.",
+			map,
+		),
+		"Clerval's letter reached Justine Kirwin at Geneva; the Kirwins and Janet read Clerval's words.",
+	);
+	// One pass: a replacement that is itself a key is not replaced again.
+	assert.equal(
+		substituteNames(
+			'Anne met Mary.',
+			new Map([
+				['Anne', 'Mary'],
+				['Mary', 'Anne'],
+			]),
+		),
+		'Mary met Anne.',
+	);
+	assert.deepEqual(namesIn("Darcy's sister met Janet.", ['Jane', 'Darcy', 'Georgiana']), ['Darcy']);
+	assert.equal(
+		substituteNames(
+			"Natasha Rostov's ball",
+			new Map([
+				['Natásha', 'Elizabeth'],
+				['Rostóv', 'Bennet'],
+			]),
+		),
+		"Elizabeth Bennet's ball",
+	);
+});
+
+test("another book's scenes carry this book's names: no person, place or 'God' of the other book left, and Pemberley never reaches a Frankenstein option", () => {
+	const self = names.frankenstein;
+	const other = names.pride;
+	const map = nameSubstitution(other, self);
+	const paragraphs = pride.split(/\n\s*\n/u).filter((p) => p.length > 200 && p.length < 3000);
+	let usable = 0;
+	for (const paragraph of paragraphs) {
+		const scene = otherBookScene(paragraph, other, self, map);
+		if (scene === null) continue;
+		usable++;
+		const left = namesIn(scene, allNames(other)).filter((n) => !allNames(self).includes(n));
+		assert.deepEqual(left, [], `no name of the other book is left: ${scene.slice(0, 120)}`);
+		for (const place of ['Pemberley', 'Longbourn', 'Netherfield', 'Meryton', 'Rosings', 'Hunsford'])
+			assert.ok(!scene.includes(place), `${place} in: ${scene.slice(0, 120)}`);
+	}
+	// Paragraphs naming Elizabeth (a name of both books) are used too: most paragraphs survive.
+	assert.ok(usable > 0.9 * paragraphs.length, `${usable} of ${paragraphs.length} usable`);
+	const darcy = otherBookScene('Mr. Darcy bowed to Mr. Bingley at Pemberley.', other, self, map);
+	assert.equal(
+		darcy,
+		`Mr. ${map.get('Darcy')} bowed to Mr. ${map.get('Bingley')} at ${map.get('Pemberley')}.`,
+	);
+	// A scene written without the accents of War and Peace loses its names too.
+	const russian = names.warAndPeace;
+	const toPride = nameSubstitution(russian, other);
+	const written = "Natasha and Pierre talk at the Rostovs' house in Moscow while Prince Andrew listens.";
+	const scene = otherBookScene(written, russian, other, toPride);
+	assert.ok(scene !== null);
+	assert.deepEqual(namesIn(scene, allNames(russian)), []);
+	assert.equal(
+		scene,
+		`${toPride.get('Natásha')} and ${toPride.get('Pierre')} talk at the ${toPride.get('Rostóv')}s' house in ${toPride.get('Moscow')} while Prince ${toPride.get('Andrew')} listens.`,
+	);
+	// A word the other book capitalizes as a name, which this one never does, makes the scene unusable.
+	const lone: BookNames = { people: [], places: [], others: ['Uhlans', 'Christmas'] };
+	const here: BookNames = { people: [], places: [], others: ['Christmas'] };
+	assert.equal(otherBookScene('The Uhlans rode by.', lone, here, new Map()), null);
+	assert.equal(
+		otherBookScene('At Christmas they rode by.', lone, here, new Map()),
+		'At Christmas they rode by.',
+	);
+});
+
+test("this book's own names randomized: same role and gender, from the tagger's lexicon, none of the book's, the same for a seed", () => {
+	const own = names.frankenstein;
+	const map = randomNames(own, 3);
+	assert.deepEqual([...randomNames(own, 3)], [...map]);
+	assert.notDeepEqual([...randomNames(own, 4)], [...map]);
+	const ownNames = new Set(own.people.map((p) => p.name));
+	for (const p of own.people) {
+		const to = map.get(p.name);
+		assert.ok(to !== undefined && /^\p{Lu}\p{Ll}+$/u.test(to), `${p.name} → ${to}`);
+		assert.ok(!ownNames.has(to), `${p.name} → ${to}, a name of the book`);
+	}
+	assert.equal(new Set(map.values()).size, map.size, 'no two people given one name');
 });
 
 test('properNames still gives the stems of words capitalized inside sentences', () => {
@@ -42,84 +199,4 @@ test('properNames still gives the stems of words capitalized inside sentences', 
 		'elizabeth',
 		'victor',
 	]);
-});
-
-test('substitution is rank for rank, whole words only, part by part, possessives kept', () => {
-	const map = nameSubstitution(['Darcy', 'Elizabeth', 'Bennet', 'Jane'], ['Victor', 'Clerval', 'Justine']);
-	assert.deepEqual(
-		[...map],
-		[
-			['Darcy', 'Victor'],
-			['Elizabeth', 'Clerval'],
-			['Bennet', 'Justine'],
-		],
-	);
-	assert.equal(
-		substituteNames(
-			"Darcy's letter reached Elizabeth Bennet; Miss Bennet and Janet read Darcy's words.",
-			map,
-		),
-		"Victor's letter reached Clerval Justine; Miss Justine and Janet read Victor's words.",
-	);
-	// One pass: a replacement that is itself a key is not replaced again.
-	const swap = nameSubstitution(['Anne', 'Mary'], ['Mary', 'Anne']);
-	assert.equal(substituteNames('Anne met Mary.', swap), 'Mary met Anne.');
-	assert.deepEqual(namesIn("Darcy's sister met Janet.", ['Jane', 'Darcy', 'Georgiana']), ['Darcy']);
-	// A summary may drop the accents its book writes.
-	const accented = nameSubstitution(['Natásha', 'Rostóv'], ['Elizabeth', 'Bennet']);
-	assert.equal(
-		substituteNames("Natasha Rostov's ball; Natásha danced.", accented),
-		"Elizabeth Bennet's ball; Elizabeth danced.",
-	);
-	assert.deepEqual(namesIn('Natasha smiled.', ['Pierre', 'Natásha']), ['Natásha']);
-});
-
-test("scenes of another book: names replaced by this book's, and a scene naming this book's character refused", () => {
-	const thisNames = characterNames(frankenstein);
-	const otherNames = characterNames(pride);
-	const map = nameSubstitution(otherNames, thisNames);
-	const paragraphs = pride.split(/\n\s*\n/u).filter((p) => p.length > 200 && p.length < 3000);
-	let usable = 0;
-	let refused = 0;
-	for (const paragraph of paragraphs) {
-		const scene = otherBookScene(paragraph, otherNames, thisNames, map);
-		if (namesIn(paragraph, thisNames).length > 0) {
-			assert.equal(scene, null, 'a scene naming a character of this book is refused');
-			refused++;
-			continue;
-		}
-		if (scene === null) continue;
-		usable++;
-		const left = namesIn(scene, otherNames).filter((n) => !thisNames.includes(n));
-		assert.deepEqual(left, [], `no name of the other book is left: ${scene.slice(0, 80)}`);
-	}
-	assert.ok(usable > 50, `${usable} usable scenes`);
-	assert.ok(refused > 50, `${refused} refused scenes`);
-	// A scene naming Darcy (rank 1) becomes one naming this book's first character.
-	const darcy = otherBookScene('Mr. Darcy bowed to Mr. Bingley.', otherNames, thisNames, map);
-	assert.equal(darcy, `Mr. ${map.get('Darcy')} bowed to Mr. ${map.get('Bingley')}.`);
-	// A scene written without the accents of War and Peace loses its names too.
-	const russian = characterNames(warAndPeace);
-	const written = "Natasha and Pierre talk at the Rostovs' house while Prince Andrew listens.";
-	const scene = otherBookScene(written, russian, otherNames, nameSubstitution(russian, otherNames));
-	assert.ok(scene !== null);
-	assert.deepEqual(namesIn(scene, russian), []);
-	const [natasha, pierre, rostov, andrew] = ['Natásha', 'Pierre', 'Rostóv', 'Andrew'].map((n) =>
-		nameSubstitution(russian, otherNames).get(n),
-	);
-	assert.ok([natasha, pierre, rostov, andrew].every((n) => n !== undefined && otherNames.includes(n)));
-	assert.equal(
-		scene,
-		`${natasha} and ${pierre} talk at the ${rostov}s' house while Prince ${andrew} listens.`,
-	);
-	// A name of the other book with no counterpart here makes the scene unusable.
-	assert.equal(
-		otherBookScene(
-			'Darcy met Georgiana.',
-			['Darcy', 'Georgiana'],
-			['Victor'],
-			nameSubstitution(['Darcy'], ['Victor']),
-		),
-		null,
-	);
 });

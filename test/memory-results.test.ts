@@ -77,7 +77,7 @@ test('accuracy overall, by type and by target, on answers counted by hand', () =
 	assert.deepEqual([r.byType.lookahead.correct, r.byType.lookahead.n], [1, 4]);
 	assert.deepEqual([r.none.correct, r.none.n], [1, 2]);
 	// Wrong answers: q3 took a lookahead scene, q2 and q8 other-book scenes, q6 "None", q7 nothing readable.
-	assert.deepEqual(r.wrong, { lookahead: 1, 'other-book': 2, none: 1, unreadable: 1 });
+	assert.deepEqual(r.wrong, { lookahead: 1, 'other-book': 2, distortion: 0, none: 1, unreadable: 1 });
 	assert.deepEqual(
 		r.byTarget.map((t) => [t.target.step, t.correct, t.n]),
 		[

@@ -72,7 +72,16 @@ test(
 			run: ['run', books[0]!, ...model, '--chunk-size', '512', '--headless', '--session', 'fresh', ...at],
 			score: ['score', 's0', '--base-url', fake.openaiBaseUrl, ...at],
 			faithfulness: ['faithfulness', 's1', '--base-url', fake.openaiBaseUrl, ...at],
-			memory: ['memory', 's2', '--questions', '4', '--base-url', fake.openaiBaseUrl, ...at],
+			memory: [
+				'memory',
+				's2',
+				'--questions',
+				'4',
+				'--level-0-scenes',
+				'--base-url',
+				fake.openaiBaseUrl,
+				...at,
+			],
 		};
 		const ended = await Promise.all(
 			Object.entries(commands).map(async ([name, args]) => ({ name, ...(await booook(args, { env: ENV })) })),

@@ -189,8 +189,9 @@ test("the authors' annotation prompts ship byte-for-byte and have the expected s
 	}
 	const templates = await loadTemplates();
 	assert.deepEqual(Object.keys(templates).sort(), Object.keys(TEMPLATE_SLOTS).sort());
-	// The nine of the authors' method, the faithfulness judge's two (ours, issues 14 and 27) and the memory probes' three (issues 28 and 37).
-	assert.equal(Object.keys(templates).length, 14);
+	// The nine of the authors' method, the faithfulness judge's two (ours, issues 14 and 27), the memory
+	// probes' four (issues 28 and 37: question, floor, scene, distortion) and the comparison judge's one (issue 39).
+	assert.equal(Object.keys(templates).length, 16);
 	assert.deepEqual(templateSlots(templates['faithfulness-claims']), ['summary', 'sentence']);
 	assert.deepEqual(templateSlots(templates['faithfulness-judge']), ['sentence', 'claim', 'evidence']);
 	assert.equal(templateSlots(templates.get_annotations), 2);

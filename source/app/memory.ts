@@ -1,20 +1,28 @@
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { readBook, type LoadedBook } from '../book/read.ts';
+import { readBook } from '../book/read.ts';
 import { DEFAULTS } from '../config.ts';
 import type { MemoryAnswer, MemoryQuestion, MemoryScene, NodeRef, Run } from '../domain.ts';
 import { answerMemory } from '../engine/memory-reader.ts';
-import { writeScenes } from '../engine/scene-writer.ts';
+import { writeDistortions, writeScenes } from '../engine/scene-writer.ts';
 import { badInput } from '../errors.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
-import { characterNames, nameSubstitution, namesIn, otherBookScene } from '../memory/names.ts';
-import { buildQuestions, DEFAULT_CHOICES, type OtherScene } from '../memory/questions.ts';
+import { bookNames, nameSubstitution, otherBookScene, type BookNames } from '../memory/names.ts';
+import {
+	buildQuestions,
+	commonLengthRange,
+	DEFAULT_CHOICES,
+	type DistortedScene,
+	type OtherScene,
+} from '../memory/questions.ts';
+import { optionLength } from '../memory/shortcuts.ts';
 import { finalRows, type FinalRow } from '../memory/compare.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
 import { commandLine } from '../program.ts';
+import { counted } from '../format/count.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { readSessions } from '../store/list.ts';
@@ -37,8 +45,6 @@ import { passClient, passModel, type PassModel, type PassOptions } from './model
 export const MEMORY_QUESTIONS = 30;
 /** Running summaries of an incremental run asked about besides the final one, unless told. */
 export const MEMORY_STEPS = 4;
-/** Names of a book taken as its characters, for substituting other books' names (NarrativeXL A.2). */
-const NAMES = 20;
 const BOOK_EXTENSIONS = new Set(['.txt', '.epub']);
 
 export interface MemoryOptions extends PassOptions {
@@ -46,9 +52,19 @@ export interface MemoryOptions extends PassOptions {
 	questions?: number;
 	/** Running summaries of an incremental run asked about besides the final one. */
 	steps?: number;
-	/** Words of the book per written scene; unset: a hierarchical run's level-0 summaries are its scenes. */
+	/** Words of a book per written scene, this book's and the other books' alike; SCENE_STRETCH_WORDS unless told. */
 	scenes?: number | null;
-	/** A folder of books whose scenes (written by the reader model) are other-book options. */
+	/**
+	 * Every option a run's level-0 summary instead: this (hierarchical) run's, and other sessions'
+	 * hierarchical runs' for other-book options. No scene is written.
+	 */
+	levelZero?: boolean;
+	/**
+	 * Also ask distortion questions (NarrativeXL's third kind): as many again per summary, whose wrong
+	 * options are scenes of this book read already, each with one fact changed by the reader model.
+	 */
+	distortions?: boolean;
+	/** A folder of books whose scenes (written by the reader model) are other-book options besides the sessions folder's books. */
 	distractors?: string | null;
 	seed?: number;
 	/** Also ask each question with the book's own text of the scene shown: the questions' ceiling. */
@@ -69,13 +85,12 @@ export interface MemoryTarget {
 	readChars: number;
 }
 
-/** Another book whose scenes can be wrong options: where they come from and the names to replace. */
+/** Another book whose scenes can be wrong options: its text (for its names, and scenes written of it here). */
 interface OtherBook {
 	title: string;
-	/** `<session>/` for another session's scenes; empty for a book of --distractors, written here. */
-	prefix: string;
-	scenes: readonly Pick<MemoryScene, 'id' | 'text'>[];
-	names: readonly string[];
+	text: string;
+	/** With --level-0-scenes: that session's run's level-0 summaries, their ids `<session>/<id>`. */
+	levelZero?: MemoryScene[];
 }
 
 /** The calls a probe would make, and what they would cost: `--plan`, and the first line of a probe. */
@@ -95,7 +110,7 @@ export interface MemoryPlan {
 }
 
 export interface MemoryProgress {
-	stage: 'scenes' | 'answers' | 'floor answers' | 'ceiling answers';
+	stage: 'scenes' | 'distortions' | 'answers' | 'floor answers' | 'ceiling answers';
 	done: number;
 	total: number;
 }
@@ -135,9 +150,9 @@ function memoryTargets(run: Run, bookChars: number, steps: number): MemoryTarget
 	return [...chosen.map((s) => ({ node: s.node, step: s.step, readChars: run.chunks[s.step]!.end })), final];
 }
 
-/** This book's scenes as the probe reads them: written ones when asked (or incremental), else level-0 summaries. */
-function sceneStretchWords(data: BookSessionData, opts: MemoryOptions): number | null {
-	return opts.scenes ?? (data.run.config.method === 'inc' ? SCENE_STRETCH_WORDS : null);
+/** Words per written scene of a probe; null: level-0 summaries are every option. */
+function sceneStretchWords(opts: MemoryOptions): number | null {
+	return opts.levelZero ? null : (opts.scenes ?? SCENE_STRETCH_WORDS);
 }
 
 /** A hierarchical run's level-0 summaries as scenes: the stretch of the book each summarizes. */
@@ -161,28 +176,31 @@ function levelZeroScenes(run: Run, title: string, firstId: number): MemoryScene[
 	return out;
 }
 
-/** Other sessions' books in the sessions folder, with the scenes they hold (their own scenes, or a hierarchical run's level-0 summaries). */
-async function otherSessionBooks(dir: string, self: BookSessionData): Promise<OtherBook[]> {
+/**
+ * Other sessions' books in the sessions folder, one each (the first session of a book read); with
+ * `levelZero`, only books of a finished hierarchical run, with its level-0 summaries.
+ */
+async function otherSessionBooks(
+	dir: string,
+	self: BookSessionData,
+	levelZero: boolean,
+): Promise<(OtherBook & { sha256: string })[]> {
 	const { sessions } = await readSessions(dir);
-	const out: OtherBook[] = [];
+	const out: (OtherBook & { sha256: string })[] = [];
 	const seen = new Set([self.book.sha256]);
 	for (const data of sessions) {
 		if (data.kind !== 'book' || seen.has(data.book.sha256)) continue;
-		const own = (data.memoryScenes ?? []).filter((s) => s.book === data.book.title);
-		const scenes =
-			own.length > 0
-				? own
-				: data.run.config.method === 'hier'
-					? levelZeroScenes(data.run, data.book.title, 0)
-					: [];
-		if (scenes.length === 0) continue;
+		const scenes = levelZero
+			? levelZeroScenes(data.run, data.book.title, 0).map((s) => ({ ...s, id: `${data.id}/${s.id}` }))
+			: null;
+		if (scenes !== null && scenes.length === 0) continue;
 		seen.add(data.book.sha256);
 		const text = await readSessionBook(dir, data);
 		out.push({
 			title: data.book.title,
-			prefix: `${data.id}/`,
-			scenes,
-			names: characterNames(text, NAMES),
+			text,
+			sha256: data.book.sha256,
+			...(scenes ? { levelZero: scenes } : {}),
 		});
 	}
 	return out;
@@ -208,15 +226,11 @@ async function distractorBooks(dir: string, self: BookSessionData) {
 }
 
 /**
- * The stretches of a distractor book to write scenes of: evenly spread among those that name no
- * character of this book, as many as the questions can use (each question shows at most `choices`
- * wrong options), so a long book costs no more calls.
+ * The stretches of another book to write scenes of: `wanted` of them evenly spread over the book
+ * (all of them when it has fewer), so a long book costs no more calls.
  */
-function distractorPieces(text: string, words: number, wanted: number, thisNames: readonly string[]) {
-	// A stretch naming a character of this book would make a scene that cannot be used: not written.
-	const pieces = scenePieces(text, words).filter(
-		(p) => namesIn(text.slice(p.start, p.end), thisNames).length === 0,
-	);
+function distractorPieces(text: string, words: number, wanted: number): Span[] {
+	const pieces = scenePieces(text, words);
 	if (pieces.length <= wanted) return pieces;
 	return Array.from({ length: wanted }, (_, i) => pieces[Math.floor((i * pieces.length) / wanted)]!);
 }
@@ -235,7 +249,14 @@ function ceilingText(question: MemoryQuestion, scenes: readonly MemoryScene[], b
 const SCENE_OUTPUT_TOKENS = 200;
 const ANSWER_OUTPUT_TOKENS = 10;
 
-/** Scenes to write of each --distractors book: as many wrong options as the questions can show. */
+/** A distractor scene shown in more questions than this is warned of: the pool of other books is too small. */
+export const REUSE_WARN = 3;
+
+/**
+ * Scenes to write of each other book: as many as the wrong options the questions can show, shared
+ * among the books, so each is shown about once even when some cannot be used (a name left) or lie
+ * outside the length range this book's scenes share (and a short book gives all it has).
+ */
 function distractorWanted(count: number, targets: number, books: number): number {
 	return Math.ceil((count * targets * DEFAULT_CHOICES) / Math.max(1, books));
 }
@@ -248,10 +269,8 @@ interface ProbeSetUp {
 	count: number;
 	seed: number;
 	targets: MemoryTarget[];
+	/** The other books: the sessions folder's and the --distractors folder's, each once. */
 	others: OtherBook[];
-	distractors: LoadedBook[];
-	/** This book's character names: distractor stretches naming them are not written, other books' names become them. */
-	thisNames: string[];
 	templates: Templates;
 }
 
@@ -275,34 +294,57 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 		{ task: 'answering memory questions', verb: 'answering' },
 		planned,
 	);
-	const words = sceneStretchWords(snapshot, opts);
-	const others = await otherSessionBooks(opts.sessionsDir, snapshot);
-	const distractors = opts.distractors ? await distractorBooks(opts.distractors, snapshot) : [];
-	if (others.length === 0 && distractors.length === 0)
+	const words = sceneStretchWords(opts);
+	if (opts.levelZero && opts.scenes != null)
+		throw badInput('--level-0-scenes and --scenes choose two kinds of scene: give one of them');
+	if (opts.levelZero && snapshot.run.config.method !== 'hier')
 		throw badInput(
-			`memory questions about the final summary need scenes of other books as wrong options, and the sessions folder has none: pass --distractors DIR (a folder of .txt or .epub books), or run a hierarchical summary of another book into ${opts.sessionsDir}`,
+			`--level-0-scenes takes a hierarchical run's level-0 summaries as scenes, and session "${opts.id}" is incremental: leave it out (scenes are then written)`,
+		);
+	if (opts.levelZero && opts.distractors)
+		throw badInput(
+			"--level-0-scenes takes other books' scenes from their hierarchical runs in the sessions folder; --distractors books have none: leave one of them out",
+		);
+	const sessionBooks = await otherSessionBooks(opts.sessionsDir, snapshot, opts.levelZero ?? false);
+	const distractors = opts.distractors ? await distractorBooks(opts.distractors, snapshot) : [];
+	const seen = new Set(sessionBooks.map((b) => b.sha256));
+	const others: OtherBook[] = [
+		...sessionBooks.map(({ title, text, levelZero }) => ({
+			title,
+			text,
+			...(levelZero ? { levelZero } : {}),
+		})),
+		...distractors.filter((b) => !seen.has(b.sha256)).map((b) => ({ title: b.title, text: b.text })),
+	];
+	if (others.length === 0)
+		throw badInput(
+			opts.levelZero
+				? `memory questions with --level-0-scenes need another book's hierarchical run in ${opts.sessionsDir} ` +
+						'for other-book options, and it has none: run one there, or leave --level-0-scenes out and pass --distractors DIR'
+				: 'memory questions about the final summary need scenes of other books as wrong options, and the sessions folder has none: ' +
+						`pass --distractors DIR (a folder of .txt or .epub books), or run a summary of another book into ${opts.sessionsDir}`,
 		);
 	const templates = await loadTemplates(opts.prompts);
 	const targets = memoryTargets(snapshot.run, snapshot.book.chars, opts.steps ?? MEMORY_STEPS);
-	const thisNames = characterNames(book, NAMES);
 	const plan = planOf(snapshot, book, targets, {
 		words,
 		count,
 		seed,
 		ceiling: opts.ceiling ?? false,
 		floor: opts.floor ?? true,
-		distractors,
-		thisNames,
+		distortions: opts.distortions ?? false,
+		others,
 		reader,
 		templates: {
 			scene: templates['memory-scene'],
 			question: templates['memory-question'],
 			floor: templates['memory-floor'],
+			distortion: templates['memory-distortion'],
 		},
 		prices: opts.prices,
 		env,
 	});
-	return { reader, plan, words, count, seed, targets, others, distractors, thisNames, templates };
+	return { reader, plan, words, count, seed, targets, others, templates };
 }
 
 /** What a probe of session `id` would make, without locking it or making a call (`--plan`). */
@@ -314,8 +356,7 @@ export async function planMemory(opts: MemoryOptions): Promise<{ reader: PassMod
 /** The probe of session `id`, set up and its session open. */
 export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 	const env = opts.env ?? process.env;
-	const { reader, plan, words, count, seed, targets, others, distractors, thisNames, templates } =
-		await setUp(opts, env);
+	const { reader, plan, words, count, seed, targets, others, templates } = await setUp(opts, env);
 	const { provider, costOf } = passClient(reader, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	const data = session.data as BookSessionData;
@@ -361,35 +402,44 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 		if (words !== null) {
 			const ended = await write(title, book, scenePieces(book, words), words);
 			if (ended) return ended;
+			// Other books' scenes are written here too, the same way, so no option differs in kind.
+			const wanted = distractorWanted(count, targets.length, others.length);
+			for (const other of others) {
+				const ended = await write(
+					other.title,
+					other.text,
+					distractorPieces(other.text, words, wanted),
+					words,
+				);
+				if (ended) return ended;
+			}
 		} else if (!ownScenes().some((s) => s.source === 'node')) {
 			const first = nextNumber((data.memoryScenes ?? []).map((s) => s.id));
 			await session.append('memoryScenes', ...levelZeroScenes(data.run, title, first));
 		}
-		// Other books' scenes: those of the --distractors folder are written here, once.
-		const wanted = distractorWanted(count, targets.length, distractors.length);
-		const stretch = words ?? SCENE_STRETCH_WORDS;
-		for (const other of distractors) {
-			const ended = await write(
-				other.title,
-				other.text,
-				distractorPieces(other.text, stretch, wanted, thisNames),
-				stretch,
-			);
-			if (ended) return ended;
+		if (opts.distortions) {
+			const all = ownScenesOf(data, book, words);
+			const wanted = Math.min(all.length, count * targets.length * DEFAULT_CHOICES);
+			const spread = Array.from({ length: wanted }, (_, i) => all[Math.floor((i * all.length) / wanted)]!);
+			const distorted = await writeDistortions({
+				store: session,
+				provider,
+				templates,
+				scenes: spread,
+				concurrency,
+				batch,
+				costOf,
+				signal,
+				onProgress: (done, total) => onProgress?.({ stage: 'distortions', done, total }),
+			});
+			add(distorted.totals);
+			if (distorted.status !== 'done') return stopped(distorted.status, distorted.error);
 		}
-		const otherBooks = [
-			...others,
-			...distractors.map((b) => ({
-				title: b.title,
-				prefix: '',
-				scenes: (data.memoryScenes ?? []).filter((s) => s.book === b.title),
-				names: characterNames(b.text, NAMES),
-			})),
-		];
-		const { questions, notes } = await questionsFor(session, data, targets, otherBooks, thisNames, {
+		const { questions, notes } = await questionsFor(session, data, book, targets, others, {
 			count,
 			seed,
-			scenesSource: sceneSource(words),
+			words,
+			distortions: opts.distortions ?? false,
 		});
 		const scenes = ownScenes();
 		const passes: { shown: MemoryAnswer['shown']; shownFor: (q: MemoryQuestion) => string }[] = [
@@ -433,53 +483,117 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 	return { reader, plan, run, close: () => session.close() };
 }
 
+/** The scenes of `title` written of `text`'s stretches of `words` words (stored in `data`). */
+function writtenScenes(data: BookSessionData, title: string, text: string, words: number): MemoryScene[] {
+	const pieces = new Set(scenePieces(text, words).map((p) => `${p.start}:${p.end}`));
+	return (data.memoryScenes ?? []).filter(
+		(s) => s.book === title && s.source === 'written' && pieces.has(`${s.start}:${s.end}`),
+	);
+}
+
 /**
  * The questions of each target with `seed`: those stored are kept (a resumed probe asks the same
- * questions), the missing ones made and stored before any is asked.
+ * questions), the missing ones made and stored before any is asked. Every option is of one kind:
+ * scenes written of stretches of `words` words of their books, or (null) runs' level-0 summaries;
+ * of lengths in the range both sides share; other books' people and places replaced by this book's.
  */
 async function questionsFor(
 	session: Session,
 	data: BookSessionData,
+	book: string,
 	targets: readonly MemoryTarget[],
 	otherBooks: readonly OtherBook[],
-	thisNames: readonly string[],
-	opts: { count: number; seed: number; scenesSource: MemoryScene['source'] },
+	opts: { count: number; seed: number; words: number | null; distortions: boolean },
 ): Promise<{ questions: MemoryQuestion[]; notes: string[] }> {
+	const source = sceneSource(opts.words);
+	const sets: QuestionSet[] = opts.distortions ? ['plain', 'distortion'] : ['plain'];
+	const stored = sets.map((set) =>
+		targets.map((target) => storedQuestions(data, target, opts.seed, opts.words, set)),
+	);
+	if (stored.every((of) => of.every((qs) => qs.length > 0)))
+		return { questions: stored.flat(2), notes: reuseNotes(stored.flat(2)) };
+
+	const self = bookNames(book);
 	const others: OtherScene[] = otherBooks.flatMap((other) => {
-		const map = nameSubstitution(other.names, thisNames);
-		return other.scenes.flatMap((s) => {
-			const text = otherBookScene(s.text, other.names, thisNames, map);
-			return text === null ? [] : [{ scene: `${other.prefix}${s.id}`, book: other.title, text }];
+		const names: BookNames = bookNames(other.text);
+		const map = nameSubstitution(names, self);
+		const scenes =
+			opts.words === null
+				? (other.levelZero ?? [])
+				: writtenScenes(data, other.title, other.text, opts.words);
+		return scenes.flatMap((s) => {
+			const text = otherBookScene(s.text, names, self, map);
+			return text === null ? [] : [{ scene: s.id, book: other.title, text }];
 		});
 	});
-	const scenes = ownSceneSet(data, opts.scenesSource);
+	const all = ownScenesOf(data, book, opts.words);
+	const range = commonLengthRange(all, others);
+	const fits = (text: string) =>
+		range === null || (optionLength(text) >= range.low && optionLength(text) <= range.high);
+	const scenes = all.filter((s) => fits(s.text));
+	const pool = others.filter((o) => fits(o.text));
+	const ids = new Set(scenes.map((s) => s.id));
+	const distortions: DistortedScene[] = (data.memoryScenes ?? [])
+		.filter((s) => s.source === 'distorted' && s.of !== undefined && ids.has(s.of) && fits(s.text))
+		.map((s) => ({ scene: s.id, book: s.book, text: s.text, of: s.of!, end: s.end }));
 	const out: MemoryQuestion[] = [];
-	const short: { target: MemoryTarget; made: number }[] = [];
-	for (const target of targets) {
-		const stored = storedQuestions(data, target, opts.seed, opts.scenesSource);
-		if (stored.length > 0) {
-			out.push(...stored);
-			continue;
+	const short: { target: MemoryTarget; set: QuestionSet; made: number }[] = [];
+	const uses = new Map<string, number>();
+	for (const [i, set] of sets.entries())
+		for (const [t, target] of targets.entries()) {
+			if (stored[i]![t]!.length > 0) {
+				out.push(...stored[i]![t]!);
+				continue;
+			}
+			const made = buildQuestions({
+				target,
+				scenes,
+				others: pool,
+				distortions,
+				chunks: data.run.chunks,
+				bookChars: data.book.chars,
+				count: opts.count,
+				seed: opts.seed,
+				firstId: nextNumber([...(data.memoryQuestions ?? []), ...out].map((q) => q.id)),
+				uses,
+				...(set === 'distortion' ? { types: ['distortion'] as const } : {}),
+			}).map((q) => ({ ...q, scenes: source, stretch: opts.words }));
+			if (made.length > 0) await session.append('memoryQuestions', ...made);
+			if (made.length < opts.count) short.push({ target, set, made: made.length });
+			out.push(...made);
 		}
-		const made = buildQuestions({
-			target,
-			scenes,
-			others,
-			chunks: data.run.chunks,
-			bookChars: data.book.chars,
-			count: opts.count,
-			seed: opts.seed,
-			firstId: nextNumber((data.memoryQuestions ?? []).map((q) => q.id)),
-		}).map((q) => ({ ...q, scenes: opts.scenesSource }));
-		if (made.length > 0) await session.append('memoryQuestions', ...made);
-		if (made.length < opts.count) short.push({ target, made: made.length });
-		out.push(...made);
-	}
 	const notes = short.map(
-		({ target, made }) =>
-			`${made} of ${opts.count} questions could be made of ${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: too few scenes (${scenes.length} of this book, ${others.length} usable of other books, where a scene naming a character of this book is left out); give more books with --distractors`,
+		({ target, set, made }) =>
+			`${made} of ${opts.count} ${set === 'distortion' ? 'distortion ' : ''}questions could be made of ` +
+			`${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: ` +
+			(set === 'distortion'
+				? `too few distorted scenes (${distortions.length} of ${scenes.length} scenes of this book)`
+				: `too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, ` +
+					'in the length range both share); give more books with --distractors'),
 	);
-	return { questions: out, notes };
+	return { questions: out, notes: [...notes, ...reuseNotes(out)] };
+}
+
+/** This book's scenes a probe reads: written of stretches of `words` words, or (null) level-0 summaries. */
+function ownScenesOf(data: BookSessionData, book: string, words: number | null): MemoryScene[] {
+	return words === null ? ownSceneSet(data, 'node') : writtenScenes(data, data.book.title, book, words);
+}
+
+/** A probe's questions come in sets: NarrativeXL's symmetric lookahead and other-book ones, and (asked for) distortion ones. */
+type QuestionSet = 'plain' | 'distortion';
+
+/** A warning when other-book scenes are shown in more than `REUSE_WARN` questions each: too few other books' scenes. */
+function reuseNotes(questions: readonly MemoryQuestion[]): string[] {
+	const shown = new Map<string, number>();
+	for (const q of questions)
+		for (const o of q.options.filter((o) => o.kind === 'other-book'))
+			shown.set(`${o.book}\u0000${o.scene}`, (shown.get(`${o.book}\u0000${o.scene}`) ?? 0) + 1);
+	const over = [...shown.values()].filter((n) => n > REUSE_WARN);
+	if (over.length === 0) return [];
+	return [
+		`${counted(over.length, 'other-book scene')} shown in more than ${REUSE_WARN} questions each (up to ${Math.max(...over)}): ` +
+			'a reader may learn them; give more books with --distractors',
+	];
 }
 
 /** This book's scenes of one source: level-0 summaries (`node`) or scenes written for `--scenes`. */
@@ -488,27 +602,30 @@ function ownSceneSet(data: BookSessionData, source: MemoryScene['source']): Memo
 }
 
 /**
- * The stored questions a probe reuses for `target`: made with `seed` from this book's scenes of
- * `source`. Questions made of the other set of this book's scenes (level-0 summaries, then
- * --scenes) are another probe's, and are made again. A question stored before its set was kept
- * counts as this set's when its options are all this set's scenes or other books'.
+ * The stored questions a probe reuses for `target`: made with `seed` from scenes of the kind it
+ * reads (written of stretches of `words` words, or level-0 summaries for null). Questions of
+ * another kind, and those made before every option was of one kind, are another probe's.
  */
 function storedQuestions(
 	data: BookSessionData,
 	target: MemoryTarget,
 	seed: number,
-	source: MemoryScene['source'],
+	words: number | null,
+	set: QuestionSet = 'plain',
 ): MemoryQuestion[] {
-	const ours = new Set(ownSceneSet(data, source).map((s) => s.id));
-	const drawnFrom = (q: MemoryQuestion) =>
-		q.scenes ?? (q.options.every((o) => o.kind === 'other-book' || ours.has(o.scene)) ? source : null);
 	return (data.memoryQuestions ?? []).filter(
-		(q) => q.target.node === target.node && q.seed === seed && drawnFrom(q) === source,
+		(q) =>
+			q.target.node === target.node &&
+			(q.type === 'distortion') === (set === 'distortion') &&
+			q.seed === seed &&
+			q.scenes === sceneSource(words) &&
+			q.stretch !== undefined &&
+			q.stretch === words,
 	);
 }
 
 /** The scene set a probe reads: written scenes with --scenes (or for an incremental run), else level-0 summaries. */
-const sceneSource = (words: number | null): MemoryScene['source'] => (words === null ? 'node' : 'written');
+const sceneSource = (words: number | null): 'node' | 'written' => (words === null ? 'node' : 'written');
 
 /** What a probe would ask and write, and its cost, from what is stored and the texts at hand. */
 function planOf(
@@ -521,16 +638,20 @@ function planOf(
 		seed: number;
 		ceiling: boolean;
 		floor: boolean;
-		distractors: readonly { title: string; text: string }[];
-		/** This book's character names (names.ts). */
-		thisNames: readonly string[];
+		distortions: boolean;
+		/** The other books, whose scenes are written too (unless level-0 summaries are the scenes). */
+		others: readonly { title: string; text: string }[];
 		reader: PassModel;
-		templates: { scene: string; question: string; floor: string };
+		templates: { scene: string; question: string; floor: string; distortion: string };
 		prices?: string;
 		env: NodeJS.ProcessEnv;
 	},
 ): MemoryPlan {
-	const written = new Set((data.memoryScenes ?? []).map((s) => `${s.book}:${s.start}:${s.end}`));
+	const written = new Set(
+		(data.memoryScenes ?? [])
+			.filter((s) => s.source !== 'distorted')
+			.map((s) => `${s.book}:${s.start}:${s.end}`),
+	);
 	let scenesToWrite = 0;
 	let inputTokens = 0;
 	const sceneTemplate = countTokens(opts.templates.scene);
@@ -540,14 +661,23 @@ function planOf(
 			inputTokens += sceneTemplate + countTokens(text.slice(p.start, p.end));
 		}
 	};
-	if (opts.words !== null) toWrite(data.book.title, book, scenePieces(book, opts.words));
-	const wanted = distractorWanted(opts.count, targets.length, opts.distractors.length);
-	for (const other of opts.distractors)
-		toWrite(
-			other.title,
-			other.text,
-			distractorPieces(other.text, opts.words ?? SCENE_STRETCH_WORDS, wanted, opts.thisNames),
-		);
+	if (opts.words !== null) {
+		toWrite(data.book.title, book, scenePieces(book, opts.words));
+		const wanted = distractorWanted(opts.count, targets.length, opts.others.length);
+		for (const other of opts.others)
+			toWrite(other.title, other.text, distractorPieces(other.text, opts.words, wanted));
+	}
+	if (opts.distortions) {
+		// One distortion of each of this book's scenes the questions can show, a scene's length each.
+		const own =
+			opts.words === null
+				? levelZeroScenes(data.run, data.book.title, 0).length
+				: scenePieces(book, opts.words).length;
+		const have = (data.memoryScenes ?? []).filter((s) => s.source === 'distorted').length;
+		const more = Math.max(0, Math.min(own, opts.count * targets.length * DEFAULT_CHOICES) - have);
+		scenesToWrite += more;
+		inputTokens += more * (countTokens(opts.templates.distortion) + SCENE_OUTPUT_TOKENS);
+	}
 
 	// An option is a scene summary: the stored ones' mean length, else the written scene's limit.
 	const stored = data.memoryScenes ?? [];
@@ -570,8 +700,9 @@ function planOf(
 		...(opts.ceiling ? (['chunk'] as const) : []),
 	];
 	const toAsk = { summary: 0, none: 0, chunk: 0 };
-	for (const target of targets) {
-		const questions = storedQuestions(data, target, opts.seed, sceneSource(opts.words));
+	const sets: QuestionSet[] = opts.distortions ? ['plain', 'distortion'] : ['plain'];
+	for (const target of targets.flatMap((t) => sets.map((set) => ({ ...t, set })))) {
+		const questions = storedQuestions(data, target, opts.seed, opts.words, target.set);
 		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
 		const shownTokens = { summary, chunk: chunkTokens, none: 0 };
 		for (const shown of passes) {
@@ -652,8 +783,8 @@ function sceneSetOf(data: BookSessionData): (q: MemoryQuestion) => MemoryScene['
 /**
  * What a run's memory probes would cost before the run exists (a study's plan): questions of the
  * final summary and of `steps` running summaries (incremental), each showing a summary of at most
- * `maxSummary` tokens and five scene options, each asked again with nothing shown (the floor), and
- * the scenes an incremental run writes.
+ * `maxSummary` tokens and five scene options, each asked again with nothing shown (the floor), the
+ * scenes written of this book, and those written of other books (as many as the questions' wrong options).
  */
 export function probeEstimate(opts: {
 	method: Run['config']['method'];
@@ -668,10 +799,12 @@ export function probeEstimate(opts: {
 	const questions = targets * (opts.questions ?? MEMORY_QUESTIONS);
 	// About 0.75 words a token: a stretch of SCENE_STRETCH_WORDS words is some 670 tokens.
 	const stretchTokens = Math.round(SCENE_STRETCH_WORDS / 0.75);
-	const scenes = opts.method === 'inc' ? Math.ceil(opts.bookTokens / stretchTokens) : 0;
+	const scenes =
+		Math.ceil(opts.bookTokens / stretchTokens) +
+		distractorWanted(opts.questions ?? MEMORY_QUESTIONS, targets, 1);
 	const options = DEFAULT_CHOICES * SCENE_OUTPUT_TOKENS;
-	const question = countTokens(opts.templates['memory-question']) + opts.maxSummary + options;
 	const floor = countTokens(opts.templates['memory-floor']) + options;
+	const question = countTokens(opts.templates['memory-question']) + opts.maxSummary + options;
 	return {
 		calls: 2 * questions + scenes,
 		input:

@@ -91,10 +91,13 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 		);
 	lines.push(
 		`  by question type: lookahead ${rate(res.byType.lookahead)}; other-book ${rate(res.byType['other-book'])}` +
+			(res.byType.distortion.n > 0 ? `; distortion ${rate(res.byType.distortion)}` : '') +
 			(floor
-				? ` (floor: lookahead ${rate(floor.byType.lookahead)}; other-book ${rate(floor.byType['other-book'])})`
+				? ` (floor: lookahead ${rate(floor.byType.lookahead)}; other-book ${rate(floor.byType['other-book'])}` +
+					(floor.byType.distortion.n > 0 ? `; distortion ${rate(floor.byType.distortion)}` : '') +
+					')'
 				: ''),
-		`  wrong answers chose: a lookahead scene ${res.wrong.lookahead}, an other-book scene ${res.wrong['other-book']}, "None" when a scene was true ${res.wrong.none}${res.wrong.unreadable > 0 ? `, nothing readable ${res.wrong.unreadable}` : ''}`,
+		`  wrong answers chose: a lookahead scene ${res.wrong.lookahead}, an other-book scene ${res.wrong['other-book']}${res.byType.distortion.n > 0 ? `, a distorted scene ${res.wrong.distortion}` : ''}, "None" when a scene was true ${res.wrong.none}${res.wrong.unreadable > 0 ? `, nothing readable ${res.wrong.unreadable}` : ''}`,
 	);
 	if (res.byTarget.length > 1)
 		lines.push(

@@ -49,12 +49,22 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--scenes <words>',
-			`write scene summaries of about this many words of the book (incremental runs always do, at ${SCENE_STRETCH_WORDS}; default for a hierarchical run: its level-0 summaries are the scenes)`,
+			"the scenes of every option (this book's and other books' alike) are written by the answering model, " +
+				`each of a stretch of about this many words of its book (default ${SCENE_STRETCH_WORDS})`,
 			integerFrom('--scenes', 50),
 		)
 		.option(
+			'--level-0-scenes',
+			"every option a run's level-0 summary instead of a written scene: this hierarchical run's, and other books' hierarchical runs' in the sessions folder",
+		)
+		.option(
 			'--distractors <dir>',
-			"a folder of .txt or .epub books whose scenes (written by the answering model) are other-book options; default: the other books' sessions in the sessions folder",
+			'a folder of .txt or .epub books whose scenes are other-book options too, beside the other books of the sessions folder',
+		)
+		.option(
+			'--distortions',
+			"also ask as many distortion questions of each summary (NarrativeXL's third kind): the wrong options " +
+				'are scenes of this book already read, each with one fact changed by the answering model',
 		)
 		.option('--seed <n>', 'seed of the questions drawn and their order', integerFrom('--seed', 0), 1)
 		.option(
@@ -73,7 +83,7 @@ export const spec = (exit: Exit) =>
 		.option('--json', 'print the results as JSON')
 		.option(
 			'--prompts <dir>',
-			'read the prompt templates (memory-question.txt, memory-floor.txt, memory-scene.txt) from this folder (missing ones come from prompts/)',
+			'read the prompt templates (memory-question.txt, memory-floor.txt, memory-scene.txt, memory-distortion.txt) from this folder (missing ones come from prompts/)',
 		)
 		.option('--prices <file>', PRICES_HELP)
 		.addOption(sessionsDirOption())
@@ -83,6 +93,7 @@ export const spec = (exit: Exit) =>
 				await memoryCommand(ids, {
 					...flags,
 					scenes: flags.scenes ?? null,
+					levelZero: flags.level0Scenes ?? false,
 					distractors: flags.distractors ?? null,
 					sessionsDir,
 					account: accountLimits(flags),

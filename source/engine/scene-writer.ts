@@ -1,6 +1,6 @@
 import type { MemoryScene } from '../domain.ts';
-import { sceneOwner } from '../memory/prompt.ts';
-import { nextNumber, readScene } from '../memory/scenes.ts';
+import { distortionOwner, sceneOwner } from '../memory/prompt.ts';
+import { nextNumber, readDistortion, readScene } from '../memory/scenes.ts';
 import { WORD_RATIO } from '../summarize/budget.ts';
 import { fill, type Templates } from '../summarize/templates.ts';
 import type { Span } from '../text/sentences.ts';
@@ -45,7 +45,9 @@ export async function writeScenes(opts: SceneWriterOptions): Promise<SceneWriter
 	const { store, book, words } = opts;
 	const pass = await ReadPass.start({ ...opts, log: store });
 	const stored = store.data.memoryScenes ?? [];
-	const has = new Set(stored.filter((s) => s.book === book.title).map((s) => `${s.start}:${s.end}`));
+	const has = new Set(
+		stored.filter((s) => s.book === book.title && s.source !== 'distorted').map((s) => `${s.start}:${s.end}`),
+	);
 	const pieces = opts.pieces.filter((p) => !has.has(`${p.start}:${p.end}`));
 	let next = nextNumber(stored.map((s) => s.id));
 	const result = { written: 0, unreadable: 0 };
@@ -83,6 +85,70 @@ export async function writeScenes(opts: SceneWriterOptions): Promise<SceneWriter
 	};
 
 	await pass.each(pieces, write);
+	const { status, error, totals } = pass.result();
+	return { status, ...result, error, totals };
+}
+
+export interface DistortionWriterOptions extends PassOptions {
+	store: SceneWriterStore;
+	templates: Pick<Templates, 'memory-distortion'>;
+	/** The true scenes to write a distortion of. */
+	scenes: readonly MemoryScene[];
+	/** Distortions written so far (those written before included) out of all asked; called at the start and after each. */
+	onProgress?: (written: number, total: number) => void;
+}
+
+/** Words of a scene, as the distortion prompt asks it to keep its length. */
+const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+
+/**
+ * A model writes a distortion of each true scene (NarrativeXL's third kind of wrong option,
+ * appendix A.9.2): the scene with one fact changed, the rest and the length kept. Through the
+ * shared call runner, as `writeScenes`: logged, billed, paced, resumable; each stored as it comes
+ * (source `distorted`, `of` its scene, on that scene's stretch). A scene with a distortion already
+ * is skipped; one whose answer is empty or the scene unchanged after every retry is left without.
+ */
+export async function writeDistortions(opts: DistortionWriterOptions): Promise<SceneWriterResult> {
+	const { store } = opts;
+	const pass = await ReadPass.start({ ...opts, log: store });
+	const stored = store.data.memoryScenes ?? [];
+	const done = new Set(stored.filter((s) => s.source === 'distorted').map((s) => s.of));
+	const scenes = opts.scenes.filter((s) => !done.has(s.id));
+	let next = nextNumber(stored.map((s) => s.id));
+	const result = { written: 0, unreadable: 0 };
+	const total = opts.scenes.length;
+	opts.onProgress?.(total - scenes.length, total);
+
+	const write = async (scene: MemoryScene): Promise<void> => {
+		const words = wordsOf(scene.text);
+		const text = await pass.ask({
+			owner: distortionOwner(scene),
+			name: `the distortion of scene ${scene.id}`,
+			template: 'memory-distortion',
+			prompt: fill(opts.templates['memory-distortion'], { scene: scene.text, words }),
+			task: { kind: 'summarize', texts: [scene.text], words },
+			maxTokens: Math.ceil((2 * words) / WORD_RATIO),
+			read: (answer) => readDistortion(answer, scene.text),
+		});
+		if (text === undefined || pass.stopped) return;
+		if (text === null) {
+			result.unreadable += 1;
+			return;
+		}
+		await store.append('memoryScenes', {
+			id: `s${next++}`,
+			book: scene.book,
+			source: 'distorted',
+			of: scene.id,
+			start: scene.start,
+			end: scene.end,
+			text,
+		});
+		result.written += 1;
+		opts.onProgress?.(total - scenes.length + result.written, total);
+	};
+
+	await pass.each(scenes, write);
 	const { status, error, totals } = pass.result();
 	return { status, ...result, error, totals };
 }

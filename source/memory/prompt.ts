@@ -92,7 +92,12 @@ export function sceneOwner(book: string, piece: { start: number; end: number }):
 	return `scene.${book}.${piece.start}-${piece.end}`;
 }
 
-/** Whether a logged call was made by memory probes (a scene written or a question answered). */
+/** The call log's owner of a distortion's calls: the scene of its book it changes. */
+export function distortionOwner(scene: { book: string; id: string }): string {
+	return `distortion.${scene.book}.${scene.id}`;
+}
+
+/** Whether a logged call was made by memory probes (a scene written or distorted, or a question answered). */
 export function isProbeCall(owner: string): boolean {
-	return owner.startsWith('memory.') || owner.startsWith('scene.');
+	return owner.startsWith('memory.') || owner.startsWith('scene.') || owner.startsWith('distortion.');
 }

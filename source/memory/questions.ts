@@ -1,5 +1,6 @@
 import type { Chunk, MemoryQuestion, MemoryScene, NodeRef } from '../domain.ts';
 import { seededRandom, shuffle } from '../score/bootstrap.ts';
+import { optionLength } from './shortcuts.ts';
 
 /**
  * Read-along questions (NarrativeXL, section 5.1): "In what you have read so far, was there a
@@ -69,12 +70,24 @@ export function readOf(
 	};
 }
 
+/** A scene of this book with one fact changed (a scene of source `distorted`). */
+export interface DistortedScene {
+	scene: string;
+	book: string;
+	text: string;
+	/** The scene it is a distortion of, and where that scene's stretch ends. */
+	of: string;
+	end: number;
+}
+
 export interface BuildQuestionsOptions {
 	target: QuestionTarget;
 	/** This book's scenes. */
 	scenes: readonly MemoryScene[];
 	/** Other books' scenes, for other-book questions. */
 	others: readonly OtherScene[];
+	/** This book's scenes with one fact changed, for distortion questions. */
+	distortions?: readonly DistortedScene[];
 	/** The run's chunks, for tokens. */
 	chunks: readonly Chunk[];
 	bookChars: number;
@@ -87,6 +100,11 @@ export interface BuildQuestionsOptions {
 	firstId: number;
 	/** The question types to make; both where the target allows them unless told. */
 	types?: readonly MemoryQuestion['type'][];
+	/**
+	 * How often each wrong option's scene was shown so far (by `<book>\u0000<scene>`), counted on
+	 * by the draw: shared over a probe's targets, so the scenes least shown are drawn first.
+	 */
+	uses?: Map<string, number>;
 }
 
 type Option = MemoryQuestion['options'][number];
@@ -107,23 +125,52 @@ function spreadScenes(pool: readonly MemoryScene[], n: number, random: () => num
 	return drawn;
 }
 
-/** `n` options of `pool` drawn without repeating a scene or a text already among `taken`; null if too few. */
+/** An option's key in the count of how often each scene is shown. */
+const shownKey = (o: Option) => `${o.book}\u0000${o.scene}`;
+
+/**
+ * `n` options of `pool` drawn without repeating a scene or a text already among `taken`; null if
+ * too few. With `byBook`, each comes from another book while the books last, and then again one
+ * from each (NarrativeXL draws each other-book option from a different book). Of a book, the
+ * scenes shown least often so far (`uses`, which the draw counts on) come first, at random among
+ * equals, so no scene is shown again while another has not been.
+ */
 function drawWrong(
 	pool: readonly Option[],
 	n: number,
 	taken: readonly Option[],
 	random: () => number,
+	uses: Map<string, number>,
+	byBook: boolean,
 ): Option[] | null {
 	const seen = new Set(taken.flatMap((o) => [`scene:${o.scene}`, `text:${o.text}`]));
-	const drawn: Option[] = [];
-	for (const option of shuffle(pool, random)) {
-		if (drawn.length === n) break;
-		if (seen.has(`scene:${option.scene}`) || seen.has(`text:${option.text}`)) continue;
-		seen.add(`scene:${option.scene}`);
-		seen.add(`text:${option.text}`);
-		drawn.push(option);
+	const free = (o: Option) => !seen.has(`scene:${o.scene}`) && !seen.has(`text:${o.text}`);
+	const groups = new Map<string, Option[]>();
+	for (const option of pool) {
+		const key = byBook ? option.book : '';
+		groups.set(key, [...(groups.get(key) ?? []), option]);
 	}
-	return drawn.length === n ? drawn : null;
+	const books = shuffle([...groups.values()], random);
+	const drawn: Option[] = [];
+	while (drawn.length < n) {
+		let progressed = false;
+		for (const group of books) {
+			if (drawn.length === n) break;
+			const open = group.filter(free);
+			if (open.length === 0) continue;
+			const least = Math.min(...open.map((o) => uses.get(shownKey(o)) ?? 0));
+			const fewest = open.filter((o) => (uses.get(shownKey(o)) ?? 0) === least);
+			const option = fewest[Math.floor(random() * fewest.length)]!;
+			seen.add(`scene:${option.scene}`);
+			seen.add(`text:${option.text}`);
+			drawn.push(option);
+			progressed = true;
+		}
+		if (!progressed) break;
+	}
+	if (drawn.length < n) return null;
+	for (const option of drawn) uses.set(shownKey(option), (uses.get(shownKey(option)) ?? 0) + 1);
+	return drawn;
 }
 
 /** The question types a target allows: lookahead only where part of the book is still unread. */
@@ -133,6 +180,9 @@ function typesFor(
 ): MemoryQuestion['type'][] {
 	return types.filter((t) => t !== 'lookahead' || target.step !== null);
 }
+
+/** The question types made unless told: NarrativeXL's two symmetric ones (distortions are asked for). */
+export const DEFAULT_TYPES: readonly MemoryQuestion['type'][] = ['lookahead', 'other-book'];
 
 /**
  * Up to `count` questions of one target, split evenly between its question types. Each has
@@ -147,7 +197,8 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 	if (!Number.isInteger(choices) || choices < 1)
 		throw new RangeError(`choices must be a whole number of at least 1, not ${choices}`);
 	const random = seededRandom(seed);
-	const types = typesFor(target, opts.types ?? ['lookahead', 'other-book']);
+	const uses = opts.uses ?? new Map<string, number>();
+	const types = typesFor(target, opts.types ?? DEFAULT_TYPES);
 	const sceneOption = (kind: Option['kind'], s: MemoryScene): Option => ({
 		kind,
 		scene: s.id,
@@ -156,9 +207,14 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 	});
 	const read = scenes.filter((s) => s.end <= target.readChars);
 	if (read.length === 0) return [];
+	// A distortion of a scene read: its truth is in the summary to be told from it. Never the true
+	// scene's own, which beside it would leave two near-copies to choose between.
+	const distorted = (opts.distortions ?? []).filter((d) => d.end <= target.readChars);
+	const distortionOf = new Map(distorted.map((d) => [d.scene, d.of]));
 	const pools: Record<MemoryQuestion['type'], Option[]> = {
 		lookahead: scenes.filter((s) => s.start >= target.readChars).map((s) => sceneOption('lookahead', s)),
 		'other-book': others.map((o) => ({ kind: 'other-book', scene: o.scene, book: o.book, text: o.text })),
+		distortion: distorted.map((d) => ({ kind: 'distortion', scene: d.scene, book: d.book, text: d.text })),
 	};
 	const questions: MemoryQuestion[] = [];
 	types.forEach((type, t) => {
@@ -168,7 +224,8 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 		const plan = shuffle([...truths, ...Array<null>(n - truths.length).fill(null)], random);
 		for (const truth of plan) {
 			const shown = truth ? [sceneOption('true', truth)] : [];
-			const wrong = drawWrong(pools[type], choices - shown.length, shown, random);
+			const pool = truth ? pools[type].filter((o) => distortionOf.get(o.scene) !== truth.id) : pools[type];
+			const wrong = drawWrong(pool, choices - shown.length, shown, random, uses, type === 'other-book');
 			if (!wrong) continue;
 			const options = shuffle([...shown, ...wrong], random);
 			const answer = truth ? options.findIndex((o) => o.kind === 'true') : options.length;
@@ -185,6 +242,39 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 		}
 	});
 	return questions;
+}
+
+/** The share of scenes below `low` and above `high` left out of each side of `commonLengthRange`. */
+const LENGTH_TAIL = 0.05;
+/** How far beyond the shared range a length may lie and still be in it: a tenth, too little for a reader to go by. */
+const LENGTH_SLACK = 0.1;
+
+/** The `q`-quantile of sorted `values` (nearest rank). */
+function quantile(sorted: readonly number[], q: number): number {
+	return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/**
+ * The range of option lengths (characters, as `optionLength` counts them) that this book's scenes
+ * and the other books' share: from the higher of their 5th percentiles to the lower of their
+ * 95th, widened by a tenth either way. Options drawn within it cannot be told apart by length even
+ * where two sets of scenes were made differently (two runs' level-0 summaries); null when the
+ * sets do not overlap or one is empty.
+ */
+export function commonLengthRange(
+	own: readonly { text: string }[],
+	others: readonly { text: string }[],
+): { low: number; high: number } | null {
+	if (own.length === 0 || others.length === 0) return null;
+	const sorted = (xs: readonly { text: string }[]) =>
+		xs.map((x) => optionLength(x.text)).sort((a, b) => a - b);
+	const a = sorted(own);
+	const b = sorted(others);
+	const low = Math.max(quantile(a, LENGTH_TAIL), quantile(b, LENGTH_TAIL));
+	const high = Math.min(quantile(a, 1 - LENGTH_TAIL), quantile(b, 1 - LENGTH_TAIL));
+	return low <= high
+		? { low: Math.floor(low * (1 - LENGTH_SLACK)), high: Math.ceil(high * (1 + LENGTH_SLACK)) }
+		: null;
 }
 
 /** The expected accuracy of a uniform guess among the answers shown: the mean of 1/(options + 1). */

@@ -62,10 +62,11 @@ export interface TargetRate extends Rate {
 	read: MemoryQuestion['read'];
 }
 
-/** What the wrong answers chose: a lookahead or other-book scene, "None" when a scene was true, or nothing readable. */
+/** What the wrong answers chose: a lookahead, other-book or distorted scene, "None" when a scene was true, or nothing readable. */
 export interface WrongChoices {
 	lookahead: number;
 	'other-book': number;
+	distortion: number;
 	none: number;
 	unreadable: number;
 }
@@ -176,7 +177,7 @@ export function memoryResults(
 }
 
 function wrongChoices(scored: readonly Scored[]): WrongChoices {
-	const wrong: WrongChoices = { lookahead: 0, 'other-book': 0, none: 0, unreadable: 0 };
+	const wrong: WrongChoices = { lookahead: 0, 'other-book': 0, distortion: 0, none: 0, unreadable: 0 };
 	for (const { question, answer } of scored) {
 		if (answer.correct) continue;
 		if (answer.choice === null) wrong.unreadable++;

@@ -66,6 +66,14 @@ export function readScene(text: string): Read<string> {
 	return scene === '' ? { ok: false, reason: 'an empty scene' } : { ok: true, value: scene };
 }
 
+/** A distortion of `scene` as written: refused (and asked again) when empty or the scene itself unchanged. */
+export function readDistortion(text: string, scene: string): Read<string> {
+	const read = readScene(text);
+	if (!read.ok) return read;
+	const same = (t: string) => t.replace(/\s+/gu, ' ').trim().toLowerCase();
+	return same(read.value) === same(scene) ? { ok: false, reason: 'the scene unchanged' } : read;
+}
+
 /** The next free number of ids `<letter><n>` (`s3`, `q12`): one past the highest; 0 for none. */
 export function nextNumber(ids: readonly string[]): number {
 	return ids.reduce((max, id) => {

@@ -34,6 +34,8 @@ export const TEMPLATE_SLOTS = {
 	'memory-scene': ['text', 'words'],
 	// Ours, after the paper's human preference study (its Table 4): the book, the two summaries in their shown order.
 	'compare-judge': ['book', 'first', 'second'],
+	// Ours, after NarrativeXL's false summaries (A.9.2): a true scene, and its length in words, to change one fact of.
+	'memory-distortion': ['scene', 'words'],
 } as const satisfies Record<string, SlotSpec>;
 
 export type TemplateId = keyof typeof TEMPLATE_SLOTS;

@@ -134,10 +134,43 @@ export function salience(sentence: string, counts: ReadonlyMap<string, number>):
 	return stems.length === 0 ? 0 : stems.reduce((n, s) => n + (counts.get(s) ?? 0), 0) / stems.length;
 }
 
-/** A well-formed answer to either memory prompt, or null for other prompts. */
+/** The scene a distortion prompt asks to change, or null for another prompt. */
+export function distortionScene(prompt: string): string | null {
+	return between(
+		prompt,
+		'Below is a summary of one scene of a book:\n\n---\n\n',
+		'\n\n---\n\nRewrite this summary',
+		'first',
+	);
+}
+
+/**
+ * A fake distortion of a scene: in each sentence its last word of four letters or more is put in
+ * the place of the one before's (the last sentence's in the first), the rest kept; a scene of
+ * one sentence loses that word for "elsewhere". Each sentence then tells something the book did not,
+ * and no longer has all the words that make the fake reader recognize it, in nearly the same length.
+ */
+export function fakeDistortion(scene: string): string {
+	const sentences = splitSentences(scene);
+	const last = (s: string) => [...s.matchAll(/\p{L}{4,}/gu)].at(-1);
+	const words = sentences.map((s) => last(s)?.[0] ?? null);
+	return sentences
+		.map((s, i) => {
+			const at = last(s);
+			if (!at) return s;
+			const from = sentences.length > 1 ? words[(i + sentences.length - 1) % sentences.length] : null;
+			const put = from && from !== at[0] ? from : 'elsewhere';
+			return s.slice(0, at.index) + put + s.slice(at.index! + at[0].length);
+		})
+		.join(' ');
+}
+
+/** A well-formed answer to any memory prompt, or null for other prompts. */
 export function memoryReply(prompt: string): string | null {
 	const asked = memoryQuestion(prompt);
 	if (asked) return `Answer: ${fakeChoice(asked.shown, asked.options) + 1}`;
+	const distort = distortionScene(prompt);
+	if (distort !== null) return fakeDistortion(distort);
 	const stretch = sceneStretch(prompt);
 	return stretch ? fakeScene(stretch.text, stretch.words) : null;
 }
