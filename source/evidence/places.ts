@@ -1,5 +1,4 @@
 import { chaptersOf } from '../text/chapters.ts';
-import { contentStems } from '../text/stems.ts';
 import type { Passage } from './passages.ts';
 
 /**
@@ -45,32 +44,4 @@ export function bookPlaces(book: string, passages: readonly Passage[], chars = P
 		else places.push({ from: p, to: passages.length });
 	}
 	return places;
-}
-
-/** Where a sentence's clauses part: clause punctuation, and the conjunctions that join clauses. */
-const CLAUSE_BREAK =
-	/\s*[;:—–]\s*|,\s*(?:(?:and|but|while|then|so|yet|until|before|after|when)\s+)?|\s+(?:and|but|while|until|before|after)\s+/u;
-
-/**
- * Content words (stems) a clause needs to stand alone: who, did, what. Fewer is a list's item
- * ("Milton, Plutarch and Goethe") or a phrase, which joins the clause before it.
- */
-export const CLAUSE_WORDS = 3;
-
-/**
- * The clauses of a summary sentence, each of at least `CLAUSE_WORDS` content words: a sentence that
- * joins two events ("X happens, and later Y") tells each in its own clause, and each clause is
- * placed on its own. A sentence of one clause gives itself.
- */
-export function clauses(sentence: string): string[] {
-	const parts: string[] = [];
-	const short = (text: string) => contentStems(text).length < CLAUSE_WORDS;
-	for (const raw of sentence.split(CLAUSE_BREAK)) {
-		const part = raw.trim();
-		if (part === '') continue;
-		if (parts.length > 0 && short(parts.at(-1)!)) parts[parts.length - 1] += ` ${part}`;
-		else parts.push(part);
-	}
-	if (parts.length > 1 && short(parts.at(-1)!)) parts[parts.length - 2] += ` ${parts.pop()!}`;
-	return parts;
 }

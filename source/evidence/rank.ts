@@ -6,7 +6,7 @@ import { reciprocalRank } from './fusion.ts';
 import { PASSAGE_SENTENCES, splitPassages, type Passage } from './passages.ts';
 import { sentenceKey } from './provenance.ts';
 import { sceneWindows, type SceneWindow } from './scene-windows.ts';
-import { bookPlaces, clauses, type Place } from './places.ts';
+import { bookPlaces, type Place } from './places.ts';
 
 /**
  * A passage ranked for a sentence: higher `score` (BM25+, minisearch's, of the passage alone) is
@@ -306,13 +306,11 @@ export class PassageIndex {
 
 	/**
 	 * Each place's rank (from 0) for `query`, among the places that hold one of `results` (the
-	 * passages that share a content word with it): the reciprocal-rank fusion of
-	 * - the place's own BM25 rank, the chapter read as one text: a summary sentence condenses what
-	 *   a chapter tells over pages, its people in one, what they did in another;
-	 * - the rank of its best passage (by the passage's fused rank with its scene window): where the
-	 *   sentence's words stand together;
-	 * - for a sentence of several clauses (places.ts `clauses`), the place's best rank for any one
-	 *   clause: a sentence that joins two events is as much about each one's chapter.
+	 * passages that share a content word with it): the reciprocal-rank fusion of the place's own BM25
+	 * rank, the chapter read as one text (a summary sentence condenses what a chapter tells over
+	 * pages, its people in one, what they did in another), and the rank of its best passage by that
+	 * passage's fused rank with its scene window (where the sentence's words stand together). Either
+	 * alone placed fewer sentences on the development set (bench/evidence.ts --dev).
 	 */
 	#placeRanks(
 		query: string,
@@ -336,16 +334,7 @@ export class PassageIndex {
 		const byPassage = new Map(
 			[...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([place], rank) => [place, rank]),
 		);
-		const byClause = new Map<number, number>();
-		const parts = clauses(query);
-		if (parts.length > 1)
-			for (const part of parts)
-				for (const [place, rank] of ranksOf(this.#placeIndex().search(part, { filter })))
-					byClause.set(place, Math.min(byClause.get(place) ?? Infinity, rank));
-		const fused = (place: number) =>
-			reciprocalRank(own.get(place)) +
-			reciprocalRank(byPassage.get(place)) +
-			reciprocalRank(byClause.get(place));
+		const fused = (place: number) => reciprocalRank(own.get(place)) + reciprocalRank(byPassage.get(place));
 		const order = [...best.keys()].sort((a, b) => fused(b) - fused(a) || a - b);
 		return new Map(order.map((place, rank) => [place, rank]));
 	}
