@@ -116,7 +116,11 @@ export const CLAIM_RANK = { scenes: false } as const satisfies RankOptions;
  * sentences apart, so the page that holds them all places a sentence better than the three sentences
  * that hold most of them (on the labelled set, the right chapter came first for 23 of 46
  * single-event sentences, against 17 by passages alone). Equal by position in the book, so the
- * order is deterministic.
+ * order is deterministic. And a place at a time (places.ts, `#placeRanks`): the places (chapters)
+ * are ranked first, and the passages come in rounds over them, each place's best passage in the
+ * places' order, then each one's second, so the first three are three places rather than one
+ * scene three times (on the labelled set, held out, the right chapter among the first three for 36
+ * of 46 single-event sentences, against 30). A claim (`scenes: false`) is ranked by passages alone.
  */
 export class PassageIndex {
 	readonly passages: readonly Passage[];
