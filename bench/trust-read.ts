@@ -100,42 +100,26 @@ export interface Memory {
 	shortest: number | null;
 }
 
-/** An accuracy given as a number, `{ accuracy }` or `{ overall: { accuracy } }`. */
-function accuracyOf(x: unknown): number | null {
-	if (!isObject(x)) return num(x);
-	return num(x.accuracy) ?? (isObject(x.overall) ? num(x.overall.accuracy) : null);
-}
-
-/** The first value under a key matching `name`, in `objects` in order. */
-function keyed(objects: readonly Json[], name: RegExp): unknown {
-	for (const o of objects) for (const [k, v] of Object.entries(o)) if (name.test(k)) return v;
-	return undefined;
-}
-
 /**
- * A session of `memory --json`: the reader shown the summary (`readers[].shown` "summary"), its
- * `overall` and `chance`; the floor, a reader shown nothing (`shown` none, nothing or hidden) or a
- * key naming a floor or no context (`floor`, `noContext`, `no_context`, on the session or the
- * reader); the shortcut, a key naming it (`shortcut`, `shortcuts`, `shortcutAccuracy`) holding
- * `longest` and `shortest`.
+ * A session of `memory --json` (main after the floor's merge): the reader shown the summary
+ * (`readers[].shown` "summary"), its `overall` and `chance`; its floor, `floor.overall.accuracy`
+ * (null when not asked), else a reader listed on its own shown nothing (`shown` "none"); the
+ * options-only shortcut, `shortcuts.longest` and `shortcuts.shortest`. Absent fields read as null.
  */
 export function memoryOf(session: Json): Memory {
 	const readers = Array.isArray(session.readers) ? session.readers.filter(isObject) : [];
 	const reader = readers.find((r) => r.shown === 'summary') ?? readers[0];
-	const hidden = readers.find(
-		(r) => typeof r.shown === 'string' && /^(none|nothing|hidden|no.?context)$/iu.test(r.shown),
-	);
-	const places = [session, ...(reader ? [reader] : [])];
-	const floor = hidden ? accuracyOf(hidden) : accuracyOf(keyed(places, /floor|no.?context/iu));
-	const shortcut = keyed(places, /shortcut/iu);
-	const overall = reader && isObject(reader.overall) ? reader.overall : {};
+	const alone = readers.find((r) => r.shown === 'none');
+	const overallOf = (r: Json | undefined): Json => (r && isObject(r.overall) ? r.overall : {});
+	const floor = reader && isObject(reader.floor) ? reader.floor : alone;
+	const shortcuts = reader && isObject(reader.shortcuts) ? reader.shortcuts : {};
 	return {
-		accuracy: num(overall.accuracy),
-		correct: num(overall.correct),
-		n: num(overall.n),
+		accuracy: num(overallOf(reader).accuracy),
+		correct: num(overallOf(reader).correct),
+		n: num(overallOf(reader).n),
 		chance: num(reader?.chance),
-		floor,
-		longest: isObject(shortcut) ? num(shortcut.longest) : null,
-		shortest: isObject(shortcut) ? num(shortcut.shortest) : null,
+		floor: num(overallOf(floor).accuracy),
+		longest: num(shortcuts.longest),
+		shortest: num(shortcuts.shortest),
 	};
 }

@@ -300,19 +300,19 @@ memoryRow(
 	'memory: floor, summary hidden',
 	'floor',
 	meanOf(memories.map((m) => m?.floor ?? null)),
-	'memory --json: a reader shown none/nothing/hidden, or a floor/noContext key',
+	'memory --json: [].readers[shown summary].floor.overall.accuracy, else a reader shown none',
 );
 memoryRow(
 	'memory: shortcut, always the longest option',
 	'longest',
 	meanOf(memories.map((m) => m?.longest ?? null)),
-	"memory --json: a shortcut key's longest",
+	'memory --json: [].readers[shown summary].shortcuts.longest',
 );
 memoryRow(
 	'memory: shortcut, always the shortest option',
 	'shortest',
 	meanOf(memories.map((m) => m?.shortest ?? null)),
-	"memory --json: a shortcut key's shortest",
+	'memory --json: [].readers[shown summary].shortcuts.shortest',
 );
 memoryRow(
 	'memory: chance',

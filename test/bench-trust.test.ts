@@ -179,24 +179,22 @@ test("the trust figures are read from each shape the commands print: faithfulnes
 	};
 	const none = { accuracy: 0.4, correct: 12, n: 30, chance: 0.2, floor: null, longest: null, shortest: null };
 	assert.deepEqual(memoryOf({ session: 's', readers: [reader] }), none);
-	// A floor as a reader shown nothing, or as a key; a shortcut as a key of the session or the reader.
-	assert.deepEqual(
-		memoryOf({
-			readers: [reader, { shown: 'nothing', overall: { accuracy: 0.3 } }],
-			shortcut: { longest: 0.25, shortest: 0.1 },
-		}),
-		{ ...none, floor: 0.3, longest: 0.25, shortest: 0.1 },
-	);
+	// The floor beside the reader's results, or as a reader listed on its own; the shortcut among its results.
 	assert.deepEqual(
 		memoryOf({
 			readers: [
 				{
 					...reader,
 					floor: { overall: { accuracy: 0.28 } },
-					shortcutAccuracy: { longest: 0.2, shortest: 0.3, n: 30 },
+					shortcuts: { longest: 0.2, shortest: 0.3, n: 30 },
 				},
 			],
 		}),
 		{ ...none, floor: 0.28, longest: 0.2, shortest: 0.3 },
 	);
+	assert.deepEqual(memoryOf({ readers: [reader, { shown: 'none', overall: { accuracy: 0.3 } }] }), {
+		...none,
+		floor: 0.3,
+	});
+	assert.deepEqual(memoryOf({ readers: [{ ...reader, floor: null }] }), none);
 });
