@@ -16,7 +16,9 @@
  * A passage's chapter is the chapter (`chaptersOf`, read from the book's headings) holding its start.
  * Prints a table and writes it, dated and with the commit measured, to bench/results/<date>-evidence-<commit>.md.
  * Run: node --import tsx bench/evidence.ts [--no-write] [--sentences] (each sentence's labels and
- * first 3 passages' chapters, on stderr: to see which sentences a change wins or loses)
+ * first 3 passages' chapters, on stderr: to see which sentences a change wins or loses) [--dev]
+ * (the development set instead, test/fixtures/evidence-dev/: paraphrases of other chapters, to work
+ * on retrieval with while the labelled set stays held out; `--sentences` is for this one)
  * [--embeddings [MODEL] [--base-url URL]]: also each book reranked by MODEL's embeddings
  * (evidence/rerank.ts; default text-embedding-3-small, OPENAI_API_KEY), one more row per book, with
  * the AUC of the dense support. It needs a real embedding model: the test suite's fake vectors are
@@ -42,7 +44,13 @@ import { chapterAt, chaptersOf } from '../source/text/chapters.ts';
 import { chunkText } from '../source/text/chunk.ts';
 import { CLAIM_PASSAGES } from '../source/score/claims.ts';
 import { fakeClaims } from '../test/support/faithfulness-reply.ts';
-import { BOOKS_DIR, readEvidenceSet, type LabelledSentence } from '../test/support/evidence-set.ts';
+import {
+	BOOKS_DIR,
+	DEV_DIR,
+	readEvidenceSet,
+	SET_DIR,
+	type LabelledSentence,
+} from '../test/support/evidence-set.ts';
 import { ROOT } from './kit.ts';
 
 /** The deepest rank in the top-k figures. */
@@ -235,6 +243,7 @@ const { values: flags, tokens } = parseArgs({
 		sentences: { type: 'boolean' },
 		embeddings: { type: 'boolean' },
 		'base-url': { type: 'string' },
+		dev: { type: 'boolean' },
 	},
 	allowPositionals: true,
 	tokens: true,
@@ -253,7 +262,7 @@ const supportOf = await loadSupport();
 const all: Measured[] = [];
 const reranked: Measured[] = [];
 const rows: string[][] = [];
-for (const labelled of readEvidenceSet()) {
+for (const labelled of readEvidenceSet(flags.dev ? DEV_DIR : SET_DIR)) {
 	const { text } = await readBook(join(BOOKS_DIR, labelled.book));
 	const chapters = chaptersOf(text);
 	const index = new PassageIndex(text, chunkText(text, DEFAULTS.chunkSize, DEFAULTS.encoding));
@@ -302,8 +311,8 @@ const date = new Date().toISOString().slice(0, 10);
 const report = [
 	`# Evidence retrieval on the labelled set, ${date}`,
 	'',
-	`Measured at commit ${commit}${dirty ? ' (with uncommitted changes to source/)' : ''} by \`node --import tsx bench/evidence.ts\`: ${all.length} sentences of`,
-	'test/fixtures/evidence-set/, each ranked over its whole book (passages of the book chunked at the',
+	`Measured at commit ${commit}${dirty ? ' (with uncommitted changes to source/)' : ''} by \`node --import tsx bench/evidence.ts${flags.dev ? ' --dev' : ''}\`: ${all.length} sentences of`,
+	`${flags.dev ? 'test/fixtures/evidence-dev/ (the development set)' : 'test/fixtures/evidence-set/'}, each ranked over its whole book (passages of the book chunked at the`,
 	`defaults, ${DEPTH} asked for). Right chapter among the first 1 / 3 / 10 passages (two-chapter sentences:`,
 	'either chapter counts, except in "both in top-3"); AUC of true against invented sentences.',
 	`Claims: each sentence split at ";", "and" and commas (the test suite's fake judge's rule, standing in for a model's`,
@@ -318,7 +327,7 @@ const report = [
 ].join('\n');
 process.stdout.write(report);
 if (!flags['no-write']) {
-	const file = join(ROOT, 'bench', 'results', `${date}-evidence-${commit}.md`);
+	const file = join(ROOT, 'bench', 'results', `${date}-evidence${flags.dev ? '-dev' : ''}-${commit}.md`);
 	writeFileSync(file, report);
 	process.stderr.write(`… written to ${file}\n`);
 }

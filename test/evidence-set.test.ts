@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readBook } from '../source/book/read.ts';
 import { chaptersOf } from '../source/text/chapters.ts';
 import { words } from '../source/text/ngrams.ts';
-import { BOOKS_DIR, copiedPhrases, readEvidenceSet, type Kind } from './support/evidence-set.ts';
+import { BOOKS_DIR, copiedPhrases, DEV_DIR, readEvidenceSet, type Kind } from './support/evidence-set.ts';
 
 /**
  * The labelled set that bench/evidence.ts measures retrieval on (issue 27): enough sentences of each
@@ -32,8 +32,8 @@ test('the set covers the three example books, each file naming its own book', ()
 	);
 });
 
-for (const labelled of set) {
-	test(`${labelled.book}: every label is a chapter of the book, two-chapter ones distant, and no sentence shares a 5-gram with it`, async () => {
+for (const labelled of [...set, ...readEvidenceSet(DEV_DIR).map((b) => ({ ...b, dev: true }))]) {
+	test(`${labelled.book}${'dev' in labelled ? ' (development set)' : ''}: every label is a chapter of the book, two-chapter ones distant, and no sentence shares a 5-gram with it`, async () => {
 		const { text } = await readBook(join(BOOKS_DIR, labelled.book));
 		const chapters = new Map(chaptersOf(text).map((c) => [c.title, c.index]));
 		for (const s of labelled.sentences) {
@@ -56,6 +56,16 @@ for (const labelled of set) {
 		assert.deepEqual(copies, [], 'sentences that copy the book rather than paraphrase it');
 	});
 }
+
+// The labelled set stays held out: retrieval is worked on with the development set, which must not
+// be the same chapters written again.
+test('the development set labels no chapter that the labelled set labels', () => {
+	for (const dev of readEvidenceSet(DEV_DIR)) {
+		const held = new Set(set.find((b) => b.book === dev.book)!.sentences.flatMap((s) => s.chapters));
+		const shared = dev.sentences.flatMap((s) => s.chapters).filter((c) => held.has(c));
+		assert.deepEqual(shared, [], `${dev.book}: chapters of the held-out set`);
+	}
+});
 
 // A score that merely prefers short sentences (fewer words to find) would separate invented from
 // true ones if invented ones were shorter: they are written as long as the true ones, within a quarter.

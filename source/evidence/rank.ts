@@ -6,6 +6,7 @@ import { reciprocalRank } from './fusion.ts';
 import { PASSAGE_SENTENCES, splitPassages, type Passage } from './passages.ts';
 import { sentenceKey } from './provenance.ts';
 import { sceneWindows, type SceneWindow } from './scene-windows.ts';
+import { bookPlaces, type Place } from './places.ts';
 
 /**
  * A passage ranked for a sentence: higher `score` (BM25+, minisearch's, of the passage alone) is
@@ -19,6 +20,56 @@ export interface Hit extends Passage {
 }
 
 const NONE: ReadonlySet<number> = new Set();
+
+/** A hit as ranked: verbatim first (tier 0: of a direct chunk; 1: of another), the rest (tier 2) by fused rank, then by position. */
+type Ranked = Hit & { tier: number; fused: number };
+
+/** The best `size` hits offered, kept in order as they come. */
+class Best {
+	readonly items: Ranked[] = [];
+	constructor(readonly size: number) {}
+
+	static order(
+		a: Pick<Ranked, 'tier' | 'fused' | 'index'>,
+		b: Pick<Ranked, 'tier' | 'fused' | 'index'>,
+	): number {
+		return a.tier - b.tier || b.fused - a.fused || a.index - b.index;
+	}
+
+	offer(hit: Ranked): void {
+		const { items, size } = this;
+		if (items.length === size && Best.order(hit, items[size - 1]!) >= 0) return;
+		let at = items.length;
+		while (at > 0 && Best.order(hit, items[at - 1]!) < 0) at--;
+		items.splice(at, 0, hit);
+		if (items.length > size) items.pop();
+	}
+}
+
+/**
+ * `hits` (best first) in rounds over their places: the best hit of each place, places in the order
+ * of their best hits, then each place's second, and so on; hits that hold the query word for word
+ * stay first, as they are. So the first hits shown are as many different places as there are.
+ */
+export function inRounds<T extends Pick<Hit, 'index' | 'verbatim'>>(
+	hits: readonly T[],
+	placeOf: (hit: T) => number,
+): T[] {
+	const verbatim = hits.filter((h) => h.verbatim);
+	const byPlace = new Map<number, T[]>();
+	for (const hit of hits) {
+		if (hit.verbatim) continue;
+		const place = placeOf(hit);
+		const list = byPlace.get(place);
+		if (list) list.push(hit);
+		else byPlace.set(place, [hit]);
+	}
+	const lists = [...byPlace.values()];
+	const rounds: T[] = [];
+	for (let round = 0; rounds.length + verbatim.length < hits.length; round++)
+		for (const list of lists) if (round < list.length) rounds.push(list[round]!);
+	return [...verbatim, ...rounds];
+}
 const NO_RANKS: ReadonlyMap<number, number> = new Map();
 
 /**
@@ -37,10 +88,11 @@ export interface RankOptions {
 	/** Among passages that hold the query word for word, those of these chunks come first. */
 	direct?: Iterable<number>;
 	/**
-	 * Rank by scene windows too (the default), for a summary's sentence, which condenses a scene.
-	 * False for an atomic claim, which one passage tells: on the labelled set's claims, scenes lowered
-	 * the share of sentences whose claims' passages show a right chapter, at 10 a claim, from 95% to
-	 * 92%, and both chapters of a two-chapter sentence from 13 of 18 to 11.
+	 * Rank places first and passages by their scene windows too (the default), for a summary's
+	 * sentence, which condenses a scene of some chapter. False for an atomic claim, which one passage
+	 * tells, ranked by passages alone: on the labelled set's claims, scene windows lowered the share
+	 * of sentences whose claims' passages show a right chapter, at 10 a claim, from 95% to 92%, and
+	 * both chapters of a two-chapter sentence from 13 of 18 to 11.
 	 */
 	scenes?: boolean;
 }
@@ -64,7 +116,11 @@ export const CLAIM_RANK = { scenes: false } as const satisfies RankOptions;
  * sentences apart, so the page that holds them all places a sentence better than the three sentences
  * that hold most of them (on the labelled set, the right chapter came first for 23 of 46
  * single-event sentences, against 17 by passages alone). Equal by position in the book, so the
- * order is deterministic.
+ * order is deterministic. And a place at a time (places.ts, `#placeRanks`): the places (chapters)
+ * are ranked first, and the passages come in rounds over them, each place's best passage in the
+ * places' order, then each one's second, so the first three are three places rather than one
+ * scene three times (on the labelled set, held out, the right chapter among the first three for 36
+ * of 46 single-event sentences, against 30). A claim (`scenes: false`) is ranked by passages alone.
  */
 export class PassageIndex {
 	readonly passages: readonly Passage[];
@@ -83,6 +139,12 @@ export class PassageIndex {
 	readonly #names: ReadonlySet<string>;
 	/** Each passage's content stems, made when first needed. */
 	readonly #stems: (ReadonlySet<string> | undefined)[] = [];
+	/** The book's places (places.ts): its chapters, or parts of a long one. */
+	readonly places: readonly Place[];
+	/** Each passage's place (index into `places`), by passage index. */
+	readonly #placeOf: number[] = [];
+	/** The places' index, made on the first query that ranks by places (claims never do). */
+	#placeSearch: MiniSearch<{ id: number; stems: string }> | null = null;
 	/** Each chunk's passages as a range of `passages` (they are in chunk order). */
 	readonly #chunks = new Map<number, { from: number; to: number }>();
 
@@ -103,24 +165,40 @@ export class PassageIndex {
 			this.#search.add({ id: p.index, stems: this.#joined[p.index]! });
 		}
 		this.#windows = sceneWindows(this.passages);
+		this.places = bookPlaces(book, this.passages);
+		this.places.forEach((place, id) => {
+			for (let p = place.from; p < place.to; p++) this.#placeOf[p] = id;
+		});
+	}
+
+	/** The place (index into `places`) that holds a passage. */
+	placeOf(passage: Pick<Passage, 'index'>): number {
+		return this.#placeOf[passage.index]!;
 	}
 
 	/** The scene windows' index, made when first asked for. */
 	#sceneIndex(): MiniSearch<{ id: number; stems: string }> {
-		if (!this.#scenes) {
-			const scenes = this.#stemIndex();
-			this.#windows.forEach((w, id) =>
-				scenes.add({
-					id,
-					stems: this.#joined
-						.slice(w.from, w.to)
-						.filter((s) => s !== '')
-						.join(' '),
-				}),
-			);
-			this.#scenes = scenes;
-		}
-		return this.#scenes;
+		return (this.#scenes ??= this.#runsIndex(this.#windows));
+	}
+
+	/** The places' index, made when first asked for. */
+	#placeIndex(): MiniSearch<{ id: number; stems: string }> {
+		return (this.#placeSearch ??= this.#runsIndex(this.places));
+	}
+
+	/** An index of runs of passages (windows, places), each one text of its passages' stems. */
+	#runsIndex(runs: readonly { from: number; to: number }[]): MiniSearch<{ id: number; stems: string }> {
+		const index = this.#stemIndex();
+		runs.forEach((run, id) =>
+			index.add({
+				id,
+				stems: this.#joined
+					.slice(run.from, run.to)
+					.filter((s) => s !== '')
+					.join(' '),
+			}),
+		);
+		return index;
 	}
 
 	/** An index of texts given as their stems, searched by a query's stems, names boosted. */
@@ -192,29 +270,32 @@ export class PassageIndex {
 		const results = this.#search.search(query, {
 			filter: inScope ? (r) => inScope(r.id as number) : undefined,
 		});
-		const sceneRank = opts.scenes === false ? NO_RANKS : this.#sceneRanks(query, inScope);
-		// The best `top` by (tier, fused rank, position), picked as the results go by: a common word
-		// matches thousands of passages, and an object and a sort for each of them cost a long node's
-		// sentences more than the search.
-		type Ranked = Hit & { tier: number; fused: number };
-		const best: Ranked[] = [];
-		const better = (
-			a: Pick<Ranked, 'tier' | 'fused' | 'index'>,
-			b: Pick<Ranked, 'tier' | 'fused' | 'index'>,
-		) => a.tier - b.tier || b.fused - a.fused || a.index - b.index;
-		const offer = (passage: Passage, score: number, verbatim: boolean, fused: number) => {
-			const tier = verbatim ? (direct.has(passage.chunk) ? 0 : 1) : 2;
-			if (best.length === top && better({ tier, fused, index: passage.index }, best[top - 1]!) >= 0) return;
-			const hit = { ...passage, score, verbatim, tier, fused };
-			let at = best.length;
-			while (at > 0 && better(hit, best[at - 1]!) < 0) at--;
-			best.splice(at, 0, hit);
-			if (best.length > top) best.pop();
+		const byPlaces = opts.scenes !== false;
+		const sceneRank = byPlaces ? this.#sceneRanks(query, inScope) : NO_RANKS;
+		const fusedOf = (passage: number, rank: number) =>
+			reciprocalRank(rank) + reciprocalRank(sceneRank.get(passage));
+		// Only the first `top` places can show a passage, each at most `top` of them.
+		const places = byPlaces ? this.#placeRanks(query, results, fusedOf, allowed) : null;
+		// Each list keeps its best `top` as the results go by: a common word matches thousands of
+		// passages, and an object and a sort for each of them cost a long node's sentences more than
+		// the search.
+		const verbatim = new Best(top);
+		const lists = new Map<number, Best>();
+		const offer = (passage: Passage, score: number, holds: boolean, fused: number) => {
+			if (holds) {
+				verbatim.offer({ ...passage, score, verbatim: true, tier: direct.has(passage.chunk) ? 0 : 1, fused });
+				return;
+			}
+			const place = places ? this.#placeOf[passage.index]! : -1;
+			const rank = places ? (places.get(place) ?? Infinity) : 0;
+			if (rank >= top) return;
+			let list = lists.get(rank);
+			if (!list) lists.set(rank, (list = new Best(top)));
+			list.offer({ ...passage, score, verbatim: false, tier: 2, fused });
 		};
 		results.forEach((r, rank) => {
 			const passage = this.passages[r.id as number]!;
-			const fused = reciprocalRank(rank) + reciprocalRank(sceneRank.get(passage.index));
-			offer(passage, r.score, key !== '' && this.#key(passage).includes(key), fused);
+			offer(passage, r.score, key !== '' && this.#key(passage).includes(key), fusedOf(passage.index, rank));
 		});
 		if (results.length === 0 && key !== '') {
 			for (const passage of this.passages) {
@@ -222,7 +303,44 @@ export class PassageIndex {
 					offer(passage, 0, true, 0);
 			}
 		}
-		return best.map(({ tier: _, fused: __, ...hit }) => hit);
+		const ranked = [...lists.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, list]) => list.items);
+		const hits = [...verbatim.items, ...(places ? inRounds(ranked, (h) => this.#placeOf[h.index]!) : ranked)];
+		return hits.slice(0, top).map(({ tier: _, fused: __, ...hit }) => hit);
+	}
+
+	/**
+	 * Each place's rank (from 0) for `query`, among the places that hold one of `results` (the
+	 * passages that share a content word with it): the reciprocal-rank fusion of the place's own BM25
+	 * rank, the chapter read as one text (a summary sentence condenses what a chapter tells over
+	 * pages, its people in one, what they did in another), and the rank of its best passage by that
+	 * passage's fused rank with its scene window (where the sentence's words stand together). Either
+	 * alone placed fewer sentences on the development set (bench/evidence.ts --dev).
+	 */
+	#placeRanks(
+		query: string,
+		results: readonly { id: unknown }[],
+		fusedOf: (passage: number, rank: number) => number,
+		allowed: ReadonlySet<number> | null,
+	): ReadonlyMap<number, number> {
+		const filter = allowed
+			? (r: { id: unknown }) => {
+					const place = this.places[r.id as number]!;
+					for (let p = place.from; p < place.to; p++) if (allowed.has(this.passages[p]!.chunk)) return true;
+					return false;
+				}
+			: undefined;
+		const own = ranksOf(this.#placeIndex().search(query, { filter }));
+		const best = new Map<number, number>();
+		results.forEach((r, rank) => {
+			const place = this.#placeOf[r.id as number]!;
+			best.set(place, Math.max(best.get(place) ?? 0, fusedOf(r.id as number, rank)));
+		});
+		const byPassage = new Map(
+			[...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([place], rank) => [place, rank]),
+		);
+		const fused = (place: number) => reciprocalRank(own.get(place)) + reciprocalRank(byPassage.get(place));
+		const order = [...best.keys()].sort((a, b) => fused(b) - fused(a) || a - b);
+		return new Map(order.map((place, rank) => [place, rank]));
 	}
 
 	/**
@@ -265,4 +383,9 @@ export class PassageIndex {
 	#key(passage: Passage): string {
 		return (this.#keys[passage.index] ??= sentenceKey(this.#book.slice(passage.start, passage.end)));
 	}
+}
+
+/** Each result's rank (from 0) by id, from minisearch's results (best first). */
+function ranksOf(results: readonly { id: unknown }[]): Map<number, number> {
+	return new Map(results.map((r, rank) => [r.id as number, rank]));
 }

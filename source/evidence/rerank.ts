@@ -1,5 +1,5 @@
 import { reciprocalRank } from './fusion.ts';
-import type { Hit, PassageIndex, RankOptions } from './rank.ts';
+import { inRounds, type Hit, type PassageIndex, type RankOptions } from './rank.ts';
 
 /**
  * A rerank of BM25's passages by a model's embeddings, pure: the vectors are made elsewhere (llm/,
@@ -54,7 +54,8 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 
 /**
  * `index.rank` reranked by `dense`: BM25's best `FUSION_DEPTH` under the same options, fused with
- * their order by similarity to the query. Passages that hold the query word for word stay first, in
+ * their order by similarity to the query, then shown in rounds over their places as BM25's are
+ * (`inRounds`): the first passages are of as many places, in the order of each place's best. Passages that hold the query word for word stay first, in
  * BM25's order (a copied sentence's place is certain; no similarity improves on it). A query with no
  * vector is ranked by BM25 alone.
  */
@@ -62,7 +63,9 @@ export function fusedRank(index: PassageIndex, dense: DenseVectors): Rank {
 	return (text, top, opts) => {
 		const query = dense.query(text);
 		if (!query || top <= 0) return index.rank(text, top, opts);
-		return fuse(index.rank(text, Math.max(top, FUSION_DEPTH), opts), query, dense.passages).slice(0, top);
+		const fused = fuse(index.rank(text, Math.max(top, FUSION_DEPTH), opts), query, dense.passages);
+		// Still a place at a time, as BM25 gives them (rank.ts), unless ranked by passages alone.
+		return (opts?.scenes === false ? fused : inRounds(fused, (hit) => index.placeOf(hit))).slice(0, top);
 	};
 }
 

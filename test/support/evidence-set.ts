@@ -10,6 +10,11 @@ import { z } from 'zod';
 import { ngramCounts, ngramsFoundIn, words } from '../../source/text/ngrams.ts';
 
 export const SET_DIR = fileURLToPath(new URL('../fixtures/evidence-set/', import.meta.url));
+/**
+ * The development set (test/fixtures/evidence-dev/): paraphrases written the same way, of other
+ * chapters of the same books, for working on retrieval; the labelled set above stays held out.
+ */
+export const DEV_DIR = fileURLToPath(new URL('../fixtures/evidence-dev/', import.meta.url));
 export { BOOKS_DIR } from './repo-data.ts';
 
 /**
@@ -42,13 +47,13 @@ const LabelledBook = z
 export type LabelledSentence = z.infer<typeof LabelledSentence>;
 export type LabelledBook = z.infer<typeof LabelledBook> & { file: string };
 
-/** Every book's labels, in file-name order; a malformed file throws, naming it and the problem. */
-export function readEvidenceSet(): LabelledBook[] {
-	return readdirSync(SET_DIR)
+/** Every book's labels in `dir`, in file-name order; a malformed file throws, naming it and the problem. */
+export function readEvidenceSet(dir = SET_DIR): LabelledBook[] {
+	return readdirSync(dir)
 		.filter((name) => name.endsWith('.json'))
 		.sort()
 		.map((file) => {
-			const parsed = LabelledBook.safeParse(JSON.parse(readFileSync(join(SET_DIR, file), 'utf8')));
+			const parsed = LabelledBook.safeParse(JSON.parse(readFileSync(join(dir, file), 'utf8')));
 			if (!parsed.success) throw new Error(`${file}: ${z.prettifyError(parsed.error)}`);
 			return { ...parsed.data, file };
 		});
