@@ -133,10 +133,11 @@ async function judgedMill(sessions: string): Promise<void> {
 	}
 }
 
-/** What a faithfulness walk leaves, without times: the summary it pinned and the verdicts in order. */
+/** What a faithfulness walk leaves, without times: the summary it pinned, the ratings and the verdicts in order. */
 async function faithOutcome(sessions: string) {
 	const data = await snapshot(sessions);
 	return {
+		ratings: (data.faithfulnessRatings ?? []).map((r) => [r.summary, r.validator, r.rating]),
 		summaries: data.summaries.map((s) => [s.id, s.node, s.version, s.text]),
 		walks: (data.walks ?? []).map((w) => [w.validator, w.mode, w.seed, w.fraction]),
 		verdicts: (data.faithfulness ?? []).map((v) => [
@@ -151,8 +152,20 @@ async function faithOutcome(sessions: string) {
 	};
 }
 
-/** As VALIDATE's, each step starts and ends on the first sentence not judged, where the walk opens again. */
+const ratings = (data: SessionData) => (data.faithfulnessRatings ?? []).filter((r) => r.validator === 'ann');
+const rated = (n: number) => (s: string) => new RegExp(`whole summary rated ${n}/5`, 'u').test(s);
+
+/**
+ * As VALIDATE's, each step starts and ends on the first sentence not judged, where the walk opens
+ * again; LongEval's coarse rating of the whole summary comes first, and is changed at the end.
+ */
 const FAITHFULNESS: Step[] = [
+	{
+		name: 'the whole summary rated 4',
+		keys: (t) => t.keys('4'),
+		shown: (s) => sentence(1)(s) && rated(4)(s),
+		landed: (d) => ratings(d).length === 1 && ratings(d)[0]!.rating === 4,
+	},
 	{ name: 'faithful', keys: (t) => t.keys('f'), shown: sentence(2), landed: (d) => faith(d).length === 1 },
 	{ name: 'unfaithful', keys: (t) => t.keys('x'), shown: sentence(3), landed: (d) => faith(d).length === 2 },
 	{
@@ -206,10 +219,16 @@ const FAITHFULNESS: Step[] = [
 		landed: (d) =>
 			faith(d).length === 6 && faith(d)[5]!.label === 'unfaithful' && faith(d)[5]!.claim !== undefined,
 	},
+	{
+		name: 'the whole summary rated 2 instead',
+		keys: (t) => t.keys('2'),
+		shown: (s) => claim(3)(s) && rated(2)(s),
+		landed: (d) => ratings(d).length === 2 && ratings(d)[1]!.rating === 2,
+	},
 ];
 
 test(
-	'the faithfulness walk killed after each durable write (the summary pinned, verdicts on sentences and on claims, undo, a note) ends as if never killed',
+	'the faithfulness walk killed after each durable write (the summary pinned, the coarse rating and its change, verdicts on sentences and on claims, undo, a note) ends as if never killed',
 	{ skip: noTmux, timeout: 600_000 },
 	inTerminal(async (t) => {
 		const report = await killScreenAtEachWrite({
