@@ -412,19 +412,20 @@ test("LongEval's coarse rating in the walk: asked before a summary's sentences, 
 	);
 	// Rated afterwards all the same, then changed: the later rating is the one shown and counted.
 	await first.press('2');
-	await first.see((f) => /whole summary rated 2\/5/u.test(f), 'the second summary rated');
+	// The status line says saved once the rating is on the disk.
+	await first.see((f) => /saved: the whole summary rated 2\/5/u.test(f), 'the second summary rated');
 	await first.press('3');
-	await first.see((f) => /whole summary rated 3\/5/u.test(f), 'its rating changed');
-	await first.press(KEYS.left, KEYS.left);
-	await first.see(
-		(f) => /sentence 4\/6/u.test(f) && /whole summary rated 4\/5/u.test(f),
-		"the first summary's own rating",
-	);
+	await first.see((f) => /saved: the whole summary rated 3\/5/u.test(f), 'its rating changed');
 	assert.deepEqual(await ratings(), [
 		['s0', 'val', 4],
 		['s1', 'val', 2],
 		['s1', 'val', 3],
 	]);
+	await first.press(KEYS.left, KEYS.left);
+	await first.see(
+		(f) => /sentence 4\/6/u.test(f) && /whole summary rated 4\/5/u.test(f),
+		"the first summary's own rating",
+	);
 	// Undo takes back verdicts, never a rating.
 	await first.press('u');
 	await first.see((f) => /undone/u.test(f), 'the verdict undone');
