@@ -74,8 +74,7 @@ const SCREEN_POINTS = 6;
 /** `killEach` over a screen: each try is a terminal, killed after write k or quit with q at its end. */
 export function killScreenAtEachWrite<T = SessionData>(w: ScreenWork<T>): Promise<KillReport> {
 	const read =
-		w.read ??
-		(async (sessions: string) => (await Session.snapshot(sessions, w.id!)).data as unknown as T);
+		w.read ?? (async (sessions: string) => (await Session.snapshot(sessions, w.id!)).data as unknown as T);
 	// The outcome at the start and after each step of the try never killed.
 	const checkpoints: unknown[] = [];
 	let tries = 0;
