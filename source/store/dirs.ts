@@ -77,7 +77,8 @@ export function checkSessionId(id: string): string {
 	// Such a folder is taken for a comparison's: the session list would pass over the session.
 	if (id.endsWith(COMPARE_SUFFIX))
 		throw badInput(
-			`"${id}" is not a valid session id: a folder ending in ${COMPARE_SUFFIX} holds a comparison, and the session list would not show it; choose an id that does not end in ${COMPARE_SUFFIX}`,
+			`"${id}" is not a valid session id: a folder ending in ${COMPARE_SUFFIX} holds a comparison, ` +
+				`and the session list would not show it; choose an id that does not end in ${COMPARE_SUFFIX}`,
 		);
 	return id;
 }

@@ -508,7 +508,7 @@ export const BINDINGS: readonly Binding[] = [
 		action: 'rate',
 		keys: [{ digits: 5 }],
 		description:
-			"rate the whole summary's faithfulness, 1 (most or all of it wrong or not in the book) to 5 (most or all of it in the book); best before judging its sentences",
+			"rate the whole summary's faithfulness, 1 (most or all of it wrong or not in the book) to 5 (most or all in it); best before its sentences",
 		short: 'rate summary',
 		screens: ['faithfulness'],
 	},
