@@ -359,6 +359,24 @@ export const faithfulnessVerdictSchema = z.strictObject({
 });
 export type FaithfulnessVerdict = z.infer<typeof faithfulnessVerdictSchema>;
 
+/** The ends of the coarse rating's scale (LongEval's 5-point Likert rating of a whole summary). */
+export const RATING_MIN = 1;
+export const RATING_MAX = 5;
+
+/**
+ * A person's coarse rating of a whole summary's faithfulness, 1 (most or all of it wrong or not in
+ * the book) to 5 (most or all of it stated by the book): LongEval's coarse protocol, given in the
+ * faithfulness walk before the fine, per-sentence verdicts. A later rating by the same validator
+ * of the same summary replaces it.
+ */
+export const faithfulnessRatingSchema = z.strictObject({
+	summary: scoredSummarySchema.shape.id,
+	rating: z.int().min(RATING_MIN).max(RATING_MAX),
+	validator: z.string().min(1),
+	at: iso,
+});
+export type FaithfulnessRating = z.infer<typeof faithfulnessRatingSchema>;
+
 /**
  * A scene of a book for memory probes (NarrativeXL, Moskvichev & Mai 2023): a short summary of one
  * stretch of the book. This book's scenes are a hierarchical run's level-0 summaries (`node`) or

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
 	judgmentsOf,
@@ -24,6 +24,8 @@ import {
 } from '../source/ui/screens/compare/model.ts';
 import { readSessions } from '../source/store/list.ts';
 import { tempDir } from './support/temp.ts';
+import { booook } from './support/cli.ts';
+import { bookFile } from './support/mill-book.ts';
 
 /** Comparisons, pure and stored: the pairs and who gets them, the judgments replayed, Table 4 and the correlation by hand, the screen's keys. */
 
@@ -317,4 +319,20 @@ test('the screen: an answer saves and moves to the next open criterion; the four
 	step = update(init(2, world()), key('undo', 'u'), { ...world(three), latest: { pair: 0, criterion: 2 } });
 	assert.deepEqual(step.effects, [{ kind: 'undo' }]);
 	assert.deepEqual([step.state.index, step.state.criterion], [0, 2]);
+});
+
+test('a run named NAME.compare is refused before anything is made: the session list would take its folder for a comparison and hide it', async (t) => {
+	const dir = tempDir('compare-id', t);
+	const book = await bookFile(dir);
+	const sessions = join(dir, 'sessions');
+	const run = await booook([
+		...['run', book, '--provider', 'extractive', '--headless'],
+		...['--session', 'mill.compare', '--sessions-dir', sessions],
+	]);
+	assert.equal(run.code, 2, run.stderr);
+	assert.match(
+		run.stderr,
+		/^booook: "mill\.compare" is not a valid session id: .*choose an id that does not end in \.compare\n$/u,
+	);
+	assert.deepEqual(await readdir(sessions).catch(() => []), [], 'no folder made');
 });

@@ -12,6 +12,11 @@ import { summaryReply } from './support/summary-reply.ts';
 import { faithfulnessReply } from './support/faithfulness-reply.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux } from './support/tmux.ts';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { comparisonResults } from '../source/app/compare.ts';
+import { compareJson } from '../source/commands/compare-results.ts';
+import { ComparisonStore, type ComparisonSnapshot } from '../source/store/comparison.ts';
 
 /**
  * Nothing lost, whatever kills it, on the screens: the validation walks and the run screen's edit
@@ -133,10 +138,11 @@ async function judgedMill(sessions: string): Promise<void> {
 	}
 }
 
-/** What a faithfulness walk leaves, without times: the summary it pinned and the verdicts in order. */
+/** What a faithfulness walk leaves, without times: the summary it pinned, the ratings and the verdicts in order. */
 async function faithOutcome(sessions: string) {
 	const data = await snapshot(sessions);
 	return {
+		ratings: (data.faithfulnessRatings ?? []).map((r) => [r.summary, r.validator, r.rating]),
 		summaries: data.summaries.map((s) => [s.id, s.node, s.version, s.text]),
 		walks: (data.walks ?? []).map((w) => [w.validator, w.mode, w.seed, w.fraction]),
 		verdicts: (data.faithfulness ?? []).map((v) => [
@@ -151,8 +157,20 @@ async function faithOutcome(sessions: string) {
 	};
 }
 
-/** As VALIDATE's, each step starts and ends on the first sentence not judged, where the walk opens again. */
+const ratings = (data: SessionData) => (data.faithfulnessRatings ?? []).filter((r) => r.validator === 'ann');
+const rated = (n: number) => (s: string) => new RegExp(`whole summary rated ${n}/5`, 'u').test(s);
+
+/**
+ * As VALIDATE's, each step starts and ends on the first sentence not judged, where the walk opens
+ * again; LongEval's coarse rating of the whole summary comes first, and is changed at the end.
+ */
 const FAITHFULNESS: Step[] = [
+	{
+		name: 'the whole summary rated 4',
+		keys: (t) => t.keys('4'),
+		shown: (s) => sentence(1)(s) && rated(4)(s),
+		landed: (d) => ratings(d).length === 1 && ratings(d)[0]!.rating === 4,
+	},
 	{ name: 'faithful', keys: (t) => t.keys('f'), shown: sentence(2), landed: (d) => faith(d).length === 1 },
 	{ name: 'unfaithful', keys: (t) => t.keys('x'), shown: sentence(3), landed: (d) => faith(d).length === 2 },
 	{
@@ -206,10 +224,16 @@ const FAITHFULNESS: Step[] = [
 		landed: (d) =>
 			faith(d).length === 6 && faith(d)[5]!.label === 'unfaithful' && faith(d)[5]!.claim !== undefined,
 	},
+	{
+		name: 'the whole summary rated 2 instead',
+		keys: (t) => t.keys('2'),
+		shown: (s) => claim(3)(s) && rated(2)(s),
+		landed: (d) => ratings(d).length === 2 && ratings(d)[1]!.rating === 2,
+	},
 ];
 
 test(
-	'the faithfulness walk killed after each durable write (the summary pinned, verdicts on sentences and on claims, undo, a note) ends as if never killed',
+	'the faithfulness walk killed after each durable write (the summary pinned, the coarse rating and its change, verdicts on sentences and on claims, undo, a note) ends as if never killed',
 	{ skip: noTmux, timeout: 600_000 },
 	inTerminal(async (t) => {
 		const report = await killScreenAtEachWrite({
@@ -228,6 +252,181 @@ test(
 			ready: (s) => /(?:sentence|claim) \d+\/\d+/u.test(s),
 			steps: FAITHFULNESS,
 			outcome: faithOutcome,
+		});
+		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
+	}),
+);
+
+/** Three summaries of the small book made elsewhere, each opening on its own sentence of it: three pairs. */
+const SUMMARIES = {
+	'sum-ada': 'Ada walked to the mill on day 1 and spoke with Bram about the river. Later Ada wrote a letter.',
+	'sum-bram': 'Bram walked to the mill on day 2 and spoke with Esme about the river. The water rose 1 feet.',
+	'sum-cleo': 'Cleo walked to the mill on day 3 and spoke with Hugo about the river. Cleo counted the sacks.',
+};
+const SOURCES = Object.keys(SUMMARIES);
+
+async function threeSummaries(sessions: string): Promise<void> {
+	const dir = tempDir('kill-compare-book');
+	const book = await bookFile(dir);
+	for (const [id, text] of Object.entries(SUMMARIES)) {
+		const file = join(dir, `${id}.txt`);
+		await writeFile(file, text);
+		const made = await booook([
+			...['import', 'summary', '--book', book, '--summary', file],
+			...['--session', id, '--sessions-dir', sessions],
+		]);
+		assert.equal(made.code, 0, made.stderr);
+	}
+}
+
+const comparison = (sessions: string) => ComparisonStore.peek(sessions, 'kc');
+
+/**
+ * What a comparison holds, without times: every record in order (an answer lost or written twice
+ * shows here), and its results as `compare --json` gives them (the pairs with their shown order,
+ * the judgments, Table 4); null before it is made.
+ */
+async function compareOutcome(sessions: string) {
+	if (!(await comparison(sessions))) return null;
+	const { snapshot, results, scores } = await comparisonResults(sessions, 'kc', { seed: 1, resamples: 20 });
+	return {
+		records: snapshot.records.map(({ at: _at, ...rest }) => rest),
+		results: compareJson(snapshot, results, scores),
+	};
+}
+
+const pairShown = (n: number) => (s: string) => s.includes(`pair ${n}/3`);
+/** The criterion's row on the screen ends in its answer: A, B, tie, or · when not answered. */
+const row = (name: string, answer: string) => (s: string) =>
+	new RegExp(`${name}\\s+${answer}\\s*$`, 'mu').test(s);
+const records = (c: ComparisonSnapshot) => c.records;
+
+/**
+ * Each step ends where the comparison opens again: on the first pair not judged, its cursor on the
+ * first criterion not answered; a step writes one record (an answer, an undo, a note).
+ */
+const COMPARE: Step<ComparisonSnapshot>[] = [
+	{
+		name: 'pair 1, overall: A',
+		keys: (t) => t.keys('a'),
+		shown: (s) => pairShown(1)(s) && row('overall preference', 'A')(s),
+		landed: (c) => records(c).length === 1,
+	},
+	{
+		name: 'detail: B',
+		keys: (t) => t.keys('b'),
+		shown: (s) => row('level of detail', 'B')(s),
+		landed: (c) => records(c).length === 2,
+	},
+	{
+		name: 'undo',
+		keys: (t) => t.keys('u'),
+		shown: (s) => /undone/u.test(s) && row('level of detail', '·')(s) && /▸ level of detail/u.test(s),
+		landed: (c) => records(c).length === 3 && records(c)[2]!.kind === 'undo',
+	},
+	{
+		name: 'detail: tie',
+		keys: (t) => t.keys('t'),
+		shown: (s) => row('level of detail', 'tie')(s),
+		landed: (c) => records(c).length === 4,
+	},
+	{
+		name: 'a note on the pair',
+		keys: (t) => t.keys('m', 'both name the ford', 'Enter'),
+		shown: (s) => /^note: both name the ford/mu.test(s),
+		landed: (c) => records(c).some((r) => r.kind === 'note'),
+	},
+	{
+		name: 'structure: A',
+		keys: (t) => t.keys('a'),
+		shown: (s) => row('structure and pacing', 'A')(s),
+		landed: (c) => records(c).length === 6,
+	},
+	{
+		name: 'logic: B, the pair judged, on to the next',
+		keys: (t) => t.keys('b', 'n'),
+		shown: (s) => pairShown(2)(s) && /▸ overall preference/u.test(s),
+		landed: (c) => records(c).length === 7,
+	},
+	{
+		name: 'pair 2, overall: tie',
+		keys: (t) => t.keys('t'),
+		shown: (s) => pairShown(2)(s) && row('overall preference', 'tie')(s),
+		landed: (c) => records(c).length === 8,
+	},
+	{
+		name: 'detail: A',
+		keys: (t) => t.keys('a'),
+		shown: (s) => row('level of detail', 'A')(s),
+		landed: (c) => records(c).length === 9,
+	},
+	{
+		name: 'structure: B',
+		keys: (t) => t.keys('b'),
+		shown: (s) => row('structure and pacing', 'B')(s),
+		landed: (c) => records(c).length === 10,
+	},
+	{
+		name: 'logic: A, on to pair 3',
+		keys: (t) => t.keys('a', 'n'),
+		shown: (s) => pairShown(3)(s) && /▸ overall preference/u.test(s),
+		landed: (c) => records(c).length === 11,
+	},
+	{
+		name: 'pair 3, overall: B',
+		keys: (t) => t.keys('b'),
+		shown: (s) => pairShown(3)(s) && row('overall preference', 'B')(s),
+		landed: (c) => records(c).length === 12,
+	},
+];
+
+/** The text of pane A, shown above B under 120 columns: its lines up to B's label. */
+function paneA(screen: string): string {
+	const lines = screen.split('\n');
+	const from = lines.indexOf('A');
+	assert.notEqual(from, -1, `no pane A on the screen:\n${screen}`);
+	const to = lines.indexOf('B', from);
+	return lines
+		.slice(from + 1, to)
+		.map((l) => l.trim())
+		.join(' ')
+		.trim();
+}
+
+/** The comparison as it opens: the pair shown is the stored order's, and its summary A the one stored as shown first. */
+async function samePairAndSide(screen: string, sessions: string): Promise<void> {
+	const stored = await comparison(sessions);
+	assert.ok(stored, 'the comparison is made before its screen opens');
+	const at = /pair (\d+)\/3/u.exec(screen);
+	assert.ok(at, `no pair on the screen:\n${screen}`);
+	const pair = stored.definition.pairs[Number(at[1]) - 1]!;
+	const text = (key: string) => stored.definition.contenders.find((c) => c.key === key)!.text;
+	const a = paneA(screen);
+	assert.ok(a.length > 20, `pane A shows the summary:\n${screen}`);
+	assert.ok(
+		text(pair[pair.first]).startsWith(a) && !text(pair[pair.first === 'x' ? 'y' : 'x']).startsWith(a),
+		`pair ${at[1]} shows as A the summary stored as shown first (${pair.first}):\n${screen}`,
+	);
+}
+
+test(
+	'the blind comparison killed after each durable write (made, answers, undo, a note) opens on the same pairs and sides, loses and doubles no answer, and ends as if never killed',
+	{ skip: noTmux, timeout: 600_000 },
+	inTerminal(async (t) => {
+		const args = (sessions: string) => [
+			'compare',
+			...SOURCES,
+			...['--name', 'kc', '--annotator', 'ann', '--sessions-dir', sessions],
+		];
+		const report = await killScreenAtEachWrite<ComparisonSnapshot>({
+			id: null,
+			read: comparison,
+			setup: threeSummaries,
+			command: args,
+			ready: (s) => /pair \d\/3/u.test(s) && /▸ /u.test(s),
+			check: samePairAndSide,
+			steps: COMPARE,
+			outcome: compareOutcome,
 		});
 		t.diagnostic(`${report.writes} durable writes; killed after ${report.killedAt.join(', ')}`);
 	}),

@@ -211,6 +211,22 @@ test('create and open refuse ids that would leave the sessions directory', async
 	assert.deepEqual(await readdir(dir), []);
 });
 
+test("an id ending in .compare is refused, naming the fix: a comparison's folder is named so, and the session list would pass over it", async (t) => {
+	const dir = tempDir('store', t);
+	const error = await rejectsUserError(
+		Session.create(dir, init({ id: 'mill.compare' })),
+		'"mill.compare" is not a valid session id',
+		'holds a comparison',
+		'choose an id that does not end in .compare',
+	);
+	assert.doesNotMatch(error.message, /\n/u, 'one line');
+	await rejectsUserError(Session.open(dir, 'mill.compare'), 'does not end in .compare');
+	assert.deepEqual(await readdir(dir).catch(() => []), [], 'nothing made');
+	// A name that merely holds the word is an id like any other.
+	await (await Session.create(dir, init({ id: 'mill.compared' }))).close();
+	await (await Session.create(dir, init({ id: 'compare.mill' }))).close();
+});
+
 test('open of a missing session names the id and dir and suggests booook sessions', async (t) => {
 	const dir = tempDir('store', t);
 	await rejectsUserError(Session.open(dir, 'nope'), '"nope"', dir, 'booook sessions');

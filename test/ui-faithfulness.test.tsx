@@ -344,3 +344,111 @@ test('the walk judges the claims a model judged, with partial support; it reopen
 		lines.join('\n'),
 	);
 });
+
+test("LongEval's coarse rating in the walk: asked before a summary's sentences, 1-5 saved and shown, changed later, skipped by judging; reopened as saved", async (t) => {
+	assert.equal(actionFor('faithfulness', { input: '3' }), 'rate');
+	assert.equal(actionFor('faithfulness', { input: '6' }), null, 'the scale ends at 5');
+	const dir = tempDir('faithfulness-ui', t);
+	const two: ScoredSummary[] = [
+		summaries[0]!,
+		{
+			id: 's1',
+			book: 'ride',
+			text: 'Cleo rides north. Dov waits.',
+			node: null,
+			version: null,
+			source: 'test',
+		},
+	];
+	await (
+		await Session.createCollection(dir, {
+			id: 'walk',
+			title: 'voyage',
+			sources: ['test'],
+			summaries: two,
+			annotations: [],
+			judgments: [],
+			runs: [],
+		})
+	).close();
+	const ASK = /first, optionally, rate the whole summary 1–5/u;
+	const ratings = async () =>
+		((await Session.snapshot(dir, 'walk')).data.faithfulnessRatings ?? []).map((r) => [
+			r.summary,
+			r.validator,
+			r.rating,
+		]);
+
+	const first = await open(t, dir);
+	await first.see(
+		(f) => /sentence 1\/6/u.test(f) && ASK.test(f),
+		"asked for the whole summary's rating first",
+	);
+	await first.press('4');
+	await first.see(
+		(f) =>
+			/saved: the whole summary rated 4\/5/u.test(f) &&
+			/judged 0\/6 · whole summary rated 4\/5/u.test(f) &&
+			!ASK.test(f) &&
+			/sentence 1\/6/u.test(f),
+		'rated, still on the first sentence, no longer asked',
+	);
+	assert.deepEqual(await ratings(), [['s0', 'val', 4]]);
+	await first.press('4');
+	await first.see(
+		(f) => /unchanged: the whole summary is rated 4\/5 already/u.test(f),
+		'the same rating again',
+	);
+	for (let i = 1; i <= 4; i++) {
+		await first.press('f');
+		await first.see((f) => new RegExp(`sentence ${i + 1}/6`, 'u').test(f), `sentence ${i + 1}`);
+	}
+	// The second summary, not rated and not judged: asked again; a verdict skips the rating.
+	await first.see((f) => ASK.test(f) && !/whole summary rated/u.test(f), 'asked again on the next summary');
+	await first.press('x');
+	await first.see(
+		(f) => /sentence 6\/6/u.test(f) && !ASK.test(f),
+		'judging its sentences skipped the rating',
+	);
+	// Rated afterwards all the same, then changed: the later rating is the one shown and counted.
+	await first.press('2');
+	// The status line says saved once the rating is on the disk.
+	await first.see((f) => /saved: the whole summary rated 2\/5/u.test(f), 'the second summary rated');
+	await first.press('3');
+	await first.see((f) => /saved: the whole summary rated 3\/5/u.test(f), 'its rating changed');
+	assert.deepEqual(await ratings(), [
+		['s0', 'val', 4],
+		['s1', 'val', 2],
+		['s1', 'val', 3],
+	]);
+	await first.press(KEYS.left, KEYS.left);
+	await first.see(
+		(f) => /sentence 4\/6/u.test(f) && /whole summary rated 4\/5/u.test(f),
+		"the first summary's own rating",
+	);
+	// Undo takes back verdicts, never a rating.
+	await first.press('u');
+	await first.see((f) => /undone/u.test(f), 'the verdict undone');
+	assert.equal((await ratings()).length, 3);
+	await first.close();
+
+	const second = await open(t, dir);
+	await second.see(
+		(f) => /sentence 5\/6/u.test(f) && /whole summary rated 3\/5/u.test(f) && !ASK.test(f),
+		'reopened on the first unjudged sentence with its summary rated',
+	);
+	const report = faithfulnessReport(
+		two,
+		[...second.walk.verdicts],
+		{ seed: 1, resamples: 100 },
+		[],
+		[...((await Session.snapshot(dir, 'walk')).data.faithfulnessRatings ?? [])],
+	);
+	assert.deepEqual(
+		report.coarseFine.rows.map((r) => [r.summary, Object.fromEntries(r.coarse)]),
+		[
+			['s0', { val: 0.75 }],
+			['s1', { val: 0.5 }],
+		],
+	);
+});

@@ -1,5 +1,5 @@
 import { Watched } from './watched.ts';
-import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary } from '../domain.ts';
+import type { FaithfulnessLabel, FaithfulnessRating, FaithfulnessVerdict, ScoredSummary } from '../domain.ts';
 import {
 	claimUnits,
 	faithfulnessUnits,
@@ -21,7 +21,8 @@ import type { Session } from '../store/session.ts';
  * model judged makes the two comparable claim by claim. A book session's walk covers its final
  * summary (pinned, as scoring pins it); a collection's, all of its summaries. A partial walk
  * (`fraction` below 1, LongEval §3.2) covers a random share of each summary's sentences, drawn
- * from the seed and the validator's name, and their claims.
+ * from the seed and the validator's name, and their claims. Before a summary's sentences, the
+ * validator may rate the whole summary 1 to 5 (LongEval's coarse protocol), saved the same way.
  */
 
 /** Which walk: `fraction` null (or 1) is every sentence; otherwise that share of each summary's, drawn with `seed`. */
@@ -120,6 +121,29 @@ export class FaithfulnessWalk extends Watched {
 
 	get verdicts(): readonly FaithfulnessVerdict[] {
 		return this.#session.data.faithfulness ?? [];
+	}
+
+	/** This validator's current coarse rating of each summary (the latest given), by summary id. */
+	ratings(): Map<ScoredSummary['id'], FaithfulnessRating> {
+		const out = new Map<ScoredSummary['id'], FaithfulnessRating>();
+		for (const r of this.#session.data.faithfulnessRatings ?? [])
+			if (r.validator === this.validator) out.set(r.summary, r);
+		return out;
+	}
+
+	/**
+	 * Rates a summary of the walk as a whole, 1 to 5 (a later rating replaces it). One journaled
+	 * line, as a verdict is; a session from before ratings gets the list now.
+	 */
+	async rate(summary: ScoredSummary['id'], rating: number): Promise<void> {
+		if (!this.units.some((u) => u.summary === summary)) throw new Error(`no summary ${summary} in this walk`);
+		await this.#session.append('faithfulnessRatings', {
+			summary,
+			rating,
+			validator: this.validator,
+			at: this.now().toISOString(),
+		});
+		this.changed();
 	}
 
 	summary(id: ScoredSummary['id']): ScoredSummary | undefined {

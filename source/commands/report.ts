@@ -15,6 +15,8 @@ import { boundsJson, intervalJson } from '../format/interval.ts';
 import { precisionJson } from '../score/precision.ts';
 import type { FaithfulnessAgreement } from '../score/faithfulness.ts';
 import type { Outcome, UnitScore } from '../score/faithfulness-count.ts';
+import type { CoarseFine, GrainFigures } from '../score/faithfulness-coarse.ts';
+import type { Spread } from '../score/interval.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -153,7 +155,32 @@ export function reportJson(report: Report) {
 			},
 			sentences: report.faithfulness.units,
 			judged: report.faithfulness.judgedUnits,
+			coarse_fine: coarseFineJson(report.faithfulness.coarseFine),
 		},
+	};
+}
+
+/** A figure on LongEval's 0–100 scale (rounded to 0.01) with its interval, or null. */
+function scaledJson(s: Spread | null) {
+	return s && { value: percentNumber(s.estimate), ci: boundsJson(s), interval: intervalJson(s) };
+}
+
+/** Coarse ratings beside fine scores (LongEval Table 3), on 0–100: each grain's mean and spread, and every summary's scores. */
+function coarseFineJson(cf: CoarseFine) {
+	const grain = (g: GrainFigures) => ({
+		mean: scaledJson(g.mean),
+		spread: scaledJson(g.spread),
+		summaries: g.summaries,
+		spread_summaries: g.spreadSummaries,
+		annotators: g.annotators,
+	});
+	const scores = (m: ReadonlyMap<string, number>) =>
+		Object.fromEntries([...m].map(([who, x]) => [who, percentNumber(x)]));
+	return {
+		coarse: grain(cf.coarse),
+		fine: grain(cf.fine),
+		unfinished: cf.unfinished,
+		summaries: cf.rows.map((r) => ({ summary: r.summary, coarse: scores(r.coarse), fine: scores(r.fine) })),
 	};
 }
 

@@ -1,11 +1,18 @@
 import { scoredSpans } from './annotate.ts';
-import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
+import type {
+	FaithfulnessLabel,
+	FaithfulnessRating,
+	FaithfulnessVerdict,
+	ScoredSummary,
+	Walk,
+} from '../domain.ts';
 import { FAITHFULNESS_LABELS } from '../domain.ts';
 import { cohenKappa, krippendorffAlpha, percentAgreement } from './agreement.ts';
 import { intervalNote } from '../format/interval.ts';
 import { counted } from '../format/count.ts';
 import { partialReport, partialValidators, type PartialReport } from './partial-faithfulness.ts';
 import { claimTally, type ClaimTally } from './claims.ts';
+import { coarseFine, coarseFineLines, type CoarseFine } from './faithfulness-coarse.ts';
 import {
 	CHECKED,
 	claimOutcome,
@@ -188,6 +195,8 @@ export interface FaithfulnessReport {
 	/** Units of the reported summaries, and how many have at least one verdict. */
 	units: number;
 	judgedUnits: number;
+	/** The people's coarse ratings of whole summaries beside their fine scores, with the spread across them (LongEval Table 3). */
+	coarseFine: CoarseFine;
 }
 
 const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
@@ -230,13 +239,15 @@ function judgedOf(verdicts: Iterable<FaithfulnessVerdict>): Judged[] {
  * way (per summary, then the mean over summaries) with the interval `intervals` picks and the
  * other outcomes' shares beside it; agreement between validators (pairwise Cohen's κ,
  * Krippendorff's α over all), each model judge against the people, and for the validators whose
- * recorded walk was partial (`walks`), the full-annotation estimate.
+ * recorded walk was partial (`walks`), the full-annotation estimate; and the people's coarse
+ * `ratings` of whole summaries beside their fine scores.
  */
 export function faithfulnessReport(
 	summaries: readonly Pick<ScoredSummary, 'id' | 'text'>[],
 	verdicts: readonly FaithfulnessVerdict[],
 	opts: { seed: number; resamples: number },
 	walks: readonly Walk[] = [],
+	ratings: readonly FaithfulnessRating[] = [],
 ): FaithfulnessReport {
 	const units = faithfulnessUnits(summaries);
 	const known = new Set(units.map(unitKey));
@@ -298,7 +309,20 @@ export function faithfulnessReport(
 		partial: partialReport(units, partialLatest, partialValidators(walks), opts),
 		units: units.length,
 		judgedUnits: sentenceKeys.size,
+		coarseFine: coarseFine(
+			summaries.map((s) => s.id),
+			sentenceCounts(units),
+			kept,
+			ratings,
+			opts,
+		),
 	};
+}
+
+function sentenceCounts(units: readonly FaithfulnessUnit[]): Map<string, number> {
+	const out = new Map<string, number>();
+	for (const u of units) out.set(u.summary, (out.get(u.summary) ?? 0) + 1);
+	return out;
 }
 
 type Labelled = ReadonlyMap<string, ReadonlyMap<string, { summary: string; label: FaithfulnessLabel }>>;
@@ -413,7 +437,7 @@ function checkCounts(checks: ClaimTally): string {
 
 /** The faithfulness section of the text report (names from the data are cleaned by the caller's `clean`). */
 export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string) => string): string[] {
-	if (report.validators.length === 0) return [];
+	if (report.validators.length === 0 && report.coarseFine.coarse.mean === null) return [];
 	const how = "LongEval: each summary's faithful share of all its units, then the mean over summaries";
 	const out = [`faithfulness (${how}): ${report.judgedUnits}/${report.units} sentences judged`];
 	for (const v of report.validators) {
@@ -469,5 +493,6 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${tau} over ${counted(c.summaries, 'summary', 'summaries')}; ${shares}`,
 		);
 	}
+	out.push(...coarseFineLines(report.coarseFine));
 	return out;
 }

@@ -1,4 +1,12 @@
-import type { Annotation, FaithfulnessVerdict, Judgment, Run, ScoredSummary, Walk } from '../domain.ts';
+import type {
+	Annotation,
+	FaithfulnessRating,
+	FaithfulnessVerdict,
+	Judgment,
+	Run,
+	ScoredSummary,
+	Walk,
+} from '../domain.ts';
 import {
 	faithfulnessLines,
 	faithfulnessReport,
@@ -41,6 +49,8 @@ export interface ReportInput {
 	walks?: readonly Walk[];
 	/** Faithfulness verdicts on summary sentences (absent in sessions from before them). */
 	faithfulness?: readonly FaithfulnessVerdict[];
+	/** Coarse 1–5 ratings of whole summaries (absent in sessions from before them). */
+	faithfulnessRatings?: readonly FaithfulnessRating[];
 }
 
 export interface ReportOptions {
@@ -166,7 +176,13 @@ export function buildReport(input: ReportInput, opts: ReportOptions): Report {
 		agreement: agreementOf(judgments),
 		books,
 		history: historySummaries(input.summaries, input.run).length,
-		faithfulness: faithfulnessReport(summaries, input.faithfulness ?? [], opts, input.walks ?? []),
+		faithfulness: faithfulnessReport(
+			summaries,
+			input.faithfulness ?? [],
+			opts,
+			input.walks ?? [],
+			input.faithfulnessRatings ?? [],
+		),
 	};
 }
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
 	annotationSchema,
+	faithfulnessRatingSchema,
 	faithfulnessVerdictSchema,
 	memoryAnswerSchema,
 	memoryQuestionSchema,
@@ -46,6 +47,7 @@ const LISTS = [
 	'annotations',
 	'judgments',
 	'faithfulness',
+	'faithfulnessRatings',
 	'memoryScenes',
 	'memoryQuestions',
 	'memoryAnswers',
@@ -62,6 +64,7 @@ export interface Change {
 	annotations?: SessionData['annotations'];
 	judgments?: SessionData['judgments'];
 	faithfulness?: NonNullable<SessionData['faithfulness']>;
+	faithfulnessRatings?: NonNullable<SessionData['faithfulnessRatings']>;
 	memoryScenes?: NonNullable<SessionData['memoryScenes']>;
 	memoryQuestions?: NonNullable<SessionData['memoryQuestions']>;
 	memoryAnswers?: NonNullable<SessionData['memoryAnswers']>;
@@ -139,6 +142,7 @@ export function headOf(data: SessionData): Record<string, unknown> {
 		annotations: _a,
 		judgments: _j,
 		faithfulness: _f,
+		faithfulnessRatings: _fr,
 		memoryScenes: _ms,
 		memoryQuestions: _mq,
 		memoryAnswers: _ma,
@@ -188,6 +192,7 @@ export function changeProblem(data: SessionData, change: Change): string | null 
 		each('annotations', annotationSchema, change.annotations) ??
 		each('judgments', judgmentSchema, change.judgments) ??
 		each('faithfulness', faithfulnessVerdictSchema, change.faithfulness) ??
+		each('faithfulnessRatings', faithfulnessRatingSchema, change.faithfulnessRatings) ??
 		each('memoryScenes', memorySceneSchema, change.memoryScenes) ??
 		each('memoryQuestions', memoryQuestionSchema, change.memoryQuestions) ??
 		each('memoryAnswers', memoryAnswerSchema, change.memoryAnswers);
@@ -206,6 +211,11 @@ export function changeProblem(data: SessionData, change: Change): string | null 
 		const summaries = new Set(data.summaries.map((s) => s.id));
 		const orphan = change.faithfulness.find((f) => !summaries.has(f.summary));
 		if (orphan) return `faithfulness: no summary ${orphan.summary}`;
+	}
+	if (change.faithfulnessRatings) {
+		const summaries = new Set(data.summaries.map((s) => s.id));
+		const orphan = change.faithfulnessRatings.find((r) => !summaries.has(r.summary));
+		if (orphan) return `faithfulnessRatings: no summary ${orphan.summary}`;
 	}
 	if (change.memoryAnswers) {
 		const questions = new Set((data.memoryQuestions ?? []).map((q) => q.id));

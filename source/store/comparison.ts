@@ -11,6 +11,7 @@ import {
 } from '../score/compare.ts';
 import { CallLog } from './calls.ts';
 import { checkSessionsDir } from './disk.ts';
+import { COMPARE_SUFFIX } from './dirs.ts';
 import { SessionLock } from './lock.ts';
 import type { CallRecord } from './schema.ts';
 import { appendDurably, readIfThere, replaceFile, stateFs } from './state-file.ts';
@@ -30,7 +31,7 @@ import { appendDurably, readIfThere, replaceFile, stateFs } from './state-file.t
  *   lock              one process at a time, as a session's
  */
 
-export const COMPARE_SUFFIX = '.compare';
+export { COMPARE_SUFFIX };
 const FILES = {
 	definition: 'comparison.json',
 	judgments: 'judgments.jsonl',

@@ -65,12 +65,21 @@ export function slug(title: string): string {
 // An id names a directory, so it must not be able to climb out of the sessions dir or hide itself.
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/u;
 
+/** The end of a comparison's folder name (`NAME.compare`, beside the sessions it compares: store/comparison.ts). */
+export const COMPARE_SUFFIX = '.compare';
+
 export function checkSessionId(id: string): string {
 	if (!ID_RE.test(id) || id.includes('..')) {
 		throw badInput(
 			`"${id}" is not a valid session id; use letters, digits, ".", "_" and "-" (starting with a letter or digit)`,
 		);
 	}
+	// Such a folder is taken for a comparison's: the session list would pass over the session.
+	if (id.endsWith(COMPARE_SUFFIX))
+		throw badInput(
+			`"${id}" is not a valid session id: a folder ending in ${COMPARE_SUFFIX} holds a comparison, ` +
+				`and the session list would not show it; choose an id that does not end in ${COMPARE_SUFFIX}`,
+		);
 	return id;
 }
 

@@ -3,6 +3,7 @@ import {
 	annotationSchema,
 	bookSchema,
 	callParamsSchema,
+	faithfulnessRatingSchema,
 	faithfulnessVerdictSchema,
 	importedRunSchema,
 	judgmentSchema,
@@ -41,6 +42,8 @@ const common = {
 	judgments: z.array(judgmentSchema),
 	/** Faithfulness verdicts on summary sentences (LongEval). Optional: sessions from before them have none. */
 	faithfulness: z.array(faithfulnessVerdictSchema).optional(),
+	/** Coarse ratings of whole summaries (LongEval's 1-5 Likert). Optional: sessions from before them have none. */
+	faithfulnessRatings: z.array(faithfulnessRatingSchema).optional(),
 	/** The validation walks begun, one per validator, mode, seed and fraction. Optional: sessions from before walks were recorded have none. */
 	walks: z.array(walkSchema).optional(),
 	/** Memory probes (NarrativeXL): scenes, read-along questions and a model's answers. Optional: sessions from before them have none. */
@@ -94,6 +97,14 @@ export const sessionSchema = z
 					code: 'custom',
 					path: ['faithfulness', i, 'summary'],
 					message: `no summary ${f.summary}`,
+				});
+		});
+		(data.faithfulnessRatings ?? []).forEach((r, i) => {
+			if (!summaries.has(r.summary))
+				ctx.addIssue({
+					code: 'custom',
+					path: ['faithfulnessRatings', i, 'summary'],
+					message: `no summary ${r.summary}`,
 				});
 		});
 		const questions = new Set((data.memoryQuestions ?? []).map((q) => q.id));

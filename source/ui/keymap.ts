@@ -54,6 +54,8 @@ export type Action =
 	| 'unfaithful'
 	| 'cantTell'
 	| 'units'
+	// The faithfulness walk's coarse rating of a whole summary (LongEval), 1 to 5.
+	| 'rate'
 	// The comparison's answers: the summary shown first (A) or second (B) is better, or a tie.
 	| 'compare'
 	| 'preferFirst'
@@ -503,6 +505,14 @@ export const BINDINGS: readonly Binding[] = [
 		screens: ['faithfulness'],
 	},
 	{
+		action: 'rate',
+		keys: [{ digits: 5 }],
+		description:
+			"rate the whole summary's faithfulness, 1 (most or all of it wrong or not in the book) to 5 (most or all in it); best before its sentences",
+		short: 'rate summary',
+		screens: ['faithfulness'],
+	},
+	{
 		action: 'compare',
 		keys: [{ char: 'C' }],
 		description:
@@ -859,7 +869,17 @@ export const MAIN_KEYS: Partial<Record<Screen, readonly Action[]>> = {
 	run: ['pause', 'step', 'edit', 'rerun', 'score', 'validate', 'versions', 'nextPane', 'chunk'],
 	study: ['up', 'open'],
 	validate: ['agree', 'partial', 'disagree', 'undo', 'note', 'nextUnjudged', 'addAnnotation', 'link'],
-	faithfulness: ['faithful', 'partial', 'unfaithful', 'cantTell', 'units', 'undo', 'note', 'nextUnjudged'],
+	faithfulness: [
+		'faithful',
+		'partial',
+		'unfaithful',
+		'cantTell',
+		'units',
+		'undo',
+		'note',
+		'nextUnjudged',
+		'rate',
+	],
 	compare: ['preferFirst', 'preferSecond', 'tie', 'down', 'nextUnjudged', 'undo', 'note'],
 	reasons: ['toggle', 'save', 'cancel'],
 	span: ['left', 'shrink', 'grow', 'confirm', 'cancel', 'trimStart', 'trimEnd', 'whole', 'link'],

@@ -9,7 +9,8 @@ import { waitFor } from './wait.ts';
 
 /**
  * The kill-at-each-write harness (durable-writes.ts) for the screens: the work is keys typed into
- * booook in a tmux terminal, step by step, each waited on (its screen, and its writes on the disk).
+ * booook in a tmux terminal, step by step, each waited on (its screen, and its writes on the disk:
+ * a session's, or what `read` reads, a comparison beside the sessions).
  * A try killed part way is opened again and continued from the step its session is at: the
  * uninterrupted try records the session's outcome after each step, and the continuation, once the
  * screen has settled, finds the last step whose outcome the session holds and types the steps
@@ -17,21 +18,27 @@ import { waitFor } from './wait.ts';
  * whose readers were never made again) fails there, with what it holds.
  */
 
-/** One step of a screen's work: keys, and what shows that they were taken. */
-export interface Step {
+/** One step of a screen's work: keys, and what shows that they were taken (`T`: what its writes land in). */
+export interface Step<T = SessionData> {
 	/** What the step does, for failures. */
 	name: string;
 	/** Types the step's keys. */
 	keys: (term: Terminal) => void;
 	/** The screen once the step is done. */
 	shown: (screen: string) => boolean;
-	/** The session once the step's writes are on the disk. */
-	landed: (data: SessionData) => boolean;
+	/** The session (or what `read` reads) once the step's writes are on the disk. */
+	landed: (data: T) => boolean;
 }
 
-export interface ScreenWork {
-	/** The session the screen changes. */
-	id: string;
+export interface ScreenWork<T = SessionData> {
+	/**
+	 * The session the screen changes; null when it changes none of them (a comparison, in a folder
+	 * of its own beside them): then `read` says what it changes, and every session is checked as
+	 * killEach checks them.
+	 */
+	id: string | null;
+	/** What the steps' `landed` read, null while it does not exist (default: session `id`'s state). */
+	read?: (sessions: string) => Promise<T | null>;
 	/** Makes the state the work starts from in a sessions folder (by commands never killed). */
 	setup: (sessions: string) => Promise<void>;
 	/** booook's arguments that open the screen, for a sessions folder. */
@@ -42,7 +49,9 @@ export interface ScreenWork {
 	env?: Record<string, string>;
 	/** The screen open and settled: what opening it writes (a walk begun, a resumed run's calls) is on the disk. */
 	ready: (screen: string) => boolean;
-	steps: readonly Step[];
+	/** Checks what the screen shows once open, each time it is opened (after a kill too); throws when it is wrong. */
+	check?: (screen: string, sessions: string) => Promise<void>;
+	steps: readonly Step<T>[];
 	/**
 	 * What must come out the same as when never killed, read from the folder; it also tells the steps
 	 * apart, so each step must change it.
@@ -63,7 +72,9 @@ export interface ScreenWork {
 const SCREEN_POINTS = 6;
 
 /** `killEach` over a screen: each try is a terminal, killed after write k or quit with q at its end. */
-export function killScreenAtEachWrite(w: ScreenWork): Promise<KillReport> {
+export function killScreenAtEachWrite<T = SessionData>(w: ScreenWork<T>): Promise<KillReport> {
+	const read =
+		w.read ?? (async (sessions: string) => (await Session.snapshot(sessions, w.id!)).data as unknown as T);
 	// The outcome at the start and after each step of the try never killed.
 	const checkpoints: unknown[] = [];
 	let tries = 0;
@@ -85,7 +96,7 @@ export function killScreenAtEachWrite(w: ScreenWork): Promise<KillReport> {
 	async function drive(
 		term: Terminal,
 		sessions: string,
-		steps: readonly Step[],
+		steps: readonly Step<T>[],
 		record: boolean,
 	): Promise<Ended> {
 		for (const step of steps) {
@@ -96,7 +107,9 @@ export function killScreenAtEachWrite(w: ScreenWork): Promise<KillReport> {
 				async () => {
 					const screen = term.screen();
 					if (exited(screen)) return true;
-					return step.shown(screen) && step.landed((await Session.snapshot(sessions, w.id)).data);
+					if (!step.shown(screen)) return false;
+					const data = await read(sessions);
+					return data !== null && step.landed(data);
 				},
 				{ ms, every: 50, detail: () => `the screen:\n${term.screen()}` },
 			);
@@ -106,9 +119,16 @@ export function killScreenAtEachWrite(w: ScreenWork): Promise<KillReport> {
 		return ended(await term.waitFor('the app to end', exited, ms));
 	}
 
-	/** The screen open and settled, or the process gone. */
-	const opened = (term: Terminal) =>
-		term.waitFor('the screen to open (or the process killed)', (s) => exited(s) || w.ready(s), ms);
+	/** The screen open and settled, or the process gone; once open, what it shows checked. */
+	const opened = async (term: Terminal, sessions: string) => {
+		const screen = await term.waitFor(
+			'the screen to open (or the process killed)',
+			(s) => exited(s) || w.ready(s),
+			ms,
+		);
+		if (!exited(screen)) await w.check?.(screen, sessions);
+		return screen;
+	};
 
 	return killEach({
 		id: w.id,
@@ -120,7 +140,7 @@ export function killScreenAtEachWrite(w: ScreenWork): Promise<KillReport> {
 			const term = await open(w.command(sessions), env);
 			try {
 				// Opening may write (a walk begun, a summary pinned): the first point is the screen open.
-				await opened(term);
+				await opened(term, sessions);
 				if (whole) checkpoints.push(await w.outcome(sessions));
 				return await drive(term, sessions, w.steps, whole);
 			} finally {
@@ -130,7 +150,7 @@ export function killScreenAtEachWrite(w: ScreenWork): Promise<KillReport> {
 		again: async (sessions) => {
 			const term = await open((w.again ?? w.command)(sessions), {});
 			try {
-				if (exited(await opened(term))) return ended(term.screen());
+				if (exited(await opened(term, sessions))) return ended(term.screen());
 				const now = await w.outcome(sessions);
 				// The last: an undo leaves the outcome of an earlier step, and the steps after it redo nothing twice.
 				let at = checkpoints.length - 1;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { listSessions } from '../../source/app/list-sessions.ts';
 import { awaitedInBatches, BatchJournal } from '../../source/store/batch-journal.ts';
 import { readCallLog } from '../../source/store/calls.ts';
+import { comparisonNameOf } from '../../source/store/comparison.ts';
 import { booook } from './cli.ts';
 import { promptOf, startFakeApi, type FakeApi, type RespondInput } from './fake-api.ts';
 import { tempDir } from './temp.ts';
@@ -225,10 +226,12 @@ export function killDiagnostic(report: KillReport): string {
 	return `${report.writes} durable writes; killed after ${killed.join(', ')}`;
 }
 
-/** The session folders of a sessions dir (a creation under way is a hidden folder). */
+/** The session folders of a sessions dir (a creation under way is a hidden folder; a comparison's is none). */
 async function sessionFolders(dir: string): Promise<string[]> {
 	const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-	return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+	return entries
+		.filter((e) => e.isDirectory() && !e.name.startsWith('.') && comparisonNameOf(e.name) === null)
+		.map((e) => e.name);
 }
 
 /**

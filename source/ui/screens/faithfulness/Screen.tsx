@@ -76,7 +76,8 @@ export function FaithfulnessScreen({
 			latest = at === -1 ? null : at;
 			break;
 		}
-		return { units, verdicts, latest, page: Math.max(1, rows - 3) };
+		const ratings = new Map<string, number>([...walk.ratings()].map(([summary, r]) => [summary, r.rating]));
+		return { units, verdicts, latest, ratings, page: Math.max(1, rows - 3) };
 	};
 
 	const quit = () => (onQuit ? onQuit() : exit());
@@ -101,6 +102,8 @@ export function FaithfulnessScreen({
 					() => (allJudged() ? `${effect.done} · ${finished()}` : effect.done),
 					dispatch,
 				);
+			case 'rate':
+				return reportSave(walk.rate(effect.summary, effect.rating), () => effect.done, dispatch);
 			case 'undo':
 				return reportSave(walk.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
 			case 'units': {
@@ -152,6 +155,9 @@ export function FaithfulnessScreen({
 		if (v) tally[v.label] += 1;
 	}
 	const claims = walk.unitKind === 'claims';
+	const rating = walk.ratings().get(unit.summary)?.rating ?? null;
+	// LongEval's coarse rating is asked before the fine verdicts, so that they do not inform it.
+	const ask = rating === null && ![...mine.values()].some((v) => v.summary === unit.summary);
 	const evidence = evidenceFor?.(unit);
 	// Evidence gets up to a third of the terminal; the summary pane takes what is left.
 	const evidenceRows = evidence && evidence.length > 0 ? Math.max(3, Math.floor(rows / 3)) : 0;
@@ -160,6 +166,7 @@ export function FaithfulnessScreen({
 		1 +
 		1 +
 		1 +
+		(ask ? 1 : 0) +
 		(claims ? 1 : 0) +
 		(ui.overlay.kind === 'note' ? 3 : 0) +
 		(ui.message ? 1 : 0) +
@@ -181,11 +188,20 @@ export function FaithfulnessScreen({
 			</Text>
 			<Text wrap="truncate" color={theme.color('accent')}>
 				{truncate(
-					`judged ${judged}/${units.length} · ${judged === 0 ? DASH : `${shareOf(tally.faithful, judged)}%`} of them faithful ` +
+					`judged ${judged}/${units.length}${rating === null ? '' : ` · whole summary rated ${rating}/5`} · ` +
+						`${judged === 0 ? DASH : `${shareOf(tally.faithful, judged)}%`} of them faithful ` +
 						`(${tally.faithful} faithful, ${tally.partial} partial, ${tally.unfaithful} unfaithful, ${tally.unsure} can't tell)`,
 					width,
 				)}
 			</Text>
+			{ask ? (
+				<Text wrap="truncate" color={theme.color('accent')}>
+					{truncate(
+						'first, optionally, rate the whole summary 1–5: 1 most or all of it wrong or not in the book … 5 most or all of it in the book',
+						width,
+					)}
+				</Text>
+			) : null}
 			<MarkedSummary
 				text={summary?.text ?? ''}
 				spans={span ? [span] : []}

@@ -31,6 +31,8 @@ export interface FaithfulnessWorld {
 	verdicts: ReadonlyMap<number, Pick<FaithfulnessVerdict, 'label' | 'note'>>;
 	/** The unit of this validator's latest verdict (what undo takes back), or null. */
 	latest: number | null;
+	/** This validator's coarse rating (1 to 5) of each summary rated, by summary id. */
+	ratings: ReadonlyMap<string, number>;
 	page: number;
 }
 
@@ -42,6 +44,7 @@ export type FaithfulnessMsg =
 
 export type FaithfulnessEffect =
 	| { kind: 'mark'; unit: number; label: FaithfulnessLabel; note: string | null; done: string }
+	| { kind: 'rate'; summary: FaithfulnessUnit['summary']; rating: number; done: string }
 	| { kind: 'undo' }
 	| { kind: 'units' }
 	| { kind: 'quit' }
@@ -118,6 +121,19 @@ export const update: Update<FaithfulnessState, FaithfulnessMsg, FaithfulnessEffe
 		]);
 	}
 	switch (action.action) {
+		case 'rate': {
+			if (count === 0) return stay(now);
+			const summary = ctx.units[Math.min(now.index, count - 1)]!.summary;
+			const rating = Number(press.input);
+			if (ctx.ratings.get(summary) === rating)
+				return stay({
+					...now,
+					message: `unchanged: the whole summary is rated ${rating}/5 already; nothing saved`,
+				});
+			return stay(now, [
+				{ kind: 'rate', summary, rating, done: `saved: the whole summary rated ${rating}/5` },
+			]);
+		}
 		case 'back':
 			return stay(now, [{ kind: 'back' }]);
 		case 'help':
