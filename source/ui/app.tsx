@@ -1,4 +1,4 @@
-import { Box, render, Text, useApp, type RenderOptions } from 'ink';
+import { Box, render, Text, useApp } from 'ink';
 import { useState } from 'react';
 import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
@@ -16,6 +16,7 @@ import { useKeys } from './keys/KeysProvider.tsx';
 import { Root, untilExit } from './root.tsx';
 import { themeFor } from './theme.ts';
 import { clean } from './text.ts';
+import { inkStreams } from './terminal.ts';
 
 /** Redraws per second: enough to read text as it streams, cheap for the CPU (bench/render checks it). */
 export const MAX_FPS = 10;
@@ -64,19 +65,6 @@ export interface RunAppResult {
 	/** SIGINT or SIGTERM ended the app: the process is asked to stop, not just the screen. */
 	signalled: boolean;
 	error: string | null;
-}
-
-/** The streams that were given: Ink's defaults (the process's) stand for the others. */
-function streams(o: {
-	stdout?: NodeJS.WriteStream;
-	stdin?: NodeJS.ReadStream;
-	stderr?: NodeJS.WriteStream;
-}): RenderOptions {
-	const out: RenderOptions = {};
-	if (o.stdout) out.stdout = o.stdout;
-	if (o.stdin) out.stdin = o.stdin;
-	if (o.stderr) out.stderr = o.stderr;
-	return out;
 }
 
 /**
@@ -215,7 +203,7 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 			<RunApp options={options} feed={feed} driver={driver} />
 		</Root>,
 		{
-			...streams(options),
+			...inkStreams(options),
 			exitOnCtrlC: false,
 			patchConsole: false,
 			maxFps: inkFps(options.fps ?? MAX_FPS),
@@ -270,7 +258,7 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 		<Root theme={themeFor(env)}>
 			<HomeApp />
 		</Root>,
-		{ ...streams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },
+		{ ...inkStreams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },
 	);
 	await untilExit(instance, () => instance.unmount());
 	// The screen is left as it was; what comes next starts on a clean line.

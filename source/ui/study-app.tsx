@@ -12,6 +12,7 @@ import { StudyScreen, type StudyInfo, type StudyResults } from './screens/study/
 import { ViewFeed } from './state/view-feed.ts';
 import { init, update, type StudyEffect, type StudyMsg } from './screens/study/model.ts';
 import { initialView } from './state/view.ts';
+import { inkStreams } from './terminal.ts';
 import { themeFor } from './theme.ts';
 
 export type StudyEnd = 'done' | 'failed' | 'cancelled';
@@ -226,9 +227,7 @@ export async function renderStudyApp(options: RenderStudyOptions): Promise<void>
 			<App />
 		</Root>,
 		{
-			...(stdout ? { stdout } : {}),
-			...(stdin ? { stdin } : {}),
-			...(stderr ? { stderr } : {}),
+			...inkStreams({ stdout, stdin, stderr }),
 			exitOnCtrlC: false,
 			patchConsole: false,
 			maxFps: inkFps(options.fps ?? MAX_FPS),
