@@ -444,6 +444,7 @@ test("score's and a run's progress lines, while another process holds the limit,
 			model: 'm',
 			isLLM: true,
 			planned: 48,
+			levels: [],
 			done: 0,
 		});
 		const ran = lines(run as never, running);

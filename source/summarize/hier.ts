@@ -213,37 +213,54 @@ export const hierarchical: Planner = {
 	},
 
 	estimateCalls(run, ctx) {
+		const sizes = expectedLevelSizes(run, ctx);
+		// Levels' nodes still to plan; the planned ones count as the calls they made or await.
 		let planned = callsMade(run) + nodesAwaitingCalls(run);
-		// Before the first plan there are no level-0 nodes yet, but one call per chunk is certain.
-		planned += Math.max(0, run.chunks.length - levelNodes(run, 0).length);
-		// Counted only for levels not planned to the end: the guess counts the templates' tokens, and
-		// a finished run (all `booook sessions` lists, mostly) needs no tokenizer to be counted.
-		let guess: ReturnType<typeof expectedMerges> | null = null;
-		// Levels are walked upwards with their real sizes as far as they are planned to the end, and
-		// with the expected packing above that: a level planned to one merge is the top, so the
-		// levels the first guess foresaw above it are not counted (a finished run expects no more).
-		let below = levelNodes(run, 0);
-		let count = run.chunks.length;
-		let known = below.length === count;
-		for (let level = 1; count > 1; level++) {
-			const nodes = levelNodes(run, level);
-			const last = nodes.at(-1);
-			if (known && last !== undefined && last.inputs.at(-1) === below.at(-1)!.id) {
-				below = nodes;
-				count = nodes.length;
-				continue;
-			}
-			const expected = (guess ??= expectedMerges(run.chunks.length, ctx));
-			const fit = expected[level - 1]?.fit ?? expected.at(-1)?.fit ?? 2;
-			const merges = Math.max(nodes.length, Math.ceil(count / fit));
-			planned += merges - nodes.length;
-			count = merges;
-			known = false;
-		}
+		sizes.forEach((size, level) => (planned += Math.max(0, size - levelNodes(run, level).length)));
 		if (run.config.clean && !cleanNodeOf(run)) planned += 1;
 		return planned;
 	},
+
+	expectedNodes(run, ctx) {
+		return expectedLevelSizes(run, ctx);
+	},
 };
+
+/**
+ * The nodes each level is expected to have in the end, level 0 first (the clean step aside): a
+ * level's real count once it is planned to its end (its last node reads the last of the level
+ * below, itself complete), else the expected packing of the level below. So the progress of a level,
+ * of the run and of its ETA are one estimate, which changes only when a level's count becomes known.
+ */
+export function expectedLevelSizes(run: Run, ctx: PlanContext): number[] {
+	// Counted only for levels not planned to the end: the guess counts the templates' tokens, and
+	// a finished run (all `booook sessions` lists, mostly) needs no tokenizer to be counted.
+	let guess: ReturnType<typeof expectedMerges> | null = null;
+	// Levels are walked upwards with their real sizes as far as they are planned to the end, and
+	// with the expected packing above that: a level planned to one merge is the top, so the
+	// levels the first guess foresaw above it are not counted (a finished run expects no more).
+	let below = levelNodes(run, 0);
+	// Before the first plan there are no level-0 nodes yet, but one node per chunk is certain.
+	let count = Math.max(run.chunks.length, below.length);
+	const sizes = [count];
+	let known = below.length === run.chunks.length;
+	for (let level = 1; count > 1; level++) {
+		const nodes = levelNodes(run, level);
+		const last = nodes.at(-1);
+		if (known && last !== undefined && last.inputs.at(-1) === below.at(-1)!.id) {
+			below = nodes;
+			count = nodes.length;
+			sizes.push(count);
+			continue;
+		}
+		const expected = (guess ??= expectedMerges(run.chunks.length, ctx));
+		const fit = expected[level - 1]?.fit ?? expected.at(-1)?.fit ?? 2;
+		count = Math.max(nodes.length, Math.ceil(count / fit));
+		sizes.push(count);
+		known = false;
+	}
+	return sizes;
+}
 
 /**
  * The merges each level above 0 is expected to need, before summary lengths are known: summaries

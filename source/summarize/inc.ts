@@ -198,6 +198,10 @@ export const incremental: Planner = {
 		const cleaning = run.config.clean && !live.some((n) => n.kind === 'clean') ? 1 : 0;
 		return callsMade(run) + nodesAwaitingCalls(run) + Math.max(0, steps - doneSteps) + cleaning;
 	},
+
+	expectedNodes() {
+		return [];
+	},
 };
 
 /** Stands for the id of a node planned only to be compared (`reconcile` gives added nodes fresh ids). */

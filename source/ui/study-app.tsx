@@ -94,6 +94,8 @@ function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fp
 		model: info.model,
 		isLLM: info.isLLM,
 		planned: Math.max(cell.expected, cell.calls),
+		// The levels' sizes come with the run's next plan.
+		levels: [],
 		done: cell.calls,
 	});
 	if (gate === 'paused') feed.dispatch({ type: 'run-paused' });
