@@ -556,7 +556,7 @@ test('no session id is ever cut, at 80 columns or fewer: the other columns give 
 	// With a run's id alone, at 80 the book still shows, cut, and the progress reads whole.
 	const at80 = layoutTable(sessionColumns(sessions.slice(-1)), 80).rows[0]!;
 	assert.match(at80, /Franken/u);
-	assert.match(at80, /interrupted 27\/54/u);
+	assert.match(at80, /stopped 27\/54/u);
 });
 
 test("the new-run form refuses a chunk size below the smallest and a bad base URL in its own words, not a flag's", () => {

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
@@ -460,7 +461,7 @@ async function questionsFor(
 	}
 	const notes = short.map(
 		({ target, made }) =>
-			`${made} of ${opts.count} questions could be made of ${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: too few scenes (${scenes.length} of this book, ${others.length} usable of other books, where a scene naming a character of this book is left out); give more books with --distractors`,
+			`${made} of ${counted(opts.count, 'question')} could be made of ${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: too few scenes (${scenes.length} of this book, ${others.length} usable of other books, where a scene naming a character of this book is left out); give more books with --distractors`,
 	);
 	return { questions: out, notes };
 }

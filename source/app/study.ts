@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { join } from 'node:path';
 import { BatchPool } from '../engine/batch-pool.ts';
 import type { CellWork } from '../engine/study-runner.ts';
@@ -238,7 +239,7 @@ export async function probeStudy(
 			const accuracy = finalMemory((await Session.snapshot(dir, cell.sessionId)).data as BookSessionData);
 			opts.say(
 				cell,
-				`memory probes: ${result.answered} answers by ${scorer.provider}/${scorer.model} (${result.calls} calls, ${usd(result.cost)}); the final summary ${accuracy === null ? DASH : percent(accuracy)} right`,
+				`memory probes: ${counted(result.answered, 'answer')} by ${scorer.provider}/${scorer.model} (${counted(result.calls, 'call')}, ${usd(result.cost)}); the final summary ${accuracy === null ? DASH : percent(accuracy)} right`,
 			);
 		} finally {
 			await probe.close();

@@ -1,7 +1,7 @@
 import type { Forgetting } from '../app/forgetting.ts';
 import type { SessionMemory } from '../app/memory.ts';
 import { drawForgetting } from '../evidence/forgetting-chart.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import { DASH } from '../format/missing.ts';
 import { percent, percentInterval } from '../format/percent.ts';
 import { retentionCurve } from '../memory/curve.ts';
@@ -19,9 +19,9 @@ export const MEMORY_INTERVALS = "95% Wilson intervals over each row's questions"
 /** Rows of the retention curve's accuracy axis. */
 const CURVE_ROWS = 8;
 
-/** "63.3% [46.7, 80.0] of 30", or a dash for no question. */
+/** "63.3% [46.7, 80.0] of 30 questions", or a dash for no question. */
 function rate(r: Rate): string {
-	return r.n === 0 ? DASH : `${percentInterval(r.accuracy, r)} of ${formatInt(r.n)}`;
+	return r.n === 0 ? DASH : `${percentInterval(r.accuracy, r)} of ${counted(r.n, 'question')}`;
 }
 
 /** Where a summary asked stands: "final summary" or "step 12 (40.0% read)". */
@@ -37,7 +37,7 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 		r.shown === 'summary' ? 'shown the summary only' : "shown the book's own text of each scene (ceiling)";
 	const lines = [
 		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}): ${r.reader}, ${shown}`,
-		`  accuracy ${rate(res.overall)} questions (here and below, ${MEMORY_INTERVALS}); chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
+		`  accuracy ${rate(res.overall)} (here and below, ${MEMORY_INTERVALS}); chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${counted(res.unreadable, 'unreadable answer')} counted wrong` : ''}`,
 		'  how far back the true scene lies    questions   tokens back   accuracy',
 	];
 	for (const bin of res.bins)
@@ -52,7 +52,7 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 			`${'  the same in tokens back'.padEnd(37)}questions   accuracy`,
 			...res.tokenBins.map(
 				(bin) =>
-					`    ${(bin.from === 0 ? `under ${formatInt(bin.to)} tokens` : `${formatInt(bin.from)} to ${formatInt(bin.to)} tokens`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${bin.n === 0 ? DASH : percentInterval(bin.accuracy, bin)}`,
+					`    ${(bin.from === 0 ? `under ${counted(bin.to, 'token')}` : `${formatInt(bin.from)} to ${counted(bin.to, 'token')}`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${bin.n === 0 ? DASH : percentInterval(bin.accuracy, bin)}`,
 			),
 		);
 	lines.push(
@@ -87,7 +87,7 @@ export function memorySummaryLines(one: SessionMemory): string[] {
 		`memory probes (NarrativeXL read-along questions; ${MEMORY_INTERVALS}; details: booook memory)`,
 		...one.readers.map(
 			(r) =>
-				`  ${r.reader}, ${r.shown === 'summary' ? 'shown the summaries' : "shown the book's text (ceiling)"}: ${rate(r.results.overall)} questions right; chance ${percent(r.results.chance)}`,
+				`  ${r.reader}, ${r.shown === 'summary' ? 'shown the summaries' : "shown the book's text (ceiling)"}: ${rate(r.results.overall)} right; chance ${percent(r.results.chance)}`,
 		),
 	];
 }
@@ -163,6 +163,6 @@ export function forgettingLines(found: Forgetting, width: number): string[] {
 	return [
 		`${found.title}: which chunks the running summary still cites after each step (no model call; placed as evidence places sentences)`,
 		...drawForgetting(map, { width: Math.max(40, width), height: MAP_ROWS }),
-		`${formatInt(survived.length)} of ${formatInt(map.chunks)} chunks were ever cited; a cited chunk stayed cited for ${mean === null ? DASH : mean.toFixed(1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; the last summary cites ${last ? `${formatInt(last.cited)} of ${formatInt(last.cites.length)} chunks read (${percent(last.share)})` : DASH}`,
+		`${formatInt(survived.length)} of ${counted(map.chunks, 'chunk')} were ever cited; a cited chunk stayed cited for ${mean === null ? DASH : mean.toFixed(1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; the last summary cites ${last ? `${formatInt(last.cited)} of ${counted(last.cites.length, 'chunk')} read (${percent(last.share)})` : DASH}`,
 	];
 }

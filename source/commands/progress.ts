@@ -1,6 +1,6 @@
 import type { NodeRef } from '../domain.ts';
 import { costText, usd } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import { formatSeconds } from '../format/duration.ts';
 import { sentencesName } from '../score/annotate.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
@@ -61,7 +61,7 @@ export function headlessReporter(opts: {
 		);
 		return (
 			waiting ??
-			`${counts} ${formatInt(tokensIn)} tokens in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ${etaText}`
+			`${counts} ${counted(tokensIn, 'token')} in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ${etaText}`
 		);
 	};
 
@@ -152,7 +152,7 @@ export function limitsSpent(
 ): string | null {
 	if (!limits || limits.answered === 0) return null;
 	const share = limits.used > 0 ? ` (${(limits.asked / limits.used).toFixed(2)}× what was used)` : '';
-	return `rate limits: ${limits.refusals} answers of 429; the calls asked for ${formatInt(limits.asked)} tokens of the limits and used ${formatInt(limits.used)}${share}`;
+	return `rate limits: ${counted(limits.refusals, 'answer')} of 429; the calls asked for ${counted(limits.asked, 'token')} of the limits and used ${formatInt(limits.used)}${share}`;
 }
 
 /**
@@ -193,7 +193,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 		if (waiting !== null) return waiting;
 		if (totals === null) return null;
 		const t = totals;
-		return `${counts}, ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ${etaText}`;
+		return `${counts}, ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ${etaText}`;
 	};
 	const draw = () => {
 		const text = line();
@@ -207,7 +207,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				planned = event.recovered + event.units;
 				sentences = event.sentences;
 				status.say(
-					`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`,
+					`${event.annotator} annotating ${counted(event.sentences, 'sentence')} of ${counted(event.summaries.length, 'summary', 'summaries')} in ${counted(event.units, 'call')}${event.recovered > 0 ? ` (${counted(event.recovered, 'answer')} recovered from the call log)` : ''}, session ${event.session}`,
 				);
 				break;
 			case 'annotation':

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type PQueue from 'p-queue';
 import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
@@ -568,7 +569,7 @@ export class Engine {
 				accepted ?? bestAttempt(node.pending, (text) => tokensOf(ctx, text), node.budget.summaryTokens);
 			if (!keep)
 				throw new Error(
-					`no usable text after ${node.pending.length} calls (${node.pending.at(-1)?.rejected ?? 'no output'})`,
+					`no usable text after ${counted(node.pending.length, 'call')} (${node.pending.at(-1)?.rejected ?? 'no output'})`,
 				);
 			const version = versionOf(
 				keep,

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { scoredSpans } from './annotate.ts';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../domain.ts';
 import { FAITHFULNESS_LABELS } from '../domain.ts';
@@ -302,16 +303,16 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 	}
 	for (const p of report.agreement.pairs) {
 		out.push(
-			`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${percent(p.percent)} on ${p.n} sentences, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
+			`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${percent(p.percent)} on ${counted(p.n, 'sentence')}, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
 		);
 	}
 	if (report.agreement.alpha !== null)
 		out.push(
-			`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} sentences`,
+			`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${counted(report.agreement.units, 'sentence')}`,
 		);
 	for (const r of report.humanVsModel) {
 		out.push(
-			`  human vs ${clean(r.model)}: ${percent(r.percent)} agree on ${r.n} sentences, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${percent(r.modelShare)} (model) vs ${percent(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`,
+			`  human vs ${clean(r.model)}: ${percent(r.percent)} agree on ${counted(r.n, 'sentence')}, κ ${Number.isNaN(r.kappa) ? '—' : r.kappa.toFixed(3)}; faithful ${percent(r.modelShare)} (model) vs ${percent(r.humanShare)} (human); model passed ${r.modelMissed} the people found unfaithful, flagged ${r.modelFlagged} they found faithful`,
 		);
 	}
 	if (report.partial.validators.length > 0)
@@ -321,12 +322,12 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 	for (const p of report.partial.validators) {
 		const shown = p.interval ? percentInterval(p.estimate!, p.interval) : percent(p.estimate);
 		out.push(
-			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${p.summaries} summar${p.summaries === 1 ? 'y' : 'ies'}): estimated ${shown} faithful${p.interval ? ` (${intervalNote(p.interval)})` : ''}`,
+			`    ${clean(p.validator)} judged ${percent(p.fraction)} of each summary (${p.judged}/${p.units} sentences of ${counted(p.summaries, 'summary', 'summaries')}): estimated ${shown} faithful${p.interval ? ` (${intervalNote(p.interval)})` : ''}`,
 		);
 	}
 	for (const c of report.partial.vsFull) {
 		out.push(
-			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${c.summaries} summar${c.summaries === 1 ? 'y' : 'ies'}; faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`,
+			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3)} over ${counted(c.summaries, 'summary', 'summaries')}; faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`,
 		);
 	}
 	return out;

@@ -1,6 +1,6 @@
 import { passageWhere } from '../evidence/book-place.ts';
 import { costText } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
 import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
@@ -119,7 +119,7 @@ export function inputLines(run: Run, node: NodeView, book: string, width: number
 		if (isChunkRef(ref)) {
 			const chunk = run.chunks[Number(ref.slice(1))];
 			section(
-				`── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`,
+				`── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${counted(chunk?.tokens ?? 0, 'token')})`,
 				text,
 			);
 		} else {
@@ -152,7 +152,7 @@ export function chunkLines(run: Run, node: NodeView, book: string, width: number
 	const chunk = run.chunks[Number(ref.slice(1))];
 	return [
 		{
-			text: `── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`,
+			text: `── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${counted(chunk?.tokens ?? 0, 'token')})`,
 			tone: 'accent',
 			bold: true,
 		},
@@ -173,7 +173,7 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 			const outcome = a.rejected ? `rejected: ${a.rejected}` : 'accepted';
 			lines.push(
 				...wrapped(
-					`#${i + 1} ${a.finishReason} · ${words} words (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${formatInt(a.usage.input)} / out ${formatInt(a.usage.output)} tokens · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`,
+					`#${i + 1} ${a.finishReason} · ${counted(words, 'word')} (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${counted(a.usage.input, 'token')} / out ${formatInt(a.usage.output)} · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`,
 					width,
 					a.rejected ? 'warn' : undefined,
 				),
@@ -230,12 +230,12 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
 	const usage = version?.usage;
 	const actual =
 		node.words !== null
-			? `${formatInt(node.words)} words / ${formatInt(node.tokens ?? 0)} tokens`
+			? `${counted(node.words, 'word')} / ${counted(node.tokens ?? 0, 'token')}`
 			: node.status === 'running'
-				? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far`
+				? `${counted(view.live[node.id]?.chars ?? 0, 'char')} so far`
 				: '—';
 	const second: Line = {
-		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${by ? ` · ${by}` : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · ${costText(version?.cost ?? 0, priced)}` : ''}`,
+		text: `budget ${budget ? `${counted(budget.words, 'word')} / ${counted(budget.summaryTokens, 'token')}` : '—'} · actual ${actual} · ${counted(node.calls, 'call')}${by ? ` · ${by}` : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · ${costText(version?.cost ?? 0, priced)}` : ''}`,
 		tone: 'muted',
 	};
 	return [first, second];

@@ -1,3 +1,4 @@
+import { counted } from '../../../format/count.ts';
 import { Box, Text } from 'ink';
 import { useEffect, useEffectEvent, useLayoutEffect, useState } from 'react';
 import type { NodeRef } from '../../../domain.ts';
@@ -87,7 +88,7 @@ export function RunScreen({
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
 
 	const say = (dispatch: (msg: RunMsg) => void) => (message: string) => dispatch({ type: 'say', message });
-	const stale = (n: number, then = '') => (n ? `; ${n} node${n === 1 ? '' : 's'} went stale${then}` : '');
+	const stale = (n: number, then = '') => (n ? `; ${counted(n, 'node')} went stale${then}` : '');
 	const saveEdit = (id: NodeRef, text: string, tell: (message: string) => void) => {
 		controls
 			.edit(id, text)
@@ -130,7 +131,7 @@ export function RunScreen({
 			case 'rerun': {
 				const went = await controls.rerun(effect.node);
 				return tell(
-					`${effect.node} will be made again from the same inputs${went.length ? `; ${went.length} node${went.length === 1 ? '' : 's'} after it went stale` : ''}.`,
+					`${effect.node} will be made again from the same inputs${went.length ? `; ${counted(went.length, 'node')} after it went stale` : ''}.`,
 				);
 			}
 			case 'setActive': {
