@@ -754,3 +754,36 @@ test("at 80×24, stepping an incremental run, the timeline's total is the header
 		assert.ok(Number(total) >= run.chunks.length, f);
 	}
 });
+
+test("at 80 columns the selected node's budget line and the help are whole: nothing is cut, an incremental step says what its words aim at", async (t) => {
+	for (const method of ['hier', 'inc'] as const) {
+		const { engine } = await finished(method);
+		const { r, press, frame } = await mount(engine);
+		t.after(() => r.unmount());
+		resize(r, 80, 24);
+		const f = await until(
+			frame,
+			(x) => x.includes('✓ done') && / · actual /u.test(x),
+			`${method}: the finished run`,
+		);
+		const line = f.split('\n').find((l) => / · actual /u.test(l))!;
+		assert.ok(!line.includes('…'), `${method}: the budget line is cut: ${line}`);
+		assert.match(line, /\d+ calls?\b/u, line);
+		if (method === 'inc')
+			assert.match(
+				line,
+				/^aim [\d,]+ w(ords)? \([\d,]+ at the end\) · limit [\d,]+ tok(ens)? · actual /u,
+				line,
+			);
+		else assert.match(line, /^budget [\d,]+ w(ords)? \/ [\d,]+ tok(ens)? · actual /u, line);
+		await press('?');
+		const help = await until(frame, (x) => x.includes('esc or ? closes'), `${method}: the help`);
+		const rows = help.split('\n');
+		assert.deepEqual(
+			rows.filter((row) => row.trimEnd().endsWith('…')),
+			[],
+			`${method}: help rows cut at 80 columns:\n${help}`,
+		);
+		r.unmount();
+	}
+});
