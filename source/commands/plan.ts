@@ -48,7 +48,7 @@ export async function planCommand(
 		`${config.method === 'hier' ? 'hierarchical merging' : 'incremental updating'} with ${config.provider === 'extractive' ? 'the extractive baseline (not an LLM)' : `${config.provider} ${config.model}`}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
 		...result.calls.rows.map(
 			(r) =>
-				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${counted(r.calls, 'call')}, ~${counted(r.inputTokens, 'token')} in, ~${formatInt(r.outputTokens)} out`,
+				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${counted(r.calls, 'call')}, ~${counted(r.inputTokens, 'token')} in, ~${formatInt(r.outputTokens)} out${r.note ? ` (${r.note})` : ''}`,
 		),
 		`  total ${counted(result.calls.total, 'call')} (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
 		result.estimate.priced
