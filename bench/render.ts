@@ -139,11 +139,13 @@ emit({
 	model: 'fake',
 	isLLM: true,
 	planned: run.nodes.length,
+	levels: [],
 	done: 0,
 });
 emit({
 	type: 'node-planned',
 	planned: run.nodes.length,
+	levels: [],
 	nodes: level0.map((n) => ({ id: n.id, kind: n.kind, level: n.level, index: n.index, inputs: n.inputs })),
 });
 let nextNode = 0;

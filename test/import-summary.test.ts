@@ -362,7 +362,7 @@ test('an imported summary is scored through the CLI, and the text report shows i
 	assert.equal(scored.code, 0, scored.stderr);
 	const report = await booook(['report', 'mine', '--sessions-dir', dir]);
 	assert.equal(report.code, 0, report.stderr);
-	assert.match(report.stdout, /^ {2}model {2}[\d.]+ {2}\(1 summaries, 1 sentences/mu);
+	assert.match(report.stdout, /^ {2}model {2}[\d.]+ {2}\(1 summary, 1 sentence,/mu);
 	assert.match(report.stdout, /^unreadable answers: 1 sentence left out of the score/mu);
 	assert.match(report.stdout, /^ {2}Frankenstein, sentence 2: /mu);
 	assert.match(report.stdout, /^coverage of the final summary$/mu);

@@ -145,7 +145,7 @@ test('a journal continuing a later save than session.json (an older copy put bac
 	await session.close();
 });
 
-test('a journal skipped because session.json claims a later save warns when it holds what session.json lacks', async () => {
+test('a journal skipped because session.json records a later save warns when it holds what session.json lacks', async () => {
 	const dir = tempDir('journal-check');
 	const { state, session } = await killedRun(dir, 'skipped');
 	const data = JSON.parse(await readFile(state, 'utf8')) as { updatedAt: string };
@@ -153,7 +153,7 @@ test('a journal skipped because session.json claims a later save warns when it h
 	await writeFile(state, JSON.stringify(data));
 	assert.match(
 		(await lostWork(dir, 'skipped')) ?? '',
-		/changes\.jsonl was skipped because session\.json claims a later save/u,
+		/changes\.jsonl was skipped because session\.json records a later save/u,
 	);
 	await session.close();
 });

@@ -344,3 +344,21 @@ test("the clean step is the authors' J.3 call: temperature 0, output limit the s
 	assert.equal(first.params.temperature, 0);
 	assert.equal(first.params.maxTokens, countTokens(activeVersion(final)!.text));
 });
+
+test("plan's incremental rows say why the first step's output is small: the words its prompt asks for, the running summary's share after one chunk", async () => {
+	const { booook } = await import('./support/cli.ts');
+	const { FRANKENSTEIN } = await import('./support/repo-data.ts');
+	const { expectedWords } = await import('../source/summarize/budget.ts');
+	const r = await booook(['plan', FRANKENSTEIN, '--method', 'inc', '--max-summary', '900']);
+	assert.equal(r.code, 0, r.stderr);
+	const chunks = Number(/, ([\d,]+) chunks of at most/u.exec(r.stdout)![1]!.replace(/,/gu, ''));
+	const first = r.stdout.split('\n').find((l) => l.includes('step 1 (summarize)'))!;
+	assert.match(
+		first,
+		new RegExp(
+			`~\\d+ out \\(asked for ${expectedWords(900, 0, chunks)} words: the running summary's share after 1 of ${chunks} chunks, growing to ${expectedWords(900, chunks - 1, chunks)} words at the last\\)$`,
+			'u',
+		),
+	);
+	assert.match(r.stdout, /steps 2-\d+ \(update\) .* out \(each rewrites the whole running summary/u);
+});

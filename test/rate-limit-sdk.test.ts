@@ -6,6 +6,9 @@ import { startFakeApi, type Api, type FakeApi, type FakeApiOptions } from './sup
 import { ABSURD_RETRY_AFTER } from './support/fake-limits.ts';
 import { request } from './support/provider-kit.ts';
 import { countTokens } from '../source/text/tokens.ts';
+import type { RateWait } from '../source/llm/rate-limit.ts';
+import { rateWaitText } from '../source/ui/state/progress.ts';
+import { waitFor } from './support/wait.ts';
 
 /**
  * The real SDKs against a fake API that enforces an account's limits the way OpenAI and Anthropic
@@ -101,6 +104,48 @@ for (const api of ['openai', 'anthropic'] as const) {
 			assert.ok(failed.every((f) => /429/u.test(f.reason)));
 			assert.equal(provider.limiter?.snapshot().refusals, 3);
 			assert.deepEqual(provider.limiter?.limits, {}, 'no limit was read from a server that states none');
+		});
+	});
+
+	test(`${api}: another client on the same key spends the minute's tokens: the call held back says another process is using the limit`, async () => {
+		await withLimitedFake({ limits: { tpm: 60_000 } }, async (fake) => {
+			const provider = providerFor(api, fake);
+			const key = `sk-limits-${keys}`;
+			// The other process: the same key and model, straight to the server, until it refuses.
+			const spend = async (maxTokens: number) => {
+				const path = api === 'openai' ? '/v1/chat/completions' : '/v1/messages';
+				const response = await fetch(`${fake.url}${path}`, {
+					method: 'POST',
+					headers: {
+						'content-type': 'application/json',
+						authorization: `Bearer ${key}`,
+						'anthropic-version': '2023-06-01',
+					},
+					body: JSON.stringify({
+						model: MODEL[api],
+						stream: true,
+						max_tokens: maxTokens,
+						messages: [{ role: 'user', content: 'Say a few words.' }],
+					}),
+				});
+				await response.text();
+				return response.status;
+			};
+			for (const size of [10_000, 1000, 100]) while ((await spend(size)) === 200);
+			const waits: RateWait[] = [];
+			provider.limiter!.subscribe((state) => state.wait && waits.push(state.wait));
+			const cancel = new AbortController();
+			// A call asking for a third of the minute: the server has about nothing left, though this process spent nothing.
+			const call = provider
+				.complete(request(prompt(0), { maxTokens: 20_000, signal: cancel.signal }))
+				.catch((e: unknown) => e);
+			const shared = await waitFor('a wait that names the other process', () => waits.find((w) => w.shared), {
+				detail: () => JSON.stringify(waits),
+			});
+			cancel.abort();
+			await call;
+			const text = rateWaitText({ ...provider.limiter!.snapshot(), wait: shared }, Date.now());
+			assert.match(text ?? '', /another process on this key/u);
 		});
 	});
 

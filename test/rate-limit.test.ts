@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { PassThrough } from 'node:stream';
+import { headlessReporter, progressReporter } from '../source/commands/progress.ts';
 import assert from 'node:assert/strict';
 import { readLimits, retryAfterMs } from '../source/llm/rate-headers.ts';
 import {
@@ -326,5 +328,141 @@ test("the rate limit's wait says which figure is used, and fits a narrow header 
 		const text = rateWaitText(figures, 1_000_000, width)!;
 		assert.match(text, /resumes in 3s/u, `${width}: ${text}`);
 		assert.ok(text.length <= Math.max(width, 'rate limit: resumes in 3s'.length), `${width}: ${text}`);
+	}
+});
+
+test('headers that say less is left than this process used: the wait says another process on this key uses the limit, and how much', async () => {
+	const now = 1_000_000;
+	const limiter = new RateLimiter({ now: () => now });
+	const a = await limiter.acquire({ input: 1000, output: 0 });
+	// The server counted this process's call and nothing else: no one else is using the limit.
+	limiter.observe(a, { tokens: { limit: 10_000, remaining: 9000 } }, 200);
+	limiter.settle(a, { input: 1000, output: 0 });
+	const alone = waitOf(limiter, { input: 9500, output: 0 });
+	assert.equal(await alone.held, null);
+	assert.equal(alone.wait?.why, 'tokens');
+	assert.equal(alone.wait?.shared, undefined, 'this process alone used what the server counted');
+	assert.doesNotMatch(rateWaitText({ ...limiter.snapshot(), wait: alone.wait }, now)!, /another process/u);
+
+	const b = await limiter.acquire({ input: 1000, output: 0 });
+	// This process used 2,000 of the minute; the server has 2,000 left of 10,000: 6,000 were not ours.
+	limiter.observe(b, { tokens: { limit: 10_000, remaining: 2000 } }, 200);
+	limiter.settle(b, { input: 1000, output: 0 });
+	const { wait, held } = waitOf(limiter, { input: 5000, output: 0 });
+	assert.equal(await held, null);
+	assert.equal(wait?.why, 'tokens');
+	const others = wait?.shared?.others ?? 0;
+	assert.ok(Math.abs(others - 6000) < 100, `${others} said to be another's`);
+	const text = rateWaitText({ ...limiter.snapshot(), wait }, now)!;
+	assert.match(
+		text,
+		/^waiting for the rate limit: resumes in \d+s \(8,0\d\d of 10,000 tokens a minute used, [56],\d{3} of them by another process on this key\)$/u,
+	);
+	for (const width of [80, 60]) {
+		const fitted = rateWaitText({ ...limiter.snapshot(), wait }, now, width)!;
+		assert.ok(fitted.length <= width, fitted);
+		assert.match(fitted, /another process/u, `${width}: ${fitted}`);
+		assert.match(fitted, /resumes in \d+s/u, `${width}: ${fitted}`);
+	}
+});
+
+test('a 429 while this process is well under the limit the server stated: the pause says another process uses it; a 429 at its own limit does not', async () => {
+	const now = 1_000_000;
+	const under = new RateLimiter({ now: () => now });
+	const a = await under.acquire({ input: 100, output: 100 });
+	under.observe(a, { tokens: { limit: 10_000, remaining: 9800 } }, 200);
+	under.settle(a, { input: 100, output: 50 });
+	under.refused(await under.acquire({ input: 100, output: 100 }), 5000);
+	const shared = waitOf(under);
+	assert.equal(await shared.held, null);
+	assert.equal(shared.wait?.why, 'retry-after');
+	assert.deepEqual(shared.wait?.shared, {});
+	assert.equal(
+		rateWaitText({ ...under.snapshot(), wait: shared.wait }, now),
+		'waiting for the rate limit, which another process on this key is using too: the server asked to wait, resumes in 5s',
+	);
+
+	const full = new RateLimiter({ now: () => now });
+	const b = await full.acquire({ input: 9000, output: 0 });
+	full.observe(b, { tokens: { limit: 10_000, remaining: 1000 } }, 200);
+	full.settle(b, { input: 9000, output: 0 });
+	full.refused(await full.acquire({ input: 900, output: 0 }), 5000);
+	const own = waitOf(full);
+	assert.equal(await own.held, null);
+	assert.equal(own.wait?.why, 'retry-after');
+	assert.equal(own.wait?.shared, undefined, "this process's own calls explain the refusal");
+	assert.equal(
+		rateWaitText({ ...full.snapshot(), wait: own.wait }, now),
+		'waiting for the rate limit: the server asked to wait, resumes in 5s',
+	);
+});
+
+test("score's and a run's progress lines, while another process holds the limit, keep the counts and say so within 80 columns", () => {
+	const wait = {
+		resumesAt: 1_012_000,
+		why: 'tokens' as const,
+		used: 59_000,
+		limit: 60_000,
+		shared: { others: 52_000 },
+	};
+	const figures = { refusals: 2, answered: 0, asked: 0, used: 0, limits: { tokens: 60_000 } };
+	for (const columns of [80, null]) {
+		const lines = (report: (event: never) => void, stream: PassThrough & { written: string }) => {
+			report({ type: 'rate-limit', ...figures, wait } as never);
+			const drawn = stream.written.split('\r\u001b[2K').join('\n').split('\n').filter(Boolean);
+			return drawn.at(-1)!;
+		};
+		const stream = () => {
+			const s = Object.assign(new PassThrough(), { written: '' }, columns ? { isTTY: true, columns } : {});
+			s.on('data', (d) => (s.written += d));
+			return s;
+		};
+		const scoring = stream();
+		const score = progressReporter(scoring, () => 1_000_000);
+		score({
+			type: 'annotate-started',
+			session: 's',
+			annotator: 'openai/gpt-4o-mini',
+			summaries: [],
+			units: 55,
+			sentences: 55,
+			recovered: 0,
+		});
+		const scored = lines(score as never, scoring);
+		const running = stream();
+		const run = headlessReporter({
+			json: false,
+			stdout: new PassThrough(),
+			stderr: running,
+			now: () => 1_000_000,
+		});
+		run({
+			type: 'run-started',
+			session: 's',
+			method: 'hier',
+			provider: 'openai',
+			model: 'm',
+			isLLM: true,
+			planned: 48,
+			levels: [],
+			done: 0,
+		});
+		const ran = lines(run as never, running);
+		for (const [line, counts] of [
+			[
+				scored,
+				columns ? /^\[0\/55 calls\] / : /^\[0\/55 calls, 2 refused \(429\)\] 0\/55 sentences, ETA \?; /u,
+			],
+			[ran, /^\[0\/48 calls\] /u],
+		] as const) {
+			assert.match(line, counts, line);
+			assert.match(
+				line,
+				columns ? /another process/u : /52,000 of them by another process on this key/u,
+				line,
+			);
+			assert.match(line, /resumes in 12s/u, line);
+			if (columns) assert.ok(line.length < columns, `${line.length}: ${line}`);
+		}
 	}
 });

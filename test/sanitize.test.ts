@@ -35,6 +35,7 @@ test('the headless progress line and messages never carry control sequences from
 		model: 'm',
 		isLLM: true,
 		planned: 10,
+		levels: [],
 		done: 0,
 	});
 	report({ type: 'retry', node: 'n1', attempt: 1, reason: `bad ${ESC}]52;c;aGk=${BEL}answer` });
@@ -91,6 +92,7 @@ test('the progress line only moves forward when concurrent calls report their to
 		model: 'm',
 		isLLM: true,
 		planned: 4,
+		levels: [],
 		done: 0,
 	});
 	// The second call saved first; the first call's totals (1 call) arrive after them.
@@ -160,6 +162,7 @@ test('an unknown price reads "cost unknown" in the progress line, never $0.0000;
 			model: 'local-llama',
 			isLLM: true,
 			planned: 2,
+			levels: [],
 			done: 0,
 		});
 		report({

@@ -215,7 +215,7 @@ test('a v2 answer that cannot be matched to the sentences fails as a whole', () 
 		['{"answer": "no confusion"}', /no JSON list/u],
 		[
 			'[{"questions": null, "types": null}, {"questions": null, "types": null}]',
-			/expected 1 answers, one per sentence, got 2/u,
+			/expected 1 answer, one per sentence, got 2/u,
 		],
 	] as const) {
 		const batch = parseBatchAnswer(answer, 1);

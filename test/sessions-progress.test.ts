@@ -11,6 +11,12 @@ import { initialView, progressOf } from '../source/ui/state/view.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
 import { tempDir } from './support/temp.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { statusWord } from '../source/ui/screens/home/model.ts';
+import { booook } from './support/cli.ts';
+import { startFakeApi } from './support/fake-api.ts';
+import { tinyBookText } from './support/study-books.ts';
 
 /**
  * A run interrupted after `finished` nodes, saved as a session; with the calls planned the engine
@@ -135,3 +141,48 @@ test('failed attempts are not calls done: a run that reached no model counts non
 		'nothing done, and the failures do not add to the calls planned',
 	);
 });
+
+test(
+	'a run stopped with Ctrl-C says "stopped", and `sessions` lists it with the same word, as the home screen and the header do',
+	{ timeout: 120_000 },
+	async (t) => {
+		const api = await startFakeApi({ latencyMs: 100 });
+		t.after(() => api.close());
+		const dir = tempDir('stopped-word', t);
+		const book = join(dir, 'book.txt');
+		writeFileSync(book, tinyBookText(400));
+		const sessions = join(dir, 'sessions');
+		const env = { OPENAI_API_KEY: 'sk-test' };
+		let sent = false;
+		const run = await booook(
+			[
+				'run',
+				book,
+				'--headless',
+				'--provider',
+				'openai',
+				'--base-url',
+				api.openaiBaseUrl,
+				'--chunk-size',
+				'256',
+			].concat(['--concurrency', '1', '--session', 'halted', '--sessions-dir', sessions]),
+			{
+				env,
+				onStderr: (text, kill) => {
+					if (!sent && /\[1\/\d+ calls\]/u.test(text)) {
+						sent = true;
+						kill('SIGINT');
+					}
+				},
+			},
+		);
+		assert.equal(run.code, 130, run.stderr);
+		assert.match(run.stderr, /^stopped; session saved\. Continue with: /mu);
+		assert.doesNotMatch(run.stderr, /interrupted/u);
+		const listed = await booook(['sessions', '--sessions-dir', sessions], { env });
+		assert.equal(listed.code, 0, listed.stderr);
+		assert.match(listed.stdout, /^halted .* stopped \d+\/\d+ /mu);
+		assert.equal(statusWord('running'), 'stopped', 'a run killed before its end reads as one quit');
+		assert.equal(statusWord('cancelled'), 'stopped');
+	},
+);

@@ -18,7 +18,7 @@ import { tempDir } from './support/temp.ts';
  */
 
 const ENV = { OPENAI_API_KEY: 'sk-silent-exit' };
-const CAPPED = /stream sent more than \d+ tokens for an output limit of \d+/u;
+const CAPPED = /stream sent more than [\d,]+ tokens for an output limit of \d+/u;
 
 test(
 	'every command that calls a model fails with a line naming why when the answers run past max_tokens, never with exit 13',

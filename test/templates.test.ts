@@ -50,13 +50,13 @@ test('values are inserted verbatim: braces, {} and {name} inside them are never 
 });
 
 test('the wrong values are refused: count, missing or unknown names, or the wrong form', () => {
-	assert.throws(() => fill('{} {}', ['one']), /2 \{\} slots but 1 values/);
-	assert.throws(() => fill('{}', ['one', 'two']), /1 \{\} slots but 2 values/);
+	assert.throws(() => fill('{} {}', ['one']), /2 \{\} slots but 1 value was given/);
+	assert.throws(() => fill('{}', ['one', 'two']), /1 \{\} slot but 2 values were given/);
 	assert.throws(() => fill('{a} {b}', { a: 1 }), /no value for template field \{b\}/);
 	assert.throws(() => fill('{a}', { a: 1, c: 2 }), /no field \{c\}/);
 	assert.throws(() => fill('{a}', ['x']), /named fields but positional values/);
 	assert.throws(() => fill('{}', { a: 'x' }), /\{\} slots but named values/);
-	assert.throws(() => fill('text', ['x']), /0 \{\} slots but 1 values/);
+	assert.throws(() => fill('text', ['x']), /0 \{\} slots but 1 value was given/);
 });
 
 /** Malformed templates and what the error must say. */

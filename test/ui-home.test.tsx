@@ -277,7 +277,7 @@ test('sessions of one book and method are told apart by an id column never cut; 
 			if (width >= 100)
 				assert.equal(columnOf(row, 'Moby-Dick'), columnOf(header, 'book'), `title of row ${i}:\n${f}`);
 		});
-		assert.match(rows[1]!, /interrupted 53\/56/u);
+		assert.match(rows[1]!, /stopped 53\/56/u);
 		assert.match(rows[2]!, /81\.3/u);
 		if (width === 250) {
 			for (const s of twins) assert.ok(f.includes(s.id), `the whole id ${s.id} at 250 columns`);

@@ -147,6 +147,7 @@ test('the ETA holds still while paused, whatever the time, and goes on from the 
 			model: 'm',
 			isLLM: true,
 			planned: 10,
+			levels: [],
 			done: 0,
 		},
 		1000,
@@ -257,6 +258,7 @@ test('while stepping, the time between steps is not part of the pace: the ETA do
 			model: 'm',
 			isLLM: true,
 			planned: 10,
+			levels: [],
 			done: 0,
 		},
 		0,
@@ -265,6 +267,7 @@ test('while stepping, the time between steps is not part of the pace: the ETA do
 		{
 			type: 'node-planned',
 			planned: 10,
+			levels: [],
 			nodes: [0, 1, 2].map((i) => ({
 				id: `n${i}` as const,
 				kind: 'summarize' as const,
@@ -332,6 +335,7 @@ test('a run started again on a screen open for a while shows its elapsed time fr
 			model: 'm',
 			isLLM: true,
 			planned: 5,
+			levels: [],
 			done: 0,
 		},
 		{ now: Date.now() },

@@ -16,6 +16,7 @@ import { randomBook, setUp } from './support/run-harness.ts';
 import { KEYS } from './support/keys.ts';
 import { renderScreen, resize, until } from './support/screen.tsx';
 import { ESC } from './support/ansi.ts';
+import { waitFor } from './support/wait.ts';
 
 /** Controls that record what the screen asked for and report events as the test tells them. */
 class FakeControls implements RunControls {
@@ -145,6 +146,7 @@ test('space pauses and resumes: the header shows the state the run is in', async
 		model: 'fake',
 		isLLM: true,
 		planned: 30,
+		levels: [],
 		done: 0,
 	});
 	await until(frame, (f) => f.includes('running'), 'running');
@@ -188,6 +190,7 @@ test("while the rate limit holds calls back, the header says so in the title's p
 		model: 'fake',
 		isLLM: true,
 		planned: 30,
+		levels: [],
 		done: 0,
 	});
 	// 25 calls left of about 6,000 tokens each, under 150,000 a minute: a minute at least.
@@ -405,6 +408,7 @@ test('hostile text from a book or a model never reaches the frame', async () => 
 		model: 'fake',
 		isLLM: true,
 		planned: 30,
+		levels: [],
 		done: 0,
 	});
 	controls.emit({ type: 'node-started', node: leaf.id, kind: 'summarize', level: 0, index: 0, attempt: 0 });
@@ -669,4 +673,117 @@ test('the printed final summary wraps at the width with no line starting with a 
 	}
 	assert.equal(lines[0], 'aaaa bbbb');
 	assert.equal(lines.join(' ').replace(/\s+/gu, ' '), text.replace(/\s+/gu, ' '));
+});
+
+/** The header's "calls done/expected", and each level row's "done/expected" on the tree, of a frame. */
+function counts(f: string) {
+	const header = /(\d+)\/(\d+) calls/u.exec(f);
+	const levels = new Map(
+		[...f.matchAll(/^(L\d+) .*?(\d+)\/(\d+)\s*$/gmu)].map((m) => [
+			m[1]!,
+			{ done: Number(m[2]), total: Number(m[3]) },
+		]),
+	);
+	return { calls: Number(header?.[1]), planned: Number(header?.[2]), levels };
+}
+
+test("at 80×24, stepping a hierarchical run, a level of the tree counts the nodes the run expects of it, not those planned so far, and the levels add up to the header's calls", async (t) => {
+	// Enough chunks for three merges above them, planned one at a time.
+	const { run, engine } = await setUp(
+		randomBook(7, 300),
+		{ method: 'hier', chunkSize: 300, contextWindow: 1500, maxSummary: 200, concurrency: 1, clean: false },
+		new FakeModel({ seed: 3 }),
+	);
+	const { r, press, frame, store } = await mount(engine);
+	// A failure leaves no run at its gate nor a screen reading the keyboard, which would keep the test alive.
+	t.after(() => {
+		engine.cancel();
+		r.unmount();
+	});
+	resize(r, 80, 24);
+	const merges = () => run.nodes.filter((n) => n.level === 1 && n.status !== 'superseded');
+	for (let step = 1; merges().length === 0; step++) {
+		await press('s');
+		await waitFor(`call ${step}`, () => engine.totals.calls >= step);
+	}
+	const f = await until(
+		frame,
+		(x) => counts(x).levels.has('L2') && counts(x).calls === engine.totals.calls,
+		'the merges on the tree',
+	);
+	const shown = counts(f);
+	const l2 = shown.levels.get('L2')!.total;
+	assert.ok(
+		l2 > merges().length,
+		`L2 counts ${l2} merges, as many as are planned so far (${merges().length}):\n${f}`,
+	);
+	assert.equal(shown.levels.get('L1')?.total, run.chunks.length, f);
+	const expected = store.current.levels;
+	assert.equal(l2, expected[1], f);
+	// No call was made twice (the fake model keeps to its budgets): one call a node.
+	assert.equal(
+		expected.reduce((sum, n) => sum + n, 0),
+		shown.planned,
+		`the levels' nodes (${expected.join(' + ')}) are the header's calls:\n${f}`,
+	);
+});
+
+test("at 80×24, stepping an incremental run, the timeline's total is the header's", async (t) => {
+	const { engine, run } = await setUp(
+		randomBook(9, 60),
+		{ method: 'inc', chunkSize: 256, maxSummary: 200, contextWindow: 2048, clean: false },
+		new FakeModel({ seed: 9 }),
+	);
+	const { press, frame, r } = await mount(engine);
+	t.after(() => {
+		engine.cancel();
+		r.unmount();
+	});
+	resize(r, 80, 24);
+	for (let step = 1; step <= 3; step++) {
+		await press('s');
+		await waitFor(`call ${step}`, () => engine.totals.calls >= step);
+		const f = await until(
+			frame,
+			(x) => x.includes(`${step}/`) && /call \d+\/\d+/u.test(x) && counts(x).calls === step,
+			`the header after call ${step}`,
+		);
+		const [, at, total] = /call (\d+)\/(\d+)/u.exec(f)!;
+		assert.ok(Number(at) <= step + 1, f);
+		assert.equal(Number(total), counts(f).planned, `the timeline's total is the header's:\n${f}`);
+		assert.ok(Number(total) >= run.chunks.length, f);
+	}
+});
+
+test("at 80 columns the selected node's budget line and the help are whole: nothing is cut, an incremental step says what its words aim at", async (t) => {
+	for (const method of ['hier', 'inc'] as const) {
+		const { engine } = await finished(method);
+		const { r, press, frame } = await mount(engine);
+		t.after(() => r.unmount());
+		resize(r, 80, 24);
+		const f = await until(
+			frame,
+			(x) => x.includes('✓ done') && / · actual /u.test(x),
+			`${method}: the finished run`,
+		);
+		const line = f.split('\n').find((l) => / · actual /u.test(l))!;
+		assert.ok(!line.includes('…'), `${method}: the budget line is cut: ${line}`);
+		assert.match(line, /\d+ calls?\b/u, line);
+		if (method === 'inc')
+			assert.match(
+				line,
+				/^aim [\d,]+ w(ords)? \([\d,]+ at the end\) · limit [\d,]+ tok(ens)? · actual /u,
+				line,
+			);
+		else assert.match(line, /^budget [\d,]+ w(ords)? \/ [\d,]+ tok(ens)? · actual /u, line);
+		await press('?');
+		const help = await until(frame, (x) => x.includes('esc or ? closes'), `${method}: the help`);
+		const rows = help.split('\n');
+		assert.deepEqual(
+			rows.filter((row) => row.trimEnd().endsWith('…')),
+			[],
+			`${method}: help rows cut at 80 columns:\n${help}`,
+		);
+		r.unmount();
+	}
 });

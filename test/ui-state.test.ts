@@ -70,6 +70,7 @@ const fold = (state: ViewState, events: EngineEvent[], now = 0) =>
 const planned: EngineEvent = {
 	type: 'node-planned',
 	planned: 5,
+	levels: [],
 	nodes: [0, 1, 2, 3].map((i) => ({
 		id: `n${i}` as const,
 		kind: 'summarize' as const,
@@ -89,6 +90,7 @@ test('events fold into statuses, streaming text, totals and the run state', () =
 			model: 'm',
 			isLLM: true,
 			planned: 5,
+			levels: [],
 			done: 0,
 		},
 		planned,
@@ -153,6 +155,7 @@ test('events fold into statuses, streaming text, totals and the run state', () =
 			model: 'm',
 			isLLM: true,
 			planned: 5,
+			levels: [],
 			done: 2,
 		},
 		{ type: 'run-finished', status: 'done', root: 'n3', error: null, totals: totals(5) },
@@ -189,6 +192,7 @@ test('stepping from the start shows as stepping; ETA comes from the pace of call
 				model: 'm',
 				isLLM: true,
 				planned: 10,
+				levels: [],
 				done: 4,
 			},
 		],
@@ -299,11 +303,13 @@ test('keys: space pauses or resumes by the run state, versions make an effect, t
 			model: 'm',
 			isLLM: true,
 			planned: 5,
+			levels: [],
 			done: 0,
 		},
 		{
 			type: 'node-planned',
 			planned: 4,
+			levels: [],
 			nodes: [0, 1, 2].map((i) => ({
 				id: `n${i}` as const,
 				kind: (i === 0 ? 'summarize' : 'update') as 'summarize' | 'update',
@@ -550,7 +556,7 @@ test('no session id is ever cut, at 80 columns or fewer: the other columns give 
 	// With a run's id alone, at 80 the book still shows, cut, and the progress reads whole.
 	const at80 = layoutTable(sessionColumns(sessions.slice(-1)), 80).rows[0]!;
 	assert.match(at80, /Franken/u);
-	assert.match(at80, /interrupted 27\/54/u);
+	assert.match(at80, /stopped 27\/54/u);
 });
 
 test("the new-run form refuses a chunk size below the smallest and a bad base URL in its own words, not a flag's", () => {

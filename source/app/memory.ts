@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
@@ -22,7 +23,6 @@ import { finalRows, type FinalRow } from '../memory/compare.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
 import { commandLine } from '../program.ts';
-import { counted } from '../format/count.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { readSessions } from '../store/list.ts';
@@ -564,10 +564,10 @@ async function questionsFor(
 		}
 	const notes = short.map(
 		({ target, set, made }) =>
-			`${made} of ${opts.count} ${set === 'distortion' ? 'distortion ' : ''}questions could be made of ` +
+			`${made} of ${counted(opts.count, set === 'distortion' ? 'distortion question' : 'question')} could be made of ` +
 			`${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: ` +
 			(set === 'distortion'
-				? `too few distorted scenes (${distortions.length} of ${scenes.length} scenes of this book)`
+				? `too few distorted scenes (${distortions.length} of ${counted(scenes.length, 'scene')} of this book)`
 				: `too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, ` +
 					'in the length range both share); give more books with --distractors'),
 	);
@@ -591,7 +591,7 @@ function reuseNotes(questions: readonly MemoryQuestion[]): string[] {
 	const over = [...shown.values()].filter((n) => n > REUSE_WARN);
 	if (over.length === 0) return [];
 	return [
-		`${counted(over.length, 'other-book scene')} shown in more than ${REUSE_WARN} questions each (up to ${Math.max(...over)}): ` +
+		`${counted(over.length, 'other-book scene')} shown in more than ${counted(REUSE_WARN, 'question')} each (up to ${Math.max(...over)}): ` +
 			'a reader may learn them; give more books with --distractors',
 	];
 }

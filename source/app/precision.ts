@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { badInput } from '../errors.ts';
 import { commandLine } from '../program.ts';
 import { seededRandom } from '../score/bootstrap.ts';
@@ -79,6 +80,6 @@ function chooseValidator(id: string, validators: readonly string[], wanted: stri
 	}
 	if (validators.length === 1) return validators[0]!;
 	throw badInput(
-		`session "${id}" has verdicts from ${validators.length} validators (${list}); choose one with --validator NAME`,
+		`session "${id}" has verdicts from ${counted(validators.length, 'validator')} (${list}); choose one with --validator NAME`,
 	);
 }

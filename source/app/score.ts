@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { basename, dirname, extname, resolve } from 'node:path';
 import type PQueue from 'p-queue';
 import { DEFAULTS } from '../config.ts';
@@ -139,12 +140,12 @@ async function annotatorFor(
 				? 'pass --provider openai or anthropic'
 				: 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
 		throw badInput(
-			`annotating ${sentences} sentences needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
+			`annotating ${counted(sentences, 'sentence')} needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
 		);
 	}
 	if (keyless) {
 		throw badInput(
-			`annotating ${sentences} sentences with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`,
+			`annotating ${counted(sentences, 'sentence')} with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`,
 		);
 	}
 	const templates = await loadTemplates(opts.prompts ?? null);
@@ -288,10 +289,10 @@ export async function scoreReleasedFiles(files: {
 		extra = { not_in_summary: unmatched };
 		if (unmatched > 0)
 			notes.push(
-				`${unmatched} annotated sentences are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`,
+				`${counted(unmatched, 'annotated sentence')} are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`,
 			);
 		if (released.orphans.length > 0)
-			notes.push(`${released.orphans.length} annotated books have no summary and were left out`);
+			notes.push(`${counted(released.orphans.length, 'annotated book')} have no summary and were left out`);
 	} else {
 		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
 	}

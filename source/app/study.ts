@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { join } from 'node:path';
 import { BatchPool } from '../engine/batch-pool.ts';
 import type { CellWork } from '../engine/study-runner.ts';
@@ -245,7 +246,7 @@ export async function probeStudy(
 			const final = finalMemory((await Session.snapshot(dir, cell.sessionId)).data as BookSessionData);
 			opts.say(
 				cell,
-				`memory probes: ${result.answered} answers by ${scorer.provider}/${scorer.model} (${result.calls} calls, ${usd(result.cost)}); the final summary ${percent(final.memory ?? null)} right, ${percent(final.memoryFloor ?? null)} with the summary hidden`,
+				`memory probes: ${counted(result.answered, 'answer')} by ${scorer.provider}/${scorer.model} (${counted(result.calls, 'call')}, ${usd(result.cost)}); the final summary ${percent(final.memory ?? null)} right, ${percent(final.memoryFloor ?? null)} with the summary hidden`,
 			);
 		} finally {
 			await probe.close();

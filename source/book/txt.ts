@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { badInput } from '../errors.ts';
 
 /**
@@ -36,7 +37,7 @@ export function decodeTxt(bytes: Uint8Array, label: string): string {
 	const controls = countControls(text);
 	if (controls / text.length > MAX_CONTROL_SHARE) {
 		throw badInput(
-			`${label}: looks like a binary file, not text (${controls} control characters); give a UTF-8 .txt or an .epub file`,
+			`${label}: looks like a binary file, not text (${counted(controls, 'control character')}); give a UTF-8 .txt or an .epub file`,
 		);
 	}
 	return text;

@@ -1,5 +1,6 @@
 import { batchesAwaited, type BatchesAwaited } from '../app/open-session.ts';
 import { badInput } from '../errors.ts';
+import { counted } from '../format/count.ts';
 
 /** `--abandon-batches`, for the commands that make a session's calls themselves (resume, score). */
 export const ABANDON_BATCHES_HELP =
@@ -21,7 +22,7 @@ export function batchesLine(awaited: BatchesAwaited, abandon: string): string {
 	const { id, requests, batches } = awaited;
 	const named = `${batches.slice(0, 3).join(', ')}${batches.length > 3 ? ` and ${batches.length - 3} more` : ''}`;
 	return (
-		`session ${id} has ${requests} request${requests === 1 ? '' : 's'} still out in provider batch${batches.length === 1 ? '' : 'es'} ${named}; ` +
+		`session ${id} has ${counted(requests, 'request')} still out in provider batch${batches.length === 1 ? '' : 'es'} ${named}; ` +
 		`run its study again to wait for them, or ${abandon} to make them again, streamed, at the full price`
 	);
 }

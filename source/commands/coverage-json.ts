@@ -66,13 +66,13 @@ export function coverageLines({ coverage: c, chapters, weak }: PlacedCoverage, w
 					: ': no clear lean';
 	return [
 		`start ${chart} end`,
-		`cited: ${c.cited} of ${c.chunks} chunks (${pct(c.share)}) by ${c.citing} of ${sentences(c.sentences)}`,
+		`cited: ${c.cited} of ${counted(c.chunks, 'chunk')} (${pct(c.share)}) by ${c.citing} of ${sentences(c.sentences)}`,
 		`lean: first half ${pct(first)} of its chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (second ÷ first ${ratio.toFixed(2)})`}${lean}`,
 		`position: the sentences cite, on average, ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} of the way in (0 start, 1 end; by sentence, so a chunk many cite weighs more: not a lean)`,
 		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
 		...chapterLines(chapters),
 		`weakly supported: ${weak} of ${sentences(c.sentences)} (their best passage holds less than a third of what they say: check them by hand)`,
-		`chart: ${chart.length} cells over ${c.chunks} chunks; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
+		`chart: ${counted(chart.length, 'cell')} over ${counted(c.chunks, 'chunk')}; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
 	];
 }
 

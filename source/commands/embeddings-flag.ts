@@ -3,7 +3,7 @@ import { embeddingsFor, type DenseEvidence, type EmbeddingSpend } from '../app/d
 import { sentenceVectors, type EvidenceSession } from '../app/evidence-session.ts';
 import { output, type Stream } from './output.ts';
 import { badInput } from '../errors.ts';
-import { formatInt } from '../format/count.ts';
+import { counted } from '../format/count.ts';
 import { costText } from '../format/cost.ts';
 import { DEFAULT_EMBEDDING_MODEL } from '../llm/embeddings.ts';
 
@@ -27,7 +27,7 @@ export function embeddingsModel(flag: string | boolean | undefined): string | un
  * could not be used, a line saying so (what would have been free was paid for again).
  */
 export function spendLines(spend: EmbeddingSpend): string[] {
-	const requests = `${formatInt(spend.requests)} request${spend.requests === 1 ? '' : 's'}`;
+	const requests = counted(spend.requests, 'request');
 	const cached = spend.cachedPassages ? "; the book's passages read from the session's cache" : '';
 	return [
 		...(spend.discardedCache === null
@@ -35,7 +35,7 @@ export function spendLines(spend: EmbeddingSpend): string[] {
 			: [
 					`warning: the book's embeddings kept in the session were not used: ${spend.discardedCache}; the book was embedded again and kept anew`,
 				]),
-		`embeddings: ${spend.model}, ${formatInt(spend.tokens)} tokens in ${requests}, ${costText(spend.cost ?? 0, spend.cost !== null)}${cached}`,
+		`embeddings: ${spend.model}, ${counted(spend.tokens, 'token')} in ${requests}, ${costText(spend.cost ?? 0, spend.cost !== null)}${cached}`,
 	];
 }
 

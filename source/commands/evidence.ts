@@ -87,7 +87,7 @@ export async function evidenceCommand(
 	const count = sentenceCount(activeVersion(getNode(run, s.node))!.text);
 	if (opts.sentence !== undefined && (opts.sentence < 1 || opts.sentence > count)) {
 		throw badInput(
-			`--sentence ${opts.sentence}: node ${s.node} has ${count} sentence${count === 1 ? '' : 's'}; use 1 to ${count}`,
+			`--sentence ${opts.sentence}: node ${s.node} has ${counted(count, 'sentence')}; use 1 to ${count}`,
 		);
 	}
 	// Each sentence is written as soon as its evidence is found and then let go: a node of megabytes
@@ -122,7 +122,7 @@ export async function evidenceCommand(
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
 		await write(
-			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${counted(count, 'sentence')} over ${run.chunks.length} chunks`)}\n`,
+			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${counted(count, 'sentence')} over ${counted(run.chunks.length, 'chunk')}`)}\n`,
 		);
 	}
 	let done = 0;

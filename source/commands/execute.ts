@@ -52,7 +52,7 @@ export async function execute(run: SessionRun, opts: ExecuteOptions): Promise<nu
 		return 0;
 	}
 	if (status === 'cancelled') {
-		if (!opts.json) err.line(`interrupted; session saved. Continue with: ${session.continueWith}`);
+		if (!opts.json) err.line(`stopped; session saved. Continue with: ${session.continueWith}`);
 		return 130;
 	}
 	if (!opts.json) err.text(failedLines(session));
@@ -125,7 +125,7 @@ export function leaveRun(session: Session<BookSessionData>, stderr: Stream): num
 		output(stderr).text(failedLines(session));
 		return 1;
 	}
-	output(stderr).line(`interrupted; session saved. Continue with: ${session.continueWith}`);
+	output(stderr).line(`stopped; session saved. Continue with: ${session.continueWith}`);
 	return 130;
 }
 

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
@@ -152,7 +153,7 @@ export async function exportCommand(
 			const validator = opts.validator ?? (validators.length === 1 ? validators[0]! : null);
 			if (validator === null)
 				throw badInput(
-					`session ${id} has verdicts by ${validators.length} validators (${validators.join(', ')}); choose one with --validator NAME`,
+					`session ${id} has verdicts by ${counted(validators.length, 'validator')} (${validators.join(', ')}); choose one with --validator NAME`,
 				);
 			text = `${safeJson(verdictsAsRelease(data, validator), 2)}\n`;
 		}

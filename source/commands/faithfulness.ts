@@ -64,18 +64,18 @@ export async function faithfulnessCommand(
 		const abort = new AbortController();
 		const out = output(opts.stderr ?? process.stderr);
 		out.line(
-			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per sentence to split it into claims, then one per claim with its ${opts.top ?? CLAIM_PASSAGES} best passages of the book`,
+			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per sentence to split it into claims, then one per claim with its ${counted(opts.top ?? CLAIM_PASSAGES, 'best passage')} of the book`,
 		);
 		const result = await cancelOnSignal(
 			() => abort.abort(),
 			() => judging.run(abort.signal),
 		);
-		const cost = `${result.totals.calls} calls, ${usd(result.totals.cost)}`;
+		const cost = `${counted(result.totals.calls, 'call')}, ${usd(result.totals.cost)}`;
 		const spend = judging.embeddings?.();
 		if (spend) for (const line of spendLines(spend)) out.line(line);
 		if (result.status === 'cancelled') {
 			out.line(
-				`interrupted after ${result.judged} verdicts (${cost}); they are saved. Continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+				`stopped after ${counted(result.judged, 'verdict')} (${cost}); they are saved. Continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 			);
 			return 130;
 		}
@@ -86,7 +86,7 @@ export async function faithfulnessCommand(
 			return 1;
 		}
 		out.line(
-			`${result.judged} sentences judged through ${result.claims} claims${unreadable(result)} (${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+			`${counted(result.judged, 'sentence')} judged through ${counted(result.claims, 'claim')}${unreadable(result)} (${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
 		const figures = faithfulnessLines(judging.figures(), sanitize);

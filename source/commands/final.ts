@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { costText } from '../format/cost.ts';
 import type { BookSessionData, StateView } from '../store/session.ts';
 import { showData } from '../app/show.ts';
@@ -15,8 +16,8 @@ export function printFinal(
 	output(stdout).line(shown.summary);
 	const s = shown.stats!;
 	output(stderr).line(
-		`${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
-			`${shown.usage.calls} calls, ${shown.usage.input + shown.usage.output} tokens, ${costText(shown.cost, shown.priced)} (${shown.provider}). ` +
+		`${counted(s.tokens, 'token')}, ${counted(s.words, 'word')}, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
+			`${counted(shown.usage.calls, 'call')}, ${counted(shown.usage.input + shown.usage.output, 'token')}, ${costText(shown.cost, shown.priced)} (${shown.provider}). ` +
 			`Session ${data.id}`,
 	);
 }

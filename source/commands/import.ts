@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { dirname } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { importFiles, type ImportFiles } from '../app/import.ts';
@@ -96,7 +97,6 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 	return 0;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const quote = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
 
 /** One line per file: what it gave, and what could not be placed (counted, and the first few named). */
@@ -104,24 +104,24 @@ function describe(r: FileReport): string {
 	const parts: string[] = [];
 	switch (r.flag) {
 		case '--summaries':
-			parts.push(plural(r.summaries, 'summary', 'summaries'));
+			parts.push(counted(r.summaries, 'summary', 'summaries'));
 			break;
 		case '--annotations':
-			parts.push(`${plural(r.annotations, 'sentence')} annotated, ${r.confusing} confusing`);
+			parts.push(`${counted(r.annotations, 'sentence')} annotated, ${r.confusing} confusing`);
 			break;
 		case '--intermediate':
 			parts.push(
-				`${plural(r.summaries, 'final summary', 'final summaries')} with their ${r.method === 'hier' ? 'hierarchical levels' : 'incremental steps'}`,
+				`${counted(r.summaries, 'final summary', 'final summaries')} with their ${r.method === 'hier' ? 'hierarchical levels' : 'incremental steps'}`,
 			);
 			break;
 		case '--human':
 			parts.push(
-				`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'human annotation')} (singles and relations)`,
+				`${counted(r.summaries, 'summary', 'summaries')}, ${counted(r.annotations, 'human annotation')} (singles and relations)`,
 			);
 			break;
 		case '--validation':
 			parts.push(
-				`${plural(r.summaries, 'summary', 'summaries')}, ${plural(r.annotations, 'annotation')}, ${plural(r.judgments, 'verdict')}`,
+				`${counted(r.summaries, 'summary', 'summaries')}, ${counted(r.annotations, 'annotation')}, ${counted(r.judgments, 'verdict')}`,
 			);
 			break;
 	}
@@ -129,16 +129,16 @@ function describe(r: FileReport): string {
 		`${items.slice(0, FIRST).join(', ')}${items.length > FIRST ? ', ...' : ''}`;
 	if (r.unmatched.length > 0) {
 		parts.push(
-			`${plural(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`,
+			`${counted(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`,
 		);
 	}
 	if (r.orphans.length > 0)
 		parts.push(
-			`${plural(r.orphans.length, 'annotated book')} with no summary, left out (${named(r.orphans)})`,
+			`${counted(r.orphans.length, 'annotated book')} with no summary, left out (${named(r.orphans)})`,
 		);
 	if (r.unlocated.length > 0) {
 		parts.push(
-			`${plural(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`,
+			`${counted(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`,
 		);
 	}
 	return `${r.flag} ${r.file}: ${parts.join('; ')}`;
@@ -179,7 +179,7 @@ export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<
 	const { match } = made;
 	if (match.foreign)
 		output(opts.stderr ?? process.stderr).line(
-			`warning: only ${match.supported} of ${match.sentences} sentences of the summary find support in ${JSON.stringify(made.title)} (a quarter of what each says, in one place of the book): if it summarizes another book, import it again with that --book`,
+			`warning: only ${match.supported} of ${counted(match.sentences, 'sentence')} of the summary find support in ${JSON.stringify(made.title)} (a quarter of what each says, in one place of the book): if it summarizes another book, import it again with that --book`,
 		);
 	if (opts.json) {
 		out.json({
@@ -195,7 +195,7 @@ export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<
 	}
 	out.line(
 		[
-			`imported a summary of ${made.words} words of ${JSON.stringify(made.title)} (${made.chunks} chunks) into session ${id}`,
+			`imported a summary of ${counted(made.words, 'word')} of ${JSON.stringify(made.title)} (${counted(made.chunks, 'chunk')}) into session ${id}`,
 			`its evidence (no model call): ${next[0]}`,
 			`coverage: ${next[1]}; report: ${next[2]}`,
 			`BooookScore: ${next[3]}; faithfulness: ${next[4]}`,

@@ -1,7 +1,7 @@
 import type { Forgetting } from '../app/forgetting.ts';
 import type { SessionMemory } from '../app/memory.ts';
 import { drawForgetting } from '../evidence/forgetting-chart.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import { DASH } from '../format/missing.ts';
 import { percent, percentInterval } from '../format/percent.ts';
 import { oneLine } from '../text/sanitize.ts';
@@ -22,9 +22,9 @@ export const MEMORY_INTERVALS = "95% Wilson intervals over each row's questions"
 /** Rows of the retention curve's accuracy axis. */
 const CURVE_ROWS = 8;
 
-/** "63.3% [46.7, 80.0] of 30", or a dash for no question. */
+/** "63.3% [46.7, 80.0] of 30 questions", or a dash for no question. */
 function rate(r: Rate): string {
-	return r.n === 0 ? DASH : `${percentInterval(r.accuracy, r)} of ${formatInt(r.n)}`;
+	return r.n === 0 ? DASH : `${percentInterval(r.accuracy, r)} of ${counted(r.n, 'question')}`;
 }
 
 /** Where a summary asked stands: "final summary" or "step 12 (40.0% read)". */
@@ -49,7 +49,7 @@ function cell(r: Rate | undefined): string {
 /** "options alone: always picking the longest option scores 20.0%, the shortest 16.7% (of 30 questions)": what the options give away. */
 export function shortcutLine(s: ShortcutAccuracy): string {
 	const [longest, shortest] = [s.longest, s.shortest].map((share) => percent(s.n === 0 ? null : share));
-	return `options alone: always picking the longest option scores ${longest}, the shortest ${shortest} (of ${formatInt(s.n)} questions)`;
+	return `options alone: always picking the longest option scores ${longest}, the shortest ${shortest} (of ${counted(s.n, 'question')})`;
 }
 
 /** "floor (the same questions, the summary hidden) 20.0% [..] of 30", or that it was not asked. */
@@ -63,8 +63,8 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 	const column = 'accuracy'.padEnd(22);
 	const lines = [
 		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}): ${r.reader}, ${SHOWN[r.shown]}`,
-		`  accuracy ${rate(res.overall)} questions (here and below, ${MEMORY_INTERVALS}); ${floorNote(floor?.overall)}; ` +
-			`chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${res.unreadable} unreadable answers counted wrong` : ''}`,
+		`  accuracy ${rate(res.overall)} (here and below, ${MEMORY_INTERVALS}); ${floorNote(floor?.overall)}; ` +
+			`chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${counted(res.unreadable, 'unreadable answer')} counted wrong` : ''}`,
 		`  ${shortcutLine(res.shortcuts)}`,
 		`  how far back the true scene lies    questions   tokens back   ${floor ? `${column}floor` : 'accuracy'}`,
 	];
@@ -83,7 +83,7 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 			`${'  the same in tokens back'.padEnd(37)}questions   ${floor ? `${column}floor` : 'accuracy'}`,
 			...res.tokenBins.map(
 				(bin) =>
-					`    ${(bin.from === 0 ? `under ${formatInt(bin.to)} tokens` : `${formatInt(bin.from)} to ${formatInt(bin.to)} tokens`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${withFloor(
+					`    ${(bin.from === 0 ? `under ${counted(bin.to, 'token')}` : `${formatInt(bin.from)} to ${counted(bin.to, 'token')}`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${withFloor(
 						bin,
 						floor?.tokenBins.find((b) => b.from === bin.from),
 					)}`,
@@ -133,7 +133,7 @@ export function memorySummaryLines(one: SessionMemory): string[] {
 	return [
 		`memory probes (NarrativeXL read-along questions; ${MEMORY_INTERVALS}; details: booook memory)`,
 		...one.readers.flatMap((r) => [
-			`  ${r.reader}, ${REPORT_SHOWN[r.shown]}: ${rate(r.results.overall)} questions right; ` +
+			`  ${r.reader}, ${REPORT_SHOWN[r.shown]}: ${rate(r.results.overall)} right; ` +
 				`${floorNote(r.floor?.overall, 'the summary hidden')}; chance ${percent(r.results.chance)}`,
 			`    ${shortcutLine(r.results.shortcuts)}`,
 		]),
@@ -248,6 +248,6 @@ export function forgettingLines(found: Forgetting, width: number): string[] {
 	return [
 		`${found.title}: which chunks the running summary still cites after each step (no model call; placed as evidence places sentences)`,
 		...drawForgetting(map, { width: Math.max(40, width), height: MAP_ROWS }),
-		`${formatInt(survived.length)} of ${formatInt(map.chunks)} chunks were ever cited; a cited chunk stayed cited for ${mean === null ? DASH : mean.toFixed(1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; the last summary cites ${last ? `${formatInt(last.cited)} of ${formatInt(last.cites.length)} chunks read (${percent(last.share)})` : DASH}`,
+		`${formatInt(survived.length)} of ${counted(map.chunks, 'chunk')} were ever cited; a cited chunk stayed cited for ${mean === null ? DASH : mean.toFixed(1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; the last summary cites ${last ? `${formatInt(last.cited)} of ${counted(last.cites.length, 'chunk')} read (${percent(last.share)})` : DASH}`,
 	];
 }

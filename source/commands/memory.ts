@@ -14,7 +14,7 @@ import { sessionsDirArg } from '../store/dirs.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import {
 	accountLimits,
 	integerFrom,
@@ -156,9 +156,9 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 				() => probe.run(abort.signal, progress.tick),
 			);
 			progress.end();
-			const spent = `${formatInt(result.calls)} calls, ${usd(result.cost)}`;
+			const spent = `${counted(result.calls, 'call')}, ${usd(result.cost)}`;
 			if (result.status === 'cancelled') {
-				say.line(`interrupted (${spent}); what was answered is saved. Continue with: ${again(id)}`);
+				say.line(`stopped (${spent}); what was answered is saved. Continue with: ${again(id)}`);
 				return 130;
 			}
 			if (result.status === 'failed') {
@@ -168,7 +168,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 				return 1;
 			}
 			say.line(
-				`${formatInt(result.answered)} answers (${spent})${result.unreadable > 0 ? `; ${result.unreadable} unreadable, counted wrong` : ''}`,
+				`${counted(result.answered, 'answer')} (${spent})${result.unreadable > 0 ? `; ${result.unreadable} unreadable, counted wrong` : ''}`,
 			);
 			for (const note of result.notes) say.line(note);
 		} finally {
@@ -188,12 +188,13 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 }
 
 function planLine(plan: MemoryPlan): string {
-	const targets = plan.targets.length === 1 ? 'the final summary' : `${plan.targets.length} summaries`;
+	const targets =
+		plan.targets.length === 1 ? 'the final summary' : counted(plan.targets.length, 'summary', 'summaries');
 	const again = [
 		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
 		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
 	].filter((x) => x !== false);
-	return `${formatInt(plan.questionsToAsk)} questions to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ${formatInt(plan.scenesToWrite)} scenes to write: ${formatInt(plan.calls)} calls, about ${formatInt(plan.inputTokens)} tokens in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
+	return `${counted(plan.questionsToAsk, 'question')} to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ${counted(plan.scenesToWrite, 'scene')} to write: ${counted(plan.calls, 'call')}, about ${counted(plan.inputTokens, 'token')} in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
 }
 
 /** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */

@@ -5,7 +5,7 @@ import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
 import { configInput, withRunAndLimitOptions } from './run-config.ts';
 import { usd } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import { formatSeconds } from '../format/duration.ts';
 import type { StatedLimits } from '../llm/rate-limit.ts';
 
@@ -44,13 +44,13 @@ export async function planCommand(
 	}
 	const { config } = result;
 	const lines = [
-		`${result.book.title}: ${formatInt(result.book.tokens)} tokens (${config.encoding}), ${result.chunks.count} chunks of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
+		`${result.book.title}: ${counted(result.book.tokens, 'token')} (${config.encoding}), ${counted(result.chunks.count, 'chunk')} of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
 		`${config.method === 'hier' ? 'hierarchical merging' : 'incremental updating'} with ${config.provider === 'extractive' ? 'the extractive baseline (not an LLM)' : `${config.provider} ${config.model}`}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
 		...result.calls.rows.map(
 			(r) =>
-				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${r.calls} calls, ~${formatInt(r.inputTokens)} tokens in, ~${formatInt(r.outputTokens)} out`,
+				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${counted(r.calls, 'call')}, ~${counted(r.inputTokens, 'token')} in, ~${formatInt(r.outputTokens)} out${r.note ? ` (${r.note})` : ''}`,
 		),
-		`  total ${result.calls.total} calls (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
+		`  total ${counted(result.calls.total, 'call')} (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
 		result.estimate.priced
 			? `estimated cost: ${usd(result.estimate.cost)}`
 			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see docs/providers.md, "Prices")`,
@@ -75,8 +75,8 @@ function limitsLine(
 	tokens: number,
 ): string {
 	const under = [
-		limits.tpm ? `${formatInt(limits.tpm)} tokens` : null,
-		limits.rpm ? `${formatInt(limits.rpm)} requests` : null,
+		limits.tpm ? counted(limits.tpm, 'token') : null,
+		limits.rpm ? counted(limits.rpm, 'request') : null,
 	]
 		.filter(Boolean)
 		.join(' and ');
@@ -84,5 +84,5 @@ function limitsLine(
 		limits.seconds > 0
 			? `about ${formatSeconds(limits.seconds)} of waiting for the limits`
 			: 'no wait for the limits (the first minute holds it all)';
-	return `under ${under} a minute: ${time}; ~${formatInt(tokens)} tokens asked for in ${calls} calls (prompts plus output limits), the calls' own time not counted`;
+	return `under ${under} a minute: ${time}; ~${counted(tokens, 'token')} asked for in ${counted(calls, 'call')} (prompts plus output limits), the calls' own time not counted`;
 }

@@ -1,6 +1,6 @@
 import type { NodeRef } from '../domain.ts';
 import { costText, usd } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import { formatSeconds } from '../format/duration.ts';
 import { sentencesName } from '../score/annotate.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
@@ -12,7 +12,7 @@ import {
 	remainingSeconds,
 	type RateLimitFigures,
 } from '../ui/state/progress.ts';
-import { output, statusLine, type Stream } from './output.ts';
+import { output, statusLine, terminalColumns, type Stream } from './output.ts';
 
 /**
  * Headless reporting: `--json` writes every engine event as one line to stdout; otherwise a progress
@@ -50,8 +50,19 @@ export function headlessReporter(opts: {
 			remainingSeconds(planned, done, madeHere, elapsed),
 			limitedEtaSeconds(planned - done, limits),
 		);
-		const waiting = rateWaitText(limits, now());
-		return `[${done}/${planned} calls] ${formatInt(tokensIn)} tokens in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ETA ${eta === null ? '?' : formatSeconds(eta)}${waiting ? `; ${waiting}` : ''}`;
+		const etaText = `ETA ${eta === null ? '?' : formatSeconds(eta)}`;
+		const counts = `[${done}/${planned} calls]`;
+		// While the limits hold calls back, that is the news: the line keeps the counts and gives the wait the rest of the width.
+		const waiting = waitingLine(
+			[`${counts} ${formatSeconds(elapsed)} elapsed, ${etaText}`, `${counts} ${etaText}`, counts],
+			limits,
+			now(),
+			opts.stderr,
+		);
+		return (
+			waiting ??
+			`${counts} ${counted(tokensIn, 'token')} in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ${etaText}`
+		);
 	};
 
 	return (event: EngineEvent) => {
@@ -82,10 +93,13 @@ export function headlessReporter(opts: {
 			case 'retry':
 				if (!opts.json) status.say(`${name(event.node)}: retrying (${event.reason})`);
 				break;
-			case 'rate-limit':
+			case 'rate-limit': {
+				const waited = limits?.wait;
 				limits = event;
-				if (!opts.json && event.wait) status.draw(line());
+				// A wait that ends is news too: the line goes back to the counts.
+				if (!opts.json && (event.wait || waited)) status.draw(line());
 				break;
+			}
 			case 'node-failed':
 				if (!opts.json) status.say(`${name(event.node)} failed: ${event.error}`);
 				break;
@@ -107,6 +121,29 @@ export function headlessReporter(opts: {
 }
 
 /**
+ * `counts; waiting for the rate limit: …` while the limits hold calls back (null when they do not).
+ * On a terminal the line must fit its width: the first of `counts`' forms (fullest first) beside which
+ * the wait fits, and says so when another process uses the limit too (that is why the run is slow).
+ */
+function waitingLine(
+	counts: string[],
+	limits: RateLimitFigures | null,
+	now: number,
+	stream: Stream,
+): string | null {
+	if (!limits?.wait) return null;
+	const columns = terminalColumns(stream);
+	const lines = counts.map((prefix) => {
+		// The status line keeps its last column free.
+		const room = columns === null ? Infinity : columns - 1 - prefix.length - 2;
+		const waiting = rateWaitText(limits, now, room)!;
+		const fits = waiting.length <= room && (!limits.wait?.shared || /another process/u.test(waiting));
+		return { line: `${prefix}; ${waiting}`, fits };
+	});
+	return (lines.find((l) => l.fits) ?? lines.at(-1)!).line;
+}
+
+/**
  * What the rate limits cost a run, said once it ends when they held it back at all: the 429s, and
  * the tokens its calls asked for (prompt plus output limit, what the limits count) against those used.
  */
@@ -115,7 +152,7 @@ export function limitsSpent(
 ): string | null {
 	if (!limits || limits.answered === 0) return null;
 	const share = limits.used > 0 ? ` (${(limits.asked / limits.used).toFixed(2)}× what was used)` : '';
-	return `rate limits: ${limits.refusals} answers of 429; the calls asked for ${formatInt(limits.asked)} tokens of the limits and used ${formatInt(limits.used)}${share}`;
+	return `rate limits: ${counted(limits.refusals, 'answer')} of 429; the calls asked for ${counted(limits.asked, 'token')} of the limits and used ${formatInt(limits.used)}${share}`;
 }
 
 /**
@@ -129,43 +166,70 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 	let annotated = 0;
 	let sentences = 0;
 	let calls = 0;
+	let planned = 0;
+	let totals: Extract<AnnotatorEvent, { type: 'usage' }>['totals'] | null = null;
 	let limits: (RateLimitFigures & { refusals: number; used: number }) | null = null;
+	const line = () => {
+		const elapsed = (now() - started) / 1000;
+		const eta = etaUnderLimits(
+			remainingSeconds(planned, calls, calls - atStart, elapsed),
+			limitedEtaSeconds(planned - calls, limits),
+		);
+		const etaText = `ETA ${eta === null ? '?' : formatSeconds(eta)}`;
+		const refused = limits && limits.refusals > 0 ? `, ${limits.refusals} refused (429)` : '';
+		const calling = `[${calls}/${planned} calls]`;
+		const counts = `[${calls}/${planned} calls${refused}] ${annotated}/${sentences} sentences`;
+		const waiting = waitingLine(
+			[
+				`${counts}, ${etaText}`,
+				`${calling} ${annotated}/${sentences} sentences, ${etaText}`,
+				`${calling} ${etaText}`,
+				calling,
+			],
+			limits,
+			now(),
+			stderr,
+		);
+		if (waiting !== null) return waiting;
+		if (totals === null) return null;
+		const t = totals;
+		return `${counts}, ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ${etaText}`;
+	};
+	const draw = () => {
+		const text = line();
+		if (text !== null) status.draw(text);
+	};
 	return (event: AnnotatorEvent) => {
 		switch (event.type) {
 			case 'annotate-started':
 				atStart = event.recovered;
+				calls = event.recovered;
+				planned = event.recovered + event.units;
 				sentences = event.sentences;
 				status.say(
-					`${event.annotator} annotating ${event.sentences} sentences of ${event.summaries.length} summar${event.summaries.length === 1 ? 'y' : 'ies'} in ${event.units} calls${event.recovered > 0 ? ` (${event.recovered} answers recovered from the call log)` : ''}, session ${event.session}`,
+					`${event.annotator} annotating ${counted(event.sentences, 'sentence')} of ${counted(event.summaries.length, 'summary', 'summaries')} in ${counted(event.units, 'call')}${event.recovered > 0 ? ` (${counted(event.recovered, 'answer')} recovered from the call log)` : ''}, session ${event.session}`,
 				);
 				break;
 			case 'annotation':
 				annotated += 1;
 				break;
-			case 'usage': {
-				const t = event.totals;
+			case 'usage':
 				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
 				// totals can arrive after a later call's; the line only moves forward.
-				if (t.calls < calls) break;
-				calls = t.calls;
-				const elapsed = (now() - started) / 1000;
-				const madeHere = t.calls - atStart;
-				const eta = etaUnderLimits(
-					remainingSeconds(event.planned, t.calls, madeHere, elapsed),
-					limitedEtaSeconds(event.planned - t.calls, limits),
-				);
-				const refused = limits && limits.refusals > 0 ? `, ${limits.refusals} refused (429)` : '';
-				const text = `[${t.calls}/${event.planned} calls${refused}] ${annotated}/${sentences} sentences, ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ETA ${eta === null ? '?' : formatSeconds(eta)}`;
-				status.draw(text);
+				if (event.totals.calls < calls) break;
+				calls = event.totals.calls;
+				planned = event.planned;
+				totals = event.totals;
+				draw();
 				break;
-			}
 			case 'annotate-retry':
 				status.say(`${sentencesName(event.summary, event.sentences)}: asking again (${event.reason})`);
 				break;
 			case 'rate-limit': {
+				const waited = limits?.wait;
 				limits = event;
-				const waiting = rateWaitText(event, now());
-				if (waiting) status.draw(waiting);
+				// A wait that ends is news too: the line goes back to the counts.
+				if (event.wait || waited) draw();
 				break;
 			}
 			case 'annotate-failed':

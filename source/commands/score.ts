@@ -30,7 +30,7 @@ import {
 } from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
 import { usd } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import { points } from '../format/percent.ts';
 import { commandLine } from '../program.ts';
 
@@ -151,7 +151,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	// A new collection: everything that can fail on bad input or a missing key fails before it exists.
 	const { session, file, count } = await newCollection(sessionsDir, opts.summaries!, opts);
 	output(opts.stderr ?? process.stderr).line(
-		`new collection session ${session.id} (${count} summaries from ${file}); continue an interrupted scoring with: ${scoreAgain(session)}`,
+		`new collection session ${session.id} (${counted(count, 'summary', 'summaries')} from ${file}); continue a stopped scoring with: ${scoreAgain(session)}`,
 	);
 	try {
 		return await scoreStored(session, opts);
@@ -187,9 +187,7 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 			() => annotator.start(),
 		);
 		if (status === 'cancelled') {
-			output(stderr).line(
-				`interrupted; the annotations so far are saved. Continue with: ${scoreAgain(session)}`,
-			);
+			output(stderr).line(`stopped; the annotations so far are saved. Continue with: ${scoreAgain(session)}`);
 			return 130;
 		}
 		if (status === 'failed') {
@@ -237,7 +235,7 @@ function distributionLines(system: SystemScore): string[] {
 }
 
 function headline(label: string, r: ReturnType<typeof systemJson>): string {
-	return `${label} ${r.booookscore === null ? 'n/a' : r.booookscore.toFixed(1)} over ${r.summaries} summaries (${r.sentences} sentences, ${r.confusing} confusing, ${r.parse_failures} unparsed); average ${r.avg_tokens.toFixed(1)} tokens per summary`;
+	return `${label} ${r.booookscore === null ? 'n/a' : r.booookscore.toFixed(1)} over ${counted(r.summaries, 'summary', 'summaries')} (${counted(r.sentences, 'sentence')}, ${r.confusing} confusing, ${r.parse_failures} unparsed); average ${r.avg_tokens.toFixed(1)} tokens per summary`;
 }
 
 /** `again`: how to ask the model again about sentences whose answers could not be read. */
@@ -279,7 +277,7 @@ function report(
 		lines.push(...distributionLines(score.system));
 		if (t && t.calls > 0) {
 			lines.push(
-				`${t.calls} calls: ${formatInt(t.input)} input tokens (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, ${usd(t.cost)} (the cache saved ${usd(t.saved)})`,
+				`${counted(t.calls, 'call')}: ${counted(t.input, 'input token')} (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, ${usd(t.cost)} (the cache saved ${usd(t.saved)})`,
 			);
 		}
 		stdout.line(lines.join('\n'));
@@ -287,12 +285,14 @@ function report(
 	const failures = score.entries.flatMap((e) => e.failures.map((f) => ({ book: e.book, ...f })));
 	if (failures.length > 0) {
 		stderr.line(
-			`warning: ${failures.length} sentence${failures.length === 1 ? '' : 's'} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`,
+			`warning: ${counted(failures.length, 'sentence')} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`,
 		);
 		for (const f of failures) stderr.line(`  ${f.book}, sentence ${f.sentence + 1}: ${f.reason}`);
 	}
 	if (score.missing > 0)
-		stderr.line(`warning: ${score.missing} sentences have no annotation and are left out of the score`);
+		stderr.line(
+			`warning: ${counted(score.missing, 'sentence')} have no annotation and are left out of the score`,
+		);
 }
 
 /** The authors' files, scored without any model call (the paper's released annotations). */

@@ -1,4 +1,4 @@
-import { formatInt } from '../format/count.ts';
+import { counted, formatInt } from '../format/count.ts';
 import { formatSeconds } from '../format/duration.ts';
 import { statusLine, type Stream } from './output.ts';
 
@@ -52,7 +52,7 @@ export function sentenceProgress(
 	const line = throttledLine(stream, clock);
 	const started = clock();
 	const text = (done: number) => () =>
-		`${what}: ${formatInt(done)} of ${formatInt(total)} sentence${total === 1 ? '' : 's'} (${Math.floor((100 * done) / Math.max(1, total))}%), ${formatSeconds((clock() - started) / 1000)}`;
+		`${what}: ${formatInt(done)} of ${counted(total, 'sentence')} (${Math.floor((100 * done) / Math.max(1, total))}%), ${formatSeconds((clock() - started) / 1000)}`;
 	return {
 		tick: (done) => line.tick(text(done)),
 		end() {

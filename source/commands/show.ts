@@ -1,6 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { costText } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import { resolveSessionsDir, Session, type CollectionSessionData } from '../store/session.ts';
 import { oneLine } from '../text/sanitize.ts';
 import { collectionData, showData } from '../app/show.ts';
@@ -44,22 +44,22 @@ export async function showCommand(
 	lines.push(`status: ${shown.status}${shown.error ? ` (${oneLine(shown.error)})` : ''}`);
 	lines.push(
 		shown.imported
-			? `imported summary: read from ${oneLine(shown.imported.file)} (not made here: no method, model or calls); the book in chunks of ${c.chunkSize} tokens for its evidence`
+			? `imported summary: read from ${oneLine(shown.imported.file)} (not made here: no method, model or calls); the book in chunks of ${counted(c.chunkSize, 'token')} for its evidence`
 			: `method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
 	);
-	lines.push(`book: ${formatInt(shown.book.tokens)} tokens in ${shown.chunks} chunks`);
+	lines.push(`book: ${counted(shown.book.tokens, 'token')} in ${counted(shown.chunks, 'chunk')}`);
 	for (const row of shown.structure) {
 		lines.push(
-			`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${row.meanWords} words${row.overBudget ? `, ${row.overBudget} over budget` : ''}`,
+			`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${counted(row.meanWords, 'word')}${row.overBudget ? `, ${row.overBudget} over budget` : ''}`,
 		);
 	}
 	lines.push(
-		`usage: ${shown.usage.calls} calls, ${formatInt(shown.usage.input)} tokens in (${formatInt(shown.usage.cached)} cached), ${formatInt(shown.usage.output)} out, ${costText(shown.cost, shown.priced)}`,
+		`usage: ${counted(shown.usage.calls, 'call')}, ${counted(shown.usage.input, 'token')} in (${formatInt(shown.usage.cached)} cached), ${formatInt(shown.usage.output)} out, ${costText(shown.cost, shown.priced)}`,
 	);
 	if (shown.stats) {
 		const s = shown.stats;
 		lines.push(
-			`final summary: ${s.tokens} tokens, ${s.words} words, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`,
+			`final summary: ${counted(s.tokens, 'token')}, ${counted(s.words, 'word')}, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`,
 		);
 		const where = sessionsDirArg(dir);
 		lines.push(
@@ -82,13 +82,13 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 	}
 	const lines = [
 		`${oneLine(data.title)} — collection session ${data.id}, imported from ${data.sources.map(oneLine).join(', ')}`,
-		`${shown.summaries} summaries; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${shown.judgments} verdicts`,
+		`${counted(shown.summaries, 'summary', 'summaries')}; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${counted(shown.judgments, 'verdict')}`,
 		shown.booookscore === null
 			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
 			: `BooookScore: ${shown.booookscore.toFixed(1)}`,
 		...shown.books.map(
 			(b) =>
-				`  ${b.summary.padEnd(5)} ${oneLine(b.book).slice(0, 50).padEnd(50)} ${String(b.words).padStart(5)} words  ${b.model} model / ${b.human} human annotations`,
+				`  ${b.summary.padEnd(5)} ${oneLine(b.book).slice(0, 50).padEnd(50)} ${counted(b.words, 'word').padStart(11)}  annotations: ${b.model} model, ${b.human} human`,
 		),
 	];
 	out.line(lines.join('\n'));

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { Command } from '@commander-js/extra-typings';
 import {
 	cellWork,
@@ -101,8 +102,10 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		priced: plan.cells.every((c) => c.priced) && (scoring?.priced ?? true) && (probes?.priced ?? true),
 	};
 	const then = (what: string, p: { calls: number; cost: number; priced: boolean } | null) =>
-		p ? `; then ${what}: ~${p.calls} calls, estimated ${p.priced ? usd(p.cost) : 'at no known price'}` : '';
-	const total = `${plan.cells.length} cells, ~${calls} calls, estimated ${usd(cost)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${plan.concurrency} calls at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${scoring || probes ? `; in all ~${all.calls} calls, estimated ${usd(all.cost)}${all.priced ? '' : ' (some models have no price)'}` : ''}`;
+		p
+			? `; then ${what}: ~${counted(p.calls, 'call')}, estimated ${p.priced ? usd(p.cost) : 'at no known price'}`
+			: '';
+	const total = `${counted(plan.cells.length, 'cell')}, ~${counted(calls, 'call')}, estimated ${usd(cost)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${counted(plan.concurrency, 'call')} at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${scoring || probes ? `; in all ~${counted(all.calls, 'call')}, estimated ${usd(all.cost)}${all.priced ? '' : ' (some models have no price)'}` : ''}`;
 	if (opts.plan) {
 		if (opts.json)
 			stdout.json(
@@ -181,7 +184,7 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
 	err.line(`study ${plan.spec.name}: ${done}/${plan.cells.length} cells done`);
 	if (ran === 'cancelled') {
-		err.line(`interrupted; every session is saved. Continue with: ${continueStudy(file, opts.sessionsDir)}`);
+		err.line(`stopped; every session is saved. Continue with: ${continueStudy(file, opts.sessionsDir)}`);
 		return 130;
 	}
 	return ran === 'failed' ? 1 : 0;
@@ -217,7 +220,7 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 			case 'cell-ran':
 				return say(
 					event.status === 'done'
-						? `done: ${cell.calls} calls, ${usd(cell.cost)}, ${cell.words ?? 0} words`
+						? `done: ${counted(cell.calls, 'call')}, ${usd(cell.cost)}, ${counted(cell.words ?? 0, 'word')}`
 						: event.status === 'failed'
 							? `failed: ${cell.error ?? 'unknown error'}`
 							: event.status,
@@ -225,7 +228,7 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 			case 'cell-scored':
 				if (event.already) return say('scored already');
 				return say(
-					`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${cell.scoring.calls} calls, ${usd(cell.scoring.cost)}; the cell: ${usd(cellCost(cell))}` : ''}`,
+					`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${counted(cell.scoring.calls, 'call')}, ${usd(cell.scoring.cost)}; the cell: ${usd(cellCost(cell))}` : ''}`,
 				);
 			case 'cell-scoring-failed':
 				return say(`scoring failed: ${event.error}`);

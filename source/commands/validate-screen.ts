@@ -6,6 +6,7 @@ import { beginAnnotationWalk, beginFaithfulnessWalk, validatorName } from '../ap
 import { output } from './output.ts';
 import { sessionsDirArg } from '../store/dirs.ts';
 import { commandLine, shellWord } from '../program.ts';
+import { inkStreams } from '../ui/terminal.ts';
 
 /** The annotation walks, and the faithfulness walk over the summary's sentences. */
 export const VALIDATE_MODES = [...WALK_MODES, 'faithfulness'] as const;
@@ -62,7 +63,7 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 		});
 		const app = render(
 			createElement(Root, null, createElement(ValidateScreen, { walk, title, evidenceFor })),
-			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
+			{ ...inkStreams({ stdin, stdout }), exitOnCtrlC: false, patchConsole: false },
 		);
 		await app.waitUntilExit();
 		const { judged, total } = progress();
@@ -103,7 +104,7 @@ async function validateFaithfulness(
 					reportHint: commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`),
 				}),
 			),
-			{ stdin, stdout, exitOnCtrlC: false, patchConsole: false },
+			{ ...inkStreams({ stdin, stdout }), exitOnCtrlC: false, patchConsole: false },
 		);
 		await app.waitUntilExit();
 		const { judged, total } = progress();

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type PQueue from 'p-queue';
 import type { Attempt, Node, NodeRef, Run, RunStatus, Usage, Version } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
@@ -153,6 +154,11 @@ export class Engine {
 		return expectedCalls(this.opts.planner, this.run, this.opts.ctx, this.totals.calls);
 	}
 
+	/** What the events say of the run's size: the calls expected, and the nodes expected per level (see `Planner.expectedNodes`). */
+	private expected(): { planned: number; levels: number[] } {
+		return { planned: this.plannedCalls(), levels: this.opts.planner.expectedNodes(this.run, this.opts.ctx) };
+	}
+
 	/**
 	 * Saves `text` as a new version of `id` (origin 'edit') and makes it the active one. Everything
 	 * that reads it goes stale and the plan after it is checked again. Resolves the nodes now stale.
@@ -287,11 +293,10 @@ export class Engine {
 					index: n.index,
 					inputs: n.inputs,
 				})),
-				planned: this.plannedCalls(),
+				...this.expected(),
 			});
 		}
-		if (applied.stale.length > 0)
-			this.emit({ type: 'node-stale', nodes: applied.stale, planned: this.plannedCalls() });
+		if (applied.stale.length > 0) this.emit({ type: 'node-stale', nodes: applied.stale, ...this.expected() });
 	}
 
 	/**
@@ -333,7 +338,7 @@ export class Engine {
 			provider: provider.name,
 			model: provider.model,
 			isLLM: provider.isLLM,
-			planned: this.plannedCalls(),
+			...this.expected(),
 			done: this.totals.calls,
 		});
 		const unheard = provider.limiter?.subscribe((state) => this.emit({ type: 'rate-limit', ...state }));
@@ -564,7 +569,7 @@ export class Engine {
 				accepted ?? bestAttempt(node.pending, (text) => tokensOf(ctx, text), node.budget.summaryTokens);
 			if (!keep)
 				throw new Error(
-					`no usable text after ${node.pending.length} calls (${node.pending.at(-1)?.rejected ?? 'no output'})`,
+					`no usable text after ${counted(node.pending.length, 'call')} (${node.pending.at(-1)?.rejected ?? 'no output'})`,
 				);
 			const version = versionOf(
 				keep,

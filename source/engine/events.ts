@@ -24,12 +24,15 @@ export type EngineEvent =
 			model: string;
 			isLLM: boolean;
 			planned: number;
+			/** Nodes expected at each level in the end, level 0 first (hierarchical; none for incremental): `planned`'s estimate. */
+			levels: number[];
 			done: number;
 	  }
 	| {
 			type: 'node-planned';
 			nodes: { id: NodeRef; kind: NodeKind; level: number; index: number; inputs: NodeRef[] }[];
 			planned: number;
+			levels: number[];
 	  }
 	| { type: 'node-started'; node: NodeRef; kind: NodeKind; level: number; index: number; attempt: number }
 	| { type: 'delta'; node: NodeRef; attempt: number; text: string }
@@ -48,7 +51,7 @@ export type EngineEvent =
 	  }
 	| { type: 'node-failed'; node: NodeRef; error: string }
 	/** Nodes that will be made again on the next `start()` (their versions are kept); `planned` counts their calls in. */
-	| { type: 'node-stale'; nodes: NodeRef[]; planned: number }
+	| { type: 'node-stale'; nodes: NodeRef[]; planned: number; levels: number[] }
 	/** A person's text was saved as version `version` of `node`, now its active one. */
 	| { type: 'node-edited'; node: NodeRef; version: number }
 	/** Version `version` of `node` is the one later nodes read now. */

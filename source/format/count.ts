@@ -6,9 +6,13 @@ export function formatInt(n: number): string {
 	return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
 }
 
-/** "1 sentence", "3 sentences": a count, as the lines around it print theirs, and its noun (`plural` for one that takes no plain s). */
+/**
+ * "1 sentence", "3 sentences", "12,000 tokens": a count with thousands separators and its noun
+ * (`plural` for one that takes no plain s). Every count a line prints with its noun goes through
+ * here (test/plurals.test.ts holds source/ to it): a hand-written plural reads "1 calls".
+ */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
-	return `${n} ${n === 1 ? noun : plural}`;
+	return `${formatInt(n)} ${n === 1 ? noun : plural}`;
 }
 
 /** A count in a few characters, for a crowded line: 950, "12k", "1.2M". */

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.ts';
 import { abortError } from './abort.ts';
@@ -657,7 +658,7 @@ function unreadable(results: Map<string, ItemResult>): string | undefined {
 	if (count === 0) return undefined;
 	return count === 1
 		? '1 line of its results could not be read and was skipped'
-		: `${count} lines of its results could not be read and were skipped`;
+		: `${counted(count, 'line')} of its results could not be read and were skipped`;
 }
 
 /** The provider does not know the batch, or no longer has its results (404). */
@@ -689,10 +690,10 @@ export function requestHash(api: Pick<BatchApi, 'provider' | 'model'>, request: 
 
 /** One stderr line per batch change, for a headless study. */
 export function batchLine(state: BatchState, change: BatchChange, detail?: string): string {
-	const cells = `${state.cells.length} ${state.cells.length === 1 ? 'cell' : 'cells'}`;
+	const cells = counted(state.cells.length, 'cell');
 	switch (change) {
 		case 'submitted':
-			return `batch ${state.id}: submitted, ${state.total} ${state.total === 1 ? 'request' : 'requests'} from ${cells} (${state.provider}/${state.model})`;
+			return `batch ${state.id}: submitted, ${counted(state.total, 'request')} from ${cells} (${state.provider}/${state.model})`;
 		case 'attached':
 			return `batch ${state.id}: submitted by an earlier run, waiting for it again (${state.provider}/${state.model})`;
 		case 'progress':

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type OpenAI from 'openai';
 import type { ProviderName } from '../domain.ts';
 import { badInput, UserError } from '../errors.ts';
@@ -117,7 +118,7 @@ export function createEmbedder(opts: EmbedderOptions = {}): Embedder {
 				requests++;
 				if (response.data.length !== batch.length)
 					throw new UserError(
-						`${failure.label}: ${failure.baseURL} answered ${response.data.length} vectors for ${batch.length} texts; check that it serves OpenAI's embeddings API`,
+						`${failure.label}: ${failure.baseURL} answered ${counted(response.data.length, 'vector')} for ${counted(batch.length, 'text')}; check that it serves OpenAI's embeddings API`,
 						1,
 					);
 				for (const item of [...response.data].sort((a, b) => a.index - b.index))

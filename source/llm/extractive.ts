@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type { Task } from '../summarize/planner.ts';
 import { hasQuotes, quotesBalanced, startsQuoted } from '../text/quotes.ts';
 import { sentenceSpans } from '../text/sentences.ts';
@@ -123,7 +124,7 @@ export function extractSummary(texts: readonly string[], budget: ExtractBudget):
 	const maxTokens = Math.floor(budget.maxTokens);
 	if (!(maxWords >= 1) || !(maxTokens >= 2)) {
 		throw new ProviderError(
-			`the extractive baseline cannot fit a sentence into ${budget.words} words / ${budget.maxTokens} tokens; raise the budget`,
+			`the extractive baseline cannot fit a sentence into ${counted(budget.words, 'word')} / ${counted(budget.maxTokens, 'token')}; raise the budget`,
 			false,
 		);
 	}

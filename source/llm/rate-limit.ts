@@ -47,6 +47,12 @@ export interface RateWait {
 	/** Of that budget's limit per minute, what is spent now (0 and 0 for a retry-after). */
 	used: number;
 	limit: number;
+	/**
+	 * Another process on this key is using the limit too: the server counted more than this
+	 * process's own calls explain. `others`: how much of `used` was not this process's, when known
+	 * (a refusal while this process's own count was under the limit says so without a figure).
+	 */
+	shared?: { others?: number };
 }
 
 /** What a limiter tells its listeners. */
@@ -130,6 +136,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const MINUTE_MS = 60_000;
 /** How long after it is sent a call is taken to reach the server (more than on a LAN, less than across an ocean). */
 const ARRIVAL_MS = 50;
+/**
+ * The share of a limit the server may count beyond this process's own calls before the limit is
+ * said to be shared: below it, the difference is the estimate's own error (tokenizers, refills).
+ */
+const SHARED_SHARE = 0.1;
 
 class Budget {
 	constructor(
@@ -201,6 +212,15 @@ function costOf(dimension: Dimension, ask: Ask): number {
 
 export class RateLimiter {
 	private readonly budgets = new Map<Dimension, Budget>();
+	/**
+	 * The same budgets as this process's own calls alone would leave them: charged and given back as
+	 * `budgets` are, never set from the server's headers. What `budgets` has less is another's use.
+	 */
+	private readonly own = new Map<Dimension, Budget>();
+	/** What the calls let through in the last minute were charged, to start an `own` budget learned late. */
+	private recent: { at: number; cost: Record<Dimension, number> }[] = [];
+	/** The current pause began with a refusal that this process's own calls do not explain. */
+	private pauseShared = false;
 	/** Budgets the user stated, until the server states its own. */
 	private readonly stated = new Set<Dimension>();
 	private readonly queue: Waiter[] = [];
@@ -251,6 +271,7 @@ export class RateLimiter {
 			if (!limit || limit <= 0) continue;
 			if (this.budgets.has(dimension) && !this.stated.has(dimension)) continue;
 			this.budgets.set(dimension, new Budget(limit, limit, now));
+			this.ownBudget(dimension, limit, now);
 			this.stated.add(dimension);
 			if (this.mode === 'unknown') this.mode = 'known';
 		}
@@ -328,7 +349,11 @@ export class RateLimiter {
 			return;
 		}
 		if (this.stated.size > 0) {
-			for (const d of this.stated) if (!dimensions.includes(d)) this.budgets.delete(d);
+			for (const d of this.stated)
+				if (!dimensions.includes(d)) {
+					this.budgets.delete(d);
+					this.own.delete(d);
+				}
 			this.stated.clear();
 		}
 		this.mode = 'known';
@@ -341,6 +366,7 @@ export class RateLimiter {
 			budget.limit = reading.limit;
 			budget.set(reading.remaining + ((now - sentAt - ARRIVAL_MS) * reading.limit) / MINUTE_MS - later, now);
 			this.budgets.set(d, budget);
+			this.ownBudget(d, reading.limit, now);
 		}
 		this.pump();
 	}
@@ -355,6 +381,7 @@ export class RateLimiter {
 			const unused = ticket.cost.output - used.output;
 			if (unused > 0) {
 				this.budgets.get('output')?.take(-unused, now);
+				this.own.get('output')?.take(-unused, now);
 				ticket.cost.output = used.output;
 			}
 		}
@@ -379,6 +406,9 @@ export class RateLimiter {
 		const now = this.now();
 		this.refusals += 1;
 		if (!ticket.observed) for (const [d, budget] of this.budgets) budget.take(-ticket.cost[d], now);
+		// The server did not count the call: neither does this process's own count.
+		for (const [d, budget] of this.own) budget.take(-ticket.cost[d], now);
+		const unexplained = this.unexplainedRefusal(ticket, now);
 		for (const d of DIMENSIONS) ticket.cost[d] = 0;
 		if (this.mode === 'unknown') this.mode = 'blind';
 		// A wait of 0 or less names no wait: retrying at once is what the refusal refused.
@@ -399,6 +429,7 @@ export class RateLimiter {
 		if (this.mode === 'blind' && fresh)
 			this.window = Math.max(1, Math.floor(Math.min(this.window, this.inflight.size) / 2));
 		if (fresh) this.pauseBegan = now;
+		this.pauseShared = unexplained || (this.pauseShared && !fresh);
 		this.pausedUntil = Math.max(this.pausedUntil, now + pause);
 		this.release(ticket);
 		this.emit();
@@ -455,6 +486,7 @@ export class RateLimiter {
 							...(endsAt < now + held.ms ? { endsAt } : {}),
 							why: held.why,
 							...this.spent(held.why, now),
+							...this.sharedBy(held.why, now),
 						}
 					: null,
 			);
@@ -520,6 +552,50 @@ export class RateLimiter {
 			: { used: 0, limit: 0 };
 	}
 
+	/** Starts `d`'s own budget (from what the last minute's calls were charged) or follows its limit. */
+	private ownBudget(d: Dimension, limit: number, now: number): void {
+		const own = this.own.get(d);
+		if (own) {
+			const free = own.free(now);
+			own.limit = limit;
+			own.set(free, now);
+			return;
+		}
+		const charged = this.recent.reduce((sum, r) => (r.at > now - MINUTE_MS ? sum + r.cost[d] : sum), 0);
+		this.own.set(d, new Budget(limit, limit - charged, now));
+	}
+
+	/** What the server counts of `d` beyond this process's own calls, when that is more than the estimate's error. */
+	private othersUse(d: Dimension, now: number): number | null {
+		const budget = this.budgets.get(d);
+		const own = this.own.get(d);
+		if (!budget || !own || this.stated.has(d)) return null;
+		const others = own.free(now) - budget.free(now);
+		return others > SHARED_SHARE * budget.limit ? Math.round(others) : null;
+	}
+
+	/**
+	 * A refusal this process's own calls do not explain: the server stated its limits, and by this
+	 * process's own count every one of them had room for the call refused, and more.
+	 */
+	private unexplainedRefusal(ticket: Ticket, now: number): boolean {
+		const learned = [...this.own].filter(([d]) => this.budgets.has(d) && !this.stated.has(d));
+		return (
+			learned.length > 0 &&
+			learned.every(([d, own]) => own.free(now) - ticket.cost[d] > SHARED_SHARE * own.limit)
+		);
+	}
+
+	/** Whether the wait for `why` is on a limit another process uses too, and how much of it. */
+	private sharedBy(why: RateWait['why'], now: number): Pick<RateWait, 'shared'> {
+		if (why !== 'retry-after') {
+			const others = this.othersUse(why, now);
+			return others === null ? {} : { shared: { others } };
+		}
+		const seen = DIMENSIONS.some((d) => this.othersUse(d, now) !== null);
+		return this.pauseShared || seen ? { shared: {} } : {};
+	}
+
 	private charge(ask: Ask, now: number): Ticket {
 		const scaled = { input: Math.round(ask.input * this.inputScale), output: ask.output };
 		const cost = Object.fromEntries(DIMENSIONS.map((d) => [d, costOf(d, scaled)])) as Record<
@@ -527,6 +603,9 @@ export class RateLimiter {
 			number
 		>;
 		for (const [d, budget] of this.budgets) budget.take(cost[d], now);
+		for (const [d, budget] of this.own) budget.take(cost[d], now);
+		this.recent = this.recent.filter((r) => r.at > now - MINUTE_MS);
+		this.recent.push({ at: now, cost: { ...cost } });
 		const ticket: Ticket = { seq: ++this.seq, at: now, ask, cost, observed: false };
 		this.inflight.add(ticket);
 		this.sent.push(ticket);
@@ -537,7 +616,13 @@ export class RateLimiter {
 		const before = this.wait;
 		if (wait === null && before === null) return;
 		// A countdown moving with the clock is not news; a new reason or a jump of a second is.
-		if (wait && before && wait.why === before.why && Math.abs(wait.resumesAt - before.resumesAt) < 1000)
+		if (
+			wait &&
+			before &&
+			wait.why === before.why &&
+			Boolean(wait.shared) === Boolean(before.shared) &&
+			Math.abs(wait.resumesAt - before.resumesAt) < 1000
+		)
 			return;
 		this.wait = wait;
 		this.emit();

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { STATUS_CODES } from 'node:http';
 import { isAbortError } from './abort.ts';
 import { ProviderError } from './provider.ts';
@@ -67,7 +68,7 @@ export function toProviderError(error: unknown, ctx: FailureContext): Error {
 				cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : '';
 			return new ProviderError(
 				redact(
-					`${label}: ${CANNOT_REACH} ${ctx.baseURL}${detail ? ` (${detail})` : ''} after ${ctx.maxRetries} retries`,
+					`${label}: ${CANNOT_REACH} ${ctx.baseURL}${detail ? ` (${detail})` : ''} after ${counted(ctx.maxRetries, 'retry', 'retries')}`,
 					ctx.apiKey,
 				),
 				true,
@@ -165,7 +166,7 @@ function headersOf(error: unknown): Headers | undefined {
 }
 
 function retries(n: number): string {
-	return n === 1 ? '1 retry' : `${n} retries`;
+	return counted(n, 'retry', 'retries');
 }
 
 function statusOf(error: unknown): number | undefined {

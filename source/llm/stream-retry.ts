@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import pRetry from 'p-retry';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ProviderError } from './provider.ts';
@@ -64,7 +65,7 @@ export async function guardStream<T>(
 		if (signal?.aborted) throw callCancelled(label, signal);
 		if (error instanceof BrokenStream)
 			throw new ProviderError(
-				`${label}: no complete stream in ${streamRetries + 1} attempts, last: ${lastReason}`,
+				`${label}: no complete stream in ${counted(streamRetries + 1, 'attempt')}, last: ${lastReason}`,
 				true,
 			);
 		throw error;

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { STATUS_CODES } from 'node:http';
 import type { Usage } from '../domain.ts';
 import { countTokens } from '../text/tokens.ts';
@@ -262,7 +263,8 @@ export async function watchAttempt<T>(
 		// the whole text has one: before a cut, the whole text is counted (seldom: each count brings
 		// the sum back to the truth, and it must cross the cap again to be counted again).
 		if (tokens > cap) tokens = countTokens(text);
-		if (tokens > cap) end(`stream sent more than ${cap} tokens for an output limit of ${request.maxTokens}`);
+		if (tokens > cap)
+			end(`stream sent more than ${counted(cap, 'token')} for an output limit of ${request.maxTokens}`);
 	};
 	const onCallerAbort = () => controller.abort(callerSignal?.reason);
 	callerSignal?.addEventListener('abort', onCallerAbort, { once: true });

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 /**
  * Agreement between two raters who labelled the same items (for example a person and the model
  * on each sentence: confusing or not). Item i of `a` and of `b` are the same item.
@@ -5,7 +6,9 @@
 
 function paired<T>(a: readonly T[], b: readonly T[]): void {
 	if (a.length !== b.length)
-		throw new RangeError(`raters labelled ${a.length} and ${b.length} items; they must label the same items`);
+		throw new RangeError(
+			`raters labelled ${counted(a.length, 'item')} and ${counted(b.length, 'item')}; they must label the same items`,
+		);
 }
 
 /** Share of items on which the raters agree, in [0, 1]; NaN when there are no items. */

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type { ClaimCheck, ClaimVerdict, FaithfulnessLabel, FaithfulnessVerdict } from '../domain.ts';
 import { CLAIM_VERDICTS } from '../domain.ts';
 import { collapseWhitespace } from '../text/runs.ts';
@@ -65,7 +66,10 @@ export function readClaims(text: string, sentence: string): Read<string[]> {
 	}
 	const most = maxClaims(sentence);
 	if (claims.length > most)
-		return { ok: false, reason: `${claims.length} claims for a sentence of ${most} content words` };
+		return {
+			ok: false,
+			reason: `${counted(claims.length, 'claim')} for a sentence of ${counted(most, 'content word')}`,
+		};
 	return { ok: true, value: claims };
 }
 
@@ -209,9 +213,7 @@ export function claimsNote(
 	for (const c of checks) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
 	const parts = [...counts].map(([verdict, n]) => `${n} ${verdict}`);
 	const head =
-		split === 'read'
-			? `${checks.length} claim${checks.length === 1 ? '' : 's'}`
-			: 'judged whole (its claims answer was unreadable)';
+		split === 'read' ? counted(checks.length, 'claim') : 'judged whole (its claims answer was unreadable)';
 	return `${head}: ${parts.join(', ')}`;
 }
 

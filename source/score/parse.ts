@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { isLabel, NO_CONFUSION, type Label } from './labels.ts';
 
 /**
@@ -133,7 +134,8 @@ export function parseBatchAnswer(text: string, count: number): BatchAnswer {
 		return fail(`the list is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
 	}
 	if (!Array.isArray(list)) return fail('the answer is not a JSON list');
-	if (list.length !== count) return fail(`expected ${count} answers, one per sentence, got ${list.length}`);
+	if (list.length !== count)
+		return fail(`expected ${counted(count, 'answer')}, one per sentence, got ${list.length}`);
 	for (const [i, entry] of list.entries()) {
 		const num =
 			typeof entry === 'object' && entry !== null

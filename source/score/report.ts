@@ -250,14 +250,14 @@ export function reportLines(title: string, report: Report, width = 80, command =
 	const out: string[] = [`${sanitize(title)}`];
 	const score = (name: string, s: SourceScore | null) =>
 		s &&
-		`  ${name.padEnd(6)} ${fixed(s.booookscore)}  (${s.summaries} summaries, ${s.sentences} sentences, ${s.confusing} confusing)`;
+		`  ${name.padEnd(6)} ${fixed(s.booookscore)}  (${counted(s.summaries, 'summary', 'summaries')}, ${counted(s.sentences, 'sentence')}, ${s.confusing} confusing)`;
 	out.push(
 		'BooookScore',
 		...[score('model', report.model), score('human', report.human)].filter((l): l is string => l !== null),
 	);
 	if (report.history > 0)
 		out.push(
-			`  (${report.history} earlier final summar${report.history === 1 ? 'y' : 'ies'}, from before an edit or re-run, kept as history and not scored)`,
+			`  (${counted(report.history, 'earlier final summary', 'earlier final summaries')}, from before an edit or re-run, kept as history and not scored)`,
 		);
 	if (!report.model && !report.human)
 		out.push(
@@ -280,12 +280,12 @@ export function reportLines(title: string, report: Report, width = 80, command =
 		out.push('agreement between validators');
 		for (const p of report.agreement.pairs) {
 			out.push(
-				`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${percent(p.percent)} on ${p.n} items, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
+				`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${percent(p.percent)} on ${counted(p.n, 'item')}, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
 			);
 		}
 		if (report.agreement.alpha !== null)
 			out.push(
-				`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${report.agreement.units} items`,
+				`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${counted(report.agreement.units, 'item')}`,
 			);
 	}
 	if (report.model || report.human) {
@@ -321,7 +321,7 @@ function unreadableLines(books: readonly BookRow[], command: CommandFor): string
 	const all = books.flatMap((b) => b.unreadable.map((u) => ({ book: b.book, ...u })));
 	if (all.length === 0) return [];
 	return [
-		`unreadable answers: ${all.length} sentence${all.length === 1 ? '' : 's'} left out of the score (${commandLine(command('score'))} asks again)`,
+		`unreadable answers: ${counted(all.length, 'sentence')} left out of the score (${commandLine(command('score'))} asks again)`,
 		...all
 			.slice(0, UNREADABLE_SHOWN)
 			.map(

@@ -94,7 +94,7 @@ export async function readSessionStateChecked(
 		if (journal.base === null)
 			return {
 				raw,
-				problem: `${FILES.journal} has no readable first line, so none of its ${journal.lines} saves were read`,
+				problem: `${FILES.journal} has no readable first line, so none of its ${counted(journal.lines, 'save')} were read`,
 			};
 		if (journal.base === base) {
 			const { state: replayed, skipped } = replayChecked(state, journal.changes);
@@ -106,7 +106,7 @@ export async function readSessionStateChecked(
 			return {
 				raw,
 				problem: holdsMore(state, journal.changes)
-					? `${FILES.journal} was skipped because ${FILES.state} claims a later save than the one it continues, though it holds saves ${FILES.state} lacks`
+					? `${FILES.journal} was skipped because ${FILES.state} records a later save than the one it continues, though it holds saves ${FILES.state} lacks`
 					: null,
 			};
 		// Written whole again between the two reads; the newest session.json holds it all.
@@ -163,7 +163,7 @@ function cutProblem(journal: ParsedJournal): string | null {
 	if (journal.cutAt === null) return null;
 	const after = journal.lines - journal.changes.length - 1;
 	if (after === 0) return null;
-	return `line ${journal.cutAt} of ${FILES.journal} is cut short, so the ${after} save${after === 1 ? '' : 's'} after it ${after === 1 ? 'was' : 'were'} not read`;
+	return `line ${journal.cutAt} of ${FILES.journal} is cut short, so the ${counted(after, 'save')} after it ${after === 1 ? 'was' : 'were'} not read`;
 }
 
 /**

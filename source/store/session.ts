@@ -42,6 +42,7 @@ import {
 } from './schema.ts';
 import { finalSummaryPin, scoredSummaries } from './scored-summaries.ts';
 import { commandLine } from '../program.ts';
+import { counted } from '../format/count.ts';
 
 export {
 	SCHEMA_VERSION,
@@ -669,7 +670,7 @@ async function lostWorkWarning(
 	if (logged !== null && data.kind === 'book') {
 		const beyond = callsBeyondState(data.run.nodes, logged);
 		if (beyond > 0)
-			problem = `${FILES.calls} holds ${beyond} call${beyond === 1 ? '' : 's'} for work missing from ${FILES.state} and ${FILES.journal} (was ${FILES.journal} deleted?)`;
+			problem = `${FILES.calls} holds ${counted(beyond, 'call')} for work missing from ${FILES.state} and ${FILES.journal} (was ${FILES.journal} deleted?)`;
 	}
 	if (problem === null) return null;
 	const way =

@@ -331,7 +331,7 @@ export function intervalLines(rows: readonly ResultRow[]): string[] {
 	return [
 		few.length === spreads.length
 			? `${what}: too few books (${books}) for an interval over books; a bootstrap over books needs ${MIN_CLUSTERS}`
-			: `${what} (95% CI): percentile bootstrap intervals over each row's books; rows of fewer than ${MIN_CLUSTERS} books show none (too few books for an interval over books)`,
+			: `${what} (95% CI): percentile bootstrap intervals over each row's books; rows of fewer than ${counted(MIN_CLUSTERS, 'book')} show none (too few books for an interval over books)`,
 	];
 }
 

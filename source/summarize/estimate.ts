@@ -1,4 +1,5 @@
 import type { Chunk, Run, RunConfig, Usage } from '../domain.ts';
+import { counted } from '../format/count.ts';
 import { CONTEXT_SHARE, WORD_RATIO, expectedWords } from './budget.ts';
 import { expectedMerges } from './hier.ts';
 import { levelName } from './places.ts';
@@ -21,6 +22,8 @@ export interface PlanRow {
 	outputTokens: number;
 	/** Tokens of its largest call, prompt plus output limit (of an estimated row, its mean call). */
 	largest: number;
+	/** What its output is, where the figure alone would puzzle (an incremental step's words follow a schedule). */
+	note?: string;
 }
 
 export interface RunEstimate {
@@ -128,6 +131,9 @@ function incRows(run: Run, ctx: PlanContext): PlanRow[] {
 			inputTokens: run.chunks[0]!.tokens + init,
 			outputTokens: tokensAfter(0),
 			largest: run.chunks[0]!.tokens + init + tokensAfter(0),
+			// The paper's schedule (Appendix J.1): the running summary is asked for its share of the
+			// final length after each step, so the first step's summary is a small part of it.
+			note: `asked for ${counted(expectedWords(config.maxSummary, 0, steps), 'word')}: the running summary's share after 1 of ${counted(steps, 'chunk')}, growing to ${counted(expectedWords(config.maxSummary, steps - 1, steps), 'word')} at the last`,
 		},
 	];
 	if (steps > 1) {
@@ -138,6 +144,7 @@ function incRows(run: Run, ctx: PlanContext): PlanRow[] {
 			inputTokens: 0,
 			outputTokens: 0,
 			largest: 0,
+			note: 'each rewrites the whole running summary, longer by a share each step',
 		};
 		for (let j = 1; j < steps; j++) {
 			const input = run.chunks[j]!.tokens + update + tokensAfter(j - 1);

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type { Node, Run } from '../domain.ts';
 import {
 	CONTEXT_SHARE,
@@ -213,37 +214,54 @@ export const hierarchical: Planner = {
 	},
 
 	estimateCalls(run, ctx) {
+		const sizes = expectedLevelSizes(run, ctx);
+		// Levels' nodes still to plan; the planned ones count as the calls they made or await.
 		let planned = callsMade(run) + nodesAwaitingCalls(run);
-		// Before the first plan there are no level-0 nodes yet, but one call per chunk is certain.
-		planned += Math.max(0, run.chunks.length - levelNodes(run, 0).length);
-		// Counted only for levels not planned to the end: the guess counts the templates' tokens, and
-		// a finished run (all `booook sessions` lists, mostly) needs no tokenizer to be counted.
-		let guess: ReturnType<typeof expectedMerges> | null = null;
-		// Levels are walked upwards with their real sizes as far as they are planned to the end, and
-		// with the expected packing above that: a level planned to one merge is the top, so the
-		// levels the first guess foresaw above it are not counted (a finished run expects no more).
-		let below = levelNodes(run, 0);
-		let count = run.chunks.length;
-		let known = below.length === count;
-		for (let level = 1; count > 1; level++) {
-			const nodes = levelNodes(run, level);
-			const last = nodes.at(-1);
-			if (known && last !== undefined && last.inputs.at(-1) === below.at(-1)!.id) {
-				below = nodes;
-				count = nodes.length;
-				continue;
-			}
-			const expected = (guess ??= expectedMerges(run.chunks.length, ctx));
-			const fit = expected[level - 1]?.fit ?? expected.at(-1)?.fit ?? 2;
-			const merges = Math.max(nodes.length, Math.ceil(count / fit));
-			planned += merges - nodes.length;
-			count = merges;
-			known = false;
-		}
+		sizes.forEach((size, level) => (planned += Math.max(0, size - levelNodes(run, level).length)));
 		if (run.config.clean && !cleanNodeOf(run)) planned += 1;
 		return planned;
 	},
+
+	expectedNodes(run, ctx) {
+		return expectedLevelSizes(run, ctx);
+	},
 };
+
+/**
+ * The nodes each level is expected to have in the end, level 0 first (the clean step aside): a
+ * level's real count once it is planned to its end (its last node reads the last of the level
+ * below, itself complete), else the expected packing of the level below. So the progress of a level,
+ * of the run and of its ETA are one estimate, which changes only when a level's count becomes known.
+ */
+export function expectedLevelSizes(run: Run, ctx: PlanContext): number[] {
+	// Counted only for levels not planned to the end: the guess counts the templates' tokens, and
+	// a finished run (all `booook sessions` lists, mostly) needs no tokenizer to be counted.
+	let guess: ReturnType<typeof expectedMerges> | null = null;
+	// Levels are walked upwards with their real sizes as far as they are planned to the end, and
+	// with the expected packing above that: a level planned to one merge is the top, so the
+	// levels the first guess foresaw above it are not counted (a finished run expects no more).
+	let below = levelNodes(run, 0);
+	// Before the first plan there are no level-0 nodes yet, but one node per chunk is certain.
+	let count = Math.max(run.chunks.length, below.length);
+	const sizes = [count];
+	let known = below.length === run.chunks.length;
+	for (let level = 1; count > 1; level++) {
+		const nodes = levelNodes(run, level);
+		const last = nodes.at(-1);
+		if (known && last !== undefined && last.inputs.at(-1) === below.at(-1)!.id) {
+			below = nodes;
+			count = nodes.length;
+			sizes.push(count);
+			continue;
+		}
+		const expected = (guess ??= expectedMerges(run.chunks.length, ctx));
+		const fit = expected[level - 1]?.fit ?? expected.at(-1)?.fit ?? 2;
+		count = Math.max(nodes.length, Math.ceil(count / fit));
+		sizes.push(count);
+		known = false;
+	}
+	return sizes;
+}
 
 /**
  * The merges each level above 0 is expected to need, before summary lengths are known: summaries
@@ -287,7 +305,7 @@ function mergeRoomProblem(chunks: number, ctx: PlanContext): string | null {
 	const template = mergeTemplateTokens(ctx, false);
 	const room = config.contextWindow - config.maxSummary - template - PROMPT_MARGIN;
 	if (room >= 2 * (SUMMARY_HEADER + 1)) return null;
-	return `--max-summary ${config.maxSummary} leaves the last merge no room for the two summaries it takes in a ${config.contextWindow}-token context window (its prompt takes ${template} tokens and ${PROMPT_MARGIN} are kept free); raise --context-window or lower --max-summary`;
+	return `--max-summary ${config.maxSummary} leaves the last merge no room for the two summaries it takes in a ${config.contextWindow}-token context window (its prompt takes ${counted(template, 'token')} and ${PROMPT_MARGIN} are kept free); raise --context-window or lower --max-summary`;
 }
 
 /** The live nodes of `level`, in order. */
@@ -347,7 +365,7 @@ function planLevelZero(run: Run, ctx: PlanContext): Node[] {
 	const largest = Math.max(...run.chunks.map((c) => c.tokens));
 	if (initTokens + largest + limit + PROMPT_MARGIN > ctx.config.contextWindow) {
 		throw new PlanError(
-			`a chunk of ${largest} tokens and a ${limit}-token summary do not fit a ${ctx.config.contextWindow}-token context window; lower --chunk-size or raise --context-window`,
+			`a chunk of ${counted(largest, 'token')} and a ${limit}-token summary do not fit a ${ctx.config.contextWindow}-token context window; lower --chunk-size or raise --context-window`,
 		);
 	}
 	return run.chunks.map((chunk, i) =>
@@ -504,6 +522,6 @@ function assertShrinks(ctx: PlanContext, level: number, below: Node[], inputBudg
 		i += take;
 	}
 	throw new PlanError(
-		`${levelName(level)} cannot merge the ${below.length} summaries below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
+		`${levelName(level)} cannot merge the ${counted(below.length, 'summary', 'summaries')} below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
 	);
 }

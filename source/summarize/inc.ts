@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type { Node, NodeRef, Run } from '../domain.ts';
 import { countWords } from '../text/tokens.ts';
 import {
@@ -152,7 +153,7 @@ export const incremental: Planner = {
 		const target = node.budget.words;
 		return withinCompressionTolerance(words, target)
 			? null
-			: `${words} words, not within 20% of the ${target} asked for`;
+			: `${counted(words, 'word')}, not within 20% of the ${target} asked for`;
 	},
 
 	maxAttempts() {
@@ -168,7 +169,7 @@ export const incremental: Planner = {
 		const template = ctx.tokens(fill(templates['inc-update'], ['', '', words, words]));
 		const need = largest + template + (config.maxSummary - 1) + config.maxSummary;
 		if (need <= config.contextWindow) return null;
-		return `--context-window ${config.contextWindow} is too small for an incremental update: a ${largest}-token chunk, the ${template}-token prompt, a running summary of up to ${config.maxSummary - 1} tokens and ${config.maxSummary} output tokens need ${need}; raise --context-window or lower --chunk-size or --max-summary`;
+		return `--context-window ${config.contextWindow} is too small for an incremental update: a ${largest}-token chunk, the ${template}-token prompt, a running summary of up to ${counted(config.maxSummary - 1, 'token')} and ${counted(config.maxSummary, 'output token')} need ${need}; raise --context-window or lower --chunk-size or --max-summary`;
 	},
 
 	regenerates(node, problem) {
@@ -197,6 +198,10 @@ export const incremental: Planner = {
 		const doneSteps = last ? Number(last.meta.step) + 1 : 0;
 		const cleaning = run.config.clean && !live.some((n) => n.kind === 'clean') ? 1 : 0;
 		return callsMade(run) + nodesAwaitingCalls(run) + Math.max(0, steps - doneSteps) + cleaning;
+	},
+
+	expectedNodes() {
+		return [];
 	},
 };
 

@@ -88,6 +88,11 @@ export interface Planner {
 	/** Calls the whole run is expected to make (planned ones plus an estimate of the rest). */
 	estimateCalls(run: Run, ctx: PlanContext): number;
 	/**
+	 * The nodes each level is expected to have in the end, level 0 first, by the estimate behind
+	 * `estimateCalls` (a hierarchical run's levels; an incremental run's steps are counted as its calls).
+	 */
+	expectedNodes(run: Run, ctx: PlanContext): number[];
+	/**
 	 * Why the run's calls cannot fit its context window, or null: checked on the real worst case
 	 * (the largest chunk, the prompt as filled, what it reads and the output limit) before a run starts.
 	 */

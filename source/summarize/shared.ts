@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import { truncateToTokens } from '../text/tokens.ts';
 import { sentenceSpans } from '../text/sentences.ts';
 import type { CallSpec, PlanContext } from './planner.ts';
@@ -48,7 +49,7 @@ export function assertFits(spec: CallSpec, ctx: PlanContext, atMost = Infinity):
 	const total = promptTokens(ctx, spec.prompt) + spec.params.maxTokens;
 	if (total > ctx.config.contextWindow) {
 		throw new Error(
-			`internal: a ${spec.params.template} prompt with its output needs ${total} tokens, over the ${ctx.config.contextWindow}-token window`,
+			`internal: a ${spec.params.template} prompt with its output needs ${counted(total, 'token')}, over the ${ctx.config.contextWindow}-token window`,
 		);
 	}
 }

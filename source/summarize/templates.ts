@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 /**
  * Prompt templates in the subset of Python's `str.format` the authors' prompts use: `{}` slots
  * filled in order, `{name}` slots filled by name, `{{` and `}}` for literal braces. We keep their
@@ -181,7 +182,7 @@ export function slotMismatch(template: string, spec: SlotSpec): string | null {
 	const has = templateSlots(template);
 	const describe = (s: SlotSpec): string =>
 		typeof s === 'number'
-			? `${s} {} slot${s === 1 ? '' : 's'}`
+			? counted(s, '{} slot')
 			: s.length === 0
 				? 'no slots'
 				: `named fields ${s.map((n) => `{${n}}`).join(', ')}`;
@@ -215,7 +216,9 @@ export function fillWithOffsets(template: string, values: PositionalValues | Nam
 	if (positional) {
 		if (kind === 'named') throw new Error('template has named fields but positional values were given');
 		if (fields.length !== values.length)
-			throw new Error(`template has ${fields.length} {} slots but ${values.length} values were given`);
+			throw new Error(
+				`template has ${counted(fields.length, '{} slot')} but ${counted(values.length, 'value')} ${values.length === 1 ? 'was' : 'were'} given`,
+			);
 	} else {
 		if (kind === 'positional') throw new Error('template has {} slots but named values were given');
 		const given = Object.keys(values);

@@ -1,3 +1,4 @@
+import { counted } from '../format/count.ts';
 import type { Attempt } from '../domain.ts';
 
 // Closing quotes count as terminal: dialogue often ends a paragraph with ." or .’ (authors: . ? ! " ').
@@ -22,7 +23,7 @@ export function summaryProblem(
 	if (text.trim().length === 0) return 'empty';
 	if (!endsWithTerminal(text)) return 'does not end with terminal punctuation';
 	if (strict ? tokens >= tokenLimit : tokens > tokenLimit)
-		return `${tokens} tokens, over the limit of ${tokenLimit}`;
+		return `${counted(tokens, 'token')}, over the limit of ${tokenLimit}`;
 	return null;
 }
 

@@ -1,4 +1,4 @@
-import { Box, render, Text, useApp, type RenderOptions } from 'ink';
+import { Box, render, Text, useApp } from 'ink';
 import { useState } from 'react';
 import type { NodeRef, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
@@ -13,9 +13,10 @@ import { RunScreen, type ExternalEditor } from './screens/run/Screen.tsx';
 import { ViewFeed } from './state/view-feed.ts';
 import { initialView } from './state/view.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
-import { Root, untilExit } from './root.tsx';
+import { backOverEmptyFrame, Root, untilExit, useLeave } from './root.tsx';
 import { themeFor } from './theme.ts';
 import { clean } from './text.ts';
+import { inkStreams } from './terminal.ts';
 
 /** Redraws per second: enough to read text as it streams, cheap for the CPU (bench/render checks it). */
 export const MAX_FPS = 10;
@@ -66,19 +67,6 @@ export interface RunAppResult {
 	error: string | null;
 }
 
-/** The streams that were given: Ink's defaults (the process's) stand for the others. */
-function streams(o: {
-	stdout?: NodeJS.WriteStream;
-	stdin?: NodeJS.ReadStream;
-	stderr?: NodeJS.WriteStream;
-}): RenderOptions {
-	const out: RenderOptions = {};
-	if (o.stdout) out.stdout = o.stdout;
-	if (o.stdin) out.stdin = o.stdin;
-	if (o.stderr) out.stderr = o.stderr;
-	return out;
-}
-
 /**
  * Keeps the one `start()` in progress and ends the app on quit once the engine has cancelled its
  * calls and saved: the screens ask it to start or quit, never the engine directly.
@@ -118,12 +106,14 @@ export class RunDriver {
 
 function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewFeed; driver: RunDriver }) {
 	const { exit } = useApp();
+	const { left, leave } = useLeave();
 	const [scoring, setScoring] = useState<ScoreControls | { error: string } | null>(null);
 	const [validation, setValidation] = useState<{ walk: ValidationWalk; title: string } | null>(null);
 	const onValidate = options.validate ? () => setValidation(options.validate!()) : undefined;
 	const quit = () => {
 		if (scoring && 'cancel' in scoring) scoring.cancel();
-		void driver.quit().then(() => exit());
+		// Back to the home screen, which is drawn where this one was: this one is erased first.
+		void driver.quit().then(() => (options.fromHome ? leave() : exit()));
 	};
 	const [asking, setAsking] = useState<{ root: NodeRef; question: ScorerQuestion } | null>(null);
 	const [chosen, setChosen] = useState<ScorerChoice | null>(null);
@@ -141,6 +131,7 @@ function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewF
 				score(root).then(show, (error: unknown) => setScoring({ error: errorMessage(error) }));
 			}
 		: undefined;
+	if (left) return null;
 	if (validation)
 		return (
 			<ValidateScreen
@@ -215,7 +206,7 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 			<RunApp options={options} feed={feed} driver={driver} />
 		</Root>,
 		{
-			...streams(options),
+			...inkStreams(options),
 			exitOnCtrlC: false,
 			patchConsole: false,
 			maxFps: inkFps(options.fps ?? MAX_FPS),
@@ -229,8 +220,8 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 	try {
 		if (options.autoStart !== false) driver.start();
 		await untilExit(instance, onSignal);
-		// The home screen is drawn next, where the run's live area was; what <Static> printed stays.
-		if (options.fromHome && !signalled) instance.clear();
+		// The home screen is drawn next, where the run's live area was (erased on leaving); what <Static> printed stays.
+		if (options.fromHome && !signalled) backOverEmptyFrame(options.stdout);
 	} finally {
 		unsubscribe();
 		feed.dispose();
@@ -256,12 +247,16 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 	const { env, stdout, stdin, stderr, ...props } = options;
 	function HomeApp() {
 		const { exit } = useApp();
+		const { left, leave } = useLeave();
+		if (left) return null;
 		return (
 			<HomeScreen
 				{...props}
 				onChoose={(c) => {
 					choice = c;
-					exit();
+					// Quitting leaves the list on the terminal; any other choice draws its screen where the list was.
+					if (c.kind === 'quit') exit();
+					else leave();
 				}}
 			/>
 		);
@@ -270,11 +265,10 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 		<Root theme={themeFor(env)}>
 			<HomeApp />
 		</Root>,
-		{ ...streams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },
+		{ ...inkStreams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },
 	);
 	await untilExit(instance, () => instance.unmount());
-	// The screen is left as it was; what comes next starts on a clean line.
-	instance.clear();
+	if (choice.kind !== 'quit') backOverEmptyFrame(stdout);
 	return choice;
 }
 

@@ -5,6 +5,7 @@ import { actionFor, type Screen } from './keymap.ts';
 import type { KeyMsg, Model } from './model.ts';
 import type { ViewFeed } from './state/view-feed.ts';
 import type { ViewState } from './state/view.ts';
+import { terminalRows } from './terminal.ts';
 
 /** The view model as last published: re-renders at the feed's bounded rate, never per token. */
 export function useView(feed: ViewFeed): ViewState {
@@ -18,7 +19,7 @@ export interface Size {
 
 const sizeOf = (stdout: NodeJS.WriteStream): Size => ({
 	columns: stdout.columns || 80,
-	rows: stdout.rows || 24,
+	rows: terminalRows(stdout) || 24,
 });
 
 /** The terminal's size, updated on resize (a stream without a size counts as 80×24). */

@@ -1,14 +1,15 @@
 import { passageWhere } from '../evidence/book-place.ts';
 import { costText } from '../format/cost.ts';
-import { formatInt } from '../format/count.ts';
+import { formatInt, counted } from '../format/count.ts';
 import type { Node, NodeRef, Run, Version } from '../domain.ts';
 import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
 import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
 import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
 import { madeWithoutCall } from '../summarize/version.ts';
+import { expectedWords } from '../summarize/budget.ts';
 import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
 import type { NodeView, ViewState } from './state/view.ts';
-import { clean, wrap } from './text.ts';
+import { clean, textWidth, wrap } from './text.ts';
 import type { Tone } from './theme.ts';
 
 /**
@@ -119,7 +120,7 @@ export function inputLines(run: Run, node: NodeView, book: string, width: number
 		if (isChunkRef(ref)) {
 			const chunk = run.chunks[Number(ref.slice(1))];
 			section(
-				`── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`,
+				`── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${counted(chunk?.tokens ?? 0, 'token')})`,
 				text,
 			);
 		} else {
@@ -152,7 +153,7 @@ export function chunkLines(run: Run, node: NodeView, book: string, width: number
 	const chunk = run.chunks[Number(ref.slice(1))];
 	return [
 		{
-			text: `── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${formatInt(chunk?.tokens ?? 0)} tokens)`,
+			text: `── ${chunkPlace(Number(ref.slice(1)), run.chunks.length)} (${counted(chunk?.tokens ?? 0, 'token')})`,
 			tone: 'accent',
 			bold: true,
 		},
@@ -173,7 +174,7 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 			const outcome = a.rejected ? `rejected: ${a.rejected}` : 'accepted';
 			lines.push(
 				...wrapped(
-					`#${i + 1} ${a.finishReason} · ${words} words (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${formatInt(a.usage.input)} / out ${formatInt(a.usage.output)} tokens · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`,
+					`#${i + 1} ${a.finishReason} · ${counted(words, 'word')} (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${counted(a.usage.input, 'token')} / out ${formatInt(a.usage.output)} · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`,
 					width,
 					a.rejected ? 'warn' : undefined,
 				),
@@ -204,7 +205,13 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 }
 
 /** Two lines about the node: what it is and its state; its budget against what it wrote. */
-export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = true): [Line, Line] {
+export function nodeSummary(
+	run: Run,
+	view: ViewState,
+	node: NodeView,
+	priced = true,
+	width = Infinity,
+): [Line, Line] {
 	const full = findNode(run, node.id);
 	const version: Version | null = full ? activeVersion(full) : null;
 	const trim =
@@ -228,17 +235,46 @@ export function nodeSummary(run: Run, view: ViewState, node: NodeView, priced = 
 	};
 	const budget = full?.budget;
 	const usage = version?.usage;
-	const actual =
-		node.words !== null
-			? `${formatInt(node.words)} words / ${formatInt(node.tokens ?? 0)} tokens`
-			: node.status === 'running'
-				? `${formatInt(view.live[node.id]?.chars ?? 0)} chars so far`
-				: '—';
-	const second: Line = {
-		text: `budget ${budget ? `${formatInt(budget.words)} words / ${formatInt(budget.summaryTokens)} tokens` : '—'} · actual ${actual} · ${node.calls} call${node.calls === 1 ? '' : 's'}${by ? ` · ${by}` : usage ? ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)} · ${costText(version?.cost ?? 0, priced)}` : ''}`,
-		tone: 'muted',
-	};
+	// Words and tokens in full where the width allows, in short (w, tok) where it does not; then
+	// the cost goes, then the tokens in and out: the line is never cut mid-number.
+	const forms = ([true, false] as const).flatMap((long) => {
+		const w = (n: number) => (long ? counted(n, 'word') : `${formatInt(n)} w`);
+		const tok = (n: number) => (long ? counted(n, 'token') : `${formatInt(n)} tok`);
+		const actual =
+			node.words !== null
+				? `${w(node.words)} / ${tok(node.tokens ?? 0)}`
+				: node.status === 'running'
+					? `${counted(view.live[node.id]?.chars ?? 0, 'char')} so far`
+					: '—';
+		const aim = budget ? budgetText(run, node, budget, w, tok) : 'budget —';
+		const head = `${aim} · actual ${actual} · ${counted(node.calls, 'call')}`;
+		if (by) return [`${head} · ${by}`];
+		if (!usage) return [head];
+		const inOut = ` · in ${formatInt(usage.input)} out ${formatInt(usage.output)}`;
+		return [`${head}${inOut} · ${costText(version?.cost ?? 0, priced)}`, `${head}${inOut}`, head];
+	});
+	const second: Line = { text: forms.find((f) => textWidth(f) <= width) ?? forms.at(-1)!, tone: 'muted' };
 	return [first, second];
+}
+
+/**
+ * What a node was asked for. A hierarchical node's budget is a pair: its word limit and its output
+ * limit in tokens. An incremental step's words are the running summary's length aimed at after it,
+ * which grows each step to the maximum at the last (the authors' schedule), under an output limit
+ * that stays the maximum summary: "aim 87 words (675 at the end) · limit 900 tokens".
+ */
+function budgetText(
+	run: Run,
+	node: NodeView,
+	budget: { words: number; summaryTokens: number },
+	w: (n: number) => string,
+	tok: (n: number) => string,
+): string {
+	if (run.config.method !== 'inc') return `budget ${w(budget.words)} / ${tok(budget.summaryTokens)}`;
+	if (node.kind === 'compress') return `compress to ${w(budget.words)} · limit ${tok(budget.summaryTokens)}`;
+	if (node.kind === 'clean') return `limit ${tok(budget.summaryTokens)}`;
+	const last = expectedWords(run.config.maxSummary, run.chunks.length - 1, run.chunks.length);
+	return `aim ${w(budget.words)} (${formatInt(last)} at the end) · limit ${tok(budget.summaryTokens)}`;
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { Instance } from 'ink';
-import type { ReactNode } from 'react';
+import { useApp, type Instance } from 'ink';
+import { useEffect, useState, type ReactNode } from 'react';
 import { KeysProvider } from './keys/KeysProvider.tsx';
 import { Printer } from './print.tsx';
 import { ThemeContext, themeFor, type Theme } from './theme.ts';
@@ -31,4 +31,25 @@ export async function untilExit(
 		process.off('SIGINT', onSignal);
 		process.off('SIGTERM', onSignal);
 	}
+}
+
+/**
+ * Leaving a screen for another drawn where it was (the home screen and the screens it opens): Ink
+ * leaves an app's last frame on the terminal, and once the app has ended its `clear()` erases
+ * nothing (the end forgets the frame's height). `leave()` has the app draw an empty frame, which
+ * erases the one before it, and then end; while `left`, the app draws nothing. The empty frame is
+ * one blank row, which `backOverEmptyFrame` goes back over so the next screen starts where this one did.
+ */
+export function useLeave(): { left: boolean; leave: () => void } {
+	const { exit } = useApp();
+	const [left, setLeft] = useState(false);
+	useEffect(() => {
+		if (left) exit();
+	}, [left, exit]);
+	return { left, leave: () => setLeft(true) };
+}
+
+/** After an app ended by `leave()`: the cursor up onto the blank row its empty frame left. */
+export function backOverEmptyFrame(stdout: NodeJS.WriteStream = process.stdout): void {
+	if (stdout.isTTY) stdout.write('\u001B[1A');
 }

@@ -113,7 +113,7 @@ export function sessionColumns(sessions: readonly SessionSummary[]): Column[] {
 		},
 		{
 			header: 'progress',
-			// Open in another process: its saved status ('running' reads 'interrupted') is not what it is doing.
+			// Open in another process: its saved status ('running' reads 'stopped') is not what it is doing.
 			cells: sessions.map(
 				(s) => `${s.busy ? 'busy' : statusWord(s.status)} ${s.progress.done}/${s.progress.total}`,
 			),

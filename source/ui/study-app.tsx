@@ -12,6 +12,7 @@ import { StudyScreen, type StudyInfo, type StudyResults } from './screens/study/
 import { ViewFeed } from './state/view-feed.ts';
 import { init, update, type StudyEffect, type StudyMsg } from './screens/study/model.ts';
 import { initialView } from './state/view.ts';
+import { inkStreams } from './terminal.ts';
 import { themeFor } from './theme.ts';
 
 export type StudyEnd = 'done' | 'failed' | 'cancelled';
@@ -93,6 +94,8 @@ function watch(key: string, live: LiveRun, cell: StudyState['cells'][number], fp
 		model: info.model,
 		isLLM: info.isLLM,
 		planned: Math.max(cell.expected, cell.calls),
+		// The levels' sizes come with the run's next plan.
+		levels: [],
 		done: cell.calls,
 	});
 	if (gate === 'paused') feed.dispatch({ type: 'run-paused' });
@@ -226,9 +229,7 @@ export async function renderStudyApp(options: RenderStudyOptions): Promise<void>
 			<App />
 		</Root>,
 		{
-			...(stdout ? { stdout } : {}),
-			...(stdin ? { stdin } : {}),
-			...(stderr ? { stderr } : {}),
+			...inkStreams({ stdout, stdin, stderr }),
 			exitOnCtrlC: false,
 			patchConsole: false,
 			maxFps: inkFps(options.fps ?? MAX_FPS),

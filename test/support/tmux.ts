@@ -74,6 +74,9 @@ export async function terminal(
 		history: () => tmux('capture-pane', '-p', '-S', '-', '-t', 'app'),
 		/** Sends keys by tmux's names (Enter, C-s, Left); other words are typed as they are. */
 		keys: (...keys: string[]) => void tmux('send-keys', '-t', 'app', ...keys),
+		/** Resizes the window, as a user dragging the terminal's corner does. */
+		resize: (columns: number, rows: number) =>
+			void tmux('resize-window', '-t', 'app', '-x', String(columns), '-y', String(rows)),
 		/** Types text literally, as fast as tmux sends it. */
 		type: (text: string) => void tmux('send-keys', '-t', 'app', '-l', text),
 		async waitFor(what: string, check: (s: string) => boolean, ms = 60_000): Promise<string> {

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { useLayoutEffect } from 'react';
 import type { NodeRef, Run } from '../../domain.ts';
 import { costText } from '../../format/cost.ts';
-import { formatInt } from '../../format/count.ts';
+import { counted } from '../../format/count.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
 import { totalsOf } from '../../summarize/totals.ts';
@@ -35,7 +35,7 @@ function finalText(run: Run, info: RunInfo, root: NodeRef): FinalText {
 		title: clean(`━━ Final summary · ${info.title} (node ${root}, version ${(node?.active ?? 0) + 1})`),
 		text: clean(text),
 		stats: clean(
-			`${formatInt(stats.tokens)} tokens, ${formatInt(stats.words)} words, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${totals.calls} calls, ${formatInt(totals.input + totals.output)} tokens, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`,
+			`${counted(stats.tokens, 'token')}, ${counted(stats.words, 'word')}, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${counted(totals.calls, 'call')}, ${counted(totals.input + totals.output, 'token')}, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`,
 		),
 	};
 }

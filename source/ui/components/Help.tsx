@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { BINDINGS, labelOf, type Screen } from '../keymap.ts';
 import type { Line } from '../panes.ts';
-import { textWidth, truncate, windowOf } from '../text.ts';
+import { textWidth, truncate, windowOf, wrap } from '../text.ts';
 import { MARKS, OVER_BUDGET_MARK } from '../theme.ts';
 import { Lines } from './Lines.tsx';
 
@@ -46,8 +46,12 @@ export function helpLines(current: Screen, width: number): Line[] {
 		const bindings = BINDINGS.filter((b) => b.screens.includes(screen));
 		if (bindings.length === 0) continue;
 		lines.push({ text: SCREEN_NAMES[screen], tone: 'accent', bold: true });
+		// A description longer than the width goes on under itself, never cut: at 80 columns many are.
+		const room = Math.max(10, width - 2 - labelWidth);
 		for (const b of bindings)
-			lines.push({ text: truncate(`  ${labelOf(b).padEnd(labelWidth)}${b.description}`, width) });
+			wrap(b.description, room).forEach((row, i) =>
+				lines.push({ text: truncate(`  ${(i === 0 ? labelOf(b) : '').padEnd(labelWidth)}${row}`, width) }),
+			);
 		lines.push({ text: '' });
 	}
 	lines.push({ text: 'Marks', tone: 'accent', bold: true });

@@ -1,6 +1,6 @@
 import { Text } from 'ink';
 import type { NodeRef } from '../../domain.ts';
-import { stepsOf, type NodeView, type ViewState } from '../state/view.ts';
+import { stepsOf, stepsTotal, type NodeView, type ViewState } from '../state/view.ts';
 import { STATUS_TONE, useTheme } from '../theme.ts';
 import { markOf } from './Tree.tsx';
 
@@ -32,7 +32,7 @@ export function Timeline({
 	const shown = steps.slice(start, start + room);
 	return (
 		<Text wrap="truncate-end">
-			<Text bold>{`call ${at + 1}/${steps.length} `.padEnd(14)}</Text>
+			<Text bold>{`call ${at + 1}/${stepsTotal(view)} `.padEnd(14)}</Text>
 			{start > 0 ? '…' : ''}
 			{shown.map((n) => (
 				<Text key={n.id} inverse={n.id === current} color={theme.color(STATUS_TONE[n.status])}>

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import type { NodeRef } from '../../domain.ts';
-import { levelsOf, type NodeView, type ViewState } from '../state/view.ts';
+import { levelsOf, levelTotal, type NodeView, type ViewState } from '../state/view.ts';
 import { MARKS, OVER_BUDGET_MARK, STATUS_TONE, useTheme } from '../theme.ts';
 
 const LABEL_WIDTH = 6;
@@ -52,7 +52,8 @@ export function treeRows(view: ViewState, selected: NodeRef | null, width: numbe
 				label: at === 0 ? level.label : '',
 				nodes: nodes.slice(at, at + perLine),
 				done,
-				total: level.nodes.length,
+				// The clean step is one node; a level's count is the run's estimate until all of it is planned.
+				total: level.label === 'clean' ? level.nodes.length : levelTotal(view, level.level, level.nodes.length),
 			});
 		}
 	});

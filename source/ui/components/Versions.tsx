@@ -1,3 +1,4 @@
+import { counted } from '../../format/count.ts';
 import { Box, Text } from 'ink';
 import type { Run } from '../../domain.ts';
 import { findNode } from '../../summarize/graph.ts';
@@ -45,7 +46,7 @@ export function Versions({
 					color={i === full?.active ? theme.color('ok') : undefined}
 				>
 					{truncate(
-						`${i === full?.active ? '*' : ' '} v${i + 1}  ${v.origin === 'edit' ? 'edited by hand' : `model ${clean(v.model ?? '?')}`}  ${countWords(v.text)} words  ${v.createdAt.replace('T', ' ').slice(0, 19)}${v.overBudget ? '  over budget' : ''}`,
+						`${i === full?.active ? '*' : ' '} v${i + 1}  ${v.origin === 'edit' ? 'edited by hand' : `model ${clean(v.model ?? '?')}`}  ${counted(countWords(v.text), 'word')}  ${v.createdAt.replace('T', ' ').slice(0, 19)}${v.overBudget ? '  over budget' : ''}`,
 						width,
 					)}
 				</Text>

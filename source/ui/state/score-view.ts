@@ -4,7 +4,7 @@ import { sentencesOf } from '../../score/annotate.ts';
 import { verdictsFor, type VerdictSource } from '../../score/session-score.ts';
 import type { ScoreControls, SentenceVerdict } from '../controls.ts';
 import { usd } from '../../format/cost.ts';
-import { formatInt } from '../../format/count.ts';
+import { formatInt, counted } from '../../format/count.ts';
 import { formatSeconds } from '../../format/duration.ts';
 import { rateWaitText } from './progress.ts';
 
@@ -63,7 +63,7 @@ export function scoreStatus(
 ): string {
 	if (event.type === 'usage') {
 		const t = event.totals;
-		return `${t.calls}/${event.planned} calls · ${formatInt(t.input)} tokens in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · ${usd(t.cost)} (cache saved ${usd(t.saved)}) · ${formatSeconds(ctx.seconds)}`;
+		return `${t.calls}/${event.planned} calls · ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · ${usd(t.cost)} (cache saved ${usd(t.saved)}) · ${formatSeconds(ctx.seconds)}`;
 	}
 	if (event.type === 'annotate-finished') {
 		return event.status === 'done'

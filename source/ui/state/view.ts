@@ -68,7 +68,10 @@ export interface ViewState {
 	/** Node ids in the run's order. */
 	order: readonly NodeRef[];
 	live: Readonly<Record<NodeRef, Live>>;
+	/** Calls the run is expected to make in all: the engine's estimate, which changes only when a level's count becomes known. */
 	planned: number;
+	/** Nodes expected at each level in the end, by the same estimate (hierarchical; none known before the run starts). */
+	levels: readonly number[];
 	totals: Totals;
 	/** Calls already made when the current start began (for the ETA: only calls made here count). */
 	callsAtStart: number;
@@ -118,6 +121,7 @@ export function initialView(run: Run, opts: { stepping?: boolean } = {}): ViewSt
 		// What the session holds: the calls made, and one more for each node still to be made (the
 		// engine's estimate replaces it when the run starts). A finished run expects nothing more.
 		planned: totals.calls + nodesAwaitingCalls(run),
+		levels: [],
 		totals,
 		callsAtStart: totals.calls,
 		chunks: run.chunks.length,
@@ -150,6 +154,7 @@ function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState
 				active: true,
 				outcome: 'running',
 				planned: event.planned,
+				levels: event.levels,
 				callsAtStart: event.done,
 				startedAt: ctx.now,
 				endedAt: null,
@@ -183,7 +188,7 @@ function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState
 					error: null,
 				};
 			}
-			return { ...s, nodes, order, planned: event.planned };
+			return { ...s, nodes, order, planned: event.planned, levels: event.levels };
 		}
 		case 'node-started':
 			return {
@@ -264,7 +269,13 @@ function fold(state: ViewState, event: EngineEvent, ctx: FoldContext): ViewState
 			for (const id of event.nodes) nodes = patch(nodes, id, { status: 'stale' });
 			const synced = ctx.run ? nodesOf(ctx.run, nodes) : { nodes, order: state.order };
 			// Stale nodes are calls still to make: a finished run's full bar is full no more.
-			return { ...s, ...synced, root: ctx.run ? ctx.run.root : null, planned: event.planned };
+			return {
+				...s,
+				...synced,
+				root: ctx.run ? ctx.run.root : null,
+				planned: event.planned,
+				levels: event.levels,
+			};
 		}
 		case 'rate-limit':
 			return {
@@ -432,6 +443,23 @@ export function levelsOf(state: ViewState): { level: number; label: string; node
 /** Incremental steps in the order they were made: every update, compression and clean. */
 export function stepsOf(state: ViewState): NodeView[] {
 	return visible(state);
+}
+
+/**
+ * The steps an incremental run is expected to have in the end: those planned, and the calls the
+ * estimate still expects beyond them. It agrees with the header's calls (`progressOf`), which count
+ * a step's regenerations too.
+ */
+export function stepsTotal(state: ViewState): number {
+	const steps = stepsOf(state);
+	const awaiting = steps.filter((step) => step.status !== 'done').length;
+	// The estimate is the calls made, one for each step planned and not done, and the steps not planned yet.
+	return steps.length + Math.max(0, progressOf(state).planned - state.totals.calls - awaiting);
+}
+
+/** The nodes a level of the tree is expected to have in the end: those planned, or the estimate's count when it is larger. */
+export function levelTotal(state: ViewState, level: number, planned: number): number {
+	return Math.max(planned, state.levels[level] ?? 0);
 }
 
 /** Running nodes, oldest first. */

@@ -31,6 +31,7 @@ import { layoutTable, sessionColumns } from '../../session-table.ts';
 import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
 import { useTheme } from '../../theme.ts';
 import { commandLine } from '../../../program.ts';
+import { counted } from '../../../format/count.ts';
 
 export type { HomeChoice, HomeQuestion } from './model.ts';
 
@@ -152,7 +153,7 @@ export function HomeScreen({
 			{ui.mode === 'list' && listing && listing.problems.length > 0 ? (
 				<Text color={theme.color('warn')} wrap="truncate-end">
 					{clean(
-						`${listing.problems.length} session${listing.problems.length === 1 ? '' : 's'} could not be read: ${listing.problems.map((p) => `${p.id} (${p.reason})`).join('; ')}`,
+						`${counted(listing.problems.length, 'session')} could not be read: ${listing.problems.map((p) => `${p.id} (${p.reason})`).join('; ')}`,
 					)}
 				</Text>
 			) : null}

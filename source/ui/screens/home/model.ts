@@ -58,9 +58,14 @@ export interface HomeWorld {
 	page: number;
 }
 
+/**
+ * A run that ended before its end, quit (cancelled) or killed (left 'running'), is 'stopped' here, in
+ * `sessions`, in the run screen's header and in the line a command prints when it stops: one word
+ * for what `resume` continues.
+ */
 const STATUS_WORDS: Record<string, string> = {
 	planned: 'not started',
-	running: 'interrupted',
+	running: 'stopped',
 	done: 'done',
 	failed: 'failed',
 	cancelled: 'stopped',

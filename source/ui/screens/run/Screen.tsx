@@ -1,3 +1,4 @@
+import { counted } from '../../../format/count.ts';
 import { Box, Text } from 'ink';
 import { useEffect, useEffectEvent, useLayoutEffect, useState } from 'react';
 import type { NodeRef } from '../../../domain.ts';
@@ -87,7 +88,7 @@ export function RunScreen({
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
 
 	const say = (dispatch: (msg: RunMsg) => void) => (message: string) => dispatch({ type: 'say', message });
-	const stale = (n: number, then = '') => (n ? `; ${n} node${n === 1 ? '' : 's'} went stale${then}` : '');
+	const stale = (n: number, then = '') => (n ? `; ${counted(n, 'node')} went stale${then}` : '');
 	const saveEdit = (id: NodeRef, text: string, tell: (message: string) => void) => {
 		controls
 			.edit(id, text)
@@ -130,7 +131,7 @@ export function RunScreen({
 			case 'rerun': {
 				const went = await controls.rerun(effect.node);
 				return tell(
-					`${effect.node} will be made again from the same inputs${went.length ? `; ${went.length} node${went.length === 1 ? '' : 's'} after it went stale` : ''}.`,
+					`${effect.node} will be made again from the same inputs${went.length ? `; ${counted(went.length, 'node')} after it went stale` : ''}.`,
 				);
 			}
 			case 'setActive': {
@@ -333,7 +334,7 @@ function Body({
 	counts: { added: number; dropped: number } | null;
 }) {
 	const theme = useTheme();
-	const [first, second] = node ? nodeSummary(controls.run, view, node, priced) : [{ text: '' }, { text: '' }];
+	const [first, second] = node ? nodeSummary(controls.run, view, node, priced, width) : [{ text: '' }, { text: '' }];
 	const extra = counts ? ` · +${counts.added} −${counts.dropped} sentences` : '';
 	const more =
 		scroll.total > layout.text

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ScorerChoice, ScorerQuestion } from '../../../app/score-model.ts';
 import { errorMessage } from '../../../errors.ts';
-import { formatInt } from '../../../format/count.ts';
+import { counted } from '../../../format/count.ts';
 import { Footer } from '../../components/Footer.tsx';
 import { TextField } from '../../components/TextField.tsx';
 import { useModel, useTerminalSize } from '../../hooks.ts';
@@ -62,7 +62,7 @@ export function ScorerScreen({ question, last = null, start, onBack, onQuit }: S
 				BooookScore · which model annotates the final summary?
 			</Text>
 			{wrap(
-				`The extractive baseline is no LLM: its ${formatInt(n)} sentence${n === 1 ? '' : 's'} without a verdict need a model's.`,
+				`The extractive baseline is no LLM: its ${counted(n, 'sentence')} without a verdict ${n === 1 ? 'needs' : 'need'} a model's.`,
 				width,
 			).map((line, i) => (
 				<Text key={i}>{line}</Text>

@@ -11,6 +11,7 @@ import { studyScreen, type StudyScreenState } from './model.ts';
 import { CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../../study-table.ts';
 import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
 import { useTheme, type Tone } from '../../theme.ts';
+import { counted } from '../../../format/count.ts';
 
 /** Facts about the study the runner's state does not carry. */
 export interface StudyInfo {
@@ -195,7 +196,7 @@ function StudyHeader({
 	const elapsed = state.startedAt === null ? 0 : ((state.endedAt ?? now) - state.startedAt) / 1000;
 	const waiting =
 		state.batches && state.batches.waiting > 0
-			? ` · ${state.batches.waiting} ${state.batches.waiting === 1 ? 'batch' : 'batches'} ${state.batches.answered}/${state.batches.requests}`
+			? ` · ${counted(state.batches.waiting, 'batch', 'batches')} ${state.batches.answered}/${state.batches.requests}`
 			: '';
 	const facts = ` ${t.calls}/${Math.max(t.calls, t.expected)} calls · ${costText(t.cost, info.priced)}${waiting} · ${formatSeconds(elapsed)}`;
 	return (
