@@ -53,7 +53,8 @@ export function treeRows(view: ViewState, selected: NodeRef | null, width: numbe
 				nodes: nodes.slice(at, at + perLine),
 				done,
 				// The clean step is one node; a level's count is the run's estimate until all of it is planned.
-				total: level.label === 'clean' ? level.nodes.length : levelTotal(view, level.level, level.nodes.length),
+				total:
+					level.label === 'clean' ? level.nodes.length : levelTotal(view, level.level, level.nodes.length),
 			});
 		}
 	});

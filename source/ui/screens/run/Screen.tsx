@@ -334,7 +334,9 @@ function Body({
 	counts: { added: number; dropped: number } | null;
 }) {
 	const theme = useTheme();
-	const [first, second] = node ? nodeSummary(controls.run, view, node, priced, width) : [{ text: '' }, { text: '' }];
+	const [first, second] = node
+		? nodeSummary(controls.run, view, node, priced, width)
+		: [{ text: '' }, { text: '' }];
 	const extra = counts ? ` · +${counts.added} −${counts.dropped} sentences` : '';
 	const more =
 		scroll.total > layout.text
