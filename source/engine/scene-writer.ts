@@ -42,49 +42,69 @@ export interface SceneWriterResult extends ReadPassResult {
  * without a scene.
  */
 export async function writeScenes(opts: SceneWriterOptions): Promise<SceneWriterResult> {
-	const { store, book, words } = opts;
-	const pass = await ReadPass.start({ ...opts, log: store });
-	const stored = store.data.memoryScenes ?? [];
+	const { book, words } = opts;
 	const has = new Set(
-		stored.filter((s) => s.book === book.title && s.source !== 'distorted').map((s) => `${s.start}:${s.end}`),
+		(opts.store.data.memoryScenes ?? [])
+			.filter((s) => s.book === book.title && s.source !== 'distorted')
+			.map((s) => `${s.start}:${s.end}`),
 	);
-	const pieces = opts.pieces.filter((p) => !has.has(`${p.start}:${p.end}`));
-	let next = nextNumber(stored.map((s) => s.id));
-	const result = { written: 0, unreadable: 0 };
-	const total = opts.pieces.length;
-	opts.onProgress?.(total - pieces.length, total);
-
-	const write = async (piece: Span): Promise<void> => {
-		const stretch = book.text.slice(piece.start, piece.end);
-		const text = await pass.ask({
-			owner: sceneOwner(book.title, piece),
-			name: `the scene of characters ${piece.start} to ${piece.end}`,
-			template: 'memory-scene',
-			prompt: fill(opts.templates['memory-scene'], { text: stretch, words }),
-			task: { kind: 'summarize', texts: [stretch], words },
-			// Room for the limit in words at the summaries' words per token, twice over: a model
-			// overshoots a limit in words, and a scene cut short is refused.
-			maxTokens: Math.ceil((2 * words) / WORD_RATIO),
-			read: readScene,
-		});
-		if (text === undefined || pass.stopped) return;
-		if (text === null) {
-			result.unreadable += 1;
-			return;
-		}
-		await store.append('memoryScenes', {
-			id: `s${next++}`,
+	return writeEach(opts, opts.pieces, (p) => !has.has(`${p.start}:${p.end}`), {
+		ask: (pass, piece) => {
+			const stretch = book.text.slice(piece.start, piece.end);
+			return pass.ask({
+				owner: sceneOwner(book.title, piece),
+				name: `the scene of characters ${piece.start} to ${piece.end}`,
+				template: 'memory-scene',
+				prompt: fill(opts.templates['memory-scene'], { text: stretch, words }),
+				task: { kind: 'summarize', texts: [stretch], words },
+				// Room for the limit in words at the summaries' words per token, twice over: a model
+				// overshoots a limit in words, and a scene cut short is refused.
+				maxTokens: Math.ceil((2 * words) / WORD_RATIO),
+				read: readScene,
+			});
+		},
+		scene: (piece, text) => ({
 			book: book.title,
 			source: 'written',
 			start: piece.start,
 			end: piece.end,
 			text,
-		});
-		result.written += 1;
-		opts.onProgress?.(total - pieces.length + result.written, total);
-	};
+		}),
+	});
+}
 
-	await pass.each(pieces, write);
+/**
+ * Asks for each item still `wanted` through one read pass, storing each answer as a scene as it
+ * comes (its id `s<n>` after the highest stored) and counting the unreadable; progress counts the
+ * items done before as written.
+ */
+async function writeEach<T>(
+	opts: PassOptions & Pick<SceneWriterOptions, 'store' | 'onProgress'>,
+	items: readonly T[],
+	wanted: (item: T) => boolean,
+	how: {
+		ask: (pass: ReadPass, item: T) => Promise<string | null | undefined>;
+		scene: (item: T, text: string) => Omit<MemoryScene, 'id'>;
+	},
+): Promise<SceneWriterResult> {
+	const { store } = opts;
+	const pass = await ReadPass.start({ ...opts, log: store });
+	const todo = items.filter(wanted);
+	let next = nextNumber((store.data.memoryScenes ?? []).map((s) => s.id));
+	const result = { written: 0, unreadable: 0 };
+	const total = items.length;
+	opts.onProgress?.(total - todo.length, total);
+	await pass.each(todo, async (item) => {
+		const text = await how.ask(pass, item);
+		if (text === undefined || pass.stopped) return;
+		if (text === null) {
+			result.unreadable += 1;
+			return;
+		}
+		await store.append('memoryScenes', { id: `s${next++}`, ...how.scene(item, text) });
+		result.written += 1;
+		opts.onProgress?.(total - todo.length + result.written, total);
+	});
 	const { status, error, totals } = pass.result();
 	return { status, ...result, error, totals };
 }
@@ -109,46 +129,28 @@ const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
  * is skipped; one whose answer is empty or the scene unchanged after every retry is left without.
  */
 export async function writeDistortions(opts: DistortionWriterOptions): Promise<SceneWriterResult> {
-	const { store } = opts;
-	const pass = await ReadPass.start({ ...opts, log: store });
-	const stored = store.data.memoryScenes ?? [];
+	const stored = opts.store.data.memoryScenes ?? [];
 	const done = new Set(stored.filter((s) => s.source === 'distorted').map((s) => s.of));
-	const scenes = opts.scenes.filter((s) => !done.has(s.id));
-	let next = nextNumber(stored.map((s) => s.id));
-	const result = { written: 0, unreadable: 0 };
-	const total = opts.scenes.length;
-	opts.onProgress?.(total - scenes.length, total);
-
-	const write = async (scene: MemoryScene): Promise<void> => {
-		const words = wordsOf(scene.text);
-		const text = await pass.ask({
-			owner: distortionOwner(scene),
-			name: `the distortion of scene ${scene.id}`,
-			template: 'memory-distortion',
-			prompt: fill(opts.templates['memory-distortion'], { scene: scene.text, words }),
-			task: { kind: 'summarize', texts: [scene.text], words },
-			maxTokens: Math.ceil((2 * words) / WORD_RATIO),
-			read: (answer) => readDistortion(answer, scene.text),
-		});
-		if (text === undefined || pass.stopped) return;
-		if (text === null) {
-			result.unreadable += 1;
-			return;
-		}
-		await store.append('memoryScenes', {
-			id: `s${next++}`,
+	return writeEach(opts, opts.scenes, (s) => !done.has(s.id), {
+		ask: (pass, scene) => {
+			const words = wordsOf(scene.text);
+			return pass.ask({
+				owner: distortionOwner(scene),
+				name: `the distortion of scene ${scene.id}`,
+				template: 'memory-distortion',
+				prompt: fill(opts.templates['memory-distortion'], { scene: scene.text, words }),
+				task: { kind: 'summarize', texts: [scene.text], words },
+				maxTokens: Math.ceil((2 * words) / WORD_RATIO),
+				read: (answer) => readDistortion(answer, scene.text),
+			});
+		},
+		scene: (scene, text) => ({
 			book: scene.book,
 			source: 'distorted',
 			of: scene.id,
 			start: scene.start,
 			end: scene.end,
 			text,
-		});
-		result.written += 1;
-		opts.onProgress?.(total - scenes.length + result.written, total);
-	};
-
-	await pass.each(scenes, write);
-	const { status, error, totals } = pass.result();
-	return { status, ...result, error, totals };
+		}),
+	});
 }
