@@ -9,9 +9,8 @@ import {
 	systemOf,
 	type Criterion,
 } from '../../../score/compare.ts';
-import { Footer } from '../../components/Footer.tsx';
+import { WalkFoot, walkFootRows } from '../../components/WalkFoot.tsx';
 import { Help } from '../../components/Help.tsx';
-import { TextField } from '../../components/TextField.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
 import { clean, textWidth, truncate, wrap } from '../../text.ts';
 import { useTheme } from '../../theme.ts';
@@ -144,8 +143,7 @@ export function CompareScreen({
 		CRITERIA.length +
 		(reveal ? 2 : 0) +
 		(note ? 1 : 0) +
-		(ui.overlay.kind === 'note' ? 3 : 0) +
-		(ui.message ? 1 : 0) +
+		walkFootRows(ui.overlay.kind === 'note' ? ui.overlay.field : null, ui.message ?? null) +
 		1;
 	const sideBySide = columns >= SIDE_BY_SIDE;
 	const textOf = (key: string) => clean(walk.contender(key).text);
@@ -218,17 +216,12 @@ export function CompareScreen({
 				</>
 			) : null}
 			{note ? <Text wrap="truncate">{truncate(`note: ${clean(note)}`, width)}</Text> : null}
-			{ui.overlay.kind === 'note' ? (
-				<Box borderStyle="round" paddingX={1}>
-					<TextField label="note: " field={ui.overlay.field} width={Math.max(10, width - 4)} />
-				</Box>
-			) : null}
-			{ui.message ? (
-				<Text wrap="truncate" color={theme.color('accent')}>
-					{truncate(clean(ui.message), width)}
-				</Text>
-			) : null}
-			<Footer screen={screenOf(ui.overlay)} />
+			<WalkFoot
+				note={ui.overlay.kind === 'note' ? ui.overlay.field : null}
+				message={ui.message ?? null}
+				width={width}
+				screen={screenOf(ui.overlay)}
+			/>
 		</Box>
 	);
 }

@@ -11,7 +11,7 @@ import {
 } from '../../../score/faithfulness.ts';
 import type { FaithfulnessWalk } from '../../../app/faithfulness-walk.ts';
 import { summarySentences } from '../../state/summary-sentences.ts';
-import { Footer } from '../../components/Footer.tsx';
+import { WalkFoot, walkFootRows } from '../../components/WalkFoot.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
 import { MarkedSummary } from '../../components/MarkedSummary.tsx';
@@ -27,7 +27,6 @@ import {
 } from './model.ts';
 import { reportSave, type WalkProps } from '../walk.ts';
 import { EvidencePane } from '../../components/EvidencePane.tsx';
-import { TextField } from '../../components/TextField.tsx';
 import { DASH } from '../../../format/missing.ts';
 import { shareOf } from '../../../format/percent.ts';
 
@@ -168,8 +167,7 @@ export function FaithfulnessScreen({
 		1 +
 		(ask ? 1 : 0) +
 		(claims ? 1 : 0) +
-		(ui.overlay.kind === 'note' ? 3 : 0) +
-		(ui.message ? 1 : 0) +
+		walkFootRows(ui.overlay.kind === 'note' ? ui.overlay.field : null, ui.message ?? null) +
 		1 +
 		evidenceRows;
 	const paneHeight = Math.max(1, rows - 1 - fixed - 2);
@@ -223,17 +221,12 @@ export function FaithfulnessScreen({
 				)}
 			</Text>
 			<EvidencePane evidence={evidence ? [...evidence] : undefined} rows={evidenceRows} width={width} />
-			{ui.overlay.kind === 'note' ? (
-				<Box borderStyle="round" paddingX={1}>
-					<TextField label="note: " field={ui.overlay.field} width={Math.max(10, width - 4)} />
-				</Box>
-			) : null}
-			{ui.message ? (
-				<Text wrap="truncate" color={theme.color('accent')}>
-					{truncate(clean(ui.message), width)}
-				</Text>
-			) : null}
-			<Footer screen={screenOf(ui.overlay)} />
+			<WalkFoot
+				note={ui.overlay.kind === 'note' ? ui.overlay.field : null}
+				message={ui.message ?? null}
+				width={width}
+				screen={screenOf(ui.overlay)}
+			/>
 		</Box>
 	);
 }
