@@ -182,7 +182,7 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	const text = await booook(['report', 'fi', '--sessions-dir', dir]);
 	assert.match(
 		text.stdout,
-		/^memory probes \(NarrativeXL read-along questions; 95% Wilson intervals over each row's questions; details: booook memory\)\n {2}openai\/gpt-4o-mini, shown the summaries: \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions right; floor \(the summary hidden\) \d+\.\d% \[[\d.]+, [\d.]+\] of 100; chance 16\.7%$/mu,
+		/^memory probes \(NarrativeXL read-along questions; 95% Wilson intervals over each row's questions; details: booook memory\)\n {2}openai\/gpt-4o-mini, shown the summaries: \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions right; floor \(the summary hidden\) \d+\.\d% \[[\d.]+, [\d.]+\] of 100 questions; chance 16\.7%$/mu,
 	);
 });
 
