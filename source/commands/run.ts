@@ -1,7 +1,7 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import type { ConfigInput } from '../config.ts';
 import { createRunSession, loadBook, prepare, sessionRun } from '../app/run.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
 import {
 	accountLimits,

@@ -1,3 +1,4 @@
+import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { counted } from '../format/count.ts';
 import { Command } from '@commander-js/extra-typings';
 import {
@@ -14,8 +15,6 @@ import { planStudy, planTable, type PlannedCell, type StudyPlan } from '../app/s
 import { StudyRunner, cellCost, type StudyEvent } from '../engine/study-runner.ts';
 import { batchLine } from '../llm/batcher.ts';
 import { loadPrices } from '../llm/prices.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { preferReactProduction } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
