@@ -327,7 +327,6 @@ const COMMAND_IMPORTS_ALLOWED: readonly string[] = [
 	'commands/study-results.ts -> ui/study-table.ts',
 	'commands/study.ts -> engine/study-runner.ts',
 	'commands/study.ts -> llm/batcher.ts',
-	'commands/study.ts -> llm/prices.ts',
 	'commands/study.ts -> ui/state/progress.ts',
 	'commands/validate-screen.ts -> score/validation.ts',
 	'commands/validate-screen.ts -> store/session.ts',
