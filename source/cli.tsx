@@ -1,3 +1,4 @@
+import { resolveSessionsDir } from './config.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UserError, errorMessage } from './errors.ts';
@@ -5,7 +6,7 @@ import type { Exit } from './commands/flags.ts';
 import { invocation } from './commands/invocation.ts';
 import { output } from './commands/output.ts';
 import { programName, setProgram } from './program.ts';
-import { resolveSessionsDir, sessionPath } from './store/dirs.ts';
+import { sessionPath } from './store/dirs.ts';
 import { describeFsError } from './store/disk.ts';
 
 /** argv -> one command. Each command reports its exit code: 0 done, 1 run failed, 2 bad input or usage. */

@@ -1,5 +1,7 @@
+import path from 'node:path';
 import type { Method, ProviderName, RunConfig } from './domain.ts';
 import { badInput } from './errors.ts';
+import { shellWord } from './program.ts';
 import { checkBaseUrl, keyVariable } from './llm/base-url.ts';
 import { ENCODINGS, type EncodingName } from './text/tokens.ts';
 
@@ -84,4 +86,24 @@ function number(flag: string, value: number, min: number, max = Number.POSITIVE_
 function integer(flag: string, value: number, min: number, max = Number.POSITIVE_INFINITY): number {
 	if (!Number.isInteger(value)) throw badInput(`${flag} ${value}: must be a whole number`);
 	return number(flag, value, min, max);
+}
+
+/** Where sessions live: `--sessions-dir`, then `BOOOOK_SESSIONS`, then `./sessions`; always absolute. */
+export function resolveSessionsDir(flag?: string | null, env: NodeJS.ProcessEnv = process.env): string {
+	const chosen = nonEmpty(flag) ?? nonEmpty(env.BOOOOK_SESSIONS) ?? 'sessions';
+	return path.resolve(chosen);
+}
+
+/**
+ * What a printed command needs to reach `dir`: nothing when it is where sessions go by default,
+ * else ` --sessions-dir DIR` (absolute, quoted for the shell), so the command can be pasted as is.
+ */
+export function sessionsDirArg(dir: string, env: NodeJS.ProcessEnv = process.env): string {
+	const absolute = path.resolve(dir);
+	if (absolute === resolveSessionsDir(null, env)) return '';
+	return ` --sessions-dir ${shellWord(absolute)}`;
+}
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+	return value && value.trim() !== '' ? value : undefined;
 }

@@ -1,10 +1,10 @@
+import { sessionsDirArg } from '../source/config.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { invocation } from '../source/commands/invocation.ts';
-import { sessionsDirArg } from '../source/store/dirs.ts';
 import { BIN, booook, printed, shell } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tinyBookText } from './support/study-books.ts';

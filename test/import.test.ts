@@ -14,7 +14,7 @@ import {
 } from '../source/score/formats.ts';
 import { judgedItems, precisionBySource } from '../source/score/precision.ts';
 import { sessionJudgedItems, validatorsOf } from '../source/score/session-precision.ts';
-import { collectionTitle, importBooookScore, locate, RELEASED } from '../source/store/import-booookscore.ts';
+import { collectionTitle, importBooookScore, locate, RELEASED } from '../source/score/import-booookscore.ts';
 import { sentencesOf } from '../source/score/annotate.ts';
 import type * as Released from './support/released.ts';
 import { DATA_DIR as DATA } from './support/repo-data.ts';

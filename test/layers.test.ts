@@ -61,6 +61,8 @@ interface Import {
 	relative: boolean;
 	/** `import x from`, `export ... from`; `import(...)` called; `import('...')` in a type. */
 	how: 'static' | 'dynamic' | 'type';
+	/** Names only types (`import type`, `export type`, every name marked `type`, or an `import('...')` type). */
+	typeOnly: boolean;
 	line: number;
 }
 
@@ -85,7 +87,7 @@ function importsOf(path: string): Import[] {
 		path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
 	);
 	const found: Import[] = [];
-	const add = (specifier: ts.Node, how: Import['how']) => {
+	const add = (specifier: ts.Node, how: Import['how'], typeOnly = how === 'type') => {
 		const line = file.getLineAndCharacterOfPosition(specifier.getStart()).line + 1;
 		if (!ts.isStringLiteralLike(specifier))
 			assert.fail(
@@ -93,11 +95,12 @@ function importsOf(path: string): Import[] {
 			);
 		const name = specifier.text;
 		const rel = name.startsWith('.');
-		found.push({ target: rel ? id(resolve(dirname(path), name)) : name, relative: rel, how, line });
+		found.push({ target: rel ? id(resolve(dirname(path), name)) : name, relative: rel, how, typeOnly, line });
 	};
 	const visit = (node: ts.Node) => {
-		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
-			add(node.moduleSpecifier, 'static');
+		if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, 'static', importsTypesOnly(node));
+		else if (ts.isExportDeclaration(node) && node.moduleSpecifier)
+			add(node.moduleSpecifier, 'static', node.isTypeOnly);
 		else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
 			add(node.arguments[0]!, 'dynamic');
 		else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
@@ -106,6 +109,21 @@ function importsOf(path: string): Import[] {
 	};
 	visit(file);
 	return found;
+}
+
+/** `import type { A }`, or `import { type A, type B }`: nothing of the module is loaded. */
+function importsTypesOnly(node: ts.ImportDeclaration): boolean {
+	const clause = node.importClause;
+	if (!clause) return false;
+	if (clause.isTypeOnly) return true;
+	const named = clause.namedBindings;
+	return (
+		!clause.name &&
+		named !== undefined &&
+		ts.isNamedImports(named) &&
+		named.elements.length > 0 &&
+		named.elements.every((e) => e.isTypeOnly)
+	);
 }
 
 function layerOf(file: string): number {
@@ -235,4 +253,104 @@ test('docs/architecture.md states the layers this test checks, in the same order
 	for (const entry of readdirSync(SOURCE, { withFileTypes: true }))
 		if (entry.isDirectory())
 			assert.match(doc, new RegExp(`^  ${entry.name}/ `, 'mu'), `source/${entry.name}/ is in the map`);
+});
+
+/**
+ * What commands/ may import: app/'s use cases, format/'s wording of numbers, the screens' entry
+ * points, and the base files; the types of any layer below. Anything else is work a command does
+ * itself that belongs to a use case (docs/architecture.md, "Where to start").
+ */
+function commandMayImport(target: string): boolean {
+	return (
+		target.startsWith('commands/') ||
+		target.startsWith('app/') ||
+		target.startsWith('format/') ||
+		['domain.ts', 'errors.ts', 'program.ts', 'config.ts'].includes(target) ||
+		['ui/app.tsx', 'ui/study-app.tsx', 'ui/root.tsx'].includes(target) ||
+		/^ui\/screens\/[^/]+\/Screen\.tsx$/u.test(target)
+	);
+}
+
+/**
+ * Today's imports of commands/ that commandMayImport refuses, as `from -> target`. The list may only
+ * shrink: an import added to it is a command doing a use case's work, and an entry whose import is
+ * gone must be struck off, so the list stays what the code is.
+ */
+const COMMAND_IMPORTS_ALLOWED: readonly string[] = [
+	'commands/compare-results.ts -> score/compare.ts',
+	'commands/compare-results.ts -> text/sanitize.ts',
+	'commands/coverage-json.ts -> evidence/book-place.ts',
+	'commands/coverage-json.ts -> evidence/strip.ts',
+	'commands/coverage.ts -> summarize/graph.ts',
+	'commands/coverage.ts -> text/sentences.ts',
+	'commands/embeddings-flag.ts -> llm/embeddings.ts',
+	'commands/evidence.ts -> evidence/book-place.ts',
+	'commands/evidence.ts -> evidence/evidence.ts',
+	'commands/evidence.ts -> evidence/provenance.ts',
+	'commands/evidence.ts -> summarize/graph.ts',
+	'commands/evidence.ts -> summarize/places.ts',
+	'commands/evidence.ts -> summarize/version.ts',
+	'commands/evidence.ts -> text/sanitize.ts',
+	'commands/evidence.ts -> text/sentences.ts',
+	'commands/evidence.ts -> text/wrap.ts',
+	'commands/evidence.ts -> ui/text.ts',
+	'commands/faithfulness.ts -> score/claims.ts',
+	'commands/faithfulness.ts -> score/faithfulness.ts',
+	'commands/faithfulness.ts -> text/sanitize.ts',
+	'commands/memory-results.ts -> evidence/forgetting-chart.ts',
+	'commands/memory-results.ts -> memory/compare.ts',
+	'commands/memory-results.ts -> memory/curve.ts',
+	'commands/memory-results.ts -> text/sanitize.ts',
+	'commands/memory.ts -> memory/scenes.ts',
+	'commands/open-refusal.ts -> text/sanitize.ts',
+	'commands/output.ts -> text/sanitize.ts',
+	'commands/precision.ts -> score/precision.ts',
+	'commands/progress.ts -> score/annotate.ts',
+	'commands/progress.ts -> ui/state/progress.ts',
+	'commands/report.ts -> score/precision.ts',
+	'commands/report.ts -> score/report.ts',
+	'commands/report.ts -> store/comparison.ts',
+	'commands/run-config.ts -> llm/create.ts',
+	'commands/run-config.ts -> text/tokens.ts',
+	'commands/score.ts -> llm/base-url.ts',
+	'commands/score.ts -> llm/create.ts',
+	'commands/score.ts -> score/labels.ts',
+	'commands/score.ts -> score/session-score.ts',
+	'commands/score.ts -> store/session.ts',
+	'commands/score.ts -> text/tokens.ts',
+	'commands/sessions.ts -> ui/session-table.ts',
+	'commands/show.ts -> store/session.ts',
+	'commands/show.ts -> text/sanitize.ts',
+	'commands/study-results.ts -> llm/prices.ts',
+	'commands/study-results.ts -> study/error-types.ts',
+	'commands/study-results.ts -> study/results.ts',
+	'commands/study-results.ts -> ui/study-table.ts',
+	'commands/study.ts -> engine/study-runner.ts',
+	'commands/study.ts -> llm/batcher.ts',
+	'commands/study.ts -> ui/state/progress.ts',
+	'commands/validate-screen.ts -> score/validation.ts',
+	'commands/validate-screen.ts -> store/session.ts',
+	'commands/validate-screen.ts -> ui/terminal.ts',
+];
+
+test("commands/ imports only app/, format/, the screens' entry points, types and the base files (an allow-list that only shrinks)", () => {
+	const offending = new Set(
+		[...graph].flatMap(([from, imports]) =>
+			from.startsWith('commands/')
+				? imports
+						.filter((i) => i.relative && !i.typeOnly && !commandMayImport(i.target))
+						.map((i) => `${from} -> ${i.target}`)
+				: [],
+		),
+	);
+	assert.deepEqual(
+		[...offending].filter((o) => !COMMAND_IMPORTS_ALLOWED.includes(o)).sort(),
+		[],
+		'commands/ imports a lower layer: move the work into app/ (or import only its types)',
+	);
+	assert.deepEqual(
+		COMMAND_IMPORTS_ALLOWED.filter((o) => !offending.has(o)),
+		[],
+		'imports no longer in the code: strike them off COMMAND_IMPORTS_ALLOWED',
+	);
 });

@@ -5,10 +5,10 @@ import { appendFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/pro
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Book, Node, Run, Version } from '../source/domain.ts';
-import { makeConfig } from '../source/config.ts';
+import { makeConfig, resolveSessionsDir } from '../source/config.ts';
 import { UserError } from '../source/errors.ts';
 import { readCallLog } from '../source/store/calls.ts';
-import { newSessionId, resolveSessionsDir, slug } from '../source/store/dirs.ts';
+import { newSessionId, slug } from '../source/store/dirs.ts';
 import { listSessions } from '../source/app/list-sessions.ts';
 import { bookSession, Session, type CallRecord } from '../source/store/session.ts';
 import type { BookSessionData } from '../source/store/schema.ts';

@@ -20,7 +20,6 @@ import { preferenceResults, type PreferenceResults } from '../score/preference.t
 import { buildReport } from '../score/report.ts';
 import { currentSummaries } from '../score/session-score.ts';
 import { ComparisonStore, type ComparisonDefinition, type ComparisonSnapshot } from '../store/comparison.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { Session, type SessionData } from '../store/session.ts';
 import { readSessions } from '../store/list.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
@@ -29,7 +28,7 @@ import { Watched } from './watched.ts';
 import { judgeComparison, type CompareJudgeResult } from '../engine/compare-judge.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { passClient, passModel, type PassOptions } from './model-client.ts';
-import { DEFAULTS } from '../config.ts';
+import { DEFAULTS, sessionsDirArg } from '../config.ts';
 
 /**
  * `booook compare`: a blind side-by-side comparison of finished summaries of the same book (the

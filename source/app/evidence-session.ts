@@ -1,6 +1,6 @@
+import { sessionsDirArg } from '../config.ts';
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { join } from 'node:path';
-import { sessionsDirArg } from '../store/dirs.ts';
 import type { DenseVectors } from '../evidence/rerank.ts';
 import { eachSentenceSpan } from '../text/sentences.ts';
 import type { DenseEvidence, Embeddings } from './dense-evidence.ts';

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
-import { DEFAULTS } from '../config.ts';
+import { DEFAULTS, sessionsDirArg } from '../config.ts';
 import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
 import { commandLine } from '../program.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { rankedFor, tracerFor } from '../evidence/evidence.ts';
 import type { SentenceSource } from '../evidence/provenance.ts';
 import { CLAIM_RANK, PassageIndex } from '../evidence/rank.ts';

@@ -1,8 +1,8 @@
+import { sessionsDirArg } from '../config.ts';
 import { badInput } from '../errors.ts';
 import { forgettingMap, type ForgettingMap } from '../evidence/forgetting.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { commandLine } from '../program.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { stepSummaries } from '../summarize/inc.ts';
 import { bookRun } from './evidence-session.ts';
 

@@ -11,7 +11,7 @@ import {
 import { commandLine } from '../program.ts';
 import { badInput } from '../errors.ts';
 import { checkSessionId } from '../store/dirs.ts';
-import { importBooookScore, type ImportInput, type IntermediateRuns } from '../store/import-booookscore.ts';
+import { importBooookScore, type ImportInput, type IntermediateRuns } from '../score/import-booookscore.ts';
 import { Session } from '../store/session.ts';
 import { readDataFile } from './data-files.ts';
 

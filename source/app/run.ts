@@ -1,15 +1,18 @@
 import type PQueue from 'p-queue';
 import { readBook, type LoadedBook } from '../book/read.ts';
 import { makeConfig, type ConfigInput } from '../config.ts';
-import type { Book, Chunk, RunConfig } from '../domain.ts';
+import type { Book, Chunk, NodeRef, RunConfig } from '../domain.ts';
 import { Engine } from '../engine/engine.ts';
 import { badInput } from '../errors.ts';
 import type { AccountLimits } from '../llm/create.ts';
 import type { BatchLane } from '../llm/batcher.ts';
+import { unreachedServer } from '../llm/sdk-errors.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import type { PlanContext } from '../summarize/planner.ts';
 import { newRun, plannerFor } from '../summarize/run.ts';
+import { runFinished } from '../summarize/graph.ts';
+import { nodeNameIn } from '../summarize/places.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
@@ -61,6 +64,38 @@ export async function createRunSession(
 ): Promise<Session<BookSessionData>> {
 	const { config, chunks, book } = loaded;
 	return await Session.create(dir, { id, book, text: loaded.loaded.text, run: newRun(config, chunks) });
+}
+
+/**
+ * A new run checked before its session exists: its book read, chunked and checked against the
+ * window, its model client set up (a missing key refuses here). `start` then creates the session.
+ */
+export interface CheckedRun {
+	readonly loaded: LoadedRun;
+	/** The new session (named `id`, else title-date-time-random) and its run; the caller closes it. */
+	start(dir: string, id?: string): Promise<StartedRun>;
+}
+
+/** A session made or opened for its run, locked until `close`. */
+export interface StartedRun {
+	readonly run: SessionRun;
+	close(): Promise<void>;
+}
+
+export async function checkNewRun(
+	path: string,
+	input: ConfigInput,
+	opts: PrepareOptions,
+): Promise<CheckedRun> {
+	const loaded = await loadBook(path, input);
+	const prepared = await prepare(loaded.config, loaded.loaded.text, opts, loaded.templates);
+	return {
+		loaded,
+		start: async (dir, id) => {
+			const session = await createRunSession(dir, loaded, id);
+			return { run: sessionRun(session, prepared, opts), close: () => session.close() };
+		},
+	};
 }
 
 export interface PrepareOptions {
@@ -138,6 +173,23 @@ export function makeEngine(
 }
 
 /**
+ * How a session's run stands once its engine stopped: finished, stopped (it can be continued), or
+ * failed with the provider's or planner's message, and the server it could not reach, if that was why.
+ */
+export type RunOutcome =
+	| { kind: 'done' }
+	| { kind: 'stopped'; continueWith: string }
+	| {
+			kind: 'failed';
+			error: string | null;
+			/** The address the failure says could not be reached, or null for another failure. */
+			unreached: string | null;
+			/** The server address the session is saved with (null: the provider's own, or the environment's). */
+			baseUrl: string | null;
+			continueWith: string;
+	  };
+
+/**
  * A session's run as a command shows it: its engine, and the work its screens open from it. A new
  * run and a reopened one (`app/open-session.ts`) make it alike, so both screens offer the same.
  */
@@ -155,6 +207,24 @@ export interface SessionRun {
 	scorerQuestion(): ScorerQuestion | null;
 	/** A maker of validation walks over the session's model annotations, once its module is loaded. */
 	validation(): Promise<() => ValidationWalk>;
+	/** A node as a person reads it ("chunk 3", "level 2, merge 1"). */
+	nodeName(node: NodeRef): string;
+	/** How the run stands now (after its engine stopped). */
+	outcome(): RunOutcome;
+}
+
+function outcomeOf(session: Session<BookSessionData>): RunOutcome {
+	const { data, continueWith } = session;
+	if (runFinished(data.run)) return { kind: 'done' };
+	if (data.run.status !== 'failed') return { kind: 'stopped', continueWith };
+	const error = data.run.error ?? null;
+	return {
+		kind: 'failed',
+		error,
+		unreached: error ? unreachedServer(error) : null,
+		baseUrl: data.run.config.baseUrl ?? null,
+		continueWith,
+	};
 }
 
 export function sessionRun(
@@ -189,5 +259,7 @@ export function sessionRun(
 			]);
 			return () => new ValidationWalk(session, validatorName(undefined), { mode: 'model', seed: 2024 });
 		},
+		nodeName: (node) => nodeNameIn(session.data.run, node),
+		outcome: () => outcomeOf(session),
 	};
 }

@@ -1,8 +1,8 @@
+import { sessionsDirArg } from '../config.ts';
 import { dirname } from 'node:path';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { commandLine } from '../program.ts';
 import { planSummary, sessionAnnotator } from '../score/session-score.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { finalSummaryPin } from '../store/scored-summaries.ts';
 import type { BookSessionData, Session } from '../store/session.ts';
 

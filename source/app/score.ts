@@ -1,7 +1,7 @@
 import { counted } from '../format/count.ts';
 import { basename, dirname, extname, resolve } from 'node:path';
 import type PQueue from 'p-queue';
-import { DEFAULTS } from '../config.ts';
+import { DEFAULTS, sessionsDirArg } from '../config.ts';
 import type { ProviderName, ScoredSummary } from '../domain.ts';
 import { Annotator } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
@@ -15,7 +15,6 @@ import {
 	type SummaryPlan,
 	type VerdictSource,
 } from '../score/session-score.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { finalSummaryPin, scoredSummaries, withPin } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData, type SessionData, type StateView } from '../store/session.ts';
 import { scoreReleased, scoreSystem, type SystemScore } from '../score/booookscore.ts';

@@ -1,7 +1,7 @@
 import { counted } from '../format/count.ts';
 import { join } from 'node:path';
 import { BatchPool } from '../engine/batch-pool.ts';
-import type { CellWork } from '../engine/study-runner.ts';
+import { StudyRunner, type CellWork } from '../engine/study-runner.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { storedSessionScore } from '../score/session-score.ts';
@@ -12,7 +12,7 @@ import { fill } from '../summarize/templates.ts';
 import { BATCH_PRICE } from '../domain.ts';
 import { isProbeCall } from '../memory/prompt.ts';
 import { finalMemory as finalFigures } from '../memory/results.ts';
-import { callCost, type PriceTable } from '../llm/prices.ts';
+import { callCost, loadPrices, type PriceTable } from '../llm/prices.ts';
 import { folderState } from '../store/leftover.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { cellErrorTypes } from '../study/error-types.ts';
@@ -34,9 +34,111 @@ import { totalsOf } from '../summarize/totals.ts';
 import { memoryProbe, probeEstimate, type MemoryProbe } from './memory.ts';
 import { makeEngine, prepare } from './run.ts';
 import { bookScoring } from './score.ts';
-import type { PlannedCell, StudyPlan } from './study-plan.ts';
+import { planStudy, type PlannedCell, type StudyPlan } from './study-plan.ts';
 
 /** `booook study`: each cell's engine and scorer, the scorers checked, and where the cells stand. */
+
+/** Calls and cost before they are made; `priced`: every model has a known price. */
+export interface Estimate {
+	calls: number;
+	cost: number;
+	priced: boolean;
+}
+
+/** How a study's run or its probes ended. */
+export type StudyEnd = 'done' | 'failed' | 'cancelled';
+
+/**
+ * A study planned and checked, nothing written yet: its grid, where each cell stood when it was
+ * read, and what it will cost; `runner` runs its cells, `probe` then its memory probes.
+ */
+export interface OpenedStudy {
+	readonly plan: StudyPlan;
+	/** Each cell's status as read before the study runs ('new' when it has no session). */
+	status(cell: PlannedCell): string;
+	/** The grid's runs. */
+	readonly runs: Estimate;
+	/** BooookScore annotation of every cell (`"score": true`), else null. */
+	readonly scoring: Estimate | null;
+	/** Memory probes of every cell (`"memory"`), else null. */
+	readonly probes: Estimate | null;
+	/** All of it: the figure to weigh. */
+	readonly all: Estimate;
+	/** The runner of the cells not done yet, and the provider batches their calls go in (`"batch"`), else null. */
+	runner(): { runner: StudyRunner<PlannedCell>; batches: BatchPool | null };
+	/**
+	 * The memory probes of the finished cells, in batches of their own (the runner closed its own as
+	 * it ended), with `onBatches` told of them before any is sent.
+	 */
+	probe(opts: {
+		signal: AbortSignal;
+		say: ProbeLine;
+		onBatches?: (batches: BatchPool) => void;
+	}): Promise<StudyEnd>;
+	/** Where each cell stands now. */
+	outcomes(): Promise<Map<string, CellOutcome>>;
+}
+
+/**
+ * `booook study FILE` before anything runs: the grid planned (nothing is written if any cell cannot
+ * run), and, unless only the plan is asked for (`planOnly`), every cell's scorer checked before any
+ * session is created or anything spent.
+ */
+export async function openStudy(
+	file: string,
+	opts: { sessionsDir: string; prices?: string; env?: NodeJS.ProcessEnv; planOnly?: boolean },
+): Promise<OpenedStudy> {
+	const env = opts.env ?? process.env;
+	const prices = loadPrices(opts.prices, opts.env);
+	const plan = await planStudy(file, prices);
+	const scorers = (plan.spec.score || plan.spec.memory) && !opts.planOnly ? checkScorers(plan, env) : null;
+	const before = await outcomes(plan, opts.sessionsDir);
+	const runs: Estimate = {
+		calls: plan.cells.reduce((s, c) => s + c.calls, 0),
+		cost: plan.cells.reduce((s, c) => s + c.cost, 0),
+		priced: plan.cells.every((c) => c.priced),
+	};
+	const scoring = plan.spec.score ? scoringPlan(plan, prices, env) : null;
+	const probes = plan.spec.memory ? probesPlan(plan, prices, env) : null;
+	return {
+		plan,
+		status: (c) => before.get(c.key)?.status ?? 'new',
+		runs,
+		scoring,
+		probes,
+		all: {
+			calls: runs.calls + (scoring?.calls ?? 0) + (probes?.calls ?? 0),
+			cost: runs.cost + (scoring?.cost ?? 0) + (probes?.cost ?? 0),
+			priced: runs.priced && (scoring?.priced ?? true) && (probes?.priced ?? true),
+		},
+		runner: () => {
+			const batches = studyBatches(plan, opts);
+			const runner = new StudyRunner({
+				name: plan.spec.name,
+				cells: plan.cells,
+				concurrency: plan.concurrency,
+				sessionsDir: opts.sessionsDir,
+				work: cellWork(plan.spec.score ? scorers : null, opts, batches, plan.spec),
+				batches,
+			});
+			return { runner, batches };
+		},
+		probe: async ({ signal, say, onBatches }) => {
+			const batches = studyBatches(plan, opts);
+			if (batches) onBatches?.(batches);
+			const ended = await probeStudy(plan, opts.sessionsDir, {
+				prices: opts.prices,
+				env: opts.env,
+				batches,
+				signal,
+				say,
+			});
+			batches?.close();
+			return ended;
+		},
+		outcomes: () => outcomes(plan, opts.sessionsDir),
+	};
+}
 
 /** What the runner needs: each cell's engine and annotator, made with the study's prices and keys. */
 export function cellWork(

@@ -1,3 +1,4 @@
+import { sessionsDirArg } from '../config.ts';
 import {
 	CompareWalk,
 	compareJudging,
@@ -12,7 +13,6 @@ import { usd } from '../format/cost.ts';
 import { counted } from '../format/count.ts';
 import type { AccountLimits } from '../llm/create.ts';
 import { commandLine, shellWord } from '../program.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { printComparison } from './compare-results.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';

@@ -1,6 +1,6 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { commandLine } from '../program.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { compareCommand } from './compare-screen.ts';
 import {
 	accountLimits,

@@ -1,6 +1,6 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { sentenceCount } from '../text/sentences.ts';

@@ -1,3 +1,4 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import type { NodeRef } from '../domain.ts';
 import { badInput } from '../errors.ts';
@@ -9,7 +10,6 @@ import { wrapColumns } from '../text/wrap.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { madeWithoutCall } from '../summarize/version.ts';
 import { chunkPlace } from '../summarize/places.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { clean, wrap } from '../ui/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { chunkRanges, chunkRuns } from '../evidence/evidence.ts';

@@ -1,13 +1,9 @@
-import type { PrepareOptions, SessionRun } from '../app/run.ts';
-import type { BookSessionData, Session } from '../store/session.ts';
-import { unreachedServer } from '../llm/sdk-errors.ts';
+import type { PrepareOptions, RunOutcome, SessionRun } from '../app/run.ts';
 import { shellWord } from '../program.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { printFinal } from './final.ts';
-import { runFinished } from '../summarize/graph.ts';
-import { nodeNameIn } from '../summarize/places.ts';
 import type { RunAppResult } from '../ui/app.tsx';
 
 /** The run of a session shown: headless progress lines, or the terminal app; and how it ended, said. */
@@ -32,30 +28,24 @@ export async function execute(run: SessionRun, opts: ExecuteOptions): Promise<nu
 	const err = output(stderr);
 	const { session, prepared } = run;
 	const engine = run.engine(opts);
-	const { ctx } = prepared;
 	if (opts.note) err.line(opts.note);
 	engine.on(
-		headlessReporter({
-			json: opts.json,
-			stdout,
-			stderr,
-			priced: prepared.priced,
-			name: (node) => nodeNameIn(session.data.run, node),
-		}),
+		headlessReporter({ json: opts.json, stdout, stderr, priced: prepared.priced, name: run.nodeName }),
 	);
 	const status = await cancelOnSignal(
 		() => engine.cancel(),
 		() => engine.start(),
 	);
 	if (status === 'done') {
-		if (!opts.json) printFinal(session.data, ctx.book, stdout, stderr);
+		if (!opts.json) printFinal(session.data, prepared.ctx.book, stdout, stderr);
 		return 0;
 	}
 	if (status === 'cancelled') {
 		if (!opts.json) err.line(`stopped; session saved. Continue with: ${session.continueWith}`);
 		return 130;
 	}
-	if (!opts.json) err.text(failedLines(session));
+	const outcome = run.outcome();
+	if (!opts.json && outcome.kind === 'failed') err.text(failedLines(outcome));
 	return 1;
 }
 
@@ -74,7 +64,7 @@ export interface InteractiveOptions extends ExecuteOptions {
  */
 export async function runInteractive(run: SessionRun, opts: InteractiveOptions): Promise<number> {
 	await showRun(run, opts);
-	return leaveRun(run.session, opts.stderr ?? process.stderr);
+	return leaveRun(run, opts.stderr ?? process.stderr);
 }
 
 /** The session's run screen (running, continuing or only showing its plan) until the user leaves it. */
@@ -82,33 +72,15 @@ export async function showRun(run: SessionRun, opts: InteractiveOptions): Promis
 	const env = opts.env ?? process.env;
 	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
-	const { session, prepared } = run;
-	const engine = run.engine(opts);
 	preferReactProduction();
-	const [{ renderRunApp }, { externalEditorFrom }, { liveScoring }, walk] = await Promise.all([
+	const [{ renderSessionRun }, { externalEditorFrom }] = await Promise.all([
 		import('../ui/app.tsx'),
 		import('./external-editor.ts'),
-		import('../ui/live-scoring.ts'),
-		run.validation(),
 	]);
-	const { provider } = prepared;
-	return await renderRunApp({
-		controls: engine,
-		info: {
-			session: session.id,
-			title: session.data.book.title,
-			book: prepared.ctx.book,
-			provider: provider.name,
-			model: provider.model,
-			isLLM: provider.isLLM,
-			priced: prepared.priced,
-		},
+	return await renderSessionRun(run, {
 		stepping: opts.step,
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
-		validate: () => ({ walk: walk(), title: session.data.book.title }),
-		score: async (_root, model) => liveScoring(session, await run.scoring(model)),
-		scorer: () => run.scorerQuestion(),
 		env,
 		stdout,
 		stdin: opts.stdin,
@@ -118,15 +90,18 @@ export async function showRun(run: SessionRun, opts: InteractiveOptions): Promis
 }
 
 /** How a run left in the terminal app stands, on stderr, and the exit code that says it. */
-export function leaveRun(session: Session<BookSessionData>, stderr: Stream): number {
-	const run = session.data.run;
-	if (runFinished(run)) return 0;
-	if (run.status === 'failed') {
-		output(stderr).text(failedLines(session));
-		return 1;
+export function leaveRun(run: SessionRun, stderr: Stream): number {
+	const outcome = run.outcome();
+	switch (outcome.kind) {
+		case 'done':
+			return 0;
+		case 'failed':
+			output(stderr).text(failedLines(outcome));
+			return 1;
+		case 'stopped':
+			output(stderr).line(`stopped; session saved. Continue with: ${outcome.continueWith}`);
+			return 130;
 	}
-	output(stderr).line(`stopped; session saved. Continue with: ${session.continueWith}`);
-	return 130;
 }
 
 /**
@@ -134,16 +109,19 @@ export function leaveRun(session: Session<BookSessionData>, stderr: Stream): num
  * A server that could not be reached may have stopped or moved: the command names the address the
  * session uses, where a new one goes.
  */
-function failedLines(session: Session<BookSessionData>): string {
-	const { error, config } = session.data.run;
-	const unreached = error ? unreachedServer(error) : null;
+function failedLines({
+	error,
+	unreached,
+	baseUrl,
+	continueWith,
+}: Extract<RunOutcome, { kind: 'failed' }>): string {
 	const down = `The server at ${unreached} could not be reached`;
 	const way = !unreached
-		? `Fix the cause, then continue with: ${session.continueWith}`
-		: config.baseUrl
+		? `Fix the cause, then continue with: ${continueWith}`
+		: baseUrl
 			? `${down}: start it (or put its new address after --base-url), then continue with: ` +
-				`${session.continueWith} --base-url ${shellWord(config.baseUrl)}`
-			: `${down}: check your network or the server, then continue with: ${session.continueWith} ` +
+				`${continueWith} --base-url ${shellWord(baseUrl)}`
+			: `${down}: check your network or the server, then continue with: ${continueWith} ` +
 				'(--base-url URL points the session at another server)';
 	return `run failed: ${error ?? 'unknown error'}\n${way}\n`;
 }

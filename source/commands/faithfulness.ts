@@ -1,7 +1,6 @@
+import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import {
 	accountLimits,
 	withPassModelOptions,

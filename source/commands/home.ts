@@ -1,28 +1,10 @@
-import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
-import { defaultModel, defaultProvider } from '../llm/create.ts';
-import { deleteSession } from '../store/remove.ts';
-import { listSessions } from '../app/list-sessions.ts';
-import { openSession } from '../app/open-session.ts';
-import {
-	createRunSession,
-	loadBook,
-	prepare,
-	sessionRun,
-	type LoadedRun,
-	type Prepared,
-} from '../app/run.ts';
+import { sessionsHome, type SessionsHome } from '../app/home.ts';
+import type { SessionRun } from '../app/run.ts';
 import type { HomeAppOptions, HomeChoice, HomeQuestion } from '../ui/app.tsx';
 import { leaveRun, preferReactProduction, showRun, type InteractiveOptions } from './execute.ts';
 import { refusalLine } from './open-refusal.ts';
 import { validateInTerminal } from './validate-screen.ts';
-
-/** A new run's form as checked: its book read, its provider set up. */
-interface Checked {
-	input: unknown;
-	loaded: LoadedRun;
-	prepared: Prepared;
-}
 
 /**
  * `booook` with no arguments in a terminal: the saved sessions, and the screen of the one opened,
@@ -37,44 +19,13 @@ export async function homeInteractive(
 	const interactive: InteractiveOptions = { ...opts, json: false, fromHome: true };
 	preferReactProduction();
 	const { renderHomeApp } = await import('../ui/app.tsx');
-	// The form's book is read and checked once; the run then starts from what the check prepared.
-	const checked: Checked[] = [];
+	const sessions = sessionsHome(dir, interactive);
 	const home: HomeAppOptions = {
 		sessionsDir: dir,
-		load: () => listSessions(dir),
-		remove: (id) => deleteSession(dir, id),
-		defaults: {
-			method: DEFAULTS.method,
-			provider: defaultProvider(env),
-			models: {
-				openai: defaultModel('openai'),
-				anthropic: defaultModel('anthropic'),
-				extractive: defaultModel('extractive'),
-			},
-			baseUrls: {
-				openai: env.OPENAI_BASE_URL?.trim() ?? '',
-				anthropic: env.ANTHROPIC_BASE_URL?.trim() ?? '',
-				extractive: '',
-			},
-			chunkSize: DEFAULTS.chunkSize,
-		},
-		check: async (input) => {
-			try {
-				const loaded = await loadBook(input.book, {
-					method: input.method,
-					provider: input.provider,
-					model: input.model,
-					baseUrl: input.baseUrl,
-					chunkSize: input.chunkSize,
-				});
-				const prepared = await prepare(loaded.config, loaded.loaded.text, interactive);
-				checked.splice(0, checked.length, { input, loaded, prepared });
-				return null;
-			} catch (error) {
-				if (error instanceof UserError) return error.message;
-				throw error;
-			}
-		},
+		load: sessions.load,
+		remove: sessions.remove,
+		defaults: sessions.defaults,
+		check: sessions.check,
 		env,
 		stdout: opts.stdout as NodeJS.WriteStream | undefined,
 		stdin: opts.stdin,
@@ -89,7 +40,7 @@ export async function homeInteractive(
 		// Only a question is answered, and none was asked.
 		if (choice.kind === 'answer') continue;
 		try {
-			const back = await openChoice(choice, dir, interactive, checked, ask);
+			const back = await openChoice(choice, dir, sessions, interactive, ask);
 			if (back.exit !== undefined) return back.exit;
 			notice = back.notice;
 		} catch (error) {
@@ -108,8 +59,8 @@ type Back = { exit?: number; notice?: string };
 async function openChoice(
 	choice: Exclude<HomeChoice, { kind: 'quit' | 'answer' }>,
 	dir: string,
+	sessions: SessionsHome,
 	interactive: InteractiveOptions,
-	checked: Checked[],
 	ask: (question: HomeQuestion) => Promise<HomeChoice>,
 ): Promise<Back> {
 	if (choice.kind === 'validate') {
@@ -121,20 +72,12 @@ async function openChoice(
 		await compareFromHome(dir, choice.id);
 		return {};
 	}
-	const stderr = interactive.stderr ?? process.stderr;
 	if (choice.kind === 'new') {
-		const made = checked.find((c) => c.input === choice.input);
-		if (!made) throw new Error('internal: the new run was not checked');
-		const session = await createRunSession(dir, made.loaded);
-		try {
-			const ended = await showRun(sessionRun(session, made.prepared, interactive), interactive);
-			return ended.signalled ? { exit: leaveRun(session, stderr) } : {};
-		} finally {
-			await session.close();
-		}
+		const started = await sessions.start(choice.input);
+		return await shown(() => started.run, started.close, interactive);
 	}
 	let answer: HomeChoice | undefined;
-	const result = await openSession(dir, choice.id, interactive, {
+	const result = await sessions.open(choice.id, {
 		// Asked on the home screen, before the run screen shows the run (r would start it at once).
 		lostWork: async (warning) => {
 			answer = await ask({ id: choice.id, warning });
@@ -144,11 +87,23 @@ async function openChoice(
 	if (result.kind === 'refused') return { notice: refusalLine(result.reason, dir, 'home') };
 	if (result.kind === 'declined') return answer?.kind === 'quit' ? { exit: 0 } : {};
 	const { opened } = result;
+	return await shown(() => opened.prepare(), opened.close, {
+		...interactive,
+		autoStart: choice.kind === 'resume',
+	});
+}
+
+/** The run screen of a session made or opened, until the user leaves it; then the session is closed. */
+async function shown(
+	run: () => SessionRun | Promise<SessionRun>,
+	close: () => Promise<void>,
+	opts: InteractiveOptions,
+): Promise<Back> {
 	try {
-		const run = await opened.prepare();
-		const ended = await showRun(run, { ...interactive, autoStart: choice.kind === 'resume' });
-		return ended.signalled ? { exit: leaveRun(opened.session, stderr) } : {};
+		const shownRun = await run();
+		const ended = await showRun(shownRun, opts);
+		return ended.signalled ? { exit: leaveRun(shownRun, opts.stderr ?? process.stderr) } : {};
 	} finally {
-		await opened.close();
+		await close();
 	}
 }

@@ -1,11 +1,10 @@
+import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { counted } from '../format/count.ts';
 import { dirname } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { importFiles, type ImportFiles } from '../app/import.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
-import type { FileReport } from '../store/import-booookscore.ts';
+import type { FileReport } from '../score/import-booookscore.ts';
 import { output, type Stream } from './output.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 import { badInput } from '../errors.ts';

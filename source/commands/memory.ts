@@ -1,3 +1,4 @@
+import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import {
 	MEMORY_QUESTIONS,
@@ -10,8 +11,6 @@ import {
 } from '../app/memory.ts';
 import { forgettingOf } from '../app/forgetting.ts';
 import { SCENE_STRETCH_WORDS } from '../memory/scenes.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';

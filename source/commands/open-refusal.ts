@@ -1,7 +1,7 @@
+import { sessionsDirArg } from '../config.ts';
 import { oneLine } from '../text/sanitize.ts';
 import type { OpenRefusal } from '../app/open-session.ts';
 import { commandLine } from '../program.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { batchesLine } from './batch-guard.ts';
 
 /**

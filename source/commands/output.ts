@@ -31,6 +31,11 @@ export function safeText(text: string, eol = '\n'): string {
 	return eol === '\n' ? sanitize(text) : text.split(eol).map(sanitize).join(eol);
 }
 
+/** `value` as JSON safe to print or write: control characters and bidirectional overrides escaped, the values unchanged. */
+export function jsonText(value: unknown, indent?: number): string {
+	return safeJson(value, indent);
+}
+
 /** The terminal's width when `stream` is one; null when it is piped or to a file (nothing to fit). */
 export function terminalColumns(stream: Stream): number | null {
 	return 'isTTY' in stream &&

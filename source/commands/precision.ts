@@ -1,7 +1,7 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { precision, type PrecisionSource } from '../app/precision.ts';
 import { output, type Stream } from './output.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 import { precisionJson } from '../score/precision.ts';

@@ -1,11 +1,10 @@
+import { resolveSessionsDir, sessionsDirArg } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { isSessionFolder, isStudyFile, sessionReport } from '../app/report.ts';
 import { comparisonNameOf } from '../store/comparison.ts';
 import { reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
-import { resolveSessionsDir } from '../store/session.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { coverageLines, finalCoverageJson } from './coverage-json.ts';
 import { memoryJson, memorySummaryLines } from './memory-results.ts';

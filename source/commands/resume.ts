@@ -1,5 +1,5 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
-import { resolveSessionsDir } from '../store/session.ts';
 import { openSession } from '../app/open-session.ts';
 import { badInput } from '../errors.ts';
 import { execute, runInteractive, type InteractiveOptions } from './execute.ts';

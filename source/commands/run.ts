@@ -1,7 +1,7 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import type { ConfigInput } from '../config.ts';
-import { createRunSession, loadBook, prepare, sessionRun } from '../app/run.ts';
-import { resolveSessionsDir } from '../store/session.ts';
+import { checkNewRun } from '../app/run.ts';
 import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
 import {
 	accountLimits,
@@ -51,13 +51,11 @@ export interface RunOptions extends InteractiveOptions {
  * options, prompts, API key) happens before the session directory is created.
  */
 export async function runCommand(path: string, opts: RunOptions): Promise<number> {
-	const loaded = await loadBook(path, opts.config);
-	const prepared = await prepare(loaded.config, loaded.loaded.text, opts, loaded.templates);
-	const session = await createRunSession(opts.sessionsDir, loaded, opts.session);
+	const checked = await checkNewRun(path, opts.config, opts);
+	const { run, close } = await checked.start(opts.sessionsDir, opts.session);
 	try {
-		const run = sessionRun(session, prepared, opts);
 		return await (opts.interactive ? runInteractive(run, opts) : execute(run, opts));
 	} finally {
-		await session.close();
+		await close();
 	}
 }

@@ -1,5 +1,5 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import { DEFAULTS } from '../config.ts';
+import { DEFAULTS, resolveSessionsDir } from '../config.ts';
 import type { AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
@@ -7,7 +7,7 @@ import { defaultProvider } from '../llm/create.ts';
 import type { SystemScore } from '../score/booookscore.ts';
 import { LABELS } from '../score/labels.ts';
 import { scoreSession, type SessionScore } from '../score/session-score.ts';
-import { resolveSessionsDir, Session, type SessionData } from '../store/session.ts';
+import { Session, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import {
 	newCollection,

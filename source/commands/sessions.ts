@@ -1,8 +1,8 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { listSessions } from '../app/list-sessions.ts';
 import { layoutTable, sessionColumns } from '../ui/session-table.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 

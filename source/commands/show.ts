@@ -1,13 +1,13 @@
+import { resolveSessionsDir, sessionsDirArg } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { costText } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
-import { resolveSessionsDir, Session, type CollectionSessionData } from '../store/session.ts';
+import { Session, type CollectionSessionData } from '../store/session.ts';
 import { oneLine } from '../text/sanitize.ts';
 import { collectionData, showData } from '../app/show.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('show')

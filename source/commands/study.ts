@@ -1,21 +1,10 @@
+import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { counted } from '../format/count.ts';
 import { Command } from '@commander-js/extra-typings';
-import {
-	cellWork,
-	checkScorers,
-	outcomes,
-	probeStudy,
-	probesPlan,
-	readResults,
-	scoringPlan,
-	studyBatches,
-} from '../app/study.ts';
-import { planStudy, planTable, type PlannedCell, type StudyPlan } from '../app/study-plan.ts';
-import { StudyRunner, cellCost, type StudyEvent } from '../engine/study-runner.ts';
+import { openStudy, readResults, type Estimate, type StudyEnd } from '../app/study.ts';
+import { planTable, type PlannedCell, type StudyPlan } from '../app/study-plan.ts';
+import { cellCost, type StudyEvent, type StudyRunner } from '../engine/study-runner.ts';
 import { batchLine } from '../llm/batcher.ts';
-import { loadPrices } from '../llm/prices.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
-import { resolveSessionsDir } from '../store/session.ts';
 import { preferReactProduction } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
@@ -84,28 +73,13 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const stdout = output(opts.stdout ?? process.stdout);
 	const err = output(opts.stderr ?? process.stderr);
 	const table = tableFor(opts.stdout ?? process.stdout);
-	const prices = loadPrices(opts.prices, opts.env);
-	const plan = await planStudy(file, prices);
-	// Before anything is created or spent: every cell's scorer can be called.
-	const scorers =
-		(plan.spec.score || plan.spec.memory) && !opts.plan ? checkScorers(plan, opts.env ?? process.env) : null;
-	const before = await outcomes(plan, opts.sessionsDir);
-	const status = (c: PlannedCell) => before.get(c.key)?.status ?? 'new';
-	const calls = plan.cells.reduce((s, c) => s + c.calls, 0);
-	const cost = plan.cells.reduce((s, c) => s + c.cost, 0);
-	const scoring = plan.spec.score ? scoringPlan(plan, prices, opts.env ?? process.env) : null;
-	const probes = plan.spec.memory ? probesPlan(plan, prices, opts.env ?? process.env) : null;
-	// Everything the study will do, so that the figure to weigh is the whole of it.
-	const all = {
-		calls: calls + (scoring?.calls ?? 0) + (probes?.calls ?? 0),
-		cost: cost + (scoring?.cost ?? 0) + (probes?.cost ?? 0),
-		priced: plan.cells.every((c) => c.priced) && (scoring?.priced ?? true) && (probes?.priced ?? true),
-	};
-	const then = (what: string, p: { calls: number; cost: number; priced: boolean } | null) =>
+	const study = await openStudy(file, { ...opts, planOnly: opts.plan });
+	const { plan, runs, scoring, probes, all } = study;
+	const then = (what: string, p: Estimate | null) =>
 		p
 			? `; then ${what}: ~${counted(p.calls, 'call')}, estimated ${p.priced ? usd(p.cost) : 'at no known price'}`
 			: '';
-	const total = `${counted(plan.cells.length, 'cell')}, ~${counted(calls, 'call')}, estimated ${usd(cost)}${plan.cells.every((c) => c.priced) ? '' : ' (some models have no price)'}; at most ${counted(plan.concurrency, 'call')} at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${scoring || probes ? `; in all ~${counted(all.calls, 'call')}, estimated ${usd(all.cost)}${all.priced ? '' : ' (some models have no price)'}` : ''}`;
+	const total = `${counted(plan.cells.length, 'cell')}, ~${counted(runs.calls, 'call')}, estimated ${usd(runs.cost)}${runs.priced ? '' : ' (some models have no price)'}; at most ${counted(plan.concurrency, 'call')} at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${scoring || probes ? `; in all ~${counted(all.calls, 'call')}, estimated ${usd(all.cost)}${all.priced ? '' : ' (some models have no price)'}` : ''}`;
 	if (opts.plan) {
 		if (opts.json)
 			stdout.json(
@@ -124,33 +98,25 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 						calls: c.calls,
 						cost: c.cost,
 						priced: c.priced,
-						status: status(c),
+						status: study.status(c),
 					})),
-					calls,
-					cost,
+					calls: runs.calls,
+					cost: runs.cost,
 					...(scoring ? { scoring } : {}),
 					...(probes ? { memory: probes } : {}),
 					total: all,
 				},
 				2,
 			);
-		else stdout.line(`${table(planTable(plan, status))}\n${total}`);
+		else stdout.line(`${table(planTable(plan, study.status))}\n${total}`);
 		return 0;
 	}
-	const batches = studyBatches(plan, opts);
-	const runner = new StudyRunner({
-		name: plan.spec.name,
-		cells: plan.cells,
-		concurrency: plan.concurrency,
-		sessionsDir: opts.sessionsDir,
-		work: cellWork(plan.spec.score ? scorers : null, opts, batches, plan.spec),
-		batches,
-	});
-	let ran: Awaited<ReturnType<typeof runner.start>>;
+	const { runner, batches } = study.runner();
+	let ran: StudyEnd;
 	if (opts.interactive) ran = await studyInteractive(plan, runner, opts);
 	else {
 		err.line(
-			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, status))}\n${total}`,
+			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, study.status))}\n${total}`,
 		);
 		runner.on(studyLines(opts.stderr ?? process.stderr, plan.cells.length));
 		batches?.on((state, change, detail) => err.line(batchLine(state, change, detail)));
@@ -161,25 +127,20 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	}
 	if (plan.spec.memory && ran !== 'cancelled') {
 		const abort = new AbortController();
-		// The runner closed its batchers as it ended: the probes' batches are their own.
-		const probeBatches = studyBatches(plan, opts);
-		probeBatches?.on((state, change, detail) => err.line(batchLine(state, change, detail)));
 		const probed = await cancelOnSignal(
 			() => abort.abort(),
 			() =>
-				probeStudy(plan, opts.sessionsDir, {
-					prices: opts.prices,
-					env: opts.env,
-					batches: probeBatches,
+				study.probe({
 					signal: abort.signal,
+					onBatches: (probeBatches) =>
+						probeBatches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
 					say: (cell, text) =>
 						err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`),
 				}),
 		);
-		probeBatches?.close();
 		if (probed !== 'done') ran = probed;
 	}
-	const after = await outcomes(plan, opts.sessionsDir);
+	const after = await study.outcomes();
 	printResults(plan, after, opts, stdout, table);
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
 	err.line(`study ${plan.spec.name}: ${done}/${plan.cells.length} cells done`);
@@ -246,7 +207,7 @@ async function studyInteractive(
 	plan: StudyPlan,
 	runner: StudyRunner<PlannedCell>,
 	opts: StudyOptions,
-): Promise<'done' | 'failed' | 'cancelled'> {
+): Promise<StudyEnd> {
 	preferReactProduction();
 	const { renderStudyApp } = await import('../ui/study-app.tsx');
 	const env = opts.env ?? process.env;

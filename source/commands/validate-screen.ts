@@ -1,10 +1,10 @@
+import { sessionsDirArg } from '../config.ts';
 import { dirname } from 'node:path';
 import { badInput } from '../errors.ts';
 import { WALK_MODES, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
 import { beginAnnotationWalk, beginFaithfulnessWalk, validatorName } from '../app/validation.ts';
 import { output } from './output.ts';
-import { sessionsDirArg } from '../store/dirs.ts';
 import { commandLine, shellWord } from '../program.ts';
 import { inkStreams } from '../ui/terminal.ts';
 

@@ -1,5 +1,5 @@
+import { resolveSessionsDir } from '../config.ts';
 import { Command, Option } from '@commander-js/extra-typings';
-import { resolveSessionsDir } from '../store/session.ts';
 import { decimal, integerFrom, sessionsDirOption, type Exit } from './flags.ts';
 import { validateInTerminal, VALIDATE_MODES } from './validate-screen.ts';
 import { commandLine } from '../program.ts';

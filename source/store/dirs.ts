@@ -1,26 +1,5 @@
 import path from 'node:path';
 import { badInput } from '../errors.ts';
-import { shellWord } from '../program.ts';
-
-/** Where sessions live: `--sessions-dir`, then `BOOOOK_SESSIONS`, then `./sessions`; always absolute. */
-export function resolveSessionsDir(flag?: string | null, env: NodeJS.ProcessEnv = process.env): string {
-	const chosen = nonEmpty(flag) ?? nonEmpty(env.BOOOOK_SESSIONS) ?? 'sessions';
-	return path.resolve(chosen);
-}
-
-/**
- * What a printed command needs to reach `dir`: nothing when it is where sessions go by default,
- * else ` --sessions-dir DIR` (absolute, quoted for the shell), so the command can be pasted as is.
- */
-export function sessionsDirArg(dir: string, env: NodeJS.ProcessEnv = process.env): string {
-	const absolute = path.resolve(dir);
-	if (absolute === resolveSessionsDir(null, env)) return '';
-	return ` --sessions-dir ${shellWord(absolute)}`;
-}
-
-function nonEmpty(value: string | null | undefined): string | undefined {
-	return value && value.trim() !== '' ? value : undefined;
-}
 
 /** The files of one session directory (see docs/sessions.md, Sessions on disk). */
 export const FILES = {

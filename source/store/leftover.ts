@@ -1,9 +1,10 @@
+import { sessionsDirArg } from '../config.ts';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, UserError } from '../errors.ts';
-import { FILES, sessionsDirArg } from './dirs.ts';
+import { FILES } from './dirs.ts';
 import { isAlive, isTakeoverGuard, parseOwner, SessionLock, type LockOwner } from './lock.ts';
 import { tempFileOf } from './state-file.ts';
 import { commandLine, shellWord } from '../program.ts';

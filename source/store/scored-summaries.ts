@@ -1,10 +1,10 @@
+import { sessionsDirArg } from '../config.ts';
 import type { ScoredSummary } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import { nextSummaryId } from '../score/annotate.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import type { BookSessionData, SessionData, StateView } from './schema.ts';
 import { commandLine } from '../program.ts';
-import { sessionsDirArg } from './dirs.ts';
 
 /**
  * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary

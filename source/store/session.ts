@@ -1,3 +1,4 @@
+import { sessionsDirArg } from '../config.ts';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -16,7 +17,7 @@ import {
 	type NodePatch,
 	type RunPatch,
 } from './changes.ts';
-import { checkSessionId, FILES, newSessionId, sessionsDirArg } from './dirs.ts';
+import { checkSessionId, FILES, newSessionId } from './dirs.ts';
 import { checkSessionsDir, diskError, isDiskError } from './disk.ts';
 import {
 	CREATING_PREFIX,
@@ -703,7 +704,7 @@ async function exists(file: string): Promise<boolean> {
 }
 
 // The store's whole public surface from one module.
-export { resolveSessionsDir, newSessionId } from './dirs.ts';
+export { newSessionId } from './dirs.ts';
 
 /** The session as a run over a book, or a one-line error for a collection (which has nothing to run). */
 export function bookSession(session: Session): Session<BookSessionData> {

@@ -8,6 +8,7 @@ import { ScorerScreen } from './screens/scorer/Screen.tsx';
 import type { ScorerChoice, ScorerQuestion } from '../app/score-model.ts';
 import { ValidateScreen } from './screens/validate/Screen.tsx';
 import type { ValidationWalk } from '../app/validation-walk.ts';
+import type { SessionRun } from '../app/run.ts';
 import { HomeScreen, type HomeChoice, type HomeScreenProps } from './screens/home/Screen.tsx';
 import { RunScreen, type ExternalEditor } from './screens/run/Screen.tsx';
 import { ViewFeed } from './state/view-feed.ts';
@@ -232,6 +233,38 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 		signalled,
 		error: driver.error,
 	};
+}
+
+/** What the terminal sets for a session's run screen: the rest comes from the run. */
+export type SessionRunAppOptions = Omit<RunAppOptions, 'controls' | 'info' | 'score' | 'scorer' | 'validate'>;
+
+/**
+ * A session's run as app/ started or opened it (`SessionRun`), on the run screen: its engine, its
+ * BooookScore (`b`) and its validation walk (V), until the user leaves it.
+ */
+export async function renderSessionRun(
+	run: SessionRun,
+	options: SessionRunAppOptions,
+): Promise<RunAppResult> {
+	const { session, prepared } = run;
+	const { provider } = prepared;
+	const [{ liveScoring }, walk] = await Promise.all([import('./live-scoring.ts'), run.validation()]);
+	return await renderRunApp({
+		...options,
+		controls: run.engine({ step: options.stepping }),
+		info: {
+			session: session.id,
+			title: session.data.book.title,
+			book: prepared.ctx.book,
+			provider: provider.name,
+			model: provider.model,
+			isLLM: provider.isLLM,
+			priced: prepared.priced,
+		},
+		validate: () => ({ walk: walk(), title: session.data.book.title }),
+		score: async (_root, model) => liveScoring(session, await run.scoring(model)),
+		scorer: () => run.scorerQuestion(),
+	});
 }
 
 export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {

@@ -1,12 +1,18 @@
 import type { Annotation, Judgment, ScoredSummary } from '../domain.ts';
-import { RELEASED_VERDICT } from '../score/formats.ts';
-import { verdictsOf } from '../score/validation.ts';
-import type { SessionData } from './schema.ts';
+import { RELEASED_VERDICT } from './formats.ts';
+import { verdictsOf } from './validation.ts';
 
 /**
  * Verdicts out of a session: in the released precision study's shape (so the authors' analysis
  * reads them) and as CSV (one row per verdict, for spreadsheets and R). Pure.
  */
+
+/** What of a session the exports read: its summaries, their annotations and the verdicts on those. */
+export interface Verdicts {
+	readonly summaries: readonly ScoredSummary[];
+	readonly annotations: readonly Annotation[];
+	readonly judgments: readonly Judgment[];
+}
 
 interface Joined {
 	judgment: Judgment;
@@ -15,7 +21,7 @@ interface Joined {
 }
 
 /** Each validator's latest verdict per annotation (undone ones are gone), validator by validator. */
-function joined(data: SessionData, validator: string | null): Joined[] {
+function joined(data: Verdicts, validator: string | null): Joined[] {
 	const annotations = new Map(data.annotations.map((a) => [a.id, a]));
 	const summaries = new Map(data.summaries.map((s) => [s.id, s]));
 	const validators = validator === null ? [...new Set(data.judgments.map((j) => j.validator))] : [validator];
@@ -32,7 +38,7 @@ const spanTexts = (a: Annotation, s: ScoredSummary) =>
 
 /** `{ book: { summary, annotations: [{ source, anno, agreement, reasons, explanation }] } }`, one validator. */
 export function verdictsAsRelease(
-	data: SessionData,
+	data: Verdicts,
 	validator: string,
 ): Record<string, { summary: string; annotations: unknown[] }> {
 	const out: Record<string, { summary: string; annotations: unknown[] }> = {};
@@ -75,7 +81,7 @@ function field(value: string): string {
 }
 
 /** Every verdict (all validators unless one is named), one CSV row each, with a header. */
-export function verdictsAsCsv(data: SessionData, validator: string | null): string {
+export function verdictsAsCsv(data: Verdicts, validator: string | null): string {
 	const rows = joined(data, validator).map(({ judgment, annotation, summary }) => {
 		const [a, b] = spanTexts(annotation, summary);
 		return [

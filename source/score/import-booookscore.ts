@@ -1,12 +1,7 @@
-import { scoredSpans } from '../score/annotate.ts';
+import { scoredSpans } from './annotate.ts';
 import type { Annotation, ErrorType, ImportedRun, Judgment, Method, ScoredSummary, Span } from '../domain.ts';
-import { releasedVerdicts } from '../score/booookscore.ts';
-import type {
-	HierarchicalRun,
-	HumanAnnotatedSummary,
-	JudgedSummary,
-	ReleasedAnnotation,
-} from '../score/formats.ts';
+import { releasedVerdicts } from './booookscore.ts';
+import type { HierarchicalRun, HumanAnnotatedSummary, JudgedSummary, ReleasedAnnotation } from './formats.ts';
 
 /**
  * The BooookScore authors' released files, already read and converted (`score/formats.ts`), turned
