@@ -81,7 +81,7 @@ test('importing every released file at once: one collection, counts as in the fi
 	const study = raw<Released.Study>(FILES.validation);
 	const units = Object.values(human).reduce((n, b) => n + b.singles.length + b.relations.length, 0);
 	const judged = Object.values(study).flatMap((b) => b.annotations);
-	const count = (n: number, what: string) => new RegExp(`\\b${n} ${what}`, 'u');
+	const count = (n: number, what: string) => new RegExp(`\\b${n.toLocaleString('en-US')} ${what}`, 'u');
 	assert.match(lines[0]!, count(Object.keys(summaries).length, 'summaries'));
 	assert.match(lines[2]!, count(Object.keys(hier).length, 'final summaries'));
 	assert.match(lines[3]!, count(Object.keys(human).length, 'summaries'));

@@ -410,7 +410,7 @@ test('evidence of a node of 2 MB shows its first sentence at once and its progre
 	assert.ok(seen.atFirstProgress !== null, 'a progress line on stderr');
 	assert.match(
 		seen.atFirstProgress,
-		/^Frankenstein.*: \d+ sentences over \d+ chunks\n\n1\. .*\n {3}can come from chunk/su,
+		/^Frankenstein.*: [\d,]+ sentences over \d+ chunks\n\n1\. .*\n {3}can come from chunk/su,
 		'the first sentence was out before the first progress line',
 	);
 	assert.match(r.stderr, /^evidence of node n\d+: [\d,]+ of ([\d,]+) sentences \(\d+%\), \d+s$/mu);
