@@ -2,7 +2,7 @@ import { chapterName, type ChapterCitations } from '../evidence/book-place.ts';
 import type { PlacedCoverage } from '../app/evidence-session.ts';
 import { stripChart } from '../evidence/strip.ts';
 import { percent } from '../format/percent.ts';
-import { counted } from '../format/count.ts';
+import { counted, formatInt } from '../format/count.ts';
 
 /** Room the strip chart's labels take on its line: "start " and " end". */
 export const LABELS = 'start  end'.length;
@@ -66,7 +66,7 @@ export function coverageLines({ coverage: c, chapters, weak }: PlacedCoverage, w
 					: ': no clear lean';
 	return [
 		`start ${chart} end`,
-		`cited: ${c.cited} of ${counted(c.chunks, 'chunk')} (${pct(c.share)}) by ${c.citing} of ${sentences(c.sentences)}`,
+		`cited: ${formatInt(c.cited)} of ${counted(c.chunks, 'chunk')} (${pct(c.share)}) by ${formatInt(c.citing)} of ${sentences(c.sentences)}`,
 		`lean: first half ${pct(first)} of its chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (second ÷ first ${ratio.toFixed(2)})`}${lean}`,
 		`position: the sentences cite, on average, ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} of the way in (0 start, 1 end; by sentence, so a chunk many cite weighs more: not a lean)`,
 		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
@@ -86,7 +86,7 @@ function chapterLines(chapters: readonly ChapterCitations[]): string[] {
 		.sort((a, b) => b.sentences - a.sentences || a.index - b.index);
 	const uncited = chapters.filter((c) => c.sentences === 0);
 	return [
-		`chapters: ${cited.length} of ${chapters.length} cited${cited.length ? ` (sentences: ${named(cited, (c) => `${chapterName(c)} ${c.sentences}`)})` : ''}`,
+		`chapters: ${cited.length} of ${chapters.length} cited${cited.length ? ` (sentences: ${named(cited, (c) => `${chapterName(c)} ${formatInt(c.sentences)}`)})` : ''}`,
 		...(uncited.length ? [`not cited: ${named(uncited, chapterName)}`] : []),
 	];
 }
