@@ -1,9 +1,8 @@
 import { Box, Text } from 'ink';
 import { BINDINGS, labelOf, type Screen } from '../keymap.ts';
-import type { Line } from '../panes.ts';
 import { textWidth, truncate, windowOf, wrap } from '../text.ts';
 import { MARKS, OVER_BUDGET_MARK } from '../theme.ts';
-import { Lines } from './Lines.tsx';
+import { Lines, type Line } from './Lines.tsx';
 
 const SCREEN_NAMES: Record<Screen, string> = {
 	run: 'Run screen',

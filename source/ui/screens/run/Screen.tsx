@@ -9,7 +9,7 @@ import { Finals } from '../../components/Final.tsx';
 import { Footer } from '../../components/Footer.tsx';
 import { Header } from '../../components/Header.tsx';
 import { Help } from '../../components/Help.tsx';
-import { Lines } from '../../components/Lines.tsx';
+import { Lines, type Line } from '../../components/Lines.tsx';
 import { Timeline } from '../../components/Timeline.tsx';
 import { Tree, treeRows } from '../../components/Tree.tsx';
 import { Versions } from '../../components/Versions.tsx';
@@ -17,15 +17,7 @@ import type { RunControls, RunInfo } from '../../controls.ts';
 import { useModel, useTerminalSize, useView } from '../../hooks.ts';
 import { useKeys } from '../../keys/KeysProvider.tsx';
 import type { Action } from '../../keymap.ts';
-import {
-	attemptLines,
-	chunkLines,
-	evidenceLines,
-	inputLines,
-	nodeSummary,
-	textLines,
-	type Line,
-} from '../../panes.ts';
+import { attemptLines, chunkLines, evidenceLines, inputLines, nodeSummary, textLines } from './panes.ts';
 import { evidenceOfNode } from '../../state/evidence-view.ts';
 import {
 	init,
@@ -334,7 +326,9 @@ function Body({
 	counts: { added: number; dropped: number } | null;
 }) {
 	const theme = useTheme();
-	const [first, second] = node ? nodeSummary(controls.run, view, node, priced, width) : [{ text: '' }, { text: '' }];
+	const [first, second] = node
+		? nodeSummary(controls.run, view, node, priced, width)
+		: [{ text: '' }, { text: '' }];
 	const extra = counts ? ` · +${counts.added} −${counts.dropped} sentences` : '';
 	const more =
 		scroll.total > layout.text

@@ -1,27 +1,22 @@
-import { passageWhere } from '../evidence/book-place.ts';
-import { costText } from '../format/cost.ts';
-import { formatInt, counted } from '../format/count.ts';
-import type { Node, NodeRef, Run, Version } from '../domain.ts';
-import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
-import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
-import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
-import { madeWithoutCall } from '../summarize/version.ts';
-import { expectedWords } from '../summarize/budget.ts';
-import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
-import type { NodeView, ViewState } from './state/view.ts';
-import { clean, textWidth, wrap } from './text.ts';
-import type { Tone } from './theme.ts';
+import { passageWhere } from '../../../evidence/book-place.ts';
+import { costText } from '../../../format/cost.ts';
+import { formatInt, counted } from '../../../format/count.ts';
+import type { Node, NodeRef, Run, Version } from '../../../domain.ts';
+import { activeVersion, findNode, isChunkRef } from '../../../summarize/graph.ts';
+import { chunkPlace, chunkRead, kindName, nodePlace } from '../../../summarize/places.ts';
+import { chunkRanges, type SentenceEvidence } from '../../../evidence/evidence.ts';
+import { madeWithoutCall } from '../../../summarize/version.ts';
+import { expectedWords } from '../../../summarize/budget.ts';
+import { cachedDiff, diffCounts, type DiffPart } from '../../state/diff.ts';
+import type { NodeView, ViewState } from '../../state/view.ts';
+import { clean, textWidth, wrap } from '../../text.ts';
+import type { Line } from '../../components/Lines.tsx';
+import type { Tone } from '../../theme.ts';
 
 /**
  * The panes' contents as styled lines, built from the run and the view model. Pure: the screens
  * window these lines to the rows they have and render them; nothing here knows about Ink.
  */
-
-export interface Line {
-	text: string;
-	tone?: Tone;
-	bold?: boolean;
-}
 
 /** Text of an input reference, or null when it has none yet. */
 function refTextOf(run: Run, ref: NodeRef, book: string): string | null {
