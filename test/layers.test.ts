@@ -12,9 +12,12 @@ import ts from 'typescript';
  */
 const LAYERS: readonly { layer: string; holds: readonly string[] }[] = [
 	// The domain model's names, the error types every layer throws and the command lines they print.
-	{ layer: 'base', holds: ['domain.ts', 'errors.ts', 'program.ts', 'format/'] },
+	{ layer: 'base', holds: ['domain.ts', 'errors.ts', 'program.ts'] },
 	// Tokens, sentences, chunks, n-grams.
 	{ layer: 'text', holds: ['text/'] },
+	// How things are shown, by the headless output and the screens alike: numbers, text cut and
+	// wrapped to a width, tables, progress lines. Above text/ for its sanitizing.
+	{ layer: 'format', holds: ['format/'] },
 	// The paper's two methods as plans, BooookScore, a summary's evidence in its book, a study's
 	// grid and results table, and memory probes: pure functions of their inputs.
 	{ layer: 'core', holds: ['summarize/', 'score/', 'evidence/', 'study/', 'memory/'] },
@@ -47,11 +50,11 @@ const IO_MODULES = [
 	'node:worker_threads',
 ];
 /**
- * Layers that never do I/O: the pure core, and the screens, which draw through Ink and leave files
+ * Layers that never do I/O: the pure core, how things are shown, and the screens, which draw through Ink and leave files
  * and processes to the commands. (text/ reads its tokenizer's and word list's data from their
  * packages as it loads, so it is not listed.)
  */
-const NO_IO = ['base', 'core', 'ui'];
+const NO_IO = ['base', 'format', 'core', 'ui'];
 
 const SOURCE = fileURLToPath(new URL('../source/', import.meta.url));
 

@@ -10,7 +10,7 @@ import { activeVersion, getNode } from '../summarize/graph.ts';
 import { madeWithoutCall } from '../summarize/version.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { resolveSessionsDir } from '../store/session.ts';
-import { clean, wrap } from '../ui/text.ts';
+import { clean, wrap } from '../format/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { chunkRanges, chunkRuns } from '../evidence/evidence.ts';
 import { bookPlace, placeText, type BookPlace } from '../evidence/book-place.ts';

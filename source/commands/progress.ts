@@ -11,7 +11,7 @@ import {
 	rateWaitText,
 	remainingSeconds,
 	type RateLimitFigures,
-} from '../ui/state/progress.ts';
+} from '../format/progress.ts';
 import { output, statusLine, terminalColumns, type Stream } from './output.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { listSessions } from '../app/list-sessions.ts';
-import { layoutTable, sessionColumns } from '../ui/session-table.ts';
+import { sessionColumns } from '../format/sessions.ts';
+import { layoutTable } from '../format/table.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { resolveSessionsDir } from '../store/session.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';

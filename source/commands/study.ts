@@ -21,7 +21,7 @@ import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { printResults, tableFor } from './study-results.ts';
-import { rateWaitText } from '../ui/state/progress.ts';
+import { rateWaitText } from '../format/progress.ts';
 import { commandLine, shellWord } from '../program.ts';
 import { usd } from '../format/cost.ts';
 

@@ -335,20 +335,6 @@ export function intervalLines(rows: readonly ResultRow[]): string[] {
 	];
 }
 
-/** Columns padded to their widest cell; numbers right-aligned. */
-export function alignTable(table: readonly string[][]): string {
-	const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => [...(row[i] ?? '')].length)));
-	const numeric = (text: string) => /^[$\d.\-/, [()]+$/u.test(text) && /\d/u.test(text);
-	return table
-		.map((row) =>
-			row
-				.map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-				.join('  ')
-				.trimEnd(),
-		)
-		.join('\n');
-}
-
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 export function csv(table: readonly string[][]): string {
 	const field = (text: string) => (/[",\r\n]/u.test(text) ? `"${text.replaceAll('"', '""')}"` : text);

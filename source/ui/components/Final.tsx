@@ -11,7 +11,7 @@ import type { RunInfo } from '../controls.ts';
 import type { ViewFeed } from '../state/view-feed.ts';
 import type { FinalItem } from '../state/view.ts';
 import { usePrint } from '../print.tsx';
-import { clean, wrap } from '../text.ts';
+import { clean, wrap } from '../../format/text.ts';
 import { useTerminalSize } from '../hooks.ts';
 import { useTheme } from '../theme.ts';
 

@@ -2,7 +2,7 @@ import { Text } from 'ink';
 import { useMemo } from 'react';
 import { bindingsFor, keyLabel, labelOf, MAIN_KEYS, shortName, type Action, type Screen } from '../keymap.ts';
 import { useTerminalSize } from '../hooks.ts';
-import { textWidth, truncate } from '../text.ts';
+import { textWidth, truncate } from '../../format/text.ts';
 import { useTheme } from '../theme.ts';
 
 // Keys shown as one item: the pair's labels joined, and one name for both.

@@ -4,7 +4,7 @@ import { formatSeconds } from '../../format/duration.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
 import { useNow } from '../hooks.ts';
-import { rateWaitText } from '../state/progress.ts';
+import { rateWaitText } from '../../format/progress.ts';
 import {
 	chunksRead,
 	elapsedMs,
@@ -14,7 +14,7 @@ import {
 	type Phase,
 	type ViewState,
 } from '../state/view.ts';
-import { clean, textWidth, truncate } from '../text.ts';
+import { clean, textWidth, truncate } from '../../format/text.ts';
 import type { Tone } from '../theme.ts';
 import { ProgressHeader } from './ProgressHeader.tsx';
 

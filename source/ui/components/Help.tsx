@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { BINDINGS, labelOf, type Screen } from '../keymap.ts';
-import { textWidth, truncate, windowOf, wrap } from '../text.ts';
+import { textWidth, truncate, windowOf, wrap } from '../../format/text.ts';
 import { MARKS, OVER_BUDGET_MARK } from '../theme.ts';
 import { Lines, type Line } from './Lines.tsx';
 

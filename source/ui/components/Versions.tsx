@@ -4,7 +4,7 @@ import type { Run } from '../../domain.ts';
 import { findNode } from '../../summarize/graph.ts';
 import { countWords } from '../../text/tokens.ts';
 import type { NodeView } from '../state/view.ts';
-import { clean, truncate, windowOf, wrap } from '../text.ts';
+import { clean, truncate, windowOf, wrap } from '../../format/text.ts';
 import { useTheme } from '../theme.ts';
 import { Lines } from './Lines.tsx';
 

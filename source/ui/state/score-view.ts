@@ -6,7 +6,7 @@ import type { ScoreControls, SentenceVerdict } from '../controls.ts';
 import { usd } from '../../format/cost.ts';
 import { formatInt, counted } from '../../format/count.ts';
 import { formatSeconds } from '../../format/duration.ts';
-import { rateWaitText } from './progress.ts';
+import { rateWaitText } from '../../format/progress.ts';
 
 /** What the BooookScore screen shows of a scoring: a row per sentence and a status line. Pure. */
 

@@ -13,7 +13,7 @@ import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { TextField } from '../../components/TextField.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
-import { clean, textWidth, truncate, wrap } from '../../text.ts';
+import { clean, textWidth, truncate, wrap } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
 import { reportSave } from '../walk.ts';
 import {

@@ -31,7 +31,7 @@ import {
 } from './model.ts';
 import type { ViewFeed } from '../../state/view-feed.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../../state/view.ts';
-import { clean, cutLines, windowOf, wrap } from '../../text.ts';
+import { clean, cutLines, windowOf, wrap } from '../../../format/text.ts';
 import { MARKS, useTheme } from '../../theme.ts';
 
 /**

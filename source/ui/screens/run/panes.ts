@@ -9,7 +9,7 @@ import { madeWithoutCall } from '../../../summarize/version.ts';
 import { expectedWords } from '../../../summarize/budget.ts';
 import { cachedDiff, diffCounts, type DiffPart } from '../../state/diff.ts';
 import type { NodeView, ViewState } from '../../state/view.ts';
-import { clean, textWidth, wrap } from '../../text.ts';
+import { clean, textWidth, wrap } from '../../../format/text.ts';
 import type { Line } from '../../components/Lines.tsx';
 import type { Tone } from '../../theme.ts';
 

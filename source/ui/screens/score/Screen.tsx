@@ -8,7 +8,7 @@ import { useKeys } from '../../keys/KeysProvider.tsx';
 import { init, update, type ScoreEffect } from './model.ts';
 import { noConfusingText } from '../../state/score-view.ts';
 import { styledLines } from '../../styled-lines.ts';
-import { clean, cutLines, truncate, windowOf, wrap } from '../../text.ts';
+import { clean, cutLines, truncate, windowOf, wrap } from '../../../format/text.ts';
 import { useTheme, type Tone } from '../../theme.ts';
 
 const TONE: Record<SentenceVerdict, Tone> = {

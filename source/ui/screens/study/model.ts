@@ -1,8 +1,8 @@
 import type { CellState } from '../../../engine/study-runner.ts';
 import { actionFor, type KeyPress, type Screen } from '../../keymap.ts';
 import { helpScroll } from '../../state/help-keys.ts';
-import { CELL_STATUS } from '../../study-table.ts';
-import { clean } from '../../text.ts';
+import { CELL_STATUS } from './table.ts';
+import { clean } from '../../../format/text.ts';
 import { stay, type Step, type Update } from '../../model.ts';
 
 /**

@@ -18,7 +18,7 @@ import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
 import { MarkedSummary } from '../../components/MarkedSummary.tsx';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
 import { reportSave, type WalkProps } from '../walk.ts';
