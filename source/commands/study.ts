@@ -248,7 +248,7 @@ async function studyInteractive(
 	opts: StudyOptions,
 ): Promise<'done' | 'failed' | 'cancelled'> {
 	preferReactProduction();
-	const { renderStudyApp } = await import('../ui/study-app.tsx');
+	const { renderStudyApp } = await import('../ui/screens/study/App.tsx');
 	const env = opts.env ?? process.env;
 	await renderStudyApp({
 		runner,
