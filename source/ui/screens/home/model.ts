@@ -1,6 +1,7 @@
 import type { SessionSummary } from '../../../app/list-sessions.ts';
 import { statusWord } from '../../../format/sessions.ts';
-import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
+import { actionFor } from '../../keymap.ts';
+import type { Action, KeyPress, Place } from '../../keys/binding.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
 import { clean } from '../../../format/text.ts';
@@ -83,7 +84,7 @@ export function visible(sessions: readonly SessionSummary[], filter: string): Se
 	);
 }
 
-export function homeScreen(ui: HomeState): Screen {
+export function homeScreen(ui: HomeState): Place {
 	return ui.mode === 'list' ? 'home' : ui.mode;
 }
 

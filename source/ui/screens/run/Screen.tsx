@@ -16,7 +16,7 @@ import { Versions } from '../../components/Versions.tsx';
 import type { RunControls, RunInfo } from '../../controls.ts';
 import { useModel, useTerminalSize, useView } from '../../hooks.ts';
 import { useKeys } from '../../keys/KeysProvider.tsx';
-import type { Action } from '../../keymap.ts';
+import type { Action } from '../../keys/binding.ts';
 import { attemptLines, chunkLines, evidenceLines, inputLines, nodeSummary, textLines } from './panes.ts';
 import { evidenceOfNode } from '../../state/evidence-view.ts';
 import {
