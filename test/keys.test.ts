@@ -126,11 +126,7 @@ test("every binding's label is made from its keys and names exactly the presses 
 		for (const p of presses) {
 			const matched = b.keys.some((k) => keyMatches(k, p));
 			const named = label.split(' ').some((word) => names(word, p));
-			assert.equal(
-				matched,
-				named,
-				`${b.action} on ${b.on.join(',')}: "${label}" and ${JSON.stringify(p)}`,
-			);
+			assert.equal(matched, named, `${b.action} on ${b.on.join(',')}: "${label}" and ${JSON.stringify(p)}`);
 		}
 	}
 	// And a press means one thing on a screen: no two of its actions match it.
