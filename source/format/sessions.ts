@@ -1,6 +1,7 @@
 import type { RunStatus } from '../domain.ts';
 import type { Column } from './table.ts';
 import { clean } from './text.ts';
+import { scoreText } from './number.ts';
 
 /**
  * The saved sessions as `booook sessions` and the home screen list them: the same columns and the
@@ -70,7 +71,7 @@ export function sessionColumns(sessions: readonly SessionRow[]): Column[] {
 		},
 		{
 			header: 'score',
-			cells: sessions.map((s) => (s.booookscore === undefined ? '—' : s.booookscore.toFixed(1))),
+			cells: sessions.map((s) => scoreText(s.booookscore)),
 		},
 		{
 			header: 'updated',

@@ -76,7 +76,9 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const { calls, planned, ratio } = progressOf(view);
 	const eta = etaSeconds(view, now);
 	const tokens = view.totals.input + view.totals.output;
-	const facts = ` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} tok · ${costText(view.totals.cost, info.priced)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
+	const facts =
+		` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} ` +
+		`tok · ${costText(view.totals.cost, info.priced)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
 	return (
 		<ProgressHeader
 			title={title}

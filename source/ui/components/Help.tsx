@@ -56,7 +56,9 @@ export function helpLines(current: Place, width: number): Line[] {
 	}
 	lines.push({ text: 'Marks', tone: 'accent', bold: true });
 	lines.push({
-		text: `  ${MARKS.pending} pending  ${MARKS.running} running  ${MARKS.done} done  ${OVER_BUDGET_MARK} done, over budget  ${MARKS.stale} stale  ${MARKS.failed} failed`,
+		text:
+			`  ${MARKS.pending} pending  ${MARKS.running} running  ${MARKS.done} done  ${OVER_BUDGET_MARK} ` +
+			`done, over budget  ${MARKS.stale} stale  ${MARKS.failed} failed`,
 	});
 	lines.push({ text: '  + sentence added by a step   − sentence dropped by a step' });
 	return lines;

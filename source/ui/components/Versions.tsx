@@ -46,7 +46,8 @@ export function Versions({
 					color={i === full?.active ? theme.color('ok') : undefined}
 				>
 					{truncate(
-						`${i === full?.active ? '*' : ' '} v${i + 1}  ${v.origin === 'edit' ? 'edited by hand' : `model ${clean(v.model ?? '?')}`}  ${counted(countWords(v.text), 'word')}  ${v.createdAt.replace('T', ' ').slice(0, 19)}${v.overBudget ? '  over budget' : ''}`,
+						`${i === full?.active ? '*' : ' '} v${i + 1}  ${v.origin === 'edit' ? 'edited by hand' : `model ${clean(v.model ?? '?')}`} ` +
+							` ${counted(countWords(v.text), 'word')}  ${v.createdAt.replace('T', ' ').slice(0, 19)}${v.overBudget ? '  over budget' : ''}`,
 						width,
 					)}
 				</Text>

@@ -63,7 +63,10 @@ export function scoreStatus(
 ): string {
 	if (event.type === 'usage') {
 		const t = event.totals;
-		return `${t.calls}/${event.planned} calls · ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · ${usd(t.cost)} (cache saved ${usd(t.saved)}) · ${formatSeconds(ctx.seconds)}`;
+		return (
+			`${t.calls}/${event.planned} calls · ${counted(t.input, 'token')} in (${formatInt(t.cached)} ` +
+			`cached) · ${formatInt(t.output)} out · ${usd(t.cost)} (cache saved ${usd(t.saved)}) · ${formatSeconds(ctx.seconds)}`
+		);
 	}
 	if (event.type === 'annotate-finished') {
 		return event.status === 'done'

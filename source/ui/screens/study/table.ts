@@ -4,6 +4,7 @@ import { clean } from '../../../format/text.ts';
 import type { Tone } from '../../theme.ts';
 import { usd } from '../../../format/cost.ts';
 import { DASH } from '../../../format/missing.ts';
+import { scoreText } from '../../../format/number.ts';
 
 /**
  * A study's cells as the study screen lists them: book, configuration, status, a progress bar of
@@ -57,7 +58,7 @@ export function cellTable(
 			},
 			{
 				header: 'score',
-				cells: states.map((s) => (s.score === null ? DASH : s.score.toFixed(1))),
+				cells: states.map((s) => scoreText(s.score)),
 				optional: true,
 			},
 		],

@@ -232,7 +232,9 @@ export function ValidateScreen({
 			/>
 			<Text wrap="truncate">
 				{truncate(
-					`annotation ${index + 1}/${items.length} · ${clean(summary?.book ?? '')}${hideSource ? '' : ` · ${current.source} (${clean(current.annotator)})`}${current.spans.length === 2 ? ' · relation: two places' : ''}`,
+					`annotation ${index + 1}/${items.length} · ${clean(summary?.book ?? '')}` +
+						(hideSource ? '' : ` · ${current.source} (${clean(current.annotator)})`) +
+						(current.spans.length === 2 ? ' · relation: two places' : ''),
 					width,
 				)}
 			</Text>
@@ -253,7 +255,9 @@ export function ValidateScreen({
 			>
 				{truncate(
 					judgment
-						? `your verdict: ${VERDICT_WORD[judgment.verdict]}${judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : ''}${judgment.note ? ` · note: ${clean(judgment.note)}` : ''}`
+						? `your verdict: ${VERDICT_WORD[judgment.verdict]}` +
+								(judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : '') +
+								(judgment.note ? ` · note: ${clean(judgment.note)}` : '')
 						: 'not judged yet',
 					width,
 				)}
