@@ -20,6 +20,15 @@ export default tseslint.config(
 		},
 	},
 	{
+		// No line of source/ over 160 columns (a tab counts two, as prettier lays it out): prettier
+		// keeps code short but never breaks a string, so a long message is cut into named parts, or
+		// concatenated, by hand.
+		files: ['source/**/*.ts', 'source/**/*.tsx'],
+		rules: {
+			'max-len': ['error', { code: 160, tabWidth: 2 }],
+		},
+	},
+	{
 		// A promise nobody awaits rejects unheard (or never settles, and the process ends with code
 		// 13 and no message): each is awaited, or marked `void` where its failure is handled. Typed
 		// linting, so only for the TypeScript files tsconfig.json covers.

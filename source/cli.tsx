@@ -139,7 +139,8 @@ process.once('beforeExit', () => {
 	if (settled) return;
 	const name = (acting as CommandUnknownOpts | null)?.name() ?? 'booook';
 	output(process.stderr).line(
-		`booook: unexpected error: ${name} stopped with its work unfinished, waiting on something that can no longer happen (a bug in booook; please report it); what was saved is kept, and the same command continues it`,
+		`booook: unexpected error: ${name} stopped with its work unfinished, waiting on something that ` +
+			`can no longer happen (a bug in booook; please report it); what was saved is kept, and the same command continues it`,
 	);
 	process.exitCode = 1;
 });

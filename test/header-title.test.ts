@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTitle } from '../source/ui/components/Header.tsx';
-import { textWidth } from '../source/ui/text.ts';
+import { textWidth } from '../source/format/text.ts';
 
 const offline = { title: 'Frankenstein', isLLM: false, provider: 'extractive', model: 'textrank' };
 const llm = { title: 'Pride and Prejudice', isLLM: true, provider: 'anthropic', model: 'claude-sonnet-4-6' };

@@ -82,8 +82,9 @@ test('a footer fits its width with whole keys only, keeping help and quit, on ev
 });
 
 test("every binding's label is made from its keys and names exactly the presses it matches; a press means one thing on a screen", async () => {
-	const { BINDINGS, keyMatches, labelOf } = await import('../source/ui/keymap.ts');
-	type Press = import('../source/ui/keymap.ts').KeyPress;
+	const { BINDINGS } = await import('../source/ui/keymap.ts');
+	const { keyMatches, labelOf } = await import('../source/ui/keys/binding.ts');
+	type Press = import('../source/ui/keys/binding.ts').KeyPress;
 	const NAMED: Record<string, keyof Press> = {
 		'↑': 'upArrow',
 		'↓': 'downArrow',
@@ -125,17 +126,13 @@ test("every binding's label is made from its keys and names exactly the presses 
 		for (const p of presses) {
 			const matched = b.keys.some((k) => keyMatches(k, p));
 			const named = label.split(' ').some((word) => names(word, p));
-			assert.equal(
-				matched,
-				named,
-				`${b.action} on ${b.screens.join(',')}: "${label}" and ${JSON.stringify(p)}`,
-			);
+			assert.equal(matched, named, `${b.action} on ${b.on.join(',')}: "${label}" and ${JSON.stringify(p)}`);
 		}
 	}
 	// And a press means one thing on a screen: no two of its actions match it.
-	for (const screen of new Set(BINDINGS.flatMap((b) => b.screens)))
+	for (const screen of new Set(BINDINGS.flatMap((b) => b.on)))
 		for (const p of presses) {
-			const on = BINDINGS.filter((b) => b.screens.includes(screen) && b.keys.some((k) => keyMatches(k, p)));
+			const on = BINDINGS.filter((b) => b.on.includes(screen) && b.keys.some((k) => keyMatches(k, p)));
 			const actions = new Set(on.map((b) => b.action));
 			assert.ok(actions.size <= 1, `${JSON.stringify(p)} on ${screen}: ${[...actions].join(', ')}`);
 		}

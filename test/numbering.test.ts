@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
 import { chunkRanges } from '../source/evidence/evidence.ts';
 import { sentencesName } from '../source/score/annotate.ts';
-import { inputLines, nodeSummary } from '../source/ui/panes.ts';
+import { inputLines, nodeSummary } from '../source/ui/screens/run/panes.ts';
 import { initialView, levelsOf, reduce } from '../source/ui/state/view.ts';
 import { booook } from './support/cli.ts';
 import { defaultReply, startFakeApi } from './support/fake-api.ts';

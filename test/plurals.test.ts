@@ -89,8 +89,8 @@ const ADJECTIVES = [
 const COUNT_NOUN = new RegExp(`^ (?:(?:${ADJECTIVES.join('|')}) )?(?:${NOUNS.join('|')})\\b`, 'u');
 /** Text before a number that makes it part of a fraction, a range or a signed change. */
 const NOT_ALONE = /[/−–+-]$/u;
-/** A number shown with decimals: its noun is plural whatever it is. */
-const DECIMAL = /\.toFixed\(|signedPoints\(|percent\(/u;
+/** A number shown with decimals (format/number.ts' fixed() and the like): its noun is plural whatever it is. */
+const DECIMAL = /\.toFixed\(|\bfixed\(|signedPoints\(|percent\(/u;
 
 /** Whether the two branches are a noun's singular and plural endings ('' and 's', 'y' and 'ies', 'cell' and 'cells'). */
 function pluralPair(a: string, b: string): boolean {
@@ -164,6 +164,7 @@ test('the detector finds the hand-written plurals it is meant to, and passes wha
 		"const ok1 = `${counted(n, 'call')}`;",
 		'const ok2 = `[${done}/${planned} calls]`;',
 		'const ok3 = `${x.toFixed(1)} steps on average`;',
+		'const ok3b = `${fixed(x, 1)} steps on average`;',
 		"const ok4 = `from chunk${list.length === 1 ? '' : 's'} ${ranges}`;",
 		"const ok5 = `${units(n)} ${n === 1 ? 'is' : 'are'} too few`;",
 		'const ok6 = `+${added} −${dropped} sentences`;',

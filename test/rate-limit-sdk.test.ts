@@ -7,7 +7,7 @@ import { ABSURD_RETRY_AFTER } from './support/fake-limits.ts';
 import { request } from './support/provider-kit.ts';
 import { countTokens } from '../source/text/tokens.ts';
 import type { RateWait } from '../source/llm/rate-limit.ts';
-import { rateWaitText } from '../source/ui/state/progress.ts';
+import { rateWaitText } from '../source/format/progress.ts';
 import { waitFor } from './support/wait.ts';
 
 /**

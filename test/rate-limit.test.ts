@@ -11,7 +11,7 @@ import {
 	type Ask,
 	type RateLimitState,
 } from '../source/llm/rate-limit.ts';
-import { limitedEtaSeconds, rateWaitText } from '../source/ui/state/progress.ts';
+import { limitedEtaSeconds, rateWaitText } from '../source/format/progress.ts';
 import { scoreStatus } from '../source/ui/state/score-view.ts';
 
 const headers = (entries: Record<string, string>) => new Headers(entries);

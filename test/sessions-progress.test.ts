@@ -13,7 +13,7 @@ import { randomBook, setUp } from './support/run-harness.ts';
 import { tempDir } from './support/temp.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { statusWord } from '../source/ui/screens/home/model.ts';
+import { statusWord } from '../source/format/sessions.ts';
 import { booook } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tinyBookText } from './support/study-books.ts';

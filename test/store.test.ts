@@ -582,7 +582,7 @@ test('booook sessions prints a header row and columns as wide as their widest ce
 		await s.close();
 	}
 	const { sessionsCommand } = await import('../source/commands/sessions.ts');
-	const { textWidth } = await import('../source/ui/text.ts');
+	const { textWidth } = await import('../source/format/text.ts');
 	const { PassThrough } = await import('node:stream');
 	const stdout = new PassThrough();
 	let text = '';

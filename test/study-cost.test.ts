@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { cellWork } from '../source/app/study.ts';
 import { cellCost, StudyRunner } from '../source/engine/study-runner.ts';
 import type { Scorer } from '../source/study/scorer.ts';
-import { cellTable } from '../source/ui/study-table.ts';
+import { cellTable } from '../source/ui/screens/study/table.ts';
 import { booook } from './support/cli.ts';
 import { annotatingReply, startFakeApi } from './support/fake-api.ts';
 import { loggedCost } from './support/logged-calls.ts';

@@ -2,14 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CellState, CellStatus } from '../source/engine/study-runner.ts';
 import { init, update, type StudyMsg, type StudyScreenState } from '../source/ui/screens/study/model.ts';
-import {
-	bar,
-	cellDetail,
-	cellRatio,
-	compactTable,
-	configLabels,
-	fitTable,
-} from '../source/ui/study-table.ts';
+import { cellDetail, cellRatio, configLabels } from '../source/ui/screens/study/table.ts';
+import { compactTable, fitTable } from '../source/format/study-table.ts';
+import { bar } from '../source/format/table.ts';
 
 const cell = (key: string, status: CellStatus, change: Partial<CellState> = {}): CellState => ({
 	key,

@@ -12,7 +12,7 @@ import {
 	type EditorKey,
 	type EditorState,
 } from '../source/ui/state/editor.ts';
-import { textWidth } from '../source/ui/text.ts';
+import { textWidth } from '../source/format/text.ts';
 import { prng } from './support/prng.ts';
 import { renderScreen, until } from './support/screen.tsx';
 

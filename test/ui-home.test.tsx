@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { SessionListing, SessionSummary } from '../source/app/list-sessions.ts';
 import { HomeScreen, type HomeChoice } from '../source/ui/screens/home/Screen.tsx';
 import type { FormDefaults, NewRunInput } from '../source/ui/screens/home/form.ts';
-import { textWidth } from '../source/ui/text.ts';
+import { textWidth } from '../source/format/text.ts';
 import { unstyled } from './support/ansi.ts';
 import { KEYS } from './support/keys.ts';
 import { pressKeys, renderScreen, resize, until } from './support/screen.tsx';

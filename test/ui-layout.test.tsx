@@ -7,7 +7,7 @@ process.env.FORCE_COLOR = '1';
 const { RunScreen } = await import('../source/ui/screens/run/Screen.tsx');
 const { ViewFeed } = await import('../source/ui/state/view-feed.ts');
 const { initialView } = await import('../source/ui/state/view.ts');
-const { textWidth } = await import('../source/ui/text.ts');
+const { textWidth } = await import('../source/format/text.ts');
 const { FakeModel } = await import('./support/fake-model.ts');
 const { randomBook, setUp } = await import('./support/run-harness.ts');
 

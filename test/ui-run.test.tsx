@@ -271,7 +271,7 @@ test('? shows every key of the keymap, and closes again', async () => {
 	const { press, frame, r } = await mount(new FakeControls(run));
 	await press('?');
 	let seen = await until(frame, (f) => f.includes('Run screen'), 'the help');
-	const runBindings = BINDINGS.filter((b) => b.screens.includes('run'));
+	const runBindings = BINDINGS.filter((b) => b.on.includes('run'));
 	const missing = () => runBindings.filter((b) => !seen.includes(b.description.slice(0, 40)));
 	// The list is longer than 24 rows: page through it, collecting what is shown (a key the help
 	// leaves out makes this wait for a page that never comes, and the test fails).

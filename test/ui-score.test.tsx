@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import type { ScoreControls, SentenceVerdict } from '../source/ui/controls.ts';
 import { ScoreScreen } from '../source/ui/screens/score/Screen.tsx';
 import { init, update } from '../source/ui/screens/score/model.ts';
-import type { KeyPress } from '../source/ui/keymap.ts';
+import type { KeyPress } from '../source/ui/keys/binding.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
-import { textWidth } from '../source/ui/text.ts';
+import { textWidth } from '../source/format/text.ts';
 import { KEYS } from './support/keys.ts';
 import { renderScreen, resize, until } from './support/screen.tsx';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScorerChoice, ScorerQuestion } from '../source/app/score-model.ts';
 import { ScorerScreen } from '../source/ui/screens/scorer/Screen.tsx';
-import { textWidth } from '../source/ui/text.ts';
+import { textWidth } from '../source/format/text.ts';
 import { scorerQuestion } from '../source/app/score-model.ts';
 import type { Annotation } from '../source/domain.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { noConfusingText } from '../source/ui/state/score-view.ts';
-import { layoutTable, sessionColumns } from '../source/ui/session-table.ts';
+import { sessionColumns } from '../source/format/sessions.ts';
+import { layoutTable } from '../source/format/table.ts';
 import type { SessionSummary } from '../source/app/list-sessions.ts';
 import { makeConfig } from '../source/config.ts';
 import type { EngineEvent } from '../source/engine/events.ts';
@@ -31,7 +32,7 @@ import {
 import { activeVersion, liveNodes } from '../source/summarize/graph.ts';
 import { FakeModel } from './support/fake-model.ts';
 import { randomBook, setUp } from './support/run-harness.ts';
-import { textWidth, windowOf, wrap } from '../source/ui/text.ts';
+import { textWidth, windowOf, wrap } from '../source/format/text.ts';
 import { formatInt } from '../source/format/count.ts';
 import { prng } from './support/prng.ts';
 

@@ -12,7 +12,7 @@ import { init } from '../source/ui/screens/study/model.ts';
 import { Root } from '../source/ui/root.tsx';
 import { themeFor } from '../source/ui/theme.ts';
 import { Session } from '../source/store/session.ts';
-import { StudyApp, type StudyAppOptions } from '../source/ui/study-app.tsx';
+import { StudyApp, type StudyAppOptions } from '../source/ui/screens/study/App.tsx';
 import { KEYS } from './support/keys.ts';
 import { inkStatic, renderScreen, until } from './support/screen.tsx';
 import { tinyStudy } from './support/study-books.ts';

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Judgment } from '../source/domain.ts';
-import { actionFor, type KeyPress } from '../source/ui/keymap.ts';
+import { actionFor } from '../source/ui/keymap.ts';
+import type { KeyPress } from '../source/ui/keys/binding.ts';
 import {
 	init,
 	screenOf,

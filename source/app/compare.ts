@@ -66,14 +66,16 @@ export async function openComparison(dir: string, target: CompareTarget): Promis
 		const now = new Set(made.contenders.map((c) => c.session));
 		if (had.size !== now.size || [...now].some((s) => !had.has(s)))
 			throw badInput(
-				`comparison "${name}" already exists over other sessions (${[...had].join(', ')}); give another --name, or continue it with: ${commandLine(`compare --name ${name}${sessionsDirArg(dir)}`)}`,
+				`comparison "${name}" already exists over other sessions (${[...had].join(', ')}); give another ` +
+					`--name, or continue it with: ${commandLine(`compare --name ${name}${sessionsDirArg(dir)}`)}`,
 			);
 		return checkAssignment(await ComparisonStore.open(dir, name), target);
 	}
 	const pairs = makePairs(made.contenders, target.seed);
 	if (pairs.length === 0)
 		throw badInput(
-			'no two of these summaries are of the same book; compare needs two finished summaries of one book or more (e.g. an incremental and a hierarchical run of it)',
+			'no two of these summaries are of the same book; compare needs two finished summaries of one ' +
+				'book or more (e.g. an incremental and a hierarchical run of it)',
 		);
 	const definition: ComparisonDefinition = {
 		schema: 1,
@@ -132,7 +134,8 @@ async function checkAssignment(store: ComparisonStore, target: CompareTarget): P
 	if (had === now) return store;
 	await store.close();
 	throw badInput(
-		`comparison "${store.definition.name}" was made with ${assignmentWords(store.definition.assignment)}; leave out --annotators and --overlap to continue it, or make a new one with --name`,
+		`comparison "${store.definition.name}" was made with ${assignmentWords(store.definition.assignment)}; ` +
+			`leave out --annotators and --overlap to continue it, or make a new one with --name`,
 	);
 }
 
@@ -171,7 +174,8 @@ async function gather(
 		ids = found.filter((id): id is string => id !== null);
 		if (ids.length < 2)
 			throw badInput(
-				`study "${study}" has ${ids.length} finished cell${ids.length === 1 ? '' : 's'} in ${dir}; run it first with: ${commandLine(`study ${shellWord(sources[0]!)}${sessionsDirArg(dir)}`)}`,
+				`study "${study}" has ${ids.length} finished cell${ids.length === 1 ? '' : 's'} in ${dir}; ` +
+					`run it first with: ${commandLine(`study ${shellWord(sources[0]!)}${sessionsDirArg(dir)}`)}`,
 			);
 	}
 	const contenders: Contender[] = [];
@@ -244,7 +248,8 @@ export class CompareWalk extends Watched {
 		const mine = pairsOf(definition.pairs, definition.assignment, annotator);
 		if (mine === null)
 			throw badInput(
-				`annotator "${annotator}" has no pairs in comparison "${definition.name}", made with ${assignmentWords(definition.assignment)}; give one of those names with --annotator`,
+				`annotator "${annotator}" has no pairs in comparison "${definition.name}", made with ${assignmentWords(definition.assignment)}; ` +
+					`give one of those names with --annotator`,
 			);
 		this.pairs = mine;
 		this.#byKey = new Map(definition.contenders.map((c) => [c.key, c]));

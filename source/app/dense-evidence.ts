@@ -81,7 +81,9 @@ export function embeddingsFor(request: EmbeddingsRequest): Embeddings {
 					// model changed): their cosines with these vectors would mean nothing.
 					if (made.cached && wanted !== undefined && got !== undefined && got !== wanted)
 						throw badInput(
-							`--embeddings: ${embedder.model} at ${embedder.server} now answers ${got}-dimensional vectors, but the book's kept in ${join(sessionDir, 'embeddings')} are ${wanted}-dimensional (another model of that name); remove that folder to embed the book again`,
+							`--embeddings: ${embedder.model} at ${embedder.server} now answers ${got}-dimensional vectors, ` +
+								`but the book's kept in ${join(sessionDir, 'embeddings')} are ${wanted}-dimensional (another ` +
+								`model of that name); remove that folder to embed the book again`,
 						);
 					missing.forEach((t, k) => queries.set(t, embedded.vectors[k]!));
 					tokens += embedded.tokens;

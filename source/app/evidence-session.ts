@@ -73,7 +73,8 @@ export async function evidenceSession(
 	}
 	if (!activeVersion(found))
 		throw badInput(
-			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}`,
+			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or ` +
+				`finish the run with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}`,
 		);
 	let index: PassageIndex | null = null;
 	let chapters: Chapter[] | null = null;

@@ -52,10 +52,13 @@ const FIGURES_BOOTSTRAP = { seed: 2024, resamples: 2000 };
 export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<FaithfulnessJudging> {
 	const env = opts.env ?? process.env;
 	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
-	if (snapshot.kind !== 'book')
+	if (snapshot.kind !== 'book') {
+		const byHand = commandLine(`validate ${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`);
 		throw badInput(
-			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${commandLine(`validate ${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`)}`,
+			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs ` +
+				`the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${byHand}`,
 		);
+	}
 	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
 	const top = opts.top ?? CLAIM_PASSAGES;
 	if (!Number.isInteger(top) || top < 1)

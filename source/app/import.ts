@@ -36,7 +36,8 @@ export interface ImportFiles {
 export async function importFiles(format: string, opts: ImportFiles) {
 	if (format !== 'booookscore')
 		throw badInput(
-			`cannot import format "${format}"; use booookscore (the authors' files) or summary (a summary made elsewhere, with its book: ${commandLine('import summary --book BOOK --summary FILE')})`,
+			`cannot import format "${format}"; use booookscore (the authors' files) or summary (a summary ` +
+				`made elsewhere, with its book: ${commandLine('import summary --book BOOK --summary FILE')})`,
 		);
 	if (opts.annotations && !opts.summaries)
 		throw badInput('--annotations attach to the summaries they annotate; give those with --summaries FILE');

@@ -299,7 +299,8 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 		throw badInput('--level-0-scenes and --scenes choose two kinds of scene: give one of them');
 	if (opts.levelZero && snapshot.run.config.method !== 'hier')
 		throw badInput(
-			`--level-0-scenes takes a hierarchical run's level-0 summaries as scenes, and session "${opts.id}" is incremental: leave it out (scenes are then written)`,
+			`--level-0-scenes takes a hierarchical run's level-0 summaries as scenes, and session "${opts.id}" ` +
+				`is incremental: leave it out (scenes are then written)`,
 		);
 	if (opts.levelZero && opts.distractors)
 		throw badInput(

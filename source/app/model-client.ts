@@ -104,7 +104,8 @@ export function passModel(
 		throw badInput(
 			planned
 				? `${words.task} needs an LLM: name the one to plan for with --provider openai|anthropic (and --model); planning needs no key`
-				: `${words.task} needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set (--base-url for a compatible server)`,
+				: `${words.task} needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider ` +
+						`openai|anthropic with that key set (--base-url for a compatible server)`,
 		);
 	const key = keyVariable(provider);
 	if (!planned && !env[key]?.trim())

@@ -55,7 +55,8 @@ export async function precision(opts: PrecisionSource) {
 		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, '--validation'));
 	} else {
 		throw badInput(
-			`nothing to judge; give a session ID (see: ${commandLine('sessions')}) or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)`,
+			`nothing to judge; give a session ID (see: ${commandLine('sessions')}) or the validation file ` +
+				`with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)`,
 		);
 	}
 	return {
@@ -69,7 +70,8 @@ function chooseValidator(id: string, validators: readonly string[], wanted: stri
 	const list = validators.map((v) => JSON.stringify(v)).join(', ');
 	if (validators.length === 0) {
 		throw badInput(
-			`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' study with: ${commandLine('import booookscore --validation FILE')}`,
+			`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' ` +
+				`study with: ${commandLine('import booookscore --validation FILE')}`,
 		);
 	}
 	if (wanted !== undefined) {

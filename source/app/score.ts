@@ -139,12 +139,14 @@ async function annotatorFor(
 				? 'pass --provider openai or anthropic'
 				: 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
 		throw badInput(
-			`annotating ${counted(sentences, 'sentence')} needs an LLM, and the extractive baseline cannot read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
+			`annotating ${counted(sentences, 'sentence')} needs an LLM, and the extractive baseline cannot ` +
+				`read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
 		);
 	}
 	if (keyless) {
 		throw badInput(
-			`annotating ${counted(sentences, 'sentence')} with ${provider}/${model} needs ${KEY_VARS[provider]}: export it, or choose another model with --provider and --model${hint}`,
+			`annotating ${counted(sentences, 'sentence')} with ${provider}/${model} needs ${KEY_VARS[provider]}: ` +
+				`export it, or choose another model with --provider and --model${hint}`,
 		);
 	}
 	const templates = await loadTemplates(opts.prompts ?? null);
@@ -288,7 +290,8 @@ export async function scoreReleasedFiles(files: {
 		extra = { not_in_summary: unmatched };
 		if (unmatched > 0)
 			notes.push(
-				`${counted(unmatched, 'annotated sentence')} are not in their summaries (annotated before the summaries were cleaned); they count as confusing, as in the authors' script`,
+				`${counted(unmatched, 'annotated sentence')} are not in their summaries (annotated before the ` +
+					`summaries were cleaned); they count as confusing, as in the authors' script`,
 			);
 		if (released.orphans.length > 0)
 			notes.push(`${counted(released.orphans.length, 'annotated book')} have no summary and were left out`);

@@ -200,13 +200,15 @@ export function checkScorers(plan: StudyPlan, env: NodeJS.ProcessEnv): Map<strin
 		const scorer = scorerOf(cell, plan.spec.scorer, defaultProvider(env), defaultModel);
 		if (scorer.provider === 'extractive') {
 			throw where(
-				`${plan.spec.score ? '"score": true needs an LLM to annotate the summaries' : '"memory": true needs an LLM to answer the questions'}: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }`,
+				`${plan.spec.score ? '"score": true needs an LLM to annotate the summaries' : '"memory": true needs an LLM to answer the questions'}: ` +
+					`set OPENAI_API_KEY or ANTHROPIC_API_KEY, or name one with "scorer": { "provider": "openai", "model": "gpt-4o-mini" }`,
 			);
 		}
 		const key = keyVariable(scorer.provider);
 		if (!env[key]?.trim())
 			throw where(
-				`${plan.spec.score ? 'scoring' : 'probing the memory of'} cell ${cell.key} with ${scorer.provider}/${scorer.model} needs ${key}: export it, or name another model with "scorer"`,
+				`${plan.spec.score ? 'scoring' : 'probing the memory of'} cell ${cell.key} with ${scorer.provider}/${scorer.model} ` +
+					`needs ${key}: export it, or name another model with "scorer"`,
 			);
 		if (plan.spec.scorer?.baseUrl)
 			checkBaseUrl(plan.spec.scorer.baseUrl, `study ${plan.file}: scorer.baseUrl`, key);
@@ -348,7 +350,9 @@ export async function probeStudy(
 			const final = finalMemory((await Session.snapshot(dir, cell.sessionId)).data as BookSessionData);
 			opts.say(
 				cell,
-				`memory probes: ${counted(result.answered, 'answer')} by ${scorer.provider}/${scorer.model} (${counted(result.calls, 'call')}, ${usd(result.cost)}); the final summary ${percent(final.memory ?? null)} right, ${percent(final.memoryFloor ?? null)} with the summary hidden`,
+				`memory probes: ${counted(result.answered, 'answer')} by ${scorer.provider}/${scorer.model} ` +
+					`(${counted(result.calls, 'call')}, ${usd(result.cost)}); the final summary ${percent(final.memory ?? null)} ` +
+					`right, ${percent(final.memoryFloor ?? null)} with the summary hidden`,
 			);
 		} finally {
 			await probe.close();

@@ -62,7 +62,8 @@ export async function readEpub(bytes: Uint8Array, label: string): Promise<EpubCo
 					? `"${file.name}" unpacks to more than ${megabytes(MAX_ENTRY_BYTES)}`
 					: `its text files unpack to more than ${megabytes(MAX_UNPACKED_BYTES)} in all`;
 			throw badInput(
-				`${label}: ${why}, more than any book needs (a zip bomb?): booook unpacks at most ${megabytes(MAX_ENTRY_BYTES)} per file and ${megabytes(MAX_UNPACKED_BYTES)} in all, ` +
+				`${label}: ${why}, more than any book needs (a zip bomb?): booook unpacks at most ${megabytes(MAX_ENTRY_BYTES)} ` +
+					`per file and ${megabytes(MAX_UNPACKED_BYTES)} in all, ` +
 					`the markup of a book of ${megabytes(MAX_BOOK_BYTES)} of text; convert the book to a UTF-8 .txt file of at most ${megabytes(MAX_BOOK_BYTES)}`,
 			);
 		}

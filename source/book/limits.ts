@@ -1,4 +1,5 @@
 import { badInput, type UserError } from '../errors.ts';
+import { fixed } from '../format/number.ts';
 
 /**
  * The largest book booook reads: 32 MB of text, ten times War and Peace and three times the
@@ -14,7 +15,7 @@ export const MAX_BOOK_BYTES = 32 * 1024 * 1024;
 /** "32 MB", "200.5 MB": rounded up, so a size just over a limit never reads as the limit. */
 export function megabytes(bytes: number): string {
 	const mb = bytes / (1024 * 1024);
-	return `${Number.isInteger(mb) ? mb : (Math.ceil(mb * 10) / 10).toFixed(1)} MB`;
+	return `${Number.isInteger(mb) ? mb : fixed(Math.ceil(mb * 10) / 10, 1)} MB`;
 }
 
 /** The one-line refusal of a book over MAX_BOOK_BYTES; `what` says how big it is ("the file is 200 MB"). */

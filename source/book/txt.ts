@@ -45,8 +45,29 @@ export function decodeTxt(bytes: Uint8Array, label: string): string {
 
 // Lines that open a section rather than name a book: Gutenberg texts stripped of their header
 // usually start with one ("Letter 1", "Chapter 1", "BOOK ONE: 1805").
-const SECTION_HEADING =
-	/^(?:chapter|letter|book|part|volume|vol\.|section|canto|act|scene|stave|prologue|preface|foreword|introduction|contents|table of contents|epilogue|appendix|dedication)\b|^(?:[ivxlcdm]+|\d+)\.?$/i;
+const SECTION_WORDS = [
+	'chapter',
+	'letter',
+	'book',
+	'part',
+	'volume',
+	'vol\\.',
+	'section',
+	'canto',
+	'act',
+	'scene',
+	'stave',
+	'prologue',
+	'preface',
+	'foreword',
+	'introduction',
+	'contents',
+	'table of contents',
+	'epilogue',
+	'appendix',
+	'dedication',
+];
+const SECTION_HEADING = new RegExp(`^(?:${SECTION_WORDS.join('|')})\\b|^(?:[ivxlcdm]+|\\d+)\\.?$`, 'i');
 const MAX_TITLE_CHARS = 100;
 
 /**

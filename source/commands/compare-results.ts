@@ -14,6 +14,7 @@ import type { ComparisonSnapshot } from '../store/comparison.ts';
 import { assignmentWords, comparisonResults, studyComparisons } from '../app/compare.ts';
 import { output, type Stream } from './output.ts';
 import { sanitize } from '../text/sanitize.ts';
+import { fixed } from '../format/number.ts';
 
 /** A comparison's results as text (Table 4's shape) and as JSON: by `compare --results`, `report NAME.compare` and a study's report. */
 
@@ -24,8 +25,6 @@ export function sideNames(systems: readonly [string, string]): [string, string] 
 	if (a[0] === b[0] && a[1] !== b[1] && a[1] !== undefined && b[1] !== undefined) return [a[1], b[1]];
 	return [systems[0], systems[1]];
 }
-
-const fixed = (x: number | null, digits = 2) => (x === null ? DASH : x.toFixed(digits));
 
 function tableLines(table: PreferenceTable, sides: [string, string]): string[] {
 	const who = table.annotator === null ? 'people pooled' : table.annotator;
@@ -49,8 +48,8 @@ function tableLines(table: PreferenceTable, sides: [string, string]): string[] {
 function correlationLine(c: RankCorrelation): string {
 	const name = CRITERION_NAME[c.criterion].padEnd(30);
 	if (c.rho === null) return `    ${name}${DASH} (${c.why}; ${counted(c.n, 'pair')})`;
-	const interval = c.low === null ? ` (${c.why})` : ` [${fixed(c.low)}, ${fixed(c.high)}]`;
-	return `    ${name}ρ ${fixed(c.rho)}${interval} over ${counted(c.n, 'pair')}`;
+	const interval = c.low === null ? ` (${c.why})` : ` [${fixed(c.low, 2)}, ${fixed(c.high, 2)}]`;
+	return `    ${name}ρ ${fixed(c.rho, 2)}${interval} over ${counted(c.n, 'pair')}`;
 }
 
 /** The results as lines for a terminal or a pipe. */
@@ -61,7 +60,8 @@ export function compareLines(snapshot: ComparisonSnapshot, results: PreferenceRe
 		.map(([a, p]) => `${sanitize(a)} ${p.judged}/${p.assigned ?? definition.pairs.length}`)
 		.join(', ');
 	const lines = [
-		`comparison ${sanitize(definition.name)}: ${counted(definition.pairs.length, 'pair')} of ${counted(books, 'book')}, ${assignmentWords(definition.assignment)}`,
+		`comparison ${sanitize(definition.name)}: ${counted(definition.pairs.length, 'pair')} of ${counted(books, 'book')}, ` +
+			`${assignmentWords(definition.assignment)}`,
 		`pairs judged on all four criteria: ${progress === '' ? 'none yet' : progress}`,
 	];
 	for (const group of results.groups) lines.push('', ...groupLines(group));
@@ -72,22 +72,24 @@ export function compareLines(snapshot: ComparisonSnapshot, results: PreferenceRe
 			const pairs = a.pairs
 				.map(
 					(p) =>
-						`${sanitize(p.annotators[0])}–${sanitize(p.annotators[1])} ${percent(p.percent)} κ ${fixed(p.kappa)} over ${counted(p.n, 'pair')}`,
+						`${sanitize(p.annotators[0])}–${sanitize(p.annotators[1])} ${percent(p.percent)} κ ${fixed(p.kappa, 2)} over ${counted(p.n, 'pair')}`,
 				)
 				.join('; ');
 			lines.push(
-				`    ${CRITERION_NAME[a.criterion].padEnd(30)}${pairs}${a.alpha === null ? '' : `; α ${fixed(a.alpha)}`}`,
+				`    ${CRITERION_NAME[a.criterion].padEnd(30)}${pairs}${a.alpha === null ? '' : `; α ${fixed(a.alpha, 2)}`}`,
 			);
 		}
 	}
 	lines.push(
 		'',
-		'preference against BooookScore difference (Spearman ρ over pairs, 95% Fisher-z interval; preference +1, tie 0, −1 against the difference of the two scores), people pooled',
+		'preference against BooookScore difference (Spearman ρ over pairs, 95% Fisher-z interval; preference ' +
+			'+1, tie 0, −1 against the difference of the two scores), people pooled',
 		...results.correlation.people.map(correlationLine),
 	);
 	if (results.unscored > 0)
 		lines.push(
-			`    ${counted(results.unscored, 'pair')} without a BooookScore for both summaries ${results.unscored === 1 ? 'is' : 'are'} left out (score the sessions with booook score ID)`,
+			`    ${counted(results.unscored, 'pair')} without a BooookScore for both summaries ${results.unscored === 1 ? 'is' : 'are'} ` +
+				`left out (score the sessions with booook score ID)`,
 		);
 	return lines;
 }

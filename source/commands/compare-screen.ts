@@ -99,9 +99,9 @@ async function judgeCommand(
 	// Made first when the sources are named: a model may judge before any person does.
 	if (opts.sources.length > 0) await (await openComparison(dir, opts)).close();
 	const judging = await compareJudging(dir, name, { ...judge, env: opts.env });
-	const again = commandLine(
-		`compare --name ${shellWord(name)}${judge.provider ? ` --provider ${judge.provider}` : ''}${judge.model ? ` --model ${shellWord(judge.model)}` : ''}${sessionsDirArg(dir)}`,
-	);
+	const provider = judge.provider ? ` --provider ${judge.provider}` : '';
+	const model = judge.model ? ` --model ${shellWord(judge.model)}` : '';
+	const again = commandLine(`compare --name ${shellWord(name)}${provider}${model}${sessionsDirArg(dir)}`);
 	const abort = new AbortController();
 	err.line(
 		`judging comparison ${name} with ${judging.judge}: one call per pair it has not judged, the two summaries in the order shown to people`,

@@ -15,7 +15,9 @@ import {
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withRateLimitOptions(new Command('compare')), 'judge')
 		.description(
-			"compare finished summaries of the same book two at a time, blind (the paper's Table 4): each pair shown in a random order with who made it hidden until you have judged overall preference, level of detail, structure and pacing, and logic and understandability (a, b or t each)",
+			"compare finished summaries of the same book two at a time, blind (the paper's Table 4): each " +
+				'pair shown in a random order with who made it hidden until you have judged overall preference, ' +
+				'level of detail, structure and pacing, and logic and understandability (a, b or t each)',
 		)
 		.argument(
 			'[sources...]',
@@ -51,7 +53,8 @@ export const spec = (exit: Exit) =>
 		.option('--json', 'print the results as JSON instead of judging')
 		.option(
 			'--judge',
-			'a model judges every pair instead of you (also implied by --model or --provider): one call per pair, in the order shown to people; then the results, with its agreement with the people',
+			'a model judges every pair instead of you (also implied by --model or --provider): one call ' +
+				'per pair, in the order shown to people; then the results, with its agreement with the people',
 		)
 		.option('--prompts <dir>', "read the judge's prompt template (compare-judge.txt) from this folder")
 		.option('--prices <file>', PRICES_HELP)

@@ -3,6 +3,7 @@ import type { PlacedCoverage } from '../app/evidence-session.ts';
 import { stripChart } from '../evidence/strip.ts';
 import { percent } from '../format/percent.ts';
 import { counted, formatInt } from '../format/count.ts';
+import { fixed } from '../format/number.ts';
 
 /** Room the strip chart's labels take on its line: "start " and " end". */
 export const LABELS = 'start  end'.length;
@@ -67,12 +68,14 @@ export function coverageLines({ coverage: c, chapters, weak }: PlacedCoverage, w
 	return [
 		`start ${chart} end`,
 		`cited: ${formatInt(c.cited)} of ${counted(c.chunks, 'chunk')} (${pct(c.share)}) by ${formatInt(c.citing)} of ${sentences(c.sentences)}`,
-		`lean: first half ${pct(first)} of its chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (second ÷ first ${ratio.toFixed(2)})`}${lean}`,
-		`position: the sentences cite, on average, ${c.meanPosition === null ? 'n/a' : c.meanPosition.toFixed(2)} of the way in (0 start, 1 end; by sentence, so a chunk many cite weighs more: not a lean)`,
+		`lean: first half ${pct(first)} of its chunks cited, second half ${pct(second)}${ratio === null ? '' : ` (second ÷ first ${fixed(ratio, 2)})`}${lean}`,
+		`position: the sentences cite, on average, ${fixed(c.meanPosition, 2, 'n/a')} of the way in ` +
+			`(0 start, 1 end; by sentence, so a chunk many cite weighs more: not a lean)`,
 		`by tenth: ${c.parts.map((p) => pct(p.share)).join(' ')}`,
 		...chapterLines(chapters),
 		`weakly supported: ${weak} of ${sentences(c.sentences)} (their best passage holds less than a third of what they say: check them by hand)`,
-		`chart: ${counted(chart.length, 'cell')} over ${counted(c.chunks, 'chunk')}; in a cell's chunks, · none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
+		`chart: ${counted(chart.length, 'cell')} over ${counted(c.chunks, 'chunk')}; in a cell's chunks, ` +
+			`· none cited, ░ up to a third, ▒ up to two thirds, ▓ more, █ all`,
 	];
 }
 
@@ -85,8 +88,9 @@ function chapterLines(chapters: readonly ChapterCitations[]): string[] {
 		.filter((c) => c.sentences > 0)
 		.sort((a, b) => b.sentences - a.sentences || a.index - b.index);
 	const uncited = chapters.filter((c) => c.sentences === 0);
+	const bySentences = named(cited, (c) => `${chapterName(c)} ${formatInt(c.sentences)}`);
 	return [
-		`chapters: ${cited.length} of ${chapters.length} cited${cited.length ? ` (sentences: ${named(cited, (c) => `${chapterName(c)} ${formatInt(c.sentences)}`)})` : ''}`,
+		`chapters: ${cited.length} of ${chapters.length} cited${cited.length ? ` (sentences: ${bySentences})` : ''}`,
 		...(uncited.length ? [`not cited: ${named(uncited, chapterName)}`] : []),
 	];
 }

@@ -19,7 +19,9 @@ import { coverageLines, finalCoverageJson, LABELS } from './coverage-json.ts';
 export const spec = (exit: Exit) =>
 	withEmbeddingsOption(new Command('coverage'))
 		.description(
-			"which parts of the book the final summary draws on: a strip chart over the book's length, the share of chunks cited, the position bias and the chapters cited (each sentence cites the chunk and the chapter of its best evidence passage)",
+			"which parts of the book the final summary draws on: a strip chart over the book's length, " +
+				'the share of chunks cited, the position bias and the chapters cited (each sentence cites the ' +
+				'chunk and the chapter of its best evidence passage)',
 		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
@@ -34,7 +36,9 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--json',
-			'print { chunks, sentences, weakly_supported, citing, cited, share, mean_position, halves: { first, second, ratio }, lean, parts: [{ from, to, chunks, cited, share }], citations, chapters: [{ index, title, start, end, sentences }], strip }',
+			'print { chunks, sentences, weakly_supported, citing, cited, share, mean_position, halves: ' +
+				'{ first, second, ratio }, lean, parts: [{ from, to, chunks, cited, share }], citations, chapters: ' +
+				'[{ index, title, start, end, sentences }], strip }',
 		)
 		.action(async (id, flags) => {
 			exit(

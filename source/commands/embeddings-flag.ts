@@ -13,7 +13,8 @@ export function withEmbeddingsOption<Args extends unknown[], Opts extends Option
 ) {
 	return cmd.option(
 		'--embeddings [model]',
-		`rerank the BM25 passages by an embedding model's similarity (default ${DEFAULT_EMBEDDING_MODEL}; needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server); the book is embedded once and kept in the session`,
+		`rerank the BM25 passages by an embedding model's similarity (default ${DEFAULT_EMBEDDING_MODEL}; ` +
+			`needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server); the book is embedded once and kept in the session`,
 	);
 }
 

@@ -10,7 +10,7 @@ import { wrapColumns } from '../text/wrap.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
 import { madeWithoutCall } from '../summarize/version.ts';
 import { chunkPlace } from '../summarize/places.ts';
-import { clean, wrap } from '../ui/text.ts';
+import { clean, wrap } from '../format/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { chunkRanges, chunkRuns } from '../evidence/evidence.ts';
 import { bookPlace, placeText, type BookPlace } from '../evidence/book-place.ts';
@@ -25,6 +25,7 @@ import { sentenceProgress, writer } from './sentence-progress.ts';
 import { terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { counted } from '../format/count.ts';
+import { fixed } from '../format/number.ts';
 
 const MAX_TOP = 50;
 
@@ -38,7 +39,8 @@ function nodeArg(value: string): `n${number}` {
 export const spec = (exit: Exit) =>
 	withEmbeddingsOption(new Command('evidence'))
 		.description(
-			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, and the book's passages most like it (BM25, offline, no model call; with --embeddings, reranked by a model's embeddings)",
+			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, " +
+				"and the book's passages most like it (BM25, offline, no model call; with --embeddings, reranked by a model's embeddings)",
 		)
 		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
 		.addOption(sessionsDirOption())
@@ -51,7 +53,13 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--json',
-			"print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, span, origins, chunks, direct, aligned, edited, passages: [{ chunk, start, end, chapter, position, score, verbatim, text }], support, weak }] }; a sentence's chunks, direct and aligned are runs [first, last] of chunk indices (from 0), its support in [0, 1] (weak: below 1/3); a passage's chapter is { index, title } (null: the book has no headings) and its position its start over the book's length; with --embeddings also embeddings (model, tokens, requests, cachedPassages, discardedCache, cost), each sentence's denseSupport and each passage's similarity",
+			'print { session, node, final, sentences, top, chunks, chapters, evidence: [{ index, text, ' +
+				'span, origins, chunks, direct, aligned, edited, passages: [{ chunk, start, end, chapter, position, ' +
+				"score, verbatim, text }], support, weak }] }; a sentence's chunks, direct and aligned are runs " +
+				"[first, last] of chunk indices (from 0), its support in [0, 1] (weak: below 1/3); a passage's " +
+				'chapter is { index, title } (null: the book has no headings) and its position its start over ' +
+				"the book's length; with --embeddings also embeddings (model, tokens, requests, cachedPassages, " +
+				"discardedCache, cost), each sentence's denseSupport and each passage's similarity",
 		)
 		.action(async (id, flags) => {
 			exit(
@@ -121,9 +129,9 @@ export async function evidenceCommand(
 		);
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
-		await write(
-			`${clean(`${s.data.book.title} — session ${id}, ${s.final ? `final summary (node ${s.node})` : `node ${s.node}`}: ${counted(count, 'sentence')} over ${counted(run.chunks.length, 'chunk')}`)}\n`,
-		);
+		const what = s.final ? `final summary (node ${s.node})` : `node ${s.node}`;
+		const over = `${counted(count, 'sentence')} over ${counted(run.chunks.length, 'chunk')}`;
+		await write(`${clean(`${s.data.book.title} — session ${id}, ${what}: ${over}`)}\n`);
 	}
 	let done = 0;
 	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted, dense })) {
@@ -196,14 +204,17 @@ function sentenceLines(e: SentenceEvidence, d: Drawn): string[] {
 		e.aligned.length === e.chunks.length
 			? ''
 			: `; aligned to chunk${e.aligned.length === 1 ? '' : 's'} ${chunkRanges(e.aligned)}`;
-	const byEmbeddings = e.denseSupport === undefined ? '' : `; by embeddings ${e.denseSupport.toFixed(2)}`;
+	const byEmbeddings = e.denseSupport === undefined ? '' : `; by embeddings ${fixed(e.denseSupport, 2)}`;
 	lines.push(
-		`   support ${e.support.toFixed(2)}${e.weak ? ', weakly supported' : ''}${byEmbeddings}${aligned}`,
+		`   support ${fixed(e.support, 2)}${e.weak ? ', weakly supported' : ''}${byEmbeddings}${aligned}`,
 	);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
 	e.passages.forEach((p, k) => {
+		const similarity = 'similarity' in p ? `, similarity ${fixed(Number(p.similarity), 3)}` : '';
+		const verbatim = p.verbatim ? ', holds the sentence word for word' : '';
 		lines.push(
-			`   [${k + 1}] ${placeText(d.place(p))} (${chunkPlace(p.chunk, d.chunks)}, characters ${p.start}-${p.end}), score ${p.score.toFixed(2)}${'similarity' in p ? `, similarity ${Number(p.similarity).toFixed(3)}` : ''}${p.verbatim ? ', holds the sentence word for word' : ''}`,
+			`   [${k + 1}] ${placeText(d.place(p))} (${chunkPlace(p.chunk, d.chunks)}, characters ${p.start}-${p.end}), ` +
+				`score ${fixed(p.score, 2)}${similarity}${verbatim}`,
 		);
 		for (const l of wrapped(clean(d.passageText(p)), d.columns - 7)) lines.push(`       ${l}`);
 	});

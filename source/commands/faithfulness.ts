@@ -23,7 +23,11 @@ import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness'))), 'judging')
 		.description(
-			`a model judges each sentence of a run's final summary FABLES' way: it splits the sentence into atomic claims and judges each supported, not found or contradicted against the passages of the book retrieved for it, quoting them (booook checks each quote is word for word in a passage); as LongEval counts, a sentence or claim the book does not state is not faithful; see the results with ${commandLine('report ID')}`,
+			`a model judges each sentence of a run's final summary FABLES' way: it splits the sentence ` +
+				`into atomic claims and judges each supported, not found or contradicted against the passages ` +
+				`of the book retrieved for it, quoting them (booook checks each quote is word for word in a ` +
+				`passage); as LongEval counts, a sentence or claim the book does not state is not faithful; ` +
+				`see the results with ${commandLine('report ID')}`,
 		)
 		.argument('<id>', `session id of a run (see: ${commandLine('sessions')})`)
 		.option(
@@ -63,7 +67,8 @@ export async function faithfulnessCommand(
 		const abort = new AbortController();
 		const out = output(opts.stderr ?? process.stderr);
 		out.line(
-			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per sentence to split it into claims, then one per claim with its ${counted(opts.top ?? CLAIM_PASSAGES, 'best passage')} of the book`,
+			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per ` +
+				`sentence to split it into claims, then one per claim with its ${counted(opts.top ?? CLAIM_PASSAGES, 'best passage')} of the book`,
 		);
 		const result = await cancelOnSignal(
 			() => abort.abort(),
@@ -74,18 +79,21 @@ export async function faithfulnessCommand(
 		if (spend) for (const line of spendLines(spend)) out.line(line);
 		if (result.status === 'cancelled') {
 			out.line(
-				`stopped after ${counted(result.judged, 'verdict')} (${cost}); they are saved. Continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+				`stopped after ${counted(result.judged, 'verdict')} (${cost}); they are saved. Continue with: ` +
+					`${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 			);
 			return 130;
 		}
 		if (result.status === 'failed') {
+			const again = commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
 			out.line(
-				`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+				`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`,
 			);
 			return 1;
 		}
 		out.line(
-			`${counted(result.judged, 'sentence')} judged through ${counted(result.claims, 'claim')}${unreadable(result)} (${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+			`${counted(result.judged, 'sentence')} judged through ${counted(result.claims, 'claim')}${unreadable(result)} ` +
+				`(${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
 		const figures = faithfulnessLines(judging.figures(), sanitize);

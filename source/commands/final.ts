@@ -1,8 +1,7 @@
-import { counted } from '../format/count.ts';
-import { costText } from '../format/cost.ts';
 import type { BookSessionData, StateView } from '../store/session.ts';
 import { showData } from '../app/show.ts';
 import { output, type Stream } from './output.ts';
+import { spentFigures, summaryFigures } from '../format/summary.ts';
 
 /** The final summary on stdout (so it can be piped), its stats on stderr. */
 export function printFinal(
@@ -16,8 +15,7 @@ export function printFinal(
 	output(stdout).line(shown.summary);
 	const s = shown.stats!;
 	output(stderr).line(
-		`${counted(s.tokens, 'token')}, ${counted(s.words, 'word')}, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams; ` +
-			`${counted(shown.usage.calls, 'call')}, ${counted(shown.usage.input + shown.usage.output, 'token')}, ${costText(shown.cost, shown.priced)} (${shown.provider}). ` +
-			`Session ${data.id}`,
+		`${summaryFigures(s)}; ${spentFigures(shown.usage.calls, shown.usage.input + shown.usage.output, shown.cost, shown.priced)} ` +
+			`(${shown.provider}). Session ${data.id}`,
 	);
 }

@@ -13,7 +13,9 @@ import { importSummary } from '../app/import-summary.ts';
 export const spec = (exit: Exit) =>
 	new Command('import')
 		.description(
-			"import booookscore: the BooookScore authors' released files into one collection session, to score, browse and validate; import summary: a summary made elsewhere, with its book, into a session that evidence, coverage, faithfulness, score and report read as a run's final summary",
+			"import booookscore: the BooookScore authors' released files into one collection session, to " +
+				'score, browse and validate; import summary: a summary made elsewhere, with its book, into a ' +
+				"session that evidence, coverage, faithfulness, score and report read as a run's final summary",
 		)
 		.argument(
 			'<format>',
@@ -60,7 +62,8 @@ const FIRST = 3;
 export async function importCommand(format: string, opts: ImportOptions): Promise<number> {
 	if (opts.book !== undefined || opts.summary !== undefined)
 		throw badInput(
-			`--book and --summary are for ${commandLine('import summary --book BOOK --summary FILE')}; the authors' files take --summaries, --annotations, --intermediate, --human or --validation`,
+			`--book and --summary are for ${commandLine('import summary --book BOOK --summary FILE')}; ` +
+				`the authors' files take --summaries, --annotations, --intermediate, --human or --validation`,
 		);
 	const { session, imported } = await importFiles(format, opts);
 
@@ -90,7 +93,8 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 	const lines = imported.reports.map(describe);
 	const [report, validate, precision] = next;
 	lines.push(
-		`imported into session ${session.id}; its results (no model call): ${report}; judge its annotations: ${validate}${precision ? `; precision: ${precision}` : ''}`,
+		`imported into session ${session.id}; its results (no model call): ${report}; judge its annotations: ` +
+			`${validate}${precision ? `; precision: ${precision}` : ''}`,
 	);
 	out.line(lines.join('\n'));
 	return 0;
@@ -128,7 +132,8 @@ function describe(r: FileReport): string {
 		`${items.slice(0, FIRST).join(', ')}${items.length > FIRST ? ', ...' : ''}`;
 	if (r.unmatched.length > 0) {
 		parts.push(
-			`${counted(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`,
+			`${counted(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, ` +
+				`left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`,
 		);
 	}
 	if (r.orphans.length > 0)
@@ -137,7 +142,8 @@ function describe(r: FileReport): string {
 		);
 	if (r.unlocated.length > 0) {
 		parts.push(
-			`${counted(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`,
+			`${counted(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, ` +
+				`kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`,
 		);
 	}
 	return `${r.flag} ${r.file}: ${parts.join('; ')}`;
@@ -178,7 +184,9 @@ export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<
 	const { match } = made;
 	if (match.foreign)
 		output(opts.stderr ?? process.stderr).line(
-			`warning: only ${match.supported} of ${counted(match.sentences, 'sentence')} of the summary find support in ${JSON.stringify(made.title)} (a quarter of what each says, in one place of the book): if it summarizes another book, import it again with that --book`,
+			`warning: only ${match.supported} of ${counted(match.sentences, 'sentence')} of the summary ` +
+				`find support in ${JSON.stringify(made.title)} (a quarter of what each says, in one place of ` +
+				`the book): if it summarizes another book, import it again with that --book`,
 		);
 	if (opts.json) {
 		out.json({

@@ -9,6 +9,7 @@ import { retentionCurve } from '../memory/curve.ts';
 import { likeTables, type QuestionSet } from '../memory/compare.ts';
 import type { Rate, ReaderResults } from '../memory/results.ts';
 import type { ShortcutAccuracy } from '../memory/shortcuts.ts';
+import { fixed } from '../format/number.ts';
 
 /**
  * Memory results as `memory` prints them: per session and reader, the accuracy by how far back the
@@ -72,7 +73,9 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 		floor ? `${cell(own).padEnd(22)}${cell(floorRate)}` : cell(own);
 	res.bins.forEach((bin, i) =>
 		lines.push(
-			`    ${`${percent(bin.from, DASH, 0)} to ${percent(bin.to, DASH, 0)} of the book`.padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${(bin.n === 0 ? DASH : formatInt(Math.round(bin.tokens))).padStart(11)}   ${withFloor(bin, floor?.bins[i])}`,
+			`    ${`${percent(bin.from, DASH, 0)} to ${percent(bin.to, DASH, 0)} of the book`.padEnd(32)} ` +
+				`${formatInt(bin.n).padStart(9)}   ${(bin.n === 0 ? DASH : formatInt(Math.round(bin.tokens))).padStart(11)} ` +
+				`  ${withFloor(bin, floor?.bins[i])}`,
 		),
 	);
 	lines.push(
@@ -83,7 +86,8 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 			`${'  the same in tokens back'.padEnd(37)}questions   ${floor ? `${column}floor` : 'accuracy'}`,
 			...res.tokenBins.map(
 				(bin) =>
-					`    ${(bin.from === 0 ? `under ${counted(bin.to, 'token')}` : `${formatInt(bin.from)} to ${counted(bin.to, 'token')}`).padEnd(32)} ${formatInt(bin.n).padStart(9)}   ${withFloor(
+					`    ${(bin.from === 0 ? `under ${counted(bin.to, 'token')}` : `${formatInt(bin.from)} to ${counted(bin.to, 'token')}`).padEnd(32)} ` +
+					`${formatInt(bin.n).padStart(9)}   ${withFloor(
 						bin,
 						floor?.tokenBins.find((b) => b.from === bin.from),
 					)}`,
@@ -97,7 +101,10 @@ function readerLines(one: SessionMemory, r: ReaderResults, width: number): strin
 					(floor.byType.distortion.n > 0 ? `; distortion ${rate(floor.byType.distortion)}` : '') +
 					')'
 				: ''),
-		`  wrong answers chose: a lookahead scene ${res.wrong.lookahead}, an other-book scene ${res.wrong['other-book']}${res.byType.distortion.n > 0 ? `, a distorted scene ${res.wrong.distortion}` : ''}, "None" when a scene was true ${res.wrong.none}${res.wrong.unreadable > 0 ? `, nothing readable ${res.wrong.unreadable}` : ''}`,
+		`  wrong answers chose: a lookahead scene ${res.wrong.lookahead}, an other-book scene ${res.wrong['other-book']}` +
+			(res.byType.distortion.n > 0 ? `, a distorted scene ${res.wrong.distortion}` : '') +
+			`, "None" when a scene was true ${res.wrong.none}` +
+			(res.wrong.unreadable > 0 ? `, nothing readable ${res.wrong.unreadable}` : ''),
 	);
 	if (res.byTarget.length > 1)
 		lines.push(
@@ -248,6 +255,8 @@ export function forgettingLines(found: Forgetting, width: number): string[] {
 	return [
 		`${found.title}: which chunks the running summary still cites after each step (no model call; placed as evidence places sentences)`,
 		...drawForgetting(map, { width: Math.max(40, width), height: MAP_ROWS }),
-		`${formatInt(survived.length)} of ${counted(map.chunks, 'chunk')} were ever cited; a cited chunk stayed cited for ${mean === null ? DASH : mean.toFixed(1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; the last summary cites ${last ? `${formatInt(last.cited)} of ${counted(last.cites.length, 'chunk')} read (${percent(last.share)})` : DASH}`,
+		`${formatInt(survived.length)} of ${counted(map.chunks, 'chunk')} were ever cited; a cited ` +
+			`chunk stayed cited for ${fixed(mean, 1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; ` +
+			`the last summary cites ${last ? `${formatInt(last.cited)} of ${counted(last.cites.length, 'chunk')} read (${percent(last.share)})` : DASH}`,
 	];
 }

@@ -31,7 +31,14 @@ import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './me
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
 		.description(
-			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along questions ("In what you have read so far, was there a scene where ..."), with true scenes, scenes not read yet, other books' scenes (names replaced by this book's) and "None of the above", and again with the summary hidden (the floor); prints accuracy beside its floor by how far back the scene lies, by question type, what always picking the longest or shortest option scores, and a retention curve. Several ids: the final summaries side by side, one table per question set (hierarchical against incremental). --forgetting draws, with no model call, which chunks an incremental run's running summary still cites at each step`,
+			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along ` +
+				`questions ("In what you have read so far, was there a scene where ..."), with true scenes, ` +
+				`scenes not read yet, other books' scenes (names replaced by this book's) and "None of the above", ` +
+				`and again with the summary hidden (the floor); prints accuracy beside its floor by how far ` +
+				`back the scene lies, by question type, what always picking the longest or shortest option scores, ` +
+				`and a retention curve. Several ids: the final summaries side by side, one table per question ` +
+				`set (hierarchical against incremental). --forgetting draws, with no model call, which chunks ` +
+				`an incremental run's running summary still cites at each step`,
 		)
 		.argument('<ids...>', `session ids of finished runs (see: ${commandLine('sessions')})`)
 		.option(
@@ -82,7 +89,8 @@ export const spec = (exit: Exit) =>
 		.option('--json', 'print the results as JSON')
 		.option(
 			'--prompts <dir>',
-			'read the prompt templates (memory-question.txt, memory-floor.txt, memory-scene.txt, memory-distortion.txt) from this folder (missing ones come from prompts/)',
+			'read the prompt templates (memory-question.txt, memory-floor.txt, memory-scene.txt, memory-distortion.txt) ' +
+				'from this folder (missing ones come from prompts/)',
 		)
 		.option('--prices <file>', PRICES_HELP)
 		.addOption(sessionsDirOption())
@@ -193,7 +201,11 @@ function planLine(plan: MemoryPlan): string {
 		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
 		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
 	].filter((x) => x !== false);
-	return `${counted(plan.questionsToAsk, 'question')} to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ${counted(plan.scenesToWrite, 'scene')} to write: ${counted(plan.calls, 'call')}, about ${counted(plan.inputTokens, 'token')} in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`;
+	return (
+		`${counted(plan.questionsToAsk, 'question')} to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ` +
+		`${counted(plan.scenesToWrite, 'scene')} to write: ${counted(plan.calls, 'call')}, about ${counted(plan.inputTokens, 'token')} ` +
+		`in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`
+	);
 }
 
 /** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */

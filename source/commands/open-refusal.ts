@@ -19,6 +19,10 @@ export function refusalLine(reason: OpenRefusal, dir: string, from: 'resume' | '
 					: `continue it with ${commandLine(`resume ${at} --abandon-batches`)}`,
 			);
 		case 'imported':
-			return `session ${reason.id} holds a summary imported from ${oneLine(reason.file)}: there is nothing to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ${commandLine(`report ${at}`)}`;
+			return (
+				`session ${reason.id} holds a summary imported from ${oneLine(reason.file)}: there is nothing ` +
+				`to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ` +
+				`${commandLine(`report ${at}`)}`
+			);
 	}
 }

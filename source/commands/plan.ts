@@ -43,14 +43,26 @@ export async function planCommand(
 		return 0;
 	}
 	const { config } = result;
+	const method = config.method === 'hier' ? 'hierarchical merging' : 'incremental updating';
+	const model =
+		config.provider === 'extractive'
+			? 'the extractive baseline (not an LLM)'
+			: `${config.provider} ${config.model}`;
+	const unplanned =
+		config.method === 'hier'
+			? 'regenerations of invalid summaries'
+			: 'compressions of an overlong running summary';
 	const lines = [
-		`${result.book.title}: ${counted(result.book.tokens, 'token')} (${config.encoding}), ${counted(result.chunks.count, 'chunk')} of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); chunked in ${result.chunks.ms} ms`,
-		`${config.method === 'hier' ? 'hierarchical merging' : 'incremental updating'} with ${config.provider === 'extractive' ? 'the extractive baseline (not an LLM)' : `${config.provider} ${config.model}`}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
+		`${result.book.title}: ${counted(result.book.tokens, 'token')} (${config.encoding}), ${counted(result.chunks.count, 'chunk')} ` +
+			`of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); ` +
+			`chunked in ${result.chunks.ms} ms`,
+		`${method} with ${model}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
 		...result.calls.rows.map(
 			(r) =>
-				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${counted(r.calls, 'call')}, ~${counted(r.inputTokens, 'token')} in, ~${formatInt(r.outputTokens)} out${r.note ? ` (${r.note})` : ''}`,
+				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${counted(r.calls, 'call')}, ~${counted(r.inputTokens, 'token')} ` +
+				`in, ~${formatInt(r.outputTokens)} out${r.note ? ` (${r.note})` : ''}`,
 		),
-		`  total ${counted(result.calls.total, 'call')} (${config.method === 'hier' ? 'regenerations of invalid summaries' : 'compressions of an overlong running summary'} not included)`,
+		`  total ${counted(result.calls.total, 'call')} (${unplanned} not included)`,
 		result.estimate.priced
 			? `estimated cost: ${usd(result.estimate.cost)}`
 			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see docs/providers.md, "Prices")`,
@@ -84,5 +96,8 @@ function limitsLine(
 		limits.seconds > 0
 			? `about ${formatSeconds(limits.seconds)} of waiting for the limits`
 			: 'no wait for the limits (the first minute holds it all)';
-	return `under ${under} a minute: ${time}; ~${counted(tokens, 'token')} asked for in ${counted(calls, 'call')} (prompts plus output limits), the calls' own time not counted`;
+	return (
+		`under ${under} a minute: ${time}; ~${counted(tokens, 'token')} asked for in ${counted(calls, 'call')} ` +
+		`(prompts plus output limits), the calls' own time not counted`
+	);
 }

@@ -13,7 +13,8 @@ export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('precision')
 			.description(
-				"precision of human and model annotations from a session's verdicts or a validation file (paper Appendix G), with intervals over books (Wilson's over the annotations when the books are too few)",
+				"precision of human and model annotations from a session's verdicts or a validation file (paper " +
+					"Appendix G), with intervals over books (Wilson's over the annotations when the books are too few)",
 			)
 			.argument('[id]', `session id (see: ${commandLine('sessions')})`)
 			.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
@@ -43,8 +44,9 @@ export interface PrecisionOptions extends PrecisionSource {
 /**
  * `booook precision (ID | --validation F)`: per annotation source, precision (Agree + Partially
  * agree over judged), strict precision (Agree only), counts, and 95% intervals: a bootstrap over
- * books (a session's summaries) when there are enough, else Wilson's over the judged annotations. Both inputs go through the same computation and printing, so a session
- * imported from a validation file gives exactly the file's numbers.
+ * books (a session's summaries) when there are enough, else Wilson's over the judged annotations.
+ * Both inputs go through the same computation and printing, so a session imported from a
+ * validation file gives exactly the file's numbers.
  */
 export async function precisionCommand(opts: PrecisionOptions): Promise<number> {
 	const { heading, bySource } = await precision(opts);
@@ -57,7 +59,9 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 	if (heading) out.line(heading);
 	for (const [source, p] of bySource) {
 		out.line(
-			`${source.padEnd(6)} precision ${percentInterval(p.precision, p.precisionInterval)}, strict ${percentInterval(p.strict, p.strictInterval)}; ${p.judged} judged in ${counted(p.books, 'book')} (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree); ${intervalNote(p.precisionInterval)}`,
+			`${source.padEnd(6)} precision ${percentInterval(p.precision, p.precisionInterval)}, strict ` +
+				`${percentInterval(p.strict, p.strictInterval)}; ${p.judged} judged in ${counted(p.books, 'book')} ` +
+				`(${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree); ${intervalNote(p.precisionInterval)}`,
 		);
 	}
 	return 0;

@@ -11,8 +11,9 @@ import {
 	rateWaitText,
 	remainingSeconds,
 	type RateLimitFigures,
-} from '../ui/state/progress.ts';
+} from '../format/progress.ts';
 import { output, statusLine, terminalColumns, type Stream } from './output.ts';
+import { fixed } from '../format/number.ts';
 
 /**
  * Headless reporting: `--json` writes every engine event as one line to stdout; otherwise a progress
@@ -61,7 +62,8 @@ export function headlessReporter(opts: {
 		);
 		return (
 			waiting ??
-			`${counts} ${counted(tokensIn, 'token')} in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ${formatSeconds(elapsed)} elapsed, ${etaText}`
+			`${counts} ${counted(tokensIn, 'token')} in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ` +
+				`${formatSeconds(elapsed)} elapsed, ${etaText}`
 		);
 	};
 
@@ -77,7 +79,8 @@ export function headlessReporter(opts: {
 				done = event.done;
 				if (!opts.json)
 					status.say(
-						`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`,
+						`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ` +
+							`${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`,
 					);
 				break;
 			case 'usage':
@@ -151,8 +154,11 @@ export function limitsSpent(
 	limits: { refusals: number; answered: number; asked: number; used: number; limits: object } | null,
 ): string | null {
 	if (!limits || limits.answered === 0) return null;
-	const share = limits.used > 0 ? ` (${(limits.asked / limits.used).toFixed(2)}× what was used)` : '';
-	return `rate limits: ${counted(limits.refusals, 'answer')} of 429; the calls asked for ${counted(limits.asked, 'token')} of the limits and used ${formatInt(limits.used)}${share}`;
+	const share = limits.used > 0 ? ` (${fixed(limits.asked / limits.used, 2)}× what was used)` : '';
+	return (
+		`rate limits: ${counted(limits.refusals, 'answer')} of 429; the calls asked for ${counted(limits.asked, 'token')} ` +
+		`of the limits and used ${formatInt(limits.used)}${share}`
+	);
 }
 
 /**
@@ -193,7 +199,10 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 		if (waiting !== null) return waiting;
 		if (totals === null) return null;
 		const t = totals;
-		return `${counts}, ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached), ${formatInt(t.output)} out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ${etaText}`;
+		return (
+			`${counts}, ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached), ${formatInt(t.output)} ` +
+			`out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ${etaText}`
+		);
 	};
 	const draw = () => {
 		const text = line();
@@ -207,7 +216,12 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				planned = event.recovered + event.units;
 				sentences = event.sentences;
 				status.say(
-					`${event.annotator} annotating ${counted(event.sentences, 'sentence')} of ${counted(event.summaries.length, 'summary', 'summaries')} in ${counted(event.units, 'call')}${event.recovered > 0 ? ` (${counted(event.recovered, 'answer')} recovered from the call log)` : ''}, session ${event.session}`,
+					`${event.annotator} annotating ${counted(event.sentences, 'sentence')} of ${counted(event.summaries.length, 'summary', 'summaries')} ` +
+						`in ${counted(event.units, 'call')}` +
+						(event.recovered > 0
+							? ` (${counted(event.recovered, 'answer')} recovered from the call log)`
+							: '') +
+						`, session ${event.session}`,
 				);
 				break;
 			case 'annotation':

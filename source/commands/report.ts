@@ -21,7 +21,10 @@ export const spec = (exit: Exit) =>
 	withBootstrapOptions(
 		new Command('report')
 			.description(
-				"results of a session: BooookScore from model and human annotations, the answers that could not be read, precision per validator with intervals over books, agreement, error types, faithfulness per sentence, per book (judged: verdicts on annotations and on faithfulness), and for a run's session the coverage of its final summary and its memory probes",
+				'results of a session: BooookScore from model and human annotations, the answers that could ' +
+					'not be read, precision per validator with intervals over books, agreement, error types, faithfulness ' +
+					"per sentence, per book (judged: verdicts on annotations and on faithfulness), and for a run's " +
+					'session the coverage of its final summary and its memory probes',
 			)
 			.argument(
 				'<id>',
@@ -31,7 +34,11 @@ export const spec = (exit: Exit) =>
 	)
 		.option(
 			'--json',
-			"print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, books: { book: { sentences, model, human, judged, judged_annotations, judged_faithfulness, unreadable: [{ sentence, reason }] } }, faithfulness, ..., coverage (a run's sessions: see booook coverage --json), memory (when probed: see booook memory --json) }; for a study file, what booook study --json prints",
+			'print { booookscore: { model, human }, precision: { validator: { human, model } }, agreement, ' +
+				'books: { book: { sentences, model, human, judged, judged_annotations, judged_faithfulness, ' +
+				"unreadable: [{ sentence, reason }] } }, faithfulness, ..., coverage (a run's sessions: see " +
+				'booook coverage --json), memory (when probed: see booook memory --json) }; for a study file, ' +
+				'what booook study --json prints',
 		)
 		.option('--csv', 'for a study file: its results table as CSV, as booook study --csv prints it')
 		.action(async (id, flags) => {
@@ -238,7 +245,9 @@ export async function reportCommand(
 	const { data, report, missing, finalCoverage, memory } = await sessionReport(dir, id, opts);
 	if (missing) {
 		output(opts.stderr ?? process.stderr).line(
-			`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such node (${missing.nodes}): its session.json was edited or damaged; this report leaves the final summary out${opts.json ? ' (coverage: null)' : ''}`,
+			`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such ` +
+				`node (${missing.nodes}): its session.json was edited or damaged; this report leaves the final ` +
+				`summary out${opts.json ? ' (coverage: null)' : ''}`,
 		);
 	}
 	if (opts.json) {

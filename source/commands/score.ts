@@ -29,6 +29,7 @@ import {
 	type Exit,
 } from './flags.ts';
 import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
+import { fixed, scoreText } from '../format/number.ts';
 import { usd } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
 import { points } from '../format/percent.ts';
@@ -37,7 +38,8 @@ import { commandLine } from '../program.ts';
 export const spec = (exit: Exit) =>
 	withRateLimitOptions(new Command('score'))
 		.description(
-			"BooookScore: of a session (a run's final summary, or a collection), annotating sentences a model has not yet and asking again those it answered unreadably; or of the authors' files",
+			"BooookScore: of a session (a run's final summary, or a collection), annotating sentences a " +
+				"model has not yet and asking again those it answered unreadably; or of the authors' files",
 		)
 		.argument('[id]', `session id (see: ${commandLine('sessions')})`)
 		.option(
@@ -61,7 +63,8 @@ export const spec = (exit: Exit) =>
 		)
 		.option(
 			'--base-url <url>',
-			"an OpenAI-compatible (or Anthropic) server (default: a run's own server when it is scored with the run's model, else $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
+			"an OpenAI-compatible (or Anthropic) server (default: a run's own server when it is scored " +
+				"with the run's model, else $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)",
 		)
 		.option(
 			'--concurrency <n>',
@@ -230,12 +233,16 @@ function systemJson(system: SystemScore, texts: readonly string[]) {
 function distributionLines(system: SystemScore): string[] {
 	return [
 		'error types per 100 sentences:',
-		...LABELS.map((l) => `  ${l.padEnd(18)} ${system.distribution[l].toFixed(2)}  (${system.types[l]})`),
+		...LABELS.map((l) => `  ${l.padEnd(18)} ${fixed(system.distribution[l], 2)}  (${system.types[l]})`),
 	];
 }
 
 function headline(label: string, r: ReturnType<typeof systemJson>): string {
-	return `${label} ${r.booookscore === null ? 'n/a' : r.booookscore.toFixed(1)} over ${counted(r.summaries, 'summary', 'summaries')} (${counted(r.sentences, 'sentence')}, ${r.confusing} confusing, ${r.parse_failures} unparsed); average ${r.avg_tokens.toFixed(1)} tokens per summary`;
+	return (
+		`${label} ${scoreText(r.booookscore, 'n/a')} over ${counted(r.summaries, 'summary', 'summaries')} ` +
+		`(${counted(r.sentences, 'sentence')}, ${r.confusing} confusing, ${r.parse_failures} unparsed); ` +
+		`average ${fixed(r.avg_tokens, 1)} tokens per summary`
+	);
 }
 
 /** `again`: how to ask the model again about sentences whose answers could not be read. */
@@ -277,7 +284,8 @@ function report(
 		lines.push(...distributionLines(score.system));
 		if (t && t.calls > 0) {
 			lines.push(
-				`${counted(t.calls, 'call')}: ${counted(t.input, 'input token')} (${formatInt(t.cached)} from the prompt cache), ${formatInt(t.output)} output, ${usd(t.cost)} (the cache saved ${usd(t.saved)})`,
+				`${counted(t.calls, 'call')}: ${counted(t.input, 'input token')} (${formatInt(t.cached)} from ` +
+					`the prompt cache), ${formatInt(t.output)} output, ${usd(t.cost)} (the cache saved ${usd(t.saved)})`,
 			);
 		}
 		stdout.line(lines.join('\n'));
@@ -285,7 +293,8 @@ function report(
 	const failures = score.entries.flatMap((e) => e.failures.map((f) => ({ book: e.book, ...f })));
 	if (failures.length > 0) {
 		stderr.line(
-			`warning: ${counted(failures.length, 'sentence')} had no readable answer after every retry and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`,
+			`warning: ${counted(failures.length, 'sentence')} had no readable answer after every retry ` +
+				`and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`,
 		);
 		for (const f of failures) stderr.line(`  ${f.book}, sentence ${f.sentence + 1}: ${f.reason}`);
 	}

@@ -52,7 +52,8 @@ export function sentenceProgress(
 	const line = throttledLine(stream, clock);
 	const started = clock();
 	const text = (done: number) => () =>
-		`${what}: ${formatInt(done)} of ${counted(total, 'sentence')} (${Math.floor((100 * done) / Math.max(1, total))}%), ${formatSeconds((clock() - started) / 1000)}`;
+		`${what}: ${formatInt(done)} of ${counted(total, 'sentence')} (${Math.floor((100 * done) / Math.max(1, total))}%), ` +
+		`${formatSeconds((clock() - started) / 1000)}`;
 	return {
 		tick: (done) => line.tick(text(done)),
 		end() {

@@ -1,7 +1,8 @@
 import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { listSessions } from '../app/list-sessions.ts';
-import { layoutTable, sessionColumns } from '../ui/session-table.ts';
+import { sessionColumns } from '../format/sessions.ts';
+import { layoutTable } from '../format/table.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';

@@ -8,6 +8,8 @@ import { collectionData, showData } from '../app/show.ts';
 import { output, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
+import { scoreText } from '../format/number.ts';
+import { summaryFigures } from '../format/summary.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('show')
@@ -44,28 +46,31 @@ export async function showCommand(
 	lines.push(`status: ${shown.status}${shown.error ? ` (${oneLine(shown.error)})` : ''}`);
 	lines.push(
 		shown.imported
-			? `imported summary: read from ${oneLine(shown.imported.file)} (not made here: no method, model or calls); the book in chunks of ${counted(c.chunkSize, 'token')} for its evidence`
-			: `method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
+			? `imported summary: read from ${oneLine(shown.imported.file)} (not made here: no method, model ` +
+					`or calls); the book in chunks of ${counted(c.chunkSize, 'token')} for its evidence`
+			: `method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; ` +
+					`chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, ` +
+					`concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
 	);
 	lines.push(`book: ${counted(shown.book.tokens, 'token')} in ${counted(shown.chunks, 'chunk')}`);
 	for (const row of shown.structure) {
 		lines.push(
-			`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${counted(row.meanWords, 'word')}${row.overBudget ? `, ${row.overBudget} over budget` : ''}`,
+			`  ${row.name.padEnd(10)} ${row.done}/${row.nodes} done, mean ${counted(row.meanWords, 'word')}` +
+				(row.overBudget ? `, ${row.overBudget} over budget` : ''),
 		);
 	}
 	lines.push(
-		`usage: ${counted(shown.usage.calls, 'call')}, ${counted(shown.usage.input, 'token')} in (${formatInt(shown.usage.cached)} cached), ${formatInt(shown.usage.output)} out, ${costText(shown.cost, shown.priced)}`,
+		`usage: ${counted(shown.usage.calls, 'call')}, ${counted(shown.usage.input, 'token')} in (${formatInt(shown.usage.cached)} ` +
+			`cached), ${formatInt(shown.usage.output)} out, ${costText(shown.cost, shown.priced)}`,
 	);
 	if (shown.stats) {
 		const s = shown.stats;
-		lines.push(
-			`final summary: ${counted(s.tokens, 'token')}, ${counted(s.words, 'word')}, ${s.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${s.novel3gramPct.toFixed(1)}% novel 3-grams`,
-		);
+		lines.push(`final summary: ${summaryFigures(s)}`);
 		const where = sessionsDirArg(dir);
 		lines.push(
 			shown.booookscore === null
 				? `BooookScore: not scored yet (${commandLine(`score ${shown.id}${where}`)})`
-				: `BooookScore: ${shown.booookscore.toFixed(1)} (${commandLine(`report ${shown.id}${where}`)} for the details)`,
+				: `BooookScore: ${scoreText(shown.booookscore)} (${commandLine(`report ${shown.id}${where}`)} for the details)`,
 		);
 		lines.push('', shown.summary!);
 	}
@@ -82,13 +87,15 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 	}
 	const lines = [
 		`${oneLine(data.title)} — collection session ${data.id}, imported from ${data.sources.map(oneLine).join(', ')}`,
-		`${counted(shown.summaries, 'summary', 'summaries')}; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${counted(shown.judgments, 'verdict')}`,
+		`${counted(shown.summaries, 'summary', 'summaries')}; annotations: ${shown.annotations.model} ` +
+			`model, ${shown.annotations.human} human; ${counted(shown.judgments, 'verdict')}`,
 		shown.booookscore === null
 			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
-			: `BooookScore: ${shown.booookscore.toFixed(1)}`,
+			: `BooookScore: ${scoreText(shown.booookscore)}`,
 		...shown.books.map(
 			(b) =>
-				`  ${b.summary.padEnd(5)} ${oneLine(b.book).slice(0, 50).padEnd(50)} ${counted(b.words, 'word').padStart(11)}  annotations: ${b.model} model, ${b.human} human`,
+				`  ${b.summary.padEnd(5)} ${oneLine(b.book).slice(0, 50).padEnd(50)} ${counted(b.words, 'word').padStart(11)} ` +
+				` annotations: ${b.model} model, ${b.human} human`,
 		),
 	];
 	out.line(lines.join('\n'));

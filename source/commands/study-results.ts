@@ -3,7 +3,6 @@ import { outcomes, studyResults } from '../app/study.ts';
 import { planStudy, type StudyPlan } from '../app/study-plan.ts';
 import { ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
 import {
-	alignTable,
 	CONFIG_HEADER,
 	configCells,
 	csv,
@@ -12,7 +11,8 @@ import {
 	resultCsvTable,
 	type CellOutcome,
 } from '../study/results.ts';
-import { fitTable } from '../ui/study-table.ts';
+import { fitTable } from '../format/study-table.ts';
+import { alignTable } from '../format/table.ts';
 import { output, safeText, terminalColumns, type Stream } from './output.ts';
 import { studyComparisonResults } from './compare-results.ts';
 

@@ -10,18 +10,22 @@ import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { printResults, tableFor } from './study-results.ts';
-import { rateWaitText } from '../ui/state/progress.ts';
+import { rateWaitText } from '../format/progress.ts';
 import { commandLine, shellWord } from '../program.ts';
+import { scoreText } from '../format/number.ts';
 import { usd } from '../format/cost.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')
 		.description(
-			"run a grid of books × methods × models × chunk sizes × context windows, one session per cell, resumably; print a table like the paper's Table 2. In a terminal, a screen shows every cell's progress live (q quits; the same command continues)",
+			'run a grid of books × methods × models × chunk sizes × context windows, one session per cell, ' +
+				"resumably; print a table like the paper's Table 2. In a terminal, a screen shows every cell's " +
+				'progress live (q quits; the same command continues)',
 		)
 		.argument(
 			'<file>',
-			"a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, contextWindows, maxSummary, score, scorer, concurrency, batch (the providers' batch APIs, at half price)",
+			'a study file (JSON, or YAML as .yaml/.yml): name, books or folder, methods, providers, chunkSizes, ' +
+				"contextWindows, maxSummary, score, scorer, concurrency, batch (the providers' batch APIs, at half price)",
 		)
 		.option('--plan', "print every cell's expected calls and cost, and exit without a call")
 		.option('--json', 'print the plan or the results as JSON (headless)')
@@ -79,7 +83,15 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		p
 			? `; then ${what}: ~${counted(p.calls, 'call')}, estimated ${p.priced ? usd(p.cost) : 'at no known price'}`
 			: '';
-	const total = `${counted(plan.cells.length, 'cell')}, ~${counted(runs.calls, 'call')}, estimated ${usd(runs.cost)}${runs.priced ? '' : ' (some models have no price)'}; at most ${counted(plan.concurrency, 'call')} at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${scoring || probes ? `; in all ~${counted(all.calls, 'call')}, estimated ${usd(all.cost)}${all.priced ? '' : ' (some models have no price)'}` : ''}`;
+	const unpriced = (priced: boolean) => (priced ? '' : ' (some models have no price)');
+	const inAll =
+		scoring || probes
+			? `; in all ~${counted(all.calls, 'call')}, estimated ${usd(all.cost)}${unpriced(all.priced)}`
+			: '';
+	const total =
+		`${counted(plan.cells.length, 'cell')}, ~${counted(runs.calls, 'call')}, estimated ${usd(runs.cost)}` +
+		`${unpriced(runs.priced)}; ` +
+		`at most ${counted(plan.concurrency, 'call')} at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${inAll}`;
 	if (opts.plan) {
 		if (opts.json)
 			stdout.json(
@@ -189,7 +201,10 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 			case 'cell-scored':
 				if (event.already) return say('scored already');
 				return say(
-					`scored with ${event.scorer}: BooookScore ${cell.score === null ? 'n/a' : cell.score.toFixed(1)}${event.annotated && cell.scoring ? `, ${counted(cell.scoring.calls, 'call')}, ${usd(cell.scoring.cost)}; the cell: ${usd(cellCost(cell))}` : ''}`,
+					`scored with ${event.scorer}: BooookScore ${scoreText(cell.score, 'n/a')}` +
+						(event.annotated && cell.scoring
+							? `, ${counted(cell.scoring.calls, 'call')}, ${usd(cell.scoring.cost)}; the cell: ${usd(cellCost(cell))}`
+							: ''),
 				);
 			case 'cell-scoring-failed':
 				return say(`scoring failed: ${event.error}`);
@@ -209,7 +224,7 @@ async function studyInteractive(
 	opts: StudyOptions,
 ): Promise<StudyEnd> {
 	preferReactProduction();
-	const { renderStudyApp } = await import('../ui/study-app.tsx');
+	const { renderStudyApp } = await import('../ui/screens/study/App.tsx');
 	const env = opts.env ?? process.env;
 	await renderStudyApp({
 		runner,

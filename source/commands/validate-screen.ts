@@ -67,9 +67,13 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 		);
 		await app.waitUntilExit();
 		const { judged, total } = progress();
-		output(process.stderr).line(
-			`${validator}: ${judged}/${total} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : ''}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dir)}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`}`,
-		);
+		const fraction = opts.mode === 'sample' ? ` --fraction ${opts.fraction ?? 0.2}` : '';
+		const who = opts.validator ? ` --validator ${shellWord(validator)}` : '';
+		const next =
+			judged < total
+				? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${fraction}${who}${sessionsDirArg(dir)}`)}`
+				: `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`;
+		output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${next}`);
 		return 0;
 	} finally {
 		await session.close();
@@ -110,8 +114,14 @@ async function validateFaithfulness(
 		const { judged, total } = progress();
 		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
 		const sample = walk.partial ? ` --fraction ${opts.fraction} --seed ${opts.seed}` : '';
+		const who = opts.validator ? ` --validator ${shellWord(validator)}` : '';
+		const where = sessionsDirArg(dirname(session.path));
+		const next =
+			judged < total
+				? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${who}${where}`)}`
+				: `See the results with: ${commandLine(`report ${id}${where}`)}`;
 		output(process.stderr).line(
-			`${validator}: ${judged}/${total} ${walk.unitKind}${walk.partial ? ' of your sample' : ''} judged, all saved. ${judged < total ? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${opts.validator ? ` --validator ${shellWord(validator)}` : ''}${sessionsDirArg(dirname(session.path))}`)}` : `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`)}`}`,
+			`${validator}: ${judged}/${total} ${walk.unitKind}${walk.partial ? ' of your sample' : ''} judged, all saved. ${next}`,
 		);
 		return 0;
 	} finally {

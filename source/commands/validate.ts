@@ -14,14 +14,17 @@ export const spec = (exit: Exit) =>
 		.addOption(
 			new Option(
 				'--mode <mode>',
-				"model or human annotations only; blind: both, mixed in a seeded order, sources hidden until the end; sample: a random share of both; faithfulness: mark each sentence of the summary (s: or each claim a model judge split it into) faithful, partially supported, unfaithful or can't tell (LongEval; FABLES)",
+				'model or human annotations only; blind: both, mixed in a seeded order, sources hidden until ' +
+					'the end; sample: a random share of both; faithfulness: mark each sentence of the summary (s: ' +
+					"or each claim a model judge split it into) faithful, partially supported, unfaithful or can't tell (LongEval; FABLES)",
 			)
 				.choices(VALIDATE_MODES)
 				.default('blind'),
 		)
 		.option(
 			'--fraction <share>',
-			"with --mode sample: the share of annotations to judge (default 0.2); with --mode faithfulness: judge only this share of each summary's sentences, a random sample of your own (LongEval partial annotation; default: all)",
+			'with --mode sample: the share of annotations to judge (default 0.2); with --mode faithfulness: ' +
+				"judge only this share of each summary's sentences, a random sample of your own (LongEval partial annotation; default: all)",
 			decimal('--fraction'),
 		)
 		.option(

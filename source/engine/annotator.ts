@@ -122,9 +122,10 @@ interface UnitState {
  * `concurrency` through the shared CallRunner, the first call of each summary alone until its
  * response has begun (so the others read the summary from the prompt cache instead of each writing
  * it; with a batch lane every call goes out at once, as a lone warming call would cost a batch
- * round); every answer is logged in calls.jsonl, then its annotations saved with the session; an unreadable answer is asked again at most `maxRetries` times, then recorded as a
- * parse failure (which a later scoring may list to ask again). Calls logged but not saved (a killed
- * process) are taken back from the log, and sentences with a readable answer are never asked about again.
+ * round); every answer is logged in calls.jsonl, then its annotations saved with the session; an
+ * unreadable answer is asked again at most `maxRetries` times, then recorded as a parse failure
+ * (which a later scoring may list to ask again). Calls logged but not saved (a killed process) are
+ * taken back from the log, and sentences with a readable answer are never asked about again.
  */
 export class Annotator {
 	private readonly listeners = new Set<AnnotatorListener>();

@@ -35,7 +35,8 @@ export function changeable(run: Run, id: NodeRef, change: Change, running: boole
 	// chosen version would be lost if the node were replaced, so they wait for the check.
 	if (change !== 'rerun' && awaitsCheck(node)) {
 		throw new Error(
-			`${id} may be re-planned after an earlier change; run the plan (it is checked before it runs) and then ${change === 'edit' ? 'edit it' : 'choose its version'}`,
+			`${id} may be re-planned after an earlier change; run the plan (it is checked before it runs) ` +
+				`and then ${change === 'edit' ? 'edit it' : 'choose its version'}`,
 		);
 	}
 	return node;

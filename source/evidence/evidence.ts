@@ -83,7 +83,8 @@ export function* eachEvidence(
  * The best `top` passages for `text` (the sentence, or a claim of it) among the sentence's chunks:
  * those of its aligned chunks first, then the rest's to make up `top`. A passage that holds the text
  * word for word is its place whatever the alignment says (a copied line such as "Who is there?" can
- * align to another scene's sentence). `rank` is BM25's unless told (a rerank by embeddings, rerank.ts), `how` whether it ranks by scenes too (not for a claim: `CLAIM_RANK`).
+ * align to another scene's sentence). `rank` is BM25's unless told (a rerank by embeddings,
+ * rerank.ts), `how` whether it ranks by scenes too (not for a claim: `CLAIM_RANK`).
  */
 export function rankedFor(
 	index: PassageIndex,

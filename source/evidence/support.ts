@@ -6,10 +6,11 @@ import type { PassageIndex } from './rank.ts';
 /**
  * How well a sentence is supported by its evidence, in [0, 1]: the share of the sentence's content
  * that its best passage holds, read with the passage on either side of it in its chunk (its scene:
- * an event told over a page names its people in one sentence and what they did in the next). Content is the sentence's content words by stem, each weighted by how
- * telling it is in this book (its IDF, `PassageIndex.weight`), so a shared name or rare word counts
- * for much and a shared "went" for little, and a word the book never uses (a detail the book does
- * not have) weighs most of all against the score.
+ * an event told over a page names its people in one sentence and what they did in the next).
+ * Content is the sentence's content words by stem, each weighted by how telling it is in this
+ * book (its IDF, `PassageIndex.weight`), so a shared name or rare word counts for much and a shared
+ * "went" for little, and a word the book never uses (a detail the book does not have) weighs most
+ * of all against the score.
  *
  * - 1: every content word of the sentence is in one passage (a copied sentence);
  * - a faithful paraphrase keeps the rare words (names, places, objects) and rewords the common

@@ -27,13 +27,15 @@ export function checkBaseUrl(url: string, source: string, keyVar: string): strin
 		parsed.username = '';
 		parsed.password = '';
 		throw badInput(
-			`${source} ${withoutSecrets(parsed.href)}: leave the user name and password out of the URL (it is saved with the session and shown in messages); give the key in ${keyVar}`,
+			`${source} ${withoutSecrets(parsed.href)}: leave the user name and password out of the URL ` +
+				`(it is saved with the session and shown in messages); give the key in ${keyVar}`,
 		);
 	}
 	const secrets = secretParams(parsed);
 	if (secrets.length > 0) {
 		throw badInput(
-			`${source} ${withoutSecrets(parsed.href)}: leave the secret out of the URL (${secrets.map((n) => `"${n}"`).join(', ')}: it is saved with the session and shown in messages); give the key in ${keyVar}`,
+			`${source} ${withoutSecrets(parsed.href)}: leave the secret out of the URL (${secrets.map((n) => `"${n}"`).join(', ')}: ` +
+				`it is saved with the session and shown in messages); give the key in ${keyVar}`,
 		);
 	}
 	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {

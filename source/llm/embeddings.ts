@@ -64,7 +64,8 @@ export function createEmbedder(opts: EmbedderOptions = {}): Embedder {
 	const model = opts.model ?? DEFAULT_EMBEDDING_MODEL;
 	if (opts.provider === 'anthropic')
 		throw badInput(
-			`--embeddings: Anthropic has no embeddings endpoint; embeddings come from OpenAI (OPENAI_API_KEY) or an OpenAI-compatible server (--base-url), so drop --provider anthropic or --embeddings`,
+			`--embeddings: Anthropic has no embeddings endpoint; embeddings come from OpenAI (OPENAI_API_KEY) ` +
+				`or an OpenAI-compatible server (--base-url), so drop --provider anthropic or --embeddings`,
 		);
 	const url = baseUrl(opts.baseUrl, env, 'OPENAI');
 	const apiKey = requireKey(
@@ -118,7 +119,8 @@ export function createEmbedder(opts: EmbedderOptions = {}): Embedder {
 				requests++;
 				if (response.data.length !== batch.length)
 					throw new UserError(
-						`${failure.label}: ${failure.baseURL} answered ${counted(response.data.length, 'vector')} for ${counted(batch.length, 'text')}; check that it serves OpenAI's embeddings API`,
+						`${failure.label}: ${failure.baseURL} answered ${counted(response.data.length, 'vector')} for ` +
+							`${counted(batch.length, 'text')}; check that it serves OpenAI's embeddings API`,
 						1,
 					);
 				for (const item of [...response.data].sort((a, b) => a.index - b.index))

@@ -98,7 +98,8 @@ export function loadPrices(path?: string, env: NodeJS.ProcessEnv = process.env):
 		const issue = parsed.error.issues[0];
 		const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
 		throw badInput(
-			`prices file ${file} is malformed${where}: ${issue?.message ?? 'unexpected shape'} (expected {"model": {"input": n, "cachedInput": n, "output": n}}, USD per 1M tokens)`,
+			`prices file ${file} is malformed${where}: ${issue?.message ?? 'unexpected shape'} (expected ` +
+				`{"model": {"input": n, "cachedInput": n, "output": n}}, USD per 1M tokens)`,
 		);
 	}
 	const table: Record<string, ModelPrice> = { ...BUILTIN_PRICES };

@@ -645,7 +645,8 @@ export function oversized(d: Dimension, cost: number, limit: number, stated: boo
 		? `raise ${flag} to the account's limit, or use a smaller --chunk-size or --max-summary`
 		: 'use a smaller --chunk-size or --max-summary, or a model with a higher limit';
 	return new RateLimitRefusal(
-		`one call asks for ${formatInt(cost)} ${PER_MINUTE[d]} (${ASKED[d]}), more than ${flag ?? "the account's limit"} allows in a whole minute (${formatInt(limit)}), so no wait lets it through`,
+		`one call asks for ${formatInt(cost)} ${PER_MINUTE[d]} (${ASKED[d]}), more than ${flag ?? "the account's limit"} ` +
+			`allows in a whole minute (${formatInt(limit)}), so no wait lets it through`,
 		fix,
 		true,
 	);

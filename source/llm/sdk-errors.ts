@@ -134,7 +134,10 @@ function accountProblem(status: number, error: unknown, detail: string, ctx: Fai
 		type === 'insufficient_quota' ||
 		/credit balance|billing|quota/iu.test(detail)
 	) {
-		return `${head} — the account behind ${ctx.keyVar} is out of credit or over its spending limit${said}: add credit or raise the limit in the provider's billing settings, then continue`;
+		return (
+			`${head} — the account behind ${ctx.keyVar} is out of credit or over its spending limit${said}: ` +
+			`add credit or raise the limit in the provider's billing settings, then continue`
+		);
 	}
 	if (
 		code === 'context_length_exceeded' ||
@@ -144,7 +147,10 @@ function accountProblem(status: number, error: unknown, detail: string, ctx: Fai
 	}
 	// A 400 that speaks of the rate limit: a call no wait can let through (Anthropic's way of saying so).
 	if (/request too large|must be reduced/iu.test(detail) || (status === 400 && /rate limit/iu.test(detail))) {
-		return `${head} — one call asks for more tokens than the account's whole per-minute limit${said}: use a smaller --chunk-size or --max-summary, or a model with a higher limit`;
+		return (
+			`${head} — one call asks for more tokens than the account's whole per-minute limit${said}: ` +
+			`use a smaller --chunk-size or --max-summary, or a model with a higher limit`
+		);
 	}
 	return null;
 }

@@ -19,24 +19,35 @@ export const MAX_TEMPLATE_BYTES = 256 * 1024;
  * template stops a command before any call is made rather than halfway through a paid run.
  */
 export async function loadTemplates(dir?: string | null): Promise<Templates> {
-	if (dir && !existsSync(dir)) throw badInput(`--prompts ${dir}: no such directory; give a folder of prompt templates (see prompts/README.md)`);
+	if (dir && !existsSync(dir))
+		throw badInput(`--prompts ${dir}: no such directory; give a folder of prompt templates (see prompts/README.md)`);
 	// A file would be read as a folder holding no templates, and every shipped one used in silence.
-	if (dir && !statSync(dir).isDirectory()) throw badInput(`--prompts ${dir}: is a file, not a folder; give the folder that holds your <id>.txt templates (see prompts/README.md)`);
+	if (dir && !statSync(dir).isDirectory())
+		throw badInput(
+			`--prompts ${dir}: is a file, not a folder; give the folder that holds your <id>.txt templates (see prompts/README.md)`,
+		);
 	const out = {} as Templates;
 	for (const id of Object.keys(TEMPLATE_SLOTS) as TemplateId[]) {
 		const own = dir ? join(dir, `${id}.txt`) : null;
 		const overridden = own !== null && existsSync(own);
 		const path = overridden ? own : join(SHIPPED_PROMPTS, `${id}.txt`);
-		const fix = overridden ? 'fix it, or delete it to use the shipped one (see prompts/README.md)' : 'restore the shipped file (see prompts/README.md)';
+		const fix = overridden
+			? 'fix it, or delete it to use the shipped one (see prompts/README.md)'
+			: 'restore the shipped file (see prompts/README.md)';
 		let text: string | null | { notAFile: string };
 		try {
 			text = await readCapped(path, MAX_TEMPLATE_BYTES);
 		} catch (error) {
-			throw badInput(`${path}: cannot read prompt template "${id}" (${(error as NodeJS.ErrnoException).code ?? 'error'}); ${overridden ? fix : 'restore it or point --prompts elsewhere'}`);
+			throw badInput(`${path}: cannot read prompt template "${id}" (${(error as NodeJS.ErrnoException).code ?? 'error'}); ` +
+`${overridden ? fix : 'restore it or point --prompts elsewhere'}`);
 		}
-		if (text === null) throw badInput(`${path}: template "${id}" is larger than ${MAX_TEMPLATE_BYTES / 1024} KB, too large for a prompt template; ${fix}`);
+		if (text === null)
+			throw badInput(
+				`${path}: template "${id}" is larger than ${MAX_TEMPLATE_BYTES / 1024} KB, too large for a prompt template; ${fix}`,
+			);
 		if (typeof text !== 'string') {
-			throw badInput(`${path}: template "${id}" is ${text.notAFile}, not a regular file; ${overridden ? 'put a text file there, or delete it to use the shipped one (see prompts/README.md)' : fix}`);
+			const instead = 'put a text file there, or delete it to use the shipped one (see prompts/README.md)';
+			throw badInput(`${path}: template "${id}" is ${text.notAFile}, not a regular file; ${overridden ? instead : fix}`);
 		}
 		let problem: string | null;
 		try {

@@ -28,6 +28,7 @@ import {
 } from './faithfulness-count.ts';
 import { percent, percentInterval, signedPoints } from '../format/percent.ts';
 import { CLAIM_VERDICTS } from '../domain.ts';
+import { coefficient, fixed } from '../format/number.ts';
 
 /**
  * Faithfulness validation done LongEval's fine-grained way (its §3.1, Appendix B.1): each unit of
@@ -411,7 +412,7 @@ const UNIT_WORD: Record<UnitKind, [string, string]> = {
 	claims: ['claim', 'claims'],
 };
 
-const kappaText = (k: number): string => (Number.isNaN(k) ? '—' : k.toFixed(3));
+const kappaText = coefficient;
 
 /**
  * A validator's score over one kind of unit, as one line: the faithful share of all units with its
@@ -460,12 +461,11 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		const [one, many] = UNIT_WORD[unit];
 		for (const p of agreement.pairs)
 			out.push(
-				`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${percent(p.percent)} on ${counted(p.n, one, many)}, Cohen's κ ${kappaText(p.kappa)}`,
+				`  agreement ${clean(p.validators[0])} vs ${clean(p.validators[1])}: ${percent(p.percent)} ` +
+					`on ${counted(p.n, one, many)}, Cohen's κ ${kappaText(p.kappa)}`,
 			);
 		if (agreement.alpha !== null)
-			out.push(
-				`  Krippendorff's α ${agreement.alpha.toFixed(3)} over ${counted(agreement.units, one, many)}`,
-			);
+			out.push(`  Krippendorff's α ${fixed(agreement.alpha, 3)} over ${counted(agreement.units, one, many)}`);
 	}
 	for (const r of report.humanVsModel) {
 		const [one, many] = UNIT_WORD[r.unit];
@@ -487,10 +487,11 @@ export function faithfulnessLines(report: FaithfulnessReport, clean: (s: string)
 		);
 	}
 	for (const c of report.partial.vsFull) {
-		const tau = c.tau === null ? '— (needs two summaries that differ)' : c.tau.toFixed(3);
+		const tau = c.tau === null ? '— (needs two summaries that differ)' : fixed(c.tau, 3);
 		const shares = `faithful ${percent(c.partialShare)} (partial) vs ${percent(c.fullShare)} (full), ${signedPoints(c.difference)} points`;
 		out.push(
-			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ${tau} over ${counted(c.summaries, 'summary', 'summaries')}; ${shares}`,
+			`    partial ${clean(c.partial)} vs full ${clean(c.full)} (${c.fullOrigin}): Kendall's τ-b ` +
+				`${tau} over ${counted(c.summaries, 'summary', 'summaries')}; ${shares}`,
 		);
 	}
 	out.push(...coarseFineLines(report.coarseFine));

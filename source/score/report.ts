@@ -31,6 +31,7 @@ import { commandLine } from '../program.ts';
 import { percent, percentInterval } from '../format/percent.ts';
 import { intervalNote } from '../format/interval.ts';
 import { counted } from '../format/count.ts';
+import { coefficient, fixed, scoreText } from '../format/number.ts';
 
 /**
  * Everything the results screen and `booook report` show for one session (issue: validation
@@ -229,13 +230,11 @@ export function typeBars(sources: Record<string, Record<Label, number> | null>, 
 			if (!types) continue;
 			const v = types[label];
 			const bar = '█'.repeat(Math.round((v / max) * width));
-			lines.push(`${label.padEnd(16)} ${name.padEnd(5)} ${bar}${bar ? ' ' : ''}${v.toFixed(2)}`);
+			lines.push(`${label.padEnd(16)} ${name.padEnd(5)} ${bar}${bar ? ' ' : ''}${fixed(v, 2)}`);
 		}
 	}
 	return lines;
 }
-
-const fixed = (x: number | null, digits = 1) => (x === null ? '—' : x.toFixed(digits));
 
 /** How the report names a command to run on its session: `score ID` unless told the session's own. */
 export type CommandFor = (verb: 'score' | 'validate') => string;
@@ -250,7 +249,8 @@ export function reportLines(title: string, report: Report, width = 80, command =
 	const out: string[] = [`${sanitize(title)}`];
 	const score = (name: string, s: SourceScore | null) =>
 		s &&
-		`  ${name.padEnd(6)} ${fixed(s.booookscore)}  (${counted(s.summaries, 'summary', 'summaries')}, ${counted(s.sentences, 'sentence')}, ${s.confusing} confusing)`;
+		`  ${name.padEnd(6)} ${scoreText(s.booookscore)}  (${counted(s.summaries, 'summary', 'summaries')}, ` +
+			`${counted(s.sentences, 'sentence')}, ${s.confusing} confusing)`;
 	out.push(
 		'BooookScore',
 		...[score('model', report.model), score('human', report.human)].filter((l): l is string => l !== null),
@@ -272,7 +272,9 @@ export function reportLines(title: string, report: Report, width = 80, command =
 		);
 		for (const [src, p] of bySource) {
 			out.push(
-				`  ${src.padEnd(6)} ${percentInterval(p.precision, p.precisionInterval)}  strict ${percentInterval(p.strict, p.strictInterval)}  n=${p.judged} in ${counted(p.books, 'book')} (${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree; ${intervalNote(p.precisionInterval)})`,
+				`  ${src.padEnd(6)} ${percentInterval(p.precision, p.precisionInterval)}  strict ${percentInterval(p.strict, p.strictInterval)} ` +
+					` n=${p.judged} in ${counted(p.books, 'book')} (${p.agree} agree, ${p.partial} partially, ${p.disagree} ` +
+					`disagree; ${intervalNote(p.precisionInterval)})`,
 			);
 		}
 	}
@@ -280,12 +282,12 @@ export function reportLines(title: string, report: Report, width = 80, command =
 		out.push('agreement between validators');
 		for (const p of report.agreement.pairs) {
 			out.push(
-				`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${percent(p.percent)} on ${counted(p.n, 'item')}, Cohen's κ ${Number.isNaN(p.kappa) ? '—' : p.kappa.toFixed(3)}`,
+				`  ${sanitize(p.validators[0])} vs ${sanitize(p.validators[1])}: ${percent(p.percent)} on ${counted(p.n, 'item')}, Cohen's κ ${coefficient(p.kappa)}`,
 			);
 		}
 		if (report.agreement.alpha !== null)
 			out.push(
-				`  Krippendorff's α ${report.agreement.alpha.toFixed(3)} over ${counted(report.agreement.units, 'item')}`,
+				`  Krippendorff's α ${fixed(report.agreement.alpha, 3)} over ${counted(report.agreement.units, 'item')}`,
 			);
 	}
 	if (report.model || report.human) {
@@ -303,11 +305,13 @@ export function reportLines(title: string, report: Report, width = 80, command =
 	if (report.books.length === 0) return out;
 	out.push(
 		'per book',
-		`  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ${'judged'.padStart(6)}  (judged: verdicts on annotations and on faithfulness)`,
+		`  ${'book'.padEnd(40)} ${'sent.'.padStart(5)} ${'model'.padStart(6)} ${'human'.padStart(6)} ` +
+			`${'judged'.padStart(6)}  (judged: verdicts on annotations and on faithfulness)`,
 	);
 	for (const b of report.books) {
 		out.push(
-			`  ${sanitize(b.book).slice(0, 40).padEnd(40)} ${String(b.sentences).padStart(5)} ${fixed(b.model?.score ?? null).padStart(6)} ${fixed(b.human?.score ?? null).padStart(6)} ${String(b.judged).padStart(6)}`,
+			`  ${sanitize(b.book).slice(0, 40).padEnd(40)} ${String(b.sentences).padStart(5)} ${scoreText(b.model?.score).padStart(6)} ` +
+				`${scoreText(b.human?.score).padStart(6)} ${String(b.judged).padStart(6)}`,
 		);
 	}
 	return out;

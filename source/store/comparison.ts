@@ -260,10 +260,12 @@ function parseDefinition(file: string, text: string): ComparisonDefinition {
 		throw new UserError(`${file} is not JSON; the comparison cannot be read (the file was left unchanged)`);
 	}
 	const parsed = definitionSchema.safeParse(value);
-	if (!parsed.success)
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0];
 		throw new UserError(
-			`${file} is not a comparison booook can read (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); the file was left unchanged`,
+			`${file} is not a comparison booook can read (${issue?.path.join('.')}: ${issue?.message}); the file was left unchanged`,
 		);
+	}
 	return parsed.data as ComparisonDefinition;
 }
 

@@ -105,7 +105,8 @@ export async function checkSessionsDir(dir: string): Promise<void> {
 				);
 			if (link) {
 				throw badInput(
-					`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} points to ${link.target}, which does not exist; create ${link.target}, remove the link, or ${choose}`,
+					`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} points to ${link.target}, ` +
+						`which does not exist; create ${link.target}, remove the link, or ${choose}`,
 				);
 			}
 			if (code === 'ENOENT') return;

@@ -138,7 +138,9 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 				`session "${id}" is still being created by another booook process${pid}; try again once it has started`,
 			);
 		return badInput(
-			`session "${id}" was never created whole: the booook process creating it${pid} stopped before it wrote ${FILES.state}, so ${sessionDir} holds no work; start it again with --session ${id} (that replaces the leftover), or delete ${sessionDir}`,
+			`session "${id}" was never created whole: the booook process creating it${pid} stopped before ` +
+				`it wrote ${FILES.state}, so ${sessionDir} holds no work; start it again with --session ${id} ` +
+				`(that replaces the leftover), or delete ${sessionDir}`,
 		);
 	}
 	if (state.kind === 'other') {
@@ -161,7 +163,8 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 			`no session "${id}" in ${dir}, but there is one in ${found}: give --sessions-dir ${shellWord(found)}`,
 		);
 	return badInput(
-		`no session "${id}" in ${dir}; give the folder that holds it with --sessions-dir DIR, or list the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`,
+		`no session "${id}" in ${dir}; give the folder that holds it with --sessions-dir DIR, or list ` +
+			`the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`,
 	);
 }
 

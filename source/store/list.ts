@@ -56,7 +56,9 @@ export async function readSessions(
 		problems.push({
 			id: c.id,
 			file: c.path,
-			reason: `a creation of this session that was interrupted${c.owner ? ` (pid ${c.owner.pid} is gone)` : ''}; it holds no work, and the next run, import or scoring here removes it`,
+			reason:
+				`a creation of this session that was interrupted${c.owner ? ` (pid ${c.owner.pid} is gone)` : ''}; ` +
+				`it holds no work, and the next run, import or scoring here removes it`,
 		});
 	}
 	problems.sort((a, b) => a.id.localeCompare(b.id));
@@ -84,7 +86,9 @@ async function readOne(id: string, file: string): Promise<SessionData | SessionP
 		return {
 			id,
 			file,
-			reason: `no session.json: its creation was interrupted${gone} and it holds no work; --session ${id} on a new run or import replaces it, or delete ${dirname(file)}`,
+			reason:
+				`no session.json: its creation was interrupted${gone} and it holds no work; --session ${id} ` +
+				`on a new run or import replaces it, or delete ${dirname(file)}`,
 		};
 	}
 	if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);

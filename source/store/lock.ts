@@ -112,7 +112,8 @@ export class SessionLock {
 			wait = Math.min(wait * 2, 100);
 		}
 		throw badInput(
-			`could not take the lock of session "${id}" (${file}); another booook process keeps taking it. If no booook is running, delete ${file} and the ${basename(file)}${GUARD_PREFIX}* files beside it`,
+			`could not take the lock of session "${id}" (${file}); another booook process keeps taking ` +
+				`it. If no booook is running, delete ${file} and the ${basename(file)}${GUARD_PREFIX}* files beside it`,
 		);
 	}
 

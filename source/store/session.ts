@@ -615,7 +615,8 @@ async function readState(
 	if (typeof version !== 'number') throw corrupt(id, stateFile, 'it has no schema version');
 	if (version !== SCHEMA_VERSION) {
 		throw new UserError(
-			`session "${id}" cannot be opened: ${stateFile} has schema version ${version}, which this booook does not support (it reads versions 1 to ${SCHEMA_VERSION}); the file was left unchanged`,
+			`session "${id}" cannot be opened: ${stateFile} has schema version ${version}, which this booook ` +
+				`does not support (it reads versions 1 to ${SCHEMA_VERSION}); the file was left unchanged`,
 		);
 	}
 	const parsed = sessionSchema.safeParse(raw);
@@ -710,7 +711,8 @@ export { newSessionId } from './dirs.ts';
 export function bookSession(session: Session): Session<BookSessionData> {
 	if (session.data.kind !== 'book') {
 		throw badInput(
-			`session "${session.id}" is an imported collection of summaries, not a run; score it with: ${commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`)}`,
+			`session "${session.id}" is an imported collection of summaries, not a run; score it with: ` +
+				`${commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`)}`,
 		);
 	}
 	return session as Session<BookSessionData>;

@@ -9,6 +9,7 @@ import { usd } from '../format/cost.ts';
 import { DASH } from '../format/missing.ts';
 import { points, signedPoints } from '../format/percent.ts';
 import type { ShortcutAccuracy } from '../memory/shortcuts.ts';
+import { rounded } from '../format/number.ts';
 
 /**
  * A study's results as the paper's Table 2 has them: one row per configuration, over the books it
@@ -185,7 +186,10 @@ export function pairedLines(pairs: readonly PairedDifference[]): string[] {
 		`paired differences in BooookScore (a − b, book by book; a 95% bootstrap interval over the shared books from ${MIN_CLUSTERS} of them):`,
 		...pairs.map((p) => {
 			const interval = bounds(p.difference, true);
-			return `  ${p.a} − ${p.b}: ${signedPoints(p.difference.estimate)} ${interval ? `${interval} over ${counted(p.books, 'book')}` : `(${intervalNote(p.difference)})`}`;
+			const over = interval
+				? `${interval} over ${counted(p.books, 'book')}`
+				: `(${intervalNote(p.difference)})`;
+			return `  ${p.a} − ${p.b}: ${signedPoints(p.difference.estimate)} ${over}`;
 		}),
 	];
 }
@@ -257,7 +261,7 @@ export function resultCsvTable(
 	rows: readonly ResultRow[],
 	opts: { priced: boolean; memory?: boolean },
 ): string[][] {
-	const num = (v: number | null, digits: number) => (v === null ? '' : String(Number(v.toFixed(digits))));
+	const num = (v: number | null, digits: number) => (v === null ? '' : rounded(v, digits));
 	const percents = (i: Spread | null) =>
 		i === null
 			? ['', '', '', '']
@@ -331,22 +335,9 @@ export function intervalLines(rows: readonly ResultRow[]): string[] {
 	return [
 		few.length === spreads.length
 			? `${what}: too few books (${books}) for an interval over books; a bootstrap over books needs ${MIN_CLUSTERS}`
-			: `${what} (95% CI): percentile bootstrap intervals over each row's books; rows of fewer than ${counted(MIN_CLUSTERS, 'book')} show none (too few books for an interval over books)`,
+			: `${what} (95% CI): percentile bootstrap intervals over each row's books; rows of fewer than ` +
+				`${counted(MIN_CLUSTERS, 'book')} show none (too few books for an interval over books)`,
 	];
-}
-
-/** Columns padded to their widest cell; numbers right-aligned. */
-export function alignTable(table: readonly string[][]): string {
-	const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => [...(row[i] ?? '')].length)));
-	const numeric = (text: string) => /^[$\d.\-/, [()]+$/u.test(text) && /\d/u.test(text);
-	return table
-		.map((row) =>
-			row
-				.map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-				.join('  ')
-				.trimEnd(),
-		)
-		.join('\n');
 }
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */

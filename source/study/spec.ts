@@ -93,18 +93,23 @@ const FIXES: Record<string, string> = {
 	folder: 'a folder of .txt or .epub files, e.g. "folder": "books/"',
 	methods: '"methods": ["hier", "inc"]',
 	providers:
-		'"providers": [{ "provider": "openai", "model": "gpt-4o-mini" }] (provider: openai, anthropic or extractive; optional "tpm" and "rpm": the account\'s tokens and requests a minute for that model)',
+		'"providers": [{ "provider": "openai", "model": "gpt-4o-mini" }] (provider: openai, anthropic ' +
+		'or extractive; optional "tpm" and "rpm": the account\'s tokens and requests a minute for that model)',
 	chunkSizes: 'whole numbers of tokens, e.g. "chunkSizes": [2048, 4096]',
 	contextWindows: 'whole numbers of tokens, e.g. "contextWindows": [8192]',
 	maxSummary: 'a whole number of tokens, e.g. "maxSummary": 900',
 	score: '"score": true or false',
 	memory:
-		'"memory": true, or the questions per summary and the running summaries of an incremental run asked, e.g. "memory": { "questions": 30, "steps": 4 } (answered by the scorer\'s model; the other books of the study give the other-book options)',
+		'"memory": true, or the questions per summary and the running summaries of an incremental run ' +
+		'asked, e.g. "memory": { "questions": 30, "steps": 4 } (answered by the scorer\'s model; the ' +
+		'other books of the study give the other-book options)',
 	scorer:
-		'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": "gpt-4o-mini", "tpm": 30000 } (provider: openai or anthropic; optional "tpm" and "rpm")',
+		'the model that annotates for BooookScore, e.g. "scorer": { "provider": "openai", "model": ' +
+		'"gpt-4o-mini", "tpm": 30000 } (provider: openai or anthropic; optional "tpm" and "rpm")',
 	concurrency: 'a whole number from 1 to 64, e.g. "concurrency": 4',
 	batch:
-		'"batch": true, or with the seconds between polls and of gathering and the most requests in a batch, e.g. "batch": { "poll": 60, "gather": 5, "size": 1000 }',
+		'"batch": true, or with the seconds between polls and of gathering and the most requests in ' +
+		'a batch, e.g. "batch": { "poll": 60, "gather": 5, "size": 1000 }',
 };
 
 /** Checks a parsed study file; the first problem is one line naming the field and the fix. */
@@ -114,7 +119,8 @@ export function parseStudy(value: unknown, file: string): StudySpec {
 		if (parsed.data.batch && parsed.data.providers.some((p) => p.provider === 'extractive')) {
 			fail(
 				file,
-				'"batch" sends model calls through the openai or anthropic batch API, and the extractive baseline makes none: remove it from providers, or drop "batch"',
+				'"batch" sends model calls through the openai or anthropic batch API, and the extractive baseline ' +
+					'makes none: remove it from providers, or drop "batch"',
 			);
 		}
 		return parsed.data;
@@ -123,7 +129,8 @@ export function parseStudy(value: unknown, file: string): StudySpec {
 	if (issue.code === 'unrecognized_keys') {
 		return fail(
 			file,
-			`unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}${issue.path.length ? ` in ${fieldPath(issue.path)}` : ''}; the fields are ${Object.keys(FIXES).join(', ')}`,
+			`unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}${issue.path.length ? ` in ${fieldPath(issue.path)}` : ''}; ` +
+				`the fields are ${Object.keys(FIXES).join(', ')}`,
 		);
 	}
 	const field = String(issue.path[0] ?? 'name');

@@ -133,7 +133,9 @@ function incRows(run: Run, ctx: PlanContext): PlanRow[] {
 			largest: run.chunks[0]!.tokens + init + tokensAfter(0),
 			// The paper's schedule (Appendix J.1): the running summary is asked for its share of the
 			// final length after each step, so the first step's summary is a small part of it.
-			note: `asked for ${counted(expectedWords(config.maxSummary, 0, steps), 'word')}: the running summary's share after 1 of ${counted(steps, 'chunk')}, growing to ${counted(expectedWords(config.maxSummary, steps - 1, steps), 'word')} at the last`,
+			note:
+				`asked for ${counted(expectedWords(config.maxSummary, 0, steps), 'word')}: the running summary's ` +
+				`share after 1 of ${counted(steps, 'chunk')}, growing to ${counted(expectedWords(config.maxSummary, steps - 1, steps), 'word')} at the last`,
 		},
 	];
 	if (steps > 1) {

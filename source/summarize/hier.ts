@@ -305,7 +305,11 @@ function mergeRoomProblem(chunks: number, ctx: PlanContext): string | null {
 	const template = mergeTemplateTokens(ctx, false);
 	const room = config.contextWindow - config.maxSummary - template - PROMPT_MARGIN;
 	if (room >= 2 * (SUMMARY_HEADER + 1)) return null;
-	return `--max-summary ${config.maxSummary} leaves the last merge no room for the two summaries it takes in a ${config.contextWindow}-token context window (its prompt takes ${counted(template, 'token')} and ${PROMPT_MARGIN} are kept free); raise --context-window or lower --max-summary`;
+	return (
+		`--max-summary ${config.maxSummary} leaves the last merge no room for the two summaries it ` +
+		`takes in a ${config.contextWindow}-token context window (its prompt takes ${counted(template, 'token')} ` +
+		`and ${PROMPT_MARGIN} are kept free); raise --context-window or lower --max-summary`
+	);
 }
 
 /** The live nodes of `level`, in order. */
@@ -365,7 +369,8 @@ function planLevelZero(run: Run, ctx: PlanContext): Node[] {
 	const largest = Math.max(...run.chunks.map((c) => c.tokens));
 	if (initTokens + largest + limit + PROMPT_MARGIN > ctx.config.contextWindow) {
 		throw new PlanError(
-			`a chunk of ${counted(largest, 'token')} and a ${limit}-token summary do not fit a ${ctx.config.contextWindow}-token context window; lower --chunk-size or raise --context-window`,
+			`a chunk of ${counted(largest, 'token')} and a ${limit}-token summary do not fit a ${ctx.config.contextWindow}-token ` +
+				`context window; lower --chunk-size or raise --context-window`,
 		);
 	}
 	return run.chunks.map((chunk, i) =>
@@ -522,6 +527,7 @@ function assertShrinks(ctx: PlanContext, level: number, below: Node[], inputBudg
 		i += take;
 	}
 	throw new PlanError(
-		`${levelName(level)} cannot merge the ${counted(below.length, 'summary', 'summaries')} below it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
+		`${levelName(level)} cannot merge the ${counted(below.length, 'summary', 'summaries')} below ` +
+			`it into fewer within a ${ctx.config.contextWindow}-token context window; raise --context-window or lower --max-summary`,
 	);
 }

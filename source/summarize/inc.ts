@@ -169,7 +169,11 @@ export const incremental: Planner = {
 		const template = ctx.tokens(fill(templates['inc-update'], ['', '', words, words]));
 		const need = largest + template + (config.maxSummary - 1) + config.maxSummary;
 		if (need <= config.contextWindow) return null;
-		return `--context-window ${config.contextWindow} is too small for an incremental update: a ${largest}-token chunk, the ${template}-token prompt, a running summary of up to ${counted(config.maxSummary - 1, 'token')} and ${counted(config.maxSummary, 'output token')} need ${need}; raise --context-window or lower --chunk-size or --max-summary`;
+		return (
+			`--context-window ${config.contextWindow} is too small for an incremental update: a ${largest}-token ` +
+			`chunk, the ${template}-token prompt, a running summary of up to ${counted(config.maxSummary - 1, 'token')} ` +
+			`and ${counted(config.maxSummary, 'output token')} need ${need}; raise --context-window or lower --chunk-size or --max-summary`
+		);
 	},
 
 	regenerates(node, problem) {

@@ -16,7 +16,7 @@ import { initialView } from './state/view.ts';
 import { useKeys } from './keys/KeysProvider.tsx';
 import { backOverEmptyFrame, Root, untilExit, useLeave } from './root.tsx';
 import { themeFor } from './theme.ts';
-import { clean } from './text.ts';
+import { clean } from '../format/text.ts';
 import { inkStreams } from './terminal.ts';
 
 /** Redraws per second: enough to read text as it streams, cheap for the CPU (bench/render checks it). */

@@ -1,7 +1,8 @@
 import { useStdout } from 'ink';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useKeys } from './keys/KeysProvider.tsx';
-import { actionFor, type Screen } from './keymap.ts';
+import { actionFor } from './keymap.ts';
+import type { Place } from './keys/binding.ts';
 import type { KeyMsg, Model } from './model.ts';
 import type { ViewFeed } from './state/view-feed.ts';
 import type { ViewState } from './state/view.ts';
@@ -94,7 +95,7 @@ export function useKeyedModel<S, M, E, W>(
 	model: Model<S, M | KeyMsg, E, W>,
 	world: () => W,
 	perform: (effect: E, dispatch: (msg: M | KeyMsg) => void) => void,
-	screenOf: (state: S) => Screen,
+	screenOf: (state: S) => Place,
 ): S {
 	const [state, dispatch, read] = useModel(model, world, perform);
 	useKeys((press) => dispatch({ type: 'key', action: actionFor(screenOf(read()), press), press }));

@@ -7,7 +7,7 @@
  * `type`, effects `kind`.
  */
 
-import type { Action, KeyPress } from './keymap.ts';
+import type { Action, KeyPress } from './keys/binding.ts';
 
 export interface Step<State, Effect> {
 	state: State;

@@ -1,5 +1,5 @@
 import type { Span } from '../domain.ts';
-import { clean, textWidth } from './text.ts';
+import { clean, textWidth } from '../format/text.ts';
 
 /** A run of text on one screen line, with the style of the range it lies in (null outside them). */
 export interface Piece<S = true> {

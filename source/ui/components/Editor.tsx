@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { screenRows, type EditorState } from '../state/editor.ts';
-import { windowOf } from '../text.ts';
+import { windowOf } from '../../format/text.ts';
 import { useTheme } from '../theme.ts';
 
 export interface EditorProps {

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { clean, truncate, wrap } from '../text.ts';
+import { clean, truncate, wrap } from '../../format/text.ts';
 import { useTheme } from '../theme.ts';
 
 /** A passage of the book offered as evidence for a sentence, and where in the book it is. */

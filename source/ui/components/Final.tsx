@@ -1,8 +1,6 @@
 import { Box, Text } from 'ink';
 import { useLayoutEffect } from 'react';
 import type { NodeRef, Run } from '../../domain.ts';
-import { costText } from '../../format/cost.ts';
-import { counted } from '../../format/count.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import { activeVersion, findNode } from '../../summarize/graph.ts';
 import { totalsOf } from '../../summarize/totals.ts';
@@ -11,9 +9,10 @@ import type { RunInfo } from '../controls.ts';
 import type { ViewFeed } from '../state/view-feed.ts';
 import type { FinalItem } from '../state/view.ts';
 import { usePrint } from '../print.tsx';
-import { clean, wrap } from '../text.ts';
+import { clean, wrap } from '../../format/text.ts';
 import { useTerminalSize } from '../hooks.ts';
 import { useTheme } from '../theme.ts';
+import { spentFigures, summaryFigures } from '../../format/summary.ts';
 
 /** The final summary's lines: a title, the summary, its statistics. */
 interface FinalText {
@@ -35,7 +34,8 @@ function finalText(run: Run, info: RunInfo, root: NodeRef): FinalText {
 		title: clean(`━━ Final summary · ${info.title} (node ${root}, version ${(node?.active ?? 0) + 1})`),
 		text: clean(text),
 		stats: clean(
-			`${counted(stats.tokens, 'token')}, ${counted(stats.words, 'word')}, ${stats.repeated3gramPct.toFixed(1)}% repeated 3-grams, ${stats.novel3gramPct.toFixed(1)}% novel 3-grams; ${counted(totals.calls, 'call')}, ${counted(totals.input + totals.output, 'token')}, ${costText(totals.cost, info.priced)} (${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`,
+			`${summaryFigures(stats)}; ${spentFigures(totals.calls, totals.input + totals.output, totals.cost, info.priced)} ` +
+				`(${info.isLLM ? `${info.provider} ${info.model}` : EXTRACTIVE_LABEL}); session ${info.session}`,
 		),
 	};
 }

@@ -1,8 +1,9 @@
 import { Text } from 'ink';
 import { useMemo } from 'react';
-import { bindingsFor, keyLabel, labelOf, MAIN_KEYS, shortName, type Action, type Screen } from '../keymap.ts';
+import { bindingsFor, MAIN_KEYS, shortName } from '../keymap.ts';
+import { keyLabel, labelOf, type Action, type Place } from '../keys/binding.ts';
 import { useTerminalSize } from '../hooks.ts';
-import { textWidth, truncate } from '../text.ts';
+import { textWidth, truncate } from '../../format/text.ts';
 import { useTheme } from '../theme.ts';
 
 // Keys shown as one item: the pair's labels joined, and one name for both.
@@ -16,14 +17,14 @@ const PAIRS: Partial<Record<Action, { partner: Action; name: string }>> = {
 const FIRST: readonly Action[] = ['help', 'quit'];
 
 /** The footer's items for `screen`: one per action, pairs joined; its main keys, then help and quit, first. */
-export function footerItems(screen: Screen, hide: readonly Action[] = []): string[] {
+export function footerItems(screen: Place, hide: readonly Action[] = []): string[] {
 	return footerEntries(screen, hide).map((e) => e.text);
 }
 
 /** An item: its text, and a shorter one for a crowded line (a pair by its first keys: "↑↓ select"). */
 type Entry = { text: string; tight: string; action: Action };
 
-function footerEntries(screen: Screen, hide: readonly Action[]): Entry[] {
+function footerEntries(screen: Place, hide: readonly Action[]): Entry[] {
 	const main = MAIN_KEYS[screen] ?? [];
 	const bindings = bindingsFor(screen).filter((b) => !hide.includes(b.action));
 	const seen = new Set<Action>();
@@ -71,7 +72,7 @@ const TIGHT_SEP = '  ';
  * When not all fit, the line is tightened (pairs named by their first keys, two spaces between
  * items) and the items that fit are kept in their order, help and quit always: `?` lists the rest.
  */
-export function footerLine(screen: Screen, width: number, hide: readonly Action[] = []): string {
+export function footerLine(screen: Place, width: number, hide: readonly Action[] = []): string {
 	const entries = footerEntries(screen, hide);
 	const all = entries.map((e) => e.text).join(SEP);
 	if (textWidth(all) <= width) return all;
@@ -90,7 +91,7 @@ export function footerLine(screen: Screen, width: number, hide: readonly Action[
 }
 
 /** The keys that work on `screen` (as the keymap has them), on one line of whole items that fits the terminal. */
-export function Footer({ screen, hide = [] }: { screen: Screen; hide?: readonly Action[] }) {
+export function Footer({ screen, hide = [] }: { screen: Place; hide?: readonly Action[] }) {
 	const theme = useTheme();
 	const { columns } = useTerminalSize();
 	// The run screen redraws at its frame rate while text streams; the footer changes only with the

@@ -4,7 +4,7 @@ import { formatSeconds } from '../../format/duration.ts';
 import { EXTRACTIVE_LABEL } from '../../llm/provider.ts';
 import type { RunInfo } from '../controls.ts';
 import { useNow } from '../hooks.ts';
-import { rateWaitText } from '../state/progress.ts';
+import { rateWaitText } from '../../format/progress.ts';
 import {
 	chunksRead,
 	elapsedMs,
@@ -14,7 +14,7 @@ import {
 	type Phase,
 	type ViewState,
 } from '../state/view.ts';
-import { clean, textWidth, truncate } from '../text.ts';
+import { clean, textWidth, truncate } from '../../format/text.ts';
 import type { Tone } from '../theme.ts';
 import { ProgressHeader } from './ProgressHeader.tsx';
 
@@ -76,7 +76,9 @@ export function Header({ info, view, width }: { info: RunInfo; view: ViewState; 
 	const { calls, planned, ratio } = progressOf(view);
 	const eta = etaSeconds(view, now);
 	const tokens = view.totals.input + view.totals.output;
-	const facts = ` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} tok · ${costText(view.totals.cost, info.priced)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
+	const facts =
+		` ${calls}/${planned} calls · chunks ${chunksRead(view)}/${view.chunks} · ${compact(tokens)} ` +
+		`tok · ${costText(view.totals.cost, info.priced)} · ${formatSeconds(elapsedMs(view, now) / 1000)}${eta === null ? '' : ` · ETA ${formatSeconds(eta)}`}`;
 	return (
 		<ProgressHeader
 			title={title}

@@ -1,11 +1,11 @@
 import { Box, Text } from 'ink';
-import { BINDINGS, labelOf, type Screen } from '../keymap.ts';
-import type { Line } from '../panes.ts';
-import { textWidth, truncate, windowOf, wrap } from '../text.ts';
+import { BINDINGS } from '../keymap.ts';
+import { labelOf, type Place } from '../keys/binding.ts';
+import { textWidth, truncate, windowOf, wrap } from '../../format/text.ts';
 import { MARKS, OVER_BUDGET_MARK } from '../theme.ts';
-import { Lines } from './Lines.tsx';
+import { Lines, type Line } from './Lines.tsx';
 
-const SCREEN_NAMES: Record<Screen, string> = {
+const SCREEN_NAMES: Record<Place, string> = {
 	run: 'Run screen',
 	home: 'Home (saved sessions)',
 	study: 'Study (booook study FILE)',
@@ -23,27 +23,27 @@ const SCREEN_NAMES: Record<Screen, string> = {
 	reasons: 'Validation: partially agree',
 	span: 'Validation: the span of your annotation',
 	types: 'Validation: the error types of your annotation',
-	field: 'Validation: a note or questions being typed',
+	field: 'A text field (a note, questions, a form, the filter)',
 };
 
 // Screens reached from a screen, listed right after it: the validation walk's dialogs after the walk.
-const RELATED: Partial<Record<Screen, readonly Screen[]>> = {
+const RELATED: Partial<Record<Place, readonly Place[]>> = {
 	validate: ['reasons', 'span', 'types', 'field', 'results'],
 	faithfulness: ['field'],
 	compare: ['field'],
 };
 
 /** Every key of the keymap, the current screen's first (and those of its dialogs), then the marks of the tree. */
-export function helpLines(current: Screen, width: number): Line[] {
-	const first: Screen[] = [current, ...(RELATED[current] ?? [])];
-	const order: Screen[] = [
+export function helpLines(current: Place, width: number): Line[] {
+	const first: Place[] = [current, ...(RELATED[current] ?? [])];
+	const order: Place[] = [
 		...first,
-		...(Object.keys(SCREEN_NAMES) as Screen[]).filter((s) => !first.includes(s)),
+		...(Object.keys(SCREEN_NAMES) as Place[]).filter((s) => !first.includes(s)),
 	];
 	const lines: Line[] = [];
 	const labelWidth = Math.max(...BINDINGS.map((b) => textWidth(labelOf(b)))) + 2;
 	for (const screen of order) {
-		const bindings = BINDINGS.filter((b) => b.screens.includes(screen));
+		const bindings = BINDINGS.filter((b) => b.on.includes(screen));
 		if (bindings.length === 0) continue;
 		lines.push({ text: SCREEN_NAMES[screen], tone: 'accent', bold: true });
 		// A description longer than the width goes on under itself, never cut: at 80 columns many are.
@@ -56,7 +56,9 @@ export function helpLines(current: Screen, width: number): Line[] {
 	}
 	lines.push({ text: 'Marks', tone: 'accent', bold: true });
 	lines.push({
-		text: `  ${MARKS.pending} pending  ${MARKS.running} running  ${MARKS.done} done  ${OVER_BUDGET_MARK} done, over budget  ${MARKS.stale} stale  ${MARKS.failed} failed`,
+		text:
+			`  ${MARKS.pending} pending  ${MARKS.running} running  ${MARKS.done} done  ${OVER_BUDGET_MARK} ` +
+			`done, over budget  ${MARKS.stale} stale  ${MARKS.failed} failed`,
 	});
 	lines.push({ text: '  + sentence added by a step   − sentence dropped by a step' });
 	return lines;
@@ -68,7 +70,7 @@ export function Help({
 	height,
 	scroll,
 }: {
-	screen: Screen;
+	screen: Place;
 	width: number;
 	height: number;
 	scroll: number;

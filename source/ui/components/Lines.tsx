@@ -1,6 +1,12 @@
 import { Box, Text } from 'ink';
-import type { Line } from '../panes.ts';
-import { useTheme } from '../theme.ts';
+import { useTheme, type Tone } from '../theme.ts';
+
+/** A line of a pane or of the help: its text (wrapped already), drawn in one tone. */
+export interface Line {
+	text: string;
+	tone?: Tone;
+	bold?: boolean;
+}
 
 /** Pre-wrapped lines, one row each; a line that is still too wide is cut, never wrapped. */
 export function Lines({ lines }: { lines: readonly Line[] }) {

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { Span } from '../../text/sentences.ts';
 import { highlightLines } from '../styled-lines.ts';
-import { windowOf } from '../text.ts';
+import { windowOf } from '../../format/text.ts';
 
 /**
  * A summary in a box of `height` rows, its marked spans drawn inverse and scrolled into view (a

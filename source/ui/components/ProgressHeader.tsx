@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
-import { bar } from '../study-table.ts';
-import { textWidth } from '../text.ts';
+import { bar } from '../../format/table.ts';
+import { textWidth } from '../../format/text.ts';
 import { useTheme, type Tone } from '../theme.ts';
 
 /**

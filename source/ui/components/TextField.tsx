@@ -1,6 +1,6 @@
 import { Text } from 'ink';
 import { fieldWindow, type TextField as Field } from '../state/text-field.ts';
-import { clean, truncate } from '../text.ts';
+import { clean, truncate } from '../../format/text.ts';
 
 /**
  * A text field on one line after its label, in `width` columns: with the cursor (an inverse cell)

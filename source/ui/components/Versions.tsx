@@ -4,7 +4,7 @@ import type { Run } from '../../domain.ts';
 import { findNode } from '../../summarize/graph.ts';
 import { countWords } from '../../text/tokens.ts';
 import type { NodeView } from '../state/view.ts';
-import { clean, truncate, windowOf, wrap } from '../text.ts';
+import { clean, truncate, windowOf, wrap } from '../../format/text.ts';
 import { useTheme } from '../theme.ts';
 import { Lines } from './Lines.tsx';
 
@@ -46,7 +46,8 @@ export function Versions({
 					color={i === full?.active ? theme.color('ok') : undefined}
 				>
 					{truncate(
-						`${i === full?.active ? '*' : ' '} v${i + 1}  ${v.origin === 'edit' ? 'edited by hand' : `model ${clean(v.model ?? '?')}`}  ${counted(countWords(v.text), 'word')}  ${v.createdAt.replace('T', ' ').slice(0, 19)}${v.overBudget ? '  over budget' : ''}`,
+						`${i === full?.active ? '*' : ' '} v${i + 1}  ${v.origin === 'edit' ? 'edited by hand' : `model ${clean(v.model ?? '?')}`} ` +
+							` ${counted(countWords(v.text), 'word')}  ${v.createdAt.replace('T', ' ').slice(0, 19)}${v.overBudget ? '  over budget' : ''}`,
 						width,
 					)}
 				</Text>

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ComponentProps } from 'react';
 import type { TextField as Field } from '../state/text-field.ts';
-import { clean, truncate } from '../text.ts';
+import { clean, truncate } from '../../format/text.ts';
 import { useTheme } from '../theme.ts';
 import { Footer } from './Footer.tsx';
 import { TextField } from './TextField.tsx';

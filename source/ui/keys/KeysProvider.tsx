@@ -1,12 +1,12 @@
 import { useInput, type Key } from 'ink';
 import { createContext, useContext, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { KeyPress } from '../keymap.ts';
+import type { KeyPress } from './binding.ts';
 import { pressesOf } from './presses.ts';
 
 /**
  * The one reader of the keyboard. Ink's input is read here only, each event is cut into single
- * presses (see presses.ts), and each press goes to the handlers in order of priority, highest
- * first, until one takes it. A handler is registered once, when its component mounts, and reads
+ * presses (see presses.ts), and each press goes to the handlers, the one mounted last first, until
+ * one takes it. A handler is registered once, when its component mounts, and reads
  * its newest closure through a ref: no key can fall between an old handler going off and a new
  * one coming on, which is how keys were lost when each overlay attached its own `useInput`.
  */
@@ -14,11 +14,7 @@ import { pressesOf } from './presses.ts';
 /** Returns false to pass the press on to the next handler; anything else takes it. */
 export type KeyHandler = (press: KeyPress) => boolean | void;
 
-/** Who hears a key first: a dialog over its screen, and the app over both. */
-export const PRIORITY = { screen: 0, dialog: 10, app: 100 } as const;
-
 interface Registered {
-	priority: number;
 	active: boolean;
 	handler: { current: KeyHandler };
 	order: number;
@@ -41,9 +37,7 @@ export function KeysProvider({ children }: { children: ReactNode }) {
 		const update = () => setReading(entries.current.some((e) => e.active));
 		return {
 			add(entry) {
-				entries.current = [...entries.current, entry].sort(
-					(a, b) => b.priority - a.priority || b.order - a.order,
-				);
+				entries.current = [...entries.current, entry].sort((a, b) => b.order - a.order);
 				update();
 				return () => {
 					entries.current = entries.current.filter((e) => e !== entry);
@@ -73,13 +67,10 @@ export function KeysProvider({ children }: { children: ReactNode }) {
 let registrations = 0;
 
 /**
- * Hears key presses while `active` (default true). Among handlers of equal priority the one
- * mounted last hears first, so an overlay mounted over its screen needs no priority of its own.
+ * Hears key presses while `active` (default true). The handler mounted last hears first, so an
+ * overlay mounted over its screen hears its keys before the screen does.
  */
-export function useKeys(
-	handler: KeyHandler,
-	{ priority = PRIORITY.screen, active = true }: { priority?: number; active?: boolean } = {},
-): void {
+export function useKeys(handler: KeyHandler, { active = true }: { active?: boolean } = {}): void {
 	const registry = useContext(KeysContext);
 	if (!registry) throw new Error('useKeys needs a KeysProvider above it');
 	const ref = useRef(handler);
@@ -90,18 +81,18 @@ export function useKeys(
 	});
 	const entry = useRef<Registered | null>(null);
 	useLayoutEffect(() => {
-		const mine: Registered = { priority, active: false, handler: ref, order: registrations++ };
+		const mine: Registered = { active: false, handler: ref, order: registrations++ };
 		entry.current = mine;
 		const remove = registry.add(mine);
 		return () => {
 			entry.current = null;
 			remove();
 		};
-	}, [registry, priority]);
+	}, [registry]);
 	// Run after each registration (effects run in order) and whenever `active` changes.
 	useLayoutEffect(() => {
 		if (!entry.current || entry.current.active === active) return;
 		entry.current.active = active;
 		registry.changed();
-	}, [registry, priority, active]);
+	}, [registry, active]);
 }

@@ -1,5 +1,5 @@
 import type { Key } from 'ink';
-import type { KeyPress } from '../keymap.ts';
+import type { KeyPress } from './binding.ts';
 
 /**
  * One event from Ink into the key presses it holds. Ink cuts its input at escape sequences only,

@@ -6,7 +6,7 @@
  */
 
 import wrapAnsi from 'wrap-ansi';
-import { textWidth } from '../text.ts';
+import { textWidth } from '../../format/text.ts';
 import { editField, type FieldEdit } from './text-field.ts';
 
 export interface EditorState {

@@ -1,4 +1,4 @@
-import type { Action } from '../keymap.ts';
+import type { Action } from '../keys/binding.ts';
 
 /** What a key does while the help is open: closes it (null), or scrolls it to a new first line. */
 export function helpScroll(scroll: number, action: Action | null, page: number): number | null {

@@ -1,4 +1,4 @@
-import type { Action, KeyPress } from '../keymap.ts';
+import type { Action, KeyPress } from '../keys/binding.ts';
 import { fieldAction, type TextField } from './text-field.ts';
 
 /**

@@ -6,7 +6,7 @@ import type { ScoreControls, SentenceVerdict } from '../controls.ts';
 import { usd } from '../../format/cost.ts';
 import { formatInt, counted } from '../../format/count.ts';
 import { formatSeconds } from '../../format/duration.ts';
-import { rateWaitText } from './progress.ts';
+import { rateWaitText } from '../../format/progress.ts';
 
 /** What the BooookScore screen shows of a scoring: a row per sentence and a status line. Pure. */
 
@@ -63,7 +63,10 @@ export function scoreStatus(
 ): string {
 	if (event.type === 'usage') {
 		const t = event.totals;
-		return `${t.calls}/${event.planned} calls · ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached) · ${formatInt(t.output)} out · ${usd(t.cost)} (cache saved ${usd(t.saved)}) · ${formatSeconds(ctx.seconds)}`;
+		return (
+			`${t.calls}/${event.planned} calls · ${counted(t.input, 'token')} in (${formatInt(t.cached)} ` +
+			`cached) · ${formatInt(t.output)} out · ${usd(t.cost)} (cache saved ${usd(t.saved)}) · ${formatSeconds(ctx.seconds)}`
+		);
 	}
 	if (event.type === 'annotate-finished') {
 		return event.status === 'done'

@@ -1,5 +1,5 @@
-import type { Action, KeyPress } from '../keymap.ts';
-import { clean } from '../text.ts';
+import type { Action, KeyPress } from '../keys/binding.ts';
+import { clean } from '../../format/text.ts';
 
 /**
  * The one text field of the app (a note, an annotation's questions, the session filter, the

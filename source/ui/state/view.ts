@@ -4,7 +4,12 @@ import { nodesAwaitingCalls } from '../../summarize/graph.ts';
 import { levelLabel, nodeName } from '../../summarize/places.ts';
 import { totalsOf, type Totals } from '../../summarize/totals.ts';
 import { countTokens, countWords } from '../../text/tokens.ts';
-import { etaUnderLimits, limitedEtaSeconds, remainingSeconds, type RateLimitFigures } from './progress.ts';
+import {
+	etaUnderLimits,
+	limitedEtaSeconds,
+	remainingSeconds,
+	type RateLimitFigures,
+} from '../../format/progress.ts';
 
 /**
  * The run screen's view model: engine events folded into plain immutable data. Pure: the clock

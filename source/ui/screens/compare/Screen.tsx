@@ -12,7 +12,7 @@ import {
 import { WalkFoot, walkFootRows } from '../../components/WalkFoot.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
-import { clean, textWidth, truncate, wrap } from '../../text.ts';
+import { clean, textWidth, truncate, wrap } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
 import { reportSave } from '../walk.ts';
 import {

@@ -1,5 +1,5 @@
 import { CRITERIA, CRITERION_NAME, type Criterion } from '../../../score/compare.ts';
-import type { Action, Screen } from '../../keymap.ts';
+import type { Action, Place } from '../../keys/binding.ts';
 import { stay, type KeyMsg, type Step, type Update } from '../../model.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { noteKey } from '../../state/note-field.ts';
@@ -81,7 +81,7 @@ export function init(index: number, world: Pick<CompareWorld, 'answers'>): Compa
 }
 
 /** Whose keys a press is looked up in. */
-export function screenOf(overlay: CompareOverlay): Screen {
+export function screenOf(overlay: CompareOverlay): Place {
 	return overlay.kind === 'none' ? 'compare' : overlay.kind === 'note' ? 'field' : 'help';
 }
 

@@ -15,7 +15,7 @@ import { WalkFoot, walkFootRows } from '../../components/WalkFoot.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
 import { MarkedSummary } from '../../components/MarkedSummary.tsx';
-import { clean, truncate } from '../../text.ts';
+import { clean, truncate } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
 import {
 	init,

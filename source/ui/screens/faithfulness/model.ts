@@ -1,6 +1,6 @@
 import type { FaithfulnessLabel, FaithfulnessVerdict } from '../../../domain.ts';
 import { FAITHFULNESS_WORD, type FaithfulnessUnit } from '../../../score/faithfulness.ts';
-import type { Action, Screen } from '../../keymap.ts';
+import type { Action, Place } from '../../keys/binding.ts';
 import { fieldOf, type TextField } from '../../state/text-field.ts';
 import { noteKey } from '../../state/note-field.ts';
 import { stay, type KeyMsg, type Step, type Update } from '../../model.ts';
@@ -64,7 +64,7 @@ export function init(index: number): FaithfulnessState {
 }
 
 /** Whose keys a press is looked up in. */
-export function screenOf(overlay: FaithfulnessOverlay): Screen {
+export function screenOf(overlay: FaithfulnessOverlay): Place {
 	return overlay.kind === 'none' ? 'faithfulness' : overlay.kind === 'note' ? 'field' : 'help';
 }
 

@@ -27,8 +27,9 @@ import {
 	type FormState,
 	type NewRunInput,
 } from './form.ts';
-import { layoutTable, sessionColumns } from '../../session-table.ts';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { sessionColumns } from '../../../format/sessions.ts';
+import { layoutTable } from '../../../format/table.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
 import { commandLine } from '../../../program.ts';
 import { counted } from '../../../format/count.ts';
@@ -212,7 +213,7 @@ function SessionTable({
 	width: number;
 	height: number;
 }) {
-	// Two columns go to the cursor mark; the rest is laid out from the cells (see session-table).
+	// Two columns go to the cursor mark; the rest is laid out from the cells (see format/table.ts).
 	const table = layoutTable(sessionColumns(sessions), width - 2, 1);
 	const shown = windowOf(
 		sessions.map((s, i) => ({ s, i })),

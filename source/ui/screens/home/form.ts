@@ -1,7 +1,7 @@
 import type { Method, ProviderName } from '../../../domain.ts';
 import { errorMessage } from '../../../errors.ts';
 import { checkBaseUrl, keyVariable } from '../../../llm/base-url.ts';
-import type { Action } from '../../keymap.ts';
+import type { Action } from '../../keys/binding.ts';
 import { editField, type FieldEdit, type TextField } from '../../state/text-field.ts';
 import { MIN_CHUNK_SIZE } from '../../../text/chunk.ts';
 

@@ -1,8 +1,10 @@
 import type { SessionSummary } from '../../../app/list-sessions.ts';
-import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
+import { statusWord } from '../../../format/sessions.ts';
+import { actionFor } from '../../keymap.ts';
+import type { Action, KeyPress, Place } from '../../keys/binding.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { formInput, formKey, formOf, type FormDefaults, type FormState, type NewRunInput } from './form.ts';
-import { clean } from '../../text.ts';
+import { clean } from '../../../format/text.ts';
 import { stay, type Step, type Update } from '../../model.ts';
 import { editField, fieldOf, textEdit, type TextField } from '../../state/text-field.ts';
 
@@ -58,25 +60,6 @@ export interface HomeWorld {
 	page: number;
 }
 
-/**
- * A run that ended before its end, quit (cancelled) or killed (left 'running'), is 'stopped' here, in
- * `sessions`, in the run screen's header and in the line a command prints when it stops: one word
- * for what `resume` continues.
- */
-const STATUS_WORDS: Record<string, string> = {
-	planned: 'not started',
-	running: 'stopped',
-	done: 'done',
-	failed: 'failed',
-	cancelled: 'stopped',
-	imported: 'imported',
-};
-
-/** How a session's status reads in the list (and what the filter matches). */
-export function statusWord(status: string): string {
-	return STATUS_WORDS[status] ?? status;
-}
-
 export function init(defaults: FormDefaults, question: HomeQuestion | null = null): HomeState {
 	return {
 		mode: question ? 'confirm' : 'list',
@@ -101,7 +84,7 @@ export function visible(sessions: readonly SessionSummary[], filter: string): Se
 	);
 }
 
-export function homeScreen(ui: HomeState): Screen {
+export function homeScreen(ui: HomeState): Place {
 	return ui.mode === 'list' ? 'home' : ui.mode;
 }
 

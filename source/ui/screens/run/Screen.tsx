@@ -9,23 +9,15 @@ import { Finals } from '../../components/Final.tsx';
 import { Footer } from '../../components/Footer.tsx';
 import { Header } from '../../components/Header.tsx';
 import { Help } from '../../components/Help.tsx';
-import { Lines } from '../../components/Lines.tsx';
+import { Lines, type Line } from '../../components/Lines.tsx';
 import { Timeline } from '../../components/Timeline.tsx';
 import { Tree, treeRows } from '../../components/Tree.tsx';
 import { Versions } from '../../components/Versions.tsx';
 import type { RunControls, RunInfo } from '../../controls.ts';
 import { useModel, useTerminalSize, useView } from '../../hooks.ts';
 import { useKeys } from '../../keys/KeysProvider.tsx';
-import type { Action } from '../../keymap.ts';
-import {
-	attemptLines,
-	chunkLines,
-	evidenceLines,
-	inputLines,
-	nodeSummary,
-	textLines,
-	type Line,
-} from '../../panes.ts';
+import type { Action } from '../../keys/binding.ts';
+import { attemptLines, chunkLines, evidenceLines, inputLines, nodeSummary, textLines } from './panes.ts';
 import { evidenceOfNode } from '../../state/evidence-view.ts';
 import {
 	init,
@@ -39,7 +31,7 @@ import {
 } from './model.ts';
 import type { ViewFeed } from '../../state/view-feed.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../../state/view.ts';
-import { clean, cutLines, windowOf, wrap } from '../../text.ts';
+import { clean, cutLines, windowOf, wrap } from '../../../format/text.ts';
 import { MARKS, useTheme } from '../../theme.ts';
 
 /**

@@ -1,4 +1,5 @@
-import { actionFor, type KeyPress } from '../../keymap.ts';
+import { actionFor } from '../../keymap.ts';
+import type { KeyPress } from '../../keys/binding.ts';
 import { editKey, type EditorKey, type EditorState } from '../../state/editor.ts';
 import { textEdit } from '../../state/text-field.ts';
 

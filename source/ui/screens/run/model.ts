@@ -1,5 +1,6 @@
 import type { NodeRef } from '../../../domain.ts';
-import { actionFor, type Action, type KeyPress, type Screen } from '../../keymap.ts';
+import { actionFor } from '../../keymap.ts';
+import type { Action, KeyPress, Place } from '../../keys/binding.ts';
 import { editorPress } from './editor-keys.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { editorOf, textOf, type EditorState } from '../../state/editor.ts';
@@ -125,7 +126,7 @@ function followTarget(view: ViewState): NodeView | null {
 }
 
 /** The screen whose keys apply now. */
-export function screenOf(ui: RunState): Screen {
+export function screenOf(ui: RunState): Place {
 	return ui.overlay === 'none' ? 'run' : ui.overlay;
 }
 

@@ -8,8 +8,9 @@ import { useKeys } from '../../keys/KeysProvider.tsx';
 import { init, update, type ScoreEffect } from './model.ts';
 import { noConfusingText } from '../../state/score-view.ts';
 import { styledLines } from '../../styled-lines.ts';
-import { clean, cutLines, truncate, windowOf, wrap } from '../../text.ts';
+import { clean, cutLines, truncate, windowOf, wrap } from '../../../format/text.ts';
 import { useTheme, type Tone } from '../../theme.ts';
+import { scoreText } from '../../../format/number.ts';
 
 const TONE: Record<SentenceVerdict, Tone> = {
 	pending: 'muted',
@@ -101,7 +102,7 @@ export function ScoreScreen({
 		<Box flexDirection="column" width={columns}>
 			<Text bold>
 				{truncate(
-					`BooookScore · ${clean(controls.book)} · ${clean(controls.annotator)} · ${done}/${sentences.length} sentences · ${score === null ? '—' : score.toFixed(1)}`,
+					`BooookScore · ${clean(controls.book)} · ${clean(controls.annotator)} · ${done}/${sentences.length} sentences · ${scoreText(score)}`,
 					columns,
 				)}
 			</Text>

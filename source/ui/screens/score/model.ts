@@ -1,4 +1,5 @@
-import { actionFor, type KeyPress } from '../../keymap.ts';
+import { actionFor } from '../../keymap.ts';
+import type { KeyPress } from '../../keys/binding.ts';
 import { stay, type Update } from '../../model.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 

@@ -6,7 +6,7 @@ import { Footer } from '../../components/Footer.tsx';
 import { TextField } from '../../components/TextField.tsx';
 import { useModel, useTerminalSize } from '../../hooks.ts';
 import { useKeys } from '../../keys/KeysProvider.tsx';
-import { clean, cutLines, truncate, wrap } from '../../text.ts';
+import { clean, cutLines, truncate, wrap } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
 import {
 	init,

@@ -2,7 +2,8 @@ import type { ScorerChoice, ScorerQuestion, ScoringProvider } from '../../../app
 import { errorMessage } from '../../../errors.ts';
 import { checkBaseUrl, keyVariable } from '../../../llm/base-url.ts';
 import { shellWord } from '../../../program.ts';
-import { actionFor, type KeyPress } from '../../keymap.ts';
+import { actionFor } from '../../keymap.ts';
+import type { KeyPress } from '../../keys/binding.ts';
 import { stay, type Step, type Update } from '../../model.ts';
 import { editField, fieldOf, textEdit, type FieldEdit, type TextField } from '../../state/text-field.ts';
 

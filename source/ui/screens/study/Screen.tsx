@@ -6,10 +6,11 @@ import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { ProgressHeader } from '../../components/ProgressHeader.tsx';
 import { useNow } from '../../hooks.ts';
-import { rateWaitText } from '../../state/progress.ts';
+import { rateWaitText } from '../../../format/progress.ts';
 import { studyScreen, type StudyScreenState } from './model.ts';
-import { CELL_STATUS, cellDetail, cellTable, compactTable, fitTable } from '../../study-table.ts';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { CELL_STATUS, cellDetail, cellTable } from './table.ts';
+import { compactTable, fitTable } from '../../../format/study-table.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../../format/text.ts';
 import { useTheme, type Tone } from '../../theme.ts';
 import { counted } from '../../../format/count.ts';
 

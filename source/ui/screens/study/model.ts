@@ -1,8 +1,9 @@
 import type { CellState } from '../../../engine/study-runner.ts';
-import { actionFor, type KeyPress, type Screen } from '../../keymap.ts';
+import { actionFor } from '../../keymap.ts';
+import type { KeyPress, Place } from '../../keys/binding.ts';
 import { helpScroll } from '../../state/help-keys.ts';
-import { CELL_STATUS } from '../../study-table.ts';
-import { clean } from '../../text.ts';
+import { CELL_STATUS } from './table.ts';
+import { clean } from '../../../format/text.ts';
 import { stay, type Step, type Update } from '../../model.ts';
 
 /**
@@ -42,7 +43,7 @@ export const init = (): StudyScreenState => ({
 	quitting: false,
 });
 
-export function studyScreen(ui: StudyScreenState): Screen {
+export function studyScreen(ui: StudyScreenState): Place {
 	return ui.mode === 'help' ? 'help' : 'study';
 }
 

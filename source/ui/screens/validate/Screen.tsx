@@ -18,7 +18,7 @@ import { Footer } from '../../components/Footer.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';
 import { MarkedSummary } from '../../components/MarkedSummary.tsx';
-import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../text.ts';
+import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
 import { spanOf, type Adding } from './adding.ts';
 import { reportSave, type WalkProps } from '../walk.ts';
@@ -232,7 +232,9 @@ export function ValidateScreen({
 			/>
 			<Text wrap="truncate">
 				{truncate(
-					`annotation ${index + 1}/${items.length} · ${clean(summary?.book ?? '')}${hideSource ? '' : ` · ${current.source} (${clean(current.annotator)})`}${current.spans.length === 2 ? ' · relation: two places' : ''}`,
+					`annotation ${index + 1}/${items.length} · ${clean(summary?.book ?? '')}` +
+						(hideSource ? '' : ` · ${current.source} (${clean(current.annotator)})`) +
+						(current.spans.length === 2 ? ' · relation: two places' : ''),
 					width,
 				)}
 			</Text>
@@ -253,7 +255,9 @@ export function ValidateScreen({
 			>
 				{truncate(
 					judgment
-						? `your verdict: ${VERDICT_WORD[judgment.verdict]}${judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : ''}${judgment.note ? ` · note: ${clean(judgment.note)}` : ''}`
+						? `your verdict: ${VERDICT_WORD[judgment.verdict]}` +
+								(judgment.reasons.length ? ` (${judgment.reasons.join('; ')})` : '') +
+								(judgment.note ? ` · note: ${clean(judgment.note)}` : '')
 						: 'not judged yet',
 					width,
 				)}

@@ -1,6 +1,6 @@
 import type { ErrorType } from '../../../domain.ts';
 import { LABELS } from '../../../score/labels.ts';
-import type { Action, KeyPress } from '../../keymap.ts';
+import type { Action, KeyPress } from '../../keys/binding.ts';
 import { fieldOf, type TextField } from '../../state/text-field.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Annotation, Judgment, ScoredSummary, Verdict } from '../../../domain.ts';
 import { PARTIAL_REASONS, sameVerdict } from '../../../score/validation.ts';
-import type { Action, KeyPress, Screen } from '../../keymap.ts';
+import type { Action, KeyPress, Place } from '../../keys/binding.ts';
 import { spanAction, startAdding, typesAction, type Adding, type AddingResult } from './adding.ts';
 import { fieldAction, fieldOf, type TextField } from '../../state/text-field.ts';
 import { noteKey } from '../../state/note-field.ts';
@@ -109,7 +109,7 @@ export function init(index: number): WalkState {
 }
 
 /** Whose keys a press is looked up in: the walk's, or the open dialog's. */
-export function screenOf(overlay: Overlay): Screen {
+export function screenOf(overlay: Overlay): Place {
 	switch (overlay.kind) {
 		case 'none':
 			return 'validate';

@@ -53,7 +53,8 @@ export function resultsLines(title: string, results: WalkResults, width: number)
 		const p = results.pooled;
 		lines.push(
 			`so far, both sources pooled: ${pooledText(p)} (agree or partially)`,
-			`  strict (agree only) ${percentInterval(p.strict, p.strictInterval)}; ${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree, over ${counted(p.books, 'summary', 'summaries')} (${intervalNote(p.precisionInterval)})`,
+			`  strict (agree only) ${percentInterval(p.strict, p.strictInterval)}; ${p.agree} agree, ${p.partial} ` +
+				`partially, ${p.disagree} disagree, over ${counted(p.books, 'summary', 'summaries')} (${intervalNote(p.precisionInterval)})`,
 		);
 	}
 	return lines;

@@ -1,9 +1,10 @@
 /**
- * Progress figures the run screen, the score screen and the headless progress lines share. Pure;
- * it imports from format/ only, so the headless commands load none of the terminal app's packages.
+ * Progress figures the run screen, the score screen and the headless progress lines share: the ETA
+ * and what a rate limit's wait says. Pure, and free of Ink, so the headless commands load none of
+ * the terminal app's packages.
  */
-import { formatInt } from '../../format/count.ts';
-import { formatSeconds } from '../../format/duration.ts';
+import { formatInt } from './count.ts';
+import { formatSeconds } from './duration.ts';
 
 /**
  * Seconds until `planned` calls are made when `done` are, at the pace of the `made` calls this

@@ -1,19 +1,19 @@
 import { render, useApp } from 'ink';
 import { useEffect, useEffectEvent, useState } from 'react';
-import type { StudyCell, StudyListener, StudyState } from '../engine/study-runner.ts';
-import { errorMessage } from '../errors.ts';
-import { inkFps, MAX_FPS } from './app.tsx';
-import type { RunControls, RunInfo } from './controls.ts';
-import { useModel, useTerminalSize } from './hooks.ts';
-import { useKeys } from './keys/KeysProvider.tsx';
-import { Root, untilExit } from './root.tsx';
-import { RunScreen } from './screens/run/Screen.tsx';
-import { StudyScreen, type StudyInfo, type StudyResults } from './screens/study/Screen.tsx';
-import { ViewFeed } from './state/view-feed.ts';
-import { init, update, type StudyEffect, type StudyMsg } from './screens/study/model.ts';
-import { initialView } from './state/view.ts';
-import { inkStreams } from './terminal.ts';
-import { themeFor } from './theme.ts';
+import type { StudyCell, StudyListener, StudyState } from '../../../engine/study-runner.ts';
+import { errorMessage } from '../../../errors.ts';
+import { inkFps, MAX_FPS } from '../../app.tsx';
+import type { RunControls, RunInfo } from '../../controls.ts';
+import { useModel, useTerminalSize } from '../../hooks.ts';
+import { useKeys } from '../../keys/KeysProvider.tsx';
+import { Root, untilExit } from '../../root.tsx';
+import { RunScreen } from '../run/Screen.tsx';
+import { StudyScreen, type StudyInfo, type StudyResults } from './Screen.tsx';
+import { ViewFeed } from '../../state/view-feed.ts';
+import { init, update, type StudyEffect, type StudyMsg } from './model.ts';
+import { initialView } from '../../state/view.ts';
+import { inkStreams } from '../../terminal.ts';
+import { themeFor } from '../../theme.ts';
 
 export type StudyEnd = 'done' | 'failed' | 'cancelled';
 

@@ -1,12 +1,9 @@
-import type { SessionSummary } from '../app/list-sessions.ts';
-import { statusWord } from './screens/home/model.ts';
-import { clean, textWidth, truncate, truncateStart } from './text.ts';
+import { textWidth, truncate, truncateStart } from './text.ts';
 
 /**
- * The saved sessions as a table, for the home screen and `booook sessions` alike: the same columns,
- * each as wide as its widest cell (in terminal columns, so wide characters do not shift the rows
- * below them), the book's title taking what the width leaves. Pure, and free of Ink, so the
- * headless command does not load the terminal app.
+ * Tables as a terminal shows them, for the screens and the headless commands alike: columns as wide
+ * as their widest cell (in terminal columns, so wide characters do not shift the rows below them),
+ * laid out in a width. Pure, and free of Ink, so a headless command does not load the terminal app.
  */
 
 export interface Column {
@@ -91,42 +88,22 @@ function fit(text: string, width: number, keep: 'start' | 'end'): string {
 	return keep === 'end' ? truncate(text, width) : truncateStart(text, width);
 }
 
-/**
- * The sessions' columns. The id is never cut: it is what a person copies into the next command.
- * When the width is short the others give way instead: the model, then the book, then the
- * progress, then the method are left out, and the book's title is cut before any of that.
- */
-export function sessionColumns(sessions: readonly SessionSummary[]): Column[] {
-	return [
-		{ header: 'id', cells: sessions.map((s) => clean(s.id)) },
-		{ header: 'book', cells: sessions.map((s) => clean(s.title)), flex: true, min: 8, want: 32, shed: 1 },
-		{ header: 'method', cells: sessions.map((s) => s.method ?? '—'), shed: 3 },
-		{
-			header: 'model',
-			cells: sessions.map((s) =>
-				s.kind === 'collection' ? '—' : s.provider === 'extractive' ? 'extractive' : clean(s.model ?? '—'),
-			),
-			cut: 'end',
-			min: 8,
-			rank: 1,
-			shed: 0,
-		},
-		{
-			header: 'progress',
-			// Open in another process: its saved status ('running' reads 'stopped') is not what it is doing.
-			cells: sessions.map(
-				(s) => `${s.busy ? 'busy' : statusWord(s.status)} ${s.progress.done}/${s.progress.total}`,
-			),
-			shed: 2,
-		},
-		{
-			header: 'score',
-			cells: sessions.map((s) => (s.booookscore === undefined ? '—' : s.booookscore.toFixed(1))),
-		},
-		{
-			header: 'updated',
-			cells: sessions.map((s) => s.updatedAt.slice(0, 16).replace('T', ' ')),
-			optional: true,
-		},
-	];
+/** Columns padded to their widest cell; numbers right-aligned. */
+export function alignTable(table: readonly string[][]): string {
+	const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => [...(row[i] ?? '')].length)));
+	const numeric = (text: string) => /^[$\d.\-/, [()]+$/u.test(text) && /\d/u.test(text);
+	return table
+		.map((row) =>
+			row
+				.map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+				.join('  ')
+				.trimEnd(),
+		)
+		.join('\n');
+}
+
+/** `width` characters, `ratio` of them filled. */
+export function bar(ratio: number, width: number): string {
+	const filled = Math.round(Math.max(0, Math.min(1, Number.isFinite(ratio) ? ratio : 0)) * width);
+	return '█'.repeat(filled) + '░'.repeat(width - filled);
 }

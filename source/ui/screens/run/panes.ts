@@ -1,27 +1,23 @@
-import { passageWhere } from '../evidence/book-place.ts';
-import { costText } from '../format/cost.ts';
-import { formatInt, counted } from '../format/count.ts';
-import type { Node, NodeRef, Run, Version } from '../domain.ts';
-import { activeVersion, findNode, isChunkRef } from '../summarize/graph.ts';
-import { chunkPlace, chunkRead, kindName, nodePlace } from '../summarize/places.ts';
-import { chunkRanges, type SentenceEvidence } from '../evidence/evidence.ts';
-import { madeWithoutCall } from '../summarize/version.ts';
-import { expectedWords } from '../summarize/budget.ts';
-import { cachedDiff, diffCounts, type DiffPart } from './state/diff.ts';
-import type { NodeView, ViewState } from './state/view.ts';
-import { clean, textWidth, wrap } from './text.ts';
-import type { Tone } from './theme.ts';
+import { passageWhere } from '../../../evidence/book-place.ts';
+import { costText } from '../../../format/cost.ts';
+import { formatInt, counted } from '../../../format/count.ts';
+import type { Node, NodeRef, Run, Version } from '../../../domain.ts';
+import { activeVersion, findNode, isChunkRef } from '../../../summarize/graph.ts';
+import { chunkPlace, chunkRead, kindName, nodePlace } from '../../../summarize/places.ts';
+import { chunkRanges, type SentenceEvidence } from '../../../evidence/evidence.ts';
+import { madeWithoutCall } from '../../../summarize/version.ts';
+import { expectedWords } from '../../../summarize/budget.ts';
+import { cachedDiff, diffCounts, type DiffPart } from '../../state/diff.ts';
+import type { NodeView, ViewState } from '../../state/view.ts';
+import { clean, textWidth, wrap } from '../../../format/text.ts';
+import type { Line } from '../../components/Lines.tsx';
+import type { Tone } from '../../theme.ts';
+import { fixed } from '../../../format/number.ts';
 
 /**
  * The panes' contents as styled lines, built from the run and the view model. Pure: the screens
  * window these lines to the rows they have and render them; nothing here knows about Ink.
  */
-
-export interface Line {
-	text: string;
-	tone?: Tone;
-	bold?: boolean;
-}
 
 /** Text of an input reference, or null when it has none yet. */
 function refTextOf(run: Run, ref: NodeRef, book: string): string | null {
@@ -174,7 +170,9 @@ export function attemptLines(run: Run, node: NodeView, width: number, priced = t
 			const outcome = a.rejected ? `rejected: ${a.rejected}` : 'accepted';
 			lines.push(
 				...wrapped(
-					`#${i + 1} ${a.finishReason} · ${counted(words, 'word')} (asked ${a.params.words}) · temperature ${a.params.temperature} · in ${counted(a.usage.input, 'token')} / out ${formatInt(a.usage.output)} · ${costText(a.cost, priced)} · ${(a.timings.ms / 1000).toFixed(1)}s · ${outcome}`,
+					`#${i + 1} ${a.finishReason} · ${counted(words, 'word')} (asked ${a.params.words}) · temperature ` +
+						`${a.params.temperature} · in ${counted(a.usage.input, 'token')} / out ${formatInt(a.usage.output)} ` +
+						`· ${costText(a.cost, priced)} · ${fixed(a.timings.ms / 1000, 1)}s · ${outcome}`,
 					width,
 					a.rejected ? 'warn' : undefined,
 				),
@@ -300,11 +298,13 @@ export function evidenceLines(
 	const picked = evidence[chosen]!;
 	const lines: Line[] = [
 		{
-			text: `sentence ${chosen + 1} of ${evidence.length} ([ and ] choose) · from chunk${picked.aligned.length === 1 ? '' : 's'} ${chunkRanges(picked.aligned) || 'none'}${picked.edited ? ' · edited by hand' : ''}`,
+			text:
+				`sentence ${chosen + 1} of ${evidence.length} ([ and ] choose) · from chunk${picked.aligned.length === 1 ? '' : 's'} ` +
+				`${chunkRanges(picked.aligned) || 'none'}${picked.edited ? ' · edited by hand' : ''}`,
 			tone: 'muted',
 		},
 		{
-			text: `support ${picked.support.toFixed(2)}${picked.weak ? ' · weakly supported' : ''}`,
+			text: `support ${fixed(picked.support, 2)}${picked.weak ? ' · weakly supported' : ''}`,
 			tone: picked.weak ? 'warn' : 'muted',
 		},
 	];
