@@ -120,7 +120,8 @@ export const CLAIM_RANK = { scenes: false } as const satisfies RankOptions;
  * are ranked first, and the passages come in rounds over them, each place's best passage in the
  * places' order, then each one's second, so the first three are three places rather than one
  * scene three times (on the labelled set, held out, the right chapter among the first three for 36
- * of 46 single-event sentences, against 30). A claim (`scenes: false`) is ranked by passages alone.
+ * of 46 single-event sentences, against 30; 39 once places were ranked by their three best
+ * passages rather than their best). A claim (`scenes: false`) is ranked by passages alone.
  */
 export class PassageIndex {
 	readonly passages: readonly Passage[];
@@ -312,9 +313,10 @@ export class PassageIndex {
 	 * Each place's rank (from 0) for `query`, among the places that hold one of `results` (the
 	 * passages that share a content word with it): the reciprocal-rank fusion of the place's own BM25
 	 * rank, the chapter read as one text (a summary sentence condenses what a chapter tells over
-	 * pages, its people in one, what they did in another), and the rank of its best passage by that
-	 * passage's fused rank with its scene window (where the sentence's words stand together). Either
-	 * alone placed fewer sentences on the development set (bench/evidence.ts --dev).
+	 * pages, its people in one, what they did in another), and the place's rank by its best
+	 * `PLACE_PASSAGES` passages, each by its fused rank with its scene window (where the sentence's
+	 * words stand together). Either alone placed fewer sentences on the development set
+	 * (bench/evidence.ts --dev).
 	 */
 	#placeRanks(
 		query: string,
@@ -330,11 +332,20 @@ export class PassageIndex {
 				}
 			: undefined;
 		const own = ranksOf(this.#placeIndex().search(query, { filter }));
-		const best = new Map<number, number>();
+		// Each place's best PLACE_PASSAGES fused passage scores, best first.
+		const bests = new Map<number, number[]>();
 		results.forEach((r, rank) => {
 			const place = this.#placeOf[r.id as number]!;
-			best.set(place, Math.max(best.get(place) ?? 0, fusedOf(r.id as number, rank)));
+			const fused = fusedOf(r.id as number, rank);
+			let list = bests.get(place);
+			if (!list) bests.set(place, (list = []));
+			if (list.length === PLACE_PASSAGES && fused <= list.at(-1)!) return;
+			let at = list.length;
+			while (at > 0 && list[at - 1]! < fused) at--;
+			list.splice(at, 0, fused);
+			if (list.length > PLACE_PASSAGES) list.pop();
 		});
+		const best = new Map([...bests].map(([place, list]) => [place, placeEvidence(list)]));
 		const byPassage = new Map(
 			[...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([place], rank) => [place, rank]),
 		);
@@ -383,6 +394,24 @@ export class PassageIndex {
 	#key(passage: Passage): string {
 		return (this.#keys[passage.index] ??= sentenceKey(this.#book.slice(passage.start, passage.end)));
 	}
+}
+
+/**
+ * How many of a place's best passages rank it. A summary sentence condenses a scene that its chapter
+ * tells over several passages, while a later chapter that recalls the event (a letter, a talk about
+ * it) holds one or two passages with its names and nouns: a place is ranked by how well its several
+ * best passages match, not its single best one. Three, as many as a sentence's evidence shows by
+ * default (evidence.ts `TOP_PASSAGES`); on the development set two to ten did about as well.
+ */
+const PLACE_PASSAGES = 3;
+
+/**
+ * A place's passage evidence from its best passages' fused scores (best first): their sum, the k-th
+ * divided by k as a ranked list's gain is discounted (discounted cumulative gain), so the best
+ * passage counts most, the second half as much, the third a third.
+ */
+function placeEvidence(scores: readonly number[]): number {
+	return scores.reduce((sum, score, k) => sum + score / (k + 1), 0);
 }
 
 /** Each result's rank (from 0) by id, from minisearch's results (best first). */
