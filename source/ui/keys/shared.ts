@@ -53,14 +53,14 @@ export const SHARED_KEYS: Keys = {
 		{
 			action: 'up',
 			keys: [{ name: 'up' }, { char: 'k' }],
-			description: 'select previous (level, session, cell, version, field); scroll up in incremental runs',
+			description: 'scroll the help up',
 			short: 'up',
 			on: ['help'],
 		},
 		{
 			action: 'down',
 			keys: [{ name: 'down' }, { char: 'j' }],
-			description: 'select next (level, session, cell, version, field); scroll down in incremental runs',
+			description: 'scroll the help down',
 			short: 'down',
 			on: ['help'],
 		},
@@ -98,14 +98,14 @@ export const SHARED_KEYS: Keys = {
 		{
 			action: 'open',
 			keys: [{ name: 'return' }],
-			description: 'open the selection (in versions: make it active; in the form: start the run)',
+			description: 'start the run',
 			short: 'open',
 			on: ['form'],
 		},
 		{
 			action: 'back',
 			keys: [{ name: 'escape' }],
-			description: 'back / close (on the session list: clear the filter)',
+			description: 'close the help',
 			short: 'back',
 			on: ['help'],
 		},

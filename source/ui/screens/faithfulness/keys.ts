@@ -33,7 +33,7 @@ export const FAITHFULNESS_KEYS: Keys = {
 		{
 			action: 'back',
 			keys: [{ name: 'escape' }],
-			description: 'back / close (on the session list: clear the filter)',
+			description: 'leave the walk (every verdict is saved as it is given)',
 			short: 'back',
 			on: ['faithfulness'],
 		},

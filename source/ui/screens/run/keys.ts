@@ -70,14 +70,14 @@ export const RUN_KEYS: Keys = {
 		{
 			action: 'up',
 			keys: [{ name: 'up' }, { char: 'k' }],
-			description: 'select previous (level, session, cell, version, field); scroll up in incremental runs',
+			description: 'select the level above (an incremental run: scroll up); in versions, the previous one',
 			short: 'up',
 			on: ['run', 'versions'],
 		},
 		{
 			action: 'down',
 			keys: [{ name: 'down' }, { char: 'j' }],
-			description: 'select next (level, session, cell, version, field); scroll down in incremental runs',
+			description: 'select the level below (an incremental run: scroll down); in versions, the next one',
 			short: 'down',
 			on: ['run', 'versions'],
 		},
@@ -112,7 +112,7 @@ export const RUN_KEYS: Keys = {
 		{
 			action: 'open',
 			keys: [{ name: 'return' }],
-			description: 'open the selection (in versions: make it active; in the form: start the run)',
+			description: 'make the selected version the active one',
 			short: 'open',
 			on: ['versions'],
 		},
@@ -140,7 +140,8 @@ export const RUN_KEYS: Keys = {
 		{
 			action: 'back',
 			keys: [{ name: 'escape' }],
-			description: 'back / close (on the session list: clear the filter)',
+			description:
+				'close the chunk or pane shown, then follow the run again, then back to the list; in versions: close them',
 			short: 'back',
 			on: ['run', 'versions'],
 		},

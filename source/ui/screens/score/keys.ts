@@ -14,14 +14,14 @@ export const SCORE_KEYS: Keys = {
 		{
 			action: 'up',
 			keys: [{ name: 'up' }, { char: 'k' }],
-			description: 'select previous (level, session, cell, version, field); scroll up in incremental runs',
+			description: 'select the previous confusing sentence',
 			short: 'up',
 			on: ['score'],
 		},
 		{
 			action: 'down',
 			keys: [{ name: 'down' }, { char: 'j' }],
-			description: 'select next (level, session, cell, version, field); scroll down in incremental runs',
+			description: 'select the next confusing sentence',
 			short: 'down',
 			on: ['score'],
 		},
@@ -42,7 +42,7 @@ export const SCORE_KEYS: Keys = {
 		{
 			action: 'back',
 			keys: [{ name: 'escape' }],
-			description: 'back / close (on the session list: clear the filter)',
+			description: 'back to where the score was opened from',
 			short: 'back',
 			on: ['score'],
 		},

@@ -7,14 +7,14 @@ export const STUDY_KEYS: Keys = {
 		{
 			action: 'up',
 			keys: [{ name: 'up' }, { char: 'k' }],
-			description: 'select previous (level, session, cell, version, field); scroll up in incremental runs',
+			description: 'select the previous cell',
 			short: 'up',
 			on: ['study'],
 		},
 		{
 			action: 'down',
 			keys: [{ name: 'down' }, { char: 'j' }],
-			description: 'select next (level, session, cell, version, field); scroll down in incremental runs',
+			description: 'select the next cell',
 			short: 'down',
 			on: ['study'],
 		},

@@ -12,14 +12,14 @@ export const VALIDATE_KEYS: Keys = {
 		{
 			action: 'up',
 			keys: [{ name: 'up' }, { char: 'k' }],
-			description: 'select previous (level, session, cell, version, field); scroll up in incremental runs',
+			description: 'scroll the results up',
 			short: 'up',
 			on: ['results'],
 		},
 		{
 			action: 'down',
 			keys: [{ name: 'down' }, { char: 'j' }],
-			description: 'select next (level, session, cell, version, field); scroll down in incremental runs',
+			description: 'scroll the results down',
 			short: 'down',
 			on: ['results'],
 		},
@@ -40,7 +40,7 @@ export const VALIDATE_KEYS: Keys = {
 		{
 			action: 'back',
 			keys: [{ name: 'escape' }],
-			description: 'back / close (on the session list: clear the filter)',
+			description: 'leave the walk (every verdict is saved as it is given); on the results: back to the walk',
 			short: 'back',
 			on: ['validate', 'results'],
 		},
