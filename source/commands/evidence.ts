@@ -3,7 +3,6 @@ import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { chunkRanges, chunkRuns, TOP_PASSAGES } from '../evidence/evidence.ts';
 import { placeText } from '../evidence/book-place.ts';
-import { safeJson } from '../text/sanitize.ts';
 import { wrapColumns } from '../text/wrap.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { clean, wrap } from '../ui/text.ts';
@@ -16,7 +15,7 @@ import {
 	type EmbeddingsFlags,
 } from './embeddings-flag.ts';
 import { sentenceProgress, writer } from './sentence-progress.ts';
-import { terminalColumns, type Stream } from './output.ts';
+import { jsonText, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { counted } from '../format/count.ts';
 
@@ -96,7 +95,7 @@ export async function evidenceCommand(
 	const columns = terminalColumns(stdout) ?? 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
 	if (opts.json) {
-		const head = safeJson(
+		const head = jsonText(
 			{
 				session: id,
 				node: r.node,
@@ -143,7 +142,7 @@ export async function evidenceCommand(
 					};
 				}),
 			};
-			await write(`${done === 0 ? '' : ','}\n    ${safeJson(item, 2).replaceAll('\n', '\n    ')}`);
+			await write(`${done === 0 ? '' : ','}\n    ${jsonText(item, 2).replaceAll('\n', '\n    ')}`);
 		} else {
 			await write(`\n${clean(sentenceLines(placed, columns, r.chunks).join('\n'))}\n`);
 		}

@@ -3,9 +3,8 @@ import { Command } from '@commander-js/extra-typings';
 import { costText } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
 import { Session, type CollectionSessionData } from '../store/session.ts';
-import { oneLine } from '../text/sanitize.ts';
 import { collectionData, showData } from '../app/show.ts';
-import { output, type Output, type Stream } from './output.ts';
+import { output, safeLine, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 
@@ -40,11 +39,11 @@ export async function showCommand(
 	}
 	const c = shown.config;
 	const lines: string[] = [];
-	lines.push(`${oneLine(shown.book.title)} — session ${shown.id}`);
-	lines.push(`status: ${shown.status}${shown.error ? ` (${oneLine(shown.error)})` : ''}`);
+	lines.push(`${safeLine(shown.book.title)} — session ${shown.id}`);
+	lines.push(`status: ${shown.status}${shown.error ? ` (${safeLine(shown.error)})` : ''}`);
 	lines.push(
 		shown.imported
-			? `imported summary: read from ${oneLine(shown.imported.file)} (not made here: no method, model or calls); the book in chunks of ${counted(c.chunkSize, 'token')} for its evidence`
+			? `imported summary: read from ${safeLine(shown.imported.file)} (not made here: no method, model or calls); the book in chunks of ${counted(c.chunkSize, 'token')} for its evidence`
 			: `method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, concurrency ${c.concurrency}, clean ${c.clean ? 'on' : 'off'}`,
 	);
 	lines.push(`book: ${counted(shown.book.tokens, 'token')} in ${counted(shown.chunks, 'chunk')}`);
@@ -81,14 +80,14 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 		return 0;
 	}
 	const lines = [
-		`${oneLine(data.title)} — collection session ${data.id}, imported from ${data.sources.map(oneLine).join(', ')}`,
+		`${safeLine(data.title)} — collection session ${data.id}, imported from ${data.sources.map(safeLine).join(', ')}`,
 		`${counted(shown.summaries, 'summary', 'summaries')}; annotations: ${shown.annotations.model} model, ${shown.annotations.human} human; ${counted(shown.judgments, 'verdict')}`,
 		shown.booookscore === null
 			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
 			: `BooookScore: ${shown.booookscore.toFixed(1)}`,
 		...shown.books.map(
 			(b) =>
-				`  ${b.summary.padEnd(5)} ${oneLine(b.book).slice(0, 50).padEnd(50)} ${counted(b.words, 'word').padStart(11)}  annotations: ${b.model} model, ${b.human} human`,
+				`  ${b.summary.padEnd(5)} ${safeLine(b.book).slice(0, 50).padEnd(50)} ${counted(b.words, 'word').padStart(11)}  annotations: ${b.model} model, ${b.human} human`,
 		),
 	];
 	out.line(lines.join('\n'));
