@@ -307,7 +307,6 @@ const COMMAND_IMPORTS_ALLOWED: readonly string[] = [
 	'commands/run-config.ts -> llm/create.ts',
 	'commands/run-config.ts -> text/tokens.ts',
 	'commands/sessions.ts -> ui/session-table.ts',
-	'commands/show.ts -> store/session.ts',
 	'commands/study-results.ts -> llm/prices.ts',
 	'commands/study-results.ts -> study/error-types.ts',
 	'commands/study-results.ts -> study/results.ts',

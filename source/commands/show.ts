@@ -2,8 +2,8 @@ import { resolveSessionsDir, sessionsDirArg } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { costText } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
-import { Session, type CollectionSessionData } from '../store/session.ts';
-import { collectionData, showData } from '../app/show.ts';
+import type { CollectionSessionData } from '../store/session.ts';
+import { collectionData, showSession } from '../app/show.ts';
 import { output, safeLine, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
@@ -26,13 +26,12 @@ export async function showCommand(
 	opts: { json: boolean; stdout?: Stream; stderr?: Stream },
 ): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
-	const read = await Session.snapshot(dir, id);
-	const { data, text } = read;
-	// What is shown may lack saves that were lost; on stderr, so --json stays one document.
-	const lost = await Session.lostWork(dir, read);
-	if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);
-	if (data.kind === 'collection') return showCollection(data, opts.json, out);
-	const shown = showData(data, text);
+	// Lost saves are told on stderr, so --json stays one document.
+	const read = await showSession(dir, id, {
+		lostWork: (warning) => output(opts.stderr ?? process.stderr).line(`warning: ${warning}`),
+	});
+	if (read.kind === 'collection') return showCollection(read.data, opts.json, out);
+	const { shown } = read;
 	if (opts.json) {
 		out.json(shown, 2);
 		return 0;
