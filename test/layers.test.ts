@@ -315,7 +315,6 @@ const COMMAND_IMPORTS_ALLOWED: readonly string[] = [
 	'commands/study.ts -> llm/batcher.ts',
 	'commands/study.ts -> ui/state/progress.ts',
 	'commands/validate-screen.ts -> score/validation.ts',
-	'commands/validate-screen.ts -> store/session.ts',
 	'commands/validate-screen.ts -> ui/terminal.ts',
 ];
 
