@@ -3,7 +3,12 @@ import { isPriced, loadPrices } from '../llm/prices.ts';
 import { describeProvider } from '../llm/provider.ts';
 import { storedScore } from '../score/session-score.ts';
 import { currentJudgments } from '../score/validation.ts';
-import type { BookSessionData, CollectionSessionData, StateView } from '../store/session.ts';
+import {
+	Session,
+	type BookSessionData,
+	type CollectionSessionData,
+	type StateView,
+} from '../store/session.ts';
 import { activeVersion, finalSummary, liveNodes } from '../summarize/graph.ts';
 import { levelName } from '../summarize/places.ts';
 import { totalsOf } from '../summarize/totals.ts';
@@ -69,6 +74,26 @@ export function showData(data: StateView<BookSessionData>, book: string) {
 		stats: final ? summaryStats(final, book, run.config.encoding) : null,
 		summary: final,
 	};
+}
+
+/**
+ * `booook show ID`: the session as it is on disk (read without its lock, so a run may go on), what
+ * it tells, and whether saves of it were lost (told through `lostWork`, as what is shown may lack them).
+ */
+export async function showSession(
+	dir: string,
+	id: string,
+	events: { lostWork(warning: string): void },
+): Promise<
+	{ kind: 'collection'; data: CollectionSessionData } | { kind: 'book'; shown: ReturnType<typeof showData> }
+> {
+	const read = await Session.snapshot(dir, id);
+	const lost = await Session.lostWork(dir, read);
+	if (lost) events.lostWork(lost);
+	const { data, text } = read;
+	return data.kind === 'collection'
+		? { kind: 'collection', data }
+		: { kind: 'book', shown: showData(data, text) };
 }
 
 /** What `show` tells of a collection session: its sources, counts and score, and each summary's. */

@@ -2,12 +2,32 @@ import { userInfo } from 'node:os';
 import { badInput } from '../errors.ts';
 import { faithfulnessVerdictOn, faithfulnessVerdictsOf } from '../score/faithfulness.ts';
 import { walkProgress, type WalkMode } from '../score/validation.ts';
-import type { Session } from '../store/session.ts';
+import { Session } from '../store/session.ts';
 import { sessionEvidence } from './evidence-session.ts';
 import { FaithfulnessWalk } from './faithfulness-walk.ts';
 import { ValidationWalk } from './validation-walk.ts';
 
 /** `booook validate`: a person's walk over a session's annotations, or over its summary's sentences (faithfulness). */
+
+/**
+ * Session `id` opened (and locked) for a walk; the caller closes it. `continueWith` is the way on
+ * that a lost-work warning names; the warning is told before any verdict is given.
+ */
+export async function openForValidation(
+	dir: string,
+	id: string,
+	continueWith: string,
+	events: { lostWork(warning: string): void },
+): Promise<Session> {
+	const session = await Session.open(dir, id);
+	session.continueWith = continueWith;
+	const lost = await session.lostWork().catch(async (error: unknown) => {
+		await session.close();
+		throw error;
+	});
+	if (lost) events.lostWork(lost);
+	return session;
+}
 
 /** Who is judging: `--validator`, else the OS user; verdicts are stored under this name. */
 export function validatorName(flag: string | undefined): string {

@@ -1,21 +1,9 @@
-import { batchesAwaited, type BatchesAwaited } from '../app/open-session.ts';
-import { badInput } from '../errors.ts';
+import type { BatchesAwaited } from '../app/open-session.ts';
 import { counted } from '../format/count.ts';
 
 /** `--abandon-batches`, for the commands that make a session's calls themselves (resume, score). */
 export const ABANDON_BATCHES_HELP =
 	'make again, streamed at the full price, the requests a study left in provider batches (running the study again waits for them instead)';
-
-/**
- * Refuses (exit 2) to make calls that a study's provider batches are still answering: they would be
- * paid for twice. `abandon` (the flag) makes them again all the same. Read before the session is
- * opened (which saves it), so a refusal changes nothing.
- */
-export async function refuseAwaitedBatches(dir: string, id: string, abandon: boolean): Promise<void> {
-	if (abandon) return;
-	const awaited = await batchesAwaited(dir, id);
-	if (awaited) throw badInput(batchesLine(awaited, 'add --abandon-batches'));
-}
 
 /** The refusal of `awaited`, with `abandon`: how to make them again where it is read (a flag, a command). */
 export function batchesLine(awaited: BatchesAwaited, abandon: string): string {

@@ -12,8 +12,7 @@ import type {
 } from '../score/preference.ts';
 import type { ComparisonSnapshot } from '../store/comparison.ts';
 import { assignmentWords, comparisonResults, studyComparisons } from '../app/compare.ts';
-import { output, type Stream } from './output.ts';
-import { sanitize } from '../text/sanitize.ts';
+import { output, safeText, type Stream } from './output.ts';
 import { fixed } from '../format/number.ts';
 
 /** A comparison's results as text (Table 4's shape) and as JSON: by `compare --results`, `report NAME.compare` and a study's report. */
@@ -38,7 +37,7 @@ function tableLines(table: PreferenceTable, sides: [string, string]): string[] {
 	);
 	const first = table.criteria.find((s) => s.judgments > 0);
 	return [
-		`  ${sanitize(who)}${first ? ` (${counted(first.judgments, 'judgment')} over ${counted(first.pairs, 'pair')})` : ''}`,
+		`  ${safeText(who)}${first ? ` (${counted(first.judgments, 'judgment')} over ${counted(first.pairs, 'pair')})` : ''}`,
 		head,
 		...rows,
 		...(first ? [`    ${intervalNote(first.x)}`] : []),
@@ -57,10 +56,10 @@ export function compareLines(snapshot: ComparisonSnapshot, results: PreferenceRe
 	const { definition } = snapshot;
 	const books = new Set(definition.contenders.map((c) => c.bookKey)).size;
 	const progress = [...results.progress]
-		.map(([a, p]) => `${sanitize(a)} ${p.judged}/${p.assigned ?? definition.pairs.length}`)
+		.map(([a, p]) => `${safeText(a)} ${p.judged}/${p.assigned ?? definition.pairs.length}`)
 		.join(', ');
 	const lines = [
-		`comparison ${sanitize(definition.name)}: ${counted(definition.pairs.length, 'pair')} of ${counted(books, 'book')}, ` +
+		`comparison ${safeText(definition.name)}: ${counted(definition.pairs.length, 'pair')} of ${counted(books, 'book')}, ` +
 			`${assignmentWords(definition.assignment)}`,
 		`pairs judged on all four criteria: ${progress === '' ? 'none yet' : progress}`,
 	];
@@ -72,7 +71,7 @@ export function compareLines(snapshot: ComparisonSnapshot, results: PreferenceRe
 			const pairs = a.pairs
 				.map(
 					(p) =>
-						`${sanitize(p.annotators[0])}–${sanitize(p.annotators[1])} ${percent(p.percent)} κ ${fixed(p.kappa, 2)} over ${counted(p.n, 'pair')}`,
+						`${safeText(p.annotators[0])}–${safeText(p.annotators[1])} ${percent(p.percent)} κ ${fixed(p.kappa, 2)} over ${counted(p.n, 'pair')}`,
 				)
 				.join('; ');
 			lines.push(
@@ -97,7 +96,7 @@ export function compareLines(snapshot: ComparisonSnapshot, results: PreferenceRe
 function groupLines(group: PreferenceGroup): string[] {
 	const sides = sideNames(group.systems);
 	const lines = [
-		`${sanitize(group.systems[0])} vs ${sanitize(group.systems[1])} (${counted(group.pairs, 'pair')})`,
+		`${safeText(group.systems[0])} vs ${safeText(group.systems[1])} (${counted(group.pairs, 'pair')})`,
 	];
 	for (const t of [...(group.people ? [group.people] : []), ...group.annotators, ...group.models])
 		lines.push(...tableLines(t, sides));

@@ -1,20 +1,13 @@
 import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
-import type { NodeRef } from '../domain.ts';
 import { badInput } from '../errors.ts';
-import { eachEvidence, TOP_PASSAGES, type SentenceEvidence } from '../evidence/evidence.ts';
-import { sentenceKey } from '../evidence/provenance.ts';
-import { safeJson } from '../text/sanitize.ts';
-import { sentenceCount } from '../text/sentences.ts';
+import { chunkRanges, chunkRuns, TOP_PASSAGES } from '../evidence/evidence.ts';
+import { placeText } from '../evidence/book-place.ts';
 import { wrapColumns } from '../text/wrap.ts';
-import { activeVersion, getNode } from '../summarize/graph.ts';
-import { madeWithoutCall } from '../summarize/version.ts';
 import { chunkPlace } from '../summarize/places.ts';
 import { clean, wrap } from '../format/text.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
-import { chunkRanges, chunkRuns } from '../evidence/evidence.ts';
-import { bookPlace, placeText, type BookPlace } from '../evidence/book-place.ts';
-import { evidenceSession } from '../app/evidence-session.ts';
+import { readEvidence, type PlacedSentence } from '../app/evidence.ts';
 import {
 	embedderOf,
 	embeddingsModel,
@@ -22,7 +15,7 @@ import {
 	type EmbeddingsFlags,
 } from './embeddings-flag.ts';
 import { sentenceProgress, writer } from './sentence-progress.ts';
-import { terminalColumns, type Stream } from './output.ts';
+import { jsonText, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { counted } from '../format/count.ts';
 import { fixed } from '../format/number.ts';
@@ -90,51 +83,48 @@ export async function evidenceCommand(
 		throw badInput(`--top ${opts.top}: use a whole number from 1 to ${MAX_TOP} (passages per sentence)`);
 	const embeddings = embedderOf(opts);
 	const stdout = opts.stdout ?? process.stdout;
-	const s = await evidenceSession(dir, id, opts.node, 'evidence');
-	const run = s.data.run;
-	const count = sentenceCount(activeVersion(getNode(run, s.node))!.text);
+	const r = await readEvidence(dir, id, opts.node);
+	const count = r.sentences;
 	if (opts.sentence !== undefined && (opts.sentence < 1 || opts.sentence > count)) {
 		throw badInput(
-			`--sentence ${opts.sentence}: node ${s.node} has ${counted(count, 'sentence')}; use 1 to ${count}`,
+			`--sentence ${opts.sentence}: node ${r.node} has ${counted(count, 'sentence')}; use 1 to ${count}`,
 		);
 	}
 	// Each sentence is written as soon as its evidence is found and then let go: a node of megabytes
 	// streams out at once, in memory that does not grow with it, with its progress on stderr.
 	const write = writer(stdout);
 	const wanted = opts.sentence === undefined ? undefined : [opts.sentence - 1];
-	const dense = await embeddings?.vectors(dir, id, s, opts.stderr ?? process.stderr, wanted);
+	const dense = await embeddings?.vectors(dir, id, r.session, opts.stderr ?? process.stderr, wanted);
 	const progress = sentenceProgress(
 		opts.stderr ?? process.stderr,
-		`evidence of node ${s.node}`,
+		`evidence of node ${r.node}`,
 		wanted ? 1 : count,
 	);
-	const passageText = (p: { start: number; end: number }) => sentenceKey(s.book.slice(p.start, p.end));
 	const columns = terminalColumns(stdout) ?? 100;
 	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
-	const madeBy = (ref: NodeRef) => madeWithoutCall(activeVersion(getNode(run, ref)));
-	const place = (p: { start: number }) => bookPlace(s.chapters, s.book.length, p.start);
 	if (opts.json) {
-		const head = safeJson(
+		const head = jsonText(
 			{
 				session: id,
-				node: s.node,
-				final: s.final,
+				node: r.node,
+				final: r.final,
 				sentences: count,
 				top: opts.top,
-				chunks: run.chunks.length,
-				chapters: s.chapters.length,
+				chunks: r.chunks,
+				chapters: r.chapters,
 				...(dense ? { embeddings: dense.spend() } : {}),
 			},
 			2,
 		);
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
-		const what = s.final ? `final summary (node ${s.node})` : `node ${s.node}`;
-		const over = `${counted(count, 'sentence')} over ${counted(run.chunks.length, 'chunk')}`;
-		await write(`${clean(`${s.data.book.title} — session ${id}, ${what}: ${over}`)}\n`);
+		const what = r.final ? `final summary (node ${r.node})` : `node ${r.node}`;
+		const over = `${counted(count, 'sentence')} over ${counted(r.chunks, 'chunk')}`;
+		await write(`${clean(`${r.title} — session ${id}, ${what}: ${over}`)}\n`);
 	}
 	let done = 0;
-	for (const e of eachEvidence(run, s.index, s.node, { top: opts.top, sentences: wanted, dense })) {
+	for (const placed of r.each({ top: opts.top, sentences: wanted, dense })) {
+		const e = placed.evidence;
 		if (opts.json) {
 			// Chunks as runs: a model-written sentence can come from every chunk, and a list of them
 			// for each sentence made the answer mostly chunk numbers.
@@ -145,26 +135,24 @@ export async function evidenceCommand(
 				aligned: chunkRuns(e.aligned),
 				support: Math.round(e.support * 1000) / 1000,
 				...(e.denseSupport === undefined ? {} : { denseSupport: Math.round(e.denseSupport * 1000) / 1000 }),
-				passages: e.passages.map((p) => {
-					const { chapter, position } = place(p);
+				passages: e.passages.map((p, k) => {
+					const { place, text } = placed.passages[k]!;
 					return {
 						chunk: p.chunk,
 						start: p.start,
 						end: p.end,
-						chapter,
-						position: Math.round(position * 10_000) / 10_000,
+						chapter: place.chapter,
+						position: Math.round(place.position * 10_000) / 10_000,
 						score: p.score,
 						...('similarity' in p ? { similarity: Math.round(Number(p.similarity) * 10_000) / 10_000 } : {}),
 						verbatim: p.verbatim,
-						text: passageText(p),
+						text,
 					};
 				}),
 			};
-			await write(`${done === 0 ? '' : ','}\n    ${safeJson(item, 2).replaceAll('\n', '\n    ')}`);
+			await write(`${done === 0 ? '' : ','}\n    ${jsonText(item, 2).replaceAll('\n', '\n    ')}`);
 		} else {
-			await write(
-				`\n${clean(sentenceLines(e, { passageText, place, columns, chunks: run.chunks.length, madeBy }).join('\n'))}\n`,
-			);
+			await write(`\n${clean(sentenceLines(placed, columns, r.chunks).join('\n'))}\n`);
 		}
 		progress.tick(++done);
 	}
@@ -173,29 +161,13 @@ export async function evidenceCommand(
 	return 0;
 }
 
-/** How `sentenceLines` names a passage: its text, its place in the book, and the chunks and columns it is drawn in. */
-interface Drawn {
-	passageText: (p: { start: number; end: number }) => string;
-	place: (p: { start: number }) => BookPlace;
-	columns: number;
-	chunks: number;
-	/** How a node's text was made, when not by a model: `edited by hand`, `imported text`; else null. */
-	madeBy: (node: NodeRef) => string | null;
-}
-
-/** A sentence's own line: its number (from 1) and its text, whitespace collapsed; its support has a line below. */
-function sentenceHead(e: SentenceEvidence): string {
-	return `${e.index + 1}. ${sentenceKey(e.text)}`;
-}
-
 /** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
-function sentenceLines(e: SentenceEvidence, d: Drawn): string[] {
-	const lines = [...wrapped(clean(sentenceHead(e)), d.columns)];
+function sentenceLines(placed: PlacedSentence, columns: number, chunks: number): string[] {
+	const e = placed.evidence;
+	// Its number (from 1) and its text; its support has a line below.
+	const lines = [...wrapped(clean(`${e.index + 1}. ${placed.sentence}`), columns)];
 	// A tree narrows only what a model copied: say where a person's or an imported text is the origin.
-	const named = e.origins.map((ref) => {
-		const how = d.madeBy(ref);
-		return how ? `${ref}, ${how}` : ref;
-	});
+	const named = placed.origins.map(({ node, madeBy }) => (madeBy ? `${node}, ${madeBy}` : node));
 	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${named.join(named.some((n) => n.includes(',')) ? '; ' : ', ')}`;
 	lines.push(
 		`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`,
@@ -210,13 +182,14 @@ function sentenceLines(e: SentenceEvidence, d: Drawn): string[] {
 	);
 	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
 	e.passages.forEach((p, k) => {
+		const { place, text } = placed.passages[k]!;
 		const similarity = 'similarity' in p ? `, similarity ${fixed(Number(p.similarity), 3)}` : '';
 		const verbatim = p.verbatim ? ', holds the sentence word for word' : '';
 		lines.push(
-			`   [${k + 1}] ${placeText(d.place(p))} (${chunkPlace(p.chunk, d.chunks)}, characters ${p.start}-${p.end}), ` +
+			`   [${k + 1}] ${placeText(place)} (${chunkPlace(p.chunk, chunks)}, characters ${p.start}-${p.end}), ` +
 				`score ${fixed(p.score, 2)}${similarity}${verbatim}`,
 		);
-		for (const l of wrapped(clean(d.passageText(p)), d.columns - 7)) lines.push(`       ${l}`);
+		for (const l of wrapped(clean(text), columns - 7)) lines.push(`       ${l}`);
 	});
 	return lines;
 }

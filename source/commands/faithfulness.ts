@@ -11,13 +11,12 @@ import {
 	type Exit,
 } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { output, type Stream } from './output.ts';
+import { output, safeText, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
 import { counted } from '../format/count.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
 import { faithfulnessLines } from '../score/faithfulness.ts';
-import { sanitize } from '../text/sanitize.ts';
 import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit) =>
@@ -96,7 +95,7 @@ export async function faithfulnessCommand(
 				`(${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
-		const figures = faithfulnessLines(judging.figures(), sanitize);
+		const figures = faithfulnessLines(judging.figures(), (text) => safeText(text));
 		if (figures.length > 0) output(opts.stdout ?? process.stdout).line(figures.join('\n'));
 		return 0;
 	} finally {

@@ -1,5 +1,5 @@
 import { sessionsDirArg } from '../config.ts';
-import { oneLine } from '../text/sanitize.ts';
+import { safeLine } from './output.ts';
 import type { OpenRefusal } from '../app/open-session.ts';
 import { commandLine } from '../program.ts';
 import { batchesLine } from './batch-guard.ts';
@@ -20,7 +20,7 @@ export function refusalLine(reason: OpenRefusal, dir: string, from: 'resume' | '
 			);
 		case 'imported':
 			return (
-				`session ${reason.id} holds a summary imported from ${oneLine(reason.file)}: there is nothing ` +
+				`session ${reason.id} holds a summary imported from ${safeLine(reason.file)}: there is nothing ` +
 				`to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ` +
 				`${commandLine(`report ${at}`)}`
 			);

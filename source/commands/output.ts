@@ -1,5 +1,5 @@
 import cliTruncate from 'cli-truncate';
-import { safeJson, sanitize } from '../text/sanitize.ts';
+import { oneLine, safeJson, sanitize } from '../text/sanitize.ts';
 
 export type Stream = NodeJS.WritableStream | NodeJS.WriteStream;
 
@@ -34,6 +34,11 @@ export function safeText(text: string, eol = '\n'): string {
 /** `value` as JSON safe to print or write: control characters and bidirectional overrides escaped, the values unchanged. */
 export function jsonText(value: unknown, indent?: number): string {
 	return safeJson(value, indent);
+}
+
+/** Untrusted text (a title, a file name, an error) inside a line: made safe, and its line breaks made spaces. */
+export function safeLine(text: string): string {
+	return oneLine(text);
 }
 
 /** The terminal's width when `stream` is one; null when it is piped or to a file (nothing to fit). */

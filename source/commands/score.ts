@@ -2,21 +2,14 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS, resolveSessionsDir } from '../config.ts';
 import type { AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
-import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
-import { defaultProvider } from '../llm/create.ts';
-import type { SystemScore } from '../score/booookscore.ts';
-import { LABELS } from '../score/labels.ts';
-import { scoreSession, type SessionScore } from '../score/session-score.ts';
-import { Session, type SessionData } from '../store/session.ts';
-import { countTokens } from '../text/tokens.ts';
+import { scoreReleasedFiles, type ScoringOptions } from '../app/score.ts';
 import {
-	newCollection,
-	scoreAgain,
-	scoreReleasedFiles,
-	sourceName,
-	storedScoring,
-	type ScoringOptions,
-} from '../app/score.ts';
+	openScoring,
+	systemFigures,
+	type ScoringResult,
+	type SessionScoring,
+	type SystemFigures,
+} from '../app/score-session.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
@@ -28,7 +21,7 @@ import {
 	withRateLimitOptions,
 	type Exit,
 } from './flags.ts';
-import { ABANDON_BATCHES_HELP, refuseAwaitedBatches } from './batch-guard.ts';
+import { ABANDON_BATCHES_HELP, batchesLine } from './batch-guard.ts';
 import { fixed, scoreText } from '../format/number.ts';
 import { usd } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
@@ -108,7 +101,7 @@ export interface ScoreOptions extends ScoringOptions {
 	human?: string;
 	json: boolean;
 	sessionsDir?: string;
-	/** Make again the calls a study left in provider batches (see `refuseAwaitedBatches`). */
+	/** Make again the calls a study left in provider batches (see `batchesAwaited`). */
 	abandonBatches?: boolean;
 	stdout?: Stream;
 	stderr?: Stream;
@@ -131,35 +124,26 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 			'nothing to score; give a session ID, --summaries FILE [--annotations FILE], or --human FILE',
 		);
 	}
-	// Checked even when nothing needs annotating, so a bad address is never accepted silently.
-	if (opts.baseUrl)
-		checkBaseUrl(
-			opts.baseUrl,
-			'--base-url',
-			keyVariable(opts.provider ?? defaultProvider(opts.env ?? process.env, opts.baseUrl)),
-		);
-	const sessionsDir = opts.sessionsDir ?? resolveSessionsDir(null, opts.env);
-	if (opts.id !== undefined) {
-		await refuseAwaitedBatches(sessionsDir, opts.id, opts.abandonBatches === true);
-		const session = await Session.open(sessionsDir, opts.id);
-		session.continueWith = scoreAgain(session);
-		try {
-			const lost = await session.lostWork();
-			if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);
-			return await scoreStored(session, opts);
-		} finally {
-			await session.close();
-		}
-	}
-	// A new collection: everything that can fail on bad input or a missing key fails before it exists.
-	const { session, file, count } = await newCollection(sessionsDir, opts.summaries!, opts);
-	output(opts.stderr ?? process.stderr).line(
-		`new collection session ${session.id} (${counted(count, 'summary', 'summaries')} from ${file}); continue a stopped scoring with: ${scoreAgain(session)}`,
+	const stderr = output(opts.stderr ?? process.stderr);
+	const started = await openScoring(
+		opts.sessionsDir ?? resolveSessionsDir(null, opts.env),
+		opts.id !== undefined ? { id: opts.id } : { summaries: opts.summaries! },
+		opts,
+		{ lostWork: (warning) => stderr.line(`warning: ${warning}`) },
 	);
+	if (started.kind === 'refused') throw badInput(batchesLine(started.reason, 'add --abandon-batches'));
+	const { scoring } = started;
+	if (scoring.created) {
+		const { file, count } = scoring.created;
+		stderr.line(
+			`new collection session ${scoring.session.id} (${counted(count, 'summary', 'summaries')} from ${file}); ` +
+				`continue a stopped scoring with: ${scoring.again}`,
+		);
+	}
 	try {
-		return await scoreStored(session, opts);
+		return await scoreStored(scoring, opts);
 	} finally {
-		await session.close();
+		await scoring.close();
 	}
 }
 
@@ -178,10 +162,9 @@ function checkNumbers(opts: ScoreOptions): void {
 	}
 }
 
-async function scoreStored<D extends SessionData>(session: Session<D>, opts: ScoreOptions): Promise<number> {
+async function scoreStored(scoring: SessionScoring, opts: ScoreOptions): Promise<number> {
 	const stderr = opts.stderr ?? process.stderr;
-	const { data } = session;
-	const { chosen, annotator } = await storedScoring(session, opts);
+	const { annotator } = scoring;
 	let totals: AnnotateTotals | null = null;
 	if (annotator) {
 		annotator.on(progressReporter(stderr));
@@ -190,50 +173,46 @@ async function scoreStored<D extends SessionData>(session: Session<D>, opts: Sco
 			() => annotator.start(),
 		);
 		if (status === 'cancelled') {
-			output(stderr).line(`stopped; the annotations so far are saved. Continue with: ${scoreAgain(session)}`);
+			output(stderr).line(`stopped; the annotations so far are saved. Continue with: ${scoring.again}`);
 			return 130;
 		}
 		if (status === 'failed') {
 			output(stderr).text(
-				`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${scoreAgain(session)}\n`,
+				`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${scoring.again}\n`,
 			);
 			return 1;
 		}
 		totals = annotator.totals;
 	}
-	// The plans name each summary's verdict source; the verdicts are read afresh from what is stored now.
-	const score = scoreSession(data.summaries, data.annotations, chosen.plans);
 	report(
-		score,
+		scoring.result(),
 		{
-			session: session.id,
+			session: scoring.session.id,
 			totals,
-			again: `${chosen.unasked ?? 'run'} ${scoreAgain(session)} again to ask again`,
+			again: `${scoring.unasked ?? 'run'} ${scoring.again} again to ask again`,
 		},
 		opts,
 	);
 	return 0;
 }
 
-function systemJson(system: SystemScore, texts: readonly string[]) {
+function systemJson(f: SystemFigures) {
 	return {
-		booookscore: system.score,
-		summaries: system.scored,
-		sentences: system.sentences,
-		confusing: system.confusing,
-		parse_failures: system.failures,
-		avg_tokens: texts.length ? texts.reduce((s, t) => s + countTokens(t), 0) / texts.length : 0,
-		types: system.types,
-		books: Object.fromEntries(
-			[...system.perBook].map(([book, s]) => [book, s.score === null ? null : 100 * s.score]),
-		),
+		booookscore: f.score,
+		summaries: f.summaries,
+		sentences: f.sentences,
+		confusing: f.confusing,
+		parse_failures: f.failures,
+		avg_tokens: f.avgTokens,
+		types: f.types,
+		books: f.books,
 	};
 }
 
-function distributionLines(system: SystemScore): string[] {
+function distributionLines(f: SystemFigures): string[] {
 	return [
 		'error types per 100 sentences:',
-		...LABELS.map((l) => `  ${l.padEnd(18)} ${fixed(system.distribution[l], 2)}  (${system.types[l]})`),
+		...f.distribution.map((d) => `  ${d.label.padEnd(18)} ${fixed(d.per100, 2)}  (${d.count})`),
 	];
 }
 
@@ -247,17 +226,15 @@ function headline(label: string, r: ReturnType<typeof systemJson>): string {
 
 /** `again`: how to ask the model again about sentences whose answers could not be read. */
 function report(
-	score: SessionScore,
+	{ score, figures, human: humanFigures, annotators }: ScoringResult,
 	extra: { session: string; totals: AnnotateTotals | null; again: string },
 	opts: ScoreOptions,
 ): void {
 	const stdout = output(opts.stdout ?? process.stdout);
 	const stderr = output(opts.stderr ?? process.stderr);
-	const texts = score.entries.map((e) => e.summary.text);
-	const main = systemJson(score.system, texts);
-	const human = score.human ? systemJson(score.human, texts) : null;
+	const main = systemJson(figures);
+	const human = humanFigures ? systemJson(humanFigures) : null;
 	const t = extra.totals;
-	const annotators = [...new Set(score.entries.map((e) => sourceName(e.source)))];
 	if (opts.json) {
 		const out = {
 			...main,
@@ -281,7 +258,7 @@ function report(
 					(e) => `  ${e.score.score === null ? '  n/a' : points(e.score.score).padStart(5)}  ${e.book}`,
 				),
 			);
-		lines.push(...distributionLines(score.system));
+		lines.push(...distributionLines(figures));
 		if (t && t.calls > 0) {
 			lines.push(
 				`${counted(t.calls, 'call')}: ${counted(t.input, 'input token')} (${formatInt(t.cached)} from ` +
@@ -309,9 +286,10 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	const stdout = output(opts.stdout ?? process.stdout);
 	const stderr = output(opts.stderr ?? process.stderr);
 	const { system, texts, notes, extra } = await scoreReleasedFiles(opts);
-	const result = { ...systemJson(system, texts), ...extra };
+	const figures = systemFigures(system, texts);
+	const result = { ...systemJson(figures), ...extra };
 	if (opts.json) stdout.json(result);
-	else stdout.line([headline('BooookScore', result), ...distributionLines(system)].join('\n'));
+	else stdout.line([headline('BooookScore', result), ...distributionLines(figures)].join('\n'));
 	for (const note of notes) stderr.line(`note: ${note}`);
 	return 0;
 }

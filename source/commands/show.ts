@@ -2,10 +2,9 @@ import { resolveSessionsDir, sessionsDirArg } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { costText } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
-import { Session, type CollectionSessionData } from '../store/session.ts';
-import { oneLine } from '../text/sanitize.ts';
-import { collectionData, showData } from '../app/show.ts';
-import { output, type Output, type Stream } from './output.ts';
+import type { CollectionSessionData } from '../store/session.ts';
+import { collectionData, showSession } from '../app/show.ts';
+import { output, safeLine, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 import { scoreText } from '../format/number.ts';
@@ -29,24 +28,23 @@ export async function showCommand(
 	opts: { json: boolean; stdout?: Stream; stderr?: Stream },
 ): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
-	const read = await Session.snapshot(dir, id);
-	const { data, text } = read;
-	// What is shown may lack saves that were lost; on stderr, so --json stays one document.
-	const lost = await Session.lostWork(dir, read);
-	if (lost) output(opts.stderr ?? process.stderr).line(`warning: ${lost}`);
-	if (data.kind === 'collection') return showCollection(data, opts.json, out);
-	const shown = showData(data, text);
+	// Lost saves are told on stderr, so --json stays one document.
+	const read = await showSession(dir, id, {
+		lostWork: (warning) => output(opts.stderr ?? process.stderr).line(`warning: ${warning}`),
+	});
+	if (read.kind === 'collection') return showCollection(read.data, opts.json, out);
+	const { shown } = read;
 	if (opts.json) {
 		out.json(shown, 2);
 		return 0;
 	}
 	const c = shown.config;
 	const lines: string[] = [];
-	lines.push(`${oneLine(shown.book.title)} — session ${shown.id}`);
-	lines.push(`status: ${shown.status}${shown.error ? ` (${oneLine(shown.error)})` : ''}`);
+	lines.push(`${safeLine(shown.book.title)} — session ${shown.id}`);
+	lines.push(`status: ${shown.status}${shown.error ? ` (${safeLine(shown.error)})` : ''}`);
 	lines.push(
 		shown.imported
-			? `imported summary: read from ${oneLine(shown.imported.file)} (not made here: no method, model ` +
+			? `imported summary: read from ${safeLine(shown.imported.file)} (not made here: no method, model ` +
 					`or calls); the book in chunks of ${counted(c.chunkSize, 'token')} for its evidence`
 			: `method: ${c.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}; ${shown.provider}; ` +
 					`chunk ${c.chunkSize}, window ${c.contextWindow}, max summary ${c.maxSummary}, temperature ${c.temperature}, ` +
@@ -86,7 +84,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 		return 0;
 	}
 	const lines = [
-		`${oneLine(data.title)} — collection session ${data.id}, imported from ${data.sources.map(oneLine).join(', ')}`,
+		`${safeLine(data.title)} — collection session ${data.id}, imported from ${data.sources.map(safeLine).join(', ')}`,
 		`${counted(shown.summaries, 'summary', 'summaries')}; annotations: ${shown.annotations.model} ` +
 			`model, ${shown.annotations.human} human; ${counted(shown.judgments, 'verdict')}`,
 		shown.booookscore === null
@@ -94,7 +92,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 			: `BooookScore: ${scoreText(shown.booookscore)}`,
 		...shown.books.map(
 			(b) =>
-				`  ${b.summary.padEnd(5)} ${oneLine(b.book).slice(0, 50).padEnd(50)} ${counted(b.words, 'word').padStart(11)} ` +
+				`  ${b.summary.padEnd(5)} ${safeLine(b.book).slice(0, 50).padEnd(50)} ${counted(b.words, 'word').padStart(11)} ` +
 				` annotations: ${b.model} model, ${b.human} human`,
 		),
 	];

@@ -2,8 +2,13 @@ import { sessionsDirArg } from '../config.ts';
 import { dirname } from 'node:path';
 import { badInput } from '../errors.ts';
 import { WALK_MODES, type WalkMode } from '../score/validation.ts';
-import { Session } from '../store/session.ts';
-import { beginAnnotationWalk, beginFaithfulnessWalk, validatorName } from '../app/validation.ts';
+import type { Session } from '../store/session.ts';
+import {
+	beginAnnotationWalk,
+	beginFaithfulnessWalk,
+	openForValidation,
+	validatorName,
+} from '../app/validation.ts';
 import { output } from './output.ts';
 import { commandLine, shellWord } from '../program.ts';
 import { inkStreams } from '../ui/terminal.ts';
@@ -39,14 +44,10 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 			`validate is interactive and needs a terminal; for numbers from recorded verdicts use: ${commandLine('precision ID')} or ${commandLine('report ID')}`,
 		);
 	const validator = validatorName(opts.validator);
-	const session = await Session.open(dir, id);
-	session.continueWith = commandLine(`validate ${id}${sessionsDirArg(dir)}`);
-	const lost = await session.lostWork().catch(async (error: unknown) => {
-		await session.close();
-		throw error;
+	const session = await openForValidation(dir, id, commandLine(`validate ${id}${sessionsDirArg(dir)}`), {
+		// Above the screen, where it stays once the walk is over.
+		lostWork: (warning) => output(process.stderr).line(`warning: ${warning}`),
 	});
-	// Above the screen, where it stays once the walk is over.
-	if (lost) output(process.stderr).line(`warning: ${lost}`);
 	if (opts.mode === 'faithfulness') return validateFaithfulness(session, id, validator, opts, stdin, stdout);
 	try {
 		// The terminal app (Ink, React) loads only now, once the session is known to open.
