@@ -19,6 +19,7 @@ export interface NewRunForm {
 	method: Method;
 	provider: ProviderName;
 	model: string;
+	/** A server other than the one the environment names (null: $*_BASE_URL, else the vendor's API), as `--base-url` is. */
 	baseUrl: string | null;
 	chunkSize: number;
 }
@@ -27,6 +28,7 @@ export interface NewRunForm {
 export interface NewRunDefaults {
 	method: Method;
 	provider: ProviderName;
+	/** The default model of each provider. */
 	models: Record<ProviderName, string>;
 	/** $OPENAI_BASE_URL, $ANTHROPIC_BASE_URL; '' for the vendor's API. */
 	baseUrls: Record<ProviderName, string>;

@@ -1,3 +1,4 @@
+import type { NewRunDefaults, NewRunForm } from '../../../app/home.ts';
 import type { Method, ProviderName } from '../../../domain.ts';
 import { errorMessage } from '../../../errors.ts';
 import { checkBaseUrl, keyVariable } from '../../../llm/base-url.ts';
@@ -22,15 +23,8 @@ export const FIELD_LABELS: Record<Field, string> = {
 const METHODS: readonly Method[] = ['hier', 'inc'];
 const PROVIDERS: readonly ProviderName[] = ['openai', 'anthropic', 'extractive'];
 
-export interface FormDefaults {
-	method: Method;
-	provider: ProviderName;
-	/** The default model of each provider. */
-	models: Record<ProviderName, string>;
-	/** The server of each provider when none is typed ($OPENAI_BASE_URL, $ANTHROPIC_BASE_URL); '' for the vendor's API. */
-	baseUrls: Record<ProviderName, string>;
-	chunkSize: number;
-}
+/** The form's defaults and what it states: the home use case's own types (app/home.ts). */
+export type FormDefaults = NewRunDefaults;
 
 export interface FormState {
 	focus: Field;
@@ -48,15 +42,7 @@ export interface FormState {
 	cursor: number;
 }
 
-export interface NewRunInput {
-	book: string;
-	method: Method;
-	provider: ProviderName;
-	model: string;
-	/** A server other than the one the environment names (null: $*_BASE_URL, else the vendor's API), as `--base-url` is. */
-	baseUrl: string | null;
-	chunkSize: number;
-}
+export type NewRunInput = NewRunForm;
 
 export function formOf(defaults: FormDefaults): FormState {
 	return {
