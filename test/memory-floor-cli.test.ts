@@ -140,7 +140,7 @@ test('a reader answering from the options alone scores its floor in every retent
 	assert.equal(text.code, 0, text.stderr);
 	assert.match(
 		text.stdout,
-		/; floor \(the same questions, the summary hidden\) \d+\.\d% \[[\d.]+, [\d.]+\] of 24; chance 16\.7%/u,
+		/; floor \(the same questions, the summary hidden\) \d+\.\d% \[[\d.]+, [\d.]+\] of 24 questions; chance 16\.7%/u,
 	);
 	assert.match(
 		text.stdout,
@@ -159,7 +159,7 @@ test('a reader answering from the options alone scores its floor in every retent
 	assert.equal(report.code, 0, report.stderr);
 	assert.match(
 		report.stdout,
-		/^ {2}openai\/gpt-4o-mini, shown the summaries: [\d.]+% \[[\d.]+, [\d.]+\] of 24 questions right; floor \(the summary hidden\) [\d.]+% \[[\d.]+, [\d.]+\] of 24; chance 16\.7%\n {4}options alone: always picking the longest option scores [\d.]+%, the shortest [\d.]+% \(of 24 questions\)$/mu,
+		/^ {2}openai\/gpt-4o-mini, shown the summaries: [\d.]+% \[[\d.]+, [\d.]+\] of 24 questions right; floor \(the summary hidden\) [\d.]+% \[[\d.]+, [\d.]+\] of 24 questions; chance 16\.7%\n {4}options alone: always picking the longest option scores [\d.]+%, the shortest [\d.]+% \(of 24 questions\)$/mu,
 	);
 	const json = await booook(['report', 'mill', '--json', '--sessions-dir', dir]);
 	assert.equal(json.code, 0, json.stderr);

@@ -6,8 +6,8 @@ import { shortcutAccuracy, type ShortcutAccuracy } from './shortcuts.ts';
 /**
  * Like with like: the rows a side-by-side comparison of summaries may put in one table. Two final
  * summaries are compared only on questions made the same way: drawn with the same seed, from the
- * same kind of this book's scenes (level-0 summaries or scenes written for the probe) and with
- * wrong options from the same other books. Running summaries are left out (a hierarchical run has
+ * same kind of this book's scenes (level-0 summaries or scenes written for the probe), with
+ * wrong options from the same other books, and under the book's own names or random ones alike. Running summaries are left out (a hierarchical run has
  * none), and a row's floor and ceiling are measured on its own questions, never on another set. Pure.
  */
 
@@ -20,7 +20,9 @@ export interface QuestionSet {
 	/** This book's scenes the questions were drawn from; null when no option tells (only other books' scenes, in an old session). */
 	scenes: MemoryScene['source'] | null;
 	distractors: { from: DistractorSource | null; books: string[] };
-	/** The four above as one string: rows with the same key are alike. */
+	/** This book's people and places shown under random names (`--rename`). */
+	renamed: boolean;
+	/** The five above as one string: rows with the same key are alike. */
 	key: string;
 }
 
@@ -49,8 +51,8 @@ function distractorSource(q: MemoryQuestion): DistractorSource | null {
 }
 
 /**
- * The question sets of a session's final summary: its questions grouped by seed, scene set and
- * where their other-book options come from (a probe reuses the stored questions of a seed and a
+ * The question sets of a session's final summary: its questions grouped by seed, scene set,
+ * names (the book's own or random) and where their other-book options come from (a probe reuses the stored questions of a seed and a
  * scene set, so each group is one probe's questions), with the other books those options show.
  */
 export function finalQuestionSets(
@@ -59,17 +61,28 @@ export function finalQuestionSets(
 ): { set: QuestionSet; questions: MemoryQuestion[] }[] {
 	const groups = new Map<string, MemoryQuestion[]>();
 	for (const q of questions.filter((q) => q.target.step === null)) {
-		const key = JSON.stringify([q.seed, scenesOf(q), distractorSource(q)]);
+		const key = JSON.stringify([q.seed, scenesOf(q), distractorSource(q), q.renamed ?? false]);
 		groups.set(key, [...(groups.get(key) ?? []), q]);
 	}
 	return [...groups.values()].map((group) => {
 		const first = group[0]!;
-		const [seed, scenes, from] = [first.seed, scenesOf(first), distractorSource(first)];
+		const [seed, scenes, from, renamed] = [
+			first.seed,
+			scenesOf(first),
+			distractorSource(first),
+			first.renamed ?? false,
+		];
 		const books = [
 			...new Set(group.flatMap((q) => q.options.filter((o) => o.kind === 'other-book').map((o) => o.book))),
 		].sort();
 		return {
-			set: { seed, scenes, distractors: { from, books }, key: JSON.stringify([seed, scenes, from, books]) },
+			set: {
+				seed,
+				scenes,
+				distractors: { from, books },
+				renamed,
+				key: JSON.stringify([seed, scenes, from, books, renamed]),
+			},
 			questions: group,
 		};
 	});
