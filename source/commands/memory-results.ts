@@ -157,14 +157,14 @@ function setLine(set: QuestionSet): string {
 				? "this book's scenes: written for the probe (--scenes)"
 				: "this book's scenes: not known (no option is this book's)";
 	const from = {
-		sessions: "other runs' sessions",
-		folder: 'a --distractors folder',
-		both: "other runs' sessions and a --distractors folder",
+		'level-0': "their runs' level-0 summaries",
+		written: 'written for the probe',
+		both: "written for the probe and their runs' level-0 summaries",
 	};
 	const others =
 		set.distractors.from === null
 			? 'no other-book options'
-			: `other-book options from ${from[set.distractors.from]}: ${set.distractors.books.map((b) => oneLine(b)).join('; ')}`;
+			: `other books' scenes (${from[set.distractors.from]}): ${set.distractors.books.map((b) => oneLine(b)).join('; ')}`;
 	const names = set.renamed ? "; this book's names randomized (--rename)" : '';
 	return `final summaries, seed ${set.seed}; ${scenes}; ${others}${names}`;
 }

@@ -11,8 +11,13 @@ import { shortcutAccuracy, type ShortcutAccuracy } from './shortcuts.ts';
  * none), and a row's floor and ceiling are measured on its own questions, never on another set. Pure.
  */
 
-/** Where a question set's other-book options come from: the sessions folder's other runs, a --distractors folder, or both. */
-export type DistractorSource = 'sessions' | 'folder' | 'both';
+/**
+ * What a question set's other-book options are: other sessions' level-0 summaries (`--level-0-scenes`),
+ * scenes written in this session of other books (of the sessions folder or a --distractors folder
+ * alike, the same stretches by the same model), or both (a session asked before every option was
+ * of one kind).
+ */
+export type DistractorSource = 'level-0' | 'written' | 'both';
 
 /** What makes two question sets alike: a row's questions are compared only with rows of the same `key`. */
 export interface QuestionSet {
@@ -41,13 +46,13 @@ export interface FinalRow extends QuestionSet {
 	shortcuts: ShortcutAccuracy;
 }
 
-/** Another session's scene is `<session>/<id>`; a --distractors book's, written in this session, a plain id. */
+/** Another session's level-0 summary is `<session>/<id>`; a scene written in this session, a plain id. */
 function distractorSource(q: MemoryQuestion): DistractorSource | null {
 	const ids = q.options.filter((o) => o.kind === 'other-book').map((o) => o.scene);
 	if (ids.length === 0) return null;
-	const sessions = ids.some((id) => id.includes('/'));
-	const folder = ids.some((id) => !id.includes('/'));
-	return sessions && folder ? 'both' : sessions ? 'sessions' : 'folder';
+	const levelZero = ids.some((id) => id.includes('/'));
+	const written = ids.some((id) => !id.includes('/'));
+	return levelZero && written ? 'both' : levelZero ? 'level-0' : 'written';
 }
 
 /**
