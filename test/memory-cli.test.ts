@@ -601,3 +601,39 @@ test("--rename: the book's people and places under random names in the summary, 
 	});
 	assert.match(planned.stdout, /^fh: 0 questions to ask/mu, 'the renamed set is stored and found again');
 });
+
+test('the same seed draws the same questions whatever order the scenes were stored in (concurrent calls finish in any order)', async (t) => {
+	const api = await fakeModel(t);
+	const args = (dir: string) => memory(api, dir, 'fh', '--questions', '12', '--scenes', '2000');
+	const first = await runsIn(t, 'memory-order-a', 'fh', 'ph');
+	const asked = await booook(args(first), { env: ENV });
+	assert.equal(asked.code, 0, asked.stderr);
+	const written = (await bookData(first, 'fh')).memoryScenes ?? [];
+	assert.ok(written.length > 50, `${written.length} scenes`);
+	// The same scenes stored in the other order, as calls finishing the other way round would store them.
+	const second = await runsIn(t, 'memory-order-b', 'fh', 'ph');
+	const session = await Session.open(second, 'fh');
+	try {
+		await session.append('memoryScenes', ...[...written].reverse());
+	} finally {
+		await session.close();
+	}
+	const requests = api.requests.length;
+	const again = await booook(args(second), { env: ENV });
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(
+		api.requests.length - requests,
+		24,
+		'no scene written again: twelve questions, each with its floor',
+	);
+	const drawn = async (dir: string) => {
+		const data = await bookData(dir, 'fh');
+		const at = new Map((data.memoryScenes ?? []).map((s) => [s.id, `${s.book} ${s.start}-${s.end}`]));
+		return (data.memoryQuestions ?? []).map((q) => [
+			q.type,
+			q.answer,
+			...q.options.map((o) => at.get(o.scene)),
+		]);
+	};
+	assert.deepEqual(await drawn(second), await drawn(first));
+});

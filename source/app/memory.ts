@@ -201,7 +201,8 @@ async function otherSessionBooks(
 	const { sessions } = await readSessions(dir);
 	const out: (OtherBook & { sha256: string })[] = [];
 	const seen = new Set([self.book.sha256]);
-	for (const data of sessions) {
+	// By id: the folder is read in no fixed order, and the order of the books is part of the draw.
+	for (const data of [...sessions].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
 		if (data.kind !== 'book' || seen.has(data.book.sha256)) continue;
 		const scenes = levelZero
 			? levelZeroScenes(data.run, data.book.title, 0).map((s) => ({ ...s, id: `${data.id}/${s.id}` }))
@@ -567,19 +568,19 @@ async function questionsFor(
 			opts.words === null
 				? (other.levelZero ?? [])
 				: writtenScenes(data, other.title, other.text, opts.words);
-		return scenes.flatMap((s) => {
+		return inBookOrder(scenes).flatMap((s) => {
 			const text = otherBookScene(s.text, names, self, map);
 			return text === null ? [] : [{ scene: s.id, book: other.title, text: shown(text) }];
 		});
 	});
-	const all = ownScenesOf(data, book, opts.words).map((s) => ({ ...s, text: shown(s.text) }));
+	const all = inBookOrder(ownScenesOf(data, book, opts.words)).map((s) => ({ ...s, text: shown(s.text) }));
 	const range = commonLengthRange(all, others);
 	const fits = (text: string) =>
 		range === null || (optionLength(text) >= range.low && optionLength(text) <= range.high);
 	const scenes = all.filter((s) => fits(s.text));
 	const pool = others.filter((o) => fits(o.text));
 	const ids = new Set(scenes.map((s) => s.id));
-	const distortions: DistortedScene[] = (data.memoryScenes ?? [])
+	const distortions: DistortedScene[] = inBookOrder(data.memoryScenes ?? [])
 		.filter((s) => s.source === 'distorted' && s.of !== undefined && ids.has(s.of))
 		.map((s) => ({ scene: s.id, book: s.book, text: shown(s.text), of: s.of!, end: s.end }))
 		.filter((d) => fits(d.text));
@@ -624,6 +625,16 @@ async function questionsFor(
 					'in the length range both share); give more books with --distractors'),
 	);
 	return { questions: out, notes: [...notes, ...reuseNotes(out)] };
+}
+
+/**
+ * Scenes in the order of their stretches: the order they were stored in is the order concurrent
+ * calls finished, and the draw from a seed must not depend on it.
+ */
+function inBookOrder<S extends Pick<MemoryScene, 'start' | 'end' | 'id'>>(scenes: readonly S[]): S[] {
+	return [...scenes].sort(
+		(a, b) => a.start - b.start || a.end - b.end || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+	);
 }
 
 /** This book's scenes a probe reads: written of stretches of `words` words, or (null) level-0 summaries. */
