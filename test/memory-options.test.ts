@@ -102,11 +102,12 @@ const booksOf = (q: MemoryQuestion) => q.options.filter((o) => o.kind === 'other
 test("on the repository books, picking the longest or the shortest option answers at most 30% of the scene questions, hierarchical and incremental alike; each other-book option from another book; no other book's place left; readers that know nothing (longest, shortest, random, None) score near chance through memory and report, beside their floor", async (t) => {
 	const dir = tempDir('memory-shortcuts', t);
 	const books = tempDir('memory-shortcut-books', t);
+	// Two other books, written as scenes alike whether a folder or the sessions folder holds them.
 	copyFileSync(WAR_AND_PEACE, `${books}/war-and-peace.txt`);
+	copyFileSync(PRIDE_AND_PREJUDICE, `${books}/pride-and-prejudice.txt`);
 	const api = await fakeModel(t);
 	await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
 	await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
-	await run(api, dir, PRIDE_AND_PREJUDICE, 'hier', 'ph');
 	for (const id of ['fh', 'fi']) {
 		const asked = await memory(api, dir, id, '--questions', '30', '--steps', '2', '--distractors', books);
 		assert.equal(asked.code, 0, asked.stderr);
