@@ -7,15 +7,16 @@ import { shortcutAccuracy, type ShortcutAccuracy } from './shortcuts.ts';
  * Like with like: the rows a side-by-side comparison of summaries may put in one table. Two final
  * summaries are compared only on questions made the same way: drawn with the same seed, from the
  * same kind of this book's scenes (level-0 summaries or scenes written for the probe), with
- * wrong options from the same other books, and under the book's own names or random ones alike. Running summaries are left out (a hierarchical run has
- * none), and a row's floor and ceiling are measured on its own questions, never on another set. Pure.
+ * wrong options from the same other books, and under the book's own names or random ones alike.
+ * Running summaries are left out (a hierarchical run has none), and a row's floor and ceiling are
+ * measured on its own questions, never on another set. Pure.
  */
 
 /**
- * What a question set's other-book options are: other sessions' level-0 summaries (`--level-0-scenes`),
- * scenes written in this session of other books (of the sessions folder or a --distractors folder
- * alike, the same stretches by the same model), or both (a session asked before every option was
- * of one kind).
+ * What a question set's other-book options are: other sessions' level-0 summaries
+ * (`--level-0-scenes`), scenes written in this session of other books (of the sessions folder or a
+ * --distractors folder alike, the same stretches by the same model), or both (a session asked
+ * before every option was of one kind).
  */
 export type DistractorSource = 'level-0' | 'written' | 'both';
 
@@ -57,8 +58,9 @@ function distractorSource(q: MemoryQuestion): DistractorSource | null {
 
 /**
  * The question sets of a session's final summary: its questions grouped by seed, scene set,
- * names (the book's own or random) and where their other-book options come from (a probe reuses the stored questions of a seed and a
- * scene set, so each group is one probe's questions), with the other books those options show.
+ * names (the book's own or random) and what their other-book options are (a probe reuses the
+ * stored questions of a seed, a scene set and names, so each group is one probe's questions),
+ * with the other books those options show.
  */
 export function finalQuestionSets(
 	questions: readonly MemoryQuestion[],
