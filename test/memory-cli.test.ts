@@ -510,6 +510,9 @@ function fameReader(book: string): (prompt: string) => string {
 	};
 }
 
+/** The rename test's probe: thirty questions of the final summary, scenes of 1,000-word stretches (fewer to write). */
+const ASKED = ['fh', '--questions', '30', '--scenes', '1000'];
+
 interface FinalRowJson {
 	key: string;
 	renamed: boolean;
@@ -523,7 +526,7 @@ test("--rename: the book's people and places under random names in the summary, 
 	const names = bookNames(book);
 	const api = await fakeModel(t, undefined, fameReader(book));
 	const probe = (...extra: string[]) =>
-		booook(memory(api, dir, 'fh', '--questions', '30', '--ceiling', ...extra), { env: ENV });
+		booook(memory(api, dir, ...ASKED, '--ceiling', ...extra), { env: ENV });
 	const asked = (from: number) =>
 		api.requests
 			.slice(from)
@@ -573,6 +576,13 @@ test("--rename: the book's people and places under random names in the summary, 
 	const renamedRow = result!.final.find((r) => r.renamed)!;
 	assert.notEqual(ownRow.key, renamedRow.key);
 	assert.equal(renamedRow.floor!.n, 30);
+	console.log(
+		'FLOORS',
+		ownRow.floor,
+		renamedRow.floor,
+		ownRow.accuracy.accuracy,
+		renamedRow.accuracy.accuracy,
+	);
 	assert.ok(renamedRow.floor!.accuracy <= 0.3, `renamed floor ${renamedRow.floor!.accuracy}`);
 	assert.ok(
 		ownRow.floor!.accuracy >= renamedRow.floor!.accuracy + 0.25,
@@ -583,7 +593,7 @@ test("--rename: the book's people and places under random names in the summary, 
 		`shown the summary: ${ownRow.accuracy.accuracy} under the book's names, ${renamedRow.accuracy.accuracy} renamed`,
 	);
 
-	const text = await booook(memory(api, dir, 'fh', '--questions', '30'), { env: ENV });
+	const text = await booook(memory(api, dir, ...ASKED), { env: ENV });
 	assert.equal(text.code, 0, text.stderr);
 	assert.match(
 		text.stdout,
@@ -596,7 +606,7 @@ test("--rename: the book's people and places under random names in the summary, 
 			.length,
 		1,
 	);
-	const planned = await booook(memory(api, dir, 'fh', '--questions', '30', '--rename', '--plan'), {
+	const planned = await booook(memory(api, dir, ...ASKED, '--rename', '--plan'), {
 		env: ENV,
 	});
 	assert.match(planned.stdout, /^fh: 0 questions to ask/mu, 'the renamed set is stored and found again');
