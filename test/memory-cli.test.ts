@@ -576,13 +576,6 @@ test("--rename: the book's people and places under random names in the summary, 
 	const renamedRow = result!.final.find((r) => r.renamed)!;
 	assert.notEqual(ownRow.key, renamedRow.key);
 	assert.equal(renamedRow.floor!.n, 30);
-	console.log(
-		'FLOORS',
-		ownRow.floor,
-		renamedRow.floor,
-		ownRow.accuracy.accuracy,
-		renamedRow.accuracy.accuracy,
-	);
 	assert.ok(renamedRow.floor!.accuracy <= 0.3, `renamed floor ${renamedRow.floor!.accuracy}`);
 	assert.ok(
 		ownRow.floor!.accuracy >= renamedRow.floor!.accuracy + 0.25,
