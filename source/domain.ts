@@ -458,6 +458,11 @@ export const memoryQuestionSchema = z.strictObject({
 	 * makes its own again.
 	 */
 	stretch: z.int().positive().nullable().optional(),
+	/**
+	 * This book's people and places shown under random names (`--rename`), drawn from the book and
+	 * `seed`: in the options as stored, and in the summary or text shown when it is asked. Absent: its own names.
+	 */
+	renamed: z.boolean().optional(),
 });
 export type MemoryQuestion = z.infer<typeof memoryQuestionSchema>;
 

@@ -1,13 +1,16 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { allNames, bookNames, namesIn } from '../source/memory/names.ts';
+import { allNames, bookNames, namesIn, randomNames, substituteNames } from '../source/memory/names.ts';
+import { splitSentences } from '../source/text/sentences.ts';
+import { contentStems } from '../source/text/stems.ts';
 import { Session, type BookSessionData } from '../source/store/session.ts';
+import { finalSummary } from '../source/summarize/graph.ts';
 import { booook } from './support/cli.ts';
 import { digestReply } from './support/digest-reply.ts';
 import { startFakeApi, type FakeApi } from './support/fake-api.ts';
-import { memoryQuestion, memoryReply, sceneStretch } from './support/memory-reply.ts';
+import { HELD_SHARE, memoryQuestion, memoryReply, sceneStretch } from './support/memory-reply.ts';
 import { assertResumedOnce, CallKiller } from './support/kill-at-call.ts';
 import { tempDir } from './support/temp.ts';
 import { BOOKS_DIR as BOOKS } from './support/repo-data.ts';
@@ -16,16 +19,53 @@ const FRANKENSTEIN = `${BOOKS}frankenstein.txt`;
 const PRIDE = `${BOOKS}pride-and-prejudice.txt`;
 const ENV = { OPENAI_API_KEY: 'test-key' };
 
-/** The fake API answering as a model would: memory prompts by memory-reply.ts, summaries by paraphrase. */
-async function fakeModel(t: TestContext, hook?: (prompt: string) => Promise<void>): Promise<FakeApi> {
+/** What the fake model answers: memory prompts by memory-reply.ts, summaries by paraphrase. */
+const modelReply = (prompt: string) => memoryReply(prompt) ?? digestReply({ prompt }) ?? 'Nothing happens.';
+
+/** The fake API answering as a model would; `hook` sees each prompt first, `reply` may answer it instead. */
+async function fakeModel(
+	t: TestContext,
+	hook?: (prompt: string) => Promise<void>,
+	reply: (prompt: string) => string = modelReply,
+): Promise<FakeApi> {
 	const api = await startFakeApi({
 		respond: async ({ prompt }) => {
 			await hook?.(prompt);
-			return memoryReply(prompt) ?? digestReply({ prompt }) ?? 'Nothing happens.';
+			return reply(prompt);
 		},
 	});
 	t.after(() => api.close());
 	return api;
+}
+
+/**
+ * The runs the tests probe, made once for the file: Frankenstein hierarchical (fh) and incremental
+ * (fi), Pride and Prejudice hierarchical (ph). A probe writes into its session, so each test
+ * probes copies of its own (`runsIn`).
+ */
+let prepared: Promise<string> | undefined;
+function preparedRuns(): Promise<string> {
+	prepared ??= (async () => {
+		const dir = tempDir('memory-cli-runs');
+		const api = await startFakeApi({ respond: ({ prompt }) => modelReply(prompt) });
+		try {
+			await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
+			await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
+			await run(api, dir, PRIDE, 'hier', 'ph');
+		} finally {
+			await api.close();
+		}
+		return dir;
+	})();
+	return prepared;
+}
+
+/** A new sessions folder, removed after `t`, holding copies of the prepared runs `ids`. */
+async function runsIn(t: TestContext, name: string, ...ids: ('fh' | 'fi' | 'ph')[]): Promise<string> {
+	const from = await preparedRuns();
+	const dir = tempDir(name, t);
+	for (const id of ids) cpSync(join(from, id), join(dir, id), { recursive: true });
+	return dir;
 }
 
 /** A run of `book` by gpt-4o-mini on the fake API, as session `id` in `dir`. */
@@ -42,6 +82,23 @@ async function run(api: FakeApi, dir: string, book: string, method: 'hier' | 'in
 	assert.equal(made.code, 0, made.stderr);
 }
 
+/** Words of each book's opening a study test reads: eight chunks of 2,048 tokens or so. */
+const STUDY_WORDS = 12_000;
+
+/** The first paragraphs of `book`, `words` words or a paragraph more, as a book of its own in `dir`. */
+function opening(book: string, dir: string, words: number): string {
+	const kept: string[] = [];
+	let count = 0;
+	for (const line of readFileSync(book, 'utf8').split('\n')) {
+		if (count >= words) break;
+		kept.push(line);
+		count += line.split(/\s+/u).filter((w) => w !== '').length;
+	}
+	const path = join(dir, `opening-${book.split('/').at(-1)!}`);
+	writeFileSync(path, `${kept.join('\n')}\n`);
+	return path;
+}
+
 function memory(api: FakeApi, dir: string, ...args: string[]): string[] {
 	return ['memory', ...args, '--base-url', api.openaiBaseUrl, '--sessions-dir', dir];
 }
@@ -50,17 +107,17 @@ async function bookData(dir: string, id: string): Promise<BookSessionData> {
 	return (await Session.snapshot(dir, id)).data as BookSessionData;
 }
 
+/** Test 1's probe: scenes of 1,000-word stretches, half as many to write as the default's, and as far back. */
+const PROBE = ['--questions', '20', '--scenes', '1000'];
+
 test('booook memory: a hierarchical and an incremental run of one book asked read-along questions; the incremental one forgets with distance, and both are shown side by side', async (t) => {
-	const dir = tempDir('memory-cli', t);
+	// Another book's run in the same folder: its scenes are the other-book options.
+	const dir = await runsIn(t, 'memory-cli', 'fh', 'fi', 'ph');
 	const api = await fakeModel(t);
-	await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
-	await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
-	// Another book's run in the same folder: its level-0 summaries are the other-book scenes.
-	await run(api, dir, PRIDE, 'hier', 'ph');
 	const before = api.requests.length;
 
 	// No key: a plan makes no call, so it asks for none.
-	const planned = await booook(memory(api, dir, 'fi', '--questions', '20', '--plan'), { env: {} });
+	const planned = await booook(memory(api, dir, 'fi', ...PROBE, '--plan'), { env: {} });
 	assert.equal(planned.code, 0, planned.stderr);
 	assert.match(
 		planned.stdout,
@@ -68,7 +125,7 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 	);
 	assert.equal(api.requests.length, before, '--plan makes no call');
 
-	const asked = await booook(memory(api, dir, 'fi', 'fh', '--questions', '20'), { env: ENV });
+	const asked = await booook(memory(api, dir, 'fi', 'fh', ...PROBE), { env: ENV });
 	assert.equal(asked.code, 0, asked.stderr);
 	for (const heading of [
 		'Frankenstein (incremental, session fi): openai/gpt-4o-mini, shown the summary only',
@@ -148,7 +205,7 @@ test('booook memory: a hierarchical and an incremental run of one book asked rea
 
 	// Again: everything is answered, nothing is asked.
 	const requests = api.requests.length;
-	const again = await booook(memory(api, dir, 'fi', '--questions', '20', '--json'), { env: ENV });
+	const again = await booook(memory(api, dir, 'fi', ...PROBE, '--json'), { env: ENV });
 	assert.equal(again.code, 0, again.stderr);
 	assert.equal(api.requests.length, requests);
 	const json = JSON.parse(again.stdout) as {
@@ -245,14 +302,9 @@ test('booook memory killed with SIGKILL while answering: run again, it finishes 
 		// Killed: the answer never comes.
 		if (await killer.reached(prompt, 'the probe to start')) await new Promise<never>(() => {});
 	});
-	const setUp = async (name: string) => {
-		const dir = tempDir(name, t);
-		await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
-		await run(api, dir, PRIDE, 'hier', 'ph');
-		return dir;
-	};
+	const setUp = (name: string) => runsIn(t, name, 'fi', 'ph');
 	const args = (dir: string) =>
-		memory(api, dir, 'fi', '--questions', '6', '--steps', '1', '--concurrency', '1');
+		memory(api, dir, 'fi', '--questions', '6', '--steps', '1', '--scenes', '2000', '--concurrency', '1');
 	const reference = await setUp('memory-kill-ref');
 	const whole = await booook(args(reference), { env: ENV });
 	assert.equal(whole.code, 0, whole.stderr);
@@ -281,11 +333,14 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 	const dir = tempDir('memory-study', t);
 	const api = await fakeModel(t);
 	const file = `${dir}/study.json`;
+	// The books' openings: what the memory column shows does not depend on a book's length, and each
+	// cell's probe writes scenes of both books.
+	const books = [FRANKENSTEIN, PRIDE].map((book) => opening(book, dir, STUDY_WORDS));
 	writeFileSync(
 		file,
 		JSON.stringify({
 			name: 'mem',
-			books: [FRANKENSTEIN, PRIDE],
+			books,
 			methods: ['hier', 'inc'],
 			providers: [{ provider: 'openai', model: 'gpt-4o-mini', baseUrl: api.openaiBaseUrl }],
 			chunkSizes: [2048],
@@ -363,13 +418,12 @@ test('a batched study with "memory" probes every finished cell with its scorer, 
 });
 
 test("booook memory --distractors DIR --scenes WORDS: other-book scenes written once from a folder of books, this book's scenes written for the probe", async (t) => {
-	const dir = tempDir('memory-distractors', t);
+	const dir = await runsIn(t, 'memory-distractors', 'fh');
 	const books = tempDir('memory-distractor-books', t);
 	copyFileSync(`${BOOKS}war-and-peace.txt`, `${books}/war-and-peace.txt`);
 	// This session's own book is in the folder too: it is never its own distractor.
 	copyFileSync(FRANKENSTEIN, `${books}/frankenstein.txt`);
 	const api = await fakeModel(t);
-	await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
 	const args = memory(api, dir, 'fh', '--questions', '4', '--scenes', '2000', '--distractors', books);
 	const first = await booook(args, { env: ENV });
 	assert.equal(first.code, 0, first.stderr);
@@ -423,4 +477,166 @@ test("booook memory --distractors DIR --scenes WORDS: other-book scenes written 
 			);
 		}
 	}
+});
+
+/** Words of each stretch of the book a reader who knows it remembers together. */
+const KNOWN_STRETCH = 600;
+
+/**
+ * A reader who knows `book` and answers from its fame: a sentence of an option is the book's when
+ * it names one of the book's people or places and nearly all its content words (`HELD_SHARE`)
+ * stand together in one stretch of the book, as who did what, where. Shown nothing (the floor), it
+ * picks the option with the most such sentences, or "None" when none has any; shown a summary or
+ * the book's text, it answers as memory-reply.ts does.
+ */
+function fameReader(book: string): (prompt: string) => string {
+	const names = allNames(bookNames(book));
+	const words = book.split(/\s+/u);
+	const stretches: Set<string>[] = [];
+	for (let i = 0; i < words.length; i += KNOWN_STRETCH / 2)
+		stretches.push(new Set(contentStems(words.slice(i, i + KNOWN_STRETCH).join(' '))));
+	const known = (option: string) =>
+		splitSentences(option).filter((sentence) => {
+			if (namesIn(sentence, names).length === 0) return false;
+			const stems = [...new Set(contentStems(sentence))];
+			return stretches.some((s) => stems.filter((x) => s.has(x)).length >= HELD_SHARE * stems.length);
+		}).length;
+	return (prompt) => {
+		const asked = memoryQuestion(prompt);
+		if (!asked?.floor) return modelReply(prompt);
+		const held = asked.options.map(known);
+		const best = Math.max(0, ...held);
+		return `Answer: ${(best === 0 ? asked.options.length : held.indexOf(best)) + 1}`;
+	};
+}
+
+/** The rename test's probe: thirty questions of the final summary, scenes of 1,000-word stretches (fewer to write). */
+const ASKED = ['fh', '--questions', '30', '--scenes', '1000'];
+
+interface FinalRowJson {
+	key: string;
+	renamed: boolean;
+	accuracy: { n: number; accuracy: number };
+	floor: { n: number; accuracy: number } | null;
+}
+
+test("--rename: the book's people and places under random names in the summary, the options and the ceiling's text; a reader who knows the book by its names loses its floor; the renamed questions are a set of their own", async (t) => {
+	const dir = await runsIn(t, 'memory-rename', 'fh', 'ph');
+	const book = readFileSync(FRANKENSTEIN, 'utf8');
+	const names = bookNames(book);
+	const api = await fakeModel(t, undefined, fameReader(book));
+	const probe = (...extra: string[]) =>
+		booook(memory(api, dir, ...ASKED, '--ceiling', ...extra), { env: ENV });
+	const asked = (from: number) =>
+		api.requests
+			.slice(from)
+			.map((r) => r.prompt)
+			.filter((p) => memoryQuestion(p) !== null);
+
+	const own = await probe();
+	assert.equal(own.code, 0, own.stderr);
+	const ownPrompts = asked(0);
+	for (const name of ['Victor', 'Elizabeth'])
+		assert.ok(
+			ownPrompts.some((p) => namesIn(p, [name]).length > 0),
+			`the book's own names shown without --rename: ${name}`,
+		);
+	const before = api.requests.length;
+	const renamed = await probe('--rename', '--json');
+	assert.equal(renamed.code, 0, renamed.stderr);
+	const prompts = asked(before);
+	assert.equal(
+		prompts.length,
+		90,
+		'thirty new questions, each shown the summary, nothing and the scene’s text',
+	);
+	for (const prompt of prompts)
+		assert.deepEqual(namesIn(prompt, allNames(names)), [], `a name of the book shown:\n${prompt}`);
+	// Renamed, not cut: the summary shown is the final summary with each name replaced by its random one.
+	const data = await bookData(dir, 'fh');
+	const summary = finalSummary(data.run)!;
+	const map = randomNames(names, 1);
+	const shown = prompts.map((p) => memoryQuestion(p)!.shown);
+	assert.equal(shown.filter((s) => s === substituteNames(summary, map)).length, 30, 'the summary, renamed');
+	assert.ok(shown.some((s) => s.includes(map.get('Victor')!)));
+	const stored = (data.memoryQuestions ?? []).filter((q) => q.renamed);
+	assert.equal(stored.length, 30);
+	for (const q of stored)
+		for (const o of q.options) assert.deepEqual(namesIn(o.text, allNames(names)), [], o.text);
+
+	// Two question sets, told apart: the reader who knows the book scores well without the summary
+	// under its own names, and near chance once they are replaced; shown the summary (renamed alike),
+	// the same reader recognizes scenes as well either way.
+	const [result] = JSON.parse(renamed.stdout) as {
+		final: FinalRowJson[];
+		names: { questions: number; renamed: number };
+	}[];
+	assert.deepEqual(result!.names, { questions: 60, renamed: 30 });
+	const ownRow = result!.final.find((r) => !r.renamed)!;
+	const renamedRow = result!.final.find((r) => r.renamed)!;
+	assert.notEqual(ownRow.key, renamedRow.key);
+	assert.equal(renamedRow.floor!.n, 30);
+	assert.ok(renamedRow.floor!.accuracy <= 0.3, `renamed floor ${renamedRow.floor!.accuracy}`);
+	assert.ok(
+		ownRow.floor!.accuracy >= renamedRow.floor!.accuracy + 0.25,
+		`floor ${ownRow.floor!.accuracy} under the book's names, ${renamedRow.floor!.accuracy} renamed`,
+	);
+	assert.ok(
+		Math.abs(ownRow.accuracy.accuracy - renamedRow.accuracy.accuracy) <= 0.1,
+		`shown the summary: ${ownRow.accuracy.accuracy} under the book's names, ${renamedRow.accuracy.accuracy} renamed`,
+	);
+
+	const text = await booook(memory(api, dir, ...ASKED), { env: ENV });
+	assert.equal(text.code, 0, text.stderr);
+	assert.match(
+		text.stdout,
+		/^Frankenstein \(hierarchical, session fh, names randomized in 30 of 60 questions\): /mu,
+	);
+	const tables = text.stdout.slice(text.stdout.indexOf('side by side')).split('\n\n').slice(1);
+	assert.equal(tables.length, 2, text.stdout);
+	assert.equal(
+		tables.filter((table) => /^final summaries, .*; this book's names randomized \(--rename\)\n/u.test(table))
+			.length,
+		1,
+	);
+	const planned = await booook(memory(api, dir, ...ASKED, '--rename', '--plan'), {
+		env: ENV,
+	});
+	assert.match(planned.stdout, /^fh: 0 questions to ask/mu, 'the renamed set is stored and found again');
+});
+
+test('the same seed draws the same questions whatever order the scenes were stored in (concurrent calls finish in any order)', async (t) => {
+	const api = await fakeModel(t);
+	const args = (dir: string) => memory(api, dir, 'fh', '--questions', '12', '--scenes', '2000');
+	const first = await runsIn(t, 'memory-order-a', 'fh', 'ph');
+	const asked = await booook(args(first), { env: ENV });
+	assert.equal(asked.code, 0, asked.stderr);
+	const written = (await bookData(first, 'fh')).memoryScenes ?? [];
+	assert.ok(written.length > 50, `${written.length} scenes`);
+	// The same scenes stored in the other order, as calls finishing the other way round would store them.
+	const second = await runsIn(t, 'memory-order-b', 'fh', 'ph');
+	const session = await Session.open(second, 'fh');
+	try {
+		await session.append('memoryScenes', ...[...written].reverse());
+	} finally {
+		await session.close();
+	}
+	const requests = api.requests.length;
+	const again = await booook(args(second), { env: ENV });
+	assert.equal(again.code, 0, again.stderr);
+	assert.equal(
+		api.requests.length - requests,
+		24,
+		'no scene written again: twelve questions, each with its floor',
+	);
+	const drawn = async (dir: string) => {
+		const data = await bookData(dir, 'fh');
+		const at = new Map((data.memoryScenes ?? []).map((s) => [s.id, `${s.book} ${s.start}-${s.end}`]));
+		return (data.memoryQuestions ?? []).map((q) => [
+			q.type,
+			q.answer,
+			...q.options.map((o) => at.get(o.scene)),
+		]);
+	};
+	assert.deepEqual(await drawn(second), await drawn(first));
 });

@@ -213,7 +213,7 @@ test('side by side: final summaries of like question sets share a table; another
 	];
 	assert.match(
 		seed1,
-		/^final summaries, seed 1; this book's scenes: written for the probe \(--scenes\); other-book options from a --distractors folder: Ferry\n/u,
+		/^final summaries, seed 1; this book's scenes: written for the probe \(--scenes\); other books' scenes \(written for the probe\): Ferry\n/u,
 	);
 	const rows = (table: string) => table.split('\n').filter((l) => /^m(hier|inc) /u.test(l));
 	// Final summaries only: the incremental run's running summary is not in its row.

@@ -22,9 +22,10 @@ interface Spec {
 	step?: number | null;
 	seed?: number;
 	scenes?: MemoryQuestion['scenes'];
-	/** Other books of the other-book options, and whether they come from other sessions (`s/`) or a folder. */
+	/** Other books of the other-book options, and whether they are other sessions' level-0 summaries (`oh/s1`) or scenes written here. */
 	others?: string[];
-	otherIds?: 'session' | 'folder';
+	otherIds?: 'level-0' | 'written';
+	renamed?: boolean;
 }
 
 function question(spec: Spec): MemoryQuestion {
@@ -39,7 +40,7 @@ function question(spec: Spec): MemoryQuestion {
 				? { kind: 'true', scene: `s${i}`, book: 'Frankenstein', text: text(w, 't') }
 				: {
 						kind: 'other-book',
-						scene: spec.otherIds === 'folder' ? `s${i + 100}` : `oh/s${i}`,
+						scene: spec.otherIds === 'written' ? `s${i + 100}` : `oh/s${i}`,
 						book: others[i % others.length]!,
 						text: text(w),
 					},
@@ -49,6 +50,7 @@ function question(spec: Spec): MemoryQuestion {
 			spec.truth === null ? null : { fraction: spec.demand ?? 0.1, tokens: 1000 * (spec.demand ?? 0.1) },
 		seed: spec.seed ?? 1,
 		...(spec.scenes ? { scenes: spec.scenes } : {}),
+		...(spec.renamed ? { renamed: true } : {}),
 	};
 }
 
@@ -171,9 +173,11 @@ test('like with like: final summaries only, one row per question set, the floor 
 	const written = set('w', { scenes: 'written' });
 	const nodes = set('n', { scenes: 'node' });
 	const seed2 = set('x', { scenes: 'written', seed: 2 });
-	const folder = set('f', { scenes: 'written', otherIds: 'folder', others: ['Emma', 'Dracula'] });
+	const folder = set('f', { scenes: 'written', otherIds: 'written', others: ['Emma', 'Dracula'] });
+	// The same questions but for this book's names, randomized: a set of its own.
+	const renamed = set('m', { scenes: 'written', renamed: true });
 	const running = set('r', { scenes: 'written', step: 3 });
-	const all = [...written, ...nodes, ...seed2, ...folder, ...running];
+	const all = [...written, ...nodes, ...seed2, ...folder, ...renamed, ...running];
 	const answers = [
 		...all.map((q) => answer(q, q.answer)),
 		...written.slice(0, 2).map((q) => answer(q, 4, 'none')),
@@ -181,15 +185,18 @@ test('like with like: final summaries only, one row per question set, the floor 
 		...seed2.map((q) => answer(q, q.answer, 'chunk')),
 	];
 	const rows = finalRows(all, answers, scenesOf);
-	assert.equal(rows.length, 4, 'the running summary questions are left out');
-	const of = (seed: number, scenes: string, from: string) =>
-		rows.find((r) => r.seed === seed && r.scenes === scenes && r.distractors.from === from)!;
-	const w = of(1, 'written', 'sessions');
+	assert.equal(rows.length, 5, 'the running summary questions are left out');
+	const of = (seed: number, scenes: string, from: string, named = false) =>
+		rows.find(
+			(r) => r.seed === seed && r.scenes === scenes && r.distractors.from === from && r.renamed === named,
+		)!;
+	const w = of(1, 'written', 'level-0');
 	assert.deepEqual([w.accuracy.n, w.floor?.n, w.floor?.correct, w.ceiling], [4, 2, 0, null]);
-	assert.equal(of(2, 'written', 'sessions').ceiling?.n, 4);
-	assert.equal(of(1, 'node', 'sessions').floor, null);
-	assert.deepEqual(of(1, 'written', 'folder').distractors.books, ['Dracula', 'Emma']);
-	assert.equal(new Set(rows.map((r) => r.key)).size, 4, 'four question sets, four keys');
+	assert.equal(of(2, 'written', 'level-0').ceiling?.n, 4);
+	assert.equal(of(1, 'node', 'level-0').floor, null);
+	assert.deepEqual(of(1, 'written', 'written').distractors.books, ['Dracula', 'Emma']);
+	assert.equal(of(1, 'written', 'level-0', true).accuracy.n, 4);
+	assert.equal(new Set(rows.map((r) => r.key)).size, 5, 'five question sets, five keys');
 	// Rows of two sessions: alike only where seed, scenes and the other books agree.
 	const other = finalRows(
 		written.map((q) => ({ ...q, id: `o${q.id}` })),
@@ -199,7 +206,7 @@ test('like with like: final summaries only, one row per question set, the floor 
 	const tables = likeTables([...rows, ...other], (r) => r.key);
 	assert.deepEqual(
 		tables.map((t) => t.length),
-		[2, 1, 1, 1],
+		[2, 1, 1, 1, 1],
 	);
 	assert.ok(tables.every((t) => t.every((r) => r.key === t[0]!.key)));
 	assert.equal(tables[0]![1]!.accuracy.correct, 1, "the other session's own answers");

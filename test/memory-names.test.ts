@@ -1,3 +1,4 @@
+import nlp from 'compromise';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -180,18 +181,40 @@ test("another book's scenes carry this book's names: no person, place or 'God' o
 	);
 });
 
-test("this book's own names randomized: same role and gender, from the tagger's lexicon, none of the book's, the same for a seed", () => {
+test("this book's own names randomized: people by role and gender, places as places, from the tagger's lexicon, none of the book's, the same for a seed", () => {
 	const own = names.frankenstein;
 	const map = randomNames(own, 3);
 	assert.deepEqual([...randomNames(own, 3)], [...map]);
 	assert.notDeepEqual([...randomNames(own, 4)], [...map]);
-	const ownNames = new Set(own.people.map((p) => p.name));
-	for (const p of own.people) {
-		const to = map.get(p.name);
-		assert.ok(to !== undefined && /^\p{Lu}\p{Ll}+$/u.test(to), `${p.name} → ${to}`);
-		assert.ok(!ownNames.has(to), `${p.name} → ${to}, a name of the book`);
+	const ownNames = new Set([...allNames(own), ...own.others]);
+	for (const name of allNames(own)) {
+		const to = map.get(name);
+		assert.ok(to !== undefined && /^\p{Lu}\p{Ll}+$/u.test(to), `${name} → ${to}`);
+		assert.ok(!ownNames.has(to), `${name} → ${to}, a name of the book`);
 	}
-	assert.equal(new Set(map.values()).size, map.size, 'no two people given one name');
+	assert.equal(new Set(map.values()).size, map.size, 'no two names given one');
+	// What the lexicon says of each new name: a given name of the same gender, a surname, a city.
+	const tags = (word: string) => [
+		...(nlp(word).terms().json()[0] as { terms: { tags: string[] }[] }).terms[0]!.tags,
+	];
+	for (const p of own.people) {
+		const got = tags(map.get(p.name)!);
+		if (p.role === 'last') assert.ok(got.includes('LastName'), `${p.name} → ${map.get(p.name)}: ${got}`);
+		else if (p.gender === 'female')
+			assert.ok(got.includes('FemaleName'), `${p.name} → ${map.get(p.name)}: ${got}`);
+		else if (p.gender === 'male')
+			assert.ok(got.includes('MaleName'), `${p.name} → ${map.get(p.name)}: ${got}`);
+		else assert.ok(got.includes('FirstName'), `${p.name} → ${map.get(p.name)}: ${got}`);
+	}
+	for (const place of own.places)
+		assert.ok(tags(map.get(place)!).includes('City'), `${place} → ${map.get(place)}`);
+	// Renamed through substituteNames, a sentence of the book keeps none of its names.
+	const renamed = substituteNames('Victor left Geneva for Ingolstadt; Elizabeth wrote to Clerval.', map);
+	assert.deepEqual(namesIn(renamed, allNames(own)), []);
+	assert.equal(
+		renamed,
+		`${map.get('Victor')} left ${map.get('Geneva')} for ${map.get('Ingolstadt')}; ${map.get('Elizabeth')} wrote to ${map.get('Clerval')}.`,
+	);
 });
 
 test('properNames still gives the stems of words capitalized inside sentences', () => {

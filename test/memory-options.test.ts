@@ -1,5 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemoryQuestion } from '../source/domain.ts';
@@ -8,7 +9,7 @@ import { Session, type BookSessionData } from '../source/store/session.ts';
 import { booook } from './support/cli.ts';
 import { digestReply } from './support/digest-reply.ts';
 import { startFakeApi, type FakeApi } from './support/fake-api.ts';
-import { memoryReply } from './support/memory-reply.ts';
+import { memoryQuestion, memoryReply } from './support/memory-reply.ts';
 import { bookFile, otherBook, smallBook } from './support/mill-book.ts';
 import { FRANKENSTEIN, PRIDE_AND_PREJUDICE, WAR_AND_PEACE } from './support/repo-data.ts';
 import { tempDir } from './support/temp.ts';
@@ -23,9 +24,30 @@ const ENV = { OPENAI_API_KEY: 'test-key' };
 /** The goal: the longest or the shortest option right at most this often (a guess among five: 20%). */
 const SHORTCUT_MOST = 0.3;
 
+const words = (text: string) => text.trim().split(/\s+/u).length;
+
+/**
+ * Readers that know nothing, named by the model asked for: the option of the most words (the first
+ * of equals), of the fewest, one drawn from the options' hash (the same with the summary shown or
+ * hidden), or "None of the above" always.
+ */
+const KNOW_NOTHING: Record<string, (options: readonly string[]) => number> = {
+	longest: (options) => options.map(words).indexOf(Math.max(...options.map(words))),
+	shortest: (options) => options.map(words).indexOf(Math.min(...options.map(words))),
+	random: (options) =>
+		createHash('sha256').update(options.join('\n')).digest().readUInt32BE(0) % (options.length + 1),
+	none: (options) => options.length,
+};
+
+/** The fake model; asked as one of `KNOW_NOTHING`'s models, a memory question is answered by that reader. */
 async function fakeModel(t: TestContext): Promise<FakeApi> {
 	const api = await startFakeApi({
-		respond: async ({ prompt }) => memoryReply(prompt) ?? digestReply({ prompt }) ?? 'Nothing happens.',
+		respond: async ({ prompt, body }) => {
+			const pick = KNOW_NOTHING[body.model ?? ''];
+			const asked = pick ? memoryQuestion(prompt) : null;
+			if (pick && asked) return `Answer: ${pick(asked.options) + 1}`;
+			return memoryReply(prompt) ?? digestReply({ prompt }) ?? 'Nothing happens.';
+		},
 	});
 	t.after(() => api.close());
 	return api;
@@ -58,16 +80,34 @@ async function bookData(dir: string, id: string): Promise<BookSessionData> {
 	return (await Session.snapshot(dir, id)).data as BookSessionData;
 }
 
+interface Rate {
+	n: number;
+	correct: number;
+	accuracy: number;
+	low: number;
+	high: number;
+}
+interface SessionJson {
+	session: string;
+	readers: {
+		reader: string;
+		overall: Rate;
+		shortcuts: { longest: number; shortest: number; n: number };
+		floor: { overall: Rate } | null;
+	}[];
+}
+
 const booksOf = (q: MemoryQuestion) => q.options.filter((o) => o.kind === 'other-book').map((o) => o.book);
 
-test("on the repository books, picking the longest or the shortest option answers at most 30% of the scene questions, hierarchical and incremental alike; each other-book option from another book; no other book's place left", async (t) => {
+test("on the repository books, picking the longest or the shortest option answers at most 30% of the scene questions, hierarchical and incremental alike; each other-book option from another book; no other book's place left; readers that know nothing (longest, shortest, random, None) score near chance through memory and report, beside their floor", async (t) => {
 	const dir = tempDir('memory-shortcuts', t);
 	const books = tempDir('memory-shortcut-books', t);
+	// Two other books, written as scenes alike whether a folder or the sessions folder holds them.
 	copyFileSync(WAR_AND_PEACE, `${books}/war-and-peace.txt`);
+	copyFileSync(PRIDE_AND_PREJUDICE, `${books}/pride-and-prejudice.txt`);
 	const api = await fakeModel(t);
 	await run(api, dir, FRANKENSTEIN, 'hier', 'fh');
 	await run(api, dir, FRANKENSTEIN, 'inc', 'fi');
-	await run(api, dir, PRIDE_AND_PREJUDICE, 'hier', 'ph');
 	for (const id of ['fh', 'fi']) {
 		const asked = await memory(api, dir, id, '--questions', '30', '--steps', '2', '--distractors', books);
 		assert.equal(asked.code, 0, asked.stderr);
@@ -98,6 +138,70 @@ test("on the repository books, picking the longest or the shortest option answer
 			}
 		}
 		assert.equal(titles.size, 2);
+	}
+
+	// The attack through the command line: readers that know nothing are asked the same questions,
+	// shown the summary and with it hidden, and score near chance both ways; memory, report and
+	// their JSON print each one's floor and the options-alone figures.
+	const chance = 1 / 6;
+	for (const model of Object.keys(KNOW_NOTHING)) {
+		const args = ['fh', 'fi', '--model', model, '--questions', '30', '--steps', '2', '--distractors', books];
+		const asked = await memory(api, dir, ...args, '--json');
+		assert.equal(asked.code, 0, asked.stderr);
+		const spent = [...asked.stderr.matchAll(/^([\d,]+) answers \(([\d,]+) calls/gmu)];
+		assert.equal(spent.length, 2, asked.stderr);
+		assert.ok(
+			spent.every(([, answers, calls]) => answers === calls),
+			`only answers, the scenes and questions stored: ${asked.stderr}`,
+		);
+		for (const one of JSON.parse(asked.stdout) as SessionJson[]) {
+			const reader = one.readers.find((r) => r.reader === `openai/${model}`)!;
+			const { overall, shortcuts } = reader;
+			const floor = reader.floor!.overall;
+			const says = `${one.session}, ${model}: ${overall.accuracy} right, floor ${floor.accuracy}`;
+			// Shown the summary or not, a reader that reads neither chooses alike.
+			assert.deepEqual([floor.n, floor.correct], [overall.n, overall.correct], says);
+			assert.ok(overall.accuracy <= SHORTCUT_MOST, says);
+			if (model === 'random' || model === 'none')
+				assert.ok(
+					overall.low <= chance && chance <= overall.high,
+					`${says}, interval [${overall.low}, ${overall.high}]`,
+				);
+			// The options-alone figure printed is what such a reader scores, up to ties it breaks by order.
+			const data = await bookData(dir, one.session);
+			const answered = new Set(
+				(data.memoryAnswers ?? []).filter((a) => a.reader === `openai/${model}`).map((a) => a.question),
+			);
+			const questions = (data.memoryQuestions ?? []).filter((q) => answered.has(q.id));
+			const tied = questions.filter((q) => {
+				const lengths = q.options.map((o) => words(o.text));
+				const best = model === 'shortest' ? Math.min(...lengths) : Math.max(...lengths);
+				return lengths.filter((l) => l === best).length > 1;
+			}).length;
+			if (model === 'longest' || model === 'shortest')
+				assert.ok(
+					Math.abs(overall.accuracy - shortcuts[model]) <= tied / overall.n + 0.05,
+					`${says}; options alone ${shortcuts[model]}, ${tied} ties`,
+				);
+		}
+	}
+	const report = await booook(['report', 'fi', '--sessions-dir', dir]);
+	assert.equal(report.code, 0, report.stderr);
+	for (const model of Object.keys(KNOW_NOTHING))
+		assert.match(
+			report.stdout,
+			new RegExp(
+				`^ {2}openai/${model}, shown the summaries: [\\d.]+% \\[[\\d.]+, [\\d.]+\\] of 90 questions right; floor \\(the summary hidden\\) [\\d.]+% \\[[\\d.]+, [\\d.]+\\] of 90 questions; chance 16\\.7%\\n {4}options alone: always picking the longest option scores [\\d.]+%, the shortest [\\d.]+% \\(of 90 questions\\)$`,
+				'mu',
+			),
+		);
+	const json = await booook(['report', 'fh', '--json', '--sessions-dir', dir]);
+	assert.equal(json.code, 0, json.stderr);
+	const inReport = (JSON.parse(json.stdout) as { memory: SessionJson }).memory.readers;
+	for (const model of Object.keys(KNOW_NOTHING)) {
+		const reader = inReport.find((r) => r.reader === `openai/${model}`)!;
+		assert.ok(reader.floor !== null && reader.floor.overall.n === 30, model);
+		assert.equal(reader.shortcuts.n, 30, model);
 	}
 });
 

@@ -10,7 +10,14 @@ import { writeDistortions, writeScenes } from '../engine/scene-writer.ts';
 import { badInput } from '../errors.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { callCost, loadPrices } from '../llm/prices.ts';
-import { bookNames, nameSubstitution, otherBookScene, type BookNames } from '../memory/names.ts';
+import {
+	bookNames,
+	nameSubstitution,
+	otherBookScene,
+	randomNames,
+	substituteNames,
+	type BookNames,
+} from '../memory/names.ts';
 import {
 	buildQuestions,
 	commonLengthRange,
@@ -67,6 +74,12 @@ export interface MemoryOptions extends PassOptions {
 	/** A folder of books whose scenes (written by the reader model) are other-book options besides the sessions folder's books. */
 	distractors?: string | null;
 	seed?: number;
+	/**
+	 * This book's people and places shown under random names drawn with the seed (NarrativeXL, A.2):
+	 * in every option, the summary and the ceiling's text alike, so a reader who knows the book
+	 * cannot answer by its names. A question set of its own, kept apart from the book's own names.
+	 */
+	rename?: boolean;
 	/** Also ask each question with the book's own text of the scene shown: the questions' ceiling. */
 	ceiling?: boolean;
 	/**
@@ -188,7 +201,8 @@ async function otherSessionBooks(
 	const { sessions } = await readSessions(dir);
 	const out: (OtherBook & { sha256: string })[] = [];
 	const seen = new Set([self.book.sha256]);
-	for (const data of sessions) {
+	// By id: the folder is read in no fixed order, and the order of the books is part of the draw.
+	for (const data of [...sessions].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
 		if (data.kind !== 'book' || seen.has(data.book.sha256)) continue;
 		const scenes = levelZero
 			? levelZeroScenes(data.run, data.book.title, 0).map((s) => ({ ...s, id: `${data.id}/${s.id}` }))
@@ -268,6 +282,7 @@ interface ProbeSetUp {
 	words: number | null;
 	count: number;
 	seed: number;
+	rename: boolean;
 	targets: MemoryTarget[];
 	/** The other books: the sessions folder's and the --distractors folder's, each once. */
 	others: OtherBook[];
@@ -281,6 +296,7 @@ interface ProbeSetUp {
 async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = false): Promise<ProbeSetUp> {
 	const count = opts.questions ?? MEMORY_QUESTIONS;
 	const seed = opts.seed ?? 1;
+	const rename = opts.rename ?? false;
 	const { data: snapshot, text: book } = await Session.snapshot(opts.sessionsDir, opts.id);
 	if (snapshot.kind !== 'book')
 		throw badInput(
@@ -331,6 +347,7 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 		words,
 		count,
 		seed,
+		rename,
 		ceiling: opts.ceiling ?? false,
 		floor: opts.floor ?? true,
 		distortions: opts.distortions ?? false,
@@ -345,7 +362,7 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 		prices: opts.prices,
 		env,
 	});
-	return { reader, plan, words, count, seed, targets, others, templates };
+	return { reader, plan, words, count, seed, rename, targets, others, templates };
 }
 
 /** What a probe of session `id` would make, without locking it or making a call (`--plan`). */
@@ -357,13 +374,16 @@ export async function planMemory(opts: MemoryOptions): Promise<{ reader: PassMod
 /** The probe of session `id`, set up and its session open. */
 export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 	const env = opts.env ?? process.env;
-	const { reader, plan, words, count, seed, targets, others, templates } = await setUp(opts, env);
+	const { reader, plan, words, count, seed, rename, targets, others, templates } = await setUp(opts, env);
 	const { provider, costOf } = passClient(reader, { prices: opts.prices, env, account: opts.account });
 	const session = await Session.open(opts.sessionsDir, opts.id);
 	const data = session.data as BookSessionData;
 	const book = await session.bookText();
 	const concurrency = opts.concurrency ?? DEFAULTS.concurrency;
 	const totals = { calls: 0, cost: 0 };
+	// This book's people and places, found once (the tagger reads the whole book) when first needed.
+	let names: BookNames | undefined;
+	const ownNames = () => (names ??= bookNames(book));
 	const add = (t: Totals) => {
 		totals.calls += t.calls;
 		totals.cost += t.cost;
@@ -440,14 +460,31 @@ export async function memoryProbe(opts: MemoryOptions): Promise<MemoryProbe> {
 			count,
 			seed,
 			words,
+			rename,
 			distortions: opts.distortions ?? false,
+			names: ownNames,
 		});
 		const scenes = ownScenes();
+		// A renamed question's summary and book text are shown under the names its options were given.
+		const renamings = new Map<number, ReadonlyMap<string, string>>();
+		const asStored = (q: MemoryQuestion, text: string) => {
+			if (!q.renamed) return text;
+			if (!renamings.has(q.seed)) renamings.set(q.seed, randomNames(ownNames(), q.seed));
+			return substituteNames(text, renamings.get(q.seed)!);
+		};
 		const passes: { shown: MemoryAnswer['shown']; shownFor: (q: MemoryQuestion) => string }[] = [
-			{ shown: 'summary', shownFor: (q) => activeVersion(findNode(data.run, q.target.node)!)?.text ?? '' },
+			{
+				shown: 'summary',
+				shownFor: (q) => asStored(q, activeVersion(findNode(data.run, q.target.node)!)?.text ?? ''),
+			},
 			...((opts.floor ?? true) ? [{ shown: 'none' as const, shownFor: () => '' }] : []),
 			...(opts.ceiling
-				? [{ shown: 'chunk' as const, shownFor: (q: MemoryQuestion) => ceilingText(q, scenes, book) }]
+				? [
+						{
+							shown: 'chunk' as const,
+							shownFor: (q: MemoryQuestion) => asStored(q, ceilingText(q, scenes, book)),
+						},
+					]
 				: []),
 		];
 		const stage = { summary: 'answers', none: 'floor answers', chunk: 'ceiling answers' } as const;
@@ -504,17 +541,27 @@ async function questionsFor(
 	book: string,
 	targets: readonly MemoryTarget[],
 	otherBooks: readonly OtherBook[],
-	opts: { count: number; seed: number; words: number | null; distortions: boolean },
+	opts: {
+		count: number;
+		seed: number;
+		words: number | null;
+		rename: boolean;
+		distortions: boolean;
+		/** This book's people and places. */
+		names: () => BookNames;
+	},
 ): Promise<{ questions: MemoryQuestion[]; notes: string[] }> {
 	const source = sceneSource(opts.words);
 	const sets: QuestionSet[] = opts.distortions ? ['plain', 'distortion'] : ['plain'];
-	const stored = sets.map((set) =>
-		targets.map((target) => storedQuestions(data, target, opts.seed, opts.words, set)),
-	);
+	const stored = sets.map((set) => targets.map((target) => storedQuestions(data, target, opts, set)));
 	if (stored.every((of) => of.every((qs) => qs.length > 0)))
 		return { questions: stored.flat(2), notes: reuseNotes(stored.flat(2)) };
 
-	const self = bookNames(book);
+	const self = opts.names();
+	// With --rename, every option is shown under this book's random names: its own scenes renamed,
+	// other books' after their names became this book's.
+	const renaming = opts.rename ? randomNames(self, opts.seed) : null;
+	const shown = (text: string) => (renaming ? substituteNames(text, renaming) : text);
 	const others: OtherScene[] = otherBooks.flatMap((other) => {
 		const names: BookNames = bookNames(other.text);
 		const map = nameSubstitution(names, self);
@@ -522,21 +569,22 @@ async function questionsFor(
 			opts.words === null
 				? (other.levelZero ?? [])
 				: writtenScenes(data, other.title, other.text, opts.words);
-		return scenes.flatMap((s) => {
+		return inBookOrder(scenes).flatMap((s) => {
 			const text = otherBookScene(s.text, names, self, map);
-			return text === null ? [] : [{ scene: s.id, book: other.title, text }];
+			return text === null ? [] : [{ scene: s.id, book: other.title, text: shown(text) }];
 		});
 	});
-	const all = ownScenesOf(data, book, opts.words);
+	const all = inBookOrder(ownScenesOf(data, book, opts.words)).map((s) => ({ ...s, text: shown(s.text) }));
 	const range = commonLengthRange(all, others);
 	const fits = (text: string) =>
 		range === null || (optionLength(text) >= range.low && optionLength(text) <= range.high);
 	const scenes = all.filter((s) => fits(s.text));
 	const pool = others.filter((o) => fits(o.text));
 	const ids = new Set(scenes.map((s) => s.id));
-	const distortions: DistortedScene[] = (data.memoryScenes ?? [])
-		.filter((s) => s.source === 'distorted' && s.of !== undefined && ids.has(s.of) && fits(s.text))
-		.map((s) => ({ scene: s.id, book: s.book, text: s.text, of: s.of!, end: s.end }));
+	const distortions: DistortedScene[] = inBookOrder(data.memoryScenes ?? [])
+		.filter((s) => s.source === 'distorted' && s.of !== undefined && ids.has(s.of))
+		.map((s) => ({ scene: s.id, book: s.book, text: shown(s.text), of: s.of!, end: s.end }))
+		.filter((d) => fits(d.text));
 	const out: MemoryQuestion[] = [];
 	const short: { target: MemoryTarget; set: QuestionSet; made: number }[] = [];
 	const uses = new Map<string, number>();
@@ -558,7 +606,12 @@ async function questionsFor(
 				firstId: nextNumber([...(data.memoryQuestions ?? []), ...out].map((q) => q.id)),
 				uses,
 				...(set === 'distortion' ? { types: ['distortion'] as const } : {}),
-			}).map((q) => ({ ...q, scenes: source, stretch: opts.words }));
+			}).map((q) => ({
+				...q,
+				scenes: source,
+				stretch: opts.words,
+				...(opts.rename ? { renamed: true } : {}),
+			}));
 			if (made.length > 0) await session.append('memoryQuestions', ...made);
 			if (made.length < opts.count) short.push({ target, set, made: made.length });
 			out.push(...made);
@@ -573,6 +626,16 @@ async function questionsFor(
 					'in the length range both share); give more books with --distractors'),
 	);
 	return { questions: out, notes: [...notes, ...reuseNotes(out)] };
+}
+
+/**
+ * Scenes in the order of their stretches: the order they were stored in is the order concurrent
+ * calls finished, and the draw from a seed must not depend on it.
+ */
+function inBookOrder<S extends Pick<MemoryScene, 'start' | 'end' | 'id'>>(scenes: readonly S[]): S[] {
+	return [...scenes].sort(
+		(a, b) => a.start - b.start || a.end - b.end || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+	);
 }
 
 /** This book's scenes a probe reads: written of stretches of `words` words, or (null) level-0 summaries. */
@@ -604,24 +667,25 @@ function ownSceneSet(data: BookSessionData, source: MemoryScene['source']): Memo
 
 /**
  * The stored questions a probe reuses for `target`: made with `seed` from scenes of the kind it
- * reads (written of stretches of `words` words, or level-0 summaries for null). Questions of
- * another kind, and those made before every option was of one kind, are another probe's.
+ * reads (written of stretches of `words` words, or level-0 summaries for null), under this book's
+ * own names or (`rename`) random ones. Questions of another kind, and those made before every
+ * option was of one kind, are another probe's.
  */
 function storedQuestions(
 	data: BookSessionData,
 	target: MemoryTarget,
-	seed: number,
-	words: number | null,
+	probe: { seed: number; words: number | null; rename: boolean },
 	set: QuestionSet = 'plain',
 ): MemoryQuestion[] {
 	return (data.memoryQuestions ?? []).filter(
 		(q) =>
 			q.target.node === target.node &&
 			(q.type === 'distortion') === (set === 'distortion') &&
-			q.seed === seed &&
-			q.scenes === sceneSource(words) &&
+			q.seed === probe.seed &&
+			q.scenes === sceneSource(probe.words) &&
 			q.stretch !== undefined &&
-			q.stretch === words,
+			q.stretch === probe.words &&
+			(q.renamed ?? false) === probe.rename,
 	);
 }
 
@@ -637,6 +701,7 @@ function planOf(
 		words: number | null;
 		count: number;
 		seed: number;
+		rename: boolean;
 		ceiling: boolean;
 		floor: boolean;
 		distortions: boolean;
@@ -703,7 +768,7 @@ function planOf(
 	const toAsk = { summary: 0, none: 0, chunk: 0 };
 	const sets: QuestionSet[] = opts.distortions ? ['plain', 'distortion'] : ['plain'];
 	for (const target of targets.flatMap((t) => sets.map((set) => ({ ...t, set })))) {
-		const questions = storedQuestions(data, target, opts.seed, opts.words, target.set);
+		const questions = storedQuestions(data, target, opts, target.set);
 		const summary = countTokens(activeVersion(findNode(data.run, target.node)!)?.text ?? '');
 		const shownTokens = { summary, chunk: chunkTokens, none: 0 };
 		for (const shown of passes) {
@@ -745,6 +810,8 @@ export interface SessionMemory {
 	title: string;
 	method: Run['config']['method'];
 	readers: ReaderResults[];
+	/** Questions stored, and how many of them show this book's people and places under random names (`--rename`). */
+	names: { questions: number; renamed: number };
 	/** The final summary's answers by question set and reader: the rows a side-by-side table compares like with like. */
 	final: FinalRow[];
 }
@@ -766,6 +833,7 @@ export function sessionMemory(data: BookSessionData, opts: ResultsOptions = {}):
 		title: data.book.title,
 		method: data.run.config.method,
 		readers: resultsByReader(questions, answers, opts),
+		names: { questions: questions.length, renamed: questions.filter((q) => q.renamed).length },
 		final: finalRows(questions, answers, sceneSetOf(data), opts),
 	};
 }

@@ -58,12 +58,20 @@ function floorNote(floor: Rate | undefined, words = 'the same questions, the sum
 	return floor ? `floor (${words}) ${rate(floor)}` : 'floor not asked';
 }
 
+/** ", names randomized" when this book's names were replaced by random ones (`--rename`), in all questions or some. */
+function renamedNote({ names }: SessionMemory): string {
+	if (names.renamed === 0) return '';
+	return names.renamed === names.questions
+		? ', names randomized'
+		: `, names randomized in ${formatInt(names.renamed)} of ${counted(names.questions, 'question')}`;
+}
+
 function readerLines(one: SessionMemory, r: ReaderResults, width: number): string[] {
 	const res = r.results;
 	const floor = r.floor;
 	const column = 'accuracy'.padEnd(22);
 	const lines = [
-		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}): ${r.reader}, ${SHOWN[r.shown]}`,
+		`${one.title} (${one.method === 'hier' ? 'hierarchical' : 'incremental'}, session ${one.id}${renamedNote(one)}): ${r.reader}, ${SHOWN[r.shown]}`,
 		`  accuracy ${rate(res.overall)} (here and below, ${MEMORY_INTERVALS}); ${floorNote(floor?.overall)}; ` +
 			`chance ${percent(res.chance)}${res.unreadable > 0 ? `; ${counted(res.unreadable, 'unreadable answer')} counted wrong` : ''}`,
 		`  ${shortcutLine(res.shortcuts)}`,
@@ -138,7 +146,7 @@ const REPORT_SHOWN = {
 /** What `report` shows of the memory probes: each reader's accuracy beside its floor, chance, the options' giveaway, and the ceiling. */
 export function memorySummaryLines(one: SessionMemory): string[] {
 	return [
-		`memory probes (NarrativeXL read-along questions; ${MEMORY_INTERVALS}; details: booook memory)`,
+		`memory probes (NarrativeXL read-along questions; ${MEMORY_INTERVALS}${renamedNote(one)}; details: booook memory)`,
 		...one.readers.flatMap((r) => [
 			`  ${r.reader}, ${REPORT_SHOWN[r.shown]}: ${rate(r.results.overall)} right; ` +
 				`${floorNote(r.floor?.overall, 'the summary hidden')}; chance ${percent(r.results.chance)}`,
@@ -156,15 +164,16 @@ function setLine(set: QuestionSet): string {
 				? "this book's scenes: written for the probe (--scenes)"
 				: "this book's scenes: not known (no option is this book's)";
 	const from = {
-		sessions: "other runs' sessions",
-		folder: 'a --distractors folder',
-		both: "other runs' sessions and a --distractors folder",
+		'level-0': "their runs' level-0 summaries",
+		written: 'written for the probe',
+		both: "written for the probe and their runs' level-0 summaries",
 	};
 	const others =
 		set.distractors.from === null
 			? 'no other-book options'
-			: `other-book options from ${from[set.distractors.from]}: ${set.distractors.books.map((b) => oneLine(b)).join('; ')}`;
-	return `final summaries, seed ${set.seed}; ${scenes}; ${others}`;
+			: `other books' scenes (${from[set.distractors.from]}): ${set.distractors.books.map((b) => oneLine(b)).join('; ')}`;
+	const names = set.renamed ? "; this book's names randomized (--rename)" : '';
+	return `final summaries, seed ${set.seed}; ${scenes}; ${others}${names}`;
 }
 
 /**
@@ -238,6 +247,7 @@ export function memoryJson(one: SessionMemory) {
 		// Every rate's low and high are of this one kind.
 		interval: { method: 'wilson', level: 0.95, over: 'questions' },
 		readers: one.readers.map((r) => ({ reader: r.reader, shown: r.shown, ...r.results, floor: r.floor })),
+		names: one.names,
 		// The final summary's rows for a side-by-side comparison: compare only rows of the same key.
 		final: one.final,
 	};

@@ -74,6 +74,11 @@ export const spec = (exit: Exit) =>
 		)
 		.option('--seed <n>', 'seed of the questions drawn and their order', integerFrom('--seed', 0), 1)
 		.option(
+			'--rename',
+			"show this book's people and places under random names drawn with the seed, in the options, the summary " +
+				"and the ceiling's text alike (NarrativeXL, against a reader who knows the book); a question set of its own",
+		)
+		.option(
 			'--ceiling',
 			"also ask each question with the book's own text of the scene shown instead of the summary: the questions' ceiling",
 		)

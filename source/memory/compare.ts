@@ -6,13 +6,19 @@ import { shortcutAccuracy, type ShortcutAccuracy } from './shortcuts.ts';
 /**
  * Like with like: the rows a side-by-side comparison of summaries may put in one table. Two final
  * summaries are compared only on questions made the same way: drawn with the same seed, from the
- * same kind of this book's scenes (level-0 summaries or scenes written for the probe) and with
- * wrong options from the same other books. Running summaries are left out (a hierarchical run has
- * none), and a row's floor and ceiling are measured on its own questions, never on another set. Pure.
+ * same kind of this book's scenes (level-0 summaries or scenes written for the probe), with
+ * wrong options from the same other books, and under the book's own names or random ones alike.
+ * Running summaries are left out (a hierarchical run has none), and a row's floor and ceiling are
+ * measured on its own questions, never on another set. Pure.
  */
 
-/** Where a question set's other-book options come from: the sessions folder's other runs, a --distractors folder, or both. */
-export type DistractorSource = 'sessions' | 'folder' | 'both';
+/**
+ * What a question set's other-book options are: other sessions' level-0 summaries
+ * (`--level-0-scenes`), scenes written in this session of other books (of the sessions folder or a
+ * --distractors folder alike, the same stretches by the same model), or both (a session asked
+ * before every option was of one kind).
+ */
+export type DistractorSource = 'level-0' | 'written' | 'both';
 
 /** What makes two question sets alike: a row's questions are compared only with rows of the same `key`. */
 export interface QuestionSet {
@@ -20,7 +26,9 @@ export interface QuestionSet {
 	/** This book's scenes the questions were drawn from; null when no option tells (only other books' scenes, in an old session). */
 	scenes: MemoryScene['source'] | null;
 	distractors: { from: DistractorSource | null; books: string[] };
-	/** The four above as one string: rows with the same key are alike. */
+	/** This book's people and places shown under random names (`--rename`). */
+	renamed: boolean;
+	/** The five above as one string: rows with the same key are alike. */
 	key: string;
 }
 
@@ -39,19 +47,20 @@ export interface FinalRow extends QuestionSet {
 	shortcuts: ShortcutAccuracy;
 }
 
-/** Another session's scene is `<session>/<id>`; a --distractors book's, written in this session, a plain id. */
+/** Another session's level-0 summary is `<session>/<id>`; a scene written in this session, a plain id. */
 function distractorSource(q: MemoryQuestion): DistractorSource | null {
 	const ids = q.options.filter((o) => o.kind === 'other-book').map((o) => o.scene);
 	if (ids.length === 0) return null;
-	const sessions = ids.some((id) => id.includes('/'));
-	const folder = ids.some((id) => !id.includes('/'));
-	return sessions && folder ? 'both' : sessions ? 'sessions' : 'folder';
+	const levelZero = ids.some((id) => id.includes('/'));
+	const written = ids.some((id) => !id.includes('/'));
+	return levelZero && written ? 'both' : levelZero ? 'level-0' : 'written';
 }
 
 /**
- * The question sets of a session's final summary: its questions grouped by seed, scene set and
- * where their other-book options come from (a probe reuses the stored questions of a seed and a
- * scene set, so each group is one probe's questions), with the other books those options show.
+ * The question sets of a session's final summary: its questions grouped by seed, scene set,
+ * names (the book's own or random) and what their other-book options are (a probe reuses the
+ * stored questions of a seed, a scene set and names, so each group is one probe's questions),
+ * with the other books those options show.
  */
 export function finalQuestionSets(
 	questions: readonly MemoryQuestion[],
@@ -59,17 +68,28 @@ export function finalQuestionSets(
 ): { set: QuestionSet; questions: MemoryQuestion[] }[] {
 	const groups = new Map<string, MemoryQuestion[]>();
 	for (const q of questions.filter((q) => q.target.step === null)) {
-		const key = JSON.stringify([q.seed, scenesOf(q), distractorSource(q)]);
+		const key = JSON.stringify([q.seed, scenesOf(q), distractorSource(q), q.renamed ?? false]);
 		groups.set(key, [...(groups.get(key) ?? []), q]);
 	}
 	return [...groups.values()].map((group) => {
 		const first = group[0]!;
-		const [seed, scenes, from] = [first.seed, scenesOf(first), distractorSource(first)];
+		const [seed, scenes, from, renamed] = [
+			first.seed,
+			scenesOf(first),
+			distractorSource(first),
+			first.renamed ?? false,
+		];
 		const books = [
 			...new Set(group.flatMap((q) => q.options.filter((o) => o.kind === 'other-book').map((o) => o.book))),
 		].sort();
 		return {
-			set: { seed, scenes, distractors: { from, books }, key: JSON.stringify([seed, scenes, from, books]) },
+			set: {
+				seed,
+				scenes,
+				distractors: { from, books },
+				renamed,
+				key: JSON.stringify([seed, scenes, from, books, renamed]),
+			},
 			questions: group,
 		};
 	});

@@ -431,41 +431,67 @@ export function nameSubstitution(from: BookNames, to: BookNames): Map<string, st
 const otherGender = (g: Gender): Gender => (g === 'male' ? 'female' : 'male');
 
 /**
- * This book's people renamed at random (NarrativeXL, A.2, against a reader who knows the book):
- * each given name becomes a given name of the same gender, each surname a surname, drawn with
- * `seed` from the tagger's lexicon, none of them a name of the book already.
+ * This book's people and places renamed at random (NarrativeXL, A.2, against a reader who knows
+ * the book): each given name becomes a given name of the same gender (one the lexicon gives
+ * either gender where the book does not tell), each surname a surname, each place a city, drawn
+ * with `seed` from the tagger's lexicon; none is a name of the book already, and no two names get
+ * the same one. Places too, though A.2 speaks of characters: "Ingolstadt" gives Frankenstein away
+ * as surely as "Victor" does.
  */
 export function randomNames(names: BookNames, seed: number): Map<string, string> {
 	const random = seededRandom(seed);
 	const lexicon = lexiconNames();
-	const taken = new Set(names.people.map((p) => nameKey(p.name.toLowerCase())));
-	const pools = new Map<string, string[]>();
+	const used = new Set([...allNames(names), ...names.others].map((n) => nameKey(n.toLowerCase())));
+	const pools = new Map<LexiconKind, string[]>();
+	const draw = (kinds: readonly LexiconKind[]): string | undefined => {
+		for (const kind of kinds) {
+			let pool = pools.get(kind);
+			if (!pool) {
+				pool = shuffle(
+					lexicon.filter(([, tag]) => tag === kind).map(([w]) => w),
+					random,
+				);
+				pools.set(kind, pool);
+			}
+			let word = pool.pop();
+			while (word !== undefined && used.has(word)) word = pool.pop();
+			if (word !== undefined) {
+				used.add(word);
+				return word.replace(/^\p{L}/u, (c) => c.toUpperCase());
+			}
+		}
+		return undefined;
+	};
 	const map = new Map<string, string>();
 	for (const person of names.people) {
-		const kind = person.role === 'last' ? 'LastName' : person.gender === 'female' ? 'FemaleName' : 'MaleName';
-		let pool = pools.get(kind);
-		if (!pool) {
-			pool = shuffle(
-				lexicon.filter(([w, tag]) => tag === kind && !taken.has(w)).map(([w]) => w),
-				random,
-			);
-			pools.set(kind, pool);
-		}
-		const word = pool.pop();
-		if (word === undefined || map.has(person.name)) continue;
-		map.set(
-			person.name,
-			word.replace(/(^|[-' ])\p{L}/gu, (c) => c.toUpperCase()),
-		);
+		if (map.has(person.name)) continue;
+		const kinds: LexiconKind[] =
+			person.role === 'last'
+				? ['LastName']
+				: person.gender === 'female'
+					? ['FemaleName']
+					: person.gender === 'male'
+						? ['MaleName']
+						: ['FirstName', 'MaleName', 'FemaleName'];
+		const word = draw(kinds);
+		if (word !== undefined) map.set(person.name, word);
+	}
+	for (const place of names.places) {
+		const word = map.has(place) ? undefined : draw(['City']);
+		if (word !== undefined) map.set(place, word);
 	}
 	return map;
 }
 
-/** The tagger's first names and surnames, one word each, in its lexicon's order. */
-function lexiconNames(): [string, string][] {
+/** The tagger's lexicon entries a random name is drawn from. */
+type LexiconKind = 'MaleName' | 'FemaleName' | 'FirstName' | 'LastName' | 'City';
+const LEXICON_KINDS = new Set<string>(['MaleName', 'FemaleName', 'FirstName', 'LastName', 'City']);
+
+/** The tagger's given names, surnames and cities, one word each, in its lexicon's order. */
+function lexiconNames(): [string, LexiconKind][] {
 	const lexicon = (nlp.model() as { one: { lexicon: Record<string, string> } }).one.lexicon;
 	return Object.entries(lexicon).filter(
-		([w, tag]) => (tag === 'MaleName' || tag === 'FemaleName' || tag === 'LastName') && /^\p{L}+$/u.test(w),
+		(entry): entry is [string, LexiconKind] => LEXICON_KINDS.has(entry[1]) && /^\p{L}+$/u.test(entry[0]),
 	);
 }
 
