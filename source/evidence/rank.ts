@@ -5,8 +5,7 @@ import { contentTokens } from '../text/textrank.ts';
 import { reciprocalRank } from './fusion.ts';
 import { PASSAGE_SENTENCES, splitPassages, type Passage } from './passages.ts';
 import { sentenceKey } from './provenance.ts';
-import { SCENE_SCALES, sceneWindows, type SceneWindow } from './scene-windows.ts';
-import { PlaceLikelihood } from './place-likelihood.ts';
+import { sceneWindows, type SceneWindow } from './scene-windows.ts';
 import { bookPlaces, type Place } from './places.ts';
 
 /**
@@ -71,6 +70,7 @@ export function inRounds<T extends Pick<Hit, 'index' | 'verbatim'>>(
 		for (const list of lists) if (round < list.length) rounds.push(list[round]!);
 	return [...verbatim, ...rounds];
 }
+const NO_RANKS: ReadonlyMap<number, number> = new Map();
 
 /**
  * How much more a proper name of the book counts in a query than another word of the same rarity.
@@ -129,10 +129,9 @@ export class PassageIndex {
 	/** Each passage's text as queries are matched word for word, made when first needed. */
 	readonly #keys: (string | undefined)[] = [];
 	readonly #search: MiniSearch<{ id: number; stems: string }>;
-	/** Each scale's (`SCENE_SCALES`) windows' index, made on the first query that ranks by scenes (claims never do). */
-	#scenes: MiniSearch<{ id: number; stems: string }>[] | null = null;
-	/** The scene windows of each scale in `SCENE_SCALES`. */
-	readonly #windows: readonly (readonly SceneWindow[])[];
+	/** The scene windows' index, made on the first query that ranks by scenes (claims never do). */
+	#scenes: MiniSearch<{ id: number; stems: string }> | null = null;
+	readonly #windows: readonly SceneWindow[];
 	/** Each passage's content stems, joined: what the scene index is made of. */
 	readonly #joined: string[] = [];
 	readonly #sets = new WeakMap<Iterable<number>, ReadonlySet<number>>();
@@ -147,8 +146,6 @@ export class PassageIndex {
 	readonly #placeOf: number[] = [];
 	/** The places' index, made on the first query that ranks by places (claims never do). */
 	#placeSearch: MiniSearch<{ id: number; stems: string }> | null = null;
-	/** The places' stem counts for query likelihood, made with their index. */
-	#placeModel: PlaceLikelihood | null = null;
 	/** Each chunk's passages as a range of `passages` (they are in chunk order). */
 	readonly #chunks = new Map<number, { from: number; to: number }>();
 
@@ -168,7 +165,7 @@ export class PassageIndex {
 			this.#joined.push(stems.join(' '));
 			this.#search.add({ id: p.index, stems: this.#joined[p.index]! });
 		}
-		this.#windows = SCENE_SCALES.map((chars) => sceneWindows(this.passages, chars));
+		this.#windows = sceneWindows(this.passages);
 		this.places = bookPlaces(book, this.passages);
 		this.places.forEach((place, id) => {
 			for (let p = place.from; p < place.to; p++) this.#placeOf[p] = id;
@@ -180,27 +177,14 @@ export class PassageIndex {
 		return this.#placeOf[passage.index]!;
 	}
 
-	/** Each scale's scene windows' index, made when first asked for. */
-	#sceneIndexes(): MiniSearch<{ id: number; stems: string }>[] {
-		return (this.#scenes ??= this.#windows.map((windows) => this.#runsIndex(windows)));
+	/** The scene windows' index, made when first asked for. */
+	#sceneIndex(): MiniSearch<{ id: number; stems: string }> {
+		return (this.#scenes ??= this.#runsIndex(this.#windows));
 	}
 
 	/** The places' index, made when first asked for. */
 	#placeIndex(): MiniSearch<{ id: number; stems: string }> {
 		return (this.#placeSearch ??= this.#runsIndex(this.places));
-	}
-
-	/** The places' stem counts, made when first asked for. */
-	#placeLikelihood(): PlaceLikelihood {
-		return (this.#placeModel ??= new PlaceLikelihood(
-			this.places.map((place) =>
-				this.#joined
-					.slice(place.from, place.to)
-					.filter((s) => s !== '')
-					.join(' ')
-					.split(' '),
-			),
-		));
 	}
 
 	/** An index of runs of passages (windows, places), each one text of its passages' stems. */
@@ -288,9 +272,9 @@ export class PassageIndex {
 			filter: inScope ? (r) => inScope(r.id as number) : undefined,
 		});
 		const byPlaces = opts.scenes !== false;
-		const sceneRanks = byPlaces ? this.#sceneRanks(query, inScope) : [];
+		const sceneRank = byPlaces ? this.#sceneRanks(query, inScope) : NO_RANKS;
 		const fusedOf = (passage: number, rank: number) =>
-			sceneRanks.reduce((sum, ranks) => sum + reciprocalRank(ranks.get(passage)), reciprocalRank(rank));
+			reciprocalRank(rank) + reciprocalRank(sceneRank.get(passage));
 		// Only the first `top` places can show a passage, each at most `top` of them.
 		const places = byPlaces ? this.#placeRanks(query, results, fusedOf, allowed) : null;
 		// Each list keeps its best `top` as the results go by: a common word matches thousands of
@@ -365,51 +349,31 @@ export class PassageIndex {
 		const byPassage = new Map(
 			[...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([place], rank) => [place, rank]),
 		);
-		const likelihood = this.#placeLikelihood().scores(this.#queryStems(query), best.keys());
-		const byLikelihood = new Map(
-			[...likelihood].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([place], rank) => [place, rank]),
-		);
-		const fused = (place: number) =>
-			reciprocalRank(own.get(place)) +
-			reciprocalRank(byPassage.get(place)) +
-			reciprocalRank(byLikelihood.get(place));
+		const fused = (place: number) => reciprocalRank(own.get(place)) + reciprocalRank(byPassage.get(place));
 		const order = [...best.keys()].sort((a, b) => fused(b) - fused(a) || a - b);
 		return new Map(order.map((place, rank) => [place, rank]));
 	}
 
-	/** The query's content stems, each weighted as the indexes weigh it (a proper name `NAME_BOOST` times). */
-	#queryStems(query: string): Map<string, number> {
-		const stems = new Map<string, number>();
-		for (const token of contentTokens(query)) {
-			const term = stem(token);
-			stems.set(term, (stems.get(term) ?? 0) + (this.#names.has(term) ? NAME_BOOST : 1));
-		}
-		return stems;
-	}
-
 	/**
-	 * For each scale of `SCENE_SCALES`, each passage's best rank (from 0) among the windows that share
-	 * a content word with `query`, counting only windows that hold a passage in scope.
+	 * Each passage's best rank (from 0) among the scene windows that share a content word with
+	 * `query`, counting only windows that hold a passage in scope.
 	 */
-	#sceneRanks(query: string, inScope: ((passage: number) => boolean) | null): ReadonlyMap<number, number>[] {
-		return this.#sceneIndexes().map((index, scale) => {
-			const windows = this.#windows[scale]!;
-			const ranks = new Map<number, number>();
-			const scenes = index.search(query, {
-				filter: inScope
-					? (r) => {
-							const w = windows[r.id as number]!;
-							for (let p = w.from; p < w.to; p++) if (inScope(p)) return true;
-							return false;
-						}
-					: undefined,
-			});
-			scenes.forEach((r, rank) => {
-				const w = windows[r.id as number]!;
-				for (let p = w.from; p < w.to; p++) if (!ranks.has(p)) ranks.set(p, rank);
-			});
-			return ranks;
+	#sceneRanks(query: string, inScope: ((passage: number) => boolean) | null): ReadonlyMap<number, number> {
+		const ranks = new Map<number, number>();
+		const scenes = this.#sceneIndex().search(query, {
+			filter: inScope
+				? (r) => {
+						const w = this.#windows[r.id as number]!;
+						for (let p = w.from; p < w.to; p++) if (inScope(p)) return true;
+						return false;
+					}
+				: undefined,
 		});
+		scenes.forEach((r, rank) => {
+			const w = this.#windows[r.id as number]!;
+			for (let p = w.from; p < w.to; p++) if (!ranks.has(p)) ranks.set(p, rank);
+		});
+		return ranks;
 	}
 
 	/**

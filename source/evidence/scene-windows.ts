@@ -9,17 +9,6 @@ import type { Passage } from './passages.ts';
  */
 export const SCENE_CHARS = 4000;
 
-/**
- * The window sizes a passage is ranked with, largest first: the scene (`SCENE_CHARS`) and a page
- * (half of it, about 350 words). A sentence that condenses a few lines of dialogue shares its words
- * with a page that a two-page window dilutes with what comes before and after; one that condenses a
- * scene needs the two pages. Each scale's rank is fused (fusion.ts), so neither has to be chosen.
- * On the development set (bench/evidence.ts --dev) the page scale with the places' query likelihood
- * (place-likelihood.ts) placed more sentences first than either alone, and pages of 1,000 to 2,500
- * characters about as many.
- */
-export const SCENE_SCALES = [SCENE_CHARS, SCENE_CHARS / 2] as const;
-
 /** A run of consecutive passages, `[from, to)` by passage index. */
 export interface SceneWindow {
 	from: number;
