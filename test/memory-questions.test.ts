@@ -9,6 +9,8 @@ import {
 	retentionDemand,
 	tokensAt,
 } from '../source/memory/questions.ts';
+import { optionLength, shortcutAccuracy } from '../source/memory/shortcuts.ts';
+import { prng } from './support/prng.ts';
 
 // A book of 1,000 characters in ten chunks of 100, the k-th of 10·(k+1) tokens, and a scene per 50 characters.
 const BOOK_CHARS = 1000;
@@ -172,4 +174,44 @@ test('chance accuracy is 1/6 for five options and "None", and the mean for mixed
 	assert.equal(chanceOf([shaped(3)]), 1 / 4);
 	assert.equal(chanceOf([shaped(5), shaped(3)]), (1 / 6 + 1 / 4) / 2);
 	assert.ok(Number.isNaN(chanceOf([])));
+});
+
+test("a true scene's length tells nothing: the longest, shortest and middle option each find it about as often as a guess", () => {
+	// This book's scenes sit in the short part of the shared range and the other books' spread over
+	// it (a small book against long ones): the shortest option was the true one in most questions.
+	const random = prng(5);
+	const words = (n: number, tag: string) =>
+		[tag, ...Array.from({ length: n }, () => 'word'.slice(0, 1 + Math.floor(random() * 4)))].join(' ');
+	const own = scenes.map((s) => ({ ...s, text: words(14 + Math.floor(random() * 8), `Scene ${s.id}`) }));
+	const spread = Array.from({ length: 300 }, (_, i) => ({
+		scene: `other/s${i + 1}`,
+		book: ['Second Book', 'Third Book', 'Fourth Book', 'Fifth Book', 'Sixth Book'][i % 5]!,
+		text: words(8 + Math.floor(random() * 50), `Other ${i + 1}`),
+	}));
+	// As a probe asks: one count of how often each scene was shown, over all its targets.
+	const questions = [3, 7, 11].flatMap((seed) => {
+		const uses = new Map<string, number>();
+		return targets.flatMap((target) =>
+			ask(target, { scenes: own, others: spread, seed, uses, types: ['other-book'] }),
+		);
+	});
+	const withTruth = questions.filter((q) => q.answer < q.options.length);
+	assert.ok(withTruth.length >= 300, `${withTruth.length} questions with a true scene`);
+	// Among the questions with a true scene a guess finds it 1 in 5 times.
+	const { longest, shortest } = shortcutAccuracy(withTruth);
+	const middle =
+		withTruth.filter((q) => {
+			const lengths = q.options.map((o) => optionLength(o.text));
+			return [...lengths].sort((a, b) => a - b)[2] === lengths[q.answer];
+		}).length / withTruth.length;
+	for (const [reader, share] of Object.entries({ longest, shortest, middle }))
+		assert.ok(
+			share > 0.12 && share < 0.28,
+			`the ${reader} option is the true one in ${Math.round(share * 100)}%`,
+		);
+	// Each other-book option still comes from another book.
+	for (const q of withTruth) {
+		const books = q.options.filter((o) => o.kind !== 'true').map((o) => o.book);
+		assert.equal(new Set(books).size, books.length, JSON.stringify(q.options));
+	}
 });

@@ -21,6 +21,7 @@ import {
 import {
 	buildQuestions,
 	commonLengthRange,
+	SHOWN_MOST,
 	DEFAULT_CHOICES,
 	type DistortedScene,
 	type OtherScene,
@@ -263,8 +264,11 @@ function ceilingText(question: MemoryQuestion, scenes: readonly MemoryScene[], b
 const SCENE_OUTPUT_TOKENS = 200;
 const ANSWER_OUTPUT_TOKENS = 10;
 
-/** A distractor scene shown in more questions than this is warned of: the pool of other books is too small. */
-export const REUSE_WARN = 3;
+/**
+ * A distractor scene shown in more questions than this is warned of: the pool of other books is
+ * too small. The draw holds to it while the books have scenes shown fewer times.
+ */
+export const REUSE_WARN = SHOWN_MOST;
 
 /**
  * Scenes to write of each other book: as many as the wrong options the questions can show, shared

@@ -125,50 +125,100 @@ function spreadScenes(pool: readonly MemoryScene[], n: number, random: () => num
 	return drawn;
 }
 
+/** The most questions a wrong scene is shown in while its book has scenes shown fewer times. */
+export const SHOWN_MOST = 3;
+
 /** An option's key in the count of how often each scene is shown. */
 const shownKey = (o: Option) => `${o.book}\u0000${o.scene}`;
 
+/** Of `options`, `n` of those shown least often so far (`uses`), at random among equals. */
+function leastShown(
+	options: readonly Option[],
+	n: number,
+	uses: ReadonlyMap<string, number>,
+	random: () => number,
+): Option[] {
+	return shuffle([...options], random)
+		.sort((a, b) => (uses.get(shownKey(a)) ?? 0) - (uses.get(shownKey(b)) ?? 0))
+		.slice(0, n);
+}
+
 /**
- * `n` options of `pool` drawn without repeating a scene or a text already among `taken`; null if
- * too few. With `byBook`, each comes from another book while the books last, and then again one
- * from each (NarrativeXL draws each other-book option from a different book). Of a book, the
- * scenes shown least often so far (`uses`, which the draw counts on) come first, at random among
- * equals, so no scene is shown again while another has not been.
+ * `n` wrong options of `pool` for a question whose true option is `truth` (none for a "None"
+ * question); null if too few. No scene or text is shown twice in a question.
+ * - With `byBook`, each comes from another book while the books last, then again one from each
+ *   (NarrativeXL draws each other-book option from a different book).
+ * - Of a book, the scenes shown least often so far (`uses`, which the draw counts on) come first,
+ *   and none is shown more than `SHOWN_MOST` times while another of its book is shown fewer.
+ * - Where there is a true option, the place its length takes among the options is drawn first,
+ *   uniformly: so many wrong options shorter than it, the rest as long or longer. A shared length
+ *   range alone left the true scene the shortest most of the time where this book's scenes and the
+ *   others' sit apart inside it (a small book against long ones); now always picking the longest,
+ *   the shortest or the middle option finds it as often as a guess, whatever the lengths. Only
+ *   where a book has too few options on one side does the place move, as little as it can.
  */
 function drawWrong(
 	pool: readonly Option[],
 	n: number,
-	taken: readonly Option[],
+	truth: Option | null,
 	random: () => number,
 	uses: Map<string, number>,
 	byBook: boolean,
 ): Option[] | null {
-	const seen = new Set(taken.flatMap((o) => [`scene:${o.scene}`, `text:${o.text}`]));
-	const free = (o: Option) => !seen.has(`scene:${o.scene}`) && !seen.has(`text:${o.text}`);
+	const taken = new Set(truth ? [truth.scene, truth.text] : []);
 	const groups = new Map<string, Option[]>();
+	const seen = new Set<string>();
 	for (const option of pool) {
+		if (taken.has(option.scene) || taken.has(option.text)) continue;
+		if (seen.has(`scene:${option.scene}`) || seen.has(`text:${option.text}`)) continue;
+		seen.add(`scene:${option.scene}`).add(`text:${option.text}`);
 		const key = byBook ? option.book : '';
 		groups.set(key, [...(groups.get(key) ?? []), option]);
 	}
-	const books = shuffle([...groups.values()], random);
-	const drawn: Option[] = [];
-	while (drawn.length < n) {
-		let progressed = false;
-		for (const group of books) {
-			if (drawn.length === n) break;
-			const open = group.filter(free);
-			if (open.length === 0) continue;
-			const least = Math.min(...open.map((o) => uses.get(shownKey(o)) ?? 0));
-			const fewest = open.filter((o) => (uses.get(shownKey(o)) ?? 0) === least);
-			const option = fewest[Math.floor(random() * fewest.length)]!;
-			seen.add(`scene:${option.scene}`);
-			seen.add(`text:${option.text}`);
-			drawn.push(option);
-			progressed = true;
-		}
-		if (!progressed) break;
+	// Scenes shown SHOWN_MOST times wait while their book has others shown fewer (and the books
+	// together enough), so that lengths do not bring the few longest (or shortest) scenes back
+	// question after question.
+	const fresh = (options: Option[]) => {
+		const least = Math.min(...options.map((o) => uses.get(shownKey(o)) ?? 0));
+		return options.filter((o) => (uses.get(shownKey(o)) ?? 0) < Math.max(SHOWN_MOST, least + 1));
+	};
+	// How many options each book gives: one each in turn, in a random order, while its scenes last.
+	const all = shuffle([...groups.values()], random);
+	const rested = all.map(fresh);
+	const enough = rested.reduce((sum, options) => sum + options.length, 0) >= n;
+	const books = (enough ? rested : all).map((options) => ({ options, k: 0 }));
+	let given = 0;
+	for (let more = true; more && given < n;) {
+		more = false;
+		for (const book of books)
+			if (given < n && book.k < book.options.length) {
+				book.k += 1;
+				given += 1;
+				more = true;
+			}
 	}
-	if (drawn.length < n) return null;
+	if (given < n) return null;
+	const length = truth ? optionLength(truth.text) : 0;
+	const sides = books.map((b) => {
+		const shorter = truth ? b.options.filter((o) => optionLength(o.text) < length) : [];
+		const longer = truth ? b.options.filter((o) => optionLength(o.text) >= length) : b.options;
+		// The fewest and the most of its k options this book can give from the shorter side.
+		const low = Math.max(0, b.k - longer.length);
+		return { ...b, shorter, longer, low, high: Math.min(b.k, shorter.length), x: low };
+	});
+	if (truth) {
+		const lowest = sides.reduce((sum, s) => sum + s.low, 0);
+		const highest = sides.reduce((sum, s) => sum + s.high, 0);
+		const below = Math.min(highest, Math.max(lowest, Math.floor(random() * (n + 1))));
+		for (let left = below - lowest; left > 0; left--) {
+			const open = sides.filter((s) => s.x < s.high);
+			open[Math.floor(random() * open.length)]!.x += 1;
+		}
+	}
+	const drawn = sides.flatMap((s) => [
+		...leastShown(s.shorter, s.x, uses, random),
+		...leastShown(s.longer, s.k - s.x, uses, random),
+	]);
 	for (const option of drawn) uses.set(shownKey(option), (uses.get(shownKey(option)) ?? 0) + 1);
 	return drawn;
 }
@@ -225,7 +275,14 @@ export function buildQuestions(opts: BuildQuestionsOptions): MemoryQuestion[] {
 		for (const truth of plan) {
 			const shown = truth ? [sceneOption('true', truth)] : [];
 			const pool = truth ? pools[type].filter((o) => distortionOf.get(o.scene) !== truth.id) : pools[type];
-			const wrong = drawWrong(pool, choices - shown.length, shown, random, uses, type === 'other-book');
+			const wrong = drawWrong(
+				pool,
+				choices - shown.length,
+				shown[0] ?? null,
+				random,
+				uses,
+				type === 'other-book',
+			);
 			if (!wrong) continue;
 			const options = shuffle([...shown, ...wrong], random);
 			const answer = truth ? options.findIndex((o) => o.kind === 'true') : options.length;
