@@ -1,7 +1,9 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import {
+	finalTables,
 	MEMORY_QUESTIONS,
+	MEMORY_SCENE_WORDS,
 	MEMORY_STEPS,
 	memoryOf,
 	memoryProbe,
@@ -10,7 +12,6 @@ import {
 	type MemoryPlan,
 } from '../app/memory.ts';
 import { forgettingOf } from '../app/forgetting.ts';
-import { SCENE_STRETCH_WORDS } from '../memory/scenes.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
@@ -26,7 +27,7 @@ import {
 import { cancelOnSignal } from './interrupt.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { throttledLine } from './sentence-progress.ts';
-import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './memory-results.ts';
+import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from '../format/memory.ts';
 
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
@@ -56,7 +57,7 @@ export const spec = (exit: Exit) =>
 		.option(
 			'--scenes <words>',
 			"the scenes of every option (this book's and other books' alike) are written by the answering model, " +
-				`each of a stretch of about this many words of its book (default ${SCENE_STRETCH_WORDS})`,
+				`each of a stretch of about this many words of its book (default ${MEMORY_SCENE_WORDS})`,
 			integerFrom('--scenes', 50),
 		)
 		.option(
@@ -195,7 +196,8 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 	const width = terminalColumns(opts.stdout ?? process.stdout) ?? 80;
 	for (const one of found) for (const line of memoryLines(one, width)) out.line(line);
 	// Side by side when there is more than one final summary's row: of several sessions, or of one asked several question sets.
-	if (found.flatMap((f) => f.final).length > 1) for (const line of memoryTableLines(found)) out.line(line);
+	if (found.flatMap((f) => f.final).length > 1)
+		for (const line of memoryTableLines(finalTables(found))) out.line(line);
 	return 0;
 }
 

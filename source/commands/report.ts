@@ -7,7 +7,7 @@ import { reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { coverageLines, finalCoverageJson } from './coverage-json.ts';
-import { memoryJson, memorySummaryLines } from './memory-results.ts';
+import { memoryJson, memorySummaryLines } from '../format/memory.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
 import { boundsJson, intervalJson } from '../format/interval.ts';
