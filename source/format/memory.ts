@@ -56,15 +56,9 @@ export interface QuestionSet {
 }
 
 /** One reader's row of a final summary's question set, its floor and ceiling on the same questions. */
-export interface FinalRow extends QuestionSet {
-	reader: string;
-	accuracy: Rate;
-	floor: Rate | null;
-	ceiling: Rate | null;
-	none: Rate;
-	chance: number;
-	shortcuts: Shortcuts;
-}
+export type FinalRow = QuestionSet &
+	Record<'accuracy' | 'none', Rate> &
+	Record<'floor' | 'ceiling', Rate | null> & { reader: string; chance: number; shortcuts: Shortcuts };
 
 /** A session's memory results. */
 export interface SessionMemory {
