@@ -301,11 +301,6 @@ const COMMAND_IMPORTS_ALLOWED: readonly string[] = [
 	'commands/report.ts -> store/comparison.ts',
 	'commands/run-config.ts -> llm/create.ts',
 	'commands/run-config.ts -> text/tokens.ts',
-	'commands/study-results.ts -> llm/prices.ts',
-	'commands/study-results.ts -> study/error-types.ts',
-	'commands/study-results.ts -> study/results.ts',
-	'commands/study.ts -> engine/study-runner.ts',
-	'commands/study.ts -> llm/batcher.ts',
 	'commands/validate-screen.ts -> score/validation.ts',
 	'commands/validate-screen.ts -> ui/terminal.ts',
 ];

@@ -7,3 +7,8 @@ export function usd(cost: number): string {
 export function costText(cost: number, priced: boolean): string {
 	return priced ? usd(cost) : 'cost unknown';
 }
+
+/** A study cell's cost: its run's calls and its scoring's, the one figure the screen, the lines and the results show. */
+export function cellCost(cell: { cost: number; scoring: { cost: number } | null }): number {
+	return cell.cost + (cell.scoring?.cost ?? 0);
+}
