@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
-import { chunkRanges } from '../source/evidence/evidence.ts';
+import { chunkRanges } from '../source/format/places.ts';
 import { sentencesName } from '../source/score/annotate.ts';
 import { inputLines, nodeSummary } from '../source/ui/screens/run/panes.ts';
 import { initialView, levelsOf, reduce } from '../source/ui/state/view.ts';

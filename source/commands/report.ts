@@ -6,7 +6,7 @@ import { comparisonNameOf } from '../store/comparison.ts';
 import { reportLines, type Report, type SourceScore } from '../score/report.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
-import { coverageLines, finalCoverageJson } from './coverage-json.ts';
+import { coverageLines, finalCoverageJson } from '../format/coverage.ts';
 import { memoryJson, memorySummaryLines } from '../format/memory.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
