@@ -286,8 +286,6 @@ const COMMAND_IMPORTS_ALLOWED: readonly string[] = [
 	'commands/embeddings-flag.ts -> llm/embeddings.ts',
 	'commands/faithfulness.ts -> score/claims.ts',
 	'commands/faithfulness.ts -> score/faithfulness.ts',
-	'commands/precision.ts -> score/precision.ts',
-	'commands/progress.ts -> score/annotate.ts',
 	'commands/report.ts -> score/precision.ts',
 	'commands/report.ts -> score/report.ts',
 	'commands/report.ts -> store/comparison.ts',

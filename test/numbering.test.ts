@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
 import { chunkRanges } from '../source/format/places.ts';
-import { sentencesName } from '../source/score/annotate.ts';
+import { sentencesName } from '../source/format/places.ts';
 import { inputLines, nodeSummary } from '../source/ui/screens/run/panes.ts';
 import { initialView, levelsOf, reduce } from '../source/ui/state/view.ts';
 import { booook } from './support/cli.ts';

@@ -2,7 +2,7 @@ import type { NodeRef } from '../domain.ts';
 import { costText, usd } from '../format/cost.ts';
 import { formatInt, counted } from '../format/count.ts';
 import { formatSeconds } from '../format/duration.ts';
-import { sentencesName } from '../score/annotate.ts';
+import { sentencesName } from '../format/places.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
 import {

@@ -11,7 +11,7 @@ import { memoryJson, memorySummaryLines } from '../format/memory.ts';
 import { commandLine } from '../program.ts';
 import { percentNumber } from '../format/percent.ts';
 import { boundsJson, intervalJson } from '../format/interval.ts';
-import { precisionJson } from '../score/precision.ts';
+import { precisionJson } from '../format/precision.ts';
 import type { FaithfulnessAgreement } from '../score/faithfulness.ts';
 import type { Outcome, UnitScore } from '../score/faithfulness-count.ts';
 import type { CoarseFine, GrainFigures } from '../score/faithfulness-coarse.ts';

@@ -41,3 +41,11 @@ export function placeText(place: { chapter: { title: string } | null; position: 
 export function chapterName(chapter: { title: string }): string {
 	return JSON.stringify(sanitize(chapter.title));
 }
+
+/**
+ * Sentences of a summary as a failure line names them: "summary s0, sentence 5" (sentences count
+ * from 1 wherever a person reads them; the unit id `s0:4` is for the call log).
+ */
+export function sentencesName(summary: string, sentences: readonly number[]): string {
+	return `summary ${summary}, sentence${sentences.length === 1 ? '' : 's'} ${sentences.map((i) => i + 1).join(', ')}`;
+}
