@@ -1,9 +1,8 @@
-import { resolveSessionsDir, sessionsDirArg } from '../config.ts';
+import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { isSessionFolder, isStudyFile, sessionReport } from '../app/report.ts';
-import { comparisonNameOf } from '../store/comparison.ts';
-import { reportLines, type Report, type SourceScore } from '../score/report.ts';
+import { reportTarget, sessionReport } from '../app/report.ts';
+import type { Report, SourceScore } from '../score/report.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { coverageLines, finalCoverageJson } from '../format/coverage.ts';
@@ -227,22 +226,23 @@ export async function reportCommand(
 	opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream; stderr?: Stream },
 ): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
-	if (await isStudyFile(dir, id)) {
+	const target = await reportTarget(dir, id);
+	if (target.kind === 'study') {
 		// Loaded only for a study file: it brings the study runner, the batcher and their packages.
 		const { studyReport } = await import('./study-results.ts');
 		return studyReport(id, { sessionsDir: dir, ...opts, csv: !!opts.csv });
 	}
-	if (comparisonNameOf(id) !== null && !(await isSessionFolder(dir, id))) {
+	if (target.kind === 'comparison') {
 		// A comparison's folder (NAME.compare): its results as `compare --results` prints them.
 		const { printComparison } = await import('./compare-results.ts');
-		return printComparison(dir, comparisonNameOf(id)!, { ...opts, stdout });
+		return printComparison(dir, target.name, { ...opts, stdout });
 	}
 	if (opts.csv)
 		throw badInput(
 			`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`,
 		);
 	const out = output(stdout);
-	const { data, report, missing, finalCoverage, memory } = await sessionReport(dir, id, opts);
+	const { report, lines: reportLines, missing, finalCoverage, memory } = await sessionReport(dir, id, opts);
 	if (missing) {
 		output(opts.stderr ?? process.stderr).line(
 			`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such ` +
@@ -256,14 +256,8 @@ export async function reportCommand(
 		out.json({ ...reportJson(report), ...coverage, ...(memory ? { memory: memoryJson(memory) } : {}) });
 		return 0;
 	}
-	const title = data.kind === 'book' ? data.book.title : data.title;
 	const columns = terminalColumns(stdout) ?? 80;
-	const lines = reportLines(
-		`${title} — session ${id}`,
-		report,
-		columns,
-		(verb) => `${verb} ${id}${sessionsDirArg(dir)}`,
-	);
+	const lines = reportLines(columns);
 	const coverage = finalCoverage?.();
 	if (coverage)
 		lines.push('coverage of the final summary', ...coverageLines(coverage, columns - 2).map((l) => `  ${l}`));
