@@ -284,8 +284,6 @@ function commandMayImport(from: string, target: string): boolean {
  */
 const COMMAND_IMPORTS_ALLOWED: readonly string[] = [
 	'commands/embeddings-flag.ts -> llm/embeddings.ts',
-	'commands/faithfulness.ts -> score/claims.ts',
-	'commands/faithfulness.ts -> score/faithfulness.ts',
 	'commands/run-config.ts -> llm/create.ts',
 	'commands/run-config.ts -> text/tokens.ts',
 	'commands/validate-screen.ts -> score/validation.ts',

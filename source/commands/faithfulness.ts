@@ -1,6 +1,6 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
-import { faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
+import { FAITHFULNESS_TOP, faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
 import {
 	accountLimits,
 	withPassModelOptions,
@@ -11,12 +11,10 @@ import {
 	type Exit,
 } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { output, safeText, type Stream } from './output.ts';
+import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { usd } from '../format/cost.ts';
 import { counted } from '../format/count.ts';
-import { CLAIM_PASSAGES } from '../score/claims.ts';
-import { faithfulnessLines } from '../score/faithfulness.ts';
 import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit) =>
@@ -33,7 +31,7 @@ export const spec = (exit: Exit) =>
 			'--top <k>',
 			'passages of the book shown to the judge per claim',
 			integerFrom('--top', 1),
-			CLAIM_PASSAGES,
+			FAITHFULNESS_TOP,
 		)
 		.option(
 			'--prompts <dir>',
@@ -67,7 +65,7 @@ export async function faithfulnessCommand(
 		const out = output(opts.stderr ?? process.stderr);
 		out.line(
 			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per ` +
-				`sentence to split it into claims, then one per claim with its ${counted(opts.top ?? CLAIM_PASSAGES, 'best passage')} of the book`,
+				`sentence to split it into claims, then one per claim with its ${counted(opts.top ?? FAITHFULNESS_TOP, 'best passage')} of the book`,
 		);
 		const result = await cancelOnSignal(
 			() => abort.abort(),
@@ -95,7 +93,7 @@ export async function faithfulnessCommand(
 				`(${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 		);
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
-		const figures = faithfulnessLines(judging.figures(), (text) => safeText(text));
+		const figures = judging.figures();
 		if (figures.length > 0) output(opts.stdout ?? process.stdout).line(figures.join('\n'));
 		return 0;
 	} finally {
