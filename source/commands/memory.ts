@@ -9,12 +9,9 @@ import {
 	memoryProbe,
 	planMemory,
 	type MemoryOptions,
-	type MemoryPlan,
 } from '../app/memory.ts';
 import { forgettingOf } from '../app/forgetting.ts';
 import { commandLine } from '../program.ts';
-import { usd } from '../format/cost.ts';
-import { formatInt, counted } from '../format/count.ts';
 import {
 	accountLimits,
 	integerFrom,
@@ -27,7 +24,16 @@ import {
 import { cancelOnSignal } from './interrupt.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { throttledLine } from './sentence-progress.ts';
-import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from '../format/memory.ts';
+import {
+	answeredLine,
+	forgettingLines,
+	memoryJson,
+	memoryLines,
+	memoryTableLines,
+	planLine,
+	stageLine,
+} from '../format/memory.ts';
+import { spentText } from '../format/cost.ts';
 
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
@@ -169,7 +175,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 				() => probe.run(abort.signal, progress.tick),
 			);
 			progress.end();
-			const spent = `${counted(result.calls, 'call')}, ${usd(result.cost)}`;
+			const spent = spentText(result);
 			if (result.status === 'cancelled') {
 				say.line(`stopped (${spent}); what was answered is saved. Continue with: ${again(id)}`);
 				return 130;
@@ -180,9 +186,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 				);
 				return 1;
 			}
-			say.line(
-				`${counted(result.answered, 'answer')} (${spent})${result.unreadable > 0 ? `; ${result.unreadable} unreadable, counted wrong` : ''}`,
-			);
+			say.line(answeredLine(result));
 			for (const note of result.notes) say.line(note);
 		} finally {
 			await probe.close();
@@ -201,26 +205,12 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 	return 0;
 }
 
-function planLine(plan: MemoryPlan): string {
-	const targets =
-		plan.targets.length === 1 ? 'the final summary' : counted(plan.targets.length, 'summary', 'summaries');
-	const again = [
-		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
-		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
-	].filter((x) => x !== false);
-	return (
-		`${counted(plan.questionsToAsk, 'question')} to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ` +
-		`${counted(plan.scenesToWrite, 'scene')} to write: ${counted(plan.calls, 'call')}, about ${counted(plan.inputTokens, 'token')} ` +
-		`in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`
-	);
-}
-
 /** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */
 function progressLine(stream: Stream) {
 	const line = throttledLine(stream);
 	return {
 		tick: (p: { stage: string; done: number; total: number }) =>
-			line.tick(() => `${p.stage} ${formatInt(p.done)}/${formatInt(p.total)}`, p.done === p.total),
+			line.tick(() => stageLine(p), p.done === p.total),
 		end: () => line.end(),
 	};
 }

@@ -1,3 +1,5 @@
+import { counted } from './count.ts';
+
 /** How costs are shown: US dollars, to the hundredth of a cent. */
 export function usd(cost: number): string {
 	return `$${cost.toFixed(4)}`;
@@ -11,4 +13,9 @@ export function costText(cost: number, priced: boolean): string {
 /** A study cell's cost: its run's calls and its scoring's, the one figure the screen, the lines and the results show. */
 export function cellCost(cell: { cost: number; scoring: { cost: number } | null }): number {
 	return cell.cost + (cell.scoring?.cost ?? 0);
+}
+
+/** "12 calls, $0.0340": what calls cost. */
+export function spentText(r: { calls: number; cost: number }): string {
+	return `${counted(r.calls, 'call')}, ${usd(r.cost)}`;
 }

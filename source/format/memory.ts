@@ -5,6 +5,7 @@ import { oneLine } from '../text/sanitize.ts';
 import { retentionCurve } from './curve.ts';
 import { drawForgetting, type ChartStep } from './forgetting-chart.ts';
 import { fixed } from './number.ts';
+import { spentText, usd } from './cost.ts';
 
 /**
  * Memory results as `memory` prints them: per session and reader, the accuracy by how far back the
@@ -338,4 +339,42 @@ export function forgettingLines(found: Forgetting, width: number): string[] {
 			`chunk stayed cited for ${fixed(mean, 1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; ` +
 			`the last summary cites ${last ? `${formatInt(last.cited)} of ${counted(last.cites.length, 'chunk')} read (${percent(last.share)})` : DASH}`,
 	];
+}
+
+/** What memory probes will ask and write (app/memory.ts `MemoryPlan`): questions, the floor's and ceiling's, scenes, calls, tokens, cost. */
+export function planLine(
+	plan: Record<
+		'floorToAsk' | 'ceilingToAsk' | 'questionsToAsk' | 'scenesToWrite' | 'calls' | 'inputTokens' | 'cost',
+		number
+	> & {
+		targets: readonly unknown[];
+		priced: boolean;
+	},
+): string {
+	const targets =
+		plan.targets.length === 1 ? 'the final summary' : counted(plan.targets.length, 'summary', 'summaries');
+	const again = [
+		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
+		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
+	].filter((x) => x !== false);
+	return (
+		`${counted(plan.questionsToAsk, 'question')} to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ` +
+		`${counted(plan.scenesToWrite, 'scene')} to write: ${counted(plan.calls, 'call')}, about ${counted(plan.inputTokens, 'token')} ` +
+		`in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`
+	);
+}
+
+/** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress. */
+export function stageLine(p: { stage: string; done: number; total: number }): string {
+	return `${p.stage} ${formatInt(p.done)}/${formatInt(p.total)}`;
+}
+
+/** A probe's end: the answers, what they cost, and the unreadable ones counted wrong. */
+export function answeredLine(r: {
+	answered: number;
+	unreadable: number;
+	calls: number;
+	cost: number;
+}): string {
+	return `${counted(r.answered, 'answer')} (${spentText(r)})${r.unreadable > 0 ? `; ${r.unreadable} unreadable, counted wrong` : ''}`;
 }
