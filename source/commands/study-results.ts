@@ -3,6 +3,7 @@ import { planStudyPriced, type StudyPlan } from '../app/study-plan.ts';
 import type { CellOutcome } from '../study/results.ts';
 import { fitTable } from '../format/study-table.ts';
 import { alignTable, csv } from '../format/table.ts';
+import { studyJson } from '../format/study-table.ts';
 import { output, safeText, terminalColumns, type Stream } from './output.ts';
 import { studyComparisonResults } from './compare-results.ts';
 
@@ -62,32 +63,10 @@ export function printResults(
 	stdout: ReturnType<typeof output>,
 	layout: (table: string[][]) => string,
 ): void {
-	const {
-		rows,
-		pairs,
-		table,
-		notes,
-		errorTypes,
-		csv: values,
-	} = studyResults(plan, found, {
-		seed: opts.seed,
-		resamples: opts.resamples,
-	});
+	const results = studyResults(plan, found, { seed: opts.seed, resamples: opts.resamples });
+	const { table, notes, errorTypes, csv: values } = results;
 	if (opts.json) {
-		stdout.json(
-			{
-				name: plan.spec.name,
-				rows,
-				pairs,
-				cells: plan.cells.map((c) => ({
-					key: c.key,
-					session: c.sessionId,
-					...(found.get(c.key) ?? { status: 'missing' }),
-				})),
-				...(opts.comparisons && opts.comparisons.length > 0 ? { comparisons: opts.comparisons } : {}),
-			},
-			2,
-		);
+		stdout.json(studyJson(plan, found, results, opts.comparisons ?? []), 2);
 	} else if (opts.csv) {
 		stdout.text(safeText(csv(values), '\r\n'), '\r\n');
 	} else {

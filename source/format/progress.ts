@@ -285,3 +285,11 @@ export function annotateLine(
 		`out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(p.elapsed)} elapsed, ${etaText}`
 	);
 }
+
+/** "evidence of n51: 12,000 of 190,000 sentences (6%), 14s": long work over a node's sentences, `seconds` in. */
+export function sentencesLine(what: string, done: number, total: number, seconds: number): string {
+	return (
+		`${what}: ${formatInt(done)} of ${counted(total, 'sentence')} (${Math.floor((100 * done) / Math.max(1, total))}%), ` +
+		formatSeconds(seconds)
+	);
+}
