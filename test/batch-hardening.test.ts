@@ -6,11 +6,11 @@ import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
 import {
 	Batcher,
 	BatchResults,
-	batchLine,
 	customIdOf,
 	type BatchApi,
 	type BatchedResult,
 } from '../source/llm/batcher.ts';
+import { batchLine } from '../source/format/batch.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { LineSplitter } from '../source/llm/sdk-batch.ts';
 import type { CallRequest } from '../source/llm/provider.ts';

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { AnthropicBatchApi } from '../source/llm/anthropic-batch.ts';
 import {
 	Batcher,
-	batchLine,
 	GATHER_LIMIT,
 	VENDOR_MAX_BATCH,
 	customIdOf,
@@ -15,6 +14,7 @@ import {
 	type BatchChange,
 	type BatchState,
 } from '../source/llm/batcher.ts';
+import { batchLine } from '../source/format/batch.ts';
 import { createBatchApi } from '../source/llm/create.ts';
 import { OpenAIBatchApi } from '../source/llm/openai-batch.ts';
 import { isAbortError } from '../source/llm/abort.ts';

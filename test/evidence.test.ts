@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Chunk, Node } from '../source/domain.ts';
-import { chapterName, passageWhere } from '../source/evidence/book-place.ts';
+import { passageWhere } from '../source/evidence/book-place.ts';
+import { chapterName } from '../source/format/places.ts';
 import { coverageOf, leanOf } from '../source/evidence/coverage.ts';
-import { coverageLines } from '../source/commands/coverage-json.ts';
+import { coverageLines } from '../source/format/coverage.ts';
 import { nodeEvidence } from '../source/evidence/evidence.ts';
 import { splitPassages } from '../source/evidence/passages.ts';
 import { Tracer } from '../source/evidence/provenance.ts';
 import { PassageIndex } from '../source/evidence/rank.ts';
-import { stripChart } from '../source/evidence/strip.ts';
+import { stripChart } from '../source/format/strip.ts';
 import { evidenceLookup } from '../source/evidence/units.ts';
 import { chunkedBook, done, treeRun } from './support/trees.ts';
 

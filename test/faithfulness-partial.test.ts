@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary, Walk } from '../source/domain.ts';
-import { reportJson } from '../source/commands/report.ts';
+import { reportJson } from '../source/format/report.ts';
 import { faithfulnessReport, faithfulnessUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
 import { kendallTauB } from '../source/score/kendall.ts';
 import { partialUnits, partialValidators, sampleSize } from '../source/score/partial-faithfulness.ts';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FaithfulnessLabel, FaithfulnessVerdict, ScoredSummary } from '../source/domain.ts';
-import { reportJson } from '../source/commands/report.ts';
+import { reportJson } from '../source/format/report.ts';
 import { cohenKappa } from '../source/score/agreement.ts';
 import { faithfulnessReport, faithfulnessUnits, firstUnjudgedUnit } from '../source/score/faithfulness.ts';
 import { buildReport, reportLines } from '../source/score/report.ts';

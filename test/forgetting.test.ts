@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Node, NodeRef, Run } from '../source/domain.ts';
 import { forgettingOf } from '../source/app/forgetting.ts';
-import { drawForgetting } from '../source/evidence/forgetting-chart.ts';
+import { drawForgetting } from '../source/format/forgetting-chart.ts';
 import { citedChunks } from '../source/evidence/coverage.ts';
 import { nodeEvidence } from '../source/evidence/evidence.ts';
 import { forgettingFrom, forgettingMap } from '../source/evidence/forgetting.ts';

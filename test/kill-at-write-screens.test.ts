@@ -15,7 +15,7 @@ import { inTerminal, noTmux } from './support/tmux.ts';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { comparisonResults } from '../source/app/compare.ts';
-import { compareJson } from '../source/commands/compare-results.ts';
+import { compareJson } from '../source/format/compare.ts';
 import { ComparisonStore, type ComparisonSnapshot } from '../source/store/comparison.ts';
 
 /**
@@ -288,10 +288,10 @@ const comparison = (sessions: string) => ComparisonStore.peek(sessions, 'kc');
  */
 async function compareOutcome(sessions: string) {
 	if (!(await comparison(sessions))) return null;
-	const { snapshot, results, scores } = await comparisonResults(sessions, 'kc', { seed: 1, resamples: 20 });
+	const found = await comparisonResults(sessions, 'kc', { seed: 1, resamples: 20 });
 	return {
-		records: snapshot.records.map(({ at: _at, ...rest }) => rest),
-		results: compareJson(snapshot, results, scores),
+		records: found.snapshot.records.map(({ at: _at, ...rest }) => rest),
+		results: compareJson(found),
 	};
 }
 

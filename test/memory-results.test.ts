@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MemoryAnswer, MemoryQuestion, NodeRef } from '../source/domain.ts';
-import { MIN_CURVE_WIDTH, retentionCurve } from '../source/memory/curve.ts';
+import { MIN_CURVE_WIDTH, retentionCurve } from '../source/format/curve.ts';
 import { memoryResults, tokenEdges } from '../source/memory/results.ts';
 
 type Kind = MemoryQuestion['options'][number]['kind'];

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cellWork } from '../source/app/study.ts';
-import { cellCost, StudyRunner } from '../source/engine/study-runner.ts';
+import { StudyRunner } from '../source/engine/study-runner.ts';
+import { cellCost } from '../source/format/cost.ts';
 import type { Scorer } from '../source/study/scorer.ts';
 import { cellTable } from '../source/ui/screens/study/table.ts';
 import { booook } from './support/cli.ts';

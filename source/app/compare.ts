@@ -17,6 +17,7 @@ import {
 	type PairJudgment,
 } from '../score/compare.ts';
 import { preferenceResults, type PreferenceResults } from '../score/preference.ts';
+import { assignmentWords } from '../format/compare.ts';
 import { buildReport } from '../score/report.ts';
 import { currentSummaries } from '../score/session-score.ts';
 import { ComparisonStore, type ComparisonDefinition, type ComparisonSnapshot } from '../store/comparison.ts';
@@ -137,12 +138,6 @@ async function checkAssignment(store: ComparisonStore, target: CompareTarget): P
 		`comparison "${store.definition.name}" was made with ${assignmentWords(store.definition.assignment)}; ` +
 			`leave out --annotators and --overlap to continue it, or make a new one with --name`,
 	);
-}
-
-export function assignmentWords(a: Assignment): string {
-	return a.kind === 'all'
-		? 'every pair for every annotator'
-		: `the pairs split between ${a.annotators.join(', ')}${a.overlap > 0 ? ` (${a.overlap} of them judged by all)` : ''}`;
 }
 
 /** A name made from the sessions, so the same command continues the same comparison. */
@@ -370,7 +365,12 @@ export async function comparisonResults(
 	dir: string,
 	name: string,
 	opts: { seed: number; resamples: number },
-): Promise<{ snapshot: ComparisonSnapshot; results: PreferenceResults; scores: Map<string, number | null> }> {
+): Promise<{
+	snapshot: ComparisonSnapshot;
+	results: PreferenceResults;
+	scores: Map<string, number | null>;
+	judgments: Map<string, Map<string, PairJudgment>>;
+}> {
 	const snapshot = await ComparisonStore.peek(dir, name);
 	if (!snapshot)
 		throw badInput(
@@ -387,7 +387,7 @@ export async function comparisonResults(
 		seed: opts.seed,
 		resamples: opts.resamples,
 	});
-	return { snapshot, results, scores };
+	return { snapshot, results, scores, judgments: judgmentsOf(records) };
 }
 
 /** The comparisons in a sessions folder made over a study's cells. */

@@ -2,7 +2,7 @@ import { sessionsDirArg } from '../config.ts';
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { join } from 'node:path';
 import type { DenseVectors } from '../evidence/rerank.ts';
-import { eachSentenceSpan } from '../text/sentences.ts';
+import { eachSentenceSpan, sentenceCount } from '../text/sentences.ts';
 import type { DenseEvidence, Embeddings } from './dense-evidence.ts';
 import type { NodeRef, Run } from '../domain.ts';
 import { chapterCitations, type ChapterCitations } from '../evidence/book-place.ts';
@@ -10,7 +10,7 @@ import { finalCoverage, type Coverage } from '../evidence/coverage.ts';
 import { badInput } from '../errors.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
-import { activeVersion, findNode } from '../summarize/graph.ts';
+import { activeVersion, findNode, getNode } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
 import { commandLine } from '../program.ts';
 import { chaptersOf, type Chapter } from '../text/chapters.ts';
@@ -154,4 +154,9 @@ export async function sentenceVectors(
 		.map((span) => text.slice(span.start, span.end));
 	await dense.add(sentences);
 	return dense;
+}
+
+/** The sentences of the session's node: how far a progress over them goes. */
+export function nodeSentences(s: EvidenceSession): number {
+	return sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text);
 }

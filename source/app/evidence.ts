@@ -1,6 +1,6 @@
 import type { NodeRef } from '../domain.ts';
 import { bookPlace, type BookPlace } from '../evidence/book-place.ts';
-import { eachEvidence, type SentenceEvidence } from '../evidence/evidence.ts';
+import { eachEvidence, TOP_PASSAGES, type SentenceEvidence } from '../evidence/evidence.ts';
 import { sentenceKey } from '../evidence/provenance.ts';
 import type { DenseVectors } from '../evidence/rerank.ts';
 import { activeVersion, getNode } from '../summarize/graph.ts';
@@ -14,6 +14,9 @@ import { evidenceSession, type EvidenceSession } from './evidence-session.ts';
  */
 
 /** One sentence's evidence, with what showing it needs from the book and the run. */
+/** Passages shown per sentence unless `--top` says. */
+export const EVIDENCE_TOP = TOP_PASSAGES;
+
 export interface PlacedSentence {
 	evidence: SentenceEvidence;
 	/** The sentence, whitespace collapsed. */

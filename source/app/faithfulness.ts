@@ -12,7 +12,8 @@ import { shownHit, type ShownEvidence } from '../evidence/units.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { scoredSplit } from '../score/annotate.ts';
 import { CLAIM_PASSAGES } from '../score/claims.ts';
-import { faithfulnessReport, type FaithfulnessReport } from '../score/faithfulness.ts';
+import { faithfulnessLines, faithfulnessReport } from '../score/faithfulness.ts';
+import { sanitize } from '../text/sanitize.ts';
 import { noFinalSummary } from '../store/scored-summaries.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
 import { embeddingsFor, type EmbeddingSpend } from './dense-evidence.ts';
@@ -23,8 +24,11 @@ import { passClient, passModel, type PassOptions } from './model-client.ts';
  * FABLES' way: split into atomic claims, each judged against the passages retrieved for it.
  */
 
+/** Passages retrieved per claim unless `--top` says. */
+export const FAITHFULNESS_TOP = CLAIM_PASSAGES;
+
 export interface FaithfulnessOptions extends PassOptions {
-	/** Passages retrieved per claim (default CLAIM_PASSAGES). */
+	/** Passages retrieved per claim (default FAITHFULNESS_TOP). */
 	top?: number;
 	/** `--embeddings`: the model whose embeddings rerank each claim's passages (rerank.ts). */
 	embeddings?: string;
@@ -37,8 +41,8 @@ export interface FaithfulnessJudging {
 	close(): Promise<void>;
 	/** What `--embeddings` cost so far; null without it. */
 	embeddings: (() => EmbeddingSpend) | null;
-	/** The judge's verdicts on the final summary as they stand, as `report` counts them. */
-	figures(): FaithfulnessReport;
+	/** The judge's verdicts on the final summary as they stand, counted and worded as `report` does (none: no line). */
+	figures(): string[];
 }
 
 /** The bootstrap of the figures' interval, as `report` draws it by default. */
@@ -60,7 +64,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 		);
 	}
 	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
-	const top = opts.top ?? CLAIM_PASSAGES;
+	const top = opts.top ?? FAITHFULNESS_TOP;
 	if (!Number.isInteger(top) || top < 1)
 		throw badInput(`--top ${top}: use a whole number from 1 up (passages shown to the judge per claim)`);
 	const judge = passModel(snapshot, opts, env, { task: 'judging faithfulness', verb: 'judging' });
@@ -107,7 +111,7 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 				const name = `${judge.provider}/${judge.model}`;
 				const verdicts = (data.faithfulness ?? []).filter((v) => v.validator === name);
 				const pinned = data.summaries.filter((s) => s.id === summary);
-				return faithfulnessReport(pinned, verdicts, FIGURES_BOOTSTRAP);
+				return faithfulnessLines(faithfulnessReport(pinned, verdicts, FIGURES_BOOTSTRAP), sanitize);
 			},
 			close: () => session.close(),
 		};

@@ -27,7 +27,7 @@ import {
 	type OtherScene,
 } from '../memory/questions.ts';
 import { optionLength } from '../memory/shortcuts.ts';
-import { finalRows, type FinalRow } from '../memory/compare.ts';
+import { finalRows, likeTables, type FinalRow } from '../memory/compare.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
 import { commandLine } from '../program.ts';
@@ -53,6 +53,8 @@ import { passClient, passModel, type PassModel, type PassOptions } from './model
 export const MEMORY_QUESTIONS = 30;
 /** Running summaries of an incremental run asked about besides the final one, unless told. */
 export const MEMORY_STEPS = 4;
+/** Words of a book per written scene when `--scenes` does not say. */
+export const MEMORY_SCENE_WORDS = SCENE_STRETCH_WORDS;
 const BOOK_EXTENSIONS = new Set(['.txt', '.epub']);
 
 export interface MemoryOptions extends PassOptions {
@@ -818,6 +820,14 @@ export interface SessionMemory {
 	names: { questions: number; renamed: number };
 	/** The final summary's answers by question set and reader: the rows a side-by-side table compares like with like. */
 	final: FinalRow[];
+}
+
+/** The final summaries' rows of several sessions, in tables of like rows (memory/compare.ts): only like rows are compared. */
+export function finalTables(found: readonly SessionMemory[]): { one: SessionMemory; row: FinalRow }[][] {
+	return likeTables(
+		found.flatMap((one) => one.final.map((row) => ({ one, row }))),
+		({ row }) => row.key,
+	);
 }
 
 /** Session `id`'s memory results from its stored questions and answers (read-only). */

@@ -2,7 +2,9 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Run } from '../domain.ts';
 import { PassageIndex } from '../evidence/rank.ts';
-import { buildReport } from '../score/report.ts';
+import { buildReport, reportLines } from '../score/report.ts';
+import { comparisonNameOf } from '../store/comparison.ts';
+import { sessionsDirArg } from '../config.ts';
 import { folderState } from '../store/leftover.ts';
 import { Session } from '../store/session.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
@@ -27,6 +29,17 @@ export async function isSessionFolder(dir: string, id: string): Promise<boolean>
 	return (await folderState(join(dir, id))).kind === 'session';
 }
 
+/** What `report ID` names: a study file, a comparison's folder (NAME.compare, when no session has that id), or a session. */
+export async function reportTarget(
+	dir: string,
+	id: string,
+): Promise<{ kind: 'study' } | { kind: 'comparison'; name: string } | { kind: 'session' }> {
+	if (await isStudyFile(dir, id)) return { kind: 'study' };
+	const name = comparisonNameOf(id);
+	if (name !== null && !(await isSessionFolder(dir, id))) return { kind: 'comparison', name };
+	return { kind: 'session' };
+}
+
 /**
  * A session's report, read from a snapshot (nothing is changed): BooookScore by source, precision,
  * agreement, faithfulness; `missing`, the final summary a run names but does not hold (text and
@@ -37,9 +50,13 @@ export async function sessionReport(dir: string, id: string, opts: { seed: numbe
 	const { data, text } = await Session.snapshot(dir, id);
 	const report = buildReport(data, { seed: opts.seed, resamples: opts.resamples });
 	const run = data.kind === 'book' ? data.run : null;
+	const title = data.kind === 'book' ? data.book.title : data.title;
 	return {
 		data,
 		report,
+		/** The report as lines `width` wide, what to run next named for this session in its folder. */
+		lines: (width: number) =>
+			reportLines(`${title} — session ${id}`, report, width, (verb) => `${verb} ${id}${sessionsDirArg(dir)}`),
 		missing: run && missingRoot(run),
 		// Memory probes (NarrativeXL) of a run's summaries, when any were answered.
 		memory: data.kind === 'book' && (data.memoryAnswers ?? []).length > 0 ? sessionMemory(data) : null,

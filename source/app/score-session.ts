@@ -8,6 +8,7 @@ import { Session, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { batchesAwaited, type BatchesAwaited } from './open-session.ts';
 import { newCollection, scoreAgain, sourceName, storedScoring, type ScoringOptions } from './score.ts';
+import type { Unasked } from '../format/score.ts';
 
 /**
  * `booook score` of a session, whole: a saved session opened (or a new collection made of a
@@ -61,7 +62,7 @@ export interface SessionScoring {
 	/** Annotates what is missing and asks again what was unreadable; null when nothing needs it. */
 	readonly annotator: Annotator | null;
 	/** Why unreadable answers are not asked again now, or null. */
-	readonly unasked: string | null;
+	readonly unasked: Unasked | null;
 	/** The command that continues this scoring. */
 	readonly again: string;
 	/** The score of the verdicts stored now. */

@@ -22,6 +22,7 @@ import { convertHumanAnnotations, convertModelAnnotations, convertSummaries } fr
 import { scoreHumanSummary } from '../score/human.ts';
 import { readDataFile } from './data-files.ts';
 import { modelClient } from './model-client.ts';
+import type { Unasked } from '../format/score.ts';
 
 /**
  * BooookScore of a session: which verdicts score each summary, which model annotates what is
@@ -50,7 +51,7 @@ export interface Chosen {
 	/** The model that annotates what is missing and asks again what was unreadable, or null when nothing is. */
 	annotator: { provider: ProviderName; model: string } | null;
 	/** Why sentences with unreadable answers are not asked again now, or null. */
-	unasked: string | null;
+	unasked: Unasked | null;
 }
 
 const toAsk = (p: SummaryPlan): number[] => [...p.missing, ...p.unreadable];
@@ -82,10 +83,11 @@ function choose(
 	const slash = fallback.indexOf('/');
 	const name = fallback.slice(0, slash);
 	if (name !== 'openai' && name !== 'anthropic' && name !== 'extractive') {
-		const fix = 'name a model with --provider and --model';
 		if (plans.every((p) => p.missing.length === 0))
-			return { plans, annotator: null, unasked: `${fallback} cannot be called by booook: ${fix} and run` };
-		throw badInput(`this session's annotations were made by ${fallback}, which booook cannot call; ${fix}`);
+			return { plans, annotator: null, unasked: { why: 'uncallable', annotator: fallback } };
+		throw badInput(
+			`this session's annotations were made by ${fallback}, which booook cannot call; name a model with --provider and --model`,
+		);
 	}
 	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) }, unasked: null };
 }
@@ -123,13 +125,17 @@ async function annotatorFor(
 			chosen: {
 				...chosen,
 				annotator: null,
-				unasked: 'pass --provider openai|anthropic with its key set and run',
+				unasked: { why: 'extractive' } as const,
 			},
 			setup: null,
 		};
 	if (unreadableOnly && provider !== 'extractive' && keyless)
 		return {
-			chosen: { ...chosen, annotator: null, unasked: `set ${KEY_VARS[provider]} and run` },
+			chosen: {
+				...chosen,
+				annotator: null,
+				unasked: { why: 'no-key', variable: KEY_VARS[provider] } as const,
+			},
 			setup: null,
 		};
 	if (provider === 'extractive') {

@@ -6,7 +6,7 @@ import { DEFAULTS, makeConfig } from '../config.ts';
 import { BATCH_PRICE, type Book, type Chunk, type RunConfig } from '../domain.ts';
 import { UserError } from '../errors.ts';
 import { defaultModel } from '../llm/create.ts';
-import { callCost, isPriced, type PriceTable } from '../llm/prices.ts';
+import { callCost, isPriced, loadPrices, type PriceTable } from '../llm/prices.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import { estimateRun } from '../summarize/estimate.ts';
 import type { PlanContext } from '../summarize/planner.ts';
@@ -90,6 +90,11 @@ async function studyBooks(spec: StudySpec, file: string): Promise<StudyBook[]> {
 			);
 	} else paths = spec.books!.map((p) => resolve(base, p));
 	return paths.map((path) => ({ path, key: basename(path, extname(path)) }));
+}
+
+/** A study file's plan priced as the environment says (`$BOOOOK_PRICES`): for its report, which runs nothing. */
+export function planStudyPriced(file: string, env?: NodeJS.ProcessEnv): Promise<StudyPlan> {
+	return planStudy(file, loadPrices(undefined, env));
 }
 
 export async function planStudy(file: string, prices: PriceTable): Promise<StudyPlan> {

@@ -15,9 +15,12 @@ import { finalMemory as finalFigures } from '../memory/results.ts';
 import { callCost, loadPrices, type PriceTable } from '../llm/prices.ts';
 import { folderState } from '../store/leftover.ts';
 import { Session, type BookSessionData } from '../store/session.ts';
-import { cellErrorTypes } from '../study/error-types.ts';
+import { cellErrorTypes, ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
 import {
+	CONFIG_HEADER,
+	configCells,
 	pairedDifferences,
+	resultCsvTable,
 	intervalLines,
 	pairedLines,
 	resultRows,
@@ -257,20 +260,41 @@ export async function readResults(
 
 /** The results table as cells of text (header first), and the paired differences as lines: what the study screen shows. */
 function results(plan: StudyPlan, found: Map<string, CellOutcome>): { table: string[][]; notes: string[] } {
-	const { table, rows, pairs } = studyResults(plan, found);
-	return { table, notes: [...intervalLines(rows), ...pairedLines(pairs)] };
+	const { table, notes } = studyResults(plan, found);
+	return { table, notes };
 }
 
-/** The one build of a study's results, for the screen and for what is printed: rows, paired differences, the table's cells. */
+/**
+ * The one build of a study's results, for the screen and for what is printed: rows, paired differences, the table's
+ * cells and the lines under it; a scored study's error types as a table and as columns of the CSV beside the results.
+ */
 export function studyResults(
 	plan: StudyPlan,
 	found: Map<string, CellOutcome>,
 	bootstrap: { seed?: number; resamples?: number } = {},
 ) {
 	const memory = !!plan.spec.memory;
+	const priced = plan.cells.every((c) => c.priced);
 	const rows = resultRows(plan.cells, found, { score: !!plan.spec.score, memory, ...bootstrap });
 	const pairs = plan.spec.score ? pairedDifferences(plan.cells, found, bootstrap) : [];
-	return { rows, pairs, table: resultTable(rows, { priced: plan.cells.every((c) => c.priced), memory }) };
+	const errors = plan.spec.score ? errorTypeColumns(rows.map((r) => r.errorTypes)) : null;
+	const values = resultCsvTable(rows, { priced, memory });
+	return {
+		rows,
+		pairs,
+		table: resultTable(rows, { priced, memory }),
+		notes: [...intervalLines(rows), ...pairedLines(pairs)],
+		errorTypes: plan.spec.score
+			? {
+					table: errorTypeTable(
+						rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })),
+						CONFIG_HEADER,
+					),
+					key: ERROR_TYPE_KEY,
+				}
+			: null,
+		csv: errors ? values.map((row, i) => [...row, ...errors[i]!]) : values,
+	};
 }
 
 /**

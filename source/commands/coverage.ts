@@ -2,9 +2,7 @@ import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
-import { activeVersion, getNode } from '../summarize/graph.ts';
-import { sentenceCount } from '../text/sentences.ts';
-import { evidenceSession, placedCoverage } from '../app/evidence-session.ts';
+import { evidenceSession, nodeSentences, placedCoverage } from '../app/evidence-session.ts';
 import {
 	embedderOf,
 	embeddingsModel,
@@ -14,7 +12,7 @@ import {
 import { sentenceProgress } from './sentence-progress.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
-import { coverageLines, finalCoverageJson, LABELS } from './coverage-json.ts';
+import { coverageLines, finalCoverageJson, LABELS } from '../format/coverage.ts';
 
 export const spec = (exit: Exit) =>
 	withEmbeddingsOption(new Command('coverage'))
@@ -73,7 +71,7 @@ export async function coverageCommand(
 	const progress = sentenceProgress(
 		opts.stderr ?? process.stderr,
 		`coverage of node ${s.node}`,
-		sentenceCount(activeVersion(getNode(s.data.run, s.node))!.text),
+		nodeSentences(s),
 	);
 	const c = placedCoverage(s.data.run, s.book, s.index, s.chapters, (done) => progress.tick(done), dense)!;
 	progress.end();

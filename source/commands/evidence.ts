@@ -1,13 +1,10 @@
 import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { chunkRanges, chunkRuns, TOP_PASSAGES } from '../evidence/evidence.ts';
-import { placeText } from '../evidence/book-place.ts';
-import { wrapColumns } from '../text/wrap.ts';
-import { chunkPlace } from '../summarize/places.ts';
-import { clean, wrap } from '../format/text.ts';
+import { clean } from '../format/text.ts';
+import { evidenceHead, evidenceJson, sentenceLines } from '../format/evidence.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
-import { readEvidence, type PlacedSentence } from '../app/evidence.ts';
+import { EVIDENCE_TOP, readEvidence } from '../app/evidence.ts';
 import {
 	embedderOf,
 	embeddingsModel,
@@ -18,7 +15,6 @@ import { sentenceProgress, writer } from './sentence-progress.ts';
 import { jsonText, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { counted } from '../format/count.ts';
-import { fixed } from '../format/number.ts';
 
 const MAX_TOP = 50;
 
@@ -39,7 +35,7 @@ export const spec = (exit: Exit) =>
 		.addOption(sessionsDirOption())
 		.option('--node <n>', 'a node of the run (n12), instead of the final summary', nodeArg)
 		.option('--sentence <k>', 'only sentence K (1 is the first)', integer('--sentence'))
-		.option('--top <n>', `passages per sentence (1 to ${MAX_TOP})`, integer('--top'), TOP_PASSAGES)
+		.option('--top <n>', `passages per sentence (1 to ${MAX_TOP})`, integer('--top'), EVIDENCE_TOP)
 		.option(
 			'--base-url <url>',
 			'the OpenAI-compatible server of --embeddings (default: $OPENAI_BASE_URL, else OpenAI)',
@@ -118,39 +114,14 @@ export async function evidenceCommand(
 		);
 		await write(`${head.slice(0, -2)},\n  "evidence": [`);
 	} else {
-		const what = r.final ? `final summary (node ${r.node})` : `node ${r.node}`;
-		const over = `${counted(count, 'sentence')} over ${counted(r.chunks, 'chunk')}`;
-		await write(`${clean(`${r.title} — session ${id}, ${what}: ${over}`)}\n`);
+		await write(`${clean(evidenceHead(r, id))}\n`);
 	}
 	let done = 0;
 	for (const placed of r.each({ top: opts.top, sentences: wanted, dense })) {
-		const e = placed.evidence;
 		if (opts.json) {
-			// Chunks as runs: a model-written sentence can come from every chunk, and a list of them
-			// for each sentence made the answer mostly chunk numbers.
-			const item = {
-				...e,
-				chunks: chunkRuns(e.chunks),
-				direct: chunkRuns(e.direct),
-				aligned: chunkRuns(e.aligned),
-				support: Math.round(e.support * 1000) / 1000,
-				...(e.denseSupport === undefined ? {} : { denseSupport: Math.round(e.denseSupport * 1000) / 1000 }),
-				passages: e.passages.map((p, k) => {
-					const { place, text } = placed.passages[k]!;
-					return {
-						chunk: p.chunk,
-						start: p.start,
-						end: p.end,
-						chapter: place.chapter,
-						position: Math.round(place.position * 10_000) / 10_000,
-						score: p.score,
-						...('similarity' in p ? { similarity: Math.round(Number(p.similarity) * 10_000) / 10_000 } : {}),
-						verbatim: p.verbatim,
-						text,
-					};
-				}),
-			};
-			await write(`${done === 0 ? '' : ','}\n    ${jsonText(item, 2).replaceAll('\n', '\n    ')}`);
+			await write(
+				`${done === 0 ? '' : ','}\n    ${jsonText(evidenceJson(placed), 2).replaceAll('\n', '\n    ')}`,
+			);
 		} else {
 			await write(`\n${clean(sentenceLines(placed, columns, r.chunks).join('\n'))}\n`);
 		}
@@ -159,42 +130,4 @@ export async function evidenceCommand(
 	progress.end();
 	await write(opts.json ? (done === 0 ? ']\n}\n' : '\n  ]\n}\n') : '');
 	return 0;
-}
-
-/** One sentence, where it can come from, and its passages, each wrapped under a numbered head. */
-function sentenceLines(placed: PlacedSentence, columns: number, chunks: number): string[] {
-	const e = placed.evidence;
-	// Its number (from 1) and its text; its support has a line below.
-	const lines = [...wrapped(clean(`${e.index + 1}. ${placed.sentence}`), columns)];
-	// A tree narrows only what a model copied: say where a person's or an imported text is the origin.
-	const named = placed.origins.map(({ node, madeBy }) => (madeBy ? `${node}, ${madeBy}` : node));
-	const from = `written at node${e.origins.length === 1 ? '' : 's'} ${named.join(named.some((n) => n.includes(',')) ? '; ' : ', ')}`;
-	lines.push(
-		`   can come from chunk${e.chunks.length === 1 ? '' : 's'} ${chunkRanges(e.chunks) || 'none'} (${from})`,
-	);
-	const aligned =
-		e.aligned.length === e.chunks.length
-			? ''
-			: `; aligned to chunk${e.aligned.length === 1 ? '' : 's'} ${chunkRanges(e.aligned)}`;
-	const byEmbeddings = e.denseSupport === undefined ? '' : `; by embeddings ${fixed(e.denseSupport, 2)}`;
-	lines.push(
-		`   support ${fixed(e.support, 2)}${e.weak ? ', weakly supported' : ''}${byEmbeddings}${aligned}`,
-	);
-	if (e.passages.length === 0) lines.push('   no passage of those chunks shares a word with it');
-	e.passages.forEach((p, k) => {
-		const { place, text } = placed.passages[k]!;
-		const similarity = 'similarity' in p ? `, similarity ${fixed(Number(p.similarity), 3)}` : '';
-		const verbatim = p.verbatim ? ', holds the sentence word for word' : '';
-		lines.push(
-			`   [${k + 1}] ${placeText(place)} (${chunkPlace(p.chunk, chunks)}, characters ${p.start}-${p.end}), ` +
-				`score ${fixed(p.score, 2)}${similarity}${verbatim}`,
-		);
-		for (const l of wrapped(clean(text), columns - 7)) lines.push(`       ${l}`);
-	});
-	return lines;
-}
-
-/** `wrap`, in one pass for text of one-column characters (most books): wrap-ansi took most of the time of a long node. */
-function wrapped(text: string, columns: number): readonly string[] {
-	return wrapColumns(text, columns) ?? wrap(text, columns);
 }

@@ -1,6 +1,6 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
-import { faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
+import { FAITHFULNESS_TOP, faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
 import {
 	accountLimits,
 	withPassModelOptions,
@@ -11,12 +11,11 @@ import {
 	type Exit,
 } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
-import { output, safeText, type Stream } from './output.ts';
+import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
-import { usd } from '../format/cost.ts';
 import { counted } from '../format/count.ts';
-import { CLAIM_PASSAGES } from '../score/claims.ts';
-import { faithfulnessLines } from '../score/faithfulness.ts';
+import { judgedText, judgingLine } from '../format/faithfulness.ts';
+import { spentText } from '../format/cost.ts';
 import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit) =>
@@ -33,7 +32,7 @@ export const spec = (exit: Exit) =>
 			'--top <k>',
 			'passages of the book shown to the judge per claim',
 			integerFrom('--top', 1),
-			CLAIM_PASSAGES,
+			FAITHFULNESS_TOP,
 		)
 		.option(
 			'--prompts <dir>',
@@ -65,15 +64,12 @@ export async function faithfulnessCommand(
 		const { judge } = judging;
 		const abort = new AbortController();
 		const out = output(opts.stderr ?? process.stderr);
-		out.line(
-			`judging the final summary of ${opts.id} with ${judge.provider}/${judge.model}: one call per ` +
-				`sentence to split it into claims, then one per claim with its ${counted(opts.top ?? CLAIM_PASSAGES, 'best passage')} of the book`,
-		);
+		out.line(judgingLine(opts.id, judge, opts.top ?? FAITHFULNESS_TOP));
 		const result = await cancelOnSignal(
 			() => abort.abort(),
 			() => judging.run(abort.signal),
 		);
-		const cost = `${counted(result.totals.calls, 'call')}, ${usd(result.totals.cost)}`;
+		const cost = spentText(result.totals);
 		const spend = judging.embeddings?.();
 		if (spend) for (const line of spendLines(spend)) out.line(line);
 		if (result.status === 'cancelled') {
@@ -91,27 +87,14 @@ export async function faithfulnessCommand(
 			return 1;
 		}
 		out.line(
-			`${counted(result.judged, 'sentence')} judged through ${counted(result.claims, 'claim')}${unreadable(result)} ` +
-				`(${cost}); the other judges, the people's verdicts and agreement: ${commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+			`${judgedText(result)}; the other judges, the people's verdicts and agreement: ` +
+				commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`),
 		);
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
-		const figures = faithfulnessLines(judging.figures(), (text) => safeText(text));
+		const figures = judging.figures();
 		if (figures.length > 0) output(opts.stdout ?? process.stdout).line(figures.join('\n'));
 		return 0;
 	} finally {
 		await judging.close();
 	}
-}
-
-/** The answers that could not be read, as the closing line names them (none: nothing). */
-function unreadable(result: { unreadable: number; unsplit: number }): string {
-	const parts = [
-		result.unsplit > 0
-			? `${counted(result.unsplit, 'sentence')} judged whole (claims answer unreadable)`
-			: '',
-		result.unreadable > 0
-			? `${counted(result.unreadable, 'claim')} unreadable (counted as unchecked, so not faithful)`
-			: '',
-	].filter((p) => p !== '');
-	return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

@@ -1,19 +1,17 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import {
+	finalTables,
 	MEMORY_QUESTIONS,
+	MEMORY_SCENE_WORDS,
 	MEMORY_STEPS,
 	memoryOf,
 	memoryProbe,
 	planMemory,
 	type MemoryOptions,
-	type MemoryPlan,
 } from '../app/memory.ts';
 import { forgettingOf } from '../app/forgetting.ts';
-import { SCENE_STRETCH_WORDS } from '../memory/scenes.ts';
 import { commandLine } from '../program.ts';
-import { usd } from '../format/cost.ts';
-import { formatInt, counted } from '../format/count.ts';
 import {
 	accountLimits,
 	integerFrom,
@@ -26,7 +24,16 @@ import {
 import { cancelOnSignal } from './interrupt.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { throttledLine } from './sentence-progress.ts';
-import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './memory-results.ts';
+import {
+	answeredLine,
+	forgettingLines,
+	memoryJson,
+	memoryLines,
+	memoryTableLines,
+	planLine,
+	stageLine,
+} from '../format/memory.ts';
+import { spentText } from '../format/cost.ts';
 
 export const spec = (exit: Exit) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
@@ -56,7 +63,7 @@ export const spec = (exit: Exit) =>
 		.option(
 			'--scenes <words>',
 			"the scenes of every option (this book's and other books' alike) are written by the answering model, " +
-				`each of a stretch of about this many words of its book (default ${SCENE_STRETCH_WORDS})`,
+				`each of a stretch of about this many words of its book (default ${MEMORY_SCENE_WORDS})`,
 			integerFrom('--scenes', 50),
 		)
 		.option(
@@ -168,7 +175,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 				() => probe.run(abort.signal, progress.tick),
 			);
 			progress.end();
-			const spent = `${counted(result.calls, 'call')}, ${usd(result.cost)}`;
+			const spent = spentText(result);
 			if (result.status === 'cancelled') {
 				say.line(`stopped (${spent}); what was answered is saved. Continue with: ${again(id)}`);
 				return 130;
@@ -179,9 +186,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 				);
 				return 1;
 			}
-			say.line(
-				`${counted(result.answered, 'answer')} (${spent})${result.unreadable > 0 ? `; ${result.unreadable} unreadable, counted wrong` : ''}`,
-			);
+			say.line(answeredLine(result));
 			for (const note of result.notes) say.line(note);
 		} finally {
 			await probe.close();
@@ -195,22 +200,9 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 	const width = terminalColumns(opts.stdout ?? process.stdout) ?? 80;
 	for (const one of found) for (const line of memoryLines(one, width)) out.line(line);
 	// Side by side when there is more than one final summary's row: of several sessions, or of one asked several question sets.
-	if (found.flatMap((f) => f.final).length > 1) for (const line of memoryTableLines(found)) out.line(line);
+	if (found.flatMap((f) => f.final).length > 1)
+		for (const line of memoryTableLines(finalTables(found))) out.line(line);
 	return 0;
-}
-
-function planLine(plan: MemoryPlan): string {
-	const targets =
-		plan.targets.length === 1 ? 'the final summary' : counted(plan.targets.length, 'summary', 'summaries');
-	const again = [
-		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
-		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
-	].filter((x) => x !== false);
-	return (
-		`${counted(plan.questionsToAsk, 'question')} to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ` +
-		`${counted(plan.scenesToWrite, 'scene')} to write: ${counted(plan.calls, 'call')}, about ${counted(plan.inputTokens, 'token')} ` +
-		`in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`
-	);
 }
 
 /** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */
@@ -218,7 +210,7 @@ function progressLine(stream: Stream) {
 	const line = throttledLine(stream);
 	return {
 		tick: (p: { stage: string; done: number; total: number }) =>
-			line.tick(() => `${p.stage} ${formatInt(p.done)}/${formatInt(p.total)}`, p.done === p.total),
+			line.tick(() => stageLine(p), p.done === p.total),
 		end: () => line.end(),
 	};
 }

@@ -4,10 +4,7 @@ import { precision, type PrecisionSource } from '../app/precision.ts';
 import { output, type Stream } from './output.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
-import { precisionJson } from '../score/precision.ts';
-import { percentInterval } from '../format/percent.ts';
-import { intervalNote } from '../format/interval.ts';
-import { counted } from '../format/count.ts';
+import { precisionJson, precisionLine } from '../format/precision.ts';
 
 export const spec = (exit: Exit) =>
 	withBootstrapOptions(
@@ -57,12 +54,6 @@ export async function precisionCommand(opts: PrecisionOptions): Promise<number> 
 		return 0;
 	}
 	if (heading) out.line(heading);
-	for (const [source, p] of bySource) {
-		out.line(
-			`${source.padEnd(6)} precision ${percentInterval(p.precision, p.precisionInterval)}, strict ` +
-				`${percentInterval(p.strict, p.strictInterval)}; ${p.judged} judged in ${counted(p.books, 'book')} ` +
-				`(${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree); ${intervalNote(p.precisionInterval)}`,
-		);
-	}
+	for (const [source, p] of bySource) out.line(precisionLine(source, p));
 	return 0;
 }

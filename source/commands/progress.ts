@@ -1,19 +1,16 @@
 import type { NodeRef } from '../domain.ts';
-import { costText, usd } from '../format/cost.ts';
-import { formatInt, counted } from '../format/count.ts';
-import { formatSeconds } from '../format/duration.ts';
-import { sentencesName } from '../score/annotate.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
+import { sentencesName } from '../format/places.ts';
 import {
-	etaUnderLimits,
-	limitedEtaSeconds,
-	rateWaitText,
-	remainingSeconds,
+	annotateLine,
+	annotateStartedLine,
+	limitsSpent,
+	runLine,
+	runStartedLine,
 	type RateLimitFigures,
 } from '../format/progress.ts';
 import { output, statusLine, terminalColumns, type Stream } from './output.ts';
-import { fixed } from '../format/number.ts';
 
 /**
  * Headless reporting: `--json` writes every engine event as one line to stdout; otherwise a progress
@@ -45,26 +42,19 @@ export function headlessReporter(opts: {
 
 	const line = () => {
 		const planned = Math.max(plannedCalls, done);
-		const madeHere = done - (doneAtStart ?? 0);
-		const elapsed = (now() - started) / 1000;
-		const eta = etaUnderLimits(
-			remainingSeconds(planned, done, madeHere, elapsed),
-			limitedEtaSeconds(planned - done, limits),
-		);
-		const etaText = `ETA ${eta === null ? '?' : formatSeconds(eta)}`;
-		const counts = `[${done}/${planned} calls]`;
-		// While the limits hold calls back, that is the news: the line keeps the counts and gives the wait the rest of the width.
-		const waiting = waitingLine(
-			[`${counts} ${formatSeconds(elapsed)} elapsed, ${etaText}`, `${counts} ${etaText}`, counts],
+		return runLine({
+			done,
+			planned,
+			made: done - (doneAtStart ?? 0),
+			elapsed: (now() - started) / 1000,
+			tokensIn,
+			tokensOut,
+			cost,
+			priced: opts.priced ?? true,
 			limits,
-			now(),
-			opts.stderr,
-		);
-		return (
-			waiting ??
-			`${counts} ${counted(tokensIn, 'token')} in, ${formatInt(tokensOut)} out, ${costText(cost, opts.priced ?? true)}, ` +
-				`${formatSeconds(elapsed)} elapsed, ${etaText}`
-		);
+			now: now(),
+			columns: terminalColumns(opts.stderr),
+		});
 	};
 
 	return (event: EngineEvent) => {
@@ -77,11 +67,7 @@ export function headlessReporter(opts: {
 				plannedCalls = event.planned;
 				doneAtStart = event.done;
 				done = event.done;
-				if (!opts.json)
-					status.say(
-						`${event.isLLM ? `${event.provider} ${event.model}` : 'extractive baseline (not an LLM)'}, ` +
-							`${event.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${event.session}`,
-					);
+				if (!opts.json) status.say(runStartedLine(event));
 				break;
 			case 'usage':
 				// Concurrent calls report their totals after saving, so an earlier call's (smaller)
@@ -124,44 +110,6 @@ export function headlessReporter(opts: {
 }
 
 /**
- * `counts; waiting for the rate limit: …` while the limits hold calls back (null when they do not).
- * On a terminal the line must fit its width: the first of `counts`' forms (fullest first) beside which
- * the wait fits, and says so when another process uses the limit too (that is why the run is slow).
- */
-function waitingLine(
-	counts: string[],
-	limits: RateLimitFigures | null,
-	now: number,
-	stream: Stream,
-): string | null {
-	if (!limits?.wait) return null;
-	const columns = terminalColumns(stream);
-	const lines = counts.map((prefix) => {
-		// The status line keeps its last column free.
-		const room = columns === null ? Infinity : columns - 1 - prefix.length - 2;
-		const waiting = rateWaitText(limits, now, room)!;
-		const fits = waiting.length <= room && (!limits.wait?.shared || /another process/u.test(waiting));
-		return { line: `${prefix}; ${waiting}`, fits };
-	});
-	return (lines.find((l) => l.fits) ?? lines.at(-1)!).line;
-}
-
-/**
- * What the rate limits cost a run, said once it ends when they held it back at all: the 429s, and
- * the tokens its calls asked for (prompt plus output limit, what the limits count) against those used.
- */
-export function limitsSpent(
-	limits: { refusals: number; answered: number; asked: number; used: number; limits: object } | null,
-): string | null {
-	if (!limits || limits.answered === 0) return null;
-	const share = limits.used > 0 ? ` (${fixed(limits.asked / limits.used, 2)}× what was used)` : '';
-	return (
-		`rate limits: ${counted(limits.refusals, 'answer')} of 429; the calls asked for ${counted(limits.asked, 'token')} ` +
-		`of the limits and used ${formatInt(limits.used)}${share}`
-	);
-}
-
-/**
  * Progress on stderr while annotating: calls answered of those planned, sentences, tokens, cost,
  * and the ETA from both the pace and the rate limits; attempts the server refused are counted apart.
  */
@@ -175,35 +123,19 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 	let planned = 0;
 	let totals: Extract<AnnotatorEvent, { type: 'usage' }>['totals'] | null = null;
 	let limits: (RateLimitFigures & { refusals: number; used: number }) | null = null;
-	const line = () => {
-		const elapsed = (now() - started) / 1000;
-		const eta = etaUnderLimits(
-			remainingSeconds(planned, calls, calls - atStart, elapsed),
-			limitedEtaSeconds(planned - calls, limits),
-		);
-		const etaText = `ETA ${eta === null ? '?' : formatSeconds(eta)}`;
-		const refused = limits && limits.refusals > 0 ? `, ${limits.refusals} refused (429)` : '';
-		const calling = `[${calls}/${planned} calls]`;
-		const counts = `[${calls}/${planned} calls${refused}] ${annotated}/${sentences} sentences`;
-		const waiting = waitingLine(
-			[
-				`${counts}, ${etaText}`,
-				`${calling} ${annotated}/${sentences} sentences, ${etaText}`,
-				`${calling} ${etaText}`,
-				calling,
-			],
+	const line = () =>
+		annotateLine({
+			calls,
+			planned,
+			made: calls - atStart,
+			annotated,
+			sentences,
+			elapsed: (now() - started) / 1000,
+			totals,
 			limits,
-			now(),
-			stderr,
-		);
-		if (waiting !== null) return waiting;
-		if (totals === null) return null;
-		const t = totals;
-		return (
-			`${counts}, ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached), ${formatInt(t.output)} ` +
-			`out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(elapsed)} elapsed, ${etaText}`
-		);
-	};
+			now: now(),
+			columns: terminalColumns(stderr),
+		});
 	const draw = () => {
 		const text = line();
 		if (text !== null) status.draw(text);
@@ -215,14 +147,7 @@ export function progressReporter(stderr: Stream, now: () => number = Date.now) {
 				calls = event.recovered;
 				planned = event.recovered + event.units;
 				sentences = event.sentences;
-				status.say(
-					`${event.annotator} annotating ${counted(event.sentences, 'sentence')} of ${counted(event.summaries.length, 'summary', 'summaries')} ` +
-						`in ${counted(event.units, 'call')}` +
-						(event.recovered > 0
-							? ` (${counted(event.recovered, 'answer')} recovered from the call log)`
-							: '') +
-						`, session ${event.session}`,
-				);
+				status.say(annotateStartedLine(event));
 				break;
 			case 'annotation':
 				annotated += 1;

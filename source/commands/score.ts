@@ -3,13 +3,7 @@ import { DEFAULTS, resolveSessionsDir } from '../config.ts';
 import type { AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import { scoreReleasedFiles, type ScoringOptions } from '../app/score.ts';
-import {
-	openScoring,
-	systemFigures,
-	type ScoringResult,
-	type SessionScoring,
-	type SystemFigures,
-} from '../app/score-session.ts';
+import { openScoring, systemFigures, type ScoringResult, type SessionScoring } from '../app/score-session.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
@@ -22,10 +16,16 @@ import {
 	type Exit,
 } from './flags.ts';
 import { ABANDON_BATCHES_HELP, batchesLine } from './batch-guard.ts';
-import { fixed, scoreText } from '../format/number.ts';
-import { usd } from '../format/cost.ts';
-import { formatInt, counted } from '../format/count.ts';
-import { points } from '../format/percent.ts';
+import { counted } from '../format/count.ts';
+import {
+	distributionLines,
+	headline,
+	leftOutLines,
+	scoreJson,
+	scoreLines,
+	systemJson,
+	unaskedWords,
+} from '../format/score.ts';
 import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit) =>
@@ -189,96 +189,24 @@ async function scoreStored(scoring: SessionScoring, opts: ScoreOptions): Promise
 		{
 			session: scoring.session.id,
 			totals,
-			again: `${scoring.unasked ?? 'run'} ${scoring.again} again to ask again`,
+			again: `${unaskedWords(scoring.unasked)} ${scoring.again} again to ask again`,
 		},
 		opts,
 	);
 	return 0;
 }
 
-function systemJson(f: SystemFigures) {
-	return {
-		booookscore: f.score,
-		summaries: f.summaries,
-		sentences: f.sentences,
-		confusing: f.confusing,
-		parse_failures: f.failures,
-		avg_tokens: f.avgTokens,
-		types: f.types,
-		books: f.books,
-	};
-}
-
-function distributionLines(f: SystemFigures): string[] {
-	return [
-		'error types per 100 sentences:',
-		...f.distribution.map((d) => `  ${d.label.padEnd(18)} ${fixed(d.per100, 2)}  (${d.count})`),
-	];
-}
-
-function headline(label: string, r: ReturnType<typeof systemJson>): string {
-	return (
-		`${label} ${scoreText(r.booookscore, 'n/a')} over ${counted(r.summaries, 'summary', 'summaries')} ` +
-		`(${counted(r.sentences, 'sentence')}, ${r.confusing} confusing, ${r.parse_failures} unparsed); ` +
-		`average ${fixed(r.avg_tokens, 1)} tokens per summary`
-	);
-}
-
-/** `again`: how to ask the model again about sentences whose answers could not be read. */
+/** The score printed: its figures on stdout, the sentences left out of it on stderr. */
 function report(
-	{ score, figures, human: humanFigures, annotators }: ScoringResult,
+	result: ScoringResult,
 	extra: { session: string; totals: AnnotateTotals | null; again: string },
 	opts: ScoreOptions,
 ): void {
 	const stdout = output(opts.stdout ?? process.stdout);
+	if (opts.json) stdout.json(scoreJson(result, extra));
+	else stdout.line(scoreLines(result, extra.totals).join('\n'));
 	const stderr = output(opts.stderr ?? process.stderr);
-	const main = systemJson(figures);
-	const human = humanFigures ? systemJson(humanFigures) : null;
-	const t = extra.totals;
-	if (opts.json) {
-		const out = {
-			...main,
-			session: extra.session,
-			annotators,
-			missing: score.missing,
-			calls: t?.calls ?? 0,
-			cached_tokens: t?.cached ?? 0,
-			cost: t?.cost ?? 0,
-			saved: t?.saved ?? 0,
-			...(human ? { human } : {}),
-		};
-		stdout.json(out);
-	} else {
-		const lines = [headline('BooookScore', main), `annotations: ${annotators.join(', ')}`];
-		if (human) lines.push(headline('from human annotations:', human));
-		if (score.entries.length > 1)
-			lines.push(
-				'per book:',
-				...score.entries.map(
-					(e) => `  ${e.score.score === null ? '  n/a' : points(e.score.score).padStart(5)}  ${e.book}`,
-				),
-			);
-		lines.push(...distributionLines(figures));
-		if (t && t.calls > 0) {
-			lines.push(
-				`${counted(t.calls, 'call')}: ${counted(t.input, 'input token')} (${formatInt(t.cached)} from ` +
-					`the prompt cache), ${formatInt(t.output)} output, ${usd(t.cost)} (the cache saved ${usd(t.saved)})`,
-			);
-		}
-		stdout.line(lines.join('\n'));
-	}
-	const failures = score.entries.flatMap((e) => e.failures.map((f) => ({ book: e.book, ...f })));
-	if (failures.length > 0) {
-		stderr.line(
-			`warning: ${counted(failures.length, 'sentence')} had no readable answer after every retry ` +
-				`and ${failures.length === 1 ? 'is' : 'are'} left out of the score (${extra.again}):`,
-		);
-		for (const f of failures) stderr.line(`  ${f.book}, sentence ${f.sentence + 1}: ${f.reason}`);
-	}
-	if (score.missing > 0)
-		stderr.line(
-			`warning: ${counted(score.missing, 'sentence')} have no annotation and are left out of the score`,
-		);
+	for (const line of leftOutLines(result.score, extra.again)) stderr.line(line);
 }
 
 /** The authors' files, scored without any model call (the paper's released annotations). */
@@ -287,9 +215,8 @@ async function scoreFiles(opts: ScoreOptions): Promise<number> {
 	const stderr = output(opts.stderr ?? process.stderr);
 	const { system, texts, notes, extra } = await scoreReleasedFiles(opts);
 	const figures = systemFigures(system, texts);
-	const result = { ...systemJson(figures), ...extra };
-	if (opts.json) stdout.json(result);
-	else stdout.line([headline('BooookScore', result), ...distributionLines(figures)].join('\n'));
+	if (opts.json) stdout.json({ ...systemJson(figures), ...extra });
+	else stdout.line([headline('BooookScore', figures), ...distributionLines(figures)].join('\n'));
 	for (const note of notes) stderr.line(`note: ${note}`);
 	return 0;
 }

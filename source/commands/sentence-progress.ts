@@ -1,5 +1,4 @@
-import { counted, formatInt } from '../format/count.ts';
-import { formatSeconds } from '../format/duration.ts';
+import { sentencesLine } from '../format/progress.ts';
 import { statusLine, type Stream } from './output.ts';
 
 /** How often the progress of a long `evidence` or `coverage` is redrawn, and how long it waits before the first. */
@@ -51,9 +50,7 @@ export function sentenceProgress(
 ): SentenceProgress {
 	const line = throttledLine(stream, clock);
 	const started = clock();
-	const text = (done: number) => () =>
-		`${what}: ${formatInt(done)} of ${counted(total, 'sentence')} (${Math.floor((100 * done) / Math.max(1, total))}%), ` +
-		`${formatSeconds((clock() - started) / 1000)}`;
+	const text = (done: number) => () => sentencesLine(what, done, total, (clock() - started) / 1000);
 	return {
 		tick: (done) => line.tick(text(done)),
 		end() {

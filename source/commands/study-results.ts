@@ -1,18 +1,9 @@
-import { loadPrices } from '../llm/prices.ts';
 import { outcomes, studyResults } from '../app/study.ts';
-import { planStudy, type StudyPlan } from '../app/study-plan.ts';
-import { ERROR_TYPE_KEY, errorTypeColumns, errorTypeTable } from '../study/error-types.ts';
-import {
-	CONFIG_HEADER,
-	configCells,
-	csv,
-	intervalLines,
-	pairedLines,
-	resultCsvTable,
-	type CellOutcome,
-} from '../study/results.ts';
+import { planStudyPriced, type StudyPlan } from '../app/study-plan.ts';
+import type { CellOutcome } from '../study/results.ts';
 import { fitTable } from '../format/study-table.ts';
-import { alignTable } from '../format/table.ts';
+import { alignTable, csv } from '../format/table.ts';
+import { studyJson } from '../format/study-table.ts';
 import { output, safeText, terminalColumns, type Stream } from './output.ts';
 import { studyComparisonResults } from './compare-results.ts';
 
@@ -34,7 +25,7 @@ export async function studyReport(
 		stdout?: Stream;
 	},
 ): Promise<number> {
-	const plan = await planStudy(file, loadPrices(undefined, opts.env));
+	const plan = await planStudyPriced(file, opts.env);
 	const stream = opts.stdout ?? process.stdout;
 	// Blind comparisons made over the study's cells (booook compare STUDY-FILE): their Table 4 after the study's.
 	const compared = opts.csv ? null : await studyComparisonResults(opts.sessionsDir, plan.spec.name, opts);
@@ -72,44 +63,15 @@ export function printResults(
 	stdout: ReturnType<typeof output>,
 	layout: (table: string[][]) => string,
 ): void {
-	const { rows, pairs, table } = studyResults(plan, found, { seed: opts.seed, resamples: opts.resamples });
-	// Scored studies: error types as columns beside the results (CSV) or a table under them (text).
-	const errors = plan.spec.score ? errorTypeColumns(rows.map((r) => r.errorTypes)) : null;
+	const results = studyResults(plan, found, { seed: opts.seed, resamples: opts.resamples });
+	const { table, notes, errorTypes, csv: values } = results;
 	if (opts.json) {
-		stdout.json(
-			{
-				name: plan.spec.name,
-				rows,
-				pairs,
-				cells: plan.cells.map((c) => ({
-					key: c.key,
-					session: c.sessionId,
-					...(found.get(c.key) ?? { status: 'missing' }),
-				})),
-				...(opts.comparisons && opts.comparisons.length > 0 ? { comparisons: opts.comparisons } : {}),
-			},
-			2,
-		);
+		stdout.json(studyJson(plan, found, results, opts.comparisons ?? []), 2);
 	} else if (opts.csv) {
-		const values = resultCsvTable(rows, {
-			priced: plan.cells.every((c) => c.priced),
-			memory: !!plan.spec.memory,
-		});
-		const wide = errors ? values.map((row, i) => [...row, ...errors[i]!]) : values;
-		stdout.text(safeText(csv(wide), '\r\n'), '\r\n');
+		stdout.text(safeText(csv(values), '\r\n'), '\r\n');
 	} else {
-		const types = plan.spec.score
-			? [
-					'',
-					layout(
-						errorTypeTable(
-							rows.map((r) => ({ config: configCells(r), errorTypes: r.errorTypes })),
-							CONFIG_HEADER,
-						),
-					),
-					ERROR_TYPE_KEY,
-				]
-			: [];
-		stdout.line([layout(table), ...intervalLines(rows), ...pairedLines(pairs), ...types].join('\n'));
+		// Scored studies: the error types in a table of their own under the results.
+		const types = errorTypes ? ['', layout(errorTypes.table), errorTypes.key] : [];
+		stdout.line([layout(table), ...notes, ...types].join('\n'));
 	}
 }

@@ -3,8 +3,8 @@ import { counted } from '../format/count.ts';
 import { Command } from '@commander-js/extra-typings';
 import { openStudy, readResults, type Estimate, type StudyEnd } from '../app/study.ts';
 import { planTable, type PlannedCell, type StudyPlan } from '../app/study-plan.ts';
-import { cellCost, type StudyEvent, type StudyRunner } from '../engine/study-runner.ts';
-import { batchLine } from '../llm/batcher.ts';
+import type { StudyEvent, StudyRunner } from '../engine/study-runner.ts';
+import { batchLine } from '../format/batch.ts';
 import { preferReactProduction } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { cancelOnSignal } from './interrupt.ts';
@@ -13,7 +13,7 @@ import { printResults, tableFor } from './study-results.ts';
 import { rateWaitText } from '../format/progress.ts';
 import { commandLine, shellWord } from '../program.ts';
 import { scoreText } from '../format/number.ts';
-import { usd } from '../format/cost.ts';
+import { cellCost, usd } from '../format/cost.ts';
 
 export const spec = (exit: Exit) =>
 	new Command('study')

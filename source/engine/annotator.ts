@@ -9,12 +9,12 @@ import {
 	nextAnnotationId,
 	readAnswer,
 	RETRY_TEMPERATURE,
-	sentencesName,
 	unitsFor,
 	type AnnotationTemplates,
 	type Sentence,
 	type Unit,
 } from '../score/annotate.ts';
+import { sentencesName } from '../format/places.ts';
 import { readablyAnnotatedBy, unreadableRounds } from '../score/session-score.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import type { RateLimitState } from '../llm/rate-limit.ts';

@@ -1,5 +1,5 @@
 import type { ClaimCheck, FaithfulnessVerdict, ScoredSummary } from '../domain.ts';
-import { sentencesName } from '../score/annotate.ts';
+import { sentencesName } from '../format/places.ts';
 import {
 	checkClaim,
 	claimPromptValues,

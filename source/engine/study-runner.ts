@@ -3,6 +3,7 @@ import type { RateLimitState } from '../llm/rate-limit.ts';
 import PQueue from 'p-queue';
 import type { Book, Chunk, Run, RunConfig, RunStatus } from '../domain.ts';
 import { errorMessage } from '../errors.ts';
+import { cellCost } from '../format/cost.ts';
 import { storedScore } from '../score/session-score.ts';
 import type { Cell } from '../study/grid.ts';
 import { finalWords, liveNodes, runFinished } from '../summarize/graph.ts';
@@ -60,7 +61,7 @@ export interface CellState {
 	/** Calls of the cell's run so far (a resumed run's earlier ones included), and the estimate of all it will make. */
 	calls: number;
 	expected: number;
-	/** The run's cost so far; scoring's is `scoring.cost`, and the cell's cost is both (`cellCost`). */
+	/** The run's cost so far; scoring's is `scoring.cost`, and the cell's cost is both (format/cost.ts `cellCost`). */
 	cost: number;
 	/** Words of the final summary, once there is one. */
 	words: number | null;
@@ -546,11 +547,6 @@ function studyTotals(cells: readonly CellState[]): StudyTotals {
 		totals.cost += cellCost(c);
 	}
 	return totals;
-}
-
-/** A cell's cost: its run's calls and its scoring's, the one figure the screen, the lines and the results show. */
-export function cellCost(cell: Pick<CellState, 'cost' | 'scoring'>): number {
-	return cell.cost + (cell.scoring?.cost ?? 0);
 }
 
 /**

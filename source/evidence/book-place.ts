@@ -1,7 +1,6 @@
 import { chapterAt, chaptersOf, type Chapter } from '../text/chapters.ts';
-import { chunkPlace } from '../summarize/places.ts';
+import { chapterName, chunkPlace } from '../format/places.ts';
 import { shareOf } from '../format/percent.ts';
-import { sanitize } from '../text/sanitize.ts';
 
 /**
  * Where a passage is in its book, as a reader would look for it: the chapter that holds its start
@@ -22,22 +21,6 @@ export function bookPlace(chapters: readonly Chapter[], length: number, offset: 
 		chapter: found && { index: found.index, title: found.title },
 		position: length > 0 ? Math.min(1, offset / length) : 0,
 	};
-}
-
-/** `"Chapter 12" · 43%`, or `43%` in a book without headings. */
-export function placeText(place: BookPlace): string {
-	const at = `${shareOf(place.position, 1, 0)}%`;
-	return place.chapter ? `${chapterName(place.chapter)} · ${at}` : at;
-}
-
-/**
- * A chapter as the book heads it, quoted: how a reader finds it. Not its index: the book's own
- * numbering skips letters, prefaces and parts, so "ch. 13" of "Chapter 9" would mislead. A
- * heading's escape sequences are removed first, as from the book's other text shown: quoted
- * alone, they showed as `\u001b]0;...` (and an 8-bit one raw, to the walks and the judge).
- */
-export function chapterName(chapter: { title: string }): string {
-	return JSON.stringify(sanitize(chapter.title));
 }
 
 /** A chapter and how many sentences of a summary cite a passage in it (their best one). */

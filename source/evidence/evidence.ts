@@ -116,21 +116,3 @@ export function finalEvidence(
 ): SentenceEvidence[] | null {
 	return run.root ? nodeEvidence(run, index, run.root, opts) : null;
 }
-
-/** Chunk indices (ascending) as runs of consecutive ones, `[first, last]` each: [0, 1, 2, 5] -> [[0, 2], [5, 5]]. */
-export function chunkRuns(chunks: readonly number[]): [number, number][] {
-	const runs: [number, number][] = [];
-	for (const c of chunks) {
-		const last = runs.at(-1);
-		if (last && c === last[1] + 1) last[1] = c;
-		else runs.push([c, c]);
-	}
-	return runs;
-}
-
-/** Chunk indices as a person reads them (counted from 1, see summarize/places.ts), in short ranges: [0, 1, 2, 5] -> "1-3, 6". */
-export function chunkRanges(chunks: readonly number[]): string {
-	return chunkRuns(chunks)
-		.map(([a, b]) => (a === b ? `${a + 1}` : `${a + 1}-${b + 1}`))
-		.join(', ');
-}

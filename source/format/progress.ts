@@ -3,8 +3,10 @@
  * and what a rate limit's wait says. Pure, and free of Ink, so the headless commands load none of
  * the terminal app's packages.
  */
-import { formatInt } from './count.ts';
+import { costText, usd } from './cost.ts';
+import { counted, formatInt } from './count.ts';
 import { formatSeconds } from './duration.ts';
+import { fixed } from './number.ts';
 
 /**
  * Seconds until `planned` calls are made when `done` are, at the pace of the `made` calls this
@@ -137,4 +139,157 @@ export function limitedEtaSeconds(calls: number, limits: RateLimitFigures | null
 export function etaUnderLimits(pace: number | null, limited: number | null): number | null {
 	if (pace === null) return limited;
 	return limited === null ? pace : Math.max(pace, limited);
+}
+
+/**
+ * `counts; waiting for the rate limit: …` while the limits hold calls back (null when they do not).
+ * On a terminal (`columns` wide) the line must fit its width: the first of `counts`' forms (fullest first) beside which
+ * the wait fits, and says so when another process uses the limit too (that is why the run is slow).
+ */
+function waitingLine(
+	counts: string[],
+	limits: RateLimitFigures | null,
+	now: number,
+	columns: number | null,
+): string | null {
+	if (!limits?.wait) return null;
+	const lines = counts.map((prefix) => {
+		// The status line keeps its last column free.
+		const room = columns === null ? Infinity : columns - 1 - prefix.length - 2;
+		const waiting = rateWaitText(limits, now, room)!;
+		const fits = waiting.length <= room && (!limits.wait?.shared || /another process/u.test(waiting));
+		return { line: `${prefix}; ${waiting}`, fits };
+	});
+	return (lines.find((l) => l.fits) ?? lines.at(-1)!).line;
+}
+
+/**
+ * What the rate limits cost a run, said once it ends when they held it back at all: the 429s, and
+ * the tokens its calls asked for (prompt plus output limit, what the limits count) against those used.
+ */
+export function limitsSpent(
+	limits: { refusals: number; answered: number; asked: number; used: number; limits: object } | null,
+): string | null {
+	if (!limits || limits.answered === 0) return null;
+	const share = limits.used > 0 ? ` (${fixed(limits.asked / limits.used, 2)}× what was used)` : '';
+	return (
+		`rate limits: ${counted(limits.refusals, 'answer')} of 429; the calls asked for ${counted(limits.asked, 'token')} ` +
+		`of the limits and used ${formatInt(limits.used)}${share}`
+	);
+}
+
+/** What a progress line reads: the calls made of those planned, `made` by this start in `elapsed` seconds; the limits; the terminal's width. */
+interface Pace {
+	done: number;
+	planned: number;
+	made: number;
+	elapsed: number;
+	limits: RateLimitFigures | null;
+	now: number;
+	columns: number | null;
+}
+
+/** "ETA 1m 20s" from the pace and the rate limits, whichever is later; "ETA ?" before there is a pace. */
+function etaOf(p: Pace): string {
+	const eta = etaUnderLimits(
+		remainingSeconds(p.planned, p.done, p.made, p.elapsed),
+		limitedEtaSeconds(p.planned - p.done, p.limits),
+	);
+	return `ETA ${eta === null ? '?' : formatSeconds(eta)}`;
+}
+
+/** The first line of a headless run: the model (or the baseline), the method and the session. */
+export function runStartedLine(e: {
+	isLLM: boolean;
+	provider: string;
+	model: string;
+	method: string;
+	session: string;
+}): string {
+	return (
+		`${e.isLLM ? `${e.provider} ${e.model}` : 'extractive baseline (not an LLM)'}, ` +
+		`${e.method === 'hier' ? 'hierarchical merging' : 'incremental updating'}, session ${e.session}`
+	);
+}
+
+/** A headless run's progress line: calls, tokens, cost, time elapsed, ETA. */
+export function runLine(
+	p: Pace & { tokensIn: number; tokensOut: number; cost: number; priced: boolean },
+): string {
+	const etaText = etaOf(p);
+	const counts = `[${p.done}/${p.planned} calls]`;
+	// While the limits hold calls back, that is the news: the line keeps the counts and gives the wait the rest of the width.
+	const waiting = waitingLine(
+		[`${counts} ${formatSeconds(p.elapsed)} elapsed, ${etaText}`, `${counts} ${etaText}`, counts],
+		p.limits,
+		p.now,
+		p.columns,
+	);
+	return (
+		waiting ??
+		`${counts} ${counted(p.tokensIn, 'token')} in, ${formatInt(p.tokensOut)} out, ${costText(p.cost, p.priced)}, ` +
+			`${formatSeconds(p.elapsed)} elapsed, ${etaText}`
+	);
+}
+
+/** The first line of an annotation: who annotates how many sentences of how many summaries, in how many calls. */
+export function annotateStartedLine(e: {
+	annotator: string;
+	sentences: number;
+	summaries: readonly unknown[];
+	units: number;
+	recovered: number;
+	session: string;
+}): string {
+	return (
+		`${e.annotator} annotating ${counted(e.sentences, 'sentence')} of ${counted(e.summaries.length, 'summary', 'summaries')} ` +
+		`in ${counted(e.units, 'call')}` +
+		(e.recovered > 0 ? ` (${counted(e.recovered, 'answer')} recovered from the call log)` : '') +
+		`, session ${e.session}`
+	);
+}
+
+/**
+ * An annotation's progress line: calls answered (and refused) of those planned, sentences, tokens, cost and time;
+ * null before the first call's totals, unless the limits hold calls back.
+ */
+export function annotateLine(
+	p: Omit<Pace, 'done'> & {
+		calls: number;
+		annotated: number;
+		sentences: number;
+		limits: (RateLimitFigures & { refusals: number }) | null;
+		totals: Record<'input' | 'cached' | 'output' | 'cost' | 'saved', number> | null;
+	},
+): string | null {
+	const etaText = etaOf({ ...p, done: p.calls });
+	const refused = p.limits && p.limits.refusals > 0 ? `, ${p.limits.refusals} refused (429)` : '';
+	const calling = `[${p.calls}/${p.planned} calls]`;
+	const counts = `[${p.calls}/${p.planned} calls${refused}] ${p.annotated}/${p.sentences} sentences`;
+	const waiting = waitingLine(
+		[
+			`${counts}, ${etaText}`,
+			`${calling} ${p.annotated}/${p.sentences} sentences, ${etaText}`,
+			`${calling} ${etaText}`,
+			calling,
+		],
+		p.limits,
+		p.now,
+		p.columns,
+	);
+	if (waiting !== null) return waiting;
+	if (p.totals === null) return null;
+	const t = p.totals;
+	return (
+		`${counts}, ${counted(t.input, 'token')} in (${formatInt(t.cached)} cached), ${formatInt(t.output)} ` +
+		`out, ${usd(t.cost)} (cache saved ${usd(t.saved)}), ${formatSeconds(p.elapsed)} elapsed, ${etaText}`
+	);
+}
+
+/** "evidence of n51: 12,000 of 190,000 sentences (6%), 14s": long work over a node's sentences, `seconds` in. */
+export function sentencesLine(what: string, done: number, total: number, seconds: number): string {
+	return (
+		`${what}: ${formatInt(done)} of ${counted(total, 'sentence')} (${Math.floor((100 * done) / Math.max(1, total))}%), ` +
+		formatSeconds(seconds)
+	);
 }

@@ -70,3 +70,23 @@ export function fitTable(table: readonly string[][], width: number): string[] {
 			: [];
 	return [...above, ...lines.map((l) => truncate(l, width)), ...note];
 }
+
+/** A study's results as `study --json` prints them: the rows, the paired differences, each cell's outcome, the comparisons made over them. */
+export function studyJson(
+	plan: { spec: { name: string }; cells: readonly { key: string; sessionId: string }[] },
+	found: ReadonlyMap<string, object>,
+	results: { rows: unknown; pairs: unknown },
+	comparisons: readonly unknown[],
+) {
+	return {
+		name: plan.spec.name,
+		rows: results.rows,
+		pairs: results.pairs,
+		cells: plan.cells.map((c) => ({
+			key: c.key,
+			session: c.sessionId,
+			...(found.get(c.key) ?? { status: 'missing' }),
+		})),
+		...(comparisons.length > 0 ? { comparisons } : {}),
+	};
+}

@@ -107,3 +107,9 @@ export function bar(ratio: number, width: number): string {
 	const filled = Math.round(Math.max(0, Math.min(1, Number.isFinite(ratio) ? ratio : 0)) * width);
 	return '█'.repeat(filled) + '░'.repeat(width - filled);
 }
+
+/** A table as CSV (RFC 4180): a field with a comma, quote or line break is quoted, its quotes doubled. */
+export function csv(table: readonly (readonly string[])[]): string {
+	const field = (text: string) => (/[",\r\n]/u.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+	return table.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
+}

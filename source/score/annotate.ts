@@ -94,14 +94,6 @@ function unitId(summary: ScoredSummary['id'], sentences: readonly Sentence[]): s
 	return `${summary}:${sentences.map((s) => s.index).join(',')}`;
 }
 
-/**
- * Sentences of a summary as a failure line names them: "summary s0, sentence 5" (sentences count
- * from 1 wherever a person reads them; the unit id `s0:4` is for the call log).
- */
-export function sentencesName(summary: string, sentences: readonly number[]): string {
-	return `summary ${summary}, sentence${sentences.length === 1 ? '' : 's'} ${sentences.map((i) => i + 1).join(', ')}`;
-}
-
 /** Whether a logged call was made for an annotation unit (`s0:4`), not for a run's node or a judge's sentence. */
 export function isAnnotationCall(owner: string): boolean {
 	return /^s\d+:/u.test(owner);

@@ -11,13 +11,6 @@ import { seededRandom, shuffle } from './bootstrap.ts';
 export const CRITERIA = ['overall', 'detail', 'structure', 'logic'] as const;
 export type Criterion = (typeof CRITERIA)[number];
 
-export const CRITERION_NAME: Record<Criterion, string> = {
-	overall: 'overall preference',
-	detail: 'level of detail',
-	structure: 'structure and pacing',
-	logic: 'logic and understandability',
-};
-
 /** Which summary of a pair a verdict prefers: `x` and `y` are the pair's own, whatever the shown order. */
 export type Choice = 'x' | 'y' | 'tie';
 

@@ -1,5 +1,3 @@
-import { percentNumber } from '../format/percent.ts';
-import { boundsJson, intervalJson } from '../format/interval.ts';
 import type { BootstrapOptions } from './bootstrap.ts';
 import { intervals, type Spread } from './interval.ts';
 import type { JudgedSummary, Verdict } from './formats.ts';
@@ -31,23 +29,6 @@ export interface Precision {
 	/** Intervals as `intervals` picks them: over books when there are enough, else over the judged annotations. */
 	precisionInterval: Spread;
 	strictInterval: Spread;
-}
-
-/** A precision as `precision --json` and `report --json` print it: percentages rounded to 0.01. */
-export function precisionJson(p: Precision) {
-	return {
-		precision: percentNumber(p.precision),
-		strict: percentNumber(p.strict),
-		n: p.judged,
-		agree: p.agree,
-		partial: p.partial,
-		disagree: p.disagree,
-		books: p.books,
-		ci: boundsJson(p.precisionInterval),
-		strict_ci: boundsJson(p.strictInterval),
-		// Both intervals are of one kind: the same books, the same annotations.
-		interval: intervalJson(p.precisionInterval),
-	};
 }
 
 interface Tally {

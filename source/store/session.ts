@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Book, Node, NodeRef, Run, ScoredSummary, Walk } from '../domain.ts';
-import { chunkPlace } from '../summarize/places.ts';
+import { chunkPlace } from '../format/places.ts';
 import { badInput, UserError } from '../errors.ts';
 import { CallLog, callsBeyondState, readCallLog } from './calls.ts';
 import {

@@ -339,9 +339,3 @@ export function intervalLines(rows: readonly ResultRow[]): string[] {
 				`${counted(MIN_CLUSTERS, 'book')} show none (too few books for an interval over books)`,
 	];
 }
-
-/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-export function csv(table: readonly string[][]): string {
-	const field = (text: string) => (/[",\r\n]/u.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
-	return table.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
-}

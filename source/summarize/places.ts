@@ -1,5 +1,6 @@
 import type { Method, NodeKind, NodeRef, Run } from '../domain.ts';
 import { findNode, isChunkRef } from './graph.ts';
+import { chunkPlace } from '../format/places.ts';
 
 /**
  * Where a chunk or a node is, as a person reads it. Every position a person reads counts from 1:
@@ -20,11 +21,6 @@ const KIND_NAMES: Record<string, string> = {
 
 export function kindName(kind: string): string {
 	return KIND_NAMES[kind] ?? kind;
-}
-
-/** "chunk 3 of 77" for the chunk at `index`. */
-export function chunkPlace(index: number, chunks: number): string {
-	return `chunk ${index + 1} of ${chunks}`;
 }
 
 /** "level 1" for the chunk summaries (stored as level 0). */

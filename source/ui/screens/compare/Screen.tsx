@@ -1,14 +1,8 @@
 import { Box, Text, useApp } from 'ink';
 import { useSyncExternalStore } from 'react';
 import type { CompareWalk } from '../../../app/compare.ts';
-import {
-	CRITERIA,
-	CRITERION_NAME,
-	shownChoice,
-	shownOrder,
-	systemOf,
-	type Criterion,
-} from '../../../score/compare.ts';
+import { CRITERIA, shownChoice, shownOrder, systemOf, type Criterion } from '../../../score/compare.ts';
+import { CRITERION_NAME } from '../../../format/compare.ts';
 import { WalkFoot, walkFootRows } from '../../components/WalkFoot.tsx';
 import { Help } from '../../components/Help.tsx';
 import { useKeyedModel, useTerminalSize } from '../../hooks.ts';

@@ -1,4 +1,5 @@
-import { CRITERIA, CRITERION_NAME, type Criterion } from '../../../score/compare.ts';
+import { CRITERIA, type Criterion } from '../../../score/compare.ts';
+import { CRITERION_NAME } from '../../../format/compare.ts';
 import type { Action, Place } from '../../keys/binding.ts';
 import { stay, type KeyMsg, type Step, type Update } from '../../model.ts';
 import { helpScroll } from '../../state/help-keys.ts';

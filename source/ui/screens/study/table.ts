@@ -1,4 +1,5 @@
-import { cellCost, type CellState, type CellStatus, type StudyCell } from '../../../engine/study-runner.ts';
+import type { CellState, CellStatus, StudyCell } from '../../../engine/study-runner.ts';
+import { cellCost } from '../../../format/cost.ts';
 import { bar, layoutTable, type Table } from '../../../format/table.ts';
 import { clean } from '../../../format/text.ts';
 import type { Tone } from '../../theme.ts';

@@ -1,9 +1,24 @@
-import { chapterName, type ChapterCitations } from '../evidence/book-place.ts';
-import type { PlacedCoverage } from '../app/evidence-session.ts';
-import { stripChart } from '../evidence/strip.ts';
-import { percent } from '../format/percent.ts';
-import { counted, formatInt } from '../format/count.ts';
-import { fixed } from '../format/number.ts';
+import { chapterName } from './places.ts';
+import { stripChart } from './strip.ts';
+import { percent } from './percent.ts';
+import { counted, formatInt } from './count.ts';
+import { fixed } from './number.ts';
+
+/** A chapter and how many sentences cite a passage in it (evidence/book-place.ts `ChapterCitations`). */
+type ChapterCitations = Record<'index' | 'start' | 'end' | 'sentences', number> & { title: string };
+
+/** A final summary's coverage placed in its book (app/evidence-session.ts `PlacedCoverage`, over evidence/coverage.ts `Coverage`). */
+export interface PlacedCoverage {
+	coverage: Record<'chunks' | 'sentences' | 'citing' | 'cited' | 'share', number> & {
+		citations: readonly number[];
+		meanPosition: number | null;
+		parts: readonly (Record<'from' | 'to' | 'chunks' | 'cited', number> & { share: number | null })[];
+		halves: Record<'first' | 'second' | 'ratio', number | null>;
+		lean: 'less' | 'more' | 'even' | null;
+	};
+	chapters: readonly ChapterCitations[];
+	weak: number;
+}
 
 /** Room the strip chart's labels take on its line: "start " and " end". */
 export const LABELS = 'start  end'.length;

@@ -1,4 +1,4 @@
-import { percent } from '../format/percent.ts';
+import { percent } from './percent.ts';
 
 /**
  * The retention curve in plain characters: accuracy (up, 0 to 100%) against how far back the true

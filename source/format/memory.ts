@@ -1,21 +1,91 @@
-import type { Forgetting } from '../app/forgetting.ts';
-import type { SessionMemory } from '../app/memory.ts';
-import { drawForgetting } from '../evidence/forgetting-chart.ts';
-import { formatInt, counted } from '../format/count.ts';
-import { DASH } from '../format/missing.ts';
-import { percent, percentInterval } from '../format/percent.ts';
+import { formatInt, counted } from './count.ts';
+import { DASH } from './missing.ts';
+import { percent, percentInterval } from './percent.ts';
 import { oneLine } from '../text/sanitize.ts';
-import { retentionCurve } from '../memory/curve.ts';
-import { likeTables, type QuestionSet } from '../memory/compare.ts';
-import type { Rate, ReaderResults } from '../memory/results.ts';
-import type { ShortcutAccuracy } from '../memory/shortcuts.ts';
-import { fixed } from '../format/number.ts';
+import { retentionCurve } from './curve.ts';
+import { drawForgetting, type ChartStep } from './forgetting-chart.ts';
+import { fixed } from './number.ts';
+import { spentText, usd } from './cost.ts';
 
 /**
  * Memory results as `memory` prints them: per session and reader, the accuracy by how far back the
  * true scene lies, by question type and by summary asked, the wrong answers' choices, chance and
  * the ceiling, and the retention curve; several sessions side by side; the JSON.
  */
+
+/*
+ * The shapes shown, as much of them as is read: app/memory.ts's `SessionMemory`, memory/results.ts's
+ * `Rate` and `MemoryResults`, memory/compare.ts's `FinalRow` (format/ sits below memory/).
+ */
+
+/** A share of right answers among `n` questions with its interval. */
+export interface Rate {
+	n: number;
+	accuracy: number;
+	low: number;
+	high: number;
+}
+
+/** What always picking the longest, or the shortest, option scores of `n` questions. */
+export interface Shortcuts {
+	longest: number;
+	shortest: number;
+	n: number;
+}
+
+type QuestionType = 'lookahead' | 'other-book' | 'distortion';
+
+export interface Results {
+	overall: Rate;
+	chance: number;
+	unreadable: number;
+	bins: readonly (Rate & { from: number; to: number; tokens: number })[];
+	tokenBins: readonly (Rate & { from: number; to: number })[];
+	none: Rate;
+	byType: Record<QuestionType, Rate>;
+	wrong: Record<QuestionType | 'none' | 'unreadable', number>;
+	byTarget: readonly (Rate & { target: { step: number | null }; read: { fraction: number } })[];
+	shortcuts: Shortcuts;
+}
+
+/** The questions of a side-by-side table: alike in all of these. */
+export interface QuestionSet {
+	seed: number;
+	scenes: string | null;
+	distractors: { from: 'level-0' | 'written' | 'both' | null; books: readonly string[] };
+	renamed: boolean;
+}
+
+/** One reader's row of a final summary's question set, its floor and ceiling on the same questions. */
+export type FinalRow = QuestionSet &
+	Record<'accuracy' | 'none', Rate> &
+	Record<'floor' | 'ceiling', Rate | null> & { reader: string; chance: number; shortcuts: Shortcuts };
+
+/** A session's memory results. */
+export interface SessionMemory {
+	id: string;
+	title: string;
+	method: 'hier' | 'inc';
+	readers: readonly {
+		reader: string;
+		shown: 'summary' | 'chunk' | 'none';
+		results: Results;
+		floor: Results | null;
+	}[];
+	names: { questions: number; renamed: number };
+	final: readonly FinalRow[];
+}
+
+/** An incremental run's forgetting map (app/forgetting.ts `Forgetting`). */
+export interface Forgetting {
+	title: string;
+	finished: boolean;
+	map: {
+		chunks: number;
+		steps: readonly (ChartStep & { cited: number; share: number })[];
+		survival: readonly { survived: number | null }[];
+	};
+}
 
 /** What every interval of the memory results is. */
 export const MEMORY_INTERVALS = "95% Wilson intervals over each row's questions";
@@ -48,7 +118,7 @@ function cell(r: Rate | undefined): string {
 }
 
 /** "options alone: always picking the longest option scores 20.0%, the shortest 16.7% (of 30 questions)": what the options give away. */
-export function shortcutLine(s: ShortcutAccuracy): string {
+export function shortcutLine(s: Shortcuts): string {
 	const [longest, shortest] = [s.longest, s.shortest].map((share) => percent(s.n === 0 ? null : share));
 	return `options alone: always picking the longest option scores ${longest}, the shortest ${shortest} (of ${counted(s.n, 'question')})`;
 }
@@ -66,7 +136,7 @@ function renamedNote({ names }: SessionMemory): string {
 		: `, names randomized in ${formatInt(names.renamed)} of ${counted(names.questions, 'question')}`;
 }
 
-function readerLines(one: SessionMemory, r: ReaderResults, width: number): string[] {
+function readerLines(one: SessionMemory, r: SessionMemory['readers'][number], width: number): string[] {
 	const res = r.results;
 	const floor = r.floor;
 	const column = 'accuracy'.padEnd(22);
@@ -178,10 +248,12 @@ function setLine(set: QuestionSet): string {
 
 /**
  * Several sessions side by side, like with like: only final summaries, in one table per question
- * set (seed, this book's scenes, the other books of the wrong options), each row's floor and
- * ceiling measured on its own questions. Rows asked different questions are in different tables.
+ * set (seed, this book's scenes, the other books of the wrong options; app/memory.ts `finalTables`),
+ * each row's floor and ceiling measured on its own questions. Rows asked different questions are in different tables.
  */
-export function memoryTableLines(found: readonly SessionMemory[]): string[] {
+export function memoryTableLines(
+	tables: readonly (readonly { one: SessionMemory; row: FinalRow }[])[],
+): string[] {
 	const header = [
 		'session',
 		'method',
@@ -196,8 +268,6 @@ export function memoryTableLines(found: readonly SessionMemory[]): string[] {
 		'longest',
 		'shortest',
 	];
-	const rows = found.flatMap((one) => one.final.map((row) => ({ one, row })));
-	const tables = likeTables(rows, ({ row }) => row.key);
 	const share = (r: Rate | null) => (r === null || r.n === 0 ? DASH : percent(r.accuracy));
 	const lines = [
 		'side by side: final summaries only, one table per question set (rows in different tables were asked different questions and are not compared)',
@@ -205,7 +275,7 @@ export function memoryTableLines(found: readonly SessionMemory[]): string[] {
 			`ceiling: shown the book's text of each scene; None: the questions whose answer is "None of the above"; ` +
 			'longest, shortest: always picking that option',
 	];
-	if (rows.length === 0) return [...lines, `  ${DASH} no final summary answered yet`];
+	if (tables.length === 0) return [...lines, `  ${DASH} no final summary answered yet`];
 	for (const table of tables) {
 		const cells = table.map(({ one, row }) => [
 			one.id,
@@ -269,4 +339,42 @@ export function forgettingLines(found: Forgetting, width: number): string[] {
 			`chunk stayed cited for ${fixed(mean, 1)} steps on average${found.finished ? '' : ' (the run is not finished: some may stay longer)'}; ` +
 			`the last summary cites ${last ? `${formatInt(last.cited)} of ${counted(last.cites.length, 'chunk')} read (${percent(last.share)})` : DASH}`,
 	];
+}
+
+/** What memory probes will ask and write (app/memory.ts `MemoryPlan`): questions, the floor's and ceiling's, scenes, calls, tokens, cost. */
+export function planLine(
+	plan: Record<
+		'floorToAsk' | 'ceilingToAsk' | 'questionsToAsk' | 'scenesToWrite' | 'calls' | 'inputTokens' | 'cost',
+		number
+	> & {
+		targets: readonly unknown[];
+		priced: boolean;
+	},
+): string {
+	const targets =
+		plan.targets.length === 1 ? 'the final summary' : counted(plan.targets.length, 'summary', 'summaries');
+	const again = [
+		plan.floorToAsk > 0 && `${formatInt(plan.floorToAsk)} with the summary hidden (the floor)`,
+		plan.ceilingToAsk > 0 && `${formatInt(plan.ceilingToAsk)} shown the book's text (the ceiling)`,
+	].filter((x) => x !== false);
+	return (
+		`${counted(plan.questionsToAsk, 'question')} to ask of ${targets}${again.map((x) => `, ${x}`).join('')}, ` +
+		`${counted(plan.scenesToWrite, 'scene')} to write: ${counted(plan.calls, 'call')}, about ${counted(plan.inputTokens, 'token')} ` +
+		`in, ${plan.priced ? usd(plan.cost) : 'cost unknown (no price for the model)'}`
+	);
+}
+
+/** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress. */
+export function stageLine(p: { stage: string; done: number; total: number }): string {
+	return `${p.stage} ${formatInt(p.done)}/${formatInt(p.total)}`;
+}
+
+/** A probe's end: the answers, what they cost, and the unreadable ones counted wrong. */
+export function answeredLine(r: {
+	answered: number;
+	unreadable: number;
+	calls: number;
+	cost: number;
+}): string {
+	return `${counted(r.answered, 'answer')} (${spentText(r)})${r.unreadable > 0 ? `; ${r.unreadable} unreadable, counted wrong` : ''}`;
 }

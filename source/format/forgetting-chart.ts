@@ -1,5 +1,4 @@
-import { counted } from '../format/count.ts';
-import type { ForgettingMap, ForgettingStep } from './forgetting.ts';
+import { counted } from './count.ts';
 
 /**
  * The forgetting map drawn in plain characters: a row per step (the first at the top), a column per
@@ -13,6 +12,19 @@ import type { ForgettingMap, ForgettingStep } from './forgetting.ts';
  */
 
 /** The shades for a cell citing up to 1, 2, 3, or more sentences (a mean, when a cell holds several). */
+/** What the map draws of a step (evidence/forgetting.ts `ForgettingStep`): sentences citing each chunk read so far. */
+export interface ChartStep {
+	/** The step (the chunk it read), counted from 0. */
+	step: number;
+	cites: readonly number[];
+}
+
+/** The chunks of the book and the steps done, in order (evidence/forgetting.ts `ForgettingMap`). */
+export interface ChartMap {
+	chunks: number;
+	steps: readonly ChartStep[];
+}
+
 const SHADES = ['░', '▒', '▓', '█'] as const;
 const NOT_CITED = '·';
 const STEP = 'step';
@@ -23,7 +35,7 @@ const STEP = 'step';
 const MAX_CELL_WIDTH = 2;
 
 /** The lines of the map, at most `height` lines of at most `width` characters; `height` is at least 3. */
-export function drawForgetting(map: ForgettingMap, size: { width: number; height: number }): string[] {
+export function drawForgetting(map: ChartMap, size: { width: number; height: number }): string[] {
 	const { width, height } = size;
 	const label = Math.max(STEP.length, String((map.steps.at(-1)?.step ?? 0) + 1).length);
 	if (!Number.isInteger(height) || height < 3)
@@ -59,7 +71,7 @@ function largest(list: readonly [number, number][]): number {
 }
 
 /** The cell of `steps` and chunks `[lo, hi)`. */
-function mark(steps: readonly ForgettingStep[], lo: number, hi: number): string {
+function mark(steps: readonly ChartStep[], lo: number, hi: number): string {
 	let pairs = 0;
 	let sentences = 0;
 	for (const s of steps) {
