@@ -28,7 +28,7 @@ import { output, terminalColumns, type Stream } from './output.ts';
 import { throttledLine } from './sentence-progress.ts';
 import { forgettingLines, memoryJson, memoryLines, memoryTableLines } from './memory-results.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
 		.description(
 			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along ` +
@@ -40,7 +40,7 @@ export const spec = (exit: Exit) =>
 				`set (hierarchical against incremental). --forgetting draws, with no model call, which chunks ` +
 				`an incremental run's running summary still cites at each step`,
 		)
-		.argument('<ids...>', `session ids of finished runs (see: ${commandLine('sessions')})`)
+		.argument('<ids...>', `session ids of finished runs (see: ${commandLine(program, 'sessions')})`)
 		.option(
 			'--questions <n>',
 			'questions asked of each summary',
@@ -109,11 +109,14 @@ export const spec = (exit: Exit) =>
 					distractors: flags.distractors ?? null,
 					sessionsDir,
 					account: accountLimits(flags),
+					program,
 				}),
 			);
 		});
 
 type MemoryFlags = Omit<MemoryOptions, 'id'> & {
+	/** How booook was started, for the command line that continues a probe. */
+	program: string;
 	plan?: boolean;
 	forgetting?: boolean;
 	json?: boolean;
@@ -153,7 +156,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 		}
 		return 0;
 	}
-	const again = (id: string) => commandLine(`memory ${id}${sessionsDirArg(opts.sessionsDir)}`);
+	const again = (id: string) => commandLine(opts.program, `memory ${id}${sessionsDirArg(opts.sessionsDir)}`);
 	for (const id of ids) {
 		const probe = await memoryProbe({ ...opts, id });
 		try {

@@ -9,14 +9,14 @@ import { percentInterval } from '../format/percent.ts';
 import { intervalNote } from '../format/interval.ts';
 import { counted } from '../format/count.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withBootstrapOptions(
 		new Command('precision')
 			.description(
 				"precision of human and model annotations from a session's verdicts or a validation file (paper " +
 					"Appendix G), with intervals over books (Wilson's over the annotations when the books are too few)",
 			)
-			.argument('[id]', `session id (see: ${commandLine('sessions')})`)
+			.argument('[id]', `session id (see: ${commandLine(program, 'sessions')})`)
 			.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
 			.option(
 				'--validator <name>',

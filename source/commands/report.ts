@@ -17,7 +17,7 @@ import type { Outcome, UnitScore } from '../score/faithfulness-count.ts';
 import type { CoarseFine, GrainFigures } from '../score/faithfulness-coarse.ts';
 import type { Spread } from '../score/interval.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withBootstrapOptions(
 		new Command('report')
 			.description(
@@ -28,7 +28,7 @@ export const spec = (exit: Exit) =>
 			)
 			.argument(
 				'<id>',
-				`session id (see: ${commandLine('sessions')}), or a study file: its results table as booook study prints it, without running anything`,
+				`session id (see: ${commandLine(program, 'sessions')}), or a study file: its results table as booook study prints it, without running anything`,
 			)
 			.addOption(sessionsDirOption()),
 	)
@@ -48,6 +48,7 @@ export const spec = (exit: Exit) =>
 					csv: !!flags.csv,
 					seed: flags.seed,
 					resamples: flags.resamples,
+					program,
 				}),
 			);
 		});
@@ -224,7 +225,16 @@ function agreementJson(a: FaithfulnessAgreement) {
 export async function reportCommand(
 	dir: string,
 	id: string,
-	opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream; stderr?: Stream },
+	opts: {
+		json: boolean;
+		csv?: boolean;
+		seed: number;
+		resamples: number;
+		/** How booook was started, for the command lines the report suggests. */
+		program: string;
+		stdout?: Stream;
+		stderr?: Stream;
+	},
 ): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	if (await isStudyFile(dir, id)) {
@@ -239,7 +249,7 @@ export async function reportCommand(
 	}
 	if (opts.csv)
 		throw badInput(
-			`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`,
+			`--csv is for a study file's results table (${commandLine(opts.program, 'report STUDY.json --csv')}); for session ${id}, use --json`,
 		);
 	const out = output(stdout);
 	const { data, report, missing, finalCoverage, memory } = await sessionReport(dir, id, opts);
@@ -258,11 +268,8 @@ export async function reportCommand(
 	}
 	const title = data.kind === 'book' ? data.book.title : data.title;
 	const columns = terminalColumns(stdout) ?? 80;
-	const lines = reportLines(
-		`${title} — session ${id}`,
-		report,
-		columns,
-		(verb) => `${verb} ${id}${sessionsDirArg(dir)}`,
+	const lines = reportLines(`${title} — session ${id}`, report, columns, (verb) =>
+		commandLine(opts.program, `${verb} ${id}${sessionsDirArg(dir)}`),
 	);
 	const coverage = finalCoverage?.();
 	if (coverage)

@@ -31,6 +31,8 @@ export const inkFps = (fps: number): number => 2 * fps;
 
 export interface RunAppOptions {
 	controls: RunControls;
+	/** How booook was started, for the command lines the screens show. */
+	program: string;
 	info: RunInfo;
 	/** Start by holding calls until `s` (`--step`). */
 	stepping?: boolean;
@@ -123,13 +125,15 @@ function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewF
 		setAsking(null);
 		setScoring(controls);
 		// A failure that is not a call's (a call log it cannot read) is shown as one set up is.
-		controls.start().catch((error: unknown) => setScoring({ error: errorMessage(error) }));
+		controls.start().catch((error: unknown) => setScoring({ error: errorMessage(error, options.program) }));
 	};
 	const onScore = score
 		? (root: NodeRef) => {
 				const question = options.scorer?.() ?? null;
 				if (question) return setAsking({ root, question });
-				score(root).then(show, (error: unknown) => setScoring({ error: errorMessage(error) }));
+				score(root).then(show, (error: unknown) =>
+					setScoring({ error: errorMessage(error, options.program) }),
+				);
 			}
 		: undefined;
 	if (left) return null;
@@ -203,7 +207,7 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 	const driver = new RunDriver(controls);
 	const theme = themeFor(options.env);
 	const instance = render(
-		<Root theme={theme}>
+		<Root theme={theme} program={options.program}>
 			<RunApp options={options} feed={feed} driver={driver} />
 		</Root>,
 		{
@@ -262,12 +266,14 @@ export async function renderSessionRun(
 			priced: prepared.priced,
 		},
 		validate: () => ({ walk: walk(), title: session.data.book.title }),
-		score: async (_root, model) => liveScoring(session, await run.scoring(model)),
+		score: async (_root, model) => liveScoring(session, await run.scoring(model), options.program),
 		scorer: () => run.scorerQuestion(),
 	});
 }
 
 export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {
+	/** How booook was started, for the command lines the screens show. */
+	program: string;
 	env?: NodeJS.ProcessEnv;
 	stdout?: NodeJS.WriteStream;
 	stdin?: NodeJS.ReadStream;
@@ -277,7 +283,7 @@ export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {
 /** The home screen until the user picks a session, fills the new-run form or quits. */
 export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice> {
 	let choice: HomeChoice = { kind: 'quit' };
-	const { env, stdout, stdin, stderr, ...props } = options;
+	const { env, stdout, stdin, stderr, program, ...props } = options;
 	function HomeApp() {
 		const { exit } = useApp();
 		const { left, leave } = useLeave();
@@ -295,7 +301,7 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 		);
 	}
 	const instance = render(
-		<Root theme={themeFor(env)}>
+		<Root theme={themeFor(env)} program={program}>
 			<HomeApp />
 		</Root>,
 		{ ...inkStreams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },

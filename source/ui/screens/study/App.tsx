@@ -208,6 +208,8 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 }
 
 export interface RenderStudyOptions extends StudyAppOptions {
+	/** How booook was started, for the command lines the screens show. */
+	program: string;
 	env?: NodeJS.ProcessEnv;
 	stdout?: NodeJS.WriteStream;
 	stdin?: NodeJS.ReadStream;
@@ -225,7 +227,7 @@ export async function renderStudyApp(options: RenderStudyOptions): Promise<void>
 		return <StudyApp options={options} onExit={() => exit()} />;
 	}
 	const instance = render(
-		<Root theme={themeFor(env)}>
+		<Root theme={themeFor(env)} program={options.program}>
 			<App />
 		</Root>,
 		{
