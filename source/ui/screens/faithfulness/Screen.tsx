@@ -29,6 +29,7 @@ import { reportSave, type WalkProps } from '../walk.ts';
 import { EvidencePane } from '../../components/EvidencePane.tsx';
 import { DASH } from '../../../format/missing.ts';
 import { shareOf } from '../../../format/percent.ts';
+import { useProgram } from '../../program-context.ts';
 
 const LABEL_TONE = { faithful: 'ok', partial: 'warn', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -48,6 +49,7 @@ export function FaithfulnessScreen({
 }: WalkProps<FaithfulnessWalk, FaithfulnessUnit> & { reportHint?: string }) {
 	useSyncExternalStore(walk.subscribe, walk.getVersion);
 	const theme = useTheme();
+	const program = useProgram();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
 	const units = walk.units;
@@ -100,11 +102,17 @@ export function FaithfulnessScreen({
 					walk.mark(walk.units[effect.unit]!, effect.label, effect.note),
 					() => (allJudged() ? `${effect.done} · ${finished()}` : effect.done),
 					dispatch,
+					program,
 				);
 			case 'rate':
-				return reportSave(walk.rate(effect.summary, effect.rating), () => effect.done, dispatch);
+				return reportSave(walk.rate(effect.summary, effect.rating), () => effect.done, dispatch, program);
 			case 'undo':
-				return reportSave(walk.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
+				return reportSave(
+					walk.undo(),
+					(undone) => (undone ? 'undone' : 'nothing to undo'),
+					dispatch,
+					program,
+				);
 			case 'units': {
 				const now = walk.switchUnits();
 				if (now === null)

@@ -88,7 +88,7 @@ export function RunScreen({
 		controls
 			.edit(id, text)
 			.then((went) => tell(`Saved as a new version of node ${id}${stale(went.length, ': r re-runs them')}.`))
-			.catch((error: unknown) => tell(clean(errorMessage(error))));
+			.catch((error: unknown) => tell(clean(errorMessage(error, program))));
 	};
 	const perform = async (effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
 		const tell = say(dispatch);
@@ -141,7 +141,7 @@ export function RunScreen({
 		{ init, update },
 		() => feed.current,
 		(effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
-			perform(effect, dispatch).catch((error: unknown) => say(dispatch)(clean(errorMessage(error))));
+			perform(effect, dispatch).catch((error: unknown) => say(dispatch)(clean(errorMessage(error, program))));
 		},
 	);
 
@@ -176,7 +176,7 @@ export function RunScreen({
 		try {
 			edited = editor(edit.text);
 		} catch (error) {
-			failure = errorMessage(error);
+			failure = errorMessage(error, program);
 		} finally {
 			feed.freeze(false);
 		}

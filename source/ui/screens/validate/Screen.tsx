@@ -96,6 +96,7 @@ export function ValidateScreen({
 					return done(value);
 				},
 				dispatch,
+				program,
 			);
 		switch (effect.kind) {
 			case 'judge':
