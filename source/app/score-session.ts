@@ -7,7 +7,14 @@ import { scoreSession, type SessionScore } from '../score/session-score.ts';
 import { Session, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { batchesAwaited, type BatchesAwaited } from './open-session.ts';
-import { newCollection, scoreAgain, sourceName, storedScoring, type ScoringOptions } from './score.ts';
+import {
+	newCollection,
+	scoreAgain,
+	sourceName,
+	storedScoring,
+	type ScoringOptions,
+	type Unasked,
+} from './score.ts';
 import type { Next, Said } from '../program.ts';
 
 /**
@@ -62,7 +69,7 @@ export interface SessionScoring {
 	/** Annotates what is missing and asks again what was unreadable; null when nothing needs it. */
 	readonly annotator: Annotator | null;
 	/** Why unreadable answers are not asked again now, or null. */
-	readonly unasked: string | null;
+	readonly unasked: Unasked | null;
 	/** The command that continues this scoring. */
 	readonly again: Next;
 	/** The score of the verdicts stored now. */

@@ -45,12 +45,21 @@ export interface ScoringOptions {
 	ownModel?: { provider: ProviderName; model: string; baseUrl: string | null };
 }
 
+/** Why sentences with unreadable answers are not asked again now; the caller words what to do. */
+export type Unasked =
+	/** Their annotator is no model booook can call (`annotator`, as the session names it). */
+	| { kind: 'uncallable'; annotator: string }
+	/** The extractive baseline would ask, and it cannot read a prompt. */
+	| { kind: 'extractive' }
+	/** The model's key (`variable`) is not set. */
+	| { kind: 'key'; variable: string };
+
 export interface Chosen {
 	plans: SummaryPlan[];
 	/** The model that annotates what is missing and asks again what was unreadable, or null when nothing is. */
 	annotator: { provider: ProviderName; model: string } | null;
 	/** Why sentences with unreadable answers are not asked again now, or null. */
-	unasked: string | null;
+	unasked: Unasked | null;
 }
 
 const toAsk = (p: SummaryPlan): number[] => [...p.missing, ...p.unreadable];
@@ -84,7 +93,7 @@ function choose(
 	if (name !== 'openai' && name !== 'anthropic' && name !== 'extractive') {
 		const fix = 'name a model with --provider and --model';
 		if (plans.every((p) => p.missing.length === 0))
-			return { plans, annotator: null, unasked: `${fallback} cannot be called by booook: ${fix} and run` };
+			return { plans, annotator: null, unasked: { kind: 'uncallable', annotator: fallback } };
 		throw badInput(`this session's annotations were made by ${fallback}, which booook cannot call; ${fix}`);
 	}
 	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) }, unasked: null };
@@ -123,13 +132,13 @@ async function annotatorFor(
 			chosen: {
 				...chosen,
 				annotator: null,
-				unasked: 'pass --provider openai|anthropic with its key set and run',
+				unasked: { kind: 'extractive' } as const,
 			},
 			setup: null,
 		};
 	if (unreadableOnly && provider !== 'extractive' && keyless)
 		return {
-			chosen: { ...chosen, annotator: null, unasked: `set ${KEY_VARS[provider]} and run` },
+			chosen: { ...chosen, annotator: null, unasked: { kind: 'key' as const, variable: KEY_VARS[provider] } },
 			setup: null,
 		};
 	if (provider === 'extractive') {

@@ -2,7 +2,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { DEFAULTS, resolveSessionsDir } from '../config.ts';
 import type { AnnotateTotals } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
-import { scoreReleasedFiles, type ScoringOptions } from '../app/score.ts';
+import { scoreReleasedFiles, type ScoringOptions, type Unasked } from '../app/score.ts';
 import {
 	openScoring,
 	systemFigures,
@@ -193,11 +193,23 @@ async function scoreStored(scoring: SessionScoring, opts: ScoreOptions): Promise
 		{
 			session: scoring.session.id,
 			totals,
-			again: `${scoring.unasked ?? 'run'} ${again} again to ask again`,
+			again: `${scoring.unasked ? unaskedWords(scoring.unasked) : 'run'} ${again} again to ask again`,
 		},
 		opts,
 	);
 	return 0;
+}
+
+/** What lets unreadable answers be asked again, said before the command that asks them. */
+function unaskedWords(unasked: Unasked): string {
+	switch (unasked.kind) {
+		case 'uncallable':
+			return `${unasked.annotator} cannot be called by booook: name a model with --provider and --model and run`;
+		case 'extractive':
+			return 'pass --provider openai|anthropic with its key set and run';
+		case 'key':
+			return `set ${unasked.variable} and run`;
+	}
 }
 
 function systemJson(f: SystemFigures) {
