@@ -30,6 +30,7 @@ import { EvidencePane } from '../../components/EvidencePane.tsx';
 import { DASH } from '../../../format/missing.ts';
 import { shareOf } from '../../../format/percent.ts';
 import { useProgram } from '../../program-context.ts';
+import { commandLine } from '../../../program.ts';
 
 const LABEL_TONE = { faithful: 'ok', partial: 'warn', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -118,8 +119,7 @@ export function FaithfulnessScreen({
 				if (now === null)
 					return dispatch({
 						type: 'done',
-						message:
-							'no claims to judge yet: a model judge splits the sentences into claims (booook faithfulness ID)',
+						message: `no claims to judge yet: a model judge splits the sentences into claims (${commandLine(program, 'faithfulness ID')})`,
 					});
 				return dispatch({
 					type: 'switched',
