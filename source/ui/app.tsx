@@ -80,7 +80,11 @@ export class RunDriver {
 	error: string | null = null;
 	quitting = false;
 
-	constructor(private readonly controls: RunControls) {}
+	constructor(
+		private readonly controls: RunControls,
+		/** How booook was started, for the commands a failure names. */
+		private readonly program: string,
+	) {}
 
 	start(): void {
 		if (this.#running || this.quitting) return;
@@ -88,7 +92,7 @@ export class RunDriver {
 			.start()
 			.then((status) => (this.status = status))
 			.catch((error: unknown) => {
-				this.error = errorMessage(error);
+				this.error = errorMessage(error, this.program);
 				this.status = 'failed';
 				return 'failed' as const;
 			})
@@ -204,7 +208,7 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 		run: () => controls.run,
 	});
 	const unsubscribe = controls.on(feed.dispatch);
-	const driver = new RunDriver(controls);
+	const driver = new RunDriver(controls, options.program);
 	const theme = themeFor(options.env);
 	const instance = render(
 		<Root theme={theme} program={options.program}>
