@@ -54,11 +54,9 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
 	if (snapshot.kind !== 'book') {
 		const byHand = next('validate', `${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`);
+		const why = `session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book`;
 		throw badInput(
-			said`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book, so a run (${next(
-				'run',
-				'BOOK',
-			)}); people can still mark its sentences with ${byHand}`,
+			said`${why}, so a run (${next('run', 'BOOK')}); people can still mark its sentences with ${byHand}`,
 		);
 	}
 	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
