@@ -11,7 +11,7 @@ import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { printResults, tableFor } from './study-results.ts';
 import { rateWaitText } from '../format/progress.ts';
-import { commandLine, shellWord } from '../program.ts';
+import { commandLine, say, shellWord } from '../program.ts';
 import { scoreText } from '../format/number.ts';
 import { usd } from '../format/cost.ts';
 
@@ -150,7 +150,9 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 					onBatches: (probeBatches) =>
 						probeBatches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
 					say: (cell, text) =>
-						err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`),
+						err.line(
+							`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${say(text, opts.program)}`,
+						),
 				}),
 		);
 		if (probed !== 'done') ran = probed;
