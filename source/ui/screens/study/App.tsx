@@ -14,6 +14,7 @@ import { init, update, type StudyEffect, type StudyMsg } from './model.ts';
 import { initialView } from '../../state/view.ts';
 import { inkStreams } from '../../terminal.ts';
 import { themeFor } from '../../theme.ts';
+import { useProgram } from '../../program-context.ts';
 
 export type StudyEnd = 'done' | 'failed' | 'cancelled';
 
@@ -108,6 +109,7 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	const { runner } = options;
 	const fps = options.fps ?? MAX_FPS;
 	const state = useStudyState(runner, fps);
+	const program = useProgram();
 	const { columns, rows } = useTerminalSize();
 	const [results, setResults] = useState<StudyResults | null>(null);
 	const [watched, setWatched] = useState<Watched | null>(null);
@@ -139,12 +141,13 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 		readResults().then(
 			(read) => !gone && setResults(read),
 			(error: unknown) =>
-				!gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
+				!gone &&
+				setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error, program)}`] }),
 		);
 		return () => {
 			gone = true;
 		};
-	}, [over]);
+	}, [over, program]);
 	// The watched view lets go of the engine when it closes.
 	useEffect(() => {
 		if (!watched) return;
