@@ -5,14 +5,34 @@
  * `node ROOT/bin/booook.js`), says it, so that a line pasted into the shell runs.
  */
 
+/** booook's commands, as cli.tsx names them. */
+export type CommandName =
+	| 'run'
+	| 'resume'
+	| 'plan'
+	| 'sessions'
+	| 'show'
+	| 'export'
+	| 'score'
+	| 'precision'
+	| 'import'
+	| 'validate'
+	| 'report'
+	| 'evidence'
+	| 'coverage'
+	| 'faithfulness'
+	| 'memory'
+	| 'study'
+	| 'compare';
+
 /** A booook command a message names: `resume` with `ID --sessions-dir DIR`, its words after the program. */
 export interface Next {
-	readonly command: string;
+	readonly command: CommandName;
 	/** The words after the command's name, each a shell word already; '' when there are none. */
 	readonly args: string;
 }
 
-export function next(command: string, args = ''): Next {
+export function next(command: CommandName, args = ''): Next {
 	return { command, args };
 }
 

@@ -214,6 +214,16 @@ test('below the screens, no layer says a command line: it names the command as d
 	);
 });
 
+test("the commands a message can name (program.ts CommandName) are cli.tsx's commands", () => {
+	const cli = readFileSync(join(SOURCE, 'cli.tsx'), 'utf8');
+	const commands = [...cli.matchAll(/^\t([a-z]+): \(\) => import\('\.\/commands\//gmu)].map((m) => m[1]);
+	const program = readFileSync(join(SOURCE, 'program.ts'), 'utf8');
+	const union = /export type CommandName =([^;]*);/u.exec(program)?.[1] ?? '';
+	const named = [...union.matchAll(/'([a-z]+)'/gu)].map((m) => m[1]);
+	assert.ok(commands.length > 10, 'cli.tsx lists its commands');
+	assert.deepEqual([...named].sort(), [...commands].sort());
+});
+
 test('program.ts keeps no state: how booook was started is given to what says a command line, never set in a module', () => {
 	const text = readFileSync(join(SOURCE, 'program.ts'), 'utf8');
 	const source = ts.createSourceFile('program.ts', text, ts.ScriptTarget.Latest, true);
