@@ -5,7 +5,7 @@ import { UserError, errorMessage } from './errors.ts';
 import type { Exit } from './commands/flags.ts';
 import { invocation } from './commands/invocation.ts';
 import { output } from './commands/output.ts';
-import { programName, setProgram } from './program.ts';
+import { say } from './program.ts';
 import { sessionPath } from './store/dirs.ts';
 import { describeFsError } from './store/disk.ts';
 
@@ -34,7 +34,7 @@ const COMMANDS = {
 	memory: () => import('./commands/memory.ts'),
 	study: () => import('./commands/study.ts'),
 	compare: () => import('./commands/compare.ts'),
-} satisfies Record<string, () => Promise<{ spec: (exit: Exit) => CommandUnknownOpts }>>;
+} satisfies Record<string, () => Promise<{ spec: (exit: Exit, program: string) => CommandUnknownOpts }>>;
 type Name = keyof typeof COMMANDS;
 const NAMES = Object.keys(COMMANDS) as Name[];
 
@@ -108,10 +108,10 @@ const exit: Exit = (code) => {
 	exitCode = code;
 };
 
-// Every command line booook prints starts the way this process was started (program.ts).
-setProgram(invocation(process.env));
+// Every command line booook prints starts the way this process was started: each command is given it.
+const started = invocation(process.env);
 
-const program = new Command(programName())
+const program = new Command(started)
 	.version(packageVersion(), '-V, --version', 'print the version and exit')
 	.description(
 		"Summarize books longer than a model's context (BooookScore, ICLR 2024): hierarchical merging or incremental updating.\n" +
@@ -156,7 +156,7 @@ try {
 	const modules = await Promise.all(names.map((name) => COMMANDS[name]()));
 	// A command made on its own takes the program's output and exit settings only when told to.
 	modules.forEach(({ spec }, i) =>
-		program.addCommand(spec(exit).copyInheritedSettings(program), { isDefault: names[i] === 'run' }),
+		program.addCommand(spec(exit, started).copyInheritedSettings(program), { isDefault: names[i] === 'run' }),
 	);
 	const home = homeFolder(process.argv);
 	const mistyped = mistypedCommand(process.argv);
@@ -166,7 +166,7 @@ try {
 	} else if (home !== undefined) {
 		if (process.stdin.isTTY && process.stdout.isTTY) {
 			const { homeInteractive } = await import('./commands/home.ts');
-			exitCode = await homeInteractive({ sessionsDir: resolveSessionsDir(home) });
+			exitCode = await homeInteractive({ sessionsDir: resolveSessionsDir(home), program: started });
 		} else program.outputHelp();
 	} else {
 		await program.parseAsync(process.argv);
@@ -182,7 +182,7 @@ try {
 		exitCode = error.exitCode === 0 ? 0 : 2;
 	} else if (error instanceof UserError || described) {
 		const shown = described ?? (error as UserError);
-		output(process.stderr).line(`booook: ${oneLine(shown.message)}`);
+		output(process.stderr).line(`booook: ${oneLine(say(shown.said, started))}`);
 		if (described && process.env.BOOOOK_DEBUG) output(process.stderr).line(String((error as Error).stack));
 		exitCode = shown.exitCode;
 	} else {

@@ -83,7 +83,9 @@ test('report and precision run during a blind walk pool the validator’s precis
 	await walk.judge(third!.id, 'disagree');
 
 	const report = (json: boolean) =>
-		printed((stdout) => reportCommand(dir, 'walk', { json, seed: 1, resamples: 50, stdout }));
+		printed((stdout) =>
+			reportCommand(dir, 'walk', { json, seed: 1, resamples: 50, program: 'booook', stdout }),
+		);
 	const precision = (json: boolean, validator = 'val') =>
 		printed((stdout) =>
 			precisionCommand({ id: 'walk', sessionsDir: dir, validator, json, seed: 1, resamples: 50, stdout }),

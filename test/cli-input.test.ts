@@ -29,7 +29,8 @@ function scratch(t: { after: (fn: () => void) => void }) {
 	return { dir, book, sessions: join(dir, 'sessions') };
 }
 
-const quiet = () => ({ stdout: new PassThrough(), stderr: new PassThrough() });
+/** A command's output thrown away; its command lines named as booook on the PATH names them. */
+const quiet = () => ({ stdout: new PassThrough(), stderr: new PassThrough(), program: 'booook' });
 
 const openai = (baseUrl: string | null, extra: Partial<ConfigInput> = {}): ConfigInput => ({
 	provider: 'openai',

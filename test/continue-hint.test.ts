@@ -5,6 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { invocation } from '../source/commands/invocation.ts';
+import { errorMessage } from '../source/errors.ts';
+import { next, said, say } from '../source/program.ts';
+import { diskError } from '../source/store/disk.ts';
 import { BIN, booook, printed, shell } from './support/cli.ts';
 import { startFakeApi } from './support/fake-api.ts';
 import { tinyBookText } from './support/study-books.ts';
@@ -253,4 +256,24 @@ test('"no session" names the folder looked in, and the folder a session of that 
 			'u',
 		),
 	);
+});
+
+test('a message below the commands names its commands as data: its message reads as with booook on the PATH, and the edge says them as this process was started, in a message inside a message too', () => {
+	const then = said`${said`continue with: ${next('resume', 'full')}`} (what was saved before is intact)`;
+	const error = diskError(
+		{ code: 'ENOSPC' } as NodeJS.ErrnoException,
+		'cannot save session "full"',
+		'/s/full',
+		then,
+	);
+	const started = `npm --prefix '/home/a b/booook' start --`;
+	assert.equal(
+		error.message,
+		'cannot save session "full": the disk is full (ENOSPC at /s/full); free some space, then continue with: booook resume full (what was saved before is intact)',
+	);
+	assert.equal(
+		errorMessage(error, started),
+		`cannot save session "full": the disk is full (ENOSPC at /s/full); free some space, then continue with: ${started} resume full (what was saved before is intact)`,
+	);
+	assert.equal(say(said`see: ${next('sessions')}`, started), `see: ${started} sessions`);
 });

@@ -10,6 +10,9 @@ import { FaithfulnessWalk } from '../source/app/faithfulness-walk.ts';
 import { Session } from '../source/store/session.ts';
 import { tempDir } from './support/temp.ts';
 
+/** The commands the report suggests, as booook on the PATH names them for no session in particular. */
+const anySession = (verb: string) => `booook ${verb} ID`;
+
 const at = '2026-01-01T00:00:00.000Z';
 const summary = (id: string, text: string): ScoredSummary => ({
 	id: id as ScoredSummary['id'],
@@ -271,7 +274,7 @@ test('report: partial annotation in text and JSON', () => {
 		},
 	);
 	assert.ok(Math.abs(c.kendall_tau_b! - 1 / 3) < 1e-12);
-	const text = reportLines('t', report).join('\n');
+	const text = reportLines('t', report, 80, anySession).join('\n');
 	assert.match(
 		text,
 		/partial annotation \(LongEval §3\.2\), full score estimated as the mean over summaries/u,

@@ -12,6 +12,9 @@ import { FaithfulnessWalk } from '../source/app/faithfulness-walk.ts';
 import { Session } from '../source/store/session.ts';
 import { tempDir } from './support/temp.ts';
 
+/** The commands the report suggests, as booook on the PATH names them for no session in particular. */
+const anySession = (verb: string) => `booook ${verb} ID`;
+
 const at = '2026-01-01T00:00:00.000Z';
 const summaries: ScoredSummary[] = [
 	{
@@ -151,7 +154,7 @@ test('report: the faithfulness section in text and JSON; a session without verdi
 	assert.equal(json.validators.ann!.sentences!.n, 3);
 	assert.equal(json.judged, 3);
 	assert.equal(json.sentences, 7);
-	const text = reportLines('t', report).join('\n');
+	const text = reportLines('t', report, 80, anySession).join('\n');
 	assert.match(text, /^faithfulness \(LongEval: .*\): 3\/7 sentences judged/mu);
 	assert.match(
 		text,
@@ -160,6 +163,8 @@ test('report: the faithfulness section in text and JSON; a session without verdi
 	const none = reportLines(
 		't',
 		buildReport({ summaries, annotations: [], judgments: [] }, { seed: 3, resamples: 200 }),
+		80,
+		anySession,
 	).join('\n');
 	// The per-book table's legend names faithfulness verdicts; the section itself is absent.
 	assert.doesNotMatch(none, /^faithfulness \(/mu);

@@ -42,7 +42,8 @@ function smallBook(dir: string): string {
 	return book;
 }
 
-const quiet = () => ({ stdout: new PassThrough(), stderr: new PassThrough() });
+/** A command's output thrown away; its command lines named as booook on the PATH names them. */
+const quiet = () => ({ stdout: new PassThrough(), stderr: new PassThrough(), program: 'booook' });
 
 /** One line on stderr, nothing "unexpected" about it. */
 function oneLine(stderr: string): string {

@@ -42,12 +42,12 @@ const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u20
 /** Runs a command with captured stdout and stderr; both must be free of anything a terminal acts on. */
 async function safely(
 	name: string,
-	command: (io: { stdout: Writable; stderr: Writable }) => Promise<number>,
+	command: (io: { stdout: Writable; stderr: Writable; program: string }) => Promise<number>,
 	expectCode = 0,
 ) {
 	const out = capture();
 	const err = capture();
-	const code = await command({ stdout: out.stream, stderr: err.stream });
+	const code = await command({ stdout: out.stream, stderr: err.stream, program: 'booook' });
 	assert.equal(code, expectCode, `${name}: ${err.text()}`);
 	for (const [stream, text] of [
 		['stdout', out.text()],

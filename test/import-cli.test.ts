@@ -26,7 +26,7 @@ const stateOf = (dir: string, id: string) => raw<CollectionSessionData>(join(dir
 // Errors are raised before anything is printed, so they are checked in-process (a spawn costs a
 // second or two); the CLI's exit code and one-line message are checked once per command below.
 const importing = (opts: Partial<ImportOptions> & { sessionsDir: string }, format = 'booookscore') =>
-	importCommand(format, { json: false, ...opts });
+	importCommand(format, { json: false, program: 'booook', ...opts });
 const precision = (opts: { id?: string; validation?: string; validator?: string; sessionsDir?: string }) =>
 	precisionCommand({ json: true, seed: 1, resamples: 10, ...opts });
 /** Resolves to the UserError a promise is rejected with; it must be bad input (exit 2) on one line. */

@@ -7,6 +7,7 @@ import type { Book, Node, Run, Version } from '../source/domain.ts';
 import { makeConfig } from '../source/config.ts';
 import { Session, type CallRecord } from '../source/store/session.ts';
 import { tempDir } from './support/temp.ts';
+import { say } from '../source/program.ts';
 
 /**
  * A journal that loses saves says so, once; the ways a journal legitimately ends or is left over
@@ -110,7 +111,11 @@ async function killedRun(
 	return { journal: join(session.path, 'changes.jsonl'), state: join(session.path, 'session.json'), session };
 }
 
-const lostWork = async (dir: string, id: string) => Session.lostWork(dir, await Session.snapshot(dir, id));
+/** The lost-work warning of session `id`, as it reads with booook on the PATH; null when nothing was lost. */
+const lostWork = async (dir: string, id: string) => {
+	const warning = await Session.lostWork(dir, await Session.snapshot(dir, id));
+	return warning === null ? null : say(warning, 'booook');
+};
 
 test('a journal cut short before its last line, or with no header, warns once, naming the line and what was not read', async () => {
 	const dir = tempDir('journal-check');

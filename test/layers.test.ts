@@ -190,6 +190,50 @@ test('the pure core and the screens do no I/O of their own', () => {
 	assert.deepEqual(io, []);
 });
 
+/** The calls of a function named `name` in a source file, as `file:line`. */
+function callsOf(file: string, name: string): string[] {
+	const text = readFileSync(join(SOURCE, file), 'utf8');
+	const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+	const calls: string[] = [];
+	const visit = (node: ts.Node): void => {
+		if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === name)
+			calls.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+		ts.forEachChild(node, visit);
+	};
+	visit(source);
+	return calls;
+}
+
+test('below the screens, no layer says a command line: it names the command as data (program.ts `next`), and the edge says it as booook was started', () => {
+	const ui = LAYERS.findIndex((l) => l.layer === 'ui');
+	const below = files.filter((f) => f !== 'program.ts' && layerOf(f) < ui);
+	assert.deepEqual(
+		below.flatMap((f) => callsOf(f, 'commandLine')),
+		[],
+		'a message names its command with next() inside said`...`; commands/ and the screens say it',
+	);
+});
+
+test("the commands a message can name (program.ts CommandName) are cli.tsx's commands", () => {
+	const cli = readFileSync(join(SOURCE, 'cli.tsx'), 'utf8');
+	const commands = [...cli.matchAll(/^\t([a-z]+): \(\) => import\('\.\/commands\//gmu)].map((m) => m[1]);
+	const program = readFileSync(join(SOURCE, 'program.ts'), 'utf8');
+	const union = /export type CommandName =([^;]*);/u.exec(program)?.[1] ?? '';
+	const named = [...union.matchAll(/'([a-z]+)'/gu)].map((m) => m[1]);
+	assert.ok(commands.length > 10, 'cli.tsx lists its commands');
+	assert.deepEqual([...named].sort(), [...commands].sort());
+});
+
+test('program.ts keeps no state: how booook was started is given to what says a command line, never set in a module', () => {
+	const text = readFileSync(join(SOURCE, 'program.ts'), 'utf8');
+	const source = ts.createSourceFile('program.ts', text, ts.ScriptTarget.Latest, true);
+	const mutable = source.statements
+		.filter(ts.isVariableStatement)
+		.filter((s) => (s.declarationList.flags & ts.NodeFlags.Const) === 0)
+		.map((s) => s.getText(source));
+	assert.deepEqual(mutable, []);
+});
+
 test('no import cycle', () => {
 	// Tarjan's strongly connected components: any component of more than one file (or a file that
 	// imports itself) is a cycle.

@@ -6,6 +6,7 @@ import { openSession } from '../source/app/open-session.ts';
 import { extractiveRun } from './support/extractive-run.ts';
 import { FRANKENSTEIN as book } from './support/repo-data.ts';
 import { tempDir } from './support/temp.ts';
+import { say } from '../source/program.ts';
 
 const entry = (customId: string, batch: string) =>
 	`${JSON.stringify({ customId, batch, hash: 'h', provider: 'openai', model: 'gpt-4o-mini', at: '2026-01-01T00:00:00.000Z' })}\n`;
@@ -48,7 +49,7 @@ test('opening a session: batches still out are a structured refusal that changes
 		{ abandonBatches: true },
 		{
 			lostWork: (warning) => {
-				warnings.push(warning);
+				warnings.push(say(warning, 'booook'));
 				return false;
 			},
 		},

@@ -4,6 +4,9 @@ import type { Annotation, Judgment, ScoredSummary } from '../source/domain.ts';
 import { agreementOf, buildReport, reportLines } from '../source/score/report.ts';
 import { sentenceSpans } from '../source/text/sentences.ts';
 
+/** The commands the report suggests, as booook on the PATH names them for no session in particular. */
+const anySession = (verb: string) => `booook ${verb} ID`;
+
 const at = '2026-01-01T00:00:00.000Z';
 const texts = ['Ann sails. Bob waits. The war ends.', 'Cy runs. Di hides. Ed laughs. Fay sings.'];
 const summaries: ScoredSummary[] = texts.map((text, i) => ({
@@ -190,14 +193,17 @@ test('per book, judged counts faithfulness verdicts too, and the text report nam
 		],
 	);
 	assert.deepEqual(report.books[1]!.unreadable, [{ sentence: 3, reason: 'no "Questions:" line' }]);
-	const lines = reportLines('t', report);
+	const lines = reportLines('t', report, 80, anySession);
 	const at4 = lines.findIndex((l) => l.startsWith('unreadable answers: 1 sentence left out of the score'));
 	assert.ok(at4 > 0, lines.join('\n'));
 	assert.equal(lines[at4 + 1], '  b1.epub, sentence 4: no "Questions:" line');
 	assert.equal(
-		reportLines('t', buildReport({ summaries, annotations, judgments: [] }, { seed: 1, resamples: 50 })).some(
-			(l) => l.startsWith('unreadable'),
-		),
+		reportLines(
+			't',
+			buildReport({ summaries, annotations, judgments: [] }, { seed: 1, resamples: 50 }),
+			80,
+			anySession,
+		).some((l) => l.startsWith('unreadable')),
 		false,
 	);
 });

@@ -6,6 +6,7 @@ import { openScoring } from '../source/app/score-session.ts';
 import { extractiveRun } from './support/extractive-run.ts';
 import { FRANKENSTEIN as book } from './support/repo-data.ts';
 import { tempDir } from './support/temp.ts';
+import { commandLine, say } from '../source/program.ts';
 
 const entry = (customId: string, batch: string) =>
 	`${JSON.stringify({ customId, batch, hash: 'h', provider: 'openai', model: 'gpt-4o-mini', at: '2026-01-01T00:00:00.000Z' })}\n`;
@@ -34,7 +35,7 @@ test('scoring a saved session: batches still out are a structured refusal that c
 		dir,
 		{ id: 'a' },
 		{ env, abandonBatches: true },
-		{ lostWork: (warning) => warnings.push(warning) },
+		{ lostWork: (warning) => warnings.push(say(warning, 'booook')) },
 	);
 	assert.equal(started.kind, 'ready');
 	if (started.kind !== 'ready') return;
@@ -44,7 +45,7 @@ test('scoring a saved session: batches still out are a structured refusal that c
 		assert.match(warnings[0]!, /^session "a" lost saved work/u);
 		assert.equal(scoring.created, null);
 		assert.ok(scoring.annotator, 'the final summary has no verdicts: an annotator asks for them');
-		assert.match(scoring.again, /score a\b/u);
+		assert.match(commandLine('booook', scoring.again), /score a\b/u);
 		// Nothing annotated yet: every sentence is missing, and the score has none to count.
 		const result = scoring.result();
 		assert.ok(result.score.missing > 0);

@@ -315,6 +315,7 @@ test('a full disk during a run: one line naming it and how to resume, exit 1, no
 		sessionsDir: dir,
 		session: 'full',
 		json: true,
+		program: 'booook',
 		stdout: sink,
 		stderr: sink,
 	};
@@ -349,7 +350,10 @@ test('a full disk during a run: one line naming it and how to resume, exit 1, no
 
 	// Space is freed: the resume finishes the run without repeating a logged call.
 	disk.restore();
-	assert.equal(await resumeCommand(dir, 'full', { json: true, stdout: sink, stderr: sink }), 0);
+	assert.equal(
+		await resumeCommand(dir, 'full', { json: true, program: 'booook', stdout: sink, stderr: sink }),
+		0,
+	);
 	const done = JSON.parse(await readFile(path.join(dir, 'full', 'session.json'), 'utf8'));
 	assert.equal(done.run.status, 'done');
 	assert.ok(

@@ -587,7 +587,7 @@ test('booook sessions prints a header row and columns as wide as their widest ce
 	const stdout = new PassThrough();
 	let text = '';
 	stdout.on('data', (d) => (text += d));
-	assert.equal(await sessionsCommand(dir, { json: false, stdout }), 0);
+	assert.equal(await sessionsCommand(dir, { json: false, program: 'booook', stdout }), 0);
 	const lines = text.trimEnd().split('\n');
 	assert.match(lines[0]!, /^id\s+book\s+method\s+model\s+progress\s+score\s+updated$/u);
 	assert.equal(lines.length, 4);

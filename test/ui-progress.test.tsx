@@ -341,7 +341,7 @@ test('a run started again on a screen open for a while shows its elapsed time fr
 		{ now: Date.now() },
 	);
 	r.rerender(
-		<Root theme={themeFor({})}>
+		<Root theme={themeFor({})} program="booook">
 			<Header info={info} view={started} width={120} />
 		</Root>,
 	);

@@ -11,13 +11,14 @@ import { KEYS } from './support/keys.ts';
 import { FRANKENSTEIN } from './support/repo-data.ts';
 import { tempDir } from './support/temp.ts';
 import { renderScreen, resize, until } from './support/screen.tsx';
+import { next } from '../source/program.ts';
 
 const question: ScorerQuestion = {
 	sentences: 37,
 	provider: 'openai',
 	models: { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' },
 	baseUrls: { openai: 'http://env:8000/v1', anthropic: '' },
-	command: 'booook score base',
+	command: next('score', 'base'),
 };
 
 function mount(start: (choice: ScorerChoice) => Promise<void>, last: ScorerChoice | null = null) {

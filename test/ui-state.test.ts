@@ -35,6 +35,7 @@ import { randomBook, setUp } from './support/run-harness.ts';
 import { textWidth, windowOf, wrap } from '../source/format/text.ts';
 import { formatInt } from '../source/format/count.ts';
 import { prng } from './support/prng.ts';
+import { say } from '../source/program.ts';
 
 const chunks = Array.from({ length: 4 }, (_, i) => ({
 	index: i,
@@ -357,7 +358,7 @@ test('keys: space pauses or resumes by the run state, versions make an effect, t
 	assert.deepEqual(runKey(init(), 'edit', view).effects, [{ kind: 'edit', node: 'n2' }]);
 	const notRun = runKey(init(), 'edit', fold(emptyView(), [planned]));
 	assert.deepEqual(notRun.effects, [], 'a node without a version cannot be edited');
-	assert.match(notRun.state.message ?? '', /nothing to edit/iu);
+	assert.match(say(notRun.state.message ?? '', 'booook'), /nothing to edit/iu);
 });
 
 test('the editor inserts, joins and splits lines, and moves by the rows a reader sees', () => {

@@ -256,7 +256,7 @@ test("the study screen says in its title line while the account's rate limit hol
 		/waiting for the rate limit: resumes in [78]s \(99,000 of 100,000 tokens a minute used\)/u,
 	);
 	r.rerender(
-		<Root theme={themeFor({})}>
+		<Root theme={themeFor({})} program="booook">
 			<StudyScreen
 				state={{ ...state, rateLimit: { ...state.rateLimit!, wait: null } }}
 				cells={[]}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { badInput } from '../errors.ts';
 import { loadPrices } from '../llm/prices.ts';
-import { commandLine, shellWord } from '../program.ts';
+import { next, said, shellWord } from '../program.ts';
 import {
 	complete,
 	judgmentsOf,
@@ -54,7 +54,7 @@ export async function openComparison(dir: string, target: CompareTarget): Promis
 	if (target.sources.length === 0) {
 		if (!target.name)
 			throw badInput(
-				`name the sessions to compare (${commandLine('compare ID1 ID2 …')}), a study file, or the comparison to continue with --name NAME`,
+				said`name the sessions to compare (${next('compare', 'ID1 ID2 …')}), a study file, or the comparison to continue with --name NAME`,
 			);
 		const store = await ComparisonStore.open(dir, target.name);
 		return checkAssignment(store, target);
@@ -66,10 +66,11 @@ export async function openComparison(dir: string, target: CompareTarget): Promis
 		const had = new Set(existing.definition.contenders.map((c) => c.session));
 		const now = new Set(made.contenders.map((c) => c.session));
 		if (had.size !== now.size || [...now].some((s) => !had.has(s)))
-			throw badInput(
+			throw badInput([
 				`comparison "${name}" already exists over other sessions (${[...had].join(', ')}); give another ` +
-					`--name, or continue it with: ${commandLine(`compare --name ${name}${sessionsDirArg(dir)}`)}`,
-			);
+					'--name, or continue it with: ',
+				next('compare', `--name ${name}${sessionsDirArg(dir)}`),
+			]);
 		return checkAssignment(await ComparisonStore.open(dir, name), target);
 	}
 	const pairs = makePairs(made.contenders, target.seed);
@@ -168,10 +169,10 @@ async function gather(
 		);
 		ids = found.filter((id): id is string => id !== null);
 		if (ids.length < 2)
-			throw badInput(
-				`study "${study}" has ${ids.length} finished cell${ids.length === 1 ? '' : 's'} in ${dir}; ` +
-					`run it first with: ${commandLine(`study ${shellWord(sources[0]!)}${sessionsDirArg(dir)}`)}`,
-			);
+			throw badInput([
+				`study "${study}" has ${ids.length} finished cell${ids.length === 1 ? '' : 's'} in ${dir}; run it first with: `,
+				next('study', `${shellWord(sources[0]!)}${sessionsDirArg(dir)}`),
+			]);
 	}
 	const contenders: Contender[] = [];
 	for (const id of new Set(ids)) {
@@ -189,7 +190,7 @@ function contendersOf(dir: string, data: SessionData): Omit<Contender, 'key'>[] 
 		const version = root ? activeVersion(root) : null;
 		if (run.status !== 'done' || !root || !version)
 			throw badInput(
-				`session "${data.id}" has no finished summary (its run is ${run.status}); finish it with: ${commandLine(`resume ${data.id}${sessionsDirArg(dir)}`)}`,
+				said`session "${data.id}" has no finished summary (its run is ${run.status}); finish it with: ${next('resume', `${data.id}${sessionsDirArg(dir)}`)}`,
 			);
 		return [
 			{
@@ -374,7 +375,7 @@ export async function comparisonResults(
 	const snapshot = await ComparisonStore.peek(dir, name);
 	if (!snapshot)
 		throw badInput(
-			`there is no comparison "${name}" in ${dir}; make one with: ${commandLine(`compare ID1 ID2${sessionsDirArg(dir)}`)}`,
+			said`there is no comparison "${name}" in ${dir}; make one with: ${next('compare', `ID1 ID2${sessionsDirArg(dir)}`)}`,
 		);
 	const { definition, records } = snapshot;
 	const scores = await contenderScores(dir, definition.contenders);
@@ -423,7 +424,7 @@ export async function compareJudging(
 	const templates = await loadTemplates(opts.prompts ?? null);
 	if (!(await ComparisonStore.peek(dir, name)))
 		throw badInput(
-			`there is no comparison "${name}" in ${dir}; name the sessions to compare (${commandLine('compare ID1 ID2 … --model M')})`,
+			said`there is no comparison "${name}" in ${dir}; name the sessions to compare (${next('compare', 'ID1 ID2 … --model M')})`,
 		);
 	const client = passClient(model, { prices: opts.prices, env, account: opts.account });
 	return {
@@ -462,7 +463,7 @@ export async function sameBookSessions(dir: string, id: string): Promise<string[
 		.sort();
 	if (others.length === 0)
 		throw badInput(
-			`no other finished session of "${data.book.title}" to compare with; make one with the other method (${commandLine('run BOOK --method inc')} or hier)`,
+			said`no other finished session of "${data.book.title}" to compare with; make one with the other method (${next('run', 'BOOK --method inc')} or hier)`,
 		);
 	return [id, ...others];
 }

@@ -12,7 +12,7 @@ import { PassageIndex } from '../evidence/rank.ts';
 import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
 import { activeVersion, findNode, getNode } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
-import { commandLine } from '../program.ts';
+import { next, said } from '../program.ts';
 import { chaptersOf, type Chapter } from '../text/chapters.ts';
 
 /** A final summary's coverage and the chapters it cites, as `coverage` and `report` show them. */
@@ -48,7 +48,7 @@ export async function bookRun(
 	const { data, text } = await Session.snapshot(dir, id);
 	if (data.kind !== 'book')
 		throw badInput(
-			`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (${commandLine('run BOOK')})`,
+			said`session "${id}" holds imported summaries, not a run over a book: ${command} needs a run (${next('run', 'BOOK')})`,
 		);
 	return { data, book: text };
 }
@@ -72,10 +72,10 @@ export async function evidenceSession(
 		);
 	}
 	if (!activeVersion(found))
-		throw badInput(
-			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or ` +
-				`finish the run with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}`,
-		);
+		throw badInput([
+			`node ${target} of session "${id}" has no text yet (${found.status}): choose a done node, or finish the run with `,
+			next('resume', `${id}${sessionsDirArg(dir)}`),
+		]);
 	let index: PassageIndex | null = null;
 	let chapters: Chapter[] | null = null;
 	return {

@@ -3,7 +3,7 @@ import { DEFAULTS, sessionsDirArg } from '../config.ts';
 import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
-import { commandLine } from '../program.ts';
+import { next, said } from '../program.ts';
 import { rankedFor, tracerFor } from '../evidence/evidence.ts';
 import type { SentenceSource } from '../evidence/provenance.ts';
 import { CLAIM_RANK, PassageIndex } from '../evidence/rank.ts';
@@ -57,10 +57,10 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	const env = opts.env ?? process.env;
 	const { data: snapshot } = await Session.snapshot(opts.sessionsDir, opts.id);
 	if (snapshot.kind !== 'book') {
-		const byHand = commandLine(`validate ${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`);
+		const byHand = next('validate', `${opts.id}${sessionsDirArg(opts.sessionsDir)} --mode faithfulness`);
+		const why = `session "${opts.id}" holds imported summaries without their book: judging faithfulness needs the book`;
 		throw badInput(
-			`session "${opts.id}" holds imported summaries without their book: judging faithfulness needs ` +
-				`the book, so a run (${commandLine('run BOOK')}); people can still mark its sentences with ${byHand}`,
+			said`${why}, so a run (${next('run', 'BOOK')}); people can still mark its sentences with ${byHand}`,
 		);
 	}
 	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);

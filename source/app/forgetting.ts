@@ -2,7 +2,7 @@ import { sessionsDirArg } from '../config.ts';
 import { badInput } from '../errors.ts';
 import { forgettingMap, type ForgettingMap } from '../evidence/forgetting.ts';
 import { PassageIndex } from '../evidence/rank.ts';
-import { commandLine } from '../program.ts';
+import { next, said } from '../program.ts';
 import { stepSummaries } from '../summarize/inc.ts';
 import { bookRun } from './evidence-session.ts';
 
@@ -30,11 +30,11 @@ export async function forgettingOf(opts: {
 	const run = data.run;
 	if (run.config.method !== 'inc')
 		throw badInput(
-			`forgetting is drawn for incremental runs; session "${id}" is hierarchical: summarize the book with ${commandLine('run BOOK --method inc')}`,
+			said`forgetting is drawn for incremental runs; session "${id}" is hierarchical: summarize the book with ${next('run', 'BOOK --method inc')}`,
 		);
 	if (stepSummaries(run).length === 0)
 		throw badInput(
-			`session "${id}" has no finished step yet: resume it with ${commandLine(`resume ${id}${sessionsDirArg(sessionsDir)}`)}`,
+			said`session "${id}" has no finished step yet: resume it with ${next('resume', `${id}${sessionsDirArg(sessionsDir)}`)}`,
 		);
 	const map = forgettingMap(run, new PassageIndex(book, run.chunks), opts.onStep);
 	return { map, title: data.book.title, finished: run.root !== null };

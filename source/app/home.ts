@@ -6,6 +6,7 @@ import { deleteSession } from '../store/remove.ts';
 import { listSessions, type SessionListing } from './list-sessions.ts';
 import { openSession, type OpenEvents, type OpenInput, type OpenResult } from './open-session.ts';
 import { checkNewRun, type CheckedRun, type StartedRun } from './run.ts';
+import type { Said } from '../program.ts';
 
 /**
  * The home screen's use cases over one sessions folder: the list and deleting from it, the new-run
@@ -40,7 +41,7 @@ export interface SessionsHome {
 	remove(id: string): Promise<void>;
 	defaults: NewRunDefaults;
 	/** Why the form cannot start a run (a missing book, a key not set, a bad size), or null. */
-	check(form: NewRunForm): Promise<string | null>;
+	check(form: NewRunForm): Promise<Said | null>;
 	/** The session of a form `check` passed, with its run; the caller closes it. */
 	start(form: NewRunForm): Promise<StartedRun>;
 	open(id: string, events: OpenEvents): Promise<OpenResult>;
@@ -84,7 +85,7 @@ export function sessionsHome(dir: string, opts: OpenInput): SessionsHome {
 				checked = { form, run };
 				return null;
 			} catch (error) {
-				if (error instanceof UserError) return error.message;
+				if (error instanceof UserError) return error.said;
 				throw error;
 			}
 		},

@@ -8,7 +8,7 @@ import {
 	convertPrecisionStudy,
 	type Converted,
 } from '../score/formats.ts';
-import { commandLine } from '../program.ts';
+import { next } from '../program.ts';
 import { badInput } from '../errors.ts';
 import { checkSessionId } from '../store/dirs.ts';
 import { importBooookScore, type ImportInput, type IntermediateRuns } from '../score/import-booookscore.ts';
@@ -35,10 +35,11 @@ export interface ImportFiles {
  */
 export async function importFiles(format: string, opts: ImportFiles) {
 	if (format !== 'booookscore')
-		throw badInput(
-			`cannot import format "${format}"; use booookscore (the authors' files) or summary (a summary ` +
-				`made elsewhere, with its book: ${commandLine('import summary --book BOOK --summary FILE')})`,
-		);
+		throw badInput([
+			`cannot import format "${format}"; use booookscore (the authors' files) or summary (a summary made elsewhere, with its book: `,
+			next('import', 'summary --book BOOK --summary FILE'),
+			')',
+		]);
 	if (opts.annotations && !opts.summaries)
 		throw badInput('--annotations attach to the summaries they annotate; give those with --summaries FILE');
 	if (!opts.summaries && !opts.intermediate && !opts.human && !opts.validation) {

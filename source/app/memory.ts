@@ -30,7 +30,7 @@ import { optionLength } from '../memory/shortcuts.ts';
 import { finalRows, likeTables, type FinalRow } from '../memory/compare.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
-import { commandLine } from '../program.ts';
+import { next, said } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { readSessions } from '../store/list.ts';
@@ -306,7 +306,7 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 	const { data: snapshot, text: book } = await Session.snapshot(opts.sessionsDir, opts.id);
 	if (snapshot.kind !== 'book')
 		throw badInput(
-			`session "${opts.id}" holds imported summaries without their book: memory questions are made from the book, so a run (${commandLine('run BOOK')})`,
+			said`session "${opts.id}" holds imported summaries without their book: memory questions are made from the book, so a run (${next('run', 'BOOK')})`,
 		);
 	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
 	const reader = passModel(

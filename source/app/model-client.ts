@@ -6,6 +6,7 @@ import { createProvider, defaultModel, defaultProvider, type AccountLimits } fro
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
 import type { EncodingName } from '../text/tokens.ts';
+import type { Said } from '../program.ts';
 
 /** What a model client is made from: the model, its server and limits, and where its prices are read. */
 export interface ModelClientConfig extends AccountLimits {
@@ -19,7 +20,7 @@ export interface ModelClientConfig extends AccountLimits {
 	/** Token encoding of the extractive baseline. */
 	encoding?: EncodingName;
 	/** What to do when the key is not set, for a provider the user cannot choose again (a session's). */
-	missingKey?: string;
+	missingKey?: Said;
 	/** `--prices FILE`; unset: $BOOOOK_PRICES, else the user's prices file. */
 	prices?: string;
 	env?: NodeJS.ProcessEnv;

@@ -3,6 +3,7 @@ import { awaitedInBatches } from '../store/batch-journal.ts';
 import { bookSession, Session, type BookSessionData } from '../store/session.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { prepareSession, sessionRun, type PrepareOptions, type SessionRun } from './run.ts';
+import type { Said } from '../program.ts';
 
 /**
  * Opening a saved session to show or continue its run: `booook resume ID` and the home screen's
@@ -36,7 +37,7 @@ export interface OpenEvents {
 	 * Saves of this session were lost before it was opened (one line, see `Session.lostWork`): told
 	 * before anything runs; resolves whether to go on.
 	 */
-	lostWork(warning: string): boolean | Promise<boolean>;
+	lostWork(warning: Said): boolean | Promise<boolean>;
 }
 
 export type OpenResult =

@@ -1,6 +1,6 @@
 import { counted } from '../format/count.ts';
 import { badInput } from '../errors.ts';
-import { commandLine } from '../program.ts';
+import { next } from '../program.ts';
 import { seededRandom } from '../score/bootstrap.ts';
 import { convertPrecisionStudy } from '../score/formats.ts';
 import { judgedItems, precisionBySource, type JudgedItem } from '../score/precision.ts';
@@ -54,10 +54,11 @@ export async function precision(opts: PrecisionSource) {
 			throw badInput('--validator picks verdicts in a session; a validation file has one set of verdicts');
 		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, '--validation'));
 	} else {
-		throw badInput(
-			`nothing to judge; give a session ID (see: ${commandLine('sessions')}) or the validation file ` +
-				`with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)`,
-		);
+		throw badInput([
+			'nothing to judge; give a session ID (see: ',
+			next('sessions'),
+			") or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)",
+		]);
 	}
 	return {
 		heading,
@@ -69,10 +70,10 @@ export async function precision(opts: PrecisionSource) {
 function chooseValidator(id: string, validators: readonly string[], wanted: string | undefined): string {
 	const list = validators.map((v) => JSON.stringify(v)).join(', ');
 	if (validators.length === 0) {
-		throw badInput(
-			`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' ` +
-				`study with: ${commandLine('import booookscore --validation FILE')}`,
-		);
+		throw badInput([
+			`session "${id}" has no verdicts yet; validate its annotations first, or import the authors' study with: `,
+			next('import', 'booookscore --validation FILE'),
+		]);
 	}
 	if (wanted !== undefined) {
 		if (validators.includes(wanted)) return wanted;

@@ -20,6 +20,7 @@ import { modelClient, type ModelClient } from './model-client.ts';
 import type { BookScoring } from './score.ts';
 import { scorerQuestion, type ScorerChoice, type ScorerQuestion } from './score-model.ts';
 import type { ValidationWalk } from './validation-walk.ts';
+import { said, type Next, type Said } from '../program.ts';
 
 /**
  * Run and resume: a new run's book checked, a run's model client and plan context, its engine, and
@@ -103,7 +104,7 @@ export interface PrepareOptions {
 	/** The account's rate limits as the flags state them. */
 	account?: AccountLimits;
 	/** What to do when the provider's key is not set, when another provider cannot be chosen (a session's). */
-	missingKey?: string;
+	missingKey?: Said;
 	env?: NodeJS.ProcessEnv;
 }
 
@@ -145,9 +146,7 @@ export async function prepareSession(
 	opts: PrepareOptions,
 ): Promise<Prepared> {
 	const { provider, model } = session.data.run.config;
-	const missingKey =
-		`session "${session.id}" was run with ${provider} (${model}); ` +
-		`export the key, then continue with: ${session.continueWith}`;
+	const missingKey = said`session "${session.id}" was run with ${provider} (${model}); export the key, then continue with: ${session.continueWith}`;
 	return await prepare(session.data.run.config, book, { ...opts, missingKey });
 }
 
@@ -178,7 +177,7 @@ export function makeEngine(
  */
 export type RunOutcome =
 	| { kind: 'done' }
-	| { kind: 'stopped'; continueWith: string }
+	| { kind: 'stopped'; continueWith: Next }
 	| {
 			kind: 'failed';
 			error: string | null;
@@ -186,7 +185,7 @@ export type RunOutcome =
 			unreached: string | null;
 			/** The server address the session is saved with (null: the provider's own, or the environment's). */
 			baseUrl: string | null;
-			continueWith: string;
+			continueWith: Next;
 	  };
 
 /**

@@ -1,7 +1,7 @@
 import { sessionsDirArg } from '../config.ts';
 import { dirname } from 'node:path';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
-import { commandLine } from '../program.ts';
+import { next, type Next } from '../program.ts';
 import { planSummary, sessionAnnotator } from '../score/session-score.ts';
 import { finalSummaryPin } from '../store/scored-summaries.ts';
 import type { BookSessionData, Session } from '../store/session.ts';
@@ -31,7 +31,7 @@ export interface ScorerQuestion {
 	/** $OPENAI_BASE_URL and $ANTHROPIC_BASE_URL ('' when unset). */
 	baseUrls: Record<ScoringProvider, string>;
 	/** `booook score ID` as a shell takes it: the same scoring, from a shell. */
-	command: string;
+	command: Next;
 }
 
 /**
@@ -80,6 +80,6 @@ export function scorerQuestion(
 			openai: env.OPENAI_BASE_URL?.trim() ?? '',
 			anthropic: env.ANTHROPIC_BASE_URL?.trim() ?? '',
 		},
-		command: commandLine(`score ${session.id}${sessionsDirArg(dir)}`),
+		command: next('score', `${session.id}${sessionsDirArg(dir)}`),
 	};
 }

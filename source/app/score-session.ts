@@ -7,8 +7,15 @@ import { scoreSession, type SessionScore } from '../score/session-score.ts';
 import { Session, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { batchesAwaited, type BatchesAwaited } from './open-session.ts';
-import { newCollection, scoreAgain, sourceName, storedScoring, type ScoringOptions } from './score.ts';
+import {
+	newCollection,
+	scoreAgain,
+	sourceName,
+	storedScoring,
+	type ScoringOptions,
+} from './score.ts';
 import type { Unasked } from '../format/score.ts';
+import type { Next, Said } from '../program.ts';
 
 /**
  * `booook score` of a session, whole: a saved session opened (or a new collection made of a
@@ -26,7 +33,7 @@ export interface ScoringInput extends ScoringOptions {
 
 export interface ScoringEvents {
 	/** Saves of the saved session were lost before it was opened (one line): told before anything changes. */
-	lostWork(warning: string): void;
+	lostWork(warning: Said): void;
 }
 
 /** A system's figures as the score shows them. */
@@ -64,7 +71,7 @@ export interface SessionScoring {
 	/** Why unreadable answers are not asked again now, or null. */
 	readonly unasked: Unasked | null;
 	/** The command that continues this scoring. */
-	readonly again: string;
+	readonly again: Next;
 	/** The score of the verdicts stored now. */
 	result(): ScoringResult;
 	close(): Promise<void>;

@@ -7,7 +7,7 @@ import { Annotator } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { defaultModel, defaultProvider, lacksKey, type AccountLimits } from '../llm/create.ts';
-import { commandLine } from '../program.ts';
+import { next, type Next } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import {
 	planSummary,
@@ -199,8 +199,8 @@ function newAnnotator(
 }
 
 /** The command that continues scoring `session`, naming its sessions folder when it is not the default. */
-export function scoreAgain(session: { id: string; path: string }): string {
-	return commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`);
+export function scoreAgain(session: { id: string; path: string }): Next {
+	return next('score', `${session.id}${sessionsDirArg(dirname(session.path))}`);
 }
 
 /** Who gave a summary's verdicts, as the score says it. */

@@ -14,6 +14,7 @@ import { levelName } from '../summarize/places.ts';
 import { totalsOf } from '../summarize/totals.ts';
 import { summaryStats } from '../text/stats.ts';
 import { countWords } from '../text/tokens.ts';
+import type { Said } from '../program.ts';
 
 /** What `show` tells of a run's session, and what a finished run prints of its final summary. */
 
@@ -83,7 +84,7 @@ export function showData(data: StateView<BookSessionData>, book: string) {
 export async function showSession(
 	dir: string,
 	id: string,
-	events: { lostWork(warning: string): void },
+	events: { lostWork(warning: Said): void },
 ): Promise<
 	{ kind: 'collection'; data: CollectionSessionData } | { kind: 'book'; shown: ReturnType<typeof showData> }
 > {

@@ -38,6 +38,7 @@ import { memoryProbe, probeEstimate, type MemoryProbe } from './memory.ts';
 import { makeEngine, prepare } from './run.ts';
 import { bookScoring } from './score.ts';
 import { planStudy, type PlannedCell, type StudyPlan } from './study-plan.ts';
+import { said, type Said } from '../program.ts';
 
 /** `booook study`: each cell's engine and scorer, the scorers checked, and where the cells stand. */
 
@@ -311,7 +312,7 @@ function finalMemory(data: BookSessionData): Pick<CellOutcome, 'memory' | 'memor
 }
 
 /** What a study's memory probes say as they go: one line per cell. */
-export type ProbeLine = (cell: PlannedCell, text: string) => void;
+export type ProbeLine = (cell: PlannedCell, text: Said) => void;
 
 /**
  * The memory probes of a study's finished cells (`"memory"`), answered by each cell's scorer: the
@@ -358,7 +359,7 @@ export async function probeStudy(
 			});
 		} catch (error) {
 			if (!(error instanceof UserError)) throw error;
-			opts.say(cell, `memory probes not made: ${error.message}`);
+			opts.say(cell, said`memory probes not made: ${error.said}`);
 			ended = 'failed';
 			continue;
 		}

@@ -6,6 +6,7 @@ import { Session } from '../store/session.ts';
 import { sessionEvidence } from './evidence-session.ts';
 import { FaithfulnessWalk } from './faithfulness-walk.ts';
 import { ValidationWalk } from './validation-walk.ts';
+import type { Next, Said } from '../program.ts';
 
 /** `booook validate`: a person's walk over a session's annotations, or over its summary's sentences (faithfulness). */
 
@@ -16,8 +17,8 @@ import { ValidationWalk } from './validation-walk.ts';
 export async function openForValidation(
 	dir: string,
 	id: string,
-	continueWith: string,
-	events: { lostWork(warning: string): void },
+	continueWith: Next,
+	events: { lostWork(warning: Said): void },
 ): Promise<Session> {
 	const session = await Session.open(dir, id);
 	session.continueWith = continueWith;

@@ -12,7 +12,7 @@ import { badInput } from '../errors.ts';
 import { usd } from '../format/cost.ts';
 import { counted } from '../format/count.ts';
 import type { AccountLimits } from '../llm/create.ts';
-import { commandLine, shellWord } from '../program.ts';
+import { commandLine, next, said, shellWord } from '../program.ts';
 import { printComparison } from './compare-results.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
@@ -20,6 +20,8 @@ import { output, type Stream } from './output.ts';
 /** `booook compare` (and the home screen's C): the comparison's walk in the terminal, its model judge, its results printed. */
 
 export interface CompareOptions extends CompareTarget {
+	/** How booook was started, for the command lines printed. */
+	program: string;
 	annotator?: string;
 	resamples: number;
 	results: boolean;
@@ -48,14 +50,17 @@ export async function compareCommand(dir: string, opts: CompareOptions): Promise
 	const walking = !opts.results && !opts.json;
 	if (walking && (!stdin.isTTY || !stdout.isTTY))
 		throw badInput(
-			`compare is interactive and needs a terminal; for the results of judgments made use: ${commandLine('compare --name NAME --results')} (or --json)`,
+			said`compare is interactive and needs a terminal; for the results of judgments made use: ${next('compare', '--name NAME --results')} (or --json)`,
 		);
 	// The results only read: a comparison not made yet is not made by asking for them.
 	if (!walking) return printComparison(dir, await comparisonNameFor(opts), { ...opts, stdout });
 	const annotator = validatorName(opts.annotator);
 	const store = await openComparison(dir, opts);
 	const name = store.definition.name;
-	const results = commandLine(`compare --name ${shellWord(name)} --results${sessionsDirArg(dir)}`);
+	const results = commandLine(
+		opts.program,
+		`compare --name ${shellWord(name)} --results${sessionsDirArg(dir)}`,
+	);
 	try {
 		const walk = new CompareWalk(store, annotator);
 		const [{ render }, { createElement }, { Root }, { CompareScreen }] = await Promise.all([
@@ -65,7 +70,11 @@ export async function compareCommand(dir: string, opts: CompareOptions): Promise
 			import('../ui/screens/compare/Screen.tsx'),
 		]);
 		const app = render(
-			createElement(Root, null, createElement(CompareScreen, { walk, reportHint: results })),
+			createElement(
+				Root,
+				{ program: opts.program },
+				createElement(CompareScreen, { walk, reportHint: results }),
+			),
 			{
 				stdin,
 				stdout,
@@ -78,7 +87,7 @@ export async function compareCommand(dir: string, opts: CompareOptions): Promise
 		output(opts.stderr ?? process.stderr).line(
 			`${annotator}: ${judged}/${total} pairs judged, all saved. ${
 				judged < total
-					? `Continue with: ${commandLine(`compare --name ${shellWord(name)} --annotator ${shellWord(annotator)}${sessionsDirArg(dir)}`)}`
+					? `Continue with: ${commandLine(opts.program, `compare --name ${shellWord(name)} --annotator ${shellWord(annotator)}${sessionsDirArg(dir)}`)}`
 					: `See the results with: ${results}`
 			}`,
 		);
@@ -101,7 +110,10 @@ async function judgeCommand(
 	const judging = await compareJudging(dir, name, { ...judge, env: opts.env });
 	const provider = judge.provider ? ` --provider ${judge.provider}` : '';
 	const model = judge.model ? ` --model ${shellWord(judge.model)}` : '';
-	const again = commandLine(`compare --name ${shellWord(name)}${provider}${model}${sessionsDirArg(dir)}`);
+	const again = commandLine(
+		opts.program,
+		`compare --name ${shellWord(name)}${provider}${model}${sessionsDirArg(dir)}`,
+	);
 	const abort = new AbortController();
 	err.line(
 		`judging comparison ${name} with ${judging.judge}: one call per pair it has not judged, the two summaries in the order shown to people`,
@@ -132,7 +144,7 @@ async function judgeCommand(
 }
 
 /** From the home screen (C): the selected session against the other finished sessions of its book. */
-export async function compareFromHome(dir: string, id: string): Promise<number> {
+export async function compareFromHome(dir: string, id: string, program: string): Promise<number> {
 	const sources = await sameBookSessions(dir, id);
-	return compareCommand(dir, { sources, seed: 2024, resamples: 2000, results: false, json: false });
+	return compareCommand(dir, { sources, seed: 2024, resamples: 2000, results: false, json: false, program });
 }

@@ -12,7 +12,7 @@ import {
 	type Exit,
 } from './flags.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withPassModelOptions(withRateLimitOptions(new Command('compare')), 'judge')
 		.description(
 			"compare finished summaries of the same book two at a time, blind (the paper's Table 4): each " +
@@ -21,7 +21,7 @@ export const spec = (exit: Exit) =>
 		)
 		.argument(
 			'[sources...]',
-			`session ids (see: ${commandLine('sessions')}) or one study file; none: continue the comparison --name`,
+			`session ids (see: ${commandLine(program, 'sessions')}) or one study file; none: continue the comparison --name`,
 		)
 		.option('--name <name>', "the comparison (default: the study's name, else one made from the session ids)")
 		.option('--annotator <name>', 'your name, stored with every answer (default: the OS user)')
@@ -62,6 +62,7 @@ export const spec = (exit: Exit) =>
 		.action(async (sources, flags) => {
 			exit(
 				await compareCommand(resolveSessionsDir(flags.sessionsDir), {
+					program,
 					sources,
 					name: flags.name,
 					seed: flags.seed,

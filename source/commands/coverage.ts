@@ -14,14 +14,14 @@ import { output, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { coverageLines, finalCoverageJson, LABELS } from '../format/coverage.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withEmbeddingsOption(new Command('coverage'))
 		.description(
 			"which parts of the book the final summary draws on: a strip chart over the book's length, " +
 				'the share of chunks cited, the position bias and the chapters cited (each sentence cites the ' +
 				'chunk and the chapter of its best evidence passage)',
 		)
-		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
+		.argument('<id>', `session id (see: ${commandLine(program, 'sessions')})`)
 		.addOption(sessionsDirOption())
 		.option(
 			'--width <n>',

@@ -25,13 +25,13 @@ function nodeArg(value: string): `n${number}` {
 	return `n${Number(m[1])}`;
 }
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withEmbeddingsOption(new Command('evidence'))
 		.description(
 			"where each sentence of a summary comes from: the chunks it can come from by the run's tree, " +
 				"and the book's passages most like it (BM25, offline, no model call; with --embeddings, reranked by a model's embeddings)",
 		)
-		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
+		.argument('<id>', `session id (see: ${commandLine(program, 'sessions')})`)
 		.addOption(sessionsDirOption())
 		.option('--node <n>', 'a node of the run (n12), instead of the final summary', nodeArg)
 		.option('--sentence <k>', 'only sentence K (1 is the first)', integer('--sentence'))

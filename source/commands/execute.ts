@@ -1,5 +1,5 @@
 import type { PrepareOptions, RunOutcome, SessionRun } from '../app/run.ts';
-import { shellWord } from '../program.ts';
+import { commandLine, shellWord } from '../program.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
 import { cancelOnSignal } from './interrupt.ts';
@@ -10,6 +10,8 @@ import type { RunAppResult } from '../ui/app.tsx';
 
 export interface ExecuteOptions extends PrepareOptions {
 	json: boolean;
+	/** How booook was started, for the command line that continues the run. */
+	program: string;
 	/** A line for stderr when the run starts (why it is headless). */
 	note?: string;
 	step?: boolean;
@@ -41,11 +43,12 @@ export async function execute(run: SessionRun, opts: ExecuteOptions): Promise<nu
 		return 0;
 	}
 	if (status === 'cancelled') {
-		if (!opts.json) err.line(`stopped; session saved. Continue with: ${session.continueWith}`);
+		if (!opts.json)
+			err.line(`stopped; session saved. Continue with: ${commandLine(opts.program, session.continueWith)}`);
 		return 130;
 	}
 	const outcome = run.outcome();
-	if (!opts.json && outcome.kind === 'failed') err.text(failedLines(outcome));
+	if (!opts.json && outcome.kind === 'failed') err.text(failedLines(outcome, opts.program));
 	return 1;
 }
 
@@ -64,7 +67,7 @@ export interface InteractiveOptions extends ExecuteOptions {
  */
 export async function runInteractive(run: SessionRun, opts: InteractiveOptions): Promise<number> {
 	await showRun(run, opts);
-	return leaveRun(run, opts.stderr ?? process.stderr);
+	return leaveRun(run, opts.stderr ?? process.stderr, opts.program);
 }
 
 /** The session's run screen (running, continuing or only showing its plan) until the user leaves it. */
@@ -86,20 +89,23 @@ export async function showRun(run: SessionRun, opts: InteractiveOptions): Promis
 		stdin: opts.stdin,
 		stderr,
 		fromHome: opts.fromHome,
+		program: opts.program,
 	});
 }
 
 /** How a run left in the terminal app stands, on stderr, and the exit code that says it. */
-export function leaveRun(run: SessionRun, stderr: Stream): number {
+export function leaveRun(run: SessionRun, stderr: Stream, program: string): number {
 	const outcome = run.outcome();
 	switch (outcome.kind) {
 		case 'done':
 			return 0;
 		case 'failed':
-			output(stderr).text(failedLines(outcome));
+			output(stderr).text(failedLines(outcome, program));
 			return 1;
 		case 'stopped':
-			output(stderr).line(`stopped; session saved. Continue with: ${outcome.continueWith}`);
+			output(stderr).line(
+				`stopped; session saved. Continue with: ${commandLine(program, outcome.continueWith)}`,
+			);
 			return 130;
 	}
 }
@@ -109,12 +115,11 @@ export function leaveRun(run: SessionRun, stderr: Stream): number {
  * A server that could not be reached may have stopped or moved: the command names the address the
  * session uses, where a new one goes.
  */
-function failedLines({
-	error,
-	unreached,
-	baseUrl,
-	continueWith,
-}: Extract<RunOutcome, { kind: 'failed' }>): string {
+function failedLines(
+	{ error, unreached, baseUrl, continueWith: next }: Extract<RunOutcome, { kind: 'failed' }>,
+	program: string,
+): string {
+	const continueWith = commandLine(program, next);
 	const down = `The server at ${unreached} could not be reached`;
 	const way = !unreached
 		? `Fix the cause, then continue with: ${continueWith}`

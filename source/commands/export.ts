@@ -2,7 +2,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { counted } from '../format/count.ts';
 import { badInput } from '../errors.ts';
 import { resolveSessionsDir } from '../config.ts';
-import { commandLine } from '../program.ts';
+import { next, said, type Said } from '../program.ts';
 import {
 	EXPORT_FORMATS,
 	exportSession,
@@ -108,12 +108,12 @@ export async function exportCommand(
 }
 
 /** Why the session was not exported, with the flag or command that mends it. */
-function refusalLine(reason: ExportRefusal): string {
+function refusalLine(reason: ExportRefusal): Said {
 	switch (reason.kind) {
 		case 'collection-intermediate':
 			return `session ${reason.id} is an imported collection; it has final summaries only, so leave out --intermediate`;
 		case 'no-verdicts':
-			return `session ${reason.id} has no verdicts yet; judge its annotations with: ${commandLine(`validate ${reason.id}`)}`;
+			return said`session ${reason.id} has no verdicts yet; judge its annotations with: ${next('validate', reason.id)}`;
 		case 'unknown-validator':
 			return `--validator ${reason.validator}: no verdicts by that name; the validators are: ${reason.validators.join(', ')}`;
 		case 'choose-validator':

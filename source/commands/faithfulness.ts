@@ -18,16 +18,16 @@ import { judgedText, judgingLine } from '../format/faithfulness.ts';
 import { spentText } from '../format/cost.ts';
 import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withPassModelOptions(withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness'))), 'judging')
 		.description(
 			`a model judges each sentence of a run's final summary FABLES' way: it splits the sentence ` +
 				`into atomic claims and judges each supported, not found or contradicted against the passages ` +
 				`of the book retrieved for it, quoting them (booook checks each quote is word for word in a ` +
 				`passage); as LongEval counts, a sentence or claim the book does not state is not faithful; ` +
-				`see the results with ${commandLine('report ID')}`,
+				`see the results with ${commandLine(program, 'report ID')}`,
 		)
-		.argument('<id>', `session id of a run (see: ${commandLine('sessions')})`)
+		.argument('<id>', `session id of a run (see: ${commandLine(program, 'sessions')})`)
 		.option(
 			'--top <k>',
 			'passages of the book shown to the judge per claim',
@@ -48,6 +48,7 @@ export const spec = (exit: Exit) =>
 					id,
 					sessionsDir: resolveSessionsDir(flags.sessionsDir),
 					account: accountLimits(flags),
+					program,
 				}),
 			);
 		});
@@ -57,7 +58,7 @@ export const spec = (exit: Exit) =>
  * run until done, failed or interrupted (the verdicts so far are saved; the same command continues).
  */
 export async function faithfulnessCommand(
-	opts: FaithfulnessOptions & { stdout?: Stream; stderr?: Stream },
+	opts: FaithfulnessOptions & { program: string; stdout?: Stream; stderr?: Stream },
 ): Promise<number> {
 	const judging = await faithfulnessJudging(opts);
 	try {
@@ -75,20 +76,20 @@ export async function faithfulnessCommand(
 		if (result.status === 'cancelled') {
 			out.line(
 				`stopped after ${counted(result.judged, 'verdict')} (${cost}); they are saved. Continue with: ` +
-					`${commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
+					`${commandLine(opts.program, `faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
 			);
 			return 130;
 		}
 		if (result.status === 'failed') {
-			const again = commandLine(`faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
+			const again = commandLine(opts.program, `faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
 			out.line(
 				`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`,
 			);
 			return 1;
 		}
+		const report = commandLine(opts.program, `report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
 		out.line(
-			`${judgedText(result)}; the other judges, the people's verdicts and agreement: ` +
-				commandLine(`report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`),
+			`${judgedText(result)}; the other judges, the people's verdicts and agreement: ${report}`,
 		);
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
 		const figures = judging.figures();

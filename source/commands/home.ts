@@ -1,4 +1,5 @@
-import { UserError } from '../errors.ts';
+import { errorMessage, UserError } from '../errors.ts';
+import { say } from '../program.ts';
 import { sessionsHome, type SessionsHome } from '../app/home.ts';
 import type { SessionRun } from '../app/run.ts';
 import type { HomeAppOptions, HomeChoice, HomeQuestion } from '../ui/app.tsx';
@@ -26,6 +27,7 @@ export async function homeInteractive(
 		remove: sessions.remove,
 		defaults: sessions.defaults,
 		check: sessions.check,
+		program: opts.program,
 		env,
 		stdout: opts.stdout as NodeJS.WriteStream | undefined,
 		stdin: opts.stdin,
@@ -47,7 +49,7 @@ export async function homeInteractive(
 			// What the user can mend (a missing key, a session another process holds) goes back to the
 			// list, where they chose it, rather than ending the app.
 			if (!(error instanceof UserError)) throw error;
-			notice = error.message;
+			notice = errorMessage(error, interactive.program);
 		}
 	}
 }
@@ -64,12 +66,12 @@ async function openChoice(
 	ask: (question: HomeQuestion) => Promise<HomeChoice>,
 ): Promise<Back> {
 	if (choice.kind === 'validate') {
-		await validateInTerminal(dir, choice.id, { mode: 'blind', seed: 2024 });
+		await validateInTerminal(dir, choice.id, { mode: 'blind', seed: 2024, program: interactive.program });
 		return {};
 	}
 	if (choice.kind === 'compare') {
 		const { compareFromHome } = await import('./compare-screen.ts');
-		await compareFromHome(dir, choice.id);
+		await compareFromHome(dir, choice.id, interactive.program);
 		return {};
 	}
 	if (choice.kind === 'new') {
@@ -80,11 +82,12 @@ async function openChoice(
 	const result = await sessions.open(choice.id, {
 		// Asked on the home screen, before the run screen shows the run (r would start it at once).
 		lostWork: async (warning) => {
-			answer = await ask({ id: choice.id, warning });
+			answer = await ask({ id: choice.id, warning: say(warning, interactive.program) });
 			return answer.kind === 'answer' && answer.yes;
 		},
 	});
-	if (result.kind === 'refused') return { notice: refusalLine(result.reason, dir, 'home') };
+	if (result.kind === 'refused')
+		return { notice: refusalLine(result.reason, dir, 'home', interactive.program) };
 	if (result.kind === 'declined') return answer?.kind === 'quit' ? { exit: 0 } : {};
 	const { opened } = result;
 	return await shown(() => opened.prepare(), opened.close, {
@@ -102,7 +105,7 @@ async function shown(
 	try {
 		const shownRun = await run();
 		const ended = await showRun(shownRun, opts);
-		return ended.signalled ? { exit: leaveRun(shownRun, opts.stderr ?? process.stderr) } : {};
+		return ended.signalled ? { exit: leaveRun(shownRun, opts.stderr ?? process.stderr, opts.program) } : {};
 	} finally {
 		await close();
 	}

@@ -10,7 +10,7 @@ import { commandLine } from '../program.ts';
 import { badInput } from '../errors.ts';
 import { importSummary } from '../app/import-summary.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	new Command('import')
 		.description(
 			"import booookscore: the BooookScore authors' released files into one collection session, to " +
@@ -39,7 +39,7 @@ export const spec = (exit: Exit) =>
 		.option('--json', 'print what was imported as one JSON object')
 		.action(async (format, flags) => {
 			const { book, summary, ...files } = flags;
-			const common = { sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json };
+			const common = { sessionsDir: resolveSessionsDir(flags.sessionsDir), json: !!flags.json, program };
 			exit(
 				format === 'summary'
 					? await importSummaryCommand({ ...files, book, summary, ...common })
@@ -49,6 +49,8 @@ export const spec = (exit: Exit) =>
 
 export interface ImportOptions extends ImportFiles {
 	json: boolean;
+	/** How booook was started, for the command lines printed. */
+	program: string;
 	stdout?: Stream;
 	/** `import summary`'s flags, refused here. */
 	book?: string;
@@ -62,7 +64,7 @@ const FIRST = 3;
 export async function importCommand(format: string, opts: ImportOptions): Promise<number> {
 	if (opts.book !== undefined || opts.summary !== undefined)
 		throw badInput(
-			`--book and --summary are for ${commandLine('import summary --book BOOK --summary FILE')}; ` +
+			`--book and --summary are for ${commandLine(opts.program, 'import summary --book BOOK --summary FILE')}; ` +
 				`the authors' files take --summaries, --annotations, --intermediate, --human or --validation`,
 		);
 	const { session, imported } = await importFiles(format, opts);
@@ -70,7 +72,8 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 	const out = output(opts.stdout ?? process.stdout);
 	// report needs no model; `score` would annotate with one every sentence that lacks a model verdict.
 	const next = ['report', 'validate', ...(imported.judgments.length > 0 ? ['precision'] : [])].map(
-		(command) => commandLine(`${command} ${session.id}${sessionsDirArg(dirname(session.path))}`),
+		(command) =>
+			commandLine(opts.program, `${command} ${session.id}${sessionsDirArg(dirname(session.path))}`),
 	);
 	if (opts.json) {
 		const summary = {
@@ -156,6 +159,8 @@ export interface ImportSummaryOptions extends Omit<ImportFiles, 'session' | 'ses
 	session?: string;
 	sessionsDir: string;
 	json: boolean;
+	/** How booook was started, for the command lines printed. */
+	program: string;
 	stdout?: Stream;
 	stderr?: Stream;
 }
@@ -167,18 +172,18 @@ export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<
 	);
 	if (files.length > 0)
 		throw badInput(
-			`--${files[0]} is for ${commandLine('import booookscore')}; import summary takes --book BOOK --summary FILE`,
+			`--${files[0]} is for ${commandLine(opts.program, 'import booookscore')}; import summary takes --book BOOK --summary FILE`,
 		);
 	if (!opts.book || !opts.summary)
 		throw badInput(
-			`import summary needs both files: ${commandLine('import summary --book BOOK --summary FILE')}`,
+			`import summary needs both files: ${commandLine(opts.program, 'import summary --book BOOK --summary FILE')}`,
 		);
 	const made = await importSummary({ ...opts, book: opts.book, summary: opts.summary });
 	const { id } = made.session;
 	const where = sessionsDirArg(dirname(made.session.path));
 	// No model call: evidence, coverage and report; score and faithfulness ask one.
 	const next = ['evidence', 'coverage', 'report', 'score', 'faithfulness'].map((command) =>
-		commandLine(`${command} ${id}${where}`),
+		commandLine(opts.program, `${command} ${id}${where}`),
 	);
 	const out = output(opts.stdout ?? process.stdout);
 	const { match } = made;

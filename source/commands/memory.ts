@@ -35,7 +35,7 @@ import {
 } from '../format/memory.ts';
 import { spentText } from '../format/cost.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
 		.description(
 			`memory probes (NarrativeXL): a model that sees only a summary, never the book, answers read-along ` +
@@ -47,7 +47,7 @@ export const spec = (exit: Exit) =>
 				`set (hierarchical against incremental). --forgetting draws, with no model call, which chunks ` +
 				`an incremental run's running summary still cites at each step`,
 		)
-		.argument('<ids...>', `session ids of finished runs (see: ${commandLine('sessions')})`)
+		.argument('<ids...>', `session ids of finished runs (see: ${commandLine(program, 'sessions')})`)
 		.option(
 			'--questions <n>',
 			'questions asked of each summary',
@@ -116,11 +116,14 @@ export const spec = (exit: Exit) =>
 					distractors: flags.distractors ?? null,
 					sessionsDir,
 					account: accountLimits(flags),
+					program,
 				}),
 			);
 		});
 
 type MemoryFlags = Omit<MemoryOptions, 'id'> & {
+	/** How booook was started, for the command line that continues a probe. */
+	program: string;
 	plan?: boolean;
 	forgetting?: boolean;
 	json?: boolean;
@@ -160,7 +163,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 		}
 		return 0;
 	}
-	const again = (id: string) => commandLine(`memory ${id}${sessionsDirArg(opts.sessionsDir)}`);
+	const again = (id: string) => commandLine(opts.program, `memory ${id}${sessionsDirArg(opts.sessionsDir)}`);
 	for (const id of ids) {
 		const probe = await memoryProbe({ ...opts, id });
 		try {

@@ -8,7 +8,12 @@ import { batchesLine } from './batch-guard.ts';
  * Why a saved session was not opened, one line: after `booook resume` (`from: 'resume'`, where
  * `--abandon-batches` can be added) or on the home screen, which names the command that can.
  */
-export function refusalLine(reason: OpenRefusal, dir: string, from: 'resume' | 'home'): string {
+export function refusalLine(
+	reason: OpenRefusal,
+	dir: string,
+	from: 'resume' | 'home',
+	program: string,
+): string {
 	const at = `${reason.id}${sessionsDirArg(dir)}`;
 	switch (reason.kind) {
 		case 'batches':
@@ -16,13 +21,13 @@ export function refusalLine(reason: OpenRefusal, dir: string, from: 'resume' | '
 				reason,
 				from === 'resume'
 					? 'add --abandon-batches'
-					: `continue it with ${commandLine(`resume ${at} --abandon-batches`)}`,
+					: `continue it with ${commandLine(program, `resume ${at} --abandon-batches`)}`,
 			);
 		case 'imported':
 			return (
 				`session ${reason.id} holds a summary imported from ${safeLine(reason.file)}: there is nothing ` +
-				`to run; read it with ${commandLine(`evidence ${at}`)}, ${commandLine(`coverage ${at}`)} or ` +
-				`${commandLine(`report ${at}`)}`
+				`to run; read it with ${commandLine(program, `evidence ${at}`)}, ${commandLine(program, `coverage ${at}`)} or ` +
+				`${commandLine(program, `report ${at}`)}`
 			);
 	}
 }

@@ -6,14 +6,14 @@ import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 import { precisionJson, precisionLine } from '../format/precision.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withBootstrapOptions(
 		new Command('precision')
 			.description(
 				"precision of human and model annotations from a session's verdicts or a validation file (paper " +
 					"Appendix G), with intervals over books (Wilson's over the annotations when the books are too few)",
 			)
-			.argument('[id]', `session id (see: ${commandLine('sessions')})`)
+			.argument('[id]', `session id (see: ${commandLine(program, 'sessions')})`)
 			.option('--validation <file>', "the authors' validation JSON (annotations-gpt4-4096-inc.json format)")
 			.option(
 				'--validator <name>',

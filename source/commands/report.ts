@@ -9,7 +9,7 @@ import { memoryJson, memorySummaryLines } from '../format/memory.ts';
 import { commandLine } from '../program.ts';
 import { reportJson } from '../format/report.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withBootstrapOptions(
 		new Command('report')
 			.description(
@@ -20,7 +20,7 @@ export const spec = (exit: Exit) =>
 			)
 			.argument(
 				'<id>',
-				`session id (see: ${commandLine('sessions')}), or a study file: its results table as booook study prints it, without running anything`,
+				`session id (see: ${commandLine(program, 'sessions')}), or a study file: its results table as booook study prints it, without running anything`,
 			)
 			.addOption(sessionsDirOption()),
 	)
@@ -40,6 +40,7 @@ export const spec = (exit: Exit) =>
 					csv: !!flags.csv,
 					seed: flags.seed,
 					resamples: flags.resamples,
+					program,
 				}),
 			);
 		});
@@ -48,7 +49,16 @@ export const spec = (exit: Exit) =>
 export async function reportCommand(
 	dir: string,
 	id: string,
-	opts: { json: boolean; csv?: boolean; seed: number; resamples: number; stdout?: Stream; stderr?: Stream },
+	opts: {
+		json: boolean;
+		csv?: boolean;
+		seed: number;
+		resamples: number;
+		/** How booook was started, for the command lines the report suggests. */
+		program: string;
+		stdout?: Stream;
+		stderr?: Stream;
+	},
 ): Promise<number> {
 	const stdout = opts.stdout ?? process.stdout;
 	const target = await reportTarget(dir, id);
@@ -64,7 +74,7 @@ export async function reportCommand(
 	}
 	if (opts.csv)
 		throw badInput(
-			`--csv is for a study file's results table (${commandLine('report STUDY.json --csv')}); for session ${id}, use --json`,
+			`--csv is for a study file's results table (${commandLine(opts.program, 'report STUDY.json --csv')}); for session ${id}, use --json`,
 		);
 	const out = output(stdout);
 	const { report, lines: reportLines, missing, finalCoverage, memory } = await sessionReport(dir, id, opts);
@@ -82,7 +92,7 @@ export async function reportCommand(
 		return 0;
 	}
 	const columns = terminalColumns(stdout) ?? 80;
-	const lines = reportLines(columns);
+	const lines = reportLines(columns, (args) => commandLine(opts.program, args));
 	const coverage = finalCoverage?.();
 	if (coverage)
 		lines.push('coverage of the final summary', ...coverageLines(coverage, columns - 2).map((l) => `  ${l}`));

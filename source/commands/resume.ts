@@ -17,16 +17,16 @@ import { output } from './output.ts';
 import { ABANDON_BATCHES_HELP } from './batch-guard.ts';
 import { refusalLine } from './open-refusal.ts';
 import { printFinal } from './final.ts';
-import { commandLine } from '../program.ts';
+import { commandLine, say } from '../program.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withRateLimitOptions(
 		withDisplayOptions(
 			new Command('resume')
 				.description(
 					'continue a session that was stopped, killed or failed; finished calls are not made again',
 				)
-				.argument('<id>', `session id (see: ${commandLine('sessions')})`)
+				.argument('<id>', `session id (see: ${commandLine(program, 'sessions')})`)
 				.addOption(sessionsDirOption()),
 		),
 	)
@@ -47,6 +47,7 @@ export const spec = (exit: Exit) =>
 					note: headlessNote(flags),
 					step: flags.step,
 					abandonBatches: !!flags.abandonBatches,
+					program,
 				}),
 			);
 		});
@@ -60,14 +61,14 @@ export async function resumeCommand(
 	const err = output(opts.stderr ?? process.stderr);
 	const result = await openSession(dir, id, opts, {
 		lostWork: (warning) => {
-			err.line(`warning: ${warning}`);
+			err.line(`warning: ${say(warning, opts.program)}`);
 			return true;
 		},
 	});
 	// Never: resume goes on after its warning.
 	if (result.kind === 'declined') return 0;
 	if (result.kind === 'refused') {
-		const line = refusalLine(result.reason, dir, 'resume');
+		const line = refusalLine(result.reason, dir, 'resume', opts.program);
 		// An imported summary has nothing to run, which is no error; batches still out are.
 		if (result.reason.kind === 'batches') throw badInput(line);
 		err.line(line);

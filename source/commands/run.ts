@@ -13,7 +13,7 @@ import {
 } from './flags.ts';
 import { configInput, withRunAndLimitOptions } from './run-config.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withRunAndLimitOptions(
 		withDisplayOptions(
 			new Command('run')
@@ -34,6 +34,7 @@ export const spec = (exit: Exit) =>
 				interactive: interactive(flags),
 				note: headlessNote(flags),
 				step: flags.step,
+				program,
 			}),
 		);
 	});

@@ -26,15 +26,15 @@ import {
 	systemJson,
 	unaskedWords,
 } from '../format/score.ts';
-import { commandLine } from '../program.ts';
+import { commandLine, say } from '../program.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	withRateLimitOptions(new Command('score'))
 		.description(
 			"BooookScore: of a session (a run's final summary, or a collection), annotating sentences a " +
 				"model has not yet and asking again those it answered unreadably; or of the authors' files",
 		)
-		.argument('[id]', `session id (see: ${commandLine('sessions')})`)
+		.argument('[id]', `session id (see: ${commandLine(program, 'sessions')})`)
 		.option(
 			'--summaries <file>',
 			"the authors' summaries JSON ({ book: summary }); without --annotations they are annotated in a new collection session",
@@ -89,6 +89,7 @@ export const spec = (exit: Exit) =>
 					sessionsDir: resolveSessionsDir(flags.sessionsDir),
 					json: !!flags.json,
 					account: accountLimits(flags),
+					program,
 				}),
 			);
 		});
@@ -100,6 +101,8 @@ export interface ScoreOptions extends ScoringOptions {
 	annotations?: string;
 	human?: string;
 	json: boolean;
+	/** How booook was started, for the command lines printed. */
+	program: string;
 	sessionsDir?: string;
 	/** Make again the calls a study left in provider batches (see `batchesAwaited`). */
 	abandonBatches?: boolean;
@@ -129,7 +132,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		opts.sessionsDir ?? resolveSessionsDir(null, opts.env),
 		opts.id !== undefined ? { id: opts.id } : { summaries: opts.summaries! },
 		opts,
-		{ lostWork: (warning) => stderr.line(`warning: ${warning}`) },
+		{ lostWork: (warning) => stderr.line(`warning: ${say(warning, opts.program)}`) },
 	);
 	if (started.kind === 'refused') throw badInput(batchesLine(started.reason, 'add --abandon-batches'));
 	const { scoring } = started;
@@ -137,7 +140,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		const { file, count } = scoring.created;
 		stderr.line(
 			`new collection session ${scoring.session.id} (${counted(count, 'summary', 'summaries')} from ${file}); ` +
-				`continue a stopped scoring with: ${scoring.again}`,
+				`continue a stopped scoring with: ${commandLine(opts.program, scoring.again)}`,
 		);
 	}
 	try {
@@ -165,6 +168,7 @@ function checkNumbers(opts: ScoreOptions): void {
 async function scoreStored(scoring: SessionScoring, opts: ScoreOptions): Promise<number> {
 	const stderr = opts.stderr ?? process.stderr;
 	const { annotator } = scoring;
+	const again = commandLine(opts.program, scoring.again);
 	let totals: AnnotateTotals | null = null;
 	if (annotator) {
 		annotator.on(progressReporter(stderr));
@@ -173,12 +177,12 @@ async function scoreStored(scoring: SessionScoring, opts: ScoreOptions): Promise
 			() => annotator.start(),
 		);
 		if (status === 'cancelled') {
-			output(stderr).line(`stopped; the annotations so far are saved. Continue with: ${scoring.again}`);
+			output(stderr).line(`stopped; the annotations so far are saved. Continue with: ${again}`);
 			return 130;
 		}
 		if (status === 'failed') {
 			output(stderr).text(
-				`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${scoring.again}\n`,
+				`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${again}\n`,
 			);
 			return 1;
 		}
@@ -189,7 +193,7 @@ async function scoreStored(scoring: SessionScoring, opts: ScoreOptions): Promise
 		{
 			session: scoring.session.id,
 			totals,
-			again: `${unaskedWords(scoring.unasked)} ${scoring.again} again to ask again`,
+			again: `${unaskedWords(scoring.unasked)} ${again} again to ask again`,
 		},
 		opts,
 	);

@@ -7,19 +7,19 @@ import { output, terminalColumns, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	new Command('sessions')
 		.description('list saved sessions, most recent first')
 		.addOption(sessionsDirOption())
 		.option('--json', 'print as JSON')
 		.action(async (flags) => {
-			exit(await sessionsCommand(resolveSessionsDir(flags.sessionsDir), { json: !!flags.json }));
+			exit(await sessionsCommand(resolveSessionsDir(flags.sessionsDir), { json: !!flags.json, program }));
 		});
 
 /** `booook sessions`: every saved session, most recent first, and any that could not be read. */
 export async function sessionsCommand(
 	dir: string,
-	opts: { json: boolean; stdout?: Stream; stderr?: Stream },
+	opts: { json: boolean; program: string; stdout?: Stream; stderr?: Stream },
 ): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
 	const err = output(opts.stderr ?? process.stderr);
@@ -29,7 +29,7 @@ export async function sessionsCommand(
 		return 0;
 	}
 	if (sessions.length === 0 && sessions.problems.length === 0) {
-		out.line(`no sessions in ${dir}; start one with: ${commandLine('run BOOK')}`);
+		out.line(`no sessions in ${dir}; start one with: ${commandLine(opts.program, 'run BOOK')}`);
 		return 0;
 	}
 	// The home screen's columns; on a terminal they fit its width, elsewhere nothing is cut.

@@ -6,11 +6,11 @@ import type { CollectionSessionData } from '../store/session.ts';
 import { collectionData, showSession } from '../app/show.ts';
 import { output, safeLine, type Output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
-import { commandLine } from '../program.ts';
+import { commandLine, say } from '../program.ts';
 import { scoreText } from '../format/number.ts';
 import { summaryFigures } from '../format/summary.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	new Command('show')
 		.description(
 			'a session: configuration, levels or steps, usage and cost, final summary and its statistics',
@@ -19,20 +19,21 @@ export const spec = (exit: Exit) =>
 		.addOption(sessionsDirOption())
 		.option('--json', 'print as JSON')
 		.action(async (id, flags) => {
-			exit(await showCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json }));
+			exit(await showCommand(resolveSessionsDir(flags.sessionsDir), id, { json: !!flags.json, program }));
 		});
 
 export async function showCommand(
 	dir: string,
 	id: string,
-	opts: { json: boolean; stdout?: Stream; stderr?: Stream },
+	opts: { json: boolean; program: string; stdout?: Stream; stderr?: Stream },
 ): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
 	// Lost saves are told on stderr, so --json stays one document.
 	const read = await showSession(dir, id, {
-		lostWork: (warning) => output(opts.stderr ?? process.stderr).line(`warning: ${warning}`),
+		lostWork: (warning) =>
+			output(opts.stderr ?? process.stderr).line(`warning: ${say(warning, opts.program)}`),
 	});
-	if (read.kind === 'collection') return showCollection(read.data, opts.json, out);
+	if (read.kind === 'collection') return showCollection(read.data, opts.json, out, opts.program);
 	const { shown } = read;
 	if (opts.json) {
 		out.json(shown, 2);
@@ -67,8 +68,8 @@ export async function showCommand(
 		const where = sessionsDirArg(dir);
 		lines.push(
 			shown.booookscore === null
-				? `BooookScore: not scored yet (${commandLine(`score ${shown.id}${where}`)})`
-				: `BooookScore: ${scoreText(shown.booookscore)} (${commandLine(`report ${shown.id}${where}`)} for the details)`,
+				? `BooookScore: not scored yet (${commandLine(opts.program, `score ${shown.id}${where}`)})`
+				: `BooookScore: ${scoreText(shown.booookscore)} (${commandLine(opts.program, `report ${shown.id}${where}`)} for the details)`,
 		);
 		lines.push('', shown.summary!);
 	}
@@ -77,7 +78,7 @@ export async function showCommand(
 }
 
 /** An imported collection: where it came from and what it holds, per book. */
-function showCollection(data: CollectionSessionData, json: boolean, out: Output): number {
+function showCollection(data: CollectionSessionData, json: boolean, out: Output, program: string): number {
 	const shown = collectionData(data);
 	if (json) {
 		out.json(shown, 2);
@@ -88,7 +89,7 @@ function showCollection(data: CollectionSessionData, json: boolean, out: Output)
 		`${counted(shown.summaries, 'summary', 'summaries')}; annotations: ${shown.annotations.model} ` +
 			`model, ${shown.annotations.human} human; ${counted(shown.judgments, 'verdict')}`,
 		shown.booookscore === null
-			? `BooookScore: not every sentence has a model verdict (${commandLine(`report ${shown.id}`)} shows what there is)`
+			? `BooookScore: not every sentence has a model verdict (${commandLine(program, `report ${shown.id}`)} shows what there is)`
 			: `BooookScore: ${scoreText(shown.booookscore)}`,
 		...shown.books.map(
 			(b) =>

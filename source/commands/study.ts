@@ -11,11 +11,11 @@ import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { printResults, tableFor } from './study-results.ts';
 import { rateWaitText } from '../format/progress.ts';
-import { commandLine, shellWord } from '../program.ts';
+import { commandLine, say, shellWord } from '../program.ts';
 import { scoreText } from '../format/number.ts';
 import { cellCost, usd } from '../format/cost.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	new Command('study')
 		.description(
 			'run a grid of books × methods × models × chunk sizes × context windows, one session per cell, ' +
@@ -49,12 +49,15 @@ export const spec = (exit: Exit) =>
 					csv: !!flags.csv,
 					prices: flags.prices,
 					interactive: screen,
+					program,
 				}),
 			);
 		});
 
 export interface StudyOptions {
 	sessionsDir: string;
+	/** How booook was started, for the command line that continues the study. */
+	program: string;
 	plan: boolean;
 	json: boolean;
 	csv: boolean;
@@ -147,7 +150,9 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 					onBatches: (probeBatches) =>
 						probeBatches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
 					say: (cell, text) =>
-						err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`),
+						err.line(
+							`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${say(text, opts.program)}`,
+						),
 				}),
 		);
 		if (probed !== 'done') ran = probed;
@@ -157,15 +162,17 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
 	err.line(`study ${plan.spec.name}: ${done}/${plan.cells.length} cells done`);
 	if (ran === 'cancelled') {
-		err.line(`stopped; every session is saved. Continue with: ${continueStudy(file, opts.sessionsDir)}`);
+		err.line(
+			`stopped; every session is saved. Continue with: ${continueStudy(opts.program, file, opts.sessionsDir)}`,
+		);
 		return 130;
 	}
 	return ran === 'failed' ? 1 : 0;
 }
 
 /** The command that continues the study where it stopped, as the user can paste it. */
-function continueStudy(file: string, sessionsDir: string): string {
-	return commandLine(`study ${shellWord(file)}${sessionsDirArg(sessionsDir)}`);
+function continueStudy(program: string, file: string, sessionsDir: string): string {
+	return commandLine(program, `study ${shellWord(file)}${sessionsDirArg(sessionsDir)}`);
 }
 
 /** The study's progress as lines on stderr, one per change of a cell's state (headless). */
@@ -230,7 +237,7 @@ async function studyInteractive(
 		runner,
 		info: {
 			name: plan.spec.name,
-			again: continueStudy(plan.file, opts.sessionsDir),
+			again: continueStudy(opts.program, plan.file, opts.sessionsDir),
 			priced: plan.cells.every((c) => c.priced),
 		},
 		start: () => runner.start(),
@@ -257,6 +264,7 @@ async function studyInteractive(
 			};
 		},
 		env,
+		program: opts.program,
 		stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
 		stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
 		stdin: opts.stdin,

@@ -10,13 +10,15 @@ import {
 	validatorName,
 } from '../app/validation.ts';
 import { output } from './output.ts';
-import { commandLine, shellWord } from '../program.ts';
+import { commandLine, next, said, say, shellWord } from '../program.ts';
 import { inkStreams } from '../ui/terminal.ts';
 
 /** The annotation walks, and the faithfulness walk over the summary's sentences. */
 export const VALIDATE_MODES = [...WALK_MODES, 'faithfulness'] as const;
 
 export interface ValidateOptions {
+	/** How booook was started, for the command lines printed and shown. */
+	program: string;
 	/** Passed on to the "continue with" hint, so it names the same walk. */
 	sessionsDir?: string;
 	validator?: string;
@@ -41,12 +43,12 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 		throw badInput(`--fraction ${opts.fraction}: give a share in (0, 1], e.g. 0.2`);
 	if (!stdin.isTTY || !stdout.isTTY)
 		throw badInput(
-			`validate is interactive and needs a terminal; for numbers from recorded verdicts use: ${commandLine('precision ID')} or ${commandLine('report ID')}`,
+			said`validate is interactive and needs a terminal; for numbers from recorded verdicts use: ${next('precision', 'ID')} or ${next('report', 'ID')}`,
 		);
 	const validator = validatorName(opts.validator);
-	const session = await openForValidation(dir, id, commandLine(`validate ${id}${sessionsDirArg(dir)}`), {
+	const session = await openForValidation(dir, id, next('validate', `${id}${sessionsDirArg(dir)}`), {
 		// Above the screen, where it stays once the walk is over.
-		lostWork: (warning) => output(process.stderr).line(`warning: ${warning}`),
+		lostWork: (warning) => output(process.stderr).line(`warning: ${say(warning, opts.program)}`),
 	});
 	if (opts.mode === 'faithfulness') return validateFaithfulness(session, id, validator, opts, stdin, stdout);
 	try {
@@ -63,7 +65,11 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 			fraction: opts.fraction,
 		});
 		const app = render(
-			createElement(Root, null, createElement(ValidateScreen, { walk, title, evidenceFor })),
+			createElement(
+				Root,
+				{ program: opts.program },
+				createElement(ValidateScreen, { walk, title, evidenceFor }),
+			),
 			{ ...inkStreams({ stdin, stdout }), exitOnCtrlC: false, patchConsole: false },
 		);
 		await app.waitUntilExit();
@@ -72,8 +78,8 @@ export async function validateInTerminal(dir: string, id: string, opts: Validate
 		const who = opts.validator ? ` --validator ${shellWord(validator)}` : '';
 		const next =
 			judged < total
-				? `Continue with: ${commandLine(`validate ${id} --mode ${opts.mode} --seed ${opts.seed}${fraction}${who}${sessionsDirArg(dir)}`)}`
-				: `See the results with: ${commandLine(`report ${id}${sessionsDirArg(dir)}`)}`;
+				? `Continue with: ${commandLine(opts.program, `validate ${id} --mode ${opts.mode} --seed ${opts.seed}${fraction}${who}${sessionsDirArg(dir)}`)}`
+				: `See the results with: ${commandLine(opts.program, `report ${id}${sessionsDirArg(dir)}`)}`;
 		output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${next}`);
 		return 0;
 	} finally {
@@ -101,12 +107,12 @@ async function validateFaithfulness(
 		const app = render(
 			createElement(
 				Root,
-				null,
+				{ program: opts.program },
 				createElement(FaithfulnessScreen, {
 					walk,
 					title,
 					evidenceFor,
-					reportHint: commandLine(`report ${id}${sessionsDirArg(dirname(session.path))}`),
+					reportHint: commandLine(opts.program, `report ${id}${sessionsDirArg(dirname(session.path))}`),
 				}),
 			),
 			{ ...inkStreams({ stdin, stdout }), exitOnCtrlC: false, patchConsole: false },
@@ -119,8 +125,8 @@ async function validateFaithfulness(
 		const where = sessionsDirArg(dirname(session.path));
 		const next =
 			judged < total
-				? `Continue with: ${commandLine(`validate ${id} --mode faithfulness${sample}${who}${where}`)}`
-				: `See the results with: ${commandLine(`report ${id}${where}`)}`;
+				? `Continue with: ${commandLine(opts.program, `validate ${id} --mode faithfulness${sample}${who}${where}`)}`
+				: `See the results with: ${commandLine(opts.program, `report ${id}${where}`)}`;
 		output(process.stderr).line(
 			`${validator}: ${judged}/${total} ${walk.unitKind}${walk.partial ? ' of your sample' : ''} judged, all saved. ${next}`,
 		);

@@ -4,12 +4,12 @@ import { decimal, integerFrom, sessionsDirOption, type Exit } from './flags.ts';
 import { validateInTerminal, VALIDATE_MODES } from './validate-screen.ts';
 import { commandLine } from '../program.ts';
 
-export const spec = (exit: Exit) =>
+export const spec = (exit: Exit, program: string) =>
 	new Command('validate')
 		.description(
 			"judge a session's annotations by hand, sentence by sentence (agree, partially, disagree), and add your own (paper Appendix G)",
 		)
-		.argument('<id>', `session id (see: ${commandLine('sessions')})`)
+		.argument('<id>', `session id (see: ${commandLine(program, 'sessions')})`)
 		.option('--validator <name>', 'your name, stored with every verdict (default: the OS user)')
 		.addOption(
 			new Option(
@@ -39,6 +39,7 @@ export const spec = (exit: Exit) =>
 				await validateInTerminal(resolveSessionsDir(flags.sessionsDir), id, {
 					...flags,
 					sessionsDir: flags.sessionsDir,
+					program,
 				}),
 			);
 		});

@@ -8,6 +8,7 @@ import type { BatchApi } from './batcher.ts';
 import type { CallRequest, CallResult, Provider, RetryListener } from './provider.ts';
 import type { SdkProviderOptions } from './sdk-client.ts';
 import { sharedLimiter, type RateLimiter, type StatedLimits } from './rate-limit.ts';
+import { said, type Said } from '../program.ts';
 
 export interface CreateProviderOptions extends AccountLimits {
 	provider: ProviderName;
@@ -29,7 +30,7 @@ export interface CreateProviderOptions extends AccountLimits {
 	 * What to do when the key is not set, for a provider the user cannot choose again here (a
 	 * session's); unset: set the key or choose the extractive baseline with --provider.
 	 */
-	missingKey?: string;
+	missingKey?: Said;
 }
 
 /** What a user says of the account's rate limits (`--tpm`, `--rpm`, `--rate-limit-wait`). */
@@ -209,13 +210,13 @@ export function requireKey(
 	name: string,
 	provider: string,
 	baseURL: string | null,
-	missing?: string,
+	missing?: Said,
 ): string {
 	const key = env[name]?.trim();
 	if (!key && baseURL !== null && !isVendorApi(baseURL)) return NO_KEY;
 	if (!key)
 		throw badInput(
-			`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`,
+			said`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`,
 		);
 	return key;
 }

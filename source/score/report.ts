@@ -27,7 +27,6 @@ import {
 } from './session-score.ts';
 import { sessionJudgedItems, validatorsOf } from './session-precision.ts';
 import { sanitize } from '../text/sanitize.ts';
-import { commandLine } from '../program.ts';
 import { percent, percentInterval } from '../format/percent.ts';
 import { intervalNote } from '../format/interval.ts';
 import { counted } from '../format/count.ts';
@@ -236,16 +235,17 @@ export function typeBars(sources: Record<string, Record<Label, number> | null>, 
 	return lines;
 }
 
-/** How the report names a command to run on its session: `score ID` unless told the session's own. */
+/**
+ * The command line the report suggests to run `verb` on its session, as its reader types it (the
+ * caller knows how booook was started, and the session's id and folder when it has them).
+ */
 export type CommandFor = (verb: 'score' | 'validate') => string;
-
-const ANY_SESSION: CommandFor = (verb) => `${verb} ID`;
 
 /**
  * The report as the terminal shows it: tables and bars, every string from the data cleaned.
- * `command` names the commands it suggests, with the session's id and folder when it has them.
+ * `command` says the commands it suggests.
  */
-export function reportLines(title: string, report: Report, width = 80, command = ANY_SESSION): string[] {
+export function reportLines(title: string, report: Report, width: number, command: CommandFor): string[] {
 	const out: string[] = [`${sanitize(title)}`];
 	const score = (name: string, s: SourceScore | null) =>
 		s &&
@@ -261,10 +261,9 @@ export function reportLines(title: string, report: Report, width = 80, command =
 		);
 	if (!report.model && !report.human)
 		out.push(
-			`  no annotations yet: ${commandLine(command('score'))} annotates with a model; ${commandLine(command('validate'))} lets you add your own`,
+			`  no annotations yet: ${command('score')} annotates with a model; ${command('validate')} lets you add your own`,
 		);
-	if (report.precision.size === 0)
-		out.push(`precision: no verdicts yet (${commandLine(command('validate'))})`);
+	if (report.precision.size === 0) out.push(`precision: no verdicts yet (${command('validate')})`);
 	for (const [validator, bySource] of report.precision) {
 		const walk = report.blind.get(validator);
 		out.push(
@@ -325,7 +324,7 @@ function unreadableLines(books: readonly BookRow[], command: CommandFor): string
 	const all = books.flatMap((b) => b.unreadable.map((u) => ({ book: b.book, ...u })));
 	if (all.length === 0) return [];
 	return [
-		`unreadable answers: ${counted(all.length, 'sentence')} left out of the score (${commandLine(command('score'))} asks again)`,
+		`unreadable answers: ${counted(all.length, 'sentence')} left out of the score (${command('score')} asks again)`,
 		...all
 			.slice(0, UNREADABLE_SHOWN)
 			.map(

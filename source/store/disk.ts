@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs';
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { dirname, join, parse, resolve, sep } from 'node:path';
 import { badInput, UserError } from '../errors.ts';
+import { said, type Said } from '../program.ts';
 import { FILES } from './dirs.ts';
 
 /**
@@ -76,15 +77,10 @@ export function isDiskError(error: unknown): error is NodeJS.ErrnoException {
  * A one-line error for a disk failure while doing `doing` to `file`, with what to do after the
  * fix (`then`). Exit code 1: the input was fine, the machine was not.
  */
-export function diskError(
-	error: NodeJS.ErrnoException,
-	doing: string,
-	file: string,
-	then: string,
-): UserError {
+export function diskError(error: NodeJS.ErrnoException, doing: string, file: string, then: Said): UserError {
 	const known = CAUSES[error.code ?? ''];
 	const cause = known ? `${known.cause} (${error.code} at ${file})` : `${error.code ?? 'error'} at ${file}`;
-	return new UserError(`${doing}: ${cause}; ${known?.fix ?? 'fix it'}, then ${then}`, 1);
+	return new UserError(said`${doing}: ${cause}; ${known?.fix ?? 'fix it'}, then ${then}`, 1);
 }
 
 /**

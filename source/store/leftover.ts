@@ -7,7 +7,7 @@ import { badInput, UserError } from '../errors.ts';
 import { FILES } from './dirs.ts';
 import { isAlive, isTakeoverGuard, parseOwner, SessionLock, type LockOwner } from './lock.ts';
 import { tempFileOf } from './state-file.ts';
-import { commandLine, shellWord } from '../program.ts';
+import { next, shellWord } from '../program.ts';
 
 /**
  * Sessions whose creation was cut short. A new session is made whole in a hidden folder
@@ -162,10 +162,10 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 		return badInput(
 			`no session "${id}" in ${dir}, but there is one in ${found}: give --sessions-dir ${shellWord(found)}`,
 		);
-	return badInput(
-		`no session "${id}" in ${dir}; give the folder that holds it with --sessions-dir DIR, or list ` +
-			`the sessions there with: ${commandLine(`sessions${sessionsDirArg(dir)}`)}`,
-	);
+	return badInput([
+		`no session "${id}" in ${dir}; give the folder that holds it with --sessions-dir DIR, or list the sessions there with: `,
+		next('sessions', sessionsDirArg(dir).trim()),
+	]);
 }
 
 /**

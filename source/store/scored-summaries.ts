@@ -4,7 +4,7 @@ import { badInput } from '../errors.ts';
 import { nextSummaryId } from '../score/annotate.ts';
 import { activeVersion, findNode } from '../summarize/graph.ts';
 import type { BookSessionData, SessionData, StateView } from './schema.ts';
-import { commandLine } from '../program.ts';
+import { next, said, type Said } from '../program.ts';
 
 /**
  * The summaries a session's score covers: a book run's final summary, pinned as a ScoredSummary
@@ -33,9 +33,9 @@ export function withPin<D extends StateView<SessionData>>(data: D, pin: ScoredSu
  * The refusal of work that needs a run's final summary, before the run has one: it names the
  * resume that finishes it, in the session's own folder (`dir`), and then `also` when given.
  */
-export function noFinalSummary(id: string, dir: string, also = ''): Error {
+export function noFinalSummary(id: string, dir: string, also: Said = ''): Error {
 	return badInput(
-		`session "${id}" has no final summary yet: finish it with ${commandLine(`resume ${id}${sessionsDirArg(dir)}`)}${also}`,
+		said`session "${id}" has no final summary yet: finish it with ${next('resume', `${id}${sessionsDirArg(dir)}`)}${also}`,
 	);
 }
 

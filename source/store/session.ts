@@ -42,7 +42,7 @@ import {
 	type StateView,
 } from './schema.ts';
 import { finalSummaryPin, scoredSummaries } from './scored-summaries.ts';
-import { commandLine } from '../program.ts';
+import { next, said, type Next, type Said } from '../program.ts';
 import { counted } from '../format/count.ts';
 
 export {
@@ -90,7 +90,7 @@ export class Session<D extends SessionData = SessionData> {
 	 * The command that continues this session's work, named when a write fails: `resume` for a run,
 	 * `score` for a collection; a command doing other work there (validate, score of a run) says so.
 	 */
-	continueWith: string;
+	continueWith: Next;
 
 	private constructor(
 		readonly id: string,
@@ -249,7 +249,7 @@ export class Session<D extends SessionData = SessionData> {
 	 * One line saying that saves of a session read with `snapshot` were lost, or null: the journal was
 	 * deleted, cut short or skipped, so the state lacks work that was saved once.
 	 */
-	static lostWork(dir: string, read: { data: SessionData; journal: string | null }): Promise<string | null> {
+	static lostWork(dir: string, read: { data: SessionData; journal: string | null }): Promise<Said | null> {
 		return lostWorkWarning(continueCommand(read.data, dir), read.data, read.journal, () =>
 			readCallLog(join(dir, read.data.id, FILES.calls)).then((log) => log.calls),
 		);
@@ -371,7 +371,7 @@ export class Session<D extends SessionData = SessionData> {
 			removed++;
 		}
 		if (removed === 0) return Promise.resolve();
-		return this.#write(`continue with: ${this.continueWith}`);
+		return this.#write(said`continue with: ${this.continueWith}`);
 	}
 
 	#run(): Run {
@@ -434,7 +434,7 @@ export class Session<D extends SessionData = SessionData> {
 	/** Writes the record of a change already applied (or the state whole, when a write failed before it). */
 	#record(change: Change): Promise<void> {
 		const data = this.#state;
-		const then = `continue with: ${this.continueWith}`;
+		const then = said`continue with: ${this.continueWith}`;
 		if (this.#stale) return this.#write(then);
 		data.updatedAt = new Date().toISOString();
 		const line = recordLine(data.updatedAt, change);
@@ -445,7 +445,7 @@ export class Session<D extends SessionData = SessionData> {
 	}
 
 	/** Writes the state whole through lowdb, then starts a new journal that continues it. */
-	#write(then: string): Promise<void> {
+	#write(then: Said): Promise<void> {
 		if (this.#closed) return Promise.reject(new Error(`session "${this.id}" is closed`));
 		const data = this.#state;
 		try {
@@ -465,7 +465,7 @@ export class Session<D extends SessionData = SessionData> {
 	}
 
 	/** Makes `write` the last write asked for; a failure names the disk and the way on. */
-	#track(write: Promise<void>, then: string): Promise<void> {
+	#track(write: Promise<void>, then: Said): Promise<void> {
 		const written = write.catch((error: unknown) => {
 			this.#stale = true;
 			throw isDiskError(error)
@@ -473,7 +473,7 @@ export class Session<D extends SessionData = SessionData> {
 						error,
 						`cannot save session "${this.id}"`,
 						error.path ?? this.path,
-						`${then} (what was saved before is intact)`,
+						said`${then} (what was saved before is intact)`,
 					)
 				: error;
 		});
@@ -496,7 +496,7 @@ export class Session<D extends SessionData = SessionData> {
 						error,
 						`cannot log a call of session "${this.id}"`,
 						error.path ?? this.#calls.file,
-						`continue with: ${this.continueWith} (what was saved before is intact)`,
+						said`continue with: ${this.continueWith} (what was saved before is intact)`,
 					)
 				: error;
 		});
@@ -507,7 +507,7 @@ export class Session<D extends SessionData = SessionData> {
 	 * or null; the way on it names is `continueWith`. Ask before the state changes: it is measured
 	 * against the state as it was read.
 	 */
-	lostWork(): Promise<string | null> {
+	lostWork(): Promise<Said | null> {
 		return lostWorkWarning(this.continueWith, this.#state, this.#journalProblem, () => this.calls());
 	}
 
@@ -552,13 +552,13 @@ async function alreadyExists(id: string, dir: string): Promise<UserError> {
 		() => null,
 	);
 	const where = sessionsDirArg(dir);
-	const next =
+	const way =
 		held?.kind === 'collection'
-			? `score it with: ${commandLine(`score ${id}${where}`)}`
+			? said`score it with: ${next('score', `${id}${where}`)}`
 			: held?.run?.imported
-				? `read it with: ${commandLine(`evidence ${id}${where}`)}`
-				: `resume it with: ${commandLine(`resume ${id}${where}`)}`;
-	return badInput(`session "${id}" already exists in ${dir}; choose another --session or ${next}`);
+				? said`read it with: ${next('evidence', `${id}${where}`)}`
+				: said`resume it with: ${next('resume', `${id}${where}`)}`;
+	return badInput(said`session "${id}" already exists in ${dir}; choose another --session or ${way}`);
 }
 
 /**
@@ -651,8 +651,8 @@ export async function readSessionBook(dir: string, data: BookSessionData): Promi
 }
 
 /** The command that continues a session's work: `resume` for a run, `score` for a collection. */
-function continueCommand(data: SessionData, dir: string): string {
-	return commandLine(`${data.kind === 'book' ? 'resume' : 'score'} ${data.id}${sessionsDirArg(dir)}`);
+function continueCommand(data: SessionData, dir: string): Next {
+	return next(data.kind === 'book' ? 'resume' : 'score', `${data.id}${sessionsDirArg(dir)}`);
 }
 
 /**
@@ -661,11 +661,11 @@ function continueCommand(data: SessionData, dir: string): string {
  * one: answers still in calls.jsonl are taken from there, not bought again (see CallRunner.recover).
  */
 async function lostWorkWarning(
-	next: string,
+	way: Next,
 	data: StateView<SessionData>,
 	journal: string | null,
 	calls: () => Promise<CallRecord[]>,
-): Promise<string | null> {
+): Promise<Said | null> {
 	let problem = journal;
 	// A call log that cannot be read is reported by what needs it (a run); a look at the session goes on.
 	const logged = problem === null && data.kind === 'book' ? await calls().catch(() => null) : null;
@@ -675,11 +675,11 @@ async function lostWorkWarning(
 			problem = `${FILES.calls} holds ${counted(beyond, 'call')} for work missing from ${FILES.state} and ${FILES.journal} (was ${FILES.journal} deleted?)`;
 	}
 	if (problem === null) return null;
-	const way =
+	const then =
 		data.kind === 'book'
-			? `${next} reuses the answers in ${FILES.calls} instead of buying them again, but edits in the lost saves are gone`
-			: `what the lost saves held is gone; continue with: ${next}`;
-	return `session "${data.id}" lost saved work: ${problem}; ${way}`;
+			? said`${way} reuses the answers in ${FILES.calls} instead of buying them again, but edits in the lost saves are gone`
+			: said`what the lost saves held is gone; continue with: ${way}`;
+	return said`session "${data.id}" lost saved work: ${problem}; ${then}`;
 }
 
 function corrupt(id: string, file: string, reason: string): UserError {
@@ -711,8 +711,10 @@ export { newSessionId } from './dirs.ts';
 export function bookSession(session: Session): Session<BookSessionData> {
 	if (session.data.kind !== 'book') {
 		throw badInput(
-			`session "${session.id}" is an imported collection of summaries, not a run; score it with: ` +
-				`${commandLine(`score ${session.id}${sessionsDirArg(dirname(session.path))}`)}`,
+			said`session "${session.id}" is an imported collection of summaries, not a run; score it with: ${next(
+				'score',
+				`${session.id}${sessionsDirArg(dirname(session.path))}`,
+			)}`,
 		);
 	}
 	return session as Session<BookSessionData>;

@@ -31,6 +31,8 @@ export const inkFps = (fps: number): number => 2 * fps;
 
 export interface RunAppOptions {
 	controls: RunControls;
+	/** How booook was started, for the command lines the screens show. */
+	program: string;
 	info: RunInfo;
 	/** Start by holding calls until `s` (`--step`). */
 	stepping?: boolean;
@@ -78,7 +80,11 @@ export class RunDriver {
 	error: string | null = null;
 	quitting = false;
 
-	constructor(private readonly controls: RunControls) {}
+	constructor(
+		private readonly controls: RunControls,
+		/** How booook was started, for the commands a failure names. */
+		private readonly program: string,
+	) {}
 
 	start(): void {
 		if (this.#running || this.quitting) return;
@@ -86,7 +92,7 @@ export class RunDriver {
 			.start()
 			.then((status) => (this.status = status))
 			.catch((error: unknown) => {
-				this.error = errorMessage(error);
+				this.error = errorMessage(error, this.program);
 				this.status = 'failed';
 				return 'failed' as const;
 			})
@@ -123,13 +129,15 @@ function RunApp({ options, feed, driver }: { options: RunAppOptions; feed: ViewF
 		setAsking(null);
 		setScoring(controls);
 		// A failure that is not a call's (a call log it cannot read) is shown as one set up is.
-		controls.start().catch((error: unknown) => setScoring({ error: errorMessage(error) }));
+		controls.start().catch((error: unknown) => setScoring({ error: errorMessage(error, options.program) }));
 	};
 	const onScore = score
 		? (root: NodeRef) => {
 				const question = options.scorer?.() ?? null;
 				if (question) return setAsking({ root, question });
-				score(root).then(show, (error: unknown) => setScoring({ error: errorMessage(error) }));
+				score(root).then(show, (error: unknown) =>
+					setScoring({ error: errorMessage(error, options.program) }),
+				);
 			}
 		: undefined;
 	if (left) return null;
@@ -200,10 +208,10 @@ export async function renderRunApp(options: RunAppOptions): Promise<RunAppResult
 		run: () => controls.run,
 	});
 	const unsubscribe = controls.on(feed.dispatch);
-	const driver = new RunDriver(controls);
+	const driver = new RunDriver(controls, options.program);
 	const theme = themeFor(options.env);
 	const instance = render(
-		<Root theme={theme}>
+		<Root theme={theme} program={options.program}>
 			<RunApp options={options} feed={feed} driver={driver} />
 		</Root>,
 		{
@@ -262,12 +270,14 @@ export async function renderSessionRun(
 			priced: prepared.priced,
 		},
 		validate: () => ({ walk: walk(), title: session.data.book.title }),
-		score: async (_root, model) => liveScoring(session, await run.scoring(model)),
+		score: async (_root, model) => liveScoring(session, await run.scoring(model), options.program),
 		scorer: () => run.scorerQuestion(),
 	});
 }
 
 export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {
+	/** How booook was started, for the command lines the screens show. */
+	program: string;
 	env?: NodeJS.ProcessEnv;
 	stdout?: NodeJS.WriteStream;
 	stdin?: NodeJS.ReadStream;
@@ -277,7 +287,7 @@ export interface HomeAppOptions extends Omit<HomeScreenProps, 'onChoose'> {
 /** The home screen until the user picks a session, fills the new-run form or quits. */
 export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice> {
 	let choice: HomeChoice = { kind: 'quit' };
-	const { env, stdout, stdin, stderr, ...props } = options;
+	const { env, stdout, stdin, stderr, program, ...props } = options;
 	function HomeApp() {
 		const { exit } = useApp();
 		const { left, leave } = useLeave();
@@ -295,7 +305,7 @@ export async function renderHomeApp(options: HomeAppOptions): Promise<HomeChoice
 		);
 	}
 	const instance = render(
-		<Root theme={themeFor(env)}>
+		<Root theme={themeFor(env)} program={program}>
 			<HomeApp />
 		</Root>,
 		{ ...inkStreams({ stdout, stdin, stderr }), exitOnCtrlC: false, patchConsole: false, maxFps: MAX_FPS },

@@ -1,4 +1,5 @@
 import { scoreAgain, sourceName, type BookScoring } from '../app/score.ts';
+import { commandLine } from '../program.ts';
 import { scoreSession } from '../score/session-score.ts';
 import type { BookSessionData, Session } from '../store/session.ts';
 import type { ScoreControls } from './controls.ts';
@@ -11,6 +12,7 @@ import { initialScoreStatus, scoreStatus, sentenceRows } from './state/score-vie
 export function liveScoring(
 	session: Session<BookSessionData>,
 	{ summary: id, plan, annotator }: BookScoring,
+	program: string,
 ): ScoreControls {
 	const { data } = session;
 	const summary = data.summaries.find((s) => s.id === id)!;
@@ -22,7 +24,7 @@ export function liveScoring(
 		line = scoreStatus(line, event, {
 			seconds: (Date.now() - started) / 1000,
 			now: Date.now(),
-			continueWith: scoreAgain(session),
+			continueWith: commandLine(program, scoreAgain(session)),
 		});
 		for (const l of listeners) l();
 	});

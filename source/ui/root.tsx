@@ -2,15 +2,29 @@ import { useApp, type Instance } from 'ink';
 import { useEffect, useState, type ReactNode } from 'react';
 import { KeysProvider } from './keys/KeysProvider.tsx';
 import { Printer } from './print.tsx';
+import { ProgramContext } from './program-context.ts';
 import { ThemeContext, themeFor, type Theme } from './theme.ts';
 
-/** What every screen stands in: the colour theme, the one reader of the keyboard and the one `<Static>`. */
-export function Root({ theme = themeFor(), children }: { theme?: Theme; children: ReactNode }) {
+/**
+ * What every screen stands in: the colour theme, the one reader of the keyboard, the one `<Static>`,
+ * and how booook was started (`program`), for the command lines the screens show.
+ */
+export function Root({
+	theme = themeFor(),
+	program,
+	children,
+}: {
+	theme?: Theme;
+	program: string;
+	children?: ReactNode;
+}) {
 	return (
 		<ThemeContext.Provider value={theme}>
-			<KeysProvider>
-				<Printer>{children}</Printer>
-			</KeysProvider>
+			<ProgramContext.Provider value={program}>
+				<KeysProvider>
+					<Printer>{children}</Printer>
+				</KeysProvider>
+			</ProgramContext.Provider>
 		</ThemeContext.Provider>
 	);
 }

@@ -15,7 +15,11 @@ import { settle, waitFor } from './wait.ts';
 
 /** Renders a screen as the app does: inside the theme and the one keyboard reader. */
 export function renderScreen(screen: ReactElement, env: NodeJS.ProcessEnv = {}) {
-	return render(<Root theme={themeFor(env)}>{screen}</Root>);
+	return render(
+		<Root theme={themeFor(env)} program="booook">
+			{screen}
+		</Root>,
+	);
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 	type CompareWorld,
 	type Shown,
 } from './model.ts';
+import { useProgram } from '../../program-context.ts';
 
 /** Side by side from this width; one above the other below it. */
 const SIDE_BY_SIDE = 120;
@@ -43,6 +44,7 @@ export function CompareScreen({
 }) {
 	useSyncExternalStore(walk.subscribe, walk.getVersion);
 	const theme = useTheme();
+	const program = useProgram();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
 	const pairs = walk.pairs;
@@ -93,11 +95,17 @@ export function CompareScreen({
 						return p.judged === p.total ? `${effect.done} · ${finished}` : effect.done;
 					},
 					dispatch,
+					program,
 				);
 			case 'note':
-				return reportSave(walk.note(pairs[effect.pair]!, effect.note), () => effect.done, dispatch);
+				return reportSave(walk.note(pairs[effect.pair]!, effect.note), () => effect.done, dispatch, program);
 			case 'undo':
-				return reportSave(walk.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
+				return reportSave(
+					walk.undo(),
+					(undone) => (undone ? 'undone' : 'nothing to undo'),
+					dispatch,
+					program,
+				);
 		}
 	};
 	// The walk opens on the first pair not judged yet.

@@ -29,6 +29,8 @@ import { reportSave, type WalkProps } from '../walk.ts';
 import { EvidencePane } from '../../components/EvidencePane.tsx';
 import { DASH } from '../../../format/missing.ts';
 import { shareOf } from '../../../format/percent.ts';
+import { useProgram } from '../../program-context.ts';
+import { commandLine } from '../../../program.ts';
 
 const LABEL_TONE = { faithful: 'ok', partial: 'warn', unfaithful: 'error', unsure: 'warn' } as const;
 
@@ -48,6 +50,7 @@ export function FaithfulnessScreen({
 }: WalkProps<FaithfulnessWalk, FaithfulnessUnit> & { reportHint?: string }) {
 	useSyncExternalStore(walk.subscribe, walk.getVersion);
 	const theme = useTheme();
+	const program = useProgram();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
 	const units = walk.units;
@@ -100,18 +103,23 @@ export function FaithfulnessScreen({
 					walk.mark(walk.units[effect.unit]!, effect.label, effect.note),
 					() => (allJudged() ? `${effect.done} · ${finished()}` : effect.done),
 					dispatch,
+					program,
 				);
 			case 'rate':
-				return reportSave(walk.rate(effect.summary, effect.rating), () => effect.done, dispatch);
+				return reportSave(walk.rate(effect.summary, effect.rating), () => effect.done, dispatch, program);
 			case 'undo':
-				return reportSave(walk.undo(), (undone) => (undone ? 'undone' : 'nothing to undo'), dispatch);
+				return reportSave(
+					walk.undo(),
+					(undone) => (undone ? 'undone' : 'nothing to undo'),
+					dispatch,
+					program,
+				);
 			case 'units': {
 				const now = walk.switchUnits();
 				if (now === null)
 					return dispatch({
 						type: 'done',
-						message:
-							'no claims to judge yet: a model judge splits the sentences into claims (booook faithfulness ID)',
+						message: `no claims to judge yet: a model judge splits the sentences into claims (${commandLine(program, 'faithfulness ID')})`,
 					});
 				return dispatch({
 					type: 'switched',

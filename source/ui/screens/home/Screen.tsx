@@ -31,7 +31,8 @@ import { sessionColumns } from '../../../format/sessions.ts';
 import { layoutTable } from '../../../format/table.ts';
 import { clean, cutLines, textWidth, truncate, windowOf, wrap } from '../../../format/text.ts';
 import { useTheme } from '../../theme.ts';
-import { commandLine } from '../../../program.ts';
+import { commandLine, say as sayIn, type Said } from '../../../program.ts';
+import { useProgram } from '../../program-context.ts';
 import { counted } from '../../../format/count.ts';
 
 export type { HomeChoice, HomeQuestion } from './model.ts';
@@ -42,7 +43,7 @@ export interface HomeScreenProps {
 	load: () => Promise<SessionListing>;
 	remove: (id: string) => Promise<void>;
 	/** Why the form's values cannot start a run (a missing book, a bad size), or null. */
-	check: (input: NewRunInput) => Promise<string | null>;
+	check: (input: NewRunInput) => Promise<Said | null>;
 	/** Why the session last chosen could not be opened (a missing key, a lock), shown on the list. */
 	notice?: string;
 	/** Asked first, instead of the list's keys: y or n is the choice. */
@@ -63,6 +64,7 @@ export function HomeScreen({
 	onChoose,
 }: HomeScreenProps) {
 	const theme = useTheme();
+	const program = useProgram();
 	const { columns: width, rows } = useTerminalSize();
 	const [listing, setListing] = useState<SessionListing | null>(null);
 	// The help has the rows of the list with one line of message under it.
@@ -73,7 +75,7 @@ export function HomeScreen({
 	const reload = (tell: (message: string) => void) =>
 		load()
 			.then(setListing)
-			.catch((error: unknown) => tell(`Cannot read ${sessionsDir}: ${errorMessage(error)}`));
+			.catch((error: unknown) => tell(`Cannot read ${sessionsDir}: ${errorMessage(error, program)}`));
 	const [ui, dispatch] = useModel(
 		{ init: () => ({ ...init(defaults, question ?? null), message: notice ?? null }), update },
 		(): HomeWorld => ({ sessions: listing, defaults, page: helpRows - 1 }),
@@ -85,12 +87,14 @@ export function HomeScreen({
 				case 'delete':
 					return void remove(effect.id)
 						.then(() => tell(`Deleted session ${effect.id}.`))
-						.catch((error: unknown) => tell(`Not deleted: ${errorMessage(error)}`))
+						.catch((error: unknown) => tell(`Not deleted: ${errorMessage(error, program)}`))
 						.finally(() => void reload(tell));
 				case 'check':
 					return void check(effect.input)
-						.then((problem) => (problem ? tell(problem) : onChoose({ kind: 'new', input: effect.input })))
-						.catch((error: unknown) => tell(errorMessage(error)))
+						.then((problem) =>
+							problem ? tell(sayIn(problem, program)) : onChoose({ kind: 'new', input: effect.input }),
+						)
+						.catch((error: unknown) => tell(errorMessage(error, program)))
 						.finally(() => dispatch({ type: 'checked' }));
 			}
 		},
@@ -117,8 +121,8 @@ export function HomeScreen({
 			<Box flexDirection="column">
 				<Text>{clean(`No saved sessions in ${sessionsDir}.`)}</Text>
 				<Text>
-					Press n to start a new run here, or from a shell: {commandLine('run BOOK.txt')} (add --method inc
-					for incremental updating).
+					Press n to start a new run here, or from a shell: {commandLine(program, 'run BOOK.txt')} (add
+					--method inc for incremental updating).
 				</Text>
 			</Box>
 		);

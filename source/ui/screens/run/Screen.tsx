@@ -33,6 +33,8 @@ import type { ViewFeed } from '../../state/view-feed.ts';
 import { phaseOf, runningOf, type NodeView, type ViewState } from '../../state/view.ts';
 import { clean, cutLines, windowOf, wrap } from '../../../format/text.ts';
 import { MARKS, useTheme } from '../../theme.ts';
+import { say } from '../../../program.ts';
+import { useProgram } from '../../program-context.ts';
 
 /**
  * Edits a text outside the app (in the user's editor): the new text, or null when it was left
@@ -76,6 +78,7 @@ export function RunScreen({
 	onBack,
 }: RunScreenProps) {
 	const view = useView(feed);
+	const program = useProgram();
 	const { columns: width, rows } = useTerminalSize();
 	const [external, setExternal] = useState<{ node: NodeRef; text: string } | null>(null);
 
@@ -85,7 +88,7 @@ export function RunScreen({
 		controls
 			.edit(id, text)
 			.then((went) => tell(`Saved as a new version of node ${id}${stale(went.length, ': r re-runs them')}.`))
-			.catch((error: unknown) => tell(clean(errorMessage(error))));
+			.catch((error: unknown) => tell(clean(errorMessage(error, program))));
 	};
 	const perform = async (effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
 		const tell = say(dispatch);
@@ -138,12 +141,12 @@ export function RunScreen({
 		{ init, update },
 		() => feed.current,
 		(effect: RunEffect, dispatch: (msg: RunMsg) => void) => {
-			perform(effect, dispatch).catch((error: unknown) => say(dispatch)(clean(errorMessage(error))));
+			perform(effect, dispatch).catch((error: unknown) => say(dispatch)(clean(errorMessage(error, program))));
 		},
 	);
 
 	const node = selectedNode(ui, view);
-	const status = statusOf(view, ui);
+	const status = statusOf(view, ui, program);
 	const statusRows = cutLines(wrap(status.text, width), STATUS_ROWS, width).map((text) => ({
 		...status,
 		text,
@@ -173,7 +176,7 @@ export function RunScreen({
 		try {
 			edited = editor(edit.text);
 		} catch (error) {
-			failure = errorMessage(error);
+			failure = errorMessage(error, program);
 		} finally {
 			feed.freeze(false);
 		}
@@ -378,9 +381,9 @@ function streamLines(view: ViewState, count: number, width: number): Line[] {
 }
 
 /** The line under the body: a message, how the run stands, or its latest warning or error (wrapped, not cut). */
-function statusOf(view: ViewState, ui: RunState): Line {
+function statusOf(view: ViewState, ui: RunState, program: string): Line {
 	const last = view.log.at(-1);
-	if (ui.message) return { text: clean(ui.message), tone: 'accent' };
+	if (ui.message) return { text: clean(say(ui.message, program)), tone: 'accent' };
 	if (phaseOf(view) === 'idle')
 		return { text: 'Not running: space runs what is left, s makes one call at a time.', tone: 'accent' };
 	// A session opened finished printed nothing: its final summary is only the root's text.

@@ -5,7 +5,7 @@ import { editorPress } from './editor-keys.ts';
 import { helpScroll } from '../../state/help-keys.ts';
 import { editorOf, textOf, type EditorState } from '../../state/editor.ts';
 import { levelsOf, phaseOf, runningOf, stepsOf, type NodeView, type ViewState } from '../../state/view.ts';
-import { commandLine } from '../../../program.ts';
+import { next as booookCommand, said, type Said } from '../../../program.ts';
 import { stay, type Step, type Update } from '../../model.ts';
 
 /**
@@ -30,8 +30,8 @@ export interface RunState {
 	scroll: number | null;
 	versionCursor: number;
 	helpScroll: number;
-	/** One line of feedback after an action, until the next key. */
-	message: string | null;
+	/** One line of feedback after an action, until the next key (the screen says the commands it names). */
+	message: Said | null;
 	quitting: boolean;
 	/** The sentence of the selected node whose evidence the evidence pane shows (clamped to its text). */
 	sentence: number;
@@ -283,7 +283,7 @@ export function runKey(ui: RunState, action: Action, view: ViewState): Step<RunS
 			if (view.active)
 				return none({
 					...next,
-					message: `Validation opens once the run has stopped: let it finish, or quit and run ${commandLine('validate ID')}.`,
+					message: said`Validation opens once the run has stopped: let it finish, or quit and run ${booookCommand('validate', 'ID')}.`,
 				});
 			return { state: next, effects: [{ kind: 'validate' }] };
 		default:

@@ -17,6 +17,7 @@ import {
 	type ScorerEffect,
 	type ScorerMsg,
 } from './model.ts';
+import { useProgram } from '../../program-context.ts';
 
 export interface ScorerScreenProps {
 	question: ScorerQuestion;
@@ -34,6 +35,7 @@ const MESSAGE_ROWS = 4;
 /** `b` on a run with no model of its own: which model, of which provider, at which server, scores it. */
 export function ScorerScreen({ question, last = null, start, onBack, onQuit }: ScorerScreenProps) {
 	const theme = useTheme();
+	const program = useProgram();
 	const { columns: width } = useTerminalSize();
 	const [state, dispatch] = useModel(
 		{ init: () => init(question, last), update },
@@ -46,7 +48,7 @@ export function ScorerScreen({ question, last = null, start, onBack, onQuit }: S
 					return onBack();
 				case 'start':
 					return void start(effect.choice).catch((error: unknown) =>
-						send({ type: 'refused', message: errorMessage(error) }),
+						send({ type: 'refused', message: errorMessage(error, program) }),
 					);
 			}
 		},
@@ -89,7 +91,7 @@ export function ScorerScreen({ question, last = null, start, onBack, onQuit }: S
 					: "an Anthropic-style server, e.g. http://localhost:8000; empty: Anthropic's API"}
 			</Text>
 			<Text> </Text>
-			{wrap(clean(`from a shell: ${scoreCommand(state, question)}`), width).map((line, i) => (
+			{wrap(clean(`from a shell: ${scoreCommand(state, question, program)}`), width).map((line, i) => (
 				<Text key={i} dimColor>
 					{truncate(line, width)}
 				</Text>

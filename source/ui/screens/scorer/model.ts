@@ -1,7 +1,7 @@
 import type { ScorerChoice, ScorerQuestion, ScoringProvider } from '../../../app/score-model.ts';
 import { errorMessage } from '../../../errors.ts';
 import { checkBaseUrl, keyVariable } from '../../../llm/base-url.ts';
-import { shellWord } from '../../../program.ts';
+import { commandLine, shellWord } from '../../../program.ts';
 import { actionFor } from '../../keymap.ts';
 import type { KeyPress } from '../../keys/binding.ts';
 import { stay, type Step, type Update } from '../../model.ts';
@@ -146,10 +146,10 @@ export function scorerChoice(state: ScorerState, question: ScorerQuestion): Scor
 }
 
 /** The same scoring from a shell, for a person who would rather run it there. */
-export function scoreCommand(state: ScorerState, question: ScorerQuestion): string {
+export function scoreCommand(state: ScorerState, question: ScorerQuestion, program: string): string {
 	const url = state.baseUrl.text.trim();
 	const words = [
-		question.command,
+		commandLine(program, question.command),
 		'--provider',
 		state.provider,
 		'--model',

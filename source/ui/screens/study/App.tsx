@@ -14,6 +14,7 @@ import { init, update, type StudyEffect, type StudyMsg } from './model.ts';
 import { initialView } from '../../state/view.ts';
 import { inkStreams } from '../../terminal.ts';
 import { themeFor } from '../../theme.ts';
+import { useProgram } from '../../program-context.ts';
 
 export type StudyEnd = 'done' | 'failed' | 'cancelled';
 
@@ -108,6 +109,7 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 	const { runner } = options;
 	const fps = options.fps ?? MAX_FPS;
 	const state = useStudyState(runner, fps);
+	const program = useProgram();
 	const { columns, rows } = useTerminalSize();
 	const [results, setResults] = useState<StudyResults | null>(null);
 	const [watched, setWatched] = useState<Watched | null>(null);
@@ -139,12 +141,13 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 		readResults().then(
 			(read) => !gone && setResults(read),
 			(error: unknown) =>
-				!gone && setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error)}`] }),
+				!gone &&
+				setResults({ table: [], notes: [`The results cannot be read: ${errorMessage(error, program)}`] }),
 		);
 		return () => {
 			gone = true;
 		};
-	}, [over]);
+	}, [over, program]);
 	// The watched view lets go of the engine when it closes.
 	useEffect(() => {
 		if (!watched) return;
@@ -208,6 +211,8 @@ export function StudyApp({ options, onExit }: { options: StudyAppOptions; onExit
 }
 
 export interface RenderStudyOptions extends StudyAppOptions {
+	/** How booook was started, for the command lines the screens show. */
+	program: string;
 	env?: NodeJS.ProcessEnv;
 	stdout?: NodeJS.WriteStream;
 	stdin?: NodeJS.ReadStream;
@@ -225,7 +230,7 @@ export async function renderStudyApp(options: RenderStudyOptions): Promise<void>
 		return <StudyApp options={options} onExit={() => exit()} />;
 	}
 	const instance = render(
-		<Root theme={themeFor(env)}>
+		<Root theme={themeFor(env)} program={options.program}>
 			<App />
 		</Root>,
 		{

@@ -37,6 +37,7 @@ import {
 	type WalkWorld,
 } from './model.ts';
 import { commandLine } from '../../../program.ts';
+import { useProgram } from '../../program-context.ts';
 import { percent, percentInterval } from '../../../format/percent.ts';
 
 const VERDICT_TONE = { agree: 'ok', partial: 'warn', disagree: 'error' } as const;
@@ -56,6 +57,7 @@ export function ValidateScreen({
 }: WalkProps<ValidationWalk, { summary: ScoredSummary['id']; sentence: number }>) {
 	useSyncExternalStore(walk.subscribe, walk.getVersion);
 	const theme = useTheme();
+	const program = useProgram();
 	const { exit } = useApp();
 	const { columns, rows } = useTerminalSize();
 	const items = walk.items;
@@ -94,6 +96,7 @@ export function ValidateScreen({
 					return done(value);
 				},
 				dispatch,
+				program,
 			);
 		switch (effect.kind) {
 			case 'judge':
@@ -163,7 +166,7 @@ export function ValidateScreen({
 			<Box flexDirection="column">
 				<Text>
 					{clean(title)}: nothing to validate in this walk ({walk.settings.mode}). Import or make annotations
-					first ({commandLine('import')} / {commandLine('score')}).
+					first ({commandLine(program, 'import')} / {commandLine(program, 'score')}).
 				</Text>
 				<Text color={theme.color('muted')}>q quit</Text>
 			</Box>
@@ -359,7 +362,10 @@ function ResultsView({
 	columns: number;
 }) {
 	const theme = useTheme();
-	const lines = results ? resultsLines(clean(title), results, columns - 2) : ['computing the results…'];
+	const program = useProgram();
+	const lines = results
+		? resultsLines(clean(title), results, columns - 2, program)
+		: ['computing the results…'];
 	const shown = windowOf(lines, Math.max(3, rows - 2), scroll);
 	return (
 		<Box flexDirection="column" width={columns}>

@@ -5,6 +5,7 @@ import { pooledPrecision } from '../../../score/validation.ts';
 import { percentInterval } from '../../../format/percent.ts';
 import { intervalNote } from '../../../format/interval.ts';
 import { counted } from '../../../format/count.ts';
+import { commandLine } from '../../../program.ts';
 
 /**
  * What the walk's results view shows, computed once when it opens (the bootstrap is hundreds of
@@ -42,8 +43,10 @@ function pooledText(p: Precision): string {
 	return `${percentInterval(p.precision, p.precisionInterval)} of ${p.judged} hold up`;
 }
 
-export function resultsLines(title: string, results: WalkResults, width: number): string[] {
-	if (results.kind === 'report') return reportLines(title, results.report, width);
+/** The results as lines; `program`: how booook was started, for the commands the report suggests. */
+export function resultsLines(title: string, results: WalkResults, width: number, program: string): string[] {
+	if (results.kind === 'report')
+		return reportLines(title, results.report, width, (verb) => commandLine(program, `${verb} ID`));
 	const lines = [
 		title,
 		'Results by source are shown when every item of the blind walk is judged (before that they would reveal the sources).',
