@@ -59,7 +59,9 @@ export async function sessionReport(dir: string, id: string, opts: { seed: numbe
 		 * said by `say` (a command's arguments as the user starts booook).
 		 */
 		lines: (width: number, say: (args: string) => string) =>
-			reportLines(`${title} — session ${id}`, report, width, (verb) => say(`${verb} ${id}${sessionsDirArg(dir)}`)),
+			reportLines(`${title} — session ${id}`, report, width, (verb) =>
+				say(`${verb} ${id}${sessionsDirArg(dir)}`),
+			),
 		missing: run && missingRoot(run),
 		// Memory probes (NarrativeXL) of a run's summaries, when any were answered.
 		memory: data.kind === 'book' && (data.memoryAnswers ?? []).length > 0 ? sessionMemory(data) : null,

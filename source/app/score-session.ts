@@ -7,13 +7,7 @@ import { scoreSession, type SessionScore } from '../score/session-score.ts';
 import { Session, type SessionData } from '../store/session.ts';
 import { countTokens } from '../text/tokens.ts';
 import { batchesAwaited, type BatchesAwaited } from './open-session.ts';
-import {
-	newCollection,
-	scoreAgain,
-	sourceName,
-	storedScoring,
-	type ScoringOptions,
-} from './score.ts';
+import { newCollection, scoreAgain, sourceName, storedScoring, type ScoringOptions } from './score.ts';
 import type { Unasked } from '../format/score.ts';
 import type { Next, Said } from '../program.ts';
 

@@ -88,9 +88,7 @@ export async function faithfulnessCommand(
 			return 1;
 		}
 		const report = commandLine(opts.program, `report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
-		out.line(
-			`${judgedText(result)}; the other judges, the people's verdicts and agreement: ${report}`,
-		);
+		out.line(`${judgedText(result)}; the other judges, the people's verdicts and agreement: ${report}`);
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
 		const figures = judging.figures();
 		if (figures.length > 0) output(opts.stdout ?? process.stdout).line(figures.join('\n'));
