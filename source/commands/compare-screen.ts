@@ -1,12 +1,6 @@
 import { sessionsDirArg } from '../config.ts';
-import {
-	CompareWalk,
-	compareJudging,
-	comparisonNameFor,
-	openComparison,
-	sameBookSessions,
-	type CompareTarget,
-} from '../app/compare.ts';
+import { compareJudging, comparisonNameFor, openComparison, type CompareTarget } from '../app/compare.ts';
+import type { ComparisonAsked, WalkedComparison } from '../ui/screens/compare/App.tsx';
 import { validatorName } from '../app/validation.ts';
 import { badInput } from '../errors.ts';
 import { usd } from '../format/cost.ts';
@@ -52,40 +46,41 @@ export async function compareCommand(dir: string, opts: CompareOptions): Promise
 		);
 	// The results only read: a comparison not made yet is not made by asking for them.
 	if (!walking) return printComparison(dir, await comparisonNameFor(opts), { ...opts, stdout });
-	const annotator = validatorName(opts.annotator);
-	const store = await openComparison(dir, opts);
-	const name = store.definition.name;
-	const results = commandLine(`compare --name ${shellWord(name)} --results${sessionsDirArg(dir)}`);
-	try {
-		const walk = new CompareWalk(store, annotator);
-		const [{ render }, { createElement }, { Root }, { CompareScreen }] = await Promise.all([
-			import('ink'),
-			import('react'),
-			import('../ui/root.tsx'),
-			import('../ui/screens/compare/Screen.tsx'),
-		]);
-		const app = render(
-			createElement(Root, null, createElement(CompareScreen, { walk, reportHint: results })),
-			{
-				stdin,
-				stdout,
-				exitOnCtrlC: false,
-				patchConsole: false,
-			},
-		);
-		await app.waitUntilExit();
-		const { judged, total } = walk.progress();
-		output(opts.stderr ?? process.stderr).line(
-			`${annotator}: ${judged}/${total} pairs judged, all saved. ${
-				judged < total
-					? `Continue with: ${commandLine(`compare --name ${shellWord(name)} --annotator ${shellWord(annotator)}${sessionsDirArg(dir)}`)}`
-					: `See the results with: ${results}`
-			}`,
-		);
-		return 0;
-	} finally {
-		await store.close();
-	}
+	const asked = comparisonAsked(dir, opts, opts.annotator);
+	const { walkComparison } = await import('../ui/screens/compare/App.tsx');
+	saidCompared(dir, asked, await walkComparison(dir, asked, { stdin, stdout }), opts.stderr);
+	return 0;
+}
+
+/** The comparison's walk as the command (or the home screen) asks for it: whose, and the hint of its results. */
+export function comparisonAsked(
+	dir: string,
+	target: CompareTarget,
+	annotator: string | undefined,
+): ComparisonAsked {
+	return {
+		target,
+		annotator: validatorName(annotator),
+		reportHint: (name) => commandLine(`compare --name ${shellWord(name)} --results${sessionsDirArg(dir)}`),
+	};
+}
+
+/** How far the annotator got, on stderr, and the command that continues the walk (or prints the results, once done). */
+export function saidCompared(
+	dir: string,
+	asked: ComparisonAsked,
+	walked: WalkedComparison,
+	stderr?: Stream,
+): void {
+	const { name, judged, total } = walked;
+	const again = commandLine(
+		`compare --name ${shellWord(name)} --annotator ${shellWord(asked.annotator)}${sessionsDirArg(dir)}`,
+	);
+	output(stderr ?? process.stderr).line(
+		`${asked.annotator}: ${judged}/${total} pairs judged, all saved. ${
+			judged < total ? `Continue with: ${again}` : `See the results with: ${asked.reportHint(name)}`
+		}`,
+	);
 }
 
 /** `booook compare --model M`: the model judges every pair it has not, then the results are printed. */
@@ -129,10 +124,4 @@ async function judgeCommand(
 			: '';
 	err.line(`${result.judge} judged ${counted(result.judged, 'pair')} (${cost})${unreadable}`);
 	return printComparison(dir, name, { ...opts, stdout: opts.stdout ?? process.stdout });
-}
-
-/** From the home screen (C): the selected session against the other finished sessions of its book. */
-export async function compareFromHome(dir: string, id: string): Promise<number> {
-	const sources = await sameBookSessions(dir, id);
-	return compareCommand(dir, { sources, seed: 2024, resamples: 2000, results: false, json: false });
 }
