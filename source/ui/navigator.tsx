@@ -4,17 +4,21 @@ import { sessionsHome } from '../app/home.ts';
 import type { OpenRefusal } from '../app/open-session.ts';
 import type { SessionRun } from '../app/run.ts';
 import type { AppServices } from '../app/services.ts';
+import type { StudyEnd, StudyRun } from '../app/study.ts';
 import type { ValidateMode } from '../app/validation.ts';
 import { renderHomeApp, renderSessionRun, type HomeAppOptions, type HomeChoice } from './app.tsx';
 import { next, START, type Ending, type Place, type RunChoice } from './navigation.ts';
 import { walkComparison, type ComparisonAsked, type WalkedComparison } from './screens/compare/App.tsx';
 import type { ExternalEditor } from './screens/run/Screen.tsx';
+import { renderStudyApp } from './screens/study/App.tsx';
+import type { StudyInfo } from './screens/study/Screen.tsx';
 import { walkValidation, type ValidationAsked, type WalkedValidation } from './screens/validate/App.tsx';
 
 /**
  * The one navigator of the terminal app (`booook` with no arguments): it shows the screen of each
  * place — the list, a session's run, a validation walk, a comparison — and `navigation.ts` decides
  * which comes next when one ends. Each screen is an Ink app of its own, drawn where the last one was.
+ * `booook study` opens the study's screen (`navigateStudy`), a running cell's run screen over it.
  */
 
 /** What the edge (the command) says for the navigator: the words of its lines and the editor it runs. */
@@ -125,4 +129,45 @@ export async function navigate(services: AppServices, edge: NavigatorEdge): Prom
 		}
 	}
 	return place.code;
+}
+
+/**
+ * `booook study`'s screen until the user quits: the study's cells, and a running cell's run screen
+ * over them (enter; esc back). The runner starts at once; quitting cancels what is in flight and
+ * waits for every session to be saved. Resolves how the study ended.
+ */
+export async function navigateStudy(
+	services: AppServices,
+	run: StudyRun,
+	info: StudyInfo,
+): Promise<StudyEnd> {
+	const { runner } = run;
+	await renderStudyApp({
+		runner,
+		info,
+		start: () => runner.start(),
+		results: () => run.results(),
+		liveRun: (key) => {
+			const live = run.live(key);
+			if (!live) return null;
+			const { engine, session, cell } = live;
+			return {
+				controls: engine,
+				gate: engine.gate.state,
+				info: {
+					session: session.id,
+					title: session.data.book.title,
+					book: cell.book.loaded.text,
+					provider: cell.provider,
+					model: cell.model,
+					isLLM: cell.provider !== 'extractive',
+					priced: cell.priced,
+				},
+			};
+		},
+		env: services.env,
+		...services.streams,
+	});
+	// The screen ends once the study has stopped and saved (or could not start: this says why).
+	return await runner.start();
 }
