@@ -1,10 +1,10 @@
 import type PQueue from 'p-queue';
 import { readBook, type LoadedBook } from '../book/read.ts';
 import { makeConfig, type ConfigInput } from '../config.ts';
-import type { Book, Chunk, NodeRef, RunConfig } from '../domain.ts';
+import type { Book, Chunk, NodeRef, ProviderName, RunConfig } from '../domain.ts';
 import { Engine } from '../engine/engine.ts';
 import { badInput } from '../errors.ts';
-import type { AccountLimits } from '../llm/create.ts';
+import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { unreachedServer } from '../llm/sdk-errors.ts';
 import { loadTemplates } from '../prompts/load.ts';
@@ -16,6 +16,9 @@ import { nodeNameIn } from '../summarize/places.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
+
+/** The tiktoken encodings a run can count its tokens with (`--encoding`). */
+export { ENCODINGS } from '../text/tokens.ts';
 import { modelClient, type ModelClient } from './model-client.ts';
 import type { BookScoring } from './score.ts';
 import { scorerQuestion, type ScorerChoice, type ScorerQuestion } from './score-model.ts';
@@ -96,6 +99,18 @@ export async function checkNewRun(
 			return { run: sessionRun(session, prepared, opts), close: () => session.close() };
 		},
 	};
+}
+
+/**
+ * The provider and model of a new run: those named, else the provider whose key `env` sets (or the
+ * OpenAI-compatible server `baseUrl` names), else the extractive baseline; and that provider's default model.
+ */
+export function runModel(
+	named: { provider?: ProviderName; model?: string; baseUrl?: string },
+	env: NodeJS.ProcessEnv,
+): { provider: ProviderName; model: string } {
+	const provider = named.provider ?? defaultProvider(env, named.baseUrl);
+	return { provider, model: named.model ?? defaultModel(provider) };
 }
 
 export interface PrepareOptions {
