@@ -1,8 +1,9 @@
 import type PQueue from 'p-queue';
 import { readBook, type LoadedBook } from '../book/read.ts';
 import { makeConfig, type ConfigInput } from '../config.ts';
-import type { Book, Chunk, NodeRef, ProviderName, RunConfig } from '../domain.ts';
+import type { Book, Chunk, NodeRef, ProviderName, RunConfig, RunStatus } from '../domain.ts';
 import { Engine } from '../engine/engine.ts';
+import type { EngineListener } from '../engine/events.ts';
 import { badInput } from '../errors.ts';
 import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import type { BatchLane } from '../llm/batcher.ts';
@@ -214,6 +215,11 @@ export interface SessionRun {
 	/** `step`: make one call, then hold. */
 	engine(opts?: { step?: boolean }): Engine;
 	/**
+	 * The run made (or continued) unseen until it is done, fails or `signal` cancels its calls in
+	 * flight (the session is saved either way), each event told to `onEvent`. Resolves how it stopped.
+	 */
+	runUnseen(opts: { signal: AbortSignal; onEvent: EngineListener; step?: boolean }): Promise<RunStatus>;
+	/**
 	 * BooookScore of the final summary, with the run's own prices, prompts and account limits; by
 	 * `model` when named (a run with no model of its own asks for one: `scorerQuestion`).
 	 */
@@ -251,6 +257,17 @@ export function sessionRun(
 		session,
 		prepared,
 		engine: (o = {}) => makeEngine(session, prepared, o),
+		runUnseen: async ({ signal, onEvent, step }) => {
+			const engine = makeEngine(session, prepared, { step });
+			engine.on(onEvent);
+			const cancel = () => engine.cancel();
+			signal.addEventListener('abort', cancel);
+			try {
+				return await engine.start();
+			} finally {
+				signal.removeEventListener('abort', cancel);
+			}
+		},
 		// Loaded when asked: a headless run never scores or validates, and starts sooner without them.
 		scoring: async (model) => {
 			const { bookScoring } = await import('./score.ts');

@@ -6,7 +6,13 @@ import type { SessionRun } from '../app/run.ts';
 import type { AppServices } from '../app/services.ts';
 import type { StudyEnd, StudyRun } from '../app/study.ts';
 import type { ValidateMode } from '../app/validation.ts';
-import { renderHomeApp, renderSessionRun, type HomeAppOptions, type HomeChoice } from './app.tsx';
+import {
+	renderHomeApp,
+	renderSessionRun,
+	type HomeAppOptions,
+	type HomeChoice,
+	type RunAppResult,
+} from './app.tsx';
 import { next, START, type Ending, type Place, type RunChoice } from './navigation.ts';
 import { walkComparison, type ComparisonAsked, type WalkedComparison } from './screens/compare/App.tsx';
 import type { ExternalEditor } from './screens/run/Screen.tsx';
@@ -18,7 +24,8 @@ import { walkValidation, type ValidationAsked, type WalkedValidation } from './s
  * The one navigator of the terminal app (`booook` with no arguments): it shows the screen of each
  * place — the list, a session's run, a validation walk, a comparison — and `navigation.ts` decides
  * which comes next when one ends. Each screen is an Ink app of its own, drawn where the last one was.
- * `booook study` opens the study's screen (`navigateStudy`), a running cell's run screen over it.
+ * `booook run` and `resume` open a session's run screen alone (`navigateRun`), `booook study` the
+ * study's screen with a running cell's run screen over it (`navigateStudy`).
  */
 
 /** What the edge (the command) says for the navigator: the words of its lines and the editor it runs. */
@@ -129,6 +136,24 @@ export async function navigate(services: AppServices, edge: NavigatorEdge): Prom
 		}
 	}
 	return place.code;
+}
+
+/**
+ * `booook run` and `booook resume` in a terminal: the session's run screen (its BooookScore and
+ * validation walk over it) until the user leaves it. Resolves how the run stood when it closed.
+ */
+export async function navigateRun(
+	services: Pick<AppServices, 'env' | 'streams'>,
+	run: SessionRun,
+	opts: { step?: boolean; autoStart?: boolean; externalEditor: ExternalEditor | null },
+): Promise<RunAppResult> {
+	return await renderSessionRun(run, {
+		stepping: opts.step,
+		autoStart: opts.autoStart,
+		externalEditor: opts.externalEditor,
+		env: services.env,
+		...services.streams,
+	});
 }
 
 /**
