@@ -8,7 +8,7 @@ import { counted } from '../format/count.ts';
 import type { AccountLimits } from '../llm/create.ts';
 import { commandLine, shellWord } from '../program.ts';
 import { printComparison } from './compare-results.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 
 /** `booook compare` (and the home screen's C): the comparison's walk in the terminal, its model judge, its results printed. */
@@ -97,14 +97,10 @@ async function judgeCommand(
 	const provider = judge.provider ? ` --provider ${judge.provider}` : '';
 	const model = judge.model ? ` --model ${shellWord(judge.model)}` : '';
 	const again = commandLine(`compare --name ${shellWord(name)}${provider}${model}${sessionsDirArg(dir)}`);
-	const abort = new AbortController();
 	err.line(
 		`judging comparison ${name} with ${judging.judge}: one call per pair it has not judged, the two summaries in the order shown to people`,
 	);
-	const result = await cancelOnSignal(
-		() => abort.abort(),
-		() => judging.run(abort.signal),
-	);
+	const result = await abortOnSignal((signal) => judging.run(signal));
 	const cost = `${counted(result.totals.calls, 'call')}, ${result.priced ? usd(result.totals.cost) : 'cost unknown (no price for the model)'}`;
 	if (result.status === 'cancelled') {
 		err.line(

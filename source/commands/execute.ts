@@ -2,7 +2,7 @@ import type { PrepareOptions, RunOutcome, SessionRun } from '../app/run.ts';
 import { shellWord } from '../program.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { printFinal } from './final.ts';
 
 /** The run of a session shown: headless progress lines, or the terminal app; and how it ended, said. */
@@ -27,21 +27,18 @@ export async function execute(run: SessionRun, opts: ExecuteOptions): Promise<nu
 	const err = output(stderr);
 	const { session, prepared } = run;
 	if (opts.note) err.line(opts.note);
-	const abort = new AbortController();
-	const status = await cancelOnSignal(
-		() => abort.abort(),
-		() =>
-			run.runUnseen({
-				signal: abort.signal,
-				step: opts.step,
-				onEvent: headlessReporter({
-					json: opts.json,
-					stdout,
-					stderr,
-					priced: prepared.priced,
-					name: run.nodeName,
-				}),
+	const status = await abortOnSignal((signal) =>
+		run.runUnseen({
+			signal,
+			step: opts.step,
+			onEvent: headlessReporter({
+				json: opts.json,
+				stdout,
+				stderr,
+				priced: prepared.priced,
+				name: run.nodeName,
 			}),
+		}),
 	);
 	if (status === 'done') {
 		if (!opts.json) printFinal(session.data, prepared.ctx.book, stdout, stderr);

@@ -8,7 +8,7 @@ import { cellCost, type StudyEvent } from '../engine/study-runner.ts';
 import { batchLine } from '../llm/batcher.ts';
 import { preferReactProduction } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { printResults, tableFor } from './study-results.ts';
 import { rateWaitText } from '../format/progress.ts';
@@ -138,19 +138,16 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		err.line(
 			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, study.status))}\n${total}`,
 		);
-	const abort = new AbortController();
-	const ran = await cancelOnSignal(
-		() => abort.abort(),
-		() =>
-			study.run({
-				signal: abort.signal,
-				shown: opts.interactive ? (run) => studyInteractive(services, run, plan) : undefined,
-				onEvent: studyLines(opts.stderr ?? process.stderr, plan.cells.length, services.now),
-				onBatches: (batches) =>
-					batches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
-				say: (cell, text) =>
-					err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`),
-			}),
+	const ran = await abortOnSignal((signal) =>
+		study.run({
+			signal,
+			shown: opts.interactive ? (run) => studyInteractive(services, run, plan) : undefined,
+			onEvent: studyLines(opts.stderr ?? process.stderr, plan.cells.length, services.now),
+			onBatches: (batches) =>
+				batches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
+			say: (cell, text) =>
+				err.line(`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${text}`),
+		}),
 	);
 	const after = await study.outcomes();
 	printResults(plan, after, opts, stdout, table);
