@@ -78,7 +78,17 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const stdout = output(opts.stdout ?? process.stdout);
 	const err = output(opts.stderr ?? process.stderr);
 	const table = tableFor(opts.stdout ?? process.stdout);
-	const study = await openStudy(file, { ...opts, planOnly: opts.plan });
+	const services = appServices({
+		sessionsDir: opts.sessionsDir,
+		env: opts.env,
+		prices: opts.prices,
+		streams: {
+			stdin: opts.stdin,
+			stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
+			stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
+		},
+	});
+	const study = await openStudy(file, { ...services, planOnly: opts.plan });
 	const { plan, runs, scoring, probes, all } = study;
 	const then = (what: string, p: Estimate | null) =>
 		p
@@ -124,16 +134,6 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		else stdout.line(`${table(planTable(plan, study.status))}\n${total}`);
 		return 0;
 	}
-	const services = appServices({
-		sessionsDir: opts.sessionsDir,
-		env: opts.env,
-		prices: opts.prices,
-		streams: {
-			stdin: opts.stdin,
-			stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
-			stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
-		},
-	});
 	if (!opts.interactive)
 		err.line(
 			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, study.status))}\n${total}`,

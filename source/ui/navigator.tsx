@@ -55,7 +55,7 @@ const HOME_SEED = 2024;
  */
 export async function navigate(services: AppServices, edge: NavigatorEdge): Promise<number> {
 	const { sessionsDir: dir, env, streams } = services;
-	const sessions = sessionsHome(dir, services.opening);
+	const sessions = sessionsHome(services);
 	const home: HomeAppOptions = {
 		sessionsDir: dir,
 		load: sessions.load,
