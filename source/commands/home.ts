@@ -1,7 +1,6 @@
 import { appServices } from '../app/services.ts';
 import { leaveRun, preferReactProduction } from './execute.ts';
 import { refusalLine } from './open-refusal.ts';
-import { comparisonAsked, saidCompared } from './compare-screen.ts';
 import { saidWalked, validationAsked } from './validate-screen.ts';
 
 /**
@@ -36,7 +35,8 @@ export async function homeInteractive(opts: {
 			const asked = validationAsked(dir, id, walk);
 			return { asked, done: (walked) => saidWalked(dir, asked, walked, false) };
 		},
-		comparison: (target) => {
+		comparison: async (target) => {
+			const { comparisonAsked, saidCompared } = await import('./compare-screen.ts');
 			const asked = comparisonAsked(dir, target, undefined);
 			return { asked, done: (walked) => saidCompared(dir, asked, walked) };
 		},

@@ -1,5 +1,5 @@
 import { UserError } from '../errors.ts';
-import { sameBookSessions, type CompareTarget } from '../app/compare.ts';
+import type { CompareTarget } from '../app/compare.ts';
 import { sessionsHome } from '../app/home.ts';
 import type { OpenRefusal } from '../app/open-session.ts';
 import type { SessionRun } from '../app/run.ts';
@@ -14,11 +14,10 @@ import {
 	type RunAppResult,
 } from './app.tsx';
 import { next, START, type Ending, type Place, type RunChoice } from './navigation.ts';
-import { walkComparison, type ComparisonAsked, type WalkedComparison } from './screens/compare/App.tsx';
+import type { ComparisonAsked, WalkedComparison } from './screens/compare/App.tsx';
 import type { ExternalEditor } from './screens/run/Screen.tsx';
-import { renderStudyApp } from './screens/study/App.tsx';
 import type { StudyInfo } from './screens/study/Screen.tsx';
-import { walkValidation, type ValidationAsked, type WalkedValidation } from './screens/validate/App.tsx';
+import type { ValidationAsked, WalkedValidation } from './screens/validate/App.tsx';
 
 /**
  * The one navigator of the terminal app (`booook` with no arguments): it shows the screen of each
@@ -42,7 +41,9 @@ export interface NavigatorEdge {
 		walk: { mode: ValidateMode; seed: number },
 	): { asked: ValidationAsked; done(walked: WalkedValidation): void };
 	/** A comparison's walk by whoever uses this terminal, and what is said once it is left. */
-	comparison(target: CompareTarget): { asked: ComparisonAsked; done(walked: WalkedComparison): void };
+	comparison(
+		target: CompareTarget,
+	): Promise<{ asked: ComparisonAsked; done(walked: WalkedComparison): void }>;
 }
 
 /** The home screen's walks: blind, in one seeded order, as `booook validate` and `booook compare` walk them by default. */
@@ -112,14 +113,20 @@ export async function navigate(services: AppServices, edge: NavigatorEdge): Prom
 				return { kind: 'chosen', choice: await renderHomeApp({ ...home, notice: place.notice }) };
 			case 'run':
 				return await opened(place.choice);
+			// The walks' screens load when first asked for: the list starts without them.
 			case 'validate': {
+				const { walkValidation } = await import('./screens/validate/App.tsx');
 				const { asked, done } = edge.validation(place.id, { mode: 'blind', seed: HOME_SEED });
 				done(await walkValidation(dir, asked, streams));
 				return { kind: 'left' };
 			}
 			case 'compare': {
+				const [{ sameBookSessions }, { walkComparison }] = await Promise.all([
+					import('../app/compare.ts'),
+					import('./screens/compare/App.tsx'),
+				]);
 				const sources = await sameBookSessions(dir, place.id);
-				const { asked, done } = edge.comparison({ sources, seed: HOME_SEED });
+				const { asked, done } = await edge.comparison({ sources, seed: HOME_SEED });
 				done(await walkComparison(dir, asked, streams));
 				return { kind: 'left' };
 			}
@@ -167,6 +174,7 @@ export async function navigateStudy(
 	info: StudyInfo,
 ): Promise<StudyEnd> {
 	const { runner } = run;
+	const { renderStudyApp } = await import('./screens/study/App.tsx');
 	await renderStudyApp({
 		runner,
 		info,
