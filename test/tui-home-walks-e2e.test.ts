@@ -1,29 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { BIN, booook } from './support/cli.ts';
+import { BIN, importedStudy } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal } from './support/tmux.ts';
-import { DATA_DIR as DATA } from './support/repo-data.ts';
-
-const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
 
 test(
 	"the home screen's V walks the session's annotations and comes back to the list with the walk's line above it; C on a session it cannot compare says why on the list",
 	{ skip: noTmux, timeout: 180_000 },
 	inTerminal(async () => {
 		const dir = tempDir('home-walks');
-		const imported = await booook([
-			'import',
-			'booookscore',
-			'--validation',
-			STUDY,
-			'--session',
-			'study',
-			'--sessions-dir',
-			dir,
-		]);
-		assert.equal(imported.code, 0, imported.stderr);
+		await importedStudy(dir);
 		const line = shellLine(['env', 'TERM=xterm-256color', process.execPath, BIN, '--sessions-dir', dir]);
 		const term = await terminal('home-walks', line, { columns: 250, rows: 32 });
 		const list = (s: string) => s.includes('saved sessions in') && s.includes('study');
