@@ -2,25 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { booook } from './support/cli.ts';
+import { booook, importedStudy } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
-import { DATA_DIR as DATA } from './support/repo-data.ts';
+import { VALIDATION_STUDY } from './support/repo-data.ts';
 
-const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
+const STUDY = VALIDATION_STUDY;
 
 test('report --json on the imported validation study: the released verdicts are one validator with 79.7% / 78.2%', async () => {
 	const dir = tempDir('report');
-	const imported = await booook([
-		'import',
-		'booookscore',
-		'--validation',
-		STUDY,
-		'--session',
-		'study',
-		'--sessions-dir',
-		dir,
-	]);
-	assert.equal(imported.code, 0, imported.stderr);
+	await importedStudy(dir);
 	const r = await booook(['report', 'study', '--sessions-dir', dir, '--json']);
 	assert.equal(r.code, 0, r.stderr);
 	const report = JSON.parse(r.stdout);

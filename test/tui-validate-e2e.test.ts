@@ -1,13 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { Session } from '../source/store/session.ts';
-import { BIN, booook } from './support/cli.ts';
+import { BIN, booook, importedStudy } from './support/cli.ts';
 import { tempDir } from './support/temp.ts';
 import { inTerminal, noTmux, shellLine, terminal, type Terminal } from './support/tmux.ts';
-import { DATA_DIR as DATA } from './support/repo-data.ts';
-
-const STUDY = join(DATA, 'human_annotations/annotations-gpt4-4096-inc.json');
 
 async function waitFor(term: Terminal, pattern: RegExp, what: string): Promise<string> {
 	return term.waitFor(what, (screen) => pattern.test(screen), 30_000);
@@ -46,21 +42,7 @@ test(
 	{ skip: noTmux, timeout: 240_000 },
 	inTerminal(async () => {
 		const dir = tempDir('validate-e2e');
-		assert.equal(
-			(
-				await booook([
-					'import',
-					'booookscore',
-					'--validation',
-					STUDY,
-					'--session',
-					'study',
-					'--sessions-dir',
-					dir,
-				])
-			).code,
-			0,
-		);
+		await importedStudy(dir);
 
 		const note = 'quit? no: a partial undo, a handy note!!';
 		assert.equal(note.length, 40);

@@ -3,7 +3,7 @@ import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
 import type { PassageIndex } from '../evidence/rank.ts';
 import type { DenseVectors } from '../evidence/rerank.ts';
-import { createEmbedder, type Embedder } from '../llm/embeddings.ts';
+import { createEmbedder, DEFAULT_EMBEDDING_MODEL, type Embedder } from '../llm/embeddings.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import { passageVectors } from '../store/embeddings-cache.ts';
 
@@ -12,6 +12,14 @@ import { passageVectors } from '../store/embeddings-cache.ts';
  * model, for evidence/rerank.ts to rerank BM25's passages with. The passages' vectors are kept in
  * the session's folder (store/embeddings-cache.ts); the queries are embedded as they are asked for.
  */
+
+/** The embedding model `--embeddings` names when given bare. */
+export { DEFAULT_EMBEDDING_MODEL };
+
+/** The model `--embeddings` names: the default when given bare; undefined when not given. */
+export function embeddingsModel(flag: string | boolean | undefined): string | undefined {
+	return flag === undefined || flag === false ? undefined : flag === true ? DEFAULT_EMBEDDING_MODEL : flag;
+}
 
 export interface EmbeddingsRequest {
 	/** The embedding model (`--embeddings [MODEL]`). */

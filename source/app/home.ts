@@ -4,7 +4,8 @@ import { UserError } from '../errors.ts';
 import { defaultModel, defaultProvider } from '../llm/create.ts';
 import { deleteSession } from '../store/remove.ts';
 import { listSessions, type SessionListing } from './list-sessions.ts';
-import { openSession, type OpenEvents, type OpenInput, type OpenResult } from './open-session.ts';
+import { openSession, type OpenEvents, type OpenResult } from './open-session.ts';
+import type { AppServices } from './services.ts';
 import { checkNewRun, type CheckedRun, type StartedRun } from './run.ts';
 import type { Said } from '../program.ts';
 
@@ -47,8 +48,9 @@ export interface SessionsHome {
 	open(id: string, events: OpenEvents): Promise<OpenResult>;
 }
 
-export function sessionsHome(dir: string, opts: OpenInput): SessionsHome {
-	const env = opts.env ?? process.env;
+/** The home screen's use cases over the services' sessions folder, with their environment, prices and limits. */
+export function sessionsHome(services: AppServices): SessionsHome {
+	const { sessionsDir: dir, env, opening: opts } = services;
 	// The form's book is read and checked once; the run then starts from what the check prepared.
 	let checked: { form: NewRunForm; run: CheckedRun } | null = null;
 	return {

@@ -1,10 +1,11 @@
 import type PQueue from 'p-queue';
 import { readBook, type LoadedBook } from '../book/read.ts';
 import { makeConfig, type ConfigInput } from '../config.ts';
-import type { Book, Chunk, NodeRef, RunConfig } from '../domain.ts';
+import type { Book, Chunk, NodeRef, ProviderName, RunConfig, RunStatus } from '../domain.ts';
 import { Engine } from '../engine/engine.ts';
+import type { EngineListener } from '../engine/events.ts';
 import { badInput } from '../errors.ts';
-import type { AccountLimits } from '../llm/create.ts';
+import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { unreachedServer } from '../llm/sdk-errors.ts';
 import { loadTemplates } from '../prompts/load.ts';
@@ -16,6 +17,9 @@ import { nodeNameIn } from '../summarize/places.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { chunkText } from '../text/chunk.ts';
 import { countTokens } from '../text/tokens.ts';
+
+/** The tiktoken encodings a run can count its tokens with (`--encoding`). */
+export { ENCODINGS } from '../text/tokens.ts';
 import { modelClient, type ModelClient } from './model-client.ts';
 import type { BookScoring } from './score.ts';
 import { scorerQuestion, type ScorerChoice, type ScorerQuestion } from './score-model.ts';
@@ -97,6 +101,18 @@ export async function checkNewRun(
 			return { run: sessionRun(session, prepared, opts), close: () => session.close() };
 		},
 	};
+}
+
+/**
+ * The provider and model of a new run: those named, else the provider whose key `env` sets (or the
+ * OpenAI-compatible server `baseUrl` names), else the extractive baseline; and that provider's default model.
+ */
+export function runModel(
+	named: { provider?: ProviderName; model?: string; baseUrl?: string },
+	env: NodeJS.ProcessEnv,
+): { provider: ProviderName; model: string } {
+	const provider = named.provider ?? defaultProvider(env, named.baseUrl);
+	return { provider, model: named.model ?? defaultModel(provider) };
 }
 
 export interface PrepareOptions {
@@ -198,6 +214,11 @@ export interface SessionRun {
 	/** `step`: make one call, then hold. */
 	engine(opts?: { step?: boolean }): Engine;
 	/**
+	 * The run made (or continued) unseen until it is done, fails or `signal` cancels its calls in
+	 * flight (the session is saved either way), each event told to `onEvent`. Resolves how it stopped.
+	 */
+	runUnseen(opts: { signal: AbortSignal; onEvent: EngineListener; step?: boolean }): Promise<RunStatus>;
+	/**
 	 * BooookScore of the final summary, with the run's own prices, prompts and account limits; by
 	 * `model` when named (a run with no model of its own asks for one: `scorerQuestion`).
 	 */
@@ -235,6 +256,17 @@ export function sessionRun(
 		session,
 		prepared,
 		engine: (o = {}) => makeEngine(session, prepared, o),
+		runUnseen: async ({ signal, onEvent, step }) => {
+			const engine = makeEngine(session, prepared, { step });
+			engine.on(onEvent);
+			const cancel = () => engine.cancel();
+			signal.addEventListener('abort', cancel);
+			try {
+				return await engine.start();
+			} finally {
+				signal.removeEventListener('abort', cancel);
+			}
+		},
 		// Loaded when asked: a headless run never scores or validates, and starts sooner without them.
 		scoring: async (model) => {
 			const { bookScoring } = await import('./score.ts');

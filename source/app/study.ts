@@ -1,7 +1,7 @@
 import { counted } from '../format/count.ts';
 import { join } from 'node:path';
 import { BatchPool } from '../engine/batch-pool.ts';
-import { StudyRunner, type CellWork } from '../engine/study-runner.ts';
+import { StudyRunner, type CellWork, type LiveCell, type StudyEvent } from '../engine/study-runner.ts';
 import { checkBaseUrl, keyVariable } from '../llm/base-url.ts';
 import { defaultModel, defaultProvider, type AccountLimits } from '../llm/create.ts';
 import { storedSessionScore } from '../score/session-score.ts';
@@ -54,7 +54,7 @@ export type StudyEnd = 'done' | 'failed' | 'cancelled';
 
 /**
  * A study planned and checked, nothing written yet: its grid, where each cell stood when it was
- * read, and what it will cost; `runner` runs its cells, `probe` then its memory probes.
+ * read, and what it will cost; `run` runs its cells, then its memory probes.
  */
 export interface OpenedStudy {
 	readonly plan: StudyPlan;
@@ -68,19 +68,38 @@ export interface OpenedStudy {
 	readonly probes: Estimate | null;
 	/** All of it: the figure to weigh. */
 	readonly all: Estimate;
-	/** The runner of the cells not done yet, and the provider batches their calls go in (`"batch"`), else null. */
-	runner(): { runner: StudyRunner<PlannedCell>; batches: BatchPool | null };
 	/**
-	 * The memory probes of the finished cells, in batches of their own (the runner closed its own as
-	 * it ended), with `onBatches` told of them before any is sent.
+	 * The study run: its cells (by the runner as `shown` shows it, else told to `onEvent`), then,
+	 * unless they were cancelled, its memory probes (`"memory"`) in batches of their own. `signal`
+	 * cancels what is in flight; every session is saved either way. Resolves how it ended.
 	 */
-	probe(opts: {
-		signal: AbortSignal;
-		say: ProbeLine;
-		onBatches?: (batches: BatchPool) => void;
-	}): Promise<StudyEnd>;
+	run(opts: StudyRunOptions): Promise<StudyEnd>;
 	/** Where each cell stands now. */
 	outcomes(): Promise<Map<string, CellOutcome>>;
+}
+
+/** A study's runner, before it starts: what its screen reads of it. */
+export interface StudyRun {
+	readonly runner: StudyRunner<PlannedCell>;
+	/** The provider batches the cells' calls go in (`"batch"`), else null. */
+	readonly batches: BatchPool | null;
+	/** A running cell's engine and session, with the cell as planned; null once it is not running. */
+	live(key: string): (LiveCell & { cell: PlannedCell }) | null;
+	/** The results table (cells of text, header first) and the paired differences under it, as the sessions hold them now. */
+	results(): Promise<{ table: string[][]; notes: string[] }>;
+}
+
+export interface StudyRunOptions {
+	/** Cancels the calls in flight; the study then ends 'cancelled'. */
+	signal: AbortSignal;
+	/** Shows the cells' run (the study screen), starts it and resolves how it ended; else it runs unseen. */
+	shown?: (run: StudyRun) => Promise<StudyEnd>;
+	/** Each change of a cell's state, when the run is not shown. */
+	onEvent?: (event: StudyEvent) => void;
+	/** The provider batches of the cells (when not shown) and of the probes, before any is sent. */
+	onBatches?: (batches: BatchPool) => void;
+	/** What the memory probes say as they go. */
+	say: ProbeLine;
 }
 
 /**
@@ -104,6 +123,20 @@ export async function openStudy(
 	};
 	const scoring = plan.spec.score ? scoringPlan(plan, prices, env) : null;
 	const probes = plan.spec.memory ? probesPlan(plan, prices, env) : null;
+	// The memory probes of the finished cells, in batches of their own (the runner closed its own as it ended).
+	const probe: Probe = async ({ signal, say, onBatches }) => {
+		const batches = studyBatches(plan, opts);
+		if (batches) onBatches?.(batches);
+		const ended = await probeStudy(plan, opts.sessionsDir, {
+			prices: opts.prices,
+			env: opts.env,
+			batches,
+			signal,
+			say,
+		});
+		batches?.close();
+		return ended;
+	};
 	return {
 		plan,
 		status: (c) => before.get(c.key)?.status ?? 'new',
@@ -115,32 +148,68 @@ export async function openStudy(
 			cost: runs.cost + (scoring?.cost ?? 0) + (probes?.cost ?? 0),
 			priced: runs.priced && (scoring?.priced ?? true) && (probes?.priced ?? true),
 		},
-		runner: () => {
-			const batches = studyBatches(plan, opts);
-			const runner = new StudyRunner({
-				name: plan.spec.name,
-				cells: plan.cells,
-				concurrency: plan.concurrency,
-				sessionsDir: opts.sessionsDir,
-				work: cellWork(plan.spec.score ? scorers : null, opts, batches, plan.spec),
-				batches,
-			});
-			return { runner, batches };
-		},
-		probe: async ({ signal, say, onBatches }) => {
-			const batches = studyBatches(plan, opts);
-			if (batches) onBatches?.(batches);
-			const ended = await probeStudy(plan, opts.sessionsDir, {
-				prices: opts.prices,
-				env: opts.env,
-				batches,
-				signal,
-				say,
-			});
-			batches?.close();
-			return ended;
-		},
+		run: (how) => runStudy(plan, studyRun(plan, scorers, opts), how, probe),
 		outcomes: () => outcomes(plan, opts.sessionsDir),
+	};
+}
+
+/** The memory probes of a study's finished cells, with `onBatches` told of their batches before any is sent. */
+type Probe = (opts: {
+	signal: AbortSignal;
+	say: ProbeLine;
+	onBatches?: (batches: BatchPool) => void;
+}) => Promise<StudyEnd>;
+
+/** The cells run (shown, or told to `onEvent`), then unless cancelled the memory probes: how it all ended. */
+async function runStudy(
+	plan: StudyPlan,
+	run: StudyRun,
+	{ signal, shown, onEvent, onBatches, say }: StudyRunOptions,
+	probe: Probe,
+): Promise<StudyEnd> {
+	let ran: StudyEnd;
+	if (shown) ran = await shown(run);
+	else {
+		const { runner, batches } = run;
+		if (onEvent) runner.on(onEvent);
+		if (batches) onBatches?.(batches);
+		const cancel = () => runner.cancel();
+		signal.addEventListener('abort', cancel);
+		try {
+			ran = await runner.start();
+		} finally {
+			signal.removeEventListener('abort', cancel);
+		}
+	}
+	if (!plan.spec.memory || ran === 'cancelled') return ran;
+	const probed = await probe({ signal, say, onBatches });
+	return probed === 'done' ? ran : probed;
+}
+
+/** The runner of a study's cells not done yet, and the provider batches their calls go in. */
+function studyRun(
+	plan: StudyPlan,
+	scorers: Map<string, Scorer> | null,
+	opts: { sessionsDir: string; prices?: string; env?: NodeJS.ProcessEnv },
+): StudyRun {
+	const batches = studyBatches(plan, opts);
+	const runner = new StudyRunner({
+		name: plan.spec.name,
+		cells: plan.cells,
+		concurrency: plan.concurrency,
+		sessionsDir: opts.sessionsDir,
+		work: cellWork(plan.spec.score ? scorers : null, opts, batches, plan.spec),
+		batches,
+	});
+	return {
+		runner,
+		batches,
+		live: (key) => {
+			const live = runner.liveCell(key);
+			const cell = plan.cells.find((c) => c.key === key);
+			return live && cell ? { ...live, cell } : null;
+		},
+		results: () => readResults(plan, opts.sessionsDir),
 	};
 }
 

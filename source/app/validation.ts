@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { badInput } from '../errors.ts';
 import { faithfulnessVerdictOn, faithfulnessVerdictsOf } from '../score/faithfulness.ts';
-import { walkProgress, type WalkMode } from '../score/validation.ts';
+import { WALK_MODES, walkProgress, type WalkMode } from '../score/validation.ts';
 import { Session } from '../store/session.ts';
 import { sessionEvidence } from './evidence-session.ts';
 import { FaithfulnessWalk } from './faithfulness-walk.ts';
@@ -9,6 +9,10 @@ import { ValidationWalk } from './validation-walk.ts';
 import type { Next, Said } from '../program.ts';
 
 /** `booook validate`: a person's walk over a session's annotations, or over its summary's sentences (faithfulness). */
+
+/** The annotation walks, and the faithfulness walk over the summary's sentences. */
+export const VALIDATE_MODES = [...WALK_MODES, 'faithfulness'] as const;
+export type ValidateMode = (typeof VALIDATE_MODES)[number];
 
 /**
  * Session `id` opened (and locked) for a walk; the caller closes it. `continueWith` is the way on

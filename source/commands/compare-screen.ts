@@ -1,12 +1,6 @@
 import { sessionsDirArg } from '../config.ts';
-import {
-	CompareWalk,
-	compareJudging,
-	comparisonNameFor,
-	openComparison,
-	sameBookSessions,
-	type CompareTarget,
-} from '../app/compare.ts';
+import { compareJudging, comparisonNameFor, openComparison, type CompareTarget } from '../app/compare.ts';
+import type { ComparisonAsked, WalkedComparison } from '../ui/screens/compare/App.tsx';
 import { validatorName } from '../app/validation.ts';
 import { badInput } from '../errors.ts';
 import { usd } from '../format/cost.ts';
@@ -14,7 +8,7 @@ import { counted } from '../format/count.ts';
 import type { AccountLimits } from '../llm/create.ts';
 import { commandLine, next, said, shellWord } from '../program.ts';
 import { printComparison } from './compare-results.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 
 /** `booook compare` (and the home screen's C): the comparison's walk in the terminal, its model judge, its results printed. */
@@ -54,47 +48,45 @@ export async function compareCommand(dir: string, opts: CompareOptions): Promise
 		);
 	// The results only read: a comparison not made yet is not made by asking for them.
 	if (!walking) return printComparison(dir, await comparisonNameFor(opts), { ...opts, stdout });
-	const annotator = validatorName(opts.annotator);
-	const store = await openComparison(dir, opts);
-	const name = store.definition.name;
-	const results = commandLine(
-		opts.program,
-		`compare --name ${shellWord(name)} --results${sessionsDirArg(dir)}`,
+	const asked = comparisonAsked(dir, opts, opts.annotator, opts.program);
+	const { walkComparison } = await import('../ui/screens/compare/App.tsx');
+	saidCompared(dir, asked, await walkComparison(dir, asked, { stdin, stdout }), opts.stderr);
+	return 0;
+}
+
+/** The comparison's walk as the command (or the home screen) asks for it: whose, and the hint of its results. */
+export function comparisonAsked(
+	dir: string,
+	target: CompareTarget,
+	annotator: string | undefined,
+	program: string,
+): ComparisonAsked {
+	return {
+		target,
+		annotator: validatorName(annotator),
+		program,
+		reportHint: (name) =>
+			commandLine(program, `compare --name ${shellWord(name)} --results${sessionsDirArg(dir)}`),
+	};
+}
+
+/** How far the annotator got, on stderr, and the command that continues the walk (or prints the results, once done). */
+export function saidCompared(
+	dir: string,
+	asked: ComparisonAsked,
+	walked: WalkedComparison,
+	stderr?: Stream,
+): void {
+	const { name, judged, total } = walked;
+	const again = commandLine(
+		asked.program,
+		`compare --name ${shellWord(name)} --annotator ${shellWord(asked.annotator)}${sessionsDirArg(dir)}`,
 	);
-	try {
-		const walk = new CompareWalk(store, annotator);
-		const [{ render }, { createElement }, { Root }, { CompareScreen }] = await Promise.all([
-			import('ink'),
-			import('react'),
-			import('../ui/root.tsx'),
-			import('../ui/screens/compare/Screen.tsx'),
-		]);
-		const app = render(
-			createElement(
-				Root,
-				{ program: opts.program },
-				createElement(CompareScreen, { walk, reportHint: results }),
-			),
-			{
-				stdin,
-				stdout,
-				exitOnCtrlC: false,
-				patchConsole: false,
-			},
-		);
-		await app.waitUntilExit();
-		const { judged, total } = walk.progress();
-		output(opts.stderr ?? process.stderr).line(
-			`${annotator}: ${judged}/${total} pairs judged, all saved. ${
-				judged < total
-					? `Continue with: ${commandLine(opts.program, `compare --name ${shellWord(name)} --annotator ${shellWord(annotator)}${sessionsDirArg(dir)}`)}`
-					: `See the results with: ${results}`
-			}`,
-		);
-		return 0;
-	} finally {
-		await store.close();
-	}
+	output(stderr ?? process.stderr).line(
+		`${asked.annotator}: ${judged}/${total} pairs judged, all saved. ${
+			judged < total ? `Continue with: ${again}` : `See the results with: ${asked.reportHint(name)}`
+		}`,
+	);
 }
 
 /** `booook compare --model M`: the model judges every pair it has not, then the results are printed. */
@@ -114,14 +106,10 @@ async function judgeCommand(
 		opts.program,
 		`compare --name ${shellWord(name)}${provider}${model}${sessionsDirArg(dir)}`,
 	);
-	const abort = new AbortController();
 	err.line(
 		`judging comparison ${name} with ${judging.judge}: one call per pair it has not judged, the two summaries in the order shown to people`,
 	);
-	const result = await cancelOnSignal(
-		() => abort.abort(),
-		() => judging.run(abort.signal),
-	);
+	const result = await abortOnSignal((signal) => judging.run(signal));
 	const cost = `${counted(result.totals.calls, 'call')}, ${result.priced ? usd(result.totals.cost) : 'cost unknown (no price for the model)'}`;
 	if (result.status === 'cancelled') {
 		err.line(
@@ -141,10 +129,4 @@ async function judgeCommand(
 			: '';
 	err.line(`${result.judge} judged ${counted(result.judged, 'pair')} (${cost})${unreadable}`);
 	return printComparison(dir, name, { ...opts, stdout: opts.stdout ?? process.stdout });
-}
-
-/** From the home screen (C): the selected session against the other finished sessions of its book. */
-export async function compareFromHome(dir: string, id: string, program: string): Promise<number> {
-	const sources = await sameBookSessions(dir, id);
-	return compareCommand(dir, { sources, seed: 2024, resamples: 2000, results: false, json: false, program });
 }

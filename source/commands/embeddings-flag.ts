@@ -1,11 +1,16 @@
 import type { Command, OptionValues } from '@commander-js/extra-typings';
-import { embeddingsFor, type DenseEvidence, type EmbeddingSpend } from '../app/dense-evidence.ts';
+import {
+	DEFAULT_EMBEDDING_MODEL,
+	embeddingsFor,
+	embeddingsModel,
+	type DenseEvidence,
+	type EmbeddingSpend,
+} from '../app/dense-evidence.ts';
 import { sentenceVectors, type EvidenceSession } from '../app/evidence-session.ts';
 import { output, type Stream } from './output.ts';
 import { badInput } from '../errors.ts';
 import { counted } from '../format/count.ts';
 import { costText } from '../format/cost.ts';
-import { DEFAULT_EMBEDDING_MODEL } from '../llm/embeddings.ts';
 
 /** `--embeddings [MODEL]`, as `evidence`, `coverage` and `faithfulness` take it. */
 export function withEmbeddingsOption<Args extends unknown[], Opts extends OptionValues>(
@@ -18,10 +23,7 @@ export function withEmbeddingsOption<Args extends unknown[], Opts extends Option
 	);
 }
 
-/** The model `--embeddings` names: the default when given bare; undefined when not given. */
-export function embeddingsModel(flag: string | boolean | undefined): string | undefined {
-	return flag === undefined || flag === false ? undefined : flag === true ? DEFAULT_EMBEDDING_MODEL : flag;
-}
+export { embeddingsModel };
 
 /**
  * What the embeddings cost, on one line; before it, when the book's vectors kept in the session

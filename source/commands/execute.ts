@@ -2,9 +2,8 @@ import type { PrepareOptions, RunOutcome, SessionRun } from '../app/run.ts';
 import { commandLine, shellWord } from '../program.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { printFinal } from './final.ts';
-import type { RunAppResult } from '../ui/app.tsx';
 
 /** The run of a session shown: headless progress lines, or the terminal app; and how it ended, said. */
 
@@ -29,14 +28,19 @@ export async function execute(run: SessionRun, opts: ExecuteOptions): Promise<nu
 	const stderr = opts.stderr ?? process.stderr;
 	const err = output(stderr);
 	const { session, prepared } = run;
-	const engine = run.engine(opts);
 	if (opts.note) err.line(opts.note);
-	engine.on(
-		headlessReporter({ json: opts.json, stdout, stderr, priced: prepared.priced, name: run.nodeName }),
-	);
-	const status = await cancelOnSignal(
-		() => engine.cancel(),
-		() => engine.start(),
+	const status = await abortOnSignal((signal) =>
+		run.runUnseen({
+			signal,
+			step: opts.step,
+			onEvent: headlessReporter({
+				json: opts.json,
+				stdout,
+				stderr,
+				priced: prepared.priced,
+				name: run.nodeName,
+			}),
+		}),
 	);
 	if (status === 'done') {
 		if (!opts.json) printFinal(session.data, prepared.ctx.book, stdout, stderr);
@@ -56,41 +60,28 @@ export interface InteractiveOptions extends ExecuteOptions {
 	/** Start the run at once (the default), or show it and wait for space or s. */
 	autoStart?: boolean;
 	stdin?: NodeJS.ReadStream;
-	/** Opened from the home screen: esc leaves the run screen too, and the home screen comes back. */
-	fromHome?: boolean;
 }
 
 /**
- * Runs (or continues, or just shows) the session's plan in the live terminal app until the user
- * quits. Same exit codes as `execute`: 0 done, 1 failed, 130 interrupted (the session is saved and
- * `booook resume ID` continues it).
+ * Runs (or continues, or just shows) the session's plan on the navigator's run screen until the
+ * user quits. Same exit codes as `execute`: 0 done, 1 failed, 130 interrupted (the session is saved
+ * and `booook resume ID` continues it).
  */
 export async function runInteractive(run: SessionRun, opts: InteractiveOptions): Promise<number> {
-	await showRun(run, opts);
-	return leaveRun(run, opts.stderr ?? process.stderr, opts.program);
-}
-
-/** The session's run screen (running, continuing or only showing its plan) until the user leaves it. */
-export async function showRun(run: SessionRun, opts: InteractiveOptions): Promise<RunAppResult> {
 	const env = opts.env ?? process.env;
 	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
 	preferReactProduction();
-	const [{ renderSessionRun }, { externalEditorFrom }] = await Promise.all([
-		import('../ui/app.tsx'),
+	const [{ navigateRun }, { externalEditorFrom }] = await Promise.all([
+		import('../ui/navigator.tsx'),
 		import('./external-editor.ts'),
 	]);
-	return await renderSessionRun(run, {
-		stepping: opts.step,
+	await navigateRun({ env, streams: { stdin: opts.stdin, stdout, stderr }, program: opts.program }, run, {
+		step: opts.step,
 		autoStart: opts.autoStart,
 		externalEditor: externalEditorFrom(env, stdout),
-		env,
-		stdout,
-		stdin: opts.stdin,
-		stderr,
-		fromHome: opts.fromHome,
-		program: opts.program,
 	});
+	return leaveRun(run, stderr, opts.program);
 }
 
 /** How a run left in the terminal app stands, on stderr, and the exit code that says it. */

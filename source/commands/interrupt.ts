@@ -12,3 +12,12 @@ export async function cancelOnSignal<T>(cancel: () => void, work: () => Promise<
 		process.off('SIGTERM', cancel);
 	}
 }
+
+/** `cancelOnSignal` for work that takes an AbortSignal: Ctrl-C and SIGTERM abort it. */
+export async function abortOnSignal<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+	const abort = new AbortController();
+	return await cancelOnSignal(
+		() => abort.abort(),
+		() => work(abort.signal),
+	);
+}

@@ -1,7 +1,6 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { DEFAULTS, type ConfigInput } from '../config.ts';
-import { defaultModel, defaultProvider } from '../llm/create.ts';
-import { ENCODINGS } from '../text/tokens.ts';
+import { ENCODINGS, runModel } from '../app/run.ts';
 import { decimal, integer, PRICES_HELP, withRateLimitOptions } from './flags.ts';
 
 /** A run's configuration from its flags: what `run` and `plan` share (app/run.ts's `loadBook` checks it). */
@@ -86,11 +85,9 @@ export type RunFlags = ReturnType<ReturnType<typeof withRunOptions<[], Record<ne
 
 /** The run's configuration as the flags give it, defaults filled in (checked by `loadBook`). */
 export function configInput(flags: RunFlags): ConfigInput {
-	const provider = flags.provider ?? defaultProvider(process.env, flags.baseUrl);
 	return {
 		method: flags.method,
-		provider,
-		model: flags.model ?? defaultModel(provider),
+		...runModel(flags, process.env),
 		baseUrl: flags.baseUrl ?? null,
 		encoding: flags.encoding,
 		chunkSize: flags.chunkSize,

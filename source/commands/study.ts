@@ -1,13 +1,14 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { counted } from '../format/count.ts';
 import { Command } from '@commander-js/extra-typings';
-import { openStudy, readResults, type Estimate, type StudyEnd } from '../app/study.ts';
-import { planTable, type PlannedCell, type StudyPlan } from '../app/study-plan.ts';
-import type { StudyEvent, StudyRunner } from '../engine/study-runner.ts';
+import { appServices, type AppServices } from '../app/services.ts';
+import { openStudy, type Estimate, type StudyEnd, type StudyRun } from '../app/study.ts';
+import { planTable, type StudyPlan } from '../app/study-plan.ts';
+import type { StudyEvent } from '../engine/study-runner.ts';
 import { batchLine } from '../format/batch.ts';
 import { preferReactProduction } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { printResults, tableFor } from './study-results.ts';
 import { rateWaitText } from '../format/progress.ts';
@@ -80,7 +81,18 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 	const stdout = output(opts.stdout ?? process.stdout);
 	const err = output(opts.stderr ?? process.stderr);
 	const table = tableFor(opts.stdout ?? process.stdout);
-	const study = await openStudy(file, { ...opts, planOnly: opts.plan });
+	const services = appServices({
+		sessionsDir: opts.sessionsDir,
+		env: opts.env,
+		prices: opts.prices,
+		streams: {
+			stdin: opts.stdin,
+			stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
+			stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
+		},
+		program: opts.program,
+	});
+	const study = await openStudy(file, { ...services, planOnly: opts.plan });
 	const { plan, runs, scoring, probes, all } = study;
 	const then = (what: string, p: Estimate | null) =>
 		p
@@ -126,37 +138,23 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		else stdout.line(`${table(planTable(plan, study.status))}\n${total}`);
 		return 0;
 	}
-	const { runner, batches } = study.runner();
-	let ran: StudyEnd;
-	if (opts.interactive) ran = await studyInteractive(plan, runner, opts);
-	else {
+	if (!opts.interactive)
 		err.line(
 			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, study.status))}\n${total}`,
 		);
-		runner.on(studyLines(opts.stderr ?? process.stderr, plan.cells.length));
-		batches?.on((state, change, detail) => err.line(batchLine(state, change, detail)));
-		ran = await cancelOnSignal(
-			() => runner.cancel(),
-			() => runner.start(),
-		);
-	}
-	if (plan.spec.memory && ran !== 'cancelled') {
-		const abort = new AbortController();
-		const probed = await cancelOnSignal(
-			() => abort.abort(),
-			() =>
-				study.probe({
-					signal: abort.signal,
-					onBatches: (probeBatches) =>
-						probeBatches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
-					say: (cell, text) =>
-						err.line(
-							`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${say(text, opts.program)}`,
-						),
-				}),
-		);
-		if (probed !== 'done') ran = probed;
-	}
+	const ran = await abortOnSignal((signal) =>
+		study.run({
+			signal,
+			shown: opts.interactive ? (run) => studyInteractive(services, run, plan) : undefined,
+			onEvent: studyLines(opts.stderr ?? process.stderr, plan.cells.length, services.now),
+			onBatches: (batches) =>
+				batches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
+			say: (cell, text) =>
+				err.line(
+					`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${say(text, services.program)}`,
+				),
+		}),
+	);
 	const after = await study.outcomes();
 	printResults(plan, after, opts, stdout, table);
 	const done = plan.cells.filter((c) => after.get(c.key)?.status === 'done').length;
@@ -221,54 +219,13 @@ export function studyLines(stderr: Stream, cells: number, now: () => number = Da
 	};
 }
 
-/**
- * The study screen until the user quits: the runner starts at once; quitting cancels what is in
- * flight and waits for every session to be saved. Resolves how the study ended.
- */
-async function studyInteractive(
-	plan: StudyPlan,
-	runner: StudyRunner<PlannedCell>,
-	opts: StudyOptions,
-): Promise<StudyEnd> {
+/** The study screen (the navigator's) until the user quits; resolves how the study ended. */
+async function studyInteractive(services: AppServices, run: StudyRun, plan: StudyPlan): Promise<StudyEnd> {
 	preferReactProduction();
-	const { renderStudyApp } = await import('../ui/screens/study/App.tsx');
-	const env = opts.env ?? process.env;
-	await renderStudyApp({
-		runner,
-		info: {
-			name: plan.spec.name,
-			again: continueStudy(opts.program, plan.file, opts.sessionsDir),
-			priced: plan.cells.every((c) => c.priced),
-		},
-		start: () => runner.start(),
-		results: async () => {
-			return readResults(plan, opts.sessionsDir);
-		},
-		liveRun: (key) => {
-			const live = runner.liveCell(key);
-			const cell = plan.cells.find((c) => c.key === key);
-			if (!live || !cell) return null;
-			const { engine, session } = live;
-			return {
-				controls: engine,
-				gate: engine.gate.state,
-				info: {
-					session: session.id,
-					title: session.data.book.title,
-					book: cell.book.loaded.text,
-					provider: cell.provider,
-					model: cell.model,
-					isLLM: cell.provider !== 'extractive',
-					priced: cell.priced,
-				},
-			};
-		},
-		env,
-		program: opts.program,
-		stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
-		stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
-		stdin: opts.stdin,
+	const { navigateStudy } = await import('../ui/navigator.tsx');
+	return await navigateStudy(services, run, {
+		name: plan.spec.name,
+		again: continueStudy(services.program, plan.file, services.sessionsDir),
+		priced: plan.cells.every((c) => c.priced),
 	});
-	// The screen ends once the study has stopped and saved (or could not start: this says why).
-	return await runner.start();
 }

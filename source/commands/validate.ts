@@ -1,7 +1,8 @@
 import { resolveSessionsDir } from '../config.ts';
 import { Command, Option } from '@commander-js/extra-typings';
 import { decimal, integerFrom, sessionsDirOption, type Exit } from './flags.ts';
-import { validateInTerminal, VALIDATE_MODES } from './validate-screen.ts';
+import { VALIDATE_MODES } from '../app/validation.ts';
+import { validateInTerminal } from './validate-screen.ts';
 import { commandLine } from '../program.ts';
 
 export const spec = (exit: Exit, program: string) =>

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { invocation } from '../../source/commands/invocation.ts';
+import { VALIDATION_STUDY } from './repo-data.ts';
 
 export const BIN = fileURLToPath(new URL('../../bin/booook.js', import.meta.url));
 
@@ -77,4 +78,19 @@ export function shell(
 		child.on('error', fail);
 		child.on('close', (status) => done({ status, stdout, stderr }));
 	});
+}
+
+/** The authors' released validation study imported as session `id` into `dir`, as `booook import booookscore --validation` makes it. */
+export async function importedStudy(dir: string, id = 'study'): Promise<void> {
+	const made = await booook([
+		'import',
+		'booookscore',
+		'--validation',
+		VALIDATION_STUDY,
+		'--session',
+		id,
+		'--sessions-dir',
+		dir,
+	]);
+	if (made.code !== 0) throw new Error(`the validation study was not imported: ${made.stderr}`);
 }

@@ -15,3 +15,6 @@ export const DATA_DIR = fileURLToPath(new URL('../../data/booookscore/', import.
 export const FRANKENSTEIN = join(BOOKS_DIR, 'frankenstein.txt');
 export const PRIDE_AND_PREJUDICE = join(BOOKS_DIR, 'pride-and-prejudice.txt');
 export const WAR_AND_PEACE = join(BOOKS_DIR, 'war-and-peace.txt');
+
+/** The authors' released validation study (GPT-4, chunks of 4096, incremental): 1437 annotations with their verdicts. */
+export const VALIDATION_STUDY = join(DATA_DIR, 'human_annotations/annotations-gpt4-4096-inc.json');

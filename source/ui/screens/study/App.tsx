@@ -2,6 +2,7 @@ import { render, useApp } from 'ink';
 import { useEffect, useEffectEvent, useState } from 'react';
 import type { StudyCell, StudyListener, StudyState } from '../../../engine/study-runner.ts';
 import { errorMessage } from '../../../errors.ts';
+import type { StudyEnd } from '../../../app/study.ts';
 import { inkFps, MAX_FPS } from '../../app.tsx';
 import type { RunControls, RunInfo } from '../../controls.ts';
 import { useModel, useTerminalSize } from '../../hooks.ts';
@@ -15,8 +16,6 @@ import { initialView } from '../../state/view.ts';
 import { inkStreams } from '../../terminal.ts';
 import { themeFor } from '../../theme.ts';
 import { useProgram } from '../../program-context.ts';
-
-export type StudyEnd = 'done' | 'failed' | 'cancelled';
 
 /** What the study screen may ask of a study (the StudyRunner satisfies it; the command adds the rest). */
 export interface StudyAppOptions {
