@@ -464,7 +464,7 @@ function report(): string {
 		lines.push('');
 	}
 	lines.push(
-		'Goals of issue 11 not measured here: a resumed run loses only the calls in flight (test/resume.test.ts tests it); 100% of BooookScore calls after the first read the prompt cache.',
+		'Goals of issue 11 not measured here: a resumed run loses only the calls in flight (test/commands/resume.test.ts tests it); 100% of BooookScore calls after the first read the prompt cache.',
 	);
 	return `${lines.join('\n')}\n`;
 }

@@ -9,7 +9,7 @@ export function formatInt(n: number): string {
 /**
  * "1 sentence", "3 sentences", "12,000 tokens": a count with thousands separators and its noun
  * (`plural` for one that takes no plain s). Every count a line prints with its noun goes through
- * here (test/plurals.test.ts holds source/ to it): a hand-written plural reads "1 calls".
+ * here (test/repo/plurals.test.ts holds source/ to it): a hand-written plural reads "1 calls".
  */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
 	return `${formatInt(n)} ${n === 1 ? noun : plural}`;

@@ -1,4 +1,4 @@
-/** How decimals are shown: every figure a line prints with decimals goes through here (test/numbers.test.ts). */
+/** How decimals are shown: every figure a line prints with decimals goes through here (test/repo/numbers.test.ts). */
 import { DASH } from './missing.ts';
 
 /** `x` with `digits` decimals, "0.50"; null (nothing to show) reads as `missing`. */

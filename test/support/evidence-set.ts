@@ -1,7 +1,7 @@
 /**
  * The labelled evidence set (test/fixtures/evidence-set/): summary sentences paraphrased by hand
  * from the example books, each labelled with the chapters it comes from. Read by its format test
- * (test/evidence-set.test.ts) and by the evidence benchmark (bench/evidence.ts).
+ * (test/evidence/evidence-set.test.ts) and by the evidence benchmark (bench/evidence.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
