@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { badInput } from '../errors.ts';
 import { loadPrices } from '../llm/prices.ts';
-import { next, said, shellWord } from '../program.ts';
+import { flag, joined, next, said, shellWord } from '../program.ts';
 import {
 	complete,
 	judgmentsOf,
@@ -54,7 +54,7 @@ export async function openComparison(dir: string, target: CompareTarget): Promis
 	if (target.sources.length === 0) {
 		if (!target.name)
 			throw badInput(
-				said`name the sessions to compare (${next('compare', 'ID1 ID2 …')}), a study file, or the comparison to continue with --name NAME`,
+				said`name the sessions to compare (${next('compare', 'ID1 ID2 …')}), a study file, or the comparison to continue with ${flag('--name', 'NAME')}`,
 			);
 		const store = await ComparisonStore.open(dir, target.name);
 		return checkAssignment(store, target);
@@ -66,11 +66,12 @@ export async function openComparison(dir: string, target: CompareTarget): Promis
 		const had = new Set(existing.definition.contenders.map((c) => c.session));
 		const now = new Set(made.contenders.map((c) => c.session));
 		if (had.size !== now.size || [...now].some((s) => !had.has(s)))
-			throw badInput([
-				`comparison "${name}" already exists over other sessions (${[...had].join(', ')}); give another ` +
-					'--name, or continue it with: ',
-				next('compare', `--name ${name}${sessionsDirArg(dir)}`),
-			]);
+			throw badInput(
+				joined(
+					said`comparison "${name}" already exists over other sessions (${[...had].join(', ')}); give another `,
+					said`${flag('--name')}, or continue it with: ${next('compare', `--name ${name}${sessionsDirArg(dir)}`)}`,
+				),
+			);
 		return checkAssignment(await ComparisonStore.open(dir, name), target);
 	}
 	const pairs = makePairs(made.contenders, target.seed);
@@ -96,13 +97,15 @@ function assignmentOf(target: CompareTarget): Assignment {
 	if (!target.annotators || target.annotators.length === 0) {
 		if (target.overlap !== undefined)
 			throw badInput(
-				'--overlap is for pairs split between --annotators; name them too (--annotators alice,bob)',
+				said`${flag('--overlap')} is for pairs split between ${flag('--annotators')}; name them too (${flag('--annotators', 'alice,bob')})`,
 			);
 		return { kind: 'all' };
 	}
 	const annotators = [...new Set(target.annotators.map((a) => a.trim()))];
 	if (annotators.some((a) => a === ''))
-		throw badInput('--annotators: a name is empty; give names separated by commas (alice,bob)');
+		throw badInput(
+			said`${flag('--annotators')}: a name is empty; give names separated by commas (alice,bob)`,
+		);
 	return { kind: 'split', annotators, overlap: target.overlap ?? 0 };
 }
 
@@ -113,7 +116,7 @@ function assignmentOf(target: CompareTarget): Assignment {
 export async function comparisonNameFor(target: Pick<CompareTarget, 'sources' | 'name'>): Promise<string> {
 	if (target.name) return target.name;
 	if (target.sources.length === 0)
-		throw badInput('name the comparison with --name NAME, or the sessions it compares');
+		throw badInput(said`name the comparison with ${flag('--name', 'NAME')}, or the sessions it compares`);
 	if (isStudySource(target.sources)) return (await readStudy(target.sources[0]!)).name;
 	return defaultName(target.sources);
 }
@@ -136,8 +139,10 @@ async function checkAssignment(store: ComparisonStore, target: CompareTarget): P
 	if (had === now) return store;
 	await store.close();
 	throw badInput(
-		`comparison "${store.definition.name}" was made with ${assignmentWords(store.definition.assignment)}; ` +
-			`leave out --annotators and --overlap to continue it, or make a new one with --name`,
+		joined(
+			said`comparison "${store.definition.name}" was made with ${assignmentWords(store.definition.assignment)}; leave `,
+			said`out ${flag('--annotators')} and ${flag('--overlap')} to continue it, or make a new one with ${flag('--name')}`,
+		),
 	);
 }
 
@@ -244,8 +249,10 @@ export class CompareWalk extends Watched {
 		const mine = pairsOf(definition.pairs, definition.assignment, annotator);
 		if (mine === null)
 			throw badInput(
-				`annotator "${annotator}" has no pairs in comparison "${definition.name}", made with ${assignmentWords(definition.assignment)}; ` +
-					`give one of those names with --annotator`,
+				joined(
+					said`annotator "${annotator}" has no pairs in comparison "${definition.name}", made with `,
+					said`${assignmentWords(definition.assignment)}; give one of those names with ${flag('--annotator')}`,
+				),
 			);
 		this.pairs = mine;
 		this.#byKey = new Map(definition.contenders.map((c) => [c.key, c]));

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { badInput } from '../errors.ts';
+import { flag, said, type Flag } from '../program.ts';
 import type { Converted } from '../score/formats.ts';
 
 /**
@@ -9,24 +10,25 @@ import type { Converted } from '../score/formats.ts';
 export async function readDataFile<T>(
 	path: string,
 	convert: (value: unknown) => Converted<T>,
-	flag: string,
+	named: Flag,
 ): Promise<T> {
+	const file = flag(named.flag, path);
 	let text: string;
 	try {
 		text = await readFile(path, 'utf8');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		throw badInput(
-			`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? 'error'})`}; give the JSON file`,
+			said`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? 'error'})`}; give the JSON file`,
 		);
 	}
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
 	} catch (error) {
-		throw badInput(`${flag} ${path}: not valid JSON (${(error as Error).message})`);
+		throw badInput(said`${file}: not valid JSON (${(error as Error).message})`);
 	}
 	const converted = convert(value);
-	if (!converted.ok) throw badInput(`${flag} ${path}: ${converted.error}`);
+	if (!converted.ok) throw badInput(said`${file}: ${converted.error}`);
 	return converted.value;
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
+import { flag, joined, said } from '../program.ts';
 import type { PassageIndex } from '../evidence/rank.ts';
 import type { DenseVectors } from '../evidence/rerank.ts';
 import { createEmbedder, DEFAULT_EMBEDDING_MODEL, type Embedder } from '../llm/embeddings.ts';
@@ -87,12 +88,15 @@ export function embeddingsFor(request: EmbeddingsRequest): Embeddings {
 					const got = embedded.vectors[0]?.length;
 					// The passages were kept from another model served under this name (a local server's
 					// model changed): their cosines with these vectors would mean nothing.
-					if (made.cached && wanted !== undefined && got !== undefined && got !== wanted)
+					if (made.cached && wanted !== undefined && got !== undefined && got !== wanted) {
+						const kept = `the book's kept in ${join(sessionDir, 'embeddings')} are ${wanted}-dimensional (another model of that name)`;
 						throw badInput(
-							`--embeddings: ${embedder.model} at ${embedder.server} now answers ${got}-dimensional vectors, ` +
-								`but the book's kept in ${join(sessionDir, 'embeddings')} are ${wanted}-dimensional (another ` +
-								`model of that name); remove that folder to embed the book again`,
+							joined(
+								said`${flag('--embeddings')}: ${embedder.model} at ${embedder.server} now answers `,
+								said`${got}-dimensional vectors, but ${kept}; remove that folder to embed the book again`,
+							),
 						);
+					}
 					missing.forEach((t, k) => queries.set(t, embedded.vectors[k]!));
 					tokens += embedded.tokens;
 					requests += embedded.requests;

@@ -12,7 +12,7 @@ import { PassageIndex } from '../evidence/rank.ts';
 import { evidenceLookup, type ShownEvidence } from '../evidence/units.ts';
 import { activeVersion, findNode, getNode } from '../summarize/graph.ts';
 import { Session, type BookSessionData, type SessionData } from '../store/session.ts';
-import { next, said } from '../program.ts';
+import { flag, next, said, type Said } from '../program.ts';
 import { chaptersOf, type Chapter } from '../text/chapters.ts';
 
 /** A final summary's coverage and the chapters it cites, as `coverage` and `report` show them. */
@@ -43,7 +43,7 @@ export interface EvidenceSession {
 export async function bookRun(
 	dir: string,
 	id: string,
-	command: string,
+	command: Said,
 ): Promise<{ data: BookSessionData; book: string }> {
 	const { data, text } = await Session.snapshot(dir, id);
 	if (data.kind !== 'book')
@@ -63,7 +63,12 @@ export async function evidenceSession(
 	const { data, book: text } = await bookRun(dir, id, command);
 	const run = data.run;
 	const target = node ?? run.root;
-	if (!target) throw noFinalSummary(id, dir, command === 'evidence' ? ', or name a node with --node' : '');
+	if (!target)
+		throw noFinalSummary(
+			id,
+			dir,
+			command === 'evidence' ? said`, or name a node with ${flag('--node')}` : '',
+		);
 	const found = findNode(run, target);
 	if (!found) {
 		const last = run.nodes.at(-1)?.id;

@@ -3,7 +3,7 @@ import { DEFAULTS, sessionsDirArg } from '../config.ts';
 import type { ProviderName, Run, ScoredSummary } from '../domain.ts';
 import { judgeFaithfulness, type FaithfulnessJudgeResult } from '../engine/faithfulness-judge.ts';
 import { badInput } from '../errors.ts';
-import { next, said } from '../program.ts';
+import { flag, next, said } from '../program.ts';
 import { rankedFor, tracerFor } from '../evidence/evidence.ts';
 import type { SentenceSource } from '../evidence/provenance.ts';
 import { CLAIM_RANK, PassageIndex } from '../evidence/rank.ts';
@@ -66,7 +66,9 @@ export async function faithfulnessJudging(opts: FaithfulnessOptions): Promise<Fa
 	if (!snapshot.run.root) throw noFinalSummary(opts.id, opts.sessionsDir);
 	const top = opts.top ?? FAITHFULNESS_TOP;
 	if (!Number.isInteger(top) || top < 1)
-		throw badInput(`--top ${top}: use a whole number from 1 up (passages shown to the judge per claim)`);
+		throw badInput(
+			said`${flag('--top', String(top))}: use a whole number from 1 up (passages shown to the judge per claim)`,
+		);
 	const judge = passModel(snapshot, opts, env, { task: 'judging faithfulness', verb: 'judging' });
 	const embeddings = opts.embeddings
 		? embeddingsFor({

@@ -2,7 +2,7 @@ import { sessionsDirArg } from '../config.ts';
 import { badInput } from '../errors.ts';
 import { forgettingMap, type ForgettingMap } from '../evidence/forgetting.ts';
 import { PassageIndex } from '../evidence/rank.ts';
-import { next, said } from '../program.ts';
+import { flag, next, said } from '../program.ts';
 import { stepSummaries } from '../summarize/inc.ts';
 import { bookRun } from './evidence-session.ts';
 
@@ -26,7 +26,7 @@ export async function forgettingOf(opts: {
 	onStep?: (done: number, steps: number) => void;
 }): Promise<Forgetting> {
 	const { id, sessionsDir } = opts;
-	const { data, book } = await bookRun(sessionsDir, id, 'memory --forgetting');
+	const { data, book } = await bookRun(sessionsDir, id, said`memory ${flag('--forgetting')}`);
 	const run = data.run;
 	if (run.config.method !== 'inc')
 		throw badInput(

@@ -3,6 +3,7 @@ import { readSummary } from '../book/summary.ts';
 import { finalEvidence } from '../evidence/evidence.ts';
 import { PassageIndex } from '../evidence/rank.ts';
 import { bookMatch } from '../evidence/support.ts';
+import { flag, said } from '../program.ts';
 import { checkSessionId } from '../store/dirs.ts';
 import { Session } from '../store/session.ts';
 import { IMPORTED_MODEL, importedRun } from '../summarize/imported.ts';
@@ -27,7 +28,7 @@ export interface ImportSummary {
  */
 export async function importSummary(opts: ImportSummary) {
 	if (opts.session !== undefined) checkSessionId(opts.session);
-	const text = await readSummary(opts.summary, `--summary ${opts.summary}`);
+	const text = await readSummary(opts.summary, said`${flag('--summary', opts.summary)}`);
 	// The default chunking of a run: evidence and coverage place passages by these chunks.
 	const loaded = await loadBook(opts.book, { provider: 'extractive', model: IMPORTED_MODEL, clean: false });
 	const { config, chunks, book } = loaded;

@@ -8,7 +8,7 @@ import {
 	convertPrecisionStudy,
 	type Converted,
 } from '../score/formats.ts';
-import { next } from '../program.ts';
+import { flag, joined, next, said } from '../program.ts';
 import { badInput } from '../errors.ts';
 import { checkSessionId } from '../store/dirs.ts';
 import { importBooookScore, type ImportInput, type IntermediateRuns } from '../score/import-booookscore.ts';
@@ -41,10 +41,15 @@ export async function importFiles(format: string, opts: ImportFiles) {
 			')',
 		]);
 	if (opts.annotations && !opts.summaries)
-		throw badInput('--annotations attach to the summaries they annotate; give those with --summaries FILE');
+		throw badInput(
+			said`${flag('--annotations')} attach to the summaries they annotate; give those with ${flag('--summaries', 'FILE')}`,
+		);
 	if (!opts.summaries && !opts.intermediate && !opts.human && !opts.validation) {
 		throw badInput(
-			'nothing to import; give --summaries FILE [--annotations FILE], --intermediate FILE, --human FILE or --validation FILE',
+			joined(
+				said`nothing to import; give ${flag('--summaries', 'FILE')} [${flag('--annotations', 'FILE')}], `,
+				said`${flag('--intermediate', 'FILE')}, ${flag('--human', 'FILE')} or ${flag('--validation', 'FILE')}`,
+			),
 		);
 	}
 	if (opts.session !== undefined) checkSessionId(opts.session);
@@ -53,30 +58,30 @@ export async function importFiles(format: string, opts: ImportFiles) {
 	if (opts.summaries) {
 		input.summaries = {
 			file: opts.summaries,
-			books: await readDataFile(opts.summaries, convertSummaries, '--summaries'),
+			books: await readDataFile(opts.summaries, convertSummaries, flag('--summaries')),
 		};
 		if (opts.annotations) {
 			input.summaries.annotations = {
 				file: opts.annotations,
-				books: await readDataFile(opts.annotations, convertModelAnnotations, '--annotations'),
+				books: await readDataFile(opts.annotations, convertModelAnnotations, flag('--annotations')),
 			};
 		}
 	}
 	if (opts.intermediate) {
 		input.intermediate = {
 			file: opts.intermediate,
-			...(await readDataFile(opts.intermediate, convertIntermediate, '--intermediate')),
+			...(await readDataFile(opts.intermediate, convertIntermediate, flag('--intermediate'))),
 		};
 	}
 	if (opts.human)
 		input.human = {
 			file: opts.human,
-			books: await readDataFile(opts.human, convertHumanAnnotations, '--human'),
+			books: await readDataFile(opts.human, convertHumanAnnotations, flag('--human')),
 		};
 	if (opts.validation)
 		input.validation = {
 			file: opts.validation,
-			books: await readDataFile(opts.validation, convertPrecisionStudy, '--validation'),
+			books: await readDataFile(opts.validation, convertPrecisionStudy, flag('--validation')),
 		};
 
 	const imported = importBooookScore(input, new Date().toISOString());

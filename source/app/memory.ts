@@ -30,7 +30,7 @@ import { optionLength } from '../memory/shortcuts.ts';
 import { finalRows, likeTables, type FinalRow } from '../memory/compare.ts';
 import { resultsByReader, type ReaderResults, type ResultsOptions } from '../memory/results.ts';
 import { nextNumber, SCENE_STRETCH_WORDS, sceneWords, scenePieces } from '../memory/scenes.ts';
-import { next, said } from '../program.ts';
+import { flag, joined, next, said, type Said } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import type { Templates } from '../summarize/templates.ts';
 import { readSessions } from '../store/list.ts';
@@ -139,7 +139,7 @@ export interface MemoryProbeResult {
 	calls: number;
 	cost: number;
 	/** Targets that got fewer questions than asked, and why. */
-	notes: string[];
+	notes: Said[];
 }
 
 /** A probe set up and its session open: `run` makes the calls; `close()` lets the session go. */
@@ -230,14 +230,17 @@ async function distractorBooks(dir: string, self: BookSessionData) {
 		names = (await readdir(dir)).filter((n) => BOOK_EXTENSIONS.has(extname(n).toLowerCase())).sort();
 	} catch (error) {
 		throw badInput(
-			`--distractors ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : 'cannot be read'}; give a folder of .txt or .epub books`,
+			joined(
+				said`${flag('--distractors', dir)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : 'cannot be read'}; `,
+				said`give a folder of .txt or .epub books`,
+			),
 		);
 	}
 	const books = await Promise.all(names.map((n) => readBook(join(dir, n))));
 	const others = books.filter((b) => b.sha256 !== self.book.sha256);
 	if (others.length === 0)
 		throw badInput(
-			`--distractors ${dir}: no .txt or .epub book other than this session's; give a folder with other books`,
+			said`${flag('--distractors', dir)}: no .txt or .epub book other than this session's; give a folder with other books`,
 		);
 	return others;
 }
@@ -318,15 +321,22 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 	);
 	const words = sceneStretchWords(opts);
 	if (opts.levelZero && opts.scenes != null)
-		throw badInput('--level-0-scenes and --scenes choose two kinds of scene: give one of them');
+		throw badInput(
+			said`${flag('--level-0-scenes')} and ${flag('--scenes')} choose two kinds of scene: give one of them`,
+		);
 	if (opts.levelZero && snapshot.run.config.method !== 'hier')
 		throw badInput(
-			`--level-0-scenes takes a hierarchical run's level-0 summaries as scenes, and session "${opts.id}" ` +
-				`is incremental: leave it out (scenes are then written)`,
+			joined(
+				said`${flag('--level-0-scenes')} takes a hierarchical run's level-0 summaries as scenes, `,
+				said`and session "${opts.id}" is incremental: leave it out (scenes are then written)`,
+			),
 		);
 	if (opts.levelZero && opts.distractors)
 		throw badInput(
-			"--level-0-scenes takes other books' scenes from their hierarchical runs in the sessions folder; --distractors books have none: leave one of them out",
+			joined(
+				said`${flag('--level-0-scenes')} takes other books' scenes from their hierarchical runs in `,
+				said`the sessions folder; ${flag('--distractors')} books have none: leave one of them out`,
+			),
 		);
 	const sessionBooks = await otherSessionBooks(opts.sessionsDir, snapshot, opts.levelZero ?? false);
 	const distractors = opts.distractors ? await distractorBooks(opts.distractors, snapshot) : [];
@@ -342,10 +352,14 @@ async function setUp(opts: MemoryOptions, env: NodeJS.ProcessEnv, planned = fals
 	if (others.length === 0)
 		throw badInput(
 			opts.levelZero
-				? `memory questions with --level-0-scenes need another book's hierarchical run in ${opts.sessionsDir} ` +
-						'for other-book options, and it has none: run one there, or leave --level-0-scenes out and pass --distractors DIR'
-				: 'memory questions about the final summary need scenes of other books as wrong options, and the sessions folder has none: ' +
-						`pass --distractors DIR (a folder of .txt or .epub books), or run a summary of another book into ${opts.sessionsDir}`,
+				? joined(
+						said`memory questions with ${flag('--level-0-scenes')} need another book's hierarchical run in ${opts.sessionsDir} for other-book `,
+						said`options, and it has none: run one there, or leave ${flag('--level-0-scenes')} out and pass ${flag('--distractors', 'DIR')}`,
+					)
+				: joined(
+						said`memory questions about the final summary need scenes of other books as wrong options, and the sessions folder has none: pass `,
+						said`${flag('--distractors', 'DIR')} (a folder of .txt or .epub books), or run a summary of another book into ${opts.sessionsDir}`,
+					),
 		);
 	const templates = await loadTemplates(opts.prompts);
 	const targets = memoryTargets(snapshot.run, snapshot.book.chars, opts.steps ?? MEMORY_STEPS);
@@ -556,7 +570,7 @@ async function questionsFor(
 		/** This book's people and places. */
 		names: () => BookNames;
 	},
-): Promise<{ questions: MemoryQuestion[]; notes: string[] }> {
+): Promise<{ questions: MemoryQuestion[]; notes: Said[] }> {
 	const source = sceneSource(opts.words);
 	const sets: QuestionSet[] = opts.distortions ? ['plain', 'distortion'] : ['plain'];
 	const stored = sets.map((set) => targets.map((target) => storedQuestions(data, target, opts, set)));
@@ -622,15 +636,17 @@ async function questionsFor(
 			if (made.length < opts.count) short.push({ target, set, made: made.length });
 			out.push(...made);
 		}
-	const notes = short.map(
-		({ target, set, made }) =>
-			`${made} of ${counted(opts.count, set === 'distortion' ? 'distortion question' : 'question')} could be made of ` +
-			`${target.step === null ? 'the final summary' : `step ${target.step + 1}`}: ` +
-			(set === 'distortion'
+	const notes = short.map(({ target, set, made }) => {
+		const of = target.step === null ? 'the final summary' : `step ${target.step + 1}`;
+		const why =
+			set === 'distortion'
 				? `too few distorted scenes (${distortions.length} of ${counted(scenes.length, 'scene')} of this book)`
-				: `too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, ` +
-					'in the length range both share); give more books with --distractors'),
-	);
+				: joined(
+						said`too few scenes (${scenes.length} of this book, ${pool.length} usable of other books, `,
+						said`in the length range both share); give more books with ${flag('--distractors')}`,
+					);
+		return said`${made} of ${counted(opts.count, set === 'distortion' ? 'distortion question' : 'question')} could be made of ${of}: ${why}`;
+	});
 	return { questions: out, notes: [...notes, ...reuseNotes(out)] };
 }
 
@@ -653,7 +669,7 @@ function ownScenesOf(data: BookSessionData, book: string, words: number | null):
 type QuestionSet = 'plain' | 'distortion';
 
 /** A warning when other-book scenes are shown in more than `REUSE_WARN` questions each: too few other books' scenes. */
-function reuseNotes(questions: readonly MemoryQuestion[]): string[] {
+function reuseNotes(questions: readonly MemoryQuestion[]): Said[] {
 	const shown = new Map<string, number>();
 	for (const q of questions)
 		for (const o of q.options.filter((o) => o.kind === 'other-book'))
@@ -661,8 +677,10 @@ function reuseNotes(questions: readonly MemoryQuestion[]): string[] {
 	const over = [...shown.values()].filter((n) => n > REUSE_WARN);
 	if (over.length === 0) return [];
 	return [
-		`${counted(over.length, 'other-book scene')} shown in more than ${counted(REUSE_WARN, 'question')} each (up to ${Math.max(...over)}): ` +
-			'a reader may learn them; give more books with --distractors',
+		joined(
+			said`${counted(over.length, 'other-book scene')} shown in more than ${counted(REUSE_WARN, 'question')} each `,
+			said`(up to ${Math.max(...over)}): a reader may learn them; give more books with ${flag('--distractors')}`,
+		),
 	];
 }
 

@@ -6,7 +6,7 @@ import { createProvider, defaultModel, defaultProvider, type AccountLimits } fro
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import type { Provider } from '../llm/provider.ts';
 import type { EncodingName } from '../text/tokens.ts';
-import type { Said } from '../program.ts';
+import { flag, joined, said, type Said } from '../program.ts';
 
 /** What a model client is made from: the model, its server and limits, and where its prices are read. */
 export interface ModelClientConfig extends AccountLimits {
@@ -104,14 +104,19 @@ export function passModel(
 	if (provider === 'extractive')
 		throw badInput(
 			planned
-				? `${words.task} needs an LLM: name the one to plan for with --provider openai|anthropic (and --model); planning needs no key`
-				: `${words.task} needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider ` +
-						`openai|anthropic with that key set (--base-url for a compatible server)`,
+				? joined(
+						said`${words.task} needs an LLM: name the one to plan for with ${flag('--provider', 'openai|anthropic')} `,
+						said`(and ${flag('--model')}); planning needs no key`,
+					)
+				: joined(
+						said`${words.task} needs an LLM: set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass `,
+						said`${flag('--provider', 'openai|anthropic')} with that key set (${flag('--base-url')} for a compatible server)`,
+					),
 		);
 	const key = keyVariable(provider);
 	if (!planned && !env[key]?.trim())
 		throw badInput(
-			`${words.verb} with ${provider}/${model} needs ${key}: export it, or choose another model with --provider and --model`,
+			said`${words.verb} with ${provider}/${model} needs ${key}: export it, or choose another model with ${flag('--provider')} and ${flag('--model')}`,
 		);
 	return {
 		provider,

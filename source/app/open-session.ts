@@ -3,7 +3,7 @@ import { awaitedInBatches } from '../store/batch-journal.ts';
 import { bookSession, Session, type BookSessionData } from '../store/session.ts';
 import { runFinished } from '../summarize/graph.ts';
 import { prepareSession, sessionRun, type PrepareOptions, type SessionRun } from './run.ts';
-import type { Said } from '../program.ts';
+import { flag, said, type Said } from '../program.ts';
 
 /**
  * Opening a saved session to show or continue its run: `booook resume ID` and the home screen's
@@ -79,7 +79,7 @@ export async function openSession(
 	events: OpenEvents,
 ): Promise<OpenResult> {
 	// Before the session is opened (which saves it): a bad address or a refusal changes nothing.
-	if (input.baseUrl) checkBaseUrl(input.baseUrl, '--base-url', keyVariable('extractive'));
+	if (input.baseUrl) checkBaseUrl(input.baseUrl, said`${flag('--base-url')}`, keyVariable('extractive'));
 	if (!input.abandonBatches) {
 		const batches = await batchesAwaited(dir, id);
 		if (batches) return { kind: 'refused', reason: batches };

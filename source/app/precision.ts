@@ -1,6 +1,6 @@
 import { counted } from '../format/count.ts';
 import { badInput } from '../errors.ts';
-import { next } from '../program.ts';
+import { flag, joined, next, said } from '../program.ts';
 import { seededRandom } from '../score/bootstrap.ts';
 import { convertPrecisionStudy } from '../score/formats.ts';
 import { judgedItems, precisionBySource, type JudgedItem } from '../score/precision.ts';
@@ -30,7 +30,7 @@ export interface PrecisionSource {
  */
 export async function precision(opts: PrecisionSource) {
 	if (opts.id !== undefined && opts.validation)
-		throw badInput('give a session ID or --validation FILE, not both');
+		throw badInput(said`give a session ID or ${flag('--validation', 'FILE')}, not both`);
 	let items: JudgedItem[];
 	let heading: string | null = null;
 	if (opts.id !== undefined) {
@@ -51,14 +51,17 @@ export async function precision(opts: PrecisionSource) {
 		}
 	} else if (opts.validation) {
 		if (opts.validator)
-			throw badInput('--validator picks verdicts in a session; a validation file has one set of verdicts');
-		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, '--validation'));
+			throw badInput(
+				said`${flag('--validator')} picks verdicts in a session; a validation file has one set of verdicts`,
+			);
+		items = judgedItems(await readDataFile(opts.validation, convertPrecisionStudy, flag('--validation')));
 	} else {
-		throw badInput([
-			'nothing to judge; give a session ID (see: ',
-			next('sessions'),
-			") or the validation file with --validation FILE (the authors' annotations-gpt4-4096-inc.json format)",
-		]);
+		throw badInput(
+			joined(
+				said`nothing to judge; give a session ID (see: ${next('sessions')}) or the validation file `,
+				said`with ${flag('--validation', 'FILE')} (the authors' annotations-gpt4-4096-inc.json format)`,
+			),
+		);
 	}
 	return {
 		heading,
@@ -83,6 +86,6 @@ function chooseValidator(id: string, validators: readonly string[], wanted: stri
 	}
 	if (validators.length === 1) return validators[0]!;
 	throw badInput(
-		`session "${id}" has verdicts from ${counted(validators.length, 'validator')} (${list}); choose one with --validator NAME`,
+		said`session "${id}" has verdicts from ${counted(validators.length, 'validator')} (${list}); choose one with ${flag('--validator', 'NAME')}`,
 	);
 }

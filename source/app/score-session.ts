@@ -9,7 +9,7 @@ import { countTokens } from '../text/tokens.ts';
 import { batchesAwaited, type BatchesAwaited } from './open-session.ts';
 import { newCollection, scoreAgain, sourceName, storedScoring, type ScoringOptions } from './score.ts';
 import type { Unasked } from '../format/score.ts';
-import type { Next, Said } from '../program.ts';
+import { flag, said, type Next, type Said } from '../program.ts';
 
 /**
  * `booook score` of a session, whole: a saved session opened (or a new collection made of a
@@ -84,7 +84,7 @@ export async function openScoring(
 	if (input.baseUrl)
 		checkBaseUrl(
 			input.baseUrl,
-			'--base-url',
+			said`${flag('--base-url')}`,
 			keyVariable(input.provider ?? defaultProvider(input.env ?? process.env, input.baseUrl)),
 		);
 	if ('id' in target) {

@@ -7,7 +7,7 @@ import { Annotator } from '../engine/annotator.ts';
 import { badInput } from '../errors.ts';
 import type { BatchLane } from '../llm/batcher.ts';
 import { defaultModel, defaultProvider, lacksKey, type AccountLimits } from '../llm/create.ts';
-import { next, type Next } from '../program.ts';
+import { flag, joined, next, said, type Next, type Said } from '../program.ts';
 import { loadTemplates } from '../prompts/load.ts';
 import {
 	planSummary,
@@ -86,7 +86,7 @@ function choose(
 		if (plans.every((p) => p.missing.length === 0))
 			return { plans, annotator: null, unasked: { why: 'uncallable', annotator: fallback } };
 		throw badInput(
-			`this session's annotations were made by ${fallback}, which booook cannot call; name a model with --provider and --model`,
+			said`this session's annotations were made by ${fallback}, which booook cannot call; name a model with ${flag('--provider')} and ${flag('--model')}`,
 		);
 	}
 	return { plans, annotator: { provider: name, model: fallback.slice(slash + 1) }, unasked: null };
@@ -103,7 +103,7 @@ async function annotatorFor(
 	data: StateView<Pick<SessionData, 'summaries' | 'annotations'>>,
 	ids: readonly ScoredSummary['id'][],
 	opts: ScoringOptions,
-	hint = '',
+	hint: Said = '',
 ) {
 	const chosen = choose(data, ids, opts);
 	if (chosen.annotator === null) return { chosen, setup: null };
@@ -142,17 +142,21 @@ async function annotatorFor(
 		// Named (--provider extractive), the key is not what is missing; chosen for want of a key, it is.
 		const fix =
 			opts.provider === 'extractive'
-				? 'pass --provider openai or anthropic'
-				: 'set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass --provider openai|anthropic with that key set';
+				? said`pass ${flag('--provider', 'openai')} or anthropic`
+				: said`set OPENAI_API_KEY (or ANTHROPIC_API_KEY), or pass ${flag('--provider', 'openai|anthropic')} with that key set`;
 		throw badInput(
-			`annotating ${counted(sentences, 'sentence')} needs an LLM, and the extractive baseline cannot ` +
-				`read a prompt: ${fix} (--base-url for a compatible server)${hint}`,
+			joined(
+				said`annotating ${counted(sentences, 'sentence')} needs an LLM, and the extractive baseline `,
+				said`cannot read a prompt: ${fix} (${flag('--base-url')} for a compatible server)${hint}`,
+			),
 		);
 	}
 	if (keyless) {
 		throw badInput(
-			`annotating ${counted(sentences, 'sentence')} with ${provider}/${model} needs ${KEY_VARS[provider]}: ` +
-				`export it, or choose another model with --provider and --model${hint}`,
+			joined(
+				said`annotating ${counted(sentences, 'sentence')} with ${provider}/${model} needs ${KEY_VARS[provider]}: `,
+				said`export it, or choose another model with ${flag('--provider')} and ${flag('--model')}${hint}`,
+			),
 		);
 	}
 	const templates = await loadTemplates(opts.prompts ?? null);
@@ -236,9 +240,9 @@ export async function storedScoring(
  * fails before it exists.
  */
 export async function newCollection(sessionsDir: string, path: string, opts: ScoringOptions) {
-	const texts = await readDataFile(path, convertSummaries, '--summaries');
+	const texts = await readDataFile(path, convertSummaries, flag('--summaries'));
 	const file = basename(path);
-	if (texts.size === 0) throw badInput(`--summaries ${path}: the file holds no summaries`);
+	if (texts.size === 0) throw badInput(said`${flag('--summaries', path)}: the file holds no summaries`);
 	const summaries: ScoredSummary[] = [...texts].map(([book, text], i) => ({
 		id: `s${i}`,
 		book,
@@ -251,7 +255,7 @@ export async function newCollection(sessionsDir: string, path: string, opts: Sco
 		{ summaries, annotations: [] },
 		summaries.map((s) => s.id),
 		opts,
-		'; or score annotations you have with --annotations FILE',
+		said`; or score annotations you have with ${flag('--annotations', 'FILE')}`,
 	);
 	const session = await Session.createCollection(sessionsDir, {
 		title: basename(file, extname(file)),
@@ -281,14 +285,14 @@ export async function scoreReleasedFiles(files: {
 	if (files.human) {
 		if (files.summaries || files.annotations)
 			throw badInput(
-				'--human scores the summaries inside that file; leave out --summaries and --annotations',
+				said`${flag('--human')} scores the summaries inside that file; leave out ${flag('--summaries')} and ${flag('--annotations')}`,
 			);
-		const human = await readDataFile(files.human, convertHumanAnnotations, '--human');
+		const human = await readDataFile(files.human, convertHumanAnnotations, flag('--human'));
 		system = scoreSystem(new Map([...human].map(([book, h]) => [book, scoreHumanSummary(h)] as const)));
 		texts = [...human.values()].map((h) => h.summary);
 	} else if (files.summaries && files.annotations) {
-		const summaries = await readDataFile(files.summaries, convertSummaries, '--summaries');
-		const annotations = await readDataFile(files.annotations, convertModelAnnotations, '--annotations');
+		const summaries = await readDataFile(files.summaries, convertSummaries, flag('--summaries'));
+		const annotations = await readDataFile(files.annotations, convertModelAnnotations, flag('--annotations'));
 		const released = scoreReleased(summaries, annotations);
 		system = released.system;
 		texts = [...summaries.values()];
@@ -302,7 +306,9 @@ export async function scoreReleasedFiles(files: {
 		if (released.orphans.length > 0)
 			notes.push(`${counted(released.orphans.length, 'annotated book')} have no summary and were left out`);
 	} else {
-		throw badInput('--annotations scores the summaries of --summaries FILE; give both');
+		throw badInput(
+			said`${flag('--annotations')} scores the summaries of ${flag('--summaries', 'FILE')}; give both`,
+		);
 	}
 	return { system, texts, notes, extra };
 }

@@ -6,7 +6,7 @@ import { Session } from '../store/session.ts';
 import { sessionEvidence } from './evidence-session.ts';
 import { FaithfulnessWalk } from './faithfulness-walk.ts';
 import { ValidationWalk } from './validation-walk.ts';
-import type { Next, Said } from '../program.ts';
+import { flag, said, type Next, type Said } from '../program.ts';
 
 /** `booook validate`: a person's walk over a session's annotations, or over its summary's sentences (faithfulness). */
 
@@ -35,9 +35,9 @@ export async function openForValidation(
 }
 
 /** Who is judging: `--validator`, else the OS user; verdicts are stored under this name. */
-export function validatorName(flag: string | undefined): string {
-	const name = (flag ?? safeUser()).trim();
-	if (name === '') throw badInput('no validator name; give one with --validator NAME');
+export function validatorName(given: string | undefined): string {
+	const name = (given ?? safeUser()).trim();
+	if (name === '') throw badInput(said`no validator name; give one with ${flag('--validator', 'NAME')}`);
 	return name;
 }
 

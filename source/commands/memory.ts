@@ -11,7 +11,7 @@ import {
 	type MemoryOptions,
 } from '../app/memory.ts';
 import { forgettingOf } from '../app/forgetting.ts';
-import { commandLine } from '../program.ts';
+import { commandLine, say as sayIn } from '../program.ts';
 import {
 	accountLimits,
 	integerFrom,
@@ -190,7 +190,7 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 				return 1;
 			}
 			say.line(answeredLine(result));
-			for (const note of result.notes) say.line(note);
+			for (const note of result.notes) say.line(sayIn(note, opts.program));
 		} finally {
 			await probe.close();
 		}

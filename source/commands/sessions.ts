@@ -5,7 +5,7 @@ import { sessionColumns } from '../format/sessions.ts';
 import { layoutTable } from '../format/table.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
-import { commandLine } from '../program.ts';
+import { commandLine, say } from '../program.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	new Command('sessions')
@@ -25,7 +25,14 @@ export async function sessionsCommand(
 	const err = output(opts.stderr ?? process.stderr);
 	const sessions = await listSessions(dir);
 	if (opts.json) {
-		out.json({ dir, sessions: [...sessions], problems: sessions.problems }, 2);
+		out.json(
+			{
+				dir,
+				sessions: [...sessions],
+				problems: sessions.problems.map((p) => ({ ...p, reason: say(p.reason, opts.program) })),
+			},
+			2,
+		);
 		return 0;
 	}
 	if (sessions.length === 0 && sessions.problems.length === 0) {
@@ -37,6 +44,7 @@ export async function sessionsCommand(
 	const width = terminalColumns(stream) ?? Infinity;
 	const table = layoutTable(sessionColumns(sessions), width);
 	if (sessions.length > 0) out.line([table.header, ...table.rows].join('\n'));
-	for (const p of sessions.problems) err.line(`cannot read session ${p.id}: ${p.reason} (${p.file})`);
+	for (const p of sessions.problems)
+		err.line(`cannot read session ${p.id}: ${say(p.reason, opts.program)} (${p.file})`);
 	return 0;
 }

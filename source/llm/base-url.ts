@@ -1,5 +1,6 @@
 import type { ProviderName } from '../domain.ts';
 import { badInput } from '../errors.ts';
+import { joined, said, type Said } from '../program.ts';
 import { ProviderError } from './provider.ts';
 
 /** OpenAI's own API (the SDK's default, named so that no environment variable of the SDK's picks another). */
@@ -14,33 +15,40 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
  * with its value hidden. `source` names where the address came from, `keyVar` where a key belongs
  * instead.
  */
-export function checkBaseUrl(url: string, source: string, keyVar: string): string {
+export function checkBaseUrl(url: string, source: Said, keyVar: string): string {
 	let parsed: URL;
 	try {
 		parsed = new URL(url);
 	} catch {
 		throw badInput(
-			`${source} ${JSON.stringify(withoutSecrets(withoutCredentials(url)))} is not a URL; give the server's address, e.g. http://localhost:8000/v1`,
+			said`${source} ${JSON.stringify(withoutSecrets(withoutCredentials(url)))} is not a URL; give the server's address, e.g. http://localhost:8000/v1`,
 		);
 	}
 	if (parsed.username !== '' || parsed.password !== '') {
 		parsed.username = '';
 		parsed.password = '';
 		throw badInput(
-			`${source} ${withoutSecrets(parsed.href)}: leave the user name and password out of the URL ` +
-				`(it is saved with the session and shown in messages); give the key in ${keyVar}`,
+			joined(
+				said`${source} ${withoutSecrets(parsed.href)}: leave the user name and password out of the `,
+				said`URL (it is saved with the session and shown in messages); give the key in ${keyVar}`,
+			),
 		);
 	}
 	const secrets = secretParams(parsed);
 	if (secrets.length > 0) {
 		throw badInput(
-			`${source} ${withoutSecrets(parsed.href)}: leave the secret out of the URL (${secrets.map((n) => `"${n}"`).join(', ')}: ` +
-				`it is saved with the session and shown in messages); give the key in ${keyVar}`,
+			joined(
+				said`${source} ${withoutSecrets(parsed.href)}: leave the secret out of the URL (${secrets.map((n) => `"${n}"`).join(', ')}: `,
+				said`it is saved with the session and shown in messages); give the key in ${keyVar}`,
+			),
 		);
 	}
 	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
 		throw badInput(
-			`${source} ${withoutCredentials(parsed.href)}: booook talks to a server over HTTP; give an http:// or https:// address, e.g. http://localhost:8000/v1`,
+			joined(
+				said`${source} ${withoutCredentials(parsed.href)}: booook talks to a server over HTTP; `,
+				'give an http:// or https:// address, e.g. http://localhost:8000/v1',
+			),
 		);
 	}
 	return url;

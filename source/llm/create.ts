@@ -8,7 +8,7 @@ import type { BatchApi } from './batcher.ts';
 import type { CallRequest, CallResult, Provider, RetryListener } from './provider.ts';
 import type { SdkProviderOptions } from './sdk-client.ts';
 import { sharedLimiter, type RateLimiter, type StatedLimits } from './rate-limit.ts';
-import { said, type Said } from '../program.ts';
+import { flag, said, type Said } from '../program.ts';
 
 export interface CreateProviderOptions extends AccountLimits {
 	provider: ProviderName;
@@ -187,14 +187,14 @@ export function createBatchApi(opts: {
 
 /** `--base-url`, else the vendor's *_BASE_URL variable, checked; null for the vendor's own API. */
 export function baseUrl(
-	flag: string | null | undefined,
+	given: string | null | undefined,
 	env: NodeJS.ProcessEnv,
 	vendor: 'OPENAI' | 'ANTHROPIC',
 ): string | null {
 	const variable = `${vendor}_BASE_URL`;
-	const url = flag || env[variable] || null;
+	const url = given || env[variable] || null;
 	if (url === null) return null;
-	const checked = checkBaseUrl(url, flag ? '--base-url' : variable, `${vendor}_API_KEY`);
+	const checked = checkBaseUrl(url, given ? said`${flag('--base-url')}` : variable, `${vendor}_API_KEY`);
 	return vendor === 'ANTHROPIC' ? anthropicRoot(checked) : checked;
 }
 
@@ -216,7 +216,7 @@ export function requireKey(
 	if (!key && baseURL !== null && !isVendorApi(baseURL)) return NO_KEY;
 	if (!key)
 		throw badInput(
-			said`${name} is not set: ${missing ?? `export it to use --provider ${provider}, or use --provider extractive (no key)`}`,
+			said`${name} is not set: ${missing ?? said`export it to use ${flag('--provider', provider)}, or use ${flag('--provider', 'extractive')} (no key)`}`,
 		);
 	return key;
 }

@@ -2,6 +2,7 @@ import { counted } from '../format/count.ts';
 import type OpenAI from 'openai';
 import type { ProviderName } from '../domain.ts';
 import { badInput, UserError } from '../errors.ts';
+import { flag, joined, said } from '../program.ts';
 import { countTokens, truncateToTokens } from '../text/tokens.ts';
 import { OPENAI_DEFAULT_BASE_URL } from './base-url.ts';
 import { guardConsole } from './console-guard.ts';
@@ -64,8 +65,10 @@ export function createEmbedder(opts: EmbedderOptions = {}): Embedder {
 	const model = opts.model ?? DEFAULT_EMBEDDING_MODEL;
 	if (opts.provider === 'anthropic')
 		throw badInput(
-			`--embeddings: Anthropic has no embeddings endpoint; embeddings come from OpenAI (OPENAI_API_KEY) ` +
-				`or an OpenAI-compatible server (--base-url), so drop --provider anthropic or --embeddings`,
+			joined(
+				said`${flag('--embeddings')}: Anthropic has no embeddings endpoint; embeddings come from OpenAI (OPENAI_API_KEY) `,
+				said`or an OpenAI-compatible server (${flag('--base-url')}), so drop ${flag('--provider', 'anthropic')} or ${flag('--embeddings')}`,
+			),
 		);
 	const url = baseUrl(opts.baseUrl, env, 'OPENAI');
 	const apiKey = requireKey(
@@ -73,7 +76,7 @@ export function createEmbedder(opts: EmbedderOptions = {}): Embedder {
 		'OPENAI_API_KEY',
 		'openai',
 		url,
-		`export it to rank by ${model}'s embeddings (--embeddings), or leave --embeddings out (offline BM25)`,
+		said`export it to rank by ${model}'s embeddings (${flag('--embeddings')}), or leave ${flag('--embeddings')} out (offline BM25)`,
 	);
 	const maxRetries = opts.maxRetries ?? DEFAULT_SDK_RETRIES;
 	const failure: FailureContext = {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { ProviderName, Usage } from '../domain.ts';
 import { badInput, errorMessage } from '../errors.ts';
+import { flag, said } from '../program.ts';
 
 /** USD per 1M tokens. */
 export interface ModelPrice {
@@ -84,7 +85,9 @@ export function loadPrices(path?: string, env: NodeJS.ProcessEnv = process.env):
 		raw = readFileSync(file, 'utf8');
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-			throw badInput(`prices file ${file} does not exist; check the path (--prices or $BOOOOK_PRICES)`);
+			throw badInput(
+				said`prices file ${file} does not exist; check the path (${flag('--prices')} or $BOOOOK_PRICES)`,
+			);
 		throw badInput(`cannot read prices file ${file}: ${errorMessage(error)}`);
 	}
 	let json: unknown;

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { badInput, UserError } from '../errors.ts';
+import { flag, said } from '../program.ts';
 import {
 	CRITERIA,
 	type CompareRecord,
@@ -189,7 +190,9 @@ export class ComparisonStore {
 			} catch (error) {
 				const code = (error as NodeJS.ErrnoException).code;
 				if (code === 'ENOTEMPTY' || code === 'EEXIST')
-					throw badInput(`comparison "${definition.name}" already exists in ${dir}; give another --name`);
+					throw badInput(
+						said`comparison "${definition.name}" already exists in ${dir}; give another ${flag('--name')}`,
+					);
 				throw error;
 			}
 			await stateFs.sync(dir);

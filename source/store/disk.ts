@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { dirname, join, parse, resolve, sep } from 'node:path';
 import { badInput, UserError } from '../errors.ts';
-import { said, type Said } from '../program.ts';
+import { flag, joined, said, type Said } from '../program.ts';
 import { FILES } from './dirs.ts';
 
 /**
@@ -11,10 +11,13 @@ import { FILES } from './dirs.ts';
  * "unexpected error: ENOSPC".
  */
 
-const CAUSES: Record<string, { cause: string; fix: string }> = {
+const CAUSES: Record<string, { cause: string; fix: Said }> = {
 	ENOSPC: { cause: 'the disk is full', fix: 'free some space' },
 	EDQUOT: { cause: 'the disk quota is used up', fix: 'free some space' },
-	EROFS: { cause: 'the file system is read-only', fix: 'make it writable or choose another --sessions-dir' },
+	EROFS: {
+		cause: 'the file system is read-only',
+		fix: said`make it writable or choose another ${flag('--sessions-dir')}`,
+	},
 	EACCES: { cause: 'permission denied', fix: 'make the folder and its files writable' },
 	EPERM: {
 		cause: 'the operation is not permitted (a read-only or immutable file or folder)',
@@ -88,7 +91,7 @@ export function diskError(error: NodeJS.ErrnoException, doing: string, file: str
  * is read or written there. A sessions dir that does not exist yet is fine.
  */
 export async function checkSessionsDir(dir: string): Promise<void> {
-	const choose = 'choose another with --sessions-dir or BOOOOK_SESSIONS';
+	const choose = said`choose another with ${flag('--sessions-dir')} or BOOOOK_SESSIONS`;
 	try {
 		if ((await stat(dir)).isDirectory()) return;
 	} catch (error) {
@@ -97,23 +100,25 @@ export async function checkSessionsDir(dir: string): Promise<void> {
 			const link = await brokenLink(dir);
 			if (link?.loops)
 				throw badInput(
-					`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} loops (ELOOP); fix or remove that link, or ${choose}`,
+					said`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} loops (ELOOP); fix or remove that link, or ${choose}`,
 				);
 			if (link) {
 				throw badInput(
-					`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} points to ${link.target}, ` +
-						`which does not exist; create ${link.target}, remove the link, or ${choose}`,
+					joined(
+						said`the sessions dir ${dir} cannot be used: the symbolic link ${link.path} points to `,
+						said`${link.target}, which does not exist; create ${link.target}, remove the link, or ${choose}`,
+					),
 				);
 			}
 			if (code === 'ENOENT') return;
 			throw badInput(
-				`the sessions dir ${dir} cannot be used: a symbolic link on its path loops (ELOOP); fix or remove that link, or ${choose}`,
+				said`the sessions dir ${dir} cannot be used: a symbolic link on its path loops (ELOOP); fix or remove that link, or ${choose}`,
 			);
 		}
 		if (code !== 'ENOTDIR') throw error;
-		throw badInput(`the sessions dir ${dir} cannot be a folder: a part of its path is a file; ${choose}`);
+		throw badInput(said`the sessions dir ${dir} cannot be a folder: a part of its path is a file; ${choose}`);
 	}
-	throw badInput(`the sessions dir ${dir} is a file, not a folder; ${choose}, or move the file`);
+	throw badInput(said`the sessions dir ${dir} is a file, not a folder; ${choose}, or move the file`);
 }
 
 /**
@@ -165,7 +170,7 @@ export function describeFsError(error: unknown, sessionFolder?: string | null): 
 			? `cannot ${doing} a file`
 			: `cannot ${doing} ${file}${typeof dest === 'string' ? ` (to ${dest})` : ''}`;
 	return new UserError(
-		`${what}: ${known.cause} (${e.code}); ${known.fix}, then run the same command again`,
+		said`${what}: ${known.cause} (${e.code}); ${known.fix}, then run the same command again`,
 		1,
 	);
 }

@@ -7,7 +7,7 @@ import { badInput, UserError } from '../errors.ts';
 import { FILES } from './dirs.ts';
 import { isAlive, isTakeoverGuard, parseOwner, SessionLock, type LockOwner } from './lock.ts';
 import { tempFileOf } from './state-file.ts';
-import { next, shellWord } from '../program.ts';
+import { flag, joined, next, said, shellWord } from '../program.ts';
 
 /**
  * Sessions whose creation was cut short. A new session is made whole in a hidden folder
@@ -137,10 +137,12 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 			return badInput(
 				`session "${id}" is still being created by another booook process${pid}; try again once it has started`,
 			);
+		const again = said`start it again with ${flag('--session', id)} (that replaces the leftover), or delete ${sessionDir}`;
 		return badInput(
-			`session "${id}" was never created whole: the booook process creating it${pid} stopped before ` +
-				`it wrote ${FILES.state}, so ${sessionDir} holds no work; start it again with --session ${id} ` +
-				`(that replaces the leftover), or delete ${sessionDir}`,
+			joined(
+				said`session "${id}" was never created whole: the booook process creating it${pid} `,
+				said`stopped before it wrote ${FILES.state}, so ${sessionDir} holds no work; ${again}`,
+			),
 		);
 	}
 	if (state.kind === 'other') {
@@ -160,12 +162,14 @@ export async function missingSessionError(dir: string, id: string): Promise<User
 	const found = await elsewhere(dir, id);
 	if (found)
 		return badInput(
-			`no session "${id}" in ${dir}, but there is one in ${found}: give --sessions-dir ${shellWord(found)}`,
+			said`no session "${id}" in ${dir}, but there is one in ${found}: give ${flag('--sessions-dir', shellWord(found))}`,
 		);
-	return badInput([
-		`no session "${id}" in ${dir}; give the folder that holds it with --sessions-dir DIR, or list the sessions there with: `,
-		next('sessions', sessionsDirArg(dir).trim()),
-	]);
+	return badInput(
+		joined(
+			said`no session "${id}" in ${dir}; give the folder that holds it with ${flag('--sessions-dir', 'DIR')}, `,
+			said`or list the sessions there with: ${next('sessions', sessionsDirArg(dir).trim())}`,
+		),
+	);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { flag, joined, said, type Said } from '../program.ts';
 import { readSessionState } from './journal.ts';
 import { FILES } from './dirs.ts';
 import { checkSessionsDir } from './disk.ts';
@@ -15,7 +16,8 @@ export type ListedSession = SessionData & { openBy?: LockOwner };
 export interface SessionProblem {
 	id: string;
 	file: string;
-	reason: string;
+	/** Why, as a message (it may name a flag). */
+	reason: Said;
 }
 
 /**
@@ -86,9 +88,10 @@ async function readOne(id: string, file: string): Promise<SessionData | SessionP
 		return {
 			id,
 			file,
-			reason:
-				`no session.json: its creation was interrupted${gone} and it holds no work; --session ${id} ` +
-				`on a new run or import replaces it, or delete ${dirname(file)}`,
+			reason: joined(
+				said`no session.json: its creation was interrupted${gone} and it holds no work; `,
+				said`${flag('--session', id)} on a new run or import replaces it, or delete ${dirname(file)}`,
+			),
 		};
 	}
 	if (typeof raw === 'object' && raw !== null) raw = migrate(raw as Record<string, unknown>);

@@ -42,7 +42,7 @@ import {
 	type StateView,
 } from './schema.ts';
 import { finalSummaryPin, scoredSummaries } from './scored-summaries.ts';
-import { next, said, type Next, type Said } from '../program.ts';
+import { flag, next, said, type Next, type Said } from '../program.ts';
 import { counted } from '../format/count.ts';
 
 export {
@@ -558,7 +558,9 @@ async function alreadyExists(id: string, dir: string): Promise<UserError> {
 			: held?.run?.imported
 				? said`read it with: ${next('evidence', `${id}${where}`)}`
 				: said`resume it with: ${next('resume', `${id}${where}`)}`;
-	return badInput(said`session "${id}" already exists in ${dir}; choose another --session or ${way}`);
+	return badInput(
+		said`session "${id}" already exists in ${dir}; choose another ${flag('--session')} or ${way}`,
+	);
 }
 
 /**
@@ -572,12 +574,12 @@ async function makeRoomFor(dir: string, id: string): Promise<void> {
 	if (state.kind === 'session') throw await alreadyExists(id, dir);
 	if (state.kind === 'other') {
 		throw badInput(
-			`${sessionDir} already exists and is not a session (it has no ${FILES.state}); choose another --session, or move it away`,
+			said`${sessionDir} already exists and is not a session (it has no ${FILES.state}); choose another ${flag('--session')}, or move it away`,
 		);
 	}
 	if (state.alive) {
 		throw badInput(
-			`session "${id}" is being created by another booook process${state.owner ? ` (pid ${state.owner.pid})` : ''}; choose another --session`,
+			said`session "${id}" is being created by another booook process${state.owner ? ` (pid ${state.owner.pid})` : ''}; choose another ${flag('--session')}`,
 		);
 	}
 	await removeLeftover(dir, id);

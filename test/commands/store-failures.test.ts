@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Book, Run } from '../../source/domain.ts';
 import { makeConfig, sessionsDirArg } from '../../source/config.ts';
 import { UserError } from '../../source/errors.ts';
+import { BOOOOK, say } from '../../source/program.ts';
 import { runCommand } from '../../source/commands/run.ts';
 import { resumeCommand } from '../../source/commands/resume.ts';
 import { newRun } from '../../source/summarize/run.ts';
@@ -141,7 +142,10 @@ test('a creation under way is hidden; killed with SIGKILL, it leaves no session,
 	assert.equal(listing.problems.length, 1);
 	assert.equal(listing.problems[0]!.id, 'crashed');
 	assert.equal(listing.problems[0]!.file, path.join(dir, hidden!));
-	assert.match(listing.problems[0]!.reason, new RegExp(`interrupted \\(pid ${proc.pid} is gone\\)`, 'u'));
+	assert.match(
+		say(listing.problems[0]!.reason, BOOOOK),
+		new RegExp(`interrupted \\(pid ${proc.pid} is gone\\)`, 'u'),
+	);
 	// resume and run agree: there is no session "crashed", and the id can be used.
 	assert.match(await refusal(Session.open(dir, 'crashed'), 2), /^no session "crashed" in /u);
 	const cli = await booook(['resume', 'crashed', '--headless', '--sessions-dir', dir]);
@@ -174,7 +178,7 @@ test('the leftover of an interrupted creation (a folder with a lock and no sessi
 	assert.ok(message.includes('--session left') && message.includes(`delete ${left}`), message);
 	const problem = (await listSessions(dir)).problems.find((p) => p.id === 'left');
 	assert.match(
-		problem!.reason,
+		say(problem!.reason, BOOOOK),
 		new RegExp(`interrupted \\(pid ${dead} is gone\\) and it holds no work`, 'u'),
 	);
 

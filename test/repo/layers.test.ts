@@ -214,6 +214,70 @@ test('below the screens, no layer says a command line: it names the command as d
 	);
 });
 
+/**
+ * The string literals and template texts of a source file that name a flag (`--session`), as
+ * `file:line`, unless they are a flag named as data (program.ts `flag('--session')`) or the
+ * arguments of a command named as data (`next('resume', '--sessions-dir DIR')`).
+ */
+function flagWordsOf(file: string): string[] {
+	const text = readFileSync(join(SOURCE, file), 'utf8');
+	const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+	const found: string[] = [];
+	const asData = (node: ts.Node): boolean => {
+		let at = node;
+		while (ts.isTemplateSpan(at.parent) || ts.isTemplateExpression(at.parent)) at = at.parent;
+		const call = at.parent;
+		return (
+			ts.isCallExpression(call) &&
+			ts.isIdentifier(call.expression) &&
+			['flag', 'next'].includes(call.expression.text) &&
+			call.arguments.some((a) => a === at)
+		);
+	};
+	const visit = (node: ts.Node): void => {
+		if (
+			(ts.isStringLiteral(node) ||
+				ts.isNoSubstitutionTemplateLiteral(node) ||
+				ts.isTemplateLiteralToken(node)) &&
+			/--[a-z][a-z-]+/u.test(node.text) &&
+			!asData(node)
+		)
+			found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+		ts.forEachChild(node, visit);
+	};
+	visit(source);
+	return found;
+}
+
+/**
+ * Files of app/, store/, engine/ and llm/ whose messages still write a flag out, with how many such
+ * texts each holds. The list may only shrink: a flag a message names is data (`flag('--session')`
+ * inside said`...`), which the edge says. Those left are the model clients' failures
+ * (`ProviderError`, `RateLimitRefusal`), whose message is a string the engine logs and the session keeps.
+ */
+const FLAG_WORDS_ALLOWED: Readonly<Record<string, number>> = {
+	'llm/base-url.ts': 1,
+	'llm/extractive.ts': 1,
+	'llm/rate-limit.ts': 5,
+	'llm/sdk-errors.ts': 2,
+};
+
+test('app/, store/, engine/ and llm/ name a flag in a message as data (program.ts `flag`), never as words (an allow-list that only shrinks)', () => {
+	const counts: Record<string, number> = {};
+	for (const file of files.filter((f) => /^(app|store|engine|llm)\//u.test(f)))
+		for (const at of flagWordsOf(file)) {
+			const name = at.slice(0, at.indexOf(':'));
+			counts[name] = (counts[name] ?? 0) + 1;
+		}
+	const over = Object.entries(counts).filter(([file, n]) => n > (FLAG_WORDS_ALLOWED[file] ?? 0));
+	assert.deepEqual(over, [], 'a message writes a flag out: name it with flag() inside said`...`');
+	assert.deepEqual(
+		counts,
+		FLAG_WORDS_ALLOWED,
+		'fewer flags written out now: lower FLAG_WORDS_ALLOWED to match',
+	);
+});
+
 test("the commands a message can name (program.ts CommandName) are cli.tsx's commands", () => {
 	const cli = readFileSync(join(SOURCE, 'cli.tsx'), 'utf8');
 	const commands = [...cli.matchAll(/^\t([a-z]+): \(\) => import\('\.\/commands\//gmu)].map((m) => m[1]);

@@ -158,7 +158,8 @@ export function HomeScreen({
 			{ui.mode === 'list' && listing && listing.problems.length > 0 ? (
 				<Text color={theme.color('warn')} wrap="truncate-end">
 					{clean(
-						`${counted(listing.problems.length, 'session')} could not be read: ${listing.problems.map((p) => `${p.id} (${p.reason})`).join('; ')}`,
+						`${counted(listing.problems.length, 'session')} could not be read: ` +
+							listing.problems.map((p) => `${p.id} (${sayIn(p.reason, program)})`).join('; '),
 					)}
 				</Text>
 			) : null}
