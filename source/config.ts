@@ -74,6 +74,22 @@ export function makeConfig(input: ConfigInput): RunConfig {
 	return config;
 }
 
+/** `score`'s numbers: its concurrency and its sentences per call. */
+export function checkScoring(opts: { concurrency?: number; batchSize?: number }): void {
+	if (
+		opts.concurrency !== undefined &&
+		!(Number.isInteger(opts.concurrency) && opts.concurrency >= 1 && opts.concurrency <= 64)
+	) {
+		throw badInput(`--concurrency ${opts.concurrency}: use a whole number from 1 to 64`);
+	}
+	if (
+		opts.batchSize !== undefined &&
+		!(Number.isInteger(opts.batchSize) && opts.batchSize >= 1 && opts.batchSize <= 100)
+	) {
+		throw badInput(`--batch-size ${opts.batchSize}: use a whole number from 1 to 100 (sentences per call)`);
+	}
+}
+
 function number(flag: string, value: number, min: number, max = Number.POSITIVE_INFINITY): number {
 	if (!Number.isFinite(value) || value < min || value > max) {
 		throw badInput(

@@ -12,7 +12,7 @@ import {
 import { sentenceProgress } from './sentence-progress.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
-import { coverageLines, finalCoverageJson, LABELS } from '../format/coverage.ts';
+import { finalCoverageJson, finalCoverageLines, LABELS } from '../format/coverage.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	withEmbeddingsOption(new Command('coverage'))
@@ -76,15 +76,7 @@ export async function coverageCommand(
 	const c = placedCoverage(s.data.run, s.book, s.index, s.chapters, (done) => progress.tick(done), dense)!;
 	progress.end();
 	const width = opts.width ?? terminalColumns(stdout) ?? 80;
-	if (opts.json) {
-		out.json(finalCoverageJson(c, width), 2);
-		return 0;
-	}
-	out.line(
-		[
-			`${s.data.book.title} — session ${id}: coverage of the final summary (node ${s.node})`,
-			...coverageLines(c, width),
-		].join('\n'),
-	);
+	if (opts.json) out.json(finalCoverageJson(c, width), 2);
+	else out.line(finalCoverageLines({ title: s.data.book.title, id, node: s.node }, c, width).join('\n'));
 	return 0;
 }

@@ -1,8 +1,7 @@
 import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
-import { clean } from '../format/text.ts';
-import { evidenceHead, evidenceJson, sentenceLines } from '../format/evidence.ts';
+import { evidenceEnd, evidenceOpening, evidencePiece } from '../format/evidence.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { EVIDENCE_TOP, readEvidence } from '../app/evidence.ts';
 import {
@@ -12,7 +11,7 @@ import {
 	type EmbeddingsFlags,
 } from './embeddings-flag.ts';
 import { sentenceProgress, writer } from './sentence-progress.ts';
-import { jsonText, terminalColumns, type Stream } from './output.ts';
+import { terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { counted } from '../format/count.ts';
 
@@ -97,37 +96,13 @@ export async function evidenceCommand(
 		wanted ? 1 : count,
 	);
 	const columns = terminalColumns(stdout) ?? 100;
-	// What `JSON.stringify(value, null, 2)` of the whole answer gives, made a sentence at a time.
-	if (opts.json) {
-		const head = jsonText(
-			{
-				session: id,
-				node: r.node,
-				final: r.final,
-				sentences: count,
-				top: opts.top,
-				chunks: r.chunks,
-				chapters: r.chapters,
-				...(dense ? { embeddings: dense.spend() } : {}),
-			},
-			2,
-		);
-		await write(`${head.slice(0, -2)},\n  "evidence": [`);
-	} else {
-		await write(`${clean(evidenceHead(r, id))}\n`);
-	}
+	await write(evidenceOpening(opts.json, r, id, opts.top, dense?.spend()));
 	let done = 0;
 	for (const placed of r.each({ top: opts.top, sentences: wanted, dense })) {
-		if (opts.json) {
-			await write(
-				`${done === 0 ? '' : ','}\n    ${jsonText(evidenceJson(placed), 2).replaceAll('\n', '\n    ')}`,
-			);
-		} else {
-			await write(`\n${clean(sentenceLines(placed, columns, r.chunks).join('\n'))}\n`);
-		}
+		await write(evidencePiece(opts.json, placed, done === 0, columns, r.chunks));
 		progress.tick(++done);
 	}
 	progress.end();
-	await write(opts.json ? (done === 0 ? ']\n}\n' : '\n  ]\n}\n') : '');
+	await write(evidenceEnd(opts.json, done));
 	return 0;
 }

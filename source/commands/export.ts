@@ -1,15 +1,8 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import { counted } from '../format/count.ts';
+import { exportRefusalLine, outRefusalLine } from '../format/export.ts';
 import { badInput } from '../errors.ts';
 import { resolveSessionsDir } from '../config.ts';
-import { next, said, type Said } from '../program.ts';
-import {
-	EXPORT_FORMATS,
-	exportSession,
-	writeExport,
-	type ExportFormat,
-	type ExportRefusal,
-} from '../app/export.ts';
+import { EXPORT_FORMATS, exportSession, writeExport, type ExportFormat } from '../app/export.ts';
 import { output, jsonText, safeText, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 
@@ -88,7 +81,7 @@ export async function exportCommand(
 		intermediate: opts.intermediate,
 		validator: opts.validator,
 	});
-	if (result.kind === 'refused') throw badInput(refusalLine(result.reason));
+	if (result.kind === 'refused') throw badInput(exportRefusalLine(result.reason));
 	// JSON with control characters and bidirectional overrides escaped; CSV, which has no escapes, with them removed.
 	const text = result.kind === 'csv' ? safeText(result.text, '\r\n') : `${jsonText(result.value, 2)}\n`;
 	if (!opts.out) {
@@ -96,30 +89,7 @@ export async function exportCommand(
 		return 0;
 	}
 	const refused = await writeExport(opts.out, text, !!opts.force);
-	if (refused?.kind === 'exists')
-		throw badInput(`${opts.out} already exists; choose another --out or add --force to replace it`);
-	if (refused?.kind === 'no-folder')
-		throw badInput(
-			`${opts.out}: the folder ${refused.folder} does not exist; create it or choose another --out`,
-		);
-	if (refused) throw badInput(`${opts.out}: cannot write (${refused.code ?? 'error'}); choose another --out`);
+	if (refused) throw badInput(outRefusalLine(opts.out, refused));
 	output(opts.stderr ?? process.stderr).line(`wrote ${opts.out}`);
 	return 0;
-}
-
-/** Why the session was not exported, with the flag or command that mends it. */
-function refusalLine(reason: ExportRefusal): Said {
-	switch (reason.kind) {
-		case 'collection-intermediate':
-			return `session ${reason.id} is an imported collection; it has final summaries only, so leave out --intermediate`;
-		case 'no-verdicts':
-			return said`session ${reason.id} has no verdicts yet; judge its annotations with: ${next('validate', reason.id)}`;
-		case 'unknown-validator':
-			return `--validator ${reason.validator}: no verdicts by that name; the validators are: ${reason.validators.join(', ')}`;
-		case 'choose-validator':
-			return (
-				`session ${reason.id} has verdicts by ${counted(reason.validators.length, 'validator')} ` +
-				`(${reason.validators.join(', ')}); choose one with --validator NAME`
-			);
-	}
 }

@@ -10,12 +10,10 @@ import {
 	withRateLimitOptions,
 	type Exit,
 } from './flags.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
-import { counted } from '../format/count.ts';
-import { judgedText, judgingLine } from '../format/faithfulness.ts';
-import { spentText } from '../format/cost.ts';
+import { judgingEndLine, judgingLine } from '../format/faithfulness.ts';
 import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
 
 export const spec = (exit: Exit, program: string) =>
@@ -62,33 +60,15 @@ export async function faithfulnessCommand(
 ): Promise<number> {
 	const judging = await faithfulnessJudging(opts);
 	try {
-		const { judge } = judging;
-		const abort = new AbortController();
 		const out = output(opts.stderr ?? process.stderr);
-		out.line(judgingLine(opts.id, judge, opts.top ?? FAITHFULNESS_TOP));
-		const result = await cancelOnSignal(
-			() => abort.abort(),
-			() => judging.run(abort.signal),
-		);
-		const cost = spentText(result.totals);
+		out.line(judgingLine(opts.id, judging.judge, opts.top ?? FAITHFULNESS_TOP));
+		const result = await abortOnSignal((signal) => judging.run(signal));
 		const spend = judging.embeddings?.();
 		if (spend) for (const line of spendLines(spend)) out.line(line);
-		if (result.status === 'cancelled') {
-			out.line(
-				`stopped after ${counted(result.judged, 'verdict')} (${cost}); they are saved. Continue with: ` +
-					`${commandLine(opts.program, `faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`)}`,
-			);
-			return 130;
-		}
-		if (result.status === 'failed') {
-			const again = commandLine(opts.program, `faithfulness ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
-			out.line(
-				`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`,
-			);
-			return 1;
-		}
-		const report = commandLine(opts.program, `report ${opts.id}${sessionsDirArg(opts.sessionsDir)}`);
-		out.line(`${judgedText(result)}; the other judges, the people's verdicts and agreement: ${report}`);
+		const where = `${opts.id}${sessionsDirArg(opts.sessionsDir)}`;
+		const again = commandLine(opts.program, `faithfulness ${where}`);
+		out.line(judgingEndLine(result, again, commandLine(opts.program, `report ${where}`)));
+		if (result.status !== 'done') return result.status === 'cancelled' ? 130 : 1;
 		// The figures come last, where a person reads first, as score's do: on stdout, the result.
 		const figures = judging.figures();
 		if (figures.length > 0) output(opts.stdout ?? process.stdout).line(figures.join('\n'));

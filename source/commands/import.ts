@@ -1,9 +1,16 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
-import { counted } from '../format/count.ts';
 import { dirname } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { importFiles, type ImportFiles } from '../app/import.ts';
-import type { FileReport } from '../score/import-booookscore.ts';
+import {
+	foreignLine,
+	importedJson,
+	importedLines,
+	importedNext,
+	importedSummaryJson,
+	importedSummaryLines,
+	summaryNext,
+} from '../format/import.ts';
 import { output, type Stream } from './output.ts';
 import { sessionsDirOption, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
@@ -57,9 +64,6 @@ export interface ImportOptions extends ImportFiles {
 	summary?: string;
 }
 
-/** How many unmatched sentences, orphan books or unlocated spans are shown by name. */
-const FIRST = 3;
-
 /** `booook import booookscore ...`: the authors' released files into one collection session, and what each gave. */
 export async function importCommand(format: string, opts: ImportOptions): Promise<number> {
 	if (opts.book !== undefined || opts.summary !== undefined)
@@ -68,88 +72,14 @@ export async function importCommand(format: string, opts: ImportOptions): Promis
 				`the authors' files take --summaries, --annotations, --intermediate, --human or --validation`,
 		);
 	const { session, imported } = await importFiles(format, opts);
-
 	const out = output(opts.stdout ?? process.stdout);
-	// report needs no model; `score` would annotate with one every sentence that lacks a model verdict.
-	const next = ['report', 'validate', ...(imported.judgments.length > 0 ? ['precision'] : [])].map(
-		(command) =>
-			commandLine(opts.program, `${command} ${session.id}${sessionsDirArg(dirname(session.path))}`),
+	const where = sessionsDirArg(dirname(session.path));
+	const next = importedNext(session.id, where, imported.judgments.length > 0).map((n) =>
+		commandLine(opts.program, n),
 	);
-	if (opts.json) {
-		const summary = {
-			session: session.id,
-			dir: session.path,
-			title: imported.title,
-			sources: imported.sources,
-			summaries: imported.summaries.length,
-			annotations: {
-				model: imported.annotations.filter((a) => a.source === 'model').length,
-				human: imported.annotations.filter((a) => a.source === 'human').length,
-			},
-			judgments: imported.judgments.length,
-			files: imported.reports,
-			next,
-		};
-		out.json(summary);
-		return 0;
-	}
-	const lines = imported.reports.map(describe);
-	const [report, validate, precision] = next;
-	lines.push(
-		`imported into session ${session.id}; its results (no model call): ${report}; judge its annotations: ` +
-			`${validate}${precision ? `; precision: ${precision}` : ''}`,
-	);
-	out.line(lines.join('\n'));
+	if (opts.json) out.json(importedJson(session, imported, next));
+	else out.line(importedLines(session.id, imported.reports, next).join('\n'));
 	return 0;
-}
-
-const quote = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
-
-/** One line per file: what it gave, and what could not be placed (counted, and the first few named). */
-function describe(r: FileReport): string {
-	const parts: string[] = [];
-	switch (r.flag) {
-		case '--summaries':
-			parts.push(counted(r.summaries, 'summary', 'summaries'));
-			break;
-		case '--annotations':
-			parts.push(`${counted(r.annotations, 'sentence')} annotated, ${r.confusing} confusing`);
-			break;
-		case '--intermediate':
-			parts.push(
-				`${counted(r.summaries, 'final summary', 'final summaries')} with their ${r.method === 'hier' ? 'hierarchical levels' : 'incremental steps'}`,
-			);
-			break;
-		case '--human':
-			parts.push(
-				`${counted(r.summaries, 'summary', 'summaries')}, ${counted(r.annotations, 'human annotation')} (singles and relations)`,
-			);
-			break;
-		case '--validation':
-			parts.push(
-				`${counted(r.summaries, 'summary', 'summaries')}, ${counted(r.annotations, 'annotation')}, ${counted(r.judgments, 'verdict')}`,
-			);
-			break;
-	}
-	const named = (items: readonly string[]) =>
-		`${items.slice(0, FIRST).join(', ')}${items.length > FIRST ? ', ...' : ''}`;
-	if (r.unmatched.length > 0) {
-		parts.push(
-			`${counted(r.unmatched.length, 'annotated sentence')} not found in ${r.unmatched.length === 1 ? 'its summary' : 'their summaries'}, ` +
-				`left out (${named(r.unmatched.map((u) => `${u.book}: ${quote(u.text)}`))})`,
-		);
-	}
-	if (r.orphans.length > 0)
-		parts.push(
-			`${counted(r.orphans.length, 'annotated book')} with no summary, left out (${named(r.orphans)})`,
-		);
-	if (r.unlocated.length > 0) {
-		parts.push(
-			`${counted(r.unlocated.length, 'span')} not found in ${r.unlocated.length === 1 ? 'its summary' : 'their summaries'}, ` +
-				`kept without a place (${named(r.unlocated.map((u) => `${u.book}: ${quote(u.text)}`))})`,
-		);
-	}
-	return `${r.flag} ${r.file}: ${parts.join('; ')}`;
 }
 
 /** The flags `import summary` takes, and what the authors' files take (refused with it). */
@@ -179,39 +109,11 @@ export async function importSummaryCommand(opts: ImportSummaryOptions): Promise<
 			`import summary needs both files: ${commandLine(opts.program, 'import summary --book BOOK --summary FILE')}`,
 		);
 	const made = await importSummary({ ...opts, book: opts.book, summary: opts.summary });
-	const { id } = made.session;
 	const where = sessionsDirArg(dirname(made.session.path));
-	// No model call: evidence, coverage and report; score and faithfulness ask one.
-	const next = ['evidence', 'coverage', 'report', 'score', 'faithfulness'].map((command) =>
-		commandLine(opts.program, `${command} ${id}${where}`),
-	);
+	const next = summaryNext(made.session.id, where).map((n) => commandLine(opts.program, n));
 	const out = output(opts.stdout ?? process.stdout);
-	const { match } = made;
-	if (match.foreign)
-		output(opts.stderr ?? process.stderr).line(
-			`warning: only ${match.supported} of ${counted(match.sentences, 'sentence')} of the summary ` +
-				`find support in ${JSON.stringify(made.title)} (a quarter of what each says, in one place of ` +
-				`the book): if it summarizes another book, import it again with that --book`,
-		);
-	if (opts.json) {
-		out.json({
-			session: id,
-			dir: made.session.path,
-			title: made.title,
-			chunks: made.chunks,
-			words: made.words,
-			support: { sentences: match.sentences, supported: match.supported, another_book: match.foreign },
-			next,
-		});
-		return 0;
-	}
-	out.line(
-		[
-			`imported a summary of ${counted(made.words, 'word')} of ${JSON.stringify(made.title)} (${counted(made.chunks, 'chunk')}) into session ${id}`,
-			`its evidence (no model call): ${next[0]}`,
-			`coverage: ${next[1]}; report: ${next[2]}`,
-			`BooookScore: ${next[3]}; faithfulness: ${next[4]}`,
-		].join('\n'),
-	);
+	if (made.match.foreign) output(opts.stderr ?? process.stderr).line(foreignLine(made));
+	if (opts.json) out.json(importedSummaryJson(made, next));
+	else out.line(importedSummaryLines(made, next).join('\n'));
 	return 0;
 }

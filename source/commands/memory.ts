@@ -21,19 +21,20 @@ import {
 	withRateLimitOptions,
 	type Exit,
 } from './flags.ts';
-import { cancelOnSignal } from './interrupt.ts';
+import { abortOnSignal } from './interrupt.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { throttledLine } from './sentence-progress.ts';
 import {
 	answeredLine,
 	forgettingLines,
 	memoryJson,
-	memoryLines,
-	memoryTableLines,
-	planLine,
+	memoryPlanJson,
+	memoryPlanLine,
+	memoryResultLines,
+	probeEndLine,
+	probingLine,
 	stageLine,
 } from '../format/memory.ts';
-import { spentText } from '../format/cost.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	withPassModelOptions(withRateLimitOptions(new Command('memory')), 'answering')
@@ -139,6 +140,7 @@ type MemoryFlags = Omit<MemoryOptions, 'id'> & {
 export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
 	const err = opts.stderr ?? process.stderr;
+	const width = terminalColumns(opts.stdout ?? process.stdout) ?? 80;
 	if (opts.forgetting) {
 		for (const id of ids) {
 			const progress = progressLine(err);
@@ -149,45 +151,30 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 			});
 			progress.end();
 			if (opts.json) out.json(map);
-			else
-				for (const line of forgettingLines(map, terminalColumns(opts.stdout ?? process.stdout) ?? 80))
-					out.line(line);
+			else for (const line of forgettingLines(map, width)) out.line(line);
 		}
 		return 0;
 	}
 	if (opts.plan) {
 		for (const id of ids) {
 			const { reader, plan } = await planMemory({ ...opts, id });
-			if (opts.json) out.json({ session: id, reader: `${reader.provider}/${reader.model}`, ...plan });
-			else out.line(`${id}: ${planLine(plan)} with ${reader.provider}/${reader.model}`);
+			if (opts.json) out.json(memoryPlanJson(id, reader, plan));
+			else out.line(memoryPlanLine(id, reader, plan));
 		}
 		return 0;
 	}
-	const again = (id: string) => commandLine(opts.program, `memory ${id}${sessionsDirArg(opts.sessionsDir)}`);
 	for (const id of ids) {
 		const probe = await memoryProbe({ ...opts, id });
 		try {
 			const say = output(err);
-			say.line(
-				`memory probes of ${id} with ${probe.reader.provider}/${probe.reader.model}: ${planLine(probe.plan)}`,
-			);
-			const abort = new AbortController();
+			say.line(probingLine(id, probe.reader, probe.plan));
 			const progress = progressLine(err);
-			const result = await cancelOnSignal(
-				() => abort.abort(),
-				() => probe.run(abort.signal, progress.tick),
-			);
+			const result = await abortOnSignal((signal) => probe.run(signal, progress.tick));
 			progress.end();
-			const spent = spentText(result);
-			if (result.status === 'cancelled') {
-				say.line(`stopped (${spent}); what was answered is saved. Continue with: ${again(id)}`);
-				return 130;
-			}
-			if (result.status === 'failed') {
-				say.line(
-					`memory probes failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again(id)}`,
-				);
-				return 1;
+			if (result.status !== 'done') {
+				const again = commandLine(opts.program, `memory ${id}${sessionsDirArg(opts.sessionsDir)}`);
+				say.line(probeEndLine(result, again));
+				return result.status === 'cancelled' ? 130 : 1;
 			}
 			say.line(answeredLine(result));
 			for (const note of result.notes) say.line(sayIn(note, opts.program));
@@ -196,18 +183,10 @@ export async function memoryCommand(ids: readonly string[], opts: MemoryFlags): 
 		}
 	}
 	const found = await Promise.all(ids.map((id) => memoryOf(opts.sessionsDir, id)));
-	if (opts.json) {
-		out.json(found.map(memoryJson), 2);
-		return 0;
-	}
-	const width = terminalColumns(opts.stdout ?? process.stdout) ?? 80;
-	for (const one of found) for (const line of memoryLines(one, width)) out.line(line);
-	// Side by side when there is more than one final summary's row: of several sessions, or of one asked several question sets.
-	if (found.flatMap((f) => f.final).length > 1)
-		for (const line of memoryTableLines(finalTables(found))) out.line(line);
+	if (opts.json) out.json(found.map(memoryJson), 2);
+	else for (const line of memoryResultLines(found, finalTables(found), width)) out.line(line);
 	return 0;
 }
-
 /** "scenes 12/40", "answers 30/150", "steps placed 100/366": long work's progress, on stderr. */
 function progressLine(stream: Stream) {
 	const line = throttledLine(stream);

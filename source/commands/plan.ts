@@ -4,9 +4,7 @@ import { planRun } from '../app/plan.ts';
 import type { Exit } from './flags.ts';
 import { output, type Stream } from './output.ts';
 import { configInput, withRunAndLimitOptions } from './run-config.ts';
-import { usd } from '../format/cost.ts';
-import { formatInt, counted } from '../format/count.ts';
-import { formatSeconds } from '../format/duration.ts';
+import { planLines } from '../format/plan.ts';
 import type { StatedLimits } from '../llm/rate-limit.ts';
 
 export const spec = (exit: Exit) =>
@@ -38,66 +36,7 @@ export async function planCommand(
 ): Promise<number> {
 	const out = output(opts.stdout ?? process.stdout);
 	const result = await planRun(path, opts);
-	if (opts.json) {
-		out.json(result, 2);
-		return 0;
-	}
-	const { config } = result;
-	const method = config.method === 'hier' ? 'hierarchical merging' : 'incremental updating';
-	const model =
-		config.provider === 'extractive'
-			? 'the extractive baseline (not an LLM)'
-			: `${config.provider} ${config.model}`;
-	const unplanned =
-		config.method === 'hier'
-			? 'regenerations of invalid summaries'
-			: 'compressions of an overlong running summary';
-	const lines = [
-		`${result.book.title}: ${counted(result.book.tokens, 'token')} (${config.encoding}), ${counted(result.chunks.count, 'chunk')} ` +
-			`of at most ${config.chunkSize} (min ${result.chunks.min}, mean ${result.chunks.mean}, max ${result.chunks.max}); ` +
-			`chunked in ${result.chunks.ms} ms`,
-		`${method} with ${model}, window ${config.contextWindow}, max summary ${config.maxSummary}:`,
-		...result.calls.rows.map(
-			(r) =>
-				`  ${r.name.padEnd(22)} ${r.exact ? '' : '~'}${counted(r.calls, 'call')}, ~${counted(r.inputTokens, 'token')} ` +
-				`in, ~${formatInt(r.outputTokens)} out${r.note ? ` (${r.note})` : ''}`,
-		),
-		`  total ${counted(result.calls.total, 'call')} (${unplanned} not included)`,
-		result.estimate.priced
-			? `estimated cost: ${usd(result.estimate.cost)}`
-			: `estimated cost: unknown — no price for "${config.model}"; add it to a prices file (see docs/providers.md, "Prices")`,
-		...(result.limits
-			? [
-					limitsLine(
-						result.limits,
-						result.calls.total,
-						result.estimate.inputTokens + result.estimate.outputTokens,
-					),
-				]
-			: []),
-	];
-	out.line(lines.join('\n'));
+	if (opts.json) out.json(result, 2);
+	else out.line(planLines(result).join('\n'));
 	return 0;
-}
-
-/** "under 30,000 tokens a minute: about 12m30s of waiting: ~405,000 tokens asked for (prompts plus output limits)". */
-function limitsLine(
-	limits: { tpm: number | null; rpm: number | null; seconds: number },
-	calls: number,
-	tokens: number,
-): string {
-	const under = [
-		limits.tpm ? counted(limits.tpm, 'token') : null,
-		limits.rpm ? counted(limits.rpm, 'request') : null,
-	]
-		.filter(Boolean)
-		.join(' and ');
-	const time =
-		limits.seconds > 0
-			? `about ${formatSeconds(limits.seconds)} of waiting for the limits`
-			: 'no wait for the limits (the first minute holds it all)';
-	return (
-		`under ${under} a minute: ${time}; ~${counted(tokens, 'token')} asked for in ${counted(calls, 'call')} ` +
-		`(prompts plus output limits), the calls' own time not counted`
-	);
 }

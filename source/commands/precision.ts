@@ -4,7 +4,7 @@ import { precision, type PrecisionSource } from '../app/precision.ts';
 import { output, type Stream } from './output.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
 import { commandLine } from '../program.ts';
-import { precisionJson, precisionLine } from '../format/precision.ts';
+import { precisionLines, precisionSourcesJson } from '../format/precision.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	withBootstrapOptions(
@@ -47,13 +47,8 @@ export interface PrecisionOptions extends PrecisionSource {
  */
 export async function precisionCommand(opts: PrecisionOptions): Promise<number> {
 	const { heading, bySource } = await precision(opts);
-	const result = Object.fromEntries([...bySource].map(([source, p]) => [source, precisionJson(p)]));
 	const out = output(opts.stdout ?? process.stdout);
-	if (opts.json) {
-		out.json(result);
-		return 0;
-	}
-	if (heading) out.line(heading);
-	for (const [source, p] of bySource) out.line(precisionLine(source, p));
+	if (opts.json) out.json(precisionSourcesJson(bySource));
+	else for (const line of precisionLines(heading, bySource)) out.line(line);
 	return 0;
 }

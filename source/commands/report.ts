@@ -4,10 +4,8 @@ import { badInput } from '../errors.ts';
 import { reportTarget, sessionReport } from '../app/report.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { sessionsDirOption, withBootstrapOptions, type Exit } from './flags.ts';
-import { coverageLines, finalCoverageJson } from '../format/coverage.ts';
-import { memoryJson, memorySummaryLines } from '../format/memory.ts';
 import { commandLine } from '../program.ts';
-import { reportJson } from '../format/report.ts';
+import { missingRootLine, reportTailLines, sessionReportJson } from '../format/report.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	withBootstrapOptions(
@@ -78,25 +76,13 @@ export async function reportCommand(
 		);
 	const out = output(stdout);
 	const { report, lines: reportLines, missing, finalCoverage, memory } = await sessionReport(dir, id, opts);
-	if (missing) {
-		output(opts.stderr ?? process.stderr).line(
-			`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such ` +
-				`node (${missing.nodes}): its session.json was edited or damaged; this report leaves the final ` +
-				`summary out${opts.json ? ' (coverage: null)' : ''}`,
-		);
-	}
-	if (opts.json) {
-		// A run's session: which parts of the book its final summary draws on (null before it has one).
-		const coverage = finalCoverage ? { coverage: finalCoverageJson(finalCoverage()) } : {};
-		out.json({ ...reportJson(report), ...coverage, ...(memory ? { memory: memoryJson(memory) } : {}) });
-		return 0;
-	}
-	const columns = terminalColumns(stdout) ?? 80;
-	const lines = reportLines(columns, (args) => commandLine(opts.program, args));
+	if (missing) output(opts.stderr ?? process.stderr).line(missingRootLine(id, missing, opts.json));
 	const coverage = finalCoverage?.();
-	if (coverage)
-		lines.push('coverage of the final summary', ...coverageLines(coverage, columns - 2).map((l) => `  ${l}`));
-	if (memory) lines.push(...memorySummaryLines(memory));
-	out.line(lines.join('\n'));
+	if (opts.json) out.json(sessionReportJson(report, coverage, memory));
+	else {
+		const columns = terminalColumns(stdout) ?? 80;
+		const lines = reportLines(columns, (args) => commandLine(opts.program, args));
+		out.line([...lines, ...reportTailLines(coverage, memory, columns)].join('\n'));
+	}
 	return 0;
 }

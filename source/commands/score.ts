@@ -1,9 +1,8 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import { DEFAULTS, resolveSessionsDir } from '../config.ts';
-import type { AnnotateTotals } from '../engine/annotator.ts';
+import { checkScoring, DEFAULTS, resolveSessionsDir } from '../config.ts';
 import { badInput } from '../errors.ts';
 import { scoreReleasedFiles, type ScoringOptions } from '../app/score.ts';
-import { openScoring, systemFigures, type ScoringResult, type SessionScoring } from '../app/score-session.ts';
+import { openScoring, systemFigures } from '../app/score-session.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
@@ -16,8 +15,9 @@ import {
 	type Exit,
 } from './flags.ts';
 import { ABANDON_BATCHES_HELP, batchesLine } from './batch-guard.ts';
-import { counted } from '../format/count.ts';
 import {
+	annotatingEndText,
+	collectionLine,
 	distributionLines,
 	headline,
 	leftOutLines,
@@ -120,7 +120,7 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 		throw badInput('score either a session (ID) or files (--summaries, --annotations, --human), not both');
 	}
 	// Checked even when no call is made: a bad number is never accepted silently.
-	checkNumbers(opts);
+	checkScoring(opts);
 	if (opts.human || opts.annotations) return scoreFiles(opts);
 	if (opts.id === undefined && !opts.summaries) {
 		throw badInput(
@@ -136,81 +136,36 @@ export async function scoreCommand(opts: ScoreOptions): Promise<number> {
 	);
 	if (started.kind === 'refused') throw badInput(batchesLine(started.reason, 'add --abandon-batches'));
 	const { scoring } = started;
-	if (scoring.created) {
-		const { file, count } = scoring.created;
-		stderr.line(
-			`new collection session ${scoring.session.id} (${counted(count, 'summary', 'summaries')} from ${file}); ` +
-				`continue a stopped scoring with: ${commandLine(opts.program, scoring.again)}`,
-		);
-	}
+	const again = commandLine(opts.program, scoring.again);
+	if (scoring.created) stderr.line(collectionLine(scoring.session.id, scoring.created, again));
 	try {
-		return await scoreStored(scoring, opts);
+		const { annotator } = scoring;
+		annotator?.on(progressReporter(opts.stderr ?? process.stderr));
+		const status = annotator
+			? await cancelOnSignal(
+					() => annotator.cancel(),
+					() => annotator.start(),
+				)
+			: 'done';
+		if (status !== 'done') {
+			stderr.line(annotatingEndText(status, annotator?.error ?? null, again));
+			return status === 'cancelled' ? 130 : 1;
+		}
+		// The score printed: its figures on stdout, the sentences left out of it on stderr.
+		const result = scoring.result();
+		const extra = {
+			session: scoring.session.id,
+			totals: annotator?.totals ?? null,
+			again: `${unaskedWords(scoring.unasked)} ${again} again to ask again`,
+		};
+		const stdout = output(opts.stdout ?? process.stdout);
+		if (opts.json) stdout.json(scoreJson(result, extra));
+		else stdout.line(scoreLines(result, extra.totals).join('\n'));
+		for (const line of leftOutLines(result.score, extra.again)) stderr.line(line);
+		return 0;
 	} finally {
 		await scoring.close();
 	}
-}
-
-function checkNumbers(opts: ScoreOptions): void {
-	if (
-		opts.concurrency !== undefined &&
-		!(Number.isInteger(opts.concurrency) && opts.concurrency >= 1 && opts.concurrency <= 64)
-	) {
-		throw badInput(`--concurrency ${opts.concurrency}: use a whole number from 1 to 64`);
-	}
-	if (
-		opts.batchSize !== undefined &&
-		!(Number.isInteger(opts.batchSize) && opts.batchSize >= 1 && opts.batchSize <= 100)
-	) {
-		throw badInput(`--batch-size ${opts.batchSize}: use a whole number from 1 to 100 (sentences per call)`);
-	}
-}
-
-async function scoreStored(scoring: SessionScoring, opts: ScoreOptions): Promise<number> {
-	const stderr = opts.stderr ?? process.stderr;
-	const { annotator } = scoring;
-	const again = commandLine(opts.program, scoring.again);
-	let totals: AnnotateTotals | null = null;
-	if (annotator) {
-		annotator.on(progressReporter(stderr));
-		const status = await cancelOnSignal(
-			() => annotator.cancel(),
-			() => annotator.start(),
-		);
-		if (status === 'cancelled') {
-			output(stderr).line(`stopped; the annotations so far are saved. Continue with: ${again}`);
-			return 130;
-		}
-		if (status === 'failed') {
-			output(stderr).text(
-				`annotating failed: ${annotator.error ?? 'unknown error'}\nFix the cause, then continue with: ${again}\n`,
-			);
-			return 1;
-		}
-		totals = annotator.totals;
-	}
-	report(
-		scoring.result(),
-		{
-			session: scoring.session.id,
-			totals,
-			again: `${unaskedWords(scoring.unasked)} ${again} again to ask again`,
-		},
-		opts,
-	);
-	return 0;
-}
-
-/** The score printed: its figures on stdout, the sentences left out of it on stderr. */
-function report(
-	result: ScoringResult,
-	extra: { session: string; totals: AnnotateTotals | null; again: string },
-	opts: ScoreOptions,
-): void {
-	const stdout = output(opts.stdout ?? process.stdout);
-	if (opts.json) stdout.json(scoreJson(result, extra));
-	else stdout.line(scoreLines(result, extra.totals).join('\n'));
-	const stderr = output(opts.stderr ?? process.stderr);
-	for (const line of leftOutLines(result.score, extra.again)) stderr.line(line);
 }
 
 /** The authors' files, scored without any model call (the paper's released annotations). */

@@ -109,3 +109,15 @@ function chapterLines(chapters: readonly ChapterCitations[]): string[] {
 		...(uncited.length ? [`not cited: ${named(uncited, chapterName)}`] : []),
 	];
 }
+
+/** `coverage`'s lines: the book, the session and the final summary's node, then its coverage `width` wide. */
+export function finalCoverageLines(
+	head: { title: string; id: string; node: string },
+	c: PlacedCoverage,
+	width: number,
+): string[] {
+	return [
+		`${head.title} — session ${head.id}: coverage of the final summary (node ${head.node})`,
+		...coverageLines(c, width),
+	];
+}

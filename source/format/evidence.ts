@@ -3,6 +3,7 @@ import { fixed } from './number.ts';
 import { chunkPlace, chunkRanges, chunkRuns, placeText } from './places.ts';
 import { clean, wrap } from './text.ts';
 import { wrapColumns } from '../text/wrap.ts';
+import { safeJson } from '../text/sanitize.ts';
 
 /** `evidence`'s text and JSON, a sentence at a time. */
 
@@ -104,4 +105,40 @@ export function sentenceLines(placed: PlacedSentence, columns: number, chunks: n
 /** `wrap`, in one pass for text of one-column characters (most books): wrap-ansi took most of the time of a long node. */
 function wrapped(text: string, columns: number): readonly string[] {
 	return wrapColumns(text, columns) ?? wrap(text, columns);
+}
+
+/*
+ * `evidence`'s output a sentence at a time: what `JSON.stringify(value, null, 2)` of the whole answer
+ * gives, or the text, made in pieces so a node of megabytes streams out in memory that does not grow.
+ */
+
+/** The answer's opening: the reading's fields, then the evidence list opened (JSON), or the line above the sentences. */
+export function evidenceOpening(
+	json: boolean,
+	r: Parameters<typeof evidenceHead>[0] & { chapters: unknown },
+	id: string,
+	top: number,
+	embeddings: unknown,
+): string {
+	if (!json) return `${clean(evidenceHead(r, id))}\n`;
+	const { node, final, sentences, chunks, chapters } = r;
+	const head = { session: id, node, final, sentences, top, chunks, chapters };
+	return `${safeJson({ ...head, ...(embeddings !== undefined ? { embeddings } : {}) }, 2).slice(0, -2)},\n  "evidence": [`;
+}
+
+/** One sentence's evidence: an item of the list (JSON; `first`: no comma before it), or its lines. */
+export function evidencePiece(
+	json: boolean,
+	placed: PlacedSentence,
+	first: boolean,
+	columns: number,
+	chunks: number,
+): string {
+	if (json) return `${first ? '' : ','}\n    ${safeJson(evidenceJson(placed), 2).replaceAll('\n', '\n    ')}`;
+	return `\n${clean(sentenceLines(placed, columns, chunks).join('\n'))}\n`;
+}
+
+/** The answer's end, after `count` sentences. */
+export function evidenceEnd(json: boolean, count: number): string {
+	return json ? (count === 0 ? ']\n}\n' : '\n  ]\n}\n') : '';
 }

@@ -34,3 +34,16 @@ function unreadable(result: { unreadable: number; unsplit: number }): string {
 	].filter((p) => p !== '');
 	return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }
+
+/** How the judging ended: stopped or failed, with the command that continues it (`again`), or what was judged and where the rest is read (`report`). */
+export function judgingEndLine(
+	r: Parameters<typeof judgedText>[0] & { status: string; error: string | null },
+	again: string,
+	report: string,
+): string {
+	if (r.status === 'cancelled')
+		return `stopped after ${counted(r.judged, 'verdict')} (${spentText(r.totals)}); they are saved. Continue with: ${again}`;
+	if (r.status === 'failed')
+		return `judging failed: ${r.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`;
+	return `${judgedText(r)}; the other judges, the people's verdicts and agreement: ${report}`;
+}

@@ -378,3 +378,52 @@ export function answeredLine(r: {
 }): string {
 	return `${counted(r.answered, 'answer')} (${spentText(r)})${r.unreadable > 0 ? `; ${r.unreadable} unreadable, counted wrong` : ''}`;
 }
+
+/** `memory --plan`'s line of one session: what its probe will ask and write, and with which model. */
+export function memoryPlanLine(
+	id: string,
+	reader: { provider: string; model: string },
+	plan: Parameters<typeof planLine>[0],
+): string {
+	return `${id}: ${planLine(plan)} with ${reader.provider}/${reader.model}`;
+}
+
+/** `memory --plan --json`'s object of one session. */
+export function memoryPlanJson<Plan extends object>(
+	id: string,
+	reader: { provider: string; model: string },
+	plan: Plan,
+) {
+	return { session: id, reader: `${reader.provider}/${reader.model}`, ...plan };
+}
+
+/** The line a session's probe starts with: the model and what it will ask and write. */
+export function probingLine(
+	id: string,
+	reader: { provider: string; model: string },
+	plan: Parameters<typeof planLine>[0],
+): string {
+	return `memory probes of ${id} with ${reader.provider}/${reader.model}: ${planLine(plan)}`;
+}
+
+/** A probe that did not finish: stopped (what was answered is saved) or failed, and the command that continues it. */
+export function probeEndLine(
+	r: { status: string; error: string | null; calls: number; cost: number },
+	again: string,
+): string {
+	return r.status === 'cancelled'
+		? `stopped (${spentText(r)}); what was answered is saved. Continue with: ${again}`
+		: `memory probes failed: ${r.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`;
+}
+
+/** `memory`'s results: each session's, then the final summaries side by side (app/memory.ts `finalTables`). */
+export function memoryResultLines(
+	found: readonly SessionMemory[],
+	tables: Parameters<typeof memoryTableLines>[0],
+	width: number,
+): string[] {
+	const lines = found.flatMap((one) => memoryLines(one, width));
+	// Side by side when there is more than one final summary's row: of several sessions, or of one asked several question sets.
+	if (found.flatMap((f) => f.final).length > 1) lines.push(...memoryTableLines(tables));
+	return lines;
+}

@@ -34,3 +34,16 @@ export function precisionLine(source: string, p: Precision): string {
 		`(${p.agree} agree, ${p.partial} partially, ${p.disagree} disagree); ${intervalNote(p.precisionInterval)}`
 	);
 }
+
+/** `precision --json`: each source's precision. */
+export function precisionSourcesJson(bySource: ReadonlyMap<string, Precision>) {
+	return Object.fromEntries([...bySource].map(([source, p]) => [source, precisionJson(p)]));
+}
+
+/** `precision`'s lines: the heading, if any, then each source's precision. */
+export function precisionLines(
+	heading: string | null | undefined,
+	bySource: ReadonlyMap<string, Precision>,
+): string[] {
+	return [...(heading ? [heading] : []), ...[...bySource].map(([source, p]) => precisionLine(source, p))];
+}

@@ -1,6 +1,8 @@
 import { boundsJson, intervalJson, type IntervalUnit, type ShownInterval } from './interval.ts';
 import { percentNumber } from './percent.ts';
 import { precisionJson } from './precision.ts';
+import { coverageLines, finalCoverageJson } from './coverage.ts';
+import { memoryJson, memorySummaryLines } from './memory.ts';
 
 /*
  * A session's report as `report --json` prints it. The shapes read, as much of them as is read (format/ sits
@@ -247,4 +249,43 @@ function agreementJson(a: Agreement) {
 		alpha: a.alpha,
 		units: a.units,
 	};
+}
+
+type Coverage = Parameters<typeof finalCoverageJson>[0];
+type Memory = Parameters<typeof memoryJson>[0];
+
+/** The warning of a run that names a final summary it does not hold (app/report.ts `missingRoot`). */
+export function missingRootLine(id: string, missing: { root: string; nodes: string }, json: boolean): string {
+	return (
+		`warning: session "${id}" names ${missing.root} as its final summary, but its run has no such ` +
+		`node (${missing.nodes}): its session.json was edited or damaged; this report leaves the final ` +
+		`summary out${json ? ' (coverage: null)' : ''}`
+	);
+}
+
+/**
+ * `report --json` of a session: the report, then for a run's session which parts of the book its final
+ * summary draws on (`coverage`: undefined for a collection, null before the run has a final summary),
+ * and its memory probes when it was probed.
+ */
+export function sessionReportJson(report: Report, coverage: Coverage | undefined, memory: Memory | null) {
+	return {
+		...reportJson(report),
+		...(coverage !== undefined ? { coverage: finalCoverageJson(coverage) } : {}),
+		...(memory ? { memory: memoryJson(memory) } : {}),
+	};
+}
+
+/** What `report` prints after the report's lines: a run's coverage of its final summary, and its memory probes. */
+export function reportTailLines(
+	coverage: Coverage | undefined,
+	memory: Memory | null,
+	columns: number,
+): string[] {
+	return [
+		...(coverage
+			? ['coverage of the final summary', ...coverageLines(coverage, columns - 2).map((l) => `  ${l}`)]
+			: []),
+		...(memory ? memorySummaryLines(memory) : []),
+	];
 }

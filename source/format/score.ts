@@ -139,3 +139,22 @@ export function leftOutLines(score: SessionScore, again: string): string[] {
 		);
 	return lines;
 }
+
+/** The collection session `score --summaries` made, and the command that continues its scoring. */
+export function collectionLine(id: string, created: { file: string; count: number }, again: string): string {
+	return (
+		`new collection session ${id} (${counted(created.count, 'summary', 'summaries')} from ${created.file}); ` +
+		`continue a stopped scoring with: ${again}`
+	);
+}
+
+/** Annotating that did not finish: stopped (what was annotated is saved) or failed, and the command that continues it. */
+export function annotatingEndText(
+	status: 'cancelled' | 'failed',
+	error: string | null,
+	again: string,
+): string {
+	return status === 'cancelled'
+		? `stopped; the annotations so far are saved. Continue with: ${again}`
+		: `annotating failed: ${error ?? 'unknown error'}\nFix the cause, then continue with: ${again}`;
+}
