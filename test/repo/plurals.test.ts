@@ -121,7 +121,9 @@ export function handWrittenPlurals(file: string, text: string): string[] {
 					COUNT_NOUN.test(span.literal.text) &&
 					!NOT_ALONE.test(before) &&
 					!DECIMAL.test(shown) &&
-					!/^counted\(/u.test(shown)
+					!/^counted\(/u.test(shown) &&
+					// A flag or a command named as data (program.ts) is words, not a count.
+					!/^(flag|next)\(/u.test(shown)
 				)
 					found.push(`${at(span)}: \${${shown}}${COUNT_NOUN.exec(span.literal.text)![0]}`);
 				const e = span.expression;
