@@ -1,11 +1,16 @@
 import type { NodeRef } from '../domain.ts';
 import type { AnnotatorEvent } from '../engine/annotator.ts';
 import type { EngineEvent } from '../engine/events.ts';
+import type { StudyEvent } from '../engine/study-runner.ts';
+import { counted } from '../format/count.ts';
+import { cellCost, usd } from '../format/cost.ts';
+import { scoreText } from '../format/number.ts';
 import { sentencesName } from '../format/places.ts';
 import {
 	annotateLine,
 	annotateStartedLine,
 	limitsSpent,
+	rateWaitText,
 	runLine,
 	runStartedLine,
 	type RateLimitFigures,
@@ -179,4 +184,58 @@ export function annotateProgress(opts: ProgressClock): (event: AnnotatorEvent) =
 function spentStep(limits: Parameters<typeof limitsSpent>[0]): ProgressStep[] {
 	const spent = limitsSpent(limits);
 	return spent ? [{ say: spent }] : [];
+}
+
+/** "[2/8] book-hier-gpt: started": a line about one of a study's `cells`, the `index`th from 0. */
+export function cellLine(index: number, cells: number, key: string, text: string): string {
+	return `[${index + 1}/${cells}] ${key}: ${text}`;
+}
+
+/** A study's headless progress: a line per change of a cell's state, and the rate limits' waits. */
+export function studyProgress(cells: number, now: () => number): (event: StudyEvent) => string[] {
+	let waitSaid = 0;
+	return (event) => {
+		if (event.type === 'rate-limit') {
+			// A wait is said when one begins, at most twice a minute: a paced study waits before most calls.
+			const waiting = rateWaitText(event, now());
+			if (!waiting || now() - waitSaid < 30_000) return [];
+			waitSaid = now();
+			return [waiting];
+		}
+		if (!('cell' in event)) return [];
+		const { cell } = event;
+		const said = cellText(event);
+		return said === null ? [] : [cellLine(event.index, cells, cell.key, said)];
+	};
+}
+
+/** What a study's event says of its cell, or null when it is not said headless. */
+function cellText(event: Extract<StudyEvent, { cell: unknown }>): string | null {
+	const { cell } = event;
+	switch (event.type) {
+		case 'cell-skipped':
+			return 'done already, skipped';
+		case 'cell-started':
+			return `${event.resumed ? 'resumed' : 'started'} (session ${cell.session})`;
+		case 'cell-ran':
+			return event.status === 'done'
+				? `done: ${counted(cell.calls, 'call')}, ${usd(cell.cost)}, ${counted(cell.words ?? 0, 'word')}`
+				: event.status === 'failed'
+					? `failed: ${cell.error ?? 'unknown error'}`
+					: event.status;
+		case 'cell-scored':
+			if (event.already) return 'scored already';
+			return (
+				`scored with ${event.scorer}: BooookScore ${scoreText(cell.score, 'n/a')}` +
+				(event.annotated && cell.scoring
+					? `, ${counted(cell.scoring.calls, 'call')}, ${usd(cell.scoring.cost)}; the cell: ${usd(cellCost(cell))}`
+					: '')
+			);
+		case 'cell-scoring-failed':
+			return `scoring failed: ${event.error}`;
+		case 'cell-error':
+			return `failed: ${event.error}`;
+		default:
+			return null;
+	}
 }

@@ -1,10 +1,9 @@
 import { sessionsDirArg } from '../config.ts';
-import { compareJudging, comparisonNameFor, openComparison, type CompareTarget } from '../app/compare.ts';
+import { comparisonJudging, comparisonNameFor, type CompareTarget } from '../app/compare.ts';
 import type { ComparisonAsked, WalkedComparison } from '../ui/screens/compare/App.tsx';
 import { validatorName } from '../app/validation.ts';
 import { badInput } from '../errors.ts';
-import { usd } from '../format/cost.ts';
-import { counted } from '../format/count.ts';
+import { judgingEnded, judgingStarted } from '../format/compare-judge.ts';
 import type { AccountLimits } from '../llm/create.ts';
 import { commandLine, next, said, shellWord } from '../program.ts';
 import { printComparison } from './compare-results.ts';
@@ -96,37 +95,16 @@ async function judgeCommand(
 	judge: NonNullable<CompareOptions['judge']>,
 ): Promise<number> {
 	const err = output(opts.stderr ?? process.stderr);
-	const name = await comparisonNameFor(opts);
-	// Made first when the sources are named: a model may judge before any person does.
-	if (opts.sources.length > 0) await (await openComparison(dir, opts)).close();
-	const judging = await compareJudging(dir, name, { ...judge, env: opts.env });
+	const { name, ...judging } = await comparisonJudging(dir, opts, { ...judge, env: opts.env });
 	const provider = judge.provider ? ` --provider ${judge.provider}` : '';
 	const model = judge.model ? ` --model ${shellWord(judge.model)}` : '';
 	const again = commandLine(
 		opts.program,
 		`compare --name ${shellWord(name)}${provider}${model}${sessionsDirArg(dir)}`,
 	);
-	err.line(
-		`judging comparison ${name} with ${judging.judge}: one call per pair it has not judged, the two summaries in the order shown to people`,
-	);
+	err.line(judgingStarted(name, judging.judge));
 	const result = await abortOnSignal((signal) => judging.run(signal));
-	const cost = `${counted(result.totals.calls, 'call')}, ${result.priced ? usd(result.totals.cost) : 'cost unknown (no price for the model)'}`;
-	if (result.status === 'cancelled') {
-		err.line(
-			`interrupted after ${counted(result.judged, 'pair')} judged (${cost}); they are saved. Continue with: ${again}`,
-		);
-		return 130;
-	}
-	if (result.status === 'failed') {
-		err.line(
-			`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`,
-		);
-		return 1;
-	}
-	const unreadable =
-		result.unreadable > 0
-			? `; ${counted(result.unreadable, 'answer')} could not be read (those pairs stay unjudged; the same command asks again)`
-			: '';
-	err.line(`${result.judge} judged ${counted(result.judged, 'pair')} (${cost})${unreadable}`);
+	err.line(judgingEnded(result, again));
+	if (result.status !== 'done') return result.status === 'cancelled' ? 130 : 1;
 	return printComparison(dir, name, { ...opts, stdout: opts.stdout ?? process.stdout });
 }
