@@ -5,7 +5,8 @@ import { validatorName } from '../app/validation.ts';
 import { badInput } from '../errors.ts';
 import { judgingEnded, judgingStarted } from '../format/compare-judge.ts';
 import type { AccountLimits } from '../llm/create.ts';
-import { commandLine, next, said, shellWord } from '../program.ts';
+import { comparisonWalked } from '../format/walk-end.ts';
+import { commandLine, next, said, say, shellWord } from '../program.ts';
 import { printComparison } from './compare-results.ts';
 import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
@@ -76,16 +77,13 @@ export function saidCompared(
 	walked: WalkedComparison,
 	stderr?: Stream,
 ): void {
-	const { name, judged, total } = walked;
-	const again = commandLine(
-		asked.program,
-		`compare --name ${shellWord(name)} --annotator ${shellWord(asked.annotator)}${sessionsDirArg(dir)}`,
+	const walkedLine = comparisonWalked(
+		asked.annotator,
+		walked,
+		asked.reportHint(walked.name),
+		sessionsDirArg(dir),
 	);
-	output(stderr ?? process.stderr).line(
-		`${asked.annotator}: ${judged}/${total} pairs judged, all saved. ${
-			judged < total ? `Continue with: ${again}` : `See the results with: ${asked.reportHint(name)}`
-		}`,
-	);
+	output(stderr ?? process.stderr).line(say(walkedLine, asked.program));
 }
 
 /** `booook compare --model M`: the model judges every pair it has not, then the results are printed. */
