@@ -1,10 +1,14 @@
 import { sessionsDirArg } from '../config.ts';
-import { comparisonJudging, comparisonNameFor, type CompareTarget } from '../app/compare.ts';
+import {
+	comparisonJudging,
+	comparisonNameFor,
+	type CompareTarget,
+	type ComparisonJudge,
+} from '../app/compare.ts';
 import type { ComparisonAsked, WalkedComparison } from '../ui/screens/compare/App.tsx';
 import { validatorName } from '../app/validation.ts';
 import { badInput } from '../errors.ts';
 import { judgingEnded, judgingStarted } from '../format/compare-judge.ts';
-import type { AccountLimits } from '../llm/create.ts';
 import { comparisonWalked } from '../format/walk-end.ts';
 import { commandLine, next, said, say, shellWord } from '../program.ts';
 import { printComparison } from './compare-results.ts';
@@ -21,15 +25,7 @@ export interface CompareOptions extends CompareTarget {
 	results: boolean;
 	json: boolean;
 	/** A model judges the pairs (`--model`), as named by these flags. */
-	judge?: {
-		provider?: string;
-		model?: string;
-		baseUrl?: string;
-		concurrency?: number;
-		prompts?: string;
-		prices?: string;
-		account?: AccountLimits;
-	};
+	judge?: ComparisonJudge;
 	env?: NodeJS.ProcessEnv;
 	stdin?: NodeJS.ReadStream;
 	stdout?: NodeJS.WriteStream;

@@ -1,7 +1,6 @@
 import { InvalidArgumentError, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
-import type { AccountLimits } from '../llm/create.ts';
 
 /** What several sub-commands' specs share. Each command's own spec sits beside its handler. */
 
@@ -94,13 +93,7 @@ export function withRateLimitOptions<Args extends unknown[], Opts extends Option
 		);
 }
 
-/** What the three rate-limit flags say, for `createProvider`. */
-export function accountLimits(flags: { tpm?: number; rpm?: number; rateLimitWait?: number }): AccountLimits {
-	return {
-		limits: { tpm: flags.tpm ?? null, rpm: flags.rpm ?? null },
-		rateLimitWaitMs: flags.rateLimitWait === undefined ? undefined : flags.rateLimitWait * 60_000,
-	};
-}
+export { accountLimits } from '../app/services.ts';
 
 const positiveDecimal = (flag: string) => (value: string) => {
 	const n = decimal(flag)(value);

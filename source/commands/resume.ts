@@ -76,12 +76,7 @@ export async function resumeCommand(
 	}
 	const { opened } = result;
 	// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
-	if (opts.interactive || !opened.finished)
-		return await shown(
-			() => opened.prepare(),
-			() => opened.close(),
-			opts,
-		);
+	if (opts.interactive || !opened.finished) return await shown(opened.prepare, opened.close, opts);
 	try {
 		if (!opts.json) {
 			err.line(`session ${id} is already done; its final summary:`);

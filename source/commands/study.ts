@@ -1,6 +1,6 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
-import { appServices, type AppServices } from '../app/services.ts';
+import { appServices, type AppServices, type Streams } from '../app/services.ts';
 import { cellLine, studyProgress } from '../app/progress.ts';
 import { openStudy, type StudyEnd, type StudyRun } from '../app/study.ts';
 import { planTable, type StudyPlan } from '../app/study-plan.ts';
@@ -76,20 +76,13 @@ export interface StudyOptions {
  * done, 1 when one failed, 130 when interrupted (running the same command again continues).
  */
 export async function studyCommand(file: string, opts: StudyOptions): Promise<number> {
-	const stdout = output(opts.stdout ?? process.stdout);
-	const err = output(opts.stderr ?? process.stderr);
-	const table = tableFor(opts.stdout ?? process.stdout);
-	const services = appServices({
-		sessionsDir: opts.sessionsDir,
-		env: opts.env,
-		prices: opts.prices,
-		streams: {
-			stdin: opts.stdin,
-			stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
-			stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
-		},
-		program: opts.program,
-	});
+	const outStream = opts.stdout ?? process.stdout;
+	const errStream = opts.stderr ?? process.stderr;
+	const stdout = output(outStream);
+	const err = output(errStream);
+	const table = tableFor(outStream);
+	const streams = { stdin: opts.stdin, stdout: outStream, stderr: errStream } as Streams;
+	const services = appServices({ ...opts, streams });
 	const study = await openStudy(file, { ...services, planOnly: opts.plan });
 	const { plan } = study;
 	const total = planTotal(plan.cells.length, plan.concurrency, study);
@@ -99,14 +92,12 @@ export async function studyCommand(file: string, opts: StudyOptions): Promise<nu
 		return 0;
 	}
 	if (!opts.interactive)
-		err.line(
-			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, study.status))}\n${total}`,
-		);
+		err.line(`study ${plan.spec.name}:\n${tableFor(errStream)(planTable(plan, study.status))}\n${total}`);
 	const ran = await abortOnSignal((signal) =>
 		study.run({
 			signal,
 			shown: opts.interactive ? (run) => studyInteractive(services, run, plan) : undefined,
-			onEvent: studyLines(opts.stderr ?? process.stderr, plan.cells.length, services.now),
+			onEvent: studyLines(errStream, plan.cells.length, services.now),
 			onBatches: (batches) =>
 				batches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
 			say: (cell, text) =>
