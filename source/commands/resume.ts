@@ -4,11 +4,9 @@ import { openSession } from '../app/open-session.ts';
 import { badInput } from '../errors.ts';
 import { shown, type InteractiveOptions } from './execute.ts';
 import {
-	accountLimits,
-	headlessNote,
-	interactive,
 	PRICES_HELP,
 	sessionsDirOption,
+	shownRunFlags,
 	withDisplayOptions,
 	withRateLimitOptions,
 	type Exit,
@@ -39,15 +37,9 @@ export const spec = (exit: Exit, program: string) =>
 		.action(async (id, flags) => {
 			exit(
 				await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, {
-					json: !!flags.json,
-					prices: flags.prices,
-					account: accountLimits(flags),
+					...shownRunFlags(flags, program),
 					baseUrl: flags.baseUrl,
-					interactive: interactive(flags),
-					note: headlessNote(flags),
-					step: flags.step,
 					abandonBatches: !!flags.abandonBatches,
-					program,
 				}),
 			);
 		});

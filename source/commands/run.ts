@@ -3,14 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { ConfigInput } from '../config.ts';
 import { checkNewRun } from '../app/run.ts';
 import { shown, type InteractiveOptions } from './execute.ts';
-import {
-	accountLimits,
-	headlessNote,
-	interactive,
-	sessionsDirOption,
-	withDisplayOptions,
-	type Exit,
-} from './flags.ts';
+import { sessionsDirOption, shownRunFlags, withDisplayOptions, type Exit } from './flags.ts';
 import { configInput, withRunAndLimitOptions } from './run-config.ts';
 
 export const spec = (exit: Exit, program: string) =>
@@ -28,13 +21,7 @@ export const spec = (exit: Exit, program: string) =>
 				config: configInput(flags),
 				session: flags.session,
 				sessionsDir: resolveSessionsDir(flags.sessionsDir),
-				json: !!flags.json,
-				prices: flags.prices,
-				account: accountLimits(flags),
-				interactive: interactive(flags),
-				note: headlessNote(flags),
-				step: flags.step,
-				program,
+				...shownRunFlags(flags, program),
 			}),
 		);
 	});

@@ -1,16 +1,17 @@
 import { costText } from './cost.ts';
 import { counted } from './count.ts';
 
-/** What `--embeddings` spent (structurally app/dense-evidence.ts's `EmbeddingSpend`). */
+/** What `--embeddings` spent (app/dense-evidence.ts's `spend()`). */
 export interface EmbeddingSpend {
 	model: string;
+	/** Tokens embedded (the server's count). */
 	tokens: number;
 	requests: number;
 	/** The book's passages were read from the session's cache. */
 	cachedPassages: boolean;
-	/** Why the book's vectors kept in the session were not used; null when they were, or there were none. */
+	/** Why the book's vectors kept in the session were not used and the book was embedded again; null otherwise. */
 	discardedCache: string | null;
-	/** USD; null when the model has no price. */
+	/** USD; null when the model has no price in the table. */
 	cost: number | null;
 }
 
