@@ -474,3 +474,20 @@ export async function sameBookSessions(dir: string, id: string): Promise<string[
 		);
 	return [id, ...others];
 }
+
+/** The model that judges a comparison's pairs, as `--provider`, `--model` and the like name it. */
+export type ComparisonJudge = Omit<PassOptions, 'id' | 'sessionsDir' | 'env'>;
+
+/**
+ * `booook compare --model M`'s judging: the comparison named, made first when its sources are named
+ * (a model may judge before any person does), and its judge set up.
+ */
+export async function comparisonJudging(
+	dir: string,
+	target: CompareTarget,
+	opts: ComparisonJudge & { env?: NodeJS.ProcessEnv },
+): Promise<{ name: string } & Awaited<ReturnType<typeof compareJudging>>> {
+	const name = await comparisonNameFor(target);
+	if (target.sources.length > 0) await (await openComparison(dir, target)).close();
+	return { name, ...(await compareJudging(dir, name, opts)) };
+}

@@ -7,6 +7,7 @@ import type { DenseVectors } from '../evidence/rerank.ts';
 import { createEmbedder, DEFAULT_EMBEDDING_MODEL, type Embedder } from '../llm/embeddings.ts';
 import { callCost, isPriced, loadPrices } from '../llm/prices.ts';
 import { passageVectors } from '../store/embeddings-cache.ts';
+import type { EmbeddingSpend } from '../format/embeddings.ts';
 
 /**
  * `--embeddings`: the book's passages and the queries (sentences, claims) embedded by a provider's
@@ -34,19 +35,8 @@ export interface EmbeddingsRequest {
 	env?: NodeJS.ProcessEnv;
 }
 
-/** What the embeddings cost so far. */
-export interface EmbeddingSpend {
-	model: string;
-	/** Tokens embedded (the server's count). */
-	tokens: number;
-	requests: number;
-	/** The book's passages were read from the session's cache. */
-	cachedPassages: boolean;
-	/** Why the book's vectors kept in the session were not used and the book was embedded again; null otherwise. */
-	discardedCache: string | null;
-	/** USD; null when the model has no price in the table. */
-	cost: number | null;
-}
+/** What the embeddings cost so far, as format/embeddings.ts words it. */
+export type { EmbeddingSpend };
 
 /** A session's dense vectors: those of its book's passages, and of the queries embedded so far. */
 export interface DenseEvidence extends DenseVectors {

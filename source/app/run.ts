@@ -115,6 +115,34 @@ export function runModel(
 	return { provider, model: named.model ?? defaultModel(provider) };
 }
 
+/** A new run's settings as `run`'s and `plan`'s flags give them: what is not named is left to `makeConfig`'s defaults. */
+export type RunSettings = Omit<ConfigInput, 'provider' | 'model' | 'baseUrl' | 'prompts'> & {
+	provider?: ProviderName;
+	model?: string;
+	baseUrl?: string;
+	prompts?: string;
+};
+
+/** The run's configuration as its settings give it, its provider and model filled in (`runModel`; checked by `loadBook`). */
+export function configFrom(settings: RunSettings, env: NodeJS.ProcessEnv): ConfigInput {
+	return {
+		method: settings.method,
+		...runModel(settings, env),
+		baseUrl: settings.baseUrl ?? null,
+		encoding: settings.encoding,
+		chunkSize: settings.chunkSize,
+		contextWindow: settings.contextWindow,
+		maxSummary: settings.maxSummary,
+		temperature: settings.temperature,
+		concurrency: settings.concurrency,
+		seed: settings.seed,
+		clean: settings.clean,
+		streamTimeout: settings.streamTimeout,
+		callTimeout: settings.callTimeout,
+		prompts: settings.prompts ?? null,
+	};
+}
+
 export interface PrepareOptions {
 	prices?: string;
 	/** The account's rate limits as the flags state them. */

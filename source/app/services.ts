@@ -27,6 +27,14 @@ export interface AppServices {
 	readonly opening: OpenInput;
 }
 
+/** The account's rate limits as `--tpm`, `--rpm` and `--rate-limit-wait` (minutes) state them, for `createProvider`. */
+export function accountLimits(flags: { tpm?: number; rpm?: number; rateLimitWait?: number }): AccountLimits {
+	return {
+		limits: { tpm: flags.tpm ?? null, rpm: flags.rpm ?? null },
+		rateLimitWaitMs: flags.rateLimitWait === undefined ? undefined : flags.rateLimitWait * 60_000,
+	};
+}
+
 /** The terminal's streams (the process's when one is not given). */
 export interface Streams {
 	readonly stdin?: NodeJS.ReadStream;

@@ -1,12 +1,16 @@
 import { sessionsDirArg } from '../config.ts';
-import { compareJudging, comparisonNameFor, openComparison, type CompareTarget } from '../app/compare.ts';
+import {
+	comparisonJudging,
+	comparisonNameFor,
+	type CompareTarget,
+	type ComparisonJudge,
+} from '../app/compare.ts';
 import type { ComparisonAsked, WalkedComparison } from '../ui/screens/compare/App.tsx';
 import { validatorName } from '../app/validation.ts';
 import { badInput } from '../errors.ts';
-import { usd } from '../format/cost.ts';
-import { counted } from '../format/count.ts';
-import type { AccountLimits } from '../llm/create.ts';
-import { commandLine, next, said, shellWord } from '../program.ts';
+import { judgingEnded, judgingStarted } from '../format/compare-judge.ts';
+import { comparisonWalked } from '../format/walk-end.ts';
+import { commandLine, next, said, say, shellWord } from '../program.ts';
 import { printComparison } from './compare-results.ts';
 import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
@@ -21,15 +25,7 @@ export interface CompareOptions extends CompareTarget {
 	results: boolean;
 	json: boolean;
 	/** A model judges the pairs (`--model`), as named by these flags. */
-	judge?: {
-		provider?: string;
-		model?: string;
-		baseUrl?: string;
-		concurrency?: number;
-		prompts?: string;
-		prices?: string;
-		account?: AccountLimits;
-	};
+	judge?: ComparisonJudge;
 	env?: NodeJS.ProcessEnv;
 	stdin?: NodeJS.ReadStream;
 	stdout?: NodeJS.WriteStream;
@@ -77,16 +73,13 @@ export function saidCompared(
 	walked: WalkedComparison,
 	stderr?: Stream,
 ): void {
-	const { name, judged, total } = walked;
-	const again = commandLine(
-		asked.program,
-		`compare --name ${shellWord(name)} --annotator ${shellWord(asked.annotator)}${sessionsDirArg(dir)}`,
+	const walkedLine = comparisonWalked(
+		asked.annotator,
+		walked,
+		asked.reportHint(walked.name),
+		sessionsDirArg(dir),
 	);
-	output(stderr ?? process.stderr).line(
-		`${asked.annotator}: ${judged}/${total} pairs judged, all saved. ${
-			judged < total ? `Continue with: ${again}` : `See the results with: ${asked.reportHint(name)}`
-		}`,
-	);
+	output(stderr ?? process.stderr).line(say(walkedLine, asked.program));
 }
 
 /** `booook compare --model M`: the model judges every pair it has not, then the results are printed. */
@@ -96,37 +89,16 @@ async function judgeCommand(
 	judge: NonNullable<CompareOptions['judge']>,
 ): Promise<number> {
 	const err = output(opts.stderr ?? process.stderr);
-	const name = await comparisonNameFor(opts);
-	// Made first when the sources are named: a model may judge before any person does.
-	if (opts.sources.length > 0) await (await openComparison(dir, opts)).close();
-	const judging = await compareJudging(dir, name, { ...judge, env: opts.env });
+	const { name, ...judging } = await comparisonJudging(dir, opts, { ...judge, env: opts.env });
 	const provider = judge.provider ? ` --provider ${judge.provider}` : '';
 	const model = judge.model ? ` --model ${shellWord(judge.model)}` : '';
 	const again = commandLine(
 		opts.program,
 		`compare --name ${shellWord(name)}${provider}${model}${sessionsDirArg(dir)}`,
 	);
-	err.line(
-		`judging comparison ${name} with ${judging.judge}: one call per pair it has not judged, the two summaries in the order shown to people`,
-	);
+	err.line(judgingStarted(name, judging.judge));
 	const result = await abortOnSignal((signal) => judging.run(signal));
-	const cost = `${counted(result.totals.calls, 'call')}, ${result.priced ? usd(result.totals.cost) : 'cost unknown (no price for the model)'}`;
-	if (result.status === 'cancelled') {
-		err.line(
-			`interrupted after ${counted(result.judged, 'pair')} judged (${cost}); they are saved. Continue with: ${again}`,
-		);
-		return 130;
-	}
-	if (result.status === 'failed') {
-		err.line(
-			`judging failed: ${result.error ?? 'unknown error'}. Fix the cause, then continue with: ${again}`,
-		);
-		return 1;
-	}
-	const unreadable =
-		result.unreadable > 0
-			? `; ${counted(result.unreadable, 'answer')} could not be read (those pairs stay unjudged; the same command asks again)`
-			: '';
-	err.line(`${result.judge} judged ${counted(result.judged, 'pair')} (${cost})${unreadable}`);
+	err.line(judgingEnded(result, again));
+	if (result.status !== 'done') return result.status === 'cancelled' ? 130 : 1;
 	return printComparison(dir, name, { ...opts, stdout: opts.stdout ?? process.stdout });
 }

@@ -4,13 +4,11 @@ import {
 	embeddingsFor,
 	embeddingsModel,
 	type DenseEvidence,
-	type EmbeddingSpend,
 } from '../app/dense-evidence.ts';
 import { sentenceVectors, type EvidenceSession } from '../app/evidence-session.ts';
 import { output, type Stream } from './output.ts';
 import { badInput } from '../errors.ts';
-import { counted } from '../format/count.ts';
-import { costText } from '../format/cost.ts';
+import { spendLines } from '../format/embeddings.ts';
 
 /** `--embeddings [MODEL]`, as `evidence`, `coverage` and `faithfulness` take it. */
 export function withEmbeddingsOption<Args extends unknown[], Opts extends OptionValues>(
@@ -23,24 +21,7 @@ export function withEmbeddingsOption<Args extends unknown[], Opts extends Option
 	);
 }
 
-export { embeddingsModel };
-
-/**
- * What the embeddings cost, on one line; before it, when the book's vectors kept in the session
- * could not be used, a line saying so (what would have been free was paid for again).
- */
-export function spendLines(spend: EmbeddingSpend): string[] {
-	const requests = counted(spend.requests, 'request');
-	const cached = spend.cachedPassages ? "; the book's passages read from the session's cache" : '';
-	return [
-		...(spend.discardedCache === null
-			? []
-			: [
-					`warning: the book's embeddings kept in the session were not used: ${spend.discardedCache}; the book was embedded again and kept anew`,
-				]),
-		`embeddings: ${spend.model}, ${counted(spend.tokens, 'token')} in ${requests}, ${costText(spend.cost ?? 0, spend.cost !== null)}${cached}`,
-	];
-}
+export { embeddingsModel, spendLines };
 
 /** What a command given `--embeddings` passes on. */
 export interface EmbeddingsFlags {

@@ -1,5 +1,6 @@
-import type { PrepareOptions, RunOutcome, SessionRun } from '../app/run.ts';
-import { commandLine, shellWord } from '../program.ts';
+import type { PrepareOptions, SessionRun } from '../app/run.ts';
+import { runFailed, runStopped } from '../format/run-end.ts';
+import { say } from '../program.ts';
 import { output, type Stream } from './output.ts';
 import { headlessReporter } from './progress.ts';
 import { abortOnSignal } from './interrupt.ts';
@@ -16,6 +17,28 @@ export interface ExecuteOptions extends PrepareOptions {
 	step?: boolean;
 	stdout?: Stream;
 	stderr?: Stream;
+}
+
+export interface InteractiveOptions extends ExecuteOptions {
+	/** Open the live terminal app (a TTY and no --headless/--json); else progress on stderr. */
+	interactive?: boolean;
+	/** Start the run at once (the default), or show it and wait for space or s. */
+	autoStart?: boolean;
+	stdin?: NodeJS.ReadStream;
+}
+
+/** The run made ready, shown as `opts.interactive` says, then the session closed (`close`): its exit code. */
+export async function shown(
+	ready: () => SessionRun | Promise<SessionRun>,
+	close: () => Promise<void>,
+	opts: InteractiveOptions,
+): Promise<number> {
+	try {
+		const run = await ready();
+		return await (opts.interactive ? runInteractive(run, opts) : execute(run, opts));
+	} finally {
+		await close();
+	}
 }
 
 /**
@@ -47,19 +70,12 @@ export async function execute(run: SessionRun, opts: ExecuteOptions): Promise<nu
 		return 0;
 	}
 	if (status === 'cancelled') {
-		if (!opts.json)
-			err.line(`stopped; session saved. Continue with: ${commandLine(opts.program, session.continueWith)}`);
+		if (!opts.json) err.line(say(runStopped(session.continueWith), opts.program));
 		return 130;
 	}
 	const outcome = run.outcome();
-	if (!opts.json && outcome.kind === 'failed') err.text(failedLines(outcome, opts.program));
+	if (!opts.json && outcome.kind === 'failed') err.text(say(runFailed(outcome), opts.program));
 	return 1;
-}
-
-export interface InteractiveOptions extends ExecuteOptions {
-	/** Start the run at once (the default), or show it and wait for space or s. */
-	autoStart?: boolean;
-	stdin?: NodeJS.ReadStream;
 }
 
 /**
@@ -67,59 +83,26 @@ export interface InteractiveOptions extends ExecuteOptions {
  * user quits. Same exit codes as `execute`: 0 done, 1 failed, 130 interrupted (the session is saved
  * and `booook resume ID` continues it).
  */
-export async function runInteractive(run: SessionRun, opts: InteractiveOptions): Promise<number> {
-	const env = opts.env ?? process.env;
+async function runInteractive(run: SessionRun, opts: InteractiveOptions): Promise<number> {
 	const stdout = (opts.stdout ?? process.stdout) as NodeJS.WriteStream;
 	const stderr = (opts.stderr ?? process.stderr) as NodeJS.WriteStream;
 	preferReactProduction();
-	const [{ navigateRun }, { externalEditorFrom }] = await Promise.all([
-		import('../ui/navigator.tsx'),
-		import('./external-editor.ts'),
-	]);
-	await navigateRun({ env, streams: { stdin: opts.stdin, stdout, stderr }, program: opts.program }, run, {
-		step: opts.step,
-		autoStart: opts.autoStart,
-		externalEditor: externalEditorFrom(env, stdout),
-	});
+	const { navigateRun } = await import('../ui/navigator.tsx');
+	const streams = { stdin: opts.stdin, stdout, stderr };
+	await navigateRun({ env: opts.env ?? process.env, streams, program: opts.program }, run, opts);
 	return leaveRun(run, stderr, opts.program);
 }
 
 /** How a run left in the terminal app stands, on stderr, and the exit code that says it. */
 export function leaveRun(run: SessionRun, stderr: Stream, program: string): number {
 	const outcome = run.outcome();
-	switch (outcome.kind) {
-		case 'done':
-			return 0;
-		case 'failed':
-			output(stderr).text(failedLines(outcome, program));
-			return 1;
-		case 'stopped':
-			output(stderr).line(
-				`stopped; session saved. Continue with: ${commandLine(program, outcome.continueWith)}`,
-			);
-			return 130;
+	if (outcome.kind === 'done') return 0;
+	if (outcome.kind === 'failed') {
+		output(stderr).text(say(runFailed(outcome), program));
+		return 1;
 	}
-}
-
-/**
- * Why a run failed (the provider's or planner's message, which may quote a server) and how to go on.
- * A server that could not be reached may have stopped or moved: the command names the address the
- * session uses, where a new one goes.
- */
-function failedLines(
-	{ error, unreached, baseUrl, continueWith: next }: Extract<RunOutcome, { kind: 'failed' }>,
-	program: string,
-): string {
-	const continueWith = commandLine(program, next);
-	const down = `The server at ${unreached} could not be reached`;
-	const way = !unreached
-		? `Fix the cause, then continue with: ${continueWith}`
-		: baseUrl
-			? `${down}: start it (or put its new address after --base-url), then continue with: ` +
-				`${continueWith} --base-url ${shellWord(baseUrl)}`
-			: `${down}: check your network or the server, then continue with: ${continueWith} ` +
-				'(--base-url URL points the session at another server)';
-	return `run failed: ${error ?? 'unknown error'}\n${way}\n`;
+	output(stderr).line(say(runStopped(outcome.continueWith), program));
+	return 130;
 }
 
 /**

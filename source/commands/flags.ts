@@ -1,7 +1,9 @@
 import { InvalidArgumentError, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
-import type { AccountLimits } from '../llm/create.ts';
+import { accountLimits } from '../app/services.ts';
+
+export { accountLimits };
 
 /** What several sub-commands' specs share. Each command's own spec sits beside its handler. */
 
@@ -62,6 +64,24 @@ export function withDisplayOptions<Args extends unknown[], Opts extends OptionVa
 		.option('--json', 'print engine events as JSON lines on stdout (headless)');
 }
 
+/** What `run` and `resume` pass on of their display, price and rate-limit flags. */
+export function shownRunFlags(
+	flags: { headless?: boolean; json?: boolean; step?: boolean; prices?: string } & Parameters<
+		typeof accountLimits
+	>[0],
+	program: string,
+) {
+	return {
+		json: !!flags.json,
+		prices: flags.prices,
+		account: accountLimits(flags),
+		interactive: interactive(flags),
+		note: headlessNote(flags),
+		step: flags.step,
+		program,
+	};
+}
+
 /** The bootstrap behind `precision`'s and `report`'s intervals. */
 export function withBootstrapOptions<Args extends unknown[], Opts extends OptionValues>(
 	cmd: Command<Args, Opts>,
@@ -92,14 +112,6 @@ export function withRateLimitOptions<Args extends unknown[], Opts extends Option
 			positiveDecimal('--rate-limit-wait'),
 			30,
 		);
-}
-
-/** What the three rate-limit flags say, for `createProvider`. */
-export function accountLimits(flags: { tpm?: number; rpm?: number; rateLimitWait?: number }): AccountLimits {
-	return {
-		limits: { tpm: flags.tpm ?? null, rpm: flags.rpm ?? null },
-		rateLimitWaitMs: flags.rateLimitWait === undefined ? undefined : flags.rateLimitWait * 60_000,
-	};
 }
 
 const positiveDecimal = (flag: string) => (value: string) => {

@@ -27,12 +27,8 @@ export async function homeInteractive(opts: {
 	const { program } = services;
 	const dir = services.sessionsDir;
 	preferReactProduction();
-	const [{ navigate }, { externalEditorFrom }] = await Promise.all([
-		import('../ui/navigator.tsx'),
-		import('./external-editor.ts'),
-	]);
+	const { navigate } = await import('../ui/navigator.tsx');
 	return await navigate(services, {
-		externalEditor: externalEditorFrom(services.env, stdout),
 		refusal: (reason) => refusalLine(reason, dir, 'home', program),
 		signalled: (run) => leaveRun(run, stderr ?? process.stderr, program),
 		validation: (id, walk) => {

@@ -2,13 +2,11 @@ import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { openSession } from '../app/open-session.ts';
 import { badInput } from '../errors.ts';
-import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
+import { shown, type InteractiveOptions } from './execute.ts';
 import {
-	accountLimits,
-	headlessNote,
-	interactive,
 	PRICES_HELP,
 	sessionsDirOption,
+	shownRunFlags,
 	withDisplayOptions,
 	withRateLimitOptions,
 	type Exit,
@@ -39,15 +37,9 @@ export const spec = (exit: Exit, program: string) =>
 		.action(async (id, flags) => {
 			exit(
 				await resumeCommand(resolveSessionsDir(flags.sessionsDir), id, {
-					json: !!flags.json,
-					prices: flags.prices,
-					account: accountLimits(flags),
+					...shownRunFlags(flags, program),
 					baseUrl: flags.baseUrl,
-					interactive: interactive(flags),
-					note: headlessNote(flags),
-					step: flags.step,
 					abandonBatches: !!flags.abandonBatches,
-					program,
 				}),
 			);
 		});
@@ -56,7 +48,7 @@ export const spec = (exit: Exit, program: string) =>
 export async function resumeCommand(
 	dir: string,
 	id: string,
-	opts: InteractiveOptions & { baseUrl?: string; interactive?: boolean; abandonBatches?: boolean },
+	opts: InteractiveOptions & { baseUrl?: string; abandonBatches?: boolean },
 ): Promise<number> {
 	const err = output(opts.stderr ?? process.stderr);
 	const result = await openSession(dir, id, opts, {
@@ -75,22 +67,19 @@ export async function resumeCommand(
 		return 0;
 	}
 	const { opened } = result;
+	// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
+	if (opts.interactive || !opened.finished) return await shown(opened.prepare, opened.close, opts);
 	try {
-		// In the terminal app a finished run still opens: its tree, its versions, edits and BooookScore.
-		if (!opts.interactive && opened.finished) {
-			if (!opts.json) {
-				err.line(`session ${id} is already done; its final summary:`);
-				printFinal(
-					opened.session.data,
-					opened.book,
-					opts.stdout ?? process.stdout,
-					opts.stderr ?? process.stderr,
-				);
-			}
-			return 0;
+		if (!opts.json) {
+			err.line(`session ${id} is already done; its final summary:`);
+			printFinal(
+				opened.session.data,
+				opened.book,
+				opts.stdout ?? process.stdout,
+				opts.stderr ?? process.stderr,
+			);
 		}
-		const run = await opened.prepare();
-		return await (opts.interactive ? runInteractive(run, opts) : execute(run, opts));
+		return 0;
 	} finally {
 		await opened.close();
 	}

@@ -1,9 +1,9 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { DEFAULTS, type ConfigInput } from '../config.ts';
-import { ENCODINGS, runModel } from '../app/run.ts';
+import { configFrom, ENCODINGS, type RunSettings } from '../app/run.ts';
 import { decimal, integer, PRICES_HELP, withRateLimitOptions } from './flags.ts';
 
-/** A run's configuration from its flags: what `run` and `plan` share (app/run.ts's `loadBook` checks it). */
+/** A run's configuration as flags: what `run` and `plan` share (app/run.ts `configFrom` reads them, `loadBook` checks them). */
 
 /** The options of `run` and `plan`: the run's configuration. */
 export function withRunOptions<Args extends unknown[], Opts extends OptionValues>(cmd: Command<Args, Opts>) {
@@ -80,25 +80,5 @@ export function withRunAndLimitOptions<Args extends unknown[], Opts extends Opti
 	return withRateLimitOptions(withRunOptions(cmd));
 }
 
-/** The flags `withRunOptions` adds, as commander parses them. */
-export type RunFlags = ReturnType<ReturnType<typeof withRunOptions<[], Record<never, never>>>['opts']>;
-
-/** The run's configuration as the flags give it, defaults filled in (checked by `loadBook`). */
-export function configInput(flags: RunFlags): ConfigInput {
-	return {
-		method: flags.method,
-		...runModel(flags, process.env),
-		baseUrl: flags.baseUrl ?? null,
-		encoding: flags.encoding,
-		chunkSize: flags.chunkSize,
-		contextWindow: flags.contextWindow,
-		maxSummary: flags.maxSummary,
-		temperature: flags.temperature,
-		concurrency: flags.concurrency,
-		seed: flags.seed,
-		clean: flags.clean,
-		streamTimeout: flags.streamTimeout,
-		callTimeout: flags.callTimeout,
-		prompts: flags.prompts ?? null,
-	};
-}
+/** The run's configuration as the flags give it, with this process's environment (app/run.ts `configFrom`). */
+export const configInput = (flags: RunSettings): ConfigInput => configFrom(flags, process.env);

@@ -2,15 +2,8 @@ import { resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import type { ConfigInput } from '../config.ts';
 import { checkNewRun } from '../app/run.ts';
-import { execute, runInteractive, type InteractiveOptions } from './execute.ts';
-import {
-	accountLimits,
-	headlessNote,
-	interactive,
-	sessionsDirOption,
-	withDisplayOptions,
-	type Exit,
-} from './flags.ts';
+import { shown, type InteractiveOptions } from './execute.ts';
+import { sessionsDirOption, shownRunFlags, withDisplayOptions, type Exit } from './flags.ts';
 import { configInput, withRunAndLimitOptions } from './run-config.ts';
 
 export const spec = (exit: Exit, program: string) =>
@@ -28,20 +21,12 @@ export const spec = (exit: Exit, program: string) =>
 				config: configInput(flags),
 				session: flags.session,
 				sessionsDir: resolveSessionsDir(flags.sessionsDir),
-				json: !!flags.json,
-				prices: flags.prices,
-				account: accountLimits(flags),
-				interactive: interactive(flags),
-				note: headlessNote(flags),
-				step: flags.step,
-				program,
+				...shownRunFlags(flags, program),
 			}),
 		);
 	});
 
 export interface RunOptions extends InteractiveOptions {
-	/** Open the live terminal app (a TTY and no --headless/--json); else progress on stderr. */
-	interactive?: boolean;
 	config: ConfigInput;
 	session?: string;
 	sessionsDir: string;
@@ -54,9 +39,5 @@ export interface RunOptions extends InteractiveOptions {
 export async function runCommand(path: string, opts: RunOptions): Promise<number> {
 	const checked = await checkNewRun(path, opts.config, opts);
 	const { run, close } = await checked.start(opts.sessionsDir, opts.session);
-	try {
-		return await (opts.interactive ? runInteractive(run, opts) : execute(run, opts));
-	} finally {
-		await close();
-	}
+	return await shown(() => run, close, opts);
 }

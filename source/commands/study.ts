@@ -1,20 +1,18 @@
 import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
-import { counted } from '../format/count.ts';
 import { Command } from '@commander-js/extra-typings';
-import { appServices, type AppServices } from '../app/services.ts';
-import { openStudy, type Estimate, type StudyEnd, type StudyRun } from '../app/study.ts';
+import { appServices, type AppServices, type Streams } from '../app/services.ts';
+import { cellLine, studyProgress } from '../app/progress.ts';
+import { openStudy, type StudyEnd, type StudyRun } from '../app/study.ts';
 import { planTable, type StudyPlan } from '../app/study-plan.ts';
 import type { StudyEvent } from '../engine/study-runner.ts';
 import { batchLine } from '../format/batch.ts';
+import { planJson, planTotal } from '../format/study-plan.ts';
 import { preferReactProduction } from './execute.ts';
 import { interactive, PRICES_HELP, sessionsDirOption, type Exit } from './flags.ts';
 import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { printResults, tableFor } from './study-results.ts';
-import { rateWaitText } from '../format/progress.ts';
 import { commandLine, say, shellWord } from '../program.ts';
-import { scoreText } from '../format/number.ts';
-import { cellCost, usd } from '../format/cost.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	new Command('study')
@@ -78,80 +76,33 @@ export interface StudyOptions {
  * done, 1 when one failed, 130 when interrupted (running the same command again continues).
  */
 export async function studyCommand(file: string, opts: StudyOptions): Promise<number> {
-	const stdout = output(opts.stdout ?? process.stdout);
-	const err = output(opts.stderr ?? process.stderr);
-	const table = tableFor(opts.stdout ?? process.stdout);
-	const services = appServices({
-		sessionsDir: opts.sessionsDir,
-		env: opts.env,
-		prices: opts.prices,
-		streams: {
-			stdin: opts.stdin,
-			stdout: (opts.stdout ?? process.stdout) as NodeJS.WriteStream,
-			stderr: (opts.stderr ?? process.stderr) as NodeJS.WriteStream,
-		},
-		program: opts.program,
-	});
+	const outStream = opts.stdout ?? process.stdout;
+	const errStream = opts.stderr ?? process.stderr;
+	const stdout = output(outStream);
+	const err = output(errStream);
+	const table = tableFor(outStream);
+	const streams = { stdin: opts.stdin, stdout: outStream, stderr: errStream } as Streams;
+	const services = appServices({ ...opts, streams });
 	const study = await openStudy(file, { ...services, planOnly: opts.plan });
-	const { plan, runs, scoring, probes, all } = study;
-	const then = (what: string, p: Estimate | null) =>
-		p
-			? `; then ${what}: ~${counted(p.calls, 'call')}, estimated ${p.priced ? usd(p.cost) : 'at no known price'}`
-			: '';
-	const unpriced = (priced: boolean) => (priced ? '' : ' (some models have no price)');
-	const inAll =
-		scoring || probes
-			? `; in all ~${counted(all.calls, 'call')}, estimated ${usd(all.cost)}${unpriced(all.priced)}`
-			: '';
-	const total =
-		`${counted(plan.cells.length, 'cell')}, ~${counted(runs.calls, 'call')}, estimated ${usd(runs.cost)}` +
-		`${unpriced(runs.priced)}; ` +
-		`at most ${counted(plan.concurrency, 'call')} at once${then('BooookScore annotation', scoring)}${then('memory probes', probes)}${inAll}`;
+	const { plan } = study;
+	const total = planTotal(plan.cells.length, plan.concurrency, study);
 	if (opts.plan) {
-		if (opts.json)
-			stdout.json(
-				{
-					name: plan.spec.name,
-					cells: plan.cells.map((c) => ({
-						key: c.key,
-						session: c.sessionId,
-						book: c.book.path,
-						method: c.method,
-						provider: c.provider,
-						model: c.model,
-						chunkSize: c.chunkSize,
-						contextWindow: c.contextWindow,
-						chunks: c.chunks.length,
-						calls: c.calls,
-						cost: c.cost,
-						priced: c.priced,
-						status: study.status(c),
-					})),
-					calls: runs.calls,
-					cost: runs.cost,
-					...(scoring ? { scoring } : {}),
-					...(probes ? { memory: probes } : {}),
-					total: all,
-				},
-				2,
-			);
+		if (opts.json) stdout.json(planJson(plan.spec.name, plan.cells, study.status, study), 2);
 		else stdout.line(`${table(planTable(plan, study.status))}\n${total}`);
 		return 0;
 	}
 	if (!opts.interactive)
-		err.line(
-			`study ${plan.spec.name}:\n${tableFor(opts.stderr ?? process.stderr)(planTable(plan, study.status))}\n${total}`,
-		);
+		err.line(`study ${plan.spec.name}:\n${tableFor(errStream)(planTable(plan, study.status))}\n${total}`);
 	const ran = await abortOnSignal((signal) =>
 		study.run({
 			signal,
 			shown: opts.interactive ? (run) => studyInteractive(services, run, plan) : undefined,
-			onEvent: studyLines(opts.stderr ?? process.stderr, plan.cells.length, services.now),
+			onEvent: studyLines(errStream, plan.cells.length, services.now),
 			onBatches: (batches) =>
 				batches.on((state, change, detail) => err.line(batchLine(state, change, detail))),
 			say: (cell, text) =>
 				err.line(
-					`[${plan.cells.indexOf(cell) + 1}/${plan.cells.length}] ${cell.key}: ${say(text, services.program)}`,
+					cellLine(plan.cells.indexOf(cell), plan.cells.length, cell.key, say(text, services.program)),
 				),
 		}),
 	);
@@ -176,46 +127,9 @@ function continueStudy(program: string, file: string, sessionsDir: string): stri
 /** The study's progress as lines on stderr, one per change of a cell's state (headless). */
 export function studyLines(stderr: Stream, cells: number, now: () => number = Date.now) {
 	const err = output(stderr);
-	let waitSaid = 0;
+	const progress = studyProgress(cells, now);
 	return (event: StudyEvent) => {
-		if (event.type === 'rate-limit') {
-			// A wait is said when one begins, at most twice a minute: a paced study waits before most calls.
-			const waiting = rateWaitText(event, now());
-			if (waiting && now() - waitSaid >= 30_000) {
-				waitSaid = now();
-				err.line(waiting);
-			}
-			return;
-		}
-		if (!('cell' in event)) return;
-		const say = (text: string) => err.line(`[${event.index + 1}/${cells}] ${event.cell.key}: ${text}`);
-		const { cell } = event;
-		switch (event.type) {
-			case 'cell-skipped':
-				return say('done already, skipped');
-			case 'cell-started':
-				return say(`${event.resumed ? 'resumed' : 'started'} (session ${cell.session})`);
-			case 'cell-ran':
-				return say(
-					event.status === 'done'
-						? `done: ${counted(cell.calls, 'call')}, ${usd(cell.cost)}, ${counted(cell.words ?? 0, 'word')}`
-						: event.status === 'failed'
-							? `failed: ${cell.error ?? 'unknown error'}`
-							: event.status,
-				);
-			case 'cell-scored':
-				if (event.already) return say('scored already');
-				return say(
-					`scored with ${event.scorer}: BooookScore ${scoreText(cell.score, 'n/a')}` +
-						(event.annotated && cell.scoring
-							? `, ${counted(cell.scoring.calls, 'call')}, ${usd(cell.scoring.cost)}; the cell: ${usd(cellCost(cell))}`
-							: ''),
-				);
-			case 'cell-scoring-failed':
-				return say(`scoring failed: ${event.error}`);
-			case 'cell-error':
-				return say(`failed: ${event.error}`);
-		}
+		for (const line of progress(event)) err.line(line);
 	};
 }
 

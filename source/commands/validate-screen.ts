@@ -3,7 +3,8 @@ import { badInput } from '../errors.ts';
 import { validatorName, VALIDATE_MODES, type ValidateMode } from '../app/validation.ts';
 import type { ValidationAsked, WalkedValidation } from '../ui/screens/validate/App.tsx';
 import { output } from './output.ts';
-import { commandLine, next, said, say, shellWord } from '../program.ts';
+import { validationWalked } from '../format/walk-end.ts';
+import { commandLine, next, said, say } from '../program.ts';
 
 export interface ValidateOptions {
 	/** How booook was started, for the command lines printed and shown. */
@@ -71,27 +72,7 @@ export function saidWalked(
 	walked: WalkedValidation,
 	named: boolean,
 ): void {
-	const { id, validator, mode, seed, fraction } = asked;
-	const { judged, total } = walked;
-	const who = named ? ` --validator ${shellWord(validator)}` : '';
-	const where = sessionsDirArg(dir);
-	const results = `See the results with: ${commandLine(asked.program, `report ${id}${where}`)}`;
-	if (mode === 'faithfulness') {
-		// A partial walk's sample is drawn from the seed and the fraction: the hint names both.
-		const sample = walked.partial ? ` --fraction ${fraction} --seed ${seed}` : '';
-		const next =
-			judged < total
-				? `Continue with: ${commandLine(asked.program, `validate ${id} --mode faithfulness${sample}${who}${where}`)}`
-				: results;
-		output(process.stderr).line(
-			`${validator}: ${judged}/${total} ${walked.unitKind}${walked.partial ? ' of your sample' : ''} judged, all saved. ${next}`,
-		);
-		return;
-	}
-	const share = mode === 'sample' ? ` --fraction ${fraction ?? 0.2}` : '';
-	const next =
-		judged < total
-			? `Continue with: ${commandLine(asked.program, `validate ${id} --mode ${mode} --seed ${seed}${share}${who}${where}`)}`
-			: results;
-	output(process.stderr).line(`${validator}: ${judged}/${total} judged, all saved. ${next}`);
+	output(process.stderr).line(
+		say(validationWalked(asked, walked, named, sessionsDirArg(dir)), asked.program),
+	);
 }

@@ -1,6 +1,7 @@
 import { errorMessage, UserError } from '../errors.ts';
 import { say } from '../program.ts';
 import type { CompareTarget } from '../app/compare.ts';
+import { externalEditorFrom } from '../app/external-editor.ts';
 import { sessionsHome } from '../app/home.ts';
 import type { OpenRefusal } from '../app/open-session.ts';
 import type { SessionRun } from '../app/run.ts';
@@ -16,7 +17,6 @@ import {
 } from './app.tsx';
 import { next, START, type Ending, type Place, type RunChoice } from './navigation.ts';
 import type { ComparisonAsked, WalkedComparison } from './screens/compare/App.tsx';
-import type { ExternalEditor } from './screens/run/Screen.tsx';
 import type { StudyInfo } from './screens/study/Screen.tsx';
 import type { ValidationAsked, WalkedValidation } from './screens/validate/App.tsx';
 
@@ -28,10 +28,8 @@ import type { ValidationAsked, WalkedValidation } from './screens/validate/App.t
  * study's screen with a running cell's run screen over it (`navigateStudy`).
  */
 
-/** What the edge (the command) says for the navigator: the words of its lines and the editor it runs. */
+/** What the edge (the command) says for the navigator: the words of its lines. */
 export interface NavigatorEdge {
-	/** The editor `e` runs on the run screen, or null for the in-app one. */
-	externalEditor: ExternalEditor | null;
 	/** Why a saved session was not opened, one line for the list. */
 	refusal(reason: OpenRefusal): string;
 	/** A run screen a signal ended: how the run stands, said, and the exit code the process ends with. */
@@ -79,7 +77,7 @@ export async function navigate(services: AppServices, edge: NavigatorEdge): Prom
 			const shown = await run();
 			const ended = await renderSessionRun(shown, {
 				autoStart,
-				externalEditor: edge.externalEditor,
+				externalEditor: externalEditorFrom(env, streams.stdout),
 				program: services.program,
 				env,
 				...streams,
@@ -158,12 +156,13 @@ export async function navigate(services: AppServices, edge: NavigatorEdge): Prom
 export async function navigateRun(
 	services: Pick<AppServices, 'env' | 'streams' | 'program'>,
 	run: SessionRun,
-	opts: { step?: boolean; autoStart?: boolean; externalEditor: ExternalEditor | null },
+	opts: { step?: boolean; autoStart?: boolean },
 ): Promise<RunAppResult> {
 	return await renderSessionRun(run, {
 		stepping: opts.step,
 		autoStart: opts.autoStart,
-		externalEditor: opts.externalEditor,
+		// The editor `e` runs: the user's (VISUAL, EDITOR), or null for the in-app one.
+		externalEditor: externalEditorFrom(services.env, services.streams.stdout),
 		program: services.program,
 		env: services.env,
 		...services.streams,

@@ -6,7 +6,7 @@ import { activeVersion, findNode } from '../../source/summarize/graph.ts';
 import { WEAK_SUPPORT } from '../../source/evidence/support.ts';
 import { splitSentences } from '../../source/text/sentences.ts';
 import type { RunControls, RunInfo } from '../../source/ui/controls.ts';
-import { externalEditorFrom } from '../../source/commands/external-editor.ts';
+import { externalEditorFrom } from '../../source/app/external-editor.ts';
 import { BINDINGS } from '../../source/ui/keymap.ts';
 import { RunScreen, type ExternalEditor } from '../../source/ui/screens/run/Screen.tsx';
 import { ViewFeed } from '../../source/ui/state/view-feed.ts';

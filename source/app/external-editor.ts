@@ -2,9 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExternalEditor } from '../ui/screens/run/Screen.tsx';
 
 const HIDE_CURSOR = '\x1b[?25l';
+
+/** An edit in the editor the user chose: the text edited, or null when it was left as it was (ui/screens/run/Screen.tsx's `ExternalEditor`). */
+export type ExternalEditor = ((text: string) => string | null) & { command: string };
 
 /**
  * npm runs a script with EDITOR set to its own `editor` setting, which is EDITOR, else VISUAL, else
@@ -30,14 +32,13 @@ export function editorCommand(env: NodeJS.ProcessEnv): string | null {
 /**
  * Editing in the editor the user chose (`editorCommand`), or null when there is none (the app then
  * uses its own editor). The text is written to a private temporary file and the editor runs
- * through the shell, so an EDITOR with
- * arguments ("code --wait", "vim -u NONE") works; the file name is passed as "$1", never spliced
+ * through the shell, so an EDITOR with arguments ("code --wait", "vim -u NONE") works; the file name is passed as "$1", never spliced
  * into the command.
  *
  * The editor runs synchronously: while it has the terminal, this process's event loop reads
  * nothing from it (an asynchronous child would race Ink for the keys). Ink has already released
- * stdin (raw mode off) when this is called; the run screen has stopped drawing. The screen is
- * handed this function and never touches the file or the process itself.
+ * stdin (raw mode off) when this is called; the run screen has stopped drawing. The navigator hands
+ * the screen this function, which never touches the file or the process itself.
  */
 export function externalEditorFrom(
 	env: NodeJS.ProcessEnv,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { editorCommand, externalEditorFrom } from '../../source/commands/external-editor.ts';
+import { editorCommand, externalEditorFrom } from '../../source/app/external-editor.ts';
 
 /** What npm adds to a script's environment (npm 11): its lifecycle event, and EDITOR from its `editor` setting. */
 const npm = { npm_lifecycle_event: 'start', npm_command: 'start' };
