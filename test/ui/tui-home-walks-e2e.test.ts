@@ -31,6 +31,11 @@ test(
 				back,
 				/: 0\/\d+ judged, all saved\. Continue with: .*validate study --mode blind --seed 2024/u,
 			);
+			// The list is a new screen: again, a key that shows its effect before the one tested.
+			term.keys('?');
+			await term.waitFor('the help again', (s) => s.includes('Home (saved sessions)'));
+			term.keys('?');
+			await term.waitFor('the list', (s) => list(s) && !s.includes('Home (saved sessions)'));
 			term.keys('C');
 			const refused = await term.waitFor('why it cannot be compared, on the list', (s) =>
 				/is not a finished run; choose a finished session to compare/u.test(s),
