@@ -3,7 +3,6 @@ import { Command } from '@commander-js/extra-typings';
 import { commandLine } from '../program.ts';
 import { compareCommand } from './compare-screen.ts';
 import {
-	accountLimits,
 	integerFrom,
 	PRICES_HELP,
 	sessionsDirOption,
@@ -11,6 +10,7 @@ import {
 	withRateLimitOptions,
 	type Exit,
 } from './flags.ts';
+import { accountLimits } from '../app/services.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	withPassModelOptions(withRateLimitOptions(new Command('compare')), 'judge')

@@ -3,12 +3,8 @@ import { Command } from '@commander-js/extra-typings';
 import { badInput } from '../errors.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { evidenceSession, nodeSentences, placedCoverage } from '../app/evidence-session.ts';
-import {
-	embedderOf,
-	embeddingsModel,
-	withEmbeddingsOption,
-	type EmbeddingsFlags,
-} from './embeddings-flag.ts';
+import { embedderOf, withEmbeddingsOption, type EmbeddingsFlags } from './embeddings-flag.ts';
+import { embeddingsModel } from '../app/dense-evidence.ts';
 import { sentenceProgress } from './sentence-progress.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';

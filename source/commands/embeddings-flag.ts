@@ -1,10 +1,5 @@
 import type { Command, OptionValues } from '@commander-js/extra-typings';
-import {
-	DEFAULT_EMBEDDING_MODEL,
-	embeddingsFor,
-	embeddingsModel,
-	type DenseEvidence,
-} from '../app/dense-evidence.ts';
+import { DEFAULT_EMBEDDING_MODEL, embeddingsFor, type DenseEvidence } from '../app/dense-evidence.ts';
 import { sentenceVectors, type EvidenceSession } from '../app/evidence-session.ts';
 import { output, type Stream } from './output.ts';
 import { badInput } from '../errors.ts';
@@ -20,8 +15,6 @@ export function withEmbeddingsOption<Args extends unknown[], Opts extends Option
 			`needs OPENAI_API_KEY, or --base-url for an OpenAI-compatible server); the book is embedded once and kept in the session`,
 	);
 }
-
-export { embeddingsModel, spendLines };
 
 /** What a command given `--embeddings` passes on. */
 export interface EmbeddingsFlags {

@@ -4,12 +4,8 @@ import { badInput } from '../errors.ts';
 import { evidenceEnd, evidenceOpening, evidencePiece } from '../format/evidence.ts';
 import { integer, sessionsDirOption, type Exit } from './flags.ts';
 import { EVIDENCE_TOP, readEvidence } from '../app/evidence.ts';
-import {
-	embedderOf,
-	embeddingsModel,
-	withEmbeddingsOption,
-	type EmbeddingsFlags,
-} from './embeddings-flag.ts';
+import { embedderOf, withEmbeddingsOption, type EmbeddingsFlags } from './embeddings-flag.ts';
+import { embeddingsModel } from '../app/dense-evidence.ts';
 import { sentenceProgress, writer } from './sentence-progress.ts';
 import { terminalColumns, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';

@@ -2,7 +2,6 @@ import { sessionsDirArg, resolveSessionsDir } from '../config.ts';
 import { Command } from '@commander-js/extra-typings';
 import { FAITHFULNESS_TOP, faithfulnessJudging, type FaithfulnessOptions } from '../app/faithfulness.ts';
 import {
-	accountLimits,
 	withPassModelOptions,
 	integerFrom,
 	PRICES_HELP,
@@ -10,11 +9,14 @@ import {
 	withRateLimitOptions,
 	type Exit,
 } from './flags.ts';
+import { accountLimits } from '../app/services.ts';
 import { abortOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { commandLine } from '../program.ts';
 import { judgingEndLine, judgingLine } from '../format/faithfulness.ts';
-import { embeddingsModel, spendLines, withEmbeddingsOption } from './embeddings-flag.ts';
+import { withEmbeddingsOption } from './embeddings-flag.ts';
+import { embeddingsModel } from '../app/dense-evidence.ts';
+import { spendLines } from '../format/embeddings.ts';
 
 export const spec = (exit: Exit, program: string) =>
 	withPassModelOptions(withEmbeddingsOption(withRateLimitOptions(new Command('faithfulness'))), 'judging')

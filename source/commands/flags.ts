@@ -3,8 +3,6 @@ import { DEFAULTS } from '../config.ts';
 import { UserError } from '../errors.ts';
 import { accountLimits } from '../app/services.ts';
 
-export { accountLimits };
-
 /** What several sub-commands' specs share. Each command's own spec sits beside its handler. */
 
 /** How an action reports its exit code to cli.tsx: 0 done, 1 run failed, 2 bad input or usage, 130 interrupted. */

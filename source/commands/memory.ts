@@ -13,7 +13,6 @@ import {
 import { forgettingOf } from '../app/forgetting.ts';
 import { commandLine, say as sayIn } from '../program.ts';
 import {
-	accountLimits,
 	integerFrom,
 	withPassModelOptions,
 	PRICES_HELP,
@@ -21,6 +20,7 @@ import {
 	withRateLimitOptions,
 	type Exit,
 } from './flags.ts';
+import { accountLimits } from '../app/services.ts';
 import { abortOnSignal } from './interrupt.ts';
 import { output, terminalColumns, type Stream } from './output.ts';
 import { throttledLine } from './sentence-progress.ts';

@@ -6,15 +6,10 @@ import { openScoring, systemFigures } from '../app/score-session.ts';
 import { cancelOnSignal } from './interrupt.ts';
 import { output, type Stream } from './output.ts';
 import { progressReporter } from './progress.ts';
-import {
-	accountLimits,
-	integer,
-	PRICES_HELP,
-	sessionsDirOption,
-	withRateLimitOptions,
-	type Exit,
-} from './flags.ts';
-import { ABANDON_BATCHES_HELP, batchesLine } from './batch-guard.ts';
+import { integer, PRICES_HELP, sessionsDirOption, withRateLimitOptions, type Exit } from './flags.ts';
+import { accountLimits } from '../app/services.ts';
+import { ABANDON_BATCHES_HELP } from './batch-guard.ts';
+import { batchesLine } from '../format/open-refusal.ts';
 import {
 	annotatingEndText,
 	collectionLine,
